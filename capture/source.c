@@ -1,0 +1,87 @@
+/* Capture source registry: picks the source whose is_ours() claims a device name, and the ops wrappers. */
+#include "capture/source.h"
+#include "capture/sources.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Tried in order; the libpcap live source claims whatever the others do not. */
+static const struct rt_source_ops *const registry[] = {
+	&rt_source_file_ops,
+#if RT_HAVE_IBVERBS
+	&rt_source_verbs_ops,
+#endif
+	&rt_source_pcap_ops,
+};
+
+int rt_errorf(char *errbuf, int err, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(errbuf, RT_ERRBUF_SIZE, fmt, ap);
+	va_end(ap);
+	if (err && n >= 0 && n < RT_ERRBUF_SIZE)
+		snprintf(errbuf + n, (size_t)(RT_ERRBUF_SIZE - n), ": %s", strerror(err));
+	return err ? -err : -EINVAL;
+}
+
+static int open_with(const struct rt_source_ops *ops, struct rt_source **out, const char *name,
+		     const struct rt_source_config *cfg, char *errbuf)
+{
+	static const struct rt_source_config defaults;
+	struct rt_source *src = calloc(1, sizeof(*src));
+	if (!src)
+		return rt_errorf(errbuf, ENOMEM, "%s", name);
+	src->ops = ops;
+	snprintf(src->name, sizeof(src->name), "%s", name);
+	int rc = ops->open(src, name, cfg ? cfg : &defaults, errbuf);
+	if (rc < 0) {
+		free(src);
+		return rc;
+	}
+	*out = src;
+	return 0;
+}
+
+int rt_source_open(struct rt_source **out, const char *name, const struct rt_source_config *cfg,
+		   char *errbuf)
+{
+	for (size_t i = 0; i < sizeof(registry) / sizeof(registry[0]); i++)
+		if (registry[i]->is_ours(name))
+			return open_with(registry[i], out, name, cfg, errbuf);
+	return rt_errorf(errbuf, ENODEV, "%s: no capture source claims this name", name);
+}
+
+int rt_source_open_file(struct rt_source **out, const char *path, const struct rt_source_config *cfg,
+			char *errbuf)
+{
+	return open_with(&rt_source_file_ops, out, path, cfg, errbuf);
+}
+
+int rt_source_next(struct rt_source *src, struct rt_frame *frames, int max, char *errbuf)
+{
+	return src->ops->next(src, frames, max, errbuf);
+}
+
+int rt_source_stats(struct rt_source *src, struct rt_source_stats *st, char *errbuf)
+{
+	memset(st, 0, sizeof(*st));
+	return src->ops->stats ? src->ops->stats(src, st, errbuf) : 0;
+}
+
+void rt_source_break(struct rt_source *src)
+{
+	if (src->ops->breakloop)
+		src->ops->breakloop(src);
+}
+
+void rt_source_close(struct rt_source *src)
+{
+	if (!src)
+		return;
+	src->ops->close(src);
+	free(src);
+}

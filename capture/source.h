@@ -1,0 +1,87 @@
+/* Capture sources behind one ops table (file, libpcap live, verbs sniffer) and the registry that picks one by name. */
+#ifndef RT_SOURCE_H
+#define RT_SOURCE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "dissect/dissect.h"
+
+/* One captured frame; `data` stays valid until the next rt_source_next() or rt_source_close(). */
+struct rt_frame {
+	const uint8_t *data;
+	uint32_t caplen;
+	uint32_t wirelen;
+	uint64_t ts_ns; /* nanoseconds since the Unix epoch */
+};
+
+/* How a source timestamps frames (recorded in pcapng interface blocks). */
+enum rt_ts_source {
+	RT_TS_FILE = 0,	     /* as stored in the file */
+	RT_TS_SOFTWARE,	     /* kernel or system clock */
+	RT_TS_HW_WALLCLOCK,  /* NIC completion time in wall-clock ns */
+	RT_TS_HW_RAW,	     /* NIC raw clock converted with the HCA core clock */
+};
+
+struct rt_source_config {
+	uint32_t snaplen;      /* 0 = full frames */
+	uint32_t buffer_count; /* -B: receive ring entries (verbs) or KiB of kernel buffer (pcap); 0 = default */
+	const char *bpf;       /* filter expression or NULL */
+	int timeout_ms;	       /* how long a live next() may wait before -EAGAIN; 0 = default (100 ms) */
+};
+
+struct rt_source_stats {
+	uint64_t received; /* frames delivered */
+	uint64_t dropped;  /* frames lost before delivery (kernel, ring, error completions) */
+	uint64_t if_dropped; /* dropped by the interface, where known */
+};
+
+struct rt_source;
+
+struct rt_source_ops {
+	const char *kind; /* "file", "pcap", "verbs" */
+	/* Does this source claim `name`? (first match in the registry wins) */
+	bool (*is_ours)(const char *name);
+	int (*open)(struct rt_source *src, const char *name, const struct rt_source_config *cfg,
+		    char *errbuf);
+	/*
+	 * Up to `max` frames into `frames`. Returns the count (> 0), 0 at the
+	 * end of input, -EAGAIN when a live source has nothing yet, -EINTR when
+	 * rt_source_break() was called, or another negative errno with errbuf set.
+	 */
+	int (*next)(struct rt_source *src, struct rt_frame *frames, int max, char *errbuf);
+	int (*stats)(struct rt_source *src, struct rt_source_stats *st, char *errbuf);
+	/* Ask a blocked next() to return -EINTR soon (async-signal-safe). */
+	void (*breakloop)(struct rt_source *src);
+	void (*close)(struct rt_source *src);
+};
+
+struct rt_source {
+	const struct rt_source_ops *ops;
+	char name[128];
+	int linktype;	   /* enum rt_linktype (pcap LINKTYPE_) */
+	uint32_t snaplen;
+	enum rt_ts_source ts_source;
+	void *priv;
+};
+
+/*
+ * Open the source that claims `name`: a file path or "-" (stdin) → file
+ * reader; an RDMA device ("mlx5_0", "mlx5_0:2") → verbs sniffer where
+ * built; anything else → libpcap live capture. Returns 0 or a negative errno
+ * with errbuf filled; *out is set on success.
+ */
+int rt_source_open(struct rt_source **out, const char *name, const struct rt_source_config *cfg,
+		   char *errbuf);
+/* Open `name` as a saved capture (pcap/pcapng, "-" for stdin) whatever it looks like. */
+int rt_source_open_file(struct rt_source **out, const char *path, const struct rt_source_config *cfg,
+			char *errbuf);
+int rt_source_next(struct rt_source *src, struct rt_frame *frames, int max, char *errbuf);
+int rt_source_stats(struct rt_source *src, struct rt_source_stats *st, char *errbuf);
+void rt_source_break(struct rt_source *src);
+void rt_source_close(struct rt_source *src);
+
+/* Format "what: strerror(err)" into errbuf; returns -err. */
+int rt_errorf(char *errbuf, int err, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+#endif

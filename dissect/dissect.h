@@ -1,0 +1,224 @@
+/* rocetrace dissector: one frame's bytes in, one packet record out (pure, no allocation). */
+#ifndef RT_DISSECT_H
+#define RT_DISSECT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#define RT_ERRBUF_SIZE 256
+#define RT_ROCEV2_PORT 4791
+
+/* Link types (the pcap LINKTYPE_ numbers) the dissector understands. */
+enum rt_linktype {
+	RT_LINK_ETHERNET = 1,
+	RT_LINK_RAW = 101,	 /* raw IPv4/IPv6, no link header */
+	RT_LINK_LINUX_SLL = 113,
+	RT_LINK_LINUX_SLL2 = 276,
+};
+
+/* What a frame is, as the JSON "kind" names it. */
+enum rt_kind {
+	RT_KIND_OTHER = 0, /* not RoCE, not MAC control */
+	RT_KIND_ROCE,	   /* RoCEv2 or RoCEv1 transport packet */
+	RT_KIND_CNP,	   /* RoCEv2 congestion notification packet (opcode 0x81) */
+	RT_KIND_PFC,	   /* 802.1Qbb priority flow control */
+	RT_KIND_PAUSE,	   /* 802.3x PAUSE */
+	RT_KIND_MALFORMED, /* breaks the spec at a layer the dissector needed */
+};
+
+/* Layers found, a bit each (rt_record.layers). */
+enum rt_layer {
+	RT_L_ETH = 1u << 0,
+	RT_L_SLL = 1u << 1,
+	RT_L_SLL2 = 1u << 2,
+	RT_L_VLAN = 1u << 3, /* at least one 802.1Q/802.1ad tag */
+	RT_L_QINQ = 1u << 4, /* two tags */
+	RT_L_IPV4 = 1u << 5,
+	RT_L_IPV6 = 1u << 6,
+	RT_L_UDP = 1u << 7,
+	RT_L_GRH = 1u << 8, /* RoCEv1 global route header */
+	RT_L_BTH = 1u << 9,
+	RT_L_MACC = 1u << 10, /* MAC control (0x8808) */
+};
+
+/* Extended transport headers, a bit each (rt_opcode_info.hdrs, rt_record.hdrs). */
+enum rt_ext_header {
+	RT_H_RDETH = 1u << 0,
+	RT_H_DETH = 1u << 1,
+	RT_H_XRCETH = 1u << 2,
+	RT_H_RETH = 1u << 3,
+	RT_H_ATOMICETH = 1u << 4,
+	RT_H_AETH = 1u << 5,
+	RT_H_ATOMICACKETH = 1u << 6,
+	RT_H_IMMDT = 1u << 7,
+	RT_H_IETH = 1u << 8,
+	RT_H_FETH = 1u << 9,
+	RT_H_CNP = 1u << 10, /* the 16 reserved bytes of a CNP */
+};
+
+/*
+ * Named events (rt_record.events, a bit each). Truncation (the capture
+ * stopped before a header ended: snaplen) and invalid input (the bytes break
+ * the spec) are kept apart; rt_event_is_truncation() tells which.
+ */
+enum rt_event {
+	RT_EV_LINK_TRUNCATED = 1u << 0,	    /* Ethernet/SLL/VLAN header cut */
+	RT_EV_IP_TRUNCATED = 1u << 1,	    /* IPv4/IPv6/GRH header cut */
+	RT_EV_UDP_TRUNCATED = 1u << 2,	    /* UDP header cut */
+	RT_EV_BTH_TRUNCATED = 1u << 3,	    /* BTH cut */
+	RT_EV_EXT_TRUNCATED = 1u << 4,	    /* an extended header cut */
+	RT_EV_MACC_TRUNCATED = 1u << 5,	    /* PFC/PAUSE body cut */
+	RT_EV_ICRC_TRUNCATED = 1u << 6,	    /* packet cut before its ICRC: not checkable */
+	RT_EV_IP_BAD_VERSION = 1u << 8,	    /* IP version differs from the Ethertype */
+	RT_EV_IPV4_BAD_IHL = 1u << 9,	    /* IHL < 5 */
+	RT_EV_IP_BAD_LENGTH = 1u << 10,	    /* IP length smaller than its header or beyond the frame */
+	RT_EV_IP_FRAGMENT = 1u << 11,	    /* non-first or more-fragments: no transport decode */
+	RT_EV_UDP_BAD_LENGTH = 1u << 12,    /* UDP length < 8 or beyond the IP payload */
+	RT_EV_GRH_BAD_NEXT_HEADER = 1u << 13, /* RoCEv1 GRH next header is not 0x1B */
+	RT_EV_BTH_BAD_TVER = 1u << 14,	    /* transport header version not 0 */
+	RT_EV_UNKNOWN_OPCODE = 1u << 15,    /* opcode not in the table */
+	RT_EV_TOO_SHORT_FOR_ICRC = 1u << 16, /* headers + pad + ICRC longer than the packet */
+	RT_EV_ICRC_BAD = 1u << 17,	    /* ICRC computed differs from the stored one */
+	RT_EV_MACC_UNKNOWN_OPCODE = 1u << 18, /* MAC control opcode neither PFC nor PAUSE */
+	RT_EV_CNP_NOT_BECN = 1u << 19,	    /* CNP without BECN set */
+};
+#define RT_EV_TRUNCATION_MASK 0xffu
+
+enum rt_icrc_status {
+	RT_ICRC_UNCHECKED = 0, /* truncated, RoCEv1, or verification off */
+	RT_ICRC_OK,
+	RT_ICRC_BAD,
+};
+
+/* AETH syndrome classes (bits 7..5 of the syndrome). */
+enum rt_aeth_type {
+	RT_AETH_ACK = 0,
+	RT_AETH_RNR_NAK = 1,
+	RT_AETH_RESERVED = 2,
+	RT_AETH_NAK = 3,
+};
+
+/* MAC control opcodes */
+#define RT_MACC_PAUSE 0x0001
+#define RT_MACC_PFC 0x0101
+
+/*
+ * One decoded frame. Every field is host order. Fields of a layer or header
+ * are meaningful only when its bit is set in `layers` / `hdrs`.
+ */
+struct rt_record {
+	uint64_t ts_ns;	  /* set by the caller, not by rt_dissect() */
+	uint32_t caplen;  /* bytes captured */
+	uint32_t wirelen; /* bytes on the wire */
+	uint32_t layers;  /* enum rt_layer bits */
+	uint32_t hdrs;	  /* enum rt_ext_header bits */
+	uint32_t events;  /* enum rt_event bits */
+	uint8_t kind;	  /* enum rt_kind */
+	uint8_t icrc;	  /* enum rt_icrc_status */
+	bool truncated;	  /* a needed header was cut by the snap length */
+	bool rocev1;	  /* GRH (Ethertype 0x8915) encapsulation */
+
+	/* link */
+	uint8_t dst_mac[6], src_mac[6];
+	uint8_t nvlan;	      /* 0, 1 or 2 tags */
+	uint16_t vlan[2];     /* VIDs, outer first */
+	uint8_t pcp[2];	      /* priorities, outer first */
+	uint16_t ethertype;   /* innermost Ethertype (or SLL protocol) */
+
+	/* network (IPv4 addresses are in the first 4 bytes) */
+	uint8_t ip_version; /* 4, 6, or 0 */
+	uint8_t dscp, ecn;
+	uint8_t ttl;	    /* TTL or hop limit */
+	uint8_t src_ip[16], dst_ip[16];
+	uint16_t udp_sport, udp_dport;
+
+	/* BTH */
+	uint8_t opcode;
+	uint8_t se, migreq, padcnt, tver;
+	uint8_t fecn, becn, ackreq;
+	uint16_t pkey;
+	uint32_t dest_qp; /* 24 bits */
+	uint32_t psn;	  /* 24 bits */
+
+	/* extended headers */
+	uint32_t xrc_srq;		     /* XRCETH */
+	uint32_t rdeth_eecnxt;		     /* RDETH */
+	uint32_t deth_qkey, deth_src_qp;     /* DETH */
+	uint64_t reth_va;		     /* RETH */
+	uint32_t reth_rkey, reth_len;
+	uint64_t atomic_va;		     /* AtomicETH */
+	uint32_t atomic_rkey;
+	uint64_t atomic_swap_add, atomic_compare;
+	uint8_t aeth_syndrome;		     /* AETH */
+	uint32_t aeth_msn;
+	uint64_t atomic_ack_orig;	     /* AtomicAckETH */
+	uint32_t immediate;		     /* ImmDt (as on the wire, big-endian value) */
+	uint32_t ieth_rkey;		     /* IETH */
+	uint32_t feth;			     /* FETH */
+
+	/* payload and trailer */
+	uint32_t payload_off; /* offset of the payload in the frame */
+	uint32_t payload_len; /* payload bytes on the wire, without pad and ICRC */
+	uint32_t icrc_stored, icrc_computed;
+
+	/* MAC control */
+	uint16_t macc_opcode;
+	uint16_t pfc_enable;	/* class-enable vector, bit n = priority n */
+	uint16_t pfc_quanta[8]; /* pause time per priority */
+	uint16_t pause_quanta;	/* 802.3x pause time */
+};
+
+struct rt_dissect_opts {
+	uint16_t udp_port; /* RoCEv2 UDP destination port, RT_ROCEV2_PORT by default */
+	bool verify_icrc;  /* compute the ICRC (costs a CRC over the packet) */
+};
+
+/* Default options: port 4791, ICRC verified. */
+void rt_dissect_opts_init(struct rt_dissect_opts *opts);
+
+/*
+ * Decode one frame of link type `linktype` into `rec` (which it clears,
+ * keeping nothing of a previous frame but leaving ts_ns for the caller to
+ * set). Reads at most `caplen` bytes of `buf`; `wirelen` is the original
+ * length. Returns 0, or -EPROTONOSUPPORT for a link type it does not know.
+ */
+int rt_dissect(const struct rt_dissect_opts *opts, int linktype, const uint8_t *buf,
+	       uint32_t caplen, uint32_t wirelen, struct rt_record *rec);
+
+/* True when rt_dissect() knows this link type. */
+bool rt_linktype_supported(int linktype);
+
+/* Name of one event bit ("bth_truncated", ...), or NULL for an unknown bit. */
+const char *rt_event_name(uint32_t event_bit);
+/* True for the bits that mean "cut by the snap length". */
+static inline bool rt_event_is_truncation(uint32_t event_bit)
+{
+	return (event_bit & RT_EV_TRUNCATION_MASK) != 0;
+}
+
+/* JSON "kind" strings: "roce", "cnp", "pfc", "pause", "other", "malformed". */
+const char *rt_kind_name(enum rt_kind kind);
+/* "ok", "bad", "unchecked" */
+const char *rt_icrc_name(enum rt_icrc_status status);
+/* "ack", "rnr", "nak", or "reserved" for the class of an AETH syndrome. */
+const char *rt_aeth_type_name(uint8_t syndrome);
+static inline enum rt_aeth_type rt_aeth_type(uint8_t syndrome)
+{
+	return (enum rt_aeth_type)(syndrome >> 5);
+}
+/* Name of a NAK code (low 5 bits of a NAK syndrome): "psn_seq_error", ... */
+const char *rt_nak_code_name(uint8_t code);
+
+/* True when the record is a RoCE transport packet (RoCE or CNP) with a BTH. */
+static inline bool rt_record_has_bth(const struct rt_record *rec)
+{
+	return (rec->layers & RT_L_BTH) != 0;
+}
+
+/* Serial-number comparison of 24-bit PSNs: <0, 0, >0 as a is before, at, after b. */
+static inline int32_t rt_psn_diff(uint32_t a, uint32_t b)
+{
+	return (int32_t)((a - b) << 8) >> 8;
+}
+
+#endif

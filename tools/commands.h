@@ -1,0 +1,14 @@
+/* The rocetrace subcommands; each takes argv with argv[0] = its own name and returns the exit status. */
+#ifndef RT_COMMANDS_H
+#define RT_COMMANDS_H
+
+/* Exit statuses shared by every subcommand. */
+enum { RT_EXIT_OK = 0, RT_EXIT_ERROR = 1, RT_EXIT_USAGE = 2 };
+
+int rt_cmd_dissect(int argc, char **argv);
+int rt_cmd_analyze(int argc, char **argv);
+int rt_cmd_timeline(int argc, char **argv);
+int rt_cmd_capture(int argc, char **argv);
+int rt_cmd_gen(int argc, char **argv);
+
+#endif
