@@ -1,1 +1,627 @@
-int rt_tmp_analyze(void); int rt_tmp_analyze(void){return 0;}
+/* Analyzer core: per-frame dispatch, request PSN tracking, responses (ACK/NAK/RNR), pairing, ECN and CNPs. */
+#include "analyze/analyze.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyze/internal.h"
+#include "dissect/opcodes.h"
+
+#define OP_READ_REQ 0x0c
+#define OP_READ_RESP_FIRST 0x0d
+#define OP_READ_RESP_MIDDLE 0x0e
+#define OP_READ_RESP_LAST 0x0f
+#define OP_READ_RESP_ONLY 0x10
+#define OP_ACK 0x11
+#define OP_ATOMIC_ACK 0x12
+
+void rt_analyzer_opts_init(struct rt_analyzer_opts *opts)
+{
+	memset(opts, 0, sizeof(*opts));
+	opts->link_speed_bps = 100000000000ull;
+	opts->storm_ns = 100000000ull;
+	opts->episode_gap_ns = 1000000ull;
+	opts->rate_window_ns = 100000ull;
+}
+
+struct rt_analyzer *rt_analyzer_new(const struct rt_analyzer_opts *opts, char *errbuf)
+{
+	struct rt_analyzer *an = calloc(1, sizeof(*an));
+	if (!an) {
+		snprintf(errbuf, RT_ERRBUF_SIZE, "analyzer: out of memory");
+		errno = ENOMEM;
+		return NULL;
+	}
+	an->o = *opts;
+	if (!an->o.link_speed_bps)
+		an->o.link_speed_bps = 100000000000ull;
+	if (!an->o.episode_gap_ns)
+		an->o.episode_gap_ns = 1000000ull;
+	if (an->o.rate_window_ns < 4)
+		an->o.rate_window_ns = 100000ull;
+	if (!an->o.storm_ns)
+		an->o.storm_ns = 100000000ull;
+	/* 512 bit times in picoseconds */
+	an->quantum_ps = (uint64_t)(512.0 * 1e12 / (double)an->o.link_speed_bps + 0.5);
+	an->tl_bucket = UINT64_MAX;
+	an->dirty_head = AN_NONE;
+	if (an_flows_init(an) < 0) {
+		snprintf(errbuf, RT_ERRBUF_SIZE, "analyzer: out of memory");
+		rt_analyzer_free(an);
+		errno = ENOMEM;
+		return NULL;
+	}
+	if (an_tl_init(an, errbuf) < 0) {
+		rt_analyzer_free(an);
+		errno = EINVAL;
+		return NULL;
+	}
+	return an;
+}
+
+void rt_analyzer_free(struct rt_analyzer *an)
+{
+	if (!an)
+		return;
+	an_flows_free(an);
+	free(an->macs);
+	free(an->storms);
+	free(an->eps);
+	free(an->cm);
+	an_tl_free(an);
+	an_side_free(an);
+	free(an);
+}
+
+uint64_t rt_analyzer_flow_count(const struct rt_analyzer *an)
+{
+	return an->next_id;
+}
+
+void rt_analyzer_totals(const struct rt_analyzer *an, struct rt_an_counts *out)
+{
+	*out = an->tot;
+}
+
+void rt_analyzer_interval(struct rt_analyzer *an, struct rt_an_counts *out, bool reset)
+{
+	*out = an->ivc;
+	if (reset)
+		memset(&an->ivc, 0, sizeof(an->ivc));
+}
+
+static bool is_response(uint8_t op)
+{
+	return op >= OP_READ_RESP_FIRST && op <= OP_ATOMIC_ACK;
+}
+
+/* ---- sending rate history and RP reaction ---- */
+
+static uint64_t slot_width(const struct rt_analyzer *an)
+{
+	return an->o.rate_window_ns / 4;
+}
+
+/* Bytes the flow sent in absolute slots [from, to] that the ring still holds. */
+static uint64_t rate_bytes(const struct an_flow *f, uint64_t from, uint64_t to)
+{
+	uint64_t sum = 0;
+	for (uint64_t s = from; s <= to && s <= f->rslot_cur; s++)
+		if (s + AN_RATE_SLOTS > f->rslot_cur)
+			sum += f->rslot[s % AN_RATE_SLOTS];
+	return sum;
+}
+
+static void rate_add(const struct rt_analyzer *an, struct an_flow *f, uint64_t ts, uint32_t bytes)
+{
+	uint64_t s = ts / slot_width(an);
+	if (s > f->rslot_cur || !f->packets) {
+		uint64_t n = s - f->rslot_cur;
+		if (!f->packets || n >= AN_RATE_SLOTS)
+			memset(f->rslot, 0, sizeof(f->rslot));
+		else
+			for (uint64_t k = 1; k <= n; k++)
+				f->rslot[(f->rslot_cur + k) % AN_RATE_SLOTS] = 0;
+		f->rslot_cur = s;
+	}
+	if (s + AN_RATE_SLOTS > f->rslot_cur)
+		f->rslot[s % AN_RATE_SLOTS] += bytes;
+}
+
+/* Rate (bit/s) over the window that ends at the start of absolute slot s. */
+static uint64_t rate_before(const struct rt_analyzer *an, const struct an_flow *f, uint64_t s)
+{
+	if (s < 4)
+		return 0;
+	uint64_t b = rate_bytes(f, s - 4, s - 1);
+	return (uint64_t)((double)b * 8e9 / (double)an->o.rate_window_ns);
+}
+
+static void rp_finish_drop(struct rt_analyzer *an, struct an_flow_ext *e)
+{
+	double after = (double)e->rp_after_bytes * 8e9 / (double)an->o.rate_window_ns;
+	double drop = e->rp_before_bps ? 100.0 * (1.0 - after / (double)e->rp_before_bps) : 0.0;
+	if (drop < 0)
+		drop = 0;
+	e->rp_samples++;
+	e->rp_drop_sum += drop;
+	if (drop > e->rp_drop_max)
+		e->rp_drop_max = drop;
+	e->rp_dropped_done = true;
+}
+
+/* Called for each packet of a flow with an RP measurement under way, before the packet counts. */
+static void rp_tick(struct rt_analyzer *an, struct an_flow *f, uint64_t ts, uint32_t bytes)
+{
+	struct an_flow_ext *e = f->ext;
+	uint64_t w = an->o.rate_window_ns;
+	if (!e->rp_dropped_done) {
+		if (ts < e->rp_cnp_ts + w) {
+			e->rp_after_bytes += bytes;
+			return;
+		}
+		rp_finish_drop(an, e);
+	}
+	uint64_t s = ts / slot_width(an);
+	if (rate_before(an, f, s) * 10 >= e->rp_before_bps * 9) {
+		e->rp_recovered++;
+		an_hist_add(&e->recover, s * slot_width(an) - e->rp_cnp_ts);
+		e->rp_pending = false;
+	} else if (ts > e->rp_cnp_ts + 100 * w) {
+		e->rp_pending = false;
+	}
+}
+
+static void rp_start(struct rt_analyzer *an, struct an_flow *f, uint64_t ts)
+{
+	struct an_flow_ext *e = f->ext;
+	if (e->rp_pending) {
+		if (!e->rp_dropped_done)
+			rp_finish_drop(an, e);
+		e->rp_interrupted++;
+	}
+	e->rp_pending = true;
+	e->rp_dropped_done = false;
+	e->rp_cnp_ts = ts;
+	e->rp_after_bytes = 0;
+	e->rp_before_bps = rate_before(an, f, ts / slot_width(an));
+	if (!e->rp_before_bps) {
+		/* nothing measured before: no reaction to measure */
+		e->rp_pending = false;
+	}
+}
+
+/* ---- pairing ---- */
+
+static void try_pair(struct rt_analyzer *an, uint32_t ri, uint32_t psn, uint64_t ts, enum an_pairing how)
+{
+	struct an_flow *r = &an->flows[ri];
+	if (r->pair_tries >= 64 && (r->pair_tries & 63)) {
+		if (r->pair_tries < UINT16_MAX)
+			r->pair_tries++;
+		return;
+	}
+	if (r->pair_tries < UINT16_MAX)
+		r->pair_tries++;
+	uint32_t best = AN_NONE;
+	uint64_t best_ts = 0;
+	for (uint32_t fi = an_hosts_head(an, r->key.dst, r->key.src, r->key.ipver); fi != AN_NONE;
+	     fi = an->flows[fi].next_hosts) {
+		const struct an_flow *f = &an->flows[fi];
+		if (fi == ri || f->reverse != AN_NONE || !f->has_req || f->first_ts > ts)
+			continue;
+		if (rt_psn_diff(psn, f->psn_lo) < 0 || rt_psn_diff(psn, f->psn_hi) > 1)
+			continue;
+		if (best == AN_NONE || f->last_req_ts > best_ts) {
+			best = fi;
+			best_ts = f->last_req_ts;
+		}
+	}
+	if (best != AN_NONE)
+		an_link(an, best, ri, how);
+}
+
+/* The data flow a CNP in flow ri throttles, pairing when there is a single candidate. */
+static uint32_t cnp_target(struct rt_analyzer *an, uint32_t ri)
+{
+	struct an_flow *r = &an->flows[ri];
+	if (r->reverse != AN_NONE)
+		return r->reverse;
+	uint32_t only = AN_NONE, only_ce = AN_NONE;
+	unsigned n = 0, n_ce = 0;
+	for (uint32_t fi = an_hosts_head(an, r->key.dst, r->key.src, r->key.ipver); fi != AN_NONE;
+	     fi = an->flows[fi].next_hosts) {
+		const struct an_flow *f = &an->flows[fi];
+		if (fi == ri || f->reverse != AN_NONE || !f->packets)
+			continue;
+		n++;
+		only = fi;
+		if (f->ecn[3]) {
+			n_ce++;
+			only_ce = fi;
+		}
+	}
+	uint32_t pick = n_ce == 1 ? only_ce : n == 1 ? only : AN_NONE;
+	if (pick != AN_NONE)
+		an_link(an, pick, ri, AN_PAIR_CNP);
+	return pick;
+}
+
+/* ---- per-packet handlers ---- */
+
+static void handle_cnp(struct rt_analyzer *an, uint32_t ri, const struct rt_record *rec)
+{
+	uint64_t ts = rec->ts_ns;
+	an->tot.cnp++;
+	an->ivc.cnp++;
+	an->tl_all.cnp++;
+	an->flows[ri].cnp_sent++;
+	uint32_t fi = cnp_target(an, ri);
+	if (fi == AN_NONE) {
+		an->cnp_unattributed++;
+		an_ep_event(an, ts, &an->flows[ri], AN_EV_CNP);
+		return;
+	}
+	struct an_flow *f = &an->flows[fi];
+	f->cnp_received++;
+	f->iv.cnp++;
+	an_tl_mark(an, f);
+	struct an_flow_ext *e = an_ext(f);
+	if (e) {
+		if (e->first_ce_since_cnp) {
+			an_hist_add(&e->np_reaction, ts - e->first_ce_since_cnp);
+			e->first_ce_since_cnp = 0;
+		} else {
+			e->cnp_without_ce++;
+		}
+		if (!e->first_cnp_ts)
+			e->first_cnp_ts = ts;
+		e->last_cnp_ts = ts;
+		rp_start(an, f, ts);
+	}
+	an_ep_event(an, ts, f, AN_EV_CNP);
+}
+
+static void ackreq_push(struct an_flow *f, uint32_t psn, uint64_t ts)
+{
+	struct an_flow_ext *e = an_ext(f);
+	if (!e)
+		return;
+	if (e->ar_count == AN_ACKRING) { /* oldest never answered: forget it */
+		e->ar_head = (uint8_t)((e->ar_head + 1) % AN_ACKRING);
+		e->ar_count--;
+	}
+	unsigned i = (e->ar_head + e->ar_count) % AN_ACKRING;
+	e->ar_psn[i] = psn;
+	e->ar_ts[i] = ts;
+	e->ar_count++;
+}
+
+static void ackreq_ack(struct an_flow *f, uint32_t psn, uint64_t ts)
+{
+	struct an_flow_ext *e = f->ext;
+	if (!e)
+		return;
+	while (e->ar_count && rt_psn_diff(e->ar_psn[e->ar_head], psn) <= 0) {
+		if (ts >= e->ar_ts[e->ar_head])
+			an_hist_add(&e->rtt, ts - e->ar_ts[e->ar_head]);
+		e->ar_head = (uint8_t)((e->ar_head + 1) % AN_ACKRING);
+		e->ar_count--;
+	}
+}
+
+static void handle_response(struct rt_analyzer *an, uint32_t ri, const struct rt_record *rec, uint8_t op)
+{
+	uint64_t ts = rec->ts_ns;
+	an->flows[ri].responses++;
+	bool has_aeth = (rec->hdrs & RT_H_AETH) != 0;
+	uint8_t type = has_aeth ? (uint8_t)rt_aeth_type(rec->aeth_syndrome) : RT_AETH_ACK;
+	if (an->flows[ri].reverse == AN_NONE && (has_aeth || op == OP_READ_RESP_MIDDLE))
+		try_pair(an, ri, rec->psn, ts,
+			 op <= OP_READ_RESP_ONLY ? AN_PAIR_RESPONSE : AN_PAIR_ACK);
+	uint32_t fi = an->flows[ri].reverse;
+	struct an_flow *f = fi != AN_NONE ? &an->flows[fi] : NULL;
+	if (!has_aeth)
+		return;
+	if (type == RT_AETH_NAK) {
+		an->tot.nak++;
+		an->ivc.nak++;
+		an->tl_all.nak++;
+		if (!f) {
+			an->nak_unattributed++;
+			return;
+		}
+		f->naks_received++;
+		f->iv.nak++;
+		an_tl_mark(an, f);
+		struct an_flow_ext *e = an_ext(f);
+		if (e)
+			e->nak_codes[rec->aeth_syndrome & 0x1f]++;
+		f->nak_pending = 1;
+		f->nak_psn = rec->psn;
+		f->nak_ts = ts;
+	} else if (type == RT_AETH_RNR_NAK) {
+		an->tot.rnr_nak++;
+		an->ivc.rnr_nak++;
+		if (!f) {
+			an->nak_unattributed++;
+			return;
+		}
+		f->rnr_naks_received++;
+		f->nak_pending = 2;
+		f->nak_psn = rec->psn;
+		f->nak_ts = ts;
+	} else if (type == RT_AETH_ACK && f) {
+		ackreq_ack(f, rec->psn, ts);
+	}
+}
+
+static void count_retransmit(struct rt_analyzer *an, struct an_flow *f)
+{
+	f->retransmitted++;
+	f->iv.retransmitted++;
+	an->tot.retransmitted++;
+	an->ivc.retransmitted++;
+	an->tl_all.retransmitted++;
+}
+
+static void handle_request(struct rt_analyzer *an, struct an_flow *f, const struct rt_record *rec,
+			   uint8_t tr, uint8_t op)
+{
+	uint64_t ts = rec->ts_ns;
+	uint32_t p = rec->psn & AN_PSN_MASK;
+	f->requests++;
+	/* path MTU from full-size first/middle packets */
+	if ((op == 0x00 || op == 0x01 || op == 0x06 || op == 0x07) && rec->payload_len >= 256 &&
+	    rec->payload_len <= 4096 && !(rec->payload_len & (rec->payload_len - 1)))
+		f->pmtu = rec->payload_len;
+	uint32_t span_min = 1, span_max = 1;
+	if (op == OP_READ_REQ && (rec->hdrs & RT_H_RETH)) {
+		uint32_t len = rec->reth_len;
+		if (f->pmtu) {
+			span_min = span_max = len ? (uint32_t)((len + f->pmtu - 1) / f->pmtu) : 1;
+		} else {
+			span_max = len ? (uint32_t)(((uint64_t)len + 255) / 256) : 1;
+		}
+		if (span_max > AN_PSN_JUMP)
+			span_max = AN_PSN_JUMP;
+		if (span_min > span_max)
+			span_min = span_max;
+	}
+	bool retrans = false;
+	if (!f->has_req) {
+		f->has_req = true;
+		f->psn_lo = p;
+	} else if (rt_psn_diff(p, f->next_psn) >= 0 && rt_psn_diff(p, f->next_psn_max) <= 0) {
+		/* in order */
+	} else if (rt_psn_diff(p, f->next_psn_max) > 0) {
+		uint32_t gap = (uint32_t)rt_psn_diff(p, f->next_psn_max);
+		if (gap > AN_PSN_JUMP) {
+			f->psn_jumps++;
+			f->psn_lo = p;
+		} else {
+			f->gaps++;
+			f->gap_psns += gap;
+		}
+	} else if ((uint32_t)-rt_psn_diff(p, f->next_psn) > AN_PSN_JUMP) {
+		f->psn_jumps++;
+		f->psn_lo = p;
+		f->psn_hi = p;
+	} else if (tr == RT_TR_UC) {
+		f->duplicates++;
+		return;
+	} else {
+		retrans = true;
+	}
+	if (retrans) {
+		count_retransmit(an, f);
+		if (!f->in_retrans) {
+			f->in_retrans = true;
+			struct an_flow_ext *e = an_ext(f);
+			if (f->nak_pending == 2) {
+				f->rnr_retries++;
+				f->nak_pending = 0;
+			} else if (f->nak_pending) {
+				f->go_back_n++;
+				if (e)
+					an_hist_add(&e->gbn_delay, ts - f->nak_ts);
+				f->nak_pending = 0;
+			} else {
+				f->timeouts++;
+				if (e)
+					an_hist_add(&e->timeout_gap, ts - f->last_req_ts);
+			}
+			if (e)
+				e->ar_count = 0; /* Karn: no RTT from resent requests */
+		}
+		f->last_req_ts = ts;
+		return;
+	}
+	f->in_retrans = false;
+	f->next_psn = (p + span_min) & AN_PSN_MASK;
+	f->next_psn_max = (p + span_max) & AN_PSN_MASK;
+	uint32_t hi = (p + span_max - 1) & AN_PSN_MASK;
+	if (!f->requests || f->requests == 1 || rt_psn_diff(hi, f->psn_hi) > 0)
+		f->psn_hi = hi;
+	if ((uint32_t)rt_psn_diff(f->psn_hi, f->psn_lo) > (1u << 22))
+		f->psn_lo = (f->psn_hi - (1u << 22)) & AN_PSN_MASK;
+	f->last_req_ts = ts;
+	if (rec->ackreq && tr != RT_TR_UC)
+		ackreq_push(f, p, ts);
+}
+
+static void handle_ud(struct rt_analyzer *an, uint32_t fi, const struct rt_record *rec)
+{
+	struct an_flow *f = &an->flows[fi];
+	f->requests++;
+	if (!(rec->hdrs & RT_H_DETH) || f->reverse != AN_NONE)
+		return;
+	uint32_t s = rec->deth_src_qp & AN_PSN_MASK;
+	if (f->peer_qp == AN_NONE) {
+		f->peer_qp = s;
+		f->pairing = AN_PAIR_DETH;
+	}
+	struct an_key rk;
+	an_key_from(&rk, f->key.ipver, f->key.dst, f->key.src, f->peer_qp);
+	uint32_t ri = an_flow_get(an, &rk, false);
+	if (ri == AN_NONE || ri == fi)
+		return;
+	struct an_flow *r = &an->flows[ri];
+	if (r->reverse == AN_NONE && (r->peer_qp == AN_NONE || r->peer_qp == f->key.dest_qp))
+		an_link(an, fi, ri, AN_PAIR_DETH);
+}
+
+static void handle_roce(struct rt_analyzer *an, const struct rt_record *rec)
+{
+	uint64_t ts = rec->ts_ns;
+	an->tot.roce_packets++;
+	an->ivc.roce_packets++;
+	if (rec->icrc == RT_ICRC_BAD) {
+		an->tot.icrc_bad++;
+		an->ivc.icrc_bad++;
+	}
+	if (!rt_record_has_bth(rec))
+		return;
+	uint8_t ipver = rec->ip_version == 4 ? 4 : 6;
+	struct an_key k;
+	an_key_from(&k, ipver, rec->src_ip, rec->dst_ip, rec->dest_qp);
+	uint32_t fi = an_flow_get(an, &k, true);
+	if (fi == AN_NONE)
+		return;
+	struct an_flow *f = &an->flows[fi];
+	if (f->id == AN_NONE)
+		an_assign_id(an, fi);
+	if (!f->packets)
+		f->first_ts = ts;
+	if (f->ext && f->ext->rp_pending)
+		rp_tick(an, f, ts, rec->wirelen);
+	rate_add(an, f, ts, rec->wirelen);
+	f->last_ts = ts;
+	f->packets++;
+	f->bytes += rec->wirelen;
+	f->iv.packets++;
+	f->iv.bytes += rec->wirelen;
+	an_tl_mark(an, f);
+	f->dscp = rec->dscp;
+	if (rec->nvlan)
+		f->pcp = rec->pcp[rec->nvlan - 1];
+	if (rec->layers & (RT_L_IPV4 | RT_L_IPV6)) {
+		unsigned ecn = rec->ecn & 3u;
+		f->ecn[ecn]++;
+		an->ecn[ecn]++;
+		if (ecn == 3) {
+			an->tot.ce++;
+			an->ivc.ce++;
+			an->tl_all.ce++;
+			f->iv.ce++;
+			struct an_flow_ext *e = an_ext(f);
+			if (e && !e->first_ce_since_cnp)
+				e->first_ce_since_cnp = ts;
+			an_ep_event(an, ts, f, AN_EV_CE);
+		}
+	}
+	if (rec->opcode == RT_OPCODE_CNP) {
+		handle_cnp(an, fi, rec);
+		return;
+	}
+	uint8_t tr = (uint8_t)rt_opcode_transport(rec->opcode), op = rec->opcode & 0x1f;
+	if (f->transport == 0xff && tr != RT_TR_CNP)
+		f->transport = tr;
+	if (tr == RT_TR_UD) {
+		handle_ud(an, fi, rec);
+	} else if (tr == RT_TR_RC || tr == RT_TR_UC || tr == RT_TR_XRC) {
+		if (is_response(op))
+			handle_response(an, fi, rec, op);
+		else
+			handle_request(an, f, rec, tr, op);
+	}
+}
+
+void rt_analyzer_feed(struct rt_analyzer *an, const struct rt_record *rec)
+{
+	rt_analyzer_feed_frame(an, rec, NULL, 0);
+}
+
+void rt_analyzer_feed_frame(struct rt_analyzer *an, const struct rt_record *rec,
+			    const uint8_t *frame, uint32_t caplen)
+{
+	uint64_t ts = rec->ts_ns;
+	if (!an->tot.packets || ts < an->first_ts)
+		an->first_ts = ts;
+	if (ts > an->last_ts)
+		an->last_ts = ts;
+	if (ts > an->now)
+		an->now = ts;
+	an->tot.packets++;
+	an->tot.bytes += rec->wirelen;
+	an->ivc.packets++;
+	an->ivc.bytes += rec->wirelen;
+	if (an->tl_out)
+		an_tl_advance(an, an->now);
+	if (an->pfc_active && an->now >= an->pfc_next_expiry)
+		an_pfc_advance(an, an->now);
+	an_ep_packet(an, an->now, rec->wirelen);
+	an->tl_all.packets++;
+	an->tl_all.bytes += rec->wirelen;
+	if (rec->truncated)
+		an->truncated++;
+	switch (rec->kind) {
+	case RT_KIND_ROCE:
+	case RT_KIND_CNP:
+		handle_roce(an, rec);
+		if (frame && rec->dest_qp == 1 && rt_record_has_bth(rec))
+			an_cm_mad(an, rec, frame, caplen);
+		break;
+	case RT_KIND_PFC:
+	case RT_KIND_PAUSE:
+		an_pfc_frame(an, rec);
+		break;
+	case RT_KIND_MALFORMED:
+		an->malformed++;
+		break;
+	default:
+		an->other++;
+		break;
+	}
+}
+
+/* Pair what only the end of the capture can pair: one unpaired flow each way between two hosts. */
+static void pair_sole(struct rt_analyzer *an)
+{
+	for (uint32_t fi = 0; fi < an->nflows; fi++) {
+		struct an_flow *f = &an->flows[fi];
+		if (f->reverse != AN_NONE || !f->packets || f->peer_qp != AN_NONE)
+			continue;
+		uint32_t mine = 0, theirs = 0, cand = AN_NONE;
+		for (uint32_t gi = an_hosts_head(an, f->key.src, f->key.dst, f->key.ipver); gi != AN_NONE;
+		     gi = an->flows[gi].next_hosts)
+			if (an->flows[gi].reverse == AN_NONE && an->flows[gi].packets)
+				mine++;
+		for (uint32_t gi = an_hosts_head(an, f->key.dst, f->key.src, f->key.ipver); gi != AN_NONE;
+		     gi = an->flows[gi].next_hosts)
+			if (an->flows[gi].reverse == AN_NONE && an->flows[gi].packets &&
+			    an->flows[gi].peer_qp == AN_NONE) {
+				theirs++;
+				cand = gi;
+			}
+		if (mine == 1 && theirs == 1 && cand != fi &&
+		    an->flows[cand].transport == f->transport && f->transport != RT_TR_UD)
+			an_link(an, fi, cand, AN_PAIR_SOLE);
+	}
+}
+
+int rt_analyzer_finish(struct rt_analyzer *an)
+{
+	int rc = an_tl_finish(an);
+	an_pfc_advance(an, UINT64_MAX);
+	for (uint32_t fi = 0; fi < an->nflows; fi++) {
+		struct an_flow *f = &an->flows[fi];
+		if (f->ext && f->ext->rp_pending && !f->ext->rp_dropped_done &&
+		    an->last_ts >= f->ext->rp_cnp_ts + an->o.rate_window_ns)
+			rp_finish_drop(an, f->ext);
+	}
+	an_ep_finish(an);
+	pair_sole(an);
+	return rc;
+}

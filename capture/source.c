@@ -49,8 +49,11 @@ static int open_with(const struct rt_source_ops *ops, struct rt_source **out, co
 int rt_source_open(struct rt_source **out, const char *name, const struct rt_source_config *cfg,
 		   char *errbuf)
 {
+	static const struct rt_source_config defaults;
+	if (!cfg)
+		cfg = &defaults;
 	for (size_t i = 0; i < sizeof(registry) / sizeof(registry[0]); i++)
-		if (registry[i]->is_ours(name))
+		if (registry[i]->is_ours(name, cfg))
 			return open_with(registry[i], out, name, cfg, errbuf);
 	return rt_errorf(errbuf, ENODEV, "%s: no capture source claims this name", name);
 }

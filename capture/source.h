@@ -28,12 +28,14 @@ struct rt_source_config {
 	uint32_t buffer_count; /* -B: receive ring entries (verbs) or KiB of kernel buffer (pcap); 0 = default */
 	const char *bpf;       /* filter expression or NULL */
 	int timeout_ms;	       /* how long a live next() may wait before -EAGAIN; 0 = default (100 ms) */
+	const char *sysfs_root; /* where class/infiniband and class/net live; NULL = "/sys" */
 };
 
 struct rt_source_stats {
 	uint64_t received; /* frames delivered */
 	uint64_t dropped;  /* frames lost before delivery (kernel, ring, error completions) */
 	uint64_t if_dropped; /* dropped by the interface, where known */
+	uint64_t ring_empty; /* verbs: times every receive buffer was in use (frames may have been lost) */
 };
 
 struct rt_source;
@@ -41,7 +43,7 @@ struct rt_source;
 struct rt_source_ops {
 	const char *kind; /* "file", "pcap", "verbs" */
 	/* Does this source claim `name`? (first match in the registry wins) */
-	bool (*is_ours)(const char *name);
+	bool (*is_ours)(const char *name, const struct rt_source_config *cfg);
 	int (*open)(struct rt_source *src, const char *name, const struct rt_source_config *cfg,
 		    char *errbuf);
 	/*
@@ -67,8 +69,8 @@ struct rt_source {
 
 /*
  * Open the source that claims `name`: a file path or "-" (stdin) → file
- * reader; an RDMA device ("mlx5_0", "mlx5_0:2") → verbs sniffer where
- * built; anything else → libpcap live capture. Returns 0 or a negative errno
+ * reader; an RDMA device ("mlx5_0", "mlx5_0:2": listed in
+ * SYSFS_ROOT/class/infiniband) → verbs sniffer where built; anything else → libpcap live capture. Returns 0 or a negative errno
  * with errbuf filled; *out is set on success.
  */
 int rt_source_open(struct rt_source **out, const char *name, const struct rt_source_config *cfg,

@@ -13,8 +13,9 @@ struct file_priv {
 	uint64_t received;
 };
 
-static bool file_is_ours(const char *name)
+static bool file_is_ours(const char *name, const struct rt_source_config *cfg)
 {
+	(void)cfg;
 	struct stat st;
 	if (strcmp(name, "-") == 0)
 		return true;
@@ -58,7 +59,8 @@ static int file_open(struct rt_source *src, const char *name, const struct rt_so
 	}
 	p->pcap = pcap;
 	src->priv = p;
-	src->linktype = pcap_datalink(pcap);
+	/* libpcap reports DLT_ values; the file's LINKTYPE_RAW (101) comes back as DLT_RAW */
+	src->linktype = pcap_datalink(pcap) == DLT_RAW ? RT_LINK_RAW : pcap_datalink(pcap);
 	src->snaplen = (uint32_t)pcap_snapshot(pcap);
 	src->ts_source = RT_TS_FILE;
 	return 0;

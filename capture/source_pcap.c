@@ -5,15 +5,36 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Kernel capture buffer when -B is not given (KiB). */
+#define RT_PCAP_DEFAULT_BUFFER_KIB 32768
+
 struct pcap_priv {
 	pcap_t *pcap;
 	uint64_t received;
+	uint32_t ts_mult; /* 1 when libpcap gives nanoseconds, 1000 for microseconds */
 };
 
-static bool pcap_is_ours(const char *name)
+static bool pcap_is_ours(const char *name, const struct rt_source_config *cfg)
 {
 	(void)name;
+	(void)cfg;
 	return true;
+}
+
+/* errno for a pcap_activate() failure */
+static int activate_errno(int rc)
+{
+	switch (rc) {
+	case PCAP_ERROR_PERM_DENIED:
+	case PCAP_ERROR_PROMISC_PERM_DENIED:
+		return EPERM;
+	case PCAP_ERROR_NO_SUCH_DEVICE:
+		return ENODEV;
+	case PCAP_ERROR_IFACE_NOT_UP:
+		return ENETDOWN;
+	default:
+		return EIO;
+	}
 }
 
 static int pcap_live_open(struct rt_source *src, const char *name, const struct rt_source_config *cfg,
@@ -27,14 +48,23 @@ static int pcap_live_open(struct rt_source *src, const char *name, const struct 
 	pcap_set_promisc(pcap, 1);
 	pcap_set_immediate_mode(pcap, 1);
 	pcap_set_timeout(pcap, cfg->timeout_ms > 0 ? cfg->timeout_ms : 100);
-	if (cfg->buffer_count)
-		pcap_set_buffer_size(pcap, (int)cfg->buffer_count * 1024);
-	bool nano = pcap_set_tstamp_precision(pcap, PCAP_TSTAMP_PRECISION_NANO) == 0;
+	/*
+	 * In immediate mode libpcap uses fixed-size ring slots sized for the
+	 * snap length: its 2 MiB default holds too few frames for a burst.
+	 */
+	uint32_t kib = cfg->buffer_count ? cfg->buffer_count : RT_PCAP_DEFAULT_BUFFER_KIB;
+	if (kib > (1u << 20))
+		kib = 1u << 20; /* 1 GiB: pcap_set_buffer_size() takes an int */
+	pcap_set_buffer_size(pcap, (int)(kib * 1024u));
+	/* Where the kernel cannot give nanoseconds this fails and timestamps stay in microseconds. */
+	pcap_set_tstamp_precision(pcap, PCAP_TSTAMP_PRECISION_NANO);
 	int rc = pcap_activate(pcap);
 	if (rc < 0) {
-		int err = rc == PCAP_ERROR_PERM_DENIED ? EPERM
-			  : rc == PCAP_ERROR_NO_SUCH_DEVICE ? ENODEV : EIO;
-		rt_errorf(errbuf, 0, "%s: %s%s", name, pcap_geterr(pcap),
+		int err = activate_errno(rc);
+		const char *why = pcap_geterr(pcap);
+		if (rc == PCAP_ERROR_NO_SUCH_DEVICE || !*why)
+			why = pcap_statustostr(rc);
+		rt_errorf(errbuf, 0, "%s: %s%s", name, why,
 			  err == EPERM ? " (needs CAP_NET_RAW: run as root or grant the capability)" : "");
 		pcap_close(pcap);
 		return -err;
@@ -50,11 +80,11 @@ static int pcap_live_open(struct rt_source *src, const char *name, const struct 
 		return rt_errorf(errbuf, ENOMEM, "%s", name);
 	}
 	p->pcap = pcap;
+	p->ts_mult = pcap_get_tstamp_precision(pcap) == PCAP_TSTAMP_PRECISION_NANO ? 1 : 1000;
 	src->priv = p;
 	src->linktype = pcap_datalink(pcap);
 	src->snaplen = (uint32_t)pcap_snapshot(pcap);
 	src->ts_source = RT_TS_SOFTWARE;
-	(void)nano;
 	return 0;
 }
 
@@ -70,7 +100,8 @@ static int pcap_live_next(struct rt_source *src, struct rt_frame *frames, int ma
 		frames[0].data = data;
 		frames[0].caplen = h->caplen;
 		frames[0].wirelen = h->len;
-		frames[0].ts_ns = (uint64_t)h->ts.tv_sec * 1000000000u + (uint64_t)h->ts.tv_usec;
+		frames[0].ts_ns =
+			(uint64_t)h->ts.tv_sec * 1000000000u + (uint64_t)h->ts.tv_usec * p->ts_mult;
 		p->received++;
 		return 1;
 	}

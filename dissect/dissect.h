@@ -59,7 +59,13 @@ enum rt_ext_header {
 /*
  * Named events (rt_record.events, a bit each). Truncation (the capture
  * stopped before a header ended: snaplen) and invalid input (the bytes break
- * the spec) are kept apart; rt_event_is_truncation() tells which.
+ * the spec) are kept apart; rt_event_is_truncation() tells which. A
+ * truncated record carries exactly one truncation event, for the header the
+ * capture ended in (ICRC_TRUNCATED when every header is whole but the
+ * payload, pad or ICRC is cut). Invalid input at a layer the dissector needs
+ * makes the kind RT_KIND_MALFORMED; the other events (fragment, unknown
+ * opcode, bad ICRC, CNP without BECN, unknown MAC control opcode) leave the
+ * kind alone.
  */
 enum rt_event {
 	RT_EV_LINK_TRUNCATED = 1u << 0,	    /* Ethernet/SLL/VLAN header cut */
@@ -113,7 +119,7 @@ struct rt_record {
 	uint32_t layers;  /* enum rt_layer bits */
 	uint32_t hdrs;	  /* enum rt_ext_header bits */
 	uint32_t events;  /* enum rt_event bits */
-	uint8_t kind;	  /* enum rt_kind */
+	uint8_t kind;	  /* enum rt_kind (ROCE once the UDP port or Ethertype says so, even if the BTH is cut) */
 	uint8_t icrc;	  /* enum rt_icrc_status */
 	bool truncated;	  /* a needed header was cut by the snap length */
 	bool rocev1;	  /* GRH (Ethertype 0x8915) encapsulation */
@@ -125,7 +131,10 @@ struct rt_record {
 	uint8_t pcp[2];	      /* priorities, outer first */
 	uint16_t ethertype;   /* innermost Ethertype (or SLL protocol) */
 
-	/* network (IPv4 addresses are in the first 4 bytes) */
+	/*
+	 * network (IPv4 addresses are in the first 4 bytes; a RoCEv1 GRH sets
+	 * ip_version 6 with its GIDs as addresses, TClass as DSCP/ECN, HopLmt as ttl)
+	 */
 	uint8_t ip_version; /* 4, 6, or 0 */
 	uint8_t dscp, ecn;
 	uint8_t ttl;	    /* TTL or hop limit */
@@ -157,9 +166,10 @@ struct rt_record {
 	uint32_t feth;			     /* FETH */
 
 	/* payload and trailer */
-	uint32_t payload_off; /* offset of the payload in the frame */
-	uint32_t payload_len; /* payload bytes on the wire, without pad and ICRC */
-	uint32_t icrc_stored, icrc_computed;
+	uint32_t payload_off; /* offset of the payload in the frame (after the known headers) */
+	uint32_t payload_len; /* payload bytes on the wire, without pad and ICRC (may exceed caplen) */
+	uint32_t icrc_stored;	/* the ICRC field (read little-endian), when captured */
+	uint32_t icrc_computed; /* when icrc is OK or BAD */
 
 	/* MAC control */
 	uint16_t macc_opcode;
@@ -185,6 +195,14 @@ void rt_dissect_opts_init(struct rt_dissect_opts *opts);
 int rt_dissect(const struct rt_dissect_opts *opts, int linktype, const uint8_t *buf,
 	       uint32_t caplen, uint32_t wirelen, struct rt_record *rec);
 
+/*
+ * RoCEv2 ICRC of a packet whose IPv4 or IPv6 header starts at `ip`, `len`
+ * bytes from there up to (not including) the ICRC field. Stores in *crc the
+ * value the wire carries little-endian. Returns 0, or -EINVAL when `len`
+ * cannot hold the IP, UDP and BTH headers or the IP version is not 4 or 6.
+ */
+int rt_icrc_compute(const uint8_t *ip, uint32_t len, uint32_t *crc);
+
 /* True when rt_dissect() knows this link type. */
 bool rt_linktype_supported(int linktype);
 
@@ -207,7 +225,7 @@ static inline enum rt_aeth_type rt_aeth_type(uint8_t syndrome)
 	return (enum rt_aeth_type)(syndrome >> 5);
 }
 /* Name of a NAK code (low 5 bits of a NAK syndrome): "psn_seq_error", ... */
-const char *rt_nak_code_name(uint8_t code);
+const char *rt_nak_code_name(uint8_t code); /* "reserved" for codes 5..31 */
 
 /* True when the record is a RoCE transport packet (RoCE or CNP) with a BTH. */
 static inline bool rt_record_has_bth(const struct rt_record *rec)

@@ -14,15 +14,34 @@ enum rt_transport {
 	RT_TR_XRC = 5,
 };
 
+/* Header sizes in bytes. */
+#define RT_BTH_LEN 12
+#define RT_RDETH_LEN 4
+#define RT_XRCETH_LEN 4
+#define RT_DETH_LEN 8
+#define RT_FETH_LEN 4
+#define RT_RETH_LEN 16
+#define RT_ATOMICETH_LEN 28
+#define RT_AETH_LEN 4
+#define RT_ATOMICACKETH_LEN 8
+#define RT_IMMDT_LEN 4
+#define RT_IETH_LEN 4
+#define RT_CNP_PAD_LEN 16 /* the reserved bytes after a CNP's BTH */
+#define RT_ICRC_LEN 4
+
 #define RT_OPCODE_CNP 0x81
 #define RT_OPCODE_RC_ACK 0x11
 #define RT_OPCODE_RC_ATOMIC_ACK 0x12
 
 struct rt_opcode_info {
 	const char *name;  /* e.g. "RC_SEND_ONLY", "CNP" */
-	uint16_t hdrs;	   /* enum rt_ext_header bits, in wire order by layout */
+	uint16_t hdrs;	   /* enum rt_ext_header bits */
 	uint8_t ext_len;   /* bytes of all extended headers after the BTH */
-	/* byte offset after the BTH of each present header; valid when its bit is set */
+	/*
+	 * Byte offset after the BTH of each present header (0 when absent).
+	 * Wire order: RDETH, XRCETH, DETH, FETH, RETH, AtomicETH, AETH,
+	 * AtomicAckETH, ImmDt, IETH, CNP reserved bytes.
+	 */
 	uint8_t off_rdeth, off_deth, off_xrceth, off_reth, off_atomiceth, off_aeth,
 		off_atomicacketh, off_immdt, off_ieth, off_feth, off_cnp;
 };

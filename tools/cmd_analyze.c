@@ -1,3 +1,426 @@
+/* `rocetrace analyze` and `rocetrace timeline`: read a capture, dissect each frame, feed the analyzer, report. */
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "analyze/analyze.h"
+#include "capture/source.h"
+#include "dissect/dissect.h"
 #include "tools/commands.h"
-int rt_cmd_analyze(int argc, char **argv){(void)argc;(void)argv;return 1;}
-int rt_cmd_timeline(int argc, char **argv){(void)argc;(void)argv;return 1;}
+
+#define EXIT_INTERRUPTED 130
+
+static const char analyze_help[] =
+	"usage: rocetrace analyze FILE [--json] [--link-speed RATE] [--counters F]\n"
+	"                         [--source-log F] [--udp-port P] [--storm-ms N] [--top N]\n"
+	"\n"
+	"Read a saved capture (pcap or pcapng, micro- or nanosecond, Ethernet or Linux\n"
+	"cooked; FILE '-' reads standard input) and report per-QP flows, ECN marks and\n"
+	"CNPs, NAKs, retransmissions, PFC/PAUSE and congestion episodes.\n"
+	"\n"
+	"A flow is one direction of one QP: (source IP, destination IP, destination QP).\n"
+	"Its peer QP is learned from the traffic: ACKs, NAKs, read responses and atomic\n"
+	"ACKs whose PSNs match the requests the other way; the DETH source QP of UD\n"
+	"sends; RDMA CM REQ/REP exchanges on QP 1; the only unpaired flow a CNP can\n"
+	"throttle; and, at the end, the only unpaired flow each way between two hosts.\n"
+	"UDP ports are never used. Flows are listed in the order they were first seen;\n"
+	"their \"id\" (0, 1, ...) is the same one `rocetrace timeline` uses.\n"
+	"\n"
+	"What is measured:\n"
+	"  ECN        per-flow codepoint counts and CE fraction\n"
+	"  CNP        counted on the data flow it throttles (cnp_received); NP reaction =\n"
+	"             first CE packet after the flow's previous CNP -> the next CNP;\n"
+	"             RP reaction = the flow's sending rate in a window before a CNP vs\n"
+	"             the window after it (drop %%) and the time until it is back to 90%%\n"
+	"  transport  PSN gaps (loss before the capture point), retransmissions\n"
+	"             (requests behind the highest PSN seen), go-back-N after a NAK with\n"
+	"             its delay, implied timeouts (a resend with no NAK before it), RNR\n"
+	"             NAKs, ACK round trip (request with AckReq -> the ACK covering it)\n"
+	"  PFC/PAUSE  XOFF/XON per priority and sending MAC, paused time from quanta and\n"
+	"             the link speed (one quantum = 512 bit times; a new XOFF refreshes,\n"
+	"             quanta 0 ends a pause; time is counted once), storms\n"
+	"  episodes   intervals where CE marks, CNPs or pauses follow each other less\n"
+	"             than 1 ms apart, with throughput before, during and after\n"
+	"\n"
+	"Options:\n"
+	"  --json             print one JSON document (the contract in DESIGN.md, plus\n"
+	"                     episodes, storms, rtt_ns, rp_reaction, ...) instead of text\n"
+	"  --link-speed RATE  link speed for PFC/PAUSE quanta, e.g. 25G, 100G, 400G\n"
+	"                     (default 100G)\n"
+	"  --counters F       NIC counter samples (JSON Lines, docs/FORMATS.md) to merge\n"
+	"                     into the report (default: FILE.counters.jsonl when it exists)\n"
+	"  --source-log F     the traffic source's event log (`gen --log`) to join per flow\n"
+	"  --udp-port P       RoCEv2 UDP destination port (default 4791)\n"
+	"  --storm-ms N       a priority paused continuously for N ms or more is reported\n"
+	"                     as a PFC storm (default 100)\n"
+	"  --episode-gap D    events closer than D belong to one episode (default 1ms)\n"
+	"  --rate-window D    RP reaction window before/after each CNP (default 100us)\n"
+	"  --top N            flows listed in the text summary (default 10)\n"
+	"  -h, --help         this text\n"
+	"\n"
+	"Durations take a unit: ns, us, ms or s. On a terminal a progress line is shown\n"
+	"every second for big files. Ctrl-C stops reading, prints the report of what\n"
+	"was read so far and exits with status 130. A capture that ends in the middle\n"
+	"of a frame is reported up to there, then the error is printed and the exit\n"
+	"status is 1.\n"
+	"\n"
+	"Exit status: 0 success, 1 error, 2 usage error, 130 interrupted.\n"
+	"\n"
+	"Examples:\n"
+	"  rocetrace analyze samples/incast.pcap\n"
+	"  rocetrace analyze run.pcapng --json > report.json\n"
+	"  rocetrace analyze mirror.pcap --link-speed 400G --storm-ms 20\n"
+	"  rocetrace analyze run.pcapng --source-log gen.jsonl --counters nic.jsonl\n";
+
+static const char timeline_help[] =
+	"usage: rocetrace timeline FILE [--bucket D] [--flow SEL] [--format csv|json]\n"
+	"                          [-o OUT] [--link-speed RATE] [--udp-port P]\n"
+	"\n"
+	"Cut a capture (pcap/pcapng, '-' for standard input) into time buckets and\n"
+	"write one row per (bucket, flow) that had traffic or events, plus an 'all'\n"
+	"row per bucket with everything in it (every frame, CNPs and NAKs that match\n"
+	"no flow, PFC/PAUSE). Buckets where nothing happened are left out. Rows are\n"
+	"written as time passes, so the output streams and memory stays O(flows).\n"
+	"\n"
+	"Columns (CSV header, or the keys of each JSON Lines object):\n"
+	"  t_ns           bucket start, nanoseconds since the Unix epoch (aligned to\n"
+	"                 multiples of the bucket)\n"
+	"  flow           flow id (the \"id\" in `rocetrace analyze --json`: flows\n"
+	"                 numbered 0, 1, ... in first-seen order) or 'all'\n"
+	"  packets, bytes frames and their wire length\n"
+	"  gbps           bytes * 8 / bucket length\n"
+	"  ce             CE-marked packets\n"
+	"  cnp            CNPs throttling this flow (counted on the data flow, as\n"
+	"                 cnp_received in analyze)\n"
+	"  nak            NAKs sent to this flow's sender (naks_received in analyze)\n"
+	"  retransmitted  resent requests\n"
+	"  pfc_xoff       PFC/PAUSE XOFF entries ('all' rows; 0 for flows)\n"
+	"  pfc_paused_ns  paused time inside the bucket, summed over priorities and\n"
+	"                 sending MACs ('all' rows; 0 for flows)\n"
+	"  src, dst, dest_qp  the flow (empty on 'all' rows)\n"
+	"Summing a column over the buckets of one flow gives that flow's total in\n"
+	"`rocetrace analyze --json`.\n"
+	"\n"
+	"Options:\n"
+	"  --bucket D         bucket length with unit ns, us, ms or s (default 100us)\n"
+	"  --flow SEL         only rows of flows matching SEL (the 'all' rows stay):\n"
+	"                     ID (e.g. 3), IP (either end), SRC>DST, SRC>DST:QP, or\n"
+	"                     qp:QP; QPs in decimal or 0x hex; IPv6 with a QP as\n"
+	"                     [SRC]>[DST]:QP\n"
+	"  --format csv|json  CSV with a header line (default) or JSON Lines\n"
+	"  -o OUT             write to OUT instead of standard output\n"
+	"  --link-speed RATE  link speed for PFC/PAUSE quanta (default 100G)\n"
+	"  --udp-port P       RoCEv2 UDP destination port (default 4791)\n"
+	"  -h, --help         this text\n"
+	"\n"
+	"Ctrl-C stops reading, writes the rows of what was read and exits with 130.\n"
+	"Exit status: 0 success, 1 error, 2 usage error, 130 interrupted.\n"
+	"\n"
+	"Examples:\n"
+	"  rocetrace timeline samples/incast.pcap --bucket 50us > incast.csv\n"
+	"  rocetrace timeline run.pcapng --flow 10.0.0.1>10.0.0.9:0x11 --format json\n"
+	"  rocetrace timeline run.pcapng --bucket 1ms -o timeline.csv\n";
+
+static volatile sig_atomic_t interrupted;
+
+static void on_sigint(int sig)
+{
+	(void)sig;
+	interrupted = 1;
+}
+
+static double now_s(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+/* Read every frame of `path` into the analyzer; 0, 1 (interrupted) or a negative errno (errbuf set). */
+static int run(struct rt_analyzer *an, const char *path, uint16_t udp_port, const char *cmd, char *errbuf)
+{
+	struct rt_source *src;
+	int rc = rt_source_open_file(&src, path, NULL, errbuf);
+	if (rc < 0)
+		return rc;
+	if (!rt_linktype_supported(src->linktype)) {
+		snprintf(errbuf, RT_ERRBUF_SIZE, "%s: link type %d is not supported", path, src->linktype);
+		rt_source_close(src);
+		return -EPROTONOSUPPORT;
+	}
+	struct rt_dissect_opts dopts;
+	rt_dissect_opts_init(&dopts);
+	dopts.udp_port = udp_port;
+	struct sigaction sa, old;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_sigint;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, &old);
+	bool tty = isatty(STDERR_FILENO);
+	double t0 = now_s(), last = t0;
+	uint64_t n = 0;
+	struct rt_record rec;
+	struct rt_frame frames[64];
+	rc = 0;
+	while (!interrupted) {
+		int got = rt_source_next(src, frames, 64, errbuf);
+		if (got == 0)
+			break;
+		if (got < 0) {
+			if (got == -EINTR || got == -EAGAIN)
+				continue;
+			rc = got;
+			break;
+		}
+		for (int i = 0; i < got; i++) {
+			rt_dissect(&dopts, src->linktype, frames[i].data, frames[i].caplen, frames[i].wirelen, &rec);
+			rec.ts_ns = frames[i].ts_ns;
+			rt_analyzer_feed_frame(an, &rec, frames[i].data, frames[i].caplen);
+		}
+		n += (uint64_t)got;
+		if (tty && (n & 0xffff) < (uint64_t)got) {
+			double t = now_s();
+			if (t - last >= 1.0) {
+				last = t;
+				fprintf(stderr, "\r%s: %llu frames, %llu flows, %.0f s", cmd, (unsigned long long)n,
+					(unsigned long long)rt_analyzer_flow_count(an), t - t0);
+				fflush(stderr);
+			}
+		}
+	}
+	if (tty && last != t0)
+		fprintf(stderr, "\r\033[K");
+	sigaction(SIGINT, &old, NULL);
+	rt_source_close(src);
+	if (rc < 0)
+		return rc;
+	return interrupted ? 1 : 0;
+}
+
+enum {
+	OPT_JSON = 256,
+	OPT_LINK,
+	OPT_COUNTERS,
+	OPT_SRCLOG,
+	OPT_PORT,
+	OPT_STORM,
+	OPT_TOP,
+	OPT_BUCKET,
+	OPT_FLOW,
+	OPT_FORMAT,
+	OPT_GAP,
+	OPT_RATEWIN,
+};
+
+static bool parse_uint(const char *s, unsigned long max, unsigned long *out)
+{
+	char *end;
+	errno = 0;
+	unsigned long v = strtoul(s, &end, 0);
+	if (errno || end == s || *end || v > max || s[0] == '-')
+		return false;
+	*out = v;
+	return true;
+}
+
+static int usage_error(const char *cmd, const char *msg, const char *arg)
+{
+	fprintf(stderr, "rocetrace %s: %s%s%s (see 'rocetrace %s --help')\n", cmd, msg, arg ? ": " : "",
+		arg ? arg : "", cmd);
+	return RT_EXIT_USAGE;
+}
+
+static int common(int argc, char **argv, bool timeline)
+{
+	const char *cmd = timeline ? "timeline" : "analyze";
+	static const struct option longopts[] = {
+		{"help", no_argument, NULL, 'h'},
+		{"json", no_argument, NULL, OPT_JSON},
+		{"link-speed", required_argument, NULL, OPT_LINK},
+		{"counters", required_argument, NULL, OPT_COUNTERS},
+		{"source-log", required_argument, NULL, OPT_SRCLOG},
+		{"udp-port", required_argument, NULL, OPT_PORT},
+		{"storm-ms", required_argument, NULL, OPT_STORM},
+		{"top", required_argument, NULL, OPT_TOP},
+		{"bucket", required_argument, NULL, OPT_BUCKET},
+		{"flow", required_argument, NULL, OPT_FLOW},
+		{"format", required_argument, NULL, OPT_FORMAT},
+		{"episode-gap", required_argument, NULL, OPT_GAP},
+		{"rate-window", required_argument, NULL, OPT_RATEWIN},
+		{NULL, 0, NULL, 0},
+	};
+	struct rt_analyzer_opts ao;
+	rt_analyzer_opts_init(&ao);
+	bool json = false;
+	const char *counters = NULL, *srclog = NULL, *out_path = NULL;
+	unsigned long port = RT_ROCEV2_PORT, top = 10, v;
+	ao.bucket_ns = timeline ? 100000 : 0;
+	int c;
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, timeline ? ":ho:" : ":h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'h':
+			fputs(timeline ? timeline_help : analyze_help, stdout);
+			return RT_EXIT_OK;
+		case OPT_JSON:
+			if (timeline)
+				return usage_error(cmd, "unknown option", "--json (use --format json)");
+			json = true;
+			break;
+		case OPT_LINK:
+			if (!(ao.link_speed_bps = rt_parse_rate_bps(optarg)))
+				return usage_error(cmd, "bad --link-speed (e.g. 100G, 1M..100T)", optarg);
+			break;
+		case OPT_COUNTERS:
+		case OPT_SRCLOG:
+		case OPT_STORM:
+		case OPT_TOP:
+		case OPT_GAP:
+		case OPT_RATEWIN:
+			if (timeline)
+				return usage_error(cmd, "option only for 'rocetrace analyze'", argv[optind - 1]);
+			if (c == OPT_COUNTERS)
+				counters = optarg;
+			else if (c == OPT_SRCLOG)
+				srclog = optarg;
+			else if (c == OPT_STORM) {
+				if (!parse_uint(optarg, 86400000ul, &v) || !v)
+					return usage_error(cmd, "bad --storm-ms", optarg);
+				ao.storm_ns = (uint64_t)v * 1000000ull;
+			} else if (c == OPT_TOP) {
+				if (!parse_uint(optarg, 1000000ul, &top))
+					return usage_error(cmd, "bad --top", optarg);
+			} else if (c == OPT_GAP) {
+				if (!(ao.episode_gap_ns = rt_parse_duration_ns(optarg)))
+					return usage_error(cmd, "bad --episode-gap", optarg);
+			} else if (!(ao.rate_window_ns = rt_parse_duration_ns(optarg)) || ao.rate_window_ns < 4) {
+				return usage_error(cmd, "bad --rate-window", optarg);
+			}
+			break;
+		case OPT_PORT:
+			if (!parse_uint(optarg, 65535, &port) || !port)
+				return usage_error(cmd, "bad --udp-port", optarg);
+			break;
+		case OPT_BUCKET:
+		case OPT_FLOW:
+		case OPT_FORMAT:
+		case 'o':
+			if (!timeline)
+				return usage_error(cmd, "option only for 'rocetrace timeline'", argv[optind - 1]);
+			if (c == OPT_BUCKET) {
+				if (!(ao.bucket_ns = rt_parse_duration_ns(optarg)))
+					return usage_error(cmd, "bad --bucket (e.g. 100us, 1ms)", optarg);
+			} else if (c == OPT_FLOW) {
+				ao.timeline_flow = optarg;
+			} else if (c == OPT_FORMAT) {
+				if (!strcmp(optarg, "json"))
+					ao.timeline_json = true;
+				else if (strcmp(optarg, "csv"))
+					return usage_error(cmd, "bad --format (csv or json)", optarg);
+			} else {
+				out_path = optarg;
+			}
+			break;
+		case ':':
+			return usage_error(cmd, "option needs a value", argv[optind - 1]);
+		default:
+			return usage_error(cmd, "unknown option", argv[optind - 1]);
+		}
+	}
+	if (optind != argc - 1)
+		return usage_error(cmd, optind == argc ? "missing FILE" : "one FILE only", NULL);
+	const char *path = argv[optind];
+
+	char errbuf[RT_ERRBUF_SIZE] = "";
+	FILE *out = NULL;
+	if (timeline) {
+		out = out_path ? fopen(out_path, "w") : stdout;
+		if (!out) {
+			fprintf(stderr, "rocetrace %s: %s: %s\n", cmd, out_path, strerror(errno));
+			return RT_EXIT_ERROR;
+		}
+		ao.timeline_out = out;
+	}
+	struct rt_analyzer *an = rt_analyzer_new(&ao, errbuf);
+	if (!an) {
+		if (out && out != stdout)
+			fclose(out);
+		fprintf(stderr, "rocetrace %s: %s\n", cmd, errbuf);
+		return errno == EINVAL ? RT_EXIT_USAGE : RT_EXIT_ERROR;
+	}
+	int status = RT_EXIT_OK;
+	int rc = run(an, path, (uint16_t)port, cmd, errbuf);
+	char read_err[RT_ERRBUF_SIZE] = "";
+	if (rc < 0) {
+		snprintf(read_err, sizeof(read_err), "%s", errbuf);
+		status = RT_EXIT_ERROR;
+		/* nothing read at all: only the error */
+		struct rt_an_counts t;
+		rt_analyzer_totals(an, &t);
+		if (!t.packets) {
+			fprintf(stderr, "rocetrace %s: %s\n", cmd, read_err);
+			rt_analyzer_free(an);
+			if (out && out != stdout)
+				fclose(out);
+			return RT_EXIT_ERROR;
+		}
+	} else if (rc == 1) {
+		status = EXIT_INTERRUPTED;
+	}
+	int frc = rt_analyzer_finish(an);
+	if (frc < 0) {
+		fprintf(stderr, "rocetrace %s: writing %s: %s\n", cmd, out_path ? out_path : "stdout",
+			strerror(-frc));
+		status = RT_EXIT_ERROR;
+	}
+	if (!timeline) {
+		char auto_counters[4096];
+		struct stat st;
+		if (!counters && strcmp(path, "-") &&
+		    (size_t)snprintf(auto_counters, sizeof(auto_counters), "%s.counters.jsonl", path) <
+			    sizeof(auto_counters) &&
+		    stat(auto_counters, &st) == 0)
+			counters = auto_counters;
+		if (counters && rt_analyzer_load_counters(an, counters, errbuf) < 0) {
+			fprintf(stderr, "rocetrace %s: %s\n", cmd, errbuf);
+			status = RT_EXIT_ERROR;
+		}
+		if (srclog && rt_analyzer_load_source_log(an, srclog, errbuf) < 0) {
+			fprintf(stderr, "rocetrace %s: %s\n", cmd, errbuf);
+			status = RT_EXIT_ERROR;
+		}
+		int wrc = json ? rt_analyzer_report_json(an, stdout)
+			       : rt_analyzer_report_text(an, stdout, (unsigned)top);
+		if (wrc < 0) {
+			fprintf(stderr, "rocetrace %s: writing the report: %s\n", cmd, strerror(-wrc));
+			status = RT_EXIT_ERROR;
+		}
+	}
+	if (out && out != stdout && fclose(out) != 0 && status == RT_EXIT_OK) {
+		fprintf(stderr, "rocetrace %s: %s: %s\n", cmd, out_path, strerror(errno));
+		status = RT_EXIT_ERROR;
+	}
+	if (read_err[0])
+		fprintf(stderr, "rocetrace %s: %s (the report covers the frames before it)\n", cmd, read_err);
+	else if (status == EXIT_INTERRUPTED)
+		fprintf(stderr, "rocetrace %s: interrupted; the report covers the frames read so far\n", cmd);
+	rt_analyzer_free(an);
+	return status;
+}
+
+int rt_cmd_analyze(int argc, char **argv)
+{
+	return common(argc, argv, false);
+}
+
+int rt_cmd_timeline(int argc, char **argv)
+{
+	return common(argc, argv, true);
+}

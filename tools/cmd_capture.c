@@ -1,2 +1,719 @@
+/* rocetrace capture: capture from a netdev, an RDMA NIC (verbs sniffer) or a file into pcapng/pcap, optionally around a command. */
+#include <dirent.h>
+#include <errno.h>
+#include <getopt.h>
+#include <pcap/pcap.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "capture/counters.h"
+#include "capture/source.h"
+#include "capture/sysfs.h"
+#include "capture/writer.h"
+#include "dissect/dissect.h"
+#include "rt_config.h"
 #include "tools/commands.h"
-int rt_cmd_capture(int argc, char **argv){(void)argc;(void)argv;return 1;}
+
+#define BATCH 64
+#define DRAIN_NS 100000000u /* after CMD exits, keep capturing this long */
+
+struct capture_args {
+	const char *dev;
+	const char *out;
+	const char *bpf;
+	const char *sysfs_root;
+	uint32_t snaplen;
+	uint32_t buffers;
+	uint64_t max_count;	  /* -c, 0 = no limit */
+	uint64_t duration_ns;	  /* --duration, 0 = no limit */
+	uint64_t rotate_seconds;  /* -G */
+	uint64_t rotate_bytes;	  /* -C */
+	uint64_t counters_ns;	  /* --counters interval, 0 = off */
+	enum rt_write_format format;
+	bool stats;
+	bool list;
+	char **cmd; /* after --, or NULL */
+};
+
+/* Per-interval totals of the --stats ticker. */
+struct ticker {
+	uint64_t packets, bytes, ce, cnp, nak;
+	uint64_t pfc[8];
+	uint64_t last_ns;
+};
+
+struct capture {
+	const struct capture_args *args;
+	struct rt_source *src;
+	struct rt_writer *writer;
+	int if_id;
+	struct ticker tick;
+	struct rt_dissect_opts dopts;
+	int rc; /* 0 or the first error (negative errno) */
+	char errbuf[RT_ERRBUF_SIZE];
+	/* the capture thread (with -- CMD) */
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	bool running;
+};
+
+static volatile sig_atomic_t g_stop;
+static volatile sig_atomic_t g_child_pid;
+static struct rt_source *volatile g_src;
+
+static void usage(FILE *fp)
+{
+	fputs("usage: rocetrace capture -i DEV[:PORT] -w OUT [-s SNAPLEN] [-f BPF] [-c N] [--duration S]\n"
+	      "                         [-B N] [--format pcapng|pcap] [-G SECONDS] [-C MB]\n"
+	      "                         [--counters [INTERVAL]] [--sysfs-root DIR] [--stats] [-- CMD ...]\n"
+	      "       rocetrace capture -D [--sysfs-root DIR]\n",
+	      fp);
+}
+
+static void help(void)
+{
+	fputs("NAME\n"
+	      "    rocetrace capture - capture RoCE traffic from a netdev or an RDMA NIC\n"
+	      "\n"
+	      "SYNOPSIS\n"
+	      "    rocetrace capture -i DEV[:PORT] -w OUT [-s SNAPLEN] [-f BPF] [-c N]\n"
+	      "        [--duration S] [-B N] [--format pcapng|pcap] [-G SECONDS] [-C MB]\n"
+	      "        [--counters [INTERVAL]] [--sysfs-root DIR] [--stats] [-- CMD ARGS...]\n"
+	      "    rocetrace capture -D [--sysfs-root DIR]\n"
+	      "\n"
+	      "DESCRIPTION\n"
+	      "    Captures frames into OUT until Ctrl-C (SIGINT) or SIGTERM, -c N frames,\n"
+	      "    --duration S, or the end of CMD. On every stop the buffered frames are\n"
+	      "    written, an interface statistics block closes the pcapng file and a\n"
+	      "    final line on standard error gives frames received, dropped and written.\n"
+	      "\n"
+	      "    DEV picks the capture source:\n"
+	      "      an RDMA device listed in SYSFS/class/infiniband (mlx5_0, mlx5_0:2,\n"
+	      "        rocep11s0): the verbs sniffer. It sees RoCE traffic the NIC moves\n"
+	      "        without the kernel, sent and received, on port PORT (default 1).\n"
+	      "        Needs CAP_NET_RAW and a NIC/firmware with sniffer flow support\n"
+	      "        (mlx4, mlx5, bnxt_re). Timestamps come from the NIC's wall clock,\n"
+	      "        else its raw clock converted with the core clock frequency, else\n"
+	      "        the system clock; the pcapng interface block says which.\n"
+	      "      a network interface (eth0, veth1, any): libpcap live capture,\n"
+	      "        promiscuous, immediate delivery, nanosecond kernel timestamps.\n"
+	      "        Soft-RoCE (rxe) traffic and mirror-port traffic are seen here.\n"
+	      "      an existing file (pcap or pcapng): its frames are copied to OUT.\n"
+	      "\n"
+	      "OPTIONS\n"
+	      "    -i, --interface DEV[:PORT]\n"
+	      "        What to capture from (see above). Required.\n"
+	      "    -w, --write OUT\n"
+	      "        Output file; '-' writes to standard output. Required.\n"
+	      "    -s, --snaplen SNAPLEN\n"
+	      "        Keep at most SNAPLEN bytes of each frame. Default: whole frames.\n"
+	      "        -s 128 keeps every RoCE header (Ethernet, VLAN, IPv6, UDP, BTH and\n"
+	      "        extended headers) for header-only capture at high rates.\n"
+	      "    -f, --filter BPF\n"
+	      "        Keep only frames matching the libpcap filter expression BPF. The\n"
+	      "        verbs sniffer applies it in software. Default: every frame.\n"
+	      "    -c, --count N\n"
+	      "        Stop after writing N frames. Default: no limit.\n"
+	      "    --duration S\n"
+	      "        Stop after S seconds (decimals allowed). Default: no limit.\n"
+	      "    -B, --buffer N\n"
+	      "        Verbs sniffer: N receive buffers in the ring (default 4096, at\n"
+	      "        least 64). libpcap: kernel buffer of N KiB (default 32768, 32 MiB).\n"
+	      "    --format pcapng|pcap\n"
+	      "        pcapng (default) with an interface block per source (name, link\n"
+	      "        type, snap length, 1 ns resolution, timestamp source) and final\n"
+	      "        statistics; or classic pcap with nanosecond timestamps.\n"
+	      "    -G, --rotate-seconds SECONDS\n"
+	      "        Start a new file every SECONDS (checked when a frame arrives).\n"
+	      "    -C, --rotate-size MB\n"
+	      "        Start a new file before one would pass MB million bytes.\n"
+	      "        Rotated files are named OUT, OUT.1, OUT.2, ...; if OUT holds '%',\n"
+	      "        it is an strftime(3) pattern expanded with the local time each\n"
+	      "        file opens (e.g. -w 'run-%H%M%S.pcapng'). Default: one file.\n"
+	      "    --counters [INTERVAL]\n"
+	      "        Sample NIC counters every INTERVAL seconds (default 1), and at start\n"
+	      "        and stop, into OUT.counters.jsonl: the RDMA port's hw_counters/ and\n"
+	      "        counters/ from sysfs and its netdev's ethtool statistics (for a\n"
+	      "        netdev DEV: its ethtool statistics, and the counters of an RDMA\n"
+	      "        port on top of it, if any). Format: docs/FORMATS.md.\n"
+	      "    --sysfs-root DIR\n"
+	      "        Read class/infiniband and class/net under DIR instead of /sys.\n"
+	      "    --stats\n"
+	      "        Print once a second on standard error: packets and Gb/s of the\n"
+	      "        last second, CE-marked packets, CNPs, NAKs, PFC pause frames per\n"
+	      "        priority (XOFF), and the drops so far.\n"
+	      "    -D, --list-devices\n"
+	      "        List RDMA devices (ports, link layer, state, netdev) and network\n"
+	      "        interfaces, then exit.\n"
+	      "    -- CMD ARGS...\n"
+	      "        Start the capture, run CMD when it is ready, stop 100 ms after CMD\n"
+	      "        exits, and exit with CMD's status (128+N if a signal N killed it).\n"
+	      "        SIGTERM sent to rocetrace is passed on to CMD.\n"
+	      "    -h, --help\n"
+	      "        Print this help and exit.\n"
+	      "\n"
+	      "EXAMPLES\n"
+	      "    rocetrace capture -i mlx5_0 -w run.pcapng -s 128 --counters -- ib_write_bw 10.0.0.2\n"
+	      "    rocetrace capture -i eth0 -w rxe.pcapng -f 'udp port 4791' --duration 10 --stats\n"
+	      "    rocetrace capture -i mlx5_1:1 -w ring.pcapng -C 1000 -B 16384\n"
+	      "    rocetrace capture -D\n"
+	      "\n"
+	      "EXIT STATUS\n"
+	      "    0 when the capture ended normally (Ctrl-C included), CMD's status with\n"
+	      "    -- CMD, 1 on errors (what was captured before stays in OUT), 2 for\n"
+	      "    usage errors.\n",
+	      stdout);
+}
+
+__attribute__((format(printf, 1, 2))) static int usage_error(const char *fmt, ...)
+{
+	va_list ap;
+	fputs("rocetrace capture: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	usage(stderr);
+	fputs("Try 'rocetrace capture --help' for more.\n", stderr);
+	return RT_EXIT_USAGE;
+}
+
+static int fail(const char *msg)
+{
+	fprintf(stderr, "rocetrace capture: %s\n", msg);
+	return RT_EXIT_ERROR;
+}
+
+static bool parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out)
+{
+	char *end;
+	if (!s || *s < '0' || *s > '9')
+		return false;
+	errno = 0;
+	unsigned long long v = strtoull(s, &end, 10);
+	if (errno || *end || v < min || v > max)
+		return false;
+	*out = v;
+	return true;
+}
+
+/* Seconds with decimals into nanoseconds; > 0 and at most a year. */
+static bool parse_seconds(const char *s, uint64_t *ns)
+{
+	char *end;
+	if (!s || ((*s < '0' || *s > '9') && *s != '.'))
+		return false;
+	errno = 0;
+	double v = strtod(s, &end);
+	if (errno || *end || !(v > 0) || v > 366.0 * 86400)
+		return false;
+	*ns = (uint64_t)(v * 1e9 + 0.5);
+	return *ns > 0;
+}
+
+static uint64_t now_ns(clockid_t clk)
+{
+	struct timespec ts;
+	clock_gettime(clk, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static int parse_args(int argc, char **argv, struct capture_args *a)
+{
+	enum { OPT_DURATION = 256, OPT_FORMAT, OPT_COUNTERS, OPT_SYSFS, OPT_STATS };
+	static const struct option longopts[] = {
+		{"interface", required_argument, NULL, 'i'},
+		{"write", required_argument, NULL, 'w'},
+		{"snaplen", required_argument, NULL, 's'},
+		{"filter", required_argument, NULL, 'f'},
+		{"count", required_argument, NULL, 'c'},
+		{"duration", required_argument, NULL, OPT_DURATION},
+		{"buffer", required_argument, NULL, 'B'},
+		{"format", required_argument, NULL, OPT_FORMAT},
+		{"rotate-seconds", required_argument, NULL, 'G'},
+		{"rotate-size", required_argument, NULL, 'C'},
+		{"counters", optional_argument, NULL, OPT_COUNTERS},
+		{"sysfs-root", required_argument, NULL, OPT_SYSFS},
+		{"stats", no_argument, NULL, OPT_STATS},
+		{"list-devices", no_argument, NULL, 'D'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	uint64_t v;
+	int c;
+	optind = 1;
+	opterr = 0;
+	/* '+': stop at the first non-option, so nothing after CMD is taken as ours. */
+	while ((c = getopt_long(argc, argv, "+:i:w:s:f:c:B:G:C:Dh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'i':
+			a->dev = optarg;
+			break;
+		case 'w':
+			a->out = optarg;
+			break;
+		case 's':
+			if (!parse_u64(optarg, 1, 262144, &v))
+				return usage_error("-s wants a snap length 1-262144, not '%s'", optarg);
+			a->snaplen = (uint32_t)v;
+			break;
+		case 'f':
+			a->bpf = optarg;
+			break;
+		case 'c':
+			if (!parse_u64(optarg, 1, UINT64_MAX, &a->max_count))
+				return usage_error("-c wants a frame count above 0, not '%s'", optarg);
+			break;
+		case OPT_DURATION:
+			if (!parse_seconds(optarg, &a->duration_ns))
+				return usage_error("--duration wants seconds above 0, not '%s'", optarg);
+			break;
+		case 'B':
+			if (!parse_u64(optarg, 1, 1u << 20, &v))
+				return usage_error("-B wants a count 1-1048576, not '%s'", optarg);
+			a->buffers = (uint32_t)v;
+			break;
+		case OPT_FORMAT:
+			if (!strcmp(optarg, "pcapng"))
+				a->format = RT_FORMAT_PCAPNG;
+			else if (!strcmp(optarg, "pcap"))
+				a->format = RT_FORMAT_PCAP_NS;
+			else
+				return usage_error("--format wants pcapng or pcap, not '%s'", optarg);
+			break;
+		case 'G':
+			if (!parse_u64(optarg, 1, 366u * 86400, &a->rotate_seconds))
+				return usage_error("-G wants seconds above 0, not '%s'", optarg);
+			break;
+		case 'C':
+			if (!parse_u64(optarg, 1, UINT64_MAX / 1000000u, &v))
+				return usage_error("-C wants megabytes above 0, not '%s'", optarg);
+			a->rotate_bytes = v * 1000000u;
+			break;
+		case OPT_COUNTERS:
+			a->counters_ns = 1000000000u;
+			/* "--counters 0.5" as well as "--counters=0.5" */
+			if (!optarg && optind < argc && parse_seconds(argv[optind], &v))
+				optarg = argv[optind++];
+			if (optarg && !parse_seconds(optarg, &a->counters_ns))
+				return usage_error("--counters wants an interval in seconds, not '%s'", optarg);
+			if (a->counters_ns < 10000000u)
+				return usage_error("--counters interval must be at least 0.01 s");
+			break;
+		case OPT_SYSFS:
+			a->sysfs_root = optarg;
+			break;
+		case OPT_STATS:
+			a->stats = true;
+			break;
+		case 'D':
+			a->list = true;
+			break;
+		case 'h':
+			help();
+			return -1;
+		case ':':
+			return usage_error("option '%s' needs a value", argv[optind - 1]);
+		default:
+			return usage_error("unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (optind < argc) {
+		if (strcmp(argv[optind - 1], "--") != 0)
+			return usage_error("unexpected argument '%s' (put a command after '--')", argv[optind]);
+		a->cmd = &argv[optind];
+	} else if (optind > 1 && strcmp(argv[optind - 1], "--") == 0) {
+		return usage_error("no command after '--'");
+	}
+	if (a->list)
+		return 0;
+	if (!a->dev)
+		return usage_error("no capture device given (-i DEV; -D lists them)");
+	if (!a->out)
+		return usage_error("no output file given (-w OUT)");
+	if (!strcmp(a->out, "-") && (a->counters_ns || a->rotate_bytes || a->rotate_seconds))
+		return usage_error("-w - (standard output) cannot be used with --counters, -G or -C");
+	return 0;
+}
+
+/* -D: RDMA devices from sysfs, network interfaces from libpcap. */
+static int list_devices(const char *sysfs_root)
+{
+	char path[4096], val[128];
+	const char *root = rt_sysfs_root(sysfs_root);
+	printf("RDMA devices (verbs sniffer%s):\n", RT_HAVE_IBVERBS ? "" : ", not built in: no libibverbs");
+	snprintf(path, sizeof(path), "%s/class/infiniband", root);
+	struct dirent **names = NULL;
+	int n = scandir(path, &names, NULL, alphasort);
+	int shown = 0;
+	for (int i = 0; i < n; i++) {
+		const char *dev = names[i]->d_name;
+		for (unsigned port = 1; dev[0] != '.' && strlen(dev) < RT_DEVNAME_MAX && port <= 255; port++) {
+			char netdev[RT_DEVNAME_MAX] = "-", ll[128] = "?", state[128] = "?";
+			snprintf(path, sizeof(path), "%s/class/infiniband/%s/ports/%u", root, dev, port);
+			if (access(path, F_OK) != 0)
+				break;
+			snprintf(path, sizeof(path), "%s/class/infiniband/%s/ports/%u/link_layer", root, dev, port);
+			if (rt_sysfs_read(path, val, sizeof(val)) == 0)
+				snprintf(ll, sizeof(ll), "%s", val);
+			snprintf(path, sizeof(path), "%s/class/infiniband/%s/ports/%u/state", root, dev, port);
+			if (rt_sysfs_read(path, val, sizeof(val)) == 0) {
+				/* "4: ACTIVE" */
+				const char *s = strchr(val, ':');
+				s = s ? s + 1 : val;
+				while (*s == ' ')
+					s++;
+				snprintf(state, sizeof(state), "%s", s);
+			}
+			if (rt_rdma_port_netdev(sysfs_root, dev, port, netdev) < 0)
+				snprintf(netdev, sizeof(netdev), "-");
+			char name[RT_DEVNAME_MAX + 8];
+			snprintf(name, sizeof(name), "%s:%u", dev, port);
+			printf("  %-16s link_layer %-10s state %-8s netdev %s\n", name, ll, state, netdev);
+			shown++;
+		}
+	}
+	for (int i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+	if (!shown)
+		printf("  (none in %s/class/infiniband)\n", root);
+
+	printf("Network interfaces (libpcap):\n");
+	pcap_if_t *all = NULL;
+	char perr[PCAP_ERRBUF_SIZE];
+	if (pcap_findalldevs(&all, perr) < 0) {
+		fflush(stdout);
+		fprintf(stderr, "rocetrace capture: cannot list network interfaces: %s\n", perr);
+		return RT_EXIT_ERROR;
+	}
+	for (pcap_if_t *d = all; d; d = d->next) {
+		printf("  %-16s %s%s%s%s", d->name, d->flags & PCAP_IF_UP ? "up" : "down",
+		       d->flags & PCAP_IF_RUNNING ? ",running" : "",
+		       d->flags & PCAP_IF_LOOPBACK ? ",loopback" : "",
+		       d->flags & PCAP_IF_WIRELESS ? ",wireless" : "");
+		if (d->description)
+			printf("  %s", d->description);
+		putchar('\n');
+	}
+	pcap_freealldevs(all);
+	return fflush(stdout) == 0 ? RT_EXIT_OK : RT_EXIT_ERROR;
+}
+
+static void on_signal(int sig)
+{
+	g_stop = 1;
+	if (g_src)
+		rt_source_break(g_src);
+	if (sig == SIGTERM && g_child_pid > 0)
+		kill((pid_t)g_child_pid, SIGTERM);
+}
+
+static void writer_stats(void *ctx, int if_id, struct rt_source_stats *st)
+{
+	struct capture *cap = ctx;
+	char errbuf[RT_ERRBUF_SIZE];
+	(void)if_id;
+	if (rt_source_stats(cap->src, st, errbuf) < 0)
+		memset(st, 0, sizeof(*st));
+}
+
+static void tick_account(struct capture *cap, const struct rt_frame *f)
+{
+	struct rt_record rec;
+	struct ticker *t = &cap->tick;
+	t->packets++;
+	t->bytes += f->wirelen;
+	if (rt_dissect(&cap->dopts, cap->src->linktype, f->data, f->caplen, f->wirelen, &rec) < 0)
+		return;
+	if (rec.ip_version && rec.ecn == 3)
+		t->ce++;
+	if (rec.kind == RT_KIND_CNP)
+		t->cnp++;
+	if ((rec.hdrs & RT_H_AETH) && rt_aeth_type(rec.aeth_syndrome) == RT_AETH_NAK)
+		t->nak++;
+	if (rec.kind == RT_KIND_PFC)
+		for (int p = 0; p < 8; p++)
+			if ((rec.pfc_enable & (1u << p)) && rec.pfc_quanta[p])
+				t->pfc[p]++;
+}
+
+static void tick_print(struct capture *cap, uint64_t now)
+{
+	struct ticker *t = &cap->tick;
+	struct rt_source_stats st;
+	char errbuf[RT_ERRBUF_SIZE], pfc[128] = "";
+	double secs = (double)(now - t->last_ns) / 1e9;
+	rt_source_stats(cap->src, &st, errbuf);
+	size_t len = 0;
+	for (int p = 0; p < 8; p++)
+		if (t->pfc[p] && len < sizeof(pfc))
+			len += (size_t)snprintf(pfc + len, sizeof(pfc) - len, " p%d:%llu", p,
+						(unsigned long long)t->pfc[p]);
+	fprintf(stderr, "%llu pkts  %.3f Gb/s  CE %llu  CNP %llu  NAK %llu  PFC%s  drops %llu\n",
+		(unsigned long long)t->packets, secs > 0 ? (double)t->bytes * 8 / secs / 1e9 : 0.0,
+		(unsigned long long)t->ce, (unsigned long long)t->cnp, (unsigned long long)t->nak,
+		len ? pfc : " 0", (unsigned long long)(st.dropped + st.if_dropped));
+	memset(t, 0, sizeof(*t));
+	t->last_ns = now;
+}
+
+static void set_error(struct capture *cap, int rc, const char *msg)
+{
+	if (!cap->rc) {
+		cap->rc = rc;
+		snprintf(cap->errbuf, sizeof(cap->errbuf), "%s", msg);
+	}
+}
+
+/* The capture loop: frames into the writer until a stop condition. */
+static void run_loop(struct capture *cap)
+{
+	const struct capture_args *a = cap->args;
+	struct rt_frame frames[BATCH];
+	char errbuf[RT_ERRBUF_SIZE];
+	uint64_t start = now_ns(CLOCK_MONOTONIC), last_flush = start;
+	cap->tick.last_ns = start;
+	while (!g_stop) {
+		uint64_t now = now_ns(CLOCK_MONOTONIC);
+		if (a->duration_ns && now - start >= a->duration_ns)
+			break;
+		if (a->stats && now - cap->tick.last_ns >= 1000000000u)
+			tick_print(cap, now);
+		int n = rt_source_next(cap->src, frames, BATCH, errbuf);
+		if (n == -EAGAIN || n == -EINTR) {
+			/* Idle: make what we have visible in the file. */
+			if (now - last_flush >= 100000000u) {
+				if (rt_writer_flush(cap->writer, errbuf) < 0) {
+					set_error(cap, -EIO, errbuf);
+					break;
+				}
+				last_flush = now;
+			}
+			continue;
+		}
+		if (n == 0)
+			break;
+		if (n < 0) {
+			set_error(cap, n, errbuf);
+			break;
+		}
+		for (int i = 0; i < n; i++) {
+			if (a->stats)
+				tick_account(cap, &frames[i]);
+			int rc = rt_writer_write(cap->writer, cap->if_id, &frames[i], errbuf);
+			if (rc < 0) {
+				set_error(cap, rc, errbuf);
+				return;
+			}
+			if (a->max_count && rt_writer_count(cap->writer) >= a->max_count)
+				return;
+		}
+		if (now - last_flush >= 1000000000u) {
+			if (rt_writer_flush(cap->writer, errbuf) < 0) {
+				set_error(cap, -EIO, errbuf);
+				break;
+			}
+			last_flush = now;
+		}
+	}
+}
+
+static void *capture_thread(void *arg)
+{
+	struct capture *cap = arg;
+	sigset_t all;
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, NULL); /* signals go to the main thread */
+	pthread_mutex_lock(&cap->lock);
+	cap->running = true;
+	pthread_cond_signal(&cap->cond);
+	pthread_mutex_unlock(&cap->lock);
+	run_loop(cap);
+	pthread_mutex_lock(&cap->lock);
+	cap->running = false;
+	pthread_mutex_unlock(&cap->lock);
+	return NULL;
+}
+
+static int exit_status_of(int status)
+{
+	if (WIFEXITED(status))
+		return WEXITSTATUS(status);
+	if (WIFSIGNALED(status))
+		return 128 + WTERMSIG(status);
+	return RT_EXIT_ERROR;
+}
+
+/* Start the loop in a thread, run CMD once it runs, stop a drain period after CMD exits. */
+static int run_with_command(struct capture *cap, int *cmd_status)
+{
+	pthread_t th;
+	int err = pthread_create(&th, NULL, capture_thread, cap);
+	if (err) {
+		set_error(cap, -err, "cannot start the capture thread");
+		return -1;
+	}
+	pthread_mutex_lock(&cap->lock);
+	while (!cap->running && !g_stop)
+		pthread_cond_wait(&cap->cond, &cap->lock);
+	pthread_mutex_unlock(&cap->lock);
+
+	fflush(NULL);
+	pid_t pid = fork();
+	if (pid == 0) {
+		signal(SIGINT, SIG_DFL);
+		signal(SIGTERM, SIG_DFL);
+		execvp(cap->args->cmd[0], cap->args->cmd);
+		fprintf(stderr, "rocetrace capture: cannot run '%s': %s\n", cap->args->cmd[0],
+			strerror(errno));
+		_exit(127);
+	}
+	int status = 0;
+	if (pid < 0) {
+		set_error(cap, -errno, "cannot start the command");
+		*cmd_status = RT_EXIT_ERROR;
+	} else {
+		g_child_pid = pid;
+		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+			;
+		g_child_pid = 0;
+		*cmd_status = exit_status_of(status);
+		struct timespec drain = {0, DRAIN_NS};
+		while (!g_stop && nanosleep(&drain, &drain) < 0 && errno == EINTR)
+			;
+	}
+	g_stop = 1;
+	rt_source_break(cap->src);
+	pthread_join(th, NULL);
+	return 0;
+}
+
+/* Which RDMA port and netdev the counter sampler reads for capture device `dev`. */
+static void counter_targets(const char *dev, const char *root, struct rt_counters_config *cc,
+			    char rdev[RT_DEVNAME_MAX], char netdev[RT_DEVNAME_MAX])
+{
+	unsigned port = 1;
+	if (rt_rdma_name_is_device(root, dev) && rt_rdma_split_name(dev, rdev, &port) == 0) {
+		cc->dev = rdev;
+		cc->port = port;
+		if (rt_rdma_port_netdev(root, rdev, port, netdev) == 0)
+			cc->netdev = netdev;
+		return;
+	}
+	snprintf(netdev, RT_DEVNAME_MAX, "%s", dev);
+	cc->netdev = netdev;
+	if (rt_rdma_find_by_netdev(root, dev, rdev, &port) == 0) {
+		cc->dev = rdev;
+		cc->port = port;
+	}
+}
+
+int rt_cmd_capture(int argc, char **argv)
+{
+	struct capture_args a = {0};
+	int rc = parse_args(argc, argv, &a);
+	if (rc < 0)
+		return RT_EXIT_OK; /* --help */
+	if (rc > 0)
+		return rc;
+	if (a.list)
+		return list_devices(a.sysfs_root);
+
+	char errbuf[RT_ERRBUF_SIZE];
+	struct capture cap = {.args = &a};
+	pthread_mutex_init(&cap.lock, NULL);
+	pthread_cond_init(&cap.cond, NULL);
+	rt_dissect_opts_init(&cap.dopts);
+	cap.dopts.verify_icrc = false;
+
+	struct rt_source_config scfg = {
+		.snaplen = a.snaplen,
+		.buffer_count = a.buffers,
+		.bpf = a.bpf,
+		.sysfs_root = a.sysfs_root,
+	};
+	if (rt_source_open(&cap.src, a.dev, &scfg, errbuf) < 0)
+		return fail(errbuf);
+	struct rt_writer_config wcfg = {
+		.format = a.format,
+		.path = a.out,
+		.rotate_seconds = a.rotate_seconds,
+		.rotate_bytes = a.rotate_bytes,
+		.application = "rocetrace " RT_VERSION,
+	};
+	if (rt_writer_open(&cap.writer, &wcfg, errbuf) < 0) {
+		rt_source_close(cap.src);
+		return fail(errbuf);
+	}
+	rt_writer_set_stats_fn(cap.writer, writer_stats, &cap);
+	cap.if_id = rt_writer_add_interface(cap.writer, cap.src->name, cap.src->linktype,
+					    cap.src->snaplen, cap.src->ts_source, errbuf);
+	struct rt_counters *counters = NULL;
+	char rdev[RT_DEVNAME_MAX], netdev[RT_DEVNAME_MAX], cpath[4200];
+	if (cap.if_id < 0) {
+		set_error(&cap, cap.if_id, errbuf);
+	} else if (a.counters_ns) {
+		struct rt_counters_config cc = {.path = cpath, .sysfs_root = a.sysfs_root,
+						.interval_ns = a.counters_ns};
+		snprintf(cpath, sizeof(cpath), "%s.counters.jsonl", a.out);
+		counter_targets(a.dev, a.sysfs_root, &cc, rdev, netdev);
+		if ((rc = rt_counters_open(&counters, &cc, errbuf)) < 0)
+			set_error(&cap, rc, errbuf);
+		else if ((rc = rt_counters_start(counters, errbuf)) < 0)
+			set_error(&cap, rc, errbuf);
+	}
+
+	struct sigaction sa;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	g_src = cap.src;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+
+	int cmd_status = -1;
+	if (!cap.rc) {
+		if (a.cmd)
+			run_with_command(&cap, &cmd_status);
+		else
+			run_loop(&cap);
+	}
+
+	if (counters && (rc = rt_counters_stop(counters, errbuf)) < 0)
+		set_error(&cap, rc, errbuf);
+	struct rt_source_stats st;
+	rt_source_stats(cap.src, &st, errbuf);
+	uint64_t written = rt_writer_count(cap.writer);
+	if ((rc = rt_writer_close(cap.writer, errbuf)) < 0)
+		set_error(&cap, rc, errbuf);
+	g_src = NULL;
+	rt_source_close(cap.src);
+	signal(SIGINT, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
+	pthread_cond_destroy(&cap.cond);
+	pthread_mutex_destroy(&cap.lock);
+
+	fprintf(stderr, "rocetrace capture: %llu received, %llu dropped, %llu written",
+		(unsigned long long)st.received, (unsigned long long)(st.dropped + st.if_dropped),
+		(unsigned long long)written);
+	if (st.if_dropped)
+		fprintf(stderr, " (%llu by the interface)", (unsigned long long)st.if_dropped);
+	if (st.ring_empty)
+		fprintf(stderr, " (receive ring ran empty %llu times: raise -B)",
+			(unsigned long long)st.ring_empty);
+	fputc('\n', stderr);
+	if (cap.rc)
+		return fail(cap.errbuf);
+	return cmd_status >= 0 ? cmd_status : RT_EXIT_OK;
+}

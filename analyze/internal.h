@@ -1,0 +1,274 @@
+/* Analyzer internals shared by the analyze/ files: flow table, per-flow state, PFC, episodes, timeline. */
+#ifndef RT_ANALYZE_INTERNAL_H
+#define RT_ANALYZE_INTERNAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "analyze/analyze.h"
+#include "dissect/outbuf.h"
+
+#define AN_NONE UINT32_MAX
+#define AN_PSN_MASK 0xffffffu
+/* A PSN step larger than this is a resynchronisation (QP reuse, garbage), not loss or resend. */
+#define AN_PSN_JUMP (1u << 16)
+
+/* Quantile sketch: exact for the first AN_HIST_EXACT values, log-linear buckets (8 per octave) after. */
+#define AN_HIST_EXACT 32
+#define AN_HIST_BUCKETS (16 + 37 * 8)
+struct an_hist {
+	uint64_t n, min, max, sum;
+	uint64_t exact[AN_HIST_EXACT];
+	uint32_t bucket[AN_HIST_BUCKETS];
+};
+void an_hist_add(struct an_hist *h, uint64_t v);
+/* Nearest-rank quantile, q in [0,1]; 0 when empty. */
+uint64_t an_hist_quantile(const struct an_hist *h, double q);
+
+/* One flow: source IP, destination IP, destination QP (memcmp-able, zero padded). */
+struct an_key {
+	uint8_t src[16], dst[16];
+	uint32_t dest_qp;
+	uint8_t ipver;
+	uint8_t pad[3];
+};
+
+/* How a flow's peer QP was learned. */
+enum an_pairing {
+	AN_PAIR_NONE = 0,
+	AN_PAIR_ACK,	  /* ACK / NAK / atomic ACK whose PSN matches the requests */
+	AN_PAIR_RESPONSE, /* read response whose PSN matches a read request */
+	AN_PAIR_DETH,	  /* UD: the DETH source QP */
+	AN_PAIR_CM,	  /* RDMA CM REQ/REP on QP 1 */
+	AN_PAIR_CNP,	  /* the only candidate data flow of a CNP */
+	AN_PAIR_SOLE,	  /* the only unpaired flow each way between two hosts (at the end) */
+};
+const char *an_pairing_name(enum an_pairing p);
+
+/* Per-bucket deltas of one flow for the timeline. */
+struct an_delta {
+	uint64_t packets, bytes, ce, cnp, nak, retransmitted;
+};
+
+#define AN_ACKRING 8
+#define AN_RATE_SLOTS 8
+
+/* Rarely needed per-flow state, allocated when first used. */
+struct an_flow_ext {
+	/* requests with AckReq waiting for their ACK (RTT) */
+	uint32_t ar_psn[AN_ACKRING];
+	uint64_t ar_ts[AN_ACKRING];
+	uint8_t ar_head, ar_count;
+	struct an_hist rtt;
+	struct an_hist np_reaction;
+	struct an_hist gbn_delay;
+	struct an_hist timeout_gap;
+	struct an_hist recover;
+	uint64_t first_ce_since_cnp; /* 0 = none */
+	uint64_t cnp_without_ce;
+	uint64_t first_cnp_ts, last_cnp_ts;
+	/* RP reaction to the latest CNP */
+	bool rp_pending, rp_dropped_done;
+	uint64_t rp_cnp_ts, rp_before_bps, rp_after_bytes;
+	uint64_t rp_samples, rp_recovered, rp_interrupted;
+	double rp_drop_sum, rp_drop_max;
+	uint32_t nak_codes[32];
+	/* traffic source log join */
+	bool src_seen;
+	uint64_t src_packets, src_bytes, src_retrans, src_cnp_handled, src_naks;
+	uint64_t src_cnp_events, src_retransmit_events, src_retransmit_count, src_timeouts;
+	uint64_t src_rate_events, src_end_seen;
+	double src_rate_first, src_rate_last, src_rate_min;
+};
+
+struct an_flow {
+	struct an_key key;
+	uint32_t hash;
+	uint32_t id;	    /* first-seen order; AN_NONE before the first packet (CM-created) */
+	uint32_t reverse;   /* paired flow the other way, or AN_NONE */
+	uint32_t next_hosts; /* next flow with the same (src, dst) */
+	uint32_t next_dirty; /* timeline dirty list */
+	uint32_t peer_qp;
+	uint32_t ep_mark;   /* last episode that counted this flow (number + 1) */
+	uint16_t pair_tries;
+	uint8_t pairing;    /* enum an_pairing */
+	uint8_t transport;  /* enum rt_transport of the first request, 0xff none */
+	bool dirty, selected, has_req, in_retrans;
+	uint8_t nak_pending; /* 0, 1 NAK, 2 RNR NAK */
+	uint8_t dscp, pcp;
+	uint32_t pmtu;
+	/* request PSN tracking */
+	uint32_t psn_lo, psn_hi;       /* oldest PSN kept for pairing; highest PSN the requests can use */
+	uint32_t next_psn, next_psn_max; /* range the next new request may start at */
+	uint32_t nak_psn;
+	uint64_t nak_ts, last_req_ts;
+	uint64_t first_ts, last_ts;
+	uint64_t packets, bytes;
+	uint64_t ecn[4];
+	uint64_t cnp_received, cnp_sent, naks_received, rnr_naks_received, retransmitted;
+	uint64_t gaps, gap_psns, psn_jumps, timeouts, go_back_n, rnr_retries, duplicates;
+	uint64_t requests, responses;
+	struct an_delta iv;
+	/* sending-rate history: AN_RATE_SLOTS slots of rate_window/4, newest is slot rslot_cur */
+	uint32_t rslot[AN_RATE_SLOTS];
+	uint64_t rslot_cur;
+	struct an_flow_ext *ext;
+};
+
+/* PFC/PAUSE state of one sending MAC. */
+struct an_pfc_class {
+	bool paused, storm_marked;
+	uint64_t run_start, from, until; /* continuous pause start; accounted up to; ends at */
+	uint64_t xoff, xon, paused_ns, storms;
+};
+struct an_pfc_mac {
+	uint8_t mac[6];
+	struct an_pfc_class cls[RT_AN_PFC_CLASSES];
+};
+struct an_storm {
+	uint8_t mac[6];
+	uint8_t cls;
+	uint64_t start, end;
+};
+
+struct an_episode {
+	uint64_t start, end;
+	uint64_t ce, cnp, paused_ns, pfc_xoff, flows;
+	uint64_t bytes_before, bytes_during, bytes_after;
+	uint64_t peak_ce_slot;
+	uint32_t flow_ids[16];
+};
+
+struct an_cm_req {
+	uint8_t src[16], dst[16];
+	uint8_t ipver;
+	uint32_t comm_id, qpn;
+};
+
+struct an_counter_dev {
+	char name[96];
+	uint64_t samples;
+	uint64_t first_ts, last_ts;
+	/* first and last value of each counter */
+	char **names;
+	double *first, *last;
+	size_t n, cap;
+};
+
+struct rt_analyzer {
+	struct rt_analyzer_opts o;
+	uint64_t quantum_ps; /* one PFC quantum in picoseconds */
+
+	/* flows */
+	struct an_flow *flows;
+	uint32_t nflows, cap_flows;
+	uint32_t *tab; /* open addressing: flow index or AN_NONE */
+	uint32_t tab_mask;
+	/* host-pair index: (src, dst) → first flow */
+	uint32_t *htab_flow; /* flow index of the chain head or AN_NONE */
+	uint32_t htab_mask, nhosts;
+	uint32_t next_id;
+	uint32_t *order; /* flow indexes by id */
+	uint32_t order_cap;
+
+	/* totals */
+	struct rt_an_counts tot, ivc;
+	uint64_t first_ts, last_ts, now;
+	uint64_t ecn[4];
+	uint64_t cnp_unattributed, nak_unattributed, malformed, truncated, other;
+	uint64_t pfc_frames, pause_frames;
+
+	/* PFC */
+	struct an_pfc_mac *macs;
+	uint32_t nmacs, cap_macs;
+	uint32_t pfc_active;
+	uint64_t pfc_next_expiry;
+	struct an_storm *storms;
+	uint32_t nstorms, cap_storms;
+
+	/* episodes */
+	struct an_episode *eps;
+	uint32_t neps, cap_eps;
+	bool ep_open;
+	struct an_episode cur;
+	uint64_t ep_bytes_total, ep_bytes_at_end, ep_ce_slot, ep_slot, ep_last_bytes;
+	uint64_t gslot_bytes[16];
+	uint64_t gslot_cur;
+
+	/* RDMA CM */
+	struct an_cm_req *cm;
+	uint32_t ncm, cap_cm;
+	uint64_t cm_pairs;
+
+	/* timeline */
+	uint64_t tl_bucket; /* start of the current bucket, UINT64_MAX before the first */
+	uint32_t dirty_head;
+	struct an_delta tl_all;
+	uint64_t tl_pfc_xoff, tl_paused_ns;
+	bool tl_any, tl_header_done;
+	struct rt_outbuf *tl_out;
+	/* timeline flow selector */
+	int sel_kind; /* 0 all, 1 id, 2 ip either end, 3 src>dst, 4 src>dst:qp, 5 qp */
+	uint32_t sel_id, sel_qp;
+	uint8_t sel_a[16], sel_b[16], sel_ver_a, sel_ver_b;
+
+	/* side files */
+	struct an_counter_dev *cdev;
+	size_t ncdev;
+	uint64_t counter_lines, counter_bad;
+	bool counters_loaded;
+	uint64_t srclog_lines, srclog_bad, srclog_unmatched;
+	bool srclog_loaded;
+};
+
+/* flow table */
+int an_flows_init(struct rt_analyzer *an);
+void an_flows_free(struct rt_analyzer *an);
+/* Flow of `key`, created when absent (AN_NONE when out of memory). */
+uint32_t an_flow_get(struct rt_analyzer *an, const struct an_key *key, bool create);
+uint32_t an_hosts_head(const struct rt_analyzer *an, const uint8_t *src, const uint8_t *dst, uint8_t ipver);
+void an_key_from(struct an_key *k, uint8_t ipver, const uint8_t *src, const uint8_t *dst, uint32_t qp);
+struct an_flow_ext *an_ext(struct an_flow *f);
+void an_link(struct rt_analyzer *an, uint32_t a, uint32_t b, enum an_pairing how);
+void an_assign_id(struct rt_analyzer *an, uint32_t fi);
+
+/* PFC */
+void an_pfc_frame(struct rt_analyzer *an, const struct rt_record *rec);
+void an_pfc_advance(struct rt_analyzer *an, uint64_t now);
+
+/* episodes */
+void an_ep_event(struct rt_analyzer *an, uint64_t ts, struct an_flow *f, int what);
+void an_ep_packet(struct rt_analyzer *an, uint64_t ts, uint32_t bytes);
+void an_ep_finish(struct rt_analyzer *an);
+enum { AN_EV_CE = 1, AN_EV_CNP, AN_EV_XOFF, AN_EV_PAUSE_END };
+/* `ns` of pause accounted, the pause running at least until `until`. */
+void an_ep_paused(struct rt_analyzer *an, uint64_t until, uint64_t ns);
+/* Width of the slots the CE peak rate is counted in. */
+uint64_t an_ep_slot_ns(const struct rt_analyzer *an);
+
+/* timeline */
+int an_tl_init(struct rt_analyzer *an, char *errbuf);
+void an_tl_advance(struct rt_analyzer *an, uint64_t ts);
+void an_tl_mark(struct rt_analyzer *an, struct an_flow *f);
+int an_tl_finish(struct rt_analyzer *an);
+void an_tl_free(struct rt_analyzer *an);
+bool an_tl_selects(const struct rt_analyzer *an, const struct an_flow *f);
+
+/* RDMA CM */
+void an_cm_mad(struct rt_analyzer *an, const struct rt_record *rec, const uint8_t *frame,
+	       uint32_t caplen);
+
+/* side files */
+void an_side_free(struct rt_analyzer *an);
+void an_report_counters_json(const struct rt_analyzer *an, struct rt_outbuf *o);
+void an_report_counters_text(const struct rt_analyzer *an, struct rt_outbuf *o);
+
+/* Interval deltas: a flow total and its timeline bucket move together. */
+#define AN_BUMP(an, f, field, n)                                                                   \
+	do {                                                                                       \
+		(f)->field += (n);                                                                 \
+		(f)->iv.field += (n);                                                              \
+		an_tl_mark((an), (f));                                                             \
+	} while (0)
+
+#endif

@@ -1,0 +1,369 @@
+/* Side files joined into the report: NIC counter samples (deltas per device) and the traffic source's event log. */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyze/internal.h"
+#include "analyze/jsonl.h"
+
+/* Longest line accepted; longer lines are bad lines. */
+#define AN_LINE_MAX (1u << 20)
+
+typedef void (*line_fn)(struct rt_analyzer *an, const struct rt_jobj *obj, bool *bad);
+
+static int read_lines(struct rt_analyzer *an, const char *path, line_fn fn, uint64_t *lines,
+		      uint64_t *bad, char *errbuf)
+{
+	FILE *fp = fopen(path, "r");
+	if (!fp) {
+		int err = errno;
+		snprintf(errbuf, RT_ERRBUF_SIZE, "%s: %s", path, strerror(err));
+		return -err;
+	}
+	struct rt_jobj *obj = malloc(sizeof(*obj));
+	char *line = malloc(AN_LINE_MAX);
+	if (!obj || !line) {
+		free(obj);
+		free(line);
+		fclose(fp);
+		snprintf(errbuf, RT_ERRBUF_SIZE, "%s: out of memory", path);
+		return -ENOMEM;
+	}
+	while (fgets(line, AN_LINE_MAX, fp)) {
+		size_t len = strlen(line);
+		if (len == AN_LINE_MAX - 1 && line[len - 1] != '\n') {
+			/* overlong: skip the rest of it */
+			int c;
+			while ((c = fgetc(fp)) != EOF && c != '\n')
+				;
+			(*lines)++;
+			(*bad)++;
+			continue;
+		}
+		const char *p = line;
+		while (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n')
+			p++;
+		if (!*p)
+			continue;
+		(*lines)++;
+		bool is_bad = rt_jsonl_parse(line, obj) < 0;
+		if (!is_bad)
+			fn(an, obj, &is_bad);
+		if (is_bad)
+			(*bad)++;
+	}
+	int err = ferror(fp) ? EIO : 0;
+	fclose(fp);
+	free(obj);
+	free(line);
+	if (err) {
+		snprintf(errbuf, RT_ERRBUF_SIZE, "%s: read error", path);
+		return -err;
+	}
+	return 0;
+}
+
+/* ---- counters ---- */
+
+static struct an_counter_dev *cdev_get(struct rt_analyzer *an, const char *name)
+{
+	for (size_t i = 0; i < an->ncdev; i++)
+		if (!strcmp(an->cdev[i].name, name))
+			return &an->cdev[i];
+	struct an_counter_dev *nd = realloc(an->cdev, (an->ncdev + 1) * sizeof(*nd));
+	if (!nd)
+		return NULL;
+	an->cdev = nd;
+	struct an_counter_dev *d = &an->cdev[an->ncdev++];
+	memset(d, 0, sizeof(*d));
+	snprintf(d->name, sizeof(d->name), "%s", name);
+	return d;
+}
+
+static int cdev_set(struct an_counter_dev *d, const char *name, double v)
+{
+	for (size_t i = 0; i < d->n; i++) {
+		if (!strcmp(d->names[i], name)) {
+			d->last[i] = v;
+			return 0;
+		}
+	}
+	if (d->n == d->cap) {
+		size_t ncap = d->cap ? d->cap * 2 : 32;
+		char **nn = realloc(d->names, ncap * sizeof(*nn));
+		if (!nn)
+			return -ENOMEM;
+		d->names = nn;
+		double *nf = realloc(d->first, ncap * sizeof(*nf));
+		if (!nf)
+			return -ENOMEM;
+		d->first = nf;
+		double *nl = realloc(d->last, ncap * sizeof(*nl));
+		if (!nl)
+			return -ENOMEM;
+		d->last = nl;
+		d->cap = ncap;
+	}
+	d->names[d->n] = strdup(name);
+	if (!d->names[d->n])
+		return -ENOMEM;
+	d->first[d->n] = v;
+	d->last[d->n] = v;
+	d->n++;
+	return 0;
+}
+
+static void counter_line(struct rt_analyzer *an, const struct rt_jobj *obj, bool *bad)
+{
+	uint64_t ts;
+	if (!rt_jts(obj, "ts", &ts) || strcmp(obj->nested_name, "counters")) {
+		*bad = true;
+		return;
+	}
+	const char *dev = rt_jstr(obj, "dev"), *netdev = rt_jstr(obj, "netdev");
+	double port = 0;
+	bool has_port = rt_jnum(obj, "port", &port);
+	char name[96];
+	if (dev && has_port)
+		snprintf(name, sizeof(name), "%s/%.0f%s%s", dev, port, netdev ? " " : "", netdev ? netdev : "");
+	else
+		snprintf(name, sizeof(name), "%s%s%s", dev ? dev : "", dev && netdev ? " " : "",
+			 netdev ? netdev : dev ? "" : "-");
+	struct an_counter_dev *d = cdev_get(an, name);
+	if (!d)
+		return;
+	if (!d->samples)
+		d->first_ts = ts;
+	d->last_ts = ts;
+	d->samples++;
+	for (unsigned i = 0; i < obj->nnested; i++)
+		if (obj->nested[i].v.type == RT_JV_NUMBER)
+			cdev_set(d, obj->nested[i].key, obj->nested[i].v.num);
+}
+
+int rt_analyzer_load_counters(struct rt_analyzer *an, const char *path, char *errbuf)
+{
+	int rc = read_lines(an, path, counter_line, &an->counter_lines, &an->counter_bad, errbuf);
+	if (rc == 0)
+		an->counters_loaded = true;
+	return rc;
+}
+
+static double delta(const struct an_counter_dev *d, size_t i)
+{
+	double v = d->last[i] - d->first[i];
+	return v < 0 ? 0 : v; /* a counter reset: no meaningful delta */
+}
+
+/* Sum over devices of the delta of counter `name`; *found tells whether any device has it. */
+static double sum_delta(const struct rt_analyzer *an, const char *name, bool *found)
+{
+	double s = 0;
+	for (size_t k = 0; k < an->ncdev; k++)
+		for (size_t i = 0; i < an->cdev[k].n; i++)
+			if (!strcmp(an->cdev[k].names[i], name)) {
+				s += delta(&an->cdev[k], i);
+				*found = true;
+			}
+	return s;
+}
+
+void an_report_counters_json(const struct rt_analyzer *an, struct rt_outbuf *o)
+{
+	rt_out_str(o, ",\"counters\":{\"lines\":");
+	rt_out_u64(o, an->counter_lines);
+	rt_out_str(o, ",\"bad_lines\":");
+	rt_out_u64(o, an->counter_bad);
+	rt_out_str(o, ",\"devices\":[");
+	for (size_t k = 0; k < an->ncdev; k++) {
+		const struct an_counter_dev *d = &an->cdev[k];
+		if (k)
+			rt_out_char(o, ',');
+		rt_out_str(o, "{\"name\":");
+		rt_out_json_str(o, d->name);
+		rt_out_str(o, ",\"samples\":");
+		rt_out_u64(o, d->samples);
+		rt_out_str(o, ",\"duration_ns\":");
+		rt_out_u64(o, d->last_ts - d->first_ts);
+		rt_out_str(o, ",\"deltas\":{");
+		for (size_t i = 0; i < d->n; i++) {
+			if (i)
+				rt_out_char(o, ',');
+			rt_out_json_str(o, d->names[i]);
+			rt_out_char(o, ':');
+			rt_out_double(o, delta(d, i), 0);
+		}
+		rt_out_str(o, "}}");
+	}
+	rt_out_str(o, "],\"cnp\":{");
+	bool f_sent = false, f_handled = false;
+	double sent = sum_delta(an, "np_cnp_sent", &f_sent);
+	double handled = sum_delta(an, "rp_cnp_handled", &f_handled);
+	rt_out_str(o, "\"np_cnp_sent\":");
+	if (f_sent)
+		rt_out_double(o, sent, 0);
+	else
+		rt_out_str(o, "null");
+	rt_out_str(o, ",\"rp_cnp_handled\":");
+	if (f_handled)
+		rt_out_double(o, handled, 0);
+	else
+		rt_out_str(o, "null");
+	rt_out_str(o, ",\"seen_on_wire\":");
+	rt_out_u64(o, an->tot.cnp);
+	rt_out_str(o, "},\"pfc\":{");
+	bool first = true;
+	for (unsigned p = 0; p < 8; p++) {
+		static const char *const kinds[] = {"rx", "tx", "rx", "tx"};
+		static const char *const suffix[] = {"", "", "_duration", "_duration"};
+		static const char *const keys[] = {"rx_pause", "tx_pause", "rx_pause_duration",
+						   "tx_pause_duration"};
+		double v[4];
+		bool any = false;
+		for (unsigned j = 0; j < 4; j++) {
+			char name[40];
+			snprintf(name, sizeof(name), "%s_prio%u_pause%s", kinds[j], p, suffix[j]);
+			bool found = false;
+			v[j] = sum_delta(an, name, &found);
+			any |= found;
+		}
+		if (!any)
+			continue;
+		if (!first)
+			rt_out_char(o, ',');
+		first = false;
+		rt_out_printf(o, "\"%u\":{", p);
+		for (unsigned j = 0; j < 4; j++) {
+			if (j)
+				rt_out_char(o, ',');
+			rt_out_json_str(o, keys[j]);
+			rt_out_char(o, ':');
+			rt_out_double(o, v[j], 0);
+		}
+		rt_out_char(o, '}');
+	}
+	rt_out_str(o, "}}");
+}
+
+void an_report_counters_text(const struct rt_analyzer *an, struct rt_outbuf *o)
+{
+	rt_out_printf(o, "\nNIC counters (%zu devices, %llu samples, %llu bad lines):\n", an->ncdev,
+		      (unsigned long long)an->counter_lines, (unsigned long long)an->counter_bad);
+	bool f_sent = false, f_handled = false;
+	double sent = sum_delta(an, "np_cnp_sent", &f_sent);
+	double handled = sum_delta(an, "rp_cnp_handled", &f_handled);
+	if (f_sent || f_handled)
+		rt_out_printf(o, "  CNPs: %.0f sent by NPs, %.0f handled by RPs, %llu seen on the wire\n", sent,
+			      handled, (unsigned long long)an->tot.cnp);
+	for (unsigned p = 0; p < 8; p++) {
+		char rx[32], tx[32];
+		snprintf(rx, sizeof(rx), "rx_prio%u_pause", p);
+		snprintf(tx, sizeof(tx), "tx_prio%u_pause", p);
+		bool f1 = false, f2 = false;
+		double r = sum_delta(an, rx, &f1), t = sum_delta(an, tx, &f2);
+		if ((f1 || f2) && (r > 0 || t > 0))
+			rt_out_printf(o, "  priority %u: %.0f pause frames received, %.0f sent%s\n", p, r, t,
+				      an->pfc_frames ? "" : " (none in the capture)");
+	}
+}
+
+/* ---- traffic source log ---- */
+
+static struct an_flow *srclog_flow(struct rt_analyzer *an, const struct rt_jobj *obj)
+{
+	const char *src = rt_jstr(obj, "src"), *dst = rt_jstr(obj, "dst");
+	double qp;
+	if (!src || !dst || !rt_jnum(obj, "dest_qp", &qp) || qp < 0 || qp > AN_PSN_MASK)
+		return NULL;
+	uint8_t a[16] = {0}, b[16] = {0};
+	uint8_t ver = 4;
+	if (inet_pton(AF_INET, src, a) != 1 || inet_pton(AF_INET, dst, b) != 1) {
+		ver = 6;
+		if (inet_pton(AF_INET6, src, a) != 1 || inet_pton(AF_INET6, dst, b) != 1)
+			return NULL;
+	}
+	struct an_key k;
+	an_key_from(&k, ver, a, b, (uint32_t)qp);
+	uint32_t fi = an_flow_get(an, &k, false);
+	if (fi == AN_NONE || an->flows[fi].id == AN_NONE)
+		return NULL;
+	return &an->flows[fi];
+}
+
+static uint64_t num_or0(const struct rt_jobj *obj, const char *key)
+{
+	double v;
+	return rt_jnum(obj, key, &v) && v > 0 ? (uint64_t)v : 0;
+}
+
+static void srclog_line(struct rt_analyzer *an, const struct rt_jobj *obj, bool *bad)
+{
+	const char *ev = rt_jstr(obj, "event");
+	uint64_t ts;
+	if (!ev || !rt_jts(obj, "ts", &ts)) {
+		*bad = true;
+		return;
+	}
+	if (!strcmp(ev, "start") || !strcmp(ev, "pfc"))
+		return;
+	double sent = 0;
+	if (rt_jnum(obj, "sent", &sent) && sent != 0)
+		return; /* the server's own view: the flows are named from the sender side */
+	struct an_flow *f = srclog_flow(an, obj);
+	if (!f) {
+		an->srclog_unmatched++;
+		return;
+	}
+	struct an_flow_ext *e = an_ext(f);
+	if (!e)
+		return;
+	e->src_seen = true;
+	double v;
+	if (!strcmp(ev, "rate") && rt_jnum(obj, "rate_mbps", &v)) {
+		if (!e->src_rate_events || v < e->src_rate_min)
+			e->src_rate_min = v;
+		if (!e->src_rate_events)
+			e->src_rate_first = v;
+		e->src_rate_last = v;
+		e->src_rate_events++;
+	} else if (!strcmp(ev, "cnp")) {
+		e->src_cnp_events++;
+	} else if (!strcmp(ev, "nak")) {
+		e->src_naks++;
+	} else if (!strcmp(ev, "retransmit")) {
+		e->src_retransmit_events++;
+		e->src_retransmit_count += num_or0(obj, "count");
+	} else if (!strcmp(ev, "timeout")) {
+		e->src_timeouts++;
+	} else if (!strcmp(ev, "end")) {
+		e->src_end_seen = true;
+		e->src_packets = num_or0(obj, "packets");
+		e->src_bytes = num_or0(obj, "bytes");
+		e->src_retrans = num_or0(obj, "retransmitted");
+		e->src_cnp_handled = num_or0(obj, "cnp_handled");
+		if (rt_jget(obj, "naks"))
+			e->src_naks = num_or0(obj, "naks");
+	}
+}
+
+int rt_analyzer_load_source_log(struct rt_analyzer *an, const char *path, char *errbuf)
+{
+	int rc = read_lines(an, path, srclog_line, &an->srclog_lines, &an->srclog_bad, errbuf);
+	if (rc == 0)
+		an->srclog_loaded = true;
+	return rc;
+}
+
+void an_side_free(struct rt_analyzer *an)
+{
+	for (size_t k = 0; k < an->ncdev; k++) {
+		for (size_t i = 0; i < an->cdev[k].n; i++)
+			free(an->cdev[k].names[i]);
+		free(an->cdev[k].names);
+		free(an->cdev[k].first);
+		free(an->cdev[k].last);
+	}
+	free(an->cdev);
+}

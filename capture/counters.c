@@ -1,0 +1,292 @@
+/* NIC counter sampler: reads RDMA port hw_counters/ and counters/ from sysfs and the netdev's ethtool statistics. */
+#include "capture/counters.h"
+
+#include "capture/source.h"
+#include "capture/sysfs.h"
+#include "dissect/outbuf.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <linux/ethtool.h>
+#include <linux/sockios.h>
+#include <net/if.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+struct rt_counters {
+	struct rt_counters_config cfg;
+	char path[4096];
+	char root[1024];
+	char dev[RT_DEVNAME_MAX];
+	char netdev[RT_DEVNAME_MAX];
+	bool use_ethtool;
+	unsigned last_count;
+	FILE *fp;
+	pthread_t thread;
+	bool started;
+	bool stop;
+	int thread_err; /* first error of the thread's samples */
+	char thread_errbuf[RT_ERRBUF_SIZE];
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	struct rt_outbuf out;
+};
+
+static int ethtool_ioctl(int fd, const char *netdev, void *data)
+{
+	struct ifreq ifr;
+	memset(&ifr, 0, sizeof(ifr));
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", netdev);
+	ifr.ifr_data = data;
+	return ioctl(fd, SIOCETHTOOL, &ifr) < 0 ? -errno : 0;
+}
+
+int rt_ethtool_stats(const char *netdev, char (**names)[32], uint64_t **values)
+{
+	*names = NULL;
+	*values = NULL;
+	if (strlen(netdev) >= IFNAMSIZ)
+		return -ENAMETOOLONG;
+	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	struct ethtool_sset_info *sset = calloc(1, sizeof(*sset) + sizeof(uint32_t));
+	if (!sset) {
+		close(fd);
+		return -ENOMEM;
+	}
+	sset->cmd = ETHTOOL_GSSET_INFO;
+	sset->sset_mask = 1ull << ETH_SS_STATS;
+	int rc = ethtool_ioctl(fd, netdev, sset);
+	uint32_t n = rc == 0 && sset->sset_mask ? sset->data[0] : 0;
+	free(sset);
+	struct ethtool_gstrings *gs = NULL;
+	struct ethtool_stats *gst = NULL;
+	if (rc == 0 && n == 0)
+		goto out;
+	if (rc < 0)
+		goto out;
+	gs = calloc(1, sizeof(*gs) + (size_t)n * ETH_GSTRING_LEN);
+	gst = calloc(1, sizeof(*gst) + (size_t)n * sizeof(uint64_t));
+	*names = calloc(n, sizeof(**names));
+	*values = calloc(n, sizeof(**values));
+	if (!gs || !gst || !*names || !*values) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	gs->cmd = ETHTOOL_GSTRINGS;
+	gs->string_set = ETH_SS_STATS;
+	gs->len = n;
+	gst->cmd = ETHTOOL_GSTATS;
+	gst->n_stats = n;
+	if ((rc = ethtool_ioctl(fd, netdev, gs)) < 0 || (rc = ethtool_ioctl(fd, netdev, gst)) < 0)
+		goto out;
+	if (gs->len < n)
+		n = gs->len;
+	if (gst->n_stats < n)
+		n = gst->n_stats;
+	for (uint32_t i = 0; i < n; i++) {
+		memcpy((*names)[i], gs->data + (size_t)i * ETH_GSTRING_LEN, ETH_GSTRING_LEN);
+		(*names)[i][ETH_GSTRING_LEN - 1] = '\0';
+		(*values)[i] = gst->data[i];
+	}
+out:
+	free(gs);
+	free(gst);
+	close(fd);
+	if (rc < 0 || n == 0) {
+		free(*names);
+		free(*values);
+		*names = NULL;
+		*values = NULL;
+	}
+	return rc < 0 ? rc : (int)n;
+}
+
+/* One counter as `"name":value`, with a comma before all but the first. */
+static void put_counter(struct rt_counters *c, unsigned *n, const char *name, uint64_t v)
+{
+	if ((*n)++)
+		rt_out_char(&c->out, ',');
+	rt_out_json_str(&c->out, name);
+	rt_out_char(&c->out, ':');
+	rt_out_u64(&c->out, v);
+}
+
+/* Every number file of one sysfs directory. */
+static void put_dir(struct rt_counters *c, unsigned *n, const char *sub)
+{
+	char path[4096];
+	snprintf(path, sizeof(path), "%s/class/infiniband/%s/ports/%u/%s", c->root, c->dev, c->cfg.port,
+		 sub);
+	DIR *d = opendir(path);
+	if (!d)
+		return;
+	struct dirent *e;
+	while ((e = readdir(d)) != NULL) {
+		char file[4352];
+		uint64_t v;
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(file, sizeof(file), "%s/%s", path, e->d_name);
+		if (rt_sysfs_read_u64(file, &v) == 0)
+			put_counter(c, n, e->d_name, v);
+	}
+	closedir(d);
+}
+
+int rt_counters_sample(struct rt_counters *c, char *errbuf)
+{
+	struct timespec now;
+	unsigned n = 0;
+	clock_gettime(CLOCK_REALTIME, &now);
+	rt_out_str(&c->out, "{\"ts\":\"");
+	rt_out_ts(&c->out, (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec);
+	rt_out_char(&c->out, '"');
+	if (c->dev[0]) {
+		rt_out_str(&c->out, ",\"dev\":");
+		rt_out_json_str(&c->out, c->dev);
+		rt_out_str(&c->out, ",\"port\":");
+		rt_out_u64(&c->out, c->cfg.port);
+	}
+	char(*names)[32] = NULL;
+	uint64_t *values = NULL;
+	int ne = c->use_ethtool ? rt_ethtool_stats(c->netdev, &names, &values) : 0;
+	if (ne > 0) {
+		rt_out_str(&c->out, ",\"netdev\":");
+		rt_out_json_str(&c->out, c->netdev);
+	}
+	rt_out_str(&c->out, ",\"counters\":{");
+	if (c->dev[0]) {
+		put_dir(c, &n, "hw_counters");
+		put_dir(c, &n, "counters");
+	}
+	for (int i = 0; i < ne; i++)
+		put_counter(c, &n, names[i], values[i]);
+	free(names);
+	free(values);
+	rt_out_str(&c->out, "}}\n");
+	c->last_count = n;
+	int err = rt_out_flush(&c->out);
+	if (err == 0 && fflush(c->fp) != 0)
+		err = errno;
+	return err ? rt_errorf(errbuf, err, "%s", c->path) : 0;
+}
+
+unsigned rt_counters_count(const struct rt_counters *c)
+{
+	return c->last_count;
+}
+
+int rt_counters_open(struct rt_counters **out, const struct rt_counters_config *cfg, char *errbuf)
+{
+	if (strlen(rt_sysfs_root(cfg->sysfs_root)) >= sizeof(((struct rt_counters *)0)->root) ||
+	    strlen(cfg->path) >= sizeof(((struct rt_counters *)0)->path))
+		return rt_errorf(errbuf, ENAMETOOLONG, "%s", cfg->path);
+	struct rt_counters *c = calloc(1, sizeof(*c));
+	if (!c)
+		return rt_errorf(errbuf, ENOMEM, "%s", cfg->path);
+	c->cfg = *cfg;
+	snprintf(c->path, sizeof(c->path), "%s", cfg->path);
+	snprintf(c->root, sizeof(c->root), "%s", rt_sysfs_root(cfg->sysfs_root));
+	if (cfg->dev)
+		snprintf(c->dev, sizeof(c->dev), "%s", cfg->dev);
+	if (cfg->netdev && strcmp(cfg->netdev, "any") != 0) {
+		char(*names)[32];
+		uint64_t *values;
+		snprintf(c->netdev, sizeof(c->netdev), "%s", cfg->netdev);
+		c->use_ethtool = rt_ethtool_stats(c->netdev, &names, &values) > 0;
+		free(names);
+		free(values);
+	}
+	c->fp = fopen(c->path, "we");
+	if (!c->fp) {
+		int rc = rt_errorf(errbuf, errno, "%s", c->path);
+		free(c);
+		return rc;
+	}
+	rt_out_init(&c->out, c->fp);
+	pthread_mutex_init(&c->lock, NULL);
+	pthread_condattr_t ca;
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&c->cond, &ca);
+	pthread_condattr_destroy(&ca);
+	*out = c;
+	return 0;
+}
+
+static void *sampler_main(void *arg)
+{
+	struct rt_counters *c = arg;
+	struct timespec next;
+	clock_gettime(CLOCK_MONOTONIC, &next);
+	pthread_mutex_lock(&c->lock);
+	for (;;) {
+		uint64_t ns = (uint64_t)next.tv_nsec + c->cfg.interval_ns;
+		next.tv_sec += (time_t)(ns / 1000000000u);
+		next.tv_nsec = (long)(ns % 1000000000u);
+		while (!c->stop && pthread_cond_timedwait(&c->cond, &c->lock, &next) != ETIMEDOUT)
+			;
+		if (c->stop)
+			break;
+		pthread_mutex_unlock(&c->lock);
+		char errbuf[RT_ERRBUF_SIZE];
+		int rc = rt_counters_sample(c, errbuf);
+		pthread_mutex_lock(&c->lock);
+		if (rc < 0 && !c->thread_err) {
+			c->thread_err = rc;
+			memcpy(c->thread_errbuf, errbuf, sizeof(errbuf));
+		}
+	}
+	pthread_mutex_unlock(&c->lock);
+	return NULL;
+}
+
+int rt_counters_start(struct rt_counters *c, char *errbuf)
+{
+	int rc = rt_counters_sample(c, errbuf);
+	if (rc < 0)
+		return rc;
+	if (c->cfg.interval_ns == 0)
+		return rt_errorf(errbuf, EINVAL, "%s: sampling interval is zero", c->path);
+	int err = pthread_create(&c->thread, NULL, sampler_main, c);
+	if (err)
+		return rt_errorf(errbuf, err, "counter sampler thread");
+	c->started = true;
+	return 0;
+}
+
+int rt_counters_stop(struct rt_counters *c, char *errbuf)
+{
+	if (!c)
+		return 0;
+	int rc = 0;
+	if (c->started) {
+		pthread_mutex_lock(&c->lock);
+		c->stop = true;
+		pthread_cond_signal(&c->cond);
+		pthread_mutex_unlock(&c->lock);
+		pthread_join(c->thread, NULL);
+		if (c->thread_err) {
+			rc = c->thread_err;
+			snprintf(errbuf, RT_ERRBUF_SIZE, "%s", c->thread_errbuf);
+		}
+	}
+	int src = rt_counters_sample(c, errbuf);
+	if (rc == 0)
+		rc = src;
+	if (fclose(c->fp) != 0 && rc == 0)
+		rc = rt_errorf(errbuf, errno, "%s", c->path);
+	pthread_cond_destroy(&c->cond);
+	pthread_mutex_destroy(&c->lock);
+	free(c);
+	return rc;
+}

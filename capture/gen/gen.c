@@ -1,1 +1,0 @@
-int rt_tmp_gen(void); int rt_tmp_gen(void){return 0;}

@@ -1,0 +1,172 @@
+/* Sockets, the TCP setup exchange and reply parsing shared by the udp backend's sender and server. */
+#include "capture/gen/udp_int.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <poll.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+int rt_gen_resolve4(const char *host, struct in_addr *addr, char *errbuf)
+{
+	if (inet_pton(AF_INET, host, addr) == 1)
+		return 0;
+	struct addrinfo hints = {.ai_family = AF_INET, .ai_socktype = SOCK_DGRAM};
+	struct addrinfo *res = NULL;
+	int rc = getaddrinfo(host, NULL, &hints, &res);
+	if (rc != 0 || !res) {
+		snprintf(errbuf, RT_ERRBUF_SIZE, "%s: %s", host, gai_strerror(rc));
+		return -EHOSTUNREACH;
+	}
+	*addr = ((struct sockaddr_in *)res->ai_addr)->sin_addr;
+	freeaddrinfo(res);
+	return 0;
+}
+
+int rt_gen_route_src(struct in_addr dst, struct in_addr *src, char *errbuf)
+{
+	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0) {
+		int e = errno;
+		snprintf(errbuf, RT_ERRBUF_SIZE, "socket: %s", strerror(e));
+		return -e;
+	}
+	struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons(9), .sin_addr = dst};
+	struct sockaddr_in me;
+	socklen_t len = sizeof(me);
+	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
+	    getsockname(fd, (struct sockaddr *)&me, &len) < 0) {
+		int e = errno;
+		char a[INET_ADDRSTRLEN];
+		snprintf(errbuf, RT_ERRBUF_SIZE, "no route to %s: %s",
+			 inet_ntop(AF_INET, &dst, a, sizeof(a)), strerror(e));
+		close(fd);
+		return -e;
+	}
+	close(fd);
+	*src = me.sin_addr;
+	return 0;
+}
+
+int rt_gen_udp_socket(struct in_addr addr, uint16_t port, int tos, bool reuse, char *errbuf)
+{
+	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0) {
+		int e = errno;
+		snprintf(errbuf, RT_ERRBUF_SIZE, "socket: %s", strerror(e));
+		return -e;
+	}
+	int one = 1, pmtu = IP_PMTUDISC_DO, buf = 4 << 20;
+	struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons(port), .sin_addr = addr};
+	const char *what = NULL;
+	if (reuse && setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) < 0)
+		what = "SO_REUSEADDR";
+	else if (setsockopt(fd, IPPROTO_IP, IP_MTU_DISCOVER, &pmtu, sizeof(pmtu)) < 0)
+		what = "IP_MTU_DISCOVER";
+	else if (setsockopt(fd, IPPROTO_IP, IP_TOS, &tos, sizeof(tos)) < 0)
+		what = "IP_TOS";
+	else if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0)
+		what = "bind";
+	if (what) {
+		int e = errno;
+		char a[INET_ADDRSTRLEN];
+		snprintf(errbuf, RT_ERRBUF_SIZE, "%s %s:%u: %s", what,
+			 inet_ntop(AF_INET, &addr, a, sizeof(a)), port, strerror(e));
+		close(fd);
+		return -e;
+	}
+	/* best effort: the kernel caps these at net.core.[rw]mem_max */
+	setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &buf, sizeof(buf));
+	setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &buf, sizeof(buf));
+	return fd;
+}
+
+int rt_gen_write_all(int fd, const char *s, size_t len)
+{
+	while (len) {
+		ssize_t n = send(fd, s, len, MSG_NOSIGNAL);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			if (errno == EAGAIN) {
+				struct pollfd pfd = {.fd = fd, .events = POLLOUT};
+				poll(&pfd, 1, 100);
+				continue;
+			}
+			return -errno;
+		}
+		s += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+int rt_gen_read_line(int fd, char *line, size_t cap, int timeout_ms)
+{
+	size_t len = 0;
+	while (len + 1 < cap) {
+		struct pollfd pfd = {.fd = fd, .events = POLLIN};
+		int rc = poll(&pfd, 1, timeout_ms);
+		if (rc < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (rc == 0)
+			return -ETIMEDOUT;
+		char c;
+		ssize_t n = recv(fd, &c, 1, 0);
+		if (n < 0) {
+			if (errno == EINTR || errno == EAGAIN)
+				continue;
+			return -errno;
+		}
+		if (n == 0)
+			return -ECONNRESET;
+		if (c == '\n') {
+			line[len] = '\0';
+			return 0;
+		}
+		line[len++] = c;
+	}
+	return -EMSGSIZE;
+}
+
+static uint32_t get_be24(const uint8_t *p)
+{
+	return (uint32_t)p[0] << 16 | (uint32_t)p[1] << 8 | p[2];
+}
+
+bool rt_gen_parse(const uint8_t *buf, size_t len, struct rt_gen_rx *rx)
+{
+	if (len < 12 + 4)
+		return false;
+	memset(rx, 0, sizeof(*rx));
+	rx->opcode = buf[0];
+	rx->dest_qp = get_be24(buf + 5);
+	rx->ackreq = (buf[8] & 0x80) != 0;
+	rx->psn = get_be24(buf + 9);
+	if (rx->opcode == 0x11) {
+		if (len < 12 + 4 + 4)
+			return false;
+		rx->has_aeth = true;
+		rx->syndrome = buf[12];
+		rx->msn = get_be24(buf + 13);
+	}
+	return true;
+}
+
+bool rt_gen_opcode_is_last(uint8_t opcode)
+{
+	switch (opcode) {
+	case 0x02: case 0x03: case 0x04: case 0x05: /* SEND last/only (+imm) */
+	case 0x08: case 0x09: case 0x0A: case 0x0B: /* WRITE last/only (+imm) */
+		return true;
+	default:
+		return false;
+	}
+}

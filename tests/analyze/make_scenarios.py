@@ -1,0 +1,637 @@
+#!/usr/bin/python3
+"""Build synthetic RoCEv2 captures with known truth for `rocetrace analyze`.
+
+Each scenario is a small model (senders, a switch queue, a receiver's NIC)
+that writes a nanosecond pcap and a NAME.truth.json with what the capture
+holds: per-flow counts, peers, NP reaction times, PFC paused time and
+episode boundaries. Frames are built with scapy plus struct (BTH and the
+extended headers by hand, ICRC computed here); nothing from rocetrace is used.
+
+usage: make_scenarios.py OUTDIR     (writes OUTDIR/NAME.pcap + NAME.truth.json)
+"""
+import heapq
+import json
+import os
+import struct
+import sys
+import zlib
+
+from scapy.all import IP, UDP, Dot1Q, Ether, IPv6, Raw  # noqa: E402
+
+T0 = 1_700_000_000_000_000_000  # ns since the epoch
+US = 1000
+MS = 1000 * US
+
+MAC_A = "02:00:00:00:00:01"
+MAC_B = "02:00:00:00:00:02"
+MAC_SW = "02:00:00:00:00:fe"
+
+
+# ---------------------------------------------------------------- frames
+
+def icrc(ip_bytes, v6):
+    b = bytearray(ip_bytes)
+    if v6:
+        b[0] |= 0x0F
+        b[1] = b[2] = b[3] = 0xFF
+        b[7] = 0xFF
+        u = 40
+    else:
+        ihl = (b[0] & 15) * 4
+        b[1] = 0xFF
+        b[8] = 0xFF
+        b[10] = b[11] = 0xFF
+        u = ihl
+    b[u + 6] = b[u + 7] = 0xFF
+    b[u + 8 + 4] = 0xFF
+    return struct.pack("<I", zlib.crc32(b"\xff" * 8 + bytes(b)) & 0xFFFFFFFF)
+
+
+def bth(opcode, qp, psn, ackreq=False, pad=0, becn=False, se=False):
+    return bytes([opcode, (se << 7) | (pad << 4), 0xFF, 0xFF, becn << 6,
+                  (qp >> 16) & 255, (qp >> 8) & 255, qp & 255,
+                  ackreq << 7, (psn >> 16) & 255, (psn >> 8) & 255, psn & 255])
+
+
+def roce(src, dst, opcode, qp, psn, ext=b"", payload=b"", ackreq=False, ecn=2, dscp=26,
+         sport=49152, vlan_prio=None, becn=False, smac=MAC_A, dmac=MAC_B):
+    pad = (4 - len(payload) % 4) % 4
+    tr = bth(opcode, qp, psn & 0xFFFFFF, ackreq, pad, becn) + ext + payload + b"\0" * pad
+    v6 = ":" in src
+    if v6:
+        ip = IPv6(src=src, dst=dst, tc=(dscp << 2) | ecn, hlim=64)
+    else:
+        ip = IP(src=src, dst=dst, tos=(dscp << 2) | ecn, ttl=64, id=0, flags="DF")
+    ipb = bytes(ip / UDP(sport=sport, dport=4791, chksum=0) / Raw(tr + b"\0" * 4))
+    ipb = ipb[:-4] + icrc(ipb[:-4], v6)
+    eth = Ether(src=smac, dst=dmac, type=0x86DD if v6 else 0x0800)
+    if vlan_prio is not None:
+        eth = Ether(src=smac, dst=dmac, type=0x8100) / Dot1Q(prio=vlan_prio, vlan=100,
+                                                               type=0x86DD if v6 else 0x0800)
+    return bytes(eth) + ipb
+
+
+def aeth(syndrome, msn):
+    return struct.pack(">I", (syndrome << 24) | (msn & 0xFFFFFF))
+
+
+def reth(va, rkey, length):
+    return struct.pack(">QII", va, rkey, length)
+
+
+def deth(qkey, src_qp):
+    return struct.pack(">II", qkey, src_qp & 0xFFFFFF)
+
+
+def pfc(smac, enable, quanta):
+    body = struct.pack(">HH8H", 0x0101, enable, *quanta)
+    f = bytes(Ether(src=smac, dst="01:80:c2:00:00:01", type=0x8808)) + body
+    return f + b"\0" * (60 - len(f))
+
+
+def pause(smac, quanta):
+    f = bytes(Ether(src=smac, dst="01:80:c2:00:00:01", type=0x8808)) + struct.pack(">HH", 1, quanta)
+    return f + b"\0" * (60 - len(f))
+
+
+def write_pcap(path, frames):
+    frames = sorted(frames, key=lambda x: x[0])  # stable: equal times keep their order
+    with open(path, "wb") as f:
+        f.write(struct.pack("<IHHiIII", 0xA1B23C4D, 2, 4, 0, 0, 65535, 1))
+        for ts, b in frames:
+            f.write(struct.pack("<IIII", ts // 10**9, ts % 10**9, len(b), len(b)))
+            f.write(b)
+    return frames
+
+
+# ---------------------------------------------------------------- truth helpers
+
+class Flows:
+    """Per-flow truth, keyed like the analyzer: (src, dst, dest_qp)."""
+
+    def __init__(self):
+        self.f = {}
+
+    def get(self, src, dst, qp):
+        k = (src, dst, qp)
+        if k not in self.f:
+            self.f[k] = dict(src=src, dst=dst, dest_qp=qp, peer_qp=None, packets=0, bytes=0, ce=0,
+                             cnp_received=0, naks_received=0, rnr_naks_received=0, retransmitted=0,
+                             gaps=0, gap_psns=0, go_back_n=0, timeouts=0, np_reaction=[])
+        return self.f[k]
+
+    def packet(self, src, dst, qp, frame, ce=False):
+        fl = self.get(src, dst, qp)
+        fl["packets"] += 1
+        fl["bytes"] += len(frame)
+        fl["ce"] += int(ce)
+        return fl
+
+    def pair(self, a, b):
+        fa, fb = self.get(*a), self.get(*b)
+        fa["peer_qp"] = b[2]
+        fb["peer_qp"] = a[2]
+
+
+def nearest_rank(vals, q):
+    s = sorted(vals)
+    r = max(1, min(len(s), -(-int(q * len(s) * 1000000) // 1000000)))
+    return s[r - 1]
+
+
+def episodes(intervals, gap=1 * MS):
+    """Merge [start, end] event intervals closer than `gap` (the analyzer's episode rule)."""
+    out = []
+    for s, e in sorted(intervals):
+        if out and s <= out[-1][1] + gap:
+            out[-1][1] = max(out[-1][1], e)
+        else:
+            out.append([s, e])
+    return out
+
+
+def truth_doc(flows, frames, extra):
+    fl = []
+    for f in flows.f.values():
+        d = {k: v for k, v in f.items() if k != "np_reaction"}
+        r = f["np_reaction"]
+        d["np_reaction_ns"] = None if not r else dict(min=min(r), median=nearest_rank(r, 0.5),
+                                                       max=max(r), samples=len(r))
+        fl.append(d)
+    doc = dict(packets=len(frames), flows=fl)
+    doc.update(extra)
+    return doc
+
+
+def quanta_ns(q, bps):
+    # one quantum = 512 bit times, each pause rounded to the nearest ns
+    ps = int(512 * 10**12 / bps + 0.5)
+    return (q * ps + 500) // 1000
+
+
+# ---------------------------------------------------------------- scenarios
+
+def incast():
+    """4 senders -> 1 receiver through one switch port; CE above a queue threshold; NP CNPs
+    rate-limited to one per QP per 50 us; DCQCN-like senders slow down on CNPs."""
+    n, pkts, payload = 4, 400, 256
+    line = 2.5e9  # a slow link keeps the capture small while the queue needs ms to drain
+    recv = "10.0.0.100"
+    senders = ["10.0.0.%d" % (i + 1) for i in range(n)]
+    sqp = [0x100 + i for i in range(n)]  # sender QPs
+    rqp = [0x200 + i for i in range(n)]  # receiver QPs
+    flows, frames = Flows(), []
+    K = 8 * 1024  # ECN threshold (bytes queued)
+    g = 1 / 16.0
+    st = [dict(rc=line, rt=line, alpha=1.0, sent=0, psn=1000 * (i + 1), last_cnp=-1, last_up=0)
+          for i in range(n)]
+    ev = []  # (time, seq, kind, i, data)
+    seq = [0]
+
+    def push(t, kind, i, data=None):
+        seq[0] += 1
+        heapq.heappush(ev, (t, seq[0], kind, i, data))
+
+    for i in range(n):
+        push(T0 + i * 20 * US, "send", i)
+    sw_free = T0  # switch egress busy until
+    queue = []  # departure times and sizes of queued packets
+    np_last_cnp = [None] * n
+    first_ce_since = [None] * n
+    cnp_events = []
+    ce_times = []
+    while ev:
+        t, _, kind, i, data = heapq.heappop(ev)
+        s = st[i]
+        if kind == "send":
+            # recovery timer: every 55 us without a CNP, fast recovery and alpha decay
+            while t - s["last_up"] >= 55 * US:
+                s["last_up"] += 55 * US
+                s["alpha"] *= (1 - g)
+                s["rc"] = min(line, (s["rt"] + s["rc"]) / 2)
+            ack = s["sent"] % 16 == 15
+            f = roce(senders[i], recv, 0x04, rqp[i], s["psn"], payload=bytes(payload), ackreq=ack,
+                     ecn=2, sport=50000 + i)
+            arrive = t + 1 * US
+            while queue and queue[0][0] <= arrive:
+                queue.pop(0)
+            depth = sum(b for _, b in queue)
+            ce = depth > K
+            tx = int(len(f) * 8 / line * 1e9)
+            sw_free = max(sw_free, arrive) + tx
+            queue.append((sw_free, len(f)))
+            push(sw_free + 500, "recv", i, (s["psn"], ack, ce))
+            s["psn"] += 1
+            s["sent"] += 1
+            if s["sent"] < pkts:
+                push(t + int(len(f) * 8 / s["rc"] * 1e9), "send", i)
+        elif kind == "recv":
+            psn, ack, ce = data
+            f = roce(senders[i], recv, 0x04, rqp[i], psn, payload=bytes(payload), ackreq=ack,
+                     ecn=3 if ce else 2, sport=50000 + i)
+            frames.append((t, f))
+            flows.packet(senders[i], recv, rqp[i], f, ce)
+            if ce:
+                ce_times.append(t)
+                if first_ce_since[i] is None:
+                    first_ce_since[i] = t
+                if np_last_cnp[i] is None or t - np_last_cnp[i] >= 50 * US:
+                    np_last_cnp[i] = t
+                    push(t + 2 * US, "cnp", i)
+            if ack:
+                a = roce(recv, senders[i], 0x11, sqp[i], psn, ext=aeth(0x1F, psn), ecn=2,
+                         sport=51000 + i, smac=MAC_B, dmac=MAC_A)
+                frames.append((t + 1 * US, a))
+                flows.packet(recv, senders[i], sqp[i], a)
+        elif kind == "cnp":
+            c = roce(recv, senders[i], 0x81, sqp[i], 0, ext=bytes(16), ecn=2, dscp=48, becn=True,
+                     sport=52000 + i, smac=MAC_B, dmac=MAC_A)
+            frames.append((t, c))
+            flows.packet(recv, senders[i], sqp[i], c)
+            fl = flows.get(senders[i], recv, rqp[i])
+            fl["cnp_received"] += 1
+            if first_ce_since[i] is not None:
+                fl["np_reaction"].append(t - first_ce_since[i])
+            first_ce_since[i] = None
+            cnp_events.append(t)
+            push(t + 1500, "react", i)
+        elif kind == "react":
+            s["rt"] = s["rc"]
+            s["rc"] = max(line / 20, s["rc"] * (1 - s["alpha"] / 2))
+            s["alpha"] = (1 - g) * s["alpha"] + g
+            s["last_up"] = t
+    for i in range(n):
+        flows.pair((senders[i], recv, rqp[i]), (recv, senders[i], sqp[i]))
+    eps = episodes([(x, x) for x in ce_times + cnp_events])
+    return flows, frames, dict(totals=dict(ce=len(ce_times), cnp=len(cnp_events), nak=0, rnr_nak=0,
+                                           retransmitted=0),
+                               episodes=[dict(start_ns=a, end_ns=b) for a, b in eps])
+
+
+def nak_gbn():
+    """A drop before the capture point, a NAK (PSN sequence error), go-back-N; later a resend
+    with no NAK before it (an implied timeout)."""
+    a, b, qa, qb = "10.0.1.1", "10.0.1.2", 0x11, 0x12
+    flows, frames = Flows(), []
+    t = T0
+    sent = []  # (time, psn)
+    psn = 100
+    lost = 110
+    nak_t = None
+    resend_at = None
+
+    def data(t, p, ack=False):
+        f = roce(a, b, 0x04, qb, p, payload=bytes(256), ackreq=ack)
+        frames.append((t, f))
+        return flows.packet(a, b, qb, f)
+
+    def resp(t, syn, p):
+        f = roce(b, a, 0x11, qa, p, ext=aeth(syn, p), smac=MAC_B, dmac=MAC_A)
+        frames.append((t, f))
+        flows.packet(b, a, qa, f)
+
+    fl = flows.get(a, b, qb)
+    # first pass: 100..114, 110 dropped before the capture; the NAK comes back after 111
+    for p in range(100, 115):
+        t = T0 + (p - 100) * US
+        if p == lost:
+            continue
+        ack = p % 8 == 7 and p < lost
+        data(t, p, ack)
+        if ack:
+            resp(t + 2 * US, 0x1F, p)
+        if p == lost + 1:
+            nak_t = t + 1 * US
+            resp(nak_t, 0x60, lost)  # NAK, PSN sequence error
+    fl["gaps"] = 1
+    fl["gap_psns"] = 1
+    fl["naks_received"] = 1
+    fl["go_back_n"] = 1
+    # the sender learns of the NAK at nak_t + 2us and goes back to 110
+    resend_at = nak_t + 3 * US
+    t = resend_at
+    for p in range(110, 140):
+        if p <= 114:
+            fl["retransmitted"] += 1
+        ack = p % 8 == 7
+        data(t, p, ack)
+        if ack:
+            resp(t + 2 * US, 0x1F, p)
+        t += US
+    # 140 with AckReq; its ACK never reaches the sender: resent 500 us later, no NAK
+    data(t, 140, True)
+    resp(t + 2 * US, 0x1F, 140)
+    t += 500 * US
+    data(t, 140, True)
+    resp(t + 2 * US, 0x1F, 140)
+    fl["retransmitted"] += 1
+    fl["timeouts"] = 1
+    flows.pair((a, b, qb), (b, a, qa))
+    return flows, frames, dict(totals=dict(ce=0, cnp=0, nak=1, rnr_nak=0, retransmitted=6),
+                               go_back_n_delay_ns=resend_at - nak_t, episodes=[])
+
+
+def rnr():
+    """The responder has no receive posted: RNR NAK, the requester retries after the RNR timer."""
+    a, b, qa, qb = "10.0.4.1", "10.0.4.2", 0x21, 0x22
+    flows, frames = Flows(), []
+    fl = flows.get(a, b, qb)
+    t = T0
+    for p in range(500, 508):
+        f = roce(a, b, 0x04, qb, p, payload=bytes(128), ackreq=(p == 503))
+        frames.append((t, f))
+        flows.packet(a, b, qb, f)
+        if p == 503:
+            r = roce(b, a, 0x11, qa, 503, ext=aeth(0x1F, 1), smac=MAC_B, dmac=MAC_A)
+            frames.append((t + 2 * US, r))
+            flows.packet(b, a, qa, r)
+        if p == 505:
+            r = roce(b, a, 0x11, qa, 505, ext=aeth(0x20 | 0x0E, 1), smac=MAC_B, dmac=MAC_A)
+            frames.append((t + 1 * US, r))
+            flows.packet(b, a, qa, r)
+        t += 1 * US
+    fl["rnr_naks_received"] = 1
+    t += 200 * US
+    for p in range(505, 512):
+        f = roce(a, b, 0x04, qb, p, payload=bytes(128), ackreq=(p == 511))
+        frames.append((t, f))
+        flows.packet(a, b, qb, f)
+        if p <= 507:
+            fl["retransmitted"] += 1
+        t += 1 * US
+    r = roce(b, a, 0x11, qa, 511, ext=aeth(0x1F, 2), smac=MAC_B, dmac=MAC_A)
+    frames.append((t + 2 * US, r))
+    flows.packet(b, a, qa, r)
+    flows.pair((a, b, qb), (b, a, qa))
+    return flows, frames, dict(totals=dict(ce=0, cnp=0, nak=0, rnr_nak=1, retransmitted=3),
+                               episodes=[])
+
+
+class PauseModel:
+    """Paused time per (MAC, class): a new XOFF sets the end to now + quanta, XON ends it."""
+
+    def __init__(self, bps):
+        self.bps = bps
+        self.st = {}
+        self.total = {}
+        self.xoff = {}
+        self.xon = {}
+        self.intervals = []
+        self.runs = []
+
+    def frame(self, t, mac, cls, q):
+        k = (mac, cls)
+        if k in self.st and self.st[k][1] <= t:  # expired before this frame
+            self._end(k, self.st[k][1])
+        if q:
+            self.xoff[cls] = self.xoff.get(cls, 0) + 1
+            start = self.st[k][0] if k in self.st else t
+            self.st[k] = (start, t + quanta_ns(q, self.bps))
+        else:
+            self.xon[cls] = self.xon.get(cls, 0) + 1
+            if k in self.st:
+                self._end(k, t)
+
+    def _end(self, k, t):
+        start, _ = self.st.pop(k)
+        self.total[k[1]] = self.total.get(k[1], 0) + (t - start)
+        self.intervals.append((start, t))
+        self.runs.append((k[1], start, t))
+
+    def finish(self):
+        for k in list(self.st):
+            self._end(k, self.st[k][1])
+
+
+def pfc_scenario():
+    """PFC on priority 3 (XOFF, refresh, XON; an expiring pause), 3+5 in one frame, and a storm
+    on priority 4 (refreshed every 150 us for 120 ms)."""
+    frames = []
+    m = PauseModel(100e9)
+    flows = Flows()
+
+    def send(t, enable, quanta):
+        frames.append((t, pfc(MAC_SW, enable, quanta)))
+        for c in range(8):
+            if enable & (1 << c):
+                m.frame(t, MAC_SW, c, quanta[c])
+
+    q = [0] * 8
+    send(T0, 1 << 3, [0, 0, 0, 0xFFFF, 0, 0, 0, 0])
+    send(T0 + 100 * US, 1 << 3, [0, 0, 0, 0xFFFF, 0, 0, 0, 0])
+    send(T0 + 250 * US, 1 << 3, q)
+    send(T0 + 2 * MS, 1 << 3, [0, 0, 0, 1000, 0, 0, 0, 0])
+    send(T0 + 3500 * US, (1 << 3) | (1 << 5), [0, 0, 0, 500, 0, 2000, 0, 0])
+    t = T0 + 10 * MS
+    while t < T0 + 130 * MS:
+        send(t, 1 << 4, [0, 0, 0, 0, 0xFFFF, 0, 0, 0])
+        t += 150 * US
+    # some priority-3 data between the pauses
+    a, b = "10.0.5.1", "10.0.5.2"
+    for k in range(20):
+        tt = T0 + 500 * US + k * 50 * US
+        f = roce(a, b, 0x0A, 0x61, 7000 + k, ext=reth(0x1000, 7, 64), payload=bytes(64),
+                 vlan_prio=3)
+        frames.append((tt, f))
+        flows.packet(a, b, 0x61, f)
+    m.finish()
+    prios = {str(c): dict(xoff=m.xoff.get(c, 0), xon=m.xon.get(c, 0), paused_ns=m.total.get(c, 0))
+             for c in sorted(set(m.xoff) | set(m.xon))}
+    storms = [r for r in m.runs if r[2] - r[1] >= 100 * MS]
+    eps = episodes(m.intervals)
+    return flows, frames, dict(
+        totals=dict(ce=0, cnp=0, nak=0, rnr_nak=0, retransmitted=0),
+        pfc=dict(frames=sum(1 for _, f in frames if f[12:14] == b"\x88\x08"), priorities=prios),
+        storms=[dict(priority=str(c), duration_ns=e - s) for c, s, e in storms],
+        episodes=[dict(start_ns=s, end_ns=e) for s, e in eps])
+
+
+def pause_scenario():
+    """802.3x PAUSE at 25 Gb/s: an XOFF ended early by XON, one that expires, one refreshed."""
+    frames = []
+    m = PauseModel(25e9)
+
+    def send(t, q):
+        frames.append((t, pause(MAC_SW, q)))
+        m.frame(t, MAC_SW, "pause", q)
+
+    send(T0, 0xFFFF)
+    send(T0 + 1 * MS, 0)
+    send(T0 + 5 * MS, 0x1000)
+    send(T0 + 9 * MS, 0x2000)
+    send(T0 + 9 * MS + 100 * US, 0x2000)
+    m.finish()
+    eps = episodes(m.intervals)
+    return Flows(), frames, dict(
+        args=["--link-speed", "25G"],
+        totals=dict(ce=0, cnp=0, nak=0, rnr_nak=0, retransmitted=0),
+        pause=dict(frames=len(frames), xoff=m.xoff.get("pause", 0), xon=m.xon.get("pause", 0),
+                   paused_ns=m.total.get("pause", 0)),
+        episodes=[dict(start_ns=s, end_ns=e) for s, e in eps])
+
+
+def psn_wrap():
+    """IPv6 RC WRITEs whose PSNs wrap past 2^24 - 1, one packet lost right after the wrap, NAK,
+    go-back-N; ACKs and the NAK carry PSNs on both sides of the wrap."""
+    a, b, qa, qb = "fd00::1", "fd00::2", 0x71, 0x72
+    flows, frames = Flows(), []
+    fl = flows.get(a, b, qb)
+    start = 0xFFFFF0
+    psns = [(start + k) & 0xFFFFFF for k in range(40)]
+    lost = 0x000003
+    t = T0
+    nak_done = False
+    resend_from = None
+    for idx, p in enumerate(psns):
+        op = 0x06 if idx % 4 == 0 else (0x08 if idx % 4 == 3 else 0x07)
+        ext = reth(0x2000 + idx * 4096, 9, 4096) if op == 0x06 else b""
+        if p != lost:
+            f = roce(a, b, op, qb, p, ext=ext, payload=bytes(1024), ackreq=(op == 0x08))
+            frames.append((t, f))
+            flows.packet(a, b, qb, f)
+            if op == 0x08 and not (nak_done and resend_from is None):
+                r = roce(b, a, 0x11, qa, p, ext=aeth(0x1F, idx // 4), smac=MAC_B, dmac=MAC_A)
+                frames.append((t + 2 * US, r))
+                flows.packet(b, a, qa, r)
+        if p == (lost + 1) & 0xFFFFFF and not nak_done:
+            r = roce(b, a, 0x11, qa, lost, ext=aeth(0x60, 3), smac=MAC_B, dmac=MAC_A)
+            frames.append((t + 1 * US, r))
+            flows.packet(b, a, qa, r)
+            nak_done = True
+            resend_from = idx - 1
+            resend_to = idx + 2  # two more went out before the NAK arrived
+        if resend_from is not None and idx == resend_to:
+            t += 4 * US
+            for j in range(resend_from, resend_to + 1):
+                q = psns[j]
+                op2 = 0x06 if j % 4 == 0 else (0x08 if j % 4 == 3 else 0x07)
+                ext2 = reth(0x2000 + j * 4096, 9, 4096) if op2 == 0x06 else b""
+                f = roce(a, b, op2, qb, q, ext=ext2, payload=bytes(1024), ackreq=(op2 == 0x08))
+                frames.append((t, f))
+                flows.packet(a, b, qb, f)
+                fl["retransmitted"] += 1
+                if op2 == 0x08:
+                    r = roce(b, a, 0x11, qa, q, ext=aeth(0x1F, j // 4), smac=MAC_B, dmac=MAC_A)
+                    frames.append((t + 2 * US, r))
+                    flows.packet(b, a, qa, r)
+                t += US
+            resend_from = None
+        t += 1 * US
+    fl.update(gaps=1, gap_psns=1, naks_received=1, go_back_n=1)
+    flows.pair((a, b, qb), (b, a, qa))
+    return flows, frames, dict(totals=dict(ce=0, cnp=0, nak=1, rnr_nak=0,
+                                           retransmitted=fl["retransmitted"]), episodes=[])
+
+
+def mad(attr, tid, payload):
+    hdr = struct.pack(">BBBBHHQHHI", 1, 0x07, 2, 3, 0, 0, tid, attr, 0, 0)
+    body = payload + bytes(232 - len(payload))
+    return hdr + body
+
+
+def cm():
+    """RDMA CM: REQ/REP/RTU on QP 1 (UD SEND with DETH) for two connections between the same
+    two hosts, then UC traffic both ways that only the CM exchange can pair."""
+    a, b = "10.0.2.1", "10.0.2.2"
+    conns = [(0x31, 0x41, 0x1111), (0x32, 0x42, 0x2222)]  # (A's QP, B's QP, A's comm id)
+    flows, frames = Flows(), []
+    t = T0
+    psn_a, psn_b = 10, 20
+    for k, (qa, qb, cid) in enumerate(conns):
+        bcid = 0x9000 + k
+        req = struct.pack(">II", cid, 0) + struct.pack(">Q", 0x106) + bytes(8) + bytes(4) + \
+            struct.pack(">I", 0) + struct.pack(">I", (qa << 8) | 0x10)
+        f = roce(a, b, 0x64, 1, psn_a, ext=deth(0x80010000, 1), payload=mad(0x10, 100 + k, req))
+        frames.append((t, f))
+        flows.packet(a, b, 1, f)
+        psn_a += 1
+        rep = struct.pack(">III", bcid, cid, 0) + struct.pack(">I", qb << 8)
+        f = roce(b, a, 0x64, 1, psn_b, ext=deth(0x80010000, 1), payload=mad(0x13, 100 + k, rep),
+                 smac=MAC_B, dmac=MAC_A)
+        frames.append((t + 50 * US, f))
+        flows.packet(b, a, 1, f)
+        psn_b += 1
+        rtu = struct.pack(">II", cid, bcid)
+        f = roce(a, b, 0x64, 1, psn_a, ext=deth(0x80010000, 1), payload=mad(0x14, 100 + k, rtu))
+        frames.append((t + 80 * US, f))
+        flows.packet(a, b, 1, f)
+        psn_a += 1
+        t += 200 * US
+    flows.pair((a, b, 1), (b, a, 1))
+    for k in range(10):
+        for (qa, qb, _) in conns:
+            f = roce(a, b, 0x24, qb, 300 + k, payload=bytes(200))  # UC SEND only
+            frames.append((t, f))
+            flows.packet(a, b, qb, f)
+            f = roce(b, a, 0x24, qa, 700 + k, payload=bytes(200), smac=MAC_B, dmac=MAC_A)
+            frames.append((t + 3 * US, f))
+            flows.packet(b, a, qa, f)
+            t += 10 * US
+    for (qa, qb, _) in conns:
+        flows.pair((a, b, qb), (b, a, qa))
+    return flows, frames, dict(totals=dict(ce=0, cnp=0, nak=0, rnr_nak=0, retransmitted=0),
+                               episodes=[])
+
+
+def read_atomic():
+    """RDMA READs (4 KiB, 1 KiB path MTU: first/middle/middle/last responses), FETCH&ADD and
+    COMPARE&SWAP with atomic ACKs, then WRITEs with ACKs."""
+    a, b, qa, qb = "10.0.3.1", "10.0.3.2", 0x51, 0x52
+    flows, frames = Flows(), []
+    t = T0
+    p = 4000
+
+    def req(op, p, ext=b"", payload=b"", ack=True):
+        f = roce(a, b, op, qb, p, ext=ext, payload=payload, ackreq=ack)
+        frames.append((t, f))
+        flows.packet(a, b, qb, f)
+
+    def rsp(tt, op, p, ext=b"", payload=b""):
+        f = roce(b, a, op, qa, p, ext=ext, payload=payload, smac=MAC_B, dmac=MAC_A)
+        frames.append((tt, f))
+        flows.packet(b, a, qa, f)
+
+    for k in range(5):
+        req(0x0C, p, reth(0x10000 + k * 4096, 5, 4096))
+        rsp(t + 3 * US, 0x0D, p, aeth(0x1F, k), bytes(1024))
+        rsp(t + 4 * US, 0x0E, p + 1, b"", bytes(1024))
+        rsp(t + 5 * US, 0x0E, p + 2, b"", bytes(1024))
+        rsp(t + 6 * US, 0x0F, p + 3, aeth(0x1F, k), bytes(1024))
+        p += 4
+        t += 10 * US
+    for k in range(3):
+        op = 0x14 if k < 2 else 0x13
+        req(op, p, struct.pack(">QIQQ", 0x20000, 6, 1, 0))
+        rsp(t + 3 * US, 0x12, p, aeth(0x1F, 5 + k) + struct.pack(">Q", k))
+        p += 1
+        t += 10 * US
+    for k in range(2):
+        req(0x0A, p, reth(0x30000, 7, 512), bytes(512))
+        rsp(t + 3 * US, 0x11, p, aeth(0x1F, 8 + k))
+        p += 1
+        t += 10 * US
+    flows.pair((a, b, qb), (b, a, qa))
+    return flows, frames, dict(totals=dict(ce=0, cnp=0, nak=0, rnr_nak=0, retransmitted=0),
+                               episodes=[])
+
+
+SCENARIOS = dict(incast=incast, nak_gbn=nak_gbn, rnr=rnr, pfc=pfc_scenario, pause=pause_scenario,
+                 psn_wrap=psn_wrap, cm=cm, read_atomic=read_atomic)
+
+
+def main():
+    out = sys.argv[1] if len(sys.argv) > 1 else os.path.dirname(os.path.abspath(__file__))
+    names = sys.argv[2:] or list(SCENARIOS)
+    os.makedirs(out, exist_ok=True)
+    for name in names:
+        flows, frames, extra = SCENARIOS[name]()
+        frames = write_pcap(os.path.join(out, name + ".pcap"), frames)
+        doc = truth_doc(flows, frames, extra)
+        with open(os.path.join(out, name + ".truth.json"), "w") as f:
+            json.dump(doc, f, indent=1, sort_keys=True)
+            f.write("\n")
+        print("%s: %d frames, %d flows" % (name, len(frames), len(flows.f)))
+
+
+if __name__ == "__main__":
+    main()

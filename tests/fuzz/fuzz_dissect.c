@@ -1,0 +1,58 @@
+/* libFuzzer target for rt_dissect(): byte 0 picks the link type and capture shape, the rest is the frame (ICRC on). */
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "dissect/dissect.h"
+#include "dissect/opcodes.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/* Abort (a crash for the fuzzer) when a record breaks the dissector's contract. */
+static void check_record(const struct rt_record *r, uint32_t caplen, uint32_t wirelen)
+{
+	uint32_t wire = wirelen > caplen ? wirelen : caplen;
+
+	if (r->truncated != ((r->events & RT_EV_TRUNCATION_MASK) != 0))
+		abort();
+	if (r->kind == RT_KIND_MALFORMED && !(r->events & ~RT_EV_TRUNCATION_MASK))
+		abort();
+	if (r->icrc != RT_ICRC_UNCHECKED && (!(r->layers & RT_L_BTH) || r->truncated))
+		abort();
+	if (r->nvlan > 2 || r->caplen != caplen || r->wirelen != wirelen)
+		abort();
+	if ((r->layers & RT_L_BTH) && r->payload_off &&
+	    (r->payload_off > wire || r->payload_len > wire - r->payload_off))
+		abort();
+	if ((r->kind == RT_KIND_CNP) != ((r->layers & RT_L_BTH) && r->opcode == RT_OPCODE_CNP) &&
+	    r->kind != RT_KIND_MALFORMED)
+		abort();
+	for (uint32_t bit = 1; bit; bit <<= 1)
+		if ((r->events & bit) && !rt_event_name(bit))
+			abort();
+	if (r->hdrs && !rt_opcode_lookup(r->opcode))
+		abort();
+}
+
+/*
+ * Byte 0: bits 0-1 link type (Ethernet, SLL, SLL2, raw IP); bit 2 set
+ * makes the wire length 100 bytes more than captured (a snapped capture).
+ */
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static const int links[4] = {RT_LINK_ETHERNET, RT_LINK_LINUX_SLL, RT_LINK_LINUX_SLL2,
+				     RT_LINK_RAW};
+	struct rt_dissect_opts opts;
+	struct rt_record rec = {0};
+	uint32_t caplen, wirelen;
+
+	if (size < 1 || size - 1 > UINT32_MAX - 100)
+		return 0;
+	caplen = (uint32_t)(size - 1);
+	wirelen = caplen + ((data[0] & 4) ? 100 : 0);
+	rt_dissect_opts_init(&opts);
+	if (rt_dissect(&opts, links[data[0] & 3], data + 1, caplen, wirelen, &rec) != 0)
+		abort();
+	check_record(&rec, caplen, wirelen);
+	return 0;
+}

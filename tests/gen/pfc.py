@@ -1,0 +1,143 @@
+#!/usr/bin/python3
+"""System test of PFC: serve --pfc sends XOFF/XON the sender hears; injected XOFF pauses a sender until XON."""
+import json
+import os
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+
+PID = os.getpid()
+NS_A, NS_B = f"rt-gen-pfc-{PID}-a", f"rt-gen-pfc-{PID}-b"
+
+
+def sh(*args):
+    subprocess.run(args, check=True, capture_output=True)
+
+
+def setup():
+    sh("ip", "netns", "add", NS_A)
+    sh("ip", "netns", "add", NS_B)
+    sh("ip", "-n", NS_A, "link", "add", "eth0", "type", "veth", "peer", "name", "eth0", "netns", NS_B)
+    for ns, addr in ((NS_A, "10.79.1.1/24"), (NS_B, "10.79.1.2/24")):
+        sh("ip", "-n", ns, "addr", "add", addr, "dev", "eth0")
+        sh("ip", "-n", ns, "link", "set", "eth0", "up")
+        sh("ip", "-n", ns, "link", "set", "lo", "up")
+
+
+def teardown():
+    for ns in (NS_A, NS_B):
+        subprocess.run(["ip", "netns", "del", ns], capture_output=True)
+
+
+INJECT = r'''
+import socket, sys, time
+s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
+s.bind(("eth0", 0))
+def pfc(quanta):
+    # 01:80:C2:00:00:01, MAC control, PFC opcode, priority 3 enabled, its quanta
+    f = bytes.fromhex("0180c2000001") + bytes.fromhex("020000000002") + b"\x88\x08\x01\x01\x00\x08"
+    f += b"\x00\x00" * 3 + quanta.to_bytes(2, "big") + b"\x00\x00" * 4
+    s.send(f.ljust(60, b"\0"))
+time.sleep(0.6)
+pfc(0xffff)
+print(time.time(), flush=True)
+time.sleep(0.1)
+pfc(0)
+print(time.time(), flush=True)
+'''
+
+
+def events(path):
+    with open(path) as f:
+        return [json.loads(l) for l in f]
+
+
+def run(rocetrace, tmp):
+    errors = []
+    rt = [rocetrace, "gen"]
+    # 1. the server's own XOFF/XON (threshold 1 byte: any backlog after a drain) reach the sender
+    slog, clog = os.path.join(tmp, "s1.jsonl"), os.path.join(tmp, "c1.jsonl")
+    srv = subprocess.Popen(["ip", "netns", "exec", NS_B] + rt + ["serve", "-D", "20", "--pfc",
+                           "--pfc-xoff", "1", "--line-rate", "1G", "--log", slog],
+                           stdout=subprocess.PIPE, text=True)
+    time.sleep(0.3)
+    snd = subprocess.run(["ip", "netns", "exec", NS_A] + rt + ["send", "10.79.1.2", "-s", "1K", "-d",
+                          "256", "-D", "1", "--pfc", "--line-rate", "1G", "--timeout", "200ms",
+                          "--log", clog], capture_output=True, text=True, timeout=30)
+    sout, _ = srv.communicate(timeout=30)
+    print(snd.stdout, snd.stderr, sout)
+    if snd.returncode or srv.returncode:
+        return [f"run 1: send exit {snd.returncode}, serve exit {srv.returncode}"]
+    sent = [e for e in events(slog) if e["event"] == "pfc"]
+    heard = [e for e in events(clog) if e["event"] == "pfc"]
+    if not sent:
+        errors.append("run 1: the server sent no PFC frame")
+    if any(not e["sent"] or e["priority"] != 3 for e in sent) or any(e["sent"] for e in heard):
+        errors.append("run 1: pfc events carry the wrong sent/priority")
+    if [e["quanta"] for e in sent] != [e["quanta"] for e in heard]:
+        errors.append(f"run 1: server sent {len(sent)} PFC frames, the sender heard {len(heard)}")
+    if sent and {e["quanta"] for e in sent} != {0, 0xffff}:
+        errors.append("run 1: expected XOFF (65535) and XON (0) frames")
+
+    # 2. an injected XOFF pauses the sender until the XON 100 ms later
+    clog = os.path.join(tmp, "c2.jsonl")
+    pcap = os.path.join(tmp, "a.pcap")
+    dump = subprocess.Popen(["ip", "netns", "exec", NS_A, "tcpdump", "-i", "eth0", "-n", "-w", pcap,
+                             "-U", "udp dst port 4791"], stderr=subprocess.DEVNULL)
+    srv = subprocess.Popen(["ip", "netns", "exec", NS_B] + rt + ["serve", "-D", "20"],
+                           stdout=subprocess.DEVNULL)
+    time.sleep(0.5)
+    inj = subprocess.Popen(["ip", "netns", "exec", NS_B, "/usr/bin/python3", "-c", INJECT],
+                           stdout=subprocess.PIPE, text=True)
+    # 100 Mb/s line rate: 65535 quanta would pause 335 ms, so an early resume shows the XON worked
+    snd = subprocess.run(["ip", "netns", "exec", NS_A] + rt + ["send", "10.79.1.2", "-s", "1K",
+                          "-D", "1.5", "--pfc", "--line-rate", "100M", "--timeout", "500ms",
+                          "--log", clog], capture_output=True, text=True, timeout=30)
+    inj.communicate(timeout=10)
+    srv.wait(timeout=30)
+    time.sleep(0.3)
+    dump.terminate()
+    dump.wait()
+    if snd.returncode or srv.returncode or inj.returncode:
+        return errors + [f"run 2: send {snd.returncode}, serve {srv.returncode}, inject {inj.returncode}"]
+    heard = [e for e in events(clog) if e["event"] == "pfc"]
+    if [e["quanta"] for e in heard] != [0xffff, 0]:
+        errors.append(f"run 2: the sender heard {heard}")
+        return errors
+    out = subprocess.run(["tcpdump", "-r", pcap, "-n", "-tt"], capture_output=True, text=True).stdout
+    times = [float(l.split()[0]) for l in out.splitlines() if "10.79.1.1." in l]
+    gaps = sorted((b - a, a) for a, b in zip(times, times[1:]))
+    biggest = gaps[-1][0] if gaps else 0
+    # at 100 Mb/s packets leave every ~90 us; the pause should leave one gap near 100 ms
+    print(f"run 2: {len(times)} data packets, largest gap {biggest * 1000:.1f} ms")
+    if not 0.07 <= biggest <= 0.25:
+        errors.append(f"run 2: largest gap in the sender's data is {biggest * 1000:.1f} ms, "
+                      "expected ~100 ms (XOFF then XON after 100 ms)")
+    return errors
+
+
+def main():
+    rocetrace = sys.argv[1]
+    if os.geteuid() != 0:
+        print("SKIP: needs root (network namespaces, raw sockets)")
+        return 77
+    try:
+        setup()
+    except subprocess.CalledProcessError as e:
+        teardown()
+        print("SKIP: cannot create network namespaces:", e.stderr.decode().strip())
+        return 77
+    try:
+        with tempfile.TemporaryDirectory() as tmp:
+            errors = run(rocetrace, tmp)
+    finally:
+        teardown()
+    for e in errors:
+        print("FAIL:", e)
+    return 1 if errors else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

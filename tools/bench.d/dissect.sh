@@ -1,0 +1,18 @@
+# Benchmark (sourced by tools/bench): rocetrace dissect against tshark and tcpdump on the tiled capture.
+big=$(bench_big_capture)
+frames=$(bench_frames "$big")
+bench_time "rocetrace dissect --count" "$frames" "$ROCETRACE" dissect --count "$big"
+bench_time "rocetrace dissect --count --no-icrc" "$frames" "$ROCETRACE" dissect --count --no-icrc "$big"
+bench_time "rocetrace dissect --json >/dev/null" "$frames" "$ROCETRACE" dissect --json "$big"
+bench_time "rocetrace dissect (text) >/dev/null" "$frames" "$ROCETRACE" dissect "$big"
+bench_time "tcpdump -r FILE -w /dev/null" "$frames" tcpdump -r "$big" -w /dev/null
+if command -v tshark >/dev/null; then
+	tshark_frames=200000
+	prefix=$(bench_prefix "$tshark_frames")
+	bench_time "tshark -T fields (9 RoCE fields, 200k prefix)" "$tshark_frames" \
+		tshark -n -r "$prefix" -T fields -e frame.number -e ip.dsfield.ecn \
+		-e infiniband.bth.opcode -e infiniband.bth.destqp -e infiniband.bth.psn \
+		-e infiniband.aeth.syndrome -e infiniband.aeth.msn -e infiniband.reth.va \
+		-e infiniband.reth.dmalen
+	bench_note "tshark is timed on the first $tshark_frames frames only (it is much slower); its frames/s is comparable."
+fi
