@@ -425,7 +425,7 @@ static int setup(struct sender *s, char *errbuf)
 
 static void report_interval(struct sender *s, double t, double dt, uint64_t now)
 {
-	uint64_t pk = 0, by = 0, msgs = 0, cnp = 0, nak = 0, re = 0;
+	uint64_t by = 0, msgs = 0, cnp = 0, nak = 0, re = 0;
 	double mbps = 0;
 	for (unsigned i = 0; i < s->nqp; i++) {
 		struct sqp *q = &s->qp[i];
@@ -436,7 +436,6 @@ static void report_interval(struct sender *s, double t, double dt, uint64_t now)
 		rt_evlog_u64(&s->log, "bytes", db);
 		rt_evlog_double(&s->log, "gbps", (double)db * 8 / dt / 1e9, 6);
 		rt_evlog_end(&s->log);
-		pk += dp;
 		by += db;
 		msgs += m - q->iv_msgs;
 		q->iv_packets = q->packets;

@@ -454,7 +454,7 @@ static void on_accept(struct server *s)
 
 static void report_interval(struct server *s, double t, double dt, uint64_t now)
 {
-	uint64_t pk = 0, by = 0, msgs = 0, ce = 0, cnp = 0, nak = 0;
+	uint64_t by = 0, msgs = 0, ce = 0, cnp = 0, nak = 0;
 	for (unsigned i = 0; i < s->nqp; i++) {
 		struct srv_qp *q = &s->qp[i];
 		uint64_t dp = q->packets - q->iv_packets, db = q->bytes - q->iv_bytes;
@@ -467,7 +467,6 @@ static void report_interval(struct server *s, double t, double dt, uint64_t now)
 		}
 		q->iv_packets = q->packets;
 		q->iv_bytes = q->bytes;
-		pk += dp;
 		by += db;
 		msgs += q->messages;
 		ce += q->ce;
@@ -558,12 +557,13 @@ static int serve(struct server *s, char *errbuf)
 		if (n <= 0)
 			continue;
 		if (pfd[0].revents) {
+			/* the backlog is looked at as data wakes us, and again once drained */
+			int rc = cfg->pfc ? pfc_check(s, errbuf) : 0;
 			receive(s);
-			if (cfg->pfc) {
-				int rc = pfc_check(s, errbuf);
-				if (rc)
-					return rc;
-			}
+			if (!rc && cfg->pfc)
+				rc = pfc_check(s, errbuf);
+			if (rc)
+				return rc;
 		}
 		unsigned nc = s->nconns;
 		for (unsigned i = nc; i-- > 0;)

@@ -1,0 +1,166 @@
+/* Unit tests of the counter sampler and the sysfs lookups against a fake sysfs tree. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "capture/counters.h"
+#include "capture/source.h"
+#include "capture/sysfs.h"
+
+static char root[] = "/tmp/rt-counters-test-XXXXXX";
+
+static void put_file(const char *rel, const char *text)
+{
+	char path[512], cmd[1200];
+	snprintf(path, sizeof(path), "%s/%s", root, rel);
+	snprintf(cmd, sizeof(cmd), "mkdir -p \"$(dirname '%s')\"", path);
+	assert_int_equal(system(cmd), 0);
+	FILE *fp = fopen(path, "w");
+	assert_non_null(fp);
+	fputs(text, fp);
+	fclose(fp);
+}
+
+static int make_tree(void **state)
+{
+	(void)state;
+	if (!mkdtemp(root))
+		return -1;
+	put_file("class/infiniband/mlx5_0/ports/1/hw_counters/np_cnp_sent", "12\n");
+	put_file("class/infiniband/mlx5_0/ports/1/hw_counters/rp_cnp_handled", "40\n");
+	put_file("class/infiniband/mlx5_0/ports/1/hw_counters/lifespan_note", "not a number\n");
+	put_file("class/infiniband/mlx5_0/ports/1/counters/port_xmit_data", "123456\n");
+	put_file("class/infiniband/mlx5_0/ports/1/gid_attrs/ndevs/0", "lo\n");
+	put_file("class/infiniband/mlx5_0/ports/2/counters/port_xmit_data", "1\n");
+	put_file("class/infiniband/mlx5_1/device/net/ens1f1/mtu", "9000\n");
+	put_file("class/infiniband/mlx5_1/ports/1/counters/port_rcv_data", "7\n");
+	return 0;
+}
+
+static int remove_tree(void **state)
+{
+	(void)state;
+	char cmd[256];
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+static void test_sysfs_lookups(void **state)
+{
+	(void)state;
+	char dev[RT_DEVNAME_MAX], netdev[RT_DEVNAME_MAX];
+	unsigned port;
+	assert_int_equal(rt_rdma_split_name("mlx5_0:2", dev, &port), 0);
+	assert_string_equal(dev, "mlx5_0");
+	assert_int_equal(port, 2);
+	assert_int_equal(rt_rdma_split_name("rocep11s0", dev, &port), 0);
+	assert_int_equal(port, 1);
+	assert_int_equal(rt_rdma_split_name("mlx5_0:0", dev, &port), -EINVAL);
+	assert_int_equal(rt_rdma_split_name("mlx5_0:", dev, &port), -EINVAL);
+	assert_true(rt_rdma_name_is_device(root, "mlx5_0"));
+	assert_true(rt_rdma_name_is_device(root, "mlx5_1:1"));
+	assert_false(rt_rdma_name_is_device(root, "eth0"));
+	assert_false(rt_rdma_name_is_device(root, "any"));
+	/* gid_attrs/ndevs/0 first, device/net/ otherwise */
+	assert_int_equal(rt_rdma_port_netdev(root, "mlx5_0", 1, netdev), 0);
+	assert_string_equal(netdev, "lo");
+	assert_int_equal(rt_rdma_port_netdev(root, "mlx5_1", 1, netdev), 0);
+	assert_string_equal(netdev, "ens1f1");
+	assert_int_equal(rt_rdma_find_by_netdev(root, "ens1f1", dev, &port), 0);
+	assert_string_equal(dev, "mlx5_1");
+	assert_int_equal(port, 1);
+	assert_int_equal(rt_rdma_find_by_netdev(root, "eth9", dev, &port), -ENOENT);
+}
+
+/* Every line a JSON object as docs/FORMATS.md says; returns the number of lines. */
+static int check_lines(const char *path, bool want_netdev)
+{
+	FILE *fp = fopen(path, "r");
+	assert_non_null(fp);
+	char line[65536];
+	int n = 0;
+	while (fgets(line, sizeof(line), fp)) {
+		n++;
+		unsigned long long s, ns;
+		int used = 0;
+		assert_int_equal(sscanf(line, "{\"ts\":\"%llu.%9llu\"%n", &s, &ns, &used), 2);
+		assert_int_equal(line[used - 11], '.'); /* nine fractional digits */
+		assert_true(s > 1500000000ull);
+		assert_non_null(strstr(line, ",\"dev\":\"mlx5_0\",\"port\":1,"));
+		assert_non_null(strstr(line, "\"np_cnp_sent\":12"));
+		assert_non_null(strstr(line, "\"rp_cnp_handled\":40"));
+		assert_non_null(strstr(line, "\"port_xmit_data\":123456"));
+		assert_null(strstr(line, "lifespan_note"));
+		assert_true((strstr(line, "\"netdev\":") != NULL) == want_netdev);
+		assert_non_null(strstr(line, "}}\n"));
+	}
+	fclose(fp);
+	return n;
+}
+
+static void test_sample_lines(void **state)
+{
+	(void)state;
+	char path[512], errbuf[RT_ERRBUF_SIZE];
+	snprintf(path, sizeof(path), "%s/run.pcapng.counters.jsonl", root);
+	/* lo has no ethtool statistics: no "netdev" key */
+	struct rt_counters_config cfg = {.path = path, .sysfs_root = root, .dev = "mlx5_0", .port = 1,
+					 .netdev = "lo", .interval_ns = 20000000};
+	struct rt_counters *c;
+	assert_int_equal(rt_counters_open(&c, &cfg, errbuf), 0);
+	assert_int_equal(rt_counters_sample(c, errbuf), 0);
+	assert_int_equal(rt_counters_count(c), 3);
+	assert_int_equal(rt_counters_stop(c, errbuf), 0);
+	assert_int_equal(check_lines(path, false), 2);
+}
+
+static void test_sampler_thread(void **state)
+{
+	(void)state;
+	char path[512], errbuf[RT_ERRBUF_SIZE];
+	snprintf(path, sizeof(path), "%s/thread.counters.jsonl", root);
+	struct rt_counters_config cfg = {.path = path, .sysfs_root = root, .dev = "mlx5_0", .port = 1,
+					 .interval_ns = 20000000};
+	struct rt_counters *c;
+	assert_int_equal(rt_counters_open(&c, &cfg, errbuf), 0);
+	assert_int_equal(rt_counters_start(c, errbuf), 0);
+	struct timespec wait = {0, 150000000};
+	nanosleep(&wait, NULL);
+	assert_int_equal(rt_counters_stop(c, errbuf), 0);
+	/* start, several periodic samples, stop */
+	int n = check_lines(path, false);
+	assert_true(n >= 4);
+	assert_true(n <= 12);
+}
+
+static void test_open_errors(void **state)
+{
+	(void)state;
+	char errbuf[RT_ERRBUF_SIZE];
+	struct rt_counters *c;
+	struct rt_counters_config cfg = {.path = "/nonexistent/dir/x.counters.jsonl", .sysfs_root = root,
+					 .dev = "mlx5_0", .port = 1, .interval_ns = 1000000000};
+	assert_int_equal(rt_counters_open(&c, &cfg, errbuf), -ENOENT);
+	assert_non_null(strstr(errbuf, "/nonexistent/dir/x.counters.jsonl"));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_sysfs_lookups),
+		cmocka_unit_test(test_sample_lines),
+		cmocka_unit_test(test_sampler_thread),
+		cmocka_unit_test(test_open_errors),
+	};
+	return cmocka_run_group_tests(tests, make_tree, remove_tree);
+}

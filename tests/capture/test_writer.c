@@ -1,0 +1,339 @@
+/* Unit tests of the pcapng and classic nanosecond pcap writers: files read back with libpcap, blocks checked byte by byte. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+#include <pcap/pcap.h>
+
+#include "capture/writer.h"
+
+static char dir[] = "/tmp/rt-writer-test-XXXXXX";
+
+static int make_dir(void **state)
+{
+	(void)state;
+	return mkdtemp(dir) ? 0 : -1;
+}
+
+static int remove_dir(void **state)
+{
+	(void)state;
+	char cmd[256];
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+static uint8_t frame_bytes[3][1514];
+static const uint32_t frame_len[3] = {1, 60, 1514};
+static const uint64_t frame_ts[3] = {1700000000123456789ull, 1700000000999999999ull, 1700000001000000001ull};
+
+static void make_frames(struct rt_frame *f)
+{
+	for (int i = 0; i < 3; i++) {
+		for (uint32_t k = 0; k < frame_len[i]; k++)
+			frame_bytes[i][k] = (uint8_t)(k * 7 + (uint32_t)i);
+		f[i] = (struct rt_frame){frame_bytes[i], frame_len[i], frame_len[i], frame_ts[i]};
+	}
+}
+
+static void fixed_stats(void *ctx, int if_id, struct rt_source_stats *st)
+{
+	(void)ctx;
+	assert_int_equal(if_id, 0);
+	st->received = 3;
+	st->dropped = 2;
+	st->if_dropped = 1;
+}
+
+static uint8_t *slurp(const char *path, size_t *len)
+{
+	FILE *fp = fopen(path, "rb");
+	assert_non_null(fp);
+	fseek(fp, 0, SEEK_END);
+	*len = (size_t)ftell(fp);
+	rewind(fp);
+	uint8_t *buf = malloc(*len ? *len : 1);
+	assert_int_equal(fread(buf, 1, *len, fp), *len);
+	fclose(fp);
+	return buf;
+}
+
+static uint32_t le32(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static uint64_t le64(const uint8_t *p)
+{
+	return (uint64_t)le32(p) | (uint64_t)le32(p + 4) << 32;
+}
+
+/* Read `path` with libpcap at nanosecond precision and compare with the frames written. */
+static void read_back(const char *path, const struct rt_frame *f, int n, uint32_t snaplen)
+{
+	char perr[PCAP_ERRBUF_SIZE];
+	pcap_t *p = pcap_open_offline_with_tstamp_precision(path, PCAP_TSTAMP_PRECISION_NANO, perr);
+	if (!p)
+		fail_msg("libpcap cannot read %s: %s", path, perr);
+	assert_int_equal(pcap_datalink(p), DLT_EN10MB);
+	struct pcap_pkthdr *h;
+	const u_char *data;
+	for (int i = 0; i < n; i++) {
+		assert_int_equal(pcap_next_ex(p, &h, &data), 1);
+		uint32_t caplen = f[i].caplen < snaplen ? f[i].caplen : snaplen;
+		assert_int_equal(h->caplen, caplen);
+		assert_int_equal(h->len, f[i].wirelen);
+		assert_memory_equal(data, f[i].data, caplen);
+		assert_int_equal((uint64_t)h->ts.tv_sec, f[i].ts_ns / 1000000000u);
+		assert_int_equal((uint64_t)h->ts.tv_usec, f[i].ts_ns % 1000000000u);
+	}
+	assert_int_equal(pcap_next_ex(p, &h, &data), PCAP_ERROR_BREAK);
+	pcap_close(p);
+}
+
+static struct rt_writer *open_writer(const char *path, enum rt_write_format fmt, uint64_t rotate_bytes,
+				     uint32_t snaplen)
+{
+	struct rt_writer_config cfg = {.format = fmt, .path = path, .rotate_bytes = rotate_bytes,
+				       .application = "rocetrace test"};
+	struct rt_writer *w = NULL;
+	char errbuf[RT_ERRBUF_SIZE];
+	assert_int_equal(rt_writer_open(&w, &cfg, errbuf), 0);
+	assert_int_equal(rt_writer_add_interface(w, "mlx5_0:1", RT_LINK_ETHERNET, snaplen,
+						 RT_TS_HW_WALLCLOCK, errbuf), 0);
+	rt_writer_set_stats_fn(w, fixed_stats, NULL);
+	return w;
+}
+
+static void test_pcapng_reads_back(void **state)
+{
+	(void)state;
+	char path[256], errbuf[RT_ERRBUF_SIZE];
+	struct rt_frame f[3];
+	make_frames(f);
+	snprintf(path, sizeof(path), "%s/a.pcapng", dir);
+	struct rt_writer *w = open_writer(path, RT_FORMAT_PCAPNG, 0, 0);
+	for (int i = 0; i < 3; i++)
+		assert_int_equal(rt_writer_write(w, 0, &f[i], errbuf), 0);
+	assert_int_equal(rt_writer_count(w), 3);
+	assert_int_equal(rt_writer_close(w, errbuf), 0);
+	read_back(path, f, 3, 262144);
+
+	/* block walk: SHB, IDB (if_tsresol 9, name, description), 3 EPBs, ISB */
+	size_t len;
+	uint8_t *b = slurp(path, &len);
+	uint32_t types[8], n = 0;
+	size_t off = 0, idb = 0, isb = 0;
+	while (off + 12 <= len && n < 8) {
+		uint32_t total = le32(b + off + 4);
+		assert_int_equal(total % 4, 0);
+		assert_int_equal(le32(b + off + total - 4), total);
+		if (le32(b + off) == 1)
+			idb = off;
+		if (le32(b + off) == 5)
+			isb = off;
+		types[n++] = le32(b + off);
+		off += total;
+	}
+	assert_int_equal(off, len);
+	assert_int_equal(n, 6);
+	assert_int_equal(types[0], 0x0A0D0D0A);
+	assert_int_equal(types[1], 1);
+	assert_int_equal(types[2], 6);
+	assert_int_equal(types[5], 5);
+	assert_int_equal(le32(b + 8), 0x1A2B3C4D);
+	/* IDB options */
+	bool tsresol = false, name = false, desc = false;
+	for (size_t o = idb + 16; o + 4 <= idb + le32(b + idb + 4) - 4;) {
+		uint16_t code = (uint16_t)(b[o] | b[o + 1] << 8), olen = (uint16_t)(b[o + 2] | b[o + 3] << 8);
+		if (code == 0)
+			break;
+		if (code == 9)
+			tsresol = olen == 1 && b[o + 4] == 9;
+		if (code == 2)
+			name = olen == 8 && memcmp(b + o + 4, "mlx5_0:1", 8) == 0;
+		if (code == 3)
+			desc = memmem(b + o + 4, olen, "hardware", 8) != NULL;
+		o += 4 + ((olen + 3u) & ~3u);
+	}
+	assert_true(tsresol);
+	assert_true(name);
+	assert_true(desc);
+	/* ISB: starttime <= endtime, ifrecv = received + dropped, ifdrop = dropped + if_dropped, usrdeliv */
+	uint64_t opt[9] = {0};
+	for (size_t o = isb + 20; o + 4 <= isb + le32(b + isb + 4) - 4;) {
+		uint16_t code = (uint16_t)(b[o] | b[o + 1] << 8), olen = (uint16_t)(b[o + 2] | b[o + 3] << 8);
+		if (code == 0)
+			break;
+		assert_int_equal(olen, 8);
+		if (code < 9)
+			opt[code] = code <= 3 ? (uint64_t)le32(b + o + 4) << 32 | le32(b + o + 8) : le64(b + o + 4);
+		o += 12;
+	}
+	assert_true(opt[2] > 0 && opt[2] <= opt[3]);
+	assert_int_equal(opt[4], 5);
+	assert_int_equal(opt[5], 3);
+	assert_int_equal(opt[8], 3);
+	free(b);
+}
+
+static void test_classic_pcap_ns(void **state)
+{
+	(void)state;
+	char path[256], errbuf[RT_ERRBUF_SIZE];
+	struct rt_frame f[3];
+	make_frames(f);
+	snprintf(path, sizeof(path), "%s/a.pcap", dir);
+	struct rt_writer *w = open_writer(path, RT_FORMAT_PCAP_NS, 0, 0);
+	for (int i = 0; i < 3; i++)
+		assert_int_equal(rt_writer_write(w, 0, &f[i], errbuf), 0);
+	assert_int_equal(rt_writer_close(w, errbuf), 0);
+	read_back(path, f, 3, 262144);
+	size_t len;
+	uint8_t *b = slurp(path, &len);
+	assert_int_equal(le32(b), 0xA1B23C4D);
+	assert_int_equal(len, 24 + 3 * 16 + 1 + 60 + 1514);
+	free(b);
+}
+
+static void test_snaplen_cuts_frames(void **state)
+{
+	(void)state;
+	char path[256], errbuf[RT_ERRBUF_SIZE];
+	struct rt_frame f[3];
+	make_frames(f);
+	for (int fmt = 0; fmt < 2; fmt++) {
+		snprintf(path, sizeof(path), "%s/snap%d", dir, fmt);
+		struct rt_writer *w = open_writer(path, (enum rt_write_format)fmt, 0, 54);
+		for (int i = 0; i < 3; i++)
+			assert_int_equal(rt_writer_write(w, 0, &f[i], errbuf), 0);
+		assert_int_equal(rt_writer_close(w, errbuf), 0);
+		read_back(path, f, 3, 54);
+	}
+}
+
+static void test_rotation_by_size(void **state)
+{
+	(void)state;
+	char path[256], errbuf[RT_ERRBUF_SIZE];
+	struct rt_frame f[3];
+	make_frames(f);
+	for (int fmt = 0; fmt < 2; fmt++) {
+		snprintf(path, sizeof(path), "%s/rot%d", dir, fmt);
+		/* 1600 bytes: the 1514-byte frame never shares a file with another */
+		struct rt_writer *w = open_writer(path, (enum rt_write_format)fmt, 1600, 0);
+		for (int i = 0; i < 3; i++)
+			assert_int_equal(rt_writer_write(w, 0, &f[i], errbuf), 0);
+		char last[300];
+		snprintf(last, sizeof(last), "%s.1", path);
+		assert_string_equal(rt_writer_current_path(w), last);
+		assert_int_equal(rt_writer_close(w, errbuf), 0);
+		read_back(path, f, 2, 262144);
+		read_back(last, f + 2, 1, 262144);
+		struct stat st;
+		assert_int_equal(stat(path, &st), 0);
+		assert_true(st.st_size <= 1600);
+	}
+}
+
+static void test_strftime_names(void **state)
+{
+	(void)state;
+	char pattern[256], want[300], errbuf[RT_ERRBUF_SIZE];
+	struct rt_frame f[3];
+	make_frames(f);
+	snprintf(pattern, sizeof(pattern), "%s/cap-%%Y.pcapng", dir);
+	time_t t = time(NULL);
+	struct tm tm;
+	localtime_r(&t, &tm);
+	snprintf(want, sizeof(want), "%s/cap-%04d.pcapng", dir, tm.tm_year + 1900);
+	struct rt_writer *w = open_writer(pattern, RT_FORMAT_PCAPNG, 1600, 0);
+	for (int i = 0; i < 3; i++)
+		assert_int_equal(rt_writer_write(w, 0, &f[i], errbuf), 0);
+	/* the second file of the same name gets a number */
+	char second[320];
+	snprintf(second, sizeof(second), "%s.1", want);
+	assert_string_equal(rt_writer_current_path(w), second);
+	assert_int_equal(rt_writer_close(w, errbuf), 0);
+	read_back(want, f, 2, 262144);
+	read_back(second, f + 2, 1, 262144);
+}
+
+static void test_errors(void **state)
+{
+	(void)state;
+	char path[256], errbuf[RT_ERRBUF_SIZE];
+	struct rt_writer *w;
+	struct rt_frame f[3];
+	make_frames(f);
+	/* rotation needs files */
+	struct rt_writer_config cfg = {.path = "-", .rotate_seconds = 5};
+	assert_int_equal(rt_writer_open(&w, &cfg, errbuf), -EINVAL);
+	/* a directory that does not exist */
+	snprintf(path, sizeof(path), "%s/no/such/dir.pcapng", dir);
+	cfg = (struct rt_writer_config){.path = path};
+	assert_int_equal(rt_writer_open(&w, &cfg, errbuf), -ENOENT);
+	assert_non_null(strstr(errbuf, "no/such/dir.pcapng"));
+	/* classic pcap holds one interface; none may be added after a frame */
+	snprintf(path, sizeof(path), "%s/one.pcap", dir);
+	w = open_writer(path, RT_FORMAT_PCAP_NS, 0, 0);
+	assert_int_equal(rt_writer_add_interface(w, "x", 1, 0, RT_TS_SOFTWARE, errbuf), -ENOSPC);
+	assert_int_equal(rt_writer_write(w, 1, &f[0], errbuf), -EINVAL);
+	assert_int_equal(rt_writer_write(w, 0, &f[0], errbuf), 0);
+	assert_int_equal(rt_writer_close(w, errbuf), 0);
+	snprintf(path, sizeof(path), "%s/late.pcapng", dir);
+	w = open_writer(path, RT_FORMAT_PCAPNG, 0, 0);
+	assert_int_equal(rt_writer_write(w, 0, &f[0], errbuf), 0);
+	assert_int_equal(rt_writer_add_interface(w, "y", 1, 0, RT_TS_SOFTWARE, errbuf), -EBUSY);
+	assert_int_equal(rt_writer_close(w, errbuf), 0);
+	/* a full disk is reported, not lost */
+	if (access("/dev/full", W_OK) == 0) {
+		w = open_writer("/dev/full", RT_FORMAT_PCAPNG, 0, 0);
+		assert_int_equal(rt_writer_write(w, 0, &f[2], errbuf), 0); /* buffered */
+		assert_int_equal(rt_writer_flush(w, errbuf), -ENOSPC);
+		assert_non_null(strstr(errbuf, "/dev/full"));
+		assert_int_equal(rt_writer_write(w, 0, &f[2], errbuf), -ENOSPC);
+		assert_int_equal(rt_writer_close(w, errbuf), -ENOSPC);
+	}
+}
+
+/* Two interfaces in one pcapng section; libpcap reads both. */
+static void test_two_interfaces(void **state)
+{
+	(void)state;
+	char path[256], errbuf[RT_ERRBUF_SIZE];
+	struct rt_frame f[3];
+	make_frames(f);
+	snprintf(path, sizeof(path), "%s/two.pcapng", dir);
+	struct rt_writer *w = open_writer(path, RT_FORMAT_PCAPNG, 0, 0);
+	assert_int_equal(rt_writer_add_interface(w, "mlx5_1:1", RT_LINK_ETHERNET, 0, RT_TS_HW_RAW, errbuf), 1);
+	rt_writer_set_stats_fn(w, NULL, NULL);
+	assert_int_equal(rt_writer_write(w, 0, &f[0], errbuf), 0);
+	assert_int_equal(rt_writer_write(w, 1, &f[1], errbuf), 0);
+	assert_int_equal(rt_writer_write(w, 0, &f[2], errbuf), 0);
+	assert_int_equal(rt_writer_close(w, errbuf), 0);
+	read_back(path, f, 3, 262144);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_pcapng_reads_back),
+		cmocka_unit_test(test_classic_pcap_ns),
+		cmocka_unit_test(test_snaplen_cuts_frames),
+		cmocka_unit_test(test_rotation_by_size),
+		cmocka_unit_test(test_strftime_names),
+		cmocka_unit_test(test_errors),
+		cmocka_unit_test(test_two_interfaces),
+	};
+	return cmocka_run_group_tests(tests, make_dir, remove_dir);
+}

@@ -1,0 +1,67 @@
+# Benchmark (sourced by tools/bench): frames/s the capture command writes, from a file and from libpcap on a veth at replay top speed.
+capture_bench() (
+	local big n prefix out="$BENCH_OUT/capture"
+	mkdir -p "$out"
+	big=$(bench_big_capture)
+	n=$(bench_frames "$big")
+	# writer path alone: the file source feeds frames as fast as libpcap reads them
+	bench_time "capture file -> pcapng (writer path)" "$n" "$ROCETRACE" capture -i "$big" -w "$out/w.pcapng"
+	bench_time "capture file -> pcapng -s 128" "$n" "$ROCETRACE" capture -i "$big" -w "$out/w128.pcapng" -s 128
+	bench_time "capture file -> pcap (ns)" "$n" "$ROCETRACE" capture -i "$big" -w "$out/w.pcap" --format pcap
+	rm -f "$out/w.pcapng" "$out/w128.pcapng" "$out/w.pcap"
+
+	local ns_a="rt-bcap-$$-a" ns_b="rt-bcap-$$-b"
+	if [ "$(id -u)" -ne 0 ] || ! ip netns add "$ns_a" 2>/dev/null; then
+		bench_note "capture: veth runs skipped (needs root and network namespaces)"
+		return 0
+	fi
+	if ! command -v tcpreplay >/dev/null; then
+		ip netns del "$ns_a"
+		bench_note "capture: veth runs skipped (tcpreplay not installed)"
+		return 0
+	fi
+	# shellcheck disable=SC2064
+	trap "ip netns del $ns_a 2>/dev/null || true; ip netns del $ns_b 2>/dev/null || true" EXIT
+	ip netns add "$ns_b"
+	ip -n "$ns_a" link add veth0 type veth peer name veth0 netns "$ns_b"
+	for ns in "$ns_a" "$ns_b"; do
+		ip netns exec "$ns" sysctl -qw net.ipv6.conf.all.disable_ipv6=1
+		ip -n "$ns" link set veth0 mtu 9000 up
+	done
+	prefix=$(bench_prefix 200000)
+	local label args
+	for label in "full frames" "-s 128" "-s 128 -B 262144"; do
+		case $label in
+		"full frames") args="" ;;
+		"-s 128") args="-s 128" ;;
+		*) args="-s 128 -B 262144" ;;
+		esac
+		local tf stats replay sent secs pps recv drop written
+		tf=$(mktemp)
+		# shellcheck disable=SC2086
+		/usr/bin/time -o "$tf.time" -f "%M" ip netns exec "$ns_a" "$ROCETRACE" capture -i veth0 \
+			-w "$out/veth.pcapng" $args --duration 60 -- \
+			ip netns exec "$ns_b" tcpreplay --topspeed -i veth0 "$prefix" >"$tf" 2>&1 || true
+		stats=$(grep '^rocetrace capture:' "$tf" || true)
+		replay=$(grep 'Actual:' "$tf" || true)
+		if [ -z "$stats" ] || [ -z "$replay" ]; then
+			echo "bench: capture on veth ($label) failed: $(tail -n 1 "$tf")" >&2
+			rm -f "$tf" "$tf.time"
+			continue
+		fi
+		sent=$(sed -n 's/.*Actual: \([0-9]*\) packets.*/\1/p' <<<"$replay")
+		secs=$(sed -n 's/.* sent in \([0-9.]*\) seconds.*/\1/p' <<<"$replay")
+		pps=$(sed -n 's/.*Rated: .* \([0-9.]*\) pps.*/\1/p' "$tf")
+		recv=$(sed -n 's/^rocetrace capture: \([0-9]*\) received.*/\1/p' <<<"$stats")
+		drop=$(sed -n 's/.* \([0-9]*\) dropped.*/\1/p' <<<"$stats")
+		written=$(sed -n 's/.* \([0-9]*\) written.*/\1/p' <<<"$stats")
+		awk -v l="capture veth libpcap $label" -v n="$written" -v s="$secs" -v r="$(cat "$tf.time")" \
+			-v out="$BENCH_RESULTS" 'BEGIN {
+			printf "%-48s %9d frames %8.2f s %12.0f frames/s %8.1f MB\n", l, n, s, n / s, r / 1024
+			printf "%s\t%d\t%.2f\t%.0f\t%.1f\n", l, n, s, n / s, r / 1024 >> out
+		}'
+		bench_note "capture veth ($label): tcpreplay sent $sent frames at $pps pps; rocetrace received $recv, dropped $drop (kernel), wrote $written"
+		rm -f "$tf" "$tf.time" "$out/veth.pcapng"
+	done
+)
+capture_bench
