@@ -183,7 +183,7 @@ def incast():
     flows, frames = Flows(), []
     K = 8 * 1024  # ECN threshold (bytes queued)
     g = 1 / 16.0
-    st = [dict(rc=line, rt=line, alpha=1.0, sent=0, psn=1000 * (i + 1), last_cnp=-1, last_up=0)
+    st = [dict(rc=line, rt=line, alpha=1.0, sent=0, psn=1000 * (i + 1), last_up=T0 + i * 20 * US)
           for i in range(n)]
     ev = []  # (time, seq, kind, i, data)
     seq = [0]
