@@ -1,0 +1,133 @@
+#!/usr/bin/python3
+"""Compare `rocetrace analyze --json` (and timeline sums) with a scenario's truth file.
+
+usage: check_truth.py ROCETRACE CAPTURE TRUTH.json
+Exits 0 when everything the truth states matches, 1 with one line per mismatch otherwise.
+"""
+import csv
+import io
+import json
+import subprocess
+import sys
+
+errors = []
+
+
+def check(what, got, want):
+    if got != want:
+        errors.append("%s: got %r, want %r" % (what, got, want))
+
+
+def run(cmd):
+    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=120)
+    if p.returncode != 0:
+        sys.exit("%s: exit %d: %s" % (" ".join(cmd), p.returncode, p.stderr.decode().strip()))
+    return p.stdout.decode()
+
+
+def approx(what, got, want, rel):
+    if abs(got - want) > rel * want:
+        errors.append("%s: got %r, want %r (±%.0f%%)" % (what, got, want, rel * 100))
+
+
+def main():
+    exe, cap, truth_path = sys.argv[1:4]
+    truth = json.load(open(truth_path))
+    args = truth.get("args", [])
+    rep = json.loads(run([exe, "analyze", cap, "--json"] + args))
+
+    check("packets", rep["packets"], truth["packets"])
+    for k, v in truth.get("totals", {}).items():
+        check("totals." + k, rep["totals"][k], v)
+
+    flows = {(f["src"], f["dst"], f["dest_qp"]): f for f in rep["flows"]}
+    check("flow count", len(rep["flows"]), len(truth["flows"]))
+    for t in truth["flows"]:
+        key = (t["src"], t["dst"], t["dest_qp"])
+        name = "flow %s>%s:%#x" % key
+        f = flows.get(key)
+        if f is None:
+            errors.append("%s: missing" % name)
+            continue
+        check(name + " peer_qp", f["peer_qp"], t["peer_qp"])
+        for k in ("packets", "bytes", "cnp_received", "naks_received", "rnr_naks_received",
+                  "retransmitted", "gaps", "gap_psns", "go_back_n", "timeouts"):
+            check("%s %s" % (name, k), f[k], t[k])
+        check(name + " ce", f["ecn"]["ce"], t["ce"])
+        tr, got = t["np_reaction_ns"], f["np_reaction_ns"]
+        if tr is None:
+            check(name + " np_reaction_ns", got, None)
+        elif got is None:
+            errors.append("%s np_reaction_ns: null, want %r" % (name, tr))
+        else:
+            check(name + " np_reaction min", got["min"], tr["min"])
+            check(name + " np_reaction max", got["max"], tr["max"])
+            check(name + " np_reaction samples", got["samples"], tr["samples"])
+            if tr["samples"] <= 32:  # exact up to 32 samples, log buckets (±7%) beyond
+                check(name + " np_reaction median", got["median"], tr["median"])
+            else:
+                approx(name + " np_reaction median", got["median"], tr["median"], 0.07)
+
+    if "go_back_n_delay_ns" in truth:
+        d = [f["go_back_n_delay_ns"] for f in rep["flows"] if f["go_back_n_delay_ns"]]
+        check("go-back-N delay", d and d[0]["min"], truth["go_back_n_delay_ns"])
+
+    if "pfc" in truth:
+        check("pfc.frames", rep["pfc"]["frames"], truth["pfc"]["frames"])
+        for p, v in truth["pfc"]["priorities"].items():
+            got = rep["pfc"]["priorities"].get(p)
+            if got is None:
+                errors.append("pfc priority %s missing" % p)
+                continue
+            for k in ("xoff", "xon", "paused_ns"):
+                check("pfc.%s.%s" % (p, k), got[k], v[k])
+        check("pfc priorities", sorted(rep["pfc"]["priorities"]), sorted(truth["pfc"]["priorities"]))
+    if "pause" in truth:
+        for k, v in truth["pause"].items():
+            check("pause." + k, rep["pause"][k], v)
+    if "storms" in truth:
+        got = [(s["priority"], s["duration_ns"]) for s in rep["storms"]]
+        want = [(s["priority"], s["duration_ns"]) for s in truth["storms"]]
+        check("storms", got, want)
+    if "episodes" in truth:
+        got = [(e["start_ns"], e["end_ns"]) for e in rep["episodes"]]
+        want = [(e["start_ns"], e["end_ns"]) for e in truth["episodes"]]
+        check("episodes", got, want)
+
+    # timeline: per-flow column sums equal analyze's totals, in CSV and JSON Lines
+    for fmt, bucket in (("csv", "10us"), ("json", "1ms")):
+        out = run([exe, "timeline", cap, "--bucket", bucket, "--format", fmt] + args)
+        rows = list(csv.DictReader(io.StringIO(out))) if fmt == "csv" else \
+            [json.loads(x) for x in out.splitlines()]
+        sums = {}
+        for r in rows:
+            s = sums.setdefault(str(r["flow"]), dict(packets=0, bytes=0, ce=0, cnp=0, nak=0,
+                                                     retransmitted=0, pfc_paused_ns=0))
+            for k in s:
+                s[k] += int(r[k])
+        for f in rep["flows"]:
+            s = sums.get(str(f["id"]), {})
+            for col, val in (("packets", f["packets"]), ("bytes", f["bytes"]),
+                             ("ce", f["ecn"]["ce"]), ("cnp", f["cnp_received"]),
+                             ("nak", f["naks_received"]), ("retransmitted", f["retransmitted"])):
+                check("timeline %s flow %d %s" % (fmt, f["id"], col), s.get(col, 0), val)
+        a = sums.get("all", {})
+        check("timeline %s all packets" % fmt, a.get("packets", 0), rep["packets"])
+        check("timeline %s all bytes" % fmt, a.get("bytes", 0), rep["bytes"])
+        check("timeline %s all ce" % fmt, a.get("ce", 0), rep["totals"]["ce"])
+        check("timeline %s all cnp" % fmt, a.get("cnp", 0), rep["totals"]["cnp"])
+        paused = sum(p["paused_ns"] for p in rep["pfc"]["priorities"].values()) + \
+            rep["pause"]["paused_ns"]
+        check("timeline %s all pfc_paused_ns" % fmt, a.get("pfc_paused_ns", 0), paused)
+        ts = [int(r["t_ns"]) for r in rows]
+        check("timeline %s rows in time order" % fmt, ts, sorted(ts))
+
+    if errors:
+        for e in errors:
+            print("MISMATCH " + e)
+        sys.exit(1)
+    print("ok: %s matches %s" % (cap, truth_path))
+
+
+if __name__ == "__main__":
+    main()
