@@ -151,7 +151,8 @@ static void help(void)
 	      "    --stats\n"
 	      "        Print once a second on standard error: packets and Gb/s of the\n"
 	      "        last second, CE-marked packets, CNPs, NAKs, PFC pause frames per\n"
-	      "        priority (XOFF), and the drops so far.\n"
+	      "        priority (XOFF), and the drops so far; a last line at the stop\n"
+	      "        covers the time since the previous one.\n"
 	      "    -D, --list-devices\n"
 	      "        List RDMA devices (ports, link layer, state, netdev) and network\n"
 	      "        interfaces, then exit.\n"
@@ -688,6 +689,8 @@ int rt_cmd_capture(int argc, char **argv)
 			run_with_command(&cap, &cmd_status);
 		else
 			run_loop(&cap);
+		if (a.stats) /* the last, partial interval */
+			tick_print(&cap, now_ns(CLOCK_MONOTONIC));
 	}
 
 	if (counters && (rc = rt_counters_stop(counters, errbuf)) < 0)

@@ -565,7 +565,11 @@ static int run(struct sender *s, char *errbuf)
 		}
 	}
 	uint64_t now = rt_gen_now_ns();
-	if (now - last_iv > iv_ns / 10)
+	/* a last, partial interval for whatever the intervals have not yet counted */
+	bool unreported = false;
+	for (unsigned i = 0; i < s->nqp; i++)
+		unreported |= s->qp[i].packets != s->qp[i].iv_packets;
+	if (unreported && now > last_iv)
 		report_interval(s, (double)(now - t0) / 1e9, (double)(now - last_iv) / 1e9, now);
 	double secs = (double)(now - t0) / 1e9;
 	uint64_t pk = 0, by = 0, msgs = 0, cnp = 0, nak = 0, re = 0, to = 0;

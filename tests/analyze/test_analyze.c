@@ -1,0 +1,502 @@
+/* Unit tests of the analyzer: flow table, PSN logic with wraparound, pairing, PFC arithmetic, episodes, helpers. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "analyze/analyze.h"
+#include "analyze/internal.h"
+#include "analyze/jsonl.h"
+#include "dissect/opcodes.h"
+
+#define T0 1700000000000000000ull
+#define US 1000ull
+#define MS 1000000ull
+
+static struct rt_analyzer *new_an(uint64_t link_bps)
+{
+	struct rt_analyzer_opts o;
+	char errbuf[RT_ERRBUF_SIZE];
+	rt_analyzer_opts_init(&o);
+	if (link_bps)
+		o.link_speed_bps = link_bps;
+	struct rt_analyzer *an = rt_analyzer_new(&o, errbuf);
+	assert_non_null(an);
+	return an;
+}
+
+static void ip4(uint8_t *dst, uint32_t a)
+{
+	memset(dst, 0, 16);
+	dst[0] = (uint8_t)(a >> 24);
+	dst[1] = (uint8_t)(a >> 16);
+	dst[2] = (uint8_t)(a >> 8);
+	dst[3] = (uint8_t)a;
+}
+
+/* A RoCEv2 record as the dissector would give it. */
+static struct rt_record roce(uint64_t ts, uint32_t src, uint32_t dst, uint8_t opcode, uint32_t qp,
+			     uint32_t psn)
+{
+	struct rt_record r;
+	memset(&r, 0, sizeof(r));
+	r.ts_ns = ts;
+	r.caplen = r.wirelen = 100;
+	r.kind = opcode == RT_OPCODE_CNP ? RT_KIND_CNP : RT_KIND_ROCE;
+	r.layers = RT_L_ETH | RT_L_IPV4 | RT_L_UDP | RT_L_BTH;
+	r.ip_version = 4;
+	r.ecn = 2;
+	ip4(r.src_ip, src);
+	ip4(r.dst_ip, dst);
+	r.opcode = opcode;
+	r.dest_qp = qp;
+	r.psn = psn & 0xffffff;
+	return r;
+}
+
+static struct rt_record ack(uint64_t ts, uint32_t src, uint32_t dst, uint32_t qp, uint32_t psn,
+			    uint8_t syndrome)
+{
+	struct rt_record r = roce(ts, src, dst, RT_OPCODE_RC_ACK, qp, psn);
+	r.hdrs = RT_H_AETH;
+	r.aeth_syndrome = syndrome;
+	return r;
+}
+
+static struct an_flow *flow_of(struct rt_analyzer *an, uint32_t src, uint32_t dst, uint32_t qp)
+{
+	uint8_t a[16], b[16];
+	struct an_key k;
+	ip4(a, src);
+	ip4(b, dst);
+	an_key_from(&k, 4, a, b, qp);
+	uint32_t fi = an_flow_get(an, &k, false);
+	return fi == AN_NONE ? NULL : &an->flows[fi];
+}
+
+static struct rt_record pfc_rec(uint64_t ts, uint16_t enable, const uint16_t q[8])
+{
+	struct rt_record r;
+	memset(&r, 0, sizeof(r));
+	r.ts_ns = ts;
+	r.caplen = r.wirelen = 60;
+	r.kind = RT_KIND_PFC;
+	r.layers = RT_L_ETH | RT_L_MACC;
+	r.macc_opcode = RT_MACC_PFC;
+	r.src_mac[5] = 0xfe;
+	r.pfc_enable = enable;
+	memcpy(r.pfc_quanta, q, sizeof(r.pfc_quanta));
+	return r;
+}
+
+static void test_flow_table_growth(void **state)
+{
+	(void)state;
+	struct rt_analyzer *an = new_an(0);
+	const uint32_t n = 300000;
+	uint8_t a[16], b[16];
+	struct an_key k;
+	for (uint32_t i = 0; i < n; i++) {
+		ip4(a, 0x0a000000u + (i % 1000));
+		ip4(b, 0x0b000000u + (i / 1000));
+		an_key_from(&k, 4, a, b, i);
+		assert_int_equal(an_flow_get(an, &k, true), i);
+	}
+	assert_int_equal(an->nflows, n);
+	/* load factor stays at most 1/2, and every key is found again */
+	assert_true(an->tab_mask + 1 >= 2 * n);
+	for (uint32_t i = 0; i < n; i += 7) {
+		ip4(a, 0x0a000000u + (i % 1000));
+		ip4(b, 0x0b000000u + (i / 1000));
+		an_key_from(&k, 4, a, b, i);
+		assert_int_equal(an_flow_get(an, &k, false), i);
+	}
+	an_key_from(&k, 4, a, b, 0xabcdef);
+	assert_int_equal(an_flow_get(an, &k, false), AN_NONE);
+	/* host-pair chains: (10.0.0.5 -> 11.0.0.3) holds exactly one flow, QP 3005 */
+	ip4(a, 0x0a000005u);
+	ip4(b, 0x0b000003u);
+	uint32_t cnt = 0;
+	for (uint32_t fi = an_hosts_head(an, a, b, 4); fi != AN_NONE; fi = an->flows[fi].next_hosts) {
+		cnt++;
+		assert_int_equal(an->flows[fi].key.dest_qp, 3005);
+	}
+	assert_int_equal(cnt, 1);
+	rt_analyzer_free(an);
+}
+
+static void test_flow_ids_first_seen(void **state)
+{
+	(void)state;
+	struct rt_analyzer *an = new_an(0);
+	for (uint32_t i = 0; i < 50; i++) {
+		struct rt_record r = roce(T0 + i, 1, 2, 0x04, 100 - i, i);
+		rt_analyzer_feed(an, &r);
+	}
+	assert_int_equal(rt_analyzer_flow_count(an), 50);
+	for (uint32_t id = 0; id < 50; id++)
+		assert_int_equal(an->flows[an->order[id]].key.dest_qp, 100 - id);
+	rt_analyzer_free(an);
+}
+
+static void test_psn_wraparound(void **state)
+{
+	(void)state;
+	struct rt_analyzer *an = new_an(0);
+	uint64_t t = T0;
+	const uint32_t psns[] = {0xfffffe, 0xffffff, 0x000000, 0x000001};
+	for (unsigned i = 0; i < 4; i++) {
+		struct rt_record r = roce(t += US, 1, 2, 0x04, 7, psns[i]);
+		rt_analyzer_feed(an, &r);
+	}
+	struct an_flow *f = flow_of(an, 1, 2, 7);
+	assert_non_null(f);
+	assert_int_equal(f->gaps, 0);
+	assert_int_equal(f->retransmitted, 0);
+	/* 0x000002 missing: one gap of one PSN */
+	struct rt_record r = roce(t += US, 1, 2, 0x04, 7, 3);
+	rt_analyzer_feed(an, &r);
+	f = flow_of(an, 1, 2, 7);
+	assert_int_equal(f->gaps, 1);
+	assert_int_equal(f->gap_psns, 1);
+	/* back across the wrap: resends with no NAK → one implied timeout, two packets */
+	r = roce(t += US, 1, 2, 0x04, 7, 0xffffff);
+	rt_analyzer_feed(an, &r);
+	r = roce(t += US, 1, 2, 0x04, 7, 0);
+	rt_analyzer_feed(an, &r);
+	f = flow_of(an, 1, 2, 7);
+	assert_int_equal(f->retransmitted, 2);
+	assert_int_equal(f->timeouts, 1);
+	assert_int_equal(f->go_back_n, 0);
+	/* new data again, then an absurd jump: resynchronised, not a gap */
+	r = roce(t += US, 1, 2, 0x04, 7, 4);
+	rt_analyzer_feed(an, &r);
+	r = roce(t += US, 1, 2, 0x04, 7, 0x800004);
+	rt_analyzer_feed(an, &r);
+	r = roce(t += US, 1, 2, 0x04, 7, 0x800005);
+	rt_analyzer_feed(an, &r);
+	f = flow_of(an, 1, 2, 7);
+	assert_int_equal(f->gaps, 1);
+	assert_int_equal(f->psn_jumps, 1);
+	assert_int_equal(f->retransmitted, 2);
+	assert_true(rt_psn_diff(0, 0xffffff) == 1);
+	assert_true(rt_psn_diff(0xffffff, 0) == -1);
+	rt_analyzer_free(an);
+}
+
+static void test_nak_go_back_n(void **state)
+{
+	(void)state;
+	struct rt_analyzer *an = new_an(0);
+	uint64_t t = T0;
+	for (uint32_t p = 10; p < 14; p++) {
+		struct rt_record r = roce(t += US, 1, 2, 0x04, 0x22, p);
+		rt_analyzer_feed(an, &r);
+	}
+	struct rt_record n = ack(t += US, 2, 1, 0x11, 12, 0x60); /* NAK PSN sequence error at 12 */
+	rt_analyzer_feed(an, &n);
+	uint64_t nak_ts = t;
+	for (uint32_t p = 12; p < 16; p++) {
+		struct rt_record r = roce(t += 5 * US, 1, 2, 0x04, 0x22, p);
+		rt_analyzer_feed(an, &r);
+	}
+	struct an_flow *f = flow_of(an, 1, 2, 0x22);
+	assert_int_equal(f->peer_qp, 0x11);
+	assert_int_equal(f->naks_received, 1);
+	assert_int_equal(f->go_back_n, 1);
+	assert_int_equal(f->retransmitted, 2);
+	assert_int_equal(f->ext->gbn_delay.min, nak_ts + 5 * US - nak_ts);
+	assert_int_equal(f->ext->nak_codes[0], 1);
+	struct rt_an_counts c;
+	rt_analyzer_totals(an, &c);
+	assert_int_equal(c.nak, 1);
+	assert_int_equal(c.retransmitted, 2);
+	rt_analyzer_free(an);
+}
+
+static void test_pairing_by_psn(void **state)
+{
+	(void)state;
+	struct rt_analyzer *an = new_an(0);
+	uint64_t t = T0;
+	/* two QPs from host 1 to host 2, PSN ranges far apart */
+	for (uint32_t i = 0; i < 4; i++) {
+		struct rt_record r = roce(t += US, 1, 2, 0x04, 0x30, 1000 + i);
+		rt_analyzer_feed(an, &r);
+		r = roce(t += US, 1, 2, 0x04, 0x31, 500000 + i);
+		rt_analyzer_feed(an, &r);
+	}
+	/* an ACK whose PSN matches neither: no pairing */
+	struct rt_record a = ack(t += US, 2, 1, 0x40, 9000, 0x1f);
+	rt_analyzer_feed(an, &a);
+	assert_int_equal(flow_of(an, 2, 1, 0x40)->peer_qp, AN_NONE);
+	/* ACK of QP 0x31's requests comes back to host 1's QP 0x41 */
+	a = ack(t += US, 2, 1, 0x41, 500002, 0x1f);
+	rt_analyzer_feed(an, &a);
+	a = ack(t += US, 2, 1, 0x42, 1003, 0x1f);
+	rt_analyzer_feed(an, &a);
+	assert_int_equal(flow_of(an, 1, 2, 0x31)->peer_qp, 0x41);
+	assert_int_equal(flow_of(an, 2, 1, 0x41)->peer_qp, 0x31);
+	assert_int_equal(flow_of(an, 1, 2, 0x30)->peer_qp, 0x42);
+	assert_int_equal(flow_of(an, 2, 1, 0x42)->peer_qp, 0x30);
+	assert_int_equal(flow_of(an, 1, 2, 0x30)->pairing, AN_PAIR_ACK);
+	/* a CNP to QP 0x42 throttles the 0x30 data flow; one for an unknown QP matches nothing */
+	struct rt_record c = roce(t += US, 2, 1, RT_OPCODE_CNP, 0x42, 0);
+	rt_analyzer_feed(an, &c);
+	c = roce(t += US, 2, 1, RT_OPCODE_CNP, 0x777, 0);
+	rt_analyzer_feed(an, &c);
+	c = roce(t += US, 9, 8, RT_OPCODE_CNP, 0x778, 0);
+	rt_analyzer_feed(an, &c);
+	assert_int_equal(flow_of(an, 1, 2, 0x30)->cnp_received, 1);
+	assert_int_equal(an->cnp_unattributed, 2);
+	rt_analyzer_free(an);
+}
+
+static void test_pairing_ud_deth(void **state)
+{
+	(void)state;
+	struct rt_analyzer *an = new_an(0);
+	struct rt_record r = roce(T0, 1, 2, 0x64, 0x50, 1);
+	r.hdrs = RT_H_DETH;
+	r.deth_src_qp = 0x60;
+	rt_analyzer_feed(an, &r);
+	assert_int_equal(flow_of(an, 1, 2, 0x50)->peer_qp, 0x60);
+	r = roce(T0 + US, 2, 1, 0x64, 0x60, 7);
+	r.hdrs = RT_H_DETH;
+	r.deth_src_qp = 0x50;
+	rt_analyzer_feed(an, &r);
+	struct an_flow *f = flow_of(an, 1, 2, 0x50), *g = flow_of(an, 2, 1, 0x60);
+	assert_int_equal(g->peer_qp, 0x50);
+	assert_true(&an->flows[f->reverse] == g);
+	rt_analyzer_free(an);
+}
+
+static void test_pfc_paused_time(void **state)
+{
+	(void)state;
+	struct rt_analyzer *an = new_an(100000000000ull);
+	uint16_t q[8] = {0};
+	/* priority 3: XOFF 0xFFFF, XON after 100 us → 100 us */
+	q[3] = 0xffff;
+	struct rt_record r = pfc_rec(T0, 1 << 3, q);
+	rt_analyzer_feed(an, &r);
+	q[3] = 0;
+	r = pfc_rec(T0 + 100 * US, 1 << 3, q);
+	rt_analyzer_feed(an, &r);
+	assert_int_equal(an->macs[0].cls[3].paused_ns, 100 * US);
+	/* priority 2: 100 quanta (512 ns), refreshed after 200 ns → 712 ns, counted once */
+	q[2] = 100;
+	r = pfc_rec(T0 + MS, 1 << 2, q);
+	rt_analyzer_feed(an, &r);
+	r = pfc_rec(T0 + MS + 200, 1 << 2, q);
+	rt_analyzer_feed(an, &r);
+	/* a later unrelated frame sees the pause expired */
+	q[2] = 0;
+	r = pfc_rec(T0 + 2 * MS, 0, q);
+	rt_analyzer_feed(an, &r);
+	assert_int_equal(an->macs[0].cls[2].paused_ns, 712);
+	/* priority 6 still paused at the end: counted to its expiry (0xFFFF quanta = 335539 ns) */
+	q[6] = 0xffff;
+	r = pfc_rec(T0 + 3 * MS, 1 << 6, q);
+	rt_analyzer_feed(an, &r);
+	rt_analyzer_finish(an);
+	assert_int_equal(an->macs[0].cls[6].paused_ns, 335539);
+	assert_int_equal(an->tot.pfc_xoff[2], 2);
+	assert_int_equal(an->tot.pfc_xon[3], 1);
+	assert_int_equal(an->nstorms, 0);
+	rt_analyzer_free(an);
+
+	/* 25 Gb/s: a quantum is 20.48 ns; a storm when paused 1 ms continuously */
+	struct rt_analyzer_opts o;
+	char errbuf[RT_ERRBUF_SIZE];
+	rt_analyzer_opts_init(&o);
+	o.link_speed_bps = 25000000000ull;
+	o.storm_ns = MS;
+	an = rt_analyzer_new(&o, errbuf);
+	assert_non_null(an);
+	memset(q, 0, sizeof(q));
+	q[4] = 1000; /* 20480 ns */
+	for (uint64_t t = 0; t < 2 * MS; t += 10 * US) {
+		r = pfc_rec(T0 + t, 1 << 4, q);
+		rt_analyzer_feed(an, &r);
+	}
+	rt_analyzer_finish(an);
+	assert_int_equal(an->nstorms, 1);
+	assert_int_equal(an->storms[0].end - an->storms[0].start, 2 * MS - 10 * US + 20480);
+	assert_int_equal(an->macs[0].cls[4].paused_ns, 2 * MS - 10 * US + 20480);
+	rt_analyzer_free(an);
+}
+
+static void test_episodes(void **state)
+{
+	(void)state;
+	struct rt_analyzer *an = new_an(0);
+	const uint64_t at[] = {0, 500 * US, 1400 * US, 5 * MS};
+	for (unsigned i = 0; i < 4; i++) {
+		struct rt_record r = roce(T0 + at[i], 1, 2, 0x04, 9, i);
+		r.ecn = 3;
+		rt_analyzer_feed(an, &r);
+		/* plain traffic in between does not extend an episode */
+		r = roce(T0 + at[i] + 100 * US, 1, 2, 0x04, 9, 100 + i);
+		r.ecn = 2;
+		rt_analyzer_feed(an, &r);
+	}
+	rt_analyzer_finish(an);
+	assert_int_equal(an->neps, 2);
+	assert_int_equal(an->eps[0].start, T0);
+	assert_int_equal(an->eps[0].end, T0 + 1400 * US);
+	assert_int_equal(an->eps[0].ce, 3);
+	assert_int_equal(an->eps[0].flows, 1);
+	assert_int_equal(an->eps[1].start, T0 + 5 * MS);
+	assert_int_equal(an->eps[1].end, T0 + 5 * MS);
+	rt_analyzer_free(an);
+}
+
+static void test_np_reaction(void **state)
+{
+	(void)state;
+	struct rt_analyzer *an = new_an(0);
+	/* data 1 → 2 on QP 0x10 paired with 0x20 by an ACK */
+	struct rt_record r = roce(T0, 1, 2, 0x04, 0x10, 5);
+	rt_analyzer_feed(an, &r);
+	r = ack(T0 + US, 2, 1, 0x20, 5, 0x1f);
+	rt_analyzer_feed(an, &r);
+	/* CE at +10 us and +12 us, CNP at +15 us: reaction 5 us; CE at +20 us, CNP at +70 us: 50 us */
+	const uint64_t ce_at[] = {10, 12, 20};
+	const uint64_t cnp_at[] = {15, 70};
+	unsigned ci = 0, ni = 0;
+	for (uint64_t us = 2; us < 80; us++) {
+		if (ci < 3 && us == ce_at[ci]) {
+			r = roce(T0 + us * US, 1, 2, 0x04, 0x10, (uint32_t)(6 + ci));
+			r.ecn = 3;
+			rt_analyzer_feed(an, &r);
+			ci++;
+		}
+		if (ni < 2 && us == cnp_at[ni]) {
+			r = roce(T0 + us * US, 2, 1, RT_OPCODE_CNP, 0x20, 0);
+			rt_analyzer_feed(an, &r);
+			ni++;
+		}
+	}
+	struct an_flow *f = flow_of(an, 1, 2, 0x10);
+	assert_int_equal(f->cnp_received, 2);
+	assert_int_equal(f->ext->np_reaction.n, 2);
+	assert_int_equal(f->ext->np_reaction.min, 5 * US);
+	assert_int_equal(f->ext->np_reaction.max, 50 * US);
+	rt_analyzer_free(an);
+}
+
+static void test_hist(void **state)
+{
+	(void)state;
+	struct an_hist *h = calloc(1, sizeof(*h));
+	assert_non_null(h);
+	assert_int_equal(an_hist_quantile(h, 0.5), 0);
+	for (uint64_t v = 1; v <= 5; v++)
+		an_hist_add(h, v * 100);
+	assert_int_equal(an_hist_quantile(h, 0.5), 300);
+	assert_int_equal(an_hist_quantile(h, 0.99), 500);
+	memset(h, 0, sizeof(*h));
+	for (uint64_t v = 1; v <= 10000; v++)
+		an_hist_add(h, v * 1000);
+	uint64_t med = an_hist_quantile(h, 0.5), p99 = an_hist_quantile(h, 0.99);
+	assert_true(med > 5000000 * 93 / 100 && med < 5000000 * 107 / 100);
+	assert_true(p99 > 9900000 * 93 / 100 && p99 < 9900000 * 107 / 100);
+	assert_int_equal(h->min, 1000);
+	assert_int_equal(h->max, 10000000);
+	free(h);
+}
+
+static void test_units(void **state)
+{
+	(void)state;
+	assert_int_equal(rt_parse_rate_bps("100G"), 100000000000ull);
+	assert_int_equal(rt_parse_rate_bps("25g"), 25000000000ull);
+	assert_int_equal(rt_parse_rate_bps("2.5Gbps"), 2500000000ull);
+	assert_int_equal(rt_parse_rate_bps("400000000000"), 400000000000ull);
+	assert_int_equal(rt_parse_rate_bps("fast"), 0);
+	assert_int_equal(rt_parse_rate_bps("-1G"), 0);
+	assert_int_equal(rt_parse_rate_bps("10"), 0);
+	assert_int_equal(rt_parse_duration_ns("100us"), 100000);
+	assert_int_equal(rt_parse_duration_ns("1.5ms"), 1500000);
+	assert_int_equal(rt_parse_duration_ns("2s"), 2000000000ull);
+	assert_int_equal(rt_parse_duration_ns("250"), 250);
+	assert_int_equal(rt_parse_duration_ns("3h"), 0);
+	assert_int_equal(rt_parse_duration_ns("0us"), 0);
+}
+
+static void test_jsonl(void **state)
+{
+	(void)state;
+	struct rt_jobj *o = malloc(sizeof(*o));
+	assert_non_null(o);
+	assert_int_equal(rt_jsonl_parse("{\"ts\":\"12.000000005\",\"dev\":\"mlx5_0\",\"port\":1,"
+					"\"counters\":{\"np_cnp_sent\":12,\"x\":-1.5e3},\"ok\":true}",
+					o),
+			 0);
+	uint64_t ts;
+	double v;
+	assert_true(rt_jts(o, "ts", &ts));
+	assert_int_equal(ts, 12000000005ull);
+	assert_string_equal(rt_jstr(o, "dev"), "mlx5_0");
+	assert_true(rt_jnum(o, "port", &v));
+	assert_true(v == 1.0);
+	assert_string_equal(o->nested_name, "counters");
+	assert_int_equal(o->nnested, 2);
+	assert_true(o->nested[1].v.num == -1500.0);
+	assert_int_equal(rt_jsonl_parse("{\"a\":1,}", o), -1);
+	assert_int_equal(rt_jsonl_parse("{\"a\":{\"b\":{}}}", o), -1);
+	assert_int_equal(rt_jsonl_parse("[1,2]", o), -1);
+	assert_int_equal(rt_jsonl_parse("{\"a\":\"x\\q\"}", o), -1);
+	assert_int_equal(rt_jsonl_parse("{\"a\":1} x", o), -1);
+	assert_int_equal(rt_jsonl_parse("{}", o), 0);
+	free(o);
+}
+
+static void test_interval_counts(void **state)
+{
+	(void)state;
+	struct rt_analyzer *an = new_an(0);
+	struct rt_record r = roce(T0, 1, 2, 0x04, 3, 1);
+	r.ecn = 3;
+	rt_analyzer_feed(an, &r);
+	struct rt_an_counts c;
+	rt_analyzer_interval(an, &c, true);
+	assert_int_equal(c.packets, 1);
+	assert_int_equal(c.ce, 1);
+	assert_int_equal(c.bytes, 100);
+	r = roce(T0 + 1, 1, 2, 0x04, 3, 2);
+	rt_analyzer_feed(an, &r);
+	rt_analyzer_interval(an, &c, false);
+	assert_int_equal(c.packets, 1);
+	assert_int_equal(c.ce, 0);
+	rt_analyzer_totals(an, &c);
+	assert_int_equal(c.packets, 2);
+	assert_int_equal(c.roce_packets, 2);
+	rt_analyzer_free(an);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_flow_table_growth),
+		cmocka_unit_test(test_flow_ids_first_seen),
+		cmocka_unit_test(test_psn_wraparound),
+		cmocka_unit_test(test_nak_go_back_n),
+		cmocka_unit_test(test_pairing_by_psn),
+		cmocka_unit_test(test_pairing_ud_deth),
+		cmocka_unit_test(test_pfc_paused_time),
+		cmocka_unit_test(test_episodes),
+		cmocka_unit_test(test_np_reaction),
+		cmocka_unit_test(test_hist),
+		cmocka_unit_test(test_units),
+		cmocka_unit_test(test_jsonl),
+		cmocka_unit_test(test_interval_counts),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
