@@ -115,7 +115,12 @@ static uint64_t rate_bytes(const struct an_flow *f, uint64_t from, uint64_t to)
 
 static void rate_add(const struct rt_analyzer *an, struct an_flow *f, uint64_t ts, uint32_t bytes)
 {
-	uint64_t s = ts / slot_width(an);
+	uint64_t w = slot_width(an), s;
+	/* most packets fall in the flow's newest slot: no division for them */
+	if (f->packets && ts >= f->rslot_cur * w && ts - f->rslot_cur * w < w)
+		s = f->rslot_cur;
+	else
+		s = ts / w;
 	if (s > f->rslot_cur || !f->packets) {
 		uint64_t n = s - f->rslot_cur;
 		if (!f->packets || n >= AN_RATE_SLOTS)
@@ -166,7 +171,7 @@ static void rp_tick(struct rt_analyzer *an, struct an_flow *f, uint64_t ts, uint
 	uint64_t s = ts / slot_width(an);
 	if (rate_before(an, f, s) * 10 >= e->rp_before_bps * 9) {
 		e->rp_recovered++;
-		an_hist_add(&e->recover, s * slot_width(an) - e->rp_cnp_ts);
+		an_hist_addp(&e->recover, s * slot_width(an) - e->rp_cnp_ts);
 		e->rp_pending = false;
 	} else if (ts > e->rp_cnp_ts + 100 * w) {
 		e->rp_pending = false;
@@ -270,7 +275,7 @@ static void handle_cnp(struct rt_analyzer *an, uint32_t ri, const struct rt_reco
 	struct an_flow_ext *e = an_ext(f);
 	if (e) {
 		if (e->first_ce_since_cnp) {
-			an_hist_add(&e->np_reaction, ts - e->first_ce_since_cnp);
+			an_hist_addp(&e->np_reaction, ts - e->first_ce_since_cnp);
 			e->first_ce_since_cnp = 0;
 		} else {
 			e->cnp_without_ce++;
@@ -305,7 +310,7 @@ static void ackreq_ack(struct an_flow *f, uint32_t psn, uint64_t ts)
 		return;
 	while (e->ar_count && rt_psn_diff(e->ar_psn[e->ar_head], psn) <= 0) {
 		if (ts >= e->ar_ts[e->ar_head])
-			an_hist_add(&e->rtt, ts - e->ar_ts[e->ar_head]);
+			an_hist_addp(&e->rtt, ts - e->ar_ts[e->ar_head]);
 		e->ar_head = (uint8_t)((e->ar_head + 1) % AN_ACKRING);
 		e->ar_count--;
 	}
@@ -338,9 +343,12 @@ static void handle_response(struct rt_analyzer *an, uint32_t ri, const struct rt
 		struct an_flow_ext *e = an_ext(f);
 		if (e)
 			e->nak_codes[rec->aeth_syndrome & 0x1f]++;
-		f->nak_pending = 1;
-		f->nak_psn = rec->psn;
-		f->nak_ts = ts;
+		/* only a PSN sequence error makes the requester go back; the other codes are fatal */
+		if ((rec->aeth_syndrome & 0x1f) == 0) {
+			f->nak_pending = 1;
+			f->nak_psn = rec->psn;
+			f->nak_ts = ts;
+		}
 	} else if (type == RT_AETH_RNR_NAK) {
 		an->tot.rnr_nak++;
 		an->ivc.rnr_nak++;
@@ -389,8 +397,10 @@ static void handle_request(struct rt_analyzer *an, struct an_flow *f, const stru
 		if (span_min > span_max)
 			span_min = span_max;
 	}
-	bool retrans = false;
-	if (!f->has_req) {
+	bool retrans = false, first = !f->has_req;
+	uint32_t prev = f->last_psn;
+	f->last_psn = p;
+	if (first) {
 		f->has_req = true;
 		f->psn_lo = p;
 	} else if (rt_psn_diff(p, f->next_psn) >= 0 && rt_psn_diff(p, f->next_psn_max) <= 0) {
@@ -416,7 +426,8 @@ static void handle_request(struct rt_analyzer *an, struct an_flow *f, const stru
 	}
 	if (retrans) {
 		count_retransmit(an, f);
-		if (!f->in_retrans) {
+		/* a resend run starts at the first backward PSN, or when a run goes back again */
+		if (!f->in_retrans || rt_psn_diff(p, prev) <= 0) {
 			f->in_retrans = true;
 			struct an_flow_ext *e = an_ext(f);
 			if (f->nak_pending == 2) {
@@ -425,12 +436,12 @@ static void handle_request(struct rt_analyzer *an, struct an_flow *f, const stru
 			} else if (f->nak_pending) {
 				f->go_back_n++;
 				if (e)
-					an_hist_add(&e->gbn_delay, ts - f->nak_ts);
+					an_hist_addp(&e->gbn_delay, ts - f->nak_ts);
 				f->nak_pending = 0;
 			} else {
 				f->timeouts++;
 				if (e)
-					an_hist_add(&e->timeout_gap, ts - f->last_req_ts);
+					an_hist_addp(&e->timeout_gap, ts - f->last_req_ts);
 			}
 			if (e)
 				e->ar_count = 0; /* Karn: no RTT from resent requests */
@@ -442,7 +453,7 @@ static void handle_request(struct rt_analyzer *an, struct an_flow *f, const stru
 	f->next_psn = (p + span_min) & AN_PSN_MASK;
 	f->next_psn_max = (p + span_max) & AN_PSN_MASK;
 	uint32_t hi = (p + span_max - 1) & AN_PSN_MASK;
-	if (!f->requests || f->requests == 1 || rt_psn_diff(hi, f->psn_hi) > 0)
+	if (first || rt_psn_diff(hi, f->psn_hi) > 0)
 		f->psn_hi = hi;
 	if ((uint32_t)rt_psn_diff(f->psn_hi, f->psn_lo) > (1u << 22))
 		f->psn_lo = (f->psn_hi - (1u << 22)) & AN_PSN_MASK;
@@ -504,8 +515,10 @@ static void handle_roce(struct rt_analyzer *an, const struct rt_record *rec)
 	f->iv.bytes += rec->wirelen;
 	an_tl_mark(an, f);
 	f->dscp = rec->dscp;
-	if (rec->nvlan)
+	if (rec->nvlan) {
 		f->pcp = rec->pcp[rec->nvlan - 1];
+		f->tagged = true;
+	}
 	if (rec->layers & (RT_L_IPV4 | RT_L_IPV6)) {
 		unsigned ecn = rec->ecn & 3u;
 		f->ecn[ecn]++;

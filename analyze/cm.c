@@ -89,7 +89,7 @@ static void pair_cm(struct rt_analyzer *an, const struct an_cm_req *req, uint32_
 void an_cm_mad(struct rt_analyzer *an, const struct rt_record *rec, const uint8_t *frame,
 	       uint32_t caplen)
 {
-	if (!(rec->hdrs & RT_H_DETH) || rec->payload_off > caplen ||
+	if (!(rec->hdrs & RT_H_DETH) || !rec->payload_off || rec->payload_off > caplen ||
 	    caplen - rec->payload_off < MAD_HDR + 36 || rec->payload_len < MAD_HDR + 36)
 		return;
 	const uint8_t *mad = frame + rec->payload_off;

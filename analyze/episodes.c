@@ -33,7 +33,12 @@ static void ep_close(struct rt_analyzer *an)
 
 void an_ep_packet(struct rt_analyzer *an, uint64_t ts, uint32_t bytes)
 {
-	uint64_t w = gslot_width(an), s = ts / w;
+	uint64_t w = gslot_width(an), s;
+	/* most packets fall in the newest slot: no division for them */
+	if (an->gslot_cur && ts >= an->gslot_cur * w && ts - an->gslot_cur * w < w)
+		s = an->gslot_cur;
+	else
+		s = ts / w;
 	if (s > an->gslot_cur || !an->gslot_cur) {
 		uint64_t n = s - an->gslot_cur;
 		if (!an->gslot_cur || n >= AN_GSLOTS)

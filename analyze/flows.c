@@ -20,16 +20,38 @@ static uint32_t hash_bytes(const void *p, size_t n)
 	return h;
 }
 
+static inline uint64_t mix(uint64_t h, uint64_t v)
+{
+	h = (h ^ v) * 0x9e3779b97f4a7c15ull;
+	return h ^ (h >> 29);
+}
+
 static uint32_t hash_key(const struct an_key *k)
 {
+	uint64_t h = 0x243f6a8885a308d3ull ^ k->dest_qp;
+	uint64_t w[4];
 	if (k->ipver == 4) {
-		uint8_t tmp[12];
-		memcpy(tmp, k->src, 4);
-		memcpy(tmp + 4, k->dst, 4);
-		memcpy(tmp + 8, &k->dest_qp, 4);
-		return hash_bytes(tmp, sizeof(tmp));
+		uint32_t a, b;
+		memcpy(&a, k->src, 4);
+		memcpy(&b, k->dst, 4);
+		h = mix(h, (uint64_t)a << 32 | b);
+	} else {
+		memcpy(w, k->src, 16);
+		memcpy(w + 2, k->dst, 16);
+		for (int i = 0; i < 4; i++)
+			h = mix(h, w[i]);
 	}
-	return hash_bytes(k, sizeof(*k));
+	h = mix(h, k->ipver);
+	return (uint32_t)(h ^ (h >> 32));
+}
+
+static bool same_key(const struct an_key *a, const struct an_key *b)
+{
+	if (a->dest_qp != b->dest_qp || a->ipver != b->ipver)
+		return false;
+	if (a->ipver == 4)
+		return !memcmp(a->src, b->src, 4) && !memcmp(a->dst, b->dst, 4);
+	return !memcmp(a->src, b->src, 16) && !memcmp(a->dst, b->dst, 16);
 }
 
 static uint32_t hash_hosts(const uint8_t *src, const uint8_t *dst, uint8_t ipver)
@@ -71,8 +93,17 @@ int an_flows_init(struct rt_analyzer *an)
 
 void an_flows_free(struct rt_analyzer *an)
 {
-	for (uint32_t i = 0; i < an->nflows; i++)
-		free(an->flows[i].ext);
+	for (uint32_t i = 0; i < an->nflows; i++) {
+		struct an_flow_ext *e = an->flows[i].ext;
+		if (!e)
+			continue;
+		free(e->rtt);
+		free(e->np_reaction);
+		free(e->gbn_delay);
+		free(e->timeout_gap);
+		free(e->recover);
+		free(e);
+	}
 	free(an->flows);
 	free(an->tab);
 	free(an->htab_flow);
@@ -153,7 +184,7 @@ uint32_t an_flow_get(struct rt_analyzer *an, const struct an_key *key, bool crea
 		uint32_t fi = an->tab[i];
 		if (fi == AN_NONE)
 			break;
-		if (an->flows[fi].hash == h && !memcmp(&an->flows[fi].key, key, sizeof(*key)))
+		if (an->flows[fi].hash == h && same_key(&an->flows[fi].key, key))
 			return fi;
 		i = (i + 1) & an->tab_mask;
 	}
@@ -276,6 +307,14 @@ void an_hist_add(struct an_hist *h, uint64_t v)
 	h->n++;
 	h->sum += v;
 	h->bucket[hist_index(v)]++;
+}
+
+void an_hist_addp(struct an_hist **h, uint64_t v)
+{
+	if (!*h)
+		*h = calloc(1, sizeof(**h));
+	if (*h)
+		an_hist_add(*h, v);
 }
 
 static int cmp_u64(const void *a, const void *b)

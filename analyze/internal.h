@@ -22,6 +22,8 @@ struct an_hist {
 	uint32_t bucket[AN_HIST_BUCKETS];
 };
 void an_hist_add(struct an_hist *h, uint64_t v);
+/* Add to *h, allocating it at the first value (a value is lost when out of memory). */
+void an_hist_addp(struct an_hist **h, uint64_t v);
 /* Nearest-rank quantile, q in [0,1]; 0 when empty. */
 uint64_t an_hist_quantile(const struct an_hist *h, double q);
 
@@ -59,11 +61,8 @@ struct an_flow_ext {
 	uint32_t ar_psn[AN_ACKRING];
 	uint64_t ar_ts[AN_ACKRING];
 	uint8_t ar_head, ar_count;
-	struct an_hist rtt;
-	struct an_hist np_reaction;
-	struct an_hist gbn_delay;
-	struct an_hist timeout_gap;
-	struct an_hist recover;
+	/* quantile sketches, allocated at their first sample */
+	struct an_hist *rtt, *np_reaction, *gbn_delay, *timeout_gap, *recover;
 	uint64_t first_ce_since_cnp; /* 0 = none */
 	uint64_t cnp_without_ce;
 	uint64_t first_cnp_ts, last_cnp_ts;
@@ -79,40 +78,48 @@ struct an_flow_ext {
 	uint64_t src_cnp_events, src_retransmit_events, src_retransmit_count, src_timeouts;
 	uint64_t src_rate_events, src_end_seen;
 	double src_rate_first, src_rate_last, src_rate_min;
+	/* timeline: the source's rate now, its CNPs in this bucket */
+	bool tl_rate_known;
+	double tl_rate;
+	uint64_t tl_src_cnp;
 };
 
+/* One flow; the fields every packet touches come first (fewer cache lines per packet). */
 struct an_flow {
 	struct an_key key;
 	uint32_t hash;
 	uint32_t id;	    /* first-seen order; AN_NONE before the first packet (CM-created) */
 	uint32_t reverse;   /* paired flow the other way, or AN_NONE */
+	uint8_t transport;  /* enum rt_transport of the first request, 0xff none */
+	bool dirty, has_req, in_retrans, tagged;
+	uint8_t nak_pending; /* 0, 1 NAK, 2 RNR NAK */
+	uint8_t dscp, pcp;
+	uint64_t packets, bytes, requests;
+	uint64_t first_ts, last_ts, last_req_ts;
+	uint64_t ecn[4];
+	struct an_delta iv;
+	/* request PSN tracking */
+	uint32_t psn_lo, psn_hi;       /* oldest PSN kept for pairing; highest PSN the requests can use */
+	uint32_t next_psn, next_psn_max; /* range the next new request may start at */
+	uint32_t last_psn;		 /* PSN of the latest request */
+	uint32_t pmtu;
+	/* sending-rate history: AN_RATE_SLOTS slots of rate_window/4, newest is slot rslot_cur */
+	uint64_t rslot_cur;
+	uint32_t rslot[AN_RATE_SLOTS];
+	struct an_flow_ext *ext;
+	/* less often */
 	uint32_t next_hosts; /* next flow with the same (src, dst) */
 	uint32_t next_dirty; /* timeline dirty list */
 	uint32_t peer_qp;
 	uint32_t ep_mark;   /* last episode that counted this flow (number + 1) */
+	uint32_t nak_psn;
 	uint16_t pair_tries;
 	uint8_t pairing;    /* enum an_pairing */
-	uint8_t transport;  /* enum rt_transport of the first request, 0xff none */
-	bool dirty, selected, has_req, in_retrans;
-	uint8_t nak_pending; /* 0, 1 NAK, 2 RNR NAK */
-	uint8_t dscp, pcp;
-	uint32_t pmtu;
-	/* request PSN tracking */
-	uint32_t psn_lo, psn_hi;       /* oldest PSN kept for pairing; highest PSN the requests can use */
-	uint32_t next_psn, next_psn_max; /* range the next new request may start at */
-	uint32_t nak_psn;
-	uint64_t nak_ts, last_req_ts;
-	uint64_t first_ts, last_ts;
-	uint64_t packets, bytes;
-	uint64_t ecn[4];
+	bool selected;
+	uint64_t nak_ts;
+	uint64_t responses;
 	uint64_t cnp_received, cnp_sent, naks_received, rnr_naks_received, retransmitted;
 	uint64_t gaps, gap_psns, psn_jumps, timeouts, go_back_n, rnr_retries, duplicates;
-	uint64_t requests, responses;
-	struct an_delta iv;
-	/* sending-rate history: AN_RATE_SLOTS slots of rate_window/4, newest is slot rslot_cur */
-	uint32_t rslot[AN_RATE_SLOTS];
-	uint64_t rslot_cur;
-	struct an_flow_ext *ext;
 };
 
 /* PFC/PAUSE state of one sending MAC. */
@@ -138,6 +145,18 @@ struct an_episode {
 	uint64_t peak_ce_slot;
 	uint32_t flow_ids[16];
 };
+
+/* One side-file event for the timeline. */
+enum { AN_SER_RATE, AN_SER_CNP, AN_SER_NIC_CNP_SENT, AN_SER_NIC_CNP_HANDLED, AN_SER_NIC_PAUSE };
+struct an_series {
+	uint64_t ts;
+	uint32_t flow; /* flow index, or AN_NONE */
+	uint32_t seq;  /* file order, for equal timestamps */
+	uint8_t kind;
+	double v;
+};
+int an_series_add(struct rt_analyzer *an, uint64_t ts, uint32_t flow, uint8_t kind, double v);
+void an_series_sort(struct rt_analyzer *an);
 
 struct an_cm_req {
 	uint8_t src[16], dst[16];
@@ -205,7 +224,13 @@ struct rt_analyzer {
 	uint32_t dirty_head;
 	struct an_delta tl_all;
 	uint64_t tl_pfc_xoff, tl_paused_ns;
-	bool tl_any, tl_header_done;
+	bool tl_header_done;
+	/* side-file series joined into timeline rows (time order) */
+	struct an_series *series;
+	size_t nseries, cap_series, series_next;
+	bool tl_srclog, tl_counters;
+	double tl_nic[3];	 /* this bucket: CNPs sent, CNPs handled, pause frames (NIC counters) */
+	uint64_t tl_src_cnp_all; /* this bucket: CNPs the traffic source handled, all flows */
 	struct rt_outbuf *tl_out;
 	/* timeline flow selector */
 	int sel_kind; /* 0 all, 1 id, 2 ip either end, 3 src>dst, 4 src>dst:qp, 5 qp */
@@ -249,10 +274,19 @@ uint64_t an_ep_slot_ns(const struct rt_analyzer *an);
 /* timeline */
 int an_tl_init(struct rt_analyzer *an, char *errbuf);
 void an_tl_advance(struct rt_analyzer *an, uint64_t ts);
-void an_tl_mark(struct rt_analyzer *an, struct an_flow *f);
 int an_tl_finish(struct rt_analyzer *an);
 void an_tl_free(struct rt_analyzer *an);
 bool an_tl_selects(const struct rt_analyzer *an, const struct an_flow *f);
+
+/* Put a flow on the timeline's list of flows with something in the current bucket. */
+static inline void an_tl_mark(struct rt_analyzer *an, struct an_flow *f)
+{
+	if (!an->tl_out || f->dirty)
+		return;
+	f->dirty = true;
+	f->next_dirty = an->dirty_head;
+	an->dirty_head = (uint32_t)(f - an->flows);
+}
 
 /* RDMA CM */
 void an_cm_mad(struct rt_analyzer *an, const struct rt_record *rec, const uint8_t *frame,
@@ -262,13 +296,5 @@ void an_cm_mad(struct rt_analyzer *an, const struct rt_record *rec, const uint8_
 void an_side_free(struct rt_analyzer *an);
 void an_report_counters_json(const struct rt_analyzer *an, struct rt_outbuf *o);
 void an_report_counters_text(const struct rt_analyzer *an, struct rt_outbuf *o);
-
-/* Interval deltas: a flow total and its timeline bucket move together. */
-#define AN_BUMP(an, f, field, n)                                                                   \
-	do {                                                                                       \
-		(f)->field += (n);                                                                 \
-		(f)->iv.field += (n);                                                              \
-		an_tl_mark((an), (f));                                                             \
-	} while (0)
 
 #endif

@@ -40,8 +40,10 @@ static void hist_json(struct rt_outbuf *o, const struct an_hist *h, bool p99)
 	rt_out_char(o, '{');
 	kv_u64(o, "min", h->min, &f);
 	kv_u64(o, "median", an_hist_quantile(h, 0.5), &f);
-	if (p99)
+	if (p99) {
 		kv_u64(o, "p99", an_hist_quantile(h, 0.99), &f);
+		kv_u64(o, "mean", h->sum / h->n, &f);
+	}
 	kv_u64(o, "max", h->max, &f);
 	kv_u64(o, "samples", h->n, &f);
 	rt_out_char(o, '}');
@@ -90,12 +92,17 @@ static void flow_json(const struct rt_analyzer *an, struct rt_outbuf *o, const s
 	kv_u64(o, "requests", f->requests, &first);
 	kv_u64(o, "responses", f->responses, &first);
 	kv_u64(o, "dscp", f->dscp, &first);
+	key(o, "pcp", &first);
+	if (f->tagged)
+		rt_out_u64(o, f->pcp);
+	else
+		rt_out_str(o, "null");
 	key(o, "ecn", &first);
 	bool f2 = true;
 	rt_out_char(o, '{');
 	kv_u64(o, "not_ect", f->ecn[0], &f2);
-	kv_u64(o, "ect1", f->ecn[1], &f2);
 	kv_u64(o, "ect0", f->ecn[2], &f2);
+	kv_u64(o, "ect1", f->ecn[1], &f2);
 	kv_u64(o, "ce", f->ecn[3], &f2);
 	rt_out_char(o, '}');
 	key(o, "ce_fraction", &first);
@@ -126,14 +133,14 @@ static void flow_json(const struct rt_analyzer *an, struct rt_outbuf *o, const s
 	kv_u64(o, "psn_jumps", f->psn_jumps, &first);
 	kv_u64(o, "duplicates", f->duplicates, &first);
 	key(o, "np_reaction_ns", &first);
-	hist_json(o, e ? &e->np_reaction : NULL, false);
+	hist_json(o, e ? e->np_reaction : NULL, false);
 	kv_u64(o, "cnp_without_ce", e ? e->cnp_without_ce : 0, &first);
 	key(o, "go_back_n_delay_ns", &first);
-	hist_json(o, e ? &e->gbn_delay : NULL, false);
+	hist_json(o, e ? e->gbn_delay : NULL, false);
 	key(o, "timeout_idle_ns", &first);
-	hist_json(o, e ? &e->timeout_gap : NULL, false);
+	hist_json(o, e ? e->timeout_gap : NULL, false);
 	key(o, "rtt_ns", &first);
-	hist_json(o, e ? &e->rtt : NULL, true);
+	hist_json(o, e ? e->rtt : NULL, true);
 	key(o, "rp_reaction", &first);
 	if (e && e->rp_samples) {
 		bool f3 = true;
@@ -146,7 +153,7 @@ static void flow_json(const struct rt_analyzer *an, struct rt_outbuf *o, const s
 		kv_u64(o, "recovered", e->rp_recovered, &f3);
 		kv_u64(o, "interrupted", e->rp_interrupted, &f3);
 		key(o, "recover_ns", &f3);
-		hist_json(o, &e->recover, false);
+		hist_json(o, e->recover, false);
 		rt_out_char(o, '}');
 	} else {
 		rt_out_str(o, "null");
@@ -171,6 +178,7 @@ static void flow_json(const struct rt_analyzer *an, struct rt_outbuf *o, const s
 			kv_u64(o, "retransmitted_reported",
 			       e->src_end_seen ? e->src_retrans : e->src_retransmit_count, &f3);
 			kv_u64(o, "retransmitted_seen", f->retransmitted, &f3);
+			kv_u64(o, "retransmit_events", e->src_retransmit_events, &f3);
 			kv_u64(o, "timeouts_reported", e->src_timeouts, &f3);
 			kv_u64(o, "naks_reported", e->src_naks, &f3);
 			kv_u64(o, "naks_seen", f->naks_received, &f3);
@@ -382,8 +390,8 @@ int rt_analyzer_report_json(struct rt_analyzer *an, FILE *fp)
 	bool f3 = true;
 	rt_out_char(o, '{');
 	kv_u64(o, "not_ect", an->ecn[0], &f3);
-	kv_u64(o, "ect1", an->ecn[1], &f3);
 	kv_u64(o, "ect0", an->ecn[2], &f3);
+	kv_u64(o, "ect1", an->ecn[1], &f3);
 	kv_u64(o, "ce", an->ecn[3], &f3);
 	rt_out_str(o, "}}");
 	pfc_json(an, o);
@@ -499,9 +507,13 @@ int rt_analyzer_report_text(struct rt_analyzer *an, FILE *fp, unsigned top)
 		for (unsigned c = 0; c < RT_AN_PFC_CLASSES; c++) {
 			if (!an->tot.pfc_xoff[c] && !an->tot.pfc_xon[c])
 				continue;
-			rt_out_printf(o, "  %s %-5s  %llu XOFF, %llu XON, paused ",
-				      c == RT_AN_PAUSE_CLASS ? "" : "priority",
-				      class_name(c, nb), (unsigned long long)an->tot.pfc_xoff[c],
+			char label[16];
+			if (c == RT_AN_PAUSE_CLASS)
+				snprintf(label, sizeof(label), "802.3x PAUSE");
+			else
+				snprintf(label, sizeof(label), "priority %s", class_name(c, nb));
+			rt_out_printf(o, "  %-13s %llu XOFF, %llu XON, paused ", label,
+				      (unsigned long long)an->tot.pfc_xoff[c],
 				      (unsigned long long)an->tot.pfc_xon[c]);
 			fmt_ns(o, class_paused(an, c));
 			rt_out_char(o, '\n');
@@ -528,14 +540,37 @@ int rt_analyzer_report_text(struct rt_analyzer *an, FILE *fp, unsigned top)
 				      (unsigned long long)f->cnp_received,
 				      (unsigned long long)f->naks_received,
 				      (unsigned long long)f->retransmitted);
-			if (f->ext && f->ext->np_reaction.n)
-				fmt_ns(o, an_hist_quantile(&f->ext->np_reaction, 0.5));
+			if (f->ext && f->ext->np_reaction)
+				fmt_ns(o, an_hist_quantile(f->ext->np_reaction, 0.5));
 			else
 				rt_out_str(o, "-");
 			rt_out_char(o, '\n');
 		}
 	}
 	free(idx);
+	/* how the throttled senders reacted */
+	bool rp_head = false;
+	for (uint32_t id = 0; id < an->next_id; id++) {
+		const struct an_flow *f = &an->flows[an->order[id]];
+		const struct an_flow_ext *e = f->ext;
+		if (!e || !e->rp_samples)
+			continue;
+		if (!rp_head) {
+			rt_out_str(o, "\nSender reaction to CNPs (rate in the ");
+			fmt_ns(o, an->o.rate_window_ns);
+			rt_out_str(o, " before each CNP vs after it):\n");
+			rp_head = true;
+		}
+		rt_out_printf(o, "  flow %u: %llu CNPs, rate down %.0f%% on average (at most %.0f%%)", f->id,
+			      (unsigned long long)e->rp_samples, e->rp_drop_sum / (double)e->rp_samples,
+			      e->rp_drop_max);
+		if (e->recover) {
+			rt_out_printf(o, ", back to 90%% in ");
+			fmt_ns(o, an_hist_quantile(e->recover, 0.5));
+			rt_out_printf(o, " (median of %llu)", (unsigned long long)e->rp_recovered);
+		}
+		rt_out_char(o, '\n');
+	}
 	/* episodes */
 	if (an->neps) {
 		rt_out_printf(o, "\nCongestion episodes (events less than ");
@@ -582,9 +617,9 @@ int rt_analyzer_report_text(struct rt_analyzer *an, FILE *fp, unsigned top)
 			rt_out_printf(o, " %llu NAK", (unsigned long long)f->naks_received);
 		if (f->rnr_naks_received)
 			rt_out_printf(o, " %llu RNR NAK", (unsigned long long)f->rnr_naks_received);
-		if (f->go_back_n) {
+		if (f->go_back_n && f->ext && f->ext->gbn_delay) {
 			rt_out_printf(o, " %llu go-back-N (resend after ", (unsigned long long)f->go_back_n);
-			fmt_ns(o, an_hist_quantile(&f->ext->gbn_delay, 0.5));
+			fmt_ns(o, an_hist_quantile(f->ext->gbn_delay, 0.5));
 			rt_out_str(o, " median)");
 		}
 		if (f->timeouts)
@@ -611,6 +646,26 @@ int rt_analyzer_report_text(struct rt_analyzer *an, FILE *fp, unsigned top)
 	}
 	if (an->counters_loaded)
 		an_report_counters_text(an, o);
+	if (an->srclog_loaded) {
+		rt_out_printf(o, "\nTraffic source log (%llu lines, %llu bad, %llu events for flows not in the capture):\n",
+			      (unsigned long long)an->srclog_lines, (unsigned long long)an->srclog_bad,
+			      (unsigned long long)an->srclog_unmatched);
+		for (uint32_t id = 0; id < an->next_id; id++) {
+			const struct an_flow *f = &an->flows[an->order[id]];
+			const struct an_flow_ext *e = f->ext;
+			if (!e || !e->src_seen)
+				continue;
+			double span = f->last_ts > f->first_ts ? (double)(f->last_ts - f->first_ts) : 0;
+			rt_out_printf(o, "  flow %u: source rate %.0f -> min %.0f -> %.0f Mb/s, measured %.3f Gb/s; "
+					 "CNPs handled %llu, seen %llu; resends reported %llu, seen %llu\n",
+				      f->id, e->src_rate_first, e->src_rate_min, e->src_rate_last,
+				      span > 0 ? (double)f->bytes * 8.0 / span : 0.0,
+				      (unsigned long long)(e->src_end_seen ? e->src_cnp_handled : e->src_cnp_events),
+				      (unsigned long long)f->cnp_received,
+				      (unsigned long long)(e->src_end_seen ? e->src_retrans : e->src_retransmit_count),
+				      (unsigned long long)f->retransmitted);
+		}
+	}
 	int err = rt_out_flush(o);
 	free(o);
 	return err ? -err : 0;

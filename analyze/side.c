@@ -82,12 +82,14 @@ static struct an_counter_dev *cdev_get(struct rt_analyzer *an, const char *name)
 	return d;
 }
 
-static int cdev_set(struct an_counter_dev *d, const char *name, double v)
+/* Record a sample of counter `name`; 1 with *prev set when the device had one before, 0 when new. */
+static int cdev_set(struct an_counter_dev *d, const char *name, double v, double *prev)
 {
 	for (size_t i = 0; i < d->n; i++) {
 		if (!strcmp(d->names[i], name)) {
+			*prev = d->last[i];
 			d->last[i] = v;
-			return 0;
+			return 1;
 		}
 	}
 	if (d->n == d->cap) {
@@ -138,16 +140,37 @@ static void counter_line(struct rt_analyzer *an, const struct rt_jobj *obj, bool
 		d->first_ts = ts;
 	d->last_ts = ts;
 	d->samples++;
-	for (unsigned i = 0; i < obj->nnested; i++)
-		if (obj->nested[i].v.type == RT_JV_NUMBER)
-			cdev_set(d, obj->nested[i].key, obj->nested[i].v.num);
+	for (unsigned i = 0; i < obj->nnested; i++) {
+		const struct rt_jfield *c = &obj->nested[i];
+		double prev;
+		if (c->v.type != RT_JV_NUMBER || cdev_set(d, c->key, c->v.num, &prev) != 1 ||
+		    !an->tl_counters || c->v.num < prev)
+			continue;
+		/* timeline: the delta since the device's previous sample, at this sample's time */
+		unsigned prio;
+		char rest[8];
+		int kind = -1;
+		if (!strcmp(c->key, "np_cnp_sent"))
+			kind = AN_SER_NIC_CNP_SENT;
+		else if (!strcmp(c->key, "rp_cnp_handled"))
+			kind = AN_SER_NIC_CNP_HANDLED;
+		else if ((sscanf(c->key, "rx_prio%u_pause%7s", &prio, rest) == 1 ||
+			  sscanf(c->key, "tx_prio%u_pause%7s", &prio, rest) == 1) &&
+			 prio < 8)
+			kind = AN_SER_NIC_PAUSE;
+		if (kind >= 0 && c->v.num > prev)
+			an_series_add(an, ts, AN_NONE, (uint8_t)kind, c->v.num - prev);
+	}
 }
 
 int rt_analyzer_load_counters(struct rt_analyzer *an, const char *path, char *errbuf)
 {
+	/* a timeline loads side files before the capture and joins them bucket by bucket */
+	an->tl_counters = an->tl_out != NULL;
 	int rc = read_lines(an, path, counter_line, &an->counter_lines, &an->counter_bad, errbuf);
 	if (rc == 0)
 		an->counters_loaded = true;
+	an_series_sort(an);
 	return rc;
 }
 
@@ -249,14 +272,19 @@ void an_report_counters_json(const struct rt_analyzer *an, struct rt_outbuf *o)
 
 void an_report_counters_text(const struct rt_analyzer *an, struct rt_outbuf *o)
 {
-	rt_out_printf(o, "\nNIC counters (%zu devices, %llu samples, %llu bad lines):\n", an->ncdev,
+	rt_out_printf(o, "\nNIC counters (%zu devices, %llu lines, %llu bad):\n", an->ncdev,
 		      (unsigned long long)an->counter_lines, (unsigned long long)an->counter_bad);
 	bool f_sent = false, f_handled = false;
 	double sent = sum_delta(an, "np_cnp_sent", &f_sent);
 	double handled = sum_delta(an, "rp_cnp_handled", &f_handled);
-	if (f_sent || f_handled)
-		rt_out_printf(o, "  CNPs: %.0f sent by NPs, %.0f handled by RPs, %llu seen on the wire\n", sent,
-			      handled, (unsigned long long)an->tot.cnp);
+	if (f_sent || f_handled) {
+		rt_out_str(o, "  CNPs:");
+		if (f_sent)
+			rt_out_printf(o, " %.0f sent by NPs,", sent);
+		if (f_handled)
+			rt_out_printf(o, " %.0f handled by RPs,", handled);
+		rt_out_printf(o, " %llu seen on the wire\n", (unsigned long long)an->tot.cnp);
+	}
 	for (unsigned p = 0; p < 8; p++) {
 		char rx[32], tx[32];
 		snprintf(rx, sizeof(rx), "rx_prio%u_pause", p);
@@ -271,7 +299,7 @@ void an_report_counters_text(const struct rt_analyzer *an, struct rt_outbuf *o)
 
 /* ---- traffic source log ---- */
 
-static struct an_flow *srclog_flow(struct rt_analyzer *an, const struct rt_jobj *obj)
+static struct an_flow *srclog_flow(struct rt_analyzer *an, const struct rt_jobj *obj, bool create)
 {
 	const char *src = rt_jstr(obj, "src"), *dst = rt_jstr(obj, "dst");
 	double qp;
@@ -286,8 +314,8 @@ static struct an_flow *srclog_flow(struct rt_analyzer *an, const struct rt_jobj 
 	}
 	struct an_key k;
 	an_key_from(&k, ver, a, b, (uint32_t)qp);
-	uint32_t fi = an_flow_get(an, &k, false);
-	if (fi == AN_NONE || an->flows[fi].id == AN_NONE)
+	uint32_t fi = an_flow_get(an, &k, create);
+	if (fi == AN_NONE || (!create && an->flows[fi].id == AN_NONE))
 		return NULL;
 	return &an->flows[fi];
 }
@@ -311,9 +339,18 @@ static void srclog_line(struct rt_analyzer *an, const struct rt_jobj *obj, bool 
 	double sent = 0;
 	if (rt_jnum(obj, "sent", &sent) && sent != 0)
 		return; /* the server's own view: the flows are named from the sender side */
-	struct an_flow *f = srclog_flow(an, obj);
+	struct an_flow *f = srclog_flow(an, obj, an->tl_srclog);
 	if (!f) {
 		an->srclog_unmatched++;
+		return;
+	}
+	if (an->tl_srclog) {
+		uint32_t fi = (uint32_t)(f - an->flows);
+		double r;
+		if (!strcmp(ev, "rate") && rt_jnum(obj, "rate_mbps", &r))
+			an_series_add(an, ts, fi, AN_SER_RATE, r);
+		else if (!strcmp(ev, "cnp"))
+			an_series_add(an, ts, fi, AN_SER_CNP, 1);
 		return;
 	}
 	struct an_flow_ext *e = an_ext(f);
@@ -350,9 +387,11 @@ static void srclog_line(struct rt_analyzer *an, const struct rt_jobj *obj, bool 
 
 int rt_analyzer_load_source_log(struct rt_analyzer *an, const char *path, char *errbuf)
 {
+	an->tl_srclog = an->tl_out != NULL;
 	int rc = read_lines(an, path, srclog_line, &an->srclog_lines, &an->srclog_bad, errbuf);
 	if (rc == 0)
 		an->srclog_loaded = true;
+	an_series_sort(an);
 	return rc;
 }
 

@@ -141,22 +141,89 @@ void an_tl_free(struct rt_analyzer *an)
 {
 	free(an->tl_out);
 	an->tl_out = NULL;
+	free(an->series);
+	an->series = NULL;
 }
 
-void an_tl_mark(struct rt_analyzer *an, struct an_flow *f)
+int an_series_add(struct rt_analyzer *an, uint64_t ts, uint32_t flow, uint8_t kind, double v)
 {
-	if (!an->tl_out || f->dirty)
+	if (an->nseries == an->cap_series) {
+		size_t ncap = an->cap_series ? an->cap_series * 2 : 256;
+		struct an_series *n = realloc(an->series, ncap * sizeof(*n));
+		if (!n)
+			return -ENOMEM;
+		an->series = n;
+		an->cap_series = ncap;
+	}
+	an->series[an->nseries] =
+		(struct an_series){.ts = ts, .flow = flow, .seq = (uint32_t)an->nseries, .kind = kind, .v = v};
+	an->nseries++;
+	return 0;
+}
+
+static int cmp_series(const void *a, const void *b)
+{
+	const struct an_series *x = a, *y = b;
+	if (x->ts != y->ts)
+		return x->ts < y->ts ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+void an_series_sort(struct rt_analyzer *an)
+{
+	if (an->nseries > 1)
+		qsort(an->series, an->nseries, sizeof(*an->series), cmp_series);
+}
+
+/* Side-file events before `end` land in the bucket being written. */
+static void consume_series(struct rt_analyzer *an, uint64_t end)
+{
+	while (an->series_next < an->nseries && an->series[an->series_next].ts < end) {
+		const struct an_series *e = &an->series[an->series_next++];
+		if (e->kind >= AN_SER_NIC_CNP_SENT) {
+			an->tl_nic[e->kind - AN_SER_NIC_CNP_SENT] += e->v;
+			continue;
+		}
+		if (e->flow == AN_NONE || e->flow >= an->nflows)
+			continue;
+		struct an_flow *f = &an->flows[e->flow];
+		struct an_flow_ext *x = an_ext(f);
+		if (!x)
+			continue;
+		if (e->kind == AN_SER_RATE) {
+			x->tl_rate = e->v;
+			x->tl_rate_known = true;
+		} else {
+			x->tl_src_cnp++;
+			an->tl_src_cnp_all++;
+		}
+		an_tl_mark(an, f);
+	}
+}
+
+/* num/den with up to 6 decimals, trailing zeros trimmed (the %.6f of rt_out_double, truncated, without stdio) */
+static void out_ratio(struct rt_outbuf *o, uint64_t num, uint64_t den)
+{
+	rt_out_u64(o, num / den);
+	uint64_t frac = (uint64_t)((unsigned __int128)(num % den) * 1000000u / den);
+	if (!frac)
 		return;
-	f->dirty = true;
-	f->next_dirty = an->dirty_head;
-	an->dirty_head = (uint32_t)(f - an->flows);
+	char tmp[7];
+	int n = 6;
+	tmp[0] = '.';
+	for (int i = 6; i >= 1; i--) {
+		tmp[i] = (char)('0' + frac % 10);
+		frac /= 10;
+	}
+	while (tmp[n] == '0')
+		n--;
+	rt_out_write(o, tmp, (size_t)n + 1);
 }
 
 static void row(struct rt_analyzer *an, uint64_t t, const struct an_flow *f, const struct an_delta *d,
 		uint64_t xoff, uint64_t paused)
 {
 	struct rt_outbuf *o = an->tl_out;
-	double gbps = (double)d->bytes * 8.0 / (double)an->o.bucket_ns;
 	if (an->o.timeline_json) {
 		rt_out_str(o, "{\"t_ns\":");
 		rt_out_u64(o, t);
@@ -185,9 +252,35 @@ static void row(struct rt_analyzer *an, uint64_t t, const struct an_flow *f, con
 			rt_out_char(o, ',');
 		}
 		if (i == 2)
-			rt_out_double(o, gbps, 6);
+			out_ratio(o, d->bytes * 8, an->o.bucket_ns);
 		else
 			rt_out_u64(o, vals[i]);
+	}
+	if (an->tl_srclog) {
+		const struct an_flow_ext *x = f ? f->ext : NULL;
+		if (an->o.timeline_json)
+			rt_out_str(o, ",\"source_rate_mbps\":");
+		else
+			rt_out_char(o, ',');
+		if (x && x->tl_rate_known)
+			rt_out_double(o, x->tl_rate, 3);
+		else if (an->o.timeline_json)
+			rt_out_str(o, "null");
+		rt_out_str(o, an->o.timeline_json ? ",\"source_cnp\":" : ",");
+		rt_out_u64(o, f ? (x ? x->tl_src_cnp : 0) : an->tl_src_cnp_all);
+	}
+	if (an->tl_counters) {
+		static const char *const nic[] = {"nic_cnp_sent", "nic_cnp_handled", "nic_pause_frames"};
+		for (unsigned i = 0; i < 3; i++) {
+			if (an->o.timeline_json) {
+				rt_out_str(o, ",\"");
+				rt_out_str(o, nic[i]);
+				rt_out_str(o, "\":");
+			} else {
+				rt_out_char(o, ',');
+			}
+			rt_out_double(o, f ? 0.0 : an->tl_nic[i], 0);
+		}
 	}
 	if (an->o.timeline_json) {
 		if (f) {
@@ -221,15 +314,27 @@ static int cmp_id(const void *a, const void *b, void *ctx)
 	return x < y ? -1 : x > y;
 }
 
+static void header(struct rt_analyzer *an)
+{
+	if (an->tl_header_done)
+		return;
+	an->tl_header_done = true;
+	if (an->o.timeline_json)
+		return;
+	rt_out_str(an->tl_out, "t_ns,flow,packets,bytes,gbps,ce,cnp,nak,retransmitted,pfc_xoff,pfc_paused_ns");
+	if (an->tl_srclog)
+		rt_out_str(an->tl_out, ",source_rate_mbps,source_cnp");
+	if (an->tl_counters)
+		rt_out_str(an->tl_out, ",nic_cnp_sent,nic_cnp_handled,nic_pause_frames");
+	rt_out_str(an->tl_out, ",src,dst,dest_qp\n");
+}
+
 static void emit(struct rt_analyzer *an, uint64_t t)
 {
-	if (!an->tl_header_done) {
-		if (!an->o.timeline_json)
-			rt_out_str(an->tl_out, "t_ns,flow,packets,bytes,gbps,ce,cnp,nak,retransmitted,"
-					       "pfc_xoff,pfc_paused_ns,src,dst,dest_qp\n");
-		an->tl_header_done = true;
-	}
-	bool any = an->tl_all.packets || an->tl_paused_ns || an->tl_pfc_xoff || an->dirty_head != AN_NONE;
+	header(an);
+	consume_series(an, t + an->o.bucket_ns);
+	bool any = an->tl_all.packets || an->tl_paused_ns || an->tl_pfc_xoff || an->dirty_head != AN_NONE ||
+		   an->tl_nic[0] || an->tl_nic[1] || an->tl_nic[2];
 	if (!any)
 		return;
 	/* dirty flows in id order */
@@ -252,6 +357,8 @@ static void emit(struct rt_analyzer *an, uint64_t t)
 		struct an_flow *f = &an->flows[fi];
 		uint32_t next = f->next_dirty;
 		memset(&f->iv, 0, sizeof(f->iv));
+		if (f->ext)
+			f->ext->tl_src_cnp = 0;
 		f->dirty = false;
 		f->next_dirty = AN_NONE;
 		fi = next;
@@ -262,6 +369,8 @@ static void emit(struct rt_analyzer *an, uint64_t t)
 	memset(&an->tl_all, 0, sizeof(an->tl_all));
 	an->tl_pfc_xoff = 0;
 	an->tl_paused_ns = 0;
+	an->tl_src_cnp_all = 0;
+	memset(an->tl_nic, 0, sizeof(an->tl_nic));
 }
 
 void an_tl_advance(struct rt_analyzer *an, uint64_t ts)
@@ -276,7 +385,15 @@ void an_tl_advance(struct rt_analyzer *an, uint64_t ts)
 		if (an->pfc_active)
 			an_pfc_advance(an, end);
 		emit(an, an->tl_bucket);
-		an->tl_bucket = an->pfc_active ? end : b;
+		uint64_t next = an->pfc_active ? end : b;
+		/* do not skip over buckets that side-file events fall in */
+		if (an->series_next < an->nseries && an->series[an->series_next].ts < next) {
+			uint64_t st = an->series[an->series_next].ts;
+			next = st - st % w;
+			if (next < end)
+				next = end;
+		}
+		an->tl_bucket = next;
 	}
 }
 
@@ -294,9 +411,8 @@ int an_tl_finish(struct rt_analyzer *an)
 				break;
 			an->tl_bucket = end;
 		}
-	} else if (!an->tl_header_done && !an->o.timeline_json) {
-		rt_out_str(an->tl_out, "t_ns,flow,packets,bytes,gbps,ce,cnp,nak,retransmitted,"
-				       "pfc_xoff,pfc_paused_ns,src,dst,dest_qp\n");
+	} else {
+		header(an);
 	}
 	int err = rt_out_flush(an->tl_out);
 	return err ? -err : 0;

@@ -1,4 +1,4 @@
-/* NIC counter sampler: reads RDMA port hw_counters/ and counters/ from sysfs and the netdev's ethtool statistics. */
+/* NIC counter sampler: RDMA port sysfs counters and netdev ethtool statistics, JSON Lines. */
 #include "capture/counters.h"
 
 #include "capture/source.h"
@@ -124,8 +124,8 @@ static void put_counter(struct rt_counters *c, unsigned *n, const char *name, ui
 static void put_dir(struct rt_counters *c, unsigned *n, const char *sub)
 {
 	char path[4096];
-	snprintf(path, sizeof(path), "%s/class/infiniband/%s/ports/%u/%s", c->root, c->dev, c->cfg.port,
-		 sub);
+	snprintf(path, sizeof(path), "%s/class/infiniband/%s/ports/%u/%s", c->root, c->dev,
+	         c->cfg.port, sub);
 	DIR *d = opendir(path);
 	if (!d)
 		return;

@@ -1,21 +1,22 @@
-/* NIC counter sampler: RDMA port sysfs counters and netdev ethtool statistics as JSON Lines (docs/FORMATS.md). */
+/* NIC counter sampler: sysfs and ethtool counters as JSON Lines (docs/FORMATS.md). */
 #ifndef RT_COUNTERS_H
 #define RT_COUNTERS_H
 
 #include <stdint.h>
 
 struct rt_counters_config {
-	const char *path;	/* side file to create (OUT.counters.jsonl) */
+	const char *path;       /* side file to create (OUT.counters.jsonl) */
 	const char *sysfs_root; /* NULL = "/sys" */
-	const char *dev;	/* RDMA device whose port counters are read, or NULL */
-	unsigned port;		/* its port */
-	const char *netdev;	/* netdev whose ethtool statistics are read, or NULL */
-	uint64_t interval_ns;	/* sampling period of the thread (rt_counters_start) */
+	const char *dev;        /* RDMA device whose port counters are read, or NULL */
+	unsigned port;          /* its port */
+	const char *netdev;     /* netdev whose ethtool statistics are read, or NULL */
+	uint64_t interval_ns;   /* sampling period of the thread (rt_counters_start) */
 };
 
 struct rt_counters;
 
-/* Create the side file and check what can be read. Returns 0 or a negative errno with errbuf set. */
+/* Create the side file and check what can be read. Returns 0 or a negative errno with errbuf set.
+ */
 int rt_counters_open(struct rt_counters **out, const struct rt_counters_config *cfg, char *errbuf);
 /* Append one sample line now. */
 int rt_counters_sample(struct rt_counters *c, char *errbuf);
@@ -26,7 +27,8 @@ int rt_counters_start(struct rt_counters *c, char *errbuf);
 /* Stop the thread (if started), take the final sample, close the file and free c. */
 int rt_counters_stop(struct rt_counters *c, char *errbuf);
 
-/* The netdev's ethtool statistic names and values (SIOCETHTOOL); caller frees both arrays. Returns the count or -errno. */
+/* The netdev's ethtool statistic names and values (SIOCETHTOOL); caller frees both arrays. Returns
+ * the count or -errno. */
 int rt_ethtool_stats(const char *netdev, char (**names)[32], uint64_t **values);
 
 #endif

@@ -1,6 +1,7 @@
 /* Capture source registry: picks the source whose is_ours() claims a device name, and the ops wrappers. */
 #include "capture/source.h"
 #include "capture/sources.h"
+#include "capture/sysfs.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -52,6 +53,12 @@ int rt_source_open(struct rt_source **out, const char *name, const struct rt_sou
 	static const struct rt_source_config defaults;
 	if (!cfg)
 		cfg = &defaults;
+#if !RT_HAVE_IBVERBS
+	if (!rt_source_file_ops.is_ours(name, cfg) && rt_rdma_name_is_device(cfg->sysfs_root, name))
+		return rt_errorf(errbuf, EPROTONOSUPPORT,
+				 "%s: an RDMA device, but this rocetrace was built without libibverbs",
+				 name);
+#endif
 	for (size_t i = 0; i < sizeof(registry) / sizeof(registry[0]); i++)
 		if (registry[i]->is_ours(name, cfg))
 			return open_with(registry[i], out, name, cfg, errbuf);

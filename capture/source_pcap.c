@@ -1,9 +1,12 @@
-/* Live capture from a netdev through libpcap: immediate mode, nanosecond timestamps, kernel drop counts. */
+/* Live capture through libpcap: immediate mode, ns timestamps, kernel drop counts. */
 #include "capture/sources.h"
 
 #include <errno.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
 
 /* Kernel capture buffer when -B is not given (KiB). */
 #define RT_PCAP_DEFAULT_BUFFER_KIB 32768
@@ -12,6 +15,9 @@ struct pcap_priv {
 	pcap_t *pcap;
 	uint64_t received;
 	uint32_t ts_mult; /* 1 when libpcap gives nanoseconds, 1000 for microseconds */
+	int fd;       /* the capture socket, polled with a timeout (the handle is non-blocking) */
+	int break_fd; /* eventfd written by breakloop() to wake the poll */
+	int timeout_ms;
 };
 
 static bool pcap_is_ours(const char *name, const struct rt_source_config *cfg)
@@ -37,8 +43,8 @@ static int activate_errno(int rc)
 	}
 }
 
-static int pcap_live_open(struct rt_source *src, const char *name, const struct rt_source_config *cfg,
-			  char *errbuf)
+static int pcap_live_open(struct rt_source *src, const char *name,
+                          const struct rt_source_config *cfg, char *errbuf)
 {
 	char perr[PCAP_ERRBUF_SIZE] = "";
 	pcap_t *pcap = pcap_create(name, perr);
@@ -47,7 +53,6 @@ static int pcap_live_open(struct rt_source *src, const char *name, const struct 
 	pcap_set_snaplen(pcap, cfg->snaplen ? (int)cfg->snaplen : 262144);
 	pcap_set_promisc(pcap, 1);
 	pcap_set_immediate_mode(pcap, 1);
-	pcap_set_timeout(pcap, cfg->timeout_ms > 0 ? cfg->timeout_ms : 100);
 	/*
 	 * In immediate mode libpcap uses fixed-size ring slots sized for the
 	 * snap length: its 2 MiB default holds too few frames for a burst.
@@ -56,7 +61,8 @@ static int pcap_live_open(struct rt_source *src, const char *name, const struct 
 	if (kib > (1u << 20))
 		kib = 1u << 20; /* 1 GiB: pcap_set_buffer_size() takes an int */
 	pcap_set_buffer_size(pcap, (int)(kib * 1024u));
-	/* Where the kernel cannot give nanoseconds this fails and timestamps stay in microseconds. */
+	/* Where the kernel cannot give nanoseconds this fails and timestamps stay in microseconds.
+	 */
 	pcap_set_tstamp_precision(pcap, PCAP_TSTAMP_PRECISION_NANO);
 	int rc = pcap_activate(pcap);
 	if (rc < 0) {
@@ -65,7 +71,8 @@ static int pcap_live_open(struct rt_source *src, const char *name, const struct 
 		if (rc == PCAP_ERROR_NO_SUCH_DEVICE || !*why)
 			why = pcap_statustostr(rc);
 		rt_errorf(errbuf, 0, "%s: %s%s", name, why,
-			  err == EPERM ? " (needs CAP_NET_RAW: run as root or grant the capability)" : "");
+		          err == EPERM ? " (needs CAP_NET_RAW: run as root or grant the capability)"
+		                       : "");
 		pcap_close(pcap);
 		return -err;
 	}
@@ -74,12 +81,30 @@ static int pcap_live_open(struct rt_source *src, const char *name, const struct 
 		pcap_close(pcap);
 		return rc;
 	}
-	struct pcap_priv *p = calloc(1, sizeof(*p));
-	if (!p) {
+	/*
+	 * libpcap's own read timeout does not apply in immediate mode: read
+	 * non-blocking and wait in poll(), which breakloop() can wake.
+	 */
+	int fd = pcap_get_selectable_fd(pcap);
+	if (fd < 0 || pcap_setnonblock(pcap, 1, perr) < 0) {
+		rt_errorf(errbuf, 0, "%s: cannot read without blocking: %s", name,
+		          fd < 0 ? "no selectable descriptor" : perr);
 		pcap_close(pcap);
-		return rt_errorf(errbuf, ENOMEM, "%s", name);
+		return -EIO;
+	}
+	int break_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	struct pcap_priv *p = break_fd < 0 ? NULL : calloc(1, sizeof(*p));
+	if (!p) {
+		rc = rt_errorf(errbuf, break_fd < 0 ? errno : ENOMEM, "%s", name);
+		if (break_fd >= 0)
+			close(break_fd);
+		pcap_close(pcap);
+		return rc;
 	}
 	p->pcap = pcap;
+	p->fd = fd;
+	p->break_fd = break_fd;
+	p->timeout_ms = cfg->timeout_ms > 0 ? cfg->timeout_ms : 100;
 	p->ts_mult = pcap_get_tstamp_precision(pcap) == PCAP_TSTAMP_PRECISION_NANO ? 1 : 1000;
 	src->priv = p;
 	src->linktype = pcap_datalink(pcap);
@@ -96,12 +121,29 @@ static int pcap_live_next(struct rt_source *src, struct rt_frame *frames, int ma
 	if (max < 1)
 		return -EINVAL;
 	int rc = pcap_next_ex(p->pcap, &h, &data);
+	if (rc == 0) {
+		struct pollfd fds[2] = {{.fd = p->fd, .events = POLLIN},
+		                        {.fd = p->break_fd, .events = POLLIN}};
+		int n = poll(fds, 2, p->timeout_ms);
+		if (n < 0 && errno != EINTR)
+			return rt_errorf(errbuf, errno, "%s: poll", src->name);
+		if (n < 0 || fds[1].revents) {
+			uint64_t v;
+			if (read(p->break_fd, &v, sizeof(v)) < 0 && errno != EAGAIN)
+				return rt_errorf(errbuf, errno,
+				                 "%s: reading the wake-up descriptor", src->name);
+			return -EINTR;
+		}
+		if (n == 0)
+			return -EAGAIN;
+		rc = pcap_next_ex(p->pcap, &h, &data);
+	}
 	if (rc == 1) {
 		frames[0].data = data;
 		frames[0].caplen = h->caplen;
 		frames[0].wirelen = h->len;
 		frames[0].ts_ns =
-			(uint64_t)h->ts.tv_sec * 1000000000u + (uint64_t)h->ts.tv_usec * p->ts_mult;
+		    (uint64_t)h->ts.tv_sec * 1000000000u + (uint64_t)h->ts.tv_usec * p->ts_mult;
 		p->received++;
 		return 1;
 	}
@@ -124,10 +166,13 @@ static int pcap_live_stats(struct rt_source *src, struct rt_source_stats *st, ch
 	return 0;
 }
 
+/* Async-signal-safe: one write(2) to the eventfd. */
 static void pcap_live_break(struct rt_source *src)
 {
 	struct pcap_priv *p = src->priv;
-	pcap_breakloop(p->pcap);
+	uint64_t one = 1;
+	ssize_t n = write(p->break_fd, &one, sizeof(one));
+	(void)n; /* a full counter still wakes the poll */
 }
 
 static void pcap_live_close(struct rt_source *src)
@@ -136,16 +181,17 @@ static void pcap_live_close(struct rt_source *src)
 	if (!p)
 		return;
 	pcap_close(p->pcap);
+	close(p->break_fd);
 	free(p);
 	src->priv = NULL;
 }
 
 const struct rt_source_ops rt_source_pcap_ops = {
-	.kind = "pcap",
-	.is_ours = pcap_is_ours,
-	.open = pcap_live_open,
-	.next = pcap_live_next,
-	.stats = pcap_live_stats,
-	.breakloop = pcap_live_break,
-	.close = pcap_live_close,
+    .kind = "pcap",
+    .is_ours = pcap_is_ours,
+    .open = pcap_live_open,
+    .next = pcap_live_next,
+    .stats = pcap_live_stats,
+    .breakloop = pcap_live_break,
+    .close = pcap_live_close,
 };

@@ -1,4 +1,4 @@
-/* Verbs sniffer source: a raw-packet QP with an IBV_FLOW_ATTR_SNIFFER flow copies all port traffic into one receive ring. */
+/* Verbs sniffer source: a raw-packet QP and a sniffer flow fill one receive ring. */
 #include "capture/sources.h"
 #include "capture/sysfs.h"
 #include "capture/verbs_api.h"
@@ -16,7 +16,7 @@ static int real_query_port(struct ibv_context *ctx, uint8_t port, struct ibv_por
 }
 
 static int real_query_device_ex(struct ibv_context *ctx, const struct ibv_query_device_ex_input *in,
-				struct ibv_device_attr_ex *attr)
+                                struct ibv_device_attr_ex *attr)
 {
 	return ibv_query_device_ex(ctx, in, attr);
 }
@@ -26,7 +26,8 @@ static int real_query_rt_values_ex(struct ibv_context *ctx, struct ibv_values_ex
 	return ibv_query_rt_values_ex(ctx, values);
 }
 
-static struct ibv_cq_ex *real_create_cq_ex(struct ibv_context *ctx, struct ibv_cq_init_attr_ex *attr)
+static struct ibv_cq_ex *real_create_cq_ex(struct ibv_context *ctx,
+                                           struct ibv_cq_init_attr_ex *attr)
 {
 	return ibv_create_cq_ex(ctx, attr);
 }
@@ -77,37 +78,37 @@ static uint64_t real_read_wallclock_ns(struct ibv_cq_ex *cq)
 }
 
 const struct rt_verbs_api rt_verbs_api_default = {
-	.query_port = real_query_port,
-	.query_device_ex = real_query_device_ex,
-	.query_rt_values_ex = real_query_rt_values_ex,
-	.create_cq_ex = real_create_cq_ex,
-	.post_recv = real_post_recv,
-	.create_flow = real_create_flow,
-	.destroy_flow = real_destroy_flow,
-	.start_poll = real_start_poll,
-	.next_poll = real_next_poll,
-	.end_poll = real_end_poll,
-	.wc_read_byte_len = real_read_byte_len,
-	.wc_read_completion_ts = real_read_completion_ts,
-	.wc_read_completion_wallclock_ns = real_read_wallclock_ns,
-	.clock_gettime = clock_gettime,
+    .query_port = real_query_port,
+    .query_device_ex = real_query_device_ex,
+    .query_rt_values_ex = real_query_rt_values_ex,
+    .create_cq_ex = real_create_cq_ex,
+    .post_recv = real_post_recv,
+    .create_flow = real_create_flow,
+    .destroy_flow = real_destroy_flow,
+    .start_poll = real_start_poll,
+    .next_poll = real_next_poll,
+    .end_poll = real_end_poll,
+    .wc_read_byte_len = real_read_byte_len,
+    .wc_read_completion_ts = real_read_completion_ts,
+    .wc_read_completion_wallclock_ns = real_read_wallclock_ns,
+    .clock_gettime = clock_gettime,
 };
 
 struct rt_verbs_api rt_verbs_api = {
-	.query_port = real_query_port,
-	.query_device_ex = real_query_device_ex,
-	.query_rt_values_ex = real_query_rt_values_ex,
-	.create_cq_ex = real_create_cq_ex,
-	.post_recv = real_post_recv,
-	.create_flow = real_create_flow,
-	.destroy_flow = real_destroy_flow,
-	.start_poll = real_start_poll,
-	.next_poll = real_next_poll,
-	.end_poll = real_end_poll,
-	.wc_read_byte_len = real_read_byte_len,
-	.wc_read_completion_ts = real_read_completion_ts,
-	.wc_read_completion_wallclock_ns = real_read_wallclock_ns,
-	.clock_gettime = clock_gettime,
+    .query_port = real_query_port,
+    .query_device_ex = real_query_device_ex,
+    .query_rt_values_ex = real_query_rt_values_ex,
+    .create_cq_ex = real_create_cq_ex,
+    .post_recv = real_post_recv,
+    .create_flow = real_create_flow,
+    .destroy_flow = real_destroy_flow,
+    .start_poll = real_start_poll,
+    .next_poll = real_next_poll,
+    .end_poll = real_end_poll,
+    .wc_read_byte_len = real_read_byte_len,
+    .wc_read_completion_ts = real_read_completion_ts,
+    .wc_read_completion_wallclock_ns = real_read_wallclock_ns,
+    .clock_gettime = clock_gettime,
 };
 
 struct verbs_priv {
@@ -117,19 +118,19 @@ struct verbs_priv {
 	struct ibv_mr *mr;
 	struct ibv_qp *qp;
 	struct ibv_flow *flow;
-	uint8_t *ring;		   /* slots × slot_size bytes, registered as one MR */
+	uint8_t *ring; /* slots × slot_size bytes, registered as one MR */
 	uint32_t slots, slot_size;
-	struct ibv_recv_wr *wrs;   /* one work request and SGE per slot */
+	struct ibv_recv_wr *wrs; /* one work request and SGE per slot */
 	struct ibv_sge *sges;
-	uint32_t *pending;	   /* slots to re-post at the next next() call */
+	uint32_t *pending; /* slots to re-post at the next next() call */
 	uint32_t n_pending;
-	uint32_t posted;	   /* slots owned by the NIC */
+	uint32_t posted; /* slots owned by the NIC */
 	uint32_t snaplen;
 	int timeout_ms;
 	unsigned port;
 	/* timestamps */
-	uint64_t khz;		   /* hca_core_clock (RT_TS_HW_RAW) */
-	uint64_t raw0, wall0;	   /* a raw clock reading and the wall clock at that moment */
+	uint64_t khz;         /* hca_core_clock (RT_TS_HW_RAW) */
+	uint64_t raw0, wall0; /* a raw clock reading and the wall clock at that moment */
 	/* software filter */
 	pcap_t *dead;
 	struct bpf_program prog;
@@ -185,12 +186,14 @@ static int verbs_error(char *errbuf, int err, const char *dev, const char *what)
 	switch (err) {
 	case EPERM:
 	case EACCES:
-		return rt_errorf(errbuf, err, "%s: %s: needs CAP_NET_RAW (run as root or grant the capability)",
-				 dev, what);
-	case EOPNOTSUPP:
 		return rt_errorf(errbuf, err,
-				 "%s: %s: the NIC or its firmware has no sniffer (all-traffic flow) support",
-				 dev, what);
+		                 "%s: %s: needs CAP_NET_RAW (run as root or grant the capability)",
+		                 dev, what);
+	case EOPNOTSUPP:
+		return rt_errorf(
+		    errbuf, err,
+		    "%s: %s: the NIC or its firmware has no sniffer (all-traffic flow) support",
+		    dev, what);
 	default:
 		return rt_errorf(errbuf, err, "%s: %s", dev, what);
 	}
@@ -201,7 +204,8 @@ static struct ibv_context *open_context(const char *dev, char *errbuf, int *rc)
 	int n = 0;
 	struct ibv_device **list = ibv_get_device_list(&n);
 	if (!list) {
-		*rc = rt_errorf(errbuf, errno ? errno : ENODEV, "%s: cannot list RDMA devices", dev);
+		*rc =
+		    rt_errorf(errbuf, errno ? errno : ENODEV, "%s: cannot list RDMA devices", dev);
 		return NULL;
 	}
 	struct ibv_device *found = NULL;
@@ -210,11 +214,15 @@ static struct ibv_context *open_context(const char *dev, char *errbuf, int *rc)
 			found = list[i];
 	struct ibv_context *ctx = NULL;
 	if (!found)
-		*rc = rt_errorf(errbuf, 0, "%s: libibverbs does not list this RDMA device "
-				"(no provider library for it, or no /dev/infiniband/uverbs*)", dev);
+		*rc = rt_errorf(errbuf, 0,
+		                "%s: libibverbs does not list this RDMA device "
+		                "(no provider library for it, or no /dev/infiniband/uverbs*)",
+		                dev);
 	else if (!(ctx = ibv_open_device(found)))
-		*rc = rt_errorf(errbuf, errno ? errno : ENODEV, "%s: cannot open the device "
-				"(/dev/infiniband/uverbs* access)", dev);
+		*rc = rt_errorf(errbuf, errno ? errno : ENODEV,
+		                "%s: cannot open the device "
+		                "(/dev/infiniband/uverbs* access)",
+		                dev);
 	ibv_free_device_list(list);
 	if (!found)
 		*rc = -ENODEV;
@@ -225,8 +233,8 @@ static struct ibv_context *open_context(const char *dev, char *errbuf, int *rc)
 static int create_cq(struct rt_source *src, struct verbs_priv *p, const char *dev, char *errbuf)
 {
 	struct ibv_cq_init_attr_ex attr = {
-		.cqe = p->slots,
-		.wc_flags = IBV_WC_EX_WITH_BYTE_LEN | IBV_WC_EX_WITH_COMPLETION_TIMESTAMP_WALLCLOCK,
+	    .cqe = p->slots,
+	    .wc_flags = IBV_WC_EX_WITH_BYTE_LEN | IBV_WC_EX_WITH_COMPLETION_TIMESTAMP_WALLCLOCK,
 	};
 	p->cq = rt_verbs_api.create_cq_ex(p->ctx, &attr);
 	if (p->cq) {
@@ -244,7 +252,7 @@ static int create_cq(struct rt_source *src, struct verbs_priv *p, const char *de
 		if (p->cq) {
 			p->khz = dattr.hca_core_clock;
 			p->raw0 = (uint64_t)vals.raw_clock.tv_sec * 1000000000u +
-				  (uint64_t)vals.raw_clock.tv_nsec;
+			          (uint64_t)vals.raw_clock.tv_nsec;
 			p->wall0 = clock_ns(CLOCK_REALTIME);
 			src->ts_source = RT_TS_HW_RAW;
 			return 0;
@@ -299,7 +307,7 @@ static int setup_filter(struct verbs_priv *p, const char *bpf, char *errbuf)
 	if (!bpf || !*bpf)
 		return 0;
 	p->dead = pcap_open_dead_with_tstamp_precision(DLT_EN10MB, (int)p->slot_size,
-						       PCAP_TSTAMP_PRECISION_NANO);
+	                                               PCAP_TSTAMP_PRECISION_NANO);
 	if (!p->dead)
 		return rt_errorf(errbuf, ENOMEM, "filter '%s'", bpf);
 	if (pcap_compile(p->dead, &p->prog, bpf, 1, PCAP_NETMASK_UNKNOWN) < 0)
@@ -309,17 +317,19 @@ static int setup_filter(struct verbs_priv *p, const char *bpf, char *errbuf)
 }
 
 static int verbs_open(struct rt_source *src, const char *name, const struct rt_source_config *cfg,
-		      char *errbuf)
+                      char *errbuf)
 {
 	char dev[RT_DEVNAME_MAX];
 	unsigned port;
 	int rc = 0;
 	if (rt_rdma_split_name(name, dev, &port) < 0)
-		return rt_errorf(errbuf, EINVAL, "%s: expected DEVICE or DEVICE:PORT (port 1-255)", name);
+		return rt_errorf(errbuf, EINVAL, "%s: expected DEVICE or DEVICE:PORT (port 1-255)",
+		                 name);
 	uint32_t slots = cfg->buffer_count ? cfg->buffer_count : RT_VERBS_DEFAULT_RING;
 	if (slots < RT_VERBS_MIN_RING)
-		return rt_errorf(errbuf, EINVAL, "%s: -B %u: the receive ring needs at least %u buffers",
-				 name, slots, RT_VERBS_MIN_RING);
+		return rt_errorf(errbuf, EINVAL,
+		                 "%s: -B %u: the receive ring needs at least %u buffers", name,
+		                 slots, RT_VERBS_MIN_RING);
 	struct verbs_priv *p = calloc(1, sizeof(*p));
 	if (!p)
 		return rt_errorf(errbuf, ENOMEM, "%s", name);
@@ -335,7 +345,7 @@ static int verbs_open(struct rt_source *src, const char *name, const struct rt_s
 	p->pending = calloc(slots, sizeof(*p->pending));
 	if (!p->ring || !p->wrs || !p->sges || !p->pending) {
 		rc = rt_errorf(errbuf, ENOMEM, "%s: receive ring of %u × %u bytes", name, slots,
-			       p->slot_size);
+		               p->slot_size);
 		goto fail;
 	}
 	if ((rc = setup_filter(p, cfg->bpf, errbuf)) < 0)
@@ -353,8 +363,8 @@ static int verbs_open(struct rt_source *src, const char *name, const struct rt_s
 	}
 	if (pattr.link_layer != IBV_LINK_LAYER_ETHERNET) {
 		rc = rt_errorf(errbuf, EPROTONOSUPPORT,
-			       "%s: port %u is not an Ethernet (RoCE) port; the sniffer needs one", dev,
-			       port);
+		               "%s: port %u is not an Ethernet (RoCE) port; the sniffer needs one",
+		               dev, port);
 		goto fail;
 	}
 	if (!(p->pd = ibv_alloc_pd(p->ctx))) {
@@ -366,18 +376,20 @@ static int verbs_open(struct rt_source *src, const char *name, const struct rt_s
 	if (!(p->mr = ibv_reg_mr(p->pd, p->ring, ring_bytes, IBV_ACCESS_LOCAL_WRITE))) {
 		err = errno;
 		if (err == ENOMEM || err == EAGAIN)
-			rc = rt_errorf(errbuf, err, "%s: cannot register the %zu-byte receive ring: "
-				       "memlock limit too low (raise it with `ulimit -l`, or use a smaller -B)",
-				       dev, ring_bytes);
+			rc = rt_errorf(errbuf, err,
+			               "%s: cannot register the %zu-byte receive ring: "
+			               "memlock limit too low (raise it with `ulimit -l`, or use a "
+			               "smaller -B)",
+			               dev, ring_bytes);
 		else
 			rc = verbs_error(errbuf, err, dev, "cannot register the receive ring");
 		goto fail;
 	}
 	struct ibv_qp_init_attr qattr = {
-		.send_cq = ibv_cq_ex_to_cq(p->cq),
-		.recv_cq = ibv_cq_ex_to_cq(p->cq),
-		.cap = {.max_send_wr = 1, .max_recv_wr = slots, .max_send_sge = 1, .max_recv_sge = 1},
-		.qp_type = IBV_QPT_RAW_PACKET,
+	    .send_cq = ibv_cq_ex_to_cq(p->cq),
+	    .recv_cq = ibv_cq_ex_to_cq(p->cq),
+	    .cap = {.max_send_wr = 1, .max_recv_wr = slots, .max_send_sge = 1, .max_recv_sge = 1},
+	    .qp_type = IBV_QPT_RAW_PACKET,
 	};
 	if (!(p->qp = ibv_create_qp(p->pd, &qattr))) {
 		rc = verbs_error(errbuf, errno, dev, "cannot create a raw packet QP");
@@ -390,9 +402,9 @@ static int verbs_open(struct rt_source *src, const char *name, const struct rt_s
 	}
 	for (uint32_t i = 0; i < slots; i++) {
 		p->sges[i] = (struct ibv_sge){
-			.addr = (uintptr_t)(p->ring + (size_t)i * p->slot_size),
-			.length = p->slot_size,
-			.lkey = p->mr->lkey,
+		    .addr = (uintptr_t)(p->ring + (size_t)i * p->slot_size),
+		    .length = p->slot_size,
+		    .lkey = p->mr->lkey,
 		};
 		p->wrs[i] = (struct ibv_recv_wr){.wr_id = i, .sg_list = &p->sges[i], .num_sge = 1};
 		queue_repost(p, i);
@@ -405,10 +417,10 @@ static int verbs_open(struct rt_source *src, const char *name, const struct rt_s
 		goto fail;
 	}
 	struct ibv_flow_attr fattr = {
-		.type = IBV_FLOW_ATTR_SNIFFER,
-		.size = sizeof(fattr),
-		.num_of_specs = 0,
-		.port = (uint8_t)port,
+	    .type = IBV_FLOW_ATTR_SNIFFER,
+	    .size = sizeof(fattr),
+	    .num_of_specs = 0,
+	    .port = (uint8_t)port,
 	};
 	if (!(p->flow = rt_verbs_api.create_flow(p->qp, &fattr))) {
 		err = errno;
@@ -444,7 +456,7 @@ static uint64_t frame_ts(struct rt_source *src, struct verbs_priv *p, uint64_t b
 
 /* Take the current completion; returns true when it is a frame to deliver into *f. */
 static bool take_completion(struct rt_source *src, struct verbs_priv *p, uint64_t batch_ns,
-			    struct rt_frame *f)
+                            struct rt_frame *f)
 {
 	uint32_t slot = (uint32_t)p->cq->wr_id;
 	if (slot >= p->slots)
@@ -460,10 +472,10 @@ static bool take_completion(struct rt_source *src, struct verbs_priv *p, uint64_
 	uint32_t caplen = len < p->snaplen ? len : p->snaplen;
 	uint64_t ts = frame_ts(src, p, batch_ns);
 	if (p->have_prog) {
-		struct pcap_pkthdr h = {.ts = {(time_t)(ts / 1000000000u),
-					       (suseconds_t)(ts % 1000000000u)},
-					.caplen = caplen,
-					.len = len};
+		struct pcap_pkthdr h = {
+		    .ts = {(time_t)(ts / 1000000000u), (suseconds_t)(ts % 1000000000u)},
+		    .caplen = caplen,
+		    .len = len};
 		if (!pcap_offline_filter(&p->prog, &h, data)) {
 			p->filtered++;
 			return false;
@@ -510,7 +522,8 @@ static int verbs_next(struct rt_source *src, struct rt_frame *frames, int max, c
 			continue;
 		}
 		if (err)
-			return rt_errorf(errbuf, err, "%s: polling the completion queue", src->name);
+			return rt_errorf(errbuf, err, "%s: polling the completion queue",
+			                 src->name);
 		uint64_t batch_ns = src->ts_source == RT_TS_SOFTWARE ? clock_ns(CLOCK_REALTIME) : 0;
 		int n = 0;
 		do {
@@ -521,7 +534,8 @@ static int verbs_next(struct rt_source *src, struct rt_frame *frames, int max, c
 		if (p->posted == 0)
 			p->ring_empty++;
 		if (err && err != ENOENT)
-			return rt_errorf(errbuf, err, "%s: polling the completion queue", src->name);
+			return rt_errorf(errbuf, err, "%s: polling the completion queue",
+			                 src->name);
 		if (n > 0)
 			return n;
 		if ((rc = repost(src, p, errbuf)) < 0)
@@ -559,11 +573,11 @@ static void verbs_close(struct rt_source *src)
 }
 
 const struct rt_source_ops rt_source_verbs_ops = {
-	.kind = "verbs",
-	.is_ours = verbs_is_ours,
-	.open = verbs_open,
-	.next = verbs_next,
-	.stats = verbs_stats,
-	.breakloop = verbs_break,
-	.close = verbs_close,
+    .kind = "verbs",
+    .is_ours = verbs_is_ours,
+    .open = verbs_open,
+    .next = verbs_next,
+    .stats = verbs_stats,
+    .breakloop = verbs_break,
+    .close = verbs_close,
 };

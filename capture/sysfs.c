@@ -83,11 +83,13 @@ bool rt_rdma_name_is_device(const char *root, const char *name)
 	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-int rt_rdma_port_netdev(const char *root, const char *dev, unsigned port, char netdev[RT_DEVNAME_MAX])
+int rt_rdma_port_netdev(const char *root, const char *dev, unsigned port,
+                        char netdev[RT_DEVNAME_MAX])
 {
 	char path[4096];
 	root = rt_sysfs_root(root);
-	snprintf(path, sizeof(path), "%s/class/infiniband/%s/ports/%u/gid_attrs/ndevs/0", root, dev, port);
+	snprintf(path, sizeof(path), "%s/class/infiniband/%s/ports/%u/gid_attrs/ndevs/0", root, dev,
+	         port);
 	if (rt_sysfs_read(path, netdev, RT_DEVNAME_MAX) == 0 && netdev[0])
 		return 0;
 	snprintf(path, sizeof(path), "%s/class/infiniband/%s/device/net", root, dev);
@@ -108,7 +110,7 @@ int rt_rdma_port_netdev(const char *root, const char *dev, unsigned port, char n
 }
 
 int rt_rdma_find_by_netdev(const char *root, const char *netdev, char dev[RT_DEVNAME_MAX],
-			   unsigned *port)
+                           unsigned *port)
 {
 	char path[4096];
 	snprintf(path, sizeof(path), "%s/class/infiniband", rt_sysfs_root(root));
@@ -123,11 +125,12 @@ int rt_rdma_find_by_netdev(const char *root, const char *netdev, char dev[RT_DEV
 		for (unsigned p = 1; p <= 4 && rc < 0; p++) {
 			char nd[RT_DEVNAME_MAX];
 			struct stat st;
-			snprintf(path, sizeof(path), "%s/class/infiniband/%s/ports/%u", rt_sysfs_root(root),
-				 e->d_name, p);
+			snprintf(path, sizeof(path), "%s/class/infiniband/%s/ports/%u",
+			         rt_sysfs_root(root), e->d_name, p);
 			if (stat(path, &st) < 0)
 				break;
-			if (rt_rdma_port_netdev(root, e->d_name, p, nd) == 0 && strcmp(nd, netdev) == 0) {
+			if (rt_rdma_port_netdev(root, e->d_name, p, nd) == 0 &&
+			    strcmp(nd, netdev) == 0) {
 				snprintf(dev, RT_DEVNAME_MAX, "%s", e->d_name);
 				*port = p;
 				rc = 0;

@@ -1,4 +1,4 @@
-/* sysfs lookups shared by the capture sources, the device list and the counter sampler (root configurable for tests). */
+/* sysfs lookups for capture: RDMA devices, ports, their netdevs (root configurable). */
 #ifndef RT_SYSFS_H
 #define RT_SYSFS_H
 
@@ -7,7 +7,7 @@
 #include <stdint.h>
 
 #define RT_SYSFS_DEFAULT_ROOT "/sys"
-#define RT_DEVNAME_MAX 64
+#define RT_DEVNAME_MAX        64
 
 /* root or the default when root is NULL/empty */
 const char *rt_sysfs_root(const char *root);
@@ -27,9 +27,10 @@ bool rt_rdma_name_is_device(const char *root, const char *name);
  * The netdev of an RDMA port: ports/N/gid_attrs/ndevs/0, else the first
  * entry of device/net/. Returns 0 or -ENOENT.
  */
-int rt_rdma_port_netdev(const char *root, const char *dev, unsigned port, char netdev[RT_DEVNAME_MAX]);
+int rt_rdma_port_netdev(const char *root, const char *dev, unsigned port,
+                        char netdev[RT_DEVNAME_MAX]);
 /* The RDMA device and port whose netdev is `netdev` (first found). Returns 0 or -ENOENT. */
 int rt_rdma_find_by_netdev(const char *root, const char *netdev, char dev[RT_DEVNAME_MAX],
-			   unsigned *port);
+                           unsigned *port);
 
 #endif

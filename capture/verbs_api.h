@@ -1,4 +1,4 @@
-/* The libibverbs calls that are static inline in verbs.h, behind a table of function pointers unit tests replace. */
+/* The inline libibverbs calls behind a function table that unit tests replace. */
 #ifndef RT_VERBS_API_H
 #define RT_VERBS_API_H
 
@@ -13,9 +13,10 @@
 struct rt_verbs_api {
 	int (*query_port)(struct ibv_context *ctx, uint8_t port, struct ibv_port_attr *attr);
 	int (*query_device_ex)(struct ibv_context *ctx, const struct ibv_query_device_ex_input *in,
-			       struct ibv_device_attr_ex *attr);
+	                       struct ibv_device_attr_ex *attr);
 	int (*query_rt_values_ex)(struct ibv_context *ctx, struct ibv_values_ex *values);
-	struct ibv_cq_ex *(*create_cq_ex)(struct ibv_context *ctx, struct ibv_cq_init_attr_ex *attr);
+	struct ibv_cq_ex *(*create_cq_ex)(struct ibv_context *ctx,
+	                                  struct ibv_cq_init_attr_ex *attr);
 	int (*post_recv)(struct ibv_qp *qp, struct ibv_recv_wr *wr, struct ibv_recv_wr **bad);
 	struct ibv_flow *(*create_flow)(struct ibv_qp *qp, struct ibv_flow_attr *attr);
 	int (*destroy_flow)(struct ibv_flow *flow);
@@ -35,10 +36,11 @@ extern const struct rt_verbs_api rt_verbs_api_default;
 
 /* Receive ring entries when -B is not given, and the smallest accepted. */
 #define RT_VERBS_DEFAULT_RING 4096u
-#define RT_VERBS_MIN_RING 64u
+#define RT_VERBS_MIN_RING     64u
 /* Frames handed out per next() call at most (the caller's batch may be smaller). */
 #define RT_VERBS_POLL_BATCH 64
-/* Receive buffer size when the port's netdev MTU cannot be read (a 9000-byte MTU jumbo frame fits). */
+/* Receive buffer size when the port's netdev MTU cannot be read (a 9000-byte MTU jumbo frame fits).
+ */
 #define RT_VERBS_DEFAULT_SLOT 9216u
 
 /* Nanoseconds of a raw HCA clock delta at hca_core_clock kHz (no overflow for any delta). */

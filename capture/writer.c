@@ -1,4 +1,4 @@
-/* Capture file writers: pcapng blocks and classic nanosecond pcap records through one write buffer, with -G/-C rotation. */
+/* Capture file writers: pcapng blocks and nanosecond pcap records, buffered, rotating. */
 #include "capture/writer.h"
 
 #include <errno.h>
@@ -11,22 +11,22 @@
 #define WBUF_SIZE (1u << 20)
 
 /* pcapng block types and options */
-#define PCAPNG_SHB 0x0A0D0D0Au
-#define PCAPNG_IDB 0x00000001u
-#define PCAPNG_ISB 0x00000005u
-#define PCAPNG_EPB 0x00000006u
-#define PCAPNG_BOM 0x1A2B3C4Du
-#define OPT_END 0
-#define OPT_COMMENT 1
-#define SHB_USERAPPL 4
-#define IF_NAME 2
+#define PCAPNG_SHB     0x0A0D0D0Au
+#define PCAPNG_IDB     0x00000001u
+#define PCAPNG_ISB     0x00000005u
+#define PCAPNG_EPB     0x00000006u
+#define PCAPNG_BOM     0x1A2B3C4Du
+#define OPT_END        0
+#define OPT_COMMENT    1
+#define SHB_USERAPPL   4
+#define IF_NAME        2
 #define IF_DESCRIPTION 3
-#define IF_TSRESOL 9
-#define ISB_STARTTIME 2
-#define ISB_ENDTIME 3
-#define ISB_IFRECV 4
-#define ISB_IFDROP 5
-#define ISB_USRDELIV 8
+#define IF_TSRESOL     9
+#define ISB_STARTTIME  2
+#define ISB_ENDTIME    3
+#define ISB_IFRECV     4
+#define ISB_IFDROP     5
+#define ISB_USRDELIV   8
 
 #define PCAP_NS_MAGIC 0xA1B23C4Du
 
@@ -195,8 +195,10 @@ static void write_idb(struct rt_writer *w, const struct iface *ifc)
 	char comment[160];
 	static const uint8_t tsresol = 9;
 	snprintf(comment, sizeof(comment), "timestamps: %s", rt_ts_source_name(ifc->ts_source));
-	uint32_t total = 20 + (uint32_t)(opt_size(strlen(ifc->name)) + opt_size(strlen(comment)) * 2 +
-					 opt_size(1)) + 4;
+	uint32_t total =
+	    20 +
+	    (uint32_t)(opt_size(strlen(ifc->name)) + opt_size(strlen(comment)) * 2 + opt_size(1)) +
+	    4;
 	put_u32(w, PCAPNG_IDB);
 	put_u32(w, total);
 	put_u16(w, (uint16_t)ifc->linktype);
@@ -247,7 +249,8 @@ static void write_isbs(struct rt_writer *w)
 		uint64_t ifdrop = st.dropped + st.if_dropped;
 		uint32_t start[2] = {(uint32_t)(w->start_ns >> 32), (uint32_t)w->start_ns};
 		uint32_t end[2] = {(uint32_t)(now >> 32), (uint32_t)now};
-		uint32_t total = 24 + (uint32_t)opt_size(8) * 5 + 4; /* head, options, end, trailer */
+		uint32_t total =
+		    24 + (uint32_t)opt_size(8) * 5 + 4; /* head, options, end, trailer */
 		put_u32(w, PCAPNG_ISB);
 		put_u32(w, total);
 		put_u32(w, (uint32_t)i);
@@ -330,7 +333,8 @@ int rt_writer_open(struct rt_writer **out, const struct rt_writer_config *cfg, c
 		return rt_errorf(errbuf, EINVAL, "no output file given");
 	bool to_stdout = strcmp(cfg->path, "-") == 0;
 	if (to_stdout && (cfg->rotate_bytes || cfg->rotate_seconds))
-		return rt_errorf(errbuf, EINVAL, "cannot rotate files when writing to standard output");
+		return rt_errorf(errbuf, EINVAL,
+		                 "cannot rotate files when writing to standard output");
 	if (strlen(cfg->path) >= sizeof(((struct rt_writer *)0)->path_pattern) - 16)
 		return rt_errorf(errbuf, ENAMETOOLONG, "%s", cfg->path);
 	struct rt_writer *w = calloc(1, sizeof(*w));
@@ -351,15 +355,17 @@ int rt_writer_open(struct rt_writer **out, const struct rt_writer_config *cfg, c
 }
 
 int rt_writer_add_interface(struct rt_writer *w, const char *name, int linktype, uint32_t snaplen,
-			    enum rt_ts_source ts_source, char *errbuf)
+                            enum rt_ts_source ts_source, char *errbuf)
 {
 	if (w->header_done)
-		return rt_errorf(errbuf, EBUSY, "%s: interfaces must be added before the first frame",
-				 w->cur_path);
+		return rt_errorf(errbuf, EBUSY,
+		                 "%s: interfaces must be added before the first frame",
+		                 w->cur_path);
 	int max = w->cfg.format == RT_FORMAT_PCAP_NS ? 1 : RT_WRITER_MAX_IFACES;
 	if (w->n_ifaces >= max)
 		return rt_errorf(errbuf, ENOSPC, "%s: %s holds at most %d interface%s", w->cur_path,
-				 max == 1 ? "classic pcap" : "this writer", max, max == 1 ? "" : "s");
+		                 max == 1 ? "classic pcap" : "this writer", max,
+		                 max == 1 ? "" : "s");
 	if (linktype < 0 || linktype > 0xffff)
 		return rt_errorf(errbuf, EINVAL, "%s: bad link type %d", name, linktype);
 	struct iface *ifc = &w->ifaces[w->n_ifaces];
@@ -380,12 +386,18 @@ static bool need_rotation(struct rt_writer *w, uint64_t record_len)
 {
 	if (w->file_packets == 0)
 		return false;
-	if (w->cfg.rotate_bytes && w->file_bytes + record_len > w->cfg.rotate_bytes)
+	/* pcapng files end with one statistics block per interface: keep room for them */
+	uint64_t isbs = w->cfg.format == RT_FORMAT_PCAPNG && w->stats_fn
+	                    ? (uint64_t)w->n_ifaces * (28 + opt_size(8) * 5)
+	                    : 0;
+	if (w->cfg.rotate_bytes && w->file_bytes + record_len + isbs > w->cfg.rotate_bytes)
 		return true;
 	if (w->cfg.rotate_seconds) {
 		struct timespec now;
 		clock_gettime(CLOCK_MONOTONIC, &now);
-		if ((uint64_t)(now.tv_sec - w->file_opened.tv_sec) >= w->cfg.rotate_seconds)
+		int64_t ns = (int64_t)(now.tv_sec - w->file_opened.tv_sec) * 1000000000 +
+		             (now.tv_nsec - w->file_opened.tv_nsec);
+		if (ns >= (int64_t)w->cfg.rotate_seconds * 1000000000)
 			return true;
 	}
 	return false;
@@ -415,23 +427,21 @@ int rt_writer_write(struct rt_writer *w, int if_id, const struct rt_frame *f, ch
 		return rc;
 	if (w->err)
 		return status(w, errbuf);
+	/* One header, the bytes, padding and trailer: four appends per frame. */
+	static const uint8_t zeros[4];
 	if (ng) {
-		static const uint8_t zeros[4];
 		uint32_t total = 32 + (uint32_t)pad4(caplen);
-		put_u32(w, PCAPNG_EPB);
-		put_u32(w, total);
-		put_u32(w, (uint32_t)if_id);
-		put_ts(w, f->ts_ns);
-		put_u32(w, caplen);
-		put_u32(w, wirelen);
+		uint32_t head[7] = {
+		    PCAPNG_EPB,         total,  (uint32_t)if_id, (uint32_t)(f->ts_ns >> 32),
+		    (uint32_t)f->ts_ns, caplen, wirelen};
+		put(w, head, sizeof(head));
 		put(w, f->data, caplen);
 		put(w, zeros, pad4(caplen) - caplen);
-		put_u32(w, total);
+		put(w, &total, 4);
 	} else {
-		put_u32(w, (uint32_t)(f->ts_ns / 1000000000u));
-		put_u32(w, (uint32_t)(f->ts_ns % 1000000000u));
-		put_u32(w, caplen);
-		put_u32(w, wirelen);
+		uint32_t head[4] = {(uint32_t)(f->ts_ns / 1000000000u),
+		                    (uint32_t)(f->ts_ns % 1000000000u), caplen, wirelen};
+		put(w, head, sizeof(head));
 		put(w, f->data, caplen);
 	}
 	if (w->err)

@@ -1,4 +1,4 @@
-/* Capture file writers: pcapng (SHB, one IDB per source, EPBs, ISB) and classic nanosecond pcap, with rotation. */
+/* Capture file writers: pcapng (SHB, IDBs, EPBs, ISB) and classic nanosecond pcap. */
 #ifndef RT_WRITER_H
 #define RT_WRITER_H
 
@@ -23,7 +23,7 @@ struct rt_writer_config {
 	 */
 	const char *path;
 	uint64_t rotate_seconds; /* -G: start a new file after this long (0 = never) */
-	uint64_t rotate_bytes;	 /* -C: start a new file before this size is passed (0 = never) */
+	uint64_t rotate_bytes;   /* -C: start a new file before this size is passed (0 = never) */
 	const char *application; /* written in the SHB (shb_userappl) */
 };
 
@@ -40,7 +40,7 @@ int rt_writer_open(struct rt_writer **out, const struct rt_writer_config *cfg, c
  * every interface before the first packet.
  */
 int rt_writer_add_interface(struct rt_writer *w, const char *name, int linktype, uint32_t snaplen,
-			    enum rt_ts_source ts_source, char *errbuf);
+                            enum rt_ts_source ts_source, char *errbuf);
 /* Called when a file is finished, to fill its ISB (optional). */
 void rt_writer_set_stats_fn(struct rt_writer *w, rt_writer_stats_fn fn, void *ctx);
 /* Append one frame (buffered). Rotates first when -G/-C ask for it. */
@@ -51,7 +51,8 @@ int rt_writer_flush(struct rt_writer *w, char *errbuf);
 uint64_t rt_writer_count(const struct rt_writer *w);
 /* Name of the file being written. */
 const char *rt_writer_current_path(const struct rt_writer *w);
-/* Write the ISBs, flush and close the file; frees w. Returns 0 or a negative errno (w is freed anyway). */
+/* Write the ISBs, flush and close the file; frees w. Returns 0 or a negative errno (w is freed
+ * anyway). */
 int rt_writer_close(struct rt_writer *w, char *errbuf);
 
 /* Name of a ts_source as written in the IDB comment ("hardware (NIC wall clock)", ...). */

@@ -80,7 +80,8 @@ static const char analyze_help[] =
 
 static const char timeline_help[] =
 	"usage: rocetrace timeline FILE [--bucket D] [--flow SEL] [--format csv|json]\n"
-	"                          [-o OUT] [--link-speed RATE] [--udp-port P]\n"
+	"                          [-o OUT] [--link-speed RATE] [--counters F]\n"
+	"                          [--source-log F] [--udp-port P]\n"
 	"\n"
 	"Cut a capture (pcap/pcapng, '-' for standard input) into time buckets and\n"
 	"write one row per (bucket, flow) that had traffic or events, plus an 'all'\n"
@@ -104,6 +105,12 @@ static const char timeline_help[] =
 	"  pfc_paused_ns  paused time inside the bucket, summed over priorities and\n"
 	"                 sending MACs ('all' rows; 0 for flows)\n"
 	"  src, dst, dest_qp  the flow (empty on 'all' rows)\n"
+	"With --source-log, two more columns before src: source_rate_mbps (the\n"
+	"traffic source's rate for the flow at the end of the bucket, empty/null when\n"
+	"unknown) and source_cnp (CNPs it handled in the bucket; 'all': every flow).\n"
+	"With --counters, three more: nic_cnp_sent, nic_cnp_handled, nic_pause_frames\n"
+	"('all' rows: counter deltas of samples taken in the bucket, every device;\n"
+	"0 on flow rows). Side-file events after the last frame are not shown.\n"
 	"Summing a column over the buckets of one flow gives that flow's total in\n"
 	"`rocetrace analyze --json`.\n"
 	"\n"
@@ -116,6 +123,9 @@ static const char timeline_help[] =
 	"  --format csv|json  CSV with a header line (default) or JSON Lines\n"
 	"  -o OUT             write to OUT instead of standard output\n"
 	"  --link-speed RATE  link speed for PFC/PAUSE quanta (default 100G)\n"
+	"  --counters F       NIC counter samples (JSON Lines, docs/FORMATS.md; default:\n"
+	"                     FILE.counters.jsonl when it exists)\n"
+	"  --source-log F     the traffic source's event log (`gen --log`)\n"
 	"  --udp-port P       RoCEv2 UDP destination port (default 4791)\n"
 	"  -h, --help         this text\n"
 	"\n"
@@ -173,6 +183,8 @@ static int run(struct rt_analyzer *an, const char *path, uint16_t udp_port, cons
 		if (got == 0)
 			break;
 		if (got < 0) {
+			if (interrupted)
+				break; /* a read cut short by Ctrl-C */
 			if (got == -EINTR || got == -EAGAIN)
 				continue;
 			rc = got;
@@ -236,6 +248,20 @@ static int usage_error(const char *cmd, const char *msg, const char *arg)
 	return RT_EXIT_USAGE;
 }
 
+static int load_side_files(struct rt_analyzer *an, const char *counters, const char *srclog,
+			   const char *cmd, char *errbuf)
+{
+	if (counters && rt_analyzer_load_counters(an, counters, errbuf) < 0) {
+		fprintf(stderr, "rocetrace %s: %s\n", cmd, errbuf);
+		return -1;
+	}
+	if (srclog && rt_analyzer_load_source_log(an, srclog, errbuf) < 0) {
+		fprintf(stderr, "rocetrace %s: %s\n", cmd, errbuf);
+		return -1;
+	}
+	return 0;
+}
+
 static int common(int argc, char **argv, bool timeline)
 {
 	const char *cmd = timeline ? "timeline" : "analyze";
@@ -279,18 +305,18 @@ static int common(int argc, char **argv, bool timeline)
 				return usage_error(cmd, "bad --link-speed (e.g. 100G, 1M..100T)", optarg);
 			break;
 		case OPT_COUNTERS:
+			counters = optarg;
+			break;
 		case OPT_SRCLOG:
+			srclog = optarg;
+			break;
 		case OPT_STORM:
 		case OPT_TOP:
 		case OPT_GAP:
 		case OPT_RATEWIN:
 			if (timeline)
 				return usage_error(cmd, "option only for 'rocetrace analyze'", argv[optind - 1]);
-			if (c == OPT_COUNTERS)
-				counters = optarg;
-			else if (c == OPT_SRCLOG)
-				srclog = optarg;
-			else if (c == OPT_STORM) {
+			if (c == OPT_STORM) {
 				if (!parse_uint(optarg, 86400000ul, &v) || !v)
 					return usage_error(cmd, "bad --storm-ms", optarg);
 				ao.storm_ns = (uint64_t)v * 1000000ull;
@@ -356,6 +382,20 @@ static int common(int argc, char **argv, bool timeline)
 		return errno == EINVAL ? RT_EXIT_USAGE : RT_EXIT_ERROR;
 	}
 	int status = RT_EXIT_OK;
+	char auto_counters[4096];
+	struct stat st;
+	if (!counters && strcmp(path, "-") &&
+	    (size_t)snprintf(auto_counters, sizeof(auto_counters), "%s.counters.jsonl", path) <
+		    sizeof(auto_counters) &&
+	    stat(auto_counters, &st) == 0)
+		counters = auto_counters;
+	/* a timeline joins the side files bucket by bucket, so it reads them first */
+	if (timeline && load_side_files(an, counters, srclog, cmd, errbuf) < 0) {
+		rt_analyzer_free(an);
+		if (out && out != stdout)
+			fclose(out);
+		return RT_EXIT_ERROR;
+	}
 	int rc = run(an, path, (uint16_t)port, cmd, errbuf);
 	char read_err[RT_ERRBUF_SIZE] = "";
 	if (rc < 0) {
@@ -381,21 +421,8 @@ static int common(int argc, char **argv, bool timeline)
 		status = RT_EXIT_ERROR;
 	}
 	if (!timeline) {
-		char auto_counters[4096];
-		struct stat st;
-		if (!counters && strcmp(path, "-") &&
-		    (size_t)snprintf(auto_counters, sizeof(auto_counters), "%s.counters.jsonl", path) <
-			    sizeof(auto_counters) &&
-		    stat(auto_counters, &st) == 0)
-			counters = auto_counters;
-		if (counters && rt_analyzer_load_counters(an, counters, errbuf) < 0) {
-			fprintf(stderr, "rocetrace %s: %s\n", cmd, errbuf);
+		if (load_side_files(an, counters, srclog, cmd, errbuf) < 0)
 			status = RT_EXIT_ERROR;
-		}
-		if (srclog && rt_analyzer_load_source_log(an, srclog, errbuf) < 0) {
-			fprintf(stderr, "rocetrace %s: %s\n", cmd, errbuf);
-			status = RT_EXIT_ERROR;
-		}
 		int wrc = json ? rt_analyzer_report_json(an, stdout)
 			       : rt_analyzer_report_text(an, stdout, (unsigned)top);
 		if (wrc < 0) {

@@ -1,4 +1,4 @@
-/* rocetrace capture: capture from a netdev, an RDMA NIC (verbs sniffer) or a file into pcapng/pcap, optionally around a command. */
+/* rocetrace capture: netdev, RDMA NIC or file into pcapng/pcap, optionally around a command. */
 #include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
@@ -24,7 +24,7 @@
 #include "rt_config.h"
 #include "tools/commands.h"
 
-#define BATCH 64
+#define BATCH    64
 #define DRAIN_NS 100000000u /* after CMD exits, keep capturing this long */
 
 struct capture_args {
@@ -34,11 +34,11 @@ struct capture_args {
 	const char *sysfs_root;
 	uint32_t snaplen;
 	uint32_t buffers;
-	uint64_t max_count;	  /* -c, 0 = no limit */
-	uint64_t duration_ns;	  /* --duration, 0 = no limit */
-	uint64_t rotate_seconds;  /* -G */
-	uint64_t rotate_bytes;	  /* -C */
-	uint64_t counters_ns;	  /* --counters interval, 0 = off */
+	uint64_t max_count;      /* -c, 0 = no limit */
+	uint64_t duration_ns;    /* --duration, 0 = no limit */
+	uint64_t rotate_seconds; /* -G */
+	uint64_t rotate_bytes;   /* -C */
+	uint64_t counters_ns;    /* --counters interval, 0 = off */
 	enum rt_write_format format;
 	bool stats;
 	bool list;
@@ -64,7 +64,7 @@ struct capture {
 	/* the capture thread (with -- CMD) */
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
-	bool running;
+	bool started; /* the capture thread is in its loop (never reset) */
 };
 
 static volatile sig_atomic_t g_stop;
@@ -73,107 +73,112 @@ static struct rt_source *volatile g_src;
 
 static void usage(FILE *fp)
 {
-	fputs("usage: rocetrace capture -i DEV[:PORT] -w OUT [-s SNAPLEN] [-f BPF] [-c N] [--duration S]\n"
+	fputs("usage: rocetrace capture -i DEV[:PORT] -w OUT [-s SNAPLEN] [-f BPF] [-c N] "
+	      "[--duration S]\n"
 	      "                         [-B N] [--format pcapng|pcap] [-G SECONDS] [-C MB]\n"
-	      "                         [--counters [INTERVAL]] [--sysfs-root DIR] [--stats] [-- CMD ...]\n"
+	      "                         [--counters [INTERVAL]] [--sysfs-root DIR] [--stats] [-- "
+	      "CMD ...]\n"
 	      "       rocetrace capture -D [--sysfs-root DIR]\n",
 	      fp);
 }
 
 static void help(void)
 {
-	fputs("NAME\n"
-	      "    rocetrace capture - capture RoCE traffic from a netdev or an RDMA NIC\n"
-	      "\n"
-	      "SYNOPSIS\n"
-	      "    rocetrace capture -i DEV[:PORT] -w OUT [-s SNAPLEN] [-f BPF] [-c N]\n"
-	      "        [--duration S] [-B N] [--format pcapng|pcap] [-G SECONDS] [-C MB]\n"
-	      "        [--counters [INTERVAL]] [--sysfs-root DIR] [--stats] [-- CMD ARGS...]\n"
-	      "    rocetrace capture -D [--sysfs-root DIR]\n"
-	      "\n"
-	      "DESCRIPTION\n"
-	      "    Captures frames into OUT until Ctrl-C (SIGINT) or SIGTERM, -c N frames,\n"
-	      "    --duration S, or the end of CMD. On every stop the buffered frames are\n"
-	      "    written, an interface statistics block closes the pcapng file and a\n"
-	      "    final line on standard error gives frames received, dropped and written.\n"
-	      "\n"
-	      "    DEV picks the capture source:\n"
-	      "      an RDMA device listed in SYSFS/class/infiniband (mlx5_0, mlx5_0:2,\n"
-	      "        rocep11s0): the verbs sniffer. It sees RoCE traffic the NIC moves\n"
-	      "        without the kernel, sent and received, on port PORT (default 1).\n"
-	      "        Needs CAP_NET_RAW and a NIC/firmware with sniffer flow support\n"
-	      "        (mlx4, mlx5, bnxt_re). Timestamps come from the NIC's wall clock,\n"
-	      "        else its raw clock converted with the core clock frequency, else\n"
-	      "        the system clock; the pcapng interface block says which.\n"
-	      "      a network interface (eth0, veth1, any): libpcap live capture,\n"
-	      "        promiscuous, immediate delivery, nanosecond kernel timestamps.\n"
-	      "        Soft-RoCE (rxe) traffic and mirror-port traffic are seen here.\n"
-	      "      an existing file (pcap or pcapng): its frames are copied to OUT.\n"
-	      "\n"
-	      "OPTIONS\n"
-	      "    -i, --interface DEV[:PORT]\n"
-	      "        What to capture from (see above). Required.\n"
-	      "    -w, --write OUT\n"
-	      "        Output file; '-' writes to standard output. Required.\n"
-	      "    -s, --snaplen SNAPLEN\n"
-	      "        Keep at most SNAPLEN bytes of each frame. Default: whole frames.\n"
-	      "        -s 128 keeps every RoCE header (Ethernet, VLAN, IPv6, UDP, BTH and\n"
-	      "        extended headers) for header-only capture at high rates.\n"
-	      "    -f, --filter BPF\n"
-	      "        Keep only frames matching the libpcap filter expression BPF. The\n"
-	      "        verbs sniffer applies it in software. Default: every frame.\n"
-	      "    -c, --count N\n"
-	      "        Stop after writing N frames. Default: no limit.\n"
-	      "    --duration S\n"
-	      "        Stop after S seconds (decimals allowed). Default: no limit.\n"
-	      "    -B, --buffer N\n"
-	      "        Verbs sniffer: N receive buffers in the ring (default 4096, at\n"
-	      "        least 64). libpcap: kernel buffer of N KiB (default 32768, 32 MiB).\n"
-	      "    --format pcapng|pcap\n"
-	      "        pcapng (default) with an interface block per source (name, link\n"
-	      "        type, snap length, 1 ns resolution, timestamp source) and final\n"
-	      "        statistics; or classic pcap with nanosecond timestamps.\n"
-	      "    -G, --rotate-seconds SECONDS\n"
-	      "        Start a new file every SECONDS (checked when a frame arrives).\n"
-	      "    -C, --rotate-size MB\n"
-	      "        Start a new file before one would pass MB million bytes.\n"
-	      "        Rotated files are named OUT, OUT.1, OUT.2, ...; if OUT holds '%',\n"
-	      "        it is an strftime(3) pattern expanded with the local time each\n"
-	      "        file opens (e.g. -w 'run-%H%M%S.pcapng'). Default: one file.\n"
-	      "    --counters [INTERVAL]\n"
-	      "        Sample NIC counters every INTERVAL seconds (default 1), and at start\n"
-	      "        and stop, into OUT.counters.jsonl: the RDMA port's hw_counters/ and\n"
-	      "        counters/ from sysfs and its netdev's ethtool statistics (for a\n"
-	      "        netdev DEV: its ethtool statistics, and the counters of an RDMA\n"
-	      "        port on top of it, if any). Format: docs/FORMATS.md.\n"
-	      "    --sysfs-root DIR\n"
-	      "        Read class/infiniband and class/net under DIR instead of /sys.\n"
-	      "    --stats\n"
-	      "        Print once a second on standard error: packets and Gb/s of the\n"
-	      "        last second, CE-marked packets, CNPs, NAKs, PFC pause frames per\n"
-	      "        priority (XOFF), and the drops so far; a last line at the stop\n"
-	      "        covers the time since the previous one.\n"
-	      "    -D, --list-devices\n"
-	      "        List RDMA devices (ports, link layer, state, netdev) and network\n"
-	      "        interfaces, then exit.\n"
-	      "    -- CMD ARGS...\n"
-	      "        Start the capture, run CMD when it is ready, stop 100 ms after CMD\n"
-	      "        exits, and exit with CMD's status (128+N if a signal N killed it).\n"
-	      "        SIGTERM sent to rocetrace is passed on to CMD.\n"
-	      "    -h, --help\n"
-	      "        Print this help and exit.\n"
-	      "\n"
-	      "EXAMPLES\n"
-	      "    rocetrace capture -i mlx5_0 -w run.pcapng -s 128 --counters -- ib_write_bw 10.0.0.2\n"
-	      "    rocetrace capture -i eth0 -w rxe.pcapng -f 'udp port 4791' --duration 10 --stats\n"
-	      "    rocetrace capture -i mlx5_1:1 -w ring.pcapng -C 1000 -B 16384\n"
-	      "    rocetrace capture -D\n"
-	      "\n"
-	      "EXIT STATUS\n"
-	      "    0 when the capture ended normally (Ctrl-C included), CMD's status with\n"
-	      "    -- CMD, 1 on errors (what was captured before stays in OUT), 2 for\n"
-	      "    usage errors.\n",
-	      stdout);
+	fputs(
+	    "NAME\n"
+	    "    rocetrace capture - capture RoCE traffic from a netdev or an RDMA NIC\n"
+	    "\n"
+	    "SYNOPSIS\n"
+	    "    rocetrace capture -i DEV[:PORT] -w OUT [-s SNAPLEN] [-f BPF] [-c N]\n"
+	    "        [--duration S] [-B N] [--format pcapng|pcap] [-G SECONDS] [-C MB]\n"
+	    "        [--counters [INTERVAL]] [--sysfs-root DIR] [--stats] [-- CMD ARGS...]\n"
+	    "    rocetrace capture -D [--sysfs-root DIR]\n"
+	    "\n"
+	    "DESCRIPTION\n"
+	    "    Captures frames into OUT until Ctrl-C (SIGINT) or SIGTERM, -c N frames,\n"
+	    "    --duration S, or the end of CMD. On every stop the buffered frames are\n"
+	    "    written, an interface statistics block closes the pcapng file and a\n"
+	    "    final line on standard error gives frames received, dropped and written.\n"
+	    "\n"
+	    "    DEV picks the capture source:\n"
+	    "      an RDMA device listed in SYSFS/class/infiniband (mlx5_0, mlx5_0:2,\n"
+	    "        rocep11s0): the verbs sniffer. It sees RoCE traffic the NIC moves\n"
+	    "        without the kernel, sent and received, on port PORT (default 1).\n"
+	    "        Needs CAP_NET_RAW and a NIC/firmware with sniffer flow support\n"
+	    "        (mlx4, mlx5, bnxt_re). Timestamps come from the NIC's wall clock,\n"
+	    "        else its raw clock converted with the core clock frequency, else\n"
+	    "        the system clock; the pcapng interface block says which.\n"
+	    "      a network interface (eth0, veth1, any): libpcap live capture,\n"
+	    "        promiscuous, immediate delivery, nanosecond kernel timestamps.\n"
+	    "        Soft-RoCE (rxe) traffic and mirror-port traffic are seen here.\n"
+	    "      an existing file (pcap or pcapng): its frames are copied to OUT.\n"
+	    "\n"
+	    "OPTIONS\n"
+	    "    -i, --interface DEV[:PORT]\n"
+	    "        What to capture from (see above). Required.\n"
+	    "    -w, --write OUT\n"
+	    "        Output file; '-' writes to standard output. Required.\n"
+	    "    -s, --snaplen SNAPLEN\n"
+	    "        Keep at most SNAPLEN bytes of each frame. Default: whole frames.\n"
+	    "        -s 128 keeps every RoCE header (Ethernet, VLAN, IPv6, UDP, BTH and\n"
+	    "        extended headers) for header-only capture at high rates.\n"
+	    "    -f, --filter BPF\n"
+	    "        Keep only frames matching the libpcap filter expression BPF. The\n"
+	    "        verbs sniffer applies it in software. Default: every frame.\n"
+	    "    -c, --count N\n"
+	    "        Stop after writing N frames. Default: no limit.\n"
+	    "    --duration S\n"
+	    "        Stop after S seconds (decimals allowed). Default: no limit.\n"
+	    "    -B, --buffer N\n"
+	    "        Verbs sniffer: N receive buffers in the ring (default 4096, at\n"
+	    "        least 64). libpcap: kernel buffer of N KiB (default 32768, 32 MiB).\n"
+	    "    --format pcapng|pcap\n"
+	    "        pcapng (default) with an interface block per source (name, link\n"
+	    "        type, snap length, 1 ns resolution, timestamp source) and final\n"
+	    "        statistics; or classic pcap with nanosecond timestamps.\n"
+	    "    -G, --rotate-seconds SECONDS\n"
+	    "        Start a new file every SECONDS (checked when a frame arrives).\n"
+	    "    -C, --rotate-size MB\n"
+	    "        Start a new file before one would pass MB million bytes.\n"
+	    "        Rotated files are named OUT, OUT.1, OUT.2, ...; if OUT holds '%',\n"
+	    "        it is an strftime(3) pattern expanded with the local time each\n"
+	    "        file opens (e.g. -w 'run-%H%M%S.pcapng'). Default: one file.\n"
+	    "    --counters [INTERVAL]\n"
+	    "        Sample NIC counters every INTERVAL seconds (default 1), and at start\n"
+	    "        and stop, into OUT.counters.jsonl: the RDMA port's hw_counters/ and\n"
+	    "        counters/ from sysfs and its netdev's ethtool statistics (for a\n"
+	    "        netdev DEV: its ethtool statistics, and the counters of an RDMA\n"
+	    "        port on top of it, if any). Format: docs/FORMATS.md.\n"
+	    "    --sysfs-root DIR\n"
+	    "        Read class/infiniband and class/net under DIR instead of /sys.\n"
+	    "    --stats\n"
+	    "        Print once a second on standard error: packets and Gb/s of the\n"
+	    "        last second, CE-marked packets, CNPs, NAKs, PFC pause frames per\n"
+	    "        priority (XOFF), and the drops so far; a last line at the stop\n"
+	    "        covers the time since the previous one.\n"
+	    "    -D, --list-devices\n"
+	    "        List RDMA devices (ports, link layer, state, netdev) and network\n"
+	    "        interfaces, then exit.\n"
+	    "    -- CMD ARGS...\n"
+	    "        Start the capture, run CMD when it is ready, stop 100 ms after CMD\n"
+	    "        exits, and exit with CMD's status (128+N if a signal N killed it).\n"
+	    "        SIGTERM sent to rocetrace is passed on to CMD. With -w -, CMD's\n"
+	    "        standard output goes to standard error.\n"
+	    "    -h, --help\n"
+	    "        Print this help and exit.\n"
+	    "\n"
+	    "EXAMPLES\n"
+	    "    rocetrace capture -i mlx5_0 -w run.pcapng -s 128 --counters -- ib_write_bw "
+	    "10.0.0.2\n"
+	    "    rocetrace capture -i eth0 -w rxe.pcapng -f 'udp port 4791' --duration 10 --stats\n"
+	    "    rocetrace capture -i mlx5_1:1 -w ring.pcapng -C 1000 -B 16384\n"
+	    "    rocetrace capture -D\n"
+	    "\n"
+	    "EXIT STATUS\n"
+	    "    0 when the capture ended normally (Ctrl-C included), CMD's status with\n"
+	    "    -- CMD, 1 on errors (what was captured before stays in OUT), 2 for\n"
+	    "    usage errors.\n",
+	    stdout);
 }
 
 __attribute__((format(printf, 1, 2))) static int usage_error(const char *fmt, ...)
@@ -233,22 +238,22 @@ static int parse_args(int argc, char **argv, struct capture_args *a)
 {
 	enum { OPT_DURATION = 256, OPT_FORMAT, OPT_COUNTERS, OPT_SYSFS, OPT_STATS };
 	static const struct option longopts[] = {
-		{"interface", required_argument, NULL, 'i'},
-		{"write", required_argument, NULL, 'w'},
-		{"snaplen", required_argument, NULL, 's'},
-		{"filter", required_argument, NULL, 'f'},
-		{"count", required_argument, NULL, 'c'},
-		{"duration", required_argument, NULL, OPT_DURATION},
-		{"buffer", required_argument, NULL, 'B'},
-		{"format", required_argument, NULL, OPT_FORMAT},
-		{"rotate-seconds", required_argument, NULL, 'G'},
-		{"rotate-size", required_argument, NULL, 'C'},
-		{"counters", optional_argument, NULL, OPT_COUNTERS},
-		{"sysfs-root", required_argument, NULL, OPT_SYSFS},
-		{"stats", no_argument, NULL, OPT_STATS},
-		{"list-devices", no_argument, NULL, 'D'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
+	    {"interface", required_argument, NULL, 'i'},
+	    {"write", required_argument, NULL, 'w'},
+	    {"snaplen", required_argument, NULL, 's'},
+	    {"filter", required_argument, NULL, 'f'},
+	    {"count", required_argument, NULL, 'c'},
+	    {"duration", required_argument, NULL, OPT_DURATION},
+	    {"buffer", required_argument, NULL, 'B'},
+	    {"format", required_argument, NULL, OPT_FORMAT},
+	    {"rotate-seconds", required_argument, NULL, 'G'},
+	    {"rotate-size", required_argument, NULL, 'C'},
+	    {"counters", optional_argument, NULL, OPT_COUNTERS},
+	    {"sysfs-root", required_argument, NULL, OPT_SYSFS},
+	    {"stats", no_argument, NULL, OPT_STATS},
+	    {"list-devices", no_argument, NULL, 'D'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
 	};
 	uint64_t v;
 	int c;
@@ -265,7 +270,8 @@ static int parse_args(int argc, char **argv, struct capture_args *a)
 			break;
 		case 's':
 			if (!parse_u64(optarg, 1, 262144, &v))
-				return usage_error("-s wants a snap length 1-262144, not '%s'", optarg);
+				return usage_error("-s wants a snap length 1-262144, not '%s'",
+				                   optarg);
 			a->snaplen = (uint32_t)v;
 			break;
 		case 'f':
@@ -273,11 +279,13 @@ static int parse_args(int argc, char **argv, struct capture_args *a)
 			break;
 		case 'c':
 			if (!parse_u64(optarg, 1, UINT64_MAX, &a->max_count))
-				return usage_error("-c wants a frame count above 0, not '%s'", optarg);
+				return usage_error("-c wants a frame count above 0, not '%s'",
+				                   optarg);
 			break;
 		case OPT_DURATION:
 			if (!parse_seconds(optarg, &a->duration_ns))
-				return usage_error("--duration wants seconds above 0, not '%s'", optarg);
+				return usage_error("--duration wants seconds above 0, not '%s'",
+				                   optarg);
 			break;
 		case 'B':
 			if (!parse_u64(optarg, 1, 1u << 20, &v))
@@ -290,7 +298,8 @@ static int parse_args(int argc, char **argv, struct capture_args *a)
 			else if (!strcmp(optarg, "pcap"))
 				a->format = RT_FORMAT_PCAP_NS;
 			else
-				return usage_error("--format wants pcapng or pcap, not '%s'", optarg);
+				return usage_error("--format wants pcapng or pcap, not '%s'",
+				                   optarg);
 			break;
 		case 'G':
 			if (!parse_u64(optarg, 1, 366u * 86400, &a->rotate_seconds))
@@ -307,7 +316,8 @@ static int parse_args(int argc, char **argv, struct capture_args *a)
 			if (!optarg && optind < argc && parse_seconds(argv[optind], &v))
 				optarg = argv[optind++];
 			if (optarg && !parse_seconds(optarg, &a->counters_ns))
-				return usage_error("--counters wants an interval in seconds, not '%s'", optarg);
+				return usage_error(
+				    "--counters wants an interval in seconds, not '%s'", optarg);
 			if (a->counters_ns < 10000000u)
 				return usage_error("--counters interval must be at least 0.01 s");
 			break;
@@ -331,7 +341,8 @@ static int parse_args(int argc, char **argv, struct capture_args *a)
 	}
 	if (optind < argc) {
 		if (strcmp(argv[optind - 1], "--") != 0)
-			return usage_error("unexpected argument '%s' (put a command after '--')", argv[optind]);
+			return usage_error("unexpected argument '%s' (put a command after '--')",
+			                   argv[optind]);
 		a->cmd = &argv[optind];
 	} else if (optind > 1 && strcmp(argv[optind - 1], "--") == 0) {
 		return usage_error("no command after '--'");
@@ -343,7 +354,8 @@ static int parse_args(int argc, char **argv, struct capture_args *a)
 	if (!a->out)
 		return usage_error("no output file given (-w OUT)");
 	if (!strcmp(a->out, "-") && (a->counters_ns || a->rotate_bytes || a->rotate_seconds))
-		return usage_error("-w - (standard output) cannot be used with --counters, -G or -C");
+		return usage_error(
+		    "-w - (standard output) cannot be used with --counters, -G or -C");
 	return 0;
 }
 
@@ -352,22 +364,27 @@ static int list_devices(const char *sysfs_root)
 {
 	char path[4096], val[128];
 	const char *root = rt_sysfs_root(sysfs_root);
-	printf("RDMA devices (verbs sniffer%s):\n", RT_HAVE_IBVERBS ? "" : ", not built in: no libibverbs");
+	printf("RDMA devices (verbs sniffer%s):\n",
+	       RT_HAVE_IBVERBS ? "" : ", not built in: no libibverbs");
 	snprintf(path, sizeof(path), "%s/class/infiniband", root);
 	struct dirent **names = NULL;
 	int n = scandir(path, &names, NULL, alphasort);
 	int shown = 0;
 	for (int i = 0; i < n; i++) {
 		const char *dev = names[i]->d_name;
-		for (unsigned port = 1; dev[0] != '.' && strlen(dev) < RT_DEVNAME_MAX && port <= 255; port++) {
+		for (unsigned port = 1;
+		     dev[0] != '.' && strlen(dev) < RT_DEVNAME_MAX && port <= 255; port++) {
 			char netdev[RT_DEVNAME_MAX] = "-", ll[128] = "?", state[128] = "?";
-			snprintf(path, sizeof(path), "%s/class/infiniband/%s/ports/%u", root, dev, port);
+			snprintf(path, sizeof(path), "%s/class/infiniband/%s/ports/%u", root, dev,
+			         port);
 			if (access(path, F_OK) != 0)
 				break;
-			snprintf(path, sizeof(path), "%s/class/infiniband/%s/ports/%u/link_layer", root, dev, port);
+			snprintf(path, sizeof(path), "%s/class/infiniband/%s/ports/%u/link_layer",
+			         root, dev, port);
 			if (rt_sysfs_read(path, val, sizeof(val)) == 0)
 				snprintf(ll, sizeof(ll), "%s", val);
-			snprintf(path, sizeof(path), "%s/class/infiniband/%s/ports/%u/state", root, dev, port);
+			snprintf(path, sizeof(path), "%s/class/infiniband/%s/ports/%u/state", root,
+			         dev, port);
 			if (rt_sysfs_read(path, val, sizeof(val)) == 0) {
 				/* "4: ACTIVE" */
 				const char *s = strchr(val, ':');
@@ -380,7 +397,8 @@ static int list_devices(const char *sysfs_root)
 				snprintf(netdev, sizeof(netdev), "-");
 			char name[RT_DEVNAME_MAX + 8];
 			snprintf(name, sizeof(name), "%s:%u", dev, port);
-			printf("  %-16s link_layer %-10s state %-8s netdev %s\n", name, ll, state, netdev);
+			printf("  %-16s link_layer %-10s state %-8s netdev %s\n", name, ll, state,
+			       netdev);
 			shown++;
 		}
 	}
@@ -460,11 +478,11 @@ static void tick_print(struct capture *cap, uint64_t now)
 	for (int p = 0; p < 8; p++)
 		if (t->pfc[p] && len < sizeof(pfc))
 			len += (size_t)snprintf(pfc + len, sizeof(pfc) - len, " p%d:%llu", p,
-						(unsigned long long)t->pfc[p]);
+			                        (unsigned long long)t->pfc[p]);
 	fprintf(stderr, "%llu pkts  %.3f Gb/s  CE %llu  CNP %llu  NAK %llu  PFC%s  drops %llu\n",
-		(unsigned long long)t->packets, secs > 0 ? (double)t->bytes * 8 / secs / 1e9 : 0.0,
-		(unsigned long long)t->ce, (unsigned long long)t->cnp, (unsigned long long)t->nak,
-		len ? pfc : " 0", (unsigned long long)(st.dropped + st.if_dropped));
+	        (unsigned long long)t->packets, secs > 0 ? (double)t->bytes * 8 / secs / 1e9 : 0.0,
+	        (unsigned long long)t->ce, (unsigned long long)t->cnp, (unsigned long long)t->nak,
+	        len ? pfc : " 0", (unsigned long long)(st.dropped + st.if_dropped));
 	memset(t, 0, sizeof(*t));
 	t->last_ns = now;
 }
@@ -537,13 +555,10 @@ static void *capture_thread(void *arg)
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, NULL); /* signals go to the main thread */
 	pthread_mutex_lock(&cap->lock);
-	cap->running = true;
+	cap->started = true;
 	pthread_cond_signal(&cap->cond);
 	pthread_mutex_unlock(&cap->lock);
 	run_loop(cap);
-	pthread_mutex_lock(&cap->lock);
-	cap->running = false;
-	pthread_mutex_unlock(&cap->lock);
 	return NULL;
 }
 
@@ -566,7 +581,7 @@ static int run_with_command(struct capture *cap, int *cmd_status)
 		return -1;
 	}
 	pthread_mutex_lock(&cap->lock);
-	while (!cap->running && !g_stop)
+	while (!cap->started)
 		pthread_cond_wait(&cap->cond, &cap->lock);
 	pthread_mutex_unlock(&cap->lock);
 
@@ -575,9 +590,12 @@ static int run_with_command(struct capture *cap, int *cmd_status)
 	if (pid == 0) {
 		signal(SIGINT, SIG_DFL);
 		signal(SIGTERM, SIG_DFL);
+		/* With -w - our standard output is the capture: the command writes to stderr. */
+		if (!strcmp(cap->args->out, "-"))
+			dup2(STDERR_FILENO, STDOUT_FILENO);
 		execvp(cap->args->cmd[0], cap->args->cmd);
 		fprintf(stderr, "rocetrace capture: cannot run '%s': %s\n", cap->args->cmd[0],
-			strerror(errno));
+		        strerror(errno));
 		_exit(127);
 	}
 	int status = 0;
@@ -602,7 +620,7 @@ static int run_with_command(struct capture *cap, int *cmd_status)
 
 /* Which RDMA port and netdev the counter sampler reads for capture device `dev`. */
 static void counter_targets(const char *dev, const char *root, struct rt_counters_config *cc,
-			    char rdev[RT_DEVNAME_MAX], char netdev[RT_DEVNAME_MAX])
+                            char rdev[RT_DEVNAME_MAX], char netdev[RT_DEVNAME_MAX])
 {
 	unsigned port = 1;
 	if (rt_rdma_name_is_device(root, dev) && rt_rdma_split_name(dev, rdev, &port) == 0) {
@@ -639,19 +657,19 @@ int rt_cmd_capture(int argc, char **argv)
 	cap.dopts.verify_icrc = false;
 
 	struct rt_source_config scfg = {
-		.snaplen = a.snaplen,
-		.buffer_count = a.buffers,
-		.bpf = a.bpf,
-		.sysfs_root = a.sysfs_root,
+	    .snaplen = a.snaplen,
+	    .buffer_count = a.buffers,
+	    .bpf = a.bpf,
+	    .sysfs_root = a.sysfs_root,
 	};
 	if (rt_source_open(&cap.src, a.dev, &scfg, errbuf) < 0)
 		return fail(errbuf);
 	struct rt_writer_config wcfg = {
-		.format = a.format,
-		.path = a.out,
-		.rotate_seconds = a.rotate_seconds,
-		.rotate_bytes = a.rotate_bytes,
-		.application = "rocetrace " RT_VERSION,
+	    .format = a.format,
+	    .path = a.out,
+	    .rotate_seconds = a.rotate_seconds,
+	    .rotate_bytes = a.rotate_bytes,
+	    .application = "rocetrace " RT_VERSION,
 	};
 	if (rt_writer_open(&cap.writer, &wcfg, errbuf) < 0) {
 		rt_source_close(cap.src);
@@ -659,14 +677,14 @@ int rt_cmd_capture(int argc, char **argv)
 	}
 	rt_writer_set_stats_fn(cap.writer, writer_stats, &cap);
 	cap.if_id = rt_writer_add_interface(cap.writer, cap.src->name, cap.src->linktype,
-					    cap.src->snaplen, cap.src->ts_source, errbuf);
+	                                    cap.src->snaplen, cap.src->ts_source, errbuf);
 	struct rt_counters *counters = NULL;
 	char rdev[RT_DEVNAME_MAX], netdev[RT_DEVNAME_MAX], cpath[4200];
 	if (cap.if_id < 0) {
 		set_error(&cap, cap.if_id, errbuf);
 	} else if (a.counters_ns) {
-		struct rt_counters_config cc = {.path = cpath, .sysfs_root = a.sysfs_root,
-						.interval_ns = a.counters_ns};
+		struct rt_counters_config cc = {
+		    .path = cpath, .sysfs_root = a.sysfs_root, .interval_ns = a.counters_ns};
 		snprintf(cpath, sizeof(cpath), "%s.counters.jsonl", a.out);
 		counter_targets(a.dev, a.sysfs_root, &cc, rdev, netdev);
 		if ((rc = rt_counters_open(&counters, &cc, errbuf)) < 0)
@@ -707,16 +725,20 @@ int rt_cmd_capture(int argc, char **argv)
 	pthread_cond_destroy(&cap.cond);
 	pthread_mutex_destroy(&cap.lock);
 
-	fprintf(stderr, "rocetrace capture: %llu received, %llu dropped, %llu written",
-		(unsigned long long)st.received, (unsigned long long)(st.dropped + st.if_dropped),
-		(unsigned long long)written);
+	/* One line: the error, or the final counts. */
+	if (cap.rc)
+		fprintf(stderr, "rocetrace capture: %s (stopped after ", cap.errbuf);
+	else
+		fputs("rocetrace capture: ", stderr);
+	fprintf(stderr, "%llu received, %llu dropped, %llu written", (unsigned long long)st.received,
+	        (unsigned long long)(st.dropped + st.if_dropped), (unsigned long long)written);
 	if (st.if_dropped)
 		fprintf(stderr, " (%llu by the interface)", (unsigned long long)st.if_dropped);
 	if (st.ring_empty)
 		fprintf(stderr, " (receive ring ran empty %llu times: raise -B)",
-			(unsigned long long)st.ring_empty);
-	fputc('\n', stderr);
+		        (unsigned long long)st.ring_empty);
+	fputs(cap.rc ? ")\n" : "\n", stderr);
 	if (cap.rc)
-		return fail(cap.errbuf);
+		return RT_EXIT_ERROR;
 	return cmd_status >= 0 ? cmd_status : RT_EXIT_OK;
 }

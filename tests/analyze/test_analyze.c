@@ -210,12 +210,48 @@ static void test_nak_go_back_n(void **state)
 	assert_int_equal(f->naks_received, 1);
 	assert_int_equal(f->go_back_n, 1);
 	assert_int_equal(f->retransmitted, 2);
-	assert_int_equal(f->ext->gbn_delay.min, nak_ts + 5 * US - nak_ts);
+	assert_int_equal(f->ext->gbn_delay->min, nak_ts + 5 * US - nak_ts);
 	assert_int_equal(f->ext->nak_codes[0], 1);
 	struct rt_an_counts c;
 	rt_analyzer_totals(an, &c);
 	assert_int_equal(c.nak, 1);
 	assert_int_equal(c.retransmitted, 2);
+	rt_analyzer_free(an);
+}
+
+static void test_nak_twice_and_fatal(void **state)
+{
+	(void)state;
+	struct rt_analyzer *an = new_an(0);
+	uint64_t t = T0;
+	const uint32_t sent[] = {20, 21, 22, 23, 21, 22, 22, 23, 24};
+	for (unsigned i = 0; i < sizeof(sent) / sizeof(sent[0]); i++) {
+		if (i == 4) { /* NAK at 21: go back */
+			struct rt_record n = ack(t += US, 2, 1, 0x11, 21, 0x60);
+			rt_analyzer_feed(an, &n);
+		}
+		if (i == 6) { /* lost again: NAK at 22 while still resending */
+			struct rt_record n = ack(t += US, 2, 1, 0x11, 22, 0x60);
+			rt_analyzer_feed(an, &n);
+		}
+		struct rt_record r = roce(t += US, 1, 2, 0x04, 0x22, sent[i]);
+		rt_analyzer_feed(an, &r);
+	}
+	struct an_flow *f = flow_of(an, 1, 2, 0x22);
+	assert_int_equal(f->naks_received, 2);
+	assert_int_equal(f->go_back_n, 2);
+	assert_int_equal(f->retransmitted, 4);
+	assert_int_equal(f->timeouts, 0);
+	/* a remote access error NAK is fatal: a later resend is a timeout, not go-back-N */
+	struct rt_record n = ack(t += US, 2, 1, 0x11, 25, 0x62);
+	rt_analyzer_feed(an, &n);
+	struct rt_record r = roce(t += MS, 1, 2, 0x04, 0x22, 24);
+	rt_analyzer_feed(an, &r);
+	f = flow_of(an, 1, 2, 0x22);
+	assert_int_equal(f->naks_received, 3);
+	assert_int_equal(f->go_back_n, 2);
+	assert_int_equal(f->timeouts, 1);
+	assert_int_equal(f->ext->nak_codes[2], 1);
 	rt_analyzer_free(an);
 }
 
@@ -385,9 +421,9 @@ static void test_np_reaction(void **state)
 	}
 	struct an_flow *f = flow_of(an, 1, 2, 0x10);
 	assert_int_equal(f->cnp_received, 2);
-	assert_int_equal(f->ext->np_reaction.n, 2);
-	assert_int_equal(f->ext->np_reaction.min, 5 * US);
-	assert_int_equal(f->ext->np_reaction.max, 50 * US);
+	assert_int_equal(f->ext->np_reaction->n, 2);
+	assert_int_equal(f->ext->np_reaction->min, 5 * US);
+	assert_int_equal(f->ext->np_reaction->max, 50 * US);
 	rt_analyzer_free(an);
 }
 
@@ -488,6 +524,7 @@ int main(void)
 		cmocka_unit_test(test_flow_ids_first_seen),
 		cmocka_unit_test(test_psn_wraparound),
 		cmocka_unit_test(test_nak_go_back_n),
+		cmocka_unit_test(test_nak_twice_and_fatal),
 		cmocka_unit_test(test_pairing_by_psn),
 		cmocka_unit_test(test_pairing_ud_deth),
 		cmocka_unit_test(test_pfc_paused_time),

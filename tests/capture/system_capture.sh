@@ -79,7 +79,27 @@ capA -w "$T/c10.pcapng" -c 10 --duration 30 -- sh -c "$replay >/dev/null" 2>"$T/
 check "-c 10 writes 10 frames" test "$("$PY" "$CHECK" count "$T/c10.pcapng")" -eq 10
 check "-c 10 stats line says 10 written" grep -q " 10 written" "$T/c10.err"
 
-# 5. SIGINT during a capture with counters from a fake sysfs tree (an RDMA port on top of the veth).
+# 5. a BPF filter, --duration, and SIGTERM passed on to the command.
+nudp=$(tcpdump -r "$FIXTURE" 'udp port 4791' 2>/dev/null | wc -l)
+capA -w "$T/bpf.pcapng" -f 'udp port 4791' -- sh -c "$replay >/dev/null" 2>"$T/bpf.err"
+check "-f 'udp port 4791' keeps the $nudp RoCEv2 frames" grep -q " $nudp written" "$T/bpf.err"
+check "... out of $nframes" test "$nudp" -gt 0 -a "$nudp" -lt "$nframes"
+start=$(date +%s%N)
+capA -w "$T/dur.pcapng" --duration 0.3 2>/dev/null
+rc=$?
+ms=$((($(date +%s%N) - start) / 1000000))
+check "--duration 0.3 stops by itself ($ms ms)" test $rc -eq 0 -a $ms -ge 300 -a $ms -lt 3000
+ip netns exec "$NSA" "$RT" capture -i "$VA" -w "$T/term.pcapng" -- sleep 30 2>/dev/null &
+pid=$!
+sleep 0.5
+kill -TERM $pid
+i=0
+while kill -0 $pid 2>/dev/null && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+kill -KILL $pid 2>/dev/null
+wait $pid
+check "SIGTERM reaches the command, whose status (143) is returned" test $? -eq 143
+
+# 6. SIGINT during a capture with counters from a fake sysfs tree (an RDMA port on top of the veth).
 S=$T/sys/class/infiniband/rxe_fake/ports/1
 mkdir -p "$S/hw_counters" "$S/counters" "$S/gid_attrs/ndevs"
 echo 5 >"$S/hw_counters/np_cnp_sent"
@@ -106,7 +126,7 @@ check "SIGINT ends the capture with status 0" test $rc -eq 0
 check "after SIGINT the file is complete, with its statistics block" "$PY" "$CHECK" pcapng "$T/int.pcapng" "$nframes"
 check "counter samples follow docs/FORMATS.md" "$PY" "$CHECK" counters "$T/int.pcapng.counters.jsonl" rxe_fake 1 "$VA"
 
-# 6. the fake RDMA device is listed, and claimed by the verbs sniffer (which finds no such NIC here).
+# 7. the fake RDMA device is listed, and claimed by the verbs sniffer (which finds no such NIC here).
 ip netns exec "$NSA" "$RT" capture -D --sysfs-root "$T/sys" >"$T/list.out"
 check "-D lists the RDMA port with its netdev" grep -q "rxe_fake:1 .*Ethernet.*ACTIVE.*netdev $VA" "$T/list.out"
 check "-D lists the veth" grep -q "^  $VA " "$T/list.out"

@@ -1,4 +1,4 @@
-/* Unit tests of the verbs sniffer source with libibverbs wrapped at link time and its inline calls replaced. */
+/* Unit tests of the verbs sniffer with libibverbs wrapped at link time. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -17,14 +17,14 @@
 /* ---- the fake NIC ---------------------------------------------------------- */
 
 #define MAX_LOG 256
-#define RING 64
+#define RING    64
 #define T0_REAL 1700000000000000000ull /* fake CLOCK_REALTIME, ns */
 
 struct completion {
 	uint64_t wr_id;
 	enum ibv_wc_status status;
 	uint32_t len;
-	uint64_t ts; /* wall-clock ns or raw cycles, per mode */
+	uint64_t ts;   /* wall-clock ns or raw cycles, per mode */
 	uint8_t byte0; /* first byte written into the buffer */
 };
 
@@ -177,7 +177,9 @@ int __wrap_ibv_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int mask)
 		fake.modify[fake.n_modify] = *attr;
 		fake.modify_mask[fake.n_modify++] = mask;
 	}
-	return step(attr->qp_state == IBV_QPS_INIT ? "modify_qp_init" : "modify_qp_rtr") ? fake.fail_errno : 0;
+	return step(attr->qp_state == IBV_QPS_INIT ? "modify_qp_init" : "modify_qp_rtr")
+	           ? fake.fail_errno
+	           : 0;
 }
 
 int __wrap_ibv_destroy_qp(struct ibv_qp *qp)
@@ -208,7 +210,7 @@ static int fake_query_port(struct ibv_context *ctx, uint8_t port, struct ibv_por
 }
 
 static int fake_query_device_ex(struct ibv_context *ctx, const struct ibv_query_device_ex_input *in,
-				struct ibv_device_attr_ex *attr)
+                                struct ibv_device_attr_ex *attr)
 {
 	(void)in;
 	assert_ptr_equal(ctx, &fake_ctx);
@@ -229,7 +231,8 @@ static int fake_query_rt_values_ex(struct ibv_context *ctx, struct ibv_values_ex
 	return 0;
 }
 
-static struct ibv_cq_ex *fake_create_cq_ex(struct ibv_context *ctx, struct ibv_cq_init_attr_ex *attr)
+static struct ibv_cq_ex *fake_create_cq_ex(struct ibv_context *ctx,
+                                           struct ibv_cq_init_attr_ex *attr)
 {
 	assert_ptr_equal(ctx, &fake_ctx);
 	assert_true(attr->cqe >= RING);
@@ -351,20 +354,20 @@ static int fake_clock_gettime(clockid_t clk, struct timespec *ts)
 }
 
 static const struct rt_verbs_api fake_api = {
-	.query_port = fake_query_port,
-	.query_device_ex = fake_query_device_ex,
-	.query_rt_values_ex = fake_query_rt_values_ex,
-	.create_cq_ex = fake_create_cq_ex,
-	.post_recv = fake_post_recv,
-	.create_flow = fake_create_flow,
-	.destroy_flow = fake_destroy_flow,
-	.start_poll = fake_start_poll,
-	.next_poll = fake_next_poll,
-	.end_poll = fake_end_poll,
-	.wc_read_byte_len = fake_read_byte_len,
-	.wc_read_completion_ts = fake_read_completion_ts,
-	.wc_read_completion_wallclock_ns = fake_read_wallclock_ns,
-	.clock_gettime = fake_clock_gettime,
+    .query_port = fake_query_port,
+    .query_device_ex = fake_query_device_ex,
+    .query_rt_values_ex = fake_query_rt_values_ex,
+    .create_cq_ex = fake_create_cq_ex,
+    .post_recv = fake_post_recv,
+    .create_flow = fake_create_flow,
+    .destroy_flow = fake_destroy_flow,
+    .start_poll = fake_start_poll,
+    .next_poll = fake_next_poll,
+    .end_poll = fake_end_poll,
+    .wc_read_byte_len = fake_read_byte_len,
+    .wc_read_completion_ts = fake_read_completion_ts,
+    .wc_read_completion_wallclock_ns = fake_read_wallclock_ns,
+    .clock_gettime = fake_clock_gettime,
 };
 
 static int setup(void **state)
@@ -398,7 +401,8 @@ static int open_src(struct rt_source *src, const struct rt_source_config *cfg, c
 	return rt_source_verbs_ops.open(src, "mock0:1", cfg, errbuf);
 }
 
-static const struct rt_source_config ring_cfg = {.buffer_count = RING, .sysfs_root = "/nonexistent"};
+static const struct rt_source_config ring_cfg = {.buffer_count = RING,
+                                                 .sysfs_root = "/nonexistent"};
 
 /* The log from entry `from` on, joined with spaces. */
 static char *log_str(int from, char *buf, size_t size)
@@ -420,9 +424,10 @@ static void test_open_sequence_and_attributes(void **state)
 	struct rt_source src;
 	char errbuf[RT_ERRBUF_SIZE], buf[1024];
 	assert_int_equal(open_src(&src, &ring_cfg, errbuf), 0);
-	assert_string_equal(log_str(0, buf, sizeof(buf)),
-			    "get_device_list open_device free_device_list query_port alloc_pd create_cq_ex "
-			    "reg_mr create_qp modify_qp_init post_recv modify_qp_rtr create_flow");
+	assert_string_equal(
+	    log_str(0, buf, sizeof(buf)),
+	    "get_device_list open_device free_device_list query_port alloc_pd create_cq_ex "
+	    "reg_mr create_qp modify_qp_init post_recv modify_qp_rtr create_flow");
 	/* raw packet QP on the one CQ, a receive queue as big as the ring */
 	assert_int_equal(fake.qp_attr.qp_type, IBV_QPT_RAW_PACKET);
 	assert_int_equal(fake.qp_attr.cap.max_recv_wr, RING);
@@ -449,7 +454,7 @@ static void test_open_sequence_and_attributes(void **state)
 	int mark = fake.n_log;
 	rt_source_verbs_ops.close(&src);
 	assert_string_equal(log_str(mark, buf, sizeof(buf)),
-			    "destroy_flow destroy_qp destroy_cq dereg_mr dealloc_pd close_device");
+	                    "destroy_flow destroy_qp destroy_cq dereg_mr dealloc_pd close_device");
 	assert_null(src.priv);
 }
 
@@ -480,17 +485,17 @@ static void test_teardown_on_every_failure(void **state)
 		const char *step;
 		const char *released;
 	} cases[] = {
-		{"get_device_list", ""},
-		{"open_device", ""},
-		{"query_port", "close_device"},
-		{"alloc_pd", "close_device"},
-		{"create_cq_ex", "dealloc_pd close_device"},
-		{"reg_mr", "destroy_cq dealloc_pd close_device"},
-		{"create_qp", "destroy_cq dereg_mr dealloc_pd close_device"},
-		{"modify_qp_init", "destroy_qp destroy_cq dereg_mr dealloc_pd close_device"},
-		{"post_recv", "destroy_qp destroy_cq dereg_mr dealloc_pd close_device"},
-		{"modify_qp_rtr", "destroy_qp destroy_cq dereg_mr dealloc_pd close_device"},
-		{"create_flow", "destroy_qp destroy_cq dereg_mr dealloc_pd close_device"},
+	    {"get_device_list", ""},
+	    {"open_device", ""},
+	    {"query_port", "close_device"},
+	    {"alloc_pd", "close_device"},
+	    {"create_cq_ex", "dealloc_pd close_device"},
+	    {"reg_mr", "destroy_cq dealloc_pd close_device"},
+	    {"create_qp", "destroy_cq dereg_mr dealloc_pd close_device"},
+	    {"modify_qp_init", "destroy_qp destroy_cq dereg_mr dealloc_pd close_device"},
+	    {"post_recv", "destroy_qp destroy_cq dereg_mr dealloc_pd close_device"},
+	    {"modify_qp_rtr", "destroy_qp destroy_cq dereg_mr dealloc_pd close_device"},
+	    {"create_flow", "destroy_qp destroy_cq dereg_mr dealloc_pd close_device"},
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		struct rt_source src;
@@ -509,10 +514,11 @@ static void test_teardown_on_every_failure(void **state)
 		assert_true(at >= 0);
 		log_str(at + 1, buf, sizeof(buf));
 		/* the device list is freed right after it is searched */
-		const char *rest = strncmp(buf, "free_device_list", 16) == 0 ? buf + 16 + (buf[16] == ' ') : buf;
+		const char *rest =
+		    strncmp(buf, "free_device_list", 16) == 0 ? buf + 16 + (buf[16] == ' ') : buf;
 		if (strcmp(rest, cases[i].released) != 0)
 			fail_msg("failing %s released '%s', expected '%s'", cases[i].step, rest,
-				 cases[i].released);
+			         cases[i].released);
 	}
 }
 
@@ -648,7 +654,8 @@ static void test_timestamp_raw_clock(void **state)
 	assert_int_equal(frames[2].ts_ns, T0_REAL - 100000ull);
 	rt_source_verbs_ops.close(&src);
 	/* the conversion itself: hours of cycles at 1 GHz do not overflow */
-	assert_int_equal(rt_verbs_cycles_to_ns(3600ull * 1000000000u * 24, 1000000), 3600ull * 1000000000u * 24);
+	assert_int_equal(rt_verbs_cycles_to_ns(3600ull * 1000000000u * 24, 1000000),
+	                 3600ull * 1000000000u * 24);
 	assert_int_equal(rt_verbs_cycles_to_ns(3, 1000), 3000); /* 3 cycles at 1 MHz */
 }
 
@@ -720,17 +727,18 @@ static void test_registry_claims_rdma_names(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_open_sequence_and_attributes, setup, teardown_api),
-		cmocka_unit_test_setup_teardown(test_port_two, setup, teardown_api),
-		cmocka_unit_test_setup_teardown(test_teardown_on_every_failure, setup, teardown_api),
-		cmocka_unit_test_setup_teardown(test_error_messages, setup, teardown_api),
-		cmocka_unit_test_setup_teardown(test_error_completion_reposts_and_counts, setup, teardown_api),
-		cmocka_unit_test_setup_teardown(test_snaplen_filter_and_batches, setup, teardown_api),
-		cmocka_unit_test_setup_teardown(test_ring_empty_counts_a_drop, setup, teardown_api),
-		cmocka_unit_test_setup_teardown(test_timestamp_raw_clock, setup, teardown_api),
-		cmocka_unit_test_setup_teardown(test_timestamp_system_clock, setup, teardown_api),
-		cmocka_unit_test_setup_teardown(test_break_and_timeout, setup, teardown_api),
-		cmocka_unit_test_setup_teardown(test_registry_claims_rdma_names, setup, teardown_api),
+	    cmocka_unit_test_setup_teardown(test_open_sequence_and_attributes, setup, teardown_api),
+	    cmocka_unit_test_setup_teardown(test_port_two, setup, teardown_api),
+	    cmocka_unit_test_setup_teardown(test_teardown_on_every_failure, setup, teardown_api),
+	    cmocka_unit_test_setup_teardown(test_error_messages, setup, teardown_api),
+	    cmocka_unit_test_setup_teardown(test_error_completion_reposts_and_counts, setup,
+	                                    teardown_api),
+	    cmocka_unit_test_setup_teardown(test_snaplen_filter_and_batches, setup, teardown_api),
+	    cmocka_unit_test_setup_teardown(test_ring_empty_counts_a_drop, setup, teardown_api),
+	    cmocka_unit_test_setup_teardown(test_timestamp_raw_clock, setup, teardown_api),
+	    cmocka_unit_test_setup_teardown(test_timestamp_system_clock, setup, teardown_api),
+	    cmocka_unit_test_setup_teardown(test_break_and_timeout, setup, teardown_api),
+	    cmocka_unit_test_setup_teardown(test_registry_claims_rdma_names, setup, teardown_api),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

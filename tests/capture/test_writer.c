@@ -1,4 +1,4 @@
-/* Unit tests of the pcapng and classic nanosecond pcap writers: files read back with libpcap, blocks checked byte by byte. */
+/* Unit tests of the pcapng and nanosecond pcap writers, read back with libpcap. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -34,7 +34,8 @@ static int remove_dir(void **state)
 
 static uint8_t frame_bytes[3][1514];
 static const uint32_t frame_len[3] = {1, 60, 1514};
-static const uint64_t frame_ts[3] = {1700000000123456789ull, 1700000000999999999ull, 1700000001000000001ull};
+static const uint64_t frame_ts[3] = {1700000000123456789ull, 1700000000999999999ull,
+                                     1700000001000000001ull};
 
 static void make_frames(struct rt_frame *f)
 {
@@ -100,16 +101,19 @@ static void read_back(const char *path, const struct rt_frame *f, int n, uint32_
 	pcap_close(p);
 }
 
-static struct rt_writer *open_writer(const char *path, enum rt_write_format fmt, uint64_t rotate_bytes,
-				     uint32_t snaplen)
+static struct rt_writer *open_writer(const char *path, enum rt_write_format fmt,
+                                     uint64_t rotate_bytes, uint32_t snaplen)
 {
-	struct rt_writer_config cfg = {.format = fmt, .path = path, .rotate_bytes = rotate_bytes,
-				       .application = "rocetrace test"};
+	struct rt_writer_config cfg = {.format = fmt,
+	                               .path = path,
+	                               .rotate_bytes = rotate_bytes,
+	                               .application = "rocetrace test"};
 	struct rt_writer *w = NULL;
 	char errbuf[RT_ERRBUF_SIZE];
 	assert_int_equal(rt_writer_open(&w, &cfg, errbuf), 0);
 	assert_int_equal(rt_writer_add_interface(w, "mlx5_0:1", RT_LINK_ETHERNET, snaplen,
-						 RT_TS_HW_WALLCLOCK, errbuf), 0);
+	                                         RT_TS_HW_WALLCLOCK, errbuf),
+	                 0);
 	rt_writer_set_stats_fn(w, fixed_stats, NULL);
 	return w;
 }
@@ -154,7 +158,8 @@ static void test_pcapng_reads_back(void **state)
 	/* IDB options */
 	bool tsresol = false, name = false, desc = false;
 	for (size_t o = idb + 16; o + 4 <= idb + le32(b + idb + 4) - 4;) {
-		uint16_t code = (uint16_t)(b[o] | b[o + 1] << 8), olen = (uint16_t)(b[o + 2] | b[o + 3] << 8);
+		uint16_t code = (uint16_t)(b[o] | b[o + 1] << 8),
+		         olen = (uint16_t)(b[o + 2] | b[o + 3] << 8);
 		if (code == 0)
 			break;
 		if (code == 9)
@@ -168,15 +173,18 @@ static void test_pcapng_reads_back(void **state)
 	assert_true(tsresol);
 	assert_true(name);
 	assert_true(desc);
-	/* ISB: starttime <= endtime, ifrecv = received + dropped, ifdrop = dropped + if_dropped, usrdeliv */
+	/* ISB: starttime <= endtime, ifrecv = received + dropped, ifdrop = dropped + if_dropped,
+	 * usrdeliv */
 	uint64_t opt[9] = {0};
 	for (size_t o = isb + 20; o + 4 <= isb + le32(b + isb + 4) - 4;) {
-		uint16_t code = (uint16_t)(b[o] | b[o + 1] << 8), olen = (uint16_t)(b[o + 2] | b[o + 3] << 8);
+		uint16_t code = (uint16_t)(b[o] | b[o + 1] << 8),
+		         olen = (uint16_t)(b[o + 2] | b[o + 3] << 8);
 		if (code == 0)
 			break;
 		assert_int_equal(olen, 8);
 		if (code < 9)
-			opt[code] = code <= 3 ? (uint64_t)le32(b + o + 4) << 32 | le32(b + o + 8) : le64(b + o + 4);
+			opt[code] = code <= 3 ? (uint64_t)le32(b + o + 4) << 32 | le32(b + o + 8)
+			                      : le64(b + o + 4);
 		o += 12;
 	}
 	assert_true(opt[2] > 0 && opt[2] <= opt[3]);
@@ -243,6 +251,30 @@ static void test_rotation_by_size(void **state)
 		assert_int_equal(stat(path, &st), 0);
 		assert_true(st.st_size <= 1600);
 	}
+}
+
+static void test_rotation_by_time(void **state)
+{
+	(void)state;
+	char path[256], second[300], errbuf[RT_ERRBUF_SIZE];
+	struct rt_frame f[3];
+	make_frames(f);
+	snprintf(path, sizeof(path), "%s/time.pcapng", dir);
+	snprintf(second, sizeof(second), "%s.1", path);
+	struct rt_writer_config cfg = {.path = path, .rotate_seconds = 1};
+	struct rt_writer *w;
+	assert_int_equal(rt_writer_open(&w, &cfg, errbuf), 0);
+	assert_int_equal(
+	    rt_writer_add_interface(w, "veth0", RT_LINK_ETHERNET, 0, RT_TS_SOFTWARE, errbuf), 0);
+	assert_int_equal(rt_writer_write(w, 0, &f[0], errbuf), 0);
+	assert_int_equal(rt_writer_write(w, 0, &f[1], errbuf), 0);
+	struct timespec pause = {1, 50000000};
+	nanosleep(&pause, NULL);
+	assert_int_equal(rt_writer_write(w, 0, &f[2], errbuf), 0);
+	assert_string_equal(rt_writer_current_path(w), second);
+	assert_int_equal(rt_writer_close(w, errbuf), 0);
+	read_back(path, f, 2, 262144);
+	read_back(second, f + 2, 1, 262144);
 }
 
 static void test_strftime_names(void **state)
@@ -315,7 +347,8 @@ static void test_two_interfaces(void **state)
 	make_frames(f);
 	snprintf(path, sizeof(path), "%s/two.pcapng", dir);
 	struct rt_writer *w = open_writer(path, RT_FORMAT_PCAPNG, 0, 0);
-	assert_int_equal(rt_writer_add_interface(w, "mlx5_1:1", RT_LINK_ETHERNET, 0, RT_TS_HW_RAW, errbuf), 1);
+	assert_int_equal(
+	    rt_writer_add_interface(w, "mlx5_1:1", RT_LINK_ETHERNET, 0, RT_TS_HW_RAW, errbuf), 1);
 	rt_writer_set_stats_fn(w, NULL, NULL);
 	assert_int_equal(rt_writer_write(w, 0, &f[0], errbuf), 0);
 	assert_int_equal(rt_writer_write(w, 1, &f[1], errbuf), 0);
@@ -327,13 +360,14 @@ static void test_two_interfaces(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_pcapng_reads_back),
-		cmocka_unit_test(test_classic_pcap_ns),
-		cmocka_unit_test(test_snaplen_cuts_frames),
-		cmocka_unit_test(test_rotation_by_size),
-		cmocka_unit_test(test_strftime_names),
-		cmocka_unit_test(test_errors),
-		cmocka_unit_test(test_two_interfaces),
+	    cmocka_unit_test(test_pcapng_reads_back),
+	    cmocka_unit_test(test_classic_pcap_ns),
+	    cmocka_unit_test(test_snaplen_cuts_frames),
+	    cmocka_unit_test(test_rotation_by_size),
+	    cmocka_unit_test(test_rotation_by_time),
+	    cmocka_unit_test(test_strftime_names),
+	    cmocka_unit_test(test_errors),
+	    cmocka_unit_test(test_two_interfaces),
 	};
 	return cmocka_run_group_tests(tests, make_dir, remove_dir);
 }

@@ -1,0 +1,154 @@
+#!/usr/bin/python3
+"""Bad input gives sane output: a capture cut in the middle of a frame, snap-length-cut frames,
+absurd PSN jumps, CNPs and NAKs for QPs nobody uses, and a capture that is not one.
+
+usage: check_bad_input.py ROCETRACE SCENARIO_DIR
+"""
+import json
+import os
+import signal
+import struct
+import subprocess
+import sys
+import tempfile
+import time
+
+errors = []
+
+
+def run(args, code):
+    p = subprocess.run(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=60)
+    if p.returncode != code:
+        errors.append("%s: exit %d, want %d (%s)" % (" ".join(args[1:]), p.returncode, code,
+                                                      p.stderr.decode().strip()))
+    return p
+
+
+def frames(path):
+    data = open(path, "rb").read()
+    off, out = 24, []
+    while off + 16 <= len(data):
+        hdr = data[off:off + 16]
+        caplen = struct.unpack_from("<I", hdr, 8)[0]
+        out.append((hdr, data[off + 16:off + 16 + caplen]))
+        off += 16 + caplen
+    return data[:24], out
+
+
+def write(path, head, fr):
+    with open(path, "wb") as f:
+        f.write(head)
+        for h, b in fr:
+            f.write(h[:8] + struct.pack("<II", len(b), struct.unpack_from("<I", h, 12)[0]) + b)
+
+
+def with_psn(frame, psn, qp=None):
+    b = bytearray(frame)
+    bth = 14 + 20 + 8
+    if qp is not None:
+        b[bth + 5:bth + 8] = qp.to_bytes(3, "big")
+    b[bth + 9:bth + 12] = psn.to_bytes(3, "big")
+    return bytes(b)
+
+
+def main():
+    exe, scen = sys.argv[1:3]
+    tmp = tempfile.mkdtemp(prefix="rt-bad-")
+    head, fr = frames(os.path.join(scen, "incast.pcap"))
+
+    # 1. cut in the middle of a frame: the report of what was read, one error line, exit 1
+    cut = os.path.join(tmp, "cut.pcap")
+    raw = open(os.path.join(scen, "incast.pcap"), "rb").read()
+    open(cut, "wb").write(raw[:len(raw) // 2 + 7])
+    p = run([exe, "analyze", cut, "--json"], 1)
+    rep = json.loads(p.stdout or b"{}")
+    if not 0 < rep.get("packets", 0) < len(fr):
+        errors.append("cut capture: packets %r" % rep.get("packets"))
+    if len(p.stderr.decode().strip().splitlines()) != 1:
+        errors.append("cut capture: want one error line, got %r" % p.stderr.decode())
+    run([exe, "timeline", cut], 1)
+
+    # 2. every frame cut by the snap length at 20..70 bytes: flows still counted, nothing invented
+    short = os.path.join(tmp, "short.pcap")
+    write(short, head, [(h, b[:20 + i % 51]) for i, (h, b) in enumerate(fr)])
+    rep = json.loads(run([exe, "analyze", short, "--json"], 0).stdout)
+    if rep["packets"] != len(fr) or rep["totals"]["retransmitted"] or rep["totals"]["icrc_bad"]:
+        errors.append("short frames: %r" % rep["totals"])
+
+    # 3. absurd PSN jumps on one flow: resynchronised, no gaps or resends invented
+    jumps = os.path.join(tmp, "jumps.pcap")
+    data = [(h, b) for h, b in fr if b[14 + 20 + 8] == 0x04][:200]
+    write(jumps, head, [(h, with_psn(b, (i * 0x345678) & 0xFFFFFF, 0x99)) for i, (h, b) in enumerate(data)])
+    rep = json.loads(run([exe, "analyze", jumps, "--json"], 0).stdout)
+    t = rep["totals"]
+    if t["gap_psns"] > 0x10000 * 2 or t["psn_jumps"] == 0:
+        errors.append("PSN jumps: %r" % t)
+
+    # 4. CNPs and NAKs to QPs nobody uses: counted, attributed to no flow
+    cnps = os.path.join(tmp, "cnps.pcap")
+    cn = [(h, b) for h, b in fr if b[14 + 20 + 8] == 0x81]
+    write(cnps, head, [(h, with_psn(b, 0, 0x500000 + i)) for i, (h, b) in enumerate(cn)])
+    rep = json.loads(run([exe, "analyze", cnps, "--json"], 0).stdout)
+    if rep["totals"]["cnp"] != len(cn) or any(f["cnp_received"] for f in rep["flows"]):
+        errors.append("stray CNPs: %r" % rep["totals"])
+
+    # 5. not a capture, a missing file, and usage errors
+    junk = os.path.join(tmp, "junk.pcap")
+    open(junk, "wb").write(b"this is not a capture\n" * 10)
+    p = run([exe, "analyze", junk], 1)
+    if len(p.stderr.decode().strip().splitlines()) != 1 or p.stdout:
+        errors.append("junk: %r %r" % (p.stdout, p.stderr))
+    run([exe, "analyze", os.path.join(tmp, "missing.pcap")], 1)
+    run([exe, "analyze"], 2)
+    run([exe, "analyze", cut, "--link-speed", "fast"], 2)
+    run([exe, "timeline", cut, "--bucket", "3h"], 2)
+    run([exe, "timeline", cut, "--flow", "1.2.3>"], 2)
+    run([exe, "analyze", cut, "--bogus"], 2)
+    for cmd in ("analyze", "timeline"):
+        p = run([exe, cmd, "--help"], 0)
+        if b"Examples:" not in p.stdout:
+            errors.append("%s --help lacks examples" % cmd)
+
+    # 6. timeline --flow selectors keep the 'all' rows and only the flows they name
+    rep = json.loads(run([exe, "analyze", os.path.join(scen, "incast.pcap"), "--json"], 0).stdout)
+    ids = {(f["src"], f["dst"], f["dest_qp"]): f["id"] for f in rep["flows"]}
+    for sel, want in (("10.0.0.1>10.0.0.100:0x200", {ids[("10.0.0.1", "10.0.0.100", 0x200)]}),
+                      ("10.0.0.1>10.0.0.100:512", {ids[("10.0.0.1", "10.0.0.100", 0x200)]}),
+                      ("qp:0x101", {ids[("10.0.0.100", "10.0.0.2", 0x101)]}),
+                      ("10.0.0.3", {ids[("10.0.0.3", "10.0.0.100", 0x202)],
+                                    ids[("10.0.0.100", "10.0.0.3", 0x102)]}),
+                      ("10.0.0.100>10.0.0.4", {ids[("10.0.0.100", "10.0.0.4", 0x103)]}),
+                      ("5", {5})):
+        out = run([exe, "timeline", os.path.join(scen, "incast.pcap"), "--flow", sel], 0).stdout
+        got = {int(r.split(b",")[1]) for r in out.splitlines()[1:] if not r.split(b",")[1] == b"all"}
+        alls = sum(1 for r in out.splitlines()[1:] if r.split(b",")[1] == b"all")
+        if got != want or not alls:
+            errors.append("--flow %s: flows %r, want %r (%d all rows)" % (sel, got, want, alls))
+
+    # 7. Ctrl-C while reading a pipe that stays open: the report of what was read, exit 130
+    fifo = os.path.join(tmp, "fifo")
+    os.mkfifo(fifo)
+    proc = subprocess.Popen([exe, "analyze", fifo, "--json"], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE)
+    with open(fifo, "wb") as w:
+        w.write(head)
+        for h, b in fr[:100]:
+            w.write(h + b)
+        w.flush()
+        time.sleep(0.5)
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=30)
+    if proc.returncode != 130:
+        errors.append("Ctrl-C: exit %d, want 130 (%s)" % (proc.returncode, err.decode().strip()))
+    elif json.loads(out)["packets"] != 100:
+        errors.append("Ctrl-C: partial report has %r packets, want 100" % json.loads(out)["packets"])
+
+    for e in errors:
+        print("FAIL " + e)
+    if errors:
+        sys.exit(1)
+    print("ok: bad input handled")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,341 @@
+#!/usr/bin/python3
+"""Runs tshark with the built rocetrace Wireshark plugin and checks its rocetrace.* fields.
+
+Usage: tshark_plugin.py ROCETRACE PLUGIN.so|none FIXTURES_DIR SHARED_CAPTURES [ASAN_RUNTIME]
+
+Over every fixture and shared capture, the fields must agree with
+`rocetrace dissect --json` (kind, opcode name, CNP, FECN/BECN, ICRC status,
+truncation) and the per-QP analysis with `rocetrace analyze --json` (flows
+and their packets, retransmissions, PSN gaps, NAKs, CNPs per flow, PFC paused
+time); CE->CNP links must follow the rule "a CNP answers the first CE-marked
+frame of its flow since the flow's previous CNP". Exits 77 (skip) when tshark
+or the plugin is missing or tshark cannot be made to load a personal plugin.
+
+Wireshark ignores personal plugins when run as root, so as root tshark runs
+as nobody (setpriv) with a temporary HOME holding the plugin in
+~/.local/lib/wireshark/plugins/4.0/epan/ and private copies of the captures.
+"""
+
+import glob
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+NOBODY = 65534
+PFC_FIELDS = ["rocetrace.pfc.paused_ns.p%d" % p for p in range(8)]
+FIELDS = ["frame.number", "rocetrace.kind", "rocetrace.opcode_name", "rocetrace.cnp",
+          "rocetrace.cnp.dest_qp", "rocetrace.fecn", "rocetrace.becn", "rocetrace.icrc.status",
+          "rocetrace.truncated", "rocetrace.flow", "rocetrace.flow_id", "rocetrace.peer_flow_id",
+          "rocetrace.ce", "rocetrace.psn_gap", "rocetrace.psn_jump", "rocetrace.retransmission",
+          "rocetrace.retransmission.nak_frame", "rocetrace.duplicate", "rocetrace.nak",
+          "rocetrace.rnr_nak", "rocetrace.cnp_for_frame", "rocetrace.cnp_frame",
+          "rocetrace.pause.paused_ns"] + PFC_FIELDS + ["_ws.expert.message"]
+
+failures = []
+
+
+def fail(capture, msg):
+    failures.append("%s: %s" % (os.path.basename(capture), msg))
+
+
+def skip(msg):
+    print("SKIP: " + msg)
+    sys.exit(77)
+
+
+class Tshark:
+    """tshark with the plugin installed as a personal plugin of a temporary HOME."""
+
+    def __init__(self, plugin, preload):
+        self.tmp = tempfile.mkdtemp(prefix="rt-plugin-")
+        os.chmod(self.tmp, 0o755)
+        self.home = os.path.join(self.tmp, "home")
+        pdir = os.path.join(self.home, ".local/lib/wireshark/plugins/4.0/epan")
+        os.makedirs(pdir)
+        self.plugin = os.path.join(pdir, "rocetrace.so")
+        shutil.copy(plugin, self.plugin)
+        for root, dirs, files in os.walk(self.tmp):
+            for d in dirs:
+                os.chmod(os.path.join(root, d), 0o755)
+            for f in files:
+                os.chmod(os.path.join(root, f), 0o644)
+        self.prefix = []
+        if os.geteuid() == 0:
+            setpriv = shutil.which("setpriv")
+            if not setpriv:
+                self.close()
+                skip("running as root, Wireshark ignores personal plugins, and setpriv is missing")
+            self.prefix = [setpriv, "--reuid=%d" % NOBODY, "--regid=%d" % NOBODY, "--clear-groups"]
+        noext = os.path.join(self.tmp, "extcap")
+        os.mkdir(noext, 0o755)
+        # an empty extcap folder: tshark then starts no extcap helpers (which hang under ASan)
+        self.env = dict(os.environ, HOME=self.home, XDG_CONFIG_HOME=os.path.join(self.home, ".config"),
+                        WIRESHARK_EXTCAP_DIR=noext)
+        if preload:
+            # an ASan build: the runtime must come first; tshark's own leaks are not ours
+            self.env["LD_PRELOAD"] = preload
+            self.env["ASAN_OPTIONS"] = "detect_leaks=0"
+            self.env["UBSAN_OPTIONS"] = "halt_on_error=1:print_stacktrace=1"
+        self.copies = {}
+
+    def close(self):
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+    def loads_plugin(self):
+        out = subprocess.run(self.prefix + ["tshark", "-G", "plugins"], env=self.env,
+                             capture_output=True, text=True, timeout=60)
+        return self.plugin in out.stdout, out.stdout + out.stderr
+
+    def _copy(self, capture):
+        if capture not in self.copies:
+            dst = os.path.join(self.tmp, "%d-%s" % (len(self.copies), os.path.basename(capture)))
+            shutil.copy(capture, dst)
+            os.chmod(dst, 0o644)
+            self.copies[capture] = dst
+        return self.copies[capture]
+
+    def fields(self, capture, extra=(), two_pass=True):
+        """One dict per frame: field name -> text ('' when absent)."""
+        cmd = self.prefix + ["tshark", "-n", "-r", self._copy(capture)] + (["-2"] if two_pass else [])
+        cmd += list(extra) + ["-T", "fields", "-E", "header=n", "-E", "occurrence=a",
+                              "-E", "aggregator=|", "-E", "quote=n"]
+        for f in FIELDS:
+            cmd += ["-e", f]
+        out = subprocess.run(cmd, env=self.env, capture_output=True, text=True, timeout=120)
+        if out.returncode != 0:
+            raise RuntimeError("tshark failed on %s: %s" % (capture, out.stderr.strip()))
+        rows = []
+        for line in out.stdout.splitlines():
+            vals = line.split("\t")
+            rows.append(dict(zip(FIELDS, vals + [""] * (len(FIELDS) - len(vals)))))
+        return rows
+
+
+def rocetrace_json(exe, sub, capture, *args):
+    out = subprocess.run([exe, sub, "--json", *args, capture], capture_output=True, text=True,
+                         timeout=120)
+    if out.returncode != 0:
+        raise RuntimeError("rocetrace %s failed on %s: %s" % (sub, capture, out.stderr.strip()))
+    if sub == "dissect":
+        return [json.loads(line) for line in out.stdout.splitlines() if line.strip()]
+    return json.loads(out.stdout)
+
+
+def flag(v):
+    return "1" if v else "0"
+
+
+def check_dissect(capture, rows, frames):
+    """Per-frame decode fields against `rocetrace dissect --json`."""
+    if len(rows) != len(frames):
+        fail(capture, "tshark gave %d frames, rocetrace %d" % (len(rows), len(frames)))
+        return
+    for t, j in zip(rows, frames):
+        n = j["frame"]
+        if t["frame.number"] != str(n):
+            fail(capture, "frame order differs at %d" % n)
+            return
+        if j["kind"] == "other":
+            if t["rocetrace.kind"]:
+                fail(capture, "frame %d: kind %s where rocetrace says other" % (n, t["rocetrace.kind"]))
+            continue
+        want = {"rocetrace.kind": j["kind"], "rocetrace.truncated": flag(j["truncated"])}
+        if "opcode" in j:
+            want["rocetrace.opcode_name"] = j.get("opcode_name", "")
+            want["rocetrace.fecn"] = flag(j["fecn"])
+            want["rocetrace.becn"] = flag(j["becn"])
+        if j["kind"] in ("roce", "cnp"):
+            want["rocetrace.icrc.status"] = j.get("icrc", "")
+        if j["kind"] == "cnp" and "dest_qp" in j:
+            want["rocetrace.cnp"] = "1"
+            want["rocetrace.cnp.dest_qp"] = str(j["dest_qp"])
+        for k, v in want.items():
+            if t[k] != v:
+                fail(capture, "frame %d: %s is %r, rocetrace dissect says %r" % (n, k, t[k], v))
+        bad_msg = "Bad ICRC" in t["_ws.expert.message"]
+        if bad_msg != (j.get("icrc") == "bad"):
+            fail(capture, "frame %d: bad-ICRC expert info %s, icrc %s" % (n, bad_msg, j.get("icrc")))
+
+
+def num(s):
+    return int(s) if s else 0
+
+
+def flow_text(f):
+    return "%s > %s QP 0x%06x" % (f["src"], f["dst"], f["dest_qp"])
+
+
+def check_analysis(capture, rows, frames, an):
+    """Per-QP annotations against `rocetrace analyze --json`; returns the CE->CNP links seen."""
+    flows = {}
+    tot = {"retransmitted": 0, "gaps": 0, "gap_psns": 0, "psn_jumps": 0, "nak": 0, "rnr_nak": 0, "cnp": 0}
+    for t, j in zip(rows, frames):
+        if not t["rocetrace.flow_id"]:
+            if "opcode" in j and j["kind"] in ("roce", "cnp"):
+                fail(capture, "frame %d: RoCE frame without a flow id" % j["frame"])
+            continue
+        f = flows.setdefault(int(t["rocetrace.flow_id"]), {
+            "flow": t["rocetrace.flow"], "packets": 0, "retransmitted": 0,
+            "cnp_received": 0, "naks_received": 0})
+        f["packets"] += 1
+        if f["flow"] != t["rocetrace.flow"]:
+            fail(capture, "frame %d: flow %s named %s and %s" % (j["frame"], t["rocetrace.flow_id"],
+                                                               f["flow"], t["rocetrace.flow"]))
+        peer = t["rocetrace.peer_flow_id"]
+        if t["rocetrace.retransmission"] == "1":
+            f["retransmitted"] += 1
+            tot["retransmitted"] += 1
+            nak = t["rocetrace.retransmission.nak_frame"]
+            if nak and not (rows[int(nak) - 1]["rocetrace.nak"] or rows[int(nak) - 1]["rocetrace.rnr_nak"]):
+                fail(capture, "frame %d: resent after frame %s, which is no NAK" % (j["frame"], nak))
+        if t["rocetrace.psn_gap"]:
+            tot["gaps"] += 1
+            tot["gap_psns"] += int(t["rocetrace.psn_gap"])
+        if t["rocetrace.psn_jump"] == "1":
+            tot["psn_jumps"] += 1
+        if t["rocetrace.nak"]:
+            tot["nak"] += 1
+            if peer:
+                flows.setdefault(int(peer), {"flow": None, "packets": 0, "retransmitted": 0,
+                                             "cnp_received": 0, "naks_received": 0})["naks_received"] += 1
+        if t["rocetrace.rnr_nak"]:
+            tot["rnr_nak"] += 1
+        if t["rocetrace.kind"] == "cnp":
+            tot["cnp"] += 1
+            if peer:
+                flows.setdefault(int(peer), {"flow": None, "packets": 0, "retransmitted": 0,
+                                             "cnp_received": 0, "naks_received": 0})["cnp_received"] += 1
+    for k, v in tot.items():
+        if k in an["totals"] and an["totals"][k] != v:
+            fail(capture, "total %s: plugin %d, rocetrace analyze %d" % (k, v, an["totals"][k]))
+    listed = {f["id"]: f for f in an["flows"] if f.get("packets")}
+    if set(listed) != {i for i, f in flows.items() if f["packets"]}:
+        fail(capture, "flow ids: plugin %s, rocetrace analyze %s" % (sorted(flows), sorted(listed)))
+        return
+    for i, f in listed.items():
+        mine = flows[i]
+        if mine["flow"] != flow_text(f):
+            fail(capture, "flow %d is %s, rocetrace analyze says %s" % (i, mine["flow"], flow_text(f)))
+        for k in ("packets", "retransmitted", "cnp_received", "naks_received"):
+            if mine[k] != f[k]:
+                fail(capture, "flow %d %s: plugin %d, rocetrace analyze %d" % (i, k, mine[k], f[k]))
+
+
+def check_ce_cnp(capture, rows, frames):
+    """A CNP names the first CE-marked frame of its flow since that flow's last CNP; links go both ways."""
+    first_ce = {}
+    links = 0
+    for t, j in zip(rows, frames):
+        n = j["frame"]
+        fid = t["rocetrace.flow_id"]
+        if not fid:
+            continue
+        if j["kind"] == "cnp":
+            peer = t["rocetrace.peer_flow_id"]
+            want = str(first_ce.pop(peer, "")) if peer else ""
+            got = t["rocetrace.cnp_for_frame"]
+            if got != want:
+                fail(capture, "frame %d: CNP for frame %r, expected %r" % (n, got, want))
+            if got:
+                links += 1
+                if rows[int(got) - 1]["rocetrace.cnp_frame"] != str(n):
+                    fail(capture, "frame %s does not name its CNP %d" % (got, n))
+        elif j.get("ecn") == 3 and not j.get("rocev1"):
+            if t["rocetrace.ce"] != "1":
+                fail(capture, "frame %d: CE-marked, rocetrace.ce is %r" % (n, t["rocetrace.ce"]))
+            first_ce.setdefault(fid, n)
+        if t["rocetrace.cnp_frame"] and rows[int(t["rocetrace.cnp_frame"]) - 1]["rocetrace.cnp_for_frame"] != str(n):
+            fail(capture, "frame %d names CNP %s, which names another frame" % (n, t["rocetrace.cnp_frame"]))
+    return links
+
+
+def check_pfc(capture, rows, an):
+    """Paused time per priority summed over frames equals the analyzer's."""
+    pr = an.get("pfc", {}).get("priorities", {})
+    for p in range(8):
+        mine = sum(num(t[PFC_FIELDS[p]]) for t in rows)
+        theirs = pr.get(str(p), {}).get("paused_ns", 0)
+        if mine != theirs:
+            fail(capture, "priority %d paused %d ns, rocetrace analyze %d" % (p, mine, theirs))
+    mine = sum(num(t["rocetrace.pause.paused_ns"]) for t in rows)
+    theirs = sum(s["paused_ns"] for s in an.get("pfc", {}).get("sources", []) if s.get("priority") == "pause")
+    if mine != theirs:
+        fail(capture, "PAUSE paused %d ns, rocetrace analyze %d" % (mine, theirs))
+    return sum(1 for t in rows if any(t[f] for f in PFC_FIELDS))
+
+
+def main():
+    if len(sys.argv) not in (5, 6):
+        print(__doc__, file=sys.stderr)
+        return 2
+    exe, plugin, fixtures, shared = sys.argv[1:5]
+    preload = sys.argv[5] if len(sys.argv) == 6 else ""
+    if plugin == "none" or not os.path.exists(plugin):
+        skip("the Wireshark plugin was not built (libwireshark-dev missing or -Dwireshark=disabled)")
+    if not shutil.which("tshark"):
+        skip("tshark is not installed")
+    ver = subprocess.run(["tshark", "--version"], capture_output=True, text=True).stdout.split()
+    if len(ver) < 3 or not ver[2].startswith("4.0."):
+        skip("tshark %s is not 4.0, the version the plugin is built for" % (ver[2] if len(ver) > 2 else "?"))
+    ts = Tshark(plugin, preload)
+    try:
+        ok, text = ts.loads_plugin()
+        if not ok:
+            print("FAIL: tshark does not load %s:\n%s" % (plugin, text))
+            return 1
+        captures = sorted(glob.glob(os.path.join(fixtures, "*.pcap")) + glob.glob(os.path.join(fixtures, "*.pcapng")))
+        shared_caps = sorted(glob.glob(os.path.join(shared, "*.pcap")))
+        ce_links = {}
+        pfc_frames = 0
+        for cap in captures + shared_caps:
+            frames = rocetrace_json(exe, "dissect", cap)
+            rows = ts.fields(cap)
+            check_dissect(cap, rows, frames)
+            an = rocetrace_json(exe, "analyze", cap)
+            check_analysis(cap, rows, frames, an)
+            ce_links[os.path.basename(cap)] = check_ce_cnp(cap, rows, frames)
+            pfc_frames += check_pfc(cap, rows, an)
+            if cap in shared_caps:
+                roce = [j for j in frames if j["kind"] == "roce"]
+                if not roce or any(j.get("icrc") != "ok" for j in roce):
+                    fail(cap, "expected RoCE frames with ICRC ok only")
+        # CE->CNP links and PFC time must actually be exercised
+        if not ce_links.get("ecn_cnp.pcap"):
+            fail("ecn_cnp.pcap", "no CE->CNP link found")
+        if not pfc_frames:
+            fail("pfc_pause.pcap", "no PFC paused time found")
+        # single pass: a CNP still names its CE-marked frame (the reverse link needs -2)
+        cap = os.path.join(fixtures, "ecn_cnp.pcap")
+        one = ts.fields(cap, two_pass=False)
+        two = ts.fields(cap)
+        if [t["rocetrace.cnp_for_frame"] for t in one] != [t["rocetrace.cnp_for_frame"] for t in two]:
+            fail(cap, "single-pass cnp_for_frame differs from two-pass")
+        # preferences: link speed, UDP port and ICRC verification
+        cap = os.path.join(fixtures, "pfc_pause.pcap")
+        check_pfc(cap + " @25G", ts.fields(cap, ["-o", "rocetrace.link_speed_gbps:25"]),
+                  rocetrace_json(exe, "analyze", cap, "--link-speed", "25G"))
+        cap = os.path.join(fixtures, "noise.pcap")
+        check_dissect(cap + " (port 4792)", ts.fields(cap, ["-o", "rocetrace.udp_port:4792"]),
+                      rocetrace_json(exe, "dissect", cap, "--udp-port", "4792"))
+        cap = os.path.join(fixtures, "icrc_bad.pcap")
+        check_dissect(cap + " (no ICRC)", ts.fields(cap, ["-o", "rocetrace.verify_icrc:FALSE"]),
+                      rocetrace_json(exe, "dissect", cap, "--no-icrc"))
+        bad = [j["frame"] for j in rocetrace_json(exe, "dissect", cap) if j.get("icrc") == "bad"]
+        if not bad:
+            fail(cap, "the bad-ICRC fixture has no bad ICRC")
+    finally:
+        ts.close()
+    for f in failures:
+        print("FAIL: " + f)
+    if failures:
+        return 1
+    print("ok: %d captures, CE->CNP links %s, PFC frames %d, bad ICRC frames %s" % (
+        len(captures) + len(shared_caps), {k: v for k, v in ce_links.items() if v}, pfc_frames, bad))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
