@@ -8,9 +8,13 @@
 #include <string.h>
 #include <sys/stat.h>
 
+/* Bytes read from the file at a time: stdio's default (4 KiB) costs a system call every few frames. */
+#define FILE_READ_BUFFER (1u << 20)
+
 struct file_priv {
 	pcap_t *pcap;
 	uint64_t received;
+	char *readbuf; /* stdio buffer of the FILE libpcap reads; freed after pcap_close() */
 };
 
 static bool file_is_ours(const char *name, const struct rt_source_config *cfg)
@@ -36,31 +40,50 @@ int rt_pcap_set_filter(pcap_t *pcap, const char *bpf, char *errbuf)
 	return 0;
 }
 
+static void file_close(struct rt_source *src);
+
+int rt_pcap_linktype(pcap_t *pcap)
+{
+	/* LINKTYPE_RAW (101) comes back as the platform's DLT_RAW */
+	int dlt = pcap_datalink(pcap);
+	return dlt == DLT_RAW ? RT_LINK_RAW : dlt;
+}
+
 static int file_open(struct rt_source *src, const char *name, const struct rt_source_config *cfg,
 		     char *errbuf)
 {
-	char perr[PCAP_ERRBUF_SIZE] = "";
-	pcap_t *pcap;
-	if (strcmp(name, "-") == 0)
-		pcap = pcap_fopen_offline_with_tstamp_precision(stdin, PCAP_TSTAMP_PRECISION_NANO, perr);
-	else
-		pcap = pcap_open_offline_with_tstamp_precision(name, PCAP_TSTAMP_PRECISION_NANO, perr);
-	if (!pcap)
-		return rt_errorf(errbuf, 0, "%s: %s", strcmp(name, "-") ? name : "stdin", perr);
-	int rc = rt_pcap_set_filter(pcap, cfg->bpf, errbuf);
-	if (rc < 0) {
-		pcap_close(pcap);
-		return rc;
-	}
+	bool is_stdin = strcmp(name, "-") == 0;
+	const char *shown = is_stdin ? "stdin" : name;
 	struct file_priv *p = calloc(1, sizeof(*p));
-	if (!p) {
-		pcap_close(pcap);
-		return rt_errorf(errbuf, ENOMEM, "%s", name);
+	char *readbuf = malloc(FILE_READ_BUFFER);
+	FILE *fp = is_stdin ? stdin : fopen(name, "rb");
+	if (!p || !readbuf || !fp) {
+		int err = !fp ? errno : ENOMEM;
+		if (fp && !is_stdin)
+			fclose(fp);
+		free(readbuf);
+		free(p);
+		return rt_errorf(errbuf, err, "%s", shown);
+	}
+	setvbuf(fp, readbuf, _IOFBF, FILE_READ_BUFFER);
+	char perr[PCAP_ERRBUF_SIZE] = "";
+	pcap_t *pcap = pcap_fopen_offline_with_tstamp_precision(fp, PCAP_TSTAMP_PRECISION_NANO, perr);
+	if (!pcap) {
+		if (!is_stdin)
+			fclose(fp);
+		free(readbuf);
+		free(p);
+		return rt_errorf(errbuf, 0, "%s: %s", shown, perr);
 	}
 	p->pcap = pcap;
+	p->readbuf = readbuf;
 	src->priv = p;
-	/* libpcap reports DLT_ values; the file's LINKTYPE_RAW (101) comes back as DLT_RAW */
-	src->linktype = pcap_datalink(pcap) == DLT_RAW ? RT_LINK_RAW : pcap_datalink(pcap);
+	int rc = rt_pcap_set_filter(pcap, cfg->bpf, errbuf);
+	if (rc < 0) {
+		file_close(src);
+		return rc;
+	}
+	src->linktype = rt_pcap_linktype(pcap);
 	src->snaplen = (uint32_t)pcap_snapshot(pcap);
 	src->ts_source = RT_TS_FILE;
 	return 0;
@@ -101,7 +124,8 @@ static void file_close(struct rt_source *src)
 	struct file_priv *p = src->priv;
 	if (!p)
 		return;
-	pcap_close(p->pcap);
+	pcap_close(p->pcap); /* closes the FILE (stdin too) */
+	free(p->readbuf);
 	free(p);
 	src->priv = NULL;
 }

@@ -107,7 +107,7 @@ static int pcap_live_open(struct rt_source *src, const char *name,
 	p->timeout_ms = cfg->timeout_ms > 0 ? cfg->timeout_ms : 100;
 	p->ts_mult = pcap_get_tstamp_precision(pcap) == PCAP_TSTAMP_PRECISION_NANO ? 1 : 1000;
 	src->priv = p;
-	src->linktype = pcap_datalink(pcap);
+	src->linktype = rt_pcap_linktype(pcap);
 	src->snaplen = (uint32_t)pcap_snapshot(pcap);
 	src->ts_source = RT_TS_SOFTWARE;
 	return 0;

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "capture/counters.h"
+#include "analyze/analyze.h"
 #include "capture/source.h"
 #include "capture/sysfs.h"
 #include "capture/writer.h"
@@ -45,10 +46,9 @@ struct capture_args {
 	char **cmd; /* after --, or NULL */
 };
 
-/* Per-interval totals of the --stats ticker. */
+/* The --stats ticker: the analyzer's running totals, printed and reset once a second. */
 struct ticker {
-	uint64_t packets, bytes, ce, cnp, nak;
-	uint64_t pfc[8];
+	struct rt_analyzer *an;
 	uint64_t last_ns;
 };
 
@@ -450,40 +450,30 @@ static void writer_stats(void *ctx, int if_id, struct rt_source_stats *st)
 static void tick_account(struct capture *cap, const struct rt_frame *f)
 {
 	struct rt_record rec;
-	struct ticker *t = &cap->tick;
-	t->packets++;
-	t->bytes += f->wirelen;
 	if (rt_dissect(&cap->dopts, cap->src->linktype, f->data, f->caplen, f->wirelen, &rec) < 0)
 		return;
-	if (rec.ip_version && rec.ecn == 3)
-		t->ce++;
-	if (rec.kind == RT_KIND_CNP)
-		t->cnp++;
-	if ((rec.hdrs & RT_H_AETH) && rt_aeth_type(rec.aeth_syndrome) == RT_AETH_NAK)
-		t->nak++;
-	if (rec.kind == RT_KIND_PFC)
-		for (int p = 0; p < 8; p++)
-			if ((rec.pfc_enable & (1u << p)) && rec.pfc_quanta[p])
-				t->pfc[p]++;
+	rec.ts_ns = f->ts_ns;
+	rt_analyzer_feed_frame(cap->tick.an, &rec, f->data, f->caplen);
 }
 
 static void tick_print(struct capture *cap, uint64_t now)
 {
 	struct ticker *t = &cap->tick;
+	struct rt_an_counts c;
 	struct rt_source_stats st;
 	char errbuf[RT_ERRBUF_SIZE], pfc[128] = "";
 	double secs = (double)(now - t->last_ns) / 1e9;
+	rt_analyzer_interval(t->an, &c, true);
 	rt_source_stats(cap->src, &st, errbuf);
 	size_t len = 0;
 	for (int p = 0; p < 8; p++)
-		if (t->pfc[p] && len < sizeof(pfc))
+		if (c.pfc_xoff[p] && len < sizeof(pfc))
 			len += (size_t)snprintf(pfc + len, sizeof(pfc) - len, " p%d:%llu", p,
-			                        (unsigned long long)t->pfc[p]);
+			                        (unsigned long long)c.pfc_xoff[p]);
 	fprintf(stderr, "%llu pkts  %.3f Gb/s  CE %llu  CNP %llu  NAK %llu  PFC%s  drops %llu\n",
-	        (unsigned long long)t->packets, secs > 0 ? (double)t->bytes * 8 / secs / 1e9 : 0.0,
-	        (unsigned long long)t->ce, (unsigned long long)t->cnp, (unsigned long long)t->nak,
+	        (unsigned long long)c.packets, secs > 0 ? (double)c.bytes * 8 / secs / 1e9 : 0.0,
+	        (unsigned long long)c.ce, (unsigned long long)c.cnp, (unsigned long long)c.nak,
 	        len ? pfc : " 0", (unsigned long long)(st.dropped + st.if_dropped));
-	memset(t, 0, sizeof(*t));
 	t->last_ns = now;
 }
 
@@ -693,6 +683,13 @@ int rt_cmd_capture(int argc, char **argv)
 			set_error(&cap, rc, errbuf);
 	}
 
+	if (a.stats && !cap.rc) {
+		struct rt_analyzer_opts aopts;
+		rt_analyzer_opts_init(&aopts);
+		if (!(cap.tick.an = rt_analyzer_new(&aopts, errbuf)))
+			set_error(&cap, -ENOMEM, errbuf);
+	}
+
 	struct sigaction sa;
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
@@ -720,6 +717,7 @@ int rt_cmd_capture(int argc, char **argv)
 		set_error(&cap, rc, errbuf);
 	g_src = NULL;
 	rt_source_close(cap.src);
+	rt_analyzer_free(cap.tick.an);
 	signal(SIGINT, SIG_DFL);
 	signal(SIGTERM, SIG_DFL);
 	pthread_cond_destroy(&cap.cond);

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""The --stats ticker of `rocetrace capture` counts what `rocetrace dissect --json` shows (fixtures read as a file source)."""
+"""The --stats ticker of `rocetrace capture` counts what `rocetrace analyze --json` totals (fixtures read as a file source)."""
 import json
 import os
 import re
@@ -11,20 +11,12 @@ LINE = re.compile(r"^(\d+) pkts  [\d.]+ Gb/s  CE (\d+)  CNP (\d+)  NAK (\d+)  PF
 
 
 def expected(rt, path):
-    out = subprocess.run([rt, "dissect", "--json", path], check=True, capture_output=True, text=True).stdout
-    n = ce = cnp = nak = 0
-    pfc = [0] * 8
-    for line in out.splitlines():
-        o = json.loads(line)
-        n += 1
-        ce += o.get("ecn") == 3
-        cnp += o.get("kind") == "cnp"
-        nak += o.get("aeth", {}).get("type") == "nak"
-        if "pfc" in o:
-            for p in range(8):
-                if o["pfc"]["enable"] >> p & 1 and o["pfc"]["quanta"][p]:
-                    pfc[p] += 1
-    return [n, ce, cnp, nak, pfc]
+    """What `rocetrace analyze --json` counts over the whole file."""
+    out = subprocess.run([rt, "analyze", "--json", path], check=True, capture_output=True, text=True).stdout
+    a = json.loads(out)
+    t = a["totals"]
+    pfc = [a["pfc"]["priorities"].get(str(p), {}).get("xoff", 0) for p in range(8)]
+    return [a["packets"], t["ce"], t["cnp"], t["nak"], pfc]
 
 
 def ticked(rt, path, tmp):
@@ -57,7 +49,7 @@ def main():
             path = os.path.join(fixtures, name)
             want, got = expected(rt, path), ticked(rt, path, tmp)
             if want != got:
-                print("%s: ticker %s, dissect %s" % (name, got, want))
+                print("%s: ticker %s, analyze %s" % (name, got, want))
                 bad += 1
             else:
                 print("ok: %s %s" % (name, got))
