@@ -227,7 +227,11 @@ static void try_pair(struct rt_analyzer *an, uint32_t ri, uint32_t psn, uint64_t
 		an_link(an, best, ri, how);
 }
 
-/* The data flow a CNP in flow ri throttles, pairing when there is a single candidate. */
+/*
+ * The data flow a CNP in flow ri throttles: its pair if known, else the flow
+ * the other way whose sender QP (DETH, CM) is the CNP's destination QP, else
+ * the only CE-marked unpaired flow the other way, else the only unpaired one.
+ */
 static uint32_t cnp_target(struct rt_analyzer *an, uint32_t ri)
 {
 	struct an_flow *r = &an->flows[ri];
@@ -240,6 +244,10 @@ static uint32_t cnp_target(struct rt_analyzer *an, uint32_t ri)
 		const struct an_flow *f = &an->flows[fi];
 		if (fi == ri || f->reverse != AN_NONE || !f->packets)
 			continue;
+		if (f->peer_qp == r->key.dest_qp) {
+			an_link(an, fi, ri, AN_PAIR_CNP);
+			return fi;
+		}
 		n++;
 		only = fi;
 		if (f->ecn[3]) {
@@ -273,7 +281,12 @@ static void handle_cnp(struct rt_analyzer *an, uint32_t ri, const struct rt_reco
 	f->iv.cnp++;
 	an_tl_mark(an, f);
 	struct an_flow_ext *e = an_ext(f);
+	if (an->note)
+		an->note->peer_flow_id = f->id;
 	if (e) {
+		if (an->note)
+			an->note->cnp_for_frame = e->ce_frame;
+		e->ce_frame = 0;
 		if (e->first_ce_since_cnp) {
 			an_hist_addp(&e->np_reaction, ts - e->first_ce_since_cnp);
 			e->first_ce_since_cnp = 0;
@@ -327,8 +340,15 @@ static void handle_response(struct rt_analyzer *an, uint32_t ri, const struct rt
 			 op <= OP_READ_RESP_ONLY ? AN_PAIR_RESPONSE : AN_PAIR_ACK);
 	uint32_t fi = an->flows[ri].reverse;
 	struct an_flow *f = fi != AN_NONE ? &an->flows[fi] : NULL;
+	struct rt_an_note *note = an->note;
+	if (note && f)
+		note->peer_flow_id = f->id;
 	if (!has_aeth)
 		return;
+	if (note && (type == RT_AETH_NAK || type == RT_AETH_RNR_NAK)) {
+		note->flags |= type == RT_AETH_NAK ? RT_AN_NOTE_NAK : RT_AN_NOTE_RNR_NAK;
+		note->nak_code = rec->aeth_syndrome & 0x1f;
+	}
 	if (type == RT_AETH_NAK) {
 		an->tot.nak++;
 		an->ivc.nak++;
@@ -348,6 +368,8 @@ static void handle_response(struct rt_analyzer *an, uint32_t ri, const struct rt
 			f->nak_pending = 1;
 			f->nak_psn = rec->psn;
 			f->nak_ts = ts;
+			if (e)
+				e->nak_frame = an->tot.packets;
 		}
 	} else if (type == RT_AETH_RNR_NAK) {
 		an->tot.rnr_nak++;
@@ -360,6 +382,9 @@ static void handle_response(struct rt_analyzer *an, uint32_t ri, const struct rt
 		f->nak_pending = 2;
 		f->nak_psn = rec->psn;
 		f->nak_ts = ts;
+		struct an_flow_ext *e = an_ext(f);
+		if (e)
+			e->nak_frame = an->tot.packets;
 	} else if (type == RT_AETH_ACK && f) {
 		ackreq_ack(f, rec->psn, ts);
 	}
@@ -410,16 +435,24 @@ static void handle_request(struct rt_analyzer *an, struct an_flow *f, const stru
 		if (gap > AN_PSN_JUMP) {
 			f->psn_jumps++;
 			f->psn_lo = p;
+			if (an->note)
+				an->note->flags |= RT_AN_NOTE_PSN_JUMP;
 		} else {
 			f->gaps++;
 			f->gap_psns += gap;
+			if (an->note)
+				an->note->psn_gap = gap;
 		}
 	} else if ((uint32_t)-rt_psn_diff(p, f->next_psn) > AN_PSN_JUMP) {
 		f->psn_jumps++;
 		f->psn_lo = p;
 		f->psn_hi = p;
+		if (an->note)
+			an->note->flags |= RT_AN_NOTE_PSN_JUMP;
 	} else if (tr == RT_TR_UC) {
 		f->duplicates++;
+		if (an->note)
+			an->note->flags |= RT_AN_NOTE_DUPLICATE;
 		return;
 	} else {
 		retrans = true;
@@ -430,6 +463,8 @@ static void handle_request(struct rt_analyzer *an, struct an_flow *f, const stru
 		if (!f->in_retrans || rt_psn_diff(p, prev) <= 0) {
 			f->in_retrans = true;
 			struct an_flow_ext *e = an_ext(f);
+			if (e)
+				e->run_nak_frame = f->nak_pending ? e->nak_frame : 0;
 			if (f->nak_pending == 2) {
 				f->rnr_retries++;
 				f->nak_pending = 0;
@@ -445,6 +480,10 @@ static void handle_request(struct rt_analyzer *an, struct an_flow *f, const stru
 			}
 			if (e)
 				e->ar_count = 0; /* Karn: no RTT from resent requests */
+		}
+		if (an->note) {
+			an->note->flags |= RT_AN_NOTE_RETRANS;
+			an->note->nak_frame = f->ext ? f->ext->run_nak_frame : 0;
 		}
 		f->last_req_ts = ts;
 		return;
@@ -503,6 +542,8 @@ static void handle_roce(struct rt_analyzer *an, const struct rt_record *rec)
 	struct an_flow *f = &an->flows[fi];
 	if (f->id == AN_NONE)
 		an_assign_id(an, fi);
+	if (an->note)
+		an->note->flow_id = f->id;
 	if (!f->packets)
 		f->first_ts = ts;
 	if (f->ext && f->ext->rp_pending)
@@ -511,9 +552,11 @@ static void handle_roce(struct rt_analyzer *an, const struct rt_record *rec)
 	f->last_ts = ts;
 	f->packets++;
 	f->bytes += rec->wirelen;
-	f->iv.packets++;
-	f->iv.bytes += rec->wirelen;
-	an_tl_mark(an, f);
+	if (an->tl_out) {
+		f->iv.packets++;
+		f->iv.bytes += rec->wirelen;
+		an_tl_mark(an, f);
+	}
 	f->dscp = rec->dscp;
 	if (rec->nvlan) {
 		f->pcp = rec->pcp[rec->nvlan - 1];
@@ -527,10 +570,15 @@ static void handle_roce(struct rt_analyzer *an, const struct rt_record *rec)
 			an->tot.ce++;
 			an->ivc.ce++;
 			an->tl_all.ce++;
-			f->iv.ce++;
+			if (an->tl_out)
+				f->iv.ce++;
 			struct an_flow_ext *e = an_ext(f);
 			if (e && !e->first_ce_since_cnp)
 				e->first_ce_since_cnp = ts;
+			if (e && !e->ce_frame && rec->opcode != RT_OPCODE_CNP)
+				e->ce_frame = an->tot.packets;
+			if (an->note)
+				an->note->flags |= RT_AN_NOTE_CE;
 			an_ep_event(an, ts, f, AN_EV_CE);
 		}
 	}
@@ -597,6 +645,18 @@ void rt_analyzer_feed_frame(struct rt_analyzer *an, const struct rt_record *rec,
 		an->other++;
 		break;
 	}
+}
+
+void rt_analyzer_feed_note(struct rt_analyzer *an, const struct rt_record *rec, const uint8_t *frame,
+			   uint32_t caplen, struct rt_an_note *note)
+{
+	memset(note, 0, sizeof(*note));
+	note->frame = an->tot.packets + 1;
+	note->flow_id = RT_AN_NONE;
+	note->peer_flow_id = RT_AN_NONE;
+	an->note = note;
+	rt_analyzer_feed_frame(an, rec, frame, caplen);
+	an->note = NULL;
 }
 
 /* Pair what only the end of the capture can pair: one unpaired flow each way between two hosts. */

@@ -49,6 +49,56 @@ void rt_analyzer_feed(struct rt_analyzer *an, const struct rt_record *rec);
 void rt_analyzer_feed_frame(struct rt_analyzer *an, const struct rt_record *rec,
 			    const uint8_t *frame, uint32_t caplen);
 
+/* "No such flow or frame" in struct rt_an_note. */
+#define RT_AN_NONE UINT32_MAX
+
+/* rt_an_note.flags */
+enum rt_an_note_flag {
+	RT_AN_NOTE_CE = 1u << 0,	/* IP ECN field is CE (11) */
+	RT_AN_NOTE_RETRANS = 1u << 1,	/* RC/XRC request at or behind the highest PSN sent */
+	RT_AN_NOTE_DUPLICATE = 1u << 2, /* UC request at or behind the highest PSN (UC never resends) */
+	RT_AN_NOTE_PSN_JUMP = 1u << 3,	/* PSN moved by more than 65536: tracking restarted */
+	RT_AN_NOTE_NAK = 1u << 4,	/* AETH NAK, code in nak_code */
+	RT_AN_NOTE_RNR_NAK = 1u << 5,	/* AETH RNR NAK, timer in nak_code */
+};
+
+/*
+ * What the analyzer concluded about one record, for per-frame displays.
+ * Frames are numbered by the analyzer: the running count of records fed,
+ * from 1 (Wireshark's frame numbers when every frame is fed in order);
+ * 0 = none. A note may name an earlier frame whose own note a later frame
+ * completes: the caller keeps that reverse link (cnp_for_frame names the
+ * CE-marked frame a CNP answers; pause_cut_frame names the frame whose pause
+ * this one ended early).
+ */
+struct rt_an_note {
+	uint64_t frame;		/* this record's number */
+	uint32_t flow_id;	/* RoCE/CNP with a BTH: flow id as in the report, else RT_AN_NONE */
+	uint32_t peer_flow_id;	/* response/NAK: the requester's flow; CNP: the flow it slows down */
+	uint32_t psn_gap;	/* PSNs missing before this request, 0 = none */
+	uint8_t flags;		/* enum rt_an_note_flag bits */
+	uint8_t nak_code;	/* NAK code or RNR timer (low 5 bits of the AETH syndrome) */
+	uint64_t nak_frame;	/* retransmission: the NAK or RNR NAK that started this go-back-N */
+	uint64_t cnp_for_frame; /* CNP: the first CE-marked frame of its flow since the previous CNP */
+	/* PFC/PAUSE: bit c = this frame sets class c (RT_AN_PAUSE_CLASS for PAUSE) and pauses it
+	 * paused_ns[c] (its quanta at the link speed; 0 for an XON) */
+	uint16_t pause_classes;
+	uint64_t paused_ns[RT_AN_PFC_CLASSES];
+	/* bit c = this frame ended class c's pause of the same sender's frame pause_cut_frame[c]
+	 * early: that frame paused it pause_cut_ns[c] only */
+	uint16_t pause_cut;
+	uint64_t pause_cut_frame[RT_AN_PFC_CLASSES];
+	uint64_t pause_cut_ns[RT_AN_PFC_CLASSES];
+};
+
+/*
+ * rt_analyzer_feed_frame that also fills `note` about this record (all of
+ * it: fields that do not apply are 0 or RT_AN_NONE). The other feed
+ * functions do none of this work.
+ */
+void rt_analyzer_feed_note(struct rt_analyzer *an, const struct rt_record *rec, const uint8_t *frame,
+			   uint32_t caplen, struct rt_an_note *note);
+
 /*
  * End of input: ends pauses, closes episodes, pairs the remaining flows
  * that can only be paired one way, and flushes the timeline. Returns 0 or
@@ -74,10 +124,5 @@ int rt_analyzer_load_source_log(struct rt_analyzer *an, const char *path, char *
 /* The report: one JSON document (DESIGN.md contract) or a human summary with the top `top` flows. */
 int rt_analyzer_report_json(struct rt_analyzer *an, FILE *fp);
 int rt_analyzer_report_text(struct rt_analyzer *an, FILE *fp, unsigned top);
-
-/* Parse "100G", "25g", "10000M", "1.5T", "400000000000" into bits per second; 0 on error. */
-uint64_t rt_parse_rate_bps(const char *s);
-/* Parse "100us", "1ms", "250ns", "2s", "1000" (ns) into nanoseconds; 0 on error. */
-uint64_t rt_parse_duration_ns(const char *s);
 
 #endif

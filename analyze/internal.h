@@ -64,6 +64,9 @@ struct an_flow_ext {
 	/* quantile sketches, allocated at their first sample */
 	struct an_hist *rtt, *np_reaction, *gbn_delay, *timeout_gap, *recover;
 	uint64_t first_ce_since_cnp; /* 0 = none */
+	/* frame numbers (rt_an_note): first CE-marked non-CNP frame since the last CNP, the NAK
+	 * that set nak_pending, the NAK that started the resend run under way (0 = none) */
+	uint64_t ce_frame, nak_frame, run_nak_frame;
 	uint64_t cnp_without_ce;
 	uint64_t first_cnp_ts, last_cnp_ts;
 	/* RP reaction to the latest CNP */
@@ -89,6 +92,7 @@ struct an_flow {
 	struct an_key key;
 	uint32_t hash;
 	uint32_t id;	    /* first-seen order; AN_NONE before the first packet (CM-created) */
+	struct an_flow_ext *ext;
 	uint32_t reverse;   /* paired flow the other way, or AN_NONE */
 	uint8_t transport;  /* enum rt_transport of the first request, 0xff none */
 	bool dirty, has_req, in_retrans, tagged;
@@ -96,8 +100,6 @@ struct an_flow {
 	uint8_t dscp, pcp;
 	uint64_t packets, bytes, requests;
 	uint64_t first_ts, last_ts, last_req_ts;
-	uint64_t ecn[4];
-	struct an_delta iv;
 	/* request PSN tracking */
 	uint32_t psn_lo, psn_hi;       /* oldest PSN kept for pairing; highest PSN the requests can use */
 	uint32_t next_psn, next_psn_max; /* range the next new request may start at */
@@ -106,8 +108,9 @@ struct an_flow {
 	/* sending-rate history: AN_RATE_SLOTS slots of rate_window/4, newest is slot rslot_cur */
 	uint64_t rslot_cur;
 	uint32_t rslot[AN_RATE_SLOTS];
-	struct an_flow_ext *ext;
+	uint64_t ecn[4];
 	/* less often */
+	struct an_delta iv; /* this timeline bucket (packets, bytes and CE counted only with a timeline) */
 	uint32_t next_hosts; /* next flow with the same (src, dst) */
 	uint32_t next_dirty; /* timeline dirty list */
 	uint32_t peer_qp;
@@ -127,6 +130,8 @@ struct an_pfc_class {
 	bool paused, storm_marked;
 	uint64_t run_start, from, until; /* continuous pause start; accounted up to; ends at */
 	uint64_t xoff, xon, paused_ns, storms;
+	/* the latest frame for the class (rt_an_note): its number, time and pause asked for */
+	uint64_t note_frame, note_ts, note_ns;
 };
 struct an_pfc_mac {
 	uint8_t mac[6];
@@ -196,6 +201,8 @@ struct rt_analyzer {
 	uint64_t ecn[4];
 	uint64_t cnp_unattributed, nak_unattributed, malformed, truncated, other;
 	uint64_t pfc_frames, pause_frames;
+	/* rt_analyzer_feed_note's note for the record being fed, NULL in the other feeds */
+	struct rt_an_note *note;
 
 	/* PFC */
 	struct an_pfc_mac *macs;
@@ -221,7 +228,7 @@ struct rt_analyzer {
 
 	/* timeline */
 	uint64_t tl_bucket; /* start of the current bucket, UINT64_MAX before the first */
-	uint32_t dirty_head;
+	uint32_t dirty_head, ndirty; /* list of flows marked in this bucket (next_dirty), its length */
 	struct an_delta tl_all;
 	uint64_t tl_pfc_xoff, tl_paused_ns;
 	bool tl_header_done;
@@ -286,6 +293,7 @@ static inline void an_tl_mark(struct rt_analyzer *an, struct an_flow *f)
 	f->dirty = true;
 	f->next_dirty = an->dirty_head;
 	an->dirty_head = (uint32_t)(f - an->flows);
+	an->ndirty++;
 }
 
 /* RDMA CM */

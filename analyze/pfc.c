@@ -87,12 +87,26 @@ static void class_frame(struct rt_analyzer *an, struct an_pfc_mac *m, unsigned c
 			uint64_t ts)
 {
 	struct an_pfc_class *cl = &m->cls[c];
+	uint64_t asked = ((uint64_t)quanta * an->quantum_ps + 500) / 1000;
+	struct rt_an_note *note = an->note;
+	if (note) {
+		/* this frame replaces the class's running pause: an XON ends it, an XOFF restarts it */
+		if (cl->note_frame && ts >= cl->note_ts && ts - cl->note_ts < cl->note_ns) {
+			note->pause_cut |= (uint16_t)(1u << c);
+			note->pause_cut_frame[c] = cl->note_frame;
+			note->pause_cut_ns[c] = ts - cl->note_ts;
+		}
+		note->pause_classes |= (uint16_t)(1u << c);
+		note->paused_ns[c] = asked;
+		cl->note_frame = note->frame;
+		cl->note_ts = ts;
+		cl->note_ns = asked;
+	}
 	if (quanta) {
 		cl->xoff++;
 		an->tot.pfc_xoff[c]++;
 		an->ivc.pfc_xoff[c]++;
 		an->tl_pfc_xoff++;
-		uint64_t dur = ((uint64_t)quanta * an->quantum_ps + 500) / 1000;
 		if (!cl->paused) {
 			cl->paused = true;
 			cl->run_start = ts;
@@ -100,7 +114,7 @@ static void class_frame(struct rt_analyzer *an, struct an_pfc_mac *m, unsigned c
 			an->pfc_active++;
 			an_ep_event(an, ts, NULL, AN_EV_XOFF);
 		}
-		cl->until = ts + dur;
+		cl->until = ts + asked;
 	} else {
 		cl->xon++;
 		an->tot.pfc_xon[c]++;

@@ -1,6 +1,7 @@
 /* Wireshark 4.0 plugin: postdissector adding rocetrace's RoCE decode and per-QP analysis. */
 #include <arpa/inet.h>
 #include <stdio.h>
+#include <string.h>
 
 #include <epan/expert.h>
 #include <epan/packet.h>
@@ -10,9 +11,9 @@
 #include <ws_symbol_export.h>
 #include <ws_version.h>
 
+#include "analyze/analyze.h"
 #include "dissect/dissect.h"
 #include "dissect/opcodes.h"
-#include "plugins/qpstate.h"
 #include "rt_config.h"
 
 /* The plugin ABI of Wireshark 4.0: exported version symbols and the registration entry point. */
@@ -69,8 +70,29 @@ static guint pref_link_gbps = 100;
 static guint pref_udp_port = RT_ROCEV2_PORT;
 static gboolean pref_verify_icrc = TRUE;
 
-/* Per-file state: the analysis engine, rebuilt for every file (and every re-dissection). */
-static struct rt_qp *file_qp;
+/*
+ * Per-file state, rebuilt for every file (and every re-dissection): the
+ * analyzer, fed every frame once in the first pass so that its frame numbers
+ * are Wireshark's, and the frames a later frame may complete (CE-marked
+ * frames get their CNP, PFC/PAUSE frames their pause cut short).
+ */
+static struct rt_analyzer *file_an;
+static uint32_t file_fed; /* frames fed to file_an */
+static wmem_map_t *file_linked; /* frame number -> its roce_note or pause_note */
+
+/* What the plugin keeps of the analyzer's note (struct rt_an_note) for a RoCE frame. */
+struct roce_note {
+	uint32_t flow_id, peer_flow_id; /* RT_AN_NONE = none */
+	uint32_t psn_gap, nak_frame, cnp_for_frame;
+	uint32_t cnp_frame; /* on a CE-marked frame: the CNP that answered it, filled in later */
+	uint8_t flags, nak_code;
+};
+
+/* Same for a PFC or PAUSE frame. */
+struct pause_note {
+	uint16_t classes;
+	uint64_t paused_ns[RT_AN_PFC_CLASSES]; /* cut short later by the sender's next frame */
+};
 
 /* The pcap link type our dissector reads for a frame's Wireshark encapsulation, or -1. */
 static int linktype_of(const packet_info *pinfo)
@@ -105,20 +127,70 @@ static void flow_text(const struct rt_record *rec, char *buf, size_t len)
 	snprintf(buf, len, "%s > %s QP 0x%06x", s, d, rec->dest_qp);
 }
 
-/* First pass: run the per-QP analysis and keep its note with the frame. */
-static void analyse_first_pass(packet_info *pinfo, const struct rt_record *rec)
+/* Keep a RoCE frame's note; a CNP's note completes the CE-marked frame it answers. */
+static void keep_roce_note(packet_info *pinfo, const struct rt_an_note *an)
 {
-	if (!file_qp)
-		return;
-	if (rec->kind == RT_KIND_PFC || rec->kind == RT_KIND_PAUSE) {
-		struct rt_qp_pause_note *pn = wmem_new(wmem_file_scope(), struct rt_qp_pause_note);
-		if (rt_qp_pause(file_qp, rec, pn) == 0)
-			p_add_proto_data(wmem_file_scope(), pinfo, proto_rocetrace, 1, pn);
-		return;
+	struct roce_note *n = wmem_new0(wmem_file_scope(), struct roce_note);
+	n->flow_id = an->flow_id;
+	n->peer_flow_id = an->peer_flow_id;
+	n->psn_gap = an->psn_gap;
+	n->nak_frame = (uint32_t)an->nak_frame;
+	n->cnp_for_frame = (uint32_t)an->cnp_for_frame;
+	n->flags = an->flags;
+	n->nak_code = an->nak_code;
+	p_add_proto_data(wmem_file_scope(), pinfo, proto_rocetrace, 0, n);
+	if (n->flags & RT_AN_NOTE_CE)
+		wmem_map_insert(file_linked, GUINT_TO_POINTER(pinfo->num), n);
+	if (n->cnp_for_frame) {
+		struct roce_note *ce =
+		    wmem_map_lookup(file_linked, GUINT_TO_POINTER(n->cnp_for_frame));
+		if (ce)
+			ce->cnp_frame = pinfo->num;
 	}
-	struct rt_qp_note *n = wmem_new(wmem_file_scope(), struct rt_qp_note);
-	if (rt_qp_roce(file_qp, rec, pinfo->num, n) == 0)
-		p_add_proto_data(wmem_file_scope(), pinfo, proto_rocetrace, 0, n);
+}
+
+/* Keep a PFC/PAUSE frame's note; it cuts short the pauses of the sender's earlier frames. */
+static void keep_pause_note(packet_info *pinfo, const struct rt_an_note *an)
+{
+	struct pause_note *pn = wmem_new0(wmem_file_scope(), struct pause_note);
+	pn->classes = an->pause_classes;
+	memcpy(pn->paused_ns, an->paused_ns, sizeof(pn->paused_ns));
+	p_add_proto_data(wmem_file_scope(), pinfo, proto_rocetrace, 1, pn);
+	wmem_map_insert(file_linked, GUINT_TO_POINTER(pinfo->num), pn);
+	for (unsigned c = 0; c < RT_AN_PFC_CLASSES; c++) {
+		if (!(an->pause_cut & (1u << c)))
+			continue;
+		struct pause_note *prev =
+		    wmem_map_lookup(file_linked, GUINT_TO_POINTER((guint)an->pause_cut_frame[c]));
+		if (prev)
+			prev->paused_ns[c] = an->pause_cut_ns[c];
+	}
+}
+
+/*
+ * First pass: feed the frame to the analyzer and keep its note with the
+ * frame. Frames this postdissector did not see are fed as empty records
+ * first, so the analyzer's frame numbers stay Wireshark's.
+ */
+static void analyse_first_pass(packet_info *pinfo, const struct rt_record *rec,
+                               const uint8_t *frame, uint32_t caplen)
+{
+	if (!file_an || pinfo->num <= file_fed)
+		return;
+	while (file_fed + 1 < pinfo->num) {
+		struct rt_record skipped;
+		memset(&skipped, 0, sizeof(skipped));
+		skipped.kind = RT_KIND_OTHER;
+		rt_analyzer_feed(file_an, &skipped);
+		file_fed++;
+	}
+	struct rt_an_note note;
+	rt_analyzer_feed_note(file_an, rec, frame, caplen, &note);
+	file_fed++;
+	if (note.flow_id != RT_AN_NONE)
+		keep_roce_note(pinfo, &note);
+	else if (note.pause_classes)
+		keep_pause_note(pinfo, &note);
 }
 
 static proto_item *add_generated(proto_item *it)
@@ -128,7 +200,7 @@ static proto_item *add_generated(proto_item *it)
 }
 
 static void add_roce_analysis(proto_tree *tree, tvbuff_t *tvb, packet_info *pinfo, proto_item *top,
-                              const struct rt_record *rec, const struct rt_qp_note *n)
+                              const struct rt_record *rec, const struct roce_note *n)
 {
 	char flow[2 * INET6_ADDRSTRLEN + 32];
 	flow_text(rec, flow, sizeof(flow));
@@ -136,9 +208,9 @@ static void add_roce_analysis(proto_tree *tree, tvbuff_t *tvb, packet_info *pinf
 	proto_item_set_generated(ai);
 	proto_tree *at = proto_item_add_subtree(ai, ett_analysis);
 	add_generated(proto_tree_add_uint(at, hf_flow_id, tvb, 0, 0, n->flow_id));
-	if (n->peer_flow_id != RT_QP_NONE)
+	if (n->peer_flow_id != RT_AN_NONE)
 		add_generated(proto_tree_add_uint(at, hf_peer_flow_id, tvb, 0, 0, n->peer_flow_id));
-	if (n->flags & RT_QP_CE)
+	if (n->flags & RT_AN_NOTE_CE)
 		add_generated(proto_tree_add_boolean(at, hf_ce, tvb, 0, 0, TRUE));
 	if (n->psn_gap) {
 		proto_item *it =
@@ -148,9 +220,9 @@ static void add_roce_analysis(proto_tree *tree, tvbuff_t *tvb, packet_info *pinf
 		                       n->psn_gap == 1 ? "" : "s", rec->psn);
 		col_append_fstr(pinfo->cinfo, COL_INFO, " [PSN gap %u]", n->psn_gap);
 	}
-	if (n->flags & RT_QP_PSN_JUMP)
+	if (n->flags & RT_AN_NOTE_PSN_JUMP)
 		add_generated(proto_tree_add_boolean(at, hf_psn_jump, tvb, 0, 0, TRUE));
-	if (n->flags & RT_QP_RETRANS) {
+	if (n->flags & RT_AN_NOTE_RETRANS) {
 		proto_item *it =
 		    add_generated(proto_tree_add_boolean(at, hf_retrans, tvb, 0, 0, TRUE));
 		if (n->nak_frame) {
@@ -167,12 +239,12 @@ static void add_roce_analysis(proto_tree *tree, tvbuff_t *tvb, packet_info *pinf
 		}
 		col_append_str(pinfo->cinfo, COL_INFO, " [retransmission]");
 	}
-	if (n->flags & RT_QP_DUPLICATE) {
+	if (n->flags & RT_AN_NOTE_DUPLICATE) {
 		proto_item *it =
 		    add_generated(proto_tree_add_boolean(at, hf_duplicate, tvb, 0, 0, TRUE));
 		expert_add_info_format(pinfo, it, &ei_duplicate, "Duplicate UC PSN %u", rec->psn);
 	}
-	if (n->flags & RT_QP_NAK) {
+	if (n->flags & RT_AN_NOTE_NAK) {
 		proto_item *it = add_generated(
 		    proto_tree_add_uint_format_value(at, hf_nak, tvb, 0, 0, n->nak_code, "%s (%u)",
 		                                     rt_nak_code_name(n->nak_code), n->nak_code));
@@ -181,7 +253,7 @@ static void add_roce_analysis(proto_tree *tree, tvbuff_t *tvb, packet_info *pinf
 		                       rt_nak_code_name(n->nak_code), rec->psn);
 		col_append_fstr(pinfo->cinfo, COL_INFO, " [NAK %s]", rt_nak_code_name(n->nak_code));
 	}
-	if (n->flags & RT_QP_RNR_NAK) {
+	if (n->flags & RT_AN_NOTE_RNR_NAK) {
 		proto_item *it =
 		    add_generated(proto_tree_add_uint(at, hf_rnr_nak, tvb, 0, 0, n->nak_code));
 		expert_add_info_format(pinfo, it, &ei_rnr_nak,
@@ -192,7 +264,7 @@ static void add_roce_analysis(proto_tree *tree, tvbuff_t *tvb, packet_info *pinf
 		    proto_tree_add_uint(at, hf_cnp_for_frame, tvb, 0, 0, n->cnp_for_frame));
 	if (n->cnp_frame)
 		add_generated(proto_tree_add_uint(at, hf_cnp_frame, tvb, 0, 0, n->cnp_frame));
-	if (rec->kind == RT_KIND_CNP && n->peer_flow_id != RT_QP_NONE)
+	if (rec->kind == RT_KIND_CNP && n->peer_flow_id != RT_AN_NONE)
 		expert_add_info_format(pinfo, top, &ei_cnp,
 		                       "CNP: QP 0x%06x must slow down its flow %u", rec->dest_qp,
 		                       n->peer_flow_id);
@@ -202,15 +274,15 @@ static void add_roce_analysis(proto_tree *tree, tvbuff_t *tvb, packet_info *pinf
 		    "CNP: QP 0x%06x must slow down (which of its flows is unknown)", rec->dest_qp);
 }
 
-static void add_pause_analysis(proto_tree *tree, tvbuff_t *tvb, const struct rt_qp_pause_note *pn)
+static void add_pause_analysis(proto_tree *tree, tvbuff_t *tvb, const struct pause_note *pn)
 {
 	for (unsigned c = 0; c < 8; c++)
 		if (pn->classes & (1u << c))
 			add_generated(proto_tree_add_uint64(tree, hf_pfc_paused[c], tvb, 0, 0,
 			                                    pn->paused_ns[c]));
-	if (pn->classes & (1u << RT_QP_PAUSE_CLASS))
+	if (pn->classes & (1u << RT_AN_PAUSE_CLASS))
 		add_generated(proto_tree_add_uint64(tree, hf_pause_paused, tvb, 0, 0,
-		                                    pn->paused_ns[RT_QP_PAUSE_CLASS]));
+		                                    pn->paused_ns[RT_AN_PAUSE_CLASS]));
 }
 
 static void add_events(proto_tree *tree, tvbuff_t *tvb, uint32_t events)
@@ -267,19 +339,19 @@ static int dissect_rocetrace(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree
 		opts.udp_port = (uint16_t)pref_udp_port;
 	opts.verify_icrc = pref_verify_icrc;
 	struct rt_record rec;
-	if (rt_dissect(&opts, linktype, tvb_get_ptr(tvb, 0, caplen), caplen,
-	               tvb_reported_length(tvb), &rec) < 0)
-		return 0;
-	if (rec.kind == RT_KIND_OTHER)
+	const uint8_t *frame = tvb_get_ptr(tvb, 0, caplen);
+	if (rt_dissect(&opts, linktype, frame, caplen, tvb_reported_length(tvb), &rec) < 0)
 		return 0;
 	if (pinfo->abs_ts.secs >= 0)
 		rec.ts_ns =
 		    (uint64_t)pinfo->abs_ts.secs * 1000000000ull + (uint64_t)pinfo->abs_ts.nsecs;
+	if (!pinfo->fd->visited)
+		analyse_first_pass(pinfo, &rec, frame, caplen);
+	if (rec.kind == RT_KIND_OTHER)
+		return 0;
 	bool roce =
 	    (rec.kind == RT_KIND_ROCE || rec.kind == RT_KIND_CNP) && rt_record_has_bth(&rec);
 	bool pause = rec.kind == RT_KIND_PFC || rec.kind == RT_KIND_PAUSE;
-	if (!pinfo->fd->visited && (roce || pause))
-		analyse_first_pass(pinfo, &rec);
 
 	proto_item *top = proto_tree_add_item(tree, proto_rocetrace, tvb, 0, -1, ENC_NA);
 	proto_item_set_generated(top);
@@ -299,12 +371,12 @@ static int dissect_rocetrace(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree
 	if (rec.kind == RT_KIND_MALFORMED)
 		expert_add_info(pinfo, top, &ei_malformed);
 	if (roce) {
-		const struct rt_qp_note *n =
+		const struct roce_note *n =
 		    p_get_proto_data(wmem_file_scope(), pinfo, proto_rocetrace, 0);
 		if (n)
 			add_roce_analysis(rt, tvb, pinfo, top, &rec, n);
 	} else if (pause) {
-		const struct rt_qp_pause_note *pn =
+		const struct pause_note *pn =
 		    p_get_proto_data(wmem_file_scope(), pinfo, proto_rocetrace, 1);
 		if (pn)
 			add_pause_analysis(rt, tvb, pn);
@@ -314,14 +386,20 @@ static int dissect_rocetrace(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree
 
 static void rocetrace_init(void)
 {
-	rt_qp_free(file_qp);
-	file_qp = rt_qp_new((uint64_t)pref_link_gbps * 1000000000ull);
+	struct rt_analyzer_opts o;
+	char errbuf[RT_ERRBUF_SIZE];
+	rt_analyzer_opts_init(&o);
+	o.link_speed_bps = (uint64_t)pref_link_gbps * 1000000000ull; /* 0: the default, 100 Gb/s */
+	rt_analyzer_free(file_an);
+	file_an = rt_analyzer_new(&o, errbuf); /* NULL (out of memory): frames get no analysis */
+	file_fed = 0;
 }
 
 static void rocetrace_cleanup(void)
 {
-	rt_qp_free(file_qp);
-	file_qp = NULL;
+	rt_analyzer_free(file_an);
+	file_an = NULL;
+	file_fed = 0;
 }
 
 /* clang-format off */
@@ -458,6 +536,8 @@ static void proto_register_rocetrace(void)
 	    "Compute each RoCEv2 packet's ICRC and compare it with the stored one",
 	    &pref_verify_icrc);
 
+	file_linked = wmem_map_new_autoreset(wmem_epan_scope(), wmem_file_scope(), g_direct_hash,
+	                                     g_direct_equal);
 	register_init_routine(rocetrace_init);
 	register_cleanup_routine(rocetrace_cleanup);
 	rocetrace_handle = create_dissector_handle(dissect_rocetrace, proto_rocetrace);

@@ -12,9 +12,12 @@
 #include "analyze/analyze.h"
 #include "capture/source.h"
 #include "dissect/dissect.h"
+#include "tools/cli.h"
 #include "tools/commands.h"
+#include "tools/options.h"
 
 #define EXIT_INTERRUPTED 130
+#define MAX_DURATION_NS  1000000000000000ull /* 1e6 s: --bucket, --episode-gap, --rate-window */
 
 static const char analyze_help[] =
 	"usage: rocetrace analyze FILE [--json] [--link-speed RATE] [--counters F]\n"
@@ -64,11 +67,12 @@ static const char analyze_help[] =
 	"  --top N            flows listed in the text summary (default 10)\n"
 	"  -h, --help         this text\n"
 	"\n"
-	"Durations take a unit: ns, us, ms or s. On a terminal a progress line is shown\n"
-	"every second for big files. Ctrl-C stops reading, prints the report of what\n"
-	"was read so far and exits with status 130. A capture that ends in the middle\n"
-	"of a frame is reported up to there, then the error is printed and the exit\n"
-	"status is 1.\n"
+	"Durations take a unit: ns, us, ms or s (a bare number is nanoseconds); a RATE\n"
+	"takes K, M, G or T, optionally followed by bps (a bare number is bits/s).\n"
+	"On a terminal a progress line is shown every second for big files. Ctrl-C\n"
+	"stops reading, prints the report of what was read so far and exits with\n"
+	"status 130. A capture that ends in the middle of a frame is reported up to\n"
+	"there, then the error is printed and the exit status is 1.\n"
 	"\n"
 	"Exit status: 0 success, 1 error, 2 usage error, 130 interrupted.\n"
 	"\n"
@@ -115,7 +119,8 @@ static const char timeline_help[] =
 	"`rocetrace analyze --json`.\n"
 	"\n"
 	"Options:\n"
-	"  --bucket D         bucket length with unit ns, us, ms or s (default 100us)\n"
+	"  --bucket D         bucket length with unit ns, us, ms or s; a bare number is\n"
+	"                     nanoseconds (default 100us)\n"
 	"  --flow SEL         only rows of flows matching SEL (the 'all' rows stay):\n"
 	"                     ID (e.g. 3), IP (either end), SRC>DST, SRC>DST:QP, or\n"
 	"                     qp:QP; QPs in decimal or 0x hex; IPv6 with a QP as\n"
@@ -230,24 +235,6 @@ enum {
 	OPT_RATEWIN,
 };
 
-static bool parse_uint(const char *s, unsigned long max, unsigned long *out)
-{
-	char *end;
-	errno = 0;
-	unsigned long v = strtoul(s, &end, 0);
-	if (errno || end == s || *end || v > max || s[0] == '-')
-		return false;
-	*out = v;
-	return true;
-}
-
-static int usage_error(const char *cmd, const char *msg, const char *arg)
-{
-	fprintf(stderr, "rocetrace %s: %s%s%s (see 'rocetrace %s --help')\n", cmd, msg, arg ? ": " : "",
-		arg ? arg : "", cmd);
-	return RT_EXIT_USAGE;
-}
-
 static int load_side_files(struct rt_analyzer *an, const char *counters, const char *srclog,
 			   const char *cmd, char *errbuf)
 {
@@ -285,24 +272,27 @@ static int common(int argc, char **argv, bool timeline)
 	rt_analyzer_opts_init(&ao);
 	bool json = false;
 	const char *counters = NULL, *srclog = NULL, *out_path = NULL;
-	unsigned long port = RT_ROCEV2_PORT, top = 10, v;
+	uint64_t port = RT_ROCEV2_PORT, top = 10, v;
 	ao.bucket_ns = timeline ? 100000 : 0;
-	int c;
+	const char *shortopts = timeline ? ":ho:" : ":h";
+	int c, li;
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, timeline ? ":ho:" : ":h", longopts, NULL)) != -1) {
+	while ((li = -1, c = getopt_long(argc, argv, shortopts, longopts, &li)) != -1) {
 		switch (c) {
 		case 'h':
 			fputs(timeline ? timeline_help : analyze_help, stdout);
 			return RT_EXIT_OK;
 		case OPT_JSON:
 			if (timeline)
-				return usage_error(cmd, "unknown option", "--json (use --format json)");
+				return rt_cli_usage_error(
+				    cmd, "unknown option '--json' (use --format json)");
 			json = true;
 			break;
 		case OPT_LINK:
-			if (!(ao.link_speed_bps = rt_parse_rate_bps(optarg)))
-				return usage_error(cmd, "bad --link-speed (e.g. 100G, 1M..100T)", optarg);
+			if (rt_opt_rate(cmd, "--link-speed", optarg, 1, 1000000, 100000000000000ull,
+			                &ao.link_speed_bps))
+				return RT_EXIT_USAGE;
 			break;
 		case OPT_COUNTERS:
 			counters = optarg;
@@ -315,53 +305,59 @@ static int common(int argc, char **argv, bool timeline)
 		case OPT_GAP:
 		case OPT_RATEWIN:
 			if (timeline)
-				return usage_error(cmd, "option only for 'rocetrace analyze'", argv[optind - 1]);
+				return rt_cli_usage_error(
+				    cmd, "--%s is an option of 'rocetrace analyze'",
+				    longopts[li].name);
 			if (c == OPT_STORM) {
-				if (!parse_uint(optarg, 86400000ul, &v) || !v)
-					return usage_error(cmd, "bad --storm-ms", optarg);
-				ao.storm_ns = (uint64_t)v * 1000000ull;
+				if (rt_opt_uint(cmd, "--storm-ms", optarg, 1, 86400000, &v))
+					return RT_EXIT_USAGE;
+				ao.storm_ns = v * 1000000ull;
 			} else if (c == OPT_TOP) {
-				if (!parse_uint(optarg, 1000000ul, &top))
-					return usage_error(cmd, "bad --top", optarg);
+				if (rt_opt_uint(cmd, "--top", optarg, 0, 1000000, &top))
+					return RT_EXIT_USAGE;
 			} else if (c == OPT_GAP) {
-				if (!(ao.episode_gap_ns = rt_parse_duration_ns(optarg)))
-					return usage_error(cmd, "bad --episode-gap", optarg);
-			} else if (!(ao.rate_window_ns = rt_parse_duration_ns(optarg)) || ao.rate_window_ns < 4) {
-				return usage_error(cmd, "bad --rate-window", optarg);
+				if (rt_opt_duration(cmd, "--episode-gap", optarg, 1, 1,
+				                    MAX_DURATION_NS, &ao.episode_gap_ns))
+					return RT_EXIT_USAGE;
+			} else if (rt_opt_duration(cmd, "--rate-window", optarg, 1, 4,
+			                           MAX_DURATION_NS, &ao.rate_window_ns)) {
+				return RT_EXIT_USAGE;
 			}
 			break;
 		case OPT_PORT:
-			if (!parse_uint(optarg, 65535, &port) || !port)
-				return usage_error(cmd, "bad --udp-port", optarg);
+			if (rt_opt_uint(cmd, "--udp-port", optarg, 1, 65535, &port))
+				return RT_EXIT_USAGE;
 			break;
 		case OPT_BUCKET:
 		case OPT_FLOW:
 		case OPT_FORMAT:
 		case 'o':
 			if (!timeline)
-				return usage_error(cmd, "option only for 'rocetrace timeline'", argv[optind - 1]);
+				return rt_cli_usage_error(
+				    cmd, "%s%s is an option of 'rocetrace timeline'",
+				    li < 0 ? "-" : "--", li < 0 ? "o" : longopts[li].name);
 			if (c == OPT_BUCKET) {
-				if (!(ao.bucket_ns = rt_parse_duration_ns(optarg)))
-					return usage_error(cmd, "bad --bucket (e.g. 100us, 1ms)", optarg);
+				if (rt_opt_duration(cmd, "--bucket", optarg, 1, 1, MAX_DURATION_NS,
+				                    &ao.bucket_ns))
+					return RT_EXIT_USAGE;
 			} else if (c == OPT_FLOW) {
 				ao.timeline_flow = optarg;
 			} else if (c == OPT_FORMAT) {
 				if (!strcmp(optarg, "json"))
 					ao.timeline_json = true;
 				else if (strcmp(optarg, "csv"))
-					return usage_error(cmd, "bad --format (csv or json)", optarg);
+					return rt_cli_usage_error(
+					    cmd, "--format: '%s' is not csv or json", optarg);
 			} else {
 				out_path = optarg;
 			}
 			break;
-		case ':':
-			return usage_error(cmd, "option needs a value", argv[optind - 1]);
 		default:
-			return usage_error(cmd, "unknown option", argv[optind - 1]);
+			return rt_cli_getopt_error(cmd, c, argv);
 		}
 	}
 	if (optind != argc - 1)
-		return usage_error(cmd, optind == argc ? "missing FILE" : "one FILE only", NULL);
+		return rt_cli_usage_error(cmd, optind == argc ? "missing FILE" : "one FILE only");
 	const char *path = argv[optind];
 
 	char errbuf[RT_ERRBUF_SIZE] = "";

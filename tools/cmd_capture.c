@@ -5,7 +5,6 @@
 #include <pcap/pcap.h>
 #include <pthread.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -23,10 +22,14 @@
 #include "capture/writer.h"
 #include "dissect/dissect.h"
 #include "rt_config.h"
+#include "tools/cli.h"
 #include "tools/commands.h"
+#include "tools/options.h"
 
-#define BATCH    64
-#define DRAIN_NS 100000000u /* after CMD exits, keep capturing this long */
+#define BATCH       64
+#define DRAIN_NS    100000000u /* after CMD exits, keep capturing this long */
+#define CMD         "capture"
+#define MAX_SECONDS (366ull * 86400) /* --duration, --counters, -G */
 
 struct capture_args {
 	const char *dev;
@@ -70,17 +73,6 @@ struct capture {
 static volatile sig_atomic_t g_stop;
 static volatile sig_atomic_t g_child_pid;
 static struct rt_source *volatile g_src;
-
-static void usage(FILE *fp)
-{
-	fputs("usage: rocetrace capture -i DEV[:PORT] -w OUT [-s SNAPLEN] [-f BPF] [-c N] "
-	      "[--duration S]\n"
-	      "                         [-B N] [--format pcapng|pcap] [-G SECONDS] [-C MB]\n"
-	      "                         [--counters [INTERVAL]] [--sysfs-root DIR] [--stats] [-- "
-	      "CMD ...]\n"
-	      "       rocetrace capture -D [--sysfs-root DIR]\n",
-	      fp);
-}
 
 static void help(void)
 {
@@ -128,7 +120,8 @@ static void help(void)
 	    "    -c, --count N\n"
 	    "        Stop after writing N frames. Default: no limit.\n"
 	    "    --duration S\n"
-	    "        Stop after S seconds (decimals allowed). Default: no limit.\n"
+	    "        Stop after S seconds (decimals allowed; or give a unit: ns, us, ms,\n"
+	    "        s, e.g. 500ms). At most 366 days. Default: no limit.\n"
 	    "    -B, --buffer N\n"
 	    "        Verbs sniffer: N receive buffers in the ring (default 4096, at\n"
 	    "        least 64). libpcap: kernel buffer of N KiB (default 32768, 32 MiB).\n"
@@ -144,11 +137,12 @@ static void help(void)
 	    "        it is an strftime(3) pattern expanded with the local time each\n"
 	    "        file opens (e.g. -w 'run-%H%M%S.pcapng'). Default: one file.\n"
 	    "    --counters [INTERVAL]\n"
-	    "        Sample NIC counters every INTERVAL seconds (default 1), and at start\n"
-	    "        and stop, into OUT.counters.jsonl: the RDMA port's hw_counters/ and\n"
-	    "        counters/ from sysfs and its netdev's ethtool statistics (for a\n"
-	    "        netdev DEV: its ethtool statistics, and the counters of an RDMA\n"
-	    "        port on top of it, if any). Format: docs/FORMATS.md.\n"
+	    "        Sample NIC counters every INTERVAL seconds (default 1, at least\n"
+	    "        0.01; a unit may follow, e.g. 200ms), and at start and stop, into\n"
+	    "        OUT.counters.jsonl: the RDMA port's hw_counters/ and counters/ from\n"
+	    "        sysfs and its netdev's ethtool statistics (for a netdev DEV: its\n"
+	    "        ethtool statistics, and the counters of an RDMA port on top of it,\n"
+	    "        if any). Format: docs/FORMATS.md.\n"
 	    "    --sysfs-root DIR\n"
 	    "        Read class/infiniband and class/net under DIR instead of /sys.\n"
 	    "    --stats\n"
@@ -179,52 +173,6 @@ static void help(void)
 	    "    -- CMD, 1 on errors (what was captured before stays in OUT), 2 for\n"
 	    "    usage errors.\n",
 	    stdout);
-}
-
-__attribute__((format(printf, 1, 2))) static int usage_error(const char *fmt, ...)
-{
-	va_list ap;
-	fputs("rocetrace capture: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	usage(stderr);
-	fputs("Try 'rocetrace capture --help' for more.\n", stderr);
-	return RT_EXIT_USAGE;
-}
-
-static int fail(const char *msg)
-{
-	fprintf(stderr, "rocetrace capture: %s\n", msg);
-	return RT_EXIT_ERROR;
-}
-
-static bool parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out)
-{
-	char *end;
-	if (!s || *s < '0' || *s > '9')
-		return false;
-	errno = 0;
-	unsigned long long v = strtoull(s, &end, 10);
-	if (errno || *end || v < min || v > max)
-		return false;
-	*out = v;
-	return true;
-}
-
-/* Seconds with decimals into nanoseconds; > 0 and at most a year. */
-static bool parse_seconds(const char *s, uint64_t *ns)
-{
-	char *end;
-	if (!s || ((*s < '0' || *s > '9') && *s != '.'))
-		return false;
-	errno = 0;
-	double v = strtod(s, &end);
-	if (errno || *end || !(v > 0) || v > 366.0 * 86400)
-		return false;
-	*ns = (uint64_t)(v * 1e9 + 0.5);
-	return *ns > 0;
 }
 
 static uint64_t now_ns(clockid_t clk)
@@ -269,27 +217,25 @@ static int parse_args(int argc, char **argv, struct capture_args *a)
 			a->out = optarg;
 			break;
 		case 's':
-			if (!parse_u64(optarg, 1, 262144, &v))
-				return usage_error("-s wants a snap length 1-262144, not '%s'",
-				                   optarg);
+			if (rt_opt_uint(CMD, "--snaplen", optarg, 1, 262144, &v))
+				return RT_EXIT_USAGE;
 			a->snaplen = (uint32_t)v;
 			break;
 		case 'f':
 			a->bpf = optarg;
 			break;
 		case 'c':
-			if (!parse_u64(optarg, 1, UINT64_MAX, &a->max_count))
-				return usage_error("-c wants a frame count above 0, not '%s'",
-				                   optarg);
+			if (rt_opt_uint(CMD, "--count", optarg, 1, UINT64_MAX, &a->max_count))
+				return RT_EXIT_USAGE;
 			break;
 		case OPT_DURATION:
-			if (!parse_seconds(optarg, &a->duration_ns))
-				return usage_error("--duration wants seconds above 0, not '%s'",
-				                   optarg);
+			if (rt_opt_duration(CMD, "--duration", optarg, 1000000000, 1,
+			                    MAX_SECONDS * 1000000000, &a->duration_ns))
+				return RT_EXIT_USAGE;
 			break;
 		case 'B':
-			if (!parse_u64(optarg, 1, 1u << 20, &v))
-				return usage_error("-B wants a count 1-1048576, not '%s'", optarg);
+			if (rt_opt_uint(CMD, "--buffer", optarg, 1, 1u << 20, &v))
+				return RT_EXIT_USAGE;
 			a->buffers = (uint32_t)v;
 			break;
 		case OPT_FORMAT:
@@ -298,28 +244,29 @@ static int parse_args(int argc, char **argv, struct capture_args *a)
 			else if (!strcmp(optarg, "pcap"))
 				a->format = RT_FORMAT_PCAP_NS;
 			else
-				return usage_error("--format wants pcapng or pcap, not '%s'",
-				                   optarg);
+				return rt_cli_usage_error(
+				    CMD, "--format: '%s' is not pcapng or pcap", optarg);
 			break;
 		case 'G':
-			if (!parse_u64(optarg, 1, 366u * 86400, &a->rotate_seconds))
-				return usage_error("-G wants seconds above 0, not '%s'", optarg);
+			if (rt_opt_uint(CMD, "--rotate-seconds", optarg, 1, MAX_SECONDS,
+			                &a->rotate_seconds))
+				return RT_EXIT_USAGE;
 			break;
 		case 'C':
-			if (!parse_u64(optarg, 1, UINT64_MAX / 1000000u, &v))
-				return usage_error("-C wants megabytes above 0, not '%s'", optarg);
+			if (rt_opt_uint(CMD, "--rotate-size", optarg, 1, UINT64_MAX / 1000000u, &v))
+				return RT_EXIT_USAGE;
 			a->rotate_bytes = v * 1000000u;
 			break;
 		case OPT_COUNTERS:
 			a->counters_ns = 1000000000u;
 			/* "--counters 0.5" as well as "--counters=0.5" */
-			if (!optarg && optind < argc && parse_seconds(argv[optind], &v))
+			if (!optarg && optind < argc &&
+			    rt_opt_parse_duration(argv[optind], 1000000000, 0, UINT64_MAX, &v) == 0)
 				optarg = argv[optind++];
-			if (optarg && !parse_seconds(optarg, &a->counters_ns))
-				return usage_error(
-				    "--counters wants an interval in seconds, not '%s'", optarg);
-			if (a->counters_ns < 10000000u)
-				return usage_error("--counters interval must be at least 0.01 s");
+			if (optarg &&
+			    rt_opt_duration(CMD, "--counters", optarg, 1000000000, 10000000,
+			                    MAX_SECONDS * 1000000000, &a->counters_ns))
+				return RT_EXIT_USAGE;
 			break;
 		case OPT_SYSFS:
 			a->sysfs_root = optarg;
@@ -333,29 +280,28 @@ static int parse_args(int argc, char **argv, struct capture_args *a)
 		case 'h':
 			help();
 			return -1;
-		case ':':
-			return usage_error("option '%s' needs a value", argv[optind - 1]);
 		default:
-			return usage_error("unknown option '%s'", argv[optind - 1]);
+			return rt_cli_getopt_error(CMD, c, argv);
 		}
 	}
 	if (optind < argc) {
 		if (strcmp(argv[optind - 1], "--") != 0)
-			return usage_error("unexpected argument '%s' (put a command after '--')",
-			                   argv[optind]);
+			return rt_cli_usage_error(
+			    CMD, "unexpected argument '%s' (put a command after '--')",
+			    argv[optind]);
 		a->cmd = &argv[optind];
 	} else if (optind > 1 && strcmp(argv[optind - 1], "--") == 0) {
-		return usage_error("no command after '--'");
+		return rt_cli_usage_error(CMD, "no command after '--'");
 	}
 	if (a->list)
 		return 0;
 	if (!a->dev)
-		return usage_error("no capture device given (-i DEV; -D lists them)");
+		return rt_cli_usage_error(CMD, "no capture device given (-i DEV; -D lists them)");
 	if (!a->out)
-		return usage_error("no output file given (-w OUT)");
+		return rt_cli_usage_error(CMD, "no output file given (-w OUT)");
 	if (!strcmp(a->out, "-") && (a->counters_ns || a->rotate_bytes || a->rotate_seconds))
-		return usage_error(
-		    "-w - (standard output) cannot be used with --counters, -G or -C");
+		return rt_cli_usage_error(
+		    CMD, "-w - (standard output) cannot be used with --counters, -G or -C");
 	return 0;
 }
 
@@ -413,8 +359,7 @@ static int list_devices(const char *sysfs_root)
 	char perr[PCAP_ERRBUF_SIZE];
 	if (pcap_findalldevs(&all, perr) < 0) {
 		fflush(stdout);
-		fprintf(stderr, "rocetrace capture: cannot list network interfaces: %s\n", perr);
-		return RT_EXIT_ERROR;
+		return rt_cli_fail(CMD, "cannot list network interfaces: %s", perr);
 	}
 	for (pcap_if_t *d = all; d; d = d->next) {
 		printf("  %-16s %s%s%s%s", d->name, d->flags & PCAP_IF_UP ? "up" : "down",
@@ -584,8 +529,7 @@ static int run_with_command(struct capture *cap, int *cmd_status)
 		if (!strcmp(cap->args->out, "-"))
 			dup2(STDERR_FILENO, STDOUT_FILENO);
 		execvp(cap->args->cmd[0], cap->args->cmd);
-		fprintf(stderr, "rocetrace capture: cannot run '%s': %s\n", cap->args->cmd[0],
-		        strerror(errno));
+		rt_cli_fail(CMD, "cannot run '%s': %s", cap->args->cmd[0], strerror(errno));
 		_exit(127);
 	}
 	int status = 0;
@@ -653,7 +597,7 @@ int rt_cmd_capture(int argc, char **argv)
 	    .sysfs_root = a.sysfs_root,
 	};
 	if (rt_source_open(&cap.src, a.dev, &scfg, errbuf) < 0)
-		return fail(errbuf);
+		return rt_cli_fail(CMD, "%s", errbuf);
 	struct rt_writer_config wcfg = {
 	    .format = a.format,
 	    .path = a.out,
@@ -663,7 +607,7 @@ int rt_cmd_capture(int argc, char **argv)
 	};
 	if (rt_writer_open(&cap.writer, &wcfg, errbuf) < 0) {
 		rt_source_close(cap.src);
-		return fail(errbuf);
+		return rt_cli_fail(CMD, "%s", errbuf);
 	}
 	rt_writer_set_stats_fn(cap.writer, writer_stats, &cap);
 	cap.if_id = rt_writer_add_interface(cap.writer, cap.src->name, cap.src->linktype,

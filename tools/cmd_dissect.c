@@ -2,7 +2,6 @@
 #include <errno.h>
 #include <getopt.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -13,11 +12,14 @@
 #include "dissect/dissect.h"
 #include "dissect/opcodes.h"
 #include "dissect/outbuf.h"
+#include "tools/cli.h"
 #include "tools/commands.h"
+#include "tools/options.h"
 
 /* A string literal, copied without strlen. */
 #define OUT_LIT(o, s) rt_out_write((o), (s), sizeof(s) - 1)
 #define BATCH         64
+#define CMD           "dissect"
 #define NUM_EVENTS    32
 
 enum output_mode { OUT_TEXT, OUT_JSON, OUT_COUNT };
@@ -108,30 +110,6 @@ static void help(void)
 	      stdout);
 }
 
-static int parse_uint(const char *s, unsigned long long max, unsigned long long *out)
-{
-	char *end;
-	if (!s || !*s || *s == '-' || *s == '+')
-		return -EINVAL;
-	errno = 0;
-	unsigned long long v = strtoull(s, &end, 10);
-	if (errno || *end || v > max)
-		return -EINVAL;
-	*out = v;
-	return 0;
-}
-
-__attribute__((format(printf, 1, 2))) static int usage_error(const char *fmt, ...)
-{
-	va_list ap;
-	fputs("rocetrace dissect: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputs(" (see 'rocetrace dissect --help')\n", stderr);
-	return RT_EXIT_USAGE;
-}
-
 /* Returns -1 to go on, or the exit status to return now. */
 static int parse_args(int argc, char **argv, struct dissect_args *a)
 {
@@ -146,7 +124,7 @@ static int parse_args(int argc, char **argv, struct dissect_args *a)
 	    {NULL, 0, NULL, 0},
 	};
 	bool json = false, count = false;
-	unsigned long long v;
+	uint64_t v;
 	int c;
 
 	memset(a, 0, sizeof(*a));
@@ -159,10 +137,8 @@ static int parse_args(int argc, char **argv, struct dissect_args *a)
 			a->bpf = optarg;
 			break;
 		case 'c':
-			if (parse_uint(optarg, UINT64_MAX, &v) < 0 || v == 0)
-				return usage_error("-c wants a frame count above 0, not '%s'",
-				                   optarg);
-			a->max_frames = v;
+			if (rt_opt_uint(CMD, "-c", optarg, 1, UINT64_MAX, &a->max_frames))
+				return RT_EXIT_USAGE;
 			break;
 		case OPT_JSON:
 			json = true;
@@ -171,9 +147,8 @@ static int parse_args(int argc, char **argv, struct dissect_args *a)
 			count = true;
 			break;
 		case OPT_UDP_PORT:
-			if (parse_uint(optarg, 65535, &v) < 0 || v == 0)
-				return usage_error("--udp-port wants a port 1-65535, not '%s'",
-				                   optarg);
+			if (rt_opt_uint(CMD, "--udp-port", optarg, 1, 65535, &v))
+				return RT_EXIT_USAGE;
 			a->opts.udp_port = (uint16_t)v;
 			break;
 		case OPT_NO_ICRC:
@@ -182,20 +157,15 @@ static int parse_args(int argc, char **argv, struct dissect_args *a)
 		case 'h':
 			help();
 			return RT_EXIT_OK;
-		case ':':
-			if (strncmp(argv[optind - 1], "--", 2) != 0)
-				return usage_error("option '-%c' needs a value", optopt);
-			return usage_error("option '%s' needs a value", argv[optind - 1]);
 		default:
-			if (optopt && strncmp(argv[optind - 1], "--", 2) != 0)
-				return usage_error("unknown option '-%c'", optopt);
-			return usage_error("unknown option '%s'", argv[optind - 1]);
+			return rt_cli_getopt_error(CMD, c, argv);
 		}
 	}
 	if (optind >= argc)
-		return usage_error("no capture file given");
+		return rt_cli_usage_error(CMD, "no capture file given");
 	if (argc - optind > 1)
-		return usage_error("one capture file only; '%s' is extra", argv[optind + 1]);
+		return rt_cli_usage_error(CMD, "one capture file only; '%s' is extra",
+		                          argv[optind + 1]);
 	a->path = argv[optind];
 	a->mode = count ? OUT_COUNT : json ? OUT_JSON : OUT_TEXT;
 	a->count_json = count && json;
@@ -766,8 +736,7 @@ static int output_status(int err)
 {
 	if (!err || err == EPIPE)
 		return RT_EXIT_OK;
-	fprintf(stderr, "rocetrace dissect: writing output: %s\n", strerror(err));
-	return RT_EXIT_ERROR;
+	return rt_cli_fail(CMD, "writing output: %s", strerror(err));
 }
 
 int rt_cmd_dissect(int argc, char **argv)
@@ -780,15 +749,11 @@ int rt_cmd_dissect(int argc, char **argv)
 	char errbuf[RT_ERRBUF_SIZE] = "";
 	struct rt_source_config cfg = {.bpf = a.bpf};
 	struct rt_source *src = NULL;
-	if (rt_source_open_file(&src, a.path, &cfg, errbuf) < 0) {
-		fprintf(stderr, "rocetrace dissect: %s\n", errbuf);
-		return RT_EXIT_ERROR;
-	}
+	if (rt_source_open_file(&src, a.path, &cfg, errbuf) < 0)
+		return rt_cli_fail(CMD, "%s", errbuf);
 	if (!rt_linktype_supported(src->linktype)) {
-		fprintf(stderr,
-		        "rocetrace dissect: %s: link type %d is not supported "
-		        "(Ethernet, Linux SLL/SLL2 and raw IP are)\n",
-		        strcmp(a.path, "-") ? a.path : "stdin", src->linktype);
+		rt_cli_fail(CMD, "%s: link type %d is not supported (Ethernet, Linux SLL/SLL2 and raw IP are)",
+		            strcmp(a.path, "-") ? a.path : "stdin", src->linktype);
 		rt_source_close(src);
 		return RT_EXIT_ERROR;
 	}
@@ -812,8 +777,7 @@ int rt_cmd_dissect(int argc, char **argv)
 			break;
 		if (got < 0) {
 			rt_out_flush(&out);
-			fprintf(stderr, "rocetrace dissect: %s\n", errbuf);
-			status = RT_EXIT_ERROR;
+			status = rt_cli_fail(CMD, "%s", errbuf);
 			break;
 		}
 		for (int i = 0; i < got; i++) {

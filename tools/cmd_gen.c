@@ -1,14 +1,15 @@
 /* rocetrace gen: the active RoCEv2 traffic source (serve / send), udp or verbs backend. */
 #include <errno.h>
 #include <getopt.h>
-#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "capture/gen/gen.h"
+#include "tools/cli.h"
 #include "tools/commands.h"
+#include "tools/options.h"
 
 static volatile sig_atomic_t stop_flag;
 
@@ -64,7 +65,7 @@ static const char help_text[] =
 	"\n"
 	"options (send):\n"
 	"  -o, --op OP           write, send or read (default write; read: verbs backend)\n"
-	"  -s, --size BYTES      message size, K/M suffixes are binary (default 64K)\n"
+	"  -s, --size BYTES      message size, at most 1G (default 64K)\n"
 	"  --mtu N               RoCE path MTU, payload bytes per packet, 256..4096 (default 1024)\n"
 	"  -q, --qps N           QPs, each with its own UDP source port (default 1)\n"
 	"  -d, --qdepth N        messages outstanding per QP (default 16)\n"
@@ -76,7 +77,8 @@ static const char help_text[] =
 	"  --dcqcn-g X           alpha gain g (default 1/256 = 0.00390625)\n"
 	"  --dcqcn-alpha-period DUR  alpha decay period K (default 55us)\n"
 	"  --dcqcn-timer DUR     rate-increase timer T (default 55us)\n"
-	"  --dcqcn-bytes BYTES   rate-increase byte counter B (default 10M, decimal)\n"
+	"  --dcqcn-bytes N       rate-increase byte counter B; K, M, G are decimal here\n"
+	"                        (default 10M = 10000000)\n"
 	"  --dcqcn-f N           fast-recovery steps F (default 5)\n"
 	"  --dcqcn-rai RATE      additive increase R_AI (default 40M)\n"
 	"  --dcqcn-rhai RATE     hyper increase R_HAI (default 100M)\n"
@@ -92,9 +94,11 @@ static const char help_text[] =
 	"  --pfc-xoff BYTES      receive backlog (socket memory) that sends XOFF\n"
 	"                        (default: half the receive buffer)\n"
 	"\n"
-	"DUR takes ns, us, ms or s (a bare number is seconds). The event log names each\n"
-	"flow as the wire shows it: src (sender IP), dst (server IP), dest_qp (the\n"
-	"server's QP); byte counts are frame bytes (Ethernet + IP + UDP + RoCE).\n"
+	"DUR takes ns, us, ms or s (a bare number is seconds). RATE takes K, M, G or T,\n"
+	"optionally followed by bps (a bare number is Gb/s). BYTES takes K, M or G as\n"
+	"binary multiples, optionally followed by iB (64K = 64KiB = 65536). The event log\n"
+	"names each flow as the wire shows it: src (sender IP), dst (server IP), dest_qp\n"
+	"(the server's QP); byte counts are frame bytes (Ethernet + IP + UDP + RoCE).\n"
 	"\n"
 	"exit status: 0 done, 1 error (one line on stderr), 2 usage error.\n"
 	"\n"
@@ -170,85 +174,32 @@ static const struct option long_opts[] = {
 	{NULL, 0, NULL, 0},
 };
 
-/* A non-negative number with an optional suffix from `units` (name, multiplier pairs). */
-struct unit {
-	const char *name;
-	double mult;
-};
-
-static int parse_units(const char *s, const struct unit *units, double bare, double *out)
-{
-	char *end;
-	errno = 0;
-	double v = strtod(s, &end);
-	if (end == s || errno || !isfinite(v) || v < 0)
-		return -EINVAL;
-	if (!*end) {
-		*out = v * bare;
-		return 0;
-	}
-	for (const struct unit *u = units; u->name; u++)
-		if (!strcmp(end, u->name)) {
-			*out = v * u->mult;
-			return 0;
-		}
-	return -EINVAL;
-}
-
-static const struct unit dur_units[] = {{"ns", 1e-9}, {"us", 1e-6}, {"ms", 1e-3}, {"s", 1}, {NULL, 0}};
-static const struct unit rate_units[] = {{"G", 1e9}, {"g", 1e9}, {"M", 1e6}, {"m", 1e6},
-					 {"K", 1e3}, {"k", 1e3}, {NULL, 0}};
-static const struct unit size_units[] = {{"K", 1024.0}, {"k", 1024.0}, {"M", 1048576.0},
-					 {"m", 1048576.0}, {"G", 1073741824.0}, {"g", 1073741824.0},
-					 {NULL, 0}};
-static const struct unit dec_units[] = {{"K", 1e3}, {"k", 1e3}, {"M", 1e6}, {"m", 1e6},
-					{"G", 1e9}, {"g", 1e9}, {NULL, 0}};
-
-static int bad(const char *opt, const char *arg)
-{
-	fprintf(stderr, "rocetrace gen: bad value '%s' for %s (see 'rocetrace gen --help')\n", arg,
-		opt);
-	return RT_EXIT_USAGE;
-}
-
-static int parse_uint(const char *s, unsigned long min, unsigned long max, unsigned long *out)
-{
-	char *end;
-	errno = 0;
-	unsigned long v = strtoul(s, &end, 0);
-	if (end == s || *end || errno || v < min || v > max || s[0] == '-')
-		return -EINVAL;
-	*out = v;
-	return 0;
-}
+#define CMD          "gen"
+#define SEC_NS       1000000000ull
+#define MAX_RATE_BPS 100000000000000ull /* 100T */
 
 int rt_cmd_gen(int argc, char **argv)
 {
-	if (argc < 2) {
-		fputs(help_text, stderr);
-		return RT_EXIT_USAGE;
-	}
+	if (argc < 2)
+		return rt_cli_usage_error(CMD, "which role: serve or send?");
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
 		fputs(help_text, stdout);
 		return RT_EXIT_OK;
 	}
 	bool serve = !strcmp(argv[1], "serve");
-	if (!serve && strcmp(argv[1], "send")) {
-		fprintf(stderr, "rocetrace gen: unknown role '%s' (serve or send)\n", argv[1]);
-		return RT_EXIT_USAGE;
-	}
+	if (!serve && strcmp(argv[1], "send"))
+		return rt_cli_usage_error(CMD, "unknown role '%s' (serve or send)", argv[1]);
 	struct rt_gen_config cfg;
 	rt_gen_config_default(&cfg);
 	if (serve)
 		cfg.duration_s = 0;
-	double v;
-	unsigned long u;
+	uint64_t v;
 	argc--;
 	argv++;
 	optind = 1;
+	opterr = 0;
 	int c;
-	while ((c = getopt_long(argc, argv, "B:p:D:ho:s:q:d:b:r:c:", long_opts, NULL)) != -1) {
-		const char *name = optind > 1 ? argv[optind - 1] : "option";
+	while ((c = getopt_long(argc, argv, ":B:p:D:ho:s:q:d:b:r:c:", long_opts, NULL)) != -1) {
 		switch (c) {
 		case 'h':
 			fputs(help_text, stdout);
@@ -259,117 +210,120 @@ int rt_cmd_gen(int argc, char **argv)
 			else if (!strcmp(optarg, "verbs"))
 				cfg.backend = RT_GEN_BACKEND_VERBS;
 			else
-				return bad("--backend", optarg);
+				return rt_cli_usage_error(
+				    CMD, "--backend: '%s' is not udp or verbs", optarg);
 			break;
 		case 'B':
 			cfg.bind_addr = optarg;
 			break;
 		case 'p':
-			if (parse_uint(optarg, 1, 65535, &u))
-				return bad("--port", optarg);
-			cfg.port = (uint16_t)u;
-			break;
 		case OPT_CONTROL_PORT:
-			if (parse_uint(optarg, 1, 65535, &u))
-				return bad("--control-port", optarg);
-			cfg.control_port = (uint16_t)u;
+			if (rt_opt_uint(CMD, c == 'p' ? "--port" : "--control-port", optarg, 1,
+			                65535, &v))
+				return RT_EXIT_USAGE;
+			*(c == 'p' ? &cfg.port : &cfg.control_port) = (uint16_t)v;
 			break;
 		case OPT_DSCP:
 		case OPT_CNP_DSCP:
-			if (parse_uint(optarg, 0, 63, &u))
-				return bad(c == OPT_DSCP ? "--dscp" : "--cnp-dscp", optarg);
-			*(c == OPT_DSCP ? &cfg.dscp : &cfg.cnp_dscp) = (uint8_t)u;
+			if (rt_opt_uint(CMD, c == OPT_DSCP ? "--dscp" : "--cnp-dscp", optarg, 0, 63,
+			                &v))
+				return RT_EXIT_USAGE;
+			*(c == OPT_DSCP ? &cfg.dscp : &cfg.cnp_dscp) = (uint8_t)v;
 			break;
 		case OPT_INTERVAL:
-			if (parse_units(optarg, dur_units, 1, &v) || v < 0.01)
-				return bad("--interval", optarg);
-			cfg.interval_s = v;
+			if (rt_opt_duration(CMD, "--interval", optarg, SEC_NS, SEC_NS / 100,
+			                    86400 * SEC_NS, &v))
+				return RT_EXIT_USAGE;
+			cfg.interval_s = (double)v / 1e9;
 			break;
 		case OPT_LOG:
 			cfg.log_path = optarg;
 			break;
 		case 'D':
-			if (parse_units(optarg, dur_units, 1, &v) || v > 86400)
-				return bad("--duration", optarg);
-			cfg.duration_s = v;
+			if (rt_opt_duration(CMD, "--duration", optarg, SEC_NS, 0, 86400 * SEC_NS,
+			                    &v))
+				return RT_EXIT_USAGE;
+			cfg.duration_s = (double)v / 1e9;
 			break;
 		case 'o':
 			if (rt_gen_op_parse(optarg, &cfg.op))
-				return bad("--op", optarg);
+				return rt_cli_usage_error(
+				    CMD, "--op: '%s' is not write, send or read", optarg);
 			break;
 		case 's':
-			if (parse_units(optarg, size_units, 1, &v) || v < 1 || v > 1073741824.0)
-				return bad("--size", optarg);
+			if (rt_opt_size(CMD, "--size", optarg, 1, 1u << 30, &v))
+				return RT_EXIT_USAGE;
 			cfg.msg_size = (uint32_t)v;
 			break;
 		case OPT_MTU:
-			if (parse_uint(optarg, 256, 4096, &u))
-				return bad("--mtu", optarg);
-			cfg.mtu = (uint32_t)u;
+			if (rt_opt_uint(CMD, "--mtu", optarg, 256, 4096, &v))
+				return RT_EXIT_USAGE;
+			cfg.mtu = (uint32_t)v;
 			break;
 		case 'q':
-			if (parse_uint(optarg, 1, 256, &u))
-				return bad("--qps", optarg);
-			cfg.qps = (unsigned)u;
+			if (rt_opt_uint(CMD, "--qps", optarg, 1, 256, &v))
+				return RT_EXIT_USAGE;
+			cfg.qps = (unsigned)v;
 			break;
 		case 'd':
-			if (parse_uint(optarg, 1, 4096, &u))
-				return bad("--qdepth", optarg);
-			cfg.qdepth = (unsigned)u;
+			if (rt_opt_uint(CMD, "--qdepth", optarg, 1, 4096, &v))
+				return RT_EXIT_USAGE;
+			cfg.qdepth = (unsigned)v;
 			break;
 		case 'b':
-			if (parse_units(optarg, size_units, 1, &v) || v < 1)
-				return bad("--bytes", optarg);
-			cfg.bytes = (uint64_t)v;
+			if (rt_opt_size(CMD, "--bytes", optarg, 1, UINT64_MAX, &cfg.bytes))
+				return RT_EXIT_USAGE;
 			break;
 		case 'r':
-			if (parse_units(optarg, rate_units, 1e9, &v) || v < 1e6)
-				return bad("--rate", optarg);
-			cfg.rate_gbps = v / 1e9;
-			break;
 		case OPT_LINE_RATE:
-			if (parse_units(optarg, rate_units, 1e9, &v) || v < 1e6)
-				return bad("--line-rate", optarg);
-			cfg.line_gbps = v / 1e9;
+			if (rt_opt_rate(CMD, c == 'r' ? "--rate" : "--line-rate", optarg,
+			                1000000000, 1000000, MAX_RATE_BPS, &v))
+				return RT_EXIT_USAGE;
+			*(c == 'r' ? &cfg.rate_gbps : &cfg.line_gbps) = (double)v / 1e9;
 			break;
 		case OPT_TIMEOUT:
-			if (parse_units(optarg, dur_units, 1, &v) || v < 1e-5 || v > 10)
-				return bad("--timeout", optarg);
-			cfg.timeout_ns = (uint64_t)(v * 1e9);
+			if (rt_opt_duration(CMD, "--timeout", optarg, SEC_NS, 10000, 10 * SEC_NS,
+			                    &cfg.timeout_ns))
+				return RT_EXIT_USAGE;
 			break;
 		case OPT_NO_DCQCN:
 			cfg.dcqcn = false;
 			break;
 		case OPT_G:
-			if (parse_units(optarg, dur_units, 1, &v) || v <= 0 || v > 1)
-				return bad("--dcqcn-g", optarg);
-			cfg.dcqcn_params.g = v;
+			if (rt_opt_real(CMD, "--dcqcn-g", optarg, 1e-9, 1, &cfg.dcqcn_params.g))
+				return RT_EXIT_USAGE;
 			break;
 		case OPT_ALPHA_PERIOD:
 		case OPT_TIMER:
-			if (parse_units(optarg, dur_units, 1, &v) || v < 1e-6 || v > 1)
-				return bad(name, optarg);
-			*(c == OPT_TIMER ? &cfg.dcqcn_params.timer_ns
-					 : &cfg.dcqcn_params.alpha_period_ns) = (uint64_t)(v * 1e9);
+			if (rt_opt_duration(
+			        CMD, c == OPT_TIMER ? "--dcqcn-timer" : "--dcqcn-alpha-period",
+			        optarg, SEC_NS, 1000, SEC_NS,
+			        c == OPT_TIMER ? &cfg.dcqcn_params.timer_ns
+			                       : &cfg.dcqcn_params.alpha_period_ns))
+				return RT_EXIT_USAGE;
 			break;
 		case OPT_DBYTES:
-			if (parse_units(optarg, dec_units, 1, &v) || v < 1)
-				return bad("--dcqcn-bytes", optarg);
-			cfg.dcqcn_params.byte_counter = (uint64_t)v;
+			if (rt_opt_count(CMD, "--dcqcn-bytes", optarg, 1, UINT64_MAX,
+			                 &cfg.dcqcn_params.byte_counter))
+				return RT_EXIT_USAGE;
 			break;
 		case OPT_F:
-			if (parse_uint(optarg, 0, 1000, &u))
-				return bad("--dcqcn-f", optarg);
-			cfg.dcqcn_params.f = (unsigned)u;
+			if (rt_opt_uint(CMD, "--dcqcn-f", optarg, 0, 1000, &v))
+				return RT_EXIT_USAGE;
+			cfg.dcqcn_params.f = (unsigned)v;
 			break;
 		case OPT_RAI:
 		case OPT_RHAI:
 		case OPT_MIN_RATE:
-			if (parse_units(optarg, rate_units, 1e9, &v) || v <= 0)
-				return bad(name, optarg);
-			*(c == OPT_RAI	   ? &cfg.dcqcn_params.rai_mbps
+			if (rt_opt_rate(CMD,
+			                c == OPT_RAI    ? "--dcqcn-rai"
+			                : c == OPT_RHAI ? "--dcqcn-rhai"
+			                                : "--dcqcn-min-rate",
+			                optarg, 1000000000, 1, MAX_RATE_BPS, &v))
+				return RT_EXIT_USAGE;
+			*(c == OPT_RAI    ? &cfg.dcqcn_params.rai_mbps
 			  : c == OPT_RHAI ? &cfg.dcqcn_params.rhai_mbps
-					  : &cfg.dcqcn_params.min_mbps) = v / 1e6;
+			                  : &cfg.dcqcn_params.min_mbps) = (double)v / 1e6;
 			break;
 		case OPT_IB_DEV:
 			cfg.ib_dev = optarg;
@@ -378,48 +332,41 @@ int rt_cmd_gen(int argc, char **argv)
 			cfg.sysfs_root = optarg;
 			break;
 		case 'c':
-			if (parse_uint(optarg, 1, 64, &u))
-				return bad("--clients", optarg);
-			cfg.clients = (unsigned)u;
+			if (rt_opt_uint(CMD, "--clients", optarg, 1, 64, &v))
+				return RT_EXIT_USAGE;
+			cfg.clients = (unsigned)v;
 			break;
 		case OPT_CNP_INTERVAL:
-			if (parse_units(optarg, dur_units, 1, &v) || v > 1)
-				return bad("--cnp-interval", optarg);
-			cfg.cnp_interval_ns = (uint64_t)(v * 1e9);
+			if (rt_opt_duration(CMD, "--cnp-interval", optarg, SEC_NS, 0, SEC_NS,
+			                    &cfg.cnp_interval_ns))
+				return RT_EXIT_USAGE;
 			break;
 		case OPT_PFC:
 			cfg.pfc = true;
 			break;
 		case OPT_PFC_PRIORITY:
-			if (parse_uint(optarg, 0, 7, &u))
-				return bad("--pfc-priority", optarg);
-			cfg.pfc_priority = (unsigned)u;
+			if (rt_opt_uint(CMD, "--pfc-priority", optarg, 0, 7, &v))
+				return RT_EXIT_USAGE;
+			cfg.pfc_priority = (unsigned)v;
 			break;
 		case OPT_PFC_XOFF:
-			if (parse_units(optarg, size_units, 1, &v) || v < 1)
-				return bad("--pfc-xoff", optarg);
-			cfg.pfc_xoff_bytes = (uint64_t)v;
+			if (rt_opt_size(CMD, "--pfc-xoff", optarg, 1, UINT64_MAX,
+			                &cfg.pfc_xoff_bytes))
+				return RT_EXIT_USAGE;
 			break;
 		default:
-			fprintf(stderr, "rocetrace gen: see 'rocetrace gen --help'\n");
-			return RT_EXIT_USAGE;
+			return rt_cli_getopt_error(CMD, c, argv);
 		}
 	}
 	if (!serve) {
-		if (optind >= argc) {
-			fprintf(stderr, "rocetrace gen send: SERVER address missing\n");
-			return RT_EXIT_USAGE;
-		}
+		if (optind >= argc)
+			return rt_cli_usage_error(CMD, "send: SERVER address missing");
 		cfg.server = argv[optind++];
-		if (cfg.duration_s <= 0) {
-			fprintf(stderr, "rocetrace gen send: --duration must be above 0\n");
-			return RT_EXIT_USAGE;
-		}
+		if (cfg.duration_s <= 0)
+			return rt_cli_usage_error(CMD, "send: --duration must be above 0");
 	}
-	if (optind < argc) {
-		fprintf(stderr, "rocetrace gen: unexpected argument '%s'\n", argv[optind]);
-		return RT_EXIT_USAGE;
-	}
+	if (optind < argc)
+		return rt_cli_usage_error(CMD, "unexpected argument '%s'", argv[optind]);
 	cfg.stop = &stop_flag;
 	struct sigaction sa;
 	memset(&sa, 0, sizeof(sa));
@@ -444,9 +391,5 @@ int rt_cmd_gen(int argc, char **argv)
 #endif
 	}
 	fflush(stdout);
-	if (rc) {
-		fprintf(stderr, "rocetrace gen %s: %s\n", serve ? "serve" : "send", errbuf);
-		return RT_EXIT_ERROR;
-	}
-	return RT_EXIT_OK;
+	return rc ? rt_cli_fail(serve ? "gen serve" : "gen send", "%s", errbuf) : RT_EXIT_OK;
 }

@@ -448,24 +448,6 @@ static void test_hist(void **state)
 	free(h);
 }
 
-static void test_units(void **state)
-{
-	(void)state;
-	assert_int_equal(rt_parse_rate_bps("100G"), 100000000000ull);
-	assert_int_equal(rt_parse_rate_bps("25g"), 25000000000ull);
-	assert_int_equal(rt_parse_rate_bps("2.5Gbps"), 2500000000ull);
-	assert_int_equal(rt_parse_rate_bps("400000000000"), 400000000000ull);
-	assert_int_equal(rt_parse_rate_bps("fast"), 0);
-	assert_int_equal(rt_parse_rate_bps("-1G"), 0);
-	assert_int_equal(rt_parse_rate_bps("10"), 0);
-	assert_int_equal(rt_parse_duration_ns("100us"), 100000);
-	assert_int_equal(rt_parse_duration_ns("1.5ms"), 1500000);
-	assert_int_equal(rt_parse_duration_ns("2s"), 2000000000ull);
-	assert_int_equal(rt_parse_duration_ns("250"), 250);
-	assert_int_equal(rt_parse_duration_ns("3h"), 0);
-	assert_int_equal(rt_parse_duration_ns("0us"), 0);
-}
-
 static void test_jsonl(void **state)
 {
 	(void)state;
@@ -531,7 +513,6 @@ int main(void)
 		cmocka_unit_test(test_episodes),
 		cmocka_unit_test(test_np_reaction),
 		cmocka_unit_test(test_hist),
-		cmocka_unit_test(test_units),
 		cmocka_unit_test(test_jsonl),
 		cmocka_unit_test(test_interval_counts),
 	};

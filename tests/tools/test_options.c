@@ -1,0 +1,426 @@
+/* Unit tests of tools/options.c and tools/cli.c: units, bounds, overflow, garbage, messages. */
+#include <errno.h>
+#include <getopt.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "tools/cli.h"
+#include "tools/commands.h"
+#include "tools/options.h"
+
+#define SEC 1000000000ull
+
+static void test_uint(void **state)
+{
+	(void)state;
+	uint64_t v = 7;
+	assert_int_equal(rt_opt_parse_uint("4791", 0, UINT64_MAX, &v), 0);
+	assert_int_equal(v, 4791);
+	assert_int_equal(rt_opt_parse_uint("0", 0, 10, &v), 0);
+	assert_int_equal(v, 0);
+	assert_int_equal(rt_opt_parse_uint("0x12b7", 0, UINT64_MAX, &v), 0);
+	assert_int_equal(v, 4791);
+	assert_int_equal(rt_opt_parse_uint("0XfF", 0, UINT64_MAX, &v), 0);
+	assert_int_equal(v, 255);
+	/* leading zeros are decimal, not octal */
+	assert_int_equal(rt_opt_parse_uint("010", 0, UINT64_MAX, &v), 0);
+	assert_int_equal(v, 10);
+	assert_int_equal(rt_opt_parse_uint("18446744073709551615", 0, UINT64_MAX, &v), 0);
+	assert_int_equal(v, UINT64_MAX);
+	assert_int_equal(rt_opt_parse_uint("0xffffffffffffffff", 0, UINT64_MAX, &v), 0);
+	assert_int_equal(v, UINT64_MAX);
+
+	/* bounds are inclusive */
+	assert_int_equal(rt_opt_parse_uint("1", 1, 65535, &v), 0);
+	assert_int_equal(rt_opt_parse_uint("65535", 1, 65535, &v), 0);
+	assert_int_equal(v, 65535);
+	v = 99;
+	assert_int_equal(rt_opt_parse_uint("0", 1, 65535, &v), -ERANGE);
+	assert_int_equal(rt_opt_parse_uint("65536", 1, 65535, &v), -ERANGE);
+	assert_int_equal(v, 99); /* untouched on error */
+	/* overflow */
+	assert_int_equal(rt_opt_parse_uint("18446744073709551616", 0, UINT64_MAX, &v), -ERANGE);
+	assert_int_equal(rt_opt_parse_uint("0x10000000000000000", 0, UINT64_MAX, &v), -ERANGE);
+	assert_int_equal(rt_opt_parse_uint("99999999999999999999999", 0, UINT64_MAX, &v), -ERANGE);
+	/* garbage, empty, signs, spaces, fractions, units */
+	static const char *const bad[] = {"",    "x",   "-1",  "+1",    " 1",  "1 ",  "0x",   "0xg",
+	                                  "1.0", "1e3", "10K", "12abc", "--1", "0b1", "1,000"};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		assert_int_equal(rt_opt_parse_uint(bad[i], 0, UINT64_MAX, &v), -EINVAL);
+	assert_int_equal(rt_opt_parse_uint(NULL, 0, UINT64_MAX, &v), -EINVAL);
+	assert_int_equal(v, 99);
+}
+
+static void test_duration(void **state)
+{
+	(void)state;
+	uint64_t v;
+	/* every unit */
+	assert_int_equal(rt_opt_parse_duration("250ns", 1, 0, UINT64_MAX, &v), 0);
+	assert_int_equal(v, 250);
+	assert_int_equal(rt_opt_parse_duration("100us", 1, 0, UINT64_MAX, &v), 0);
+	assert_int_equal(v, 100000);
+	assert_int_equal(rt_opt_parse_duration("5ms", 1, 0, UINT64_MAX, &v), 0);
+	assert_int_equal(v, 5000000);
+	assert_int_equal(rt_opt_parse_duration("2s", 1, 0, UINT64_MAX, &v), 0);
+	assert_int_equal(v, 2 * SEC);
+	/* a bare number is the caller's unit */
+	assert_int_equal(rt_opt_parse_duration("250", 1, 0, UINT64_MAX, &v), 0);
+	assert_int_equal(v, 250);
+	assert_int_equal(rt_opt_parse_duration("3", SEC, 0, UINT64_MAX, &v), 0);
+	assert_int_equal(v, 3 * SEC);
+	assert_int_equal(rt_opt_parse_duration("0.25", SEC, 0, UINT64_MAX, &v), 0);
+	assert_int_equal(v, SEC / 4);
+	assert_int_equal(rt_opt_parse_duration(".5", SEC, 0, UINT64_MAX, &v), 0);
+	assert_int_equal(v, SEC / 2);
+	assert_int_equal(rt_opt_parse_duration("7.", SEC, 0, UINT64_MAX, &v), 0);
+	assert_int_equal(v, 7 * SEC);
+	/* fractions, rounded to the nearest ns */
+	assert_int_equal(rt_opt_parse_duration("1.5ms", 1, 0, UINT64_MAX, &v), 0);
+	assert_int_equal(v, 1500000);
+	assert_int_equal(rt_opt_parse_duration("0.1s", 1, 0, UINT64_MAX, &v), 0);
+	assert_int_equal(v, 100000000);
+	assert_int_equal(rt_opt_parse_duration("0.0000000015s", 1, 0, UINT64_MAX, &v), 0);
+	assert_int_equal(v, 2);
+	assert_int_equal(rt_opt_parse_duration("1.4ns", 1, 0, UINT64_MAX, &v), 0);
+	assert_int_equal(v, 1);
+	assert_int_equal(rt_opt_parse_duration("0.000001ms", 1, 0, UINT64_MAX, &v), 0);
+	assert_int_equal(v, 1);
+	assert_int_equal(rt_opt_parse_duration("0us", 1, 0, UINT64_MAX, &v), 0);
+	assert_int_equal(v, 0);
+	/* bounds */
+	assert_int_equal(rt_opt_parse_duration("0us", 1, 1, UINT64_MAX, &v), -ERANGE);
+	assert_int_equal(rt_opt_parse_duration("0.4ns", 1, 1, UINT64_MAX, &v), -ERANGE);
+	assert_int_equal(rt_opt_parse_duration("9ms", 1, 10000000, SEC, &v), -ERANGE);
+	assert_int_equal(rt_opt_parse_duration("10ms", 1, 10000000, SEC, &v), 0);
+	assert_int_equal(rt_opt_parse_duration("1s", 1, 10000000, SEC, &v), 0);
+	assert_int_equal(rt_opt_parse_duration("1.000000001s", 1, 10000000, SEC, &v), -ERANGE);
+	/* overflow: 18446744073.709551615 s is the most that fits */
+	assert_int_equal(rt_opt_parse_duration("18446744073s", 1, 0, UINT64_MAX, &v), 0);
+	assert_int_equal(v, 18446744073000000000ull);
+	assert_int_equal(rt_opt_parse_duration("18446744074s", 1, 0, UINT64_MAX, &v), -ERANGE);
+	assert_int_equal(rt_opt_parse_duration("18446744073.9s", 1, 0, UINT64_MAX, &v), -ERANGE);
+	assert_int_equal(rt_opt_parse_duration("99999999999999999999ns", 1, 0, UINT64_MAX, &v),
+	                 -ERANGE);
+	/* garbage */
+	static const char *const bad[] = {
+	    "",    "s",   "ms",  ".",   "..5",   "1.2.3", "3h",  "1m",   "1 ms", " 1ms",  "1ms ",
+	    "-1s", "+1s", "1MS", "1Ms", "1e3ns", "inf",   "nan", "1sec", "1us1", "0x10ns"};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		assert_int_equal(rt_opt_parse_duration(bad[i], 1, 0, UINT64_MAX, &v), -EINVAL);
+	assert_int_equal(rt_opt_parse_duration(NULL, 1, 0, UINT64_MAX, &v), -EINVAL);
+	/* garbage wins over overflow */
+	assert_int_equal(rt_opt_parse_duration("99999999999999999999h", 1, 0, UINT64_MAX, &v),
+	                 -EINVAL);
+}
+
+static void test_rate(void **state)
+{
+	(void)state;
+	uint64_t v;
+	static const struct {
+		const char *s;
+		uint64_t bps;
+	} good[] = {
+	    {"100G", 100000000000ull},
+	    {"25g", 25000000000ull},
+	    {"2.5Gbps", 2500000000ull},
+	    {"400Mb/s", 400000000ull},
+	    {"400m", 400000000ull},
+	    {"10K", 10000},
+	    {"10kbps", 10000},
+	    {"1.5T", 1500000000000ull},
+	    {"1t", 1000000000000ull},
+	    {"1000000bps", 1000000},
+	    {"1000000b/s", 1000000},
+	    {"1000000", 1000000},
+	    {"400000000000", 400000000000ull},
+	    {"5gbps", 5000000000ull},
+	    {"5Tb/s", 5000000000000ull},
+	    {"0.001K", 1},
+	};
+	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+		v = 0;
+		assert_int_equal(rt_opt_parse_rate(good[i].s, 1, 0, UINT64_MAX, &v), 0);
+		assert_int_equal(v, good[i].bps);
+	}
+	/* a bare number in the caller's unit (Gb/s) */
+	assert_int_equal(rt_opt_parse_rate("2.5", SEC, 0, UINT64_MAX, &v), 0);
+	assert_int_equal(v, 2500000000ull);
+	assert_int_equal(rt_opt_parse_rate("400M", SEC, 0, UINT64_MAX, &v), 0);
+	assert_int_equal(v, 400000000ull);
+	/* bounds: 1M .. 100T */
+	assert_int_equal(rt_opt_parse_rate("10", 1, 1000000, 100000000000000ull, &v), -ERANGE);
+	assert_int_equal(rt_opt_parse_rate("999.999K", 1, 1000000, 100000000000000ull, &v),
+	                 -ERANGE);
+	assert_int_equal(rt_opt_parse_rate("1M", 1, 1000000, 100000000000000ull, &v), 0);
+	assert_int_equal(rt_opt_parse_rate("100T", 1, 1000000, 100000000000000ull, &v), 0);
+	assert_int_equal(rt_opt_parse_rate("100.001T", 1, 1000000, 100000000000000ull, &v),
+	                 -ERANGE);
+	/* overflow */
+	assert_int_equal(rt_opt_parse_rate("18446745T", 1, 0, UINT64_MAX, &v), -ERANGE);
+	assert_int_equal(rt_opt_parse_rate("18446744073709551616", 1, 0, UINT64_MAX, &v), -ERANGE);
+	/* garbage */
+	static const char *const bad[] = {
+	    "",    "fast", "-1G", "+1G",     "G",    "Gbps", "bps", "10X",   "1Gbit", "1Gb",
+	    "1 G", "1G ",  "1GG", "1Gbps/s", "1.G.", "1e9",  "1P",  "5GBps", "5GB/s", "5GBPS"};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		assert_int_equal(rt_opt_parse_rate(bad[i], 1, 0, UINT64_MAX, &v), -EINVAL);
+	assert_int_equal(rt_opt_parse_rate(NULL, 1, 0, UINT64_MAX, &v), -EINVAL);
+}
+
+static void test_size(void **state)
+{
+	(void)state;
+	uint64_t v;
+	static const struct {
+		const char *s;
+		uint64_t bytes;
+	} good[] = {
+	    {"4096", 4096},       {"512B", 512},      {"512b", 512},        {"1K", 1024},
+	    {"1k", 1024},         {"4KiB", 4096},     {"4kib", 4096},       {"64K", 65536},
+	    {"1.5K", 1536},       {"1M", 1048576},    {"2MiB", 2097152},    {"1G", 1073741824},
+	    {"1GiB", 1073741824}, {"2T", 2ull << 40}, {"1TiB", 1ull << 40}, {"0", 0},
+	    {"0.5K", 512},
+	};
+	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+		v = 1;
+		assert_int_equal(rt_opt_parse_size(good[i].s, 0, UINT64_MAX, &v), 0);
+		assert_int_equal(v, good[i].bytes);
+	}
+	/* bounds */
+	assert_int_equal(rt_opt_parse_size("0", 1, 1u << 30, &v), -ERANGE);
+	assert_int_equal(rt_opt_parse_size("1G", 1, 1u << 30, &v), 0);
+	assert_int_equal(rt_opt_parse_size("1073741825", 1, 1u << 30, &v), -ERANGE);
+	assert_int_equal(rt_opt_parse_size("1.1G", 1, 1u << 30, &v), -ERANGE);
+	/* overflow: 2^24 TiB is 2^64 */
+	assert_int_equal(rt_opt_parse_size("16777215T", 0, UINT64_MAX, &v), 0);
+	assert_int_equal(rt_opt_parse_size("16777216T", 0, UINT64_MAX, &v), -ERANGE);
+	assert_int_equal(rt_opt_parse_size("18446744073709551616", 0, UINT64_MAX, &v), -ERANGE);
+	/* garbage: KB is ambiguous, no sign, no spaces */
+	static const char *const bad[] = {"",    "K",   "KiB", "4KB", "4Kb",    "4Ki", "4kiB ",
+	                                  "-1K", "+1K", "1 K", "1P",  "1bytes", "x",   "1KK"};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		assert_int_equal(rt_opt_parse_size(bad[i], 0, UINT64_MAX, &v), -EINVAL);
+	assert_int_equal(rt_opt_parse_size(NULL, 0, UINT64_MAX, &v), -EINVAL);
+}
+
+static void test_count(void **state)
+{
+	(void)state;
+	uint64_t v;
+	assert_int_equal(rt_opt_parse_count("1000", 0, UINT64_MAX, &v), 0);
+	assert_int_equal(v, 1000);
+	assert_int_equal(rt_opt_parse_count("10K", 0, UINT64_MAX, &v), 0);
+	assert_int_equal(v, 10000);
+	assert_int_equal(rt_opt_parse_count("10M", 0, UINT64_MAX, &v), 0);
+	assert_int_equal(v, 10000000);
+	assert_int_equal(rt_opt_parse_count("2.5m", 0, UINT64_MAX, &v), 0);
+	assert_int_equal(v, 2500000);
+	assert_int_equal(rt_opt_parse_count("3g", 0, UINT64_MAX, &v), 0);
+	assert_int_equal(v, 3000000000ull);
+	assert_int_equal(rt_opt_parse_count("4T", 0, UINT64_MAX, &v), 0);
+	assert_int_equal(v, 4000000000000ull);
+	assert_int_equal(rt_opt_parse_count("0", 1, UINT64_MAX, &v), -ERANGE);
+	assert_int_equal(rt_opt_parse_count("18446745T", 0, UINT64_MAX, &v), -ERANGE);
+	static const char *const bad[] = {"", "M", "10Mi", "10MB", "10KiB", "-1", "1 K", "ten"};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		assert_int_equal(rt_opt_parse_count(bad[i], 0, UINT64_MAX, &v), -EINVAL);
+}
+
+static void test_real(void **state)
+{
+	(void)state;
+	double d = 0;
+	assert_int_equal(rt_opt_parse_real("0.00390625", 0, 1, &d), 0);
+	assert_true(d == 0.00390625);
+	assert_int_equal(rt_opt_parse_real(".5", 0, 1, &d), 0);
+	assert_true(d == 0.5);
+	assert_int_equal(rt_opt_parse_real("1", 0, 1, &d), 0);
+	assert_true(d == 1.0);
+	assert_int_equal(rt_opt_parse_real("0", 1e-9, 1, &d), -ERANGE);
+	assert_int_equal(rt_opt_parse_real("1.01", 0, 1, &d), -ERANGE);
+	static const char *const bad[] = {"",    ".",      "-0.5", "+0.5", "1e-3", "inf",
+	                                  "nan", "0x1p-3", "0.5s", " 0.5", "1/256"};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		assert_int_equal(rt_opt_parse_real(bad[i], 0, 1, &d), -EINVAL);
+	assert_int_equal(rt_opt_parse_real(NULL, 0, 1, &d), -EINVAL);
+}
+
+/* stderr sent to a temporary file between capture_begin() and capture_end(), which returns it. */
+static char captured[512];
+static FILE *capture_file;
+static int saved_fd = -1;
+
+static void capture_begin(void)
+{
+	fflush(stderr);
+	capture_file = tmpfile();
+	assert_non_null(capture_file);
+	saved_fd = dup(STDERR_FILENO);
+	assert_true(saved_fd >= 0);
+	assert_true(dup2(fileno(capture_file), STDERR_FILENO) >= 0);
+}
+
+static const char *capture_end(void)
+{
+	fflush(stderr);
+	assert_true(dup2(saved_fd, STDERR_FILENO) >= 0);
+	close(saved_fd);
+	rewind(capture_file);
+	size_t n = fread(captured, 1, sizeof(captured) - 1, capture_file);
+	captured[n] = '\0';
+	fclose(capture_file);
+	return captured;
+}
+
+static void test_messages(void **state)
+{
+	(void)state;
+	uint64_t v = 0;
+	double d;
+	capture_begin();
+	assert_int_equal(rt_opt_duration("timeline", "--bucket", "3h", 1, 1, UINT64_MAX, &v),
+	                 RT_EXIT_USAGE);
+	assert_string_equal(
+	    capture_end(),
+	    "rocetrace timeline: --bucket: '3h' is not a duration (use e.g. 100us, 5ms, 2s)\n");
+	capture_begin();
+	assert_int_equal(
+	    rt_opt_duration("capture", "--counters", "5ms", SEC, 10000000, 366 * 86400 * SEC, &v),
+	    RT_EXIT_USAGE);
+	assert_string_equal(
+	    capture_end(),
+	    "rocetrace capture: --counters: '5ms' is out of range (10ms to 31622400s)\n");
+	capture_begin();
+	assert_int_equal(rt_opt_uint("gen", "--port", "70000", 1, 65535, &v), RT_EXIT_USAGE);
+	assert_string_equal(capture_end(),
+	                    "rocetrace gen: --port: '70000' is out of range (1 to 65535)\n");
+	capture_begin();
+	assert_int_equal(rt_opt_uint("dissect", "-c", "", 1, UINT64_MAX, &v), RT_EXIT_USAGE);
+	assert_string_equal(
+	    capture_end(),
+	    "rocetrace dissect: -c: '' is not a whole number (use e.g. 42 or 0x2a)\n");
+	capture_begin();
+	assert_int_equal(
+	    rt_opt_rate("analyze", "--link-speed", "10", 1, 1000000, 100000000000000ull, &v),
+	    RT_EXIT_USAGE);
+	assert_string_equal(capture_end(),
+	                    "rocetrace analyze: --link-speed: '10' is out of range (1M to 100T)\n");
+	capture_begin();
+	assert_int_equal(
+	    rt_opt_rate("analyze", "--link-speed", "fast", 1, 1000000, 100000000000000ull, &v),
+	    RT_EXIT_USAGE);
+	assert_string_equal(capture_end(), "rocetrace analyze: --link-speed: 'fast' is not a rate "
+	                                   "(use e.g. 100G, 400M, 2.5Gbps)\n");
+	capture_begin();
+	assert_int_equal(rt_opt_size("gen", "--size", "2G", 1, 1u << 30, &v), RT_EXIT_USAGE);
+	assert_string_equal(capture_end(),
+	                    "rocetrace gen: --size: '2G' is out of range (1 to 1GiB)\n");
+	capture_begin();
+	assert_int_equal(rt_opt_size("gen", "--size", "4KB", 1, 1u << 30, &v), RT_EXIT_USAGE);
+	assert_string_equal(
+	    capture_end(),
+	    "rocetrace gen: --size: '4KB' is not a size (use e.g. 4096, 64K, 1MiB)\n");
+	capture_begin();
+	assert_int_equal(rt_opt_count("gen", "--dcqcn-bytes", "lots", 1, 1000, &v), RT_EXIT_USAGE);
+	assert_string_equal(
+	    capture_end(),
+	    "rocetrace gen: --dcqcn-bytes: 'lots' is not a count (use e.g. 1000, 10K, 5M)\n");
+	capture_begin();
+	assert_int_equal(rt_opt_real("gen", "--dcqcn-g", "2", 0.5, 1, &d), RT_EXIT_USAGE);
+	assert_string_equal(capture_end(),
+	                    "rocetrace gen: --dcqcn-g: '2' is out of range (0.5 to 1)\n");
+	capture_begin();
+	assert_int_equal(rt_opt_real("gen", "--dcqcn-g", "x", 0.5, 1, &d), RT_EXIT_USAGE);
+	assert_string_equal(capture_end(),
+	                    "rocetrace gen: --dcqcn-g: 'x' is not a number (use e.g. 0.5)\n");
+	/* success prints nothing */
+	capture_begin();
+	assert_int_equal(rt_opt_duration("analyze", "--episode-gap", "1ms", 1, 1, UINT64_MAX, &v),
+	                 0);
+	assert_int_equal(rt_opt_rate("gen", "--rate", "2", SEC, 1000000, UINT64_MAX, &v), 0);
+	assert_string_equal(capture_end(), "");
+	assert_int_equal(v, 2 * SEC);
+
+	capture_begin();
+	assert_int_equal(rt_cli_usage_error("dissect", "no capture file given"), RT_EXIT_USAGE);
+	assert_string_equal(
+	    capture_end(),
+	    "rocetrace dissect: no capture file given (see 'rocetrace dissect --help')\n");
+	capture_begin();
+	assert_int_equal(rt_cli_fail("gen send", "%s: %d", "oops", 3), RT_EXIT_ERROR);
+	assert_string_equal(capture_end(), "rocetrace gen send: oops: 3\n");
+}
+
+/* What rt_cli_getopt_error says for the first problem getopt_long finds in args. */
+static const char *getopt_message(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+	    {"json", no_argument, NULL, 256},
+	    {"bucket", required_argument, NULL, 257},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
+	};
+	optind = 0; /* 0: glibc starts over, forgetting a group left half read */
+	opterr = 0;
+	int c, rc = -1;
+	capture_begin();
+	while ((c = getopt_long(argc, argv, ":hjo:", longopts, NULL)) != -1)
+		if (c == ':' || c == '?') {
+			rc = rt_cli_getopt_error("timeline", c, argv);
+			break;
+		}
+	const char *msg = capture_end();
+	assert_int_equal(rc, RT_EXIT_USAGE);
+	return msg;
+}
+
+static void test_getopt_errors(void **state)
+{
+	(void)state;
+	char *a1[] = {"timeline", "f.pcap", "--bogus=1", NULL};
+	assert_string_equal(
+	    getopt_message(3, a1),
+	    "rocetrace timeline: unknown option '--bogus' (see 'rocetrace timeline --help')\n");
+	char *a2[] = {"timeline", "f.pcap", "--bucket", NULL};
+	assert_string_equal(getopt_message(3, a2), "rocetrace timeline: option '--bucket' needs a "
+	                                           "value (see 'rocetrace timeline --help')\n");
+	char *a3[] = {"timeline", "f.pcap", "-o", NULL};
+	assert_string_equal(
+	    getopt_message(3, a3),
+	    "rocetrace timeline: option '-o' needs a value (see 'rocetrace timeline --help')\n");
+	char *a4[] = {"timeline", "--json", "-zj", NULL};
+	assert_string_equal(
+	    getopt_message(3, a4),
+	    "rocetrace timeline: unknown option '-z' (see 'rocetrace timeline --help')\n");
+	char *a5[] = {"timeline", "--json=yes", NULL};
+	assert_string_equal(getopt_message(2, a5), "rocetrace timeline: option '--json' takes no "
+	                                           "value (see 'rocetrace timeline --help')\n");
+	char *a6[] = {"timeline", "--help=1", NULL};
+	assert_string_equal(getopt_message(2, a6), "rocetrace timeline: option '--help' takes no "
+	                                           "value (see 'rocetrace timeline --help')\n");
+	char *a7[] = {"timeline", "-jx", NULL};
+	assert_string_equal(
+	    getopt_message(2, a7),
+	    "rocetrace timeline: unknown option '-x' (see 'rocetrace timeline --help')\n");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_uint),     cmocka_unit_test(test_duration),
+	    cmocka_unit_test(test_rate),     cmocka_unit_test(test_size),
+	    cmocka_unit_test(test_count),    cmocka_unit_test(test_real),
+	    cmocka_unit_test(test_messages), cmocka_unit_test(test_getopt_errors),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,52 @@
+/* One-line messages of the subcommands: usage errors, failures, getopt complaints. */
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "tools/cli.h"
+#include "tools/commands.h"
+
+int rt_cli_usage_error(const char *cmd, const char *fmt, ...)
+{
+	va_list ap;
+	fprintf(stderr, "rocetrace %s: ", cmd);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, " (see 'rocetrace %s --help')\n", cmd);
+	return RT_EXIT_USAGE;
+}
+
+int rt_cli_fail(const char *cmd, const char *fmt, ...)
+{
+	va_list ap;
+	fprintf(stderr, "rocetrace %s: ", cmd);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	return RT_EXIT_ERROR;
+}
+
+int rt_cli_getopt_error(const char *cmd, int c, char *const argv[])
+{
+	const char *arg = optind > 0 ? argv[optind - 1] : "";
+	/* a long option is named up to its '=' */
+	int len = (int)strcspn(arg, "=");
+	bool is_long = !strncmp(arg, "--", 2);
+	/* an unknown letter inside a group ("-zq") leaves optind on it: argv[optind - 1] is the one
+	 * before */
+	if (c == '?' && optopt > 0 && optopt < 128 && arg[len] != '=')
+		is_long = false;
+	if (!is_long && c == ':')
+		return rt_cli_usage_error(cmd, "option '-%c' needs a value", optopt);
+	if (!is_long)
+		return rt_cli_usage_error(cmd, "unknown option '-%c'", optopt);
+	if (c == ':')
+		return rt_cli_usage_error(cmd, "option '%.*s' needs a value", len, arg);
+	if (optopt)
+		return rt_cli_usage_error(cmd, "option '%.*s' takes no value", len, arg);
+	return rt_cli_usage_error(cmd, "unknown option '%.*s'", len, arg);
+}

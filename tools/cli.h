@@ -1,0 +1,18 @@
+/* One-line messages of the subcommands: usage errors, failures, getopt complaints. */
+#ifndef RT_TOOLS_CLI_H
+#define RT_TOOLS_CLI_H
+
+/* "rocetrace CMD: MESSAGE (see 'rocetrace CMD --help')" on stderr; returns RT_EXIT_USAGE. */
+__attribute__((format(printf, 2, 3))) int rt_cli_usage_error(const char *cmd, const char *fmt, ...);
+
+/* "rocetrace CMD: MESSAGE" on stderr; returns RT_EXIT_ERROR. */
+__attribute__((format(printf, 2, 3))) int rt_cli_fail(const char *cmd, const char *fmt, ...);
+
+/*
+ * The usage error for what getopt_long returned as `c` (':' a missing value,
+ * anything else an unknown option) when its option string starts with ':'
+ * (after any '+') and opterr is 0: names the option as it was written.
+ */
+int rt_cli_getopt_error(const char *cmd, int c, char *const argv[]);
+
+#endif

@@ -1,0 +1,299 @@
+/* Command-line values: numbers, durations, rates, sizes and counts; one error format. */
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "tools/commands.h"
+#include "tools/options.h"
+
+enum kind { K_UINT, K_DURATION, K_RATE, K_SIZE, K_COUNT, K_REAL };
+
+/* What a value of each kind looks like, for "'x' is not ..." */
+static const char *const kind_text[] = {
+    [K_UINT] = "a whole number (use e.g. 42 or 0x2a)",
+    [K_DURATION] = "a duration (use e.g. 100us, 5ms, 2s)",
+    [K_RATE] = "a rate (use e.g. 100G, 400M, 2.5Gbps)",
+    [K_SIZE] = "a size (use e.g. 4096, 64K, 1MiB)",
+    [K_COUNT] = "a count (use e.g. 1000, 10K, 5M)",
+    [K_REAL] = "a number (use e.g. 0.5)",
+};
+
+/* A decimal number "DIGITS[.DIGITS]" (at least one digit) at the start of s. */
+struct decimal {
+	uint64_t whole;
+	bool overflow; /* the whole part does not fit 64 bits */
+	const char *frac;
+	size_t nfrac;
+	const char *rest; /* what follows: the unit */
+};
+
+static bool is_digit(char c)
+{
+	return c >= '0' && c <= '9';
+}
+
+static int decimal(const char *s, struct decimal *d)
+{
+	const char *p = s;
+	memset(d, 0, sizeof(*d));
+	for (; is_digit(*p); p++) {
+		unsigned dig = (unsigned)(*p - '0');
+		if (d->whole > (UINT64_MAX - dig) / 10)
+			d->overflow = true;
+		else
+			d->whole = d->whole * 10 + dig;
+	}
+	size_t nwhole = (size_t)(p - s);
+	d->frac = p;
+	if (*p == '.') {
+		d->frac = ++p;
+		while (is_digit(*p))
+			p++;
+		d->nfrac = (size_t)(p - d->frac);
+	}
+	d->rest = p;
+	return nwhole + d->nfrac ? 0 : -EINVAL;
+}
+
+/* d times mul, rounded to a whole number. */
+static int scale(const struct decimal *d, uint64_t mul, uint64_t *out)
+{
+	if (d->overflow || (mul && d->whole > UINT64_MAX / mul))
+		return -ERANGE;
+	uint64_t v = d->whole * mul;
+	long double f = 0;
+	for (size_t i = d->nfrac; i-- > 0;)
+		f = (f + (long double)(d->frac[i] - '0')) / 10;
+	uint64_t add = (uint64_t)(f * (long double)mul + 0.5L);
+	if (add > UINT64_MAX - v)
+		return -ERANGE;
+	*out = v + add;
+	return 0;
+}
+
+/* The multiplier of K, M, G, T (either case) in steps of `step`; 0 when c is none of them. */
+static uint64_t prefix(char c, uint64_t step)
+{
+	static const char letters[] = "kmgt";
+	const char *l = c ? strchr(letters, c | 0x20) : NULL;
+	if (!l)
+		return 0;
+	uint64_t mul = step;
+	for (const char *p = letters; p < l; p++)
+		mul *= step;
+	return mul;
+}
+
+/* The multiplier of `unit` for a value of kind k (0: not a unit of k). */
+static uint64_t unit_mul(enum kind k, const char *unit, uint64_t bare)
+{
+	if (!*unit)
+		return bare;
+	uint64_t mul;
+	switch (k) {
+	case K_DURATION:
+		return !strcmp(unit, "ns")   ? 1
+		       : !strcmp(unit, "us") ? 1000
+		       : !strcmp(unit, "ms") ? 1000000
+		       : !strcmp(unit, "s")  ? 1000000000
+		                             : 0;
+	case K_RATE:
+		mul = prefix(*unit, 1000);
+		if (mul)
+			unit++;
+		else
+			mul = 1; /* "bps" alone */
+		if (mul > 1 && !*unit)
+			return mul;
+		/* a capital B would be bytes */
+		return !strcmp(unit, "bps") || !strcmp(unit, "b/s") ? mul : 0;
+	case K_SIZE:
+		if (!strcasecmp(unit, "b"))
+			return 1;
+		mul = prefix(*unit, 1024);
+		return mul && (!unit[1] || !strcasecmp(unit + 1, "ib")) ? mul : 0;
+	case K_COUNT:
+		mul = prefix(*unit, 1000);
+		return mul && !unit[1] ? mul : 0;
+	default:
+		return 0;
+	}
+}
+
+static int parse_units(enum kind k, const char *s, uint64_t bare, uint64_t min, uint64_t max,
+                       uint64_t *out)
+{
+	struct decimal d;
+	if (!s || decimal(s, &d) < 0)
+		return -EINVAL;
+	uint64_t mul = unit_mul(k, d.rest, bare), v;
+	if (!mul)
+		return -EINVAL;
+	if (scale(&d, mul, &v) < 0 || v < min || v > max)
+		return -ERANGE;
+	*out = v;
+	return 0;
+}
+
+int rt_opt_parse_uint(const char *s, uint64_t min, uint64_t max, uint64_t *out)
+{
+	if (!s)
+		return -EINVAL;
+	unsigned base = 10;
+	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+		base = 16;
+		s += 2;
+	}
+	if (!*s)
+		return -EINVAL;
+	uint64_t v = 0;
+	bool overflow = false;
+	for (; *s; s++) {
+		unsigned dig;
+		if (is_digit(*s))
+			dig = (unsigned)(*s - '0');
+		else if (base == 16 && (*s | 0x20) >= 'a' && (*s | 0x20) <= 'f')
+			dig = (unsigned)((*s | 0x20) - 'a' + 10);
+		else
+			return -EINVAL;
+		if (v > (UINT64_MAX - dig) / base)
+			overflow = true;
+		else
+			v = v * base + dig;
+	}
+	if (overflow || v < min || v > max)
+		return -ERANGE;
+	*out = v;
+	return 0;
+}
+
+int rt_opt_parse_duration(const char *s, uint64_t bare_ns, uint64_t min, uint64_t max, uint64_t *ns)
+{
+	return parse_units(K_DURATION, s, bare_ns, min, max, ns);
+}
+
+int rt_opt_parse_rate(const char *s, uint64_t bare_bps, uint64_t min, uint64_t max, uint64_t *bps)
+{
+	return parse_units(K_RATE, s, bare_bps, min, max, bps);
+}
+
+int rt_opt_parse_size(const char *s, uint64_t min, uint64_t max, uint64_t *bytes)
+{
+	return parse_units(K_SIZE, s, 1, min, max, bytes);
+}
+
+int rt_opt_parse_count(const char *s, uint64_t min, uint64_t max, uint64_t *n)
+{
+	return parse_units(K_COUNT, s, 1, min, max, n);
+}
+
+int rt_opt_parse_real(const char *s, double min, double max, double *out)
+{
+	struct decimal d;
+	if (!s || decimal(s, &d) < 0 || *d.rest)
+		return -EINVAL;
+	double v = strtod(s, NULL);
+	if (!isfinite(v) || v < min || v > max)
+		return -ERANGE;
+	*out = v;
+	return 0;
+}
+
+/* v with the largest unit of kind k that divides it ("100us", "25G", "64KiB"). */
+static void format_value(enum kind k, uint64_t v, char *buf, size_t len)
+{
+	static const struct {
+		enum kind k;
+		uint64_t mul;
+		const char *name;
+	} units[] = {
+	    {K_DURATION, 1000000000, "s"},
+	    {K_DURATION, 1000000, "ms"},
+	    {K_DURATION, 1000, "us"},
+	    {K_DURATION, 1, "ns"},
+	    {K_RATE, 1000000000000ull, "T"},
+	    {K_RATE, 1000000000, "G"},
+	    {K_RATE, 1000000, "M"},
+	    {K_RATE, 1000, "K"},
+	    {K_RATE, 1, "bps"},
+	    {K_SIZE, 1ull << 40, "TiB"},
+	    {K_SIZE, 1ull << 30, "GiB"},
+	    {K_SIZE, 1ull << 20, "MiB"},
+	    {K_SIZE, 1ull << 10, "KiB"},
+	};
+	for (size_t i = 0; v && i < sizeof(units) / sizeof(units[0]); i++)
+		if (units[i].k == k && v % units[i].mul == 0) {
+			snprintf(buf, len, "%" PRIu64 "%s", v / units[i].mul, units[i].name);
+			return;
+		}
+	snprintf(buf, len, "%" PRIu64, v);
+}
+
+static int report(const char *cmd, const char *opt, const char *s, int rc, enum kind k,
+                  uint64_t min, uint64_t max)
+{
+	if (rc == -EINVAL) {
+		fprintf(stderr, "rocetrace %s: %s: '%s' is not %s\n", cmd, opt, s ? s : "",
+		        kind_text[k]);
+	} else {
+		char lo[32], hi[32];
+		format_value(k, min, lo, sizeof(lo));
+		format_value(k, max, hi, sizeof(hi));
+		fprintf(stderr, "rocetrace %s: %s: '%s' is out of range (%s to %s)\n", cmd, opt, s,
+		        lo, hi);
+	}
+	return RT_EXIT_USAGE;
+}
+
+int rt_opt_uint(const char *cmd, const char *opt, const char *s, uint64_t min, uint64_t max,
+                uint64_t *out)
+{
+	int rc = rt_opt_parse_uint(s, min, max, out);
+	return rc ? report(cmd, opt, s, rc, K_UINT, min, max) : 0;
+}
+
+int rt_opt_duration(const char *cmd, const char *opt, const char *s, uint64_t bare_ns, uint64_t min,
+                    uint64_t max, uint64_t *ns)
+{
+	int rc = rt_opt_parse_duration(s, bare_ns, min, max, ns);
+	return rc ? report(cmd, opt, s, rc, K_DURATION, min, max) : 0;
+}
+
+int rt_opt_rate(const char *cmd, const char *opt, const char *s, uint64_t bare_bps, uint64_t min,
+                uint64_t max, uint64_t *bps)
+{
+	int rc = rt_opt_parse_rate(s, bare_bps, min, max, bps);
+	return rc ? report(cmd, opt, s, rc, K_RATE, min, max) : 0;
+}
+
+int rt_opt_size(const char *cmd, const char *opt, const char *s, uint64_t min, uint64_t max,
+                uint64_t *bytes)
+{
+	int rc = rt_opt_parse_size(s, min, max, bytes);
+	return rc ? report(cmd, opt, s, rc, K_SIZE, min, max) : 0;
+}
+
+int rt_opt_count(const char *cmd, const char *opt, const char *s, uint64_t min, uint64_t max,
+                 uint64_t *n)
+{
+	int rc = rt_opt_parse_count(s, min, max, n);
+	return rc ? report(cmd, opt, s, rc, K_COUNT, min, max) : 0;
+}
+
+int rt_opt_real(const char *cmd, const char *opt, const char *s, double min, double max,
+                double *out)
+{
+	int rc = rt_opt_parse_real(s, min, max, out);
+	if (!rc)
+		return 0;
+	if (rc == -EINVAL)
+		return report(cmd, opt, s, rc, K_REAL, 0, 0);
+	fprintf(stderr, "rocetrace %s: %s: '%s' is out of range (%g to %g)\n", cmd, opt, s, min,
+	        max);
+	return RT_EXIT_USAGE;
+}
