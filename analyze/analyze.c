@@ -172,28 +172,28 @@ static void rp_tick(struct rt_analyzer *an, struct an_flow *f, uint64_t ts, uint
 	if (rate_before(an, f, s) * 10 >= e->rp_before_bps * 9) {
 		e->rp_recovered++;
 		an_hist_addp(&e->recover, s * slot_width(an) - e->rp_cnp_ts);
-		e->rp_pending = false;
+		f->rp_pending = false;
 	} else if (ts > e->rp_cnp_ts + 100 * w) {
-		e->rp_pending = false;
+		f->rp_pending = false;
 	}
 }
 
 static void rp_start(struct rt_analyzer *an, struct an_flow *f, uint64_t ts)
 {
 	struct an_flow_ext *e = f->ext;
-	if (e->rp_pending) {
+	if (f->rp_pending) {
 		if (!e->rp_dropped_done)
 			rp_finish_drop(an, e);
 		e->rp_interrupted++;
 	}
-	e->rp_pending = true;
+	f->rp_pending = true;
 	e->rp_dropped_done = false;
 	e->rp_cnp_ts = ts;
 	e->rp_after_bytes = 0;
 	e->rp_before_bps = rate_before(an, f, ts / slot_width(an));
 	if (!e->rp_before_bps) {
 		/* nothing measured before: no reaction to measure */
-		e->rp_pending = false;
+		f->rp_pending = false;
 	}
 }
 
@@ -546,7 +546,7 @@ static void handle_roce(struct rt_analyzer *an, const struct rt_record *rec)
 		an->note->flow_id = f->id;
 	if (!f->packets)
 		f->first_ts = ts;
-	if (f->ext && f->ext->rp_pending)
+	if (f->rp_pending)
 		rp_tick(an, f, ts, rec->wirelen);
 	rate_add(an, f, ts, rec->wirelen);
 	f->last_ts = ts;
@@ -690,7 +690,7 @@ int rt_analyzer_finish(struct rt_analyzer *an)
 	an_pfc_advance(an, UINT64_MAX);
 	for (uint32_t fi = 0; fi < an->nflows; fi++) {
 		struct an_flow *f = &an->flows[fi];
-		if (f->ext && f->ext->rp_pending && !f->ext->rp_dropped_done &&
+		if (f->rp_pending && !f->ext->rp_dropped_done &&
 		    an->last_ts >= f->ext->rp_cnp_ts + an->o.rate_window_ns)
 			rp_finish_drop(an, f->ext);
 	}

@@ -64,20 +64,12 @@ static uint32_t hash_hosts(const uint8_t *src, const uint8_t *dst, uint8_t ipver
 	return hash_bytes(tmp, 2 * n + 1) ^ 0x5bd1e995u;
 }
 
-void an_key_from(struct an_key *k, uint8_t ipver, const uint8_t *src, const uint8_t *dst, uint32_t qp)
-{
-	memset(k, 0, sizeof(*k));
-	size_t n = ipver == 4 ? 4 : 16;
-	memcpy(k->src, src, n);
-	memcpy(k->dst, dst, n);
-	k->dest_qp = qp & AN_PSN_MASK;
-	k->ipver = ipver;
-}
-
 int an_flows_init(struct rt_analyzer *an)
 {
 	an->cap_flows = AN_INITIAL_FLOWS;
-	an->flows = calloc(an->cap_flows, sizeof(*an->flows));
+	an->flows = aligned_alloc(_Alignof(struct an_flow), an->cap_flows * sizeof(*an->flows));
+	if (an->flows)
+		memset(an->flows, 0, an->cap_flows * sizeof(*an->flows));
 	an->tab_mask = 2 * AN_INITIAL_FLOWS - 1;
 	an->tab = malloc((size_t)(an->tab_mask + 1) * sizeof(*an->tab));
 	an->htab_mask = 2 * AN_INITIAL_FLOWS - 1;
@@ -194,9 +186,11 @@ uint32_t an_flow_get(struct rt_analyzer *an, const struct an_key *key, bool crea
 		return AN_NONE;
 	if (an->nflows == an->cap_flows) {
 		uint32_t ncap = an->cap_flows * 2;
-		struct an_flow *nf = realloc(an->flows, (size_t)ncap * sizeof(*nf));
+		struct an_flow *nf = aligned_alloc(_Alignof(struct an_flow), (size_t)ncap * sizeof(*nf));
 		if (!nf)
 			return AN_NONE;
+		memcpy(nf, an->flows, (size_t)an->cap_flows * sizeof(*nf));
+		free(an->flows);
 		an->flows = nf;
 		an->cap_flows = ncap;
 	}

@@ -4,6 +4,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "analyze/analyze.h"
 #include "dissect/outbuf.h"
@@ -70,7 +71,7 @@ struct an_flow_ext {
 	uint64_t cnp_without_ce;
 	uint64_t first_cnp_ts, last_cnp_ts;
 	/* RP reaction to the latest CNP */
-	bool rp_pending, rp_dropped_done;
+	bool rp_dropped_done;
 	uint64_t rp_cnp_ts, rp_before_bps, rp_after_bytes;
 	uint64_t rp_samples, rp_recovered, rp_interrupted;
 	double rp_drop_sum, rp_drop_max;
@@ -87,9 +88,12 @@ struct an_flow_ext {
 	uint64_t tl_src_cnp;
 };
 
-/* One flow; the fields every packet touches come first (fewer cache lines per packet). */
+/*
+ * One flow; the fields every packet touches come first, and flows start on
+ * cache lines (the table is allocated 64-byte aligned): fewer lines per packet.
+ */
 struct an_flow {
-	struct an_key key;
+	_Alignas(64) struct an_key key;
 	uint32_t hash;
 	uint32_t id;	    /* first-seen order; AN_NONE before the first packet (CM-created) */
 	struct an_flow_ext *ext;
@@ -98,6 +102,7 @@ struct an_flow {
 	bool dirty, has_req, in_retrans, tagged;
 	uint8_t nak_pending; /* 0, 1 NAK, 2 RNR NAK */
 	uint8_t dscp, pcp;
+	bool rp_pending; /* an RP reaction to a CNP is being measured (ext->rp_*) */
 	uint64_t packets, bytes, requests;
 	uint64_t first_ts, last_ts, last_req_ts;
 	/* request PSN tracking */
@@ -259,7 +264,22 @@ void an_flows_free(struct rt_analyzer *an);
 /* Flow of `key`, created when absent (AN_NONE when out of memory). */
 uint32_t an_flow_get(struct rt_analyzer *an, const struct an_key *key, bool create);
 uint32_t an_hosts_head(const struct rt_analyzer *an, const uint8_t *src, const uint8_t *dst, uint8_t ipver);
-void an_key_from(struct an_key *k, uint8_t ipver, const uint8_t *src, const uint8_t *dst, uint32_t qp);
+/* The key of a flow (inline, with fixed-size copies: it is made for every packet). */
+static inline void an_key_from(struct an_key *k, uint8_t ipver, const uint8_t *src, const uint8_t *dst,
+			       uint32_t qp)
+{
+	if (ipver == 4) {
+		memset(k, 0, sizeof(*k));
+		memcpy(k->src, src, 4);
+		memcpy(k->dst, dst, 4);
+	} else {
+		memcpy(k->src, src, 16);
+		memcpy(k->dst, dst, 16);
+		memset(k->pad, 0, sizeof(k->pad));
+	}
+	k->dest_qp = qp & AN_PSN_MASK;
+	k->ipver = ipver;
+}
 struct an_flow_ext *an_ext(struct an_flow *f);
 void an_link(struct rt_analyzer *an, uint32_t a, uint32_t b, enum an_pairing how);
 void an_assign_id(struct rt_analyzer *an, uint32_t fi);

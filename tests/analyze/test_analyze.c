@@ -499,6 +499,75 @@ static void test_interval_counts(void **state)
 	rt_analyzer_free(an);
 }
 
+/* Timeline rows of a bucket come in flow id order whether most flows or few are in it. */
+static void test_timeline_row_order(void **state)
+{
+	(void)state;
+	struct rt_analyzer_opts o;
+	char errbuf[RT_ERRBUF_SIZE];
+	char *text = NULL;
+	size_t len = 0;
+	FILE *fp = open_memstream(&text, &len);
+	assert_non_null(fp);
+	rt_analyzer_opts_init(&o);
+	o.bucket_ns = 1 * MS;
+	o.timeline_out = fp;
+	struct rt_analyzer *an = rt_analyzer_new(&o, errbuf);
+	assert_non_null(an);
+	enum { N = 100 };
+	/* bucket 0: flows 0..N-1 (ids in first-seen order) */
+	for (uint32_t i = 0; i < N; i++) {
+		struct rt_record r = roce(T0 + i, 0x0a000001, 0x0a000002, 0x04, 0x100 + i, 0);
+		rt_analyzer_feed(an, &r);
+	}
+	/* bucket 1: a few flows, out of order (their ids are sorted) */
+	const uint32_t few[] = {57, 3, 88};
+	for (unsigned i = 0; i < 3; i++) {
+		struct rt_record r =
+			roce(T0 + MS + i, 0x0a000001, 0x0a000002, 0x04, 0x100 + few[i], 1);
+		rt_analyzer_feed(an, &r);
+	}
+	/* bucket 2: most flows, backwards (all ids walked) */
+	for (uint32_t i = N; i-- > 10;) {
+		struct rt_record r =
+			roce(T0 + 2 * MS + (N - i), 0x0a000001, 0x0a000002, 0x04, 0x100 + i, 2);
+		rt_analyzer_feed(an, &r);
+	}
+	assert_int_equal(rt_analyzer_finish(an), 0);
+	rt_analyzer_free(an);
+	assert_int_equal(fclose(fp), 0);
+	/* the flow column of each row, per bucket */
+	uint64_t bucket[3] = {T0 - T0 % MS, T0 - T0 % MS + MS, T0 - T0 % MS + 2 * MS};
+	int64_t last[3] = {-1, -1, -1};
+	unsigned rows[3] = {0}, all[3] = {0};
+	char *save = NULL;
+	for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		if (!strncmp(line, "t_ns,", 5))
+			continue;
+		char *comma = strchr(line, ',');
+		assert_non_null(comma);
+		uint64_t t = strtoull(line, NULL, 10);
+		int b = t == bucket[0] ? 0 : t == bucket[1] ? 1 : t == bucket[2] ? 2 : -1;
+		assert_true(b >= 0);
+		if (!strncmp(comma + 1, "all,", 4)) {
+			all[b]++;
+			continue;
+		}
+		assert_int_equal(all[b], 0); /* the "all" row comes last */
+		int64_t id = strtoll(comma + 1, NULL, 10);
+		assert_true(id > last[b]);
+		last[b] = id;
+		rows[b]++;
+	}
+	assert_int_equal(rows[0], N);
+	assert_int_equal(rows[1], 3);
+	assert_int_equal(last[1], 88);
+	assert_int_equal(rows[2], N - 10);
+	for (int b = 0; b < 3; b++)
+		assert_int_equal(all[b], 1);
+	free(text);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -515,6 +584,7 @@ int main(void)
 		cmocka_unit_test(test_hist),
 		cmocka_unit_test(test_jsonl),
 		cmocka_unit_test(test_interval_counts),
+		cmocka_unit_test(test_timeline_row_order),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

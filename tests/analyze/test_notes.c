@@ -1,4 +1,4 @@
-/* Unit tests of the analyzer's per-frame notes: gaps, resends, NAKs, pairing, CE->CNP links, PFC time. */
+/* Unit tests of the analyzer's per-frame notes: gaps, resends, NAKs, pairing, CE->CNP, PFC time. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -142,7 +142,8 @@ static void test_uc_duplicate(void **state)
 	struct rt_an_note n[3];
 	const uint32_t psns[] = {7, 8, 8};
 	for (int i = 0; i < 3; i++) {
-		struct rt_record r = pkt(1, 2, 0x24 /* UC SEND only */, QP_B, psns[i], (uint64_t)i + 1);
+		/* UC SEND only */
+		struct rt_record r = pkt(1, 2, 0x24, QP_B, psns[i], (uint64_t)i + 1);
 		feed(an, &r, &n[i]);
 	}
 	assert_int_equal(n[1].flags, 0);
@@ -318,7 +319,7 @@ static struct rt_record pfc(uint8_t mac, uint8_t enable, const uint16_t quanta[8
 	return r;
 }
 
-/* Pause time is the quanta at the link speed, cut short by the sender's next frame for the class. */
+/* Pause time is the quanta at the link speed, cut short by the sender's next frame for it. */
 static void test_pfc_pause_time(void **state)
 {
 	(void)state;
