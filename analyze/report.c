@@ -494,9 +494,11 @@ int rt_analyzer_report_text(struct rt_analyzer *an, FILE *fp, unsigned top)
 		      (unsigned long long)an->tot.nak, (unsigned long long)an->tot.rnr_nak,
 		      (unsigned long long)an->tot.retransmitted, (unsigned long long)gbn,
 		      (unsigned long long)tmo, (unsigned long long)gaps, (unsigned long long)gap_psns);
-	if (an->tot.icrc_bad || an->malformed || an->truncated)
-		rt_out_printf(o, "Damaged: %llu bad ICRC, %llu malformed, %llu truncated frames\n",
-			      (unsigned long long)an->tot.icrc_bad, (unsigned long long)an->malformed,
+	if (an->tot.icrc_bad || an->malformed)
+		rt_out_printf(o, "Damaged: %llu bad ICRC, %llu malformed frames\n",
+			      (unsigned long long)an->tot.icrc_bad, (unsigned long long)an->malformed);
+	if (an->truncated)
+		rt_out_printf(o, "Cut by the snap length: %llu frames (their ICRC is not checked)\n",
 			      (unsigned long long)an->truncated);
 	/* PFC */
 	if (an->pfc_frames || an->pause_frames) {
