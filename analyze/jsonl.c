@@ -1,6 +1,7 @@
 /* A small JSON Lines reader for the side files: flat objects with one level of nested objects. */
 #include "analyze/jsonl.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -83,9 +84,31 @@ static const char *value(const char *p, struct rt_jv *v)
 		v->type = RT_JV_NULL;
 		return p + 4;
 	}
+	/* strtod also takes nan, inf, hex and a leading '+': only JSON's number grammar is accepted */
+	const char *q = p;
+	if (*q == '-')
+		q++;
+	if (*q < '0' || *q > '9')
+		return NULL;
+	while (*q >= '0' && *q <= '9')
+		q++;
+	if (*q == '.') {
+		if (*++q < '0' || *q > '9')
+			return NULL;
+		while (*q >= '0' && *q <= '9')
+			q++;
+	}
+	if (*q == 'e' || *q == 'E') {
+		if (*++q == '+' || *q == '-')
+			q++;
+		if (*q < '0' || *q > '9')
+			return NULL;
+		while (*q >= '0' && *q <= '9')
+			q++;
+	}
 	char *end;
 	v->num = strtod(p, &end);
-	if (end == p)
+	if (end != q)
 		return NULL;
 	v->type = RT_JV_NUMBER;
 	return end;
@@ -191,11 +214,15 @@ bool rt_jts(const struct rt_jobj *obj, const char *key, uint64_t *ts_ns)
 	const char *s = rt_jstr(obj, key);
 	if (!s)
 		return false;
+	/* digits only: strtoull would also take blanks, a sign (wrapping "-1") and overflow */
+	if (*s < '0' || *s > '9')
+		return false;
 	char *end;
+	errno = 0;
 	unsigned long long sec = strtoull(s, &end, 10);
 	uint64_t frac = 0;
 	int digits = 0;
-	if (end == s)
+	if (errno || sec > UINT64_MAX / 1000000000ull - 1)
 		return false;
 	if (*end == '.') {
 		for (const char *p = end + 1; *p; p++) {

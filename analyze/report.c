@@ -118,10 +118,20 @@ static void flow_json(const struct rt_analyzer *an, struct rt_outbuf *o, const s
 	key(o, "nak_codes", &first);
 	rt_out_char(o, '{');
 	f2 = true;
-	if (e)
-		for (unsigned c = 0; c < 32; c++)
-			if (e->nak_codes[c])
+	if (e) {
+		/* codes 5..31 share the name "reserved": one key with their sum (JSON keys are unique) */
+		uint64_t reserved = 0;
+		for (unsigned c = 0; c < 32; c++) {
+			if (!e->nak_codes[c])
+				continue;
+			if (strcmp(rt_nak_code_name((uint8_t)c), "reserved"))
 				kv_u64(o, rt_nak_code_name((uint8_t)c), e->nak_codes[c], &f2);
+			else
+				reserved += e->nak_codes[c];
+		}
+		if (reserved)
+			kv_u64(o, "reserved", reserved, &f2);
+	}
 	rt_out_char(o, '}');
 	kv_u64(o, "rnr_naks_received", f->rnr_naks_received, &first);
 	kv_u64(o, "retransmitted", f->retransmitted, &first);

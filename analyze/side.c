@@ -323,7 +323,10 @@ static struct an_flow *srclog_flow(struct rt_analyzer *an, const struct rt_jobj 
 static uint64_t num_or0(const struct rt_jobj *obj, const char *key)
 {
 	double v;
-	return rt_jnum(obj, key, &v) && v > 0 ? (uint64_t)v : 0;
+	if (!rt_jnum(obj, key, &v) || !(v > 0))
+		return 0;
+	/* 2^64 and above (1e30, 1e999 = inf) would be undefined as a conversion: saturate */
+	return v >= 18446744073709551616.0 ? UINT64_MAX : (uint64_t)v;
 }
 
 static void srclog_line(struct rt_analyzer *an, const struct rt_jobj *obj, bool *bad)

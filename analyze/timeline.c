@@ -34,10 +34,12 @@ static bool parse_ip(const char *s, size_t n, uint8_t out[16], uint8_t *ver)
 static bool parse_u32(const char *s, uint32_t *out, uint32_t max)
 {
 	char *end;
-	if (!*s)
+	if (*s < '0' || *s > '9')
 		return false;
+	/* decimal or 0x hex, as documented: base 0 would read a leading 0 as octal ("010" = 8) */
+	bool hex = s[0] == '0' && (s[1] == 'x' || s[1] == 'X');
 	errno = 0;
-	unsigned long v = strtoul(s, &end, 0);
+	unsigned long v = strtoul(s, &end, hex ? 16 : 10);
 	if (errno || *end || v > max)
 		return false;
 	*out = (uint32_t)v;

@@ -610,8 +610,12 @@ int rt_cmd_capture(int argc, char **argv)
 		return rt_cli_fail(CMD, "%s", errbuf);
 	}
 	rt_writer_set_stats_fn(cap.writer, writer_stats, &cap);
-	cap.if_id = rt_writer_add_interface(cap.writer, cap.src->name, cap.src->linktype,
-	                                    cap.src->snaplen, cap.src->ts_source, errbuf);
+	/* A file source keeps its own snap length: -s cuts its frames here, in the writer. */
+	uint32_t snaplen = cap.src->snaplen;
+	if (a.snaplen && (!snaplen || a.snaplen < snaplen))
+		snaplen = a.snaplen;
+	cap.if_id = rt_writer_add_interface(cap.writer, cap.src->name, cap.src->linktype, snaplen,
+	                                    cap.src->ts_source, errbuf);
 	struct rt_counters *counters = NULL;
 	char rdev[RT_DEVNAME_MAX], netdev[RT_DEVNAME_MAX], cpath[4200];
 	if (cap.if_id < 0) {

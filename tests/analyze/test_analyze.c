@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -568,6 +569,123 @@ static void test_timeline_row_order(void **state)
 	free(text);
 }
 
+/* The JSON report of `an` as a string (caller frees). */
+static char *report_json(struct rt_analyzer *an)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *fp = open_memstream(&text, &len);
+	assert_non_null(fp);
+	assert_int_equal(rt_analyzer_report_json(an, fp), 0);
+	assert_int_equal(fclose(fp), 0);
+	return text;
+}
+
+static unsigned count_str(const char *hay, const char *needle)
+{
+	unsigned n = 0;
+	for (const char *p = hay; (p = strstr(p, needle)); p++)
+		n++;
+	return n;
+}
+
+/* NAK codes 5..31 all name "reserved": one key with their sum, never the same key twice. */
+static void test_nak_codes_reserved_once(void **state)
+{
+	(void)state;
+	struct rt_analyzer *an = new_an(0);
+	uint64_t t = T0;
+	for (uint32_t p = 10; p < 14; p++) {
+		struct rt_record r = roce(t += US, 1, 2, 0x04, 0x22, p);
+		rt_analyzer_feed(an, &r);
+	}
+	const uint8_t syn[] = {0x65, 0x66, 0x7f, 0x61};
+	for (unsigned i = 0; i < 4; i++) {
+		struct rt_record n = ack(t += US, 2, 1, 0x11, 12, syn[i]);
+		rt_analyzer_feed(an, &n);
+	}
+	assert_int_equal(rt_analyzer_finish(an), 0);
+	char *js = report_json(an);
+	assert_int_equal(count_str(js, "\"reserved\""), 1);
+	assert_non_null(strstr(js, "\"nak_codes\":{\"invalid_request\":1,\"reserved\":3}"));
+	free(js);
+	rt_analyzer_free(an);
+}
+
+/* Only JSON numbers are numbers; timestamps are digits; huge counts saturate instead of wrapping. */
+static void test_jsonl_strict_numbers(void **state)
+{
+	(void)state;
+	struct rt_jobj *o = malloc(sizeof(*o));
+	assert_non_null(o);
+	const char *bad[] = {"{\"a\":nan}", "{\"a\":inf}", "{\"a\":-infinity}", "{\"a\":0x10}",
+			     "{\"a\":+1}", "{\"a\":.5}", "{\"a\":1.}", "{\"a\":1e}", "{\"c\":{\"x\":nan}}"};
+	for (unsigned i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		assert_int_equal(rt_jsonl_parse(bad[i], o), -1);
+	assert_int_equal(rt_jsonl_parse("{\"a\":-0.5e+3,\"b\":1E2,\"c\":0}", o), 0);
+	double v;
+	assert_true(rt_jnum(o, "a", &v) && v == -500.0);
+	assert_true(rt_jnum(o, "b", &v) && v == 100.0);
+	uint64_t ts;
+	const char *bad_ts[] = {"{\"ts\":\"-1.5\"}", "{\"ts\":\" 5\"}", "{\"ts\":\"+5\"}",
+				"{\"ts\":\"99999999999999999999.0\"}", "{\"ts\":\"18446744073.0\"}"};
+	for (unsigned i = 0; i < sizeof(bad_ts) / sizeof(bad_ts[0]); i++) {
+		assert_int_equal(rt_jsonl_parse(bad_ts[i], o), 0);
+		assert_false(rt_jts(o, "ts", &ts));
+	}
+	free(o);
+
+	/* a source log "end" line with counts past 2^64 */
+	char path[] = "/tmp/rt-test-srclog-XXXXXX";
+	int fd = mkstemp(path);
+	assert_true(fd >= 0);
+	FILE *fp = fdopen(fd, "w");
+	assert_non_null(fp);
+	fputs("{\"ts\":\"1700000000.000000100\",\"event\":\"end\",\"src\":\"0.0.0.1\",\"dst\":\"0.0.0.2\","
+	      "\"dest_qp\":34,\"packets\":1e30,\"bytes\":1e999,\"retransmitted\":3}\n",
+	      fp);
+	assert_int_equal(fclose(fp), 0);
+	struct rt_analyzer *an = new_an(0);
+	struct rt_record r = roce(T0, 1, 2, 0x04, 0x22, 1);
+	rt_analyzer_feed(an, &r);
+	char errbuf[RT_ERRBUF_SIZE];
+	assert_int_equal(rt_analyzer_load_source_log(an, path, errbuf), 0);
+	unlink(path);
+	struct an_flow *f = flow_of(an, 1, 2, 0x22);
+	assert_non_null(f->ext);
+	assert_true(f->ext->src_end_seen);
+	assert_true(f->ext->src_packets == UINT64_MAX);
+	assert_true(f->ext->src_bytes == UINT64_MAX);
+	assert_int_equal(f->ext->src_retrans, 3);
+	rt_analyzer_free(an);
+}
+
+/* --flow QPs and ids are decimal or 0x hex, as documented: a leading zero is not octal. */
+static void test_flow_selector_numbers(void **state)
+{
+	(void)state;
+	struct rt_analyzer_opts o;
+	char errbuf[RT_ERRBUF_SIZE];
+	rt_analyzer_opts_init(&o);
+	o.timeline_flow = "qp:010";
+	struct rt_analyzer *an = rt_analyzer_new(&o, errbuf);
+	assert_non_null(an);
+	assert_int_equal(an->sel_qp, 10);
+	rt_analyzer_free(an);
+	o.timeline_flow = "10.0.0.1>10.0.0.2:0x1A";
+	an = rt_analyzer_new(&o, errbuf);
+	assert_non_null(an);
+	assert_int_equal(an->sel_qp, 26);
+	rt_analyzer_free(an);
+	o.timeline_flow = "010";
+	an = rt_analyzer_new(&o, errbuf);
+	assert_non_null(an);
+	assert_int_equal(an->sel_id, 10);
+	rt_analyzer_free(an);
+	o.timeline_flow = "qp:-1";
+	assert_null(rt_analyzer_new(&o, errbuf));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -585,6 +703,9 @@ int main(void)
 		cmocka_unit_test(test_jsonl),
 		cmocka_unit_test(test_interval_counts),
 		cmocka_unit_test(test_timeline_row_order),
+		cmocka_unit_test(test_nak_codes_reserved_once),
+		cmocka_unit_test(test_jsonl_strict_numbers),
+		cmocka_unit_test(test_flow_selector_numbers),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
