@@ -572,10 +572,11 @@ static void handle_roce(struct rt_analyzer *an, const struct rt_record *rec)
 			an->tl_all.ce++;
 			if (an->tl_out)
 				f->iv.ce++;
-			struct an_flow_ext *e = an_ext(f);
+			/* an NP answers CE-marked data, never a CE-marked CNP: only data starts the NP reaction */
+			struct an_flow_ext *e = rec->opcode != RT_OPCODE_CNP ? an_ext(f) : NULL;
 			if (e && !e->first_ce_since_cnp)
 				e->first_ce_since_cnp = ts;
-			if (e && !e->ce_frame && rec->opcode != RT_OPCODE_CNP)
+			if (e && !e->ce_frame)
 				e->ce_frame = an->tot.packets;
 			if (an->note)
 				an->note->flags |= RT_AN_NOTE_CE;

@@ -36,6 +36,9 @@ struct rt_an_counts {
 /* Defaults as documented above. */
 void rt_analyzer_opts_init(struct rt_analyzer_opts *opts);
 
+/* True when `sel` is a valid timeline flow selector (rt_analyzer_opts.timeline_flow); NULL = all. */
+bool rt_analyzer_flow_selector_ok(const char *sel);
+
 /* New analyzer, or NULL (errno set) when out of memory or the flow selector is invalid. */
 struct rt_analyzer *rt_analyzer_new(const struct rt_analyzer_opts *opts, char *errbuf);
 void rt_analyzer_free(struct rt_analyzer *an);

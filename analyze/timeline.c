@@ -98,6 +98,12 @@ static int parse_selector(struct rt_analyzer *an, const char *sel)
 	return 0;
 }
 
+bool rt_analyzer_flow_selector_ok(const char *sel)
+{
+	struct rt_analyzer tmp;
+	return parse_selector(&tmp, sel) == 0;
+}
+
 bool an_tl_selects(const struct rt_analyzer *an, const struct an_flow *f)
 {
 	const struct an_key *k = &f->key;

@@ -540,6 +540,9 @@ static int verbs_next(struct rt_source *src, struct rt_frame *frames, int max, c
 			return n;
 		if ((rc = repost(src, p, errbuf)) < 0)
 			return rc;
+		/* Only filtered or failed completions: a busy port keeps the timeout all the same. */
+		if (clock_ns(CLOCK_MONOTONIC) >= deadline)
+			return -EAGAIN;
 	}
 }
 

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -163,10 +164,13 @@ void rt_out_double(struct rt_outbuf *o, double v, int decimals)
 		v = 0.0;
 	char tmp[64];
 	int n = snprintf(tmp, sizeof(tmp), "%.*f", decimals, v);
+	bool fixed = n >= 0 && (size_t)n < sizeof(tmp);
+	if (!fixed) /* too many digits for the point form: the exponent form is a JSON number too */
+		n = snprintf(tmp, sizeof(tmp), "%.15g", v);
 	if (n <= 0 || (size_t)n >= sizeof(tmp))
 		return;
 	/* trim trailing zeros after the point, keep at least one digit */
-	if (memchr(tmp, '.', (size_t)n)) {
+	if (fixed && memchr(tmp, '.', (size_t)n)) {
 		while (n > 1 && tmp[n - 1] == '0')
 			n--;
 		if (tmp[n - 1] == '.')

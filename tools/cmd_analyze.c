@@ -341,6 +341,13 @@ static int common(int argc, char **argv, bool timeline)
 				                    &ao.bucket_ns))
 					return RT_EXIT_USAGE;
 			} else if (c == OPT_FLOW) {
+				/* checked here, before -o truncates an existing file */
+				if (!rt_analyzer_flow_selector_ok(optarg))
+					return rt_cli_usage_error(
+					    cmd,
+					    "--flow: bad selector '%s' (want ID, IP, SRC>DST, "
+					    "SRC>DST:QP or qp:QP)",
+					    optarg);
 				ao.timeline_flow = optarg;
 			} else if (c == OPT_FORMAT) {
 				if (!strcmp(optarg, "json"))

@@ -70,7 +70,8 @@ struct capture {
 	bool started; /* the capture thread is in its loop (never reset) */
 };
 
-static volatile sig_atomic_t g_stop;
+/* Lock-free: set by the signal handler and the main thread, read by the capture thread. */
+static atomic_int g_stop;
 static volatile sig_atomic_t g_child_pid;
 static struct rt_source *volatile g_src;
 
@@ -169,9 +170,9 @@ static void help(void)
 	    "    rocetrace capture -D\n"
 	    "\n"
 	    "EXIT STATUS\n"
-	    "    0 when the capture ended normally (Ctrl-C included), CMD's status with\n"
-	    "    -- CMD, 1 on errors (what was captured before stays in OUT), 2 for\n"
-	    "    usage errors.\n",
+	    "    0 when the capture ended normally (Ctrl-C included, and with -w - when\n"
+	    "    the reader of standard output goes away), CMD's status with -- CMD, 1 on\n"
+	    "    errors (what was captured before stays in OUT), 2 for usage errors.\n",
 	    stdout);
 }
 
@@ -436,6 +437,7 @@ static void run_loop(struct capture *cap)
 	const struct capture_args *a = cap->args;
 	struct rt_frame frames[BATCH];
 	char errbuf[RT_ERRBUF_SIZE];
+	int rc;
 	uint64_t start = now_ns(CLOCK_MONOTONIC), last_flush = start;
 	cap->tick.last_ns = start;
 	while (!g_stop) {
@@ -448,8 +450,8 @@ static void run_loop(struct capture *cap)
 		if (n == -EAGAIN || n == -EINTR) {
 			/* Idle: make what we have visible in the file. */
 			if (now - last_flush >= 100000000u) {
-				if (rt_writer_flush(cap->writer, errbuf) < 0) {
-					set_error(cap, -EIO, errbuf);
+				if ((rc = rt_writer_flush(cap->writer, errbuf)) < 0) {
+					set_error(cap, rc, errbuf);
 					break;
 				}
 				last_flush = now;
@@ -465,7 +467,7 @@ static void run_loop(struct capture *cap)
 		for (int i = 0; i < n; i++) {
 			if (a->stats)
 				tick_account(cap, &frames[i]);
-			int rc = rt_writer_write(cap->writer, cap->if_id, &frames[i], errbuf);
+			rc = rt_writer_write(cap->writer, cap->if_id, &frames[i], errbuf);
 			if (rc < 0) {
 				set_error(cap, rc, errbuf);
 				return;
@@ -474,8 +476,8 @@ static void run_loop(struct capture *cap)
 				return;
 		}
 		if (now - last_flush >= 1000000000u) {
-			if (rt_writer_flush(cap->writer, errbuf) < 0) {
-				set_error(cap, -EIO, errbuf);
+			if ((rc = rt_writer_flush(cap->writer, errbuf)) < 0) {
+				set_error(cap, rc, errbuf);
 				break;
 			}
 			last_flush = now;
@@ -525,6 +527,7 @@ static int run_with_command(struct capture *cap, int *cmd_status)
 	if (pid == 0) {
 		signal(SIGINT, SIG_DFL);
 		signal(SIGTERM, SIG_DFL);
+		signal(SIGPIPE, SIG_DFL); /* ignored here with -w -; an exec would keep that */
 		/* With -w - our standard output is the capture: the command writes to stderr. */
 		if (!strcmp(cap->args->out, "-"))
 			dup2(STDERR_FILENO, STDOUT_FILENO);
@@ -645,6 +648,10 @@ int rt_cmd_capture(int argc, char **argv)
 	g_src = cap.src;
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	/* A reader of -w - that goes away (| head) shows up as EPIPE on write: a stop, not a kill. */
+	bool to_stdout = !strcmp(a.out, "-");
+	if (to_stdout)
+		signal(SIGPIPE, SIG_IGN);
 
 	int cmd_status = -1;
 	if (!cap.rc) {
@@ -668,6 +675,10 @@ int rt_cmd_capture(int argc, char **argv)
 	rt_analyzer_free(cap.tick.an);
 	signal(SIGINT, SIG_DFL);
 	signal(SIGTERM, SIG_DFL);
+	if (to_stdout)
+		signal(SIGPIPE, SIG_DFL);
+	if (to_stdout && cap.rc == -EPIPE)
+		cap.rc = 0; /* the reader of standard output went away: a normal stop */
 	pthread_cond_destroy(&cap.cond);
 	pthread_mutex_destroy(&cap.lock);
 

@@ -769,15 +769,13 @@ int rt_cmd_dissect(int argc, char **argv)
 	struct rt_frame frames[BATCH];
 	struct rt_record rec;
 	uint64_t n = 0;
-	int status = RT_EXIT_OK;
-	bool done = false;
+	bool done = false, read_error = false;
 	while (!done && !out.error) {
 		int got = rt_source_next(src, frames, BATCH, errbuf);
 		if (got == 0)
 			break;
 		if (got < 0) {
-			rt_out_flush(&out);
-			status = rt_cli_fail(CMD, "%s", errbuf);
+			read_error = true;
 			break;
 		}
 		for (int i = 0; i < got; i++) {
@@ -798,9 +796,13 @@ int rt_cmd_dissect(int argc, char **argv)
 		}
 	}
 	rt_source_close(src);
-	if (a.mode == OUT_COUNT && status == RT_EXIT_OK && !out.error)
+	/* A read error (a file cut short) keeps what was decoded: the frames printed, or the totals. */
+	if (a.mode == OUT_COUNT && !out.error)
 		print_totals(&out, &tot, a.count_json);
 	int werr = rt_out_flush(&out);
-	int ostatus = output_status(werr);
-	return status != RT_EXIT_OK ? status : ostatus;
+	if (read_error)
+		return rt_cli_fail(CMD, "%s%s", errbuf,
+		                   a.mode == OUT_COUNT && !werr ? " (the totals cover the frames before it)"
+		                                                : "");
+	return output_status(werr);
 }

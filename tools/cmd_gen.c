@@ -251,7 +251,7 @@ int rt_cmd_gen(int argc, char **argv)
 				    CMD, "--op: '%s' is not write, send or read", optarg);
 			break;
 		case 's':
-			if (rt_opt_size(CMD, "--size", optarg, 1, 1u << 30, &v))
+			if (rt_opt_size(CMD, "--size", optarg, 1, RT_GEN_MAX_MSG, &v))
 				return RT_EXIT_USAGE;
 			cfg.msg_size = (uint32_t)v;
 			break;
@@ -261,12 +261,12 @@ int rt_cmd_gen(int argc, char **argv)
 			cfg.mtu = (uint32_t)v;
 			break;
 		case 'q':
-			if (rt_opt_uint(CMD, "--qps", optarg, 1, 256, &v))
+			if (rt_opt_uint(CMD, "--qps", optarg, 1, RT_GEN_MAX_QPS, &v))
 				return RT_EXIT_USAGE;
 			cfg.qps = (unsigned)v;
 			break;
 		case 'd':
-			if (rt_opt_uint(CMD, "--qdepth", optarg, 1, 4096, &v))
+			if (rt_opt_uint(CMD, "--qdepth", optarg, 1, RT_GEN_MAX_QDEPTH, &v))
 				return RT_EXIT_USAGE;
 			cfg.qdepth = (unsigned)v;
 			break;

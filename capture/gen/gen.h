@@ -16,6 +16,9 @@ enum rt_gen_backend { RT_GEN_BACKEND_UDP = 0, RT_GEN_BACKEND_VERBS };
 
 /* Most QPs one sender opens and one server keeps. */
 #define RT_GEN_MAX_QPS 256
+/* Largest message and deepest queue a sender asks for (and a server accepts). */
+#define RT_GEN_MAX_MSG (1u << 30)
+#define RT_GEN_MAX_QDEPTH 4096
 
 struct rt_gen_config {
 	enum rt_gen_backend backend;

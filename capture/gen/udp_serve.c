@@ -335,7 +335,7 @@ static bool on_line(struct server *s, struct conn *c, char *line)
 		conn_reply(c, "ERROR bad HELLO\n");
 		return false;
 	}
-	if (c->nqp || s->nqp + n > RT_GEN_MAX_QPS) {
+	if (c->nqp || n > RT_GEN_MAX_QPS - s->nqp) { /* not s->nqp + n: that wraps for a huge n */
 		conn_reply(c, "ERROR too many QPs\n");
 		return false;
 	}

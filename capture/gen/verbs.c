@@ -558,7 +558,8 @@ static int on_connect_request(struct vserver *s, struct rdma_cm_event *ev, char 
 	const uint8_t *req = ev->param.conn.private_data;
 	struct rdma_cm_id *id = ev->id;
 	if (!req || ev->param.conn.private_data_len < REQ_LEN || memcmp(req, PD_MAGIC, 4) ||
-	    req[4] > RT_GEN_OP_READ || rd32(req + 8) == 0 || rd32(req + 24) == 0 ||
+	    req[4] > RT_GEN_OP_READ || rd32(req + 8) == 0 || rd32(req + 8) > RT_GEN_MAX_MSG ||
+	    rd32(req + 24) == 0 || rd32(req + 24) > RT_GEN_MAX_QDEPTH ||
 	    s->nconn >= RT_GEN_MAX_QPS) {
 		rdma_reject(id, NULL, 0);
 		return 0;
@@ -611,6 +612,9 @@ static int on_connect_request(struct vserver *s, struct rdma_cm_event *ev, char 
 	if (what) {
 		int e = rc ? rc : errno ? errno : ENOMEM;
 		snprintf(errbuf, RT_ERRBUF_SIZE, "%s: %s", what, strerror(e));
+		/* the QP goes with its id: destroy it first (the CQ cannot go while a QP uses it) */
+		if (id->qp)
+			rdma_destroy_qp(id);
 		rdma_reject(id, NULL, 0);
 		c->id = NULL; /* the CM id of a rejected request is released by the library */
 		vconn_free(c);

@@ -103,6 +103,11 @@ def main():
     run([exe, "analyze", cut, "--link-speed", "fast"], 2)
     run([exe, "timeline", cut, "--bucket", "3h"], 2)
     run([exe, "timeline", cut, "--flow", "1.2.3>"], 2)
+    keep = os.path.join(tmp, "keep.csv")
+    open(keep, "w").write("rows of an earlier run\n")
+    run([exe, "timeline", cut, "--flow", "qp:", "-o", keep], 2)
+    if open(keep).read() != "rows of an earlier run\n":
+        errors.append("a usage error emptied the existing -o file")
     run([exe, "analyze", cut, "--bogus"], 2)
     for cmd in ("analyze", "timeline"):
         p = run([exe, cmd, "--help"], 0)

@@ -569,6 +569,32 @@ static void test_timeline_row_order(void **state)
 	free(text);
 }
 
+/* A CE-marked CNP is not data an NP reacts to: it starts no NP reaction measurement. */
+static void test_ce_marked_cnp_no_np_reaction(void **state)
+{
+	(void)state;
+	struct rt_analyzer *an = new_an(0);
+	/* data both ways: 1 → 2 on QP 0x10, 2 → 1 on QP 0x20, paired by an ACK */
+	struct rt_record r = roce(T0, 1, 2, 0x04, 0x10, 5);
+	rt_analyzer_feed(an, &r);
+	r = ack(T0 + US, 2, 1, 0x20, 5, 0x1f);
+	rt_analyzer_feed(an, &r);
+	/* host 2 throttles QP 0x20 with a CNP that a switch marked CE on the way */
+	r = roce(T0 + 10 * US, 2, 1, RT_OPCODE_CNP, 0x20, 0);
+	r.ecn = 3;
+	rt_analyzer_feed(an, &r);
+	/* host 1 throttles QP 0x10: a CNP for flow 2 → 1:0x20, which had no CE-marked data */
+	r = roce(T0 + 30 * US, 1, 2, RT_OPCODE_CNP, 0x10, 0);
+	rt_analyzer_feed(an, &r);
+	struct an_flow *g = flow_of(an, 2, 1, 0x20);
+	assert_int_equal(g->ecn[3], 1);
+	assert_int_equal(g->cnp_received, 1);
+	assert_non_null(g->ext);
+	assert_null(g->ext->np_reaction);
+	assert_int_equal(g->ext->cnp_without_ce, 1);
+	rt_analyzer_free(an);
+}
+
 /* The JSON report of `an` as a string (caller frees). */
 static char *report_json(struct rt_analyzer *an)
 {
@@ -706,6 +732,7 @@ int main(void)
 		cmocka_unit_test(test_nak_codes_reserved_once),
 		cmocka_unit_test(test_jsonl_strict_numbers),
 		cmocka_unit_test(test_flow_selector_numbers),
+		cmocka_unit_test(test_ce_marked_cnp_no_np_reaction),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

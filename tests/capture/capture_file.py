@@ -15,6 +15,23 @@ def capture(rt, src, out, *args):
         sys.exit("capture %s failed (%d): %s" % (" ".join(args), r.returncode, r.stderr))
 
 
+def reader_gone(rt, src):
+    """-w - into a pipe whose reader has gone: a normal stop (status 0) with the final line."""
+    r, w = os.pipe()
+    os.close(r)
+    try:
+        p = subprocess.run([rt, "capture", "-i", src, "-w", "-"], stdout=w, stderr=subprocess.PIPE,
+                           text=True, timeout=60)
+    finally:
+        os.close(w)
+    last = p.stderr.splitlines()[-1] if p.stderr else ""
+    if p.returncode != 0 or not last.startswith("rocetrace capture: 11 received, 0 dropped, 11 written"):
+        print("-w - with no reader: status %d, stderr %r" % (p.returncode, p.stderr))
+        return 1
+    print("ok: -w - with no reader: %s" % last)
+    return 0
+
+
 def main():
     rt, fixtures = sys.argv[1], sys.argv[2]
     src = os.path.join(fixtures, "mixed.pcap")
@@ -33,6 +50,7 @@ def main():
                     bad += 1
                 else:
                     print("ok: %s -s %s (%d frames)" % (fmt, snap, len(got)))
+        bad += reader_gone(rt, src)
     sys.exit(1 if bad else 0)
 
 

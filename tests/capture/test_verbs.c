@@ -56,6 +56,8 @@ static struct {
 	int cq_head, cq_tail;
 	struct completion cur;
 	uint64_t mono_ns;
+	/* after the queue: this many more completions, each in a buffer the NIC owns, first byte 3 */
+	int endless_left;
 } fake;
 
 static struct ibv_device fake_dev;
@@ -291,6 +293,17 @@ static int fake_destroy_flow(struct ibv_flow *flow)
 /* Deliver the next queued completion: the NIC writes the frame into its buffer. */
 static int deliver(struct ibv_cq_ex *cq)
 {
+	if (fake.cq_head == fake.cq_tail && fake.endless_left > 0) {
+		for (uint64_t i = 0; i < RING; i++) {
+			if (fake.owned[i]) {
+				fake.endless_left--;
+				fake.cq[0] = (struct completion){i, IBV_WC_SUCCESS, 60, T0_REAL, 3};
+				fake.cq_head = 0;
+				fake.cq_tail = 1;
+				break;
+			}
+		}
+	}
 	if (fake.cq_head == fake.cq_tail)
 		return ENOENT;
 	fake.cur = fake.cq[fake.cq_head++];
@@ -694,6 +707,28 @@ static void test_break_and_timeout(void **state)
 	rt_source_verbs_ops.close(&src);
 }
 
+/* A busy port whose every frame the filter drops still returns at the timeout (-EAGAIN). */
+static void test_filtered_stream_keeps_the_timeout(void **state)
+{
+	(void)state;
+	struct rt_source src;
+	struct rt_frame frames[4];
+	struct rt_source_stats st;
+	char errbuf[RT_ERRBUF_SIZE];
+	struct rt_source_config cfg = ring_cfg;
+	cfg.bpf = "ether[0] != 3";
+	assert_int_equal(open_src(&src, &cfg, errbuf), 0);
+	fake.endless_left = 1000000;
+	uint64_t before = fake.mono_ns;
+	assert_int_equal(rt_source_verbs_ops.next(&src, frames, 4, errbuf), -EAGAIN);
+	assert_true(fake.endless_left > 0); /* returned while filtered frames kept coming */
+	assert_true(fake.mono_ns - before >= 100000000u);
+	assert_true(fake.mono_ns - before <= 200000000u);
+	assert_int_equal(rt_source_verbs_ops.stats(&src, &st, errbuf), 0);
+	assert_int_equal(st.received, 0);
+	rt_source_verbs_ops.close(&src);
+}
+
 static void test_registry_claims_rdma_names(void **state)
 {
 	(void)state;
@@ -738,6 +773,8 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_timestamp_raw_clock, setup, teardown_api),
 	    cmocka_unit_test_setup_teardown(test_timestamp_system_clock, setup, teardown_api),
 	    cmocka_unit_test_setup_teardown(test_break_and_timeout, setup, teardown_api),
+	    cmocka_unit_test_setup_teardown(test_filtered_stream_keeps_the_timeout, setup,
+	                                    teardown_api),
 	    cmocka_unit_test_setup_teardown(test_registry_claims_rdma_names, setup, teardown_api),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -85,6 +85,12 @@ def main():
         res = run(exe, "--json", p)
         expect(res.returncode == 1 and len(res.stdout.decode().splitlines()) == 3,
                "the same in --json mode")
+        res = run(exe, "--count", "--json", p)
+        tot = json.loads(res.stdout) if res.stdout else {}
+        expect(res.returncode == 1 and one_line(res) and b"totals cover" in res.stderr
+               and tot.get("frames") == 3,
+               "--count on a file cut inside frame 4 prints the totals of frames 1-3, then "
+               "one error line, exit 1")
 
         p = os.path.join(tmp, "garbage.pcap")
         with open(p, "wb") as f:

@@ -30,7 +30,7 @@ static struct {
 	struct rdma_cm_id *ids[32];
 	unsigned nids;
 	unsigned destroyed_ids, destroyed_qps, disconnects, rejects, accepts;
-	int fail_resolve;
+	int fail_resolve, fail_reg_mr;
 	struct ibv_context ctx;
 	struct ibv_pd pd;
 	uint8_t accept_pd[64];
@@ -261,6 +261,10 @@ static struct ibv_mr *f_reg_mr(struct ibv_pd *pd, void *addr, size_t len, int ac
 {
 	(void)pd;
 	assert_true(access & IBV_ACCESS_REMOTE_WRITE);
+	if (F.fail_reg_mr) {
+		errno = ENOMEM;
+		return NULL;
+	}
 	struct ibv_mr *mr = calloc(1, sizeof(*mr));
 	mr->addr = addr;
 	mr->length = len;
@@ -487,8 +491,16 @@ static void test_serve(void **state)
 	req[15] = 1;	/* qps 1 */
 	req[23] = 9;	/* token */
 	req[27] = 2;	/* qdepth 2 */
-	/* a request without our private data is rejected */
+	/* a request without our private data is rejected, and so is an absurd queue depth or size */
 	push(calloc(1, sizeof(struct rdma_cm_id)), RDMA_CM_EVENT_CONNECT_REQUEST, bad, sizeof(bad), 0);
+	static uint8_t deep[28], huge[28];
+	memcpy(deep, req, sizeof(deep));
+	deep[24] = 0x80; /* qdepth 2^31 */
+	deep[27] = 0;
+	push(calloc(1, sizeof(struct rdma_cm_id)), RDMA_CM_EVENT_CONNECT_REQUEST, deep, sizeof(deep), 0);
+	memcpy(huge, req, sizeof(huge));
+	huge[8] = 0x80; /* msg 2 GiB */
+	push(calloc(1, sizeof(struct rdma_cm_id)), RDMA_CM_EVENT_CONNECT_REQUEST, huge, sizeof(huge), 0);
 	struct rdma_cm_id *child;
 	__wrap_rdma_create_id(&F.ch, &child, NULL, RDMA_PS_TCP);
 	struct sockaddr_in me = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(0x0a000002)};
@@ -503,7 +515,7 @@ static void test_serve(void **state)
 	int rc = rt_gen_verbs_serve(&cfg, rep, err);
 	print_message("%s\n", err);
 	assert_int_equal(rc, 0);
-	assert_int_equal(F.rejects, 1);
+	assert_int_equal(F.rejects, 3);
 	assert_int_equal(F.accepts, 1);
 	assert_int_equal(F.accept_pd_len, 20);
 	assert_memory_equal(F.accept_pd, "RTG1", 4);
@@ -522,6 +534,36 @@ static void test_serve(void **state)
 	assert_int_equal(F.destroyed_qps, 1);
 }
 
+/* A connection whose setup fails after its QP exists: rejected, QP destroyed (CQ then freed). */
+static void test_serve_setup_fails(void **state)
+{
+	(void)state;
+	struct rt_gen_config cfg;
+	rt_gen_config_default(&cfg);
+	cfg.backend = RT_GEN_BACKEND_VERBS;
+	cfg.duration_s = 5;
+	cfg.sysfs_root = F.sysfs;
+	static uint8_t req[28] = "RTG1";
+	req[4] = RT_GEN_OP_WRITE;
+	req[10] = 0x04; /* msg 1024 */
+	req[15] = 1;	/* qps 1 */
+	req[23] = 9;	/* token */
+	req[27] = 2;	/* qdepth 2 */
+	struct rdma_cm_id *child;
+	__wrap_rdma_create_id(&F.ch, &child, NULL, RDMA_PS_TCP);
+	F.fail_reg_mr = 1;
+	push(child, RDMA_CM_EVENT_CONNECT_REQUEST, req, sizeof(req), 77);
+	FILE *rep = tmpfile();
+	char err[RT_ERRBUF_SIZE] = "";
+	int rc = rt_gen_verbs_serve(&cfg, rep, err);
+	fclose(rep);
+	assert_int_equal(rc, -ENOMEM);
+	assert_non_null(strstr(err, "ibv_reg_mr"));
+	assert_int_equal(F.rejects, 1);
+	assert_int_equal(F.accepts, 0);
+	assert_int_equal(F.destroyed_qps, 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -529,6 +571,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_send_read_flow, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_send_resolve_fails, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_serve, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_serve_setup_fails, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
