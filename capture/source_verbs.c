@@ -136,6 +136,7 @@ struct verbs_priv {
 	struct bpf_program prog;
 	bool have_prog;
 	atomic_bool brk;
+	bool flushed; /* a flush completion: the QP is in the error state */
 	/* stats */
 	uint64_t received, err_completions, ring_empty, filtered;
 };
@@ -465,6 +466,8 @@ static bool take_completion(struct rt_source *src, struct verbs_priv *p, uint64_
 	queue_repost(p, slot);
 	if (p->cq->status != IBV_WC_SUCCESS) {
 		p->err_completions++;
+		if (p->cq->status == IBV_WC_WR_FLUSH_ERR)
+			p->flushed = true;
 		return false;
 	}
 	uint32_t len = rt_verbs_api.wc_read_byte_len(p->cq);
@@ -492,11 +495,22 @@ static void idle_sleep(long ns)
 	nanosleep(&ts, NULL);
 }
 
+/* Re-posting into a QP in the error state only flushes the buffers again: stop instead. */
+static int flushed_error(struct rt_source *src, char *errbuf)
+{
+	return rt_errorf(errbuf, EIO,
+	                 "%s: the receive queue was flushed: the QP is in the error state "
+	                 "(device reset or fatal error)",
+	                 src->name);
+}
+
 static int verbs_next(struct rt_source *src, struct rt_frame *frames, int max, char *errbuf)
 {
 	struct verbs_priv *p = src->priv;
 	if (max < 1)
 		return -EINVAL;
+	if (p->flushed)
+		return flushed_error(src, errbuf);
 	if (max > RT_VERBS_POLL_BATCH)
 		max = RT_VERBS_POLL_BATCH;
 	/* The frames of the previous call are no longer used: give their buffers back. */
@@ -538,6 +552,8 @@ static int verbs_next(struct rt_source *src, struct rt_frame *frames, int max, c
 			                 src->name);
 		if (n > 0)
 			return n;
+		if (p->flushed)
+			return flushed_error(src, errbuf);
 		if ((rc = repost(src, p, errbuf)) < 0)
 			return rc;
 		/* Only filtered or failed completions: a busy port keeps the timeout all the same. */

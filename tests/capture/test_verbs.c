@@ -707,6 +707,34 @@ static void test_break_and_timeout(void **state)
 	rt_source_verbs_ops.close(&src);
 }
 
+/*
+ * A flush completion means the QP went to the error state: the frames before
+ * it are delivered, then an error, instead of re-posting into a dead queue
+ * (which only flushes again) for ever.
+ */
+static void test_flushed_queue_is_an_error(void **state)
+{
+	(void)state;
+	struct rt_source src;
+	struct rt_frame frames[8];
+	char errbuf[RT_ERRBUF_SIZE];
+	assert_int_equal(open_src(&src, &ring_cfg, errbuf), 0);
+	queue(1, IBV_WC_SUCCESS, 100, T0_REAL);
+	queue(2, IBV_WC_WR_FLUSH_ERR, 0, 0);
+	queue(3, IBV_WC_WR_FLUSH_ERR, 0, 0);
+	assert_int_equal(rt_source_verbs_ops.next(&src, frames, 8, errbuf), 1);
+	assert_int_equal(frames[0].data[0], 1);
+	int post_calls = fake.n_log;
+	errbuf[0] = '\0';
+	int rc = rt_source_verbs_ops.next(&src, frames, 8, errbuf);
+	assert_true(rc < 0 && rc != -EAGAIN && rc != -EINTR);
+	assert_non_null(strstr(errbuf, "mock0:1"));
+	assert_non_null(strstr(errbuf, "error state"));
+	assert_int_equal(fake.n_log, post_calls);
+	assert_false(fake.owned[2]); /* not handed back to the dead queue */
+	rt_source_verbs_ops.close(&src);
+}
+
 /* A busy port whose every frame the filter drops still returns at the timeout (-EAGAIN). */
 static void test_filtered_stream_keeps_the_timeout(void **state)
 {
@@ -775,6 +803,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_break_and_timeout, setup, teardown_api),
 	    cmocka_unit_test_setup_teardown(test_filtered_stream_keeps_the_timeout, setup,
 	                                    teardown_api),
+	    cmocka_unit_test_setup_teardown(test_flushed_queue_is_an_error, setup, teardown_api),
 	    cmocka_unit_test_setup_teardown(test_registry_claims_rdma_names, setup, teardown_api),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
