@@ -54,10 +54,12 @@ static int file_open(struct rt_source *src, const char *name, const struct rt_so
 {
 	bool is_stdin = strcmp(name, "-") == 0;
 	const char *shown = is_stdin ? "stdin" : name;
+	/* stdin outlives a failed open, so its buffer must too: a static one, never freed */
+	static char stdin_readbuf[FILE_READ_BUFFER];
 	struct file_priv *p = calloc(1, sizeof(*p));
-	char *readbuf = malloc(FILE_READ_BUFFER);
+	char *readbuf = is_stdin ? NULL : malloc(FILE_READ_BUFFER);
 	FILE *fp = is_stdin ? stdin : fopen(name, "rb");
-	if (!p || !readbuf || !fp) {
+	if (!p || (!readbuf && !is_stdin) || !fp) {
 		int err = !fp ? errno : ENOMEM;
 		if (fp && !is_stdin)
 			fclose(fp);
@@ -65,7 +67,7 @@ static int file_open(struct rt_source *src, const char *name, const struct rt_so
 		free(p);
 		return rt_errorf(errbuf, err, "%s", shown);
 	}
-	setvbuf(fp, readbuf, _IOFBF, FILE_READ_BUFFER);
+	setvbuf(fp, is_stdin ? stdin_readbuf : readbuf, _IOFBF, FILE_READ_BUFFER);
 	char perr[PCAP_ERRBUF_SIZE] = "";
 	pcap_t *pcap = pcap_fopen_offline_with_tstamp_precision(fp, PCAP_TSTAMP_PRECISION_NANO, perr);
 	if (!pcap) {
