@@ -77,39 +77,22 @@ static uint64_t real_read_wallclock_ns(struct ibv_cq_ex *cq)
 	return ibv_wc_read_completion_wallclock_ns(cq);
 }
 
-const struct rt_verbs_api rt_verbs_api_default = {
-    .query_port = real_query_port,
-    .query_device_ex = real_query_device_ex,
-    .query_rt_values_ex = real_query_rt_values_ex,
-    .create_cq_ex = real_create_cq_ex,
-    .post_recv = real_post_recv,
-    .create_flow = real_create_flow,
-    .destroy_flow = real_destroy_flow,
-    .start_poll = real_start_poll,
-    .next_poll = real_next_poll,
-    .end_poll = real_end_poll,
-    .wc_read_byte_len = real_read_byte_len,
-    .wc_read_completion_ts = real_read_completion_ts,
-    .wc_read_completion_wallclock_ns = real_read_wallclock_ns,
-    .clock_gettime = clock_gettime,
-};
+/* The real calls: what rt_verbs_api starts as, and what tests restore it to. */
+#define REAL_VERBS_API                                                                           \
+	{                                                                                        \
+		.query_port = real_query_port, .query_device_ex = real_query_device_ex,          \
+		.query_rt_values_ex = real_query_rt_values_ex, .create_cq_ex = real_create_cq_ex, \
+		.post_recv = real_post_recv, .create_flow = real_create_flow,                    \
+		.destroy_flow = real_destroy_flow, .start_poll = real_start_poll,                \
+		.next_poll = real_next_poll, .end_poll = real_end_poll,                          \
+		.wc_read_byte_len = real_read_byte_len,                                          \
+		.wc_read_completion_ts = real_read_completion_ts,                                \
+		.wc_read_completion_wallclock_ns = real_read_wallclock_ns,                       \
+		.clock_gettime = clock_gettime,                                                  \
+	}
 
-struct rt_verbs_api rt_verbs_api = {
-    .query_port = real_query_port,
-    .query_device_ex = real_query_device_ex,
-    .query_rt_values_ex = real_query_rt_values_ex,
-    .create_cq_ex = real_create_cq_ex,
-    .post_recv = real_post_recv,
-    .create_flow = real_create_flow,
-    .destroy_flow = real_destroy_flow,
-    .start_poll = real_start_poll,
-    .next_poll = real_next_poll,
-    .end_poll = real_end_poll,
-    .wc_read_byte_len = real_read_byte_len,
-    .wc_read_completion_ts = real_read_completion_ts,
-    .wc_read_completion_wallclock_ns = real_read_wallclock_ns,
-    .clock_gettime = clock_gettime,
-};
+const struct rt_verbs_api rt_verbs_api_default = REAL_VERBS_API;
+struct rt_verbs_api rt_verbs_api = REAL_VERBS_API;
 
 struct verbs_priv {
 	struct ibv_context *ctx;
