@@ -73,7 +73,13 @@ int rt_source_open_file(struct rt_source **out, const char *path, const struct r
 
 int rt_source_next(struct rt_source *src, struct rt_frame *frames, int max, char *errbuf)
 {
-	return src->ops->next(src, frames, max, errbuf);
+	int n = src->ops->next(src, frames, max, errbuf);
+	for (int i = 0; i < n; i++) {
+		if (!frames[i].seq)
+			frames[i].seq = src->seq + 1;
+		src->seq = frames[i].seq;
+	}
+	return n;
 }
 
 int rt_source_stats(struct rt_source *src, struct rt_source_stats *st, char *errbuf)

@@ -13,6 +13,11 @@ struct rt_frame {
 	uint32_t caplen;
 	uint32_t wirelen;
 	uint64_t ts_ns; /* nanoseconds since the Unix epoch */
+	/*
+	 * 1-based position in the source, counting the frames a filter skipped
+	 * where the source sees them (a file: as Wireshark numbers frames).
+	 */
+	uint64_t seq;
 };
 
 /* How a source timestamps frames (recorded in pcapng interface blocks). */
@@ -65,6 +70,7 @@ struct rt_source {
 	uint32_t snaplen;
 	enum rt_ts_source ts_source;
 	void *priv;
+	uint64_t seq; /* frames delivered, for sources that leave rt_frame.seq 0 */
 };
 
 /*

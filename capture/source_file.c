@@ -14,6 +14,9 @@
 struct file_priv {
 	pcap_t *pcap;
 	uint64_t received;
+	uint64_t seq;		   /* frames read from the file, filtered or not */
+	struct bpf_program filter; /* applied here, so skipped frames are still numbered */
+	bool filtering;
 	char *readbuf; /* stdio buffer of the FILE libpcap reads; freed after pcap_close() */
 };
 
@@ -24,20 +27,6 @@ static bool file_is_ours(const char *name, const struct rt_source_config *cfg)
 	if (strcmp(name, "-") == 0)
 		return true;
 	return stat(name, &st) == 0 && (S_ISREG(st.st_mode) || S_ISFIFO(st.st_mode));
-}
-
-int rt_pcap_set_filter(pcap_t *pcap, const char *bpf, char *errbuf)
-{
-	struct bpf_program prog;
-	if (!bpf || !*bpf)
-		return 0;
-	if (pcap_compile(pcap, &prog, bpf, 1, PCAP_NETMASK_UNKNOWN) < 0)
-		return rt_errorf(errbuf, 0, "bad filter '%s': %s", bpf, pcap_geterr(pcap));
-	int rc = pcap_setfilter(pcap, &prog);
-	pcap_freecode(&prog);
-	if (rc < 0)
-		return rt_errorf(errbuf, 0, "cannot set filter '%s': %s", bpf, pcap_geterr(pcap));
-	return 0;
 }
 
 static void file_close(struct rt_source *src);
@@ -80,10 +69,13 @@ static int file_open(struct rt_source *src, const char *name, const struct rt_so
 	p->pcap = pcap;
 	p->readbuf = readbuf;
 	src->priv = p;
-	int rc = rt_pcap_set_filter(pcap, cfg->bpf, errbuf);
-	if (rc < 0) {
-		file_close(src);
-		return rc;
+	if (cfg->bpf && *cfg->bpf) {
+		if (pcap_compile(pcap, &p->filter, cfg->bpf, 1, PCAP_NETMASK_UNKNOWN) < 0) {
+			int rc = rt_errorf(errbuf, 0, "bad filter '%s': %s", cfg->bpf, pcap_geterr(pcap));
+			file_close(src);
+			return rc;
+		}
+		p->filtering = true;
 	}
 	src->linktype = rt_pcap_linktype(pcap);
 	src->snaplen = (uint32_t)pcap_snapshot(pcap);
@@ -99,12 +91,16 @@ static int file_next(struct rt_source *src, struct rt_frame *frames, int max, ch
 	if (max < 1)
 		return -EINVAL;
 	/* libpcap keeps one frame valid at a time, so a batch is one frame. */
-	int rc = pcap_next_ex(p->pcap, &h, &data);
-	if (rc == 1) {
+	int rc;
+	while ((rc = pcap_next_ex(p->pcap, &h, &data)) == 1) {
+		p->seq++;
+		if (p->filtering && !pcap_offline_filter(&p->filter, h, data))
+			continue;
 		frames[0].data = data;
 		frames[0].caplen = h->caplen;
 		frames[0].wirelen = h->len;
 		frames[0].ts_ns = (uint64_t)h->ts.tv_sec * 1000000000u + (uint64_t)h->ts.tv_usec;
+		frames[0].seq = p->seq;
 		p->received++;
 		return 1;
 	}
@@ -126,6 +122,8 @@ static void file_close(struct rt_source *src)
 	struct file_priv *p = src->priv;
 	if (!p)
 		return;
+	if (p->filtering)
+		pcap_freecode(&p->filter);
 	pcap_close(p->pcap); /* closes the FILE (stdin too) */
 	free(p->readbuf);
 	free(p);

@@ -43,6 +43,21 @@ static int activate_errno(int rc)
 	}
 }
 
+/* Compile and install a BPF filter on the live handle (the kernel runs it). */
+static int set_filter(pcap_t *pcap, const char *bpf, char *errbuf)
+{
+	struct bpf_program prog;
+	if (!bpf || !*bpf)
+		return 0;
+	if (pcap_compile(pcap, &prog, bpf, 1, PCAP_NETMASK_UNKNOWN) < 0)
+		return rt_errorf(errbuf, 0, "bad filter '%s': %s", bpf, pcap_geterr(pcap));
+	int rc = pcap_setfilter(pcap, &prog);
+	pcap_freecode(&prog);
+	if (rc < 0)
+		return rt_errorf(errbuf, 0, "cannot set filter '%s': %s", bpf, pcap_geterr(pcap));
+	return 0;
+}
+
 static int pcap_live_open(struct rt_source *src, const char *name,
                           const struct rt_source_config *cfg, char *errbuf)
 {
@@ -76,7 +91,7 @@ static int pcap_live_open(struct rt_source *src, const char *name,
 		pcap_close(pcap);
 		return -err;
 	}
-	rc = rt_pcap_set_filter(pcap, cfg->bpf, errbuf);
+	rc = set_filter(pcap, cfg->bpf, errbuf);
 	if (rc < 0) {
 		pcap_close(pcap);
 		return rc;
@@ -144,6 +159,7 @@ static int pcap_live_next(struct rt_source *src, struct rt_frame *frames, int ma
 		frames[0].wirelen = h->len;
 		frames[0].ts_ns =
 		    (uint64_t)h->ts.tv_sec * 1000000000u + (uint64_t)h->ts.tv_usec * p->ts_mult;
+		frames[0].seq = 0; /* the kernel filter hides what it skips: numbered on delivery */
 		p->received++;
 		return 1;
 	}

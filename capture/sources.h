@@ -13,8 +13,6 @@ extern const struct rt_source_ops rt_source_pcap_ops;
 extern const struct rt_source_ops rt_source_verbs_ops;
 #endif
 
-/* Compile and install a BPF filter on an open pcap handle (no-op for NULL or ""). */
-int rt_pcap_set_filter(pcap_t *pcap, const char *bpf, char *errbuf);
 /* The pcap LINKTYPE_ of an open handle (libpcap reports DLT_ values, which differ for raw IP). */
 int rt_pcap_linktype(pcap_t *pcap);
 

@@ -60,6 +60,13 @@ static void help(void)
 	      "    AtomicAckETH, IETH, XRCETH, RDETH, FETH), CNPs, RoCEv1 (GRH), and\n"
 	      "    802.1Qbb PFC / 802.3x PAUSE frames. The RoCEv2 ICRC is verified.\n"
 	      "\n"
+	      "    Frames mirrored by a switch inside IPv4/IPv6 + GRE are decapsulated (one\n"
+	      "    level): ERSPAN type I and II (GRE protocol 0x88BE), ERSPAN type III\n"
+	      "    (0x22EB, with or without its platform-specific subheader) and plain\n"
+	      "    transparent Ethernet bridging (0x6558). Everything printed then\n"
+	      "    describes the inner frame (addresses, ECN, VLAN, BTH, ICRC, PFC); the\n"
+	      "    text line starts with erspan(s=SESSION) or gre after the timestamp.\n"
+	      "\n"
 	      "    The default output is one line per frame (TS is SECONDS.NANOSECONDS):\n"
 	      "      TS SRC > DST ecn=CE dscp=26 vlan=100 pcp=3 RC_SEND_ONLY qp=0x000011 psn=123\n"
 	      "         ackreq icrc=ok len=1082\n"
@@ -84,7 +91,10 @@ static void help(void)
 	      "        opcode_name, dest_qp, psn, ackreq, fecn, becn, se, migreq, pad, pkey,\n"
 	      "        reth, aeth, deth, immediate, atomic, atomic_ack, ieth, xrc_srq,\n"
 	      "        ee_context, feth, icrc, pfc, pause, src_mac, dst_mac (frames without\n"
-	      "        IP) and events (names of what the dissector noticed).\n"
+	      "        IP) and events (names of what the dissector noticed). A decapsulated\n"
+	      "        frame adds \"erspan\": {\"version\": 0|1|2 (type I|II|III),\n"
+	      "        \"session\", \"outer_src\", \"outer_dst\"} or, for plain GRE,\n"
+	      "        \"gre\": {\"outer_src\", \"outer_dst\"}.\n"
 	      "    --count\n"
 	      "        Decode every frame but print only totals: frames, bytes, frames per\n"
 	      "        kind, ICRC results, truncated frames, CE marks and events. With\n"
@@ -107,7 +117,8 @@ static void help(void)
 	      "    rocetrace dissect run.pcapng --json | jq 'select(.kind == \"cnp\")'\n"
 	      "    rocetrace dissect run.pcap -f 'vlan and udp port 4791' -c 100\n"
 	      "    tcpdump -i eth0 -w - udp port 4791 | rocetrace dissect -\n"
-	      "    rocetrace dissect big.pcap --count\n",
+	      "    rocetrace dissect big.pcap --count\n"
+	      "    rocetrace dissect erspan-mirror.pcap --json | jq 'select(.erspan.session == 7)'\n",
 	      stdout);
 }
 
@@ -217,7 +228,7 @@ static const char *cut_layer(uint32_t events)
 	    {RT_EV_LINK_TRUNCATED, "link"}, {RT_EV_IP_TRUNCATED, "ip"},
 	    {RT_EV_UDP_TRUNCATED, "udp"},   {RT_EV_BTH_TRUNCATED, "bth"},
 	    {RT_EV_EXT_TRUNCATED, "ext"},   {RT_EV_MACC_TRUNCATED, "macc"},
-	    {RT_EV_ICRC_TRUNCATED, "icrc"},
+	    {RT_EV_ICRC_TRUNCATED, "icrc"}, {RT_EV_GRE_TRUNCATED, "gre"},
 	};
 	for (size_t i = 0; i < sizeof(layers) / sizeof(layers[0]); i++)
 		if (events & layers[i].bit)
@@ -382,6 +393,11 @@ static void text_events(struct rt_outbuf *o, uint32_t events)
 static void print_text(struct rt_outbuf *o, const struct rt_record *r)
 {
 	rt_out_ts(o, r->ts_ns);
+	if (r->layers & RT_L_ERSPAN) {
+		KV_U64(o, "erspan(s=", r->erspan_session);
+		rt_out_char(o, ')');
+	} else if (r->layers & RT_L_GRE)
+		OUT_LIT(o, " gre");
 	if (r->ip_version) {
 		rt_out_char(o, ' ');
 		rt_out_ip(o, r->ip_version, r->src_ip);
@@ -579,6 +595,23 @@ static void json_events(struct rt_outbuf *o, uint32_t events)
 	rt_out_char(o, ']');
 }
 
+/* "erspan": {...} or "gre": {...}: what the tunnel of a decapsulated frame was. */
+static void json_encap(struct rt_outbuf *o, const struct rt_record *r)
+{
+	if (r->layers & RT_L_ERSPAN) {
+		OUT_LIT(o, ",\"erspan\":{\"version\":");
+		rt_out_u64(o, r->erspan_version);
+		JSON_U64(o, "session", r->erspan_session);
+		OUT_LIT(o, ",\"outer_src\":\"");
+	} else {
+		OUT_LIT(o, ",\"gre\":{\"outer_src\":\"");
+	}
+	rt_out_ip(o, r->outer_ip_version, r->outer_src_ip);
+	OUT_LIT(o, "\",\"outer_dst\":\"");
+	rt_out_ip(o, r->outer_ip_version, r->outer_dst_ip);
+	OUT_LIT(o, "\"}");
+}
+
 static void print_json(struct rt_outbuf *o, uint64_t frame, const struct rt_record *r)
 {
 	OUT_LIT(o, "{\"frame\":");
@@ -589,6 +622,8 @@ static void print_json(struct rt_outbuf *o, uint64_t frame, const struct rt_reco
 	JSON_U64(o, "len", r->wirelen);
 	JSON_U64(o, "caplen", r->caplen);
 	JSON_STR(o, "kind", rt_kind_name((enum rt_kind)r->kind));
+	if (r->layers & RT_L_GRE)
+		json_encap(o, r);
 	if (r->ip_version) {
 		JSON_KEY(o, "src");
 		rt_out_char(o, '"');
@@ -787,7 +822,7 @@ int rt_cmd_dissect(int argc, char **argv)
 			if (a.mode == OUT_TEXT)
 				print_text(&out, &rec);
 			else if (a.mode == OUT_JSON)
-				print_json(&out, n, &rec);
+				print_json(&out, frames[i].seq, &rec);
 			else
 				count_record(&tot, &rec);
 			if (a.max_frames && n >= a.max_frames) {
