@@ -227,6 +227,65 @@ static void try_pair(struct rt_analyzer *an, uint32_t ri, uint32_t psn, uint64_t
 		an_link(an, best, ri, how);
 }
 
+/* Append `ts` to a pending-event log (AN_PENDING_LOG entries at most, allocated at the first). */
+static void log_time(uint64_t **log, uint32_t *n, uint64_t ts)
+{
+	if (!*log && !(*log = malloc(AN_PENDING_LOG * sizeof(**log))))
+		return;
+	if (*n < AN_PENDING_LOG)
+		(*log)[(*n)++] = ts;
+}
+
+void an_cnp_settle(struct rt_analyzer *an, uint32_t data, uint32_t carrier)
+{
+	struct an_flow *d = &an->flows[data], *c = &an->flows[carrier];
+	struct an_flow_ext *de = d->ext, *ce = c->ext;
+	if (c->cnp_pending) {
+		d->cnp_received += c->cnp_pending;
+		d->iv.cnp += c->cnp_pending;
+		an_tl_mark(an, d);
+		an->cnp_unattributed -= c->cnp_pending;
+		c->cnp_pending = 0;
+	}
+	/* NP reaction of the logged CNPs: the first CE after the previous CNP, up to this one */
+	if (ce && ce->cnp_log_n && (de = an_ext(d))) {
+		bool ce_complete = de->ce_log_n < AN_PENDING_LOG;
+		uint32_t k = 0;
+		uint64_t prev = 0;
+		for (uint32_t i = 0; i < ce->cnp_log_n; i++) {
+			uint64_t t = ce->cnp_log[i];
+			while (k < de->ce_log_n && de->ce_log[k] <= prev)
+				k++;
+			if (k < de->ce_log_n && de->ce_log[k] <= t)
+				an_hist_addp(&de->np_reaction, t - de->ce_log[k]);
+			else
+				de->cnp_without_ce++;
+			if (!de->first_cnp_ts)
+				de->first_cnp_ts = t;
+			if (t > de->last_cnp_ts)
+				de->last_cnp_ts = t;
+			prev = t;
+		}
+		while (k < de->ce_log_n && de->ce_log[k] <= prev)
+			k++;
+		if (k < de->ce_log_n)
+			de->first_ce_since_cnp = de->ce_log[k];
+		else if (ce_complete || de->first_ce_since_cnp <= prev)
+			de->first_ce_since_cnp = 0;
+		de->ce_frame = 0;
+	}
+	if (ce) {
+		free(ce->cnp_log);
+		ce->cnp_log = NULL;
+		ce->cnp_log_n = 0;
+	}
+	if (de) { /* paired: CNPs now find this flow at once */
+		free(de->ce_log);
+		de->ce_log = NULL;
+		de->ce_log_n = 0;
+	}
+}
+
 /*
  * The data flow a CNP in flow ri throttles: its pair if known, else the flow
  * the other way whose sender QP (DETH, CM) is the CNP's destination QP, else
@@ -272,8 +331,12 @@ static void handle_cnp(struct rt_analyzer *an, uint32_t ri, const struct rt_reco
 	an->flows[ri].cnp_sent++;
 	uint32_t fi = cnp_target(an, ri);
 	if (fi == AN_NONE) {
+		/* counted on its data flow once a pairing names it (an_cnp_settle) */
+		struct an_flow *r = &an->flows[ri];
 		an->cnp_unattributed++;
-		an_ep_event(an, ts, &an->flows[ri], AN_EV_CNP);
+		r->cnp_pending++;
+		log_time(&an_ext(r)->cnp_log, &an_ext(r)->cnp_log_n, ts);
+		an_ep_event(an, ts, r, AN_EV_CNP);
 		return;
 	}
 	struct an_flow *f = &an->flows[fi];
@@ -576,6 +639,8 @@ static void handle_roce(struct rt_analyzer *an, const struct rt_record *rec)
 			struct an_flow_ext *e = rec->opcode != RT_OPCODE_CNP ? an_ext(f) : NULL;
 			if (e && !e->first_ce_since_cnp)
 				e->first_ce_since_cnp = ts;
+			if (e && f->reverse == AN_NONE) /* CNPs may name this flow only later */
+				log_time(&e->ce_log, &e->ce_log_n, ts);
 			if (e && !e->ce_frame)
 				e->ce_frame = an->tot.packets;
 			if (an->note)

@@ -94,6 +94,8 @@ void an_flows_free(struct rt_analyzer *an)
 		free(e->gbn_delay);
 		free(e->timeout_gap);
 		free(e->recover);
+		free(e->ce_log);
+		free(e->cnp_log);
 		free(e);
 	}
 	free(an->flows);
@@ -249,7 +251,6 @@ struct an_flow_ext *an_ext(struct an_flow *f)
 
 void an_link(struct rt_analyzer *an, uint32_t a, uint32_t b, enum an_pairing how)
 {
-	(void)an;
 	struct an_flow *fa = &an->flows[a], *fb = &an->flows[b];
 	if (a == b)
 		return;
@@ -259,6 +260,8 @@ void an_link(struct rt_analyzer *an, uint32_t a, uint32_t b, enum an_pairing how
 	fb->peer_qp = fa->key.dest_qp;
 	fa->pairing = (uint8_t)how;
 	fb->pairing = (uint8_t)how;
+	an_cnp_settle(an, a, b);
+	an_cnp_settle(an, b, a);
 }
 
 const char *an_pairing_name(enum an_pairing p)

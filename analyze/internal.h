@@ -70,6 +70,13 @@ struct an_flow_ext {
 	uint64_t ce_frame, nak_frame, run_nak_frame;
 	uint64_t cnp_without_ce;
 	uint64_t first_cnp_ts, last_cnp_ts;
+	/*
+	 * Until the flow is paired (AN_PENDING_LOG entries each, then counts only): the
+	 * times of its CE-marked data, and of the CNPs it carried that named no known
+	 * data flow yet. Pairing settles those CNPs on the data flow (an_cnp_settle).
+	 */
+	uint64_t *ce_log, *cnp_log;
+	uint32_t ce_log_n, cnp_log_n;
 	/* RP reaction to the latest CNP */
 	bool rp_dropped_done;
 	uint64_t rp_cnp_ts, rp_before_bps, rp_after_bytes;
@@ -121,6 +128,7 @@ struct an_flow {
 	uint32_t peer_qp;
 	uint32_t ep_mark;   /* last episode that counted this flow (number + 1) */
 	uint32_t nak_psn;
+	uint32_t cnp_pending; /* CNPs this flow carried, waiting for its pair to say whose they are */
 	uint16_t pair_tries;
 	uint8_t pairing;    /* enum an_pairing */
 	bool selected;
@@ -282,6 +290,9 @@ static inline void an_key_from(struct an_key *k, uint8_t ipver, const uint8_t *s
 }
 struct an_flow_ext *an_ext(struct an_flow *f);
 void an_link(struct rt_analyzer *an, uint32_t a, uint32_t b, enum an_pairing how);
+/* CNPs flow `carrier` took before it was paired with `data`: counted on `data` now. */
+void an_cnp_settle(struct rt_analyzer *an, uint32_t data, uint32_t carrier);
+#define AN_PENDING_LOG 256
 void an_assign_id(struct rt_analyzer *an, uint32_t fi);
 
 /* PFC */

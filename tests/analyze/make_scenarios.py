@@ -171,13 +171,14 @@ def quanta_ns(q, bps):
 
 # ---------------------------------------------------------------- scenarios
 
-def incast():
+def incast(one_host=False, ack_every=16):
     """4 senders -> 1 receiver through one switch port; CE above a queue threshold; NP CNPs
-    rate-limited to one per QP per 50 us; DCQCN-like senders slow down on CNPs."""
+    rate-limited to one per QP per 50 us; DCQCN-like senders slow down on CNPs.
+    one_host: the 4 QPs share one sending host; ack_every: AckReq on every Nth packet."""
     n, pkts, payload = 4, 400, 256
     line = 2.5e9  # a slow link keeps the capture small while the queue needs ms to drain
     recv = "10.0.0.100"
-    senders = ["10.0.0.%d" % (i + 1) for i in range(n)]
+    senders = ["10.0.0.1"] * n if one_host else ["10.0.0.%d" % (i + 1) for i in range(n)]
     sqp = [0x100 + i for i in range(n)]  # sender QPs
     rqp = [0x200 + i for i in range(n)]  # receiver QPs
     flows, frames = Flows(), []
@@ -209,7 +210,7 @@ def incast():
                 s["last_up"] += 55 * US
                 s["alpha"] *= (1 - g)
                 s["rc"] = min(line, (s["rt"] + s["rc"]) / 2)
-            ack = s["sent"] % 16 == 15
+            ack = s["sent"] % ack_every == ack_every - 1
             f = roce(senders[i], recv, 0x04, rqp[i], s["psn"], payload=bytes(payload), ackreq=ack,
                      ecn=2, sport=50000 + i)
             arrive = t + 1 * US
@@ -615,7 +616,13 @@ def read_atomic():
                                episodes=[])
 
 
-SCENARIOS = dict(incast=incast, nak_gbn=nak_gbn, rnr=rnr, pfc=pfc_scenario, pause=pause_scenario,
+def incast_one_host():
+    """The incast's 4 QPs from one host, ACKed every 128 packets: CNPs come before any ACK
+    names the QP pairs, so they can only be attributed once the ACKs arrive."""
+    return incast(one_host=True, ack_every=128)
+
+
+SCENARIOS = dict(incast=incast, incast_one_host=incast_one_host, nak_gbn=nak_gbn, rnr=rnr, pfc=pfc_scenario, pause=pause_scenario,
                  psn_wrap=psn_wrap, cm=cm, read_atomic=read_atomic)
 
 
