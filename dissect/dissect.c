@@ -1,7 +1,8 @@
-/* Frame decoding from the link layer to UDP: Ethernet + VLAN tags, Linux SLL/SLL2, raw IP, IPv4, IPv6, RoCEv1 GRH. */
+/* Frame decoding from the link layer to UDP: Ethernet + VLAN tags, Linux SLL/SLL2, raw IP, IPv4, IPv6, RoCEv1 GRH, GRE/ERSPAN. */
 #include "dissect/dissect.h"
 
 #include <errno.h>
+#include <stddef.h>
 
 #include "dissect/dissect_int.h"
 #include "dissect/wire.h"
@@ -14,6 +15,10 @@
 #define IPV6_HLEN 40
 #define GRH_HLEN 40
 #define UDP_HLEN 8
+#define GRE_HLEN 4	   /* flags/version + protocol; C, K and S add 4 bytes each */
+#define ERSPAN2_HLEN 8
+#define ERSPAN3_HLEN 12
+#define ERSPAN3_SUB_LEN 8 /* platform-specific subheader (O bit) */
 
 #define ETHERTYPE_IPV4 0x0800
 #define ETHERTYPE_IPV6 0x86DD
@@ -25,6 +30,17 @@
 #define ETHERTYPE_MIN 0x0600 /* below: an 802.3 length field */
 
 #define IPPROTO_UDP_NUM 17
+#define IPPROTO_GRE_NUM 47
+#define GREPROTO_TEB 0x6558	  /* transparent Ethernet bridging */
+#define GREPROTO_ERSPAN2 0x88BE /* ERSPAN type I (no S bit) and II */
+#define GREPROTO_ERSPAN3 0x22EB
+#define GRE_F_C 0x8000 /* checksum present */
+#define GRE_F_R 0x4000 /* routing present (RFC 1701, not allowed by RFC 2784) */
+#define GRE_F_K 0x2000 /* key present */
+#define GRE_F_S 0x1000 /* sequence number present */
+#define GRE_VER_MASK 0x0007
+#define ERSPAN3_FT_ETHERNET 0
+#define ERSPAN3_FT_IP 2
 #define GRH_NEXT_HEADER_BTH 0x1B
 #define IPV4_FRAG_MASK 0x3FFF /* more-fragments flag and fragment offset */
 
@@ -35,7 +51,12 @@ struct frame {
 	uint32_t cap;  /* bytes captured: the read bound */
 	uint32_t wire; /* bytes on the wire (never below cap): the length bound */
 	struct rt_record *rec;
+	bool inner; /* inside a GRE tunnel: no further decapsulation */
 };
+
+static inline void dissect_ethernet(const struct frame *f, uint32_t off);
+static void dissect_raw(const struct frame *f, uint32_t off);
+static void dissect_gre(const struct frame *f, uint32_t off, uint32_t ip_end);
 
 /*
  * UDP (8 bytes)
@@ -133,6 +154,8 @@ static void dissect_ipv4(const struct frame *f, uint32_t off)
 	}
 	if (proto == IPPROTO_UDP_NUM)
 		dissect_udp(f, off + ihl, off, off + total);
+	else if (proto == IPPROTO_GRE_NUM && !f->inner)
+		dissect_gre(f, off + ihl, off + total);
 }
 
 /*
@@ -178,6 +201,8 @@ static void dissect_ipv6(const struct frame *f, uint32_t off)
 	}
 	if (next == IPPROTO_UDP_NUM)
 		dissect_udp(f, off + IPV6_HLEN, off, off + IPV6_HLEN + plen);
+	else if (next == IPPROTO_GRE_NUM && !f->inner)
+		dissect_gre(f, off + IPV6_HLEN, off + IPV6_HLEN + plen);
 }
 
 /*
@@ -276,23 +301,28 @@ static void dissect_ethertype(const struct frame *f, uint32_t off, uint16_t type
  * Ethernet II (14 bytes)
  *  | destination MAC (6) | source MAC (6) | Ethertype (2) |
  */
-static void dissect_ethernet(const struct frame *f)
+static inline void dissect_ethernet(const struct frame *f, uint32_t off)
 {
 	struct rt_record *rec = f->rec;
 	bool ok = true;
 	uint16_t type;
+	const uint8_t *e;
+	uint32_t elen;
 
-	if (!rt_wire_has(f->cap, 0, ETH_HLEN)) {
+	if (!rt_wire_has(f->cap, off, ETH_HLEN)) {
 		rt_rec_truncated(rec, RT_EV_LINK_TRUNCATED);
 		return;
 	}
-	rt_get_bytes(f->p, f->cap, 0, rec->dst_mac, 6, &ok);
-	rt_get_bytes(f->p, f->cap, 6, rec->src_mac, 6, &ok);
-	type = rt_get_be16(f->p, f->cap, 12, &ok);
+	/* read from the header's start, so the compiler folds the bounds checks into the one above */
+	e = f->p + off;
+	elen = f->cap - off;
+	rt_get_bytes(e, elen, 0, rec->dst_mac, 6, &ok);
+	rt_get_bytes(e, elen, 6, rec->src_mac, 6, &ok);
+	type = rt_get_be16(e, elen, 12, &ok);
 	rec->layers |= RT_L_ETH;
 	if (type < ETHERTYPE_MIN)
 		return; /* 802.3 length: LLC follows, not ours */
-	dissect_ethertype(f, ETH_HLEN, type);
+	dissect_ethertype(f, off + ETH_HLEN, type);
 }
 
 /*
@@ -348,11 +378,11 @@ static void dissect_sll2(const struct frame *f)
 }
 
 /* Raw IP: the version nibble picks IPv4 or IPv6. */
-static void dissect_raw(const struct frame *f)
+static void dissect_raw(const struct frame *f, uint32_t off)
 {
 	struct rt_record *rec = f->rec;
 	bool ok = true;
-	uint8_t v = rt_get_u8(f->p, f->cap, 0, &ok);
+	uint8_t v = rt_get_u8(f->p, f->cap, off, &ok);
 
 	if (!ok) {
 		rt_rec_truncated(rec, RT_EV_IP_TRUNCATED);
@@ -361,16 +391,165 @@ static void dissect_raw(const struct frame *f)
 	switch (v >> 4) {
 	case 4:
 		rec->ethertype = ETHERTYPE_IPV4;
-		dissect_ipv4(f, 0);
+		dissect_ipv4(f, off);
 		break;
 	case 6:
 		rec->ethertype = ETHERTYPE_IPV6;
-		dissect_ipv6(f, 0);
+		dissect_ipv6(f, off);
 		break;
 	default:
 		rt_rec_malformed(rec, RT_EV_IP_BAD_VERSION);
 		break;
 	}
+}
+
+/*
+ * Continue with the frame a GRE tunnel carries at `off` (the tunnel's IP
+ * packet ends at `ip_end`): the outer addresses move to outer_*, every
+ * link/network field is cleared, and the inner frame, bounded by the outer
+ * IP packet, is decoded as usual (Ethernet, or IP when `raw_ip`). An inner
+ * header running past a wholly captured tunnel packet is invalid (GRE_BAD),
+ * not a truncation.
+ */
+static void decapsulate(const struct frame *f, uint32_t off, uint32_t ip_end, uint32_t layers,
+			bool raw_ip)
+{
+	struct rt_record *rec = f->rec;
+	struct frame in = {
+		.opts = f->opts,
+		.p = f->p,
+		.cap = f->cap < ip_end ? f->cap : ip_end,
+		.wire = ip_end,
+		.rec = rec,
+		.inner = true,
+	};
+
+	rec->encap.outer_ip_version = rec->ip_version;
+	memcpy(rec->encap.outer_src_ip, rec->src_ip, sizeof(rec->src_ip));
+	memcpy(rec->encap.outer_dst_ip, rec->dst_ip, sizeof(rec->dst_ip));
+	memset(rec->src_ip, 0, sizeof(rec->src_ip));
+	memset(rec->dst_ip, 0, sizeof(rec->dst_ip));
+	memset(rec->src_mac, 0, sizeof(rec->src_mac));
+	memset(rec->dst_mac, 0, sizeof(rec->dst_mac));
+	rec->ip_version = 0;
+	rec->dscp = 0;
+	rec->ecn = 0;
+	rec->ttl = 0;
+	rec->nvlan = 0;
+	rec->vlan[0] = rec->vlan[1] = 0;
+	rec->pcp[0] = rec->pcp[1] = 0;
+	rec->ethertype = 0;
+	rec->layers = layers;
+	if (raw_ip)
+		dissect_raw(&in, off);
+	else
+		dissect_ethernet(&in, off);
+	if (rec->truncated && f->cap >= ip_end) {
+		/* the whole tunnel packet was captured: its payload is too short, not cut */
+		rec->events &= ~RT_EV_TRUNCATION_MASK;
+		rec->truncated = false;
+		rt_rec_malformed(rec, RT_EV_GRE_BAD);
+	}
+}
+
+/*
+ * GRE (RFC 2784, RFC 2890), 4 bytes + optional fields in this order
+ *  +-+-+-+-+-----------------------+-----+-------------------------+
+ *  |C|R|K|S|   reserved0 (9 bits)  | Ver |      Protocol Type      |
+ *  +-+-+-+-+-----------------------+-----+-------------------------+
+ *  |   Checksum (C)  |  Reserved1 (C)  |  Key (K)  |  Sequence (S) |  4 bytes each
+ *  +---------------------------------------------------------------+
+ * Only these protocols are followed:
+ *  0x0800, 0x86DD: an IPv4 / IPv6 packet follows (IP-in-GRE tunnel);
+ *  0x6558 transparent Ethernet bridging: the Ethernet frame follows;
+ *  0x88BE without S: ERSPAN type I, the Ethernet frame follows;
+ *  0x88BE with S: ERSPAN type II header (8 bytes), then the frame
+ *   | Ver=1 (4) | VLAN (12) | COS (3) | En (2) | T (1) | Session ID (10) |
+ *   | Reserved (12) | Index (20) |
+ *  0x22EB: ERSPAN type III header (12 bytes), then, when O is set, an
+ *   8-byte platform-specific subheader, then the frame (FT 0) or IP packet (FT 2)
+ *   | Ver=2 (4) | VLAN (12) | COS (3) | BSO (2) | T (1) | Session ID (10) |
+ *   | Timestamp (32) |
+ *   | SGT (16) | P (1) | FT (5) | Hw ID (6) | D (1) | Gra (2) | O (1) |
+ * Other protocols (including version 1, PPTP) are left undecoded.
+ */
+static void dissect_gre(const struct frame *f, uint32_t off, uint32_t ip_end)
+{
+	struct rt_record *rec = f->rec;
+	const uint8_t *p = f->p;
+	bool ok = true;
+	uint16_t flags, proto, w0, w1;
+	uint32_t hlen, layers = RT_L_GRE, w3;
+	bool raw_ip = false;
+
+	if (ip_end - off < GRE_HLEN)
+		return; /* no room for a GRE header: not a tunnel we can follow */
+	if (!rt_wire_has(f->cap, off, GRE_HLEN)) {
+		rt_rec_truncated(rec, RT_EV_GRE_TRUNCATED);
+		return;
+	}
+	flags = rt_get_be16(p, f->cap, off, &ok);
+	proto = rt_get_be16(p, f->cap, off + 2, &ok);
+	if (proto != GREPROTO_TEB && proto != GREPROTO_ERSPAN2 && proto != GREPROTO_ERSPAN3 &&
+	    proto != ETHERTYPE_IPV4 && proto != ETHERTYPE_IPV6)
+		return;
+	if ((flags & GRE_VER_MASK) != 0 || (flags & GRE_F_R)) {
+		rt_rec_malformed(rec, RT_EV_GRE_BAD);
+		return;
+	}
+	hlen = GRE_HLEN + ((flags & GRE_F_C) ? 4 : 0) + ((flags & GRE_F_K) ? 4 : 0) +
+	       ((flags & GRE_F_S) ? 4 : 0);
+	if (proto == GREPROTO_ERSPAN2 && (flags & GRE_F_S))
+		hlen += ERSPAN2_HLEN;
+	else if (proto == GREPROTO_ERSPAN3)
+		hlen += ERSPAN3_HLEN;
+	if (ip_end - off < hlen) {
+		rt_rec_malformed(rec, RT_EV_GRE_BAD);
+		return;
+	}
+	if (!rt_wire_has(f->cap, off, hlen)) {
+		rt_rec_truncated(rec, RT_EV_GRE_TRUNCATED);
+		return;
+	}
+	if (proto == ETHERTYPE_IPV4 || proto == ETHERTYPE_IPV6) {
+		raw_ip = true;
+	} else if (proto != GREPROTO_TEB) {
+		uint32_t e = off + hlen - (proto == GREPROTO_ERSPAN3 ? ERSPAN3_HLEN : ERSPAN2_HLEN);
+		uint8_t want = proto == GREPROTO_ERSPAN3 ? 2 : 1;
+
+		layers |= RT_L_ERSPAN;
+		if (proto == GREPROTO_ERSPAN2 && !(flags & GRE_F_S)) {
+			rec->encap.erspan_version = 0; /* type I: the frame follows the GRE header */
+		} else {
+			w0 = rt_get_be16(p, f->cap, e, &ok);
+			w1 = rt_get_be16(p, f->cap, e + 2, &ok);
+			if (w0 >> 12 != want) {
+				rt_rec_malformed(rec, RT_EV_ERSPAN_BAD_VERSION);
+				return;
+			}
+			rec->encap.erspan_version = want;
+			rec->encap.erspan_session = w1 & 0x03FF;
+		}
+		if (proto == GREPROTO_ERSPAN3) {
+			w3 = rt_get_be16(p, f->cap, e + 10, &ok);
+			raw_ip = ((w3 >> 10) & 0x1F) == ERSPAN3_FT_IP;
+			if (((w3 >> 10) & 0x1F) != ERSPAN3_FT_ETHERNET && !raw_ip)
+				return; /* another frame type: nothing we know follows */
+			if (w3 & 1) {
+				if (ip_end - off - hlen < ERSPAN3_SUB_LEN) {
+					rt_rec_malformed(rec, RT_EV_GRE_BAD);
+					return;
+				}
+				if (!rt_wire_has(f->cap, off + hlen, ERSPAN3_SUB_LEN)) {
+					rt_rec_truncated(rec, RT_EV_GRE_TRUNCATED);
+					return;
+				}
+				hlen += ERSPAN3_SUB_LEN;
+			}
+		}
+	}
+	rec->encap.gre_proto = proto;
+	decapsulate(f, off + hlen, ip_end, layers, raw_ip);
 }
 
 static const struct rt_record zero_record;
@@ -387,14 +566,19 @@ int rt_dissect(const struct rt_dissect_opts *opts, int linktype, const uint8_t *
 		.rec = rec,
 	};
 
-	/* a copy of a zero record compiles to vector stores, a memset of this size to rep stos */
-	*rec = zero_record;
+	/*
+	 * a copy of a zero record compiles to vector stores, a memset of this
+	 * size to rep stos; beyond about 256 bytes the copy becomes rep movs too,
+	 * so the encapsulation part is cleared on its own
+	 */
+	memcpy(rec, &zero_record, offsetof(struct rt_record, encap));
+	rec->encap = zero_record.encap;
 	rec->ts_ns = ts_ns;
 	rec->caplen = caplen;
 	rec->wirelen = wirelen;
 	switch (linktype) {
 	case RT_LINK_ETHERNET:
-		dissect_ethernet(&f);
+		dissect_ethernet(&f, 0);
 		break;
 	case RT_LINK_LINUX_SLL:
 		dissect_sll(&f);
@@ -403,7 +587,7 @@ int rt_dissect(const struct rt_dissect_opts *opts, int linktype, const uint8_t *
 		dissect_sll2(&f);
 		break;
 	case RT_LINK_RAW:
-		dissect_raw(&f);
+		dissect_raw(&f, 0);
 		break;
 	default:
 		return -EPROTONOSUPPORT;

@@ -39,6 +39,8 @@ enum rt_layer {
 	RT_L_GRH = 1u << 8, /* RoCEv1 global route header */
 	RT_L_BTH = 1u << 9,
 	RT_L_MACC = 1u << 10, /* MAC control (0x8808) */
+	RT_L_GRE = 1u << 11,  /* decapsulated from GRE: the record is the inner frame, outer_* the tunnel */
+	RT_L_ERSPAN = 1u << 12, /* ... and the GRE payload was ERSPAN (erspan_version, erspan_session) */
 };
 
 /* Extended transport headers, a bit each (rt_opcode_info.hdrs, rt_record.hdrs). */
@@ -75,6 +77,7 @@ enum rt_event {
 	RT_EV_EXT_TRUNCATED = 1u << 4,	    /* an extended header cut */
 	RT_EV_MACC_TRUNCATED = 1u << 5,	    /* PFC/PAUSE body cut */
 	RT_EV_ICRC_TRUNCATED = 1u << 6,	    /* packet cut before its ICRC: not checkable */
+	RT_EV_GRE_TRUNCATED = 1u << 7,	    /* GRE or ERSPAN header cut */
 	RT_EV_IP_BAD_VERSION = 1u << 8,	    /* IP version differs from the Ethertype */
 	RT_EV_IPV4_BAD_IHL = 1u << 9,	    /* IHL < 5 */
 	RT_EV_IP_BAD_LENGTH = 1u << 10,	    /* IP length smaller than its header or beyond the frame */
@@ -87,6 +90,8 @@ enum rt_event {
 	RT_EV_ICRC_BAD = 1u << 17,	    /* ICRC computed differs from the stored one */
 	RT_EV_MACC_UNKNOWN_OPCODE = 1u << 18, /* MAC control opcode neither PFC nor PAUSE */
 	RT_EV_CNP_NOT_BECN = 1u << 19,	    /* CNP without BECN set */
+	RT_EV_GRE_BAD = 1u << 20,	    /* followed GRE: version not 0, routing present, or a header (GRE, ERSPAN, inner frame) beyond the IP packet */
+	RT_EV_ERSPAN_BAD_VERSION = 1u << 21, /* ERSPAN version not 1 (0x88BE) or 2 (0x22EB) */
 };
 #define RT_EV_TRUNCATION_MASK 0xffu
 
@@ -107,6 +112,15 @@ enum rt_aeth_type {
 /* MAC control opcodes */
 #define RT_MACC_PAUSE 0x0001
 #define RT_MACC_PFC 0x0101
+
+/* The tunnel a decapsulated frame came through (rt_record.encap, valid with RT_L_GRE). */
+struct rt_encap {
+	uint16_t gre_proto;	  /* 0x6558 bridging, 0x88BE ERSPAN I/II, 0x22EB ERSPAN III, 0x0800/0x86DD IP */
+	uint8_t erspan_version;	  /* RT_L_ERSPAN: 0 type I (no header), 1 type II, 2 type III */
+	uint8_t outer_ip_version; /* 4 or 6 */
+	uint16_t erspan_session;  /* RT_L_ERSPAN: session id (10 bits; 0 for type I) */
+	uint8_t outer_src_ip[16], outer_dst_ip[16];
+};
 
 /*
  * One decoded frame. Every field is host order. Fields of a layer or header
@@ -176,6 +190,9 @@ struct rt_record {
 	uint16_t pfc_enable;	/* class-enable vector, bit n = priority n */
 	uint16_t pfc_quanta[8]; /* pause time per priority */
 	uint16_t pause_quanta;	/* 802.3x pause time */
+
+	/* GRE / ERSPAN encapsulation (RT_L_GRE; the fields above describe the inner frame) */
+	struct rt_encap encap; /* last: rt_dissect() clears it apart from the rest */
 };
 
 struct rt_dissect_opts {

@@ -63,6 +63,12 @@ const char *rt_event_name(uint32_t event_bit)
 		return "macc_unknown_opcode";
 	case RT_EV_CNP_NOT_BECN:
 		return "cnp_not_becn";
+	case RT_EV_GRE_TRUNCATED:
+		return "gre_truncated";
+	case RT_EV_GRE_BAD:
+		return "gre_bad";
+	case RT_EV_ERSPAN_BAD_VERSION:
+		return "erspan_bad_version";
 	default:
 		return NULL;
 	}

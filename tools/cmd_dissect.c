@@ -62,8 +62,8 @@ static void help(void)
 	      "\n"
 	      "    Frames mirrored by a switch inside IPv4/IPv6 + GRE are decapsulated (one\n"
 	      "    level): ERSPAN type I and II (GRE protocol 0x88BE), ERSPAN type III\n"
-	      "    (0x22EB, with or without its platform-specific subheader) and plain\n"
-	      "    transparent Ethernet bridging (0x6558). Everything printed then\n"
+	      "    (0x22EB, with or without its platform-specific subheader), and plain\n"
+	      "    GRE carrying Ethernet (0x6558) or IPv4/IPv6. Everything printed then\n"
 	      "    describes the inner frame (addresses, ECN, VLAN, BTH, ICRC, PFC); the\n"
 	      "    text line starts with erspan(s=SESSION) or gre after the timestamp.\n"
 	      "\n"
@@ -396,7 +396,7 @@ static void print_text(struct rt_outbuf *o, const struct rt_record *r)
 {
 	rt_out_ts(o, r->ts_ns);
 	if (r->layers & RT_L_ERSPAN) {
-		KV_U64(o, "erspan(s=", r->erspan_session);
+		KV_U64(o, "erspan(s=", r->encap.erspan_session);
 		rt_out_char(o, ')');
 	} else if (r->layers & RT_L_GRE)
 		OUT_LIT(o, " gre");
@@ -602,15 +602,15 @@ static void json_encap(struct rt_outbuf *o, const struct rt_record *r)
 {
 	if (r->layers & RT_L_ERSPAN) {
 		OUT_LIT(o, ",\"erspan\":{\"version\":");
-		rt_out_u64(o, r->erspan_version);
-		JSON_U64(o, "session", r->erspan_session);
+		rt_out_u64(o, r->encap.erspan_version);
+		JSON_U64(o, "session", r->encap.erspan_session);
 		OUT_LIT(o, ",\"outer_src\":\"");
 	} else {
 		OUT_LIT(o, ",\"gre\":{\"outer_src\":\"");
 	}
-	rt_out_ip(o, r->outer_ip_version, r->outer_src_ip);
+	rt_out_ip(o, r->encap.outer_ip_version, r->encap.outer_src_ip);
 	OUT_LIT(o, "\",\"outer_dst\":\"");
-	rt_out_ip(o, r->outer_ip_version, r->outer_dst_ip);
+	rt_out_ip(o, r->encap.outer_ip_version, r->encap.outer_dst_ip);
 	OUT_LIT(o, "\"}");
 }
 
