@@ -21,6 +21,18 @@ static void kv_u64(struct rt_outbuf *o, const char *k, uint64_t v, bool *first)
 	rt_out_u64(o, v);
 }
 
+/* {"not_ect":N,"ect0":N,"ect1":N,"ce":N} from counts indexed by the ECN codepoint */
+static void ecn_json(struct rt_outbuf *o, const uint64_t ecn[4])
+{
+	bool first = true;
+	rt_out_char(o, '{');
+	kv_u64(o, "not_ect", ecn[0], &first);
+	kv_u64(o, "ect0", ecn[2], &first);
+	kv_u64(o, "ect1", ecn[1], &first);
+	kv_u64(o, "ce", ecn[3], &first);
+	rt_out_char(o, '}');
+}
+
 static void kv_ts(struct rt_outbuf *o, const char *k, uint64_t ts, bool *first)
 {
 	key(o, k, first);
@@ -98,13 +110,7 @@ static void flow_json(const struct rt_analyzer *an, struct rt_outbuf *o, const s
 	else
 		rt_out_str(o, "null");
 	key(o, "ecn", &first);
-	bool f2 = true;
-	rt_out_char(o, '{');
-	kv_u64(o, "not_ect", f->ecn[0], &f2);
-	kv_u64(o, "ect0", f->ecn[2], &f2);
-	kv_u64(o, "ect1", f->ecn[1], &f2);
-	kv_u64(o, "ce", f->ecn[3], &f2);
-	rt_out_char(o, '}');
+	ecn_json(o, f->ecn);
 	key(o, "ce_fraction", &first);
 	rt_out_double(o, f->packets ? (double)f->ecn[3] / (double)f->packets : 0.0, 6);
 	kv_u64(o, "cnp_received", f->cnp_received, &first);
@@ -117,7 +123,7 @@ static void flow_json(const struct rt_analyzer *an, struct rt_outbuf *o, const s
 	kv_u64(o, "naks_received", f->naks_received, &first);
 	key(o, "nak_codes", &first);
 	rt_out_char(o, '{');
-	f2 = true;
+	bool f2 = true;
 	if (e) {
 		/* codes 5..31 share the name "reserved": one key with their sum (JSON keys are unique) */
 		uint64_t reserved = 0;
@@ -397,13 +403,8 @@ int rt_analyzer_report_json(struct rt_analyzer *an, FILE *fp)
 	kv_u64(o, "other", an->other, &f2);
 	kv_u64(o, "cm_pairs", an->cm_pairs, &f2);
 	key(o, "ecn", &f2);
-	bool f3 = true;
-	rt_out_char(o, '{');
-	kv_u64(o, "not_ect", an->ecn[0], &f3);
-	kv_u64(o, "ect0", an->ecn[2], &f3);
-	kv_u64(o, "ect1", an->ecn[1], &f3);
-	kv_u64(o, "ce", an->ecn[3], &f3);
-	rt_out_str(o, "}}");
+	ecn_json(o, an->ecn);
+	rt_out_char(o, '}');
 	pfc_json(an, o);
 	episodes_json(an, o);
 	if (an->counters_loaded)
