@@ -159,6 +159,28 @@ static void dissect_ipv4(const struct frame *f, uint32_t off)
 }
 
 /*
+ * The fields IPv6 and the RoCEv1 GRH share (40 bytes, whole in the capture):
+ * traffic class into DSCP/ECN, hop limit, addresses; returns the payload
+ * length and sets *next to the next header.
+ */
+static uint16_t read_ipv6_fields(const struct frame *f, uint32_t off, uint8_t *next)
+{
+	struct rt_record *rec = f->rec;
+	const uint8_t *p = f->p;
+	bool ok = true;
+	uint8_t tc = (uint8_t)(rt_get_be16(p, f->cap, off, &ok) >> 4);
+	uint16_t plen = rt_get_be16(p, f->cap, off + 4, &ok);
+	*next = rt_get_u8(p, f->cap, off + 6, &ok);
+	rec->ttl = rt_get_u8(p, f->cap, off + 7, &ok);
+	rt_get_bytes(p, f->cap, off + 8, rec->src_ip, 16, &ok);
+	rt_get_bytes(p, f->cap, off + 24, rec->dst_ip, 16, &ok);
+	rec->ip_version = 6;
+	rec->dscp = tc >> 2;
+	rec->ecn = tc & 3;
+	return plen;
+}
+
+/*
  * IPv6 (40 bytes; extension headers are not followed)
  *  +-------+---------------+---------------------------------------+
  *  |Version| Traffic Class |              Flow Label               |
@@ -174,7 +196,7 @@ static void dissect_ipv6(const struct frame *f, uint32_t off)
 	const uint8_t *p = f->p;
 	bool ok = true;
 	uint16_t vtc, plen;
-	uint8_t tc, next;
+	uint8_t next;
 
 	if (!rt_wire_has(f->cap, off, IPV6_HLEN)) {
 		rt_rec_truncated(rec, RT_EV_IP_TRUNCATED);
@@ -185,16 +207,8 @@ static void dissect_ipv6(const struct frame *f, uint32_t off)
 		rt_rec_malformed(rec, RT_EV_IP_BAD_VERSION);
 		return;
 	}
-	tc = (uint8_t)(vtc >> 4);
-	plen = rt_get_be16(p, f->cap, off + 4, &ok);
-	next = rt_get_u8(p, f->cap, off + 6, &ok);
-	rec->ttl = rt_get_u8(p, f->cap, off + 7, &ok);
-	rt_get_bytes(p, f->cap, off + 8, rec->src_ip, 16, &ok);
-	rt_get_bytes(p, f->cap, off + 24, rec->dst_ip, 16, &ok);
+	plen = read_ipv6_fields(f, off, &next);
 	rec->layers |= RT_L_IPV6;
-	rec->ip_version = 6;
-	rec->dscp = tc >> 2;
-	rec->ecn = tc & 3;
 	if (!rt_wire_has(f->wire, off + IPV6_HLEN, plen)) {
 		rt_rec_malformed(rec, RT_EV_IP_BAD_LENGTH);
 		return;
@@ -219,10 +233,8 @@ static void dissect_ipv6(const struct frame *f, uint32_t off)
 static void dissect_grh(const struct frame *f, uint32_t off)
 {
 	struct rt_record *rec = f->rec;
-	const uint8_t *p = f->p;
-	bool ok = true;
 	uint16_t plen;
-	uint8_t tc, next;
+	uint8_t next;
 
 	rec->rocev1 = true;
 	rec->kind = RT_KIND_ROCE;
@@ -230,16 +242,8 @@ static void dissect_grh(const struct frame *f, uint32_t off)
 		rt_rec_truncated(rec, RT_EV_IP_TRUNCATED);
 		return;
 	}
-	tc = (uint8_t)(rt_get_be16(p, f->cap, off, &ok) >> 4);
-	plen = rt_get_be16(p, f->cap, off + 4, &ok);
-	next = rt_get_u8(p, f->cap, off + 6, &ok);
-	rec->ttl = rt_get_u8(p, f->cap, off + 7, &ok);
-	rt_get_bytes(p, f->cap, off + 8, rec->src_ip, 16, &ok);
-	rt_get_bytes(p, f->cap, off + 24, rec->dst_ip, 16, &ok);
+	plen = read_ipv6_fields(f, off, &next);
 	rec->layers |= RT_L_GRH;
-	rec->ip_version = 6;
-	rec->dscp = tc >> 2;
-	rec->ecn = tc & 3;
 	if (next != GRH_NEXT_HEADER_BTH) {
 		rt_rec_malformed(rec, RT_EV_GRH_BAD_NEXT_HEADER);
 		return;
@@ -248,7 +252,7 @@ static void dissect_grh(const struct frame *f, uint32_t off)
 		rt_rec_malformed(rec, RT_EV_IP_BAD_LENGTH);
 		return;
 	}
-	rt_dissect_transport(rec, p, f->cap, off + GRH_HLEN, off + GRH_HLEN + plen, off, f->opts);
+	rt_dissect_transport(rec, f->p, f->cap, off + GRH_HLEN, off + GRH_HLEN + plen, off, f->opts);
 }
 
 /*
