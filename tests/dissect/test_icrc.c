@@ -15,7 +15,7 @@
 #include "dissect/opcodes.h"
 #include "test_pkt.h"
 
-static const char *capture_path; /* argv[1]: a shared RoCEv2 capture */
+static const char *capture_path; /* argv[1]: a bundled rxe RoCEv2 capture */
 
 /* CRC-32 (reflected 0x04C11DB7), one bit at a time: independent of zlib. */
 static uint32_t crc32_bitwise(const uint8_t *p, size_t n)
@@ -236,7 +236,7 @@ static void test_compute_errors(void **state)
 }
 
 /* The first RoCE frame of a real capture verifies, and matches the reference. */
-static void test_shared_capture(void **state)
+static void test_rxe_capture(void **state)
 {
 	char err[PCAP_ERRBUF_SIZE];
 	struct pcap_pkthdr *h;
@@ -278,7 +278,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_flips),
 		cmocka_unit_test(test_truncated_and_off),
 		cmocka_unit_test(test_compute_errors),
-		cmocka_unit_test(test_shared_capture),
+		cmocka_unit_test(test_rxe_capture),
 	};
 
 	if (argc > 1)

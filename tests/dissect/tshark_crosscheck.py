@@ -10,7 +10,7 @@ opcodes for Mellanox DC with a different header layout, so only their BTH
 is compared. Frames mirrored inside GRE/ERSPAN are compared on their inner
 layers (tshark repeats ip.* per layer: the last occurrence is the inner one)
 plus the ERSPAN version and session id. tshark never verifies the
-ICRC, so every RoCEv2 frame of the shared captures must report "ok" here
+ICRC, so every RoCEv2 frame of the rxe captures must report "ok" here
 (the fixtures' CNPs and ICRCs are checked against their truth files by
 check_truth.py). Exits 77 when tshark is missing.
 """
@@ -116,7 +116,7 @@ def ours(exe, path):
     return [json.loads(line) for line in res.stdout.decode().splitlines()]
 
 
-def check(exe, path, shared, stats, errors):
+def check(exe, path, rxe, stats, errors):
     name = os.path.basename(path)
     recs = ours(exe, path)
     rows = tshark_rows(path)
@@ -154,10 +154,10 @@ def check(exe, path, shared, stats, errors):
             stats[field] = stats.get(field, 0) + 1
             if mine != want:
                 errors.append("%s: %s is %s in tshark, %s here" % (where, field, want, mine))
-        if shared and rec["kind"] in ("roce", "cnp") and not rec.get("rocev1"):
-            stats["icrc ok (shared)"] = stats.get("icrc ok (shared)", 0) + 1
+        if rxe and rec["kind"] in ("roce", "cnp") and not rec.get("rocev1"):
+            stats["icrc ok (rxe)"] = stats.get("icrc ok (rxe)", 0) + 1
             if rec.get("icrc") != "ok":
-                errors.append("%s: ICRC %s, every shared capture frame is valid" %
+                errors.append("%s: ICRC %s, every bundled rxe capture frame is valid" %
                               (where, rec.get("icrc")))
 
 
@@ -165,16 +165,18 @@ def main():
     if not shutil.which("tshark"):
         print("skip: tshark is not installed")
         sys.exit(77)
-    exe, fixtures, shared = sys.argv[1], sys.argv[2], sys.argv[3]
+    exe, fixtures, rxe_dir = sys.argv[1], sys.argv[2], sys.argv[3]
     files = [(os.path.join(fixtures, f), False) for f in sorted(os.listdir(fixtures))
              if f.endswith((".pcap", ".pcapng"))]
-    if os.path.isdir(shared):
-        files += [(os.path.join(shared, f), True) for f in sorted(os.listdir(shared))
-                  if f.endswith(".pcap")]
+    rxe = [(os.path.join(rxe_dir, f), True) for f in sorted(os.listdir(rxe_dir)) if f.endswith(".pcap")]
+    if not rxe:
+        print("FAIL: no rxe captures in %s" % rxe_dir)
+        sys.exit(1)
+    files += rxe
     stats, errors = {}, []
-    for path, is_shared in files:
+    for path, is_rxe in files:
         try:
-            check(exe, path, is_shared, stats, errors)
+            check(exe, path, is_rxe, stats, errors)
         except RuntimeError as e:
             errors.append(str(e))
     for e in errors[:100]:
@@ -184,7 +186,7 @@ def main():
         print("  %-36s %d" % (k, stats[k]))
     for needed in ("infiniband.bth.opcode", "infiniband.aeth.syndrome", "infiniband.reth.va",
                    "infiniband.deth.srcqp", "ip.dsfield.ecn", "macc.cbfc.enbv",
-                   "macc.pause_time", "icrc ok (shared)", "erspan.spanid"):
+                   "macc.pause_time", "icrc ok (rxe)", "erspan.spanid"):
         if not stats.get(needed):
             errors.append("nothing compared for %s" % needed)
             print("nothing compared for", needed)

@@ -3,7 +3,7 @@
 
 Usage: tshark_plugin.py ROCETRACE PLUGIN.so|none FIXTURES_DIR SHARED_CAPTURES [ASAN_RUNTIME]
 
-Over every fixture and shared capture, the fields must agree with
+Over every fixture and bundled rxe capture, the fields must agree with
 `rocetrace dissect --json` (kind, opcode name, CNP, FECN/BECN, ICRC status,
 truncation) and the per-QP analysis with `rocetrace analyze --json` (flows
 and their packets, retransmissions, PSN gaps, NAKs, CNPs per flow, PFC paused
@@ -271,7 +271,7 @@ def main():
     if len(sys.argv) not in (5, 6):
         print(__doc__, file=sys.stderr)
         return 2
-    exe, plugin, fixtures, shared = sys.argv[1:5]
+    exe, plugin, fixtures, rxe = sys.argv[1:5]
     preload = sys.argv[5] if len(sys.argv) == 6 else ""
     if plugin == "none" or not os.path.exists(plugin):
         skip("the Wireshark plugin was not built (libwireshark-dev missing or -Dwireshark=disabled)")
@@ -287,10 +287,13 @@ def main():
             print("FAIL: tshark does not load %s:\n%s" % (plugin, text))
             return 1
         captures = sorted(glob.glob(os.path.join(fixtures, "*.pcap")) + glob.glob(os.path.join(fixtures, "*.pcapng")))
-        shared_caps = sorted(glob.glob(os.path.join(shared, "*.pcap")))
+        rxe_caps = sorted(glob.glob(os.path.join(rxe, "*.pcap")))
+        if not rxe_caps:
+            print("FAIL: no rxe captures in %s" % rxe)
+            return 1
         ce_links = {}
         pfc_frames = 0
-        for cap in captures + shared_caps:
+        for cap in captures + rxe_caps:
             frames = rocetrace_json(exe, "dissect", cap)
             rows = ts.fields(cap)
             check_dissect(cap, rows, frames)
@@ -298,7 +301,7 @@ def main():
             check_analysis(cap, rows, frames, an)
             ce_links[os.path.basename(cap)] = check_ce_cnp(cap, rows, frames)
             pfc_frames += check_pfc(cap, rows, an)
-            if cap in shared_caps:
+            if cap in rxe_caps:
                 roce = [j for j in frames if j["kind"] == "roce"]
                 if not roce or any(j.get("icrc") != "ok" for j in roce):
                     fail(cap, "expected RoCE frames with ICRC ok only")
@@ -333,7 +336,7 @@ def main():
     if failures:
         return 1
     print("ok: %d captures, CE->CNP links %s, PFC frames %d, bad ICRC frames %s" % (
-        len(captures) + len(shared_caps), {k: v for k, v in ce_links.items() if v}, pfc_frames, bad))
+        len(captures) + len(rxe_caps), {k: v for k, v in ce_links.items() if v}, pfc_frames, bad))
     return 0
 
 
