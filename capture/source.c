@@ -77,6 +77,8 @@ int rt_source_next(struct rt_source *src, struct rt_frame *frames, int max, char
 	for (int i = 0; i < n; i++) {
 		if (!frames[i].seq)
 			frames[i].seq = src->seq + 1;
+		if (!frames[i].linktype)
+			frames[i].linktype = src->linktype;
 		src->seq = frames[i].seq;
 	}
 	return n;

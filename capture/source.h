@@ -18,6 +18,8 @@ struct rt_frame {
 	 * where the source sees them (a file: as Wireshark numbers frames).
 	 */
 	uint64_t seq;
+	int linktype;	       /* pcap LINKTYPE_ of this frame (a pcapng may mix them); 0 = the source's */
+	uint32_t interface_id; /* where it was captured: pcapng interface (IDB) index; 0 for one-interface sources */
 };
 
 /* How a source timestamps frames (recorded in pcapng interface blocks). */

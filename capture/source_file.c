@@ -101,6 +101,8 @@ static int file_next(struct rt_source *src, struct rt_frame *frames, int max, ch
 		frames[0].wirelen = h->len;
 		frames[0].ts_ns = (uint64_t)h->ts.tv_sec * 1000000000u + (uint64_t)h->ts.tv_usec;
 		frames[0].seq = p->seq;
+		frames[0].linktype = 0;
+		frames[0].interface_id = 0;
 		p->received++;
 		return 1;
 	}

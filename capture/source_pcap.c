@@ -160,6 +160,8 @@ static int pcap_live_next(struct rt_source *src, struct rt_frame *frames, int ma
 		frames[0].ts_ns =
 		    (uint64_t)h->ts.tv_sec * 1000000000u + (uint64_t)h->ts.tv_usec * p->ts_mult;
 		frames[0].seq = 0; /* the kernel filter hides what it skips: numbered on delivery */
+		frames[0].linktype = 0;
+		frames[0].interface_id = 0;
 		p->received++;
 		return 1;
 	}

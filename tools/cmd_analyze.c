@@ -196,7 +196,7 @@ static int run(struct rt_analyzer *an, const char *path, uint16_t udp_port, cons
 			break;
 		}
 		for (int i = 0; i < got; i++) {
-			rt_dissect(&dopts, src->linktype, frames[i].data, frames[i].caplen, frames[i].wirelen, &rec);
+			rt_dissect(&dopts, frames[i].linktype, frames[i].data, frames[i].caplen, frames[i].wirelen, &rec);
 			rec.ts_ns = frames[i].ts_ns;
 			rt_analyzer_feed_frame(an, &rec, frames[i].data, frames[i].caplen);
 		}

@@ -396,7 +396,7 @@ static void writer_stats(void *ctx, int if_id, struct rt_source_stats *st)
 static void tick_account(struct capture *cap, const struct rt_frame *f)
 {
 	struct rt_record rec;
-	if (rt_dissect(&cap->dopts, cap->src->linktype, f->data, f->caplen, f->wirelen, &rec) < 0)
+	if (rt_dissect(&cap->dopts, f->linktype, f->data, f->caplen, f->wirelen, &rec) < 0)
 		return;
 	rec.ts_ns = f->ts_ns;
 	rt_analyzer_feed_frame(cap->tick.an, &rec, f->data, f->caplen);

@@ -818,7 +818,7 @@ int rt_cmd_dissect(int argc, char **argv)
 		}
 		for (int i = 0; i < got; i++) {
 			rec.ts_ns = frames[i].ts_ns;
-			rt_dissect(&a.opts, src->linktype, frames[i].data, frames[i].caplen,
+			rt_dissect(&a.opts, frames[i].linktype, frames[i].data, frames[i].caplen,
 			           frames[i].wirelen, &rec);
 			n++;
 			if (a.mode == OUT_TEXT)
