@@ -19,9 +19,11 @@ void rt_out_init(struct rt_outbuf *o, FILE *fp)
 int rt_out_flush(struct rt_outbuf *o)
 {
 	if (o->len && !o->error) {
-		if (fwrite(o->buf, 1, o->len, o->fp) != o->len)
-			o->error = errno ? errno : EIO;
-		else if (fflush(o->fp) != 0)
+		/* glibc's fwrite() to an unbuffered stream reports a failed write as written:
+		 * the stream's error flag is what tells */
+		errno = 0;
+		if (fwrite(o->buf, 1, o->len, o->fp) != o->len || fflush(o->fp) != 0 ||
+		    ferror(o->fp))
 			o->error = errno ? errno : EIO;
 	}
 	o->len = 0;
@@ -120,13 +122,52 @@ void rt_out_printf(struct rt_outbuf *o, const char *fmt, ...)
 	rt_out_write(o, tmp, (size_t)n);
 }
 
+/*
+ * Length of the well-formed UTF-8 sequence at p (RFC 3629: no overlong
+ * forms, no surrogates, nothing above U+10FFFF), or 0. Stops at the first
+ * byte that does not fit, so it never reads past a terminating NUL.
+ */
+static size_t utf8_len(const unsigned char *p)
+{
+	unsigned char c = p[0], lo = 0x80, hi = 0xBF;
+
+	if (c >= 0xC2 && c <= 0xDF)
+		return (p[1] & 0xC0) == 0x80 ? 2 : 0;
+	if (c >= 0xE0 && c <= 0xEF) {
+		if (c == 0xE0)
+			lo = 0xA0;
+		else if (c == 0xED)
+			hi = 0x9F;
+		return p[1] >= lo && p[1] <= hi && (p[2] & 0xC0) == 0x80 ? 3 : 0;
+	}
+	if (c >= 0xF0 && c <= 0xF4) {
+		if (c == 0xF0)
+			lo = 0x90;
+		else if (c == 0xF4)
+			hi = 0x8F;
+		if (p[1] < lo || p[1] > hi || (p[2] & 0xC0) != 0x80)
+			return 0;
+		return (p[3] & 0xC0) == 0x80 ? 4 : 0;
+	}
+	return 0;
+}
+
 void rt_out_json_str(struct rt_outbuf *o, const char *s)
 {
 	static const char hex[] = "0123456789abcdef";
 	rt_out_char(o, '"');
 	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
 		unsigned char c = *p;
-		if (c == '"' || c == '\\') {
+		if (c >= 0x80) {
+			/* JSON text is UTF-8: a byte that starts no well-formed sequence becomes U+FFFD */
+			size_t n = utf8_len(p);
+			if (n) {
+				rt_out_write(o, p, n);
+				p += n - 1;
+			} else {
+				rt_out_str(o, "\\ufffd");
+			}
+		} else if (c == '"' || c == '\\') {
 			rt_out_char(o, '\\');
 			rt_out_char(o, (char)c);
 		} else if (c == '\n') {

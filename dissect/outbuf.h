@@ -26,7 +26,7 @@ void rt_out_i64(struct rt_outbuf *o, int64_t v);
 void rt_out_hex(struct rt_outbuf *o, uint64_t v);
 /* printf-style, for the rare slow path */
 void rt_out_printf(struct rt_outbuf *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* A JSON string literal with quotes and escapes. */
+/* A JSON string literal with quotes and escapes; bytes that are not UTF-8 become \ufffd. */
 void rt_out_json_str(struct rt_outbuf *o, const char *s);
 /* "SECONDS.NANOSECONDS" (9 digits) without quotes. */
 void rt_out_ts(struct rt_outbuf *o, uint64_t ts_ns);
