@@ -128,23 +128,88 @@ static void test_sample_lines(void **state)
 	assert_int_equal(check_lines(path, false), 2);
 }
 
+/* Lines of a file so far. */
+static int count_lines(const char *path)
+{
+	FILE *fp = fopen(path, "r");
+	int n = 0, c;
+
+	if (!fp)
+		return 0;
+	while ((c = getc(fp)) != EOF)
+		n += c == '\n';
+	fclose(fp);
+	return n;
+}
+
+/* The "ts" of each line, in nanoseconds; returns how many. */
+static int line_times(const char *path, uint64_t *ts, int max)
+{
+	FILE *fp = fopen(path, "r");
+	char line[65536];
+	int n = 0;
+
+	assert_non_null(fp);
+	while (n < max && fgets(line, sizeof(line), fp)) {
+		unsigned long long s, ns;
+		assert_int_equal(sscanf(line, "{\"ts\":\"%llu.%9llu\"", &s, &ns), 2);
+		ts[n++] = s * 1000000000ull + ns;
+	}
+	fclose(fp);
+	return n;
+}
+
+/*
+ * The thread samples on its own until stopped. Nothing here depends on how
+ * fast the machine is: the test waits (up to a minute) until three periodic
+ * samples are written, and checks from the lines' own timestamps that the
+ * k-th periodic sample was not taken before k intervals had passed since the
+ * first one (a sampler ignoring its interval, or taking one sample twice,
+ * fails), however late the thread ran.
+ */
 static void test_sampler_thread(void **state)
 {
 	(void)state;
 	char path[512], errbuf[RT_ERRBUF_SIZE];
+	const uint64_t interval = 20000000;
 	snprintf(path, sizeof(path), "%s/thread.counters.jsonl", root);
 	struct rt_counters_config cfg = {
-	    .path = path, .sysfs_root = root, .dev = "mlx5_0", .port = 1, .interval_ns = 20000000};
+	    .path = path, .sysfs_root = root, .dev = "mlx5_0", .port = 1, .interval_ns = interval};
 	struct rt_counters *c;
 	assert_int_equal(rt_counters_open(&c, &cfg, errbuf), 0);
 	assert_int_equal(rt_counters_start(c, errbuf), 0);
-	struct timespec wait = {0, 150000000};
-	nanosleep(&wait, NULL);
+	/* the start sample and three periodic ones, polled every 10 ms for at most 60 s */
+	struct timespec poll = {0, 10000000};
+	for (int i = 0; i < 6000 && count_lines(path) < 4; i++)
+		nanosleep(&poll, NULL);
 	assert_int_equal(rt_counters_stop(c, errbuf), 0);
-	/* start, periodic samples (about 7), stop */
+	/* start, periodic samples, the stop sample: each line complete */
 	int n = check_lines(path, false);
-	assert_true(n >= 3);
-	assert_true(n <= 12);
+	assert_true(n >= 5);
+	uint64_t ts[4096];
+	assert_int_equal(line_times(path, ts, 4096), n);
+	for (int k = 1; k < n; k++)
+		assert_true(ts[k] >= ts[k - 1]);
+	/* 1 ms of slack for the realtime clock being slewed against the monotonic one */
+	for (int k = 1; k < n - 1; k++)
+		if (ts[k] + 1000000 < ts[0] + (uint64_t)k * interval)
+			fail_msg("periodic sample %d came %llu ns after the first, before %d intervals", k,
+				 (unsigned long long)(ts[k] - ts[0]), k);
+}
+
+/* Start with a zero interval: refused, and stop still writes its sample and closes. */
+static void test_zero_interval(void **state)
+{
+	(void)state;
+	char path[512], errbuf[RT_ERRBUF_SIZE];
+	snprintf(path, sizeof(path), "%s/zero.counters.jsonl", root);
+	struct rt_counters_config cfg = {.path = path, .sysfs_root = root, .dev = "mlx5_0", .port = 1};
+	struct rt_counters *c;
+	assert_int_equal(rt_counters_open(&c, &cfg, errbuf), 0);
+	assert_int_equal(rt_counters_start(c, errbuf), -EINVAL);
+	assert_non_null(strstr(errbuf, "interval"));
+	assert_int_equal(rt_counters_stop(c, errbuf), 0);
+	assert_int_equal(check_lines(path, false), 2);
 }
 
 static void test_open_errors(void **state)
@@ -167,6 +232,7 @@ int main(void)
 	    cmocka_unit_test(test_sysfs_lookups),
 	    cmocka_unit_test(test_sample_lines),
 	    cmocka_unit_test(test_sampler_thread),
+	    cmocka_unit_test(test_zero_interval),
 	    cmocka_unit_test(test_open_errors),
 	};
 	return cmocka_run_group_tests(tests, make_tree, remove_tree);
