@@ -4,13 +4,16 @@ absurd PSN jumps, CNPs and NAKs for QPs nobody uses, and a capture that is not o
 
 usage: check_bad_input.py ROCETRACE SCENARIO_DIR
 """
+import fcntl
 import json
 import os
+import platform
 import signal
 import struct
 import subprocess
 import sys
 import tempfile
+import termios
 import time
 
 errors = []
@@ -33,6 +36,27 @@ def frames(path):
         out.append((hdr, data[off + 16:off + 16 + caplen]))
         off += 16 + caplen
     return data[:24], out
+
+
+READ_SYSCALL = {"x86_64": "0", "aarch64": "63", "riscv64": "63"}.get(platform.machine())
+
+
+def wait_drained(pid, pipe_w, limit=30.0):
+    """Until the process has taken everything written to the pipe and sits in read() for more
+    (at most `limit` seconds): from then on it has handled every frame, however slow the
+    machine, so a signal cannot cut the frames short."""
+    deadline = time.monotonic() + limit
+    while time.monotonic() < deadline:
+        unread = struct.unpack("i", fcntl.ioctl(pipe_w, termios.FIONREAD, b"\0" * 4))[0]
+        try:
+            with open("/proc/%d/syscall" % pid) as f:
+                reading = f.read().split()[0] == READ_SYSCALL
+        except (OSError, IndexError):
+            with open("/proc/%d/stat" % pid) as f:  # no syscall file: asleep will do
+                reading = f.read().rsplit(")", 1)[1].split()[0] == "S"
+        if unread == 0 and reading:
+            return
+        time.sleep(0.02)
 
 
 def write(path, head, fr):
@@ -140,7 +164,7 @@ def main():
         for h, b in fr[:100]:
             w.write(h + b)
         w.flush()
-        time.sleep(0.5)
+        wait_drained(proc.pid, w.fileno())
         proc.send_signal(signal.SIGINT)
         out, err = proc.communicate(timeout=30)
     if proc.returncode != 130:
