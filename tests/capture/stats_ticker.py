@@ -1,5 +1,11 @@
 #!/usr/bin/python3
-"""The --stats ticker of `rocetrace capture` counts what `rocetrace analyze --json` totals (fixtures read as a file source)."""
+"""The --stats ticker of `rocetrace capture` and the totals of `rocetrace analyze --json` both count what the fixtures' truth files say each frame is.
+
+Usage: stats_ticker.py ROCETRACE FIXTURES_DIR
+Per fixture (read as a file source): frames, CE-marked frames, CNPs, NAKs
+(AETH NAK class, not RNR) and PFC XOFFs per priority (enabled with quanta
+above 0), counted from NAME.truth.jsonl, which the fixture generator wrote.
+"""
 import json
 import os
 import re
@@ -10,7 +16,18 @@ import tempfile
 LINE = re.compile(r"^(\d+) pkts  [\d.]+ Gb/s  CE (\d+)  CNP (\d+)  NAK (\d+)  PFC((?: p\d:\d+)+| 0)  drops (\d+)$")
 
 
-def expected(rt, path):
+def from_truth(path):
+    """The counts, from the generator's truth of each frame."""
+    with open(path) as f:
+        truth = [json.loads(line) for line in f]
+    pfc = [sum(1 for t in truth if "pfc" in t and t["pfc"]["enable"] >> p & 1 and
+               t["pfc"]["quanta"][p] > 0) for p in range(8)]
+    return [len(truth), sum(t.get("ecn") == 3 for t in truth),
+            sum(t.get("kind") == "cnp" for t in truth),
+            sum(t.get("aeth", {}).get("type") == "nak" for t in truth), pfc]
+
+
+def analyzed(rt, path):
     """What `rocetrace analyze --json` counts over the whole file."""
     out = subprocess.run([rt, "analyze", "--json", path], check=True, capture_output=True, text=True).stdout
     a = json.loads(out)
@@ -45,11 +62,14 @@ def main():
     rt, fixtures = sys.argv[1], sys.argv[2]
     bad = 0
     with tempfile.TemporaryDirectory() as tmp:
-        for name in ("mixed.pcap", "ecn_cnp.pcap", "pfc_pause.pcap", "aeth_flags.pcap"):
-            path = os.path.join(fixtures, name)
-            want, got = expected(rt, path), ticked(rt, path, tmp)
-            if want != got:
-                print("%s: ticker %s, analyze %s" % (name, got, want))
+        for name in ("mixed", "ecn_cnp", "pfc_pause", "aeth_flags", "erspan"):
+            path = os.path.join(fixtures, name + ".pcap")
+            want = from_truth(os.path.join(fixtures, name + ".truth.jsonl"))
+            got, total = ticked(rt, path, tmp), analyzed(rt, path)
+            if not want[1] + want[2] + want[3] + sum(want[4]):
+                sys.exit("%s: the truth counts nothing the ticker shows" % name)
+            if want != got or want != total:
+                print("%s: ticker %s, analyze %s, truth %s" % (name, got, total, want))
                 bad += 1
             else:
                 print("ok: %s %s" % (name, got))
