@@ -159,7 +159,7 @@ void rt_out_json_str(struct rt_outbuf *o, const char *s)
 	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
 		unsigned char c = *p;
 		if (c >= 0x80) {
-			/* JSON text is UTF-8: a byte that starts no well-formed sequence becomes U+FFFD */
+			/* JSON text is UTF-8: a byte starting no well-formed sequence is U+FFFD */
 			size_t n = utf8_len(p);
 			if (n) {
 				rt_out_write(o, p, n);

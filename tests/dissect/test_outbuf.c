@@ -1,4 +1,4 @@
-/* Unit tests of dissect/outbuf.c: numbers, timestamps, JSON strings, addresses, the 64 KiB buffer and write errors. */
+/* Unit tests of dissect/outbuf.c: numbers, JSON strings, addresses, 64 KiB buffering, errors. */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <setjmp.h>
