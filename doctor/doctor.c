@@ -129,7 +129,8 @@ static void add_note(struct rt_doc_report *r, const char *text)
 static int add_ethernet_netdevs(const char *root, struct targets *ts, struct rt_doc_report *r,
                                 char *errbuf)
 {
-	char path[4096], type[32], flags[32], down[200] = "";
+	char path[4096], down[200] = "";
+	int64_t type, flags;
 	size_t dl = 0;
 	snprintf(path, sizeof(path), "%s/class/net", root);
 	struct dirent **names = NULL;
@@ -137,10 +138,10 @@ static int add_ethernet_netdevs(const char *root, struct targets *ts, struct rt_
 	int rc = 0;
 	for (int i = 0; i < n && rc == 0; i++) {
 		snprintf(path, sizeof(path), "%s/class/net/%s/type", root, names[i]->d_name);
-		if (rt_sysfs_read(path, type, sizeof(type)) < 0 || atoi(type) != ARPHRD_ETHER_TYPE)
+		if (rt_sysfs_read_i64(path, &type) < 0 || type != ARPHRD_ETHER_TYPE)
 			continue;
 		snprintf(path, sizeof(path), "%s/class/net/%s/flags", root, names[i]->d_name);
-		if (rt_sysfs_read(path, flags, sizeof(flags)) == 0 && !(strtoul(flags, NULL, 0) & IFF_UP)) {
+		if (rt_sysfs_read_i64(path, &flags) == 0 && !(flags & IFF_UP)) {
 			if (dl < sizeof(down))
 				dl += (size_t)snprintf(down + dl, sizeof(down) - dl, "%s%s", dl ? ", " : "",
 				                       names[i]->d_name);

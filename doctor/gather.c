@@ -100,22 +100,15 @@ static void read_str(struct rt_doc_str *s, const char *path, bool strip_number)
 
 static void read_int(struct rt_doc_int *n, const char *path)
 {
-	char buf[64];
-	int rc = rt_sysfs_read(path, buf, sizeof(buf));
-	char *end;
-	if (rc == 0) {
-		errno = 0;
-		long long v = strtoll(buf, &end, 0);
-		if (!errno && end != buf && !*end) {
-			n->known = true;
-			n->v = v;
-			return;
-		}
-		set_why(n->why, sizeof(n->why), "%s: not a number ('%.40s')", path, buf);
-	} else {
+	int64_t v;
+	int rc = rt_sysfs_read_i64(path, &v);
+	n->known = rc == 0;
+	if (rc == 0)
+		n->v = v;
+	else if (rc == -EINVAL)
+		set_why(n->why, sizeof(n->why), "%s: not a number", path);
+	else
 		set_why(n->why, sizeof(n->why), "%s: %s", path, read_error(rc));
-	}
-	n->known = false;
 }
 
 /* The PCI address a sysfs "device" link points to (its last component). */
