@@ -7,6 +7,13 @@
 
 #include "doctor/facts.h"
 
+/* The line after the one p is in, or NULL at the end of the text. */
+static const char *next_line(const char *p)
+{
+	const char *nl = strchr(p, '\n');
+	return nl && nl[1] ? nl + 1 : NULL;
+}
+
 int rt_doc_parse_state(const char *text, char *out, size_t size)
 {
 	const char *colon = strchr(text, ':');
@@ -101,7 +108,7 @@ int rt_doc_parse_dscp(const char *w)
 static const char *line_after(const char *text, const char *keyword, char *buf, size_t size)
 {
 	size_t kl = strlen(keyword);
-	for (const char *p = text; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL) {
+	for (const char *p = text; p; p = next_line(p)) {
 		const char *s = p;
 		while (*s == ' ' || *s == '\t')
 			s++;
@@ -157,7 +164,7 @@ int rt_doc_parse_dcb_app(const char *text, int8_t map[64])
 {
 	memset(map, -1, 64);
 	int n = 0;
-	for (const char *p = text; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL) {
+	for (const char *p = text; p; p = next_line(p)) {
 		char line[2048];
 		const char *s = p;
 		while (*s == ' ' || *s == '\t')
@@ -206,7 +213,7 @@ int rt_doc_parse_mlnx_qos(const char *text, struct rt_doc_qos *q)
 	int8_t map[64];
 	memset(map, -1, sizeof(map));
 	int entries = 0;
-	for (const char *p = text; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL) {
+	for (const char *p = text; p; p = next_line(p)) {
 		const char *s = p;
 		while (*s == ' ' || *s == '\t')
 			s++;
@@ -292,7 +299,7 @@ int rt_doc_parse_dscp2prio_file(const char *text, int8_t map[64])
 {
 	memset(map, -1, 64);
 	int n = 0;
-	for (const char *p = text; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL) {
+	for (const char *p = text; p; p = next_line(p)) {
 		char *end;
 		const char *s = p;
 		while (*s == ' ' || *s == '\t')

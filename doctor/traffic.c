@@ -26,6 +26,10 @@ void rt_doc_traffic_add(struct rt_doc_traffic *t, const struct rt_record *rec, u
 		/* RoCEv2 data: the IP header carries DSCP and ECN (RoCEv1 has none) */
 		if (rec->rocev1 || !(rec->layers & (RT_L_IPV4 | RT_L_IPV6)))
 			break;
+		/* ACKNOWLEDGE (operation 0x11 of RC, RD and XRC; UD has none) carries no data */
+		if ((rec->layers & RT_L_BTH) && (rec->opcode & 0x1f) == 0x11 &&
+		    (rec->opcode & 0xe0) != 0x60)
+			break;
 		t->roce++;
 		t->ecn[rec->ecn & 3]++;
 		t->dscp[rec->dscp & 63]++;

@@ -16,10 +16,18 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 
 RT, SYSFS, REC, CAPS = sys.argv[1:5]
 NETDEV = "ens1f0np0"
 failures = []
+temp_dirs = []
+
+
+def temp_dir(prefix):
+    d = tempfile.mkdtemp(prefix=prefix)
+    temp_dirs.append(d)
+    return d
 
 
 def check(ok, what):
@@ -30,7 +38,7 @@ def check(ok, what):
 
 def make_tools(spec):
     """A tools folder of stub scripts: {tool: {key: (recording, exit)}}; each logs how it was called."""
-    d = tempfile.mkdtemp(prefix="rt-doctor-tools-")
+    d = temp_dir("rt-doctor-tools-")
     log = os.path.join(d, "calls.log")
     for tool, answers in spec.items():
         lines = ["#!/bin/sh", f'echo "{tool} $*" >> {log}', 'case "$*" in']
@@ -185,7 +193,7 @@ try:
            ["PFC off for priority 5", "DSCP 40 -> priority 5"])
 
     # the tools: absent is "could not check", never a failure; each one alone is enough
-    empty = tempfile.mkdtemp(prefix="rt-doctor-notools-")
+    empty = temp_dir("rt-doctor-notools-")
     doc, _ = doctor(["--no-netlink"], empty, "good", 0,
                     {"pfc.enabled": "unchecked", "pfc.trust": "unchecked", "pfc.peer": "unchecked"},
                     ["could not check: dcb: not installed; mlnx_qos: not installed; lldptool: not installed",
@@ -222,7 +230,7 @@ try:
     check(r.returncode == 0 and "EXAMPLES" in r.stdout and "%%" not in r.stdout, "--help")
 
     # no RDMA device: said plainly, the Ethernet netdevs that are up still checked
-    bare = tempfile.mkdtemp(prefix="rt-doctor-bare-")
+    bare = temp_dir("rt-doctor-bare-")
     for nd, files in {"eth9": {"type": "1", "flags": "0x1003", "mtu": "9000", "operstate": "up",
                                "speed": "25000"},
                       "down0": {"type": "1", "flags": "0x1002", "mtu": "1500", "operstate": "down"},
@@ -249,7 +257,9 @@ try:
     # --traffic over saved captures, against their scapy-built truth
     for cap in ("ecn_cnp", "pfc_pause", "vlan_qinq"):
         truth = [json.loads(line) for line in open(os.path.join(CAPS, cap + ".truth.jsonl"))]
-        data = [p for p in truth if p.get("kind") == "roce" and "ecn" in p and not p.get("rocev1")]
+        # RoCEv2 data: transport packets with an IP header, ACKNOWLEDGEs (operation 0x11) aside
+        data = [p for p in truth if p.get("kind") == "roce" and "ecn" in p and not p.get("rocev1")
+                and (p.get("opcode", 0) & 0x1f) != 0x11]
         ecn = [sum(1 for p in data if p["ecn"] == v) for v in range(4)]
         cnps = [p for p in truth if p.get("kind") == "cnp"]
         xoff = [sum(1 for p in truth if p.get("kind") == "pfc" and p["pfc"]["enable"] >> q & 1
@@ -274,6 +284,35 @@ try:
         check(c["traffic.pfc"]["status"] == ("warn" if others else "pass"), f"traffic {cap}: PFC verdict")
         check(c["traffic.cnp"]["value"].startswith(f"{len(cnps)} CNPs") if cnps else
               c["traffic.cnp"]["value"].startswith("no CNP"), f"traffic {cap}: {c['traffic.cnp']['value']}")
+    # --traffic live: gen over loopback with DSCP 10, captured by libpcap on lo (CAP_NET_RAW)
+    if os.geteuid() == 0:
+        serve = subprocess.Popen([RT, "gen", "serve", "-B", "127.0.0.1", "-D", "20"],
+                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        send = None
+        try:
+            # the server listens on its control port before the sender connects
+            for _ in range(100):
+                ss = subprocess.run(["ss", "-ltnH", "sport = :18515"], capture_output=True, text=True)
+                if ss.stdout.strip():
+                    break
+                time.sleep(0.1)
+            send = subprocess.Popen([RT, "gen", "send", "127.0.0.1", "--bind", "127.0.0.2", "--dscp", "10",
+                                     "-r", "50M", "-D", "15"],
+                                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            r = run(["--traffic", "3", "--capture-from", "lo", "--json"], tools, prefix=False)
+            c = json.loads(r.stdout)["targets"][0]["checks"]
+            check(c["traffic.dscp"]["status"] == "fail" and "DSCP 10: " in c["traffic.dscp"]["value"]
+                  and "(127.0.0.2)" in c["traffic.dscp"]["fix"],
+                  f"traffic live on lo: {c['traffic.dscp']['value']}")
+            check(c["traffic.ecn"]["status"] == "pass" and "Not-ECT 0" in c["traffic.ecn"]["value"],
+                  f"traffic live on lo: {c['traffic.ecn']['value']}")
+        finally:
+            for p in (send, serve):
+                if p:
+                    p.terminate()
+                    p.wait(timeout=30)
+    else:
+        print("skipped the live --traffic capture on lo: it needs root (CAP_NET_RAW)")
     r = run(["--traffic", "1", "--capture-from", "/nonexistent.pcap", "--json"], tools, prefix=False)
     c = json.loads(r.stdout)["targets"][0]["checks"]
     check(c["traffic.ecn"]["status"] == "unchecked" and "cannot capture from /nonexistent.pcap" in c["traffic.ecn"]["value"],
@@ -281,6 +320,8 @@ try:
 finally:
     if ns:
         subprocess.run(["ip", "netns", "del", ns])
+    for d in temp_dirs:
+        shutil.rmtree(d, ignore_errors=True)
 
 print(f"{len(failures)} failure(s)")
 sys.exit(1 if failures else 0)

@@ -464,6 +464,12 @@ static void test_traffic(void **state)
 	expect("traffic.ecn", RT_DOC_PASS, "11 RoCEv2 data packets: Not-ECT 0, ECT(0) 10, ECT(1) 0, CE 1",
 	       NULL);
 	expect("traffic.dscp", RT_DOC_PASS, "DSCP 26: 11 (untagged)", NULL);
+	/* ACKs carry no data: not counted */
+	r = roce_rec(0, 0, -1);
+	r.opcode = 0x11;
+	rt_doc_traffic_add(tr, &r, 26);
+	judge();
+	expect("traffic.ecn", RT_DOC_PASS, "11 RoCEv2 data packets", NULL);
 	/* Not-ECT traffic at DSCP 0 from 10.0.0.2 */
 	r = roce_rec(0, 0, -1);
 	rt_doc_traffic_add(tr, &r, 26);
