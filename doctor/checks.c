@@ -813,8 +813,9 @@ static void check_traffic(const struct rt_doc_facts *f, const struct rt_doctor_c
 	if (!cfg->traffic_ns)
 		return;
 	if (!tr->ran) {
-		for (size_t i = 0; i < 4; i++)
-			unchecked(t, names[i], tr->why);
+		unchecked(t, names[0], tr->why);
+		for (size_t i = 1; i < 4; i++)
+			unchecked(t, names[i], "no capture (see traffic.ecn)");
 		return;
 	}
 	char span[48];
