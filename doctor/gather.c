@@ -216,7 +216,7 @@ static void read_addrs(struct rt_doc_facts *f)
 	freeifaddrs(all);
 	if (!seen) {
 		set_why(f->addrs_why, sizeof(f->addrs_why),
-		        "%s is not a network interface of this host (network namespace)", f->netdev);
+		        "no netdev %s in this network namespace: its addresses are unknown", f->netdev);
 		return;
 	}
 	f->addrs_known = true;

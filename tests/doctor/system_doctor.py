@@ -171,7 +171,7 @@ try:
     doctor([], tools, "no_v2_gid", 1 if ns else 0,
            {"gid.roce_v2": "fail" if ns else "unchecked", "gid.index": "pass"},
            ["no RoCE v2 GID for 192.0.2.10 (RoCE v1 only)", "ip address add 192.0.2.10/24 dev ens1f0np0"]
-           if ns else ["could not check: ens1f0np0 is not a network interface of this host"])
+           if ns else ["could not check: no netdev ens1f0np0 in this network namespace"])
     doctor([], tools, "port_down", 1, {"link.state": "fail", "link.netdev": "fail"},
            ["DOWN (phys_state Disabled)", "fix: ip link set dev ens1f0np0 up", "ens1f0np0 down"])
     pfc_off = make_tools({"dcb": {"pfc": ("dcb_pfc_off.txt", 0), "app": ("dcb_app_default.txt", 0)},
