@@ -52,12 +52,11 @@ unsigned rt_doc_roce_mtu(int64_t netdev_mtu)
 /* "3,4" or "none" */
 static const char *prio_list(uint8_t mask, char *buf, size_t size)
 {
-	size_t len = 0;
 	buf[0] = '\0';
 	for (int p = 0; p < 8; p++)
 		if (mask & (1u << p))
-			len += (size_t)snprintf(buf + len, size - len, "%s%d", len ? "," : "", p);
-	if (!len)
+			rt_doc_appendf(buf, size, "%s%d", buf[0] ? "," : "", p);
+	if (!buf[0])
 		snprintf(buf, size, "none");
 	return buf;
 }
@@ -275,7 +274,6 @@ static void check_gids(const struct rt_doc_facts *f, struct rt_doc_target *t)
 		unchecked(t, "gid.roce_v2", f->addrs_why);
 	} else {
 		char missing[200] = "", have[200] = "";
-		size_t ml = 0, hl = 0;
 		unsigned routable = 0, nmissing = 0;
 		const struct rt_doc_addr *first_missing = NULL;
 		for (unsigned i = 0; i < f->naddrs; i++) {
@@ -297,15 +295,13 @@ static void check_gids(const struct rt_doc_facts *f, struct rt_doc_target *t)
 			}
 			addr_text(x, a, sizeof(a));
 			if (hit) {
-				hl += (size_t)snprintf(have + hl, hl < sizeof(have) ? sizeof(have) - hl : 0,
-				                       "%s%s at %u", hl ? ", " : "", a, hit->index);
+				rt_doc_appendf(have, sizeof(have), "%s%s at %u", have[0] ? ", " : "", a, hit->index);
 			} else {
 				nmissing++;
 				if (!first_missing)
 					first_missing = x;
-				ml += (size_t)snprintf(missing + ml,
-				                       ml < sizeof(missing) ? sizeof(missing) - ml : 0, "%s%s%s",
-				                       ml ? ", " : "", a, v1_only ? " (RoCE v1 only)" : "");
+				rt_doc_appendf(missing, sizeof(missing), "%s%s%s", missing[0] ? ", " : "", a,
+				       v1_only ? " (RoCE v1 only)" : "");
 			}
 		}
 		if (!routable) {
@@ -852,24 +848,20 @@ static void check_traffic(const struct rt_doc_facts *f, const struct rt_doctor_c
 		uint64_t off = tr->roce - tr->dscp[cfg->dscp];
 		uint64_t off_pcp = tr->tagged - tr->pcp[cfg->priority];
 		c = add(t, "traffic.dscp", off || off_pcp ? RT_DOC_FAIL : RT_DOC_PASS);
-		char seen[160] = "";
-		size_t len = 0;
-		for (int d = 0; d < 64 && len < sizeof(seen) - 24; d++)
+		c->value[0] = '\0';
+		for (int d = 0; d < 64; d++)
 			if (tr->dscp[d])
-				len += (size_t)snprintf(seen + len, sizeof(seen) - len, "%sDSCP %d: %llu",
-				                        len ? ", " : "", d, (unsigned long long)tr->dscp[d]);
-		VALUE(c, "%s%s", seen, tr->tagged ? "" : " (untagged)");
-		if (tr->tagged) {
-			len = strlen(c->value);
-			for (int q = 0; q < 8; q++)
-				if (tr->pcp[q])
-					len += (size_t)snprintf(c->value + len, sizeof(c->value) - len,
-					                        "; PCP %d: %llu", q, (unsigned long long)tr->pcp[q]);
-		}
+				rt_doc_appendf(c->value, sizeof(c->value), "%sDSCP %d: %llu", c->value[0] ? ", " : "", d,
+				       (unsigned long long)tr->dscp[d]);
+		if (!tr->tagged)
+			rt_doc_appendf(c->value, sizeof(c->value), " (untagged)");
+		for (int q = 0; q < 8; q++)
+			if (tr->pcp[q])
+				rt_doc_appendf(c->value, sizeof(c->value), "; PCP %d: %llu", q,
+				       (unsigned long long)tr->pcp[q]);
 		EXPECTED(c, "DSCP %u%s", cfg->dscp, tr->tagged ? "" : " on every RoCE data packet");
 		if (tr->tagged)
-			put(c->expected + strlen(c->expected), sizeof(c->expected) - strlen(c->expected),
-			    ", PCP %u where VLAN-tagged", cfg->priority);
+			rt_doc_appendf(c->expected, sizeof(c->expected), ", PCP %u where VLAN-tagged", cfg->priority);
 		if (off || off_pcp) {
 			FIX(c, "set the sender's (%s) traffic class: rdma_cm.tos for rdma_cm applications, "
 			       "NCCL_IB_TC=%u for NCCL",

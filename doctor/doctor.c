@@ -131,7 +131,6 @@ static int add_ethernet_netdevs(const char *root, struct targets *ts, struct rt_
 {
 	char path[4096], down[200] = "";
 	int64_t type, flags;
-	size_t dl = 0;
 	snprintf(path, sizeof(path), "%s/class/net", root);
 	struct dirent **names = NULL;
 	int n = scandir(path, &names, visible, name_sort);
@@ -142,9 +141,7 @@ static int add_ethernet_netdevs(const char *root, struct targets *ts, struct rt_
 			continue;
 		snprintf(path, sizeof(path), "%s/class/net/%s/flags", root, names[i]->d_name);
 		if (rt_sysfs_read_i64(path, &flags) == 0 && !(flags & IFF_UP)) {
-			if (dl < sizeof(down))
-				dl += (size_t)snprintf(down + dl, sizeof(down) - dl, "%s%s", dl ? ", " : "",
-				                       names[i]->d_name);
+			rt_doc_appendf(down, sizeof(down), "%s%s", down[0] ? ", " : "", names[i]->d_name);
 			continue;
 		}
 		rc = add_netdev(root, names[i]->d_name, ts, errbuf);
@@ -152,7 +149,7 @@ static int add_ethernet_netdevs(const char *root, struct targets *ts, struct rt_
 	for (int i = 0; i < n; i++)
 		free(names[i]);
 	free(names);
-	if (dl) {
+	if (down[0]) {
 		char note[256];
 		snprintf(note, sizeof(note), "not checked, administratively down: %.200s", down);
 		add_note(r, note);

@@ -45,13 +45,6 @@ static const char *read_error(int rc)
 	}
 }
 
-void rt_doc_copy(char *dst, size_t size, const char *src)
-{
-	size_t l = strnlen(src, size - 1);
-	memcpy(dst, src, l);
-	dst[l] = '\0';
-}
-
 void rt_doc_facts_init(struct rt_doc_facts *f, const char *why)
 {
 	memset(f, 0, sizeof(*f));

@@ -1,6 +1,5 @@
 /* A netdev's PFC, trust mode and DSCP map: sysfs qos/, then DCB netlink, then dcb, mlnx_qos, lldptool when installed. */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,21 +12,13 @@
 
 #define TOOL_OUTPUT_MAX (1u << 20)
 
-__attribute__((format(printf, 3, 4))) static void add_why(char *why, size_t size, const char *fmt,
-                                                          ...)
-{
-	size_t len = strlen(why);
-	if (len + 3 >= size)
-		return;
-	if (len) {
-		memcpy(why + len, "; ", 3);
-		len += 2;
-	}
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(why + len, size - len, fmt, ap);
-	va_end(ap);
-}
+/* Add one more reason to a "; "-separated list. */
+#define add_why(why, size, ...)                                                                    \
+	do {                                                                                       \
+		if ((why)[0])                                                                      \
+			rt_doc_appendf(why, size, "; ");                                           \
+		rt_doc_appendf(why, size, __VA_ARGS__);                                            \
+	} while (0)
 
 /* The tool's path: in tools_dir when given, else in $PATH and the sbin folders. */
 static bool find_tool(const struct rt_doctor_config *cfg, const char *name, char *path, size_t size)
