@@ -52,6 +52,21 @@ int rt_sysfs_read_u64(const char *path, uint64_t *v)
 	return 0;
 }
 
+int rt_sysfs_read_i64(const char *path, int64_t *v)
+{
+	char buf[64];
+	int rc = rt_sysfs_read(path, buf, sizeof(buf));
+	if (rc < 0)
+		return rc;
+	char *end;
+	errno = 0;
+	long long x = strtoll(buf, &end, 0);
+	if (errno || end == buf || *end)
+		return -EINVAL;
+	*v = x;
+	return 0;
+}
+
 int rt_rdma_split_name(const char *name, char dev[RT_DEVNAME_MAX], unsigned *port)
 {
 	const char *colon = strrchr(name, ':');

@@ -15,6 +15,8 @@ const char *rt_sysfs_root(const char *root);
 int rt_sysfs_read(const char *path, char *buf, size_t size);
 /* Read a file holding one unsigned decimal number. Returns 0 or -errno (-EINVAL: not a number). */
 int rt_sysfs_read_u64(const char *path, uint64_t *v);
+/* Read a file holding one signed number, decimal or 0x hex ("-1", "0x1003"). Returns 0 or -errno (-EINVAL: not a number). */
+int rt_sysfs_read_i64(const char *path, int64_t *v);
 
 /*
  * Split "DEV" or "DEV:PORT" into the device name and port (1 when absent).

@@ -10,5 +10,6 @@ int rt_cmd_analyze(int argc, char **argv);
 int rt_cmd_timeline(int argc, char **argv);
 int rt_cmd_capture(int argc, char **argv);
 int rt_cmd_gen(int argc, char **argv);
+int rt_cmd_doctor(int argc, char **argv);
 
 #endif

@@ -39,6 +39,8 @@ static int make_tree(void **state)
 	put_file("class/infiniband/mlx5_0/ports/1/hw_counters/np_cnp_sent", "12\n");
 	put_file("class/infiniband/mlx5_0/ports/1/hw_counters/rp_cnp_handled", "40\n");
 	put_file("class/infiniband/mlx5_0/ports/1/hw_counters/lifespan_note", "not a number\n");
+	put_file("numbers/speed", "-1\n");
+	put_file("numbers/flags", "0x1003\n");
 	put_file("class/infiniband/mlx5_0/ports/1/counters/port_xmit_data", "123456\n");
 	put_file("class/infiniband/mlx5_0/ports/1/gid_attrs/ndevs/0", "lo\n");
 	put_file("class/infiniband/mlx5_0/ports/2/counters/port_xmit_data", "1\n");
@@ -80,6 +82,20 @@ static void test_sysfs_lookups(void **state)
 	assert_string_equal(dev, "mlx5_1");
 	assert_int_equal(port, 1);
 	assert_int_equal(rt_rdma_find_by_netdev(root, "eth9", dev, &port), -ENOENT);
+
+	/* signed and hex numbers (a netdev's speed without link, its flags) */
+	char path[512];
+	int64_t v;
+	snprintf(path, sizeof(path), "%s/numbers/speed", root);
+	assert_int_equal(rt_sysfs_read_i64(path, &v), 0);
+	assert_true(v == -1);
+	snprintf(path, sizeof(path), "%s/numbers/flags", root);
+	assert_int_equal(rt_sysfs_read_i64(path, &v), 0);
+	assert_true(v == 0x1003);
+	snprintf(path, sizeof(path), "%s/class/infiniband/mlx5_0/ports/1/hw_counters/lifespan_note", root);
+	assert_int_equal(rt_sysfs_read_i64(path, &v), -EINVAL);
+	snprintf(path, sizeof(path), "%s/numbers/absent", root);
+	assert_int_equal(rt_sysfs_read_i64(path, &v), -ENOENT);
 }
 
 /* Every line a JSON object as docs/FORMATS.md says; returns the number of lines. */

@@ -1,0 +1,77 @@
+/* Run one command on many hosts at once through a launcher prefix (ssh, pdsh, srun, ip netns exec), or a local tool, with a timeout. */
+#ifndef RT_LAUNCH_H
+#define RT_LAUNCH_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "dissect/dissect.h" /* RT_ERRBUF_SIZE */
+
+/* The launcher used when none is given. */
+#define RT_LAUNCH_DEFAULT "ssh {host}"
+/* Output kept per stream when rt_launch_opts.max_output is 0. */
+#define RT_LAUNCH_MAX_OUTPUT (4u << 20)
+
+/* What one command did. */
+struct rt_launch_result {
+	char host[256];  /* the host (empty for a local command) */
+	char *command;   /* the shell command line that ran (rt_launch_hosts), or NULL */
+	int status;      /* exit status 0..255, 128+N when signal N ended it, -1 when it never ran */
+	bool timed_out;  /* stopped by the timeout (status then says how it ended) */
+	bool stopped;    /* stopped because rt_launch_opts.stop was set */
+	char *out;       /* standard output, NUL-terminated (never NULL after a run) */
+	size_t out_len;
+	bool out_truncated; /* more than max_output bytes were written; the rest was read and dropped */
+	char *err;       /* standard error, likewise */
+	size_t err_len;
+	bool err_truncated;
+	char error[RT_ERRBUF_SIZE]; /* why it never ran (status -1) */
+	uint64_t elapsed_ns;
+};
+
+struct rt_launch_opts {
+	/*
+	 * Command prefix; every "{host}" is replaced by the host, shell-quoted.
+	 * Without "{host}" the host is appended as the last word of the prefix
+	 * ("ssh -p 2222" → "ssh -p 2222 HOST"). NULL: RT_LAUNCH_DEFAULT.
+	 */
+	const char *launcher;
+	char *const *argv;     /* the command run through the launcher, NULL-terminated */
+	uint64_t timeout_ns;   /* per command, 0 = none; on expiry SIGTERM, then SIGKILL 2 s later */
+	size_t max_output;     /* bytes kept per stream; 0 = RT_LAUNCH_MAX_OUTPUT */
+	unsigned max_parallel; /* commands running at once; 0 = all */
+	/* When it becomes non-zero (a signal handler sets it), running commands get SIGTERM. */
+	const volatile sig_atomic_t *stop;
+};
+
+/*
+ * The shell command line for one host: the launcher with "{host}" replaced
+ * (or the host appended), a space, then every word of argv quoted for
+ * /bin/sh. Returns a malloc'ed string or NULL (ENOMEM).
+ */
+char *rt_launch_command_line(const char *launcher, const char *host, char *const *argv);
+
+/*
+ * Run the command line of every host with /bin/sh -c, in parallel, each in
+ * its own process group with standard input from /dev/null; collect
+ * standard output, standard error and the exit status into res[0..n-1]
+ * (which the caller frees with rt_launch_result_free). A command that
+ * cannot start is recorded in its result (status -1), not returned.
+ * Returns 0, or a negative errno with errbuf set when nothing could run.
+ */
+int rt_launch_hosts(const struct rt_launch_opts *o, const char *const *hosts, size_t n,
+                    struct rt_launch_result *res, char *errbuf);
+
+/*
+ * Run argv directly (argv[0] a path, no shell) the same way, alone, and
+ * wait for it or the timeout. Returns 0 when it ran (whatever its status),
+ * or a negative errno with errbuf set when it could not start.
+ */
+int rt_launch_local(char *const *argv, uint64_t timeout_ns, size_t max_output,
+                    struct rt_launch_result *res, char *errbuf);
+
+void rt_launch_result_free(struct rt_launch_result *r);
+
+#endif

@@ -1,0 +1,124 @@
+/* doctor --traffic: a short capture through rocetrace's capture sources, tallied by ECN, DSCP, PCP, CNPs and PFC priority. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "capture/source.h"
+#include "dissect/dissect.h"
+#include "dissect/outbuf.h"
+#include "doctor/facts.h"
+
+#define BATCH 64
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+void rt_doc_traffic_add(struct rt_doc_traffic *t, const struct rt_record *rec, unsigned dscp)
+{
+	t->frames++;
+	switch (rec->kind) {
+	case RT_KIND_ROCE:
+		/* RoCEv2 data: the IP header carries DSCP and ECN (RoCEv1 has none) */
+		if (rec->rocev1 || !(rec->layers & (RT_L_IPV4 | RT_L_IPV6)))
+			break;
+		/* ACKNOWLEDGE (operation 0x11 of RC, RD and XRC; UD has none) carries no data */
+		if ((rec->layers & RT_L_BTH) && (rec->opcode & 0x1f) == 0x11 &&
+		    (rec->opcode & 0xe0) != 0x60)
+			break;
+		t->roce++;
+		t->ecn[rec->ecn & 3]++;
+		t->dscp[rec->dscp & 63]++;
+		if (rec->nvlan) {
+			t->tagged++;
+			t->pcp[rec->pcp[0] & 7]++; /* the outer tag: what switches classify by */
+		}
+		if ((rec->ecn & 3) == 0 && !t->not_ect_src[0])
+			rt_ip_to_str(rec->ip_version, rec->src_ip, t->not_ect_src, sizeof(t->not_ect_src));
+		if (rec->dscp != dscp && !t->off_dscp_src[0])
+			rt_ip_to_str(rec->ip_version, rec->src_ip, t->off_dscp_src, sizeof(t->off_dscp_src));
+		break;
+	case RT_KIND_CNP:
+		t->cnp++;
+		t->cnp_dscp[rec->dscp & 63]++;
+		if (rec->nvlan) {
+			t->cnp_tagged++;
+			t->cnp_pcp[rec->pcp[0] & 7]++;
+		}
+		break;
+	case RT_KIND_PFC:
+		t->pfc++;
+		for (int p = 0; p < 8; p++)
+			if ((rec->pfc_enable & (1u << p)) && rec->pfc_quanta[p])
+				t->pfc_xoff[p]++;
+		break;
+	case RT_KIND_PAUSE:
+		t->pause++;
+		break;
+	default:
+		break;
+	}
+}
+
+void rt_doc_capture(const struct rt_doctor_config *cfg, struct rt_doc_facts *f)
+{
+	struct rt_doc_traffic *t = &f->traffic;
+	char name[160], errbuf[RT_ERRBUF_SIZE];
+	memset(t, 0, sizeof(*t));
+	if (cfg->capture_from)
+		snprintf(name, sizeof(name), "%s", cfg->capture_from);
+	else if (f->rdma)
+		snprintf(name, sizeof(name), "%s:%u", f->dev, f->port);
+	else
+		snprintf(name, sizeof(name), "%s", f->netdev);
+	struct rt_source_config sc = {
+	    .snaplen = 128, /* every RoCE header; the payload is not needed */
+	    .timeout_ms = 100,
+	    .sysfs_root = cfg->sysfs_root,
+	};
+	struct rt_source *src = NULL;
+	int rc = rt_source_open(&src, name, &sc, errbuf);
+	if (rc < 0) {
+		snprintf(t->why, sizeof(t->why), "cannot capture from %.60s: %.150s", name, errbuf);
+		return;
+	}
+	snprintf(t->source, sizeof(t->source), "%.120s (%s)", name, src->ops->kind);
+	struct rt_dissect_opts dopts;
+	rt_dissect_opts_init(&dopts);
+	dopts.verify_icrc = false;
+	struct rt_frame frames[BATCH];
+	uint64_t start = mono_ns(), end = start + cfg->traffic_ns;
+	for (;;) {
+		uint64_t now = mono_ns();
+		if (now >= end)
+			break;
+		int n = rt_source_next(src, frames, BATCH, errbuf);
+		if (n == -EAGAIN || n == -EINTR)
+			continue;
+		if (n < 0) {
+			snprintf(t->why, sizeof(t->why), "capture from %.60s failed: %.150s", name, errbuf);
+			rt_source_close(src);
+			return;
+		}
+		if (n == 0)
+			break; /* a file ended */
+		for (int i = 0; i < n; i++) {
+			struct rt_record rec;
+			int lt = frames[i].linktype ? frames[i].linktype : src->linktype;
+			if (rt_dissect(&dopts, lt, frames[i].data, frames[i].caplen, frames[i].wirelen,
+			               &rec) < 0)
+				continue;
+			rt_doc_traffic_add(t, &rec, cfg->dscp);
+		}
+	}
+	/* a saved capture is read whole: its span is not the time spent reading it */
+	t->duration_ns = strcmp(src->ops->kind, "file") ? mono_ns() - start : 0;
+	if (t->duration_ns > cfg->traffic_ns)
+		t->duration_ns = cfg->traffic_ns;
+	rt_source_close(src);
+	t->ran = true;
+}

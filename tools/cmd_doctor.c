@@ -1,0 +1,408 @@
+/* rocetrace doctor: option parsing and wiring of doctor/ (one host) and doctor/hosts.c (several). */
+#include <getopt.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "doctor/doctor.h"
+#include "doctor/hosts.h"
+#include "doctor/launch.h"
+#include "tools/cli.h"
+#include "tools/commands.h"
+#include "tools/options.h"
+
+#define CMD         "doctor"
+#define MAX_SECONDS 3600ull
+#define MAX_HOSTS   4096
+#define MAX_FORWARD 64
+
+static volatile sig_atomic_t g_stop;
+
+static void help(void)
+{
+	fputs(
+	    "NAME\n"
+	    "    rocetrace doctor - is this host ready for lossless RoCE?\n"
+	    "\n"
+	    "SYNOPSIS\n"
+	    "    rocetrace doctor [DEV[:PORT] | NETDEV]... [--json] [--priority P] [--dscp D]\n"
+	    "        [--mtu 1024|2048|4096] [--speed RATE] [--interval S] [--traffic S]\n"
+	    "        [--capture-from NAME] [--sysfs-root DIR] [--tools-dir DIR] [--no-netlink]\n"
+	    "    rocetrace doctor --hosts H1,H2,... [--launcher TEMPLATE] [--remote CMD]\n"
+	    "        [--timeout S] [--parallel N] [--json] [the options above] [DEV|NETDEV]...\n"
+	    "\n"
+	    "DESCRIPTION\n"
+	    "    Checks every RDMA port named (DEV: all its ports; DEV:PORT: one; NETDEV:\n"
+	    "    the RDMA port on top of it, or the netdev alone), by default every RDMA\n"
+	    "    port of the host, and prints one line per check: pass, warn, FAIL, or\n"
+	    "    ---- when it could not check (and why), with the value found, the value\n"
+	    "    expected and the command that fixes it. With no RDMA device it says so\n"
+	    "    and checks the host's Ethernet netdevs. Without root it checks what it\n"
+	    "    can read. docs/DOCTOR.md describes every check.\n"
+	    "\n"
+	    "    link.state, link.layer, link.speed, link.netdev\n"
+	    "        port ACTIVE, Ethernet, its speed; the netdev up\n"
+	    "    mtu\n"
+	    "        the netdev MTU gives the RoCE MTU required (4096 needs >= 4192)\n"
+	    "    gid.roce_v2, gid.index\n"
+	    "        a RoCE v2 GID for every address of the netdev; the GID index to pass\n"
+	    "        to perftest (-x N) and NCCL (NCCL_IB_GID_INDEX)\n"
+	    "    ecn.np, ecn.rp, ecn.cnp\n"
+	    "        ECN notification and reaction point on the RoCE priority; CNP DSCP and\n"
+	    "        priority\n"
+	    "    pfc.enabled, pfc.trust, pfc.dscp_map, pfc.peer\n"
+	    "        PFC on the RoCE priority (DCB netlink, else dcb, mlnx_qos, lldptool),\n"
+	    "        trust pcp/dscp, DSCP -> priority, the link partner's PFC\n"
+	    "    rdma_cm.tos, rdma_cm.mode\n"
+	    "        the default ToS and RoCE mode of rdma_cm connections (configfs)\n"
+	    "    counters.*\n"
+	    "        np_ecn_marked_roce_packets, np_cnp_sent, rp_cnp_handled,\n"
+	    "        out_of_buffer, packet_seq_err, PFC pause frames, rx_discards_phy:\n"
+	    "        sampled twice --interval apart, and what their movement means\n"
+	    "    traffic.* (with --traffic)\n"
+	    "        a short capture: RoCE data ECN-capable? DSCP as configured? PFC\n"
+	    "        frames on which priority? CNPs?\n"
+	    "\n"
+	    "OPTIONS\n"
+	    "    --json\n"
+	    "        Print one JSON object on one line: host, verdict, priority, dscp,\n"
+	    "        summary, notes, targets[] with device, port, netdev, gid_index and\n"
+	    "        checks{NAME: {status, value, expected, fix, note}}; status is pass,\n"
+	    "        warn, fail or unchecked.\n"
+	    "    -v, --verbose\n"
+	    "        Also print what each passing check means.\n"
+	    "    --priority P\n"
+	    "        The RoCE priority, lossless and ECN-enabled (0..7). Default 3.\n"
+	    "    --dscp D\n"
+	    "        The DSCP of RoCE data (0..63). Default 26.\n"
+	    "    --mtu 1024|2048|4096\n"
+	    "        The RoCE path MTU required. Default 4096.\n"
+	    "    --speed RATE\n"
+	    "        Fail a link slower than RATE (e.g. 100G). Default: any speed.\n"
+	    "    --interval S\n"
+	    "        Time between the two counter samples (default 1 s; a unit may\n"
+	    "        follow: 500ms). 0 takes one sample and leaves movement unchecked.\n"
+	    "    --traffic S\n"
+	    "        Capture S seconds (e.g. 2, 500ms) per port and check the live\n"
+	    "        traffic: the verbs sniffer on an RDMA port (sees kernel-bypass\n"
+	    "        traffic), libpcap on a netdev. Needs CAP_NET_RAW.\n"
+	    "    --capture-from NAME\n"
+	    "        With --traffic: capture from NAME instead (an RDMA device, a\n"
+	    "        netdev such as a mirror port, or a saved pcap/pcapng file).\n"
+	    "    --sysfs-root DIR\n"
+	    "        Read class/infiniband, class/net, kernel/config/rdma_cm and\n"
+	    "        kernel/debug under DIR instead of /sys. Addresses, DCB netlink and\n"
+	    "        ethtool still come from this host's kernel.\n"
+	    "    --tools-dir DIR\n"
+	    "        Run dcb, mlnx_qos and lldptool from DIR instead of $PATH.\n"
+	    "    --no-netlink\n"
+	    "        Do not ask the kernel over DCB netlink; use the tools only.\n"
+	    "    --hosts H1,H2,...\n"
+	    "        Run 'rocetrace doctor --json' with the options above on every host\n"
+	    "        at once through the launcher and print one table of checks by host,\n"
+	    "        then each problem with its fix. May be repeated.\n"
+	    "    --launcher TEMPLATE\n"
+	    "        Command prefix that runs a command on {host}; {host} is replaced by\n"
+	    "        the host name, or appended when absent. Default: 'ssh {host}'.\n"
+	    "        E.g. 'ssh -o BatchMode=yes {host}', 'srun -N1 -w {host}',\n"
+	    "        'pdsh -w {host}', 'mpirun -H {host} -n 1', 'ip netns exec {host}'.\n"
+	    "    --remote CMD\n"
+	    "        The rocetrace command on the hosts (default rocetrace), e.g.\n"
+	    "        'sudo /opt/rocetrace/bin/rocetrace'.\n"
+	    "    --timeout S\n"
+	    "        Give up on a host after S seconds (default 60 plus 8 x --traffic).\n"
+	    "    --parallel N\n"
+	    "        At most N hosts at once (default: all).\n"
+	    "    -h, --help\n"
+	    "        Print this help and exit.\n"
+	    "\n"
+	    "EXAMPLES\n"
+	    "    rocetrace doctor\n"
+	    "    rocetrace doctor mlx5_0:1 --priority 3 --dscp 26 --speed 100G\n"
+	    "    rocetrace doctor ens1f0np0 --json | jq '.targets[].checks | map_values(.status)'\n"
+	    "    sudo rocetrace doctor mlx5_0 --traffic 2\n"
+	    "    rocetrace doctor --hosts node01,node02,node03 --launcher 'ssh -o BatchMode=yes {host}'\n"
+	    "    rocetrace doctor --hosts node01,node02 --launcher 'srun -N1 -w {host}'\n"
+	    "\n"
+	    "EXIT STATUS\n"
+	    "    0 when no check failed (warnings and checks that could not run allowed),\n"
+	    "    1 when a check failed, a host gave no report, or on errors, 2 for usage\n"
+	    "    errors.\n",
+	    stdout);
+}
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	g_stop = 1;
+}
+
+struct doctor_args {
+	struct rt_doctor_config cfg;
+	bool json, verbose;
+	const char *hosts_arg[64];
+	unsigned nhosts_arg;
+	const char *launcher, *remote;
+	uint64_t timeout_ns;
+	unsigned parallel;
+	char *forward[MAX_FORWARD + 1]; /* words for the remote doctors */
+	char forward_buf[MAX_FORWARD][320];
+	unsigned nforward;
+};
+
+/* Word safe to hand through a launcher that re-parses it with a shell (ssh). */
+static bool plain_word(const char *w)
+{
+	if (!*w)
+		return false;
+	for (; *w; w++)
+		if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_./:=,@+-", *w))
+			return false;
+	return true;
+}
+
+/* Pass "--NAME=VALUE" (or "--NAME", or an operand when name is NULL) to the remote doctors. */
+static int forward(struct doctor_args *a, const char *name, const char *value)
+{
+	if (a->nforward == MAX_FORWARD)
+		return rt_cli_usage_error(CMD, "too many options to pass to the hosts");
+	if (value && !plain_word(value))
+		return rt_cli_usage_error(CMD, "'%s' cannot be passed to the hosts safely (use "
+		                               "letters, digits and _./:=,@+- only)",
+		                          value);
+	char *w = a->forward_buf[a->nforward];
+	if (!name)
+		snprintf(w, sizeof(a->forward_buf[0]), "%s", value);
+	else if (value)
+		snprintf(w, sizeof(a->forward_buf[0]), "--%s=%s", name, value);
+	else
+		snprintf(w, sizeof(a->forward_buf[0]), "--%s", name);
+	a->forward[a->nforward++] = w;
+	return 0;
+}
+
+static int parse_args(int argc, char **argv, struct doctor_args *a)
+{
+	enum {
+		OPT_JSON = 256, OPT_PRIORITY, OPT_DSCP, OPT_MTU, OPT_SPEED, OPT_INTERVAL, OPT_TRAFFIC,
+		OPT_CAPTURE_FROM, OPT_SYSFS, OPT_TOOLS, OPT_NO_NETLINK, OPT_HOSTS, OPT_LAUNCHER,
+		OPT_REMOTE, OPT_TIMEOUT, OPT_PARALLEL,
+	};
+	static const struct option longopts[] = {
+	    {"json", no_argument, NULL, OPT_JSON},
+	    {"verbose", no_argument, NULL, 'v'},
+	    {"priority", required_argument, NULL, OPT_PRIORITY},
+	    {"dscp", required_argument, NULL, OPT_DSCP},
+	    {"mtu", required_argument, NULL, OPT_MTU},
+	    {"speed", required_argument, NULL, OPT_SPEED},
+	    {"interval", required_argument, NULL, OPT_INTERVAL},
+	    {"traffic", required_argument, NULL, OPT_TRAFFIC},
+	    {"capture-from", required_argument, NULL, OPT_CAPTURE_FROM},
+	    {"sysfs-root", required_argument, NULL, OPT_SYSFS},
+	    {"tools-dir", required_argument, NULL, OPT_TOOLS},
+	    {"no-netlink", no_argument, NULL, OPT_NO_NETLINK},
+	    {"hosts", required_argument, NULL, OPT_HOSTS},
+	    {"launcher", required_argument, NULL, OPT_LAUNCHER},
+	    {"remote", required_argument, NULL, OPT_REMOTE},
+	    {"timeout", required_argument, NULL, OPT_TIMEOUT},
+	    {"parallel", required_argument, NULL, OPT_PARALLEL},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
+	};
+	uint64_t v;
+	int c, rc;
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":vh", longopts, NULL)) != -1) {
+		const char *name = NULL;
+		for (const struct option *lo = longopts; lo->name; lo++)
+			if (lo->val == c)
+				name = lo->name;
+		char opt[48];
+		snprintf(opt, sizeof(opt), "--%s", name ? name : "");
+		switch (c) {
+		case OPT_JSON:
+			a->json = true;
+			break;
+		case 'v':
+			a->verbose = true;
+			break;
+		case OPT_PRIORITY:
+			if (rt_opt_uint(CMD, opt, optarg, 0, 7, &v))
+				return RT_EXIT_USAGE;
+			a->cfg.priority = (unsigned)v;
+			break;
+		case OPT_DSCP:
+			if (rt_opt_uint(CMD, opt, optarg, 0, 63, &v))
+				return RT_EXIT_USAGE;
+			a->cfg.dscp = (unsigned)v;
+			break;
+		case OPT_MTU:
+			if (rt_opt_uint(CMD, opt, optarg, 256, 4096, &v))
+				return RT_EXIT_USAGE;
+			if (v != 1024 && v != 2048 && v != 4096)
+				return rt_cli_usage_error(CMD, "--mtu: '%s' is not 1024, 2048 or 4096", optarg);
+			a->cfg.min_mtu = (unsigned)v;
+			break;
+		case OPT_SPEED:
+			if (rt_opt_rate(CMD, opt, optarg, 1000000000, 1000000, 10000000000000ull,
+			                &a->cfg.speed_bps))
+				return RT_EXIT_USAGE;
+			break;
+		case OPT_INTERVAL:
+			if (rt_opt_duration(CMD, opt, optarg, 1000000000, 0, MAX_SECONDS * 1000000000,
+			                    &a->cfg.interval_ns))
+				return RT_EXIT_USAGE;
+			break;
+		case OPT_TRAFFIC:
+			if (rt_opt_duration(CMD, opt, optarg, 1000000000, 1000000, MAX_SECONDS * 1000000000,
+			                    &a->cfg.traffic_ns))
+				return RT_EXIT_USAGE;
+			break;
+		case OPT_CAPTURE_FROM:
+			a->cfg.capture_from = optarg;
+			break;
+		case OPT_SYSFS:
+			a->cfg.sysfs_root = optarg;
+			break;
+		case OPT_TOOLS:
+			a->cfg.tools_dir = optarg;
+			break;
+		case OPT_NO_NETLINK:
+			a->cfg.dcb_netlink = false;
+			break;
+		case OPT_HOSTS:
+			if (a->nhosts_arg == sizeof(a->hosts_arg) / sizeof(a->hosts_arg[0]))
+				return rt_cli_usage_error(CMD, "--hosts: given too many times");
+			a->hosts_arg[a->nhosts_arg++] = optarg;
+			break;
+		case OPT_LAUNCHER:
+			a->launcher = optarg;
+			break;
+		case OPT_REMOTE:
+			a->remote = optarg;
+			break;
+		case OPT_TIMEOUT:
+			if (rt_opt_duration(CMD, opt, optarg, 1000000000, 1000000, MAX_SECONDS * 1000000000,
+			                    &a->timeout_ns))
+				return RT_EXIT_USAGE;
+			break;
+		case OPT_PARALLEL:
+			if (rt_opt_uint(CMD, opt, optarg, 1, MAX_HOSTS, &v))
+				return RT_EXIT_USAGE;
+			a->parallel = (unsigned)v;
+			break;
+		case 'h':
+			help();
+			return -1;
+		default:
+			return rt_cli_getopt_error(CMD, c, argv);
+		}
+		/* what the remote doctors get: every checking option, as written */
+		bool fwd = c == OPT_PRIORITY || c == OPT_DSCP || c == OPT_MTU || c == OPT_SPEED ||
+		           c == OPT_INTERVAL || c == OPT_TRAFFIC || c == OPT_CAPTURE_FROM ||
+		           c == OPT_SYSFS || c == OPT_TOOLS;
+		if (fwd && (rc = forward(a, name, optarg)) != 0)
+			return rc;
+		if (c == OPT_NO_NETLINK && (rc = forward(a, name, NULL)) != 0)
+			return rc;
+	}
+	if (!a->nhosts_arg && (a->launcher || a->remote || a->timeout_ns || a->parallel))
+		return rt_cli_usage_error(CMD, "--launcher, --remote, --timeout and --parallel need "
+		                               "--hosts");
+	if (a->cfg.capture_from && !a->cfg.traffic_ns)
+		return rt_cli_usage_error(CMD, "--capture-from needs --traffic");
+	return 0;
+}
+
+/* Split the --hosts values at commas into hosts[]. */
+static int split_hosts(const struct doctor_args *a, char *buf, size_t size, const char **hosts,
+                       size_t *n)
+{
+	*n = 0;
+	size_t used = 0;
+	for (unsigned i = 0; i < a->nhosts_arg; i++) {
+		size_t l = strlen(a->hosts_arg[i]);
+		if (used + l + 1 > size)
+			return rt_cli_usage_error(CMD, "--hosts: too long");
+		memcpy(buf + used, a->hosts_arg[i], l + 1);
+		char *save = NULL;
+		for (char *h = strtok_r(buf + used, ",", &save); h; h = strtok_r(NULL, ",", &save)) {
+			if (*n == MAX_HOSTS)
+				return rt_cli_usage_error(CMD, "--hosts: more than %d hosts", MAX_HOSTS);
+			hosts[(*n)++] = h;
+		}
+		used += l + 1;
+	}
+	if (!*n)
+		return rt_cli_usage_error(CMD, "--hosts: no host given");
+	return 0;
+}
+
+static int run_hosts(struct doctor_args *a, int argc, char **argv)
+{
+	static char buf[65536];
+	static const char *hosts[MAX_HOSTS];
+	size_t n;
+	int rc = split_hosts(a, buf, sizeof(buf), hosts, &n);
+	if (rc)
+		return rc;
+	for (int i = optind; i < argc; i++)
+		if ((rc = forward(a, NULL, argv[i])) != 0)
+			return rc;
+	a->forward[a->nforward] = NULL;
+	struct sigaction sa = {.sa_handler = on_signal};
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	struct rt_doctor_hosts_opts o = {
+	    .launcher = a->launcher,
+	    .remote = a->remote,
+	    .args = a->forward,
+	    .timeout_ns = a->timeout_ns ? a->timeout_ns
+	                                : 60000000000ull + 8 * a->cfg.traffic_ns + a->cfg.interval_ns,
+	    .max_parallel = a->parallel,
+	    .json = a->json,
+	    .stop = &g_stop,
+	};
+	const char *cols = getenv("COLUMNS");
+	if (cols && atoi(cols) >= 40)
+		o.width = (unsigned)atoi(cols);
+	char errbuf[RT_ERRBUF_SIZE];
+	rc = rt_doctor_hosts(&o, hosts, n, stdout, errbuf);
+	if (rc < 0)
+		return rt_cli_fail(CMD, "%s", errbuf);
+	return g_stop ? RT_EXIT_ERROR : rc;
+}
+
+int rt_cmd_doctor(int argc, char **argv)
+{
+	struct doctor_args a;
+	memset(&a, 0, sizeof(a));
+	rt_doctor_config_init(&a.cfg);
+	int rc = parse_args(argc, argv, &a);
+	if (rc)
+		return rc < 0 ? RT_EXIT_OK : rc;
+	if (a.nhosts_arg)
+		return run_hosts(&a, argc, argv);
+
+	struct rt_doc_report report;
+	char errbuf[RT_ERRBUF_SIZE];
+	if (rt_doctor_run(&a.cfg, argv + optind, argc - optind, &report, errbuf) < 0)
+		return rt_cli_fail(CMD, "%s", errbuf);
+	if (a.json)
+		rc = rt_doctor_print_json(&report, stdout);
+	else {
+		const char *nc = getenv("NO_COLOR"), *term = getenv("TERM");
+		bool color = isatty(STDOUT_FILENO) && !(nc && *nc) && !(term && !strcmp(term, "dumb"));
+		rc = rt_doctor_print_text(&report, stdout, color, a.verbose);
+	}
+	enum rt_doc_status verdict = rt_doctor_verdict(&report);
+	rt_doctor_report_free(&report);
+	if (rc < 0)
+		return rt_cli_fail(CMD, "writing the report: %s", strerror(-rc));
+	return verdict == RT_DOC_FAIL ? RT_EXIT_ERROR : RT_EXIT_OK;
+}
