@@ -39,13 +39,28 @@ static const char help_text[] =
 	"(--control-port) before the run. The sender needs a local address other than the\n"
 	"server's (on one host: --bind 127.0.0.2 against 127.0.0.1).\n"
 	"\n"
+	"The udp server listens on 127.0.0.1 unless --bind names another address (0.0.0.0:\n"
+	"every address), and takes whoever reaches its setup port without letting them\n"
+	"end or block it: only a sender whose HELLO line was accepted is a client, and\n"
+	"only one that finished with DONE counts toward --clients. A connection must send\n"
+	"its HELLO within --hello-timeout; at most 16 connections wait for theirs at once\n"
+	"(a new one closes the one waiting longest) and at most 64 senders run at once,\n"
+	"so peers that connect and say nothing cannot keep a sender out. A sender that\n"
+	"sends no data packet and no line for --idle-timeout is dropped and its QPs\n"
+	"freed. A setup line is at most 8191 bytes. Text from a peer is quoted escaped\n"
+	"(\\xNN for control and non-ASCII bytes), at most 64 characters, and at most 10\n"
+	"setup notices a second are printed; the rest are counted in one line.\n"
+	"\n"
 	"The verbs backend connects with RDMA CM and posts the operation on RC QPs of an\n"
 	"RDMA device (built when librdmacm is found); CNPs handled come from the device's\n"
 	"rp_cnp_handled counter.\n"
 	"\n"
 	"options (both roles):\n"
 	"  --backend udp|verbs   traffic backend (default udp)\n"
-	"  -B, --bind ADDR       local IPv4 address (serve: default any; send: the route's)\n"
+	"  -B, --bind ADDR       local IPv4 address. serve: where the data and setup ports\n"
+	"                        listen (udp default 127.0.0.1, loopback only: give the\n"
+	"                        address senders reach; verbs default: any); send: the\n"
+	"                        address to send from (default: the route's)\n"
 	"  -p, --port N          RoCEv2 UDP port (default 4791)\n"
 	"  --control-port N      TCP port of the setup exchange (default 18515)\n"
 	"  --dscp N              DSCP of data packets and ACKs (default 26)\n"
@@ -88,7 +103,14 @@ static const char help_text[] =
 	"  --sysfs-root DIR      verbs: read counters under DIR instead of /sys\n"
 	"\n"
 	"options (serve):\n"
-	"  -c, --clients N       senders to serve before exiting (default 1)\n"
+	"  -c, --clients N       senders to serve before exiting, 1..64 (default 1); udp:\n"
+	"                        only a sender that finished with DONE counts, not one\n"
+	"                        that left early or was dropped\n"
+	"  --hello-timeout DUR   udp: close a setup connection that has not sent its\n"
+	"                        HELLO line within DUR, 10ms..1h (default 5s)\n"
+	"  --idle-timeout DUR    udp: drop a sender that sent no data packet and no setup\n"
+	"                        line for DUR, 100ms..86400s (default 60s); a sender's\n"
+	"                        retransmission timeout or PFC pause must stay below it\n"
 	"  --cnp-interval DUR    minimum time between CNPs per QP (default 50us)\n"
 	"  --cnp-dscp N          DSCP of CNPs (default 48)\n"
 	"  --pfc-xoff BYTES      receive backlog (socket memory) that sends XOFF\n"
@@ -103,7 +125,7 @@ static const char help_text[] =
 	"exit status: 0 done, 1 error (one line on stderr), 2 usage error.\n"
 	"\n"
 	"examples:\n"
-	"  rocetrace gen serve --log serve.jsonl\n"
+	"  rocetrace gen serve -B 10.0.0.2 --log serve.jsonl\n"
 	"  rocetrace gen send 10.0.0.2 -q 4 -s 1K -D 3 --rate 2G --log send.jsonl\n"
 	"  rocetrace gen serve -B 127.0.0.1 & rocetrace gen send 127.0.0.1 -B 127.0.0.2 -D 1\n"
 	"  rocetrace gen send 192.168.1.2 --backend verbs --op read -s 1M -q 2\n";
@@ -133,6 +155,8 @@ enum {
 	OPT_PFC,
 	OPT_PFC_PRIORITY,
 	OPT_PFC_XOFF,
+	OPT_HELLO_TIMEOUT,
+	OPT_IDLE_TIMEOUT,
 };
 
 static const struct option long_opts[] = {
@@ -171,6 +195,8 @@ static const struct option long_opts[] = {
 	{"pfc", no_argument, NULL, OPT_PFC},
 	{"pfc-priority", required_argument, NULL, OPT_PFC_PRIORITY},
 	{"pfc-xoff", required_argument, NULL, OPT_PFC_XOFF},
+	{"hello-timeout", required_argument, NULL, OPT_HELLO_TIMEOUT},
+	{"idle-timeout", required_argument, NULL, OPT_IDLE_TIMEOUT},
 	{NULL, 0, NULL, 0},
 };
 
@@ -352,6 +378,16 @@ int rt_cmd_gen(int argc, char **argv)
 		case OPT_PFC_XOFF:
 			if (rt_opt_size(CMD, "--pfc-xoff", optarg, 1, UINT64_MAX,
 			                &cfg.pfc_xoff_bytes))
+				return RT_EXIT_USAGE;
+			break;
+		case OPT_HELLO_TIMEOUT:
+			if (rt_opt_duration(CMD, "--hello-timeout", optarg, SEC_NS, SEC_NS / 100,
+			                    3600 * SEC_NS, &cfg.hello_timeout_ns))
+				return RT_EXIT_USAGE;
+			break;
+		case OPT_IDLE_TIMEOUT:
+			if (rt_opt_duration(CMD, "--idle-timeout", optarg, SEC_NS, SEC_NS / 10,
+			                    86400 * SEC_NS, &cfg.idle_timeout_ns))
 				return RT_EXIT_USAGE;
 			break;
 		default:

@@ -23,6 +23,8 @@ void rt_gen_config_default(struct rt_gen_config *cfg)
 	cfg->cnp_interval_ns = 50000;
 	cfg->timeout_ns = 4000000;
 	cfg->clients = 1;
+	cfg->hello_timeout_ns = 5000000000ull;
+	cfg->idle_timeout_ns = 60000000000ull;
 	cfg->dcqcn = true;
 	cfg->pfc_priority = 3;
 	rt_dcqcn_params_default(&cfg->dcqcn_params, cfg->line_gbps * 1000.0);

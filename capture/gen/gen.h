@@ -24,7 +24,8 @@ struct rt_gen_config {
 	enum rt_gen_backend backend;
 	enum rt_gen_op op;
 	const char *server;	   /* send: the server's IPv4 address or name */
-	const char *bind_addr;	   /* local IPv4 address; NULL: serve any / send from the route's */
+	const char *bind_addr;	   /* local IPv4 address; NULL: udp serve 127.0.0.1, verbs serve
+				      any, send the route's */
 	uint16_t port;		   /* RoCEv2 UDP port (4791) */
 	uint16_t control_port;	   /* TCP port of the setup exchange (18515) */
 	uint32_t msg_size;	   /* bytes per message (65536) */
@@ -41,7 +42,10 @@ struct rt_gen_config {
 	uint8_t cnp_dscp;	   /* serve: CNP DSCP (48) */
 	uint64_t cnp_interval_ns;  /* serve: minimum time between CNPs per QP (50 us) */
 	uint64_t timeout_ns;	   /* send: retransmission timeout (4 ms) */
-	unsigned clients;	   /* serve: sessions to serve before exiting (1) */
+	unsigned clients;	   /* serve: senders to serve before exiting (1); udp: those ending
+				      with DONE */
+	uint64_t hello_timeout_ns; /* udp serve: a setup connection's HELLO is due within (5 s) */
+	uint64_t idle_timeout_ns;  /* udp serve: drop a sender silent for this long (60 s) */
 	bool dcqcn;		   /* send: react to CNPs (true) */
 	struct rt_dcqcn_params dcqcn_params; /* line_mbps is set from line_gbps/rate_gbps */
 	const char *ib_dev;	   /* verbs: device for the hw_counters (NULL: the CM id's) */

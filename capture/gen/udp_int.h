@@ -30,6 +30,13 @@ int rt_gen_udp_socket(struct in_addr addr, uint16_t port, int tos, bool reuse, c
 int rt_gen_write_all(int fd, const char *s, size_t len);
 /* Read one '\n'-terminated line (without it) within timeout_ms. 0, -ETIMEDOUT, -ECONNRESET, -errno. */
 int rt_gen_read_line(int fd, char *line, size_t cap, int timeout_ms);
+/*
+ * Text a peer sent, made safe for a terminal or a log: printable ASCII stays,
+ * backslash and double quote get a backslash, tab, CR and LF read \t \r \n, and
+ * every other byte (escape sequences, UTF-8, NUL) reads \xNN. The result fits in
+ * cap bytes (at least 5) with its NUL; text that does not ends in "...". Returns dst.
+ */
+char *rt_gen_escape(char *dst, size_t cap, const char *src, size_t len);
 
 /* The fields of a received BTH (and AETH) the source needs. */
 struct rt_gen_rx {

@@ -170,3 +170,51 @@ bool rt_gen_opcode_is_last(uint8_t opcode)
 		return false;
 	}
 }
+
+/* The escaped form of byte c into tok (at most 4 characters); returns its length. */
+static size_t escape_byte(unsigned char c, char tok[4])
+{
+	static const char hex[] = "0123456789abcdef";
+	const char *named = c == '\t' ? "\\t" : c == '\r' ? "\\r" : c == '\n' ? "\\n" : NULL;
+	if (named) {
+		memcpy(tok, named, 2);
+		return 2;
+	}
+	if (c == '\\' || c == '"') {
+		tok[0] = '\\';
+		tok[1] = (char)c;
+		return 2;
+	}
+	if (c >= 0x20 && c < 0x7f) {
+		tok[0] = (char)c;
+		return 1;
+	}
+	tok[0] = '\\';
+	tok[1] = 'x';
+	tok[2] = hex[c >> 4];
+	tok[3] = hex[c & 15];
+	return 4;
+}
+
+char *rt_gen_escape(char *dst, size_t cap, const char *src, size_t len)
+{
+	char tok[4];
+	size_t total = 0;
+	for (size_t i = 0; i < len; i++)
+		total += escape_byte((unsigned char)src[i], tok);
+	/* all of it, or as much as leaves room for "..." and the NUL */
+	size_t room = total < cap ? cap - 1 : cap - 4, o = 0;
+	for (size_t i = 0; i < len; i++) {
+		size_t n = escape_byte((unsigned char)src[i], tok);
+		if (o + n > room)
+			break;
+		memcpy(dst + o, tok, n);
+		o += n;
+	}
+	if (total >= cap) {
+		memcpy(dst + o, "...", 3);
+		o += 3;
+	}
+	dst[o] = '\0';
+	return dst;
+}

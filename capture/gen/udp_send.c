@@ -328,7 +328,9 @@ static int handshake(struct sender *s, char *errbuf)
 		return rc;
 	}
 	if (strncmp(line, "READY", 5) != 0) {
-		snprintf(errbuf, RT_ERRBUF_SIZE, "server refused: %.200s", line);
+		char quote[128];
+		snprintf(errbuf, RT_ERRBUF_SIZE, "server refused: %s",
+			 rt_gen_escape(quote, sizeof(quote), line, strlen(line)));
 		free(line);
 		return -ECONNREFUSED;
 	}
@@ -648,9 +650,15 @@ int rt_gen_udp_send(const struct rt_gen_config *cfg, FILE *report, char *errbuf)
 		rc = rt_gen_write_all(s->ctl, "DONE\n", 5);
 		if (!rc)
 			rc = rt_gen_read_line(s->ctl, line, sizeof(line), 5000);
-		if (rc)
+		if (rc) {
 			snprintf(errbuf, RT_ERRBUF_SIZE, "closing exchange with the server: %s",
 				 strerror(-rc));
+		} else if (strcmp(line, "BYE") != 0) {
+			char quote[128];
+			snprintf(errbuf, RT_ERRBUF_SIZE, "server did not confirm the end: %s",
+				 rt_gen_escape(quote, sizeof(quote), line, strlen(line)));
+			rc = -EPROTO;
+		}
 	}
 	char cerr[RT_ERRBUF_SIZE];
 	int lrc = rt_evlog_close(&s->log, cerr);

@@ -2,6 +2,8 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <poll.h>
+#include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,11 +19,25 @@
 
 #define RX_BATCH 64
 #define RX_SLOT 4608
-#define MAX_CLIENTS 64
+/* Server QP numbers run from QP_BASE to QPN_MAX and wrap; QP n lives in slot (n - QP_BASE) % 256 */
 #define QP_BASE 0x200u
+#define QPN_MAX 0xffffffu
+/*
+ * Setup connections: sessions (senders whose HELLO was accepted) and connections
+ * still owing their HELLO, each with its own budget, so peers that connect and
+ * say nothing can only push out each other (oldest first), never a session.
+ */
+#define MAX_SESSIONS 64
+#define MAX_WAITING 16
+#define MAX_CONNS (MAX_SESSIONS + MAX_WAITING)
+/* Setup notices printed per second; the rest are counted and reported in one line. */
+#define NOTICE_BURST 10
+/* Room for the quoted part of a peer's line in a notice: 64 escaped characters and the NUL. */
+#define QUOTE_MAX 65
 
 struct srv_qp {
 	bool active;
+	unsigned owner; /* its session's slot in server.conns */
 	struct rt_resp_state rs;
 	uint32_t client_qp;
 	uint16_t client_sport;
@@ -36,22 +52,39 @@ struct srv_qp {
 };
 
 struct conn {
-	int fd;
-	char buf[RT_GEN_CTL_MAX];
-	size_t len;
-	unsigned first_qp, nqp;
+	int fd; /* -1: a free slot */
+	bool session; /* its HELLO was accepted and QPs handed out */
+	uint64_t opened_ns; /* accepted: the HELLO is due within hello_timeout_ns */
+	uint64_t active_ns; /* session: its HELLO, latest setup line or latest data packet */
 	struct in_addr local, peer;
+	char name[INET_ADDRSTRLEN]; /* the peer's address as text */
+	size_t len;
+	char buf[RT_GEN_CTL_MAX];
+};
+
+/* Counts of a set of QPs: those whose session ended, or a total. */
+struct totals {
+	uint64_t packets, bytes, messages, ce, cnps, naks, acks, dups, ooo;
 };
 
 struct server {
 	const struct rt_gen_config *cfg;
 	FILE *report;
 	struct rt_evlog log;
+	struct in_addr addr; /* where the data and setup ports listen */
 	int lfd, ufd;
-	struct conn conns[MAX_CLIENTS];
-	unsigned nconns, finished;
+	struct conn conns[MAX_CONNS];
+	unsigned nwaiting, nsessions;
+	unsigned finished; /* sessions that ended with DONE */
+	uint64_t dropped; /* sessions that ended without DONE */
+	uint64_t refused; /* connections closed before they became a session */
+	unsigned notices; /* setup notices printed in the current second */
+	uint64_t notice_ns, suppressed; /* start of that second; notices not printed */
 	struct srv_qp qp[RT_GEN_MAX_QPS];
-	unsigned nqp;
+	unsigned nqp, qp_in_use; /* QPs handed out so far; QPs of live sessions */
+	uint32_t next_qpn;
+	struct totals gone; /* QPs of ended sessions */
+	uint64_t last_iv_ns, iv_gone_bytes;
 	bool started;
 	uint64_t unknown_qp;
 	/* PFC: XOFF while the receive backlog is above the threshold */
@@ -59,7 +92,7 @@ struct server {
 	int rx_ifindex; /* interface the data arrives on */
 	bool xoff;
 	uint64_t last_xoff_ns, xoffs, xons;
-	uint64_t iv_cnps, iv_naks, iv_ce, iv_msgs;
+	uint64_t iv_msgs;
 	/* receive and reply batches */
 	uint8_t rx[RX_BATCH][RX_SLOT];
 	uint8_t rxctl[RX_BATCH][64];
@@ -125,18 +158,33 @@ static void flush_replies(struct server *s)
 	s->ntx = 0;
 }
 
+/* The live QP numbered qpn, or NULL (never handed out, or its session ended). */
+static struct srv_qp *find_qp(struct server *s, uint32_t qpn)
+{
+	if (qpn < QP_BASE)
+		return NULL;
+	struct srv_qp *q = &s->qp[(qpn - QP_BASE) % RT_GEN_MAX_QPS];
+	return q->active && q->flow.dest_qp == qpn ? q : NULL;
+}
+
+/* Slots that ever held a QP: they are handed out in order, from slot 0. */
+static unsigned slots_used(const struct server *s)
+{
+	return s->nqp < RT_GEN_MAX_QPS ? s->nqp : RT_GEN_MAX_QPS;
+}
+
 static void on_data(struct server *s, const uint8_t *buf, size_t len, int tos, struct in_addr to,
 		    uint64_t now)
 {
 	struct rt_gen_rx rx;
 	if (!rt_gen_parse(buf, len, &rx))
 		return;
-	uint32_t idx = rx.dest_qp - QP_BASE;
-	if (idx >= s->nqp || !s->qp[idx].active) {
+	struct srv_qp *q = find_qp(s, rx.dest_qp);
+	if (!q) {
 		s->unknown_qp++;
 		return;
 	}
-	struct srv_qp *q = &s->qp[idx];
+	s->conns[q->owner].active_ns = now;
 	q->packets++;
 	q->bytes += rt_gen_wire_bytes(len);
 	bool ce = (tos & 3) == 3;
@@ -183,7 +231,7 @@ static void on_data(struct server *s, const uint8_t *buf, size_t len, int tos, s
 /* Send the newest ACK of each QP that earned one in the batch just processed. */
 static void queue_acks(struct server *s)
 {
-	for (unsigned i = 0; i < s->nqp; i++) {
+	for (unsigned i = 0; i < slots_used(s); i++) {
 		struct srv_qp *q = &s->qp[i];
 		if (!q->ack_pending)
 			continue;
@@ -294,9 +342,36 @@ static int pfc_check(struct server *s, char *errbuf)
 	return 0;
 }
 
-static void conn_reply(struct conn *c, const char *line)
+/* A line on the operator's report about a setup connection; at most NOTICE_BURST a second. */
+__attribute__((format(printf, 3, 4))) static void notice(struct server *s, uint64_t now,
+							 const char *fmt, ...)
 {
-	rt_gen_write_all(c->fd, line, strlen(line));
+	if (now - s->notice_ns >= 1000000000u) {
+		if (s->suppressed)
+			fprintf(s->report, "(%llu more setup notices not shown)\n",
+				(unsigned long long)s->suppressed);
+		s->notice_ns = now;
+		s->notices = 0;
+		s->suppressed = 0;
+	}
+	if (s->notices >= NOTICE_BURST) {
+		s->suppressed++;
+		return;
+	}
+	s->notices++;
+	va_list ap;
+	va_start(ap, fmt);
+	vfprintf(s->report, fmt, ap);
+	va_end(ap);
+	fputc('\n', s->report);
+	fflush(s->report);
+}
+
+/* One reply line, sent without waiting: a peer that does not read loses its line, not our time. */
+static bool conn_reply(struct conn *c, const char *line)
+{
+	size_t len = strlen(line);
+	return send(c->fd, line, len, MSG_DONTWAIT | MSG_NOSIGNAL) == (ssize_t)len;
 }
 
 static void log_end(struct server *s, struct srv_qp *q, uint64_t now)
@@ -315,52 +390,163 @@ static void log_end(struct server *s, struct srv_qp *q, uint64_t now)
 	rt_evlog_end(&s->log);
 }
 
-/* Handle one control line; returns false when the connection is finished. */
-static bool on_line(struct server *s, struct conn *c, char *line)
+static void add_qp(struct totals *t, const struct srv_qp *q)
 {
-	uint64_t now = rt_gen_now_ns();
-	if (!strcmp(line, "DONE")) {
-		/* the sender had every packet acknowledged: our counts are final */
-		flush_replies(s);
-		for (unsigned i = 0; i < c->nqp; i++)
-			log_end(s, &s->qp[c->first_qp + i], now);
-		conn_reply(c, "BYE\n");
-		return false;
+	t->packets += q->packets;
+	t->bytes += q->bytes;
+	t->messages += q->messages;
+	t->ce += q->ce;
+	t->cnps += q->cnps;
+	t->naks += q->naks;
+	t->acks += q->acks;
+	t->dups += q->dups;
+	t->ooo += q->ooo;
+}
+
+/* The gone QPs plus the live ones. */
+static struct totals totals(const struct server *s)
+{
+	struct totals t = s->gone;
+	for (unsigned i = 0; i < slots_used(s); i++)
+		if (s->qp[i].active)
+			add_qp(&t, &s->qp[i]);
+	return t;
+}
+
+/* Log a QP's traffic since the last interval (dt seconds); returns its new frame bytes. */
+static uint64_t qp_interval(struct server *s, struct srv_qp *q, double dt, uint64_t now)
+{
+	uint64_t dp = q->packets - q->iv_packets, db = q->bytes - q->iv_bytes;
+	if (dp) {
+		rt_evlog_begin_flow(&s->log, now, "interval", &q->flow);
+		rt_evlog_u64(&s->log, "packets", dp);
+		rt_evlog_u64(&s->log, "bytes", db);
+		rt_evlog_double(&s->log, "gbps", (double)db * 8 / dt / 1e9, 6);
+		rt_evlog_end(&s->log);
 	}
-	char op[16];
+	q->iv_packets = q->packets;
+	q->iv_bytes = q->bytes;
+	return db;
+}
+
+/* A free slot as the QP after the last one: a late packet of an ended session finds no QP. */
+static struct srv_qp *alloc_qp(struct server *s, unsigned owner)
+{
+	for (;;) {
+		uint32_t qpn = s->next_qpn;
+		s->next_qpn = qpn == QPN_MAX ? QP_BASE : qpn + 1;
+		struct srv_qp *q = &s->qp[(qpn - QP_BASE) % RT_GEN_MAX_QPS];
+		if (q->active)
+			continue;
+		memset(q, 0, sizeof(*q));
+		q->active = true;
+		q->owner = owner;
+		q->flow.dest_qp = qpn;
+		s->nqp++;
+		s->qp_in_use++;
+		return q;
+	}
+}
+
+/*
+ * Close connection i. A session's QPs log their last interval (and, when it said
+ * DONE, their end), go into the totals and free their slots.
+ */
+static void conn_close(struct server *s, unsigned i, uint64_t now, bool done)
+{
+	struct conn *c = &s->conns[i];
+	if (c->session) {
+		double dt = now > s->last_iv_ns ? (double)(now - s->last_iv_ns) / 1e9 : 1e-9;
+		for (unsigned k = 0; k < slots_used(s); k++) {
+			struct srv_qp *q = &s->qp[k];
+			if (!q->active || q->owner != i)
+				continue;
+			s->iv_gone_bytes += qp_interval(s, q, dt, now);
+			if (done)
+				log_end(s, q, now);
+			add_qp(&s->gone, q);
+			q->active = false;
+			s->qp_in_use--;
+		}
+		s->nsessions--;
+		if (done)
+			s->finished++;
+		else
+			s->dropped++;
+	} else {
+		s->nwaiting--;
+		s->refused++;
+	}
+	close(c->fd);
+	c->fd = -1;
+	c->session = false;
+}
+
+/* Refuse a setup line: an ERROR reply to the peer, a notice quoting the line to the operator. */
+static void refuse(struct server *s, struct conn *c, uint64_t now, const char *reply,
+		   const char *why, const char *line, size_t len)
+{
+	char quote[QUOTE_MAX];
+	conn_reply(c, reply);
+	notice(s, now, "setup connection from %s: %s \"%s\": closed", c->name, why,
+	       rt_gen_escape(quote, sizeof(quote), line, len));
+}
+
+/* A waiting connection's first line: a valid HELLO makes it a session. False: close it. */
+static bool on_hello(struct server *s, unsigned ci, const char *line, size_t len, uint64_t now)
+{
+	struct conn *c = &s->conns[ci];
+	char opname[16];
+	enum rt_gen_op op;
 	unsigned ver, msg, mtu, n;
 	int used = 0;
-	if (sscanf(line, "HELLO %u %15s %u %u %u%n", &ver, op, &msg, &mtu, &n, &used) != 5 ||
-	    ver != 1 || n == 0) {
-		conn_reply(c, "ERROR bad HELLO\n");
+	if (sscanf(line, "HELLO %u %15s %u %u %u%n", &ver, opname, &msg, &mtu, &n, &used) != 5 ||
+	    ver != 1 || n == 0 || rt_gen_op_parse(opname, &op)) {
+		refuse(s, c, now, "ERROR bad HELLO\n", "not a HELLO line:", line, len);
 		return false;
 	}
-	if (c->nqp || n > RT_GEN_MAX_QPS - s->nqp) { /* not s->nqp + n: that wraps for a huge n */
+	if (n > RT_GEN_MAX_QPS - s->qp_in_use) { /* not in_use + n: that wraps for a huge n */
 		conn_reply(c, "ERROR too many QPs\n");
+		notice(s, now, "setup connection from %s: asks for %u QPs, %u free: closed", c->name,
+		       n, RT_GEN_MAX_QPS - s->qp_in_use);
 		return false;
 	}
-	char *p = line + used;
-	char reply[RT_GEN_CTL_MAX];
-	int rlen = snprintf(reply, sizeof(reply), "READY");
-	c->first_qp = s->nqp;
+	if (s->nsessions >= MAX_SESSIONS) {
+		conn_reply(c, "ERROR server full\n");
+		notice(s, now, "setup connection from %s: %d senders are running: closed", c->name,
+		       MAX_SESSIONS);
+		return false;
+	}
+	uint32_t qpn[RT_GEN_MAX_QPS], psn[RT_GEN_MAX_QPS];
+	uint16_t sport[RT_GEN_MAX_QPS];
+	const char *p = line + used;
 	for (unsigned i = 0; i < n; i++) {
-		unsigned qpn, psn, sport;
+		unsigned a, b, d;
 		int k = 0;
-		if (sscanf(p, " %u:%u:%u%n", &qpn, &psn, &sport, &k) != 3) {
-			conn_reply(c, "ERROR bad QP list\n");
+		if (sscanf(p, " %u:%u:%u%n", &a, &b, &d, &k) != 3) {
+			refuse(s, c, now, "ERROR bad QP list\n", "bad QP list in", line, len);
 			return false;
 		}
 		p += k;
-		struct srv_qp *q = &s->qp[s->nqp + i];
-		memset(q, 0, sizeof(*q));
-		q->active = true;
-		q->client_qp = qpn & 0xffffff;
-		q->client_sport = (uint16_t)sport;
+		qpn[i] = a & 0xffffff;
+		psn[i] = b;
+		sport[i] = (uint16_t)d;
+	}
+	c->session = true;
+	c->active_ns = now;
+	s->nwaiting--;
+	s->nsessions++;
+	char reply[RT_GEN_CTL_MAX];
+	int rlen = snprintf(reply, sizeof(reply), "READY");
+	struct srv_qp *qs[RT_GEN_MAX_QPS];
+	for (unsigned i = 0; i < n; i++) {
+		struct srv_qp *q = qs[i] = alloc_qp(s, ci);
+		q->client_qp = qpn[i];
+		q->client_sport = sport[i];
 		q->client = c->peer;
-		rt_resp_init(&q->rs, psn);
+		rt_resp_init(&q->rs, psn[i]);
 		inet_ntop(AF_INET, &c->peer, q->flow.src, sizeof(q->flow.src));
 		inet_ntop(AF_INET, &c->local, q->flow.dst, sizeof(q->flow.dst));
-		q->flow.dest_qp = QP_BASE + s->nqp + i;
 		if (rlen < (int)sizeof(reply) - 12)
 			rlen += snprintf(reply + rlen, sizeof(reply) - (size_t)rlen, " %u",
 					 q->flow.dest_qp);
@@ -370,127 +556,189 @@ static bool on_line(struct server *s, struct conn *c, char *line)
 		rt_evlog_begin(&s->log, now, "start");
 		rt_evlog_str(&s->log, "role", "serve");
 		rt_evlog_str(&s->log, "backend", "udp");
-		rt_evlog_str(&s->log, "op", op);
+		rt_evlog_str(&s->log, "op", rt_gen_op_name(op));
 		rt_evlog_u64(&s->log, "msg_size", msg);
 		rt_evlog_u64(&s->log, "qps", n);
 		rt_evlog_end(&s->log);
 	}
 	for (unsigned i = 0; i < n; i++) {
-		struct srv_qp *q = &s->qp[s->nqp + i];
-		rt_evlog_begin_flow(&s->log, now, "qp", &q->flow);
-		rt_evlog_u64(&s->log, "local_qp", q->flow.dest_qp);
-		rt_evlog_u64(&s->log, "udp_sport", q->client_sport);
-		rt_evlog_u64(&s->log, "peer_qp", q->client_qp);
+		rt_evlog_begin_flow(&s->log, now, "qp", &qs[i]->flow);
+		rt_evlog_u64(&s->log, "local_qp", qs[i]->flow.dest_qp);
+		rt_evlog_u64(&s->log, "udp_sport", qs[i]->client_sport);
+		rt_evlog_u64(&s->log, "peer_qp", qs[i]->client_qp);
 		rt_evlog_end(&s->log);
 	}
-	s->nqp += n;
-	c->nqp = n;
 	reply[rlen++] = '\n';
 	reply[rlen] = '\0';
-	conn_reply(c, reply);
-	fprintf(s->report, "client %s: %s, %u QPs, %u-byte messages, MTU %u\n", inet_ntoa(c->peer), op, n,
-		msg, mtu);
+	if (!conn_reply(c, reply)) {
+		notice(s, now, "client %s: cannot send READY: dropped", c->name);
+		return false;
+	}
+	notice(s, now, "client %s: %s, %u QPs, %u-byte messages, MTU %u", c->name,
+	       rt_gen_op_name(op), n, msg, mtu);
 	return true;
 }
 
-static void conn_close(struct server *s, unsigned i)
+enum line_result { LINE_KEEP, LINE_DONE, LINE_CLOSE };
+
+/* Handle one setup line of connection ci. */
+static enum line_result on_line(struct server *s, unsigned ci, const char *line, size_t len,
+				uint64_t now)
 {
-	close(s->conns[i].fd);
-	s->conns[i] = s->conns[--s->nconns];
-	s->finished++;
+	struct conn *c = &s->conns[ci];
+	if (!c->session)
+		return on_hello(s, ci, line, len, now) ? LINE_KEEP : LINE_CLOSE;
+	if (strcmp(line, "DONE") != 0 || len != 4) {
+		char quote[QUOTE_MAX];
+		conn_reply(c, "ERROR expected DONE\n");
+		notice(s, now, "client %s: \"%s\" instead of DONE: dropped", c->name,
+		       rt_gen_escape(quote, sizeof(quote), line, len));
+		return LINE_CLOSE;
+	}
+	/* the sender had every packet acknowledged: our counts are final */
+	flush_replies(s);
+	conn_reply(c, "BYE\n");
+	return LINE_DONE;
 }
 
-static void on_conn_readable(struct server *s, unsigned i)
+static void on_conn_readable(struct server *s, unsigned i, uint64_t now)
 {
 	struct conn *c = &s->conns[i];
 	ssize_t n = recv(c->fd, c->buf + c->len, sizeof(c->buf) - 1 - c->len, MSG_DONTWAIT);
-	if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) {
-		if (c->nqp)
-			fprintf(s->report, "client %s left without DONE\n", inet_ntoa(c->peer));
-		conn_close(s, i);
+	if (n < 0 && (errno == EAGAIN || errno == EINTR))
+		return;
+	if (n <= 0) {
+		if (c->session)
+			notice(s, now, "client %s left without DONE", c->name);
+		else
+			notice(s, now, "setup connection from %s closed before its HELLO", c->name);
+		conn_close(s, i, now, false);
 		return;
 	}
-	if (n < 0)
-		return;
+	if (c->session)
+		c->active_ns = now;
 	c->len += (size_t)n;
 	c->buf[c->len] = '\0';
 	char *nl;
 	while ((nl = memchr(c->buf, '\n', c->len))) {
 		*nl = '\0';
 		size_t used = (size_t)(nl - c->buf) + 1;
-		bool keep = on_line(s, c, c->buf);
-		memmove(c->buf, c->buf + used, c->len - used);
-		c->len -= used;
-		if (!keep) {
-			conn_close(s, i);
+		enum line_result r = on_line(s, i, c->buf, used - 1, now);
+		if (r != LINE_KEEP) {
+			conn_close(s, i, now, r == LINE_DONE);
 			return;
 		}
+		memmove(c->buf, c->buf + used, c->len - used);
+		c->len -= used;
 	}
 	if (c->len >= sizeof(c->buf) - 1) {
 		conn_reply(c, "ERROR line too long\n");
-		conn_close(s, i);
+		notice(s, now, "%s %s: %zu bytes without a line end: %s",
+		       c->session ? "client" : "setup connection from", c->name, c->len,
+		       c->session ? "dropped" : "closed");
+		conn_close(s, i, now, false);
 	}
 }
 
-static void on_accept(struct server *s)
+/* Close the connection that has waited longest for its HELLO. */
+static void evict_oldest(struct server *s, uint64_t now)
 {
-	struct sockaddr_in peer, local;
-	socklen_t plen = sizeof(peer), llen = sizeof(local);
-	int fd = accept4(s->lfd, (struct sockaddr *)&peer, &plen, SOCK_CLOEXEC);
-	if (fd < 0)
-		return;
-	if (s->nconns >= MAX_CLIENTS || s->nconns + s->finished >= s->cfg->clients) {
-		rt_gen_write_all(fd, "ERROR server full\n", 18);
-		close(fd);
-		return;
+	unsigned oldest = MAX_CONNS;
+	for (unsigned i = 0; i < MAX_CONNS; i++) {
+		struct conn *c = &s->conns[i];
+		if (c->fd >= 0 && !c->session &&
+		    (oldest == MAX_CONNS || c->opened_ns < s->conns[oldest].opened_ns))
+			oldest = i;
 	}
-	getsockname(fd, (struct sockaddr *)&local, &llen);
-	struct conn *c = &s->conns[s->nconns++];
-	memset(c, 0, sizeof(*c));
-	c->fd = fd;
-	c->peer = peer.sin_addr;
-	c->local = local.sin_addr;
+	notice(s, now, "setup connection from %s: longest of %d waiting for a HELLO: closed",
+	       s->conns[oldest].name, MAX_WAITING);
+	conn_close(s, oldest, now, false);
+}
+
+/*
+ * Accept what is pending, half the waiting budget per call at most, so a
+ * connection accepted now has its HELLO read before a flood could evict it.
+ */
+static void on_accept(struct server *s, uint64_t now)
+{
+	for (unsigned k = 0; k < MAX_WAITING / 2; k++) {
+		struct sockaddr_in peer, local;
+		socklen_t plen = sizeof(peer), llen = sizeof(local);
+		int fd = accept4(s->lfd, (struct sockaddr *)&peer, &plen,
+				 SOCK_NONBLOCK | SOCK_CLOEXEC);
+		if (fd < 0)
+			return;
+		if (s->nwaiting >= MAX_WAITING)
+			evict_oldest(s, now);
+		/* waiting <= MAX_WAITING - 1 and sessions <= MAX_SESSIONS: a slot is free */
+		unsigned i = 0;
+		while (s->conns[i].fd >= 0)
+			i++;
+		struct conn *c = &s->conns[i];
+		memset(c, 0, offsetof(struct conn, buf));
+		getsockname(fd, (struct sockaddr *)&local, &llen);
+		c->fd = fd;
+		c->opened_ns = now;
+		c->peer = peer.sin_addr;
+		c->local = local.sin_addr;
+		inet_ntop(AF_INET, &c->peer, c->name, sizeof(c->name));
+		s->nwaiting++;
+	}
+}
+
+/* Close connections past their HELLO timeout and silent sessions; returns the next deadline. */
+static uint64_t sweep(struct server *s, uint64_t now)
+{
+	const struct rt_gen_config *cfg = s->cfg;
+	uint64_t next = UINT64_MAX;
+	for (unsigned i = 0; i < MAX_CONNS; i++) {
+		struct conn *c = &s->conns[i];
+		if (c->fd < 0)
+			continue;
+		uint64_t limit = c->session ? cfg->idle_timeout_ns : cfg->hello_timeout_ns;
+		uint64_t due = (c->session ? c->active_ns : c->opened_ns) + limit;
+		if (now < due) {
+			if (due < next)
+				next = due;
+			continue;
+		}
+		if (c->session)
+			notice(s, now, "client %s: no data and no DONE for %.1f s: dropped", c->name,
+			       (double)limit / 1e9);
+		else
+			notice(s, now, "setup connection from %s: no HELLO within %.1f s: closed",
+			       c->name, (double)limit / 1e9);
+		conn_close(s, i, now, false);
+	}
+	return next;
 }
 
 static void report_interval(struct server *s, double t, double dt, uint64_t now)
 {
-	uint64_t by = 0, msgs = 0, ce = 0, cnp = 0, nak = 0;
-	for (unsigned i = 0; i < s->nqp; i++) {
-		struct srv_qp *q = &s->qp[i];
-		uint64_t dp = q->packets - q->iv_packets, db = q->bytes - q->iv_bytes;
-		if (dp) {
-			rt_evlog_begin_flow(&s->log, now, "interval", &q->flow);
-			rt_evlog_u64(&s->log, "packets", dp);
-			rt_evlog_u64(&s->log, "bytes", db);
-			rt_evlog_double(&s->log, "gbps", (double)db * 8 / dt / 1e9, 6);
-			rt_evlog_end(&s->log);
-		}
-		q->iv_packets = q->packets;
-		q->iv_bytes = q->bytes;
-		by += db;
-		msgs += q->messages;
-		ce += q->ce;
-		cnp += q->cnps;
-		nak += q->naks;
-	}
+	uint64_t by = s->iv_gone_bytes;
+	for (unsigned i = 0; i < slots_used(s); i++)
+		if (s->qp[i].active)
+			by += qp_interval(s, &s->qp[i], dt, now);
+	struct totals tot = totals(s);
 	fprintf(s->report, "%8.3f %10.3f %12.0f %8llu %8llu %8llu\n", t, (double)by * 8 / dt / 1e9,
-		(double)(msgs - s->iv_msgs) / dt, (unsigned long long)ce, (unsigned long long)cnp,
-		(unsigned long long)nak);
+		(double)(tot.messages - s->iv_msgs) / dt, (unsigned long long)tot.ce,
+		(unsigned long long)tot.cnps, (unsigned long long)tot.naks);
 	fflush(s->report);
-	s->iv_msgs = msgs;
+	s->iv_msgs = tot.messages;
+	s->iv_gone_bytes = 0;
 	rt_evlog_flush(&s->log);
 }
 
 static int open_sockets(struct server *s, char *errbuf)
 {
 	const struct rt_gen_config *cfg = s->cfg;
-	struct in_addr any = {htonl(INADDR_ANY)};
+	s->addr.s_addr = htonl(INADDR_LOOPBACK); /* only what the operator names is reachable */
 	if (cfg->bind_addr) {
-		int rc = rt_gen_resolve4(cfg->bind_addr, &any, errbuf);
+		int rc = rt_gen_resolve4(cfg->bind_addr, &s->addr, errbuf);
 		if (rc)
 			return rc;
 	}
-	s->ufd = rt_gen_udp_socket(any, cfg->port, cfg->dscp << 2, true, errbuf);
+	s->ufd = rt_gen_udp_socket(s->addr, cfg->port, cfg->dscp << 2, true, errbuf);
 	if (s->ufd < 0)
 		return s->ufd;
 	int one = 1;
@@ -500,14 +748,16 @@ static int open_sockets(struct server *s, char *errbuf)
 		snprintf(errbuf, RT_ERRBUF_SIZE, "IP_RECVTOS/IP_PKTINFO: %s", strerror(e));
 		return -e;
 	}
-	s->lfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	s->lfd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons(cfg->control_port),
-				 .sin_addr = any};
+				 .sin_addr = s->addr};
 	if (s->lfd < 0 || setsockopt(s->lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) < 0 ||
-	    bind(s->lfd, (struct sockaddr *)&sa, sizeof(sa)) < 0 || listen(s->lfd, 16) < 0) {
+	    bind(s->lfd, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
+	    listen(s->lfd, MAX_CONNS) < 0) {
 		int e = errno;
-		snprintf(errbuf, RT_ERRBUF_SIZE, "control port %u: %s", cfg->control_port,
-			 strerror(e));
+		char a[INET_ADDRSTRLEN];
+		snprintf(errbuf, RT_ERRBUF_SIZE, "control port %s:%u: %s",
+			 inet_ntop(AF_INET, &s->addr, a, sizeof(a)), cfg->control_port, strerror(e));
 		return -e;
 	}
 	return 0;
@@ -519,9 +769,12 @@ static int serve(struct server *s, char *errbuf)
 	uint64_t t0 = rt_gen_now_ns();
 	uint64_t give_up = cfg->duration_s > 0 ? t0 + (uint64_t)(cfg->duration_s * 1e9) : UINT64_MAX;
 	uint64_t iv_ns = (uint64_t)(cfg->interval_s * 1e9);
-	uint64_t next_iv = t0 + iv_ns, last_iv = t0;
-	fprintf(s->report, "listening on UDP %u (data) and TCP %u (setup) for %u client(s)\n",
-		cfg->port, cfg->control_port, cfg->clients);
+	uint64_t next_iv = t0 + iv_ns;
+	char a[INET_ADDRSTRLEN];
+	fprintf(s->report, "listening on %s, UDP %u (data) and TCP %u (setup), for %u client(s)%s\n",
+		inet_ntop(AF_INET, &s->addr, a, sizeof(a)), cfg->port, cfg->control_port,
+		cfg->clients, cfg->bind_addr ? "" : " (loopback only: -B ADDR takes other hosts)");
+	s->last_iv_ns = t0;
 	fprintf(s->report, "%8s %10s %12s %8s %8s %8s\n", "sec", "Gb/s", "msg/s", "CE", "CNPs",
 		"NAKs");
 	fflush(s->report);
@@ -537,18 +790,27 @@ static int serve(struct server *s, char *errbuf)
 		if (now >= next_iv) {
 			if (s->nqp)
 				report_interval(s, (double)(now - t0) / 1e9,
-						(double)(now - last_iv) / 1e9, now);
-			last_iv = now;
+						(double)(now - s->last_iv_ns) / 1e9, now);
+			s->last_iv_ns = now;
 			next_iv = now + iv_ns;
 		}
-		struct pollfd pfd[2 + MAX_CLIENTS];
+		uint64_t due = sweep(s, now);
+		if (next_iv < due)
+			due = next_iv;
+		if (give_up < due)
+			due = give_up;
+		struct pollfd pfd[2 + MAX_CONNS];
+		unsigned slot[MAX_CONNS], nc = 0;
 		pfd[0] = (struct pollfd){.fd = s->ufd, .events = POLLIN};
 		pfd[1] = (struct pollfd){.fd = s->lfd, .events = POLLIN};
-		for (unsigned i = 0; i < s->nconns; i++)
-			pfd[2 + i] = (struct pollfd){.fd = s->conns[i].fd, .events = POLLIN};
-		uint64_t due = next_iv < give_up ? next_iv : give_up;
+		for (unsigned i = 0; i < MAX_CONNS; i++)
+			if (s->conns[i].fd >= 0) {
+				pfd[2 + nc] = (struct pollfd){.fd = s->conns[i].fd,
+							      .events = POLLIN};
+				slot[nc++] = i;
+			}
 		int timeout_ms = due > now ? (int)((due - now) / 1000000u) + 1 : 0;
-		int n = poll(pfd, 2 + s->nconns, timeout_ms);
+		int n = poll(pfd, 2 + nc, timeout_ms);
 		if (n < 0 && errno != EINTR) {
 			int e = errno;
 			snprintf(errbuf, RT_ERRBUF_SIZE, "poll: %s", strerror(e));
@@ -565,44 +827,42 @@ static int serve(struct server *s, char *errbuf)
 			if (rc)
 				return rc;
 		}
-		unsigned nc = s->nconns;
-		for (unsigned i = nc; i-- > 0;)
-			if (pfd[2 + i].revents)
-				on_conn_readable(s, i);
+		now = rt_gen_now_ns();
+		for (unsigned k = 0; k < nc; k++)
+			if (pfd[2 + k].revents)
+				on_conn_readable(s, slot[k], now);
 		if (pfd[1].revents)
-			on_accept(s);
+			on_accept(s, now);
 	}
 	uint64_t now = rt_gen_now_ns();
 	double secs = (double)(now - t0) / 1e9;
-	uint64_t pk = 0, by = 0, msgs = 0, ce = 0, cnp = 0, nak = 0, dup = 0, ooo = 0, acks = 0;
-	for (unsigned i = 0; i < s->nqp; i++) {
-		struct srv_qp *q = &s->qp[i];
-		acks += q->acks;
-		pk += q->packets;
-		by += q->bytes;
-		msgs += q->messages;
-		ce += q->ce;
-		cnp += q->cnps;
-		nak += q->naks;
-		dup += q->dups;
-		ooo += q->ooo;
-	}
+	struct totals t = totals(s);
+	if (s->suppressed)
+		fprintf(s->report, "(%llu more setup notices not shown)\n",
+			(unsigned long long)s->suppressed);
 	fprintf(s->report,
 		"summary role=serve backend=udp qps=%u seconds=%.3f packets=%llu bytes=%llu "
 		"messages=%llu ce=%llu cnp_sent=%llu nak_sent=%llu duplicates=%llu "
-		"out_of_order=%llu unknown_qp=%llu acks_sent=%llu pfc_xoff=%llu pfc_xon=%llu\n",
-		s->nqp, secs, (unsigned long long)pk, (unsigned long long)by,
-		(unsigned long long)msgs, (unsigned long long)ce, (unsigned long long)cnp,
-		(unsigned long long)nak, (unsigned long long)dup, (unsigned long long)ooo,
-		(unsigned long long)s->unknown_qp, (unsigned long long)acks,
-		(unsigned long long)s->xoffs, (unsigned long long)s->xons);
+		"out_of_order=%llu unknown_qp=%llu acks_sent=%llu pfc_xoff=%llu pfc_xon=%llu "
+		"clients=%u clients_dropped=%llu setup_refused=%llu\n",
+		s->nqp, secs, (unsigned long long)t.packets, (unsigned long long)t.bytes,
+		(unsigned long long)t.messages, (unsigned long long)t.ce,
+		(unsigned long long)t.cnps, (unsigned long long)t.naks,
+		(unsigned long long)t.dups, (unsigned long long)t.ooo,
+		(unsigned long long)s->unknown_qp, (unsigned long long)t.acks,
+		(unsigned long long)s->xoffs, (unsigned long long)s->xons, s->finished,
+		(unsigned long long)s->dropped, (unsigned long long)s->refused);
 	return 0;
 }
 
 int rt_gen_udp_serve(const struct rt_gen_config *cfg, FILE *report, char *errbuf)
 {
-	if (cfg->clients == 0 || cfg->clients > MAX_CLIENTS) {
-		snprintf(errbuf, RT_ERRBUF_SIZE, "clients must be 1..%d", MAX_CLIENTS);
+	if (cfg->clients == 0 || cfg->clients > MAX_SESSIONS) {
+		snprintf(errbuf, RT_ERRBUF_SIZE, "clients must be 1..%d", MAX_SESSIONS);
+		return -EINVAL;
+	}
+	if (cfg->hello_timeout_ns == 0 || cfg->idle_timeout_ns == 0) {
+		snprintf(errbuf, RT_ERRBUF_SIZE, "the HELLO and idle timeouts must be above 0");
 		return -EINVAL;
 	}
 	struct server *s = calloc(1, sizeof(*s));
@@ -613,6 +873,9 @@ int rt_gen_udp_serve(const struct rt_gen_config *cfg, FILE *report, char *errbuf
 	s->cfg = cfg;
 	s->report = report;
 	s->lfd = s->ufd = s->pfc.fd = -1;
+	for (unsigned i = 0; i < MAX_CONNS; i++)
+		s->conns[i].fd = -1;
+	s->next_qpn = QP_BASE;
 	int rc = rt_evlog_open(&s->log, cfg->log_path, errbuf);
 	if (!rc)
 		rc = open_sockets(s, errbuf);
@@ -624,8 +887,9 @@ int rt_gen_udp_serve(const struct rt_gen_config *cfg, FILE *report, char *errbuf
 		rc = lrc;
 		memcpy(errbuf, cerr, RT_ERRBUF_SIZE);
 	}
-	for (unsigned i = 0; i < s->nconns; i++)
-		close(s->conns[i].fd);
+	for (unsigned i = 0; i < MAX_CONNS; i++)
+		if (s->conns[i].fd >= 0)
+			close(s->conns[i].fd);
 	if (s->ufd >= 0)
 		close(s->ufd);
 	if (s->lfd >= 0)

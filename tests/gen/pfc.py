@@ -59,8 +59,8 @@ def run(rocetrace, tmp):
     rt = [rocetrace, "gen"]
     # 1. the server's own XOFF/XON (threshold 1 byte: any backlog after a drain) reach the sender
     slog, clog = os.path.join(tmp, "s1.jsonl"), os.path.join(tmp, "c1.jsonl")
-    srv = subprocess.Popen(["ip", "netns", "exec", NS_B] + rt + ["serve", "-D", "20", "--pfc",
-                           "--pfc-xoff", "1", "--line-rate", "1G", "--log", slog],
+    srv = subprocess.Popen(["ip", "netns", "exec", NS_B] + rt + ["serve", "-B", "10.79.1.2", "-D", "20",
+                           "--pfc", "--pfc-xoff", "1", "--line-rate", "1G", "--log", slog],
                            stdout=subprocess.PIPE, text=True)
     time.sleep(0.3)
     snd = subprocess.run(["ip", "netns", "exec", NS_A] + rt + ["send", "10.79.1.2", "-s", "1K", "-d",
@@ -88,7 +88,7 @@ def run(rocetrace, tmp):
     pcap = os.path.join(tmp, "a.pcap")
     dump = subprocess.Popen(["ip", "netns", "exec", NS_A, "tcpdump", "-i", "eth0", "-n", "-w", pcap,
                              "-U", "udp dst port 4791"], stderr=subprocess.DEVNULL)
-    srv = subprocess.Popen(["ip", "netns", "exec", NS_B] + rt + ["serve", "-D", "20"],
+    srv = subprocess.Popen(["ip", "netns", "exec", NS_B] + rt + ["serve", "-B", "10.79.1.2", "-D", "20"],
                            stdout=subprocess.DEVNULL)
     time.sleep(0.5)
     inj = subprocess.Popen(["ip", "netns", "exec", NS_B, "/usr/bin/python3", "-c", INJECT],

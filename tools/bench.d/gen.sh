@@ -20,7 +20,7 @@ gen_bench() (
 	for q in 1 4; do
 		local stf
 		stf=$(mktemp)
-		/usr/bin/time -o "$stf" -f "%U %S" ip netns exec "$ns_b" "$ROCETRACE" gen serve -D 30 \
+		/usr/bin/time -o "$stf" -f "%U %S" ip netns exec "$ns_b" "$ROCETRACE" gen serve -B 10.78.0.2 -D 30 \
 			>"$out/serve-$q.txt" 2>&1 &
 		local srv=$!
 		sleep 0.3
