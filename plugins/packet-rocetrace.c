@@ -340,6 +340,11 @@ static int dissect_rocetrace(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree
 	opts.verify_icrc = pref_verify_icrc;
 	struct rt_record rec;
 	const uint8_t *frame = tvb_get_ptr(tvb, 0, caplen);
+	rec.ts_ns = 0;
+	/* frames of different capture interfaces are different vantage points (duplicates) */
+	rec.interface_id = pinfo->rec && (pinfo->rec->presence_flags & WTAP_HAS_INTERFACE_ID)
+	                       ? pinfo->rec->rec_header.packet_header.interface_id
+	                       : 0;
 	if (rt_dissect(&opts, linktype, frame, caplen, tvb_reported_length(tvb), &rec) < 0)
 		return 0;
 	if (pinfo->abs_ts.secs >= 0)

@@ -399,6 +399,7 @@ static void tick_account(struct capture *cap, const struct rt_frame *f)
 	if (rt_dissect(&cap->dopts, f->linktype, f->data, f->caplen, f->wirelen, &rec) < 0)
 		return;
 	rec.ts_ns = f->ts_ns;
+	rec.interface_id = f->interface_id;
 	rt_analyzer_feed_frame(cap->tick.an, &rec, f->data, f->caplen);
 }
 

@@ -818,6 +818,7 @@ int rt_cmd_dissect(int argc, char **argv)
 		}
 		for (int i = 0; i < got; i++) {
 			rec.ts_ns = frames[i].ts_ns;
+			rec.interface_id = frames[i].interface_id;
 			rt_dissect(&a.opts, frames[i].linktype, frames[i].data, frames[i].caplen,
 			           frames[i].wirelen, &rec);
 			n++;
