@@ -12,26 +12,30 @@
  * where present (ACKs repeat PSNs). Link layer, TTL, DSCP and ECN are left
  * out: a router or a mark changes them.
  *
- * Where a copy was seen is its "hop": the capture interface (pcapng
- * interface, SLL2 interface index, ERSPAN session and tunnel source) and
- * what a router changes (MACs, VLANs, TTL). The same packet at another hop
- * is a copy within AN_DUP_SPAN_NS (a queue between two capture points can
- * hold a packet that long). At a hop that already saw it, it is a copy only
- * within the short window (--dup-window: overlapping files, one port
- * mirrored twice), once per hop, and not when it can be a resend: the
- * start of a go-back-N its flow owes a NAK (an RNR NAK: once its shortest
- * timer passed), or the next PSN of a resend run. Any other repeat is a new
- * packet (a resend), which itself may have copies.
+ * Where a copy was seen is its "hop" (capture point): the capture
+ * interface (pcapng interface, SLL2 interface index, ERSPAN session and
+ * tunnel source) and what a router changes (MACs, VLANs, TTL). Frames of a
+ * packet are counted per hop (two hops are followed). A frame at a hop that
+ * saw fewer frames of it than the other hop is a copy: frames reach the
+ * second point in the order they passed the first, so this also pairs the
+ * copies of identical packets (CNPs to one QP) in flight together. A frame
+ * at a new hop is a copy; at the hop ahead, or level, a new packet. With one
+ * hop so far, a frame again within the short window (--dup-window:
+ * overlapping files, one port mirrored twice) is a copy, once, unless it
+ * can be a resend: the start of a go-back-N its flow owes a NAK (an RNR
+ * NAK: once its shortest timer passed), or the next PSN of a resend run.
+ * A packet is forgotten 100 ms after its latest frame (AN_DUP_SPAN_NS).
  *
  * Memory: a two-way set-associative table, one cache line per set, of the
- * packets seen lately: a lookup and an insert touch one line. It holds
- * AN_DUP_MIN packets (128 KiB: the last 100 ms at low rates, many times
- * the window at 10 M packets/s) and doubles, up to AN_DUP_MAX, while packets a
- * copy of could still come keep being pushed out: younger than the window,
- * or, once a copy at another capture point showed that late copies come,
- * younger than 100 ms. Those are counted (forgotten early).
+ * packets seen lately: a lookup and an insert touch one line. It starts
+ * with room for AN_DUP_MIN packets (128 KiB) and doubles, up to AN_DUP_MAX,
+ * while the packets a copy of could still come (the packet rate times the
+ * window; once copies came from two hops, times 100 ms) would fill more
+ * than a quarter of it. Such packets pushed out all the same are counted
+ * (forgotten early).
  */
 
+#define AN_DUP_CHECK 1024u /* packets between two checks of the table's size */
 #define AN_RNR_TIMER_MIN_NS 10000u /* the shortest RNR NAK timer (AETH timer code 1: 0.01 ms) */
 
 static inline uint64_t mix(uint64_t h, uint64_t v)
@@ -73,7 +77,7 @@ static inline uint64_t mac48(const uint8_t *m)
 	return (uint64_t)a << 16 | b;
 }
 
-static uint32_t hop_of(const struct rt_record *rec)
+static uint16_t hop_of(const struct rt_record *rec)
 {
 	uint64_t h = mix(0x9e3779b97f4a7c15ull, (uint64_t)rec->interface_id << 32 | rec->sll_ifindex);
 	h = mix(h, mac48(rec->src_mac) << 8 | rec->ttl);
@@ -83,7 +87,8 @@ static uint32_t hop_of(const struct rt_record *rec)
 		memcpy(o, rec->encap.outer_src_ip, 16);
 		h = mix(h, o[0] ^ o[1] ^ rec->encap.erspan_session);
 	}
-	return (uint32_t)(h ^ (h >> 32));
+	h ^= h >> 32;
+	return (uint16_t)(h ^ (h >> 16));
 }
 
 /* Is entry x a packet still in the span? */
@@ -93,18 +98,19 @@ static inline bool live(const struct an_dup_entry *x, uint64_t now)
 }
 
 /* The way of a set a new packet takes: an empty or expired one, else the older one. */
-static struct an_dup_entry *victim(struct an_dups *d, struct an_dup_entry *set, uint64_t now)
+static struct an_dup_entry *victim(struct an_dup_entry *set, uint64_t now)
 {
 	if (!live(&set[0], now))
 		return &set[0];
 	if (!live(&set[1], now))
 		return &set[1];
-	struct an_dup_entry *v = set[0].ts <= set[1].ts ? &set[0] : &set[1];
-	if (now - v->ts <= (d->points ? AN_DUP_SPAN_NS : d->window_ns)) {
-		d->evicted++;
-		d->evicted_since_grow++;
-	}
-	return v;
+	return set[0].ts <= set[1].ts ? &set[0] : &set[1];
+}
+
+/* Could a copy of entry x still come? (Then pushing it out loses a duplicate.) */
+static bool still_wanted(const struct an_dups *d, const struct an_dup_entry *x, uint64_t now)
+{
+	return live(x, now) && now - x->ts <= (d->points ? AN_DUP_SPAN_NS : d->window_ns);
 }
 
 static int dup_resize(struct an_dups *d, uint32_t nsets, uint64_t now)
@@ -117,11 +123,15 @@ static int dup_resize(struct an_dups *d, uint32_t nsets, uint64_t now)
 	uint32_t oldn = d->nsets;
 	d->e = e;
 	d->nsets = nsets;
-	for (uint64_t i = 0; old && i < (uint64_t)oldn * 2; i++)
-		if (live(&old[i], now))
-			*victim(d, &e[(old[i].fp & (nsets - 1)) * 2], now) = old[i];
+	for (uint64_t i = 0; old && i < (uint64_t)oldn * 2; i++) {
+		if (!live(&old[i], now))
+			continue;
+		struct an_dup_entry *v = victim(&e[(old[i].fp & (nsets - 1)) * 2], now);
+		if (still_wanted(d, v, now))
+			d->evicted++;
+		*v = old[i];
+	}
 	free(old);
-	d->evicted_since_grow = 0;
 	return 0;
 }
 
@@ -167,34 +177,89 @@ static bool may_be_resend(struct rt_analyzer *an, const struct rt_record *rec)
 	return f->in_retrans && p == ((f->last_psn + 1) & AN_PSN_MASK);
 }
 
+/*
+ * The table's size, checked after 2, 4, 8, ... packets, then every
+ * AN_DUP_CHECK, and when copies first come from two points: the packets a
+ * copy of could still come (the packet rate times the window, or times 100 ms
+ * once copies come from two points) should fill at most a quarter of it;
+ * double it until they do, up to AN_DUP_MAX.
+ */
+static void dup_size(struct an_dups *d, uint64_t now)
+{
+	uint64_t dt = now > d->rate_ts ? now - d->rate_ts : 1;
+	uint64_t horizon = d->points ? AN_DUP_SPAN_NS : d->window_ns;
+	double wanted = (double)(d->inserts - d->rate_inserts) * (double)horizon / (double)dt;
+	uint32_t n = d->nsets;
+	while (wanted * 4 > (double)n * 2 && n < AN_DUP_MAX / 2)
+		n *= 2;
+	if (n != d->nsets)
+		(void)dup_resize(d, n, now); /* out of memory: the table stays as it is */
+	d->rate_ts = now;
+	d->rate_inserts = d->inserts;
+}
+
+/* The live entry of fingerprint fp, or NULL. */
+static struct an_dup_entry *entry_of(struct an_dups *d, uint64_t fp, uint64_t now)
+{
+	struct an_dup_entry *set = &d->e[(fp & (d->nsets - 1)) * 2];
+	if (set[0].fp == fp && live(&set[0], now))
+		return &set[0];
+	if (set[1].fp == fp && live(&set[1], now))
+		return &set[1];
+	return NULL;
+}
+
 bool an_dup_check(struct rt_analyzer *an, const struct rt_record *rec, struct an_dup_hit *hit)
 {
 	struct an_dups *d = &an->dups;
 	uint64_t ts = rec->ts_ns, now = an->now, fp = fingerprint(rec);
-	struct an_dup_entry *set = &d->e[(fp & (d->nsets - 1)) * 2], *in = NULL;
+	struct an_dup_entry *set = &d->e[(fp & (d->nsets - 1)) * 2], *in;
 	__builtin_prefetch(set, 1);
-	uint32_t hop = hop_of(rec);
-	/* the newest packet with this fingerprint */
-	for (int k = 0; k < 2; k++)
-		if (set[k].fp == fp && live(&set[k], now) && (!in || set[k].ts > in->ts))
-			in = &set[k];
+	uint16_t hop = hop_of(rec);
+	in = entry_of(d, fp, now);
 	if (in) {
-		uint64_t dt = ts > in->ts ? ts - in->ts : in->ts - ts;
-		bool known = false;
-		for (unsigned i = 0; i < in->nhops; i++)
-			known |= in->hop[i] == hop;
-		bool copy = true;
-		if (!known) {
-			if (in->nhops < AN_DUP_HOPS)
-				in->hop[in->nhops++] = hop;
+		/*
+		 * At a point that saw fewer frames of it than the other: a copy
+		 * (frames of identical packets reach the second point in their
+		 * order); at the point ahead, or level: a new frame. With one
+		 * point, a frame again within the window is a copy, once.
+		 */
+		unsigned k = 0;
+		while (k < in->nhops && in->hop[k] != hop)
+			k++;
+		bool copy;
+		if (k == in->nhops) {
+			if (k < AN_DUP_HOPS) {
+				in->hop[k] = hop;
+				in->seen[k] = 1;
+				in->nhops++;
+			}
+			copy = true; /* beyond AN_DUP_HOPS points: a copy, not followed */
 			d->other_interface++;
-			d->points = true; /* two capture points: copies may come much later */
-		} else if (dt <= d->window_ns && !in->same_copy && !may_be_resend(an, rec)) {
-			in->same_copy = true;
-			d->same_interface++;
+			if (!d->points) {
+				d->points = true;
+				dup_size(d, now);
+				in = entry_of(d, fp, now); /* where the table put it */
+			}
+		} else if (in->nhops == 2) {
+			copy = in->seen[k] < in->seen[1 - k];
+			d->other_interface += copy;
+			if (in->seen[k] < UINT16_MAX)
+				in->seen[k]++;
 		} else {
-			copy = false; /* a new packet: it takes the place of the old one */
+			uint64_t dt = ts > in->ts ? ts - in->ts : in->ts - ts;
+			copy = dt <= d->window_ns && !in->same_copy && !may_be_resend(an, rec);
+			d->same_interface += copy;
+			in->same_copy |= copy;
+			if (!copy && in->seen[0] < UINT16_MAX)
+				in->seen[0]++;
 		}
+		if (in->nhops == 2) { /* only the difference matters */
+			uint16_t m = in->seen[0] < in->seen[1] ? in->seen[0] : in->seen[1];
+			in->seen[0] -= m;
+			in->seen[1] -= m;
+		}
+		in->ts = ts;
 		if (copy) {
 			uint64_t cur = an->tot.packets;
 			hit->frame = cur - (uint32_t)((uint32_t)cur - in->frame);
@@ -203,16 +268,25 @@ bool an_dup_check(struct rt_analyzer *an, const struct rt_record *rec, struct an
 				in->ecn = 3; /* marked between the two capture points: counted now */
 			return true;
 		}
-	} else {
-		if (d->evicted_since_grow > d->nsets / 4 && d->nsets < AN_DUP_MAX / 2 &&
-		    dup_resize(d, d->nsets * 2, now) == 0)
-			set = &d->e[(fp & (d->nsets - 1)) * 2];
-		in = victim(d, set, now);
+		/* a new frame of the packet (a resend, the next CNP): counted */
+		in->frame = (uint32_t)an->tot.packets;
+		in->same_copy = false;
+		in->ecn = (rec->layers & (RT_L_IPV4 | RT_L_IPV6)) ? rec->ecn & 3 : 0;
+		return false;
 	}
+	d->inserts++;
+	if (d->inserts % AN_DUP_CHECK == 0 || (d->inserts < AN_DUP_CHECK && !(d->inserts & (d->inserts - 1)))) {
+		dup_size(d, now);
+		set = &d->e[(fp & (d->nsets - 1)) * 2];
+	}
+	in = victim(set, now);
+	if (still_wanted(d, in, now))
+		d->evicted++;
 	in->fp = fp;
 	in->ts = ts;
 	in->frame = (uint32_t)an->tot.packets;
 	in->hop[0] = hop;
+	in->seen[0] = 1;
 	in->nhops = 1;
 	in->same_copy = false;
 	in->ecn = (rec->layers & (RT_L_IPV4 | RT_L_IPV6)) ? rec->ecn & 3 : 0;
