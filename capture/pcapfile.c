@@ -40,6 +40,13 @@
 #define NG_SPB 0x00000003u /* simple packet block */
 #define NG_ISB 0x00000005u
 #define NG_EPB 0x00000006u
+/* blocks that hold no frame of ours but that Wireshark shows as frames: numbered alike */
+#define NG_JOURNAL 0x00000009u	    /* systemd journal export */
+#define NG_SYSDIG_EVENT 0x00000204u
+#define NG_SYSDIG_EVENT_V2 0x00000216u
+#define NG_SYSDIG_EVENT_V2_LARGE 0x00000221u
+#define NG_CUSTOM 0x00000BADu
+#define NG_CUSTOM_NOCOPY 0x40000BADu
 #define NG_BOM 0x1A2B3C4Du
 #define NG_MIN_BLOCK 12u
 #define OPT_END 0
@@ -473,7 +480,10 @@ static int ng_block(struct rt_pcapfile *f, struct rt_frame *fr, size_t avail, si
 		ng_isb(f, b, blen);
 	} else if (type == NG_SHB) {
 		rc = ng_shb(f, b, blen, errbuf);
-	} /* any other block (name resolution, decryption secrets, custom, ...) is skipped */
+	} else if (type == NG_JOURNAL || type == NG_SYSDIG_EVENT || type == NG_SYSDIG_EVENT_V2 ||
+		   type == NG_SYSDIG_EVENT_V2_LARGE || type == NG_CUSTOM || type == NG_CUSTOM_NOCOPY) {
+		f->seq++; /* not a frame, but one in Wireshark's numbering: the frames after keep theirs */
+	} /* any other block (name resolution, decryption secrets, ...) is skipped */
 	if (rc < 0)
 		return rc;
 	f->pos += total;

@@ -407,7 +407,7 @@ static void test_pcapng_one_section(void **state)
 	struct buf b = {0};
 	shb(&b);
 	idb(&b, 1, 0, 9, 0);		 /* Ethernet, ns */
-	size_t at = begin(&b, 0x00000BAD); /* a custom block */
+	size_t at = begin(&b, 0x00000BAD); /* a custom block: no frame, but frame 1 to Wireshark */
 	u32(&b, 12345);
 	frame_bytes(&b, 9, 9);
 	end(&b, at);
@@ -430,10 +430,10 @@ static void test_pcapng_one_section(void **state)
 	isb(&b, 0, 7, 11);
 	isb(&b, 1, 2, UINT64_MAX);
 	struct want w[] = {
-	    {1700000000123456789ull, 60, 64, 1, 0, 0, 0},
-	    {1700000000123456000ull - 3600000000000ull, 64, 1500, 101, 1, 1, 0},
-	    {0, 30, 30, 1, 0, 2, 0},
-	    {5000ull - 3600000000000ull, 8, 8, 101, 1, 3, 0},
+	    {1700000000123456789ull, 60, 64, 1, 0, 0, 2},
+	    {1700000000123456000ull - 3600000000000ull, 64, 1500, 101, 1, 1, 3},
+	    {0, 30, 30, 1, 0, 2, 4},
+	    {5000ull - 3600000000000ull, 8, 8, 101, 1, 3, 5},
 	};
 	expect(&b, w, 4, false);
 	char errbuf[RT_ERRBUF_SIZE];
