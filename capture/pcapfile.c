@@ -171,7 +171,7 @@ static ssize_t gz_read(struct rt_pcapfile *f, uint8_t *dst, size_t len, char *er
 		if (f->z.avail_in == 0 && !f->raw_eof) {
 			ssize_t n = raw_read(f, f->zin, ZIN_SIZE);
 			if (n < 0)
-				return n;
+				return n == -EINTR ? n : rt_errorf(errbuf, (int)-n, "%s: read", f->name);
 			f->z.next_in = f->zin;
 			f->z.avail_in = (uInt)n;
 		}
