@@ -24,6 +24,9 @@
  * overlapping files, one port mirrored twice) is a copy, once, unless it
  * can be a resend: the start of a go-back-N its flow owes a NAK (an RNR
  * NAK: once its shortest timer passed), or the next PSN of a resend run.
+ * CNPs to one QP are all alike and an NP may send them microseconds apart:
+ * one again at the same point is a copy only once packets with a PSN of
+ * their own were seen copied there (the capture does double packets).
  * A packet is forgotten 100 ms after its latest frame (AN_DUP_SPAN_NS).
  *
  * Memory: a two-way set-associative table, one cache line per set, of the
@@ -248,8 +251,11 @@ bool an_dup_check(struct rt_analyzer *an, const struct rt_record *rec, struct an
 				in->seen[k]++;
 		} else {
 			uint64_t dt = ts > in->ts ? ts - in->ts : in->ts - ts;
-			copy = dt <= d->window_ns && !in->same_copy && !may_be_resend(an, rec);
+			bool cnp = rec->opcode == RT_OPCODE_CNP;
+			copy = dt <= d->window_ns && !in->same_copy && (!cnp || d->same_point_seen) &&
+			       !may_be_resend(an, rec);
 			d->same_interface += copy;
+			d->same_point_seen |= copy && !cnp;
 			in->same_copy |= copy;
 			if (!copy && in->seen[0] < UINT16_MAX)
 				in->seen[0]++;

@@ -163,6 +163,7 @@ struct an_dups {
 	struct an_dup_entry *e; /* 2 * nsets entries, 64-byte aligned */
 	uint32_t nsets;		/* power of 2; 0 = detection off */
 	bool points;		/* a copy at another capture point was found: copies may come 100 ms late */
+	bool same_point_seen;	/* a packet other than a CNP was copied at the same point */
 	uint64_t window_ns;
 	uint64_t other_interface, same_interface; /* copies found */
 	uint64_t evicted; /* packets pushed out while a copy of them could still come */
