@@ -136,7 +136,8 @@ def same_as_truth(what, rep, truth):
 
 def main():
     exe, scen = sys.argv[1:3]
-    tmp = tempfile.mkdtemp(prefix="rt-imperfect-")
+    tmpdir = tempfile.TemporaryDirectory(prefix="rt-imperfect-")
+    tmp = tmpdir.name
     truth = {s: json.load(open(os.path.join(scen, s + ".truth.json")))
              for s in ("incast", "nak_gbn", "psn_wrap", "rnr", "read_atomic", "cm", "incast_one_host")}
     caps = {s: read_pcap(os.path.join(scen, s + ".pcap"))[1] for s in truth}

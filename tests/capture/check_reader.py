@@ -140,7 +140,8 @@ def main():
     if not shutil.which("tshark"):
         print("tshark is not installed: the reader's tshark cross-check is skipped")
         sys.exit(77)
-    tmp = tempfile.mkdtemp(prefix="rt-reader-")
+    tmpdir = tempfile.TemporaryDirectory(prefix="rt-reader-")
+    tmp = tmpdir.name
     for name, data in build(fixtures):
         path = os.path.join(tmp, name)
         with open(path, "wb") as f:
