@@ -23,6 +23,8 @@ void rt_analyzer_opts_init(struct rt_analyzer_opts *opts)
 	opts->storm_ns = 100000000ull;
 	opts->episode_gap_ns = 1000000ull;
 	opts->rate_window_ns = 100000ull;
+	opts->dup_window_ns = 10000ull;
+	opts->udp_port = RT_ROCEV2_PORT;
 }
 
 struct rt_analyzer *rt_analyzer_new(const struct rt_analyzer_opts *opts, char *errbuf)
@@ -52,6 +54,12 @@ struct rt_analyzer *rt_analyzer_new(const struct rt_analyzer_opts *opts, char *e
 		errno = ENOMEM;
 		return NULL;
 	}
+	if (an_dup_init(&an->dups, an->o.dup_window_ns) < 0) {
+		snprintf(errbuf, RT_ERRBUF_SIZE, "analyzer: out of memory");
+		rt_analyzer_free(an);
+		errno = ENOMEM;
+		return NULL;
+	}
 	if (an_tl_init(an, errbuf) < 0) {
 		rt_analyzer_free(an);
 		errno = EINVAL;
@@ -71,6 +79,7 @@ void rt_analyzer_free(struct rt_analyzer *an)
 	free(an->cm);
 	an_tl_free(an);
 	an_side_free(an);
+	an_dup_free(&an->dups);
 	free(an);
 }
 
@@ -585,6 +594,58 @@ static void handle_ud(struct rt_analyzer *an, uint32_t fi, const struct rt_recor
 		an_link(an, fi, ri, AN_PAIR_DETH);
 }
 
+/* A CE-marked packet of flow f (counted in its ECN codepoints here). */
+static void count_ce(struct rt_analyzer *an, struct an_flow *f, const struct rt_record *rec)
+{
+	uint64_t ts = rec->ts_ns;
+	f->ecn[3]++;
+	an->ecn[3]++;
+	an->tot.ce++;
+	an->ivc.ce++;
+	an->tl_all.ce++;
+	if (an->tl_out)
+		f->iv.ce++;
+	/* an NP answers CE-marked data, never a CE-marked CNP: only data starts the NP reaction */
+	struct an_flow_ext *e = rec->opcode != RT_OPCODE_CNP ? an_ext(f) : NULL;
+	if (e && !e->first_ce_since_cnp)
+		e->first_ce_since_cnp = ts;
+	if (e && f->reverse == AN_NONE) /* CNPs may name this flow only later */
+		log_time(&e->ce_log, &e->ce_log_n, ts);
+	if (e && !e->ce_frame)
+		e->ce_frame = an->tot.packets;
+	if (an->note)
+		an->note->flags |= RT_AN_NOTE_CE;
+	an_ep_event(an, ts, f, AN_EV_CE);
+}
+
+/*
+ * A copy of a packet already counted (an_dup_check): counted apart on its
+ * flow. A CE mark the packet picked up between the two capture points is
+ * counted now, in place of the codepoint it was counted with.
+ */
+static void handle_copy(struct rt_analyzer *an, const struct rt_record *rec, const struct an_dup_hit *hit)
+{
+	struct an_key k;
+	an_key_from(&k, rec->ip_version == 4 ? 4 : 6, rec->src_ip, rec->dst_ip, rec->dest_qp);
+	uint32_t fi = an_flow_get(an, &k, false);
+	if (an->note) {
+		an->note->flags |= RT_AN_NOTE_COPY;
+		an->note->copy_of_frame = hit->frame;
+	}
+	if (fi == AN_NONE)
+		return;
+	struct an_flow *f = &an->flows[fi];
+	if (an->note)
+		an->note->flow_id = f->id;
+	f->duplicates++;
+	if (hit->ecn != 3 && (rec->layers & (RT_L_IPV4 | RT_L_IPV6)) && (rec->ecn & 3) == 3 &&
+	    f->ecn[hit->ecn]) {
+		f->ecn[hit->ecn]--;
+		an->ecn[hit->ecn]--;
+		count_ce(an, f, rec);
+	}
+}
+
 static void handle_roce(struct rt_analyzer *an, const struct rt_record *rec)
 {
 	uint64_t ts = rec->ts_ns;
@@ -627,25 +688,11 @@ static void handle_roce(struct rt_analyzer *an, const struct rt_record *rec)
 	}
 	if (rec->layers & (RT_L_IPV4 | RT_L_IPV6)) {
 		unsigned ecn = rec->ecn & 3u;
-		f->ecn[ecn]++;
-		an->ecn[ecn]++;
 		if (ecn == 3) {
-			an->tot.ce++;
-			an->ivc.ce++;
-			an->tl_all.ce++;
-			if (an->tl_out)
-				f->iv.ce++;
-			/* an NP answers CE-marked data, never a CE-marked CNP: only data starts the NP reaction */
-			struct an_flow_ext *e = rec->opcode != RT_OPCODE_CNP ? an_ext(f) : NULL;
-			if (e && !e->first_ce_since_cnp)
-				e->first_ce_since_cnp = ts;
-			if (e && f->reverse == AN_NONE) /* CNPs may name this flow only later */
-				log_time(&e->ce_log, &e->ce_log_n, ts);
-			if (e && !e->ce_frame)
-				e->ce_frame = an->tot.packets;
-			if (an->note)
-				an->note->flags |= RT_AN_NOTE_CE;
-			an_ep_event(an, ts, f, AN_EV_CE);
+			count_ce(an, f, rec);
+		} else {
+			f->ecn[ecn]++;
+			an->ecn[ecn]++;
 		}
 	}
 	if (rec->opcode == RT_OPCODE_CNP) {
@@ -688,6 +735,13 @@ void rt_analyzer_feed_frame(struct rt_analyzer *an, const struct rt_record *rec,
 		an_tl_advance(an, an->now);
 	if (an->pfc_active && an->now >= an->pfc_next_expiry)
 		an_pfc_advance(an, an->now);
+	an_find_frame(an, rec, frame, caplen);
+	struct an_dup_hit hit;
+	if (an->dups.nsets && (rec->kind == RT_KIND_ROCE || rec->kind == RT_KIND_CNP) && rt_record_has_bth(rec) &&
+	    an_dup_check(an, rec, &hit)) {
+		handle_copy(an, rec, &hit); /* counted once: the frame counts, the packet does not */
+		return;
+	}
 	an_ep_packet(an, an->now, rec->wirelen);
 	an->tl_all.packets++;
 	an->tl_all.bytes += rec->wirelen;

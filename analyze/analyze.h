@@ -24,6 +24,14 @@ struct rt_analyzer_opts {
 	FILE *timeline_out;
 	bool timeline_json;
 	const char *timeline_flow; /* --flow selector or NULL for every flow */
+	/*
+	 * Duplicates: the same RoCE packet seen again at the same capture point
+	 * within this long is a copy, counted once (default 10 us); 0 turns
+	 * duplicate detection off. Copies at another capture point (interface,
+	 * SLL2 interface index, router hop) are matched within 100 ms.
+	 */
+	uint64_t dup_window_ns;
+	uint16_t udp_port; /* the RoCEv2 port the records were dissected with (for messages); default 4791 */
 };
 
 /* Running totals for live tickers (one interval or since the start). */
@@ -63,6 +71,7 @@ enum rt_an_note_flag {
 	RT_AN_NOTE_PSN_JUMP = 1u << 3,	/* PSN moved by more than 65536: tracking restarted */
 	RT_AN_NOTE_NAK = 1u << 4,	/* AETH NAK, code in nak_code */
 	RT_AN_NOTE_RNR_NAK = 1u << 5,	/* AETH RNR NAK, timer in nak_code */
+	RT_AN_NOTE_COPY = 1u << 6,	/* a copy of frame copy_of_frame (the same packet seen again): not counted */
 };
 
 /*
@@ -83,6 +92,7 @@ struct rt_an_note {
 	uint8_t nak_code;	/* NAK code or RNR timer (low 5 bits of the AETH syndrome) */
 	uint64_t nak_frame;	/* retransmission: the NAK or RNR NAK that started this go-back-N */
 	uint64_t cnp_for_frame; /* CNP: the first CE-marked frame of its flow since the previous CNP */
+	uint64_t copy_of_frame; /* RT_AN_NOTE_COPY: the frame that was counted */
 	/* PFC/PAUSE: bit c = this frame sets class c (RT_AN_PAUSE_CLASS for PAUSE) and pauses it
 	 * paused_ns[c] (its quanta at the link speed; 0 for an XON) */
 	uint16_t pause_classes;
@@ -123,6 +133,32 @@ uint64_t rt_analyzer_flow_count(const struct rt_analyzer *an);
  */
 int rt_analyzer_load_counters(struct rt_analyzer *an, const char *path, char *errbuf);
 int rt_analyzer_load_source_log(struct rt_analyzer *an, const char *path, char *errbuf);
+
+/*
+ * Frames the capture itself lost, as the file recorded them (pcapng
+ * statistics blocks: isb_ifdrop by the interface, isb_osdrop by the kernel
+ * or the capture; rt_source_stats of a file source). When this is not
+ * called, the capture line of a counters side file (docs/FORMATS.md) counts.
+ */
+void rt_analyzer_capture_drops(struct rt_analyzer *an, uint64_t if_dropped, uint64_t os_dropped);
+
+/* One finding about the capture itself: drops, duplicates, hints (analyze/README.md lists the codes). */
+#define RT_AN_WARNING_VALUES 4
+#define RT_AN_WARNINGS_MAX 16
+struct rt_an_warning {
+	const char *code;  /* stable identifier, e.g. "capture_drops" */
+	char message[400]; /* one line for people */
+	unsigned nvalues;  /* the numbers the message names */
+	struct {
+		const char *name;
+		uint64_t value;
+	} values[RT_AN_WARNING_VALUES];
+};
+/*
+ * The findings, after rt_analyzer_finish() and the side files: up to `max`
+ * (RT_AN_WARNINGS_MAX holds them all) into `out`; returns how many.
+ */
+unsigned rt_analyzer_warnings(const struct rt_analyzer *an, struct rt_an_warning *out, unsigned max);
 
 /* The report: one JSON document (DESIGN.md contract) or a human summary with the top `top` flows. */
 int rt_analyzer_report_json(struct rt_analyzer *an, FILE *fp);

@@ -138,6 +138,48 @@ struct an_flow {
 	uint64_t gaps, gap_psns, psn_jumps, timeouts, go_back_n, rnr_retries, duplicates;
 };
 
+/* Duplicate packets (dedup.c). */
+#define AN_DUP_HOPS 2		    /* capture points remembered per packet */
+#define AN_DUP_SPAN_NS 100000000ull /* copies at another capture point: within 100 ms */
+#define AN_DUP_MIN (1u << 12)	    /* packets remembered at first... */
+#define AN_DUP_MAX (1u << 18)	    /* ... and at most */
+/*
+ * One packet seen lately, with the frames of it each capture point saw
+ * (identical packets, CNPs for one, share an entry). 32 bytes: two share a
+ * cache line, a set.
+ */
+struct an_dup_entry {
+	uint64_t fp;			/* fingerprint; 0 = empty */
+	uint64_t ts;			/* its latest frame's time */
+	uint32_t frame;			/* the frame counted last, low 32 bits */
+	uint16_t hop[AN_DUP_HOPS];	/* capture points that saw it (hashed) */
+	uint16_t seen[AN_DUP_HOPS];	/* frames each saw, less what both saw */
+	uint8_t nhops;
+	uint8_t ecn;	/* the codepoint counted for the frame counted last (3 once a copy was CE-marked) */
+	bool same_copy; /* that frame already had a copy at its own capture point */
+};
+/* A two-way set-associative table of the packets seen lately. */
+struct an_dups {
+	struct an_dup_entry *e; /* 2 * nsets entries, 64-byte aligned */
+	uint32_t nsets;		/* power of 2; 0 = detection off */
+	bool points;		/* a copy at another capture point was found: copies may come 100 ms late */
+	bool same_point_seen;	/* a packet other than a CNP was copied at the same point */
+	uint64_t window_ns;
+	uint64_t other_interface, same_interface; /* copies found */
+	uint64_t evicted; /* packets pushed out while a copy of them could still come */
+	uint64_t inserts, rate_inserts, rate_ts; /* packets entered; at the last size check, and its time */
+};
+/* What a copy is a copy of. */
+struct an_dup_hit {
+	uint64_t frame; /* the first copy's frame number */
+	uint8_t ecn;	/* the codepoint it was counted with */
+};
+/* window_ns 0 turns detection off. 0 or -1 when out of memory. */
+int an_dup_init(struct an_dups *d, uint64_t window_ns);
+void an_dup_free(struct an_dups *d);
+/* True when `rec` (RoCE with a BTH) is a copy of a packet already counted; fills *hit. */
+bool an_dup_check(struct rt_analyzer *an, const struct rt_record *rec, struct an_dup_hit *hit);
+
 /* PFC/PAUSE state of one sending MAC. */
 struct an_pfc_class {
 	bool paused, storm_marked;
@@ -191,6 +233,34 @@ struct an_counter_dev {
 	double *first, *last;
 	size_t n, cap;
 };
+
+/* What the warnings need to know, tallied over every frame (warnings.c). */
+#define AN_HINT_PORTS 16 /* UDP ports probed for RoCEv2 */
+#define AN_HINT_CHECKS 8 /* datagrams checked per port */
+struct an_port_hint {
+	uint16_t port;
+	uint32_t checked, valid; /* datagrams dissected as RoCEv2; with a valid BTH and ICRC */
+	uint64_t datagrams;
+};
+struct an_findings {
+	uint64_t prev_ts;		   /* the previous frame's time */
+	uint64_t ts_back, ts_back_max;	   /* times a frame was older than the one before; the biggest step */
+	uint64_t cut;			   /* frames cut by the snap length (caplen < wire length) */
+	uint64_t headers_cut;		   /* ... in a header, not only in the payload or ICRC */
+	uint64_t data_ip, data_not_ect;	   /* RoCE packets with an IP header but CNPs; Not-ECT among them */
+	struct an_port_hint ports[AN_HINT_PORTS];
+	unsigned nports;
+	bool drops_known, side_drops_known; /* from the capture file; from the counters side file */
+	uint64_t if_dropped, os_dropped, side_if_dropped, side_os_dropped;
+	char counters_path[160], srclog_path[160];
+};
+void an_find_frame(struct rt_analyzer *an, const struct rt_record *rec, const uint8_t *frame, uint32_t caplen);
+/* ,"capture":{...},"duplicates":{...},"warnings":[...] */
+void an_report_findings_json(const struct rt_analyzer *an, struct rt_outbuf *o);
+/* The "Warnings:" block (nothing when there is none). */
+void an_report_warnings_text(const struct rt_analyzer *an, struct rt_outbuf *o);
+/* Frames the capture dropped (its pcapng statistics, else the counters file); *known false when neither says. */
+uint64_t an_capture_dropped(const struct rt_analyzer *an, bool *known);
 
 struct rt_analyzer {
 	struct rt_analyzer_opts o;
@@ -264,6 +334,10 @@ struct rt_analyzer {
 	bool counters_loaded;
 	uint64_t srclog_lines, srclog_bad, srclog_unmatched;
 	bool srclog_loaded;
+
+	/* duplicates and the findings of the warnings */
+	struct an_dups dups;
+	struct an_findings find;
 };
 
 /* flow table */

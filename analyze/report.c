@@ -409,6 +409,7 @@ int rt_analyzer_report_json(struct rt_analyzer *an, FILE *fp)
 	episodes_json(an, o);
 	if (an->counters_loaded)
 		an_report_counters_json(an, o);
+	an_report_findings_json(an, o);
 	if (an->srclog_loaded) {
 		f2 = true;
 		rt_out_str(o, ",\"source_log\":{");
@@ -508,9 +509,7 @@ int rt_analyzer_report_text(struct rt_analyzer *an, FILE *fp, unsigned top)
 	if (an->tot.icrc_bad || an->malformed)
 		rt_out_printf(o, "Damaged: %llu bad ICRC, %llu malformed frames\n",
 			      (unsigned long long)an->tot.icrc_bad, (unsigned long long)an->malformed);
-	if (an->truncated)
-		rt_out_printf(o, "Cut by the snap length: %llu frames (their ICRC is not checked)\n",
-			      (unsigned long long)an->truncated);
+	an_report_warnings_text(an, o);
 	/* PFC */
 	if (an->pfc_frames || an->pause_frames) {
 		rt_out_printf(o, "PFC: %llu frames, PAUSE: %llu frames (link speed %.0f Gb/s)\n",
@@ -611,7 +610,8 @@ int rt_analyzer_report_text(struct rt_analyzer *an, FILE *fp, unsigned top)
 			rt_out_printf(o, "  ... %u more (see --json)\n", an->neps - 20);
 	}
 	/* anomalies */
-	bool head = false;
+	bool head = false, drops_known;
+	uint64_t capture_dropped = an_capture_dropped(an, &drops_known);
 #define ANOMALY()                                                                                  \
 	do {                                                                                       \
 		if (!head)                                                                         \
@@ -637,7 +637,12 @@ int rt_analyzer_report_text(struct rt_analyzer *an, FILE *fp, unsigned top)
 		}
 		if (f->timeouts)
 			rt_out_printf(o, " %llu implied timeouts", (unsigned long long)f->timeouts);
-		if (f->gaps)
+		if (f->gaps && capture_dropped)
+			rt_out_printf(o, " %llu PSN gaps (%llu PSNs lost before the capture point or dropped by the capture, "
+					 "which dropped %llu frames)",
+				      (unsigned long long)f->gaps, (unsigned long long)f->gap_psns,
+				      (unsigned long long)capture_dropped);
+		else if (f->gaps)
 			rt_out_printf(o, " %llu PSN gaps (%llu lost before the capture point)",
 				      (unsigned long long)f->gaps, (unsigned long long)f->gap_psns);
 		if (f->psn_jumps)

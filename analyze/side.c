@@ -117,9 +117,39 @@ static int cdev_set(struct an_counter_dev *d, const char *name, double v, double
 	return 0;
 }
 
+/*
+ * The capture's own statistics line (written at its end): frames dropped by
+ * the interface and by the kernel or the capture. A later line replaces an
+ * earlier one.
+ */
+static void capture_line(struct rt_analyzer *an, const struct rt_jobj *obj, bool *bad)
+{
+	bool has_if = false, has_os = false;
+	for (unsigned i = 0; i < obj->nnested; i++) {
+		const struct rt_jfield *c = &obj->nested[i];
+		if (c->v.type != RT_JV_NUMBER || !(c->v.num >= 0) || c->v.num >= 18446744073709551616.0)
+			continue;
+		if (!strcmp(c->key, "if_dropped")) {
+			an->find.side_if_dropped = (uint64_t)c->v.num;
+			has_if = true;
+		} else if (!strcmp(c->key, "os_dropped")) {
+			an->find.side_os_dropped = (uint64_t)c->v.num;
+			has_os = true;
+		}
+	}
+	if (has_if && has_os)
+		an->find.side_drops_known = true;
+	else
+		*bad = true;
+}
+
 static void counter_line(struct rt_analyzer *an, const struct rt_jobj *obj, bool *bad)
 {
 	uint64_t ts;
+	if (!strcmp(obj->nested_name, "capture")) {
+		capture_line(an, obj, bad);
+		return;
+	}
 	if (!rt_jts(obj, "ts", &ts) || strcmp(obj->nested_name, "counters")) {
 		*bad = true;
 		return;
@@ -167,6 +197,7 @@ int rt_analyzer_load_counters(struct rt_analyzer *an, const char *path, char *er
 {
 	/* a timeline loads side files before the capture and joins them bucket by bucket */
 	an->tl_counters = an->tl_out != NULL;
+	snprintf(an->find.counters_path, sizeof(an->find.counters_path), "%s", path);
 	int rc = read_lines(an, path, counter_line, &an->counter_lines, &an->counter_bad, errbuf);
 	if (rc == 0)
 		an->counters_loaded = true;
@@ -391,6 +422,7 @@ static void srclog_line(struct rt_analyzer *an, const struct rt_jobj *obj, bool 
 int rt_analyzer_load_source_log(struct rt_analyzer *an, const char *path, char *errbuf)
 {
 	an->tl_srclog = an->tl_out != NULL;
+	snprintf(an->find.srclog_path, sizeof(an->find.srclog_path), "%s", path);
 	int rc = read_lines(an, path, srclog_line, &an->srclog_lines, &an->srclog_bad, errbuf);
 	if (rc == 0)
 		an->srclog_loaded = true;

@@ -37,6 +37,9 @@ struct rt_counters {
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
 	struct rt_outbuf out;
+	char capture_dev[RT_DEVNAME_MAX];
+	rt_counters_capture_fn capture_fn;
+	void *capture_ctx;
 };
 
 static int ethtool_ioctl(int fd, const char *netdev, void *data)
@@ -180,6 +183,37 @@ int rt_counters_sample(struct rt_counters *c, char *errbuf)
 	return err ? rt_errorf(errbuf, err, "%s", c->path) : 0;
 }
 
+void rt_counters_set_capture(struct rt_counters *c, const char *device, rt_counters_capture_fn fn,
+                             void *ctx)
+{
+	snprintf(c->capture_dev, sizeof(c->capture_dev), "%s", device);
+	c->capture_fn = fn;
+	c->capture_ctx = ctx;
+}
+
+/* {"ts":"...","capture":{"device":"eth0","received":N,"os_dropped":N,"if_dropped":N}} */
+static int capture_line(struct rt_counters *c, char *errbuf)
+{
+	struct rt_source_stats st;
+	struct timespec now;
+	memset(&st, 0, sizeof(st));
+	c->capture_fn(c->capture_ctx, &st);
+	clock_gettime(CLOCK_REALTIME, &now);
+	rt_out_str(&c->out, "{\"ts\":\"");
+	rt_out_ts(&c->out, (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec);
+	rt_out_str(&c->out, "\",\"capture\":{\"device\":");
+	rt_out_json_str(&c->out, c->capture_dev);
+	rt_out_str(&c->out, ",\"received\":");
+	rt_out_u64(&c->out, st.received);
+	rt_out_str(&c->out, ",\"os_dropped\":");
+	rt_out_u64(&c->out, st.dropped);
+	rt_out_str(&c->out, ",\"if_dropped\":");
+	rt_out_u64(&c->out, st.if_dropped);
+	rt_out_str(&c->out, "}}\n");
+	int err = rt_out_flush(&c->out);
+	return err ? rt_errorf(errbuf, err, "%s", c->path) : 0;
+}
+
 unsigned rt_counters_count(const struct rt_counters *c)
 {
 	return c->last_count;
@@ -282,6 +316,8 @@ int rt_counters_stop(struct rt_counters *c, char *errbuf)
 	}
 	int src = rt_counters_sample(c, errbuf);
 	if (rc == 0)
+		rc = src;
+	if (c->capture_fn && (src = capture_line(c, errbuf)) < 0 && rc == 0)
 		rc = src;
 	if (fclose(c->fp) != 0 && rc == 0)
 		rc = rt_errorf(errbuf, errno, "%s", c->path);

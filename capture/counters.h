@@ -4,6 +4,8 @@
 
 #include <stdint.h>
 
+#include "capture/source.h"
+
 struct rt_counters_config {
 	const char *path;       /* side file to create (OUT.counters.jsonl) */
 	const char *sysfs_root; /* NULL = "/sys" */
@@ -22,6 +24,14 @@ int rt_counters_open(struct rt_counters **out, const struct rt_counters_config *
 int rt_counters_sample(struct rt_counters *c, char *errbuf);
 /* Number of counters one sample holds (sysfs + ethtool). */
 unsigned rt_counters_count(const struct rt_counters *c);
+/*
+ * The capture's own statistics: rt_counters_stop() asks `fn` for them after
+ * its last sample and writes them as the file's last line, a "capture"
+ * object naming `device` (docs/FORMATS.md).
+ */
+typedef void (*rt_counters_capture_fn)(void *ctx, struct rt_source_stats *st);
+void rt_counters_set_capture(struct rt_counters *c, const char *device, rt_counters_capture_fn fn,
+                             void *ctx);
 /* Take a sample now, then one every interval from a thread until rt_counters_stop(). */
 int rt_counters_start(struct rt_counters *c, char *errbuf);
 /* Stop the thread (if started), take the final sample, close the file and free c. */

@@ -40,9 +40,15 @@ struct rt_source_config {
 
 struct rt_source_stats {
 	uint64_t received; /* frames delivered */
-	uint64_t dropped;  /* frames lost before delivery (kernel, ring, error completions) */
-	uint64_t if_dropped; /* dropped by the interface, where known */
+	/*
+	 * Frames lost before delivery: by the OS or the capture (kernel buffer,
+	 * ring, error completions; a file: its pcapng ISBs' isb_osdrop)...
+	 */
+	uint64_t dropped;
+	uint64_t if_dropped; /* ... and by the interface, where known (a file: isb_ifdrop) */
 	uint64_t ring_empty; /* verbs: times every receive buffer was in use (frames may have been lost) */
+	/* the two drop counts are measured: always for live sources; a file: some ISB recorded them */
+	bool drops_known;
 };
 
 struct rt_source;

@@ -1,23 +1,31 @@
-/* Saved-capture source: pcap and pcapng (micro or nanosecond) through libpcap, "-" for stdin. */
+/* Saved-capture source: pcap and pcapng (plain or gzip'd, "-" for stdin) through the native reader, BPF through libpcap. */
+#include "capture/pcapfile.h"
 #include "capture/sources.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <pcap/pcap.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
-/* Bytes read from the file at a time: stdio's default (4 KiB) costs a system call every few frames. */
-#define FILE_READ_BUFFER (1u << 20)
+/* Link types one file may mix that get their own compiled filter; frames of more are an error. */
+#define MAX_FILTERS 8
+
+/* The filter compiled for one link type (BPF programs read link-layer offsets). */
+struct filter {
+	int linktype;
+	struct bpf_program prog;
+};
 
 struct file_priv {
-	pcap_t *pcap;
+	struct rt_pcapfile *pf;
 	uint64_t received;
-	uint64_t seq;		   /* frames read from the file, filtered or not */
-	struct bpf_program filter; /* applied here, so skipped frames are still numbered */
-	bool filtering;
-	char *readbuf; /* stdio buffer of the FILE libpcap reads; freed after pcap_close() */
+	char *bpf; /* the expression, compiled per link type as frames meet it */
+	struct filter filters[MAX_FILTERS];
+	int nfilters;
 };
 
 static bool file_is_ours(const char *name, const struct rt_source_config *cfg)
@@ -31,11 +39,32 @@ static bool file_is_ours(const char *name, const struct rt_source_config *cfg)
 
 static void file_close(struct rt_source *src);
 
-int rt_pcap_linktype(pcap_t *pcap)
+/* The filter for `linktype`, compiled at its first use; NULL with errbuf set when it does not compile. */
+static const struct bpf_program *filter_for(struct file_priv *p, int linktype, char *errbuf)
 {
-	/* LINKTYPE_RAW (101) comes back as the platform's DLT_RAW */
-	int dlt = pcap_datalink(pcap);
-	return dlt == DLT_RAW ? RT_LINK_RAW : dlt;
+	for (int i = 0; i < p->nfilters; i++)
+		if (p->filters[i].linktype == linktype)
+			return &p->filters[i].prog;
+	if (p->nfilters == MAX_FILTERS) {
+		rt_errorf(errbuf, 0, "-f: the file mixes more than %d link types", MAX_FILTERS);
+		return NULL;
+	}
+	/* libpcap compiles for a DLT_ value; only raw IP's differs from its LINKTYPE_ */
+	pcap_t *dead = pcap_open_dead(linktype == RT_LINK_RAW ? DLT_RAW : linktype, 262144);
+	if (!dead) {
+		rt_errorf(errbuf, ENOMEM, "-f");
+		return NULL;
+	}
+	struct filter *fl = &p->filters[p->nfilters];
+	if (pcap_compile(dead, &fl->prog, p->bpf, 1, PCAP_NETMASK_UNKNOWN) < 0) {
+		rt_errorf(errbuf, 0, "bad filter '%s' for link type %d: %s", p->bpf, linktype, pcap_geterr(dead));
+		pcap_close(dead);
+		return NULL;
+	}
+	pcap_close(dead);
+	fl->linktype = linktype;
+	p->nfilters++;
+	return &fl->prog;
 }
 
 static int file_open(struct rt_source *src, const char *name, const struct rt_source_config *cfg,
@@ -43,79 +72,76 @@ static int file_open(struct rt_source *src, const char *name, const struct rt_so
 {
 	bool is_stdin = strcmp(name, "-") == 0;
 	const char *shown = is_stdin ? "stdin" : name;
-	/* stdin outlives a failed open, so its buffer must too: a static one, never freed */
-	static char stdin_readbuf[FILE_READ_BUFFER];
 	struct file_priv *p = calloc(1, sizeof(*p));
-	char *readbuf = is_stdin ? NULL : malloc(FILE_READ_BUFFER);
-	FILE *fp = is_stdin ? stdin : fopen(name, "rb");
-	if (!p || (!readbuf && !is_stdin) || !fp) {
-		int err = !fp ? errno : ENOMEM;
-		if (fp && !is_stdin)
-			fclose(fp);
-		free(readbuf);
+	if (!p)
+		return rt_errorf(errbuf, ENOMEM, "%s", shown);
+	int fd = is_stdin ? STDIN_FILENO : open(name, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		int rc = rt_errorf(errbuf, errno, "%s", shown);
 		free(p);
-		return rt_errorf(errbuf, err, "%s", shown);
+		return rc;
 	}
-	setvbuf(fp, is_stdin ? stdin_readbuf : readbuf, _IOFBF, FILE_READ_BUFFER);
-	char perr[PCAP_ERRBUF_SIZE] = "";
-	pcap_t *pcap = pcap_fopen_offline_with_tstamp_precision(fp, PCAP_TSTAMP_PRECISION_NANO, perr);
-	if (!pcap) {
-		if (!is_stdin)
-			fclose(fp);
-		free(readbuf);
+	int rc = rt_pcapfile_open_fd(&p->pf, fd, !is_stdin, shown, errbuf);
+	if (rc < 0) {
 		free(p);
-		return rt_errorf(errbuf, 0, "%s: %s", shown, perr);
+		return rc;
 	}
-	p->pcap = pcap;
-	p->readbuf = readbuf;
 	src->priv = p;
-	if (cfg->bpf && *cfg->bpf) {
-		if (pcap_compile(pcap, &p->filter, cfg->bpf, 1, PCAP_NETMASK_UNKNOWN) < 0) {
-			int rc = rt_errorf(errbuf, 0, "bad filter '%s': %s", cfg->bpf, pcap_geterr(pcap));
-			file_close(src);
-			return rc;
-		}
-		p->filtering = true;
-	}
-	src->linktype = rt_pcap_linktype(pcap);
-	src->snaplen = (uint32_t)pcap_snapshot(pcap);
+	const struct rt_pcapfile_info *info = rt_pcapfile_info(p->pf);
+	src->linktype = info->linktype;
+	src->snaplen = info->snaplen;
 	src->ts_source = RT_TS_FILE;
+	if (cfg->bpf && *cfg->bpf) {
+		/* compiled now for the first link type, so a bad expression fails at once */
+		if (!(p->bpf = strdup(cfg->bpf))) {
+			file_close(src);
+			return rt_errorf(errbuf, ENOMEM, "%s", shown);
+		}
+		if (!filter_for(p, info->linktype, errbuf)) {
+			file_close(src);
+			return -EINVAL;
+		}
+	}
 	return 0;
 }
 
 static int file_next(struct rt_source *src, struct rt_frame *frames, int max, char *errbuf)
 {
 	struct file_priv *p = src->priv;
-	struct pcap_pkthdr *h;
-	const u_char *data;
-	if (max < 1)
-		return -EINVAL;
-	/* libpcap keeps one frame valid at a time, so a batch is one frame. */
-	int rc;
-	while ((rc = pcap_next_ex(p->pcap, &h, &data)) == 1) {
-		p->seq++;
-		if (p->filtering && !pcap_offline_filter(&p->filter, h, data))
-			continue;
-		frames[0].data = data;
-		frames[0].caplen = h->caplen;
-		frames[0].wirelen = h->len;
-		frames[0].ts_ns = (uint64_t)h->ts.tv_sec * 1000000000u + (uint64_t)h->ts.tv_usec;
-		frames[0].seq = p->seq;
-		frames[0].linktype = 0;
-		frames[0].interface_id = 0;
-		p->received++;
-		return 1;
+	for (;;) {
+		int n = rt_pcapfile_next(p->pf, frames, max, errbuf);
+		if (n <= 0 || !p->bpf) {
+			if (n > 0)
+				p->received += (uint64_t)n;
+			return n;
+		}
+		/* keep the frames the filter accepts; the others keep their numbers (seq) */
+		int kept = 0;
+		for (int i = 0; i < n; i++) {
+			const struct bpf_program *prog = filter_for(p, frames[i].linktype, errbuf);
+			if (!prog)
+				return -EINVAL;
+			struct pcap_pkthdr h = {.caplen = frames[i].caplen, .len = frames[i].wirelen};
+			if (pcap_offline_filter(prog, &h, frames[i].data))
+				frames[kept++] = frames[i];
+		}
+		if (kept) {
+			p->received += (uint64_t)kept;
+			return kept;
+		}
 	}
-	if (rc == PCAP_ERROR_BREAK)
-		return 0;
-	return rt_errorf(errbuf, 0, "%s: %s", src->name, pcap_geterr(p->pcap));
 }
 
 static int file_stats(struct rt_source *src, struct rt_source_stats *st, char *errbuf)
 {
 	(void)errbuf;
 	struct file_priv *p = src->priv;
+	struct rt_pcapfile_drops d;
+	rt_pcapfile_drops(p->pf, &d);
 	st->received = p->received;
+	st->drops_known = d.known;
+	st->dropped = d.os_dropped;
+	st->if_dropped = d.if_dropped;
 	return 0;
 }
 
@@ -124,10 +150,10 @@ static void file_close(struct rt_source *src)
 	struct file_priv *p = src->priv;
 	if (!p)
 		return;
-	if (p->filtering)
-		pcap_freecode(&p->filter);
-	pcap_close(p->pcap); /* closes the FILE (stdin too) */
-	free(p->readbuf);
+	for (int i = 0; i < p->nfilters; i++)
+		pcap_freecode(&p->filters[i].prog);
+	rt_pcapfile_close(p->pf); /* closes the file (never stdin) */
+	free(p->bpf);
 	free(p);
 	src->priv = NULL;
 }

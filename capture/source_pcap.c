@@ -27,6 +27,13 @@ static bool pcap_is_ours(const char *name, const struct rt_source_config *cfg)
 	return true;
 }
 
+/* The pcap LINKTYPE_ of an open handle (libpcap reports DLT_ values, which differ for raw IP). */
+static int pcap_linktype(pcap_t *pcap)
+{
+	int dlt = pcap_datalink(pcap);
+	return dlt == DLT_RAW ? RT_LINK_RAW : dlt;
+}
+
 /* errno for a pcap_activate() failure */
 static int activate_errno(int rc)
 {
@@ -122,7 +129,7 @@ static int pcap_live_open(struct rt_source *src, const char *name,
 	p->timeout_ms = cfg->timeout_ms > 0 ? cfg->timeout_ms : 100;
 	p->ts_mult = pcap_get_tstamp_precision(pcap) == PCAP_TSTAMP_PRECISION_NANO ? 1 : 1000;
 	src->priv = p;
-	src->linktype = rt_pcap_linktype(pcap);
+	src->linktype = pcap_linktype(pcap);
 	src->snaplen = (uint32_t)pcap_snapshot(pcap);
 	src->ts_source = RT_TS_SOFTWARE;
 	return 0;
@@ -181,6 +188,7 @@ static int pcap_live_stats(struct rt_source *src, struct rt_source_stats *st, ch
 		return rt_errorf(errbuf, 0, "%s: %s", src->name, pcap_geterr(p->pcap));
 	st->dropped = ps.ps_drop;
 	st->if_dropped = ps.ps_ifdrop;
+	st->drops_known = true;
 	return 0;
 }
 

@@ -558,6 +558,7 @@ static int verbs_stats(struct rt_source *src, struct rt_source_stats *st, char *
 	 * the NIC's own count).
 	 */
 	st->dropped = p->err_completions + p->ring_empty;
+	st->drops_known = true;
 	return 0;
 }
 

@@ -13,7 +13,4 @@ extern const struct rt_source_ops rt_source_pcap_ops;
 extern const struct rt_source_ops rt_source_verbs_ops;
 #endif
 
-/* The pcap LINKTYPE_ of an open handle (libpcap reports DLT_ values, which differ for raw IP). */
-int rt_pcap_linktype(pcap_t *pcap);
-
 #endif

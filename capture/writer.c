@@ -26,7 +26,9 @@
 #define ISB_ENDTIME    3
 #define ISB_IFRECV     4
 #define ISB_IFDROP     5
+#define ISB_OSDROP     7
 #define ISB_USRDELIV   8
+#define ISB_OPTIONS    6 /* starttime, endtime, ifrecv, ifdrop, osdrop, usrdeliv: 8 bytes each */
 
 #define PCAP_NS_MAGIC 0xA1B23C4Du
 
@@ -246,11 +248,10 @@ static void write_isbs(struct rt_writer *w)
 		struct rt_source_stats st = {0};
 		w->stats_fn(w->stats_ctx, i, &st);
 		uint64_t ifrecv = st.received + st.dropped;
-		uint64_t ifdrop = st.dropped + st.if_dropped;
 		uint32_t start[2] = {(uint32_t)(w->start_ns >> 32), (uint32_t)w->start_ns};
 		uint32_t end[2] = {(uint32_t)(now >> 32), (uint32_t)now};
 		uint32_t total =
-		    24 + (uint32_t)opt_size(8) * 5 + 4; /* head, options, end, trailer */
+		    24 + (uint32_t)opt_size(8) * ISB_OPTIONS + 4; /* head, options, end, trailer */
 		put_u32(w, PCAPNG_ISB);
 		put_u32(w, total);
 		put_u32(w, (uint32_t)i);
@@ -258,7 +259,9 @@ static void write_isbs(struct rt_writer *w)
 		put_opt(w, ISB_STARTTIME, start, 8);
 		put_opt(w, ISB_ENDTIME, end, 8);
 		put_opt(w, ISB_IFRECV, &ifrecv, 8);
-		put_opt(w, ISB_IFDROP, &ifdrop, 8);
+		/* the interface's own drops, then the kernel's, ring's or capture's */
+		put_opt(w, ISB_IFDROP, &st.if_dropped, 8);
+		put_opt(w, ISB_OSDROP, &st.dropped, 8);
 		put_opt(w, ISB_USRDELIV, &w->count, 8);
 		put_opt_end(w);
 		put_u32(w, total);
@@ -388,7 +391,7 @@ static bool need_rotation(struct rt_writer *w, uint64_t record_len)
 		return false;
 	/* pcapng files end with one statistics block per interface: keep room for them */
 	uint64_t isbs = w->cfg.format == RT_FORMAT_PCAPNG && w->stats_fn
-	                    ? (uint64_t)w->n_ifaces * (28 + opt_size(8) * 5)
+	                    ? (uint64_t)w->n_ifaces * (28 + opt_size(8) * ISB_OPTIONS)
 	                    : 0;
 	if (w->cfg.rotate_bytes && w->file_bytes + record_len + isbs > w->cfg.rotate_bytes)
 		return true;

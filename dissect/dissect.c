@@ -126,6 +126,7 @@ static void dissect_ipv4(const struct frame *f, uint32_t off)
 	tos = rt_get_u8(p, f->cap, off + 1, &ok);
 	total = rt_get_be16(p, f->cap, off + 2, &ok);
 	frag = rt_get_be16(p, f->cap, off + 6, &ok);
+	rec->ip_id = rt_get_be16(p, f->cap, off + 4, &ok);
 	rec->ttl = rt_get_u8(p, f->cap, off + 8, &ok);
 	proto = rt_get_u8(p, f->cap, off + 9, &ok);
 	rt_get_bytes(p, f->cap, off + 12, rec->src_ip, 4, &ok);
@@ -371,6 +372,7 @@ static void dissect_sll2(const struct frame *f)
 		return;
 	}
 	proto = rt_get_be16(f->p, f->cap, 0, &ok);
+	rec->sll_ifindex = rt_get_be32(f->p, f->cap, 4, &ok);
 	if (rt_get_u8(f->p, f->cap, 11, &ok) == 6)
 		rt_get_bytes(f->p, f->cap, 12, rec->src_mac, 6, &ok);
 	rec->layers |= RT_L_SLL2;
@@ -439,6 +441,7 @@ static void decapsulate(const struct frame *f, uint32_t off, uint32_t ip_end, ui
 	rec->dscp = 0;
 	rec->ecn = 0;
 	rec->ttl = 0;
+	rec->ip_id = 0;
 	rec->nvlan = 0;
 	rec->vlan[0] = rec->vlan[1] = 0;
 	rec->pcp[0] = rec->pcp[1] = 0;
@@ -562,6 +565,7 @@ int rt_dissect(const struct rt_dissect_opts *opts, int linktype, const uint8_t *
 	       uint32_t caplen, uint32_t wirelen, struct rt_record *rec)
 {
 	uint64_t ts_ns = rec->ts_ns;
+	uint32_t interface_id = rec->interface_id;
 	struct frame f = {
 		.opts = opts,
 		.p = buf,
@@ -578,6 +582,7 @@ int rt_dissect(const struct rt_dissect_opts *opts, int linktype, const uint8_t *
 	memcpy(rec, &zero_record, offsetof(struct rt_record, encap));
 	rec->encap = zero_record.encap;
 	rec->ts_ns = ts_ns;
+	rec->interface_id = interface_id;
 	rec->caplen = caplen;
 	rec->wirelen = wirelen;
 	switch (linktype) {

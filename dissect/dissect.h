@@ -128,6 +128,8 @@ struct rt_encap {
  */
 struct rt_record {
 	uint64_t ts_ns;	  /* set by the caller, not by rt_dissect() */
+	/* set by the caller, like ts_ns: the capture interface (rt_frame.interface_id, a pcapng IDB index) */
+	uint32_t interface_id;
 	uint32_t caplen;  /* bytes captured */
 	uint32_t wirelen; /* bytes on the wire */
 	uint32_t layers;  /* enum rt_layer bits */
@@ -144,6 +146,7 @@ struct rt_record {
 	uint16_t vlan[2];     /* VIDs, outer first */
 	uint8_t pcp[2];	      /* priorities, outer first */
 	uint16_t ethertype;   /* innermost Ethertype (or SLL protocol) */
+	uint32_t sll_ifindex; /* Linux cooked v2 (RT_L_SLL2): index of the interface it was captured on */
 
 	/*
 	 * network (IPv4 addresses are in the first 4 bytes; a RoCEv1 GRH sets
@@ -152,6 +155,7 @@ struct rt_record {
 	uint8_t ip_version; /* 4, 6, or 0 */
 	uint8_t dscp, ecn;
 	uint8_t ttl;	    /* TTL or hop limit */
+	uint16_t ip_id;	    /* IPv4 identification (0 for IPv6) */
 	uint8_t src_ip[16], dst_ip[16];
 	uint16_t udp_sport, udp_dport;
 
@@ -205,8 +209,8 @@ void rt_dissect_opts_init(struct rt_dissect_opts *opts);
 
 /*
  * Decode one frame of link type `linktype` into `rec` (which it clears,
- * keeping nothing of a previous frame but leaving ts_ns for the caller to
- * set). Reads at most `caplen` bytes of `buf`; `wirelen` is the original
+ * keeping nothing of a previous frame but leaving ts_ns and interface_id
+ * for the caller to set). Reads at most `caplen` bytes of `buf`; `wirelen` is the original
  * length. Returns 0, or -EPROTONOSUPPORT for a link type it does not know.
  */
 int rt_dissect(const struct rt_dissect_opts *opts, int linktype, const uint8_t *buf,

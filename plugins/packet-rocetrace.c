@@ -46,6 +46,7 @@ static int hf_psn_jump = -1;
 static int hf_retrans = -1;
 static int hf_retrans_nak = -1;
 static int hf_duplicate = -1;
+static int hf_copy_of = -1;
 static int hf_nak = -1;
 static int hf_rnr_nak = -1;
 static int hf_cnp_for_frame = -1;
@@ -63,6 +64,7 @@ static expert_field ei_rnr_nak = EI_INIT;
 static expert_field ei_retrans = EI_INIT;
 static expert_field ei_gap = EI_INIT;
 static expert_field ei_duplicate = EI_INIT;
+static expert_field ei_copy = EI_INIT;
 static expert_field ei_cnp = EI_INIT;
 
 /* Preferences (a change re-dissects the file, so the first pass sees the new values). */
@@ -84,6 +86,7 @@ static wmem_map_t *file_linked; /* frame number -> its roce_note or pause_note *
 struct roce_note {
 	uint32_t flow_id, peer_flow_id; /* RT_AN_NONE = none */
 	uint32_t psn_gap, nak_frame, cnp_for_frame;
+	uint32_t copy_of; /* a copy of this frame's packet, which was counted; 0 = none */
 	uint32_t cnp_frame; /* on a CE-marked frame: the CNP that answered it, filled in later */
 	uint8_t flags, nak_code;
 };
@@ -136,6 +139,7 @@ static void keep_roce_note(packet_info *pinfo, const struct rt_an_note *an)
 	n->psn_gap = an->psn_gap;
 	n->nak_frame = (uint32_t)an->nak_frame;
 	n->cnp_for_frame = (uint32_t)an->cnp_for_frame;
+	n->copy_of = (uint32_t)an->copy_of_frame;
 	n->flags = an->flags;
 	n->nak_code = an->nak_code;
 	p_add_proto_data(wmem_file_scope(), pinfo, proto_rocetrace, 0, n);
@@ -244,6 +248,14 @@ static void add_roce_analysis(proto_tree *tree, tvbuff_t *tvb, packet_info *pinf
 		    add_generated(proto_tree_add_boolean(at, hf_duplicate, tvb, 0, 0, TRUE));
 		expert_add_info_format(pinfo, it, &ei_duplicate, "Duplicate UC PSN %u", rec->psn);
 	}
+	if (n->flags & RT_AN_NOTE_COPY) {
+		proto_item *it =
+		    add_generated(proto_tree_add_uint(at, hf_copy_of, tvb, 0, 0, n->copy_of));
+		expert_add_info_format(pinfo, it, &ei_copy,
+		                       "Copy of the packet in frame %u (seen again): counted once",
+		                       n->copy_of);
+		col_append_fstr(pinfo->cinfo, COL_INFO, " [copy of %u]", n->copy_of);
+	}
 	if (n->flags & RT_AN_NOTE_NAK) {
 		proto_item *it = add_generated(
 		    proto_tree_add_uint_format_value(at, hf_nak, tvb, 0, 0, n->nak_code, "%s (%u)",
@@ -340,6 +352,11 @@ static int dissect_rocetrace(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree
 	opts.verify_icrc = pref_verify_icrc;
 	struct rt_record rec;
 	const uint8_t *frame = tvb_get_ptr(tvb, 0, caplen);
+	rec.ts_ns = 0;
+	/* frames of different capture interfaces are different vantage points (duplicates) */
+	rec.interface_id = pinfo->rec && (pinfo->rec->presence_flags & WTAP_HAS_INTERFACE_ID)
+	                       ? pinfo->rec->rec_header.packet_header.interface_id
+	                       : 0;
 	if (rt_dissect(&opts, linktype, frame, caplen, tvb_reported_length(tvb), &rec) < 0)
 		return 0;
 	if (pinfo->abs_ts.secs >= 0)
@@ -470,6 +487,12 @@ static void proto_register_rocetrace(void)
 	      "The NAK that started this go-back-N", HFILL}},
 	    GEN_BOOL(hf_duplicate, "Duplicate", "rocetrace.duplicate",
 	             "UC request at or behind the highest PSN"),
+	    {&hf_copy_of,
+	     {"Copy of frame", "rocetrace.copy_of", FT_FRAMENUM, BASE_NONE,
+	      FRAMENUM_TYPE(FT_FRAMENUM_DUP_ACK), 0x0,
+	      "The same packet seen before (another capture point, or again at this one): "
+	      "only that frame counts",
+	      HFILL}},
 	    {&hf_nak,
 	     {"NAK", "rocetrace.nak", FT_UINT8, BASE_DEC, NULL, 0x0,
 	      "AETH NAK code (0 PSN sequence error, 1 invalid request, 2 remote access error, "
@@ -512,6 +535,9 @@ static void proto_register_rocetrace(void)
 	    {&ei_gap, {"rocetrace.psn_gap.expert", PI_SEQUENCE, PI_WARN, "PSN gap", EXPFILL}},
 	    {&ei_duplicate,
 	     {"rocetrace.duplicate.expert", PI_SEQUENCE, PI_NOTE, "Duplicate PSN", EXPFILL}},
+	    {&ei_copy,
+	     {"rocetrace.copy_of.expert", PI_SEQUENCE, PI_NOTE, "Copy of a packet already counted",
+	      EXPFILL}},
 	    {&ei_cnp, {"rocetrace.cnp.expert", PI_SEQUENCE, PI_CHAT, "CNP", EXPFILL}},
 	};
 

@@ -18,6 +18,7 @@
 
 #define EXIT_INTERRUPTED 130
 #define MAX_DURATION_NS  1000000000000000ull /* 1e6 s: --bucket, --episode-gap, --rate-window */
+#define AN_MAX_DUP_WINDOW_NS 100000000ull    /* --dup-window: 100 ms, the span copies are kept */
 
 static const char analyze_help[] =
 	"usage: rocetrace analyze FILE [--json] [--link-speed RATE] [--counters F]\n"
@@ -60,12 +61,31 @@ static const char analyze_help[] =
 	"                     into the report (default: FILE.counters.jsonl when it exists)\n"
 	"  --source-log F     the traffic source's event log (`gen --log`) to join per flow\n"
 	"  --udp-port P       RoCEv2 UDP destination port (default 4791)\n"
+	"  --dup-window D     the same RoCE packet seen again at the same capture point\n"
+	"                     within D is a copy, counted once (default 10us; 0 = count\n"
+	"                     every frame); see Duplicates below\n"
 	"  --storm-ms N       a priority paused continuously for N ms or more is reported\n"
 	"                     as a PFC storm (default 100)\n"
 	"  --episode-gap D    events closer than D belong to one episode (default 1ms)\n"
 	"  --rate-window D    RP reaction window before/after each CNP (default 100us)\n"
 	"  --top N            flows listed in the text summary (default 10)\n"
 	"  -h, --help         this text\n"
+	"\n"
+	"Duplicates: a packet with the same addresses, QP, PSN, opcode, length, UDP\n"
+	"source port and IPv4 id as one already counted is a copy when it was seen at\n"
+	"another capture point (pcapng interface, SLL2 interface index of '-i any',\n"
+	"ERSPAN session, or a router hop: other MACs or TTL) within 100 ms, or at the\n"
+	"same one within --dup-window (overlapping files, a port mirrored twice), unless\n"
+	"it can be a resend (the PSN a NAK asked for, or the next one of a resend run).\n"
+	"A copy counts once, in the \"duplicates\" key; a CE mark it picked up between\n"
+	"the capture points counts.\n"
+	"\n"
+	"Warnings (text: a \"Warnings:\" block; JSON: \"warnings\", each with a stable\n"
+	"\"code\"): frames the capture dropped (pcapng statistics, or the capture line\n"
+	"of the counters file), duplicates, RoCEv2 found on another UDP port (with the\n"
+	"--udp-port to use), RoCE traffic that is mostly Not-ECT, frames cut by the snap\n"
+	"length, timestamps going backwards, an empty capture or one with no RoCE, and\n"
+	"side files that are empty or unusable. FILE may be gzip-compressed.\n"
 	"\n"
 	"Durations take a unit: ns, us, ms or s (a bare number is nanoseconds); a RATE\n"
 	"takes K, M, G or T, optionally followed by bps (a bare number is bits/s).\n"
@@ -80,18 +100,20 @@ static const char analyze_help[] =
 	"  rocetrace analyze samples/incast.pcap\n"
 	"  rocetrace analyze run.pcapng --json > report.json\n"
 	"  rocetrace analyze mirror.pcap --link-speed 400G --storm-ms 20\n"
-	"  rocetrace analyze run.pcapng --source-log gen.jsonl --counters nic.jsonl\n";
+	"  rocetrace analyze run.pcapng --source-log gen.jsonl --counters nic.jsonl\n"
+	"  rocetrace analyze mirror.pcap.gz --udp-port 4792 --dup-window 50us\n";
 
 static const char timeline_help[] =
 	"usage: rocetrace timeline FILE [--bucket D] [--flow SEL] [--format csv|json]\n"
 	"                          [-o OUT] [--link-speed RATE] [--counters F]\n"
-	"                          [--source-log F] [--udp-port P]\n"
+	"                          [--source-log F] [--udp-port P] [--dup-window D]\n"
 	"\n"
 	"Cut a capture (pcap/pcapng, '-' for standard input) into time buckets and\n"
 	"write one row per (bucket, flow) that had traffic or events, plus an 'all'\n"
-	"row per bucket with everything in it (every frame, CNPs and NAKs that match\n"
-	"no flow, PFC/PAUSE). Buckets where nothing happened are left out. Rows are\n"
-	"written as time passes, so the output streams and memory stays O(flows).\n"
+	"row per bucket with everything in it (every frame but copies of packets\n"
+	"already counted, CNPs and NAKs that match no flow, PFC/PAUSE). Buckets where\n"
+	"nothing happened are left out. Rows are written as time passes, so the\n"
+	"output streams and memory stays O(flows).\n"
 	"\n"
 	"Columns (CSV header, or the keys of each JSON Lines object):\n"
 	"  t_ns           bucket start, nanoseconds since the Unix epoch (aligned to\n"
@@ -132,8 +154,13 @@ static const char timeline_help[] =
 	"                     FILE.counters.jsonl when it exists)\n"
 	"  --source-log F     the traffic source's event log (`gen --log`)\n"
 	"  --udp-port P       RoCEv2 UDP destination port (default 4791)\n"
+	"  --dup-window D     copies of a RoCE packet count once, as in `rocetrace\n"
+	"                     analyze` (default 10us; 0 = count every frame)\n"
 	"  -h, --help         this text\n"
 	"\n"
+	"What `rocetrace analyze` would warn about (capture drops, duplicates, RoCE on\n"
+	"another port, a --flow that matches nothing, ...) is printed on standard\n"
+	"error, one \"warning:\" line each. FILE may be gzip-compressed.\n"
 	"Ctrl-C stops reading, writes the rows of what was read and exits with 130.\n"
 	"Exit status: 0 success, 1 error, 2 usage error, 130 interrupted.\n"
 	"\n"
@@ -198,6 +225,7 @@ static int run(struct rt_analyzer *an, const char *path, uint16_t udp_port, cons
 		for (int i = 0; i < got; i++) {
 			rt_dissect(&dopts, frames[i].linktype, frames[i].data, frames[i].caplen, frames[i].wirelen, &rec);
 			rec.ts_ns = frames[i].ts_ns;
+			rec.interface_id = frames[i].interface_id;
 			rt_analyzer_feed_frame(an, &rec, frames[i].data, frames[i].caplen);
 		}
 		n += (uint64_t)got;
@@ -214,6 +242,10 @@ static int run(struct rt_analyzer *an, const char *path, uint16_t udp_port, cons
 	if (tty && last != t0)
 		fprintf(stderr, "\r\033[K");
 	sigaction(SIGINT, &old, NULL);
+	struct rt_source_stats st;
+	char serr[RT_ERRBUF_SIZE];
+	if (rt_source_stats(src, &st, serr) == 0 && st.drops_known)
+		rt_analyzer_capture_drops(an, st.if_dropped, st.dropped);
 	rt_source_close(src);
 	if (rc < 0)
 		return rc;
@@ -233,6 +265,7 @@ enum {
 	OPT_FORMAT,
 	OPT_GAP,
 	OPT_RATEWIN,
+	OPT_DUPWIN,
 };
 
 static int load_side_files(struct rt_analyzer *an, const char *counters, const char *srclog,
@@ -266,6 +299,7 @@ static int common(int argc, char **argv, bool timeline)
 		{"format", required_argument, NULL, OPT_FORMAT},
 		{"episode-gap", required_argument, NULL, OPT_GAP},
 		{"rate-window", required_argument, NULL, OPT_RATEWIN},
+		{"dup-window", required_argument, NULL, OPT_DUPWIN},
 		{NULL, 0, NULL, 0},
 	};
 	struct rt_analyzer_opts ao;
@@ -328,6 +362,11 @@ static int common(int argc, char **argv, bool timeline)
 			if (rt_opt_uint(cmd, "--udp-port", optarg, 1, 65535, &port))
 				return RT_EXIT_USAGE;
 			break;
+		case OPT_DUPWIN:
+			if (rt_opt_duration(cmd, "--dup-window", optarg, 1, 0, AN_MAX_DUP_WINDOW_NS,
+			                    &ao.dup_window_ns))
+				return RT_EXIT_USAGE;
+			break;
 		case OPT_BUCKET:
 		case OPT_FLOW:
 		case OPT_FORMAT:
@@ -366,6 +405,7 @@ static int common(int argc, char **argv, bool timeline)
 	if (optind != argc - 1)
 		return rt_cli_usage_error(cmd, optind == argc ? "missing FILE" : "one FILE only");
 	const char *path = argv[optind];
+	ao.udp_port = (uint16_t)port;
 
 	char errbuf[RT_ERRBUF_SIZE] = "";
 	FILE *out = NULL;
@@ -436,6 +476,13 @@ static int common(int argc, char **argv, bool timeline)
 	if (out && out != stdout && fclose(out) != 0 && status == RT_EXIT_OK) {
 		fprintf(stderr, "rocetrace %s: %s: %s\n", cmd, out_path, strerror(errno));
 		status = RT_EXIT_ERROR;
+	}
+	if (timeline) {
+		/* no report to hold them: what analyze would warn about goes to stderr */
+		struct rt_an_warning w[RT_AN_WARNINGS_MAX];
+		unsigned nw = rt_analyzer_warnings(an, w, RT_AN_WARNINGS_MAX);
+		for (unsigned i = 0; i < nw && i < RT_AN_WARNINGS_MAX; i++)
+			fprintf(stderr, "rocetrace %s: warning: %s\n", cmd, w[i].message);
 	}
 	if (read_err[0])
 		fprintf(stderr, "rocetrace %s: %s (the report covers the frames before it)\n", cmd, read_err);

@@ -393,12 +393,19 @@ static void writer_stats(void *ctx, int if_id, struct rt_source_stats *st)
 		memset(st, 0, sizeof(*st));
 }
 
+/* The last line of the counters file: the capture's own received and dropped counts. */
+static void counters_capture(void *ctx, struct rt_source_stats *st)
+{
+	writer_stats(ctx, 0, st);
+}
+
 static void tick_account(struct capture *cap, const struct rt_frame *f)
 {
 	struct rt_record rec;
 	if (rt_dissect(&cap->dopts, f->linktype, f->data, f->caplen, f->wirelen, &rec) < 0)
 		return;
 	rec.ts_ns = f->ts_ns;
+	rec.interface_id = f->interface_id;
 	rt_analyzer_feed_frame(cap->tick.an, &rec, f->data, f->caplen);
 }
 
@@ -628,10 +635,13 @@ int rt_cmd_capture(int argc, char **argv)
 		    .path = cpath, .sysfs_root = a.sysfs_root, .interval_ns = a.counters_ns};
 		snprintf(cpath, sizeof(cpath), "%s.counters.jsonl", a.out);
 		counter_targets(a.dev, a.sysfs_root, &cc, rdev, netdev);
-		if ((rc = rt_counters_open(&counters, &cc, errbuf)) < 0)
+		if ((rc = rt_counters_open(&counters, &cc, errbuf)) < 0) {
 			set_error(&cap, rc, errbuf);
-		else if ((rc = rt_counters_start(counters, errbuf)) < 0)
-			set_error(&cap, rc, errbuf);
+		} else {
+			rt_counters_set_capture(counters, a.dev, counters_capture, &cap);
+			if ((rc = rt_counters_start(counters, errbuf)) < 0)
+				set_error(&cap, rc, errbuf);
+		}
 	}
 
 	if (a.stats && !cap.rc) {

@@ -53,8 +53,9 @@ static void help(void)
 	      "[--no-icrc]\n"
 	      "\n"
 	      "DESCRIPTION\n"
-	      "    Reads FILE (pcap or pcapng, micro- or nanosecond timestamps; '-' reads\n"
-	      "    standard input) and decodes each frame: Ethernet, 802.1Q/802.1ad tags,\n"
+	      "    Reads FILE (pcap or pcapng, micro- or nanosecond timestamps, plain or\n"
+	      "    gzip-compressed; '-' reads standard input) and decodes each frame, with\n"
+	      "    the link type of its pcapng interface: Ethernet, 802.1Q/802.1ad tags,\n"
 	      "    Linux cooked (SLL, SLL2) or raw IP link layers, IPv4/IPv6, UDP, the\n"
 	      "    RoCEv2 BTH and its extended headers (RETH, AETH, DETH, ImmDt, AtomicETH,\n"
 	      "    AtomicAckETH, IETH, XRCETH, RDETH, FETH), CNPs, RoCEv1 (GRH), and\n"
@@ -818,6 +819,7 @@ int rt_cmd_dissect(int argc, char **argv)
 		}
 		for (int i = 0; i < got; i++) {
 			rec.ts_ns = frames[i].ts_ns;
+			rec.interface_id = frames[i].interface_id;
 			rt_dissect(&a.opts, frames[i].linktype, frames[i].data, frames[i].caplen,
 			           frames[i].wirelen, &rec);
 			n++;

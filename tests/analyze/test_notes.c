@@ -142,8 +142,8 @@ static void test_uc_duplicate(void **state)
 	struct rt_an_note n[3];
 	const uint32_t psns[] = {7, 8, 8};
 	for (int i = 0; i < 3; i++) {
-		/* UC SEND only */
-		struct rt_record r = pkt(1, 2, 0x24, QP_B, psns[i], (uint64_t)i + 1);
+		/* UC SEND only, 100 us apart (closer, the same packet again is a copy) */
+		struct rt_record r = pkt(1, 2, 0x24, QP_B, psns[i], ((uint64_t)i + 1) * 100000);
 		feed(an, &r, &n[i]);
 	}
 	assert_int_equal(n[1].flags, 0);
@@ -184,14 +184,14 @@ static void test_nak_go_back_n(void **state)
 	assert_int_equal(rnr.flags, RT_AN_NOTE_RNR_NAK);
 	assert_int_equal(rnr.nak_code, 0x0e);
 	assert_int_equal(rnr.peer_flow_id, 0);
-	r = pkt(1, 2, 0x04, QP_B, 14, 10000);
+	r = pkt(1, 2, 0x04, QP_B, 14, 9000 + 1280000); /* after its timer (code 14: 1.28 ms) */
 	feed(an, &r, &r3);
 	assert_int_equal(r3.flags, RT_AN_NOTE_RETRANS);
 	assert_int_equal(r3.nak_frame, rnr.frame);
-	/* a later resend run with no NAK before it is a timeout */
-	r = pkt(1, 2, 0x04, QP_B, 15, 11000);
+	/* a later resend run with no NAK before it is a timeout (long after: no copy) */
+	r = pkt(1, 2, 0x04, QP_B, 15, 1300000);
 	feed(an, &r, &fresh);
-	r = pkt(1, 2, 0x04, QP_B, 15, 12000);
+	r = pkt(1, 2, 0x04, QP_B, 15, 1800000);
 	feed(an, &r, &again);
 	assert_int_equal(again.flags, RT_AN_NOTE_RETRANS);
 	assert_int_equal(again.nak_frame, 0);
@@ -240,16 +240,17 @@ static void test_ce_to_cnp(void **state)
 	assert_int_equal(n[3].flow_id, 1);
 	assert_int_equal(n[3].cnp_for_frame, 2);
 	assert_int_equal(n[3].peer_flow_id, 0);
-	/* a second CNP without a new CE marking answers nothing */
-	c.ts_ns = 11;
+	/* a second CNP without a new CE marking answers nothing (CNPs come microseconds apart:
+	 * the same CNP again within the duplicate window would be a copy) */
+	c.ts_ns = 50010;
 	feed(an, &c, &n[4]);
 	assert_int_equal(n[4].cnp_for_frame, 0);
 	assert_int_equal(n[4].peer_flow_id, 0);
 	/* the next CE marking starts a new round */
-	struct rt_record r = pkt(1, 2, 0x0a, QP_B, 3, 12);
+	struct rt_record r = pkt(1, 2, 0x0a, QP_B, 3, 50012);
 	r.ecn = ECN_CE;
 	feed(an, &r, &n[5]);
-	c.ts_ns = 13;
+	c.ts_ns = 100013;
 	feed(an, &c, &n[6]);
 	assert_int_equal(n[6].cnp_for_frame, 6);
 	struct rt_an_counts t;

@@ -116,14 +116,19 @@ def check_pcapng(path, nframes):
     return True
 
 
-def check_counters(path, dev, port, netdev):
+def check_counters(path, dev, port, netdev, capture_dev):
     with open(path) as f:
         lines = f.read().splitlines()
-    if len(lines) < 3:
-        print("%d samples: expected start, periodic and stop samples" % len(lines))
+    if len(lines) < 4:
+        print("%d lines: expected start, periodic and stop samples, then the capture line" % len(lines))
+        return False
+    cap = json.loads(lines[-1]).get("capture", {})
+    if cap.get("device") != capture_dev or not all(
+            isinstance(cap.get(k), int) for k in ("received", "os_dropped", "if_dropped")):
+        print("bad capture line: %s" % lines[-1][:200])
         return False
     last = 0
-    for line in lines:
+    for line in lines[:-1]:
         s = json.loads(line)
         if not re.fullmatch(r"\d+\.\d{9}", s.get("ts", "")):
             print("bad ts in %s" % line[:80])
@@ -153,7 +158,7 @@ def main():
     elif mode == "pcapng":
         ok = check_pcapng(sys.argv[2], int(sys.argv[3]))
     elif mode == "counters":
-        ok = check_counters(*sys.argv[2:6])
+        ok = check_counters(*sys.argv[2:7])
     else:
         print("unknown mode %s" % mode)
         ok = False

@@ -141,7 +141,9 @@ wait $pid
 rc=$?
 check "SIGINT ends the capture with status 0" test $rc -eq 0
 check "after SIGINT the file is complete, with its statistics block" "$PY" "$CHECK" pcapng "$T/int.pcapng" "$nframes"
-check "counter samples follow docs/FORMATS.md" "$PY" "$CHECK" counters "$T/int.pcapng.counters.jsonl" rxe_fake 1 "$VA"
+check "counter samples follow docs/FORMATS.md" "$PY" "$CHECK" counters "$T/int.pcapng.counters.jsonl" rxe_fake 1 "$VA" "$VA"
+check "analyze reads the drops the statistics block recorded" sh -c \
+	"'$RT' analyze --json '$T/int.pcapng' | '$PY' -c 'import json, sys; c = json.load(sys.stdin)[\"capture\"]; sys.exit(c[\"source\"] != \"pcapng\" or c[\"dropped\"] != 0)'"
 
 # 7. the fake RDMA device is listed, and claimed by the verbs sniffer (which finds no such NIC here).
 ip netns exec "$NSA" "$RT" capture -D --sysfs-root "$T/sys" >"$T/list.out"

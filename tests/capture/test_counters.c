@@ -228,6 +228,42 @@ static void test_zero_interval(void **state)
 	assert_int_equal(check_lines(path, false), 2);
 }
 
+static void fixed_capture_stats(void *ctx, struct rt_source_stats *st)
+{
+	assert_string_equal(ctx, "stats");
+	st->received = 1000;
+	st->dropped = 42;
+	st->if_dropped = 3;
+	st->drops_known = true;
+}
+
+/* The capture's own counts as the last line, after the stop sample. */
+static void test_capture_line(void **state)
+{
+	(void)state;
+	char path[512], errbuf[RT_ERRBUF_SIZE], line[4096], last[4096] = "";
+	snprintf(path, sizeof(path), "%s/cap.counters.jsonl", root);
+	struct rt_counters_config cfg = {
+	    .path = path, .sysfs_root = root, .dev = "mlx5_0", .port = 1, .interval_ns = 1000000000};
+	struct rt_counters *c;
+	assert_int_equal(rt_counters_open(&c, &cfg, errbuf), 0);
+	rt_counters_set_capture(c, "eth0", fixed_capture_stats, "stats");
+	assert_int_equal(rt_counters_start(c, errbuf), 0);
+	assert_int_equal(rt_counters_stop(c, errbuf), 0);
+	FILE *fp = fopen(path, "r");
+	assert_non_null(fp);
+	int n = 0;
+	while (fgets(line, sizeof(line), fp)) {
+		memcpy(last, line, sizeof(line));
+		n++;
+	}
+	fclose(fp);
+	assert_int_equal(n, 3); /* start sample, stop sample, capture line */
+	assert_non_null(strstr(last, "\"capture\":{\"device\":\"eth0\",\"received\":1000,\"os_dropped\":42,"
+				     "\"if_dropped\":3}}\n"));
+	assert_true(strncmp(last, "{\"ts\":\"", 7) == 0);
+}
+
 static void test_open_errors(void **state)
 {
 	(void)state;
@@ -249,6 +285,7 @@ int main(void)
 	    cmocka_unit_test(test_sample_lines),
 	    cmocka_unit_test(test_sampler_thread),
 	    cmocka_unit_test(test_zero_interval),
+	    cmocka_unit_test(test_capture_line),
 	    cmocka_unit_test(test_open_errors),
 	};
 	return cmocka_run_group_tests(tests, make_tree, remove_tree);

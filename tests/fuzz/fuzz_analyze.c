@@ -12,9 +12,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 /*
  * Byte 0: options (bit 0 timeline as JSON, bits 1-2 link speed, bits 3-4
- * bucket). Then frames: flags (1 byte: bit 7 steps time back, bits 0-5 add
- * to the wire length), time step (2 bytes LE, x 64 ns), length (2 bytes LE,
- * clipped to what is left), the frame's bytes.
+ * bucket, bit 5 two capture interfaces). Then frames: flags (1 byte: bit 7
+ * steps time back, bits 0-5 add to the wire length; with two interfaces,
+ * bit 6 is the interface), time step (2 bytes LE, x 64 ns), length (2 bytes
+ * LE, clipped to what is left), the frame's bytes.
  */
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -55,6 +56,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		rt_dissect(&dopts, RT_LINK_ETHERNET, data + off, (uint32_t)len,
 			   (uint32_t)len + (flags & 0x3f), &rec);
 		rec.ts_ns = ts;
+		rec.interface_id = (data[0] & 0x20) ? (flags >> 6) & 1 : 0;
 		rt_analyzer_feed_frame(an, &rec, data + off, (uint32_t)len);
 		off += len;
 		frames++;

@@ -30,7 +30,7 @@ FIELDS = ["frame.number", "rocetrace.kind", "rocetrace.opcode_name", "rocetrace.
           "rocetrace.cnp.dest_qp", "rocetrace.fecn", "rocetrace.becn", "rocetrace.icrc.status",
           "rocetrace.truncated", "rocetrace.flow", "rocetrace.flow_id", "rocetrace.peer_flow_id",
           "rocetrace.ce", "rocetrace.psn_gap", "rocetrace.psn_jump", "rocetrace.retransmission",
-          "rocetrace.retransmission.nak_frame", "rocetrace.duplicate", "rocetrace.nak",
+          "rocetrace.retransmission.nak_frame", "rocetrace.duplicate", "rocetrace.copy_of", "rocetrace.nak",
           "rocetrace.rnr_nak", "rocetrace.cnp_for_frame", "rocetrace.cnp_frame",
           "rocetrace.pause.paused_ns"] + PFC_FIELDS + ["_ws.expert.message"]
 
@@ -180,6 +180,13 @@ def check_analysis(capture, rows, frames, an):
         f = flows.setdefault(int(t["rocetrace.flow_id"]), {
             "flow": t["rocetrace.flow"], "packets": 0, "retransmitted": 0,
             "cnp_received": 0, "naks_received": 0})
+        if t["rocetrace.copy_of"]:
+            # a copy of a packet already counted (analyze's "duplicates"): it counts nowhere
+            if int(t["rocetrace.copy_of"]) >= j["frame"] or \
+                    rows[int(t["rocetrace.copy_of"]) - 1]["rocetrace.flow_id"] != t["rocetrace.flow_id"]:
+                fail(capture, "frame %d: copy of frame %s of another flow" % (j["frame"], t["rocetrace.copy_of"]))
+            tot["copies"] = tot.get("copies", 0) + 1
+            continue
         f["packets"] += 1
         if f["flow"] != t["rocetrace.flow"]:
             fail(capture, "frame %d: flow %s named %s and %s" % (j["frame"], t["rocetrace.flow_id"],
@@ -211,6 +218,8 @@ def check_analysis(capture, rows, frames, an):
     for k, v in tot.items():
         if k in an["totals"] and an["totals"][k] != v:
             fail(capture, "total %s: plugin %d, rocetrace analyze %d" % (k, v, an["totals"][k]))
+    if tot.get("copies", 0) != (an.get("duplicates") or {}).get("packets", 0):
+        fail(capture, "copies: plugin %d, rocetrace analyze %r" % (tot.get("copies", 0), an.get("duplicates")))
     listed = {f["id"]: f for f in an["flows"] if f.get("packets")}
     if set(listed) != {i for i, f in flows.items() if f["packets"]}:
         fail(capture, "flow ids: plugin %s, rocetrace analyze %s" % (sorted(flows), sorted(listed)))
@@ -243,6 +252,10 @@ def check_ce_cnp(capture, rows, frames):
                 links += 1
                 if rows[int(got) - 1]["rocetrace.cnp_frame"] != str(n):
                     fail(capture, "frame %s does not name its CNP %d" % (got, n))
+        elif t["rocetrace.copy_of"]:
+            # a copy counts only a CE mark its packet picked up on the way
+            if t["rocetrace.ce"] == "1":
+                first_ce.setdefault(fid, n)
         elif j.get("ecn") == 3 and not j.get("rocev1"):
             if t["rocetrace.ce"] != "1":
                 fail(capture, "frame %d: CE-marked, rocetrace.ce is %r" % (n, t["rocetrace.ce"]))

@@ -1,0 +1,300 @@
+/* Duplicate RoCE packets: the same packet seen twice (two capture points, mirrored twice, overlapping files) counts once. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyze/internal.h"
+#include "dissect/opcodes.h"
+
+/*
+ * A packet is identified by a fingerprint of what no hop changes: IP
+ * version and addresses, destination QP, PSN, opcode, UDP source port, IPv4
+ * identification, payload and pad length, and the AETH and immediate data
+ * where present (ACKs repeat PSNs). Link layer, TTL, DSCP and ECN are left
+ * out: a router or a mark changes them.
+ *
+ * Where a copy was seen is its "hop" (capture point): the capture
+ * interface (pcapng interface, SLL2 interface index, ERSPAN session and
+ * tunnel source) and what a router changes (MACs, VLANs, TTL). Frames of a
+ * packet are counted per hop (two hops are followed). A frame at a hop that
+ * saw fewer frames of it than the other hop is a copy: frames reach the
+ * second point in the order they passed the first, so this also pairs the
+ * copies of identical packets (CNPs to one QP) in flight together. A frame
+ * at a new hop is a copy; at the hop ahead, or level, a new packet. With one
+ * hop so far, a frame again within the short window (--dup-window:
+ * overlapping files, one port mirrored twice) is a copy, once, unless it
+ * can be a resend: the start of a go-back-N its flow owes a NAK (an RNR
+ * NAK: once its shortest timer passed), or the next PSN of a resend run.
+ * CNPs to one QP are all alike and an NP may send them microseconds apart:
+ * one again at the same point is a copy only once packets with a PSN of
+ * their own were seen copied there (the capture does double packets).
+ * A packet is forgotten 100 ms after its latest frame (AN_DUP_SPAN_NS).
+ *
+ * Memory: a two-way set-associative table, one cache line per set, of the
+ * packets seen lately: a lookup and an insert touch one line. It starts
+ * with room for AN_DUP_MIN packets (128 KiB) and doubles, up to AN_DUP_MAX,
+ * while the packets a copy of could still come (the packet rate times the
+ * window; once copies came from two hops, times 100 ms) would fill more
+ * than a quarter of it. Such packets pushed out all the same are counted
+ * (forgotten early).
+ */
+
+#define AN_DUP_CHECK 1024u /* packets between two checks of the table's size */
+#define AN_RNR_TIMER_MIN_NS 10000u /* the shortest RNR NAK timer (AETH timer code 1: 0.01 ms) */
+
+static inline uint64_t mix(uint64_t h, uint64_t v)
+{
+	h = (h ^ v) * 0x9e3779b97f4a7c15ull;
+	return h ^ (h >> 31);
+}
+
+static uint64_t fingerprint(const struct rt_record *rec)
+{
+	uint64_t h = mix(0x2545f4914f6cdd1dull, (uint64_t)rec->ip_version << 56 | (uint64_t)rec->opcode << 48 |
+							(uint64_t)(rec->dest_qp & AN_PSN_MASK) << 24 |
+							(rec->psn & AN_PSN_MASK));
+	if (rec->ip_version == 4) {
+		uint32_t a, b;
+		memcpy(&a, rec->src_ip, 4);
+		memcpy(&b, rec->dst_ip, 4);
+		h = mix(h, (uint64_t)a << 32 | b);
+	} else {
+		uint64_t a[2], b[2];
+		memcpy(a, rec->src_ip, 16);
+		memcpy(b, rec->dst_ip, 16);
+		h = mix(mix(h, a[0] ^ b[1]), a[1] ^ (b[0] << 1));
+	}
+	h = mix(h, (uint64_t)rec->udp_sport << 48 | (uint64_t)rec->ip_id << 32 | rec->payload_len << 2 |
+		       rec->padcnt);
+	if (rec->hdrs & (RT_H_AETH | RT_H_IMMDT))
+		h = mix(h, (uint64_t)rec->aeth_syndrome << 56 | (uint64_t)rec->aeth_msn << 32 | rec->immediate);
+	return h ? h : 1; /* 0 marks an empty entry */
+}
+
+/* Six MAC bytes as a number (built in registers: no store and reload). */
+static inline uint64_t mac48(const uint8_t *m)
+{
+	uint32_t a;
+	uint16_t b;
+	memcpy(&a, m, 4);
+	memcpy(&b, m + 4, 2);
+	return (uint64_t)a << 16 | b;
+}
+
+static uint16_t hop_of(const struct rt_record *rec)
+{
+	uint64_t h = mix(0x9e3779b97f4a7c15ull, (uint64_t)rec->interface_id << 32 | rec->sll_ifindex);
+	h = mix(h, mac48(rec->src_mac) << 8 | rec->ttl);
+	h = mix(h, mac48(rec->dst_mac) << 16 | (uint64_t)rec->vlan[0] << 4 | rec->nvlan);
+	if (rec->layers & RT_L_GRE) {
+		uint64_t o[2];
+		memcpy(o, rec->encap.outer_src_ip, 16);
+		h = mix(h, o[0] ^ o[1] ^ rec->encap.erspan_session);
+	}
+	h ^= h >> 32;
+	return (uint16_t)(h ^ (h >> 16));
+}
+
+/* Is entry x a packet still in the span? */
+static inline bool live(const struct an_dup_entry *x, uint64_t now)
+{
+	return x->fp && now - x->ts <= AN_DUP_SPAN_NS;
+}
+
+/* The way of a set a new packet takes: an empty or expired one, else the older one. */
+static struct an_dup_entry *victim(struct an_dup_entry *set, uint64_t now)
+{
+	if (!live(&set[0], now))
+		return &set[0];
+	if (!live(&set[1], now))
+		return &set[1];
+	return set[0].ts <= set[1].ts ? &set[0] : &set[1];
+}
+
+/* Could a copy of entry x still come? (Then pushing it out loses a duplicate.) */
+static bool still_wanted(const struct an_dups *d, const struct an_dup_entry *x, uint64_t now)
+{
+	return live(x, now) && now - x->ts <= (d->points ? AN_DUP_SPAN_NS : d->window_ns);
+}
+
+static int dup_resize(struct an_dups *d, uint32_t nsets, uint64_t now)
+{
+	struct an_dup_entry *e = aligned_alloc(64, (size_t)nsets * 2 * sizeof(*e));
+	if (!e)
+		return -1;
+	memset(e, 0, (size_t)nsets * 2 * sizeof(*e));
+	struct an_dup_entry *old = d->e;
+	uint32_t oldn = d->nsets;
+	d->e = e;
+	d->nsets = nsets;
+	for (uint64_t i = 0; old && i < (uint64_t)oldn * 2; i++) {
+		if (!live(&old[i], now))
+			continue;
+		struct an_dup_entry *v = victim(&e[(old[i].fp & (nsets - 1)) * 2], now);
+		if (still_wanted(d, v, now))
+			d->evicted++;
+		*v = old[i];
+	}
+	free(old);
+	return 0;
+}
+
+int an_dup_init(struct an_dups *d, uint64_t window_ns)
+{
+	memset(d, 0, sizeof(*d));
+	d->window_ns = window_ns;
+	return window_ns ? dup_resize(d, AN_DUP_MIN / 2, 0) : 0;
+}
+
+void an_dup_free(struct an_dups *d)
+{
+	free(d->e);
+	d->e = NULL;
+}
+
+static bool is_request(uint8_t opcode)
+{
+	uint8_t tr = (uint8_t)rt_opcode_transport(opcode), op = opcode & 0x1f;
+	return (tr == RT_TR_RC || tr == RT_TR_XRC) && !(op >= 0x0d && op <= 0x12);
+}
+
+/*
+ * Can `rec`, a repeat at the same hop, be a resend? Only as the start of a
+ * go-back-N (the PSN of a NAK or RNR NAK its flow is waiting to act on) or
+ * the next PSN of the resend run under way; any other PSN cannot be.
+ */
+static bool may_be_resend(struct rt_analyzer *an, const struct rt_record *rec)
+{
+	if (!is_request(rec->opcode))
+		return false;
+	struct an_key k;
+	an_key_from(&k, rec->ip_version == 4 ? 4 : 6, rec->src_ip, rec->dst_ip, rec->dest_qp);
+	uint32_t fi = an_flow_get(an, &k, false);
+	if (fi == AN_NONE)
+		return false;
+	const struct an_flow *f = &an->flows[fi];
+	uint32_t p = rec->psn & AN_PSN_MASK;
+	if (f->nak_pending == 2) /* an RNR NAK: the retry waits its timer, 10 us at the least */
+		return p == f->nak_psn && rec->ts_ns >= f->nak_ts + AN_RNR_TIMER_MIN_NS;
+	if (f->nak_pending)
+		return p == f->nak_psn;
+	return f->in_retrans && p == ((f->last_psn + 1) & AN_PSN_MASK);
+}
+
+/*
+ * The table's size, checked after 2, 4, 8, ... packets, then every
+ * AN_DUP_CHECK, and when copies first come from two points: the packets a
+ * copy of could still come (the packet rate times the window, or times 100 ms
+ * once copies come from two points) should fill at most a quarter of it;
+ * double it until they do, up to AN_DUP_MAX.
+ */
+static void dup_size(struct an_dups *d, uint64_t now)
+{
+	uint64_t dt = now > d->rate_ts ? now - d->rate_ts : 1;
+	uint64_t horizon = d->points ? AN_DUP_SPAN_NS : d->window_ns;
+	double wanted = (double)(d->inserts - d->rate_inserts) * (double)horizon / (double)dt;
+	uint32_t n = d->nsets;
+	while (wanted * 4 > (double)n * 2 && n < AN_DUP_MAX / 2)
+		n *= 2;
+	if (n != d->nsets)
+		(void)dup_resize(d, n, now); /* out of memory: the table stays as it is */
+	d->rate_ts = now;
+	d->rate_inserts = d->inserts;
+}
+
+/* The live entry of fingerprint fp, or NULL. */
+static struct an_dup_entry *entry_of(struct an_dups *d, uint64_t fp, uint64_t now)
+{
+	struct an_dup_entry *set = &d->e[(fp & (d->nsets - 1)) * 2];
+	if (set[0].fp == fp && live(&set[0], now))
+		return &set[0];
+	if (set[1].fp == fp && live(&set[1], now))
+		return &set[1];
+	return NULL;
+}
+
+bool an_dup_check(struct rt_analyzer *an, const struct rt_record *rec, struct an_dup_hit *hit)
+{
+	struct an_dups *d = &an->dups;
+	uint64_t ts = rec->ts_ns, now = an->now, fp = fingerprint(rec);
+	struct an_dup_entry *set = &d->e[(fp & (d->nsets - 1)) * 2], *in;
+	__builtin_prefetch(set, 1);
+	uint16_t hop = hop_of(rec);
+	in = entry_of(d, fp, now);
+	if (in) {
+		/*
+		 * At a point that saw fewer frames of it than the other: a copy
+		 * (frames of identical packets reach the second point in their
+		 * order); at the point ahead, or level: a new frame. With one
+		 * point, a frame again within the window is a copy, once.
+		 */
+		unsigned k = 0;
+		while (k < in->nhops && in->hop[k] != hop)
+			k++;
+		bool copy;
+		if (k == in->nhops) {
+			if (k < AN_DUP_HOPS) {
+				in->hop[k] = hop;
+				in->seen[k] = 1;
+				in->nhops++;
+			}
+			copy = true; /* beyond AN_DUP_HOPS points: a copy, not followed */
+			d->other_interface++;
+			if (!d->points) {
+				d->points = true;
+				dup_size(d, now);
+				in = entry_of(d, fp, now); /* where the table put it */
+			}
+		} else if (in->nhops == 2) {
+			copy = in->seen[k] < in->seen[1 - k];
+			d->other_interface += copy;
+			if (in->seen[k] < UINT16_MAX)
+				in->seen[k]++;
+		} else {
+			uint64_t dt = ts > in->ts ? ts - in->ts : in->ts - ts;
+			bool cnp = rec->opcode == RT_OPCODE_CNP;
+			copy = dt <= d->window_ns && !in->same_copy && (!cnp || d->same_point_seen) &&
+			       !may_be_resend(an, rec);
+			d->same_interface += copy;
+			d->same_point_seen |= copy && !cnp;
+			in->same_copy |= copy;
+			if (!copy && in->seen[0] < UINT16_MAX)
+				in->seen[0]++;
+		}
+		if (in->nhops == 2) { /* only the difference matters */
+			uint16_t m = in->seen[0] < in->seen[1] ? in->seen[0] : in->seen[1];
+			in->seen[0] -= m;
+			in->seen[1] -= m;
+		}
+		in->ts = ts;
+		if (copy) {
+			uint64_t cur = an->tot.packets;
+			hit->frame = cur - (uint32_t)((uint32_t)cur - in->frame);
+			hit->ecn = in->ecn;
+			if ((rec->layers & (RT_L_IPV4 | RT_L_IPV6)) && rec->ecn == 3)
+				in->ecn = 3; /* marked between the two capture points: counted now */
+			return true;
+		}
+		/* a new frame of the packet (a resend, the next CNP): counted */
+		in->frame = (uint32_t)an->tot.packets;
+		in->same_copy = false;
+		in->ecn = (rec->layers & (RT_L_IPV4 | RT_L_IPV6)) ? rec->ecn & 3 : 0;
+		return false;
+	}
+	d->inserts++;
+	if (d->inserts % AN_DUP_CHECK == 0 || (d->inserts < AN_DUP_CHECK && !(d->inserts & (d->inserts - 1)))) {
+		dup_size(d, now);
+		set = &d->e[(fp & (d->nsets - 1)) * 2];
+	}
+	in = victim(set, now);
+	if (still_wanted(d, in, now))
+		d->evicted++;
+	in->fp = fp;
+	in->ts = ts;
+	in->frame = (uint32_t)an->tot.packets;
+	in->hop[0] = hop;
+	in->seen[0] = 1;
+	in->nhops = 1;
+	in->same_copy = false;
+	in->ecn = (rec->layers & (RT_L_IPV4 | RT_L_IPV6)) ? rec->ecn & 3 : 0;
+	return false;
+}

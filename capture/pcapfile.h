@@ -1,0 +1,64 @@
+/* Native reader of saved captures: classic pcap and pcapng, plain or gzip-compressed, from a file descriptor or memory. */
+#ifndef RT_PCAPFILE_H
+#define RT_PCAPFILE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "capture/source.h"
+
+enum rt_pcapfile_format {
+	RT_PCAPFILE_PCAP = 0, /* classic pcap, micro- or nanosecond, either byte order */
+	RT_PCAPFILE_PCAPNG,
+};
+
+/* What the file's header says. */
+struct rt_pcapfile_info {
+	enum rt_pcapfile_format format;
+	bool gzip;	  /* the bytes were gzip-compressed */
+	int linktype;	  /* pcap LINKTYPE_ of the first interface */
+	uint32_t snaplen; /* snap length of the first interface (0 = none given) */
+};
+
+/* Capture drops the file records: pcapng interface statistics blocks (ISB). */
+struct rt_pcapfile_drops {
+	bool known;	     /* some ISB holds isb_ifdrop or isb_osdrop */
+	uint64_t if_dropped; /* isb_ifdrop of the last ISB of each interface, summed over interfaces and sections */
+	uint64_t os_dropped; /* isb_osdrop, likewise */
+	uint32_t interfaces; /* interfaces described (every section's IDBs; 1 for classic pcap) */
+};
+
+struct rt_pcapfile;
+
+/*
+ * Read the capture on `fd` (a file, pipe or terminal; closed by
+ * rt_pcapfile_close() when `own_fd`). Reads the header (blocking until it
+ * arrives); `name` is used in messages. Returns 0 or a negative errno with
+ * errbuf filled.
+ */
+int rt_pcapfile_open_fd(struct rt_pcapfile **out, int fd, bool own_fd, const char *name, char *errbuf);
+/*
+ * Read a capture held in memory (`data` stays valid until close), taking at
+ * most `chunk` bytes at a time as a file read would (0 = any amount): tests
+ * and fuzzers use small chunks to cut records at every byte.
+ */
+int rt_pcapfile_open_mem(struct rt_pcapfile **out, const void *data, size_t len, size_t chunk,
+			 const char *name, char *errbuf);
+const struct rt_pcapfile_info *rt_pcapfile_info(const struct rt_pcapfile *f);
+/*
+ * Up to `max` frames in file order into `frames` (data pointing into the
+ * reader's buffer, valid until the next call or close; seq numbered from 1
+ * over every packet record; linktype and interface_id set). Returns the
+ * count, 0 at the end of the file, -EINTR when a read was interrupted by a
+ * signal (call again), or another negative errno with errbuf filled (a file
+ * cut in the middle of a record, a malformed record).
+ */
+int rt_pcapfile_next(struct rt_pcapfile *f, struct rt_frame *frames, int max, char *errbuf);
+/* Snap length of interface `interface_id` (as in rt_frame), 0 when unknown. */
+uint32_t rt_pcapfile_snaplen(const struct rt_pcapfile *f, uint32_t interface_id);
+/* Drops recorded so far (ISBs usually come last: ask at the end). */
+void rt_pcapfile_drops(const struct rt_pcapfile *f, struct rt_pcapfile_drops *out);
+void rt_pcapfile_close(struct rt_pcapfile *f);
+
+#endif
