@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "common/errbuf.h"
 #include "dissect/dissect.h"
 
 struct rt_analyzer;

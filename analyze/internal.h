@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "analyze/analyze.h"
-#include "dissect/outbuf.h"
+#include "common/outbuf.h"
 
 #define AN_NONE UINT32_MAX
 #define AN_PSN_MASK 0xffffffu

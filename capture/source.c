@@ -1,10 +1,9 @@
 /* Capture source registry: picks the source whose is_ours() claims a device name, and the ops wrappers. */
 #include "capture/source.h"
 #include "capture/sources.h"
-#include "capture/sysfs.h"
+#include "common/sysfs.h"
 
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,17 +16,6 @@ static const struct rt_source_ops *const registry[] = {
 #endif
 	&rt_source_pcap_ops,
 };
-
-int rt_errorf(char *errbuf, int err, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	int n = vsnprintf(errbuf, RT_ERRBUF_SIZE, fmt, ap);
-	va_end(ap);
-	if (err && n >= 0 && n < RT_ERRBUF_SIZE)
-		snprintf(errbuf + n, (size_t)(RT_ERRBUF_SIZE - n), ": %s", strerror(err));
-	return err ? -err : -EINVAL;
-}
 
 static int open_with(const struct rt_source_ops *ops, struct rt_source **out, const char *name,
 		     const struct rt_source_config *cfg, char *errbuf)

@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "common/errbuf.h"
 #include "dissect/dissect.h"
 
 /* One captured frame; `data` stays valid until the next rt_source_next() or rt_source_close(). */
@@ -90,8 +91,5 @@ int rt_source_next(struct rt_source *src, struct rt_frame *frames, int max, char
 int rt_source_stats(struct rt_source *src, struct rt_source_stats *st, char *errbuf);
 void rt_source_break(struct rt_source *src);
 void rt_source_close(struct rt_source *src);
-
-/* Format "what: strerror(err)" into errbuf; returns -err. */
-int rt_errorf(char *errbuf, int err, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 #endif

@@ -1,6 +1,6 @@
 /* Verbs sniffer source: a raw-packet QP and a sniffer flow fill one receive ring. */
 #include "capture/sources.h"
-#include "capture/sysfs.h"
+#include "common/sysfs.h"
 #include "capture/verbs_api.h"
 
 #include <errno.h>

@@ -5,7 +5,6 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#define RT_ERRBUF_SIZE 256
 #define RT_ROCEV2_PORT 4791
 
 /* Link types (the pcap LINKTYPE_ numbers) the dissector understands. */

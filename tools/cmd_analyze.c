@@ -165,9 +165,9 @@ static int run(struct rt_analyzer *an, const char *path, uint16_t udp_port, cons
 	if (rc < 0)
 		return rc;
 	if (!rt_linktype_supported(src->linktype)) {
-		snprintf(errbuf, RT_ERRBUF_SIZE, "%s: link type %d is not supported", path, src->linktype);
 		rt_source_close(src);
-		return -EPROTONOSUPPORT;
+		return rt_errmsg(errbuf, EPROTONOSUPPORT, "%s: link type %d is not supported", path,
+				 src->linktype);
 	}
 	struct rt_dissect_opts dopts;
 	rt_dissect_opts_init(&dopts);

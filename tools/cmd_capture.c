@@ -18,7 +18,7 @@
 #include "capture/counters.h"
 #include "analyze/analyze.h"
 #include "capture/source.h"
-#include "capture/sysfs.h"
+#include "common/sysfs.h"
 #include "capture/writer.h"
 #include "dissect/dissect.h"
 #include "rt_config.h"

@@ -11,7 +11,7 @@
 #include "capture/source.h"
 #include "dissect/dissect.h"
 #include "dissect/opcodes.h"
-#include "dissect/outbuf.h"
+#include "common/outbuf.h"
 #include "tools/cli.h"
 #include "tools/commands.h"
 #include "tools/options.h"

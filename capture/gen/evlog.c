@@ -26,15 +26,13 @@ int rt_evlog_open(struct rt_evlog *log, const char *path, char *errbuf)
 	log->fp = fopen(path, "w");
 	if (!log->fp) {
 		int e = errno;
-		snprintf(errbuf, RT_ERRBUF_SIZE, "%s: %s", path, strerror(e));
-		return -e;
+		return rt_errorf(errbuf, e, "%s", path);
 	}
 	log->out = malloc(sizeof(*log->out));
 	if (!log->out) {
 		fclose(log->fp);
 		log->fp = NULL;
-		snprintf(errbuf, RT_ERRBUF_SIZE, "%s: out of memory", path);
-		return -ENOMEM;
+		return rt_errmsg(errbuf, ENOMEM, "%s: out of memory", path);
 	}
 	rt_out_init(log->out, log->fp);
 	log->real_minus_mono = (int64_t)(clock_ns(CLOCK_REALTIME) - clock_ns(CLOCK_MONOTONIC));
@@ -52,8 +50,7 @@ int rt_evlog_close(struct rt_evlog *log, char *errbuf)
 	log->out = NULL;
 	log->fp = NULL;
 	if (err) {
-		snprintf(errbuf, RT_ERRBUF_SIZE, "event log: %s", strerror(err));
-		return -err;
+		return rt_errorf(errbuf, err, "event log");
 	}
 	return 0;
 }
@@ -68,10 +65,11 @@ void rt_evlog_begin(struct rt_evlog *log, uint64_t mono_ns, const char *event)
 {
 	if (!log->out)
 		return;
-	rt_out_str(log->out, "{\"ts\":\"");
-	rt_out_ts(log->out, (uint64_t)((int64_t)mono_ns + log->real_minus_mono));
-	rt_out_str(log->out, "\",\"event\":");
-	rt_out_json_str(log->out, event);
+	rt_json_init(&log->json, log->out);
+	rt_json_obj(&log->json);
+	RT_JSON_KEY(&log->json, "ts");
+	rt_json_ts(&log->json, (uint64_t)((int64_t)mono_ns + log->real_minus_mono));
+	RT_JSON_STR(&log->json, "event", event);
 }
 
 void rt_evlog_begin_flow(struct rt_evlog *log, uint64_t mono_ns, const char *event,
@@ -83,47 +81,42 @@ void rt_evlog_begin_flow(struct rt_evlog *log, uint64_t mono_ns, const char *eve
 	rt_evlog_u64(log, "dest_qp", flow->dest_qp);
 }
 
-static void key(struct rt_evlog *log, const char *k)
-{
-	rt_out_char(log->out, ',');
-	rt_out_json_str(log->out, k);
-	rt_out_char(log->out, ':');
-}
-
 void rt_evlog_str(struct rt_evlog *log, const char *k, const char *value)
 {
 	if (!log->out)
 		return;
-	key(log, k);
-	rt_out_json_str(log->out, value);
+	rt_json_key(&log->json, k);
+	rt_json_str(&log->json, value);
 }
 
 void rt_evlog_u64(struct rt_evlog *log, const char *k, uint64_t value)
 {
 	if (!log->out)
 		return;
-	key(log, k);
-	rt_out_u64(log->out, value);
+	rt_json_key(&log->json, k);
+	rt_json_u64(&log->json, value);
 }
 
 void rt_evlog_double(struct rt_evlog *log, const char *k, double value, int decimals)
 {
 	if (!log->out)
 		return;
-	key(log, k);
-	rt_out_double(log->out, value, decimals);
+	rt_json_key(&log->json, k);
+	rt_json_double(&log->json, value, decimals);
 }
 
 void rt_evlog_bool(struct rt_evlog *log, const char *k, bool value)
 {
 	if (!log->out)
 		return;
-	key(log, k);
-	rt_out_str(log->out, value ? "true" : "false");
+	rt_json_key(&log->json, k);
+	rt_json_bool(&log->json, value);
 }
 
 void rt_evlog_end(struct rt_evlog *log)
 {
-	if (log->out)
-		rt_out_str(log->out, "}\n");
+	if (!log->out)
+		return;
+	rt_json_obj_end(&log->json);
+	rt_out_char(log->out, '\n');
 }

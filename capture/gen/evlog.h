@@ -6,11 +6,14 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "common/errbuf.h"
 #include "dissect/dissect.h"
-#include "dissect/outbuf.h"
+#include "common/json.h"
+#include "common/outbuf.h"
 
 struct rt_evlog {
 	struct rt_outbuf *out; /* NULL: logging off, every call is a no-op */
+	struct rt_json json;   /* the line being written */
 	FILE *fp;
 	int64_t real_minus_mono; /* CLOCK_REALTIME - CLOCK_MONOTONIC at open, ns */
 };

@@ -8,6 +8,7 @@
 #include <stdio.h>
 
 #include "capture/gen/dcqcn.h"
+#include "common/errbuf.h"
 #include "dissect/dissect.h"
 #include "rt_config.h"
 

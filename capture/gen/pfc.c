@@ -14,6 +14,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "common/errbuf.h"
 #include "dissect/dissect.h"
 
 #define ETH_P_MACC 0x8808
@@ -58,8 +59,7 @@ uint64_t rt_pfc_quanta_ns(uint16_t quanta, double link_gbps)
 static int fail(char *errbuf, const char *what)
 {
 	int e = errno;
-	snprintf(errbuf, RT_ERRBUF_SIZE, "PFC %s: %s", what, strerror(e));
-	return -e;
+	return rt_errorf(errbuf, e, "PFC %s", what);
 }
 
 int rt_pfc_tx_open(struct rt_pfc_tx *tx, int ifindex, char *errbuf)
@@ -111,8 +111,7 @@ int rt_pfc_rx_open(uint32_t addr, char *errbuf)
 			ifindex = if_nametoindex(i->ifa_name);
 	freeifaddrs(ifs);
 	if (!ifindex) {
-		snprintf(errbuf, RT_ERRBUF_SIZE, "PFC: no interface holds the sender's address");
-		return -ENODEV;
+		return rt_errmsg(errbuf, ENODEV, "PFC: no interface holds the sender's address");
 	}
 	int fd = socket(AF_PACKET, SOCK_RAW | SOCK_NONBLOCK | SOCK_CLOEXEC, htons(ETH_P_MACC));
 	if (fd < 0)

@@ -19,8 +19,7 @@ int rt_gen_resolve4(const char *host, struct in_addr *addr, char *errbuf)
 	struct addrinfo *res = NULL;
 	int rc = getaddrinfo(host, NULL, &hints, &res);
 	if (rc != 0 || !res) {
-		snprintf(errbuf, RT_ERRBUF_SIZE, "%s: %s", host, gai_strerror(rc));
-		return -EHOSTUNREACH;
+		return rt_errmsg(errbuf, EHOSTUNREACH, "%s: %s", host, gai_strerror(rc));
 	}
 	*addr = ((struct sockaddr_in *)res->ai_addr)->sin_addr;
 	freeaddrinfo(res);
@@ -32,8 +31,7 @@ int rt_gen_route_src(struct in_addr dst, struct in_addr *src, char *errbuf)
 	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	if (fd < 0) {
 		int e = errno;
-		snprintf(errbuf, RT_ERRBUF_SIZE, "socket: %s", strerror(e));
-		return -e;
+		return rt_errorf(errbuf, e, "socket");
 	}
 	struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons(9), .sin_addr = dst};
 	struct sockaddr_in me;
@@ -42,8 +40,7 @@ int rt_gen_route_src(struct in_addr dst, struct in_addr *src, char *errbuf)
 	    getsockname(fd, (struct sockaddr *)&me, &len) < 0) {
 		int e = errno;
 		char a[INET_ADDRSTRLEN];
-		snprintf(errbuf, RT_ERRBUF_SIZE, "no route to %s: %s",
-			 inet_ntop(AF_INET, &dst, a, sizeof(a)), strerror(e));
+		rt_errorf(errbuf, e, "no route to %s", inet_ntop(AF_INET, &dst, a, sizeof(a)));
 		close(fd);
 		return -e;
 	}
@@ -57,8 +54,7 @@ int rt_gen_udp_socket(struct in_addr addr, uint16_t port, int tos, bool reuse, c
 	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (fd < 0) {
 		int e = errno;
-		snprintf(errbuf, RT_ERRBUF_SIZE, "socket: %s", strerror(e));
-		return -e;
+		return rt_errorf(errbuf, e, "socket");
 	}
 	int one = 1, pmtu = IP_PMTUDISC_DO, buf = 4 << 20;
 	struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons(port), .sin_addr = addr};
@@ -74,8 +70,7 @@ int rt_gen_udp_socket(struct in_addr addr, uint16_t port, int tos, bool reuse, c
 	if (what) {
 		int e = errno;
 		char a[INET_ADDRSTRLEN];
-		snprintf(errbuf, RT_ERRBUF_SIZE, "%s %s:%u: %s", what,
-			 inet_ntop(AF_INET, &addr, a, sizeof(a)), port, strerror(e));
+		rt_errorf(errbuf, e, "%s %s:%u", what, inet_ntop(AF_INET, &addr, a, sizeof(a)), port);
 		close(fd);
 		return -e;
 	}

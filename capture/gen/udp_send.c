@@ -310,8 +310,7 @@ static int handshake(struct sender *s, char *errbuf)
 	const struct rt_gen_config *cfg = s->cfg;
 	char *line = malloc(RT_GEN_CTL_MAX);
 	if (!line) {
-		snprintf(errbuf, RT_ERRBUF_SIZE, "out of memory");
-		return -ENOMEM;
+		return rt_errmsg(errbuf, ENOMEM, "out of memory");
 	}
 	int len = snprintf(line, RT_GEN_CTL_MAX, "HELLO 1 %s %u %u %u", rt_gen_op_name(cfg->op),
 			   cfg->msg_size, cfg->mtu, s->nqp);
@@ -323,23 +322,21 @@ static int handshake(struct sender *s, char *errbuf)
 	if (!rc)
 		rc = rt_gen_read_line(s->ctl, line, RT_GEN_CTL_MAX, 5000);
 	if (rc) {
-		snprintf(errbuf, RT_ERRBUF_SIZE, "setup exchange with the server: %s", strerror(-rc));
 		free(line);
-		return rc;
+		return rt_errorf(errbuf, -rc, "setup exchange with the server");
 	}
 	if (strncmp(line, "READY", 5) != 0) {
-		snprintf(errbuf, RT_ERRBUF_SIZE, "server refused: %.200s", line);
+		rc = rt_errmsg(errbuf, ECONNREFUSED, "server refused: %.200s", line);
 		free(line);
-		return -ECONNREFUSED;
+		return rc;
 	}
 	char *p = line + 5;
 	for (unsigned i = 0; i < s->nqp; i++) {
 		char *end;
 		unsigned long v = strtoul(p, &end, 10);
 		if (end == p || v == 0 || v > 0xffffff) {
-			snprintf(errbuf, RT_ERRBUF_SIZE, "bad READY line from the server");
 			free(line);
-			return -EPROTO;
+			return rt_errmsg(errbuf, EPROTO, "bad READY line from the server");
 		}
 		s->qp[i].remote_qp = (uint32_t)v;
 		p = end;
@@ -358,8 +355,7 @@ static int connect_ctl(struct sender *s, char *errbuf)
 		int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
 		if (fd < 0) {
 			int e = errno;
-			snprintf(errbuf, RT_ERRBUF_SIZE, "socket: %s", strerror(e));
-			return -e;
+			return rt_errorf(errbuf, e, "socket");
 		}
 		if (bind(fd, (struct sockaddr *)&me, sizeof(me)) == 0 &&
 		    connect(fd, (struct sockaddr *)&srv, sizeof(srv)) == 0) {
@@ -369,9 +365,7 @@ static int connect_ctl(struct sender *s, char *errbuf)
 		int e = errno;
 		close(fd);
 		if (e != ECONNREFUSED || attempt >= 100 || (s->cfg->stop && *s->cfg->stop)) {
-			snprintf(errbuf, RT_ERRBUF_SIZE, "connect to %s:%u: %s", s->cfg->server,
-				 s->cfg->control_port, strerror(e));
-			return -e;
+			return rt_errorf(errbuf, e, "connect to %s:%u", s->cfg->server, s->cfg->control_port);
 		}
 		struct timespec ts = {0, 50 * 1000 * 1000};
 		nanosleep(&ts, NULL);
@@ -391,11 +385,8 @@ static int setup(struct sender *s, char *errbuf)
 	if (rc)
 		return rc;
 	if (s->local.s_addr == s->remote.s_addr) {
-		snprintf(errbuf, RT_ERRBUF_SIZE,
-			 "sender and server share the address %s: give the sender another "
-			 "one with --bind (replies come back to port %u)",
-			 inet_ntoa(s->local), cfg->port);
-		return -EADDRINUSE;
+		return rt_errmsg(errbuf, EADDRINUSE, "sender and server share the address %s: give the sender another "
+			 "one with --bind (replies come back to port %u)", inet_ntoa(s->local), cfg->port);
 	}
 	s->rfd = rt_gen_udp_socket(s->local, cfg->port, cfg->dscp << 2, true, errbuf);
 	if (s->rfd < 0)
@@ -541,9 +532,7 @@ static int run(struct sender *s, char *errbuf)
 		if (done)
 			break;
 		if (stopping && now >= drain_deadline) {
-			snprintf(errbuf, RT_ERRBUF_SIZE,
-				 "gave up waiting for the last acknowledgements after the run");
-			return -ETIMEDOUT;
+			return rt_errmsg(errbuf, ETIMEDOUT, "gave up waiting for the last acknowledgements after the run");
 		}
 		uint64_t due = stopping ? drain_deadline : stop_at;
 		if (next_iv < due)
@@ -606,19 +595,16 @@ static int run(struct sender *s, char *errbuf)
 int rt_gen_udp_send(const struct rt_gen_config *cfg, FILE *report, char *errbuf)
 {
 	if (cfg->op == RT_GEN_OP_READ) {
-		snprintf(errbuf, RT_ERRBUF_SIZE, "the udp backend sends writes and sends; "
+		return rt_errmsg(errbuf, EOPNOTSUPP, "the udp backend sends writes and sends; "
 						 "read needs --backend verbs");
-		return -EOPNOTSUPP;
 	}
 	if (!cfg->server || cfg->qps == 0 || cfg->qps > RT_GEN_MAX_QPS || cfg->msg_size == 0 ||
 	    cfg->mtu < 256 || cfg->mtu > 4096 || cfg->qdepth == 0) {
-		snprintf(errbuf, RT_ERRBUF_SIZE, "bad sender configuration");
-		return -EINVAL;
+		return rt_errmsg(errbuf, EINVAL, "bad sender configuration");
 	}
 	struct sender *s = calloc(1, sizeof(*s));
 	if (!s) {
-		snprintf(errbuf, RT_ERRBUF_SIZE, "out of memory");
-		return -ENOMEM;
+		return rt_errmsg(errbuf, ENOMEM, "out of memory");
 	}
 	s->cfg = cfg;
 	s->report = report;
@@ -631,9 +617,7 @@ int rt_gen_udp_send(const struct rt_gen_config *cfg, FILE *report, char *errbuf)
 	for (unsigned i = 0; i < sizeof(s->payload); i++)
 		s->payload[i] = (uint8_t)i;
 	s->qp = calloc(s->nqp, sizeof(*s->qp));
-	int rc = s->qp ? 0 : -ENOMEM;
-	if (rc)
-		snprintf(errbuf, RT_ERRBUF_SIZE, "out of memory");
+	int rc = s->qp ? 0 : rt_errmsg(errbuf, ENOMEM, "out of memory");
 	for (unsigned i = 0; !rc && i < s->nqp; i++)
 		s->qp[i].fd = -1;
 	prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
@@ -649,8 +633,7 @@ int rt_gen_udp_send(const struct rt_gen_config *cfg, FILE *report, char *errbuf)
 		if (!rc)
 			rc = rt_gen_read_line(s->ctl, line, sizeof(line), 5000);
 		if (rc)
-			snprintf(errbuf, RT_ERRBUF_SIZE, "closing exchange with the server: %s",
-				 strerror(-rc));
+			rt_errorf(errbuf, -rc, "closing exchange with the server");
 	}
 	char cerr[RT_ERRBUF_SIZE];
 	int lrc = rt_evlog_close(&s->log, cerr);

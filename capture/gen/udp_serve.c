@@ -258,8 +258,7 @@ static int pfc_check(struct server *s, char *errbuf)
 	socklen_t len = sizeof(mem);
 	if (getsockopt(s->ufd, SOL_SOCKET, SO_MEMINFO, mem, &len) < 0) {
 		int e = errno;
-		snprintf(errbuf, RT_ERRBUF_SIZE, "SO_MEMINFO: %s", strerror(e));
-		return -e;
+		return rt_errorf(errbuf, e, "SO_MEMINFO");
 	}
 	uint64_t xoff = s->cfg->pfc_xoff_bytes ? s->cfg->pfc_xoff_bytes : mem[SK_MEMINFO_RCVBUF] / 2;
 	uint64_t backlog = mem[SK_MEMINFO_RMEM_ALLOC], now = rt_gen_now_ns();
@@ -280,8 +279,7 @@ static int pfc_check(struct server *s, char *errbuf)
 		return 0;
 	int rc = rt_pfc_tx_send(&s->pfc, s->cfg->pfc_priority, quanta);
 	if (rc) {
-		snprintf(errbuf, RT_ERRBUF_SIZE, "sending PFC: %s", strerror(-rc));
-		return rc;
+		return rt_errorf(errbuf, -rc, "sending PFC");
 	}
 	s->xoff = quanta != 0;
 	if (quanta) {
@@ -497,8 +495,7 @@ static int open_sockets(struct server *s, char *errbuf)
 	if (setsockopt(s->ufd, IPPROTO_IP, IP_RECVTOS, &one, sizeof(one)) < 0 ||
 	    setsockopt(s->ufd, IPPROTO_IP, IP_PKTINFO, &one, sizeof(one)) < 0) {
 		int e = errno;
-		snprintf(errbuf, RT_ERRBUF_SIZE, "IP_RECVTOS/IP_PKTINFO: %s", strerror(e));
-		return -e;
+		return rt_errorf(errbuf, e, "IP_RECVTOS/IP_PKTINFO");
 	}
 	s->lfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons(cfg->control_port),
@@ -506,9 +503,7 @@ static int open_sockets(struct server *s, char *errbuf)
 	if (s->lfd < 0 || setsockopt(s->lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) < 0 ||
 	    bind(s->lfd, (struct sockaddr *)&sa, sizeof(sa)) < 0 || listen(s->lfd, 16) < 0) {
 		int e = errno;
-		snprintf(errbuf, RT_ERRBUF_SIZE, "control port %u: %s", cfg->control_port,
-			 strerror(e));
-		return -e;
+		return rt_errorf(errbuf, e, "control port %u", cfg->control_port);
 	}
 	return 0;
 }
@@ -530,9 +525,7 @@ static int serve(struct server *s, char *errbuf)
 			break;
 		uint64_t now = rt_gen_now_ns();
 		if (now >= give_up) {
-			snprintf(errbuf, RT_ERRBUF_SIZE, "%u of %u client(s) done after %.1f s",
-				 s->finished, cfg->clients, cfg->duration_s);
-			return -ETIMEDOUT;
+			return rt_errmsg(errbuf, ETIMEDOUT, "%u of %u client(s) done after %.1f s", s->finished, cfg->clients, cfg->duration_s);
 		}
 		if (now >= next_iv) {
 			if (s->nqp)
@@ -551,8 +544,7 @@ static int serve(struct server *s, char *errbuf)
 		int n = poll(pfd, 2 + s->nconns, timeout_ms);
 		if (n < 0 && errno != EINTR) {
 			int e = errno;
-			snprintf(errbuf, RT_ERRBUF_SIZE, "poll: %s", strerror(e));
-			return -e;
+			return rt_errorf(errbuf, e, "poll");
 		}
 		if (n <= 0)
 			continue;
@@ -602,13 +594,11 @@ static int serve(struct server *s, char *errbuf)
 int rt_gen_udp_serve(const struct rt_gen_config *cfg, FILE *report, char *errbuf)
 {
 	if (cfg->clients == 0 || cfg->clients > MAX_CLIENTS) {
-		snprintf(errbuf, RT_ERRBUF_SIZE, "clients must be 1..%d", MAX_CLIENTS);
-		return -EINVAL;
+		return rt_errmsg(errbuf, EINVAL, "clients must be 1..%d", MAX_CLIENTS);
 	}
 	struct server *s = calloc(1, sizeof(*s));
 	if (!s) {
-		snprintf(errbuf, RT_ERRBUF_SIZE, "out of memory");
-		return -ENOMEM;
+		return rt_errmsg(errbuf, ENOMEM, "out of memory");
 	}
 	s->cfg = cfg;
 	s->report = report;

@@ -15,6 +15,7 @@
 #include "capture/gen/evlog.h"
 #include "capture/gen/gen.h"
 #include "capture/gen/verbs_ops.h"
+#include "common/sysfs.h"
 
 static struct ibv_pd *real_alloc_pd(struct ibv_context *ctx)
 {
@@ -91,8 +92,7 @@ static uint32_t rd32(const uint8_t *p)
 static int cm_err(char *errbuf, const char *what)
 {
 	int e = errno ? errno : EIO;
-	snprintf(errbuf, RT_ERRBUF_SIZE, "%s: %s", what, strerror(e));
-	return -e;
+	return rt_errorf(errbuf, e, "%s", what);
 }
 
 /* Wait for the next CM event within timeout_ms; expect `want` (or any when want < 0). */
@@ -102,17 +102,16 @@ static int next_event(struct rdma_event_channel *ch, int want, int timeout_ms,
 	struct pollfd pfd = {.fd = ch->fd, .events = POLLIN};
 	int rc = poll(&pfd, 1, timeout_ms);
 	if (rc == 0) {
-		snprintf(errbuf, RT_ERRBUF_SIZE, "RDMA CM: no event within %d ms", timeout_ms);
-		return -ETIMEDOUT;
+		return rt_errmsg(errbuf, ETIMEDOUT, "RDMA CM: no event within %d ms", timeout_ms);
 	}
 	if (rc < 0 || rdma_get_cm_event(ch, ev))
 		return cm_err(errbuf, "rdma_get_cm_event");
 	if (want >= 0 && (int)(*ev)->event != want) {
-		snprintf(errbuf, RT_ERRBUF_SIZE, "RDMA CM: got %s (status %d), expected %s",
-			 rdma_event_str((*ev)->event), (*ev)->status,
-			 rdma_event_str((enum rdma_cm_event_type)want));
+		rc = rt_errmsg(errbuf, ECONNREFUSED, "RDMA CM: got %s (status %d), expected %s",
+			       rdma_event_str((*ev)->event), (*ev)->status,
+			       rdma_event_str((enum rdma_cm_event_type)want));
 		rdma_ack_cm_event(*ev);
-		return -ECONNREFUSED;
+		return rc;
 	}
 	return 0;
 }
@@ -134,17 +133,10 @@ static int64_t read_counter(const struct rt_gen_config *cfg, struct rdma_cm_id *
 	if (!dev)
 		return -1;
 	char path[512];
+	uint64_t v;
 	snprintf(path, sizeof(path), "%s/class/infiniband/%s/ports/%u/hw_counters/%s",
-		 cfg->sysfs_root ? cfg->sysfs_root : "/sys", dev, id->port_num ? id->port_num : 1,
-		 name);
-	FILE *f = fopen(path, "r");
-	if (!f)
-		return -1;
-	long long v = -1;
-	if (fscanf(f, "%lld", &v) != 1)
-		v = -1;
-	fclose(f);
-	return v;
+		 rt_sysfs_root(cfg->sysfs_root), dev, id->port_num ? id->port_num : 1, name);
+	return rt_sysfs_read_u64(path, &v) == 0 && v <= INT64_MAX ? (int64_t)v : -1;
 }
 
 struct vqp {
@@ -200,8 +192,7 @@ static int connect_qp(struct vsender *s, unsigned i, uint32_t token, char *errbu
 	       .src = {.sin_family = AF_INET}};
 	if (inet_pton(AF_INET, cfg->server, &a.dst.sin_addr) != 1 ||
 	    (cfg->bind_addr && inet_pton(AF_INET, cfg->bind_addr, &a.src.sin_addr) != 1)) {
-		snprintf(errbuf, RT_ERRBUF_SIZE, "the verbs backend takes IPv4 addresses");
-		return -EINVAL;
+		return rt_errmsg(errbuf, EINVAL, "the verbs backend takes IPv4 addresses");
 	}
 	if (rdma_resolve_addr(q->id, cfg->bind_addr ? (struct sockaddr *)&a.src : NULL,
 			      (struct sockaddr *)&a.dst, 2000))
@@ -227,8 +218,7 @@ static int connect_qp(struct vsender *s, unsigned i, uint32_t token, char *errbu
 		return cm_err(errbuf, "rdma_create_qp");
 	q->buf = calloc(1, cfg->msg_size);
 	if (!q->buf) {
-		snprintf(errbuf, RT_ERRBUF_SIZE, "out of memory");
-		return -ENOMEM;
+		return rt_errmsg(errbuf, ENOMEM, "out of memory");
 	}
 	q->mr = rt_verbs_ops.reg_mr(s->pd, q->buf, cfg->msg_size,
 				    IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
@@ -253,8 +243,7 @@ static int connect_qp(struct vsender *s, unsigned i, uint32_t token, char *errbu
 	const uint8_t *rep = ev->param.conn.private_data;
 	if (!rep || ev->param.conn.private_data_len < REP_LEN || memcmp(rep, PD_MAGIC, 4)) {
 		rdma_ack_cm_event(ev);
-		snprintf(errbuf, RT_ERRBUF_SIZE, "the server's reply carries no buffer description");
-		return -EPROTO;
+		return rt_errmsg(errbuf, EPROTO, "the server's reply carries no buffer description");
 	}
 	q->raddr = (uint64_t)rd32(rep + 4) << 32 | rd32(rep + 8);
 	q->rkey = rd32(rep + 12);
@@ -262,9 +251,7 @@ static int connect_qp(struct vsender *s, unsigned i, uint32_t token, char *errbu
 	q->flow.dest_qp = ev->param.conn.qp_num;
 	rdma_ack_cm_event(ev);
 	if (rlen < cfg->msg_size) {
-		snprintf(errbuf, RT_ERRBUF_SIZE, "the server's buffer (%u bytes) is smaller than a message",
-			 rlen);
-		return -EPROTO;
+		return rt_errmsg(errbuf, EPROTO, "the server's buffer (%u bytes) is smaller than a message", rlen);
 	}
 	addr_str(rdma_get_local_addr(q->id), q->flow.src, sizeof(q->flow.src));
 	addr_str(rdma_get_peer_addr(q->id), q->flow.dst, sizeof(q->flow.dst));
@@ -366,14 +353,11 @@ static int vsend_run(struct vsender *s, char *errbuf)
 			struct ibv_wc wc[16];
 			int n = rt_verbs_ops.poll_cq(q->cq, 16, wc);
 			if (n < 0) {
-				snprintf(errbuf, RT_ERRBUF_SIZE, "ibv_poll_cq failed");
-				return -EIO;
+				return rt_errmsg(errbuf, EIO, "ibv_poll_cq failed");
 			}
 			for (int k = 0; k < n; k++) {
 				if (wc[k].status != IBV_WC_SUCCESS) {
-					snprintf(errbuf, RT_ERRBUF_SIZE, "work completion error: %s",
-						 ibv_wc_status_str(wc[k].status));
-					return -EIO;
+					return rt_errmsg(errbuf, EIO, "work completion error: %s", ibv_wc_status_str(wc[k].status));
 				}
 				q->outstanding--;
 				q->completed++;
@@ -389,8 +373,7 @@ static int vsend_run(struct vsender *s, char *errbuf)
 			       (mbps <= 0 || q->tokens >= 0)) {
 				int rc = post_one(s, q, i);
 				if (rc) {
-					snprintf(errbuf, RT_ERRBUF_SIZE, "ibv_post_send: %s", strerror(rc));
-					return -rc;
+					return rt_errorf(errbuf, rc, "ibv_post_send");
 				}
 				q->outstanding++;
 				q->posted++;
@@ -458,14 +441,12 @@ static void vqp_free(struct vqp *q)
 int rt_gen_verbs_send(const struct rt_gen_config *cfg, FILE *rep, char *errbuf)
 {
 	if (!cfg->server || cfg->qps == 0 || cfg->msg_size == 0 || cfg->qdepth == 0) {
-		snprintf(errbuf, RT_ERRBUF_SIZE, "bad sender configuration");
-		return -EINVAL;
+		return rt_errmsg(errbuf, EINVAL, "bad sender configuration");
 	}
 	struct vsender s = {.cfg = cfg, .report = rep, .nqp = cfg->qps};
 	s.qp = calloc(s.nqp, sizeof(*s.qp));
 	if (!s.qp) {
-		snprintf(errbuf, RT_ERRBUF_SIZE, "out of memory");
-		return -ENOMEM;
+		return rt_errmsg(errbuf, ENOMEM, "out of memory");
 	}
 	int rc = rt_evlog_open(&s.log, cfg->log_path, errbuf);
 	if (!rc && !(s.ch = rdma_create_event_channel()))
@@ -578,8 +559,7 @@ static int on_connect_request(struct vserver *s, struct rdma_cm_event *ev, char 
 	struct vconn *c = calloc(1, sizeof(*c));
 	if (!c) {
 		rdma_reject(id, NULL, 0);
-		snprintf(errbuf, RT_ERRBUF_SIZE, "out of memory");
-		return -ENOMEM;
+		return rt_errmsg(errbuf, ENOMEM, "out of memory");
 	}
 	c->id = id;
 	c->op = (enum rt_gen_op)req[4];
@@ -611,7 +591,7 @@ static int on_connect_request(struct vserver *s, struct rdma_cm_event *ev, char 
 		what = "ibv_post_recv";
 	if (what) {
 		int e = rc ? rc : errno ? errno : ENOMEM;
-		snprintf(errbuf, RT_ERRBUF_SIZE, "%s: %s", what, strerror(e));
+		rt_errorf(errbuf, e, "%s", what);
 		/* the QP goes with its id: destroy it first (the CQ cannot go while a QP uses it) */
 		if (id->qp)
 			rdma_destroy_qp(id);
@@ -695,9 +675,7 @@ static int vserve_loop(struct vserver *s, char *errbuf)
 		if (cfg->stop && *cfg->stop)
 			break;
 		if (rt_gen_now_ns() >= give_up) {
-			snprintf(errbuf, RT_ERRBUF_SIZE, "%u of %u client(s) done after %.1f s",
-				 s->finished, cfg->clients, cfg->duration_s);
-			return -ETIMEDOUT;
+			return rt_errmsg(errbuf, ETIMEDOUT, "%u of %u client(s) done after %.1f s", s->finished, cfg->clients, cfg->duration_s);
 		}
 		struct pollfd pfd = {.fd = s->ch->fd, .events = POLLIN};
 		if (poll(&pfd, 1, s->nconn ? 0 : 10) > 0) {
@@ -725,8 +703,7 @@ static int vserve_loop(struct vserver *s, char *errbuf)
 				msgs++;
 				bytes += wc[k].byte_len;
 				if (post_recvs(c, 1)) {
-					snprintf(errbuf, RT_ERRBUF_SIZE, "ibv_post_recv failed");
-					return -EIO;
+					return rt_errmsg(errbuf, EIO, "ibv_post_recv failed");
 				}
 			}
 		}
@@ -743,16 +720,14 @@ int rt_gen_verbs_serve(const struct rt_gen_config *cfg, FILE *rep, char *errbuf)
 {
 	struct vserver *s = calloc(1, sizeof(*s));
 	if (!s) {
-		snprintf(errbuf, RT_ERRBUF_SIZE, "out of memory");
-		return -ENOMEM;
+		return rt_errmsg(errbuf, ENOMEM, "out of memory");
 	}
 	s->cfg = cfg;
 	s->report = rep;
 	struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons(cfg->control_port)};
 	int rc = rt_evlog_open(&s->log, cfg->log_path, errbuf);
 	if (!rc && cfg->bind_addr && inet_pton(AF_INET, cfg->bind_addr, &sa.sin_addr) != 1) {
-		snprintf(errbuf, RT_ERRBUF_SIZE, "the verbs backend takes IPv4 addresses");
-		rc = -EINVAL;
+		rc = rt_errmsg(errbuf, EINVAL, "the verbs backend takes IPv4 addresses");
 	}
 	if (!rc && !(s->ch = rdma_create_event_channel()))
 		rc = cm_err(errbuf, "rdma_create_event_channel (is there an RDMA device?)");

@@ -1,5 +1,5 @@
 /* Buffered output for every sink: raw bytes, numbers, escaped JSON strings, to a file descriptor. */
-#include "dissect/outbuf.h"
+#include "common/outbuf.h"
 
 #include <arpa/inet.h>
 #include <errno.h>

@@ -1,4 +1,4 @@
-/* Unit tests of dissect/outbuf.c: numbers, timestamps and JSON strings as the sinks print them. */
+/* Unit tests of common/outbuf.c: numbers, timestamps and JSON strings as the sinks print them. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -8,7 +8,7 @@
 
 #include <cmocka.h>
 
-#include "dissect/outbuf.h"
+#include "common/outbuf.h"
 
 static struct rt_outbuf out;
 

@@ -1,5 +1,5 @@
 /* sysfs lookups: RDMA device names and ports, the netdev behind a port, small number files. */
-#include "capture/sysfs.h"
+#include "common/sysfs.h"
 
 #include <dirent.h>
 #include <errno.h>
