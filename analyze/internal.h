@@ -194,7 +194,6 @@ struct an_counter_dev {
 
 struct rt_analyzer {
 	struct rt_analyzer_opts o;
-	uint64_t quantum_ps; /* one PFC quantum in picoseconds */
 
 	/* flows */
 	struct an_flow *flows;

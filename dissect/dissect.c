@@ -558,17 +558,10 @@ static void dissect_gre(const struct frame *f, uint32_t off, uint32_t ip_end)
 
 static const struct rt_record zero_record;
 
-int rt_dissect(const struct rt_dissect_opts *opts, int linktype, const uint8_t *buf,
-	       uint32_t caplen, uint32_t wirelen, struct rt_record *rec)
+/* Clear `rec` but for the timestamp, for the frame about to be decoded. */
+static inline void clear_record(struct rt_record *rec, uint32_t caplen, uint32_t wirelen)
 {
 	uint64_t ts_ns = rec->ts_ns;
-	struct frame f = {
-		.opts = opts,
-		.p = buf,
-		.cap = caplen,
-		.wire = wirelen < caplen ? caplen : wirelen,
-		.rec = rec,
-	};
 
 	/*
 	 * a copy of a zero record compiles to vector stores, a memset of this
@@ -580,6 +573,28 @@ int rt_dissect(const struct rt_dissect_opts *opts, int linktype, const uint8_t *
 	rec->ts_ns = ts_ns;
 	rec->caplen = caplen;
 	rec->wirelen = wirelen;
+}
+
+void rt_dissect_roce(const uint8_t *buf, uint32_t len, struct rt_record *rec)
+{
+	static const struct rt_dissect_opts no_icrc = {.udp_port = RT_ROCEV2_PORT};
+
+	clear_record(rec, len, len);
+	rt_dissect_transport(rec, buf, len, 0, len, 0, &no_icrc);
+}
+
+int rt_dissect(const struct rt_dissect_opts *opts, int linktype, const uint8_t *buf,
+	       uint32_t caplen, uint32_t wirelen, struct rt_record *rec)
+{
+	struct frame f = {
+		.opts = opts,
+		.p = buf,
+		.cap = caplen,
+		.wire = wirelen < caplen ? caplen : wirelen,
+		.rec = rec,
+	};
+
+	clear_record(rec, caplen, wirelen);
 	switch (linktype) {
 	case RT_LINK_ETHERNET:
 		dissect_ethernet(&f, 0);

@@ -108,6 +108,20 @@ enum rt_aeth_type {
 	RT_AETH_NAK = 3,
 };
 
+/* NAK codes (low 5 bits of a NAK syndrome). */
+enum rt_nak_code {
+	RT_NAK_PSN_SEQ_ERROR = 0,
+	RT_NAK_INVALID_REQUEST = 1,
+	RT_NAK_REMOTE_ACCESS_ERROR = 2,
+	RT_NAK_REMOTE_OP_ERROR = 3,
+	RT_NAK_INVALID_RD_REQUEST = 4,
+};
+
+/* An AETH syndrome of class `type` with low bits `low` (credits, RNR timer or NAK code). */
+#define RT_AETH_SYNDROME(type, low) ((uint8_t)((type) << 5 | ((low) & 0x1F)))
+/* The credit count of an ACK that does not advertise credits. */
+#define RT_AETH_CREDITS_INVALID 0x1F
+
 /* MAC control opcodes */
 #define RT_MACC_PAUSE 0x0001
 #define RT_MACC_PFC 0x0101
@@ -212,12 +226,36 @@ int rt_dissect(const struct rt_dissect_opts *opts, int linktype, const uint8_t *
 	       uint32_t caplen, uint32_t wirelen, struct rt_record *rec);
 
 /*
+ * Decode a RoCEv2 UDP payload as a UDP socket hands it over (`len` bytes,
+ * BTH first) into `rec`, which it clears: the BTH, the extended headers,
+ * payload bounds and the stored ICRC (not verified: the IP header it covers
+ * is not at hand). The kind is RT_KIND_ROCE, RT_KIND_CNP or, when the bytes
+ * cannot hold the headers and the ICRC, RT_KIND_MALFORMED.
+ */
+void rt_dissect_roce(const uint8_t *buf, uint32_t len, struct rt_record *rec);
+
+/*
+ * Nanoseconds that `quanta` PFC/PAUSE quanta (512 bit times each) pause a
+ * link of link_bps bit/s: the quantum rounded to a picosecond, the time to
+ * a nanosecond.
+ */
+uint64_t rt_pause_ns(uint16_t quanta, uint64_t link_bps);
+
+/*
  * RoCEv2 ICRC of a packet whose IPv4 or IPv6 header starts at `ip`, `len`
  * bytes from there up to (not including) the ICRC field. Stores in *crc the
  * value the wire carries little-endian. Returns 0, or -EINVAL when `len`
  * cannot hold the IP, UDP and BTH headers or the IP version is not 4 or 6.
  */
 int rt_icrc_compute(const uint8_t *ip, uint32_t len, uint32_t *crc);
+/*
+ * The same with the IP and UDP headers apart from the transport packet: the
+ * IPv4 (options included) or IPv6 header and the UDP header at `ip_udp`,
+ * the transport packet at `bth`, `len` bytes up to (not including) its
+ * ICRC field. Returns 0, or -EINVAL when len is shorter than a BTH or the
+ * IP version is not 4 or 6.
+ */
+int rt_icrc_compute_split(const uint8_t *ip_udp, const uint8_t *bth, uint32_t len, uint32_t *crc);
 
 /* True when rt_dissect() knows this link type. */
 bool rt_linktype_supported(int linktype);

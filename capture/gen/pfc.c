@@ -1,4 +1,4 @@
-/* 802.1Qbb PFC for the traffic source: build/parse pause frames, send them and listen for them (AF_PACKET). */
+/* 802.1Qbb PFC for the traffic source: send pause frames and listen for them (AF_PACKET), through dissect/. */
 #include "capture/gen/pfc.h"
 
 #include <arpa/inet.h>
@@ -15,45 +15,23 @@
 #include <unistd.h>
 
 #include "common/errbuf.h"
+#include "dissect/build.h"
 #include "dissect/dissect.h"
 
 #define ETH_P_MACC 0x8808
 
-static const uint8_t pfc_dst[6] = {0x01, 0x80, 0xc2, 0x00, 0x00, 0x01};
-
-int rt_pfc_build(uint8_t *frame, size_t cap, const uint8_t src_mac[6], unsigned priority,
-		 uint16_t quanta)
-{
-	if (cap < RT_PFC_FRAME_LEN || priority > 7)
-		return -ENOSPC;
-	memset(frame, 0, RT_PFC_FRAME_LEN);
-	memcpy(frame, pfc_dst, 6);
-	memcpy(frame + 6, src_mac, 6);
-	frame[12] = ETH_P_MACC >> 8;
-	frame[13] = ETH_P_MACC & 0xff;
-	frame[14] = RT_MACC_PFC >> 8;
-	frame[15] = RT_MACC_PFC & 0xff;
-	frame[17] = (uint8_t)(1u << priority); /* class-enable vector, low byte */
-	frame[18 + 2 * priority] = (uint8_t)(quanta >> 8);
-	frame[19 + 2 * priority] = (uint8_t)quanta;
-	return RT_PFC_FRAME_LEN;
-}
-
 bool rt_pfc_parse(const uint8_t *frame, size_t len, unsigned priority, uint16_t *quanta)
 {
-	if (len < 34 || priority > 7 || (frame[12] << 8 | frame[13]) != ETH_P_MACC ||
-	    (frame[14] << 8 | frame[15]) != RT_MACC_PFC)
-		return false;
-	unsigned enable = (unsigned)(frame[16] << 8 | frame[17]);
-	if (!(enable & (1u << priority)))
-		return false;
-	*quanta = (uint16_t)(frame[18 + 2 * priority] << 8 | frame[19 + 2 * priority]);
-	return true;
-}
+	struct rt_dissect_opts opts;
+	struct rt_record rec;
 
-uint64_t rt_pfc_quanta_ns(uint16_t quanta, double link_gbps)
-{
-	return (uint64_t)((double)quanta * 512.0 / link_gbps);
+	rt_dissect_opts_init(&opts);
+	if (priority > 7 || len > UINT32_MAX ||
+	    rt_dissect(&opts, RT_LINK_ETHERNET, frame, (uint32_t)len, (uint32_t)len, &rec) < 0 ||
+	    rec.kind != RT_KIND_PFC || rec.truncated || !(rec.pfc_enable & (1u << priority)))
+		return false;
+	*quanta = rec.pfc_quanta[priority];
+	return true;
 }
 
 static int fail(char *errbuf, const char *what)
@@ -82,11 +60,16 @@ int rt_pfc_tx_open(struct rt_pfc_tx *tx, int ifindex, char *errbuf)
 
 int rt_pfc_tx_send(struct rt_pfc_tx *tx, unsigned priority, uint16_t quanta)
 {
-	uint8_t frame[RT_PFC_FRAME_LEN];
-	rt_pfc_build(frame, sizeof(frame), tx->mac, priority, quanta);
+	uint8_t frame[RT_MACC_FRAME_LEN];
+	uint16_t q[8] = {0};
+
+	if (priority > 7)
+		return -EINVAL;
+	q[priority] = quanta;
+	rt_build_pfc(frame, sizeof(frame), tx->mac, (uint8_t)(1u << priority), q);
 	struct sockaddr_ll to = {.sll_family = AF_PACKET, .sll_protocol = htons(ETH_P_MACC),
 				 .sll_ifindex = tx->ifindex, .sll_halen = 6};
-	memcpy(to.sll_addr, pfc_dst, 6);
+	memcpy(to.sll_addr, frame, 6); /* the frame's destination, 01:80:c2:00:00:01 */
 	if (sendto(tx->fd, frame, sizeof(frame), 0, (struct sockaddr *)&to, sizeof(to)) < 0)
 		return -errno;
 	return 0;

@@ -1,4 +1,4 @@
-/* Internals shared by the udp backend's sender and server: sockets, the setup exchange, packet parsing. */
+/* Internals shared by the udp backend's sender and server: sockets, the setup exchange, frame sizes. */
 #ifndef RT_GEN_UDP_INT_H
 #define RT_GEN_UDP_INT_H
 
@@ -30,21 +30,6 @@ int rt_gen_udp_socket(struct in_addr addr, uint16_t port, int tos, bool reuse, c
 int rt_gen_write_all(int fd, const char *s, size_t len);
 /* Read one '\n'-terminated line (without it) within timeout_ms. 0, -ETIMEDOUT, -ECONNRESET, -errno. */
 int rt_gen_read_line(int fd, char *line, size_t cap, int timeout_ms);
-
-/* The fields of a received BTH (and AETH) the source needs. */
-struct rt_gen_rx {
-	uint8_t opcode;
-	uint32_t dest_qp, psn;
-	bool ackreq;
-	bool has_aeth;
-	uint8_t syndrome;
-	uint32_t msn;
-};
-/* Parse a UDP payload; false when too short for its BTH (and the AETH an ACK needs). */
-bool rt_gen_parse(const uint8_t *buf, size_t len, struct rt_gen_rx *rx);
-
-/* True for opcodes that end a message (SEND/WRITE last or only, with or without immediate). */
-bool rt_gen_opcode_is_last(uint8_t opcode);
 
 /* Frame bytes (Ethernet + IPv4 + UDP) of a UDP payload of len bytes, as a capture counts them. */
 static inline uint64_t rt_gen_wire_bytes(size_t udp_payload_len)

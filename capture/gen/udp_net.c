@@ -1,4 +1,4 @@
-/* Sockets, the TCP setup exchange and reply parsing shared by the udp backend's sender and server. */
+/* Sockets and the TCP setup exchange shared by the udp backend's sender and server. */
 #include "capture/gen/udp_int.h"
 
 #include <arpa/inet.h>
@@ -129,39 +129,4 @@ int rt_gen_read_line(int fd, char *line, size_t cap, int timeout_ms)
 		line[len++] = c;
 	}
 	return -EMSGSIZE;
-}
-
-static uint32_t get_be24(const uint8_t *p)
-{
-	return (uint32_t)p[0] << 16 | (uint32_t)p[1] << 8 | p[2];
-}
-
-bool rt_gen_parse(const uint8_t *buf, size_t len, struct rt_gen_rx *rx)
-{
-	if (len < 12 + 4)
-		return false;
-	memset(rx, 0, sizeof(*rx));
-	rx->opcode = buf[0];
-	rx->dest_qp = get_be24(buf + 5);
-	rx->ackreq = (buf[8] & 0x80) != 0;
-	rx->psn = get_be24(buf + 9);
-	if (rx->opcode == 0x11) {
-		if (len < 12 + 4 + 4)
-			return false;
-		rx->has_aeth = true;
-		rx->syndrome = buf[12];
-		rx->msn = get_be24(buf + 13);
-	}
-	return true;
-}
-
-bool rt_gen_opcode_is_last(uint8_t opcode)
-{
-	switch (opcode) {
-	case 0x02: case 0x03: case 0x04: case 0x05: /* SEND last/only (+imm) */
-	case 0x08: case 0x09: case 0x0A: case 0x0B: /* WRITE last/only (+imm) */
-		return true;
-	default:
-		return false;
-	}
 }

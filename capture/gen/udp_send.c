@@ -12,9 +12,10 @@
 #include <unistd.h>
 
 #include "capture/gen/evlog.h"
-#include "capture/gen/packet.h"
 #include "capture/gen/pfc.h"
 #include "capture/gen/udp_int.h"
+#include "dissect/build.h"
+#include "dissect/opcodes.h"
 
 #define BATCH 32
 #define SLOT_SIZE 4352 /* largest UDP payload: BTH + RETH + 4096 + pad + ICRC */
@@ -103,31 +104,35 @@ static int build(struct sender *s, struct sqp *q, uint64_t seq, uint8_t *buf)
 	uint64_t msg = seq / s->ppm;
 	uint32_t k = (uint32_t)(seq % s->ppm);
 	bool first = k == 0, last = k == s->ppm - 1;
-	struct rt_gen_pkt p = {
+	struct rt_record p = {
 		.pkey = 0xffff,
 		.dest_qp = q->remote_qp,
 		.psn = psn_of(q, seq),
 		.ackreq = last,
-		.payload = s->payload,
 	};
 	uint32_t off = k * cfg->mtu;
 	p.payload_len = cfg->msg_size - off < cfg->mtu ? cfg->msg_size - off : cfg->mtu;
 	if (cfg->op == RT_GEN_OP_WRITE) {
-		p.opcode = s->ppm == 1 ? 0x0A : first ? 0x06 : last ? 0x08 : 0x07;
-		if (first) {
-			p.has_reth = true;
-			p.reth_va = 0x7f0000000000ull + (msg % cfg->qdepth) * cfg->msg_size;
-			p.reth_rkey = q->remote_qp ^ 0x5a5a00u;
-			p.reth_len = cfg->msg_size;
-		}
+		p.opcode = s->ppm == 1 ? RT_OPCODE_RC_RDMA_WRITE_ONLY
+			   : first     ? RT_OPCODE_RC_RDMA_WRITE_FIRST
+			   : last      ? RT_OPCODE_RC_RDMA_WRITE_LAST
+				       : RT_OPCODE_RC_RDMA_WRITE_MIDDLE;
+		/* the RETH of the first packet (the table gives the opcode its headers) */
+		p.reth_va = 0x7f0000000000ull + (msg % cfg->qdepth) * cfg->msg_size;
+		p.reth_rkey = q->remote_qp ^ 0x5a5a00u;
+		p.reth_len = cfg->msg_size;
 	} else {
-		p.opcode = s->ppm == 1 ? 0x04 : first ? 0x00 : last ? 0x02 : 0x01;
+		p.opcode = s->ppm == 1 ? RT_OPCODE_RC_SEND_ONLY
+			   : first     ? RT_OPCODE_RC_SEND_FIRST
+			   : last      ? RT_OPCODE_RC_SEND_LAST
+				       : RT_OPCODE_RC_SEND_MIDDLE;
 		p.se = last;
 	}
-	struct rt_gen_ipv4 ip = {.sport = q->sport, .dport = cfg->port, .id = 0, .df = true};
-	memcpy(ip.src, &s->local, 4);
-	memcpy(ip.dst, &s->remote, 4);
-	return rt_gen_build(&p, &ip, buf, SLOT_SIZE);
+	struct rt_build_net net = {.ip_version = 4, .udp_sport = q->sport, .udp_dport = cfg->port,
+				   .df = true};
+	memcpy(net.src_ip, &s->local, 4);
+	memcpy(net.dst_ip, &s->remote, 4);
+	return rt_build_udp_payload(&net, &p, s->payload, buf, SLOT_SIZE);
 }
 
 static void go_back(struct sender *s, struct sqp *q, uint64_t seq, uint64_t now)
@@ -144,14 +149,15 @@ static void go_back(struct sender *s, struct sqp *q, uint64_t seq, uint64_t now)
 
 static void on_reply(struct sender *s, const uint8_t *buf, size_t len, uint64_t now)
 {
-	struct rt_gen_rx rx;
-	if (!rt_gen_parse(buf, len, &rx))
+	struct rt_record rx;
+	rt_dissect_roce(buf, (uint32_t)len, &rx);
+	if (rx.kind == RT_KIND_MALFORMED || !rt_record_has_bth(&rx))
 		return;
 	uint32_t idx = rx.dest_qp - s->qp[0].local_qp;
 	if (idx >= s->nqp)
 		return;
 	struct sqp *q = &s->qp[idx];
-	if (rx.opcode == 0x81) {
+	if (rx.opcode == RT_OPCODE_CNP) {
 		q->cnps++;
 		rt_evlog_begin_flow(&s->log, now, "cnp", &q->flow);
 		rt_evlog_end(&s->log);
@@ -161,10 +167,10 @@ static void on_reply(struct sender *s, const uint8_t *buf, size_t len, uint64_t 
 		}
 		return;
 	}
-	if (rx.opcode != 0x11 || !rx.has_aeth)
+	if (rx.opcode != RT_OPCODE_RC_ACK || !(rx.hdrs & RT_H_AETH))
 		return;
 	uint64_t seq = seq_of(q, rx.psn, q->una);
-	enum rt_aeth_type t = rt_aeth_type(rx.syndrome);
+	enum rt_aeth_type t = rt_aeth_type(rx.aeth_syndrome);
 	if (t == RT_AETH_ACK) {
 		if (seq >= q->una && seq < q->max_sent) {
 			q->una = seq + 1;
@@ -176,7 +182,7 @@ static void on_reply(struct sender *s, const uint8_t *buf, size_t len, uint64_t 
 		q->naks++;
 		rt_evlog_begin_flow(&s->log, now, "nak", &q->flow);
 		rt_evlog_u64(&s->log, "psn", rx.psn);
-		rt_evlog_u64(&s->log, "code", rx.syndrome & 0x1f);
+		rt_evlog_u64(&s->log, "code", rx.aeth_syndrome & 0x1f);
 		rt_evlog_end(&s->log);
 		if (seq >= q->una && seq <= q->max_sent) {
 			q->una = seq;
@@ -218,7 +224,7 @@ static void drain_pfc(struct sender *s)
 		if (!rt_pfc_parse(frame, (size_t)n, s->cfg->pfc_priority, &quanta))
 			continue;
 		uint64_t now = rt_gen_now_ns();
-		s->paused_until = now + rt_pfc_quanta_ns(quanta, s->cfg->line_gbps);
+		s->paused_until = now + rt_pause_ns(quanta, (uint64_t)(s->cfg->line_gbps * 1e9));
 		s->pfc_frames++;
 		rt_evlog_begin(&s->log, now, "pfc");
 		rt_evlog_u64(&s->log, "priority", s->cfg->pfc_priority);

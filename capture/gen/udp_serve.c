@@ -10,7 +10,8 @@
 #include <unistd.h>
 
 #include "capture/gen/evlog.h"
-#include "capture/gen/packet.h"
+#include "dissect/build.h"
+#include "dissect/opcodes.h"
 #include "capture/gen/pfc.h"
 #include "capture/gen/responder.h"
 #include "capture/gen/udp_int.h"
@@ -72,14 +73,15 @@ struct server {
 	unsigned ntx;
 };
 
-static void queue_reply(struct server *s, const struct rt_gen_pkt *p, struct in_addr from,
+static void queue_reply(struct server *s, const struct rt_record *p, struct in_addr from,
 			struct in_addr to, int tos)
 {
 	unsigned i = s->ntx;
-	struct rt_gen_ipv4 ip = {.sport = s->cfg->port, .dport = s->cfg->port, .df = true};
-	memcpy(ip.src, &from, 4);
-	memcpy(ip.dst, &to, 4);
-	int len = rt_gen_build(p, &ip, s->tx[i], sizeof(s->tx[i]));
+	struct rt_build_net net = {.ip_version = 4, .udp_sport = s->cfg->port,
+				   .udp_dport = s->cfg->port, .df = true};
+	memcpy(net.src_ip, &from, 4);
+	memcpy(net.dst_ip, &to, 4);
+	int len = rt_build_udp_payload(&net, p, NULL, s->tx[i], sizeof(s->tx[i]));
 	s->txto[i] = (struct sockaddr_in){.sin_family = AF_INET, .sin_port = htons(s->cfg->port),
 					  .sin_addr = to};
 	s->txiov[i] = (struct iovec){.iov_base = s->tx[i], .iov_len = (size_t)len};
@@ -128,8 +130,9 @@ static void flush_replies(struct server *s)
 static void on_data(struct server *s, const uint8_t *buf, size_t len, int tos, struct in_addr to,
 		    uint64_t now)
 {
-	struct rt_gen_rx rx;
-	if (!rt_gen_parse(buf, len, &rx))
+	struct rt_record rx;
+	rt_dissect_roce(buf, (uint32_t)len, &rx);
+	if (rx.kind == RT_KIND_MALFORMED || !rt_record_has_bth(&rx))
 		return;
 	uint32_t idx = rx.dest_qp - QP_BASE;
 	if (idx >= s->nqp || !s->qp[idx].active) {
@@ -142,8 +145,10 @@ static void on_data(struct server *s, const uint8_t *buf, size_t len, int tos, s
 	bool ce = (tos & 3) == 3;
 	if (ce)
 		q->ce++;
+	uint16_t opf = rt_opcode_flags(rx.opcode);
 	struct rt_resp_in in = {.psn = rx.psn, .ackreq = rx.ackreq,
-				.last = rt_gen_opcode_is_last(rx.opcode), .ce = ce, .now_ns = now};
+				.last = (opf & (RT_OPF_SEND | RT_OPF_WRITE)) && (opf & RT_OPF_END),
+				.ce = ce, .now_ns = now};
 	struct rt_resp_out out;
 	rt_resp_input(&q->rs, &in, s->cfg->cnp_interval_ns, &out);
 	if (out.actions & RT_RESP_ACCEPT && in.last)
@@ -153,8 +158,8 @@ static void on_data(struct server *s, const uint8_t *buf, size_t len, int tos, s
 	if (out.actions & RT_RESP_OUT_OF_ORDER)
 		q->ooo++;
 	if (out.actions & RT_RESP_CNP) {
-		struct rt_gen_pkt p = {.opcode = 0x81, .becn = true, .pkey = 0xffff,
-				       .dest_qp = q->client_qp, .cnp_body = true};
+		struct rt_record p = {.opcode = RT_OPCODE_CNP, .becn = true, .pkey = 0xffff,
+				      .dest_qp = q->client_qp};
 		queue_reply(s, &p, to, q->client, s->cfg->cnp_dscp << 2);
 		q->cnps++;
 		rt_evlog_begin_flow(&s->log, now, "cnp", &q->flow);
@@ -162,9 +167,10 @@ static void on_data(struct server *s, const uint8_t *buf, size_t len, int tos, s
 		rt_evlog_end(&s->log);
 	}
 	if (out.actions & RT_RESP_NAK) {
-		struct rt_gen_pkt p = {.opcode = 0x11, .pkey = 0xffff, .dest_qp = q->client_qp,
-				       .psn = out.ack_psn, .has_aeth = true,
-				       .aeth_syndrome = RT_GEN_SYNDROME_NAK_PSN, .aeth_msn = out.msn};
+		struct rt_record p = {.opcode = RT_OPCODE_RC_ACK, .pkey = 0xffff,
+				      .dest_qp = q->client_qp, .psn = out.ack_psn,
+				      .aeth_syndrome = RT_AETH_SYNDROME(RT_AETH_NAK, RT_NAK_PSN_SEQ_ERROR),
+				      .aeth_msn = out.msn};
 		queue_reply(s, &p, to, q->client, s->cfg->dscp << 2);
 		q->naks++;
 		rt_evlog_begin_flow(&s->log, now, "nak", &q->flow);
@@ -189,9 +195,10 @@ static void queue_acks(struct server *s)
 			continue;
 		if (s->ntx >= 2 * RX_BATCH)
 			flush_replies(s);
-		struct rt_gen_pkt p = {.opcode = 0x11, .pkey = 0xffff, .dest_qp = q->client_qp,
-				       .psn = q->ack_psn, .has_aeth = true,
-				       .aeth_syndrome = RT_GEN_SYNDROME_ACK, .aeth_msn = q->ack_msn};
+		struct rt_record p = {.opcode = RT_OPCODE_RC_ACK, .pkey = 0xffff,
+				      .dest_qp = q->client_qp, .psn = q->ack_psn,
+				      .aeth_syndrome = RT_AETH_SYNDROME(RT_AETH_ACK, RT_AETH_CREDITS_INVALID),
+				      .aeth_msn = q->ack_msn};
 		queue_reply(s, &p, q->ack_from, q->client, s->cfg->dscp << 2);
 		q->ack_pending = false;
 		q->acks++;
@@ -262,7 +269,7 @@ static int pfc_check(struct server *s, char *errbuf)
 	}
 	uint64_t xoff = s->cfg->pfc_xoff_bytes ? s->cfg->pfc_xoff_bytes : mem[SK_MEMINFO_RCVBUF] / 2;
 	uint64_t backlog = mem[SK_MEMINFO_RMEM_ALLOC], now = rt_gen_now_ns();
-	uint64_t refresh = rt_pfc_quanta_ns(0xffff, s->cfg->line_gbps) / 2;
+	uint64_t refresh = rt_pause_ns(0xffff, (uint64_t)(s->cfg->line_gbps * 1e9)) / 2;
 	uint16_t quanta;
 	if (backlog >= xoff && (!s->xoff || now - s->last_xoff_ns >= refresh))
 		quanta = 0xffff;

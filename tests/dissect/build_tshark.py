@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""tshark cross-check of the traffic source's packet builder: opcode, dest QP, PSN, AckReq, RETH, AETH, ICRC."""
+"""tshark cross-check of the frame builder (dissect/build.c): opcode, dest QP, PSN, AckReq, RETH, AETH, ICRC."""
 import os
 import shutil
 import subprocess

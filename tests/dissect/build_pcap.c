@@ -1,10 +1,10 @@
-/* Writes a pcap of packets from the traffic source's builder and a TSV of the fields they carry (tshark test). */
+/* Writes a pcap of frames from the frame builder (dissect/build.c) and a TSV of the fields they carry (tshark test). */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "capture/gen/packet.h"
+#include "dissect/build.h"
 
 static void put32(uint8_t *p, uint32_t v)
 {
@@ -32,10 +32,14 @@ int main(int argc, char **argv)
 	static uint8_t payload[4096];
 	for (size_t i = 0; i < sizeof(payload); i++)
 		payload[i] = (uint8_t)(i ^ 0x5a);
-	const uint8_t ma[6] = {2, 0, 0, 0, 0, 1}, mb[6] = {2, 0, 0, 0, 0, 2};
-	struct rt_gen_ipv4 ip = {.src = {192, 168, 7, 1}, .dst = {192, 168, 7, 2}, .sport = 50000,
-				 .dport = 4791, .tos = 0x6a, .ttl = 64, .df = true};
-	/* opcode, payload, reth, aeth, cnp: a write of 3 packets, sends, ACK, NAK, CNP */
+	struct rt_build_net net = {.src_mac = {2, 0, 0, 0, 0, 1}, .dst_mac = {2, 0, 0, 0, 0, 2},
+				   .ip_version = 4, .src_ip = {192, 168, 7, 1},
+				   .dst_ip = {192, 168, 7, 2}, .udp_sport = 50000, .udp_dport = 4791,
+				   .dscp = 0x6a >> 2, .ecn = 2, .ttl = 64, .df = true};
+	/*
+	 * opcode, payload, and the headers tshark should find (the builder takes
+	 * them from the opcode table): a write of 3 packets, sends, ACK, NAK, CNP
+	 */
 	static const struct {
 		uint8_t op;
 		uint32_t len;
@@ -48,17 +52,15 @@ int main(int argc, char **argv)
 		{0x81, 0, 0, 0, 1, 0},
 	};
 	for (unsigned i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
-		struct rt_gen_pkt p = {.opcode = kinds[i].op, .pkey = 0xffff,
-				       .dest_qp = 0x100 + i * 0x10101, .psn = (0xfffffa + i) & 0xffffff,
-				       .ackreq = kinds[i].op == 0x08 || kinds[i].op == 0x0A,
-				       .becn = kinds[i].cnp, .payload = payload,
-				       .payload_len = kinds[i].len, .has_reth = kinds[i].reth,
-				       .reth_va = 0x7f0000001000ull * (i + 1), .reth_rkey = 0xabc0 + i,
-				       .reth_len = 3 * 1024 - 25, .has_aeth = kinds[i].aeth,
-				       .aeth_syndrome = kinds[i].syn, .aeth_msn = 42 + i,
-				       .cnp_body = kinds[i].cnp};
+		struct rt_record p = {.opcode = kinds[i].op, .pkey = 0xffff,
+				      .dest_qp = 0x100 + i * 0x10101, .psn = (0xfffffa + i) & 0xffffff,
+				      .ackreq = kinds[i].op == 0x08 || kinds[i].op == 0x0A,
+				      .becn = kinds[i].cnp, .payload_len = kinds[i].len,
+				      .reth_va = 0x7f0000001000ull * (i + 1), .reth_rkey = 0xabc0 + i,
+				      .reth_len = 3 * 1024 - 25, .aeth_syndrome = kinds[i].syn,
+				      .aeth_msn = 42 + i};
 		uint8_t frame[4300];
-		int n = rt_gen_build_frame(&p, &ip, ma, mb, frame, sizeof(frame));
+		int n = rt_build_frame(&net, &p, payload, frame, sizeof(frame));
 		if (n < 0) {
 			fprintf(stderr, "write_pcap: build failed\n");
 			return 1;
@@ -74,12 +76,12 @@ int main(int argc, char **argv)
 		uint32_t icrc = (uint32_t)frame[n - 4] << 24 | (uint32_t)frame[n - 3] << 16 |
 				(uint32_t)frame[n - 2] << 8 | (uint32_t)frame[n - 1];
 		fprintf(tsv, "%u\t%u\t%u\t%d\t", p.opcode, p.dest_qp, p.psn, p.ackreq ? 1 : 0);
-		if (p.has_reth)
+		if (kinds[i].reth)
 			fprintf(tsv, "%llu\t%u\t%u\t", (unsigned long long)p.reth_va, p.reth_rkey,
 				p.reth_len);
 		else
 			fprintf(tsv, "\t\t\t");
-		if (p.has_aeth)
+		if (kinds[i].aeth)
 			fprintf(tsv, "%u\t%u\t", p.aeth_syndrome, p.aeth_msn);
 		else
 			fprintf(tsv, "\t\t");
