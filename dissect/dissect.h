@@ -58,41 +58,60 @@ enum rt_ext_header {
 };
 
 /*
- * Named events (rt_record.events, a bit each). Truncation (the capture
- * stopped before a header ended: snaplen) and invalid input (the bytes break
- * the spec) are kept apart; rt_event_is_truncation() tells which. A
- * truncated record carries exactly one truncation event, for the header the
- * capture ended in (ICRC_TRUNCATED when every header is whole but the
- * payload, pad or ICRC is cut). Invalid input at a layer the dissector needs
- * makes the kind RT_KIND_MALFORMED; the other events (fragment, unknown
- * opcode, bad ICRC, CNP without BECN, unknown MAC control opcode) leave the
- * kind alone.
+ * Named events (rt_record.events, a bit each; rt_events() lists them with
+ * their name, class and layer). Truncation (the capture stopped before a
+ * header ended: snaplen) and invalid input (the bytes break the spec) are
+ * kept apart. A truncated record carries exactly one truncation event, for
+ * the header the capture ended in (ICRC_TRUNCATED when every header is
+ * whole but the payload, pad or ICRC is cut). Invalid input at a layer the
+ * dissector needs makes the kind RT_KIND_MALFORMED; the other events
+ * (fragment, unknown opcode, bad ICRC, CNP without BECN, unknown MAC
+ * control opcode) leave the kind alone. Bits are never renumbered: output
+ * lists events in bit order.
  */
-enum rt_event {
-	RT_EV_LINK_TRUNCATED = 1u << 0,	    /* Ethernet/SLL/VLAN header cut */
-	RT_EV_IP_TRUNCATED = 1u << 1,	    /* IPv4/IPv6/GRH header cut */
-	RT_EV_UDP_TRUNCATED = 1u << 2,	    /* UDP header cut */
-	RT_EV_BTH_TRUNCATED = 1u << 3,	    /* BTH cut */
-	RT_EV_EXT_TRUNCATED = 1u << 4,	    /* an extended header cut */
-	RT_EV_MACC_TRUNCATED = 1u << 5,	    /* PFC/PAUSE body cut */
-	RT_EV_ICRC_TRUNCATED = 1u << 6,	    /* packet cut before its ICRC: not checkable */
-	RT_EV_GRE_TRUNCATED = 1u << 7,	    /* GRE or ERSPAN header cut */
-	RT_EV_IP_BAD_VERSION = 1u << 8,	    /* IP version differs from the Ethertype */
-	RT_EV_IPV4_BAD_IHL = 1u << 9,	    /* IHL < 5 */
-	RT_EV_IP_BAD_LENGTH = 1u << 10,	    /* IP length smaller than its header or beyond the frame */
-	RT_EV_IP_FRAGMENT = 1u << 11,	    /* non-first or more-fragments: no transport decode */
-	RT_EV_UDP_BAD_LENGTH = 1u << 12,    /* UDP length < 8 or beyond the IP payload */
-	RT_EV_GRH_BAD_NEXT_HEADER = 1u << 13, /* RoCEv1 GRH next header is not 0x1B */
-	RT_EV_BTH_BAD_TVER = 1u << 14,	    /* transport header version not 0 */
-	RT_EV_UNKNOWN_OPCODE = 1u << 15,    /* opcode not in the table */
-	RT_EV_TOO_SHORT_FOR_ICRC = 1u << 16, /* headers + pad + ICRC longer than the packet */
-	RT_EV_ICRC_BAD = 1u << 17,	    /* ICRC computed differs from the stored one */
-	RT_EV_MACC_UNKNOWN_OPCODE = 1u << 18, /* MAC control opcode neither PFC nor PAUSE */
-	RT_EV_CNP_NOT_BECN = 1u << 19,	    /* CNP without BECN set */
-	RT_EV_GRE_BAD = 1u << 20,	    /* followed GRE: version not 0, routing present, or a header (GRE, ERSPAN, inner frame) beyond the IP packet */
-	RT_EV_ERSPAN_BAD_VERSION = 1u << 21, /* ERSPAN version not 1 (0x88BE) or 2 (0x22EB) */
+#define RT_EV_LINK_TRUNCATED (UINT64_C(1) << 0)	     /* Ethernet/SLL/VLAN header cut */
+#define RT_EV_IP_TRUNCATED (UINT64_C(1) << 1)	     /* IPv4/IPv6/GRH header cut */
+#define RT_EV_UDP_TRUNCATED (UINT64_C(1) << 2)	     /* UDP header cut */
+#define RT_EV_BTH_TRUNCATED (UINT64_C(1) << 3)	     /* BTH cut */
+#define RT_EV_EXT_TRUNCATED (UINT64_C(1) << 4)	     /* an extended header cut */
+#define RT_EV_MACC_TRUNCATED (UINT64_C(1) << 5)	     /* PFC/PAUSE body cut */
+#define RT_EV_ICRC_TRUNCATED (UINT64_C(1) << 6)	     /* packet cut before its ICRC: not checkable */
+#define RT_EV_GRE_TRUNCATED (UINT64_C(1) << 7)	     /* GRE or ERSPAN header cut */
+#define RT_EV_IP_BAD_VERSION (UINT64_C(1) << 8)	     /* IP version differs from the Ethertype */
+#define RT_EV_IPV4_BAD_IHL (UINT64_C(1) << 9)	     /* IHL < 5 */
+#define RT_EV_IP_BAD_LENGTH (UINT64_C(1) << 10)	     /* IP length smaller than its header or beyond the frame */
+#define RT_EV_IP_FRAGMENT (UINT64_C(1) << 11)	     /* non-first or more-fragments: no transport decode */
+#define RT_EV_UDP_BAD_LENGTH (UINT64_C(1) << 12)     /* UDP length < 8 or beyond the IP payload */
+#define RT_EV_GRH_BAD_NEXT_HEADER (UINT64_C(1) << 13) /* RoCEv1 GRH next header is not 0x1B */
+#define RT_EV_BTH_BAD_TVER (UINT64_C(1) << 14)	     /* transport header version not 0 */
+#define RT_EV_UNKNOWN_OPCODE (UINT64_C(1) << 15)     /* opcode not in the table */
+#define RT_EV_TOO_SHORT_FOR_ICRC (UINT64_C(1) << 16) /* headers + pad + ICRC longer than the packet */
+#define RT_EV_ICRC_BAD (UINT64_C(1) << 17)	     /* ICRC computed differs from the stored one */
+#define RT_EV_MACC_UNKNOWN_OPCODE (UINT64_C(1) << 18) /* MAC control opcode neither PFC nor PAUSE */
+#define RT_EV_CNP_NOT_BECN (UINT64_C(1) << 19)	     /* CNP without BECN set */
+/* followed GRE: version not 0, routing present, or a header (GRE, ERSPAN, inner frame) beyond the IP packet */
+#define RT_EV_GRE_BAD (UINT64_C(1) << 20)
+#define RT_EV_ERSPAN_BAD_VERSION (UINT64_C(1) << 21) /* ERSPAN version not 1 (0x88BE) or 2 (0x22EB) */
+#define RT_EV_COUNT 22 /* bits in use: 0 .. RT_EV_COUNT-1; room up to 64 */
+/* The truncation events (the rest are invalid input but for the notice RT_EV_IP_FRAGMENT). */
+#define RT_EV_TRUNCATION_MASK                                                                       \
+	(RT_EV_LINK_TRUNCATED | RT_EV_IP_TRUNCATED | RT_EV_UDP_TRUNCATED | RT_EV_BTH_TRUNCATED |    \
+	 RT_EV_EXT_TRUNCATED | RT_EV_MACC_TRUNCATED | RT_EV_ICRC_TRUNCATED | RT_EV_GRE_TRUNCATED)
+
+/* What an event means. */
+enum rt_event_class {
+	RT_EVC_TRUNCATION, /* cut by the snap length */
+	RT_EVC_INVALID,	   /* breaks the spec */
+	RT_EVC_NOTICE,	   /* legal, but the dissector stopped there (a fragment) */
 };
-#define RT_EV_TRUNCATION_MASK 0xffu
+
+/* One row of the decode-event table. */
+struct rt_event_info {
+	uint64_t bit;
+	const char *name;  /* "bth_truncated", ... as the output names it */
+	uint8_t cls;	   /* enum rt_event_class */
+	const char *layer; /* where it happens: "link", "ip", "udp", "gre", "bth", "ext", "icrc", "macc" */
+};
 
 enum rt_icrc_status {
 	RT_ICRC_UNCHECKED = 0, /* truncated, RoCEv1, or verification off */
@@ -145,7 +164,7 @@ struct rt_record {
 	uint32_t wirelen; /* bytes on the wire */
 	uint32_t layers;  /* enum rt_layer bits */
 	uint32_t hdrs;	  /* enum rt_ext_header bits */
-	uint32_t events;  /* enum rt_event bits */
+	uint64_t events;  /* RT_EV_ bits */
 	uint8_t kind;	  /* enum rt_kind (ROCE once the UDP port or Ethertype says so, even if the BTH is cut) */
 	uint8_t icrc;	  /* enum rt_icrc_status */
 	bool truncated;	  /* a needed header was cut by the snap length */
@@ -260,10 +279,14 @@ int rt_icrc_compute_split(const uint8_t *ip_udp, const uint8_t *bth, uint32_t le
 /* True when rt_dissect() knows this link type. */
 bool rt_linktype_supported(int linktype);
 
-/* Name of one event bit ("bth_truncated", ...), or NULL for an unknown bit. */
-const char *rt_event_name(uint32_t event_bit);
+/* The decode-event table: RT_EV_COUNT rows, row n for bit n. */
+extern const struct rt_event_info rt_events[RT_EV_COUNT];
+/* The row of one event bit, or NULL for a bit not in use. */
+const struct rt_event_info *rt_event_info(uint64_t event_bit);
+/* Name of one event bit ("bth_truncated", ...), or NULL for a bit not in use. */
+const char *rt_event_name(uint64_t event_bit);
 /* True for the bits that mean "cut by the snap length". */
-static inline bool rt_event_is_truncation(uint32_t event_bit)
+static inline bool rt_event_is_truncation(uint64_t event_bit)
 {
 	return (event_bit & RT_EV_TRUNCATION_MASK) != 0;
 }

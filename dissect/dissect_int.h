@@ -20,14 +20,14 @@ void rt_dissect_transport(struct rt_record *rec, const uint8_t *buf, uint32_t ca
 void rt_dissect_macc(struct rt_record *rec, const uint8_t *buf, uint32_t caplen, uint32_t off);
 
 /* Record a truncation event: sets it and the `truncated` flag. */
-static inline void rt_rec_truncated(struct rt_record *rec, uint32_t event)
+static inline void rt_rec_truncated(struct rt_record *rec, uint64_t event)
 {
 	rec->events |= event;
 	rec->truncated = true;
 }
 
 /* Record an invalid-input event that makes the frame uninterpretable. */
-static inline void rt_rec_malformed(struct rt_record *rec, uint32_t event)
+static inline void rt_rec_malformed(struct rt_record *rec, uint64_t event)
 {
 	rec->events |= event;
 	rec->kind = RT_KIND_MALFORMED;

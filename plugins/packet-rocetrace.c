@@ -285,13 +285,12 @@ static void add_pause_analysis(proto_tree *tree, tvbuff_t *tvb, const struct pau
 		                                    pn->paused_ns[RT_AN_PAUSE_CLASS]));
 }
 
-static void add_events(proto_tree *tree, tvbuff_t *tvb, uint32_t events)
+static void add_events(proto_tree *tree, tvbuff_t *tvb, uint64_t events)
 {
-	for (uint32_t bit = 1; bit; bit <<= 1) {
-		const char *name = (events & bit) ? rt_event_name(bit) : NULL;
-		if (name)
-			add_generated(proto_tree_add_string(tree, hf_event, tvb, 0, 0, name));
-	}
+	for (unsigned i = 0; i < RT_EV_COUNT; i++)
+		if (events & rt_events[i].bit)
+			add_generated(
+			    proto_tree_add_string(tree, hf_event, tvb, 0, 0, rt_events[i].name));
 }
 
 static void add_bth_fields(proto_tree *tree, tvbuff_t *tvb, packet_info *pinfo,

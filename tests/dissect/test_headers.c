@@ -1102,27 +1102,51 @@ static void test_record_reuse_and_link_types(void **state)
 	assert_int_equal(r.events, RT_EV_IP_TRUNCATED);
 }
 
+/* The decode-event table: a row per bit in use, names unique, classes and layers as the output needs them. */
 static void test_names(void **state)
 {
-	const char *seen[32] = {0};
+	static const char *const layers[] = {"link", "ip", "udp", "gre", "bth", "ext", "icrc", "macc"};
+	const char *seen[64] = {0};
 	(void)state;
 
-	for (int bit = 0; bit < 32; bit++) {
-		uint32_t ev = 1u << bit;
+	assert_int_equal(RT_EV_COUNT, 22);
+	for (int bit = 0; bit < 64; bit++) {
+		uint64_t ev = UINT64_C(1) << bit;
 		const char *n = rt_event_name(ev);
+		const struct rt_event_info *e = rt_event_info(ev);
+		bool known_layer = false;
 
-		if (bit > 21) {
+		if (bit >= RT_EV_COUNT) {
 			assert_null(n);
+			assert_null(e);
 			continue;
 		}
 		assert_non_null(n);
+		assert_ptr_equal(e, &rt_events[bit]);
+		assert_true(e->bit == ev);
+		assert_string_equal(e->name, n);
 		assert_int_equal(rt_event_is_truncation(ev), bit < 8);
+		assert_int_equal(e->cls == RT_EVC_TRUNCATION, bit < 8);
+		assert_int_equal(e->cls == RT_EVC_NOTICE, ev == RT_EV_IP_FRAGMENT);
 		assert_int_equal(strstr(n, "truncated") != NULL, bit < 8);
+		for (size_t k = 0; k < sizeof(layers) / sizeof(layers[0]); k++)
+			known_layer |= strcmp(e->layer, layers[k]) == 0;
+		assert_true(known_layer);
+		/* a truncation is named after the layer its " [|layer]" marker shows */
+		if (e->cls == RT_EVC_TRUNCATION) {
+			assert_memory_equal(n, e->layer, strlen(e->layer));
+			assert_string_equal(n + strlen(e->layer), "_truncated");
+		}
 		for (int j = 0; j < bit; j++)
 			if (seen[j])
 				assert_string_not_equal(seen[j], n);
 		seen[bit] = n;
 	}
+	assert_true(RT_EV_TRUNCATION_MASK == 0xff);
+	assert_string_equal(rt_event_info(RT_EV_IP_FRAGMENT)->layer, "ip");
+	assert_string_equal(rt_event_info(RT_EV_UNKNOWN_OPCODE)->layer, "bth");
+	assert_int_equal(rt_event_info(RT_EV_CNP_NOT_BECN)->cls, RT_EVC_INVALID);
+	assert_null(rt_event_info(0));
 	assert_string_equal(rt_event_name(RT_EV_BTH_TRUNCATED), "bth_truncated");
 	assert_string_equal(rt_event_name(RT_EV_ICRC_BAD), "icrc_bad");
 	assert_string_equal(rt_event_name(RT_EV_GRE_TRUNCATED), "gre_truncated");

@@ -27,7 +27,7 @@ static void check_record(const struct rt_record *r, uint32_t caplen, uint32_t wi
 	if ((r->kind == RT_KIND_CNP) != ((r->layers & RT_L_BTH) && r->opcode == RT_OPCODE_CNP) &&
 	    r->kind != RT_KIND_MALFORMED)
 		abort();
-	for (uint32_t bit = 1; bit; bit <<= 1)
+	for (uint64_t bit = 1; bit; bit <<= 1)
 		if ((r->events & bit) && !rt_event_name(bit))
 			abort();
 	if (r->hdrs && !rt_opcode_lookup(r->opcode))
