@@ -125,7 +125,7 @@ uint64_t rt_analyzer_flow_count(const struct rt_analyzer *an);
 int rt_analyzer_load_counters(struct rt_analyzer *an, const char *path, char *errbuf);
 int rt_analyzer_load_source_log(struct rt_analyzer *an, const char *path, char *errbuf);
 
-/* The report: one JSON document (DESIGN.md contract) or a human summary with the top `top` flows. */
+/* The report: one JSON document (analyze/README.md) or a human summary with the top `top` flows. */
 int rt_analyzer_report_json(struct rt_analyzer *an, FILE *fp);
 int rt_analyzer_report_text(struct rt_analyzer *an, FILE *fp, unsigned top);
 

@@ -8,21 +8,6 @@
 #include "common/errbuf.h"
 #include "dissect/dissect.h"
 
-/* One captured frame; `data` stays valid until the next rt_source_next() or rt_source_close(). */
-struct rt_frame {
-	const uint8_t *data;
-	uint32_t caplen;
-	uint32_t wirelen;
-	uint64_t ts_ns; /* nanoseconds since the Unix epoch */
-	/*
-	 * 1-based position in the source, counting the frames a filter skipped
-	 * where the source sees them (a file: as Wireshark numbers frames).
-	 */
-	uint64_t seq;
-	int linktype;	       /* pcap LINKTYPE_ of this frame (a pcapng may mix them); 0 = the source's */
-	uint32_t interface_id; /* where it was captured: pcapng interface (IDB) index; 0 for one-interface sources */
-};
-
 /* How a source timestamps frames (recorded in pcapng interface blocks). */
 enum rt_ts_source {
 	RT_TS_FILE = 0,	     /* as stored in the file */
@@ -87,6 +72,7 @@ int rt_source_open(struct rt_source **out, const char *name, const struct rt_sou
 /* Open `name` as a saved capture (pcap/pcapng, "-" for stdin) whatever it looks like. */
 int rt_source_open_file(struct rt_source **out, const char *path, const struct rt_source_config *cfg,
 			char *errbuf);
+/* Up to `max` frames (struct rt_frame, dissect/dissect.h); returns as ops->next does. */
 int rt_source_next(struct rt_source *src, struct rt_frame *frames, int max, char *errbuf);
 int rt_source_stats(struct rt_source *src, struct rt_source_stats *st, char *errbuf);
 void rt_source_break(struct rt_source *src);

@@ -583,8 +583,18 @@ void rt_dissect_roce(const uint8_t *buf, uint32_t len, struct rt_record *rec)
 	rt_dissect_transport(rec, buf, len, 0, len, 0, &no_icrc);
 }
 
-int rt_dissect(const struct rt_dissect_opts *opts, int linktype, const uint8_t *buf,
-	       uint32_t caplen, uint32_t wirelen, struct rt_record *rec)
+int rt_dissect(const struct rt_dissect_opts *opts, const struct rt_frame *frame,
+	       struct rt_record *rec)
+{
+	rec->ts_ns = frame->ts_ns;
+	int rc = rt_dissect_buf(opts, frame->linktype, frame->data, frame->caplen, frame->wirelen,
+				rec);
+	rec->interface_id = frame->interface_id;
+	return rc;
+}
+
+int rt_dissect_buf(const struct rt_dissect_opts *opts, int linktype, const uint8_t *buf,
+		   uint32_t caplen, uint32_t wirelen, struct rt_record *rec)
 {
 	struct frame f = {
 		.opts = opts,

@@ -155,13 +155,32 @@ struct rt_encap {
 };
 
 /*
+ * One captured frame, as a capture source hands it over; `data` stays
+ * valid until the source's next read or its close.
+ */
+struct rt_frame {
+	const uint8_t *data;
+	uint32_t caplen;
+	uint32_t wirelen;
+	uint64_t ts_ns; /* nanoseconds since the Unix epoch */
+	/*
+	 * 1-based position in the source, counting the frames a filter skipped
+	 * where the source sees them (a file: as Wireshark numbers frames).
+	 */
+	uint64_t seq;
+	int linktype;	       /* pcap LINKTYPE_ of this frame (a pcapng may mix them); 0 = the source's */
+	uint32_t interface_id; /* where it was captured: pcapng interface (IDB) index; 0 for one-interface sources */
+};
+
+/*
  * One decoded frame. Every field is host order. Fields of a layer or header
  * are meaningful only when its bit is set in `layers` / `hdrs`.
  */
 struct rt_record {
-	uint64_t ts_ns;	  /* set by the caller, not by rt_dissect() */
-	uint32_t caplen;  /* bytes captured */
-	uint32_t wirelen; /* bytes on the wire */
+	uint64_t ts_ns;	       /* the frame's timestamp (rt_dissect_buf() leaves it to the caller) */
+	uint32_t caplen;       /* bytes captured */
+	uint32_t wirelen;      /* bytes on the wire */
+	uint32_t interface_id; /* the frame's capture interface (rt_frame.interface_id) */
 	uint32_t layers;  /* enum rt_layer bits */
 	uint32_t hdrs;	  /* enum rt_ext_header bits */
 	uint64_t events;  /* RT_EV_ bits */
@@ -236,13 +255,22 @@ struct rt_dissect_opts {
 void rt_dissect_opts_init(struct rt_dissect_opts *opts);
 
 /*
- * Decode one frame of link type `linktype` into `rec` (which it clears,
- * keeping nothing of a previous frame but leaving ts_ns for the caller to
- * set). Reads at most `caplen` bytes of `buf`; `wirelen` is the original
- * length. Returns 0, or -EPROTONOSUPPORT for a link type it does not know.
+ * Decode one frame into `rec`, which it clears, keeping nothing of a
+ * previous frame: the frame's timestamp and interface go into the record.
+ * Reads at most frame->caplen bytes of frame->data; frame->wirelen is the
+ * original length. Returns 0, or -EPROTONOSUPPORT for a link type it does
+ * not know (the record then holds the lengths, timestamp and interface).
  */
-int rt_dissect(const struct rt_dissect_opts *opts, int linktype, const uint8_t *buf,
-	       uint32_t caplen, uint32_t wirelen, struct rt_record *rec);
+int rt_dissect(const struct rt_dissect_opts *opts, const struct rt_frame *frame,
+	       struct rt_record *rec);
+
+/*
+ * The same for bytes without a frame around them (unit tests, fuzzers): a
+ * frame of link type `linktype`, `caplen` bytes of `buf` captured of
+ * `wirelen`. Leaves rec->ts_ns as it was and rec->interface_id 0.
+ */
+int rt_dissect_buf(const struct rt_dissect_opts *opts, int linktype, const uint8_t *buf,
+		   uint32_t caplen, uint32_t wirelen, struct rt_record *rec);
 
 /*
  * Decode a RoCEv2 UDP payload as a UDP socket hands it over (`len` bytes,

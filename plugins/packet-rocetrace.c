@@ -339,11 +339,21 @@ static int dissect_rocetrace(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree
 	opts.verify_icrc = pref_verify_icrc;
 	struct rt_record rec;
 	const uint8_t *frame = tvb_get_ptr(tvb, 0, caplen);
-	if (rt_dissect(&opts, linktype, frame, caplen, tvb_reported_length(tvb), &rec) < 0)
+	struct rt_frame f = {
+	    .data = frame,
+	    .caplen = caplen,
+	    .wirelen = tvb_reported_length(tvb),
+	    .ts_ns = pinfo->abs_ts.secs >= 0 ? (uint64_t)pinfo->abs_ts.secs * 1000000000ull +
+						   (uint64_t)pinfo->abs_ts.nsecs
+					     : 0,
+	    .seq = pinfo->num,
+	    .linktype = linktype,
+	    .interface_id = pinfo->rec->presence_flags & WTAP_HAS_INTERFACE_ID
+				? pinfo->rec->rec_header.packet_header.interface_id
+				: 0,
+	};
+	if (rt_dissect(&opts, &f, &rec) < 0)
 		return 0;
-	if (pinfo->abs_ts.secs >= 0)
-		rec.ts_ns =
-		    (uint64_t)pinfo->abs_ts.secs * 1000000000ull + (uint64_t)pinfo->abs_ts.nsecs;
 	if (!pinfo->fd->visited)
 		analyse_first_pass(pinfo, &rec, frame, caplen);
 	if (rec.kind == RT_KIND_OTHER)

@@ -1,5 +1,6 @@
 /* One-line messages of the subcommands: usage errors, failures, getopt complaints. */
 #include <getopt.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -28,6 +29,17 @@ int rt_cli_fail(const char *cmd, const char *fmt, ...)
 	va_end(ap);
 	fputc('\n', stderr);
 	return RT_EXIT_ERROR;
+}
+
+int rt_cli_interrupted(const char *cmd, int sig, const char *fmt, ...)
+{
+	va_list ap;
+	fprintf(stderr, "rocetrace %s: interrupted", cmd);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	return 128 + (sig > 0 ? sig : SIGINT);
 }
 
 int rt_cli_getopt_error(const char *cmd, int c, char *const argv[])

@@ -1,14 +1,13 @@
-/* rocetrace dissect: decode each frame of a capture; print text, JSON Lines or totals. */
+/* rocetrace dissect: options and wiring; the pump decodes each frame, the dissect/ printers print it. */
 #include <errno.h>
 #include <getopt.h>
-#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "capture/source.h"
+#include "capture/pump.h"
 #include "common/outbuf.h"
 #include "dissect/dissect.h"
 #include "dissect/print.h"
@@ -16,7 +15,6 @@
 #include "tools/commands.h"
 #include "tools/options.h"
 
-#define BATCH 64
 #define CMD "dissect"
 
 enum output_mode { OUT_TEXT, OUT_JSON, OUT_COUNT };
@@ -30,9 +28,9 @@ struct dissect_args {
 	struct rt_dissect_opts opts;
 };
 
-static void help(void)
-{
-	fputs("NAME\n"
+/* The manual up to the --json option; the JSON keys follow from their list, then the rest. */
+static const char help_head[] =
+	      "NAME\n"
 	      "    rocetrace dissect - decode every frame of a capture file\n"
 	      "\n"
 	      "SYNOPSIS\n"
@@ -72,18 +70,11 @@ static void help(void)
 	      "    -c N\n"
 	      "        Stop after N frames (after filtering). Default: read to the end.\n"
 	      "    --json\n"
-	      "        Print one JSON object per frame (JSON Lines) with the keys frame (its\n"
-	      "        1-based number in the file), ts (\"SECONDS.NANOSECONDS\"), len,\n"
-	      "        caplen, kind (roce, cnp, pfc, pause, other, malformed), truncated\n"
-	      "        and, where present, src, dst,\n"
-	      "        dscp, ecn, vlan, pcp, inner_vlan, inner_pcp, udp_sport, rocev1, opcode,\n"
-	      "        opcode_name, dest_qp, psn, ackreq, fecn, becn, se, migreq, pad, pkey,\n"
-	      "        reth, aeth, deth, immediate, atomic, atomic_ack, ieth, xrc_srq,\n"
-	      "        ee_context, feth, icrc, pfc, pause, src_mac, dst_mac (frames without\n"
-	      "        IP) and events (names of what the dissector noticed). A decapsulated\n"
-	      "        frame adds \"erspan\": {\"version\": 0|1|2 (type I|II|III),\n"
-	      "        \"session\", \"outer_src\", \"outer_dst\"} or, for plain GRE,\n"
-	      "        \"gre\": {\"outer_src\", \"outer_dst\"}.\n"
+	      "        Print one JSON object per frame (JSON Lines). Its keys, in the order\n"
+	      "        they come; frame, ts, len, caplen, kind and truncated are always\n"
+	      "        there, the others where the frame has what they hold:\n";
+
+static const char help_tail[] =
 	      "    --count\n"
 	      "        Decode every frame but print only totals: frames, bytes, frames per\n"
 	      "        kind, ICRC results, truncated frames, CE marks and events. With\n"
@@ -99,7 +90,8 @@ static void help(void)
 	      "    0 on success (also when the reader of the output goes away), 1 when the\n"
 	      "    file cannot be read or its link type is not supported (frames already\n"
 	      "    printed stay printed; --count prints the totals of the frames before\n"
-	      "    the error), 2 for usage errors.\n"
+	      "    the error), 2 for usage errors, 130 when Ctrl-C (143: SIGTERM) stopped\n"
+	      "    it: what was decoded until then is printed, --count prints its totals.\n"
 	      "\n"
 	      "EXAMPLES\n"
 	      "    rocetrace dissect run.pcap\n"
@@ -107,8 +99,36 @@ static void help(void)
 	      "    rocetrace dissect run.pcap -f 'vlan and udp port 4791' -c 100\n"
 	      "    tcpdump -i eth0 -w - udp port 4791 | rocetrace dissect -\n"
 	      "    rocetrace dissect big.pcap --count\n"
-	      "    rocetrace dissect erspan-mirror.pcap --json | jq 'select(.erspan.session == 7)'\n",
-	      stdout);
+	      "    rocetrace dissect erspan-mirror.pcap --json | jq 'select(.erspan.session == 7)'\n";
+
+/* One JSON key and what it holds, the text wrapped to 79 columns under the key. */
+static void help_key(const struct rt_json_key_help *k)
+{
+	const char *t = k->help;
+	int col = printf("          %-12s", k->key);
+
+	while (*t) {
+		size_t word = strcspn(t, " ");
+		if (col + 1 + (int)word > 79) {
+			printf("\n%23s", "");
+			col = 23;
+		} else {
+			putchar(' ');
+			col++;
+		}
+		col += printf("%.*s", (int)word, t);
+		t += word;
+		t += *t == ' ';
+	}
+	putchar('\n');
+}
+
+static void help(void)
+{
+	fputs(help_head, stdout);
+	for (size_t i = 0; i < rt_print_json_nkeys; i++)
+		help_key(&rt_print_json_keys[i]);
+	fputs(help_tail, stdout);
 }
 
 /* Returns -1 to go on, or the exit status to return now. */
@@ -173,80 +193,66 @@ static int parse_args(int argc, char **argv, struct dissect_args *a)
 	return -1;
 }
 
-/* ------------------------------------------------------------------ main */
+/* Where each record goes. */
+struct sink {
+	enum output_mode mode;
+	struct rt_outbuf *out;
+	struct rt_totals *totals;
+};
 
-/* Output failed: quiet for a reader that went away (EPIPE), one line otherwise. */
-static int output_status(int err)
+static int on_frame(void *ctx, const struct rt_frame *frame, const struct rt_record *rec,
+		    char *errbuf)
 {
-	if (!err || err == EPIPE)
-		return RT_EXIT_OK;
-	return rt_cli_fail(CMD, "writing output: %s", strerror(err));
+	struct sink *s = ctx;
+
+	(void)errbuf;
+	if (s->mode == OUT_TEXT)
+		rt_print_text(s->out, rec);
+	else if (s->mode == OUT_JSON)
+		rt_print_json(s->out, frame->seq, rec);
+	else
+		rt_totals_add(s->totals, rec);
+	return s->out->error ? 1 : 0; /* the output failed: stop, say so below */
 }
 
 int rt_cmd_dissect(int argc, char **argv)
 {
+	static struct rt_outbuf out;
+	static struct rt_totals totals;
 	struct dissect_args a;
+	struct sink sink = {.out = &out, .totals = &totals};
+	struct rt_pump_config pc = {.on_frame = on_frame, .ctx = &sink};
+	struct rt_pump_result res;
+	struct rt_source *src;
+	char errbuf[RT_ERRBUF_SIZE] = "";
 	int rc = parse_args(argc, argv, &a);
+
 	if (rc >= 0)
 		return rc;
-
-	char errbuf[RT_ERRBUF_SIZE] = "";
-	struct rt_source_config cfg = {.bpf = a.bpf};
-	struct rt_source *src = NULL;
-	if (rt_source_open_file(&src, a.path, &cfg, errbuf) < 0)
+	if (rt_pump_open_file(&src, a.path, a.bpf, errbuf) < 0)
 		return rt_cli_fail(CMD, "%s", errbuf);
-	if (!rt_linktype_supported(src->linktype)) {
-		rt_cli_fail(CMD, "%s: link type %d is not supported (Ethernet, Linux SLL/SLL2 and raw IP are)",
-		            strcmp(a.path, "-") ? a.path : "stdin", src->linktype);
-		rt_source_close(src);
-		return RT_EXIT_ERROR;
-	}
-
-	/* A reader that goes away (| head) shows up as EPIPE on write. */
-	signal(SIGPIPE, SIG_IGN);
-
-	static struct rt_outbuf out;
-	static struct rt_totals tot;
-	memset(&tot, 0, sizeof(tot));
+	sink.mode = a.mode;
+	pc.dissect = &a.opts;
+	pc.max_frames = a.max_frames;
+	memset(&totals, 0, sizeof(totals));
 	rt_out_init(&out, stdout);
-
-	struct rt_frame frames[BATCH];
-	struct rt_record rec;
-	uint64_t n = 0;
-	bool done = false, read_error = false;
-	while (!done && !out.error) {
-		int got = rt_source_next(src, frames, BATCH, errbuf);
-		if (got == 0)
-			break;
-		if (got < 0) {
-			read_error = true;
-			break;
-		}
-		for (int i = 0; i < got; i++) {
-			rec.ts_ns = frames[i].ts_ns;
-			rt_dissect(&a.opts, frames[i].linktype, frames[i].data, frames[i].caplen,
-			           frames[i].wirelen, &rec);
-			n++;
-			if (a.mode == OUT_TEXT)
-				rt_print_text(&out, &rec);
-			else if (a.mode == OUT_JSON)
-				rt_print_json(&out, frames[i].seq, &rec);
-			else
-				rt_totals_add(&tot, &rec);
-			if (a.max_frames && n >= a.max_frames) {
-				done = true;
-				break;
-			}
-		}
-	}
+	rt_pump_catch_signals(NULL);
+	rt_pump_run(src, &pc, &res, errbuf);
 	rt_source_close(src);
-	/* A read error (a file cut short) keeps what was decoded: the frames printed, or the totals. */
+	/* a read error (a file cut short) or a signal keeps what was decoded: the frames, or the totals */
 	if (a.mode == OUT_COUNT && !out.error)
-		rt_print_totals(&out, &tot, a.count_json);
+		rt_print_totals(&out, &totals, a.count_json);
 	int werr = rt_out_flush(&out);
-	if (read_error)
+	rt_pump_release_signals();
+	if (res.end == RT_PUMP_FAILED)
 		return rt_cli_fail(CMD, "%s%s", errbuf,
-		                   a.mode == OUT_COUNT && !werr ? " (the totals cover the frames before it)"
-		                                                : "");
-	return output_status(werr);
+				   a.mode == OUT_COUNT && !werr
+				       ? " (the totals cover the frames before it)"
+				       : "");
+	if (werr && werr != EPIPE) /* a reader that went away (| head) ends it quietly */
+		return rt_cli_fail(CMD, "writing output: %s", strerror(werr));
+	if (res.end == RT_PUMP_INTERRUPTED && !werr)
+		return rt_cli_interrupted(CMD, res.signal, "after %llu frames",
+					  (unsigned long long)res.frames);
+	return RT_EXIT_OK;
 }

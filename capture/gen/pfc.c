@@ -27,7 +27,7 @@ bool rt_pfc_parse(const uint8_t *frame, size_t len, unsigned priority, uint16_t 
 
 	rt_dissect_opts_init(&opts);
 	if (priority > 7 || len > UINT32_MAX ||
-	    rt_dissect(&opts, RT_LINK_ETHERNET, frame, (uint32_t)len, (uint32_t)len, &rec) < 0 ||
+	    rt_dissect_buf(&opts, RT_LINK_ETHERNET, frame, (uint32_t)len, (uint32_t)len, &rec) < 0 ||
 	    rec.kind != RT_KIND_PFC || rec.truncated || !(rec.pfc_enable & (1u << priority)))
 		return false;
 	*quanta = rec.pfc_quanta[priority];

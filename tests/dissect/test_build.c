@@ -44,7 +44,7 @@ static void dissect(const uint8_t *frame, int len, struct rt_record *rec)
 
 	assert_true(len > 0);
 	rt_dissect_opts_init(&o);
-	assert_int_equal(rt_dissect(&o, RT_LINK_ETHERNET, frame, (uint32_t)len, (uint32_t)len, rec), 0);
+	assert_int_equal(rt_dissect_buf(&o, RT_LINK_ETHERNET, frame, (uint32_t)len, (uint32_t)len, rec), 0);
 }
 
 /* Transport fields with a distinct value in every header field, payload_len bytes of payload. */

@@ -1,4 +1,4 @@
-/* Unit tests of rt_dissect(): hand-built frames for every link type and header, invalid input, truncation at every byte. */
+/* Unit tests of rt_dissect() and rt_dissect_buf(): hand-built frames for every link type and header, invalid input, truncation at every byte. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -126,7 +126,7 @@ static void dissect_n(const struct rt_dissect_opts *o, int link, const struct pk
 
 	assert_non_null(copy);
 	memcpy(copy, p->b, caplen);
-	assert_int_equal(rt_dissect(o, link, copy, caplen, wirelen, rec), 0);
+	assert_int_equal(rt_dissect_buf(o, link, copy, caplen, wirelen, rec), 0);
 	free(copy);
 }
 
@@ -1084,7 +1084,25 @@ static void test_record_reuse_and_link_types(void **state)
 	assert_true(r.reth_va == 0);
 	assert_int_equal(r.kind, RT_KIND_PAUSE);
 
-	assert_int_equal(rt_dissect(&o, 105, p.b, p.len, p.len, &r), -EPROTONOSUPPORT);
+	assert_int_equal(rt_dissect_buf(&o, 105, p.b, p.len, p.len, &r), -EPROTONOSUPPORT);
+
+	/* a frame brings its timestamp, link type and interface into the record */
+	struct rt_frame f = {.data = p.b, .caplen = p.len - 1, .wirelen = p.len, .ts_ns = 42,
+			     .seq = 9, .linktype = RT_LINK_ETHERNET, .interface_id = 3};
+	r.ts_ns = 7;
+	assert_int_equal(rt_dissect(&o, &f, &r), 0);
+	assert_true(r.ts_ns == 42);
+	assert_int_equal(r.interface_id, 3);
+	assert_int_equal(r.caplen, p.len - 1);
+	assert_int_equal(r.wirelen, p.len);
+	assert_int_equal(r.kind, RT_KIND_PAUSE);
+	f.linktype = 105;
+	f.interface_id = 0;
+	assert_int_equal(rt_dissect(&o, &f, &r), -EPROTONOSUPPORT);
+	assert_true(r.ts_ns == 42);
+	assert_int_equal(r.interface_id, 0);
+	assert_int_equal(r.kind, RT_KIND_OTHER);
+	assert_int_equal(r.layers, 0);
 	assert_true(rt_linktype_supported(RT_LINK_ETHERNET));
 	assert_true(rt_linktype_supported(RT_LINK_RAW));
 	assert_true(rt_linktype_supported(RT_LINK_LINUX_SLL));

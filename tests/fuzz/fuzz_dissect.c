@@ -1,4 +1,4 @@
-/* libFuzzer target for rt_dissect(): byte 0 picks the link type and capture shape, the rest is the frame (ICRC on). */
+/* libFuzzer target for rt_dissect_buf(): byte 0 picks the link type and capture shape, the rest is the frame (ICRC on). */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -51,7 +51,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	caplen = (uint32_t)(size - 1);
 	wirelen = caplen + ((data[0] & 4) ? 100 : 0);
 	rt_dissect_opts_init(&opts);
-	if (rt_dissect(&opts, links[data[0] & 3], data + 1, caplen, wirelen, &rec) != 0)
+	if (rt_dissect_buf(&opts, links[data[0] & 3], data + 1, caplen, wirelen, &rec) != 0)
 		abort();
 	check_record(&rec, caplen, wirelen);
 	return 0;
