@@ -654,12 +654,6 @@ static void handle_roce(struct rt_analyzer *an, const struct rt_record *rec)
 
 void rt_analyzer_feed(struct rt_analyzer *an, const struct rt_record *rec)
 {
-	rt_analyzer_feed_frame(an, rec, NULL, 0);
-}
-
-void rt_analyzer_feed_frame(struct rt_analyzer *an, const struct rt_record *rec,
-			    const uint8_t *frame, uint32_t caplen)
-{
 	uint64_t ts = rec->ts_ns;
 	if (!an->tot.packets || ts < an->first_ts)
 		an->first_ts = ts;
@@ -684,8 +678,8 @@ void rt_analyzer_feed_frame(struct rt_analyzer *an, const struct rt_record *rec,
 	case RT_KIND_ROCE:
 	case RT_KIND_CNP:
 		handle_roce(an, rec);
-		if (frame && rec->dest_qp == 1 && rt_record_has_bth(rec))
-			an_cm_mad(an, rec, frame, caplen);
+		if (rec->layers & RT_L_CM)
+			an_cm_mad(an, rec);
 		break;
 	case RT_KIND_PFC:
 	case RT_KIND_PAUSE:
@@ -700,15 +694,15 @@ void rt_analyzer_feed_frame(struct rt_analyzer *an, const struct rt_record *rec,
 	}
 }
 
-void rt_analyzer_feed_note(struct rt_analyzer *an, const struct rt_record *rec, const uint8_t *frame,
-			   uint32_t caplen, struct rt_an_note *note)
+void rt_analyzer_feed_note(struct rt_analyzer *an, const struct rt_record *rec,
+			   struct rt_an_note *note)
 {
 	memset(note, 0, sizeof(*note));
 	note->frame = an->tot.packets + 1;
 	note->flow_id = RT_AN_NONE;
 	note->peer_flow_id = RT_AN_NONE;
 	an->note = note;
-	rt_analyzer_feed_frame(an, rec, frame, caplen);
+	rt_analyzer_feed(an, rec);
 	an->note = NULL;
 }
 

@@ -326,9 +326,8 @@ static inline void an_tl_mark(struct rt_analyzer *an, struct an_flow *f)
 	an->ndirty++;
 }
 
-/* RDMA CM */
-void an_cm_mad(struct rt_analyzer *an, const struct rt_record *rec, const uint8_t *frame,
-	       uint32_t caplen);
+/* RDMA CM: a REQ or REP the dissector decoded (RT_L_CM) */
+void an_cm_mad(struct rt_analyzer *an, const struct rt_record *rec);
 
 /* side files */
 void an_side_free(struct rt_analyzer *an);

@@ -189,6 +189,8 @@ void rt_dissect_transport(struct rt_record *rec, const uint8_t *buf, uint32_t ca
 		rt_rec_truncated(rec, RT_EV_EXT_TRUNCATED);
 		return;
 	}
+	if (rec->dest_qp == 1 && (rec->hdrs & RT_H_DETH))
+		rt_dissect_cm(rec, buf, caplen);
 	rec->icrc_stored = rt_get_le32(buf, caplen, icrc_off, &ok);
 	if (!ok) {
 		rt_rec_truncated(rec, RT_EV_ICRC_TRUNCATED);

@@ -40,6 +40,7 @@ enum rt_layer {
 	RT_L_MACC = 1u << 10, /* MAC control (0x8808) */
 	RT_L_GRE = 1u << 11,  /* decapsulated from GRE: the record is the inner frame, outer_* the tunnel */
 	RT_L_ERSPAN = 1u << 12, /* ... and the GRE payload was ERSPAN (erspan_version, erspan_session) */
+	RT_L_CM = 1u << 13,	/* an RDMA CM REQ or REP MAD on QP 1 (rt_record.cm) */
 };
 
 /* Extended transport headers, a bit each (rt_opcode_info.hdrs, rt_record.hdrs). */
@@ -145,6 +146,18 @@ enum rt_nak_code {
 #define RT_MACC_PAUSE 0x0001
 #define RT_MACC_PFC 0x0101
 
+/* RDMA CM MAD attribute IDs the dissector decodes (management class 0x07 on QP 1). */
+#define RT_CM_ATTR_REQ 0x0010
+#define RT_CM_ATTR_REP 0x0013
+
+/* An RDMA CM REQ or REP (rt_record.cm, valid with RT_L_CM): what names both sides of a connection. */
+struct rt_cm {
+	uint16_t attr;		 /* RT_CM_ATTR_REQ or RT_CM_ATTR_REP */
+	uint32_t local_comm_id;	 /* the sender's communication ID */
+	uint32_t remote_comm_id; /* REP: the REQ's communication ID; 0 in a REQ */
+	uint32_t local_qpn;	 /* the sender's QP (24 bits) */
+};
+
 /* The tunnel a decapsulated frame came through (rt_record.encap, valid with RT_L_GRE). */
 struct rt_encap {
 	uint16_t gre_proto;	  /* 0x6558 bridging, 0x88BE ERSPAN I/II, 0x22EB ERSPAN III, 0x0800/0x86DD IP */
@@ -241,6 +254,9 @@ struct rt_record {
 	uint16_t pfc_enable;	/* class-enable vector, bit n = priority n */
 	uint16_t pfc_quanta[8]; /* pause time per priority */
 	uint16_t pause_quanta;	/* 802.3x pause time */
+
+	/* RDMA CM (RT_L_CM) */
+	struct rt_cm cm;
 
 	/* GRE / ERSPAN encapsulation (RT_L_GRE; the fields above describe the inner frame) */
 	struct rt_encap encap; /* last: rt_dissect() clears it apart from the rest */

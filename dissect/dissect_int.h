@@ -16,6 +16,9 @@ void rt_dissect_transport(struct rt_record *rec, const uint8_t *buf, uint32_t ca
 			  uint32_t bth_off, uint32_t end, uint32_t ip_off,
 			  const struct rt_dissect_opts *opts);
 
+/* Decode the RDMA CM REQ or REP MAD a UD packet on QP 1 carries as payload (RT_L_CM), if it is one. */
+void rt_dissect_cm(struct rt_record *rec, const uint8_t *buf, uint32_t caplen);
+
 /* Decode a MAC control frame body (opcode first) at `off`. Sets the kind. */
 void rt_dissect_macc(struct rt_record *rec, const uint8_t *buf, uint32_t caplen, uint32_t off);
 

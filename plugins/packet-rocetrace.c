@@ -172,8 +172,7 @@ static void keep_pause_note(packet_info *pinfo, const struct rt_an_note *an)
  * frame. Frames this postdissector did not see are fed as empty records
  * first, so the analyzer's frame numbers stay Wireshark's.
  */
-static void analyse_first_pass(packet_info *pinfo, const struct rt_record *rec,
-                               const uint8_t *frame, uint32_t caplen)
+static void analyse_first_pass(packet_info *pinfo, const struct rt_record *rec)
 {
 	if (!file_an || pinfo->num <= file_fed)
 		return;
@@ -185,7 +184,7 @@ static void analyse_first_pass(packet_info *pinfo, const struct rt_record *rec,
 		file_fed++;
 	}
 	struct rt_an_note note;
-	rt_analyzer_feed_note(file_an, rec, frame, caplen, &note);
+	rt_analyzer_feed_note(file_an, rec, &note);
 	file_fed++;
 	if (note.flow_id != RT_AN_NONE)
 		keep_roce_note(pinfo, &note);
@@ -355,7 +354,7 @@ static int dissect_rocetrace(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree
 	if (rt_dissect(&opts, &f, &rec) < 0)
 		return 0;
 	if (!pinfo->fd->visited)
-		analyse_first_pass(pinfo, &rec, frame, caplen);
+		analyse_first_pass(pinfo, &rec);
 	if (rec.kind == RT_KIND_OTHER)
 		return 0;
 	bool roce =

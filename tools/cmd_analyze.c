@@ -159,8 +159,9 @@ static int on_frame(void *ctx, const struct rt_frame *frame, const struct rt_rec
 {
 	struct feed *f = ctx;
 
+	(void)frame;
 	(void)errbuf;
-	rt_analyzer_feed_frame(f->an, rec, frame->data, frame->caplen);
+	rt_analyzer_feed(f->an, rec);
 	return f->timeline_out && (++f->frames & 0xfff) == 0 && ferror(f->timeline_out) ? 1 : 0;
 }
 

@@ -430,7 +430,7 @@ static int on_frame(void *ctx, const struct rt_frame *frame, const struct rt_rec
 	struct capture *cap = ctx;
 
 	if (rec && rt_linktype_supported(frame->linktype))
-		rt_analyzer_feed_frame(cap->tick.an, rec, frame->data, frame->caplen);
+		rt_analyzer_feed(cap->tick.an, rec);
 	return rt_writer_write(cap->writer, cap->if_id, frame, errbuf);
 }
 

@@ -55,7 +55,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		rt_dissect_buf(&dopts, RT_LINK_ETHERNET, data + off, (uint32_t)len,
 			   (uint32_t)len + (flags & 0x3f), &rec);
 		rec.ts_ns = ts;
-		rt_analyzer_feed_frame(an, &rec, data + off, (uint32_t)len);
+		rt_analyzer_feed(an, &rec);
 		off += len;
 		frames++;
 	}
