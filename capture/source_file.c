@@ -1,5 +1,5 @@
 /* Saved-capture source: pcap and pcapng (micro or nanosecond) through libpcap, "-" for stdin. */
-#include "capture/sources.h"
+#include "capture/internal.h"
 
 #include <errno.h>
 #include <pcap/pcap.h>

@@ -140,3 +140,50 @@ int rt_rdma_find_by_netdev(const char *root, const char *netdev, char dev[RT_DEV
 	closedir(d);
 	return rc;
 }
+
+int rt_rdma_list_ports(const char *root, void (*fn)(void *ctx, const struct rt_rdma_port *p),
+		       void *ctx)
+{
+	char path[4096], val[128];
+	struct dirent **names = NULL;
+	int n, shown = 0;
+
+	snprintf(path, sizeof(path), "%s/class/infiniband", rt_sysfs_root(root));
+	n = scandir(path, &names, NULL, alphasort);
+	for (int i = 0; i < n; i++) {
+		const char *dev = names[i]->d_name;
+		for (unsigned port = 1; dev[0] != '.' && strlen(dev) < RT_DEVNAME_MAX && port <= 255;
+		     port++) {
+			struct rt_rdma_port p = {.port = port, .link_layer = "?", .state = "?"};
+			const char *s;
+
+			snprintf(path, sizeof(path), "%s/class/infiniband/%s/ports/%u",
+				 rt_sysfs_root(root), dev, port);
+			if (access(path, F_OK) != 0)
+				break;
+			snprintf(p.dev, sizeof(p.dev), "%s", dev);
+			snprintf(path, sizeof(path), "%s/class/infiniband/%s/ports/%u/link_layer",
+				 rt_sysfs_root(root), dev, port);
+			if (rt_sysfs_read(path, val, sizeof(val)) == 0)
+				snprintf(p.link_layer, sizeof(p.link_layer), "%s", val);
+			snprintf(path, sizeof(path), "%s/class/infiniband/%s/ports/%u/state",
+				 rt_sysfs_root(root), dev, port);
+			if (rt_sysfs_read(path, val, sizeof(val)) == 0) {
+				/* "4: ACTIVE" */
+				s = strchr(val, ':');
+				s = s ? s + 1 : val;
+				while (*s == ' ')
+					s++;
+				snprintf(p.state, sizeof(p.state), "%s", s);
+			}
+			if (rt_rdma_port_netdev(root, dev, port, p.netdev) < 0)
+				snprintf(p.netdev, sizeof(p.netdev), "-");
+			fn(ctx, &p);
+			shown++;
+		}
+	}
+	for (int i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+	return shown;
+}

@@ -1,4 +1,4 @@
-/* sysfs lookups for capture: RDMA devices, ports, their netdevs (root configurable). */
+/* sysfs reading: small files, RDMA devices, their ports and netdevs (root configurable). */
 #ifndef RT_SYSFS_H
 #define RT_SYSFS_H
 
@@ -32,5 +32,22 @@ int rt_rdma_port_netdev(const char *root, const char *dev, unsigned port,
 /* The RDMA device and port whose netdev is `netdev` (first found). Returns 0 or -ENOENT. */
 int rt_rdma_find_by_netdev(const char *root, const char *netdev, char dev[RT_DEVNAME_MAX],
                            unsigned *port);
+
+/* One port of an RDMA device as sysfs describes it ("?" or "-" where it says nothing). */
+struct rt_rdma_port {
+	char dev[RT_DEVNAME_MAX];
+	unsigned port;
+	char link_layer[128]; /* "Ethernet", "InfiniBand" */
+	char state[128];	     /* "ACTIVE", "DOWN" */
+	char netdev[RT_DEVNAME_MAX];
+};
+
+/*
+ * Every port of every device under ROOT/class/infiniband, devices in name
+ * order: one call of fn each. Returns how many (0 when there is no such
+ * directory).
+ */
+int rt_rdma_list_ports(const char *root, void (*fn)(void *ctx, const struct rt_rdma_port *p),
+		       void *ctx);
 
 #endif

@@ -3,7 +3,7 @@
 #include <stdint.h>
 
 #include "dissect/dissect.h"
-#include "dissect/dissect_int.h"
+#include "dissect/internal.h"
 #include "dissect/opcodes.h"
 #include "dissect/wire.h"
 

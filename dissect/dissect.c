@@ -4,7 +4,7 @@
 #include <errno.h>
 #include <stddef.h>
 
-#include "dissect/dissect_int.h"
+#include "dissect/internal.h"
 #include "dissect/wire.h"
 
 #define ETH_HLEN 14

@@ -1,8 +1,6 @@
 /* rocetrace capture: netdev, RDMA NIC or file into pcapng/pcap, optionally around a command. */
-#include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
-#include <pcap/pcap.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -309,72 +307,27 @@ static int parse_args(int argc, char **argv, struct capture_args *a)
 	return 0;
 }
 
-/* -D: RDMA devices from sysfs, network interfaces from libpcap. */
+static void print_device(void *ctx, const struct rt_source_device *dev)
+{
+	(void)ctx;
+	printf("  %-16s %s\n", dev->name, dev->desc);
+}
+
+/* -D: what the verbs and the libpcap sources can capture from. */
 static int list_devices(const char *sysfs_root)
 {
-	char path[4096], val[128];
-	const char *root = rt_sysfs_root(sysfs_root);
-	printf("RDMA devices (verbs sniffer%s):\n",
-	       RT_HAVE_IBVERBS ? "" : ", not built in: no libibverbs");
-	snprintf(path, sizeof(path), "%s/class/infiniband", root);
-	struct dirent **names = NULL;
-	int n = scandir(path, &names, NULL, alphasort);
-	int shown = 0;
-	for (int i = 0; i < n; i++) {
-		const char *dev = names[i]->d_name;
-		for (unsigned port = 1;
-		     dev[0] != '.' && strlen(dev) < RT_DEVNAME_MAX && port <= 255; port++) {
-			char netdev[RT_DEVNAME_MAX] = "-", ll[128] = "?", state[128] = "?";
-			snprintf(path, sizeof(path), "%s/class/infiniband/%s/ports/%u", root, dev,
-			         port);
-			if (access(path, F_OK) != 0)
-				break;
-			snprintf(path, sizeof(path), "%s/class/infiniband/%s/ports/%u/link_layer",
-			         root, dev, port);
-			if (rt_sysfs_read(path, val, sizeof(val)) == 0)
-				snprintf(ll, sizeof(ll), "%s", val);
-			snprintf(path, sizeof(path), "%s/class/infiniband/%s/ports/%u/state", root,
-			         dev, port);
-			if (rt_sysfs_read(path, val, sizeof(val)) == 0) {
-				/* "4: ACTIVE" */
-				const char *s = strchr(val, ':');
-				s = s ? s + 1 : val;
-				while (*s == ' ')
-					s++;
-				snprintf(state, sizeof(state), "%s", s);
-			}
-			if (rt_rdma_port_netdev(sysfs_root, dev, port, netdev) < 0)
-				snprintf(netdev, sizeof(netdev), "-");
-			char name[RT_DEVNAME_MAX + 8];
-			snprintf(name, sizeof(name), "%s:%u", dev, port);
-			printf("  %-16s link_layer %-10s state %-8s netdev %s\n", name, ll, state,
-			       netdev);
-			shown++;
-		}
-	}
-	for (int i = 0; i < n; i++)
-		free(names[i]);
-	free(names);
-	if (!shown)
-		printf("  (none in %s/class/infiniband)\n", root);
+	struct rt_source_config cfg = {.sysfs_root = sysfs_root};
+	char errbuf[RT_ERRBUF_SIZE];
 
+	printf("RDMA devices (verbs sniffer%s):\n",
+	       rt_source_kind_built("verbs") ? "" : ", not built in: no libibverbs");
+	if (rt_source_list("verbs", &cfg, print_device, NULL, errbuf) == 0)
+		printf("  (none in %s/class/infiniband)\n", rt_sysfs_root(sysfs_root));
 	printf("Network interfaces (libpcap):\n");
-	pcap_if_t *all = NULL;
-	char perr[PCAP_ERRBUF_SIZE];
-	if (pcap_findalldevs(&all, perr) < 0) {
+	if (rt_source_list("pcap", &cfg, print_device, NULL, errbuf) < 0) {
 		fflush(stdout);
-		return rt_cli_fail(CMD, "cannot list network interfaces: %s", perr);
+		return rt_cli_fail(CMD, "cannot list network interfaces: %s", errbuf);
 	}
-	for (pcap_if_t *d = all; d; d = d->next) {
-		printf("  %-16s %s%s%s%s", d->name, d->flags & PCAP_IF_UP ? "up" : "down",
-		       d->flags & PCAP_IF_RUNNING ? ",running" : "",
-		       d->flags & PCAP_IF_LOOPBACK ? ",loopback" : "",
-		       d->flags & PCAP_IF_WIRELESS ? ",wireless" : "");
-		if (d->description)
-			printf("  %s", d->description);
-		putchar('\n');
-	}
-	pcap_freealldevs(all);
 	return fflush(stdout) == 0 ? RT_EXIT_OK : RT_EXIT_ERROR;
 }
 

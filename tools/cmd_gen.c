@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "capture/gen/gen.h"
+#include "traffic/gen.h"
 #include "tools/cli.h"
 #include "tools/commands.h"
 #include "tools/options.h"

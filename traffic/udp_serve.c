@@ -9,12 +9,12 @@
 #include <linux/sock_diag.h>
 #include <unistd.h>
 
-#include "capture/gen/evlog.h"
+#include "traffic/evlog.h"
 #include "dissect/build.h"
 #include "dissect/opcodes.h"
-#include "capture/gen/pfc.h"
-#include "capture/gen/responder.h"
-#include "capture/gen/udp_int.h"
+#include "traffic/pfc.h"
+#include "traffic/responder.h"
+#include "traffic/internal.h"
 
 #define RX_BATCH 64
 #define RX_SLOT 4608

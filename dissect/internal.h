@@ -1,6 +1,6 @@
 /* Internal interfaces between the dissector's files (not for use outside dissect/). */
-#ifndef RT_DISSECT_INT_H
-#define RT_DISSECT_INT_H
+#ifndef RT_DISSECT_INTERNAL_H
+#define RT_DISSECT_INTERNAL_H
 
 #include <stdint.h>
 

@@ -6,7 +6,7 @@
 
 #include <cmocka.h>
 
-#include "capture/gen/dcqcn.h"
+#include "traffic/dcqcn.h"
 
 #define US 1000ull
 

@@ -6,7 +6,7 @@
 
 #include <cmocka.h>
 
-#include "capture/gen/responder.h"
+#include "traffic/responder.h"
 
 struct step {
 	uint32_t psn;

@@ -1,5 +1,5 @@
 /* The udp server's per-QP decisions: accept in order, ACK AckReq packets, NAK gaps once, rate-limited CNPs. */
-#include "capture/gen/responder.h"
+#include "traffic/responder.h"
 
 #include <string.h>
 

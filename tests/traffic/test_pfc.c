@@ -7,7 +7,7 @@
 
 #include <cmocka.h>
 
-#include "capture/gen/pfc.h"
+#include "traffic/pfc.h"
 #include "dissect/build.h"
 
 static const uint8_t mac[6] = {0x02, 0, 0, 0, 0, 1};

@@ -1,5 +1,5 @@
 /* The traffic source's JSON Lines event log (docs/FORMATS.md): one object per event, ns timestamps. */
-#include "capture/gen/evlog.h"
+#include "traffic/evlog.h"
 
 #include <errno.h>
 #include <stdlib.h>

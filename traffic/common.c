@@ -1,5 +1,5 @@
 /* The traffic source's defaults and names shared by both backends. */
-#include "capture/gen/gen.h"
+#include "traffic/gen.h"
 
 #include <errno.h>
 #include <string.h>

@@ -7,7 +7,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "capture/gen/dcqcn.h"
+#include "traffic/dcqcn.h"
 #include "common/errbuf.h"
 #include "dissect/dissect.h"
 #include "rt_config.h"

@@ -1,5 +1,5 @@
 /* DCQCN reaction point: rate cut on CNP, alpha update and decay, timer and byte-counter recovery. */
-#include "capture/gen/dcqcn.h"
+#include "traffic/dcqcn.h"
 
 #include <string.h>
 

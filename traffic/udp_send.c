@@ -11,9 +11,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "capture/gen/evlog.h"
-#include "capture/gen/pfc.h"
-#include "capture/gen/udp_int.h"
+#include "traffic/evlog.h"
+#include "traffic/pfc.h"
+#include "traffic/internal.h"
 #include "dissect/build.h"
 #include "dissect/opcodes.h"
 

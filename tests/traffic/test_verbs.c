@@ -1,4 +1,4 @@
-/* Unit tests of the verbs backend with RDMA CM wrapped at link time and the verbs calls replaced. */
+/* Unit tests of the verbs backend with RDMA CM and libibverbs wrapped at link time, the inline verbs calls replaced. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -15,8 +15,8 @@
 #include <cmocka.h>
 #include <rdma/rdma_cma.h>
 
-#include "capture/gen/gen.h"
-#include "capture/gen/verbs_ops.h"
+#include "traffic/gen.h"
+#include "common/verbs_ops.h"
 
 /* ---- a fake RDMA CM: events queue up and make the channel's fd readable ---- */
 
@@ -234,30 +234,43 @@ int __wrap_rdma_reject(struct rdma_cm_id *id, const void *pd, uint8_t len)
 	return 0;
 }
 
-/* ---- fake verbs ---- */
+/* ---- fake verbs: exported libibverbs functions wrapped with -Wl,--wrap, the inline ones in rt_verbs_ops ---- */
 
-static struct ibv_pd *f_alloc_pd(struct ibv_context *ctx)
+struct ibv_pd *__wrap_ibv_alloc_pd(struct ibv_context *ctx);
+int __wrap_ibv_dealloc_pd(struct ibv_pd *pd);
+struct ibv_cq *__wrap_ibv_create_cq(struct ibv_context *ctx, int cqe, void *cq_context,
+				    struct ibv_comp_channel *channel, int comp_vector);
+int __wrap_ibv_destroy_cq(struct ibv_cq *cq);
+struct ibv_mr *__wrap_ibv_reg_mr(struct ibv_pd *pd, void *addr, size_t len, int access);
+int __wrap_ibv_dereg_mr(struct ibv_mr *mr);
+const char *__wrap_ibv_get_device_name(struct ibv_device *dev);
+
+struct ibv_pd *__wrap_ibv_alloc_pd(struct ibv_context *ctx)
 {
 	assert_ptr_equal(ctx, &F.ctx);
 	return &F.pd;
 }
-static int f_dealloc_pd(struct ibv_pd *pd)
+int __wrap_ibv_dealloc_pd(struct ibv_pd *pd)
 {
 	assert_ptr_equal(pd, &F.pd);
 	return 0;
 }
-static struct ibv_cq *f_create_cq(struct ibv_context *ctx, int cqe)
+struct ibv_cq *__wrap_ibv_create_cq(struct ibv_context *ctx, int cqe, void *cq_context,
+				    struct ibv_comp_channel *channel, int comp_vector)
 {
 	(void)ctx;
+	assert_null(cq_context);
+	assert_null(channel);
+	assert_int_equal(comp_vector, 0);
 	assert_true(cqe > 0);
 	return calloc(1, sizeof(struct ibv_cq));
 }
-static int f_destroy_cq(struct ibv_cq *cq)
+int __wrap_ibv_destroy_cq(struct ibv_cq *cq)
 {
 	free(cq);
 	return 0;
 }
-static struct ibv_mr *f_reg_mr(struct ibv_pd *pd, void *addr, size_t len, int access)
+struct ibv_mr *__wrap_ibv_reg_mr(struct ibv_pd *pd, void *addr, size_t len, int access)
 {
 	(void)pd;
 	assert_true(access & IBV_ACCESS_REMOTE_WRITE);
@@ -272,7 +285,7 @@ static struct ibv_mr *f_reg_mr(struct ibv_pd *pd, void *addr, size_t len, int ac
 	mr->rkey = 6;
 	return mr;
 }
-static int f_dereg_mr(struct ibv_mr *mr)
+int __wrap_ibv_dereg_mr(struct ibv_mr *mr)
 {
 	free(mr);
 	return 0;
@@ -336,9 +349,9 @@ static int f_poll_cq(struct ibv_cq *cq, int n, struct ibv_wc *wc)
 	}
 	return got;
 }
-static const char *f_device_name(struct ibv_context *ctx)
+const char *__wrap_ibv_get_device_name(struct ibv_device *dev)
 {
-	(void)ctx;
+	(void)dev;
 	return "fake0";
 }
 
@@ -347,9 +360,10 @@ static int setup(void **state)
 	(void)state;
 	memset(&F, 0, sizeof(F));
 	F.ch.fd = eventfd(0, EFD_SEMAPHORE | EFD_NONBLOCK);
-	rt_verbs_ops = (struct rt_verbs_ops){f_alloc_pd, f_dealloc_pd, f_create_cq, f_destroy_cq,
-					     f_reg_mr,	  f_dereg_mr,	f_post_send, f_post_recv,
-					     f_poll_cq,	  f_device_name};
+	rt_verbs_ops = rt_verbs_ops_default;
+	rt_verbs_ops.post_send = f_post_send;
+	rt_verbs_ops.post_recv = f_post_recv;
+	rt_verbs_ops.poll_cq = f_poll_cq;
 	snprintf(F.sysfs, sizeof(F.sysfs), "/tmp/rt-gen-verbs-%d", getpid());
 	char path[256];
 	const char *parts[] = {"", "/class", "/class/infiniband", "/class/infiniband/fake0",

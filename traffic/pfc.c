@@ -1,5 +1,5 @@
 /* 802.1Qbb PFC for the traffic source: send pause frames and listen for them (AF_PACKET), through dissect/. */
-#include "capture/gen/pfc.h"
+#include "traffic/pfc.h"
 
 #include <arpa/inet.h>
 #include <errno.h>

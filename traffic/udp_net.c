@@ -1,5 +1,5 @@
 /* Sockets and the TCP setup exchange shared by the udp backend's sender and server. */
-#include "capture/gen/udp_int.h"
+#include "traffic/internal.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
