@@ -1,4 +1,5 @@
-/* The one frame loop of every command: read batches from a capture source, dissect, hand each frame on. */
+/* The one frame loop of every command: read batches from a capture source, dissect, hand each frame
+ * on. */
 #include "capture/pump.h"
 
 #include <errno.h>
@@ -7,11 +8,11 @@
 #include <string.h>
 #include <time.h>
 
-#define BATCH 64
+#define BATCH       64
 #define PROGRESS_NS 1000000000u
 
 /* Lock-free, so the signal handler may touch them: the stop request and the source to wake. */
-static atomic_int stop_signal;	    /* 0, the signal that stopped, or -1 for rt_pump_stop() */
+static atomic_int stop_signal; /* 0, the signal that stopped, or -1 for rt_pump_stop() */
 static _Atomic(struct rt_source *) running;
 static void (*volatile signal_hook)(int sig);
 static struct sigaction old_int, old_term, old_pipe;
@@ -94,10 +95,11 @@ int rt_pump_open_file(struct rt_source **out, const char *path, const char *bpf,
 	if (rc < 0)
 		return rc;
 	if (!rt_linktype_supported(src->linktype)) {
-		rc = rt_errmsg(errbuf, EPROTONOSUPPORT,
-			       "%s: link type %d is not supported (Ethernet, Linux SLL/SLL2 and raw "
-			       "IP are)",
-			       strcmp(path, "-") ? path : "stdin", src->linktype);
+		rc =
+		    rt_errmsg(errbuf, EPROTONOSUPPORT,
+		              "%s: link type %d is not supported (Ethernet, Linux SLL/SLL2 and raw "
+		              "IP are)",
+		              strcmp(path, "-") ? path : "stdin", src->linktype);
 		rt_source_close(src);
 		return rc;
 	}
@@ -105,9 +107,10 @@ int rt_pump_open_file(struct rt_source **out, const char *path, const char *bpf,
 	return 0;
 }
 
-/* Hand one batch over; returns RT_PUMP_EOF to go on, else the end (RT_PUMP_STOPPED or RT_PUMP_FAILED). */
+/* Hand one batch over; returns RT_PUMP_EOF to go on, else the end (RT_PUMP_STOPPED or
+ * RT_PUMP_FAILED). */
 static int hand_over(const struct rt_pump_config *cfg, struct rt_frame *frames, int n,
-		     struct rt_pump_result *res, int *err, char *errbuf)
+                     struct rt_pump_result *res, int *err, char *errbuf)
 {
 	struct rt_record rec;
 
@@ -126,8 +129,8 @@ static int hand_over(const struct rt_pump_config *cfg, struct rt_frame *frames, 
 	return RT_PUMP_EOF;
 }
 
-int rt_pump_run(struct rt_source *src, const struct rt_pump_config *cfg,
-		struct rt_pump_result *res, char *errbuf)
+int rt_pump_run(struct rt_source *src, const struct rt_pump_config *cfg, struct rt_pump_result *res,
+                char *errbuf)
 {
 	struct rt_frame frames[BATCH];
 	char serr[RT_ERRBUF_SIZE];

@@ -1,4 +1,5 @@
-/* The one frame loop of every command: read batches from a capture source, dissect, hand each frame on. */
+/* The one frame loop of every command: read batches from a capture source, dissect, hand each frame
+ * on. */
 #ifndef RT_PUMP_H
 #define RT_PUMP_H
 
@@ -18,29 +19,30 @@ struct rt_pump_config {
 	uint64_t max_frames; /* stop after handing over this many; 0 = all */
 	/* each frame, with its record when dissecting */
 	int (*on_frame)(void *ctx, const struct rt_frame *frame, const struct rt_record *rec,
-			char *errbuf);
+	                char *errbuf);
 	/*
 	 * Before each read, with CLOCK_MONOTONIC now and whether the read
 	 * before found the live source idle (NULL: none).
 	 */
 	int (*on_tick)(void *ctx, uint64_t now_ns, bool idle, char *errbuf);
-	/* About once a second while reading, with the frames so far and the time since the start (NULL: none). */
+	/* About once a second while reading, with the frames so far and the time since the start
+	 * (NULL: none). */
 	void (*on_progress)(void *ctx, uint64_t frames, uint64_t elapsed_ns);
 	void *ctx;
 };
 
 enum rt_pump_end {
-	RT_PUMP_EOF,	     /* the source ended */
+	RT_PUMP_EOF,         /* the source ended */
 	RT_PUMP_STOPPED,     /* max_frames, or a callback returned 1 */
 	RT_PUMP_INTERRUPTED, /* SIGINT/SIGTERM (rt_pump_catch_signals) or rt_pump_stop() */
-	RT_PUMP_FAILED,	     /* reading or a callback failed: errbuf says what */
+	RT_PUMP_FAILED,      /* reading or a callback failed: errbuf says what */
 };
 
 struct rt_pump_result {
 	enum rt_pump_end end;
-	uint64_t frames;	      /* handed to on_frame */
-	bool read_failed;	      /* RT_PUMP_FAILED came from the source, not a callback */
-	int signal;		      /* RT_PUMP_INTERRUPTED by this signal; 0 for rt_pump_stop() */
+	uint64_t frames;              /* handed to on_frame */
+	bool read_failed;             /* RT_PUMP_FAILED came from the source, not a callback */
+	int signal;                   /* RT_PUMP_INTERRUPTED by this signal; 0 for rt_pump_stop() */
 	struct rt_source_stats stats; /* the source's counters at the end (zero when it has none) */
 };
 
@@ -49,8 +51,8 @@ struct rt_pump_result {
  * fails. Fills *res; returns 0, or the negative errno of RT_PUMP_FAILED
  * with errbuf filled. Frames already handed over stay handed over.
  */
-int rt_pump_run(struct rt_source *src, const struct rt_pump_config *cfg,
-		struct rt_pump_result *res, char *errbuf);
+int rt_pump_run(struct rt_source *src, const struct rt_pump_config *cfg, struct rt_pump_result *res,
+                char *errbuf);
 
 /*
  * Open a saved capture (pcap/pcapng, "-" for standard input) with filter

@@ -1,4 +1,5 @@
-/* One JSON writer for every output: objects and arrays with their commas, keys and values, into an output buffer. */
+/* One JSON writer for every output: objects and arrays with their commas, keys and values, into an
+ * output buffer. */
 #ifndef RT_JSON_H
 #define RT_JSON_H
 
@@ -26,7 +27,7 @@
  */
 struct rt_json {
 	struct rt_outbuf *o;
-	uint64_t more;	/* bit d: the container at depth d holds a member already */
+	uint64_t more;  /* bit d: the container at depth d holds a member already */
 	unsigned depth; /* containers open */
 };
 

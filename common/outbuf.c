@@ -82,7 +82,7 @@ void rt_out_i64(struct rt_outbuf *o, int64_t v)
 	}
 }
 
-void rt_out_hex(struct rt_outbuf *o, uint64_t v)
+void rt_out_hex(struct rt_outbuf *o, uint64_t v, int width)
 {
 	static const char digits[] = "0123456789abcdef";
 	char tmp[16];
@@ -90,7 +90,7 @@ void rt_out_hex(struct rt_outbuf *o, uint64_t v)
 	do {
 		tmp[n++] = digits[v & 15];
 		v >>= 4;
-	} while (v);
+	} while (v || (n < width && n < 16));
 	reserve(o, (size_t)n + 2);
 	o->buf[o->len++] = '0';
 	o->buf[o->len++] = 'x';

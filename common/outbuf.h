@@ -22,8 +22,8 @@ void rt_out_str(struct rt_outbuf *o, const char *s);
 void rt_out_char(struct rt_outbuf *o, char c);
 void rt_out_u64(struct rt_outbuf *o, uint64_t v);
 void rt_out_i64(struct rt_outbuf *o, int64_t v);
-/* 0x-prefixed lower-case hex */
-void rt_out_hex(struct rt_outbuf *o, uint64_t v);
+/* 0x-prefixed lower-case hex, at least `width` digits (zero-padded) */
+void rt_out_hex(struct rt_outbuf *o, uint64_t v, int width);
 /* printf-style, for the rare slow path */
 void rt_out_printf(struct rt_outbuf *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* A JSON string literal with quotes and escapes. */

@@ -1,4 +1,5 @@
-/* The libibverbs calls verbs.h inlines, behind one function table that unit tests replace (built with libibverbs). */
+/* The libibverbs calls verbs.h inlines, behind one function table that unit tests replace (built
+ * with libibverbs). */
 #include "common/verbs_ops.h"
 
 static int real_query_port(struct ibv_context *ctx, uint8_t port, struct ibv_port_attr *attr)
@@ -7,7 +8,7 @@ static int real_query_port(struct ibv_context *ctx, uint8_t port, struct ibv_por
 }
 
 static int real_query_device_ex(struct ibv_context *ctx, const struct ibv_query_device_ex_input *in,
-				struct ibv_device_attr_ex *attr)
+                                struct ibv_device_attr_ex *attr)
 {
 	return ibv_query_device_ex(ctx, in, attr);
 }
@@ -18,7 +19,7 @@ static int real_query_rt_values_ex(struct ibv_context *ctx, struct ibv_values_ex
 }
 
 static struct ibv_cq_ex *real_create_cq_ex(struct ibv_context *ctx,
-					   struct ibv_cq_init_attr_ex *attr)
+                                           struct ibv_cq_init_attr_ex *attr)
 {
 	return ibv_create_cq_ex(ctx, attr);
 }
@@ -79,17 +80,17 @@ static uint64_t real_read_wallclock_ns(struct ibv_cq_ex *cq)
 }
 
 /* The real calls: what rt_verbs_ops starts as, and what tests restore it to. */
-#define REAL_VERBS_OPS                                                                              \
-	{                                                                                           \
-		.query_port = real_query_port, .query_device_ex = real_query_device_ex,             \
-		.query_rt_values_ex = real_query_rt_values_ex, .create_cq_ex = real_create_cq_ex,   \
-		.post_send = real_post_send, .post_recv = real_post_recv, .poll_cq = real_poll_cq,  \
-		.create_flow = real_create_flow, .destroy_flow = real_destroy_flow,                 \
-		.start_poll = real_start_poll, .next_poll = real_next_poll,                         \
-		.end_poll = real_end_poll, .wc_read_byte_len = real_read_byte_len,                  \
-		.wc_read_completion_ts = real_read_completion_ts,                                   \
-		.wc_read_completion_wallclock_ns = real_read_wallclock_ns,                          \
-		.clock_gettime = clock_gettime,                                                     \
+#define REAL_VERBS_OPS                                                                             \
+	{                                                                                          \
+		.query_port = real_query_port, .query_device_ex = real_query_device_ex,            \
+		.query_rt_values_ex = real_query_rt_values_ex, .create_cq_ex = real_create_cq_ex,  \
+		.post_send = real_post_send, .post_recv = real_post_recv, .poll_cq = real_poll_cq, \
+		.create_flow = real_create_flow, .destroy_flow = real_destroy_flow,                \
+		.start_poll = real_start_poll, .next_poll = real_next_poll,                        \
+		.end_poll = real_end_poll, .wc_read_byte_len = real_read_byte_len,                 \
+		.wc_read_completion_ts = real_read_completion_ts,                                  \
+		.wc_read_completion_wallclock_ns = real_read_wallclock_ns,                         \
+		.clock_gettime = clock_gettime,                                                    \
 	}
 
 const struct rt_verbs_ops rt_verbs_ops_default = REAL_VERBS_OPS;

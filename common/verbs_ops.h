@@ -1,4 +1,5 @@
-/* The libibverbs calls verbs.h inlines, behind one function table that unit tests replace (built with libibverbs). */
+/* The libibverbs calls verbs.h inlines, behind one function table that unit tests replace (built
+ * with libibverbs). */
 #ifndef RT_VERBS_OPS_H
 #define RT_VERBS_OPS_H
 
@@ -16,9 +17,10 @@
 struct rt_verbs_ops {
 	int (*query_port)(struct ibv_context *ctx, uint8_t port, struct ibv_port_attr *attr);
 	int (*query_device_ex)(struct ibv_context *ctx, const struct ibv_query_device_ex_input *in,
-			       struct ibv_device_attr_ex *attr);
+	                       struct ibv_device_attr_ex *attr);
 	int (*query_rt_values_ex)(struct ibv_context *ctx, struct ibv_values_ex *values);
-	struct ibv_cq_ex *(*create_cq_ex)(struct ibv_context *ctx, struct ibv_cq_init_attr_ex *attr);
+	struct ibv_cq_ex *(*create_cq_ex)(struct ibv_context *ctx,
+	                                  struct ibv_cq_init_attr_ex *attr);
 	int (*post_send)(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_send_wr **bad);
 	int (*post_recv)(struct ibv_qp *qp, struct ibv_recv_wr *wr, struct ibv_recv_wr **bad);
 	int (*poll_cq)(struct ibv_cq *cq, int n, struct ibv_wc *wc);

@@ -1,4 +1,5 @@
-/* The frame builder beside the dissector: RoCEv2 packets, PFC and PAUSE frames from fields, with their ICRC. */
+/* The frame builder beside the dissector: RoCEv2 packets, PFC and PAUSE frames from fields, with
+ * their ICRC. */
 #include "dissect/build.h"
 
 #include <errno.h>
@@ -6,16 +7,16 @@
 
 #include "dissect/opcodes.h"
 
-#define ETH_HLEN 14
-#define VLAN_TAG_LEN 4
-#define IPV4_HLEN 20
-#define IPV6_HLEN 40
-#define UDP_HLEN 8
-#define ETHERTYPE_IPV4 0x0800
-#define ETHERTYPE_IPV6 0x86DD
-#define ETHERTYPE_VLAN 0x8100
-#define ETHERTYPE_QINQ 0x88A8
-#define ETHERTYPE_MACC 0x8808
+#define ETH_HLEN        14
+#define VLAN_TAG_LEN    4
+#define IPV4_HLEN       20
+#define IPV6_HLEN       40
+#define UDP_HLEN        8
+#define ETHERTYPE_IPV4  0x0800
+#define ETHERTYPE_IPV6  0x86DD
+#define ETHERTYPE_VLAN  0x8100
+#define ETHERTYPE_QINQ  0x88A8
+#define ETHERTYPE_MACC  0x8808
 #define IPPROTO_UDP_NUM 17
 
 static const uint8_t macc_dst[6] = {0x01, 0x80, 0xC2, 0x00, 0x00, 0x01};
@@ -40,7 +41,7 @@ size_t rt_build_transport_len(const struct rt_record *t)
  * draws them), payload and pad; the ICRC field is left to the caller.
  */
 static void put_transport(const struct rt_record *t, const struct rt_opcode_info *info,
-			  const uint8_t *payload, uint8_t *q)
+                          const uint8_t *payload, uint8_t *q)
 {
 	uint8_t pad = pad_count(t->payload_len);
 	uint8_t *x = q + RT_BTH_LEN, *o;
@@ -97,7 +98,8 @@ static void put_transport(const struct rt_record *t, const struct rt_opcode_info
 	memset(x + t->payload_len, 0, pad);
 }
 
-/* IPv4 (no options, checksum filled) or IPv6 header and the UDP header for `udp_len` bytes of UDP. */
+/* IPv4 (no options, checksum filled) or IPv6 header and the UDP header for `udp_len` bytes of UDP.
+ */
 static uint32_t put_ip_udp(const struct rt_build_net *n, uint32_t udp_len, uint8_t *h)
 {
 	uint32_t hlen = n->ip_version == 4 ? IPV4_HLEN : IPV6_HLEN;
@@ -138,7 +140,7 @@ static uint32_t put_ip_udp(const struct rt_build_net *n, uint32_t udp_len, uint8
 }
 
 int rt_build_udp_icrc(const struct rt_build_net *net, const uint8_t *udp_payload, uint32_t len,
-		      uint32_t *crc)
+                      uint32_t *crc)
 {
 	uint8_t h[IPV6_HLEN + UDP_HLEN];
 
@@ -149,7 +151,7 @@ int rt_build_udp_icrc(const struct rt_build_net *net, const uint8_t *udp_payload
 }
 
 int rt_build_udp_payload(const struct rt_build_net *net, const struct rt_record *t,
-			 const uint8_t *payload, uint8_t *buf, size_t cap)
+                         const uint8_t *payload, uint8_t *buf, size_t cap)
 {
 	const struct rt_opcode_info *info = rt_opcode_lookup(t->opcode);
 	size_t len = rt_build_transport_len(t);
@@ -183,7 +185,7 @@ static size_t put_ethernet(const struct rt_build_net *n, uint16_t type, uint8_t 
 }
 
 int rt_build_frame(const struct rt_build_net *net, const struct rt_record *t,
-		   const uint8_t *payload, uint8_t *buf, size_t cap)
+                   const uint8_t *payload, uint8_t *buf, size_t cap)
 {
 	const struct rt_opcode_info *info = rt_opcode_lookup(t->opcode);
 	size_t len = rt_build_transport_len(t);
@@ -204,7 +206,8 @@ int rt_build_frame(const struct rt_build_net *net, const struct rt_record *t,
 	return (int)(eth + ip_udp + len);
 }
 
-/* A MAC control frame with opcode `op`; returns where its body starts, or NULL when cap is short. */
+/* A MAC control frame with opcode `op`; returns where its body starts, or NULL when cap is short.
+ */
 static uint8_t *put_macc(uint8_t *buf, size_t cap, const uint8_t src_mac[6], uint16_t op)
 {
 	if (cap < RT_MACC_FRAME_LEN)
@@ -218,7 +221,7 @@ static uint8_t *put_macc(uint8_t *buf, size_t cap, const uint8_t src_mac[6], uin
 }
 
 int rt_build_pfc(uint8_t *buf, size_t cap, const uint8_t src_mac[6], uint8_t enable,
-		 const uint16_t quanta[8])
+                 const uint16_t quanta[8])
 {
 	uint8_t *b = put_macc(buf, cap, src_mac, RT_MACC_PFC);
 

@@ -1,4 +1,5 @@
-/* The frame builder beside the dissector: RoCEv2 packets, PFC and PAUSE frames from fields, with their ICRC. */
+/* The frame builder beside the dissector: RoCEv2 packets, PFC and PAUSE frames from fields, with
+ * their ICRC. */
 #ifndef RT_BUILD_H
 #define RT_BUILD_H
 
@@ -47,15 +48,15 @@ static inline void rt_put_le32(uint8_t *p, uint32_t v)
  */
 struct rt_build_net {
 	uint8_t dst_mac[6], src_mac[6];
-	uint8_t nvlan;	  /* 0, 1 or 2 tags, outer first (two: 802.1ad outside 802.1Q) */
-	uint16_t vlan[2]; /* VIDs */
-	uint8_t pcp[2];	  /* priorities */
+	uint8_t nvlan;      /* 0, 1 or 2 tags, outer first (two: 802.1ad outside 802.1Q) */
+	uint16_t vlan[2];   /* VIDs */
+	uint8_t pcp[2];     /* priorities */
 	uint8_t ip_version; /* 4 or 6 */
 	uint8_t src_ip[16], dst_ip[16]; /* IPv4 in the first 4 bytes */
 	uint8_t dscp, ecn;
-	uint8_t ttl;	     /* TTL or hop limit */
-	uint16_t ip_id;	     /* IPv4 identification */
-	bool df;	     /* IPv4 don't-fragment */
+	uint8_t ttl;         /* TTL or hop limit */
+	uint16_t ip_id;      /* IPv4 identification */
+	bool df;             /* IPv4 don't-fragment */
 	uint32_t flow_label; /* IPv6, 20 bits */
 	uint16_t udp_sport, udp_dport;
 };
@@ -80,7 +81,7 @@ size_t rt_build_transport_len(const struct rt_record *t);
  * version other than 4 or 6.
  */
 int rt_build_udp_payload(const struct rt_build_net *net, const struct rt_record *t,
-			 const uint8_t *payload, uint8_t *buf, size_t cap);
+                         const uint8_t *payload, uint8_t *buf, size_t cap);
 
 /*
  * The ICRC of a transport packet of `len` bytes (BTH .. ICRC field, which
@@ -88,7 +89,7 @@ int rt_build_udp_payload(const struct rt_build_net *net, const struct rt_record 
  * -EINVAL (len shorter than a BTH and an ICRC, IP version not 4 or 6).
  */
 int rt_build_udp_icrc(const struct rt_build_net *net, const uint8_t *udp_payload, uint32_t len,
-		      uint32_t *crc);
+                      uint32_t *crc);
 
 /*
  * A whole Ethernet frame: MACs, the VLAN tags, IPv4 (with its header
@@ -96,7 +97,7 @@ int rt_build_udp_icrc(const struct rt_build_net *net, const uint8_t *udp_payload
  * ICRC over the frame's own headers. Returns the length or -ENOSPC/-EINVAL.
  */
 int rt_build_frame(const struct rt_build_net *net, const struct rt_record *t,
-		   const uint8_t *payload, uint8_t *buf, size_t cap);
+                   const uint8_t *payload, uint8_t *buf, size_t cap);
 
 #define RT_MACC_FRAME_LEN 60 /* a MAC control frame: the Ethernet minimum without FCS */
 
@@ -106,7 +107,7 @@ int rt_build_frame(const struct rt_build_net *net, const struct rt_record *t,
  * priority n (0: resume). Returns RT_MACC_FRAME_LEN or -ENOSPC.
  */
 int rt_build_pfc(uint8_t *buf, size_t cap, const uint8_t src_mac[6], uint8_t enable,
-		 const uint16_t quanta[8]);
+                 const uint16_t quanta[8]);
 
 /* An 802.3x PAUSE frame pausing for `quanta`. Returns RT_MACC_FRAME_LEN or -ENOSPC. */
 int rt_build_pause(uint8_t *buf, size_t cap, const uint8_t src_mac[6], uint16_t quanta);

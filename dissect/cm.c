@@ -26,9 +26,9 @@
  * Both are decoded when 36 bytes of payload follow the header, captured and
  * on the wire.
  */
-#define MAD_HDR_LEN 24
+#define MAD_HDR_LEN  24
 #define MAD_CLASS_CM 0x07
-#define CM_BODY_LEN 36
+#define CM_BODY_LEN  36
 
 void rt_dissect_cm(struct rt_record *rec, const uint8_t *buf, uint32_t caplen)
 {

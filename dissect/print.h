@@ -26,7 +26,8 @@ struct rt_json_key_help {
 	const char *key;
 	const char *help;
 };
-/* The keys of rt_print_json(), in the order it writes them (the list its code is checked against). */
+/* The keys of rt_print_json(), in the order it writes them (the list its code is checked against).
+ */
 extern const struct rt_json_key_help rt_print_json_keys[];
 extern const size_t rt_print_json_nkeys;
 

@@ -1,4 +1,5 @@
-/* The JSON printer of packet records (dissect --json): one object per frame, its keys from one list. */
+/* The JSON printer of packet records (dissect --json): one object per frame, its keys from one
+ * list. */
 #include <stdint.h>
 
 #include "common/json.h"
@@ -10,54 +11,54 @@
  * The printer names keys only through KEY(), which refuses (at compile
  * time) a key missing here, and the command's --help prints this list.
  */
-#define JSON_KEYS(X)                                                                                \
+#define JSON_KEYS(X)                                                                               \
 	X(frame, "the frame's 1-based number in the file (as Wireshark numbers it)")               \
-	X(ts, "timestamp, \"SECONDS.NANOSECONDS\"")                                                 \
-	X(len, "bytes on the wire")                                                                 \
-	X(caplen, "bytes captured")                                                                 \
-	X(kind, "roce, cnp, pfc, pause, other or malformed")                                        \
-	X(erspan, "a frame a switch mirrored with ERSPAN: {version: 0|1|2 (type I|II|III), "        \
-		  "session, outer_src, outer_dst}; everything else describes the inner frame")      \
-	X(gre, "a frame decapsulated from plain GRE: {outer_src, outer_dst}")                       \
-	X(src, "source IP address (RoCEv1: the source GID)")                                        \
-	X(dst, "destination IP address (RoCEv1: the destination GID)")                              \
-	X(dscp, "DSCP")                                                                             \
-	X(ecn, "ECN codepoint, 0-3 (3 is CE)")                                                      \
-	X(src_mac, "source MAC, for frames without IP")                                             \
-	X(dst_mac, "destination MAC, for Ethernet frames without IP")                               \
-	X(vlan, "VLAN id of the outer 802.1Q/802.1ad tag")                                          \
-	X(pcp, "its priority")                                                                      \
-	X(inner_vlan, "VLAN id of a second tag")                                                    \
-	X(inner_pcp, "its priority")                                                                \
-	X(udp_sport, "UDP source port")                                                             \
-	X(rocev1, "true for RoCEv1 (GRH) encapsulation")                                            \
-	X(opcode, "BTH opcode (number)")                                                            \
-	X(opcode_name, "its name, e.g. RC_SEND_ONLY, CNP")                                          \
-	X(dest_qp, "destination QP")                                                                \
-	X(psn, "packet sequence number")                                                            \
-	X(ackreq, "BTH AckReq")                                                                     \
-	X(fecn, "BTH FECN")                                                                         \
-	X(becn, "BTH BECN")                                                                         \
-	X(se, "BTH solicited event")                                                                \
-	X(migreq, "BTH MigReq")                                                                     \
-	X(pad, "BTH pad count")                                                                     \
-	X(pkey, "BTH partition key")                                                                \
-	X(ee_context, "RDETH EE context")                                                           \
-	X(xrc_srq, "XRCETH XRC SRQ")                                                                \
-	X(feth, "FETH (32 bits, raw)")                                                              \
-	X(reth, "RETH: {va, rkey, len}")                                                            \
-	X(aeth, "AETH: {syndrome, msn, type: ack|rnr|nak|reserved, and credits, rnr_timer "         \
-		"or nak_code}")                                                                     \
-	X(deth, "DETH: {qkey, src_qp}")                                                             \
-	X(immediate, "ImmDt")                                                                       \
-	X(atomic, "AtomicETH: {va, rkey, swap_add, compare}")                                       \
-	X(atomic_ack, "AtomicAckETH: {orig}")                                                       \
-	X(ieth, "IETH R_Key")                                                                       \
-	X(icrc, "ok, bad or unchecked (cut by the snap length, RoCEv1, --no-icrc)")                 \
-	X(pfc, "PFC: {enable (class-enable vector), quanta: [8 numbers]}")                          \
-	X(pause, "802.3x PAUSE: {quanta}")                                                          \
-	X(macc_opcode, "the opcode of another MAC control frame")                                   \
-	X(truncated, "true when the snap length cut a header the dissector needed")                 \
+	X(ts, "timestamp, \"SECONDS.NANOSECONDS\"")                                                \
+	X(len, "bytes on the wire")                                                                \
+	X(caplen, "bytes captured")                                                                \
+	X(kind, "roce, cnp, pfc, pause, other or malformed")                                       \
+	X(erspan, "a frame a switch mirrored with ERSPAN: {version: 0|1|2 (type I|II|III), "       \
+	          "session, outer_src, outer_dst}; everything else describes the inner frame")     \
+	X(gre, "a frame decapsulated from plain GRE: {outer_src, outer_dst}")                      \
+	X(src, "source IP address (RoCEv1: the source GID)")                                       \
+	X(dst, "destination IP address (RoCEv1: the destination GID)")                             \
+	X(dscp, "DSCP")                                                                            \
+	X(ecn, "ECN codepoint, 0-3 (3 is CE)")                                                     \
+	X(src_mac, "source MAC, for frames without IP")                                            \
+	X(dst_mac, "destination MAC, for Ethernet frames without IP")                              \
+	X(vlan, "VLAN id of the outer 802.1Q/802.1ad tag")                                         \
+	X(pcp, "its priority")                                                                     \
+	X(inner_vlan, "VLAN id of a second tag")                                                   \
+	X(inner_pcp, "its priority")                                                               \
+	X(udp_sport, "UDP source port")                                                            \
+	X(rocev1, "true for RoCEv1 (GRH) encapsulation")                                           \
+	X(opcode, "BTH opcode (number)")                                                           \
+	X(opcode_name, "its name, e.g. RC_SEND_ONLY, CNP")                                         \
+	X(dest_qp, "destination QP")                                                               \
+	X(psn, "packet sequence number")                                                           \
+	X(ackreq, "BTH AckReq")                                                                    \
+	X(fecn, "BTH FECN")                                                                        \
+	X(becn, "BTH BECN")                                                                        \
+	X(se, "BTH solicited event")                                                               \
+	X(migreq, "BTH MigReq")                                                                    \
+	X(pad, "BTH pad count")                                                                    \
+	X(pkey, "BTH partition key")                                                               \
+	X(ee_context, "RDETH EE context")                                                          \
+	X(xrc_srq, "XRCETH XRC SRQ")                                                               \
+	X(feth, "FETH (32 bits, raw)")                                                             \
+	X(reth, "RETH: {va, rkey, len}")                                                           \
+	X(aeth, "AETH: {syndrome, msn, type: ack|rnr|nak|reserved, and credits, rnr_timer "        \
+	        "or nak_code}")                                                                    \
+	X(deth, "DETH: {qkey, src_qp}")                                                            \
+	X(immediate, "ImmDt")                                                                      \
+	X(atomic, "AtomicETH: {va, rkey, swap_add, compare}")                                      \
+	X(atomic_ack, "AtomicAckETH: {orig}")                                                      \
+	X(ieth, "IETH R_Key")                                                                      \
+	X(icrc, "ok, bad or unchecked (cut by the snap length, RoCEv1, --no-icrc)")                \
+	X(pfc, "PFC: {enable (class-enable vector), quanta: [8 numbers]}")                         \
+	X(pause, "802.3x PAUSE: {quanta}")                                                         \
+	X(macc_opcode, "the opcode of another MAC control frame")                                  \
+	X(truncated, "true when the snap length cut a header the dissector needed")                \
 	X(events, "names of what the dissector noticed (truncation, invalid input)")
 
 enum json_key {
@@ -68,28 +69,28 @@ enum json_key {
 
 const struct rt_json_key_help rt_print_json_keys[] = {
 #define X(key, help) {#key, help},
-	JSON_KEYS(X)
+    JSON_KEYS(X)
 #undef X
 };
 const size_t rt_print_json_nkeys = sizeof(rt_print_json_keys) / sizeof(rt_print_json_keys[0]);
 
 /* A key of the list (a compile error for any other), then its value. */
 #define KEY(j, key) ((void)JK_##key, RT_JSON_KEY((j), #key))
-#define KEY_U64(j, key, v)                                                                          \
-	do {                                                                                        \
-		KEY((j), key);                                                                      \
-		rt_json_u64((j), (v));                                                              \
+#define KEY_U64(j, key, v)                                                                         \
+	do {                                                                                       \
+		KEY((j), key);                                                                     \
+		rt_json_u64((j), (v));                                                             \
 	} while (0)
-#define KEY_BOOL(j, key, v)                                                                         \
-	do {                                                                                        \
-		KEY((j), key);                                                                      \
-		rt_json_bool((j), (v));                                                             \
+#define KEY_BOOL(j, key, v)                                                                        \
+	do {                                                                                       \
+		KEY((j), key);                                                                     \
+		rt_json_bool((j), (v));                                                            \
 	} while (0)
 /* names from the dissector's tables: nothing to escape */
-#define KEY_NAME(j, key, v)                                                                         \
-	do {                                                                                        \
-		KEY((j), key);                                                                      \
-		rt_json_name((j), (v));                                                             \
+#define KEY_NAME(j, key, v)                                                                        \
+	do {                                                                                       \
+		KEY((j), key);                                                                     \
+		rt_json_name((j), (v));                                                            \
 	} while (0)
 
 static void json_aeth(struct rt_json *j, const struct rt_record *r)

@@ -19,23 +19,8 @@
 #define KV_HEX(o, key, v, width)                                                                   \
 	do {                                                                                       \
 		OUT_LIT((o), " " key);                                                             \
-		out_hex_width((o), (v), (width));                                                  \
+		rt_out_hex((o), (v), (width));                                                     \
 	} while (0)
-
-/* 0x and at least `width` lower-case hex digits */
-static void out_hex_width(struct rt_outbuf *o, uint64_t v, int width)
-{
-	static const char digits[] = "0123456789abcdef";
-	char tmp[18];
-	int n = 0;
-	do {
-		tmp[n++] = digits[v & 15];
-		v >>= 4;
-	} while (v || n < width);
-	OUT_LIT(o, "0x");
-	while (n)
-		rt_out_char(o, tmp[--n]);
-}
 
 static const char *ecn_text(uint8_t ecn)
 {
@@ -92,7 +77,7 @@ static void text_bth(struct rt_outbuf *o, const struct rt_record *r)
 		rt_out_str(o, info->name);
 	} else {
 		OUT_LIT(o, "opcode=");
-		out_hex_width(o, r->opcode, 2);
+		rt_out_hex(o, r->opcode, 2);
 	}
 	KV_HEX(o, "qp=", r->dest_qp, 6);
 	KV_U64(o, "psn=", r->psn);
@@ -254,7 +239,7 @@ void rt_print_text(struct rt_outbuf *o, const struct rt_record *r)
 	else if ((r->layers & RT_L_MACC) && !(r->events & RT_EV_MACC_TRUNCATED))
 		text_macc(o, r);
 	else if (!r->ip_version && (r->layers & (RT_L_ETH | RT_L_SLL | RT_L_SLL2)) &&
-		 !(r->events & RT_EV_LINK_TRUNCATED))
+	         !(r->events & RT_EV_LINK_TRUNCATED))
 		KV_HEX(o, "ethertype=", r->ethertype, 4);
 	KV_U64(o, "len=", r->wirelen);
 	text_events(o, r->events);

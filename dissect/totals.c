@@ -1,4 +1,5 @@
-/* Totals over packet records (dissect --count): frames and bytes, kinds, ICRC results, CE marks, events. */
+/* Totals over packet records (dissect --count): frames and bytes, kinds, ICRC results, CE marks,
+ * events. */
 #include <stddef.h>
 #include <stdint.h>
 
@@ -9,7 +10,7 @@
 #define OUT_LIT(o, s) rt_out_write((o), (s), sizeof(s) - 1)
 
 static const enum rt_kind kinds[] = {RT_KIND_ROCE,  RT_KIND_CNP,   RT_KIND_PFC,
-				     RT_KIND_PAUSE, RT_KIND_OTHER, RT_KIND_MALFORMED};
+                                     RT_KIND_PAUSE, RT_KIND_OTHER, RT_KIND_MALFORMED};
 static const enum rt_icrc_status icrcs[] = {RT_ICRC_OK, RT_ICRC_BAD, RT_ICRC_UNCHECKED};
 
 void rt_totals_add(struct rt_totals *t, const struct rt_record *r)

@@ -1,4 +1,5 @@
-/* rocetrace dissect: options and wiring; the pump decodes each frame, the dissect/ printers print it. */
+/* rocetrace dissect: options and wiring; the pump decodes each frame, the dissect/ printers print
+ * it. */
 #include <errno.h>
 #include <getopt.h>
 #include <stdbool.h>
@@ -30,76 +31,76 @@ struct dissect_args {
 
 /* The manual up to the --json option; the JSON keys follow from their list, then the rest. */
 static const char help_head[] =
-	      "NAME\n"
-	      "    rocetrace dissect - decode every frame of a capture file\n"
-	      "\n"
-	      "SYNOPSIS\n"
-	      "    rocetrace dissect FILE [-f BPF] [-c N] [--json | --count] [--udp-port P] "
-	      "[--no-icrc]\n"
-	      "\n"
-	      "DESCRIPTION\n"
-	      "    Reads FILE (pcap or pcapng, micro- or nanosecond timestamps; '-' reads\n"
-	      "    standard input) and decodes each frame: Ethernet, 802.1Q/802.1ad tags,\n"
-	      "    Linux cooked (SLL, SLL2) or raw IP link layers, IPv4/IPv6, UDP, the\n"
-	      "    RoCEv2 BTH and its extended headers (RETH, AETH, DETH, ImmDt, AtomicETH,\n"
-	      "    AtomicAckETH, IETH, XRCETH, RDETH, FETH), CNPs, RoCEv1 (GRH), and\n"
-	      "    802.1Qbb PFC / 802.3x PAUSE frames. The RoCEv2 ICRC is verified.\n"
-	      "\n"
-	      "    Frames mirrored by a switch inside IPv4/IPv6 + GRE are decapsulated (one\n"
-	      "    level): ERSPAN type I and II (GRE protocol 0x88BE), ERSPAN type III\n"
-	      "    (0x22EB, with or without its platform-specific subheader), and plain\n"
-	      "    GRE carrying Ethernet (0x6558) or IPv4/IPv6. Everything printed then\n"
-	      "    describes the inner frame (addresses, ECN, VLAN, BTH, ICRC, PFC); the\n"
-	      "    text line starts with erspan(s=SESSION) or gre after the timestamp.\n"
-	      "\n"
-	      "    The default output is one line per frame (TS is SECONDS.NANOSECONDS):\n"
-	      "      TS SRC > DST ecn=CE dscp=26 vlan=100 pcp=3 RC_SEND_ONLY qp=0x000011 psn=123\n"
-	      "         ackreq icrc=ok len=1082\n"
-	      "    followed by what the extended headers hold (ack msn=5 credits=3, nak\n"
-	      "    psn_seq_error, rnr timer=.., reth va/rkey/len, deth qkey/src_qp, ...);\n"
-	      "    PFC frames print the enabled priorities (pfc prio3=65535 prio6=0(xon)),\n"
-	      "    PAUSE frames their quanta. A frame cut by the snap length ends with\n"
-	      "    ' [|LAYER]' naming the layer that was cut; a frame that breaks the spec\n"
-	      "    ends with ' (invalid: EVENT,...)'.\n"
-	      "\n"
-	      "OPTIONS\n"
-	      "    -f, --filter BPF\n"
-	      "        Decode only frames matching the libpcap filter expression BPF.\n"
-	      "        Frames keep their number in the file (as Wireshark shows them).\n"
-	      "        Default: every frame.\n"
-	      "    -c N\n"
-	      "        Stop after N frames (after filtering). Default: read to the end.\n"
-	      "    --json\n"
-	      "        Print one JSON object per frame (JSON Lines). Its keys, in the order\n"
-	      "        they come; frame, ts, len, caplen, kind and truncated are always\n"
-	      "        there, the others where the frame has what they hold:\n";
+    "NAME\n"
+    "    rocetrace dissect - decode every frame of a capture file\n"
+    "\n"
+    "SYNOPSIS\n"
+    "    rocetrace dissect FILE [-f BPF] [-c N] [--json | --count] [--udp-port P] "
+    "[--no-icrc]\n"
+    "\n"
+    "DESCRIPTION\n"
+    "    Reads FILE (pcap or pcapng, micro- or nanosecond timestamps; '-' reads\n"
+    "    standard input) and decodes each frame: Ethernet, 802.1Q/802.1ad tags,\n"
+    "    Linux cooked (SLL, SLL2) or raw IP link layers, IPv4/IPv6, UDP, the\n"
+    "    RoCEv2 BTH and its extended headers (RETH, AETH, DETH, ImmDt, AtomicETH,\n"
+    "    AtomicAckETH, IETH, XRCETH, RDETH, FETH), CNPs, RoCEv1 (GRH), and\n"
+    "    802.1Qbb PFC / 802.3x PAUSE frames. The RoCEv2 ICRC is verified.\n"
+    "\n"
+    "    Frames mirrored by a switch inside IPv4/IPv6 + GRE are decapsulated (one\n"
+    "    level): ERSPAN type I and II (GRE protocol 0x88BE), ERSPAN type III\n"
+    "    (0x22EB, with or without its platform-specific subheader), and plain\n"
+    "    GRE carrying Ethernet (0x6558) or IPv4/IPv6. Everything printed then\n"
+    "    describes the inner frame (addresses, ECN, VLAN, BTH, ICRC, PFC); the\n"
+    "    text line starts with erspan(s=SESSION) or gre after the timestamp.\n"
+    "\n"
+    "    The default output is one line per frame (TS is SECONDS.NANOSECONDS):\n"
+    "      TS SRC > DST ecn=CE dscp=26 vlan=100 pcp=3 RC_SEND_ONLY qp=0x000011 psn=123\n"
+    "         ackreq icrc=ok len=1082\n"
+    "    followed by what the extended headers hold (ack msn=5 credits=3, nak\n"
+    "    psn_seq_error, rnr timer=.., reth va/rkey/len, deth qkey/src_qp, ...);\n"
+    "    PFC frames print the enabled priorities (pfc prio3=65535 prio6=0(xon)),\n"
+    "    PAUSE frames their quanta. A frame cut by the snap length ends with\n"
+    "    ' [|LAYER]' naming the layer that was cut; a frame that breaks the spec\n"
+    "    ends with ' (invalid: EVENT,...)'.\n"
+    "\n"
+    "OPTIONS\n"
+    "    -f, --filter BPF\n"
+    "        Decode only frames matching the libpcap filter expression BPF.\n"
+    "        Frames keep their number in the file (as Wireshark shows them).\n"
+    "        Default: every frame.\n"
+    "    -c N\n"
+    "        Stop after N frames (after filtering). Default: read to the end.\n"
+    "    --json\n"
+    "        Print one JSON object per frame (JSON Lines). Its keys, in the order\n"
+    "        they come; frame, ts, len, caplen, kind and truncated are always\n"
+    "        there, the others where the frame has what they hold:\n";
 
 static const char help_tail[] =
-	      "    --count\n"
-	      "        Decode every frame but print only totals: frames, bytes, frames per\n"
-	      "        kind, ICRC results, truncated frames, CE marks and events. With\n"
-	      "        --json the totals are one JSON object.\n"
-	      "    --udp-port P\n"
-	      "        Decode UDP destination port P as RoCEv2. Default: 4791.\n"
-	      "    --no-icrc\n"
-	      "        Do not verify ICRCs (reported as \"unchecked\"); faster.\n"
-	      "    -h, --help\n"
-	      "        Print this help and exit.\n"
-	      "\n"
-	      "EXIT STATUS\n"
-	      "    0 on success (also when the reader of the output goes away), 1 when the\n"
-	      "    file cannot be read or its link type is not supported (frames already\n"
-	      "    printed stay printed; --count prints the totals of the frames before\n"
-	      "    the error), 2 for usage errors, 130 when Ctrl-C (143: SIGTERM) stopped\n"
-	      "    it: what was decoded until then is printed, --count prints its totals.\n"
-	      "\n"
-	      "EXAMPLES\n"
-	      "    rocetrace dissect run.pcap\n"
-	      "    rocetrace dissect run.pcapng --json | jq 'select(.kind == \"cnp\")'\n"
-	      "    rocetrace dissect run.pcap -f 'vlan and udp port 4791' -c 100\n"
-	      "    tcpdump -i eth0 -w - udp port 4791 | rocetrace dissect -\n"
-	      "    rocetrace dissect big.pcap --count\n"
-	      "    rocetrace dissect erspan-mirror.pcap --json | jq 'select(.erspan.session == 7)'\n";
+    "    --count\n"
+    "        Decode every frame but print only totals: frames, bytes, frames per\n"
+    "        kind, ICRC results, truncated frames, CE marks and events. With\n"
+    "        --json the totals are one JSON object.\n"
+    "    --udp-port P\n"
+    "        Decode UDP destination port P as RoCEv2. Default: 4791.\n"
+    "    --no-icrc\n"
+    "        Do not verify ICRCs (reported as \"unchecked\"); faster.\n"
+    "    -h, --help\n"
+    "        Print this help and exit.\n"
+    "\n"
+    "EXIT STATUS\n"
+    "    0 on success (also when the reader of the output goes away), 1 when the\n"
+    "    file cannot be read or its link type is not supported (frames already\n"
+    "    printed stay printed; --count prints the totals of the frames before\n"
+    "    the error), 2 for usage errors, 130 when Ctrl-C (143: SIGTERM) stopped\n"
+    "    it: what was decoded until then is printed, --count prints its totals.\n"
+    "\n"
+    "EXAMPLES\n"
+    "    rocetrace dissect run.pcap\n"
+    "    rocetrace dissect run.pcapng --json | jq 'select(.kind == \"cnp\")'\n"
+    "    rocetrace dissect run.pcap -f 'vlan and udp port 4791' -c 100\n"
+    "    tcpdump -i eth0 -w - udp port 4791 | rocetrace dissect -\n"
+    "    rocetrace dissect big.pcap --count\n"
+    "    rocetrace dissect erspan-mirror.pcap --json | jq 'select(.erspan.session == 7)'\n";
 
 /* One JSON key and what it holds, the text wrapped to 79 columns under the key. */
 static void help_key(const struct rt_json_key_help *k)
@@ -201,7 +202,7 @@ struct sink {
 };
 
 static int on_frame(void *ctx, const struct rt_frame *frame, const struct rt_record *rec,
-		    char *errbuf)
+                    char *errbuf)
 {
 	struct sink *s = ctx;
 
@@ -239,20 +240,20 @@ int rt_cmd_dissect(int argc, char **argv)
 	rt_pump_catch_signals(NULL);
 	rt_pump_run(src, &pc, &res, errbuf);
 	rt_source_close(src);
-	/* a read error (a file cut short) or a signal keeps what was decoded: the frames, or the totals */
+	/* a read error (a file cut short) or a signal keeps what was decoded: the frames, or the
+	 * totals */
 	if (a.mode == OUT_COUNT && !out.error)
 		rt_print_totals(&out, &totals, a.count_json);
 	int werr = rt_out_flush(&out);
 	rt_pump_release_signals();
 	if (res.end == RT_PUMP_FAILED)
-		return rt_cli_fail(CMD, "%s%s", errbuf,
-				   a.mode == OUT_COUNT && !werr
-				       ? " (the totals cover the frames before it)"
-				       : "");
+		return rt_cli_fail(
+		    CMD, "%s%s", errbuf,
+		    a.mode == OUT_COUNT && !werr ? " (the totals cover the frames before it)" : "");
 	if (werr && werr != EPIPE) /* a reader that went away (| head) ends it quietly */
 		return rt_cli_fail(CMD, "writing output: %s", strerror(werr));
 	if (res.end == RT_PUMP_INTERRUPTED && !werr)
 		return rt_cli_interrupted(CMD, res.signal, "after %llu frames",
-					  (unsigned long long)res.frames);
+		                          (unsigned long long)res.frames);
 	return RT_EXIT_OK;
 }

@@ -1,4 +1,5 @@
-/* Internals of the traffic source (not for use outside traffic/): what each backend's sender and server share. */
+/* Internals of the traffic source (not for use outside traffic/): what each backend's sender and
+ * server share. */
 #ifndef RT_TRAFFIC_INTERNAL_H
 #define RT_TRAFFIC_INTERNAL_H
 
@@ -17,7 +18,6 @@
  * and at the end  sender: DONE   server: BYE. */
 #define RT_GEN_CTL_MAX 8192
 
-
 /* Resolve an IPv4 host name or address into addr (network order). 0 or -errno. */
 int rt_gen_resolve4(const char *host, struct in_addr *addr, char *errbuf);
 /* The local address the kernel would send from toward dst. 0 or -errno. */
@@ -30,7 +30,8 @@ int rt_gen_route_src(struct in_addr dst, struct in_addr *src, char *errbuf);
 int rt_gen_udp_socket(struct in_addr addr, uint16_t port, int tos, bool reuse, char *errbuf);
 /* Write all of s to fd. 0 or -errno. */
 int rt_gen_write_all(int fd, const char *s, size_t len);
-/* Read one '\n'-terminated line (without it) within timeout_ms. 0, -ETIMEDOUT, -ECONNRESET, -errno. */
+/* Read one '\n'-terminated line (without it) within timeout_ms. 0, -ETIMEDOUT, -ECONNRESET, -errno.
+ */
 int rt_gen_read_line(int fd, char *line, size_t cap, int timeout_ms);
 
 /* Frame bytes (Ethernet + IPv4 + UDP) of a UDP payload of len bytes, as a capture counts them. */
@@ -58,9 +59,10 @@ static inline uint32_t rt_gen_pd_get32(const uint8_t *p)
 
 /* errno (EIO when unset) of the failed call `what`, into errbuf; returns -errno. */
 int rt_gen_cm_err(char *errbuf, const char *what);
-/* Wait for the next CM event within timeout_ms; expect `want` (or any when want < 0). 0 or -errno. */
+/* Wait for the next CM event within timeout_ms; expect `want` (or any when want < 0). 0 or -errno.
+ */
 int rt_gen_cm_event(struct rdma_event_channel *ch, int want, int timeout_ms,
-		    struct rdma_cm_event **ev, char *errbuf);
+                    struct rdma_cm_event **ev, char *errbuf);
 /* An IPv4/IPv6 socket address as text ("?" for others). */
 void rt_gen_addr_str(const struct sockaddr *sa, char *buf, size_t len);
 /* One hw_counters value of the id's device and port (cfg->ib_dev if set); -1 when not readable. */

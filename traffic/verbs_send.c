@@ -1,4 +1,5 @@
-/* verbs backend, sender: RC QPs set up with RDMA CM, paced RDMA WRITE, SEND or READ, NIC counters. */
+/* verbs backend, sender: RC QPs set up with RDMA CM, paced RDMA WRITE, SEND or READ, NIC counters.
+ */
 #include "rt_config.h"
 
 #include <arpa/inet.h>
@@ -46,9 +47,9 @@ struct vsender {
 
 static enum ibv_wr_opcode wr_opcode(enum rt_gen_op op)
 {
-	return op == RT_GEN_OP_WRITE ? IBV_WR_RDMA_WRITE
+	return op == RT_GEN_OP_WRITE  ? IBV_WR_RDMA_WRITE
 	       : op == RT_GEN_OP_SEND ? IBV_WR_SEND
-				      : IBV_WR_RDMA_READ;
+	                              : IBV_WR_RDMA_READ;
 }
 
 /* Frame bytes of one message: payload plus per-packet Ethernet/IP/UDP/BTH/ICRC (and RETH once). */
@@ -74,7 +75,7 @@ static int connect_qp(struct vsender *s, unsigned i, uint32_t token, char *errbu
 		return rt_errmsg(errbuf, EINVAL, "the verbs backend takes IPv4 addresses");
 	}
 	if (rdma_resolve_addr(q->id, cfg->bind_addr ? (struct sockaddr *)&a.src : NULL,
-			      (struct sockaddr *)&a.dst, 2000))
+	                      (struct sockaddr *)&a.dst, 2000))
 		return rt_gen_cm_err(errbuf, "rdma_resolve_addr");
 	int rc = rt_gen_cm_event(s->ch, RDMA_CM_EVENT_ADDR_RESOLVED, 3000, &ev, errbuf);
 	if (rc)
@@ -90,18 +91,22 @@ static int connect_qp(struct vsender *s, unsigned i, uint32_t token, char *errbu
 	q->cq = ibv_create_cq(q->id->verbs, (int)cfg->qdepth + 1, NULL, NULL, 0);
 	if (!q->cq)
 		return rt_gen_cm_err(errbuf, "ibv_create_cq");
-	struct ibv_qp_init_attr attr = {.send_cq = q->cq, .recv_cq = q->cq, .qp_type = IBV_QPT_RC,
-					.cap = {.max_send_wr = cfg->qdepth, .max_recv_wr = 1,
-						.max_send_sge = 1, .max_recv_sge = 1}};
+	struct ibv_qp_init_attr attr = {.send_cq = q->cq,
+	                                .recv_cq = q->cq,
+	                                .qp_type = IBV_QPT_RC,
+	                                .cap = {.max_send_wr = cfg->qdepth,
+	                                        .max_recv_wr = 1,
+	                                        .max_send_sge = 1,
+	                                        .max_recv_sge = 1}};
 	if (rdma_create_qp(q->id, s->pd, &attr))
 		return rt_gen_cm_err(errbuf, "rdma_create_qp");
 	q->buf = calloc(1, cfg->msg_size);
 	if (!q->buf) {
 		return rt_errmsg(errbuf, ENOMEM, "out of memory");
 	}
-	q->mr = ibv_reg_mr(s->pd, q->buf, cfg->msg_size,
-				    IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
-					    IBV_ACCESS_REMOTE_READ);
+	q->mr =
+	    ibv_reg_mr(s->pd, q->buf, cfg->msg_size,
+	               IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ);
 	if (!q->mr)
 		return rt_gen_cm_err(errbuf, "ibv_reg_mr");
 	uint8_t req[RT_GEN_PD_REQ_LEN] = {0};
@@ -112,17 +117,22 @@ static int connect_qp(struct vsender *s, unsigned i, uint32_t token, char *errbu
 	rt_put_be32(req + 16, i);
 	rt_put_be32(req + 20, token);
 	rt_put_be32(req + 24, cfg->qdepth);
-	struct rdma_conn_param param = {.private_data = req, .private_data_len = RT_GEN_PD_REQ_LEN,
-					.responder_resources = 16, .initiator_depth = 16,
-					.retry_count = 7, .rnr_retry_count = 7};
+	struct rdma_conn_param param = {.private_data = req,
+	                                .private_data_len = RT_GEN_PD_REQ_LEN,
+	                                .responder_resources = 16,
+	                                .initiator_depth = 16,
+	                                .retry_count = 7,
+	                                .rnr_retry_count = 7};
 	if (rdma_connect(q->id, &param))
 		return rt_gen_cm_err(errbuf, "rdma_connect");
 	if ((rc = rt_gen_cm_event(s->ch, RDMA_CM_EVENT_ESTABLISHED, 5000, &ev, errbuf)))
 		return rc;
 	const uint8_t *rep = ev->param.conn.private_data;
-	if (!rep || ev->param.conn.private_data_len < RT_GEN_PD_REP_LEN || memcmp(rep, RT_GEN_PD_MAGIC, 4)) {
+	if (!rep || ev->param.conn.private_data_len < RT_GEN_PD_REP_LEN ||
+	    memcmp(rep, RT_GEN_PD_MAGIC, 4)) {
 		rdma_ack_cm_event(ev);
-		return rt_errmsg(errbuf, EPROTO, "the server's reply carries no buffer description");
+		return rt_errmsg(errbuf, EPROTO,
+		                 "the server's reply carries no buffer description");
 	}
 	q->raddr = (uint64_t)rt_gen_pd_get32(rep + 4) << 32 | rt_gen_pd_get32(rep + 8);
 	q->rkey = rt_gen_pd_get32(rep + 12);
@@ -130,7 +140,8 @@ static int connect_qp(struct vsender *s, unsigned i, uint32_t token, char *errbu
 	q->flow.dest_qp = ev->param.conn.qp_num;
 	rdma_ack_cm_event(ev);
 	if (rlen < cfg->msg_size) {
-		return rt_errmsg(errbuf, EPROTO, "the server's buffer (%u bytes) is smaller than a message", rlen);
+		return rt_errmsg(errbuf, EPROTO,
+		                 "the server's buffer (%u bytes) is smaller than a message", rlen);
 	}
 	rt_gen_addr_str(rdma_get_local_addr(q->id), q->flow.src, sizeof(q->flow.src));
 	rt_gen_addr_str(rdma_get_peer_addr(q->id), q->flow.dst, sizeof(q->flow.dst));
@@ -147,10 +158,13 @@ static int connect_qp(struct vsender *s, unsigned i, uint32_t token, char *errbu
 
 static int post_one(struct vsender *s, struct vqp *q, unsigned idx)
 {
-	struct ibv_sge sge = {.addr = (uintptr_t)q->buf, .length = s->cfg->msg_size,
-			      .lkey = q->mr->lkey};
-	struct ibv_send_wr wr = {.wr_id = idx, .sg_list = &sge, .num_sge = 1,
-				 .opcode = wr_opcode(s->cfg->op), .send_flags = IBV_SEND_SIGNALED};
+	struct ibv_sge sge = {
+	    .addr = (uintptr_t)q->buf, .length = s->cfg->msg_size, .lkey = q->mr->lkey};
+	struct ibv_send_wr wr = {.wr_id = idx,
+	                         .sg_list = &sge,
+	                         .num_sge = 1,
+	                         .opcode = wr_opcode(s->cfg->op),
+	                         .send_flags = IBV_SEND_SIGNALED};
 	if (s->cfg->op != RT_GEN_OP_SEND) {
 		wr.wr.rdma.remote_addr = q->raddr;
 		wr.wr.rdma.rkey = q->rkey;
@@ -166,7 +180,8 @@ static void report(struct vsender *s, double t, double dt, uint64_t now)
 		struct vqp *q = &s->qp[i];
 		uint64_t db = q->bytes - q->iv_bytes, dm = q->completed - q->iv_msgs;
 		rt_evlog_begin_flow(&s->log, now, "interval", &s->qp[i].flow);
-		rt_evlog_u64(&s->log, "packets", dm * ((s->cfg->msg_size + s->cfg->mtu - 1) / s->cfg->mtu));
+		rt_evlog_u64(&s->log, "packets",
+		             dm * ((s->cfg->msg_size + s->cfg->mtu - 1) / s->cfg->mtu));
 		rt_evlog_u64(&s->log, "bytes", db);
 		rt_evlog_double(&s->log, "gbps", (double)db * 8 / dt / 1e9, 6);
 		rt_evlog_end(&s->log);
@@ -183,7 +198,7 @@ static void report(struct vsender *s, double t, double dt, uint64_t now)
 	if (nak >= 0 && s->nak0 >= 0)
 		snprintf(nbuf, sizeof(nbuf), "%" PRId64, nak - s->nak0);
 	fprintf(s->report, "%8.3f %10.3f %12.0f %8s %8s\n", t, (double)by * 8 / dt / 1e9,
-		(double)msgs / dt, cbuf, nbuf);
+	        (double)msgs / dt, cbuf, nbuf);
 	fflush(s->report);
 	rt_evlog_flush(&s->log);
 }
@@ -236,7 +251,8 @@ static int vsend_run(struct vsender *s, char *errbuf)
 			}
 			for (int k = 0; k < n; k++) {
 				if (wc[k].status != IBV_WC_SUCCESS) {
-					return rt_errmsg(errbuf, EIO, "work completion error: %s", ibv_wc_status_str(wc[k].status));
+					return rt_errmsg(errbuf, EIO, "work completion error: %s",
+					                 ibv_wc_status_str(wc[k].status));
 				}
 				q->outstanding--;
 				q->completed++;
@@ -281,12 +297,15 @@ static int vsend_run(struct vsender *s, char *errbuf)
 	for (unsigned i = 0; i < s->nqp; i++) {
 		struct vqp *q = &s->qp[i];
 		rt_evlog_begin_flow(&s->log, now, "end", &q->flow);
-		rt_evlog_u64(&s->log, "packets", q->completed * ((cfg->msg_size + cfg->mtu - 1) / cfg->mtu));
+		rt_evlog_u64(&s->log, "packets",
+		             q->completed * ((cfg->msg_size + cfg->mtu - 1) / cfg->mtu));
 		rt_evlog_u64(&s->log, "bytes", q->bytes);
 		rt_evlog_u64(&s->log, "retransmitted", 0);
 		/* the NIC counts CNPs and NAKs per device, not per QP */
-		rt_evlog_u64(&s->log, "cnp_handled", cnp >= 0 && s->cnp0 >= 0 ? (uint64_t)(cnp - s->cnp0) : 0);
-		rt_evlog_u64(&s->log, "naks", nak >= 0 && s->nak0 >= 0 ? (uint64_t)(nak - s->nak0) : 0);
+		rt_evlog_u64(&s->log, "cnp_handled",
+		             cnp >= 0 && s->cnp0 >= 0 ? (uint64_t)(cnp - s->cnp0) : 0);
+		rt_evlog_u64(&s->log, "naks",
+		             nak >= 0 && s->nak0 >= 0 ? (uint64_t)(nak - s->nak0) : 0);
 		rt_evlog_str(&s->log, "counter_scope", "device");
 		rt_evlog_u64(&s->log, "messages", q->completed);
 		rt_evlog_end(&s->log);
@@ -294,13 +313,14 @@ static int vsend_run(struct vsender *s, char *errbuf)
 		by += q->bytes;
 	}
 	double secs = (double)(now - t0) / 1e9;
-	fprintf(s->report,
-		"summary role=send backend=verbs op=%s msg_size=%u qps=%u seconds=%.3f messages=%llu "
-		"bytes=%llu gbps=%.3f msg_per_s=%.0f cnp=%lld nak=%lld\n",
-		rt_gen_op_name(cfg->op), cfg->msg_size, s->nqp, secs, (unsigned long long)msgs,
-		(unsigned long long)by, (double)by * 8 / secs / 1e9, (double)msgs / secs,
-		cnp >= 0 && s->cnp0 >= 0 ? (long long)(cnp - s->cnp0) : -1LL,
-		nak >= 0 && s->nak0 >= 0 ? (long long)(nak - s->nak0) : -1LL);
+	fprintf(
+	    s->report,
+	    "summary role=send backend=verbs op=%s msg_size=%u qps=%u seconds=%.3f messages=%llu "
+	    "bytes=%llu gbps=%.3f msg_per_s=%.0f cnp=%lld nak=%lld\n",
+	    rt_gen_op_name(cfg->op), cfg->msg_size, s->nqp, secs, (unsigned long long)msgs,
+	    (unsigned long long)by, (double)by * 8 / secs / 1e9, (double)msgs / secs,
+	    cnp >= 0 && s->cnp0 >= 0 ? (long long)(cnp - s->cnp0) : -1LL,
+	    nak >= 0 && s->nak0 >= 0 ? (long long)(nak - s->nak0) : -1LL);
 	return 0;
 }
 

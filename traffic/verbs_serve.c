@@ -1,4 +1,5 @@
-/* verbs backend, server: accepts RDMA CM connections, registers buffers, posts receives for SENDs. */
+/* verbs backend, server: accepts RDMA CM connections, registers buffers, posts receives for SENDs.
+ */
 #include "rt_config.h"
 
 #include <arpa/inet.h>
@@ -49,8 +50,8 @@ struct vserver {
 static int post_recvs(struct vconn *c, unsigned n)
 {
 	for (unsigned i = 0; i < n; i++) {
-		struct ibv_sge sge = {.addr = (uintptr_t)c->buf, .length = c->msg_size,
-				      .lkey = c->mr->lkey};
+		struct ibv_sge sge = {
+		    .addr = (uintptr_t)c->buf, .length = c->msg_size, .lkey = c->mr->lkey};
 		struct ibv_recv_wr wr = {.wr_id = 1, .sg_list = &sge, .num_sge = 1}, *bad = NULL;
 		int rc = rt_verbs_ops.post_recv(c->id->qp, &wr, &bad);
 		if (rc)
@@ -78,8 +79,9 @@ static int on_connect_request(struct vserver *s, struct rdma_cm_event *ev, char 
 {
 	const uint8_t *req = ev->param.conn.private_data;
 	struct rdma_cm_id *id = ev->id;
-	if (!req || ev->param.conn.private_data_len < RT_GEN_PD_REQ_LEN || memcmp(req, RT_GEN_PD_MAGIC, 4) ||
-	    req[4] > RT_GEN_OP_READ || rt_gen_pd_get32(req + 8) == 0 || rt_gen_pd_get32(req + 8) > RT_GEN_MAX_MSG ||
+	if (!req || ev->param.conn.private_data_len < RT_GEN_PD_REQ_LEN ||
+	    memcmp(req, RT_GEN_PD_MAGIC, 4) || req[4] > RT_GEN_OP_READ ||
+	    rt_gen_pd_get32(req + 8) == 0 || rt_gen_pd_get32(req + 8) > RT_GEN_MAX_MSG ||
 	    rt_gen_pd_get32(req + 24) == 0 || rt_gen_pd_get32(req + 24) > RT_GEN_MAX_QDEPTH ||
 	    s->nconn >= RT_GEN_MAX_QPS) {
 		rdma_reject(id, NULL, 0);
@@ -114,25 +116,29 @@ static int on_connect_request(struct vserver *s, struct rdma_cm_event *ev, char 
 	else if (!(c->cq = ibv_create_cq(id->verbs, 2 * (int)c->qdepth + 1, NULL, NULL, 0)))
 		what = "ibv_create_cq";
 	if (!what) {
-		struct ibv_qp_init_attr attr = {
-			.send_cq = c->cq, .recv_cq = c->cq, .qp_type = IBV_QPT_RC,
-			.cap = {.max_send_wr = 1, .max_recv_wr = 2 * c->qdepth, .max_send_sge = 1,
-				.max_recv_sge = 1}};
+		struct ibv_qp_init_attr attr = {.send_cq = c->cq,
+		                                .recv_cq = c->cq,
+		                                .qp_type = IBV_QPT_RC,
+		                                .cap = {.max_send_wr = 1,
+		                                        .max_recv_wr = 2 * c->qdepth,
+		                                        .max_send_sge = 1,
+		                                        .max_recv_sge = 1}};
 		if (rdma_create_qp(id, s->pd, &attr))
 			what = "rdma_create_qp";
 	}
 	if (!what && !(c->buf = calloc(1, c->msg_size)))
 		what = "buffer";
 	if (!what && !(c->mr = ibv_reg_mr(s->pd, c->buf, c->msg_size,
-						    IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
-							    IBV_ACCESS_REMOTE_READ)))
+	                                  IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
+	                                      IBV_ACCESS_REMOTE_READ)))
 		what = "ibv_reg_mr";
 	if (!what && c->op == RT_GEN_OP_SEND && (rc = post_recvs(c, 2 * c->qdepth)))
 		what = "ibv_post_recv";
 	if (what) {
 		int e = rc ? rc : errno ? errno : ENOMEM;
 		rt_errorf(errbuf, e, "%s", what);
-		/* the QP goes with its id: destroy it first (the CQ cannot go while a QP uses it) */
+		/* the QP goes with its id: destroy it first (the CQ cannot go while a QP uses it)
+		 */
 		if (id->qp)
 			rdma_destroy_qp(id);
 		rdma_reject(id, NULL, 0);
@@ -147,9 +153,11 @@ static int on_connect_request(struct vserver *s, struct rdma_cm_event *ev, char 
 	rt_put_be32(rep + 8, (uint32_t)addr);
 	rt_put_be32(rep + 12, c->mr->rkey);
 	rt_put_be32(rep + 16, c->msg_size);
-	struct rdma_conn_param param = {.private_data = rep, .private_data_len = RT_GEN_PD_REP_LEN,
-					.responder_resources = 16, .initiator_depth = 16,
-					.rnr_retry_count = 7};
+	struct rdma_conn_param param = {.private_data = rep,
+	                                .private_data_len = RT_GEN_PD_REP_LEN,
+	                                .responder_resources = 16,
+	                                .initiator_depth = 16,
+	                                .rnr_retry_count = 7};
 	char local[48], peer[48];
 	rt_gen_addr_str(rdma_get_local_addr(id), local, sizeof(local));
 	rt_gen_addr_str(rdma_get_peer_addr(id), peer, sizeof(peer));
@@ -178,7 +186,7 @@ static int on_connect_request(struct vserver *s, struct rdma_cm_event *ev, char 
 	rt_evlog_u64(&s->log, "peer_qp", ev->param.conn.qp_num);
 	rt_evlog_end(&s->log);
 	fprintf(s->report, "client %s: %s, QP %u of %u, %u-byte messages\n", peer,
-		rt_gen_op_name(c->op), rt_gen_pd_get32(req + 16) + 1, qps, c->msg_size);
+	        rt_gen_op_name(c->op), rt_gen_pd_get32(req + 16) + 1, qps, c->msg_size);
 	return 0;
 }
 
@@ -209,13 +217,15 @@ static int vserve_loop(struct vserver *s, char *errbuf)
 {
 	const struct rt_gen_config *cfg = s->cfg;
 	uint64_t t0 = rt_gen_now_ns();
-	uint64_t give_up = cfg->duration_s > 0 ? t0 + (uint64_t)(cfg->duration_s * 1e9) : UINT64_MAX;
+	uint64_t give_up =
+	    cfg->duration_s > 0 ? t0 + (uint64_t)(cfg->duration_s * 1e9) : UINT64_MAX;
 	uint64_t msgs = 0, bytes = 0;
 	while (s->finished < cfg->clients) {
 		if (cfg->stop && *cfg->stop)
 			break;
 		if (rt_gen_now_ns() >= give_up) {
-			return rt_errmsg(errbuf, ETIMEDOUT, "%u of %u client(s) done after %.1f s", s->finished, cfg->clients, cfg->duration_s);
+			return rt_errmsg(errbuf, ETIMEDOUT, "%u of %u client(s) done after %.1f s",
+			                 s->finished, cfg->clients, cfg->duration_s);
 		}
 		struct pollfd pfd = {.fd = s->ch->fd, .events = POLLIN};
 		if (poll(&pfd, 1, s->nconn ? 0 : 10) > 0) {
@@ -250,9 +260,9 @@ static int vserve_loop(struct vserver *s, char *errbuf)
 	}
 	double secs = (double)(rt_gen_now_ns() - t0) / 1e9;
 	fprintf(s->report,
-		"summary role=serve backend=verbs clients=%u seconds=%.3f messages_received=%llu "
-		"bytes_received=%llu\n",
-		s->finished, secs, (unsigned long long)msgs, (unsigned long long)bytes);
+	        "summary role=serve backend=verbs clients=%u seconds=%.3f messages_received=%llu "
+	        "bytes_received=%llu\n",
+	        s->finished, secs, (unsigned long long)msgs, (unsigned long long)bytes);
 	return 0;
 }
 
@@ -278,8 +288,8 @@ int rt_gen_verbs_serve(const struct rt_gen_config *cfg, FILE *rep, char *errbuf)
 	if (!rc && rdma_listen(s->listen, 16))
 		rc = rt_gen_cm_err(errbuf, "rdma_listen");
 	if (!rc) {
-		fprintf(rep, "listening with RDMA CM on port %u for %u client(s)\n", cfg->control_port,
-			cfg->clients);
+		fprintf(rep, "listening with RDMA CM on port %u for %u client(s)\n",
+		        cfg->control_port, cfg->clients);
 		fflush(rep);
 		rc = vserve_loop(s, errbuf);
 	}

@@ -1,4 +1,5 @@
-/* Unit tests of the frame pump: every frame handed over once, stops, failures, signals, idle ticks, stats. */
+/* Unit tests of the frame pump: every frame handed over once, stops, failures, signals, idle ticks,
+ * stats. */
 #include <errno.h>
 #include <setjmp.h>
 #include <signal.h>
@@ -15,8 +16,8 @@
 #include "capture/pump.h"
 
 /* A 60-byte PAUSE frame: dissected, it says so. */
-static const uint8_t pause_frame[60] = {0x01, 0x80, 0xc2, 0, 0, 1, 2, 0, 0, 0, 0, 1,
-					0x88, 0x08, 0x00, 0x01, 0x12, 0x34};
+static const uint8_t pause_frame[60] = {0x01, 0x80, 0xc2, 0,    0,    1,    2,    0,    0,
+                                        0,    0,    1,    0x88, 0x08, 0x00, 0x01, 0x12, 0x34};
 
 /* The fake source: `total` frames, in batches of up to 3, with an idle read before every batch. */
 static struct {
@@ -41,9 +42,10 @@ static int fake_next(struct rt_source *src, struct rt_frame *frames, int max, ch
 	int n = 0;
 	while (n < max && n < 3 && fake.delivered < fake.total) {
 		fake.delivered++;
-		frames[n] = (struct rt_frame){.data = pause_frame, .caplen = sizeof(pause_frame),
-					      .wirelen = sizeof(pause_frame),
-					      .ts_ns = 1000u * (uint64_t)fake.delivered};
+		frames[n] = (struct rt_frame){.data = pause_frame,
+		                              .caplen = sizeof(pause_frame),
+		                              .wirelen = sizeof(pause_frame),
+		                              .ts_ns = 1000u * (uint64_t)fake.delivered};
 		n++;
 	}
 	return n;
@@ -65,20 +67,23 @@ static void fake_break(struct rt_source *src)
 }
 
 static const struct rt_source_ops fake_ops = {
-	.kind = "fake", .next = fake_next, .stats = fake_stats, .breakloop = fake_break,
+    .kind = "fake",
+    .next = fake_next,
+    .stats = fake_stats,
+    .breakloop = fake_break,
 };
 
 /* What the callbacks saw, and what they do. */
 static struct {
 	uint64_t frames, last_ts, last_seq, ticks, idle_ticks;
-	int stop_after, fail_after, signal_after; /* at that many frames: return 1, -EPIPE, raise SIGINT */
-	bool stop_call;				  /* call rt_pump_stop() instead of raising */
+	int stop_after, fail_after,
+	    signal_after; /* at that many frames: return 1, -EPIPE, raise SIGINT */
+	bool stop_call;   /* call rt_pump_stop() instead of raising */
 	bool all_pause;
 	int hooked;
 } seen;
 
-static int on_frame(void *ctx, const struct rt_frame *f, const struct rt_record *rec,
-		    char *errbuf)
+static int on_frame(void *ctx, const struct rt_frame *f, const struct rt_record *rec, char *errbuf)
 {
 	(void)ctx;
 	seen.frames++;
@@ -86,7 +91,7 @@ static int on_frame(void *ctx, const struct rt_frame *f, const struct rt_record 
 		seen.all_pause = false;
 	if (f->seq != seen.last_seq + 1)
 		fail_msg("frame %llu after %llu", (unsigned long long)f->seq,
-			 (unsigned long long)seen.last_seq);
+		         (unsigned long long)seen.last_seq);
 	seen.last_seq = f->seq;
 	seen.last_ts = f->ts_ns;
 	if (seen.stop_after && seen.frames == (uint64_t)seen.stop_after)
@@ -278,8 +283,8 @@ static void test_open_file(void **state)
 	char errbuf[RT_ERRBUF_SIZE];
 	struct rt_source *s;
 	/* a pcap header with link type 147 (a user DLT) and no frames */
-	static const uint8_t hdr[24] = {0xd4, 0xc3, 0xb2, 0xa1, 2, 0, 4, 0, 0, 0, 0, 0,
-					0, 0, 0, 0, 0xff, 0xff, 0, 0, 147, 0, 0, 0};
+	static const uint8_t hdr[24] = {0xd4, 0xc3, 0xb2, 0xa1, 2,    0,    4, 0, 0,   0, 0, 0,
+	                                0,    0,    0,    0,    0xff, 0xff, 0, 0, 147, 0, 0, 0};
 	int fd = mkstemp(path);
 	(void)state;
 
@@ -295,12 +300,12 @@ static void test_open_file(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_every_frame_once, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_undissected, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_stops, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_failures, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_signal, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_open_file, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_every_frame_once, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_undissected, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_stops, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_failures, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_signal, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_open_file, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,4 +1,5 @@
-/* Unit tests of common/json.h and common/errbuf.c: commas at every depth, keys, values, error messages. */
+/* Unit tests of common/json.h and common/errbuf.c: commas at every depth, keys, values, error
+ * messages. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -138,17 +139,18 @@ static void test_empty(void **state)
 static void test_members(void **state)
 {
 	(void)state;
-	assert_renders(emit_members,
-		       "{\"n\":7,\"yes\":true,\"no\":false,\"kind\":\"roce\",\"text\":\"a\\\"b\\\\c\\n\","
-		       "\"none\":null,\"neg\":-5,\"x\":1.25,\"ts\":\"1700000000.000000005\","
-		       "\"ip\":\"10.0.0.1\",\"mac\":\"02:00:00:00:ab:cd\",\"we\\\"ird\":1}");
+	assert_renders(
+	    emit_members,
+	    "{\"n\":7,\"yes\":true,\"no\":false,\"kind\":\"roce\",\"text\":\"a\\\"b\\\\c\\n\","
+	    "\"none\":null,\"neg\":-5,\"x\":1.25,\"ts\":\"1700000000.000000005\","
+	    "\"ip\":\"10.0.0.1\",\"mac\":\"02:00:00:00:ab:cd\",\"we\\\"ird\":1}");
 }
 
 static void test_nested(void **state)
 {
 	(void)state;
 	assert_renders(emit_nested, "{\"a\":[{\"i\":0,\"q\":[]},{\"i\":1,\"q\":[0]},"
-				    "{\"i\":2,\"q\":[0,1]}],\"e\":{},\"z\":0}");
+	                            "{\"i\":2,\"q\":[0,1]}],\"e\":{},\"z\":0}");
 }
 
 static void test_lines(void **state)
@@ -197,9 +199,9 @@ static void test_errbuf(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_empty),  cmocka_unit_test(test_members),
-		cmocka_unit_test(test_nested), cmocka_unit_test(test_lines),
-		cmocka_unit_test(test_deep),   cmocka_unit_test(test_errbuf),
+	    cmocka_unit_test(test_empty),  cmocka_unit_test(test_members),
+	    cmocka_unit_test(test_nested), cmocka_unit_test(test_lines),
+	    cmocka_unit_test(test_deep),   cmocka_unit_test(test_errbuf),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -92,12 +92,41 @@ static void test_ts(void **state)
 	}
 }
 
+struct hex {
+	uint64_t v;
+	int width;
+};
+
+static void emit_hex(struct rt_outbuf *o, const void *arg)
+{
+	const struct hex *h = arg;
+
+	rt_out_hex(o, h->v, h->width);
+}
+
+static void test_hex(void **state)
+{
+	static const struct hex in[] = {{0, 1}, {0, 2}, {0x11, 6}, {0xABCDEF, 2}, {UINT64_MAX, 1},
+					{5, 99}};
+	static const char *const want[] = {"0x0", "0x00", "0x000011", "0xabcdef",
+					   "0xffffffffffffffff", "0x0000000000000005"};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(in) / sizeof(in[0]); i++) {
+		char *got = render(emit_hex, &in[i]);
+
+		assert_string_equal(got, want[i]);
+		free(got);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_double_fixed),
 		cmocka_unit_test(test_double_huge),
 		cmocka_unit_test(test_ts),
+		cmocka_unit_test(test_hex),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

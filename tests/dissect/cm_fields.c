@@ -1,4 +1,5 @@
-/* Prints the RDMA CM REQ/REP fields the dissector decodes from a capture, one frame a line (tshark test). */
+/* Prints the RDMA CM REQ/REP fields the dissector decodes from a capture, one frame a line (tshark
+ * test). */
 #include <inttypes.h>
 #include <pcap/pcap.h>
 #include <stdio.h>

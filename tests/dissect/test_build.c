@@ -1,4 +1,5 @@
-/* Unit tests of the frame builder (dissect/build.c): what it builds dissects back to the same fields, ICRC ok. */
+/* Unit tests of the frame builder (dissect/build.c): what it builds dissects back to the same
+ * fields, ICRC ok. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -16,9 +17,15 @@ static const uint8_t mac_a[6] = {0x02, 0, 0, 0, 0, 1}, mac_b[6] = {0x02, 0, 0, 0
 
 static struct rt_build_net ipv4(void)
 {
-	struct rt_build_net n = {.ip_version = 4, .src_ip = {10, 1, 2, 3}, .dst_ip = {10, 4, 5, 6},
-				 .udp_sport = 49152, .udp_dport = RT_ROCEV2_PORT, .dscp = 26,
-				 .ecn = 2, .ttl = 64, .df = true};
+	struct rt_build_net n = {.ip_version = 4,
+	                         .src_ip = {10, 1, 2, 3},
+	                         .dst_ip = {10, 4, 5, 6},
+	                         .udp_sport = 49152,
+	                         .udp_dport = RT_ROCEV2_PORT,
+	                         .dscp = 26,
+	                         .ecn = 2,
+	                         .ttl = 64,
+	                         .df = true};
 	memcpy(n.src_mac, mac_a, 6);
 	memcpy(n.dst_mac, mac_b, 6);
 	return n;
@@ -26,9 +33,16 @@ static struct rt_build_net ipv4(void)
 
 static struct rt_build_net ipv6_qinq(void)
 {
-	struct rt_build_net n = {.ip_version = 6, .udp_sport = 50000, .udp_dport = RT_ROCEV2_PORT,
-				 .dscp = 3, .ecn = 3, .ttl = 9, .flow_label = 0xABCDE, .nvlan = 2,
-				 .vlan = {100, 4001}, .pcp = {3, 5}};
+	struct rt_build_net n = {.ip_version = 6,
+	                         .udp_sport = 50000,
+	                         .udp_dport = RT_ROCEV2_PORT,
+	                         .dscp = 3,
+	                         .ecn = 3,
+	                         .ttl = 9,
+	                         .flow_label = 0xABCDE,
+	                         .nvlan = 2,
+	                         .vlan = {100, 4001},
+	                         .pcp = {3, 5}};
 	for (int i = 0; i < 16; i++) {
 		n.src_ip[i] = i ? (uint8_t)i : 0xfd;
 		n.dst_ip[i] = (uint8_t)(0xA0 + i);
@@ -44,22 +58,41 @@ static void dissect(const uint8_t *frame, int len, struct rt_record *rec)
 
 	assert_true(len > 0);
 	rt_dissect_opts_init(&o);
-	assert_int_equal(rt_dissect_buf(&o, RT_LINK_ETHERNET, frame, (uint32_t)len, (uint32_t)len, rec), 0);
+	assert_int_equal(
+	    rt_dissect_buf(&o, RT_LINK_ETHERNET, frame, (uint32_t)len, (uint32_t)len, rec), 0);
 }
 
 /* Transport fields with a distinct value in every header field, payload_len bytes of payload. */
 static struct rt_record fields(uint8_t opcode, uint32_t payload_len)
 {
 	struct rt_record t = {
-		.opcode = opcode, .se = 1, .migreq = 1, .ackreq = 1, .fecn = 1, .becn = 1,
-		.pkey = 0x8001, .dest_qp = 0xABCDEF, .psn = 0xFEDCBA, .xrc_srq = 0x111111,
-		.rdeth_eecnxt = 0x222222, .deth_qkey = 0x33333333, .deth_src_qp = 0x444444,
-		.reth_va = 0x5555555555555555ull, .reth_rkey = 0x66666666, .reth_len = 0x77777777,
-		.atomic_va = 0x8888888888888888ull, .atomic_rkey = 0x99999999,
-		.atomic_swap_add = 0xAAAAAAAAAAAAAAAAull, .atomic_compare = 0xBBBBBBBBBBBBBBBBull,
-		.aeth_syndrome = 0x6C, .aeth_msn = 0xCCCCCC, .atomic_ack_orig = 0xDDDDDDDDDDDDDDDDull,
-		.immediate = 0xEEEEEEEE, .ieth_rkey = 0x12345678, .feth = 0x9ABCDEF0,
-		.payload_len = payload_len,
+	    .opcode = opcode,
+	    .se = 1,
+	    .migreq = 1,
+	    .ackreq = 1,
+	    .fecn = 1,
+	    .becn = 1,
+	    .pkey = 0x8001,
+	    .dest_qp = 0xABCDEF,
+	    .psn = 0xFEDCBA,
+	    .xrc_srq = 0x111111,
+	    .rdeth_eecnxt = 0x222222,
+	    .deth_qkey = 0x33333333,
+	    .deth_src_qp = 0x444444,
+	    .reth_va = 0x5555555555555555ull,
+	    .reth_rkey = 0x66666666,
+	    .reth_len = 0x77777777,
+	    .atomic_va = 0x8888888888888888ull,
+	    .atomic_rkey = 0x99999999,
+	    .atomic_swap_add = 0xAAAAAAAAAAAAAAAAull,
+	    .atomic_compare = 0xBBBBBBBBBBBBBBBBull,
+	    .aeth_syndrome = 0x6C,
+	    .aeth_msn = 0xCCCCCC,
+	    .atomic_ack_orig = 0xDDDDDDDDDDDDDDDDull,
+	    .immediate = 0xEEEEEEEE,
+	    .ieth_rkey = 0x12345678,
+	    .feth = 0x9ABCDEF0,
+	    .payload_len = payload_len,
 	};
 	return t;
 }
@@ -123,9 +156,15 @@ static void test_write_only(void **state)
 	uint8_t payload[1023];
 	for (size_t i = 0; i < sizeof(payload); i++)
 		payload[i] = (uint8_t)(i * 7);
-	struct rt_record p = {.opcode = RT_OPCODE_RC_RDMA_WRITE_ONLY, .ackreq = true, .pkey = 0xffff,
-			      .dest_qp = 0x123456, .psn = 0xabcdef, .reth_va = 0x1122334455667788ull,
-			      .reth_rkey = 0xdeadbeef, .reth_len = 1023, .payload_len = sizeof(payload)};
+	struct rt_record p = {.opcode = RT_OPCODE_RC_RDMA_WRITE_ONLY,
+	                      .ackreq = true,
+	                      .pkey = 0xffff,
+	                      .dest_qp = 0x123456,
+	                      .psn = 0xabcdef,
+	                      .reth_va = 0x1122334455667788ull,
+	                      .reth_rkey = 0xdeadbeef,
+	                      .reth_len = 1023,
+	                      .payload_len = sizeof(payload)};
 	struct rt_build_net net = ipv4();
 	uint8_t frame[2048];
 	int len = rt_build_frame(&net, &p, payload, frame, sizeof(frame));
@@ -158,7 +197,8 @@ static void test_write_only(void **state)
 	assert_int_equal(frame[20] & 0x40, 0x40); /* DF */
 }
 
-/* Every opcode of the table, in IPv4 and in IPv6 behind two VLAN tags, dissects back to its fields. */
+/* Every opcode of the table, in IPv4 and in IPv6 behind two VLAN tags, dissects back to its fields.
+ */
 static void test_every_opcode(void **state)
 {
 	(void)state;
@@ -180,7 +220,8 @@ static void test_every_opcode(void **state)
 
 			dissect(frame, len, &r);
 			if (r.icrc != RT_ICRC_OK)
-				fail_msg("opcode 0x%02x (IPv%u): ICRC not ok", op, nets[k].ip_version);
+				fail_msg("opcode 0x%02x (IPv%u): ICRC not ok", op,
+				         nets[k].ip_version);
 			assert_int_equal(r.kind, op == RT_OPCODE_CNP ? RT_KIND_CNP : RT_KIND_ROCE);
 			assert_int_equal(r.events, 0);
 			assert_int_equal((int)r.wirelen, len);
@@ -208,7 +249,8 @@ static void test_every_opcode(void **state)
 static void test_cnp(void **state)
 {
 	(void)state;
-	struct rt_record p = {.opcode = RT_OPCODE_CNP, .becn = true, .pkey = 0xffff, .dest_qp = 0x10203};
+	struct rt_record p = {
+	    .opcode = RT_OPCODE_CNP, .becn = true, .pkey = 0xffff, .dest_qp = 0x10203};
 	struct rt_build_net net = ipv4();
 	net.dscp = 48;
 	net.ecn = 0;
@@ -235,12 +277,16 @@ static void test_ack_nak(void **state)
 	struct rt_build_net net = ipv4();
 	uint8_t frame[256];
 	static const uint8_t syn[] = {RT_AETH_SYNDROME(RT_AETH_ACK, RT_AETH_CREDITS_INVALID),
-				      RT_AETH_SYNDROME(RT_AETH_NAK, RT_NAK_PSN_SEQ_ERROR)};
+	                              RT_AETH_SYNDROME(RT_AETH_NAK, RT_NAK_PSN_SEQ_ERROR)};
 	assert_int_equal(syn[0], 0x1f);
 	assert_int_equal(syn[1], 0x60);
 	for (int i = 0; i < 2; i++) {
-		struct rt_record p = {.opcode = RT_OPCODE_RC_ACK, .pkey = 0xffff, .dest_qp = 77,
-				      .psn = 5000, .aeth_syndrome = syn[i], .aeth_msn = 0x345678};
+		struct rt_record p = {.opcode = RT_OPCODE_RC_ACK,
+		                      .pkey = 0xffff,
+		                      .dest_qp = 77,
+		                      .psn = 5000,
+		                      .aeth_syndrome = syn[i],
+		                      .aeth_msn = 0x345678};
 		int len = rt_build_frame(&net, &p, NULL, frame, sizeof(frame));
 		struct rt_record r;
 		dissect(frame, len, &r);
@@ -252,7 +298,8 @@ static void test_ack_nak(void **state)
 	}
 }
 
-/* A UDP payload is the frame's transport packet, ICRC included, and rt_dissect_roce() reads it back. */
+/* A UDP payload is the frame's transport packet, ICRC included, and rt_dissect_roce() reads it
+ * back. */
 static void test_udp_payload(void **state)
 {
 	(void)state;
@@ -271,9 +318,9 @@ static void test_udp_payload(void **state)
 		assert_int_equal(r.icrc, RT_ICRC_UNCHECKED);
 		assert_transport(&r, &t);
 		assert_memory_equal(udp + r.payload_off, payload, sizeof(payload));
-		assert_int_equal(r.icrc_stored, (uint32_t)(udp[ulen - 4] | udp[ulen - 3] << 8 |
-							   udp[ulen - 2] << 16 |
-							   (uint32_t)udp[ulen - 1] << 24));
+		assert_int_equal(r.icrc_stored,
+		                 (uint32_t)(udp[ulen - 4] | udp[ulen - 3] << 8 |
+		                            udp[ulen - 2] << 16 | (uint32_t)udp[ulen - 1] << 24));
 	}
 	/* too short for its headers and ICRC */
 	rt_dissect_roce(udp, 15, &r);
@@ -286,15 +333,15 @@ static void test_icrc_coverage(void **state)
 {
 	(void)state;
 	uint8_t buf[128];
-	struct rt_record p = {.opcode = RT_OPCODE_RC_SEND_ONLY, .dest_qp = 9, .psn = 1,
-			      .payload_len = 8};
+	struct rt_record p = {
+	    .opcode = RT_OPCODE_RC_SEND_ONLY, .dest_qp = 9, .psn = 1, .payload_len = 8};
 	struct rt_build_net a = ipv4(), b = a;
 	uint32_t base, crc;
 	int n = rt_build_udp_payload(&a, &p, NULL, buf, sizeof(buf));
 	assert_int_equal(n, 12 + 8 + 4);
 	assert_int_equal(rt_build_udp_icrc(&a, buf, (uint32_t)n, &base), 0);
 	assert_int_equal(base, (uint32_t)(buf[n - 4] | buf[n - 3] << 8 | buf[n - 2] << 16 |
-					  (uint32_t)buf[n - 1] << 24));
+	                                  (uint32_t)buf[n - 1] << 24));
 	b.dscp = 63;
 	b.ecn = 3;
 	b.ttl = 1;
@@ -376,10 +423,10 @@ static void test_pfc_pause(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_write_only),  cmocka_unit_test(test_every_opcode),
-		cmocka_unit_test(test_cnp),	    cmocka_unit_test(test_ack_nak),
-		cmocka_unit_test(test_udp_payload), cmocka_unit_test(test_icrc_coverage),
-		cmocka_unit_test(test_errors),	    cmocka_unit_test(test_pfc_pause),
+	    cmocka_unit_test(test_write_only),  cmocka_unit_test(test_every_opcode),
+	    cmocka_unit_test(test_cnp),         cmocka_unit_test(test_ack_nak),
+	    cmocka_unit_test(test_udp_payload), cmocka_unit_test(test_icrc_coverage),
+	    cmocka_unit_test(test_errors),      cmocka_unit_test(test_pfc_pause),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

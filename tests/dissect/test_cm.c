@@ -18,10 +18,10 @@ static uint8_t mad[MAD_LEN], frame[512];
 static void make_mad(uint8_t mclass, uint16_t attr)
 {
 	memset(mad, 0, sizeof(mad));
-	mad[0] = 1;	 /* base version */
+	mad[0] = 1;      /* base version */
 	mad[1] = mclass; /* management class */
-	mad[2] = 2;	 /* class version */
-	mad[3] = 3;	 /* method: send */
+	mad[2] = 2;      /* class version */
+	mad[3] = 3;      /* method: send */
 	rt_put_be16(mad + 16, attr);
 	rt_put_be32(mad + 24, 0x11223344);     /* local communication ID */
 	rt_put_be32(mad + 24 + 4, 0x55667788); /* REP: remote communication ID; REQ: service ID */
@@ -29,21 +29,29 @@ static void make_mad(uint8_t mclass, uint16_t attr)
 	rt_put_be24(mad + 24 + 32, 0x0000CD);  /* REQ: local QPN */
 }
 
-/* A UD SEND_ONLY to `qp` carrying `len` bytes of the MAD, dissected from its first `caplen` bytes. */
+/* A UD SEND_ONLY to `qp` carrying `len` bytes of the MAD, dissected from its first `caplen` bytes.
+ */
 static void dissect(uint32_t qp, uint32_t len, int caplen, struct rt_record *r)
 {
-	struct rt_build_net net = {.ip_version = 4, .src_ip = {10, 0, 0, 1}, .dst_ip = {10, 0, 0, 2},
-				   .udp_sport = 50000, .udp_dport = RT_ROCEV2_PORT};
-	struct rt_record t = {.opcode = 0x64, .pkey = 0xffff, .dest_qp = qp, .deth_qkey = 0x80010000,
-			      .deth_src_qp = 1, .payload_len = len};
+	struct rt_build_net net = {.ip_version = 4,
+	                           .src_ip = {10, 0, 0, 1},
+	                           .dst_ip = {10, 0, 0, 2},
+	                           .udp_sport = 50000,
+	                           .udp_dport = RT_ROCEV2_PORT};
+	struct rt_record t = {.opcode = 0x64,
+	                      .pkey = 0xffff,
+	                      .dest_qp = qp,
+	                      .deth_qkey = 0x80010000,
+	                      .deth_src_qp = 1,
+	                      .payload_len = len};
 	struct rt_dissect_opts o;
 	int n = rt_build_frame(&net, &t, mad, frame, sizeof(frame));
 
 	assert_true(n > 0);
 	rt_dissect_opts_init(&o);
-	assert_int_equal(rt_dissect_buf(&o, RT_LINK_ETHERNET, frame, (uint32_t)(caplen < 0 ? n : caplen),
-					(uint32_t)n, r),
-			 0);
+	assert_int_equal(rt_dissect_buf(&o, RT_LINK_ETHERNET, frame,
+	                                (uint32_t)(caplen < 0 ? n : caplen), (uint32_t)n, r),
+	                 0);
 }
 
 static void test_req_rep(void **state)
@@ -104,8 +112,8 @@ static void test_left_alone(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_req_rep),
-		cmocka_unit_test(test_left_alone),
+	    cmocka_unit_test(test_req_rep),
+	    cmocka_unit_test(test_left_alone),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

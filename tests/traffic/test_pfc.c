@@ -1,4 +1,5 @@
-/* Unit tests of the traffic source's PFC listener: which frames pause its priority, and for how long. */
+/* Unit tests of the traffic source's PFC listener: which frames pause its priority, and for how
+ * long. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -23,7 +24,7 @@ static void test_parse(void **state)
 	assert_int_equal(q, 0xffff);
 	assert_false(rt_pfc_parse(frame, RT_MACC_FRAME_LEN, 4, &q)); /* another priority */
 	assert_false(rt_pfc_parse(frame, RT_MACC_FRAME_LEN, 9, &q)); /* no such priority */
-	assert_false(rt_pfc_parse(frame, 20, 3, &q));		      /* cut before the quanta */
+	assert_false(rt_pfc_parse(frame, 20, 3, &q));                /* cut before the quanta */
 	q8[3] = 0;
 	rt_build_pfc(frame, sizeof(frame), mac, 1u << 3, q8);
 	assert_true(rt_pfc_parse(frame, RT_MACC_FRAME_LEN, 3, &q));
@@ -44,7 +45,7 @@ static void test_parse(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_parse),
+	    cmocka_unit_test(test_parse),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
