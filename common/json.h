@@ -163,8 +163,9 @@ static inline void rt_json_mac(struct rt_json *j, const uint8_t mac[6])
 	rt_out_char(j->o, '"');
 }
 
-/* ---- members with literal keys ---- */
+/* ---- members with literal keys: key and the start of the value copied in one write ---- */
 
+#define RT_JSON_LIT_(j, lit) rt_json_key_lit((j), (lit), sizeof(lit) - 1)
 #define RT_JSON_U64(j, key, v)                                                                     \
 	do {                                                                                       \
 		RT_JSON_KEY((j), key);                                                             \
@@ -172,18 +173,29 @@ static inline void rt_json_mac(struct rt_json *j, const uint8_t mac[6])
 	} while (0)
 #define RT_JSON_BOOL(j, key, v)                                                                    \
 	do {                                                                                       \
-		RT_JSON_KEY((j), key);                                                             \
-		rt_json_bool((j), (v));                                                            \
+		if (v)                                                                             \
+			RT_JSON_LIT_((j), ",\"" key "\":true");                                    \
+		else                                                                               \
+			RT_JSON_LIT_((j), ",\"" key "\":false");                                   \
 	} while (0)
+/* a name from a table of the program: nothing to escape */
 #define RT_JSON_NAME(j, key, v)                                                                    \
 	do {                                                                                       \
-		RT_JSON_KEY((j), key);                                                             \
-		rt_json_name((j), (v));                                                            \
+		RT_JSON_LIT_((j), ",\"" key "\":\"");                                              \
+		rt_out_str((j)->o, (v));                                                           \
+		rt_out_char((j)->o, '"');                                                          \
 	} while (0)
 #define RT_JSON_STR(j, key, v)                                                                     \
 	do {                                                                                       \
 		RT_JSON_KEY((j), key);                                                             \
 		rt_json_str((j), (v));                                                             \
+	} while (0)
+/* a timestamp as "SECONDS.NANOSECONDS" */
+#define RT_JSON_TS(j, key, ts)                                                                     \
+	do {                                                                                       \
+		RT_JSON_LIT_((j), ",\"" key "\":\"");                                              \
+		rt_out_ts((j)->o, (ts));                                                           \
+		rt_out_char((j)->o, '"');                                                          \
 	} while (0)
 
 #endif

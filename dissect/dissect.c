@@ -566,10 +566,11 @@ static inline void clear_record(struct rt_record *rec, uint32_t caplen, uint32_t
 	/*
 	 * a copy of a zero record compiles to vector stores, a memset of this
 	 * size to rep stos; beyond about 256 bytes the copy becomes rep movs too,
-	 * so the encapsulation part is cleared on its own
+	 * so the encapsulation and CM parts are cleared on their own
 	 */
 	memcpy(rec, &zero_record, offsetof(struct rt_record, encap));
 	rec->encap = zero_record.encap;
+	rec->cm = zero_record.cm;
 	rec->ts_ns = ts_ns;
 	rec->caplen = caplen;
 	rec->wirelen = wirelen;
@@ -586,26 +587,18 @@ void rt_dissect_roce(const uint8_t *buf, uint32_t len, struct rt_record *rec)
 int rt_dissect(const struct rt_dissect_opts *opts, const struct rt_frame *frame,
 	       struct rt_record *rec)
 {
-	rec->ts_ns = frame->ts_ns;
-	int rc = rt_dissect_buf(opts, frame->linktype, frame->data, frame->caplen, frame->wirelen,
-				rec);
-	rec->interface_id = frame->interface_id;
-	return rc;
-}
-
-int rt_dissect_buf(const struct rt_dissect_opts *opts, int linktype, const uint8_t *buf,
-		   uint32_t caplen, uint32_t wirelen, struct rt_record *rec)
-{
 	struct frame f = {
 		.opts = opts,
-		.p = buf,
-		.cap = caplen,
-		.wire = wirelen < caplen ? caplen : wirelen,
+		.p = frame->data,
+		.cap = frame->caplen,
+		.wire = frame->wirelen < frame->caplen ? frame->caplen : frame->wirelen,
 		.rec = rec,
 	};
 
-	clear_record(rec, caplen, wirelen);
-	switch (linktype) {
+	clear_record(rec, frame->caplen, frame->wirelen);
+	rec->ts_ns = frame->ts_ns;
+	rec->interface_id = frame->interface_id;
+	switch (frame->linktype) {
 	case RT_LINK_ETHERNET:
 		dissect_ethernet(&f, 0);
 		break;
@@ -622,4 +615,13 @@ int rt_dissect_buf(const struct rt_dissect_opts *opts, int linktype, const uint8
 		return -EPROTONOSUPPORT;
 	}
 	return 0;
+}
+
+int rt_dissect_buf(const struct rt_dissect_opts *opts, int linktype, const uint8_t *buf,
+		   uint32_t caplen, uint32_t wirelen, struct rt_record *rec)
+{
+	struct rt_frame f = {.data = buf, .caplen = caplen, .wirelen = wirelen, .ts_ns = rec->ts_ns,
+			     .linktype = linktype};
+
+	return rt_dissect(opts, &f, rec);
 }

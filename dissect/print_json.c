@@ -76,22 +76,16 @@ const size_t rt_print_json_nkeys = sizeof(rt_print_json_keys) / sizeof(rt_print_
 
 /* A key of the list (a compile error for any other), then its value. */
 #define KEY(j, key) ((void)JK_##key, RT_JSON_KEY((j), #key))
-#define KEY_U64(j, key, v)                                                                         \
+#define CHECKED(key, member)                                                                       \
 	do {                                                                                       \
-		KEY((j), key);                                                                     \
-		rt_json_u64((j), (v));                                                             \
+		(void)JK_##key;                                                                    \
+		member;                                                                            \
 	} while (0)
-#define KEY_BOOL(j, key, v)                                                                        \
-	do {                                                                                       \
-		KEY((j), key);                                                                     \
-		rt_json_bool((j), (v));                                                            \
-	} while (0)
+#define KEY_U64(j, key, v)  CHECKED(key, RT_JSON_U64((j), #key, (v)))
+#define KEY_BOOL(j, key, v) CHECKED(key, RT_JSON_BOOL((j), #key, (v)))
 /* names from the dissector's tables: nothing to escape */
-#define KEY_NAME(j, key, v)                                                                        \
-	do {                                                                                       \
-		KEY((j), key);                                                                     \
-		rt_json_name((j), (v));                                                            \
-	} while (0)
+#define KEY_NAME(j, key, v) CHECKED(key, RT_JSON_NAME((j), #key, (v)))
+#define KEY_TS(j, key, v)   CHECKED(key, RT_JSON_TS((j), #key, (v)))
 
 static void json_aeth(struct rt_json *j, const struct rt_record *r)
 {
@@ -245,8 +239,7 @@ void rt_print_json(struct rt_outbuf *o, uint64_t frame, const struct rt_record *
 	rt_json_init(j, o);
 	rt_json_obj(j);
 	KEY_U64(j, frame, frame);
-	KEY(j, ts);
-	rt_json_ts(j, r->ts_ns);
+	KEY_TS(j, ts, r->ts_ns);
 	KEY_U64(j, len, r->wirelen);
 	KEY_U64(j, caplen, r->caplen);
 	KEY_NAME(j, kind, rt_kind_name((enum rt_kind)r->kind));

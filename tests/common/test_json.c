@@ -68,6 +68,7 @@ static void emit_members(struct rt_json *j)
 	rt_json_double(j, 1.25, 3);
 	RT_JSON_KEY(j, "ts");
 	rt_json_ts(j, 1700000000000000005ull);
+	RT_JSON_TS(j, "t2", 5);
 	RT_JSON_KEY(j, "ip");
 	rt_json_ip(j, 4, ip4);
 	RT_JSON_KEY(j, "mac");
@@ -143,7 +144,7 @@ static void test_members(void **state)
 	    emit_members,
 	    "{\"n\":7,\"yes\":true,\"no\":false,\"kind\":\"roce\",\"text\":\"a\\\"b\\\\c\\n\","
 	    "\"none\":null,\"neg\":-5,\"x\":1.25,\"ts\":\"1700000000.000000005\","
-	    "\"ip\":\"10.0.0.1\",\"mac\":\"02:00:00:00:ab:cd\",\"we\\\"ird\":1}");
+	    "\"t2\":\"0.000000005\",\"ip\":\"10.0.0.1\",\"mac\":\"02:00:00:00:ab:cd\",\"we\\\"ird\":1}");
 }
 
 static void test_nested(void **state)
