@@ -8,14 +8,6 @@
 #include "analyze/internal.h"
 #include "dissect/opcodes.h"
 
-#define OP_READ_REQ 0x0c
-#define OP_READ_RESP_FIRST 0x0d
-#define OP_READ_RESP_MIDDLE 0x0e
-#define OP_READ_RESP_LAST 0x0f
-#define OP_READ_RESP_ONLY 0x10
-#define OP_ACK 0x11
-#define OP_ATOMIC_ACK 0x12
-
 void rt_analyzer_opts_init(struct rt_analyzer_opts *opts)
 {
 	memset(opts, 0, sizeof(*opts));
@@ -44,8 +36,6 @@ struct rt_analyzer *rt_analyzer_new(const struct rt_analyzer_opts *opts, char *e
 		an->o.rate_window_ns = 100000ull;
 	if (!an->o.storm_ns)
 		an->o.storm_ns = 100000000ull;
-	/* 512 bit times in picoseconds */
-	an->quantum_ps = (uint64_t)(512.0 * 1e12 / (double)an->o.link_speed_bps + 0.5);
 	an->tl_bucket = UINT64_MAX;
 	an->dirty_head = AN_NONE;
 	if (an_flows_init(an) < 0) {
@@ -98,11 +88,6 @@ void rt_analyzer_interval(struct rt_analyzer *an, struct rt_an_counts *out, bool
 	*out = an->ivc;
 	if (reset)
 		memset(&an->ivc, 0, sizeof(an->ivc));
-}
-
-static bool is_response(uint8_t op)
-{
-	return op >= OP_READ_RESP_FIRST && op <= OP_ATOMIC_ACK;
 }
 
 /* ---- sending rate history and RP reaction ---- */
@@ -401,15 +386,15 @@ static void ackreq_ack(struct an_flow *f, uint32_t psn, uint64_t ts)
 	}
 }
 
-static void handle_response(struct rt_analyzer *an, uint32_t ri, const struct rt_record *rec, uint8_t op)
+static void handle_response(struct rt_analyzer *an, uint32_t ri, const struct rt_record *rec,
+			    uint16_t opf)
 {
 	uint64_t ts = rec->ts_ns;
 	an->flows[ri].responses++;
 	bool has_aeth = (rec->hdrs & RT_H_AETH) != 0;
 	uint8_t type = has_aeth ? (uint8_t)rt_aeth_type(rec->aeth_syndrome) : RT_AETH_ACK;
-	if (an->flows[ri].reverse == AN_NONE && (has_aeth || op == OP_READ_RESP_MIDDLE))
-		try_pair(an, ri, rec->psn, ts,
-			 op <= OP_READ_RESP_ONLY ? AN_PAIR_RESPONSE : AN_PAIR_ACK);
+	if (an->flows[ri].reverse == AN_NONE && (has_aeth || (opf & RT_OPF_MIDDLE)))
+		try_pair(an, ri, rec->psn, ts, (opf & RT_OPF_READ) ? AN_PAIR_RESPONSE : AN_PAIR_ACK);
 	uint32_t fi = an->flows[ri].reverse;
 	struct an_flow *f = fi != AN_NONE ? &an->flows[fi] : NULL;
 	struct rt_an_note *note = an->note;
@@ -472,17 +457,18 @@ static void count_retransmit(struct rt_analyzer *an, struct an_flow *f)
 }
 
 static void handle_request(struct rt_analyzer *an, struct an_flow *f, const struct rt_record *rec,
-			   uint8_t tr, uint8_t op)
+			   uint8_t tr, uint16_t opf)
 {
 	uint64_t ts = rec->ts_ns;
 	uint32_t p = rec->psn & AN_PSN_MASK;
 	f->requests++;
 	/* path MTU from full-size first/middle packets */
-	if ((op == 0x00 || op == 0x01 || op == 0x06 || op == 0x07) && rec->payload_len >= 256 &&
-	    rec->payload_len <= 4096 && !(rec->payload_len & (rec->payload_len - 1)))
+	if ((opf & (RT_OPF_SEND | RT_OPF_WRITE)) && (opf & (RT_OPF_FIRST | RT_OPF_MIDDLE)) &&
+	    rec->payload_len >= 256 && rec->payload_len <= 4096 &&
+	    !(rec->payload_len & (rec->payload_len - 1)))
 		f->pmtu = rec->payload_len;
 	uint32_t span_min = 1, span_max = 1;
-	if (op == OP_READ_REQ && (rec->hdrs & RT_H_RETH)) {
+	if ((opf & RT_OPF_READ) && (rec->hdrs & RT_H_RETH)) {
 		uint32_t len = rec->reth_len;
 		if (f->pmtu) {
 			span_min = span_max = len ? (uint32_t)((len + f->pmtu - 1) / f->pmtu) : 1;
@@ -699,26 +685,21 @@ static void handle_roce(struct rt_analyzer *an, const struct rt_record *rec)
 		handle_cnp(an, fi, rec);
 		return;
 	}
-	uint8_t tr = (uint8_t)rt_opcode_transport(rec->opcode), op = rec->opcode & 0x1f;
+	uint8_t tr = (uint8_t)rt_opcode_transport(rec->opcode);
+	uint16_t opf = rt_opcode_flags(rec->opcode);
 	if (f->transport == 0xff && tr != RT_TR_CNP)
 		f->transport = tr;
 	if (tr == RT_TR_UD) {
 		handle_ud(an, fi, rec);
 	} else if (tr == RT_TR_RC || tr == RT_TR_UC || tr == RT_TR_XRC) {
-		if (is_response(op))
-			handle_response(an, fi, rec, op);
+		if (opf & RT_OPF_RESP)
+			handle_response(an, fi, rec, opf);
 		else
-			handle_request(an, f, rec, tr, op);
+			handle_request(an, f, rec, tr, opf);
 	}
 }
 
 void rt_analyzer_feed(struct rt_analyzer *an, const struct rt_record *rec)
-{
-	rt_analyzer_feed_frame(an, rec, NULL, 0);
-}
-
-void rt_analyzer_feed_frame(struct rt_analyzer *an, const struct rt_record *rec,
-			    const uint8_t *frame, uint32_t caplen)
 {
 	uint64_t ts = rec->ts_ns;
 	if (!an->tot.packets || ts < an->first_ts)
@@ -735,7 +716,7 @@ void rt_analyzer_feed_frame(struct rt_analyzer *an, const struct rt_record *rec,
 		an_tl_advance(an, an->now);
 	if (an->pfc_active && an->now >= an->pfc_next_expiry)
 		an_pfc_advance(an, an->now);
-	an_find_frame(an, rec, frame, caplen);
+	an_find_frame(an, rec);
 	struct an_dup_hit hit;
 	if (an->dups.nsets && (rec->kind == RT_KIND_ROCE || rec->kind == RT_KIND_CNP) && rt_record_has_bth(rec) &&
 	    an_dup_check(an, rec, &hit)) {
@@ -751,8 +732,8 @@ void rt_analyzer_feed_frame(struct rt_analyzer *an, const struct rt_record *rec,
 	case RT_KIND_ROCE:
 	case RT_KIND_CNP:
 		handle_roce(an, rec);
-		if (frame && rec->dest_qp == 1 && rt_record_has_bth(rec))
-			an_cm_mad(an, rec, frame, caplen);
+		if (rec->layers & RT_L_CM)
+			an_cm_mad(an, rec);
 		break;
 	case RT_KIND_PFC:
 	case RT_KIND_PAUSE:
@@ -767,15 +748,15 @@ void rt_analyzer_feed_frame(struct rt_analyzer *an, const struct rt_record *rec,
 	}
 }
 
-void rt_analyzer_feed_note(struct rt_analyzer *an, const struct rt_record *rec, const uint8_t *frame,
-			   uint32_t caplen, struct rt_an_note *note)
+void rt_analyzer_feed_note(struct rt_analyzer *an, const struct rt_record *rec,
+			   struct rt_an_note *note)
 {
 	memset(note, 0, sizeof(*note));
 	note->frame = an->tot.packets + 1;
 	note->flow_id = RT_AN_NONE;
 	note->peer_flow_id = RT_AN_NONE;
 	an->note = note;
-	rt_analyzer_feed_frame(an, rec, frame, caplen);
+	rt_analyzer_feed(an, rec);
 	an->note = NULL;
 }
 

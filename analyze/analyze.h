@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "common/errbuf.h"
 #include "dissect/dissect.h"
 
 struct rt_analyzer;
@@ -51,14 +52,11 @@ bool rt_analyzer_flow_selector_ok(const char *sel);
 struct rt_analyzer *rt_analyzer_new(const struct rt_analyzer_opts *opts, char *errbuf);
 void rt_analyzer_free(struct rt_analyzer *an);
 
-/* Feed one record (rec->ts_ns set). Never fails; bad records are counted. */
-void rt_analyzer_feed(struct rt_analyzer *an, const struct rt_record *rec);
 /*
- * Same, with the frame's bytes so RDMA CM MADs on QP 1 can be read (they
- * name both sides' QPs). `frame` may be NULL.
+ * Feed one record (rec->ts_ns set; an RDMA CM exchange on QP 1 comes
+ * decoded in rec->cm). Never fails; bad records are counted.
  */
-void rt_analyzer_feed_frame(struct rt_analyzer *an, const struct rt_record *rec,
-			    const uint8_t *frame, uint32_t caplen);
+void rt_analyzer_feed(struct rt_analyzer *an, const struct rt_record *rec);
 
 /* "No such flow or frame" in struct rt_an_note. */
 #define RT_AN_NONE UINT32_MAX
@@ -105,12 +103,12 @@ struct rt_an_note {
 };
 
 /*
- * rt_analyzer_feed_frame that also fills `note` about this record (all of
- * it: fields that do not apply are 0 or RT_AN_NONE). The other feed
- * functions do none of this work.
+ * rt_analyzer_feed that also fills `note` about this record (all of it:
+ * fields that do not apply are 0 or RT_AN_NONE). rt_analyzer_feed does none
+ * of this work.
  */
-void rt_analyzer_feed_note(struct rt_analyzer *an, const struct rt_record *rec, const uint8_t *frame,
-			   uint32_t caplen, struct rt_an_note *note);
+void rt_analyzer_feed_note(struct rt_analyzer *an, const struct rt_record *rec,
+			   struct rt_an_note *note);
 
 /*
  * End of input: ends pauses, closes episodes, pairs the remaining flows
@@ -160,7 +158,7 @@ struct rt_an_warning {
  */
 unsigned rt_analyzer_warnings(const struct rt_analyzer *an, struct rt_an_warning *out, unsigned max);
 
-/* The report: one JSON document (DESIGN.md contract) or a human summary with the top `top` flows. */
+/* The report: one JSON document (analyze/README.md) or a human summary with the top `top` flows. */
 int rt_analyzer_report_json(struct rt_analyzer *an, FILE *fp);
 int rt_analyzer_report_text(struct rt_analyzer *an, FILE *fp, unsigned top);
 

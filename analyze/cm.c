@@ -1,32 +1,10 @@
-/* RDMA CM on QP 1: REQ and REP MADs name both sides' QPs, so the flows they set up are paired before any data. */
+/* RDMA CM on QP 1: REQ and REP (decoded by dissect/cm.c) name both sides' QPs, so their flows pair before any data. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "analyze/internal.h"
 
-/*
- * A MAD is 24 bytes of common header, then the class payload:
- *   byte 1 management class (0x07 = communication management)
- *   bytes 16-17 attribute ID: 0x0010 REQ, 0x0013 REP
- * REQ payload: 0 Local Communication ID (4) ... 32 Local QPN (24 bits)
- * REP payload: 0 Local Communication ID (4), 4 Remote Communication ID (4),
- *              8 Local Q_Key (4), 12 Local QPN (24 bits)
- */
-#define MAD_HDR 24
-#define MAD_CLASS_CM 0x07
-#define CM_ATTR_REQ 0x0010
-#define CM_ATTR_REP 0x0013
 #define CM_MAX_PENDING 1024
-
-static uint32_t be32(const uint8_t *p)
-{
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
-
-static uint32_t be24(const uint8_t *p)
-{
-	return (uint32_t)p[0] << 16 | (uint32_t)p[1] << 8 | p[2];
-}
 
 static void remember_req(struct rt_analyzer *an, const struct rt_record *rec, uint32_t comm_id,
 			 uint32_t qpn)
@@ -86,23 +64,14 @@ static void pair_cm(struct rt_analyzer *an, const struct an_cm_req *req, uint32_
 	an->cm_pairs++;
 }
 
-void an_cm_mad(struct rt_analyzer *an, const struct rt_record *rec, const uint8_t *frame,
-	       uint32_t caplen)
+void an_cm_mad(struct rt_analyzer *an, const struct rt_record *rec)
 {
-	if (!(rec->hdrs & RT_H_DETH) || !rec->payload_off || rec->payload_off > caplen ||
-	    caplen - rec->payload_off < MAD_HDR + 36 || rec->payload_len < MAD_HDR + 36)
-		return;
-	const uint8_t *mad = frame + rec->payload_off;
-	if (mad[1] != MAD_CLASS_CM)
-		return;
-	uint16_t attr = (uint16_t)(mad[16] << 8 | mad[17]);
-	const uint8_t *p = mad + MAD_HDR;
 	uint8_t ipver = rec->ip_version == 4 ? 4 : 6;
 	size_t n = ipver == 4 ? 4 : 16;
-	if (attr == CM_ATTR_REQ) {
-		remember_req(an, rec, be32(p), be24(p + 32));
-	} else if (attr == CM_ATTR_REP) {
-		uint32_t remote_comm = be32(p + 4), qpn = be24(p + 12);
+	if (rec->cm.attr == RT_CM_ATTR_REQ) {
+		remember_req(an, rec, rec->cm.local_comm_id, rec->cm.local_qpn);
+	} else if (rec->cm.attr == RT_CM_ATTR_REP) {
+		uint32_t remote_comm = rec->cm.remote_comm_id, qpn = rec->cm.local_qpn;
 		for (uint32_t i = an->ncm; i-- > 0;) {
 			struct an_cm_req *r = &an->cm[i];
 			if (r->ipver == ipver && r->comm_id == remote_comm && !memcmp(r->src, rec->dst_ip, n) &&

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "analyze/analyze.h"
-#include "dissect/outbuf.h"
+#include "common/outbuf.h"
 
 #define AN_NONE UINT32_MAX
 #define AN_PSN_MASK 0xffffffu
@@ -239,7 +239,7 @@ struct an_counter_dev {
 #define AN_HINT_CHECKS 8 /* datagrams checked per port */
 struct an_port_hint {
 	uint16_t port;
-	uint32_t checked, valid; /* datagrams dissected as RoCEv2; with a valid BTH and ICRC */
+	uint32_t checked, valid; /* datagrams sampled; of them, RoCEv2 (rt_record.other_port_rocev2) */
 	uint64_t datagrams;
 };
 struct an_findings {
@@ -254,7 +254,8 @@ struct an_findings {
 	uint64_t if_dropped, os_dropped, side_if_dropped, side_os_dropped;
 	char counters_path[160], srclog_path[160];
 };
-void an_find_frame(struct rt_analyzer *an, const struct rt_record *rec, const uint8_t *frame, uint32_t caplen);
+/* Tally one frame for the warnings (before duplicates are set aside). */
+void an_find_frame(struct rt_analyzer *an, const struct rt_record *rec);
 /* ,"capture":{...},"duplicates":{...},"warnings":[...] */
 void an_report_findings_json(const struct rt_analyzer *an, struct rt_outbuf *o);
 /* The "Warnings:" block (nothing when there is none). */
@@ -264,7 +265,6 @@ uint64_t an_capture_dropped(const struct rt_analyzer *an, bool *known);
 
 struct rt_analyzer {
 	struct rt_analyzer_opts o;
-	uint64_t quantum_ps; /* one PFC quantum in picoseconds */
 
 	/* flows */
 	struct an_flow *flows;
@@ -401,9 +401,8 @@ static inline void an_tl_mark(struct rt_analyzer *an, struct an_flow *f)
 	an->ndirty++;
 }
 
-/* RDMA CM */
-void an_cm_mad(struct rt_analyzer *an, const struct rt_record *rec, const uint8_t *frame,
-	       uint32_t caplen);
+/* RDMA CM: a REQ or REP the dissector decoded (RT_L_CM) */
+void an_cm_mad(struct rt_analyzer *an, const struct rt_record *rec);
 
 /* side files */
 void an_side_free(struct rt_analyzer *an);

@@ -87,7 +87,7 @@ static void class_frame(struct rt_analyzer *an, struct an_pfc_mac *m, unsigned c
 			uint64_t ts)
 {
 	struct an_pfc_class *cl = &m->cls[c];
-	uint64_t asked = ((uint64_t)quanta * an->quantum_ps + 500) / 1000;
+	uint64_t asked = rt_pause_ns(quanta, an->o.link_speed_bps);
 	struct rt_an_note *note = an->note;
 	if (note) {
 		/* this frame replaces the class's running pause: an XON ends it, an XOFF restarts it */

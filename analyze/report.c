@@ -1,4 +1,4 @@
-/* Report sinks: the analyze JSON document (DESIGN.md contract plus extra keys) and the human summary. */
+/* Report sinks: the analyze JSON document (every key in analyze/README.md) and the human summary. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>

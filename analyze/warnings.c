@@ -7,26 +7,13 @@
 
 /* ---- per frame ---- */
 
-/* The link type a record was dissected from, or -1 when its layers do not say. */
-static int linktype_of(const struct rt_record *rec)
-{
-	if (rec->layers & RT_L_ETH)
-		return RT_LINK_ETHERNET;
-	if (rec->layers & RT_L_SLL)
-		return RT_LINK_LINUX_SLL;
-	if (rec->layers & RT_L_SLL2)
-		return RT_LINK_LINUX_SLL2;
-	return rec->layers & (RT_L_IPV4 | RT_L_IPV6) ? RT_LINK_RAW : -1;
-}
-
 /*
- * A UDP datagram to another port: does it carry RoCEv2? The first
- * AN_HINT_CHECKS datagrams of each port are dissected as RoCEv2 on that
- * port; a valid BTH and ICRC (a CRC over the whole packet) is the proof.
- * Ports whose checks all failed give their place to new ones.
+ * A UDP datagram to another port: does it carry RoCEv2? The dissector says
+ * so of each one (a valid BTH and ICRC, a CRC over the whole packet, is the
+ * proof); the first AN_HINT_CHECKS datagrams of each port are taken as its
+ * sample. Ports whose samples all failed give their place to new ones.
  */
-static void probe_port(struct rt_analyzer *an, const struct rt_record *rec, const uint8_t *frame,
-		       uint32_t caplen)
+static void probe_port(struct rt_analyzer *an, const struct rt_record *rec)
 {
 	struct an_findings *fd = &an->find;
 	struct an_port_hint *h = NULL;
@@ -47,23 +34,14 @@ static void probe_port(struct rt_analyzer *an, const struct rt_record *rec, cons
 		h->port = rec->udp_dport;
 	}
 	h->datagrams++;
-	int lt = linktype_of(rec);
-	if (h->checked >= AN_HINT_CHECKS || lt < 0)
+	if (h->checked >= AN_HINT_CHECKS)
 		return;
-	struct rt_dissect_opts o;
-	rt_dissect_opts_init(&o);
-	o.udp_port = rec->udp_dport;
-	o.verify_icrc = true;
-	struct rt_record r;
-	r.ts_ns = 0;
-	r.interface_id = 0;
-	rt_dissect(&o, lt, frame, caplen, rec->wirelen, &r);
 	h->checked++;
-	if ((r.kind == RT_KIND_ROCE || r.kind == RT_KIND_CNP) && r.icrc == RT_ICRC_OK)
+	if (rec->other_port_rocev2)
 		h->valid++;
 }
 
-void an_find_frame(struct rt_analyzer *an, const struct rt_record *rec, const uint8_t *frame, uint32_t caplen)
+void an_find_frame(struct rt_analyzer *an, const struct rt_record *rec)
 {
 	struct an_findings *fd = &an->find;
 	uint64_t ts = rec->ts_ns;
@@ -80,9 +58,8 @@ void an_find_frame(struct rt_analyzer *an, const struct rt_record *rec, const ui
 	if (rec->kind == RT_KIND_ROCE && (rec->layers & (RT_L_IPV4 | RT_L_IPV6))) {
 		fd->data_ip++;
 		fd->data_not_ect += (rec->ecn & 3) == 0;
-	} else if (rec->kind == RT_KIND_OTHER && (rec->layers & RT_L_UDP) && !(rec->layers & RT_L_GRE) &&
-		   frame) {
-		probe_port(an, rec, frame, caplen);
+	} else if (rec->kind == RT_KIND_OTHER && (rec->layers & RT_L_UDP) && !(rec->layers & RT_L_GRE)) {
+		probe_port(an, rec);
 	}
 }
 

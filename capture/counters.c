@@ -2,8 +2,9 @@
 #include "capture/counters.h"
 
 #include "capture/source.h"
-#include "capture/sysfs.h"
-#include "dissect/outbuf.h"
+#include "common/sysfs.h"
+#include "common/json.h"
+#include "common/outbuf.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -113,18 +114,16 @@ out:
 	return rc < 0 ? rc : (int)n;
 }
 
-/* One counter as `"name":value`, with a comma before all but the first. */
-static void put_counter(struct rt_counters *c, unsigned *n, const char *name, uint64_t v)
+/* One counter as a member "name":value. */
+static void put_counter(struct rt_json *j, unsigned *n, const char *name, uint64_t v)
 {
-	if ((*n)++)
-		rt_out_char(&c->out, ',');
-	rt_out_json_str(&c->out, name);
-	rt_out_char(&c->out, ':');
-	rt_out_u64(&c->out, v);
+	(*n)++;
+	rt_json_key(j, name);
+	rt_json_u64(j, v);
 }
 
 /* Every number file of one sysfs directory. */
-static void put_dir(struct rt_counters *c, unsigned *n, const char *sub)
+static void put_dir(struct rt_counters *c, struct rt_json *j, unsigned *n, const char *sub)
 {
 	char path[4096];
 	snprintf(path, sizeof(path), "%s/class/infiniband/%s/ports/%u/%s", c->root, c->dev,
@@ -140,7 +139,7 @@ static void put_dir(struct rt_counters *c, unsigned *n, const char *sub)
 			continue;
 		snprintf(file, sizeof(file), "%s/%s", path, e->d_name);
 		if (rt_sysfs_read_u64(file, &v) == 0)
-			put_counter(c, n, e->d_name, v);
+			put_counter(j, n, e->d_name, v);
 	}
 	closedir(d);
 }
@@ -148,34 +147,35 @@ static void put_dir(struct rt_counters *c, unsigned *n, const char *sub)
 int rt_counters_sample(struct rt_counters *c, char *errbuf)
 {
 	struct timespec now;
+	struct rt_json j;
 	unsigned n = 0;
 	clock_gettime(CLOCK_REALTIME, &now);
-	rt_out_str(&c->out, "{\"ts\":\"");
-	rt_out_ts(&c->out, (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec);
-	rt_out_char(&c->out, '"');
+	rt_json_init(&j, &c->out);
+	rt_json_obj(&j);
+	RT_JSON_KEY(&j, "ts");
+	rt_json_ts(&j, (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec);
 	if (c->dev[0]) {
-		rt_out_str(&c->out, ",\"dev\":");
-		rt_out_json_str(&c->out, c->dev);
-		rt_out_str(&c->out, ",\"port\":");
-		rt_out_u64(&c->out, c->cfg.port);
+		RT_JSON_STR(&j, "dev", c->dev);
+		RT_JSON_U64(&j, "port", c->cfg.port);
 	}
 	char(*names)[32] = NULL;
 	uint64_t *values = NULL;
 	int ne = c->use_ethtool ? rt_ethtool_stats(c->netdev, &names, &values) : 0;
-	if (ne > 0) {
-		rt_out_str(&c->out, ",\"netdev\":");
-		rt_out_json_str(&c->out, c->netdev);
-	}
-	rt_out_str(&c->out, ",\"counters\":{");
+	if (ne > 0)
+		RT_JSON_STR(&j, "netdev", c->netdev);
+	RT_JSON_KEY(&j, "counters");
+	rt_json_obj(&j);
 	if (c->dev[0]) {
-		put_dir(c, &n, "hw_counters");
-		put_dir(c, &n, "counters");
+		put_dir(c, &j, &n, "hw_counters");
+		put_dir(c, &j, &n, "counters");
 	}
 	for (int i = 0; i < ne; i++)
-		put_counter(c, &n, names[i], values[i]);
+		put_counter(&j, &n, names[i], values[i]);
 	free(names);
 	free(values);
-	rt_out_str(&c->out, "}}\n");
+	rt_json_obj_end(&j);
+	rt_json_obj_end(&j);
+	rt_out_char(&c->out, '\n');
 	c->last_count = n;
 	int err = rt_out_flush(&c->out);
 	if (err == 0 && fflush(c->fp) != 0)
@@ -310,8 +310,7 @@ int rt_counters_stop(struct rt_counters *c, char *errbuf)
 		pthread_mutex_unlock(&c->lock);
 		pthread_join(c->thread, NULL);
 		if (c->thread_err) {
-			rc = c->thread_err;
-			snprintf(errbuf, RT_ERRBUF_SIZE, "%s", c->thread_errbuf);
+			rc = rt_errmsg(errbuf, -c->thread_err, "%s", c->thread_errbuf);
 		}
 	}
 	int src = rt_counters_sample(c, errbuf);

@@ -1,32 +1,93 @@
 /* Capture source registry: picks the source whose is_ours() claims a device name, and the ops wrappers. */
 #include "capture/source.h"
-#include "capture/sources.h"
-#include "capture/sysfs.h"
+#include "capture/internal.h"
+#include "common/sysfs.h"
 
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#if !RT_HAVE_IBVERBS
+static bool rdma_is_ours(const char *name, const struct rt_source_config *cfg)
+{
+	return rt_rdma_name_is_device(cfg->sysfs_root, name);
+}
+
+static int rdma_refuse(struct rt_source *src, const char *name, const struct rt_source_config *cfg,
+		       char *errbuf)
+{
+	(void)src;
+	(void)cfg;
+	return rt_errorf(errbuf, EPROTONOSUPPORT,
+			 "%s: an RDMA device, but this rocetrace was built without libibverbs", name);
+}
+
+/* Without libibverbs an RDMA device is still recognised and listed, but cannot be opened. */
+static const struct rt_source_ops verbs_unbuilt_ops = {
+	.kind = "verbs",
+	.is_ours = rdma_is_ours,
+	.open = rdma_refuse,
+	.list = rt_rdma_source_list,
+};
+#endif
 
 /* Tried in order; the libpcap live source claims whatever the others do not. */
 static const struct rt_source_ops *const registry[] = {
 	&rt_source_file_ops,
 #if RT_HAVE_IBVERBS
 	&rt_source_verbs_ops,
+#else
+	&verbs_unbuilt_ops,
 #endif
 	&rt_source_pcap_ops,
 };
 
-int rt_errorf(char *errbuf, int err, const char *fmt, ...)
+struct rdma_list {
+	rt_source_list_fn fn;
+	void *ctx;
+};
+
+static void rdma_port(void *ctx, const struct rt_rdma_port *p)
 {
-	va_list ap;
-	va_start(ap, fmt);
-	int n = vsnprintf(errbuf, RT_ERRBUF_SIZE, fmt, ap);
-	va_end(ap);
-	if (err && n >= 0 && n < RT_ERRBUF_SIZE)
-		snprintf(errbuf + n, (size_t)(RT_ERRBUF_SIZE - n), ": %s", strerror(err));
-	return err ? -err : -EINVAL;
+	const struct rdma_list *l = ctx;
+	struct rt_source_device d;
+
+	snprintf(d.name, sizeof(d.name), "%s:%u", p->dev, p->port);
+	snprintf(d.desc, sizeof(d.desc), "link_layer %-10s state %-8s netdev %s", p->link_layer,
+		 p->state, p->netdev);
+	l->fn(l->ctx, &d);
+}
+
+int rt_rdma_source_list(const struct rt_source_config *cfg, rt_source_list_fn fn, void *ctx,
+			char *errbuf)
+{
+	struct rdma_list l = {fn, ctx};
+
+	(void)errbuf;
+	return rt_rdma_list_ports(cfg->sysfs_root, rdma_port, &l);
+}
+
+int rt_source_list(const char *kind, const struct rt_source_config *cfg, rt_source_list_fn fn,
+		   void *ctx, char *errbuf)
+{
+	static const struct rt_source_config defaults;
+	int total = 0;
+
+	for (size_t i = 0; i < sizeof(registry) / sizeof(registry[0]); i++) {
+		if (strcmp(registry[i]->kind, kind) || !registry[i]->list)
+			continue;
+		int n = registry[i]->list(cfg ? cfg : &defaults, fn, ctx, errbuf);
+		if (n < 0)
+			return n;
+		total += n;
+	}
+	return total;
+}
+
+bool rt_source_kind_built(const char *kind)
+{
+	return strcmp(kind, "verbs") != 0 || RT_HAVE_IBVERBS;
 }
 
 static int open_with(const struct rt_source_ops *ops, struct rt_source **out, const char *name,
@@ -53,12 +114,6 @@ int rt_source_open(struct rt_source **out, const char *name, const struct rt_sou
 	static const struct rt_source_config defaults;
 	if (!cfg)
 		cfg = &defaults;
-#if !RT_HAVE_IBVERBS
-	if (!rt_source_file_ops.is_ours(name, cfg) && rt_rdma_name_is_device(cfg->sysfs_root, name))
-		return rt_errorf(errbuf, EPROTONOSUPPORT,
-				 "%s: an RDMA device, but this rocetrace was built without libibverbs",
-				 name);
-#endif
 	for (size_t i = 0; i < sizeof(registry) / sizeof(registry[0]); i++)
 		if (registry[i]->is_ours(name, cfg))
 			return open_with(registry[i], out, name, cfg, errbuf);

@@ -5,22 +5,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "common/errbuf.h"
 #include "dissect/dissect.h"
-
-/* One captured frame; `data` stays valid until the next rt_source_next() or rt_source_close(). */
-struct rt_frame {
-	const uint8_t *data;
-	uint32_t caplen;
-	uint32_t wirelen;
-	uint64_t ts_ns; /* nanoseconds since the Unix epoch */
-	/*
-	 * 1-based position in the source, counting the frames a filter skipped
-	 * where the source sees them (a file: as Wireshark numbers frames).
-	 */
-	uint64_t seq;
-	int linktype;	       /* pcap LINKTYPE_ of this frame (a pcapng may mix them); 0 = the source's */
-	uint32_t interface_id; /* where it was captured: pcapng interface (IDB) index; 0 for one-interface sources */
-};
 
 /* How a source timestamps frames (recorded in pcapng interface blocks). */
 enum rt_ts_source {
@@ -53,6 +39,15 @@ struct rt_source_stats {
 
 struct rt_source;
 
+/* A device a source can capture from, as rt_source_list() names it. */
+struct rt_source_device {
+	char name[80];	/* what -i takes: "mlx5_0:1", "eth0" */
+	char desc[384]; /* one line about it: "link_layer Ethernet state ACTIVE netdev eth0" */
+};
+
+/* Called once per device rt_source_list() finds. */
+typedef void (*rt_source_list_fn)(void *ctx, const struct rt_source_device *dev);
+
 struct rt_source_ops {
 	const char *kind; /* "file", "pcap", "verbs" */
 	/* Does this source claim `name`? (first match in the registry wins) */
@@ -69,6 +64,8 @@ struct rt_source_ops {
 	/* Ask a blocked next() to return -EINTR soon (async-signal-safe). */
 	void (*breakloop)(struct rt_source *src);
 	void (*close)(struct rt_source *src);
+	/* The devices this source can open (NULL: it lists none); the count, or -errno with errbuf set. */
+	int (*list)(const struct rt_source_config *cfg, rt_source_list_fn fn, void *ctx, char *errbuf);
 };
 
 struct rt_source {
@@ -84,20 +81,30 @@ struct rt_source {
 /*
  * Open the source that claims `name`: a file path or "-" (stdin) → file
  * reader; an RDMA device ("mlx5_0", "mlx5_0:2": listed in
- * SYSFS_ROOT/class/infiniband) → verbs sniffer where built; anything else → libpcap live capture. Returns 0 or a negative errno
- * with errbuf filled; *out is set on success.
+ * SYSFS_ROOT/class/infiniband) → verbs sniffer (refused with a reason
+ * where rocetrace was built without libibverbs); anything else → libpcap
+ * live capture. Returns 0 or a negative errno with errbuf filled; *out is
+ * set on success.
  */
 int rt_source_open(struct rt_source **out, const char *name, const struct rt_source_config *cfg,
 		   char *errbuf);
+/*
+ * The devices the sources of `kind` ("verbs": RDMA ports, "pcap": network
+ * interfaces) can capture from, one call of fn each. Returns how many, or
+ * a negative errno with errbuf filled.
+ */
+int rt_source_list(const char *kind, const struct rt_source_config *cfg, rt_source_list_fn fn,
+		   void *ctx, char *errbuf);
+/* True when sources of `kind` are built into this rocetrace ("verbs" needs libibverbs). */
+bool rt_source_kind_built(const char *kind);
+
 /* Open `name` as a saved capture (pcap/pcapng, "-" for stdin) whatever it looks like. */
 int rt_source_open_file(struct rt_source **out, const char *path, const struct rt_source_config *cfg,
 			char *errbuf);
+/* Up to `max` frames (struct rt_frame, dissect/dissect.h); returns as ops->next does. */
 int rt_source_next(struct rt_source *src, struct rt_frame *frames, int max, char *errbuf);
 int rt_source_stats(struct rt_source *src, struct rt_source_stats *st, char *errbuf);
 void rt_source_break(struct rt_source *src);
 void rt_source_close(struct rt_source *src);
-
-/* Format "what: strerror(err)" into errbuf; returns -err. */
-int rt_errorf(char *errbuf, int err, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 #endif

@@ -1,6 +1,6 @@
 /* Saved-capture source: pcap and pcapng (plain or gzip'd, "-" for stdin) through the native reader, BPF through libpcap. */
+#include "capture/internal.h"
 #include "capture/pcapfile.h"
-#include "capture/sources.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -1,8 +1,10 @@
 /* Live capture through libpcap: immediate mode, ns timestamps, kernel drop counts. */
-#include "capture/sources.h"
+#include "capture/internal.h"
 
 #include <errno.h>
+#include <pcap/pcap.h>
 #include <poll.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
@@ -201,6 +203,33 @@ static void pcap_live_break(struct rt_source *src)
 	(void)n; /* a full counter still wakes the poll */
 }
 
+/* Every network interface libpcap can open: its flags and description. */
+static int pcap_live_list(const struct rt_source_config *cfg, rt_source_list_fn fn, void *ctx,
+			  char *errbuf)
+{
+	char perr[PCAP_ERRBUF_SIZE];
+	pcap_if_t *all = NULL;
+	int n = 0;
+
+	(void)cfg;
+	if (pcap_findalldevs(&all, perr) < 0)
+		return rt_errmsg(errbuf, EIO, "%s", perr);
+	for (pcap_if_t *d = all; d; d = d->next, n++) {
+		struct rt_source_device dev;
+
+		snprintf(dev.name, sizeof(dev.name), "%s", d->name);
+		snprintf(dev.desc, sizeof(dev.desc), "%s%s%s%s%s%s",
+			 d->flags & PCAP_IF_UP ? "up" : "down",
+			 d->flags & PCAP_IF_RUNNING ? ",running" : "",
+			 d->flags & PCAP_IF_LOOPBACK ? ",loopback" : "",
+			 d->flags & PCAP_IF_WIRELESS ? ",wireless" : "", d->description ? "  " : "",
+			 d->description ? d->description : "");
+		fn(ctx, &dev);
+	}
+	pcap_freealldevs(all);
+	return n;
+}
+
 static void pcap_live_close(struct rt_source *src)
 {
 	struct pcap_priv *p = src->priv;
@@ -220,4 +249,5 @@ const struct rt_source_ops rt_source_pcap_ops = {
     .stats = pcap_live_stats,
     .breakloop = pcap_live_break,
     .close = pcap_live_close,
+    .list = pcap_live_list,
 };

@@ -1,98 +1,15 @@
 /* Verbs sniffer source: a raw-packet QP and a sniffer flow fill one receive ring. */
-#include "capture/sources.h"
-#include "capture/sysfs.h"
-#include "capture/verbs_api.h"
+#include "capture/internal.h"
+#include "common/sysfs.h"
+#include "common/verbs_ops.h"
 
 #include <errno.h>
+#include <pcap/pcap.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-
-static int real_query_port(struct ibv_context *ctx, uint8_t port, struct ibv_port_attr *attr)
-{
-	return ibv_query_port(ctx, port, attr);
-}
-
-static int real_query_device_ex(struct ibv_context *ctx, const struct ibv_query_device_ex_input *in,
-                                struct ibv_device_attr_ex *attr)
-{
-	return ibv_query_device_ex(ctx, in, attr);
-}
-
-static int real_query_rt_values_ex(struct ibv_context *ctx, struct ibv_values_ex *values)
-{
-	return ibv_query_rt_values_ex(ctx, values);
-}
-
-static struct ibv_cq_ex *real_create_cq_ex(struct ibv_context *ctx,
-                                           struct ibv_cq_init_attr_ex *attr)
-{
-	return ibv_create_cq_ex(ctx, attr);
-}
-
-static int real_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr, struct ibv_recv_wr **bad)
-{
-	return ibv_post_recv(qp, wr, bad);
-}
-
-static struct ibv_flow *real_create_flow(struct ibv_qp *qp, struct ibv_flow_attr *attr)
-{
-	return ibv_create_flow(qp, attr);
-}
-
-static int real_destroy_flow(struct ibv_flow *flow)
-{
-	return ibv_destroy_flow(flow);
-}
-
-static int real_start_poll(struct ibv_cq_ex *cq, struct ibv_poll_cq_attr *attr)
-{
-	return ibv_start_poll(cq, attr);
-}
-
-static int real_next_poll(struct ibv_cq_ex *cq)
-{
-	return ibv_next_poll(cq);
-}
-
-static void real_end_poll(struct ibv_cq_ex *cq)
-{
-	ibv_end_poll(cq);
-}
-
-static uint32_t real_read_byte_len(struct ibv_cq_ex *cq)
-{
-	return ibv_wc_read_byte_len(cq);
-}
-
-static uint64_t real_read_completion_ts(struct ibv_cq_ex *cq)
-{
-	return ibv_wc_read_completion_ts(cq);
-}
-
-static uint64_t real_read_wallclock_ns(struct ibv_cq_ex *cq)
-{
-	return ibv_wc_read_completion_wallclock_ns(cq);
-}
-
-/* The real calls: what rt_verbs_api starts as, and what tests restore it to. */
-#define REAL_VERBS_API                                                                           \
-	{                                                                                        \
-		.query_port = real_query_port, .query_device_ex = real_query_device_ex,          \
-		.query_rt_values_ex = real_query_rt_values_ex, .create_cq_ex = real_create_cq_ex, \
-		.post_recv = real_post_recv, .create_flow = real_create_flow,                    \
-		.destroy_flow = real_destroy_flow, .start_poll = real_start_poll,                \
-		.next_poll = real_next_poll, .end_poll = real_end_poll,                          \
-		.wc_read_byte_len = real_read_byte_len,                                          \
-		.wc_read_completion_ts = real_read_completion_ts,                                \
-		.wc_read_completion_wallclock_ns = real_read_wallclock_ns,                       \
-		.clock_gettime = clock_gettime,                                                  \
-	}
-
-const struct rt_verbs_api rt_verbs_api_default = REAL_VERBS_API;
-struct rt_verbs_api rt_verbs_api = REAL_VERBS_API;
 
 struct verbs_priv {
 	struct ibv_context *ctx;
@@ -132,7 +49,7 @@ static bool verbs_is_ours(const char *name, const struct rt_source_config *cfg)
 static uint64_t clock_ns(clockid_t clk)
 {
 	struct timespec ts = {0, 0};
-	rt_verbs_api.clock_gettime(clk, &ts);
+	rt_verbs_ops.clock_gettime(clk, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
@@ -140,7 +57,7 @@ static uint64_t clock_ns(clockid_t clk)
 static void teardown(struct verbs_priv *p)
 {
 	if (p->flow)
-		rt_verbs_api.destroy_flow(p->flow);
+		rt_verbs_ops.destroy_flow(p->flow);
 	if (p->qp)
 		ibv_destroy_qp(p->qp);
 	if (p->cq)
@@ -220,7 +137,7 @@ static int create_cq(struct rt_source *src, struct verbs_priv *p, const char *de
 	    .cqe = p->slots,
 	    .wc_flags = IBV_WC_EX_WITH_BYTE_LEN | IBV_WC_EX_WITH_COMPLETION_TIMESTAMP_WALLCLOCK,
 	};
-	p->cq = rt_verbs_api.create_cq_ex(p->ctx, &attr);
+	p->cq = rt_verbs_ops.create_cq_ex(p->ctx, &attr);
 	if (p->cq) {
 		src->ts_source = RT_TS_HW_WALLCLOCK;
 		return 0;
@@ -228,11 +145,11 @@ static int create_cq(struct rt_source *src, struct verbs_priv *p, const char *de
 	struct ibv_device_attr_ex dattr;
 	struct ibv_values_ex vals = {.comp_mask = IBV_VALUES_MASK_RAW_CLOCK};
 	memset(&dattr, 0, sizeof(dattr));
-	if (rt_verbs_api.query_device_ex(p->ctx, NULL, &dattr) == 0 && dattr.hca_core_clock > 0 &&
-	    rt_verbs_api.query_rt_values_ex(p->ctx, &vals) == 0 &&
+	if (rt_verbs_ops.query_device_ex(p->ctx, NULL, &dattr) == 0 && dattr.hca_core_clock > 0 &&
+	    rt_verbs_ops.query_rt_values_ex(p->ctx, &vals) == 0 &&
 	    (vals.comp_mask & IBV_VALUES_MASK_RAW_CLOCK)) {
 		attr.wc_flags = IBV_WC_EX_WITH_BYTE_LEN | IBV_WC_EX_WITH_COMPLETION_TIMESTAMP;
-		p->cq = rt_verbs_api.create_cq_ex(p->ctx, &attr);
+		p->cq = rt_verbs_ops.create_cq_ex(p->ctx, &attr);
 		if (p->cq) {
 			p->khz = dattr.hca_core_clock;
 			p->raw0 = (uint64_t)vals.raw_clock.tv_sec * 1000000000u +
@@ -243,7 +160,7 @@ static int create_cq(struct rt_source *src, struct verbs_priv *p, const char *de
 		}
 	}
 	attr.wc_flags = IBV_WC_EX_WITH_BYTE_LEN;
-	p->cq = rt_verbs_api.create_cq_ex(p->ctx, &attr);
+	p->cq = rt_verbs_ops.create_cq_ex(p->ctx, &attr);
 	if (!p->cq)
 		return verbs_error(errbuf, errno, dev, "cannot create a completion queue");
 	src->ts_source = RT_TS_SOFTWARE;
@@ -278,7 +195,7 @@ static int repost(struct rt_source *src, struct verbs_priv *p, char *errbuf)
 		wr->next = i + 1 < p->n_pending ? &p->wrs[p->pending[i + 1]] : NULL;
 	}
 	struct ibv_recv_wr *bad = NULL;
-	int err = rt_verbs_api.post_recv(p->qp, &p->wrs[p->pending[0]], &bad);
+	int err = rt_verbs_ops.post_recv(p->qp, &p->wrs[p->pending[0]], &bad);
 	if (err)
 		return rt_errorf(errbuf, err, "%s: cannot post receive buffers", src->name);
 	p->posted += p->n_pending;
@@ -340,7 +257,7 @@ static int verbs_open(struct rt_source *src, const char *name, const struct rt_s
 		goto fail;
 	struct ibv_port_attr pattr;
 	memset(&pattr, 0, sizeof(pattr));
-	int err = rt_verbs_api.query_port(p->ctx, (uint8_t)port, &pattr);
+	int err = rt_verbs_ops.query_port(p->ctx, (uint8_t)port, &pattr);
 	if (err) {
 		rc = rt_errorf(errbuf, err, "%s: port %u", dev, port);
 		goto fail;
@@ -406,7 +323,7 @@ static int verbs_open(struct rt_source *src, const char *name, const struct rt_s
 	    .num_of_specs = 0,
 	    .port = (uint8_t)port,
 	};
-	if (!(p->flow = rt_verbs_api.create_flow(p->qp, &fattr))) {
+	if (!(p->flow = rt_verbs_ops.create_flow(p->qp, &fattr))) {
 		err = errno;
 		if (err == ENOTSUP || err == ENOSYS)
 			err = EOPNOTSUPP;
@@ -426,9 +343,9 @@ static uint64_t frame_ts(struct rt_source *src, struct verbs_priv *p, uint64_t b
 {
 	switch (src->ts_source) {
 	case RT_TS_HW_WALLCLOCK:
-		return rt_verbs_api.wc_read_completion_wallclock_ns(p->cq);
+		return rt_verbs_ops.wc_read_completion_wallclock_ns(p->cq);
 	case RT_TS_HW_RAW: {
-		uint64_t raw = rt_verbs_api.wc_read_completion_ts(p->cq);
+		uint64_t raw = rt_verbs_ops.wc_read_completion_ts(p->cq);
 		if (raw >= p->raw0)
 			return p->wall0 + rt_verbs_cycles_to_ns(raw - p->raw0, p->khz);
 		return p->wall0 - rt_verbs_cycles_to_ns(p->raw0 - raw, p->khz);
@@ -453,7 +370,7 @@ static bool take_completion(struct rt_source *src, struct verbs_priv *p, uint64_
 			p->flushed = true;
 		return false;
 	}
-	uint32_t len = rt_verbs_api.wc_read_byte_len(p->cq);
+	uint32_t len = rt_verbs_ops.wc_read_byte_len(p->cq);
 	const uint8_t *data = p->ring + (size_t)slot * p->slot_size;
 	uint32_t caplen = len < p->snaplen ? len : p->snaplen;
 	uint64_t ts = frame_ts(src, p, batch_ns);
@@ -506,7 +423,7 @@ static int verbs_next(struct rt_source *src, struct rt_frame *frames, int max, c
 		if (atomic_exchange(&p->brk, false))
 			return -EINTR;
 		struct ibv_poll_cq_attr pattr = {0};
-		int err = rt_verbs_api.start_poll(p->cq, &pattr);
+		int err = rt_verbs_ops.start_poll(p->cq, &pattr);
 		if (err == ENOENT) {
 			if (clock_ns(CLOCK_MONOTONIC) >= deadline)
 				return -EAGAIN;
@@ -526,8 +443,8 @@ static int verbs_next(struct rt_source *src, struct rt_frame *frames, int max, c
 		do {
 			if (take_completion(src, p, batch_ns, &frames[n]))
 				n++;
-		} while (n < max && (err = rt_verbs_api.next_poll(p->cq)) == 0);
-		rt_verbs_api.end_poll(p->cq);
+		} while (n < max && (err = rt_verbs_ops.next_poll(p->cq)) == 0);
+		rt_verbs_ops.end_poll(p->cq);
 		if (p->posted == 0)
 			p->ring_empty++;
 		if (err && err != ENOENT)
@@ -583,4 +500,5 @@ const struct rt_source_ops rt_source_verbs_ops = {
     .stats = verbs_stats,
     .breakloop = verbs_break,
     .close = verbs_close,
+    .list = rt_rdma_source_list,
 };

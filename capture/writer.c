@@ -172,9 +172,7 @@ static void put_opt_end(struct rt_writer *w)
 /* Copy the sticky error to the caller's errbuf; returns it (0 when none). */
 static int status(const struct rt_writer *w, char *errbuf)
 {
-	if (w->err)
-		snprintf(errbuf, RT_ERRBUF_SIZE, "%s", w->errmsg);
-	return w->err;
+	return w->err ? rt_errmsg(errbuf, -w->err, "%s", w->errmsg) : 0;
 }
 
 static void write_shb(struct rt_writer *w)

@@ -3,7 +3,7 @@
 #include <stdint.h>
 
 #include "dissect/dissect.h"
-#include "dissect/dissect_int.h"
+#include "dissect/internal.h"
 #include "dissect/opcodes.h"
 #include "dissect/wire.h"
 
@@ -189,6 +189,8 @@ void rt_dissect_transport(struct rt_record *rec, const uint8_t *buf, uint32_t ca
 		rt_rec_truncated(rec, RT_EV_EXT_TRUNCATED);
 		return;
 	}
+	if (rec->dest_qp == 1 && (rec->hdrs & RT_H_DETH))
+		rt_dissect_cm(rec, buf, caplen);
 	rec->icrc_stored = rt_get_le32(buf, caplen, icrc_off, &ok);
 	if (!ok) {
 		rt_rec_truncated(rec, RT_EV_ICRC_TRUNCATED);
@@ -205,4 +207,23 @@ void rt_dissect_transport(struct rt_record *rec, const uint8_t *buf, uint32_t ca
 		rec->icrc = RT_ICRC_BAD;
 		rec->events |= RT_EV_ICRC_BAD;
 	}
+}
+
+bool rt_dissect_is_rocev2(const uint8_t *buf, uint32_t caplen, uint32_t bth_off, uint32_t end,
+			  uint32_t ip_off)
+{
+	const struct rt_opcode_info *info;
+	uint32_t icrc_off, crc;
+	bool ok = true;
+
+	if (end - bth_off < RT_BTH_LEN + RT_ICRC_LEN || !rt_wire_has(caplen, bth_off, end - bth_off))
+		return false;
+	uint8_t b1 = rt_get_u8(buf, caplen, bth_off + 1, &ok);
+	info = rt_opcode_lookup(rt_get_u8(buf, caplen, bth_off, &ok));
+	if (!info || (b1 & 0x0F) != 0 ||
+	    end - bth_off - RT_BTH_LEN < info->ext_len + ((b1 >> 4) & 3u) + RT_ICRC_LEN)
+		return false;
+	icrc_off = end - RT_ICRC_LEN;
+	return rt_icrc_compute(buf + ip_off, icrc_off - ip_off, &crc) == 0 &&
+	       crc == rt_get_le32(buf, caplen, icrc_off, &ok) && ok;
 }

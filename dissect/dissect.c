@@ -4,7 +4,7 @@
 #include <errno.h>
 #include <stddef.h>
 
-#include "dissect/dissect_int.h"
+#include "dissect/internal.h"
 #include "dissect/wire.h"
 
 #define ETH_HLEN 14
@@ -91,6 +91,9 @@ static void dissect_udp(const struct frame *f, uint32_t off, uint32_t ip_off, ui
 	}
 	if (rec->udp_dport == f->opts->udp_port)
 		rt_dissect_transport(rec, f->p, f->cap, off + UDP_HLEN, off + ulen, ip_off, f->opts);
+	else if (f->opts->verify_icrc)
+		rec->other_port_rocev2 =
+		    rt_dissect_is_rocev2(f->p, f->cap, off + UDP_HLEN, off + ulen, ip_off);
 }
 
 /*
@@ -561,31 +564,47 @@ static void dissect_gre(const struct frame *f, uint32_t off, uint32_t ip_end)
 
 static const struct rt_record zero_record;
 
-int rt_dissect(const struct rt_dissect_opts *opts, int linktype, const uint8_t *buf,
-	       uint32_t caplen, uint32_t wirelen, struct rt_record *rec)
+/* Clear `rec` but for the timestamp, for the frame about to be decoded. */
+static inline void clear_record(struct rt_record *rec, uint32_t caplen, uint32_t wirelen)
 {
 	uint64_t ts_ns = rec->ts_ns;
-	uint32_t interface_id = rec->interface_id;
-	struct frame f = {
-		.opts = opts,
-		.p = buf,
-		.cap = caplen,
-		.wire = wirelen < caplen ? caplen : wirelen,
-		.rec = rec,
-	};
 
 	/*
 	 * a copy of a zero record compiles to vector stores, a memset of this
 	 * size to rep stos; beyond about 256 bytes the copy becomes rep movs too,
-	 * so the encapsulation part is cleared on its own
+	 * so the encapsulation and CM parts are cleared on their own
 	 */
 	memcpy(rec, &zero_record, offsetof(struct rt_record, encap));
 	rec->encap = zero_record.encap;
+	rec->cm = zero_record.cm;
 	rec->ts_ns = ts_ns;
-	rec->interface_id = interface_id;
 	rec->caplen = caplen;
 	rec->wirelen = wirelen;
-	switch (linktype) {
+}
+
+void rt_dissect_roce(const uint8_t *buf, uint32_t len, struct rt_record *rec)
+{
+	static const struct rt_dissect_opts no_icrc = {.udp_port = RT_ROCEV2_PORT};
+
+	clear_record(rec, len, len);
+	rt_dissect_transport(rec, buf, len, 0, len, 0, &no_icrc);
+}
+
+int rt_dissect(const struct rt_dissect_opts *opts, const struct rt_frame *frame,
+	       struct rt_record *rec)
+{
+	struct frame f = {
+		.opts = opts,
+		.p = frame->data,
+		.cap = frame->caplen,
+		.wire = frame->wirelen < frame->caplen ? frame->caplen : frame->wirelen,
+		.rec = rec,
+	};
+
+	clear_record(rec, frame->caplen, frame->wirelen);
+	rec->ts_ns = frame->ts_ns;
+	rec->interface_id = frame->interface_id;
+	switch (frame->linktype) {
 	case RT_LINK_ETHERNET:
 		dissect_ethernet(&f, 0);
 		break;
@@ -602,4 +621,13 @@ int rt_dissect(const struct rt_dissect_opts *opts, int linktype, const uint8_t *
 		return -EPROTONOSUPPORT;
 	}
 	return 0;
+}
+
+int rt_dissect_buf(const struct rt_dissect_opts *opts, int linktype, const uint8_t *buf,
+		   uint32_t caplen, uint32_t wirelen, struct rt_record *rec)
+{
+	struct rt_frame f = {.data = buf, .caplen = caplen, .wirelen = wirelen, .ts_ns = rec->ts_ns,
+			     .linktype = linktype};
+
+	return rt_dissect(opts, &f, rec);
 }

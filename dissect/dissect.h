@@ -5,7 +5,6 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#define RT_ERRBUF_SIZE 256
 #define RT_ROCEV2_PORT 4791
 
 /* Link types (the pcap LINKTYPE_ numbers) the dissector understands. */
@@ -41,6 +40,7 @@ enum rt_layer {
 	RT_L_MACC = 1u << 10, /* MAC control (0x8808) */
 	RT_L_GRE = 1u << 11,  /* decapsulated from GRE: the record is the inner frame, outer_* the tunnel */
 	RT_L_ERSPAN = 1u << 12, /* ... and the GRE payload was ERSPAN (erspan_version, erspan_session) */
+	RT_L_CM = 1u << 13,	/* an RDMA CM REQ or REP MAD on QP 1 (rt_record.cm) */
 };
 
 /* Extended transport headers, a bit each (rt_opcode_info.hdrs, rt_record.hdrs). */
@@ -59,41 +59,60 @@ enum rt_ext_header {
 };
 
 /*
- * Named events (rt_record.events, a bit each). Truncation (the capture
- * stopped before a header ended: snaplen) and invalid input (the bytes break
- * the spec) are kept apart; rt_event_is_truncation() tells which. A
- * truncated record carries exactly one truncation event, for the header the
- * capture ended in (ICRC_TRUNCATED when every header is whole but the
- * payload, pad or ICRC is cut). Invalid input at a layer the dissector needs
- * makes the kind RT_KIND_MALFORMED; the other events (fragment, unknown
- * opcode, bad ICRC, CNP without BECN, unknown MAC control opcode) leave the
- * kind alone.
+ * Named events (rt_record.events, a bit each; rt_events() lists them with
+ * their name, class and layer). Truncation (the capture stopped before a
+ * header ended: snaplen) and invalid input (the bytes break the spec) are
+ * kept apart. A truncated record carries exactly one truncation event, for
+ * the header the capture ended in (ICRC_TRUNCATED when every header is
+ * whole but the payload, pad or ICRC is cut). Invalid input at a layer the
+ * dissector needs makes the kind RT_KIND_MALFORMED; the other events
+ * (fragment, unknown opcode, bad ICRC, CNP without BECN, unknown MAC
+ * control opcode) leave the kind alone. Bits are never renumbered: output
+ * lists events in bit order.
  */
-enum rt_event {
-	RT_EV_LINK_TRUNCATED = 1u << 0,	    /* Ethernet/SLL/VLAN header cut */
-	RT_EV_IP_TRUNCATED = 1u << 1,	    /* IPv4/IPv6/GRH header cut */
-	RT_EV_UDP_TRUNCATED = 1u << 2,	    /* UDP header cut */
-	RT_EV_BTH_TRUNCATED = 1u << 3,	    /* BTH cut */
-	RT_EV_EXT_TRUNCATED = 1u << 4,	    /* an extended header cut */
-	RT_EV_MACC_TRUNCATED = 1u << 5,	    /* PFC/PAUSE body cut */
-	RT_EV_ICRC_TRUNCATED = 1u << 6,	    /* packet cut before its ICRC: not checkable */
-	RT_EV_GRE_TRUNCATED = 1u << 7,	    /* GRE or ERSPAN header cut */
-	RT_EV_IP_BAD_VERSION = 1u << 8,	    /* IP version differs from the Ethertype */
-	RT_EV_IPV4_BAD_IHL = 1u << 9,	    /* IHL < 5 */
-	RT_EV_IP_BAD_LENGTH = 1u << 10,	    /* IP length smaller than its header or beyond the frame */
-	RT_EV_IP_FRAGMENT = 1u << 11,	    /* non-first or more-fragments: no transport decode */
-	RT_EV_UDP_BAD_LENGTH = 1u << 12,    /* UDP length < 8 or beyond the IP payload */
-	RT_EV_GRH_BAD_NEXT_HEADER = 1u << 13, /* RoCEv1 GRH next header is not 0x1B */
-	RT_EV_BTH_BAD_TVER = 1u << 14,	    /* transport header version not 0 */
-	RT_EV_UNKNOWN_OPCODE = 1u << 15,    /* opcode not in the table */
-	RT_EV_TOO_SHORT_FOR_ICRC = 1u << 16, /* headers + pad + ICRC longer than the packet */
-	RT_EV_ICRC_BAD = 1u << 17,	    /* ICRC computed differs from the stored one */
-	RT_EV_MACC_UNKNOWN_OPCODE = 1u << 18, /* MAC control opcode neither PFC nor PAUSE */
-	RT_EV_CNP_NOT_BECN = 1u << 19,	    /* CNP without BECN set */
-	RT_EV_GRE_BAD = 1u << 20,	    /* followed GRE: version not 0, routing present, or a header (GRE, ERSPAN, inner frame) beyond the IP packet */
-	RT_EV_ERSPAN_BAD_VERSION = 1u << 21, /* ERSPAN version not 1 (0x88BE) or 2 (0x22EB) */
+#define RT_EV_LINK_TRUNCATED (UINT64_C(1) << 0)	     /* Ethernet/SLL/VLAN header cut */
+#define RT_EV_IP_TRUNCATED (UINT64_C(1) << 1)	     /* IPv4/IPv6/GRH header cut */
+#define RT_EV_UDP_TRUNCATED (UINT64_C(1) << 2)	     /* UDP header cut */
+#define RT_EV_BTH_TRUNCATED (UINT64_C(1) << 3)	     /* BTH cut */
+#define RT_EV_EXT_TRUNCATED (UINT64_C(1) << 4)	     /* an extended header cut */
+#define RT_EV_MACC_TRUNCATED (UINT64_C(1) << 5)	     /* PFC/PAUSE body cut */
+#define RT_EV_ICRC_TRUNCATED (UINT64_C(1) << 6)	     /* packet cut before its ICRC: not checkable */
+#define RT_EV_GRE_TRUNCATED (UINT64_C(1) << 7)	     /* GRE or ERSPAN header cut */
+#define RT_EV_IP_BAD_VERSION (UINT64_C(1) << 8)	     /* IP version differs from the Ethertype */
+#define RT_EV_IPV4_BAD_IHL (UINT64_C(1) << 9)	     /* IHL < 5 */
+#define RT_EV_IP_BAD_LENGTH (UINT64_C(1) << 10)	     /* IP length smaller than its header or beyond the frame */
+#define RT_EV_IP_FRAGMENT (UINT64_C(1) << 11)	     /* non-first or more-fragments: no transport decode */
+#define RT_EV_UDP_BAD_LENGTH (UINT64_C(1) << 12)     /* UDP length < 8 or beyond the IP payload */
+#define RT_EV_GRH_BAD_NEXT_HEADER (UINT64_C(1) << 13) /* RoCEv1 GRH next header is not 0x1B */
+#define RT_EV_BTH_BAD_TVER (UINT64_C(1) << 14)	     /* transport header version not 0 */
+#define RT_EV_UNKNOWN_OPCODE (UINT64_C(1) << 15)     /* opcode not in the table */
+#define RT_EV_TOO_SHORT_FOR_ICRC (UINT64_C(1) << 16) /* headers + pad + ICRC longer than the packet */
+#define RT_EV_ICRC_BAD (UINT64_C(1) << 17)	     /* ICRC computed differs from the stored one */
+#define RT_EV_MACC_UNKNOWN_OPCODE (UINT64_C(1) << 18) /* MAC control opcode neither PFC nor PAUSE */
+#define RT_EV_CNP_NOT_BECN (UINT64_C(1) << 19)	     /* CNP without BECN set */
+/* followed GRE: version not 0, routing present, or a header (GRE, ERSPAN, inner frame) beyond the IP packet */
+#define RT_EV_GRE_BAD (UINT64_C(1) << 20)
+#define RT_EV_ERSPAN_BAD_VERSION (UINT64_C(1) << 21) /* ERSPAN version not 1 (0x88BE) or 2 (0x22EB) */
+#define RT_EV_COUNT 22 /* bits in use: 0 .. RT_EV_COUNT-1; room up to 64 */
+/* The truncation events (the rest are invalid input but for the notice RT_EV_IP_FRAGMENT). */
+#define RT_EV_TRUNCATION_MASK                                                                       \
+	(RT_EV_LINK_TRUNCATED | RT_EV_IP_TRUNCATED | RT_EV_UDP_TRUNCATED | RT_EV_BTH_TRUNCATED |    \
+	 RT_EV_EXT_TRUNCATED | RT_EV_MACC_TRUNCATED | RT_EV_ICRC_TRUNCATED | RT_EV_GRE_TRUNCATED)
+
+/* What an event means. */
+enum rt_event_class {
+	RT_EVC_TRUNCATION, /* cut by the snap length */
+	RT_EVC_INVALID,	   /* breaks the spec */
+	RT_EVC_NOTICE,	   /* legal, but the dissector stopped there (a fragment) */
 };
-#define RT_EV_TRUNCATION_MASK 0xffu
+
+/* One row of the decode-event table. */
+struct rt_event_info {
+	uint64_t bit;
+	const char *name;  /* "bth_truncated", ... as the output names it */
+	uint8_t cls;	   /* enum rt_event_class */
+	const char *layer; /* where it happens: "link", "ip", "udp", "gre", "bth", "ext", "icrc", "macc" */
+};
 
 enum rt_icrc_status {
 	RT_ICRC_UNCHECKED = 0, /* truncated, RoCEv1, or verification off */
@@ -109,9 +128,35 @@ enum rt_aeth_type {
 	RT_AETH_NAK = 3,
 };
 
+/* NAK codes (low 5 bits of a NAK syndrome). */
+enum rt_nak_code {
+	RT_NAK_PSN_SEQ_ERROR = 0,
+	RT_NAK_INVALID_REQUEST = 1,
+	RT_NAK_REMOTE_ACCESS_ERROR = 2,
+	RT_NAK_REMOTE_OP_ERROR = 3,
+	RT_NAK_INVALID_RD_REQUEST = 4,
+};
+
+/* An AETH syndrome of class `type` with low bits `low` (credits, RNR timer or NAK code). */
+#define RT_AETH_SYNDROME(type, low) ((uint8_t)((type) << 5 | ((low) & 0x1F)))
+/* The credit count of an ACK that does not advertise credits. */
+#define RT_AETH_CREDITS_INVALID 0x1F
+
 /* MAC control opcodes */
 #define RT_MACC_PAUSE 0x0001
 #define RT_MACC_PFC 0x0101
+
+/* RDMA CM MAD attribute IDs the dissector decodes (management class 0x07 on QP 1). */
+#define RT_CM_ATTR_REQ 0x0010
+#define RT_CM_ATTR_REP 0x0013
+
+/* An RDMA CM REQ or REP (rt_record.cm, valid with RT_L_CM): what names both sides of a connection. */
+struct rt_cm {
+	uint16_t attr;		 /* RT_CM_ATTR_REQ or RT_CM_ATTR_REP */
+	uint32_t local_comm_id;	 /* the sender's communication ID */
+	uint32_t remote_comm_id; /* REP: the REQ's communication ID; 0 in a REQ */
+	uint32_t local_qpn;	 /* the sender's QP (24 bits) */
+};
 
 /* The tunnel a decapsulated frame came through (rt_record.encap, valid with RT_L_GRE). */
 struct rt_encap {
@@ -123,18 +168,35 @@ struct rt_encap {
 };
 
 /*
+ * One captured frame, as a capture source hands it over; `data` stays
+ * valid until the source's next read or its close.
+ */
+struct rt_frame {
+	const uint8_t *data;
+	uint32_t caplen;
+	uint32_t wirelen;
+	uint64_t ts_ns; /* nanoseconds since the Unix epoch */
+	/*
+	 * 1-based position in the source, counting the frames a filter skipped
+	 * where the source sees them (a file: as Wireshark numbers frames).
+	 */
+	uint64_t seq;
+	int linktype;	       /* pcap LINKTYPE_ of this frame (a pcapng may mix them); 0 = the source's */
+	uint32_t interface_id; /* where it was captured: pcapng interface (IDB) index; 0 for one-interface sources */
+};
+
+/*
  * One decoded frame. Every field is host order. Fields of a layer or header
  * are meaningful only when its bit is set in `layers` / `hdrs`.
  */
 struct rt_record {
-	uint64_t ts_ns;	  /* set by the caller, not by rt_dissect() */
-	/* set by the caller, like ts_ns: the capture interface (rt_frame.interface_id, a pcapng IDB index) */
-	uint32_t interface_id;
-	uint32_t caplen;  /* bytes captured */
-	uint32_t wirelen; /* bytes on the wire */
-	uint32_t layers;  /* enum rt_layer bits */
-	uint32_t hdrs;	  /* enum rt_ext_header bits */
-	uint32_t events;  /* enum rt_event bits */
+	uint64_t ts_ns;	       /* the frame's timestamp (rt_dissect_buf() leaves it to the caller) */
+	uint64_t events;       /* RT_EV_ bits */
+	uint32_t caplen;       /* bytes captured */
+	uint32_t wirelen;      /* bytes on the wire */
+	uint32_t interface_id; /* the frame's capture interface (rt_frame.interface_id) */
+	uint32_t layers;       /* enum rt_layer bits */
+	uint32_t hdrs;	       /* enum rt_ext_header bits */
 	uint8_t kind;	  /* enum rt_kind (ROCE once the UDP port or Ethertype says so, even if the BTH is cut) */
 	uint8_t icrc;	  /* enum rt_icrc_status */
 	bool truncated;	  /* a needed header was cut by the snap length */
@@ -158,6 +220,12 @@ struct rt_record {
 	uint16_t ip_id;	    /* IPv4 identification (0 for IPv6) */
 	uint8_t src_ip[16], dst_ip[16];
 	uint16_t udp_sport, udp_dport;
+	/*
+	 * UDP to another port than rt_dissect_opts.udp_port whose payload is a
+	 * whole RoCEv2 packet all the same: a known opcode and a valid ICRC
+	 * (looked for only with verify_icrc; the kind stays RT_KIND_OTHER)
+	 */
+	bool other_port_rocev2;
 
 	/* BTH */
 	uint8_t opcode;
@@ -195,8 +263,14 @@ struct rt_record {
 	uint16_t pfc_quanta[8]; /* pause time per priority */
 	uint16_t pause_quanta;	/* 802.3x pause time */
 
+	/*
+	 * Last, for a frame here and there: rt_dissect() clears them apart from
+	 * the fields above (a clear of more than about 256 bytes at once is slower).
+	 */
 	/* GRE / ERSPAN encapsulation (RT_L_GRE; the fields above describe the inner frame) */
-	struct rt_encap encap; /* last: rt_dissect() clears it apart from the rest */
+	struct rt_encap encap;
+	/* RDMA CM (RT_L_CM) */
+	struct rt_cm cm;
 };
 
 struct rt_dissect_opts {
@@ -208,13 +282,38 @@ struct rt_dissect_opts {
 void rt_dissect_opts_init(struct rt_dissect_opts *opts);
 
 /*
- * Decode one frame of link type `linktype` into `rec` (which it clears,
- * keeping nothing of a previous frame but leaving ts_ns and interface_id
- * for the caller to set). Reads at most `caplen` bytes of `buf`; `wirelen` is the original
- * length. Returns 0, or -EPROTONOSUPPORT for a link type it does not know.
+ * Decode one frame into `rec`, which it clears, keeping nothing of a
+ * previous frame: the frame's timestamp and interface go into the record.
+ * Reads at most frame->caplen bytes of frame->data; frame->wirelen is the
+ * original length. Returns 0, or -EPROTONOSUPPORT for a link type it does
+ * not know (the record then holds the lengths, timestamp and interface).
  */
-int rt_dissect(const struct rt_dissect_opts *opts, int linktype, const uint8_t *buf,
-	       uint32_t caplen, uint32_t wirelen, struct rt_record *rec);
+int rt_dissect(const struct rt_dissect_opts *opts, const struct rt_frame *frame,
+	       struct rt_record *rec);
+
+/*
+ * The same for bytes without a frame around them (unit tests, fuzzers): a
+ * frame of link type `linktype`, `caplen` bytes of `buf` captured of
+ * `wirelen`. Leaves rec->ts_ns as it was and rec->interface_id 0.
+ */
+int rt_dissect_buf(const struct rt_dissect_opts *opts, int linktype, const uint8_t *buf,
+		   uint32_t caplen, uint32_t wirelen, struct rt_record *rec);
+
+/*
+ * Decode a RoCEv2 UDP payload as a UDP socket hands it over (`len` bytes,
+ * BTH first) into `rec`, which it clears: the BTH, the extended headers,
+ * payload bounds and the stored ICRC (not verified: the IP header it covers
+ * is not at hand). The kind is RT_KIND_ROCE, RT_KIND_CNP or, when the bytes
+ * cannot hold the headers and the ICRC, RT_KIND_MALFORMED.
+ */
+void rt_dissect_roce(const uint8_t *buf, uint32_t len, struct rt_record *rec);
+
+/*
+ * Nanoseconds that `quanta` PFC/PAUSE quanta (512 bit times each) pause a
+ * link of link_bps bit/s: the quantum rounded to a picosecond, the time to
+ * a nanosecond.
+ */
+uint64_t rt_pause_ns(uint16_t quanta, uint64_t link_bps);
 
 /*
  * RoCEv2 ICRC of a packet whose IPv4 or IPv6 header starts at `ip`, `len`
@@ -223,14 +322,26 @@ int rt_dissect(const struct rt_dissect_opts *opts, int linktype, const uint8_t *
  * cannot hold the IP, UDP and BTH headers or the IP version is not 4 or 6.
  */
 int rt_icrc_compute(const uint8_t *ip, uint32_t len, uint32_t *crc);
+/*
+ * The same with the IP and UDP headers apart from the transport packet: the
+ * IPv4 (options included) or IPv6 header and the UDP header at `ip_udp`,
+ * the transport packet at `bth`, `len` bytes up to (not including) its
+ * ICRC field. Returns 0, or -EINVAL when len is shorter than a BTH or the
+ * IP version is not 4 or 6.
+ */
+int rt_icrc_compute_split(const uint8_t *ip_udp, const uint8_t *bth, uint32_t len, uint32_t *crc);
 
 /* True when rt_dissect() knows this link type. */
 bool rt_linktype_supported(int linktype);
 
-/* Name of one event bit ("bth_truncated", ...), or NULL for an unknown bit. */
-const char *rt_event_name(uint32_t event_bit);
+/* The decode-event table: RT_EV_COUNT rows, row n for bit n. */
+extern const struct rt_event_info rt_events[RT_EV_COUNT];
+/* The row of one event bit, or NULL for a bit not in use. */
+const struct rt_event_info *rt_event_info(uint64_t event_bit);
+/* Name of one event bit ("bth_truncated", ...), or NULL for a bit not in use. */
+const char *rt_event_name(uint64_t event_bit);
 /* True for the bits that mean "cut by the snap length". */
-static inline bool rt_event_is_truncation(uint32_t event_bit)
+static inline bool rt_event_is_truncation(uint64_t event_bit)
 {
 	return (event_bit & RT_EV_TRUNCATION_MASK) != 0;
 }

@@ -1,14 +1,21 @@
-/* MAC control frames (Ethertype 0x8808): 802.1Qbb PFC and 802.3x PAUSE. */
+/* MAC control frames (Ethertype 0x8808): 802.1Qbb PFC and 802.3x PAUSE, and their pause time. */
 #include <stdbool.h>
 #include <stdint.h>
 
 #include "dissect/dissect.h"
-#include "dissect/dissect_int.h"
+#include "dissect/internal.h"
 #include "dissect/wire.h"
 
 #define MACC_OPCODE_LEN 2
 #define PAUSE_BODY_LEN 2      /* pause time */
 #define PFC_BODY_LEN (2 + 16) /* class-enable vector, 8 pause times */
+
+uint64_t rt_pause_ns(uint16_t quanta, uint64_t link_bps)
+{
+	uint64_t quantum_ps = (uint64_t)(512.0 * 1e12 / (double)link_bps + 0.5);
+
+	return ((uint64_t)quanta * quantum_ps + 500) / 1000;
+}
 
 /*
  *  PAUSE: | opcode 0x0001 (2) | pause time in quanta (2) |

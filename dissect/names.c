@@ -1,4 +1,4 @@
-/* Names of events, kinds, ICRC states, AETH classes and NAK codes; default options; supported link types. */
+/* The decode-event table; names of kinds, ICRC states, AETH classes and NAK codes; default options; link types. */
 #include <stddef.h>
 
 #include "dissect/dissect.h"
@@ -22,56 +22,48 @@ bool rt_linktype_supported(int linktype)
 	}
 }
 
-const char *rt_event_name(uint32_t event_bit)
+#define TRUNC(bit, name, layer) [__builtin_ctzll(bit)] = {bit, name, RT_EVC_TRUNCATION, layer}
+#define INVAL(bit, name, layer) [__builtin_ctzll(bit)] = {bit, name, RT_EVC_INVALID, layer}
+#define NOTICE(bit, name, layer) [__builtin_ctzll(bit)] = {bit, name, RT_EVC_NOTICE, layer}
+
+/* The one decode-event table: the dissector sets the bits, printers and the analyzer read the rows. */
+const struct rt_event_info rt_events[RT_EV_COUNT] = {
+	TRUNC(RT_EV_LINK_TRUNCATED, "link_truncated", "link"),
+	TRUNC(RT_EV_IP_TRUNCATED, "ip_truncated", "ip"),
+	TRUNC(RT_EV_UDP_TRUNCATED, "udp_truncated", "udp"),
+	TRUNC(RT_EV_BTH_TRUNCATED, "bth_truncated", "bth"),
+	TRUNC(RT_EV_EXT_TRUNCATED, "ext_truncated", "ext"),
+	TRUNC(RT_EV_MACC_TRUNCATED, "macc_truncated", "macc"),
+	TRUNC(RT_EV_ICRC_TRUNCATED, "icrc_truncated", "icrc"),
+	TRUNC(RT_EV_GRE_TRUNCATED, "gre_truncated", "gre"),
+	INVAL(RT_EV_IP_BAD_VERSION, "ip_bad_version", "ip"),
+	INVAL(RT_EV_IPV4_BAD_IHL, "ipv4_bad_ihl", "ip"),
+	INVAL(RT_EV_IP_BAD_LENGTH, "ip_bad_length", "ip"),
+	NOTICE(RT_EV_IP_FRAGMENT, "ip_fragment", "ip"),
+	INVAL(RT_EV_UDP_BAD_LENGTH, "udp_bad_length", "udp"),
+	INVAL(RT_EV_GRH_BAD_NEXT_HEADER, "grh_bad_next_header", "ip"),
+	INVAL(RT_EV_BTH_BAD_TVER, "bth_bad_tver", "bth"),
+	INVAL(RT_EV_UNKNOWN_OPCODE, "unknown_opcode", "bth"),
+	INVAL(RT_EV_TOO_SHORT_FOR_ICRC, "too_short_for_icrc", "icrc"),
+	INVAL(RT_EV_ICRC_BAD, "icrc_bad", "icrc"),
+	INVAL(RT_EV_MACC_UNKNOWN_OPCODE, "macc_unknown_opcode", "macc"),
+	INVAL(RT_EV_CNP_NOT_BECN, "cnp_not_becn", "bth"),
+	INVAL(RT_EV_GRE_BAD, "gre_bad", "gre"),
+	INVAL(RT_EV_ERSPAN_BAD_VERSION, "erspan_bad_version", "gre"),
+};
+
+const struct rt_event_info *rt_event_info(uint64_t event_bit)
 {
-	switch (event_bit) {
-	case RT_EV_LINK_TRUNCATED:
-		return "link_truncated";
-	case RT_EV_IP_TRUNCATED:
-		return "ip_truncated";
-	case RT_EV_UDP_TRUNCATED:
-		return "udp_truncated";
-	case RT_EV_BTH_TRUNCATED:
-		return "bth_truncated";
-	case RT_EV_EXT_TRUNCATED:
-		return "ext_truncated";
-	case RT_EV_MACC_TRUNCATED:
-		return "macc_truncated";
-	case RT_EV_ICRC_TRUNCATED:
-		return "icrc_truncated";
-	case RT_EV_IP_BAD_VERSION:
-		return "ip_bad_version";
-	case RT_EV_IPV4_BAD_IHL:
-		return "ipv4_bad_ihl";
-	case RT_EV_IP_BAD_LENGTH:
-		return "ip_bad_length";
-	case RT_EV_IP_FRAGMENT:
-		return "ip_fragment";
-	case RT_EV_UDP_BAD_LENGTH:
-		return "udp_bad_length";
-	case RT_EV_GRH_BAD_NEXT_HEADER:
-		return "grh_bad_next_header";
-	case RT_EV_BTH_BAD_TVER:
-		return "bth_bad_tver";
-	case RT_EV_UNKNOWN_OPCODE:
-		return "unknown_opcode";
-	case RT_EV_TOO_SHORT_FOR_ICRC:
-		return "too_short_for_icrc";
-	case RT_EV_ICRC_BAD:
-		return "icrc_bad";
-	case RT_EV_MACC_UNKNOWN_OPCODE:
-		return "macc_unknown_opcode";
-	case RT_EV_CNP_NOT_BECN:
-		return "cnp_not_becn";
-	case RT_EV_GRE_TRUNCATED:
-		return "gre_truncated";
-	case RT_EV_GRE_BAD:
-		return "gre_bad";
-	case RT_EV_ERSPAN_BAD_VERSION:
-		return "erspan_bad_version";
-	default:
+	if (!event_bit || (event_bit & (event_bit - 1)))
 		return NULL;
-	}
+	unsigned i = (unsigned)__builtin_ctzll(event_bit);
+	return i < RT_EV_COUNT ? &rt_events[i] : NULL;
+}
+
+const char *rt_event_name(uint64_t event_bit)
+{
+	const struct rt_event_info *e = rt_event_info(event_bit);
+	return e ? e->name : NULL;
 }
 
 const char *rt_kind_name(enum rt_kind kind)

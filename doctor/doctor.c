@@ -9,7 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "capture/sysfs.h"
+#include "common/sysfs.h"
 #include "doctor/facts.h"
 
 #define ARPHRD_ETHER_TYPE 1 /* class/net/X/type of an Ethernet netdev */

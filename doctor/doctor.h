@@ -6,8 +6,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "capture/sysfs.h"   /* RT_DEVNAME_MAX */
-#include "dissect/dissect.h" /* RT_ERRBUF_SIZE */
+#include "common/sysfs.h"   /* RT_DEVNAME_MAX */
+#include "common/errbuf.h" /* RT_ERRBUF_SIZE */
 
 #define RT_DOC_DEFAULT_PRIORITY 3
 #define RT_DOC_DEFAULT_DSCP     26

@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "capture/counters.h"
-#include "capture/sysfs.h"
+#include "common/sysfs.h"
 #include "doctor/facts.h"
 
 /* hw_counters the checks read (mlx5 names) */

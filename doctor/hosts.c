@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dissect/outbuf.h"
+#include "common/outbuf.h"
 #include "doctor/doctor.h"
 #include "doctor/json.h"
 #include "doctor/launch.h"

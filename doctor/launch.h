@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "dissect/dissect.h" /* RT_ERRBUF_SIZE */
+#include "common/errbuf.h" /* RT_ERRBUF_SIZE */
 
 /* The launcher used when none is given. */
 #define RT_LAUNCH_DEFAULT "ssh {host}"

@@ -6,7 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "capture/sysfs.h"
+#include "common/sysfs.h"
 #include "doctor/facts.h"
 #include "doctor/launch.h"
 

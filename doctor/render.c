@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "dissect/outbuf.h"
+#include "common/outbuf.h"
 #include "doctor/doctor.h"
 
 static const char *const status_names[] = {"pass", "warn", "fail", "unchecked"};

@@ -1,15 +1,13 @@
 /* doctor --traffic: a short capture through rocetrace's capture sources, tallied by ECN, DSCP, PCP, CNPs and PFC priority. */
-#include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
 
-#include "capture/source.h"
+#include "capture/pump.h"
+#include "common/outbuf.h"
 #include "dissect/dissect.h"
-#include "dissect/outbuf.h"
 #include "doctor/facts.h"
-
-#define BATCH 64
 
 static uint64_t mono_ns(void)
 {
@@ -64,6 +62,33 @@ void rt_doc_traffic_add(struct rt_doc_traffic *t, const struct rt_record *rec, u
 	}
 }
 
+/* The pump's callbacks: tally each record; end the capture when its time is up. */
+struct tally {
+	struct rt_doc_traffic *t;
+	unsigned dscp;
+	uint64_t end_ns; /* CLOCK_MONOTONIC */
+};
+
+static int on_frame(void *ctx, const struct rt_frame *frame, const struct rt_record *rec,
+		    char *errbuf)
+{
+	struct tally *y = ctx;
+
+	(void)frame;
+	(void)errbuf;
+	rt_doc_traffic_add(y->t, rec, y->dscp);
+	return 0;
+}
+
+static int on_tick(void *ctx, uint64_t now_ns, bool idle, char *errbuf)
+{
+	const struct tally *y = ctx;
+
+	(void)idle;
+	(void)errbuf;
+	return now_ns >= y->end_ns;
+}
+
 void rt_doc_capture(const struct rt_doctor_config *cfg, struct rt_doc_facts *f)
 {
 	struct rt_doc_traffic *t = &f->traffic;
@@ -90,30 +115,15 @@ void rt_doc_capture(const struct rt_doctor_config *cfg, struct rt_doc_facts *f)
 	struct rt_dissect_opts dopts;
 	rt_dissect_opts_init(&dopts);
 	dopts.verify_icrc = false;
-	struct rt_frame frames[BATCH];
-	uint64_t start = mono_ns(), end = start + cfg->traffic_ns;
-	for (;;) {
-		uint64_t now = mono_ns();
-		if (now >= end)
-			break;
-		int n = rt_source_next(src, frames, BATCH, errbuf);
-		if (n == -EAGAIN || n == -EINTR)
-			continue;
-		if (n < 0) {
-			snprintf(t->why, sizeof(t->why), "capture from %.60s failed: %.150s", name, errbuf);
-			rt_source_close(src);
-			return;
-		}
-		if (n == 0)
-			break; /* a file ended */
-		for (int i = 0; i < n; i++) {
-			struct rt_record rec;
-			int lt = frames[i].linktype ? frames[i].linktype : src->linktype;
-			if (rt_dissect(&dopts, lt, frames[i].data, frames[i].caplen, frames[i].wirelen,
-			               &rec) < 0)
-				continue;
-			rt_doc_traffic_add(t, &rec, cfg->dscp);
-		}
+	uint64_t start = mono_ns();
+	struct tally y = {.t = t, .dscp = cfg->dscp, .end_ns = start + cfg->traffic_ns};
+	struct rt_pump_config pc = {
+	    .dissect = &dopts, .on_frame = on_frame, .on_tick = on_tick, .ctx = &y};
+	struct rt_pump_result res;
+	if (rt_pump_run(src, &pc, &res, errbuf) < 0 && res.read_failed) {
+		snprintf(t->why, sizeof(t->why), "capture from %.60s failed: %.150s", name, errbuf);
+		rt_source_close(src);
+		return;
 	}
 	/* a saved capture is read whole: its span is not the time spent reading it */
 	t->duration_ns = strcmp(src->ops->kind, "file") ? mono_ns() - start : 0;

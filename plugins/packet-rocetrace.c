@@ -176,8 +176,7 @@ static void keep_pause_note(packet_info *pinfo, const struct rt_an_note *an)
  * frame. Frames this postdissector did not see are fed as empty records
  * first, so the analyzer's frame numbers stay Wireshark's.
  */
-static void analyse_first_pass(packet_info *pinfo, const struct rt_record *rec,
-                               const uint8_t *frame, uint32_t caplen)
+static void analyse_first_pass(packet_info *pinfo, const struct rt_record *rec)
 {
 	if (!file_an || pinfo->num <= file_fed)
 		return;
@@ -189,7 +188,7 @@ static void analyse_first_pass(packet_info *pinfo, const struct rt_record *rec,
 		file_fed++;
 	}
 	struct rt_an_note note;
-	rt_analyzer_feed_note(file_an, rec, frame, caplen, &note);
+	rt_analyzer_feed_note(file_an, rec, &note);
 	file_fed++;
 	if (note.flow_id != RT_AN_NONE)
 		keep_roce_note(pinfo, &note);
@@ -297,13 +296,12 @@ static void add_pause_analysis(proto_tree *tree, tvbuff_t *tvb, const struct pau
 		                                    pn->paused_ns[RT_AN_PAUSE_CLASS]));
 }
 
-static void add_events(proto_tree *tree, tvbuff_t *tvb, uint32_t events)
+static void add_events(proto_tree *tree, tvbuff_t *tvb, uint64_t events)
 {
-	for (uint32_t bit = 1; bit; bit <<= 1) {
-		const char *name = (events & bit) ? rt_event_name(bit) : NULL;
-		if (name)
-			add_generated(proto_tree_add_string(tree, hf_event, tvb, 0, 0, name));
-	}
+	for (unsigned i = 0; i < RT_EV_COUNT; i++)
+		if (events & rt_events[i].bit)
+			add_generated(
+			    proto_tree_add_string(tree, hf_event, tvb, 0, 0, rt_events[i].name));
 }
 
 static void add_bth_fields(proto_tree *tree, tvbuff_t *tvb, packet_info *pinfo,
@@ -352,18 +350,24 @@ static int dissect_rocetrace(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree
 	opts.verify_icrc = pref_verify_icrc;
 	struct rt_record rec;
 	const uint8_t *frame = tvb_get_ptr(tvb, 0, caplen);
-	rec.ts_ns = 0;
-	/* frames of different capture interfaces are different vantage points (duplicates) */
-	rec.interface_id = pinfo->rec && (pinfo->rec->presence_flags & WTAP_HAS_INTERFACE_ID)
-	                       ? pinfo->rec->rec_header.packet_header.interface_id
-	                       : 0;
-	if (rt_dissect(&opts, linktype, frame, caplen, tvb_reported_length(tvb), &rec) < 0)
+	struct rt_frame f = {
+	    .data = frame,
+	    .caplen = caplen,
+	    .wirelen = tvb_reported_length(tvb),
+	    .ts_ns = pinfo->abs_ts.secs >= 0 ? (uint64_t)pinfo->abs_ts.secs * 1000000000ull +
+						   (uint64_t)pinfo->abs_ts.nsecs
+					     : 0,
+	    .seq = pinfo->num,
+	    .linktype = linktype,
+	    /* frames of different capture interfaces are different vantage points (duplicates) */
+	    .interface_id = pinfo->rec && (pinfo->rec->presence_flags & WTAP_HAS_INTERFACE_ID)
+				? pinfo->rec->rec_header.packet_header.interface_id
+				: 0,
+	};
+	if (rt_dissect(&opts, &f, &rec) < 0)
 		return 0;
-	if (pinfo->abs_ts.secs >= 0)
-		rec.ts_ns =
-		    (uint64_t)pinfo->abs_ts.secs * 1000000000ull + (uint64_t)pinfo->abs_ts.nsecs;
 	if (!pinfo->fd->visited)
-		analyse_first_pass(pinfo, &rec, frame, caplen);
+		analyse_first_pass(pinfo, &rec);
 	if (rec.kind == RT_KIND_OTHER)
 		return 0;
 	bool roce =

@@ -1,5 +1,6 @@
 /* One-line messages of the subcommands: usage errors, failures, getopt complaints. */
 #include <getopt.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -8,26 +9,42 @@
 #include "tools/cli.h"
 #include "tools/commands.h"
 
+/* "rocetrace CMD: " + HEAD + the formatted message + TAIL on stderr. */
+__attribute__((format(printf, 4, 0))) static void say(const char *cmd, const char *head,
+						     const char *tail, const char *fmt, va_list ap)
+{
+	fprintf(stderr, "rocetrace %s: %s", cmd, head);
+	vfprintf(stderr, fmt, ap);
+	fputs(tail, stderr);
+}
+
 int rt_cli_usage_error(const char *cmd, const char *fmt, ...)
 {
+	char tail[96];
 	va_list ap;
-	fprintf(stderr, "rocetrace %s: ", cmd);
+	snprintf(tail, sizeof(tail), " (see 'rocetrace %s --help')\n", cmd);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	say(cmd, "", tail, fmt, ap);
 	va_end(ap);
-	fprintf(stderr, " (see 'rocetrace %s --help')\n", cmd);
 	return RT_EXIT_USAGE;
 }
 
 int rt_cli_fail(const char *cmd, const char *fmt, ...)
 {
 	va_list ap;
-	fprintf(stderr, "rocetrace %s: ", cmd);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	say(cmd, "", "\n", fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 	return RT_EXIT_ERROR;
+}
+
+int rt_cli_interrupted(const char *cmd, int sig, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	say(cmd, "interrupted", "\n", fmt, ap);
+	va_end(ap);
+	return 128 + (sig > 0 ? sig : SIGINT);
 }
 
 int rt_cli_getopt_error(const char *cmd, int c, char *const argv[])

@@ -1,7 +1,6 @@
 /* `rocetrace analyze` and `rocetrace timeline`: read a capture, dissect each frame, feed the analyzer, report. */
 #include <errno.h>
 #include <getopt.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,18 +9,17 @@
 #include <unistd.h>
 
 #include "analyze/analyze.h"
-#include "capture/source.h"
+#include "capture/pump.h"
 #include "dissect/dissect.h"
 #include "tools/cli.h"
 #include "tools/commands.h"
 #include "tools/options.h"
 
-#define EXIT_INTERRUPTED 130
 #define MAX_DURATION_NS  1000000000000000ull /* 1e6 s: --bucket, --episode-gap, --rate-window */
 #define AN_MAX_DUP_WINDOW_NS 100000000ull    /* --dup-window: 100 ms, the span copies are kept */
 
 static const char analyze_help[] =
-	"usage: rocetrace analyze FILE [--json] [--link-speed RATE] [--counters F]\n"
+	"usage: rocetrace analyze FILE [-f BPF] [--json] [--link-speed RATE] [--counters F]\n"
 	"                         [--source-log F] [--udp-port P] [--storm-ms N] [--top N]\n"
 	"\n"
 	"Read a saved capture (pcap or pcapng, micro- or nanosecond, Ethernet or Linux\n"
@@ -41,7 +39,7 @@ static const char analyze_help[] =
 	"  CNP        counted on the data flow it throttles (cnp_received); NP reaction =\n"
 	"             first CE packet after the flow's previous CNP -> the next CNP;\n"
 	"             RP reaction = the flow's sending rate in a window before a CNP vs\n"
-	"             the window after it (drop %%) and the time until it is back to 90%%\n"
+	"             the window after it (drop %) and the time until it is back to 90%\n"
 	"  transport  PSN gaps (loss before the capture point), retransmissions\n"
 	"             (requests behind the highest PSN seen), go-back-N after a NAK with\n"
 	"             its delay, implied timeouts (a resend with no NAK before it), RNR\n"
@@ -53,8 +51,9 @@ static const char analyze_help[] =
 	"             than 1 ms apart, with throughput before, during and after\n"
 	"\n"
 	"Options:\n"
-	"  --json             print one JSON document (the contract in DESIGN.md, plus\n"
-	"                     episodes, storms, rtt_ns, rp_reaction, ...) instead of text\n"
+	"  -f, --filter BPF   analyze only frames matching the libpcap filter BPF\n"
+	"  --json             print one JSON document (every key: analyze/README.md)\n"
+	"                     instead of text\n"
 	"  --link-speed RATE  link speed for PFC/PAUSE quanta, e.g. 25G, 100G, 400G\n"
 	"                     (default 100G)\n"
 	"  --counters F       NIC counter samples (JSON Lines, docs/FORMATS.md) to merge\n"
@@ -90,11 +89,12 @@ static const char analyze_help[] =
 	"Durations take a unit: ns, us, ms or s (a bare number is nanoseconds); a RATE\n"
 	"takes K, M, G or T, optionally followed by bps (a bare number is bits/s).\n"
 	"On a terminal a progress line is shown every second for big files. Ctrl-C\n"
-	"stops reading, prints the report of what was read so far and exits with\n"
-	"status 130. A capture that ends in the middle of a frame is reported up to\n"
-	"there, then the error is printed and the exit status is 1.\n"
+	"(or SIGTERM) stops reading, prints the report of what was read so far and\n"
+	"exits with status 130 (143). A capture that ends in the middle of a frame is\n"
+	"reported up to there, then the error is printed and the exit status is 1.\n"
 	"\n"
-	"Exit status: 0 success, 1 error, 2 usage error, 130 interrupted.\n"
+	"Exit status: 0 success (also when the reader of the report goes away),\n"
+	"1 error, 2 usage error, 130 interrupted (143 by SIGTERM).\n"
 	"\n"
 	"Examples:\n"
 	"  rocetrace analyze samples/incast.pcap\n"
@@ -104,9 +104,10 @@ static const char analyze_help[] =
 	"  rocetrace analyze mirror.pcap.gz --udp-port 4792 --dup-window 50us\n";
 
 static const char timeline_help[] =
-	"usage: rocetrace timeline FILE [--bucket D] [--flow SEL] [--format csv|json]\n"
-	"                          [-o OUT] [--link-speed RATE] [--counters F]\n"
-	"                          [--source-log F] [--udp-port P] [--dup-window D]\n"
+	"usage: rocetrace timeline FILE [-f BPF] [--bucket D] [--flow SEL]\n"
+	"                          [--format csv|json] [-o OUT] [--link-speed RATE]\n"
+	"                          [--counters F] [--source-log F] [--udp-port P]\n"
+	"                          [--dup-window D]\n"
 	"\n"
 	"Cut a capture (pcap/pcapng, '-' for standard input) into time buckets and\n"
 	"write one row per (bucket, flow) that had traffic or events, plus an 'all'\n"
@@ -141,6 +142,7 @@ static const char timeline_help[] =
 	"`rocetrace analyze --json`.\n"
 	"\n"
 	"Options:\n"
+	"  -f, --filter BPF   only frames matching the libpcap filter BPF\n"
 	"  --bucket D         bucket length with unit ns, us, ms or s; a bare number is\n"
 	"                     nanoseconds (default 100us)\n"
 	"  --flow SEL         only rows of flows matching SEL (the 'all' rows stay):\n"
@@ -161,95 +163,71 @@ static const char timeline_help[] =
 	"What `rocetrace analyze` would warn about (capture drops, duplicates, RoCE on\n"
 	"another port, a --flow that matches nothing, ...) is printed on standard\n"
 	"error, one \"warning:\" line each. FILE may be gzip-compressed.\n"
-	"Ctrl-C stops reading, writes the rows of what was read and exits with 130.\n"
-	"Exit status: 0 success, 1 error, 2 usage error, 130 interrupted.\n"
+	"Ctrl-C (SIGTERM) stops reading, writes the rows of what was read and exits\n"
+	"with 130 (143). A reader of the rows that goes away ends it quietly.\n"
+	"Exit status: 0 success, 1 error, 2 usage error, 130 interrupted (143 by\n"
+	"SIGTERM).\n"
 	"\n"
 	"Examples:\n"
 	"  rocetrace timeline samples/incast.pcap --bucket 50us > incast.csv\n"
 	"  rocetrace timeline run.pcapng --flow 10.0.0.1>10.0.0.9:0x11 --format json\n"
 	"  rocetrace timeline run.pcapng --bucket 1ms -o timeline.csv\n";
 
-static volatile sig_atomic_t interrupted;
+/* What the pump feeds: the analyzer, and the progress line of a big file on a terminal. */
+struct feed {
+	struct rt_analyzer *an;
+	const char *cmd;
+	FILE *timeline_out; /* checked now and then: a reader that went away ends the run */
+	uint64_t frames;
+	bool progress_shown;
+};
 
-static void on_sigint(int sig)
+static int on_frame(void *ctx, const struct rt_frame *frame, const struct rt_record *rec,
+		    char *errbuf)
 {
-	(void)sig;
-	interrupted = 1;
+	struct feed *f = ctx;
+
+	(void)frame;
+	(void)errbuf;
+	rt_analyzer_feed(f->an, rec);
+	return f->timeline_out && (++f->frames & 0xfff) == 0 && ferror(f->timeline_out) ? 1 : 0;
 }
 
-static double now_s(void)
+static void on_progress(void *ctx, uint64_t frames, uint64_t elapsed_ns)
 {
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+	struct feed *f = ctx;
+
+	fprintf(stderr, "\r%s: %llu frames, %llu flows, %.0f s", f->cmd, (unsigned long long)frames,
+		(unsigned long long)rt_analyzer_flow_count(f->an), (double)elapsed_ns / 1e9);
+	fflush(stderr);
+	f->progress_shown = true;
 }
 
-/* Read every frame of `path` into the analyzer; 0, 1 (interrupted) or a negative errno (errbuf set). */
-static int run(struct rt_analyzer *an, const char *path, uint16_t udp_port, const char *cmd, char *errbuf)
+/* Read every frame of `path` into the analyzer; *res says how the read ended. 0 or a negative errno (errbuf set). */
+static int run(struct rt_analyzer *an, const char *path, const char *bpf, uint16_t udp_port,
+	       const char *cmd, FILE *timeline_out, struct rt_pump_result *res, char *errbuf)
 {
+	struct feed f = {.an = an, .cmd = cmd, .timeline_out = timeline_out};
+	struct rt_dissect_opts dopts;
+	struct rt_pump_config pc = {.dissect = &dopts, .on_frame = on_frame, .ctx = &f};
 	struct rt_source *src;
-	int rc = rt_source_open_file(&src, path, NULL, errbuf);
+	int rc = rt_pump_open_file(&src, path, bpf, errbuf);
+
+	memset(res, 0, sizeof(*res));
 	if (rc < 0)
 		return rc;
-	if (!rt_linktype_supported(src->linktype)) {
-		snprintf(errbuf, RT_ERRBUF_SIZE, "%s: link type %d is not supported", path, src->linktype);
-		rt_source_close(src);
-		return -EPROTONOSUPPORT;
-	}
-	struct rt_dissect_opts dopts;
 	rt_dissect_opts_init(&dopts);
 	dopts.udp_port = udp_port;
-	struct sigaction sa, old;
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_sigint;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, &old);
-	bool tty = isatty(STDERR_FILENO);
-	double t0 = now_s(), last = t0;
-	uint64_t n = 0;
-	struct rt_record rec;
-	struct rt_frame frames[64];
-	rc = 0;
-	while (!interrupted) {
-		int got = rt_source_next(src, frames, 64, errbuf);
-		if (got == 0)
-			break;
-		if (got < 0) {
-			if (interrupted)
-				break; /* a read cut short by Ctrl-C */
-			if (got == -EINTR || got == -EAGAIN)
-				continue;
-			rc = got;
-			break;
-		}
-		for (int i = 0; i < got; i++) {
-			rt_dissect(&dopts, frames[i].linktype, frames[i].data, frames[i].caplen, frames[i].wirelen, &rec);
-			rec.ts_ns = frames[i].ts_ns;
-			rec.interface_id = frames[i].interface_id;
-			rt_analyzer_feed_frame(an, &rec, frames[i].data, frames[i].caplen);
-		}
-		n += (uint64_t)got;
-		if (tty && (n & 0xffff) < (uint64_t)got) {
-			double t = now_s();
-			if (t - last >= 1.0) {
-				last = t;
-				fprintf(stderr, "\r%s: %llu frames, %llu flows, %.0f s", cmd, (unsigned long long)n,
-					(unsigned long long)rt_analyzer_flow_count(an), t - t0);
-				fflush(stderr);
-			}
-		}
-	}
-	if (tty && last != t0)
+	if (isatty(STDERR_FILENO))
+		pc.on_progress = on_progress;
+	rc = rt_pump_run(src, &pc, res, errbuf);
+	if (f.progress_shown)
 		fprintf(stderr, "\r\033[K");
-	sigaction(SIGINT, &old, NULL);
-	struct rt_source_stats st;
-	char serr[RT_ERRBUF_SIZE];
-	if (rt_source_stats(src, &st, serr) == 0 && st.drops_known)
-		rt_analyzer_capture_drops(an, st.if_dropped, st.dropped);
+	/* frames the capture itself lost, as the file recorded them (pcapng ISBs) */
+	if (res->stats.drops_known)
+		rt_analyzer_capture_drops(an, res->stats.if_dropped, res->stats.dropped);
 	rt_source_close(src);
-	if (rc < 0)
-		return rc;
-	return interrupted ? 1 : 0;
+	return rc;
 }
 
 enum {
@@ -287,6 +265,7 @@ static int common(int argc, char **argv, bool timeline)
 	const char *cmd = timeline ? "timeline" : "analyze";
 	static const struct option longopts[] = {
 		{"help", no_argument, NULL, 'h'},
+		{"filter", required_argument, NULL, 'f'},
 		{"json", no_argument, NULL, OPT_JSON},
 		{"link-speed", required_argument, NULL, OPT_LINK},
 		{"counters", required_argument, NULL, OPT_COUNTERS},
@@ -305,10 +284,10 @@ static int common(int argc, char **argv, bool timeline)
 	struct rt_analyzer_opts ao;
 	rt_analyzer_opts_init(&ao);
 	bool json = false;
-	const char *counters = NULL, *srclog = NULL, *out_path = NULL;
+	const char *counters = NULL, *srclog = NULL, *out_path = NULL, *bpf = NULL;
 	uint64_t port = RT_ROCEV2_PORT, top = 10, v;
 	ao.bucket_ns = timeline ? 100000 : 0;
-	const char *shortopts = timeline ? ":ho:" : ":h";
+	const char *shortopts = timeline ? ":hf:o:" : ":hf:";
 	int c, li;
 	optind = 1;
 	opterr = 0;
@@ -317,6 +296,9 @@ static int common(int argc, char **argv, bool timeline)
 		case 'h':
 			fputs(timeline ? timeline_help : analyze_help, stdout);
 			return RT_EXIT_OK;
+		case 'f':
+			bpf = optarg;
+			break;
 		case OPT_JSON:
 			if (timeline)
 				return rt_cli_usage_error(
@@ -439,26 +421,26 @@ static int common(int argc, char **argv, bool timeline)
 			fclose(out);
 		return RT_EXIT_ERROR;
 	}
-	int rc = run(an, path, (uint16_t)port, cmd, errbuf);
+	struct rt_pump_result res;
+	rt_pump_catch_signals(NULL);
+	int rc = run(an, path, bpf, (uint16_t)port, cmd, out, &res, errbuf);
 	char read_err[RT_ERRBUF_SIZE] = "";
 	if (rc < 0) {
 		snprintf(read_err, sizeof(read_err), "%s", errbuf);
 		status = RT_EXIT_ERROR;
 		/* nothing read at all: only the error */
-		struct rt_an_counts t;
-		rt_analyzer_totals(an, &t);
-		if (!t.packets) {
+		if (!res.frames) {
+			rt_pump_release_signals();
 			fprintf(stderr, "rocetrace %s: %s\n", cmd, read_err);
 			rt_analyzer_free(an);
 			if (out && out != stdout)
 				fclose(out);
 			return RT_EXIT_ERROR;
 		}
-	} else if (rc == 1) {
-		status = EXIT_INTERRUPTED;
 	}
+	/* a reader that goes away (| head) ends the output quietly (EPIPE), as in every command */
 	int frc = rt_analyzer_finish(an);
-	if (frc < 0) {
+	if (frc < 0 && frc != -EPIPE) {
 		fprintf(stderr, "rocetrace %s: writing %s: %s\n", cmd, out_path ? out_path : "stdout",
 			strerror(-frc));
 		status = RT_EXIT_ERROR;
@@ -468,7 +450,7 @@ static int common(int argc, char **argv, bool timeline)
 			status = RT_EXIT_ERROR;
 		int wrc = json ? rt_analyzer_report_json(an, stdout)
 			       : rt_analyzer_report_text(an, stdout, (unsigned)top);
-		if (wrc < 0) {
+		if (wrc < 0 && wrc != -EPIPE) {
 			fprintf(stderr, "rocetrace %s: writing the report: %s\n", cmd, strerror(-wrc));
 			status = RT_EXIT_ERROR;
 		}
@@ -484,10 +466,12 @@ static int common(int argc, char **argv, bool timeline)
 		for (unsigned i = 0; i < nw && i < RT_AN_WARNINGS_MAX; i++)
 			fprintf(stderr, "rocetrace %s: warning: %s\n", cmd, w[i].message);
 	}
+	rt_pump_release_signals();
 	if (read_err[0])
 		fprintf(stderr, "rocetrace %s: %s (the report covers the frames before it)\n", cmd, read_err);
-	else if (status == EXIT_INTERRUPTED)
-		fprintf(stderr, "rocetrace %s: interrupted; the report covers the frames read so far\n", cmd);
+	else if (res.end == RT_PUMP_INTERRUPTED && status == RT_EXIT_OK)
+		status = rt_cli_interrupted(cmd, res.signal,
+					    "; the report covers the frames read so far");
 	rt_analyzer_free(an);
 	return status;
 }

@@ -1,11 +1,8 @@
 /* rocetrace capture: netdev, RDMA NIC or file into pcapng/pcap, optionally around a command. */
-#include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
-#include <pcap/pcap.h>
 #include <pthread.h>
 #include <signal.h>
-#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -17,8 +14,8 @@
 
 #include "capture/counters.h"
 #include "analyze/analyze.h"
-#include "capture/source.h"
-#include "capture/sysfs.h"
+#include "capture/pump.h"
+#include "common/sysfs.h"
 #include "capture/writer.h"
 #include "dissect/dissect.h"
 #include "rt_config.h"
@@ -55,12 +52,18 @@ struct ticker {
 	uint64_t last_ns;
 };
 
+/* Times of the capture loop (CLOCK_MONOTONIC). */
+struct loop_clock {
+	uint64_t start, last_flush;
+};
+
 struct capture {
 	const struct capture_args *args;
 	struct rt_source *src;
 	struct rt_writer *writer;
 	int if_id;
 	struct ticker tick;
+	struct loop_clock clock;
 	struct rt_dissect_opts dopts;
 	int rc; /* 0 or the first error (negative errno) */
 	char errbuf[RT_ERRBUF_SIZE];
@@ -70,10 +73,8 @@ struct capture {
 	bool started; /* the capture thread is in its loop (never reset) */
 };
 
-/* Lock-free: set by the signal handler and the main thread, read by the capture thread. */
-static atomic_int g_stop;
+/* The command run with -- CMD, for the signal hook to pass SIGTERM on. */
 static volatile sig_atomic_t g_child_pid;
-static struct rt_source *volatile g_src;
 
 static void help(void)
 {
@@ -306,80 +307,33 @@ static int parse_args(int argc, char **argv, struct capture_args *a)
 	return 0;
 }
 
-/* -D: RDMA devices from sysfs, network interfaces from libpcap. */
+static void print_device(void *ctx, const struct rt_source_device *dev)
+{
+	(void)ctx;
+	printf("  %-16s %s\n", dev->name, dev->desc);
+}
+
+/* -D: what the verbs and the libpcap sources can capture from. */
 static int list_devices(const char *sysfs_root)
 {
-	char path[4096], val[128];
-	const char *root = rt_sysfs_root(sysfs_root);
-	printf("RDMA devices (verbs sniffer%s):\n",
-	       RT_HAVE_IBVERBS ? "" : ", not built in: no libibverbs");
-	snprintf(path, sizeof(path), "%s/class/infiniband", root);
-	struct dirent **names = NULL;
-	int n = scandir(path, &names, NULL, alphasort);
-	int shown = 0;
-	for (int i = 0; i < n; i++) {
-		const char *dev = names[i]->d_name;
-		for (unsigned port = 1;
-		     dev[0] != '.' && strlen(dev) < RT_DEVNAME_MAX && port <= 255; port++) {
-			char netdev[RT_DEVNAME_MAX] = "-", ll[128] = "?", state[128] = "?";
-			snprintf(path, sizeof(path), "%s/class/infiniband/%s/ports/%u", root, dev,
-			         port);
-			if (access(path, F_OK) != 0)
-				break;
-			snprintf(path, sizeof(path), "%s/class/infiniband/%s/ports/%u/link_layer",
-			         root, dev, port);
-			if (rt_sysfs_read(path, val, sizeof(val)) == 0)
-				snprintf(ll, sizeof(ll), "%s", val);
-			snprintf(path, sizeof(path), "%s/class/infiniband/%s/ports/%u/state", root,
-			         dev, port);
-			if (rt_sysfs_read(path, val, sizeof(val)) == 0) {
-				/* "4: ACTIVE" */
-				const char *s = strchr(val, ':');
-				s = s ? s + 1 : val;
-				while (*s == ' ')
-					s++;
-				snprintf(state, sizeof(state), "%s", s);
-			}
-			if (rt_rdma_port_netdev(sysfs_root, dev, port, netdev) < 0)
-				snprintf(netdev, sizeof(netdev), "-");
-			char name[RT_DEVNAME_MAX + 8];
-			snprintf(name, sizeof(name), "%s:%u", dev, port);
-			printf("  %-16s link_layer %-10s state %-8s netdev %s\n", name, ll, state,
-			       netdev);
-			shown++;
-		}
-	}
-	for (int i = 0; i < n; i++)
-		free(names[i]);
-	free(names);
-	if (!shown)
-		printf("  (none in %s/class/infiniband)\n", root);
+	struct rt_source_config cfg = {.sysfs_root = sysfs_root};
+	char errbuf[RT_ERRBUF_SIZE];
 
+	printf("RDMA devices (verbs sniffer%s):\n",
+	       rt_source_kind_built("verbs") ? "" : ", not built in: no libibverbs");
+	if (rt_source_list("verbs", &cfg, print_device, NULL, errbuf) == 0)
+		printf("  (none in %s/class/infiniband)\n", rt_sysfs_root(sysfs_root));
 	printf("Network interfaces (libpcap):\n");
-	pcap_if_t *all = NULL;
-	char perr[PCAP_ERRBUF_SIZE];
-	if (pcap_findalldevs(&all, perr) < 0) {
+	if (rt_source_list("pcap", &cfg, print_device, NULL, errbuf) < 0) {
 		fflush(stdout);
-		return rt_cli_fail(CMD, "cannot list network interfaces: %s", perr);
+		return rt_cli_fail(CMD, "cannot list network interfaces: %s", errbuf);
 	}
-	for (pcap_if_t *d = all; d; d = d->next) {
-		printf("  %-16s %s%s%s%s", d->name, d->flags & PCAP_IF_UP ? "up" : "down",
-		       d->flags & PCAP_IF_RUNNING ? ",running" : "",
-		       d->flags & PCAP_IF_LOOPBACK ? ",loopback" : "",
-		       d->flags & PCAP_IF_WIRELESS ? ",wireless" : "");
-		if (d->description)
-			printf("  %s", d->description);
-		putchar('\n');
-	}
-	pcap_freealldevs(all);
 	return fflush(stdout) == 0 ? RT_EXIT_OK : RT_EXIT_ERROR;
 }
 
+/* After the pump stopped for SIGINT/SIGTERM: a SIGTERM goes on to CMD (async-signal-safe). */
 static void on_signal(int sig)
 {
-	g_stop = 1;
-	if (g_src)
-		rt_source_break(g_src);
 	if (sig == SIGTERM && g_child_pid > 0)
 		kill((pid_t)g_child_pid, SIGTERM);
 }
@@ -397,16 +351,6 @@ static void writer_stats(void *ctx, int if_id, struct rt_source_stats *st)
 static void counters_capture(void *ctx, struct rt_source_stats *st)
 {
 	writer_stats(ctx, 0, st);
-}
-
-static void tick_account(struct capture *cap, const struct rt_frame *f)
-{
-	struct rt_record rec;
-	if (rt_dissect(&cap->dopts, f->linktype, f->data, f->caplen, f->wirelen, &rec) < 0)
-		return;
-	rec.ts_ns = f->ts_ns;
-	rec.interface_id = f->interface_id;
-	rt_analyzer_feed_frame(cap->tick.an, &rec, f->data, f->caplen);
 }
 
 static void tick_print(struct capture *cap, uint64_t now)
@@ -438,58 +382,57 @@ static void set_error(struct capture *cap, int rc, const char *msg)
 	}
 }
 
+/* Each frame: the ticker's analyzer (with --stats), then the writer. */
+static int on_frame(void *ctx, const struct rt_frame *frame, const struct rt_record *rec,
+		    char *errbuf)
+{
+	struct capture *cap = ctx;
+
+	if (rec && rt_linktype_supported(frame->linktype))
+		rt_analyzer_feed(cap->tick.an, rec);
+	return rt_writer_write(cap->writer, cap->if_id, frame, errbuf);
+}
+
+/*
+ * Before each read: the duration, the once-a-second ticker, and what was
+ * written made visible in the file (every 100 ms while the source is idle,
+ * every second while it delivers).
+ */
+static int on_tick(void *ctx, uint64_t now, bool idle, char *errbuf)
+{
+	struct capture *cap = ctx;
+	const struct capture_args *a = cap->args;
+	int rc;
+
+	if (a->duration_ns && now - cap->clock.start >= a->duration_ns)
+		return 1;
+	if (a->stats && now - cap->tick.last_ns >= 1000000000u)
+		tick_print(cap, now);
+	if (now - cap->clock.last_flush >= (idle ? 100000000u : 1000000000u)) {
+		if ((rc = rt_writer_flush(cap->writer, errbuf)) < 0)
+			return rc;
+		cap->clock.last_flush = now;
+	}
+	return 0;
+}
+
 /* The capture loop: frames into the writer until a stop condition. */
 static void run_loop(struct capture *cap)
 {
-	const struct capture_args *a = cap->args;
-	struct rt_frame frames[BATCH];
+	struct rt_pump_config pc = {
+		.dissect = cap->args->stats ? &cap->dopts : NULL,
+		.max_frames = cap->args->max_count,
+		.on_frame = on_frame,
+		.on_tick = on_tick,
+		.ctx = cap,
+	};
+	struct rt_pump_result res;
 	char errbuf[RT_ERRBUF_SIZE];
 	int rc;
-	uint64_t start = now_ns(CLOCK_MONOTONIC), last_flush = start;
-	cap->tick.last_ns = start;
-	while (!g_stop) {
-		uint64_t now = now_ns(CLOCK_MONOTONIC);
-		if (a->duration_ns && now - start >= a->duration_ns)
-			break;
-		if (a->stats && now - cap->tick.last_ns >= 1000000000u)
-			tick_print(cap, now);
-		int n = rt_source_next(cap->src, frames, BATCH, errbuf);
-		if (n == -EAGAIN || n == -EINTR) {
-			/* Idle: make what we have visible in the file. */
-			if (now - last_flush >= 100000000u) {
-				if ((rc = rt_writer_flush(cap->writer, errbuf)) < 0) {
-					set_error(cap, rc, errbuf);
-					break;
-				}
-				last_flush = now;
-			}
-			continue;
-		}
-		if (n == 0)
-			break;
-		if (n < 0) {
-			set_error(cap, n, errbuf);
-			break;
-		}
-		for (int i = 0; i < n; i++) {
-			if (a->stats)
-				tick_account(cap, &frames[i]);
-			rc = rt_writer_write(cap->writer, cap->if_id, &frames[i], errbuf);
-			if (rc < 0) {
-				set_error(cap, rc, errbuf);
-				return;
-			}
-			if (a->max_count && rt_writer_count(cap->writer) >= a->max_count)
-				return;
-		}
-		if (now - last_flush >= 1000000000u) {
-			if ((rc = rt_writer_flush(cap->writer, errbuf)) < 0) {
-				set_error(cap, rc, errbuf);
-				break;
-			}
-			last_flush = now;
-		}
-	}
+
+	cap->clock.start = cap->clock.last_flush = cap->tick.last_ns = now_ns(CLOCK_MONOTONIC);
+	if ((rc = rt_pump_run(cap->src, &pc, &res, errbuf)) < 0)
+		set_error(cap, rc, errbuf);
 }
 
 static void *capture_thread(void *arg)
@@ -553,11 +496,10 @@ static int run_with_command(struct capture *cap, int *cmd_status)
 		g_child_pid = 0;
 		*cmd_status = exit_status_of(status);
 		struct timespec drain = {0, DRAIN_NS};
-		while (!g_stop && nanosleep(&drain, &drain) < 0 && errno == EINTR)
+		while (!rt_pump_stopping() && nanosleep(&drain, &drain) < 0 && errno == EINTR)
 			;
 	}
-	g_stop = 1;
-	rt_source_break(cap->src);
+	rt_pump_stop();
 	pthread_join(th, NULL);
 	return 0;
 }
@@ -651,17 +593,9 @@ int rt_cmd_capture(int argc, char **argv)
 			set_error(&cap, -ENOMEM, errbuf);
 	}
 
-	struct sigaction sa;
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigemptyset(&sa.sa_mask);
-	g_src = cap.src;
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	/* A reader of -w - that goes away (| head) shows up as EPIPE on write: a stop, not a kill. */
+	/* Ctrl-C and SIGTERM stop the loop; a reader of -w - that goes away (| head) shows up as EPIPE. */
+	rt_pump_catch_signals(on_signal);
 	bool to_stdout = !strcmp(a.out, "-");
-	if (to_stdout)
-		signal(SIGPIPE, SIG_IGN);
 
 	int cmd_status = -1;
 	if (!cap.rc) {
@@ -680,13 +614,9 @@ int rt_cmd_capture(int argc, char **argv)
 	uint64_t written = rt_writer_count(cap.writer);
 	if ((rc = rt_writer_close(cap.writer, errbuf)) < 0)
 		set_error(&cap, rc, errbuf);
-	g_src = NULL;
 	rt_source_close(cap.src);
 	rt_analyzer_free(cap.tick.an);
-	signal(SIGINT, SIG_DFL);
-	signal(SIGTERM, SIG_DFL);
-	if (to_stdout)
-		signal(SIGPIPE, SIG_DFL);
+	rt_pump_release_signals();
 	if (to_stdout && cap.rc == -EPIPE)
 		cap.rc = 0; /* the reader of standard output went away: a normal stop */
 	pthread_cond_destroy(&cap.cond);

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "capture/gen/gen.h"
+#include "traffic/gen.h"
 #include "tools/cli.h"
 #include "tools/commands.h"
 #include "tools/options.h"
@@ -415,15 +415,13 @@ int rt_cmd_gen(int argc, char **argv)
 	if (cfg.backend == RT_GEN_BACKEND_UDP) {
 		rc = serve ? rt_gen_udp_serve(&cfg, stdout, errbuf) : rt_gen_udp_send(&cfg, stdout, errbuf);
 	} else if (cfg.pfc) {
-		snprintf(errbuf, sizeof(errbuf), "--pfc belongs to the udp backend (a NIC does PFC itself)");
-		rc = -EINVAL;
+		rc = rt_errmsg(errbuf, EINVAL, "--pfc belongs to the udp backend (a NIC does PFC itself)");
 	} else {
 #if RT_HAVE_RDMACM
 		rc = serve ? rt_gen_verbs_serve(&cfg, stdout, errbuf)
 			   : rt_gen_verbs_send(&cfg, stdout, errbuf);
 #else
-		snprintf(errbuf, sizeof(errbuf), "this build has no verbs backend (librdmacm missing)");
-		rc = -EOPNOTSUPP;
+		rc = rt_errmsg(errbuf, EOPNOTSUPP, "this build has no verbs backend (librdmacm missing)");
 #endif
 	}
 	fflush(stdout);

@@ -56,7 +56,7 @@ static struct rt_record pkt(uint8_t a, uint8_t b, uint8_t opcode, uint32_t qp, u
 static struct rt_an_note feed(struct rt_analyzer *an, const struct rt_record *r)
 {
 	struct rt_an_note n;
-	rt_analyzer_feed_note(an, r, NULL, 0, &n);
+	rt_analyzer_feed_note(an, r, &n);
 	return n;
 }
 

@@ -58,7 +58,7 @@ static struct rt_analyzer *analyzer(uint64_t speed)
 
 static void feed(struct rt_analyzer *an, const struct rt_record *r, struct rt_an_note *n)
 {
-	rt_analyzer_feed_note(an, r, NULL, 0, n);
+	rt_analyzer_feed_note(an, r, n);
 }
 
 /* RC SEND only (0x04) requests A->B at PSNs, notes in n[]. */

@@ -54,11 +54,11 @@ static void feed(struct rt_analyzer *an, const struct pkt *p, uint32_t caplen, u
 {
 	struct rt_dissect_opts o;
 	rt_dissect_opts_init(&o);
+	struct rt_frame f = {.data = p->b, .caplen = caplen, .wirelen = p->len, .ts_ns = ts,
+			     .linktype = RT_LINK_ETHERNET};
 	struct rt_record r;
-	r.ts_ns = ts;
-	r.interface_id = 0;
-	rt_dissect(&o, RT_LINK_ETHERNET, p->b, caplen, p->len, &r);
-	rt_analyzer_feed_frame(an, &r, p->b, caplen);
+	rt_dissect(&o, &f, &r);
+	rt_analyzer_feed(an, &r);
 }
 
 /* The warning with `code`, or NULL. */

@@ -15,7 +15,7 @@
 
 #include "capture/counters.h"
 #include "capture/source.h"
-#include "capture/sysfs.h"
+#include "common/sysfs.h"
 
 static char root[] = "/tmp/rt-counters-test-XXXXXX";
 

@@ -11,8 +11,8 @@
 
 #include <cmocka.h>
 
-#include "capture/sources.h"
-#include "capture/verbs_api.h"
+#include "capture/internal.h"
+#include "common/verbs_ops.h"
 
 /* ---- the fake NIC ---------------------------------------------------------- */
 
@@ -366,7 +366,7 @@ static int fake_clock_gettime(clockid_t clk, struct timespec *ts)
 	return 0;
 }
 
-static const struct rt_verbs_api fake_api = {
+static const struct rt_verbs_ops fake_ops = {
     .query_port = fake_query_port,
     .query_device_ex = fake_query_device_ex,
     .query_rt_values_ex = fake_query_rt_values_ex,
@@ -390,14 +390,14 @@ static int setup(void **state)
 	fake.wallclock = true;
 	fake.rawclock = true;
 	fake.khz = 156250; /* 156.25 MHz */
-	rt_verbs_api = fake_api;
+	rt_verbs_ops = fake_ops;
 	return 0;
 }
 
 static int teardown_api(void **state)
 {
 	(void)state;
-	rt_verbs_api = rt_verbs_api_default;
+	rt_verbs_ops = rt_verbs_ops_default;
 	return 0;
 }
 

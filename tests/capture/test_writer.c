@@ -42,8 +42,10 @@ static void make_frames(struct rt_frame *f)
 	for (int i = 0; i < 3; i++) {
 		for (uint32_t k = 0; k < frame_len[i]; k++)
 			frame_bytes[i][k] = (uint8_t)(k * 7 + (uint32_t)i);
-		f[i] = (struct rt_frame){.data = frame_bytes[i], .caplen = frame_len[i],
-					 .wirelen = frame_len[i], .ts_ns = frame_ts[i]};
+		f[i] = (struct rt_frame){.data = frame_bytes[i],
+					 .caplen = frame_len[i],
+					 .wirelen = frame_len[i],
+					 .ts_ns = frame_ts[i]};
 	}
 }
 

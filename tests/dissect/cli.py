@@ -1,15 +1,17 @@
 #!/usr/bin/python3
-"""System test of the `rocetrace dissect` command line: help, usage errors, unreadable input, broken pipes.
+"""System test of the `rocetrace dissect` command line: help, usage errors, unreadable input, broken pipes, signals.
 
 Usage: cli.py ROCETRACE FIXTURES_DIR
 """
 
 import json
 import os
+import signal
 import struct
 import subprocess
 import sys
 import tempfile
+import time
 
 failures = []
 
@@ -116,6 +118,29 @@ def main():
         expect(tot.get("frames") == len(recs) * 3000 and
                sum(tot.get("kinds", {}).values()) == tot.get("frames"),
                "--count --json totals every frame once")
+
+        # Ctrl-C (SIGTERM) while reading a pipe that stays open: every frame read so far is
+        # printed (the output buffer holds far more than these lines), exit 130 (143)
+        fifo = os.path.join(tmp, "fifo")
+        os.mkfifo(fifo)
+        want = 40
+        for sig, args, status in ((signal.SIGINT, (), 130), (signal.SIGTERM, ("--json",), 143),
+                                  (signal.SIGINT, ("--count", "--json"), 130)):
+            proc = subprocess.Popen([exe, "dissect", fifo] + list(args), stdout=subprocess.PIPE,
+                                    stderr=subprocess.PIPE)
+            with open(fifo, "wb") as w:
+                w.write(hdr + b"".join((recs * 4)[:want]))
+                w.flush()
+                time.sleep(1.0)
+                proc.send_signal(sig)
+                out, err = proc.communicate(timeout=30)
+            lines = out.decode().splitlines()
+            got = json.loads(out)["frames"] if "--count" in args and out else len(lines)
+            expect(proc.returncode == status and got == want and
+                   err.decode().count("\n") == 1 and b"interrupted" in err,
+                   "%s during %s: the %d frames read are printed, exit %d (got %d frames, exit %d)"
+                   % (signal.Signals(sig).name, " ".join(("dissect",) + args), want, status, got,
+                      proc.returncode))
 
     with open(mixed, "rb") as fin:
         res = run(exe, "--json", "-", stdin=fin)

@@ -1,4 +1,4 @@
-/* Unit tests of rt_dissect(): hand-built frames for every link type and header, invalid input, truncation at every byte. */
+/* Unit tests of rt_dissect() and rt_dissect_buf(): hand-built frames for every link type and header, invalid input, truncation at every byte. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -126,7 +126,7 @@ static void dissect_n(const struct rt_dissect_opts *o, int link, const struct pk
 
 	assert_non_null(copy);
 	memcpy(copy, p->b, caplen);
-	assert_int_equal(rt_dissect(o, link, copy, caplen, wirelen, rec), 0);
+	assert_int_equal(rt_dissect_buf(o, link, copy, caplen, wirelen, rec), 0);
 	free(copy);
 }
 
@@ -1084,7 +1084,25 @@ static void test_record_reuse_and_link_types(void **state)
 	assert_true(r.reth_va == 0);
 	assert_int_equal(r.kind, RT_KIND_PAUSE);
 
-	assert_int_equal(rt_dissect(&o, 105, p.b, p.len, p.len, &r), -EPROTONOSUPPORT);
+	assert_int_equal(rt_dissect_buf(&o, 105, p.b, p.len, p.len, &r), -EPROTONOSUPPORT);
+
+	/* a frame brings its timestamp, link type and interface into the record */
+	struct rt_frame f = {.data = p.b, .caplen = p.len - 1, .wirelen = p.len, .ts_ns = 42,
+			     .seq = 9, .linktype = RT_LINK_ETHERNET, .interface_id = 3};
+	r.ts_ns = 7;
+	assert_int_equal(rt_dissect(&o, &f, &r), 0);
+	assert_true(r.ts_ns == 42);
+	assert_int_equal(r.interface_id, 3);
+	assert_int_equal(r.caplen, p.len - 1);
+	assert_int_equal(r.wirelen, p.len);
+	assert_int_equal(r.kind, RT_KIND_PAUSE);
+	f.linktype = 105;
+	f.interface_id = 0;
+	assert_int_equal(rt_dissect(&o, &f, &r), -EPROTONOSUPPORT);
+	assert_true(r.ts_ns == 42);
+	assert_int_equal(r.interface_id, 0);
+	assert_int_equal(r.kind, RT_KIND_OTHER);
+	assert_int_equal(r.layers, 0);
 	assert_true(rt_linktype_supported(RT_LINK_ETHERNET));
 	assert_true(rt_linktype_supported(RT_LINK_RAW));
 	assert_true(rt_linktype_supported(RT_LINK_LINUX_SLL));
@@ -1102,27 +1120,51 @@ static void test_record_reuse_and_link_types(void **state)
 	assert_int_equal(r.events, RT_EV_IP_TRUNCATED);
 }
 
+/* The decode-event table: a row per bit in use, names unique, classes and layers as the output needs them. */
 static void test_names(void **state)
 {
-	const char *seen[32] = {0};
+	static const char *const layers[] = {"link", "ip", "udp", "gre", "bth", "ext", "icrc", "macc"};
+	const char *seen[64] = {0};
 	(void)state;
 
-	for (int bit = 0; bit < 32; bit++) {
-		uint32_t ev = 1u << bit;
+	assert_int_equal(RT_EV_COUNT, 22);
+	for (int bit = 0; bit < 64; bit++) {
+		uint64_t ev = UINT64_C(1) << bit;
 		const char *n = rt_event_name(ev);
+		const struct rt_event_info *e = rt_event_info(ev);
+		bool known_layer = false;
 
-		if (bit > 21) {
+		if (bit >= RT_EV_COUNT) {
 			assert_null(n);
+			assert_null(e);
 			continue;
 		}
 		assert_non_null(n);
+		assert_ptr_equal(e, &rt_events[bit]);
+		assert_true(e->bit == ev);
+		assert_string_equal(e->name, n);
 		assert_int_equal(rt_event_is_truncation(ev), bit < 8);
+		assert_int_equal(e->cls == RT_EVC_TRUNCATION, bit < 8);
+		assert_int_equal(e->cls == RT_EVC_NOTICE, ev == RT_EV_IP_FRAGMENT);
 		assert_int_equal(strstr(n, "truncated") != NULL, bit < 8);
+		for (size_t k = 0; k < sizeof(layers) / sizeof(layers[0]); k++)
+			known_layer |= strcmp(e->layer, layers[k]) == 0;
+		assert_true(known_layer);
+		/* a truncation is named after the layer its " [|layer]" marker shows */
+		if (e->cls == RT_EVC_TRUNCATION) {
+			assert_memory_equal(n, e->layer, strlen(e->layer));
+			assert_string_equal(n + strlen(e->layer), "_truncated");
+		}
 		for (int j = 0; j < bit; j++)
 			if (seen[j])
 				assert_string_not_equal(seen[j], n);
 		seen[bit] = n;
 	}
+	assert_true(RT_EV_TRUNCATION_MASK == 0xff);
+	assert_string_equal(rt_event_info(RT_EV_IP_FRAGMENT)->layer, "ip");
+	assert_string_equal(rt_event_info(RT_EV_UNKNOWN_OPCODE)->layer, "bth");
+	assert_int_equal(rt_event_info(RT_EV_CNP_NOT_BECN)->cls, RT_EVC_INVALID);
+	assert_null(rt_event_info(0));
 	assert_string_equal(rt_event_name(RT_EV_BTH_TRUNCATED), "bth_truncated");
 	assert_string_equal(rt_event_name(RT_EV_ICRC_BAD), "icrc_bad");
 	assert_string_equal(rt_event_name(RT_EV_GRE_TRUNCATED), "gre_truncated");

@@ -105,7 +105,7 @@ static void dissect(const struct pkt *p, bool verify, uint32_t caplen, struct rt
 	memcpy(copy, p->b, caplen);
 	rt_dissect_opts_init(&o);
 	o.verify_icrc = verify;
-	assert_int_equal(rt_dissect(&o, RT_LINK_ETHERNET, copy, caplen, p->len, r), 0);
+	assert_int_equal(rt_dissect_buf(&o, RT_LINK_ETHERNET, copy, caplen, p->len, r), 0);
 	free(copy);
 }
 
@@ -256,7 +256,7 @@ static void test_rxe_capture(void **state)
 	}
 	rt_dissect_opts_init(&o);
 	while (!found && pcap_next_ex(pc, &h, &d) == 1) {
-		assert_int_equal(rt_dissect(&o, pcap_datalink(pc), d, h->caplen, h->len, &r), 0);
+		assert_int_equal(rt_dissect_buf(&o, pcap_datalink(pc), d, h->caplen, h->len, &r), 0);
 		if (r.kind != RT_KIND_ROCE)
 			continue;
 		found = 1;

@@ -40,106 +40,117 @@ static uint8_t table_off(const struct rt_opcode_info *info, int h)
 	}
 }
 
-/* One expected opcode: the headers after the BTH in wire order, -1 terminated. */
+/*
+ * One expected opcode: its class flags and the headers after the BTH in
+ * wire order, -1 terminated. Flags, spelled out per row: Q request, P
+ * response, A acknowledgement, S send, W write, R read, T atomic, F first,
+ * M middle, L last, O only, D payload, I immediate, V invalidate, C CNP.
+ */
+enum {
+	Q = RT_OPF_REQ, P = RT_OPF_RESP, A = RT_OPF_ACK, S = RT_OPF_SEND, W = RT_OPF_WRITE,
+	R = RT_OPF_READ, T = RT_OPF_ATOMIC, F = RT_OPF_FIRST, M = RT_OPF_MIDDLE, L = RT_OPF_LAST,
+	O = RT_OPF_ONLY, D = RT_OPF_PAYLOAD, I = RT_OPF_IMM, V = RT_OPF_INV, C = RT_OPF_CNP,
+};
 struct row {
 	uint8_t opcode;
 	const char *name;
+	uint16_t flags;
 	int hdrs[5];
 };
 
 #define END -1
 static const struct row rows[] = {
 	/* RC */
-	{0x00, "RC_SEND_FIRST", {END}},
-	{0x01, "RC_SEND_MIDDLE", {END}},
-	{0x02, "RC_SEND_LAST", {END}},
-	{0x03, "RC_SEND_LAST_IMM", {IMM, END}},
-	{0x04, "RC_SEND_ONLY", {END}},
-	{0x05, "RC_SEND_ONLY_IMM", {IMM, END}},
-	{0x06, "RC_RDMA_WRITE_FIRST", {RETH, END}},
-	{0x07, "RC_RDMA_WRITE_MIDDLE", {END}},
-	{0x08, "RC_RDMA_WRITE_LAST", {END}},
-	{0x09, "RC_RDMA_WRITE_LAST_IMM", {IMM, END}},
-	{0x0A, "RC_RDMA_WRITE_ONLY", {RETH, END}},
-	{0x0B, "RC_RDMA_WRITE_ONLY_IMM", {RETH, IMM, END}},
-	{0x0C, "RC_RDMA_READ_REQUEST", {RETH, END}},
-	{0x0D, "RC_RDMA_READ_RESPONSE_FIRST", {AETH, END}},
-	{0x0E, "RC_RDMA_READ_RESPONSE_MIDDLE", {END}},
-	{0x0F, "RC_RDMA_READ_RESPONSE_LAST", {AETH, END}},
-	{0x10, "RC_RDMA_READ_RESPONSE_ONLY", {AETH, END}},
-	{0x11, "RC_ACK", {AETH, END}},
-	{0x12, "RC_ATOMIC_ACK", {AETH, ATACK, END}},
-	{0x13, "RC_COMPARE_SWAP", {ATOM, END}},
-	{0x14, "RC_FETCH_ADD", {ATOM, END}},
-	{0x16, "RC_SEND_LAST_INV", {IETH, END}},
-	{0x17, "RC_SEND_ONLY_INV", {IETH, END}},
-	{0x1C, "RC_FLUSH", {FETH, RETH, END}},
-	{0x1D, "RC_ATOMIC_WRITE", {RETH, END}},
+	{0x00, "RC_SEND_FIRST", Q | S | D | F, {END}},
+	{0x01, "RC_SEND_MIDDLE", Q | S | D | M, {END}},
+	{0x02, "RC_SEND_LAST", Q | S | D | L, {END}},
+	{0x03, "RC_SEND_LAST_IMM", Q | S | D | L | I, {IMM, END}},
+	{0x04, "RC_SEND_ONLY", Q | S | D | O, {END}},
+	{0x05, "RC_SEND_ONLY_IMM", Q | S | D | O | I, {IMM, END}},
+	{0x06, "RC_RDMA_WRITE_FIRST", Q | W | D | F, {RETH, END}},
+	{0x07, "RC_RDMA_WRITE_MIDDLE", Q | W | D | M, {END}},
+	{0x08, "RC_RDMA_WRITE_LAST", Q | W | D | L, {END}},
+	{0x09, "RC_RDMA_WRITE_LAST_IMM", Q | W | D | L | I, {IMM, END}},
+	{0x0A, "RC_RDMA_WRITE_ONLY", Q | W | D | O, {RETH, END}},
+	{0x0B, "RC_RDMA_WRITE_ONLY_IMM", Q | W | D | O | I, {RETH, IMM, END}},
+	{0x0C, "RC_RDMA_READ_REQUEST", Q | R | O, {RETH, END}},
+	{0x0D, "RC_RDMA_READ_RESPONSE_FIRST", P | R | D | F, {AETH, END}},
+	{0x0E, "RC_RDMA_READ_RESPONSE_MIDDLE", P | R | D | M, {END}},
+	{0x0F, "RC_RDMA_READ_RESPONSE_LAST", P | R | D | L, {AETH, END}},
+	{0x10, "RC_RDMA_READ_RESPONSE_ONLY", P | R | D | O, {AETH, END}},
+	{0x11, "RC_ACK", P | A | O, {AETH, END}},
+	{0x12, "RC_ATOMIC_ACK", P | A | T | O, {AETH, ATACK, END}},
+	{0x13, "RC_COMPARE_SWAP", Q | T | O, {ATOM, END}},
+	{0x14, "RC_FETCH_ADD", Q | T | O, {ATOM, END}},
+	{0x16, "RC_SEND_LAST_INV", Q | S | D | L | V, {IETH, END}},
+	{0x17, "RC_SEND_ONLY_INV", Q | S | D | O | V, {IETH, END}},
+	{0x1C, "RC_FLUSH", Q | O, {FETH, RETH, END}},
+	{0x1D, "RC_ATOMIC_WRITE", Q | W | D | T | O, {RETH, END}},
 	/* UC */
-	{0x20, "UC_SEND_FIRST", {END}},
-	{0x21, "UC_SEND_MIDDLE", {END}},
-	{0x22, "UC_SEND_LAST", {END}},
-	{0x23, "UC_SEND_LAST_IMM", {IMM, END}},
-	{0x24, "UC_SEND_ONLY", {END}},
-	{0x25, "UC_SEND_ONLY_IMM", {IMM, END}},
-	{0x26, "UC_RDMA_WRITE_FIRST", {RETH, END}},
-	{0x27, "UC_RDMA_WRITE_MIDDLE", {END}},
-	{0x28, "UC_RDMA_WRITE_LAST", {END}},
-	{0x29, "UC_RDMA_WRITE_LAST_IMM", {IMM, END}},
-	{0x2A, "UC_RDMA_WRITE_ONLY", {RETH, END}},
-	{0x2B, "UC_RDMA_WRITE_ONLY_IMM", {RETH, IMM, END}},
+	{0x20, "UC_SEND_FIRST", Q | S | D | F, {END}},
+	{0x21, "UC_SEND_MIDDLE", Q | S | D | M, {END}},
+	{0x22, "UC_SEND_LAST", Q | S | D | L, {END}},
+	{0x23, "UC_SEND_LAST_IMM", Q | S | D | L | I, {IMM, END}},
+	{0x24, "UC_SEND_ONLY", Q | S | D | O, {END}},
+	{0x25, "UC_SEND_ONLY_IMM", Q | S | D | O | I, {IMM, END}},
+	{0x26, "UC_RDMA_WRITE_FIRST", Q | W | D | F, {RETH, END}},
+	{0x27, "UC_RDMA_WRITE_MIDDLE", Q | W | D | M, {END}},
+	{0x28, "UC_RDMA_WRITE_LAST", Q | W | D | L, {END}},
+	{0x29, "UC_RDMA_WRITE_LAST_IMM", Q | W | D | L | I, {IMM, END}},
+	{0x2A, "UC_RDMA_WRITE_ONLY", Q | W | D | O, {RETH, END}},
+	{0x2B, "UC_RDMA_WRITE_ONLY_IMM", Q | W | D | O | I, {RETH, IMM, END}},
 	/* RD */
-	{0x40, "RD_SEND_FIRST", {RDETH, DETH, END}},
-	{0x41, "RD_SEND_MIDDLE", {RDETH, DETH, END}},
-	{0x42, "RD_SEND_LAST", {RDETH, DETH, END}},
-	{0x43, "RD_SEND_LAST_IMM", {RDETH, DETH, IMM, END}},
-	{0x44, "RD_SEND_ONLY", {RDETH, DETH, END}},
-	{0x45, "RD_SEND_ONLY_IMM", {RDETH, DETH, IMM, END}},
-	{0x46, "RD_RDMA_WRITE_FIRST", {RDETH, DETH, RETH, END}},
-	{0x47, "RD_RDMA_WRITE_MIDDLE", {RDETH, DETH, END}},
-	{0x48, "RD_RDMA_WRITE_LAST", {RDETH, DETH, END}},
-	{0x49, "RD_RDMA_WRITE_LAST_IMM", {RDETH, DETH, IMM, END}},
-	{0x4A, "RD_RDMA_WRITE_ONLY", {RDETH, DETH, RETH, END}},
-	{0x4B, "RD_RDMA_WRITE_ONLY_IMM", {RDETH, DETH, RETH, IMM, END}},
-	{0x4C, "RD_RDMA_READ_REQUEST", {RDETH, DETH, RETH, END}},
-	{0x4D, "RD_RDMA_READ_RESPONSE_FIRST", {RDETH, AETH, END}},
-	{0x4E, "RD_RDMA_READ_RESPONSE_MIDDLE", {RDETH, END}},
-	{0x4F, "RD_RDMA_READ_RESPONSE_LAST", {RDETH, AETH, END}},
-	{0x50, "RD_RDMA_READ_RESPONSE_ONLY", {RDETH, AETH, END}},
-	{0x51, "RD_ACK", {RDETH, AETH, END}},
-	{0x52, "RD_ATOMIC_ACK", {RDETH, AETH, ATACK, END}},
-	{0x53, "RD_COMPARE_SWAP", {RDETH, DETH, ATOM, END}},
-	{0x54, "RD_FETCH_ADD", {RDETH, DETH, ATOM, END}},
-	{0x55, "RD_RESYNC", {RDETH, DETH, END}},
+	{0x40, "RD_SEND_FIRST", Q | S | D | F, {RDETH, DETH, END}},
+	{0x41, "RD_SEND_MIDDLE", Q | S | D | M, {RDETH, DETH, END}},
+	{0x42, "RD_SEND_LAST", Q | S | D | L, {RDETH, DETH, END}},
+	{0x43, "RD_SEND_LAST_IMM", Q | S | D | L | I, {RDETH, DETH, IMM, END}},
+	{0x44, "RD_SEND_ONLY", Q | S | D | O, {RDETH, DETH, END}},
+	{0x45, "RD_SEND_ONLY_IMM", Q | S | D | O | I, {RDETH, DETH, IMM, END}},
+	{0x46, "RD_RDMA_WRITE_FIRST", Q | W | D | F, {RDETH, DETH, RETH, END}},
+	{0x47, "RD_RDMA_WRITE_MIDDLE", Q | W | D | M, {RDETH, DETH, END}},
+	{0x48, "RD_RDMA_WRITE_LAST", Q | W | D | L, {RDETH, DETH, END}},
+	{0x49, "RD_RDMA_WRITE_LAST_IMM", Q | W | D | L | I, {RDETH, DETH, IMM, END}},
+	{0x4A, "RD_RDMA_WRITE_ONLY", Q | W | D | O, {RDETH, DETH, RETH, END}},
+	{0x4B, "RD_RDMA_WRITE_ONLY_IMM", Q | W | D | O | I, {RDETH, DETH, RETH, IMM, END}},
+	{0x4C, "RD_RDMA_READ_REQUEST", Q | R | O, {RDETH, DETH, RETH, END}},
+	{0x4D, "RD_RDMA_READ_RESPONSE_FIRST", P | R | D | F, {RDETH, AETH, END}},
+	{0x4E, "RD_RDMA_READ_RESPONSE_MIDDLE", P | R | D | M, {RDETH, END}},
+	{0x4F, "RD_RDMA_READ_RESPONSE_LAST", P | R | D | L, {RDETH, AETH, END}},
+	{0x50, "RD_RDMA_READ_RESPONSE_ONLY", P | R | D | O, {RDETH, AETH, END}},
+	{0x51, "RD_ACK", P | A | O, {RDETH, AETH, END}},
+	{0x52, "RD_ATOMIC_ACK", P | A | T | O, {RDETH, AETH, ATACK, END}},
+	{0x53, "RD_COMPARE_SWAP", Q | T | O, {RDETH, DETH, ATOM, END}},
+	{0x54, "RD_FETCH_ADD", Q | T | O, {RDETH, DETH, ATOM, END}},
+	{0x55, "RD_RESYNC", Q | O, {RDETH, DETH, END}},
 	/* UD */
-	{0x64, "UD_SEND_ONLY", {DETH, END}},
-	{0x65, "UD_SEND_ONLY_IMM", {DETH, IMM, END}},
+	{0x64, "UD_SEND_ONLY", Q | S | D | O, {DETH, END}},
+	{0x65, "UD_SEND_ONLY_IMM", Q | S | D | O | I, {DETH, IMM, END}},
 	/* CNP */
-	{0x81, "CNP", {CNPR, END}},
+	{0x81, "CNP", C, {CNPR, END}},
 	/* XRC */
-	{0xA0, "XRC_SEND_FIRST", {XRCETH, END}},
-	{0xA1, "XRC_SEND_MIDDLE", {XRCETH, END}},
-	{0xA2, "XRC_SEND_LAST", {XRCETH, END}},
-	{0xA3, "XRC_SEND_LAST_IMM", {XRCETH, IMM, END}},
-	{0xA4, "XRC_SEND_ONLY", {XRCETH, END}},
-	{0xA5, "XRC_SEND_ONLY_IMM", {XRCETH, IMM, END}},
-	{0xA6, "XRC_RDMA_WRITE_FIRST", {XRCETH, RETH, END}},
-	{0xA7, "XRC_RDMA_WRITE_MIDDLE", {XRCETH, END}},
-	{0xA8, "XRC_RDMA_WRITE_LAST", {XRCETH, END}},
-	{0xA9, "XRC_RDMA_WRITE_LAST_IMM", {XRCETH, IMM, END}},
-	{0xAA, "XRC_RDMA_WRITE_ONLY", {XRCETH, RETH, END}},
-	{0xAB, "XRC_RDMA_WRITE_ONLY_IMM", {XRCETH, RETH, IMM, END}},
-	{0xAC, "XRC_RDMA_READ_REQUEST", {XRCETH, RETH, END}},
-	{0xAD, "XRC_RDMA_READ_RESPONSE_FIRST", {AETH, END}},
-	{0xAE, "XRC_RDMA_READ_RESPONSE_MIDDLE", {END}},
-	{0xAF, "XRC_RDMA_READ_RESPONSE_LAST", {AETH, END}},
-	{0xB0, "XRC_RDMA_READ_RESPONSE_ONLY", {AETH, END}},
-	{0xB1, "XRC_ACK", {AETH, END}},
-	{0xB2, "XRC_ATOMIC_ACK", {AETH, ATACK, END}},
-	{0xB3, "XRC_COMPARE_SWAP", {XRCETH, ATOM, END}},
-	{0xB4, "XRC_FETCH_ADD", {XRCETH, ATOM, END}},
-	{0xB6, "XRC_SEND_LAST_INV", {XRCETH, IETH, END}},
-	{0xB7, "XRC_SEND_ONLY_INV", {XRCETH, IETH, END}},
+	{0xA0, "XRC_SEND_FIRST", Q | S | D | F, {XRCETH, END}},
+	{0xA1, "XRC_SEND_MIDDLE", Q | S | D | M, {XRCETH, END}},
+	{0xA2, "XRC_SEND_LAST", Q | S | D | L, {XRCETH, END}},
+	{0xA3, "XRC_SEND_LAST_IMM", Q | S | D | L | I, {XRCETH, IMM, END}},
+	{0xA4, "XRC_SEND_ONLY", Q | S | D | O, {XRCETH, END}},
+	{0xA5, "XRC_SEND_ONLY_IMM", Q | S | D | O | I, {XRCETH, IMM, END}},
+	{0xA6, "XRC_RDMA_WRITE_FIRST", Q | W | D | F, {XRCETH, RETH, END}},
+	{0xA7, "XRC_RDMA_WRITE_MIDDLE", Q | W | D | M, {XRCETH, END}},
+	{0xA8, "XRC_RDMA_WRITE_LAST", Q | W | D | L, {XRCETH, END}},
+	{0xA9, "XRC_RDMA_WRITE_LAST_IMM", Q | W | D | L | I, {XRCETH, IMM, END}},
+	{0xAA, "XRC_RDMA_WRITE_ONLY", Q | W | D | O, {XRCETH, RETH, END}},
+	{0xAB, "XRC_RDMA_WRITE_ONLY_IMM", Q | W | D | O | I, {XRCETH, RETH, IMM, END}},
+	{0xAC, "XRC_RDMA_READ_REQUEST", Q | R | O, {XRCETH, RETH, END}},
+	{0xAD, "XRC_RDMA_READ_RESPONSE_FIRST", P | R | D | F, {AETH, END}},
+	{0xAE, "XRC_RDMA_READ_RESPONSE_MIDDLE", P | R | D | M, {END}},
+	{0xAF, "XRC_RDMA_READ_RESPONSE_LAST", P | R | D | L, {AETH, END}},
+	{0xB0, "XRC_RDMA_READ_RESPONSE_ONLY", P | R | D | O, {AETH, END}},
+	{0xB1, "XRC_ACK", P | A | O, {AETH, END}},
+	{0xB2, "XRC_ATOMIC_ACK", P | A | T | O, {AETH, ATACK, END}},
+	{0xB3, "XRC_COMPARE_SWAP", Q | T | O, {XRCETH, ATOM, END}},
+	{0xB4, "XRC_FETCH_ADD", Q | T | O, {XRCETH, ATOM, END}},
+	{0xB6, "XRC_SEND_LAST_INV", Q | S | D | L | V, {XRCETH, IETH, END}},
+	{0xB7, "XRC_SEND_ONLY_INV", Q | S | D | O | V, {XRCETH, IETH, END}},
 };
 #define NROWS (sizeof(rows) / sizeof(rows[0]))
 
@@ -163,7 +174,64 @@ static void test_every_row(void **state)
 		}
 		assert_int_equal(info->hdrs, bits);
 		assert_int_equal(info->ext_len, off);
+		if (info->flags != rows[i].flags || rt_opcode_flags(rows[i].opcode) != rows[i].flags)
+			fail_msg("%s: flags 0x%04x, expected 0x%04x", rows[i].name, info->flags,
+				 rows[i].flags);
 	}
+}
+
+/*
+ * Flags against what the name says, for every defined opcode, and the
+ * rules every row keeps: a request or a response (a CNP neither), one
+ * position, payload only where data travels.
+ */
+static void test_flags_follow_names(void **state)
+{
+	(void)state;
+	for (unsigned op = 0; op < 256; op++) {
+		const struct rt_opcode_info *info = rt_opcode_lookup((uint8_t)op);
+		uint16_t f = rt_opcode_flags((uint8_t)op);
+		const char *n;
+		int positions;
+
+		if (!info) {
+			assert_int_equal(f, 0);
+			continue;
+		}
+		n = info->name;
+		positions = !!(f & F) + !!(f & M) + !!(f & L) + !!(f & O);
+		if (op == RT_OPCODE_CNP) {
+			assert_int_equal(f, C);
+			continue;
+		}
+		assert_int_equal(positions, 1);
+		assert_int_equal(!!(f & Q) + !!(f & P), 1);
+		assert_int_equal(!!(f & F), strstr(n, "_FIRST") != NULL);
+		assert_int_equal(!!(f & M), strstr(n, "_MIDDLE") != NULL);
+		assert_int_equal(!!(f & L), strstr(n, "_LAST") != NULL);
+		assert_int_equal(!!(f & I), strstr(n, "_IMM") != NULL);
+		assert_int_equal(!!(f & V), strstr(n, "_INV") != NULL);
+		assert_int_equal(!!(f & S), strstr(n, "_SEND") != NULL);
+		assert_int_equal(!!(f & R), strstr(n, "_READ") != NULL);
+		assert_int_equal(!!(f & A), strstr(n, "ACK") != NULL);
+		assert_int_equal(!!(f & P), strstr(n, "RESPONSE") != NULL || strstr(n, "ACK") != NULL);
+		/* the AETH travels with every response but READ_RESPONSE_MIDDLE */
+		if (f & P)
+			assert_int_equal(!!(info->hdrs & RT_H_AETH), !(f & M));
+		/* data headers go with requests only */
+		if (info->hdrs & (RT_H_RETH | RT_H_ATOMICETH | RT_H_DETH))
+			assert_true(f & Q);
+		/* an atomic request carries AtomicETH, its ACK AtomicAckETH (ATOMIC WRITE: payload) */
+		if ((f & T) && (f & Q) && !(f & W))
+			assert_true(info->hdrs & RT_H_ATOMICETH);
+		if ((f & T) && (f & P))
+			assert_true(info->hdrs & RT_H_ATOMICACKETH);
+		/* payload: sends, writes and read responses */
+		assert_int_equal(!!(f & D), !!(f & (S | W)) || ((f & R) && (f & P)));
+	}
+	assert_int_equal(rt_opcode_flags(0x15), 0);
+	assert_true((rt_opcode_flags(0x04) & RT_OPF_START) && (rt_opcode_flags(0x04) & RT_OPF_END));
+	assert_false(rt_opcode_flags(0x07) & (RT_OPF_START | RT_OPF_END));
 }
 
 /* A few rows spelled out as literal numbers. */
@@ -281,6 +349,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_every_row),
+		cmocka_unit_test(test_flags_follow_names),
 		cmocka_unit_test(test_literal_rows),
 		cmocka_unit_test(test_undefined),
 		cmocka_unit_test(test_consistency),

@@ -53,11 +53,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			len = size - off;
 		ts = (flags & 0x80) ? ts - step : ts + step;
 		struct rt_record rec;
-		rt_dissect(&dopts, RT_LINK_ETHERNET, data + off, (uint32_t)len,
+		rt_dissect_buf(&dopts, RT_LINK_ETHERNET, data + off, (uint32_t)len,
 			   (uint32_t)len + (flags & 0x3f), &rec);
 		rec.ts_ns = ts;
 		rec.interface_id = (data[0] & 0x20) ? (flags >> 6) & 1 : 0;
-		rt_analyzer_feed_frame(an, &rec, data + off, (uint32_t)len);
+		rt_analyzer_feed(an, &rec);
 		off += len;
 		frames++;
 	}

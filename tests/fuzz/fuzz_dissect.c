@@ -1,4 +1,4 @@
-/* libFuzzer target for rt_dissect(): byte 0 picks the link type and capture shape, the rest is the frame (ICRC on). */
+/* libFuzzer target for rt_dissect_buf(): byte 0 picks the link type and capture shape, the rest is the frame (ICRC on). */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -27,7 +27,7 @@ static void check_record(const struct rt_record *r, uint32_t caplen, uint32_t wi
 	if ((r->kind == RT_KIND_CNP) != ((r->layers & RT_L_BTH) && r->opcode == RT_OPCODE_CNP) &&
 	    r->kind != RT_KIND_MALFORMED)
 		abort();
-	for (uint32_t bit = 1; bit; bit <<= 1)
+	for (uint64_t bit = 1; bit; bit <<= 1)
 		if ((r->events & bit) && !rt_event_name(bit))
 			abort();
 	if (r->hdrs && !rt_opcode_lookup(r->opcode))
@@ -51,7 +51,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	caplen = (uint32_t)(size - 1);
 	wirelen = caplen + ((data[0] & 4) ? 100 : 0);
 	rt_dissect_opts_init(&opts);
-	if (rt_dissect(&opts, links[data[0] & 3], data + 1, caplen, wirelen, &rec) != 0)
+	if (rt_dissect_buf(&opts, links[data[0] & 3], data + 1, caplen, wirelen, &rec) != 0)
 		abort();
 	check_record(&rec, caplen, wirelen);
 	return 0;

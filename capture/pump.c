@@ -1,0 +1,187 @@
+/* The one frame loop of every command: read batches from a capture source, dissect, hand each frame
+ * on. */
+#include "capture/pump.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <string.h>
+#include <time.h>
+
+#define BATCH       64
+#define PROGRESS_NS 1000000000u
+
+/* Lock-free, so the signal handler may touch them: the stop request and the source to wake. */
+static atomic_int stop_signal; /* 0, the signal that stopped, or -1 for rt_pump_stop() */
+static _Atomic(struct rt_source *) running;
+static void (*volatile signal_hook)(int sig);
+static struct sigaction old_int, old_term, old_pipe;
+static bool caught;
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static void request_stop(int sig)
+{
+	int none = 0;
+	struct rt_source *src;
+
+	atomic_compare_exchange_strong(&stop_signal, &none, sig);
+	src = atomic_load(&running);
+	if (src)
+		rt_source_break(src);
+}
+
+static void on_signal(int sig)
+{
+	void (*hook)(int) = signal_hook;
+
+	request_stop(sig);
+	if (hook)
+		hook(sig);
+}
+
+int rt_pump_catch_signals(void (*hook)(int sig))
+{
+	struct sigaction sa, ign;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	/* no SA_RESTART: a blocked read returns EINTR and the loop sees the stop */
+	memset(&ign, 0, sizeof(ign));
+	ign.sa_handler = SIG_IGN;
+	sigemptyset(&ign.sa_mask);
+	signal_hook = hook;
+	atomic_store(&stop_signal, 0);
+	if (sigaction(SIGINT, &sa, &old_int) < 0 || sigaction(SIGTERM, &sa, &old_term) < 0 ||
+	    sigaction(SIGPIPE, &ign, &old_pipe) < 0)
+		return -errno;
+	caught = true;
+	return 0;
+}
+
+void rt_pump_release_signals(void)
+{
+	if (!caught)
+		return;
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGTERM, &old_term, NULL);
+	sigaction(SIGPIPE, &old_pipe, NULL);
+	signal_hook = NULL;
+	caught = false;
+}
+
+void rt_pump_stop(void)
+{
+	request_stop(-1);
+}
+
+bool rt_pump_stopping(void)
+{
+	return atomic_load(&stop_signal) != 0;
+}
+
+int rt_pump_open_file(struct rt_source **out, const char *path, const char *bpf, char *errbuf)
+{
+	struct rt_source_config cfg = {.bpf = bpf};
+	struct rt_source *src;
+	int rc = rt_source_open_file(&src, path, &cfg, errbuf);
+
+	if (rc < 0)
+		return rc;
+	if (!rt_linktype_supported(src->linktype)) {
+		rc =
+		    rt_errmsg(errbuf, EPROTONOSUPPORT,
+		              "%s: link type %d is not supported (Ethernet, Linux SLL/SLL2 and raw "
+		              "IP are)",
+		              strcmp(path, "-") ? path : "stdin", src->linktype);
+		rt_source_close(src);
+		return rc;
+	}
+	*out = src;
+	return 0;
+}
+
+/* Hand one batch over; returns RT_PUMP_EOF to go on, else the end (RT_PUMP_STOPPED or
+ * RT_PUMP_FAILED). */
+static int hand_over(const struct rt_pump_config *cfg, struct rt_frame *frames, int n,
+                     struct rt_pump_result *res, int *err, char *errbuf)
+{
+	struct rt_record rec;
+
+	for (int i = 0; i < n; i++) {
+		if (cfg->dissect)
+			rt_dissect(cfg->dissect, &frames[i], &rec);
+		int rc = cfg->on_frame(cfg->ctx, &frames[i], cfg->dissect ? &rec : NULL, errbuf);
+		res->frames++;
+		if (rc < 0) {
+			*err = rc;
+			return RT_PUMP_FAILED;
+		}
+		if (rc > 0 || (cfg->max_frames && res->frames >= cfg->max_frames))
+			return RT_PUMP_STOPPED;
+	}
+	return RT_PUMP_EOF;
+}
+
+int rt_pump_run(struct rt_source *src, const struct rt_pump_config *cfg, struct rt_pump_result *res,
+                char *errbuf)
+{
+	struct rt_frame frames[BATCH];
+	char serr[RT_ERRBUF_SIZE];
+	uint64_t start = now_ns(), last_progress = start;
+	bool idle = false;
+	int err = 0, end = RT_PUMP_EOF;
+
+	memset(res, 0, sizeof(*res));
+	atomic_store(&running, src);
+	for (;;) {
+		if (rt_pump_stopping()) {
+			end = RT_PUMP_INTERRUPTED;
+			break;
+		}
+		if (cfg->on_tick) {
+			int rc = cfg->on_tick(cfg->ctx, now_ns(), idle, errbuf);
+			if (rc) {
+				end = rc < 0 ? RT_PUMP_FAILED : RT_PUMP_STOPPED;
+				err = rc < 0 ? rc : 0;
+				break;
+			}
+		}
+		int got = rt_source_next(src, frames, BATCH, errbuf);
+		if (got == 0)
+			break;
+		idle = got == -EAGAIN || got == -EINTR;
+		if (idle)
+			continue;
+		if (got < 0) {
+			if (rt_pump_stopping()) /* a read cut short by the signal */
+				continue;
+			end = RT_PUMP_FAILED;
+			err = got;
+			res->read_failed = true;
+			break;
+		}
+		if ((end = hand_over(cfg, frames, got, res, &err, errbuf)) != RT_PUMP_EOF)
+			break;
+		if (cfg->on_progress && (res->frames & 0xffff) < (uint64_t)got) {
+			uint64_t t = now_ns();
+			if (t - last_progress >= PROGRESS_NS) {
+				last_progress = t;
+				cfg->on_progress(cfg->ctx, res->frames, t - start);
+			}
+		}
+	}
+	atomic_store(&running, NULL);
+	res->end = (enum rt_pump_end)end;
+	if (end == RT_PUMP_INTERRUPTED)
+		res->signal = atomic_load(&stop_signal) > 0 ? atomic_load(&stop_signal) : 0;
+	if (rt_source_stats(src, &res->stats, serr) < 0)
+		memset(&res->stats, 0, sizeof(res->stats));
+	return end == RT_PUMP_FAILED ? err : 0;
+}

@@ -1,0 +1,258 @@
+/* Buffered output for every sink: raw bytes, numbers, escaped JSON strings, to a file descriptor. */
+#include "common/outbuf.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+void rt_out_init(struct rt_outbuf *o, FILE *fp)
+{
+	o->fp = fp;
+	o->len = 0;
+	o->error = 0;
+}
+
+int rt_out_flush(struct rt_outbuf *o)
+{
+	if (o->len && !o->error) {
+		/* glibc's fwrite() to an unbuffered stream reports a failed write as written:
+		 * the stream's error flag is what tells */
+		errno = 0;
+		if (fwrite(o->buf, 1, o->len, o->fp) != o->len || fflush(o->fp) != 0 ||
+		    ferror(o->fp))
+			o->error = errno ? errno : EIO;
+	}
+	o->len = 0;
+	return o->error;
+}
+
+static inline void reserve(struct rt_outbuf *o, size_t n)
+{
+	if (o->len + n > sizeof(o->buf))
+		rt_out_flush(o);
+}
+
+void rt_out_write(struct rt_outbuf *o, const void *data, size_t len)
+{
+	const char *p = data;
+	while (len) {
+		reserve(o, 1);
+		size_t room = sizeof(o->buf) - o->len;
+		size_t n = len < room ? len : room;
+		memcpy(o->buf + o->len, p, n);
+		o->len += n;
+		p += n;
+		len -= n;
+	}
+}
+
+void rt_out_str(struct rt_outbuf *o, const char *s)
+{
+	rt_out_write(o, s, strlen(s));
+}
+
+void rt_out_char(struct rt_outbuf *o, char c)
+{
+	reserve(o, 1);
+	o->buf[o->len++] = c;
+}
+
+void rt_out_u64(struct rt_outbuf *o, uint64_t v)
+{
+	char tmp[20];
+	int n = 0;
+	do {
+		tmp[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	reserve(o, (size_t)n);
+	while (n)
+		o->buf[o->len++] = tmp[--n];
+}
+
+void rt_out_i64(struct rt_outbuf *o, int64_t v)
+{
+	if (v < 0) {
+		rt_out_char(o, '-');
+		rt_out_u64(o, (uint64_t)0 - (uint64_t)v);
+	} else {
+		rt_out_u64(o, (uint64_t)v);
+	}
+}
+
+void rt_out_hex(struct rt_outbuf *o, uint64_t v, int width)
+{
+	static const char digits[] = "0123456789abcdef";
+	char tmp[16];
+	int n = 0;
+	do {
+		tmp[n++] = digits[v & 15];
+		v >>= 4;
+	} while (v || (n < width && n < 16));
+	reserve(o, (size_t)n + 2);
+	o->buf[o->len++] = '0';
+	o->buf[o->len++] = 'x';
+	while (n)
+		o->buf[o->len++] = tmp[--n];
+}
+
+void rt_out_printf(struct rt_outbuf *o, const char *fmt, ...)
+{
+	char tmp[1024];
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(tmp, sizeof(tmp), fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	if ((size_t)n >= sizeof(tmp)) {
+		char *big = NULL;
+		va_start(ap, fmt);
+		n = vasprintf(&big, fmt, ap);
+		va_end(ap);
+		if (n >= 0 && big)
+			rt_out_write(o, big, (size_t)n);
+		free(big);
+		return;
+	}
+	rt_out_write(o, tmp, (size_t)n);
+}
+
+/*
+ * Length of the well-formed UTF-8 sequence at p (RFC 3629: no overlong
+ * forms, no surrogates, nothing above U+10FFFF), or 0. Stops at the first
+ * byte that does not fit, so it never reads past a terminating NUL.
+ */
+static size_t utf8_len(const unsigned char *p)
+{
+	unsigned char c = p[0], lo = 0x80, hi = 0xBF;
+
+	if (c >= 0xC2 && c <= 0xDF)
+		return (p[1] & 0xC0) == 0x80 ? 2 : 0;
+	if (c >= 0xE0 && c <= 0xEF) {
+		if (c == 0xE0)
+			lo = 0xA0;
+		else if (c == 0xED)
+			hi = 0x9F;
+		return p[1] >= lo && p[1] <= hi && (p[2] & 0xC0) == 0x80 ? 3 : 0;
+	}
+	if (c >= 0xF0 && c <= 0xF4) {
+		if (c == 0xF0)
+			lo = 0x90;
+		else if (c == 0xF4)
+			hi = 0x8F;
+		if (p[1] < lo || p[1] > hi || (p[2] & 0xC0) != 0x80)
+			return 0;
+		return (p[3] & 0xC0) == 0x80 ? 4 : 0;
+	}
+	return 0;
+}
+
+void rt_out_json_str(struct rt_outbuf *o, const char *s)
+{
+	static const char hex[] = "0123456789abcdef";
+	rt_out_char(o, '"');
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		unsigned char c = *p;
+		if (c >= 0x80) {
+			/* JSON text is UTF-8: a byte starting no well-formed sequence is U+FFFD */
+			size_t n = utf8_len(p);
+			if (n) {
+				rt_out_write(o, p, n);
+				p += n - 1;
+			} else {
+				rt_out_str(o, "\\ufffd");
+			}
+		} else if (c == '"' || c == '\\') {
+			rt_out_char(o, '\\');
+			rt_out_char(o, (char)c);
+		} else if (c == '\n') {
+			rt_out_str(o, "\\n");
+		} else if (c == '\t') {
+			rt_out_str(o, "\\t");
+		} else if (c == '\r') {
+			rt_out_str(o, "\\r");
+		} else if (c < 0x20) {
+			char esc[6] = {'\\', 'u', '0', '0', hex[c >> 4], hex[c & 15]};
+			rt_out_write(o, esc, sizeof(esc));
+		} else {
+			rt_out_char(o, (char)c);
+		}
+	}
+	rt_out_char(o, '"');
+}
+
+void rt_out_ts(struct rt_outbuf *o, uint64_t ts_ns)
+{
+	uint64_t frac = ts_ns % 1000000000u;
+	rt_out_u64(o, ts_ns / 1000000000u);
+	char tmp[10];
+	tmp[0] = '.';
+	for (int i = 9; i >= 1; i--) {
+		tmp[i] = (char)('0' + frac % 10);
+		frac /= 10;
+	}
+	rt_out_write(o, tmp, sizeof(tmp));
+}
+
+void rt_out_double(struct rt_outbuf *o, double v, int decimals)
+{
+	if (!isfinite(v))
+		v = 0.0;
+	char tmp[64];
+	int n = snprintf(tmp, sizeof(tmp), "%.*f", decimals, v);
+	bool fixed = n >= 0 && (size_t)n < sizeof(tmp);
+	if (!fixed) /* too many digits for the point form: the exponent form is a JSON number too */
+		n = snprintf(tmp, sizeof(tmp), "%.15g", v);
+	if (n <= 0 || (size_t)n >= sizeof(tmp))
+		return;
+	/* trim trailing zeros after the point, keep at least one digit */
+	if (fixed && memchr(tmp, '.', (size_t)n)) {
+		while (n > 1 && tmp[n - 1] == '0')
+			n--;
+		if (tmp[n - 1] == '.')
+			n--;
+	}
+	if (n == 2 && tmp[0] == '-' && tmp[1] == '0')
+		rt_out_char(o, '0');
+	else
+		rt_out_write(o, tmp, (size_t)n);
+}
+
+char *rt_ip_to_str(int version, const uint8_t addr[16], char *buf, size_t size)
+{
+	if (!inet_ntop(version == 6 ? AF_INET6 : AF_INET, addr, buf, (socklen_t)size))
+		snprintf(buf, size, "?");
+	return buf;
+}
+
+void rt_out_ip(struct rt_outbuf *o, int version, const uint8_t addr[16])
+{
+	if (version == 4) {
+		for (int i = 0; i < 4; i++) {
+			if (i)
+				rt_out_char(o, '.');
+			rt_out_u64(o, addr[i]);
+		}
+		return;
+	}
+	char tmp[64];
+	rt_out_str(o, rt_ip_to_str(version, addr, tmp, sizeof(tmp)));
+}
+
+void rt_out_mac(struct rt_outbuf *o, const uint8_t mac[6])
+{
+	static const char hex[] = "0123456789abcdef";
+	char tmp[17];
+	for (int i = 0; i < 6; i++) {
+		tmp[i * 3] = hex[mac[i] >> 4];
+		tmp[i * 3 + 1] = hex[mac[i] & 15];
+		if (i < 5)
+			tmp[i * 3 + 2] = ':';
+	}
+	rt_out_write(o, tmp, sizeof(tmp));
+}

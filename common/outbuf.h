@@ -1,0 +1,43 @@
+/* Buffered output for every sink: raw bytes, numbers, escaped JSON strings, to a file descriptor. */
+#ifndef RT_OUTBUF_H
+#define RT_OUTBUF_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+struct rt_outbuf {
+	FILE *fp;     /* where flushes go */
+	size_t len;   /* bytes waiting in buf */
+	int error;    /* first write error (errno), sticky */
+	char buf[1 << 16];
+};
+
+void rt_out_init(struct rt_outbuf *o, FILE *fp);
+/* Write what is buffered; returns 0 or the sticky errno. */
+int rt_out_flush(struct rt_outbuf *o);
+
+void rt_out_write(struct rt_outbuf *o, const void *data, size_t len);
+void rt_out_str(struct rt_outbuf *o, const char *s);
+void rt_out_char(struct rt_outbuf *o, char c);
+void rt_out_u64(struct rt_outbuf *o, uint64_t v);
+void rt_out_i64(struct rt_outbuf *o, int64_t v);
+/* 0x-prefixed lower-case hex, at least `width` digits (zero-padded) */
+void rt_out_hex(struct rt_outbuf *o, uint64_t v, int width);
+/* printf-style, for the rare slow path */
+void rt_out_printf(struct rt_outbuf *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* A JSON string literal with quotes and escapes; bytes that are not UTF-8 become \ufffd. */
+void rt_out_json_str(struct rt_outbuf *o, const char *s);
+/* "SECONDS.NANOSECONDS" (9 digits) without quotes. */
+void rt_out_ts(struct rt_outbuf *o, uint64_t ts_ns);
+/* A finite double with up to `decimals` digits after the point (JSON-safe: NaN/inf print 0). */
+void rt_out_double(struct rt_outbuf *o, double v, int decimals);
+/* An IPv4 (version 4) or IPv6 address in its usual text form. */
+void rt_out_ip(struct rt_outbuf *o, int version, const uint8_t addr[16]);
+/* aa:bb:cc:dd:ee:ff */
+void rt_out_mac(struct rt_outbuf *o, const uint8_t mac[6]);
+
+/* Address text into a caller buffer of at least 46 bytes; returns buf. */
+char *rt_ip_to_str(int version, const uint8_t addr[16], char *buf, size_t size);
+
+#endif

@@ -1,0 +1,49 @@
+/* Internal interfaces between the dissector's files (not for use outside dissect/). */
+#ifndef RT_DISSECT_INTERNAL_H
+#define RT_DISSECT_INTERNAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "dissect/dissect.h"
+
+/*
+ * Decode a BTH at `bth_off`, its extended headers, payload bounds and ICRC.
+ * `end` is where the transport packet ends on the wire (UDP or GRH payload
+ * end, so the ICRC is the 4 bytes before it); `ip_off` is the offset of the
+ * IPv4/IPv6 header covered by the ICRC (unused for RoCEv1). Sets the kind.
+ */
+void rt_dissect_transport(struct rt_record *rec, const uint8_t *buf, uint32_t caplen,
+			  uint32_t bth_off, uint32_t end, uint32_t ip_off,
+			  const struct rt_dissect_opts *opts);
+
+/*
+ * True when the transport packet at `bth_off` (ending at `end`, IP header at
+ * `ip_off`) is whole in the capture and a RoCEv2 packet: BTH version 0, an
+ * opcode of the table, room for its headers, pad and ICRC, and a valid ICRC.
+ * Touches no record (a UDP datagram to another port).
+ */
+bool rt_dissect_is_rocev2(const uint8_t *buf, uint32_t caplen, uint32_t bth_off, uint32_t end,
+			  uint32_t ip_off);
+
+/* Decode the RDMA CM REQ or REP MAD a UD packet on QP 1 carries as payload (RT_L_CM), if it is one. */
+void rt_dissect_cm(struct rt_record *rec, const uint8_t *buf, uint32_t caplen);
+
+/* Decode a MAC control frame body (opcode first) at `off`. Sets the kind. */
+void rt_dissect_macc(struct rt_record *rec, const uint8_t *buf, uint32_t caplen, uint32_t off);
+
+/* Record a truncation event: sets it and the `truncated` flag. */
+static inline void rt_rec_truncated(struct rt_record *rec, uint64_t event)
+{
+	rec->events |= event;
+	rec->truncated = true;
+}
+
+/* Record an invalid-input event that makes the frame uninterpretable. */
+static inline void rt_rec_malformed(struct rt_record *rec, uint64_t event)
+{
+	rec->events |= event;
+	rec->kind = RT_KIND_MALFORMED;
+}
+
+#endif

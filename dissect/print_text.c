@@ -1,0 +1,247 @@
+/* The text printer of packet records: one tcpdump-style line per frame. */
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "dissect/opcodes.h"
+#include "dissect/print.h"
+
+/* A string literal, copied without strlen. */
+#define OUT_LIT(o, s) rt_out_write((o), (s), sizeof(s) - 1)
+
+/* " key=value" with a literal key */
+#define KV_U64(o, key, v)                                                                          \
+	do {                                                                                       \
+		OUT_LIT((o), " " key);                                                             \
+		rt_out_u64((o), (v));                                                              \
+	} while (0)
+#define KV_HEX(o, key, v, width)                                                                   \
+	do {                                                                                       \
+		OUT_LIT((o), " " key);                                                             \
+		rt_out_hex((o), (v), (width));                                                     \
+	} while (0)
+
+static const char *ecn_text(uint8_t ecn)
+{
+	static const char *const names[4] = {"not-ECT", "ECT(1)", "ECT(0)", "CE"};
+	return names[ecn & 3];
+}
+
+/* RNR NAK timer codes in milliseconds (code 0 is the longest). */
+static const char *const rnr_timer_ms[32] = {
+    "655.36", "0.01",  "0.02",  "0.03",   "0.04",   "0.06",   "0.08",   "0.12",
+    "0.16",   "0.24",  "0.32",  "0.48",   "0.64",   "0.96",   "1.28",   "1.92",
+    "2.56",   "3.84",  "5.12",  "7.68",   "10.24",  "15.36",  "20.48",  "30.72",
+    "40.96",  "61.44", "81.92", "122.88", "163.84", "245.76", "327.68", "491.52",
+};
+
+static void text_aeth(struct rt_outbuf *o, const struct rt_record *r)
+{
+	uint8_t low = r->aeth_syndrome & 0x1F;
+	switch (rt_aeth_type(r->aeth_syndrome)) {
+	case RT_AETH_ACK:
+		OUT_LIT(o, " ack");
+		KV_U64(o, "msn=", r->aeth_msn);
+		if (low == RT_AETH_CREDITS_INVALID)
+			OUT_LIT(o, " credits=invalid");
+		else
+			KV_U64(o, "credits=", low);
+		break;
+	case RT_AETH_RNR_NAK:
+		OUT_LIT(o, " rnr");
+		KV_U64(o, "timer=", low);
+		rt_out_char(o, '(');
+		rt_out_str(o, rnr_timer_ms[low]);
+		OUT_LIT(o, "ms)");
+		KV_U64(o, "msn=", r->aeth_msn);
+		break;
+	case RT_AETH_NAK:
+		OUT_LIT(o, " nak ");
+		rt_out_str(o, rt_nak_code_name(low));
+		KV_U64(o, "msn=", r->aeth_msn);
+		break;
+	default:
+		KV_HEX(o, "aeth syndrome=", r->aeth_syndrome, 2);
+		KV_U64(o, "msn=", r->aeth_msn);
+		break;
+	}
+}
+
+static void text_bth(struct rt_outbuf *o, const struct rt_record *r)
+{
+	const struct rt_opcode_info *info = rt_opcode_lookup(r->opcode);
+
+	rt_out_char(o, ' ');
+	if (info) {
+		rt_out_str(o, info->name);
+	} else {
+		OUT_LIT(o, "opcode=");
+		rt_out_hex(o, r->opcode, 2);
+	}
+	KV_HEX(o, "qp=", r->dest_qp, 6);
+	KV_U64(o, "psn=", r->psn);
+	if (r->se)
+		OUT_LIT(o, " se");
+	if (r->migreq)
+		OUT_LIT(o, " migreq");
+	if (r->padcnt)
+		KV_U64(o, "pad=", r->padcnt);
+	if (r->pkey != 0xFFFF)
+		KV_HEX(o, "pkey=", r->pkey, 4);
+	if (r->fecn)
+		OUT_LIT(o, " fecn");
+	if (r->becn)
+		OUT_LIT(o, " becn");
+	if (r->ackreq)
+		OUT_LIT(o, " ackreq");
+	if (r->hdrs & RT_H_RDETH)
+		KV_HEX(o, "ee=", r->rdeth_eecnxt, 6);
+	if (r->hdrs & RT_H_XRCETH)
+		KV_HEX(o, "xrc_srq=", r->xrc_srq, 6);
+	if (r->hdrs & RT_H_DETH) {
+		KV_HEX(o, "deth qkey=", r->deth_qkey, 8);
+		KV_HEX(o, "src_qp=", r->deth_src_qp, 6);
+	}
+	if (r->hdrs & RT_H_FETH)
+		KV_HEX(o, "feth=", r->feth, 8);
+	if (r->hdrs & RT_H_RETH) {
+		KV_HEX(o, "reth va=", r->reth_va, 1);
+		KV_HEX(o, "rkey=", r->reth_rkey, 8);
+		KV_U64(o, "len=", r->reth_len);
+	}
+	if (r->hdrs & RT_H_ATOMICETH) {
+		KV_HEX(o, "atomic va=", r->atomic_va, 1);
+		KV_HEX(o, "rkey=", r->atomic_rkey, 8);
+		KV_HEX(o, "swap_add=", r->atomic_swap_add, 1);
+		KV_HEX(o, "compare=", r->atomic_compare, 1);
+	}
+	if (r->hdrs & RT_H_AETH)
+		text_aeth(o, r);
+	if (r->hdrs & RT_H_ATOMICACKETH)
+		KV_HEX(o, "orig=", r->atomic_ack_orig, 1);
+	if (r->hdrs & RT_H_IMMDT)
+		KV_HEX(o, "imm=", r->immediate, 8);
+	if (r->hdrs & RT_H_IETH)
+		KV_HEX(o, "inv_rkey=", r->ieth_rkey, 8);
+	if (r->kind == RT_KIND_ROCE || r->kind == RT_KIND_CNP) {
+		if (r->payload_len)
+			KV_U64(o, "payload=", r->payload_len);
+		OUT_LIT(o, " icrc=");
+		rt_out_str(o, rt_icrc_name((enum rt_icrc_status)r->icrc));
+	}
+}
+
+static void text_macc(struct rt_outbuf *o, const struct rt_record *r)
+{
+	if (r->kind == RT_KIND_PFC) {
+		OUT_LIT(o, " pfc");
+		if (!r->pfc_enable)
+			OUT_LIT(o, " none");
+		for (int i = 0; i < 8; i++) {
+			if (!(r->pfc_enable & (1u << i)))
+				continue;
+			KV_U64(o, "prio", (uint64_t)i);
+			rt_out_char(o, '=');
+			rt_out_u64(o, r->pfc_quanta[i]);
+			if (!r->pfc_quanta[i])
+				OUT_LIT(o, "(xon)");
+		}
+	} else if (r->kind == RT_KIND_PAUSE) {
+		KV_U64(o, "pause quanta=", r->pause_quanta);
+	} else {
+		KV_HEX(o, "mac-control opcode=", r->macc_opcode, 4);
+	}
+}
+
+/*
+ * What the decode-event table says of the record's events: a notice by its
+ * name without its layer (" fragment"), the invalid ones in a list
+ * (" (invalid: a,b)"), and the layer the capture was cut in (" [|bth]").
+ */
+static void text_events(struct rt_outbuf *o, uint64_t events)
+{
+	const char *cut = NULL;
+	bool first = true;
+
+	if (!events)
+		return;
+	for (unsigned i = 0; i < RT_EV_COUNT; i++) {
+		const struct rt_event_info *e = &rt_events[i];
+		if (!(events & e->bit))
+			continue;
+		if (e->cls == RT_EVC_NOTICE) {
+			size_t n = strlen(e->layer);
+			rt_out_char(o, ' ');
+			rt_out_str(o, e->name + n + (e->name[n] == '_'));
+		} else if (e->cls == RT_EVC_TRUNCATION && !cut) {
+			cut = e->layer;
+		}
+	}
+	for (unsigned i = 0; i < RT_EV_COUNT; i++) {
+		const struct rt_event_info *e = &rt_events[i];
+		if (!(events & e->bit) || e->cls != RT_EVC_INVALID)
+			continue;
+		if (first)
+			OUT_LIT(o, " (invalid: ");
+		else
+			rt_out_char(o, ',');
+		rt_out_str(o, e->name);
+		first = false;
+	}
+	if (!first)
+		rt_out_char(o, ')');
+	if (cut) {
+		OUT_LIT(o, " [|");
+		rt_out_str(o, cut);
+		rt_out_char(o, ']');
+	}
+}
+
+void rt_print_text(struct rt_outbuf *o, const struct rt_record *r)
+{
+	rt_out_ts(o, r->ts_ns);
+	if (r->layers & RT_L_ERSPAN) {
+		KV_U64(o, "erspan(s=", r->encap.erspan_session);
+		rt_out_char(o, ')');
+	} else if (r->layers & RT_L_GRE) {
+		OUT_LIT(o, " gre");
+	}
+	if (r->ip_version) {
+		rt_out_char(o, ' ');
+		rt_out_ip(o, r->ip_version, r->src_ip);
+		OUT_LIT(o, " > ");
+		rt_out_ip(o, r->ip_version, r->dst_ip);
+		if (r->rocev1)
+			OUT_LIT(o, " grh");
+		OUT_LIT(o, " ecn=");
+		rt_out_str(o, ecn_text(r->ecn));
+		KV_U64(o, "dscp=", r->dscp);
+	} else if (r->layers & RT_L_ETH) {
+		rt_out_char(o, ' ');
+		rt_out_mac(o, r->src_mac);
+		OUT_LIT(o, " > ");
+		rt_out_mac(o, r->dst_mac);
+	} else if (r->layers & (RT_L_SLL | RT_L_SLL2)) {
+		rt_out_char(o, ' ');
+		rt_out_mac(o, r->src_mac);
+	}
+	for (int i = 0; i < r->nvlan; i++) {
+		KV_U64(o, "vlan=", r->vlan[i]);
+		KV_U64(o, "pcp=", r->pcp[i]);
+	}
+	if ((r->layers & RT_L_UDP) && !rt_record_has_bth(r)) {
+		KV_U64(o, "udp ", r->udp_sport);
+		KV_U64(o, "> ", r->udp_dport);
+	}
+	if (rt_record_has_bth(r))
+		text_bth(o, r);
+	else if ((r->layers & RT_L_MACC) && !(r->events & RT_EV_MACC_TRUNCATED))
+		text_macc(o, r);
+	else if (!r->ip_version && (r->layers & (RT_L_ETH | RT_L_SLL | RT_L_SLL2)) &&
+	         !(r->events & RT_EV_LINK_TRUNCATED))
+		KV_HEX(o, "ethertype=", r->ethertype, 4);
+	KV_U64(o, "len=", r->wirelen);
+	text_events(o, r->events);
+	rt_out_char(o, '\n');
+}

@@ -1,0 +1,311 @@
+/* Unit tests of the frame pump: every frame handed over once, stops, failures, signals, idle ticks,
+ * stats. */
+#include <errno.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "capture/pump.h"
+
+/* A 60-byte PAUSE frame: dissected, it says so. */
+static const uint8_t pause_frame[60] = {0x01, 0x80, 0xc2, 0,    0,    1,    2,    0,    0,
+                                        0,    0,    1,    0x88, 0x08, 0x00, 0x01, 0x12, 0x34};
+
+/* The fake source: `total` frames, in batches of up to 3, with an idle read before every batch. */
+static struct {
+	int total, delivered, reads, idle_reads;
+	int fail_at;   /* the read that would start at frame fail_at (1-based) fails; 0: never */
+	bool breaks;   /* breakloop() was called */
+	bool idle_now; /* the next read finds nothing */
+} fake;
+
+static int fake_next(struct rt_source *src, struct rt_frame *frames, int max, char *errbuf)
+{
+	(void)src;
+	fake.reads++;
+	if (fake.idle_now) {
+		fake.idle_now = false;
+		fake.idle_reads++;
+		return -EAGAIN;
+	}
+	fake.idle_now = true;
+	if (fake.fail_at && fake.delivered + 1 >= fake.fail_at)
+		return rt_errmsg(errbuf, EIO, "fake: read error");
+	int n = 0;
+	while (n < max && n < 3 && fake.delivered < fake.total) {
+		fake.delivered++;
+		frames[n] = (struct rt_frame){.data = pause_frame,
+		                              .caplen = sizeof(pause_frame),
+		                              .wirelen = sizeof(pause_frame),
+		                              .ts_ns = 1000u * (uint64_t)fake.delivered};
+		n++;
+	}
+	return n;
+}
+
+static int fake_stats(struct rt_source *src, struct rt_source_stats *st, char *errbuf)
+{
+	(void)src;
+	(void)errbuf;
+	st->received = (uint64_t)fake.delivered;
+	st->dropped = 7;
+	return 0;
+}
+
+static void fake_break(struct rt_source *src)
+{
+	(void)src;
+	fake.breaks = true;
+}
+
+static const struct rt_source_ops fake_ops = {
+    .kind = "fake",
+    .next = fake_next,
+    .stats = fake_stats,
+    .breakloop = fake_break,
+};
+
+/* What the callbacks saw, and what they do. */
+static struct {
+	uint64_t frames, last_ts, last_seq, ticks, idle_ticks;
+	int stop_after, fail_after,
+	    signal_after; /* at that many frames: return 1, -EPIPE, raise SIGINT */
+	bool stop_call;   /* call rt_pump_stop() instead of raising */
+	bool all_pause;
+	int hooked;
+} seen;
+
+static int on_frame(void *ctx, const struct rt_frame *f, const struct rt_record *rec, char *errbuf)
+{
+	(void)ctx;
+	seen.frames++;
+	if (!rec || rec->kind != RT_KIND_PAUSE || rec->ts_ns != f->ts_ns)
+		seen.all_pause = false;
+	if (f->seq != seen.last_seq + 1)
+		fail_msg("frame %llu after %llu", (unsigned long long)f->seq,
+		         (unsigned long long)seen.last_seq);
+	seen.last_seq = f->seq;
+	seen.last_ts = f->ts_ns;
+	if (seen.stop_after && seen.frames == (uint64_t)seen.stop_after)
+		return 1;
+	if (seen.fail_after && seen.frames == (uint64_t)seen.fail_after)
+		return rt_errmsg(errbuf, EPIPE, "sink: broken pipe");
+	if (seen.signal_after && seen.frames == (uint64_t)seen.signal_after) {
+		if (seen.stop_call)
+			rt_pump_stop();
+		else
+			raise(SIGINT);
+	}
+	return 0;
+}
+
+static int on_tick(void *ctx, uint64_t now, bool idle, char *errbuf)
+{
+	(void)ctx;
+	(void)now;
+	(void)errbuf;
+	seen.ticks++;
+	seen.idle_ticks += idle;
+	return 0;
+}
+
+static void hook(int sig)
+{
+	seen.hooked = sig;
+}
+
+static struct rt_source src;
+static struct rt_dissect_opts dopts;
+
+/* Fresh fake source and callbacks. */
+static void reset(void)
+{
+	memset(&fake, 0, sizeof(fake));
+	memset(&seen, 0, sizeof(seen));
+	memset(&src, 0, sizeof(src));
+	src.ops = &fake_ops;
+	src.linktype = RT_LINK_ETHERNET;
+	seen.all_pause = true;
+	rt_dissect_opts_init(&dopts);
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	reset();
+	return rt_pump_catch_signals(hook);
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	rt_pump_release_signals();
+	return 0;
+}
+
+static struct rt_pump_config config(void)
+{
+	struct rt_pump_config c = {.dissect = &dopts, .on_frame = on_frame, .on_tick = on_tick};
+	return c;
+}
+
+static void test_every_frame_once(void **state)
+{
+	struct rt_pump_config c = config();
+	struct rt_pump_result res;
+	char errbuf[RT_ERRBUF_SIZE];
+	(void)state;
+
+	fake.total = 10;
+	assert_int_equal(rt_pump_run(&src, &c, &res, errbuf), 0);
+	assert_int_equal(res.end, RT_PUMP_EOF);
+	assert_int_equal(res.frames, 10);
+	assert_int_equal(seen.frames, 10);
+	assert_true(seen.all_pause);
+	assert_true(seen.last_ts == 10000);
+	/* every read is preceded by a tick; the one after an idle read says so */
+	assert_int_equal(seen.ticks, fake.reads);
+	assert_int_equal(seen.idle_ticks, fake.idle_reads);
+	assert_true(fake.idle_reads > 0);
+	assert_true(res.stats.received == 10 && res.stats.dropped == 7);
+	assert_false(rt_pump_stopping());
+}
+
+static void test_undissected(void **state)
+{
+	struct rt_pump_config c = config();
+	struct rt_pump_result res;
+	char errbuf[RT_ERRBUF_SIZE];
+	(void)state;
+
+	fake.total = 4;
+	c.dissect = NULL;
+	assert_int_equal(rt_pump_run(&src, &c, &res, errbuf), 0);
+	assert_int_equal(res.frames, 4);
+	assert_false(seen.all_pause); /* rec was NULL */
+}
+
+static void test_stops(void **state)
+{
+	struct rt_pump_config c = config();
+	struct rt_pump_result res;
+	char errbuf[RT_ERRBUF_SIZE];
+	(void)state;
+
+	fake.total = 100;
+	c.max_frames = 5;
+	assert_int_equal(rt_pump_run(&src, &c, &res, errbuf), 0);
+	assert_int_equal(res.end, RT_PUMP_STOPPED);
+	assert_int_equal(res.frames, 5);
+	c.max_frames = 0;
+	seen.stop_after = 7;
+	seen.last_seq = 0;
+	seen.frames = 0;
+	src.seq = 0;
+	assert_int_equal(rt_pump_run(&src, &c, &res, errbuf), 0);
+	assert_int_equal(res.end, RT_PUMP_STOPPED);
+	assert_int_equal(res.frames, 7);
+}
+
+static void test_failures(void **state)
+{
+	struct rt_pump_config c = config();
+	struct rt_pump_result res;
+	char errbuf[RT_ERRBUF_SIZE] = "";
+	(void)state;
+
+	fake.total = 100;
+	fake.fail_at = 7;
+	assert_int_equal(rt_pump_run(&src, &c, &res, errbuf), -EIO);
+	assert_int_equal(res.end, RT_PUMP_FAILED);
+	assert_true(res.read_failed);
+	assert_int_equal(res.frames, 6); /* what came before the error was handed over */
+	assert_string_equal(errbuf, "fake: read error");
+
+	reset();
+	fake.total = 100;
+	seen.fail_after = 3;
+	assert_int_equal(rt_pump_run(&src, &c, &res, errbuf), -EPIPE);
+	assert_int_equal(res.end, RT_PUMP_FAILED);
+	assert_false(res.read_failed);
+	assert_int_equal(res.frames, 3);
+	assert_string_equal(errbuf, "sink: broken pipe");
+}
+
+/* A signal ends the loop after the frame it came in, wakes the source, and reaches the hook. */
+static void test_signal(void **state)
+{
+	struct rt_pump_config c = config();
+	struct rt_pump_result res;
+	char errbuf[RT_ERRBUF_SIZE];
+	(void)state;
+
+	fake.total = 100;
+	seen.signal_after = 4;
+	assert_int_equal(rt_pump_run(&src, &c, &res, errbuf), 0);
+	assert_int_equal(res.end, RT_PUMP_INTERRUPTED);
+	assert_int_equal(res.signal, SIGINT);
+	assert_int_equal(seen.hooked, SIGINT);
+	assert_true(fake.breaks);
+	assert_true(rt_pump_stopping());
+	assert_true(res.frames >= 4 && res.frames <= 6); /* the rest of the batch is handed over */
+
+	/* rt_pump_stop() does the same without a signal */
+	reset();
+	rt_pump_release_signals();
+	assert_int_equal(rt_pump_catch_signals(hook), 0); /* a new catch clears the stop */
+	assert_false(rt_pump_stopping());
+	fake.total = 100;
+	seen.signal_after = 2;
+	seen.stop_call = true;
+	assert_int_equal(rt_pump_run(&src, &c, &res, errbuf), 0);
+	assert_int_equal(res.end, RT_PUMP_INTERRUPTED);
+	assert_int_equal(res.signal, 0);
+	assert_int_equal(seen.hooked, 0);
+	/* a stop asked before the run ends it before the first read */
+	fake.reads = 0;
+	assert_int_equal(rt_pump_run(&src, &c, &res, errbuf), 0);
+	assert_int_equal(res.end, RT_PUMP_INTERRUPTED);
+	assert_int_equal(fake.reads, 0);
+}
+
+static void test_open_file(void **state)
+{
+	char path[] = "/tmp/rt-pump-XXXXXX";
+	char errbuf[RT_ERRBUF_SIZE];
+	struct rt_source *s;
+	/* a pcap header with link type 147 (a user DLT) and no frames */
+	static const uint8_t hdr[24] = {0xd4, 0xc3, 0xb2, 0xa1, 2,    0,    4, 0, 0,   0, 0, 0,
+	                                0,    0,    0,    0,    0xff, 0xff, 0, 0, 147, 0, 0, 0};
+	int fd = mkstemp(path);
+	(void)state;
+
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, hdr, sizeof(hdr)), sizeof(hdr));
+	close(fd);
+	assert_int_equal(rt_pump_open_file(&s, path, NULL, errbuf), -EPROTONOSUPPORT);
+	assert_non_null(strstr(errbuf, "link type 147 is not supported"));
+	assert_int_equal(rt_pump_open_file(&s, "/nonexistent/x.pcap", NULL, errbuf), -ENOENT);
+	unlink(path);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test_setup_teardown(test_every_frame_once, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_undissected, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_stops, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_failures, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_signal, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_open_file, setup, teardown),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
