@@ -886,8 +886,8 @@ static void check_cuts(const struct pkt *p, int link, const struct cut *cuts, si
 		assert_int_not_equal(want, 0);
 		dissect_n(&o, link, p, caplen, p->len, &r);
 		if (r.events != want || !r.truncated)
-			fail_msg("caplen %u: events 0x%x (want 0x%x) truncated %d", caplen,
-				 r.events, want, r.truncated);
+			fail_msg("caplen %u: events 0x%llx (want 0x%llx) truncated %d", caplen,
+				 (unsigned long long)r.events, (unsigned long long)want, r.truncated);
 		assert_int_not_equal(r.kind, RT_KIND_MALFORMED);
 		assert_int_equal(r.icrc, RT_ICRC_UNCHECKED);
 		assert_true(rt_event_is_truncation(r.events));
@@ -1505,7 +1505,8 @@ static void test_gre_invalid(void **state)
 		assert_false(r.truncated);
 		if (r.kind != RT_KIND_MALFORMED || !(r.events & (RT_EV_GRE_BAD | RT_EV_IP_BAD_LENGTH |
 								   RT_EV_UDP_BAD_LENGTH)))
-			fail_msg("cut %u: kind %d events 0x%x", cut, r.kind, r.events);
+			fail_msg("cut %u: kind %d events 0x%llx", cut, r.kind,
+				 (unsigned long long)r.events);
 	}
 }
 
