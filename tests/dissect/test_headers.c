@@ -798,12 +798,57 @@ static void test_not_roce(void **state)
 	assert_int_equal(r.layers, RT_L_ETH | RT_L_IPV4 | RT_L_UDP);
 	assert_int_equal(r.udp_dport, 4792);
 	assert_int_equal(r.events, 0);
+	/* ... but a whole RoCEv2 packet all the same: known opcode, valid ICRC */
+	assert_true(r.other_port_rocev2);
+	/* not looked for without ICRC checks, nor in a datagram cut by the snap length */
+	o.verify_icrc = false;
+	dissect_n(&o, RT_LINK_ETHERNET, &p, p.len, p.len, &r);
+	assert_false(r.other_port_rocev2);
+	o.verify_icrc = true;
+	dissect_n(&o, RT_LINK_ETHERNET, &p, p.len - 1, p.len, &r);
+	assert_int_equal(r.kind, RT_KIND_OTHER);
+	assert_false(r.other_port_rocev2);
+	/*
+	 * one bit off anywhere in the BTH (but its byte 4, FECN/BECN/resv6, which
+	 * the ICRC masks) or payload, an unknown opcode, a TVer: not RoCEv2
+	 */
+	for (uint32_t i = 14 + 20 + 8; i < p.len - 4; i++) {
+		if (i == 14 + 20 + 8 + 4)
+			continue;
+		p.b[i] ^= 0x10;
+		dissect_full(&p, RT_LINK_ETHERNET, &r);
+		assert_false(r.other_port_rocev2);
+		p.b[i] ^= 0x10;
+	}
+	s.opcode = 0xEE;
+	build(&p, &s);
+	dissect_full(&p, RT_LINK_ETHERNET, &r);
+	assert_false(r.other_port_rocev2);
+	s.opcode = 0x04;
+	build(&p, &s);
+	p.b[14 + 20 + 8 + 1] |= 1; /* TVer 1, ICRC recomputed */
+	uint32_t crc;
+	assert_int_equal(rt_icrc_compute(p.b + 14, p.len - 4 - 14, &crc), 0);
+	p.len -= 4;
+	pk_le32(&p, crc);
+	dissect_full(&p, RT_LINK_ETHERNET, &r);
+	assert_false(r.other_port_rocev2);
+	/* IPv6 */
+	s.ip = 6;
+	build(&p, &s);
+	dissect_full(&p, RT_LINK_ETHERNET, &r);
+	assert_int_equal(r.kind, RT_KIND_OTHER);
+	assert_true(r.other_port_rocev2);
+	s = spec_default();
+	s.dport = 4792;
+	build(&p, &s);
 
 	/* the same frame with the RoCE port set to 4792 */
 	o.udp_port = 4792;
 	dissect_n(&o, RT_LINK_ETHERNET, &p, p.len, p.len, &r);
 	assert_int_equal(r.kind, RT_KIND_ROCE);
 	assert_int_equal(r.icrc, RT_ICRC_OK);
+	assert_false(r.other_port_rocev2);
 
 	/* ARP */
 	memset(&p, 0, sizeof(p));
