@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/json.h"
 #include "common/outbuf.h"
 #include "doctor/doctor.h"
 #include "doctor/json.h"
@@ -15,7 +16,7 @@
 struct host {
 	const char *name;
 	struct rt_launch_result *res;
-	struct rt_json *doc;   /* the parsed report, or NULL */
+	struct rt_json_value *doc;   /* the parsed report, or NULL */
 	const char *doc_text;  /* where the report starts in res->out */
 	size_t doc_len;
 	char problem[300];     /* why there is no report */
@@ -37,7 +38,7 @@ static void find_report(struct host *h)
 			size_t l = end - (size_t)(brace - out);
 			while (l && (brace[l - 1] == '\n' || brace[l - 1] == '\r' || brace[l - 1] == ' '))
 				l--;
-			struct rt_json *doc = rt_json_parse(brace, l, err, sizeof(err));
+			struct rt_json_value *doc = rt_json_parse(brace, l, err, sizeof(err));
 			if (doc && doc->type == RT_JSON_OBJECT && rt_json_get(doc, "targets")) {
 				h->doc = doc;
 				h->doc_text = brace;
@@ -107,9 +108,9 @@ static int names_add(struct names *ns, const char *name)
 	return ns->v[ns->n++] ? 0 : -ENOMEM;
 }
 
-static const struct rt_json *targets_of(const struct host *h)
+static const struct rt_json_value *targets_of(const struct host *h)
 {
-	const struct rt_json *t = rt_json_get(h->doc, "targets");
+	const struct rt_json_value *t = rt_json_get(h->doc, "targets");
 	return t && t->type == RT_JSON_ARRAY ? t->child : NULL;
 }
 
@@ -118,8 +119,8 @@ static int host_status(const struct host *h, const char *name)
 {
 	static const int rank[] = {0, 2, 3, 1}; /* by enum rt_doc_status */
 	int worst = -1;
-	for (const struct rt_json *t = targets_of(h); t; t = t->next) {
-		const struct rt_json *c = rt_json_get(rt_json_get(t, "checks"), name);
+	for (const struct rt_json_value *t = targets_of(h); t; t = t->next) {
+		const struct rt_json_value *c = rt_json_get(rt_json_get(t, "checks"), name);
 		int s = rt_doc_status_parse(rt_json_get_str(c, "status"));
 		if (s >= 0 && (worst < 0 || rank[s] > rank[worst]))
 			worst = s;
@@ -210,13 +211,13 @@ static void print_problems(struct host *hs, size_t n, FILE *fp)
 			fprintf(fp, "  %s: %s\n", h->name, h->problem);
 			continue;
 		}
-		for (const struct rt_json *t = targets_of(h); t; t = t->next) {
+		for (const struct rt_json_value *t = targets_of(h); t; t = t->next) {
 			const char *dev = rt_json_get_str(t, "device");
 			const char *nd = rt_json_get_str(t, "netdev");
 			double port = 0;
 			rt_json_get_num(t, "port", &port);
-			const struct rt_json *checks = rt_json_get(t, "checks");
-			for (const struct rt_json *c = checks ? checks->child : NULL; c; c = c->next) {
+			const struct rt_json_value *checks = rt_json_get(t, "checks");
+			for (const struct rt_json_value *c = checks ? checks->child : NULL; c; c = c->next) {
 				int s = rt_doc_status_parse(rt_json_get_str(c, "status"));
 				if (s != RT_DOC_FAIL && s != RT_DOC_WARN)
 					continue;
@@ -242,28 +243,33 @@ static void print_problems(struct host *hs, size_t n, FILE *fp)
 static int print_json(struct host *hs, size_t n, FILE *fp)
 {
 	static struct rt_outbuf o;
+	struct rt_json j;
 	rt_out_init(&o, fp);
-	rt_out_str(&o, "{\"hosts\":[");
+	rt_json_init(&j, &o);
+	rt_json_obj(&j);
+	RT_JSON_KEY(&j, "hosts");
+	rt_json_arr(&j);
 	for (size_t i = 0; i < n; i++) {
-		if (i)
-			rt_out_char(&o, ',');
-		rt_out_str(&o, "{\"host\":");
-		rt_out_json_str(&o, hs[i].name);
-		rt_out_str(&o, ",\"exit_status\":");
-		rt_out_i64(&o, hs[i].res->status);
-		rt_out_str(&o, ",\"report\":");
-		if (hs[i].doc)
+		rt_json_next(&j);
+		rt_json_obj(&j);
+		RT_JSON_STR(&j, "host", hs[i].name);
+		RT_JSON_KEY(&j, "exit_status");
+		rt_json_i64(&j, hs[i].res->status);
+		RT_JSON_KEY(&j, "report");
+		if (hs[i].doc) /* the host's own JSON document, as it printed it */
 			rt_out_write(&o, hs[i].doc_text, hs[i].doc_len);
 		else
-			rt_out_str(&o, "null");
-		rt_out_str(&o, ",\"problem\":");
+			rt_json_null(&j);
+		RT_JSON_KEY(&j, "problem");
 		if (hs[i].doc)
-			rt_out_str(&o, "null");
+			rt_json_null(&j);
 		else
-			rt_out_json_str(&o, hs[i].problem);
-		rt_out_char(&o, '}');
+			rt_json_str(&j, hs[i].problem);
+		rt_json_obj_end(&j);
 	}
-	rt_out_str(&o, "]}\n");
+	rt_json_arr_end(&j);
+	rt_json_obj_end(&j);
+	rt_out_char(&o, '\n');
 	int rc = rt_out_flush(&o);
 	return rc ? -rc : 0;
 }
@@ -331,9 +337,9 @@ int rt_doctor_hosts(const struct rt_doctor_hosts_opts *o, const char *const *hos
 		failed += v == RT_DOC_FAIL;
 		warned += v == RT_DOC_WARN;
 		ok += v == RT_DOC_PASS;
-		for (const struct rt_json *t = targets_of(&hs[i]); t && rc == 0; t = t->next) {
-			const struct rt_json *checks = rt_json_get(t, "checks");
-			for (const struct rt_json *c = checks ? checks->child : NULL; c && rc == 0;
+		for (const struct rt_json_value *t = targets_of(&hs[i]); t && rc == 0; t = t->next) {
+			const struct rt_json_value *checks = rt_json_get(t, "checks");
+			for (const struct rt_json_value *c = checks ? checks->child : NULL; c && rc == 0;
 			     c = c->next)
 				rc = names_add(&ns, c->key);
 		}

@@ -182,11 +182,11 @@ static char *parse_string(struct parser *p)
 	return out;
 }
 
-static struct rt_json *parse_value(struct parser *p, int depth);
+static struct rt_json_value *parse_value(struct parser *p, int depth);
 
-static struct rt_json *new_node(struct parser *p, enum rt_json_type t)
+static struct rt_json_value *new_node(struct parser *p, enum rt_json_type t)
 {
-	struct rt_json *v = calloc(1, sizeof(*v));
+	struct rt_json_value *v = calloc(1, sizeof(*v));
 	if (!v)
 		fail(p, "out of memory");
 	else
@@ -204,7 +204,7 @@ static bool literal(struct parser *p, const char *word)
 	return false;
 }
 
-static struct rt_json *parse_number(struct parser *p)
+static struct rt_json_value *parse_number(struct parser *p)
 {
 	size_t start = p->pos;
 	if (p->pos < p->len && p->s[p->pos] == '-')
@@ -246,20 +246,20 @@ static struct rt_json *parse_number(struct parser *p)
 	}
 	memcpy(tmp, p->s + start, l);
 	tmp[l] = '\0';
-	struct rt_json *v = new_node(p, RT_JSON_NUMBER);
+	struct rt_json_value *v = new_node(p, RT_JSON_NUMBER);
 	if (v)
 		v->num = strtod(tmp, NULL);
 	return v;
 }
 
 /* Elements of an array or members of an object, after the opening bracket. */
-static struct rt_json *parse_container(struct parser *p, int depth, bool object)
+static struct rt_json_value *parse_container(struct parser *p, int depth, bool object)
 {
-	struct rt_json *v = new_node(p, object ? RT_JSON_OBJECT : RT_JSON_ARRAY);
+	struct rt_json_value *v = new_node(p, object ? RT_JSON_OBJECT : RT_JSON_ARRAY);
 	if (!v)
 		return NULL;
 	p->pos++;
-	struct rt_json **tail = &v->child;
+	struct rt_json_value **tail = &v->child;
 	skip_ws(p);
 	if (p->pos < p->len && p->s[p->pos] == (object ? '}' : ']')) {
 		p->pos++;
@@ -284,7 +284,7 @@ static struct rt_json *parse_container(struct parser *p, int depth, bool object)
 			}
 			p->pos++;
 		}
-		struct rt_json *e = parse_value(p, depth + 1);
+		struct rt_json_value *e = parse_value(p, depth + 1);
 		if (!e) {
 			free(key);
 			break;
@@ -308,7 +308,7 @@ static struct rt_json *parse_container(struct parser *p, int depth, bool object)
 	return NULL;
 }
 
-static struct rt_json *parse_value(struct parser *p, int depth)
+static struct rt_json_value *parse_value(struct parser *p, int depth)
 {
 	if (depth > MAX_DEPTH) {
 		fail(p, "nested too deeply");
@@ -326,7 +326,7 @@ static struct rt_json *parse_value(struct parser *p, int depth)
 		char *s = parse_string(p);
 		if (!s)
 			return NULL;
-		struct rt_json *v = new_node(p, RT_JSON_STRING);
+		struct rt_json_value *v = new_node(p, RT_JSON_STRING);
 		if (!v) {
 			free(s);
 			return NULL;
@@ -343,10 +343,10 @@ static struct rt_json *parse_value(struct parser *p, int depth)
 	return parse_number(p);
 }
 
-struct rt_json *rt_json_parse(const char *text, size_t len, char *errbuf, size_t errlen)
+struct rt_json_value *rt_json_parse(const char *text, size_t len, char *errbuf, size_t errlen)
 {
 	struct parser p = {.s = text, .len = len, .errbuf = errbuf, .errlen = errlen};
-	struct rt_json *v = parse_value(&p, 0);
+	struct rt_json_value *v = parse_value(&p, 0);
 	if (!v)
 		return NULL;
 	skip_ws(&p);
@@ -358,10 +358,10 @@ struct rt_json *rt_json_parse(const char *text, size_t len, char *errbuf, size_t
 	return v;
 }
 
-void rt_json_free(struct rt_json *v)
+void rt_json_free(struct rt_json_value *v)
 {
 	while (v) {
-		struct rt_json *next = v->next;
+		struct rt_json_value *next = v->next;
 		rt_json_free(v->child);
 		free(v->key);
 		free(v->str);
@@ -370,25 +370,25 @@ void rt_json_free(struct rt_json *v)
 	}
 }
 
-const struct rt_json *rt_json_get(const struct rt_json *obj, const char *key)
+const struct rt_json_value *rt_json_get(const struct rt_json_value *obj, const char *key)
 {
 	if (!obj || obj->type != RT_JSON_OBJECT)
 		return NULL;
-	for (const struct rt_json *m = obj->child; m; m = m->next)
+	for (const struct rt_json_value *m = obj->child; m; m = m->next)
 		if (m->key && !strcmp(m->key, key))
 			return m;
 	return NULL;
 }
 
-const char *rt_json_get_str(const struct rt_json *obj, const char *key)
+const char *rt_json_get_str(const struct rt_json_value *obj, const char *key)
 {
-	const struct rt_json *m = rt_json_get(obj, key);
+	const struct rt_json_value *m = rt_json_get(obj, key);
 	return m && m->type == RT_JSON_STRING ? m->str : NULL;
 }
 
-bool rt_json_get_num(const struct rt_json *obj, const char *key, double *out)
+bool rt_json_get_num(const struct rt_json_value *obj, const char *key, double *out)
 {
-	const struct rt_json *m = rt_json_get(obj, key);
+	const struct rt_json_value *m = rt_json_get(obj, key);
 	if (!m || m->type != RT_JSON_NUMBER)
 		return false;
 	*out = m->num;

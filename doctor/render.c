@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "common/json.h"
 #include "common/outbuf.h"
 #include "doctor/doctor.h"
 
@@ -75,90 +76,78 @@ int rt_doctor_print_text(const struct rt_doc_report *r, FILE *fp, bool color, bo
 	return fflush(fp) == 0 && !ferror(fp) ? 0 : -EIO;
 }
 
-static void json_key(struct rt_outbuf *o, const char *key)
-{
-	rt_out_json_str(o, key);
-	rt_out_char(o, ':');
-}
-
 /* a string member, or null when empty */
-static void json_str_or_null(struct rt_outbuf *o, const char *key, const char *v)
+static void json_str_or_null(struct rt_json *j, const char *key, const char *v)
 {
-	json_key(o, key);
+	rt_json_key(j, key);
 	if (v && *v)
-		rt_out_json_str(o, v);
+		rt_json_str(j, v);
 	else
-		rt_out_str(o, "null");
+		rt_json_null(j);
 }
 
 int rt_doctor_print_json(const struct rt_doc_report *r, FILE *fp)
 {
 	static struct rt_outbuf o;
+	struct rt_json j;
 	rt_out_init(&o, fp);
-	rt_out_char(&o, '{');
-	json_key(&o, "host");
-	rt_out_json_str(&o, r->host);
-	rt_out_char(&o, ',');
-	json_key(&o, "verdict");
-	rt_out_json_str(&o, rt_doc_status_name(rt_doctor_verdict(r)));
-	rt_out_str(&o, ",\"priority\":");
-	rt_out_u64(&o, r->priority);
-	rt_out_str(&o, ",\"dscp\":");
-	rt_out_u64(&o, r->dscp);
-	rt_out_str(&o, ",\"summary\":{");
+	rt_json_init(&j, &o);
+	rt_json_obj(&j);
+	RT_JSON_STR(&j, "host", r->host);
+	RT_JSON_NAME(&j, "verdict", rt_doc_status_name(rt_doctor_verdict(r)));
+	RT_JSON_U64(&j, "priority", r->priority);
+	RT_JSON_U64(&j, "dscp", r->dscp);
+	RT_JSON_KEY(&j, "summary");
+	rt_json_obj(&j);
 	for (int s = 0; s < 4; s++) {
-		if (s)
-			rt_out_char(&o, ',');
-		json_key(&o, rt_doc_status_name((enum rt_doc_status)s));
-		rt_out_u64(&o, r->counts[s]);
+		rt_json_key(&j, rt_doc_status_name((enum rt_doc_status)s));
+		rt_json_u64(&j, r->counts[s]);
 	}
-	rt_out_str(&o, "},\"notes\":[");
+	rt_json_obj_end(&j);
+	RT_JSON_KEY(&j, "notes");
+	rt_json_arr(&j);
 	for (unsigned i = 0; i < r->nnotes; i++) {
-		if (i)
-			rt_out_char(&o, ',');
-		rt_out_json_str(&o, r->notes[i]);
+		rt_json_next(&j);
+		rt_json_str(&j, r->notes[i]);
 	}
-	rt_out_str(&o, "],\"targets\":[");
+	rt_json_arr_end(&j);
+	RT_JSON_KEY(&j, "targets");
+	rt_json_arr(&j);
 	for (unsigned i = 0; i < r->ntargets; i++) {
 		const struct rt_doc_target *t = &r->targets[i];
-		if (i)
-			rt_out_char(&o, ',');
-		rt_out_char(&o, '{');
-		json_str_or_null(&o, "device", t->dev);
-		rt_out_str(&o, ",\"port\":");
+		rt_json_next(&j);
+		rt_json_obj(&j);
+		json_str_or_null(&j, "device", t->dev);
+		RT_JSON_KEY(&j, "port");
 		if (t->dev[0])
-			rt_out_u64(&o, t->port);
+			rt_json_u64(&j, t->port);
 		else
-			rt_out_str(&o, "null");
-		rt_out_char(&o, ',');
-		json_str_or_null(&o, "netdev", t->netdev);
-		rt_out_str(&o, ",\"gid_index\":");
+			rt_json_null(&j);
+		json_str_or_null(&j, "netdev", t->netdev);
+		RT_JSON_KEY(&j, "gid_index");
 		if (t->gid_index >= 0)
-			rt_out_u64(&o, (uint64_t)t->gid_index);
+			rt_json_u64(&j, (uint64_t)t->gid_index);
 		else
-			rt_out_str(&o, "null");
-		rt_out_str(&o, ",\"checks\":{");
+			rt_json_null(&j);
+		RT_JSON_KEY(&j, "checks");
+		rt_json_obj(&j);
 		for (unsigned k = 0; k < t->nchecks; k++) {
 			const struct rt_doc_check *c = &t->checks[k];
-			if (k)
-				rt_out_char(&o, ',');
-			json_key(&o, c->name);
-			rt_out_char(&o, '{');
-			json_key(&o, "status");
-			rt_out_json_str(&o, rt_doc_status_name(c->status));
-			rt_out_char(&o, ',');
-			json_str_or_null(&o, "value", c->value);
-			rt_out_char(&o, ',');
-			json_str_or_null(&o, "expected", c->expected);
-			rt_out_char(&o, ',');
-			json_str_or_null(&o, "fix", c->fix);
-			rt_out_char(&o, ',');
-			json_str_or_null(&o, "note", c->note);
-			rt_out_char(&o, '}');
+			rt_json_key(&j, c->name);
+			rt_json_obj(&j);
+			RT_JSON_NAME(&j, "status", rt_doc_status_name(c->status));
+			json_str_or_null(&j, "value", c->value);
+			json_str_or_null(&j, "expected", c->expected);
+			json_str_or_null(&j, "fix", c->fix);
+			json_str_or_null(&j, "note", c->note);
+			rt_json_obj_end(&j);
 		}
-		rt_out_str(&o, "}}");
+		rt_json_obj_end(&j);
+		rt_json_obj_end(&j);
 	}
-	rt_out_str(&o, "]}\n");
+	rt_json_arr_end(&j);
+	rt_json_obj_end(&j);
+	rt_out_char(&o, '\n');
 	int rc = rt_out_flush(&o);
 	if (rc == 0 && fflush(fp) != 0)
 		rc = errno ? errno : EIO;

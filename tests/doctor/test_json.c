@@ -11,7 +11,7 @@
 
 #include "doctor/json.h"
 
-static struct rt_json *parse(const char *s, char *err, size_t errlen)
+static struct rt_json_value *parse(const char *s, char *err, size_t errlen)
 {
 	return rt_json_parse(s, strlen(s), err, errlen);
 }
@@ -22,7 +22,7 @@ static void test_values(void **state)
 	char err[128];
 	const char *doc = " {\"host\":\"n1\",\"n\":-12.5e1,\"ok\":true,\"no\":false,\"nil\":null,"
 	                  "\"list\":[1,\"two\",{\"k\":[]}],\"empty\":{}} \n";
-	struct rt_json *v = parse(doc, err, sizeof(err));
+	struct rt_json_value *v = parse(doc, err, sizeof(err));
 	assert_non_null(v);
 	assert_int_equal(v->type, RT_JSON_OBJECT);
 	assert_string_equal(rt_json_get_str(v, "host"), "n1");
@@ -35,11 +35,11 @@ static void test_values(void **state)
 	assert_null(rt_json_get_str(v, "n"));
 	assert_false(rt_json_get_num(v, "host", &n));
 	assert_null(rt_json_get(v, "missing"));
-	const struct rt_json *list = rt_json_get(v, "list");
+	const struct rt_json_value *list = rt_json_get(v, "list");
 	assert_int_equal(list->type, RT_JSON_ARRAY);
 	assert_int_equal(list->child->type, RT_JSON_NUMBER);
 	assert_string_equal(list->child->next->str, "two");
-	const struct rt_json *k = rt_json_get(list->child->next->next, "k");
+	const struct rt_json_value *k = rt_json_get(list->child->next->next, "k");
 	assert_int_equal(k->type, RT_JSON_ARRAY);
 	assert_null(k->child);
 	assert_null(rt_json_get(v, "empty")->child);
@@ -50,11 +50,11 @@ static void test_strings(void **state)
 {
 	(void)state;
 	char err[128];
-	struct rt_json *v =
+	struct rt_json_value *v =
 	    parse("[\"a\\\"b\\\\c\\/d\\n\\t\", \"\\u00e9\\u20ac\", \"\\ud83d\\ude00\", \"\\u0000x\"]", err,
 	          sizeof(err));
 	assert_non_null(v);
-	const struct rt_json *e = v->child;
+	const struct rt_json_value *e = v->child;
 	assert_string_equal(e->str, "a\"b\\c/d\n\t");
 	assert_string_equal(e->next->str, "\xc3\xa9\xe2\x82\xac");
 	assert_string_equal(e->next->next->str, "\xf0\x9f\x98\x80");
@@ -71,7 +71,7 @@ static void test_errors(void **state)
 	                     "{\"a\":1} x", "[\"\\q\"]", "[\"\\u12\"]", "-", "1.", "1e", "[\"a\nb\"]"};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		err[0] = '\0';
-		struct rt_json *v = parse(bad[i], err, sizeof(err));
+		struct rt_json_value *v = parse(bad[i], err, sizeof(err));
 		if (v)
 			fail_msg("'%s' parsed", bad[i]);
 		assert_non_null(strstr(err, "at byte"));
@@ -84,7 +84,7 @@ static void test_errors(void **state)
 	assert_non_null(strstr(err, "nested too deeply"));
 	memset(deep, '[', 60);
 	memset(deep + 60, ']', 60);
-	struct rt_json *v = rt_json_parse(deep, 120, err, sizeof(err));
+	struct rt_json_value *v = rt_json_parse(deep, 120, err, sizeof(err));
 	assert_non_null(v);
 	rt_json_free(v);
 }
