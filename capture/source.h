@@ -22,6 +22,7 @@ struct rt_source_config {
 	const char *bpf;       /* filter expression or NULL */
 	int timeout_ms;	       /* how long a live next() may wait before -EAGAIN; 0 = default (100 ms) */
 	const char *sysfs_root; /* where class/infiniband and class/net live; NULL = "/sys" */
+	bool immediate;	/* a person watches: deliver each frame at once, not in blocks */
 };
 
 struct rt_source_stats {
