@@ -362,6 +362,15 @@ static void srclog_line(struct rt_analyzer *an, const struct rt_jobj *obj, bool 
 	e->src_seen = true;
 	double v;
 	if (!strcmp(ev, "rate") && rt_jnum(obj, "rate_mbps", &v)) {
+		const char *why = rt_jstr(obj, "reason");
+		if (why && !strcmp(why, "cnp") && e->src_rate_events && e->src_rate_last > 0) {
+			/* a cut for a CNP: against the rate the source logged before it */
+			double cut = 100.0 * (1.0 - v / e->src_rate_last);
+			if (!e->src_cuts || cut > e->src_cut_max)
+				e->src_cut_max = cut;
+			e->src_cuts++;
+			e->src_cut_sum += cut;
+		}
 		if (!e->src_rate_events || v < e->src_rate_min)
 			e->src_rate_min = v;
 		if (!e->src_rate_events)
