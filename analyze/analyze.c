@@ -483,7 +483,7 @@ static void handle_roce(struct rt_analyzer *an, const struct rt_record *rec)
 		an->note->flow_id = f->id;
 	if (!f->packets)
 		f->first_ts = ts;
-	an_rp_packet(an, f, ts);
+	an_rp_packet(an, f, ts, rec->wirelen);
 	f->last_ts = ts;
 	f->packets++;
 	f->bytes += rec->wirelen;

@@ -314,14 +314,16 @@ void an_hist_add(struct an_hist *h, uint64_t v)
 	h->n++;
 	h->sum += v;
 	h->bucket[hist_index(v)]++;
-	double d = (double)v - h->mean;
-	h->mean += d / (double)h->n;
-	h->m2 += d * ((double)v - h->mean);
+	h->sumsq += (unsigned __int128)v * v;
 }
 
 double an_hist_stddev(const struct an_hist *h)
 {
-	return h->n ? sqrt(h->m2 / (double)h->n) : 0.0;
+	if (!h->n)
+		return 0.0;
+	long double n = (long double)h->n, mean = (long double)h->sum / n;
+	long double var = (long double)h->sumsq / n - mean * mean;
+	return var > 0 ? (double)sqrtl(var) : 0.0;
 }
 
 void an_hist_addp(struct an_hist **h, uint64_t v)

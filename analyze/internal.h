@@ -19,7 +19,7 @@
 #define AN_HIST_BUCKETS (16 + 37 * 8)
 struct an_hist {
 	uint64_t n, min, max, sum;
-	double mean, m2; /* running mean and sum of squared deviations (Welford) */
+	unsigned __int128 sumsq; /* of the values, exact: the standard deviation without a division per value */
 	uint64_t exact[AN_HIST_EXACT];
 	uint32_t bucket[AN_HIST_BUCKETS];
 };
@@ -87,6 +87,7 @@ struct an_np {
 
 /* RP reaction: the sending rate over this many packet gaps before and after a CNP */
 #define AN_RP_GAPS 4
+_Static_assert((AN_RP_GAPS & (AN_RP_GAPS - 1)) == 0, "a power of two: the ring index is a mask");
 
 /* Rarely needed per-flow state, allocated when first used. */
 struct an_flow_ext {
@@ -133,8 +134,9 @@ struct an_flow_ext {
 };
 
 /*
- * One flow; the fields every packet touches come first, and flows start on
- * cache lines (the table is allocated 64-byte aligned): fewer lines per packet.
+ * One flow; the fields every packet touches come first, in the first three cache
+ * lines, and flows start on cache lines (the table is allocated 64-byte aligned):
+ * fewer lines per packet.
  */
 struct an_flow {
 	_Alignas(64) struct an_key key;
@@ -143,23 +145,27 @@ struct an_flow {
 	struct an_flow_ext *ext;
 	uint32_t reverse;   /* paired flow the other way, or AN_NONE */
 	uint8_t transport;  /* enum rt_transport of the first request, 0xff none */
-	bool dirty, has_req, in_retrans, tagged;
+	bool dirty, has_req, in_retrans;
+	bool tagged;
 	uint8_t nak_pending; /* 0, 1 NAK, 2 RNR NAK */
 	uint8_t dscp, pcp;
-	uint8_t rp_phase; /* RP reaction to a CNP under way (ext->rp_*): 0 none, AN_RP_AFTER, AN_RP_RECOVER */
-	uint8_t rp_head;  /* next slot of rp_ts/rp_cum */
+	uint8_t rp_phase;     /* RP reaction to a CNP under way (ext->rp_*): 0 none, AN_RP_AFTER, AN_RP_RECOVER */
+	uint8_t rp_head;      /* next slot of rp_dt/rp_len */
+	uint16_t rp_last_len; /* the latest packet's length (at most 65535) */
 	uint64_t packets, bytes, requests;
-	uint64_t first_ts, last_ts, last_req_ts;
+	uint64_t last_ts, last_req_ts;
 	/* request PSN tracking */
 	uint32_t psn_lo, psn_hi;       /* oldest PSN kept for pairing; highest PSN the requests can use */
 	uint32_t next_psn, next_psn_max; /* range the next new request may start at */
 	uint32_t last_psn;		 /* PSN of the latest request */
 	uint32_t pmtu;
 	uint64_t ecn[4];
-	/* the latest AN_RP_GAPS + 1 packets: their times and the flow's byte count before each */
-	uint64_t rp_ts[AN_RP_GAPS + 1];
-	uint32_t rp_cum[AN_RP_GAPS + 1];
+	/* the latest AN_RP_GAPS gaps between packets (ns, at most 2^32 - 1) and the length of the
+	 * packet before each: the sending rate around a CNP */
+	uint32_t rp_dt[AN_RP_GAPS];
+	uint16_t rp_len[AN_RP_GAPS];
 	/* less often */
+	uint64_t first_ts;
 	struct an_delta iv; /* this timeline bucket (packets, bytes and CE counted only with a timeline) */
 	uint32_t next_hosts; /* next flow with the same (src, dst) */
 	uint32_t next_dirty; /* timeline dirty list */
@@ -355,13 +361,18 @@ void an_rp_tick(struct rt_analyzer *an, struct an_flow *f, uint64_t ts);
 void an_rp_cnp(struct rt_analyzer *an, struct an_flow *f, uint64_t ts);
 /* End of input: a window still open is one with too few packets. */
 void an_rp_finish(struct an_flow *f);
-/* A packet of f (its bytes not yet counted in f->bytes): the rate history, and the reaction under way. */
-static inline void an_rp_packet(struct rt_analyzer *an, struct an_flow *f, uint64_t ts)
+/*
+ * A packet of f at ts, `len` bytes on the wire, before f->last_ts and f->packets count it:
+ * the gap since the flow's previous packet, and the reaction under way.
+ */
+static inline void an_rp_packet(struct rt_analyzer *an, struct an_flow *f, uint64_t ts, uint32_t len)
 {
 	unsigned h = f->rp_head;
-	f->rp_ts[h] = ts;
-	f->rp_cum[h] = (uint32_t)f->bytes;
-	f->rp_head = (uint8_t)(h == AN_RP_GAPS ? 0 : h + 1);
+	uint64_t dt = f->packets && ts > f->last_ts ? ts - f->last_ts : 0;
+	f->rp_dt[h] = dt > UINT32_MAX ? UINT32_MAX : (uint32_t)dt;
+	f->rp_len[h] = f->rp_last_len;
+	f->rp_last_len = (uint16_t)(len > UINT16_MAX ? UINT16_MAX : len);
+	f->rp_head = (uint8_t)((h + 1) % AN_RP_GAPS);
 	if (f->rp_phase)
 		an_rp_tick(an, f, ts);
 }

@@ -247,9 +247,10 @@ uint64_t an_np_unanswered(const struct an_flow_ext *e)
 
 /* ---- RP: the sending rate before a CNP against the slowest rate after it ----
  *
- * A rate is measured over AN_RP_GAPS gaps between the flow's packets, so the
- * windows adapt to the flow's packet spacing, and a window lasts at most
- * --rate-window: one emptier than that says nothing about the sender. Before
+ * A rate is measured over AN_RP_GAPS gaps between the flow's packets (each
+ * packet's length, at most 65535, over the gap after it), so the windows adapt to
+ * the flow's packet spacing, and a window lasts at most --rate-window: one
+ * emptier than that says nothing about the sender. Before
  * the CNP: the last AN_RP_GAPS gaps. After it: every window of AN_RP_GAPS gaps
  * whose packets all came after the CNP and within --rate-window of it; the
  * slowest one is the sender's reaction, wherever the path and its queues
@@ -257,20 +258,20 @@ uint64_t an_np_unanswered(const struct an_flow_ext *e)
  * on both sides goes unmeasured, and says why.
  */
 
-static unsigned newest_slot(const struct an_flow *f)
+/*
+ * The sending rate (bit/s) over the flow's last AN_RP_GAPS gaps, the newest packet at
+ * `newest`, if they all came after `after` and span at most w; else -1.
+ */
+static double ring_rate(const struct an_flow *f, uint64_t newest, uint64_t after, uint64_t w)
 {
-	return f->rp_head == 0 ? AN_RP_GAPS : f->rp_head - 1u;
-}
-
-/* The rate over the ring's AN_RP_GAPS gaps, if they all came after `after` and span at most w; else -1. */
-static double ring_rate(const struct an_flow *f, uint64_t after, uint64_t w)
-{
-	unsigned old = f->rp_head, nw = newest_slot(f);
-	uint64_t t0 = f->rp_ts[old], t1 = f->rp_ts[nw];
-	uint32_t bytes = f->rp_cum[nw] - f->rp_cum[old];
-	if (t0 <= after || t1 <= t0 || t1 - t0 > w || !bytes)
+	uint64_t span = 0, bytes = 0;
+	for (unsigned i = 0; i < AN_RP_GAPS; i++) {
+		span += f->rp_dt[i];
+		bytes += f->rp_len[i];
+	}
+	if (!span || span > w || span >= newest || newest - span <= after || !bytes)
 		return -1;
-	return (double)bytes * 8e9 / (double)(t1 - t0);
+	return (double)bytes * 8e9 / (double)span;
 }
 
 /* The after windows are over: a drop measured from the slowest, or why none was. */
@@ -300,19 +301,20 @@ void an_rp_cnp(struct rt_analyzer *an, struct an_flow *f, uint64_t ts)
 		e->rp_interrupted++;
 	f->rp_phase = 0;
 	e->rp_cnp_ts = ts;
-	/* the rate before: the last AN_RP_GAPS gaps (the oldest slot is the next to be written) */
-	unsigned old = f->rp_head, nw = newest_slot(f);
-	uint64_t t0 = f->rp_ts[old], t1 = f->rp_ts[nw];
-	uint32_t bytes = f->rp_cum[nw] - f->rp_cum[old];
-	if (f->packets < AN_RP_GAPS + 1 || t0 > ts || ts - t0 > an->o.rate_window_ns || t1 <= t0 || !bytes) {
+	/* the rate before: the last AN_RP_GAPS gaps, all within the window before the CNP */
+	double before = f->packets > AN_RP_GAPS && ts >= f->last_ts ? ring_rate(f, f->last_ts, 0, UINT64_MAX) : -1;
+	uint64_t span = 0;
+	for (unsigned i = 0; i < AN_RP_GAPS; i++)
+		span += f->rp_dt[i];
+	if (before < 0 || ts - f->last_ts + span > an->o.rate_window_ns) {
 		e->rp_few++;
 		return;
 	}
-	if (prev && t0 <= prev) {
+	if (prev && f->last_ts - span <= prev) {
 		e->rp_cnp_in_window++;
 		return;
 	}
-	e->rp_before_bps = (double)bytes * 8e9 / (double)(t1 - t0);
+	e->rp_before_bps = before;
 	e->rp_windows = 0;
 	e->rp_dipped = e->rp_back = false;
 	f->rp_phase = AN_RP_AFTER;
@@ -332,7 +334,7 @@ void an_rp_tick(struct rt_analyzer *an, struct an_flow *f, uint64_t ts)
 		f->rp_phase = 0;
 		return;
 	}
-	double rate = ring_rate(f, cnp, w);
+	double rate = f->packets >= AN_RP_GAPS ? ring_rate(f, ts, cnp, w) : -1;
 	if (rate < 0)
 		return;
 	if (f->rp_phase == AN_RP_AFTER && (!e->rp_windows++ || rate < e->rp_min_bps))

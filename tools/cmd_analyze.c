@@ -17,7 +17,7 @@
 #include "tools/options.h"
 
 #define EXIT_INTERRUPTED 130
-#define MAX_DURATION_NS  1000000000000000ull /* 1e6 s: --bucket, --episode-gap, --rate-window */
+#define MAX_DURATION_NS  1000000000000000ull /* 1e6 s: --bucket, --episode-gap */
 
 static const char analyze_help[] =
 	"usage: rocetrace analyze FILE [--json] [--link-speed RATE] [--counters F]\n"
@@ -71,8 +71,9 @@ static const char analyze_help[] =
 	"  --storm-ms N       a priority paused continuously for N ms or more is reported\n"
 	"                     as a PFC storm (default 100)\n"
 	"  --episode-gap D    events closer than D belong to one episode (default 1ms)\n"
-	"  --rate-window D    longest RP reaction window before/after each CNP; a\n"
-	"                     window must hold 4 of the flow's packet gaps (default 100us)\n"
+	"  --rate-window D    longest RP reaction window before/after each CNP, at most\n"
+	"                     4s; a window must hold 4 of the flow's packet gaps\n"
+	"                     (default 100us)\n"
 	"  --top N            flows listed in the text summary (default 10; 0: none)\n"
 	"  -h, --help         this text\n"
 	"\n"
@@ -329,7 +330,7 @@ static int common(int argc, char **argv, bool timeline)
 				                    MAX_DURATION_NS, &ao.episode_gap_ns))
 					return RT_EXIT_USAGE;
 			} else if (rt_opt_duration(cmd, "--rate-window", optarg, 1, 4,
-			                           MAX_DURATION_NS, &ao.rate_window_ns)) {
+			                           4000000000ull, &ao.rate_window_ns)) {
 				return RT_EXIT_USAGE;
 			}
 			break;
