@@ -180,6 +180,35 @@ def quanta_ns(q, bps):
     return (q * ps + 500) // 1000
 
 
+def send_ack(flows, frames, t, recv, sender, sqp, psn, sport, ecn=2):
+    """The receiver ACKs `psn` to the sender's QP at t."""
+    a = roce(recv, sender, 0x11, sqp, psn, ext=aeth(0x1F, psn), ecn=ecn, sport=sport, smac=MAC_B,
+             dmac=MAC_A)
+    frames.append((t, a))
+    flows.packet(recv, sender, sqp, a)
+
+
+def send_cnp(flows, frames, t, recv, sender, sqp, rqp, sport, answered):
+    """The receiver's NP sends a CNP to the sender's QP at t for the CE mark it saw at `answered`
+    (the truth: its delay)."""
+    c = roce(recv, sender, 0x81, sqp, 0, ext=bytes(16), ecn=2, dscp=48, becn=True, sport=sport,
+             smac=MAC_B, dmac=MAC_A)
+    frames.append((t, c))
+    flows.packet(recv, sender, sqp, c)
+    fl = flows.get(sender, recv, rqp)
+    fl["cnp_received"] += 1
+    fl["np_delay"].append(t - answered)
+
+
+def dcqcn_cut(s, floor, g, fl):
+    """A DCQCN reaction point's cut on a CNP: Rt = Rc, Rc = Rc(1 - alpha/2) (not below floor),
+    alpha = (1 - g) alpha + g (the truth: the cut in percent)."""
+    s["rt"] = s["rc"]
+    s["rc"] = max(floor, s["rc"] * (1 - s["alpha"] / 2))
+    s["alpha"] = (1 - g) * s["alpha"] + g
+    fl["rp_cut"].append(100 * (1 - s["rc"] / s["rt"]))
+
+
 # ---------------------------------------------------------------- scenarios
 
 def incast(one_host=False, ack_every=16):
@@ -252,26 +281,14 @@ def incast(one_host=False, ack_every=16):
                 else:
                     fl["ce_rate_limited"] += 1
             if ack:
-                a = roce(recv, senders[i], 0x11, sqp[i], psn, ext=aeth(0x1F, psn), ecn=2,
-                         sport=51000 + i, smac=MAC_B, dmac=MAC_A)
-                frames.append((t + 1 * US, a))
-                flows.packet(recv, senders[i], sqp[i], a)
+                send_ack(flows, frames, t + 1 * US, recv, senders[i], sqp[i], psn, 51000 + i)
         elif kind == "cnp":
-            c = roce(recv, senders[i], 0x81, sqp[i], 0, ext=bytes(16), ecn=2, dscp=48, becn=True,
-                     sport=52000 + i, smac=MAC_B, dmac=MAC_A)
-            frames.append((t, c))
-            flows.packet(recv, senders[i], sqp[i], c)
-            fl = flows.get(senders[i], recv, rqp[i])
-            fl["cnp_received"] += 1
-            fl["np_delay"].append(t - data)
+            send_cnp(flows, frames, t, recv, senders[i], sqp[i], rqp[i], 52000 + i, data)
             cnp_events.append(t)
             push(t + 1500, "react", i)
         elif kind == "react":
-            s["rt"] = s["rc"]
-            s["rc"] = max(line / 20, s["rc"] * (1 - s["alpha"] / 2))
-            s["alpha"] = (1 - g) * s["alpha"] + g
+            dcqcn_cut(s, line / 20, g, flows.get(senders[i], recv, rqp[i]))
             s["last_up"] = t
-            flows.get(senders[i], recv, rqp[i])["rp_cut"].append(100 * (1 - s["rc"] / s["rt"]))
     for i in range(n):
         flows.pair((senders[i], recv, rqp[i]), (recv, senders[i], sqp[i]))
         flows.get(senders[i], recv, rqp[i])["cnp_interval_ns"] = np_interval
@@ -354,26 +371,14 @@ def dcqcn_model(pkts, mark_bps, recover_ns, floor_bps):
                 else:
                     fl["ce_rate_limited"] += 1
             if ack:
-                a = roce(recv, senders[i], 0x11, sqp[i], psn, ext=aeth(0x1F, psn), sport=54000 + i,
-                         smac=MAC_B, dmac=MAC_A)
-                frames.append((t + 1 * US, a))
-                flows.packet(recv, senders[i], sqp[i], a)
+                send_ack(flows, frames, t + 1 * US, recv, senders[i], sqp[i], psn, 54000 + i)
         elif kind == "cnp":
-            c = roce(recv, senders[i], 0x81, sqp[i], 0, ext=bytes(16), dscp=48, becn=True,
-                     sport=55000 + i, smac=MAC_B, dmac=MAC_A)
-            frames.append((t, c))
-            flows.packet(recv, senders[i], sqp[i], c)
-            fl = flows.get(senders[i], recv, rqp[i])
-            fl["cnp_received"] += 1
-            fl["np_delay"].append(t - data)
+            send_cnp(flows, frames, t, recv, senders[i], sqp[i], rqp[i], 55000 + i, data)
             cnp_times.append(t)
             push(t + 1500, "react", i)
         elif kind == "react":
-            s["rt"] = s["rc"]
-            s["rc"] = max(floor_bps, s["rc"] * (1 - s["alpha"] / 2))
-            s["alpha"] = (1 - g) * s["alpha"] + g
+            dcqcn_cut(s, floor_bps, g, flows.get(senders[i], recv, rqp[i]))
             s["last_up"] = s["last_alpha"] = t
-            flows.get(senders[i], recv, rqp[i])["rp_cut"].append(100 * (1 - s["rc"] / s["rt"]))
     for i in range(n):
         flows.pair((senders[i], recv, rqp[i]), (recv, senders[i], sqp[i]))
         flows.get(senders[i], recv, rqp[i])["cnp_interval_ns"] = np_interval

@@ -499,6 +499,15 @@ static uint64_t true_median(struct np_truth *t)
 	return t->delay[(t->cnps + 1) / 2 - 1];
 }
 
+/* Every CNP of the flow sampled, each at exactly the model NP's delay. */
+static void assert_np_exact(const struct an_flow *f, const struct np_truth *t, uint64_t delay)
+{
+	assert_int_equal(f->cnp_received, t->cnps);
+	assert_int_equal(f->ext->np_reaction->n, t->cnps);
+	assert_int_equal(f->ext->np_reaction->min, delay);
+	assert_int_equal(f->ext->np_reaction->max, delay);
+}
+
 /* An NP answering in 1 us, at most one CNP per 50 us, under marks every 0.5-1 us. */
 static void test_np_rate_limited(void **state)
 {
@@ -507,10 +516,7 @@ static void test_np_rate_limited(void **state)
 	assert_non_null(t);
 	struct rt_analyzer *an = np_model(500, 1000, 3 * MS, 50 * US, 1 * US, 0, t);
 	struct an_flow *f = flow_of(an, 1, 2, 0x10);
-	assert_int_equal(f->cnp_received, t->cnps);
-	assert_int_equal(f->ext->np_reaction->n, t->cnps);
-	assert_int_equal(f->ext->np_reaction->min, 1 * US);
-	assert_int_equal(f->ext->np_reaction->max, 1 * US);
+	assert_np_exact(f, t, 1 * US);
 	assert_int_equal(f->ext->np->rate_limited, t->held_back);
 	assert_int_equal(an_np_unanswered(f->ext), 0);
 	uint64_t iv;
@@ -528,9 +534,7 @@ static void test_np_not_rate_limited(void **state)
 	assert_non_null(t);
 	struct rt_analyzer *an = np_model(500, 1000, 1 * MS, 0, 2 * US, 0, t);
 	struct an_flow *f = flow_of(an, 1, 2, 0x10);
-	assert_int_equal(f->ext->np_reaction->n, t->cnps);
-	assert_int_equal(f->ext->np_reaction->min, 2 * US);
-	assert_int_equal(f->ext->np_reaction->max, 2 * US);
+	assert_np_exact(f, t, 2 * US);
 	assert_int_equal(f->ext->np->rate_limited, 0);
 	uint64_t iv;
 	assert_false(an_np_interval(f->ext, &iv)); /* no limiter seen: no interval */
@@ -567,9 +571,7 @@ static void test_np_sparse(void **state)
 	assert_non_null(t);
 	struct rt_analyzer *an = np_model(20 * US, 400 * US, 40 * MS, 50 * US, 1 * US, 0, t);
 	struct an_flow *f = flow_of(an, 1, 2, 0x10);
-	assert_int_equal(f->ext->np_reaction->n, t->cnps);
-	assert_int_equal(f->ext->np_reaction->min, 1 * US);
-	assert_int_equal(f->ext->np_reaction->max, 1 * US);
+	assert_np_exact(f, t, 1 * US);
 	assert_int_equal(f->ext->np->rate_limited, t->held_back);
 	rt_analyzer_free(an);
 	free(t);
