@@ -49,7 +49,7 @@ static uint64_t bin_center(unsigned b)
 	return ((uint64_t)(AN_NP_SUB + sub) << (o - 4u)) + bin_width(b) / 2;
 }
 
-/* Bin b's votes per ns, scaled: votes over its width (at least AN_NP_FLOOR_NS). */
+/* The width (ns) bin b's votes are counted over: its own, at least AN_NP_FLOOR_NS. */
 static uint64_t bin_floor_width(unsigned b)
 {
 	uint64_t w = bin_width(b);
@@ -116,7 +116,7 @@ uint64_t an_np_cnp(struct an_flow_ext *e, uint64_t ts)
 				vote(v, ts - np->ce_ts[n % AN_NP_RING]);
 	/*
 	 * Where the answered mark should be: at the voted lag; before the votes agree, at the
-	 * previous CNP's lag (the first CNP: the oldest mark). A mark answers one CNP at most.
+	 * previous CNP's lag (the first CNP: the oldest mark not answered yet).
 	 */
 	bool oldest = false;
 	uint64_t lag = 0;
