@@ -90,107 +90,6 @@ void rt_analyzer_interval(struct rt_analyzer *an, struct rt_an_counts *out, bool
 		memset(&an->ivc, 0, sizeof(an->ivc));
 }
 
-/* ---- sending rate history and RP reaction ---- */
-
-static uint64_t slot_width(const struct rt_analyzer *an)
-{
-	return an->o.rate_window_ns / 4;
-}
-
-/* Bytes the flow sent in absolute slots [from, to] that the ring still holds. */
-static uint64_t rate_bytes(const struct an_flow *f, uint64_t from, uint64_t to)
-{
-	uint64_t sum = 0;
-	for (uint64_t s = from; s <= to && s <= f->rslot_cur; s++)
-		if (s + AN_RATE_SLOTS > f->rslot_cur)
-			sum += f->rslot[s % AN_RATE_SLOTS];
-	return sum;
-}
-
-static void rate_add(const struct rt_analyzer *an, struct an_flow *f, uint64_t ts, uint32_t bytes)
-{
-	uint64_t w = slot_width(an), s;
-	/* most packets fall in the flow's newest slot: no division for them */
-	if (f->packets && ts >= f->rslot_cur * w && ts - f->rslot_cur * w < w)
-		s = f->rslot_cur;
-	else
-		s = ts / w;
-	if (s > f->rslot_cur || !f->packets) {
-		uint64_t n = s - f->rslot_cur;
-		if (!f->packets || n >= AN_RATE_SLOTS)
-			memset(f->rslot, 0, sizeof(f->rslot));
-		else
-			for (uint64_t k = 1; k <= n; k++)
-				f->rslot[(f->rslot_cur + k) % AN_RATE_SLOTS] = 0;
-		f->rslot_cur = s;
-	}
-	if (s + AN_RATE_SLOTS > f->rslot_cur)
-		f->rslot[s % AN_RATE_SLOTS] += bytes;
-}
-
-/* Rate (bit/s) over the window that ends at the start of absolute slot s. */
-static uint64_t rate_before(const struct rt_analyzer *an, const struct an_flow *f, uint64_t s)
-{
-	if (s < 4)
-		return 0;
-	uint64_t b = rate_bytes(f, s - 4, s - 1);
-	return (uint64_t)((double)b * 8e9 / (double)an->o.rate_window_ns);
-}
-
-static void rp_finish_drop(struct rt_analyzer *an, struct an_flow_ext *e)
-{
-	double after = (double)e->rp_after_bytes * 8e9 / (double)an->o.rate_window_ns;
-	double drop = e->rp_before_bps ? 100.0 * (1.0 - after / (double)e->rp_before_bps) : 0.0;
-	if (drop < 0)
-		drop = 0;
-	e->rp_samples++;
-	e->rp_drop_sum += drop;
-	if (drop > e->rp_drop_max)
-		e->rp_drop_max = drop;
-	e->rp_dropped_done = true;
-}
-
-/* Called for each packet of a flow with an RP measurement under way, before the packet counts. */
-static void rp_tick(struct rt_analyzer *an, struct an_flow *f, uint64_t ts, uint32_t bytes)
-{
-	struct an_flow_ext *e = f->ext;
-	uint64_t w = an->o.rate_window_ns;
-	if (!e->rp_dropped_done) {
-		if (ts < e->rp_cnp_ts + w) {
-			e->rp_after_bytes += bytes;
-			return;
-		}
-		rp_finish_drop(an, e);
-	}
-	uint64_t s = ts / slot_width(an);
-	if (rate_before(an, f, s) * 10 >= e->rp_before_bps * 9) {
-		e->rp_recovered++;
-		an_hist_addp(&e->recover, s * slot_width(an) - e->rp_cnp_ts);
-		f->rp_pending = false;
-	} else if (ts > e->rp_cnp_ts + 100 * w) {
-		f->rp_pending = false;
-	}
-}
-
-static void rp_start(struct rt_analyzer *an, struct an_flow *f, uint64_t ts)
-{
-	struct an_flow_ext *e = f->ext;
-	if (f->rp_pending) {
-		if (!e->rp_dropped_done)
-			rp_finish_drop(an, e);
-		e->rp_interrupted++;
-	}
-	f->rp_pending = true;
-	e->rp_dropped_done = false;
-	e->rp_cnp_ts = ts;
-	e->rp_after_bytes = 0;
-	e->rp_before_bps = rate_before(an, f, ts / slot_width(an));
-	if (!e->rp_before_bps) {
-		/* nothing measured before: no reaction to measure */
-		f->rp_pending = false;
-	}
-}
-
 /* ---- pairing ---- */
 
 static void try_pair(struct rt_analyzer *an, uint32_t ri, uint32_t psn, uint64_t ts, enum an_pairing how)
@@ -221,13 +120,18 @@ static void try_pair(struct rt_analyzer *an, uint32_t ri, uint32_t psn, uint64_t
 		an_link(an, best, ri, how);
 }
 
-/* Append `ts` to a pending-event log (AN_PENDING_LOG entries at most, allocated at the first). */
-static void log_time(uint64_t **log, uint32_t *n, uint64_t ts)
+/* Append `ts` (and `frame`, once notes asked for frames) to a pending-event log of AN_PENDING_LOG entries. */
+static void log_time(uint64_t **log, uint64_t **frames, uint32_t *n, uint64_t ts, uint64_t frame)
 {
 	if (!*log && !(*log = malloc(AN_PENDING_LOG * sizeof(**log))))
 		return;
-	if (*n < AN_PENDING_LOG)
+	if (frames && frame && !*frames)
+		*frames = calloc(AN_PENDING_LOG, sizeof(**frames));
+	if (*n < AN_PENDING_LOG) {
+		if (frames && *frames)
+			(*frames)[*n] = frame;
 		(*log)[(*n)++] = ts;
+	}
 }
 
 void an_cnp_settle(struct rt_analyzer *an, uint32_t data, uint32_t carrier)
@@ -241,41 +145,18 @@ void an_cnp_settle(struct rt_analyzer *an, uint32_t data, uint32_t carrier)
 		an->cnp_unattributed -= c->cnp_pending;
 		c->cnp_pending = 0;
 	}
-	/* NP reaction of the logged CNPs: the first CE after the previous CNP, up to this one */
-	if (ce && ce->cnp_log_n && (de = an_ext(d))) {
-		bool ce_complete = de->ce_log_n < AN_PENDING_LOG;
-		uint32_t k = 0;
-		uint64_t prev = 0;
-		for (uint32_t i = 0; i < ce->cnp_log_n; i++) {
-			uint64_t t = ce->cnp_log[i];
-			while (k < de->ce_log_n && de->ce_log[k] <= prev)
-				k++;
-			if (k < de->ce_log_n && de->ce_log[k] <= t)
-				an_hist_addp(&de->np_reaction, t - de->ce_log[k]);
-			else
-				de->cnp_without_ce++;
-			if (!de->first_cnp_ts)
-				de->first_cnp_ts = t;
-			if (t > de->last_cnp_ts)
-				de->last_cnp_ts = t;
-			prev = t;
-		}
-		while (k < de->ce_log_n && de->ce_log[k] <= prev)
-			k++;
-		if (k < de->ce_log_n)
-			de->first_ce_since_cnp = de->ce_log[k];
-		else if (ce_complete || de->first_ce_since_cnp <= prev)
-			de->first_ce_since_cnp = 0;
-		de->ce_frame = 0;
-	}
+	/* NP reaction: the CE marks the data flow logged and the CNPs the carrier logged, in time order */
+	if ((de && de->ce_log) || (ce && ce->cnp_log_n && (de = an_ext(d))))
+		an_np_settle(de, ce);
 	if (ce) {
 		free(ce->cnp_log);
 		ce->cnp_log = NULL;
 		ce->cnp_log_n = 0;
 	}
-	if (de) { /* paired: CNPs now find this flow at once */
+	if (de) { /* paired: CE marks go to the NP history and CNPs find this flow at once */
 		free(de->ce_log);
-		de->ce_log = NULL;
+		free(de->ce_log_frame);
+		de->ce_log = de->ce_log_frame = NULL;
 		de->ce_log_n = 0;
 	}
 }
@@ -327,9 +208,11 @@ static void handle_cnp(struct rt_analyzer *an, uint32_t ri, const struct rt_reco
 	if (fi == AN_NONE) {
 		/* counted on its data flow once a pairing names it (an_cnp_settle) */
 		struct an_flow *r = &an->flows[ri];
+		struct an_flow_ext *re = an_ext(r);
 		an->cnp_unattributed++;
 		r->cnp_pending++;
-		log_time(&an_ext(r)->cnp_log, &an_ext(r)->cnp_log_n, ts);
+		if (re)
+			log_time(&re->cnp_log, NULL, &re->cnp_log_n, ts, 0);
 		an_ep_event(an, ts, r, AN_EV_CNP);
 		return;
 	}
@@ -341,19 +224,10 @@ static void handle_cnp(struct rt_analyzer *an, uint32_t ri, const struct rt_reco
 	if (an->note)
 		an->note->peer_flow_id = f->id;
 	if (e) {
+		uint64_t answers = an_np_cnp(e, ts);
 		if (an->note)
-			an->note->cnp_for_frame = e->ce_frame;
-		e->ce_frame = 0;
-		if (e->first_ce_since_cnp) {
-			an_hist_addp(&e->np_reaction, ts - e->first_ce_since_cnp);
-			e->first_ce_since_cnp = 0;
-		} else {
-			e->cnp_without_ce++;
-		}
-		if (!e->first_cnp_ts)
-			e->first_cnp_ts = ts;
-		e->last_cnp_ts = ts;
-		rp_start(an, f, ts);
+			an->note->cnp_for_frame = answers;
+		an_rp_cnp(an, f, ts);
 	}
 	an_ep_event(an, ts, f, AN_EV_CNP);
 }
@@ -591,14 +465,16 @@ static void count_ce(struct rt_analyzer *an, struct an_flow *f, const struct rt_
 	an->tl_all.ce++;
 	if (an->tl_out)
 		f->iv.ce++;
-	/* an NP answers CE-marked data, never a CE-marked CNP: only data starts the NP reaction */
+	/* an NP answers CE-marked data, never a CE-marked CNP: only data enters the NP history */
 	struct an_flow_ext *e = rec->opcode != RT_OPCODE_CNP ? an_ext(f) : NULL;
-	if (e && !e->first_ce_since_cnp)
-		e->first_ce_since_cnp = ts;
-	if (e && f->reverse == AN_NONE) /* CNPs may name this flow only later */
-		log_time(&e->ce_log, &e->ce_log_n, ts);
-	if (e && !e->ce_frame)
-		e->ce_frame = an->tot.packets;
+	uint64_t frame = an->note ? an->tot.packets : 0;
+	if (e) {
+		e->ce_data++;
+		if (f->reverse == AN_NONE) /* CNPs may name this flow only later */
+			log_time(&e->ce_log, &e->ce_log_frame, &e->ce_log_n, ts, frame);
+		else
+			an_np_ce(e, ts, frame);
+	}
 	if (an->note)
 		an->note->flags |= RT_AN_NOTE_CE;
 	an_ep_event(an, ts, f, AN_EV_CE);
@@ -656,9 +532,7 @@ static void handle_roce(struct rt_analyzer *an, const struct rt_record *rec)
 		an->note->flow_id = f->id;
 	if (!f->packets)
 		f->first_ts = ts;
-	if (f->rp_pending)
-		rp_tick(an, f, ts, rec->wirelen);
-	rate_add(an, f, ts, rec->wirelen);
+	an_rp_packet(an, f, ts, rec->wirelen);
 	f->last_ts = ts;
 	f->packets++;
 	f->bytes += rec->wirelen;
@@ -789,13 +663,14 @@ int rt_analyzer_finish(struct rt_analyzer *an)
 {
 	int rc = an_tl_finish(an);
 	an_pfc_advance(an, UINT64_MAX);
-	for (uint32_t fi = 0; fi < an->nflows; fi++) {
-		struct an_flow *f = &an->flows[fi];
-		if (f->rp_pending && !f->ext->rp_dropped_done &&
-		    an->last_ts >= f->ext->rp_cnp_ts + an->o.rate_window_ns)
-			rp_finish_drop(an, f->ext);
-	}
 	an_ep_finish(an);
 	pair_sole(an);
+	for (uint32_t fi = 0; fi < an->nflows; fi++) {
+		struct an_flow *f = &an->flows[fi];
+		if (!f->ext)
+			continue;
+		an_rp_finish(f);
+		an_np_finish(f->ext);
+	}
 	return rc;
 }

@@ -19,7 +19,7 @@ struct rt_analyzer_opts {
 	uint64_t link_speed_bps; /* for PFC/PAUSE quanta → time; default 100e9 */
 	uint64_t storm_ns;	 /* a class paused continuously this long is a storm; default 100 ms */
 	uint64_t episode_gap_ns; /* events closer than this belong to one episode; default 1 ms */
-	uint64_t rate_window_ns; /* RP reaction: sending rate window before/after a CNP; default 100 us */
+	uint64_t rate_window_ns; /* RP reaction: longest window before/after a CNP; default 100 us */
 	uint64_t bucket_ns;	 /* timeline bucket; 0 = no timeline */
 	/* timeline rows are written here (CSV or JSON Lines); NULL = no timeline */
 	FILE *timeline_out;
@@ -89,7 +89,7 @@ struct rt_an_note {
 	uint8_t flags;		/* enum rt_an_note_flag bits */
 	uint8_t nak_code;	/* NAK code or RNR timer (low 5 bits of the AETH syndrome) */
 	uint64_t nak_frame;	/* retransmission: the NAK or RNR NAK that started this go-back-N */
-	uint64_t cnp_for_frame; /* CNP: the first CE-marked frame of its flow since the previous CNP */
+	uint64_t cnp_for_frame; /* CNP: the CE-marked frame of its flow it answers (analyze/README.md) */
 	uint64_t copy_of_frame; /* RT_AN_NOTE_COPY: the frame that was counted */
 	/* PFC/PAUSE: bit c = this frame sets class c (RT_AN_PAUSE_CLASS for PAUSE) and pauses it
 	 * paused_ns[c] (its quanta at the link speed; 0 for an XON) */

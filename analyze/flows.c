@@ -1,5 +1,6 @@
 /* Flow table (open addressing, grows by doubling), host-pair index, flow pairing and the quantile sketch. */
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -85,19 +86,8 @@ int an_flows_init(struct rt_analyzer *an)
 
 void an_flows_free(struct rt_analyzer *an)
 {
-	for (uint32_t i = 0; i < an->nflows; i++) {
-		struct an_flow_ext *e = an->flows[i].ext;
-		if (!e)
-			continue;
-		free(e->rtt);
-		free(e->np_reaction);
-		free(e->gbn_delay);
-		free(e->timeout_gap);
-		free(e->recover);
-		free(e->ce_log);
-		free(e->cnp_log);
-		free(e);
-	}
+	for (uint32_t i = 0; i < an->nflows; i++)
+		an_ext_free(an->flows[i].ext);
 	free(an->flows);
 	free(an->tab);
 	free(an->htab_flow);
@@ -249,6 +239,26 @@ struct an_flow_ext *an_ext(struct an_flow *f)
 	return f->ext;
 }
 
+void an_ext_free(struct an_flow_ext *e)
+{
+	if (!e)
+		return;
+	free(e->rtt);
+	free(e->np_reaction);
+	free(e->gbn_delay);
+	free(e->timeout_gap);
+	free(e->recover);
+	free(e->ce_log);
+	free(e->ce_log_frame);
+	free(e->cnp_log);
+	if (e->np) {
+		free(e->np->ce_frame);
+		free(e->np->v);
+		free(e->np);
+	}
+	free(e);
+}
+
 void an_link(struct rt_analyzer *an, uint32_t a, uint32_t b, enum an_pairing how)
 {
 	struct an_flow *fa = &an->flows[a], *fb = &an->flows[b];
@@ -304,6 +314,16 @@ void an_hist_add(struct an_hist *h, uint64_t v)
 	h->n++;
 	h->sum += v;
 	h->bucket[hist_index(v)]++;
+	h->sumsq += (unsigned __int128)v * v;
+}
+
+double an_hist_stddev(const struct an_hist *h)
+{
+	if (!h->n)
+		return 0.0;
+	long double n = (long double)h->n, mean = (long double)h->sum / n;
+	long double var = (long double)h->sumsq / n - mean * mean;
+	return var > 0 ? (double)sqrtl(var) : 0.0;
 }
 
 void an_hist_addp(struct an_hist **h, uint64_t v)

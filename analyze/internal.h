@@ -19,6 +19,7 @@
 #define AN_HIST_BUCKETS (16 + 37 * 8)
 struct an_hist {
 	uint64_t n, min, max, sum;
+	unsigned __int128 sumsq; /* of the values, exact: the standard deviation without a division per value */
 	uint64_t exact[AN_HIST_EXACT];
 	uint32_t bucket[AN_HIST_BUCKETS];
 };
@@ -27,6 +28,8 @@ void an_hist_add(struct an_hist *h, uint64_t v);
 void an_hist_addp(struct an_hist **h, uint64_t v);
 /* Nearest-rank quantile, q in [0,1]; 0 when empty. */
 uint64_t an_hist_quantile(const struct an_hist *h, double q);
+/* Population standard deviation of the values; 0 when empty. */
+double an_hist_stddev(const struct an_hist *h);
 
 /* One flow: source IP, destination IP, destination QP (memcmp-able, zero padded). */
 struct an_key {
@@ -54,7 +57,37 @@ struct an_delta {
 };
 
 #define AN_ACKRING 8
-#define AN_RATE_SLOTS 8
+
+/*
+ * NP reaction (analyze/reaction.c): the newest CE-marked data packets of a
+ * flow, and what the CNPs that throttle it tell about the notification point.
+ */
+#define AN_NP_RING 64 /* CE marks kept (the newest): the reach back from a CNP */
+#define AN_NP_GAPS 32 /* gaps between CNPs under sustained marking kept (the newest) */
+#define AN_NP_SUB 16  /* lag bins per octave */
+#define AN_NP_BINS (AN_NP_SUB + 28 * AN_NP_SUB) /* lags below 2^32 ns */
+struct an_np_votes {
+	uint64_t gap[AN_NP_GAPS];
+	uint32_t ngaps; /* gaps seen; the newest AN_NP_GAPS are kept */
+	uint32_t peak;	/* bin with the most votes per ns */
+	uint16_t votes[AN_NP_BINS]; /* CNP - CE lags of every CE mark within reach of each CNP */
+};
+struct an_np {
+	uint64_t ce_ts[AN_NP_RING]; /* CE mark number n (from 0) is at n % AN_NP_RING */
+	uint64_t *ce_frame;	    /* their frame numbers, kept once per-frame notes are asked for */
+	uint64_t ce_n;		    /* CE marks seen */
+	uint64_t ce_at_cnp;	    /* ce_n at the previous CNP */
+	uint64_t trig, trig_ts;	    /* 1 + number of the latest mark a CNP answered (0 = none), its time */
+	uint64_t first_answer;	    /* number of the first mark a CNP answered */
+	uint64_t answered_slots;    /* bit n % AN_NP_RING: CE mark n was answered */
+	uint64_t last_lag;	    /* the latest CNP's reaction */
+	uint64_t answered, rate_limited;
+	struct an_np_votes *v;	    /* allocated at the first CNP */
+};
+
+/* RP reaction: the sending rate over this many packet gaps before and after a CNP */
+#define AN_RP_GAPS 4
+_Static_assert((AN_RP_GAPS & (AN_RP_GAPS - 1)) == 0, "a power of two: the ring index is a mask");
 
 /* Rarely needed per-flow state, allocated when first used. */
 struct an_flow_ext {
@@ -64,31 +97,36 @@ struct an_flow_ext {
 	uint8_t ar_head, ar_count;
 	/* quantile sketches, allocated at their first sample */
 	struct an_hist *rtt, *np_reaction, *gbn_delay, *timeout_gap, *recover;
-	uint64_t first_ce_since_cnp; /* 0 = none */
-	/* frame numbers (rt_an_note): first CE-marked non-CNP frame since the last CNP, the NAK
-	 * that set nak_pending, the NAK that started the resend run under way (0 = none) */
-	uint64_t ce_frame, nak_frame, run_nak_frame;
-	uint64_t cnp_without_ce;
+	/* frame numbers (rt_an_note): the NAK that set nak_pending, the NAK that started the
+	 * resend run under way (0 = none) */
+	uint64_t nak_frame, run_nak_frame;
+	/* NP side: CE marks on this flow's data (CNPs aside), their history once paired */
+	uint64_t ce_data, cnp_without_ce;
 	uint64_t first_cnp_ts, last_cnp_ts;
+	struct an_np *np;
 	/*
 	 * Until the flow is paired (AN_PENDING_LOG entries each, then counts only): the
 	 * times of its CE-marked data, and of the CNPs it carried that named no known
 	 * data flow yet. Pairing settles those CNPs on the data flow (an_cnp_settle).
 	 */
 	uint64_t *ce_log, *cnp_log;
+	uint64_t *ce_log_frame; /* frame numbers of ce_log, kept once per-frame notes are asked for */
 	uint32_t ce_log_n, cnp_log_n;
-	/* RP reaction to the latest CNP */
-	bool rp_dropped_done;
-	uint64_t rp_cnp_ts, rp_before_bps, rp_after_bytes;
-	uint64_t rp_samples, rp_recovered, rp_interrupted;
+	/* RP reaction to the latest CNP (f->rp_phase says which part is under way) */
+	uint64_t rp_cnp_ts;
+	uint32_t rp_windows;	     /* windows after it so far */
+	bool rp_dipped, rp_back;     /* the rate fell below 90% of the rate before; came back */
+	double rp_before_bps, rp_min_bps;
+	uint64_t rp_cnps, rp_measured, rp_few, rp_cnp_in_window, rp_recovered, rp_interrupted;
 	double rp_drop_sum, rp_drop_max;
 	uint32_t nak_codes[32];
 	/* traffic source log join */
 	bool src_seen;
 	uint64_t src_packets, src_bytes, src_retrans, src_cnp_handled, src_naks;
 	uint64_t src_cnp_events, src_retransmit_events, src_retransmit_count, src_timeouts;
-	uint64_t src_rate_events, src_end_seen;
+	uint64_t src_rate_events, src_end_seen, src_cuts;
 	double src_rate_first, src_rate_last, src_rate_min;
+	double src_cut_sum, src_cut_max; /* rate cuts the source logged for CNPs, in percent */
 	/* timeline: the source's rate now, its CNPs in this bucket */
 	bool tl_rate_known;
 	double tl_rate;
@@ -96,8 +134,9 @@ struct an_flow_ext {
 };
 
 /*
- * One flow; the fields every packet touches come first, and flows start on
- * cache lines (the table is allocated 64-byte aligned): fewer lines per packet.
+ * One flow; the fields every packet touches come first, in the first three cache
+ * lines, and flows start on cache lines (the table is allocated 64-byte aligned):
+ * fewer lines per packet.
  */
 struct an_flow {
 	_Alignas(64) struct an_key key;
@@ -106,22 +145,27 @@ struct an_flow {
 	struct an_flow_ext *ext;
 	uint32_t reverse;   /* paired flow the other way, or AN_NONE */
 	uint8_t transport;  /* enum rt_transport of the first request, 0xff none */
-	bool dirty, has_req, in_retrans, tagged;
+	bool dirty, has_req, in_retrans;
+	bool tagged;
 	uint8_t nak_pending; /* 0, 1 NAK, 2 RNR NAK */
 	uint8_t dscp, pcp;
-	bool rp_pending; /* an RP reaction to a CNP is being measured (ext->rp_*) */
+	uint8_t rp_phase;     /* RP reaction to a CNP under way (ext->rp_*): 0 none, AN_RP_AFTER, AN_RP_RECOVER */
+	uint8_t rp_head;      /* next slot of rp_dt/rp_len */
+	uint16_t rp_last_len; /* the latest packet's length (at most 65535) */
 	uint64_t packets, bytes, requests;
-	uint64_t first_ts, last_ts, last_req_ts;
+	uint64_t last_ts, last_req_ts;
 	/* request PSN tracking */
 	uint32_t psn_lo, psn_hi;       /* oldest PSN kept for pairing; highest PSN the requests can use */
 	uint32_t next_psn, next_psn_max; /* range the next new request may start at */
 	uint32_t last_psn;		 /* PSN of the latest request */
 	uint32_t pmtu;
-	/* sending-rate history: AN_RATE_SLOTS slots of rate_window/4, newest is slot rslot_cur */
-	uint64_t rslot_cur;
-	uint32_t rslot[AN_RATE_SLOTS];
 	uint64_t ecn[4];
+	/* the latest AN_RP_GAPS gaps between packets (ns, at most 2^32 - 1) and the length of the
+	 * packet before each: the sending rate around a CNP */
+	uint32_t rp_dt[AN_RP_GAPS];
+	uint16_t rp_len[AN_RP_GAPS];
 	/* less often */
+	uint64_t first_ts;
 	struct an_delta iv; /* this timeline bucket (packets, bytes and CE counted only with a timeline) */
 	uint32_t next_hosts; /* next flow with the same (src, dst) */
 	uint32_t next_dirty; /* timeline dirty list */
@@ -363,11 +407,49 @@ static inline void an_key_from(struct an_key *k, uint8_t ipver, const uint8_t *s
 	k->ipver = ipver;
 }
 struct an_flow_ext *an_ext(struct an_flow *f);
+void an_ext_free(struct an_flow_ext *e);
 void an_link(struct rt_analyzer *an, uint32_t a, uint32_t b, enum an_pairing how);
 /* CNPs flow `carrier` took before it was paired with `data`: counted on `data` now. */
 void an_cnp_settle(struct rt_analyzer *an, uint32_t data, uint32_t carrier);
 #define AN_PENDING_LOG 256
 void an_assign_id(struct rt_analyzer *an, uint32_t fi);
+
+/* NP reaction (reaction.c) */
+/* A CE-marked data packet of a paired flow (frame: its number for notes, 0 = none). */
+void an_np_ce(struct an_flow_ext *e, uint64_t ts, uint64_t frame);
+/* A CNP throttling the flow at `ts`: its reaction sample; returns the answered mark's frame or 0. */
+uint64_t an_np_cnp(struct an_flow_ext *e, uint64_t ts);
+/* Replay the CE marks `data` logged and the CNPs `carrier` logged while they were unpaired. */
+void an_np_settle(struct an_flow_ext *de, struct an_flow_ext *ce);
+/* End of input: CE marks after the last answered one that the limiter still held back. */
+void an_np_finish(struct an_flow_ext *e);
+/* The learned CNP interval; false when the CNPs show no rate limiting. */
+bool an_np_interval(const struct an_flow_ext *e, uint64_t *ns);
+/* CE marks (CNPs aside) no CNP answered and no limiter held back. */
+uint64_t an_np_unanswered(const struct an_flow_ext *e);
+
+/* RP reaction (reaction.c) */
+enum { AN_RP_AFTER = 1, AN_RP_RECOVER };
+void an_rp_tick(struct rt_analyzer *an, struct an_flow *f, uint64_t ts);
+/* A CNP throttling f (with its ext) at ts: measure the sending rate before it and start the after window. */
+void an_rp_cnp(struct rt_analyzer *an, struct an_flow *f, uint64_t ts);
+/* End of input: a window still open is one with too few packets. */
+void an_rp_finish(struct an_flow *f);
+/*
+ * A packet of f at ts, `len` bytes on the wire, before f->last_ts and f->packets count it:
+ * the gap since the flow's previous packet, and the reaction under way.
+ */
+static inline void an_rp_packet(struct rt_analyzer *an, struct an_flow *f, uint64_t ts, uint32_t len)
+{
+	unsigned h = f->rp_head;
+	uint64_t dt = f->packets && ts > f->last_ts ? ts - f->last_ts : 0;
+	f->rp_dt[h] = dt > UINT32_MAX ? UINT32_MAX : (uint32_t)dt;
+	f->rp_len[h] = f->rp_last_len;
+	f->rp_last_len = (uint16_t)(len > UINT16_MAX ? UINT16_MAX : len);
+	f->rp_head = (uint8_t)((h + 1) % AN_RP_GAPS);
+	if (f->rp_phase)
+		an_rp_tick(an, f, ts);
+}
 
 /* PFC */
 void an_pfc_frame(struct rt_analyzer *an, const struct rt_record *rec);

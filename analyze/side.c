@@ -205,21 +205,38 @@ int rt_analyzer_load_counters(struct rt_analyzer *an, const char *path, char *er
 	return rc;
 }
 
+/* The counter's growth over the samples; -1 after a reset (no meaningful delta). */
 static double delta(const struct an_counter_dev *d, size_t i)
 {
 	double v = d->last[i] - d->first[i];
-	return v < 0 ? 0 : v; /* a counter reset: no meaningful delta */
+	return v < 0 ? -1 : v;
 }
 
-/* Sum over devices of the delta of counter `name`; *found tells whether any device has it. */
+/* A delta as JSON: null when unknown (a reset, or no device had the counter). */
+static void delta_json(struct rt_outbuf *o, double v, bool found)
+{
+	if (found && v >= 0)
+		rt_out_double(o, v, 0);
+	else
+		rt_out_str(o, "null");
+}
+
+/*
+ * Sum over devices of the delta of counter `name`; *found tells whether any device has it.
+ * -1 when one of them was reset (the sum is unknown).
+ */
 static double sum_delta(const struct rt_analyzer *an, const char *name, bool *found)
 {
 	double s = 0;
 	for (size_t k = 0; k < an->ncdev; k++)
 		for (size_t i = 0; i < an->cdev[k].n; i++)
 			if (!strcmp(an->cdev[k].names[i], name)) {
-				s += delta(&an->cdev[k], i);
+				double v = delta(&an->cdev[k], i);
 				*found = true;
+				if (v < 0 || s < 0)
+					s = -1;
+				else
+					s += v;
 			}
 	return s;
 }
@@ -247,7 +264,7 @@ void an_report_counters_json(const struct rt_analyzer *an, struct rt_outbuf *o)
 				rt_out_char(o, ',');
 			rt_out_json_str(o, d->names[i]);
 			rt_out_char(o, ':');
-			rt_out_double(o, delta(d, i), 0);
+			delta_json(o, delta(d, i), true);
 		}
 		rt_out_str(o, "}}");
 	}
@@ -256,15 +273,9 @@ void an_report_counters_json(const struct rt_analyzer *an, struct rt_outbuf *o)
 	double sent = sum_delta(an, "np_cnp_sent", &f_sent);
 	double handled = sum_delta(an, "rp_cnp_handled", &f_handled);
 	rt_out_str(o, "\"np_cnp_sent\":");
-	if (f_sent)
-		rt_out_double(o, sent, 0);
-	else
-		rt_out_str(o, "null");
+	delta_json(o, sent, f_sent);
 	rt_out_str(o, ",\"rp_cnp_handled\":");
-	if (f_handled)
-		rt_out_double(o, handled, 0);
-	else
-		rt_out_str(o, "null");
+	delta_json(o, handled, f_handled);
 	rt_out_str(o, ",\"seen_on_wire\":");
 	rt_out_u64(o, an->tot.cnp);
 	rt_out_str(o, "},\"pfc\":{");
@@ -275,13 +286,12 @@ void an_report_counters_json(const struct rt_analyzer *an, struct rt_outbuf *o)
 		static const char *const keys[] = {"rx_pause", "tx_pause", "rx_pause_duration",
 						   "tx_pause_duration"};
 		double v[4];
-		bool any = false;
+		bool any = false, found[4] = {false, false, false, false};
 		for (unsigned j = 0; j < 4; j++) {
 			char name[40];
 			snprintf(name, sizeof(name), "%s_prio%u_pause%s", kinds[j], p, suffix[j]);
-			bool found = false;
-			v[j] = sum_delta(an, name, &found);
-			any |= found;
+			v[j] = sum_delta(an, name, &found[j]);
+			any |= found[j];
 		}
 		if (!any)
 			continue;
@@ -294,7 +304,7 @@ void an_report_counters_json(const struct rt_analyzer *an, struct rt_outbuf *o)
 				rt_out_char(o, ',');
 			rt_out_json_str(o, keys[j]);
 			rt_out_char(o, ':');
-			rt_out_double(o, v[j], 0);
+			delta_json(o, v[j], found[j]);
 		}
 		rt_out_char(o, '}');
 	}
@@ -310,9 +320,9 @@ void an_report_counters_text(const struct rt_analyzer *an, struct rt_outbuf *o)
 	double handled = sum_delta(an, "rp_cnp_handled", &f_handled);
 	if (f_sent || f_handled) {
 		rt_out_str(o, "  CNPs:");
-		if (f_sent)
+		if (f_sent && sent >= 0)
 			rt_out_printf(o, " %.0f sent by NPs,", sent);
-		if (f_handled)
+		if (f_handled && handled >= 0)
 			rt_out_printf(o, " %.0f handled by RPs,", handled);
 		rt_out_printf(o, " %llu seen on the wire\n", (unsigned long long)an->tot.cnp);
 	}
@@ -322,9 +332,14 @@ void an_report_counters_text(const struct rt_analyzer *an, struct rt_outbuf *o)
 		snprintf(tx, sizeof(tx), "tx_prio%u_pause", p);
 		bool f1 = false, f2 = false;
 		double r = sum_delta(an, rx, &f1), t = sum_delta(an, tx, &f2);
-		if ((f1 || f2) && (r > 0 || t > 0))
-			rt_out_printf(o, "  priority %u: %.0f pause frames received, %.0f sent%s\n", p, r, t,
-				      an->pfc_frames ? "" : " (none in the capture)");
+		if ((f1 || f2) && (r > 0 || t > 0)) {
+			rt_out_printf(o, "  priority %u:", p);
+			if (f1 && r >= 0)
+				rt_out_printf(o, " %.0f pause frames received", r);
+			if (f2 && t >= 0)
+				rt_out_printf(o, "%s %.0f sent", f1 && r >= 0 ? "," : "", t);
+			rt_out_printf(o, "%s\n", an->pfc_frames ? "" : " (none in the capture)");
+		}
 	}
 }
 
@@ -393,6 +408,15 @@ static void srclog_line(struct rt_analyzer *an, const struct rt_jobj *obj, bool 
 	e->src_seen = true;
 	double v;
 	if (!strcmp(ev, "rate") && rt_jnum(obj, "rate_mbps", &v)) {
+		const char *why = rt_jstr(obj, "reason");
+		if (why && !strcmp(why, "cnp") && e->src_rate_events && e->src_rate_last > 0) {
+			/* a cut for a CNP: against the rate the source logged before it */
+			double cut = 100.0 * (1.0 - v / e->src_rate_last);
+			if (!e->src_cuts || cut > e->src_cut_max)
+				e->src_cut_max = cut;
+			e->src_cuts++;
+			e->src_cut_sum += cut;
+		}
 		if (!e->src_rate_events || v < e->src_rate_min)
 			e->src_rate_min = v;
 		if (!e->src_rate_events)

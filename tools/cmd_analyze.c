@@ -15,7 +15,7 @@
 #include "tools/commands.h"
 #include "tools/options.h"
 
-#define MAX_DURATION_NS  1000000000000000ull /* 1e6 s: --bucket, --episode-gap, --rate-window */
+#define MAX_DURATION_NS  1000000000000000ull /* 1e6 s: --bucket, --episode-gap */
 #define AN_MAX_DUP_WINDOW_NS 100000000ull    /* --dup-window: 100 ms, the span copies are kept */
 
 static const char analyze_help[] =
@@ -35,11 +35,15 @@ static const char analyze_help[] =
 	"their \"id\" (0, 1, ...) is the same one `rocetrace timeline` uses.\n"
 	"\n"
 	"What is measured:\n"
-	"  ECN        per-flow codepoint counts and CE fraction\n"
-	"  CNP        counted on the data flow it throttles (cnp_received); NP reaction =\n"
-	"             first CE packet after the flow's previous CNP -> the next CNP;\n"
-	"             RP reaction = the flow's sending rate in a window before a CNP vs\n"
-	"             the window after it (drop %) and the time until it is back to 90%\n"
+	"  ECN        per-flow codepoint counts, CE and ECN-capable shares\n"
+	"  CNP        counted on the data flow it throttles (cnp_received). NP reaction:\n"
+	"             the NIC's delay from the CE mark a CNP answers to the CNP, learned\n"
+	"             from the lags that repeat CNP after CNP, so CNP rate limiting does\n"
+	"             not count; with the learned CNP interval and the CE marks the\n"
+	"             limiter held back. RP reaction: the sending rate over 4 packet gaps\n"
+	"             before a CNP vs the slowest 4 gaps after it, each window at most\n"
+	"             --rate-window, never across another CNP (else no drop, with the\n"
+	"             reason), and the time until it is back to 90%\n"
 	"  transport  PSN gaps (loss before the capture point), retransmissions\n"
 	"             (requests behind the highest PSN seen), go-back-N after a NAK with\n"
 	"             its delay, implied timeouts (a resend with no NAK before it), RNR\n"
@@ -49,6 +53,10 @@ static const char analyze_help[] =
 	"             quanta 0 ends a pause; time is counted once), storms\n"
 	"  episodes   intervals where CE marks, CNPs or pauses follow each other less\n"
 	"             than 1 ms apart, with throughput before, during and after\n"
+	"  incast     the receiver two or more senders feed with the most CE marks\n"
+	"The text summary shows per-flow rate, DSCP/PCP, ECN shares, round trips with\n"
+	"their jitter, PFC senders by MAC, and times relative to the capture start.\n"
+	"In --json a value that cannot be known is null, never 0.\n"
 	"\n"
 	"Options:\n"
 	"  -f, --filter BPF   analyze only frames matching the libpcap filter BPF\n"
@@ -66,8 +74,10 @@ static const char analyze_help[] =
 	"  --storm-ms N       a priority paused continuously for N ms or more is reported\n"
 	"                     as a PFC storm (default 100)\n"
 	"  --episode-gap D    events closer than D belong to one episode (default 1ms)\n"
-	"  --rate-window D    RP reaction window before/after each CNP (default 100us)\n"
-	"  --top N            flows listed in the text summary (default 10)\n"
+	"  --rate-window D    longest RP reaction window before/after each CNP, at most\n"
+	"                     4s; a window must hold 4 of the flow's packet gaps\n"
+	"                     (default 100us)\n"
+	"  --top N            flows listed in the text summary (default 10; 0: none)\n"
 	"  -h, --help         this text\n"
 	"\n"
 	"Duplicates: a packet with the same addresses, QP, PSN, opcode, length, UDP\n"
@@ -336,7 +346,7 @@ static int common(int argc, char **argv, bool timeline)
 				                    MAX_DURATION_NS, &ao.episode_gap_ns))
 					return RT_EXIT_USAGE;
 			} else if (rt_opt_duration(cmd, "--rate-window", optarg, 1, 4,
-			                           MAX_DURATION_NS, &ao.rate_window_ns)) {
+			                           4000000000ull, &ao.rate_window_ns)) {
 				return RT_EXIT_USAGE;
 			}
 			break;

@@ -41,6 +41,10 @@ def main():
                                                                "rx_prio3_pause": rx3}}) + "\n")
             f.write(json.dumps({"ts": "1700000000.%09d" % (k * 1000000), "dev": "mlx5_1", "port": 1,
                                 "counters": {"rp_cnp_handled": 3 * k, "np_cnp_sent": 0}}) + "\n")
+        # a counter that went back (reset between samples): its delta is unknown
+        for k, v in enumerate((50, 3)):
+            f.write(json.dumps({"ts": "1700000000.%09d" % (k * 1000000), "dev": "mlx5_2", "port": 1,
+                                "counters": {"np_ecn_marked_roce_packets": v}}) + "\n")
         f.write("{not json\n")
         f.write('{"dev":"mlx5_0","counters":{}}\n')  # no ts
     rep = analyze(exe, cap)
@@ -48,14 +52,18 @@ def main():
     if c is None:
         errors.append("FILE.counters.jsonl was not picked up")
     else:
-        check("counters.lines", c["lines"], 8)
+        check("counters.lines", c["lines"], 10)
         check("counters.bad_lines", c["bad_lines"], 2)
         check("counters.cnp.np_cnp_sent", c["cnp"]["np_cnp_sent"], 32)
         check("counters.cnp.rp_cnp_handled", c["cnp"]["rp_cnp_handled"], 6)
         check("counters.cnp.seen_on_wire", c["cnp"]["seen_on_wire"], truth["totals"]["cnp"])
         check("counters.pfc.3.rx_pause", c["pfc"]["3"]["rx_pause"], 7)
         check("counters devices", sorted(d["name"] for d in c["devices"]),
-              ["mlx5_0/1 eth0", "mlx5_1/1"])
+              ["mlx5_0/1 eth0", "mlx5_1/1", "mlx5_2/1"])
+        reset = [d for d in c["devices"] if d["name"] == "mlx5_2/1"]
+        check("a counter reset has no delta", reset and reset[0]["deltas"],
+              {"np_ecn_marked_roce_packets": None})
+        check("counters.pfc.3 without tx counters", c["pfc"]["3"]["tx_pause"], None)
 
     other = os.path.join(tmp, "other.jsonl")
     with open(other, "w") as f:
@@ -92,6 +100,10 @@ def main():
         check("source.rate_mbps_first", s["rate_mbps_first"], 2500)
         check("source.rate_mbps_min", s["rate_mbps_min"], 900)
         check("source.rate_mbps_last", s["rate_mbps_last"], 1400)
+        # cuts for CNPs: 2500 -> 1250 (50%), 1250 -> 900 (28%); the timer's rise is no cut
+        check("source.cuts", s["cuts"], 2)
+        check("source.cut_mean_pct", s["cut_mean_pct"], 39)
+        check("source.cut_max_pct", s["cut_max_pct"], 50)
         check("source.cnp_handled", s["cnp_handled"], 8)
         check("source.cnp_seen", s["cnp_seen"], flows[("10.0.0.1", "10.0.0.100", 0x200)]["cnp_received"])
         check("source.packets_reported", s["packets_reported"], 400)

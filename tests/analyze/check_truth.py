@@ -30,6 +30,62 @@ def approx(what, got, want, rel):
         errors.append("%s: got %r, want %r (±%.0f%%)" % (what, got, want, rel * 100))
 
 
+def within(what, got, want, tol):
+    if got is None or abs(got - want) > tol:
+        errors.append("%s: got %r, want %r (±%r)" % (what, got, want, tol))
+
+
+def check_np(name, f, t):
+    """The NP's reaction against the delay the model's NP had for each CNP it sent."""
+    tr, got = t["np_delay_ns"], f["np_reaction_ns"]
+    if tr is None:
+        check(name + " np_reaction_ns", got, None)
+        return
+    if got is None:
+        errors.append("%s np_reaction_ns: null, want %r" % (name, tr))
+        return
+    check(name + " np_reaction samples", got["samples"], tr["samples"])
+    # exact values up to 32 samples; beyond, the median comes from log buckets (within ~3%)
+    tol = 0 if tr["samples"] <= 32 else max(100, tr["median"] // 20)
+    within(name + " np_reaction median", got["median"], tr["median"], tol)
+    check(name + " np_reaction min", got["min"], tr["min"])
+    check(name + " np_reaction max", got["max"], tr["max"])
+    # every CE mark was answered or held back by the NP's limiter
+    check(name + " ce_rate_limited", f.get("ce_rate_limited"), t["ce_rate_limited"])
+    check(name + " ce_unanswered", f.get("ce_unanswered"), t["ce"] - t["cnp_received"] - t["ce_rate_limited"])
+    iv, want = f.get("cnp_interval_ns"), t["cnp_interval_ns"]
+    # learned from the CNP spacing: the limiter's interval or a little above; it must be learned
+    # when the limiter held back more marks than it let through
+    if iv is None:
+        if t["ce_rate_limited"] > t["cnp_received"]:
+            errors.append("%s cnp_interval_ns: null, want %r" % (name, want))
+    elif not want <= iv <= want * 1.1:
+        errors.append("%s cnp_interval_ns: got %r, want %r .. +10%%" % (name, iv, want))
+
+
+def check_rp(name, f, t, on_wire):
+    """The senders' rate drop on the wire against the cuts the model's senders made."""
+    rp, cuts = f["rp_reaction"], t["rp_cut_pct"]
+    if rp is not None and "measured" not in rp:
+        errors.append("%s rp_reaction has no measured count: %r" % (name, rp))
+        return
+    if rp is None:
+        if cuts and on_wire:
+            errors.append("%s rp_reaction: null, want drops near %r" % (name, cuts))
+        return
+    if rp["cnps"] > f["cnp_received"] or \
+            rp["measured"] + rp["too_few_packets"] + rp["cnp_in_window"] != rp["cnps"]:
+        errors.append("%s rp_reaction counts do not add up: %r" % (name, rp))
+    if (rp["mean_drop_pct"] is None) != (rp["measured"] == 0) or \
+            (rp["drop_null_reason"] is None) != (rp["measured"] > 0):
+        errors.append("%s rp_reaction: a drop with no measurement or a null without reason: %r"
+                      % (name, rp))
+    if on_wire and cuts:
+        # the capture sees the senders' own pacing: the drop is their cut
+        within(name + " rp_reaction mean_drop_pct", rp["mean_drop_pct"], cuts["mean"], 5)
+        within(name + " rp_reaction max_drop_pct", rp["max_drop_pct"], cuts["max"], 5)
+
+
 def main():
     exe, cap, truth_path = sys.argv[1:4]
     truth = json.load(open(truth_path))
@@ -54,19 +110,8 @@ def main():
                   "retransmitted", "gaps", "gap_psns", "go_back_n", "timeouts"):
             check("%s %s" % (name, k), f[k], t[k])
         check(name + " ce", f["ecn"]["ce"], t["ce"])
-        tr, got = t["np_reaction_ns"], f["np_reaction_ns"]
-        if tr is None:
-            check(name + " np_reaction_ns", got, None)
-        elif got is None:
-            errors.append("%s np_reaction_ns: null, want %r" % (name, tr))
-        else:
-            check(name + " np_reaction min", got["min"], tr["min"])
-            check(name + " np_reaction max", got["max"], tr["max"])
-            check(name + " np_reaction samples", got["samples"], tr["samples"])
-            if tr["samples"] <= 32:  # exact up to 32 samples, log buckets (±7%) beyond
-                check(name + " np_reaction median", got["median"], tr["median"])
-            else:
-                approx(name + " np_reaction median", got["median"], tr["median"], 0.07)
+        check_np(name, f, t)
+        check_rp(name, f, t, truth.get("rp_on_wire", False))
 
     if "go_back_n_delay_ns" in truth:
         d = [f["go_back_n_delay_ns"] for f in rep["flows"] if f["go_back_n_delay_ns"]]

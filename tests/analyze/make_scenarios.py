@@ -3,15 +3,18 @@
 
 Each scenario is a small model (senders, a switch queue, a receiver's NIC)
 that writes a nanosecond pcap and a NAME.truth.json with what the capture
-holds: per-flow counts, peers, NP reaction times, PFC paused time and
-episode boundaries. Frames are built with scapy plus struct (BTH and the
-extended headers by hand, ICRC computed here); nothing from rocetrace is used.
+holds: per-flow counts, peers, PFC paused time and episode boundaries, and
+what the models did: the NP's delay for each CNP it sent, its CNP interval
+and the CE marks its limiter left unanswered, the senders' rate cuts.
+Frames are built with scapy plus struct (BTH and the extended headers by
+hand, ICRC computed here); nothing from rocetrace is used.
 
 usage: make_scenarios.py OUTDIR     (writes OUTDIR/NAME.pcap + NAME.truth.json)
 """
 import heapq
 import json
 import os
+import random
 import struct
 import sys
 import zlib
@@ -94,13 +97,14 @@ def pause(smac, quanta):
     return f + b"\0" * (60 - len(f))
 
 
-def write_pcap(path, frames):
+def write_pcap(path, frames, snaplen=65535):
     frames = sorted(frames, key=lambda x: x[0])  # stable: equal times keep their order
     with open(path, "wb") as f:
-        f.write(struct.pack("<IHHiIII", 0xA1B23C4D, 2, 4, 0, 0, 65535, 1))
+        f.write(struct.pack("<IHHiIII", 0xA1B23C4D, 2, 4, 0, 0, snaplen, 1))
         for ts, b in frames:
-            f.write(struct.pack("<IIII", ts // 10**9, ts % 10**9, len(b), len(b)))
-            f.write(b)
+            cut = b[:snaplen]
+            f.write(struct.pack("<IIII", ts // 10**9, ts % 10**9, len(cut), len(b)))
+            f.write(cut)
     return frames
 
 
@@ -117,7 +121,8 @@ class Flows:
         if k not in self.f:
             self.f[k] = dict(src=src, dst=dst, dest_qp=qp, peer_qp=None, packets=0, bytes=0, ce=0,
                              cnp_received=0, naks_received=0, rnr_naks_received=0, retransmitted=0,
-                             gaps=0, gap_psns=0, go_back_n=0, timeouts=0, np_reaction=[])
+                             gaps=0, gap_psns=0, go_back_n=0, timeouts=0, np_delay=[], rp_cut=[],
+                             ce_rate_limited=0, cnp_interval_ns=None)
         return self.f[k]
 
     def packet(self, src, dst, qp, frame, ce=False):
@@ -151,12 +156,18 @@ def episodes(intervals, gap=1 * MS):
 
 
 def truth_doc(flows, frames, extra):
+    """Per flow, besides counts: np_delay_ns, the NP's own delay from the CE mark it answered
+    to each CNP it sent (null: it sent none); rp_cut_pct, the sender's rate cut for each CNP it
+    reacted to, in percent of its rate before (null: none)."""
     fl = []
     for f in flows.f.values():
-        d = {k: v for k, v in f.items() if k != "np_reaction"}
-        r = f["np_reaction"]
-        d["np_reaction_ns"] = None if not r else dict(min=min(r), median=nearest_rank(r, 0.5),
-                                                       max=max(r), samples=len(r))
+        d = {k: v for k, v in f.items() if k not in ("np_delay", "rp_cut")}
+        r = f["np_delay"]
+        d["np_delay_ns"] = None if not r else dict(min=min(r), median=nearest_rank(r, 0.5),
+                                                    max=max(r), samples=len(r))
+        c = f["rp_cut"]
+        d["rp_cut_pct"] = None if not c else dict(mean=round(sum(c) / len(c), 3),
+                                                   max=round(max(c), 3), cuts=len(c))
         fl.append(d)
     doc = dict(packets=len(frames), flows=fl)
     doc.update(extra)
@@ -167,6 +178,35 @@ def quanta_ns(q, bps):
     # one quantum = 512 bit times, each pause rounded to the nearest ns
     ps = int(512 * 10**12 / bps + 0.5)
     return (q * ps + 500) // 1000
+
+
+def send_ack(flows, frames, t, recv, sender, sqp, psn, sport, ecn=2):
+    """The receiver ACKs `psn` to the sender's QP at t."""
+    a = roce(recv, sender, 0x11, sqp, psn, ext=aeth(0x1F, psn), ecn=ecn, sport=sport, smac=MAC_B,
+             dmac=MAC_A)
+    frames.append((t, a))
+    flows.packet(recv, sender, sqp, a)
+
+
+def send_cnp(flows, frames, t, recv, sender, sqp, rqp, sport, answered):
+    """The receiver's NP sends a CNP to the sender's QP at t for the CE mark it saw at `answered`
+    (the truth: its delay)."""
+    c = roce(recv, sender, 0x81, sqp, 0, ext=bytes(16), ecn=2, dscp=48, becn=True, sport=sport,
+             smac=MAC_B, dmac=MAC_A)
+    frames.append((t, c))
+    flows.packet(recv, sender, sqp, c)
+    fl = flows.get(sender, recv, rqp)
+    fl["cnp_received"] += 1
+    fl["np_delay"].append(t - answered)
+
+
+def dcqcn_cut(s, floor, g, fl):
+    """A DCQCN reaction point's cut on a CNP: Rt = Rc, Rc = Rc(1 - alpha/2) (not below floor),
+    alpha = (1 - g) alpha + g (the truth: the cut in percent)."""
+    s["rt"] = s["rc"]
+    s["rc"] = max(floor, s["rc"] * (1 - s["alpha"] / 2))
+    s["alpha"] = (1 - g) * s["alpha"] + g
+    fl["rp_cut"].append(100 * (1 - s["rc"] / s["rt"]))
 
 
 # ---------------------------------------------------------------- scenarios
@@ -197,8 +237,8 @@ def incast(one_host=False, ack_every=16):
         push(T0 + i * 20 * US, "send", i)
     sw_free = T0  # switch egress busy until
     queue = []  # departure times and sizes of queued packets
-    np_last_cnp = [None] * n
-    first_ce_since = [None] * n
+    np_interval, np_delay = 50 * US, 2 * US
+    np_last_cnp = [None] * n  # the NP's limiter: time of the CE mark it last answered, per QP
     cnp_events = []
     ce_times = []
     while ev:
@@ -234,39 +274,133 @@ def incast(one_host=False, ack_every=16):
             flows.packet(senders[i], recv, rqp[i], f, ce)
             if ce:
                 ce_times.append(t)
-                if first_ce_since[i] is None:
-                    first_ce_since[i] = t
-                if np_last_cnp[i] is None or t - np_last_cnp[i] >= 50 * US:
+                fl = flows.get(senders[i], recv, rqp[i])
+                if np_last_cnp[i] is None or t - np_last_cnp[i] >= np_interval:
                     np_last_cnp[i] = t
-                    push(t + 2 * US, "cnp", i)
+                    push(t + np_delay, "cnp", i, t)
+                else:
+                    fl["ce_rate_limited"] += 1
             if ack:
-                a = roce(recv, senders[i], 0x11, sqp[i], psn, ext=aeth(0x1F, psn), ecn=2,
-                         sport=51000 + i, smac=MAC_B, dmac=MAC_A)
-                frames.append((t + 1 * US, a))
-                flows.packet(recv, senders[i], sqp[i], a)
+                send_ack(flows, frames, t + 1 * US, recv, senders[i], sqp[i], psn, 51000 + i)
         elif kind == "cnp":
-            c = roce(recv, senders[i], 0x81, sqp[i], 0, ext=bytes(16), ecn=2, dscp=48, becn=True,
-                     sport=52000 + i, smac=MAC_B, dmac=MAC_A)
-            frames.append((t, c))
-            flows.packet(recv, senders[i], sqp[i], c)
-            fl = flows.get(senders[i], recv, rqp[i])
-            fl["cnp_received"] += 1
-            if first_ce_since[i] is not None:
-                fl["np_reaction"].append(t - first_ce_since[i])
-            first_ce_since[i] = None
+            send_cnp(flows, frames, t, recv, senders[i], sqp[i], rqp[i], 52000 + i, data)
             cnp_events.append(t)
             push(t + 1500, "react", i)
         elif kind == "react":
-            s["rt"] = s["rc"]
-            s["rc"] = max(line / 20, s["rc"] * (1 - s["alpha"] / 2))
-            s["alpha"] = (1 - g) * s["alpha"] + g
+            dcqcn_cut(s, line / 20, g, flows.get(senders[i], recv, rqp[i]))
             s["last_up"] = t
     for i in range(n):
         flows.pair((senders[i], recv, rqp[i]), (recv, senders[i], sqp[i]))
+        flows.get(senders[i], recv, rqp[i])["cnp_interval_ns"] = np_interval
     eps = episodes([(x, x) for x in ce_times + cnp_events])
+    # the capture is behind the switch queue: a sender's cut reaches it diluted and late
     return flows, frames, dict(totals=dict(ce=len(ce_times), cnp=len(cnp_events), nak=0, rnr_nak=0,
                                            retransmitted=0),
-                               episodes=[dict(start_ns=a, end_ns=b) for a, b in eps])
+                               episodes=[dict(start_ns=a, end_ns=b) for a, b in eps],
+                               rp_on_wire=False)
+
+
+def dcqcn_model(pkts, mark_bps, recover_ns, floor_bps):
+    """2 senders -> 1 receiver on a 25 Gb/s link that never queues; the switch marks CE on the
+    packets above mark_bps of the aggregate (a phantom queue: a token bucket, as nftables
+    'limit rate over' does). The receiver's NP answers a CE mark after 1 us (+-100 ns) and sends
+    at most one CNP per QP per 50 us. The senders (5 Gb/s, paced per packet, `pkts` packets each)
+    cut their rate to Rc(1 - alpha/2), not below floor_bps, 1.5 us after a CNP reaches them;
+    alpha decays every 55 us without a CNP and the rate recovers half way to the rate before the
+    cut every recover_ns. The capture is at the receiver's port (headers only), so each
+    sender's pacing shows on the wire."""
+    n, payload = 2, 1024
+    line, link, bucket = 5e9, 25e9, 32 * 1024
+    recv = "10.0.6.100"
+    senders = ["10.0.6.%d" % (i + 1) for i in range(n)]
+    sqp = [0x600 + i for i in range(n)]
+    rqp = [0x700 + i for i in range(n)]
+    np_interval, np_delay, np_jitter = 50 * US, 1 * US, 100
+    rng = random.Random(7)
+    g = 1 / 256.0
+    flows, frames = Flows(), []
+    st = [dict(rc=line, rt=line, alpha=1.0, sent=0, psn=5000 * (i + 1), last_up=T0 + i * 3 * US,
+               last_alpha=T0 + i * 3 * US) for i in range(n)]
+    ev, seq = [], [0]
+
+    def push(t, kind, i, data=None):
+        seq[0] += 1
+        heapq.heappush(ev, (t, seq[0], kind, i, data))
+
+    for i in range(n):
+        push(T0 + i * 3 * US, "send", i)
+    tokens, tok_t = float(bucket), T0
+    link_free = T0
+    np_last = [None] * n
+    ce_times, cnp_times = [], []
+    while ev:
+        t, _, kind, i, data = heapq.heappop(ev)
+        s = st[i]
+        if kind == "send":
+            while t - s["last_alpha"] >= 55 * US:  # alpha decays while no CNP comes
+                s["last_alpha"] += 55 * US
+                s["alpha"] *= (1 - g)
+            while t - s["last_up"] >= recover_ns:  # fast recovery toward the rate before the cut
+                s["last_up"] += recover_ns
+                s["rc"] = min(line, (s["rt"] + s["rc"]) / 2)
+            ack = s["sent"] % 64 == 63
+            size = len(roce(senders[i], recv, 0x04, rqp[i], 0, payload=bytes(payload)))
+            arrive = t + 1 * US  # at the switch
+            tokens = min(bucket, tokens + (arrive - tok_t) * mark_bps / 8e9)
+            tok_t = arrive
+            ce = tokens < size
+            if not ce:
+                tokens -= size
+            link_free = max(link_free, arrive) + int(size * 8 / link * 1e9)
+            push(link_free + 500, "recv", i, (s["psn"], ack, ce))
+            s["psn"] += 1
+            s["sent"] += 1
+            if s["sent"] < pkts:
+                push(t + int(size * 8 / s["rc"] * 1e9), "send", i)
+        elif kind == "recv":
+            psn, ack, ce = data
+            f = roce(senders[i], recv, 0x04, rqp[i], psn, payload=bytes(payload), ackreq=ack,
+                     ecn=3 if ce else 2, sport=53000 + i)
+            frames.append((t, f))
+            fl = flows.packet(senders[i], recv, rqp[i], f, ce)
+            if ce:
+                ce_times.append(t)
+                if np_last[i] is None or t - np_last[i] >= np_interval:
+                    np_last[i] = t
+                    push(t + np_delay + rng.randint(-np_jitter, np_jitter), "cnp", i, t)
+                else:
+                    fl["ce_rate_limited"] += 1
+            if ack:
+                send_ack(flows, frames, t + 1 * US, recv, senders[i], sqp[i], psn, 54000 + i)
+        elif kind == "cnp":
+            send_cnp(flows, frames, t, recv, senders[i], sqp[i], rqp[i], 55000 + i, data)
+            cnp_times.append(t)
+            push(t + 1500, "react", i)
+        elif kind == "react":
+            dcqcn_cut(s, floor_bps, g, flows.get(senders[i], recv, rqp[i]))
+            s["last_up"] = s["last_alpha"] = t
+    for i in range(n):
+        flows.pair((senders[i], recv, rqp[i]), (recv, senders[i], sqp[i]))
+        flows.get(senders[i], recv, rqp[i])["cnp_interval_ns"] = np_interval
+    eps = episodes([(x, x) for x in ce_times + cnp_times])
+    return flows, frames, dict(totals=dict(ce=len(ce_times), cnp=len(cnp_times), nak=0, rnr_nak=0,
+                                           retransmitted=0),
+                               episodes=[dict(start_ns=a, end_ns=b) for a, b in eps],
+                               rp_on_wire=True, snaplen=128)
+
+
+def dcqcn():
+    """Marking only above 6 Gb/s: each CNP finds its sender near line rate, every cut is near
+    50% (alpha stays near 1) and lasts a 55 us recovery period: dense traffic whose cuts the
+    wire shows."""
+    return dcqcn_model(pkts=1500, mark_bps=6e9, recover_ns=55 * US, floor_bps=5e9 / 50)
+
+
+def np_limited():
+    """Marking above 2 Gb/s while the senders never go below 2.5 Gb/s: every packet is marked,
+    the NP's limiter sets the pace (one CNP per QP per 50 us, 1 us after the mark it answers)
+    and most marks go unanswered. The cuts are small: the senders sit at their floor."""
+    return dcqcn_model(pkts=800, mark_bps=2e9, recover_ns=20 * US, floor_bps=5e9 / 2)
 
 
 def nak_gbn():
@@ -622,8 +756,10 @@ def incast_one_host():
     return incast(one_host=True, ack_every=128)
 
 
-SCENARIOS = dict(incast=incast, incast_one_host=incast_one_host, nak_gbn=nak_gbn, rnr=rnr, pfc=pfc_scenario, pause=pause_scenario,
-                 psn_wrap=psn_wrap, cm=cm, read_atomic=read_atomic)
+SCENARIOS = dict(incast=incast, incast_one_host=incast_one_host, dcqcn=dcqcn,
+                 np_limited=np_limited, nak_gbn=nak_gbn, rnr=rnr,
+                 pfc=pfc_scenario, pause=pause_scenario, psn_wrap=psn_wrap, cm=cm,
+                 read_atomic=read_atomic)
 
 
 def main():
@@ -632,7 +768,7 @@ def main():
     os.makedirs(out, exist_ok=True)
     for name in names:
         flows, frames, extra = SCENARIOS[name]()
-        frames = write_pcap(os.path.join(out, name + ".pcap"), frames)
+        frames = write_pcap(os.path.join(out, name + ".pcap"), frames, extra.pop("snaplen", 65535))
         doc = truth_doc(flows, frames, extra)
         with open(os.path.join(out, name + ".truth.json"), "w") as f:
             json.dump(doc, f, indent=1, sort_keys=True)

@@ -395,37 +395,332 @@ static void test_episodes(void **state)
 	rt_analyzer_free(an);
 }
 
-static void test_np_reaction(void **state)
+/* The JSON report of `an` as a string (caller frees). */
+static char *report_json(struct rt_analyzer *an)
 {
-	(void)state;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *fp = open_memstream(&text, &len);
+	assert_non_null(fp);
+	assert_int_equal(rt_analyzer_report_json(an, fp), 0);
+	assert_int_equal(fclose(fp), 0);
+	return text;
+}
+
+static unsigned count_str(const char *hay, const char *needle)
+{
+	unsigned n = 0;
+	for (const char *p = hay; (p = strstr(p, needle)); p++)
+		n++;
+	return n;
+}
+
+/* A small deterministic generator (LCG) for the model streams below. */
+static uint64_t lcg_next(uint64_t *x)
+{
+	*x = *x * 6364136223846793005ull + 1442695040888963407ull;
+	return *x >> 33;
+}
+
+static uint64_t lcg_range(uint64_t *x, uint64_t lo, uint64_t hi)
+{
+	return lo + lcg_next(x) % (hi - lo + 1);
+}
+
+/* What a model NP did: its CNPs' true delays, and the CE marks its limiter held back. */
+struct np_truth {
+	uint64_t cnps, held_back;
+	uint64_t delay[8192];
+};
+
+/*
+ * Data 1 → 2 on QP 0x10, paired with QP 0x20 by an ACK; CE marks every spacing_lo..hi ns
+ * until `until`; the NP answers a mark when `interval` has passed since the mark it last
+ * answered, after delay ± jitter ns. CNPs and marks are fed in time order.
+ */
+static struct rt_analyzer *np_model(uint64_t spacing_lo, uint64_t spacing_hi, uint64_t until,
+				    uint64_t interval, uint64_t delay, uint64_t jitter, struct np_truth *t)
+{
 	struct rt_analyzer *an = new_an(0);
-	/* data 1 → 2 on QP 0x10 paired with 0x20 by an ACK */
 	struct rt_record r = roce(T0, 1, 2, 0x04, 0x10, 5);
 	rt_analyzer_feed(an, &r);
 	r = ack(T0 + US, 2, 1, 0x20, 5, 0x1f);
 	rt_analyzer_feed(an, &r);
-	/* CE at +10 us and +12 us, CNP at +15 us: reaction 5 us; CE at +20 us, CNP at +70 us: 50 us */
-	const uint64_t ce_at[] = {10, 12, 20};
-	const uint64_t cnp_at[] = {15, 70};
-	unsigned ci = 0, ni = 0;
-	for (uint64_t us = 2; us < 80; us++) {
-		if (ci < 3 && us == ce_at[ci]) {
-			r = roce(T0 + us * US, 1, 2, 0x04, 0x10, (uint32_t)(6 + ci));
+	uint64_t x = 42, last = 0, pending[64], npend = 0;
+	uint32_t psn = 6;
+	memset(t, 0, sizeof(*t));
+	for (uint64_t ts = T0 + 10 * US; ts < T0 + until; ts += lcg_range(&x, spacing_lo, spacing_hi)) {
+		/* CNPs due before this mark go first */
+		for (uint64_t i = 0; i < npend;) {
+			if (pending[i] <= ts) {
+				struct rt_record c = roce(pending[i], 2, 1, RT_OPCODE_CNP, 0x20, 0);
+				rt_analyzer_feed(an, &c);
+				pending[i] = pending[--npend];
+			} else {
+				i++;
+			}
+		}
+		r = roce(ts, 1, 2, 0x04, 0x10, psn++);
+		r.ecn = 3;
+		rt_analyzer_feed(an, &r);
+		if (last && ts - last < interval) {
+			t->held_back++;
+			continue;
+		}
+		last = ts;
+		uint64_t d = jitter ? lcg_range(&x, delay - jitter, delay + jitter) : delay;
+		assert_true(npend < 64 && t->cnps < 8192);
+		pending[npend++] = ts + d;
+		t->delay[t->cnps++] = d;
+	}
+	/* CNPs in time order (the pending ones sorted) */
+	for (uint64_t i = 1; i < npend; i++)
+		for (uint64_t j = i; j > 0 && pending[j - 1] > pending[j]; j--) {
+			uint64_t v = pending[j];
+			pending[j] = pending[j - 1];
+			pending[j - 1] = v;
+		}
+	for (uint64_t i = 0; i < npend; i++) {
+		struct rt_record c = roce(pending[i], 2, 1, RT_OPCODE_CNP, 0x20, 0);
+		rt_analyzer_feed(an, &c);
+	}
+	assert_int_equal(rt_analyzer_finish(an), 0);
+	return an;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+static uint64_t true_median(struct np_truth *t)
+{
+	qsort(t->delay, t->cnps, sizeof(t->delay[0]), cmp_u64);
+	return t->delay[(t->cnps + 1) / 2 - 1];
+}
+
+/* Every CNP of the flow sampled, each at exactly the model NP's delay. */
+static void assert_np_exact(const struct an_flow *f, const struct np_truth *t, uint64_t delay)
+{
+	assert_int_equal(f->cnp_received, t->cnps);
+	assert_int_equal(f->ext->np_reaction->n, t->cnps);
+	assert_int_equal(f->ext->np_reaction->min, delay);
+	assert_int_equal(f->ext->np_reaction->max, delay);
+}
+
+/* An NP answering in 1 us, at most one CNP per 50 us, under marks every 0.5-1 us. */
+static void test_np_rate_limited(void **state)
+{
+	(void)state;
+	struct np_truth *t = malloc(sizeof(*t));
+	assert_non_null(t);
+	struct rt_analyzer *an = np_model(500, 1000, 3 * MS, 50 * US, 1 * US, 0, t);
+	struct an_flow *f = flow_of(an, 1, 2, 0x10);
+	assert_np_exact(f, t, 1 * US);
+	assert_int_equal(f->ext->np->rate_limited, t->held_back);
+	assert_int_equal(an_np_unanswered(f->ext), 0);
+	uint64_t iv;
+	assert_true(an_np_interval(f->ext, &iv));
+	assert_true(iv >= 50 * US && iv <= 51 * US);
+	rt_analyzer_free(an);
+	free(t);
+}
+
+/* Every mark answered 2 us later, marks 0.5-1 us apart: CNPs interleave with the marks. */
+static void test_np_not_rate_limited(void **state)
+{
+	(void)state;
+	struct np_truth *t = malloc(sizeof(*t));
+	assert_non_null(t);
+	struct rt_analyzer *an = np_model(500, 1000, 1 * MS, 0, 2 * US, 0, t);
+	struct an_flow *f = flow_of(an, 1, 2, 0x10);
+	assert_np_exact(f, t, 2 * US);
+	assert_int_equal(f->ext->np->rate_limited, 0);
+	uint64_t iv;
+	assert_false(an_np_interval(f->ext, &iv)); /* no limiter seen: no interval */
+	rt_analyzer_free(an);
+	free(t);
+}
+
+/*
+ * The NP's delay varies: 1 us ± 150 ns under a 50 us limiter, 2 us ± 200 ns with none, marks
+ * 0.5-1 us apart. The median stays within the variation of the truth.
+ */
+static void test_np_jittery(void **state)
+{
+	(void)state;
+	struct np_truth *t = malloc(sizeof(*t));
+	assert_non_null(t);
+	const uint64_t interval[2] = {50 * US, 0}, delay[2] = {1 * US, 2 * US}, jitter[2] = {150, 200};
+	for (int k = 0; k < 2; k++) {
+		struct rt_analyzer *an = np_model(500, 1000, 4 * MS, interval[k], delay[k], jitter[k], t);
+		struct an_flow *f = flow_of(an, 1, 2, 0x10);
+		uint64_t med = an_hist_quantile(f->ext->np_reaction, 0.5), want = true_median(t);
+		assert_true(f->ext->np_reaction->n + 8 >= t->cnps && f->ext->np_reaction->n <= t->cnps);
+		assert_true(med + jitter[k] >= want && med <= want + jitter[k]);
+		rt_analyzer_free(an);
+	}
+	free(t);
+}
+
+/* Sparse marks (every 20-400 us) under a 50 us limiter: each CNP answers the mark before it. */
+static void test_np_sparse(void **state)
+{
+	(void)state;
+	struct np_truth *t = malloc(sizeof(*t));
+	assert_non_null(t);
+	struct rt_analyzer *an = np_model(20 * US, 400 * US, 40 * MS, 50 * US, 1 * US, 0, t);
+	struct an_flow *f = flow_of(an, 1, 2, 0x10);
+	assert_np_exact(f, t, 1 * US);
+	assert_int_equal(f->ext->np->rate_limited, t->held_back);
+	rt_analyzer_free(an);
+	free(t);
+}
+
+/*
+ * CNPs before the pairing is known: two CE-marked flows 1 → 2, their CNPs come back with
+ * no way to tell whose they are until ACKs pair the flows; then each flow gets its CNPs
+ * and their reaction (2 us) from the marks it logged.
+ */
+static void test_np_cnp_before_pairing(void **state)
+{
+	(void)state;
+	struct rt_analyzer *an = new_an(0);
+	for (uint64_t k = 0; k < 10; k++) {
+		uint64_t ts = T0 + k * 100 * US;
+		for (uint32_t q = 0; q < 2; q++) {
+			struct rt_record r = roce(ts + q * US, 1, 2, 0x04, 0x10 + q, (uint32_t)k + 100 * q);
 			r.ecn = 3;
 			rt_analyzer_feed(an, &r);
-			ci++;
 		}
-		if (ni < 2 && us == cnp_at[ni]) {
-			r = roce(T0 + us * US, 2, 1, RT_OPCODE_CNP, 0x20, 0);
+		for (uint32_t q = 0; q < 2; q++) {
+			struct rt_record r = roce(ts + q * US + 2 * US, 2, 1, RT_OPCODE_CNP, 0x20 + q, 0);
 			rt_analyzer_feed(an, &r);
-			ni++;
 		}
 	}
+	assert_int_equal(an->cnp_unattributed, 20);
+	for (uint32_t q = 0; q < 2; q++) {
+		struct rt_record r = ack(T0 + 2 * MS + q, 2, 1, 0x20 + q, 9 + 100 * q, 0x1f);
+		rt_analyzer_feed(an, &r);
+	}
+	assert_int_equal(an->cnp_unattributed, 0);
+	for (uint32_t q = 0; q < 2; q++) {
+		struct an_flow *f = flow_of(an, 1, 2, 0x10 + q);
+		assert_int_equal(f->cnp_received, 10);
+		assert_int_equal(f->ext->np_reaction->n, 10);
+		assert_int_equal(f->ext->np_reaction->min, 2 * US);
+		assert_int_equal(f->ext->np_reaction->max, 2 * US);
+	}
+	rt_analyzer_free(an);
+}
+
+/* A flow sending `size`-byte packets every `gap` ns from `from` to `to` (PSNs from *psn). */
+static void send_paced(struct rt_analyzer *an, uint64_t from, uint64_t to, uint64_t gap, uint32_t size,
+		       uint32_t *psn)
+{
+	for (uint64_t ts = from; ts < to; ts += gap) {
+		struct rt_record r = roce(ts, 1, 2, 0x04, 0x10, (*psn)++);
+		r.wirelen = size;
+		rt_analyzer_feed(an, &r);
+	}
+}
+
+/* RP windows: packets 700 us apart hold no window (null, with a reason); 1 us apart, a halving is 50%. */
+static void test_rp_window_rule(void **state)
+{
+	(void)state;
+	struct rt_analyzer *an = new_an(0);
+	uint32_t psn = 1;
+	struct rt_record r = ack(T0, 2, 1, 0x20, 0, 0x1f);
+	send_paced(an, T0, T0 + 10 * MS, 700 * US, 1000, &psn);
+	r = ack(T0 + 10 * MS, 2, 1, 0x20, psn - 1, 0x1f);
+	rt_analyzer_feed(an, &r);
+	r = roce(T0 + 10 * MS + 100, 2, 1, RT_OPCODE_CNP, 0x20, 0);
+	rt_analyzer_feed(an, &r);
+	send_paced(an, T0 + 10 * MS + 200 * US, T0 + 20 * MS, 1400 * US, 1000, &psn);
+	assert_int_equal(rt_analyzer_finish(an), 0);
 	struct an_flow *f = flow_of(an, 1, 2, 0x10);
-	assert_int_equal(f->cnp_received, 2);
-	assert_int_equal(f->ext->np_reaction->n, 2);
-	assert_int_equal(f->ext->np_reaction->min, 5 * US);
-	assert_int_equal(f->ext->np_reaction->max, 50 * US);
+	assert_int_equal(f->ext->rp_cnps, 1);
+	assert_int_equal(f->ext->rp_measured, 0);
+	assert_int_equal(f->ext->rp_few, 1);
+	char *js = report_json(an);
+	assert_non_null(strstr(js, "\"mean_drop_pct\":null,\"max_drop_pct\":null,"
+				   "\"drop_null_reason\":\"too few packets around the CNP\""));
+	free(js);
+	rt_analyzer_free(an);
+
+	/* dense: 1000-byte packets every 1 us, halved 3 us after the CNP, back 40 us later */
+	an = new_an(0);
+	psn = 1;
+	send_paced(an, T0, T0 + 200 * US, 1 * US, 1000, &psn);
+	r = ack(T0 + 200 * US + 100, 2, 1, 0x20, psn - 1, 0x1f);
+	rt_analyzer_feed(an, &r);
+	r = roce(T0 + 200 * US + 200, 2, 1, RT_OPCODE_CNP, 0x20, 0);
+	rt_analyzer_feed(an, &r);
+	send_paced(an, T0 + 200 * US, T0 + 203 * US, 1 * US, 1000, &psn);
+	send_paced(an, T0 + 203 * US, T0 + 243 * US, 2 * US, 1000, &psn);
+	send_paced(an, T0 + 243 * US, T0 + 400 * US, 1 * US, 1000, &psn);
+	assert_int_equal(rt_analyzer_finish(an), 0);
+	f = flow_of(an, 1, 2, 0x10);
+	assert_int_equal(f->ext->rp_measured, 1);
+	assert_true(f->ext->rp_drop_max > 49.0 && f->ext->rp_drop_max < 51.0);
+	assert_int_equal(f->ext->rp_recovered, 1);
+	rt_analyzer_free(an);
+}
+
+/* Standard deviation (round-trip jitter): population form, as JSON rtt_ns.stddev. */
+static void test_stddev(void **state)
+{
+	(void)state;
+	struct an_hist *h = calloc(1, sizeof(*h));
+	assert_non_null(h);
+	assert_true(an_hist_stddev(h) == 0.0);
+	const uint64_t v[] = {2000, 4000, 4000, 4000, 5000, 5000, 7000, 9000};
+	for (unsigned i = 0; i < 8; i++)
+		an_hist_add(h, v[i]);
+	assert_true(an_hist_stddev(h) > 1999.999 && an_hist_stddev(h) < 2000.001);
+	free(h);
+	/* large values with a small spread keep their precision */
+	struct rt_analyzer *an = new_an(0);
+	for (uint32_t p = 0; p < 4; p++) {
+		struct rt_record r = roce(T0 + p * MS, 1, 2, 0x04, 0x10, p);
+		r.ackreq = 1;
+		rt_analyzer_feed(an, &r);
+		r = ack(T0 + p * MS + 500 * US + (p & 1) * 2 * US, 2, 1, 0x20, p, 0x1f);
+		rt_analyzer_feed(an, &r);
+	}
+	assert_int_equal(rt_analyzer_finish(an), 0);
+	char *js = report_json(an);
+	assert_non_null(strstr(js, "\"rtt_ns\":{\"min\":500000,\"median\":500000,\"p99\":502000,"
+				   "\"mean\":501000,\"stddev\":1000,"));
+	free(js);
+	rt_analyzer_free(an);
+}
+
+/* Unknown values are null: no packets, one packet, no CNP rate, no RTT. */
+static void test_json_nulls(void **state)
+{
+	(void)state;
+	struct rt_analyzer *an = new_an(0);
+	assert_int_equal(rt_analyzer_finish(an), 0);
+	char *js = report_json(an);
+	assert_non_null(strstr(js, "\"start\":null,\"end\":null"));
+	assert_non_null(strstr(js, "\"incast\":null"));
+	free(js);
+	struct rt_record r = roce(T0, 1, 2, 0x04, 0x10, 1);
+	rt_analyzer_feed(an, &r);
+	r = roce(T0 + US, 2, 1, RT_OPCODE_CNP, 0x20, 0);
+	rt_analyzer_feed(an, &r);
+	js = report_json(an);
+	assert_non_null(strstr(js, "\"gbps\":null"));
+	assert_non_null(strstr(js, "\"cnp_rate_per_s\":null"));
+	assert_non_null(strstr(js, "\"cnp_interval_ns\":null"));
+	assert_non_null(strstr(js, "\"rtt_ns\":null"));
+	assert_null(strstr(js, ":nan"));
+	assert_null(strstr(js, ":-nan"));
+	assert_null(strstr(js, "\"transport\":\"none\""));
+	free(js);
 	rt_analyzer_free(an);
 }
 
@@ -596,26 +891,6 @@ static void test_ce_marked_cnp_no_np_reaction(void **state)
 	rt_analyzer_free(an);
 }
 
-/* The JSON report of `an` as a string (caller frees). */
-static char *report_json(struct rt_analyzer *an)
-{
-	char *text = NULL;
-	size_t len = 0;
-	FILE *fp = open_memstream(&text, &len);
-	assert_non_null(fp);
-	assert_int_equal(rt_analyzer_report_json(an, fp), 0);
-	assert_int_equal(fclose(fp), 0);
-	return text;
-}
-
-static unsigned count_str(const char *hay, const char *needle)
-{
-	unsigned n = 0;
-	for (const char *p = hay; (p = strstr(p, needle)); p++)
-		n++;
-	return n;
-}
-
 /* NAK codes 5..31 all name "reserved": one key with their sum, never the same key twice. */
 static void test_nak_codes_reserved_once(void **state)
 {
@@ -725,7 +1000,14 @@ int main(void)
 		cmocka_unit_test(test_pairing_ud_deth),
 		cmocka_unit_test(test_pfc_paused_time),
 		cmocka_unit_test(test_episodes),
-		cmocka_unit_test(test_np_reaction),
+		cmocka_unit_test(test_np_rate_limited),
+		cmocka_unit_test(test_np_not_rate_limited),
+		cmocka_unit_test(test_np_jittery),
+		cmocka_unit_test(test_np_sparse),
+		cmocka_unit_test(test_np_cnp_before_pairing),
+		cmocka_unit_test(test_rp_window_rule),
+		cmocka_unit_test(test_stddev),
+		cmocka_unit_test(test_json_nulls),
 		cmocka_unit_test(test_hist),
 		cmocka_unit_test(test_jsonl),
 		cmocka_unit_test(test_interval_counts),

@@ -233,36 +233,47 @@ def check_analysis(capture, rows, frames, an):
                 fail(capture, "flow %d %s: plugin %d, rocetrace analyze %d" % (i, k, mine[k], f[k]))
 
 
-def check_ce_cnp(capture, rows, frames):
-    """A CNP names the first CE-marked frame of its flow since that flow's last CNP; links go both ways."""
-    first_ce = {}
-    links = 0
+def check_ce_cnp(capture, rows, frames, an):
+    """A CNP names a CE-marked frame (not a CNP; a copy only when its mark was counted there) of
+    the flow it throttles, sent before it, and that frame names the CNP (the last one, when an NP reaction estimate let two CNPs answer
+    one mark); per flow, no more CNPs name a frame than the analyzer has NP reaction samples."""
+    ce_flow = {}  # CE-marked frame -> its flow id
+    named_by = {}  # CE-marked frame -> the last CNP naming it
+    links = {}  # flow id -> CNPs naming a frame
     for t, j in zip(rows, frames):
         n = j["frame"]
         fid = t["rocetrace.flow_id"]
         if not fid:
             continue
         if j["kind"] == "cnp":
-            peer = t["rocetrace.peer_flow_id"]
-            want = str(first_ce.pop(peer, "")) if peer else ""
             got = t["rocetrace.cnp_for_frame"]
-            if got != want:
-                fail(capture, "frame %d: CNP for frame %r, expected %r" % (n, got, want))
-            if got:
-                links += 1
-                if rows[int(got) - 1]["rocetrace.cnp_frame"] != str(n):
-                    fail(capture, "frame %s does not name its CNP %d" % (got, n))
+            if not got:
+                continue
+            peer = t["rocetrace.peer_flow_id"]
+            if int(got) >= n or ce_flow.get(int(got)) != peer:
+                fail(capture, "frame %d: CNP for frame %s, not an earlier CE-marked frame of flow %s"
+                     % (n, got, peer))
+            named_by[int(got)] = n
+            links[peer] = links.get(peer, 0) + 1
         elif t["rocetrace.copy_of"]:
             # a copy counts only a CE mark its packet picked up on the way
             if t["rocetrace.ce"] == "1":
-                first_ce.setdefault(fid, n)
+                ce_flow[n] = fid
         elif j.get("ecn") == 3 and not j.get("rocev1"):
             if t["rocetrace.ce"] != "1":
                 fail(capture, "frame %d: CE-marked, rocetrace.ce is %r" % (n, t["rocetrace.ce"]))
-            first_ce.setdefault(fid, n)
-        if t["rocetrace.cnp_frame"] and rows[int(t["rocetrace.cnp_frame"]) - 1]["rocetrace.cnp_for_frame"] != str(n):
-            fail(capture, "frame %d names CNP %s, which names another frame" % (n, t["rocetrace.cnp_frame"]))
-    return links
+            ce_flow[n] = fid
+    for i, t in enumerate(rows):
+        named = str(named_by[i + 1]) if i + 1 in named_by else ""
+        if t["rocetrace.cnp_frame"] != named:
+            fail(capture, "frame %d names CNP %r, the CNP naming it is %r"
+                 % (i + 1, t["rocetrace.cnp_frame"], named))
+    for f in an["flows"]:
+        samples = (f["np_reaction_ns"] or {}).get("samples", 0)
+        if links.get(str(f["id"]), 0) > samples:
+            fail(capture, "flow %d: %d CNPs name a CE-marked frame, rocetrace analyze has %d NP samples"
+                 % (f["id"], links.get(str(f["id"]), 0), samples))
+    return sum(links.values())
 
 
 def check_pfc(capture, rows, an):
@@ -312,7 +323,7 @@ def main():
             check_dissect(cap, rows, frames)
             an = rocetrace_json(exe, "analyze", cap)
             check_analysis(cap, rows, frames, an)
-            ce_links[os.path.basename(cap)] = check_ce_cnp(cap, rows, frames)
+            ce_links[os.path.basename(cap)] = check_ce_cnp(cap, rows, frames, an)
             pfc_frames += check_pfc(cap, rows, an)
             if cap in rxe_caps:
                 roce = [j for j in frames if j["kind"] == "roce"]
