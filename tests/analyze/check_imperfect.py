@@ -9,7 +9,9 @@ truth file, which the generator wrote (never the analyzer's own output):
   - pcapng whose statistics blocks record drops: the capture key and a warning
     name them (summed over interfaces and sections);
   - every frame doubled 3 us later: the same CE, CNP, NAK and retransmission
-    totals and per-flow packets as the truth, and a duplicates count;
+    totals and per-flow packets as the truth, and a duplicates count; the NP
+    and RP reaction figures of every flow as on the capture without copies
+    (a copy feeds neither estimate);
   - a forwarding host captured with "-i any" (SLL2: each packet in on one
     interface and out on another, TTL - 1, CE-marked only on the way out, up
     to 3 ms in the queue), and the same as a two-interface pcapng;
@@ -31,6 +33,9 @@ import zlib
 
 errors = []
 US = 1000
+# per-flow figures copies must not change: CE marks, the NP and the RP reaction
+REACTION_KEYS = ("ecn", "cnp_received", "np_reaction_ns", "cnp_without_ce", "cnp_interval_ns",
+                 "ce_rate_limited", "ce_unanswered", "rp_reaction")
 
 
 def fail(msg):
@@ -139,7 +144,8 @@ def main():
     tmpdir = tempfile.TemporaryDirectory(prefix="rt-imperfect-")
     tmp = tmpdir.name
     truth = {s: json.load(open(os.path.join(scen, s + ".truth.json")))
-             for s in ("incast", "nak_gbn", "psn_wrap", "rnr", "read_atomic", "cm", "incast_one_host")}
+             for s in ("incast", "nak_gbn", "psn_wrap", "rnr", "read_atomic", "cm", "incast_one_host",
+                       "dcqcn", "np_limited")}
     caps = {s: read_pcap(os.path.join(scen, s + ".pcap"))[1] for s in truth}
     incast = caps["incast"]
 
@@ -181,6 +187,12 @@ def main():
             fail("doubled %s: duplicates %r, want %d copies of %d frames" % (s, d, roce, len(frames)))
         if not warning(rep, "duplicates"):
             fail("doubled %s: no duplicates warning" % s)
+        clean = {f["id"]: f for f in analyze(exe, os.path.join(scen, s + ".pcap")).get("flows", [])}
+        for f in rep.get("flows", []):
+            for k in REACTION_KEYS:
+                if f.get(k) != clean.get(f["id"], {}).get(k):
+                    fail("doubled %s: flow %d %s %r, without copies %r" % (s, f["id"], k, f.get(k),
+                                                                             clean.get(f["id"], {}).get(k)))
 
     # 3. a forwarding host: "-i any" (SLL2) sees each packet in on ifindex 2, out on ifindex 3
     #    (TTL - 1, other MACs), CE marks made on the way out, up to 3 ms later
