@@ -463,8 +463,10 @@ static void count_ce(struct rt_analyzer *an, struct an_flow *f, const struct rt_
 	an->tot.ce++;
 	an->ivc.ce++;
 	an->tl_all.ce++;
-	if (an->tl_out)
+	if (an->tl_out) {
 		f->iv.ce++;
+		an_tl_mark(an, f); /* a copy's CE mark: its flow may have nothing else in this bucket */
+	}
 	/* an NP answers CE-marked data, never a CE-marked CNP: only data enters the NP history */
 	struct an_flow_ext *e = rec->opcode != RT_OPCODE_CNP ? an_ext(f) : NULL;
 	uint64_t frame = an->note ? an->tot.packets : 0;

@@ -14,7 +14,9 @@ truth file, which the generator wrote (never the analyzer's own output):
     (a copy feeds neither estimate);
   - a forwarding host captured with "-i any" (SLL2: each packet in on one
     interface and out on another, TTL - 1, CE-marked only on the way out, up
-    to 3 ms in the queue), and the same as a two-interface pcapng;
+    to 3 ms in the queue), and the same as a two-interface pcapng; in the
+    timeline, each CE mark in its copy's bucket, on its flow's row and the
+    'all' row;
   - RoCEv2 on UDP port 4792: a hint naming --udp-port 4792; with it, the truth;
   - gzip'd (file and standard input): the same report byte for byte;
   - classic pcap with seconds past 2^31 (after 2038): the right times;
@@ -22,6 +24,7 @@ truth file, which the generator wrote (never the analyzer's own output):
     backwards, an empty capture, a timeline --flow matching nothing, an empty
     counters file, and drops recorded only by the counters file's capture line.
 """
+import csv
 import gzip
 import json
 import os
@@ -121,6 +124,10 @@ def analyze(exe, path, *args, code=0, stdin=None, text=False):
                                               p.stderr.decode().strip()))
         return {} if not text else ""
     return p.stdout.decode() if text else json.loads(p.stdout)
+
+
+def nonzero(counts):
+    return {k: v for k, v in counts.items() if v}
 
 
 def warning(rep, code):
@@ -229,6 +236,17 @@ def main():
         if d.get("other_capture_point") != len(incast) or rep.get("totals", {}).get("ce") != ce_truth:
             fail("%s: duplicates %r, ce %r (want %d copies, %d CE)" %
                  (os.path.basename(path), d, rep.get("totals", {}).get("ce"), len(incast), ce_truth))
+        # the CE marks the copies carry fall in the copy's bucket, on its flow's row and the 'all' row
+        res = subprocess.run([exe, "timeline", path, "--bucket", "10us"], stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, timeout=120)
+        rows = list(csv.DictReader(res.stdout.decode().splitlines()))
+        all_ce, flow_ce = {}, {}
+        for r in rows:
+            into = all_ce if r["flow"] == "all" else flow_ce
+            into[r["t_ns"]] = into.get(r["t_ns"], 0) + int(r["ce"])
+        if res.returncode != 0 or sum(all_ce.values()) != ce_truth or nonzero(flow_ce) != nonzero(all_ce):
+            fail("%s: timeline CE per bucket, flows %d, 'all' rows %d (want %d, in the same buckets)" %
+                 (os.path.basename(path), sum(flow_ce.values()), sum(all_ce.values()), ce_truth))
 
     # 4. RoCEv2 on UDP port 4792 (ICRC recomputed: it covers the port)
     moved = []
