@@ -3,6 +3,7 @@
 #define RT_ANALYZE_INTERNAL_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -181,6 +182,8 @@ struct an_flow {
 	uint64_t cnp_received, cnp_sent, naks_received, rnr_naks_received, retransmitted;
 	uint64_t gaps, gap_psns, psn_jumps, timeouts, go_back_n, rnr_retries, duplicates;
 };
+_Static_assert(offsetof(struct an_flow, first_ts) <= 3 * 64,
+	       "the fields every packet touches fit in the first three cache lines of a flow");
 
 /* Duplicate packets (dedup.c). */
 #define AN_DUP_HOPS 2		    /* capture points remembered per packet */
