@@ -5,6 +5,7 @@
 #include "common/sysfs.h"
 #include "common/json.h"
 #include "common/outbuf.h"
+#include "common/outfile.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -240,9 +241,8 @@ int rt_counters_open(struct rt_counters **out, const struct rt_counters_config *
 		free(names);
 		free(values);
 	}
-	c->fp = fopen(c->path, "we");
-	if (!c->fp) {
-		int rc = rt_errorf(errbuf, errno, "%s", c->path);
+	int rc = rt_fopen_output(&c->fp, c->path, errbuf);
+	if (rc < 0) {
 		free(c);
 		return rc;
 	}
