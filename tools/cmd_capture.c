@@ -611,9 +611,10 @@ int rt_cmd_capture(int argc, char **argv)
 		set_error(&cap, rc, errbuf);
 	struct rt_source_stats st;
 	rt_source_stats(cap.src, &st, errbuf);
-	uint64_t written = rt_writer_count(cap.writer);
-	if ((rc = rt_writer_close(cap.writer, errbuf)) < 0)
+	if ((rc = rt_writer_finish(cap.writer, errbuf)) < 0)
 		set_error(&cap, rc, errbuf);
+	uint64_t written = rt_writer_count(cap.writer);
+	rt_writer_close(cap.writer, errbuf);
 	rt_source_close(cap.src);
 	rt_analyzer_free(cap.tick.an);
 	rt_pump_release_signals();
