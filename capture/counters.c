@@ -13,6 +13,7 @@
 #include <linux/sockios.h>
 #include <net/if.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -291,7 +292,12 @@ int rt_counters_start(struct rt_counters *c, char *errbuf)
 		return rc;
 	if (c->cfg.interval_ns == 0)
 		return rt_errorf(errbuf, EINVAL, "%s: sampling interval is zero", c->path);
+	/* the sampler takes no signals: they go to the thread that handles them (and forwards them) */
+	sigset_t all, old;
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
 	int err = pthread_create(&c->thread, NULL, sampler_main, c);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (err)
 		return rt_errorf(errbuf, err, "counter sampler thread");
 	c->started = true;
