@@ -65,6 +65,14 @@ wait_for_frames() { # capture file, number of frames it must hold (the capture f
 		i=$((i + 1))
 	done
 }
+# Send signal SIG to PID, give it 10 s (or the tenths of a second given) to end, then kill it; its status.
+signal_and_wait() { # SIG PID [tenths of a second]
+	kill -"$1" "$2"
+	i=0
+	while kill -0 "$2" 2>/dev/null && [ $i -lt "${3:-100}" ]; do sleep 0.1; i=$((i + 1)); done
+	kill -KILL "$2" 2>/dev/null
+	wait "$2"
+}
 nframes=$("$PY" "$CHECK" count "$FIXTURE")
 
 # 1. capture around a command: exactly the replayed frames, same bytes, same dissection.
@@ -109,11 +117,7 @@ ip netns exec "$NSA" "$RT" capture -i "$VA" -w "$T/term.pcapng" -- \
 	sh -c "echo started >'$T/term.started'; exec sleep 30" 2>/dev/null &
 pid=$!
 wait_for_file "$T/term.started"
-kill -TERM $pid
-i=0
-while kill -0 $pid 2>/dev/null && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
-kill -KILL $pid 2>/dev/null
-wait $pid
+signal_and_wait TERM $pid
 check "SIGTERM reaches the command, whose status (143) is returned" test $? -eq 143
 check "... and the capture file is complete" "$PY" "$CHECK" pcapng "$T/term.pcapng" 0
 
@@ -132,12 +136,8 @@ pid=$!
 wait_for_file "$T/int.pcapng.counters.jsonl"
 $replay >/dev/null
 wait_for_frames "$T/int.pcapng" "$nframes"
-kill -INT $pid
 # A capture that ignored SIGINT would hang the test: kill it after 20 s.
-i=0
-while kill -0 $pid 2>/dev/null && [ $i -lt 200 ]; do sleep 0.1; i=$((i + 1)); done
-kill -KILL $pid 2>/dev/null
-wait $pid
+signal_and_wait INT $pid 200
 rc=$?
 check "SIGINT ends the capture with status 0" test $rc -eq 0
 check "after SIGINT the file is complete, with its statistics block" "$PY" "$CHECK" pcapng "$T/int.pcapng" "$nframes"
@@ -204,21 +204,13 @@ ip netns exec "$NSA" "$RT" capture -i "$VA" -w "$T/hup.pcapng" -- \
 	sh -c "echo started >'$T/hup.started'; exec sleep 30" 2>/dev/null &
 pid=$!
 wait_for_file "$T/hup.started"
-kill -HUP $pid
-i=0
-while kill -0 $pid 2>/dev/null && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
-kill -KILL $pid 2>/dev/null
-wait $pid
+signal_and_wait HUP $pid
 check "SIGHUP stops the command with SIGTERM (143)" test $? -eq 143
 check "... and the capture file is complete" "$PY" "$CHECK" pcapng "$T/hup.pcapng" 0
 ip netns exec "$NSA" "$RT" capture -i "$VA" -w "$T/hup2.pcapng" 2>/dev/null &
 pid=$!
 wait_for_file "$T/hup2.pcapng"
-kill -HUP $pid
-i=0
-while kill -0 $pid 2>/dev/null && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
-kill -KILL $pid 2>/dev/null
-wait $pid
+signal_and_wait HUP $pid
 check "SIGHUP without a command: status 0" test $? -eq 0
 check "... and a complete file" "$PY" "$CHECK" pcapng "$T/hup2.pcapng" 0
 

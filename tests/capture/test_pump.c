@@ -332,6 +332,17 @@ static const struct rt_source_ops held_ops = {
     .breakloop = fake_break,
 };
 
+/* A fresh holding source (and stop state): hold_ns, and what the test sets in `hold` after. */
+static void held_source(uint64_t hold_ns)
+{
+	reset();
+	rt_pump_release_signals();
+	assert_int_equal(rt_pump_catch_signals(hook), 0);
+	src.ops = &held_ops;
+	src.hold_ns = hold_ns;
+	memset(&hold, 0, sizeof(hold));
+}
+
 static void test_held_frames(void **state)
 {
 	struct rt_pump_config c = config();
@@ -340,9 +351,7 @@ static void test_held_frames(void **state)
 	(void)state;
 
 	/* after Ctrl-C: the 2 held batches, then the first batch from after the stop, and no more */
-	src.ops = &held_ops;
-	src.hold_ns = 10000000000ull; /* the drain ends by frames, long before */
-	memset(&hold, 0, sizeof(hold));
+	held_source(10000000000ull); /* the drain ends by frames, long before */
 	hold.held = 2;
 	seen.signal_after = 5;
 	assert_int_equal(rt_pump_run(&src, &c, &res, errbuf), 0);
@@ -352,24 +361,14 @@ static void test_held_frames(void **state)
 	assert_int_equal(hold.after_stop_reads, 3);
 
 	/* the stop's own pending wake-up does not end the drain; a second stop does */
-	reset();
-	rt_pump_release_signals();
-	assert_int_equal(rt_pump_catch_signals(hook), 0);
-	src.ops = &held_ops;
-	src.hold_ns = 10000000000ull;
-	memset(&hold, 0, sizeof(hold));
+	held_source(10000000000ull);
 	hold.held = 5;
 	hold.eintr_at = 1;
 	seen.signal_after = 3;
 	seen.stop_call = true;
 	assert_int_equal(rt_pump_run(&src, &c, &res, errbuf), 0);
 	assert_int_equal(res.frames, 3 + 5 * 3 + 3);
-	reset();
-	rt_pump_release_signals();
-	assert_int_equal(rt_pump_catch_signals(hook), 0);
-	src.ops = &held_ops;
-	src.hold_ns = 10000000000ull;
-	memset(&hold, 0, sizeof(hold));
+	held_source(10000000000ull);
 	hold.held = 5;
 	hold.eintr_at = 2;
 	hold.restop = true;
@@ -380,12 +379,7 @@ static void test_held_frames(void **state)
 	assert_int_equal(hold.after_stop_reads, 2);
 
 	/* an idle source: the drain gives up after hold_ns */
-	reset();
-	rt_pump_release_signals();
-	assert_int_equal(rt_pump_catch_signals(hook), 0);
-	src.ops = &held_ops;
-	src.hold_ns = 20000000u;
-	memset(&hold, 0, sizeof(hold));
+	held_source(20000000u);
 	hold.idle = true;
 	seen.signal_after = 3;
 	seen.stop_call = true;
@@ -394,11 +388,7 @@ static void test_held_frames(void **state)
 	assert_true(realtime() - hold.stop_real >= 20000000u);
 
 	/* without hold_ns nothing is read after the stop */
-	reset();
-	rt_pump_release_signals();
-	assert_int_equal(rt_pump_catch_signals(hook), 0);
-	src.ops = &held_ops;
-	memset(&hold, 0, sizeof(hold));
+	held_source(0);
 	hold.held = 2;
 	seen.signal_after = 3;
 	seen.stop_call = true;
@@ -425,9 +415,7 @@ static void test_held_frames_tick_stop(void **state)
 	char errbuf[RT_ERRBUF_SIZE];
 	(void)state;
 
-	src.ops = &held_ops;
-	src.hold_ns = 10000000000ull;
-	memset(&hold, 0, sizeof(hold));
+	held_source(10000000000ull);
 	c.on_tick = stop_tick;
 	/* the tick's stop is not a stop request: the held frames are old, then come new ones */
 	assert_int_equal(rt_pump_run(&src, &c, &res, errbuf), 0);

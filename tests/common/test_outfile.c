@@ -110,16 +110,23 @@ static void test_open_output_refuses_symlinks(void **state)
 	unlink(link);
 }
 
+/* rows.csv holds "yesterday"; of is open on it with `text` written. */
+static void start_rows(struct rt_outfile *of, char *path, size_t size, const char *text)
+{
+	char errbuf[RT_ERRBUF_SIZE];
+	path_in_dir(path, size, "rows.csv");
+	put_file(path, "yesterday\n");
+	assert_int_equal(rt_outfile_open(of, path, errbuf), 0);
+	fputs(text, of->fp);
+}
+
 static void test_outfile_replaces_on_commit(void **state)
 {
 	char path[256], errbuf[RT_ERRBUF_SIZE];
 	struct rt_outfile of;
 	(void)state;
 
-	path_in_dir(path, sizeof(path), "rows.csv");
-	put_file(path, "yesterday\n");
-	assert_int_equal(rt_outfile_open(&of, path, errbuf), 0);
-	fputs("today\n", of.fp);
+	start_rows(&of, path, sizeof(path), "today\n");
 	/* until the commit, the old file is what readers see */
 	assert_string_equal(file_text(path), "yesterday\n");
 	assert_int_equal(entries(), 2);
@@ -137,14 +144,11 @@ static void test_outfile_replaces_on_commit(void **state)
 
 static void test_outfile_abort_leaves_it(void **state)
 {
-	char path[256], errbuf[RT_ERRBUF_SIZE];
+	char path[256];
 	struct rt_outfile of;
 	(void)state;
 
-	path_in_dir(path, sizeof(path), "rows.csv");
-	put_file(path, "yesterday\n");
-	assert_int_equal(rt_outfile_open(&of, path, errbuf), 0);
-	fputs("half a run\n", of.fp);
+	start_rows(&of, path, sizeof(path), "half a run\n");
 	rt_outfile_abort(&of);
 	assert_string_equal(file_text(path), "yesterday\n");
 	assert_int_equal(entries(), 1);
