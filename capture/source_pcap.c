@@ -139,9 +139,11 @@ static int pcap_live_open(struct rt_source *src, const char *name,
 		return rc;
 	}
 	/*
-	 * libpcap's own read timeout does not apply in immediate mode: read
-	 * non-blocking and wait in poll(), which breakloop() can wake. The
-	 * socket is not inherited by a command run with -- CMD.
+	 * Read non-blocking and wait in poll(), on the socket and an eventfd
+	 * breakloop() writes: a signal or a stop ends the wait at once (in
+	 * immediate mode libpcap's own wait has no timeout at all). The block
+	 * timeout stays the kernel's, set when the ring was made. The socket
+	 * is not inherited by a command run with -- CMD.
 	 */
 	int fd = pcap_get_selectable_fd(pcap);
 	if (fd < 0 || pcap_setnonblock(pcap, 1, perr) < 0) {
