@@ -235,5 +235,21 @@ for how in INT TERM; do
 	check "... and the file is complete" "$PY" "$CHECK" pcapng "$T/late.pcapng" 0
 done
 
+# 13. block delivery still counts drops: 40 replays into a one-block ring while the capture is
+# stopped (SIGSTOP); each frame is then either written or counted as dropped.
+ip netns exec "$NSA" "$RT" capture -i "$VA" -B 1 -w "$T/drop.pcapng" 2>"$T/drop.err" &
+pid=$!
+wait_for_file "$T/drop.pcapng"
+kill -STOP $pid
+ip netns exec "$NSB" tcpreplay -q --topspeed --loop=40 -i "$VB" "$FIXTURE" >/dev/null 2>&1
+kill -CONT $pid
+sleep 0.5 # it reads what the ring kept
+signal_and_wait INT $pid
+got=$(sed -n 's/^rocetrace capture: \([0-9]*\) received, \([0-9]*\) dropped, \([0-9]*\) written.*/\1 \2 \3/p' "$T/drop.err")
+# shellcheck disable=SC2086 # the three counts, split
+set -- $got
+check "frames the ring could not hold are counted as dropped ($got)" \
+	test "${2:-0}" -gt 0 -a "$((${1:-0} + ${2:-0}))" -eq $((40 * nframes)) -a "${1:-0}" = "${3:-}"
+
 [ $fails -eq 0 ] || { echo "$fails check(s) failed"; exit 1; }
 echo "all capture system checks passed"
