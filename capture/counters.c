@@ -5,6 +5,7 @@
 #include "common/sysfs.h"
 #include "common/json.h"
 #include "common/outbuf.h"
+#include "common/outfile.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -12,6 +13,7 @@
 #include <linux/sockios.h>
 #include <net/if.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -240,9 +242,8 @@ int rt_counters_open(struct rt_counters **out, const struct rt_counters_config *
 		free(names);
 		free(values);
 	}
-	c->fp = fopen(c->path, "we");
-	if (!c->fp) {
-		int rc = rt_errorf(errbuf, errno, "%s", c->path);
+	int rc = rt_fopen_output(&c->fp, c->path, errbuf);
+	if (rc < 0) {
 		free(c);
 		return rc;
 	}
@@ -291,7 +292,12 @@ int rt_counters_start(struct rt_counters *c, char *errbuf)
 		return rc;
 	if (c->cfg.interval_ns == 0)
 		return rt_errorf(errbuf, EINVAL, "%s: sampling interval is zero", c->path);
+	/* the sampler takes no signals: they go to the thread that handles them (and forwards them) */
+	sigset_t all, old;
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
 	int err = pthread_create(&c->thread, NULL, sampler_main, c);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (err)
 		return rt_errorf(errbuf, err, "counter sampler thread");
 	c->started = true;

@@ -13,16 +13,22 @@
 
 /* Lock-free, so the signal handler may touch them: the stop request and the source to wake. */
 static atomic_int stop_signal; /* 0, the signal that stopped, or -1 for rt_pump_stop() */
+static atomic_uint stop_requests; /* signals and rt_pump_stop() calls so far */
 static _Atomic(struct rt_source *) running;
 static void (*volatile signal_hook)(int sig);
-static struct sigaction old_int, old_term, old_pipe;
+static struct sigaction old_int, old_term, old_hup, old_pipe;
 static bool caught;
+
+static uint64_t clock_ns(clockid_t clk)
+{
+	struct timespec ts;
+	clock_gettime(clk, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
 
 static uint64_t now_ns(void)
 {
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	return clock_ns(CLOCK_MONOTONIC);
 }
 
 static void request_stop(int sig)
@@ -31,6 +37,7 @@ static void request_stop(int sig)
 	struct rt_source *src;
 
 	atomic_compare_exchange_strong(&stop_signal, &none, sig);
+	atomic_fetch_add(&stop_requests, 1);
 	src = atomic_load(&running);
 	if (src)
 		rt_source_break(src);
@@ -59,9 +66,12 @@ int rt_pump_catch_signals(void (*hook)(int sig))
 	signal_hook = hook;
 	atomic_store(&stop_signal, 0);
 	if (sigaction(SIGINT, &sa, &old_int) < 0 || sigaction(SIGTERM, &sa, &old_term) < 0 ||
-	    sigaction(SIGPIPE, &ign, &old_pipe) < 0)
+	    sigaction(SIGHUP, NULL, &old_hup) < 0 || sigaction(SIGPIPE, &ign, &old_pipe) < 0)
 		return -errno;
 	caught = true;
+	/* a hang-up the caller chose to ignore (nohup) stays ignored */
+	if (old_hup.sa_handler != SIG_IGN && sigaction(SIGHUP, &sa, NULL) < 0)
+		return -errno;
 	return 0;
 }
 
@@ -71,6 +81,7 @@ void rt_pump_release_signals(void)
 		return;
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGTERM, &old_term, NULL);
+	sigaction(SIGHUP, &old_hup, NULL);
 	sigaction(SIGPIPE, &old_pipe, NULL);
 	signal_hook = NULL;
 	caught = false;
@@ -129,6 +140,34 @@ static int hand_over(const struct rt_pump_config *cfg, struct rt_frame *frames, 
 	return RT_PUMP_EOF;
 }
 
+/*
+ * After a stop: frames that arrived before it but still wait inside the
+ * source (src->hold_ns) are read and handed over, until a frame from after
+ * the stop shows up, hold_ns passes, or another stop signal comes.
+ * Returns RT_PUMP_EOF when done, else the end hand_over() gave.
+ */
+static int drain_held(struct rt_source *src, const struct rt_pump_config *cfg,
+                      struct rt_frame *frames, struct rt_pump_result *res, int *err, char *errbuf)
+{
+	uint64_t stop_real = clock_ns(CLOCK_REALTIME), deadline = now_ns() + src->hold_ns;
+	unsigned requests = atomic_load(&stop_requests);
+
+	while (now_ns() < deadline) {
+		int got = rt_source_next(src, frames, BATCH, errbuf);
+		/* the stop's own wake-up may still be pending: only a later request ends the drain */
+		if (got == -EAGAIN || (got == -EINTR && atomic_load(&stop_requests) == requests))
+			continue;
+		if (got <= 0) /* the end, another stop request, or a failure: what was read stays */
+			break;
+		int end = hand_over(cfg, frames, got, res, err, errbuf);
+		if (end != RT_PUMP_EOF)
+			return end;
+		if (frames[got - 1].ts_ns > stop_real)
+			break;
+	}
+	return RT_PUMP_EOF;
+}
+
 int rt_pump_run(struct rt_source *src, const struct rt_pump_config *cfg, struct rt_pump_result *res,
                 char *errbuf)
 {
@@ -150,6 +189,11 @@ int rt_pump_run(struct rt_source *src, const struct rt_pump_config *cfg, struct 
 			if (rc) {
 				end = rc < 0 ? RT_PUMP_FAILED : RT_PUMP_STOPPED;
 				err = rc < 0 ? rc : 0;
+				if (rc > 0 && src->hold_ns) {
+					int dend = drain_held(src, cfg, frames, res, &err, errbuf);
+					if (dend == RT_PUMP_FAILED)
+						end = dend;
+				}
 				break;
 			}
 		}
@@ -176,6 +220,11 @@ int rt_pump_run(struct rt_source *src, const struct rt_pump_config *cfg, struct 
 				cfg->on_progress(cfg->ctx, res->frames, t - start);
 			}
 		}
+	}
+	if (end == RT_PUMP_INTERRUPTED && src->hold_ns) {
+		int dend = drain_held(src, cfg, frames, res, &err, errbuf);
+		if (dend == RT_PUMP_FAILED)
+			end = dend;
 	}
 	atomic_store(&running, NULL);
 	res->end = (enum rt_pump_end)end;

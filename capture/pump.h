@@ -34,7 +34,7 @@ struct rt_pump_config {
 enum rt_pump_end {
 	RT_PUMP_EOF,         /* the source ended */
 	RT_PUMP_STOPPED,     /* max_frames, or a callback returned 1 */
-	RT_PUMP_INTERRUPTED, /* SIGINT/SIGTERM (rt_pump_catch_signals) or rt_pump_stop() */
+	RT_PUMP_INTERRUPTED, /* SIGINT/SIGTERM/SIGHUP (rt_pump_catch_signals) or rt_pump_stop() */
 	RT_PUMP_FAILED,      /* reading or a callback failed: errbuf says what */
 };
 
@@ -49,7 +49,9 @@ struct rt_pump_result {
 /*
  * Run the loop over `src` until it ends, is stopped or interrupted, or
  * fails. Fills *res; returns 0, or the negative errno of RT_PUMP_FAILED
- * with errbuf filled. Frames already handed over stay handed over.
+ * with errbuf filled. Frames already handed over stay handed over. After
+ * an interruption or an on_tick stop, frames the source still holds
+ * (src->hold_ns) are read and handed over first, for at most hold_ns.
  */
 int rt_pump_run(struct rt_source *src, const struct rt_pump_config *cfg, struct rt_pump_result *res,
                 char *errbuf);
@@ -62,13 +64,14 @@ int rt_pump_run(struct rt_source *src, const struct rt_pump_config *cfg, struct 
 int rt_pump_open_file(struct rt_source **out, const char *path, const char *bpf, char *errbuf);
 
 /*
- * SIGINT and SIGTERM end the running pump (the read under way returns
- * early; what was read is handed over), then call `hook` (async-signal-safe,
- * may be NULL) with the signal. SIGPIPE is ignored, so a reader that goes
- * away shows up as EPIPE on write. Returns 0 or -errno.
+ * SIGINT, SIGTERM and SIGHUP (unless the caller ignored it, as nohup does)
+ * end the running pump (the read under way returns early; what was read is
+ * handed over), then call `hook` (async-signal-safe, may be NULL) with the
+ * signal. SIGPIPE is ignored, so a reader that goes away shows up as EPIPE
+ * on write. Returns 0 or -errno.
  */
 int rt_pump_catch_signals(void (*hook)(int sig));
-/* Put back what rt_pump_catch_signals() replaced. */
+/* Put back what rt_pump_catch_signals() replaced (async-signal-safe: a forked child may call it). */
 void rt_pump_release_signals(void);
 /* End the running pump as a signal would (async-signal-safe; from another thread too). */
 void rt_pump_stop(void);

@@ -77,6 +77,13 @@ struct rt_source {
 	enum rt_ts_source ts_source;
 	void *priv;
 	uint64_t seq; /* frames delivered, for sources that leave rt_frame.seq 0 */
+	/*
+	 * How long a frame may wait inside the source before next() can hand
+	 * it over (libpcap block delivery: until the kernel retires the
+	 * block); 0 when frames come at once. A stopping pump reads this much
+	 * longer, so frames that arrived before the stop are not left behind.
+	 */
+	uint64_t hold_ns;
 };
 
 /*

@@ -1,5 +1,6 @@
 /* Capture file writers: pcapng blocks and nanosecond pcap records, buffered, rotating. */
 #include "capture/writer.h"
+#include "common/outfile.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -50,7 +51,10 @@ struct rt_writer {
 	uint64_t file_packets; /* frames in the current file */
 	struct timespec file_opened;
 	uint64_t start_ns; /* capture start (realtime), for isb_starttime */
-	uint64_t count;
+	uint64_t count;        /* frames taken, for isb_usrdeliv */
+	uint64_t on_disk;      /* frames whose bytes were all written to a file */
+	uint64_t buf_frames;   /* frames whose bytes wait in buf, whole (see reserve()) */
+	bool finished;         /* rt_writer_finish() closed the last file */
 	struct iface ifaces[RT_WRITER_MAX_IFACES];
 	int n_ifaces;
 	bool header_done; /* SHB+IDBs (or the pcap header) of the current file written */
@@ -97,7 +101,28 @@ static void drain(struct rt_writer *w)
 		else
 			off += (size_t)n;
 	}
+	/* frames of a failed write are not counted: some of their bytes may be missing */
+	if (!w->err)
+		w->on_disk += w->buf_frames;
+	w->buf_frames = 0;
 	w->len = 0;
+}
+
+/*
+ * Room for one whole record of len bytes in the buffer (written out first
+ * if it lacks room), so the buffer is only ever written out between
+ * records; NULL after a write error.
+ */
+static uint8_t *reserve(struct rt_writer *w, size_t len)
+{
+	if (WBUF_SIZE - w->len < len)
+		drain(w);
+	if (w->err)
+		return NULL;
+	uint8_t *p = w->buf + w->len;
+	w->len += len;
+	w->file_bytes += len;
+	return p;
 }
 
 /* Append bytes, draining the buffer when full. */
@@ -300,9 +325,14 @@ static int open_file(struct rt_writer *w, char *errbuf)
 		snprintf(w->cur_path, sizeof(w->cur_path), "standard output");
 	} else {
 		next_path(w);
-		w->fd = open(w->cur_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-		if (w->fd < 0)
-			return rt_errorf(errbuf, errno, "%s", w->cur_path);
+		int fd = rt_open_output(w->cur_path, errbuf);
+		if (fd < 0) {
+			/* no file to write to any more: every later call says why */
+			w->err = fd;
+			snprintf(w->errmsg, sizeof(w->errmsg), "%s", errbuf);
+			return fd;
+		}
+		w->fd = fd;
 	}
 	clock_gettime(CLOCK_MONOTONIC, &w->file_opened);
 	w->file_bytes = 0;
@@ -315,6 +345,8 @@ static int open_file(struct rt_writer *w, char *errbuf)
 static int finish_file(struct rt_writer *w, char *errbuf)
 {
 	int rc = 0;
+	if (w->fd < 0) /* a file that could not be opened */
+		return status(w, errbuf);
 	if (!w->header_done && w->n_ifaces > 0)
 		rc = write_headers(w, errbuf);
 	if (rc == 0 && w->cfg.format == RT_FORMAT_PCAPNG && w->stats_fn)
@@ -428,22 +460,41 @@ int rt_writer_write(struct rt_writer *w, int if_id, const struct rt_frame *f, ch
 		return rc;
 	if (w->err)
 		return status(w, errbuf);
-	/* One header, the bytes, padding and trailer: four appends per frame. */
-	static const uint8_t zeros[4];
+	/* pcapng EPB: header, bytes, padding to 4, trailer; classic pcap: header, bytes */
+	uint32_t total = (uint32_t)reclen, head[7];
+	size_t head_len = ng ? 28 : 16, pad = ng ? pad4(caplen) - caplen : 0;
 	if (ng) {
-		uint32_t total = 32 + (uint32_t)pad4(caplen);
-		uint32_t head[7] = {
-		    PCAPNG_EPB,         total,  (uint32_t)if_id, (uint32_t)(f->ts_ns >> 32),
-		    (uint32_t)f->ts_ns, caplen, wirelen};
-		put(w, head, sizeof(head));
-		put(w, f->data, caplen);
-		put(w, zeros, pad4(caplen) - caplen);
-		put(w, &total, 4);
+		head[0] = PCAPNG_EPB;
+		head[1] = total;
+		head[2] = (uint32_t)if_id;
+		head[3] = (uint32_t)(f->ts_ns >> 32);
+		head[4] = (uint32_t)f->ts_ns;
 	} else {
-		uint32_t head[4] = {(uint32_t)(f->ts_ns / 1000000000u),
-		                    (uint32_t)(f->ts_ns % 1000000000u), caplen, wirelen};
-		put(w, head, sizeof(head));
+		head[0] = (uint32_t)(f->ts_ns / 1000000000u);
+		head[1] = (uint32_t)(f->ts_ns % 1000000000u);
+	}
+	head[head_len / 4 - 2] = caplen;
+	head[head_len / 4 - 1] = wirelen;
+	/* built in place: no call per field, and the buffer never splits a record */
+	uint8_t *p = reclen <= WBUF_SIZE ? reserve(w, (size_t)reclen) : NULL;
+	if (p) {
+		memcpy(p, head, head_len);
+		memcpy(p + head_len, f->data, caplen);
+		memset(p + head_len + caplen, 0, pad);
+		if (ng)
+			memcpy(p + total - 4, &total, 4);
+		w->buf_frames++;
+	} else if (!w->err) {
+		/* larger than the buffer (a snap length over 1 MiB): streamed through it */
+		static const uint8_t zeros[4];
+		put(w, head, head_len);
 		put(w, f->data, caplen);
+		put(w, zeros, pad);
+		if (ng)
+			put(w, &total, 4);
+		drain(w);
+		if (!w->err)
+			w->on_disk++;
 	}
 	if (w->err)
 		return status(w, errbuf);
@@ -465,7 +516,7 @@ int rt_writer_flush(struct rt_writer *w, char *errbuf)
 
 uint64_t rt_writer_count(const struct rt_writer *w)
 {
-	return w->count;
+	return w->on_disk;
 }
 
 const char *rt_writer_current_path(const struct rt_writer *w)
@@ -473,11 +524,19 @@ const char *rt_writer_current_path(const struct rt_writer *w)
 	return w->cur_path;
 }
 
+int rt_writer_finish(struct rt_writer *w, char *errbuf)
+{
+	if (w->finished)
+		return status(w, errbuf);
+	w->finished = true;
+	return finish_file(w, errbuf);
+}
+
 int rt_writer_close(struct rt_writer *w, char *errbuf)
 {
 	if (!w)
 		return 0;
-	int rc = finish_file(w, errbuf);
+	int rc = rt_writer_finish(w, errbuf);
 	free(w);
 	return rc;
 }

@@ -19,7 +19,8 @@ struct rt_writer_config {
 	/*
 	 * Output path, "-" for standard output. With rotation the files are
 	 * PATH, PATH.1, PATH.2, ...; a PATH holding '%' is an strftime() pattern
-	 * expanded with the local time each file is opened at.
+	 * expanded with the local time each file is opened at. A file that is
+	 * a symbolic link is refused (ELOOP).
 	 */
 	const char *path;
 	uint64_t rotate_seconds; /* -G: start a new file after this long (0 = never) */
@@ -43,16 +44,24 @@ int rt_writer_add_interface(struct rt_writer *w, const char *name, int linktype,
                             enum rt_ts_source ts_source, char *errbuf);
 /* Called when a file is finished, to fill its ISB (optional). */
 void rt_writer_set_stats_fn(struct rt_writer *w, rt_writer_stats_fn fn, void *ctx);
-/* Append one frame (buffered). Rotates first when -G/-C ask for it. */
+/*
+ * Append one frame: copied into a 1 MiB buffer (no system call and no
+ * allocation per frame; the buffer is written out when full or flushed).
+ * Rotates first when -G/-C ask for it.
+ */
 int rt_writer_write(struct rt_writer *w, int if_id, const struct rt_frame *f, char *errbuf);
 /* Push buffered bytes to the file. */
 int rt_writer_flush(struct rt_writer *w, char *errbuf);
-/* Frames written so far, over all files. */
+/* Frames whose bytes reached a file so far, over all files (buffered frames are not counted). */
 uint64_t rt_writer_count(const struct rt_writer *w);
 /* Name of the file being written. */
 const char *rt_writer_current_path(const struct rt_writer *w);
-/* Write the ISBs, flush and close the file; frees w. Returns 0 or a negative errno (w is freed
- * anyway). */
+/*
+ * Write the ISBs, flush and close the file; then only rt_writer_count()
+ * and rt_writer_close() may be called. Returns 0 or a negative errno.
+ */
+int rt_writer_finish(struct rt_writer *w, char *errbuf);
+/* rt_writer_finish() unless done, and free w. Returns 0 or a negative errno (w is freed anyway). */
 int rt_writer_close(struct rt_writer *w, char *errbuf);
 
 /* Name of a ts_source as written in the IDB comment ("hardware (NIC wall clock)", ...). */

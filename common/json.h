@@ -84,11 +84,24 @@ static inline void rt_json_next(struct rt_json *j)
 		rt_out_char(j->o, ',');
 }
 
-/* `lit` is ,"KEY": as a literal of `len` bytes; the comma is written only when due. */
+/*
+ * `lit` is ,"KEY": as a literal of `len` bytes; the comma is written only
+ * when due. With room in the buffer, both copies have the literal's length
+ * (known where this is inlined): the comma goes first, and the rest lands
+ * on it when no comma is due.
+ */
 static inline void rt_json_key_lit(struct rt_json *j, const char *lit, size_t len)
 {
 	bool more = rt_json_member(j);
-	rt_out_write(j->o, lit + !more, len - !more);
+	struct rt_outbuf *o = j->o;
+	if (len <= sizeof(o->buf) - o->len) {
+		char *dst = o->buf + o->len;
+		dst[0] = ',';
+		memcpy(dst + more, lit + 1, len - 1);
+		o->len += len - 1 + more;
+	} else {
+		rt_out_write(o, lit + !more, len - !more);
+	}
 }
 
 /* A literal key: one copy, no escaping, no strlen. */

@@ -36,7 +36,7 @@ static inline void reserve(struct rt_outbuf *o, size_t n)
 		rt_out_flush(o);
 }
 
-void rt_out_write(struct rt_outbuf *o, const void *data, size_t len)
+void rt_out_write_slow(struct rt_outbuf *o, const void *data, size_t len)
 {
 	const char *p = data;
 	while (len) {
@@ -50,28 +50,46 @@ void rt_out_write(struct rt_outbuf *o, const void *data, size_t len)
 	}
 }
 
-void rt_out_str(struct rt_outbuf *o, const char *s)
+/* "00" "01" ... "99": two digits per division. */
+static const char digit_pairs[201] = "00010203040506070809101112131415161718192021222324252627282930313233"
+				     "34353637383940414243444546474849505152535455565758596061626364656667"
+				     "6869707172737475767778798081828384858687888990919293949596979899";
+
+/* The decimal digits of v, written backwards ending at end; returns where they start. */
+static char *digits(char *end, uint64_t v)
 {
-	rt_out_write(o, s, strlen(s));
+	char *p = end;
+	while (v >= 100) {
+		unsigned r = (unsigned)(v % 100);
+		v /= 100;
+		p -= 2;
+		memcpy(p, digit_pairs + 2 * r, 2);
+	}
+	if (v >= 10) {
+		p -= 2;
+		memcpy(p, digit_pairs + 2 * v, 2);
+	} else {
+		*--p = (char)('0' + v);
+	}
+	return p;
 }
 
-void rt_out_char(struct rt_outbuf *o, char c)
+/* How many decimal digits v has. */
+static size_t ndigits(uint64_t v)
 {
-	reserve(o, 1);
-	o->buf[o->len++] = c;
+	size_t n = 1;
+	for (; v >= 10000; v /= 10000)
+		n += 4;
+	return n + (v >= 10) + (v >= 100) + (v >= 1000);
 }
 
-void rt_out_u64(struct rt_outbuf *o, uint64_t v)
+void rt_out_u64_slow(struct rt_outbuf *o, uint64_t v)
 {
-	char tmp[20];
-	int n = 0;
-	do {
-		tmp[n++] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	reserve(o, (size_t)n);
-	while (n)
-		o->buf[o->len++] = tmp[--n];
+	size_t n = ndigits(v);
+	if (n > sizeof(o->buf) - o->len)
+		rt_out_flush(o);
+	digits(o->buf + o->len + n, v);
+	o->len += n;
 }
 
 void rt_out_i64(struct rt_outbuf *o, int64_t v)
@@ -188,15 +206,12 @@ void rt_out_json_str(struct rt_outbuf *o, const char *s)
 
 void rt_out_ts(struct rt_outbuf *o, uint64_t ts_ns)
 {
-	uint64_t frac = ts_ns % 1000000000u;
-	rt_out_u64(o, ts_ns / 1000000000u);
-	char tmp[10];
-	tmp[0] = '.';
-	for (int i = 9; i >= 1; i--) {
-		tmp[i] = (char)('0' + frac % 10);
-		frac /= 10;
-	}
-	rt_out_write(o, tmp, sizeof(tmp));
+	/* SECONDS, the point, and 9 digits: the fraction as 1000000000 + frac, its leading 1 dropped */
+	char tmp[32], *end = tmp + sizeof(tmp);
+	char *frac = digits(end, 1000000000u + ts_ns % 1000000000u);
+	frac[0] = '.';
+	char *p = digits(frac, ts_ns / 1000000000u);
+	rt_out_write(o, p, (size_t)(end - p));
 }
 
 void rt_out_double(struct rt_outbuf *o, double v, int decimals)

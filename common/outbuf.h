@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 struct rt_outbuf {
 	FILE *fp;     /* where flushes go */
@@ -17,10 +18,47 @@ void rt_out_init(struct rt_outbuf *o, FILE *fp);
 /* Write what is buffered; returns 0 or the sticky errno. */
 int rt_out_flush(struct rt_outbuf *o);
 
-void rt_out_write(struct rt_outbuf *o, const void *data, size_t len);
-void rt_out_str(struct rt_outbuf *o, const char *s);
-void rt_out_char(struct rt_outbuf *o, char c);
-void rt_out_u64(struct rt_outbuf *o, uint64_t v);
+/* What the inline writers below call when the buffer is full or the value long. */
+void rt_out_write_slow(struct rt_outbuf *o, const void *data, size_t len);
+void rt_out_u64_slow(struct rt_outbuf *o, uint64_t v);
+
+/*
+ * The writers every record calls many times are inline: a copy into the
+ * buffer after one bounds check (with a length known where they are
+ * called, the copy is a few moves).
+ */
+static inline void rt_out_write(struct rt_outbuf *o, const void *data, size_t len)
+{
+	/* (the first test folds away where len is known) */
+	if (len <= sizeof(o->buf) && o->len <= sizeof(o->buf) - len) {
+		memcpy(o->buf + o->len, data, len);
+		o->len += len;
+	} else {
+		rt_out_write_slow(o, data, len);
+	}
+}
+
+static inline void rt_out_str(struct rt_outbuf *o, const char *s)
+{
+	rt_out_write(o, s, strlen(s));
+}
+
+static inline void rt_out_char(struct rt_outbuf *o, char c)
+{
+	if (o->len == sizeof(o->buf))
+		rt_out_flush(o);
+	o->buf[o->len++] = c;
+}
+
+/* Decimal, no sign. */
+static inline void rt_out_u64(struct rt_outbuf *o, uint64_t v)
+{
+	if (v < 10 && o->len < sizeof(o->buf))
+		o->buf[o->len++] = (char)('0' + v);
+	else
+		rt_out_u64_slow(o, v);
+}
+
 void rt_out_i64(struct rt_outbuf *o, int64_t v);
 /* 0x-prefixed lower-case hex, at least `width` digits (zero-padded) */
 void rt_out_hex(struct rt_outbuf *o, uint64_t v, int width);

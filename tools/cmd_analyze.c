@@ -10,6 +10,7 @@
 
 #include "analyze/analyze.h"
 #include "capture/pump.h"
+#include "common/outfile.h"
 #include "dissect/dissect.h"
 #include "tools/cli.h"
 #include "tools/commands.h"
@@ -160,7 +161,10 @@ static const char timeline_help[] =
 	"                     qp:QP; QPs in decimal or 0x hex; IPv6 with a QP as\n"
 	"                     [SRC]>[DST]:QP\n"
 	"  --format csv|json  CSV with a header line (default) or JSON Lines\n"
-	"  -o OUT             write to OUT instead of standard output\n"
+	"  -o OUT             write to OUT instead of standard output: the rows go to a\n"
+	"                     new file in OUT's folder that replaces OUT at the end; a\n"
+	"                     run that fails leaves OUT as it was; a symbolic link OUT\n"
+	"                     is refused\n"
 	"  --link-speed RATE  link speed for PFC/PAUSE quanta (default 100G)\n"
 	"  --counters F       NIC counter samples (JSON Lines, docs/FORMATS.md; default:\n"
 	"                     FILE.counters.jsonl when it exists)\n"
@@ -401,18 +405,19 @@ static int common(int argc, char **argv, bool timeline)
 
 	char errbuf[RT_ERRBUF_SIZE] = "";
 	FILE *out = NULL;
+	/* -o OUT: rows go to a file next to OUT that replaces it at the end; on an error OUT stays */
+	struct rt_outfile of = {0};
 	if (timeline) {
-		out = out_path ? fopen(out_path, "w") : stdout;
-		if (!out) {
-			fprintf(stderr, "rocetrace %s: %s: %s\n", cmd, out_path, strerror(errno));
+		if (out_path && rt_outfile_open(&of, out_path, errbuf) < 0) {
+			fprintf(stderr, "rocetrace %s: %s\n", cmd, errbuf);
 			return RT_EXIT_ERROR;
 		}
+		out = out_path ? of.fp : stdout;
 		ao.timeline_out = out;
 	}
 	struct rt_analyzer *an = rt_analyzer_new(&ao, errbuf);
 	if (!an) {
-		if (out && out != stdout)
-			fclose(out);
+		rt_outfile_abort(&of);
 		fprintf(stderr, "rocetrace %s: %s\n", cmd, errbuf);
 		return errno == EINVAL ? RT_EXIT_USAGE : RT_EXIT_ERROR;
 	}
@@ -427,8 +432,7 @@ static int common(int argc, char **argv, bool timeline)
 	/* a timeline joins the side files bucket by bucket, so it reads them first */
 	if (timeline && load_side_files(an, counters, srclog, cmd, errbuf) < 0) {
 		rt_analyzer_free(an);
-		if (out && out != stdout)
-			fclose(out);
+		rt_outfile_abort(&of);
 		return RT_EXIT_ERROR;
 	}
 	struct rt_pump_result res;
@@ -443,16 +447,15 @@ static int common(int argc, char **argv, bool timeline)
 			rt_pump_release_signals();
 			fprintf(stderr, "rocetrace %s: %s\n", cmd, read_err);
 			rt_analyzer_free(an);
-			if (out && out != stdout)
-				fclose(out);
+			rt_outfile_abort(&of);
 			return RT_EXIT_ERROR;
 		}
 	}
 	/* a reader that goes away (| head) ends the output quietly (EPIPE), as in every command */
 	int frc = rt_analyzer_finish(an);
 	if (frc < 0 && frc != -EPIPE) {
-		fprintf(stderr, "rocetrace %s: writing %s: %s\n", cmd, out_path ? out_path : "stdout",
-			strerror(-frc));
+		fprintf(stderr, "rocetrace %s: writing %s: %s%s\n", cmd, out_path ? out_path : "stdout",
+			strerror(-frc), out_path ? " (the file is left as it was)" : "");
 		status = RT_EXIT_ERROR;
 	}
 	if (!timeline) {
@@ -465,8 +468,12 @@ static int common(int argc, char **argv, bool timeline)
 			status = RT_EXIT_ERROR;
 		}
 	}
-	if (out && out != stdout && fclose(out) != 0 && status == RT_EXIT_OK) {
-		fprintf(stderr, "rocetrace %s: %s: %s\n", cmd, out_path, strerror(errno));
+	/* a run that failed leaves -o OUT as it was (its error line says so) */
+	bool kept = of.fp && status != RT_EXIT_OK;
+	if (kept) {
+		rt_outfile_abort(&of);
+	} else if (of.fp && rt_outfile_commit(&of, errbuf) < 0) {
+		fprintf(stderr, "rocetrace %s: %s\n", cmd, errbuf);
 		status = RT_EXIT_ERROR;
 	}
 	if (timeline) {
@@ -477,7 +484,9 @@ static int common(int argc, char **argv, bool timeline)
 			fprintf(stderr, "rocetrace %s: warning: %s\n", cmd, w[i].message);
 	}
 	rt_pump_release_signals();
-	if (read_err[0])
+	if (read_err[0] && kept)
+		fprintf(stderr, "rocetrace %s: %s (%s is left as it was)\n", cmd, read_err, out_path);
+	else if (read_err[0])
 		fprintf(stderr, "rocetrace %s: %s (the report covers the frames before it)\n", cmd, read_err);
 	else if (res.end == RT_PUMP_INTERRUPTED && status == RT_EXIT_OK)
 		status = rt_cli_interrupted(cmd, res.signal,

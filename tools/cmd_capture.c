@@ -22,6 +22,8 @@
 #include "tools/cli.h"
 #include "tools/commands.h"
 #include "tools/options.h"
+#include "tools/privileges.h"
+#include "tools/spawn.h"
 
 #define BATCH       64
 #define DRAIN_NS    100000000u /* after CMD exits, keep capturing this long */
@@ -33,6 +35,7 @@ struct capture_args {
 	const char *out;
 	const char *bpf;
 	const char *sysfs_root;
+	const char *user; /* -Z: become this user once the device is open */
 	uint32_t snaplen;
 	uint32_t buffers;
 	uint64_t max_count;      /* -c, 0 = no limit */
@@ -67,13 +70,20 @@ struct capture {
 	struct rt_dissect_opts dopts;
 	int rc; /* 0 or the first error (negative errno) */
 	char errbuf[RT_ERRBUF_SIZE];
+	/*
+	 * The source's counts when the loop stopped: frames that reach the
+	 * socket later (a command still running after Ctrl-C) are neither
+	 * captured nor lost, so they count as neither.
+	 */
+	struct rt_source_stats final;
+	bool stopped;
 	/* the capture thread (with -- CMD) */
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
 	bool started; /* the capture thread is in its loop (never reset) */
 };
 
-/* The command run with -- CMD, for the signal hook to pass SIGTERM on. */
+/* The command run with -- CMD, for the signal hook to pass SIGTERM on (set while signals are blocked). */
 static volatile sig_atomic_t g_child_pid;
 
 static void help(void)
@@ -85,14 +95,17 @@ static void help(void)
 	    "SYNOPSIS\n"
 	    "    rocetrace capture -i DEV[:PORT] -w OUT [-s SNAPLEN] [-f BPF] [-c N]\n"
 	    "        [--duration S] [-B N] [--format pcapng|pcap] [-G SECONDS] [-C MB]\n"
-	    "        [--counters [INTERVAL]] [--sysfs-root DIR] [--stats] [-- CMD ARGS...]\n"
+	    "        [--counters [INTERVAL]] [--sysfs-root DIR] [--stats] [-Z USER]\n"
+	    "        [-- CMD ARGS...]\n"
 	    "    rocetrace capture -D [--sysfs-root DIR]\n"
 	    "\n"
 	    "DESCRIPTION\n"
-	    "    Captures frames into OUT until Ctrl-C (SIGINT) or SIGTERM, -c N frames,\n"
-	    "    --duration S, or the end of CMD. On every stop the buffered frames are\n"
-	    "    written, an interface statistics block closes the pcapng file and a\n"
-	    "    final line on standard error gives frames received, dropped and written.\n"
+	    "    Captures frames into OUT until Ctrl-C (SIGINT), SIGTERM or SIGHUP, -c N\n"
+	    "    frames, --duration S, or the end of CMD. On every stop the buffered\n"
+	    "    frames are written, an interface statistics block closes the pcapng file\n"
+	    "    and a final line on standard error gives frames received, dropped and\n"
+	    "    written (frames that reached the file). Frames that arrive after the\n"
+	    "    stop are not counted, as received or as dropped.\n"
 	    "\n"
 	    "    DEV picks the capture source:\n"
 	    "      an RDMA device listed in SYSFS/class/infiniband (mlx5_0, mlx5_0:2,\n"
@@ -103,7 +116,8 @@ static void help(void)
 	    "        else its raw clock converted with the core clock frequency, else\n"
 	    "        the system clock; the pcapng interface block says which.\n"
 	    "      a network interface (eth0, veth1, any): libpcap live capture,\n"
-	    "        promiscuous, immediate delivery, nanosecond kernel timestamps.\n"
+	    "        promiscuous, nanosecond kernel timestamps, frames handed over in\n"
+	    "        blocks of the kernel ring (one wake-up per block, within 40 ms).\n"
 	    "        Soft-RoCE (rxe) traffic and mirror-port traffic are seen here.\n"
 	    "      an existing file (pcap or pcapng): its frames are copied to OUT.\n"
 	    "\n"
@@ -111,7 +125,9 @@ static void help(void)
 	    "    -i, --interface DEV[:PORT]\n"
 	    "        What to capture from (see above). Required.\n"
 	    "    -w, --write OUT\n"
-	    "        Output file; '-' writes to standard output. Required.\n"
+	    "        Output file; '-' writes to standard output. Required. An OUT that\n"
+	    "        is a symbolic link is refused (so is the --counters file), so a\n"
+	    "        link planted in a shared folder cannot redirect the capture.\n"
 	    "    -s, --snaplen SNAPLEN\n"
 	    "        Keep at most SNAPLEN bytes of each frame. Default: whole frames.\n"
 	    "        -s 128 keeps every RoCE header (Ethernet, VLAN, IPv6, UDP, BTH and\n"
@@ -126,7 +142,7 @@ static void help(void)
 	    "        s, e.g. 500ms). At most 366 days. Default: no limit.\n"
 	    "    -B, --buffer N\n"
 	    "        Verbs sniffer: N receive buffers in the ring (default 4096, at\n"
-	    "        least 64). libpcap: kernel buffer of N KiB (default 32768, 32 MiB).\n"
+	    "        least 64). libpcap: kernel buffer of N KiB (default 8192, 8 MiB).\n"
 	    "    --format pcapng|pcap\n"
 	    "        pcapng (default) with an interface block per source (name, link\n"
 	    "        type, snap length, 1 ns resolution, timestamp source) and final\n"
@@ -152,14 +168,22 @@ static void help(void)
 	    "        last second, CE-marked packets, CNPs, NAKs, PFC pause frames per\n"
 	    "        priority (XOFF), and the drops so far; a last line at the stop\n"
 	    "        covers the time since the previous one.\n"
+	    "    -Z, --user USER\n"
+	    "        Once the device is open, give up root and run as USER (its groups,\n"
+	    "        group and user ids): OUT, rotated files and the --counters file are\n"
+	    "        created as USER, and so is CMD run. USER must be able to write in\n"
+	    "        OUT's folder.\n"
 	    "    -D, --list-devices\n"
 	    "        List RDMA devices (ports, link layer, state, netdev) and network\n"
 	    "        interfaces, then exit.\n"
 	    "    -- CMD ARGS...\n"
 	    "        Start the capture, run CMD when it is ready, stop 100 ms after CMD\n"
-	    "        exits, and exit with CMD's status (128+N if a signal N killed it).\n"
-	    "        SIGTERM sent to rocetrace is passed on to CMD. With -w -, CMD's\n"
-	    "        standard output goes to standard error.\n"
+	    "        exits, and exit with CMD's status (128+N if a signal N killed it;\n"
+	    "        127 when CMD is not found, 126 when it cannot be run). SIGTERM and\n"
+	    "        SIGHUP sent to rocetrace stop the capture and send SIGTERM to CMD;\n"
+	    "        Ctrl-C reaches CMD from the terminal. CMD inherits the descriptors\n"
+	    "        rocetrace was given, none it opened (capture socket, files). With\n"
+	    "        -w -, CMD's standard output goes to standard error.\n"
 	    "    -h, --help\n"
 	    "        Print this help and exit.\n"
 	    "\n"
@@ -168,6 +192,7 @@ static void help(void)
 	    "10.0.0.2\n"
 	    "    rocetrace capture -i eth0 -w rxe.pcapng -f 'udp port 4791' --duration 10 --stats\n"
 	    "    rocetrace capture -i mlx5_1:1 -w ring.pcapng -C 1000 -B 16384\n"
+	    "    rocetrace capture -i eth0 -Z nobody -w /tmp/run.pcapng --duration 60\n"
 	    "    rocetrace capture -D\n"
 	    "\n"
 	    "EXIT STATUS\n"
@@ -202,6 +227,7 @@ static int parse_args(int argc, char **argv, struct capture_args *a)
 	    {"sysfs-root", required_argument, NULL, OPT_SYSFS},
 	    {"stats", no_argument, NULL, OPT_STATS},
 	    {"list-devices", no_argument, NULL, 'D'},
+	    {"user", required_argument, NULL, 'Z'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
@@ -210,7 +236,7 @@ static int parse_args(int argc, char **argv, struct capture_args *a)
 	optind = 1;
 	opterr = 0;
 	/* '+': stop at the first non-option, so nothing after CMD is taken as ours. */
-	while ((c = getopt_long(argc, argv, "+:i:w:s:f:c:B:G:C:Dh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:i:w:s:f:c:B:G:C:Z:Dh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'i':
 			a->dev = optarg;
@@ -279,6 +305,9 @@ static int parse_args(int argc, char **argv, struct capture_args *a)
 		case 'D':
 			a->list = true;
 			break;
+		case 'Z':
+			a->user = optarg;
+			break;
 		case 'h':
 			help();
 			return -1;
@@ -301,6 +330,8 @@ static int parse_args(int argc, char **argv, struct capture_args *a)
 		return rt_cli_usage_error(CMD, "no capture device given (-i DEV; -D lists them)");
 	if (!a->out)
 		return rt_cli_usage_error(CMD, "no output file given (-w OUT)");
+	if (!*a->out)
+		return rt_cli_usage_error(CMD, "-w: empty file name");
 	if (!strcmp(a->out, "-") && (a->counters_ns || a->rotate_bytes || a->rotate_seconds))
 		return rt_cli_usage_error(
 		    CMD, "-w - (standard output) cannot be used with --counters, -G or -C");
@@ -331,19 +362,26 @@ static int list_devices(const char *sysfs_root)
 	return fflush(stdout) == 0 ? RT_EXIT_OK : RT_EXIT_ERROR;
 }
 
-/* After the pump stopped for SIGINT/SIGTERM: a SIGTERM goes on to CMD (async-signal-safe). */
+/*
+ * After the pump stopped for a signal: SIGTERM or SIGHUP (a closed
+ * session) stops CMD with SIGTERM (async-signal-safe). Ctrl-C reaches CMD
+ * from the terminal by itself.
+ */
 static void on_signal(int sig)
 {
-	if (sig == SIGTERM && g_child_pid > 0)
+	if ((sig == SIGTERM || sig == SIGHUP) && g_child_pid > 0)
 		kill((pid_t)g_child_pid, SIGTERM);
 }
 
+/* The source's counts: live while the loop runs, as they were at its stop afterwards. */
 static void writer_stats(void *ctx, int if_id, struct rt_source_stats *st)
 {
 	struct capture *cap = ctx;
 	char errbuf[RT_ERRBUF_SIZE];
 	(void)if_id;
-	if (rt_source_stats(cap->src, st, errbuf) < 0)
+	if (cap->stopped)
+		*st = cap->final;
+	else if (rt_source_stats(cap->src, st, errbuf) < 0)
 		memset(st, 0, sizeof(*st));
 }
 
@@ -433,14 +471,13 @@ static void run_loop(struct capture *cap)
 	cap->clock.start = cap->clock.last_flush = cap->tick.last_ns = now_ns(CLOCK_MONOTONIC);
 	if ((rc = rt_pump_run(cap->src, &pc, &res, errbuf)) < 0)
 		set_error(cap, rc, errbuf);
+	cap->final = res.stats;
+	cap->stopped = true;
 }
 
 static void *capture_thread(void *arg)
 {
 	struct capture *cap = arg;
-	sigset_t all;
-	sigfillset(&all);
-	pthread_sigmask(SIG_BLOCK, &all, NULL); /* signals go to the main thread */
 	pthread_mutex_lock(&cap->lock);
 	cap->started = true;
 	pthread_cond_signal(&cap->cond);
@@ -458,11 +495,30 @@ static int exit_status_of(int status)
 	return RT_EXIT_ERROR;
 }
 
+/* Wait for CMD; g_child_pid is cleared before it is reaped, so no signal reaches a reused pid. */
+static int wait_command(pid_t pid)
+{
+	siginfo_t info;
+	int status = 0;
+
+	while (waitid(P_PID, (id_t)pid, &info, WEXITED | WNOWAIT) < 0 && errno == EINTR)
+		;
+	g_child_pid = 0;
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	return exit_status_of(status);
+}
+
 /* Start the loop in a thread, run CMD once it runs, stop a drain period after CMD exits. */
 static int run_with_command(struct capture *cap, int *cmd_status)
 {
 	pthread_t th;
+	sigset_t all, old;
+	/* created with every signal blocked: they go to this thread, which passes them on to CMD */
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
 	int err = pthread_create(&th, NULL, capture_thread, cap);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (err) {
 		set_error(cap, -err, "cannot start the capture thread");
 		return -1;
@@ -473,31 +529,27 @@ static int run_with_command(struct capture *cap, int *cmd_status)
 	pthread_mutex_unlock(&cap->lock);
 
 	fflush(NULL);
-	pid_t pid = fork();
-	if (pid == 0) {
-		signal(SIGINT, SIG_DFL);
-		signal(SIGTERM, SIG_DFL);
-		signal(SIGPIPE, SIG_DFL); /* ignored here with -w -; an exec would keep that */
-		/* With -w - our standard output is the capture: the command writes to stderr. */
-		if (!strcmp(cap->args->out, "-"))
-			dup2(STDERR_FILENO, STDOUT_FILENO);
-		execvp(cap->args->cmd[0], cap->args->cmd);
-		rt_cli_fail(CMD, "cannot run '%s': %s", cap->args->cmd[0], strerror(errno));
-		_exit(127);
-	}
-	int status = 0;
-	if (pid < 0) {
-		set_error(cap, -errno, "cannot start the command");
-		*cmd_status = RT_EXIT_ERROR;
-	} else {
-		g_child_pid = pid;
-		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-			;
-		g_child_pid = 0;
-		*cmd_status = exit_status_of(status);
+	struct rt_spawn sp = {
+		.argv = cap->args->cmd,
+		/* with -w - our standard output is the capture: the command writes to stderr */
+		.stdout_to_stderr = !strcmp(cap->args->out, "-"),
+		.pid = &g_child_pid,
+		.cancelled = rt_pump_stopping, /* a signal before the fork: no command */
+		.child_signals = rt_pump_release_signals,
+	};
+	char errbuf[RT_ERRBUF_SIZE];
+	bool exec_failed;
+	int rc = rt_spawn(&sp, &exec_failed, errbuf);
+	if (rc == 0) {
+		*cmd_status = wait_command((pid_t)g_child_pid);
 		struct timespec drain = {0, DRAIN_NS};
 		while (!rt_pump_stopping() && nanosleep(&drain, &drain) < 0 && errno == EINTR)
 			;
+	} else if (exec_failed) {
+		rt_cli_fail(CMD, "%s", errbuf);
+		*cmd_status = rt_spawn_exit_status(-rc);
+	} else if (rc != -ECANCELED) {
+		set_error(cap, rc, errbuf);
 	}
 	rt_pump_stop();
 	pthread_join(th, NULL);
@@ -536,6 +588,12 @@ int rt_cmd_capture(int argc, char **argv)
 		return list_devices(a.sysfs_root);
 
 	char errbuf[RT_ERRBUF_SIZE];
+	struct rt_user user;
+	if (a.user && rt_user_lookup(a.user, &user, errbuf) < 0)
+		return rt_cli_usage_error(CMD, "-Z: %s", errbuf);
+	/* what is open now was handed down by the caller: CMD inherits that, nothing of ours */
+	if (a.cmd && (rc = rt_spawn_note_inherited()) < 0)
+		return rt_cli_fail(CMD, "cannot list open descriptors: %s", strerror(-rc));
 	struct capture cap = {.args = &a};
 	pthread_mutex_init(&cap.lock, NULL);
 	pthread_cond_init(&cap.cond, NULL);
@@ -550,6 +608,11 @@ int rt_cmd_capture(int argc, char **argv)
 	};
 	if (rt_source_open(&cap.src, a.dev, &scfg, errbuf) < 0)
 		return rt_cli_fail(CMD, "%s", errbuf);
+	/* the device is open: the files are created by USER, and CMD runs as USER */
+	if (a.user && rt_drop_privileges(&user, errbuf) < 0) {
+		rt_source_close(cap.src);
+		return rt_cli_fail(CMD, "-Z: %s", errbuf);
+	}
 	struct rt_writer_config wcfg = {
 	    .format = a.format,
 	    .path = a.out,
@@ -610,10 +673,11 @@ int rt_cmd_capture(int argc, char **argv)
 	if (counters && (rc = rt_counters_stop(counters, errbuf)) < 0)
 		set_error(&cap, rc, errbuf);
 	struct rt_source_stats st;
-	rt_source_stats(cap.src, &st, errbuf);
-	uint64_t written = rt_writer_count(cap.writer);
-	if ((rc = rt_writer_close(cap.writer, errbuf)) < 0)
+	writer_stats(&cap, cap.if_id, &st);
+	if ((rc = rt_writer_finish(cap.writer, errbuf)) < 0)
 		set_error(&cap, rc, errbuf);
+	uint64_t written = rt_writer_count(cap.writer);
+	rt_writer_close(cap.writer, errbuf);
 	rt_source_close(cap.src);
 	rt_analyzer_free(cap.tick.an);
 	rt_pump_release_signals();

@@ -1,5 +1,6 @@
 /* The traffic source's JSON Lines event log (docs/FORMATS.md): one object per event, ns timestamps. */
 #include "traffic/evlog.h"
+#include "common/outfile.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -23,11 +24,9 @@ int rt_evlog_open(struct rt_evlog *log, const char *path, char *errbuf)
 	memset(log, 0, sizeof(*log));
 	if (!path)
 		return 0;
-	log->fp = fopen(path, "w");
-	if (!log->fp) {
-		int e = errno;
-		return rt_errorf(errbuf, e, "%s", path);
-	}
+	int rc = rt_fopen_output(&log->fp, path, errbuf);
+	if (rc < 0)
+		return rc;
 	log->out = malloc(sizeof(*log->out));
 	if (!log->out) {
 		fclose(log->fp);

@@ -132,6 +132,29 @@ def main():
     run([exe, "timeline", cut, "--flow", "qp:", "-o", keep], 2)
     if open(keep).read() != "rows of an earlier run\n":
         errors.append("a usage error emptied the existing -o file")
+    # an input that does not open, is not a capture or is cut leaves yesterday's -o file as it was
+    run([exe, "timeline", os.path.join(tmp, "typo.pcap"), "-o", keep], 1)
+    run([exe, "timeline", junk, "-o", keep], 1)
+    p = run([exe, "timeline", cut, "-o", keep], 1)
+    if len(p.stderr.splitlines()) != 1 or b"left as it was" not in p.stderr:
+        errors.append("timeline of a cut file with -o: %r" % p.stderr)
+    if open(keep).read() != "rows of an earlier run\n":
+        errors.append("a bad input changed the existing -o file")
+    leftovers = [n for n in os.listdir(tmp) if n.startswith(".keep.csv.")]
+    if leftovers:
+        errors.append("temporary files left next to -o: %r" % leftovers)
+    # a good run replaces it whole; a symbolic link -o is refused, its target untouched
+    good = os.path.join(scen, "incast.pcap")
+    run([exe, "timeline", good, "-o", keep], 0)
+    if not open(keep).read().startswith("t_ns,"):
+        errors.append("timeline -o did not replace the file: %r" % open(keep).read()[:40])
+    link = os.path.join(tmp, "link.csv")
+    target = os.path.join(tmp, "target.txt")
+    open(target, "w").write("not yours\n")
+    os.symlink(target, link)
+    p = run([exe, "timeline", good, "-o", link], 1)
+    if open(target).read() != "not yours\n" or b"symbolic link" not in p.stderr:
+        errors.append("timeline -o wrote through a symbolic link: %r" % p.stderr)
     run([exe, "analyze", cut, "--bogus"], 2)
     for cmd in ("analyze", "timeline"):
         p = run([exe, cmd, "--help"], 0)

@@ -65,6 +65,14 @@ wait_for_frames() { # capture file, number of frames it must hold (the capture f
 		i=$((i + 1))
 	done
 }
+# Send signal SIG to PID, give it 10 s (or the tenths of a second given) to end, then kill it; its status.
+signal_and_wait() { # SIG PID [tenths of a second]
+	kill -"$1" "$2"
+	i=0
+	while kill -0 "$2" 2>/dev/null && [ $i -lt "${3:-100}" ]; do sleep 0.1; i=$((i + 1)); done
+	kill -KILL "$2" 2>/dev/null
+	wait "$2"
+}
 nframes=$("$PY" "$CHECK" count "$FIXTURE")
 
 # 1. capture around a command: exactly the replayed frames, same bytes, same dissection.
@@ -109,11 +117,7 @@ ip netns exec "$NSA" "$RT" capture -i "$VA" -w "$T/term.pcapng" -- \
 	sh -c "echo started >'$T/term.started'; exec sleep 30" 2>/dev/null &
 pid=$!
 wait_for_file "$T/term.started"
-kill -TERM $pid
-i=0
-while kill -0 $pid 2>/dev/null && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
-kill -KILL $pid 2>/dev/null
-wait $pid
+signal_and_wait TERM $pid
 check "SIGTERM reaches the command, whose status (143) is returned" test $? -eq 143
 check "... and the capture file is complete" "$PY" "$CHECK" pcapng "$T/term.pcapng" 0
 
@@ -132,12 +136,8 @@ pid=$!
 wait_for_file "$T/int.pcapng.counters.jsonl"
 $replay >/dev/null
 wait_for_frames "$T/int.pcapng" "$nframes"
-kill -INT $pid
 # A capture that ignored SIGINT would hang the test: kill it after 20 s.
-i=0
-while kill -0 $pid 2>/dev/null && [ $i -lt 200 ]; do sleep 0.1; i=$((i + 1)); done
-kill -KILL $pid 2>/dev/null
-wait $pid
+signal_and_wait INT $pid 200
 rc=$?
 check "SIGINT ends the capture with status 0" test $rc -eq 0
 check "after SIGINT the file is complete, with its statistics block" "$PY" "$CHECK" pcapng "$T/int.pcapng" "$nframes"
@@ -153,6 +153,103 @@ ip netns exec "$NSA" "$RT" capture -i rxe_fake:1 --sysfs-root "$T/sys" -w "$T/v.
 rc=$?
 check "an unusable RDMA device fails with status 1" test $rc -eq 1
 check "... and one error line naming it" sh -c "[ \$(wc -l <'$T/v.err') -eq 1 ] && grep -q 'rxe_fake' '$T/v.err'"
+
+# 8. what the command inherits: no capture socket, nothing rocetrace opened; what the caller gave it.
+capA -w "$T/fd.pcapng" -- sh -c 'ls -l /proc/$$/fd' >"$T/fd.out" 2>/dev/null 3>"$T/fd3"
+check "the command sees no socket" sh -c "! grep -q socket '$T/fd.out'"
+check "... nor the capture file" sh -c "! grep -q fd.pcapng '$T/fd.out'"
+check "... but descriptor 3 its caller gave" grep -q " 3 -> $T/fd3" "$T/fd.out"
+
+# 9. exit statuses and refusals.
+printf '#!/bin/sh\n' >"$T/noexec"
+capA -w "$T/st.pcapng" -- "$T/noexec" 2>"$T/st.err"
+check "a command that is not executable gives 126" test $? -eq 126
+check "... with one line saying why" grep -q "cannot run '$T/noexec': Permission denied" "$T/st.err"
+capA -w '' 2>/dev/null
+check "-w '' is a usage error (2)" test $? -eq 2
+capA -Z no-such-user-rt -w "$T/st.pcapng" 2>/dev/null
+check "-Z with an unknown user is a usage error (2)" test $? -eq 2
+echo precious >"$T/victim"
+ln -s "$T/victim" "$T/planted.pcapng"
+capA -w "$T/planted.pcapng" --duration 0.1 2>"$T/planted.err"
+check "a symbolic link as -w is refused (1)" test $? -eq 1
+check "... and its target left alone" sh -c "[ \"\$(cat '$T/victim')\" = precious ] && grep -q 'symbolic link' '$T/planted.err'"
+
+# 10. -Z nobody: the file, the counters file and the command belong to nobody.
+if id nobody >/dev/null 2>&1; then
+	chmod 755 "$T"
+	mkdir "$T/z"
+	chown nobody "$T/z"
+	# the command (nobody) waits while root replays the frames
+	capA -Z nobody -w "$T/z/F.pcapng" --counters 0.2 --sysfs-root "$T/sys" -- \
+		sh -c "id -u >'$T/z/uid'; while [ ! -e '$T/z/go' ]; do sleep 0.05; done" 2>"$T/z.err" &
+	pid=$!
+	wait_for_file "$T/z/uid"
+	$replay >/dev/null
+	wait_for_frames "$T/z/F.pcapng" "$nframes"
+	touch "$T/z/go"
+	wait $pid
+	check "-Z nobody: the capture runs (0)" test $? -eq 0
+	check "... F belongs to nobody" test "$(stat -c %U "$T/z/F.pcapng")" = nobody
+	check "... so does the counters file" test "$(stat -c %U "$T/z/F.pcapng.counters.jsonl")" = nobody
+	check "... the command ran as nobody" test "$(cat "$T/z/uid")" = "$(id -u nobody)"
+	check "... and the frames were captured" "$PY" "$CHECK" same "$FIXTURE" "$T/z/F.pcapng" "$RT"
+	mkdir -m 700 "$T/rootonly"
+	capA -Z nobody -w "$T/rootonly/F.pcapng" --duration 0.1 2>/dev/null
+	check "-Z nobody cannot create a file in root's folder (1)" test $? -eq 1
+fi
+
+# 11. SIGHUP (a closed ssh session) stops like SIGTERM: complete file, the command stopped.
+ip netns exec "$NSA" "$RT" capture -i "$VA" -w "$T/hup.pcapng" -- \
+	sh -c "echo started >'$T/hup.started'; exec sleep 30" 2>/dev/null &
+pid=$!
+wait_for_file "$T/hup.started"
+signal_and_wait HUP $pid
+check "SIGHUP stops the command with SIGTERM (143)" test $? -eq 143
+check "... and the capture file is complete" "$PY" "$CHECK" pcapng "$T/hup.pcapng" 0
+ip netns exec "$NSA" "$RT" capture -i "$VA" -w "$T/hup2.pcapng" 2>/dev/null &
+pid=$!
+wait_for_file "$T/hup2.pcapng"
+signal_and_wait HUP $pid
+check "SIGHUP without a command: status 0" test $? -eq 0
+check "... and a complete file" "$PY" "$CHECK" pcapng "$T/hup2.pcapng" 0
+
+# 12. after the capture stops, what keeps arriving is neither captured nor dropped: SIGINT to
+# rocetrace alone, and SIGTERM to a command that ignores it, while the command sends on into a
+# one-block ring nobody reads (-B 1) until it ends.
+for how in INT TERM; do
+	rm -f "$T/late.go" "$T/late.started"
+	ip netns exec "$NSA" "$RT" capture -i "$VA" -B 1 -w "$T/late.pcapng" -- \
+		sh -c "trap '' TERM; echo started >'$T/late.started'
+			while [ ! -e '$T/late.go' ]; do sleep 0.05; done
+			ip netns exec $NSB tcpreplay -q --topspeed --loop=40 -i $VB $FIXTURE >/dev/null" \
+		2>"$T/late.err" &
+	pid=$!
+	wait_for_file "$T/late.started"
+	kill -$how $pid
+	sleep 1 # the capture stops at once; the margin covers a slow machine
+	touch "$T/late.go"
+	wait $pid
+	check "SIG$how, then frames: the command's status (0)" test $? -eq 0
+	check "... none of them counted as dropped" grep -q "^rocetrace capture: 0 received, 0 dropped, 0 written" "$T/late.err"
+	check "... and the file is complete" "$PY" "$CHECK" pcapng "$T/late.pcapng" 0
+done
+
+# 13. block delivery still counts drops: 40 replays into a one-block ring while the capture is
+# stopped (SIGSTOP); each frame is then either written or counted as dropped.
+ip netns exec "$NSA" "$RT" capture -i "$VA" -B 1 -w "$T/drop.pcapng" 2>"$T/drop.err" &
+pid=$!
+wait_for_file "$T/drop.pcapng"
+kill -STOP $pid
+ip netns exec "$NSB" tcpreplay -q --topspeed --loop=40 -i "$VB" "$FIXTURE" >/dev/null 2>&1
+kill -CONT $pid
+sleep 0.5 # it reads what the ring kept
+signal_and_wait INT $pid
+got=$(sed -n 's/^rocetrace capture: \([0-9]*\) received, \([0-9]*\) dropped, \([0-9]*\) written.*/\1 \2 \3/p' "$T/drop.err")
+# shellcheck disable=SC2086 # the three counts, split
+set -- $got
+check "frames the ring could not hold are counted as dropped ($got)" \
+	test "${2:-0}" -gt 0 -a "$((${1:-0} + ${2:-0}))" -eq $((40 * nframes)) -a "${1:-0}" = "${3:-}"
 
 [ $fails -eq 0 ] || { echo "$fails check(s) failed"; exit 1; }
 echo "all capture system checks passed"

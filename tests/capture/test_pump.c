@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -277,6 +278,180 @@ static void test_signal(void **state)
 	assert_int_equal(fake.reads, 0);
 }
 
+/*
+ * A source that holds frames (libpcap block delivery): after the stop it
+ * still has `held` batches from before it, then frames from after it;
+ * -EINTR at read `eintr_at` after the stop (the stop's own wake-up or,
+ * with `restop`, a second stop asked then).
+ */
+static struct {
+	int held, after_stop_reads, eintr_at;
+	bool restop, idle, tick_stopped;
+	uint64_t stop_real;
+} hold;
+
+static uint64_t realtime(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static int held_next(struct rt_source *s, struct rt_frame *frames, int max, char *errbuf)
+{
+	(void)s;
+	(void)errbuf;
+	uint64_t ts = realtime() - 1000000u; /* a frame from a millisecond ago */
+	if (rt_pump_stopping() || hold.tick_stopped) {
+		if (!hold.stop_real)
+			hold.stop_real = realtime();
+		if (++hold.after_stop_reads == hold.eintr_at) {
+			if (hold.restop)
+				rt_pump_stop();
+			return -EINTR;
+		}
+		if (hold.idle)
+			return -EAGAIN;
+		if (hold.held > 0)
+			hold.held--;
+		else
+			ts = realtime() + 1000000000u; /* after the stop */
+	}
+	int n = max < 3 ? max : 3;
+	for (int i = 0; i < n; i++)
+		frames[i] = (struct rt_frame){.data = pause_frame,
+		                              .caplen = sizeof(pause_frame),
+		                              .wirelen = sizeof(pause_frame),
+		                              .ts_ns = ts};
+	return n;
+}
+
+static const struct rt_source_ops held_ops = {
+    .kind = "held",
+    .next = held_next,
+    .breakloop = fake_break,
+};
+
+/* A fresh holding source (and stop state): hold_ns, and what the test sets in `hold` after. */
+static void held_source(uint64_t hold_ns)
+{
+	reset();
+	rt_pump_release_signals();
+	assert_int_equal(rt_pump_catch_signals(hook), 0);
+	src.ops = &held_ops;
+	src.hold_ns = hold_ns;
+	memset(&hold, 0, sizeof(hold));
+}
+
+static void test_held_frames(void **state)
+{
+	struct rt_pump_config c = config();
+	struct rt_pump_result res;
+	char errbuf[RT_ERRBUF_SIZE];
+	(void)state;
+
+	/* after Ctrl-C: the 2 held batches, then the first batch from after the stop, and no more */
+	held_source(10000000000ull); /* the drain ends by frames, long before */
+	hold.held = 2;
+	seen.signal_after = 5;
+	assert_int_equal(rt_pump_run(&src, &c, &res, errbuf), 0);
+	assert_int_equal(res.end, RT_PUMP_INTERRUPTED);
+	assert_int_equal(res.signal, SIGINT);
+	assert_int_equal(res.frames, 6 + 2 * 3 + 3);
+	assert_int_equal(hold.after_stop_reads, 3);
+
+	/* the stop's own pending wake-up does not end the drain; a second stop does */
+	held_source(10000000000ull);
+	hold.held = 5;
+	hold.eintr_at = 1;
+	seen.signal_after = 3;
+	seen.stop_call = true;
+	assert_int_equal(rt_pump_run(&src, &c, &res, errbuf), 0);
+	assert_int_equal(res.frames, 3 + 5 * 3 + 3);
+	held_source(10000000000ull);
+	hold.held = 5;
+	hold.eintr_at = 2;
+	hold.restop = true;
+	seen.signal_after = 3;
+	seen.stop_call = true;
+	assert_int_equal(rt_pump_run(&src, &c, &res, errbuf), 0);
+	assert_int_equal(res.frames, 3 + 3); /* one held batch, then the second stop */
+	assert_int_equal(hold.after_stop_reads, 2);
+
+	/* an idle source: the drain gives up after hold_ns */
+	held_source(20000000u);
+	hold.idle = true;
+	seen.signal_after = 3;
+	seen.stop_call = true;
+	assert_int_equal(rt_pump_run(&src, &c, &res, errbuf), 0);
+	assert_int_equal(res.frames, 3);
+	assert_true(realtime() - hold.stop_real >= 20000000u);
+
+	/* without hold_ns nothing is read after the stop */
+	held_source(0);
+	hold.held = 2;
+	seen.signal_after = 3;
+	seen.stop_call = true;
+	assert_int_equal(rt_pump_run(&src, &c, &res, errbuf), 0);
+	assert_int_equal(res.frames, 3);
+	assert_int_equal(hold.after_stop_reads, 0);
+}
+
+/* An on_tick stop (--duration) drains held frames too. */
+static int stop_tick(void *ctx, uint64_t now, bool idle, char *errbuf)
+{
+	(void)ctx;
+	(void)now;
+	(void)idle;
+	(void)errbuf;
+	hold.tick_stopped = ++seen.ticks == 3;
+	return hold.tick_stopped ? 1 : 0;
+}
+
+static void test_held_frames_tick_stop(void **state)
+{
+	struct rt_pump_config c = config();
+	struct rt_pump_result res;
+	char errbuf[RT_ERRBUF_SIZE];
+	(void)state;
+
+	held_source(10000000000ull);
+	c.on_tick = stop_tick;
+	/* the tick's stop is not a stop request: the held frames are old, then come new ones */
+	assert_int_equal(rt_pump_run(&src, &c, &res, errbuf), 0);
+	assert_int_equal(res.end, RT_PUMP_STOPPED);
+	assert_int_equal(res.frames, 2 * 3 + 3);
+}
+
+/* SIGHUP stops the pump as SIGTERM does; a SIGHUP ignored before (nohup) stays ignored. */
+static void test_sighup(void **state)
+{
+	struct rt_pump_config c = config();
+	struct rt_pump_result res;
+	char errbuf[RT_ERRBUF_SIZE];
+	struct sigaction sa;
+	(void)state;
+
+	fake.total = 3;
+	raise(SIGHUP);
+	assert_true(rt_pump_stopping());
+	assert_int_equal(seen.hooked, SIGHUP);
+	assert_int_equal(rt_pump_run(&src, &c, &res, errbuf), 0);
+	assert_int_equal(res.end, RT_PUMP_INTERRUPTED);
+	assert_int_equal(res.signal, SIGHUP);
+
+	rt_pump_release_signals();
+	signal(SIGHUP, SIG_IGN);
+	assert_int_equal(rt_pump_catch_signals(hook), 0);
+	assert_int_equal(sigaction(SIGHUP, NULL, &sa), 0);
+	assert_true(sa.sa_handler == SIG_IGN);
+	rt_pump_release_signals();
+	signal(SIGHUP, SIG_DFL);
+	assert_int_equal(rt_pump_catch_signals(hook), 0);
+	assert_int_equal(sigaction(SIGHUP, NULL, &sa), 0);
+	assert_true(sa.sa_handler != SIG_IGN && sa.sa_handler != SIG_DFL);
+}
+
 static void test_open_file(void **state)
 {
 	char path[] = "/tmp/rt-pump-XXXXXX";
@@ -305,6 +480,9 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_stops, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_failures, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_signal, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_held_frames, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_held_frames_tick_stop, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_sighup, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_open_file, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

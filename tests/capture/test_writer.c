@@ -132,6 +132,9 @@ static void test_pcapng_reads_back(void **state)
 	struct rt_writer *w = open_writer(path, RT_FORMAT_PCAPNG, 0, 0);
 	for (int i = 0; i < 3; i++)
 		assert_int_equal(rt_writer_write(w, 0, &f[i], errbuf), 0);
+	/* counted once they reach the file, not while buffered */
+	assert_int_equal(rt_writer_count(w), 0);
+	assert_int_equal(rt_writer_flush(w, errbuf), 0);
 	assert_int_equal(rt_writer_count(w), 3);
 	assert_int_equal(rt_writer_close(w, errbuf), 0);
 	read_back(path, f, 3, 262144);
@@ -362,8 +365,74 @@ static void test_errors(void **state)
 		assert_int_equal(rt_writer_flush(w, errbuf), -ENOSPC);
 		assert_non_null(strstr(errbuf, "/dev/full"));
 		assert_int_equal(rt_writer_write(w, 0, &f[2], errbuf), -ENOSPC);
+		assert_int_equal(rt_writer_finish(w, errbuf), -ENOSPC);
+		assert_int_equal(rt_writer_count(w), 0); /* none reached the file */
 		assert_int_equal(rt_writer_close(w, errbuf), -ENOSPC);
 	}
+}
+
+/* A symbolic link planted where the capture goes is refused, and its target left alone. */
+static void test_symlink_refused(void **state)
+{
+	(void)state;
+	char path[256], target[256], errbuf[RT_ERRBUF_SIZE];
+	struct rt_writer *w = NULL;
+	struct stat st;
+	snprintf(target, sizeof(target), "%s/precious", dir);
+	snprintf(path, sizeof(path), "%s/link.pcapng", dir);
+	FILE *fp = fopen(target, "w");
+	assert_non_null(fp);
+	fputs("keep me\n", fp);
+	fclose(fp);
+	assert_int_equal(symlink(target, path), 0);
+	struct rt_writer_config cfg = {.path = path};
+	assert_int_equal(rt_writer_open(&w, &cfg, errbuf), -ELOOP);
+	assert_non_null(strstr(errbuf, "symbolic link"));
+	assert_int_equal(stat(target, &st), 0);
+	assert_int_equal(st.st_size, 8);
+	/* a rotated file too */
+	char first[256];
+	snprintf(first, sizeof(first), "%s/rot.pcapng", dir);
+	snprintf(path, sizeof(path), "%s/rot.pcapng.1", dir);
+	assert_int_equal(symlink(target, path), 0);
+	struct rt_frame f[3];
+	make_frames(f);
+	w = open_writer(first, RT_FORMAT_PCAP_NS, 100, 0);
+	assert_int_equal(rt_writer_write(w, 0, &f[0], errbuf), 0);
+	assert_int_equal(rt_writer_write(w, 0, &f[1], errbuf), -ELOOP);
+	assert_int_equal(rt_writer_write(w, 0, &f[2], errbuf), -ELOOP);
+	assert_int_equal(rt_writer_count(w), 1);
+	assert_int_equal(rt_writer_close(w, errbuf), -ELOOP);
+	assert_int_equal(stat(target, &st), 0);
+	assert_int_equal(st.st_size, 8);
+}
+
+/* A frame larger than the 1 MiB buffer goes through it in pieces, whole. */
+static void test_frame_larger_than_buffer(void **state)
+{
+	(void)state;
+	char path[256], errbuf[RT_ERRBUF_SIZE];
+	enum { BIG = 1536 * 1024 };
+	uint8_t *data = malloc(BIG);
+	assert_non_null(data);
+	for (size_t i = 0; i < BIG; i++)
+		data[i] = (uint8_t)(i * 7);
+	struct rt_frame f = {.data = data, .caplen = BIG, .wirelen = BIG, .ts_ns = 5};
+	snprintf(path, sizeof(path), "%s/big.pcapng", dir);
+	struct rt_writer *w = open_writer(path, RT_FORMAT_PCAPNG, 0, 4u << 20);
+	assert_int_equal(rt_writer_write(w, 0, &f, errbuf), 0);
+	assert_int_equal(rt_writer_count(w), 1);
+	assert_int_equal(rt_writer_close(w, errbuf), 0);
+	size_t len;
+	uint8_t *file = slurp(path, &len);
+	/* SHB, IDB, then the EPB: its bytes follow a 28-byte header */
+	size_t off = le32(file + 4);
+	off += le32(file + off + 4);
+	assert_int_equal(le32(file + off), 6);
+	assert_int_equal(le32(file + off + 4), 32 + BIG);
+	assert_memory_equal(file + off + 28, data, BIG);
+	free(file);
+	free(data);
 }
 
 /* Two interfaces in one pcapng section; libpcap reads both. */
@@ -396,6 +465,8 @@ int main(void)
 	    cmocka_unit_test(test_strftime_names),
 	    cmocka_unit_test(test_errors),
 	    cmocka_unit_test(test_two_interfaces),
+	    cmocka_unit_test(test_symlink_refused),
+	    cmocka_unit_test(test_frame_larger_than_buffer),
 	};
 	return cmocka_run_group_tests(tests, make_dir, remove_dir);
 }

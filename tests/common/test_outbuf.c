@@ -97,6 +97,40 @@ static void test_ts(void **state)
 	}
 }
 
+static void emit_u64(struct rt_outbuf *o, const void *arg)
+{
+	rt_out_u64(o, *(const uint64_t *)arg);
+}
+
+/* Decimals at every digit-count boundary and at random, against printf. */
+static void test_u64_digits(void **state)
+{
+	uint64_t p = 1, x = 88172645463325252ull;
+	char want[32];
+
+	(void)state;
+	for (int k = 0; k <= 20; k++) {
+		uint64_t vals[3] = {p - 1, p, p + 1};
+		for (int i = 0; i < 3; i++) {
+			char *got = render(emit_u64, &vals[i]);
+			snprintf(want, sizeof(want), "%llu", (unsigned long long)vals[i]);
+			assert_string_equal(got, want);
+			free(got);
+		}
+		p *= 10; /* wraps after 10^19: still a value to print */
+	}
+	for (int i = 0; i < 10000; i++) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		uint64_t v = x >> (x & 63);
+		char *got = render(emit_u64, &v);
+		snprintf(want, sizeof(want), "%llu", (unsigned long long)v);
+		assert_string_equal(got, want);
+		free(got);
+	}
+}
+
 struct hex {
 	uint64_t v;
 	int width;
@@ -538,6 +572,7 @@ int main(void)
 		cmocka_unit_test(test_double_fixed),
 		cmocka_unit_test(test_double_huge),
 		cmocka_unit_test(test_ts),
+	    cmocka_unit_test(test_u64_digits),
 		cmocka_unit_test(test_hex),
 		cmocka_unit_test(test_json_escapes),
 		cmocka_unit_test(test_json_every_byte),

@@ -15,4 +15,10 @@ if command -v tshark >/dev/null; then
 		-e infiniband.aeth.syndrome -e infiniband.aeth.msn -e infiniband.reth.va \
 		-e infiniband.reth.dmalen
 	bench_note "tshark is timed on the first $tshark_frames frames only (it is much slower); its frames/s is comparable."
+	# side by side, from this run's rows: how many times tshark's frames/s each mode reaches
+	bench_note "frames/s over tshark -T fields's, this run: $(awk -F'\t' '
+		$1 ~ /^tshark -T fields/ { t = $4 }
+		$1 ~ /^rocetrace dissect/ { n[++k] = $1; f[k] = $4 }
+		END { for (i = 1; i <= k; i++) printf "%s%s %.1fx", (i > 1 ? "; " : ""), n[i], (t > 0 ? f[i] / t : 0) }
+	' "$BENCH_RESULTS")"
 fi
