@@ -17,6 +17,8 @@
 
 #define MAX_DURATION_NS  1000000000000000ull /* 1e6 s: --bucket, --episode-gap, --rate-window */
 #define AN_MAX_DUP_WINDOW_NS 100000000ull    /* --dup-window: 100 ms, the span copies are kept */
+/* --bucket: shorter ones are surely a mistake (a 64-byte frame lasts 5 ns at 100G; rows explode) */
+#define MIN_BUCKET_NS 100ull
 
 static const char analyze_help[] =
 	"usage: rocetrace analyze FILE [-f BPF] [--json] [--link-speed RATE] [--counters F]\n"
@@ -306,7 +308,7 @@ static int common(int argc, char **argv, bool timeline)
 			json = true;
 			break;
 		case OPT_LINK:
-			if (rt_opt_rate(cmd, "--link-speed", optarg, 1, 1000000, 100000000000000ull,
+			if (rt_opt_rate(cmd, "--link-speed", optarg, 1000000, 100000000000000ull,
 			                &ao.link_speed_bps))
 				return RT_EXIT_USAGE;
 			break;
@@ -332,11 +334,11 @@ static int common(int argc, char **argv, bool timeline)
 				if (rt_opt_uint(cmd, "--top", optarg, 0, 1000000, &top))
 					return RT_EXIT_USAGE;
 			} else if (c == OPT_GAP) {
-				if (rt_opt_duration(cmd, "--episode-gap", optarg, 1, 1,
-				                    MAX_DURATION_NS, &ao.episode_gap_ns))
+				if (rt_opt_duration_was_ns(cmd, "--episode-gap", optarg, 1000,
+				                           MAX_DURATION_NS, &ao.episode_gap_ns))
 					return RT_EXIT_USAGE;
-			} else if (rt_opt_duration(cmd, "--rate-window", optarg, 1, 4,
-			                           MAX_DURATION_NS, &ao.rate_window_ns)) {
+			} else if (rt_opt_duration_was_ns(cmd, "--rate-window", optarg, 1000,
+			                                  MAX_DURATION_NS, &ao.rate_window_ns)) {
 				return RT_EXIT_USAGE;
 			}
 			break;
@@ -345,8 +347,8 @@ static int common(int argc, char **argv, bool timeline)
 				return RT_EXIT_USAGE;
 			break;
 		case OPT_DUPWIN:
-			if (rt_opt_duration(cmd, "--dup-window", optarg, 1, 0, AN_MAX_DUP_WINDOW_NS,
-			                    &ao.dup_window_ns))
+			if (rt_opt_duration_was_ns(cmd, "--dup-window", optarg, 0,
+			                           AN_MAX_DUP_WINDOW_NS, &ao.dup_window_ns))
 				return RT_EXIT_USAGE;
 			break;
 		case OPT_BUCKET:
@@ -358,8 +360,8 @@ static int common(int argc, char **argv, bool timeline)
 				    cmd, "%s%s is an option of 'rocetrace timeline'",
 				    li < 0 ? "-" : "--", li < 0 ? "o" : longopts[li].name);
 			if (c == OPT_BUCKET) {
-				if (rt_opt_duration(cmd, "--bucket", optarg, 1, 1, MAX_DURATION_NS,
-				                    &ao.bucket_ns))
+				if (rt_opt_duration_was_ns(cmd, "--bucket", optarg, MIN_BUCKET_NS,
+				                           MAX_DURATION_NS, &ao.bucket_ns))
 					return RT_EXIT_USAGE;
 			} else if (c == OPT_FLOW) {
 				/* checked here, before -o truncates an existing file */

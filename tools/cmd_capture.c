@@ -231,7 +231,7 @@ static int parse_args(int argc, char **argv, struct capture_args *a)
 				return RT_EXIT_USAGE;
 			break;
 		case OPT_DURATION:
-			if (rt_opt_duration(CMD, "--duration", optarg, 1000000000, 1,
+			if (rt_opt_duration(CMD, "--duration", optarg, 1,
 			                    MAX_SECONDS * 1000000000, &a->duration_ns))
 				return RT_EXIT_USAGE;
 			break;
@@ -263,10 +263,10 @@ static int parse_args(int argc, char **argv, struct capture_args *a)
 			a->counters_ns = 1000000000u;
 			/* "--counters 0.5" as well as "--counters=0.5" */
 			if (!optarg && optind < argc &&
-			    rt_opt_parse_duration(argv[optind], 1000000000, 0, UINT64_MAX, &v) == 0)
+			    rt_opt_parse_duration(argv[optind], 0, UINT64_MAX, &v) == 0)
 				optarg = argv[optind++];
 			if (optarg &&
-			    rt_opt_duration(CMD, "--counters", optarg, 1000000000, 10000000,
+			    rt_opt_duration(CMD, "--counters", optarg, 10000000,
 			                    MAX_SECONDS * 1000000000, &a->counters_ns))
 				return RT_EXIT_USAGE;
 			break;

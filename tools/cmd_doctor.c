@@ -249,17 +249,17 @@ static int parse_args(int argc, char **argv, struct doctor_args *a)
 			a->cfg.min_mtu = (unsigned)v;
 			break;
 		case OPT_SPEED:
-			if (rt_opt_rate(CMD, opt, optarg, 1000000000, 1000000, 10000000000000ull,
+			if (rt_opt_rate(CMD, opt, optarg, 1000000, 10000000000000ull,
 			                &a->cfg.speed_bps))
 				return RT_EXIT_USAGE;
 			break;
 		case OPT_INTERVAL:
-			if (rt_opt_duration(CMD, opt, optarg, 1000000000, 0, MAX_SECONDS * 1000000000,
+			if (rt_opt_duration(CMD, opt, optarg, 0, MAX_SECONDS * 1000000000,
 			                    &a->cfg.interval_ns))
 				return RT_EXIT_USAGE;
 			break;
 		case OPT_TRAFFIC:
-			if (rt_opt_duration(CMD, opt, optarg, 1000000000, 1000000, MAX_SECONDS * 1000000000,
+			if (rt_opt_duration(CMD, opt, optarg, 1000000, MAX_SECONDS * 1000000000,
 			                    &a->cfg.traffic_ns))
 				return RT_EXIT_USAGE;
 			break;
@@ -287,7 +287,7 @@ static int parse_args(int argc, char **argv, struct doctor_args *a)
 			a->remote = optarg;
 			break;
 		case OPT_TIMEOUT:
-			if (rt_opt_duration(CMD, opt, optarg, 1000000000, 1000000, MAX_SECONDS * 1000000000,
+			if (rt_opt_duration(CMD, opt, optarg, 1000000, MAX_SECONDS * 1000000000,
 			                    &a->timeout_ns))
 				return RT_EXIT_USAGE;
 			break;
