@@ -85,6 +85,11 @@ static void flow_json(const struct rt_analyzer *an, struct rt_outbuf *o, const s
 	rt_out_ip(o, f->key.ipver, f->key.dst);
 	rt_out_char(o, '"');
 	kv_u64(o, "dest_qp", f->key.dest_qp, &first);
+	char sel[RT_FLOWSEL_TEXT_MAX];
+	key(o, "selector", &first);
+	rt_out_char(o, '"');
+	rt_out_str(o, rt_flowsel_format(sel, f->key.ipver, f->key.src, f->key.dst, f->key.dest_qp));
+	rt_out_char(o, '"');
 	key(o, "peer_qp", &first);
 	if (f->peer_qp == AN_NONE)
 		rt_out_str(o, "null");
@@ -419,10 +424,15 @@ int rt_analyzer_report_json(struct rt_analyzer *an, FILE *fp)
 		rt_out_char(o, '}');
 	}
 	rt_out_str(o, ",\"flows\":[");
+	bool first_flow = true;
 	for (uint32_t id = 0; id < an->next_id; id++) {
-		if (id)
+		const struct an_flow *f = &an->flows[an->order[id]];
+		if (!f->selected) /* --flow */
+			continue;
+		if (!first_flow)
 			rt_out_str(o, ",\n");
-		flow_json(an, o, &an->flows[an->order[id]]);
+		first_flow = false;
+		flow_json(an, o, f);
 	}
 	rt_out_str(o, "]}\n");
 	int err = rt_out_flush(o);
@@ -432,12 +442,11 @@ int rt_analyzer_report_json(struct rt_analyzer *an, FILE *fp)
 
 /* ---- text ---- */
 
+/* The flow as --flow takes it ("10.0.0.1>10.0.0.2:0x000011"), and its peer QP. */
 static void flow_name(struct rt_outbuf *o, const struct an_flow *f)
 {
-	rt_out_ip(o, f->key.ipver, f->key.src);
-	rt_out_str(o, " > ");
-	rt_out_ip(o, f->key.ipver, f->key.dst);
-	rt_out_printf(o, " qp 0x%06x", f->key.dest_qp);
+	char sel[RT_FLOWSEL_TEXT_MAX];
+	rt_out_str(o, rt_flowsel_format(sel, f->key.ipver, f->key.src, f->key.dst, f->key.dest_qp));
 	if (f->peer_qp != AN_NONE)
 		rt_out_printf(o, " (peer 0x%06x)", f->peer_qp);
 }
@@ -483,11 +492,16 @@ int rt_analyzer_report_text(struct rt_analyzer *an, FILE *fp, unsigned top)
 	rt_out_str(o, " .. ");
 	rt_out_ts(o, an->last_ts);
 	rt_out_str(o, ")\n");
-	uint32_t paired = 0;
-	for (uint32_t id = 0; id < an->next_id; id++)
+	uint32_t paired = 0, nsel = 0;
+	for (uint32_t id = 0; id < an->next_id; id++) {
 		paired += an->flows[an->order[id]].peer_qp != AN_NONE;
-	rt_out_printf(o, "%u flows (one direction of one QP), %u with their peer QP known\n", an->next_id,
+		nsel += an->flows[an->order[id]].selected;
+	}
+	rt_out_printf(o, "%u flows (one direction of one QP), %u with their peer QP known", an->next_id,
 		      paired);
+	if (an->o.flow)
+		rt_out_printf(o, "; --flow '%s' lists %u of them", an->o.flow, nsel);
+	rt_out_char(o, '\n');
 	rt_out_printf(o,
 		      "ECN: %llu CE-marked (%.2f%% of RoCE), CNPs: %llu (%llu not matched to a flow)\n",
 		      (unsigned long long)an->tot.ce,
@@ -531,21 +545,20 @@ int rt_analyzer_report_text(struct rt_analyzer *an, FILE *fp, unsigned top)
 			rt_out_char(o, '\n');
 		}
 	}
-	/* top flows */
-	uint32_t n = an->next_id;
-	uint32_t *idx = malloc((n ? n : 1) * sizeof(*idx));
+	/* top flows (of those --flow selects) */
+	uint32_t n = 0;
+	uint32_t *idx = malloc((an->next_id ? an->next_id : 1) * sizeof(*idx));
+	for (uint32_t i = 0; idx && i < an->next_id; i++)
+		if (an->flows[an->order[i]].selected)
+			idx[n++] = an->order[i];
 	if (idx && n) {
-		for (uint32_t i = 0; i < n; i++)
-			idx[i] = an->order[i];
 		qsort_r(idx, n, sizeof(*idx), by_ce, an->flows);
 		rt_out_printf(o, "\nTop flows by CE marks + CNPs (of %u):\n", n);
 		rt_out_str(o, "  id  flow                                              packets     CE    CE%   CNP  NAK  retx  NP reaction (median)\n");
 		for (uint32_t i = 0; i < n && i < top; i++) {
 			const struct an_flow *f = &an->flows[idx[i]];
-			char name[160], a[64], b[64];
-			rt_ip_to_str(f->key.ipver, f->key.src, a, sizeof(a));
-			rt_ip_to_str(f->key.ipver, f->key.dst, b, sizeof(b));
-			snprintf(name, sizeof(name), "%s > %s qp 0x%x", a, b, f->key.dest_qp);
+			char name[RT_FLOWSEL_TEXT_MAX];
+			rt_flowsel_format(name, f->key.ipver, f->key.src, f->key.dst, f->key.dest_qp);
 			rt_out_printf(o, "  %-3u %-48s %9llu %6llu %5.1f %5llu %4llu %5llu  ", f->id, name,
 				      (unsigned long long)f->packets, (unsigned long long)f->ecn[3],
 				      f->packets ? 100.0 * (double)f->ecn[3] / (double)f->packets : 0.0,
@@ -565,7 +578,7 @@ int rt_analyzer_report_text(struct rt_analyzer *an, FILE *fp, unsigned top)
 	for (uint32_t id = 0; id < an->next_id; id++) {
 		const struct an_flow *f = &an->flows[an->order[id]];
 		const struct an_flow_ext *e = f->ext;
-		if (!e || !e->rp_samples)
+		if (!e || !e->rp_samples || !f->selected)
 			continue;
 		if (!rp_head) {
 			rt_out_str(o, "\nSender reaction to CNPs (rate in the ");
@@ -620,7 +633,8 @@ int rt_analyzer_report_text(struct rt_analyzer *an, FILE *fp, unsigned top)
 	} while (0)
 	for (uint32_t id = 0; id < an->next_id; id++) {
 		const struct an_flow *f = &an->flows[an->order[id]];
-		if (!(f->naks_received || f->rnr_naks_received || f->gaps || f->timeouts || f->psn_jumps))
+		if (!(f->naks_received || f->rnr_naks_received || f->gaps || f->timeouts || f->psn_jumps) ||
+		    !f->selected)
 			continue;
 		ANOMALY();
 		rt_out_printf(o, "  flow %u ", f->id);
@@ -671,7 +685,7 @@ int rt_analyzer_report_text(struct rt_analyzer *an, FILE *fp, unsigned top)
 		for (uint32_t id = 0; id < an->next_id; id++) {
 			const struct an_flow *f = &an->flows[an->order[id]];
 			const struct an_flow_ext *e = f->ext;
-			if (!e || !e->src_seen)
+			if (!e || !e->src_seen || !f->selected)
 				continue;
 			double span = f->last_ts > f->first_ts ? (double)(f->last_ts - f->first_ts) : 0;
 			rt_out_printf(o, "  flow %u: source rate %.0f -> min %.0f -> %.0f Mb/s, measured %.3f Gb/s; "
