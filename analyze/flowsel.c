@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 /* Largest destination QP: 24 bits. */
 #define QP_MAX 0xffffffu
@@ -67,7 +68,7 @@ static bool parse_num(const char *s, size_t n, uint32_t max, uint32_t *out)
 }
 
 /*
- * A "qp QP", "qp=QP" or "qp:QP" at the start of s[0..*n) or after a space:
+ * A "qp QP", "qp=QP" or "qp:QP" ("QP" too) at the start of s[0..*n) or after a space:
  * the QP into *qp and *n cut before it. False when there is none (*bad: one
  * whose QP is no number).
  */
@@ -75,7 +76,7 @@ static bool qp_suffix(const char *s, size_t *n, uint32_t *qp, bool *bad)
 {
 	*bad = false;
 	for (size_t i = 0; i + 2 < *n; i++) {
-		if (strncmp(s + i, "qp", 2) != 0 || (i && s[i - 1] != ' '))
+		if (strncasecmp(s + i, "qp", 2) != 0 || (i && s[i - 1] != ' '))
 			continue;
 		size_t j = i + 2;
 		if (s[j] != ' ' && s[j] != '=' && s[j] != ':')

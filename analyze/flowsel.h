@@ -19,10 +19,11 @@
  *   qp:QP                flows to QP, between any hosts
  *
  * IPv6 addresses take brackets where a ':QP' follows ("[fe80::1]>[fe80::2]:0x11").
- * Spaces around '>' and a QP written " qp QP" or " qp=QP" are accepted too,
- * so the way rocetrace dissect prints a packet ("10.0.0.1 > 10.0.0.2 ...
- * qp=0x000011") and the way analyze printed flows before ("10.0.0.1 >
- * 10.0.0.2 qp 0x11") select what they name.
+ * Spaces around '>' and a QP written " qp QP", " qp=QP" or " QP QP" are
+ * accepted too, so the way rocetrace dissect prints a packet ("10.0.0.1 >
+ * 10.0.0.2 ... qp=0x000011"), the Wireshark plugin's rocetrace.flow
+ * ("10.0.0.1 > 10.0.0.2 QP 0x000011") and the way analyze printed flows
+ * before ("10.0.0.1 > 10.0.0.2 qp 0x11") select what they name.
  */
 enum rt_flowsel_kind {
 	RT_FLOWSEL_ALL,	    /* every flow */

@@ -65,6 +65,7 @@ static void test_kinds(void **state)
 	    {"10.0.0.1 > 10.0.0.2 qp 0x11", RT_FLOWSEL_PAIR_QP},
 	    {"10.0.0.1 > 10.0.0.2 qp=0x000011", RT_FLOWSEL_PAIR_QP},
 	    {"fe80::1 > fe80::2 qp 17", RT_FLOWSEL_PAIR_QP},
+	    {"10.0.0.1 > 10.0.0.2 QP 0x000011", RT_FLOWSEL_PAIR_QP}, /* the Wireshark plugin's */
 	    {"qp:17", RT_FLOWSEL_QP},
 	    {"qp 0x11", RT_FLOWSEL_QP},
 	    {"qp=17", RT_FLOWSEL_QP},
