@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "analyze/internal.h"
+#include "common/json.h"
 #include "dissect/opcodes.h"
 
 static void key(struct rt_outbuf *o, const char *k, bool *first)
@@ -39,6 +40,15 @@ static void kv_ts(struct rt_outbuf *o, const char *k, uint64_t ts, bool *first)
 	rt_out_char(o, '"');
 	rt_out_ts(o, ts);
 	rt_out_char(o, '"');
+}
+
+/* "K": "SECONDS.NANOSECONDS" and "K_ns": the same ns as an integer */
+static void kv_ts_ns(struct rt_outbuf *o, const char *k, uint64_t ts, bool *first)
+{
+	char name[32];
+	kv_ts(o, k, ts, first);
+	snprintf(name, sizeof(name), "%s_ns", k);
+	kv_u64(o, name, ts, first);
 }
 
 /* {"min","median","max"} (+ p99 and samples when asked) or null */
@@ -102,8 +112,8 @@ static void flow_json(const struct rt_analyzer *an, struct rt_outbuf *o, const s
 		rt_out_json_str(o, an_pairing_name(f->pairing));
 	key(o, "transport", &first);
 	rt_out_json_str(o, f->transport == 0xff ? "none" : rt_transport_name((uint8_t)(f->transport << 5)));
-	kv_ts(o, "first", f->first_ts, &first);
-	kv_ts(o, "last", f->last_ts, &first);
+	kv_ts_ns(o, "first", f->first_ts, &first);
+	kv_ts_ns(o, "last", f->last_ts, &first);
 	kv_u64(o, "packets", f->packets, &first);
 	kv_u64(o, "bytes", f->bytes, &first);
 	kv_u64(o, "requests", f->requests, &first);
@@ -309,8 +319,8 @@ static void pfc_json(const struct rt_analyzer *an, struct rt_outbuf *o)
 		rt_out_char(o, '"');
 		key(o, "priority", &f3);
 		rt_out_json_str(o, class_name(s->cls, nb));
-		kv_ts(o, "start", s->start, &f3);
-		kv_ts(o, "end", s->end, &f3);
+		kv_ts_ns(o, "start", s->start, &f3);
+		kv_ts_ns(o, "end", s->end, &f3);
 		kv_u64(o, "duration_ns", s->end - s->start, &f3);
 		rt_out_char(o, '}');
 	}
@@ -372,10 +382,11 @@ int rt_analyzer_report_json(struct rt_analyzer *an, FILE *fp)
 	rt_out_init(o, fp);
 	bool first = true;
 	rt_out_char(o, '{');
+	kv_u64(o, "schema", RT_JSON_SCHEMA, &first);
 	kv_u64(o, "packets", an->tot.packets, &first);
 	kv_u64(o, "roce_packets", an->tot.roce_packets, &first);
-	kv_ts(o, "start", an->first_ts, &first);
-	kv_ts(o, "end", an->last_ts, &first);
+	kv_ts_ns(o, "start", an->first_ts, &first);
+	kv_ts_ns(o, "end", an->last_ts, &first);
 	kv_u64(o, "bytes", an->tot.bytes, &first);
 	kv_u64(o, "link_speed_bps", an->o.link_speed_bps, &first);
 	kv_u64(o, "flow_count", an->next_id, &first);
