@@ -475,10 +475,56 @@ static void test_getopt_errors(void **state)
 	    "rocetrace timeline: unknown option '-x' (see 'rocetrace timeline --help')\n");
 }
 
+/* tcpdump's operands: FILE, then an expression in words; -r and -f take their places. */
+static void test_operands(void **state)
+{
+	(void)state;
+	char *a1[] = {"dissect", "f.pcap", "udp", "port", "4791", NULL};
+	const char *path = NULL, *bpf = NULL;
+	char *joined;
+	assert_int_equal(rt_cli_operands("dissect", 5, a1, 1, true, &path, &bpf, &joined), 0);
+	assert_string_equal(path, "f.pcap");
+	assert_string_equal(bpf, "udp port 4791");
+	assert_ptr_equal(bpf, joined);
+	free(joined);
+	/* -r gave the file: every word is the expression */
+	path = "g.pcap";
+	bpf = NULL;
+	assert_int_equal(rt_cli_operands("dissect", 5, a1, 1, true, &path, &bpf, &joined), 0);
+	assert_string_equal(path, "g.pcap");
+	assert_string_equal(bpf, "f.pcap udp port 4791");
+	free(joined);
+	/* no expression: -f stays */
+	path = NULL;
+	bpf = "vlan";
+	assert_int_equal(rt_cli_operands("dissect", 2, a1, 1, true, &path, &bpf, &joined), 0);
+	assert_string_equal(bpf, "vlan");
+	assert_null(joined);
+	/* -f and an expression; no file at all */
+	capture_begin();
+	path = NULL;
+	assert_int_equal(rt_cli_operands("dissect", 5, a1, 1, true, &path, &bpf, &joined),
+			 RT_EXIT_USAGE);
+	assert_non_null(strstr(capture_end(), "a filter twice: -f 'vlan' and 'udp'"));
+	assert_null(joined);
+	capture_begin();
+	path = bpf = NULL;
+	assert_int_equal(rt_cli_operands("analyze", 1, a1, 1, true, &path, &bpf, &joined),
+			 RT_EXIT_USAGE);
+	assert_string_equal(capture_end(), "rocetrace analyze: no capture file given (FILE or -r "
+					   "FILE) (see 'rocetrace analyze --help')\n");
+	/* capture: no FILE operand, the words are the expression */
+	path = bpf = NULL;
+	assert_int_equal(rt_cli_operands("capture", 5, a1, 2, false, &path, &bpf, &joined), 0);
+	assert_null(path);
+	assert_string_equal(bpf, "udp port 4791");
+	free(joined);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_uint),     cmocka_unit_test(test_duration),
+	    cmocka_unit_test(test_operands), cmocka_unit_test(test_uint), cmocka_unit_test(test_duration),
 	    cmocka_unit_test(test_rate),     cmocka_unit_test(test_size),
 	    cmocka_unit_test(test_count),    cmocka_unit_test(test_real),
 	    cmocka_unit_test(test_messages), cmocka_unit_test(test_getopt_errors),
