@@ -24,6 +24,7 @@
 #include "tools/cli.h"
 #include "tools/commands.h"
 #include "tools/options.h"
+#include "tools/textopts.h"
 
 #define BATCH       64
 #define DRAIN_NS    100000000u /* after CMD exits, keep capturing this long */
@@ -245,33 +246,14 @@ static int parse_args(int argc, char **argv, struct capture_args *a)
 	optind = 1;
 	opterr = 0;
 	/* '+': stop at the first non-option: the filter expression, or '--' and CMD. */
-	while ((c = getopt_long(argc, argv, "+:i:r:w:s:f:c:B:G:C:DhnvexXt#", longopts, NULL)) !=
-	       -1) {
+	static const char letters[] = "+:i:r:w:s:f:c:B:G:C:Dh" RT_TEXT_LETTERS;
+	while ((c = getopt_long(argc, argv, letters, longopts, NULL)) != -1) {
 		switch (c) {
 		case 'i':
 			a->dev = optarg;
 			break;
 		case 'r':
 			a->file = optarg;
-			break;
-		case 'n':
-			break; /* no name is ever looked up */
-		case 'v':
-			a->text.verbose++;
-			break;
-		case 'e':
-			a->text.link = true;
-			break;
-		case 'x':
-		case 'X':
-			if (a->text.hex < (c == 'X' ? 2u : 1u))
-				a->text.hex = c == 'X' ? 2 : 1;
-			break;
-		case 't':
-			tflags++;
-			break;
-		case '#':
-			a->text.number = true;
 			break;
 		case 'w':
 			a->out = optarg;
@@ -341,15 +323,13 @@ static int parse_args(int argc, char **argv, struct capture_args *a)
 			help();
 			return -1;
 		default:
+			if (rt_text_option(c, &a->text, &tflags))
+				break;
 			return rt_cli_getopt_error(CMD, c, argv);
 		}
 	}
-	static const enum rt_print_ts by_t[] = {RT_PRINT_TS_EPOCH, RT_PRINT_TS_NONE,
-						RT_PRINT_TS_EPOCH, RT_PRINT_TS_DELTA,
-						RT_PRINT_TS_DATE,  RT_PRINT_TS_SINCE_FIRST};
-	if (tflags >= sizeof(by_t) / sizeof(by_t[0]))
-		return rt_cli_usage_error(CMD, "-t: at most five (-ttttt)");
-	a->text.ts = by_t[tflags];
+	if (rt_text_ts(CMD, tflags, &a->text))
+		return RT_EXIT_USAGE;
 	/* the words up to '--' are the filter expression; after it, CMD */
 	int end = optind;
 	if (optind > 1 && !strcmp(argv[optind - 1], "--")) {

@@ -17,6 +17,7 @@
 #include "tools/cli.h"
 #include "tools/commands.h"
 #include "tools/options.h"
+#include "tools/textopts.h"
 
 #define CMD "dissect"
 
@@ -202,7 +203,7 @@ static int parse_args(int argc, char **argv, struct dissect_args *a)
 	rt_dissect_opts_init(&a->opts);
 	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, ":f:c:r:hnvexXt#", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":f:c:r:h" RT_TEXT_LETTERS, longopts, NULL)) != -1) {
 		switch (c) {
 		case 'f':
 			a->bpf = optarg;
@@ -215,25 +216,6 @@ static int parse_args(int argc, char **argv, struct dissect_args *a)
 		case 'c':
 			if (rt_opt_uint(CMD, "-c", optarg, 1, UINT64_MAX, &a->max_frames))
 				return RT_EXIT_USAGE;
-			break;
-		case 'n':
-			break; /* no name is ever looked up */
-		case 'v':
-			a->text.verbose++;
-			break;
-		case 'e':
-			a->text.link = true;
-			break;
-		case 'x':
-		case 'X':
-			if (a->text.hex < (c == 'X' ? 2u : 1u))
-				a->text.hex = c == 'X' ? 2 : 1;
-			break;
-		case 't':
-			tflags++;
-			break;
-		case '#':
-			a->text.number = true;
 			break;
 		case OPT_JSON:
 			json = true;
@@ -259,15 +241,13 @@ static int parse_args(int argc, char **argv, struct dissect_args *a)
 			help();
 			return RT_EXIT_OK;
 		default:
+			if (rt_text_option(c, &a->text, &tflags))
+				break;
 			return rt_cli_getopt_error(CMD, c, argv);
 		}
 	}
-	static const enum rt_print_ts by_t[] = {RT_PRINT_TS_EPOCH, RT_PRINT_TS_NONE,
-						RT_PRINT_TS_EPOCH, RT_PRINT_TS_DELTA,
-						RT_PRINT_TS_DATE,  RT_PRINT_TS_SINCE_FIRST};
-	if (tflags >= sizeof(by_t) / sizeof(by_t[0]))
-		return rt_cli_usage_error(CMD, "-t: at most five (-ttttt)");
-	a->text.ts = by_t[tflags];
+	if (rt_text_ts(CMD, tflags, &a->text))
+		return RT_EXIT_USAGE;
 	int rc = rt_cli_operands(CMD, argc, argv, optind, true, &a->path, &a->bpf, &a->bpf_joined);
 	if (rc)
 		return rc;

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "common/sysfs.h"
+#include "traffic/internal.h"
 
 void rt_gen_config_default(struct rt_gen_config *cfg)
 {
@@ -72,4 +73,18 @@ int rt_gen_gid_addr(const char *sysfs_root, const char *dev, unsigned port, unsi
 				 index, dev, port, text);
 	inet_ntop(AF_INET, gid + 12, addr, 16);
 	return 0;
+}
+
+void rt_gen_log_start(struct rt_evlog *log, uint64_t now, const struct rt_gen_config *cfg,
+		      const char *backend, unsigned nqp)
+{
+	rt_evlog_begin(log, now, "start");
+	rt_evlog_str(log, "role", cfg->latency ? "lat" : "send");
+	rt_evlog_str(log, "backend", backend);
+	rt_evlog_str(log, "op", rt_gen_op_name(cfg->op));
+	rt_evlog_u64(log, "msg_size", cfg->msg_size);
+	rt_evlog_u64(log, "qps", nqp);
+	if (cfg->sweep)
+		rt_evlog_bool(log, "sweep", true);
+	rt_evlog_end(log);
 }

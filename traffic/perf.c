@@ -1,8 +1,11 @@
 /* perftest-style result tables of `gen`: bandwidth per message size, and latency statistics. */
 #include "traffic/perf.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
+
+#include "traffic/gen.h"
 
 /* Bytes per second in the table's unit. */
 static double bw_unit(double bps, bool gbits)
@@ -73,4 +76,46 @@ void rt_perf_lat_row(FILE *fp, const struct rt_perf_lat *st)
 	        (unsigned long long)st->iterations, (double)st->min / 1e3, (double)st->max / 1e3,
 	        (double)st->typical / 1e3, st->avg / 1e3, st->stdev / 1e3, (double)st->p99 / 1e3,
 	        (double)st->p999 / 1e3);
+}
+
+int rt_perf_begin(FILE *fp, const struct rt_gen_config *cfg, bool intervals, uint64_t **lat)
+{
+	*lat = NULL;
+	if (cfg->latency) {
+		uint64_t n = cfg->iters && cfg->iters < RT_PERF_MAX_LAT ? cfg->iters : RT_PERF_MAX_LAT;
+		if (!(*lat = malloc(n * sizeof(**lat))))
+			return -ENOMEM;
+		rt_perf_lat_header(fp);
+	} else if (!intervals) {
+		rt_perf_bw_header(fp, cfg->report_gbits);
+	}
+	fflush(fp);
+	return 0;
+}
+
+void rt_perf_row(FILE *fp, const struct rt_gen_config *cfg, bool intervals, uint32_t size,
+		 const struct rt_perf_run *r, uint64_t *lat, size_t nlat)
+{
+	if (cfg->latency) {
+		if (nlat) {
+			struct rt_perf_lat st;
+			rt_perf_lat_stats(lat, nlat, size, &st);
+			rt_perf_lat_row(fp, &st);
+		}
+	} else {
+		double span = (double)(r->t_last - r->t0) / 1e9;
+		struct rt_perf_bw row = {
+		    .size = size,
+		    .iterations = r->msgs,
+		    .peak_bps = r->peak_bps,
+		    .avg_bps = span > 0 ? (double)r->msgs * size * 8 / span : 0,
+		    .msg_rate = span > 0 ? (double)r->msgs / span : 0,
+		};
+		if (row.peak_bps < row.avg_bps)
+			row.peak_bps = row.avg_bps;
+		if (intervals)
+			rt_perf_bw_header(fp, cfg->report_gbits);
+		rt_perf_bw_row(fp, &row, cfg->report_gbits);
+	}
+	fflush(fp);
 }

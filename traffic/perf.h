@@ -7,6 +7,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+struct rt_gen_config;
+
 /* Message sizes of a sweep (-a), as perftest runs them: 2, 4, ..., 2^23 bytes. */
 #define RT_PERF_SWEEP_MIN 2u
 #define RT_PERF_SWEEP_MAX (1u << 23)
@@ -50,5 +52,33 @@ void rt_perf_lat_stats(uint64_t *samples, size_t n, uint32_t size, struct rt_per
  */
 void rt_perf_lat_header(FILE *fp);
 void rt_perf_lat_row(FILE *fp, const struct rt_perf_lat *st);
+
+/* BW peak: the payload rate of the best slice this long of a run. */
+#define RT_PERF_PEAK_SLICE_NS 10000000u
+/* Most latency samples one run keeps (a run by time ends when it has them). */
+#define RT_PERF_MAX_LAT (1u << 22)
+
+/* What one run of a sender (one message size) did. */
+struct rt_perf_run {
+	uint64_t t0, t_last; /* its start; the last message's completion */
+	uint64_t msgs;	     /* messages completed, all QPs */
+	double peak_bps;     /* payload rate of the best RT_PERF_PEAK_SLICE_NS */
+	bool stopped;	     /* Ctrl-C/SIGTERM: no further runs */
+};
+
+/*
+ * Before a sender's runs: the table's header (not yet when interval lines
+ * come first) and, for cfg->latency, room for one run's samples in *lat
+ * (the caller frees it; NULL otherwise). 0 or -ENOMEM.
+ */
+int rt_perf_begin(FILE *fp, const struct rt_gen_config *cfg, bool intervals, uint64_t **lat);
+/*
+ * After one run of `size`-byte messages: its table row (with the header
+ * first when interval lines came before it): the latency statistics of
+ * lat[0..nlat) for cfg->latency (nothing without samples), else the
+ * bandwidth of r (a run shorter than one slice has its average as its peak).
+ */
+void rt_perf_row(FILE *fp, const struct rt_gen_config *cfg, bool intervals, uint32_t size,
+		 const struct rt_perf_run *r, uint64_t *lat, size_t nlat);
 
 #endif

@@ -21,8 +21,6 @@
 #define BATCH 32
 #define SLOT_SIZE 4352 /* largest UDP payload: BTH + RETH + 4096 + pad + ICRC */
 #define NO_END UINT64_MAX
-#define PEAK_SLICE_NS 10000000u /* BW peak: the best 10 ms of a run */
-#define MAX_LAT_SAMPLES (1u << 22) /* a latency run by time ends when this many are kept */
 
 struct sqp {
 	int fd;
@@ -185,7 +183,7 @@ static void on_reply(struct sender *s, const uint8_t *buf, size_t len, uint64_t 
 		if (seq >= q->una && seq < q->max_sent) {
 			/* latency: the ACK of the message's last packet ends one ping-pong */
 			if (s->cfg->latency && q->lat_start_ns && (seq + 1 - q->base_seq) % s->ppm == 0 &&
-			    s->nlat < MAX_LAT_SAMPLES) {
+			    s->nlat < RT_PERF_MAX_LAT) {
 				s->lat[s->nlat++] = now - q->lat_start_ns;
 				q->lat_start_ns = 0;
 			}
@@ -487,15 +485,7 @@ static void report_interval(struct sender *s, double t, double dt, uint64_t now)
 static void log_start(struct sender *s, uint64_t now)
 {
 	const struct rt_gen_config *cfg = s->cfg;
-	rt_evlog_begin(&s->log, now, "start");
-	rt_evlog_str(&s->log, "role", cfg->latency ? "lat" : "send");
-	rt_evlog_str(&s->log, "backend", "udp");
-	rt_evlog_str(&s->log, "op", rt_gen_op_name(cfg->op));
-	rt_evlog_u64(&s->log, "msg_size", cfg->msg_size);
-	rt_evlog_u64(&s->log, "qps", s->nqp);
-	if (cfg->sweep)
-		rt_evlog_bool(&s->log, "sweep", true);
-	rt_evlog_end(&s->log);
+	rt_gen_log_start(&s->log, now, cfg, "udp", s->nqp);
 	for (unsigned i = 0; i < s->nqp; i++) {
 		struct sqp *q = &s->qp[i];
 		inet_ntop(AF_INET, &s->local, q->flow.src, sizeof(q->flow.src));
@@ -517,14 +507,6 @@ static void init_cc(struct sender *s, struct sqp *q, uint64_t now)
 	rt_dcqcn_init(&q->cc, &p, now);
 }
 
-/* What one run (one message size) did. */
-struct run_result {
-	uint64_t t0, t_last; /* start; the last message's acknowledgement */
-	uint64_t msgs;	     /* messages completed, all QPs */
-	double peak_bps;     /* payload rate of the best PEAK_SLICE_NS */
-	bool stopped;	     /* Ctrl-C/SIGTERM: no further runs */
-};
-
 /* Payload bytes of the messages completed in this run so far, all QPs. */
 static uint64_t run_payload(const struct sender *s)
 {
@@ -540,7 +522,7 @@ static uint64_t run_payload(const struct sender *s)
  * messages in flight are acknowledged. With `intervals`, one line (and one
  * event per QP) each cfg->interval_s.
  */
-static int run(struct sender *s, uint32_t msg_size, bool intervals, struct run_result *res,
+static int run(struct sender *s, uint32_t msg_size, bool intervals, struct rt_perf_run *res,
 	       char *errbuf)
 {
 	const struct rt_gen_config *cfg = s->cfg;
@@ -577,7 +559,7 @@ static int run(struct sender *s, uint32_t msg_size, bool intervals, struct run_r
 		uint64_t now = rt_gen_now_ns();
 		bool interrupted = cfg->stop && *cfg->stop;
 		if (!stopping && (now >= stop_at || interrupted ||
-				  (cfg->latency && s->nlat >= MAX_LAT_SAMPLES))) {
+				  (cfg->latency && s->nlat >= RT_PERF_MAX_LAT))) {
 			stopping = true;
 			res->stopped = interrupted;
 			drain_deadline = now + 2000000000ull + 10 * cfg->timeout_ns;
@@ -599,7 +581,7 @@ static int run(struct sender *s, uint32_t msg_size, bool intervals, struct run_r
 			una_after += s->qp[i].una;
 		if (una_after != una_before)
 			res->t_last = rt_gen_now_ns();
-		if (now - slice_start >= PEAK_SLICE_NS) {
+		if (now - slice_start >= RT_PERF_PEAK_SLICE_NS) {
 			uint64_t b = run_payload(s);
 			double bps = (double)(b - slice_bytes) * 8e9 / (double)(now - slice_start);
 			if (bps > res->peak_bps)
@@ -645,8 +627,8 @@ static int run(struct sender *s, uint32_t msg_size, bool intervals, struct run_r
 		uint64_t due = stopping ? drain_deadline : stop_at;
 		if (next_iv < due)
 			due = next_iv;
-		if (slice_start + PEAK_SLICE_NS < due)
-			due = slice_start + PEAK_SLICE_NS;
+		if (slice_start + RT_PERF_PEAK_SLICE_NS < due)
+			due = slice_start + RT_PERF_PEAK_SLICE_NS;
 		for (unsigned i = 0; i < s->nqp; i++) {
 			uint64_t d = next_due(s, &s->qp[i], now);
 			if (paused && d < s->paused_until)
@@ -677,27 +659,7 @@ static int run(struct sender *s, uint32_t msg_size, bool intervals, struct run_r
 		q->msgs_before += m;
 		q->base_seq = q->una;
 	}
-	/* a run shorter than one slice: its average is its peak */
-	double span = (double)(res->t_last - res->t0);
-	double avg = span > 0 ? (double)res->msgs * msg_size * 8e9 / span : 0;
-	if (res->peak_bps < avg)
-		res->peak_bps = avg;
 	return 0;
-}
-
-/* The perftest row of a finished run. */
-static void bw_row(const struct sender *s, uint32_t size, const struct run_result *r)
-{
-	double span = (double)(r->t_last - r->t0) / 1e9;
-	struct rt_perf_bw row = {
-		.size = size,
-		.iterations = r->msgs,
-		.peak_bps = r->peak_bps,
-		.avg_bps = span > 0 ? (double)r->msgs * size * 8 / span : 0,
-		.msg_rate = span > 0 ? (double)r->msgs / span : 0,
-	};
-	rt_perf_bw_row(s->report, &row, s->cfg->report_gbits);
-	fflush(s->report);
 }
 
 /*
@@ -714,35 +676,14 @@ static int run_all(struct sender *s, char *errbuf)
 	for (unsigned i = 0; i < s->nqp; i++)
 		init_cc(s, &s->qp[i], t0);
 	log_start(s, t0);
-	if (cfg->latency) {
-		s->lat = malloc((cfg->iters && cfg->iters < MAX_LAT_SAMPLES ? cfg->iters
-									     : MAX_LAT_SAMPLES) *
-				sizeof(*s->lat));
-		if (!s->lat)
-			return rt_errmsg(errbuf, ENOMEM, "out of memory for latency samples");
-	}
-	if (!intervals) {
-		if (cfg->latency)
-			rt_perf_lat_header(s->report);
-		else
-			rt_perf_bw_header(s->report, cfg->report_gbits);
-		fflush(s->report);
-	}
-	struct run_result r = {0};
+	if (rt_perf_begin(s->report, cfg, intervals, &s->lat) < 0)
+		return rt_errmsg(errbuf, ENOMEM, "out of memory for latency samples");
+	struct rt_perf_run r = {0};
 	for (uint64_t size = first; size <= last; size *= 2) {
 		int rc = run(s, (uint32_t)size, intervals, &r, errbuf);
 		if (rc)
 			return rc;
-		if (cfg->latency && s->nlat) {
-			struct rt_perf_lat st;
-			rt_perf_lat_stats(s->lat, s->nlat, (uint32_t)size, &st);
-			rt_perf_lat_row(s->report, &st);
-			fflush(s->report);
-		} else if (!cfg->latency) {
-			if (intervals)
-				rt_perf_bw_header(s->report, cfg->report_gbits);
-			bw_row(s, (uint32_t)size, &r);
-		}
+		rt_perf_row(s->report, cfg, intervals, (uint32_t)size, &r, s->lat, s->nlat);
 		if (r.stopped)
 			break;
 	}

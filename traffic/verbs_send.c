@@ -20,8 +20,6 @@
 #include "traffic/internal.h"
 #include "traffic/perf.h"
 
-#define PEAK_SLICE_NS 10000000u /* BW peak: the best 10 ms of a run */
-#define MAX_LAT_SAMPLES (1u << 22) /* a latency run by time ends when this many are kept */
 
 struct vqp {
 	struct rdma_cm_id *id;
@@ -218,20 +216,12 @@ static void report(struct vsender *s, double t, double dt, uint64_t now)
 	rt_evlog_flush(&s->log);
 }
 
-/* What one run (one message size) did. */
-struct vrun {
-	uint64_t t0, t_last; /* start; the last completion */
-	uint64_t msgs;	     /* messages completed, all QPs */
-	double peak_bps;     /* payload rate of the best PEAK_SLICE_NS */
-	bool stopped;	     /* Ctrl-C/SIGTERM: no further runs */
-};
-
 /*
  * One run of `size`-byte messages on every QP: until each QP completed
  * cfg->iters messages (or cfg->bytes), or cfg->duration_s passed and the
  * posted ones completed. With `intervals`, a line each cfg->interval_s.
  */
-static int vsend_run(struct vsender *s, uint32_t size, bool intervals, struct vrun *res,
+static int vsend_run(struct vsender *s, uint32_t size, bool intervals, struct rt_perf_run *res,
 		     char *errbuf)
 {
 	const struct rt_gen_config *cfg = s->cfg;
@@ -263,11 +253,11 @@ static int vsend_run(struct vsender *s, uint32_t size, bool intervals, struct vr
 		uint64_t now = rt_gen_now_ns();
 		bool interrupted = cfg->stop && *cfg->stop;
 		if (!stopping && (now >= stop_at || interrupted ||
-		                  (cfg->latency && s->nlat >= MAX_LAT_SAMPLES))) {
+		                  (cfg->latency && s->nlat >= RT_PERF_MAX_LAT))) {
 			stopping = true;
 			res->stopped = interrupted;
 		}
-		if (now - slice_start >= PEAK_SLICE_NS) {
+		if (now - slice_start >= RT_PERF_PEAK_SLICE_NS) {
 			double bps = (double)(done_msgs - slice_msgs) * size * 8e9 /
 			             (double)(now - slice_start);
 			if (bps > res->peak_bps)
@@ -296,7 +286,7 @@ static int vsend_run(struct vsender *s, uint32_t size, bool intervals, struct vr
 				done_msgs++;
 				res->t_last = done_ns;
 				/* latency: one message at a time, posted at post_ns */
-				if (cfg->latency && s->nlat < MAX_LAT_SAMPLES)
+				if (cfg->latency && s->nlat < RT_PERF_MAX_LAT)
 					s->lat[s->nlat++] = done_ns - q->post_ns;
 			}
 			if (mbps > 0) {
@@ -338,11 +328,6 @@ static int vsend_run(struct vsender *s, uint32_t size, bool intervals, struct vr
 		s->qp[i].completed_before += s->qp[i].completed;
 		s->qp[i].completed = s->qp[i].iv_msgs = 0;
 	}
-	/* a run shorter than one slice: its average is its peak */
-	double span = (double)(res->t_last - res->t0);
-	double avg = span > 0 ? (double)res->msgs * size * 8e9 / span : 0;
-	if (res->peak_bps < avg)
-		res->peak_bps = avg;
 	return 0;
 }
 
@@ -357,15 +342,7 @@ static int vsend_all(struct vsender *s, char *errbuf)
 	double mbps = cfg->rate_gbps > 0 ? cfg->rate_gbps * 1000.0 : 0;
 	s->cnp0 = rt_gen_hw_counter(cfg, s->qp[0].id, "rp_cnp_handled");
 	s->nak0 = rt_gen_hw_counter(cfg, s->qp[0].id, "packet_seq_err");
-	rt_evlog_begin(&s->log, t0, "start");
-	rt_evlog_str(&s->log, "role", cfg->latency ? "lat" : "send");
-	rt_evlog_str(&s->log, "backend", "verbs");
-	rt_evlog_str(&s->log, "op", rt_gen_op_name(cfg->op));
-	rt_evlog_u64(&s->log, "msg_size", cfg->msg_size);
-	rt_evlog_u64(&s->log, "qps", s->nqp);
-	if (cfg->sweep)
-		rt_evlog_bool(&s->log, "sweep", true);
-	rt_evlog_end(&s->log);
+	rt_gen_log_start(&s->log, t0, cfg, "verbs", s->nqp);
 	for (unsigned i = 0; i < s->nqp; i++) {
 		struct vqp *q = &s->qp[i];
 		rt_evlog_begin_flow(&s->log, t0, "qp", &q->flow);
@@ -379,39 +356,14 @@ static int vsend_all(struct vsender *s, char *errbuf)
 			rt_evlog_end(&s->log);
 		}
 	}
-	if (cfg->latency) {
-		s->lat = malloc((cfg->iters && cfg->iters < MAX_LAT_SAMPLES ? cfg->iters
-		                                                            : MAX_LAT_SAMPLES) *
-		                sizeof(*s->lat));
-		if (!s->lat)
-			return rt_errmsg(errbuf, ENOMEM, "out of memory for latency samples");
-		rt_perf_lat_header(s->report);
-	} else if (!intervals) {
-		rt_perf_bw_header(s->report, cfg->report_gbits);
-	}
-	struct vrun r;
+	if (rt_perf_begin(s->report, cfg, intervals, &s->lat) < 0)
+		return rt_errmsg(errbuf, ENOMEM, "out of memory for latency samples");
+	struct rt_perf_run r;
 	for (uint64_t size = first; size <= last; size *= 2) {
 		int rc = vsend_run(s, (uint32_t)size, intervals, &r, errbuf);
 		if (rc)
 			return rc;
-		if (cfg->latency && s->nlat) {
-			struct rt_perf_lat st;
-			rt_perf_lat_stats(s->lat, s->nlat, (uint32_t)size, &st);
-			rt_perf_lat_row(s->report, &st);
-		} else if (!cfg->latency) {
-			double span = (double)(r.t_last - r.t0) / 1e9;
-			struct rt_perf_bw row = {
-			    .size = (uint32_t)size,
-			    .iterations = r.msgs,
-			    .peak_bps = r.peak_bps,
-			    .avg_bps = span > 0 ? (double)r.msgs * (double)size * 8 / span : 0,
-			    .msg_rate = span > 0 ? (double)r.msgs / span : 0,
-			};
-			if (intervals)
-				rt_perf_bw_header(s->report, cfg->report_gbits);
-			rt_perf_bw_row(s->report, &row, cfg->report_gbits);
-		}
-		fflush(s->report);
+		rt_perf_row(s->report, cfg, intervals, (uint32_t)size, &r, s->lat, s->nlat);
 		if (r.stopped || !cfg->sweep)
 			break;
 	}
