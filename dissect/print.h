@@ -9,14 +9,6 @@
 #include "common/outbuf.h"
 #include "dissect/dissect.h"
 
-/*
- * One line per record (TS is SECONDS.NANOSECONDS):
- *   TS SRC > DST ecn=CE dscp=26 vlan=100 pcp=3 RC_SEND_ONLY qp=0x000011 psn=123 ackreq
- *      icrc=ok len=1082
- * then what the extended headers hold; a record cut by the snap length ends
- * in " [|LAYER]", an invalid one in " (invalid: EVENT,...)".
- */
-void rt_print_text(struct rt_outbuf *o, const struct rt_record *r);
 
 /* The timestamp a text line starts with: tcpdump's -t letters. */
 enum rt_print_ts {
@@ -40,11 +32,16 @@ struct rt_print_text_opts {
 };
 
 /*
- * rt_print_text() with options: frame is the frame's number, data its
- * captured bytes (rec->caplen of them; needed with hex only).
+ * One line per record (TS is SECONDS.NANOSECONDS with the default options):
+ *   TS SRC > DST ecn=CE dscp=26 vlan=100 pcp=3 RC_SEND_ONLY qp=0x000011 psn=123 ackreq
+ *      icrc=ok len=1082
+ * then what the extended headers hold; a record cut by the snap length ends
+ * in " [|LAYER]", an invalid one in " (invalid: EVENT,...)". `opts` (zeroed:
+ * the default) adds what tcpdump's letters ask for; frame is the frame's
+ * number, data its captured bytes (rec->caplen of them; read with hex only).
  */
-void rt_print_text_opts(struct rt_outbuf *o, struct rt_print_text_opts *opts, uint64_t frame,
-			const struct rt_record *r, const uint8_t *data);
+void rt_print_text(struct rt_outbuf *o, struct rt_print_text_opts *opts, uint64_t frame,
+		   const struct rt_record *r, const uint8_t *data);
 
 /*
  * Bytes as tcpdump -x / -X shows them: lines of "\t0xOFFS:  " and 16 bytes in

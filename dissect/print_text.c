@@ -273,14 +273,8 @@ static void text_link(struct rt_outbuf *o, const struct rt_record *r)
 		KV_HEX(o, "ethertype=", r->ethertype, 4);
 }
 
-void rt_print_text(struct rt_outbuf *o, const struct rt_record *r)
-{
-	struct rt_print_text_opts opts = {.ts = RT_PRINT_TS_EPOCH};
-	rt_print_text_opts(o, &opts, 0, r, NULL);
-}
-
-void rt_print_text_opts(struct rt_outbuf *o, struct rt_print_text_opts *opts, uint64_t frame,
-			const struct rt_record *r, const uint8_t *data)
+void rt_print_text(struct rt_outbuf *o, struct rt_print_text_opts *opts, uint64_t frame,
+		   const struct rt_record *r, const uint8_t *data)
 {
 	/*
 	 * Every field starts with its space. With nothing before the first one

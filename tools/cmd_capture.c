@@ -493,7 +493,7 @@ static int on_frame(void *ctx, const struct rt_frame *frame, const struct rt_rec
 	if (!cap->print)
 		return rt_writer_write(cap->writer, cap->if_id, frame, errbuf);
 	if (rec)
-		rt_print_text_opts(cap->print, &cap->text, frame->seq, rec, frame->data);
+		rt_print_text(cap->print, &cap->text, frame->seq, rec, frame->data);
 	cap->printed++;
 	/* a reader of the lines that went away (| head): a normal stop */
 	return cap->print->error ? 1 : 0;

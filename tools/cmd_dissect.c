@@ -291,7 +291,7 @@ static int on_frame(void *ctx, const struct rt_frame *frame, const struct rt_rec
 	if (!selected(s, rec))
 		return 0;
 	if (a->mode == OUT_TEXT)
-		rt_print_text_opts(s->out, &a->text, frame->seq, rec, frame->data);
+		rt_print_text(s->out, &a->text, frame->seq, rec, frame->data);
 	else if (a->mode == OUT_JSON)
 		rt_print_json(s->out, frame->seq, rec);
 	else
