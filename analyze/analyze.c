@@ -50,6 +50,13 @@ struct rt_analyzer *rt_analyzer_new(const struct rt_analyzer_opts *opts, char *e
 		errno = ENOMEM;
 		return NULL;
 	}
+	if (rt_flowsel_parse(&an->sel, an->o.flow) < 0) {
+		snprintf(errbuf, RT_ERRBUF_SIZE, "bad flow selector '%s' (want %s)", an->o.flow,
+			 RT_FLOWSEL_FORMS);
+		rt_analyzer_free(an);
+		errno = EINVAL;
+		return NULL;
+	}
 	if (an_tl_init(an, errbuf) < 0) {
 		rt_analyzer_free(an);
 		errno = EINVAL;

@@ -24,7 +24,11 @@ struct rt_analyzer_opts {
 	/* timeline rows are written here (CSV or JSON Lines); NULL = no timeline */
 	FILE *timeline_out;
 	bool timeline_json;
-	const char *timeline_flow; /* --flow selector or NULL for every flow */
+	/*
+	 * --flow: the flows the timeline writes rows of and the report lists
+	 * (analyze/flowsel.h); NULL for every flow
+	 */
+	const char *flow;
 	/*
 	 * Duplicates: the same RoCE packet seen again at the same capture point
 	 * within this long is a copy, counted once (default 10 us); 0 turns
@@ -44,9 +48,6 @@ struct rt_an_counts {
 
 /* Defaults as documented above. */
 void rt_analyzer_opts_init(struct rt_analyzer_opts *opts);
-
-/* True when `sel` is a valid timeline flow selector (rt_analyzer_opts.timeline_flow); NULL = all. */
-bool rt_analyzer_flow_selector_ok(const char *sel);
 
 /* New analyzer, or NULL (errno set) when out of memory or the flow selector is invalid. */
 struct rt_analyzer *rt_analyzer_new(const struct rt_analyzer_opts *opts, char *errbuf);

@@ -229,7 +229,8 @@ void an_assign_id(struct rt_analyzer *an, uint32_t fi)
 	}
 	f->id = an->next_id++;
 	an->order[f->id] = fi;
-	f->selected = an_tl_selects(an, f);
+	f->selected = rt_flowsel_match(&an->sel, f->id, f->key.ipver, f->key.src, f->key.dst,
+				       f->key.dest_qp);
 }
 
 struct an_flow_ext *an_ext(struct an_flow *f)

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "analyze/analyze.h"
+#include "analyze/flowsel.h"
 #include "common/outbuf.h"
 
 #define AN_NONE UINT32_MAX
@@ -369,10 +370,8 @@ struct rt_analyzer {
 	double tl_nic[3];	 /* this bucket: CNPs sent, CNPs handled, pause frames (NIC counters) */
 	uint64_t tl_src_cnp_all; /* this bucket: CNPs the traffic source handled, all flows */
 	struct rt_outbuf *tl_out;
-	/* timeline flow selector */
-	int sel_kind; /* 0 all, 1 id, 2 ip either end, 3 src>dst, 4 src>dst:qp, 5 qp */
-	uint32_t sel_id, sel_qp;
-	uint8_t sel_a[16], sel_b[16], sel_ver_a, sel_ver_b;
+	/* --flow: the flows the timeline's rows and the report list */
+	struct rt_flowsel sel;
 
 	/* side files */
 	struct an_counter_dev *cdev;
@@ -473,7 +472,6 @@ int an_tl_init(struct rt_analyzer *an, char *errbuf);
 void an_tl_advance(struct rt_analyzer *an, uint64_t ts);
 int an_tl_finish(struct rt_analyzer *an);
 void an_tl_free(struct rt_analyzer *an);
-bool an_tl_selects(const struct rt_analyzer *an, const struct an_flow *f);
 
 /* Put a flow on the timeline's list of flows with something in the current bucket. */
 static inline void an_tl_mark(struct rt_analyzer *an, struct an_flow *f)

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "analyze/internal.h"
+#include "common/json.h"
 #include "dissect/opcodes.h"
 
 static void key(struct rt_outbuf *o, const char *k, bool *first)
@@ -59,6 +60,15 @@ static void kv_ts(struct rt_outbuf *o, const char *k, uint64_t ts, bool *first)
 	rt_out_char(o, '"');
 	rt_out_ts(o, ts);
 	rt_out_char(o, '"');
+}
+
+/* "K": "SECONDS.NANOSECONDS" and "K_ns": the same ns as an integer */
+static void kv_ts_ns(struct rt_outbuf *o, const char *k, uint64_t ts, bool *first)
+{
+	char name[32];
+	kv_ts(o, k, ts, first);
+	snprintf(name, sizeof(name), "%s_ns", k);
+	kv_u64(o, name, ts, first);
 }
 
 /* {"min","median","max","samples"} (+ p99, mean and stddev when asked) or null */
@@ -194,6 +204,11 @@ static void flow_json(const struct rt_analyzer *an, struct rt_outbuf *o, const s
 	rt_out_ip(o, f->key.ipver, f->key.dst);
 	rt_out_char(o, '"');
 	kv_u64(o, "dest_qp", f->key.dest_qp, &first);
+	char sel[RT_FLOWSEL_TEXT_MAX];
+	key(o, "selector", &first);
+	rt_out_char(o, '"');
+	rt_out_str(o, rt_flowsel_format(sel, f->key.ipver, f->key.src, f->key.dst, f->key.dest_qp));
+	rt_out_char(o, '"');
 	kv_u64_or_null(o, "peer_qp", f->peer_qp, f->peer_qp != AN_NONE, &first);
 	key(o, "pairing", &first);
 	if (f->pairing == AN_PAIR_NONE)
@@ -205,8 +220,8 @@ static void flow_json(const struct rt_analyzer *an, struct rt_outbuf *o, const s
 		rt_out_str(o, "null");
 	else
 		rt_out_json_str(o, rt_transport_name((uint8_t)(f->transport << 5)));
-	kv_ts(o, "first", f->first_ts, &first);
-	kv_ts(o, "last", f->last_ts, &first);
+	kv_ts_ns(o, "first", f->first_ts, &first);
+	kv_ts_ns(o, "last", f->last_ts, &first);
 	kv_u64(o, "packets", f->packets, &first);
 	kv_u64(o, "bytes", f->bytes, &first);
 	kv_num(o, "gbps", rate_gbps(f->bytes, f->first_ts, f->last_ts), 6, true, &first);
@@ -369,8 +384,8 @@ static void pfc_json(const struct rt_analyzer *an, struct rt_outbuf *o)
 		rt_out_char(o, '"');
 		key(o, "priority", &f3);
 		rt_out_json_str(o, class_name(s->cls, nb));
-		kv_ts(o, "start", s->start, &f3);
-		kv_ts(o, "end", s->end, &f3);
+		kv_ts_ns(o, "start", s->start, &f3);
+		kv_ts_ns(o, "end", s->end, &f3);
 		kv_u64(o, "duration_ns", s->end - s->start, &f3);
 		rt_out_char(o, '}');
 	}
@@ -520,13 +535,14 @@ int rt_analyzer_report_json(struct rt_analyzer *an, FILE *fp)
 	rt_out_init(o, fp);
 	bool first = true;
 	rt_out_char(o, '{');
+	kv_u64(o, "schema", RT_JSON_SCHEMA, &first);
 	kv_u64(o, "packets", an->tot.packets, &first);
 	kv_u64(o, "roce_packets", an->tot.roce_packets, &first);
 	if (an->tot.packets) {
-		kv_ts(o, "start", an->first_ts, &first);
-		kv_ts(o, "end", an->last_ts, &first);
+		kv_ts_ns(o, "start", an->first_ts, &first);
+		kv_ts_ns(o, "end", an->last_ts, &first);
 	} else {
-		rt_out_str(o, ",\"start\":null,\"end\":null");
+		rt_out_str(o, ",\"start\":null,\"start_ns\":null,\"end\":null,\"end_ns\":null");
 	}
 	kv_u64(o, "bytes", an->tot.bytes, &first);
 	kv_u64(o, "link_speed_bps", an->o.link_speed_bps, &first);
@@ -577,10 +593,15 @@ int rt_analyzer_report_json(struct rt_analyzer *an, FILE *fp)
 		rt_out_char(o, '}');
 	}
 	rt_out_str(o, ",\"flows\":[");
+	bool first_flow = true;
 	for (uint32_t id = 0; id < an->next_id; id++) {
-		if (id)
+		const struct an_flow *f = &an->flows[an->order[id]];
+		if (!f->selected) /* --flow */
+			continue;
+		if (!first_flow)
 			rt_out_str(o, ",\n");
-		flow_json(an, o, &an->flows[an->order[id]]);
+		first_flow = false;
+		flow_json(an, o, f);
 	}
 	rt_out_str(o, "]}\n");
 	int err = rt_out_flush(o);
@@ -590,12 +611,11 @@ int rt_analyzer_report_json(struct rt_analyzer *an, FILE *fp)
 
 /* ---- text ---- */
 
+/* The flow as --flow takes it ("10.0.0.1>10.0.0.2:0x000011"), and its peer QP. */
 static void flow_name(struct rt_outbuf *o, const struct an_flow *f)
 {
-	rt_out_ip(o, f->key.ipver, f->key.src);
-	rt_out_str(o, " > ");
-	rt_out_ip(o, f->key.ipver, f->key.dst);
-	rt_out_printf(o, " qp 0x%06x", f->key.dest_qp);
+	char sel[RT_FLOWSEL_TEXT_MAX];
+	rt_out_str(o, rt_flowsel_format(sel, f->key.ipver, f->key.src, f->key.dst, f->key.dest_qp));
 	if (f->peer_qp != AN_NONE)
 		rt_out_printf(o, " (peer 0x%06x)", f->peer_qp);
 }
@@ -643,12 +663,13 @@ static void fmt_at(const struct rt_analyzer *an, struct rt_outbuf *o, uint64_t t
 
 static uint32_t top_flows(const struct rt_analyzer *an, uint32_t **idx)
 {
-	uint32_t n = an->next_id;
-	*idx = malloc((n ? n : 1) * sizeof(**idx));
+	uint32_t n = 0;
+	*idx = malloc((an->next_id ? an->next_id : 1) * sizeof(**idx));
 	if (!*idx)
 		return 0;
-	for (uint32_t i = 0; i < n; i++)
-		(*idx)[i] = an->order[i];
+	for (uint32_t i = 0; i < an->next_id; i++)
+		if (an->flows[an->order[i]].selected)
+			(*idx)[n++] = an->order[i];
 	qsort_r(*idx, n, sizeof(**idx), by_ce, an->flows);
 	return n;
 }
@@ -667,10 +688,8 @@ static void text_top(const struct rt_analyzer *an, struct rt_outbuf *o, unsigned
 		      "     CE    CE%   CNP   NAK  retx  NP reaction\n");
 	for (uint32_t i = 0; i < shown; i++) {
 		const struct an_flow *f = &an->flows[idx[i]];
-		char name[160], a[64], b[64], pcp[8];
-		rt_ip_to_str(f->key.ipver, f->key.src, a, sizeof(a));
-		rt_ip_to_str(f->key.ipver, f->key.dst, b, sizeof(b));
-		snprintf(name, sizeof(name), "%s > %s qp 0x%x", a, b, f->key.dest_qp);
+		char name[RT_FLOWSEL_TEXT_MAX], pcp[8];
+		rt_flowsel_format(name, f->key.ipver, f->key.src, f->key.dst, f->key.dest_qp);
 		snprintf(pcp, sizeof(pcp), f->tagged ? "%u" : "-", f->pcp);
 		rt_out_printf(o, "  %-3u %-44s %9llu %11llu ", f->id, name, (unsigned long long)f->packets,
 			      (unsigned long long)f->bytes);
@@ -727,7 +746,7 @@ static void text_np(const struct rt_analyzer *an, struct rt_outbuf *o)
 	for (uint32_t id = 0; id < an->next_id; id++) {
 		const struct an_flow *f = &an->flows[an->order[id]];
 		const struct an_flow_ext *e = f->ext;
-		if (!e || !f->cnp_received)
+		if (!e || !f->cnp_received || !f->selected)
 			continue;
 		if (!head)
 			rt_out_str(o, "\nReceiver reaction to CE marks (the NP's delay from the CE mark each CNP answers):\n");
@@ -764,7 +783,7 @@ static void text_rp(const struct rt_analyzer *an, struct rt_outbuf *o)
 	for (uint32_t id = 0; id < an->next_id; id++) {
 		const struct an_flow *f = &an->flows[an->order[id]];
 		const struct an_flow_ext *e = f->ext;
-		if (!e || (!e->rp_cnps && !e->src_cuts))
+		if (!e || (!e->rp_cnps && !e->src_cuts) || !f->selected)
 			continue;
 		if (!head) {
 			rt_out_printf(o, "\nSender reaction to CNPs (rate over %u packet gaps before each CNP vs after it,"
@@ -895,7 +914,8 @@ static void text_anomalies(const struct rt_analyzer *an, struct rt_outbuf *o)
 	} while (0)
 	for (uint32_t id = 0; id < an->next_id; id++) {
 		const struct an_flow *f = &an->flows[an->order[id]];
-		if (!(f->naks_received || f->rnr_naks_received || f->gaps || f->timeouts || f->psn_jumps))
+		if (!(f->naks_received || f->rnr_naks_received || f->gaps || f->timeouts || f->psn_jumps) ||
+		    !f->selected)
 			continue;
 		ANOMALY();
 		rt_out_printf(o, "  flow %u ", f->id);
@@ -948,7 +968,7 @@ static void text_source_log(const struct rt_analyzer *an, struct rt_outbuf *o)
 	for (uint32_t id = 0; id < an->next_id; id++) {
 		const struct an_flow *f = &an->flows[an->order[id]];
 		const struct an_flow_ext *e = f->ext;
-		if (!e || !e->src_seen)
+		if (!e || !e->src_seen || !f->selected)
 			continue;
 		rt_out_printf(o, "  flow %u: ", f->id);
 		if (e->src_rate_events)
@@ -986,10 +1006,15 @@ int rt_analyzer_report_text(struct rt_analyzer *an, FILE *fp, unsigned top)
 		rt_out_char(o, ')');
 	}
 	rt_out_char(o, '\n');
-	uint32_t paired = 0;
-	for (uint32_t id = 0; id < an->next_id; id++)
+	uint32_t paired = 0, nsel = 0;
+	for (uint32_t id = 0; id < an->next_id; id++) {
 		paired += an->flows[an->order[id]].peer_qp != AN_NONE;
-	rt_out_printf(o, "%u flows (one direction of one QP), %u with their peer QP known\n", an->next_id, paired);
+		nsel += an->flows[an->order[id]].selected;
+	}
+	rt_out_printf(o, "%u flows (one direction of one QP), %u with their peer QP known", an->next_id, paired);
+	if (an->o.flow)
+		rt_out_printf(o, "; --flow '%s' lists %u of them", an->o.flow, nsel);
+	rt_out_char(o, '\n');
 	uint64_t ecn_all = an->ecn[0] + an->ecn[1] + an->ecn[2] + an->ecn[3];
 	rt_out_printf(o, "ECN: %llu CE-marked", (unsigned long long)an->tot.ce);
 	if (ecn_all)

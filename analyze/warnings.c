@@ -282,13 +282,14 @@ static void warn_empty(const struct rt_analyzer *an, struct wlist *l, bool port_
 
 static void warn_selector(const struct rt_analyzer *an, struct wlist *l)
 {
-	if (!an->o.timeline_flow || !an->tl_out)
+	if (!an->o.flow)
 		return;
 	for (uint32_t i = 0; i < an->nflows; i++)
 		if (an->flows[i].selected && an->flows[i].packets)
 			return;
-	struct rt_an_warning *w = add(l, "flow_selector_empty", "--flow '%s' matches none of the %u flows: only the 'all' rows are written",
-				      an->o.timeline_flow, an->next_id);
+	struct rt_an_warning *w = add(l, "flow_selector_empty", "--flow '%s' matches none of the %u flows%s",
+				      an->o.flow, an->next_id,
+				      an->tl_out ? ": only the 'all' rows are written" : "");
 	val(w, "flows", an->next_id);
 }
 

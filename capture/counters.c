@@ -154,8 +154,10 @@ int rt_counters_sample(struct rt_counters *c, char *errbuf)
 	clock_gettime(CLOCK_REALTIME, &now);
 	rt_json_init(&j, &c->out);
 	rt_json_obj(&j);
+	uint64_t ts = (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec;
 	RT_JSON_KEY(&j, "ts");
-	rt_json_ts(&j, (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec);
+	rt_json_ts(&j, ts);
+	RT_JSON_U64(&j, "ts_ns", ts);
 	if (c->dev[0]) {
 		RT_JSON_STR(&j, "dev", c->dev);
 		RT_JSON_U64(&j, "port", c->cfg.port);
@@ -201,9 +203,12 @@ static int capture_line(struct rt_counters *c, char *errbuf)
 	memset(&st, 0, sizeof(st));
 	c->capture_fn(c->capture_ctx, &st);
 	clock_gettime(CLOCK_REALTIME, &now);
+	uint64_t ts = (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec;
 	rt_out_str(&c->out, "{\"ts\":\"");
-	rt_out_ts(&c->out, (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec);
-	rt_out_str(&c->out, "\",\"capture\":{\"device\":");
+	rt_out_ts(&c->out, ts);
+	rt_out_str(&c->out, "\",\"ts_ns\":");
+	rt_out_u64(&c->out, ts);
+	rt_out_str(&c->out, ",\"capture\":{\"device\":");
 	rt_out_json_str(&c->out, c->capture_dev);
 	rt_out_str(&c->out, ",\"received\":");
 	rt_out_u64(&c->out, st.received);

@@ -9,6 +9,15 @@
 #include "common/outbuf.h"
 
 /*
+ * The version of the layout of rocetrace's JSON: every JSON document
+ * (analyze --json, doctor --json, dissect --count --json) starts with
+ * "schema": RT_JSON_SCHEMA. Keys are only ever added; a key whose meaning
+ * would change gets a new name instead, and this number goes up when one
+ * is removed. JSON Lines carry no version per line (docs/FORMATS.md).
+ */
+#define RT_JSON_SCHEMA 1
+
+/*
  * The writer keeps, per open container, whether it holds a member yet, so
  * callers never write a comma themselves:
  *

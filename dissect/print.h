@@ -9,14 +9,46 @@
 #include "common/outbuf.h"
 #include "dissect/dissect.h"
 
+
+/* The timestamp a text line starts with: tcpdump's -t letters. */
+enum rt_print_ts {
+	RT_PRINT_TS_EPOCH = 0, /* SECONDS.NANOSECONDS since the Unix epoch (the default, and -tt) */
+	RT_PRINT_TS_NONE,      /* -t: none */
+	RT_PRINT_TS_DELTA,     /* -ttt: HH:MM:SS.NNNNNNNNN since the line before ("-" when earlier) */
+	RT_PRINT_TS_DATE,      /* -tttt: YYYY-MM-DD HH:MM:SS.NNNNNNNNN, local time */
+	RT_PRINT_TS_SINCE_FIRST, /* -ttttt: HH:MM:SS.NNNNNNNNN since the first line */
+};
+
+/* What else a text line shows (dissect's tcpdump options), and the times it remembers. */
+struct rt_print_text_opts {
+	enum rt_print_ts ts;
+	bool number;	  /* -#: the frame's number first, as tcpdump prints it ("%5u  ") */
+	bool link;	  /* -e: link-level fields (MACs, Ethertype, SLL interface) */
+	unsigned verbose; /* -v: also TTL/hop limit, IPv4 id, UDP ports, opcode number, P_Key */
+	unsigned hex;	  /* 1 (-x): the captured bytes in hex below the line; 2 (-X): and ASCII */
+	/* state of -ttt and -ttttt, kept between lines (zero before the first) */
+	bool have_ts;
+	uint64_t first_ts, prev_ts;
+};
+
 /*
- * One line per record (TS is SECONDS.NANOSECONDS):
+ * One line per record (TS is SECONDS.NANOSECONDS with the default options):
  *   TS SRC > DST ecn=CE dscp=26 vlan=100 pcp=3 RC_SEND_ONLY qp=0x000011 psn=123 ackreq
  *      icrc=ok len=1082
  * then what the extended headers hold; a record cut by the snap length ends
- * in " [|LAYER]", an invalid one in " (invalid: EVENT,...)".
+ * in " [|LAYER]", an invalid one in " (invalid: EVENT,...)". `opts` (zeroed:
+ * the default) adds what tcpdump's letters ask for; frame is the frame's
+ * number, data its captured bytes (rec->caplen of them; read with hex only).
  */
-void rt_print_text(struct rt_outbuf *o, const struct rt_record *r);
+void rt_print_text(struct rt_outbuf *o, struct rt_print_text_opts *opts, uint64_t frame,
+		   const struct rt_record *r, const uint8_t *data);
+
+/*
+ * Bytes as tcpdump -x / -X shows them: lines of "\t0xOFFS:  " and 16 bytes in
+ * groups of two hex bytes, with `ascii` two spaces and the printable ones
+ * ('.' for the rest).
+ */
+void rt_print_hex(struct rt_outbuf *o, const uint8_t *data, uint32_t len, bool ascii);
 
 /* One JSON object and a newline (JSON Lines); `frame` is the frame's number in its capture. */
 void rt_print_json(struct rt_outbuf *o, uint64_t frame, const struct rt_record *r);

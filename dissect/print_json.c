@@ -14,6 +14,8 @@
 #define JSON_KEYS(X)                                                                               \
 	X(frame, "the frame's 1-based number in the file (as Wireshark numbers it)")               \
 	X(ts, "timestamp, \"SECONDS.NANOSECONDS\"")                                                \
+	X(ts_ns, "the same as an integer of nanoseconds (exact in Python and pandas; jq 1.6 "       \
+	         "rounds it to a double: use ts there)")                                           \
 	X(len, "bytes on the wire")                                                                \
 	X(caplen, "bytes captured")                                                                \
 	X(kind, "roce, cnp, pfc, pause, other or malformed")                                       \
@@ -240,6 +242,7 @@ void rt_print_json(struct rt_outbuf *o, uint64_t frame, const struct rt_record *
 	rt_json_obj(j);
 	KEY_U64(j, frame, frame);
 	KEY_TS(j, ts, r->ts_ns);
+	KEY_U64(j, ts_ns, r->ts_ns);
 	KEY_U64(j, len, r->wirelen);
 	KEY_U64(j, caplen, r->caplen);
 	KEY_NAME(j, kind, rt_kind_name((enum rt_kind)r->kind));

@@ -3,6 +3,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+#include <time.h>
 
 #include "dissect/opcodes.h"
 #include "dissect/print.h"
@@ -68,7 +69,7 @@ static void text_aeth(struct rt_outbuf *o, const struct rt_record *r)
 	}
 }
 
-static void text_bth(struct rt_outbuf *o, const struct rt_record *r)
+static void text_bth(struct rt_outbuf *o, const struct rt_record *r, unsigned verbose)
 {
 	const struct rt_opcode_info *info = rt_opcode_lookup(r->opcode);
 
@@ -81,6 +82,12 @@ static void text_bth(struct rt_outbuf *o, const struct rt_record *r)
 	}
 	KV_HEX(o, "qp=", r->dest_qp, 6);
 	KV_U64(o, "psn=", r->psn);
+	if (verbose) {
+		KV_HEX(o, "opcode=", r->opcode, 2);
+		KV_U64(o, "tver=", r->tver);
+		if (r->pkey == 0xFFFF) /* named below only when not the default */
+			KV_HEX(o, "pkey=", r->pkey, 4);
+	}
 	if (r->se)
 		OUT_LIT(o, " se");
 	if (r->migreq)
@@ -198,9 +205,91 @@ static void text_events(struct rt_outbuf *o, uint64_t events)
 	}
 }
 
-void rt_print_text(struct rt_outbuf *o, const struct rt_record *r)
+/* HH:MM:SS.NNNNNNNNN of a span of ns (hours past 24 as they come), "-" before a negative one. */
+static void span_ts(struct rt_outbuf *o, uint64_t later, uint64_t earlier)
 {
-	rt_out_ts(o, r->ts_ns);
+	uint64_t d = later - earlier;
+	if (later < earlier) {
+		rt_out_char(o, '-');
+		d = earlier - later;
+	}
+	uint64_t s = d / 1000000000u;
+	rt_out_printf(o, "%02llu:%02llu:%02llu.%09llu", (unsigned long long)(s / 3600),
+		      (unsigned long long)(s / 60 % 60), (unsigned long long)(s % 60),
+		      (unsigned long long)(d % 1000000000u));
+}
+
+/* The line's timestamp (nothing with -t); the fields after it bring their own space. */
+static void text_ts(struct rt_outbuf *o, struct rt_print_text_opts *opts, uint64_t ts)
+{
+	if (!opts->have_ts) {
+		opts->have_ts = true;
+		opts->first_ts = opts->prev_ts = ts;
+	}
+	switch (opts->ts) {
+	case RT_PRINT_TS_NONE:
+		return;
+	case RT_PRINT_TS_DELTA:
+		span_ts(o, ts, opts->prev_ts);
+		break;
+	case RT_PRINT_TS_SINCE_FIRST:
+		span_ts(o, ts, opts->first_ts);
+		break;
+	case RT_PRINT_TS_DATE: {
+		time_t t = (time_t)(ts / 1000000000u);
+		struct tm tm;
+		if (localtime_r(&t, &tm))
+			rt_out_printf(o, "%04d-%02d-%02d %02d:%02d:%02d.%09llu", tm.tm_year + 1900,
+				      tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
+				      (unsigned long long)(ts % 1000000000u));
+		else
+			rt_out_ts(o, ts);
+		break;
+	}
+	default:
+		rt_out_ts(o, ts);
+		break;
+	}
+	opts->prev_ts = ts;
+}
+
+/* -e: where the frame came from on the link. */
+static void text_link(struct rt_outbuf *o, const struct rt_record *r)
+{
+	rt_out_char(o, ' ');
+	if (r->layers & RT_L_ETH) {
+		rt_out_mac(o, r->src_mac);
+		OUT_LIT(o, " > ");
+		rt_out_mac(o, r->dst_mac);
+	} else if (r->layers & (RT_L_SLL | RT_L_SLL2)) {
+		OUT_LIT(o, "sll ");
+		rt_out_mac(o, r->src_mac);
+		if (r->layers & RT_L_SLL2)
+			KV_U64(o, "ifindex=", r->sll_ifindex);
+	} else {
+		OUT_LIT(o, "raw");
+	}
+	if (r->layers & (RT_L_ETH | RT_L_SLL | RT_L_SLL2))
+		KV_HEX(o, "ethertype=", r->ethertype, 4);
+}
+
+void rt_print_text(struct rt_outbuf *o, struct rt_print_text_opts *opts, uint64_t frame,
+		   const struct rt_record *r, const uint8_t *data)
+{
+	/*
+	 * Every field starts with its space. With nothing before the first one
+	 * (-t, no -#) that space goes: the line is built whole in the buffer
+	 * (room is made first), then moved left by one.
+	 */
+	bool strip = opts->ts == RT_PRINT_TS_NONE && !opts->number;
+	if (strip && sizeof(o->buf) - o->len < 4096)
+		rt_out_flush(o);
+	size_t start = o->len;
+	if (opts->number)
+		rt_out_printf(o, "%5llu ", (unsigned long long)frame);
+	text_ts(o, opts, r->ts_ns);
+	if (opts->link)
+		text_link(o, r);
 	if (r->layers & RT_L_ERSPAN) {
 		KV_U64(o, "erspan(s=", r->encap.erspan_session);
 		rt_out_char(o, ')');
@@ -217,12 +306,17 @@ void rt_print_text(struct rt_outbuf *o, const struct rt_record *r)
 		OUT_LIT(o, " ecn=");
 		rt_out_str(o, ecn_text(r->ecn));
 		KV_U64(o, "dscp=", r->dscp);
-	} else if (r->layers & RT_L_ETH) {
+		if (opts->verbose) {
+			KV_U64(o, "ttl=", r->ttl);
+			if (r->ip_version == 4)
+				KV_HEX(o, "id=", r->ip_id, 4);
+		}
+	} else if ((r->layers & RT_L_ETH) && !opts->link) {
 		rt_out_char(o, ' ');
 		rt_out_mac(o, r->src_mac);
 		OUT_LIT(o, " > ");
 		rt_out_mac(o, r->dst_mac);
-	} else if (r->layers & (RT_L_SLL | RT_L_SLL2)) {
+	} else if ((r->layers & (RT_L_SLL | RT_L_SLL2)) && !opts->link) {
 		rt_out_char(o, ' ');
 		rt_out_mac(o, r->src_mac);
 	}
@@ -233,15 +327,57 @@ void rt_print_text(struct rt_outbuf *o, const struct rt_record *r)
 	if ((r->layers & RT_L_UDP) && !rt_record_has_bth(r)) {
 		KV_U64(o, "udp ", r->udp_sport);
 		KV_U64(o, "> ", r->udp_dport);
+	} else if ((r->layers & RT_L_UDP) && opts->verbose) {
+		KV_U64(o, "udp=", r->udp_sport);
+		rt_out_char(o, '>');
+		rt_out_u64(o, r->udp_dport);
 	}
 	if (rt_record_has_bth(r))
-		text_bth(o, r);
-	else if ((r->layers & RT_L_MACC) && !(r->events & RT_EV_MACC_TRUNCATED))
+		text_bth(o, r, opts->verbose);
+	else if ((r->layers & RT_L_MACC) && !(r->events & RT_EV_MACC_TRUNCATED)) {
 		text_macc(o, r);
-	else if (!r->ip_version && (r->layers & (RT_L_ETH | RT_L_SLL | RT_L_SLL2)) &&
-	         !(r->events & RT_EV_LINK_TRUNCATED))
+	} else if (!r->ip_version && (r->layers & (RT_L_ETH | RT_L_SLL | RT_L_SLL2)) &&
+		   !(r->events & RT_EV_LINK_TRUNCATED) && !opts->link) {
 		KV_HEX(o, "ethertype=", r->ethertype, 4);
+	}
 	KV_U64(o, "len=", r->wirelen);
 	text_events(o, r->events);
+	if (strip && o->len > start && o->buf[start] == ' ') {
+		memmove(o->buf + start, o->buf + start + 1, o->len - start - 1);
+		o->len--;
+	}
 	rt_out_char(o, '\n');
+	if (opts->hex && data)
+		rt_print_hex(o, data, r->caplen, opts->hex > 1);
+}
+
+void rt_print_hex(struct rt_outbuf *o, const uint8_t *data, uint32_t len, bool ascii)
+{
+	static const char digits[] = "0123456789abcdef";
+	for (uint32_t off = 0; off < len; off += 16) {
+		uint32_t n = len - off < 16 ? len - off : 16;
+		char line[96];
+		size_t k = (size_t)snprintf(line, sizeof(line), "\t0x%04x:  ", off);
+		for (uint32_t i = 0; i < 16; i++) {
+			if (i < n) {
+				line[k++] = digits[data[off + i] >> 4];
+				line[k++] = digits[data[off + i] & 15];
+			} else if (ascii) {
+				line[k++] = ' ';
+				line[k++] = ' ';
+			}
+			if (i % 2 && (i < n - 1 || (ascii && i < 15)))
+				line[k++] = ' ';
+		}
+		if (ascii) {
+			line[k++] = ' ';
+			line[k++] = ' ';
+			for (uint32_t i = 0; i < n; i++) {
+				uint8_t c = data[off + i];
+				line[k++] = c >= 0x20 && c < 0x7f ? (char)c : '.';
+			}
+		}
+		line[k++] = '\n';
+		rt_out_write(o, line, k);
+	}
 }

@@ -36,6 +36,7 @@ static void totals_json(struct rt_outbuf *o, const struct rt_totals *t)
 
 	rt_json_init(&j, o);
 	rt_json_obj(&j);
+	RT_JSON_U64(&j, "schema", RT_JSON_SCHEMA);
 	RT_JSON_U64(&j, "frames", t->frames);
 	RT_JSON_U64(&j, "bytes", t->bytes);
 	RT_JSON_U64(&j, "captured_bytes", t->caplen_bytes);

@@ -247,6 +247,7 @@ static int print_json(struct host *hs, size_t n, FILE *fp)
 	rt_out_init(&o, fp);
 	rt_json_init(&j, &o);
 	rt_json_obj(&j);
+	RT_JSON_U64(&j, "schema", RT_JSON_SCHEMA);
 	RT_JSON_KEY(&j, "hosts");
 	rt_json_arr(&j);
 	for (size_t i = 0; i < n; i++) {

@@ -93,6 +93,7 @@ int rt_doctor_print_json(const struct rt_doc_report *r, FILE *fp)
 	rt_out_init(&o, fp);
 	rt_json_init(&j, &o);
 	rt_json_obj(&j);
+	RT_JSON_U64(&j, "schema", RT_JSON_SCHEMA);
 	RT_JSON_STR(&j, "host", r->host);
 	RT_JSON_NAME(&j, "verdict", rt_doc_status_name(rt_doctor_verdict(r)));
 	RT_JSON_U64(&j, "priority", r->priority);

@@ -4,6 +4,7 @@
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "tools/cli.h"
@@ -66,4 +67,37 @@ int rt_cli_getopt_error(const char *cmd, int c, char *const argv[])
 	if (optopt)
 		return rt_cli_usage_error(cmd, "option '%.*s' takes no value", len, arg);
 	return rt_cli_usage_error(cmd, "unknown option '%.*s'", len, arg);
+}
+
+int rt_cli_operands(const char *cmd, int argc, char **argv, int first, bool need_file,
+		    const char **path, const char **bpf, char **joined)
+{
+	*joined = NULL;
+	if (!*path && need_file) {
+		if (first >= argc)
+			return rt_cli_usage_error(cmd, "no capture file given (FILE or -r FILE)");
+		*path = argv[first++];
+	}
+	if (first >= argc)
+		return 0;
+	if (*bpf)
+		return rt_cli_usage_error(cmd,
+					  "a filter twice: -f '%s' and '%s' (give one: -f BPF or the "
+					  "expression after the options, as tcpdump takes it)",
+					  *bpf, argv[first]);
+	size_t len = 0;
+	for (int i = first; i < argc; i++)
+		len += strlen(argv[i]) + 1;
+	char *s = malloc(len);
+	if (!s)
+		return rt_cli_fail(cmd, "out of memory");
+	s[0] = '\0';
+	for (int i = first; i < argc; i++) {
+		if (i > first)
+			strcat(s, " ");
+		strcat(s, argv[i]);
+	}
+	*joined = s;
+	*bpf = s;
+	return 0;
 }

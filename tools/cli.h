@@ -2,6 +2,8 @@
 #ifndef RT_TOOLS_CLI_H
 #define RT_TOOLS_CLI_H
 
+#include <stdbool.h>
+
 /* "rocetrace CMD: MESSAGE (see 'rocetrace CMD --help')" on stderr; returns RT_EXIT_USAGE. */
 __attribute__((format(printf, 2, 3))) int rt_cli_usage_error(const char *cmd, const char *fmt, ...);
 
@@ -22,5 +24,16 @@ __attribute__((format(printf, 3, 4))) int rt_cli_interrupted(const char *cmd, in
  * (after any '+') and opterr is 0: names the option as it was written.
  */
 int rt_cli_getopt_error(const char *cmd, int c, char *const argv[]);
+
+/*
+ * tcpdump's operands after the options, argv[first..argc): the capture FILE
+ * (unless -r gave it: *path already set) and then a filter expression of one
+ * or more words, joined with spaces into *bpf ("udp port 4791"), which must
+ * be freed. An expression and -f (*bpf already set) together are refused.
+ * `need_file`: a FILE is required. Returns 0, or the exit status after one
+ * line on stderr.
+ */
+int rt_cli_operands(const char *cmd, int argc, char **argv, int first, bool need_file,
+		    const char **path, const char **bpf, char **joined);
 
 #endif

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "analyze/analyze.h"
+#include "analyze/flowsel.h"
 #include "capture/pump.h"
 #include "common/outfile.h"
 #include "dissect/dissect.h"
@@ -18,10 +19,13 @@
 
 #define MAX_DURATION_NS  1000000000000000ull /* 1e6 s: --bucket, --episode-gap */
 #define AN_MAX_DUP_WINDOW_NS 100000000ull    /* --dup-window: 100 ms, the span copies are kept */
+/* --bucket: shorter ones are surely a mistake (a 64-byte frame lasts 5 ns at 100G; rows explode) */
+#define MIN_BUCKET_NS 100ull
 
 static const char analyze_help[] =
-	"usage: rocetrace analyze FILE [-f BPF] [--json] [--link-speed RATE] [--counters F]\n"
-	"                         [--source-log F] [--udp-port P] [--storm-ms N] [--top N]\n"
+	"usage: rocetrace analyze [-r] FILE [--json] [--flow SEL] [--link-speed RATE]\n"
+	"                         [--counters F] [--source-log F] [--udp-port P]\n"
+	"                         [--storm-ms N] [--top N] [-f BPF | EXPRESSION]\n"
 	"\n"
 	"Read a saved capture (pcap or pcapng, micro- or nanosecond, Ethernet or Linux\n"
 	"cooked; FILE '-' reads standard input) and report per-QP flows, ECN marks and\n"
@@ -60,9 +64,18 @@ static const char analyze_help[] =
 	"In --json a value that cannot be known is null, never 0.\n"
 	"\n"
 	"Options:\n"
-	"  -f, --filter BPF   analyze only frames matching the libpcap filter BPF\n"
+	"  -r FILE            read FILE (the same as naming it first)\n"
+	"  EXPRESSION, -f, --filter BPF\n"
+	"                     analyze only frames matching the libpcap filter: the words\n"
+	"                     after the options (analyze F udp port 4791), as tcpdump\n"
+	"                     takes them, or one argument of -f\n"
 	"  --json             print one JSON document (every key: analyze/README.md)\n"
 	"                     instead of text\n"
+	"  --flow SEL         list only the flows SEL selects (the totals stay those of\n"
+	"                     the whole capture): ID, IP (either end), SRC>DST,\n"
+	"                     SRC>DST:QP or qp:QP, as the report prints flows\n"
+	"                     ('10.0.0.1>10.0.0.2:0x000011'); quote it, the shell reads\n"
+	"                     '>' as a redirection\n"
 	"  --link-speed RATE  link speed for PFC/PAUSE quanta, e.g. 25G, 100G, 400G\n"
 	"                     (default 100G)\n"
 	"  --counters F       NIC counter samples (JSON Lines, docs/FORMATS.md) to merge\n"
@@ -97,8 +110,10 @@ static const char analyze_help[] =
 	"length, timestamps going backwards, an empty capture or one with no RoCE, and\n"
 	"side files that are empty or unusable. FILE may be gzip-compressed.\n"
 	"\n"
-	"Durations take a unit: ns, us, ms or s (a bare number is nanoseconds); a RATE\n"
-	"takes K, M, G or T, optionally followed by bps (a bare number is bits/s).\n"
+	"Units, as in every rocetrace command: a duration D takes ns, us, ms or s and a\n"
+	"bare number is seconds; a RATE takes K, M, G or T, optionally with bit/s or\n"
+	"bps, and a bare number is bits/s. rocetrace 0.1 read a bare duration here as\n"
+	"nanoseconds: a bare number from 100 up is refused, with what to write.\n"
 	"On a terminal a progress line is shown every second for big files. Ctrl-C\n"
 	"(or SIGTERM) stops reading, prints the report of what was read so far and\n"
 	"exits with status 130 (143). A capture that ends in the middle of a frame is\n"
@@ -112,13 +127,14 @@ static const char analyze_help[] =
 	"  rocetrace analyze run.pcapng --json > report.json\n"
 	"  rocetrace analyze mirror.pcap --link-speed 400G --storm-ms 20\n"
 	"  rocetrace analyze run.pcapng --source-log gen.jsonl --counters nic.jsonl\n"
-	"  rocetrace analyze mirror.pcap.gz --udp-port 4792 --dup-window 50us\n";
+	"  rocetrace analyze mirror.pcap.gz --udp-port 4792 --dup-window 50us\n"
+	"  rocetrace analyze -r run.pcapng --flow '10.0.0.1>10.0.0.2:0x000011' vlan 100\n";
 
 static const char timeline_help[] =
-	"usage: rocetrace timeline FILE [-f BPF] [--bucket D] [--flow SEL]\n"
+	"usage: rocetrace timeline [-r] FILE [--bucket D] [--flow SEL]\n"
 	"                          [--format csv|json] [-o OUT] [--link-speed RATE]\n"
 	"                          [--counters F] [--source-log F] [--udp-port P]\n"
-	"                          [--dup-window D]\n"
+	"                          [--dup-window D] [-f BPF | EXPRESSION]\n"
 	"\n"
 	"Cut a capture (pcap/pcapng, '-' for standard input) into time buckets and\n"
 	"write one row per (bucket, flow) that had traffic or events, plus an 'all'\n"
@@ -153,13 +169,19 @@ static const char timeline_help[] =
 	"`rocetrace analyze --json`.\n"
 	"\n"
 	"Options:\n"
-	"  -f, --filter BPF   only frames matching the libpcap filter BPF\n"
+	"  -r FILE            read FILE (the same as naming it first)\n"
+	"  EXPRESSION, -f, --filter BPF\n"
+	"                     only frames matching the libpcap filter: the words after\n"
+	"                     the options, as tcpdump takes them, or one argument of -f\n"
 	"  --bucket D         bucket length with unit ns, us, ms or s; a bare number is\n"
-	"                     nanoseconds (default 100us)\n"
+	"                     seconds (0.001 = 1ms), at least 100ns (default 100us);\n"
+	"                     rocetrace 0.1 read a bare number as nanoseconds: one from\n"
+	"                     100 up is refused, with what to write\n"
 	"  --flow SEL         only rows of flows matching SEL (the 'all' rows stay):\n"
 	"                     ID (e.g. 3), IP (either end), SRC>DST, SRC>DST:QP, or\n"
 	"                     qp:QP; QPs in decimal or 0x hex; IPv6 with a QP as\n"
-	"                     [SRC]>[DST]:QP\n"
+	"                     [SRC]>[DST]:QP; 'rocetrace analyze' prints each flow so;\n"
+	"                     quote it, the shell reads '>' as a redirection\n"
 	"  --format csv|json  CSV with a header line (default) or JSON Lines\n"
 	"  -o OUT             write to OUT instead of standard output: the rows go to a\n"
 	"                     new file in OUT's folder that replaces OUT at the end; a\n"
@@ -184,7 +206,7 @@ static const char timeline_help[] =
 	"\n"
 	"Examples:\n"
 	"  rocetrace timeline samples/incast.pcap --bucket 50us > incast.csv\n"
-	"  rocetrace timeline run.pcapng --flow 10.0.0.1>10.0.0.9:0x11 --format json\n"
+	"  rocetrace timeline run.pcapng --flow '10.0.0.1>10.0.0.9:0x11' --format json\n"
 	"  rocetrace timeline run.pcapng --bucket 1ms -o timeline.csv\n";
 
 /* What the pump feeds: the analyzer, and the progress line of a big file on a terminal. */
@@ -274,6 +296,10 @@ static int load_side_files(struct rt_analyzer *an, const char *counters, const c
 	return 0;
 }
 
+static int run_command(const char *cmd, bool timeline, const char *path, const char *bpf, bool json,
+		       const char *counters, const char *srclog, const char *out_path, uint64_t top,
+		       struct rt_analyzer_opts *opts);
+
 static int common(int argc, char **argv, bool timeline)
 {
 	const char *cmd = timeline ? "timeline" : "analyze";
@@ -296,12 +322,15 @@ static int common(int argc, char **argv, bool timeline)
 		{NULL, 0, NULL, 0},
 	};
 	struct rt_analyzer_opts ao;
+	struct rt_flowsel sel;
 	rt_analyzer_opts_init(&ao);
 	bool json = false;
 	const char *counters = NULL, *srclog = NULL, *out_path = NULL, *bpf = NULL;
 	uint64_t port = RT_ROCEV2_PORT, top = 10, v;
 	ao.bucket_ns = timeline ? 100000 : 0;
-	const char *shortopts = timeline ? ":hf:o:" : ":hf:";
+	const char *shortopts = timeline ? ":hf:r:o:" : ":hf:r:";
+	const char *path = NULL;
+	char *bpf_joined = NULL;
 	int c, li;
 	optind = 1;
 	opterr = 0;
@@ -313,6 +342,11 @@ static int common(int argc, char **argv, bool timeline)
 		case 'f':
 			bpf = optarg;
 			break;
+		case 'r':
+			if (path)
+				return rt_cli_usage_error(cmd, "-r given twice");
+			path = optarg;
+			break;
 		case OPT_JSON:
 			if (timeline)
 				return rt_cli_usage_error(
@@ -320,7 +354,7 @@ static int common(int argc, char **argv, bool timeline)
 			json = true;
 			break;
 		case OPT_LINK:
-			if (rt_opt_rate(cmd, "--link-speed", optarg, 1, 1000000, 100000000000000ull,
+			if (rt_opt_rate(cmd, "--link-speed", optarg, 1000000, 100000000000000ull,
 			                &ao.link_speed_bps))
 				return RT_EXIT_USAGE;
 			break;
@@ -346,11 +380,11 @@ static int common(int argc, char **argv, bool timeline)
 				if (rt_opt_uint(cmd, "--top", optarg, 0, 1000000, &top))
 					return RT_EXIT_USAGE;
 			} else if (c == OPT_GAP) {
-				if (rt_opt_duration(cmd, "--episode-gap", optarg, 1, 1,
-				                    MAX_DURATION_NS, &ao.episode_gap_ns))
+				if (rt_opt_duration_was_ns(cmd, "--episode-gap", optarg, 1000,
+				                           MAX_DURATION_NS, &ao.episode_gap_ns))
 					return RT_EXIT_USAGE;
-			} else if (rt_opt_duration(cmd, "--rate-window", optarg, 1, 4,
-			                           4000000000ull, &ao.rate_window_ns)) {
+			} else if (rt_opt_duration_was_ns(cmd, "--rate-window", optarg, 1000,
+			                                  4000000000ull, &ao.rate_window_ns)) {
 				return RT_EXIT_USAGE;
 			}
 			break;
@@ -359,12 +393,18 @@ static int common(int argc, char **argv, bool timeline)
 				return RT_EXIT_USAGE;
 			break;
 		case OPT_DUPWIN:
-			if (rt_opt_duration(cmd, "--dup-window", optarg, 1, 0, AN_MAX_DUP_WINDOW_NS,
-			                    &ao.dup_window_ns))
+			if (rt_opt_duration_was_ns(cmd, "--dup-window", optarg, 0,
+			                           AN_MAX_DUP_WINDOW_NS, &ao.dup_window_ns))
 				return RT_EXIT_USAGE;
 			break;
-		case OPT_BUCKET:
 		case OPT_FLOW:
+			/* checked here, before -o truncates an existing file */
+			if (rt_flowsel_parse(&sel, optarg) < 0)
+				return rt_cli_usage_error(cmd, "--flow: bad selector '%s' (want %s)",
+							  optarg, RT_FLOWSEL_FORMS);
+			ao.flow = optarg;
+			break;
+		case OPT_BUCKET:
 		case OPT_FORMAT:
 		case 'o':
 			if (!timeline)
@@ -372,18 +412,9 @@ static int common(int argc, char **argv, bool timeline)
 				    cmd, "%s%s is an option of 'rocetrace timeline'",
 				    li < 0 ? "-" : "--", li < 0 ? "o" : longopts[li].name);
 			if (c == OPT_BUCKET) {
-				if (rt_opt_duration(cmd, "--bucket", optarg, 1, 1, MAX_DURATION_NS,
-				                    &ao.bucket_ns))
+				if (rt_opt_duration_was_ns(cmd, "--bucket", optarg, MIN_BUCKET_NS,
+				                           MAX_DURATION_NS, &ao.bucket_ns))
 					return RT_EXIT_USAGE;
-			} else if (c == OPT_FLOW) {
-				/* checked here, before -o truncates an existing file */
-				if (!rt_analyzer_flow_selector_ok(optarg))
-					return rt_cli_usage_error(
-					    cmd,
-					    "--flow: bad selector '%s' (want ID, IP, SRC>DST, "
-					    "SRC>DST:QP or qp:QP)",
-					    optarg);
-				ao.timeline_flow = optarg;
 			} else if (c == OPT_FORMAT) {
 				if (!strcmp(optarg, "json"))
 					ao.timeline_json = true;
@@ -398,10 +429,23 @@ static int common(int argc, char **argv, bool timeline)
 			return rt_cli_getopt_error(cmd, c, argv);
 		}
 	}
-	if (optind != argc - 1)
-		return rt_cli_usage_error(cmd, optind == argc ? "missing FILE" : "one FILE only");
-	const char *path = argv[optind];
+	int orc = rt_cli_operands(cmd, argc, argv, optind, true, &path, &bpf, &bpf_joined);
+	if (orc)
+		return orc;
 	ao.udp_port = (uint16_t)port;
+	int status = run_command(cmd, timeline, path, bpf, json, counters, srclog, out_path, top,
+				 &ao);
+	free(bpf_joined);
+	return status;
+}
+
+/* After the options: open the output, analyze `path`, report. Returns the exit status. */
+static int run_command(const char *cmd, bool timeline, const char *path, const char *bpf, bool json,
+		       const char *counters, const char *srclog, const char *out_path, uint64_t top,
+		       struct rt_analyzer_opts *opts)
+{
+	struct rt_analyzer_opts ao = *opts;
+	uint16_t port = ao.udp_port;
 
 	char errbuf[RT_ERRBUF_SIZE] = "";
 	FILE *out = NULL;

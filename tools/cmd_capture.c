@@ -17,13 +17,16 @@
 #include "capture/pump.h"
 #include "common/sysfs.h"
 #include "capture/writer.h"
+#include "common/outbuf.h"
 #include "dissect/dissect.h"
+#include "dissect/print.h"
 #include "rt_config.h"
 #include "tools/cli.h"
 #include "tools/commands.h"
 #include "tools/options.h"
 #include "tools/privileges.h"
 #include "tools/spawn.h"
+#include "tools/textopts.h"
 
 #define BATCH       64
 #define DRAIN_NS    100000000u /* after CMD exits, keep capturing this long */
@@ -32,8 +35,12 @@
 
 struct capture_args {
 	const char *dev;
-	const char *out;
+	const char *file; /* -r: a saved capture as the source */
+	const char *out;  /* -w, or NULL: print decoded lines */
 	const char *bpf;
+	char *bpf_joined; /* the expression after the options, joined */
+	struct rt_print_text_opts text; /* without -w: dissect's text options */
+	char dev_by_index[80]; /* -i N: the N-th device of -D */
 	const char *sysfs_root;
 	const char *user; /* -Z: become this user once the device is open */
 	uint32_t snaplen;
@@ -68,6 +75,9 @@ struct capture {
 	struct ticker tick;
 	struct loop_clock clock;
 	struct rt_dissect_opts dopts;
+	struct rt_outbuf *print; /* without -w: the decoded lines, else NULL */
+	struct rt_print_text_opts text; /* how they look, and the times -ttt needs */
+	uint64_t printed;
 	int rc; /* 0 or the first error (negative errno) */
 	char errbuf[RT_ERRBUF_SIZE];
 	/*
@@ -93,19 +103,21 @@ static void help(void)
 	    "    rocetrace capture - capture RoCE traffic from a netdev or an RDMA NIC\n"
 	    "\n"
 	    "SYNOPSIS\n"
-	    "    rocetrace capture -i DEV[:PORT] -w OUT [-s SNAPLEN] [-f BPF] [-c N]\n"
-	    "        [--duration S] [-B N] [--format pcapng|pcap] [-G SECONDS] [-C MB]\n"
-	    "        [--counters [INTERVAL]] [--sysfs-root DIR] [--stats] [-Z USER]\n"
-	    "        [-- CMD ARGS...]\n"
+	    "    rocetrace capture -i DEV[:PORT] [-w OUT] [-s SNAPLEN] [-c N] [--duration D]\n"
+	    "        [-B N] [--format pcapng|pcap] [-G SECONDS] [-C MB] [--counters [D]]\n"
+	    "        [--sysfs-root DIR] [--stats] [-Z USER] [-n] [-v] [-e] [-x | -X]\n"
+	    "        [-t...] [-#] [-f BPF | EXPRESSION] [-- CMD ARGS...]\n"
+	    "    rocetrace capture -r FILE -w OUT [-s SNAPLEN] [-c N] [EXPRESSION]\n"
 	    "    rocetrace capture -D [--sysfs-root DIR]\n"
 	    "\n"
 	    "DESCRIPTION\n"
-	    "    Captures frames into OUT until Ctrl-C (SIGINT), SIGTERM or SIGHUP, -c N\n"
-	    "    frames, --duration S, or the end of CMD. On every stop the buffered\n"
-	    "    frames are written, an interface statistics block closes the pcapng file\n"
-	    "    and a final line on standard error gives frames received, dropped and\n"
-	    "    written (frames that reached the file). Frames that arrive after the\n"
-	    "    stop are not counted, as received or as dropped.\n"
+	    "    Captures frames into OUT, or without -w prints each one decoded (as\n"
+	    "    'rocetrace dissect' prints them), until Ctrl-C (SIGINT), SIGTERM or\n"
+	    "    SIGHUP, -c N frames, --duration D, or the end of CMD. On every stop the\n"
+	    "    buffered frames are written, an interface statistics block closes the\n"
+	    "    pcapng file and a final line on standard error gives frames received,\n"
+	    "    dropped and written (frames that reached the file) or printed. Frames\n"
+	    "    that arrive after the stop are not counted, as received or as dropped.\n"
 	    "\n"
 	    "    DEV picks the capture source:\n"
 	    "      an RDMA device listed in SYSFS/class/infiniband (mlx5_0, mlx5_0:2,\n"
@@ -117,32 +129,44 @@ static void help(void)
 	    "        the system clock; the pcapng interface block says which.\n"
 	    "      a network interface (eth0, veth1, any): libpcap live capture,\n"
 	    "        promiscuous, nanosecond kernel timestamps, frames handed over in\n"
-	    "        blocks of the kernel ring (one wake-up per block, within 40 ms).\n"
-	    "        Soft-RoCE (rxe) traffic and mirror-port traffic are seen here.\n"
-	    "      an existing file (pcap or pcapng): its frames are copied to OUT.\n"
+	    "        blocks of the kernel ring (one wake-up per block, within 40 ms;\n"
+	    "        without -w one by one). Soft-RoCE (rxe) traffic and mirror-port\n"
+	    "        traffic are seen here.\n"
+	    "      a number N: the N-th device 'capture -D' lists, as tcpdump -i takes it.\n"
+	    "      an existing file (pcap or pcapng), or -r FILE: its frames are copied\n"
+	    "        to OUT.\n"
 	    "\n"
 	    "OPTIONS\n"
 	    "    -i, --interface DEV[:PORT]\n"
-	    "        What to capture from (see above). Required.\n"
+	    "        What to capture from (see above). Required, unless -r.\n"
+	    "    -r FILE\n"
+	    "        Copy the frames of a saved capture (with -w; the filter, -s and -c\n"
+	    "        apply).\n"
 	    "    -w, --write OUT\n"
-	    "        Output file; '-' writes to standard output. Required. An OUT that\n"
-	    "        is a symbolic link is refused (so is the --counters file), so a\n"
-	    "        link planted in a shared folder cannot redirect the capture.\n"
+	    "        Output file; '-' writes to standard output. An OUT that is a\n"
+	    "        symbolic link is refused (so is the --counters file), so a link\n"
+	    "        planted in a shared folder cannot redirect the capture. Without -w\n"
+	    "        each frame is printed as one decoded line as it arrives (frames are\n"
+	    "        handed over one by one, not in blocks).\n"
 	    "    -s, --snaplen SNAPLEN\n"
 	    "        Keep at most SNAPLEN bytes of each frame. Default: whole frames.\n"
 	    "        -s 128 keeps every RoCE header (Ethernet, VLAN, IPv6, UDP, BTH and\n"
 	    "        extended headers) for header-only capture at high rates.\n"
-	    "    -f, --filter BPF\n"
-	    "        Keep only frames matching the libpcap filter expression BPF. The\n"
-	    "        verbs sniffer applies it in software. Default: every frame.\n"
+	    "    EXPRESSION, -f, --filter BPF\n"
+	    "        Keep only frames matching the libpcap filter expression: the words\n"
+	    "        after the options (capture -i eth0 udp port 4791), as tcpdump takes\n"
+	    "        them, or one argument of -f. The verbs sniffer applies it in\n"
+	    "        software. Default: every frame.\n"
 	    "    -c, --count N\n"
-	    "        Stop after writing N frames. Default: no limit.\n"
-	    "    --duration S\n"
-	    "        Stop after S seconds (decimals allowed; or give a unit: ns, us, ms,\n"
-	    "        s, e.g. 500ms). At most 366 days. Default: no limit.\n"
+	    "        Stop after N frames. Default: no limit.\n"
+	    "    --duration D\n"
+	    "        Stop after D (a bare number is seconds, decimals allowed; or give a\n"
+	    "        unit: ns, us, ms, s, e.g. 500ms). At most 366 days. Default: no\n"
+	    "        limit.\n"
 	    "    -B, --buffer N\n"
 	    "        Verbs sniffer: N receive buffers in the ring (default 4096, at\n"
-	    "        least 64). libpcap: kernel buffer of N KiB (default 8192, 8 MiB).\n"
+	    "        least 64). libpcap: kernel buffer of N KiB (default 8192, 8 MiB;\n"
+	    "        32768 without -w, where each frame takes a slot of its own).\n"
 	    "    --format pcapng|pcap\n"
 	    "        pcapng (default) with an interface block per source (name, link\n"
 	    "        type, snap length, 1 ns resolution, timestamp source) and final\n"
@@ -154,9 +178,9 @@ static void help(void)
 	    "        Rotated files are named OUT, OUT.1, OUT.2, ...; if OUT holds '%',\n"
 	    "        it is an strftime(3) pattern expanded with the local time each\n"
 	    "        file opens (e.g. -w 'run-%H%M%S.pcapng'). Default: one file.\n"
-	    "    --counters [INTERVAL]\n"
-	    "        Sample NIC counters every INTERVAL seconds (default 1, at least\n"
-	    "        0.01; a unit may follow, e.g. 200ms), and at start and stop, into\n"
+	    "    --counters [D]\n"
+	    "        Sample NIC counters every D (default 1s, at least 10ms; a bare\n"
+	    "        number is seconds), and at start and stop, into\n"
 	    "        OUT.counters.jsonl: the RDMA port's hw_counters/ and counters/ from\n"
 	    "        sysfs and its netdev's ethtool statistics (for a netdev DEV: its\n"
 	    "        ethtool statistics, and the counters of an RDMA port on top of it,\n"
@@ -173,9 +197,13 @@ static void help(void)
 	    "        group and user ids): OUT, rotated files and the --counters file are\n"
 	    "        created as USER, and so is CMD run. USER must be able to write in\n"
 	    "        OUT's folder.\n"
+	    "    -n, -v, -e, -x, -X, -t, -tt, -ttt, -tttt, -ttttt, -#\n"
+	    "        Without -w, as 'rocetrace dissect' takes them (-n: names are never\n"
+	    "        looked up; -v more fields; -e the link level; -x/-X the bytes; the\n"
+	    "        -t letters the timestamp; -# frame numbers).\n"
 	    "    -D, --list-devices\n"
 	    "        List RDMA devices (ports, link layer, state, netdev) and network\n"
-	    "        interfaces, then exit.\n"
+	    "        interfaces, numbered for -i N, then exit.\n"
 	    "    -- CMD ARGS...\n"
 	    "        Start the capture, run CMD when it is ready, stop 100 ms after CMD\n"
 	    "        exits, and exit with CMD's status (128+N if a signal N killed it;\n"
@@ -187,18 +215,24 @@ static void help(void)
 	    "    -h, --help\n"
 	    "        Print this help and exit.\n"
 	    "\n"
+	    "    Options come before the filter expression (everything after the first\n"
+	    "    word that is not an option belongs to it, up to '--').\n"
+	    "\n"
+	    "EXIT STATUS\n"
+	    "    0 when the capture ended normally (Ctrl-C included, and with -w - or\n"
+	    "    without -w when the reader of standard output goes away), CMD's status\n"
+	    "    with -- CMD, 1 on errors (what was captured before stays in OUT), 2 for\n"
+	    "    usage errors.\n"
+	    "\n"
 	    "EXAMPLES\n"
 	    "    rocetrace capture -i mlx5_0 -w run.pcapng -s 128 --counters -- ib_write_bw "
 	    "10.0.0.2\n"
-	    "    rocetrace capture -i eth0 -w rxe.pcapng -f 'udp port 4791' --duration 10 --stats\n"
+	    "    rocetrace capture -i eth0 -w rxe.pcapng --duration 10 --stats udp port 4791\n"
 	    "    rocetrace capture -i mlx5_1:1 -w ring.pcapng -C 1000 -B 16384\n"
+	    "    rocetrace capture -i eth0 -c 20 -# udp port 4791\n"
 	    "    rocetrace capture -i eth0 -Z nobody -w /tmp/run.pcapng --duration 60\n"
 	    "    rocetrace capture -D\n"
-	    "\n"
-	    "EXIT STATUS\n"
-	    "    0 when the capture ended normally (Ctrl-C included, and with -w - when\n"
-	    "    the reader of standard output goes away), CMD's status with -- CMD, 1 on\n"
-	    "    errors (what was captured before stays in OUT), 2 for usage errors.\n",
+	    "    rocetrace capture -i 2 -w run.pcapng\n",
 	    stdout);
 }
 
@@ -228,18 +262,24 @@ static int parse_args(int argc, char **argv, struct capture_args *a)
 	    {"stats", no_argument, NULL, OPT_STATS},
 	    {"list-devices", no_argument, NULL, 'D'},
 	    {"user", required_argument, NULL, 'Z'},
+	    {"number", no_argument, NULL, '#'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
 	uint64_t v;
+	unsigned tflags = 0;
 	int c;
 	optind = 1;
 	opterr = 0;
-	/* '+': stop at the first non-option, so nothing after CMD is taken as ours. */
-	while ((c = getopt_long(argc, argv, "+:i:w:s:f:c:B:G:C:Z:Dh", longopts, NULL)) != -1) {
+	/* '+': stop at the first non-option: the filter expression, or '--' and CMD. */
+	static const char letters[] = "+:i:r:w:s:f:c:B:G:C:Z:Dh" RT_TEXT_LETTERS;
+	while ((c = getopt_long(argc, argv, letters, longopts, NULL)) != -1) {
 		switch (c) {
 		case 'i':
 			a->dev = optarg;
+			break;
+		case 'r':
+			a->file = optarg;
 			break;
 		case 'w':
 			a->out = optarg;
@@ -257,7 +297,7 @@ static int parse_args(int argc, char **argv, struct capture_args *a)
 				return RT_EXIT_USAGE;
 			break;
 		case OPT_DURATION:
-			if (rt_opt_duration(CMD, "--duration", optarg, 1000000000, 1,
+			if (rt_opt_duration(CMD, "--duration", optarg, 1,
 			                    MAX_SECONDS * 1000000000, &a->duration_ns))
 				return RT_EXIT_USAGE;
 			break;
@@ -289,10 +329,10 @@ static int parse_args(int argc, char **argv, struct capture_args *a)
 			a->counters_ns = 1000000000u;
 			/* "--counters 0.5" as well as "--counters=0.5" */
 			if (!optarg && optind < argc &&
-			    rt_opt_parse_duration(argv[optind], 1000000000, 0, UINT64_MAX, &v) == 0)
+			    rt_opt_parse_duration(argv[optind], 0, UINT64_MAX, &v) == 0)
 				optarg = argv[optind++];
 			if (optarg &&
-			    rt_opt_duration(CMD, "--counters", optarg, 1000000000, 10000000,
+			    rt_opt_duration(CMD, "--counters", optarg, 10000000,
 			                    MAX_SECONDS * 1000000000, &a->counters_ns))
 				return RT_EXIT_USAGE;
 			break;
@@ -312,36 +352,95 @@ static int parse_args(int argc, char **argv, struct capture_args *a)
 			help();
 			return -1;
 		default:
+			if (rt_text_option(c, &a->text, &tflags))
+				break;
 			return rt_cli_getopt_error(CMD, c, argv);
 		}
 	}
-	if (optind < argc) {
-		if (strcmp(argv[optind - 1], "--") != 0)
-			return rt_cli_usage_error(
-			    CMD, "unexpected argument '%s' (put a command after '--')",
-			    argv[optind]);
+	if (rt_text_ts(CMD, tflags, &a->text))
+		return RT_EXIT_USAGE;
+	/* the words up to '--' are the filter expression; after it, CMD */
+	int end = optind;
+	if (optind > 1 && !strcmp(argv[optind - 1], "--")) {
+		if (optind == argc)
+			return rt_cli_usage_error(CMD, "no command after '--'");
 		a->cmd = &argv[optind];
-	} else if (optind > 1 && strcmp(argv[optind - 1], "--") == 0) {
-		return rt_cli_usage_error(CMD, "no command after '--'");
+	} else {
+		while (end < argc && strcmp(argv[end], "--") != 0)
+			end++;
+		if (end < argc) {
+			if (end + 1 == argc)
+				return rt_cli_usage_error(CMD, "no command after '--'");
+			a->cmd = &argv[end + 1];
+		}
+		int rc = rt_cli_operands(CMD, end, argv, optind, false, &a->file, &a->bpf,
+					 &a->bpf_joined);
+		if (rc)
+			return rc;
+		for (int i = optind; i < end; i++)
+			if (argv[i][0] == '-')
+				return rt_cli_usage_error(
+				    CMD, "'%s' after the filter expression '%s': options come first",
+				    argv[i], a->bpf);
 	}
 	if (a->list)
 		return 0;
-	if (!a->dev)
+	if (a->dev && a->file)
+		return rt_cli_usage_error(CMD, "-i and -r both name the source: give one");
+	if (!a->dev && !a->file)
 		return rt_cli_usage_error(CMD, "no capture device given (-i DEV; -D lists them)");
-	if (!a->out)
-		return rt_cli_usage_error(CMD, "no output file given (-w OUT)");
-	if (!*a->out)
+	if (a->out && !*a->out)
 		return rt_cli_usage_error(CMD, "-w: empty file name");
-	if (!strcmp(a->out, "-") && (a->counters_ns || a->rotate_bytes || a->rotate_seconds))
+	if (a->file && !a->out)
+		return rt_cli_usage_error(CMD, "-r FILE copies frames: give -w OUT (or 'rocetrace "
+					       "dissect FILE' to print them)");
+	if (!a->out && (a->counters_ns || a->rotate_bytes || a->rotate_seconds))
+		return rt_cli_usage_error(CMD, "--counters, -G and -C write files: give -w OUT");
+	if (a->out && !strcmp(a->out, "-") && (a->counters_ns || a->rotate_bytes || a->rotate_seconds))
 		return rt_cli_usage_error(
 		    CMD, "-w - (standard output) cannot be used with --counters, -G or -C");
 	return 0;
 }
 
+/* The `index`-th device (1-based) capture -D lists: RDMA ports, then network interfaces. */
+struct nth_device {
+	unsigned want, seen;
+	char *name;
+	size_t len;
+};
+
+static void find_nth(void *ctx, const struct rt_source_device *dev)
+{
+	struct nth_device *n = ctx;
+	if (++n->seen == n->want)
+		snprintf(n->name, n->len, "%s", dev->name);
+}
+
+/* -i N: the device name; 0 or the exit status. */
+static int device_by_index(struct capture_args *a)
+{
+	uint64_t v;
+	if (!a->dev || rt_opt_parse_uint(a->dev, 1, 65535, &v) != 0 || a->dev[0] == '0')
+		return 0;
+	struct rt_source_config cfg = {.sysfs_root = a->sysfs_root};
+	struct nth_device n = {.want = (unsigned)v, .name = a->dev_by_index,
+			       .len = sizeof(a->dev_by_index)};
+	char errbuf[RT_ERRBUF_SIZE];
+	static const char *const kinds[] = {"verbs", "pcap"};
+	for (size_t k = 0; k < 2 && n.seen < n.want; k++)
+		rt_source_list(kinds[k], &cfg, find_nth, &n, errbuf);
+	if (n.seen < n.want)
+		return rt_cli_usage_error(CMD, "-i %s: 'capture -D' lists %u devices", a->dev,
+					  n.seen);
+	a->dev = a->dev_by_index;
+	return 0;
+}
+
+/* One line of -D, numbered for -i N across both lists. */
 static void print_device(void *ctx, const struct rt_source_device *dev)
 {
-	(void)ctx;
-	printf("  %-16s %s\n", dev->name, dev->desc);
+	unsigned *n = ctx;
+	printf("  %u. %-16s %s\n", ++*n, dev->name, dev->desc);
 }
 
 /* -D: what the verbs and the libpcap sources can capture from. */
@@ -349,13 +448,14 @@ static int list_devices(const char *sysfs_root)
 {
 	struct rt_source_config cfg = {.sysfs_root = sysfs_root};
 	char errbuf[RT_ERRBUF_SIZE];
+	unsigned n = 0;
 
 	printf("RDMA devices (verbs sniffer%s):\n",
 	       rt_source_kind_built("verbs") ? "" : ", not built in: no libibverbs");
-	if (rt_source_list("verbs", &cfg, print_device, NULL, errbuf) == 0)
+	if (rt_source_list("verbs", &cfg, print_device, &n, errbuf) <= 0)
 		printf("  (none in %s/class/infiniband)\n", rt_sysfs_root(sysfs_root));
 	printf("Network interfaces (libpcap):\n");
-	if (rt_source_list("pcap", &cfg, print_device, NULL, errbuf) < 0) {
+	if (rt_source_list("pcap", &cfg, print_device, &n, errbuf) < 0) {
 		fflush(stdout);
 		return rt_cli_fail(CMD, "cannot list network interfaces: %s", errbuf);
 	}
@@ -426,9 +526,15 @@ static int on_frame(void *ctx, const struct rt_frame *frame, const struct rt_rec
 {
 	struct capture *cap = ctx;
 
-	if (rec && rt_linktype_supported(frame->linktype))
+	if (rec && cap->tick.an && rt_linktype_supported(frame->linktype))
 		rt_analyzer_feed(cap->tick.an, rec);
-	return rt_writer_write(cap->writer, cap->if_id, frame, errbuf);
+	if (!cap->print)
+		return rt_writer_write(cap->writer, cap->if_id, frame, errbuf);
+	if (rec)
+		rt_print_text(cap->print, &cap->text, frame->seq, rec, frame->data);
+	cap->printed++;
+	/* a reader of the lines that went away (| head): a normal stop */
+	return cap->print->error ? 1 : 0;
 }
 
 /*
@@ -446,6 +552,10 @@ static int on_tick(void *ctx, uint64_t now, bool idle, char *errbuf)
 		return 1;
 	if (a->stats && now - cap->tick.last_ns >= 1000000000u)
 		tick_print(cap, now);
+	if (cap->print) { /* lines are for a person: shown as they come */
+		rt_out_flush(cap->print);
+		return cap->print->error ? 1 : 0;
+	}
 	if (now - cap->clock.last_flush >= (idle ? 100000000u : 1000000000u)) {
 		if ((rc = rt_writer_flush(cap->writer, errbuf)) < 0)
 			return rc;
@@ -458,7 +568,7 @@ static int on_tick(void *ctx, uint64_t now, bool idle, char *errbuf)
 static void run_loop(struct capture *cap)
 {
 	struct rt_pump_config pc = {
-		.dissect = cap->args->stats ? &cap->dopts : NULL,
+		.dissect = cap->args->stats || cap->print ? &cap->dopts : NULL,
 		.max_frames = cap->args->max_count,
 		.on_frame = on_frame,
 		.on_tick = on_tick,
@@ -532,7 +642,7 @@ static int run_with_command(struct capture *cap, int *cmd_status)
 	struct rt_spawn sp = {
 		.argv = cap->args->cmd,
 		/* with -w - our standard output is the capture: the command writes to stderr */
-		.stdout_to_stderr = !strcmp(cap->args->out, "-"),
+		.stdout_to_stderr = cap->args->out && !strcmp(cap->args->out, "-"),
 		.pid = &g_child_pid,
 		.cancelled = rt_pump_stopping, /* a signal before the fork: no command */
 		.child_signals = rt_pump_release_signals,
@@ -576,97 +686,119 @@ static void counter_targets(const char *dev, const char *root, struct rt_counter
 	}
 }
 
-int rt_cmd_capture(int argc, char **argv)
+/* The writer of -w and what goes beside it (interface, counters); sets cap->rc on failure. */
+static void open_output(struct capture *cap, struct rt_counters **counters, char *cpath,
+			size_t cpath_len)
 {
-	struct capture_args a = {0};
-	int rc = parse_args(argc, argv, &a);
-	if (rc < 0)
-		return RT_EXIT_OK; /* --help */
-	if (rc > 0)
-		return rc;
-	if (a.list)
-		return list_devices(a.sysfs_root);
-
+	const struct capture_args *a = cap->args;
+	static char rdev[RT_DEVNAME_MAX], netdev[RT_DEVNAME_MAX];
 	char errbuf[RT_ERRBUF_SIZE];
+	int rc;
+	/* A file source keeps its own snap length: -s cuts its frames here, in the writer. */
+	uint32_t snaplen = cap->src->snaplen;
+	if (a->snaplen && (!snaplen || a->snaplen < snaplen))
+		snaplen = a->snaplen;
+	rt_writer_set_stats_fn(cap->writer, writer_stats, cap);
+	cap->if_id = rt_writer_add_interface(cap->writer, cap->src->name, cap->src->linktype,
+					     snaplen, cap->src->ts_source, errbuf);
+	if (cap->if_id < 0) {
+		set_error(cap, cap->if_id, errbuf);
+		return;
+	}
+	if (!a->counters_ns)
+		return;
+	struct rt_counters_config cc = {
+	    .path = cpath, .sysfs_root = a->sysfs_root, .interval_ns = a->counters_ns};
+	snprintf(cpath, cpath_len, "%s.counters.jsonl", a->out);
+	counter_targets(a->dev, a->sysfs_root, &cc, rdev, netdev);
+	if ((rc = rt_counters_open(counters, &cc, errbuf)) < 0) {
+		set_error(cap, rc, errbuf);
+		return;
+	}
+	rt_counters_set_capture(*counters, a->dev, counters_capture, cap);
+	if ((rc = rt_counters_start(*counters, errbuf)) < 0)
+		set_error(cap, rc, errbuf);
+}
+
+/* Open the source and the output, capture until a stop, close; returns the exit status. */
+static int run_capture(const struct capture_args *a)
+{
+	static struct rt_outbuf print;
+	char errbuf[RT_ERRBUF_SIZE];
+	int rc;
 	struct rt_user user;
-	if (a.user && rt_user_lookup(a.user, &user, errbuf) < 0)
+	if (a->user && rt_user_lookup(a->user, &user, errbuf) < 0)
 		return rt_cli_usage_error(CMD, "-Z: %s", errbuf);
-	/* what is open now was handed down by the caller: CMD inherits that, nothing of ours */
-	if (a.cmd && (rc = rt_spawn_note_inherited()) < 0)
-		return rt_cli_fail(CMD, "cannot list open descriptors: %s", strerror(-rc));
-	struct capture cap = {.args = &a};
-	pthread_mutex_init(&cap.lock, NULL);
-	pthread_cond_init(&cap.cond, NULL);
+	struct capture cap = {.args = a};
 	rt_dissect_opts_init(&cap.dopts);
-	cap.dopts.verify_icrc = false;
+	/* the ticker needs no ICRC; printed lines show it, as dissect's do */
+	cap.dopts.verify_icrc = !a->out;
 
 	struct rt_source_config scfg = {
-	    .snaplen = a.snaplen,
-	    .buffer_count = a.buffers,
-	    .bpf = a.bpf,
-	    .sysfs_root = a.sysfs_root,
+	    .snaplen = a->snaplen,
+	    .buffer_count = a->buffers,
+	    .bpf = a->bpf,
+	    .sysfs_root = a->sysfs_root,
+	    .immediate = !a->out, /* printed lines are read as they come */
 	};
-	if (rt_source_open(&cap.src, a.dev, &scfg, errbuf) < 0)
+	if ((a->file ? rt_source_open_file(&cap.src, a->file, &scfg, errbuf)
+		     : rt_source_open(&cap.src, a->dev, &scfg, errbuf)) < 0)
 		return rt_cli_fail(CMD, "%s", errbuf);
 	/* the device is open: the files are created by USER, and CMD runs as USER */
-	if (a.user && rt_drop_privileges(&user, errbuf) < 0) {
+	if (a->user && rt_drop_privileges(&user, errbuf) < 0) {
 		rt_source_close(cap.src);
 		return rt_cli_fail(CMD, "-Z: %s", errbuf);
 	}
+	if (!a->out && !rt_linktype_supported(cap.src->linktype)) {
+		rc = rt_cli_fail(CMD, "%s: link type %d cannot be decoded: give -w OUT",
+				 cap.src->name, cap.src->linktype);
+		rt_source_close(cap.src);
+		return rc;
+	}
 	struct rt_writer_config wcfg = {
-	    .format = a.format,
-	    .path = a.out,
-	    .rotate_seconds = a.rotate_seconds,
-	    .rotate_bytes = a.rotate_bytes,
+	    .format = a->format,
+	    .path = a->out,
+	    .rotate_seconds = a->rotate_seconds,
+	    .rotate_bytes = a->rotate_bytes,
 	    .application = "rocetrace " RT_VERSION,
 	};
-	if (rt_writer_open(&cap.writer, &wcfg, errbuf) < 0) {
+	if (a->out && rt_writer_open(&cap.writer, &wcfg, errbuf) < 0) {
 		rt_source_close(cap.src);
 		return rt_cli_fail(CMD, "%s", errbuf);
 	}
-	rt_writer_set_stats_fn(cap.writer, writer_stats, &cap);
-	/* A file source keeps its own snap length: -s cuts its frames here, in the writer. */
-	uint32_t snaplen = cap.src->snaplen;
-	if (a.snaplen && (!snaplen || a.snaplen < snaplen))
-		snaplen = a.snaplen;
-	cap.if_id = rt_writer_add_interface(cap.writer, cap.src->name, cap.src->linktype, snaplen,
-	                                    cap.src->ts_source, errbuf);
+	pthread_mutex_init(&cap.lock, NULL);
+	pthread_cond_init(&cap.cond, NULL);
 	struct rt_counters *counters = NULL;
-	char rdev[RT_DEVNAME_MAX], netdev[RT_DEVNAME_MAX], cpath[4200];
-	if (cap.if_id < 0) {
-		set_error(&cap, cap.if_id, errbuf);
-	} else if (a.counters_ns) {
-		struct rt_counters_config cc = {
-		    .path = cpath, .sysfs_root = a.sysfs_root, .interval_ns = a.counters_ns};
-		snprintf(cpath, sizeof(cpath), "%s.counters.jsonl", a.out);
-		counter_targets(a.dev, a.sysfs_root, &cc, rdev, netdev);
-		if ((rc = rt_counters_open(&counters, &cc, errbuf)) < 0) {
-			set_error(&cap, rc, errbuf);
-		} else {
-			rt_counters_set_capture(counters, a.dev, counters_capture, &cap);
-			if ((rc = rt_counters_start(counters, errbuf)) < 0)
-				set_error(&cap, rc, errbuf);
-		}
+	char cpath[4200];
+	if (cap.writer) {
+		open_output(&cap, &counters, cpath, sizeof(cpath));
+	} else {
+		rt_out_init(&print, stdout);
+		cap.print = &print;
+		cap.text = a->text;
 	}
 
-	if (a.stats && !cap.rc) {
+	if (a->stats && !cap.rc) {
 		struct rt_analyzer_opts aopts;
 		rt_analyzer_opts_init(&aopts);
 		if (!(cap.tick.an = rt_analyzer_new(&aopts, errbuf)))
 			set_error(&cap, -ENOMEM, errbuf);
 	}
 
-	/* Ctrl-C and SIGTERM stop the loop; a reader of -w - that goes away (| head) shows up as EPIPE. */
+	/*
+	 * Ctrl-C, SIGTERM and SIGHUP stop the loop; a reader of -w - (or of the
+	 * printed lines) that goes away (| head) shows up as EPIPE.
+	 */
 	rt_pump_catch_signals(on_signal);
-	bool to_stdout = !strcmp(a.out, "-");
+	bool to_stdout = !a->out || !strcmp(a->out, "-");
 
 	int cmd_status = -1;
 	if (!cap.rc) {
-		if (a.cmd)
+		if (a->cmd)
 			run_with_command(&cap, &cmd_status);
 		else
 			run_loop(&cap);
-		if (a.stats) /* the last, partial interval */
+		if (a->stats) /* the last, partial interval */
 			tick_print(&cap, now_ns(CLOCK_MONOTONIC));
 	}
 
@@ -674,10 +806,13 @@ int rt_cmd_capture(int argc, char **argv)
 		set_error(&cap, rc, errbuf);
 	struct rt_source_stats st;
 	writer_stats(&cap, cap.if_id, &st);
-	if ((rc = rt_writer_finish(cap.writer, errbuf)) < 0)
+	if (cap.writer && (rc = rt_writer_finish(cap.writer, errbuf)) < 0)
 		set_error(&cap, rc, errbuf);
-	uint64_t written = rt_writer_count(cap.writer);
-	rt_writer_close(cap.writer, errbuf);
+	uint64_t written = cap.writer ? rt_writer_count(cap.writer) : cap.printed;
+	if (cap.writer)
+		rt_writer_close(cap.writer, errbuf);
+	if (cap.print && (rc = rt_out_flush(cap.print)) != 0 && rc != EPIPE)
+		set_error(&cap, -rc, "writing the decoded lines");
 	rt_source_close(cap.src);
 	rt_analyzer_free(cap.tick.an);
 	rt_pump_release_signals();
@@ -691,8 +826,9 @@ int rt_cmd_capture(int argc, char **argv)
 		fprintf(stderr, "rocetrace capture: %s (stopped after ", cap.errbuf);
 	else
 		fputs("rocetrace capture: ", stderr);
-	fprintf(stderr, "%llu received, %llu dropped, %llu written", (unsigned long long)st.received,
-	        (unsigned long long)(st.dropped + st.if_dropped), (unsigned long long)written);
+	fprintf(stderr, "%llu received, %llu dropped, %llu %s", (unsigned long long)st.received,
+	        (unsigned long long)(st.dropped + st.if_dropped), (unsigned long long)written,
+	        cap.writer ? "written" : "printed");
 	if (st.if_dropped)
 		fprintf(stderr, " (%llu by the interface)", (unsigned long long)st.if_dropped);
 	if (st.ring_empty)
@@ -702,4 +838,23 @@ int rt_cmd_capture(int argc, char **argv)
 	if (cap.rc)
 		return RT_EXIT_ERROR;
 	return cmd_status >= 0 ? cmd_status : RT_EXIT_OK;
+}
+
+int rt_cmd_capture(int argc, char **argv)
+{
+	struct capture_args a = {0};
+	int rc = parse_args(argc, argv, &a);
+	if (rc < 0)
+		return RT_EXIT_OK; /* --help */
+	if (rc == 0 && a.list)
+		return list_devices(a.sysfs_root);
+	/* what is open now was handed down by the caller: CMD inherits that, nothing of ours */
+	if (rc == 0 && a.cmd && (rc = rt_spawn_note_inherited()) < 0)
+		rc = rt_cli_fail(CMD, "cannot list open descriptors: %s", strerror(-rc));
+	if (rc == 0)
+		rc = device_by_index(&a);
+	if (rc == 0)
+		rc = run_capture(&a);
+	free(a.bpf_joined);
+	return rc;
 }

@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analyze/analyze.h"
+#include "analyze/flowsel.h"
 #include "capture/pump.h"
 #include "common/outbuf.h"
 #include "dissect/dissect.h"
@@ -15,6 +17,7 @@
 #include "tools/cli.h"
 #include "tools/commands.h"
 #include "tools/options.h"
+#include "tools/textopts.h"
 
 #define CMD "dissect"
 
@@ -23,10 +26,14 @@ enum output_mode { OUT_TEXT, OUT_JSON, OUT_COUNT };
 struct dissect_args {
 	const char *path;
 	const char *bpf;
+	char *bpf_joined; /* the expression after the options, joined (freed at the end) */
 	uint64_t max_frames; /* 0 = all */
 	enum output_mode mode;
 	bool count_json;
 	struct rt_dissect_opts opts;
+	struct rt_print_text_opts text;
+	const char *flow; /* --flow, or NULL */
+	struct rt_flowsel sel;
 };
 
 /* The manual up to the --json option; the JSON keys follow from their list, then the rest. */
@@ -35,8 +42,9 @@ static const char help_head[] =
     "    rocetrace dissect - decode every frame of a capture file\n"
     "\n"
     "SYNOPSIS\n"
-    "    rocetrace dissect FILE [-f BPF] [-c N] [--json | --count] [--udp-port P] "
-    "[--no-icrc]\n"
+    "    rocetrace dissect [-r] FILE [-c N] [-n] [-v] [-e] [-x | -X] [-t...] [-#]\n"
+    "        [--json | --count] [--flow SEL] [--udp-port P] [--no-icrc]\n"
+    "        [-f BPF | EXPRESSION]\n"
     "\n"
     "DESCRIPTION\n"
     "    Reads FILE (pcap or pcapng, micro- or nanosecond timestamps, plain or\n"
@@ -54,7 +62,8 @@ static const char help_head[] =
     "    describes the inner frame (addresses, ECN, VLAN, BTH, ICRC, PFC); the\n"
     "    text line starts with erspan(s=SESSION) or gre after the timestamp.\n"
     "\n"
-    "    The default output is one line per frame (TS is SECONDS.NANOSECONDS):\n"
+    "    The default output is one line per frame (TS is SECONDS.NANOSECONDS since\n"
+    "    the Unix epoch, as in --json and every rocetrace output):\n"
     "      TS SRC > DST ecn=CE dscp=26 vlan=100 pcp=3 RC_SEND_ONLY qp=0x000011 psn=123\n"
     "         ackreq icrc=ok len=1082\n"
     "    followed by what the extended headers hold (ack msn=5 credits=3, nak\n"
@@ -64,13 +73,48 @@ static const char help_head[] =
     "    ' [|LAYER]' naming the layer that was cut; a frame that breaks the spec\n"
     "    ends with ' (invalid: EVENT,...)'.\n"
     "\n"
+    "    The options a tcpdump user types work alike: -r FILE, a filter expression\n"
+    "    after the options, -n, -v, -e, -x/-X, the -t letters and -#.\n"
+    "\n"
     "OPTIONS\n"
-    "    -f, --filter BPF\n"
-    "        Decode only frames matching the libpcap filter expression BPF.\n"
-    "        Frames keep their number in the file (as Wireshark shows them).\n"
-    "        Default: every frame.\n"
+    "    -r FILE\n"
+    "        Read FILE (the same as naming it first).\n"
+    "    EXPRESSION, -f, --filter BPF\n"
+    "        Decode only frames matching the libpcap filter expression: given\n"
+    "        after the options, in one or more words (dissect F udp port 4791),\n"
+    "        or as one argument of -f. Frames keep their number in the file (as\n"
+    "        Wireshark shows them). Default: every frame.\n"
     "    -c N\n"
     "        Stop after N frames (after filtering). Default: read to the end.\n"
+    "    --flow SEL\n"
+    "        Only frames of the flows SEL selects, as analyze and timeline take\n"
+    "        it: ID (the flow's id in 'rocetrace analyze'), IP (either end),\n"
+    "        SRC>DST, SRC>DST:QP or qp:QP (QPs decimal or 0x hex; IPv6 with a QP\n"
+    "        as [SRC]>[DST]:QP). A frame's flow is its source, destination and\n"
+    "        destination QP: ACKs and responses are frames of the other way's\n"
+    "        flow. Quote it: the shell reads '>' as a redirection.\n"
+    "    -n, -nn\n"
+    "        Accepted for tcpdump's sake: names are never looked up.\n"
+    "    -v\n"
+    "        Also the TTL (IPv6: hop limit), the IPv4 id, the UDP ports of RoCE\n"
+    "        (udp=SPORT>DPORT), the opcode number, the P_Key and TVer.\n"
+    "    -e\n"
+    "        Start with the link level: source > destination MAC and Ethertype\n"
+    "        (Linux cooked: 'sll', the source address and interface index).\n"
+    "    -x, -xx\n"
+    "        Below each line, every captured byte of the frame in hex.\n"
+    "    -X, -XX\n"
+    "        The same, with the printable bytes as ASCII. (tcpdump leaves the\n"
+    "        link-level header out of -x and -X; here the frame is whole, as a\n"
+    "        switch's mirror header is what one looks for.)\n"
+    "    -t, -tt, -ttt, -tttt, -ttttt\n"
+    "        The timestamp as tcpdump's -t letters give it: none; SECONDS.NANO-\n"
+    "        SECONDS since the epoch (the default here); HH:MM:SS.NNNNNNNNN since\n"
+    "        the line before; the date and time of day, local time (TZ); since\n"
+    "        the first line. (tcpdump's default is the time of day; rocetrace's\n"
+    "        is the epoch time every other rocetrace output uses.)\n"
+    "    -#, --number\n"
+    "        Start each line with the frame's number in the file.\n"
     "    --json\n"
     "        Print one JSON object per frame (JSON Lines). Its keys, in the order\n"
     "        they come; frame, ts, len, caplen, kind and truncated are always\n"
@@ -97,6 +141,8 @@ static const char help_tail[] =
     "\n"
     "EXAMPLES\n"
     "    rocetrace dissect run.pcap\n"
+    "    rocetrace dissect -r run.pcap -# -ttt udp port 4791\n"
+    "    rocetrace dissect run.pcap --flow '10.0.0.1>10.0.0.2:0x11' -X\n"
     "    rocetrace dissect run.pcapng --json | jq 'select(.kind == \"cnp\")'\n"
     "    rocetrace dissect run.pcap -f 'vlan and udp port 4791' -c 100\n"
     "    tcpdump -i eth0 -w - udp port 4791 | rocetrace dissect -\n"
@@ -136,17 +182,20 @@ static void help(void)
 /* Returns -1 to go on, or the exit status to return now. */
 static int parse_args(int argc, char **argv, struct dissect_args *a)
 {
-	enum { OPT_JSON = 256, OPT_COUNT, OPT_UDP_PORT, OPT_NO_ICRC };
+	enum { OPT_JSON = 256, OPT_COUNT, OPT_UDP_PORT, OPT_NO_ICRC, OPT_FLOW };
 	static const struct option longopts[] = {
 	    {"filter", required_argument, NULL, 'f'},
 	    {"json", no_argument, NULL, OPT_JSON},
 	    {"count", no_argument, NULL, OPT_COUNT},
 	    {"udp-port", required_argument, NULL, OPT_UDP_PORT},
 	    {"no-icrc", no_argument, NULL, OPT_NO_ICRC},
+	    {"flow", required_argument, NULL, OPT_FLOW},
+	    {"number", no_argument, NULL, '#'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
 	bool json = false, count = false;
+	unsigned tflags = 0;
 	uint64_t v;
 	int c;
 
@@ -154,10 +203,15 @@ static int parse_args(int argc, char **argv, struct dissect_args *a)
 	rt_dissect_opts_init(&a->opts);
 	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, ":f:c:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":f:c:r:h" RT_TEXT_LETTERS, longopts, NULL)) != -1) {
 		switch (c) {
 		case 'f':
 			a->bpf = optarg;
+			break;
+		case 'r':
+			if (a->path)
+				return rt_cli_usage_error(CMD, "-r given twice");
+			a->path = optarg;
 			break;
 		case 'c':
 			if (rt_opt_uint(CMD, "-c", optarg, 1, UINT64_MAX, &a->max_frames))
@@ -177,19 +231,26 @@ static int parse_args(int argc, char **argv, struct dissect_args *a)
 		case OPT_NO_ICRC:
 			a->opts.verify_icrc = false;
 			break;
+		case OPT_FLOW:
+			if (rt_flowsel_parse(&a->sel, optarg) < 0)
+				return rt_cli_usage_error(CMD, "--flow: bad selector '%s' (want %s)", optarg,
+							  RT_FLOWSEL_FORMS);
+			a->flow = optarg;
+			break;
 		case 'h':
 			help();
 			return RT_EXIT_OK;
 		default:
+			if (rt_text_option(c, &a->text, &tflags))
+				break;
 			return rt_cli_getopt_error(CMD, c, argv);
 		}
 	}
-	if (optind >= argc)
-		return rt_cli_usage_error(CMD, "no capture file given");
-	if (argc - optind > 1)
-		return rt_cli_usage_error(CMD, "one capture file only; '%s' is extra",
-		                          argv[optind + 1]);
-	a->path = argv[optind];
+	if (rt_text_ts(CMD, tflags, &a->text))
+		return RT_EXIT_USAGE;
+	int rc = rt_cli_operands(CMD, argc, argv, optind, true, &a->path, &a->bpf, &a->bpf_joined);
+	if (rc)
+		return rc;
 	a->mode = count ? OUT_COUNT : json ? OUT_JSON : OUT_TEXT;
 	a->count_json = count && json;
 	return -1;
@@ -197,24 +258,47 @@ static int parse_args(int argc, char **argv, struct dissect_args *a)
 
 /* Where each record goes. */
 struct sink {
-	enum output_mode mode;
+	struct dissect_args *args;
 	struct rt_outbuf *out;
 	struct rt_totals *totals;
+	struct rt_analyzer *an; /* --flow ID: the flow ids the analyzer gives */
+	uint64_t shown;		/* frames that passed --flow */
 };
+
+/* Is the record's flow one --flow selects? */
+static bool selected(struct sink *s, const struct rt_record *rec)
+{
+	const struct rt_flowsel *sel = &s->args->sel;
+	if (!s->args->flow)
+		return true;
+	if (sel->kind == RT_FLOWSEL_ID) {
+		struct rt_an_note note;
+		rt_analyzer_feed_note(s->an, rec, &note);
+		return note.flow_id == sel->id;
+	}
+	return rt_record_has_bth(rec) && rec->ip_version &&
+	       rt_flowsel_match(sel, RT_AN_NONE, rec->ip_version, rec->src_ip, rec->dst_ip,
+				rec->dest_qp);
+}
 
 static int on_frame(void *ctx, const struct rt_frame *frame, const struct rt_record *rec,
                     char *errbuf)
 {
 	struct sink *s = ctx;
+	struct dissect_args *a = s->args;
 
 	(void)errbuf;
-	if (s->mode == OUT_TEXT)
-		rt_print_text(s->out, rec);
-	else if (s->mode == OUT_JSON)
+	if (!selected(s, rec))
+		return 0;
+	if (a->mode == OUT_TEXT)
+		rt_print_text(s->out, &a->text, frame->seq, rec, frame->data);
+	else if (a->mode == OUT_JSON)
 		rt_print_json(s->out, frame->seq, rec);
 	else
 		rt_totals_add(s->totals, rec);
-	return s->out->error ? 1 : 0; /* the output failed: stop, say so below */
+	if (s->out->error)
+		return 1; /* the output failed: stop, say so below */
+	return a->max_frames && ++s->shown >= a->max_frames ? 1 : 0;
 }
 
 int rt_cmd_dissect(int argc, char **argv)
@@ -222,7 +306,7 @@ int rt_cmd_dissect(int argc, char **argv)
 	static struct rt_outbuf out;
 	static struct rt_totals totals;
 	struct dissect_args a;
-	struct sink sink = {.out = &out, .totals = &totals};
+	struct sink sink = {.args = &a, .out = &out, .totals = &totals};
 	struct rt_pump_config pc = {.on_frame = on_frame, .ctx = &sink};
 	struct rt_pump_result res;
 	struct rt_source *src;
@@ -231,16 +315,27 @@ int rt_cmd_dissect(int argc, char **argv)
 
 	if (rc >= 0)
 		return rc;
-	if (rt_pump_open_file(&src, a.path, a.bpf, errbuf) < 0)
+	rc = rt_pump_open_file(&src, a.path, a.bpf, errbuf);
+	free(a.bpf_joined);
+	a.bpf = NULL;
+	if (rc < 0)
 		return rt_cli_fail(CMD, "%s", errbuf);
-	sink.mode = a.mode;
+	if (a.flow && a.sel.kind == RT_FLOWSEL_ID) {
+		struct rt_analyzer_opts ao;
+		rt_analyzer_opts_init(&ao);
+		ao.udp_port = a.opts.udp_port;
+		if (!(sink.an = rt_analyzer_new(&ao, errbuf))) {
+			rt_source_close(src);
+			return rt_cli_fail(CMD, "%s", errbuf);
+		}
+	}
 	pc.dissect = &a.opts;
-	pc.max_frames = a.max_frames;
 	memset(&totals, 0, sizeof(totals));
 	rt_out_init(&out, stdout);
 	rt_pump_catch_signals(NULL);
 	rt_pump_run(src, &pc, &res, errbuf);
 	rt_source_close(src);
+	rt_analyzer_free(sink.an);
 	/* a read error (a file cut short) or a signal keeps what was decoded: the frames, or the
 	 * totals */
 	if (a.mode == OUT_COUNT && !out.error)

@@ -82,7 +82,8 @@ static void help(void)
 	    "    --mtu 1024|2048|4096\n"
 	    "        The RoCE path MTU required. Default 4096.\n"
 	    "    --speed RATE\n"
-	    "        Fail a link slower than RATE (e.g. 100G). Default: any speed.\n"
+	    "        Fail a link slower than RATE (e.g. 100G; a bare number is bits/s).\n"
+	    "        Default: any speed.\n"
 	    "    --interval S\n"
 	    "        Time between the two counter samples (default 1 s; a unit may\n"
 	    "        follow: 500ms). 0 takes one sample and leaves movement unchecked.\n"
@@ -120,18 +121,18 @@ static void help(void)
 	    "    -h, --help\n"
 	    "        Print this help and exit.\n"
 	    "\n"
+	    "EXIT STATUS\n"
+	    "    0 when no check failed (warnings and checks that could not run allowed),\n"
+	    "    1 when a check failed, a host gave no report, or on errors, 2 for usage\n"
+	    "    errors.\n"
+	    "\n"
 	    "EXAMPLES\n"
 	    "    rocetrace doctor\n"
 	    "    rocetrace doctor mlx5_0:1 --priority 3 --dscp 26 --speed 100G\n"
 	    "    rocetrace doctor ens1f0np0 --json | jq '.targets[].checks | map_values(.status)'\n"
 	    "    sudo rocetrace doctor mlx5_0 --traffic 2\n"
 	    "    rocetrace doctor --hosts node01,node02,node03 --launcher 'ssh -o BatchMode=yes {host}'\n"
-	    "    rocetrace doctor --hosts node01,node02 --launcher 'srun -N1 -w {host}'\n"
-	    "\n"
-	    "EXIT STATUS\n"
-	    "    0 when no check failed (warnings and checks that could not run allowed),\n"
-	    "    1 when a check failed, a host gave no report, or on errors, 2 for usage\n"
-	    "    errors.\n",
+	    "    rocetrace doctor --hosts node01,node02 --launcher 'srun -N1 -w {host}'\n",
 	    stdout);
 }
 
@@ -249,17 +250,17 @@ static int parse_args(int argc, char **argv, struct doctor_args *a)
 			a->cfg.min_mtu = (unsigned)v;
 			break;
 		case OPT_SPEED:
-			if (rt_opt_rate(CMD, opt, optarg, 1000000000, 1000000, 10000000000000ull,
+			if (rt_opt_rate(CMD, opt, optarg, 1000000, 10000000000000ull,
 			                &a->cfg.speed_bps))
 				return RT_EXIT_USAGE;
 			break;
 		case OPT_INTERVAL:
-			if (rt_opt_duration(CMD, opt, optarg, 1000000000, 0, MAX_SECONDS * 1000000000,
+			if (rt_opt_duration(CMD, opt, optarg, 0, MAX_SECONDS * 1000000000,
 			                    &a->cfg.interval_ns))
 				return RT_EXIT_USAGE;
 			break;
 		case OPT_TRAFFIC:
-			if (rt_opt_duration(CMD, opt, optarg, 1000000000, 1000000, MAX_SECONDS * 1000000000,
+			if (rt_opt_duration(CMD, opt, optarg, 1000000, MAX_SECONDS * 1000000000,
 			                    &a->cfg.traffic_ns))
 				return RT_EXIT_USAGE;
 			break;
@@ -287,7 +288,7 @@ static int parse_args(int argc, char **argv, struct doctor_args *a)
 			a->remote = optarg;
 			break;
 		case OPT_TIMEOUT:
-			if (rt_opt_duration(CMD, opt, optarg, 1000000000, 1000000, MAX_SECONDS * 1000000000,
+			if (rt_opt_duration(CMD, opt, optarg, 1000000, MAX_SECONDS * 1000000000,
 			                    &a->timeout_ns))
 				return RT_EXIT_USAGE;
 			break;

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "traffic/gen.h"
+#include "traffic/perf.h"
 #include "tools/cli.h"
 #include "tools/commands.h"
 #include "tools/options.h"
@@ -22,11 +23,15 @@ static void on_signal(int sig)
 static const char help_text[] =
 	"usage: rocetrace gen serve [OPTIONS]\n"
 	"       rocetrace gen send SERVER [OPTIONS]\n"
+	"       rocetrace gen lat SERVER [OPTIONS]\n"
 	"\n"
-	"An active RoCEv2 traffic source in the spirit of ib_write_bw: 'serve' waits for\n"
-	"senders, 'send' connects to a server and moves messages over one or more RC QPs,\n"
-	"printing one line per interval (Gb/s, messages/s, CNPs handled, NAKs,\n"
-	"retransmissions) and a closing 'summary key=value ...' line.\n"
+	"An active RoCEv2 traffic source with the options of perftest (ib_write_bw,\n"
+	"ib_write_lat): 'serve' waits for senders; 'send' connects to a server and moves\n"
+	"messages over one or more RC QPs, printing one line per interval (Gb/s,\n"
+	"messages/s, CNPs handled, NAKs, retransmissions), then perftest's table and a\n"
+	"closing 'summary key=value ...' line; 'lat' is a ping-pong on one QP at depth 1:\n"
+	"each message waits for the one before it to complete, and the times are printed\n"
+	"as ib_write_lat prints them. A 'gen serve' answers both.\n"
 	"\n"
 	"The udp backend (default) runs anywhere: it puts real RoCEv2 packets (BTH, RETH,\n"
 	"payload, pad, ICRC) in UDP datagrams to port 4791, one UDP source port per QP,\n"
@@ -55,16 +60,33 @@ static const char help_text[] =
 	"RDMA device (built when librdmacm is found); CNPs handled come from the device's\n"
 	"rp_cnp_handled counter.\n"
 	"\n"
-	"options (both roles):\n"
+	"Tables (send, lat), as perftest prints them:\n"
+	"  #bytes #iterations BW peak BW average MsgRate (send): message payload only;\n"
+	"      MB/sec is 2^20 bytes a second, Gb/sec (--report_gbits) 10^9 bits; the\n"
+	"      peak is the best 10 ms; #iterations counts messages of every QP\n"
+	"  #bytes #iterations t_min t_max t_typical t_avg t_stdev 99% 99.9% (lat): in\n"
+	"      microseconds, from posting a message until it completes (udp: until the\n"
+	"      ACK of its last packet is back): a round trip, where ib_write_lat prints\n"
+	"      half of one; t_typical is the median, percentiles are nearest-rank. The\n"
+	"      sender polls without sleeping while it waits, as perftest does.\n"
+	"\n"
+	"options (every role):\n"
 	"  --backend udp|verbs   traffic backend (default udp)\n"
 	"  -B, --bind ADDR       local IPv4 address. serve: where the data and setup ports\n"
 	"                        listen (udp default 127.0.0.1, loopback only: give the\n"
 	"                        address senders reach; verbs default: any); send: the\n"
 	"                        address to send from (default: the route's)\n"
+	"  -d, --ib-dev DEV      RDMA device: verbs reads its hw_counters (default: the\n"
+	"                        one RDMA CM picked); with -x, its GID gives the address\n"
+	"  -i, --ib-port N       the port of DEV whose GID -x names (default 1)\n"
+	"  -x, --gid-index N     send (serve: listen) from the IPv4 address that GID N of\n"
+	"                        DEV's port -i holds, instead of -B ('rocetrace doctor'\n"
+	"                        shows the RoCE v2 GID index of each address)\n"
 	"  -p, --port N          RoCEv2 UDP port (default 4791)\n"
-	"  --control-port N      TCP port of the setup exchange (default 18515)\n"
+	"  --control-port N      TCP port of the setup exchange (perftest's -p; default\n"
+	"                        18515)\n"
 	"  --dscp N              DSCP of data packets and ACKs (default 26)\n"
-	"  --interval S          report interval in seconds (default 1)\n"
+	"  --interval D          report interval (default 1s)\n"
 	"  --log FILE            JSON Lines event log with ns timestamps (docs/FORMATS.md)\n"
 	"  --pfc                 udp: serve sends 802.1Qbb PFC XOFF (quanta 65535, refreshed)\n"
 	"                        for the data priority on the interface the data arrives on\n"
@@ -74,53 +96,61 @@ static const char help_text[] =
 	"                        --line-rate) or until XON. Needs CAP_NET_RAW; only a\n"
 	"                        sender on the server's link hears the frames.\n"
 	"  --pfc-priority N      priority the PFC frames name (default 3)\n"
-	"  -D, --duration S      send: seconds of traffic (default 5); serve: give up after\n"
-	"                        S seconds if the clients have not finished (default: never)\n"
+	"  -D, --duration D      send, lat: time of traffic (each size with -a; default 5s\n"
+	"                        for send without -n); serve: give up after D if the\n"
+	"                        clients have not finished (default: never)\n"
+	"  --sysfs-root DIR      read class/infiniband under DIR instead of /sys\n"
 	"  -h, --help            this text\n"
 	"\n"
-	"options (send):\n"
+	"options (send, lat):\n"
 	"  -o, --op OP           write, send or read (default write; read: verbs backend)\n"
-	"  -s, --size BYTES      message size, at most 1G (default 64K)\n"
-	"  --mtu N               RoCE path MTU, payload bytes per packet, 256..4096 (default 1024)\n"
-	"  -q, --qps N           QPs, each with its own UDP source port (default 1)\n"
-	"  -d, --qdepth N        messages outstanding per QP (default 16)\n"
+	"  -s, --size BYTES      message size, at most 1G (default 64K; lat: 2)\n"
+	"  -a, --all             every size 2, 4, 8, ... 8M (2^23) in turn, one table row\n"
+	"                        each; -n or -D apply to each (default -n 1000)\n"
+	"  -n, --iters N         messages per QP (each size with -a), then stop; with -D\n"
+	"                        too, whichever comes first (lat default 1000)\n"
+	"  --report_gbits        the send table in Gb/sec instead of MB/sec\n"
+	"  -m, --mtu N           RoCE path MTU, payload bytes per packet, 256..4096\n"
+	"                        (default 1024)\n"
+	"  -q, --qps N           QPs, each with its own UDP source port (default 1; lat: 1)\n"
+	"  -t, --tx-depth N      messages outstanding per QP (default 16; lat: 1)\n"
 	"  -b, --bytes BYTES     stop each QP after this many message bytes (default: no cap)\n"
-	"  -r, --rate RATE       per-QP rate cap, e.g. 2.5G, 400M (bits/s; default none)\n"
+	"  -r, --rate RATE       per-QP rate cap, e.g. 2.5G, 400M (default none)\n"
 	"  --line-rate RATE      line rate, the most DCQCN recovers to (default 100G)\n"
-	"  --timeout DUR         retransmission timeout, e.g. 4ms (default 4ms)\n"
+	"  --timeout D           retransmission timeout (default 4ms)\n"
 	"  --no-dcqcn            ignore CNPs (count them, keep the rate)\n"
 	"  --dcqcn-g X           alpha gain g (default 1/256 = 0.00390625)\n"
-	"  --dcqcn-alpha-period DUR  alpha decay period K (default 55us)\n"
-	"  --dcqcn-timer DUR     rate-increase timer T (default 55us)\n"
+	"  --dcqcn-alpha-period D  alpha decay period K (default 55us)\n"
+	"  --dcqcn-timer D       rate-increase timer T (default 55us)\n"
 	"  --dcqcn-bytes N       rate-increase byte counter B; K, M, G are decimal here\n"
 	"                        (default 10M = 10000000)\n"
 	"  --dcqcn-f N           fast-recovery steps F (default 5)\n"
 	"  --dcqcn-rai RATE      additive increase R_AI (default 40M)\n"
 	"  --dcqcn-rhai RATE     hyper increase R_HAI (default 100M)\n"
 	"  --dcqcn-min-rate RATE lowest rate a cut can reach (default 10M)\n"
-	"  --ib-dev DEV          verbs: RDMA device whose hw_counters to read (default:\n"
-	"                        the one RDMA CM picked)\n"
-	"  --sysfs-root DIR      verbs: read counters under DIR instead of /sys\n"
 	"\n"
 	"options (serve):\n"
 	"  -c, --clients N       senders to serve before exiting, 1..64 (default 1); udp:\n"
 	"                        only a sender that finished with DONE counts, not one\n"
 	"                        that left early or was dropped\n"
-	"  --hello-timeout DUR   udp: close a setup connection that has not sent its\n"
-	"                        HELLO line within DUR, 10ms..1h (default 5s)\n"
-	"  --idle-timeout DUR    udp: drop a sender that sent no data packet and no setup\n"
-	"                        line for DUR, 100ms..86400s (default 60s); a sender's\n"
+	"  --hello-timeout D     udp: close a setup connection that has not sent its\n"
+	"                        HELLO line within D, 10ms..1h (default 5s)\n"
+	"  --idle-timeout D      udp: drop a sender that sent no data packet and no setup\n"
+	"                        line for D, 100ms..86400s (default 60s); a sender's\n"
 	"                        retransmission timeout or PFC pause must stay below it\n"
-	"  --cnp-interval DUR    minimum time between CNPs per QP (default 50us)\n"
+	"  --cnp-interval D      minimum time between CNPs per QP (default 50us)\n"
 	"  --cnp-dscp N          DSCP of CNPs (default 48)\n"
 	"  --pfc-xoff BYTES      receive backlog (socket memory) that sends XOFF\n"
 	"                        (default: half the receive buffer)\n"
 	"\n"
-	"DUR takes ns, us, ms or s (a bare number is seconds). RATE takes K, M, G or T,\n"
-	"optionally followed by bps (a bare number is Gb/s). BYTES takes K, M or G as\n"
-	"binary multiples, optionally followed by iB (64K = 64KiB = 65536). The event log\n"
-	"names each flow as the wire shows it: src (sender IP), dst (server IP), dest_qp\n"
-	"(the server's QP); byte counts are frame bytes (Ethernet + IP + UDP + RoCE).\n"
+	"Units, as in every rocetrace command: a duration D takes ns, us, ms or s and a\n"
+	"bare number is seconds; a RATE takes K, M, G or T (decimal), optionally with\n"
+	"bit/s or bps, and a bare number is bits/s; BYTES take K, M or G as binary\n"
+	"multiples, optionally followed by iB (64K = 64KiB = 65536), and a bare number is\n"
+	"bytes. rocetrace 0.1 read a bare RATE as Gb/s and -d as the queue depth: both\n"
+	"are refused with what to write now. The event log names each flow as the wire\n"
+	"shows it: src (sender IP), dst (server IP), dest_qp (the server's QP); byte\n"
+	"counts there are frame bytes (Ethernet + IP + UDP + RoCE).\n"
 	"\n"
 	"exit status: 0 done, 1 error (one line on stderr), 2 usage error.\n"
 	"\n"
@@ -128,7 +158,9 @@ static const char help_text[] =
 	"  rocetrace gen serve -B 10.0.0.2 --log serve.jsonl\n"
 	"  rocetrace gen send 10.0.0.2 -q 4 -s 1K -D 3 --rate 2G --log send.jsonl\n"
 	"  rocetrace gen serve -B 127.0.0.1 & rocetrace gen send 127.0.0.1 -B 127.0.0.2 -D 1\n"
-	"  rocetrace gen send 192.168.1.2 --backend verbs --op read -s 1M -q 2\n";
+	"  rocetrace gen send 10.0.0.2 -d mlx5_0 -x 3 -a -n 200 --report_gbits\n"
+	"  rocetrace gen lat 10.0.0.2 -s 64 -n 10000\n"
+	"  rocetrace gen send 192.168.1.2 --backend verbs --op read -s 1M -q 2 -t 64\n";
 
 enum {
 	OPT_BACKEND = 1000,
@@ -136,7 +168,6 @@ enum {
 	OPT_DSCP,
 	OPT_INTERVAL,
 	OPT_LOG,
-	OPT_MTU,
 	OPT_LINE_RATE,
 	OPT_TIMEOUT,
 	OPT_NO_DCQCN,
@@ -148,7 +179,6 @@ enum {
 	OPT_RAI,
 	OPT_RHAI,
 	OPT_MIN_RATE,
-	OPT_IB_DEV,
 	OPT_SYSFS_ROOT,
 	OPT_CNP_INTERVAL,
 	OPT_CNP_DSCP,
@@ -157,11 +187,16 @@ enum {
 	OPT_PFC_XOFF,
 	OPT_HELLO_TIMEOUT,
 	OPT_IDLE_TIMEOUT,
+	OPT_REPORT_GBITS,
 };
 
+/* perftest's letters and long names where it has the option; --qdepth as rocetrace 0.1 named -t */
 static const struct option long_opts[] = {
 	{"backend", required_argument, NULL, OPT_BACKEND},
 	{"bind", required_argument, NULL, 'B'},
+	{"ib-dev", required_argument, NULL, 'd'},
+	{"ib-port", required_argument, NULL, 'i'},
+	{"gid-index", required_argument, NULL, 'x'},
 	{"port", required_argument, NULL, 'p'},
 	{"control-port", required_argument, NULL, OPT_CONTROL_PORT},
 	{"dscp", required_argument, NULL, OPT_DSCP},
@@ -171,9 +206,14 @@ static const struct option long_opts[] = {
 	{"help", no_argument, NULL, 'h'},
 	{"op", required_argument, NULL, 'o'},
 	{"size", required_argument, NULL, 's'},
-	{"mtu", required_argument, NULL, OPT_MTU},
+	{"all", no_argument, NULL, 'a'},
+	{"iters", required_argument, NULL, 'n'},
+	{"report_gbits", no_argument, NULL, OPT_REPORT_GBITS},
+	{"report-gbits", no_argument, NULL, OPT_REPORT_GBITS},
+	{"mtu", required_argument, NULL, 'm'},
 	{"qps", required_argument, NULL, 'q'},
-	{"qdepth", required_argument, NULL, 'd'},
+	{"tx-depth", required_argument, NULL, 't'},
+	{"qdepth", required_argument, NULL, 't'},
 	{"bytes", required_argument, NULL, 'b'},
 	{"rate", required_argument, NULL, 'r'},
 	{"line-rate", required_argument, NULL, OPT_LINE_RATE},
@@ -187,7 +227,6 @@ static const struct option long_opts[] = {
 	{"dcqcn-rai", required_argument, NULL, OPT_RAI},
 	{"dcqcn-rhai", required_argument, NULL, OPT_RHAI},
 	{"dcqcn-min-rate", required_argument, NULL, OPT_MIN_RATE},
-	{"ib-dev", required_argument, NULL, OPT_IB_DEV},
 	{"sysfs-root", required_argument, NULL, OPT_SYSFS_ROOT},
 	{"clients", required_argument, NULL, 'c'},
 	{"cnp-interval", required_argument, NULL, OPT_CNP_INTERVAL},
@@ -203,206 +242,291 @@ static const struct option long_opts[] = {
 #define CMD          "gen"
 #define SEC_NS       1000000000ull
 #define MAX_RATE_BPS 100000000000000ull /* 100T */
+#define MIN_RATE_BPS 1000ull            /* under 1 kbit/s is surely a mistake */
+#define LAT_ITERS    1000               /* perftest's default for latency tests */
+
+enum role { ROLE_SERVE, ROLE_SEND, ROLE_LAT };
+
+/* What the command line said besides struct rt_gen_config. */
+struct gen_args {
+	enum role role;
+	bool duration_given, size_given, depth_given;
+	unsigned ib_port;
+	int gid_index; /* -1: none */
+	char gid_addr[16];
+};
+
+static bool all_digits(const char *s)
+{
+	if (!*s)
+		return false;
+	for (; *s; s++)
+		if (*s < '0' || *s > '9')
+			return false;
+	return true;
+}
+
+/* One option; 0 to go on, else the exit status. */
+static int option(int c, const char *arg, struct rt_gen_config *cfg, struct gen_args *a,
+		  char **argv)
+{
+	uint64_t v;
+	switch (c) {
+	case OPT_BACKEND:
+		if (!strcmp(arg, "udp"))
+			cfg->backend = RT_GEN_BACKEND_UDP;
+		else if (!strcmp(arg, "verbs"))
+			cfg->backend = RT_GEN_BACKEND_VERBS;
+		else
+			return rt_cli_usage_error(CMD, "--backend: '%s' is not udp or verbs", arg);
+		return 0;
+	case 'B':
+		cfg->bind_addr = arg;
+		return 0;
+	case 'd':
+		/* rocetrace 0.1's -d was the queue depth: a number is surely that */
+		if (all_digits(arg))
+			return rt_cli_usage_error(
+			    CMD, "-d is the RDMA device now, as in perftest; for a queue depth of %s "
+				 "write -t %s",
+			    arg, arg);
+		cfg->ib_dev = arg;
+		return 0;
+	case 'i':
+		if (rt_opt_uint(CMD, "--ib-port", arg, 1, 255, &v))
+			return RT_EXIT_USAGE;
+		a->ib_port = (unsigned)v;
+		return 0;
+	case 'x':
+		if (rt_opt_uint(CMD, "--gid-index", arg, 0, 65535, &v))
+			return RT_EXIT_USAGE;
+		a->gid_index = (int)v;
+		return 0;
+	case 'p':
+	case OPT_CONTROL_PORT:
+		if (rt_opt_uint(CMD, c == 'p' ? "--port" : "--control-port", arg, 1, 65535, &v))
+			return RT_EXIT_USAGE;
+		*(c == 'p' ? &cfg->port : &cfg->control_port) = (uint16_t)v;
+		return 0;
+	case OPT_DSCP:
+	case OPT_CNP_DSCP:
+		if (rt_opt_uint(CMD, c == OPT_DSCP ? "--dscp" : "--cnp-dscp", arg, 0, 63, &v))
+			return RT_EXIT_USAGE;
+		*(c == OPT_DSCP ? &cfg->dscp : &cfg->cnp_dscp) = (uint8_t)v;
+		return 0;
+	case OPT_INTERVAL:
+		if (rt_opt_duration(CMD, "--interval", arg, SEC_NS / 100, 86400 * SEC_NS, &v))
+			return RT_EXIT_USAGE;
+		cfg->interval_s = (double)v / 1e9;
+		return 0;
+	case OPT_LOG:
+		cfg->log_path = arg;
+		return 0;
+	case 'D':
+		if (rt_opt_duration(CMD, "--duration", arg, 0, 86400 * SEC_NS, &v))
+			return RT_EXIT_USAGE;
+		cfg->duration_s = (double)v / 1e9;
+		a->duration_given = true;
+		return 0;
+	case 'o':
+		if (rt_gen_op_parse(arg, &cfg->op))
+			return rt_cli_usage_error(CMD, "--op: '%s' is not write, send or read", arg);
+		return 0;
+	case 's':
+		if (rt_opt_size(CMD, "--size", arg, 1, RT_GEN_MAX_MSG, &v))
+			return RT_EXIT_USAGE;
+		cfg->msg_size = (uint32_t)v;
+		a->size_given = true;
+		return 0;
+	case 'a':
+		cfg->sweep = true;
+		return 0;
+	case 'n':
+		if (rt_opt_count(CMD, "--iters", arg, 1, 1000000000000ull, &cfg->iters))
+			return RT_EXIT_USAGE;
+		return 0;
+	case OPT_REPORT_GBITS:
+		cfg->report_gbits = true;
+		return 0;
+	case 'm':
+		if (rt_opt_uint(CMD, "--mtu", arg, 256, 4096, &v))
+			return RT_EXIT_USAGE;
+		cfg->mtu = (uint32_t)v;
+		return 0;
+	case 'q':
+		if (rt_opt_uint(CMD, "--qps", arg, 1, RT_GEN_MAX_QPS, &v))
+			return RT_EXIT_USAGE;
+		cfg->qps = (unsigned)v;
+		return 0;
+	case 't':
+		if (rt_opt_uint(CMD, "--tx-depth", arg, 1, RT_GEN_MAX_QDEPTH, &v))
+			return RT_EXIT_USAGE;
+		cfg->qdepth = (unsigned)v;
+		a->depth_given = true;
+		return 0;
+	case 'b':
+		if (rt_opt_size(CMD, "--bytes", arg, 1, UINT64_MAX, &cfg->bytes))
+			return RT_EXIT_USAGE;
+		return 0;
+	case 'r':
+	case OPT_LINE_RATE:
+		if (rt_opt_rate(CMD, c == 'r' ? "--rate" : "--line-rate", arg, 1000000, MAX_RATE_BPS,
+				&v))
+			return RT_EXIT_USAGE;
+		*(c == 'r' ? &cfg->rate_gbps : &cfg->line_gbps) = (double)v / 1e9;
+		return 0;
+	case OPT_TIMEOUT:
+		if (rt_opt_duration(CMD, "--timeout", arg, 10000, 10 * SEC_NS, &cfg->timeout_ns))
+			return RT_EXIT_USAGE;
+		return 0;
+	case OPT_NO_DCQCN:
+		cfg->dcqcn = false;
+		return 0;
+	case OPT_G:
+		return rt_opt_real(CMD, "--dcqcn-g", arg, 1e-9, 1, &cfg->dcqcn_params.g);
+	case OPT_ALPHA_PERIOD:
+	case OPT_TIMER:
+		return rt_opt_duration(CMD, c == OPT_TIMER ? "--dcqcn-timer" : "--dcqcn-alpha-period",
+				       arg, 1000, SEC_NS,
+				       c == OPT_TIMER ? &cfg->dcqcn_params.timer_ns
+						      : &cfg->dcqcn_params.alpha_period_ns);
+	case OPT_DBYTES:
+		return rt_opt_count(CMD, "--dcqcn-bytes", arg, 1, UINT64_MAX,
+				    &cfg->dcqcn_params.byte_counter);
+	case OPT_F:
+		if (rt_opt_uint(CMD, "--dcqcn-f", arg, 0, 1000, &v))
+			return RT_EXIT_USAGE;
+		cfg->dcqcn_params.f = (unsigned)v;
+		return 0;
+	case OPT_RAI:
+	case OPT_RHAI:
+	case OPT_MIN_RATE:
+		if (rt_opt_rate(CMD,
+				c == OPT_RAI    ? "--dcqcn-rai"
+				: c == OPT_RHAI ? "--dcqcn-rhai"
+						: "--dcqcn-min-rate",
+				arg, MIN_RATE_BPS, MAX_RATE_BPS, &v))
+			return RT_EXIT_USAGE;
+		*(c == OPT_RAI    ? &cfg->dcqcn_params.rai_mbps
+		  : c == OPT_RHAI ? &cfg->dcqcn_params.rhai_mbps
+				  : &cfg->dcqcn_params.min_mbps) = (double)v / 1e6;
+		return 0;
+	case OPT_SYSFS_ROOT:
+		cfg->sysfs_root = arg;
+		return 0;
+	case 'c':
+		if (rt_opt_uint(CMD, "--clients", arg, 1, 64, &v))
+			return RT_EXIT_USAGE;
+		cfg->clients = (unsigned)v;
+		return 0;
+	case OPT_CNP_INTERVAL:
+		return rt_opt_duration(CMD, "--cnp-interval", arg, 0, SEC_NS, &cfg->cnp_interval_ns);
+	case OPT_PFC:
+		cfg->pfc = true;
+		return 0;
+	case OPT_PFC_PRIORITY:
+		if (rt_opt_uint(CMD, "--pfc-priority", arg, 0, 7, &v))
+			return RT_EXIT_USAGE;
+		cfg->pfc_priority = (unsigned)v;
+		return 0;
+	case OPT_PFC_XOFF:
+		return rt_opt_size(CMD, "--pfc-xoff", arg, 1, UINT64_MAX, &cfg->pfc_xoff_bytes);
+	case OPT_HELLO_TIMEOUT:
+		return rt_opt_duration(CMD, "--hello-timeout", arg, SEC_NS / 100, 3600 * SEC_NS,
+				       &cfg->hello_timeout_ns);
+	case OPT_IDLE_TIMEOUT:
+		return rt_opt_duration(CMD, "--idle-timeout", arg, SEC_NS / 10, 86400 * SEC_NS,
+				       &cfg->idle_timeout_ns);
+	default:
+		return rt_cli_getopt_error(CMD, c, argv);
+	}
+}
+
+/* What the options mean together, for the role; 0 or the exit status. */
+static int settle(struct rt_gen_config *cfg, struct gen_args *a)
+{
+	if (a->gid_index >= 0) {
+		char errbuf[RT_ERRBUF_SIZE];
+		if (!cfg->ib_dev)
+			return rt_cli_usage_error(CMD, "-x %d: which device? (-d DEV)", a->gid_index);
+		if (cfg->bind_addr)
+			return rt_cli_usage_error(CMD, "-x and -B both name the local address");
+		if (rt_gen_gid_addr(cfg->sysfs_root, cfg->ib_dev, a->ib_port, (unsigned)a->gid_index,
+				    a->gid_addr, errbuf) < 0)
+			return rt_cli_fail(CMD, "%s", errbuf);
+		cfg->bind_addr = a->gid_addr;
+	}
+	if (a->role == ROLE_SERVE)
+		return 0;
+	if (cfg->sweep && a->size_given)
+		return rt_cli_usage_error(CMD, "-a runs every size from 2 to 8M: drop -s");
+	if (cfg->sweep)
+		cfg->msg_size = RT_PERF_SWEEP_MAX;
+	if (a->role == ROLE_LAT) {
+		cfg->latency = true;
+		if (cfg->qps != 1)
+			return rt_cli_usage_error(CMD, "lat: one QP (perftest's latency tests run one)");
+		if (a->depth_given && cfg->qdepth != 1)
+			return rt_cli_usage_error(CMD, "lat: depth 1 (one message at a time)");
+		cfg->qdepth = 1;
+		if (!a->size_given && !cfg->sweep)
+			cfg->msg_size = 2; /* perftest's latency default */
+	}
+	/* by count, by time, or both (whichever first); a sweep and lat count by default */
+	if (!a->duration_given)
+		cfg->duration_s = cfg->iters || cfg->sweep || cfg->latency ? 0 : cfg->duration_s;
+	if (!cfg->iters && !a->duration_given && (cfg->sweep || cfg->latency))
+		cfg->iters = LAT_ITERS;
+	if (cfg->duration_s <= 0 && !cfg->iters)
+		return rt_cli_usage_error(CMD, "--duration must be above 0");
+	return 0;
+}
 
 int rt_cmd_gen(int argc, char **argv)
 {
 	if (argc < 2)
-		return rt_cli_usage_error(CMD, "which role: serve or send?");
+		return rt_cli_usage_error(CMD, "which role: serve, send or lat?");
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
 		fputs(help_text, stdout);
 		return RT_EXIT_OK;
 	}
-	bool serve = !strcmp(argv[1], "serve");
-	if (!serve && strcmp(argv[1], "send"))
-		return rt_cli_usage_error(CMD, "unknown role '%s' (serve or send)", argv[1]);
+	struct gen_args a = {.ib_port = 1, .gid_index = -1};
+	if (!strcmp(argv[1], "serve"))
+		a.role = ROLE_SERVE;
+	else if (!strcmp(argv[1], "send"))
+		a.role = ROLE_SEND;
+	else if (!strcmp(argv[1], "lat"))
+		a.role = ROLE_LAT;
+	else
+		return rt_cli_usage_error(CMD, "unknown role '%s' (serve, send or lat)", argv[1]);
+	const char *role = argv[1];
 	struct rt_gen_config cfg;
 	rt_gen_config_default(&cfg);
-	if (serve)
+	if (a.role == ROLE_SERVE)
 		cfg.duration_s = 0;
-	uint64_t v;
 	argc--;
 	argv++;
 	optind = 1;
 	opterr = 0;
-	int c;
-	while ((c = getopt_long(argc, argv, ":B:p:D:ho:s:q:d:b:r:c:", long_opts, NULL)) != -1) {
-		switch (c) {
-		case 'h':
+	int c, rc;
+	while ((c = getopt_long(argc, argv, ":B:d:i:x:p:D:ho:s:an:m:q:t:b:r:c:", long_opts,
+				NULL)) != -1) {
+		if (c == 'h') {
 			fputs(help_text, stdout);
 			return RT_EXIT_OK;
-		case OPT_BACKEND:
-			if (!strcmp(optarg, "udp"))
-				cfg.backend = RT_GEN_BACKEND_UDP;
-			else if (!strcmp(optarg, "verbs"))
-				cfg.backend = RT_GEN_BACKEND_VERBS;
-			else
-				return rt_cli_usage_error(
-				    CMD, "--backend: '%s' is not udp or verbs", optarg);
-			break;
-		case 'B':
-			cfg.bind_addr = optarg;
-			break;
-		case 'p':
-		case OPT_CONTROL_PORT:
-			if (rt_opt_uint(CMD, c == 'p' ? "--port" : "--control-port", optarg, 1,
-			                65535, &v))
-				return RT_EXIT_USAGE;
-			*(c == 'p' ? &cfg.port : &cfg.control_port) = (uint16_t)v;
-			break;
-		case OPT_DSCP:
-		case OPT_CNP_DSCP:
-			if (rt_opt_uint(CMD, c == OPT_DSCP ? "--dscp" : "--cnp-dscp", optarg, 0, 63,
-			                &v))
-				return RT_EXIT_USAGE;
-			*(c == OPT_DSCP ? &cfg.dscp : &cfg.cnp_dscp) = (uint8_t)v;
-			break;
-		case OPT_INTERVAL:
-			if (rt_opt_duration(CMD, "--interval", optarg, SEC_NS, SEC_NS / 100,
-			                    86400 * SEC_NS, &v))
-				return RT_EXIT_USAGE;
-			cfg.interval_s = (double)v / 1e9;
-			break;
-		case OPT_LOG:
-			cfg.log_path = optarg;
-			break;
-		case 'D':
-			if (rt_opt_duration(CMD, "--duration", optarg, SEC_NS, 0, 86400 * SEC_NS,
-			                    &v))
-				return RT_EXIT_USAGE;
-			cfg.duration_s = (double)v / 1e9;
-			break;
-		case 'o':
-			if (rt_gen_op_parse(optarg, &cfg.op))
-				return rt_cli_usage_error(
-				    CMD, "--op: '%s' is not write, send or read", optarg);
-			break;
-		case 's':
-			if (rt_opt_size(CMD, "--size", optarg, 1, RT_GEN_MAX_MSG, &v))
-				return RT_EXIT_USAGE;
-			cfg.msg_size = (uint32_t)v;
-			break;
-		case OPT_MTU:
-			if (rt_opt_uint(CMD, "--mtu", optarg, 256, 4096, &v))
-				return RT_EXIT_USAGE;
-			cfg.mtu = (uint32_t)v;
-			break;
-		case 'q':
-			if (rt_opt_uint(CMD, "--qps", optarg, 1, RT_GEN_MAX_QPS, &v))
-				return RT_EXIT_USAGE;
-			cfg.qps = (unsigned)v;
-			break;
-		case 'd':
-			if (rt_opt_uint(CMD, "--qdepth", optarg, 1, RT_GEN_MAX_QDEPTH, &v))
-				return RT_EXIT_USAGE;
-			cfg.qdepth = (unsigned)v;
-			break;
-		case 'b':
-			if (rt_opt_size(CMD, "--bytes", optarg, 1, UINT64_MAX, &cfg.bytes))
-				return RT_EXIT_USAGE;
-			break;
-		case 'r':
-		case OPT_LINE_RATE:
-			if (rt_opt_rate(CMD, c == 'r' ? "--rate" : "--line-rate", optarg,
-			                1000000000, 1000000, MAX_RATE_BPS, &v))
-				return RT_EXIT_USAGE;
-			*(c == 'r' ? &cfg.rate_gbps : &cfg.line_gbps) = (double)v / 1e9;
-			break;
-		case OPT_TIMEOUT:
-			if (rt_opt_duration(CMD, "--timeout", optarg, SEC_NS, 10000, 10 * SEC_NS,
-			                    &cfg.timeout_ns))
-				return RT_EXIT_USAGE;
-			break;
-		case OPT_NO_DCQCN:
-			cfg.dcqcn = false;
-			break;
-		case OPT_G:
-			if (rt_opt_real(CMD, "--dcqcn-g", optarg, 1e-9, 1, &cfg.dcqcn_params.g))
-				return RT_EXIT_USAGE;
-			break;
-		case OPT_ALPHA_PERIOD:
-		case OPT_TIMER:
-			if (rt_opt_duration(
-			        CMD, c == OPT_TIMER ? "--dcqcn-timer" : "--dcqcn-alpha-period",
-			        optarg, SEC_NS, 1000, SEC_NS,
-			        c == OPT_TIMER ? &cfg.dcqcn_params.timer_ns
-			                       : &cfg.dcqcn_params.alpha_period_ns))
-				return RT_EXIT_USAGE;
-			break;
-		case OPT_DBYTES:
-			if (rt_opt_count(CMD, "--dcqcn-bytes", optarg, 1, UINT64_MAX,
-			                 &cfg.dcqcn_params.byte_counter))
-				return RT_EXIT_USAGE;
-			break;
-		case OPT_F:
-			if (rt_opt_uint(CMD, "--dcqcn-f", optarg, 0, 1000, &v))
-				return RT_EXIT_USAGE;
-			cfg.dcqcn_params.f = (unsigned)v;
-			break;
-		case OPT_RAI:
-		case OPT_RHAI:
-		case OPT_MIN_RATE:
-			if (rt_opt_rate(CMD,
-			                c == OPT_RAI    ? "--dcqcn-rai"
-			                : c == OPT_RHAI ? "--dcqcn-rhai"
-			                                : "--dcqcn-min-rate",
-			                optarg, 1000000000, 1, MAX_RATE_BPS, &v))
-				return RT_EXIT_USAGE;
-			*(c == OPT_RAI    ? &cfg.dcqcn_params.rai_mbps
-			  : c == OPT_RHAI ? &cfg.dcqcn_params.rhai_mbps
-			                  : &cfg.dcqcn_params.min_mbps) = (double)v / 1e6;
-			break;
-		case OPT_IB_DEV:
-			cfg.ib_dev = optarg;
-			break;
-		case OPT_SYSFS_ROOT:
-			cfg.sysfs_root = optarg;
-			break;
-		case 'c':
-			if (rt_opt_uint(CMD, "--clients", optarg, 1, 64, &v))
-				return RT_EXIT_USAGE;
-			cfg.clients = (unsigned)v;
-			break;
-		case OPT_CNP_INTERVAL:
-			if (rt_opt_duration(CMD, "--cnp-interval", optarg, SEC_NS, 0, SEC_NS,
-			                    &cfg.cnp_interval_ns))
-				return RT_EXIT_USAGE;
-			break;
-		case OPT_PFC:
-			cfg.pfc = true;
-			break;
-		case OPT_PFC_PRIORITY:
-			if (rt_opt_uint(CMD, "--pfc-priority", optarg, 0, 7, &v))
-				return RT_EXIT_USAGE;
-			cfg.pfc_priority = (unsigned)v;
-			break;
-		case OPT_PFC_XOFF:
-			if (rt_opt_size(CMD, "--pfc-xoff", optarg, 1, UINT64_MAX,
-			                &cfg.pfc_xoff_bytes))
-				return RT_EXIT_USAGE;
-			break;
-		case OPT_HELLO_TIMEOUT:
-			if (rt_opt_duration(CMD, "--hello-timeout", optarg, SEC_NS, SEC_NS / 100,
-			                    3600 * SEC_NS, &cfg.hello_timeout_ns))
-				return RT_EXIT_USAGE;
-			break;
-		case OPT_IDLE_TIMEOUT:
-			if (rt_opt_duration(CMD, "--idle-timeout", optarg, SEC_NS, SEC_NS / 10,
-			                    86400 * SEC_NS, &cfg.idle_timeout_ns))
-				return RT_EXIT_USAGE;
-			break;
-		default:
-			return rt_cli_getopt_error(CMD, c, argv);
 		}
+		if ((rc = option(c, optarg, &cfg, &a, argv)))
+			return rc;
 	}
-	if (!serve) {
+	if (a.role != ROLE_SERVE) {
 		if (optind >= argc)
-			return rt_cli_usage_error(CMD, "send: SERVER address missing");
+			return rt_cli_usage_error(CMD, "%s: SERVER address missing", role);
 		cfg.server = argv[optind++];
-		if (cfg.duration_s <= 0)
-			return rt_cli_usage_error(CMD, "send: --duration must be above 0");
 	}
 	if (optind < argc)
 		return rt_cli_usage_error(CMD, "unexpected argument '%s'", argv[optind]);
+	if ((rc = settle(&cfg, &a)))
+		return rc;
 	cfg.stop = &stop_flag;
 	struct sigaction sa;
 	memset(&sa, 0, sizeof(sa));
@@ -411,7 +535,7 @@ int rt_cmd_gen(int argc, char **argv)
 	sigaction(SIGTERM, &sa, NULL);
 
 	char errbuf[RT_ERRBUF_SIZE] = "";
-	int rc;
+	bool serve = a.role == ROLE_SERVE;
 	if (cfg.backend == RT_GEN_BACKEND_UDP) {
 		rc = serve ? rt_gen_udp_serve(&cfg, stdout, errbuf) : rt_gen_udp_send(&cfg, stdout, errbuf);
 	} else if (cfg.pfc) {
@@ -425,5 +549,7 @@ int rt_cmd_gen(int argc, char **argv)
 #endif
 	}
 	fflush(stdout);
-	return rc ? rt_cli_fail(serve ? "gen serve" : "gen send", "%s", errbuf) : RT_EXIT_OK;
+	char cmd[16];
+	snprintf(cmd, sizeof(cmd), "gen %s", role);
+	return rc ? rt_cli_fail(cmd, "%s", errbuf) : RT_EXIT_OK;
 }

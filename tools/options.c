@@ -16,9 +16,9 @@ enum kind { K_UINT, K_DURATION, K_RATE, K_SIZE, K_COUNT, K_REAL };
 /* What a value of each kind looks like, for "'x' is not ..." */
 static const char *const kind_text[] = {
     [K_UINT] = "a whole number (use e.g. 42 or 0x2a)",
-    [K_DURATION] = "a duration (use e.g. 100us, 5ms, 2s)",
-    [K_RATE] = "a rate (use e.g. 100G, 400M, 2.5Gbps)",
-    [K_SIZE] = "a size (use e.g. 4096, 64K, 1MiB)",
+    [K_DURATION] = "a duration (use e.g. 100us, 5ms, 2s; a bare number is seconds)",
+    [K_RATE] = "a rate (use e.g. 100G, 400M, 2.5Gbit/s; a bare number is bits/s)",
+    [K_SIZE] = "a size (use e.g. 4096, 64K, 1MiB; a bare number is bytes)",
     [K_COUNT] = "a count (use e.g. 1000, 10K, 5M)",
     [K_REAL] = "a number (use e.g. 0.5)",
 };
@@ -110,8 +110,11 @@ static uint64_t unit_mul(enum kind k, const char *unit, uint64_t bare)
 			mul = 1; /* "bps" alone */
 		if (mul > 1 && !*unit)
 			return mul;
-		/* a capital B would be bytes */
-		return !strcmp(unit, "bps") || !strcmp(unit, "b/s") ? mul : 0;
+		/* bits in lower case; a capital B is bytes */
+		if (!strcmp(unit, "bps") || !strcmp(unit, "b/s") || !strcmp(unit, "bit") ||
+		    !strcmp(unit, "bit/s"))
+			return mul;
+		return !strcmp(unit, "Bps") || !strcmp(unit, "B/s") ? mul * 8 : 0;
 	case K_SIZE:
 		if (!strcasecmp(unit, "b"))
 			return 1;
@@ -172,14 +175,14 @@ int rt_opt_parse_uint(const char *s, uint64_t min, uint64_t max, uint64_t *out)
 	return 0;
 }
 
-int rt_opt_parse_duration(const char *s, uint64_t bare_ns, uint64_t min, uint64_t max, uint64_t *ns)
+int rt_opt_parse_duration(const char *s, uint64_t min, uint64_t max, uint64_t *ns)
 {
-	return parse_units(K_DURATION, s, bare_ns, min, max, ns);
+	return parse_units(K_DURATION, s, RT_OPT_SEC, min, max, ns);
 }
 
-int rt_opt_parse_rate(const char *s, uint64_t bare_bps, uint64_t min, uint64_t max, uint64_t *bps)
+int rt_opt_parse_rate(const char *s, uint64_t min, uint64_t max, uint64_t *bps)
 {
-	return parse_units(K_RATE, s, bare_bps, min, max, bps);
+	return parse_units(K_RATE, s, 1, min, max, bps);
 }
 
 int rt_opt_parse_size(const char *s, uint64_t min, uint64_t max, uint64_t *bytes)
@@ -234,19 +237,40 @@ static void format_value(enum kind k, uint64_t v, char *buf, size_t len)
 	snprintf(buf, len, "%" PRIu64, v);
 }
 
+/* s is a number without a unit ("100000", "2.5"). */
+static bool is_bare(const char *s)
+{
+	struct decimal d;
+	return s && decimal(s, &d) == 0 && !*d.rest;
+}
+
+/* What a bare number of kind k is, said after a range error. */
+static const char *const bare_text[] = {
+    [K_DURATION] = "a bare duration is seconds",
+    [K_RATE] = "a bare rate is bits/s",
+    [K_SIZE] = "a bare size is bytes",
+};
+
 static int report(const char *cmd, const char *opt, const char *s, int rc, enum kind k,
                   uint64_t min, uint64_t max)
 {
 	if (rc == -EINVAL) {
 		fprintf(stderr, "rocetrace %s: %s: '%s' is not %s\n", cmd, opt, s ? s : "",
 		        kind_text[k]);
-	} else {
-		char lo[32], hi[32];
-		format_value(k, min, lo, sizeof(lo));
-		format_value(k, max, hi, sizeof(hi));
-		fprintf(stderr, "rocetrace %s: %s: '%s' is out of range (%s to %s)\n", cmd, opt, s,
-		        lo, hi);
+		return RT_EXIT_USAGE;
 	}
+	char lo[32], hi[32];
+	format_value(k, min, lo, sizeof(lo));
+	format_value(k, max, hi, sizeof(hi));
+	fprintf(stderr, "rocetrace %s: %s: '%s' is out of range (%s to %s)", cmd, opt, s, lo, hi);
+	if (is_bare(s) && k < sizeof(bare_text) / sizeof(bare_text[0]) && bare_text[k]) {
+		fprintf(stderr, ": %s", bare_text[k]);
+		/* a small bare rate was meant in Gb/s: say how to write that */
+		struct decimal d;
+		if (k == K_RATE && decimal(s, &d) == 0 && d.whole < 1000)
+			fprintf(stderr, "; for %s Gb/s write %sG", s, s);
+	}
+	fputc('\n', stderr);
 	return RT_EXIT_USAGE;
 }
 
@@ -257,17 +281,35 @@ int rt_opt_uint(const char *cmd, const char *opt, const char *s, uint64_t min, u
 	return rc ? report(cmd, opt, s, rc, K_UINT, min, max) : 0;
 }
 
-int rt_opt_duration(const char *cmd, const char *opt, const char *s, uint64_t bare_ns, uint64_t min,
-                    uint64_t max, uint64_t *ns)
+int rt_opt_duration(const char *cmd, const char *opt, const char *s, uint64_t min, uint64_t max,
+                    uint64_t *ns)
 {
-	int rc = rt_opt_parse_duration(s, bare_ns, min, max, ns);
+	int rc = rt_opt_parse_duration(s, min, max, ns);
 	return rc ? report(cmd, opt, s, rc, K_DURATION, min, max) : 0;
 }
 
-int rt_opt_rate(const char *cmd, const char *opt, const char *s, uint64_t bare_bps, uint64_t min,
-                uint64_t max, uint64_t *bps)
+int rt_opt_duration_was_ns(const char *cmd, const char *opt, const char *s, uint64_t min,
+                           uint64_t max, uint64_t *ns)
 {
-	int rc = rt_opt_parse_rate(s, bare_bps, min, max, bps);
+	struct decimal d;
+	uint64_t old;
+	if (is_bare(s) && decimal(s, &d) == 0 && (d.overflow || d.whole >= RT_OPT_WAS_NS_FROM)) {
+		char as_ns[32] = "";
+		if (scale(&d, 1, &old) == 0)
+			format_value(K_DURATION, old, as_ns, sizeof(as_ns));
+		fprintf(stderr,
+		        "rocetrace %s: %s: '%s' has no unit: a bare duration is seconds, but "
+		        "rocetrace 0.1 read this option's as nanoseconds; write %s%s%ss\n",
+		        cmd, opt, s, as_ns, *as_ns ? " for nanoseconds, or " : "", s);
+		return RT_EXIT_USAGE;
+	}
+	return rt_opt_duration(cmd, opt, s, min, max, ns);
+}
+
+int rt_opt_rate(const char *cmd, const char *opt, const char *s, uint64_t min, uint64_t max,
+                uint64_t *bps)
+{
+	int rc = rt_opt_parse_rate(s, min, max, bps);
 	return rc ? report(cmd, opt, s, rc, K_RATE, min, max) : 0;
 }
 

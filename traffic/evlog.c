@@ -66,8 +66,10 @@ void rt_evlog_begin(struct rt_evlog *log, uint64_t mono_ns, const char *event)
 		return;
 	rt_json_init(&log->json, log->out);
 	rt_json_obj(&log->json);
+	uint64_t ts = (uint64_t)((int64_t)mono_ns + log->real_minus_mono);
 	RT_JSON_KEY(&log->json, "ts");
-	rt_json_ts(&log->json, (uint64_t)((int64_t)mono_ns + log->real_minus_mono));
+	rt_json_ts(&log->json, ts);
+	RT_JSON_U64(&log->json, "ts_ns", ts);
 	RT_JSON_STR(&log->json, "event", event);
 }
 

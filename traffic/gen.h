@@ -33,7 +33,15 @@ struct rt_gen_config {
 	uint32_t mtu;		   /* RoCE path MTU: payload bytes per packet (1024) */
 	unsigned qps;		   /* QPs of this sender (1) */
 	unsigned qdepth;	   /* messages outstanding per QP (16) */
-	double duration_s;	   /* send: seconds of traffic; serve: give up after (0: never) */
+	double duration_s;	   /* send: seconds of traffic (each size with sweep; 0: no limit
+				      when iters is set); serve: give up after (0: never) */
+	uint64_t iters;		   /* send: messages per QP (each size with sweep), 0: by time */
+	bool sweep;		   /* send: every size 2, 4, .. msg_size (2^23) in turn, one table
+				      row each */
+	bool latency;		   /* send: ping-pong, one QP at depth 1: time each message until
+				      it completes (udp: the ACK of its last packet comes back);
+				      a latency table, no intervals */
+	bool report_gbits;	   /* send: the table in Gb/sec, not MB/sec (2^20 bytes) */
 	uint64_t bytes;		   /* send: message bytes per QP, then stop (0: no cap) */
 	double rate_gbps;	   /* per-QP rate cap (0: none) */
 	double line_gbps;	   /* line rate: DCQCN's maximum (100) */
@@ -63,6 +71,14 @@ void rt_gen_config_default(struct rt_gen_config *cfg);
 const char *rt_gen_op_name(enum rt_gen_op op);
 /* Parses "write"/"send"/"read"; returns 0 or -EINVAL. */
 int rt_gen_op_parse(const char *s, enum rt_gen_op *op);
+
+/*
+ * The IPv4 address held by GID `index` of RDMA port dev:port (a RoCE v2 GID
+ * is the address, IPv4-mapped), as text into addr. 0 or -errno with errbuf
+ * filled (no such GID, or one that holds no IPv4 address).
+ */
+int rt_gen_gid_addr(const char *sysfs_root, const char *dev, unsigned port, unsigned index,
+		    char addr[16], char *errbuf);
 
 /* Run a sender/server until done; interval lines and the summary go to `report`. 0 or -errno. */
 int rt_gen_udp_send(const struct rt_gen_config *cfg, FILE *report, char *errbuf);

@@ -8,7 +8,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "traffic/evlog.h"
 #include "traffic/gen.h"
+
+/* The sender's "start" event: role (send or lat), backend, op, msg_size, qps, sweep. */
+void rt_gen_log_start(struct rt_evlog *log, uint64_t now, const struct rt_gen_config *cfg,
+		      const char *backend, unsigned nqp);
 
 /* ---- udp backend: sockets, the setup exchange, frame sizes ---- */
 

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "traffic/evlog.h"
+#include "traffic/perf.h"
 #include "traffic/pfc.h"
 #include "traffic/internal.h"
 #include "dissect/build.h"
@@ -31,6 +32,9 @@ struct sqp {
 	uint64_t una;	   /* oldest not acknowledged */
 	uint64_t max_sent; /* one past the highest ever sent */
 	uint64_t end_seq;  /* stop after this many packets */
+	uint64_t base_seq; /* the first packet of this run (a sweep runs one per size) */
+	uint64_t msgs_before; /* messages completed in the runs before this one */
+	uint64_t lat_start_ns; /* latency: when the first packet of the message in flight went */
 	uint64_t progress_ns; /* last forward progress, for the retransmission timer */
 	/* pacing */
 	double tokens; /* bytes */
@@ -54,7 +58,11 @@ struct sender {
 	uint64_t pfc_frames;
 	unsigned nqp;
 	struct sqp *qp;
+	uint32_t msg_size;  /* bytes per message of this run */
 	uint32_t ppm;	    /* packets per message */
+	/* latency samples of this run (ns), with cfg->latency */
+	uint64_t *lat;
+	size_t nlat;
 	double max_mbps;    /* line rate, or the rate cap */
 	uint8_t slots[BATCH][SLOT_SIZE];
 	uint8_t payload[4096];
@@ -101,8 +109,8 @@ static void maybe_log_increase(struct sender *s, struct sqp *q, uint64_t now, co
 static int build(struct sender *s, struct sqp *q, uint64_t seq, uint8_t *buf)
 {
 	const struct rt_gen_config *cfg = s->cfg;
-	uint64_t msg = seq / s->ppm;
-	uint32_t k = (uint32_t)(seq % s->ppm);
+	uint64_t msg = (seq - q->base_seq) / s->ppm;
+	uint32_t k = (uint32_t)((seq - q->base_seq) % s->ppm);
 	bool first = k == 0, last = k == s->ppm - 1;
 	struct rt_record p = {
 		.pkey = 0xffff,
@@ -111,16 +119,16 @@ static int build(struct sender *s, struct sqp *q, uint64_t seq, uint8_t *buf)
 		.ackreq = last,
 	};
 	uint32_t off = k * cfg->mtu;
-	p.payload_len = cfg->msg_size - off < cfg->mtu ? cfg->msg_size - off : cfg->mtu;
+	p.payload_len = s->msg_size - off < cfg->mtu ? s->msg_size - off : cfg->mtu;
 	if (cfg->op == RT_GEN_OP_WRITE) {
 		p.opcode = s->ppm == 1 ? RT_OPCODE_RC_RDMA_WRITE_ONLY
 			   : first     ? RT_OPCODE_RC_RDMA_WRITE_FIRST
 			   : last      ? RT_OPCODE_RC_RDMA_WRITE_LAST
 				       : RT_OPCODE_RC_RDMA_WRITE_MIDDLE;
 		/* the RETH of the first packet (the table gives the opcode its headers) */
-		p.reth_va = 0x7f0000000000ull + (msg % cfg->qdepth) * cfg->msg_size;
+		p.reth_va = 0x7f0000000000ull + (msg % cfg->qdepth) * s->msg_size;
 		p.reth_rkey = q->remote_qp ^ 0x5a5a00u;
-		p.reth_len = cfg->msg_size;
+		p.reth_len = s->msg_size;
 	} else {
 		p.opcode = s->ppm == 1 ? RT_OPCODE_RC_SEND_ONLY
 			   : first     ? RT_OPCODE_RC_SEND_FIRST
@@ -173,6 +181,12 @@ static void on_reply(struct sender *s, const uint8_t *buf, size_t len, uint64_t 
 	enum rt_aeth_type t = rt_aeth_type(rx.aeth_syndrome);
 	if (t == RT_AETH_ACK) {
 		if (seq >= q->una && seq < q->max_sent) {
+			/* latency: the ACK of the message's last packet ends one ping-pong */
+			if (s->cfg->latency && q->lat_start_ns && (seq + 1 - q->base_seq) % s->ppm == 0 &&
+			    s->nlat < RT_PERF_MAX_LAT) {
+				s->lat[s->nlat++] = now - q->lat_start_ns;
+				q->lat_start_ns = 0;
+			}
 			q->una = seq + 1;
 			q->progress_ns = now;
 			if (q->next_seq < q->una)
@@ -272,11 +286,21 @@ static int pump(struct sender *s, struct sqp *q, uint64_t now)
 	}
 	if (n == 0)
 		return 0;
+	/* latency: a message starts with this batch (a resend of it keeps its first time) */
+	bool starts = s->cfg->latency && (q->next_seq - q->base_seq) % s->ppm == 0 &&
+		      q->next_seq == q->max_sent;
+	uint64_t t_send = starts ? rt_gen_now_ns() : 0;
 	int sent = sendmmsg(q->fd, msgs, (unsigned)n, 0);
+	if (starts && sent > 0)
+		q->lat_start_ns = t_send;
 	if (sent <= 0)
 		return 0; /* EAGAIN/ENOBUFS: try again on the next round */
-	if (q->una == q->max_sent)
-		q->progress_ns = now;
+	/*
+	 * The retransmission timer runs from the last ACK or packet sent: a window
+	 * that takes longer than --timeout to pace out (or to resend) is no
+	 * reason to go back.
+	 */
+	q->progress_ns = now;
 	for (int i = 0; i < sent; i++) {
 		uint64_t w = rt_gen_wire_bytes(iov[i].iov_len);
 		q->tokens -= (double)w;
@@ -422,6 +446,12 @@ static int setup(struct sender *s, char *errbuf)
 	return handshake(s, errbuf);
 }
 
+/* Messages QP q has completed (all runs). */
+static uint64_t qp_msgs(const struct sender *s, const struct sqp *q)
+{
+	return q->msgs_before + (q->una - q->base_seq) / s->ppm;
+}
+
 static void report_interval(struct sender *s, double t, double dt, uint64_t now)
 {
 	uint64_t by = 0, msgs = 0, cnp = 0, nak = 0, re = 0;
@@ -429,7 +459,7 @@ static void report_interval(struct sender *s, double t, double dt, uint64_t now)
 	for (unsigned i = 0; i < s->nqp; i++) {
 		struct sqp *q = &s->qp[i];
 		uint64_t dp = q->packets - q->iv_packets, db = q->bytes - q->iv_bytes;
-		uint64_t m = q->una / s->ppm;
+		uint64_t m = qp_msgs(s, q);
 		rt_evlog_begin_flow(&s->log, now, "interval", &q->flow);
 		rt_evlog_u64(&s->log, "packets", dp);
 		rt_evlog_u64(&s->log, "bytes", db);
@@ -455,13 +485,7 @@ static void report_interval(struct sender *s, double t, double dt, uint64_t now)
 static void log_start(struct sender *s, uint64_t now)
 {
 	const struct rt_gen_config *cfg = s->cfg;
-	rt_evlog_begin(&s->log, now, "start");
-	rt_evlog_str(&s->log, "role", "send");
-	rt_evlog_str(&s->log, "backend", "udp");
-	rt_evlog_str(&s->log, "op", rt_gen_op_name(cfg->op));
-	rt_evlog_u64(&s->log, "msg_size", cfg->msg_size);
-	rt_evlog_u64(&s->log, "qps", s->nqp);
-	rt_evlog_end(&s->log);
+	rt_gen_log_start(&s->log, now, cfg, "udp", s->nqp);
 	for (unsigned i = 0; i < s->nqp; i++) {
 		struct sqp *q = &s->qp[i];
 		inet_ntop(AF_INET, &s->local, q->flow.src, sizeof(q->flow.src));
@@ -475,41 +499,96 @@ static void log_start(struct sender *s, uint64_t now)
 	}
 }
 
-static int run(struct sender *s, char *errbuf)
+/* The QP's DCQCN reaction point, starting at the line rate (or the rate cap). */
+static void init_cc(struct sender *s, struct sqp *q, uint64_t now)
+{
+	struct rt_dcqcn_params p = s->cfg->dcqcn_params;
+	p.line_mbps = s->max_mbps;
+	rt_dcqcn_init(&q->cc, &p, now);
+}
+
+/* Payload bytes of the messages completed in this run so far, all QPs. */
+static uint64_t run_payload(const struct sender *s)
+{
+	uint64_t m = 0;
+	for (unsigned i = 0; i < s->nqp; i++)
+		m += (s->qp[i].una - s->qp[i].base_seq) / s->ppm;
+	return m * s->msg_size;
+}
+
+/*
+ * One run of msg_size-byte messages on every QP: until each QP completed
+ * cfg->iters messages (or cfg->bytes), or cfg->duration_s passed and the
+ * messages in flight are acknowledged. With `intervals`, one line (and one
+ * event per QP) each cfg->interval_s.
+ */
+static int run(struct sender *s, uint32_t msg_size, bool intervals, struct rt_perf_run *res,
+	       char *errbuf)
 {
 	const struct rt_gen_config *cfg = s->cfg;
 	uint64_t t0 = rt_gen_now_ns();
-	uint64_t stop_at = t0 + (uint64_t)(cfg->duration_s * 1e9);
+	uint64_t stop_at = cfg->duration_s > 0 ? t0 + (uint64_t)(cfg->duration_s * 1e9) : UINT64_MAX;
 	uint64_t iv_ns = (uint64_t)(cfg->interval_s * 1e9);
-	uint64_t next_iv = t0 + iv_ns, last_iv = t0;
+	uint64_t next_iv = intervals ? t0 + iv_ns : UINT64_MAX, last_iv = t0;
 	uint64_t drain_deadline = 0;
+	uint64_t slice_start = t0, slice_bytes = 0;
 	bool stopping = false;
+	s->msg_size = msg_size;
+	s->ppm = (msg_size + cfg->mtu - 1) / cfg->mtu;
+	s->nlat = 0;
+	memset(res, 0, sizeof(*res));
+	res->t0 = res->t_last = t0;
 	for (unsigned i = 0; i < s->nqp; i++) {
 		struct sqp *q = &s->qp[i];
-		struct rt_dcqcn_params p = cfg->dcqcn_params;
-		p.line_mbps = s->max_mbps;
-		rt_dcqcn_init(&q->cc, &p, t0);
+		init_cc(s, q, t0);
 		q->refill_ns = t0;
-		q->end_seq = cfg->bytes ? (cfg->bytes + cfg->msg_size - 1) / cfg->msg_size * s->ppm
-					: NO_END;
+		q->tokens = 0;
+		q->base_seq = q->next_seq = q->una = q->max_sent;
+		q->lat_start_ns = 0;
+		uint64_t n = NO_END;
+		if (cfg->iters)
+			n = cfg->iters;
+		if (cfg->bytes && (cfg->bytes + msg_size - 1) / msg_size < n)
+			n = (cfg->bytes + msg_size - 1) / msg_size;
+		q->end_seq = n == NO_END ? NO_END : q->base_seq + n * s->ppm;
 	}
-	log_start(s, t0);
-	fprintf(s->report, "%8s %10s %12s %8s %8s %10s %12s\n", "sec", "Gb/s", "msg/s", "CNPs",
-		"NAKs", "retrans", "rate_Mb/s");
+	if (intervals)
+		fprintf(s->report, "%8s %10s %12s %8s %8s %10s %12s\n", "sec", "Gb/s", "msg/s",
+			"CNPs", "NAKs", "retrans", "rate_Mb/s");
 	for (;;) {
 		uint64_t now = rt_gen_now_ns();
-		if (!stopping && (now >= stop_at || (cfg->stop && *cfg->stop))) {
+		bool interrupted = cfg->stop && *cfg->stop;
+		if (!stopping && (now >= stop_at || interrupted ||
+				  (cfg->latency && s->nlat >= RT_PERF_MAX_LAT))) {
 			stopping = true;
+			res->stopped = interrupted;
 			drain_deadline = now + 2000000000ull + 10 * cfg->timeout_ns;
 			for (unsigned i = 0; i < s->nqp; i++) {
 				struct sqp *q = &s->qp[i];
-				uint64_t end = (q->max_sent + s->ppm - 1) / s->ppm * s->ppm;
+				uint64_t end = q->base_seq +
+					       (q->max_sent - q->base_seq + s->ppm - 1) / s->ppm * s->ppm;
 				if (end < q->end_seq)
 					q->end_seq = end;
 			}
 		}
+		uint64_t una_before = 0;
+		for (unsigned i = 0; i < s->nqp; i++)
+			una_before += s->qp[i].una;
 		drain_replies(s);
 		drain_pfc(s);
+		uint64_t una_after = 0;
+		for (unsigned i = 0; i < s->nqp; i++)
+			una_after += s->qp[i].una;
+		if (una_after != una_before)
+			res->t_last = rt_gen_now_ns();
+		if (now - slice_start >= RT_PERF_PEAK_SLICE_NS) {
+			uint64_t b = run_payload(s);
+			double bps = (double)(b - slice_bytes) * 8e9 / (double)(now - slice_start);
+			if (bps > res->peak_bps)
+				res->peak_bps = bps;
+			slice_start = now;
+			slice_bytes = b;
+		}
 		bool paused = now < s->paused_until;
 		bool done = true;
 		for (unsigned i = 0; i < s->nqp; i++) {
@@ -542,9 +621,14 @@ static int run(struct sender *s, char *errbuf)
 		if (stopping && now >= drain_deadline) {
 			return rt_errmsg(errbuf, ETIMEDOUT, "gave up waiting for the last acknowledgements after the run");
 		}
+		/* latency: poll without sleeping, as perftest does (a wake-up would be measured) */
+		if (cfg->latency)
+			continue;
 		uint64_t due = stopping ? drain_deadline : stop_at;
 		if (next_iv < due)
 			due = next_iv;
+		if (slice_start + RT_PERF_PEAK_SLICE_NS < due)
+			due = slice_start + RT_PERF_PEAK_SLICE_NS;
 		for (unsigned i = 0; i < s->nqp; i++) {
 			uint64_t d = next_due(s, &s->qp[i], now);
 			if (paused && d < s->paused_until)
@@ -564,10 +648,46 @@ static int run(struct sender *s, char *errbuf)
 	uint64_t now = rt_gen_now_ns();
 	/* a last, partial interval for whatever the intervals have not yet counted */
 	bool unreported = false;
-	for (unsigned i = 0; i < s->nqp; i++)
+	for (unsigned i = 0; intervals && i < s->nqp; i++)
 		unreported |= s->qp[i].packets != s->qp[i].iv_packets;
 	if (unreported && now > last_iv)
 		report_interval(s, (double)(now - t0) / 1e9, (double)(now - last_iv) / 1e9, now);
+	for (unsigned i = 0; i < s->nqp; i++) {
+		struct sqp *q = &s->qp[i];
+		uint64_t m = (q->una - q->base_seq) / s->ppm;
+		res->msgs += m;
+		q->msgs_before += m;
+		q->base_seq = q->una;
+	}
+	return 0;
+}
+
+/*
+ * Every run the configuration asks for (one size, or each of a sweep), their
+ * table, then the end events and the closing summary line.
+ */
+static int run_all(struct sender *s, char *errbuf)
+{
+	const struct rt_gen_config *cfg = s->cfg;
+	uint64_t t0 = rt_gen_now_ns();
+	uint32_t first = cfg->sweep ? RT_PERF_SWEEP_MIN : cfg->msg_size;
+	uint32_t last = cfg->msg_size; /* a sweep's largest, 2^23 */
+	bool intervals = !cfg->sweep && !cfg->latency;
+	for (unsigned i = 0; i < s->nqp; i++)
+		init_cc(s, &s->qp[i], t0);
+	log_start(s, t0);
+	if (rt_perf_begin(s->report, cfg, intervals, &s->lat) < 0)
+		return rt_errmsg(errbuf, ENOMEM, "out of memory for latency samples");
+	struct rt_perf_run r = {0};
+	for (uint64_t size = first; size <= last; size *= 2) {
+		int rc = run(s, (uint32_t)size, intervals, &r, errbuf);
+		if (rc)
+			return rc;
+		rt_perf_row(s->report, cfg, intervals, (uint32_t)size, &r, s->lat, s->nlat);
+		if (r.stopped)
+			break;
+	}
+	uint64_t now = rt_gen_now_ns();
 	double secs = (double)(now - t0) / 1e9;
 	uint64_t pk = 0, by = 0, msgs = 0, cnp = 0, nak = 0, re = 0, to = 0;
 	for (unsigned i = 0; i < s->nqp; i++) {
@@ -579,24 +699,25 @@ static int run(struct sender *s, char *errbuf)
 		rt_evlog_u64(&s->log, "cnp_handled", q->cnps);
 		rt_evlog_u64(&s->log, "naks", q->naks);
 		rt_evlog_u64(&s->log, "timeouts", q->timeouts);
-		rt_evlog_u64(&s->log, "messages", q->una / s->ppm);
+		rt_evlog_u64(&s->log, "messages", q->msgs_before);
 		rt_evlog_end(&s->log);
 		pk += q->packets;
 		by += q->bytes;
-		msgs += q->una / s->ppm;
+		msgs += q->msgs_before;
 		cnp += q->cnps;
 		nak += q->naks;
 		re += q->retransmitted;
 		to += q->timeouts;
 	}
 	fprintf(s->report,
-		"summary role=send backend=udp op=%s msg_size=%u qps=%u seconds=%.3f packets=%llu "
+		"summary role=%s backend=udp op=%s msg_size=%u qps=%u seconds=%.3f packets=%llu "
 		"bytes=%llu messages=%llu gbps=%.3f msg_per_s=%.0f cnp=%llu nak=%llu "
 		"retransmitted=%llu timeouts=%llu pfc_frames=%llu\n",
-		rt_gen_op_name(cfg->op), cfg->msg_size, s->nqp, secs, (unsigned long long)pk,
-		(unsigned long long)by, (unsigned long long)msgs, (double)by * 8 / secs / 1e9,
-		(double)msgs / secs, (unsigned long long)cnp, (unsigned long long)nak,
-		(unsigned long long)re, (unsigned long long)to, (unsigned long long)s->pfc_frames);
+		cfg->latency ? "lat" : "send", rt_gen_op_name(cfg->op), last, s->nqp, secs,
+		(unsigned long long)pk, (unsigned long long)by, (unsigned long long)msgs,
+		(double)by * 8 / secs / 1e9, (double)msgs / secs, (unsigned long long)cnp,
+		(unsigned long long)nak, (unsigned long long)re, (unsigned long long)to,
+		(unsigned long long)s->pfc_frames);
 	return 0;
 }
 
@@ -607,7 +728,10 @@ int rt_gen_udp_send(const struct rt_gen_config *cfg, FILE *report, char *errbuf)
 						 "read needs --backend verbs");
 	}
 	if (!cfg->server || cfg->qps == 0 || cfg->qps > RT_GEN_MAX_QPS || cfg->msg_size == 0 ||
-	    cfg->mtu < 256 || cfg->mtu > 4096 || cfg->qdepth == 0) {
+	    cfg->mtu < 256 || cfg->mtu > 4096 || cfg->qdepth == 0 ||
+	    (cfg->latency && (cfg->qps != 1 || cfg->qdepth != 1)) ||
+	    (cfg->sweep && cfg->msg_size < RT_PERF_SWEEP_MAX) ||
+	    (cfg->duration_s <= 0 && !cfg->iters)) {
 		return rt_errmsg(errbuf, EINVAL, "bad sender configuration");
 	}
 	struct sender *s = calloc(1, sizeof(*s));
@@ -618,7 +742,6 @@ int rt_gen_udp_send(const struct rt_gen_config *cfg, FILE *report, char *errbuf)
 	s->report = report;
 	s->ctl = s->rfd = s->pfd = -1;
 	s->nqp = cfg->qps;
-	s->ppm = (cfg->msg_size + cfg->mtu - 1) / cfg->mtu;
 	s->max_mbps = cfg->line_gbps * 1000.0;
 	if (cfg->rate_gbps > 0 && cfg->rate_gbps * 1000.0 < s->max_mbps)
 		s->max_mbps = cfg->rate_gbps * 1000.0;
@@ -634,7 +757,7 @@ int rt_gen_udp_send(const struct rt_gen_config *cfg, FILE *report, char *errbuf)
 	if (!rc)
 		rc = setup(s, errbuf);
 	if (!rc)
-		rc = run(s, errbuf);
+		rc = run_all(s, errbuf);
 	if (!rc) {
 		char line[64];
 		rc = rt_gen_write_all(s->ctl, "DONE\n", 5);
@@ -664,6 +787,7 @@ int rt_gen_udp_send(const struct rt_gen_config *cfg, FILE *report, char *errbuf)
 	if (s->ctl >= 0)
 		close(s->ctl);
 	free(s->qp);
+	free(s->lat);
 	free(s);
 	return rc;
 }

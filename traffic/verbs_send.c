@@ -18,6 +18,8 @@
 #include "traffic/evlog.h"
 #include "traffic/gen.h"
 #include "traffic/internal.h"
+#include "traffic/perf.h"
+
 
 struct vqp {
 	struct rdma_cm_id *id;
@@ -28,7 +30,10 @@ struct vqp {
 	uint32_t rkey;
 	struct rt_evflow flow;
 	unsigned outstanding;
-	uint64_t posted, completed, bytes;
+	uint64_t posted, completed, bytes; /* posted and completed: this run; completed_before: */
+	uint64_t completed_before;	   /* the runs before it (a sweep runs one per size) */
+	uint64_t post_ns;		   /* latency: when the message in flight was posted */
+	uint64_t packets;		   /* packets of the completed messages, all runs */
 	double tokens;
 	uint64_t refill_ns;
 	uint64_t iv_bytes, iv_msgs;
@@ -42,7 +47,10 @@ struct vsender {
 	struct ibv_pd *pd;
 	struct vqp *qp;
 	unsigned nqp;
+	uint32_t size; /* bytes per message of this run (at most cfg->msg_size, the buffers') */
 	int64_t cnp0, nak0;
+	uint64_t *lat; /* latency samples of this run (ns), with cfg->latency */
+	size_t nlat;
 };
 
 static enum ibv_wr_opcode wr_opcode(enum rt_gen_op op)
@@ -52,11 +60,17 @@ static enum ibv_wr_opcode wr_opcode(enum rt_gen_op op)
 	                              : IBV_WR_RDMA_READ;
 }
 
-/* Frame bytes of one message: payload plus per-packet Ethernet/IP/UDP/BTH/ICRC (and RETH once). */
-static uint64_t msg_wire_bytes(const struct rt_gen_config *cfg)
+/* Packets of one `size`-byte message at the configured MTU. */
+static uint64_t msg_packets(const struct rt_gen_config *cfg, uint32_t size)
 {
-	uint64_t pkts = (cfg->msg_size + cfg->mtu - 1) / cfg->mtu;
-	return cfg->msg_size + pkts * rt_gen_wire_bytes(RT_BTH_LEN + RT_ICRC_LEN) + RT_RETH_LEN;
+	return (size + cfg->mtu - 1) / cfg->mtu;
+}
+
+/* Frame bytes of one message: payload plus per-packet Ethernet/IP/UDP/BTH/ICRC (and RETH once). */
+static uint64_t msg_wire_bytes(const struct rt_gen_config *cfg, uint32_t size)
+{
+	return size + msg_packets(cfg, size) * rt_gen_wire_bytes(RT_BTH_LEN + RT_ICRC_LEN) +
+	       RT_RETH_LEN;
 }
 
 static int connect_qp(struct vsender *s, unsigned i, uint32_t token, char *errbuf)
@@ -159,7 +173,7 @@ static int connect_qp(struct vsender *s, unsigned i, uint32_t token, char *errbu
 static int post_one(struct vsender *s, struct vqp *q, unsigned idx)
 {
 	struct ibv_sge sge = {
-	    .addr = (uintptr_t)q->buf, .length = s->cfg->msg_size, .lkey = q->mr->lkey};
+	    .addr = (uintptr_t)q->buf, .length = s->size, .lkey = q->mr->lkey};
 	struct ibv_send_wr wr = {.wr_id = idx,
 	                         .sg_list = &sge,
 	                         .num_sge = 1,
@@ -180,8 +194,7 @@ static void report(struct vsender *s, double t, double dt, uint64_t now)
 		struct vqp *q = &s->qp[i];
 		uint64_t db = q->bytes - q->iv_bytes, dm = q->completed - q->iv_msgs;
 		rt_evlog_begin_flow(&s->log, now, "interval", &s->qp[i].flow);
-		rt_evlog_u64(&s->log, "packets",
-		             dm * ((s->cfg->msg_size + s->cfg->mtu - 1) / s->cfg->mtu));
+		rt_evlog_u64(&s->log, "packets", dm * msg_packets(s->cfg, s->size));
 		rt_evlog_u64(&s->log, "bytes", db);
 		rt_evlog_double(&s->log, "gbps", (double)db * 8 / dt / 1e9, 6);
 		rt_evlog_end(&s->log);
@@ -203,44 +216,55 @@ static void report(struct vsender *s, double t, double dt, uint64_t now)
 	rt_evlog_flush(&s->log);
 }
 
-static int vsend_run(struct vsender *s, char *errbuf)
+/*
+ * One run of `size`-byte messages on every QP: until each QP completed
+ * cfg->iters messages (or cfg->bytes), or cfg->duration_s passed and the
+ * posted ones completed. With `intervals`, a line each cfg->interval_s.
+ */
+static int vsend_run(struct vsender *s, uint32_t size, bool intervals, struct rt_perf_run *res,
+		     char *errbuf)
 {
 	const struct rt_gen_config *cfg = s->cfg;
 	uint64_t t0 = rt_gen_now_ns(), last_iv = t0;
-	uint64_t stop_at = t0 + (uint64_t)(cfg->duration_s * 1e9);
-	uint64_t iv_ns = (uint64_t)(cfg->interval_s * 1e9), next_iv = t0 + iv_ns;
-	uint64_t cap = cfg->bytes ? (cfg->bytes + cfg->msg_size - 1) / cfg->msg_size : UINT64_MAX;
+	uint64_t stop_at = cfg->duration_s > 0 ? t0 + (uint64_t)(cfg->duration_s * 1e9) : UINT64_MAX;
+	uint64_t iv_ns = (uint64_t)(cfg->interval_s * 1e9);
+	uint64_t next_iv = intervals ? t0 + iv_ns : UINT64_MAX;
+	uint64_t cap = cfg->bytes ? (cfg->bytes + size - 1) / size : UINT64_MAX;
+	if (cfg->iters && cfg->iters < cap)
+		cap = cfg->iters;
 	double mbps = cfg->rate_gbps > 0 ? cfg->rate_gbps * 1000.0 : 0;
-	uint64_t wire = msg_wire_bytes(cfg);
-	s->cnp0 = rt_gen_hw_counter(cfg, s->qp[0].id, "rp_cnp_handled");
-	s->nak0 = rt_gen_hw_counter(cfg, s->qp[0].id, "packet_seq_err");
-	rt_evlog_begin(&s->log, t0, "start");
-	rt_evlog_str(&s->log, "role", "send");
-	rt_evlog_str(&s->log, "backend", "verbs");
-	rt_evlog_str(&s->log, "op", rt_gen_op_name(cfg->op));
-	rt_evlog_u64(&s->log, "msg_size", cfg->msg_size);
-	rt_evlog_u64(&s->log, "qps", s->nqp);
-	rt_evlog_end(&s->log);
+	uint64_t wire = msg_wire_bytes(cfg, size);
+	uint64_t slice_start = t0, slice_msgs = 0, done_msgs = 0;
+	s->size = size;
+	s->nlat = 0;
+	memset(res, 0, sizeof(*res));
+	res->t0 = res->t_last = t0;
 	for (unsigned i = 0; i < s->nqp; i++) {
 		struct vqp *q = &s->qp[i];
 		q->refill_ns = t0;
-		rt_evlog_begin_flow(&s->log, t0, "qp", &q->flow);
-		rt_evlog_u64(&s->log, "local_qp", q->id->qp->qp_num);
-		rt_evlog_u64(&s->log, "udp_sport", 0);
-		rt_evlog_end(&s->log);
-		if (mbps > 0) {
-			rt_evlog_begin_flow(&s->log, t0, "rate", &q->flow);
-			rt_evlog_double(&s->log, "rate_mbps", mbps, 3);
-			rt_evlog_str(&s->log, "reason", "start");
-			rt_evlog_end(&s->log);
-		}
+		q->tokens = 0;
+		q->posted = q->completed = 0;
 	}
-	fprintf(s->report, "%8s %10s %12s %8s %8s\n", "sec", "Gb/s", "msg/s", "CNPs", "NAKs");
+	if (intervals)
+		fprintf(s->report, "%8s %10s %12s %8s %8s\n", "sec", "Gb/s", "msg/s", "CNPs",
+		        "NAKs");
 	bool stopping = false;
 	for (;;) {
 		uint64_t now = rt_gen_now_ns();
-		if (!stopping && (now >= stop_at || (cfg->stop && *cfg->stop)))
+		bool interrupted = cfg->stop && *cfg->stop;
+		if (!stopping && (now >= stop_at || interrupted ||
+		                  (cfg->latency && s->nlat >= RT_PERF_MAX_LAT))) {
 			stopping = true;
+			res->stopped = interrupted;
+		}
+		if (now - slice_start >= RT_PERF_PEAK_SLICE_NS) {
+			double bps = (double)(done_msgs - slice_msgs) * size * 8e9 /
+			             (double)(now - slice_start);
+			if (bps > res->peak_bps)
+				res->peak_bps = bps;
+			slice_start = now;
+			slice_msgs = done_msgs;
+		}
 		bool busy = false;
 		for (unsigned i = 0; i < s->nqp; i++) {
 			struct vqp *q = &s->qp[i];
@@ -249,6 +273,7 @@ static int vsend_run(struct vsender *s, char *errbuf)
 			if (n < 0) {
 				return rt_errmsg(errbuf, EIO, "ibv_poll_cq failed");
 			}
+			uint64_t done_ns = n > 0 ? rt_gen_now_ns() : 0;
 			for (int k = 0; k < n; k++) {
 				if (wc[k].status != IBV_WC_SUCCESS) {
 					return rt_errmsg(errbuf, EIO, "work completion error: %s",
@@ -257,6 +282,12 @@ static int vsend_run(struct vsender *s, char *errbuf)
 				q->outstanding--;
 				q->completed++;
 				q->bytes += wire;
+				q->packets += msg_packets(cfg, size);
+				done_msgs++;
+				res->t_last = done_ns;
+				/* latency: one message at a time, posted at post_ns */
+				if (cfg->latency && s->nlat < RT_PERF_MAX_LAT)
+					s->lat[s->nlat++] = done_ns - q->post_ns;
 			}
 			if (mbps > 0) {
 				q->tokens += (double)(now - q->refill_ns) * mbps / 8000.0;
@@ -266,6 +297,7 @@ static int vsend_run(struct vsender *s, char *errbuf)
 			q->refill_ns = now;
 			while (!stopping && q->outstanding < cfg->qdepth && q->posted < cap &&
 			       (mbps <= 0 || q->tokens >= 0)) {
+				q->post_ns = rt_gen_now_ns();
 				int rc = post_one(s, q, i);
 				if (rc) {
 					return rt_errorf(errbuf, rc, "ibv_post_send");
@@ -289,16 +321,60 @@ static int vsend_run(struct vsender *s, char *errbuf)
 			break;
 	}
 	uint64_t now = rt_gen_now_ns();
-	if (now - last_iv > iv_ns / 10)
+	if (intervals && now - last_iv > iv_ns / 10)
 		report(s, (double)(now - t0) / 1e9, (double)(now - last_iv) / 1e9, now);
+	for (unsigned i = 0; i < s->nqp; i++) {
+		res->msgs += s->qp[i].completed;
+		s->qp[i].completed_before += s->qp[i].completed;
+		s->qp[i].completed = s->qp[i].iv_msgs = 0;
+	}
+	return 0;
+}
+
+/* Every run the configuration asks for, their table, the end events and the summary line. */
+static int vsend_all(struct vsender *s, char *errbuf)
+{
+	const struct rt_gen_config *cfg = s->cfg;
+	uint64_t t0 = rt_gen_now_ns();
+	uint32_t first = cfg->sweep ? RT_PERF_SWEEP_MIN : cfg->msg_size;
+	uint32_t last = cfg->msg_size; /* a sweep's buffers are 2^23 bytes */
+	bool intervals = !cfg->sweep && !cfg->latency;
+	double mbps = cfg->rate_gbps > 0 ? cfg->rate_gbps * 1000.0 : 0;
+	s->cnp0 = rt_gen_hw_counter(cfg, s->qp[0].id, "rp_cnp_handled");
+	s->nak0 = rt_gen_hw_counter(cfg, s->qp[0].id, "packet_seq_err");
+	rt_gen_log_start(&s->log, t0, cfg, "verbs", s->nqp);
+	for (unsigned i = 0; i < s->nqp; i++) {
+		struct vqp *q = &s->qp[i];
+		rt_evlog_begin_flow(&s->log, t0, "qp", &q->flow);
+		rt_evlog_u64(&s->log, "local_qp", q->id->qp->qp_num);
+		rt_evlog_u64(&s->log, "udp_sport", 0);
+		rt_evlog_end(&s->log);
+		if (mbps > 0) {
+			rt_evlog_begin_flow(&s->log, t0, "rate", &q->flow);
+			rt_evlog_double(&s->log, "rate_mbps", mbps, 3);
+			rt_evlog_str(&s->log, "reason", "start");
+			rt_evlog_end(&s->log);
+		}
+	}
+	if (rt_perf_begin(s->report, cfg, intervals, &s->lat) < 0)
+		return rt_errmsg(errbuf, ENOMEM, "out of memory for latency samples");
+	struct rt_perf_run r;
+	for (uint64_t size = first; size <= last; size *= 2) {
+		int rc = vsend_run(s, (uint32_t)size, intervals, &r, errbuf);
+		if (rc)
+			return rc;
+		rt_perf_row(s->report, cfg, intervals, (uint32_t)size, &r, s->lat, s->nlat);
+		if (r.stopped || !cfg->sweep)
+			break;
+	}
+	uint64_t now = rt_gen_now_ns();
 	int64_t cnp = rt_gen_hw_counter(cfg, s->qp[0].id, "rp_cnp_handled");
 	int64_t nak = rt_gen_hw_counter(cfg, s->qp[0].id, "packet_seq_err");
 	uint64_t msgs = 0, by = 0;
 	for (unsigned i = 0; i < s->nqp; i++) {
 		struct vqp *q = &s->qp[i];
 		rt_evlog_begin_flow(&s->log, now, "end", &q->flow);
-		rt_evlog_u64(&s->log, "packets",
-		             q->completed * ((cfg->msg_size + cfg->mtu - 1) / cfg->mtu));
+		rt_evlog_u64(&s->log, "packets", q->packets);
 		rt_evlog_u64(&s->log, "bytes", q->bytes);
 		rt_evlog_u64(&s->log, "retransmitted", 0);
 		/* the NIC counts CNPs and NAKs per device, not per QP */
@@ -307,19 +383,19 @@ static int vsend_run(struct vsender *s, char *errbuf)
 		rt_evlog_u64(&s->log, "naks",
 		             nak >= 0 && s->nak0 >= 0 ? (uint64_t)(nak - s->nak0) : 0);
 		rt_evlog_str(&s->log, "counter_scope", "device");
-		rt_evlog_u64(&s->log, "messages", q->completed);
+		rt_evlog_u64(&s->log, "messages", q->completed_before);
 		rt_evlog_end(&s->log);
-		msgs += q->completed;
+		msgs += q->completed_before;
 		by += q->bytes;
 	}
 	double secs = (double)(now - t0) / 1e9;
 	fprintf(
 	    s->report,
-	    "summary role=send backend=verbs op=%s msg_size=%u qps=%u seconds=%.3f messages=%llu "
+	    "summary role=%s backend=verbs op=%s msg_size=%u qps=%u seconds=%.3f messages=%llu "
 	    "bytes=%llu gbps=%.3f msg_per_s=%.0f cnp=%lld nak=%lld\n",
-	    rt_gen_op_name(cfg->op), cfg->msg_size, s->nqp, secs, (unsigned long long)msgs,
-	    (unsigned long long)by, (double)by * 8 / secs / 1e9, (double)msgs / secs,
-	    cnp >= 0 && s->cnp0 >= 0 ? (long long)(cnp - s->cnp0) : -1LL,
+	    cfg->latency ? "lat" : "send", rt_gen_op_name(cfg->op), s->size, s->nqp, secs,
+	    (unsigned long long)msgs, (unsigned long long)by, (double)by * 8 / secs / 1e9,
+	    (double)msgs / secs, cnp >= 0 && s->cnp0 >= 0 ? (long long)(cnp - s->cnp0) : -1LL,
 	    nak >= 0 && s->nak0 >= 0 ? (long long)(nak - s->nak0) : -1LL);
 	return 0;
 }
@@ -339,7 +415,10 @@ static void vqp_free(struct vqp *q)
 
 int rt_gen_verbs_send(const struct rt_gen_config *cfg, FILE *rep, char *errbuf)
 {
-	if (!cfg->server || cfg->qps == 0 || cfg->msg_size == 0 || cfg->qdepth == 0) {
+	if (!cfg->server || cfg->qps == 0 || cfg->msg_size == 0 || cfg->qdepth == 0 ||
+	    (cfg->sweep && cfg->msg_size < RT_PERF_SWEEP_MAX) ||
+	    (cfg->latency && (cfg->qps != 1 || cfg->qdepth != 1)) ||
+	    (cfg->duration_s <= 0 && !cfg->iters)) {
 		return rt_errmsg(errbuf, EINVAL, "bad sender configuration");
 	}
 	struct vsender s = {.cfg = cfg, .report = rep, .nqp = cfg->qps};
@@ -354,7 +433,7 @@ int rt_gen_verbs_send(const struct rt_gen_config *cfg, FILE *rep, char *errbuf)
 	for (unsigned i = 0; !rc && i < s.nqp; i++)
 		rc = connect_qp(&s, i, token, errbuf);
 	if (!rc)
-		rc = vsend_run(&s, errbuf);
+		rc = vsend_all(&s, errbuf);
 	for (unsigned i = 0; i < s.nqp; i++) {
 		if (s.qp[i].id && s.qp[i].id->qp)
 			rdma_disconnect(s.qp[i].id);
@@ -371,6 +450,7 @@ int rt_gen_verbs_send(const struct rt_gen_config *cfg, FILE *rep, char *errbuf)
 		memcpy(errbuf, cerr, RT_ERRBUF_SIZE);
 	}
 	free(s.qp);
+	free(s.lat);
 	return rc;
 }
 

@@ -962,30 +962,22 @@ static void test_jsonl_strict_numbers(void **state)
 	rt_analyzer_free(an);
 }
 
-/* --flow QPs and ids are decimal or 0x hex, as documented: a leading zero is not octal. */
+/* The analyzer parses --flow with analyze/flowsel.c (tested in test_flowsel.c) and refuses a bad one. */
 static void test_flow_selector_numbers(void **state)
 {
 	(void)state;
 	struct rt_analyzer_opts o;
 	char errbuf[RT_ERRBUF_SIZE];
 	rt_analyzer_opts_init(&o);
-	o.timeline_flow = "qp:010";
+	o.flow = "qp:010";
 	struct rt_analyzer *an = rt_analyzer_new(&o, errbuf);
 	assert_non_null(an);
-	assert_int_equal(an->sel_qp, 10);
+	assert_int_equal(an->sel.kind, RT_FLOWSEL_QP);
+	assert_int_equal(an->sel.qp, 10);
 	rt_analyzer_free(an);
-	o.timeline_flow = "10.0.0.1>10.0.0.2:0x1A";
-	an = rt_analyzer_new(&o, errbuf);
-	assert_non_null(an);
-	assert_int_equal(an->sel_qp, 26);
-	rt_analyzer_free(an);
-	o.timeline_flow = "010";
-	an = rt_analyzer_new(&o, errbuf);
-	assert_non_null(an);
-	assert_int_equal(an->sel_id, 10);
-	rt_analyzer_free(an);
-	o.timeline_flow = "qp:-1";
+	o.flow = "qp:-1";
 	assert_null(rt_analyzer_new(&o, errbuf));
+	assert_non_null(strstr(errbuf, "bad flow selector 'qp:-1'"));
 }
 
 int main(void)

@@ -24,7 +24,7 @@ static struct rt_analyzer *analyzer(FILE *timeline, const char *flow)
 	rt_analyzer_opts_init(&o);
 	o.timeline_out = timeline;
 	o.bucket_ns = timeline ? 100 * US : 0;
-	o.timeline_flow = flow;
+	o.flow = flow;
 	struct rt_analyzer *an = rt_analyzer_new(&o, errbuf);
 	assert_non_null(an);
 	return an;
@@ -252,7 +252,7 @@ static void test_side_files(void **state)
 	unlink(log);
 }
 
-/* A timeline --flow selector that matches no flow. */
+/* A --flow selector that matches no flow (timeline and analyze). */
 static void test_flow_selector(void **state)
 {
 	(void)state;
@@ -275,6 +275,15 @@ static void test_flow_selector(void **state)
 		}
 		rt_analyzer_free(an);
 	}
+	/* analyze --flow (no timeline): the same warning, without the timeline's rows */
+	struct rt_analyzer *an = analyzer(NULL, "qp:0x999");
+	struct pkt p;
+	roce_frame(&p, 4791, 2, 1);
+	feed(an, &p, p.len, T0);
+	const struct rt_an_warning *w = find(ws, warnings(an), "flow_selector_empty");
+	assert_non_null(w);
+	assert_null(strstr(w->message, "'all' rows"));
+	rt_analyzer_free(an);
 	fclose(sink);
 }
 

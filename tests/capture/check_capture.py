@@ -60,6 +60,7 @@ def dissect(rt, path):
     for line in out.splitlines():
         obj = json.loads(line)
         obj.pop("ts", None)
+        obj.pop("ts_ns", None)
         rows.append(obj)
     return rows
 

@@ -4,6 +4,7 @@
 Usage: list_devices.py ROCETRACE
 """
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -40,17 +41,25 @@ def main():
                              text=True, check=False)
         lines = res.stdout.splitlines()
         want = ["RDMA devices (verbs sniffer):",
-                "  mlx5_0:1         link_layer ?          state ?        netdev -",
-                "  mlx5_1:1         link_layer Ethernet   state ACTIVE   netdev ens1f1",
-                "  mlx5_1:2         link_layer InfiniBand state DOWN     netdev ens1f0",
+                "  1. mlx5_0:1         link_layer ?          state ?        netdev -",
+                "  2. mlx5_1:1         link_layer Ethernet   state ACTIVE   netdev ens1f1",
+                "  3. mlx5_1:2         link_layer InfiniBand state DOWN     netdev ens1f0",
                 "Network interfaces (libpcap):"]
         built = "not built in" not in res.stdout
         if built and lines[:5] != want:
             failures.append("RDMA ports: got %r, want %r" % (lines[:5], want))
         if not built and [l for l in lines if "mlx5" in l] != want[1:4]:
             failures.append("RDMA ports (no libibverbs): got %r" % lines)
-        if res.returncode != 0 or not any(l.split()[0] == "lo" for l in lines[5:] if l.strip()):
+        if res.returncode != 0 or not any(l.split()[1] == "lo" for l in lines[5:] if l.strip()):
             failures.append("network interfaces: no 'lo' in %r" % lines[5:])
+        # numbered 1, 2, ... across both lists, for -i N as tcpdump takes it
+        numbers = [int(l.split(".")[0]) for l in lines if re.match(r"^  \d+\. ", l)]
+        if numbers != list(range(1, len(numbers) + 1)):
+            failures.append("-D numbers: %r" % numbers)
+        res = subprocess.run([exe, "capture", "-i", str(len(numbers) + 1), "-c", "1",
+                              "--sysfs-root", root], capture_output=True, text=True, check=False)
+        if res.returncode != 2 or "lists %d devices" % len(numbers) not in res.stderr:
+            failures.append("-i past the list: %d %r" % (res.returncode, res.stderr))
     for f in failures:
         print("FAIL " + f)
     if failures:

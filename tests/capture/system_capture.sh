@@ -148,7 +148,7 @@ check "analyze reads the drops the statistics block recorded" sh -c \
 # 7. the fake RDMA device is listed, and claimed by the verbs sniffer (which finds no such NIC here).
 ip netns exec "$NSA" "$RT" capture -D --sysfs-root "$T/sys" >"$T/list.out"
 check "-D lists the RDMA port with its netdev" grep -q "rxe_fake:1 .*Ethernet.*ACTIVE.*netdev $VA" "$T/list.out"
-check "-D lists the veth" grep -q "^  $VA " "$T/list.out"
+check "-D lists the veth" grep -q "^  [0-9]*\. $VA " "$T/list.out"
 ip netns exec "$NSA" "$RT" capture -i rxe_fake:1 --sysfs-root "$T/sys" -w "$T/v.pcapng" 2>"$T/v.err"
 rc=$?
 check "an unusable RDMA device fails with status 1" test $rc -eq 1

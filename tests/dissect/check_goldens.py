@@ -7,7 +7,7 @@ The golden files are what `rocetrace dissect` wrote; golden.py only checks
 that the command still writes them. This script ties each to something the
 command did not write:
   - NAME.txt: every line must show what the JSON record of the same frame
-    in NAME.jsonl holds (timestamp, tunnel, addresses, ECN, DSCP, VLAN tags,
+    in NAME.jsonl holds (its ts_ns must be its ts; timestamp, tunnel, addresses, ECN, DSCP, VLAN tags,
     UDP ports, opcode name, QP, PSN, BTH flags, every extended header, AETH
     class with its credits, RNR timer in milliseconds or NAK code, ICRC
     status, PFC quanta, PAUSE, length, fragment, "(invalid: ...)" and the
@@ -164,6 +164,9 @@ def check_text(txt, jsonl, errors):
         errors.append("%s: %d lines, %s has %d records" %
                       (name, len(lines), os.path.basename(jsonl), len(recs)))
     for line, r in zip(lines, recs):
+        sec, frac = r["ts"].split(".")
+        if r.get("ts_ns") != int(sec) * 10**9 + int(frac):
+            errors.append("%s frame %d: ts_ns %r is not ts %s" % (name, r["frame"], r.get("ts_ns"), r["ts"]))
         if len([e for e in r.get("events", []) if e.endswith("_truncated")]) > 1:
             errors.append("%s frame %d: more than one truncation event" % (name, r["frame"]))
         pat = line_pattern(r)
@@ -174,7 +177,7 @@ def check_text(txt, jsonl, errors):
 
 def totals(recs):
     """What --count prints, summed from the per-frame records."""
-    t = {"frames": len(recs), "bytes": sum(r["len"] for r in recs),
+    t = {"schema": 1, "frames": len(recs), "bytes": sum(r["len"] for r in recs),
          "captured_bytes": sum(r["caplen"] for r in recs),
          "kinds": {k: sum(r["kind"] == k for r in recs) for k in KINDS},
          "icrc": {s: sum(r.get("icrc") == s for r in recs) for s in ICRCS},

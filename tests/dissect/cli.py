@@ -57,7 +57,9 @@ def main():
     for args, what in (((), "no file"), (("--bogus", mixed), "unknown option"),
                        (("-c", "0", mixed), "-c 0"), (("-c", "x", mixed), "-c x"),
                        (("--udp-port", "70000", mixed), "--udp-port 70000"),
-                       ((mixed, mixed), "two files"), ((mixed, "-f"), "-f without value")):
+                       (("-r", mixed, "-r", mixed), "-r twice"),
+                       ((mixed, "-f", "udp", "tcp"), "-f and an expression"),
+                       ((mixed, "-f"), "-f without value")):
         res = run(exe, *args)
         expect(res.returncode == 2 and not res.stdout and one_line(res),
                "usage error (%s) exits 2 with one line" % what)

@@ -64,61 +64,66 @@ static void test_duration(void **state)
 	(void)state;
 	uint64_t v;
 	/* every unit */
-	assert_int_equal(rt_opt_parse_duration("250ns", 1, 0, UINT64_MAX, &v), 0);
+	assert_int_equal(rt_opt_parse_duration("250ns", 0, UINT64_MAX, &v), 0);
 	assert_int_equal(v, 250);
-	assert_int_equal(rt_opt_parse_duration("100us", 1, 0, UINT64_MAX, &v), 0);
+	assert_int_equal(rt_opt_parse_duration("100us", 0, UINT64_MAX, &v), 0);
 	assert_int_equal(v, 100000);
-	assert_int_equal(rt_opt_parse_duration("5ms", 1, 0, UINT64_MAX, &v), 0);
+	assert_int_equal(rt_opt_parse_duration("5ms", 0, UINT64_MAX, &v), 0);
 	assert_int_equal(v, 5000000);
-	assert_int_equal(rt_opt_parse_duration("2s", 1, 0, UINT64_MAX, &v), 0);
+	assert_int_equal(rt_opt_parse_duration("2s", 0, UINT64_MAX, &v), 0);
 	assert_int_equal(v, 2 * SEC);
-	/* a bare number is the caller's unit */
-	assert_int_equal(rt_opt_parse_duration("250", 1, 0, UINT64_MAX, &v), 0);
-	assert_int_equal(v, 250);
-	assert_int_equal(rt_opt_parse_duration("3", SEC, 0, UINT64_MAX, &v), 0);
+	/* a bare number is seconds, in every command */
+	assert_int_equal(rt_opt_parse_duration("250", 0, UINT64_MAX, &v), 0);
+	assert_int_equal(v, 250 * SEC);
+	assert_int_equal(rt_opt_parse_duration("3", 0, UINT64_MAX, &v), 0);
 	assert_int_equal(v, 3 * SEC);
-	assert_int_equal(rt_opt_parse_duration("0.25", SEC, 0, UINT64_MAX, &v), 0);
+	/* --bucket 0.001 is --bucket 1ms */
+	uint64_t w;
+	assert_int_equal(rt_opt_parse_duration("0.001", 0, UINT64_MAX, &v), 0);
+	assert_int_equal(rt_opt_parse_duration("1ms", 0, UINT64_MAX, &w), 0);
+	assert_int_equal(v, w);
+	assert_int_equal(rt_opt_parse_duration("0.25", 0, UINT64_MAX, &v), 0);
 	assert_int_equal(v, SEC / 4);
-	assert_int_equal(rt_opt_parse_duration(".5", SEC, 0, UINT64_MAX, &v), 0);
+	assert_int_equal(rt_opt_parse_duration(".5", 0, UINT64_MAX, &v), 0);
 	assert_int_equal(v, SEC / 2);
-	assert_int_equal(rt_opt_parse_duration("7.", SEC, 0, UINT64_MAX, &v), 0);
+	assert_int_equal(rt_opt_parse_duration("7.", 0, UINT64_MAX, &v), 0);
 	assert_int_equal(v, 7 * SEC);
 	/* fractions, rounded to the nearest ns */
-	assert_int_equal(rt_opt_parse_duration("1.5ms", 1, 0, UINT64_MAX, &v), 0);
+	assert_int_equal(rt_opt_parse_duration("1.5ms", 0, UINT64_MAX, &v), 0);
 	assert_int_equal(v, 1500000);
-	assert_int_equal(rt_opt_parse_duration("0.1s", 1, 0, UINT64_MAX, &v), 0);
+	assert_int_equal(rt_opt_parse_duration("0.1s", 0, UINT64_MAX, &v), 0);
 	assert_int_equal(v, 100000000);
-	assert_int_equal(rt_opt_parse_duration("0.0000000015s", 1, 0, UINT64_MAX, &v), 0);
+	assert_int_equal(rt_opt_parse_duration("0.0000000015s", 0, UINT64_MAX, &v), 0);
 	assert_int_equal(v, 2);
-	assert_int_equal(rt_opt_parse_duration("1.4ns", 1, 0, UINT64_MAX, &v), 0);
+	assert_int_equal(rt_opt_parse_duration("1.4ns", 0, UINT64_MAX, &v), 0);
 	assert_int_equal(v, 1);
-	assert_int_equal(rt_opt_parse_duration("0.000001ms", 1, 0, UINT64_MAX, &v), 0);
+	assert_int_equal(rt_opt_parse_duration("0.000001ms", 0, UINT64_MAX, &v), 0);
 	assert_int_equal(v, 1);
-	assert_int_equal(rt_opt_parse_duration("0us", 1, 0, UINT64_MAX, &v), 0);
+	assert_int_equal(rt_opt_parse_duration("0us", 0, UINT64_MAX, &v), 0);
 	assert_int_equal(v, 0);
 	/* bounds */
-	assert_int_equal(rt_opt_parse_duration("0us", 1, 1, UINT64_MAX, &v), -ERANGE);
-	assert_int_equal(rt_opt_parse_duration("0.4ns", 1, 1, UINT64_MAX, &v), -ERANGE);
-	assert_int_equal(rt_opt_parse_duration("9ms", 1, 10000000, SEC, &v), -ERANGE);
-	assert_int_equal(rt_opt_parse_duration("10ms", 1, 10000000, SEC, &v), 0);
-	assert_int_equal(rt_opt_parse_duration("1s", 1, 10000000, SEC, &v), 0);
-	assert_int_equal(rt_opt_parse_duration("1.000000001s", 1, 10000000, SEC, &v), -ERANGE);
+	assert_int_equal(rt_opt_parse_duration("0us", 1, UINT64_MAX, &v), -ERANGE);
+	assert_int_equal(rt_opt_parse_duration("0.4ns", 1, UINT64_MAX, &v), -ERANGE);
+	assert_int_equal(rt_opt_parse_duration("9ms", 10000000, SEC, &v), -ERANGE);
+	assert_int_equal(rt_opt_parse_duration("10ms", 10000000, SEC, &v), 0);
+	assert_int_equal(rt_opt_parse_duration("1s", 10000000, SEC, &v), 0);
+	assert_int_equal(rt_opt_parse_duration("1.000000001s", 10000000, SEC, &v), -ERANGE);
 	/* overflow: 18446744073.709551615 s is the most that fits */
-	assert_int_equal(rt_opt_parse_duration("18446744073s", 1, 0, UINT64_MAX, &v), 0);
+	assert_int_equal(rt_opt_parse_duration("18446744073s", 0, UINT64_MAX, &v), 0);
 	assert_int_equal(v, 18446744073000000000ull);
-	assert_int_equal(rt_opt_parse_duration("18446744074s", 1, 0, UINT64_MAX, &v), -ERANGE);
-	assert_int_equal(rt_opt_parse_duration("18446744073.9s", 1, 0, UINT64_MAX, &v), -ERANGE);
-	assert_int_equal(rt_opt_parse_duration("99999999999999999999ns", 1, 0, UINT64_MAX, &v),
+	assert_int_equal(rt_opt_parse_duration("18446744074s", 0, UINT64_MAX, &v), -ERANGE);
+	assert_int_equal(rt_opt_parse_duration("18446744073.9s", 0, UINT64_MAX, &v), -ERANGE);
+	assert_int_equal(rt_opt_parse_duration("99999999999999999999ns", 0, UINT64_MAX, &v),
 	                 -ERANGE);
 	/* garbage */
 	static const char *const bad[] = {
 	    "",    "s",   "ms",  ".",   "..5",   "1.2.3", "3h",  "1m",   "1 ms", " 1ms",  "1ms ",
 	    "-1s", "+1s", "1MS", "1Ms", "1e3ns", "inf",   "nan", "1sec", "1us1", "0x10ns"};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
-		assert_int_equal(rt_opt_parse_duration(bad[i], 1, 0, UINT64_MAX, &v), -EINVAL);
-	assert_int_equal(rt_opt_parse_duration(NULL, 1, 0, UINT64_MAX, &v), -EINVAL);
+		assert_int_equal(rt_opt_parse_duration(bad[i], 0, UINT64_MAX, &v), -EINVAL);
+	assert_int_equal(rt_opt_parse_duration(NULL, 0, UINT64_MAX, &v), -EINVAL);
 	/* garbage wins over overflow */
-	assert_int_equal(rt_opt_parse_duration("99999999999999999999h", 1, 0, UINT64_MAX, &v),
+	assert_int_equal(rt_opt_parse_duration("99999999999999999999h", 0, UINT64_MAX, &v),
 	                 -EINVAL);
 }
 
@@ -146,35 +151,41 @@ static void test_rate(void **state)
 	    {"5gbps", 5000000000ull},
 	    {"5Tb/s", 5000000000000ull},
 	    {"0.001K", 1},
+	    {"1Gbit", 1000000000ull},
+	    {"1Gbit/s", 1000000000ull},
+	    {"100bit", 100},
+	    {"5GBps", 40000000000ull},
+	    {"5GB/s", 40000000000ull},
+	    {"1000B/s", 8000},
 	};
 	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
 		v = 0;
-		assert_int_equal(rt_opt_parse_rate(good[i].s, 1, 0, UINT64_MAX, &v), 0);
+		assert_int_equal(rt_opt_parse_rate(good[i].s, 0, UINT64_MAX, &v), 0);
 		assert_int_equal(v, good[i].bps);
 	}
-	/* a bare number in the caller's unit (Gb/s) */
-	assert_int_equal(rt_opt_parse_rate("2.5", SEC, 0, UINT64_MAX, &v), 0);
-	assert_int_equal(v, 2500000000ull);
-	assert_int_equal(rt_opt_parse_rate("400M", SEC, 0, UINT64_MAX, &v), 0);
+	/* a bare number is bits/s, in every command */
+	assert_int_equal(rt_opt_parse_rate("2.5", 0, UINT64_MAX, &v), 0);
+	assert_int_equal(v, 3);
+	assert_int_equal(rt_opt_parse_rate("400M", 0, UINT64_MAX, &v), 0);
 	assert_int_equal(v, 400000000ull);
 	/* bounds: 1M .. 100T */
-	assert_int_equal(rt_opt_parse_rate("10", 1, 1000000, 100000000000000ull, &v), -ERANGE);
-	assert_int_equal(rt_opt_parse_rate("999.999K", 1, 1000000, 100000000000000ull, &v),
+	assert_int_equal(rt_opt_parse_rate("10", 1000000, 100000000000000ull, &v), -ERANGE);
+	assert_int_equal(rt_opt_parse_rate("999.999K", 1000000, 100000000000000ull, &v),
 	                 -ERANGE);
-	assert_int_equal(rt_opt_parse_rate("1M", 1, 1000000, 100000000000000ull, &v), 0);
-	assert_int_equal(rt_opt_parse_rate("100T", 1, 1000000, 100000000000000ull, &v), 0);
-	assert_int_equal(rt_opt_parse_rate("100.001T", 1, 1000000, 100000000000000ull, &v),
+	assert_int_equal(rt_opt_parse_rate("1M", 1000000, 100000000000000ull, &v), 0);
+	assert_int_equal(rt_opt_parse_rate("100T", 1000000, 100000000000000ull, &v), 0);
+	assert_int_equal(rt_opt_parse_rate("100.001T", 1000000, 100000000000000ull, &v),
 	                 -ERANGE);
 	/* overflow */
-	assert_int_equal(rt_opt_parse_rate("18446745T", 1, 0, UINT64_MAX, &v), -ERANGE);
-	assert_int_equal(rt_opt_parse_rate("18446744073709551616", 1, 0, UINT64_MAX, &v), -ERANGE);
+	assert_int_equal(rt_opt_parse_rate("18446745T", 0, UINT64_MAX, &v), -ERANGE);
+	assert_int_equal(rt_opt_parse_rate("18446744073709551616", 0, UINT64_MAX, &v), -ERANGE);
 	/* garbage */
 	static const char *const bad[] = {
-	    "",    "fast", "-1G", "+1G",     "G",    "Gbps", "bps", "10X",   "1Gbit", "1Gb",
-	    "1 G", "1G ",  "1GG", "1Gbps/s", "1.G.", "1e9",  "1P",  "5GBps", "5GB/s", "5GBPS"};
+	    "",    "fast", "-1G", "+1G",     "G",    "Gbps", "bps", "10X",   "1Gbits", "1Gb",
+	    "1 G", "1G ",  "1GG", "1Gbps/s", "1.G.", "1e9",  "1P",  "5GBPS", "5Gbyte", "5GiB/s"};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
-		assert_int_equal(rt_opt_parse_rate(bad[i], 1, 0, UINT64_MAX, &v), -EINVAL);
-	assert_int_equal(rt_opt_parse_rate(NULL, 1, 0, UINT64_MAX, &v), -EINVAL);
+		assert_int_equal(rt_opt_parse_rate(bad[i], 0, UINT64_MAX, &v), -EINVAL);
+	assert_int_equal(rt_opt_parse_rate(NULL, 0, UINT64_MAX, &v), -EINVAL);
 }
 
 static void test_size(void **state)
@@ -288,14 +299,13 @@ static void test_messages(void **state)
 	uint64_t v = 0;
 	double d;
 	capture_begin();
-	assert_int_equal(rt_opt_duration("timeline", "--bucket", "3h", 1, 1, UINT64_MAX, &v),
+	assert_int_equal(rt_opt_duration("timeline", "--bucket", "3h", 1, UINT64_MAX, &v),
 	                 RT_EXIT_USAGE);
-	assert_string_equal(
-	    capture_end(),
-	    "rocetrace timeline: --bucket: '3h' is not a duration (use e.g. 100us, 5ms, 2s)\n");
+	assert_string_equal(capture_end(), "rocetrace timeline: --bucket: '3h' is not a duration "
+	                                   "(use e.g. 100us, 5ms, 2s; a bare number is seconds)\n");
 	capture_begin();
 	assert_int_equal(
-	    rt_opt_duration("capture", "--counters", "5ms", SEC, 10000000, 366 * 86400 * SEC, &v),
+	    rt_opt_duration("capture", "--counters", "5ms", 10000000, 366 * 86400 * SEC, &v),
 	    RT_EXIT_USAGE);
 	assert_string_equal(
 	    capture_end(),
@@ -311,16 +321,67 @@ static void test_messages(void **state)
 	    "rocetrace dissect: -c: '' is not a whole number (use e.g. 42 or 0x2a)\n");
 	capture_begin();
 	assert_int_equal(
-	    rt_opt_rate("analyze", "--link-speed", "10", 1, 1000000, 100000000000000ull, &v),
+	    rt_opt_rate("analyze", "--link-speed", "10", 1000000, 100000000000000ull, &v),
 	    RT_EXIT_USAGE);
 	assert_string_equal(capture_end(),
-	                    "rocetrace analyze: --link-speed: '10' is out of range (1M to 100T)\n");
+	                    "rocetrace analyze: --link-speed: '10' is out of range (1M to 100T): a "
+	                    "bare rate is bits/s; for 10 Gb/s write 10G\n");
+	/* the old bare Gb/s of gen and doctor: refused, with what to write */
+	capture_begin();
+	assert_int_equal(rt_opt_rate("gen", "--rate", "2.5", 1000000, 100000000000000ull, &v),
+	                 RT_EXIT_USAGE);
+	assert_string_equal(capture_end(),
+	                    "rocetrace gen: --rate: '2.5' is out of range (1M to 100T): a bare rate "
+	                    "is bits/s; for 2.5 Gb/s write 2.5G\n");
+	/* a bare duration out of range says what bare durations are */
+	capture_begin();
+	assert_int_equal(rt_opt_duration("gen", "--timeout", "20", 10000, 10 * SEC, &v),
+	                 RT_EXIT_USAGE);
+	assert_string_equal(capture_end(), "rocetrace gen: --timeout: '20' is out of range (10us to "
+	                                   "10s): a bare duration is seconds\n");
+	/* options whose bare numbers were nanoseconds: one from 100 up is refused with both readings */
 	capture_begin();
 	assert_int_equal(
-	    rt_opt_rate("analyze", "--link-speed", "fast", 1, 1000000, 100000000000000ull, &v),
+	    rt_opt_duration_was_ns("timeline", "--bucket", "100000", 100, 1000000 * SEC, &v),
+	    RT_EXIT_USAGE);
+	assert_string_equal(capture_end(),
+	                    "rocetrace timeline: --bucket: '100000' has no unit: a bare duration is "
+	                    "seconds, but rocetrace 0.1 read this option's as nanoseconds; write "
+	                    "100us for nanoseconds, or 100000s\n");
+	capture_begin();
+	assert_int_equal(
+	    rt_opt_duration_was_ns("timeline", "--bucket", "99999999999999999999999", 100, SEC, &v),
+	    RT_EXIT_USAGE);
+	assert_string_equal(capture_end(),
+	                    "rocetrace timeline: --bucket: '99999999999999999999999' has no unit: a "
+	                    "bare duration is seconds, but rocetrace 0.1 read this option's as "
+	                    "nanoseconds; write 99999999999999999999999s\n");
+	/* ... a smaller one is seconds (a 1 ns bucket was never meant), a unit is what it says */
+	capture_begin();
+	assert_int_equal(rt_opt_duration_was_ns("timeline", "--bucket", "1", 100, 1000000 * SEC, &v),
+	                 0);
+	assert_int_equal(v, SEC);
+	assert_int_equal(
+	    rt_opt_duration_was_ns("timeline", "--bucket", "99.5", 100, 1000000 * SEC, &v), 0);
+	assert_int_equal(v, 99500000000ull);
+	assert_int_equal(
+	    rt_opt_duration_was_ns("timeline", "--bucket", "100000ns", 100, 1000000 * SEC, &v), 0);
+	assert_int_equal(v, 100000);
+	assert_string_equal(capture_end(), "");
+	/* a bucket under 100 ns is refused */
+	capture_begin();
+	assert_int_equal(
+	    rt_opt_duration_was_ns("timeline", "--bucket", "50ns", 100, 1000000 * SEC, &v),
+	    RT_EXIT_USAGE);
+	assert_string_equal(capture_end(), "rocetrace timeline: --bucket: '50ns' is out of range "
+	                                   "(100ns to 1000000s)\n");
+	capture_begin();
+	assert_int_equal(
+	    rt_opt_rate("analyze", "--link-speed", "fast", 1000000, 100000000000000ull, &v),
 	    RT_EXIT_USAGE);
 	assert_string_equal(capture_end(), "rocetrace analyze: --link-speed: 'fast' is not a rate "
-	                                   "(use e.g. 100G, 400M, 2.5Gbps)\n");
+	                                   "(use e.g. 100G, 400M, 2.5Gbit/s; a bare number is "
+	                                   "bits/s)\n");
 	capture_begin();
 	assert_int_equal(rt_opt_size("gen", "--size", "2G", 1, 1u << 30, &v), RT_EXIT_USAGE);
 	assert_string_equal(capture_end(),
@@ -329,7 +390,8 @@ static void test_messages(void **state)
 	assert_int_equal(rt_opt_size("gen", "--size", "4KB", 1, 1u << 30, &v), RT_EXIT_USAGE);
 	assert_string_equal(
 	    capture_end(),
-	    "rocetrace gen: --size: '4KB' is not a size (use e.g. 4096, 64K, 1MiB)\n");
+	    "rocetrace gen: --size: '4KB' is not a size (use e.g. 4096, 64K, 1MiB; a bare number is "
+	    "bytes)\n");
 	capture_begin();
 	assert_int_equal(rt_opt_count("gen", "--dcqcn-bytes", "lots", 1, 1000, &v), RT_EXIT_USAGE);
 	assert_string_equal(
@@ -345,9 +407,8 @@ static void test_messages(void **state)
 	                    "rocetrace gen: --dcqcn-g: 'x' is not a number (use e.g. 0.5)\n");
 	/* success prints nothing */
 	capture_begin();
-	assert_int_equal(rt_opt_duration("analyze", "--episode-gap", "1ms", 1, 1, UINT64_MAX, &v),
-	                 0);
-	assert_int_equal(rt_opt_rate("gen", "--rate", "2", SEC, 1000000, UINT64_MAX, &v), 0);
+	assert_int_equal(rt_opt_duration("analyze", "--episode-gap", "1ms", 1, UINT64_MAX, &v), 0);
+	assert_int_equal(rt_opt_rate("gen", "--rate", "2G", 1000000, UINT64_MAX, &v), 0);
 	assert_string_equal(capture_end(), "");
 	assert_int_equal(v, 2 * SEC);
 
@@ -414,10 +475,56 @@ static void test_getopt_errors(void **state)
 	    "rocetrace timeline: unknown option '-x' (see 'rocetrace timeline --help')\n");
 }
 
+/* tcpdump's operands: FILE, then an expression in words; -r and -f take their places. */
+static void test_operands(void **state)
+{
+	(void)state;
+	char *a1[] = {"dissect", "f.pcap", "udp", "port", "4791", NULL};
+	const char *path = NULL, *bpf = NULL;
+	char *joined;
+	assert_int_equal(rt_cli_operands("dissect", 5, a1, 1, true, &path, &bpf, &joined), 0);
+	assert_string_equal(path, "f.pcap");
+	assert_string_equal(bpf, "udp port 4791");
+	assert_ptr_equal(bpf, joined);
+	free(joined);
+	/* -r gave the file: every word is the expression */
+	path = "g.pcap";
+	bpf = NULL;
+	assert_int_equal(rt_cli_operands("dissect", 5, a1, 1, true, &path, &bpf, &joined), 0);
+	assert_string_equal(path, "g.pcap");
+	assert_string_equal(bpf, "f.pcap udp port 4791");
+	free(joined);
+	/* no expression: -f stays */
+	path = NULL;
+	bpf = "vlan";
+	assert_int_equal(rt_cli_operands("dissect", 2, a1, 1, true, &path, &bpf, &joined), 0);
+	assert_string_equal(bpf, "vlan");
+	assert_null(joined);
+	/* -f and an expression; no file at all */
+	capture_begin();
+	path = NULL;
+	assert_int_equal(rt_cli_operands("dissect", 5, a1, 1, true, &path, &bpf, &joined),
+			 RT_EXIT_USAGE);
+	assert_non_null(strstr(capture_end(), "a filter twice: -f 'vlan' and 'udp'"));
+	assert_null(joined);
+	capture_begin();
+	path = bpf = NULL;
+	assert_int_equal(rt_cli_operands("analyze", 1, a1, 1, true, &path, &bpf, &joined),
+			 RT_EXIT_USAGE);
+	assert_string_equal(capture_end(), "rocetrace analyze: no capture file given (FILE or -r "
+					   "FILE) (see 'rocetrace analyze --help')\n");
+	/* capture: no FILE operand, the words are the expression */
+	path = bpf = NULL;
+	assert_int_equal(rt_cli_operands("capture", 5, a1, 2, false, &path, &bpf, &joined), 0);
+	assert_null(path);
+	assert_string_equal(bpf, "udp port 4791");
+	free(joined);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_uint),     cmocka_unit_test(test_duration),
+	    cmocka_unit_test(test_operands), cmocka_unit_test(test_uint), cmocka_unit_test(test_duration),
 	    cmocka_unit_test(test_rate),     cmocka_unit_test(test_size),
 	    cmocka_unit_test(test_count),    cmocka_unit_test(test_real),
 	    cmocka_unit_test(test_messages), cmocka_unit_test(test_getopt_errors),

@@ -49,7 +49,7 @@ def main():
         env = dict(os.environ, ROCETRACE=rocetrace)
         # senders below what one loaded core sends, so their pacing (not the CPU) sets the rate;
         # mlx5-like recovery (300 us timer, 5 Mb/s additive steps) makes the cuts last
-        proc = subprocess.Popen([lab, "-n", str(SENDERS), "-d", "3", "-s", "50M", "-m", "60M",
+        proc = subprocess.Popen([lab, "-n", str(SENDERS), "-D", "3", "--line-rate", "50M", "-m", "60M",
                                  "-o", out, "--", "--dcqcn-timer", "300us", "--dcqcn-rai", "5M"],
                                 env=env,
                                 stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)

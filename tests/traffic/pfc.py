@@ -63,7 +63,7 @@ def run(rocetrace, tmp):
                            "--pfc", "--pfc-xoff", "1", "--line-rate", "1G", "--log", slog],
                            stdout=subprocess.PIPE, text=True)
     time.sleep(0.3)
-    snd = subprocess.run(["ip", "netns", "exec", NS_A] + rt + ["send", "10.79.1.2", "-s", "1K", "-d",
+    snd = subprocess.run(["ip", "netns", "exec", NS_A] + rt + ["send", "10.79.1.2", "-s", "1K", "-t",
                           "256", "-D", "1", "--pfc", "--line-rate", "1G", "--timeout", "200ms",
                           "--log", clog], capture_output=True, text=True, timeout=30)
     sout, _ = srv.communicate(timeout=30)

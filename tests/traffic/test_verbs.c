@@ -16,6 +16,7 @@
 #include <rdma/rdma_cma.h>
 
 #include "traffic/gen.h"
+#include "traffic/perf.h"
 #include "common/verbs_ops.h"
 
 /* ---- a fake RDMA CM: events queue up and make the channel's fd readable ---- */
@@ -450,6 +451,94 @@ static void test_send_write(void **state)
 	assert_non_null(strstr(l, "\"cnp_handled\":7"));
 }
 
+/* -n: a count of messages per QP instead of a time; the run ends with perftest's table. */
+static void test_send_iters(void **state)
+{
+	(void)state;
+	struct rt_gen_config cfg;
+	config(&cfg, RT_GEN_OP_WRITE, NULL);
+	cfg.bytes = 0;
+	cfg.iters = 3;
+	cfg.duration_s = 0;
+	FILE *rep = tmpfile();
+	char err[RT_ERRBUF_SIZE] = "";
+	assert_int_equal(rt_gen_verbs_send(&cfg, rep, err), 0);
+	assert_int_equal(F.nposts, 6);
+	char *out = slurp(rep);
+	assert_non_null(strstr(out, "BW peak[MB/sec]"));
+	unsigned size;
+	unsigned long long it;
+	const char *row = strstr(out, "\n 4096 ");
+	assert_non_null(row);
+	assert_int_equal(sscanf(row, " %u %llu", &size, &it), 2);
+	assert_int_equal(it, 6); /* both QPs */
+	assert_non_null(strstr(out, " messages=6 "));
+	fclose(rep);
+}
+
+/* gen lat: one message at a time, each timed from its post to its completion. */
+static void test_send_lat(void **state)
+{
+	(void)state;
+	struct rt_gen_config cfg;
+	config(&cfg, RT_GEN_OP_WRITE, NULL);
+	cfg.bytes = 0;
+	cfg.qps = 1;
+	cfg.qdepth = 1;
+	cfg.latency = true;
+	cfg.iters = 7;
+	cfg.duration_s = 0;
+	cfg.msg_size = 64;
+	FILE *rep = tmpfile();
+	char err[RT_ERRBUF_SIZE] = "";
+	assert_int_equal(rt_gen_verbs_send(&cfg, rep, err), 0);
+	assert_int_equal(F.nposts, 7);
+	char *out = slurp(rep);
+	assert_non_null(strstr(out, " #bytes #iterations    t_min[usec]"));
+	unsigned size;
+	unsigned long long it;
+	double tmin, tmax, typ;
+	const char *row = strstr(out, "\n 64 ");
+	assert_non_null(row);
+	assert_int_equal(sscanf(row, " %u %llu %lf %lf %lf", &size, &it, &tmin, &tmax, &typ), 5);
+	assert_int_equal(it, 7);
+	assert_true(tmin <= typ && typ <= tmax);
+	assert_non_null(strstr(out, "summary role=lat backend=verbs"));
+	/* a second QP or a deeper queue is not a ping-pong */
+	cfg.qdepth = 2;
+	assert_int_equal(rt_gen_verbs_send(&cfg, rep, err), -EINVAL);
+	fclose(rep);
+}
+
+/* -a: sizes 2 .. 2^23 posted from one 2^23-byte buffer, n of each, a table row each. */
+static void test_send_sweep(void **state)
+{
+	(void)state;
+	struct rt_gen_config cfg;
+	config(&cfg, RT_GEN_OP_WRITE, NULL);
+	cfg.bytes = 0;
+	cfg.qps = 1;
+	cfg.iters = 2;
+	cfg.duration_s = 0;
+	cfg.sweep = true;
+	cfg.msg_size = RT_PERF_SWEEP_MAX;
+	cfg.report_gbits = true;
+	FILE *rep = tmpfile();
+	char err[RT_ERRBUF_SIZE] = "";
+	assert_int_equal(rt_gen_verbs_send(&cfg, rep, err), 0);
+	assert_int_equal(F.nposts, 2 * 23);
+	for (unsigned i = 0; i < F.nposts; i++)
+		assert_int_equal(F.posts[i].len, 2u << (i / 2));
+	char *out = slurp(rep);
+	assert_non_null(strstr(out, "BW peak[Gb/sec]"));
+	for (unsigned k = 1; k <= 23; k++) {
+		char row[32];
+		snprintf(row, sizeof(row), "\n %-10u 2 ", 1u << k);
+		assert_non_null(strstr(out, row));
+	}
+	fclose(rep);
+}
+
 static void test_send_read_flow(void **state)
 {
 	(void)state;
@@ -582,6 +671,9 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_send_write, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_send_iters, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_send_lat, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_send_sweep, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_send_read_flow, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_send_resolve_fails, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_serve, setup, teardown),

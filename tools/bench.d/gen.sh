@@ -26,7 +26,7 @@ gen_bench() (
 		sleep 0.3
 		tf=$(mktemp)
 		/usr/bin/time -o "$tf" -f "%e %U %S %M" ip netns exec "$ns_a" "$ROCETRACE" gen send 10.78.0.2 \
-			-s 1K -q "$q" -d 256 -D 3 --timeout 50ms >"$out/send-$q.txt" 2>&1 || true
+			-s 1K -q "$q" -t 256 -D 3 --timeout 50ms >"$out/send-$q.txt" 2>&1 || true
 		wait "$srv" || true
 		line=$(grep '^summary' "$out/send-$q.txt" || true)
 		if [ -z "$line" ]; then

@@ -1,0 +1,43 @@
+/* The tcpdump letters dissect and capture share for their text lines: -n -v -e -x -X -t... -#. */
+#include "tools/textopts.h"
+
+#include "tools/cli.h"
+
+bool rt_text_option(int c, struct rt_print_text_opts *t, unsigned *tflags)
+{
+	switch (c) {
+	case 'n':
+		return true; /* no name is ever looked up */
+	case 'v':
+		t->verbose++;
+		return true;
+	case 'e':
+		t->link = true;
+		return true;
+	case 'x':
+	case 'X':
+		if (t->hex < (c == 'X' ? 2u : 1u))
+			t->hex = c == 'X' ? 2 : 1;
+		return true;
+	case 't':
+		++*tflags;
+		return true;
+	case '#':
+		t->number = true;
+		return true;
+	default:
+		return false;
+	}
+}
+
+int rt_text_ts(const char *cmd, unsigned tflags, struct rt_print_text_opts *t)
+{
+	/* tcpdump's meanings: -t none, -tt epoch, -ttt delta, -tttt date, -ttttt since the first */
+	static const enum rt_print_ts by_t[] = {RT_PRINT_TS_EPOCH, RT_PRINT_TS_NONE,
+						RT_PRINT_TS_EPOCH, RT_PRINT_TS_DELTA,
+						RT_PRINT_TS_DATE,  RT_PRINT_TS_SINCE_FIRST};
+	if (tflags >= sizeof(by_t) / sizeof(by_t[0]))
+		return rt_cli_usage_error(cmd, "-t: at most five (-ttttt)");
+	t->ts = by_t[tflags];
+	return 0;
+}
