@@ -705,7 +705,7 @@ static void test_json_nulls(void **state)
 	struct rt_analyzer *an = new_an(0);
 	assert_int_equal(rt_analyzer_finish(an), 0);
 	char *js = report_json(an);
-	assert_non_null(strstr(js, "\"start\":null,\"end\":null"));
+	assert_non_null(strstr(js, "\"start\":null,\"start_ns\":null,\"end\":null,\"end_ns\":null"));
 	assert_non_null(strstr(js, "\"incast\":null"));
 	free(js);
 	struct rt_record r = roce(T0, 1, 2, 0x04, 0x10, 1);
