@@ -54,7 +54,8 @@ def main():
         return 77
     errors = []
     with tempfile.TemporaryDirectory() as out:
-        p = subprocess.run([lab, "-n", str(SENDERS), "-s", "12M", "-m", "20M", "-d", "2", "-o", out],
+        p = subprocess.run([lab, "-n", str(SENDERS), "--line-rate", "12M", "-m", "20M", "-D", "2",
+                            "-o", out],
                            env=dict(os.environ, ROCETRACE=exe), capture_output=True, text=True,
                            timeout=90)
         if p.returncode:
