@@ -1,215 +1,19 @@
 /* Timeline sink: per-bucket rows for each active flow plus an "all" row, streamed as CSV or JSON Lines. */
-#include <arpa/inet.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyze/internal.h"
+#include "analyze/analyze.h"
+#include "analyze/sinks.h"
+#include "common/outbuf.h"
 
-enum { SEL_ALL, SEL_ID, SEL_IP, SEL_HOSTS, SEL_HOSTS_QP, SEL_QP };
+struct timeline {
+	struct rt_outbuf o;
+	struct rt_an_timeline_opts opt;
+	bool header_done;
+};
 
-static bool parse_ip(const char *s, size_t n, uint8_t out[16], uint8_t *ver)
-{
-	char tmp[64];
-	if (n && s[0] == '[' && s[n - 1] == ']') {
-		s++;
-		n -= 2;
-	}
-	if (!n || n >= sizeof(tmp))
-		return false;
-	memcpy(tmp, s, n);
-	tmp[n] = 0;
-	memset(out, 0, 16);
-	if (inet_pton(AF_INET, tmp, out) == 1) {
-		*ver = 4;
-		return true;
-	}
-	if (inet_pton(AF_INET6, tmp, out) == 1) {
-		*ver = 6;
-		return true;
-	}
-	return false;
-}
-
-static bool parse_u32(const char *s, uint32_t *out, uint32_t max)
-{
-	char *end;
-	if (*s < '0' || *s > '9')
-		return false;
-	/* decimal or 0x hex, as documented: base 0 would read a leading 0 as octal ("010" = 8) */
-	bool hex = s[0] == '0' && (s[1] == 'x' || s[1] == 'X');
-	errno = 0;
-	unsigned long v = strtoul(s, &end, hex ? 16 : 10);
-	if (errno || *end || v > max)
-		return false;
-	*out = (uint32_t)v;
-	return true;
-}
-
-/* SEL: ID | IP | SRC>DST | SRC>DST:QP | qp:QP (IPv6 in brackets when a QP follows). */
-static int parse_selector(struct rt_analyzer *an, const char *sel)
-{
-	if (!sel || !*sel || !strcmp(sel, "all")) {
-		an->sel_kind = SEL_ALL;
-		return 0;
-	}
-	if (!strncmp(sel, "qp:", 3))
-		return parse_u32(sel + 3, &an->sel_qp, AN_PSN_MASK) ? (an->sel_kind = SEL_QP, 0) : -1;
-	if (parse_u32(sel, &an->sel_id, UINT32_MAX - 1)) {
-		an->sel_kind = SEL_ID;
-		return 0;
-	}
-	const char *gt = strchr(sel, '>');
-	if (!gt) {
-		if (!parse_ip(sel, strlen(sel), an->sel_a, &an->sel_ver_a))
-			return -1;
-		an->sel_kind = SEL_IP;
-		return 0;
-	}
-	if (!parse_ip(sel, (size_t)(gt - sel), an->sel_a, &an->sel_ver_a))
-		return -1;
-	const char *d = gt + 1;
-	const char *qp = NULL;
-	size_t dn = strlen(d);
-	if (d[0] == '[') {
-		const char *rb = strchr(d, ']');
-		if (!rb)
-			return -1;
-		dn = (size_t)(rb - d) + 1;
-		if (rb[1] == ':')
-			qp = rb + 2;
-		else if (rb[1])
-			return -1;
-	} else {
-		const char *c = strchr(d, ':');
-		if (c && !strchr(c + 1, ':')) {
-			dn = (size_t)(c - d);
-			qp = c + 1;
-		}
-	}
-	if (!parse_ip(d, dn, an->sel_b, &an->sel_ver_b) || an->sel_ver_a != an->sel_ver_b)
-		return -1;
-	an->sel_kind = SEL_HOSTS;
-	if (qp) {
-		if (!parse_u32(qp, &an->sel_qp, AN_PSN_MASK))
-			return -1;
-		an->sel_kind = SEL_HOSTS_QP;
-	}
-	return 0;
-}
-
-bool rt_analyzer_flow_selector_ok(const char *sel)
-{
-	struct rt_analyzer tmp;
-	return parse_selector(&tmp, sel) == 0;
-}
-
-bool an_tl_selects(const struct rt_analyzer *an, const struct an_flow *f)
-{
-	const struct an_key *k = &f->key;
-	size_t n = k->ipver == 4 ? 4 : 16;
-	switch (an->sel_kind) {
-	case SEL_ID:
-		return f->id == an->sel_id;
-	case SEL_QP:
-		return k->dest_qp == an->sel_qp;
-	case SEL_IP:
-		return k->ipver == an->sel_ver_a &&
-		       (!memcmp(k->src, an->sel_a, n) || !memcmp(k->dst, an->sel_a, n));
-	case SEL_HOSTS:
-	case SEL_HOSTS_QP:
-		return k->ipver == an->sel_ver_a && !memcmp(k->src, an->sel_a, n) &&
-		       !memcmp(k->dst, an->sel_b, n) &&
-		       (an->sel_kind == SEL_HOSTS || k->dest_qp == an->sel_qp);
-	default:
-		return true;
-	}
-}
-
-int an_tl_init(struct rt_analyzer *an, char *errbuf)
-{
-	if (parse_selector(an, an->o.timeline_flow) < 0) {
-		snprintf(errbuf, RT_ERRBUF_SIZE,
-			 "bad flow selector '%s' (want ID, IP, SRC>DST, SRC>DST:QP or qp:QP)",
-			 an->o.timeline_flow);
-		return -EINVAL;
-	}
-	if (!an->o.timeline_out || !an->o.bucket_ns)
-		return 0;
-	an->tl_out = malloc(sizeof(*an->tl_out));
-	if (!an->tl_out) {
-		snprintf(errbuf, RT_ERRBUF_SIZE, "timeline: out of memory");
-		return -ENOMEM;
-	}
-	rt_out_init(an->tl_out, an->o.timeline_out);
-	return 0;
-}
-
-void an_tl_free(struct rt_analyzer *an)
-{
-	free(an->tl_out);
-	an->tl_out = NULL;
-	free(an->series);
-	an->series = NULL;
-}
-
-int an_series_add(struct rt_analyzer *an, uint64_t ts, uint32_t flow, uint8_t kind, double v)
-{
-	if (an->nseries == an->cap_series) {
-		size_t ncap = an->cap_series ? an->cap_series * 2 : 256;
-		struct an_series *n = realloc(an->series, ncap * sizeof(*n));
-		if (!n)
-			return -ENOMEM;
-		an->series = n;
-		an->cap_series = ncap;
-	}
-	an->series[an->nseries] =
-		(struct an_series){.ts = ts, .flow = flow, .seq = (uint32_t)an->nseries, .kind = kind, .v = v};
-	an->nseries++;
-	return 0;
-}
-
-static int cmp_series(const void *a, const void *b)
-{
-	const struct an_series *x = a, *y = b;
-	if (x->ts != y->ts)
-		return x->ts < y->ts ? -1 : 1;
-	return x->seq < y->seq ? -1 : x->seq > y->seq;
-}
-
-void an_series_sort(struct rt_analyzer *an)
-{
-	if (an->nseries > 1)
-		qsort(an->series, an->nseries, sizeof(*an->series), cmp_series);
-}
-
-/* Side-file events before `end` land in the bucket being written. */
-static void consume_series(struct rt_analyzer *an, uint64_t end)
-{
-	while (an->series_next < an->nseries && an->series[an->series_next].ts < end) {
-		const struct an_series *e = &an->series[an->series_next++];
-		if (e->kind >= AN_SER_NIC_CNP_SENT) {
-			an->tl_nic[e->kind - AN_SER_NIC_CNP_SENT] += e->v;
-			continue;
-		}
-		if (e->flow == AN_NONE || e->flow >= an->nflows)
-			continue;
-		struct an_flow *f = &an->flows[e->flow];
-		struct an_flow_ext *x = an_ext(f);
-		if (!x)
-			continue;
-		if (e->kind == AN_SER_RATE) {
-			x->tl_rate = e->v;
-			x->tl_rate_known = true;
-		} else {
-			x->tl_src_cnp++;
-			an->tl_src_cnp_all++;
-		}
-		an_tl_mark(an, f);
-	}
-}
-
-/* Row text is built in a local buffer with these (no stdio, two digits at a time) and written once. */
+/* Row text is built straight in the output buffer with these (no stdio, two digits at a time). */
 static const char digit_pairs[] = "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
 				  "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
 				  "8081828384858687888990919293949596979899";
@@ -295,13 +99,13 @@ static char *put_ip(char *p, uint8_t ver, const uint8_t *a)
 
 /* The start of every row of bucket t: "t," or {"t_ns":t,"flow": (at most 36 bytes) */
 #define ROW_PREFIX 48
-static size_t row_prefix(const struct rt_analyzer *an, uint64_t t, char *buf)
+static size_t row_prefix(const struct timeline *tl, uint64_t t, char *buf)
 {
 	char *p = buf;
-	if (an->o.timeline_json)
+	if (tl->opt.json)
 		p = PUT(p, "{\"t_ns\":");
 	p = put_u64(p, t);
-	p = an->o.timeline_json ? PUT(p, ",\"flow\":") : PUT(p, ",");
+	p = tl->opt.json ? PUT(p, ",\"flow\":") : PUT(p, ",");
 	return (size_t)(p - buf);
 }
 
@@ -316,215 +120,160 @@ static char *row_room(struct rt_outbuf *o)
 	return o->buf + o->len;
 }
 
-static void row(struct rt_analyzer *an, const char *prefix, size_t prefix_len, const struct an_flow *f,
-		const struct an_delta *d, uint64_t xoff, uint64_t paused)
+/* What a row holds beyond the counts: the flow (NULL for 'all') and the side-file columns. */
+struct row_extra {
+	const struct rt_an_flow_key *key;
+	uint64_t id;
+	uint64_t xoff, paused;
+	bool rate_known;
+	double rate;
+	uint64_t source_cnp;
+	double nic[3];
+};
+
+static void row(struct timeline *tl, const struct rt_an_bucket *b, const char *prefix, size_t prefix_len,
+		const struct rt_an_delta *d, const struct row_extra *x)
 {
-	struct rt_outbuf *o = an->tl_out;
-	bool json = an->o.timeline_json;
+	struct rt_outbuf *o = &tl->o;
+	bool json = tl->opt.json;
 	char *p = row_room(o);
 	memcpy(p, prefix, ROW_PREFIX); /* a constant size: no call */
 	p += prefix_len;
-	if (f)
-		p = put_u64(p, f->id);
+	if (x->key)
+		p = put_u64(p, x->id);
 	else
 		p = json ? PUT(p, "\"all\"") : PUT(p, "all");
 	if (json) {
 		p = put_u64(PUT(p, ",\"packets\":"), d->packets);
 		p = put_u64(PUT(p, ",\"bytes\":"), d->bytes);
-		p = put_ratio(PUT(p, ",\"gbps\":"), d->bytes * 8, an->o.bucket_ns);
+		p = put_ratio(PUT(p, ",\"gbps\":"), d->bytes * 8, b->len_ns);
 		p = put_u64(PUT(p, ",\"ce\":"), d->ce);
 		p = put_u64(PUT(p, ",\"cnp\":"), d->cnp);
 		p = put_u64(PUT(p, ",\"nak\":"), d->nak);
 		p = put_u64(PUT(p, ",\"retransmitted\":"), d->retransmitted);
-		p = put_u64(PUT(p, ",\"pfc_xoff\":"), xoff);
-		p = put_u64(PUT(p, ",\"pfc_paused_ns\":"), paused);
+		p = put_u64(PUT(p, ",\"pfc_xoff\":"), x->xoff);
+		p = put_u64(PUT(p, ",\"pfc_paused_ns\":"), x->paused);
 	} else {
-		const uint64_t vals[] = {d->packets, d->bytes, d->ce, d->cnp, d->nak, d->retransmitted, xoff, paused};
+		const uint64_t vals[] = {d->packets, d->bytes, d->ce, d->cnp, d->nak, d->retransmitted, x->xoff, x->paused};
 		for (unsigned i = 0; i < sizeof(vals) / sizeof(vals[0]); i++) {
 			*p++ = ',';
 			if (i == 2) {
-				p = put_ratio(p, d->bytes * 8, an->o.bucket_ns);
+				p = put_ratio(p, d->bytes * 8, b->len_ns);
 				*p++ = ',';
 			}
 			p = put_u64(p, vals[i]);
 		}
 	}
-	if (an->tl_srclog || an->tl_counters) {
+	if (b->source_log || b->counters) {
 		/* rarely used columns: through the output buffer's double formatting */
 		o->len = (size_t)(p - o->buf);
-		if (an->tl_srclog) {
-			const struct an_flow_ext *x = f ? f->ext : NULL;
+		if (b->source_log) {
 			rt_out_str(o, json ? ",\"source_rate_mbps\":" : ",");
-			if (x && x->tl_rate_known)
-				rt_out_double(o, x->tl_rate, 3);
+			if (x->rate_known)
+				rt_out_double(o, x->rate, 3);
 			else if (json)
 				rt_out_str(o, "null");
 			rt_out_str(o, json ? ",\"source_cnp\":" : ",");
-			rt_out_u64(o, f ? (x ? x->tl_src_cnp : 0) : an->tl_src_cnp_all);
+			rt_out_u64(o, x->source_cnp);
 		}
-		if (an->tl_counters) {
+		if (b->counters) {
 			static const char *const nic[] = {",\"nic_cnp_sent\":", ",\"nic_cnp_handled\":",
 							  ",\"nic_pause_frames\":"};
 			for (unsigned i = 0; i < 3; i++) {
 				rt_out_str(o, json ? nic[i] : ",");
-				rt_out_double(o, f ? 0.0 : an->tl_nic[i], 0);
+				rt_out_double(o, x->nic[i], 0);
 			}
 		}
 		p = row_room(o);
 	}
+	const struct rt_an_flow_key *k = x->key;
 	if (json) {
-		if (f) {
-			p = put_ip(PUT(p, ",\"src\":\""), f->key.ipver, f->key.src);
-			p = put_ip(PUT(p, "\",\"dst\":\""), f->key.ipver, f->key.dst);
-			p = put_u64(PUT(p, "\",\"dest_qp\":"), f->key.dest_qp);
+		if (k) {
+			p = put_ip(PUT(p, ",\"src\":\""), k->ipver, k->src);
+			p = put_ip(PUT(p, "\",\"dst\":\""), k->ipver, k->dst);
+			p = put_u64(PUT(p, "\",\"dest_qp\":"), k->dest_qp);
 		}
 		p = PUT(p, "}\n");
+	} else if (k) {
+		p = put_ip(PUT(p, ","), k->ipver, k->src);
+		p = put_ip(PUT(p, ","), k->ipver, k->dst);
+		p = put_u64(PUT(p, ","), k->dest_qp);
+		*p++ = '\n';
 	} else {
-		if (f) {
-			p = put_ip(PUT(p, ","), f->key.ipver, f->key.src);
-			p = put_ip(PUT(p, ","), f->key.ipver, f->key.dst);
-			p = put_u64(PUT(p, ","), f->key.dest_qp);
-			*p++ = '\n';
-		} else {
-			p = PUT(p, ",,,\n");
-		}
+		p = PUT(p, ",,,\n");
 	}
 	o->len = (size_t)(p - o->buf);
 }
 
-static int cmp_u32(const void *a, const void *b)
+static void header(struct timeline *tl, bool source_log, bool counters)
 {
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-	return x < y ? -1 : x > y;
+	if (tl->header_done)
+		return;
+	tl->header_done = true;
+	if (tl->opt.json)
+		return;
+	rt_out_str(&tl->o, "t_ns,flow,packets,bytes,gbps,ce,cnp,nak,retransmitted,pfc_xoff,pfc_paused_ns");
+	if (source_log)
+		rt_out_str(&tl->o, ",source_rate_mbps,source_cnp");
+	if (counters)
+		rt_out_str(&tl->o, ",nic_cnp_sent,nic_cnp_handled,nic_pause_frames");
+	rt_out_str(&tl->o, ",src,dst,dest_qp\n");
 }
 
-static void header(struct rt_analyzer *an)
+static int tl_bucket(void *ctx, const struct rt_analyzer *an, const struct rt_an_bucket *b, char *errbuf)
 {
-	if (an->tl_header_done)
-		return;
-	an->tl_header_done = true;
-	if (an->o.timeline_json)
-		return;
-	rt_out_str(an->tl_out, "t_ns,flow,packets,bytes,gbps,ce,cnp,nak,retransmitted,pfc_xoff,pfc_paused_ns");
-	if (an->tl_srclog)
-		rt_out_str(an->tl_out, ",source_rate_mbps,source_cnp");
-	if (an->tl_counters)
-		rt_out_str(an->tl_out, ",nic_cnp_sent,nic_cnp_handled,nic_pause_frames");
-	rt_out_str(an->tl_out, ",src,dst,dest_qp\n");
-}
-
-static void flow_row(struct rt_analyzer *an, const char *prefix, size_t prefix_len, struct an_flow *f)
-{
-	if (f->selected)
-		row(an, prefix, prefix_len, f, &f->iv, 0, 0);
-	memset(&f->iv, 0, sizeof(f->iv));
-	if (f->ext)
-		f->ext->tl_src_cnp = 0;
-	f->dirty = false;
-}
-
-static void emit(struct rt_analyzer *an, uint64_t t)
-{
-	header(an);
-	consume_series(an, t + an->o.bucket_ns);
-	bool any = an->tl_all.packets || an->tl_paused_ns || an->tl_pfc_xoff || an->dirty_head != AN_NONE ||
-		   an->tl_nic[0] || an->tl_nic[1] || an->tl_nic[2];
-	if (!any)
-		return;
+	struct timeline *tl = ctx;
+	header(tl, b->source_log, b->counters);
 	char prefix[ROW_PREFIX] = {0};
-	size_t plen = row_prefix(an, t, prefix);
-	/* dirty flows in id order: a walk over all ids when most flows are dirty, else their ids sorted */
-	uint32_t n = an->ndirty, done = 0;
-	uint32_t *ids = NULL;
-	if (n && (uint64_t)n * 8 < an->next_id)
-		ids = malloc(n * sizeof(*ids));
-	if (ids) {
-		uint32_t k = 0;
-		for (uint32_t fi = an->dirty_head; fi != AN_NONE; fi = an->flows[fi].next_dirty)
-			if (an->flows[fi].id != AN_NONE)
-				ids[k++] = an->flows[fi].id;
-		qsort(ids, k, sizeof(*ids), cmp_u32);
-		for (uint32_t i = 0; i < k; i++)
-			flow_row(an, prefix, plen, &an->flows[an->order[ids[i]]]);
-		done = k;
-		free(ids);
-	} else if (n) {
-		for (uint32_t id = 0; id < an->next_id; id++) {
-			struct an_flow *f = &an->flows[an->order[id]];
-			if (f->dirty) {
-				flow_row(an, prefix, plen, f);
-				done++;
-			}
-		}
+	size_t plen = row_prefix(tl, b->t_ns, prefix);
+	struct row_extra x = {0};
+	for (uint32_t i = 0; i < b->nrows; i++) {
+		const struct rt_an_flow_row *r = &b->rows[i];
+		if (!r->selected)
+			continue;
+		x.key = rt_analyzer_flow_key(an, r->id);
+		x.id = r->id;
+		x.rate_known = r->source_rate_known;
+		x.rate = r->source_rate_mbps;
+		x.source_cnp = r->source_cnp;
+		row(tl, b, prefix, plen, &r->d, &x);
 	}
-	/* what is left: flows without an id (never written), or all of them when out of memory */
-	for (uint32_t fi = done == n ? AN_NONE : an->dirty_head; fi != AN_NONE;) {
-		struct an_flow *f = &an->flows[fi];
-		uint32_t next = f->next_dirty;
-		if (f->dirty) {
-			memset(&f->iv, 0, sizeof(f->iv));
-			if (f->ext)
-				f->ext->tl_src_cnp = 0;
-			f->dirty = false;
-		}
-		f->next_dirty = AN_NONE;
-		fi = next;
+	memset(&x, 0, sizeof(x));
+	for (unsigned c = 0; c < RT_AN_PFC_CLASSES; c++) {
+		x.xoff += b->pfc_xoff[c];
+		x.paused += b->pfc_paused_ns[c];
 	}
-	an->dirty_head = AN_NONE;
-	an->ndirty = 0;
-	row(an, prefix, plen, NULL, &an->tl_all, an->tl_pfc_xoff, an->tl_paused_ns);
-	memset(&an->tl_all, 0, sizeof(an->tl_all));
-	an->tl_pfc_xoff = 0;
-	an->tl_paused_ns = 0;
-	an->tl_src_cnp_all = 0;
-	memset(an->tl_nic, 0, sizeof(an->tl_nic));
+	x.source_cnp = b->source_cnp;
+	x.nic[0] = b->nic_cnp_sent;
+	x.nic[1] = b->nic_cnp_handled;
+	x.nic[2] = b->nic_pause_frames;
+	row(tl, b, prefix, plen, &b->all, &x);
+	return tl->o.error ? rt_errorf(errbuf, tl->o.error, "writing the timeline") : 0;
 }
 
-void an_tl_advance(struct rt_analyzer *an, uint64_t ts)
+static int tl_end(void *ctx, const struct rt_analyzer *an, char *errbuf)
 {
-	uint64_t w = an->o.bucket_ns;
-	/* most frames fall in the current bucket: no division for them */
-	if (ts >= an->tl_bucket && ts - an->tl_bucket < w && an->tl_bucket != UINT64_MAX)
-		return;
-	uint64_t b = ts - ts % w;
-	if (an->tl_bucket == UINT64_MAX) {
-		an->tl_bucket = b;
-		return;
-	}
-	while (b > an->tl_bucket) {
-		uint64_t end = an->tl_bucket + w;
-		if (an->pfc_active)
-			an_pfc_advance(an, end);
-		emit(an, an->tl_bucket);
-		uint64_t next = an->pfc_active ? end : b;
-		/* do not skip over buckets that side-file events fall in */
-		if (an->series_next < an->nseries && an->series[an->series_next].ts < next) {
-			uint64_t st = an->series[an->series_next].ts;
-			next = st - st % w;
-			if (next < end)
-				next = end;
-		}
-		an->tl_bucket = next;
-	}
+	struct timeline *tl = ctx;
+	bool source_log, counters;
+	rt_analyzer_bucket_columns(an, &source_log, &counters);
+	header(tl, source_log, counters);
+	int err = rt_out_flush(&tl->o);
+	return err ? rt_errorf(errbuf, err, "writing the timeline") : 0;
 }
 
-int an_tl_finish(struct rt_analyzer *an)
+static void tl_free(void *ctx)
 {
-	if (!an->tl_out)
-		return 0;
-	if (an->tl_bucket != UINT64_MAX) {
-		for (;;) {
-			uint64_t end = an->tl_bucket + an->o.bucket_ns;
-			if (an->pfc_active)
-				an_pfc_advance(an, end);
-			emit(an, an->tl_bucket);
-			if (!an->pfc_active)
-				break;
-			an->tl_bucket = end;
-		}
-	} else {
-		header(an);
-	}
-	int err = rt_out_flush(an->tl_out);
-	return err ? -err : 0;
+	free(ctx);
+}
+
+int rt_an_timeline_sink(FILE *fp, const struct rt_an_timeline_opts *opts, struct rt_an_sink *out, char *errbuf)
+{
+	struct timeline *tl = calloc(1, sizeof(*tl));
+	if (!tl)
+		return rt_errorf(errbuf, ENOMEM, "timeline");
+	rt_out_init(&tl->o, fp);
+	tl->opt = *opts;
+	*out = (struct rt_an_sink){
+		.bucket_ns = opts->bucket_ns, .bucket = tl_bucket, .end = tl_end, .free = tl_free, .ctx = tl};
+	return 0;
 }

@@ -9,6 +9,8 @@
 #include <unistd.h>
 
 #include "analyze/analyze.h"
+#include "analyze/flowsel.h"
+#include "analyze/sinks.h"
 #include "capture/pump.h"
 #include "dissect/dissect.h"
 #include "tools/cli.h"
@@ -187,7 +189,6 @@ static const char timeline_help[] =
 struct feed {
 	struct rt_analyzer *an;
 	const char *cmd;
-	FILE *timeline_out; /* checked now and then: a reader that went away ends the run */
 	uint64_t frames;
 	bool progress_shown;
 };
@@ -200,7 +201,8 @@ static int on_frame(void *ctx, const struct rt_frame *frame, const struct rt_rec
 	(void)frame;
 	(void)errbuf;
 	rt_analyzer_feed(f->an, rec);
-	return f->timeline_out && (++f->frames & 0xfff) == 0 && ferror(f->timeline_out) ? 1 : 0;
+	/* now and then: a sink that failed (a reader that went away, a refused bucket) ends the run */
+	return (++f->frames & 0xfff) == 0 && rt_analyzer_status(f->an, NULL) ? 1 : 0;
 }
 
 static void on_progress(void *ctx, uint64_t frames, uint64_t elapsed_ns)
@@ -215,9 +217,9 @@ static void on_progress(void *ctx, uint64_t frames, uint64_t elapsed_ns)
 
 /* Read every frame of `path` into the analyzer; *res says how the read ended. 0 or a negative errno (errbuf set). */
 static int run(struct rt_analyzer *an, const char *path, const char *bpf, uint16_t udp_port,
-	       const char *cmd, FILE *timeline_out, struct rt_pump_result *res, char *errbuf)
+	       const char *cmd, struct rt_pump_result *res, char *errbuf)
 {
-	struct feed f = {.an = an, .cmd = cmd, .timeline_out = timeline_out};
+	struct feed f = {.an = an, .cmd = cmd};
 	struct rt_dissect_opts dopts;
 	struct rt_pump_config pc = {.dissect = &dopts, .on_frame = on_frame, .ctx = &f};
 	struct rt_source *src;
@@ -292,11 +294,11 @@ static int common(int argc, char **argv, bool timeline)
 		{NULL, 0, NULL, 0},
 	};
 	struct rt_analyzer_opts ao;
+	struct rt_an_timeline_opts tlo = {.bucket_ns = 100000};
 	rt_analyzer_opts_init(&ao);
 	bool json = false;
 	const char *counters = NULL, *srclog = NULL, *out_path = NULL, *bpf = NULL;
 	uint64_t port = RT_ROCEV2_PORT, top = 10, v;
-	ao.bucket_ns = timeline ? 100000 : 0;
 	const char *shortopts = timeline ? ":hf:o:" : ":hf:";
 	int c, li;
 	optind = 1;
@@ -369,20 +371,19 @@ static int common(int argc, char **argv, bool timeline)
 				    li < 0 ? "-" : "--", li < 0 ? "o" : longopts[li].name);
 			if (c == OPT_BUCKET) {
 				if (rt_opt_duration(cmd, "--bucket", optarg, 1, 1, MAX_DURATION_NS,
-				                    &ao.bucket_ns))
+				                    &tlo.bucket_ns))
 					return RT_EXIT_USAGE;
 			} else if (c == OPT_FLOW) {
 				/* checked here, before -o truncates an existing file */
-				if (!rt_analyzer_flow_selector_ok(optarg))
+				struct rt_flowsel sel;
+				if (rt_flowsel_parse(&sel, optarg) < 0)
 					return rt_cli_usage_error(
-					    cmd,
-					    "--flow: bad selector '%s' (want ID, IP, SRC>DST, "
-					    "SRC>DST:QP or qp:QP)",
+					    cmd, "--flow: bad selector '%s' (want " RT_FLOWSEL_FORMS ")",
 					    optarg);
-				ao.timeline_flow = optarg;
+				ao.flow = optarg;
 			} else if (c == OPT_FORMAT) {
 				if (!strcmp(optarg, "json"))
-					ao.timeline_json = true;
+					tlo.json = true;
 				else if (strcmp(optarg, "csv"))
 					return rt_cli_usage_error(
 					    cmd, "--format: '%s' is not csv or json", optarg);
@@ -407,7 +408,6 @@ static int common(int argc, char **argv, bool timeline)
 			fprintf(stderr, "rocetrace %s: %s: %s\n", cmd, out_path, strerror(errno));
 			return RT_EXIT_ERROR;
 		}
-		ao.timeline_out = out;
 	}
 	struct rt_analyzer *an = rt_analyzer_new(&ao, errbuf);
 	if (!an) {
@@ -415,6 +415,18 @@ static int common(int argc, char **argv, bool timeline)
 			fclose(out);
 		fprintf(stderr, "rocetrace %s: %s\n", cmd, errbuf);
 		return errno == EINVAL ? RT_EXIT_USAGE : RT_EXIT_ERROR;
+	}
+	/* where the analysis goes: the timeline's rows, or the report */
+	struct rt_an_sink sink;
+	int src = timeline ? rt_an_timeline_sink(out, &tlo, &sink, errbuf)
+	          : json   ? rt_an_report_json_sink(stdout, &sink, errbuf)
+	                   : rt_an_report_text_sink(stdout, (unsigned)top, &sink, errbuf);
+	if (src < 0 || rt_analyzer_add_sink(an, &sink, errbuf) < 0) {
+		rt_analyzer_free(an);
+		if (out && out != stdout)
+			fclose(out);
+		fprintf(stderr, "rocetrace %s: %s\n", cmd, errbuf);
+		return RT_EXIT_ERROR;
 	}
 	int status = RT_EXIT_OK;
 	char auto_counters[4096];
@@ -433,7 +445,7 @@ static int common(int argc, char **argv, bool timeline)
 	}
 	struct rt_pump_result res;
 	rt_pump_catch_signals(NULL);
-	int rc = run(an, path, bpf, (uint16_t)port, cmd, out, &res, errbuf);
+	int rc = run(an, path, bpf, (uint16_t)port, cmd, &res, errbuf);
 	char read_err[RT_ERRBUF_SIZE] = "";
 	if (rc < 0) {
 		snprintf(read_err, sizeof(read_err), "%s", errbuf);
@@ -449,19 +461,17 @@ static int common(int argc, char **argv, bool timeline)
 		}
 	}
 	/* a reader that goes away (| head) ends the output quietly (EPIPE), as in every command */
-	int frc = rt_analyzer_finish(an);
-	if (frc < 0 && frc != -EPIPE) {
-		fprintf(stderr, "rocetrace %s: writing %s: %s\n", cmd, out_path ? out_path : "stdout",
-			strerror(-frc));
+	int frc = rt_analyzer_finish(an, errbuf);
+	if (frc < 0 && frc != -EPIPE && frc != -EINTR) {
+		fprintf(stderr, "rocetrace %s: %s\n", cmd, errbuf);
 		status = RT_EXIT_ERROR;
 	}
 	if (!timeline) {
 		if (load_side_files(an, counters, srclog, cmd, errbuf) < 0)
 			status = RT_EXIT_ERROR;
-		int wrc = json ? rt_analyzer_report_json(an, stdout)
-			       : rt_analyzer_report_text(an, stdout, (unsigned)top);
+		int wrc = rt_analyzer_report(an, errbuf);
 		if (wrc < 0 && wrc != -EPIPE) {
-			fprintf(stderr, "rocetrace %s: writing the report: %s\n", cmd, strerror(-wrc));
+			fprintf(stderr, "rocetrace %s: %s\n", cmd, errbuf);
 			status = RT_EXIT_ERROR;
 		}
 	}

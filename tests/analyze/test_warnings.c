@@ -11,6 +11,7 @@
 #include <cmocka.h>
 
 #include "analyze/analyze.h"
+#include "analyze/sinks.h"
 #include "dissect/dissect.h"
 #include "tests/dissect/test_pkt.h"
 
@@ -22,11 +23,15 @@ static struct rt_analyzer *analyzer(FILE *timeline, const char *flow)
 	struct rt_analyzer_opts o;
 	char errbuf[RT_ERRBUF_SIZE];
 	rt_analyzer_opts_init(&o);
-	o.timeline_out = timeline;
-	o.bucket_ns = timeline ? 100 * US : 0;
-	o.timeline_flow = flow;
+	o.flow = flow;
 	struct rt_analyzer *an = rt_analyzer_new(&o, errbuf);
 	assert_non_null(an);
+	if (timeline) {
+		struct rt_an_timeline_opts tlo = {.bucket_ns = 100 * US};
+		struct rt_an_sink sink;
+		assert_int_equal(rt_an_timeline_sink(timeline, &tlo, &sink, errbuf), 0);
+		assert_int_equal(rt_analyzer_add_sink(an, &sink, errbuf), 0);
+	}
 	return an;
 }
 
@@ -83,7 +88,8 @@ static struct rt_an_warning ws[RT_AN_WARNINGS_MAX];
 
 static unsigned warnings(struct rt_analyzer *an)
 {
-	rt_analyzer_finish(an);
+	char errbuf[RT_ERRBUF_SIZE];
+	rt_analyzer_finish(an, errbuf);
 	return rt_analyzer_warnings(an, ws, RT_AN_WARNINGS_MAX);
 }
 
@@ -236,7 +242,7 @@ static void test_side_files(void **state)
 	roce_frame(&p, 4791, 2, 1);
 	feed(an, &p, p.len, T0);
 	char errbuf[RT_ERRBUF_SIZE];
-	rt_analyzer_finish(an);
+	rt_analyzer_finish(an, errbuf);
 	assert_int_equal(rt_analyzer_load_counters(an, empty, errbuf), 0);
 	assert_int_equal(rt_analyzer_load_source_log(an, log, errbuf), 0);
 	unsigned n = rt_analyzer_warnings(an, ws, RT_AN_WARNINGS_MAX);
