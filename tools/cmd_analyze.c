@@ -1,6 +1,7 @@
 /* `rocetrace analyze` and `rocetrace timeline`: read a capture, dissect each frame, feed the analyzer, report. */
 #include <errno.h>
 #include <getopt.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +24,7 @@
 static const char analyze_help[] =
 	"usage: rocetrace analyze FILE [-f BPF] [--json] [--link-speed RATE] [--counters F]\n"
 	"                         [--source-log F] [--udp-port P] [--storm-ms N] [--top N]\n"
+	"                         [--max-flows N]\n"
 	"\n"
 	"Read a saved capture (pcap or pcapng, micro- or nanosecond, Ethernet or Linux\n"
 	"cooked; FILE '-' reads standard input) and report per-QP flows, ECN marks and\n"
@@ -80,6 +82,9 @@ static const char analyze_help[] =
 	"                     4s; a window must hold 4 of the flow's packet gaps\n"
 	"                     (default 100us)\n"
 	"  --top N            flows listed in the text summary (default 10; 0: none)\n"
+	"  --max-flows N      keep at most N flows; the frames of further flows count in\n"
+	"                     the totals only (the report's \"flow_limit\" and a warning\n"
+	"                     say how many); memory is then bounded (default: no limit)\n"
 	"  -h, --help         this text\n"
 	"\n"
 	"Duplicates: a packet with the same addresses, QP, PSN, opcode, length, UDP\n"
@@ -102,7 +107,9 @@ static const char analyze_help[] =
 	"takes K, M, G or T, optionally followed by bps (a bare number is bits/s).\n"
 	"On a terminal a progress line is shown every second for big files. Ctrl-C\n"
 	"(or SIGTERM) stops reading, prints the report of what was read so far and\n"
-	"exits with status 130 (143). A capture that ends in the middle of a frame is\n"
+	"exits with status 130 (143); in the end phase after the last frame (pauses\n"
+	"still running, pairing the last flows) it cuts that short and prints the\n"
+	"report all the same. A capture that ends in the middle of a frame is\n"
 	"reported up to there, then the error is printed and the exit status is 1.\n"
 	"\n"
 	"Exit status: 0 success (also when the reader of the report goes away),\n"
@@ -119,14 +126,17 @@ static const char timeline_help[] =
 	"usage: rocetrace timeline FILE [-f BPF] [--bucket D] [--flow SEL]\n"
 	"                          [--format csv|json] [-o OUT] [--link-speed RATE]\n"
 	"                          [--counters F] [--source-log F] [--udp-port P]\n"
-	"                          [--dup-window D]\n"
+	"                          [--dup-window D] [--max-flows N]\n"
 	"\n"
 	"Cut a capture (pcap/pcapng, '-' for standard input) into time buckets and\n"
 	"write one row per (bucket, flow) that had traffic or events, plus an 'all'\n"
 	"row per bucket with everything in it (every frame but copies of packets\n"
 	"already counted, CNPs and NAKs that match no flow, PFC/PAUSE). Buckets where\n"
 	"nothing happened are left out. Rows are written as time passes, so the\n"
-	"output streams and memory stays O(flows).\n"
+	"output streams and memory stays O(flows). A PFC/PAUSE pause fills each\n"
+	"bucket it spans with a row; a bucket so short that the rows of pause alone\n"
+	"would pass 1000 per frame read (1,000,000 to start with) is refused, with the\n"
+	"bucket length to use (exit status 1): rows stay proportional to the input.\n"
 	"\n"
 	"Columns (CSV header, or the keys of each JSON Lines object):\n"
 	"  t_ns           bucket start, nanoseconds since the Unix epoch (aligned to\n"
@@ -170,6 +180,8 @@ static const char timeline_help[] =
 	"  --udp-port P       RoCEv2 UDP destination port (default 4791)\n"
 	"  --dup-window D     copies of a RoCE packet count once, as in `rocetrace\n"
 	"                     analyze` (default 10us; 0 = count every frame)\n"
+	"  --max-flows N      rows of at most N flows; the frames of further flows are in\n"
+	"                     the 'all' rows only (a warning says how many)\n"
 	"  -h, --help         this text\n"
 	"\n"
 	"What `rocetrace analyze` would warn about (capture drops, duplicates, RoCE on\n"
@@ -242,6 +254,19 @@ static int run(struct rt_analyzer *an, const char *path, const char *bpf, uint16
 	return rc;
 }
 
+/* The analyzer whose end phase a signal cuts short (set while rt_analyzer_finish runs), and that signal. */
+static struct rt_analyzer *volatile finishing;
+static volatile sig_atomic_t finish_signal;
+
+static void on_signal(int sig)
+{
+	struct rt_analyzer *an = finishing;
+	if (an) {
+		finish_signal = sig;
+		rt_analyzer_interrupt(an);
+	}
+}
+
 enum {
 	OPT_JSON = 256,
 	OPT_LINK,
@@ -256,6 +281,7 @@ enum {
 	OPT_GAP,
 	OPT_RATEWIN,
 	OPT_DUPWIN,
+	OPT_MAXFLOWS,
 };
 
 static int load_side_files(struct rt_analyzer *an, const char *counters, const char *srclog,
@@ -291,6 +317,7 @@ static int common(int argc, char **argv, bool timeline)
 		{"episode-gap", required_argument, NULL, OPT_GAP},
 		{"rate-window", required_argument, NULL, OPT_RATEWIN},
 		{"dup-window", required_argument, NULL, OPT_DUPWIN},
+		{"max-flows", required_argument, NULL, OPT_MAXFLOWS},
 		{NULL, 0, NULL, 0},
 	};
 	struct rt_analyzer_opts ao;
@@ -360,6 +387,11 @@ static int common(int argc, char **argv, bool timeline)
 			if (rt_opt_duration(cmd, "--dup-window", optarg, 1, 0, AN_MAX_DUP_WINDOW_NS,
 			                    &ao.dup_window_ns))
 				return RT_EXIT_USAGE;
+			break;
+		case OPT_MAXFLOWS:
+			if (rt_opt_uint(cmd, "--max-flows", optarg, 1, UINT32_MAX - 1, &v))
+				return RT_EXIT_USAGE;
+			ao.max_flows = (uint32_t)v;
 			break;
 		case OPT_BUCKET:
 		case OPT_FLOW:
@@ -444,7 +476,7 @@ static int common(int argc, char **argv, bool timeline)
 		return RT_EXIT_ERROR;
 	}
 	struct rt_pump_result res;
-	rt_pump_catch_signals(NULL);
+	rt_pump_catch_signals(on_signal);
 	int rc = run(an, path, bpf, (uint16_t)port, cmd, &res, errbuf);
 	char read_err[RT_ERRBUF_SIZE] = "";
 	if (rc < 0) {
@@ -461,7 +493,9 @@ static int common(int argc, char **argv, bool timeline)
 		}
 	}
 	/* a reader that goes away (| head) ends the output quietly (EPIPE), as in every command */
+	finishing = an; /* Ctrl-C now cuts the end phase short: the report covers what was done */
 	int frc = rt_analyzer_finish(an, errbuf);
+	finishing = NULL;
 	if (frc < 0 && frc != -EPIPE && frc != -EINTR) {
 		fprintf(stderr, "rocetrace %s: %s\n", cmd, errbuf);
 		status = RT_EXIT_ERROR;
@@ -489,6 +523,9 @@ static int common(int argc, char **argv, bool timeline)
 	rt_pump_release_signals();
 	if (read_err[0])
 		fprintf(stderr, "rocetrace %s: %s (the report covers the frames before it)\n", cmd, read_err);
+	else if (frc == -EINTR && status == RT_EXIT_OK)
+		status = rt_cli_interrupted(cmd, finish_signal,
+					    "; the report covers what was worked out before it");
 	else if (res.end == RT_PUMP_INTERRUPTED && status == RT_EXIT_OK)
 		status = rt_cli_interrupted(cmd, res.signal,
 					    "; the report covers the frames read so far");
