@@ -202,11 +202,9 @@ static bool fill_refused(struct rt_analyzer *an, uint64_t to)
 	if (!an->sinks.err) {
 		an->sinks.err = -E2BIG;
 		snprintf(an->sinks.errbuf, sizeof(an->sinks.errbuf),
-			 "--bucket %s is too short for the PFC/PAUSE pauses of this capture: they would fill %llu buckets "
-			 "with rows of pause alone, past the %llu allowed after %llu frames (%u a frame, %u to start); "
-			 "use --bucket %s or longer",
-			 len, (unsigned long long)(bk->fill + need), (unsigned long long)allowed,
-			 (unsigned long long)an->tot.c.packets, AN_FILL_PER_FRAME, AN_FILL_SLACK, better);
+			 "--bucket %s is too short for the pauses of this capture: their rows would pass the %llu "
+			 "allowed (%u per frame read); use --bucket %s or longer",
+			 len, (unsigned long long)allowed, AN_FILL_PER_FRAME, better);
 	}
 	bk->len = 0; /* no more buckets */
 	return true;

@@ -1,4 +1,4 @@
-/* Timeline sink: per-bucket rows for each active flow plus an "all" row, streamed as CSV or JSON Lines. */
+/* Timeline sink: per-bucket rows for each active flow plus an "all" row, zero rows around idle stretches, as CSV or JSON Lines. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -7,10 +7,28 @@
 #include "analyze/sinks.h"
 #include "common/outbuf.h"
 
+/*
+ * Idle stretches (analyze/README.md, Timeline): a flow gets a zero row in
+ * the bucket after its last row with counts and in the bucket before its
+ * next one; a stretch of buckets with nothing in them gets zero 'all' rows
+ * at its first and its last bucket. A bucket's 'all' row is held until the
+ * next bucket comes, so the zero rows that open a flow's next stretch come
+ * before it.
+ */
 struct timeline {
 	struct rt_outbuf o;
 	struct rt_an_timeline_opts opt;
-	bool header_done;
+	bool header_done, source_log, counters;
+	bool any;      /* a bucket came */
+	uint64_t prev; /* its number (t_ns / bucket) */
+	/* selected flows with counts in that bucket, and in this one (ids, ascending) */
+	uint32_t *prev_ids, *ids, nprev, nids, cap_ids;
+	uint32_t *zeros, nzeros, cap_zeros; /* flows that get a zero row (scratch) */
+	uint64_t *last;			    /* by flow id: 1 + number of the bucket of its latest row, 0 none */
+	uint32_t cap_last;
+	/* the 'all' row held back: its bucket's counts and columns */
+	bool all_held;
+	struct rt_an_bucket all;
 };
 
 /* Row text is built straight in the output buffer with these (no stdio, two digits at a time). */
@@ -131,7 +149,7 @@ struct row_extra {
 	double nic[3];
 };
 
-static void row(struct timeline *tl, const struct rt_an_bucket *b, const char *prefix, size_t prefix_len,
+static void row(struct timeline *tl, uint64_t len_ns, const char *prefix, size_t prefix_len,
 		const struct rt_an_delta *d, const struct row_extra *x)
 {
 	struct rt_outbuf *o = &tl->o;
@@ -139,14 +157,14 @@ static void row(struct timeline *tl, const struct rt_an_bucket *b, const char *p
 	char *p = row_room(o);
 	memcpy(p, prefix, ROW_PREFIX); /* a constant size: no call */
 	p += prefix_len;
-	if (x->key)
-		p = put_u64(p, x->id);
-	else
-		p = json ? PUT(p, "\"all\"") : PUT(p, "all");
 	if (json) {
+		if (x->key)
+			p = put_u64(PUT(put_u64(p, x->id), ",\"flow_id\":"), x->id);
+		else
+			p = PUT(p, "\"all\",\"flow_id\":-1");
 		p = put_u64(PUT(p, ",\"packets\":"), d->packets);
 		p = put_u64(PUT(p, ",\"bytes\":"), d->bytes);
-		p = put_ratio(PUT(p, ",\"gbps\":"), d->bytes * 8, b->len_ns);
+		p = put_ratio(PUT(p, ",\"gbps\":"), d->bytes * 8, len_ns);
 		p = put_u64(PUT(p, ",\"ce\":"), d->ce);
 		p = put_u64(PUT(p, ",\"cnp\":"), d->cnp);
 		p = put_u64(PUT(p, ",\"nak\":"), d->nak);
@@ -154,20 +172,21 @@ static void row(struct timeline *tl, const struct rt_an_bucket *b, const char *p
 		p = put_u64(PUT(p, ",\"pfc_xoff\":"), x->xoff);
 		p = put_u64(PUT(p, ",\"pfc_paused_ns\":"), x->paused);
 	} else {
+		p = x->key ? put_u64(p, x->id) : PUT(p, "all");
 		const uint64_t vals[] = {d->packets, d->bytes, d->ce, d->cnp, d->nak, d->retransmitted, x->xoff, x->paused};
 		for (unsigned i = 0; i < sizeof(vals) / sizeof(vals[0]); i++) {
 			*p++ = ',';
 			if (i == 2) {
-				p = put_ratio(p, d->bytes * 8, b->len_ns);
+				p = put_ratio(p, d->bytes * 8, len_ns);
 				*p++ = ',';
 			}
 			p = put_u64(p, vals[i]);
 		}
 	}
-	if (b->source_log || b->counters) {
+	if (tl->source_log || tl->counters) {
 		/* rarely used columns: through the output buffer's double formatting */
 		o->len = (size_t)(p - o->buf);
-		if (b->source_log) {
+		if (tl->source_log) {
 			rt_out_str(o, json ? ",\"source_rate_mbps\":" : ",");
 			if (x->rate_known)
 				rt_out_double(o, x->rate, 3);
@@ -176,7 +195,7 @@ static void row(struct timeline *tl, const struct rt_an_bucket *b, const char *p
 			rt_out_str(o, json ? ",\"source_cnp\":" : ",");
 			rt_out_u64(o, x->source_cnp);
 		}
-		if (b->counters) {
+		if (tl->counters) {
 			static const char *const nic[] = {",\"nic_cnp_sent\":", ",\"nic_cnp_handled\":",
 							  ",\"nic_pause_frames\":"};
 			for (unsigned i = 0; i < 3; i++) {
@@ -198,9 +217,10 @@ static void row(struct timeline *tl, const struct rt_an_bucket *b, const char *p
 		p = put_ip(PUT(p, ","), k->ipver, k->src);
 		p = put_ip(PUT(p, ","), k->ipver, k->dst);
 		p = put_u64(PUT(p, ","), k->dest_qp);
+		p = put_u64(PUT(p, ","), x->id);
 		*p++ = '\n';
 	} else {
-		p = PUT(p, ",,,\n");
+		p = PUT(p, ",,,,-1\n");
 	}
 	o->len = (size_t)(p - o->buf);
 }
@@ -210,6 +230,8 @@ static void header(struct timeline *tl, bool source_log, bool counters)
 	if (tl->header_done)
 		return;
 	tl->header_done = true;
+	tl->source_log = source_log;
+	tl->counters = counters;
 	if (tl->opt.json)
 		return;
 	rt_out_str(&tl->o, "t_ns,flow,packets,bytes,gbps,ce,cnp,nak,retransmitted,pfc_xoff,pfc_paused_ns");
@@ -217,28 +239,15 @@ static void header(struct timeline *tl, bool source_log, bool counters)
 		rt_out_str(&tl->o, ",source_rate_mbps,source_cnp");
 	if (counters)
 		rt_out_str(&tl->o, ",nic_cnp_sent,nic_cnp_handled,nic_pause_frames");
-	rt_out_str(&tl->o, ",src,dst,dest_qp\n");
+	rt_out_str(&tl->o, ",src,dst,dest_qp,flow_id\n");
 }
 
-static int tl_bucket(void *ctx, const struct rt_analyzer *an, const struct rt_an_bucket *b, char *errbuf)
+/* The 'all' row of bucket b. */
+static void all_row(struct timeline *tl, const struct rt_an_bucket *b)
 {
-	struct timeline *tl = ctx;
-	header(tl, b->source_log, b->counters);
 	char prefix[ROW_PREFIX] = {0};
 	size_t plen = row_prefix(tl, b->t_ns, prefix);
 	struct row_extra x = {0};
-	for (uint32_t i = 0; i < b->nrows; i++) {
-		const struct rt_an_flow_row *r = &b->rows[i];
-		if (!r->selected)
-			continue;
-		x.key = rt_analyzer_flow_key(an, r->id);
-		x.id = r->id;
-		x.rate_known = r->source_rate_known;
-		x.rate = r->source_rate_mbps;
-		x.source_cnp = r->source_cnp;
-		row(tl, b, prefix, plen, &r->d, &x);
-	}
-	memset(&x, 0, sizeof(x));
 	for (unsigned c = 0; c < RT_AN_PFC_CLASSES; c++) {
 		x.xoff += b->pfc_xoff[c];
 		x.paused += b->pfc_paused_ns[c];
@@ -247,7 +256,182 @@ static int tl_bucket(void *ctx, const struct rt_analyzer *an, const struct rt_an
 	x.nic[0] = b->nic_cnp_sent;
 	x.nic[1] = b->nic_cnp_handled;
 	x.nic[2] = b->nic_pause_frames;
-	row(tl, b, prefix, plen, &b->all, &x);
+	row(tl, b->len_ns, prefix, plen, &b->all, &x);
+}
+
+/* Zero rows at bucket number n: the flows in tl->zeros (ids ascending), then 'all' when `all`. */
+static void zero_rows(struct timeline *tl, const struct rt_analyzer *an, uint64_t n, bool all)
+{
+	uint64_t len = tl->opt.bucket_ns;
+	char prefix[ROW_PREFIX] = {0};
+	size_t plen = row_prefix(tl, n * len, prefix);
+	struct rt_an_delta zero = {0};
+	struct row_extra x = {0};
+	for (uint32_t i = 0; i < tl->nzeros; i++) {
+		x.id = tl->zeros[i];
+		x.key = rt_analyzer_flow_key(an, tl->zeros[i]);
+		row(tl, len, prefix, plen, &zero, &x);
+		tl->last[tl->zeros[i]] = n + 1;
+	}
+	if (all) {
+		memset(&x, 0, sizeof(x));
+		row(tl, len, prefix, plen, &zero, &x);
+	}
+}
+
+/* Room for `n` ids in the scratch lists and for flow id `id` in the latest-row table. */
+static bool room(struct timeline *tl, uint32_t n, uint32_t id)
+{
+	if (n > tl->cap_ids || n > tl->cap_zeros) {
+		uint32_t cap = tl->cap_ids > tl->cap_zeros ? tl->cap_ids : tl->cap_zeros;
+		if (!cap)
+			cap = 256;
+		while (cap < n)
+			cap *= 2;
+		uint32_t *a = realloc(tl->prev_ids, (size_t)cap * sizeof(*a));
+		if (a)
+			tl->prev_ids = a;
+		uint32_t *b = a ? realloc(tl->ids, (size_t)cap * sizeof(*b)) : NULL;
+		if (b)
+			tl->ids = b;
+		uint32_t *z = b ? realloc(tl->zeros, (size_t)2 * cap * sizeof(*z)) : NULL;
+		if (!z)
+			return false;
+		tl->zeros = z;
+		tl->cap_ids = cap;
+		tl->cap_zeros = 2 * cap;
+	}
+	if (id >= tl->cap_last) {
+		uint32_t cap = tl->cap_last ? tl->cap_last : 1024;
+		while (cap <= id)
+			cap *= 2;
+		uint64_t *l = realloc(tl->last, (size_t)cap * sizeof(*l));
+		if (!l)
+			return false;
+		memset(l + tl->cap_last, 0, (size_t)(cap - tl->cap_last) * sizeof(*l));
+		tl->last = l;
+		tl->cap_last = cap;
+	}
+	return true;
+}
+
+/* tl->zeros = a ∪ b (both ascending), or a \ b when `minus`. */
+static void merge(struct timeline *tl, const uint32_t *a, uint32_t na, const uint32_t *b, uint32_t nb, bool minus)
+{
+	uint32_t i = 0, j = 0;
+	tl->nzeros = 0;
+	while (i < na || j < nb) {
+		if (j == nb || (i < na && a[i] < b[j])) {
+			tl->zeros[tl->nzeros++] = a[i++];
+		} else if (i == na || b[j] < a[i]) {
+			if (!minus)
+				tl->zeros[tl->nzeros++] = b[j];
+			j++;
+		} else {
+			if (!minus)
+				tl->zeros[tl->nzeros++] = a[i];
+			i++;
+			j++;
+		}
+	}
+}
+
+/*
+ * The zero rows before bucket number n (flows tl->ids in it): the stretch
+ * since the previous bucket; and those of bucket n itself (flows of the
+ * previous bucket that have nothing in it), left in tl->zeros.
+ */
+static void idle_rows(struct timeline *tl, const struct rt_analyzer *an, uint64_t n)
+{
+	uint64_t k = tl->prev;
+	if (n == k + 1) {
+		/* the flows that start again now: a zero row at k, after k's own rows */
+		tl->nzeros = 0;
+		for (uint32_t i = 0; i < tl->nids; i++)
+			if (tl->last[tl->ids[i]] <= k)
+				tl->zeros[tl->nzeros++] = tl->ids[i];
+		zero_rows(tl, an, k, false);
+	} else {
+		/* nothing since k: zero rows at k + 1 for the flows of k, at n - 1 for the flows of n */
+		if (tl->all_held)
+			all_row(tl, &tl->all);
+		tl->all_held = false;
+		if (n - 1 == k + 1) {
+			merge(tl, tl->prev_ids, tl->nprev, tl->ids, tl->nids, false);
+			zero_rows(tl, an, k + 1, true);
+		} else {
+			merge(tl, tl->prev_ids, tl->nprev, NULL, 0, false);
+			zero_rows(tl, an, k + 1, true);
+			merge(tl, tl->ids, tl->nids, NULL, 0, false);
+			zero_rows(tl, an, n - 1, true);
+		}
+	}
+	/* the flows of k with nothing now: a zero row in this bucket */
+	if (n == k + 1)
+		merge(tl, tl->prev_ids, tl->nprev, tl->ids, tl->nids, true);
+	else
+		tl->nzeros = 0;
+}
+
+static int tl_bucket(void *ctx, const struct rt_analyzer *an, const struct rt_an_bucket *b, char *errbuf)
+{
+	struct timeline *tl = ctx;
+	bool idle = !tl->opt.no_idle;
+	uint64_t n = b->t_ns / b->len_ns;
+	header(tl, b->source_log, b->counters);
+	tl->nids = 0;
+	tl->nzeros = 0;
+	if (idle) {
+		if (!room(tl, b->nrows + tl->nprev, b->nrows ? b->rows[b->nrows - 1].id : 0))
+			return rt_errorf(errbuf, ENOMEM, "timeline");
+		for (uint32_t i = 0; i < b->nrows; i++)
+			if (b->rows[i].selected)
+				tl->ids[tl->nids++] = b->rows[i].id;
+		if (tl->any)
+			idle_rows(tl, an, n);
+		if (tl->all_held)
+			all_row(tl, &tl->all);
+	}
+	/* this bucket's flows, and the zero rows of flows that stopped, by id */
+	char prefix[ROW_PREFIX] = {0};
+	size_t plen = row_prefix(tl, b->t_ns, prefix);
+	struct rt_an_delta zero = {0};
+	struct row_extra x = {0};
+	uint32_t z = 0;
+	for (uint32_t i = 0; i <= b->nrows; i++) {
+		const struct rt_an_flow_row *r = i < b->nrows ? &b->rows[i] : NULL;
+		for (; z < tl->nzeros && (!r || tl->zeros[z] < r->id); z++) {
+			memset(&x, 0, sizeof(x));
+			x.id = tl->zeros[z];
+			x.key = rt_analyzer_flow_key(an, tl->zeros[z]);
+			row(tl, b->len_ns, prefix, plen, &zero, &x);
+			tl->last[tl->zeros[z]] = n + 1;
+		}
+		if (!r || !r->selected)
+			continue;
+		x.key = rt_analyzer_flow_key(an, r->id);
+		x.id = r->id;
+		x.rate_known = r->source_rate_known;
+		x.rate = r->source_rate_mbps;
+		x.source_cnp = r->source_cnp;
+		row(tl, b->len_ns, prefix, plen, &r->d, &x);
+		if (idle)
+			tl->last[r->id] = n + 1;
+	}
+	if (idle) { /* held until the next bucket says which flows start again */
+		tl->all = *b;
+		tl->all.rows = NULL;
+		tl->all.nrows = 0;
+		tl->all_held = true;
+		uint32_t *t = tl->prev_ids;
+		tl->prev_ids = tl->ids;
+		tl->ids = t;
+		tl->nprev = tl->nids;
+	} else {
+		all_row(tl, b);
+	}
+	tl->any = true;
+	tl->prev = n;
 	return tl->o.error ? rt_errorf(errbuf, tl->o.error, "writing the timeline") : 0;
 }
 
@@ -257,13 +441,21 @@ static int tl_end(void *ctx, const struct rt_analyzer *an, char *errbuf)
 	bool source_log, counters;
 	rt_analyzer_bucket_columns(an, &source_log, &counters);
 	header(tl, source_log, counters);
+	if (tl->all_held)
+		all_row(tl, &tl->all);
+	tl->all_held = false;
 	int err = rt_out_flush(&tl->o);
 	return err ? rt_errorf(errbuf, err, "writing the timeline") : 0;
 }
 
 static void tl_free(void *ctx)
 {
-	free(ctx);
+	struct timeline *tl = ctx;
+	free(tl->prev_ids);
+	free(tl->ids);
+	free(tl->zeros);
+	free(tl->last);
+	free(tl);
 }
 
 int rt_an_timeline_sink(FILE *fp, const struct rt_an_timeline_opts *opts, struct rt_an_sink *out, char *errbuf)

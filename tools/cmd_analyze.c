@@ -123,7 +123,7 @@ static const char analyze_help[] =
 	"  rocetrace analyze mirror.pcap.gz --udp-port 4792 --dup-window 50us\n";
 
 static const char timeline_help[] =
-	"usage: rocetrace timeline FILE [-f BPF] [--bucket D] [--flow SEL]\n"
+	"usage: rocetrace timeline FILE [-f BPF] [--bucket D] [--flow SEL] [--no-idle]\n"
 	"                          [--format csv|json] [-o OUT] [--link-speed RATE]\n"
 	"                          [--counters F] [--source-log F] [--udp-port P]\n"
 	"                          [--dup-window D] [--max-flows N]\n"
@@ -131,12 +131,20 @@ static const char timeline_help[] =
 	"Cut a capture (pcap/pcapng, '-' for standard input) into time buckets and\n"
 	"write one row per (bucket, flow) that had traffic or events, plus an 'all'\n"
 	"row per bucket with everything in it (every frame but copies of packets\n"
-	"already counted, CNPs and NAKs that match no flow, PFC/PAUSE). Buckets where\n"
-	"nothing happened are left out. Rows are written as time passes, so the\n"
-	"output streams and memory stays O(flows). A PFC/PAUSE pause fills each\n"
-	"bucket it spans with a row; a bucket so short that the rows of pause alone\n"
-	"would pass 1000 per frame read (1,000,000 to start with) is refused, with the\n"
-	"bucket length to use (exit status 1): rows stay proportional to the input.\n"
+	"already counted, CNPs and NAKs that match no flow, PFC/PAUSE). Rows are\n"
+	"written as time passes, so the output streams and memory stays O(flows).\n"
+	"\n"
+	"Idle stretches get zero rows at their edges, so that a line drawn through a\n"
+	"flow's rows (or the 'all' rows) stays at zero across them instead of running\n"
+	"straight from one busy bucket to the next: a flow gets a zero row in the\n"
+	"bucket after its last row with counts and in the bucket before its next one\n"
+	"(or its first); buckets where nothing happened at all get zero 'all' rows at\n"
+	"the first and the last bucket of the stretch. Rows stay proportional to what\n"
+	"happened, never to the capture's length over the bucket; --no-idle leaves the\n"
+	"zero rows out (the layout before they came). A PFC/PAUSE pause fills each\n"
+	"bucket it spans with an 'all' row; a bucket so short that the rows of pause\n"
+	"alone would pass 1000 per frame read (1,000,000 to start with) is refused,\n"
+	"with the bucket length to use (exit status 1).\n"
 	"\n"
 	"Columns (CSV header, or the keys of each JSON Lines object):\n"
 	"  t_ns           bucket start, nanoseconds since the Unix epoch (aligned to\n"
@@ -154,16 +162,19 @@ static const char timeline_help[] =
 	"  pfc_paused_ns  paused time inside the bucket, summed over priorities and\n"
 	"                 sending MACs ('all' rows; 0 for flows)\n"
 	"  src, dst, dest_qp  the flow (empty on 'all' rows)\n"
+	"  flow_id        the flow id as a number, -1 on 'all' rows (the last CSV\n"
+	"                 column: 'flow' mixes numbers and 'all', so a CSV reader\n"
+	"                 takes it as text)\n"
 	"With --source-log, two more columns before src: source_rate_mbps (the\n"
 	"traffic source's rate for the flow at the end of the bucket, empty/null when\n"
-	"unknown) and source_cnp (CNPs it handled in the bucket; 'all': every flow).\n"
-	"With --counters, three more: nic_cnp_sent, nic_cnp_handled, nic_pause_frames\n"
-	"('all' rows: counter deltas of samples taken in the bucket, every device;\n"
-	"0 on flow rows). Side-file events after the last frame are not shown.\n"
-	"Summing a column over the buckets of one flow gives that flow's total in\n"
-	"`rocetrace analyze --json`.\n"
+	"unknown or on a zero row) and source_cnp (CNPs it handled in the bucket;\n"
+	"'all': every flow). With --counters, three more: nic_cnp_sent,\n"
+	"nic_cnp_handled, nic_pause_frames ('all' rows: counter deltas of samples\n"
+	"taken in the bucket, every device; 0 on flow rows). Side-file events after\n"
+	"the last frame are not shown. Summing a column over the rows of one flow\n"
+	"gives that flow's total in `rocetrace analyze --json`.\n"
 	"\n"
-	"Options:\n"
+"Options:\n"
 	"  -f, --filter BPF   only frames matching the libpcap filter BPF\n"
 	"  --bucket D         bucket length with unit ns, us, ms or s; a bare number is\n"
 	"                     nanoseconds (default 100us)\n"
@@ -172,6 +183,7 @@ static const char timeline_help[] =
 	"                     qp:QP; QPs in decimal or 0x hex; IPv6 with a QP as\n"
 	"                     [SRC]>[DST]:QP\n"
 	"  --format csv|json  CSV with a header line (default) or JSON Lines\n"
+	"  --no-idle          no zero rows for idle stretches\n"
 	"  -o OUT             write to OUT instead of standard output\n"
 	"  --link-speed RATE  link speed for PFC/PAUSE quanta (default 100G)\n"
 	"  --counters F       NIC counter samples (JSON Lines, docs/FORMATS.md; default:\n"
@@ -282,6 +294,7 @@ enum {
 	OPT_RATEWIN,
 	OPT_DUPWIN,
 	OPT_MAXFLOWS,
+	OPT_NOIDLE,
 };
 
 static int load_side_files(struct rt_analyzer *an, const char *counters, const char *srclog,
@@ -318,6 +331,7 @@ static int common(int argc, char **argv, bool timeline)
 		{"rate-window", required_argument, NULL, OPT_RATEWIN},
 		{"dup-window", required_argument, NULL, OPT_DUPWIN},
 		{"max-flows", required_argument, NULL, OPT_MAXFLOWS},
+		{"no-idle", no_argument, NULL, OPT_NOIDLE},
 		{NULL, 0, NULL, 0},
 	};
 	struct rt_analyzer_opts ao;
@@ -396,6 +410,7 @@ static int common(int argc, char **argv, bool timeline)
 		case OPT_BUCKET:
 		case OPT_FLOW:
 		case OPT_FORMAT:
+		case OPT_NOIDLE:
 		case 'o':
 			if (!timeline)
 				return rt_cli_usage_error(
@@ -413,6 +428,8 @@ static int common(int argc, char **argv, bool timeline)
 					    cmd, "--flow: bad selector '%s' (want " RT_FLOWSEL_FORMS ")",
 					    optarg);
 				ao.flow = optarg;
+			} else if (c == OPT_NOIDLE) {
+				tlo.no_idle = true;
 			} else if (c == OPT_FORMAT) {
 				if (!strcmp(optarg, "json"))
 					tlo.json = true;

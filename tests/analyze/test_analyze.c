@@ -821,7 +821,8 @@ static void test_timeline_row_order(void **state)
 	rt_analyzer_opts_init(&o);
 	struct rt_analyzer *an = rt_analyzer_new(&o, errbuf);
 	assert_non_null(an);
-	struct rt_an_timeline_opts tlo = {.bucket_ns = 1 * MS};
+	/* rows with counts only: the zero rows of idle stretches have their own test */
+	struct rt_an_timeline_opts tlo = {.bucket_ns = 1 * MS, .no_idle = true};
 	struct rt_an_sink sink;
 	assert_int_equal(rt_an_timeline_sink(fp, &tlo, &sink, errbuf), 0);
 	assert_int_equal(rt_analyzer_add_sink(an, &sink, errbuf), 0);
@@ -877,6 +878,78 @@ static void test_timeline_row_order(void **state)
 	for (int b = 0; b < 3; b++)
 		assert_int_equal(all[b], 1);
 	free(text);
+}
+
+/* The timeline of `an` fed (t, qp) frames of 1 ms buckets, as text; idle stretches get zero rows unless no_idle. */
+static char *timeline_of(const uint64_t (*frames)[2], unsigned n, bool no_idle)
+{
+	char errbuf[RT_ERRBUF_SIZE];
+	char *text = NULL;
+	size_t len = 0;
+	FILE *fp = open_memstream(&text, &len);
+	assert_non_null(fp);
+	struct rt_analyzer *an = new_an(0);
+	struct rt_an_timeline_opts tlo = {.bucket_ns = 1 * MS, .no_idle = no_idle};
+	struct rt_an_sink sink;
+	assert_int_equal(rt_an_timeline_sink(fp, &tlo, &sink, errbuf), 0);
+	assert_int_equal(rt_analyzer_add_sink(an, &sink, errbuf), 0);
+	for (unsigned i = 0; i < n; i++) {
+		struct rt_record r = roce(T0 - T0 % MS + frames[i][0] * MS + i, 1, 2, 0x04, (uint32_t)frames[i][1], i);
+		rt_analyzer_feed(an, &r);
+	}
+	assert_int_equal(finish(an), 0);
+	rt_analyzer_free(an);
+	assert_int_equal(fclose(fp), 0);
+	return text;
+}
+
+/*
+ * Idle stretches: a zero row in the bucket after a flow's last row with counts and in the bucket
+ * before its next (or first) one; a stretch with nothing at all gets zero 'all' rows at its first
+ * and last bucket. Rows as (bucket, flow) pairs with their packets.
+ */
+static void test_timeline_idle_rows(void **state)
+{
+	(void)state;
+	/* flow 0 (QP 5) in buckets 0, 1, 4 and 9; flow 1 (QP 6) in 0 and 2 */
+	static const uint64_t frames[][2] = {{0, 5}, {0, 6}, {1, 5}, {2, 6}, {4, 5}, {9, 5}};
+	char *text = timeline_of(frames, 6, false);
+	unsigned n = 0;
+	char got[64][32];
+	char *save = NULL;
+	for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		if (!strncmp(line, "t_ns,", 5))
+			continue;
+		uint64_t t = strtoull(line, NULL, 10);
+		char *flow = strchr(line, ',') + 1, *pk = strchr(flow, ',') + 1;
+		char *fl_end = pk - 1;
+		*fl_end = 0;
+		assert_true(n < 64);
+		snprintf(got[n++], sizeof(got[0]), "%llu,%s,%llu", (unsigned long long)((t - (T0 - T0 % MS)) / MS), flow,
+			 (unsigned long long)strtoull(pk, NULL, 10));
+	}
+	free(text);
+	static const char *const rows[] = {
+		"0,0,1", "0,1,1", "0,all,2",
+		"1,0,1", "1,1,0", "1,all,1",
+		"2,0,0", "2,1,1", "2,all,1",
+		"3,0,0", "3,1,0", "3,all,0",
+		"4,0,1", "4,all,1",
+		"5,0,0", "5,all,0", "8,0,0", "8,all,0",
+		"9,0,1", "9,all,1",
+	};
+	assert_int_equal(n, sizeof(rows) / sizeof(rows[0]));
+	for (unsigned i = 0; i < n; i++)
+		assert_string_equal(got[i], rows[i]);
+	/* --no-idle: the rows with counts alone */
+	text = timeline_of(frames, 6, true);
+	unsigned lines = 0, zero = 0;
+	save = NULL;
+	for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save), lines++)
+		zero += strstr(line, ",0,0,0,0,0,0,0,0,0,") != NULL;
+	free(text);
+	assert_int_equal(lines, 1 + 11);
+	assert_int_equal(zero, 0);
 }
 
 /* A CE-marked CNP is not data an NP reacts to: it starts no NP reaction measurement. */
@@ -1026,6 +1099,7 @@ int main(void)
 		cmocka_unit_test(test_jsonl),
 		cmocka_unit_test(test_interval_counts),
 		cmocka_unit_test(test_timeline_row_order),
+		cmocka_unit_test(test_timeline_idle_rows),
 		cmocka_unit_test(test_nak_codes_reserved_once),
 		cmocka_unit_test(test_jsonl_strict_numbers),
 		cmocka_unit_test(test_flow_selector_numbers),
