@@ -241,13 +241,12 @@ void rt_analyzer_tick(struct rt_analyzer *an, uint64_t now_ns)
  * flow. A CE mark the packet picked up between the two capture points is
  * counted now, in place of the codepoint it was counted with.
  */
-static void handle_copy(struct rt_analyzer *an, const struct rt_record *rec, const struct an_dup_hit *hit)
+static void handle_copy(struct rt_analyzer *an, const struct rt_record *rec, const struct rt_an_flow_key *k,
+			uint32_t h, const struct an_dup_hit *hit)
 {
-	struct rt_an_flow_key k;
 	an->tot.copies++;
 	an->tot.copy_bytes += rec->wirelen;
-	an_key_of(&k, rec);
-	uint32_t fi = an_flow_get(&an->ft, &k, false);
+	uint32_t fi = an_flow_get_hashed(&an->ft, k, h, false);
 	if (an->note) {
 		an->note->flags |= RT_AN_NOTE_COPY;
 		an->note->copy_of_frame = hit->frame;
@@ -268,11 +267,10 @@ static void handle_copy(struct rt_analyzer *an, const struct rt_record *rec, con
 }
 
 /* The flow of a RoCE record with a BTH (created at its first packet), AN_NONE when none is kept. */
-static uint32_t record_flow(struct rt_analyzer *an, const struct rt_record *rec)
+static uint32_t record_flow(struct rt_analyzer *an, const struct rt_record *rec, const struct rt_an_flow_key *k,
+			    uint32_t h)
 {
-	struct rt_an_flow_key k;
-	an_key_of(&k, rec);
-	uint32_t fi = an_flow_get(&an->ft, &k, true);
+	uint32_t fi = an_flow_get_hashed(&an->ft, k, h, true);
 	if (fi == AN_NONE) {
 		if (an->ft.full) { /* beyond --max-flows: in the totals only */
 			an->ft.beyond_packets++;
@@ -283,22 +281,23 @@ static uint32_t record_flow(struct rt_analyzer *an, const struct rt_record *rec)
 	struct an_flow *f = &an->ft.flows[fi];
 	if (f->id == AN_NONE) {
 		an_flow_assign_id(&an->ft, fi);
-		if (f->id != AN_NONE &&
-		    rt_flowsel_match(&an->sel, f->id, k.ipver, k.src, k.dst, k.dest_qp))
+		if (f->id != AN_NONE && rt_flowsel_match(&an->sel, f->id, k->ipver, k->src, k->dst, k->dest_qp))
 			f->flags |= AN_FLOW_SELECTED;
 	}
 	return fi;
 }
 
-static void handle_roce(struct rt_analyzer *an, const struct rt_record *rec)
+/* A RoCE record; with a BTH, its flow's key and hash k, h. */
+static void handle_roce(struct rt_analyzer *an, const struct rt_record *rec, bool bth,
+			const struct rt_an_flow_key *k, uint32_t h)
 {
 	uint64_t ts = rec->ts_ns;
 	an->tot.c.roce_packets++;
 	if (rec->icrc == RT_ICRC_BAD)
 		an->tot.c.icrc_bad++;
-	if (!rt_record_has_bth(rec))
+	if (!bth)
 		return;
-	uint32_t fi = record_flow(an, rec);
+	uint32_t fi = record_flow(an, rec, k, h);
 	if (fi == AN_NONE)
 		return;
 	struct an_flow *f = &an->ft.flows[fi];
@@ -348,8 +347,25 @@ static void handle_roce(struct rt_analyzer *an, const struct rt_record *rec)
 
 void rt_analyzer_feed(struct rt_analyzer *an, const struct rt_record *rec)
 {
-	uint64_t ts = rec->ts_ns;
+	uint64_t ts = rec->ts_ns, fp = 0;
 	bool first = !an->tot.c.packets;
+	/*
+	 * A RoCE packet's flow and duplicate set are in memory no cache holds
+	 * when flows are many: their loads are asked for now and overlap what
+	 * comes before they are read.
+	 */
+	bool roce = (rec->kind == RT_KIND_ROCE || rec->kind == RT_KIND_CNP), bth = roce && rt_record_has_bth(rec);
+	struct rt_an_flow_key k;
+	uint32_t h = 0;
+	if (bth) {
+		an_key_of(&k, rec);
+		h = an_flow_hash(&k);
+		an_flow_prefetch_slot(&an->ft, h);
+		if (an->dups.nsets) {
+			fp = an_dup_fingerprint(rec);
+			an_dup_prefetch(&an->dups, fp);
+		}
+	}
 	if (first || ts < an->first_ts)
 		an->first_ts = ts;
 	if (ts > an->last_ts)
@@ -363,10 +379,11 @@ void rt_analyzer_feed(struct rt_analyzer *an, const struct rt_record *rec)
 		an_pfc_advance(&an->pfc, an->now);
 	an_find_frame(&an->find, rec, first);
 	an->pair.disordered |= an->find.ts_back != 0;
+	if (bth)
+		an_flow_prefetch(&an->ft, h);
 	struct an_dup_hit hit;
-	if (an->dups.nsets && (rec->kind == RT_KIND_ROCE || rec->kind == RT_KIND_CNP) && rt_record_has_bth(rec) &&
-	    an_dup_check(&an->dups, &an->ft, rec, an->now, an->tot.c.packets, &hit)) {
-		handle_copy(an, rec, &hit); /* counted once: the frame counts, the packet does not */
+	if (bth && an->dups.nsets && an_dup_check(&an->dups, &an->ft, rec, fp, an->now, an->tot.c.packets, &hit)) {
+		handle_copy(an, rec, &k, h, &hit); /* counted once: the frame counts, the packet does not */
 		return;
 	}
 	an_ep_packet(&an->ep, an->now, rec->wirelen, an->pfc.active > 0);
@@ -375,7 +392,7 @@ void rt_analyzer_feed(struct rt_analyzer *an, const struct rt_record *rec)
 	switch (rec->kind) {
 	case RT_KIND_ROCE:
 	case RT_KIND_CNP:
-		handle_roce(an, rec);
+		handle_roce(an, rec, bth, &k, h);
 		if (rec->layers & RT_L_CM)
 			an_cm_mad(&an->cm, &an->pair, rec);
 		break;

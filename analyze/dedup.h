@@ -45,12 +45,19 @@ struct an_dup_hit {
 /* window_ns 0 turns detection off. 0 or -1 when out of memory. */
 int an_dup_init(struct an_dups *d, uint64_t window_ns);
 void an_dup_free(struct an_dups *d);
+/* What identifies `rec` (RoCE with a BTH) as a packet; never 0. */
+uint64_t an_dup_fingerprint(const struct rt_record *rec);
+/* Ask for the set the packet of fingerprint fp lives in, so that its load overlaps other work. */
+static inline void an_dup_prefetch(const struct an_dups *d, uint64_t fp)
+{
+	__builtin_prefetch(&d->e[(fp & (d->nsets - 1)) * 2], 1);
+}
 /*
- * True when `rec` (RoCE with a BTH), frame number `frame` at `now`, is a
- * copy of a packet already counted; fills *hit. The flows say whether a
- * repeat can be a resend.
+ * True when `rec` (RoCE with a BTH, fingerprint fp), frame number `frame`
+ * at `now`, is a copy of a packet already counted; fills *hit. The flows
+ * say whether a repeat can be a resend.
  */
-bool an_dup_check(struct an_dups *d, struct an_flowtab *ft, const struct rt_record *rec, uint64_t now,
+bool an_dup_check(struct an_dups *d, struct an_flowtab *ft, const struct rt_record *rec, uint64_t fp, uint64_t now,
 		  uint64_t frame, struct an_dup_hit *hit);
 
 #endif

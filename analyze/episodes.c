@@ -8,6 +8,7 @@ void an_ep_init(struct an_episodes *ep, uint64_t gap_ns)
 {
 	memset(ep, 0, sizeof(*ep));
 	ep->gap_ns = gap_ns;
+	ep->slot_w = gap_ns / 8 ? gap_ns / 8 : 1;
 	an_sring_init_fixed(&ep->slots, ep->slot_bytes, AN_GSLOTS);
 }
 
@@ -19,8 +20,7 @@ void an_ep_free(struct an_episodes *ep)
 
 uint64_t an_ep_slot_ns(const struct an_episodes *ep)
 {
-	uint64_t w = ep->gap_ns / 8;
-	return w ? w : 1;
+	return ep->slot_w;
 }
 
 static void ep_close(struct an_episodes *ep)
@@ -42,15 +42,18 @@ static void ep_close(struct an_episodes *ep)
 	ep->list[ep->n++] = *c;
 }
 
-void an_ep_packet(struct an_episodes *ep, uint64_t ts, uint32_t bytes, bool paused)
+void an_ep_packet_slow(struct an_episodes *ep, uint64_t ts, uint32_t bytes, bool paused)
 {
-	uint64_t w = an_ep_slot_ns(ep), newest = ep->slots.next - 1, s;
-	/* most packets fall in the newest slot: no division for them */
-	if (ep->slots.next && ts >= newest * w && ts - newest * w < w)
-		s = newest;
-	else
+	uint64_t w = ep->slot_w, s;
+	if (ep->slots.next && ts - ep->slot_start < w) {
+		s = ep->slots.next - 1;
+	} else {
 		s = ts / w;
-	an_sring_advance(&ep->slots, s);
+		if (s >= ep->slots.next) {
+			an_sring_advance(&ep->slots, s);
+			ep->slot_start = s * w;
+		}
+	}
 	if (an_sring_held(&ep->slots, s))
 		*an_sring_at(&ep->slots, s) += bytes;
 	if (ep->open && !paused && ts > ep->cur.end + ep->gap_ns)
@@ -72,7 +75,7 @@ void an_ep_event(struct an_episodes *ep, uint64_t ts, struct an_flow *f, enum an
 	if (ep->open && !paused && ts > ep->cur.end + ep->gap_ns)
 		ep_close(ep);
 	if (!ep->open) {
-		uint64_t w = an_ep_slot_ns(ep), s = ts / w, before = 0;
+		uint64_t w = ep->slot_w, s = ts / w, before = 0;
 		for (uint64_t k = s >= 8 ? s - 8 : 0; k < s; k++)
 			if (an_sring_held(&ep->slots, k))
 				before += *an_sring_at(&ep->slots, k);
@@ -93,7 +96,7 @@ void an_ep_event(struct an_episodes *ep, uint64_t ts, struct an_flow *f, enum an
 	switch (what) {
 	case AN_EP_CE:
 		c->ce++;
-		if (ts / an_ep_slot_ns(ep) == ep->slot)
+		if (ts / ep->slot_w == ep->slot)
 			ep->ce_slot++;
 		break;
 	case AN_EP_CNP:

@@ -28,6 +28,7 @@ struct an_episode {
 #define AN_GSLOTS 16 /* byte history: slots of gap/8 */
 struct an_episodes {
 	uint64_t gap_ns;
+	uint64_t slot_w, slot_start; /* slot width (gap/8, at least 1); where the newest slot starts */
 	struct an_episode *list; /* closed ones */
 	uint32_t n, cap;
 	bool open;
@@ -39,8 +40,18 @@ struct an_episodes {
 
 void an_ep_init(struct an_episodes *ep, uint64_t gap_ns);
 void an_ep_free(struct an_episodes *ep);
+void an_ep_packet_slow(struct an_episodes *ep, uint64_t ts, uint32_t bytes, bool paused);
 /* A frame of `bytes` at ts (copies aside); `paused`: a PFC/PAUSE class is paused (no episode ends). */
-void an_ep_packet(struct an_episodes *ep, uint64_t ts, uint32_t bytes, bool paused);
+static inline void an_ep_packet(struct an_episodes *ep, uint64_t ts, uint32_t bytes, bool paused)
+{
+	/* most frames fall in the newest slot with no episode open: a sum, no division */
+	if (ts - ep->slot_start < ep->slot_w && ep->slots.next && !ep->open) {
+		ep->slot_bytes[(ep->slots.next - 1) & (AN_GSLOTS - 1)] += bytes;
+		ep->last_bytes = bytes;
+		return;
+	}
+	an_ep_packet_slow(ep, ts, bytes, paused);
+}
 /* Something an episode is made of at ts, of flow f (NULL: none). */
 void an_ep_event(struct an_episodes *ep, uint64_t ts, struct an_flow *f, enum an_ep_kind what, bool paused);
 /* `ns` of pause accounted, the pause running at least until `until`. */

@@ -9,7 +9,7 @@
  * proof); the first AN_HINT_CHECKS datagrams of each port are taken as its
  * sample. Ports whose samples all failed give their place to new ones.
  */
-static void probe_port(struct an_findings *fd, const struct rt_record *rec)
+void an_find_port(struct an_findings *fd, const struct rt_record *rec)
 {
 	struct an_port_hint *h = NULL;
 	for (unsigned i = 0; i < fd->nports && !h; i++)
@@ -34,25 +34,4 @@ static void probe_port(struct an_findings *fd, const struct rt_record *rec)
 	h->checked++;
 	if (rec->other_port_rocev2)
 		h->valid++;
-}
-
-void an_find_frame(struct an_findings *fd, const struct rt_record *rec, bool first)
-{
-	uint64_t ts = rec->ts_ns;
-	if (!first && ts < fd->prev_ts) {
-		fd->ts_back++;
-		if (fd->prev_ts - ts > fd->ts_back_max)
-			fd->ts_back_max = fd->prev_ts - ts;
-	}
-	fd->prev_ts = ts;
-	if (rec->caplen < rec->wirelen) {
-		fd->cut++;
-		fd->headers_cut += (rec->events & RT_EV_TRUNCATION_MASK & ~RT_EV_ICRC_TRUNCATED) != 0;
-	}
-	if (rec->kind == RT_KIND_ROCE && (rec->layers & (RT_L_IPV4 | RT_L_IPV6))) {
-		fd->data_ip++;
-		fd->data_not_ect += (rec->ecn & 3) == 0;
-	} else if (rec->kind == RT_KIND_OTHER && (rec->layers & RT_L_UDP) && !(rec->layers & RT_L_GRE)) {
-		probe_port(fd, rec);
-	}
 }

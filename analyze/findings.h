@@ -26,7 +26,29 @@ struct an_findings {
 	uint64_t if_dropped, os_dropped;
 };
 
+/* A UDP datagram to another port: sampled for RoCEv2 (rt_record.other_port_rocev2). */
+void an_find_port(struct an_findings *fd, const struct rt_record *rec);
+
 /* Tally one frame for the warnings (before duplicates are set aside); `first`: the first frame. */
-void an_find_frame(struct an_findings *fd, const struct rt_record *rec, bool first);
+static inline void an_find_frame(struct an_findings *fd, const struct rt_record *rec, bool first)
+{
+	uint64_t ts = rec->ts_ns;
+	if (ts < fd->prev_ts && !first) {
+		fd->ts_back++;
+		if (fd->prev_ts - ts > fd->ts_back_max)
+			fd->ts_back_max = fd->prev_ts - ts;
+	}
+	fd->prev_ts = ts;
+	if (rec->caplen < rec->wirelen) {
+		fd->cut++;
+		fd->headers_cut += (rec->events & RT_EV_TRUNCATION_MASK & ~RT_EV_ICRC_TRUNCATED) != 0;
+	}
+	if (rec->kind == RT_KIND_ROCE && (rec->layers & (RT_L_IPV4 | RT_L_IPV6))) {
+		fd->data_ip++;
+		fd->data_not_ect += (rec->ecn & 3) == 0;
+	} else if (rec->kind == RT_KIND_OTHER && (rec->layers & RT_L_UDP) && !(rec->layers & RT_L_GRE)) {
+		an_find_port(fd, rec);
+	}
+}
 
 #endif

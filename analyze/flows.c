@@ -9,40 +9,6 @@
 
 #define AN_INITIAL_FLOWS 1024u
 
-static inline uint64_t mix(uint64_t h, uint64_t v)
-{
-	h = (h ^ v) * 0x9e3779b97f4a7c15ull;
-	return h ^ (h >> 29);
-}
-
-static uint32_t hash_key(const struct rt_an_flow_key *k)
-{
-	uint64_t h = 0x243f6a8885a308d3ull ^ k->dest_qp;
-	uint64_t w[4];
-	if (k->ipver == 4) {
-		uint32_t a, b;
-		memcpy(&a, k->src, 4);
-		memcpy(&b, k->dst, 4);
-		h = mix(h, (uint64_t)a << 32 | b);
-	} else {
-		memcpy(w, k->src, 16);
-		memcpy(w + 2, k->dst, 16);
-		for (int i = 0; i < 4; i++)
-			h = mix(h, w[i]);
-	}
-	h = mix(h, k->ipver);
-	return (uint32_t)(h ^ (h >> 32));
-}
-
-static bool same_key(const struct rt_an_flow_key *a, const struct rt_an_flow_key *b)
-{
-	if (a->dest_qp != b->dest_qp || a->ipver != b->ipver)
-		return false;
-	if (a->ipver == 4)
-		return !memcmp(a->src, b->src, 4) && !memcmp(a->dst, b->dst, 4);
-	return !memcmp(a->src, b->src, 16) && !memcmp(a->dst, b->dst, 16);
-}
-
 int an_flows_init(struct an_flowtab *ft, uint32_t max_flows)
 {
 	memset(ft, 0, sizeof(*ft));
@@ -103,20 +69,11 @@ static int grow_table(struct an_flowtab *ft)
 	return 0;
 }
 
-uint32_t an_flow_get(struct an_flowtab *ft, const struct rt_an_flow_key *key, bool create)
+uint32_t an_flow_create(struct an_flowtab *ft, const struct rt_an_flow_key *key, uint32_t h)
 {
-	uint32_t h = hash_key(key);
 	uint32_t i = h & ft->tab_mask;
-	for (;;) {
-		uint32_t fi = ft->tab[i];
-		if (fi == AN_NONE)
-			break;
-		if (ft->flows[fi].hash == h && same_key(&ft->flows[fi].key, key))
-			return fi;
+	while (ft->tab[i] != AN_NONE)
 		i = (i + 1) & ft->tab_mask;
-	}
-	if (!create)
-		return AN_NONE;
 	if (ft->n == AN_NONE - 1 || (ft->max && ft->n >= ft->max)) {
 		ft->full = ft->max != 0;
 		return AN_NONE;

@@ -24,11 +24,84 @@ struct an_flowtab {
 
 int an_flows_init(struct an_flowtab *ft, uint32_t max_flows);
 void an_flows_free(struct an_flowtab *ft);
+
+static inline uint64_t an_mix(uint64_t h, uint64_t v)
+{
+	h = (h ^ v) * 0x9e3779b97f4a7c15ull;
+	return h ^ (h >> 29);
+}
+
+static inline uint32_t an_flow_hash(const struct rt_an_flow_key *k)
+{
+	uint64_t h = 0x243f6a8885a308d3ull ^ k->dest_qp;
+	uint64_t w[4];
+	if (k->ipver == 4) {
+		uint32_t a, b;
+		memcpy(&a, k->src, 4);
+		memcpy(&b, k->dst, 4);
+		h = an_mix(h, (uint64_t)a << 32 | b);
+	} else {
+		memcpy(w, k->src, 16);
+		memcpy(w + 2, k->dst, 16);
+		for (int i = 0; i < 4; i++)
+			h = an_mix(h, w[i]);
+	}
+	h = an_mix(h, k->ipver);
+	return (uint32_t)(h ^ (h >> 32));
+}
+
+static inline bool an_same_key(const struct rt_an_flow_key *a, const struct rt_an_flow_key *b)
+{
+	if (a->dest_qp != b->dest_qp || a->ipver != b->ipver)
+		return false;
+	if (a->ipver == 4)
+		return !memcmp(a->src, b->src, 4) && !memcmp(a->dst, b->dst, 4);
+	return !memcmp(a->src, b->src, 16) && !memcmp(a->dst, b->dst, 16);
+}
+
+/* A new flow of `key` (hash h, absent); AN_NONE when out of memory or beyond the most flows kept. */
+uint32_t an_flow_create(struct an_flowtab *ft, const struct rt_an_flow_key *key, uint32_t h);
+
 /*
  * Index of the flow of `key`, created when absent and `create` is set;
  * AN_NONE when absent, out of memory or beyond the most flows kept.
  */
-uint32_t an_flow_get(struct an_flowtab *ft, const struct rt_an_flow_key *key, bool create);
+static inline uint32_t an_flow_get_hashed(struct an_flowtab *ft, const struct rt_an_flow_key *key, uint32_t h,
+					  bool create)
+{
+	for (uint32_t i = h & ft->tab_mask;; i = (i + 1) & ft->tab_mask) {
+		uint32_t fi = ft->tab[i];
+		if (fi == AN_NONE)
+			return create ? an_flow_create(ft, key, h) : AN_NONE;
+		if (ft->flows[fi].hash == h && an_same_key(&ft->flows[fi].key, key))
+			return fi;
+	}
+}
+
+static inline uint32_t an_flow_get(struct an_flowtab *ft, const struct rt_an_flow_key *key, bool create)
+{
+	return an_flow_get_hashed(ft, key, an_flow_hash(key), create);
+}
+
+/*
+ * Ask for what looking up the flow of hash h will read (its table slot, and
+ * the flow that slot names when the slot is in cache already), so that the
+ * loads overlap other work.
+ */
+static inline void an_flow_prefetch_slot(const struct an_flowtab *ft, uint32_t h)
+{
+	__builtin_prefetch(&ft->tab[h & ft->tab_mask]);
+}
+static inline void an_flow_prefetch(const struct an_flowtab *ft, uint32_t h)
+{
+	uint32_t fi = ft->tab[h & ft->tab_mask];
+	if (fi != AN_NONE) {
+		const char *f = (const char *)&ft->flows[fi];
+		__builtin_prefetch(f, 1);
+		__builtin_prefetch(f + 64, 1);
+		__builtin_prefetch(f + 128, 1);
+	}
+}
 /* Give flow fi the next id (its first packet). */
 void an_flow_assign_id(struct an_flowtab *ft, uint32_t fi);
 /* The flow with id `id` (id < next_id). */

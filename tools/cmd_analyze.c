@@ -1,6 +1,7 @@
 /* `rocetrace analyze` and `rocetrace timeline`: read a capture, dissect each frame, feed the analyzer, report. */
 #include <errno.h>
 #include <getopt.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,6 +11,7 @@
 #include <unistd.h>
 
 #include "analyze/analyze.h"
+#include "analyze/feeder.h"
 #include "analyze/flowsel.h"
 #include "analyze/sinks.h"
 #include "capture/pump.h"
@@ -209,9 +211,15 @@ static const char timeline_help[] =
 	"  rocetrace timeline run.pcapng --flow 10.0.0.1>10.0.0.9:0x11 --format json\n"
 	"  rocetrace timeline run.pcapng --bucket 1ms -o timeline.csv\n";
 
-/* What the pump feeds: the analyzer, and the progress line of a big file on a terminal. */
+/*
+ * What the pump feeds: the analyzer (on a thread of its own when a second
+ * CPU can take it: reading and dissecting then run beside the analysis),
+ * and the progress line of a big file on a terminal.
+ */
 struct feed {
 	struct rt_analyzer *an;
+	struct rt_an_feeder *feeder; /* NULL: fed on this thread */
+	const struct rt_dissect_opts *dopts;
 	const char *cmd;
 	uint64_t frames;
 	bool progress_shown;
@@ -222,19 +230,31 @@ static int on_frame(void *ctx, const struct rt_frame *frame, const struct rt_rec
 {
 	struct feed *f = ctx;
 
-	(void)frame;
+	struct rt_record own;
+
+	(void)rec;
 	(void)errbuf;
-	rt_analyzer_feed(f->an, rec);
+	/* dissected here, straight into the feeder's batch when there is one: no copy */
+	if (f->feeder) {
+		rt_dissect(f->dopts, frame, rt_an_feeder_slot(f->feeder));
+		rt_an_feeder_commit(f->feeder);
+	} else {
+		rt_dissect(f->dopts, frame, &own);
+		rt_analyzer_feed(f->an, &own);
+	}
 	/* now and then: a sink that failed (a reader that went away, a refused bucket) ends the run */
-	return (++f->frames & 0xfff) == 0 && rt_analyzer_status(f->an, NULL) ? 1 : 0;
+	if ((++f->frames & 0xfff) != 0)
+		return 0;
+	return (f->feeder ? rt_an_feeder_status(f->feeder) : rt_analyzer_status(f->an, NULL)) ? 1 : 0;
 }
 
 static void on_progress(void *ctx, uint64_t frames, uint64_t elapsed_ns)
 {
 	struct feed *f = ctx;
+	uint64_t flows = f->feeder ? rt_an_feeder_flows(f->feeder) : rt_analyzer_flow_count(f->an);
 
 	fprintf(stderr, "\r%s: %llu frames, %llu flows, %.0f s", f->cmd, (unsigned long long)frames,
-		(unsigned long long)rt_analyzer_flow_count(f->an), (double)elapsed_ns / 1e9);
+		(unsigned long long)flows, (double)elapsed_ns / 1e9);
 	fflush(stderr);
 	f->progress_shown = true;
 }
@@ -243,9 +263,9 @@ static void on_progress(void *ctx, uint64_t frames, uint64_t elapsed_ns)
 static int run(struct rt_analyzer *an, const char *path, const char *bpf, uint16_t udp_port,
 	       const char *cmd, struct rt_pump_result *res, char *errbuf)
 {
-	struct feed f = {.an = an, .cmd = cmd};
 	struct rt_dissect_opts dopts;
-	struct rt_pump_config pc = {.dissect = &dopts, .on_frame = on_frame, .ctx = &f};
+	struct feed f = {.an = an, .cmd = cmd, .dopts = &dopts};
+	struct rt_pump_config pc = {.on_frame = on_frame, .ctx = &f};
 	struct rt_source *src;
 	int rc = rt_pump_open_file(&src, path, bpf, errbuf);
 
@@ -256,7 +276,14 @@ static int run(struct rt_analyzer *an, const char *path, const char *bpf, uint16
 	dopts.udp_port = udp_port;
 	if (isatty(STDERR_FILENO))
 		pc.on_progress = on_progress;
+	/* a second CPU analyzes while this one reads (with one CPU, or no thread: fed here) */
+	cpu_set_t cpus;
+	if (sched_getaffinity(0, sizeof(cpus), &cpus) == 0 && CPU_COUNT(&cpus) > 1 &&
+	    rt_an_feeder_start(&f.feeder, an, errbuf) < 0)
+		f.feeder = NULL;
 	rc = rt_pump_run(src, &pc, res, errbuf);
+	if (f.feeder)
+		rt_an_feeder_stop(f.feeder);
 	if (f.progress_shown)
 		fprintf(stderr, "\r\033[K");
 	/* frames the capture itself lost, as the file recorded them (pcapng ISBs) */
