@@ -5,6 +5,7 @@
 
 #include "analyze/analyze.h"
 #include "analyze/sinks.h"
+#include "common/json.h"
 #include "common/outbuf.h"
 
 /*
@@ -115,15 +116,12 @@ static char *put_ip(char *p, uint8_t ver, const uint8_t *a)
 	return put_lit(p, t, strlen(t));
 }
 
-/* The start of every row of bucket t: "t," or {"t_ns":t,"flow": (at most 36 bytes) */
+/* The start of every CSV row of bucket t: "t," (at most 21 bytes) */
 #define ROW_PREFIX 48
-static size_t row_prefix(const struct timeline *tl, uint64_t t, char *buf)
+static size_t row_prefix(uint64_t t, char *buf)
 {
-	char *p = buf;
-	if (tl->opt.json)
-		p = PUT(p, "{\"t_ns\":");
-	p = put_u64(p, t);
-	p = tl->opt.json ? PUT(p, ",\"flow\":") : PUT(p, ",");
+	char *p = put_u64(buf, t);
+	*p++ = ',';
 	return (size_t)(p - buf);
 }
 
@@ -149,71 +147,99 @@ struct row_extra {
 	double nic[3];
 };
 
-static void row(struct timeline *tl, uint64_t len_ns, const char *prefix, size_t prefix_len,
+/* A JSON Lines row (bucket t), through the common JSON writer. */
+static void json_row(struct timeline *tl, uint64_t t, uint64_t len_ns, const struct rt_an_delta *d,
+		     const struct row_extra *x)
+{
+	struct rt_json j;
+	char gbps[48];
+	rt_json_init(&j, &tl->o);
+	rt_json_obj(&j);
+	RT_JSON_U64(&j, "t_ns", t);
+	RT_JSON_KEY(&j, "flow");
+	if (x->key)
+		rt_json_u64(&j, x->id);
+	else
+		rt_json_name(&j, "all");
+	RT_JSON_KEY(&j, "flow_id");
+	rt_json_i64(&j, x->key ? (int64_t)x->id : -1);
+	RT_JSON_U64(&j, "packets", d->packets);
+	RT_JSON_U64(&j, "bytes", d->bytes);
+	RT_JSON_KEY(&j, "gbps"); /* as the CSV writes it: 6 decimals, truncated */
+	rt_out_write(j.o, gbps, (size_t)(put_ratio(gbps, d->bytes * 8, len_ns) - gbps));
+	RT_JSON_U64(&j, "ce", d->ce);
+	RT_JSON_U64(&j, "cnp", d->cnp);
+	RT_JSON_U64(&j, "nak", d->nak);
+	RT_JSON_U64(&j, "retransmitted", d->retransmitted);
+	RT_JSON_U64(&j, "pfc_xoff", x->xoff);
+	RT_JSON_U64(&j, "pfc_paused_ns", x->paused);
+	if (tl->source_log) {
+		RT_JSON_KEY(&j, "source_rate_mbps");
+		if (x->rate_known)
+			rt_json_double(&j, x->rate, 3);
+		else
+			rt_json_null(&j);
+		RT_JSON_U64(&j, "source_cnp", x->source_cnp);
+	}
+	if (tl->counters) {
+		RT_JSON_KEY(&j, "nic_cnp_sent");
+		rt_json_double(&j, x->nic[0], 0);
+		RT_JSON_KEY(&j, "nic_cnp_handled");
+		rt_json_double(&j, x->nic[1], 0);
+		RT_JSON_KEY(&j, "nic_pause_frames");
+		rt_json_double(&j, x->nic[2], 0);
+	}
+	if (x->key) {
+		RT_JSON_KEY(&j, "src");
+		rt_json_ip(&j, x->key->ipver, x->key->src);
+		RT_JSON_KEY(&j, "dst");
+		rt_json_ip(&j, x->key->ipver, x->key->dst);
+		RT_JSON_U64(&j, "dest_qp", x->key->dest_qp);
+	}
+	rt_json_obj_end(&j);
+	rt_out_char(j.o, '\n');
+}
+
+/* A row of bucket t (prefix: its CSV start, row_prefix()). */
+static void row(struct timeline *tl, uint64_t t, uint64_t len_ns, const char *prefix, size_t prefix_len,
 		const struct rt_an_delta *d, const struct row_extra *x)
 {
+	if (tl->opt.json) {
+		json_row(tl, t, len_ns, d, x);
+		return;
+	}
 	struct rt_outbuf *o = &tl->o;
-	bool json = tl->opt.json;
 	char *p = row_room(o);
 	memcpy(p, prefix, ROW_PREFIX); /* a constant size: no call */
 	p += prefix_len;
-	if (json) {
-		if (x->key)
-			p = put_u64(PUT(put_u64(p, x->id), ",\"flow_id\":"), x->id);
-		else
-			p = PUT(p, "\"all\",\"flow_id\":-1");
-		p = put_u64(PUT(p, ",\"packets\":"), d->packets);
-		p = put_u64(PUT(p, ",\"bytes\":"), d->bytes);
-		p = put_ratio(PUT(p, ",\"gbps\":"), d->bytes * 8, len_ns);
-		p = put_u64(PUT(p, ",\"ce\":"), d->ce);
-		p = put_u64(PUT(p, ",\"cnp\":"), d->cnp);
-		p = put_u64(PUT(p, ",\"nak\":"), d->nak);
-		p = put_u64(PUT(p, ",\"retransmitted\":"), d->retransmitted);
-		p = put_u64(PUT(p, ",\"pfc_xoff\":"), x->xoff);
-		p = put_u64(PUT(p, ",\"pfc_paused_ns\":"), x->paused);
-	} else {
-		p = x->key ? put_u64(p, x->id) : PUT(p, "all");
-		const uint64_t vals[] = {d->packets, d->bytes, d->ce, d->cnp, d->nak, d->retransmitted, x->xoff, x->paused};
-		for (unsigned i = 0; i < sizeof(vals) / sizeof(vals[0]); i++) {
+	p = x->key ? put_u64(p, x->id) : PUT(p, "all");
+	const uint64_t vals[] = {d->packets, d->bytes, d->ce, d->cnp, d->nak, d->retransmitted, x->xoff, x->paused};
+	for (unsigned i = 0; i < sizeof(vals) / sizeof(vals[0]); i++) {
+		*p++ = ',';
+		if (i == 2) {
+			p = put_ratio(p, d->bytes * 8, len_ns);
 			*p++ = ',';
-			if (i == 2) {
-				p = put_ratio(p, d->bytes * 8, len_ns);
-				*p++ = ',';
-			}
-			p = put_u64(p, vals[i]);
 		}
+		p = put_u64(p, vals[i]);
 	}
 	if (tl->source_log || tl->counters) {
 		/* rarely used columns: through the output buffer's double formatting */
 		o->len = (size_t)(p - o->buf);
 		if (tl->source_log) {
-			rt_out_str(o, json ? ",\"source_rate_mbps\":" : ",");
+			rt_out_char(o, ',');
 			if (x->rate_known)
 				rt_out_double(o, x->rate, 3);
-			else if (json)
-				rt_out_str(o, "null");
-			rt_out_str(o, json ? ",\"source_cnp\":" : ",");
+			rt_out_char(o, ',');
 			rt_out_u64(o, x->source_cnp);
 		}
-		if (tl->counters) {
-			static const char *const nic[] = {",\"nic_cnp_sent\":", ",\"nic_cnp_handled\":",
-							  ",\"nic_pause_frames\":"};
-			for (unsigned i = 0; i < 3; i++) {
-				rt_out_str(o, json ? nic[i] : ",");
-				rt_out_double(o, x->nic[i], 0);
-			}
+		for (unsigned i = 0; tl->counters && i < 3; i++) {
+			rt_out_char(o, ',');
+			rt_out_double(o, x->nic[i], 0);
 		}
 		p = row_room(o);
 	}
 	const struct rt_an_flow_key *k = x->key;
-	if (json) {
-		if (k) {
-			p = put_ip(PUT(p, ",\"src\":\""), k->ipver, k->src);
-			p = put_ip(PUT(p, "\",\"dst\":\""), k->ipver, k->dst);
-			p = put_u64(PUT(p, "\",\"dest_qp\":"), k->dest_qp);
-		}
-		p = PUT(p, "}\n");
-	} else if (k) {
+	if (k) {
 		p = put_ip(PUT(p, ","), k->ipver, k->src);
 		p = put_ip(PUT(p, ","), k->ipver, k->dst);
 		p = put_u64(PUT(p, ","), k->dest_qp);
@@ -246,7 +272,7 @@ static void header(struct timeline *tl, bool source_log, bool counters)
 static void all_row(struct timeline *tl, const struct rt_an_bucket *b)
 {
 	char prefix[ROW_PREFIX] = {0};
-	size_t plen = row_prefix(tl, b->t_ns, prefix);
+	size_t plen = row_prefix(b->t_ns, prefix);
 	struct row_extra x = {0};
 	for (unsigned c = 0; c < RT_AN_PFC_CLASSES; c++) {
 		x.xoff += b->pfc_xoff[c];
@@ -256,7 +282,7 @@ static void all_row(struct timeline *tl, const struct rt_an_bucket *b)
 	x.nic[0] = b->nic_cnp_sent;
 	x.nic[1] = b->nic_cnp_handled;
 	x.nic[2] = b->nic_pause_frames;
-	row(tl, b->len_ns, prefix, plen, &b->all, &x);
+	row(tl, b->t_ns, b->len_ns, prefix, plen, &b->all, &x);
 }
 
 /* Zero rows at bucket number n: the flows in tl->zeros (ids ascending), then 'all' when `all`. */
@@ -264,18 +290,18 @@ static void zero_rows(struct timeline *tl, const struct rt_analyzer *an, uint64_
 {
 	uint64_t len = tl->opt.bucket_ns;
 	char prefix[ROW_PREFIX] = {0};
-	size_t plen = row_prefix(tl, n * len, prefix);
+	size_t plen = row_prefix(n * len, prefix);
 	struct rt_an_delta zero = {0};
 	struct row_extra x = {0};
 	for (uint32_t i = 0; i < tl->nzeros; i++) {
 		x.id = tl->zeros[i];
 		x.key = rt_analyzer_flow_key(an, tl->zeros[i]);
-		row(tl, len, prefix, plen, &zero, &x);
+		row(tl, n * len, len, prefix, plen, &zero, &x);
 		tl->last[tl->zeros[i]] = n + 1;
 	}
 	if (all) {
 		memset(&x, 0, sizeof(x));
-		row(tl, len, prefix, plen, &zero, &x);
+		row(tl, n * len, len, prefix, plen, &zero, &x);
 	}
 }
 
@@ -394,7 +420,7 @@ static int tl_bucket(void *ctx, const struct rt_analyzer *an, const struct rt_an
 	}
 	/* this bucket's flows, and the zero rows of flows that stopped, by id */
 	char prefix[ROW_PREFIX] = {0};
-	size_t plen = row_prefix(tl, b->t_ns, prefix);
+	size_t plen = row_prefix(b->t_ns, prefix);
 	struct rt_an_delta zero = {0};
 	struct row_extra x = {0};
 	uint32_t z = 0;
@@ -404,7 +430,7 @@ static int tl_bucket(void *ctx, const struct rt_analyzer *an, const struct rt_an
 			memset(&x, 0, sizeof(x));
 			x.id = tl->zeros[z];
 			x.key = rt_analyzer_flow_key(an, tl->zeros[z]);
-			row(tl, b->len_ns, prefix, plen, &zero, &x);
+			row(tl, b->t_ns, b->len_ns, prefix, plen, &zero, &x);
 			tl->last[tl->zeros[z]] = n + 1;
 		}
 		if (!r || !r->selected)
@@ -414,7 +440,7 @@ static int tl_bucket(void *ctx, const struct rt_analyzer *an, const struct rt_an
 		x.rate_known = r->source_rate_known;
 		x.rate = r->source_rate_mbps;
 		x.source_cnp = r->source_cnp;
-		row(tl, b->len_ns, prefix, plen, &r->d, &x);
+		row(tl, b->t_ns, b->len_ns, prefix, plen, &r->d, &x);
 		if (idle)
 			tl->last[r->id] = n + 1;
 	}
