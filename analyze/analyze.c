@@ -178,19 +178,19 @@ static void fmt_len(char *buf, size_t size, uint64_t ns)
 }
 
 /*
- * Would the running pauses fill more buckets up to `to` than the rows
- * allowed for the frames read? Then the buckets stop here, refused with a
- * bucket length that would do.
+ * Would the running pauses fill more buckets, up to their end, than the
+ * rows allowed for the frames read? Then the buckets stop here, refused
+ * with a bucket length that would do.
  */
-static bool fill_refused(struct rt_analyzer *an, uint64_t to)
+static bool fill_refused(struct rt_analyzer *an)
 {
 	struct an_buckets *bk = &an->bk;
-	uint64_t need = an_bk_fill_ahead(bk, to, an_pfc_last_expiry(&an->pfc));
+	uint64_t need = an_bk_fill_ahead(bk, UINT64_MAX, an_pfc_last_expiry(&an->pfc));
 	uint64_t allowed = AN_FILL_PER_FRAME * an->tot.c.packets + AN_FILL_SLACK;
 	if (bk->fill + need <= allowed)
 		return false;
 	/* the shortest 1-2-5 bucket that brings the rows within what is allowed */
-	uint64_t want = bk->len * ((bk->fill + need) / allowed + 1), nice = want;
+	uint64_t want = bk->len * ((bk->fill + need + allowed - 1) / allowed), nice = want;
 	for (uint64_t p = 1; p <= UINT64_MAX / 10; p *= 10)
 		if (p >= want || 2 * p >= want || 5 * p >= want) {
 			nice = p >= want ? p : 2 * p >= want ? 2 * p : 5 * p;
@@ -199,13 +199,11 @@ static bool fill_refused(struct rt_analyzer *an, uint64_t to)
 	char len[32], better[32];
 	fmt_len(len, sizeof(len), bk->len);
 	fmt_len(better, sizeof(better), nice);
-	if (!an->sinks.err) {
-		an->sinks.err = -E2BIG;
-		snprintf(an->sinks.errbuf, sizeof(an->sinks.errbuf),
-			 "--bucket %s is too short for the pauses of this capture: their rows would pass the %llu "
-			 "allowed (%u per frame read); use --bucket %s or longer",
-			 len, (unsigned long long)allowed, AN_FILL_PER_FRAME, better);
-	}
+	if (!an->sinks.err)
+		an->sinks.err = rt_errmsg(an->sinks.errbuf, E2BIG,
+					  "--bucket %s is too short for the pauses of this capture: their rows would "
+					  "pass the %llu allowed (%u per frame read); use --bucket %s or longer",
+					  len, (unsigned long long)allowed, AN_FILL_PER_FRAME, better);
 	bk->len = 0; /* no more buckets */
 	return true;
 }
@@ -215,7 +213,7 @@ static void advance(struct rt_analyzer *an, uint64_t ts)
 {
 	struct an_buckets *bk = &an->bk;
 	uint64_t b;
-	if (!an_bk_passed(bk, ts, &b) || (an->pfc.active && fill_refused(an, b)))
+	if (!an_bk_passed(bk, ts, &b) || (an->pfc.active && fill_refused(an)))
 		return;
 	while (b > bk->cur) {
 		if (an->pfc.active)
@@ -433,7 +431,7 @@ static bool finish_buckets(struct rt_analyzer *an)
 	struct an_buckets *bk = &an->bk;
 	if (!bk->len || bk->cur == UINT64_MAX)
 		return true;
-	if (an->pfc.active && fill_refused(an, UINT64_MAX))
+	if (an->pfc.active && fill_refused(an))
 		return true;
 	for (;;) {
 		if (an->stop)
