@@ -15,6 +15,7 @@
 #include "analyze/jsonl.h"
 #include "analyze/reaction.h"
 #include "analyze/sinks.h"
+#include "tests/analyze/records.h"
 #include "dissect/opcodes.h"
 
 #define T0 1700000000000000000ull
@@ -33,67 +34,11 @@ static struct rt_analyzer *new_an(uint64_t link_bps)
 	return an;
 }
 
-static void ip4(uint8_t *dst, uint32_t a)
-{
-	memset(dst, 0, 16);
-	dst[0] = (uint8_t)(a >> 24);
-	dst[1] = (uint8_t)(a >> 16);
-	dst[2] = (uint8_t)(a >> 8);
-	dst[3] = (uint8_t)a;
-}
-
-/* A RoCEv2 record as the dissector would give it. */
-static struct rt_record roce(uint64_t ts, uint32_t src, uint32_t dst, uint8_t opcode, uint32_t qp,
-			     uint32_t psn)
-{
-	struct rt_record r;
-	memset(&r, 0, sizeof(r));
-	r.ts_ns = ts;
-	r.caplen = r.wirelen = 100;
-	r.kind = opcode == RT_OPCODE_CNP ? RT_KIND_CNP : RT_KIND_ROCE;
-	r.layers = RT_L_ETH | RT_L_IPV4 | RT_L_UDP | RT_L_BTH;
-	r.ip_version = 4;
-	r.ecn = 2;
-	ip4(r.src_ip, src);
-	ip4(r.dst_ip, dst);
-	r.opcode = opcode;
-	r.dest_qp = qp;
-	r.psn = psn & 0xffffff;
-	return r;
-}
-
-static struct rt_record ack(uint64_t ts, uint32_t src, uint32_t dst, uint32_t qp, uint32_t psn,
-			    uint8_t syndrome)
-{
-	struct rt_record r = roce(ts, src, dst, RT_OPCODE_RC_ACK, qp, psn);
-	r.hdrs = RT_H_AETH;
-	r.aeth_syndrome = syndrome;
-	return r;
-}
-
-static struct an_flow *flow_of(struct rt_analyzer *an, uint32_t src, uint32_t dst, uint32_t qp)
-{
-	uint8_t a[16], b[16];
-	struct rt_an_flow_key k;
-	ip4(a, src);
-	ip4(b, dst);
-	an_key_from(&k, 4, a, b, qp);
-	uint32_t fi = an_flow_get(&an->ft, &k, false);
-	return fi == AN_NONE ? NULL : &an->ft.flows[fi];
-}
-
 /* A flow's rare transport counters (all 0 before it had any). */
 static const struct an_xport *xp(const struct an_flow *f)
 {
 	static const struct an_xport none;
 	return f->x ? f->x : &none;
-}
-
-/* The end of input, with no error. */
-static int finish(struct rt_analyzer *an)
-{
-	char errbuf[RT_ERRBUF_SIZE];
-	return rt_analyzer_finish(an, errbuf);
 }
 
 static struct rt_record pfc_rec(uint64_t ts, uint16_t enable, const uint16_t q[8])

@@ -14,6 +14,7 @@
 #include "analyze/internal.h"
 #include "analyze/reaction.h"
 #include "dissect/opcodes.h"
+#include "tests/analyze/records.h"
 
 #define T0 1700000000000000000ull
 #define US 1000ull
@@ -27,58 +28,6 @@ static struct rt_analyzer *new_an(uint32_t max_flows)
 	struct rt_analyzer *an = rt_analyzer_new(&o, errbuf);
 	assert_non_null(an);
 	return an;
-}
-
-static void ip4(uint8_t *dst, uint32_t a)
-{
-	memset(dst, 0, 16);
-	dst[0] = (uint8_t)(a >> 24);
-	dst[1] = (uint8_t)(a >> 16);
-	dst[2] = (uint8_t)(a >> 8);
-	dst[3] = (uint8_t)a;
-}
-
-static struct rt_record roce(uint64_t ts, uint32_t src, uint32_t dst, uint8_t opcode, uint32_t qp, uint32_t psn)
-{
-	struct rt_record r;
-	memset(&r, 0, sizeof(r));
-	r.ts_ns = ts;
-	r.caplen = r.wirelen = 100;
-	r.kind = opcode == RT_OPCODE_CNP ? RT_KIND_CNP : RT_KIND_ROCE;
-	r.layers = RT_L_ETH | RT_L_IPV4 | RT_L_UDP | RT_L_BTH;
-	r.ip_version = 4;
-	r.ecn = 2;
-	ip4(r.src_ip, src);
-	ip4(r.dst_ip, dst);
-	r.opcode = opcode;
-	r.dest_qp = qp;
-	r.psn = psn & 0xffffff;
-	return r;
-}
-
-static struct rt_record ack(uint64_t ts, uint32_t src, uint32_t dst, uint32_t qp, uint32_t psn)
-{
-	struct rt_record r = roce(ts, src, dst, RT_OPCODE_RC_ACK, qp, psn);
-	r.hdrs = RT_H_AETH;
-	r.aeth_syndrome = 0x1f;
-	return r;
-}
-
-static struct an_flow *flow_of(struct rt_analyzer *an, uint32_t src, uint32_t dst, uint32_t qp)
-{
-	uint8_t a[16], b[16];
-	struct rt_an_flow_key k;
-	ip4(a, src);
-	ip4(b, dst);
-	an_key_from(&k, 4, a, b, qp);
-	uint32_t fi = an_flow_get(&an->ft, &k, false);
-	return fi == AN_NONE ? NULL : &an->ft.flows[fi];
-}
-
-static int finish(struct rt_analyzer *an)
-{
-	char errbuf[RT_ERRBUF_SIZE];
-	return rt_analyzer_finish(an, errbuf);
 }
 
 /*
@@ -118,7 +67,7 @@ static void many_qps(uint32_t n, const uint32_t *first)
 		model[i] = best;
 		if (best != UINT32_MAX)
 			taken[best] = true;
-		struct rt_record a = ack(t += 10, 2, 1, 0x100000 + i, psn);
+		struct rt_record a = ack(t += 10, 2, 1, 0x100000 + i, psn, 0x1f);
 		rt_analyzer_feed(an, &a);
 	}
 	uint32_t paired = 0;
@@ -238,7 +187,7 @@ static void test_cm_repair(void **state)
 	uint64_t t = T0;
 	struct rt_record r = roce(t += US, 1, 2, 0x04, 0x50, 10);
 	rt_analyzer_feed(an, &r);
-	r = ack(t += US, 2, 1, 0x60, 10);
+	r = ack(t += US, 2, 1, 0x60, 10, 0x1f);
 	rt_analyzer_feed(an, &r);
 	assert_int_equal(flow_of(an, 1, 2, 0x50)->peer_qp, 0x60);
 	/* REQ from host 1 (QP 0x61) and REP from host 2 (QP 0x50): flows 1>2:0x50 and 2>1:0x61 */
@@ -321,7 +270,7 @@ static void test_np_memory_grows(void **state)
 	assert_int_equal(f->np->ce_log.n, 5);
 	assert_int_equal(f->np->ce_log.cap, 8);
 	/* paired by an ACK: the log becomes the history, whose ring grows up to AN_NP_RING */
-	struct rt_record a = ack(t += US, 2, 1, 0x20, 5);
+	struct rt_record a = ack(t += US, 2, 1, 0x20, 5, 0x1f);
 	rt_analyzer_feed(an, &a);
 	f = flow_of(an, 1, 2, 0x10);
 	assert_non_null(f->np->h);

@@ -9,6 +9,7 @@
 
 #include "analyze/analyze.h"
 #include "analyze/sinks.h"
+#include "tests/analyze/records.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -37,15 +38,6 @@ static int file_of(const uint8_t *data, size_t size, char *path, size_t len)
 	return 0;
 }
 
-static void ip4(uint8_t *dst, uint32_t a)
-{
-	memset(dst, 0, 16);
-	dst[0] = (uint8_t)(a >> 24);
-	dst[1] = (uint8_t)(a >> 16);
-	dst[2] = (uint8_t)(a >> 8);
-	dst[3] = (uint8_t)a;
-}
-
 static void frames(struct rt_analyzer *an)
 {
 	static const struct {
@@ -57,23 +49,11 @@ static void frames(struct rt_analyzer *an)
 		{0x0a000001, 0x0a000064, 0x200, 0x04, 3},
 	};
 	for (unsigned i = 0; i < sizeof(f) / sizeof(f[0]); i++) {
-		struct rt_record r;
-		memset(&r, 0, sizeof(r));
-		r.ts_ns = 1700000000000000000ull + i * 1000;
-		r.caplen = r.wirelen = 100;
-		r.kind = f[i].opcode == 0x81 ? RT_KIND_CNP : RT_KIND_ROCE;
-		r.layers = RT_L_ETH | RT_L_IPV4 | RT_L_UDP | RT_L_BTH;
-		r.ip_version = 4;
+		struct rt_record r = f[i].opcode == RT_OPCODE_RC_ACK
+					     ? ack(1700000000000000000ull + i * 1000, f[i].src, f[i].dst, f[i].qp, i, 0x1f)
+					     : roce(1700000000000000000ull + i * 1000, f[i].src, f[i].dst, f[i].opcode,
+						    f[i].qp, i);
 		r.ecn = f[i].ecn;
-		ip4(r.src_ip, f[i].src);
-		ip4(r.dst_ip, f[i].dst);
-		r.opcode = f[i].opcode;
-		r.dest_qp = f[i].qp;
-		r.psn = i;
-		if (f[i].opcode == 0x11) {
-			r.hdrs = RT_H_AETH;
-			r.aeth_syndrome = 0x1f;
-		}
 		rt_analyzer_feed(an, &r);
 	}
 }
