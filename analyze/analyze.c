@@ -1,4 +1,4 @@
-/* Analyzer core: per-frame dispatch, request PSN tracking, responses (ACK/NAK/RNR), pairing, ECN and CNPs. */
+/* Analyzer core: the per-record dispatch to the parts, time and buckets, the sinks, the public calls. */
 #include "analyze/analyze.h"
 
 #include <errno.h>
@@ -6,7 +6,16 @@
 #include <string.h>
 
 #include "analyze/internal.h"
+#include "analyze/reaction.h"
 #include "dissect/opcodes.h"
+
+/*
+ * A pause fills the buckets it spans with rows; rows of pause alone stay
+ * within this many per frame read (plus AN_FILL_SLACK): beyond, the bucket
+ * is refused (analyze/README.md, Sinks).
+ */
+#define AN_FILL_PER_FRAME 1000u
+#define AN_FILL_SLACK 1000000u
 
 void rt_analyzer_opts_init(struct rt_analyzer_opts *opts)
 {
@@ -23,7 +32,7 @@ struct rt_analyzer *rt_analyzer_new(const struct rt_analyzer_opts *opts, char *e
 {
 	struct rt_analyzer *an = calloc(1, sizeof(*an));
 	if (!an) {
-		snprintf(errbuf, RT_ERRBUF_SIZE, "analyzer: out of memory");
+		rt_errorf(errbuf, ENOMEM, "analyzer");
 		errno = ENOMEM;
 		return NULL;
 	}
@@ -36,30 +45,29 @@ struct rt_analyzer *rt_analyzer_new(const struct rt_analyzer_opts *opts, char *e
 		an->o.rate_window_ns = 100000ull;
 	if (!an->o.storm_ns)
 		an->o.storm_ns = 100000000ull;
-	an->tl_bucket = UINT64_MAX;
-	an->dirty_head = AN_NONE;
-	if (an_flows_init(an) < 0) {
-		snprintf(errbuf, RT_ERRBUF_SIZE, "analyzer: out of memory");
-		rt_analyzer_free(an);
-		errno = ENOMEM;
-		return NULL;
-	}
-	if (an_dup_init(&an->dups, an->o.dup_window_ns) < 0) {
-		snprintf(errbuf, RT_ERRBUF_SIZE, "analyzer: out of memory");
-		rt_analyzer_free(an);
-		errno = ENOMEM;
-		return NULL;
-	}
+	an_ep_init(&an->ep, an->o.episode_gap_ns);
+	an_pfc_init(&an->pfc, an->o.link_speed_bps, an->o.storm_ns, &an->ep);
+	an_bk_init(&an->bk, &an->ft, &an->tot, &an->pfc);
+	an_side_init(&an->side, &an->ft, &an->bk);
+	an->tr = (struct an_transport){.ft = &an->ft, .pair = &an->pair, .tot = &an->tot, .bk = &an->bk};
+	an->ecn = (struct an_ecn){.ft = &an->ft,
+				  .pair = &an->pair,
+				  .tot = &an->tot,
+				  .bk = &an->bk,
+				  .ep = &an->ep,
+				  .pfc = &an->pfc,
+				  .rate_window_ns = an->o.rate_window_ns};
 	if (rt_flowsel_parse(&an->sel, an->o.flow) < 0) {
-		snprintf(errbuf, RT_ERRBUF_SIZE, "bad flow selector '%s' (want %s)", an->o.flow,
-			 RT_FLOWSEL_FORMS);
+		rt_errmsg(errbuf, EINVAL, "bad flow selector '%s' (want " RT_FLOWSEL_FORMS ")", an->o.flow);
 		rt_analyzer_free(an);
 		errno = EINVAL;
 		return NULL;
 	}
-	if (an_tl_init(an, errbuf) < 0) {
+	if (an_flows_init(&an->ft, an->o.max_flows) < 0 || an_pair_init(&an->pair, &an->ft, an_ecn_settle, &an->ecn) < 0 ||
+	    an_dup_init(&an->dups, an->o.dup_window_ns) < 0) {
+		rt_errorf(errbuf, ENOMEM, "analyzer");
 		rt_analyzer_free(an);
-		errno = EINVAL;
+		errno = ENOMEM;
 		return NULL;
 	}
 	return an;
@@ -69,573 +77,340 @@ void rt_analyzer_free(struct rt_analyzer *an)
 {
 	if (!an)
 		return;
-	an_flows_free(an);
-	free(an->macs);
-	free(an->storms);
-	free(an->eps);
-	free(an->cm);
-	an_tl_free(an);
-	an_side_free(an);
+	for (unsigned i = 0; i < an->sinks.n; i++)
+		if (an->sinks.s[i].free)
+			an->sinks.s[i].free(an->sinks.s[i].ctx);
+	an_flows_free(&an->ft);
+	an_pair_free(&an->pair);
+	an_pfc_free(&an->pfc);
+	an_ep_free(&an->ep);
+	an_cm_free(&an->cm);
+	an_bk_free(&an->bk);
+	an_side_free(&an->side);
 	an_dup_free(&an->dups);
 	free(an);
 }
 
-uint64_t rt_analyzer_flow_count(const struct rt_analyzer *an)
-{
-	return an->next_id;
-}
+/* ---- sinks ---- */
 
-void rt_analyzer_totals(const struct rt_analyzer *an, struct rt_an_counts *out)
+static void sink_failed(struct rt_analyzer *an, unsigned i, int rc, const char *msg)
 {
-	*out = an->tot;
-}
-
-void rt_analyzer_interval(struct rt_analyzer *an, struct rt_an_counts *out, bool reset)
-{
-	*out = an->ivc;
-	if (reset)
-		memset(&an->ivc, 0, sizeof(an->ivc));
-}
-
-/* ---- pairing ---- */
-
-static void try_pair(struct rt_analyzer *an, uint32_t ri, uint32_t psn, uint64_t ts, enum an_pairing how)
-{
-	struct an_flow *r = &an->flows[ri];
-	if (r->pair_tries >= 64 && (r->pair_tries & 63)) {
-		if (r->pair_tries < UINT16_MAX)
-			r->pair_tries++;
-		return;
+	an->sinks.failed[i] = true;
+	if (!an->sinks.err) {
+		an->sinks.err = rc;
+		snprintf(an->sinks.errbuf, sizeof(an->sinks.errbuf), "%s", msg);
 	}
-	if (r->pair_tries < UINT16_MAX)
-		r->pair_tries++;
-	uint32_t best = AN_NONE;
-	uint64_t best_ts = 0;
-	for (uint32_t fi = an_hosts_head(an, r->key.dst, r->key.src, r->key.ipver); fi != AN_NONE;
-	     fi = an->flows[fi].next_hosts) {
-		const struct an_flow *f = &an->flows[fi];
-		if (fi == ri || f->reverse != AN_NONE || !f->has_req || f->first_ts > ts)
+}
+
+/* The buckets' way out: every sink that takes them. */
+static int deliver(void *ctx, const struct rt_an_bucket *b)
+{
+	struct rt_analyzer *an = ctx;
+	for (unsigned i = 0; i < an->sinks.n; i++) {
+		const struct rt_an_sink *s = &an->sinks.s[i];
+		char errbuf[RT_ERRBUF_SIZE] = "";
+		int rc;
+		if (s->bucket && !an->sinks.failed[i] && (rc = s->bucket(s->ctx, an, b, errbuf)) < 0)
+			sink_failed(an, i, rc, errbuf);
+	}
+	return 0;
+}
+
+int rt_analyzer_add_sink(struct rt_analyzer *an, const struct rt_an_sink *sink, char *errbuf)
+{
+	int rc = 0;
+	bool buckets = sink->bucket && sink->bucket_ns;
+	if (an->sinks.n == RT_AN_SINKS_MAX)
+		rc = rt_errmsg(errbuf, EINVAL, "analyzer: more than %d sinks", RT_AN_SINKS_MAX);
+	else if (buckets && an->bk.len && an->bk.len != sink->bucket_ns)
+		rc = rt_errmsg(errbuf, EINVAL, "analyzer: sinks take buckets of %llu ns and of %llu ns",
+			       (unsigned long long)an->bk.len, (unsigned long long)sink->bucket_ns);
+	if (rc < 0) {
+		if (sink->free)
+			sink->free(sink->ctx);
+		return rc;
+	}
+	an->sinks.s[an->sinks.n++] = *sink;
+	if (buckets)
+		an_bk_start(&an->bk, sink->bucket_ns, deliver, an);
+	return 0;
+}
+
+int rt_analyzer_status(const struct rt_analyzer *an, char *errbuf)
+{
+	if (an->sinks.err && errbuf)
+		snprintf(errbuf, RT_ERRBUF_SIZE, "%s", an->sinks.errbuf);
+	return an->sinks.err;
+}
+
+int rt_analyzer_report(struct rt_analyzer *an, char *errbuf)
+{
+	int first = 0;
+	for (unsigned i = 0; i < an->sinks.n; i++) {
+		const struct rt_an_sink *s = &an->sinks.s[i];
+		char eb[RT_ERRBUF_SIZE] = "";
+		int rc;
+		if (!s->report || an->sinks.failed[i] || (rc = s->report(s->ctx, an, eb)) == 0)
 			continue;
-		if (rt_psn_diff(psn, f->psn_lo) < 0 || rt_psn_diff(psn, f->psn_hi) > 1)
-			continue;
-		if (best == AN_NONE || f->last_req_ts > best_ts) {
-			best = fi;
-			best_ts = f->last_req_ts;
+		sink_failed(an, i, rc, eb);
+		if (!first) {
+			first = rc;
+			snprintf(errbuf, RT_ERRBUF_SIZE, "%s", eb);
 		}
 	}
-	if (best != AN_NONE)
-		an_link(an, best, ri, how);
+	return first;
 }
 
-/* Append `ts` (and `frame`, once notes asked for frames) to a pending-event log of AN_PENDING_LOG entries. */
-static void log_time(uint64_t **log, uint64_t **frames, uint32_t *n, uint64_t ts, uint64_t frame)
-{
-	if (!*log && !(*log = malloc(AN_PENDING_LOG * sizeof(**log))))
-		return;
-	if (frames && frame && !*frames)
-		*frames = calloc(AN_PENDING_LOG, sizeof(**frames));
-	if (*n < AN_PENDING_LOG) {
-		if (frames && *frames)
-			(*frames)[*n] = frame;
-		(*log)[(*n)++] = ts;
-	}
-}
+/* ---- time ---- */
 
-void an_cnp_settle(struct rt_analyzer *an, uint32_t data, uint32_t carrier)
+/* "2us", "500ms": a bucket length for people (whole units only). */
+static void fmt_len(char *buf, size_t size, uint64_t ns)
 {
-	struct an_flow *d = &an->flows[data], *c = &an->flows[carrier];
-	struct an_flow_ext *de = d->ext, *ce = c->ext;
-	if (c->cnp_pending) {
-		d->cnp_received += c->cnp_pending;
-		d->iv.cnp += c->cnp_pending;
-		an_tl_mark(an, d);
-		an->cnp_unattributed -= c->cnp_pending;
-		c->cnp_pending = 0;
-	}
-	/* NP reaction: the CE marks the data flow logged and the CNPs the carrier logged, in time order */
-	if ((de && de->ce_log) || (ce && ce->cnp_log_n && (de = an_ext(d))))
-		an_np_settle(de, ce);
-	if (ce) {
-		free(ce->cnp_log);
-		ce->cnp_log = NULL;
-		ce->cnp_log_n = 0;
-	}
-	if (de) { /* paired: CE marks go to the NP history and CNPs find this flow at once */
-		free(de->ce_log);
-		free(de->ce_log_frame);
-		de->ce_log = de->ce_log_frame = NULL;
-		de->ce_log_n = 0;
-	}
+	static const struct {
+		const char *unit;
+		uint64_t ns;
+	} units[] = {{"s", 1000000000ull}, {"ms", 1000000ull}, {"us", 1000ull}, {"ns", 1}};
+	for (unsigned i = 0;; i++)
+		if (ns % units[i].ns == 0) {
+			snprintf(buf, size, "%llu%s", (unsigned long long)(ns / units[i].ns), units[i].unit);
+			return;
+		}
 }
 
 /*
- * The data flow a CNP in flow ri throttles: its pair if known, else the flow
- * the other way whose sender QP (DETH, CM) is the CNP's destination QP, else
- * the only CE-marked unpaired flow the other way, else the only unpaired one.
+ * Would the running pauses fill more buckets, up to their end, than the
+ * rows allowed for the frames read? Then the buckets stop here, refused
+ * with a bucket length that would do.
  */
-static uint32_t cnp_target(struct rt_analyzer *an, uint32_t ri)
+static bool fill_refused(struct rt_analyzer *an)
 {
-	struct an_flow *r = &an->flows[ri];
-	if (r->reverse != AN_NONE)
-		return r->reverse;
-	uint32_t only = AN_NONE, only_ce = AN_NONE;
-	unsigned n = 0, n_ce = 0;
-	for (uint32_t fi = an_hosts_head(an, r->key.dst, r->key.src, r->key.ipver); fi != AN_NONE;
-	     fi = an->flows[fi].next_hosts) {
-		const struct an_flow *f = &an->flows[fi];
-		if (fi == ri || f->reverse != AN_NONE || !f->packets)
-			continue;
-		if (f->peer_qp == r->key.dest_qp) {
-			an_link(an, fi, ri, AN_PAIR_CNP);
-			return fi;
+	struct an_buckets *bk = &an->bk;
+	uint64_t need = an_bk_fill_ahead(bk, UINT64_MAX, an_pfc_last_expiry(&an->pfc));
+	uint64_t allowed = AN_FILL_PER_FRAME * an->tot.c.packets + AN_FILL_SLACK;
+	if (bk->fill + need <= allowed)
+		return false;
+	/* the shortest 1-2-5 bucket that brings the rows within what is allowed */
+	uint64_t want = bk->len * ((bk->fill + need + allowed - 1) / allowed), nice = want;
+	for (uint64_t p = 1; p <= UINT64_MAX / 10; p *= 10)
+		if (p >= want || 2 * p >= want || 5 * p >= want) {
+			nice = p >= want ? p : 2 * p >= want ? 2 * p : 5 * p;
+			break;
 		}
-		n++;
-		only = fi;
-		if (f->ecn[3]) {
-			n_ce++;
-			only_ce = fi;
-		}
-	}
-	uint32_t pick = n_ce == 1 ? only_ce : n == 1 ? only : AN_NONE;
-	if (pick != AN_NONE)
-		an_link(an, pick, ri, AN_PAIR_CNP);
-	return pick;
+	char len[32], better[32];
+	fmt_len(len, sizeof(len), bk->len);
+	fmt_len(better, sizeof(better), nice);
+	if (!an->sinks.err)
+		an->sinks.err = rt_errmsg(an->sinks.errbuf, E2BIG,
+					  "--bucket %s is too short for the pauses of this capture: their rows would "
+					  "pass the %llu allowed (%u per frame read); use --bucket %s or longer",
+					  len, (unsigned long long)allowed, AN_FILL_PER_FRAME, better);
+	bk->len = 0; /* no more buckets */
+	return true;
 }
 
-/* ---- per-packet handlers ---- */
-
-static void handle_cnp(struct rt_analyzer *an, uint32_t ri, const struct rt_record *rec)
+/* End the buckets before `ts` (a frame's time, or a live source's idle clock). */
+static void advance(struct rt_analyzer *an, uint64_t ts)
 {
-	uint64_t ts = rec->ts_ns;
-	an->tot.cnp++;
-	an->ivc.cnp++;
-	an->tl_all.cnp++;
-	an->flows[ri].cnp_sent++;
-	uint32_t fi = cnp_target(an, ri);
-	if (fi == AN_NONE) {
-		/* counted on its data flow once a pairing names it (an_cnp_settle) */
-		struct an_flow *r = &an->flows[ri];
-		struct an_flow_ext *re = an_ext(r);
-		an->cnp_unattributed++;
-		r->cnp_pending++;
-		if (re)
-			log_time(&re->cnp_log, NULL, &re->cnp_log_n, ts, 0);
-		an_ep_event(an, ts, r, AN_EV_CNP);
+	struct an_buckets *bk = &an->bk;
+	uint64_t b;
+	if (!an_bk_passed(bk, ts, &b) || (an->pfc.active && fill_refused(an)))
 		return;
-	}
-	struct an_flow *f = &an->flows[fi];
-	f->cnp_received++;
-	f->iv.cnp++;
-	an_tl_mark(an, f);
-	struct an_flow_ext *e = an_ext(f);
-	if (an->note)
-		an->note->peer_flow_id = f->id;
-	if (e) {
-		uint64_t answers = an_np_cnp(e, ts);
-		if (an->note)
-			an->note->cnp_for_frame = answers;
-		an_rp_cnp(an, f, ts);
-	}
-	an_ep_event(an, ts, f, AN_EV_CNP);
-}
-
-static void ackreq_push(struct an_flow *f, uint32_t psn, uint64_t ts)
-{
-	struct an_flow_ext *e = an_ext(f);
-	if (!e)
-		return;
-	if (e->ar_count == AN_ACKRING) { /* oldest never answered: forget it */
-		e->ar_head = (uint8_t)((e->ar_head + 1) % AN_ACKRING);
-		e->ar_count--;
-	}
-	unsigned i = (e->ar_head + e->ar_count) % AN_ACKRING;
-	e->ar_psn[i] = psn;
-	e->ar_ts[i] = ts;
-	e->ar_count++;
-}
-
-static void ackreq_ack(struct an_flow *f, uint32_t psn, uint64_t ts)
-{
-	struct an_flow_ext *e = f->ext;
-	if (!e)
-		return;
-	while (e->ar_count && rt_psn_diff(e->ar_psn[e->ar_head], psn) <= 0) {
-		if (ts >= e->ar_ts[e->ar_head])
-			an_hist_addp(&e->rtt, ts - e->ar_ts[e->ar_head]);
-		e->ar_head = (uint8_t)((e->ar_head + 1) % AN_ACKRING);
-		e->ar_count--;
+	while (b > bk->cur) {
+		if (an->pfc.active)
+			an_pfc_advance(&an->pfc, bk->cur + bk->len);
+		an_bk_close(bk, b, an->pfc.active > 0);
 	}
 }
 
-static void handle_response(struct rt_analyzer *an, uint32_t ri, const struct rt_record *rec,
-			    uint16_t opf)
+void rt_analyzer_tick(struct rt_analyzer *an, uint64_t now_ns)
 {
-	uint64_t ts = rec->ts_ns;
-	an->flows[ri].responses++;
-	bool has_aeth = (rec->hdrs & RT_H_AETH) != 0;
-	uint8_t type = has_aeth ? (uint8_t)rt_aeth_type(rec->aeth_syndrome) : RT_AETH_ACK;
-	if (an->flows[ri].reverse == AN_NONE && (has_aeth || (opf & RT_OPF_MIDDLE)))
-		try_pair(an, ri, rec->psn, ts, (opf & RT_OPF_READ) ? AN_PAIR_RESPONSE : AN_PAIR_ACK);
-	uint32_t fi = an->flows[ri].reverse;
-	struct an_flow *f = fi != AN_NONE ? &an->flows[fi] : NULL;
-	struct rt_an_note *note = an->note;
-	if (note && f)
-		note->peer_flow_id = f->id;
-	if (!has_aeth)
+	if (now_ns <= an->now)
 		return;
-	if (note && (type == RT_AETH_NAK || type == RT_AETH_RNR_NAK)) {
-		note->flags |= type == RT_AETH_NAK ? RT_AN_NOTE_NAK : RT_AN_NOTE_RNR_NAK;
-		note->nak_code = rec->aeth_syndrome & 0x1f;
-	}
-	if (type == RT_AETH_NAK) {
-		an->tot.nak++;
-		an->ivc.nak++;
-		an->tl_all.nak++;
-		if (!f) {
-			an->nak_unattributed++;
-			return;
-		}
-		f->naks_received++;
-		f->iv.nak++;
-		an_tl_mark(an, f);
-		struct an_flow_ext *e = an_ext(f);
-		if (e)
-			e->nak_codes[rec->aeth_syndrome & 0x1f]++;
-		/* only a PSN sequence error makes the requester go back; the other codes are fatal */
-		if ((rec->aeth_syndrome & 0x1f) == 0) {
-			f->nak_pending = 1;
-			f->nak_psn = rec->psn;
-			f->nak_ts = ts;
-			if (e)
-				e->nak_frame = an->tot.packets;
-		}
-	} else if (type == RT_AETH_RNR_NAK) {
-		an->tot.rnr_nak++;
-		an->ivc.rnr_nak++;
-		if (!f) {
-			an->nak_unattributed++;
-			return;
-		}
-		f->rnr_naks_received++;
-		f->nak_pending = 2;
-		f->nak_psn = rec->psn;
-		f->nak_ts = ts;
-		struct an_flow_ext *e = an_ext(f);
-		if (e)
-			e->nak_frame = an->tot.packets;
-	} else if (type == RT_AETH_ACK && f) {
-		ackreq_ack(f, rec->psn, ts);
-	}
+	an->now = now_ns;
+	advance(an, now_ns);
+	if (an->pfc.active && now_ns >= an->pfc.next_expiry)
+		an_pfc_advance(&an->pfc, now_ns);
 }
 
-static void count_retransmit(struct rt_analyzer *an, struct an_flow *f)
-{
-	f->retransmitted++;
-	f->iv.retransmitted++;
-	an->tot.retransmitted++;
-	an->ivc.retransmitted++;
-	an->tl_all.retransmitted++;
-}
-
-static void handle_request(struct rt_analyzer *an, struct an_flow *f, const struct rt_record *rec,
-			   uint8_t tr, uint16_t opf)
-{
-	uint64_t ts = rec->ts_ns;
-	uint32_t p = rec->psn & AN_PSN_MASK;
-	f->requests++;
-	/* path MTU from full-size first/middle packets */
-	if ((opf & (RT_OPF_SEND | RT_OPF_WRITE)) && (opf & (RT_OPF_FIRST | RT_OPF_MIDDLE)) &&
-	    rec->payload_len >= 256 && rec->payload_len <= 4096 &&
-	    !(rec->payload_len & (rec->payload_len - 1)))
-		f->pmtu = rec->payload_len;
-	uint32_t span_min = 1, span_max = 1;
-	if ((opf & RT_OPF_READ) && (rec->hdrs & RT_H_RETH)) {
-		uint32_t len = rec->reth_len;
-		if (f->pmtu) {
-			span_min = span_max = len ? (uint32_t)((len + f->pmtu - 1) / f->pmtu) : 1;
-		} else {
-			span_max = len ? (uint32_t)(((uint64_t)len + 255) / 256) : 1;
-		}
-		if (span_max > AN_PSN_JUMP)
-			span_max = AN_PSN_JUMP;
-		if (span_min > span_max)
-			span_min = span_max;
-	}
-	bool retrans = false, first = !f->has_req;
-	uint32_t prev = f->last_psn;
-	f->last_psn = p;
-	if (first) {
-		f->has_req = true;
-		f->psn_lo = p;
-	} else if (rt_psn_diff(p, f->next_psn) >= 0 && rt_psn_diff(p, f->next_psn_max) <= 0) {
-		/* in order */
-	} else if (rt_psn_diff(p, f->next_psn_max) > 0) {
-		uint32_t gap = (uint32_t)rt_psn_diff(p, f->next_psn_max);
-		if (gap > AN_PSN_JUMP) {
-			f->psn_jumps++;
-			f->psn_lo = p;
-			if (an->note)
-				an->note->flags |= RT_AN_NOTE_PSN_JUMP;
-		} else {
-			f->gaps++;
-			f->gap_psns += gap;
-			if (an->note)
-				an->note->psn_gap = gap;
-		}
-	} else if ((uint32_t)-rt_psn_diff(p, f->next_psn) > AN_PSN_JUMP) {
-		f->psn_jumps++;
-		f->psn_lo = p;
-		f->psn_hi = p;
-		if (an->note)
-			an->note->flags |= RT_AN_NOTE_PSN_JUMP;
-	} else if (tr == RT_TR_UC) {
-		f->duplicates++;
-		if (an->note)
-			an->note->flags |= RT_AN_NOTE_DUPLICATE;
-		return;
-	} else {
-		retrans = true;
-	}
-	if (retrans) {
-		count_retransmit(an, f);
-		/* a resend run starts at the first backward PSN, or when a run goes back again */
-		if (!f->in_retrans || rt_psn_diff(p, prev) <= 0) {
-			f->in_retrans = true;
-			struct an_flow_ext *e = an_ext(f);
-			if (e)
-				e->run_nak_frame = f->nak_pending ? e->nak_frame : 0;
-			if (f->nak_pending == 2) {
-				f->rnr_retries++;
-				f->nak_pending = 0;
-			} else if (f->nak_pending) {
-				f->go_back_n++;
-				if (e)
-					an_hist_addp(&e->gbn_delay, ts - f->nak_ts);
-				f->nak_pending = 0;
-			} else {
-				f->timeouts++;
-				if (e)
-					an_hist_addp(&e->timeout_gap, ts - f->last_req_ts);
-			}
-			if (e)
-				e->ar_count = 0; /* Karn: no RTT from resent requests */
-		}
-		if (an->note) {
-			an->note->flags |= RT_AN_NOTE_RETRANS;
-			an->note->nak_frame = f->ext ? f->ext->run_nak_frame : 0;
-		}
-		f->last_req_ts = ts;
-		return;
-	}
-	f->in_retrans = false;
-	f->next_psn = (p + span_min) & AN_PSN_MASK;
-	f->next_psn_max = (p + span_max) & AN_PSN_MASK;
-	uint32_t hi = (p + span_max - 1) & AN_PSN_MASK;
-	if (first || rt_psn_diff(hi, f->psn_hi) > 0)
-		f->psn_hi = hi;
-	if ((uint32_t)rt_psn_diff(f->psn_hi, f->psn_lo) > (1u << 22))
-		f->psn_lo = (f->psn_hi - (1u << 22)) & AN_PSN_MASK;
-	f->last_req_ts = ts;
-	if (rec->ackreq && tr != RT_TR_UC)
-		ackreq_push(f, p, ts);
-}
-
-static void handle_ud(struct rt_analyzer *an, uint32_t fi, const struct rt_record *rec)
-{
-	struct an_flow *f = &an->flows[fi];
-	f->requests++;
-	if (!(rec->hdrs & RT_H_DETH) || f->reverse != AN_NONE)
-		return;
-	uint32_t s = rec->deth_src_qp & AN_PSN_MASK;
-	if (f->peer_qp == AN_NONE) {
-		f->peer_qp = s;
-		f->pairing = AN_PAIR_DETH;
-	}
-	struct an_key rk;
-	an_key_from(&rk, f->key.ipver, f->key.dst, f->key.src, f->peer_qp);
-	uint32_t ri = an_flow_get(an, &rk, false);
-	if (ri == AN_NONE || ri == fi)
-		return;
-	struct an_flow *r = &an->flows[ri];
-	if (r->reverse == AN_NONE && (r->peer_qp == AN_NONE || r->peer_qp == f->key.dest_qp))
-		an_link(an, fi, ri, AN_PAIR_DETH);
-}
-
-/* A CE-marked packet of flow f (counted in its ECN codepoints here). */
-static void count_ce(struct rt_analyzer *an, struct an_flow *f, const struct rt_record *rec)
-{
-	uint64_t ts = rec->ts_ns;
-	f->ecn[3]++;
-	an->ecn[3]++;
-	an->tot.ce++;
-	an->ivc.ce++;
-	an->tl_all.ce++;
-	if (an->tl_out) {
-		f->iv.ce++;
-		an_tl_mark(an, f); /* a copy's CE mark: its flow may have nothing else in this bucket */
-	}
-	/* an NP answers CE-marked data, never a CE-marked CNP: only data enters the NP history */
-	struct an_flow_ext *e = rec->opcode != RT_OPCODE_CNP ? an_ext(f) : NULL;
-	uint64_t frame = an->note ? an->tot.packets : 0;
-	if (e) {
-		e->ce_data++;
-		if (f->reverse == AN_NONE) /* CNPs may name this flow only later */
-			log_time(&e->ce_log, &e->ce_log_frame, &e->ce_log_n, ts, frame);
-		else
-			an_np_ce(e, ts, frame);
-	}
-	if (an->note)
-		an->note->flags |= RT_AN_NOTE_CE;
-	an_ep_event(an, ts, f, AN_EV_CE);
-}
+/* ---- per record ---- */
 
 /*
  * A copy of a packet already counted (an_dup_check): counted apart on its
  * flow. A CE mark the packet picked up between the two capture points is
  * counted now, in place of the codepoint it was counted with.
  */
-static void handle_copy(struct rt_analyzer *an, const struct rt_record *rec, const struct an_dup_hit *hit)
+static void handle_copy(struct rt_analyzer *an, const struct rt_record *rec, const struct rt_an_flow_key *k,
+			uint32_t h, const struct an_dup_hit *hit)
 {
-	struct an_key k;
-	an_key_from(&k, rec->ip_version == 4 ? 4 : 6, rec->src_ip, rec->dst_ip, rec->dest_qp);
-	uint32_t fi = an_flow_get(an, &k, false);
+	an->tot.copies++;
+	an->tot.copy_bytes += rec->wirelen;
+	uint32_t fi = an_flow_get_hashed(&an->ft, k, h, false);
 	if (an->note) {
 		an->note->flags |= RT_AN_NOTE_COPY;
 		an->note->copy_of_frame = hit->frame;
 	}
 	if (fi == AN_NONE)
 		return;
-	struct an_flow *f = &an->flows[fi];
+	struct an_flow *f = &an->ft.flows[fi];
+	struct an_xport *x = an_xport(f);
 	if (an->note)
 		an->note->flow_id = f->id;
-	f->duplicates++;
-	if (hit->ecn != 3 && (rec->layers & (RT_L_IPV4 | RT_L_IPV6)) && (rec->ecn & 3) == 3 &&
-	    f->ecn[hit->ecn]) {
+	if (x)
+		x->duplicates++;
+	if (hit->ecn != 3 && (rec->layers & (RT_L_IPV4 | RT_L_IPV6)) && (rec->ecn & 3) == 3 && f->ecn[hit->ecn]) {
 		f->ecn[hit->ecn]--;
-		an->ecn[hit->ecn]--;
-		count_ce(an, f, rec);
+		an->tot.ecn[hit->ecn]--;
+		an_ecn_ce(&an->ecn, fi, rec, an->tot.c.packets, an->note);
 	}
 }
 
-static void handle_roce(struct rt_analyzer *an, const struct rt_record *rec)
+/* The flow of a RoCE record with a BTH (created at its first packet), AN_NONE when none is kept. */
+static uint32_t record_flow(struct rt_analyzer *an, const struct rt_record *rec, const struct rt_an_flow_key *k,
+			    uint32_t h)
+{
+	uint32_t fi = an_flow_get_hashed(&an->ft, k, h, true);
+	if (fi == AN_NONE) {
+		if (an->ft.full) { /* beyond --max-flows: in the totals only */
+			an->ft.beyond_packets++;
+			an->ft.beyond_bytes += rec->wirelen;
+		}
+		return AN_NONE;
+	}
+	struct an_flow *f = &an->ft.flows[fi];
+	if (f->id == AN_NONE) {
+		an_flow_assign_id(&an->ft, fi);
+		if (f->id != AN_NONE && rt_flowsel_match(&an->sel, f->id, k->ipver, k->src, k->dst, k->dest_qp))
+			f->flags |= AN_FLOW_SELECTED;
+	}
+	return fi;
+}
+
+/* A RoCE record; with a BTH, its flow's key and hash k, h. */
+static void handle_roce(struct rt_analyzer *an, const struct rt_record *rec, bool bth,
+			const struct rt_an_flow_key *k, uint32_t h)
 {
 	uint64_t ts = rec->ts_ns;
-	an->tot.roce_packets++;
-	an->ivc.roce_packets++;
-	if (rec->icrc == RT_ICRC_BAD) {
-		an->tot.icrc_bad++;
-		an->ivc.icrc_bad++;
-	}
-	if (!rt_record_has_bth(rec))
+	an->tot.c.roce_packets++;
+	if (rec->icrc == RT_ICRC_BAD)
+		an->tot.c.icrc_bad++;
+	if (!bth)
 		return;
-	uint8_t ipver = rec->ip_version == 4 ? 4 : 6;
-	struct an_key k;
-	an_key_from(&k, ipver, rec->src_ip, rec->dst_ip, rec->dest_qp);
-	uint32_t fi = an_flow_get(an, &k, true);
+	uint32_t fi = record_flow(an, rec, k, h);
 	if (fi == AN_NONE)
 		return;
-	struct an_flow *f = &an->flows[fi];
-	if (f->id == AN_NONE)
-		an_assign_id(an, fi);
+	struct an_flow *f = &an->ft.flows[fi];
 	if (an->note)
 		an->note->flow_id = f->id;
-	if (!f->packets)
+	bool first = !f->packets;
+	if (first)
 		f->first_ts = ts;
-	an_rp_packet(an, f, ts, rec->wirelen);
+	an_rp_packet(f, ts, rec->wirelen, an->o.rate_window_ns);
 	f->last_ts = ts;
 	f->packets++;
 	f->bytes += rec->wirelen;
-	if (an->tl_out) {
-		f->iv.packets++;
-		f->iv.bytes += rec->wirelen;
-		an_tl_mark(an, f);
-	}
+	if (first)
+		an_pair_first_packet(&an->pair, fi);
+	an_bk_mark(&an->bk, f, fi);
 	f->dscp = rec->dscp;
 	if (rec->nvlan) {
 		f->pcp = rec->pcp[rec->nvlan - 1];
-		f->tagged = true;
+		f->flags |= AN_FLOW_TAGGED;
 	}
 	if (rec->layers & (RT_L_IPV4 | RT_L_IPV6)) {
 		unsigned ecn = rec->ecn & 3u;
 		if (ecn == 3) {
-			count_ce(an, f, rec);
+			an_ecn_ce(&an->ecn, fi, rec, an->tot.c.packets, an->note);
 		} else {
 			f->ecn[ecn]++;
-			an->ecn[ecn]++;
+			an->tot.ecn[ecn]++;
 		}
 	}
 	if (rec->opcode == RT_OPCODE_CNP) {
-		handle_cnp(an, fi, rec);
+		an_ecn_cnp(&an->ecn, fi, rec, an->note);
 		return;
 	}
 	uint8_t tr = (uint8_t)rt_opcode_transport(rec->opcode);
 	uint16_t opf = rt_opcode_flags(rec->opcode);
-	if (f->transport == 0xff && tr != RT_TR_CNP)
+	if (f->transport == AN_TRANSPORT_NONE && tr != RT_TR_CNP)
 		f->transport = tr;
 	if (tr == RT_TR_UD) {
-		handle_ud(an, fi, rec);
+		an_tr_ud(&an->tr, fi, rec);
 	} else if (tr == RT_TR_RC || tr == RT_TR_UC || tr == RT_TR_XRC) {
 		if (opf & RT_OPF_RESP)
-			handle_response(an, fi, rec, opf);
+			an_tr_response(&an->tr, fi, rec, opf, an->tot.c.packets, an->note);
 		else
-			handle_request(an, f, rec, tr, opf);
+			an_tr_request(&an->tr, fi, rec, tr, opf, an->note);
 	}
 }
 
 void rt_analyzer_feed(struct rt_analyzer *an, const struct rt_record *rec)
 {
-	uint64_t ts = rec->ts_ns;
-	if (!an->tot.packets || ts < an->first_ts)
+	uint64_t ts = rec->ts_ns, fp = 0;
+	bool first = !an->tot.c.packets;
+	/*
+	 * A RoCE packet's flow and duplicate set are in memory no cache holds
+	 * when flows are many: their loads are asked for now and overlap what
+	 * comes before they are read.
+	 */
+	bool roce = (rec->kind == RT_KIND_ROCE || rec->kind == RT_KIND_CNP), bth = roce && rt_record_has_bth(rec);
+	struct rt_an_flow_key k;
+	uint32_t h = 0;
+	if (bth) {
+		an_key_of(&k, rec);
+		h = an_flow_hash(&k);
+		an_flow_prefetch_slot(&an->ft, h);
+		if (an->dups.nsets) {
+			fp = an_dup_fingerprint(rec);
+			an_dup_prefetch(&an->dups, fp);
+		}
+	}
+	if (first || ts < an->first_ts)
 		an->first_ts = ts;
 	if (ts > an->last_ts)
 		an->last_ts = ts;
 	if (ts > an->now)
 		an->now = ts;
-	an->tot.packets++;
-	an->tot.bytes += rec->wirelen;
-	an->ivc.packets++;
-	an->ivc.bytes += rec->wirelen;
-	if (an->tl_out)
-		an_tl_advance(an, an->now);
-	if (an->pfc_active && an->now >= an->pfc_next_expiry)
-		an_pfc_advance(an, an->now);
-	an_find_frame(an, rec);
+	advance(an, an->now); /* the buckets before this frame end before it counts */
+	an->tot.c.packets++;
+	an->tot.c.bytes += rec->wirelen;
+	if (an->pfc.active && an->now >= an->pfc.next_expiry)
+		an_pfc_advance(&an->pfc, an->now);
+	an_find_frame(&an->find, rec, first);
+	an->pair.disordered |= an->find.ts_back != 0;
+	if (bth)
+		an_flow_prefetch(&an->ft, h);
 	struct an_dup_hit hit;
-	if (an->dups.nsets && (rec->kind == RT_KIND_ROCE || rec->kind == RT_KIND_CNP) && rt_record_has_bth(rec) &&
-	    an_dup_check(an, rec, &hit)) {
-		handle_copy(an, rec, &hit); /* counted once: the frame counts, the packet does not */
+	if (bth && an->dups.nsets && an_dup_check(&an->dups, &an->ft, rec, fp, an->now, an->tot.c.packets, &hit)) {
+		handle_copy(an, rec, &k, h, &hit); /* counted once: the frame counts, the packet does not */
 		return;
 	}
-	an_ep_packet(an, an->now, rec->wirelen);
-	an->tl_all.packets++;
-	an->tl_all.bytes += rec->wirelen;
+	an_ep_packet(&an->ep, an->now, rec->wirelen, an->pfc.active > 0);
 	if (rec->truncated)
-		an->truncated++;
+		an->tot.truncated++;
 	switch (rec->kind) {
 	case RT_KIND_ROCE:
 	case RT_KIND_CNP:
-		handle_roce(an, rec);
+		handle_roce(an, rec, bth, &k, h);
 		if (rec->layers & RT_L_CM)
-			an_cm_mad(an, rec);
+			an_cm_mad(&an->cm, &an->pair, rec);
 		break;
 	case RT_KIND_PFC:
 	case RT_KIND_PAUSE:
-		an_pfc_frame(an, rec);
+		an_pfc_frame(&an->pfc, rec, an->now, an->note);
 		break;
 	case RT_KIND_MALFORMED:
-		an->malformed++;
+		an->tot.malformed++;
 		break;
 	default:
-		an->other++;
+		an->tot.other++;
 		break;
 	}
 }
 
-void rt_analyzer_feed_note(struct rt_analyzer *an, const struct rt_record *rec,
-			   struct rt_an_note *note)
+void rt_analyzer_feed_note(struct rt_analyzer *an, const struct rt_record *rec, struct rt_an_note *note)
 {
 	memset(note, 0, sizeof(*note));
-	note->frame = an->tot.packets + 1;
+	note->frame = an->tot.c.packets + 1;
 	note->flow_id = RT_AN_NONE;
 	note->peer_flow_id = RT_AN_NONE;
 	an->note = note;
@@ -643,43 +418,110 @@ void rt_analyzer_feed_note(struct rt_analyzer *an, const struct rt_record *rec,
 	an->note = NULL;
 }
 
-/* Pair what only the end of the capture can pair: one unpaired flow each way between two hosts. */
-static void pair_sole(struct rt_analyzer *an)
+/* ---- the end ---- */
+
+void rt_analyzer_interrupt(struct rt_analyzer *an)
 {
-	for (uint32_t fi = 0; fi < an->nflows; fi++) {
-		struct an_flow *f = &an->flows[fi];
-		if (f->reverse != AN_NONE || !f->packets || f->peer_qp != AN_NONE)
-			continue;
-		uint32_t mine = 0, theirs = 0, cand = AN_NONE;
-		for (uint32_t gi = an_hosts_head(an, f->key.src, f->key.dst, f->key.ipver); gi != AN_NONE;
-		     gi = an->flows[gi].next_hosts)
-			if (an->flows[gi].reverse == AN_NONE && an->flows[gi].packets)
-				mine++;
-		for (uint32_t gi = an_hosts_head(an, f->key.dst, f->key.src, f->key.ipver); gi != AN_NONE;
-		     gi = an->flows[gi].next_hosts)
-			if (an->flows[gi].reverse == AN_NONE && an->flows[gi].packets &&
-			    an->flows[gi].peer_qp == AN_NONE) {
-				theirs++;
-				cand = gi;
-			}
-		if (mine == 1 && theirs == 1 && cand != fi &&
-		    an->flows[cand].transport == f->transport && f->transport != RT_TR_UD)
-			an_link(an, fi, cand, AN_PAIR_SOLE);
+	an->stop = 1;
+}
+
+/* The last buckets: the current one, then those a pause still running fills. False when stopped. */
+static bool finish_buckets(struct rt_analyzer *an)
+{
+	struct an_buckets *bk = &an->bk;
+	if (!bk->len || bk->cur == UINT64_MAX)
+		return true;
+	if (an->pfc.active && fill_refused(an))
+		return true;
+	for (;;) {
+		if (an->stop)
+			return false;
+		uint64_t end = bk->cur + bk->len;
+		if (an->pfc.active)
+			an_pfc_advance(&an->pfc, end);
+		bool paused = an->pfc.active > 0;
+		an_bk_close(bk, end, paused);
+		if (!paused)
+			return true;
 	}
 }
 
-int rt_analyzer_finish(struct rt_analyzer *an)
+int rt_analyzer_finish(struct rt_analyzer *an, char *errbuf)
 {
-	int rc = an_tl_finish(an);
-	an_pfc_advance(an, UINT64_MAX);
-	an_ep_finish(an);
-	pair_sole(an);
-	for (uint32_t fi = 0; fi < an->nflows; fi++) {
-		struct an_flow *f = &an->flows[fi];
-		if (!f->ext)
-			continue;
-		an_rp_finish(f);
-		an_np_finish(f->ext);
+	bool whole = finish_buckets(an);
+	an_pfc_advance(&an->pfc, UINT64_MAX);
+	an_ep_finish(&an->ep);
+	whole = an_pair_finish(&an->pair, &an->stop) && whole;
+	for (uint32_t fi = 0; fi < an->ft.n; fi++) {
+		struct an_flow *f = &an->ft.flows[fi];
+		if (f->rp)
+			an_rp_finish(f);
+		if (f->np)
+			an_np_finish(f->np);
 	}
-	return rc;
+	for (unsigned i = 0; i < an->sinks.n; i++) {
+		const struct rt_an_sink *s = &an->sinks.s[i];
+		char eb[RT_ERRBUF_SIZE] = "";
+		int rc;
+		if (s->end && !an->sinks.failed[i] && (rc = s->end(s->ctx, an, eb)) < 0)
+			sink_failed(an, i, rc, eb);
+	}
+	if (an->sinks.err)
+		return rt_analyzer_status(an, errbuf);
+	return whole ? 0 : rt_errmsg(errbuf, EINTR, "interrupted at the end of the capture");
+}
+
+/* ---- reading ---- */
+
+uint64_t rt_analyzer_flow_count(const struct rt_analyzer *an)
+{
+	return an->ft.next_id;
+}
+
+void rt_analyzer_bucket_columns(const struct rt_analyzer *an, bool *source_log, bool *counters)
+{
+	*source_log = an->bk.srclog;
+	*counters = an->bk.counters;
+}
+
+const struct rt_an_flow_key *rt_analyzer_flow_key(const struct rt_analyzer *an, uint32_t id)
+{
+	return id < an->ft.next_id ? &an_flow_by_id(&an->ft, id)->key : NULL;
+}
+
+void rt_analyzer_totals(const struct rt_analyzer *an, struct rt_an_counts *out)
+{
+	*out = an->tot.c;
+	memcpy(out->pfc_xoff, an->pfc.xoff, sizeof(out->pfc_xoff));
+	memcpy(out->pfc_xon, an->pfc.xon, sizeof(out->pfc_xon));
+}
+
+void rt_analyzer_interval(struct rt_analyzer *an, struct rt_an_counts *out, bool reset)
+{
+	struct rt_an_counts now;
+	rt_analyzer_totals(an, &now);
+	const uint64_t *a = (const uint64_t *)&now, *b = (const uint64_t *)&an->iv_start;
+	uint64_t *o = (uint64_t *)out;
+	_Static_assert(sizeof(struct rt_an_counts) % sizeof(uint64_t) == 0, "counters only");
+	for (size_t i = 0; i < sizeof(now) / sizeof(uint64_t); i++)
+		o[i] = a[i] - b[i];
+	if (reset)
+		an->iv_start = now;
+}
+
+void rt_analyzer_capture_drops(struct rt_analyzer *an, uint64_t if_dropped, uint64_t os_dropped)
+{
+	an->find.drops_known = true;
+	an->find.if_dropped = if_dropped;
+	an->find.os_dropped = os_dropped;
+}
+
+int rt_analyzer_load_counters(struct rt_analyzer *an, const char *path, char *errbuf)
+{
+	return an_side_load_counters(&an->side, path, errbuf);
+}
+
+int rt_analyzer_load_source_log(struct rt_analyzer *an, const char *path, char *errbuf)
+{
+	return an_side_load_source_log(&an->side, path, errbuf);
 }

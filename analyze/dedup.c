@@ -1,8 +1,9 @@
 /* Duplicate RoCE packets: the same packet seen twice (two capture points, mirrored twice, overlapping files) counts once. */
+#include "analyze/dedup.h"
+
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyze/internal.h"
 #include "dissect/opcodes.h"
 
 /*
@@ -47,7 +48,7 @@ static inline uint64_t mix(uint64_t h, uint64_t v)
 	return h ^ (h >> 31);
 }
 
-static uint64_t fingerprint(const struct rt_record *rec)
+uint64_t an_dup_fingerprint(const struct rt_record *rec)
 {
 	uint64_t h = mix(0x2545f4914f6cdd1dull, (uint64_t)rec->ip_version << 56 | (uint64_t)rec->opcode << 48 |
 							(uint64_t)(rec->dest_qp & AN_PSN_MASK) << 24 |
@@ -82,14 +83,16 @@ static inline uint64_t mac48(const uint8_t *m)
 
 static uint16_t hop_of(const struct rt_record *rec)
 {
-	uint64_t h = mix(0x9e3779b97f4a7c15ull, (uint64_t)rec->interface_id << 32 | rec->sll_ifindex);
-	h = mix(h, mac48(rec->src_mac) << 8 | rec->ttl);
-	h = mix(h, mac48(rec->dst_mac) << 16 | (uint64_t)rec->vlan[0] << 4 | rec->nvlan);
+	/* the parts are spread by multiplications that run side by side, then mixed once */
+	uint64_t h = ((uint64_t)rec->interface_id << 32 | rec->sll_ifindex) ^
+		     (mac48(rec->src_mac) << 8 | rec->ttl) * 0xff51afd7ed558ccdull ^
+		     (mac48(rec->dst_mac) << 16 | (uint64_t)rec->vlan[0] << 4 | rec->nvlan) * 0xc4ceb9fe1a85ec53ull;
 	if (rec->layers & RT_L_GRE) {
 		uint64_t o[2];
 		memcpy(o, rec->encap.outer_src_ip, 16);
-		h = mix(h, o[0] ^ o[1] ^ rec->encap.erspan_session);
+		h ^= (o[0] ^ o[1] ^ rec->encap.erspan_session) * 0x9e3779b97f4a7c15ull;
 	}
+	h = mix(0x9e3779b97f4a7c15ull, h);
 	h ^= h >> 32;
 	return (uint16_t)(h ^ (h >> 16));
 }
@@ -162,22 +165,23 @@ static bool is_request(uint8_t opcode)
  * go-back-N (the PSN of a NAK or RNR NAK its flow is waiting to act on) or
  * the next PSN of the resend run under way; any other PSN cannot be.
  */
-static bool may_be_resend(struct rt_analyzer *an, const struct rt_record *rec)
+static bool may_be_resend(struct an_flowtab *ft, const struct rt_record *rec)
 {
 	if (!is_request(rec->opcode))
 		return false;
-	struct an_key k;
-	an_key_from(&k, rec->ip_version == 4 ? 4 : 6, rec->src_ip, rec->dst_ip, rec->dest_qp);
-	uint32_t fi = an_flow_get(an, &k, false);
+	struct rt_an_flow_key k;
+	an_key_of(&k, rec);
+	uint32_t fi = an_flow_get(ft, &k, false);
 	if (fi == AN_NONE)
 		return false;
-	const struct an_flow *f = &an->flows[fi];
+	const struct an_flow *f = &ft->flows[fi];
 	uint32_t p = rec->psn & AN_PSN_MASK;
-	if (f->nak_pending == 2) /* an RNR NAK: the retry waits its timer, 10 us at the least */
-		return p == f->nak_psn && rec->ts_ns >= f->nak_ts + AN_RNR_TIMER_MIN_NS;
-	if (f->nak_pending)
-		return p == f->nak_psn;
-	return f->in_retrans && p == ((f->last_psn + 1) & AN_PSN_MASK);
+	if (f->nak_pending && f->x) {
+		if (f->nak_pending == AN_NAK_RNR) /* an RNR NAK: the retry waits its timer, 10 us at the least */
+			return p == f->x->nak_psn && rec->ts_ns >= f->x->nak_ts + AN_RNR_TIMER_MIN_NS;
+		return p == f->x->nak_psn;
+	}
+	return (f->flags & AN_FLOW_IN_RETRANS) && p == ((f->last_psn + 1) & AN_PSN_MASK);
 }
 
 /*
@@ -212,12 +216,11 @@ static struct an_dup_entry *entry_of(struct an_dups *d, uint64_t fp, uint64_t no
 	return NULL;
 }
 
-bool an_dup_check(struct rt_analyzer *an, const struct rt_record *rec, struct an_dup_hit *hit)
+bool an_dup_check(struct an_dups *d, struct an_flowtab *ft, const struct rt_record *rec, uint64_t fp, uint64_t now,
+		  uint64_t frame, struct an_dup_hit *hit)
 {
-	struct an_dups *d = &an->dups;
-	uint64_t ts = rec->ts_ns, now = an->now, fp = fingerprint(rec);
+	uint64_t ts = rec->ts_ns;
 	struct an_dup_entry *set = &d->e[(fp & (d->nsets - 1)) * 2], *in;
-	__builtin_prefetch(set, 1);
 	uint16_t hop = hop_of(rec);
 	in = entry_of(d, fp, now);
 	if (in) {
@@ -253,7 +256,7 @@ bool an_dup_check(struct rt_analyzer *an, const struct rt_record *rec, struct an
 			uint64_t dt = ts > in->ts ? ts - in->ts : in->ts - ts;
 			bool cnp = rec->opcode == RT_OPCODE_CNP;
 			copy = dt <= d->window_ns && !in->same_copy && (!cnp || d->same_point_seen) &&
-			       !may_be_resend(an, rec);
+			       !may_be_resend(ft, rec);
 			d->same_interface += copy;
 			d->same_point_seen |= copy && !cnp;
 			in->same_copy |= copy;
@@ -267,15 +270,14 @@ bool an_dup_check(struct rt_analyzer *an, const struct rt_record *rec, struct an
 		}
 		in->ts = ts;
 		if (copy) {
-			uint64_t cur = an->tot.packets;
-			hit->frame = cur - (uint32_t)((uint32_t)cur - in->frame);
+			hit->frame = frame - (uint32_t)((uint32_t)frame - in->frame);
 			hit->ecn = in->ecn;
 			if ((rec->layers & (RT_L_IPV4 | RT_L_IPV6)) && rec->ecn == 3)
 				in->ecn = 3; /* marked between the two capture points: counted now */
 			return true;
 		}
 		/* a new frame of the packet (a resend, the next CNP): counted */
-		in->frame = (uint32_t)an->tot.packets;
+		in->frame = (uint32_t)frame;
 		in->same_copy = false;
 		in->ecn = (rec->layers & (RT_L_IPV4 | RT_L_IPV6)) ? rec->ecn & 3 : 0;
 		return false;
@@ -290,7 +292,7 @@ bool an_dup_check(struct rt_analyzer *an, const struct rt_record *rec, struct an
 		d->evicted++;
 	in->fp = fp;
 	in->ts = ts;
-	in->frame = (uint32_t)an->tot.packets;
+	in->frame = (uint32_t)frame;
 	in->hop[0] = hop;
 	in->seen[0] = 1;
 	in->nhops = 1;

@@ -1,131 +1,132 @@
 /* Congestion episodes: contiguous intervals of CE marks, CNPs and PFC/PAUSE pauses, with throughput around them. */
+#include "analyze/episodes.h"
+
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyze/internal.h"
-
-#define AN_GSLOTS 16 /* global byte history: 16 slots of gap/8 */
-
-static uint64_t gslot_width(const struct rt_analyzer *an)
+void an_ep_init(struct an_episodes *ep, uint64_t gap_ns)
 {
-	uint64_t w = an->o.episode_gap_ns / 8;
-	return w ? w : 1;
+	memset(ep, 0, sizeof(*ep));
+	ep->gap_ns = gap_ns;
+	ep->slot_w = gap_ns / 8 ? gap_ns / 8 : 1;
+	an_sring_init_fixed(&ep->slots, ep->slot_bytes, AN_GSLOTS);
 }
 
-static void ep_close(struct rt_analyzer *an)
+void an_ep_free(struct an_episodes *ep)
 {
-	struct an_episode *c = &an->cur;
-	if (an->ep_ce_slot > c->peak_ce_slot)
-		c->peak_ce_slot = an->ep_ce_slot;
-	c->bytes_during = an->ep_bytes_at_end;
-	c->bytes_after = an->ep_bytes_total - an->ep_bytes_at_end;
-	an->ep_open = false;
-	if (an->neps == an->cap_eps) {
-		uint32_t ncap = an->cap_eps ? an->cap_eps * 2 : 16;
-		struct an_episode *ne = realloc(an->eps, ncap * sizeof(*ne));
+	free(ep->list);
+	ep->list = NULL;
+}
+
+uint64_t an_ep_slot_ns(const struct an_episodes *ep)
+{
+	return ep->slot_w;
+}
+
+static void ep_close(struct an_episodes *ep)
+{
+	struct an_episode *c = &ep->cur;
+	if (ep->ce_slot > c->peak_ce_slot)
+		c->peak_ce_slot = ep->ce_slot;
+	c->bytes_during = ep->bytes_at_end;
+	c->bytes_after = ep->bytes_total - ep->bytes_at_end;
+	ep->open = false;
+	if (ep->n == ep->cap) {
+		uint32_t ncap = ep->cap ? ep->cap * 2 : 16;
+		struct an_episode *ne = realloc(ep->list, ncap * sizeof(*ne));
 		if (!ne)
 			return;
-		an->eps = ne;
-		an->cap_eps = ncap;
+		ep->list = ne;
+		ep->cap = ncap;
 	}
-	an->eps[an->neps++] = *c;
+	ep->list[ep->n++] = *c;
 }
 
-void an_ep_packet(struct rt_analyzer *an, uint64_t ts, uint32_t bytes)
+void an_ep_packet_slow(struct an_episodes *ep, uint64_t ts, uint32_t bytes, bool paused)
 {
-	uint64_t w = gslot_width(an), s;
-	/* most packets fall in the newest slot: no division for them */
-	if (an->gslot_cur && ts >= an->gslot_cur * w && ts - an->gslot_cur * w < w)
-		s = an->gslot_cur;
-	else
+	uint64_t w = ep->slot_w, s;
+	if (ep->slots.next && ts - ep->slot_start < w) {
+		s = ep->slots.next - 1;
+	} else {
 		s = ts / w;
-	if (s > an->gslot_cur || !an->gslot_cur) {
-		uint64_t n = s - an->gslot_cur;
-		if (!an->gslot_cur || n >= AN_GSLOTS)
-			memset(an->gslot_bytes, 0, sizeof(an->gslot_bytes));
-		else
-			for (uint64_t k = 1; k <= n; k++)
-				an->gslot_bytes[(an->gslot_cur + k) % AN_GSLOTS] = 0;
-		an->gslot_cur = s;
-	}
-	if (s + AN_GSLOTS > an->gslot_cur)
-		an->gslot_bytes[s % AN_GSLOTS] += bytes;
-	if (an->ep_open && !an->pfc_active && ts > an->cur.end + an->o.episode_gap_ns)
-		ep_close(an);
-	if (an->ep_open) {
-		if (s != an->ep_slot) {
-			if (an->ep_ce_slot > an->cur.peak_ce_slot)
-				an->cur.peak_ce_slot = an->ep_ce_slot;
-			an->ep_ce_slot = 0;
-			an->ep_slot = s;
+		if (s >= ep->slots.next) {
+			an_sring_advance(&ep->slots, s);
+			ep->slot_start = s * w;
 		}
-		an->ep_bytes_total += bytes;
 	}
-	an->ep_last_bytes = bytes;
+	if (an_sring_held(&ep->slots, s))
+		*an_sring_at(&ep->slots, s) += bytes;
+	if (ep->open && !paused && ts > ep->cur.end + ep->gap_ns)
+		ep_close(ep);
+	if (ep->open) {
+		if (s != ep->slot) {
+			if (ep->ce_slot > ep->cur.peak_ce_slot)
+				ep->cur.peak_ce_slot = ep->ce_slot;
+			ep->ce_slot = 0;
+			ep->slot = s;
+		}
+		ep->bytes_total += bytes;
+	}
+	ep->last_bytes = bytes;
 }
 
-void an_ep_event(struct rt_analyzer *an, uint64_t ts, struct an_flow *f, int what)
+void an_ep_event(struct an_episodes *ep, uint64_t ts, struct an_flow *f, enum an_ep_kind what, bool paused)
 {
-	if (an->ep_open && !an->pfc_active && ts > an->cur.end + an->o.episode_gap_ns)
-		ep_close(an);
-	if (!an->ep_open) {
-		uint64_t w = gslot_width(an), s = ts / w, before = 0;
+	if (ep->open && !paused && ts > ep->cur.end + ep->gap_ns)
+		ep_close(ep);
+	if (!ep->open) {
+		uint64_t w = ep->slot_w, s = ts / w, before = 0;
 		for (uint64_t k = s >= 8 ? s - 8 : 0; k < s; k++)
-			if (k <= an->gslot_cur && k + AN_GSLOTS > an->gslot_cur)
-				before += an->gslot_bytes[k % AN_GSLOTS];
-		memset(&an->cur, 0, sizeof(an->cur));
-		an->cur.start = ts;
-		an->cur.end = ts;
-		an->cur.bytes_before = before;
-		an->ep_bytes_total = an->ep_last_bytes;
-		an->ep_bytes_at_end = 0;
-		an->ep_slot = s;
-		an->ep_ce_slot = 0;
-		an->ep_open = true;
+			if (an_sring_held(&ep->slots, k))
+				before += *an_sring_at(&ep->slots, k);
+		memset(&ep->cur, 0, sizeof(ep->cur));
+		ep->cur.start = ts;
+		ep->cur.end = ts;
+		ep->cur.bytes_before = before;
+		ep->bytes_total = ep->last_bytes;
+		ep->bytes_at_end = 0;
+		ep->slot = s;
+		ep->ce_slot = 0;
+		ep->open = true;
 	}
-	struct an_episode *c = &an->cur;
+	struct an_episode *c = &ep->cur;
 	if (ts > c->end)
 		c->end = ts;
-	an->ep_bytes_at_end = an->ep_bytes_total;
+	ep->bytes_at_end = ep->bytes_total;
 	switch (what) {
-	case AN_EV_CE:
+	case AN_EP_CE:
 		c->ce++;
-		if (ts / gslot_width(an) == an->ep_slot)
-			an->ep_ce_slot++;
+		if (ts / ep->slot_w == ep->slot)
+			ep->ce_slot++;
 		break;
-	case AN_EV_CNP:
+	case AN_EP_CNP:
 		c->cnp++;
 		break;
-	case AN_EV_XOFF:
+	case AN_EP_XOFF:
 		c->pfc_xoff++;
 		break;
-	default:
+	case AN_EP_PAUSE_END:
 		break;
 	}
-	if (f && f->id != AN_NONE && f->ep_mark != an->neps + 1) {
-		f->ep_mark = an->neps + 1;
-		if (c->flows < sizeof(c->flow_ids) / sizeof(c->flow_ids[0]))
+	if (f && f->id != AN_NONE && f->ep_mark != ep->n + 1) {
+		f->ep_mark = ep->n + 1;
+		if (c->flows < AN_EP_FLOWS)
 			c->flow_ids[c->flows] = f->id;
 		c->flows++;
 	}
 }
 
-void an_ep_paused(struct rt_analyzer *an, uint64_t until, uint64_t ns)
+void an_ep_paused(struct an_episodes *ep, uint64_t until, uint64_t ns)
 {
-	if (!an->ep_open)
+	if (!ep->open)
 		return;
-	an->cur.paused_ns += ns;
-	if (until > an->cur.end)
-		an->cur.end = until;
+	ep->cur.paused_ns += ns;
+	if (until > ep->cur.end)
+		ep->cur.end = until;
 }
 
-void an_ep_finish(struct rt_analyzer *an)
+void an_ep_finish(struct an_episodes *ep)
 {
-	if (an->ep_open)
-		ep_close(an);
-}
-
-uint64_t an_ep_slot_ns(const struct rt_analyzer *an)
-{
-	return gslot_width(an);
+	if (ep->open)
+		ep_close(ep);
 }

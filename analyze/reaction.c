@@ -1,8 +1,8 @@
 /* DCQCN reactions seen on the wire: NP (CE mark -> CNP under CNP rate limiting) and RP (sending rate around a CNP). */
+#include "analyze/reaction.h"
+
 #include <stdlib.h>
 #include <string.h>
-
-#include "analyze/internal.h"
 
 /* ---- NP: which CE mark a CNP answers ----
  *
@@ -21,12 +21,79 @@
  * The CNPs also give the limiter's interval: the spacing of consecutive CNPs
  * with at least two CE marks between them (marking went on, so the limiter
  * set the pace), a low quantile of it.
+ *
+ * Memory follows what a flow shows: the marks are kept in a ring that grows
+ * to AN_NP_RING, the votes in a table that grows to the highest lag bin voted
+ * for, and until the flow is paired only logs of times, grown as they fill.
  */
 _Static_assert(AN_NP_RING <= 64, "answered_slots holds one bit per CE mark within reach");
 
 #define AN_NP_MIN_VOTES 4
 #define AN_NP_FLOOR_NS 64 /* a bin narrower than this counts its votes per this width */
 #define AN_NP_LIMITED_MIN 20 /* 1/20 of the marks held back before the interval counts as learned */
+#define AN_TLOG_FIRST 4u
+
+struct an_np *an_np_of(struct an_flow *f)
+{
+	if (!f->np)
+		f->np = calloc(1, sizeof(*f->np));
+	return f->np;
+}
+
+static void tlog_free(struct an_tlog *l)
+{
+	free(l->ts);
+	free(l->frame);
+	memset(l, 0, sizeof(*l));
+}
+
+/* Append ts (and frame, once one is known) to a log of at most AN_PENDING_LOG entries. */
+static void tlog_add(struct an_tlog *l, uint64_t ts, uint64_t frame)
+{
+	if (l->n == AN_PENDING_LOG)
+		return;
+	if (l->n == l->cap) {
+		uint32_t ncap = l->cap ? l->cap * 2 : AN_TLOG_FIRST;
+		uint64_t *nt = realloc(l->ts, ncap * sizeof(*nt));
+		if (!nt)
+			return;
+		l->ts = nt;
+		if (l->frame) {
+			uint64_t *nf = realloc(l->frame, ncap * sizeof(*nf));
+			if (!nf)
+				return;
+			l->frame = nf;
+		}
+		l->cap = ncap;
+	}
+	if (frame && !l->frame)
+		l->frame = calloc(l->cap, sizeof(*l->frame)); /* the entries before it: no frame known */
+	if (l->frame)
+		l->frame[l->n] = frame;
+	l->ts[l->n++] = ts;
+}
+
+static void hist_free(struct an_np_hist *h)
+{
+	if (!h)
+		return;
+	an_sring_free(&h->ce_ts);
+	an_sring_free(&h->ce_frame);
+	an_sring_free(&h->gaps);
+	free(h->votes);
+	free(h);
+}
+
+void an_np_free(struct an_np *np)
+{
+	if (!np)
+		return;
+	tlog_free(&np->ce_log);
+	tlog_free(&np->cnp_log);
+	free(np->reaction);
+	hist_free(np->h);
+	free(np);
+}
 
 static unsigned lag_bin(uint64_t v)
 {
@@ -56,84 +123,135 @@ static uint64_t bin_floor_width(unsigned b)
 	return w < AN_NP_FLOOR_NS ? AN_NP_FLOOR_NS : w;
 }
 
-/* Bin a holds more votes per ns than bin b. */
-static bool denser(const struct an_np_votes *v, unsigned a, unsigned b)
+static uint64_t votes_of(const struct an_np_hist *h, unsigned b)
 {
-	return (uint64_t)v->votes[a] * bin_floor_width(b) > (uint64_t)v->votes[b] * bin_floor_width(a);
+	return b < h->nbins ? h->votes[b] : 0;
 }
 
-static void vote(struct an_np_votes *v, uint64_t lag)
+/* Bin a holds more votes per ns than bin b. */
+static bool denser(const struct an_np_hist *h, unsigned a, unsigned b)
+{
+	return votes_of(h, a) * bin_floor_width(b) > votes_of(h, b) * bin_floor_width(a);
+}
+
+/* Room for bin b in the vote table (it grows geometrically up to every bin); false when out of memory. */
+static bool votes_room(struct an_np_hist *h, unsigned b)
+{
+	if (b < h->nbins)
+		return true;
+	uint32_t n = h->nbins ? h->nbins * 2 : 64;
+	if (n <= b)
+		n = b + 1;
+	if (n > AN_NP_BINS)
+		n = AN_NP_BINS;
+	uint16_t *nv = realloc(h->votes, n * sizeof(*nv));
+	if (!nv)
+		return false;
+	memset(nv + h->nbins, 0, (n - h->nbins) * sizeof(*nv));
+	h->votes = nv;
+	h->nbins = n;
+	return true;
+}
+
+static void vote(struct an_np_hist *h, uint64_t lag)
 {
 	if (lag >> 32)
 		return;
 	unsigned b = lag_bin(lag);
-	if (v->votes[b] == UINT16_MAX) /* halve them all: the densities keep their order */
-		for (unsigned i = 0; i < AN_NP_BINS; i++)
-			v->votes[i] /= 2;
-	v->votes[b]++;
-	if (b != v->peak && denser(v, b, v->peak))
-		v->peak = b;
-}
-
-void an_np_ce(struct an_flow_ext *e, uint64_t ts, uint64_t frame)
-{
-	struct an_np *np = e->np;
-	if (!np && !(np = e->np = calloc(1, sizeof(*np))))
+	if (!votes_room(h, b))
 		return;
-	unsigned i = (unsigned)(np->ce_n % AN_NP_RING);
-	np->ce_ts[i] = ts;
-	np->answered_slots &= ~(1ull << i);
-	if (frame && !np->ce_frame)
-		np->ce_frame = calloc(AN_NP_RING, sizeof(*np->ce_frame));
-	if (np->ce_frame)
-		np->ce_frame[i] = frame;
-	np->ce_n++;
+	if (h->votes[b] == UINT16_MAX) /* halve them all: the densities keep their order */
+		for (unsigned i = 0; i < h->nbins; i++)
+			h->votes[i] /= 2;
+	h->votes[b]++;
+	if (b != h->peak && denser(h, b, h->peak))
+		h->peak = b;
 }
 
-uint64_t an_np_cnp(struct an_flow_ext *e, uint64_t ts)
+static struct an_np_hist *hist_of(struct an_np *np)
 {
-	uint64_t prev = e->last_cnp_ts;
-	if (!e->first_cnp_ts)
-		e->first_cnp_ts = ts;
-	if (ts > e->last_cnp_ts)
-		e->last_cnp_ts = ts;
-	struct an_np *np = e->np;
-	if (!np || !np->ce_n) {
-		e->cnp_without_ce++;
+	if (!np->h && (np->h = calloc(1, sizeof(*np->h)))) {
+		an_sring_init(&np->h->ce_ts, AN_NP_RING);
+		an_sring_init(&np->h->ce_frame, AN_NP_RING);
+		an_sring_init(&np->h->gaps, AN_NP_GAPS);
+	}
+	return np->h;
+}
+
+/* The frame of mark n, 0 when not known. */
+static uint64_t mark_frame(const struct an_np_hist *h, uint64_t n)
+{
+	return h->ce_frame.v && an_sring_held(&h->ce_frame, n) ? *an_sring_at(&h->ce_frame, n) : 0;
+}
+
+void an_np_ce(struct an_np *np, uint64_t ts, uint64_t frame)
+{
+	struct an_np_hist *h = hist_of(np);
+	if (!h)
+		return;
+	uint64_t n = h->ce_ts.next;
+	if (an_sring_push(&h->ce_ts, ts) < 0)
+		return;
+	h->answered_slots &= ~(1ull << (n % AN_NP_RING));
+	if (frame || h->ce_frame.v) {
+		if (!h->ce_frame.v) /* the first frame asked for: the ring of frames starts at this mark */
+			h->ce_frame.next = n;
+		if (an_sring_push(&h->ce_frame, frame) < 0)
+			an_sring_free(&h->ce_frame);
+	}
+}
+
+void an_np_log_ce(struct an_np *np, uint64_t ts, uint64_t frame)
+{
+	tlog_add(&np->ce_log, ts, frame);
+}
+
+void an_np_log_cnp(struct an_np *np, uint64_t ts)
+{
+	tlog_add(&np->cnp_log, ts, 0);
+}
+
+uint64_t an_np_cnp(struct an_np *np, uint64_t ts)
+{
+	uint64_t prev = np->last_cnp_ts;
+	if (!np->first_cnp_ts)
+		np->first_cnp_ts = ts;
+	if (ts > np->last_cnp_ts)
+		np->last_cnp_ts = ts;
+	struct an_np_hist *h = np->h;
+	uint64_t ce_n = h ? h->ce_ts.next : 0;
+	if (!ce_n) {
+		np->cnp_without_ce++;
 		return 0;
 	}
-	if (!np->v)
-		np->v = calloc(1, sizeof(*np->v));
-	struct an_np_votes *v = np->v;
-	if (v && prev && ts > prev && np->ce_n - np->ce_at_cnp >= 2)
-		v->gap[v->ngaps++ % AN_NP_GAPS] = ts - prev;
-	np->ce_at_cnp = np->ce_n;
+	if (prev && ts > prev && ce_n - h->ce_at_cnp >= 2)
+		(void)an_sring_push(&h->gaps, ts - prev); /* out of memory: one gap fewer */
+	h->ce_at_cnp = ce_n;
 
-	uint64_t lo = np->ce_n > AN_NP_RING ? np->ce_n - AN_NP_RING : 0;
-	if (v)
-		for (uint64_t n = lo; n < np->ce_n; n++)
-			if (np->ce_ts[n % AN_NP_RING] <= ts)
-				vote(v, ts - np->ce_ts[n % AN_NP_RING]);
+	uint64_t lo = an_sring_oldest(&h->ce_ts);
+	for (uint64_t n = lo; n < ce_n; n++)
+		if (*an_sring_at(&h->ce_ts, n) <= ts)
+			vote(h, ts - *an_sring_at(&h->ce_ts, n));
 	/*
 	 * Where the answered mark should be: at the voted lag; before the votes agree, at the
 	 * previous CNP's lag (the first CNP: the oldest mark not answered yet).
 	 */
-	bool oldest = false;
+	bool voted = votes_of(h, h->peak) >= AN_NP_MIN_VOTES, oldest = false;
 	uint64_t lag = 0;
-	if (v && v->votes[v->peak] >= AN_NP_MIN_VOTES)
-		lag = bin_center(v->peak);
-	else if (np->trig)
-		lag = np->last_lag;
+	if (voted)
+		lag = bin_center(h->peak);
+	else if (h->trig)
+		lag = h->last_lag;
 	else
 		oldest = true;
 	uint64_t target = ts > lag ? ts - lag : 0, best = UINT64_MAX, best_d = UINT64_MAX;
 	uint64_t any = UINT64_MAX, any_d = UINT64_MAX;
-	for (uint64_t n = lo; n < np->ce_n; n++) {
-		uint64_t t = np->ce_ts[n % AN_NP_RING];
+	for (uint64_t n = lo; n < ce_n; n++) {
+		uint64_t t = *an_sring_at(&h->ce_ts, n);
 		if (t > ts)
 			continue;
 		uint64_t d = oldest ? 0 : t > target ? t - target : target - t;
-		if (np->answered_slots >> (n % AN_NP_RING) & 1) {
+		if (h->answered_slots >> (n % AN_NP_RING) & 1) {
 			if (d < any_d) {
 				any_d = d;
 				any = n;
@@ -148,69 +266,79 @@ uint64_t an_np_cnp(struct an_flow_ext *e, uint64_t ts)
 	 * better than any other, an earlier CNP took it by mistake: this CNP answers it too,
 	 * so one mistake does not shift every later CNP by a mark.
 	 */
-	if (lag && any != UINT64_MAX && (best == UINT64_MAX || 2 * any_d + AN_NP_FLOOR_NS < best_d) &&
-	    v && v->votes[v->peak] >= AN_NP_MIN_VOTES) {
+	if (lag && any != UINT64_MAX && (best == UINT64_MAX || 2 * any_d + AN_NP_FLOOR_NS < best_d) && voted) {
 		best = any;
 		best_d = any_d;
 	}
 	if (best == UINT64_MAX) { /* no mark within reach before the CNP */
-		e->cnp_without_ce++;
+		np->cnp_without_ce++;
 		return 0;
 	}
-	uint64_t t = np->ce_ts[best % AN_NP_RING];
-	bool again = np->answered_slots >> (best % AN_NP_RING) & 1;
-	np->answered_slots |= 1ull << (best % AN_NP_RING);
-	np->last_lag = ts - t;
-	an_hist_addp(&e->np_reaction, ts - t);
+	uint64_t t = *an_sring_at(&h->ce_ts, best);
+	bool again = h->answered_slots >> (best % AN_NP_RING) & 1;
+	h->answered_slots |= 1ull << (best % AN_NP_RING);
+	h->last_lag = ts - t;
+	an_hist_addp(&np->reaction, ts - t);
 	if (again)
-		return np->ce_frame ? np->ce_frame[best % AN_NP_RING] : 0;
+		return mark_frame(h, best);
 	np->answered++;
-	if (best + 1 > np->trig) {
-		if (np->trig) /* the marks since the previous answered one: held back by the limiter */
-			np->rate_limited += best - np->trig;
+	if (best + 1 > h->trig) {
+		if (h->trig) /* the marks since the previous answered one: held back by the limiter */
+			np->rate_limited += best - h->trig;
 		else
-			np->first_answer = best;
-		np->trig = best + 1;
-		np->trig_ts = t;
-	} else if (best > np->first_answer && np->rate_limited) {
+			h->first_answer = best;
+		h->trig = best + 1;
+		h->trig_ts = t;
+	} else if (best > h->first_answer && np->rate_limited) {
 		np->rate_limited--; /* counted as held back when a later mark was answered first */
 	}
-	return np->ce_frame ? np->ce_frame[best % AN_NP_RING] : 0;
+	return mark_frame(h, best);
 }
 
-void an_np_settle(struct an_flow_ext *de, struct an_flow_ext *ce)
+void an_np_settle(struct an_np *data, struct an_np *carrier)
 {
-	uint32_t nce = de->ce_log ? de->ce_log_n : 0, ncnp = ce && ce->cnp_log ? ce->cnp_log_n : 0;
+	if (!data) {
+		if (carrier)
+			tlog_free(&carrier->cnp_log);
+		return;
+	}
+	const struct an_tlog *ce = &data->ce_log, *cnp = carrier ? &carrier->cnp_log : NULL;
+	uint32_t nce = ce->n, ncnp = cnp ? cnp->n : 0;
 	/* all CE marks so far were logged unless the log filled up; CNPs past its end are not sampled */
-	uint64_t covered = de->ce_data == nce || !nce ? UINT64_MAX : de->ce_log[nce - 1];
+	uint64_t covered = data->ce_data == nce || !nce ? UINT64_MAX : ce->ts[nce - 1];
 	uint32_t i = 0, j = 0;
 	while (i < nce || j < ncnp) {
-		if (i < nce && (j == ncnp || de->ce_log[i] <= ce->cnp_log[j])) {
-			an_np_ce(de, de->ce_log[i], de->ce_log_frame ? de->ce_log_frame[i] : 0);
+		if (i < nce && (j == ncnp || ce->ts[i] <= cnp->ts[j])) {
+			an_np_ce(data, ce->ts[i], ce->frame ? ce->frame[i] : 0);
 			i++;
 			continue;
 		}
-		uint64_t t = ce->cnp_log[j++];
+		uint64_t t = cnp->ts[j++];
 		if (t <= covered) {
-			an_np_cnp(de, t);
+			an_np_cnp(data, t);
 		} else {
-			if (!de->first_cnp_ts)
-				de->first_cnp_ts = t;
-			if (t > de->last_cnp_ts)
-				de->last_cnp_ts = t;
+			if (!data->first_cnp_ts)
+				data->first_cnp_ts = t;
+			if (t > data->last_cnp_ts)
+				data->last_cnp_ts = t;
 		}
 	}
+	/* paired: CE marks go to the history and CNPs find this flow at once */
+	tlog_free(&data->ce_log);
+	if (carrier)
+		tlog_free(&carrier->cnp_log);
 }
 
-bool an_np_interval(const struct an_flow_ext *e, uint64_t *ns)
+bool an_np_interval(const struct an_np *np, uint64_t *ns)
 {
-	const struct an_np *np = e->np;
-	if (!np || !np->v || np->v->ngaps < 3 || !np->rate_limited ||
+	const struct an_np_hist *h = np->h;
+	if (!h || h->gaps.next < 3 || !np->rate_limited ||
 	    np->rate_limited * AN_NP_LIMITED_MIN < np->answered + np->rate_limited)
 		return false;
 	uint64_t g[AN_NP_GAPS];
-	uint32_t k = np->v->ngaps < AN_NP_GAPS ? np->v->ngaps : AN_NP_GAPS;
-	memcpy(g, np->v->gap, k * sizeof(g[0]));
+	uint32_t k = 0;
+	for (uint64_t n = an_sring_oldest(&h->gaps); n < h->gaps.next; n++)
+		g[k++] = *an_sring_at(&h->gaps, n);
 	/* the 10th percentile (nearest rank) by insertion sort: at most 32 values */
 	for (uint32_t a = 1; a < k; a++)
 		for (uint32_t b = a; b > 0 && g[b - 1] > g[b]; b--) {
@@ -222,27 +350,27 @@ bool an_np_interval(const struct an_flow_ext *e, uint64_t *ns)
 	return true;
 }
 
-void an_np_finish(struct an_flow_ext *e)
+void an_np_finish(struct an_np *np)
 {
-	struct an_np *np = e->np;
+	struct an_np_hist *h = np->h;
 	uint64_t iv;
-	if (!np || !np->trig || !an_np_interval(e, &iv))
+	if (!h || !h->trig || !an_np_interval(np, &iv))
 		return;
 	/* marks after the last answered one, within the interval of it: the limiter held them back */
-	uint64_t lo = np->ce_n > AN_NP_RING ? np->ce_n - AN_NP_RING : 0, until = np->trig_ts + iv;
-	if (lo < np->trig)
-		lo = np->trig;
-	else if (lo > np->trig && np->ce_ts[lo % AN_NP_RING] < until)
-		np->rate_limited += lo - np->trig; /* gone from the ring, all earlier still */
-	for (uint64_t n = lo; n < np->ce_n; n++)
-		if (np->ce_ts[n % AN_NP_RING] < until)
+	uint64_t ce_n = h->ce_ts.next, lo = an_sring_oldest(&h->ce_ts), until = h->trig_ts + iv;
+	if (lo < h->trig)
+		lo = h->trig;
+	else if (lo > h->trig && *an_sring_at(&h->ce_ts, lo) < until)
+		np->rate_limited += lo - h->trig; /* gone from the ring, all earlier still */
+	for (uint64_t n = lo; n < ce_n; n++)
+		if (*an_sring_at(&h->ce_ts, n) < until)
 			np->rate_limited++;
 }
 
-uint64_t an_np_unanswered(const struct an_flow_ext *e)
+uint64_t an_np_unanswered(const struct an_np *np)
 {
-	uint64_t done = e->np ? e->np->answered + e->np->rate_limited : 0;
-	return e->ce_data > done ? e->ce_data - done : 0;
+	uint64_t done = np->answered + np->rate_limited;
+	return np->ce_data > done ? np->ce_data - done : 0;
 }
 
 /* ---- RP: the sending rate before a CNP against the slowest rate after it ----
@@ -257,6 +385,18 @@ uint64_t an_np_unanswered(const struct an_flow_ext *e)
  * delayed it. No window reaches across another CNP: a CNP without a window
  * on both sides goes unmeasured, and says why.
  */
+
+void an_rp_free(struct an_rp *rp)
+{
+	if (rp)
+		free(rp->recover);
+	free(rp);
+}
+
+const char *an_rp_null_reason(const struct an_rp *rp)
+{
+	return rp->cnp_in_window > rp->few ? "another CNP within the window" : "too few packets around the CNP";
+}
 
 /*
  * The sending rate (bit/s) over the flow's last AN_RP_GAPS gaps, the newest packet at
@@ -275,85 +415,87 @@ static double ring_rate(const struct an_flow *f, uint64_t newest, uint64_t after
 }
 
 /* The after windows are over: a drop measured from the slowest, or why none was. */
-static void rp_end_after(struct an_flow_ext *e, bool next_cnp)
+static void rp_end_after(struct an_rp *rp, bool next_cnp)
 {
-	if (!e->rp_windows) {
+	if (!rp->windows) {
 		if (next_cnp)
-			e->rp_cnp_in_window++;
+			rp->cnp_in_window++;
 		else
-			e->rp_few++;
+			rp->few++;
 		return;
 	}
-	double drop = 100.0 * (1.0 - e->rp_min_bps / e->rp_before_bps);
-	if (!e->rp_measured++ || drop > e->rp_drop_max)
-		e->rp_drop_max = drop;
-	e->rp_drop_sum += drop;
+	double drop = 100.0 * (1.0 - rp->min_bps / rp->before_bps);
+	if (!rp->measured++ || drop > rp->drop_max)
+		rp->drop_max = drop;
+	rp->drop_sum += drop;
 }
 
-void an_rp_cnp(struct rt_analyzer *an, struct an_flow *f, uint64_t ts)
+void an_rp_cnp(struct an_flow *f, uint64_t ts, uint64_t window_ns)
 {
-	struct an_flow_ext *e = f->ext;
-	uint64_t prev = e->rp_cnp_ts;
-	e->rp_cnps++;
+	if (!f->rp && !(f->rp = calloc(1, sizeof(*f->rp))))
+		return;
+	struct an_rp *rp = f->rp;
+	uint64_t prev = rp->cnp_ts;
+	rp->cnps++;
 	if (f->rp_phase == AN_RP_AFTER)
-		rp_end_after(e, true);
-	if (f->rp_phase && e->rp_dipped && !e->rp_back)
-		e->rp_interrupted++;
-	f->rp_phase = 0;
-	e->rp_cnp_ts = ts;
+		rp_end_after(rp, true);
+	if (f->rp_phase && rp->dipped && !rp->back)
+		rp->interrupted++;
+	f->rp_phase = AN_RP_IDLE;
+	rp->cnp_ts = ts;
 	/* the rate before: the last AN_RP_GAPS gaps, all within the window before the CNP */
 	double before = f->packets > AN_RP_GAPS && ts >= f->last_ts ? ring_rate(f, f->last_ts, 0, UINT64_MAX) : -1;
 	uint64_t span = 0;
 	for (unsigned i = 0; i < AN_RP_GAPS; i++)
 		span += f->rp_dt[i];
-	if (before < 0 || ts - f->last_ts + span > an->o.rate_window_ns) {
-		e->rp_few++;
+	if (before < 0 || ts - f->last_ts + span > window_ns) {
+		rp->few++;
 		return;
 	}
 	if (prev && f->last_ts - span <= prev) {
-		e->rp_cnp_in_window++;
+		rp->cnp_in_window++;
 		return;
 	}
-	e->rp_before_bps = before;
-	e->rp_windows = 0;
-	e->rp_dipped = e->rp_back = false;
+	rp->before_bps = before;
+	rp->windows = 0;
+	rp->dipped = rp->back = false;
 	f->rp_phase = AN_RP_AFTER;
 }
 
-void an_rp_tick(struct rt_analyzer *an, struct an_flow *f, uint64_t ts)
+void an_rp_tick(struct an_flow *f, uint64_t ts, uint64_t window_ns)
 {
-	struct an_flow_ext *e = f->ext;
-	uint64_t cnp = e->rp_cnp_ts, w = an->o.rate_window_ns;
+	struct an_rp *rp = f->rp;
+	uint64_t cnp = rp->cnp_ts, w = window_ns;
 	if (ts < cnp)
 		return;
 	if (f->rp_phase == AN_RP_AFTER && ts - cnp > w) {
-		rp_end_after(e, false);
-		f->rp_phase = e->rp_windows && e->rp_dipped && !e->rp_back ? AN_RP_RECOVER : 0;
+		rp_end_after(rp, false);
+		f->rp_phase = rp->windows && rp->dipped && !rp->back ? AN_RP_RECOVER : AN_RP_IDLE;
 	}
 	if (!f->rp_phase || ts - cnp > 100 * w) {
-		f->rp_phase = 0;
+		f->rp_phase = AN_RP_IDLE;
 		return;
 	}
 	double rate = f->packets >= AN_RP_GAPS ? ring_rate(f, ts, cnp, w) : -1;
 	if (rate < 0)
 		return;
-	if (f->rp_phase == AN_RP_AFTER && (!e->rp_windows++ || rate < e->rp_min_bps))
-		e->rp_min_bps = rate;
+	if (f->rp_phase == AN_RP_AFTER && (!rp->windows++ || rate < rp->min_bps))
+		rp->min_bps = rate;
 	/* recovery: back to 90% of the rate before, after having been below it */
-	if (rate * 10.0 < e->rp_before_bps * 9.0) {
-		e->rp_dipped = true;
-	} else if (e->rp_dipped && !e->rp_back) {
-		e->rp_back = true;
-		e->rp_recovered++;
-		an_hist_addp(&e->recover, ts - cnp);
+	if (rate * 10.0 < rp->before_bps * 9.0) {
+		rp->dipped = true;
+	} else if (rp->dipped && !rp->back) {
+		rp->back = true;
+		rp->recovered++;
+		an_hist_addp(&rp->recover, ts - cnp);
 		if (f->rp_phase == AN_RP_RECOVER)
-			f->rp_phase = 0;
+			f->rp_phase = AN_RP_IDLE;
 	}
 }
 
 void an_rp_finish(struct an_flow *f)
 {
 	if (f->rp_phase == AN_RP_AFTER)
-		rp_end_after(f->ext, false);
-	f->rp_phase = 0;
+		rp_end_after(f->rp, false);
+	f->rp_phase = AN_RP_IDLE;
 }

@@ -1,36 +1,41 @@
-/* Side files joined into the report: NIC counter samples (deltas per device) and the traffic source's event log. */
+/* Side files joined to the flows: NIC counter samples (deltas per device) and the traffic source's event log. */
+#include "analyze/side.h"
+
 #include <arpa/inet.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyze/internal.h"
 #include "analyze/jsonl.h"
 
 /* Longest line accepted; longer lines are bad lines. */
 #define AN_LINE_MAX (1u << 20)
 
-typedef void (*line_fn)(struct rt_analyzer *an, const struct rt_jobj *obj, bool *bad);
+typedef void (*line_fn)(struct an_side *s, const struct rt_jobj *obj, bool *bad);
 
-static int read_lines(struct rt_analyzer *an, const char *path, line_fn fn, uint64_t *lines,
-		      uint64_t *bad, char *errbuf)
+void an_side_init(struct an_side *s, struct an_flowtab *ft, struct an_buckets *bk)
+{
+	memset(s, 0, sizeof(*s));
+	s->ft = ft;
+	s->bk = bk;
+}
+
+static int read_lines(struct an_side *s, const char *path, line_fn fn, uint64_t *lines, uint64_t *bad,
+		      char *errbuf)
 {
 	FILE *fp = fopen(path, "r");
-	if (!fp) {
-		int err = errno;
-		snprintf(errbuf, RT_ERRBUF_SIZE, "%s: %s", path, strerror(err));
-		return -err;
-	}
+	if (!fp)
+		return rt_errorf(errbuf, errno, "%s", path);
 	struct rt_jobj *obj = malloc(sizeof(*obj));
 	char *line = malloc(AN_LINE_MAX);
 	if (!obj || !line) {
 		free(obj);
 		free(line);
 		fclose(fp);
-		snprintf(errbuf, RT_ERRBUF_SIZE, "%s: out of memory", path);
-		return -ENOMEM;
+		return rt_errorf(errbuf, ENOMEM, "%s", path);
 	}
+	errno = 0;
 	while (fgets(line, AN_LINE_MAX, fp)) {
 		size_t len = strlen(line);
 		if (len == AN_LINE_MAX - 1 && line[len - 1] != '\n') {
@@ -50,33 +55,30 @@ static int read_lines(struct rt_analyzer *an, const char *path, line_fn fn, uint
 		(*lines)++;
 		bool is_bad = rt_jsonl_parse(line, obj) < 0;
 		if (!is_bad)
-			fn(an, obj, &is_bad);
+			fn(s, obj, &is_bad);
 		if (is_bad)
 			(*bad)++;
 	}
-	int err = ferror(fp) ? EIO : 0;
+	/* fgets leaves errno as the failed read set it */
+	int err = ferror(fp) ? (errno ? errno : EIO) : 0;
 	fclose(fp);
 	free(obj);
 	free(line);
-	if (err) {
-		snprintf(errbuf, RT_ERRBUF_SIZE, "%s: read error", path);
-		return -err;
-	}
-	return 0;
+	return err ? rt_errorf(errbuf, err, "%s: read error", path) : 0;
 }
 
 /* ---- counters ---- */
 
-static struct an_counter_dev *cdev_get(struct rt_analyzer *an, const char *name)
+static struct an_counter_dev *cdev_get(struct an_side *s, const char *name)
 {
-	for (size_t i = 0; i < an->ncdev; i++)
-		if (!strcmp(an->cdev[i].name, name))
-			return &an->cdev[i];
-	struct an_counter_dev *nd = realloc(an->cdev, (an->ncdev + 1) * sizeof(*nd));
+	for (size_t i = 0; i < s->ncdev; i++)
+		if (!strcmp(s->cdev[i].name, name))
+			return &s->cdev[i];
+	struct an_counter_dev *nd = realloc(s->cdev, (s->ncdev + 1) * sizeof(*nd));
 	if (!nd)
 		return NULL;
-	an->cdev = nd;
-	struct an_counter_dev *d = &an->cdev[an->ncdev++];
+	s->cdev = nd;
+	struct an_counter_dev *d = &s->cdev[s->ncdev++];
 	memset(d, 0, sizeof(*d));
 	snprintf(d->name, sizeof(d->name), "%s", name);
 	return d;
@@ -122,7 +124,7 @@ static int cdev_set(struct an_counter_dev *d, const char *name, double v, double
  * the interface and by the kernel or the capture. A later line replaces an
  * earlier one.
  */
-static void capture_line(struct rt_analyzer *an, const struct rt_jobj *obj, bool *bad)
+static void capture_line(struct an_side *s, const struct rt_jobj *obj, bool *bad)
 {
 	bool has_if = false, has_os = false;
 	for (unsigned i = 0; i < obj->nnested; i++) {
@@ -130,24 +132,24 @@ static void capture_line(struct rt_analyzer *an, const struct rt_jobj *obj, bool
 		if (c->v.type != RT_JV_NUMBER || !(c->v.num >= 0) || c->v.num >= 18446744073709551616.0)
 			continue;
 		if (!strcmp(c->key, "if_dropped")) {
-			an->find.side_if_dropped = (uint64_t)c->v.num;
+			s->if_dropped = (uint64_t)c->v.num;
 			has_if = true;
 		} else if (!strcmp(c->key, "os_dropped")) {
-			an->find.side_os_dropped = (uint64_t)c->v.num;
+			s->os_dropped = (uint64_t)c->v.num;
 			has_os = true;
 		}
 	}
 	if (has_if && has_os)
-		an->find.side_drops_known = true;
+		s->drops_known = true;
 	else
 		*bad = true;
 }
 
-static void counter_line(struct rt_analyzer *an, const struct rt_jobj *obj, bool *bad)
+static void counter_line(struct an_side *s, const struct rt_jobj *obj, bool *bad)
 {
 	uint64_t ts;
 	if (!strcmp(obj->nested_name, "capture")) {
-		capture_line(an, obj, bad);
+		capture_line(s, obj, bad);
 		return;
 	}
 	if (!rt_jts(obj, "ts", &ts) || strcmp(obj->nested_name, "counters")) {
@@ -163,7 +165,7 @@ static void counter_line(struct rt_analyzer *an, const struct rt_jobj *obj, bool
 	else
 		snprintf(name, sizeof(name), "%s%s%s", dev ? dev : "", dev && netdev ? " " : "",
 			 netdev ? netdev : dev ? "" : "-");
-	struct an_counter_dev *d = cdev_get(an, name);
+	struct an_counter_dev *d = cdev_get(s, name);
 	if (!d)
 		return;
 	if (!d->samples)
@@ -174,12 +176,12 @@ static void counter_line(struct rt_analyzer *an, const struct rt_jobj *obj, bool
 		const struct rt_jfield *c = &obj->nested[i];
 		double prev;
 		if (c->v.type != RT_JV_NUMBER || cdev_set(d, c->key, c->v.num, &prev) != 1 ||
-		    !an->tl_counters || c->v.num < prev)
+		    !s->bk->counters || c->v.num < prev)
 			continue;
 		/* timeline: the delta since the device's previous sample, at this sample's time */
 		unsigned prio;
 		char rest[8];
-		int kind = -1;
+		int kind = -1; /* enum an_series_kind, or none */
 		if (!strcmp(c->key, "np_cnp_sent"))
 			kind = AN_SER_NIC_CNP_SENT;
 		else if (!strcmp(c->key, "rp_cnp_handled"))
@@ -189,181 +191,65 @@ static void counter_line(struct rt_analyzer *an, const struct rt_jobj *obj, bool
 			 prio < 8)
 			kind = AN_SER_NIC_PAUSE;
 		if (kind >= 0 && c->v.num > prev)
-			an_series_add(an, ts, AN_NONE, (uint8_t)kind, c->v.num - prev);
+			an_bk_series_add(s->bk, ts, AN_NONE, (enum an_series_kind)kind, c->v.num - prev);
 	}
 }
 
-int rt_analyzer_load_counters(struct rt_analyzer *an, const char *path, char *errbuf)
+int an_side_load_counters(struct an_side *s, const char *path, char *errbuf)
 {
-	/* a timeline loads side files before the capture and joins them bucket by bucket */
-	an->tl_counters = an->tl_out != NULL;
-	snprintf(an->find.counters_path, sizeof(an->find.counters_path), "%s", path);
-	int rc = read_lines(an, path, counter_line, &an->counter_lines, &an->counter_bad, errbuf);
+	/* with buckets the file is loaded before the capture and joins them bucket by bucket */
+	s->bk->counters = s->bk->len != 0;
+	snprintf(s->counters_path, sizeof(s->counters_path), "%s", path);
+	int rc = read_lines(s, path, counter_line, &s->counter_lines, &s->counter_bad, errbuf);
 	if (rc == 0)
-		an->counters_loaded = true;
-	an_series_sort(an);
+		s->counters_loaded = true;
+	an_bk_sort_series(s->bk);
 	return rc;
 }
 
-/* The counter's growth over the samples; -1 after a reset (no meaningful delta). */
-static double delta(const struct an_counter_dev *d, size_t i)
+double an_side_delta(const struct an_counter_dev *d, size_t i)
 {
 	double v = d->last[i] - d->first[i];
 	return v < 0 ? -1 : v;
 }
 
-/* A delta as JSON: null when unknown (a reset, or no device had the counter). */
-static void delta_json(struct rt_outbuf *o, double v, bool found)
+double an_side_sum_delta(const struct an_side *s, const char *name, bool *found)
 {
-	if (found && v >= 0)
-		rt_out_double(o, v, 0);
-	else
-		rt_out_str(o, "null");
-}
-
-/*
- * Sum over devices of the delta of counter `name`; *found tells whether any device has it.
- * -1 when one of them was reset (the sum is unknown).
- */
-static double sum_delta(const struct rt_analyzer *an, const char *name, bool *found)
-{
-	double s = 0;
-	for (size_t k = 0; k < an->ncdev; k++)
-		for (size_t i = 0; i < an->cdev[k].n; i++)
-			if (!strcmp(an->cdev[k].names[i], name)) {
-				double v = delta(&an->cdev[k], i);
+	double sum = 0;
+	for (size_t k = 0; k < s->ncdev; k++)
+		for (size_t i = 0; i < s->cdev[k].n; i++)
+			if (!strcmp(s->cdev[k].names[i], name)) {
+				double v = an_side_delta(&s->cdev[k], i);
 				*found = true;
-				if (v < 0 || s < 0)
-					s = -1;
+				if (v < 0 || sum < 0)
+					sum = -1;
 				else
-					s += v;
+					sum += v;
 			}
-	return s;
-}
-
-void an_report_counters_json(const struct rt_analyzer *an, struct rt_outbuf *o)
-{
-	rt_out_str(o, ",\"counters\":{\"lines\":");
-	rt_out_u64(o, an->counter_lines);
-	rt_out_str(o, ",\"bad_lines\":");
-	rt_out_u64(o, an->counter_bad);
-	rt_out_str(o, ",\"devices\":[");
-	for (size_t k = 0; k < an->ncdev; k++) {
-		const struct an_counter_dev *d = &an->cdev[k];
-		if (k)
-			rt_out_char(o, ',');
-		rt_out_str(o, "{\"name\":");
-		rt_out_json_str(o, d->name);
-		rt_out_str(o, ",\"samples\":");
-		rt_out_u64(o, d->samples);
-		rt_out_str(o, ",\"duration_ns\":");
-		rt_out_u64(o, d->last_ts - d->first_ts);
-		rt_out_str(o, ",\"deltas\":{");
-		for (size_t i = 0; i < d->n; i++) {
-			if (i)
-				rt_out_char(o, ',');
-			rt_out_json_str(o, d->names[i]);
-			rt_out_char(o, ':');
-			delta_json(o, delta(d, i), true);
-		}
-		rt_out_str(o, "}}");
-	}
-	rt_out_str(o, "],\"cnp\":{");
-	bool f_sent = false, f_handled = false;
-	double sent = sum_delta(an, "np_cnp_sent", &f_sent);
-	double handled = sum_delta(an, "rp_cnp_handled", &f_handled);
-	rt_out_str(o, "\"np_cnp_sent\":");
-	delta_json(o, sent, f_sent);
-	rt_out_str(o, ",\"rp_cnp_handled\":");
-	delta_json(o, handled, f_handled);
-	rt_out_str(o, ",\"seen_on_wire\":");
-	rt_out_u64(o, an->tot.cnp);
-	rt_out_str(o, "},\"pfc\":{");
-	bool first = true;
-	for (unsigned p = 0; p < 8; p++) {
-		static const char *const kinds[] = {"rx", "tx", "rx", "tx"};
-		static const char *const suffix[] = {"", "", "_duration", "_duration"};
-		static const char *const keys[] = {"rx_pause", "tx_pause", "rx_pause_duration",
-						   "tx_pause_duration"};
-		double v[4];
-		bool any = false, found[4] = {false, false, false, false};
-		for (unsigned j = 0; j < 4; j++) {
-			char name[40];
-			snprintf(name, sizeof(name), "%s_prio%u_pause%s", kinds[j], p, suffix[j]);
-			v[j] = sum_delta(an, name, &found[j]);
-			any |= found[j];
-		}
-		if (!any)
-			continue;
-		if (!first)
-			rt_out_char(o, ',');
-		first = false;
-		rt_out_printf(o, "\"%u\":{", p);
-		for (unsigned j = 0; j < 4; j++) {
-			if (j)
-				rt_out_char(o, ',');
-			rt_out_json_str(o, keys[j]);
-			rt_out_char(o, ':');
-			delta_json(o, v[j], found[j]);
-		}
-		rt_out_char(o, '}');
-	}
-	rt_out_str(o, "}}");
-}
-
-void an_report_counters_text(const struct rt_analyzer *an, struct rt_outbuf *o)
-{
-	rt_out_printf(o, "\nNIC counters (%zu devices, %llu lines, %llu bad):\n", an->ncdev,
-		      (unsigned long long)an->counter_lines, (unsigned long long)an->counter_bad);
-	bool f_sent = false, f_handled = false;
-	double sent = sum_delta(an, "np_cnp_sent", &f_sent);
-	double handled = sum_delta(an, "rp_cnp_handled", &f_handled);
-	if (f_sent || f_handled) {
-		rt_out_str(o, "  CNPs:");
-		if (f_sent && sent >= 0)
-			rt_out_printf(o, " %.0f sent by NPs,", sent);
-		if (f_handled && handled >= 0)
-			rt_out_printf(o, " %.0f handled by RPs,", handled);
-		rt_out_printf(o, " %llu seen on the wire\n", (unsigned long long)an->tot.cnp);
-	}
-	for (unsigned p = 0; p < 8; p++) {
-		char rx[32], tx[32];
-		snprintf(rx, sizeof(rx), "rx_prio%u_pause", p);
-		snprintf(tx, sizeof(tx), "tx_prio%u_pause", p);
-		bool f1 = false, f2 = false;
-		double r = sum_delta(an, rx, &f1), t = sum_delta(an, tx, &f2);
-		if ((f1 || f2) && (r > 0 || t > 0)) {
-			rt_out_printf(o, "  priority %u:", p);
-			if (f1 && r >= 0)
-				rt_out_printf(o, " %.0f pause frames received", r);
-			if (f2 && t >= 0)
-				rt_out_printf(o, "%s %.0f sent", f1 && r >= 0 ? "," : "", t);
-			rt_out_printf(o, "%s\n", an->pfc_frames ? "" : " (none in the capture)");
-		}
-	}
+	return sum;
 }
 
 /* ---- traffic source log ---- */
 
-static struct an_flow *srclog_flow(struct rt_analyzer *an, const struct rt_jobj *obj, bool create)
+static uint32_t srclog_flow(struct an_side *s, const struct rt_jobj *obj, bool create)
 {
 	const char *src = rt_jstr(obj, "src"), *dst = rt_jstr(obj, "dst");
 	double qp;
 	if (!src || !dst || !rt_jnum(obj, "dest_qp", &qp) || qp < 0 || qp > AN_PSN_MASK)
-		return NULL;
+		return AN_NONE;
 	uint8_t a[16] = {0}, b[16] = {0};
 	uint8_t ver = 4;
 	if (inet_pton(AF_INET, src, a) != 1 || inet_pton(AF_INET, dst, b) != 1) {
 		ver = 6;
 		if (inet_pton(AF_INET6, src, a) != 1 || inet_pton(AF_INET6, dst, b) != 1)
-			return NULL;
+			return AN_NONE;
 	}
-	struct an_key k;
+	struct rt_an_flow_key k;
 	an_key_from(&k, ver, a, b, (uint32_t)qp);
-	uint32_t fi = an_flow_get(an, &k, create);
-	if (fi == AN_NONE || (!create && an->flows[fi].id == AN_NONE))
-		return NULL;
-	return &an->flows[fi];
+	uint32_t fi = an_flow_get(s->ft, &k, create);
+	if (fi == AN_NONE || (!create && s->ft->flows[fi].id == AN_NONE))
+		return AN_NONE;
+	return fi;
 }
 
 static uint64_t num_or0(const struct rt_jobj *obj, const char *key)
@@ -375,7 +261,7 @@ static uint64_t num_or0(const struct rt_jobj *obj, const char *key)
 	return v >= 18446744073709551616.0 ? UINT64_MAX : (uint64_t)v;
 }
 
-static void srclog_line(struct rt_analyzer *an, const struct rt_jobj *obj, bool *bad)
+static void srclog_line(struct an_side *s, const struct rt_jobj *obj, bool *bad)
 {
 	const char *ev = rt_jstr(obj, "event");
 	uint64_t ts;
@@ -388,80 +274,81 @@ static void srclog_line(struct rt_analyzer *an, const struct rt_jobj *obj, bool 
 	double sent = 0;
 	if (rt_jnum(obj, "sent", &sent) && sent != 0)
 		return; /* the server's own view: the flows are named from the sender side */
-	struct an_flow *f = srclog_flow(an, obj, an->tl_srclog);
-	if (!f) {
-		an->srclog_unmatched++;
+	uint32_t fi = srclog_flow(s, obj, s->bk->srclog);
+	if (fi == AN_NONE) {
+		s->srclog_unmatched++;
 		return;
 	}
-	if (an->tl_srclog) {
-		uint32_t fi = (uint32_t)(f - an->flows);
+	if (s->bk->srclog) {
 		double r;
 		if (!strcmp(ev, "rate") && rt_jnum(obj, "rate_mbps", &r))
-			an_series_add(an, ts, fi, AN_SER_RATE, r);
+			an_bk_series_add(s->bk, ts, fi, AN_SER_RATE, r);
 		else if (!strcmp(ev, "cnp"))
-			an_series_add(an, ts, fi, AN_SER_CNP, 1);
+			an_bk_series_add(s->bk, ts, fi, AN_SER_CNP, 1);
 		return;
 	}
-	struct an_flow_ext *e = an_ext(f);
-	if (!e)
+	struct an_flow *f = &s->ft->flows[fi];
+	if (!f->src && !(f->src = calloc(1, sizeof(*f->src))))
 		return;
-	e->src_seen = true;
+	struct an_src *e = f->src;
 	double v;
 	if (!strcmp(ev, "rate") && rt_jnum(obj, "rate_mbps", &v)) {
 		const char *why = rt_jstr(obj, "reason");
-		if (why && !strcmp(why, "cnp") && e->src_rate_events && e->src_rate_last > 0) {
+		if (why && !strcmp(why, "cnp") && e->rate_events && e->rate_last > 0) {
 			/* a cut for a CNP: against the rate the source logged before it */
-			double cut = 100.0 * (1.0 - v / e->src_rate_last);
-			if (!e->src_cuts || cut > e->src_cut_max)
-				e->src_cut_max = cut;
-			e->src_cuts++;
-			e->src_cut_sum += cut;
+			double cut = 100.0 * (1.0 - v / e->rate_last);
+			if (!e->cuts || cut > e->cut_max)
+				e->cut_max = cut;
+			e->cuts++;
+			e->cut_sum += cut;
 		}
-		if (!e->src_rate_events || v < e->src_rate_min)
-			e->src_rate_min = v;
-		if (!e->src_rate_events)
-			e->src_rate_first = v;
-		e->src_rate_last = v;
-		e->src_rate_events++;
+		if (!e->rate_events || v < e->rate_min)
+			e->rate_min = v;
+		if (!e->rate_events)
+			e->rate_first = v;
+		e->rate_last = v;
+		e->rate_events++;
 	} else if (!strcmp(ev, "cnp")) {
-		e->src_cnp_events++;
+		e->cnp_events++;
 	} else if (!strcmp(ev, "nak")) {
-		e->src_naks++;
+		e->naks++;
 	} else if (!strcmp(ev, "retransmit")) {
-		e->src_retransmit_events++;
-		e->src_retransmit_count += num_or0(obj, "count");
+		e->retransmit_events++;
+		e->retransmit_count += num_or0(obj, "count");
 	} else if (!strcmp(ev, "timeout")) {
-		e->src_timeouts++;
+		e->timeouts++;
 	} else if (!strcmp(ev, "end")) {
-		e->src_end_seen = true;
-		e->src_packets = num_or0(obj, "packets");
-		e->src_bytes = num_or0(obj, "bytes");
-		e->src_retrans = num_or0(obj, "retransmitted");
-		e->src_cnp_handled = num_or0(obj, "cnp_handled");
+		e->end_seen = true;
+		e->packets = num_or0(obj, "packets");
+		e->bytes = num_or0(obj, "bytes");
+		e->retrans = num_or0(obj, "retransmitted");
+		e->cnp_handled = num_or0(obj, "cnp_handled");
 		if (rt_jget(obj, "naks"))
-			e->src_naks = num_or0(obj, "naks");
+			e->naks = num_or0(obj, "naks");
 	}
 }
 
-int rt_analyzer_load_source_log(struct rt_analyzer *an, const char *path, char *errbuf)
+int an_side_load_source_log(struct an_side *s, const char *path, char *errbuf)
 {
-	an->tl_srclog = an->tl_out != NULL;
-	snprintf(an->find.srclog_path, sizeof(an->find.srclog_path), "%s", path);
-	int rc = read_lines(an, path, srclog_line, &an->srclog_lines, &an->srclog_bad, errbuf);
+	s->bk->srclog = s->bk->len != 0;
+	snprintf(s->srclog_path, sizeof(s->srclog_path), "%s", path);
+	int rc = read_lines(s, path, srclog_line, &s->srclog_lines, &s->srclog_bad, errbuf);
 	if (rc == 0)
-		an->srclog_loaded = true;
-	an_series_sort(an);
+		s->srclog_loaded = true;
+	an_bk_sort_series(s->bk);
 	return rc;
 }
 
-void an_side_free(struct rt_analyzer *an)
+void an_side_free(struct an_side *s)
 {
-	for (size_t k = 0; k < an->ncdev; k++) {
-		for (size_t i = 0; i < an->cdev[k].n; i++)
-			free(an->cdev[k].names[i]);
-		free(an->cdev[k].names);
-		free(an->cdev[k].first);
-		free(an->cdev[k].last);
+	for (size_t k = 0; k < s->ncdev; k++) {
+		for (size_t i = 0; i < s->cdev[k].n; i++)
+			free(s->cdev[k].names[i]);
+		free(s->cdev[k].names);
+		free(s->cdev[k].first);
+		free(s->cdev[k].last);
 	}
-	free(an->cdev);
+	free(s->cdev);
+	s->cdev = NULL;
+	s->ncdev = 0;
 }

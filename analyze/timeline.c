@@ -1,89 +1,38 @@
-/* Timeline sink: per-bucket rows for each active flow plus an "all" row, streamed as CSV or JSON Lines. */
-#include <arpa/inet.h>
+/* Timeline sink: per-bucket rows for each active flow plus an "all" row, zero rows around idle stretches, as CSV or JSON Lines. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyze/internal.h"
+#include "analyze/analyze.h"
+#include "analyze/sinks.h"
+#include "common/json.h"
+#include "common/outbuf.h"
 
-int an_tl_init(struct rt_analyzer *an, char *errbuf)
-{
-	if (!an->o.timeline_out || !an->o.bucket_ns)
-		return 0;
-	an->tl_out = malloc(sizeof(*an->tl_out));
-	if (!an->tl_out) {
-		snprintf(errbuf, RT_ERRBUF_SIZE, "timeline: out of memory");
-		return -ENOMEM;
-	}
-	rt_out_init(an->tl_out, an->o.timeline_out);
-	return 0;
-}
+/*
+ * Idle stretches (analyze/README.md, Timeline): a flow gets a zero row in
+ * the bucket after its last row with counts and in the bucket before its
+ * next one; a stretch of buckets with nothing in them gets zero 'all' rows
+ * at its first and its last bucket. A bucket's 'all' row is held until the
+ * next bucket comes, so the zero rows that open a flow's next stretch come
+ * before it.
+ */
+struct timeline {
+	struct rt_outbuf o;
+	struct rt_an_timeline_opts opt;
+	bool header_done, source_log, counters;
+	bool any;      /* a bucket came */
+	uint64_t prev; /* its number (t_ns / bucket) */
+	/* selected flows with counts in that bucket, and in this one (ids, ascending) */
+	uint32_t *prev_ids, *ids, nprev, nids, cap_ids;
+	uint32_t *zeros, nzeros, cap_zeros; /* flows that get a zero row (scratch) */
+	uint64_t *last;			    /* by flow id: 1 + number of the bucket of its latest row, 0 none */
+	uint32_t cap_last;
+	/* the 'all' row held back: its bucket's counts and columns */
+	bool all_held;
+	struct rt_an_bucket all;
+};
 
-void an_tl_free(struct rt_analyzer *an)
-{
-	free(an->tl_out);
-	an->tl_out = NULL;
-	free(an->series);
-	an->series = NULL;
-}
-
-int an_series_add(struct rt_analyzer *an, uint64_t ts, uint32_t flow, uint8_t kind, double v)
-{
-	if (an->nseries == an->cap_series) {
-		size_t ncap = an->cap_series ? an->cap_series * 2 : 256;
-		struct an_series *n = realloc(an->series, ncap * sizeof(*n));
-		if (!n)
-			return -ENOMEM;
-		an->series = n;
-		an->cap_series = ncap;
-	}
-	an->series[an->nseries] =
-		(struct an_series){.ts = ts, .flow = flow, .seq = (uint32_t)an->nseries, .kind = kind, .v = v};
-	an->nseries++;
-	return 0;
-}
-
-static int cmp_series(const void *a, const void *b)
-{
-	const struct an_series *x = a, *y = b;
-	if (x->ts != y->ts)
-		return x->ts < y->ts ? -1 : 1;
-	return x->seq < y->seq ? -1 : x->seq > y->seq;
-}
-
-void an_series_sort(struct rt_analyzer *an)
-{
-	if (an->nseries > 1)
-		qsort(an->series, an->nseries, sizeof(*an->series), cmp_series);
-}
-
-/* Side-file events before `end` land in the bucket being written. */
-static void consume_series(struct rt_analyzer *an, uint64_t end)
-{
-	while (an->series_next < an->nseries && an->series[an->series_next].ts < end) {
-		const struct an_series *e = &an->series[an->series_next++];
-		if (e->kind >= AN_SER_NIC_CNP_SENT) {
-			an->tl_nic[e->kind - AN_SER_NIC_CNP_SENT] += e->v;
-			continue;
-		}
-		if (e->flow == AN_NONE || e->flow >= an->nflows)
-			continue;
-		struct an_flow *f = &an->flows[e->flow];
-		struct an_flow_ext *x = an_ext(f);
-		if (!x)
-			continue;
-		if (e->kind == AN_SER_RATE) {
-			x->tl_rate = e->v;
-			x->tl_rate_known = true;
-		} else {
-			x->tl_src_cnp++;
-			an->tl_src_cnp_all++;
-		}
-		an_tl_mark(an, f);
-	}
-}
-
-/* Row text is built in a local buffer with these (no stdio, two digits at a time) and written once. */
+/* Row text is built straight in the output buffer with these (no stdio, two digits at a time). */
 static const char digit_pairs[] = "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
 				  "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
 				  "8081828384858687888990919293949596979899";
@@ -167,15 +116,12 @@ static char *put_ip(char *p, uint8_t ver, const uint8_t *a)
 	return put_lit(p, t, strlen(t));
 }
 
-/* The start of every row of bucket t: "t," or {"t_ns":t,"flow": (at most 36 bytes) */
+/* The start of every CSV row of bucket t: "t," (at most 21 bytes) */
 #define ROW_PREFIX 48
-static size_t row_prefix(const struct rt_analyzer *an, uint64_t t, char *buf)
+static size_t row_prefix(uint64_t t, char *buf)
 {
-	char *p = buf;
-	if (an->o.timeline_json)
-		p = PUT(p, "{\"t_ns\":");
-	p = put_u64(p, t);
-	p = an->o.timeline_json ? PUT(p, ",\"flow\":") : PUT(p, ",");
+	char *p = put_u64(buf, t);
+	*p++ = ',';
 	return (size_t)(p - buf);
 }
 
@@ -190,215 +136,362 @@ static char *row_room(struct rt_outbuf *o)
 	return o->buf + o->len;
 }
 
-static void row(struct rt_analyzer *an, const char *prefix, size_t prefix_len, const struct an_flow *f,
-		const struct an_delta *d, uint64_t xoff, uint64_t paused)
+/* What a row holds beyond the counts: the flow (NULL for 'all') and the side-file columns. */
+struct row_extra {
+	const struct rt_an_flow_key *key;
+	uint64_t id;
+	uint64_t xoff, paused;
+	bool rate_known;
+	double rate;
+	uint64_t source_cnp;
+	double nic[3];
+};
+
+/* A JSON Lines row (bucket t), through the common JSON writer. */
+static void json_row(struct timeline *tl, uint64_t t, uint64_t len_ns, const struct rt_an_delta *d,
+		     const struct row_extra *x)
 {
-	struct rt_outbuf *o = an->tl_out;
-	bool json = an->o.timeline_json;
+	struct rt_json j;
+	char gbps[48];
+	rt_json_init(&j, &tl->o);
+	rt_json_obj(&j);
+	RT_JSON_U64(&j, "t_ns", t);
+	RT_JSON_KEY(&j, "flow");
+	if (x->key)
+		rt_json_u64(&j, x->id);
+	else
+		rt_json_name(&j, "all");
+	RT_JSON_KEY(&j, "flow_id");
+	rt_json_i64(&j, x->key ? (int64_t)x->id : -1);
+	RT_JSON_U64(&j, "packets", d->packets);
+	RT_JSON_U64(&j, "bytes", d->bytes);
+	RT_JSON_KEY(&j, "gbps"); /* as the CSV writes it: 6 decimals, truncated */
+	rt_out_write(j.o, gbps, (size_t)(put_ratio(gbps, d->bytes * 8, len_ns) - gbps));
+	RT_JSON_U64(&j, "ce", d->ce);
+	RT_JSON_U64(&j, "cnp", d->cnp);
+	RT_JSON_U64(&j, "nak", d->nak);
+	RT_JSON_U64(&j, "retransmitted", d->retransmitted);
+	RT_JSON_U64(&j, "pfc_xoff", x->xoff);
+	RT_JSON_U64(&j, "pfc_paused_ns", x->paused);
+	if (tl->source_log) {
+		RT_JSON_KEY(&j, "source_rate_mbps");
+		if (x->rate_known)
+			rt_json_double(&j, x->rate, 3);
+		else
+			rt_json_null(&j);
+		RT_JSON_U64(&j, "source_cnp", x->source_cnp);
+	}
+	if (tl->counters) {
+		RT_JSON_KEY(&j, "nic_cnp_sent");
+		rt_json_double(&j, x->nic[0], 0);
+		RT_JSON_KEY(&j, "nic_cnp_handled");
+		rt_json_double(&j, x->nic[1], 0);
+		RT_JSON_KEY(&j, "nic_pause_frames");
+		rt_json_double(&j, x->nic[2], 0);
+	}
+	if (x->key) {
+		RT_JSON_KEY(&j, "src");
+		rt_json_ip(&j, x->key->ipver, x->key->src);
+		RT_JSON_KEY(&j, "dst");
+		rt_json_ip(&j, x->key->ipver, x->key->dst);
+		RT_JSON_U64(&j, "dest_qp", x->key->dest_qp);
+	}
+	rt_json_obj_end(&j);
+	rt_out_char(j.o, '\n');
+}
+
+/* A row of bucket t (prefix: its CSV start, row_prefix()). */
+static void row(struct timeline *tl, uint64_t t, uint64_t len_ns, const char *prefix, size_t prefix_len,
+		const struct rt_an_delta *d, const struct row_extra *x)
+{
+	if (tl->opt.json) {
+		json_row(tl, t, len_ns, d, x);
+		return;
+	}
+	struct rt_outbuf *o = &tl->o;
 	char *p = row_room(o);
 	memcpy(p, prefix, ROW_PREFIX); /* a constant size: no call */
 	p += prefix_len;
-	if (f)
-		p = put_u64(p, f->id);
-	else
-		p = json ? PUT(p, "\"all\"") : PUT(p, "all");
-	if (json) {
-		p = put_u64(PUT(p, ",\"packets\":"), d->packets);
-		p = put_u64(PUT(p, ",\"bytes\":"), d->bytes);
-		p = put_ratio(PUT(p, ",\"gbps\":"), d->bytes * 8, an->o.bucket_ns);
-		p = put_u64(PUT(p, ",\"ce\":"), d->ce);
-		p = put_u64(PUT(p, ",\"cnp\":"), d->cnp);
-		p = put_u64(PUT(p, ",\"nak\":"), d->nak);
-		p = put_u64(PUT(p, ",\"retransmitted\":"), d->retransmitted);
-		p = put_u64(PUT(p, ",\"pfc_xoff\":"), xoff);
-		p = put_u64(PUT(p, ",\"pfc_paused_ns\":"), paused);
-	} else {
-		const uint64_t vals[] = {d->packets, d->bytes, d->ce, d->cnp, d->nak, d->retransmitted, xoff, paused};
-		for (unsigned i = 0; i < sizeof(vals) / sizeof(vals[0]); i++) {
+	p = x->key ? put_u64(p, x->id) : PUT(p, "all");
+	const uint64_t vals[] = {d->packets, d->bytes, d->ce, d->cnp, d->nak, d->retransmitted, x->xoff, x->paused};
+	for (unsigned i = 0; i < sizeof(vals) / sizeof(vals[0]); i++) {
+		*p++ = ',';
+		if (i == 2) {
+			p = put_ratio(p, d->bytes * 8, len_ns);
 			*p++ = ',';
-			if (i == 2) {
-				p = put_ratio(p, d->bytes * 8, an->o.bucket_ns);
-				*p++ = ',';
-			}
-			p = put_u64(p, vals[i]);
 		}
+		p = put_u64(p, vals[i]);
 	}
-	if (an->tl_srclog || an->tl_counters) {
+	if (tl->source_log || tl->counters) {
 		/* rarely used columns: through the output buffer's double formatting */
 		o->len = (size_t)(p - o->buf);
-		if (an->tl_srclog) {
-			const struct an_flow_ext *x = f ? f->ext : NULL;
-			rt_out_str(o, json ? ",\"source_rate_mbps\":" : ",");
-			if (x && x->tl_rate_known)
-				rt_out_double(o, x->tl_rate, 3);
-			else if (json)
-				rt_out_str(o, "null");
-			rt_out_str(o, json ? ",\"source_cnp\":" : ",");
-			rt_out_u64(o, f ? (x ? x->tl_src_cnp : 0) : an->tl_src_cnp_all);
+		if (tl->source_log) {
+			rt_out_char(o, ',');
+			if (x->rate_known)
+				rt_out_double(o, x->rate, 3);
+			rt_out_char(o, ',');
+			rt_out_u64(o, x->source_cnp);
 		}
-		if (an->tl_counters) {
-			static const char *const nic[] = {",\"nic_cnp_sent\":", ",\"nic_cnp_handled\":",
-							  ",\"nic_pause_frames\":"};
-			for (unsigned i = 0; i < 3; i++) {
-				rt_out_str(o, json ? nic[i] : ",");
-				rt_out_double(o, f ? 0.0 : an->tl_nic[i], 0);
-			}
+		for (unsigned i = 0; tl->counters && i < 3; i++) {
+			rt_out_char(o, ',');
+			rt_out_double(o, x->nic[i], 0);
 		}
 		p = row_room(o);
 	}
-	if (json) {
-		if (f) {
-			p = put_ip(PUT(p, ",\"src\":\""), f->key.ipver, f->key.src);
-			p = put_ip(PUT(p, "\",\"dst\":\""), f->key.ipver, f->key.dst);
-			p = put_u64(PUT(p, "\",\"dest_qp\":"), f->key.dest_qp);
-		}
-		p = PUT(p, "}\n");
+	const struct rt_an_flow_key *k = x->key;
+	if (k) {
+		p = put_ip(PUT(p, ","), k->ipver, k->src);
+		p = put_ip(PUT(p, ","), k->ipver, k->dst);
+		p = put_u64(PUT(p, ","), k->dest_qp);
+		p = put_u64(PUT(p, ","), x->id);
+		*p++ = '\n';
 	} else {
-		if (f) {
-			p = put_ip(PUT(p, ","), f->key.ipver, f->key.src);
-			p = put_ip(PUT(p, ","), f->key.ipver, f->key.dst);
-			p = put_u64(PUT(p, ","), f->key.dest_qp);
-			*p++ = '\n';
-		} else {
-			p = PUT(p, ",,,\n");
-		}
+		p = PUT(p, ",,,,-1\n");
 	}
 	o->len = (size_t)(p - o->buf);
 }
 
-static int cmp_u32(const void *a, const void *b)
+static void header(struct timeline *tl, bool source_log, bool counters)
 {
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-	return x < y ? -1 : x > y;
+	if (tl->header_done)
+		return;
+	tl->header_done = true;
+	tl->source_log = source_log;
+	tl->counters = counters;
+	if (tl->opt.json)
+		return;
+	rt_out_str(&tl->o, "t_ns,flow,packets,bytes,gbps,ce,cnp,nak,retransmitted,pfc_xoff,pfc_paused_ns");
+	if (source_log)
+		rt_out_str(&tl->o, ",source_rate_mbps,source_cnp");
+	if (counters)
+		rt_out_str(&tl->o, ",nic_cnp_sent,nic_cnp_handled,nic_pause_frames");
+	rt_out_str(&tl->o, ",src,dst,dest_qp,flow_id\n");
 }
 
-static void header(struct rt_analyzer *an)
+/* The 'all' row of bucket b. */
+static void all_row(struct timeline *tl, const struct rt_an_bucket *b)
 {
-	if (an->tl_header_done)
-		return;
-	an->tl_header_done = true;
-	if (an->o.timeline_json)
-		return;
-	rt_out_str(an->tl_out, "t_ns,flow,packets,bytes,gbps,ce,cnp,nak,retransmitted,pfc_xoff,pfc_paused_ns");
-	if (an->tl_srclog)
-		rt_out_str(an->tl_out, ",source_rate_mbps,source_cnp");
-	if (an->tl_counters)
-		rt_out_str(an->tl_out, ",nic_cnp_sent,nic_cnp_handled,nic_pause_frames");
-	rt_out_str(an->tl_out, ",src,dst,dest_qp\n");
-}
-
-static void flow_row(struct rt_analyzer *an, const char *prefix, size_t prefix_len, struct an_flow *f)
-{
-	if (f->selected)
-		row(an, prefix, prefix_len, f, &f->iv, 0, 0);
-	memset(&f->iv, 0, sizeof(f->iv));
-	if (f->ext)
-		f->ext->tl_src_cnp = 0;
-	f->dirty = false;
-}
-
-static void emit(struct rt_analyzer *an, uint64_t t)
-{
-	header(an);
-	consume_series(an, t + an->o.bucket_ns);
-	bool any = an->tl_all.packets || an->tl_paused_ns || an->tl_pfc_xoff || an->dirty_head != AN_NONE ||
-		   an->tl_nic[0] || an->tl_nic[1] || an->tl_nic[2];
-	if (!any)
-		return;
 	char prefix[ROW_PREFIX] = {0};
-	size_t plen = row_prefix(an, t, prefix);
-	/* dirty flows in id order: a walk over all ids when most flows are dirty, else their ids sorted */
-	uint32_t n = an->ndirty, done = 0;
-	uint32_t *ids = NULL;
-	if (n && (uint64_t)n * 8 < an->next_id)
-		ids = malloc(n * sizeof(*ids));
-	if (ids) {
-		uint32_t k = 0;
-		for (uint32_t fi = an->dirty_head; fi != AN_NONE; fi = an->flows[fi].next_dirty)
-			if (an->flows[fi].id != AN_NONE)
-				ids[k++] = an->flows[fi].id;
-		qsort(ids, k, sizeof(*ids), cmp_u32);
-		for (uint32_t i = 0; i < k; i++)
-			flow_row(an, prefix, plen, &an->flows[an->order[ids[i]]]);
-		done = k;
-		free(ids);
-	} else if (n) {
-		for (uint32_t id = 0; id < an->next_id; id++) {
-			struct an_flow *f = &an->flows[an->order[id]];
-			if (f->dirty) {
-				flow_row(an, prefix, plen, f);
-				done++;
-			}
-		}
+	size_t plen = row_prefix(b->t_ns, prefix);
+	struct row_extra x = {0};
+	for (unsigned c = 0; c < RT_AN_PFC_CLASSES; c++) {
+		x.xoff += b->pfc_xoff[c];
+		x.paused += b->pfc_paused_ns[c];
 	}
-	/* what is left: flows without an id (never written), or all of them when out of memory */
-	for (uint32_t fi = done == n ? AN_NONE : an->dirty_head; fi != AN_NONE;) {
-		struct an_flow *f = &an->flows[fi];
-		uint32_t next = f->next_dirty;
-		if (f->dirty) {
-			memset(&f->iv, 0, sizeof(f->iv));
-			if (f->ext)
-				f->ext->tl_src_cnp = 0;
-			f->dirty = false;
-		}
-		f->next_dirty = AN_NONE;
-		fi = next;
-	}
-	an->dirty_head = AN_NONE;
-	an->ndirty = 0;
-	row(an, prefix, plen, NULL, &an->tl_all, an->tl_pfc_xoff, an->tl_paused_ns);
-	memset(&an->tl_all, 0, sizeof(an->tl_all));
-	an->tl_pfc_xoff = 0;
-	an->tl_paused_ns = 0;
-	an->tl_src_cnp_all = 0;
-	memset(an->tl_nic, 0, sizeof(an->tl_nic));
+	x.source_cnp = b->source_cnp;
+	x.nic[0] = b->nic_cnp_sent;
+	x.nic[1] = b->nic_cnp_handled;
+	x.nic[2] = b->nic_pause_frames;
+	row(tl, b->t_ns, b->len_ns, prefix, plen, &b->all, &x);
 }
 
-void an_tl_advance(struct rt_analyzer *an, uint64_t ts)
+/* Zero rows at bucket number n: the flows in tl->zeros (ids ascending), then 'all' when `all`. */
+static void zero_rows(struct timeline *tl, const struct rt_analyzer *an, uint64_t n, bool all)
 {
-	uint64_t w = an->o.bucket_ns;
-	/* most frames fall in the current bucket: no division for them */
-	if (ts >= an->tl_bucket && ts - an->tl_bucket < w && an->tl_bucket != UINT64_MAX)
-		return;
-	uint64_t b = ts - ts % w;
-	if (an->tl_bucket == UINT64_MAX) {
-		an->tl_bucket = b;
-		return;
+	uint64_t len = tl->opt.bucket_ns;
+	char prefix[ROW_PREFIX] = {0};
+	size_t plen = row_prefix(n * len, prefix);
+	struct rt_an_delta zero = {0};
+	struct row_extra x = {0};
+	for (uint32_t i = 0; i < tl->nzeros; i++) {
+		x.id = tl->zeros[i];
+		x.key = rt_analyzer_flow_key(an, tl->zeros[i]);
+		row(tl, n * len, len, prefix, plen, &zero, &x);
+		tl->last[tl->zeros[i]] = n + 1;
 	}
-	while (b > an->tl_bucket) {
-		uint64_t end = an->tl_bucket + w;
-		if (an->pfc_active)
-			an_pfc_advance(an, end);
-		emit(an, an->tl_bucket);
-		uint64_t next = an->pfc_active ? end : b;
-		/* do not skip over buckets that side-file events fall in */
-		if (an->series_next < an->nseries && an->series[an->series_next].ts < next) {
-			uint64_t st = an->series[an->series_next].ts;
-			next = st - st % w;
-			if (next < end)
-				next = end;
-		}
-		an->tl_bucket = next;
+	if (all) {
+		memset(&x, 0, sizeof(x));
+		row(tl, n * len, len, prefix, plen, &zero, &x);
 	}
 }
 
-int an_tl_finish(struct rt_analyzer *an)
+/* Room for `n` ids in the scratch lists and for flow id `id` in the latest-row table. */
+static bool room(struct timeline *tl, uint32_t n, uint32_t id)
 {
-	if (!an->tl_out)
-		return 0;
-	if (an->tl_bucket != UINT64_MAX) {
-		for (;;) {
-			uint64_t end = an->tl_bucket + an->o.bucket_ns;
-			if (an->pfc_active)
-				an_pfc_advance(an, end);
-			emit(an, an->tl_bucket);
-			if (!an->pfc_active)
-				break;
-			an->tl_bucket = end;
+	if (n > tl->cap_ids || n > tl->cap_zeros) {
+		uint32_t cap = tl->cap_ids > tl->cap_zeros ? tl->cap_ids : tl->cap_zeros;
+		if (!cap)
+			cap = 256;
+		while (cap < n)
+			cap *= 2;
+		uint32_t *a = realloc(tl->prev_ids, (size_t)cap * sizeof(*a));
+		if (a)
+			tl->prev_ids = a;
+		uint32_t *b = a ? realloc(tl->ids, (size_t)cap * sizeof(*b)) : NULL;
+		if (b)
+			tl->ids = b;
+		uint32_t *z = b ? realloc(tl->zeros, (size_t)2 * cap * sizeof(*z)) : NULL;
+		if (!z)
+			return false;
+		tl->zeros = z;
+		tl->cap_ids = cap;
+		tl->cap_zeros = 2 * cap;
+	}
+	if (id >= tl->cap_last) {
+		uint32_t cap = tl->cap_last ? tl->cap_last : 1024;
+		while (cap <= id)
+			cap *= 2;
+		uint64_t *l = realloc(tl->last, (size_t)cap * sizeof(*l));
+		if (!l)
+			return false;
+		memset(l + tl->cap_last, 0, (size_t)(cap - tl->cap_last) * sizeof(*l));
+		tl->last = l;
+		tl->cap_last = cap;
+	}
+	return true;
+}
+
+/* tl->zeros = a ∪ b (both ascending), or a \ b when `minus`. */
+static void merge(struct timeline *tl, const uint32_t *a, uint32_t na, const uint32_t *b, uint32_t nb, bool minus)
+{
+	uint32_t i = 0, j = 0;
+	tl->nzeros = 0;
+	while (i < na || j < nb) {
+		if (j == nb || (i < na && a[i] < b[j])) {
+			tl->zeros[tl->nzeros++] = a[i++];
+		} else if (i == na || b[j] < a[i]) {
+			if (!minus)
+				tl->zeros[tl->nzeros++] = b[j];
+			j++;
+		} else {
+			if (!minus)
+				tl->zeros[tl->nzeros++] = a[i];
+			i++;
+			j++;
 		}
+	}
+}
+
+/*
+ * The zero rows before bucket number n (flows tl->ids in it): the stretch
+ * since the previous bucket; and those of bucket n itself (flows of the
+ * previous bucket that have nothing in it), left in tl->zeros.
+ */
+static void idle_rows(struct timeline *tl, const struct rt_analyzer *an, uint64_t n)
+{
+	uint64_t k = tl->prev;
+	if (n == k + 1) {
+		/* the flows that start again now: a zero row at k, after k's own rows */
+		tl->nzeros = 0;
+		for (uint32_t i = 0; i < tl->nids; i++)
+			if (tl->last[tl->ids[i]] <= k)
+				tl->zeros[tl->nzeros++] = tl->ids[i];
+		zero_rows(tl, an, k, false);
 	} else {
-		header(an);
+		/* nothing since k: zero rows at k + 1 for the flows of k, at n - 1 for the flows of n */
+		if (tl->all_held)
+			all_row(tl, &tl->all);
+		tl->all_held = false;
+		if (n - 1 == k + 1) {
+			merge(tl, tl->prev_ids, tl->nprev, tl->ids, tl->nids, false);
+			zero_rows(tl, an, k + 1, true);
+		} else {
+			merge(tl, tl->prev_ids, tl->nprev, NULL, 0, false);
+			zero_rows(tl, an, k + 1, true);
+			merge(tl, tl->ids, tl->nids, NULL, 0, false);
+			zero_rows(tl, an, n - 1, true);
+		}
 	}
-	int err = rt_out_flush(an->tl_out);
-	return err ? -err : 0;
+	/* the flows of k with nothing now: a zero row in this bucket */
+	if (n == k + 1)
+		merge(tl, tl->prev_ids, tl->nprev, tl->ids, tl->nids, true);
+	else
+		tl->nzeros = 0;
+}
+
+static int tl_bucket(void *ctx, const struct rt_analyzer *an, const struct rt_an_bucket *b, char *errbuf)
+{
+	struct timeline *tl = ctx;
+	bool idle = !tl->opt.no_idle;
+	uint64_t n = b->t_ns / b->len_ns;
+	header(tl, b->source_log, b->counters);
+	tl->nids = 0;
+	tl->nzeros = 0;
+	if (idle) {
+		if (!room(tl, b->nrows + tl->nprev, b->nrows ? b->rows[b->nrows - 1].id : 0))
+			return rt_errorf(errbuf, ENOMEM, "timeline");
+		for (uint32_t i = 0; i < b->nrows; i++)
+			if (b->rows[i].selected)
+				tl->ids[tl->nids++] = b->rows[i].id;
+		if (tl->any)
+			idle_rows(tl, an, n);
+		if (tl->all_held)
+			all_row(tl, &tl->all);
+	}
+	/* this bucket's flows, and the zero rows of flows that stopped, by id */
+	char prefix[ROW_PREFIX] = {0};
+	size_t plen = row_prefix(b->t_ns, prefix);
+	struct rt_an_delta zero = {0};
+	struct row_extra x = {0};
+	uint32_t z = 0;
+	for (uint32_t i = 0; i <= b->nrows; i++) {
+		const struct rt_an_flow_row *r = i < b->nrows ? &b->rows[i] : NULL;
+		for (; z < tl->nzeros && (!r || tl->zeros[z] < r->id); z++) {
+			memset(&x, 0, sizeof(x));
+			x.id = tl->zeros[z];
+			x.key = rt_analyzer_flow_key(an, tl->zeros[z]);
+			row(tl, b->t_ns, b->len_ns, prefix, plen, &zero, &x);
+			tl->last[tl->zeros[z]] = n + 1;
+		}
+		if (!r || !r->selected)
+			continue;
+		x.key = rt_analyzer_flow_key(an, r->id);
+		x.id = r->id;
+		x.rate_known = r->source_rate_known;
+		x.rate = r->source_rate_mbps;
+		x.source_cnp = r->source_cnp;
+		row(tl, b->t_ns, b->len_ns, prefix, plen, &r->d, &x);
+		if (idle)
+			tl->last[r->id] = n + 1;
+	}
+	if (idle) { /* held until the next bucket says which flows start again */
+		tl->all = *b;
+		tl->all.rows = NULL;
+		tl->all.nrows = 0;
+		tl->all_held = true;
+		uint32_t *t = tl->prev_ids;
+		tl->prev_ids = tl->ids;
+		tl->ids = t;
+		tl->nprev = tl->nids;
+	} else {
+		all_row(tl, b);
+	}
+	tl->any = true;
+	tl->prev = n;
+	return tl->o.error ? rt_errorf(errbuf, tl->o.error, "writing the timeline") : 0;
+}
+
+static int tl_end(void *ctx, const struct rt_analyzer *an, char *errbuf)
+{
+	struct timeline *tl = ctx;
+	bool source_log, counters;
+	rt_analyzer_bucket_columns(an, &source_log, &counters);
+	header(tl, source_log, counters);
+	if (tl->all_held)
+		all_row(tl, &tl->all);
+	tl->all_held = false;
+	int err = rt_out_flush(&tl->o);
+	return err ? rt_errorf(errbuf, err, "writing the timeline") : 0;
+}
+
+static void tl_free(void *ctx)
+{
+	struct timeline *tl = ctx;
+	free(tl->prev_ids);
+	free(tl->ids);
+	free(tl->zeros);
+	free(tl->last);
+	free(tl);
+}
+
+int rt_an_timeline_sink(FILE *fp, const struct rt_an_timeline_opts *opts, struct rt_an_sink *out, char *errbuf)
+{
+	struct timeline *tl = calloc(1, sizeof(*tl));
+	if (!tl)
+		return rt_errorf(errbuf, ENOMEM, "timeline");
+	rt_out_init(&tl->o, fp);
+	tl->opt = *opts;
+	*out = (struct rt_an_sink){
+		.bucket_ns = opts->bucket_ns, .bucket = tl_bucket, .end = tl_end, .free = tl_free, .ctx = tl};
+	return 0;
 }

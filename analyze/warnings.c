@@ -1,79 +1,16 @@
-/* Findings about the capture itself: drops, duplicates, RoCE on another port, ECN, snap length, time order, empty input, side files. */
+/* Warnings about the capture itself: drops, duplicates, RoCE on another port, ECN, snap length, time order, empty input, side files, flows beyond the limit. */
+#include "analyze/warnings.h"
+
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "analyze/analyze.h"
 #include "analyze/internal.h"
-
-/* ---- per frame ---- */
-
-/*
- * A UDP datagram to another port: does it carry RoCEv2? The dissector says
- * so of each one (a valid BTH and ICRC, a CRC over the whole packet, is the
- * proof); the first AN_HINT_CHECKS datagrams of each port are taken as its
- * sample. Ports whose samples all failed give their place to new ones.
- */
-static void probe_port(struct rt_analyzer *an, const struct rt_record *rec)
-{
-	struct an_findings *fd = &an->find;
-	struct an_port_hint *h = NULL;
-	for (unsigned i = 0; i < fd->nports && !h; i++)
-		if (fd->ports[i].port == rec->udp_dport)
-			h = &fd->ports[i];
-	if (!h) {
-		if (fd->nports < AN_HINT_PORTS) {
-			h = &fd->ports[fd->nports++];
-		} else {
-			for (unsigned i = 0; i < AN_HINT_PORTS && !h; i++)
-				if (fd->ports[i].checked >= AN_HINT_CHECKS && !fd->ports[i].valid)
-					h = &fd->ports[i];
-			if (!h)
-				return;
-		}
-		memset(h, 0, sizeof(*h));
-		h->port = rec->udp_dport;
-	}
-	h->datagrams++;
-	if (h->checked >= AN_HINT_CHECKS)
-		return;
-	h->checked++;
-	if (rec->other_port_rocev2)
-		h->valid++;
-}
-
-void an_find_frame(struct rt_analyzer *an, const struct rt_record *rec)
-{
-	struct an_findings *fd = &an->find;
-	uint64_t ts = rec->ts_ns;
-	if (an->tot.packets > 1 && ts < fd->prev_ts) {
-		fd->ts_back++;
-		if (fd->prev_ts - ts > fd->ts_back_max)
-			fd->ts_back_max = fd->prev_ts - ts;
-	}
-	fd->prev_ts = ts;
-	if (rec->caplen < rec->wirelen) {
-		fd->cut++;
-		fd->headers_cut += (rec->events & RT_EV_TRUNCATION_MASK & ~RT_EV_ICRC_TRUNCATED) != 0;
-	}
-	if (rec->kind == RT_KIND_ROCE && (rec->layers & (RT_L_IPV4 | RT_L_IPV6))) {
-		fd->data_ip++;
-		fd->data_not_ect += (rec->ecn & 3) == 0;
-	} else if (rec->kind == RT_KIND_OTHER && (rec->layers & RT_L_UDP) && !(rec->layers & RT_L_GRE)) {
-		probe_port(an, rec);
-	}
-}
 
 /* ---- capture drops ---- */
 
-void rt_analyzer_capture_drops(struct rt_analyzer *an, uint64_t if_dropped, uint64_t os_dropped)
-{
-	an->find.drops_known = true;
-	an->find.if_dropped = if_dropped;
-	an->find.os_dropped = os_dropped;
-}
-
-/* Drops by the interface and by the OS/capture: the capture file's, else the counters file's; NULL source = unknown. */
-static const char *drops(const struct rt_analyzer *an, uint64_t *ifd, uint64_t *osd)
+const char *an_capture_drops(const struct rt_analyzer *an, uint64_t *ifd, uint64_t *osd)
 {
 	const struct an_findings *fd = &an->find;
 	if (fd->drops_known) {
@@ -81,9 +18,9 @@ static const char *drops(const struct rt_analyzer *an, uint64_t *ifd, uint64_t *
 		*osd = fd->os_dropped;
 		return "pcapng";
 	}
-	if (fd->side_drops_known) {
-		*ifd = fd->side_if_dropped;
-		*osd = fd->side_os_dropped;
+	if (an->side.drops_known) {
+		*ifd = an->side.if_dropped;
+		*osd = an->side.os_dropped;
 		return "counters_file";
 	}
 	*ifd = *osd = 0;
@@ -93,7 +30,7 @@ static const char *drops(const struct rt_analyzer *an, uint64_t *ifd, uint64_t *
 uint64_t an_capture_dropped(const struct rt_analyzer *an, bool *known)
 {
 	uint64_t ifd, osd;
-	*known = drops(an, &ifd, &osd) != NULL;
+	*known = an_capture_drops(an, &ifd, &osd) != NULL;
 	return ifd + osd;
 }
 
@@ -149,14 +86,13 @@ static unsigned long long ull(uint64_t v)
 
 static void warn_drops(const struct rt_analyzer *an, struct wlist *l)
 {
-	uint64_t ifd, osd, gaps = 0, gap_psns = 0;
-	const char *from = drops(an, &ifd, &osd);
+	uint64_t ifd, osd;
+	const char *from = an_capture_drops(an, &ifd, &osd);
 	if (!from || ifd + osd == 0)
 		return;
-	for (uint32_t i = 0; i < an->nflows; i++) {
-		gaps += an->flows[i].gaps;
-		gap_psns += an->flows[i].gap_psns;
-	}
+	struct an_xport_sum x;
+	an_flows_xport_sum(&an->ft, &x);
+	uint64_t gaps = x.gaps, gap_psns = x.gap_psns;
 	char tail[160] = "";
 	if (gaps)
 		snprintf(tail, sizeof(tail), "; the %llu PSNs missing in %llu PSN gaps were lost before the capture point or dropped by the capture",
@@ -268,14 +204,14 @@ static void warn_time(const struct rt_analyzer *an, struct wlist *l)
 
 static void warn_empty(const struct rt_analyzer *an, struct wlist *l, bool port_hint)
 {
-	if (!an->tot.packets) {
+	if (!an->tot.c.packets) {
 		add(l, "empty_capture", "the capture holds no frames");
-	} else if (!an->tot.roce_packets && !port_hint) {
+	} else if (!an->tot.c.roce_packets && !port_hint) {
 		struct rt_an_warning *w = add(l, "no_roce",
 					      "none of the %llu frames is RoCE (RoCEv2 on UDP port %u, RoCEv1 on Ethertype "
 					      "0x8915)",
-					      ull(an->tot.packets), an->o.udp_port);
-		val(w, "frames", an->tot.packets);
+					      ull(an->tot.c.packets), an->o.udp_port);
+		val(w, "frames", an->tot.c.packets);
 		val(w, "udp_port", an->o.udp_port);
 	}
 }
@@ -284,50 +220,64 @@ static void warn_selector(const struct rt_analyzer *an, struct wlist *l)
 {
 	if (!an->o.flow)
 		return;
-	for (uint32_t i = 0; i < an->nflows; i++)
-		if (an->flows[i].selected && an->flows[i].packets)
+	for (uint32_t i = 0; i < an->ft.n; i++)
+		if ((an->ft.flows[i].flags & AN_FLOW_SELECTED) && an->ft.flows[i].packets)
 			return;
 	struct rt_an_warning *w = add(l, "flow_selector_empty", "--flow '%s' matches none of the %u flows%s",
-				      an->o.flow, an->next_id,
-				      an->tl_out ? ": only the 'all' rows are written" : "");
-	val(w, "flows", an->next_id);
+				      an->o.flow, an->ft.next_id,
+				      an->bk.len ? ": only the 'all' rows are written" : "");
+	val(w, "flows", an->ft.next_id);
+}
+
+static void warn_max_flows(const struct rt_analyzer *an, struct wlist *l)
+{
+	const struct an_flowtab *ft = &an->ft;
+	if (!ft->full)
+		return;
+	struct rt_an_warning *w = add(l, "max_flows",
+				      "--max-flows %u reached: %llu frames (%llu bytes) of further flows count in the totals "
+				      "only, in no flow",
+				      ft->max, ull(ft->beyond_packets), ull(ft->beyond_bytes));
+	val(w, "max_flows", ft->max);
+	val(w, "packets", ft->beyond_packets);
+	val(w, "bytes", ft->beyond_bytes);
 }
 
 static void warn_side_files(const struct rt_analyzer *an, struct wlist *l)
 {
-	const struct an_findings *fd = &an->find;
-	if (an->counters_loaded) {
+	const struct an_side *sd = &an->side;
+	if (sd->counters_loaded) {
 		uint64_t samples = 0;
-		for (size_t k = 0; k < an->ncdev; k++)
-			if (an->cdev[k].samples > samples)
-				samples = an->cdev[k].samples;
-		const char *why = !an->counter_lines			  ? "is empty"
-				  : an->counter_bad == an->counter_lines ? "has no line that parses"
+		for (size_t k = 0; k < sd->ncdev; k++)
+			if (sd->cdev[k].samples > samples)
+				samples = sd->cdev[k].samples;
+		const char *why = !sd->counter_lines			  ? "is empty"
+				  : sd->counter_bad == sd->counter_lines ? "has no line that parses"
 				  : !samples				  ? "has no counter sample"
 				  : samples < 2 ? "has one sample per device: no counter changes to report"
 						: NULL;
 		if (why) {
 			struct rt_an_warning *w = add(l, "counters_file_unusable", "the counters file %s %s (%llu lines, %llu bad)",
-						      fd->counters_path, why, ull(an->counter_lines), ull(an->counter_bad));
-			val(w, "lines", an->counter_lines);
-			val(w, "bad_lines", an->counter_bad);
+						      sd->counters_path, why, ull(sd->counter_lines), ull(sd->counter_bad));
+			val(w, "lines", sd->counter_lines);
+			val(w, "bad_lines", sd->counter_bad);
 			val(w, "samples", samples);
 		}
 	}
-	if (an->srclog_loaded) {
-		bool matched = an->tl_srclog; /* a timeline joins events to flows by name, seen or not */
-		for (uint32_t i = 0; i < an->nflows && !matched; i++)
-			matched = an->flows[i].ext && an->flows[i].ext->src_seen;
-		const char *why = !an->srclog_lines			? "is empty"
-				  : an->srclog_bad == an->srclog_lines ? "has no line that parses"
-				  : !matched && an->srclog_unmatched  ? "names no flow of the capture"
+	if (sd->srclog_loaded) {
+		bool matched = an->bk.srclog; /* with buckets, events join flows by name, seen or not */
+		for (uint32_t i = 0; i < an->ft.n && !matched; i++)
+			matched = an->ft.flows[i].src != NULL;
+		const char *why = !sd->srclog_lines			? "is empty"
+				  : sd->srclog_bad == sd->srclog_lines ? "has no line that parses"
+				  : !matched && sd->srclog_unmatched  ? "names no flow of the capture"
 								      : NULL;
 		if (why) {
 			struct rt_an_warning *w = add(l, "source_log_unusable", "the traffic source log %s %s (%llu lines, %llu bad)",
-						      fd->srclog_path, why, ull(an->srclog_lines), ull(an->srclog_bad));
-			val(w, "lines", an->srclog_lines);
-			val(w, "bad_lines", an->srclog_bad);
-			val(w, "unmatched_events", an->srclog_unmatched);
+						      sd->srclog_path, why, ull(sd->srclog_lines), ull(sd->srclog_bad));
+			val(w, "lines", sd->srclog_lines);
+			val(w, "bad_lines", sd->srclog_bad);
+			val(w, "unmatched_events", sd->srclog_unmatched);
 		}
 	}
 }
@@ -344,89 +294,6 @@ unsigned rt_analyzer_warnings(const struct rt_analyzer *an, struct rt_an_warning
 	warn_empty(an, &l, port_hint);
 	warn_selector(an, &l);
 	warn_side_files(an, &l);
+	warn_max_flows(an, &l);
 	return l.n;
-}
-
-/* ---- reports ---- */
-
-static void u64_or_null(struct rt_outbuf *o, const char *key, uint64_t v, bool known)
-{
-	rt_out_json_str(o, key);
-	rt_out_char(o, ':');
-	if (known)
-		rt_out_u64(o, v);
-	else
-		rt_out_str(o, "null");
-}
-
-void an_report_findings_json(const struct rt_analyzer *an, struct rt_outbuf *o)
-{
-	uint64_t ifd, osd;
-	const char *from = drops(an, &ifd, &osd);
-	rt_out_str(o, ",\"capture\":{");
-	u64_or_null(o, "dropped", ifd + osd, from);
-	rt_out_char(o, ',');
-	u64_or_null(o, "if_dropped", ifd, from);
-	rt_out_char(o, ',');
-	u64_or_null(o, "os_dropped", osd, from);
-	rt_out_str(o, ",\"source\":");
-	if (from)
-		rt_out_json_str(o, from);
-	else
-		rt_out_str(o, "null");
-	rt_out_char(o, '}');
-
-	const struct an_dups *d = &an->dups;
-	rt_out_str(o, ",\"duplicates\":");
-	if (d->nsets) {
-		rt_out_str(o, "{\"packets\":");
-		rt_out_u64(o, d->other_interface + d->same_interface);
-		rt_out_str(o, ",\"other_capture_point\":");
-		rt_out_u64(o, d->other_interface);
-		rt_out_str(o, ",\"same_capture_point\":");
-		rt_out_u64(o, d->same_interface);
-		rt_out_str(o, ",\"window_ns\":");
-		rt_out_u64(o, d->window_ns);
-		rt_out_str(o, ",\"forgotten_early\":");
-		rt_out_u64(o, d->evicted);
-		rt_out_char(o, '}');
-	} else {
-		rt_out_str(o, "null");
-	}
-
-	struct rt_an_warning w[RT_AN_WARNINGS_MAX];
-	unsigned n = rt_analyzer_warnings(an, w, RT_AN_WARNINGS_MAX);
-	if (n > RT_AN_WARNINGS_MAX)
-		n = RT_AN_WARNINGS_MAX;
-	rt_out_str(o, ",\"warnings\":[");
-	for (unsigned i = 0; i < n; i++) {
-		rt_out_str(o, i ? ",{\"code\":" : "{\"code\":");
-		rt_out_json_str(o, w[i].code);
-		rt_out_str(o, ",\"message\":");
-		rt_out_json_str(o, w[i].message);
-		for (unsigned k = 0; k < w[i].nvalues; k++) {
-			rt_out_char(o, ',');
-			rt_out_json_str(o, w[i].values[k].name);
-			rt_out_char(o, ':');
-			rt_out_u64(o, w[i].values[k].value);
-		}
-		rt_out_char(o, '}');
-	}
-	rt_out_char(o, ']');
-}
-
-void an_report_warnings_text(const struct rt_analyzer *an, struct rt_outbuf *o)
-{
-	struct rt_an_warning w[RT_AN_WARNINGS_MAX];
-	unsigned n = rt_analyzer_warnings(an, w, RT_AN_WARNINGS_MAX);
-	if (n > RT_AN_WARNINGS_MAX)
-		n = RT_AN_WARNINGS_MAX;
-	if (!n)
-		return;
-	rt_out_str(o, "\nWarnings:\n");
-	for (unsigned i = 0; i < n; i++) {
-		rt_out_str(o, "  - ");
-		rt_out_str(o, w[i].message);
-		rt_out_char(o, '\n');
-	}
 }

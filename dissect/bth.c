@@ -54,45 +54,48 @@ static void decode_bth(struct rt_record *rec, const uint8_t *p, uint32_t cap, ui
  *   AtomicAckETH 8: original remote data (64)
  *   ImmDt  4, IETH 4 (R_Key), CNP 16 reserved bytes
  */
-static bool decode_ext(struct rt_record *rec, const uint8_t *p, uint32_t cap, uint32_t base,
+static bool decode_ext(struct rt_record *rec, const uint8_t *buf, uint32_t caplen, uint32_t base,
 		       const struct rt_opcode_info *info)
 {
 	uint32_t h = info->hdrs;
 	bool ok = true;
-	uint32_t o;
+	uint32_t o = 0, cap = 0;
+	const uint8_t *p = buf;
+
+/*
+ * Header `len` bytes at base + `at`: false when cut; else p, cap and o address it from its start (so the
+ * compiler folds the reads' bounds checks into this one)
+ */
+#define EXT_AT(at, len)                                                                            \
+	(rt_wire_has(caplen, base + (at), (len)) && ((p = buf + base + (at)), (cap = caplen - base - (at)), (o = 0), true))
 
 	if (h & RT_H_RDETH) {
-		o = base + info->off_rdeth;
-		if (!rt_wire_has(cap, o, RT_RDETH_LEN))
+		if (!EXT_AT(info->off_rdeth, RT_RDETH_LEN))
 			return false;
 		rec->rdeth_eecnxt = rt_get_be24(p, cap, o + 1, &ok);
 		rec->hdrs |= RT_H_RDETH;
 	}
 	if (h & RT_H_XRCETH) {
-		o = base + info->off_xrceth;
-		if (!rt_wire_has(cap, o, RT_XRCETH_LEN))
+		if (!EXT_AT(info->off_xrceth, RT_XRCETH_LEN))
 			return false;
 		rec->xrc_srq = rt_get_be24(p, cap, o + 1, &ok);
 		rec->hdrs |= RT_H_XRCETH;
 	}
 	if (h & RT_H_DETH) {
-		o = base + info->off_deth;
-		if (!rt_wire_has(cap, o, RT_DETH_LEN))
+		if (!EXT_AT(info->off_deth, RT_DETH_LEN))
 			return false;
 		rec->deth_qkey = rt_get_be32(p, cap, o, &ok);
 		rec->deth_src_qp = rt_get_be24(p, cap, o + 5, &ok);
 		rec->hdrs |= RT_H_DETH;
 	}
 	if (h & RT_H_FETH) {
-		o = base + info->off_feth;
-		if (!rt_wire_has(cap, o, RT_FETH_LEN))
+		if (!EXT_AT(info->off_feth, RT_FETH_LEN))
 			return false;
 		rec->feth = rt_get_be32(p, cap, o, &ok);
 		rec->hdrs |= RT_H_FETH;
 	}
 	if (h & RT_H_RETH) {
-		o = base + info->off_reth;
-		if (!rt_wire_has(cap, o, RT_RETH_LEN))
+		if (!EXT_AT(info->off_reth, RT_RETH_LEN))
 			return false;
 		rec->reth_va = rt_get_be64(p, cap, o, &ok);
 		rec->reth_rkey = rt_get_be32(p, cap, o + 8, &ok);
@@ -100,8 +103,7 @@ static bool decode_ext(struct rt_record *rec, const uint8_t *p, uint32_t cap, ui
 		rec->hdrs |= RT_H_RETH;
 	}
 	if (h & RT_H_ATOMICETH) {
-		o = base + info->off_atomiceth;
-		if (!rt_wire_has(cap, o, RT_ATOMICETH_LEN))
+		if (!EXT_AT(info->off_atomiceth, RT_ATOMICETH_LEN))
 			return false;
 		rec->atomic_va = rt_get_be64(p, cap, o, &ok);
 		rec->atomic_rkey = rt_get_be32(p, cap, o + 8, &ok);
@@ -110,39 +112,36 @@ static bool decode_ext(struct rt_record *rec, const uint8_t *p, uint32_t cap, ui
 		rec->hdrs |= RT_H_ATOMICETH;
 	}
 	if (h & RT_H_AETH) {
-		o = base + info->off_aeth;
-		if (!rt_wire_has(cap, o, RT_AETH_LEN))
+		if (!EXT_AT(info->off_aeth, RT_AETH_LEN))
 			return false;
 		rec->aeth_syndrome = rt_get_u8(p, cap, o, &ok);
 		rec->aeth_msn = rt_get_be24(p, cap, o + 1, &ok);
 		rec->hdrs |= RT_H_AETH;
 	}
 	if (h & RT_H_ATOMICACKETH) {
-		o = base + info->off_atomicacketh;
-		if (!rt_wire_has(cap, o, RT_ATOMICACKETH_LEN))
+		if (!EXT_AT(info->off_atomicacketh, RT_ATOMICACKETH_LEN))
 			return false;
 		rec->atomic_ack_orig = rt_get_be64(p, cap, o, &ok);
 		rec->hdrs |= RT_H_ATOMICACKETH;
 	}
 	if (h & RT_H_IMMDT) {
-		o = base + info->off_immdt;
-		if (!rt_wire_has(cap, o, RT_IMMDT_LEN))
+		if (!EXT_AT(info->off_immdt, RT_IMMDT_LEN))
 			return false;
 		rec->immediate = rt_get_be32(p, cap, o, &ok);
 		rec->hdrs |= RT_H_IMMDT;
 	}
 	if (h & RT_H_IETH) {
-		o = base + info->off_ieth;
-		if (!rt_wire_has(cap, o, RT_IETH_LEN))
+		if (!EXT_AT(info->off_ieth, RT_IETH_LEN))
 			return false;
 		rec->ieth_rkey = rt_get_be32(p, cap, o, &ok);
 		rec->hdrs |= RT_H_IETH;
 	}
 	if (h & RT_H_CNP) {
-		if (!rt_wire_has(cap, base + info->off_cnp, RT_CNP_PAD_LEN))
+		if (!rt_wire_has(caplen, base + info->off_cnp, RT_CNP_PAD_LEN))
 			return false;
 		rec->hdrs |= RT_H_CNP;
 	}
+#undef EXT_AT
 	return ok;
 }
 
@@ -163,7 +162,7 @@ void rt_dissect_transport(struct rt_record *rec, const uint8_t *buf, uint32_t ca
 		rt_rec_truncated(rec, RT_EV_BTH_TRUNCATED);
 		return;
 	}
-	decode_bth(rec, buf, caplen, bth_off);
+	decode_bth(rec, buf + bth_off, caplen - bth_off, 0); /* from its start: the checks fold into the one above */
 	if (rec->opcode == RT_OPCODE_CNP) {
 		rec->kind = RT_KIND_CNP;
 		if (!rec->becn)

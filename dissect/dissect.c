@@ -81,9 +81,12 @@ static void dissect_udp(const struct frame *f, uint32_t off, uint32_t ip_off, ui
 		rt_rec_truncated(rec, RT_EV_UDP_TRUNCATED);
 		return;
 	}
-	rec->udp_sport = rt_get_be16(f->p, f->cap, off, &ok);
-	rec->udp_dport = rt_get_be16(f->p, f->cap, off + 2, &ok);
-	ulen = rt_get_be16(f->p, f->cap, off + 4, &ok);
+	/* from the header's start: the bounds checks fold into the one above */
+	const uint8_t *h = f->p + off;
+	uint32_t hlen = f->cap - off;
+	rec->udp_sport = rt_get_be16(h, hlen, 0, &ok);
+	rec->udp_dport = rt_get_be16(h, hlen, 2, &ok);
+	ulen = rt_get_be16(h, hlen, 4, &ok);
 	rec->layers |= RT_L_UDP;
 	if (ulen < UDP_HLEN || ulen > ip_end - off) {
 		rt_rec_malformed(rec, RT_EV_UDP_BAD_LENGTH);
@@ -121,19 +124,22 @@ static void dissect_ipv4(const struct frame *f, uint32_t off)
 		rt_rec_truncated(rec, RT_EV_IP_TRUNCATED);
 		return;
 	}
-	vihl = rt_get_u8(p, f->cap, off, &ok);
+	/* read from the header's start, so the compiler folds the bounds checks into the one above */
+	const uint8_t *h = p + off;
+	uint32_t hlen = f->cap - off;
+	vihl = rt_get_u8(h, hlen, 0, &ok);
 	if (vihl >> 4 != 4) {
 		rt_rec_malformed(rec, RT_EV_IP_BAD_VERSION);
 		return;
 	}
-	tos = rt_get_u8(p, f->cap, off + 1, &ok);
-	total = rt_get_be16(p, f->cap, off + 2, &ok);
-	frag = rt_get_be16(p, f->cap, off + 6, &ok);
-	rec->ip_id = rt_get_be16(p, f->cap, off + 4, &ok);
-	rec->ttl = rt_get_u8(p, f->cap, off + 8, &ok);
-	proto = rt_get_u8(p, f->cap, off + 9, &ok);
-	rt_get_bytes(p, f->cap, off + 12, rec->src_ip, 4, &ok);
-	rt_get_bytes(p, f->cap, off + 16, rec->dst_ip, 4, &ok);
+	tos = rt_get_u8(h, hlen, 1, &ok);
+	total = rt_get_be16(h, hlen, 2, &ok);
+	frag = rt_get_be16(h, hlen, 6, &ok);
+	rec->ip_id = rt_get_be16(h, hlen, 4, &ok);
+	rec->ttl = rt_get_u8(h, hlen, 8, &ok);
+	proto = rt_get_u8(h, hlen, 9, &ok);
+	rt_get_bytes(h, hlen, 12, rec->src_ip, 4, &ok);
+	rt_get_bytes(h, hlen, 16, rec->dst_ip, 4, &ok);
 	rec->layers |= RT_L_IPV4;
 	rec->ip_version = 4;
 	rec->dscp = tos >> 2;

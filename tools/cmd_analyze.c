@@ -1,6 +1,8 @@
 /* `rocetrace analyze` and `rocetrace timeline`: read a capture, dissect each frame, feed the analyzer, report. */
 #include <errno.h>
 #include <getopt.h>
+#include <sched.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,7 +11,9 @@
 #include <unistd.h>
 
 #include "analyze/analyze.h"
+#include "analyze/feeder.h"
 #include "analyze/flowsel.h"
+#include "analyze/sinks.h"
 #include "capture/pump.h"
 #include "common/outfile.h"
 #include "dissect/dissect.h"
@@ -25,7 +29,8 @@
 static const char analyze_help[] =
 	"usage: rocetrace analyze [-r] FILE [--json] [--flow SEL] [--link-speed RATE]\n"
 	"                         [--counters F] [--source-log F] [--udp-port P]\n"
-	"                         [--storm-ms N] [--top N] [-f BPF | EXPRESSION]\n"
+	"                         [--storm-ms N] [--top N] [--max-flows N]\n"
+	"                         [-f BPF | EXPRESSION]\n"
 	"\n"
 	"Read a saved capture (pcap or pcapng, micro- or nanosecond, Ethernet or Linux\n"
 	"cooked; FILE '-' reads standard input) and report per-QP flows, ECN marks and\n"
@@ -92,6 +97,9 @@ static const char analyze_help[] =
 	"                     4s; a window must hold 4 of the flow's packet gaps\n"
 	"                     (default 100us)\n"
 	"  --top N            flows listed in the text summary (default 10; 0: none)\n"
+	"  --max-flows N      keep at most N flows; the frames of further flows count in\n"
+	"                     the totals only (the report's \"flow_limit\" and a warning\n"
+	"                     say how many); memory is then bounded (default: no limit)\n"
 	"  -h, --help         this text\n"
 	"\n"
 	"Duplicates: a packet with the same addresses, QP, PSN, opcode, length, UDP\n"
@@ -116,7 +124,9 @@ static const char analyze_help[] =
 	"nanoseconds: a bare number from 100 up is refused, with what to write.\n"
 	"On a terminal a progress line is shown every second for big files. Ctrl-C\n"
 	"(or SIGTERM) stops reading, prints the report of what was read so far and\n"
-	"exits with status 130 (143). A capture that ends in the middle of a frame is\n"
+	"exits with status 130 (143); in the end phase after the last frame (pauses\n"
+	"still running, pairing the last flows) it cuts that short and prints the\n"
+	"report all the same. A capture that ends in the middle of a frame is\n"
 	"reported up to there, then the error is printed and the exit status is 1.\n"
 	"\n"
 	"Exit status: 0 success (also when the reader of the report goes away),\n"
@@ -131,17 +141,29 @@ static const char analyze_help[] =
 	"  rocetrace analyze -r run.pcapng --flow '10.0.0.1>10.0.0.2:0x000011' vlan 100\n";
 
 static const char timeline_help[] =
-	"usage: rocetrace timeline [-r] FILE [--bucket D] [--flow SEL]\n"
+	"usage: rocetrace timeline [-r] FILE [--bucket D] [--flow SEL] [--no-idle]\n"
 	"                          [--format csv|json] [-o OUT] [--link-speed RATE]\n"
 	"                          [--counters F] [--source-log F] [--udp-port P]\n"
-	"                          [--dup-window D] [-f BPF | EXPRESSION]\n"
+	"                          [--dup-window D] [--max-flows N]\n"
+	"                          [-f BPF | EXPRESSION]\n"
 	"\n"
 	"Cut a capture (pcap/pcapng, '-' for standard input) into time buckets and\n"
 	"write one row per (bucket, flow) that had traffic or events, plus an 'all'\n"
 	"row per bucket with everything in it (every frame but copies of packets\n"
-	"already counted, CNPs and NAKs that match no flow, PFC/PAUSE). Buckets where\n"
-	"nothing happened are left out. Rows are written as time passes, so the\n"
-	"output streams and memory stays O(flows).\n"
+	"already counted, CNPs and NAKs that match no flow, PFC/PAUSE). Rows are\n"
+	"written as time passes, so the output streams and memory stays O(flows).\n"
+	"\n"
+	"Idle stretches get zero rows at their edges, so that a line drawn through a\n"
+	"flow's rows (or the 'all' rows) stays at zero across them instead of running\n"
+	"straight from one busy bucket to the next: a flow gets a zero row in the\n"
+	"bucket after its last row with counts and in the bucket before its next one\n"
+	"(or its first); buckets where nothing happened at all get zero 'all' rows at\n"
+	"the first and the last bucket of the stretch. Rows stay proportional to what\n"
+	"happened, never to the capture's length over the bucket; --no-idle leaves the\n"
+	"zero rows out (the layout before they came). A PFC/PAUSE pause fills each\n"
+	"bucket it spans with an 'all' row; a bucket so short that the rows of pause\n"
+	"alone would pass 1000 per frame read (1,000,000 to start with) is refused,\n"
+	"with the bucket length to use (exit status 1).\n"
 	"\n"
 	"Columns (CSV header, or the keys of each JSON Lines object):\n"
 	"  t_ns           bucket start, nanoseconds since the Unix epoch (aligned to\n"
@@ -159,14 +181,17 @@ static const char timeline_help[] =
 	"  pfc_paused_ns  paused time inside the bucket, summed over priorities and\n"
 	"                 sending MACs ('all' rows; 0 for flows)\n"
 	"  src, dst, dest_qp  the flow (empty on 'all' rows)\n"
+	"  flow_id        the flow id as a number, -1 on 'all' rows (the last CSV\n"
+	"                 column: 'flow' mixes numbers and 'all', so a CSV reader\n"
+	"                 takes it as text)\n"
 	"With --source-log, two more columns before src: source_rate_mbps (the\n"
 	"traffic source's rate for the flow at the end of the bucket, empty/null when\n"
-	"unknown) and source_cnp (CNPs it handled in the bucket; 'all': every flow).\n"
-	"With --counters, three more: nic_cnp_sent, nic_cnp_handled, nic_pause_frames\n"
-	"('all' rows: counter deltas of samples taken in the bucket, every device;\n"
-	"0 on flow rows). Side-file events after the last frame are not shown.\n"
-	"Summing a column over the buckets of one flow gives that flow's total in\n"
-	"`rocetrace analyze --json`.\n"
+	"unknown or on a zero row) and source_cnp (CNPs it handled in the bucket;\n"
+	"'all': every flow). With --counters, three more: nic_cnp_sent,\n"
+	"nic_cnp_handled, nic_pause_frames ('all' rows: counter deltas of samples\n"
+	"taken in the bucket, every device; 0 on flow rows). Side-file events after\n"
+	"the last frame are not shown. Summing a column over the rows of one flow\n"
+	"gives that flow's total in `rocetrace analyze --json`.\n"
 	"\n"
 	"Options:\n"
 	"  -r FILE            read FILE (the same as naming it first)\n"
@@ -183,6 +208,7 @@ static const char timeline_help[] =
 	"                     [SRC]>[DST]:QP; 'rocetrace analyze' prints each flow so;\n"
 	"                     quote it, the shell reads '>' as a redirection\n"
 	"  --format csv|json  CSV with a header line (default) or JSON Lines\n"
+	"  --no-idle          no zero rows for idle stretches\n"
 	"  -o OUT             write to OUT instead of standard output: the rows go to a\n"
 	"                     new file in OUT's folder that replaces OUT at the end; a\n"
 	"                     run that fails leaves OUT as it was; a symbolic link OUT\n"
@@ -194,6 +220,8 @@ static const char timeline_help[] =
 	"  --udp-port P       RoCEv2 UDP destination port (default 4791)\n"
 	"  --dup-window D     copies of a RoCE packet count once, as in `rocetrace\n"
 	"                     analyze` (default 10us; 0 = count every frame)\n"
+	"  --max-flows N      rows of at most N flows; the frames of further flows are in\n"
+	"                     the 'all' rows only (a warning says how many)\n"
 	"  -h, --help         this text\n"
 	"\n"
 	"What `rocetrace analyze` would warn about (capture drops, duplicates, RoCE on\n"
@@ -209,11 +237,16 @@ static const char timeline_help[] =
 	"  rocetrace timeline run.pcapng --flow '10.0.0.1>10.0.0.9:0x11' --format json\n"
 	"  rocetrace timeline run.pcapng --bucket 1ms -o timeline.csv\n";
 
-/* What the pump feeds: the analyzer, and the progress line of a big file on a terminal. */
+/*
+ * What the pump feeds: the analyzer (on a thread of its own when a second
+ * CPU can take it: reading and dissecting then run beside the analysis),
+ * and the progress line of a big file on a terminal.
+ */
 struct feed {
 	struct rt_analyzer *an;
+	struct rt_an_feeder *feeder; /* NULL: fed on this thread */
+	const struct rt_dissect_opts *dopts;
 	const char *cmd;
-	FILE *timeline_out; /* checked now and then: a reader that went away ends the run */
 	uint64_t frames;
 	bool progress_shown;
 };
@@ -223,29 +256,42 @@ static int on_frame(void *ctx, const struct rt_frame *frame, const struct rt_rec
 {
 	struct feed *f = ctx;
 
-	(void)frame;
+	struct rt_record own;
+
+	(void)rec;
 	(void)errbuf;
-	rt_analyzer_feed(f->an, rec);
-	return f->timeline_out && (++f->frames & 0xfff) == 0 && ferror(f->timeline_out) ? 1 : 0;
+	/* dissected here, straight into the feeder's batch when there is one: no copy */
+	if (f->feeder) {
+		rt_dissect(f->dopts, frame, rt_an_feeder_slot(f->feeder));
+		rt_an_feeder_commit(f->feeder);
+	} else {
+		rt_dissect(f->dopts, frame, &own);
+		rt_analyzer_feed(f->an, &own);
+	}
+	/* now and then: a sink that failed (a reader that went away, a refused bucket) ends the run */
+	if ((++f->frames & 0xfff) != 0)
+		return 0;
+	return (f->feeder ? rt_an_feeder_status(f->feeder) : rt_analyzer_status(f->an, NULL)) ? 1 : 0;
 }
 
 static void on_progress(void *ctx, uint64_t frames, uint64_t elapsed_ns)
 {
 	struct feed *f = ctx;
+	uint64_t flows = f->feeder ? rt_an_feeder_flows(f->feeder) : rt_analyzer_flow_count(f->an);
 
 	fprintf(stderr, "\r%s: %llu frames, %llu flows, %.0f s", f->cmd, (unsigned long long)frames,
-		(unsigned long long)rt_analyzer_flow_count(f->an), (double)elapsed_ns / 1e9);
+		(unsigned long long)flows, (double)elapsed_ns / 1e9);
 	fflush(stderr);
 	f->progress_shown = true;
 }
 
 /* Read every frame of `path` into the analyzer; *res says how the read ended. 0 or a negative errno (errbuf set). */
 static int run(struct rt_analyzer *an, const char *path, const char *bpf, uint16_t udp_port,
-	       const char *cmd, FILE *timeline_out, struct rt_pump_result *res, char *errbuf)
+	       const char *cmd, struct rt_pump_result *res, char *errbuf)
 {
-	struct feed f = {.an = an, .cmd = cmd, .timeline_out = timeline_out};
 	struct rt_dissect_opts dopts;
-	struct rt_pump_config pc = {.dissect = &dopts, .on_frame = on_frame, .ctx = &f};
+	struct feed f = {.an = an, .cmd = cmd, .dopts = &dopts};
+	struct rt_pump_config pc = {.on_frame = on_frame, .ctx = &f};
 	struct rt_source *src;
 	int rc = rt_pump_open_file(&src, path, bpf, errbuf);
 
@@ -256,7 +302,14 @@ static int run(struct rt_analyzer *an, const char *path, const char *bpf, uint16
 	dopts.udp_port = udp_port;
 	if (isatty(STDERR_FILENO))
 		pc.on_progress = on_progress;
+	/* a second CPU analyzes while this one reads (with one CPU, or no thread: fed here) */
+	cpu_set_t cpus;
+	if (sched_getaffinity(0, sizeof(cpus), &cpus) == 0 && CPU_COUNT(&cpus) > 1 &&
+	    rt_an_feeder_start(&f.feeder, an, errbuf) < 0)
+		f.feeder = NULL;
 	rc = rt_pump_run(src, &pc, res, errbuf);
+	if (f.feeder)
+		rt_an_feeder_stop(f.feeder);
 	if (f.progress_shown)
 		fprintf(stderr, "\r\033[K");
 	/* frames the capture itself lost, as the file recorded them (pcapng ISBs) */
@@ -264,6 +317,19 @@ static int run(struct rt_analyzer *an, const char *path, const char *bpf, uint16
 		rt_analyzer_capture_drops(an, res->stats.if_dropped, res->stats.dropped);
 	rt_source_close(src);
 	return rc;
+}
+
+/* The analyzer whose end phase a signal cuts short (set while rt_analyzer_finish runs), and that signal. */
+static struct rt_analyzer *volatile finishing;
+static volatile sig_atomic_t finish_signal;
+
+static void on_signal(int sig)
+{
+	struct rt_analyzer *an = finishing;
+	if (an) {
+		finish_signal = sig;
+		rt_analyzer_interrupt(an);
+	}
 }
 
 enum {
@@ -280,6 +346,8 @@ enum {
 	OPT_GAP,
 	OPT_RATEWIN,
 	OPT_DUPWIN,
+	OPT_MAXFLOWS,
+	OPT_NOIDLE,
 };
 
 static int load_side_files(struct rt_analyzer *an, const char *counters, const char *srclog,
@@ -296,9 +364,17 @@ static int load_side_files(struct rt_analyzer *an, const char *counters, const c
 	return 0;
 }
 
-static int run_command(const char *cmd, bool timeline, const char *path, const char *bpf, bool json,
-		       const char *counters, const char *srclog, const char *out_path, uint64_t top,
-		       struct rt_analyzer_opts *opts);
+/* What the command line asked for. */
+struct cmd_args {
+	const char *cmd; /* "analyze" or "timeline" */
+	bool timeline, json;
+	const char *path, *bpf, *counters, *srclog, *out_path;
+	uint64_t top;
+	struct rt_analyzer_opts ao;
+	struct rt_an_timeline_opts tlo;
+};
+
+static int run_command(struct cmd_args *a);
 
 static int common(int argc, char **argv, bool timeline)
 {
@@ -319,17 +395,16 @@ static int common(int argc, char **argv, bool timeline)
 		{"episode-gap", required_argument, NULL, OPT_GAP},
 		{"rate-window", required_argument, NULL, OPT_RATEWIN},
 		{"dup-window", required_argument, NULL, OPT_DUPWIN},
+		{"max-flows", required_argument, NULL, OPT_MAXFLOWS},
+		{"no-idle", no_argument, NULL, OPT_NOIDLE},
 		{NULL, 0, NULL, 0},
 	};
-	struct rt_analyzer_opts ao;
+	struct cmd_args a = {.cmd = cmd, .timeline = timeline, .top = 10, .tlo = {.bucket_ns = 100000}};
+	struct rt_analyzer_opts *ao = &a.ao;
 	struct rt_flowsel sel;
-	rt_analyzer_opts_init(&ao);
-	bool json = false;
-	const char *counters = NULL, *srclog = NULL, *out_path = NULL, *bpf = NULL;
-	uint64_t port = RT_ROCEV2_PORT, top = 10, v;
-	ao.bucket_ns = timeline ? 100000 : 0;
+	rt_analyzer_opts_init(ao);
+	uint64_t port = RT_ROCEV2_PORT, v;
 	const char *shortopts = timeline ? ":hf:r:o:" : ":hf:r:";
-	const char *path = NULL;
 	char *bpf_joined = NULL;
 	int c, li;
 	optind = 1;
@@ -340,29 +415,29 @@ static int common(int argc, char **argv, bool timeline)
 			fputs(timeline ? timeline_help : analyze_help, stdout);
 			return RT_EXIT_OK;
 		case 'f':
-			bpf = optarg;
+			a.bpf = optarg;
 			break;
 		case 'r':
-			if (path)
+			if (a.path)
 				return rt_cli_usage_error(cmd, "-r given twice");
-			path = optarg;
+			a.path = optarg;
 			break;
 		case OPT_JSON:
 			if (timeline)
 				return rt_cli_usage_error(
 				    cmd, "unknown option '--json' (use --format json)");
-			json = true;
+			a.json = true;
 			break;
 		case OPT_LINK:
 			if (rt_opt_rate(cmd, "--link-speed", optarg, 1000000, 100000000000000ull,
-			                &ao.link_speed_bps))
+			                &ao->link_speed_bps))
 				return RT_EXIT_USAGE;
 			break;
 		case OPT_COUNTERS:
-			counters = optarg;
+			a.counters = optarg;
 			break;
 		case OPT_SRCLOG:
-			srclog = optarg;
+			a.srclog = optarg;
 			break;
 		case OPT_STORM:
 		case OPT_TOP:
@@ -375,16 +450,16 @@ static int common(int argc, char **argv, bool timeline)
 			if (c == OPT_STORM) {
 				if (rt_opt_uint(cmd, "--storm-ms", optarg, 1, 86400000, &v))
 					return RT_EXIT_USAGE;
-				ao.storm_ns = v * 1000000ull;
+				ao->storm_ns = v * 1000000ull;
 			} else if (c == OPT_TOP) {
-				if (rt_opt_uint(cmd, "--top", optarg, 0, 1000000, &top))
+				if (rt_opt_uint(cmd, "--top", optarg, 0, 1000000, &a.top))
 					return RT_EXIT_USAGE;
 			} else if (c == OPT_GAP) {
 				if (rt_opt_duration_was_ns(cmd, "--episode-gap", optarg, 1000,
-				                           MAX_DURATION_NS, &ao.episode_gap_ns))
+				                           MAX_DURATION_NS, &ao->episode_gap_ns))
 					return RT_EXIT_USAGE;
 			} else if (rt_opt_duration_was_ns(cmd, "--rate-window", optarg, 1000,
-			                                  4000000000ull, &ao.rate_window_ns)) {
+			                                  4000000000ull, &ao->rate_window_ns)) {
 				return RT_EXIT_USAGE;
 			}
 			break;
@@ -394,18 +469,24 @@ static int common(int argc, char **argv, bool timeline)
 			break;
 		case OPT_DUPWIN:
 			if (rt_opt_duration_was_ns(cmd, "--dup-window", optarg, 0,
-			                           AN_MAX_DUP_WINDOW_NS, &ao.dup_window_ns))
+			                           AN_MAX_DUP_WINDOW_NS, &ao->dup_window_ns))
 				return RT_EXIT_USAGE;
 			break;
+		case OPT_MAXFLOWS:
+			if (rt_opt_uint(cmd, "--max-flows", optarg, 1, UINT32_MAX - 1, &v))
+				return RT_EXIT_USAGE;
+			ao->max_flows = (uint32_t)v;
+			break;
 		case OPT_FLOW:
-			/* checked here, before -o truncates an existing file */
+			/* checked here, before anything is opened or read */
 			if (rt_flowsel_parse(&sel, optarg) < 0)
 				return rt_cli_usage_error(cmd, "--flow: bad selector '%s' (want %s)",
 							  optarg, RT_FLOWSEL_FORMS);
-			ao.flow = optarg;
+			ao->flow = optarg;
 			break;
 		case OPT_BUCKET:
 		case OPT_FORMAT:
+		case OPT_NOIDLE:
 		case 'o':
 			if (!timeline)
 				return rt_cli_usage_error(
@@ -413,75 +494,89 @@ static int common(int argc, char **argv, bool timeline)
 				    li < 0 ? "-" : "--", li < 0 ? "o" : longopts[li].name);
 			if (c == OPT_BUCKET) {
 				if (rt_opt_duration_was_ns(cmd, "--bucket", optarg, MIN_BUCKET_NS,
-				                           MAX_DURATION_NS, &ao.bucket_ns))
+				                           MAX_DURATION_NS, &a.tlo.bucket_ns))
 					return RT_EXIT_USAGE;
+			} else if (c == OPT_NOIDLE) {
+				a.tlo.no_idle = true;
 			} else if (c == OPT_FORMAT) {
 				if (!strcmp(optarg, "json"))
-					ao.timeline_json = true;
+					a.tlo.json = true;
 				else if (strcmp(optarg, "csv"))
 					return rt_cli_usage_error(
 					    cmd, "--format: '%s' is not csv or json", optarg);
 			} else {
-				out_path = optarg;
+				a.out_path = optarg;
 			}
 			break;
 		default:
 			return rt_cli_getopt_error(cmd, c, argv);
 		}
 	}
-	int orc = rt_cli_operands(cmd, argc, argv, optind, true, &path, &bpf, &bpf_joined);
+	int orc = rt_cli_operands(cmd, argc, argv, optind, true, &a.path, &a.bpf, &bpf_joined);
 	if (orc)
 		return orc;
-	ao.udp_port = (uint16_t)port;
-	int status = run_command(cmd, timeline, path, bpf, json, counters, srclog, out_path, top,
-				 &ao);
+	ao->udp_port = (uint16_t)port;
+	int status = run_command(&a);
 	free(bpf_joined);
 	return status;
 }
 
-/* After the options: open the output, analyze `path`, report. Returns the exit status. */
-static int run_command(const char *cmd, bool timeline, const char *path, const char *bpf, bool json,
-		       const char *counters, const char *srclog, const char *out_path, uint64_t top,
-		       struct rt_analyzer_opts *opts)
+/* The analyzer with the sink of the command (the timeline's rows to `out`, or the report), or NULL (message printed). */
+static struct rt_analyzer *analyzer(const struct cmd_args *a, FILE *out, int *status)
 {
-	struct rt_analyzer_opts ao = *opts;
-	uint16_t port = ao.udp_port;
-
 	char errbuf[RT_ERRBUF_SIZE] = "";
-	FILE *out = NULL;
+	struct rt_analyzer *an = rt_analyzer_new(&a->ao, errbuf);
+	if (!an) {
+		fprintf(stderr, "rocetrace %s: %s\n", a->cmd, errbuf);
+		*status = errno == EINVAL ? RT_EXIT_USAGE : RT_EXIT_ERROR;
+		return NULL;
+	}
+	struct rt_an_sink sink;
+	int src = a->timeline ? rt_an_timeline_sink(out, &a->tlo, &sink, errbuf)
+	          : a->json   ? rt_an_report_json_sink(stdout, &sink, errbuf)
+	                      : rt_an_report_text_sink(stdout, (unsigned)a->top, &sink, errbuf);
+	if (src < 0 || rt_analyzer_add_sink(an, &sink, errbuf) < 0) {
+		rt_analyzer_free(an);
+		fprintf(stderr, "rocetrace %s: %s\n", a->cmd, errbuf);
+		*status = RT_EXIT_ERROR;
+		return NULL;
+	}
+	return an;
+}
+
+/* After the options: open the output, analyze the capture, report. Returns the exit status. */
+static int run_command(struct cmd_args *a)
+{
+	const char *cmd = a->cmd;
+	char errbuf[RT_ERRBUF_SIZE] = "";
 	/* -o OUT: rows go to a file next to OUT that replaces it at the end; on an error OUT stays */
 	struct rt_outfile of = {0};
-	if (timeline) {
-		if (out_path && rt_outfile_open(&of, out_path, errbuf) < 0) {
-			fprintf(stderr, "rocetrace %s: %s\n", cmd, errbuf);
-			return RT_EXIT_ERROR;
-		}
-		out = out_path ? of.fp : stdout;
-		ao.timeline_out = out;
-	}
-	struct rt_analyzer *an = rt_analyzer_new(&ao, errbuf);
-	if (!an) {
-		rt_outfile_abort(&of);
+	if (a->out_path && rt_outfile_open(&of, a->out_path, errbuf) < 0) {
 		fprintf(stderr, "rocetrace %s: %s\n", cmd, errbuf);
-		return errno == EINVAL ? RT_EXIT_USAGE : RT_EXIT_ERROR;
+		return RT_EXIT_ERROR;
 	}
 	int status = RT_EXIT_OK;
+	struct rt_analyzer *an = analyzer(a, a->out_path ? of.fp : stdout, &status);
+	if (!an) {
+		rt_outfile_abort(&of);
+		return status;
+	}
 	char auto_counters[4096];
 	struct stat st;
-	if (!counters && strcmp(path, "-") &&
-	    (size_t)snprintf(auto_counters, sizeof(auto_counters), "%s.counters.jsonl", path) <
+	if (!a->counters && strcmp(a->path, "-") &&
+	    (size_t)snprintf(auto_counters, sizeof(auto_counters), "%s.counters.jsonl", a->path) <
 		    sizeof(auto_counters) &&
 	    stat(auto_counters, &st) == 0)
-		counters = auto_counters;
+		a->counters = auto_counters;
 	/* a timeline joins the side files bucket by bucket, so it reads them first */
-	if (timeline && load_side_files(an, counters, srclog, cmd, errbuf) < 0) {
+	if (a->timeline && load_side_files(an, a->counters, a->srclog, cmd, errbuf) < 0) {
 		rt_analyzer_free(an);
 		rt_outfile_abort(&of);
 		return RT_EXIT_ERROR;
 	}
 	struct rt_pump_result res;
-	rt_pump_catch_signals(NULL);
-	int rc = run(an, path, bpf, (uint16_t)port, cmd, out, &res, errbuf);
+	rt_pump_catch_signals(on_signal);
+	int rc = run(an, a->path, a->bpf, a->ao.udp_port, cmd, &res, errbuf);
 	char read_err[RT_ERRBUF_SIZE] = "";
 	if (rc < 0) {
 		snprintf(read_err, sizeof(read_err), "%s", errbuf);
@@ -496,19 +591,20 @@ static int run_command(const char *cmd, bool timeline, const char *path, const c
 		}
 	}
 	/* a reader that goes away (| head) ends the output quietly (EPIPE), as in every command */
-	int frc = rt_analyzer_finish(an);
-	if (frc < 0 && frc != -EPIPE) {
-		fprintf(stderr, "rocetrace %s: writing %s: %s%s\n", cmd, out_path ? out_path : "stdout",
-			strerror(-frc), out_path ? " (the file is left as it was)" : "");
+	finishing = an; /* Ctrl-C now cuts the end phase short: the report covers what was done */
+	int frc = rt_analyzer_finish(an, errbuf);
+	finishing = NULL;
+	if (frc < 0 && frc != -EPIPE && frc != -EINTR) {
+		fprintf(stderr, "rocetrace %s: %s%s\n", cmd, errbuf,
+			a->out_path ? " (the file is left as it was)" : "");
 		status = RT_EXIT_ERROR;
 	}
-	if (!timeline) {
-		if (load_side_files(an, counters, srclog, cmd, errbuf) < 0)
+	if (!a->timeline) {
+		if (load_side_files(an, a->counters, a->srclog, cmd, errbuf) < 0)
 			status = RT_EXIT_ERROR;
-		int wrc = json ? rt_analyzer_report_json(an, stdout)
-			       : rt_analyzer_report_text(an, stdout, (unsigned)top);
+		int wrc = rt_analyzer_report(an, errbuf);
 		if (wrc < 0 && wrc != -EPIPE) {
-			fprintf(stderr, "rocetrace %s: writing the report: %s\n", cmd, strerror(-wrc));
+			fprintf(stderr, "rocetrace %s: %s\n", cmd, errbuf);
 			status = RT_EXIT_ERROR;
 		}
 	}
@@ -520,7 +616,7 @@ static int run_command(const char *cmd, bool timeline, const char *path, const c
 		fprintf(stderr, "rocetrace %s: %s\n", cmd, errbuf);
 		status = RT_EXIT_ERROR;
 	}
-	if (timeline) {
+	if (a->timeline) {
 		/* no report to hold them: what analyze would warn about goes to stderr */
 		struct rt_an_warning w[RT_AN_WARNINGS_MAX];
 		unsigned nw = rt_analyzer_warnings(an, w, RT_AN_WARNINGS_MAX);
@@ -529,9 +625,12 @@ static int run_command(const char *cmd, bool timeline, const char *path, const c
 	}
 	rt_pump_release_signals();
 	if (read_err[0] && kept)
-		fprintf(stderr, "rocetrace %s: %s (%s is left as it was)\n", cmd, read_err, out_path);
+		fprintf(stderr, "rocetrace %s: %s (%s is left as it was)\n", cmd, read_err, a->out_path);
 	else if (read_err[0])
 		fprintf(stderr, "rocetrace %s: %s (the report covers the frames before it)\n", cmd, read_err);
+	else if (frc == -EINTR && status == RT_EXIT_OK)
+		status = rt_cli_interrupted(cmd, finish_signal,
+					    "; the report covers what was worked out before it");
 	else if (res.end == RT_PUMP_INTERRUPTED && status == RT_EXIT_OK)
 		status = rt_cli_interrupted(cmd, res.signal,
 					    "; the report covers the frames read so far");

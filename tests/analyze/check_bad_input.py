@@ -195,6 +195,20 @@ def main():
     elif json.loads(out)["packets"] != 100:
         errors.append("Ctrl-C: partial report has %r packets, want 100" % json.loads(out)["packets"])
 
+    # 8. a bucket far shorter than the pauses: refused with a hint, before the rows of pause run away
+    #    (at 1 Mb/s a pause of 65535 quanta lasts 33.5 s: 1 us buckets would be 33 million rows)
+    p = run([exe, "timeline", os.path.join(scen, "pause.pcap"), "--link-speed", "1M", "--bucket", "1us"], 1)
+    if b"too short for the pauses" not in p.stderr or b"use --bucket" not in p.stderr or \
+            len(p.stdout) > 1 << 20:
+        errors.append("a bucket too short for the pauses: %d bytes written, %r" % (len(p.stdout), p.stderr))
+    p = run([exe, "timeline", os.path.join(scen, "pause.pcap"), "--link-speed", "1M", "--bucket", "1s"], 0)
+    paused = sum(int(r.split(b",")[10]) for r in p.stdout.splitlines()[1:] if r.split(b",")[1] == b"all")
+    rep = json.loads(run([exe, "analyze", os.path.join(scen, "pause.pcap"), "--link-speed", "1M", "--json"],
+                         0).stdout)
+    if paused != rep["pause"]["paused_ns"]:
+        errors.append("pause at 1 Mb/s, 1 s buckets: %d ns paused in the rows, %d in the report"
+                      % (paused, rep["pause"]["paused_ns"]))
+
     for e in errors:
         print("FAIL " + e)
     if errors:

@@ -86,6 +86,37 @@ def check_rp(name, f, t, on_wire):
         within(name + " rp_reaction max_drop_pct", rp["max_drop_pct"], cuts["max"], 5)
 
 
+COUNTS = ("packets", "bytes", "ce", "cnp", "nak", "retransmitted", "pfc_xoff", "pfc_paused_ns")
+
+
+def check_idle_rows(fmt, rows, bucket, no_idle):
+    """Each series (a flow's rows, the 'all' rows) has zero rows exactly at the edges of its idle
+    stretches: the bucket after a row with counts (unless the timeline ends there) and the bucket
+    before the next one (for a flow, also before its first, unless the timeline starts there);
+    --no-idle writes none."""
+    series = {}
+    for r in rows:
+        series.setdefault(str(r["flow"]), []).append((int(r["t_ns"]) // bucket,
+                                                      any(int(r[k]) for k in COUNTS)))
+    first = min(b for rs in series.values() for b, _ in rs) if series else 0
+    last = max(b for rs in series.values() for b, c in rs if c) if series else 0
+    for flow, rs in series.items():
+        busy = [b for b, c in rs if c]
+        zeros = sorted(b for b, c in rs if not c)
+        if no_idle:
+            check("timeline %s zero rows of flow %s" % (fmt, flow), zeros, [])
+            continue
+        want = set()
+        for a, b in zip(busy, busy[1:]):
+            if b - a > 1:
+                want |= {a + 1, b - 1}
+        if flow != "all" and busy and busy[0] > first:
+            want.add(busy[0] - 1)
+        if busy and busy[-1] < last:
+            want.add(busy[-1] + 1)
+        check("timeline %s zero rows of flow %s" % (fmt, flow), zeros, sorted(want))
+
+
 def main():
     exe, cap, truth_path = sys.argv[1:4]
     truth = json.load(open(truth_path))
@@ -139,17 +170,32 @@ def main():
         want = [(e["start_ns"], e["end_ns"]) for e in truth["episodes"]]
         check("episodes", got, want)
 
-    # timeline: per-flow column sums equal analyze's totals, in CSV and JSON Lines
-    for fmt, bucket in (("csv", "10us"), ("json", "1ms")):
-        out = run([exe, "timeline", cap, "--bucket", bucket, "--format", fmt] + args)
+    # timeline: per-flow column sums equal analyze's totals, in CSV and JSON Lines, by the flow
+    # column and by the numeric flow_id (-1 on 'all' rows); idle stretches have zero rows at their
+    # edges only, and none with --no-idle
+    for fmt, bucket in (("csv", "10us"), ("json", "1ms"), ("csv", "10us --no-idle")):
+        bucket, *more = bucket.split()
+        out = run([exe, "timeline", cap, "--bucket", bucket, "--format", fmt] + more + args)
         rows = list(csv.DictReader(io.StringIO(out))) if fmt == "csv" else \
             [json.loads(x) for x in out.splitlines()]
-        sums = {}
+        fmt = " ".join([fmt] + more)
+        sums, by_id = {}, {}
         for r in rows:
             s = sums.setdefault(str(r["flow"]), dict(packets=0, bytes=0, ce=0, cnp=0, nak=0,
                                                      retransmitted=0, pfc_paused_ns=0))
             for k in s:
                 s[k] += int(r[k])
+            fid = int(r["flow_id"])
+            check("timeline %s flow_id of flow %s" % (fmt, r["flow"]), fid,
+                  -1 if str(r["flow"]) == "all" else int(r["flow"]))
+            t = by_id.setdefault(fid, dict(packets=0, bytes=0, ce=0, cnp=0, nak=0, retransmitted=0))
+            for k in t:
+                t[k] += int(r[k])
+        for f in rep["flows"]:
+            for col, val in by_id.get(f["id"], {}).items():
+                check("timeline %s flow_id %d %s" % (fmt, f["id"], col), val, sums[str(f["id"])][col])
+        check_idle_rows(fmt, rows, int(bucket[:-2]) * 1000 if bucket.endswith("us") else
+                        int(bucket[:-2]) * 1000000, bool(more))
         for f in rep["flows"]:
             s = sums.get(str(f["id"]), {})
             for col, val in (("packets", f["packets"]), ("bytes", f["bytes"]),

@@ -13,6 +13,9 @@
 #include "analyze/analyze.h"
 #include "analyze/internal.h"
 #include "analyze/jsonl.h"
+#include "analyze/reaction.h"
+#include "analyze/sinks.h"
+#include "tests/analyze/records.h"
 #include "dissect/opcodes.h"
 
 #define T0 1700000000000000000ull
@@ -31,53 +34,11 @@ static struct rt_analyzer *new_an(uint64_t link_bps)
 	return an;
 }
 
-static void ip4(uint8_t *dst, uint32_t a)
+/* A flow's rare transport counters (all 0 before it had any). */
+static const struct an_xport *xp(const struct an_flow *f)
 {
-	memset(dst, 0, 16);
-	dst[0] = (uint8_t)(a >> 24);
-	dst[1] = (uint8_t)(a >> 16);
-	dst[2] = (uint8_t)(a >> 8);
-	dst[3] = (uint8_t)a;
-}
-
-/* A RoCEv2 record as the dissector would give it. */
-static struct rt_record roce(uint64_t ts, uint32_t src, uint32_t dst, uint8_t opcode, uint32_t qp,
-			     uint32_t psn)
-{
-	struct rt_record r;
-	memset(&r, 0, sizeof(r));
-	r.ts_ns = ts;
-	r.caplen = r.wirelen = 100;
-	r.kind = opcode == RT_OPCODE_CNP ? RT_KIND_CNP : RT_KIND_ROCE;
-	r.layers = RT_L_ETH | RT_L_IPV4 | RT_L_UDP | RT_L_BTH;
-	r.ip_version = 4;
-	r.ecn = 2;
-	ip4(r.src_ip, src);
-	ip4(r.dst_ip, dst);
-	r.opcode = opcode;
-	r.dest_qp = qp;
-	r.psn = psn & 0xffffff;
-	return r;
-}
-
-static struct rt_record ack(uint64_t ts, uint32_t src, uint32_t dst, uint32_t qp, uint32_t psn,
-			    uint8_t syndrome)
-{
-	struct rt_record r = roce(ts, src, dst, RT_OPCODE_RC_ACK, qp, psn);
-	r.hdrs = RT_H_AETH;
-	r.aeth_syndrome = syndrome;
-	return r;
-}
-
-static struct an_flow *flow_of(struct rt_analyzer *an, uint32_t src, uint32_t dst, uint32_t qp)
-{
-	uint8_t a[16], b[16];
-	struct an_key k;
-	ip4(a, src);
-	ip4(b, dst);
-	an_key_from(&k, 4, a, b, qp);
-	uint32_t fi = an_flow_get(an, &k, false);
-	return fi == AN_NONE ? NULL : &an->flows[fi];
+	static const struct an_xport none;
+	return f->x ? f->x : &none;
 }
 
 static struct rt_record pfc_rec(uint64_t ts, uint16_t enable, const uint16_t q[8])
@@ -101,33 +62,24 @@ static void test_flow_table_growth(void **state)
 	struct rt_analyzer *an = new_an(0);
 	const uint32_t n = 300000;
 	uint8_t a[16], b[16];
-	struct an_key k;
+	struct rt_an_flow_key k;
 	for (uint32_t i = 0; i < n; i++) {
 		ip4(a, 0x0a000000u + (i % 1000));
 		ip4(b, 0x0b000000u + (i / 1000));
 		an_key_from(&k, 4, a, b, i);
-		assert_int_equal(an_flow_get(an, &k, true), i);
+		assert_int_equal(an_flow_get(&an->ft, &k, true), i);
 	}
-	assert_int_equal(an->nflows, n);
+	assert_int_equal(an->ft.n, n);
 	/* load factor stays at most 1/2, and every key is found again */
-	assert_true(an->tab_mask + 1 >= 2 * n);
+	assert_true(an->ft.tab_mask + 1 >= 2 * n);
 	for (uint32_t i = 0; i < n; i += 7) {
 		ip4(a, 0x0a000000u + (i % 1000));
 		ip4(b, 0x0b000000u + (i / 1000));
 		an_key_from(&k, 4, a, b, i);
-		assert_int_equal(an_flow_get(an, &k, false), i);
+		assert_int_equal(an_flow_get(&an->ft, &k, false), i);
 	}
 	an_key_from(&k, 4, a, b, 0xabcdef);
-	assert_int_equal(an_flow_get(an, &k, false), AN_NONE);
-	/* host-pair chains: (10.0.0.5 -> 11.0.0.3) holds exactly one flow, QP 3005 */
-	ip4(a, 0x0a000005u);
-	ip4(b, 0x0b000003u);
-	uint32_t cnt = 0;
-	for (uint32_t fi = an_hosts_head(an, a, b, 4); fi != AN_NONE; fi = an->flows[fi].next_hosts) {
-		cnt++;
-		assert_int_equal(an->flows[fi].key.dest_qp, 3005);
-	}
-	assert_int_equal(cnt, 1);
+	assert_int_equal(an_flow_get(&an->ft, &k, false), AN_NONE);
 	rt_analyzer_free(an);
 }
 
@@ -141,7 +93,7 @@ static void test_flow_ids_first_seen(void **state)
 	}
 	assert_int_equal(rt_analyzer_flow_count(an), 50);
 	for (uint32_t id = 0; id < 50; id++)
-		assert_int_equal(an->flows[an->order[id]].key.dest_qp, 100 - id);
+		assert_int_equal(an_flow_by_id(&an->ft, id)->key.dest_qp, 100 - id);
 	rt_analyzer_free(an);
 }
 
@@ -157,14 +109,14 @@ static void test_psn_wraparound(void **state)
 	}
 	struct an_flow *f = flow_of(an, 1, 2, 7);
 	assert_non_null(f);
-	assert_int_equal(f->gaps, 0);
-	assert_int_equal(f->retransmitted, 0);
+	assert_int_equal(xp(f)->gaps, 0);
+	assert_int_equal(xp(f)->retransmitted, 0);
 	/* 0x000002 missing: one gap of one PSN */
 	struct rt_record r = roce(t += US, 1, 2, 0x04, 7, 3);
 	rt_analyzer_feed(an, &r);
 	f = flow_of(an, 1, 2, 7);
-	assert_int_equal(f->gaps, 1);
-	assert_int_equal(f->gap_psns, 1);
+	assert_int_equal(xp(f)->gaps, 1);
+	assert_int_equal(xp(f)->gap_psns, 1);
 	/* back across the wrap: resends with no NAK → one implied timeout, two packets (a timeout
 	 * is far longer than the window in which the same packet again is a copy) */
 	r = roce(t += 100 * US, 1, 2, 0x04, 7, 0xffffff);
@@ -172,9 +124,9 @@ static void test_psn_wraparound(void **state)
 	r = roce(t += US, 1, 2, 0x04, 7, 0);
 	rt_analyzer_feed(an, &r);
 	f = flow_of(an, 1, 2, 7);
-	assert_int_equal(f->retransmitted, 2);
-	assert_int_equal(f->timeouts, 1);
-	assert_int_equal(f->go_back_n, 0);
+	assert_int_equal(xp(f)->retransmitted, 2);
+	assert_int_equal(xp(f)->timeouts, 1);
+	assert_int_equal(xp(f)->go_back_n, 0);
 	/* new data again, then an absurd jump: resynchronised, not a gap */
 	r = roce(t += US, 1, 2, 0x04, 7, 4);
 	rt_analyzer_feed(an, &r);
@@ -183,9 +135,9 @@ static void test_psn_wraparound(void **state)
 	r = roce(t += US, 1, 2, 0x04, 7, 0x800005);
 	rt_analyzer_feed(an, &r);
 	f = flow_of(an, 1, 2, 7);
-	assert_int_equal(f->gaps, 1);
-	assert_int_equal(f->psn_jumps, 1);
-	assert_int_equal(f->retransmitted, 2);
+	assert_int_equal(xp(f)->gaps, 1);
+	assert_int_equal(xp(f)->psn_jumps, 1);
+	assert_int_equal(xp(f)->retransmitted, 2);
 	assert_true(rt_psn_diff(0, 0xffffff) == 1);
 	assert_true(rt_psn_diff(0xffffff, 0) == -1);
 	rt_analyzer_free(an);
@@ -209,11 +161,11 @@ static void test_nak_go_back_n(void **state)
 	}
 	struct an_flow *f = flow_of(an, 1, 2, 0x22);
 	assert_int_equal(f->peer_qp, 0x11);
-	assert_int_equal(f->naks_received, 1);
-	assert_int_equal(f->go_back_n, 1);
-	assert_int_equal(f->retransmitted, 2);
-	assert_int_equal(f->ext->gbn_delay->min, nak_ts + 5 * US - nak_ts);
-	assert_int_equal(f->ext->nak_codes[0], 1);
+	assert_int_equal(xp(f)->naks_received, 1);
+	assert_int_equal(xp(f)->go_back_n, 1);
+	assert_int_equal(xp(f)->retransmitted, 2);
+	assert_int_equal(f->x->gbn_delay->min, nak_ts + 5 * US - nak_ts);
+	assert_int_equal(f->x->nak_codes[0], 1);
 	struct rt_an_counts c;
 	rt_analyzer_totals(an, &c);
 	assert_int_equal(c.nak, 1);
@@ -240,20 +192,20 @@ static void test_nak_twice_and_fatal(void **state)
 		rt_analyzer_feed(an, &r);
 	}
 	struct an_flow *f = flow_of(an, 1, 2, 0x22);
-	assert_int_equal(f->naks_received, 2);
-	assert_int_equal(f->go_back_n, 2);
-	assert_int_equal(f->retransmitted, 4);
-	assert_int_equal(f->timeouts, 0);
+	assert_int_equal(xp(f)->naks_received, 2);
+	assert_int_equal(xp(f)->go_back_n, 2);
+	assert_int_equal(xp(f)->retransmitted, 4);
+	assert_int_equal(xp(f)->timeouts, 0);
 	/* a remote access error NAK is fatal: a later resend is a timeout, not go-back-N */
 	struct rt_record n = ack(t += US, 2, 1, 0x11, 25, 0x62);
 	rt_analyzer_feed(an, &n);
 	struct rt_record r = roce(t += MS, 1, 2, 0x04, 0x22, 24);
 	rt_analyzer_feed(an, &r);
 	f = flow_of(an, 1, 2, 0x22);
-	assert_int_equal(f->naks_received, 3);
-	assert_int_equal(f->go_back_n, 2);
-	assert_int_equal(f->timeouts, 1);
-	assert_int_equal(f->ext->nak_codes[2], 1);
+	assert_int_equal(xp(f)->naks_received, 3);
+	assert_int_equal(xp(f)->go_back_n, 2);
+	assert_int_equal(xp(f)->timeouts, 1);
+	assert_int_equal(f->x->nak_codes[2], 1);
 	rt_analyzer_free(an);
 }
 
@@ -291,7 +243,7 @@ static void test_pairing_by_psn(void **state)
 	c = roce(t += US, 9, 8, RT_OPCODE_CNP, 0x778, 0);
 	rt_analyzer_feed(an, &c);
 	assert_int_equal(flow_of(an, 1, 2, 0x30)->cnp_received, 1);
-	assert_int_equal(an->cnp_unattributed, 2);
+	assert_int_equal(an->tot.cnp_unattributed, 2);
 	rt_analyzer_free(an);
 }
 
@@ -310,7 +262,7 @@ static void test_pairing_ud_deth(void **state)
 	rt_analyzer_feed(an, &r);
 	struct an_flow *f = flow_of(an, 1, 2, 0x50), *g = flow_of(an, 2, 1, 0x60);
 	assert_int_equal(g->peer_qp, 0x50);
-	assert_true(&an->flows[f->reverse] == g);
+	assert_true(&an->ft.flows[f->reverse] == g);
 	rt_analyzer_free(an);
 }
 
@@ -326,7 +278,7 @@ static void test_pfc_paused_time(void **state)
 	q[3] = 0;
 	r = pfc_rec(T0 + 100 * US, 1 << 3, q);
 	rt_analyzer_feed(an, &r);
-	assert_int_equal(an->macs[0].cls[3].paused_ns, 100 * US);
+	assert_int_equal(an->pfc.macs[0].cls[3].paused_ns, 100 * US);
 	/* priority 2: 100 quanta (512 ns), refreshed after 200 ns → 712 ns, counted once */
 	q[2] = 100;
 	r = pfc_rec(T0 + MS, 1 << 2, q);
@@ -337,16 +289,16 @@ static void test_pfc_paused_time(void **state)
 	q[2] = 0;
 	r = pfc_rec(T0 + 2 * MS, 0, q);
 	rt_analyzer_feed(an, &r);
-	assert_int_equal(an->macs[0].cls[2].paused_ns, 712);
+	assert_int_equal(an->pfc.macs[0].cls[2].paused_ns, 712);
 	/* priority 6 still paused at the end: counted to its expiry (0xFFFF quanta = 335539 ns) */
 	q[6] = 0xffff;
 	r = pfc_rec(T0 + 3 * MS, 1 << 6, q);
 	rt_analyzer_feed(an, &r);
-	rt_analyzer_finish(an);
-	assert_int_equal(an->macs[0].cls[6].paused_ns, 335539);
-	assert_int_equal(an->tot.pfc_xoff[2], 2);
-	assert_int_equal(an->tot.pfc_xon[3], 1);
-	assert_int_equal(an->nstorms, 0);
+	finish(an);
+	assert_int_equal(an->pfc.macs[0].cls[6].paused_ns, 335539);
+	assert_int_equal(an->pfc.xoff[2], 2);
+	assert_int_equal(an->pfc.xon[3], 1);
+	assert_int_equal(an->pfc.nstorms, 0);
 	rt_analyzer_free(an);
 
 	/* 25 Gb/s: a quantum is 20.48 ns; a storm when paused 1 ms continuously */
@@ -363,10 +315,10 @@ static void test_pfc_paused_time(void **state)
 		r = pfc_rec(T0 + t, 1 << 4, q);
 		rt_analyzer_feed(an, &r);
 	}
-	rt_analyzer_finish(an);
-	assert_int_equal(an->nstorms, 1);
-	assert_int_equal(an->storms[0].end - an->storms[0].start, 2 * MS - 10 * US + 20480);
-	assert_int_equal(an->macs[0].cls[4].paused_ns, 2 * MS - 10 * US + 20480);
+	finish(an);
+	assert_int_equal(an->pfc.nstorms, 1);
+	assert_int_equal(an->pfc.storms[0].end - an->pfc.storms[0].start, 2 * MS - 10 * US + 20480);
+	assert_int_equal(an->pfc.macs[0].cls[4].paused_ns, 2 * MS - 10 * US + 20480);
 	rt_analyzer_free(an);
 }
 
@@ -384,14 +336,14 @@ static void test_episodes(void **state)
 		r.ecn = 2;
 		rt_analyzer_feed(an, &r);
 	}
-	rt_analyzer_finish(an);
-	assert_int_equal(an->neps, 2);
-	assert_int_equal(an->eps[0].start, T0);
-	assert_int_equal(an->eps[0].end, T0 + 1400 * US);
-	assert_int_equal(an->eps[0].ce, 3);
-	assert_int_equal(an->eps[0].flows, 1);
-	assert_int_equal(an->eps[1].start, T0 + 5 * MS);
-	assert_int_equal(an->eps[1].end, T0 + 5 * MS);
+	finish(an);
+	assert_int_equal(an->ep.n, 2);
+	assert_int_equal(an->ep.list[0].start, T0);
+	assert_int_equal(an->ep.list[0].end, T0 + 1400 * US);
+	assert_int_equal(an->ep.list[0].ce, 3);
+	assert_int_equal(an->ep.list[0].flows, 1);
+	assert_int_equal(an->ep.list[1].start, T0 + 5 * MS);
+	assert_int_equal(an->ep.list[1].end, T0 + 5 * MS);
 	rt_analyzer_free(an);
 }
 
@@ -402,7 +354,12 @@ static char *report_json(struct rt_analyzer *an)
 	size_t len = 0;
 	FILE *fp = open_memstream(&text, &len);
 	assert_non_null(fp);
-	assert_int_equal(rt_analyzer_report_json(an, fp), 0);
+	/* the sink's report() called as the analyzer would, without adding it (a report each call) */
+	struct rt_an_sink sink;
+	char errbuf[RT_ERRBUF_SIZE];
+	assert_int_equal(rt_an_report_json_sink(fp, &sink, errbuf), 0);
+	assert_int_equal(sink.report(sink.ctx, an, errbuf), 0);
+	sink.free(sink.ctx);
 	assert_int_equal(fclose(fp), 0);
 	return text;
 }
@@ -484,7 +441,7 @@ static struct rt_analyzer *np_model(uint64_t spacing_lo, uint64_t spacing_hi, ui
 		struct rt_record c = roce(pending[i], 2, 1, RT_OPCODE_CNP, 0x20, 0);
 		rt_analyzer_feed(an, &c);
 	}
-	assert_int_equal(rt_analyzer_finish(an), 0);
+	assert_int_equal(finish(an), 0);
 	return an;
 }
 
@@ -504,9 +461,9 @@ static uint64_t true_median(struct np_truth *t)
 static void assert_np_exact(const struct an_flow *f, const struct np_truth *t, uint64_t delay)
 {
 	assert_int_equal(f->cnp_received, t->cnps);
-	assert_int_equal(f->ext->np_reaction->n, t->cnps);
-	assert_int_equal(f->ext->np_reaction->min, delay);
-	assert_int_equal(f->ext->np_reaction->max, delay);
+	assert_int_equal(f->np->reaction->n, t->cnps);
+	assert_int_equal(f->np->reaction->min, delay);
+	assert_int_equal(f->np->reaction->max, delay);
 }
 
 /* An NP answering in 1 us, at most one CNP per 50 us, under marks every 0.5-1 us. */
@@ -518,10 +475,10 @@ static void test_np_rate_limited(void **state)
 	struct rt_analyzer *an = np_model(500, 1000, 3 * MS, 50 * US, 1 * US, 0, t);
 	struct an_flow *f = flow_of(an, 1, 2, 0x10);
 	assert_np_exact(f, t, 1 * US);
-	assert_int_equal(f->ext->np->rate_limited, t->held_back);
-	assert_int_equal(an_np_unanswered(f->ext), 0);
+	assert_int_equal(f->np->rate_limited, t->held_back);
+	assert_int_equal(an_np_unanswered(f->np), 0);
 	uint64_t iv;
-	assert_true(an_np_interval(f->ext, &iv));
+	assert_true(an_np_interval(f->np, &iv));
 	assert_true(iv >= 50 * US && iv <= 51 * US);
 	rt_analyzer_free(an);
 	free(t);
@@ -536,9 +493,9 @@ static void test_np_not_rate_limited(void **state)
 	struct rt_analyzer *an = np_model(500, 1000, 1 * MS, 0, 2 * US, 0, t);
 	struct an_flow *f = flow_of(an, 1, 2, 0x10);
 	assert_np_exact(f, t, 2 * US);
-	assert_int_equal(f->ext->np->rate_limited, 0);
+	assert_int_equal(f->np->rate_limited, 0);
 	uint64_t iv;
-	assert_false(an_np_interval(f->ext, &iv)); /* no limiter seen: no interval */
+	assert_false(an_np_interval(f->np, &iv)); /* no limiter seen: no interval */
 	rt_analyzer_free(an);
 	free(t);
 }
@@ -556,8 +513,8 @@ static void test_np_jittery(void **state)
 	for (int k = 0; k < 2; k++) {
 		struct rt_analyzer *an = np_model(500, 1000, 4 * MS, interval[k], delay[k], jitter[k], t);
 		struct an_flow *f = flow_of(an, 1, 2, 0x10);
-		uint64_t med = an_hist_quantile(f->ext->np_reaction, 0.5), want = true_median(t);
-		assert_true(f->ext->np_reaction->n + 8 >= t->cnps && f->ext->np_reaction->n <= t->cnps);
+		uint64_t med = an_hist_quantile(f->np->reaction, 0.5), want = true_median(t);
+		assert_true(f->np->reaction->n + 8 >= t->cnps && f->np->reaction->n <= t->cnps);
 		assert_true(med + jitter[k] >= want && med <= want + jitter[k]);
 		rt_analyzer_free(an);
 	}
@@ -573,7 +530,7 @@ static void test_np_sparse(void **state)
 	struct rt_analyzer *an = np_model(20 * US, 400 * US, 40 * MS, 50 * US, 1 * US, 0, t);
 	struct an_flow *f = flow_of(an, 1, 2, 0x10);
 	assert_np_exact(f, t, 1 * US);
-	assert_int_equal(f->ext->np->rate_limited, t->held_back);
+	assert_int_equal(f->np->rate_limited, t->held_back);
 	rt_analyzer_free(an);
 	free(t);
 }
@@ -599,18 +556,18 @@ static void test_np_cnp_before_pairing(void **state)
 			rt_analyzer_feed(an, &r);
 		}
 	}
-	assert_int_equal(an->cnp_unattributed, 20);
+	assert_int_equal(an->tot.cnp_unattributed, 20);
 	for (uint32_t q = 0; q < 2; q++) {
 		struct rt_record r = ack(T0 + 2 * MS + q, 2, 1, 0x20 + q, 9 + 100 * q, 0x1f);
 		rt_analyzer_feed(an, &r);
 	}
-	assert_int_equal(an->cnp_unattributed, 0);
+	assert_int_equal(an->tot.cnp_unattributed, 0);
 	for (uint32_t q = 0; q < 2; q++) {
 		struct an_flow *f = flow_of(an, 1, 2, 0x10 + q);
 		assert_int_equal(f->cnp_received, 10);
-		assert_int_equal(f->ext->np_reaction->n, 10);
-		assert_int_equal(f->ext->np_reaction->min, 2 * US);
-		assert_int_equal(f->ext->np_reaction->max, 2 * US);
+		assert_int_equal(f->np->reaction->n, 10);
+		assert_int_equal(f->np->reaction->min, 2 * US);
+		assert_int_equal(f->np->reaction->max, 2 * US);
 	}
 	rt_analyzer_free(an);
 }
@@ -639,11 +596,11 @@ static void test_rp_window_rule(void **state)
 	r = roce(T0 + 10 * MS + 100, 2, 1, RT_OPCODE_CNP, 0x20, 0);
 	rt_analyzer_feed(an, &r);
 	send_paced(an, T0 + 10 * MS + 200 * US, T0 + 20 * MS, 1400 * US, 1000, &psn);
-	assert_int_equal(rt_analyzer_finish(an), 0);
+	assert_int_equal(finish(an), 0);
 	struct an_flow *f = flow_of(an, 1, 2, 0x10);
-	assert_int_equal(f->ext->rp_cnps, 1);
-	assert_int_equal(f->ext->rp_measured, 0);
-	assert_int_equal(f->ext->rp_few, 1);
+	assert_int_equal(f->rp->cnps, 1);
+	assert_int_equal(f->rp->measured, 0);
+	assert_int_equal(f->rp->few, 1);
 	char *js = report_json(an);
 	assert_non_null(strstr(js, "\"mean_drop_pct\":null,\"max_drop_pct\":null,"
 				   "\"drop_null_reason\":\"too few packets around the CNP\""));
@@ -661,11 +618,11 @@ static void test_rp_window_rule(void **state)
 	send_paced(an, T0 + 200 * US, T0 + 203 * US, 1 * US, 1000, &psn);
 	send_paced(an, T0 + 203 * US, T0 + 243 * US, 2 * US, 1000, &psn);
 	send_paced(an, T0 + 243 * US, T0 + 400 * US, 1 * US, 1000, &psn);
-	assert_int_equal(rt_analyzer_finish(an), 0);
+	assert_int_equal(finish(an), 0);
 	f = flow_of(an, 1, 2, 0x10);
-	assert_int_equal(f->ext->rp_measured, 1);
-	assert_true(f->ext->rp_drop_max > 49.0 && f->ext->rp_drop_max < 51.0);
-	assert_int_equal(f->ext->rp_recovered, 1);
+	assert_int_equal(f->rp->measured, 1);
+	assert_true(f->rp->drop_max > 49.0 && f->rp->drop_max < 51.0);
+	assert_int_equal(f->rp->recovered, 1);
 	rt_analyzer_free(an);
 }
 
@@ -690,7 +647,7 @@ static void test_stddev(void **state)
 		r = ack(T0 + p * MS + 500 * US + (p & 1) * 2 * US, 2, 1, 0x20, p, 0x1f);
 		rt_analyzer_feed(an, &r);
 	}
-	assert_int_equal(rt_analyzer_finish(an), 0);
+	assert_int_equal(finish(an), 0);
 	char *js = report_json(an);
 	assert_non_null(strstr(js, "\"rtt_ns\":{\"min\":500000,\"median\":500000,\"p99\":502000,"
 				   "\"mean\":501000,\"stddev\":1000,"));
@@ -703,7 +660,7 @@ static void test_json_nulls(void **state)
 {
 	(void)state;
 	struct rt_analyzer *an = new_an(0);
-	assert_int_equal(rt_analyzer_finish(an), 0);
+	assert_int_equal(finish(an), 0);
 	char *js = report_json(an);
 	assert_non_null(strstr(js, "\"start\":null,\"start_ns\":null,\"end\":null,\"end_ns\":null"));
 	assert_non_null(strstr(js, "\"incast\":null"));
@@ -807,10 +764,13 @@ static void test_timeline_row_order(void **state)
 	FILE *fp = open_memstream(&text, &len);
 	assert_non_null(fp);
 	rt_analyzer_opts_init(&o);
-	o.bucket_ns = 1 * MS;
-	o.timeline_out = fp;
 	struct rt_analyzer *an = rt_analyzer_new(&o, errbuf);
 	assert_non_null(an);
+	/* rows with counts only: the zero rows of idle stretches have their own test */
+	struct rt_an_timeline_opts tlo = {.bucket_ns = 1 * MS, .no_idle = true};
+	struct rt_an_sink sink;
+	assert_int_equal(rt_an_timeline_sink(fp, &tlo, &sink, errbuf), 0);
+	assert_int_equal(rt_analyzer_add_sink(an, &sink, errbuf), 0);
 	enum { N = 100 };
 	/* bucket 0: flows 0..N-1 (ids in first-seen order) */
 	for (uint32_t i = 0; i < N; i++) {
@@ -830,7 +790,7 @@ static void test_timeline_row_order(void **state)
 			roce(T0 + 2 * MS + (N - i), 0x0a000001, 0x0a000002, 0x04, 0x100 + i, 2);
 		rt_analyzer_feed(an, &r);
 	}
-	assert_int_equal(rt_analyzer_finish(an), 0);
+	assert_int_equal(finish(an), 0);
 	rt_analyzer_free(an);
 	assert_int_equal(fclose(fp), 0);
 	/* the flow column of each row, per bucket */
@@ -865,6 +825,78 @@ static void test_timeline_row_order(void **state)
 	free(text);
 }
 
+/* The timeline of `an` fed (t, qp) frames of 1 ms buckets, as text; idle stretches get zero rows unless no_idle. */
+static char *timeline_of(const uint64_t (*frames)[2], unsigned n, bool no_idle)
+{
+	char errbuf[RT_ERRBUF_SIZE];
+	char *text = NULL;
+	size_t len = 0;
+	FILE *fp = open_memstream(&text, &len);
+	assert_non_null(fp);
+	struct rt_analyzer *an = new_an(0);
+	struct rt_an_timeline_opts tlo = {.bucket_ns = 1 * MS, .no_idle = no_idle};
+	struct rt_an_sink sink;
+	assert_int_equal(rt_an_timeline_sink(fp, &tlo, &sink, errbuf), 0);
+	assert_int_equal(rt_analyzer_add_sink(an, &sink, errbuf), 0);
+	for (unsigned i = 0; i < n; i++) {
+		struct rt_record r = roce(T0 - T0 % MS + frames[i][0] * MS + i, 1, 2, 0x04, (uint32_t)frames[i][1], i);
+		rt_analyzer_feed(an, &r);
+	}
+	assert_int_equal(finish(an), 0);
+	rt_analyzer_free(an);
+	assert_int_equal(fclose(fp), 0);
+	return text;
+}
+
+/*
+ * Idle stretches: a zero row in the bucket after a flow's last row with counts and in the bucket
+ * before its next (or first) one; a stretch with nothing at all gets zero 'all' rows at its first
+ * and last bucket. Rows as (bucket, flow) pairs with their packets.
+ */
+static void test_timeline_idle_rows(void **state)
+{
+	(void)state;
+	/* flow 0 (QP 5) in buckets 0, 1, 4 and 9; flow 1 (QP 6) in 0 and 2 */
+	static const uint64_t frames[][2] = {{0, 5}, {0, 6}, {1, 5}, {2, 6}, {4, 5}, {9, 5}};
+	char *text = timeline_of(frames, 6, false);
+	unsigned n = 0;
+	char got[64][32];
+	char *save = NULL;
+	for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		if (!strncmp(line, "t_ns,", 5))
+			continue;
+		uint64_t t = strtoull(line, NULL, 10);
+		char *flow = strchr(line, ',') + 1, *pk = strchr(flow, ',') + 1;
+		char *fl_end = pk - 1;
+		*fl_end = 0;
+		assert_true(n < 64);
+		snprintf(got[n++], sizeof(got[0]), "%llu,%s,%llu", (unsigned long long)((t - (T0 - T0 % MS)) / MS), flow,
+			 (unsigned long long)strtoull(pk, NULL, 10));
+	}
+	free(text);
+	static const char *const rows[] = {
+		"0,0,1", "0,1,1", "0,all,2",
+		"1,0,1", "1,1,0", "1,all,1",
+		"2,0,0", "2,1,1", "2,all,1",
+		"3,0,0", "3,1,0", "3,all,0",
+		"4,0,1", "4,all,1",
+		"5,0,0", "5,all,0", "8,0,0", "8,all,0",
+		"9,0,1", "9,all,1",
+	};
+	assert_int_equal(n, sizeof(rows) / sizeof(rows[0]));
+	for (unsigned i = 0; i < n; i++)
+		assert_string_equal(got[i], rows[i]);
+	/* --no-idle: the rows with counts alone */
+	text = timeline_of(frames, 6, true);
+	unsigned lines = 0, zero = 0;
+	save = NULL;
+	for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save), lines++)
+		zero += strstr(line, ",0,0,0,0,0,0,0,0,0,") != NULL;
+	free(text);
+	assert_int_equal(lines, 1 + 11);
+	assert_int_equal(zero, 0);
+}
+
 /* A CE-marked CNP is not data an NP reacts to: it starts no NP reaction measurement. */
 static void test_ce_marked_cnp_no_np_reaction(void **state)
 {
@@ -885,9 +917,9 @@ static void test_ce_marked_cnp_no_np_reaction(void **state)
 	struct an_flow *g = flow_of(an, 2, 1, 0x20);
 	assert_int_equal(g->ecn[3], 1);
 	assert_int_equal(g->cnp_received, 1);
-	assert_non_null(g->ext);
-	assert_null(g->ext->np_reaction);
-	assert_int_equal(g->ext->cnp_without_ce, 1);
+	assert_non_null(g->np);
+	assert_null(g->np->reaction);
+	assert_int_equal(g->np->cnp_without_ce, 1);
 	rt_analyzer_free(an);
 }
 
@@ -906,7 +938,7 @@ static void test_nak_codes_reserved_once(void **state)
 		struct rt_record n = ack(t += US, 2, 1, 0x11, 12, syn[i]);
 		rt_analyzer_feed(an, &n);
 	}
-	assert_int_equal(rt_analyzer_finish(an), 0);
+	assert_int_equal(finish(an), 0);
 	char *js = report_json(an);
 	assert_int_equal(count_str(js, "\"reserved\""), 1);
 	assert_non_null(strstr(js, "\"nak_codes\":{\"invalid_request\":1,\"reserved\":3}"));
@@ -954,11 +986,11 @@ static void test_jsonl_strict_numbers(void **state)
 	assert_int_equal(rt_analyzer_load_source_log(an, path, errbuf), 0);
 	unlink(path);
 	struct an_flow *f = flow_of(an, 1, 2, 0x22);
-	assert_non_null(f->ext);
-	assert_true(f->ext->src_end_seen);
-	assert_true(f->ext->src_packets == UINT64_MAX);
-	assert_true(f->ext->src_bytes == UINT64_MAX);
-	assert_int_equal(f->ext->src_retrans, 3);
+	assert_non_null(f->src);
+	assert_true(f->src->end_seen);
+	assert_true(f->src->packets == UINT64_MAX);
+	assert_true(f->src->bytes == UINT64_MAX);
+	assert_int_equal(f->src->retrans, 3);
 	rt_analyzer_free(an);
 }
 
@@ -1004,6 +1036,7 @@ int main(void)
 		cmocka_unit_test(test_jsonl),
 		cmocka_unit_test(test_interval_counts),
 		cmocka_unit_test(test_timeline_row_order),
+		cmocka_unit_test(test_timeline_idle_rows),
 		cmocka_unit_test(test_nak_codes_reserved_once),
 		cmocka_unit_test(test_jsonl_strict_numbers),
 		cmocka_unit_test(test_flow_selector_numbers),

@@ -62,8 +62,8 @@ static struct rt_an_note feed(struct rt_analyzer *an, const struct rt_record *r)
 
 static const struct an_flow *flow(const struct rt_analyzer *an, uint32_t id)
 {
-	assert_true(id < an->next_id);
-	return &an->flows[an->order[id]];
+	assert_true(id < an->ft.next_id);
+	return an_flow_by_id(&an->ft, id);
 }
 
 /* The same packet again within the window at the same point: one packet, one copy; once per packet. */
@@ -84,7 +84,7 @@ static void test_same_point(void **state)
 	assert_int_equal(t.roce_packets, 1);
 	assert_int_equal(t.retransmitted, 0);
 	assert_int_equal(flow(an, 0)->packets, 1);
-	assert_int_equal(flow(an, 0)->duplicates, 1);
+	assert_int_equal(flow(an, 0)->x->duplicates, 1);
 	assert_int_equal(an->dups.same_interface, 1);
 	/* a third time: not a second copy at the same point, a resend */
 	r.ts_ns += 3 * US;
@@ -205,7 +205,7 @@ static void test_resend_after_nak(void **state)
 	struct rt_an_counts t;
 	rt_analyzer_totals(an, &t);
 	assert_int_equal(t.retransmitted, 2);
-	assert_int_equal(an->flows[an->order[0]].go_back_n, 1);
+	assert_int_equal(an_flow_by_id(&an->ft, 0)->x->go_back_n, 1);
 	rt_analyzer_free(an);
 }
 

@@ -356,7 +356,8 @@ static void test_pfc_pause_time(void **state)
 	feed(an, &r, &p4);
 	assert_int_equal(p4.pause_cut, 0);
 	assert_int_equal(p4.paused_ns[6], 5120);
-	assert_int_equal(rt_analyzer_finish(an), 0);
+	char errbuf[RT_ERRBUF_SIZE];
+	assert_int_equal(rt_analyzer_finish(an, errbuf), 0);
 	rt_analyzer_free(an);
 
 	/* 802.3x PAUSE at 25 Gb/s: one quantum is 20.48 ns; a refresh restarts it */

@@ -11,6 +11,7 @@
 #include <cmocka.h>
 
 #include "analyze/analyze.h"
+#include "analyze/sinks.h"
 #include "dissect/dissect.h"
 #include "tests/dissect/test_pkt.h"
 
@@ -22,11 +23,15 @@ static struct rt_analyzer *analyzer(FILE *timeline, const char *flow)
 	struct rt_analyzer_opts o;
 	char errbuf[RT_ERRBUF_SIZE];
 	rt_analyzer_opts_init(&o);
-	o.timeline_out = timeline;
-	o.bucket_ns = timeline ? 100 * US : 0;
 	o.flow = flow;
 	struct rt_analyzer *an = rt_analyzer_new(&o, errbuf);
 	assert_non_null(an);
+	if (timeline) {
+		struct rt_an_timeline_opts tlo = {.bucket_ns = 100 * US};
+		struct rt_an_sink sink;
+		assert_int_equal(rt_an_timeline_sink(timeline, &tlo, &sink, errbuf), 0);
+		assert_int_equal(rt_analyzer_add_sink(an, &sink, errbuf), 0);
+	}
 	return an;
 }
 
@@ -70,6 +75,12 @@ static const struct rt_an_warning *find(const struct rt_an_warning *w, unsigned 
 	return NULL;
 }
 
+/* Whether the warning's message says `text` (false for no warning). */
+static bool says(const struct rt_an_warning *w, const char *text)
+{
+	return w && strstr(w->message, text);
+}
+
 static uint64_t value(const struct rt_an_warning *w, const char *name)
 {
 	for (unsigned i = 0; i < w->nvalues; i++)
@@ -83,7 +94,8 @@ static struct rt_an_warning ws[RT_AN_WARNINGS_MAX];
 
 static unsigned warnings(struct rt_analyzer *an)
 {
-	rt_analyzer_finish(an);
+	char errbuf[RT_ERRBUF_SIZE];
+	rt_analyzer_finish(an, errbuf);
 	return rt_analyzer_warnings(an, ws, RT_AN_WARNINGS_MAX);
 }
 
@@ -132,7 +144,7 @@ static void test_other_port(void **state)
 	assert_int_equal(value(w, "port"), 4792);
 	assert_int_equal(value(w, "datagrams"), 20);
 	assert_int_equal(value(w, "valid"), value(w, "checked"));
-	assert_non_null(strstr(w->message, "--udp-port 4792"));
+	assert_true(says(w, "--udp-port 4792"));
 	assert_null(find(ws, n, "no_roce")); /* the hint says it better */
 	assert_int_equal(n, 1);
 	rt_analyzer_free(an);
@@ -152,7 +164,7 @@ static void test_not_ect(void **state)
 	assert_non_null(w);
 	assert_int_equal(value(w, "not_ect"), 8);
 	assert_int_equal(value(w, "packets"), 10);
-	assert_non_null(strstr(w->message, "80%"));
+	assert_true(says(w, "80%"));
 	rt_analyzer_free(an);
 }
 
@@ -208,8 +220,8 @@ static void test_capture_drops(void **state)
 		assert_int_equal(value(w, "if_dropped"), isb ? 7 : 2);
 		assert_int_equal(value(w, "os_dropped"), isb ? 5 : 40);
 		assert_int_equal(value(w, "gap_psns"), 3);
-		assert_non_null(strstr(w->message, isb ? "dropped 12 frames" : "dropped 42 frames"));
-		assert_non_null(strstr(w->message, "lost before the capture point or dropped by the capture"));
+		assert_true(says(w, isb ? "dropped 12 frames" : "dropped 42 frames"));
+		assert_true(says(w, "lost before the capture point or dropped by the capture"));
 		/* the counters file has a capture line but no sample */
 		assert_non_null(find(ws, n, "counters_file_unusable"));
 		rt_analyzer_free(an);
@@ -236,16 +248,16 @@ static void test_side_files(void **state)
 	roce_frame(&p, 4791, 2, 1);
 	feed(an, &p, p.len, T0);
 	char errbuf[RT_ERRBUF_SIZE];
-	rt_analyzer_finish(an);
+	rt_analyzer_finish(an, errbuf);
 	assert_int_equal(rt_analyzer_load_counters(an, empty, errbuf), 0);
 	assert_int_equal(rt_analyzer_load_source_log(an, log, errbuf), 0);
 	unsigned n = rt_analyzer_warnings(an, ws, RT_AN_WARNINGS_MAX);
 	const struct rt_an_warning *w = find(ws, n, "counters_file_unusable");
 	assert_non_null(w);
-	assert_non_null(strstr(w->message, "is empty"));
+	assert_true(says(w, "is empty"));
 	w = find(ws, n, "source_log_unusable");
 	assert_non_null(w);
-	assert_non_null(strstr(w->message, "names no flow of the capture"));
+	assert_true(says(w, "names no flow of the capture"));
 	assert_int_equal(value(w, "unmatched_events"), 1);
 	rt_analyzer_free(an);
 	unlink(empty);
@@ -268,7 +280,7 @@ static void test_flow_selector(void **state)
 		const struct rt_an_warning *w = find(ws, n, "flow_selector_empty");
 		if (k == 0) {
 			assert_non_null(w);
-			assert_non_null(strstr(w->message, "qp:0x999"));
+			assert_true(says(w, "qp:0x999"));
 			assert_int_equal(value(w, "flows"), 1);
 		} else {
 			assert_null(w);
@@ -282,7 +294,7 @@ static void test_flow_selector(void **state)
 	feed(an, &p, p.len, T0);
 	const struct rt_an_warning *w = find(ws, warnings(an), "flow_selector_empty");
 	assert_non_null(w);
-	assert_null(strstr(w->message, "'all' rows"));
+	assert_false(says(w, "'all' rows"));
 	rt_analyzer_free(an);
 	fclose(sink);
 }

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "analyze/analyze.h"
+#include "analyze/sinks.h"
 #include "dissect/dissect.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -28,14 +29,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	struct rt_analyzer_opts o;
 	rt_analyzer_opts_init(&o);
-	o.timeline_json = data[0] & 1;
 	o.link_speed_bps = speeds[(data[0] >> 1) & 3];
-	o.bucket_ns = buckets[(data[0] >> 3) & 3];
 	o.storm_ns = 1000000;
-	o.timeline_out = sink;
 	char errbuf[RT_ERRBUF_SIZE];
 	struct rt_analyzer *an = rt_analyzer_new(&o, errbuf);
 	if (!an) {
+		fclose(sink);
+		return 0;
+	}
+	/* every sink: the timeline's rows, the JSON report, the text summary */
+	struct rt_an_timeline_opts tlo = {.bucket_ns = buckets[(data[0] >> 3) & 3], .json = data[0] & 1};
+	struct rt_an_sink s;
+	if (rt_an_timeline_sink(sink, &tlo, &s, errbuf) < 0 || rt_analyzer_add_sink(an, &s, errbuf) < 0 ||
+	    rt_an_report_json_sink(sink, &s, errbuf) < 0 || rt_analyzer_add_sink(an, &s, errbuf) < 0 ||
+	    rt_an_report_text_sink(sink, 5, &s, errbuf) < 0 || rt_analyzer_add_sink(an, &s, errbuf) < 0) {
+		rt_analyzer_free(an);
 		fclose(sink);
 		return 0;
 	}
@@ -61,14 +69,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		off += len;
 		frames++;
 	}
-	rt_analyzer_finish(an);
+	rt_analyzer_finish(an, errbuf);
 	struct rt_an_counts t;
 	rt_analyzer_totals(an, &t);
 	if (t.packets != frames || t.roce_packets > t.packets || t.ce > t.roce_packets ||
 	    t.cnp > t.roce_packets || rt_analyzer_flow_count(an) > t.roce_packets)
 		abort();
-	rt_analyzer_report_json(an, sink);
-	rt_analyzer_report_text(an, sink, 5);
+	rt_analyzer_report(an, errbuf);
 	rt_analyzer_free(an);
 	fclose(sink);
 	return 0;

@@ -1,0 +1,63 @@
+/* Congestion episodes: intervals where CE marks, CNPs and pauses follow each other closely, with throughput around them. */
+#ifndef RT_ANALYZE_EPISODES_H
+#define RT_ANALYZE_EPISODES_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "analyze/flow.h"
+#include "analyze/ring.h"
+
+/* What happened (an_ep_event). */
+enum an_ep_kind {
+	AN_EP_CE = 1,	 /* a CE-marked packet */
+	AN_EP_CNP,	 /* a CNP */
+	AN_EP_XOFF,	 /* a PFC/PAUSE class started pausing */
+	AN_EP_PAUSE_END, /* ... stopped */
+};
+
+#define AN_EP_FLOWS 16 /* flow ids listed per episode */
+struct an_episode {
+	uint64_t start, end;
+	uint64_t ce, cnp, paused_ns, pfc_xoff, flows;
+	uint64_t bytes_before, bytes_during, bytes_after;
+	uint64_t peak_ce_slot;
+	uint32_t flow_ids[AN_EP_FLOWS];
+};
+
+#define AN_GSLOTS 16 /* byte history: slots of gap/8 */
+struct an_episodes {
+	uint64_t gap_ns;
+	uint64_t slot_w, slot_start; /* slot width (gap/8, at least 1); where the newest slot starts */
+	struct an_episode *list; /* closed ones */
+	uint32_t n, cap;
+	bool open;
+	struct an_episode cur;
+	uint64_t bytes_total, bytes_at_end, ce_slot, slot, last_bytes;
+	struct an_sring slots; /* bytes per slot of gap/8 (a slot's number: time / width) */
+	uint64_t slot_bytes[AN_GSLOTS];
+};
+
+void an_ep_init(struct an_episodes *ep, uint64_t gap_ns);
+void an_ep_free(struct an_episodes *ep);
+void an_ep_packet_slow(struct an_episodes *ep, uint64_t ts, uint32_t bytes, bool paused);
+/* A frame of `bytes` at ts (copies aside); `paused`: a PFC/PAUSE class is paused (no episode ends). */
+static inline void an_ep_packet(struct an_episodes *ep, uint64_t ts, uint32_t bytes, bool paused)
+{
+	/* most frames fall in the newest slot with no episode open: a sum, no division */
+	if (ts - ep->slot_start < ep->slot_w && ep->slots.next && !ep->open) {
+		ep->slot_bytes[(ep->slots.next - 1) & (AN_GSLOTS - 1)] += bytes;
+		ep->last_bytes = bytes;
+		return;
+	}
+	an_ep_packet_slow(ep, ts, bytes, paused);
+}
+/* Something an episode is made of at ts, of flow f (NULL: none). */
+void an_ep_event(struct an_episodes *ep, uint64_t ts, struct an_flow *f, enum an_ep_kind what, bool paused);
+/* `ns` of pause accounted, the pause running at least until `until`. */
+void an_ep_paused(struct an_episodes *ep, uint64_t until, uint64_t ns);
+void an_ep_finish(struct an_episodes *ep);
+/* Width of the slots the CE peak rate is counted in. */
+uint64_t an_ep_slot_ns(const struct an_episodes *ep);
+
+#endif

@@ -1,0 +1,54 @@
+/* Findings about the capture itself, tallied frame by frame: what the warnings are made of. */
+#ifndef RT_ANALYZE_FINDINGS_H
+#define RT_ANALYZE_FINDINGS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "dissect/dissect.h"
+
+#define AN_HINT_PORTS 16 /* UDP ports probed for RoCEv2 */
+#define AN_HINT_CHECKS 8 /* datagrams checked per port */
+struct an_port_hint {
+	uint16_t port;
+	uint32_t checked, valid; /* datagrams sampled; of them, RoCEv2 (rt_record.other_port_rocev2) */
+	uint64_t datagrams;
+};
+struct an_findings {
+	uint64_t prev_ts;		/* the previous frame's time */
+	uint64_t ts_back, ts_back_max;	/* times a frame was older than the one before; the biggest step */
+	uint64_t cut;			/* frames cut by the snap length (caplen < wire length) */
+	uint64_t headers_cut;		/* ... in a header, not only in the payload or ICRC */
+	uint64_t data_ip, data_not_ect; /* RoCE packets with an IP header but CNPs; Not-ECT among them */
+	struct an_port_hint ports[AN_HINT_PORTS];
+	unsigned nports;
+	bool drops_known; /* from the capture file (rt_analyzer_capture_drops) */
+	uint64_t if_dropped, os_dropped;
+};
+
+/* A UDP datagram to another port: sampled for RoCEv2 (rt_record.other_port_rocev2). */
+void an_find_port(struct an_findings *fd, const struct rt_record *rec);
+
+/* Tally one frame for the warnings (before duplicates are set aside); `first`: the first frame. */
+static inline void an_find_frame(struct an_findings *fd, const struct rt_record *rec, bool first)
+{
+	uint64_t ts = rec->ts_ns;
+	if (ts < fd->prev_ts && !first) {
+		fd->ts_back++;
+		if (fd->prev_ts - ts > fd->ts_back_max)
+			fd->ts_back_max = fd->prev_ts - ts;
+	}
+	fd->prev_ts = ts;
+	if (rec->caplen < rec->wirelen) {
+		fd->cut++;
+		fd->headers_cut += (rec->events & RT_EV_TRUNCATION_MASK & ~RT_EV_ICRC_TRUNCATED) != 0;
+	}
+	if (rec->kind == RT_KIND_ROCE && (rec->layers & (RT_L_IPV4 | RT_L_IPV6))) {
+		fd->data_ip++;
+		fd->data_not_ect += (rec->ecn & 3) == 0;
+	} else if (rec->kind == RT_KIND_OTHER && (rec->layers & RT_L_UDP) && !(rec->layers & RT_L_GRE)) {
+		an_find_port(fd, rec);
+	}
+}
+
+#endif

@@ -1,0 +1,151 @@
+/* One flow (one direction of one QP) and its state: what every part of the analyzer reads and writes. */
+#ifndef RT_ANALYZE_FLOW_H
+#define RT_ANALYZE_FLOW_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "analyze/types.h"
+
+#define AN_NONE UINT32_MAX
+#define AN_PSN_MASK 0xffffffu
+/* A PSN step larger than this is a resynchronisation (QP reuse, garbage), not loss or resend. */
+#define AN_PSN_JUMP (1u << 16)
+/* an_flow.transport before the first request */
+#define AN_TRANSPORT_NONE 0xffu
+
+/* How a flow's peer QP was learned. */
+enum an_pair_how {
+	AN_PAIR_NONE = 0,
+	AN_PAIR_ACK,	  /* ACK / NAK / atomic ACK whose PSN matches the requests */
+	AN_PAIR_RESPONSE, /* read response whose PSN matches a read request */
+	AN_PAIR_DETH,	  /* UD: the DETH source QP */
+	AN_PAIR_CM,	  /* RDMA CM REQ/REP on QP 1 */
+	AN_PAIR_CNP,	  /* the only candidate data flow of a CNP */
+	AN_PAIR_SOLE,	  /* the only unpaired flow each way between two hosts (at the end) */
+};
+const char *an_pairing_name(enum an_pair_how p);
+
+/* What a flow's sender waits to act on (an_flow.nak_pending). */
+enum an_nak_wait {
+	AN_NAK_NONE = 0,
+	AN_NAK_SEQ, /* a NAK with code 0 (PSN sequence error): go back */
+	AN_NAK_RNR, /* an RNR NAK: retry after its timer */
+};
+
+/* RP reaction to the latest CNP under way (an_flow.rp_phase, analyze/reaction.c). */
+enum an_rp_phase {
+	AN_RP_IDLE = 0,
+	AN_RP_AFTER,   /* windows after the CNP: the slowest rate */
+	AN_RP_RECOVER, /* the rate fell: waiting for it to come back */
+};
+
+/* an_flow.flags */
+enum an_flow_flag {
+	AN_FLOW_HAS_REQ = 1u << 0,    /* a request was seen: the PSN state holds */
+	AN_FLOW_IN_RETRANS = 1u << 1, /* a resend run is under way */
+	AN_FLOW_TAGGED = 1u << 2,     /* the latest packet had a VLAN tag (pcp holds) */
+	AN_FLOW_TL_DIRTY = 1u << 3,   /* in the current bucket's list (analyze/buckets.c) */
+	AN_FLOW_SELECTED = 1u << 4,   /* the flow selector names it */
+};
+
+/* RP reaction: the sending rate over this many packet gaps before and after a CNP */
+#define AN_RP_GAPS 4
+_Static_assert((AN_RP_GAPS & (AN_RP_GAPS - 1)) == 0, "a power of two: the ring index is a mask");
+
+#define AN_ACKRING 8
+
+struct an_hist; /* a quantile sketch (analyze/hist.h) */
+
+/* Transport state few flows need (RTT, NAKs, resends and their rare counters): allocated at first use. */
+struct an_xport {
+	/* requests with AckReq waiting for their ACK (RTT) */
+	uint32_t ar_psn[AN_ACKRING];
+	uint64_t ar_ts[AN_ACKRING];
+	uint8_t ar_head, ar_count;
+	uint32_t nak_psn; /* the PSN the sender owes (nak_pending) */
+	uint64_t nak_ts;
+	/* frame numbers (rt_an_note): the NAK that set nak_pending, the NAK that started the
+	 * resend run under way (0 = none) */
+	uint64_t nak_frame, run_nak_frame;
+	struct an_hist *rtt, *gbn_delay, *timeout_gap; /* allocated at their first sample */
+	uint32_t *nak_codes;			       /* [32] by code, at the first NAK */
+	uint64_t naks_received, rnr_naks_received, retransmitted, duplicates;
+	uint64_t gaps, gap_psns, psn_jumps, timeouts, go_back_n, rnr_retries;
+};
+
+struct an_np;	/* NP side of a flow (analyze/reaction.h) */
+struct an_rp;	/* RP reaction of a flow (analyze/reaction.h) */
+struct an_src;	/* the traffic source log joined to a flow (analyze/side.h) */
+
+/*
+ * One flow. What every packet touches comes first, in the first three cache
+ * lines, and flows start on cache lines (the table is allocated 64-byte
+ * aligned): fewer lines per packet. Rare state hangs off pointers, allocated
+ * when first needed: a flow costs 256 bytes until it has more to say.
+ */
+struct an_flow {
+	_Alignas(64) struct rt_an_flow_key key;
+	uint32_t hash;
+	uint32_t id;	    /* first-seen order; AN_NONE before the first packet (CM- or side-file-created) */
+	uint32_t reverse;   /* paired flow the other way, or AN_NONE */
+	uint8_t transport;  /* enum rt_transport of the first request, AN_TRANSPORT_NONE before */
+	uint8_t flags;	    /* enum an_flow_flag */
+	uint8_t nak_pending; /* enum an_nak_wait */
+	uint8_t dscp, pcp;
+	uint8_t rp_phase;     /* enum an_rp_phase */
+	uint8_t rp_head;      /* next slot of rp_dt/rp_len */
+	uint8_t pairing;      /* enum an_pair_how */
+	uint16_t rp_last_len; /* the latest packet's length (at most 65535) */
+	struct an_xport *x;
+	uint64_t packets, bytes, requests;
+	uint64_t last_ts, last_req_ts;
+	/* request PSN tracking */
+	uint32_t psn_lo, psn_hi;	 /* oldest PSN kept for pairing; highest PSN the requests can use */
+	uint32_t next_psn, next_psn_max; /* range the next new request may start at */
+	uint32_t last_psn;		 /* PSN of the latest request */
+	uint32_t pmtu;
+	uint64_t ecn[4];
+	/* the latest AN_RP_GAPS gaps between packets (ns, at most 2^32 - 1) and the length of the
+	 * packet before each: the sending rate around a CNP */
+	uint32_t rp_dt[AN_RP_GAPS];
+	uint16_t rp_len[AN_RP_GAPS];
+	/* less often */
+	uint64_t first_ts;
+	uint64_t responses, cnp_received, cnp_sent;
+	uint32_t peer_qp;
+	uint32_t ep_mark; /* last episode that counted this flow (number + 1) */
+	struct an_np *np;
+	struct an_rp *rp;
+	struct an_src *src;
+};
+_Static_assert(offsetof(struct an_flow, first_ts) <= 3 * 64,
+	       "the fields every packet touches fit in the first three cache lines of a flow");
+_Static_assert(sizeof(struct an_flow) == 4 * 64, "a flow is four cache lines");
+
+/* The key of a flow (inline, with fixed-size copies: it is made for every packet). */
+static inline void an_key_from(struct rt_an_flow_key *k, uint8_t ipver, const uint8_t *src,
+			       const uint8_t *dst, uint32_t qp)
+{
+	if (ipver == 4) {
+		memset(k, 0, sizeof(*k));
+		memcpy(k->src, src, 4);
+		memcpy(k->dst, dst, 4);
+	} else {
+		memcpy(k->src, src, 16);
+		memcpy(k->dst, dst, 16);
+		memset(k->pad, 0, sizeof(k->pad));
+	}
+	k->dest_qp = qp & AN_PSN_MASK;
+	k->ipver = ipver;
+}
+
+/* The key of a record's flow (RoCE with a BTH). */
+static inline void an_key_of(struct rt_an_flow_key *k, const struct rt_record *rec)
+{
+	an_key_from(k, rec->ip_version == 4 ? 4 : 6, rec->src_ip, rec->dst_ip, rec->dest_qp);
+}
+
+#endif

@@ -1,0 +1,24 @@
+/* Quantile sketch for per-flow delays: exact for the first values, log-linear buckets (8 per octave) after. */
+#ifndef RT_ANALYZE_HIST_H
+#define RT_ANALYZE_HIST_H
+
+#include <stdint.h>
+
+#define AN_HIST_EXACT 32
+#define AN_HIST_BUCKETS (16 + 37 * 8)
+struct an_hist {
+	uint64_t n, min, max, sum;
+	unsigned __int128 sumsq; /* of the values, exact: the standard deviation without a division per value */
+	uint64_t exact[AN_HIST_EXACT];
+	uint32_t bucket[AN_HIST_BUCKETS];
+};
+
+void an_hist_add(struct an_hist *h, uint64_t v);
+/* Add to *h, allocating it at the first value (a value is lost when out of memory). */
+void an_hist_addp(struct an_hist **h, uint64_t v);
+/* Nearest-rank quantile, q in [0,1]; 0 when empty. */
+uint64_t an_hist_quantile(const struct an_hist *h, double q);
+/* Population standard deviation of the values; 0 when empty. */
+double an_hist_stddev(const struct an_hist *h);
+
+#endif

@@ -1,0 +1,54 @@
+/* PFC (802.1Qbb) and PAUSE (802.3x): XOFF/XON per class and sending MAC, paused time, storms. */
+#ifndef RT_ANALYZE_PFC_H
+#define RT_ANALYZE_PFC_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "analyze/episodes.h"
+#include "analyze/types.h"
+
+/* PFC/PAUSE state of one class of one sending MAC. */
+struct an_pfc_class {
+	bool paused, storm_marked;
+	uint64_t run_start, from, until; /* continuous pause start; accounted up to; ends at */
+	uint64_t xoff, xon, paused_ns, storms;
+	/* the latest frame for the class (rt_an_note): its number, time and pause asked for */
+	uint64_t note_frame, note_ts, note_ns;
+};
+struct an_pfc_mac {
+	uint8_t mac[6];
+	struct an_pfc_class cls[RT_AN_PFC_CLASSES];
+};
+struct an_storm {
+	uint8_t mac[6];
+	uint8_t cls;
+	uint64_t start, end;
+};
+
+struct an_pfc {
+	uint64_t link_speed_bps, storm_ns;
+	struct an_pfc_mac *macs;
+	uint32_t nmacs, cap_macs;
+	uint32_t active;      /* classes paused now */
+	uint64_t next_expiry; /* the earliest end of a running pause */
+	struct an_storm *storms;
+	uint32_t nstorms, cap_storms;
+	uint64_t pfc_frames, pause_frames;
+	/* per class, summed over sending MACs: XOFF and XON entries, paused time so far */
+	uint64_t xoff[RT_AN_PFC_CLASSES], xon[RT_AN_PFC_CLASSES], paused_ns[RT_AN_PFC_CLASSES];
+	struct an_episodes *ep; /* told when pauses start, run and end */
+};
+
+void an_pfc_init(struct an_pfc *p, uint64_t link_speed_bps, uint64_t storm_ns, struct an_episodes *ep);
+void an_pfc_free(struct an_pfc *p);
+/* A PFC or PAUSE frame at `now` (note: filled for per-frame displays, may be NULL). */
+void an_pfc_frame(struct an_pfc *p, const struct rt_record *rec, uint64_t now, struct rt_an_note *note);
+/* Account running pauses up to `now`; pauses that expired by then end. */
+void an_pfc_advance(struct an_pfc *p, uint64_t now);
+/* When the last running pause ends (0 when none runs). */
+uint64_t an_pfc_last_expiry(const struct an_pfc *p);
+/* Storms of class c over sending MACs. */
+uint64_t an_pfc_class_storms(const struct an_pfc *p, unsigned c);
+
+#endif

@@ -1,0 +1,626 @@
+/* The JSON report sink: one document with every key analyze/README.md lists, through the common JSON writer. */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyze/analyze.h"
+#include "analyze/figures.h"
+#include "analyze/incast.h"
+#include "analyze/internal.h"
+#include "analyze/reaction.h"
+#include "analyze/sinks.h"
+#include "analyze/warnings.h"
+#include "common/json.h"
+#include "dissect/opcodes.h"
+
+/* A number with `dec` decimals, or null when it is not known (`known` false, or not finite). */
+static void num_or_null(struct rt_json *j, double v, int dec, bool known)
+{
+	if (known && isfinite(v))
+		rt_json_double(j, v, dec);
+	else
+		rt_json_null(j);
+}
+
+static void u64_or_null(struct rt_json *j, uint64_t v, bool known)
+{
+	if (known)
+		rt_json_u64(j, v);
+	else
+		rt_json_null(j);
+}
+
+#define NUM(j, key, v, dec, known)                                                                 \
+	do {                                                                                       \
+		RT_JSON_KEY((j), key);                                                             \
+		num_or_null((j), (v), (dec), (known));                                             \
+	} while (0)
+/* "KEY": "SECONDS.NANOSECONDS" and "KEY_ns": the same time in integer nanoseconds */
+#define TS_NS(j, key, ts)                                                                          \
+	do {                                                                                       \
+		RT_JSON_TS((j), key, (ts));                                                        \
+		RT_JSON_U64((j), key "_ns", (ts));                                                 \
+	} while (0)
+#define U64_OR_NULL(j, key, v, known)                                                              \
+	do {                                                                                       \
+		RT_JSON_KEY((j), key);                                                             \
+		u64_or_null((j), (v), (known));                                                    \
+	} while (0)
+
+/* {"not_ect":N,"ect0":N,"ect1":N,"ce":N} from counts indexed by the ECN codepoint */
+static void ecn_json(struct rt_json *j, const uint64_t ecn[4])
+{
+	rt_json_obj(j);
+	RT_JSON_U64(j, "not_ect", ecn[0]);
+	RT_JSON_U64(j, "ect0", ecn[2]);
+	RT_JSON_U64(j, "ect1", ecn[1]);
+	RT_JSON_U64(j, "ce", ecn[3]);
+	rt_json_obj_end(j);
+}
+
+/* {"min","median","max","samples"} (+ p99, mean and stddev when asked) or null */
+static void hist_json(struct rt_json *j, const struct an_hist *h, bool p99)
+{
+	if (!h || !h->n) {
+		rt_json_null(j);
+		return;
+	}
+	rt_json_obj(j);
+	RT_JSON_U64(j, "min", h->min);
+	RT_JSON_U64(j, "median", an_hist_quantile(h, 0.5));
+	if (p99) {
+		RT_JSON_U64(j, "p99", an_hist_quantile(h, 0.99));
+		RT_JSON_U64(j, "mean", h->sum / h->n);
+		RT_JSON_U64(j, "stddev", (uint64_t)(an_hist_stddev(h) + 0.5));
+	}
+	RT_JSON_U64(j, "max", h->max);
+	RT_JSON_U64(j, "samples", h->n);
+	rt_json_obj_end(j);
+}
+
+static void rp_json(const struct rt_analyzer *an, struct rt_json *j, const struct an_rp *rp)
+{
+	if (!rp || !rp->cnps) {
+		rt_json_null(j);
+		return;
+	}
+	rt_json_obj(j);
+	RT_JSON_U64(j, "cnps", rp->cnps);
+	RT_JSON_U64(j, "measured", rp->measured);
+	NUM(j, "mean_drop_pct", rp->measured ? rp->drop_sum / (double)rp->measured : 0, 1, rp->measured > 0);
+	NUM(j, "max_drop_pct", rp->drop_max, 1, rp->measured > 0);
+	RT_JSON_KEY(j, "drop_null_reason");
+	if (rp->measured)
+		rt_json_null(j);
+	else
+		rt_json_str(j, an_rp_null_reason(rp));
+	RT_JSON_U64(j, "too_few_packets", rp->few);
+	RT_JSON_U64(j, "cnp_in_window", rp->cnp_in_window);
+	RT_JSON_U64(j, "window_gaps", AN_RP_GAPS);
+	RT_JSON_U64(j, "max_window_ns", an->o.rate_window_ns);
+	RT_JSON_U64(j, "recovered", rp->recovered);
+	RT_JSON_U64(j, "interrupted", rp->interrupted);
+	RT_JSON_KEY(j, "recover_ns");
+	hist_json(j, rp->recover, false);
+	rt_json_obj_end(j);
+}
+
+static void source_json(const struct an_flow *f, struct rt_json *j)
+{
+	const struct an_src *e = f->src;
+	if (!e) {
+		rt_json_null(j);
+		return;
+	}
+	bool rates = e->rate_events > 0;
+	rt_json_obj(j);
+	NUM(j, "rate_mbps_first", e->rate_first, 3, rates);
+	NUM(j, "rate_mbps_last", e->rate_last, 3, rates);
+	NUM(j, "rate_mbps_min", e->rate_min, 3, rates);
+	RT_JSON_U64(j, "rate_changes", e->rate_events);
+	RT_JSON_U64(j, "cuts", e->cuts);
+	NUM(j, "cut_mean_pct", e->cuts ? e->cut_sum / (double)e->cuts : 0, 1, e->cuts > 0);
+	NUM(j, "cut_max_pct", e->cut_max, 1, e->cuts > 0);
+	NUM(j, "measured_gbps", an_rate_gbps(f->bytes, f->first_ts, f->last_ts), 6, true);
+	RT_JSON_U64(j, "cnp_handled", e->end_seen ? e->cnp_handled : e->cnp_events);
+	RT_JSON_U64(j, "cnp_seen", f->cnp_received);
+	RT_JSON_U64(j, "retransmitted_reported", e->end_seen ? e->retrans : e->retransmit_count);
+	RT_JSON_U64(j, "retransmitted_seen", f->x ? f->x->retransmitted : 0);
+	RT_JSON_U64(j, "retransmit_events", e->retransmit_events);
+	RT_JSON_U64(j, "timeouts_reported", e->timeouts);
+	RT_JSON_U64(j, "naks_reported", e->naks);
+	RT_JSON_U64(j, "naks_seen", f->x ? f->x->naks_received : 0);
+	if (e->end_seen) {
+		RT_JSON_U64(j, "packets_reported", e->packets);
+		RT_JSON_U64(j, "bytes_reported", e->bytes);
+	}
+	rt_json_obj_end(j);
+}
+
+static void nak_codes_json(struct rt_json *j, const struct an_xport *x)
+{
+	rt_json_obj(j);
+	if (x && x->nak_codes) {
+		/* codes 5..31 share the name "reserved": one key with their sum (JSON keys are unique) */
+		uint64_t reserved = 0;
+		for (unsigned c = 0; c < 32; c++) {
+			if (!x->nak_codes[c])
+				continue;
+			if (strcmp(rt_nak_code_name((uint8_t)c), "reserved")) {
+				rt_json_key(j, rt_nak_code_name((uint8_t)c));
+				rt_json_u64(j, x->nak_codes[c]);
+			} else {
+				reserved += x->nak_codes[c];
+			}
+		}
+		if (reserved)
+			RT_JSON_U64(j, "reserved", reserved);
+	}
+	rt_json_obj_end(j);
+}
+
+static void flow_json(const struct rt_analyzer *an, struct rt_json *j, const struct an_flow *f)
+{
+	const struct an_xport *x = f->x;
+	const struct an_np *np = f->np;
+	rt_json_obj(j);
+	RT_JSON_U64(j, "id", f->id);
+	RT_JSON_KEY(j, "src");
+	rt_json_ip(j, f->key.ipver, f->key.src);
+	RT_JSON_KEY(j, "dst");
+	rt_json_ip(j, f->key.ipver, f->key.dst);
+	RT_JSON_U64(j, "dest_qp", f->key.dest_qp);
+	char sel[RT_FLOWSEL_TEXT_MAX];
+	RT_JSON_STR(j, "selector", rt_flowsel_format(sel, f->key.ipver, f->key.src, f->key.dst, f->key.dest_qp));
+	U64_OR_NULL(j, "peer_qp", f->peer_qp, f->peer_qp != AN_NONE);
+	RT_JSON_KEY(j, "pairing");
+	if (f->pairing == AN_PAIR_NONE)
+		rt_json_null(j);
+	else
+		rt_json_name(j, an_pairing_name(f->pairing));
+	RT_JSON_KEY(j, "transport");
+	if (f->transport == AN_TRANSPORT_NONE)
+		rt_json_null(j);
+	else
+		rt_json_str(j, rt_transport_name((uint8_t)(f->transport << 5)));
+	TS_NS(j, "first", f->first_ts);
+	TS_NS(j, "last", f->last_ts);
+	RT_JSON_U64(j, "packets", f->packets);
+	RT_JSON_U64(j, "bytes", f->bytes);
+	NUM(j, "gbps", an_rate_gbps(f->bytes, f->first_ts, f->last_ts), 6, true);
+	RT_JSON_U64(j, "requests", f->requests);
+	RT_JSON_U64(j, "responses", f->responses);
+	RT_JSON_U64(j, "dscp", f->dscp);
+	U64_OR_NULL(j, "pcp", f->pcp, (f->flags & AN_FLOW_TAGGED) != 0);
+	RT_JSON_KEY(j, "ecn");
+	ecn_json(j, f->ecn);
+	NUM(j, "ce_fraction", an_ce_share(f->ecn), 6, true);
+	NUM(j, "ect_fraction", an_ect_share(f->ecn), 6, true);
+	RT_JSON_U64(j, "cnp_received", f->cnp_received);
+	RT_JSON_U64(j, "cnp_sent", f->cnp_sent);
+	double rate = NAN;
+	if (np && f->cnp_received > 1 && np->last_cnp_ts > np->first_cnp_ts)
+		rate = (double)(f->cnp_received - 1) * 1e9 / (double)(np->last_cnp_ts - np->first_cnp_ts);
+	NUM(j, "cnp_rate_per_s", rate, 1, true);
+	RT_JSON_U64(j, "naks_received", x ? x->naks_received : 0);
+	RT_JSON_KEY(j, "nak_codes");
+	nak_codes_json(j, x);
+	RT_JSON_U64(j, "rnr_naks_received", x ? x->rnr_naks_received : 0);
+	RT_JSON_U64(j, "retransmitted", x ? x->retransmitted : 0);
+	RT_JSON_U64(j, "go_back_n", x ? x->go_back_n : 0);
+	RT_JSON_U64(j, "rnr_retries", x ? x->rnr_retries : 0);
+	RT_JSON_U64(j, "timeouts", x ? x->timeouts : 0);
+	RT_JSON_U64(j, "gaps", x ? x->gaps : 0);
+	RT_JSON_U64(j, "gap_psns", x ? x->gap_psns : 0);
+	RT_JSON_U64(j, "psn_jumps", x ? x->psn_jumps : 0);
+	RT_JSON_U64(j, "duplicates", x ? x->duplicates : 0);
+	RT_JSON_KEY(j, "np_reaction_ns");
+	hist_json(j, np ? np->reaction : NULL, false);
+	RT_JSON_U64(j, "cnp_without_ce", np ? np->cnp_without_ce : 0);
+	uint64_t interval = 0;
+	bool learned = np && an_np_interval(np, &interval);
+	U64_OR_NULL(j, "cnp_interval_ns", interval, learned);
+	RT_JSON_U64(j, "ce_rate_limited", np ? np->rate_limited : 0);
+	RT_JSON_U64(j, "ce_unanswered", np ? an_np_unanswered(np) : 0);
+	RT_JSON_KEY(j, "go_back_n_delay_ns");
+	hist_json(j, x ? x->gbn_delay : NULL, false);
+	RT_JSON_KEY(j, "timeout_idle_ns");
+	hist_json(j, x ? x->timeout_gap : NULL, false);
+	RT_JSON_KEY(j, "rtt_ns");
+	hist_json(j, x ? x->rtt : NULL, true);
+	RT_JSON_KEY(j, "rp_reaction");
+	rp_json(an, j, f->rp);
+	if (an->side.srclog_loaded) {
+		RT_JSON_KEY(j, "source");
+		source_json(f, j);
+	}
+	rt_json_obj_end(j);
+}
+
+static void totals_json(const struct rt_analyzer *an, struct rt_json *j)
+{
+	struct an_xport_sum x;
+	an_flows_xport_sum(&an->ft, &x);
+	const struct an_totals *t = &an->tot;
+	RT_JSON_KEY(j, "totals");
+	rt_json_obj(j);
+	RT_JSON_U64(j, "ce", t->c.ce);
+	RT_JSON_U64(j, "cnp", t->c.cnp);
+	RT_JSON_U64(j, "nak", t->c.nak);
+	RT_JSON_U64(j, "rnr_nak", t->c.rnr_nak);
+	RT_JSON_U64(j, "retransmitted", t->c.retransmitted);
+	RT_JSON_U64(j, "icrc_bad", t->c.icrc_bad);
+	RT_JSON_U64(j, "cnp_unattributed", t->cnp_unattributed);
+	RT_JSON_U64(j, "nak_unattributed", t->nak_unattributed);
+	RT_JSON_U64(j, "go_back_n", x.go_back_n);
+	RT_JSON_U64(j, "timeouts", x.timeouts);
+	RT_JSON_U64(j, "gaps", x.gaps);
+	RT_JSON_U64(j, "gap_psns", x.gap_psns);
+	RT_JSON_U64(j, "psn_jumps", x.psn_jumps);
+	RT_JSON_U64(j, "malformed", t->malformed);
+	RT_JSON_U64(j, "truncated", t->truncated);
+	RT_JSON_U64(j, "other", t->other);
+	RT_JSON_U64(j, "cm_pairs", an->cm.pairs);
+	RT_JSON_KEY(j, "ecn");
+	ecn_json(j, t->ecn);
+	rt_json_obj_end(j);
+}
+
+static void pfc_json(const struct rt_analyzer *an, struct rt_json *j)
+{
+	const struct an_pfc *p = &an->pfc;
+	uint64_t xoff = 0, xon = 0;
+	char nb[2];
+	for (unsigned c = 0; c < 8; c++) {
+		xoff += p->xoff[c];
+		xon += p->xon[c];
+	}
+	RT_JSON_KEY(j, "pfc");
+	rt_json_obj(j);
+	RT_JSON_U64(j, "frames", p->pfc_frames);
+	RT_JSON_U64(j, "xoff", xoff);
+	RT_JSON_U64(j, "xon", xon);
+	RT_JSON_KEY(j, "priorities");
+	rt_json_obj(j);
+	for (unsigned c = 0; c < 8; c++) {
+		if (!p->xoff[c] && !p->xon[c])
+			continue;
+		rt_json_key(j, an_class_name(c, nb));
+		rt_json_obj(j);
+		RT_JSON_U64(j, "xoff", p->xoff[c]);
+		RT_JSON_U64(j, "xon", p->xon[c]);
+		RT_JSON_U64(j, "paused_ns", p->paused_ns[c]);
+		RT_JSON_U64(j, "storms", an_pfc_class_storms(p, c));
+		rt_json_obj_end(j);
+	}
+	rt_json_obj_end(j);
+	RT_JSON_KEY(j, "sources");
+	rt_json_arr(j);
+	for (uint32_t i = 0; i < p->nmacs; i++)
+		for (unsigned c = 0; c < RT_AN_PFC_CLASSES; c++) {
+			const struct an_pfc_class *cl = &p->macs[i].cls[c];
+			if (!cl->xoff && !cl->xon)
+				continue;
+			rt_json_next(j);
+			rt_json_obj(j);
+			RT_JSON_KEY(j, "mac");
+			rt_json_mac(j, p->macs[i].mac);
+			RT_JSON_KEY(j, "priority");
+			rt_json_str(j, an_class_name(c, nb));
+			RT_JSON_U64(j, "xoff", cl->xoff);
+			RT_JSON_U64(j, "xon", cl->xon);
+			RT_JSON_U64(j, "paused_ns", cl->paused_ns);
+			rt_json_obj_end(j);
+		}
+	rt_json_arr_end(j);
+	rt_json_obj_end(j);
+
+	RT_JSON_KEY(j, "pause");
+	rt_json_obj(j);
+	RT_JSON_U64(j, "frames", p->pause_frames);
+	RT_JSON_U64(j, "xoff", p->xoff[RT_AN_PAUSE_CLASS]);
+	RT_JSON_U64(j, "xon", p->xon[RT_AN_PAUSE_CLASS]);
+	RT_JSON_U64(j, "paused_ns", p->paused_ns[RT_AN_PAUSE_CLASS]);
+	RT_JSON_U64(j, "storms", an_pfc_class_storms(p, RT_AN_PAUSE_CLASS));
+	rt_json_obj_end(j);
+
+	RT_JSON_KEY(j, "storms");
+	rt_json_arr(j);
+	for (uint32_t i = 0; i < p->nstorms; i++) {
+		const struct an_storm *s = &p->storms[i];
+		rt_json_next(j);
+		rt_json_obj(j);
+		RT_JSON_KEY(j, "mac");
+		rt_json_mac(j, s->mac);
+		RT_JSON_KEY(j, "priority");
+		rt_json_str(j, an_class_name(s->cls, nb));
+		TS_NS(j, "start", s->start);
+		TS_NS(j, "end", s->end);
+		RT_JSON_U64(j, "duration_ns", s->end - s->start);
+		rt_json_obj_end(j);
+	}
+	rt_json_arr_end(j);
+}
+
+static void episodes_json(const struct rt_analyzer *an, struct rt_json *j)
+{
+	const struct an_episodes *eps = &an->ep;
+	uint64_t gap = eps->gap_ns, slot = an_ep_slot_ns(eps);
+	RT_JSON_KEY(j, "episodes");
+	rt_json_arr(j);
+	for (uint32_t i = 0; i < eps->n; i++) {
+		const struct an_episode *ep = &eps->list[i];
+		rt_json_next(j);
+		rt_json_obj(j);
+		RT_JSON_TS(j, "start", ep->start);
+		RT_JSON_TS(j, "end", ep->end);
+		RT_JSON_U64(j, "start_ns", ep->start);
+		RT_JSON_U64(j, "end_ns", ep->end);
+		RT_JSON_U64(j, "duration_ns", ep->end - ep->start);
+		RT_JSON_U64(j, "flow_count", ep->flows);
+		RT_JSON_KEY(j, "flows");
+		rt_json_arr(j);
+		for (uint64_t k = 0; k < ep->flows && k < AN_EP_FLOWS; k++) {
+			rt_json_next(j);
+			rt_json_u64(j, ep->flow_ids[k]);
+		}
+		rt_json_arr_end(j);
+		RT_JSON_U64(j, "ce", ep->ce);
+		RT_JSON_U64(j, "cnp", ep->cnp);
+		RT_JSON_U64(j, "pfc_xoff", ep->pfc_xoff);
+		RT_JSON_U64(j, "paused_ns", ep->paused_ns);
+		RT_JSON_KEY(j, "peak_ce_per_s");
+		rt_json_double(j, (double)ep->peak_ce_slot * 1e9 / (double)slot, 0);
+		/* the gaps before and after lie inside the capture, or are unknown */
+		NUM(j, "gbps_before", an_gbps(ep->bytes_before, gap), 3, ep->start - an->first_ts >= gap);
+		NUM(j, "gbps_during", an_gbps(ep->bytes_during, ep->end - ep->start), 3, true);
+		NUM(j, "gbps_after", an_gbps(ep->bytes_after, gap), 3, an->last_ts >= ep->end && an->last_ts - ep->end >= gap);
+		rt_json_obj_end(j);
+	}
+	rt_json_arr_end(j);
+}
+
+static void incast_json(const struct rt_analyzer *an, struct rt_json *j)
+{
+	struct an_incast ic;
+	RT_JSON_KEY(j, "incast");
+	if (!an_incast_find(&an->ft, &ic)) {
+		rt_json_null(j);
+		return;
+	}
+	rt_json_obj(j);
+	RT_JSON_KEY(j, "receiver");
+	rt_json_ip(j, ic.any->key.ipver, ic.any->key.dst);
+	RT_JSON_U64(j, "senders", ic.senders);
+	RT_JSON_U64(j, "flows", ic.flows);
+	RT_JSON_U64(j, "bytes", ic.bytes);
+	NUM(j, "gbps", an_rate_gbps(ic.bytes, ic.first, ic.last), 6, true);
+	RT_JSON_U64(j, "ce", ic.ce);
+	rt_json_obj_end(j);
+}
+
+/* A counter delta: null when unknown (a reset, or no device had the counter). */
+static void delta_json(struct rt_json *j, double v, bool found)
+{
+	num_or_null(j, v, 0, found && v >= 0);
+}
+
+static void counters_json(const struct an_side *s, const struct an_totals *t, struct rt_json *j)
+{
+	RT_JSON_KEY(j, "counters");
+	rt_json_obj(j);
+	RT_JSON_U64(j, "lines", s->counter_lines);
+	RT_JSON_U64(j, "bad_lines", s->counter_bad);
+	RT_JSON_KEY(j, "devices");
+	rt_json_arr(j);
+	for (size_t k = 0; k < s->ncdev; k++) {
+		const struct an_counter_dev *d = &s->cdev[k];
+		rt_json_next(j);
+		rt_json_obj(j);
+		RT_JSON_STR(j, "name", d->name);
+		RT_JSON_U64(j, "samples", d->samples);
+		RT_JSON_U64(j, "duration_ns", d->last_ts - d->first_ts);
+		RT_JSON_KEY(j, "deltas");
+		rt_json_obj(j);
+		for (size_t i = 0; i < d->n; i++) {
+			rt_json_key(j, d->names[i]);
+			delta_json(j, an_side_delta(d, i), true);
+		}
+		rt_json_obj_end(j);
+		rt_json_obj_end(j);
+	}
+	rt_json_arr_end(j);
+	bool f_sent = false, f_handled = false;
+	double sent = an_side_sum_delta(s, "np_cnp_sent", &f_sent);
+	double handled = an_side_sum_delta(s, "rp_cnp_handled", &f_handled);
+	RT_JSON_KEY(j, "cnp");
+	rt_json_obj(j);
+	RT_JSON_KEY(j, "np_cnp_sent");
+	delta_json(j, sent, f_sent);
+	RT_JSON_KEY(j, "rp_cnp_handled");
+	delta_json(j, handled, f_handled);
+	RT_JSON_U64(j, "seen_on_wire", t->c.cnp);
+	rt_json_obj_end(j);
+	RT_JSON_KEY(j, "pfc");
+	rt_json_obj(j);
+	for (unsigned p = 0; p < 8; p++) {
+		static const char *const keys[] = {"rx_pause", "tx_pause", "rx_pause_duration", "tx_pause_duration"};
+		double v[4];
+		bool any = false, found[4] = {false, false, false, false};
+		for (unsigned k = 0; k < 4; k++) {
+			char name[40];
+			snprintf(name, sizeof(name), "%s_prio%u_pause%s", k % 2 ? "tx" : "rx", p, k < 2 ? "" : "_duration");
+			v[k] = an_side_sum_delta(s, name, &found[k]);
+			any |= found[k];
+		}
+		if (!any)
+			continue;
+		char prio[4];
+		snprintf(prio, sizeof(prio), "%u", p);
+		rt_json_key(j, prio);
+		rt_json_obj(j);
+		for (unsigned k = 0; k < 4; k++) {
+			rt_json_key(j, keys[k]);
+			delta_json(j, v[k], found[k]);
+		}
+		rt_json_obj_end(j);
+	}
+	rt_json_obj_end(j);
+	rt_json_obj_end(j);
+}
+
+/* "capture", "duplicates", "flow_limit" and "warnings": what is said about the capture itself. */
+static void findings_json(const struct rt_analyzer *an, struct rt_json *j)
+{
+	uint64_t ifd, osd;
+	const char *from = an_capture_drops(an, &ifd, &osd);
+	RT_JSON_KEY(j, "capture");
+	rt_json_obj(j);
+	U64_OR_NULL(j, "dropped", ifd + osd, from);
+	U64_OR_NULL(j, "if_dropped", ifd, from);
+	U64_OR_NULL(j, "os_dropped", osd, from);
+	RT_JSON_KEY(j, "source");
+	if (from)
+		rt_json_name(j, from);
+	else
+		rt_json_null(j);
+	rt_json_obj_end(j);
+
+	const struct an_dups *d = &an->dups;
+	RT_JSON_KEY(j, "duplicates");
+	if (d->nsets) {
+		rt_json_obj(j);
+		RT_JSON_U64(j, "packets", d->other_interface + d->same_interface);
+		RT_JSON_U64(j, "other_capture_point", d->other_interface);
+		RT_JSON_U64(j, "same_capture_point", d->same_interface);
+		RT_JSON_U64(j, "window_ns", d->window_ns);
+		RT_JSON_U64(j, "forgotten_early", d->evicted);
+		rt_json_obj_end(j);
+	} else {
+		rt_json_null(j);
+	}
+
+	const struct an_flowtab *ft = &an->ft;
+	RT_JSON_KEY(j, "flow_limit");
+	if (ft->max) {
+		rt_json_obj(j);
+		RT_JSON_U64(j, "max_flows", ft->max);
+		RT_JSON_BOOL(j, "reached", ft->full);
+		RT_JSON_U64(j, "packets_beyond", ft->beyond_packets);
+		RT_JSON_U64(j, "bytes_beyond", ft->beyond_bytes);
+		rt_json_obj_end(j);
+	} else {
+		rt_json_null(j);
+	}
+
+	struct rt_an_warning w[RT_AN_WARNINGS_MAX];
+	unsigned n = rt_analyzer_warnings(an, w, RT_AN_WARNINGS_MAX);
+	if (n > RT_AN_WARNINGS_MAX)
+		n = RT_AN_WARNINGS_MAX;
+	RT_JSON_KEY(j, "warnings");
+	rt_json_arr(j);
+	for (unsigned i = 0; i < n; i++) {
+		rt_json_next(j);
+		rt_json_obj(j);
+		RT_JSON_KEY(j, "code");
+		rt_json_name(j, w[i].code);
+		RT_JSON_STR(j, "message", w[i].message);
+		for (unsigned k = 0; k < w[i].nvalues; k++) {
+			rt_json_key(j, w[i].values[k].name);
+			rt_json_u64(j, w[i].values[k].value);
+		}
+		rt_json_obj_end(j);
+	}
+	rt_json_arr_end(j);
+}
+
+static void report(const struct rt_analyzer *an, struct rt_json *j)
+{
+	const struct an_totals *t = &an->tot;
+	rt_json_obj(j);
+	RT_JSON_U64(j, "schema", RT_JSON_SCHEMA);
+	RT_JSON_U64(j, "packets", t->c.packets);
+	RT_JSON_U64(j, "roce_packets", t->c.roce_packets);
+	if (t->c.packets) {
+		TS_NS(j, "start", an->first_ts);
+		TS_NS(j, "end", an->last_ts);
+	} else {
+		RT_JSON_KEY(j, "start");
+		rt_json_null(j);
+		RT_JSON_KEY(j, "start_ns");
+		rt_json_null(j);
+		RT_JSON_KEY(j, "end");
+		rt_json_null(j);
+		RT_JSON_KEY(j, "end_ns");
+		rt_json_null(j);
+	}
+	RT_JSON_U64(j, "bytes", t->c.bytes);
+	RT_JSON_U64(j, "link_speed_bps", an->o.link_speed_bps);
+	RT_JSON_U64(j, "flow_count", an->ft.next_id);
+	totals_json(an, j);
+	pfc_json(an, j);
+	episodes_json(an, j);
+	incast_json(an, j);
+	if (an->side.counters_loaded)
+		counters_json(&an->side, t, j);
+	findings_json(an, j);
+	if (an->side.srclog_loaded) {
+		RT_JSON_KEY(j, "source_log");
+		rt_json_obj(j);
+		RT_JSON_U64(j, "lines", an->side.srclog_lines);
+		RT_JSON_U64(j, "bad_lines", an->side.srclog_bad);
+		RT_JSON_U64(j, "unmatched_events", an->side.srclog_unmatched);
+		rt_json_obj_end(j);
+	}
+	RT_JSON_KEY(j, "flows");
+	rt_json_arr(j);
+	bool first_flow = true;
+	for (uint32_t id = 0; id < an->ft.next_id; id++) {
+		const struct an_flow *f = an_flow_by_id(&an->ft, id);
+		if (!(f->flags & AN_FLOW_SELECTED)) /* --flow */
+			continue;
+		rt_json_next(j);
+		if (!first_flow) /* a flow a line */
+			rt_out_char(j->o, '\n');
+		first_flow = false;
+		flow_json(an, j, f);
+	}
+	rt_json_arr_end(j);
+	rt_json_obj_end(j);
+	rt_out_char(j->o, '\n');
+}
+
+struct json_sink {
+	FILE *fp;
+};
+
+static int json_report(void *ctx, const struct rt_analyzer *an, char *errbuf)
+{
+	struct json_sink *s = ctx;
+	struct rt_outbuf *o = malloc(sizeof(*o));
+	struct rt_json j;
+	if (!o)
+		return rt_errorf(errbuf, ENOMEM, "writing the report");
+	rt_out_init(o, s->fp);
+	rt_json_init(&j, o);
+	report(an, &j);
+	int err = rt_out_flush(o);
+	free(o);
+	return err ? rt_errorf(errbuf, err, "writing the report") : 0;
+}
+
+static void json_free(void *ctx)
+{
+	free(ctx);
+}
+
+int rt_an_report_json_sink(FILE *fp, struct rt_an_sink *out, char *errbuf)
+{
+	struct json_sink *s = malloc(sizeof(*s));
+	if (!s)
+		return rt_errorf(errbuf, ENOMEM, "report");
+	s->fp = fp;
+	*out = (struct rt_an_sink){.report = json_report, .free = json_free, .ctx = s};
+	return 0;
+}
