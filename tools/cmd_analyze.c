@@ -23,13 +23,21 @@
 #define MIN_BUCKET_NS 100ull
 
 static const char analyze_help[] =
-	"usage: rocetrace analyze [-r] FILE [--json] [--flow SEL] [--link-speed RATE]\n"
+	"usage: rocetrace analyze [-r] FILE... [--json] [--flow SEL] [--link-speed RATE]\n"
 	"                         [--counters F] [--source-log F] [--udp-port P]\n"
-	"                         [--storm-ms N] [--top N] [-f BPF | EXPRESSION]\n"
+	"                         [--vantage NAME=FILE[,FILE...]] [--storm-ms N]\n"
+	"                         [--top N] [-f BPF | EXPRESSION]\n"
 	"\n"
 	"Read a saved capture (pcap or pcapng, micro- or nanosecond, Ethernet or Linux\n"
 	"cooked; FILE '-' reads standard input) and report per-QP flows, ECN marks and\n"
 	"CNPs, NAKs, retransmissions, PFC/PAUSE and congestion episodes.\n"
+	"\n"
+	"Several FILEs are read as one stream in time order. Files that continue one\n"
+	"another (a rotated set such as capture's OUT, OUT.1, OUT.2 or tcpdump -C\n"
+	"files, given in any order, some gzip'd) are one vantage point; captures of\n"
+	"the same traffic from different places (overlapping in time) are different\n"
+	"vantage points, and a packet seen at several of them counts once (see\n"
+	"Duplicates). docs/CAPTURE.md gives the grouping rule; --vantage names points.\n"
 	"\n"
 	"A flow is one direction of one QP: (source IP, destination IP, destination QP).\n"
 	"Its peer QP is learned from the traffic: ACKs, NAKs, read responses and atomic\n"
@@ -64,7 +72,14 @@ static const char analyze_help[] =
 	"In --json a value that cannot be known is null, never 0.\n"
 	"\n"
 	"Options:\n"
-	"  -r FILE            read FILE (the same as naming it first)\n"
+	"  -r FILE            read FILE (the same as naming it first); may be repeated\n"
+	"  FILE...            the files to read, before the filter expression: operands\n"
+	"                     naming existing files, holding a '/' or ending like a\n"
+	"                     capture file (.pcap, .pcapng, .cap, .gz, a number after\n"
+	"                     them)\n"
+	"  --vantage NAME=FILE[,FILE...]\n"
+	"                     these files were captured at vantage point NAME (one\n"
+	"                     point whatever their names and times); may be repeated\n"
 	"  EXPRESSION, -f, --filter BPF\n"
 	"                     analyze only frames matching the libpcap filter: the words\n"
 	"                     after the options (analyze F udp port 4791), as tcpdump\n"
@@ -79,7 +94,8 @@ static const char analyze_help[] =
 	"  --link-speed RATE  link speed for PFC/PAUSE quanta, e.g. 25G, 100G, 400G\n"
 	"                     (default 100G)\n"
 	"  --counters F       NIC counter samples (JSON Lines, docs/FORMATS.md) to merge\n"
-	"                     into the report (default: FILE.counters.jsonl when it exists)\n"
+	"                     into the report (default: FILE.counters.jsonl when it exists;\n"
+	"                     several FILEs: when exactly one of them has one)\n"
 	"  --source-log F     the traffic source's event log (`gen --log`) to join per flow\n"
 	"  --udp-port P       RoCEv2 UDP destination port (default 4791)\n"
 	"  --dup-window D     the same RoCE packet seen again at the same capture point\n"
@@ -96,10 +112,11 @@ static const char analyze_help[] =
 	"\n"
 	"Duplicates: a packet with the same addresses, QP, PSN, opcode, length, UDP\n"
 	"source port and IPv4 id as one already counted is a copy when it was seen at\n"
-	"another capture point (pcapng interface, SLL2 interface index of '-i any',\n"
-	"ERSPAN session, or a router hop: other MACs or TTL) within 100 ms, or at the\n"
-	"same one within --dup-window (overlapping files, a port mirrored twice), unless\n"
-	"it can be a resend (the PSN a NAK asked for, or the next one of a resend run).\n"
+	"another capture point (another vantage point's file, pcapng interface, SLL2\n"
+	"interface index of '-i any', ERSPAN session, or a router hop: other MACs or\n"
+	"TTL) within 100 ms, or at the same one within --dup-window (overlapping files\n"
+	"named as one vantage point, a port mirrored twice), unless it can be a resend\n"
+	"(the PSN a NAK asked for, or the next one of a resend run).\n"
 	"A copy counts once, in the \"duplicates\" key; a CE mark it picked up between\n"
 	"the capture points counts.\n"
 	"\n"
@@ -128,15 +145,20 @@ static const char analyze_help[] =
 	"  rocetrace analyze mirror.pcap --link-speed 400G --storm-ms 20\n"
 	"  rocetrace analyze run.pcapng --source-log gen.jsonl --counters nic.jsonl\n"
 	"  rocetrace analyze mirror.pcap.gz --udp-port 4792 --dup-window 50us\n"
-	"  rocetrace analyze -r run.pcapng --flow '10.0.0.1>10.0.0.2:0x000011' vlan 100\n";
+	"  rocetrace analyze -r run.pcapng --flow '10.0.0.1>10.0.0.2:0x000011' vlan 100\n"
+	"  rocetrace analyze run.pcapng.2 run.pcapng run.pcapng.1 --json\n"
+	"  rocetrace analyze --vantage sender=tx.pcapng --vantage receiver=rx.pcapng.gz\n";
 
 static const char timeline_help[] =
-	"usage: rocetrace timeline [-r] FILE [--bucket D] [--flow SEL]\n"
+	"usage: rocetrace timeline [-r] FILE... [--bucket D] [--flow SEL]\n"
 	"                          [--format csv|json] [-o OUT] [--link-speed RATE]\n"
 	"                          [--counters F] [--source-log F] [--udp-port P]\n"
-	"                          [--dup-window D] [-f BPF | EXPRESSION]\n"
+	"                          [--dup-window D] [--vantage NAME=FILE[,FILE...]]\n"
+	"                          [-f BPF | EXPRESSION]\n"
 	"\n"
-	"Cut a capture (pcap/pcapng, '-' for standard input) into time buckets and\n"
+	"Cut a capture (pcap/pcapng, '-' for standard input; several FILEs are read\n"
+	"as one stream in time order, as `rocetrace analyze` reads them) into time\n"
+	"buckets and\n"
 	"write one row per (bucket, flow) that had traffic or events, plus an 'all'\n"
 	"row per bucket with everything in it (every frame but copies of packets\n"
 	"already counted, CNPs and NAKs that match no flow, PFC/PAUSE). Buckets where\n"
@@ -169,7 +191,11 @@ static const char timeline_help[] =
 	"`rocetrace analyze --json`.\n"
 	"\n"
 	"Options:\n"
-	"  -r FILE            read FILE (the same as naming it first)\n"
+	"  -r FILE            read FILE (the same as naming it first); may be repeated\n"
+	"  FILE...            the files to read, before the filter expression (as\n"
+	"                     `rocetrace analyze` takes them)\n"
+	"  --vantage NAME=FILE[,FILE...]\n"
+	"                     these files were captured at vantage point NAME\n"
 	"  EXPRESSION, -f, --filter BPF\n"
 	"                     only frames matching the libpcap filter: the words after\n"
 	"                     the options, as tcpdump takes them, or one argument of -f\n"
@@ -189,7 +215,8 @@ static const char timeline_help[] =
 	"                     is refused\n"
 	"  --link-speed RATE  link speed for PFC/PAUSE quanta (default 100G)\n"
 	"  --counters F       NIC counter samples (JSON Lines, docs/FORMATS.md; default:\n"
-	"                     FILE.counters.jsonl when it exists)\n"
+	"                     FILE.counters.jsonl when it exists; several FILEs: when\n"
+	"                     exactly one of them has one)\n"
 	"  --source-log F     the traffic source's event log (`gen --log`)\n"
 	"  --udp-port P       RoCEv2 UDP destination port (default 4791)\n"
 	"  --dup-window D     copies of a RoCE packet count once, as in `rocetrace\n"
@@ -207,7 +234,8 @@ static const char timeline_help[] =
 	"Examples:\n"
 	"  rocetrace timeline samples/incast.pcap --bucket 50us > incast.csv\n"
 	"  rocetrace timeline run.pcapng --flow '10.0.0.1>10.0.0.9:0x11' --format json\n"
-	"  rocetrace timeline run.pcapng --bucket 1ms -o timeline.csv\n";
+	"  rocetrace timeline run.pcapng --bucket 1ms -o timeline.csv\n"
+	"  rocetrace timeline run.pcapng run.pcapng.1 run.pcapng.2 --bucket 1ms\n";
 
 /* What the pump feeds: the analyzer, and the progress line of a big file on a terminal. */
 struct feed {
@@ -239,15 +267,16 @@ static void on_progress(void *ctx, uint64_t frames, uint64_t elapsed_ns)
 	f->progress_shown = true;
 }
 
-/* Read every frame of `path` into the analyzer; *res says how the read ended. 0 or a negative errno (errbuf set). */
-static int run(struct rt_analyzer *an, const char *path, const char *bpf, uint16_t udp_port,
-	       const char *cmd, FILE *timeline_out, struct rt_pump_result *res, char *errbuf)
+/* Read every frame of the files into the analyzer; *res says how the read ended. 0 or a negative errno (errbuf set). */
+static int run(struct rt_analyzer *an, const struct rt_cli_files *files, const char *bpf,
+	       uint16_t udp_port, const char *cmd, FILE *timeline_out, struct rt_pump_result *res,
+	       char *errbuf)
 {
 	struct feed f = {.an = an, .cmd = cmd, .timeline_out = timeline_out};
 	struct rt_dissect_opts dopts;
 	struct rt_pump_config pc = {.dissect = &dopts, .on_frame = on_frame, .ctx = &f};
 	struct rt_source *src;
-	int rc = rt_pump_open_file(&src, path, bpf, errbuf);
+	int rc = rt_pump_open_files(&src, files->files, files->n, bpf, errbuf);
 
 	memset(res, 0, sizeof(*res));
 	if (rc < 0)
@@ -280,6 +309,7 @@ enum {
 	OPT_GAP,
 	OPT_RATEWIN,
 	OPT_DUPWIN,
+	OPT_VANTAGE,
 };
 
 static int load_side_files(struct rt_analyzer *an, const char *counters, const char *srclog,
@@ -296,11 +326,12 @@ static int load_side_files(struct rt_analyzer *an, const char *counters, const c
 	return 0;
 }
 
-static int run_command(const char *cmd, bool timeline, const char *path, const char *bpf, bool json,
-		       const char *counters, const char *srclog, const char *out_path, uint64_t top,
-		       struct rt_analyzer_opts *opts);
+static int run_command(const char *cmd, bool timeline, const struct rt_cli_files *files,
+		       const char *bpf, bool json, const char *counters, const char *srclog,
+		       const char *out_path, uint64_t top, struct rt_analyzer_opts *opts);
 
-static int common(int argc, char **argv, bool timeline)
+/* The options, then the run; returns the exit status. `files` gathers the capture files. */
+static int parse_and_run(int argc, char **argv, bool timeline, struct rt_cli_files *files)
 {
 	const char *cmd = timeline ? "timeline" : "analyze";
 	static const struct option longopts[] = {
@@ -319,6 +350,7 @@ static int common(int argc, char **argv, bool timeline)
 		{"episode-gap", required_argument, NULL, OPT_GAP},
 		{"rate-window", required_argument, NULL, OPT_RATEWIN},
 		{"dup-window", required_argument, NULL, OPT_DUPWIN},
+		{"vantage", required_argument, NULL, OPT_VANTAGE},
 		{NULL, 0, NULL, 0},
 	};
 	struct rt_analyzer_opts ao;
@@ -329,9 +361,8 @@ static int common(int argc, char **argv, bool timeline)
 	uint64_t port = RT_ROCEV2_PORT, top = 10, v;
 	ao.bucket_ns = timeline ? 100000 : 0;
 	const char *shortopts = timeline ? ":hf:r:o:" : ":hf:r:";
-	const char *path = NULL;
 	char *bpf_joined = NULL;
-	int c, li;
+	int c, li, rc;
 	optind = 1;
 	opterr = 0;
 	while ((li = -1, c = getopt_long(argc, argv, shortopts, longopts, &li)) != -1) {
@@ -343,9 +374,12 @@ static int common(int argc, char **argv, bool timeline)
 			bpf = optarg;
 			break;
 		case 'r':
-			if (path)
-				return rt_cli_usage_error(cmd, "-r given twice");
-			path = optarg;
+			if ((rc = rt_cli_files_add(cmd, files, optarg, NULL)))
+				return rc;
+			break;
+		case OPT_VANTAGE:
+			if ((rc = rt_cli_files_vantage(cmd, files, optarg)))
+				return rc;
 			break;
 		case OPT_JSON:
 			if (timeline)
@@ -429,20 +463,51 @@ static int common(int argc, char **argv, bool timeline)
 			return rt_cli_getopt_error(cmd, c, argv);
 		}
 	}
-	int orc = rt_cli_operands(cmd, argc, argv, optind, true, &path, &bpf, &bpf_joined);
+	int orc = rt_cli_files_operands(cmd, argc, argv, optind, files, &bpf, &bpf_joined);
 	if (orc)
 		return orc;
 	ao.udp_port = (uint16_t)port;
-	int status = run_command(cmd, timeline, path, bpf, json, counters, srclog, out_path, top,
+	int status = run_command(cmd, timeline, files, bpf, json, counters, srclog, out_path, top,
 				 &ao);
 	free(bpf_joined);
 	return status;
 }
 
-/* After the options: open the output, analyze `path`, report. Returns the exit status. */
-static int run_command(const char *cmd, bool timeline, const char *path, const char *bpf, bool json,
-		       const char *counters, const char *srclog, const char *out_path, uint64_t top,
-		       struct rt_analyzer_opts *opts)
+static int common(int argc, char **argv, bool timeline)
+{
+	struct rt_cli_files files = {0};
+	int status = parse_and_run(argc, argv, timeline, &files);
+	rt_cli_files_free(&files);
+	return status;
+}
+
+/*
+ * The counters file analyze reads unless --counters names one: FILE.counters.jsonl
+ * beside the one FILE (several files: beside exactly one of them), or NULL.
+ */
+static const char *auto_counters(const struct rt_cli_files *files, char *buf, size_t size)
+{
+	const char *found = NULL;
+	struct stat st;
+	for (size_t i = 0; i < files->n; i++) {
+		const char *path = files->files[i].path;
+		char name[4096];
+		if (!strcmp(path, "-") ||
+		    (size_t)snprintf(name, sizeof(name), "%s.counters.jsonl", path) >= sizeof(name) ||
+		    stat(name, &st) != 0)
+			continue;
+		if (found)
+			return NULL;
+		snprintf(buf, size, "%s", name);
+		found = buf;
+	}
+	return found;
+}
+
+/* After the options: open the output, analyze the files, report. Returns the exit status. */
+static int run_command(const char *cmd, bool timeline, const struct rt_cli_files *files,
+		       const char *bpf, bool json, const char *counters, const char *srclog,
+		       const char *out_path, uint64_t top, struct rt_analyzer_opts *opts)
 {
 	struct rt_analyzer_opts ao = *opts;
 	uint16_t port = ao.udp_port;
@@ -466,13 +531,9 @@ static int run_command(const char *cmd, bool timeline, const char *path, const c
 		return errno == EINVAL ? RT_EXIT_USAGE : RT_EXIT_ERROR;
 	}
 	int status = RT_EXIT_OK;
-	char auto_counters[4096];
-	struct stat st;
-	if (!counters && strcmp(path, "-") &&
-	    (size_t)snprintf(auto_counters, sizeof(auto_counters), "%s.counters.jsonl", path) <
-		    sizeof(auto_counters) &&
-	    stat(auto_counters, &st) == 0)
-		counters = auto_counters;
+	char counters_buf[4096];
+	if (!counters)
+		counters = auto_counters(files, counters_buf, sizeof(counters_buf));
 	/* a timeline joins the side files bucket by bucket, so it reads them first */
 	if (timeline && load_side_files(an, counters, srclog, cmd, errbuf) < 0) {
 		rt_analyzer_free(an);
@@ -481,7 +542,7 @@ static int run_command(const char *cmd, bool timeline, const char *path, const c
 	}
 	struct rt_pump_result res;
 	rt_pump_catch_signals(NULL);
-	int rc = run(an, path, bpf, (uint16_t)port, cmd, out, &res, errbuf);
+	int rc = run(an, files, bpf, (uint16_t)port, cmd, out, &res, errbuf);
 	char read_err[RT_ERRBUF_SIZE] = "";
 	if (rc < 0) {
 		snprintf(read_err, sizeof(read_err), "%s", errbuf);
