@@ -70,12 +70,15 @@ static void totals_json(struct rt_outbuf *o, const struct rt_totals *t,
 		RT_JSON_KEY(&j, "vantage_points");
 		rt_json_arr(&j);
 		for (size_t i = 0; i < npoints; i++) {
+			rt_json_next(&j);
 			rt_json_obj(&j);
 			RT_JSON_STR(&j, "name", points[i].name);
 			RT_JSON_KEY(&j, "files");
 			rt_json_arr(&j);
-			for (size_t k = 0; k < points[i].nfiles; k++)
+			for (size_t k = 0; k < points[i].nfiles; k++) {
+				rt_json_next(&j);
 				rt_json_str(&j, points[i].files[k]);
+			}
 			rt_json_arr_end(&j);
 			RT_JSON_U64(&j, "frames", points[i].frames);
 			rt_json_obj_end(&j);

@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """Compare `rocetrace analyze --json` (and timeline sums) with a scenario's truth file.
 
-usage: check_truth.py ROCETRACE CAPTURE TRUTH.json
+usage: check_truth.py ROCETRACE CAPTURE... TRUTH.json
+(several CAPTUREs are analyzed together: a rotated set, or vantage points of one run)
 Exits 0 when everything the truth states matches, 1 with one line per mismatch otherwise.
 """
 import csv
@@ -87,10 +88,10 @@ def check_rp(name, f, t, on_wire):
 
 
 def main():
-    exe, cap, truth_path = sys.argv[1:4]
+    exe, caps, truth_path = sys.argv[1], sys.argv[2:-1], sys.argv[-1]
     truth = json.load(open(truth_path))
     args = truth.get("args", [])
-    rep = json.loads(run([exe, "analyze", cap, "--json"] + args))
+    rep = json.loads(run([exe, "analyze"] + caps + ["--json"] + args))
 
     check("packets", rep["packets"], truth["packets"])
     for k, v in truth.get("totals", {}).items():
@@ -141,7 +142,7 @@ def main():
 
     # timeline: per-flow column sums equal analyze's totals, in CSV and JSON Lines
     for fmt, bucket in (("csv", "10us"), ("json", "1ms")):
-        out = run([exe, "timeline", cap, "--bucket", bucket, "--format", fmt] + args)
+        out = run([exe, "timeline"] + caps + ["--bucket", bucket, "--format", fmt] + args)
         rows = list(csv.DictReader(io.StringIO(out))) if fmt == "csv" else \
             [json.loads(x) for x in out.splitlines()]
         sums = {}
@@ -171,7 +172,7 @@ def main():
         for e in errors:
             print("MISMATCH " + e)
         sys.exit(1)
-    print("ok: %s matches %s" % (cap, truth_path))
+    print("ok: %s matches %s" % (" ".join(caps), truth_path))
 
 
 if __name__ == "__main__":
