@@ -52,6 +52,7 @@
 #define OPT_END 0
 #define IF_TSRESOL 9
 #define IF_TSOFFSET 14
+#define ISB_STARTTIME 2
 #define ISB_IFDROP 5
 #define ISB_OSDROP 7
 
@@ -78,6 +79,7 @@ struct iface {
 	uint64_t ts_offset_ns; /* if_tsoffset (seconds, signed) in ns, modulo 2^64 */
 	bool drops_known;
 	uint64_t if_dropped, os_dropped; /* from the interface's latest ISB */
+	uint64_t isb_start;		 /* its isb_starttime in the interface's units, 0 when absent */
 };
 
 struct rt_pcapfile {
@@ -103,6 +105,7 @@ struct rt_pcapfile {
 	struct iface *ifaces;
 	uint32_t nifaces, cap_ifaces;
 	uint32_t section_base; /* first interface of the current pcapng section */
+	uint64_t fingerprint;  /* hash of the interface descriptions (the classic pcap header) */
 	uint64_t seq;	       /* packet records read */
 	int err;	       /* a fatal error met after frames were handed out, reported next */
 	char errmsg[RT_ERRBUF_SIZE];
@@ -132,6 +135,14 @@ static inline uint64_t rd64(const struct rt_pcapfile *f, const uint8_t *p)
 static size_t pad4(size_t n)
 {
 	return (n + 3u) & ~(size_t)3u;
+}
+
+/* FNV-1a over len bytes, continuing from h. */
+static uint64_t fnv1a(uint64_t h, const uint8_t *p, size_t len)
+{
+	for (size_t i = 0; i < len; i++)
+		h = (h ^ p[i]) * 0x100000001b3ull;
+	return h;
 }
 
 /* ---- input ---- */
@@ -343,11 +354,15 @@ static void ng_isb(struct rt_pcapfile *f, const uint8_t *b, size_t blen)
 	if (id >= f->nifaces - f->section_base)
 		return; /* names no interface of this section: nothing to attribute */
 	struct iface *ifc = &f->ifaces[f->section_base + id];
+	ifc->isb_start = 0;
 	for (size_t o = 12; o + 4 <= blen;) {
 		uint16_t code = rd16(f, b + o), olen = rd16(f, b + o + 2);
 		if (code == OPT_END || o + 4 + pad4(olen) > blen)
 			break;
-		if (olen == 8 && (code == ISB_IFDROP || code == ISB_OSDROP)) {
+		if (olen == 8 && code == ISB_STARTTIME) {
+			/* a timestamp: high and low 32 bits, each in the section's byte order */
+			ifc->isb_start = (uint64_t)rd32(f, b + o + 4) << 32 | rd32(f, b + o + 8);
+		} else if (olen == 8 && (code == ISB_IFDROP || code == ISB_OSDROP)) {
 			uint64_t v = rd64(f, b + o + 4);
 			if (code == ISB_IFDROP)
 				ifc->if_dropped = v;
@@ -476,6 +491,8 @@ static int ng_block(struct rt_pcapfile *f, struct rt_frame *fr, size_t avail, si
 		rc = REC_FRAME;
 	} else if (type == NG_IDB) {
 		rc = ng_idb(f, b, blen, errbuf);
+		if (f->seq == 0) /* the descriptions before the first frame describe the capture */
+			f->fingerprint = fnv1a(f->fingerprint, b, blen);
 	} else if (type == NG_ISB) {
 		ng_isb(f, b, blen);
 	} else if (type == NG_SHB) {
@@ -586,6 +603,8 @@ static int open_pcap(struct rt_pcapfile *f, uint32_t magic, char *errbuf)
 	/* as libpcap: no snap length, or an absurd one, means the largest frame */
 	f->snaplen = f->info.snaplen && f->info.snaplen <= MAX_CAPLEN ? f->info.snaplen : MAX_CAPLEN;
 	f->nifaces = 1;
+	/* magic, version, snap length and link type (not thiszone and sigfigs) */
+	f->fingerprint = fnv1a(fnv1a(f->fingerprint, h, 8), h + 16, 8);
 	f->pos += PCAP_FILE_HDR;
 	return 0;
 }
@@ -664,6 +683,7 @@ static struct rt_pcapfile *alloc_reader(const char *name)
 	if (f) {
 		snprintf(f->name, sizeof(f->name), "%s", name);
 		f->fd = -1;
+		f->fingerprint = 0xcbf29ce484222325ull; /* FNV-1a's offset basis */
 	}
 	return f;
 }
@@ -733,6 +753,29 @@ void rt_pcapfile_drops(const struct rt_pcapfile *f, struct rt_pcapfile_drops *ou
 		out->if_dropped += ifc->if_dropped;
 		out->os_dropped += ifc->os_dropped;
 	}
+}
+
+void rt_pcapfile_iface_drops(const struct rt_pcapfile *f, uint32_t interface_id,
+			     struct rt_pcapfile_iface_drops *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (f->info.format != RT_PCAPFILE_PCAPNG || interface_id >= f->nifaces)
+		return;
+	const struct iface *ifc = &f->ifaces[interface_id];
+	out->known = ifc->drops_known;
+	out->if_dropped = ifc->if_dropped;
+	out->os_dropped = ifc->os_dropped;
+	out->start = ifc->isb_start;
+}
+
+uint32_t rt_pcapfile_interfaces(const struct rt_pcapfile *f)
+{
+	return f->nifaces;
+}
+
+uint64_t rt_pcapfile_fingerprint(const struct rt_pcapfile *f)
+{
+	return f->fingerprint;
 }
 
 void rt_pcapfile_close(struct rt_pcapfile *f)

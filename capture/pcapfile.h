@@ -59,6 +59,28 @@ int rt_pcapfile_next(struct rt_pcapfile *f, struct rt_frame *frames, int max, ch
 uint32_t rt_pcapfile_snaplen(const struct rt_pcapfile *f, uint32_t interface_id);
 /* Drops recorded so far (ISBs usually come last: ask at the end). */
 void rt_pcapfile_drops(const struct rt_pcapfile *f, struct rt_pcapfile_drops *out);
+/* What the latest ISB of one interface (as in rt_frame.interface_id) recorded. */
+struct rt_pcapfile_iface_drops {
+	bool known; /* it holds isb_ifdrop or isb_osdrop */
+	uint64_t if_dropped, os_dropped;
+	/*
+	 * Its isb_starttime in the interface's timestamp units (0: none). ISBs
+	 * count from the capture's start, so files of one rotated capture
+	 * share it and the last one holds the whole capture's drops.
+	 */
+	uint64_t start;
+};
+void rt_pcapfile_iface_drops(const struct rt_pcapfile *f, uint32_t interface_id,
+			     struct rt_pcapfile_iface_drops *out);
+/* Interfaces described so far (every section's; 1 for classic pcap). */
+uint32_t rt_pcapfile_interfaces(const struct rt_pcapfile *f);
+/*
+ * A hash of how the file describes its capture: the classic pcap header
+ * (magic, version, snap length, link type), or the bytes of every pcapng
+ * interface description before the first frame. Files of one rotated
+ * capture share it.
+ */
+uint64_t rt_pcapfile_fingerprint(const struct rt_pcapfile *f);
 void rt_pcapfile_close(struct rt_pcapfile *f);
 
 #endif

@@ -97,20 +97,24 @@ bool rt_pump_stopping(void)
 	return atomic_load(&stop_signal) != 0;
 }
 
-int rt_pump_open_file(struct rt_source **out, const char *path, const char *bpf, char *errbuf)
+int rt_pump_open_files(struct rt_source **out, const struct rt_source_file_spec *files, size_t n,
+                       const char *bpf, char *errbuf)
 {
 	struct rt_source_config cfg = {.bpf = bpf};
 	struct rt_source *src;
-	int rc = rt_source_open_file(&src, path, &cfg, errbuf);
+	int rc = rt_source_open_files(&src, files, n, &cfg, errbuf);
 
 	if (rc < 0)
 		return rc;
-	if (!rt_linktype_supported(src->linktype)) {
-		rc =
-		    rt_errmsg(errbuf, EPROTONOSUPPORT,
-		              "%s: link type %d is not supported (Ethernet, Linux SLL/SLL2 and raw "
-		              "IP are)",
-		              strcmp(path, "-") ? path : "stdin", src->linktype);
+	for (unsigned i = 0; i < rt_source_file_count(src); i++) {
+		struct rt_source_file_info fi;
+		rt_source_file_info(src, i, &fi);
+		if (rt_linktype_supported(fi.linktype))
+			continue;
+		rc = rt_errmsg(errbuf, EPROTONOSUPPORT,
+		               "%s: link type %d is not supported (Ethernet, Linux SLL/SLL2 and raw "
+		               "IP are)",
+		               strcmp(fi.path, "-") ? fi.path : "stdin", fi.linktype);
 		rt_source_close(src);
 		return rc;
 	}

@@ -4,6 +4,7 @@
 #define RT_PUMP_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "capture/source.h"
@@ -57,11 +58,14 @@ int rt_pump_run(struct rt_source *src, const struct rt_pump_config *cfg, struct 
                 char *errbuf);
 
 /*
- * Open a saved capture (pcap/pcapng, "-" for standard input) with filter
- * `bpf` (NULL: none) as a pump source; a link type the dissector does not
- * know is refused. Returns 0 or a negative errno with errbuf filled.
+ * Open saved captures (pcap/pcapng, "-" for standard input; several are
+ * merged by time into one stream: rt_source_open_files()) with filter
+ * `bpf` (NULL: none) as a pump source; a file whose link type the
+ * dissector does not know is refused. Returns 0 or a negative errno with
+ * errbuf filled.
  */
-int rt_pump_open_file(struct rt_source **out, const char *path, const char *bpf, char *errbuf);
+int rt_pump_open_files(struct rt_source **out, const struct rt_source_file_spec *files, size_t n,
+                       const char *bpf, char *errbuf);
 
 /*
  * SIGINT, SIGTERM and SIGHUP (unless the caller ignored it, as nohup does)

@@ -3,6 +3,7 @@
 #define RT_SOURCE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "common/errbuf.h"
@@ -109,6 +110,96 @@ bool rt_source_kind_built(const char *kind);
 /* Open `name` as a saved capture (pcap/pcapng, "-" for stdin) whatever it looks like. */
 int rt_source_open_file(struct rt_source **out, const char *path, const struct rt_source_config *cfg,
 			char *errbuf);
+
+/* One file of a capture read from several, and the vantage point it was taken at. */
+struct rt_source_file_spec {
+	const char *path;    /* pcap or pcapng, plain or gzip'd; "-" for standard input */
+	const char *vantage; /* its vantage point's name (--vantage NAME=FILE), or NULL: by the rule below */
+};
+
+/*
+ * Read several saved captures as one stream in time order (a k-way merge:
+ * each file is read in its own order, the next frame is the earliest of
+ * the files' next frames; equal times keep file order). Memory grows with
+ * the files read at the same time, never with frames.
+ *
+ * Vantage points. Files are grouped into vantage points, the places the
+ * capture was taken at. A file with a `vantage` name belongs to that
+ * point. The others are grouped by the rule:
+ *  - files whose names number one rotated set (capture -C/-G's OUT, OUT.1,
+ *    OUT.2; tcpdump -C/-W's trace.pcap, trace.pcap1; in one folder, a
+ *    final .gz ignored: rt_fileset_rotation()) are one group; each other
+ *    file is grouped with the files that describe their capture
+ *    identically (the same pcapng interface descriptions, or the same
+ *    classic pcap header: rt_pcapfile_fingerprint());
+ *  - when the stream reaches a file's first frame, the file continues a
+ *    vantage point of its group whose files have all ended before that
+ *    frame (the one holding the file's predecessor in the set, else the
+ *    one that ended last); when every such point is still being read
+ *    (the captures overlap in time), it starts a vantage point of its own.
+ * So a rotated set, given in any order, is one vantage point, and captures
+ * of the same traffic from different places are several. A point takes
+ * the name of its first file without folder, number and extension
+ * (rt_fileset_point_name(); the path when two would share a name).
+ *
+ * Frames: interface_id is distinct for each (vantage point, interface of
+ * its files): the first point keeps its files' interface numbers, the
+ * others get new ones as they appear (rt_source_vantage_of() maps them
+ * back); `file` is the index of the frame's file in `files`; seq is the
+ * frame's position in the merged stream (a single file: its number in
+ * the file, as Wireshark shows it), counting frames the filter skipped.
+ * A file whose timestamps go backwards is read in its own order.
+ *
+ * Statistics: drops are those of each vantage point's files' pcapng
+ * statistics blocks, per interface; a point's files that share an
+ * isb_starttime (one rotated capture) count the last file's figures (each
+ * one counts from the capture's start), others add up.
+ *
+ * Errors: a file that cannot be opened or read fails the open with one
+ * line naming it; a file cut short is reported when the stream reaches
+ * the cut, after the frames before it. The same file given twice is
+ * refused.
+ */
+int rt_source_open_files(struct rt_source **out, const struct rt_source_file_spec *files, size_t n,
+			 const struct rt_source_config *cfg, char *errbuf);
+
+/* One file of a file source (rt_source_open_files(), or a single saved capture). */
+struct rt_source_file_info {
+	const char *path;  /* as given; "-" is standard input */
+	int vantage;	   /* its vantage point (rt_source_vantage_point()), -1 until the stream reaches it */
+	int linktype;	   /* its first interface's link type */
+	uint32_t snaplen;  /* its first interface's snap length (0: none given) */
+	bool gzip;	   /* gzip-compressed */
+	bool done;	   /* read to its end */
+	uint64_t frames;   /* its frames handed out so far (after the filter) */
+	uint64_t first_ns; /* its first frame's timestamp (0 when it has none) */
+	uint64_t last_ns;  /* the last one handed out (0: none yet) */
+};
+
+/* Files of a file source (0 for live sources). */
+unsigned rt_source_file_count(const struct rt_source *src);
+/* File `i` into *out; 0, or -ENOENT when there is no such file. Pointers stay valid until close. */
+int rt_source_file_info(const struct rt_source *src, unsigned i, struct rt_source_file_info *out);
+
+/* A vantage point of a file source: where some of its files were captured. */
+struct rt_vantage_point {
+	const char *name;      /* the --vantage name, or taken from its first file */
+	bool named;	       /* named with rt_source_file_spec.vantage */
+	unsigned nfiles;       /* its files so far ... */
+	const unsigned *files; /* ... as rt_source_file_info() indexes, in the order read (time) */
+	uint64_t frames;       /* frames of its files handed out so far (after the filter) */
+};
+
+/*
+ * Vantage points known so far: the named ones from the open, the others
+ * as the stream reaches their first file (all of them once it ended).
+ * Point `i` into *out (valid until the next rt_source_next() or close);
+ * 0, or -ENOENT when there is no such point.
+ */
+unsigned rt_source_vantage_count(const struct rt_source *src);
+int rt_source_vantage_point(const struct rt_source *src, unsigned i, struct rt_vantage_point *out);
+/* The vantage point of frames with this interface_id (as handed out), or -1 when none has it yet. */
+int rt_source_vantage_of(const struct rt_source *src, uint32_t interface_id);
 /* Up to `max` frames (struct rt_frame, dissect/dissect.h); returns as ops->next does. */
 int rt_source_next(struct rt_source *src, struct rt_frame *frames, int max, char *errbuf);
 int rt_source_stats(struct rt_source *src, struct rt_source_stats *st, char *errbuf);

@@ -1,4 +1,4 @@
-/* Saved-capture source: pcap and pcapng (plain or gzip'd, "-" for stdin) through the native reader, BPF through libpcap. */
+/* Saved-capture source: one or several pcap/pcapng files (plain or gzip'd, "-" for stdin) merged by time, grouped into vantage points, BPF through libpcap. */
 #include "capture/internal.h"
 #include "capture/pcapfile.h"
 
@@ -11,8 +11,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* Link types one file may mix that get their own compiled filter; frames of more are an error. */
+/* Link types the files may mix that get their own compiled filter; frames of more are an error. */
 #define MAX_FILTERS 8
+/* Frames read from one file at a time. */
+#define FILE_BATCH 64
+/* Files kept open after the open read their first frames; the others are opened again when the stream reaches them. */
+#define KEEP_OPEN 16
+#define NO_ID UINT32_MAX
 
 /* The filter compiled for one link type (BPF programs read link-layer offsets). */
 struct filter {
@@ -20,8 +25,58 @@ struct filter {
 	struct bpf_program prog;
 };
 
-struct file_priv {
-	struct rt_pcapfile *pf;
+enum file_state { F_PENDING = 0, F_ACTIVE, F_DONE };
+
+struct in_file {
+	char *path;
+	char *vantage;	   /* the name given with it, or NULL */
+	const char *shown; /* in messages: the path, or "stdin" */
+	struct rt_pcapfile *pf; /* open while read (and after the open, for the first KEEP_OPEN files) */
+	struct rt_frame batch[FILE_BATCH];
+	int nb, pos;	   /* frames in batch, the next one to hand out */
+	enum file_state state;
+	bool empty;	   /* it holds no frame */
+	int group;	   /* files that may continue one another share it; -1 when named */
+	long number;	   /* its number in a rotated set (-1: none) */
+	int pred;	   /* the file numbered right before it in its set, or -1 */
+	unsigned order;	   /* its rank in time order: the tie-break of equal timestamps */
+	uint64_t fingerprint;
+	int linktype;
+	uint32_t snaplen;
+	bool gzip;
+	uint64_t first_ns, last_ns;
+	uint64_t last_seq; /* the reader's number of the last frame handed out */
+	uint64_t frames;
+	int vp;
+	struct rt_pcapfile_iface_drops *drops; /* per interface, taken at its end */
+	uint32_t ndrops;
+};
+
+struct vpoint {
+	char *name;
+	bool named;
+	int group;
+	unsigned *files, nfiles, cap;
+	unsigned reading; /* its files opened and not yet ended */
+	uint64_t frames;
+	uint64_t end_ns; /* the last frame of its files that ended */
+	uint32_t *map;	 /* its files' interface numbers -> interface_id in the stream */
+	uint32_t nmap;
+};
+
+struct files_priv {
+	struct in_file *f;
+	size_t n;
+	unsigned *pending; /* file indexes in time order; the ones before next_pending were reached */
+	size_t next_pending;
+	unsigned *heap; /* files being read, by their next frame */
+	size_t nheap;
+	struct vpoint *vp;
+	unsigned nvp, capvp;
+	int *owner; /* interface_id -> vantage point */
+	uint32_t nowner;
+	unsigned reading; /* files being read (reached, not ended) */
+	uint64_t seq; /* frames of the merged stream so far, filtered ones included */
 	uint64_t received;
 	char *bpf; /* the expression, compiled per link type as frames meet it */
 	struct filter filters[MAX_FILTERS];
@@ -37,16 +92,16 @@ static bool file_is_ours(const char *name, const struct rt_source_config *cfg)
 	return stat(name, &st) == 0 && (S_ISREG(st.st_mode) || S_ISFIFO(st.st_mode));
 }
 
-static void file_close(struct rt_source *src);
+/* ---- filter ---- */
 
 /* The filter for `linktype`, compiled at its first use; NULL with errbuf set when it does not compile. */
-static const struct bpf_program *filter_for(struct file_priv *p, int linktype, char *errbuf)
+static const struct bpf_program *filter_for(struct files_priv *p, int linktype, char *errbuf)
 {
 	for (int i = 0; i < p->nfilters; i++)
 		if (p->filters[i].linktype == linktype)
 			return &p->filters[i].prog;
 	if (p->nfilters == MAX_FILTERS) {
-		rt_errorf(errbuf, 0, "-f: the file mixes more than %d link types", MAX_FILTERS);
+		rt_errorf(errbuf, 0, "-f: the files mix more than %d link types", MAX_FILTERS);
 		return NULL;
 	}
 	/* libpcap compiles for a DLT_ value; only raw IP's differs from its LINKTYPE_ */
@@ -67,63 +122,338 @@ static const struct bpf_program *filter_for(struct file_priv *p, int linktype, c
 	return &fl->prog;
 }
 
-static int file_open(struct rt_source *src, const char *name, const struct rt_source_config *cfg,
-		     char *errbuf)
+/* ---- vantage points ---- */
+
+static struct vpoint *vp_add(struct files_priv *p, const char *name, bool named, int group)
 {
-	bool is_stdin = strcmp(name, "-") == 0;
-	const char *shown = is_stdin ? "stdin" : name;
-	struct file_priv *p = calloc(1, sizeof(*p));
-	if (!p)
-		return rt_errorf(errbuf, ENOMEM, "%s", shown);
-	int fd = is_stdin ? STDIN_FILENO : open(name, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		int rc = rt_errorf(errbuf, errno, "%s", shown);
-		free(p);
-		return rc;
+	if (p->nvp == p->capvp) {
+		unsigned ncap = p->capvp ? p->capvp * 2 : 4;
+		struct vpoint *nv = realloc(p->vp, ncap * sizeof(*nv));
+		if (!nv)
+			return NULL;
+		p->vp = nv;
+		p->capvp = ncap;
 	}
-	int rc = rt_pcapfile_open_fd(&p->pf, fd, !is_stdin, shown, errbuf);
-	if (rc < 0) {
-		free(p);
-		return rc;
-	}
-	src->priv = p;
-	const struct rt_pcapfile_info *info = rt_pcapfile_info(p->pf);
-	src->linktype = info->linktype;
-	src->snaplen = info->snaplen;
-	src->ts_source = RT_TS_FILE;
-	if (cfg->bpf && *cfg->bpf) {
-		/* compiled now for the first link type, so a bad expression fails at once */
-		if (!(p->bpf = strdup(cfg->bpf))) {
-			file_close(src);
-			return rt_errorf(errbuf, ENOMEM, "%s", shown);
+	struct vpoint *v = &p->vp[p->nvp];
+	memset(v, 0, sizeof(*v));
+	if (!(v->name = strdup(name)))
+		return NULL;
+	v->named = named;
+	v->group = group;
+	p->nvp++;
+	return v;
+}
+
+static bool name_taken(const struct files_priv *p, const char *name)
+{
+	for (unsigned i = 0; i < p->nvp; i++)
+		if (strcmp(p->vp[i].name, name) == 0)
+			return true;
+	return false;
+}
+
+/* A new point named after file f: its short name, else its path, else the path and a number. */
+static struct vpoint *vp_for_file(struct files_priv *p, const struct in_file *f)
+{
+	char name[4200];
+	rt_fileset_point_name(f->path, name, sizeof(name));
+	if (name_taken(p, name))
+		snprintf(name, sizeof(name), "%s", f->path);
+	for (unsigned k = 2; name_taken(p, name); k++)
+		snprintf(name, sizeof(name), "%s#%u", f->path, k);
+	return vp_add(p, name, false, f->group);
+}
+
+/* The vantage point of file fi, as the stream reaches its first frame (source.h has the rule). */
+static int assign_vantage(struct files_priv *p, unsigned fi, char *errbuf)
+{
+	struct in_file *f = &p->f[fi];
+	int best = -1;
+	if (f->vantage) {
+		for (unsigned i = 0; i < p->nvp && best < 0; i++)
+			if (p->vp[i].named && strcmp(p->vp[i].name, f->vantage) == 0)
+				best = (int)i;
+	} else {
+		bool best_pred = false;
+		for (unsigned i = 0; i < p->nvp; i++) {
+			const struct vpoint *v = &p->vp[i];
+			if (v->named || v->group != f->group || v->reading)
+				continue;
+			bool pred = f->pred >= 0 && p->f[f->pred].vp == (int)i;
+			if (best < 0 || (pred && !best_pred) ||
+			    (pred == best_pred && v->end_ns > p->vp[best].end_ns)) {
+				best = (int)i;
+				best_pred = pred;
+			}
 		}
-		if (!filter_for(p, info->linktype, errbuf)) {
-			file_close(src);
-			return -EINVAL;
-		}
 	}
+	if (best < 0) {
+		if (!vp_for_file(p, f))
+			return rt_errorf(errbuf, ENOMEM, "%s", f->shown);
+		best = (int)p->nvp - 1;
+	}
+	struct vpoint *v = &p->vp[best];
+	if (v->nfiles == v->cap) {
+		unsigned ncap = v->cap ? v->cap * 2 : 4;
+		unsigned *nf = realloc(v->files, ncap * sizeof(*nf));
+		if (!nf)
+			return rt_errorf(errbuf, ENOMEM, "%s", f->shown);
+		v->files = nf;
+		v->cap = ncap;
+	}
+	v->files[v->nfiles++] = fi;
+	v->reading++;
+	p->reading++;
+	f->vp = best;
 	return 0;
 }
 
-static int file_next(struct rt_source *src, struct rt_frame *frames, int max, char *errbuf)
+/* The stream's interface_id for interface `local` of a file of point v (0, or -ENOMEM). */
+static int global_id(struct files_priv *p, int v, uint32_t local, uint32_t *out)
 {
-	struct file_priv *p = src->priv;
+	struct vpoint *vp = &p->vp[v];
+	if (local < vp->nmap && vp->map[local] != NO_ID) {
+		*out = vp->map[local];
+		return 0;
+	}
+	if (local >= vp->nmap) {
+		uint32_t *nm = realloc(vp->map, ((size_t)local + 1) * sizeof(*nm));
+		if (!nm)
+			return -ENOMEM;
+		for (uint32_t i = vp->nmap; i <= local; i++)
+			nm[i] = NO_ID;
+		vp->map = nm;
+		vp->nmap = local + 1;
+	}
+	/* the first point keeps its numbers (a single file's frames stay as they are) */
+	uint32_t g = v == 0 && (local >= p->nowner || p->owner[local] < 0) ? local : p->nowner;
+	if (g >= p->nowner) {
+		int *no = realloc(p->owner, ((size_t)g + 1) * sizeof(*no));
+		if (!no)
+			return -ENOMEM;
+		for (uint32_t i = p->nowner; i <= g; i++)
+			no[i] = -1;
+		p->owner = no;
+		p->nowner = g + 1;
+	}
+	p->owner[g] = v;
+	vp->map[local] = g;
+	*out = g;
+	return 0;
+}
+
+/* ---- reading the files ---- */
+
+static int open_reader(struct in_file *f, char *errbuf)
+{
+	bool is_stdin = strcmp(f->path, "-") == 0;
+	int fd = is_stdin ? STDIN_FILENO : open(f->path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return rt_errorf(errbuf, errno, "%s", f->shown);
+	return rt_pcapfile_open_fd(&f->pf, fd, !is_stdin, f->shown, errbuf);
+}
+
+/* The drops its ISBs recorded, kept when the file's reader closes. */
+static int keep_drops(struct in_file *f)
+{
+	uint32_t n = rt_pcapfile_interfaces(f->pf);
+	free(f->drops);
+	f->ndrops = 0;
+	if (!(f->drops = calloc(n ? n : 1, sizeof(*f->drops))))
+		return -ENOMEM;
+	for (uint32_t i = 0; i < n; i++)
+		rt_pcapfile_iface_drops(f->pf, i, &f->drops[i]);
+	f->ndrops = n;
+	return 0;
+}
+
+static void close_reader(struct in_file *f)
+{
+	rt_pcapfile_close(f->pf); /* closes the file (never stdin) */
+	f->pf = NULL;
+}
+
+/* File f has been read to its end. */
+static int file_done(struct files_priv *p, struct in_file *f, char *errbuf)
+{
+	if (f->pf && keep_drops(f) < 0)
+		return rt_errorf(errbuf, ENOMEM, "%s", f->shown);
+	close_reader(f);
+	f->state = F_DONE;
+	f->nb = f->pos = 0;
+	struct vpoint *v = &p->vp[f->vp];
+	v->reading--;
+	p->reading--;
+	if (f->last_ns > v->end_ns)
+		v->end_ns = f->last_ns;
+	return 0;
+}
+
+/* ---- the heap of files being read, by (next frame's time, order) ---- */
+
+static bool before(const struct files_priv *p, unsigned a, unsigned b)
+{
+	const struct in_file *x = &p->f[a], *y = &p->f[b];
+	uint64_t tx = x->batch[x->pos].ts_ns, ty = y->batch[y->pos].ts_ns;
+	return tx < ty || (tx == ty && x->order < y->order);
+}
+
+static void heap_down(struct files_priv *p, size_t i)
+{
 	for (;;) {
-		int n = rt_pcapfile_next(p->pf, frames, max, errbuf);
-		if (n <= 0 || !p->bpf) {
-			if (n > 0)
-				p->received += (uint64_t)n;
-			return n;
+		size_t l = 2 * i + 1, r = l + 1, m = i;
+		if (l < p->nheap && before(p, p->heap[l], p->heap[m]))
+			m = l;
+		if (r < p->nheap && before(p, p->heap[r], p->heap[m]))
+			m = r;
+		if (m == i)
+			return;
+		unsigned t = p->heap[i];
+		p->heap[i] = p->heap[m];
+		p->heap[m] = t;
+		i = m;
+	}
+}
+
+static void heap_push(struct files_priv *p, unsigned fi)
+{
+	size_t i = p->nheap++;
+	p->heap[i] = fi;
+	while (i && before(p, p->heap[i], p->heap[(i - 1) / 2])) {
+		unsigned t = p->heap[i];
+		p->heap[i] = p->heap[(i - 1) / 2];
+		p->heap[(i - 1) / 2] = t;
+		i = (i - 1) / 2;
+	}
+}
+
+static void heap_pop(struct files_priv *p)
+{
+	p->heap[0] = p->heap[--p->nheap];
+	heap_down(p, 0);
+}
+
+/* Next batch of a file being read: into the heap, or the file ends. 0, -EINTR (call again) or -errno. */
+static int refill(struct files_priv *p, unsigned fi, char *errbuf)
+{
+	struct in_file *f = &p->f[fi];
+	int n = rt_pcapfile_next(f->pf, f->batch, FILE_BATCH, errbuf);
+	if (n < 0)
+		return n;
+	f->nb = n;
+	f->pos = 0;
+	if (n == 0)
+		return file_done(p, f, errbuf);
+	heap_push(p, fi);
+	return 0;
+}
+
+/* The stream reached pending file fi: open it again if it was closed, give it its vantage point, start reading it. */
+static int activate(struct files_priv *p, unsigned fi, char *errbuf)
+{
+	struct in_file *f = &p->f[fi];
+	int rc;
+	if (!f->empty && !f->pf && (rc = open_reader(f, errbuf)) < 0)
+		return rc;
+	if ((rc = assign_vantage(p, fi, errbuf)) < 0)
+		return rc;
+	f->state = F_ACTIVE;
+	p->next_pending++;
+	if (f->empty)
+		return file_done(p, f, errbuf);
+	if (f->nb) { /* still holds what the open read */
+		heap_push(p, fi);
+		return 0;
+	}
+	/* -EINTR: it stays active with no frames; the next call reads them */
+	rc = refill(p, fi, errbuf);
+	if (rc == 0 && f->state == F_ACTIVE && f->batch[0].ts_ns != f->first_ns)
+		return rt_errmsg(errbuf, EIO, "%s: changed while being read", f->shown);
+	return rc;
+}
+
+/* Frame f of file fi, as the stream hands it out. */
+static int take(struct files_priv *p, unsigned fi, struct rt_frame *out, char *errbuf)
+{
+	struct in_file *f = &p->f[fi];
+	*out = f->batch[f->pos++];
+	p->seq += out->seq > f->last_seq ? out->seq - f->last_seq : 1;
+	f->last_seq = out->seq;
+	out->seq = p->seq;
+	out->file = fi;
+	f->last_ns = out->ts_ns;
+	if (global_id(p, f->vp, out->interface_id, &out->interface_id) < 0)
+		return rt_errorf(errbuf, ENOMEM, "%s", f->shown);
+	return 0;
+}
+
+/* Up to max frames of the merged stream, before the filter: the count, 0 at the end, or -errno. */
+static int merge(struct files_priv *p, struct rt_frame *out, int max, char *errbuf)
+{
+	int rc;
+	/* files whose batch ran out last time: their frames have been used, read on */
+	for (size_t i = 0; i < p->n; i++) {
+		struct in_file *f = &p->f[i];
+		if (f->state == F_ACTIVE && f->pos == f->nb && (rc = refill(p, (unsigned)i, errbuf)) < 0)
+			return rc;
+	}
+	int n = 0;
+	while (n < max) {
+		unsigned top = p->nheap ? p->heap[0] : 0;
+		if (p->next_pending < p->n) {
+			unsigned fi = p->pending[p->next_pending];
+			const struct in_file *pf = &p->f[fi], *tf = &p->f[top];
+			uint64_t ts = pf->empty ? UINT64_MAX : pf->first_ns;
+			uint64_t tt = p->nheap ? tf->batch[tf->pos].ts_ns : 0;
+			if (!p->nheap || ts < tt || (ts == tt && pf->order < tf->order)) {
+				if ((rc = activate(p, fi, errbuf)) < 0)
+					return n ? n : rc;
+				continue;
+			}
 		}
-		/* keep the frames the filter accepts; the others keep their numbers (seq) */
+		if (!p->nheap)
+			break;
+		if ((rc = take(p, top, &out[n], errbuf)) < 0)
+			return n ? n : rc;
+		n++;
+		struct in_file *f = &p->f[top];
+		if (f->pos == f->nb) {
+			/* its next frames can only be read once these have been used */
+			heap_pop(p);
+			break;
+		}
+		heap_down(p, 0);
+	}
+	return n;
+}
+
+static int files_next(struct rt_source *src, struct rt_frame *frames, int max, char *errbuf)
+{
+	struct files_priv *p = src->priv;
+	if (max < 1)
+		return -EINVAL;
+	for (;;) {
+		int n = merge(p, frames, max, errbuf);
+		if (n < 0)
+			return n;
+		if (n == 0 && !p->reading && p->next_pending == p->n)
+			return 0;
+		if (n == 0)
+			continue; /* files that ended, or hold no frame: read on */
 		int kept = 0;
 		for (int i = 0; i < n; i++) {
-			const struct bpf_program *prog = filter_for(p, frames[i].linktype, errbuf);
-			if (!prog)
-				return -EINVAL;
-			struct pcap_pkthdr h = {.caplen = frames[i].caplen, .len = frames[i].wirelen};
-			if (pcap_offline_filter(prog, &h, frames[i].data))
-				frames[kept++] = frames[i];
+			if (p->bpf) {
+				const struct bpf_program *prog = filter_for(p, frames[i].linktype, errbuf);
+				if (!prog)
+					return -EINVAL;
+				struct pcap_pkthdr h = {.caplen = frames[i].caplen, .len = frames[i].wirelen};
+				if (!pcap_offline_filter(prog, &h, frames[i].data))
+					continue; /* the others keep their numbers (seq) */
+			}
+			struct in_file *f = &p->f[frames[i].file];
+			f->frames++;
+			p->vp[f->vp].frames++;
+			frames[kept++] = frames[i];
 		}
 		if (kept) {
 			p->received += (uint64_t)kept;
@@ -132,37 +462,353 @@ static int file_next(struct rt_source *src, struct rt_frame *frames, int max, ch
 	}
 }
 
-static int file_stats(struct rt_source *src, struct rt_source_stats *st, char *errbuf)
+/* ---- statistics ---- */
+
+/* The drops file f recorded for interface `local`, live while it is read. */
+static void drops_of(const struct in_file *f, uint32_t local, struct rt_pcapfile_iface_drops *d)
+{
+	memset(d, 0, sizeof(*d));
+	if (f->pf)
+		rt_pcapfile_iface_drops(f->pf, local, d);
+	else if (local < f->ndrops)
+		*d = f->drops[local];
+}
+
+static int files_stats(struct rt_source *src, struct rt_source_stats *st, char *errbuf)
 {
 	(void)errbuf;
-	struct file_priv *p = src->priv;
-	struct rt_pcapfile_drops d;
-	rt_pcapfile_drops(p->pf, &d);
+	struct files_priv *p = src->priv;
 	st->received = p->received;
-	st->drops_known = d.known;
-	st->dropped = d.os_dropped;
-	st->if_dropped = d.if_dropped;
+	for (unsigned v = 0; v < p->nvp; v++) {
+		const struct vpoint *vp = &p->vp[v];
+		uint32_t nif = 0;
+		for (unsigned k = 0; k < vp->nfiles; k++) {
+			const struct in_file *f = &p->f[vp->files[k]];
+			uint32_t n = f->pf ? rt_pcapfile_interfaces(f->pf) : f->ndrops;
+			if (n > nif)
+				nif = n;
+		}
+		for (uint32_t i = 0; i < nif; i++) {
+			/* one capture's files share isb_starttime and count from it: the last one holds all */
+			struct rt_pcapfile_iface_drops cur = {0}, d;
+			for (unsigned k = 0; k < vp->nfiles; k++) {
+				drops_of(&p->f[vp->files[k]], i, &d);
+				if (!d.known)
+					continue;
+				if (cur.known && d.start != cur.start) {
+					st->if_dropped += cur.if_dropped;
+					st->dropped += cur.os_dropped;
+				}
+				cur = d;
+			}
+			if (cur.known) {
+				st->if_dropped += cur.if_dropped;
+				st->dropped += cur.os_dropped;
+				st->drops_known = true;
+			}
+		}
+	}
 	return 0;
 }
 
-static void file_close(struct rt_source *src)
+/* ---- open and close ---- */
+
+static void files_close(struct rt_source *src)
 {
-	struct file_priv *p = src->priv;
+	struct files_priv *p = src->priv;
 	if (!p)
 		return;
 	for (int i = 0; i < p->nfilters; i++)
 		pcap_freecode(&p->filters[i].prog);
-	rt_pcapfile_close(p->pf); /* closes the file (never stdin) */
+	for (size_t i = 0; i < p->n; i++) {
+		rt_pcapfile_close(p->f[i].pf);
+		free(p->f[i].path);
+		free(p->f[i].vantage);
+		free(p->f[i].drops);
+	}
+	for (unsigned i = 0; i < p->nvp; i++) {
+		free(p->vp[i].name);
+		free(p->vp[i].files);
+		free(p->vp[i].map);
+	}
+	free(p->vp);
+	free(p->owner);
+	free(p->f);
+	free(p->pending);
+	free(p->heap);
 	free(p->bpf);
 	free(p);
 	src->priv = NULL;
+}
+
+/* Read file f's header and first frames: what it describes, when it starts. */
+static int prime(struct in_file *f, bool keep_open, char *errbuf)
+{
+	int rc = open_reader(f, errbuf);
+	if (rc < 0)
+		return rc;
+	const struct rt_pcapfile_info *info = rt_pcapfile_info(f->pf);
+	f->linktype = info->linktype;
+	f->snaplen = info->snaplen;
+	f->gzip = info->gzip;
+	do
+		rc = rt_pcapfile_next(f->pf, f->batch, FILE_BATCH, errbuf);
+	while (rc == -EINTR);
+	if (rc < 0)
+		return rc;
+	f->fingerprint = rt_pcapfile_fingerprint(f->pf);
+	f->nb = rc;
+	f->empty = rc == 0;
+	if (rc)
+		f->first_ns = f->batch[0].ts_ns;
+	if (f->empty) {
+		if (keep_drops(f) < 0)
+			return rt_errorf(errbuf, ENOMEM, "%s", f->shown);
+		close_reader(f);
+	} else if (!keep_open && strcmp(f->path, "-") != 0) {
+		close_reader(f); /* read again from its start when the stream reaches it */
+		f->nb = 0;
+	}
+	return 0;
+}
+
+/*
+ * Groups of files that may continue one another: the files of a numbered
+ * set by their stem, the other files by their fingerprint; and each set
+ * member's predecessor.
+ */
+static int group_files(struct files_priv *p, char *errbuf)
+{
+	char **stem = calloc(p->n, sizeof(*stem));
+	bool *in_set = calloc(p->n, sizeof(*in_set));
+	int rc = stem && in_set ? 0 : rt_errorf(errbuf, ENOMEM, "grouping files"), ngroups = 0;
+	for (size_t i = 0; i < p->n && !rc; i++) {
+		char buf[4200];
+		p->f[i].number = rt_fileset_rotation(p->f[i].path, buf, sizeof(buf));
+		if (!(stem[i] = strdup(buf)))
+			rc = rt_errorf(errbuf, ENOMEM, "grouping files");
+	}
+	for (size_t i = 0; i < p->n && !rc; i++) {
+		for (size_t k = 0; k < p->n && !in_set[i]; k++)
+			in_set[i] = k != i && !p->f[i].vantage && !p->f[k].vantage && strcmp(stem[k], stem[i]) == 0;
+		if (!in_set[i])
+			p->f[i].number = -1;
+	}
+	for (size_t i = 0; i < p->n && !rc; i++) {
+		struct in_file *f = &p->f[i];
+		f->group = f->pred = -1;
+		if (f->vantage)
+			continue;
+		for (size_t k = 0; k < i && f->group < 0; k++)
+			if (!p->f[k].vantage && in_set[k] == in_set[i] &&
+			    (in_set[i] ? strcmp(stem[k], stem[i]) == 0 : p->f[k].fingerprint == f->fingerprint))
+				f->group = p->f[k].group;
+		if (f->group < 0)
+			f->group = ngroups++;
+	}
+	for (size_t i = 0; i < p->n && !rc; i++) {
+		struct in_file *f = &p->f[i];
+		for (size_t k = 0; k < p->n && in_set[i]; k++) {
+			const struct in_file *g = &p->f[k];
+			if (in_set[k] && g->group == f->group && g->number < f->number &&
+			    (f->pred < 0 || g->number > p->f[f->pred].number))
+				f->pred = (int)k;
+		}
+	}
+	for (size_t i = 0; stem && i < p->n; i++)
+		free(stem[i]);
+	free(stem);
+	free(in_set);
+	return rc;
+}
+
+/* Time order: first frame, then a set's numbering, then the order given; files without frames last. */
+static int by_time(const void *a, const void *b, void *ctx)
+{
+	const struct files_priv *p = ctx;
+	const struct in_file *x = &p->f[*(const unsigned *)a], *y = &p->f[*(const unsigned *)b];
+	if (x->empty != y->empty)
+		return x->empty ? 1 : -1;
+	if (x->first_ns != y->first_ns)
+		return x->first_ns < y->first_ns ? -1 : 1;
+	if (x->group == y->group && x->number != y->number)
+		return x->number < y->number ? -1 : 1;
+	return *(const unsigned *)a < *(const unsigned *)b ? -1 : 1;
+}
+
+static int open_all(struct rt_source *src, const struct rt_source_file_spec *files, size_t n,
+		    const struct rt_source_config *cfg, char *errbuf)
+{
+	struct files_priv *p = calloc(1, sizeof(*p));
+	if (!p)
+		return rt_errorf(errbuf, ENOMEM, "opening files");
+	src->priv = p;
+	if (!n)
+		return rt_errmsg(errbuf, EINVAL, "no capture file given");
+	p->f = calloc(n, sizeof(*p->f));
+	p->pending = calloc(n, sizeof(*p->pending));
+	p->heap = calloc(n, sizeof(*p->heap));
+	struct stat *ids = calloc(n, sizeof(*ids));
+	int rc = 0;
+	if (!p->f || !p->pending || !p->heap || !ids)
+		rc = rt_errorf(errbuf, ENOMEM, "opening files");
+	p->n = n;
+	for (size_t i = 0; i < n && !rc; i++) {
+		struct in_file *f = &p->f[i];
+		f->vp = -1;
+		f->path = strdup(files[i].path);
+		f->vantage = files[i].vantage ? strdup(files[i].vantage) : NULL;
+		if (!f->path || (files[i].vantage && !f->vantage)) {
+			rc = rt_errorf(errbuf, ENOMEM, "opening files");
+			break;
+		}
+		f->shown = strcmp(f->path, "-") ? f->path : "stdin";
+		bool is_stdin = strcmp(f->path, "-") == 0;
+		if (is_stdin ? fstat(STDIN_FILENO, &ids[i]) < 0 : stat(f->path, &ids[i]) < 0) {
+			rc = rt_errorf(errbuf, errno, "%s", f->shown);
+			break;
+		}
+		for (size_t k = 0; k < i && !rc; k++) {
+			if (ids[k].st_dev != ids[i].st_dev || ids[k].st_ino != ids[i].st_ino)
+				continue;
+			if (strcmp(p->f[k].path, f->path) == 0)
+				rc = rt_errmsg(errbuf, EINVAL, "%s: given twice", f->shown);
+			else
+				rc = rt_errmsg(errbuf, EINVAL, "%s: the same file as %s", f->shown, p->f[k].shown);
+		}
+		if (!rc)
+			rc = prime(f, i < KEEP_OPEN, errbuf);
+	}
+	free(ids);
+	/* named points exist from the start, in the order first given */
+	for (size_t i = 0; i < n && !rc; i++) {
+		const char *name = p->f[i].vantage;
+		bool known = false;
+		for (unsigned v = 0; v < p->nvp && name && !known; v++)
+			known = p->vp[v].named && strcmp(p->vp[v].name, name) == 0;
+		if (name && !known && !vp_add(p, name, true, -1))
+			rc = rt_errorf(errbuf, ENOMEM, "opening files");
+	}
+	if (!rc)
+		rc = group_files(p, errbuf);
+	if (rc)
+		return rc;
+	for (size_t i = 0; i < n; i++)
+		p->pending[i] = (unsigned)i;
+	qsort_r(p->pending, n, sizeof(*p->pending), by_time, p);
+	for (size_t i = 0; i < n; i++)
+		p->f[p->pending[i]].order = (unsigned)i;
+	const struct in_file *first = &p->f[0];
+	if (n > 1)
+		snprintf(src->name, sizeof(src->name), "%zu files", n);
+	src->linktype = first->linktype;
+	src->snaplen = first->snaplen;
+	src->ts_source = RT_TS_FILE;
+	if (cfg->bpf && *cfg->bpf) {
+		/* compiled now for the first link type, so a bad expression fails at once */
+		if (!(p->bpf = strdup(cfg->bpf)))
+			return rt_errorf(errbuf, ENOMEM, "-f");
+		if (!filter_for(p, first->linktype, errbuf))
+			return -EINVAL;
+	}
+	return 0;
+}
+
+static int file_open(struct rt_source *src, const char *name, const struct rt_source_config *cfg,
+		     char *errbuf)
+{
+	struct rt_source_file_spec spec = {.path = name};
+	int rc = open_all(src, &spec, 1, cfg, errbuf);
+	if (rc < 0)
+		files_close(src);
+	return rc;
 }
 
 const struct rt_source_ops rt_source_file_ops = {
 	.kind = "file",
 	.is_ours = file_is_ours,
 	.open = file_open,
-	.next = file_next,
-	.stats = file_stats,
-	.close = file_close,
+	.next = files_next,
+	.stats = files_stats,
+	.close = files_close,
 };
+
+int rt_source_open_files(struct rt_source **out, const struct rt_source_file_spec *files, size_t n,
+			 const struct rt_source_config *cfg, char *errbuf)
+{
+	static const struct rt_source_config defaults;
+	struct rt_source *src = calloc(1, sizeof(*src));
+	if (!src)
+		return rt_errorf(errbuf, ENOMEM, "opening files");
+	src->ops = &rt_source_file_ops;
+	snprintf(src->name, sizeof(src->name), "%s", n ? files[0].path : "");
+	int rc = open_all(src, files, n, cfg ? cfg : &defaults, errbuf);
+	if (rc < 0) {
+		files_close(src);
+		free(src);
+		return rc;
+	}
+	*out = src;
+	return 0;
+}
+
+/* ---- what the stream is made of ---- */
+
+static const struct files_priv *priv_of(const struct rt_source *src)
+{
+	return src && src->ops == &rt_source_file_ops ? src->priv : NULL;
+}
+
+unsigned rt_source_file_count(const struct rt_source *src)
+{
+	const struct files_priv *p = priv_of(src);
+	return p ? (unsigned)p->n : 0;
+}
+
+int rt_source_file_info(const struct rt_source *src, unsigned i, struct rt_source_file_info *out)
+{
+	const struct files_priv *p = priv_of(src);
+	if (!p || i >= p->n)
+		return -ENOENT;
+	const struct in_file *f = &p->f[i];
+	*out = (struct rt_source_file_info){
+	    .path = f->path,
+	    .vantage = f->vp,
+	    .linktype = f->linktype,
+	    .snaplen = f->snaplen,
+	    .gzip = f->gzip,
+	    .done = f->state == F_DONE,
+	    .frames = f->frames,
+	    .first_ns = f->empty ? 0 : f->first_ns,
+	    .last_ns = f->last_ns,
+	};
+	return 0;
+}
+
+unsigned rt_source_vantage_count(const struct rt_source *src)
+{
+	const struct files_priv *p = priv_of(src);
+	return p ? p->nvp : 0;
+}
+
+int rt_source_vantage_point(const struct rt_source *src, unsigned i, struct rt_vantage_point *out)
+{
+	const struct files_priv *p = priv_of(src);
+	if (!p || i >= p->nvp)
+		return -ENOENT;
+	const struct vpoint *v = &p->vp[i];
+	*out = (struct rt_vantage_point){
+	    .name = v->name,
+	    .named = v->named,
+	    .nfiles = v->nfiles,
+	    .files = v->files,
+	    .frames = v->frames,
+	};
+	return 0;
+}
+
+int rt_source_vantage_of(const struct rt_source *src, uint32_t interface_id)
+{
+	const struct files_priv *p = priv_of(src);
+	return p && interface_id < p->nowner ? p->owner[interface_id] : -1;
+}

@@ -182,7 +182,13 @@ struct rt_frame {
 	 */
 	uint64_t seq;
 	int linktype;	       /* pcap LINKTYPE_ of this frame (a pcapng may mix them); 0 = the source's */
-	uint32_t interface_id; /* where it was captured: pcapng interface (IDB) index; 0 for one-interface sources */
+	/*
+	 * Where it was captured: pcapng interface (IDB) index; 0 for
+	 * one-interface sources; several files: one per (vantage point,
+	 * interface), capture/source.h
+	 */
+	uint32_t interface_id;
+	uint32_t file;	       /* a source reading several files: which one (0-based, in the order given); else 0 */
 };
 
 /*

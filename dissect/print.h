@@ -26,6 +26,7 @@ struct rt_print_text_opts {
 	bool link;	  /* -e: link-level fields (MACs, Ethertype, SLL interface) */
 	unsigned verbose; /* -v: also TTL/hop limit, IPv4 id, UDP ports, opcode number, P_Key */
 	unsigned hex;	  /* 1 (-x): the captured bytes in hex below the line; 2 (-X): and ASCII */
+	const char *file; /* with verbose: "file=FILE" after the timestamp (several files); NULL: none */
 	/* state of -ttt and -ttttt, kept between lines (zero before the first) */
 	bool have_ts;
 	uint64_t first_ts, prev_ts;
@@ -50,8 +51,12 @@ void rt_print_text(struct rt_outbuf *o, struct rt_print_text_opts *opts, uint64_
  */
 void rt_print_hex(struct rt_outbuf *o, const uint8_t *data, uint32_t len, bool ascii);
 
-/* One JSON object and a newline (JSON Lines); `frame` is the frame's number in its capture. */
-void rt_print_json(struct rt_outbuf *o, uint64_t frame, const struct rt_record *r);
+/*
+ * One JSON object and a newline (JSON Lines); `frame` is the frame's number
+ * in its capture, `file` (NULL: none) the file it came from, for captures
+ * read from several files.
+ */
+void rt_print_json(struct rt_outbuf *o, uint64_t frame, const char *file, const struct rt_record *r);
 
 /* A top-level key rt_print_json() writes and what it holds. */
 struct rt_json_key_help {
@@ -74,7 +79,19 @@ struct rt_totals {
 };
 
 void rt_totals_add(struct rt_totals *t, const struct rt_record *r);
-/* The totals as text lines, or with `json` one JSON object and a newline. */
-void rt_print_totals(struct rt_outbuf *o, const struct rt_totals *t, bool json);
+/* Where counted frames were captured: a vantage point of a capture read from several files. */
+struct rt_totals_point {
+	const char *name;
+	const char *const *files; /* its files, in the order read */
+	size_t nfiles;
+	uint64_t frames; /* of the frames counted */
+};
+/*
+ * The totals as text lines, or with `json` one JSON object and a newline;
+ * with `npoints` vantage points, a line each ("vantage point NAME: N
+ * frames, files A B"), or the key "vantage_points": [{name, files, frames}].
+ */
+void rt_print_totals(struct rt_outbuf *o, const struct rt_totals *t,
+		     const struct rt_totals_point *points, size_t npoints, bool json);
 
 #endif

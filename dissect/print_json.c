@@ -12,7 +12,9 @@
  * time) a key missing here, and the command's --help prints this list.
  */
 #define JSON_KEYS(X)                                                                               \
-	X(frame, "the frame's 1-based number in the file (as Wireshark numbers it)")               \
+	X(frame, "the frame's 1-based number in the file (as Wireshark numbers it); with several "  \
+	         "files, in the stream merged by time")                                            \
+	X(file, "with several files: the frame's file, as given")                                  \
 	X(ts, "timestamp, \"SECONDS.NANOSECONDS\"")                                                \
 	X(ts_ns, "the same as an integer of nanoseconds (exact in Python and pandas; jq 1.6 "       \
 	         "rounds it to a double: use ts there)")                                           \
@@ -88,6 +90,7 @@ const size_t rt_print_json_nkeys = sizeof(rt_print_json_keys) / sizeof(rt_print_
 /* names from the dissector's tables: nothing to escape */
 #define KEY_NAME(j, key, v) CHECKED(key, RT_JSON_NAME((j), #key, (v)))
 #define KEY_TS(j, key, v)   CHECKED(key, RT_JSON_TS((j), #key, (v)))
+#define KEY_STR(j, key, v)  CHECKED(key, RT_JSON_STR((j), #key, (v)))
 
 static void json_aeth(struct rt_json *j, const struct rt_record *r)
 {
@@ -234,13 +237,15 @@ static void json_encap(struct rt_json *j, const struct rt_record *r)
 	rt_json_obj_end(j);
 }
 
-void rt_print_json(struct rt_outbuf *o, uint64_t frame, const struct rt_record *r)
+void rt_print_json(struct rt_outbuf *o, uint64_t frame, const char *file, const struct rt_record *r)
 {
 	struct rt_json jw, *j = &jw;
 
 	rt_json_init(j, o);
 	rt_json_obj(j);
 	KEY_U64(j, frame, frame);
+	if (file)
+		KEY_STR(j, file, file);
 	KEY_TS(j, ts, r->ts_ns);
 	KEY_U64(j, ts_ns, r->ts_ns);
 	KEY_U64(j, len, r->wirelen);

@@ -288,6 +288,10 @@ void rt_print_text(struct rt_outbuf *o, struct rt_print_text_opts *opts, uint64_
 	if (opts->number)
 		rt_out_printf(o, "%5llu ", (unsigned long long)frame);
 	text_ts(o, opts, r->ts_ns);
+	if (opts->verbose && opts->file) {
+		OUT_LIT(o, " file=");
+		rt_out_str(o, opts->file);
+	}
 	if (opts->link)
 		text_link(o, r);
 	if (r->layers & RT_L_ERSPAN) {

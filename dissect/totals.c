@@ -30,7 +30,8 @@ void rt_totals_add(struct rt_totals *t, const struct rt_record *r)
 		t->events[__builtin_ctzll(ev)]++;
 }
 
-static void totals_json(struct rt_outbuf *o, const struct rt_totals *t)
+static void totals_json(struct rt_outbuf *o, const struct rt_totals *t,
+			const struct rt_totals_point *points, size_t npoints)
 {
 	struct rt_json j;
 
@@ -65,16 +66,36 @@ static void totals_json(struct rt_outbuf *o, const struct rt_totals *t)
 		rt_json_u64(&j, t->events[i]);
 	}
 	rt_json_obj_end(&j);
+	if (npoints) {
+		RT_JSON_KEY(&j, "vantage_points");
+		rt_json_arr(&j);
+		for (size_t i = 0; i < npoints; i++) {
+			rt_json_next(&j);
+			rt_json_obj(&j);
+			RT_JSON_STR(&j, "name", points[i].name);
+			RT_JSON_KEY(&j, "files");
+			rt_json_arr(&j);
+			for (size_t k = 0; k < points[i].nfiles; k++) {
+				rt_json_next(&j);
+				rt_json_str(&j, points[i].files[k]);
+			}
+			rt_json_arr_end(&j);
+			RT_JSON_U64(&j, "frames", points[i].frames);
+			rt_json_obj_end(&j);
+		}
+		rt_json_arr_end(&j);
+	}
 	rt_json_obj_end(&j);
 	rt_out_char(o, '\n');
 }
 
-void rt_print_totals(struct rt_outbuf *o, const struct rt_totals *t, bool json)
+void rt_print_totals(struct rt_outbuf *o, const struct rt_totals *t,
+		     const struct rt_totals_point *points, size_t npoints, bool json)
 {
 	bool any = false;
 
 	if (json) {
-		totals_json(o, t);
+		totals_json(o, t, points, npoints);
 		return;
 	}
 	OUT_LIT(o, "frames: ");
@@ -112,4 +133,16 @@ void rt_print_totals(struct rt_outbuf *o, const struct rt_totals *t, bool json)
 		any = true;
 	}
 	rt_out_str(o, any ? "\n" : " none\n");
+	for (size_t i = 0; i < npoints; i++) {
+		OUT_LIT(o, "vantage point ");
+		rt_out_str(o, points[i].name);
+		OUT_LIT(o, ": ");
+		rt_out_u64(o, points[i].frames);
+		OUT_LIT(o, " frames, files");
+		for (size_t k = 0; k < points[i].nfiles; k++) {
+			rt_out_char(o, ' ');
+			rt_out_str(o, points[i].files[k]);
+		}
+		rt_out_char(o, '\n');
+	}
 }

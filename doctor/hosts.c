@@ -9,7 +9,7 @@
 #include "common/outbuf.h"
 #include "doctor/doctor.h"
 #include "doctor/json.h"
-#include "doctor/launch.h"
+#include "common/launch.h"
 
 #define NAME_COL 22
 

@@ -8,7 +8,7 @@
 
 #include "common/sysfs.h"
 #include "doctor/facts.h"
-#include "doctor/launch.h"
+#include "common/launch.h"
 
 #define TOOL_OUTPUT_MAX (1u << 20)
 

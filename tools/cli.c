@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "tools/cli.h"
 #include "tools/commands.h"
@@ -69,15 +70,10 @@ int rt_cli_getopt_error(const char *cmd, int c, char *const argv[])
 	return rt_cli_usage_error(cmd, "unknown option '%.*s'", len, arg);
 }
 
-int rt_cli_operands(const char *cmd, int argc, char **argv, int first, bool need_file,
-		    const char **path, const char **bpf, char **joined)
+/* The words argv[first..argc) joined with spaces into *bpf (and *joined, to free); refused after -f. */
+static int join_expression(const char *cmd, int argc, char **argv, int first, const char **bpf,
+			   char **joined)
 {
-	*joined = NULL;
-	if (!*path && need_file) {
-		if (first >= argc)
-			return rt_cli_usage_error(cmd, "no capture file given (FILE or -r FILE)");
-		*path = argv[first++];
-	}
 	if (first >= argc)
 		return 0;
 	if (*bpf)
@@ -100,4 +96,110 @@ int rt_cli_operands(const char *cmd, int argc, char **argv, int first, bool need
 	*joined = s;
 	*bpf = s;
 	return 0;
+}
+
+int rt_cli_operands(const char *cmd, int argc, char **argv, int first, bool need_file,
+		    const char **path, const char **bpf, char **joined)
+{
+	*joined = NULL;
+	if (!*path && need_file) {
+		if (first >= argc)
+			return rt_cli_usage_error(cmd, "no capture file given (FILE or -r FILE)");
+		*path = argv[first++];
+	}
+	return join_expression(cmd, argc, argv, first, bpf, joined);
+}
+
+int rt_cli_files_add(const char *cmd, struct rt_cli_files *fs, const char *path, const char *vantage)
+{
+	if (!*path)
+		return rt_cli_usage_error(cmd, "an empty file name");
+	if (fs->n == fs->cap) {
+		size_t ncap = fs->cap ? fs->cap * 2 : 8;
+		struct rt_source_file_spec *nf = realloc(fs->files, ncap * sizeof(*nf));
+		if (!nf)
+			return rt_cli_fail(cmd, "out of memory");
+		fs->files = nf;
+		fs->cap = ncap;
+	}
+	fs->files[fs->n++] = (struct rt_source_file_spec){.path = path, .vantage = vantage};
+	return 0;
+}
+
+int rt_cli_files_vantage(const char *cmd, struct rt_cli_files *fs, const char *arg)
+{
+	const char *eq = strchr(arg, '=');
+	if (!eq || eq == arg || !eq[1])
+		return rt_cli_usage_error(cmd, "--vantage: '%s' is not NAME=FILE[,FILE...]", arg);
+	char **no = realloc(fs->owned, (fs->nowned + 1) * sizeof(*no));
+	if (!no)
+		return rt_cli_fail(cmd, "out of memory");
+	fs->owned = no;
+	char *copy = strdup(arg);
+	if (!copy)
+		return rt_cli_fail(cmd, "out of memory");
+	fs->owned[fs->nowned++] = copy;
+	char *files = copy + (eq - arg);
+	*files++ = '\0';
+	char *save = NULL;
+	for (char *f = strtok_r(files, ",", &save); f; f = strtok_r(NULL, ",", &save)) {
+		int rc = rt_cli_files_add(cmd, fs, f, copy);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+/*
+ * Is operand w (after the first FILE) another FILE rather than the start of
+ * the filter expression? A filter starts with a keyword (udp, host, not,
+ * '(' ...): a word naming an existing file, holding a '/', or ending like a
+ * capture file (.pcap, .pcapng, .cap, .gz, a rotation number after them) is
+ * a file, so a missing one is reported as missing, not as a bad filter.
+ */
+static bool names_file(const char *w)
+{
+	static const char *const ext[] = {".pcap", ".pcapng", ".cap"};
+	struct stat st;
+	if (strchr(w, '/') || (stat(w, &st) == 0 && !S_ISDIR(st.st_mode)))
+		return true;
+	size_t len = strlen(w);
+	if (len > 3 && !strcmp(w + len - 3, ".gz"))
+		return true;
+	while (len && w[len - 1] >= '0' && w[len - 1] <= '9')
+		len--;
+	if (len && w[len - 1] == '.')
+		len--;
+	for (size_t i = 0; i < sizeof(ext) / sizeof(ext[0]); i++) {
+		size_t n = strlen(ext[i]);
+		if (len > n && !strncmp(w + len - n, ext[i], n))
+			return true;
+	}
+	return false;
+}
+
+int rt_cli_files_operands(const char *cmd, int argc, char **argv, int first, struct rt_cli_files *fs,
+			  const char **bpf, char **joined)
+{
+	int rc;
+	*joined = NULL;
+	if (!fs->n) {
+		if (first >= argc)
+			return rt_cli_usage_error(cmd, "no capture file given (FILE or -r FILE)");
+		if ((rc = rt_cli_files_add(cmd, fs, argv[first++], NULL)))
+			return rc;
+	}
+	while (first < argc && names_file(argv[first]))
+		if ((rc = rt_cli_files_add(cmd, fs, argv[first++], NULL)))
+			return rc;
+	return join_expression(cmd, argc, argv, first, bpf, joined);
+}
+
+void rt_cli_files_free(struct rt_cli_files *fs)
+{
+	for (size_t i = 0; i < fs->nowned; i++)
+		free(fs->owned[i]);
+	free(fs->owned);
+	free(fs->files);
+	memset(fs, 0, sizeof(*fs));
 }

@@ -3,6 +3,9 @@
 #define RT_TOOLS_CLI_H
 
 #include <stdbool.h>
+#include <stddef.h>
+
+#include "capture/source.h"
 
 /* "rocetrace CMD: MESSAGE (see 'rocetrace CMD --help')" on stderr; returns RT_EXIT_USAGE. */
 __attribute__((format(printf, 2, 3))) int rt_cli_usage_error(const char *cmd, const char *fmt, ...);
@@ -35,5 +38,33 @@ int rt_cli_getopt_error(const char *cmd, int c, char *const argv[]);
  */
 int rt_cli_operands(const char *cmd, int argc, char **argv, int first, bool need_file,
 		    const char **path, const char **bpf, char **joined);
+
+/*
+ * The capture files a command reads (dissect, analyze, timeline): -r FILE
+ * (repeatable), --vantage NAME=FILE[,FILE...], then FILE operands, in that
+ * order; freed with rt_cli_files_free().
+ */
+struct rt_cli_files {
+	struct rt_source_file_spec *files;
+	size_t n, cap;
+	char **owned; /* the --vantage values, split */
+	size_t nowned;
+};
+
+/* One more file (-r FILE), of vantage point `vantage` (NULL: by the rule). 0, or the exit status after one line on stderr. */
+int rt_cli_files_add(const char *cmd, struct rt_cli_files *fs, const char *path, const char *vantage);
+/* --vantage NAME=FILE[,FILE...]: the files of a vantage point named NAME. 0, or the exit status. */
+int rt_cli_files_vantage(const char *cmd, struct rt_cli_files *fs, const char *arg);
+/*
+ * The operands after the options, argv[first..argc): FILEs, then a filter
+ * expression as rt_cli_operands() takes it. The first operand is a FILE
+ * when no file was given yet (then it is required); each next one is a
+ * FILE while it names an existing file, holds a '/', or ends like a
+ * capture file name (.pcap, .pcapng, .cap, .gz, with a rotation number
+ * after them: run.pcapng.2). 0, or the exit status.
+ */
+int rt_cli_files_operands(const char *cmd, int argc, char **argv, int first, struct rt_cli_files *fs,
+			  const char **bpf, char **joined);
+void rt_cli_files_free(struct rt_cli_files *fs);
 
 #endif

@@ -27,14 +27,21 @@
 #define MIN_BUCKET_NS 100ull
 
 static const char analyze_help[] =
-	"usage: rocetrace analyze [-r] FILE [--json] [--flow SEL] [--link-speed RATE]\n"
+	"usage: rocetrace analyze [-r] FILE... [--json] [--flow SEL] [--link-speed RATE]\n"
 	"                         [--counters F] [--source-log F] [--udp-port P]\n"
-	"                         [--storm-ms N] [--top N] [--max-flows N]\n"
-	"                         [-f BPF | EXPRESSION]\n"
+	"                         [--vantage NAME=FILE[,FILE...]] [--storm-ms N]\n"
+	"                         [--top N] [--max-flows N] [-f BPF | EXPRESSION]\n"
 	"\n"
 	"Read a saved capture (pcap or pcapng, micro- or nanosecond, Ethernet or Linux\n"
 	"cooked; FILE '-' reads standard input) and report per-QP flows, ECN marks and\n"
 	"CNPs, NAKs, retransmissions, PFC/PAUSE and congestion episodes.\n"
+	"\n"
+	"Several FILEs are read as one stream in time order. Files that continue one\n"
+	"another (a rotated set such as capture's OUT, OUT.1, OUT.2 or tcpdump -C\n"
+	"files, given in any order, some gzip'd) are one vantage point; captures of\n"
+	"the same traffic from different places (overlapping in time) are different\n"
+	"vantage points, and a packet seen at several of them counts once (see\n"
+	"Duplicates). docs/CAPTURE.md gives the grouping rule; --vantage names points.\n"
 	"\n"
 	"A flow is one direction of one QP: (source IP, destination IP, destination QP).\n"
 	"Its peer QP is learned from the traffic: ACKs, NAKs, read responses and atomic\n"
@@ -69,7 +76,14 @@ static const char analyze_help[] =
 	"In --json a value that cannot be known is null, never 0.\n"
 	"\n"
 	"Options:\n"
-	"  -r FILE            read FILE (the same as naming it first)\n"
+	"  -r FILE            read FILE (the same as naming it first); may be repeated\n"
+	"  FILE...            the files to read, before the filter expression: operands\n"
+	"                     naming existing files, holding a '/' or ending like a\n"
+	"                     capture file (.pcap, .pcapng, .cap, .gz, a number after\n"
+	"                     them)\n"
+	"  --vantage NAME=FILE[,FILE...]\n"
+	"                     these files were captured at vantage point NAME (one\n"
+	"                     point whatever their names and times); may be repeated\n"
 	"  EXPRESSION, -f, --filter BPF\n"
 	"                     analyze only frames matching the libpcap filter: the words\n"
 	"                     after the options (analyze F udp port 4791), as tcpdump\n"
@@ -84,7 +98,8 @@ static const char analyze_help[] =
 	"  --link-speed RATE  link speed for PFC/PAUSE quanta, e.g. 25G, 100G, 400G\n"
 	"                     (default 100G)\n"
 	"  --counters F       NIC counter samples (JSON Lines, docs/FORMATS.md) to merge\n"
-	"                     into the report (default: FILE.counters.jsonl when it exists)\n"
+	"                     into the report (default: FILE.counters.jsonl when it exists;\n"
+	"                     several FILEs: when exactly one of them has one)\n"
 	"  --source-log F     the traffic source's event log (`gen --log`) to join per flow\n"
 	"  --udp-port P       RoCEv2 UDP destination port (default 4791)\n"
 	"  --dup-window D     the same RoCE packet seen again at the same capture point\n"
@@ -104,10 +119,11 @@ static const char analyze_help[] =
 	"\n"
 	"Duplicates: a packet with the same addresses, QP, PSN, opcode, length, UDP\n"
 	"source port and IPv4 id as one already counted is a copy when it was seen at\n"
-	"another capture point (pcapng interface, SLL2 interface index of '-i any',\n"
-	"ERSPAN session, or a router hop: other MACs or TTL) within 100 ms, or at the\n"
-	"same one within --dup-window (overlapping files, a port mirrored twice), unless\n"
-	"it can be a resend (the PSN a NAK asked for, or the next one of a resend run).\n"
+	"another capture point (another vantage point's file, pcapng interface, SLL2\n"
+	"interface index of '-i any', ERSPAN session, or a router hop: other MACs or\n"
+	"TTL) within 100 ms, or at the same one within --dup-window (overlapping files\n"
+	"named as one vantage point, a port mirrored twice), unless it can be a resend\n"
+	"(the PSN a NAK asked for, or the next one of a resend run).\n"
 	"A copy counts once, in the \"duplicates\" key; a CE mark it picked up between\n"
 	"the capture points counts.\n"
 	"\n"
@@ -138,20 +154,25 @@ static const char analyze_help[] =
 	"  rocetrace analyze mirror.pcap --link-speed 400G --storm-ms 20\n"
 	"  rocetrace analyze run.pcapng --source-log gen.jsonl --counters nic.jsonl\n"
 	"  rocetrace analyze mirror.pcap.gz --udp-port 4792 --dup-window 50us\n"
-	"  rocetrace analyze -r run.pcapng --flow '10.0.0.1>10.0.0.2:0x000011' vlan 100\n";
+	"  rocetrace analyze -r run.pcapng --flow '10.0.0.1>10.0.0.2:0x000011' vlan 100\n"
+	"  rocetrace analyze run.pcapng.2 run.pcapng run.pcapng.1 --json\n"
+	"  rocetrace analyze --vantage sender=tx.pcapng --vantage receiver=rx.pcapng.gz\n";
 
 static const char timeline_help[] =
-	"usage: rocetrace timeline [-r] FILE [--bucket D] [--flow SEL] [--no-idle]\n"
+	"usage: rocetrace timeline [-r] FILE... [--bucket D] [--flow SEL] [--no-idle]\n"
 	"                          [--format csv|json] [-o OUT] [--link-speed RATE]\n"
 	"                          [--counters F] [--source-log F] [--udp-port P]\n"
 	"                          [--dup-window D] [--max-flows N]\n"
+	"                          [--vantage NAME=FILE[,FILE...]]\n"
 	"                          [-f BPF | EXPRESSION]\n"
 	"\n"
-	"Cut a capture (pcap/pcapng, '-' for standard input) into time buckets and\n"
-	"write one row per (bucket, flow) that had traffic or events, plus an 'all'\n"
-	"row per bucket with everything in it (every frame but copies of packets\n"
-	"already counted, CNPs and NAKs that match no flow, PFC/PAUSE). Rows are\n"
-	"written as time passes, so the output streams and memory stays O(flows).\n"
+	"Cut a capture (pcap/pcapng, '-' for standard input; several FILEs are read\n"
+	"as one stream in time order, as `rocetrace analyze` reads them) into time\n"
+	"buckets and write one row per (bucket, flow) that had traffic or events,\n"
+	"plus an 'all' row per bucket with everything in it (every frame but copies\n"
+	"of packets already counted, CNPs and NAKs that match no flow, PFC/PAUSE).\n"
+	"Rows are written as time passes, so the output streams and memory stays\n"
+	"O(flows).\n"
 	"\n"
 	"Idle stretches get zero rows at their edges, so that a line drawn through a\n"
 	"flow's rows (or the 'all' rows) stays at zero across them instead of running\n"
@@ -194,7 +215,11 @@ static const char timeline_help[] =
 	"gives that flow's total in `rocetrace analyze --json`.\n"
 	"\n"
 	"Options:\n"
-	"  -r FILE            read FILE (the same as naming it first)\n"
+	"  -r FILE            read FILE (the same as naming it first); may be repeated\n"
+	"  FILE...            the files to read, before the filter expression (as\n"
+	"                     `rocetrace analyze` takes them)\n"
+	"  --vantage NAME=FILE[,FILE...]\n"
+	"                     these files were captured at vantage point NAME\n"
 	"  EXPRESSION, -f, --filter BPF\n"
 	"                     only frames matching the libpcap filter: the words after\n"
 	"                     the options, as tcpdump takes them, or one argument of -f\n"
@@ -215,7 +240,8 @@ static const char timeline_help[] =
 	"                     is refused\n"
 	"  --link-speed RATE  link speed for PFC/PAUSE quanta (default 100G)\n"
 	"  --counters F       NIC counter samples (JSON Lines, docs/FORMATS.md; default:\n"
-	"                     FILE.counters.jsonl when it exists)\n"
+	"                     FILE.counters.jsonl when it exists; several FILEs: when\n"
+	"                     exactly one of them has one)\n"
 	"  --source-log F     the traffic source's event log (`gen --log`)\n"
 	"  --udp-port P       RoCEv2 UDP destination port (default 4791)\n"
 	"  --dup-window D     copies of a RoCE packet count once, as in `rocetrace\n"
@@ -235,7 +261,8 @@ static const char timeline_help[] =
 	"Examples:\n"
 	"  rocetrace timeline samples/incast.pcap --bucket 50us > incast.csv\n"
 	"  rocetrace timeline run.pcapng --flow '10.0.0.1>10.0.0.9:0x11' --format json\n"
-	"  rocetrace timeline run.pcapng --bucket 1ms -o timeline.csv\n";
+	"  rocetrace timeline run.pcapng --bucket 1ms -o timeline.csv\n"
+	"  rocetrace timeline run.pcapng run.pcapng.1 run.pcapng.2 --bucket 1ms\n";
 
 /*
  * What the pump feeds: the analyzer (on a thread of its own when a second
@@ -285,15 +312,15 @@ static void on_progress(void *ctx, uint64_t frames, uint64_t elapsed_ns)
 	f->progress_shown = true;
 }
 
-/* Read every frame of `path` into the analyzer; *res says how the read ended. 0 or a negative errno (errbuf set). */
-static int run(struct rt_analyzer *an, const char *path, const char *bpf, uint16_t udp_port,
-	       const char *cmd, struct rt_pump_result *res, char *errbuf)
+/* Read every frame of the files into the analyzer; *res says how the read ended. 0 or a negative errno (errbuf set). */
+static int run(struct rt_analyzer *an, const struct rt_cli_files *files, const char *bpf,
+	       uint16_t udp_port, const char *cmd, struct rt_pump_result *res, char *errbuf)
 {
 	struct rt_dissect_opts dopts;
 	struct feed f = {.an = an, .cmd = cmd, .dopts = &dopts};
 	struct rt_pump_config pc = {.on_frame = on_frame, .ctx = &f};
 	struct rt_source *src;
-	int rc = rt_pump_open_file(&src, path, bpf, errbuf);
+	int rc = rt_pump_open_files(&src, files->files, files->n, bpf, errbuf);
 
 	memset(res, 0, sizeof(*res));
 	if (rc < 0)
@@ -348,6 +375,7 @@ enum {
 	OPT_DUPWIN,
 	OPT_MAXFLOWS,
 	OPT_NOIDLE,
+	OPT_VANTAGE,
 };
 
 static int load_side_files(struct rt_analyzer *an, const char *counters, const char *srclog,
@@ -368,7 +396,8 @@ static int load_side_files(struct rt_analyzer *an, const char *counters, const c
 struct cmd_args {
 	const char *cmd; /* "analyze" or "timeline" */
 	bool timeline, json;
-	const char *path, *bpf, *counters, *srclog, *out_path;
+	struct rt_cli_files files; /* the capture files, freed by common() */
+	const char *bpf, *counters, *srclog, *out_path;
 	uint64_t top;
 	struct rt_analyzer_opts ao;
 	struct rt_an_timeline_opts tlo;
@@ -376,9 +405,11 @@ struct cmd_args {
 
 static int run_command(struct cmd_args *a);
 
-static int common(int argc, char **argv, bool timeline)
+/* The options into *a (its cmd and timeline set), then the run; returns the exit status. */
+static int parse_and_run(int argc, char **argv, struct cmd_args *a)
 {
-	const char *cmd = timeline ? "timeline" : "analyze";
+	const char *cmd = a->cmd;
+	bool timeline = a->timeline;
 	static const struct option longopts[] = {
 		{"help", no_argument, NULL, 'h'},
 		{"filter", required_argument, NULL, 'f'},
@@ -397,16 +428,16 @@ static int common(int argc, char **argv, bool timeline)
 		{"dup-window", required_argument, NULL, OPT_DUPWIN},
 		{"max-flows", required_argument, NULL, OPT_MAXFLOWS},
 		{"no-idle", no_argument, NULL, OPT_NOIDLE},
+		{"vantage", required_argument, NULL, OPT_VANTAGE},
 		{NULL, 0, NULL, 0},
 	};
-	struct cmd_args a = {.cmd = cmd, .timeline = timeline, .top = 10, .tlo = {.bucket_ns = 100000}};
-	struct rt_analyzer_opts *ao = &a.ao;
+	struct rt_analyzer_opts *ao = &a->ao;
 	struct rt_flowsel sel;
 	rt_analyzer_opts_init(ao);
 	uint64_t port = RT_ROCEV2_PORT, v;
 	const char *shortopts = timeline ? ":hf:r:o:" : ":hf:r:";
 	char *bpf_joined = NULL;
-	int c, li;
+	int c, li, rc;
 	optind = 1;
 	opterr = 0;
 	while ((li = -1, c = getopt_long(argc, argv, shortopts, longopts, &li)) != -1) {
@@ -415,18 +446,21 @@ static int common(int argc, char **argv, bool timeline)
 			fputs(timeline ? timeline_help : analyze_help, stdout);
 			return RT_EXIT_OK;
 		case 'f':
-			a.bpf = optarg;
+			a->bpf = optarg;
 			break;
 		case 'r':
-			if (a.path)
-				return rt_cli_usage_error(cmd, "-r given twice");
-			a.path = optarg;
+			if ((rc = rt_cli_files_add(cmd, &a->files, optarg, NULL)))
+				return rc;
+			break;
+		case OPT_VANTAGE:
+			if ((rc = rt_cli_files_vantage(cmd, &a->files, optarg)))
+				return rc;
 			break;
 		case OPT_JSON:
 			if (timeline)
 				return rt_cli_usage_error(
 				    cmd, "unknown option '--json' (use --format json)");
-			a.json = true;
+			a->json = true;
 			break;
 		case OPT_LINK:
 			if (rt_opt_rate(cmd, "--link-speed", optarg, 1000000, 100000000000000ull,
@@ -434,10 +468,10 @@ static int common(int argc, char **argv, bool timeline)
 				return RT_EXIT_USAGE;
 			break;
 		case OPT_COUNTERS:
-			a.counters = optarg;
+			a->counters = optarg;
 			break;
 		case OPT_SRCLOG:
-			a.srclog = optarg;
+			a->srclog = optarg;
 			break;
 		case OPT_STORM:
 		case OPT_TOP:
@@ -452,7 +486,7 @@ static int common(int argc, char **argv, bool timeline)
 					return RT_EXIT_USAGE;
 				ao->storm_ns = v * 1000000ull;
 			} else if (c == OPT_TOP) {
-				if (rt_opt_uint(cmd, "--top", optarg, 0, 1000000, &a.top))
+				if (rt_opt_uint(cmd, "--top", optarg, 0, 1000000, &a->top))
 					return RT_EXIT_USAGE;
 			} else if (c == OPT_GAP) {
 				if (rt_opt_duration_was_ns(cmd, "--episode-gap", optarg, 1000,
@@ -494,31 +528,65 @@ static int common(int argc, char **argv, bool timeline)
 				    li < 0 ? "-" : "--", li < 0 ? "o" : longopts[li].name);
 			if (c == OPT_BUCKET) {
 				if (rt_opt_duration_was_ns(cmd, "--bucket", optarg, MIN_BUCKET_NS,
-				                           MAX_DURATION_NS, &a.tlo.bucket_ns))
+				                           MAX_DURATION_NS, &a->tlo.bucket_ns))
 					return RT_EXIT_USAGE;
 			} else if (c == OPT_NOIDLE) {
-				a.tlo.no_idle = true;
+				a->tlo.no_idle = true;
 			} else if (c == OPT_FORMAT) {
 				if (!strcmp(optarg, "json"))
-					a.tlo.json = true;
+					a->tlo.json = true;
 				else if (strcmp(optarg, "csv"))
 					return rt_cli_usage_error(
 					    cmd, "--format: '%s' is not csv or json", optarg);
 			} else {
-				a.out_path = optarg;
+				a->out_path = optarg;
 			}
 			break;
 		default:
 			return rt_cli_getopt_error(cmd, c, argv);
 		}
 	}
-	int orc = rt_cli_operands(cmd, argc, argv, optind, true, &a.path, &a.bpf, &bpf_joined);
+	int orc = rt_cli_files_operands(cmd, argc, argv, optind, &a->files, &a->bpf, &bpf_joined);
 	if (orc)
 		return orc;
 	ao->udp_port = (uint16_t)port;
-	int status = run_command(&a);
+	int status = run_command(a);
 	free(bpf_joined);
 	return status;
+}
+
+static int common(int argc, char **argv, bool timeline)
+{
+	struct cmd_args a = {.cmd = timeline ? "timeline" : "analyze",
+			     .timeline = timeline,
+			     .top = 10,
+			     .tlo = {.bucket_ns = 100000}};
+	int status = parse_and_run(argc, argv, &a);
+	rt_cli_files_free(&a.files);
+	return status;
+}
+
+/*
+ * The counters file analyze reads unless --counters names one: FILE.counters.jsonl
+ * beside the one FILE (several files: beside exactly one of them), or NULL.
+ */
+static const char *auto_counters(const struct rt_cli_files *files, char *buf, size_t size)
+{
+	const char *found = NULL;
+	struct stat st;
+	for (size_t i = 0; i < files->n; i++) {
+		const char *path = files->files[i].path;
+		char name[4096];
+		if (!strcmp(path, "-") ||
+		    (size_t)snprintf(name, sizeof(name), "%s.counters.jsonl", path) >= sizeof(name) ||
+		    stat(name, &st) != 0)
+			continue;
+		if (found)
+			return NULL;
+		snprintf(buf, size, "%s", name);
+		found = buf;
+	}
+	return found;
 }
 
 /* The analyzer with the sink of the command (the timeline's rows to `out`, or the report), or NULL (message printed). */
@@ -544,7 +612,7 @@ static struct rt_analyzer *analyzer(const struct cmd_args *a, FILE *out, int *st
 	return an;
 }
 
-/* After the options: open the output, analyze the capture, report. Returns the exit status. */
+/* After the options: open the output, analyze the files, report. Returns the exit status. */
 static int run_command(struct cmd_args *a)
 {
 	const char *cmd = a->cmd;
@@ -561,13 +629,9 @@ static int run_command(struct cmd_args *a)
 		rt_outfile_abort(&of);
 		return status;
 	}
-	char auto_counters[4096];
-	struct stat st;
-	if (!a->counters && strcmp(a->path, "-") &&
-	    (size_t)snprintf(auto_counters, sizeof(auto_counters), "%s.counters.jsonl", a->path) <
-		    sizeof(auto_counters) &&
-	    stat(auto_counters, &st) == 0)
-		a->counters = auto_counters;
+	char counters_buf[4096];
+	if (!a->counters)
+		a->counters = auto_counters(&a->files, counters_buf, sizeof(counters_buf));
 	/* a timeline joins the side files bucket by bucket, so it reads them first */
 	if (a->timeline && load_side_files(an, a->counters, a->srclog, cmd, errbuf) < 0) {
 		rt_analyzer_free(an);
@@ -576,7 +640,7 @@ static int run_command(struct cmd_args *a)
 	}
 	struct rt_pump_result res;
 	rt_pump_catch_signals(on_signal);
-	int rc = run(an, a->path, a->bpf, a->ao.udp_port, cmd, &res, errbuf);
+	int rc = run(an, &a->files, a->bpf, a->ao.udp_port, cmd, &res, errbuf);
 	char read_err[RT_ERRBUF_SIZE] = "";
 	if (rc < 0) {
 		snprintf(read_err, sizeof(read_err), "%s", errbuf);

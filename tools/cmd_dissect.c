@@ -24,7 +24,7 @@
 enum output_mode { OUT_TEXT, OUT_JSON, OUT_COUNT };
 
 struct dissect_args {
-	const char *path;
+	struct rt_cli_files files;
 	const char *bpf;
 	char *bpf_joined; /* the expression after the options, joined (freed at the end) */
 	uint64_t max_frames; /* 0 = all */
@@ -42,9 +42,9 @@ static const char help_head[] =
     "    rocetrace dissect - decode every frame of a capture file\n"
     "\n"
     "SYNOPSIS\n"
-    "    rocetrace dissect [-r] FILE [-c N] [-n] [-v] [-e] [-x | -X] [-t...] [-#]\n"
-    "        [--json | --count] [--flow SEL] [--udp-port P] [--no-icrc]\n"
-    "        [-f BPF | EXPRESSION]\n"
+    "    rocetrace dissect [-r] FILE... [-c N] [-n] [-v] [-e] [-x | -X] [-t...] [-#]\n"
+    "        [--json | --count] [--flow SEL] [--vantage NAME=FILE[,FILE...]]\n"
+    "        [--udp-port P] [--no-icrc] [-f BPF | EXPRESSION]\n"
     "\n"
     "DESCRIPTION\n"
     "    Reads FILE (pcap or pcapng, micro- or nanosecond timestamps, plain or\n"
@@ -54,6 +54,15 @@ static const char help_head[] =
     "    RoCEv2 BTH and its extended headers (RETH, AETH, DETH, ImmDt, AtomicETH,\n"
     "    AtomicAckETH, IETH, XRCETH, RDETH, FETH), CNPs, RoCEv1 (GRH), and\n"
     "    802.1Qbb PFC / 802.3x PAUSE frames. The RoCEv2 ICRC is verified.\n"
+    "\n"
+    "    Several FILEs are read as one stream in time order: a rotated set\n"
+    "    (capture's OUT, OUT.1, OUT.2, or tcpdump -C files, in any order, some\n"
+    "    gzip'd) continues itself, and captures of the same traffic taken at\n"
+    "    different places (overlapping in time) become vantage points of their\n"
+    "    own (docs/CAPTURE.md says how files are grouped; --vantage names them).\n"
+    "    Frame numbers are then positions in the merged stream; -v shows each\n"
+    "    frame's file (file=FILE after the timestamp), --json its \"file\" key,\n"
+    "    and --count the frames of each vantage point.\n"
     "\n"
     "    Frames mirrored by a switch inside IPv4/IPv6 + GRE are decapsulated (one\n"
     "    level): ERSPAN type I and II (GRE protocol 0x88BE), ERSPAN type III\n"
@@ -78,12 +87,21 @@ static const char help_head[] =
     "\n"
     "OPTIONS\n"
     "    -r FILE\n"
-    "        Read FILE (the same as naming it first).\n"
+    "        Read FILE (the same as naming it first); may be repeated.\n"
+    "    FILE...\n"
+    "        The files to read, before the filter expression: every operand\n"
+    "        that names an existing file, holds a '/' or ends like a capture\n"
+    "        file (.pcap, .pcapng, .cap, .gz, a number after them) is a FILE.\n"
+    "    --vantage NAME=FILE[,FILE...]\n"
+    "        These files were captured at vantage point NAME (read in time\n"
+    "        order as one point, whatever their names and times); may be\n"
+    "        repeated, also with the same NAME.\n"
     "    EXPRESSION, -f, --filter BPF\n"
     "        Decode only frames matching the libpcap filter expression: given\n"
     "        after the options, in one or more words (dissect F udp port 4791),\n"
     "        or as one argument of -f. Frames keep their number in the file (as\n"
-    "        Wireshark shows them). Default: every frame.\n"
+    "        Wireshark shows them; with several files, in the merged stream).\n"
+    "        Default: every frame.\n"
     "    -c N\n"
     "        Stop after N frames (after filtering). Default: read to the end.\n"
     "    --flow SEL\n"
@@ -97,7 +115,8 @@ static const char help_head[] =
     "        Accepted for tcpdump's sake: names are never looked up.\n"
     "    -v\n"
     "        Also the TTL (IPv6: hop limit), the IPv4 id, the UDP ports of RoCE\n"
-    "        (udp=SPORT>DPORT), the opcode number, the P_Key and TVer.\n"
+    "        (udp=SPORT>DPORT), the opcode number, the P_Key and TVer; with\n"
+    "        several files, the frame's file (file=FILE) after the timestamp.\n"
     "    -e\n"
     "        Start with the link level: source > destination MAC and Ethertype\n"
     "        (Linux cooked: 'sll', the source address and interface index).\n"
@@ -114,7 +133,8 @@ static const char help_head[] =
     "        the first line. (tcpdump's default is the time of day; rocetrace's\n"
     "        is the epoch time every other rocetrace output uses.)\n"
     "    -#, --number\n"
-    "        Start each line with the frame's number in the file.\n"
+    "        Start each line with the frame's number in the file (several\n"
+    "        files: in the merged stream).\n"
     "    --json\n"
     "        Print one JSON object per frame (JSON Lines). Its keys, in the order\n"
     "        they come; frame, ts, len, caplen, kind and truncated are always\n"
@@ -123,8 +143,10 @@ static const char help_head[] =
 static const char help_tail[] =
     "    --count\n"
     "        Decode every frame but print only totals: frames, bytes, frames per\n"
-    "        kind, ICRC results, truncated frames, CE marks and events. With\n"
-    "        --json the totals are one JSON object.\n"
+    "        kind, ICRC results, truncated frames, CE marks and events; with\n"
+    "        several files, a line per vantage point (its frames and files).\n"
+    "        With --json the totals are one JSON object (several files: its\n"
+    "        \"vantage_points\": [{name, files, frames}]).\n"
     "    --udp-port P\n"
     "        Decode UDP destination port P as RoCEv2. Default: 4791.\n"
     "    --no-icrc\n"
@@ -147,7 +169,9 @@ static const char help_tail[] =
     "    rocetrace dissect run.pcap -f 'vlan and udp port 4791' -c 100\n"
     "    tcpdump -i eth0 -w - udp port 4791 | rocetrace dissect -\n"
     "    rocetrace dissect big.pcap --count\n"
-    "    rocetrace dissect erspan-mirror.pcap --json | jq 'select(.erspan.session == 7)'\n";
+    "    rocetrace dissect erspan-mirror.pcap --json | jq 'select(.erspan.session == 7)'\n"
+    "    rocetrace dissect run.pcapng.2 run.pcapng run.pcapng.1.gz -v -# udp port 4791\n"
+    "    rocetrace dissect --vantage tx=tx.pcapng --vantage rx=rx.pcapng --count\n";
 
 /* One JSON key and what it holds, the text wrapped to 79 columns under the key. */
 static void help_key(const struct rt_json_key_help *k)
@@ -182,7 +206,7 @@ static void help(void)
 /* Returns -1 to go on, or the exit status to return now. */
 static int parse_args(int argc, char **argv, struct dissect_args *a)
 {
-	enum { OPT_JSON = 256, OPT_COUNT, OPT_UDP_PORT, OPT_NO_ICRC, OPT_FLOW };
+	enum { OPT_JSON = 256, OPT_COUNT, OPT_UDP_PORT, OPT_NO_ICRC, OPT_FLOW, OPT_VANTAGE };
 	static const struct option longopts[] = {
 	    {"filter", required_argument, NULL, 'f'},
 	    {"json", no_argument, NULL, OPT_JSON},
@@ -190,6 +214,7 @@ static int parse_args(int argc, char **argv, struct dissect_args *a)
 	    {"udp-port", required_argument, NULL, OPT_UDP_PORT},
 	    {"no-icrc", no_argument, NULL, OPT_NO_ICRC},
 	    {"flow", required_argument, NULL, OPT_FLOW},
+	    {"vantage", required_argument, NULL, OPT_VANTAGE},
 	    {"number", no_argument, NULL, '#'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
@@ -197,7 +222,7 @@ static int parse_args(int argc, char **argv, struct dissect_args *a)
 	bool json = false, count = false;
 	unsigned tflags = 0;
 	uint64_t v;
-	int c;
+	int c, rc;
 
 	memset(a, 0, sizeof(*a));
 	rt_dissect_opts_init(&a->opts);
@@ -209,9 +234,12 @@ static int parse_args(int argc, char **argv, struct dissect_args *a)
 			a->bpf = optarg;
 			break;
 		case 'r':
-			if (a->path)
-				return rt_cli_usage_error(CMD, "-r given twice");
-			a->path = optarg;
+			if ((rc = rt_cli_files_add(CMD, &a->files, optarg, NULL)))
+				return rc;
+			break;
+		case OPT_VANTAGE:
+			if ((rc = rt_cli_files_vantage(CMD, &a->files, optarg)))
+				return rc;
 			break;
 		case 'c':
 			if (rt_opt_uint(CMD, "-c", optarg, 1, UINT64_MAX, &a->max_frames))
@@ -248,7 +276,7 @@ static int parse_args(int argc, char **argv, struct dissect_args *a)
 	}
 	if (rt_text_ts(CMD, tflags, &a->text))
 		return RT_EXIT_USAGE;
-	int rc = rt_cli_operands(CMD, argc, argv, optind, true, &a->path, &a->bpf, &a->bpf_joined);
+	rc = rt_cli_files_operands(CMD, argc, argv, optind, &a->files, &a->bpf, &a->bpf_joined);
 	if (rc)
 		return rc;
 	a->mode = count ? OUT_COUNT : json ? OUT_JSON : OUT_TEXT;
@@ -263,6 +291,10 @@ struct sink {
 	struct rt_totals *totals;
 	struct rt_analyzer *an; /* --flow ID: the flow ids the analyzer gives */
 	uint64_t shown;		/* frames that passed --flow */
+	struct rt_source *src;
+	bool several; /* more than one file: frames name theirs */
+	uint64_t *point_frames; /* --count of several files: frames counted per vantage point */
+	unsigned npoints;
 };
 
 /* Is the record's flow one --flow selects? */
@@ -281,24 +313,77 @@ static bool selected(struct sink *s, const struct rt_record *rec)
 				rec->dest_qp);
 }
 
+/* One more frame of vantage point v counted. 0, or -ENOMEM. */
+static int count_point(struct sink *s, int v)
+{
+	if (v < 0)
+		return 0;
+	if ((unsigned)v >= s->npoints) {
+		uint64_t *n = realloc(s->point_frames, ((size_t)v + 1) * sizeof(*n));
+		if (!n)
+			return -ENOMEM;
+		memset(n + s->npoints, 0, ((size_t)v + 1 - s->npoints) * sizeof(*n));
+		s->point_frames = n;
+		s->npoints = (unsigned)v + 1;
+	}
+	s->point_frames[v]++;
+	return 0;
+}
+
 static int on_frame(void *ctx, const struct rt_frame *frame, const struct rt_record *rec,
                     char *errbuf)
 {
 	struct sink *s = ctx;
 	struct dissect_args *a = s->args;
+	const char *file = NULL;
 
-	(void)errbuf;
 	if (!selected(s, rec))
 		return 0;
-	if (a->mode == OUT_TEXT)
+	if (s->several) {
+		struct rt_source_file_info fi;
+		rt_source_file_info(s->src, frame->file, &fi);
+		file = fi.path;
+	}
+	if (a->mode == OUT_TEXT) {
+		a->text.file = file;
 		rt_print_text(s->out, &a->text, frame->seq, rec, frame->data);
-	else if (a->mode == OUT_JSON)
-		rt_print_json(s->out, frame->seq, rec);
-	else
+	} else if (a->mode == OUT_JSON) {
+		rt_print_json(s->out, frame->seq, file, rec);
+	} else {
 		rt_totals_add(s->totals, rec);
+		if (s->several && count_point(s, rt_source_vantage_of(s->src, frame->interface_id)) < 0)
+			return rt_errorf(errbuf, ENOMEM, "counting frames");
+	}
 	if (s->out->error)
 		return 1; /* the output failed: stop, say so below */
 	return a->max_frames && ++s->shown >= a->max_frames ? 1 : 0;
+}
+
+/* --count of several files: the totals with a line (a key) per vantage point. */
+static void print_totals(struct sink *s)
+{
+	struct rt_totals_point *points = NULL;
+	const char **paths = NULL;
+	unsigned n = s->several ? rt_source_vantage_count(s->src) : 0, nfiles = rt_source_file_count(s->src);
+
+	if (n && (!(points = calloc(n, sizeof(*points))) || !(paths = calloc(nfiles, sizeof(*paths)))))
+		n = 0; /* out of memory: the totals alone */
+	for (unsigned i = 0, used = 0; i < n; i++) {
+		struct rt_vantage_point vp;
+		rt_source_vantage_point(s->src, i, &vp);
+		points[i].name = vp.name;
+		points[i].files = &paths[used];
+		points[i].nfiles = vp.nfiles;
+		points[i].frames = i < s->npoints ? s->point_frames[i] : 0;
+		for (unsigned k = 0; k < vp.nfiles && used < nfiles; k++) {
+			struct rt_source_file_info fi;
+			rt_source_file_info(s->src, vp.files[k], &fi);
+			paths[used++] = fi.path;
+		}
+	}
+	rt_print_totals(s->out, s->totals, points, n, s->args->count_json);
+	free(points);
+	free(paths);
 }
 
 int rt_cmd_dissect(int argc, char **argv)
@@ -313,19 +398,27 @@ int rt_cmd_dissect(int argc, char **argv)
 	char errbuf[RT_ERRBUF_SIZE] = "";
 	int rc = parse_args(argc, argv, &a);
 
-	if (rc >= 0)
+	if (rc >= 0) {
+		rt_cli_files_free(&a.files);
+		free(a.bpf_joined);
 		return rc;
-	rc = rt_pump_open_file(&src, a.path, a.bpf, errbuf);
+	}
+	rc = rt_pump_open_files(&src, a.files.files, a.files.n, a.bpf, errbuf);
 	free(a.bpf_joined);
 	a.bpf = NULL;
-	if (rc < 0)
+	if (rc < 0) {
+		rt_cli_files_free(&a.files);
 		return rt_cli_fail(CMD, "%s", errbuf);
+	}
+	sink.src = src;
+	sink.several = a.files.n > 1;
 	if (a.flow && a.sel.kind == RT_FLOWSEL_ID) {
 		struct rt_analyzer_opts ao;
 		rt_analyzer_opts_init(&ao);
 		ao.udp_port = a.opts.udp_port;
 		if (!(sink.an = rt_analyzer_new(&ao, errbuf))) {
 			rt_source_close(src);
+			rt_cli_files_free(&a.files);
 			return rt_cli_fail(CMD, "%s", errbuf);
 		}
 	}
@@ -334,12 +427,14 @@ int rt_cmd_dissect(int argc, char **argv)
 	rt_out_init(&out, stdout);
 	rt_pump_catch_signals(NULL);
 	rt_pump_run(src, &pc, &res, errbuf);
-	rt_source_close(src);
-	rt_analyzer_free(sink.an);
 	/* a read error (a file cut short) or a signal keeps what was decoded: the frames, or the
 	 * totals */
 	if (a.mode == OUT_COUNT && !out.error)
-		rt_print_totals(&out, &totals, a.count_json);
+		print_totals(&sink);
+	rt_source_close(src);
+	rt_analyzer_free(sink.an);
+	free(sink.point_frames);
+	rt_cli_files_free(&a.files);
 	int werr = rt_out_flush(&out);
 	rt_pump_release_signals();
 	if (res.end == RT_PUMP_FAILED)

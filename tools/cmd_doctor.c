@@ -10,7 +10,7 @@
 
 #include "doctor/doctor.h"
 #include "doctor/hosts.h"
-#include "doctor/launch.h"
+#include "common/launch.h"
 #include "tools/cli.h"
 #include "tools/commands.h"
 #include "tools/options.h"

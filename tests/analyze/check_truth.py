@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """Compare `rocetrace analyze --json` (and timeline sums) with a scenario's truth file.
 
-usage: check_truth.py ROCETRACE CAPTURE TRUTH.json
+usage: check_truth.py ROCETRACE CAPTURE... TRUTH.json
+(several CAPTUREs are analyzed together: a rotated set, or vantage points of one run)
 Exits 0 when everything the truth states matches, 1 with one line per mismatch otherwise.
 """
 import csv
@@ -118,10 +119,10 @@ def check_idle_rows(fmt, rows, bucket, no_idle):
 
 
 def main():
-    exe, cap, truth_path = sys.argv[1:4]
+    exe, caps, truth_path = sys.argv[1], sys.argv[2:-1], sys.argv[-1]
     truth = json.load(open(truth_path))
     args = truth.get("args", [])
-    rep = json.loads(run([exe, "analyze", cap, "--json"] + args))
+    rep = json.loads(run([exe, "analyze"] + caps + ["--json"] + args))
 
     check("packets", rep["packets"], truth["packets"])
     for k, v in truth.get("totals", {}).items():
@@ -175,7 +176,7 @@ def main():
     # edges only, and none with --no-idle
     for fmt, bucket in (("csv", "10us"), ("json", "1ms"), ("csv", "10us --no-idle")):
         bucket, *more = bucket.split()
-        out = run([exe, "timeline", cap, "--bucket", bucket, "--format", fmt] + more + args)
+        out = run([exe, "timeline"] + caps + ["--bucket", bucket, "--format", fmt] + more + args)
         rows = list(csv.DictReader(io.StringIO(out))) if fmt == "csv" else \
             [json.loads(x) for x in out.splitlines()]
         fmt = " ".join([fmt] + more)
@@ -217,7 +218,7 @@ def main():
         for e in errors:
             print("MISMATCH " + e)
         sys.exit(1)
-    print("ok: %s matches %s" % (cap, truth_path))
+    print("ok: %s matches %s" % (" ".join(caps), truth_path))
 
 
 if __name__ == "__main__":

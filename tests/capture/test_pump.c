@@ -466,9 +466,11 @@ static void test_open_file(void **state)
 	assert_true(fd >= 0);
 	assert_int_equal(write(fd, hdr, sizeof(hdr)), sizeof(hdr));
 	close(fd);
-	assert_int_equal(rt_pump_open_file(&s, path, NULL, errbuf), -EPROTONOSUPPORT);
+	struct rt_source_file_spec spec = {.path = path}, missing = {.path = "/nonexistent/x.pcap"};
+	assert_int_equal(rt_pump_open_files(&s, &spec, 1, NULL, errbuf), -EPROTONOSUPPORT);
 	assert_non_null(strstr(errbuf, "link type 147 is not supported"));
-	assert_int_equal(rt_pump_open_file(&s, "/nonexistent/x.pcap", NULL, errbuf), -ENOENT);
+	assert_int_equal(rt_pump_open_files(&s, &missing, 1, NULL, errbuf), -ENOENT);
+	assert_non_null(strstr(errbuf, "/nonexistent/x.pcap"));
 	unlink(path);
 }
 

@@ -521,6 +521,53 @@ static void test_operands(void **state)
 	free(joined);
 }
 
+/* Several files: -r, --vantage and FILE operands, then the expression. */
+static void test_files(void **state)
+{
+	(void)state;
+	struct rt_cli_files fs = {0};
+	const char *bpf = NULL;
+	char *joined;
+	/* operands that look like capture files are files, even missing ones; a keyword starts the expression */
+	char *a1[] = {"analyze", "a.pcap", "run.pcapng.2", "x/y", "b.pcap.gz", "trace.pcap1", "udp", "port",
+		      "4791", NULL};
+	assert_int_equal(rt_cli_files_add("analyze", &fs, "first.pcap", NULL), 0);
+	assert_int_equal(rt_cli_files_vantage("analyze", &fs, "tor=m1.pcap,m2.pcap"), 0);
+	assert_int_equal(rt_cli_files_operands("analyze", 9, a1, 1, &fs, &bpf, &joined), 0);
+	assert_int_equal(fs.n, 8);
+	assert_string_equal(fs.files[0].path, "first.pcap");
+	assert_null(fs.files[0].vantage);
+	assert_string_equal(fs.files[1].path, "m1.pcap");
+	assert_string_equal(fs.files[1].vantage, "tor");
+	assert_string_equal(fs.files[2].path, "m2.pcap");
+	assert_string_equal(fs.files[2].vantage, "tor");
+	assert_string_equal(fs.files[3].path, "a.pcap");
+	assert_string_equal(fs.files[7].path, "trace.pcap1");
+	assert_string_equal(bpf, "udp port 4791");
+	free(joined);
+	rt_cli_files_free(&fs);
+	/* no file yet: the first operand is one, whatever it looks like */
+	char *a2[] = {"dissect", "capture", "vlan", NULL};
+	bpf = NULL;
+	assert_int_equal(rt_cli_files_operands("dissect", 3, a2, 1, &fs, &bpf, &joined), 0);
+	assert_int_equal(fs.n, 1);
+	assert_string_equal(fs.files[0].path, "capture");
+	assert_string_equal(bpf, "vlan");
+	free(joined);
+	rt_cli_files_free(&fs);
+	/* usage errors */
+	capture_begin();
+	assert_int_equal(rt_cli_files_vantage("dissect", &fs, "=a.pcap"), RT_EXIT_USAGE);
+	assert_non_null(strstr(capture_end(), "--vantage: '=a.pcap' is not NAME=FILE[,FILE...]"));
+	capture_begin();
+	assert_int_equal(rt_cli_files_vantage("dissect", &fs, "name="), RT_EXIT_USAGE);
+	capture_end();
+	capture_begin();
+	assert_int_equal(rt_cli_files_operands("timeline", 1, a2, 1, &fs, &bpf, &joined), RT_EXIT_USAGE);
+	assert_non_null(strstr(capture_end(), "no capture file given"));
+	rt_cli_files_free(&fs);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -528,6 +575,7 @@ int main(void)
 	    cmocka_unit_test(test_rate),     cmocka_unit_test(test_size),
 	    cmocka_unit_test(test_count),    cmocka_unit_test(test_real),
 	    cmocka_unit_test(test_messages), cmocka_unit_test(test_getopt_errors),
+	    cmocka_unit_test(test_files),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

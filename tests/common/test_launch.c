@@ -8,10 +8,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
-#include "doctor/launch.h"
+#include "common/launch.h"
 
 static void test_command_line(void **state)
 {
@@ -135,6 +136,83 @@ static void test_local(void **state)
 	rt_launch_result_free(&r);
 }
 
+struct lines {
+	char seen[4][64];
+	unsigned n;
+};
+
+static void on_line(void *ctx, size_t host, int stream, const char *line)
+{
+	struct lines *l = ctx;
+	if (l->n < 4)
+		snprintf(l->seen[l->n++], sizeof(l->seen[0]), "%zu/%d:%s", host, stream, line);
+}
+
+/* A session: lines as they come, standard input held open until closed, standard output into a file. */
+static void test_session(void **state)
+{
+	(void)state;
+	char errbuf[RT_ERRBUF_SIZE];
+	struct rt_launch_result res[2];
+	struct lines l = {0};
+	char path[] = "/tmp/rt-launch-XXXXXX";
+	int fd = mkstemp(path);
+	assert_true(fd >= 0);
+	int fds[] = {-1, fd};
+	/* host 0 says it is ready, then waits for the end of its input; host 1 writes to its file */
+	char *argv[] = {"sh", "-c",
+	                "echo ready-$H >&2; if [ $H = a ]; then cat >/dev/null; echo eof >&2; "
+	                "else echo data; fi",
+	                NULL};
+	const char *hosts[] = {"a", "b"};
+	struct rt_launch_opts o = {.launcher = "env H={host}", .argv = argv, .stdin_pipe = true,
+	                           .stdout_fds = fds, .on_line = on_line, .ctx = &l};
+	struct rt_launch_session *s;
+	assert_int_equal(rt_launch_start(&s, &o, hosts, 2, res, errbuf), 0);
+	close(fd); /* the child has its copy */
+	/* host 1 ends by itself; host 0 waits for its input */
+	for (int i = 0; i < 200 && !rt_launch_done(s, 1); i++)
+		rt_launch_poll(s, 50);
+	assert_true(rt_launch_done(s, 1));
+	for (int i = 0; i < 10; i++)
+		assert_int_equal(rt_launch_poll(s, 20), 1);
+	assert_false(rt_launch_done(s, 0));
+	rt_launch_close_stdin(s, 0);
+	for (int i = 0; i < 200 && rt_launch_poll(s, 50); i++)
+		;
+	assert_true(rt_launch_done(s, 0));
+	assert_int_equal(rt_launch_end(s, errbuf), 0);
+	assert_int_equal(res[0].status, 0);
+	assert_false(res[0].stopped);
+	assert_string_equal(res[0].err, "ready-a\neof\n");
+	assert_string_equal(res[1].out, ""); /* it went to the file */
+	FILE *f = fopen(path, "r");
+	char got[32] = "";
+	assert_non_null(fgets(got, sizeof(got), f));
+	fclose(f);
+	unlink(path);
+	assert_string_equal(got, "data\n");
+	/* every line, once, in order per host */
+	assert_int_equal(l.n, 3);
+	unsigned a = 0;
+	for (unsigned i = 0; i < l.n; i++)
+		if (l.seen[i][0] == '0')
+			assert_string_equal(l.seen[i], a++ ? "0/2:eof" : "0/2:ready-a");
+	assert_int_equal(a, 2);
+	rt_launch_result_free(&res[0]);
+	rt_launch_result_free(&res[1]);
+
+	/* the end stops what still runs */
+	char *forever[] = {"sleep", "60", NULL};
+	o = (struct rt_launch_opts){.launcher = "env H={host}", .argv = forever, .stdin_pipe = true};
+	assert_int_equal(rt_launch_start(&s, &o, hosts, 1, res, errbuf), 0);
+	rt_launch_poll(s, 10);
+	assert_int_equal(rt_launch_end(s, errbuf), 0);
+	assert_true(res[0].stopped);
+	assert_int_equal(res[0].status, 128 + SIGTERM);
+	rt_launch_result_free(&res[0]);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -142,6 +220,7 @@ int main(void)
 	    cmocka_unit_test(test_hosts),
 	    cmocka_unit_test(test_failures),
 	    cmocka_unit_test(test_local),
+	    cmocka_unit_test(test_session),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,4 +1,4 @@
-/* Run one command on many hosts at once through a launcher prefix (ssh, pdsh, srun, ip netns exec), or a local tool, with a timeout. */
+/* Run one command on many hosts at once through a launcher prefix (ssh, pdsh, srun, ip netns exec), or a local tool, with a timeout; or drive them step by step. */
 #ifndef RT_LAUNCH_H
 #define RT_LAUNCH_H
 
@@ -44,6 +44,18 @@ struct rt_launch_opts {
 	unsigned max_parallel; /* commands running at once; 0 = all */
 	/* When it becomes non-zero (a signal handler sets it), running commands get SIGTERM. */
 	const volatile sig_atomic_t *stop;
+	/*
+	 * Standard input: a pipe each command holds until rt_launch_close_stdin()
+	 * or its end (true), or /dev/null (false). A command that stops when its
+	 * input ends (capture --stop-at-eof) stops with its controller, however
+	 * that ends.
+	 */
+	bool stdin_pipe;
+	/* Per host: a descriptor its standard output is written to instead of kept (-1: kept). NULL: all kept. */
+	const int *stdout_fds;
+	/* Each complete line of output as it comes (stream 1: standard output, 2: standard error), or NULL. */
+	void (*on_line)(void *ctx, size_t host, int stream, const char *line);
+	void *ctx;
 };
 
 /*
@@ -63,6 +75,27 @@ char *rt_launch_command_line(const char *launcher, const char *host, char *const
  */
 int rt_launch_hosts(const struct rt_launch_opts *o, const char *const *hosts, size_t n,
                     struct rt_launch_result *res, char *errbuf);
+
+/*
+ * The same, driven by the caller: rt_launch_start() starts the commands
+ * (results as for rt_launch_hosts, filled as they run), rt_launch_poll()
+ * waits up to timeout_ms for output and exits (handing lines to on_line,
+ * starting commands the parallel limit held back, applying the timeout)
+ * and returns how many have not finished; rt_launch_end() ends what still
+ * runs (standard input closed, SIGTERM, SIGKILL 2 s later), waits for it,
+ * frees the session and returns as rt_launch_hosts does.
+ */
+struct rt_launch_session;
+int rt_launch_start(struct rt_launch_session **out, const struct rt_launch_opts *o,
+                    const char *const *hosts, size_t n, struct rt_launch_result *res, char *errbuf);
+size_t rt_launch_poll(struct rt_launch_session *s, int timeout_ms);
+/* Close host i's standard input (stdin_pipe): the command reads its end. */
+void rt_launch_close_stdin(struct rt_launch_session *s, size_t i);
+/* Send sig to host i's command and everything it started (its process group), while it runs. */
+void rt_launch_signal(struct rt_launch_session *s, size_t i, int sig);
+/* Host i's command has finished (or could not start): its result is complete. */
+bool rt_launch_done(const struct rt_launch_session *s, size_t i);
+int rt_launch_end(struct rt_launch_session *s, char *errbuf);
 
 /*
  * Run argv directly (argv[0] a path, no shell) the same way, alone, and
