@@ -51,7 +51,11 @@ struct rt_cli_files {
 	size_t nowned;
 };
 
-/* One more file (-r FILE), of vantage point `vantage` (NULL: by the rule). 0, or the exit status after one line on stderr. */
+/*
+ * One more file (-r FILE), of vantage point `vantage` (NULL: by the rule);
+ * a name given before is refused. 0, or the exit status after one line on
+ * stderr.
+ */
 int rt_cli_files_add(const char *cmd, struct rt_cli_files *fs, const char *path, const char *vantage);
 /* --vantage NAME=FILE[,FILE...]: the files of a vantage point named NAME. 0, or the exit status. */
 int rt_cli_files_vantage(const char *cmd, struct rt_cli_files *fs, const char *arg);

@@ -565,6 +565,11 @@ static void test_files(void **state)
 	capture_begin();
 	assert_int_equal(rt_cli_files_operands("timeline", 1, a2, 1, &fs, &bpf, &joined), RT_EXIT_USAGE);
 	assert_non_null(strstr(capture_end(), "no capture file given"));
+	/* the same name twice, whichever way it came */
+	assert_int_equal(rt_cli_files_vantage("analyze", &fs, "tor=m1.pcap"), 0);
+	capture_begin();
+	assert_int_equal(rt_cli_files_add("analyze", &fs, "m1.pcap", NULL), RT_EXIT_USAGE);
+	assert_non_null(strstr(capture_end(), "m1.pcap given twice"));
 	rt_cli_files_free(&fs);
 }
 
