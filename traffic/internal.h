@@ -1,5 +1,4 @@
-/* Internals of the traffic source (not for use outside traffic/): what each backend's sender and
- * server share. */
+/* Internals of traffic/ (not for use outside it): shared parts, the udp sender and server. */
 #ifndef RT_TRAFFIC_INTERNAL_H
 #define RT_TRAFFIC_INTERNAL_H
 
@@ -55,6 +54,70 @@ static inline uint64_t rt_gen_wire_bytes(size_t udp_payload_len)
 {
 	return 14 + 20 + 8 + (uint64_t)udp_payload_len;
 }
+
+/* ---- udp backend sender (udp_send.c: setup and the runs asked for; udp_send_run.c: one run) ---- */
+
+#define RT_GEN_SND_BATCH 32
+#define RT_GEN_SND_SLOT_SIZE 4352 /* largest UDP payload: BTH + RETH + 4096 + pad + ICRC */
+
+/* One QP of the sender. */
+struct rt_gen_snd_qp {
+	int fd;
+	uint16_t sport;
+	uint32_t local_qp, remote_qp, start_psn;
+	struct rt_evflow flow;
+	/* go-back-N state, in 64-bit packet sequence numbers (PSN = start + seq mod 2^24) */
+	uint64_t next_seq; /* next to (re)send */
+	uint64_t una;	   /* oldest not acknowledged */
+	uint64_t max_sent; /* one past the highest ever sent */
+	uint64_t end_seq;  /* stop after this many packets */
+	uint64_t base_seq; /* the first packet of this run (a sweep runs one per size) */
+	uint64_t msgs_before; /* messages completed in the runs before this one */
+	uint64_t lat_start_ns; /* latency: when the first packet of the message in flight went */
+	uint64_t progress_ns; /* last forward progress, for the retransmission timer */
+	/* pacing */
+	double tokens; /* bytes */
+	uint64_t refill_ns;
+	struct rt_dcqcn cc;
+	double logged_mbps;
+	/* totals */
+	uint64_t packets, bytes, retransmitted, cnps, naks, timeouts;
+	uint64_t iv_packets, iv_bytes; /* at the last interval */
+	uint64_t iv_msgs;
+};
+
+/* The sender: its sockets, QPs and the run in progress. */
+struct rt_gen_snd {
+	const struct rt_gen_config *cfg;
+	FILE *report;
+	struct rt_evlog log;
+	struct in_addr local, remote;
+	int ctl, rfd;
+	int pfd;		 /* PFC listener, -1 without --pfc */
+	uint64_t paused_until;	 /* PFC: no data before this time */
+	uint64_t pfc_frames;
+	unsigned nqp;
+	struct rt_gen_snd_qp *qp;
+	uint32_t msg_size;  /* bytes per message of this run */
+	uint32_t ppm;	    /* packets per message */
+	/* latency samples of this run (ns), with cfg->latency */
+	uint64_t *lat;
+	size_t nlat;
+	double max_mbps;    /* line rate, or the rate cap */
+	uint8_t slots[RT_GEN_SND_BATCH][RT_GEN_SND_SLOT_SIZE];
+	uint8_t payload[4096];
+	uint8_t rxbuf[64][256];
+};
+
+/* Log QP q's current rate (a "rate" event) with the reason it changed. */
+void rt_gen_snd_log_rate(struct rt_gen_snd *s, struct rt_gen_snd_qp *q, uint64_t now,
+                         const char *reason);
+/* The QP's DCQCN reaction point, starting at the line rate (or the rate cap). */
+void rt_gen_snd_init_cc(struct rt_gen_snd *s, struct rt_gen_snd_qp *q, uint64_t now);
+struct rt_perf_run;
+/* One run of msg_size-byte messages on every QP, its figures into res. 0 or -errno. */
+int rt_gen_snd_run(struct rt_gen_snd *s, uint32_t msg_size, bool intervals, struct rt_perf_run *res,
+                   char *errbuf);
 
 /* ---- udp backend server (udp_serve.c: the loop; udp_serve_data.c; udp_serve_setup.c) ---- */
 
