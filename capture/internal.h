@@ -1,9 +1,15 @@
-/* Internals of the capture sources (not for use outside capture/): their ops tables, the verbs sniffer's figures. */
+/* Internals of capture/ (not for use outside it): source ops, verbs figures, the file reader. */
 #ifndef RT_CAPTURE_INTERNAL_H
 #define RT_CAPTURE_INTERNAL_H
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/types.h>
+#include <zlib.h>
 
+#include "capture/pcapfile.h"
 #include "capture/source.h"
 #include "rt_config.h"
 
@@ -42,5 +48,108 @@ static inline uint64_t rt_verbs_cycles_to_ns(uint64_t cycles, uint64_t khz)
 	uint64_t per_s = khz * 1000u;
 	return cycles / per_s * 1000000000u + cycles % per_s * 1000000u / khz;
 }
+
+/* ---- the capture file reader (capture/pcapfile.h), across pcapfile*.c ---- */
+
+#define RT_PCAPFILE_READ_SIZE (1u << 20)  /* bytes asked of read(2) (or inflate) at a time */
+#define RT_PCAPFILE_ZIN_SIZE  (256u << 10) /* compressed bytes read at a time */
+#define RT_PCAP_MAGIC_US      0xA1B2C3D4u  /* classic pcap, microseconds */
+#define RT_PCAP_MAGIC_NS      0xA1B23C4Du  /* classic pcap, nanoseconds */
+#define RT_PCAPNG_SHB         0x0A0D0D0Au  /* pcapng section header block: the file's first bytes */
+
+/* One pcapng interface description (classic pcap has one, described by the file header). */
+struct rt_pcapfile_iface {
+	int linktype;
+	uint32_t snaplen;
+	uint8_t ts_kind, ts_shift; /* enum ts_kind of pcapfile_pcapng.c */
+	uint64_t ts_factor;
+	uint64_t ts_offset_ns; /* if_tsoffset (seconds, signed) in ns, modulo 2^64 */
+	bool drops_known;
+	uint64_t if_dropped, os_dropped; /* from the interface's latest ISB */
+	uint64_t isb_start;               /* its isb_starttime in the interface's units, 0 when absent */
+};
+
+/* The reader (pcapfile.c opens, pcapfile_input.c fills the buffer, pcapfile_pcap*.c parse it). */
+struct rt_pcapfile {
+	char name[128];
+	struct rt_pcapfile_info info;
+	/* raw input: a descriptor, or memory taken `chunk` bytes at a time */
+	int fd;
+	bool own_fd, is_mem;
+	const uint8_t *mem;
+	size_t mem_len, mem_off, chunk;
+	bool raw_eof;
+	/* gzip: compressed bytes in zin, inflated into buf */
+	z_stream z;
+	bool z_ready;
+	uint8_t z_state; /* enum gz_state of pcapfile_input.c */
+	uint8_t *zin;
+	/* unread bytes are buf[pos, end) */
+	uint8_t *buf;
+	size_t cap, pos, end;
+	bool swapped; /* the file (or section) is in the other byte order */
+	uint32_t ts_mult; /* classic pcap: ns per fraction unit (1000 or 1) */
+	uint32_t snaplen; /* classic pcap: frames are cut to this */
+	struct rt_pcapfile_iface *ifaces;
+	uint32_t nifaces, cap_ifaces;
+	uint32_t section_base; /* first interface of the current pcapng section */
+	uint64_t fingerprint;  /* hash of the interface descriptions (the classic pcap header) */
+	uint64_t seq;	       /* packet records read */
+	int err;	       /* a fatal error met after frames were handed out, reported next */
+	char errmsg[RT_ERRBUF_SIZE];
+};
+
+/* A field of the file in its byte order. */
+/* FNV-1a over len bytes, continuing from h: a file's fingerprint of its interface descriptions. */
+static inline uint64_t rt_pcapfile_fnv1a(uint64_t h, const uint8_t *p, size_t len)
+{
+	for (size_t i = 0; i < len; i++)
+		h = (h ^ p[i]) * 0x100000001b3ull;
+	return h;
+}
+
+static inline uint16_t rt_pcapfile_rd16(const struct rt_pcapfile *f, const uint8_t *p)
+{
+	uint16_t v;
+	memcpy(&v, p, 2);
+	return f->swapped ? __builtin_bswap16(v) : v;
+}
+
+static inline uint32_t rt_pcapfile_rd32(const struct rt_pcapfile *f, const uint8_t *p)
+{
+	uint32_t v;
+	memcpy(&v, p, 4);
+	return f->swapped ? __builtin_bswap32(v) : v;
+}
+
+static inline uint64_t rt_pcapfile_rd64(const struct rt_pcapfile *f, const uint8_t *p)
+{
+	uint64_t v;
+	memcpy(&v, p, 8);
+	return f->swapped ? __builtin_bswap64(v) : v;
+}
+
+/* What parsing the record or block at pos gave. */
+enum rt_pcapfile_rec {
+	RT_PCAPFILE_REC_NONE = 0,  /* a block that holds no frame */
+	RT_PCAPFILE_REC_FRAME = 1, /* a frame */
+	RT_PCAPFILE_REC_NEED = 2,  /* not all there yet: *need bytes are */
+};
+
+/* The input (pcapfile_input.c): more bytes into buf, and `need` bytes made available at pos. */
+ssize_t rt_pcapfile_refill(struct rt_pcapfile *f, size_t need, char *errbuf);
+int rt_pcapfile_want(struct rt_pcapfile *f, size_t need, char *errbuf);
+
+/* Classic pcap (pcapfile_pcap.c): the file header (magic as read, either byte order), then one
+ * record at pos (avail bytes there): an enum rt_pcapfile_rec with *fr filled or *need set, or a
+ * negative errno. */
+int rt_pcapfile_open_pcap(struct rt_pcapfile *f, uint32_t magic, char *errbuf);
+int rt_pcapfile_pcap_record(struct rt_pcapfile *f, struct rt_frame *fr, size_t avail, size_t *need,
+			    char *errbuf);
+/* pcapng (pcapfile_pcapng.c): the first section header and blocks up to the first interface
+ * description, then one block at pos, likewise. */
+int rt_pcapfile_open_pcapng(struct rt_pcapfile *f, char *errbuf);
+int rt_pcapfile_ng_block(struct rt_pcapfile *f, struct rt_frame *fr, size_t avail, size_t *need,
+			 char *errbuf);
 
 #endif

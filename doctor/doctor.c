@@ -238,11 +238,11 @@ int rt_doctor_run(const struct rt_doctor_config *cfg, char *const *names, int nn
 	for (unsigned i = 0; i < ts.n; i++)
 		rt_doc_gather(cfg, &ts.v[i]);
 	for (unsigned i = 0; i < ts.n; i++)
-		rt_doc_sample(cfg, &ts.v[i], 0);
+		rt_doc_sample(cfg, &ts.v[i], RT_DOC_SAMPLE_FIRST);
 	if (cfg->interval_ns && ts.n) {
 		sleep_ns(cfg->interval_ns);
 		for (unsigned i = 0; i < ts.n; i++)
-			rt_doc_sample(cfg, &ts.v[i], 1);
+			rt_doc_sample(cfg, &ts.v[i], RT_DOC_SAMPLE_SECOND);
 	}
 	if (cfg->traffic_ns)
 		for (unsigned i = 0; i < ts.n; i++)

@@ -151,8 +151,14 @@ void rt_doc_facts_init(struct rt_doc_facts *f, const char *why);
 
 /* Read every static fact of the target already named in f (dev/port/rdma, netdev). */
 void rt_doc_gather(const struct rt_doctor_config *cfg, struct rt_doc_facts *f);
-/* Take counter sample 0 (first) or 1 (second) of the target's counters. */
-void rt_doc_sample(const struct rt_doctor_config *cfg, struct rt_doc_facts *f, int which);
+/* Which of the two counter samples: the first sets the counters, the second their movement. */
+enum rt_doc_sample_which {
+	RT_DOC_SAMPLE_FIRST = 0,
+	RT_DOC_SAMPLE_SECOND = 1,
+};
+/* Take sample `which` of the target's counters. */
+void rt_doc_sample(const struct rt_doctor_config *cfg, struct rt_doc_facts *f,
+                   enum rt_doc_sample_which which);
 /* Capture cfg->traffic_ns from the target (or cfg->capture_from) and tally what was seen. */
 void rt_doc_capture(const struct rt_doctor_config *cfg, struct rt_doc_facts *f);
 /* Tally one dissected frame into t; `dscp` is the DSCP RoCE data should carry (rt_doc_capture's step, exposed for tests). */

@@ -331,7 +331,7 @@ void rt_doc_gather(const struct rt_doctor_config *cfg, struct rt_doc_facts *f)
 	rt_doc_qos_gather(cfg, f->netdev, &f->qos);
 }
 
-static void sample_eth(struct rt_doc_facts *f, int which)
+static void sample_eth(struct rt_doc_facts *f, enum rt_doc_sample_which which)
 {
 	char (*names)[32] = NULL;
 	uint64_t *values = NULL;
@@ -339,7 +339,7 @@ static void sample_eth(struct rt_doc_facts *f, int which)
 	if (n < 0) {
 		set_why(f->counters.eth_why, sizeof(f->counters.eth_why), "ethtool statistics of %s: %s",
 		        f->netdev, strerror(-n));
-		if (which == 1)
+		if (which == RT_DOC_SAMPLE_SECOND)
 			f->counters.neth = 0;
 		return;
 	}
@@ -356,14 +356,14 @@ static void sample_eth(struct rt_doc_facts *f, int which)
 		for (unsigned k = 0; k < f->counters.neth; k++)
 			if (!strcmp(f->counters.eth[k].name, names[i]))
 				c = &f->counters.eth[k];
-		if (!c && which == 0 && f->counters.neth < RT_DOC_MAX_ETH) {
+		if (!c && which == RT_DOC_SAMPLE_FIRST && f->counters.neth < RT_DOC_MAX_ETH) {
 			c = &f->counters.eth[f->counters.neth++];
 			snprintf(c->name, sizeof(c->name), "%s", names[i]);
 			c->known = true;
 		}
 		if (!c)
 			continue;
-		if (which == 0)
+		if (which == RT_DOC_SAMPLE_FIRST)
 			c->first = c->second = values[i];
 		else
 			c->second = values[i];
@@ -375,16 +375,17 @@ static void sample_eth(struct rt_doc_facts *f, int which)
 	free(values);
 }
 
-void rt_doc_sample(const struct rt_doctor_config *cfg, struct rt_doc_facts *f, int which)
+void rt_doc_sample(const struct rt_doctor_config *cfg, struct rt_doc_facts *f,
+                   enum rt_doc_sample_which which)
 {
 	const char *root = rt_sysfs_root(cfg->sysfs_root);
 	char path[4096];
 	if (f->rdma) {
 		snprintf(path, sizeof(path), "%s/class/infiniband/%s/ports/%u/hw_counters", root, f->dev,
 		         f->port);
-		if (which == 0 && access(path, R_OK | X_OK) != 0)
+		if (which == RT_DOC_SAMPLE_FIRST && access(path, R_OK | X_OK) != 0)
 			set_why(f->counters.why, sizeof(f->counters.why), "%s: %s", path, read_error(-errno));
-		else if (which == 0)
+		else if (which == RT_DOC_SAMPLE_FIRST)
 			f->counters.why[0] = '\0';
 		for (size_t i = 0; i < sizeof(hw_names) / sizeof(hw_names[0]); i++) {
 			struct rt_doc_counter *c = &f->counters.c[i];
@@ -392,7 +393,7 @@ void rt_doc_sample(const struct rt_doctor_config *cfg, struct rt_doc_facts *f, i
 			snprintf(path, sizeof(path), "%s/class/infiniband/%s/ports/%u/hw_counters/%s", root,
 			         f->dev, f->port, hw_names[i]);
 			int rc = rt_sysfs_read_u64(path, &v);
-			if (which == 0) {
+			if (which == RT_DOC_SAMPLE_FIRST) {
 				snprintf(c->name, sizeof(c->name), "%s", hw_names[i]);
 				c->known = rc == 0;
 				c->first = c->second = v;
@@ -406,7 +407,7 @@ void rt_doc_sample(const struct rt_doctor_config *cfg, struct rt_doc_facts *f, i
 	}
 	if (f->netdev_exists)
 		sample_eth(f, which);
-	if (which == 1) {
+	if (which == RT_DOC_SAMPLE_SECOND) {
 		f->counters.sampled = true;
 		f->counters.interval_ns = cfg->interval_ns;
 	}

@@ -1,5 +1,4 @@
-/* Internals of the traffic source (not for use outside traffic/): what each backend's sender and
- * server share. */
+/* Internals of traffic/ (not for use outside it): shared parts, the udp sender and server. */
 #ifndef RT_TRAFFIC_INTERNAL_H
 #define RT_TRAFFIC_INTERNAL_H
 
@@ -7,9 +6,13 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <sys/socket.h>
 
 #include "traffic/evlog.h"
 #include "traffic/gen.h"
+#include "traffic/pfc.h"
+#include "traffic/responder.h"
 
 /* The sender's "start" event: role (send or lat), backend, op, msg_size, qps, sweep. */
 void rt_gen_log_start(struct rt_evlog *log, uint64_t now, const struct rt_gen_config *cfg,
@@ -51,6 +54,182 @@ static inline uint64_t rt_gen_wire_bytes(size_t udp_payload_len)
 {
 	return 14 + 20 + 8 + (uint64_t)udp_payload_len;
 }
+
+/* ---- udp backend sender (udp_send.c: setup and the runs asked for; udp_send_run.c: one run) ---- */
+
+#define RT_GEN_SND_BATCH 32
+#define RT_GEN_SND_SLOT_SIZE 4352 /* largest UDP payload: BTH + RETH + 4096 + pad + ICRC */
+
+/* One QP of the sender. */
+struct rt_gen_snd_qp {
+	int fd;
+	uint16_t sport;
+	uint32_t local_qp, remote_qp, start_psn;
+	struct rt_evflow flow;
+	/* go-back-N state, in 64-bit packet sequence numbers (PSN = start + seq mod 2^24) */
+	uint64_t next_seq; /* next to (re)send */
+	uint64_t una;	   /* oldest not acknowledged */
+	uint64_t max_sent; /* one past the highest ever sent */
+	uint64_t end_seq;  /* stop after this many packets */
+	uint64_t base_seq; /* the first packet of this run (a sweep runs one per size) */
+	uint64_t msgs_before; /* messages completed in the runs before this one */
+	uint64_t lat_start_ns; /* latency: when the first packet of the message in flight went */
+	uint64_t progress_ns; /* last forward progress, for the retransmission timer */
+	/* pacing */
+	double tokens; /* bytes */
+	uint64_t refill_ns;
+	struct rt_dcqcn cc;
+	double logged_mbps;
+	/* totals */
+	uint64_t packets, bytes, retransmitted, cnps, naks, timeouts;
+	uint64_t iv_packets, iv_bytes; /* at the last interval */
+	uint64_t iv_msgs;
+};
+
+/* The sender: its sockets, QPs and the run in progress. */
+struct rt_gen_snd {
+	const struct rt_gen_config *cfg;
+	FILE *report;
+	struct rt_evlog log;
+	struct in_addr local, remote;
+	int ctl, rfd;
+	int pfd;		 /* PFC listener, -1 without --pfc */
+	uint64_t paused_until;	 /* PFC: no data before this time */
+	uint64_t pfc_frames;
+	unsigned nqp;
+	struct rt_gen_snd_qp *qp;
+	uint32_t msg_size;  /* bytes per message of this run */
+	uint32_t ppm;	    /* packets per message */
+	/* latency samples of this run (ns), with cfg->latency */
+	uint64_t *lat;
+	size_t nlat;
+	double max_mbps;    /* line rate, or the rate cap */
+	uint8_t slots[RT_GEN_SND_BATCH][RT_GEN_SND_SLOT_SIZE];
+	uint8_t payload[4096];
+	uint8_t rxbuf[64][256];
+};
+
+/* Log QP q's current rate (a "rate" event) with the reason it changed. */
+void rt_gen_snd_log_rate(struct rt_gen_snd *s, struct rt_gen_snd_qp *q, uint64_t now,
+                         const char *reason);
+/* The QP's DCQCN reaction point, starting at the line rate (or the rate cap). */
+void rt_gen_snd_init_cc(struct rt_gen_snd *s, struct rt_gen_snd_qp *q, uint64_t now);
+struct rt_perf_run;
+/* One run of msg_size-byte messages on every QP, its figures into res. 0 or -errno. */
+int rt_gen_snd_run(struct rt_gen_snd *s, uint32_t msg_size, bool intervals, struct rt_perf_run *res,
+                   char *errbuf);
+
+/* ---- udp backend server (udp_serve.c: the loop; udp_serve_data.c; udp_serve_setup.c) ---- */
+
+#define RT_GEN_SRV_RX_BATCH 64
+#define RT_GEN_SRV_RX_SLOT 4608
+/* Server QP numbers run from RT_GEN_SRV_QP_BASE to RT_GEN_SRV_QPN_MAX and wrap; QP n lives in slot (n - RT_GEN_SRV_QP_BASE) % 256 */
+#define RT_GEN_SRV_QP_BASE 0x200u
+#define RT_GEN_SRV_QPN_MAX 0xffffffu
+/*
+ * Setup connections: sessions (senders whose HELLO was accepted) and connections
+ * still owing their HELLO, each with its own budget, so peers that connect and
+ * say nothing can only push out each other (oldest first), never a session.
+ */
+#define RT_GEN_SRV_MAX_SESSIONS 64
+#define RT_GEN_SRV_MAX_WAITING 16
+#define RT_GEN_SRV_MAX_CONNS (RT_GEN_SRV_MAX_SESSIONS + RT_GEN_SRV_MAX_WAITING)
+
+/* A QP the server handed out to a sender. */
+struct rt_gen_srv_qp {
+	bool active;
+	unsigned owner; /* its session's slot in server.conns */
+	struct rt_resp_state rs;
+	uint32_t client_qp;
+	uint16_t client_sport;
+	struct in_addr client;
+	struct rt_evflow flow;
+	uint64_t packets, bytes, messages, ce, cnps, naks, acks, dups, ooo;
+	uint64_t iv_packets, iv_bytes;
+	/* ACK coalescing: the newest ACK of a receive batch stands for the earlier ones */
+	bool ack_pending;
+	uint32_t ack_psn, ack_msn;
+	struct in_addr ack_from;
+};
+
+/* A setup connection (slot free when fd is -1). */
+struct rt_gen_srv_conn {
+	int fd; /* -1: a free slot */
+	bool session; /* its HELLO was accepted and QPs handed out */
+	uint64_t opened_ns; /* accepted: the HELLO is due within hello_timeout_ns */
+	uint64_t active_ns; /* session: its HELLO, latest setup line or latest data packet */
+	struct in_addr local, peer;
+	char name[INET_ADDRSTRLEN]; /* the peer's address as text */
+	size_t len;
+	char buf[RT_GEN_CTL_MAX];
+};
+
+/* Counts of a set of QPs: those whose session ended, or a total. */
+struct rt_gen_srv_totals {
+	uint64_t packets, bytes, messages, ce, cnps, naks, acks, dups, ooo;
+};
+
+/* The server: its sockets, setup connections, QPs and counts. */
+struct rt_gen_srv {
+	const struct rt_gen_config *cfg;
+	FILE *report;
+	struct rt_evlog log;
+	struct in_addr addr; /* where the data and setup ports listen */
+	int lfd, ufd;
+	struct rt_gen_srv_conn conns[RT_GEN_SRV_MAX_CONNS];
+	unsigned nwaiting, nsessions;
+	unsigned finished; /* sessions that ended with DONE */
+	uint64_t dropped; /* sessions that ended without DONE */
+	uint64_t refused; /* connections closed before they became a session */
+	unsigned notices; /* setup notices printed in the current second */
+	uint64_t notice_ns, suppressed; /* start of that second; notices not printed */
+	struct rt_gen_srv_qp qp[RT_GEN_MAX_QPS];
+	unsigned nqp, qp_in_use; /* QPs handed out so far; QPs of live sessions */
+	uint32_t next_qpn;
+	struct rt_gen_srv_totals gone; /* QPs of ended sessions */
+	uint64_t last_iv_ns, iv_gone_bytes;
+	bool started;
+	uint64_t unknown_qp;
+	/* PFC: XOFF while the receive backlog is above the threshold */
+	struct rt_pfc_tx pfc;
+	int rx_ifindex; /* interface the data arrives on */
+	bool xoff;
+	uint64_t last_xoff_ns, xoffs, xons;
+	uint64_t iv_msgs;
+	/* receive and reply batches */
+	uint8_t rx[RT_GEN_SRV_RX_BATCH][RT_GEN_SRV_RX_SLOT];
+	uint8_t rxctl[RT_GEN_SRV_RX_BATCH][64];
+	struct sockaddr_in rxfrom[RT_GEN_SRV_RX_BATCH];
+	uint8_t tx[2 * RT_GEN_SRV_RX_BATCH][64];
+	uint8_t txctl[2 * RT_GEN_SRV_RX_BATCH][64];
+	struct sockaddr_in txto[2 * RT_GEN_SRV_RX_BATCH];
+	struct iovec txiov[2 * RT_GEN_SRV_RX_BATCH];
+	struct mmsghdr txmsg[2 * RT_GEN_SRV_RX_BATCH];
+	unsigned ntx;
+};
+
+/* The data path (udp_serve_data.c). */
+/* Send the replies queued so far. */
+void rt_gen_srv_flush_replies(struct rt_gen_srv *s);
+/* Slots that ever held a QP: they are handed out in order, from slot 0. */
+unsigned rt_gen_srv_slots_used(const struct rt_gen_srv *s);
+/* Take the data packets waiting (a bounded number of batches) and answer them. */
+void rt_gen_srv_receive(struct rt_gen_srv *s);
+/* After a drain: XOFF (refreshed at half its pause time) above the threshold, XON at half of it. */
+int rt_gen_srv_pfc_check(struct rt_gen_srv *s, char *errbuf);
+
+/* The setup connections and their sessions' QPs (udp_serve_setup.c). */
+/* The gone QPs plus the live ones. */
+struct rt_gen_srv_totals rt_gen_srv_totals(const struct rt_gen_srv *s);
+/* Log a QP's traffic since the last interval (dt seconds); returns its new frame bytes. */
+uint64_t rt_gen_srv_qp_interval(struct rt_gen_srv *s, struct rt_gen_srv_qp *q, double dt,
+                                uint64_t now);
+/* Read what connection i sent and act on each whole line. */
+void rt_gen_srv_on_conn_readable(struct rt_gen_srv *s, unsigned i, uint64_t now);
+/* Accept pending setup connections (half the waiting budget per call at most). */
+void rt_gen_srv_on_accept(struct rt_gen_srv *s, uint64_t now);
+/* Close connections past their HELLO timeout and silent sessions; returns the next deadline. */
+uint64_t rt_gen_srv_sweep(struct rt_gen_srv *s, uint64_t now);
 
 #if RT_HAVE_RDMACM
 #include <rdma/rdma_cma.h>

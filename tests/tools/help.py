@@ -17,7 +17,7 @@ HELPS = [
 TOP = ("docs", "analyze", "capture", "common", "dissect", "doctor", "plugins", "samples", "tests",
        "tools", "traffic")
 PATH = re.compile(r"(?<![\w./-])((?:%s)/[\w./-]*[\w])" % "|".join(TOP))
-# a document named alone ("DESIGN.md"): must exist at the top or under docs/
+# a document named alone ("FORMATS.md"): must exist at the top or under docs/
 DOC = re.compile(r"(?<![\w/.-])([A-Z][A-Z_]*\.md)\b")
 EXAMPLE = re.compile(r"^\s+(sudo |tcpdump |rocetrace |tools/lab )")
 

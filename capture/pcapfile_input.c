@@ -1,0 +1,147 @@
+/* The capture file reader's input: a descriptor or memory, gzip through zlib, one buffer. */
+#include "capture/internal.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define GZ_HEADER_MIN 10u /* bytes of the smallest gzip member header */
+
+/* Where inflate stands in a file of concatenated gzip members. */
+enum gz_state {
+	GZ_IN = 0,  /* inside a member (or its header) */
+	GZ_DONE,    /* a member ended: reset before more input */
+	GZ_NEXT,    /* reset for the next member, none of its data out yet */
+	GZ_TRAILER, /* bytes after the last member that are not gzip: ignored */
+};
+
+/* Raw bytes into dst: the count, 0 at the end, or a negative errno. */
+static ssize_t raw_read(struct rt_pcapfile *f, uint8_t *dst, size_t len)
+{
+	if (f->raw_eof)
+		return 0;
+	if (f->is_mem) {
+		size_t n = f->mem_len - f->mem_off;
+		if (n > len)
+			n = len;
+		if (f->chunk && n > f->chunk)
+			n = f->chunk;
+		if (n)
+			memcpy(dst, f->mem + f->mem_off, n);
+		f->mem_off += n;
+		if (!n)
+			f->raw_eof = true;
+		return (ssize_t)n;
+	}
+	ssize_t n = read(f->fd, dst, len);
+	if (n < 0)
+		return -errno;
+	if (n == 0)
+		f->raw_eof = true;
+	return n;
+}
+
+/* Inflated bytes into dst: the count, 0 at the end of the last gzip member, or a negative errno. */
+static ssize_t gz_read(struct rt_pcapfile *f, uint8_t *dst, size_t len, char *errbuf)
+{
+	for (;;) {
+		if (f->z_state == GZ_TRAILER)
+			return 0;
+		if (f->z.avail_in == 0 && !f->raw_eof) {
+			ssize_t n = raw_read(f, f->zin, RT_PCAPFILE_ZIN_SIZE);
+			if (n < 0)
+				return n == -EINTR
+				           ? n
+				           : rt_errorf(errbuf, (int)-n, "%s: read", f->name);
+			f->z.next_in = f->zin;
+			f->z.avail_in = (uInt)n;
+		}
+		if (f->z_state == GZ_DONE) {
+			/* concatenated members are one stream, as gzip -d reads them */
+			if (f->z.avail_in == 0)
+				return 0;
+			inflateReset(&f->z);
+			f->z_state = GZ_NEXT;
+		}
+		f->z.next_out = dst;
+		f->z.avail_out = (uInt)len;
+		int zr = inflate(&f->z, Z_NO_FLUSH);
+		size_t got = len - f->z.avail_out;
+		bool at_end = f->z.avail_in == 0 && f->raw_eof;
+		if (f->z_state == GZ_NEXT && !got &&
+		    (zr == Z_DATA_ERROR ||
+		     (zr != Z_STREAM_END && at_end && f->z.total_in < GZ_HEADER_MIN))) {
+			/* what follows the last member is not gzip (or too short to be): ignored,
+			 * as gzip -d does */
+			f->z_state = GZ_TRAILER;
+			return 0;
+		}
+		if (zr != Z_OK && zr != Z_STREAM_END && zr != Z_BUF_ERROR)
+			return rt_errorf(errbuf, 0, "%s: bad gzip data: %s", f->name,
+			                 f->z.msg ? f->z.msg : zError(zr));
+		if (zr == Z_STREAM_END)
+			f->z_state = GZ_DONE;
+		else if (got)
+			f->z_state = GZ_IN;
+		if (got)
+			return (ssize_t)got;
+		if (f->z_state == GZ_DONE)
+			continue; /* another member may follow */
+		if (at_end)
+			return rt_errorf(errbuf, 0,
+			                 "%s: the gzip data ends early (the file is cut)", f->name);
+		if (zr == Z_BUF_ERROR && f->z.avail_in)
+			return rt_errorf(errbuf, 0, "%s: bad gzip data: no progress", f->name);
+	}
+}
+
+/*
+ * Keep buf[pos, end), move it to the front and read more after it, first
+ * making room for `need` bytes. Returns the bytes added, 0 at the end of the
+ * input, or a negative errno (errbuf set, except for -EINTR).
+ */
+ssize_t rt_pcapfile_refill(struct rt_pcapfile *f, size_t need, char *errbuf)
+{
+	if (f->pos) {
+		memmove(f->buf, f->buf + f->pos, f->end - f->pos);
+		f->end -= f->pos;
+		f->pos = 0;
+	}
+	if (need > f->cap) {
+		size_t ncap = need + RT_PCAPFILE_READ_SIZE;
+		uint8_t *nb = realloc(f->buf, ncap);
+		if (!nb)
+			return rt_errorf(errbuf, ENOMEM, "%s", f->name);
+		f->buf = nb;
+		f->cap = ncap;
+	}
+	size_t room = f->cap - f->end;
+	ssize_t n = f->info.gzip ? gz_read(f, f->buf + f->end, room, errbuf)
+	                         : raw_read(f, f->buf + f->end, room);
+	if (n == -EINTR)
+		return n;
+	if (n < 0) {
+		if (!f->info.gzip)
+			rt_errorf(errbuf, (int)-n, "%s: read", f->name);
+		return n;
+	}
+	f->end += (size_t)n;
+	return n;
+}
+
+/* Make `need` bytes available at pos (blocking); 0, or 1 at a clean end before any of them, or
+ * -errno. */
+int rt_pcapfile_want(struct rt_pcapfile *f, size_t need, char *errbuf)
+{
+	while (f->end - f->pos < need) {
+		ssize_t n = rt_pcapfile_refill(f, need, errbuf);
+		if (n == -EINTR)
+			continue; /* opening: nothing to hand back yet */
+		if (n < 0)
+			return (int)n;
+		if (n == 0)
+			return f->end == f->pos ? 1 : -EPROTO;
+	}
+	return 0;
+}
