@@ -203,3 +203,33 @@ void rt_cli_files_free(struct rt_cli_files *fs)
 	free(fs->files);
 	memset(fs, 0, sizeof(*fs));
 }
+
+bool rt_cli_plain_word(const char *w)
+{
+	if (!*w)
+		return false;
+	for (; *w; w++)
+		if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_./:=,@+-", *w))
+			return false;
+	return true;
+}
+
+int rt_cli_forward(const char *cmd, struct rt_cli_forward *f, const char *name, const char *value)
+{
+	if (f->n == RT_CLI_FORWARD_MAX)
+		return rt_cli_usage_error(cmd, "too many options to pass to the hosts");
+	if (value && !rt_cli_plain_word(value))
+		return rt_cli_usage_error(cmd, "'%s' cannot be passed to the hosts safely (use "
+					       "letters, digits and _./:=,@+- only)",
+					  value);
+	char *w = f->buf[f->n];
+	if (!name)
+		snprintf(w, sizeof(f->buf[0]), "%s", value);
+	else if (value)
+		snprintf(w, sizeof(f->buf[0]), "--%s=%s", name, value);
+	else
+		snprintf(w, sizeof(f->buf[0]), "--%s", name);
+	f->argv[f->n++] = w;
+	f->argv[f->n] = NULL;
+	return 0;
+}
