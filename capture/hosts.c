@@ -1,13 +1,13 @@
 /* Capture on many hosts at once through a launcher: start together (each ready), stop together, bring the files home. */
 #include "capture/hosts.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -67,6 +67,14 @@ static void host_fail(struct rt_hostcap_host *h, const char *what, const char *d
 	h->error[a + b] = '\0';
 }
 
+/* What host i said last: its last line, else why its launcher did not run. */
+static const char *last_words(const struct rt_hostcap *hc, size_t i)
+{
+	if (hc->last[i])
+		return hc->last[i];
+	return hc->res[i].error[0] ? hc->res[i].error : "no message";
+}
+
 /* Each line a host's capture prints: its ready line, its closing counts, the rest for the user. */
 static void on_line(void *ctx, size_t i, int stream, const char *line)
 {
@@ -79,11 +87,19 @@ static void on_line(void *ctx, size_t i, int stream, const char *line)
 		h->ready = true;
 		return;
 	}
-	const char *d = strstr(line, " dropped, ");
-	unsigned long long w;
-	if (strstr(line, "rocetrace capture: ") && d && sscanf(d + 10, "%llu written", &w) == 1)
-		h->written = w;
-	char *copy = strdup(line);
+	/* its closing line: "rocetrace capture: [ERROR (stopped after ]R received, D dropped, W written" */
+	const char *counts = strstr(line, " received, ");
+	if (counts && strstr(line, "rocetrace capture: ")) {
+		while (counts > line && isdigit((unsigned char)counts[-1]))
+			counts--;
+		unsigned long long rx, dropped, w;
+		if (sscanf(counts, "%llu received, %llu dropped, %llu written", &rx, &dropped, &w) == 3) {
+			h->written = w;
+			h->dropped = dropped;
+		}
+	}
+	const char *said = strstr(line, "rocetrace capture: ");
+	char *copy = strdup(said ? said + 19 : line);
 	if (copy) {
 		free(hc->last[i]);
 		hc->last[i] = copy;
@@ -136,7 +152,7 @@ static int build(struct rt_hostcap *hc, char *errbuf)
 		h->pid = 0;
 		h->ready = h->ended = h->failed = h->fetched = false;
 		h->status = -1;
-		h->written = UINT64_MAX;
+		h->written = h->dropped = UINT64_MAX;
 		h->frames = 0;
 		h->error[0] = '\0';
 		hc->names[i] = h->name;
@@ -255,7 +271,7 @@ static int end_session(struct rt_hostcap *hc, char *errbuf)
 		struct rt_launch_result *r = &hc->res[i];
 		h->status = r->status;
 		h->ended = true;
-		const char *last = hc->last[i] ? hc->last[i] : r->error[0] ? r->error : "no message";
+		const char *last = last_words(hc, i);
 		if (r->stopped)
 			host_fail(h, "its capture did not stop and was killed; its last line: ", last);
 		else if (r->status != 0 && !h->ready)
@@ -282,7 +298,7 @@ size_t rt_hostcap_poll(struct rt_hostcap *hc, int timeout_ms)
 			continue;
 		h->ended = true;
 		h->status = hc->res[i].status;
-		const char *last = hc->last[i] ? hc->last[i] : hc->res[i].error[0] ? hc->res[i].error : "no message";
+		const char *last = last_words(hc, i);
 		if (h->status != 0)
 			host_fail(h, h->ready ? "its capture failed: " : "could not start the capture: ", last);
 	}
@@ -339,11 +355,6 @@ static int abort_start(struct rt_hostcap *hc, int err, char *errbuf)
 int rt_hostcap_start(struct rt_hostcap **out, const struct rt_hostcap_config *cfg,
 		     struct rt_hostcap_host *hosts, size_t n, char *errbuf)
 {
-	struct stat st;
-	if (mkdir(cfg->dir, 0755) < 0 && errno != EEXIST)
-		return rt_errorf(errbuf, errno, "%s", cfg->dir);
-	if (stat(cfg->dir, &st) < 0 || !S_ISDIR(st.st_mode))
-		return rt_errmsg(errbuf, ENOTDIR, "%s: not a folder (with --hosts, -w names a folder)", cfg->dir);
 	struct rt_hostcap *hc = calloc(1, sizeof(*hc));
 	if (!hc)
 		return rt_errorf(errbuf, ENOMEM, "starting the captures");
@@ -361,29 +372,26 @@ int rt_hostcap_start(struct rt_hostcap **out, const struct rt_hostcap_config *cf
 	uint64_t deadline = now_ns() + cfg->ready_timeout_ns;
 	for (;;) {
 		rt_hostcap_poll(hc, TICK_MS);
-		size_t ready = 0;
-		bool failed = false;
+		size_t ready = 0, failed = 0;
 		for (size_t i = 0; i < n; i++) {
-			ready += hosts[i].ready;
 			if (hosts[i].ended && !hosts[i].ready)
-				host_fail(&hosts[i], "could not start the capture: ",
-					  hc->last[i] ? hc->last[i] : hc->res[i].error[0] ? hc->res[i].error : "no message");
-			failed |= hosts[i].failed;
+				host_fail(&hosts[i], "could not start the capture: ", last_words(hc, i));
+			ready += hosts[i].ready;
+			failed += hosts[i].failed && !hosts[i].ready;
 		}
-		if (ready == n && !failed)
-			return 0;
-		if (failed)
-			return abort_start(hc, -EIO, errbuf);
 		if (cfg->stopping && cfg->stopping())
 			return abort_start(hc, -EINTR, errbuf);
-		if (now_ns() >= deadline) {
-			char secs[32];
-			snprintf(secs, sizeof(secs), "%llu s", (unsigned long long)(cfg->ready_timeout_ns / 1000000000u));
-			for (size_t i = 0; i < n; i++)
-				if (!hosts[i].ready)
-					host_fail(&hosts[i], "not capturing after ", secs);
-			return abort_start(hc, -EIO, errbuf);
-		}
+		if (ready + failed < n && now_ns() < deadline)
+			continue;
+		/* the hosts still starting have failed: end their launchers */
+		char secs[32];
+		snprintf(secs, sizeof(secs), "%llu s", (unsigned long long)(cfg->ready_timeout_ns / 1000000000u));
+		for (size_t i = 0; i < n; i++)
+			if (!hosts[i].ready && !hosts[i].failed) {
+				host_fail(&hosts[i], "not capturing after ", secs);
+				rt_launch_signal(hc->s, i, SIGTERM);
+			}
+		return ready ? 0 : abort_start(hc, -EIO, errbuf);
 	}
 }
 
@@ -426,7 +434,7 @@ static void fetch_files(struct rt_hostcap *hc, const size_t *which, size_t m, co
 		char name[256];
 		file_part(h->name, name, sizeof(name));
 		snprintf(remote[k], sizeof(remote[k]), "%s%s", h->remote, suffix);
-		snprintf(part[k], sizeof(part[k]), "%s/.%s%s%s.part", hc->cfg.dir, name, hc->cfg.ext, suffix);
+		snprintf(part[k], sizeof(part[k]), "%s%s%s%s.part", hc->cfg.prefix, name, hc->cfg.ext, suffix);
 		fds[k] = open(part[k], O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
 		argv[k] = calloc(3, sizeof(**argv));
 		if (fds[k] < 0 || !argv[k]) {
@@ -447,7 +455,7 @@ static void fetch_files(struct rt_hostcap *hc, const size_t *which, size_t m, co
 		close(fds[k]);
 		fds[k] = -1;
 		file_part(h->name, name, sizeof(name));
-		snprintf(final, sizeof(final), "%s/%s%s%s", hc->cfg.dir, name, hc->cfg.ext, suffix);
+		snprintf(final, sizeof(final), "%s%s%s%s", hc->cfg.prefix, name, hc->cfg.ext, suffix);
 		if (res[k].status != 0) {
 			char why[RT_ERRBUF_SIZE + 4400];
 			const char *msg = res[k].err[0] ? res[k].err : res[k].error[0] ? res[k].error : "cat failed";

@@ -13,7 +13,7 @@ struct rt_hostcap_host {
 	const char *name; /* as the launcher takes it ({host}) */
 	const char *dev;  /* what its capture reads (-i) */
 	/* filled by the calls below */
-	char file[4400];   /* its capture here once fetched: DIR/NAME.EXT */
+	char file[4400];   /* its capture here once fetched: PREFIX NAME EXT */
 	char remote[4200]; /* its capture file on the host */
 	long pid;	   /* its capture's pid there (from its ready line), 0 before */
 	bool ready;	   /* it reported capturing */
@@ -21,7 +21,8 @@ struct rt_hostcap_host {
 	bool failed;	   /* it could not start, its capture failed, or its file could not be brought home */
 	bool fetched;	   /* its file is here, complete */
 	int status;	   /* its capture's exit status through the launcher (-1: none) */
-	uint64_t written;  /* frames its capture wrote, from its last line (UINT64_MAX: unknown) */
+	uint64_t written;  /* frames its capture wrote, from its closing line (UINT64_MAX: unknown) */
+	uint64_t dropped;  /* frames its capture dropped, likewise */
 	uint64_t frames;   /* frames read back from the file brought home */
 	char error[RT_ERRBUF_SIZE]; /* why it failed */
 };
@@ -30,7 +31,7 @@ struct rt_hostcap_config {
 	const char *launcher;	/* prefix with {host} (NULL: ssh {host}) */
 	const char *remote;	/* the rocetrace command on the hosts, words split at spaces (NULL: rocetrace) */
 	const char *remote_dir; /* where the hosts write their capture (NULL: /tmp) */
-	const char *dir;	/* where the files come home (created when missing) */
+	const char *prefix;	/* the files come home as PREFIX NAME EXT ("out/", "out/run1-") */
 	const char *ext;	/* ".pcapng" or ".pcap" */
 	const char *tag;	/* in the remote file names, so runs do not collide (e.g. this host and pid) */
 	/* capture options for every host, put after "capture -i DEV -w FILE --stop-at-eof --notify-ready" */
@@ -49,11 +50,13 @@ struct rt_hostcap;
 
 /*
  * Start `rocetrace capture` on every host through the launcher, each
- * writing REMOTE_DIR/rocetrace-TAG-NAME.EXT, and wait until every one
- * reports capturing. When a host fails (unreachable, capture refused,
- * not ready in time) or `stopping` says so, the captures that started are
- * stopped again, their files removed, and -EIO (-EINTR) is returned with
- * each host's error in its struct; else 0. The hosts stay the caller's.
+ * writing REMOTE_DIR/rocetrace-TAG-NAME.EXT, and wait until each one
+ * reports capturing or fails (unreachable, capture refused, its launcher
+ * ended, not ready within ready_timeout: its launcher is then ended). The
+ * hosts that failed say why in their struct; the others go on capturing.
+ * Returns 0 when at least one host captures; -EIO when none does, and
+ * -EINTR when `stopping` said so first (what started is then stopped and
+ * its files removed). The hosts stay the caller's.
  */
 int rt_hostcap_start(struct rt_hostcap **out, const struct rt_hostcap_config *cfg,
 		     struct rt_hostcap_host *hosts, size_t n, char *errbuf);
@@ -72,7 +75,7 @@ size_t rt_hostcap_poll(struct rt_hostcap *hc, int timeout_ms);
 int rt_hostcap_stop(struct rt_hostcap *hc, char *errbuf);
 /*
  * Bring every capture home through the launcher (`LAUNCHER cat FILE` into
- * DIR/NAME.EXT), check each is a complete capture holding the frames its
+ * PREFIX NAME EXT, through PREFIX NAME EXT.part), check each is a complete capture holding the frames its
  * capture wrote, then remove the hosts' files. 0, or -EIO when some file
  * could not be brought home (it is left on its host, named in the error).
  */

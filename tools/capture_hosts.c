@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -86,6 +87,25 @@ static int parse_hosts(const struct rt_capture_hosts_args *a, char **buf, struct
 	}
 	if (!*n)
 		return rt_cli_usage_error(CMD, "--hosts: no host given");
+	return 0;
+}
+
+/*
+ * Where the files come home, as the start of their names: OUT/ when OUT is a
+ * folder or ends with '/' (then created when missing), else OUT- (OUT as it
+ * is when it ends with '-', '_' or '.'). 0 or the exit status.
+ */
+static int out_prefix(const char *out, char *prefix, size_t size)
+{
+	struct stat st;
+	size_t len = strlen(out);
+	char last = len ? out[len - 1] : '/';
+	bool folder = last == '/' || (stat(out, &st) == 0 && S_ISDIR(st.st_mode));
+	if (folder && mkdir(out, 0755) < 0 && errno != EEXIST)
+		return rt_cli_fail(CMD, "%s: %s", out, strerror(errno));
+	const char *sep = folder ? (last == '/' ? "" : "/") : strchr("-_.", last) ? "" : "-";
+	if ((size_t)snprintf(prefix, size, "%s%s", out, sep) >= size)
+		return rt_cli_usage_error(CMD, "-w: '%s' is too long", out);
 	return 0;
 }
 
@@ -172,6 +192,23 @@ static int capture_while(const struct rt_capture_hosts_args *a, struct rt_hostca
 	return 0;
 }
 
+/* One line on what became of a host; whether its file came home. */
+static bool report(const struct rt_hostcap_host *h)
+{
+	char dropped[32] = "unknown";
+	if (h->dropped != UINT64_MAX)
+		snprintf(dropped, sizeof(dropped), "%llu", (unsigned long long)h->dropped);
+	if (h->fetched && !h->failed)
+		fprintf(stderr, "    %s: %llu frames, %s dropped: %s\n", h->name, (unsigned long long)h->frames,
+			dropped, h->file);
+	else if (h->fetched)
+		fprintf(stderr, "    %s: %llu frames, %s dropped: %s; failed: %s\n", h->name,
+			(unsigned long long)h->frames, dropped, h->file, h->error);
+	else
+		fprintf(stderr, "    %s: failed: %s\n", h->name, h->error);
+	return h->fetched;
+}
+
 /* `rocetrace analyze` over the files brought home, each host a vantage point; its exit status. */
 static int analyze(const struct rt_hostcap_host *hosts, size_t n)
 {
@@ -203,12 +240,14 @@ out:
 
 int rt_capture_hosts(const struct rt_capture_hosts_args *a)
 {
-	char *hostbuf = NULL, *bpf_copy = NULL, dur[48], tag[96], self[64] = "";
+	char *hostbuf = NULL, *bpf_copy = NULL, dur[48], tag[96], self[64] = "", prefix[4096];
 	struct rt_hostcap_host *hosts = NULL;
 	struct rt_hostcap *hc = NULL;
 	char **args = NULL;
 	size_t n = 0;
 	int status = parse_hosts(a, &hostbuf, &hosts, &n);
+	if (!status)
+		status = out_prefix(a->out, prefix, sizeof(prefix));
 	if (status)
 		goto out;
 	if (!(args = host_args(a, dur, sizeof(dur), &bpf_copy))) {
@@ -225,7 +264,7 @@ int rt_capture_hosts(const struct rt_capture_hosts_args *a)
 	    .launcher = a->launcher,
 	    .remote = a->remote,
 	    .remote_dir = a->remote_dir,
-	    .dir = a->dir,
+	    .prefix = prefix,
 	    .ext = a->pcap ? ".pcap" : ".pcapng",
 	    .tag = tag,
 	    .args = args,
@@ -246,24 +285,25 @@ int rt_capture_hosts(const struct rt_capture_hosts_args *a)
 				      : rt_cli_fail(CMD, "no capture ran: %s", errbuf);
 		goto out;
 	}
-	fprintf(stderr, "rocetrace capture: capturing on %zu host%s:", n, n == 1 ? "" : "s");
+	size_t capturing = 0;
 	for (size_t i = 0; i < n; i++)
-		fprintf(stderr, "%s %s (%s)", i ? "," : "", hosts[i].name, hosts[i].dev);
+		capturing += hosts[i].ready;
+	fprintf(stderr, "rocetrace capture: capturing on %zu of %zu host%s:", capturing, n, n == 1 ? "" : "s");
+	for (size_t i = 0, k = 0; i < n; i++)
+		if (hosts[i].ready)
+			fprintf(stderr, "%s %s (%s)", k++ ? "," : "", hosts[i].name, hosts[i].dev);
 	fputc('\n', stderr);
+	for (size_t i = 0; i < n; i++)
+		if (hosts[i].failed)
+			fprintf(stderr, "rocetrace capture: %s: %s\n", hosts[i].name, hosts[i].error);
 	int cmd_status = -1;
 	capture_while(a, hc, &cmd_status);
 	bool failed = rt_hostcap_stop(hc, errbuf) < 0;
 	failed |= rt_hostcap_fetch(hc, errbuf) < 0;
 	size_t fetched = 0;
-	for (size_t i = 0; i < n; i++) {
-		const struct rt_hostcap_host *h = &hosts[i];
-		fetched += h->fetched;
-		if (h->fetched)
-			fprintf(stderr, "rocetrace capture: %s: %llu frames in %s\n", h->name,
-				(unsigned long long)h->frames, h->file);
-		if (h->failed)
-			fprintf(stderr, "rocetrace capture: %s: %s\n", h->name, h->error);
-	}
+	fprintf(stderr, "rocetrace capture: %zu host%s:\n", n, n == 1 ? "" : "s");
+	for (size_t i = 0; i < n; i++)
+		fetched += report(&hosts[i]);
 	rt_pump_release_signals();
 	int an_status = a->analyze && fetched ? analyze(hosts, n) : RT_EXIT_OK;
 	status = failed ? RT_EXIT_ERROR : cmd_status >= 0 ? cmd_status : an_status;

@@ -10,7 +10,7 @@ struct rt_capture_hosts_args {
 	char *const *specs; /* --hosts values: HOST[=DEV] separated by commas */
 	size_t nspecs;
 	const char *dev;	/* -i: every host's device unless HOST=DEV */
-	const char *dir;	/* -w: where the files come home */
+	const char *out;	/* -w: a folder the files come home to, or the start of their names */
 	const char *launcher;	/* NULL: ssh {host} */
 	const char *remote;	/* NULL: rocetrace */
 	const char *remote_dir; /* NULL: /tmp */

@@ -276,7 +276,7 @@ static int check_hosts_args(struct capture_args *a)
 	if (a->file)
 		return rt_cli_usage_error(CMD, "--hosts captures on the hosts: -r FILE has no place here");
 	if (!a->out || !strcmp(a->out, "-") || !*a->out)
-		return rt_cli_usage_error(CMD, "--hosts: give -w DIR, the folder the files come home to");
+		return rt_cli_usage_error(CMD, "--hosts: give -w DIR/ or -w PREFIX, where the files come home");
 	if (a->rotate_bytes || a->rotate_seconds)
 		return rt_cli_usage_error(CMD, "--hosts: -G and -C are not supported (one file per host)");
 	if (a->stop_at_eof || a->notify_ready)
@@ -1016,7 +1016,7 @@ int rt_cmd_capture(int argc, char **argv)
 		    .specs = a.hosts,
 		    .nspecs = a.nhosts,
 		    .dev = a.dev,
-		    .dir = a.out,
+		    .out = a.out,
 		    .launcher = a.launcher,
 		    .remote = a.remote,
 		    .remote_dir = a.remote_dir,
