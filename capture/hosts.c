@@ -305,20 +305,28 @@ size_t rt_hostcap_poll(struct rt_hostcap *hc, int timeout_ms)
 	return running;
 }
 
-int rt_hostcap_stop(struct rt_hostcap *hc, char *errbuf)
+/* Stop every capture at once: input closed (launchers of hosts never ready ended), then by pid, then the launchers. */
+static int stop_all(struct rt_hostcap *hc, char *errbuf)
 {
 	if (!hc->s)
 		return 0;
-	/* at once for every host: each capture reads the end of its input and stops */
-	for (size_t i = 0; i < hc->n; i++)
+	for (size_t i = 0; i < hc->n; i++) {
 		rt_launch_close_stdin(hc->s, i);
+		if (!hc->hosts[i].ready && !hc->hosts[i].ended)
+			rt_launch_signal(hc->s, i, SIGTERM);
+	}
 	wait_ended(hc, now_ns() + hc->cfg.stop_timeout_ns);
 	if (rt_hostcap_poll(hc, 0)) {
 		/* a launcher that does not pass the end of input on: stop them by their pid */
 		kill_remaining(hc);
 		wait_ended(hc, now_ns() + hc->cfg.stop_timeout_ns);
 	}
-	int rc = end_session(hc, errbuf);
+	return end_session(hc, errbuf);
+}
+
+int rt_hostcap_stop(struct rt_hostcap *hc, char *errbuf)
+{
+	int rc = stop_all(hc, errbuf);
 	if (rc < 0)
 		return rc;
 	for (size_t i = 0; i < hc->n; i++)
@@ -327,21 +335,16 @@ int rt_hostcap_stop(struct rt_hostcap *hc, char *errbuf)
 	return 0;
 }
 
-/* A start that failed: stop what started, remove its files, say which host failed first. */
+/* A start that failed or was stopped: stop what started, remove its files, say which host failed first. */
 static int abort_start(struct rt_hostcap *hc, int err, char *errbuf)
 {
 	char ebuf[RT_ERRBUF_SIZE];
-	for (size_t i = 0; i < hc->n; i++)
-		if (hc->s)
-			rt_launch_close_stdin(hc->s, i);
-	wait_ended(hc, now_ns() + hc->cfg.stop_timeout_ns);
-	if (rt_hostcap_poll(hc, 0))
-		kill_remaining(hc);
-	end_session(hc, ebuf);
+	/* a host still starting may have created its file: every host not failed is cleaned */
 	size_t *which = calloc(hc->n, sizeof(*which)), m = 0;
 	for (size_t i = 0; which && i < hc->n; i++)
-		if (hc->hosts[i].ready)
+		if (!hc->hosts[i].failed)
 			which[m++] = i;
+	stop_all(hc, ebuf);
 	if (m)
 		remove_remote(hc, which, m);
 	free(which);
