@@ -148,6 +148,10 @@ static int build(struct rt_hostcap *hc, char *errbuf)
 		file_part(h->name, part, sizeof(part));
 		snprintf(h->remote, sizeof(h->remote), "%s/rocetrace-%s-%s%s", rdir, hc->cfg.tag, part,
 			 hc->cfg.ext);
+		for (size_t k = 0; k < i; k++)
+			if (!strcmp(hc->hosts[k].remote, h->remote))
+				return rt_errmsg(errbuf, EINVAL, "%s and %s would share one file name: rename one",
+						 hc->hosts[k].name, h->name);
 		h->file[0] = '\0';
 		h->pid = 0;
 		h->ready = h->ended = h->failed = h->fetched = false;
@@ -186,7 +190,7 @@ static int run_on(struct rt_hostcap *hc, const size_t *which, size_t m, char *co
 		return rt_errorf(errbuf, ENOMEM, "running on the hosts");
 	for (size_t k = 0; k < m; k++)
 		names[k] = hc->hosts[which[k]].name;
-	struct rt_launch_opts o = {.launcher = hc->cfg.launcher, .host_argv = argv,
+	struct rt_launch_opts o = {.launcher = hc->cfg.launcher, .host_argv = argv, .stop = hc->cfg.abort,
 				   .timeout_ns = timeout_ns, .stdout_fds = fds};
 	int rc = rt_launch_hosts(&o, names, m, res, errbuf);
 	free(names);
@@ -461,7 +465,8 @@ static void fetch_files(struct rt_hostcap *hc, const size_t *which, size_t m, co
 		snprintf(final, sizeof(final), "%s%s%s%s", hc->cfg.prefix, name, hc->cfg.ext, suffix);
 		if (res[k].status != 0) {
 			char why[RT_ERRBUF_SIZE + 4400];
-			const char *msg = res[k].err[0] ? res[k].err : res[k].error[0] ? res[k].error : "cat failed";
+			const char *msg = res[k].stopped ? "stopped" : res[k].err[0] ? res[k].err
+							     : res[k].error[0] ? res[k].error : "cat failed";
 			snprintf(why, sizeof(why), "%.*s (it stays on the host as %s)", (int)strcspn(msg, "\n"),
 				 msg, remote[k]);
 			host_fail(h, "cannot bring its file home: ", why);

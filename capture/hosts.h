@@ -2,6 +2,7 @@
 #ifndef RT_HOSTS_H
 #define RT_HOSTS_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -44,6 +45,8 @@ struct rt_hostcap_config {
 	void (*on_line)(void *ctx, const struct rt_hostcap_host *h, const char *line);
 	void *ctx;
 	bool (*stopping)(void); /* true when the user asked to stop (a signal); NULL: never */
+	/* when it becomes non-zero (a second signal), what runs on the hosts after the stop (bringing the files home) is stopped */
+	const volatile sig_atomic_t *abort;
 };
 
 struct rt_hostcap;

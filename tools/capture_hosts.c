@@ -27,9 +27,14 @@
 /* The workload, for the signal hook to pass SIGTERM on (set while signals are blocked). */
 static volatile sig_atomic_t g_child_pid;
 
+/* Signals so far; the second stops bringing the files home (they stay on the hosts). */
+static volatile sig_atomic_t g_signals, g_abort;
+
 /* SIGTERM or SIGHUP to us stops the workload too; Ctrl-C reaches it from the terminal. */
 static void on_signal(int sig)
 {
+	if (++g_signals > 1)
+		g_abort = 1;
 	if ((sig == SIGTERM || sig == SIGHUP) && g_child_pid > 0)
 		kill((pid_t)g_child_pid, SIGTERM);
 }
@@ -273,6 +278,7 @@ int rt_capture_hosts(const struct rt_capture_hosts_args *a)
 	    .stop_timeout_ns = STOP_TIMEOUT_NS,
 	    .on_line = host_line,
 	    .stopping = rt_pump_stopping,
+	    .abort = &g_abort,
 	};
 	char errbuf[RT_ERRBUF_SIZE];
 	rt_pump_catch_signals(on_signal);

@@ -90,16 +90,18 @@ def lab_run(out):
 
 
 def direct_runs(tmp):
-    # a workload (-- CMD) on loopback; the "hosts" run here through env: the captures stop when it ends
+    # a workload (-- CMD) on loopback; the "hosts" run here through env: the captures stop when it ends.
+    # Others may use loopback too: a port of this run's own
+    port = 20000 + os.getpid() % 20000
     send = ("import socket, time\n"
             "s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)\n"
             "for i in range(20):\n"
-            "    s.sendto(bytes(60), ('127.0.0.1', 9))\n"
+            f"    s.sendto(bytes(60), ('127.0.0.1', {port}))\n"
             "    time.sleep(0.01)\n"
             "raise SystemExit(3)\n")
     p = subprocess.run([RT, "capture", "--hosts", "one,two", "--launcher", "env RT_TEST_HOST={host}",
                         "--remote", RT, "--remote-dir", tmp, "-i", "lo", "-w", os.path.join(tmp, "lo"),
-                        "udp", "port", "9", "--", sys.executable, "-c", send],
+                        "udp", "port", str(port), "--", sys.executable, "-c", send],
                        capture_output=True, text=True, timeout=120)
     print(p.stderr)
     check(p.returncode == 3, f"-- CMD: its exit status (3, got {p.returncode})")

@@ -1,6 +1,7 @@
 /* Unit tests of capturing on many hosts: a launcher script plays the hosts (ready, unreachable, refused, hanging, deaf to the stop, short file). */
 #include <errno.h>
 #include <setjmp.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -275,6 +276,27 @@ static void test_incomplete(void **state)
 	rt_hostcap_free(hc);
 }
 
+/* Bringing the files home stopped (a second Ctrl-C): they stay on their hosts, named. */
+static void test_fetch_stopped(void **state)
+{
+	(void)state;
+	static volatile sig_atomic_t abort_now = 1;
+	struct rt_hostcap_host hosts[] = {{.name = "kept", .dev = "lo"}};
+	struct rt_hostcap_config cfg = config("kept");
+	cfg.abort = &abort_now;
+	struct rt_hostcap *hc = NULL;
+	char errbuf[RT_ERRBUF_SIZE], want[sizeof(hosts[0].remote) + 128];
+	assert_int_equal(rt_hostcap_start(&hc, &cfg, hosts, 1, errbuf), 0);
+	assert_int_equal(rt_hostcap_stop(hc, errbuf), 0);
+	assert_int_equal(rt_hostcap_fetch(hc, errbuf), -EIO);
+	assert_false(hosts[0].fetched);
+	snprintf(want, sizeof(want), "cannot bring its file home: stopped (it stays on the host as %s)",
+	         hosts[0].remote);
+	assert_string_equal(hosts[0].error, want);
+	assert_true(exists(hosts[0].remote));
+	rt_hostcap_free(hc);
+}
+
 static bool stop_now(void)
 {
 	return true;
@@ -301,7 +323,7 @@ int main(void)
 	    cmocka_unit_test(test_all_capture), cmocka_unit_test(test_ends_by_itself),
 	    cmocka_unit_test(test_some_fail),   cmocka_unit_test(test_none_capture),
 	    cmocka_unit_test(test_deaf),        cmocka_unit_test(test_incomplete),
-	    cmocka_unit_test(test_interrupted),
+	    cmocka_unit_test(test_fetch_stopped), cmocka_unit_test(test_interrupted),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
