@@ -50,49 +50,39 @@ static uint64_t now_ns(void)
 static int parse_hosts(const struct rt_capture_hosts_args *a, char **buf, struct rt_hostcap_host **out,
 		       size_t *n)
 {
-	size_t len = 0, count = 1;
+	size_t len = 1, count = 1;
 	for (size_t i = 0; i < a->nspecs; i++) {
 		len += strlen(a->specs[i]) + 1;
 		for (const char *c = a->specs[i]; *c; c++)
 			count += *c == ',';
 		count++;
 	}
-	*buf = malloc(len ? len : 1);
+	if (count > MAX_HOSTS)
+		count = MAX_HOSTS;
+	char **names = calloc(count, sizeof(*names));
+	*buf = malloc(len);
 	*out = calloc(count, sizeof(**out));
-	if (!*buf || !*out)
-		return rt_cli_fail(CMD, "out of memory");
-	char *p = *buf;
-	*n = 0;
-	for (size_t i = 0; i < a->nspecs; i++) {
-		size_t l = strlen(a->specs[i]) + 1;
-		memcpy(p, a->specs[i], l);
-		char *save = NULL;
-		for (char *h = strtok_r(p, ",", &save); h; h = strtok_r(NULL, ",", &save)) {
-			if (*n == MAX_HOSTS)
-				return rt_cli_usage_error(CMD, "--hosts: more than %d hosts", MAX_HOSTS);
-			char *eq = strchr(h, '=');
-			if (eq)
-				*eq++ = '\0';
-			const char *dev = eq && *eq ? eq : a->dev;
-			if (!*h)
-				return rt_cli_usage_error(CMD, "--hosts: an empty host name");
-			if (!dev)
-				return rt_cli_usage_error(CMD, "--hosts: %s: no device (give -i DEV, or %s=DEV)", h, h);
-			if (!rt_cli_plain_word(dev))
-				return rt_cli_usage_error(CMD, "--hosts: %s: '%s' cannot be passed to the host safely",
-							  h, dev);
-			for (size_t k = 0; k < *n; k++)
-				if (!strcmp((*out)[k].name, h))
-					return rt_cli_usage_error(CMD, "--hosts: %s given twice", h);
-			(*out)[*n].name = h;
-			(*out)[*n].dev = dev;
-			(*n)++;
-		}
-		p += l;
+	int rc = !names || !*buf || !*out ? rt_cli_fail(CMD, "out of memory")
+					  : rt_cli_split_hosts(CMD, a->specs, a->nspecs, *buf, len, names, count, n);
+	for (size_t i = 0; !rc && i < *n; i++) {
+		char *h = names[i], *eq = strchr(h, '=');
+		if (eq)
+			*eq++ = '\0';
+		const char *dev = eq && *eq ? eq : a->dev;
+		if (!*h)
+			rc = rt_cli_usage_error(CMD, "--hosts: an empty host name");
+		else if (!dev)
+			rc = rt_cli_usage_error(CMD, "--hosts: %s: no device (give -i DEV, or %s=DEV)", h, h);
+		else if (!rt_cli_plain_word(dev))
+			rc = rt_cli_usage_error(CMD, "--hosts: %s: '%s' cannot be passed to the host safely", h, dev);
+		for (size_t k = 0; !rc && k < i; k++)
+			if (!strcmp((*out)[k].name, h))
+				rc = rt_cli_usage_error(CMD, "--hosts: %s given twice", h);
+		(*out)[i].name = h;
+		(*out)[i].dev = dev;
 	}
-	if (!*n)
-		return rt_cli_usage_error(CMD, "--hosts: no host given");
-	return 0;
+	free(names);
+	return rc;
 }
 
 /*

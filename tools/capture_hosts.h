@@ -7,7 +7,7 @@
 #include <stdint.h>
 
 struct rt_capture_hosts_args {
-	char *const *specs; /* --hosts values: HOST[=DEV] separated by commas */
+	const char *const *specs; /* --hosts values: HOST[=DEV] separated by commas */
 	size_t nspecs;
 	const char *dev;	/* -i: every host's device unless HOST=DEV */
 	const char *out;	/* -w: a folder the files come home to, or the start of their names */

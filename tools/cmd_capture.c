@@ -60,7 +60,7 @@ struct capture_args {
 	bool notify_ready; /* say when capturing, on standard error */
 	char **cmd; /* after --, or NULL */
 	/* --hosts: capture on every host through a launcher */
-	char *hosts[MAX_HOSTS_ARGS];
+	const char *hosts[MAX_HOSTS_ARGS];
 	size_t nhosts;
 	const char *launcher, *remote, *remote_dir;
 	uint64_t hosts_timeout_ns;

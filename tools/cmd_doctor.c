@@ -286,36 +286,12 @@ static int parse_args(int argc, char **argv, struct doctor_args *a)
 	return 0;
 }
 
-/* Split the --hosts values at commas into hosts[]. */
-static int split_hosts(const struct doctor_args *a, char *buf, size_t size, const char **hosts,
-                       size_t *n)
-{
-	*n = 0;
-	size_t used = 0;
-	for (unsigned i = 0; i < a->nhosts_arg; i++) {
-		size_t l = strlen(a->hosts_arg[i]);
-		if (used + l + 1 > size)
-			return rt_cli_usage_error(CMD, "--hosts: too long");
-		memcpy(buf + used, a->hosts_arg[i], l + 1);
-		char *save = NULL;
-		for (char *h = strtok_r(buf + used, ",", &save); h; h = strtok_r(NULL, ",", &save)) {
-			if (*n == MAX_HOSTS)
-				return rt_cli_usage_error(CMD, "--hosts: more than %d hosts", MAX_HOSTS);
-			hosts[(*n)++] = h;
-		}
-		used += l + 1;
-	}
-	if (!*n)
-		return rt_cli_usage_error(CMD, "--hosts: no host given");
-	return 0;
-}
-
 static int run_hosts(struct doctor_args *a, int argc, char **argv)
 {
 	static char buf[65536];
-	static const char *hosts[MAX_HOSTS];
+	static char *hosts[MAX_HOSTS];
 	size_t n;
-	int rc = split_hosts(a, buf, sizeof(buf), hosts, &n);
+	int rc = rt_cli_split_hosts(CMD, a->hosts_arg, a->nhosts_arg, buf, sizeof(buf), hosts, MAX_HOSTS, &n);
 	if (rc)
 		return rc;
 	for (int i = optind; i < argc; i++)
@@ -338,7 +314,7 @@ static int run_hosts(struct doctor_args *a, int argc, char **argv)
 	if (cols && atoi(cols) >= 40)
 		o.width = (unsigned)atoi(cols);
 	char errbuf[RT_ERRBUF_SIZE];
-	rc = rt_doctor_hosts(&o, hosts, n, stdout, errbuf);
+	rc = rt_doctor_hosts(&o, (const char *const *)hosts, n, stdout, errbuf);
 	if (rc < 0)
 		return rt_cli_fail(CMD, "%s", errbuf);
 	return g_stop ? RT_EXIT_ERROR : rc;
