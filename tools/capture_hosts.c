@@ -140,12 +140,16 @@ static char **host_args(const struct rt_capture_hosts_args *a, char *dur, size_t
 	return av;
 }
 
-/* The workload has ended: *status set, 1; still running: 0. */
-static int child_ended(pid_t pid, int *status)
+/* The workload has ended (or, when `block`, once it has): *status set, 1; still running: 0. */
+static int child_ended(pid_t pid, bool block, int *status)
 {
 	siginfo_t info;
 	memset(&info, 0, sizeof(info));
-	if (waitid(P_PID, (id_t)pid, &info, WEXITED | WNOHANG | WNOWAIT) < 0 || info.si_pid == 0)
+	int rc;
+	while ((rc = waitid(P_PID, (id_t)pid, &info, WEXITED | WNOWAIT | (block ? 0 : WNOHANG))) < 0 &&
+	       errno == EINTR)
+		;
+	if (rc < 0 || info.si_pid == 0)
 		return 0;
 	g_child_pid = 0; /* before it is reaped: no signal reaches a reused pid */
 	int st = 0;
@@ -155,8 +159,12 @@ static int child_ended(pid_t pid, int *status)
 	return 1;
 }
 
-/* Capture until the workload ends, --duration passes, a signal comes, or every capture ended by itself. */
-static int capture_while(const struct rt_capture_hosts_args *a, struct rt_hostcap *hc, int *cmd_status)
+/*
+ * Capture until the workload ends (then 100 ms more), --duration passes, or
+ * without a workload a signal comes or every capture ended by itself (-c N).
+ * A workload still running is left running (g_child_pid).
+ */
+static void capture_while(const struct rt_capture_hosts_args *a, struct rt_hostcap *hc, int *cmd_status)
 {
 	uint64_t start = now_ns();
 	if (a->cmd) {
@@ -170,21 +178,25 @@ static int capture_while(const struct rt_capture_hosts_args *a, struct rt_hostca
 		char errbuf[RT_ERRBUF_SIZE];
 		bool exec_failed;
 		int rc = rt_spawn(&sp, &exec_failed, errbuf);
-		if (rc < 0 && rc != -ECANCELED) {
-			rt_cli_fail(CMD, "%s", errbuf);
-			*cmd_status = exec_failed ? rt_spawn_exit_status(-rc) : RT_EXIT_ERROR;
-			return 0;
+		if (rc < 0) {
+			if (rc != -ECANCELED)
+				rt_cli_fail(CMD, "%s", errbuf);
+			*cmd_status = rc == -ECANCELED ? -1 : exec_failed ? rt_spawn_exit_status(-rc) : RT_EXIT_ERROR;
+			return;
 		}
-		while (rc == 0 && !child_ended((pid_t)g_child_pid, cmd_status))
-			rt_hostcap_poll(hc, TICK_MS);
-		for (uint64_t drained = now_ns() + DRAIN_NS; now_ns() < drained && !rt_pump_stopping();)
-			rt_hostcap_poll(hc, TICK_MS);
-		return 0;
 	}
-	while (!rt_pump_stopping() && (!a->duration_ns || now_ns() - start < a->duration_ns))
-		if (!rt_hostcap_poll(hc, TICK_MS))
+	for (;;) {
+		if (a->duration_ns && now_ns() - start >= a->duration_ns)
+			return;
+		if (a->cmd && child_ended((pid_t)g_child_pid, false, cmd_status))
 			break;
-	return 0;
+		if (!a->cmd && rt_pump_stopping())
+			return;
+		if (!rt_hostcap_poll(hc, TICK_MS) && !a->cmd)
+			return;
+	}
+	for (uint64_t drained = now_ns() + DRAIN_NS; now_ns() < drained && !rt_pump_stopping();)
+		rt_hostcap_poll(hc, TICK_MS);
 }
 
 /* One line on what became of a host; whether its file came home. */
@@ -295,6 +307,11 @@ int rt_capture_hosts(const struct rt_capture_hosts_args *a)
 	int cmd_status = -1;
 	capture_while(a, hc, &cmd_status);
 	bool failed = rt_hostcap_stop(hc, errbuf) < 0;
+	if (g_child_pid > 0) {
+		/* --duration ended the captures first: the workload runs to its end, as with one capture */
+		fprintf(stderr, "rocetrace capture: the captures stopped after --duration; waiting for CMD\n");
+		child_ended((pid_t)g_child_pid, true, &cmd_status);
+	}
 	failed |= rt_hostcap_fetch(hc, errbuf) < 0;
 	size_t fetched = 0;
 	fprintf(stderr, "rocetrace capture: %zu host%s:\n", n, n == 1 ? "" : "s");
