@@ -114,6 +114,9 @@ int rt_cli_files_add(const char *cmd, struct rt_cli_files *fs, const char *path,
 {
 	if (!*path)
 		return rt_cli_usage_error(cmd, "an empty file name");
+	for (size_t i = 0; i < fs->n; i++)
+		if (!strcmp(fs->files[i].path, path))
+			return rt_cli_usage_error(cmd, "%s: given twice", path);
 	if (fs->n == fs->cap) {
 		size_t ncap = fs->cap ? fs->cap * 2 : 8;
 		struct rt_source_file_spec *nf = realloc(fs->files, ncap * sizeof(*nf));
