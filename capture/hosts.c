@@ -1,4 +1,5 @@
-/* Capture on many hosts at once through a launcher: start together (each ready), stop together, bring the files home. */
+/* Capture on many hosts at once through a launcher: start together (each ready), stop together,
+ * bring the files home. */
 #include "capture/hosts.h"
 
 #include <ctype.h>
@@ -14,10 +15,10 @@
 #include "capture/source.h"
 #include "common/launch.h"
 
-#define TICK_MS 50
+#define TICK_MS         50
 #define KILL_TIMEOUT_NS 10000000000ull /* `LAUNCHER kill PID` of a capture that does not stop */
-#define READY_MARK "rocetrace capture: ready: pid "
-#define MAX_WORDS 64 /* words of the remote command */
+#define READY_MARK      "rocetrace capture: ready: pid "
+#define MAX_WORDS       64 /* words of the remote command */
 
 struct rt_hostcap {
 	struct rt_hostcap_config cfg;
@@ -26,9 +27,9 @@ struct rt_hostcap {
 	const char **names;
 	struct rt_launch_session *s;
 	struct rt_launch_result *res;
-	char ***argv;	  /* per host */
-	char *words;	  /* the remote command, split */
-	char **last;	  /* per host: its last line that was not the ready line */
+	char ***argv; /* per host */
+	char *words;  /* the remote command, split */
+	char **last;  /* per host: its last line that was not the ready line */
 };
 
 static uint64_t now_ns(void)
@@ -44,8 +45,8 @@ static void file_part(const char *name, char *out, size_t size)
 	size_t k = 0;
 	for (; name[k] && k + 1 < size; k++) {
 		char c = name[k];
-		bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-			  c == '.' || c == '_' || c == '-';
+		bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+		          (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-';
 		out[k] = ok && !(k == 0 && c == '.') ? c : '_';
 	}
 	out[k] = '\0';
@@ -87,13 +88,15 @@ static void on_line(void *ctx, size_t i, int stream, const char *line)
 		h->ready = true;
 		return;
 	}
-	/* its closing line: "rocetrace capture: [ERROR (stopped after ]R received, D dropped, W written" */
+	/* its closing line: "rocetrace capture: [ERROR (stopped after ]R received, D dropped, W
+	 * written" */
 	const char *counts = strstr(line, " received, ");
 	if (counts && strstr(line, "rocetrace capture: ")) {
 		while (counts > line && isdigit((unsigned char)counts[-1]))
 			counts--;
 		unsigned long long rx, dropped, w;
-		if (sscanf(counts, "%llu received, %llu dropped, %llu written", &rx, &dropped, &w) == 3) {
+		if (sscanf(counts, "%llu received, %llu dropped, %llu written", &rx, &dropped,
+		           &w) == 3) {
 			h->written = w;
 			h->dropped = dropped;
 		}
@@ -146,12 +149,13 @@ static int build(struct rt_hostcap *hc, char *errbuf)
 		struct rt_hostcap_host *h = &hc->hosts[i];
 		char part[256];
 		file_part(h->name, part, sizeof(part));
-		snprintf(h->remote, sizeof(h->remote), "%s/rocetrace-%s-%s%s", rdir, hc->cfg.tag, part,
-			 hc->cfg.ext);
+		snprintf(h->remote, sizeof(h->remote), "%s/rocetrace-%s-%s%s", rdir, hc->cfg.tag,
+		         part, hc->cfg.ext);
 		for (size_t k = 0; k < i; k++)
 			if (!strcmp(hc->hosts[k].remote, h->remote))
-				return rt_errmsg(errbuf, EINVAL, "%s and %s would share one file name: rename one",
-						 hc->hosts[k].name, h->name);
+				return rt_errmsg(errbuf, EINVAL,
+				                 "%s and %s would share one file name: rename one",
+				                 hc->hosts[k].name, h->name);
 		h->file[0] = '\0';
 		h->pid = 0;
 		h->ready = h->ended = h->failed = h->fetched = false;
@@ -181,17 +185,21 @@ static int build(struct rt_hostcap *hc, char *errbuf)
 	return 0;
 }
 
-/* Run one short command on some hosts (kill, rm, cat); per host argv; stdout into fds when given. */
+/* Run one short command on some hosts (kill, rm, cat); per host argv; stdout into fds when given.
+ */
 static int run_on(struct rt_hostcap *hc, const size_t *which, size_t m, char *const *const *argv,
-		  const int *fds, uint64_t timeout_ns, struct rt_launch_result *res, char *errbuf)
+                  const int *fds, uint64_t timeout_ns, struct rt_launch_result *res, char *errbuf)
 {
 	const char **names = calloc(m ? m : 1, sizeof(*names));
 	if (!names)
 		return rt_errorf(errbuf, ENOMEM, "running on the hosts");
 	for (size_t k = 0; k < m; k++)
 		names[k] = hc->hosts[which[k]].name;
-	struct rt_launch_opts o = {.launcher = hc->cfg.launcher, .host_argv = argv, .stop = hc->cfg.abort,
-				   .timeout_ns = timeout_ns, .stdout_fds = fds};
+	struct rt_launch_opts o = {.launcher = hc->cfg.launcher,
+	                           .host_argv = argv,
+	                           .stop = hc->cfg.abort,
+	                           .timeout_ns = timeout_ns,
+	                           .stdout_fds = fds};
 	int rc = rt_launch_hosts(&o, names, m, res, errbuf);
 	free(names);
 	return rc;
@@ -201,7 +209,7 @@ static int run_on(struct rt_hostcap *hc, const size_t *which, size_t m, char *co
 static void remove_remote(struct rt_hostcap *hc, const size_t *which, size_t m)
 {
 	char ***argv = calloc(m ? m : 1, sizeof(*argv));
-	char (*counters)[4300] = calloc(m ? m : 1, sizeof(*counters));
+	char(*counters)[4300] = calloc(m ? m : 1, sizeof(*counters));
 	struct rt_launch_result *res = calloc(m ? m : 1, sizeof(*res));
 	char errbuf[RT_ERRBUF_SIZE];
 	for (size_t k = 0; argv && counters && res && k < m; k++) {
@@ -214,8 +222,9 @@ static void remove_remote(struct rt_hostcap *hc, const size_t *which, size_t m)
 		argv[k][2] = h->remote;
 		argv[k][3] = hc->cfg.counters ? counters[k] : NULL;
 	}
-	if (argv && counters && res && run_on(hc, which, m, (char *const *const *)argv, NULL,
-					       KILL_TIMEOUT_NS, res, errbuf) == 0)
+	if (argv && counters && res &&
+	    run_on(hc, which, m, (char *const *const *)argv, NULL, KILL_TIMEOUT_NS, res, errbuf) ==
+	        0)
 		for (size_t k = 0; k < m; k++)
 			rt_launch_result_free(&res[k]);
 out:
@@ -238,7 +247,7 @@ static void kill_remaining(struct rt_hostcap *hc)
 {
 	size_t *which = calloc(hc->n, sizeof(*which)), m = 0;
 	char ***argv = calloc(hc->n, sizeof(*argv));
-	char (*pids)[24] = calloc(hc->n, sizeof(*pids));
+	char(*pids)[24] = calloc(hc->n, sizeof(*pids));
 	struct rt_launch_result *res = calloc(hc->n, sizeof(*res));
 	char errbuf[RT_ERRBUF_SIZE];
 	for (size_t i = 0; which && argv && pids && res && i < hc->n; i++) {
@@ -252,7 +261,8 @@ static void kill_remaining(struct rt_hostcap *hc)
 		argv[m][2] = pids[m];
 		which[m++] = i;
 	}
-	if (m && run_on(hc, which, m, (char *const *const *)argv, NULL, KILL_TIMEOUT_NS, res, errbuf) == 0)
+	if (m && run_on(hc, which, m, (char *const *const *)argv, NULL, KILL_TIMEOUT_NS, res,
+	                errbuf) == 0)
 		for (size_t k = 0; k < m; k++)
 			rt_launch_result_free(&res[k]);
 	for (size_t k = 0; argv && k < m; k++)
@@ -277,7 +287,8 @@ static int end_session(struct rt_hostcap *hc, char *errbuf)
 		h->ended = true;
 		const char *last = last_words(hc, i);
 		if (r->stopped)
-			host_fail(h, "its capture did not stop and was killed; its last line: ", last);
+			host_fail(h,
+			          "its capture did not stop and was killed; its last line: ", last);
 		else if (r->status != 0 && !h->ready)
 			host_fail(h, "could not start the capture: ", last);
 		else if (r->status != 0)
@@ -304,12 +315,15 @@ size_t rt_hostcap_poll(struct rt_hostcap *hc, int timeout_ms)
 		h->status = hc->res[i].status;
 		const char *last = last_words(hc, i);
 		if (h->status != 0)
-			host_fail(h, h->ready ? "its capture failed: " : "could not start the capture: ", last);
+			host_fail(
+			    h, h->ready ? "its capture failed: " : "could not start the capture: ",
+			    last);
 	}
 	return running;
 }
 
-/* Stop every capture at once: input closed (launchers of hosts never ready ended), then by pid, then the launchers. */
+/* Stop every capture at once: input closed (launchers of hosts never ready ended), then by pid,
+ * then the launchers. */
 static int stop_all(struct rt_hostcap *hc, char *errbuf)
 {
 	if (!hc->s)
@@ -335,11 +349,13 @@ int rt_hostcap_stop(struct rt_hostcap *hc, char *errbuf)
 		return rc;
 	for (size_t i = 0; i < hc->n; i++)
 		if (hc->hosts[i].failed)
-			return rt_errmsg(errbuf, EIO, "%s: %s", hc->hosts[i].name, hc->hosts[i].error);
+			return rt_errmsg(errbuf, EIO, "%s: %s", hc->hosts[i].name,
+			                 hc->hosts[i].error);
 	return 0;
 }
 
-/* A start that failed or was stopped: stop what started, remove its files, say which host failed first. */
+/* A start that failed or was stopped: stop what started, remove its files, say which host failed
+ * first. */
 static int abort_start(struct rt_hostcap *hc, int err, char *errbuf)
 {
 	char ebuf[RT_ERRBUF_SIZE];
@@ -354,13 +370,15 @@ static int abort_start(struct rt_hostcap *hc, int err, char *errbuf)
 	free(which);
 	for (size_t i = 0; i < hc->n; i++)
 		if (hc->hosts[i].failed && err != -EINTR)
-			return rt_errmsg(errbuf, EIO, "%s: %s", hc->hosts[i].name, hc->hosts[i].error);
-	return rt_errmsg(errbuf, -err, err == -EINTR ? "stopped before every host was capturing"
-						     : "the captures could not start");
+			return rt_errmsg(errbuf, EIO, "%s: %s", hc->hosts[i].name,
+			                 hc->hosts[i].error);
+	return rt_errmsg(errbuf, -err,
+	                 err == -EINTR ? "stopped before every host was capturing"
+	                               : "the captures could not start");
 }
 
 int rt_hostcap_start(struct rt_hostcap **out, const struct rt_hostcap_config *cfg,
-		     struct rt_hostcap_host *hosts, size_t n, char *errbuf)
+                     struct rt_hostcap_host *hosts, size_t n, char *errbuf)
 {
 	struct rt_hostcap *hc = calloc(1, sizeof(*hc));
 	if (!hc)
@@ -372,8 +390,11 @@ int rt_hostcap_start(struct rt_hostcap **out, const struct rt_hostcap_config *cf
 	int rc = build(hc, errbuf);
 	if (rc < 0)
 		return rc;
-	struct rt_launch_opts o = {.launcher = cfg->launcher, .host_argv = (char *const *const *)hc->argv,
-				   .stdin_pipe = true, .on_line = on_line, .ctx = hc};
+	struct rt_launch_opts o = {.launcher = cfg->launcher,
+	                           .host_argv = (char *const *const *)hc->argv,
+	                           .stdin_pipe = true,
+	                           .on_line = on_line,
+	                           .ctx = hc};
 	if ((rc = rt_launch_start(&hc->s, &o, hc->names, n, hc->res, errbuf)) < 0)
 		return rc;
 	uint64_t deadline = now_ns() + cfg->ready_timeout_ns;
@@ -382,7 +403,8 @@ int rt_hostcap_start(struct rt_hostcap **out, const struct rt_hostcap_config *cf
 		size_t ready = 0, failed = 0;
 		for (size_t i = 0; i < n; i++) {
 			if (hosts[i].ended && !hosts[i].ready)
-				host_fail(&hosts[i], "could not start the capture: ", last_words(hc, i));
+				host_fail(&hosts[i],
+				          "could not start the capture: ", last_words(hc, i));
 			ready += hosts[i].ready;
 			failed += hosts[i].failed && !hosts[i].ready;
 		}
@@ -392,7 +414,8 @@ int rt_hostcap_start(struct rt_hostcap **out, const struct rt_hostcap_config *cf
 			continue;
 		/* the hosts still starting have failed: end their launchers */
 		char secs[32];
-		snprintf(secs, sizeof(secs), "%llu s", (unsigned long long)(cfg->ready_timeout_ns / 1000000000u));
+		snprintf(secs, sizeof(secs), "%llu s",
+		         (unsigned long long)(cfg->ready_timeout_ns / 1000000000u));
 		for (size_t i = 0; i < n; i++)
 			if (!hosts[i].ready && !hosts[i].failed) {
 				host_fail(&hosts[i], "not capturing after ", secs);
@@ -419,12 +442,13 @@ static int count_frames(const char *path, uint64_t *frames, char *errbuf)
 	return rc;
 }
 
-/* Bring home FILE (or FILE.counters.jsonl: `suffix`) of the hosts in which[] into DIR/NAME.EXT(suffix); check captures. */
+/* Bring home FILE (or FILE.counters.jsonl: `suffix`) of the hosts in which[] into
+ * DIR/NAME.EXT(suffix); check captures. */
 static void fetch_files(struct rt_hostcap *hc, const size_t *which, size_t m, const char *suffix)
 {
 	char ***argv = calloc(m, sizeof(*argv));
-	char (*remote)[4300] = calloc(m, sizeof(*remote));
-	char (*part)[4400] = calloc(m, sizeof(*part));
+	char(*remote)[4300] = calloc(m, sizeof(*remote));
+	char(*part)[4400] = calloc(m, sizeof(*part));
 	int *fds = calloc(m, sizeof(*fds));
 	struct rt_launch_result *res = calloc(m, sizeof(*res));
 	char errbuf[RT_ERRBUF_SIZE];
@@ -441,7 +465,8 @@ static void fetch_files(struct rt_hostcap *hc, const size_t *which, size_t m, co
 		char name[256];
 		file_part(h->name, name, sizeof(name));
 		snprintf(remote[k], sizeof(remote[k]), "%s%s", h->remote, suffix);
-		snprintf(part[k], sizeof(part[k]), "%s%s%s%s.part", hc->cfg.prefix, name, hc->cfg.ext, suffix);
+		snprintf(part[k], sizeof(part[k]), "%s%s%s%s.part", hc->cfg.prefix, name,
+		         hc->cfg.ext, suffix);
 		fds[k] = open(part[k], O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
 		argv[k] = calloc(3, sizeof(**argv));
 		if (fds[k] < 0 || !argv[k]) {
@@ -451,7 +476,8 @@ static void fetch_files(struct rt_hostcap *hc, const size_t *which, size_t m, co
 		argv[k][0] = "cat";
 		argv[k][1] = remote[k];
 	}
-	if (run_on(hc, which, m, (char *const *const *)argv, fds, hc->cfg.fetch_timeout_ns, res, errbuf) < 0) {
+	if (run_on(hc, which, m, (char *const *const *)argv, fds, hc->cfg.fetch_timeout_ns, res,
+	           errbuf) < 0) {
 		for (size_t k = 0; k < m; k++)
 			host_fail(&hc->hosts[which[k]], "cannot bring its file home: ", errbuf);
 		goto out;
@@ -462,13 +488,16 @@ static void fetch_files(struct rt_hostcap *hc, const size_t *which, size_t m, co
 		close(fds[k]);
 		fds[k] = -1;
 		file_part(h->name, name, sizeof(name));
-		snprintf(final, sizeof(final), "%s%s%s%s", hc->cfg.prefix, name, hc->cfg.ext, suffix);
+		snprintf(final, sizeof(final), "%s%s%s%s", hc->cfg.prefix, name, hc->cfg.ext,
+		         suffix);
 		if (res[k].status != 0) {
 			char why[RT_ERRBUF_SIZE + 4400];
-			const char *msg = res[k].stopped ? "stopped" : res[k].err[0] ? res[k].err
-							     : res[k].error[0] ? res[k].error : "cat failed";
-			snprintf(why, sizeof(why), "%.*s (it stays on the host as %s)", (int)strcspn(msg, "\n"),
-				 msg, remote[k]);
+			const char *msg = res[k].stopped    ? "stopped"
+			                  : res[k].err[0]   ? res[k].err
+			                  : res[k].error[0] ? res[k].error
+			                                    : "cat failed";
+			snprintf(why, sizeof(why), "%.*s (it stays on the host as %s)",
+			         (int)strcspn(msg, "\n"), msg, remote[k]);
 			host_fail(h, "cannot bring its file home: ", why);
 			unlink(part[k]);
 			continue;
@@ -482,8 +511,10 @@ static void fetch_files(struct rt_hostcap *hc, const size_t *which, size_t m, co
 				if (rc < 0)
 					snprintf(why, sizeof(why), "%s", errbuf);
 				else
-					snprintf(why, sizeof(why), "%llu frames, its capture wrote %llu",
-						 (unsigned long long)frames, (unsigned long long)h->written);
+					snprintf(why, sizeof(why),
+					         "%llu frames, its capture wrote %llu",
+					         (unsigned long long)frames,
+					         (unsigned long long)h->written);
 				host_fail(h, "its file came home incomplete: ", why);
 				continue; /* kept as .part, and on the host */
 			}
@@ -535,7 +566,8 @@ int rt_hostcap_fetch(struct rt_hostcap *hc, char *errbuf)
 	free(which);
 	for (size_t i = 0; i < hc->n; i++)
 		if (hc->hosts[i].ready && !hc->hosts[i].fetched)
-			return rt_errmsg(errbuf, EIO, "%s: %s", hc->hosts[i].name, hc->hosts[i].error);
+			return rt_errmsg(errbuf, EIO, "%s: %s", hc->hosts[i].name,
+			                 hc->hosts[i].error);
 	return 0;
 }
 

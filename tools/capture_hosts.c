@@ -1,4 +1,5 @@
-/* capture --hosts: the wiring of a capture on every host of a job (capture/hosts.c), its workload and its analysis. */
+/* capture --hosts: the wiring of a capture on every host of a job (capture/hosts.c), its workload
+ * and its analysis. */
 #include "tools/capture_hosts.h"
 
 #include <errno.h>
@@ -17,12 +18,14 @@
 #include "tools/commands.h"
 #include "tools/spawn.h"
 
-#define CMD "capture"
+#define CMD       "capture"
 #define MAX_HOSTS 4096
-#define TICK_MS 50
-#define DRAIN_NS 100000000u	       /* after CMD exits, the hosts capture this much longer */
-#define STOP_TIMEOUT_NS 15000000000ull /* a stopped capture ends within this (its last block, the file closed) */
-#define SAFETY_S 60		       /* the hosts' own --duration: ours plus this, should the stop never reach them */
+#define TICK_MS   50
+#define DRAIN_NS  100000000u /* after CMD exits, the hosts capture this much longer */
+#define STOP_TIMEOUT_NS                                                                            \
+	15000000000ull /* a stopped capture ends within this (its last block, the file closed) */
+#define SAFETY_S                                                                                   \
+	60 /* the hosts' own --duration: ours plus this, should the stop never reach them */
 
 /* The workload, for the signal hook to pass SIGTERM on (set while signals are blocked). */
 static volatile sig_atomic_t g_child_pid;
@@ -47,8 +50,8 @@ static uint64_t now_ns(void)
 }
 
 /* The hosts of --hosts (HOST or HOST=DEV, comma-separated); 0 or the usage exit status. */
-static int parse_hosts(const struct rt_capture_hosts_args *a, char **buf, struct rt_hostcap_host **out,
-		       size_t *n)
+static int parse_hosts(const struct rt_capture_hosts_args *a, char **buf,
+                       struct rt_hostcap_host **out, size_t *n)
 {
 	size_t len = 1, count = 1;
 	for (size_t i = 0; i < a->nspecs; i++) {
@@ -62,8 +65,9 @@ static int parse_hosts(const struct rt_capture_hosts_args *a, char **buf, struct
 	char **names = calloc(count, sizeof(*names));
 	*buf = malloc(len);
 	*out = calloc(count, sizeof(**out));
-	int rc = !names || !*buf || !*out ? rt_cli_fail(CMD, "out of memory")
-					  : rt_cli_split_hosts(CMD, a->specs, a->nspecs, *buf, len, names, count, n);
+	int rc = !names || !*buf || !*out
+	             ? rt_cli_fail(CMD, "out of memory")
+	             : rt_cli_split_hosts(CMD, a->specs, a->nspecs, *buf, len, names, count, n);
 	for (size_t i = 0; !rc && i < *n; i++) {
 		char *h = names[i], *eq = strchr(h, '=');
 		if (eq)
@@ -72,9 +76,11 @@ static int parse_hosts(const struct rt_capture_hosts_args *a, char **buf, struct
 		if (!*h)
 			rc = rt_cli_usage_error(CMD, "--hosts: an empty host name");
 		else if (!dev)
-			rc = rt_cli_usage_error(CMD, "--hosts: %s: no device (give -i DEV, or %s=DEV)", h, h);
+			rc = rt_cli_usage_error(
+			    CMD, "--hosts: %s: no device (give -i DEV, or %s=DEV)", h, h);
 		else if (!rt_cli_plain_word(dev))
-			rc = rt_cli_usage_error(CMD, "--hosts: %s: '%s' cannot be passed to the host safely", h, dev);
+			rc = rt_cli_usage_error(
+			    CMD, "--hosts: %s: '%s' cannot be passed to the host safely", h, dev);
 		for (size_t k = 0; !rc && k < i; k++)
 			if (!strcmp((*out)[k].name, h))
 				rc = rt_cli_usage_error(CMD, "--hosts: %s given twice", h);
@@ -114,7 +120,8 @@ static void host_line(void *ctx, const struct rt_hostcap_host *h, const char *li
 }
 
 /* The options the hosts' captures get: ours, a safety --duration, then the filter word by word. */
-static char **host_args(const struct rt_capture_hosts_args *a, char *dur, size_t dur_len, char **bpf_copy)
+static char **host_args(const struct rt_capture_hosts_args *a, char *dur, size_t dur_len,
+                        char **bpf_copy)
 {
 	size_t n = 0, words = 0;
 	while (a->forward && a->forward[n])
@@ -130,11 +137,12 @@ static char **host_args(const struct rt_capture_hosts_args *a, char *dur, size_t
 		av[k++] = a->forward[i];
 	if (a->duration_ns) {
 		snprintf(dur, dur_len, "--duration=%llu",
-			 (unsigned long long)(a->duration_ns / 1000000000u + SAFETY_S));
+		         (unsigned long long)(a->duration_ns / 1000000000u + SAFETY_S));
 		av[k++] = dur;
 	}
 	char *save = NULL;
-	for (char *w = *bpf_copy ? strtok_r(*bpf_copy, " ", &save) : NULL; w; w = strtok_r(NULL, " ", &save))
+	for (char *w = *bpf_copy ? strtok_r(*bpf_copy, " ", &save) : NULL; w;
+	     w = strtok_r(NULL, " ", &save))
 		av[k++] = w;
 	av[k] = NULL;
 	return av;
@@ -146,7 +154,8 @@ static int child_ended(pid_t pid, bool block, int *status)
 	siginfo_t info;
 	memset(&info, 0, sizeof(info));
 	int rc;
-	while ((rc = waitid(P_PID, (id_t)pid, &info, WEXITED | WNOWAIT | (block ? 0 : WNOHANG))) < 0 &&
+	while ((rc = waitid(P_PID, (id_t)pid, &info, WEXITED | WNOWAIT | (block ? 0 : WNOHANG))) <
+	           0 &&
 	       errno == EINTR)
 		;
 	if (rc < 0 || info.si_pid == 0)
@@ -155,7 +164,9 @@ static int child_ended(pid_t pid, bool block, int *status)
 	int st = 0;
 	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
 		;
-	*status = WIFEXITED(st) ? WEXITSTATUS(st) : WIFSIGNALED(st) ? 128 + WTERMSIG(st) : RT_EXIT_ERROR;
+	*status = WIFEXITED(st)     ? WEXITSTATUS(st)
+	          : WIFSIGNALED(st) ? 128 + WTERMSIG(st)
+	                            : RT_EXIT_ERROR;
 	return 1;
 }
 
@@ -164,7 +175,8 @@ static int child_ended(pid_t pid, bool block, int *status)
  * without a workload a signal comes or every capture ended by itself (-c N).
  * A workload still running is left running (g_child_pid).
  */
-static void capture_while(const struct rt_capture_hosts_args *a, struct rt_hostcap *hc, int *cmd_status)
+static void capture_while(const struct rt_capture_hosts_args *a, struct rt_hostcap *hc,
+                          int *cmd_status)
 {
 	uint64_t start = now_ns();
 	if (a->cmd) {
@@ -181,7 +193,9 @@ static void capture_while(const struct rt_capture_hosts_args *a, struct rt_hostc
 		if (rc < 0) {
 			if (rc != -ECANCELED)
 				rt_cli_fail(CMD, "%s", errbuf);
-			*cmd_status = rc == -ECANCELED ? -1 : exec_failed ? rt_spawn_exit_status(-rc) : RT_EXIT_ERROR;
+			*cmd_status = rc == -ECANCELED ? -1
+			              : exec_failed    ? rt_spawn_exit_status(-rc)
+			                               : RT_EXIT_ERROR;
 			return;
 		}
 	}
@@ -206,11 +220,11 @@ static bool report(const struct rt_hostcap_host *h)
 	if (h->dropped != UINT64_MAX)
 		snprintf(dropped, sizeof(dropped), "%llu", (unsigned long long)h->dropped);
 	if (h->fetched && !h->failed)
-		fprintf(stderr, "    %s: %llu frames, %s dropped: %s\n", h->name, (unsigned long long)h->frames,
-			dropped, h->file);
+		fprintf(stderr, "    %s: %llu frames, %s dropped: %s\n", h->name,
+		        (unsigned long long)h->frames, dropped, h->file);
 	else if (h->fetched)
 		fprintf(stderr, "    %s: %llu frames, %s dropped: %s; failed: %s\n", h->name,
-			(unsigned long long)h->frames, dropped, h->file, h->error);
+		        (unsigned long long)h->frames, dropped, h->file, h->error);
 	else
 		fprintf(stderr, "    %s: failed: %s\n", h->name, h->error);
 	return h->fetched;
@@ -220,7 +234,7 @@ static bool report(const struct rt_hostcap_host *h)
 static int analyze(const struct rt_hostcap_host *hosts, size_t n)
 {
 	char **argv = calloc(2 * n + 2, sizeof(*argv));
-	char (*vantage)[4700] = calloc(n, sizeof(*vantage));
+	char(*vantage)[4700] = calloc(n, sizeof(*vantage));
 	int argc = 0, status = RT_EXIT_ERROR;
 	if (!argv || !vantage) {
 		rt_cli_fail(CMD, "out of memory");
@@ -264,7 +278,8 @@ int rt_capture_hosts(const struct rt_capture_hosts_args *a)
 	/* the hosts' files are named after this run, so two runs never meet */
 	gethostname(self, sizeof(self) - 1);
 	for (char *c = self; *c; c++)
-		if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-", *c))
+		if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-",
+		            *c))
 			*c = '_';
 	snprintf(tag, sizeof(tag), "%s-%ld", self[0] ? self : "here", (long)getpid());
 	struct rt_hostcap_config cfg = {
@@ -288,28 +303,34 @@ int rt_capture_hosts(const struct rt_capture_hosts_args *a)
 	if (rc < 0) {
 		for (size_t i = 0; i < n; i++)
 			if (hosts[i].failed)
-				fprintf(stderr, "rocetrace capture: %s: %s\n", hosts[i].name, hosts[i].error);
+				fprintf(stderr, "rocetrace capture: %s: %s\n", hosts[i].name,
+				        hosts[i].error);
 		status = rc == -EINTR ? rt_cli_interrupted(CMD, 0, ": %s", errbuf)
-				      : rt_cli_fail(CMD, "no capture ran: %s", errbuf);
+		                      : rt_cli_fail(CMD, "no capture ran: %s", errbuf);
 		goto out;
 	}
 	size_t capturing = 0;
 	for (size_t i = 0; i < n; i++)
 		capturing += hosts[i].ready;
-	fprintf(stderr, "rocetrace capture: capturing on %zu of %zu host%s:", capturing, n, n == 1 ? "" : "s");
+	fprintf(stderr, "rocetrace capture: capturing on %zu of %zu host%s:", capturing, n,
+	        n == 1 ? "" : "s");
 	for (size_t i = 0, k = 0; i < n; i++)
 		if (hosts[i].ready)
 			fprintf(stderr, "%s %s (%s)", k++ ? "," : "", hosts[i].name, hosts[i].dev);
 	fputc('\n', stderr);
 	for (size_t i = 0; i < n; i++)
 		if (hosts[i].failed)
-			fprintf(stderr, "rocetrace capture: %s: %s\n", hosts[i].name, hosts[i].error);
+			fprintf(stderr, "rocetrace capture: %s: %s\n", hosts[i].name,
+			        hosts[i].error);
 	int cmd_status = -1;
 	capture_while(a, hc, &cmd_status);
 	bool failed = rt_hostcap_stop(hc, errbuf) < 0;
 	if (g_child_pid > 0) {
-		/* --duration ended the captures first: the workload runs to its end, as with one capture */
-		fprintf(stderr, "rocetrace capture: the captures stopped after --duration; waiting for CMD\n");
+		/* --duration ended the captures first: the workload runs to its end, as with one
+		 * capture */
+		fprintf(
+		    stderr,
+		    "rocetrace capture: the captures stopped after --duration; waiting for CMD\n");
 		child_ended((pid_t)g_child_pid, true, &cmd_status);
 	}
 	failed |= rt_hostcap_fetch(hc, errbuf) < 0;

@@ -207,8 +207,8 @@ void rt_cli_files_free(struct rt_cli_files *fs)
 	memset(fs, 0, sizeof(*fs));
 }
 
-int rt_cli_split_hosts(const char *cmd, const char *const *values, size_t nvalues, char *buf, size_t size,
-		       char **hosts, size_t max, size_t *n)
+int rt_cli_split_hosts(const char *cmd, const char *const *values, size_t nvalues, char *buf,
+                       size_t size, char **hosts, size_t max, size_t *n)
 {
 	size_t used = 0;
 	*n = 0;
@@ -218,7 +218,8 @@ int rt_cli_split_hosts(const char *cmd, const char *const *values, size_t nvalue
 			return rt_cli_usage_error(cmd, "--hosts: too long");
 		memcpy(buf + used, values[i], l + 1);
 		char *save = NULL;
-		for (char *h = strtok_r(buf + used, ",", &save); h; h = strtok_r(NULL, ",", &save)) {
+		for (char *h = strtok_r(buf + used, ",", &save); h;
+		     h = strtok_r(NULL, ",", &save)) {
 			if (*n == max)
 				return rt_cli_usage_error(cmd, "--hosts: more than %zu hosts", max);
 			hosts[(*n)++] = h;
@@ -235,7 +236,9 @@ bool rt_cli_plain_word(const char *w)
 	if (!*w)
 		return false;
 	for (; *w; w++)
-		if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_./:=,@+-", *w))
+		if (!strchr(
+		        "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_./:=,@+-",
+		        *w))
 			return false;
 	return true;
 }
@@ -245,9 +248,10 @@ int rt_cli_forward(const char *cmd, struct rt_cli_forward *f, const char *name, 
 	if (f->n == RT_CLI_FORWARD_MAX)
 		return rt_cli_usage_error(cmd, "too many options to pass to the hosts");
 	if (value && !rt_cli_plain_word(value))
-		return rt_cli_usage_error(cmd, "'%s' cannot be passed to the hosts safely (use "
-					       "letters, digits and _./:=,@+- only)",
-					  value);
+		return rt_cli_usage_error(cmd,
+		                          "'%s' cannot be passed to the hosts safely (use "
+		                          "letters, digits and _./:=,@+- only)",
+		                          value);
 	char *w = f->buf[f->n];
 	if (!name)
 		snprintf(w, sizeof(f->buf[0]), "%s", value);

@@ -73,10 +73,11 @@ void rt_cli_files_free(struct rt_cli_files *fs);
  * max. 0, or the usage exit status after one line on stderr (too long,
  * too many, none).
  */
-int rt_cli_split_hosts(const char *cmd, const char *const *values, size_t nvalues, char *buf, size_t size,
-		       char **hosts, size_t max, size_t *n);
+int rt_cli_split_hosts(const char *cmd, const char *const *values, size_t nvalues, char *buf,
+                       size_t size, char **hosts, size_t max, size_t *n);
 
-/* A word a launcher that re-reads the command with a shell (ssh) passes on unchanged: letters, digits and _./:=,@+- only. */
+/* A word a launcher that re-reads the command with a shell (ssh) passes on unchanged: letters,
+ * digits and _./:=,@+- only. */
 bool rt_cli_plain_word(const char *w);
 
 /* Options passed on to the same command on other hosts (doctor --hosts, capture --hosts). */

@@ -33,8 +33,8 @@
 #define DRAIN_NS    100000000u /* after CMD exits, keep capturing this long */
 #define CMD         "capture"
 #define MAX_SECONDS (366ull * 86400) /* --duration, --counters, -G */
-#define MAX_HOSTS_ARGS 64	     /* --hosts given this often at most */
-#define HOSTS_TIMEOUT_NS 30000000000ull /* --timeout: a host capturing by then */
+#define MAX_HOSTS_ARGS   64               /* --hosts given this often at most */
+#define HOSTS_TIMEOUT_NS 30000000000ull   /* --timeout: a host capturing by then */
 
 struct capture_args {
 	const char *dev;
@@ -338,16 +338,20 @@ static uint64_t now_ns(clockid_t clk)
 static int check_hosts_args(struct capture_args *a)
 {
 	if (a->file)
-		return rt_cli_usage_error(CMD, "--hosts captures on the hosts: -r FILE has no place here");
+		return rt_cli_usage_error(
+		    CMD, "--hosts captures on the hosts: -r FILE has no place here");
 	if (!a->out || !strcmp(a->out, "-") || !*a->out)
-		return rt_cli_usage_error(CMD, "--hosts: give -w DIR/ or -w PREFIX, where the files come home");
+		return rt_cli_usage_error(
+		    CMD, "--hosts: give -w DIR/ or -w PREFIX, where the files come home");
 	if (a->rotate_bytes || a->rotate_seconds)
-		return rt_cli_usage_error(CMD, "--hosts: -G and -C are not supported (one file per host)");
+		return rt_cli_usage_error(
+		    CMD, "--hosts: -G and -C are not supported (one file per host)");
 	if (a->stop_at_eof || a->notify_ready)
 		return rt_cli_usage_error(CMD, "--hosts gives its captures --stop-at-eof and "
-					       "--notify-ready itself");
+		                               "--notify-ready itself");
 	if (a->dev && !rt_cli_plain_word(a->dev))
-		return rt_cli_usage_error(CMD, "-i '%s' cannot be passed to the hosts safely", a->dev);
+		return rt_cli_usage_error(CMD, "-i '%s' cannot be passed to the hosts safely",
+		                          a->dev);
 	for (unsigned i = 0; i < a->ngiven; i++) {
 		int rc = rt_cli_forward(CMD, &a->forward, a->given[i].name, a->given[i].value);
 		if (rc)
@@ -359,9 +363,11 @@ static int check_hosts_args(struct capture_args *a)
 		char word[320];
 		snprintf(word, sizeof(word), "%.*s", (int)len, w);
 		if (len && !rt_cli_plain_word(word))
-			return rt_cli_usage_error(CMD, "--hosts: the filter word '%s' cannot be passed to the "
-						       "hosts safely (write and, or, not for &&, ||, !)",
-						  word);
+			return rt_cli_usage_error(
+			    CMD,
+			    "--hosts: the filter word '%s' cannot be passed to the "
+			    "hosts safely (write and, or, not for &&, ||, !)",
+			    word);
 		w += len + (w[len] == ' ');
 	}
 	return 0;
@@ -369,9 +375,21 @@ static int check_hosts_args(struct capture_args *a)
 
 static int parse_args(int argc, char **argv, struct capture_args *a)
 {
-	enum { OPT_DURATION = 256, OPT_FORMAT, OPT_COUNTERS, OPT_SYSFS, OPT_STATS, OPT_STOP_EOF,
-	       OPT_READY, OPT_HOSTS, OPT_LAUNCHER, OPT_REMOTE, OPT_REMOTE_DIR, OPT_TIMEOUT,
-	       OPT_NO_ANALYZE };
+	enum {
+		OPT_DURATION = 256,
+		OPT_FORMAT,
+		OPT_COUNTERS,
+		OPT_SYSFS,
+		OPT_STATS,
+		OPT_STOP_EOF,
+		OPT_READY,
+		OPT_HOSTS,
+		OPT_LAUNCHER,
+		OPT_REMOTE,
+		OPT_REMOTE_DIR,
+		OPT_TIMEOUT,
+		OPT_NO_ANALYZE
+	};
 	static const struct option longopts[] = {
 	    {"interface", required_argument, NULL, 'i'},
 	    {"write", required_argument, NULL, 'w'},
@@ -484,7 +502,8 @@ static int parse_args(int argc, char **argv, struct capture_args *a)
 			break;
 		case OPT_HOSTS:
 			if (a->nhosts == MAX_HOSTS_ARGS)
-				return rt_cli_usage_error(CMD, "--hosts given more than %d times", MAX_HOSTS_ARGS);
+				return rt_cli_usage_error(CMD, "--hosts given more than %d times",
+				                          MAX_HOSTS_ARGS);
 			a->hosts[a->nhosts++] = optarg;
 			break;
 		case OPT_LAUNCHER:
@@ -495,14 +514,16 @@ static int parse_args(int argc, char **argv, struct capture_args *a)
 			break;
 		case OPT_REMOTE_DIR:
 			if (!rt_cli_plain_word(optarg))
-				return rt_cli_usage_error(CMD, "--remote-dir: '%s' cannot be passed to the hosts "
-							       "safely (use letters, digits and _./:=,@+- only)",
-							  optarg);
+				return rt_cli_usage_error(
+				    CMD,
+				    "--remote-dir: '%s' cannot be passed to the hosts "
+				    "safely (use letters, digits and _./:=,@+- only)",
+				    optarg);
 			a->remote_dir = optarg;
 			break;
 		case OPT_TIMEOUT:
-			if (rt_opt_duration(CMD, "--timeout", optarg, 1000000000u, MAX_SECONDS * 1000000000,
-					    &a->hosts_timeout_ns))
+			if (rt_opt_duration(CMD, "--timeout", optarg, 1000000000u,
+			                    MAX_SECONDS * 1000000000, &a->hosts_timeout_ns))
 				return RT_EXIT_USAGE;
 			break;
 		case OPT_NO_ANALYZE:
@@ -522,9 +543,9 @@ static int parse_args(int argc, char **argv, struct capture_args *a)
 				break;
 			return rt_cli_getopt_error(CMD, c, argv);
 		}
-		/* what the captures on other hosts (--hosts) get: every capture option, as written */
-		static const int forwarded[] = {'s', 'c', 'B', 'Z', OPT_FORMAT, OPT_COUNTERS, OPT_SYSFS,
-						OPT_STATS};
+		/* what the captures on the hosts (--hosts) get: the capture options, as written */
+		static const int forwarded[] = {'s',        'c',          'B',       'Z',
+		                                OPT_FORMAT, OPT_COUNTERS, OPT_SYSFS, OPT_STATS};
 		for (size_t k = 0; k < sizeof(forwarded) / sizeof(forwarded[0]); k++) {
 			if (c != forwarded[k])
 				continue;
@@ -569,7 +590,7 @@ static int parse_args(int argc, char **argv, struct capture_args *a)
 		return check_hosts_args(a);
 	if (a->launcher || a->remote || a->remote_dir || a->hosts_timeout_ns || a->no_analyze)
 		return rt_cli_usage_error(CMD, "--launcher, --remote, --remote-dir, --timeout and "
-					       "--no-analyze need --hosts");
+		                               "--no-analyze need --hosts");
 	if (a->dev && a->file)
 		return rt_cli_usage_error(CMD, "-i and -r both name the source: give one");
 	if (a->stop_at_eof && a->cmd)
@@ -866,7 +887,7 @@ static void *watch_stdin(void *arg)
 	return NULL;
 }
 
-/* The thread that watches standard input, with every signal blocked (they go to the capture). 0 or -errno. */
+/* The thread watching standard input, every signal blocked (they go to the capture). 0 or -errno. */
 static int start_stdin_watch(void)
 {
 	pthread_t th;
@@ -1013,8 +1034,10 @@ static int run_capture(const struct capture_args *a)
 		set_error(&cap, rc, "--stop-at-eof: cannot watch standard input");
 	if (!cap.rc && a->notify_ready) {
 		fprintf(stderr, "rocetrace capture: ready: pid %ld, capturing from %s %s %s\n",
-			(long)getpid(), cap.src->name, a->out ? "into" : "printing",
-			!a->out ? "lines" : strcmp(a->out, "-") ? a->out : "standard output");
+		        (long)getpid(), cap.src->name, a->out ? "into" : "printing",
+		        !a->out               ? "lines"
+		        : strcmp(a->out, "-") ? a->out
+		                              : "standard output");
 		fflush(stderr);
 	}
 	if (!cap.rc) {

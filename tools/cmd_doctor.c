@@ -291,7 +291,8 @@ static int run_hosts(struct doctor_args *a, int argc, char **argv)
 	static char buf[65536];
 	static char *hosts[MAX_HOSTS];
 	size_t n;
-	int rc = rt_cli_split_hosts(CMD, a->hosts_arg, a->nhosts_arg, buf, sizeof(buf), hosts, MAX_HOSTS, &n);
+	int rc = rt_cli_split_hosts(CMD, a->hosts_arg, a->nhosts_arg, buf, sizeof(buf), hosts,
+	                            MAX_HOSTS, &n);
 	if (rc)
 		return rc;
 	for (int i = optind; i < argc; i++)

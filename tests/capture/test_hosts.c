@@ -1,4 +1,5 @@
-/* Unit tests of capturing on many hosts: a launcher script plays the hosts (ready, unreachable, refused, hanging, deaf to the stop, short file). */
+/* Unit tests of capturing on many hosts: a launcher script plays the hosts (ready, unreachable,
+ * refused, hanging, deaf to the stop, short file). */
 #include <errno.h>
 #include <setjmp.h>
 #include <signal.h>
@@ -52,7 +53,8 @@ static int setup(void **state)
 	           "#!/bin/sh\n"
 	           "host=$1\n"
 	           "shift\n"
-	           "case $host in down) echo \"ssh: connect to host down port 22: Connection refused\" >&2; "
+	           "case $host in down) echo \"ssh: connect to host down port 22: Connection "
+	           "refused\" >&2; "
 	           "exit 255 ;; esac\n"
 	           "exec \"$@\"\n",
 	           0755);
@@ -69,28 +71,29 @@ static int setup(void **state)
 		fwrite(frame, sizeof(frame), 1, f);
 	}
 	assert_int_equal(fclose(f), 0);
-	snprintf(text, sizeof(text),
-	         "#!/bin/sh\n"
-	         "# capture -i DEV -w FILE --stop-at-eof --notify-ready [OPTIONS]\n"
-	         "dev=$3 file=$5 written=%d\n"
-	         "case $dev in\n"
-	         "nodev) echo \"rocetrace capture: nodev: No such device exists\" >&2; exit 1 ;;\n"
-	         "hang) exec sleep 60 ;;\n"
-	         "short) written=5 ;;\n"
-	         "esac\n"
-	         "cp %s \"$file\" || exit 1\n"
-	         "echo \"rocetrace capture: ready: pid $$, capturing from $dev into $file\" >&2\n"
-	         "echo \"a line of its own\" >&2\n"
-	         "case $dev in\n"
-	         "count) ;;\n"
-	         "deaf) trap 'kill $!; echo \"rocetrace capture: $written received, 1 dropped, $written "
-	         "written\" >&2; exit 0' TERM\n"
-	         "      sleep 60 </dev/null >/dev/null 2>&1 &\n"
-	         "      wait ;;\n"
-	         "*) cat >/dev/null ;;\n"
-	         "esac\n"
-	         "echo \"rocetrace capture: $written received, 1 dropped, $written written\" >&2\n",
-	         FRAMES, path);
+	snprintf(
+	    text, sizeof(text),
+	    "#!/bin/sh\n"
+	    "# capture -i DEV -w FILE --stop-at-eof --notify-ready [OPTIONS]\n"
+	    "dev=$3 file=$5 written=%d\n"
+	    "case $dev in\n"
+	    "nodev) echo \"rocetrace capture: nodev: No such device exists\" >&2; exit 1 ;;\n"
+	    "hang) exec sleep 60 ;;\n"
+	    "short) written=5 ;;\n"
+	    "esac\n"
+	    "cp %s \"$file\" || exit 1\n"
+	    "echo \"rocetrace capture: ready: pid $$, capturing from $dev into $file\" >&2\n"
+	    "echo \"a line of its own\" >&2\n"
+	    "case $dev in\n"
+	    "count) ;;\n"
+	    "deaf) trap 'kill $!; echo \"rocetrace capture: $written received, 1 dropped, $written "
+	    "written\" >&2; exit 0' TERM\n"
+	    "      sleep 60 </dev/null >/dev/null 2>&1 &\n"
+	    "      wait ;;\n"
+	    "*) cat >/dev/null ;;\n"
+	    "esac\n"
+	    "echo \"rocetrace capture: $written received, 1 dropped, $written written\" >&2\n",
+	    FRAMES, path);
 	write_file(remote, text, 0755);
 	return mkdir(remote_dir, 0755);
 }
@@ -137,7 +140,8 @@ static bool exists(const char *path)
 static void test_all_capture(void **state)
 {
 	(void)state;
-	struct rt_hostcap_host hosts[] = {{.name = "alpha", .dev = "lo"}, {.name = "beta", .dev = "lo"}};
+	struct rt_hostcap_host hosts[] = {{.name = "alpha", .dev = "lo"},
+	                                  {.name = "beta", .dev = "lo"}};
 	struct rt_hostcap_config cfg = config("all");
 	struct rt_hostcap *hc = NULL;
 	char errbuf[RT_ERRBUF_SIZE];
@@ -211,8 +215,10 @@ static void test_some_fail(void **state)
 		assert_false(hosts[i].ready);
 		assert_true(hosts[i].failed);
 	}
-	assert_non_null(strstr(hosts[1].error, "could not start the capture: ssh: connect to host down"));
-	assert_string_equal(hosts[2].error, "could not start the capture: nodev: No such device exists");
+	assert_non_null(
+	    strstr(hosts[1].error, "could not start the capture: ssh: connect to host down"));
+	assert_string_equal(hosts[2].error,
+	                    "could not start the capture: nodev: No such device exists");
 	assert_string_equal(hosts[3].error, "not capturing after 2 s");
 	/* the stop says some host failed; what captured still comes home */
 	assert_int_equal(rt_hostcap_stop(hc, errbuf), -EIO);
@@ -228,7 +234,8 @@ static void test_some_fail(void **state)
 static void test_none_capture(void **state)
 {
 	(void)state;
-	struct rt_hostcap_host hosts[] = {{.name = "down", .dev = "lo"}, {.name = "refused", .dev = "nodev"}};
+	struct rt_hostcap_host hosts[] = {{.name = "down", .dev = "lo"},
+	                                  {.name = "refused", .dev = "nodev"}};
 	struct rt_hostcap_config cfg = config("none");
 	struct rt_hostcap *hc = NULL;
 	char errbuf[RT_ERRBUF_SIZE];
@@ -269,7 +276,8 @@ static void test_incomplete(void **state)
 	assert_int_equal(rt_hostcap_fetch(hc, errbuf), -EIO);
 	assert_false(hosts[0].fetched);
 	assert_true(hosts[0].failed);
-	assert_string_equal(hosts[0].error, "its file came home incomplete: 3 frames, its capture wrote 5");
+	assert_string_equal(hosts[0].error,
+	                    "its file came home incomplete: 3 frames, its capture wrote 5");
 	assert_true(exists(hosts[0].remote));
 	snprintf(home, sizeof(home), "%sshort.pcap", prefix);
 	assert_false(exists(home));
@@ -290,7 +298,8 @@ static void test_fetch_stopped(void **state)
 	assert_int_equal(rt_hostcap_stop(hc, errbuf), 0);
 	assert_int_equal(rt_hostcap_fetch(hc, errbuf), -EIO);
 	assert_false(hosts[0].fetched);
-	snprintf(want, sizeof(want), "cannot bring its file home: stopped (it stays on the host as %s)",
+	snprintf(want, sizeof(want),
+	         "cannot bring its file home: stopped (it stays on the host as %s)",
 	         hosts[0].remote);
 	assert_string_equal(hosts[0].error, want);
 	assert_true(exists(hosts[0].remote));
@@ -306,7 +315,8 @@ static bool stop_now(void)
 static void test_interrupted(void **state)
 {
 	(void)state;
-	struct rt_hostcap_host hosts[] = {{.name = "quick", .dev = "lo"}, {.name = "slow", .dev = "hang"}};
+	struct rt_hostcap_host hosts[] = {{.name = "quick", .dev = "lo"},
+	                                  {.name = "slow", .dev = "hang"}};
 	struct rt_hostcap_config cfg = config("intr");
 	cfg.stopping = stop_now;
 	struct rt_hostcap *hc = NULL;
@@ -320,9 +330,9 @@ static void test_interrupted(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_all_capture), cmocka_unit_test(test_ends_by_itself),
-	    cmocka_unit_test(test_some_fail),   cmocka_unit_test(test_none_capture),
-	    cmocka_unit_test(test_deaf),        cmocka_unit_test(test_incomplete),
+	    cmocka_unit_test(test_all_capture),   cmocka_unit_test(test_ends_by_itself),
+	    cmocka_unit_test(test_some_fail),     cmocka_unit_test(test_none_capture),
+	    cmocka_unit_test(test_deaf),          cmocka_unit_test(test_incomplete),
 	    cmocka_unit_test(test_fetch_stopped), cmocka_unit_test(test_interrupted),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
