@@ -887,7 +887,7 @@ static void *watch_stdin(void *arg)
 	return NULL;
 }
 
-/* The thread watching standard input, every signal blocked (they go to the capture). 0 or -errno. */
+/* The thread watching standard input, signals blocked (they go to the capture). 0 or -errno. */
 static int start_stdin_watch(void)
 {
 	pthread_t th;
