@@ -473,7 +473,8 @@ int rt_launch_start(struct rt_launch_session **out, const struct rt_launch_opts 
 	}
 	for (size_t i = 0; i < n; i++) {
 		snprintf(res[i].host, sizeof(res[i].host), "%s", hosts[i]);
-		res[i].command = rt_launch_command_line(o->launcher, hosts[i], o->argv);
+		res[i].command = rt_launch_command_line(o->launcher, hosts[i],
+		                                        o->host_argv ? o->host_argv[i] : o->argv);
 		if (!res[i].command) {
 			for (size_t k = 0; k <= i; k++) {
 				free(res[k].command);

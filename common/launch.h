@@ -39,6 +39,7 @@ struct rt_launch_opts {
 	 */
 	const char *launcher;
 	char *const *argv;     /* the command run through the launcher, NULL-terminated */
+	char *const *const *host_argv; /* per host instead of argv: host i runs host_argv[i] */
 	uint64_t timeout_ns;   /* per command, 0 = none; on expiry SIGTERM, then SIGKILL 2 s later */
 	size_t max_output;     /* bytes kept per stream; 0 = RT_LAUNCH_MAX_OUTPUT */
 	unsigned max_parallel; /* commands running at once; 0 = all */

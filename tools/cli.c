@@ -206,3 +206,60 @@ void rt_cli_files_free(struct rt_cli_files *fs)
 	free(fs->files);
 	memset(fs, 0, sizeof(*fs));
 }
+
+int rt_cli_split_hosts(const char *cmd, const char *const *values, size_t nvalues, char *buf,
+                       size_t size, char **hosts, size_t max, size_t *n)
+{
+	size_t used = 0;
+	*n = 0;
+	for (size_t i = 0; i < nvalues; i++) {
+		size_t l = strlen(values[i]);
+		if (used + l + 1 > size)
+			return rt_cli_usage_error(cmd, "--hosts: too long");
+		memcpy(buf + used, values[i], l + 1);
+		char *save = NULL;
+		for (char *h = strtok_r(buf + used, ",", &save); h;
+		     h = strtok_r(NULL, ",", &save)) {
+			if (*n == max)
+				return rt_cli_usage_error(cmd, "--hosts: more than %zu hosts", max);
+			hosts[(*n)++] = h;
+		}
+		used += l + 1;
+	}
+	if (!*n)
+		return rt_cli_usage_error(cmd, "--hosts: no host given");
+	return 0;
+}
+
+bool rt_cli_plain_word(const char *w)
+{
+	if (!*w)
+		return false;
+	for (; *w; w++)
+		if (!strchr(
+		        "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_./:=,@+-",
+		        *w))
+			return false;
+	return true;
+}
+
+int rt_cli_forward(const char *cmd, struct rt_cli_forward *f, const char *name, const char *value)
+{
+	if (f->n == RT_CLI_FORWARD_MAX)
+		return rt_cli_usage_error(cmd, "too many options to pass to the hosts");
+	if (value && !rt_cli_plain_word(value))
+		return rt_cli_usage_error(cmd,
+		                          "'%s' cannot be passed to the hosts safely (use "
+		                          "letters, digits and _./:=,@+- only)",
+		                          value);
+	char *w = f->buf[f->n];
+	if (!name)
+		snprintf(w, sizeof(f->buf[0]), "%s", value);
+	else if (value)
+		snprintf(w, sizeof(f->buf[0]), "--%s=%s", name, value);
+	else
+		snprintf(w, sizeof(f->buf[0]), "--%s", name);
+	f->argv[f->n++] = w;
+	f->argv[f->n] = NULL;
+	return 0;
+}

@@ -71,4 +71,32 @@ int rt_cli_files_operands(const char *cmd, int argc, char **argv, int first, str
 			  const char **bpf, char **joined);
 void rt_cli_files_free(struct rt_cli_files *fs);
 
+/*
+ * The values of --hosts (each H1,H2,...) split at commas: the words are
+ * copied into buf (size bytes) and hosts[0..*n-1] point at them, at most
+ * max. 0, or the usage exit status after one line on stderr (too long,
+ * too many, none).
+ */
+int rt_cli_split_hosts(const char *cmd, const char *const *values, size_t nvalues, char *buf,
+                       size_t size, char **hosts, size_t max, size_t *n);
+
+/* A word a launcher that re-reads the command with a shell (ssh) passes on unchanged: letters,
+ * digits and _./:=,@+- only. */
+bool rt_cli_plain_word(const char *w);
+
+/* Options passed on to the same command on other hosts (doctor --hosts, capture --hosts). */
+#define RT_CLI_FORWARD_MAX 64
+struct rt_cli_forward {
+	char *argv[RT_CLI_FORWARD_MAX + 1]; /* the words so far, NULL-terminated */
+	char buf[RT_CLI_FORWARD_MAX][320];
+	unsigned n;
+};
+
+/*
+ * Pass "--NAME=VALUE" on (or "--NAME" when value is NULL, or the word VALUE
+ * when name is NULL); a value must be a plain word (rt_cli_plain_word).
+ * 0, or the usage exit status after one line on stderr.
+ */
+int rt_cli_forward(const char *cmd, struct rt_cli_forward *f, const char *name, const char *value);
+
 #endif

@@ -21,6 +21,7 @@
 #include "dissect/dissect.h"
 #include "dissect/print.h"
 #include "rt_config.h"
+#include "tools/capture_hosts.h"
 #include "tools/cli.h"
 #include "tools/commands.h"
 #include "tools/options.h"
@@ -32,6 +33,8 @@
 #define DRAIN_NS    100000000u /* after CMD exits, keep capturing this long */
 #define CMD         "capture"
 #define MAX_SECONDS (366ull * 86400) /* --duration, --counters, -G */
+#define MAX_HOSTS_ARGS   64               /* --hosts given this often at most */
+#define HOSTS_TIMEOUT_NS 30000000000ull   /* --timeout: a host capturing by then */
 
 struct capture_args {
 	const char *dev;
@@ -53,7 +56,21 @@ struct capture_args {
 	enum rt_write_format format;
 	bool stats;
 	bool list;
+	bool stop_at_eof;  /* stop when standard input ends */
+	bool notify_ready; /* say when capturing, on standard error */
 	char **cmd; /* after --, or NULL */
+	/* --hosts: capture on every host through a launcher */
+	const char *hosts[MAX_HOSTS_ARGS];
+	size_t nhosts;
+	const char *launcher, *remote, *remote_dir;
+	uint64_t hosts_timeout_ns;
+	bool no_analyze;
+	struct rt_cli_forward forward; /* the options for the hosts' captures, checked */
+	/* the capture options as given, for the hosts' captures */
+	struct {
+		const char *name, *value;
+	} given[32];
+	unsigned ngiven;
 };
 
 /* The --stats ticker: the analyzer's running totals, printed and reset once a second. */
@@ -105,10 +122,16 @@ static void help(void)
 	    "SYNOPSIS\n"
 	    "    rocetrace capture -i DEV[:PORT] [-w OUT] [-s SNAPLEN] [-c N] [--duration D]\n"
 	    "        [-B N] [--format pcapng|pcap] [-G SECONDS] [-C MB] [--counters [D]]\n"
-	    "        [--sysfs-root DIR] [--stats] [-Z USER] [-n] [-v] [-e] [-x | -X]\n"
-	    "        [-t...] [-#] [-f BPF | EXPRESSION] [-- CMD ARGS...]\n"
+	    "        [--sysfs-root DIR] [--stats] [-Z USER] [--notify-ready] [--stop-at-eof]\n"
+	    "        [-n] [-v] [-e] [-x | -X] [-t...] [-#] [-f BPF | EXPRESSION]\n"
+	    "        [-- CMD ARGS...]\n"
 	    "    rocetrace capture -r FILE -w OUT [-s SNAPLEN] [-c N] [EXPRESSION]\n"
 	    "    rocetrace capture -D [--sysfs-root DIR]\n"
+	    "    rocetrace capture --hosts H1[=DEV],H2[=DEV],... [--launcher TEMPLATE]\n"
+	    "        [-i DEV] -w DIR/|PREFIX [--duration D] [--timeout D] [--remote CMD]\n"
+	    "        [--remote-dir DIR] [--no-analyze] [-s SNAPLEN] [-c N] [-B N]\n"
+	    "        [--format pcapng|pcap] [--counters [D]] [--stats] [-Z USER]\n"
+	    "        [EXPRESSION] [-- CMD ARGS...]\n"
 	    "\n"
 	    "DESCRIPTION\n"
 	    "    Captures frames into OUT, or without -w prints each one decoded (as\n"
@@ -135,6 +158,27 @@ static void help(void)
 	    "      a number N: the N-th device 'capture -D' lists, as tcpdump -i takes it.\n"
 	    "      an existing file (pcap or pcapng), or -r FILE: its frames are copied\n"
 	    "        to OUT.\n"
+	    "\n"
+	    "    With --hosts, rocetrace captures on every host of a job at once: it\n"
+	    "    starts 'rocetrace capture -i DEV -w FILE --stop-at-eof --notify-ready'\n"
+	    "    on each host through the cluster's launcher (ssh, srun, mpirun, ip\n"
+	    "    netns exec), waits until every host reports capturing (or has\n"
+	    "    failed: unreachable, device refused, not capturing within --timeout;\n"
+	    "    the others go on), runs CMD here, and stops every capture at once when\n"
+	    "    CMD ends (plus 100 ms), --duration passes, every capture ended by\n"
+	    "    itself (-c N), or on Ctrl-C, SIGTERM or SIGHUP: each host's standard\n"
+	    "    input is closed and its capture writes what it holds and ends; one\n"
+	    "    that does not end within 15 s gets 'LAUNCHER kill -TERM PID'. Each\n"
+	    "    file then comes home through the launcher ('LAUNCHER cat FILE'),\n"
+	    "    named after its host (DIR/HOST.pcapng, or PREFIX-HOST.pcapng), is\n"
+	    "    checked to hold every frame its capture wrote, and is removed from its\n"
+	    "    host (a second Ctrl-C stops that: the files stay on the hosts). A\n"
+	    "    closing list gives each host's frames and drops, or why it failed.\n"
+	    "    Last, 'rocetrace analyze' runs over the files with each host a\n"
+	    "    vantage point (--vantage HOST=FILE), so a packet seen on several\n"
+	    "    hosts counts once; the command is printed first, to run again with\n"
+	    "    other options. Should rocetrace itself die, the captures see their\n"
+	    "    input end and stop.\n"
 	    "\n"
 	    "OPTIONS\n"
 	    "    -i, --interface DEV[:PORT]\n"
@@ -197,10 +241,51 @@ static void help(void)
 	    "        group and user ids): OUT, rotated files and the --counters file are\n"
 	    "        created as USER, and so is CMD run. USER must be able to write in\n"
 	    "        OUT's folder.\n"
+	    "    --notify-ready\n"
+	    "        Once capturing (the device open, OUT created), print one line on\n"
+	    "        standard error: 'rocetrace capture: ready: pid PID, capturing from\n"
+	    "        DEV into OUT', so whatever started the capture in the background\n"
+	    "        knows when to start the traffic.\n"
+	    "    --stop-at-eof\n"
+	    "        Also stop when standard input ends (its writer closes it, or goes\n"
+	    "        away): how 'capture --hosts' stops the captures it starts, and\n"
+	    "        why they stop when it dies. Not with -- CMD.\n"
 	    "    -n, -v, -e, -x, -X, -t, -tt, -ttt, -tttt, -ttttt, -#\n"
 	    "        Without -w, as 'rocetrace dissect' takes them (-n: names are never\n"
 	    "        looked up; -v more fields; -e the link level; -x/-X the bytes; the\n"
 	    "        -t letters the timestamp; -# frame numbers).\n"
+	    "    --hosts H1[=DEV],H2[=DEV],...\n"
+	    "        Capture on these hosts (see above), each from -i DEV or from the\n"
+	    "        DEV given after its name. May be repeated. -s, -c, -B, -Z,\n"
+	    "        --format, --counters (its file comes home too), --sysfs-root,\n"
+	    "        --stats and the filter are passed on; they, DEV and the folder\n"
+	    "        must be plain words (letters, digits and _./:=,@+-), as a launcher\n"
+	    "        such as ssh hands them to a shell: write the filter with and, or,\n"
+	    "        not. -w names a folder when it is one or ends with '/' (created\n"
+	    "        when missing), else the start of each file's name. Not with -r, -G,\n"
+	    "        -C.\n"
+	    "    --launcher TEMPLATE\n"
+	    "        Command prefix that runs a command on {host}; {host} is replaced by\n"
+	    "        the host name, or appended when absent. Default: 'ssh {host}'.\n"
+	    "        E.g. 'ssh -o BatchMode=yes {host}', 'srun -N1 -w {host}',\n"
+	    "        'mpirun -H {host} -n 1', 'ip netns exec {host}'. It must pass the\n"
+	    "        command's output on unchanged (the file comes home through it:\n"
+	    "        pdsh, which labels each line, cannot), and should pass standard\n"
+	    "        input on (ssh, srun and ip netns exec do; else the stop reaches\n"
+	    "        the captures 15 s later, by their pid).\n"
+	    "    --remote CMD\n"
+	    "        The rocetrace command on the hosts (default rocetrace), e.g.\n"
+	    "        'sudo /opt/rocetrace/bin/rocetrace'.\n"
+	    "    --remote-dir DIR\n"
+	    "        Where the hosts write their capture until it comes home (default\n"
+	    "        /tmp); the files are named rocetrace-HERE-PID-HOST.pcapng, so\n"
+	    "        runs never meet.\n"
+	    "    --timeout D\n"
+	    "        A host not capturing D after the start has failed (default 30 s; a\n"
+	    "        bare number is seconds). Bringing a file home has no limit.\n"
+	    "    --no-analyze\n"
+	    "        Bring the files home, but do not run the analysis.\n"
+
 	    "    -D, --list-devices\n"
 	    "        List RDMA devices (ports, link layer, state, netdev) and network\n"
 	    "        interfaces, numbered for -i N, then exit.\n"
@@ -222,7 +307,9 @@ static void help(void)
 	    "    0 when the capture ended normally (Ctrl-C included, and with -w - or\n"
 	    "    without -w when the reader of standard output goes away), CMD's status\n"
 	    "    with -- CMD, 1 on errors (what was captured before stays in OUT), 2 for\n"
-	    "    usage errors.\n"
+	    "    usage errors. With --hosts: 1 when a host failed (the files of the\n"
+	    "    others still come home and are analysed) or no host could capture,\n"
+	    "    else CMD's status with -- CMD, else the analysis's status.\n"
 	    "\n"
 	    "EXAMPLES\n"
 	    "    rocetrace capture -i mlx5_0 -w run.pcapng -s 128 --counters -- ib_write_bw "
@@ -232,7 +319,11 @@ static void help(void)
 	    "    rocetrace capture -i eth0 -c 20 -# udp port 4791\n"
 	    "    rocetrace capture -i eth0 -Z nobody -w /tmp/run.pcapng --duration 60\n"
 	    "    rocetrace capture -D\n"
-	    "    rocetrace capture -i 2 -w run.pcapng\n",
+	    "    rocetrace capture -i 2 -w run.pcapng\n"
+	    "    rocetrace capture --hosts node01,node02 -i mlx5_0 -s 128 -w run1/ -- ./allreduce.sh\n"
+	    "    rocetrace capture --hosts n1=mlx5_0,n2=mlx5_1 --launcher 'srun -N1 -w {host}' -w incast/ "
+	    "--duration 30\n"
+	    "    rocetrace capture --hosts ns-a=eth0,ns-b=eth0 --launcher 'ip netns exec {host}' -w lab/ -c 1000\n",
 	    stdout);
 }
 
@@ -243,9 +334,62 @@ static uint64_t now_ns(clockid_t clk)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+/* --hosts: what the capture on every host can take. 0 or the usage exit status. */
+static int check_hosts_args(struct capture_args *a)
+{
+	if (a->file)
+		return rt_cli_usage_error(
+		    CMD, "--hosts captures on the hosts: -r FILE has no place here");
+	if (!a->out || !strcmp(a->out, "-") || !*a->out)
+		return rt_cli_usage_error(
+		    CMD, "--hosts: give -w DIR/ or -w PREFIX, where the files come home");
+	if (a->rotate_bytes || a->rotate_seconds)
+		return rt_cli_usage_error(
+		    CMD, "--hosts: -G and -C are not supported (one file per host)");
+	if (a->stop_at_eof || a->notify_ready)
+		return rt_cli_usage_error(CMD, "--hosts gives its captures --stop-at-eof and "
+		                               "--notify-ready itself");
+	if (a->dev && !rt_cli_plain_word(a->dev))
+		return rt_cli_usage_error(CMD, "-i '%s' cannot be passed to the hosts safely",
+		                          a->dev);
+	for (unsigned i = 0; i < a->ngiven; i++) {
+		int rc = rt_cli_forward(CMD, &a->forward, a->given[i].name, a->given[i].value);
+		if (rc)
+			return rc;
+	}
+	/* the filter goes word by word: each must pass a launcher's shell unchanged */
+	for (const char *w = a->bpf; w && *w;) {
+		size_t len = strcspn(w, " ");
+		char word[320];
+		snprintf(word, sizeof(word), "%.*s", (int)len, w);
+		if (len && !rt_cli_plain_word(word))
+			return rt_cli_usage_error(
+			    CMD,
+			    "--hosts: the filter word '%s' cannot be passed to the "
+			    "hosts safely (write and, or, not for &&, ||, !)",
+			    word);
+		w += len + (w[len] == ' ');
+	}
+	return 0;
+}
+
 static int parse_args(int argc, char **argv, struct capture_args *a)
 {
-	enum { OPT_DURATION = 256, OPT_FORMAT, OPT_COUNTERS, OPT_SYSFS, OPT_STATS };
+	enum {
+		OPT_DURATION = 256,
+		OPT_FORMAT,
+		OPT_COUNTERS,
+		OPT_SYSFS,
+		OPT_STATS,
+		OPT_STOP_EOF,
+		OPT_READY,
+		OPT_HOSTS,
+		OPT_LAUNCHER,
+		OPT_REMOTE,
+		OPT_REMOTE_DIR,
+		OPT_TIMEOUT,
+		OPT_NO_ANALYZE
+	};
 	static const struct option longopts[] = {
 	    {"interface", required_argument, NULL, 'i'},
 	    {"write", required_argument, NULL, 'w'},
@@ -260,6 +404,14 @@ static int parse_args(int argc, char **argv, struct capture_args *a)
 	    {"counters", optional_argument, NULL, OPT_COUNTERS},
 	    {"sysfs-root", required_argument, NULL, OPT_SYSFS},
 	    {"stats", no_argument, NULL, OPT_STATS},
+	    {"stop-at-eof", no_argument, NULL, OPT_STOP_EOF},
+	    {"notify-ready", no_argument, NULL, OPT_READY},
+	    {"hosts", required_argument, NULL, OPT_HOSTS},
+	    {"launcher", required_argument, NULL, OPT_LAUNCHER},
+	    {"remote", required_argument, NULL, OPT_REMOTE},
+	    {"remote-dir", required_argument, NULL, OPT_REMOTE_DIR},
+	    {"timeout", required_argument, NULL, OPT_TIMEOUT},
+	    {"no-analyze", no_argument, NULL, OPT_NO_ANALYZE},
 	    {"list-devices", no_argument, NULL, 'D'},
 	    {"user", required_argument, NULL, 'Z'},
 	    {"number", no_argument, NULL, '#'},
@@ -342,6 +494,41 @@ static int parse_args(int argc, char **argv, struct capture_args *a)
 		case OPT_STATS:
 			a->stats = true;
 			break;
+		case OPT_STOP_EOF:
+			a->stop_at_eof = true;
+			break;
+		case OPT_READY:
+			a->notify_ready = true;
+			break;
+		case OPT_HOSTS:
+			if (a->nhosts == MAX_HOSTS_ARGS)
+				return rt_cli_usage_error(CMD, "--hosts given more than %d times",
+				                          MAX_HOSTS_ARGS);
+			a->hosts[a->nhosts++] = optarg;
+			break;
+		case OPT_LAUNCHER:
+			a->launcher = optarg;
+			break;
+		case OPT_REMOTE:
+			a->remote = optarg;
+			break;
+		case OPT_REMOTE_DIR:
+			if (!rt_cli_plain_word(optarg))
+				return rt_cli_usage_error(
+				    CMD,
+				    "--remote-dir: '%s' cannot be passed to the hosts "
+				    "safely (use letters, digits and _./:=,@+- only)",
+				    optarg);
+			a->remote_dir = optarg;
+			break;
+		case OPT_TIMEOUT:
+			if (rt_opt_duration(CMD, "--timeout", optarg, 1000000000u,
+			                    MAX_SECONDS * 1000000000, &a->hosts_timeout_ns))
+				return RT_EXIT_USAGE;
+			break;
+		case OPT_NO_ANALYZE:
+			a->no_analyze = true;
+			break;
 		case 'D':
 			a->list = true;
 			break;
@@ -355,6 +542,20 @@ static int parse_args(int argc, char **argv, struct capture_args *a)
 			if (rt_text_option(c, &a->text, &tflags))
 				break;
 			return rt_cli_getopt_error(CMD, c, argv);
+		}
+		/* what the captures on the hosts (--hosts) get: the capture options, as written */
+		static const int forwarded[] = {'s',        'c',          'B',       'Z',
+		                                OPT_FORMAT, OPT_COUNTERS, OPT_SYSFS, OPT_STATS};
+		for (size_t k = 0; k < sizeof(forwarded) / sizeof(forwarded[0]); k++) {
+			if (c != forwarded[k])
+				continue;
+			if (a->ngiven == sizeof(a->given) / sizeof(a->given[0]))
+				return rt_cli_usage_error(CMD, "too many options");
+			const struct option *o = longopts;
+			while (o->name && o->val != c)
+				o++;
+			a->given[a->ngiven].name = o->name;
+			a->given[a->ngiven++].value = o->has_arg == no_argument ? NULL : optarg;
 		}
 	}
 	if (rt_text_ts(CMD, tflags, &a->text))
@@ -385,8 +586,15 @@ static int parse_args(int argc, char **argv, struct capture_args *a)
 	}
 	if (a->list)
 		return 0;
+	if (a->nhosts)
+		return check_hosts_args(a);
+	if (a->launcher || a->remote || a->remote_dir || a->hosts_timeout_ns || a->no_analyze)
+		return rt_cli_usage_error(CMD, "--launcher, --remote, --remote-dir, --timeout and "
+		                               "--no-analyze need --hosts");
 	if (a->dev && a->file)
 		return rt_cli_usage_error(CMD, "-i and -r both name the source: give one");
+	if (a->stop_at_eof && a->cmd)
+		return rt_cli_usage_error(CMD, "--stop-at-eof and -- CMD: CMD stops the capture");
 	if (!a->dev && !a->file)
 		return rt_cli_usage_error(CMD, "no capture device given (-i DEV; -D lists them)");
 	if (a->out && !*a->out)
@@ -666,6 +874,35 @@ static int run_with_command(struct capture *cap, int *cmd_status)
 	return 0;
 }
 
+/* --stop-at-eof: read standard input to its end, then stop the capture. */
+static void *watch_stdin(void *arg)
+{
+	char buf[512];
+	ssize_t n;
+	(void)arg;
+	do
+		n = read(STDIN_FILENO, buf, sizeof(buf));
+	while (n > 0 || (n < 0 && errno == EINTR));
+	rt_pump_stop();
+	return NULL;
+}
+
+/* The thread watching standard input, signals blocked (they go to the capture). 0 or -errno. */
+static int start_stdin_watch(void)
+{
+	pthread_t th;
+	pthread_attr_t attr;
+	sigset_t all, old;
+	sigfillset(&all);
+	pthread_attr_init(&attr);
+	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	int err = pthread_create(&th, &attr, watch_stdin, NULL);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	pthread_attr_destroy(&attr);
+	return -err;
+}
+
 /* Which RDMA port and netdev the counter sampler reads for capture device `dev`. */
 static void counter_targets(const char *dev, const char *root, struct rt_counters_config *cc,
                             char rdev[RT_DEVNAME_MAX], char netdev[RT_DEVNAME_MAX])
@@ -793,6 +1030,16 @@ static int run_capture(const struct capture_args *a)
 	bool to_stdout = !a->out || !strcmp(a->out, "-");
 
 	int cmd_status = -1;
+	if (!cap.rc && a->stop_at_eof && (rc = start_stdin_watch()) < 0)
+		set_error(&cap, rc, "--stop-at-eof: cannot watch standard input");
+	if (!cap.rc && a->notify_ready) {
+		fprintf(stderr, "rocetrace capture: ready: pid %ld, capturing from %s %s %s\n",
+		        (long)getpid(), cap.src->name, a->out ? "into" : "printing",
+		        !a->out               ? "lines"
+		        : strcmp(a->out, "-") ? a->out
+		                              : "standard output");
+		fflush(stderr);
+	}
 	if (!cap.rc) {
 		if (a->cmd)
 			run_with_command(&cap, &cmd_status);
@@ -851,6 +1098,28 @@ int rt_cmd_capture(int argc, char **argv)
 	/* what is open now was handed down by the caller: CMD inherits that, nothing of ours */
 	if (rc == 0 && a.cmd && (rc = rt_spawn_note_inherited()) < 0)
 		rc = rt_cli_fail(CMD, "cannot list open descriptors: %s", strerror(-rc));
+	if (rc == 0 && a.nhosts) {
+		struct rt_capture_hosts_args h = {
+		    .specs = a.hosts,
+		    .nspecs = a.nhosts,
+		    .dev = a.dev,
+		    .out = a.out,
+		    .launcher = a.launcher,
+		    .remote = a.remote,
+		    .remote_dir = a.remote_dir,
+		    .forward = a.forward.argv,
+		    .bpf = a.bpf,
+		    .duration_ns = a.duration_ns,
+		    .timeout_ns = a.hosts_timeout_ns ? a.hosts_timeout_ns : HOSTS_TIMEOUT_NS,
+		    .pcap = a.format == RT_FORMAT_PCAP_NS,
+		    .counters = a.counters_ns != 0,
+		    .analyze = !a.no_analyze,
+		    .cmd = a.cmd,
+		};
+		rc = rt_capture_hosts(&h);
+		free(a.bpf_joined);
+		return rc;
+	}
 	if (rc == 0)
 		rc = device_by_index(&a);
 	if (rc == 0)

@@ -18,7 +18,6 @@
 #define CMD         "doctor"
 #define MAX_SECONDS 3600ull
 #define MAX_HOSTS   4096
-#define MAX_FORWARD 64
 
 static volatile sig_atomic_t g_stop;
 
@@ -150,41 +149,8 @@ struct doctor_args {
 	const char *launcher, *remote;
 	uint64_t timeout_ns;
 	unsigned parallel;
-	char *forward[MAX_FORWARD + 1]; /* words for the remote doctors */
-	char forward_buf[MAX_FORWARD][320];
-	unsigned nforward;
+	struct rt_cli_forward forward; /* words for the remote doctors */
 };
-
-/* Word safe to hand through a launcher that re-parses it with a shell (ssh). */
-static bool plain_word(const char *w)
-{
-	if (!*w)
-		return false;
-	for (; *w; w++)
-		if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_./:=,@+-", *w))
-			return false;
-	return true;
-}
-
-/* Pass "--NAME=VALUE" (or "--NAME", or an operand when name is NULL) to the remote doctors. */
-static int forward(struct doctor_args *a, const char *name, const char *value)
-{
-	if (a->nforward == MAX_FORWARD)
-		return rt_cli_usage_error(CMD, "too many options to pass to the hosts");
-	if (value && !plain_word(value))
-		return rt_cli_usage_error(CMD, "'%s' cannot be passed to the hosts safely (use "
-		                               "letters, digits and _./:=,@+- only)",
-		                          value);
-	char *w = a->forward_buf[a->nforward];
-	if (!name)
-		snprintf(w, sizeof(a->forward_buf[0]), "%s", value);
-	else if (value)
-		snprintf(w, sizeof(a->forward_buf[0]), "--%s=%s", name, value);
-	else
-		snprintf(w, sizeof(a->forward_buf[0]), "--%s", name);
-	a->forward[a->nforward++] = w;
-	return 0;
-}
 
 static int parse_args(int argc, char **argv, struct doctor_args *a)
 {
@@ -307,9 +273,9 @@ static int parse_args(int argc, char **argv, struct doctor_args *a)
 		bool fwd = c == OPT_PRIORITY || c == OPT_DSCP || c == OPT_MTU || c == OPT_SPEED ||
 		           c == OPT_INTERVAL || c == OPT_TRAFFIC || c == OPT_CAPTURE_FROM ||
 		           c == OPT_SYSFS || c == OPT_TOOLS;
-		if (fwd && (rc = forward(a, name, optarg)) != 0)
+		if (fwd && (rc = rt_cli_forward(CMD, &a->forward, name, optarg)) != 0)
 			return rc;
-		if (c == OPT_NO_NETLINK && (rc = forward(a, name, NULL)) != 0)
+		if (c == OPT_NO_NETLINK && (rc = rt_cli_forward(CMD, &a->forward, name, NULL)) != 0)
 			return rc;
 	}
 	if (!a->nhosts_arg && (a->launcher || a->remote || a->timeout_ns || a->parallel))
@@ -320,49 +286,25 @@ static int parse_args(int argc, char **argv, struct doctor_args *a)
 	return 0;
 }
 
-/* Split the --hosts values at commas into hosts[]. */
-static int split_hosts(const struct doctor_args *a, char *buf, size_t size, const char **hosts,
-                       size_t *n)
-{
-	*n = 0;
-	size_t used = 0;
-	for (unsigned i = 0; i < a->nhosts_arg; i++) {
-		size_t l = strlen(a->hosts_arg[i]);
-		if (used + l + 1 > size)
-			return rt_cli_usage_error(CMD, "--hosts: too long");
-		memcpy(buf + used, a->hosts_arg[i], l + 1);
-		char *save = NULL;
-		for (char *h = strtok_r(buf + used, ",", &save); h; h = strtok_r(NULL, ",", &save)) {
-			if (*n == MAX_HOSTS)
-				return rt_cli_usage_error(CMD, "--hosts: more than %d hosts", MAX_HOSTS);
-			hosts[(*n)++] = h;
-		}
-		used += l + 1;
-	}
-	if (!*n)
-		return rt_cli_usage_error(CMD, "--hosts: no host given");
-	return 0;
-}
-
 static int run_hosts(struct doctor_args *a, int argc, char **argv)
 {
 	static char buf[65536];
-	static const char *hosts[MAX_HOSTS];
+	static char *hosts[MAX_HOSTS];
 	size_t n;
-	int rc = split_hosts(a, buf, sizeof(buf), hosts, &n);
+	int rc = rt_cli_split_hosts(CMD, a->hosts_arg, a->nhosts_arg, buf, sizeof(buf), hosts,
+	                            MAX_HOSTS, &n);
 	if (rc)
 		return rc;
 	for (int i = optind; i < argc; i++)
-		if ((rc = forward(a, NULL, argv[i])) != 0)
+		if ((rc = rt_cli_forward(CMD, &a->forward, NULL, argv[i])) != 0)
 			return rc;
-	a->forward[a->nforward] = NULL;
 	struct sigaction sa = {.sa_handler = on_signal};
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	struct rt_doctor_hosts_opts o = {
 	    .launcher = a->launcher,
 	    .remote = a->remote,
-	    .args = a->forward,
+	    .args = a->forward.argv,
 	    .timeout_ns = a->timeout_ns ? a->timeout_ns
 	                                : 60000000000ull + 8 * a->cfg.traffic_ns + a->cfg.interval_ns,
 	    .max_parallel = a->parallel,
@@ -373,7 +315,7 @@ static int run_hosts(struct doctor_args *a, int argc, char **argv)
 	if (cols && atoi(cols) >= 40)
 		o.width = (unsigned)atoi(cols);
 	char errbuf[RT_ERRBUF_SIZE];
-	rc = rt_doctor_hosts(&o, hosts, n, stdout, errbuf);
+	rc = rt_doctor_hosts(&o, (const char *const *)hosts, n, stdout, errbuf);
 	if (rc < 0)
 		return rt_cli_fail(CMD, "%s", errbuf);
 	return g_stop ? RT_EXIT_ERROR : rc;

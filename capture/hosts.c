@@ -1,0 +1,595 @@
+/* Capture on many hosts at once through a launcher: start together (each ready), stop together,
+ * bring the files home. */
+#include "capture/hosts.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "capture/source.h"
+#include "common/launch.h"
+
+#define TICK_MS         50
+#define KILL_TIMEOUT_NS 10000000000ull /* `LAUNCHER kill PID` of a capture that does not stop */
+#define READY_MARK      "rocetrace capture: ready: pid "
+#define MAX_WORDS       64 /* words of the remote command */
+
+struct rt_hostcap {
+	struct rt_hostcap_config cfg;
+	struct rt_hostcap_host *hosts;
+	size_t n;
+	const char **names;
+	struct rt_launch_session *s;
+	struct rt_launch_result *res;
+	char ***argv; /* per host */
+	char *words;  /* the remote command, split */
+	char **last;  /* per host: its last line that was not the ready line */
+};
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* A host name as part of a file name: what is not a letter, digit, '.', '_' or '-' becomes '_'. */
+static void file_part(const char *name, char *out, size_t size)
+{
+	size_t k = 0;
+	for (; name[k] && k + 1 < size; k++) {
+		char c = name[k];
+		bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+		          (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-';
+		out[k] = ok && !(k == 0 && c == '.') ? c : '_';
+	}
+	out[k] = '\0';
+}
+
+/* Host h failed: `what` and `detail` (cut to fit), unless it failed before. */
+static void host_fail(struct rt_hostcap_host *h, const char *what, const char *detail)
+{
+	if (h->failed)
+		return;
+	h->failed = true;
+	size_t a = strlen(what), b = strlen(detail), room = sizeof(h->error) - 1;
+	if (a > room)
+		a = room;
+	if (b > room - a)
+		b = room - a;
+	memcpy(h->error, what, a);
+	memcpy(h->error + a, detail, b);
+	h->error[a + b] = '\0';
+}
+
+/* What host i said last: its last line, else why its launcher did not run. */
+static const char *last_words(const struct rt_hostcap *hc, size_t i)
+{
+	if (hc->last[i])
+		return hc->last[i];
+	return hc->res[i].error[0] ? hc->res[i].error : "no message";
+}
+
+/* Each line a host's capture prints: its ready line, its closing counts, the rest for the user. */
+static void on_line(void *ctx, size_t i, int stream, const char *line)
+{
+	struct rt_hostcap *hc = ctx;
+	struct rt_hostcap_host *h = &hc->hosts[i];
+	const char *m = strstr(line, READY_MARK);
+	(void)stream;
+	if (m && !h->ready) {
+		h->pid = strtol(m + strlen(READY_MARK), NULL, 10);
+		h->ready = true;
+		return;
+	}
+	/* its closing line: "rocetrace capture: [ERROR (stopped after ]R received, D dropped, W
+	 * written" */
+	const char *counts = strstr(line, " received, ");
+	if (counts && strstr(line, "rocetrace capture: ")) {
+		while (counts > line && isdigit((unsigned char)counts[-1]))
+			counts--;
+		unsigned long long rx, dropped, w;
+		if (sscanf(counts, "%llu received, %llu dropped, %llu written", &rx, &dropped,
+		           &w) == 3) {
+			h->written = w;
+			h->dropped = dropped;
+		}
+	}
+	const char *said = strstr(line, "rocetrace capture: ");
+	char *copy = strdup(said ? said + 19 : line);
+	if (copy) {
+		free(hc->last[i]);
+		hc->last[i] = copy;
+	}
+	if (hc->cfg.on_line)
+		hc->cfg.on_line(hc->cfg.ctx, h, line);
+}
+
+/* Split the remote command into words (at spaces and tabs), as doctor --remote does. */
+static int split_remote(struct rt_hostcap *hc, char **words, size_t *nw)
+{
+	hc->words = strdup(hc->cfg.remote ? hc->cfg.remote : "rocetrace");
+	if (!hc->words)
+		return -ENOMEM;
+	*nw = 0;
+	char *save = NULL;
+	for (char *w = strtok_r(hc->words, " \t", &save); w; w = strtok_r(NULL, " \t", &save)) {
+		if (*nw == MAX_WORDS)
+			return -E2BIG;
+		words[(*nw)++] = w;
+	}
+	return *nw ? 0 : -EINVAL;
+}
+
+static int build(struct rt_hostcap *hc, char *errbuf)
+{
+	char *words[MAX_WORDS];
+	size_t nw, nargs = 0;
+	int rc = split_remote(hc, words, &nw);
+	if (rc == -EINVAL)
+		return rt_errmsg(errbuf, EINVAL, "--remote: no command given");
+	if (rc < 0)
+		return rt_errorf(errbuf, -rc, "--remote");
+	while (hc->cfg.args && hc->cfg.args[nargs])
+		nargs++;
+	hc->names = calloc(hc->n, sizeof(*hc->names));
+	hc->res = calloc(hc->n, sizeof(*hc->res));
+	hc->argv = calloc(hc->n, sizeof(*hc->argv));
+	hc->last = calloc(hc->n, sizeof(*hc->last));
+	if (!hc->names || !hc->res || !hc->argv || !hc->last)
+		return rt_errorf(errbuf, ENOMEM, "starting the captures");
+	const char *rdir = hc->cfg.remote_dir ? hc->cfg.remote_dir : "/tmp";
+	for (size_t i = 0; i < hc->n; i++) {
+		struct rt_hostcap_host *h = &hc->hosts[i];
+		char part[256];
+		file_part(h->name, part, sizeof(part));
+		snprintf(h->remote, sizeof(h->remote), "%s/rocetrace-%s-%s%s", rdir, hc->cfg.tag,
+		         part, hc->cfg.ext);
+		for (size_t k = 0; k < i; k++)
+			if (!strcmp(hc->hosts[k].remote, h->remote))
+				return rt_errmsg(errbuf, EINVAL,
+				                 "%s and %s would share one file name: rename one",
+				                 hc->hosts[k].name, h->name);
+		h->file[0] = '\0';
+		h->pid = 0;
+		h->ready = h->ended = h->failed = h->fetched = false;
+		h->status = -1;
+		h->written = h->dropped = UINT64_MAX;
+		h->frames = 0;
+		h->error[0] = '\0';
+		hc->names[i] = h->name;
+		char **av = calloc(nw + 9 + nargs, sizeof(*av));
+		if (!av)
+			return rt_errorf(errbuf, ENOMEM, "starting the captures");
+		hc->argv[i] = av;
+		size_t k = 0;
+		for (size_t w = 0; w < nw; w++)
+			av[k++] = words[w];
+		av[k++] = "capture";
+		av[k++] = "-i";
+		av[k++] = (char *)h->dev;
+		av[k++] = "-w";
+		av[k++] = h->remote;
+		av[k++] = "--stop-at-eof";
+		av[k++] = "--notify-ready";
+		for (size_t a = 0; a < nargs; a++)
+			av[k++] = hc->cfg.args[a];
+		av[k] = NULL;
+	}
+	return 0;
+}
+
+/* Run one short command on some hosts (kill, rm, cat); per host argv; stdout into fds when given.
+ */
+static int run_on(struct rt_hostcap *hc, const size_t *which, size_t m, char *const *const *argv,
+                  const int *fds, uint64_t timeout_ns, struct rt_launch_result *res, char *errbuf)
+{
+	const char **names = calloc(m ? m : 1, sizeof(*names));
+	if (!names)
+		return rt_errorf(errbuf, ENOMEM, "running on the hosts");
+	for (size_t k = 0; k < m; k++)
+		names[k] = hc->hosts[which[k]].name;
+	struct rt_launch_opts o = {.launcher = hc->cfg.launcher,
+	                           .host_argv = argv,
+	                           .stop = hc->cfg.abort,
+	                           .timeout_ns = timeout_ns,
+	                           .stdout_fds = fds};
+	int rc = rt_launch_hosts(&o, names, m, res, errbuf);
+	free(names);
+	return rc;
+}
+
+/* Remove the hosts' files (`LAUNCHER rm -f FILE [FILE.counters.jsonl]`) of the hosts in which[]. */
+static void remove_remote(struct rt_hostcap *hc, const size_t *which, size_t m)
+{
+	char ***argv = calloc(m ? m : 1, sizeof(*argv));
+	char(*counters)[4300] = calloc(m ? m : 1, sizeof(*counters));
+	struct rt_launch_result *res = calloc(m ? m : 1, sizeof(*res));
+	char errbuf[RT_ERRBUF_SIZE];
+	for (size_t k = 0; argv && counters && res && k < m; k++) {
+		struct rt_hostcap_host *h = &hc->hosts[which[k]];
+		snprintf(counters[k], sizeof(counters[k]), "%s.counters.jsonl", h->remote);
+		if (!(argv[k] = calloc(5, sizeof(**argv))))
+			goto out;
+		argv[k][0] = "rm";
+		argv[k][1] = "-f";
+		argv[k][2] = h->remote;
+		argv[k][3] = hc->cfg.counters ? counters[k] : NULL;
+	}
+	if (argv && counters && res &&
+	    run_on(hc, which, m, (char *const *const *)argv, NULL, KILL_TIMEOUT_NS, res, errbuf) ==
+	        0)
+		for (size_t k = 0; k < m; k++)
+			rt_launch_result_free(&res[k]);
+out:
+	for (size_t k = 0; argv && k < m; k++)
+		free(argv[k]);
+	free(argv);
+	free(counters);
+	free(res);
+}
+
+/* Wait until every capture has ended or `until` (monotonic ns) passes. */
+static void wait_ended(struct rt_hostcap *hc, uint64_t until)
+{
+	while (rt_hostcap_poll(hc, TICK_MS) && now_ns() < until)
+		;
+}
+
+/* `LAUNCHER kill -TERM PID` on every host whose capture still runs. */
+static void kill_remaining(struct rt_hostcap *hc)
+{
+	size_t *which = calloc(hc->n, sizeof(*which)), m = 0;
+	char ***argv = calloc(hc->n, sizeof(*argv));
+	char(*pids)[24] = calloc(hc->n, sizeof(*pids));
+	struct rt_launch_result *res = calloc(hc->n, sizeof(*res));
+	char errbuf[RT_ERRBUF_SIZE];
+	for (size_t i = 0; which && argv && pids && res && i < hc->n; i++) {
+		if (hc->hosts[i].ended || hc->hosts[i].pid <= 0)
+			continue;
+		if (!(argv[m] = calloc(4, sizeof(**argv))))
+			break;
+		snprintf(pids[m], sizeof(pids[m]), "%ld", hc->hosts[i].pid);
+		argv[m][0] = "kill";
+		argv[m][1] = "-TERM";
+		argv[m][2] = pids[m];
+		which[m++] = i;
+	}
+	if (m && run_on(hc, which, m, (char *const *const *)argv, NULL, KILL_TIMEOUT_NS, res,
+	                errbuf) == 0)
+		for (size_t k = 0; k < m; k++)
+			rt_launch_result_free(&res[k]);
+	for (size_t k = 0; argv && k < m; k++)
+		free(argv[k]);
+	free(argv);
+	free(pids);
+	free(res);
+	free(which);
+}
+
+/* End the launchers (SIGTERM, SIGKILL) and take each capture's status. */
+static int end_session(struct rt_hostcap *hc, char *errbuf)
+{
+	if (!hc->s)
+		return 0;
+	int rc = rt_launch_end(hc->s, errbuf);
+	hc->s = NULL;
+	for (size_t i = 0; i < hc->n; i++) {
+		struct rt_hostcap_host *h = &hc->hosts[i];
+		struct rt_launch_result *r = &hc->res[i];
+		h->status = r->status;
+		h->ended = true;
+		const char *last = last_words(hc, i);
+		if (r->stopped)
+			host_fail(h,
+			          "its capture did not stop and was killed; its last line: ", last);
+		else if (r->status != 0 && !h->ready)
+			host_fail(h, "could not start the capture: ", last);
+		else if (r->status != 0)
+			host_fail(h, "its capture failed: ", last);
+	}
+	return rc;
+}
+
+size_t rt_hostcap_poll(struct rt_hostcap *hc, int timeout_ms)
+{
+	if (!hc->s)
+		return 0;
+	rt_launch_poll(hc->s, timeout_ms);
+	size_t running = 0;
+	for (size_t i = 0; i < hc->n; i++) {
+		struct rt_hostcap_host *h = &hc->hosts[i];
+		if (!rt_launch_done(hc->s, i)) {
+			running++;
+			continue;
+		}
+		if (h->ended)
+			continue;
+		h->ended = true;
+		h->status = hc->res[i].status;
+		const char *last = last_words(hc, i);
+		if (h->status != 0)
+			host_fail(
+			    h, h->ready ? "its capture failed: " : "could not start the capture: ",
+			    last);
+	}
+	return running;
+}
+
+/* Stop every capture at once: input closed (launchers of hosts never ready ended), then by pid,
+ * then the launchers. */
+static int stop_all(struct rt_hostcap *hc, char *errbuf)
+{
+	if (!hc->s)
+		return 0;
+	for (size_t i = 0; i < hc->n; i++) {
+		rt_launch_close_stdin(hc->s, i);
+		if (!hc->hosts[i].ready && !hc->hosts[i].ended)
+			rt_launch_signal(hc->s, i, SIGTERM);
+	}
+	wait_ended(hc, now_ns() + hc->cfg.stop_timeout_ns);
+	if (rt_hostcap_poll(hc, 0)) {
+		/* a launcher that does not pass the end of input on: stop them by their pid */
+		kill_remaining(hc);
+		wait_ended(hc, now_ns() + hc->cfg.stop_timeout_ns);
+	}
+	return end_session(hc, errbuf);
+}
+
+int rt_hostcap_stop(struct rt_hostcap *hc, char *errbuf)
+{
+	int rc = stop_all(hc, errbuf);
+	if (rc < 0)
+		return rc;
+	for (size_t i = 0; i < hc->n; i++)
+		if (hc->hosts[i].failed)
+			return rt_errmsg(errbuf, EIO, "%s: %s", hc->hosts[i].name,
+			                 hc->hosts[i].error);
+	return 0;
+}
+
+/* A start that failed or was stopped: stop what started, remove its files, say which host failed
+ * first. */
+static int abort_start(struct rt_hostcap *hc, int err, char *errbuf)
+{
+	char ebuf[RT_ERRBUF_SIZE];
+	/* a host still starting may have created its file: every host not failed is cleaned */
+	size_t *which = calloc(hc->n, sizeof(*which)), m = 0;
+	for (size_t i = 0; which && i < hc->n; i++)
+		if (!hc->hosts[i].failed)
+			which[m++] = i;
+	stop_all(hc, ebuf);
+	if (m)
+		remove_remote(hc, which, m);
+	free(which);
+	for (size_t i = 0; i < hc->n; i++)
+		if (hc->hosts[i].failed && err != -EINTR)
+			return rt_errmsg(errbuf, EIO, "%s: %s", hc->hosts[i].name,
+			                 hc->hosts[i].error);
+	return rt_errmsg(errbuf, -err,
+	                 err == -EINTR ? "stopped before every host was capturing"
+	                               : "the captures could not start");
+}
+
+int rt_hostcap_start(struct rt_hostcap **out, const struct rt_hostcap_config *cfg,
+                     struct rt_hostcap_host *hosts, size_t n, char *errbuf)
+{
+	struct rt_hostcap *hc = calloc(1, sizeof(*hc));
+	if (!hc)
+		return rt_errorf(errbuf, ENOMEM, "starting the captures");
+	hc->cfg = *cfg;
+	hc->hosts = hosts;
+	hc->n = n;
+	*out = hc;
+	int rc = build(hc, errbuf);
+	if (rc < 0)
+		return rc;
+	struct rt_launch_opts o = {.launcher = cfg->launcher,
+	                           .host_argv = (char *const *const *)hc->argv,
+	                           .stdin_pipe = true,
+	                           .on_line = on_line,
+	                           .ctx = hc};
+	if ((rc = rt_launch_start(&hc->s, &o, hc->names, n, hc->res, errbuf)) < 0)
+		return rc;
+	uint64_t deadline = now_ns() + cfg->ready_timeout_ns;
+	for (;;) {
+		rt_hostcap_poll(hc, TICK_MS);
+		size_t ready = 0, failed = 0;
+		for (size_t i = 0; i < n; i++) {
+			if (hosts[i].ended && !hosts[i].ready)
+				host_fail(&hosts[i],
+				          "could not start the capture: ", last_words(hc, i));
+			ready += hosts[i].ready;
+			failed += hosts[i].failed && !hosts[i].ready;
+		}
+		if (cfg->stopping && cfg->stopping())
+			return abort_start(hc, -EINTR, errbuf);
+		if (ready + failed < n && now_ns() < deadline)
+			continue;
+		/* the hosts still starting have failed: end their launchers */
+		char secs[32];
+		snprintf(secs, sizeof(secs), "%llu s",
+		         (unsigned long long)(cfg->ready_timeout_ns / 1000000000u));
+		for (size_t i = 0; i < n; i++)
+			if (!hosts[i].ready && !hosts[i].failed) {
+				host_fail(&hosts[i], "not capturing after ", secs);
+				rt_launch_signal(hc->s, i, SIGTERM);
+			}
+		return ready ? 0 : abort_start(hc, -EIO, errbuf);
+	}
+}
+
+/* Read the file brought home to its end: its frames, or why it is not a complete capture. */
+static int count_frames(const char *path, uint64_t *frames, char *errbuf)
+{
+	struct rt_source_file_spec spec = {.path = path};
+	struct rt_source *src;
+	struct rt_frame fr[64];
+	int rc = rt_source_open_files(&src, &spec, 1, NULL, errbuf);
+	*frames = 0;
+	if (rc < 0)
+		return rc;
+	while ((rc = rt_source_next(src, fr, 64, errbuf)) > 0 || rc == -EINTR)
+		if (rc > 0)
+			*frames += (uint64_t)rc;
+	rt_source_close(src);
+	return rc;
+}
+
+/* Bring home FILE (or FILE.counters.jsonl: `suffix`) of the hosts in which[] into
+ * DIR/NAME.EXT(suffix); check captures. */
+static void fetch_files(struct rt_hostcap *hc, const size_t *which, size_t m, const char *suffix)
+{
+	char ***argv = calloc(m, sizeof(*argv));
+	char(*remote)[4300] = calloc(m, sizeof(*remote));
+	char(*part)[4400] = calloc(m, sizeof(*part));
+	int *fds = calloc(m, sizeof(*fds));
+	struct rt_launch_result *res = calloc(m, sizeof(*res));
+	char errbuf[RT_ERRBUF_SIZE];
+	bool is_capture = !*suffix;
+	if (!argv || !remote || !part || !fds || !res) {
+		for (size_t k = 0; k < m; k++)
+			host_fail(&hc->hosts[which[k]], "", "out of memory bringing its file home");
+		goto out;
+	}
+	for (size_t k = 0; k < m; k++)
+		fds[k] = -1;
+	for (size_t k = 0; k < m; k++) {
+		struct rt_hostcap_host *h = &hc->hosts[which[k]];
+		char name[256];
+		file_part(h->name, name, sizeof(name));
+		snprintf(remote[k], sizeof(remote[k]), "%s%s", h->remote, suffix);
+		snprintf(part[k], sizeof(part[k]), "%s%s%s%s.part", hc->cfg.prefix, name,
+		         hc->cfg.ext, suffix);
+		fds[k] = open(part[k], O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
+		argv[k] = calloc(3, sizeof(**argv));
+		if (fds[k] < 0 || !argv[k]) {
+			host_fail(h, "cannot write here: ", strerror(errno));
+			goto out;
+		}
+		argv[k][0] = "cat";
+		argv[k][1] = remote[k];
+	}
+	if (run_on(hc, which, m, (char *const *const *)argv, fds, hc->cfg.fetch_timeout_ns, res,
+	           errbuf) < 0) {
+		for (size_t k = 0; k < m; k++)
+			host_fail(&hc->hosts[which[k]], "cannot bring its file home: ", errbuf);
+		goto out;
+	}
+	for (size_t k = 0; k < m; k++) {
+		struct rt_hostcap_host *h = &hc->hosts[which[k]];
+		char final[sizeof(h->file)], name[256];
+		close(fds[k]);
+		fds[k] = -1;
+		file_part(h->name, name, sizeof(name));
+		snprintf(final, sizeof(final), "%s%s%s%s", hc->cfg.prefix, name, hc->cfg.ext,
+		         suffix);
+		if (res[k].status != 0) {
+			char why[RT_ERRBUF_SIZE + 4400];
+			const char *msg = res[k].stopped    ? "stopped"
+			                  : res[k].err[0]   ? res[k].err
+			                  : res[k].error[0] ? res[k].error
+			                                    : "cat failed";
+			snprintf(why, sizeof(why), "%.*s (it stays on the host as %s)",
+			         (int)strcspn(msg, "\n"), msg, remote[k]);
+			host_fail(h, "cannot bring its file home: ", why);
+			unlink(part[k]);
+			continue;
+		}
+		if (is_capture) {
+			uint64_t frames;
+			int rc = count_frames(part[k], &frames, errbuf);
+			h->frames = frames;
+			if (rc < 0 || (h->written != UINT64_MAX && frames != h->written)) {
+				char why[RT_ERRBUF_SIZE + 128];
+				if (rc < 0)
+					snprintf(why, sizeof(why), "%s", errbuf);
+				else
+					snprintf(why, sizeof(why),
+					         "%llu frames, its capture wrote %llu",
+					         (unsigned long long)frames,
+					         (unsigned long long)h->written);
+				host_fail(h, "its file came home incomplete: ", why);
+				continue; /* kept as .part, and on the host */
+			}
+		}
+		if (rename(part[k], final) < 0) {
+			host_fail(h, "cannot name its file: ", strerror(errno));
+			continue;
+		}
+		if (is_capture) {
+			snprintf(h->file, sizeof(h->file), "%s", final);
+			h->fetched = true;
+		}
+	}
+out:
+	for (size_t k = 0; k < m; k++) {
+		if (fds && fds[k] >= 0)
+			close(fds[k]);
+		if (argv)
+			free(argv[k]);
+		if (res)
+			rt_launch_result_free(&res[k]);
+	}
+	free(argv);
+	free(remote);
+	free(part);
+	free(fds);
+	free(res);
+}
+
+int rt_hostcap_fetch(struct rt_hostcap *hc, char *errbuf)
+{
+	size_t *which = calloc(hc->n ? hc->n : 1, sizeof(*which)), m = 0;
+	if (!which)
+		return rt_errorf(errbuf, ENOMEM, "bringing the files home");
+	for (size_t i = 0; i < hc->n; i++)
+		if (hc->hosts[i].ready)
+			which[m++] = i;
+	if (m)
+		fetch_files(hc, which, m, "");
+	if (m && hc->cfg.counters)
+		fetch_files(hc, which, m, ".counters.jsonl");
+	/* what came home complete leaves its host */
+	size_t done = 0;
+	for (size_t k = 0; k < m; k++)
+		if (hc->hosts[which[k]].fetched)
+			which[done++] = which[k];
+	if (done)
+		remove_remote(hc, which, done);
+	free(which);
+	for (size_t i = 0; i < hc->n; i++)
+		if (hc->hosts[i].ready && !hc->hosts[i].fetched)
+			return rt_errmsg(errbuf, EIO, "%s: %s", hc->hosts[i].name,
+			                 hc->hosts[i].error);
+	return 0;
+}
+
+void rt_hostcap_free(struct rt_hostcap *hc)
+{
+	if (!hc)
+		return;
+	char errbuf[RT_ERRBUF_SIZE];
+	if (hc->s)
+		rt_launch_end(hc->s, errbuf);
+	for (size_t i = 0; i < hc->n; i++) {
+		if (hc->res)
+			rt_launch_result_free(&hc->res[i]);
+		if (hc->argv)
+			free(hc->argv[i]);
+		if (hc->last)
+			free(hc->last[i]);
+	}
+	free(hc->res);
+	free(hc->argv);
+	free(hc->last);
+	free(hc->names);
+	free(hc->words);
+	free(hc);
+}

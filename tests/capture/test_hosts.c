@@ -1,0 +1,339 @@
+/* Unit tests of capturing on many hosts: a launcher script plays the hosts (ready, unreachable,
+ * refused, hanging, deaf to the stop, short file). */
+#include <errno.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "capture/hosts.h"
+
+#define FRAMES 3
+#define S      1000000000ull
+
+static char dir[] = "/tmp/rt-hosts-XXXXXX";
+static char launcher[128], remote[128], remote_dir[128], prefix[128];
+
+static void write_file(const char *path, const char *text, mode_t mode)
+{
+	FILE *f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	assert_int_equal(fclose(f), 0);
+	assert_int_equal(chmod(path, mode), 0);
+}
+
+/*
+ * The launcher: host "down" is unreachable as ssh says it; the others run the
+ * command here. The capture on a host plays what its device (-i) says:
+ * lo captures until its input ends; nodev is refused; hang never gets ready;
+ * deaf ignores the end of its input (stopped by its pid); short claims more
+ * frames than its file holds; count ends by itself (-c N).
+ */
+static int setup(void **state)
+{
+	(void)state;
+	if (!mkdtemp(dir))
+		return -1;
+	snprintf(launcher, sizeof(launcher), "%s/launch {host}", dir);
+	snprintf(remote, sizeof(remote), "%s/capture-here", dir);
+	snprintf(remote_dir, sizeof(remote_dir), "%s/remote", dir);
+	snprintf(prefix, sizeof(prefix), "%s/home/", dir);
+	char path[160], text[2048];
+	snprintf(path, sizeof(path), "%s/launch", dir);
+	write_file(path,
+	           "#!/bin/sh\n"
+	           "host=$1\n"
+	           "shift\n"
+	           "case $host in down) echo \"ssh: connect to host down port 22: Connection "
+	           "refused\" >&2; "
+	           "exit 255 ;; esac\n"
+	           "exec \"$@\"\n",
+	           0755);
+	/* a nanosecond pcap of FRAMES 60-byte Ethernet frames */
+	snprintf(path, sizeof(path), "%s/frames.pcap", dir);
+	FILE *f = fopen(path, "wb");
+	assert_non_null(f);
+	uint32_t hdr[6] = {0xA1B23C4D, 2 | 4u << 16, 0, 0, 256, 1};
+	fwrite(hdr, sizeof(hdr), 1, f);
+	for (uint32_t k = 0; k < FRAMES; k++) {
+		uint32_t rec[4] = {1000 + k, 0, 60, 60};
+		uint8_t frame[60] = {0};
+		fwrite(rec, sizeof(rec), 1, f);
+		fwrite(frame, sizeof(frame), 1, f);
+	}
+	assert_int_equal(fclose(f), 0);
+	snprintf(
+	    text, sizeof(text),
+	    "#!/bin/sh\n"
+	    "# capture -i DEV -w FILE --stop-at-eof --notify-ready [OPTIONS]\n"
+	    "dev=$3 file=$5 written=%d\n"
+	    "case $dev in\n"
+	    "nodev) echo \"rocetrace capture: nodev: No such device exists\" >&2; exit 1 ;;\n"
+	    "hang) exec sleep 60 ;;\n"
+	    "short) written=5 ;;\n"
+	    "esac\n"
+	    "cp %s \"$file\" || exit 1\n"
+	    "echo \"rocetrace capture: ready: pid $$, capturing from $dev into $file\" >&2\n"
+	    "echo \"a line of its own\" >&2\n"
+	    "case $dev in\n"
+	    "count) ;;\n"
+	    "deaf) trap 'kill $!; echo \"rocetrace capture: $written received, 1 dropped, $written "
+	    "written\" >&2; exit 0' TERM\n"
+	    "      sleep 60 </dev/null >/dev/null 2>&1 &\n"
+	    "      wait ;;\n"
+	    "*) cat >/dev/null ;;\n"
+	    "esac\n"
+	    "echo \"rocetrace capture: $written received, 1 dropped, $written written\" >&2\n",
+	    FRAMES, path);
+	write_file(remote, text, 0755);
+	return mkdir(remote_dir, 0755);
+}
+
+static int teardown(void **state)
+{
+	char cmd[160];
+	(void)state;
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+static unsigned lines_seen;
+
+static void count_line(void *ctx, const struct rt_hostcap_host *h, const char *line)
+{
+	(void)ctx;
+	(void)h;
+	if (strstr(line, "a line of its own"))
+		lines_seen++;
+}
+
+static struct rt_hostcap_config config(const char *tag)
+{
+	struct rt_hostcap_config cfg = {
+	    .launcher = launcher,
+	    .remote = remote,
+	    .remote_dir = remote_dir,
+	    .prefix = prefix,
+	    .ext = ".pcap",
+	    .tag = tag,
+	    .ready_timeout_ns = 60 * S,
+	    .stop_timeout_ns = 60 * S,
+	    .on_line = count_line,
+	};
+	return cfg;
+}
+
+static bool exists(const char *path)
+{
+	return access(path, F_OK) == 0;
+}
+
+static void test_all_capture(void **state)
+{
+	(void)state;
+	struct rt_hostcap_host hosts[] = {{.name = "alpha", .dev = "lo"},
+	                                  {.name = "beta", .dev = "lo"}};
+	struct rt_hostcap_config cfg = config("all");
+	struct rt_hostcap *hc = NULL;
+	char errbuf[RT_ERRBUF_SIZE];
+	lines_seen = 0;
+	mkdir(prefix, 0755);
+	assert_int_equal(rt_hostcap_start(&hc, &cfg, hosts, 2, errbuf), 0);
+	for (int i = 0; i < 2; i++) {
+		assert_true(hosts[i].ready);
+		assert_true(hosts[i].pid > 0);
+		assert_false(hosts[i].failed);
+		assert_true(exists(hosts[i].remote));
+	}
+	/* they capture until stopped */
+	assert_int_equal(rt_hostcap_poll(hc, 10), 2);
+	assert_int_equal(rt_hostcap_stop(hc, errbuf), 0);
+	assert_int_equal(rt_hostcap_fetch(hc, errbuf), 0);
+	for (int i = 0; i < 2; i++) {
+		char want[256];
+		snprintf(want, sizeof(want), "%s%s.pcap", prefix, hosts[i].name);
+		assert_true(hosts[i].ended);
+		assert_int_equal(hosts[i].status, 0);
+		assert_true(hosts[i].fetched);
+		assert_false(hosts[i].failed);
+		assert_string_equal(hosts[i].file, want);
+		assert_int_equal(hosts[i].written, FRAMES);
+		assert_int_equal(hosts[i].dropped, 1);
+		assert_int_equal(hosts[i].frames, FRAMES);
+		assert_true(exists(want));
+		assert_false(exists(hosts[i].remote)); /* brought home, removed there */
+	}
+	assert_int_equal(lines_seen, 2);
+	rt_hostcap_free(hc);
+}
+
+static void test_ends_by_itself(void **state)
+{
+	(void)state;
+	struct rt_hostcap_host hosts[] = {{.name = "c1", .dev = "count"}};
+	struct rt_hostcap_config cfg = config("count");
+	struct rt_hostcap *hc = NULL;
+	char errbuf[RT_ERRBUF_SIZE];
+	assert_int_equal(rt_hostcap_start(&hc, &cfg, hosts, 1, errbuf), 0);
+	size_t running = 1;
+	for (int k = 0; k < 1200 && running; k++) /* at most a minute */
+		running = rt_hostcap_poll(hc, 50);
+	assert_int_equal(running, 0);
+	assert_true(hosts[0].ended);
+	assert_false(hosts[0].failed);
+	assert_int_equal(rt_hostcap_stop(hc, errbuf), 0);
+	assert_int_equal(rt_hostcap_fetch(hc, errbuf), 0);
+	assert_int_equal(hosts[0].frames, FRAMES);
+	rt_hostcap_free(hc);
+}
+
+/* An unreachable host, a refused device and one that never gets ready fail; the others capture. */
+static void test_some_fail(void **state)
+{
+	(void)state;
+	struct rt_hostcap_host hosts[] = {{.name = "ok", .dev = "lo"},
+	                                  {.name = "down", .dev = "lo"},
+	                                  {.name = "refused", .dev = "nodev"},
+	                                  {.name = "slow", .dev = "hang"}};
+	struct rt_hostcap_config cfg = config("some");
+	cfg.ready_timeout_ns = 2 * S;
+	struct rt_hostcap *hc = NULL;
+	char errbuf[RT_ERRBUF_SIZE];
+	assert_int_equal(rt_hostcap_start(&hc, &cfg, hosts, 4, errbuf), 0);
+	assert_true(hosts[0].ready);
+	assert_false(hosts[0].failed);
+	for (int i = 1; i < 4; i++) {
+		assert_false(hosts[i].ready);
+		assert_true(hosts[i].failed);
+	}
+	assert_non_null(
+	    strstr(hosts[1].error, "could not start the capture: ssh: connect to host down"));
+	assert_string_equal(hosts[2].error,
+	                    "could not start the capture: nodev: No such device exists");
+	assert_string_equal(hosts[3].error, "not capturing after 2 s");
+	/* the stop says some host failed; what captured still comes home */
+	assert_int_equal(rt_hostcap_stop(hc, errbuf), -EIO);
+	assert_true(hosts[3].ended);
+	assert_int_equal(rt_hostcap_fetch(hc, errbuf), 0);
+	assert_true(hosts[0].fetched);
+	assert_int_equal(hosts[0].frames, FRAMES);
+	for (int i = 1; i < 4; i++)
+		assert_false(hosts[i].fetched);
+	rt_hostcap_free(hc);
+}
+
+static void test_none_capture(void **state)
+{
+	(void)state;
+	struct rt_hostcap_host hosts[] = {{.name = "down", .dev = "lo"},
+	                                  {.name = "refused", .dev = "nodev"}};
+	struct rt_hostcap_config cfg = config("none");
+	struct rt_hostcap *hc = NULL;
+	char errbuf[RT_ERRBUF_SIZE];
+	assert_int_equal(rt_hostcap_start(&hc, &cfg, hosts, 2, errbuf), -EIO);
+	assert_non_null(strstr(errbuf, "down: could not start the capture"));
+	assert_true(hosts[0].failed && hosts[1].failed);
+	rt_hostcap_free(hc);
+}
+
+/* A capture that does not stop when its input ends is stopped by its pid through the launcher. */
+static void test_deaf(void **state)
+{
+	(void)state;
+	struct rt_hostcap_host hosts[] = {{.name = "deaf", .dev = "deaf"}};
+	struct rt_hostcap_config cfg = config("deaf");
+	cfg.stop_timeout_ns = S;
+	struct rt_hostcap *hc = NULL;
+	char errbuf[RT_ERRBUF_SIZE];
+	assert_int_equal(rt_hostcap_start(&hc, &cfg, hosts, 1, errbuf), 0);
+	assert_int_equal(rt_hostcap_stop(hc, errbuf), 0);
+	assert_int_equal(hosts[0].status, 0);
+	assert_int_equal(hosts[0].written, FRAMES);
+	assert_int_equal(rt_hostcap_fetch(hc, errbuf), 0);
+	assert_true(hosts[0].fetched);
+	rt_hostcap_free(hc);
+}
+
+/* A file holding fewer frames than its capture wrote is not taken: it stays on its host. */
+static void test_incomplete(void **state)
+{
+	(void)state;
+	struct rt_hostcap_host hosts[] = {{.name = "short", .dev = "short"}};
+	struct rt_hostcap_config cfg = config("short");
+	struct rt_hostcap *hc = NULL;
+	char errbuf[RT_ERRBUF_SIZE], home[256];
+	assert_int_equal(rt_hostcap_start(&hc, &cfg, hosts, 1, errbuf), 0);
+	assert_int_equal(rt_hostcap_stop(hc, errbuf), 0);
+	assert_int_equal(rt_hostcap_fetch(hc, errbuf), -EIO);
+	assert_false(hosts[0].fetched);
+	assert_true(hosts[0].failed);
+	assert_string_equal(hosts[0].error,
+	                    "its file came home incomplete: 3 frames, its capture wrote 5");
+	assert_true(exists(hosts[0].remote));
+	snprintf(home, sizeof(home), "%sshort.pcap", prefix);
+	assert_false(exists(home));
+	rt_hostcap_free(hc);
+}
+
+/* Bringing the files home stopped (a second Ctrl-C): they stay on their hosts, named. */
+static void test_fetch_stopped(void **state)
+{
+	(void)state;
+	static volatile sig_atomic_t abort_now = 1;
+	struct rt_hostcap_host hosts[] = {{.name = "kept", .dev = "lo"}};
+	struct rt_hostcap_config cfg = config("kept");
+	cfg.abort = &abort_now;
+	struct rt_hostcap *hc = NULL;
+	char errbuf[RT_ERRBUF_SIZE], want[sizeof(hosts[0].remote) + 128];
+	assert_int_equal(rt_hostcap_start(&hc, &cfg, hosts, 1, errbuf), 0);
+	assert_int_equal(rt_hostcap_stop(hc, errbuf), 0);
+	assert_int_equal(rt_hostcap_fetch(hc, errbuf), -EIO);
+	assert_false(hosts[0].fetched);
+	snprintf(want, sizeof(want),
+	         "cannot bring its file home: stopped (it stays on the host as %s)",
+	         hosts[0].remote);
+	assert_string_equal(hosts[0].error, want);
+	assert_true(exists(hosts[0].remote));
+	rt_hostcap_free(hc);
+}
+
+static bool stop_now(void)
+{
+	return true;
+}
+
+/* A stop asked for while the hosts start: what started is stopped and its file removed. */
+static void test_interrupted(void **state)
+{
+	(void)state;
+	struct rt_hostcap_host hosts[] = {{.name = "quick", .dev = "lo"},
+	                                  {.name = "slow", .dev = "hang"}};
+	struct rt_hostcap_config cfg = config("intr");
+	cfg.stopping = stop_now;
+	struct rt_hostcap *hc = NULL;
+	char errbuf[RT_ERRBUF_SIZE];
+	assert_int_equal(rt_hostcap_start(&hc, &cfg, hosts, 2, errbuf), -EINTR);
+	assert_true(hosts[0].ended && hosts[1].ended);
+	assert_false(exists(hosts[0].remote));
+	rt_hostcap_free(hc);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_all_capture),   cmocka_unit_test(test_ends_by_itself),
+	    cmocka_unit_test(test_some_fail),     cmocka_unit_test(test_none_capture),
+	    cmocka_unit_test(test_deaf),          cmocka_unit_test(test_incomplete),
+	    cmocka_unit_test(test_fetch_stopped), cmocka_unit_test(test_interrupted),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
