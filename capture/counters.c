@@ -226,6 +226,25 @@ unsigned rt_counters_count(const struct rt_counters *c)
 	return c->last_count;
 }
 
+void rt_counters_targets(const char *dev, const char *root, struct rt_counters_config *cc,
+                         char rdev[RT_DEVNAME_MAX], char netdev[RT_DEVNAME_MAX])
+{
+	unsigned port = 1;
+	if (rt_rdma_name_is_device(root, dev) && rt_rdma_split_name(dev, rdev, &port) == 0) {
+		cc->dev = rdev;
+		cc->port = port;
+		if (rt_rdma_port_netdev(root, rdev, port, netdev) == 0)
+			cc->netdev = netdev;
+		return;
+	}
+	snprintf(netdev, RT_DEVNAME_MAX, "%s", dev);
+	cc->netdev = netdev;
+	if (rt_rdma_find_by_netdev(root, dev, rdev, &port) == 0) {
+		cc->dev = rdev;
+		cc->port = port;
+	}
+}
+
 int rt_counters_open(struct rt_counters **out, const struct rt_counters_config *cfg, char *errbuf)
 {
 	if (strlen(rt_sysfs_root(cfg->sysfs_root)) >= sizeof(((struct rt_counters *)0)->root) ||

@@ -5,6 +5,7 @@
 #include <stdint.h>
 
 #include "capture/source.h"
+#include "common/sysfs.h"
 
 struct rt_counters_config {
 	const char *path;       /* side file to create (OUT.counters.jsonl) */
@@ -17,6 +18,15 @@ struct rt_counters_config {
 
 struct rt_counters;
 
+/*
+ * Which RDMA port and netdev to sample for capture device `dev` (under
+ * sysfs `root`, NULL = "/sys"): an RDMA device[:port] gives its port and
+ * the port's netdev; any other name is the netdev, with the RDMA port on
+ * top of it if there is one. Sets cc->dev, cc->port and cc->netdev to
+ * names kept in `rdev` and `netdev`.
+ */
+void rt_counters_targets(const char *dev, const char *root, struct rt_counters_config *cc,
+                         char rdev[RT_DEVNAME_MAX], char netdev[RT_DEVNAME_MAX]);
 /* Create the side file and check what can be read. Returns 0 or a negative errno with errbuf set.
  */
 int rt_counters_open(struct rt_counters **out, const struct rt_counters_config *cfg, char *errbuf);

@@ -903,26 +903,6 @@ static int start_stdin_watch(void)
 	return -err;
 }
 
-/* Which RDMA port and netdev the counter sampler reads for capture device `dev`. */
-static void counter_targets(const char *dev, const char *root, struct rt_counters_config *cc,
-                            char rdev[RT_DEVNAME_MAX], char netdev[RT_DEVNAME_MAX])
-{
-	unsigned port = 1;
-	if (rt_rdma_name_is_device(root, dev) && rt_rdma_split_name(dev, rdev, &port) == 0) {
-		cc->dev = rdev;
-		cc->port = port;
-		if (rt_rdma_port_netdev(root, rdev, port, netdev) == 0)
-			cc->netdev = netdev;
-		return;
-	}
-	snprintf(netdev, RT_DEVNAME_MAX, "%s", dev);
-	cc->netdev = netdev;
-	if (rt_rdma_find_by_netdev(root, dev, rdev, &port) == 0) {
-		cc->dev = rdev;
-		cc->port = port;
-	}
-}
-
 /* The writer of -w and what goes beside it (interface, counters); sets cap->rc on failure. */
 static void open_output(struct capture *cap, struct rt_counters **counters, char *cpath,
 			size_t cpath_len)
@@ -947,7 +927,7 @@ static void open_output(struct capture *cap, struct rt_counters **counters, char
 	struct rt_counters_config cc = {
 	    .path = cpath, .sysfs_root = a->sysfs_root, .interval_ns = a->counters_ns};
 	snprintf(cpath, cpath_len, "%s.counters.jsonl", a->out);
-	counter_targets(a->dev, a->sysfs_root, &cc, rdev, netdev);
+	rt_counters_targets(a->dev, a->sysfs_root, &cc, rdev, netdev);
 	if ((rc = rt_counters_open(counters, &cc, errbuf)) < 0) {
 		set_error(cap, rc, errbuf);
 		return;

@@ -98,6 +98,35 @@ static void test_sysfs_lookups(void **state)
 	assert_int_equal(rt_sysfs_read_i64(path, &v), -ENOENT);
 }
 
+/* What the sampler reads for a capture device: an RDMA name or a netdev, each found from the other. */
+static void test_targets(void **state)
+{
+	(void)state;
+	char rdev[RT_DEVNAME_MAX], netdev[RT_DEVNAME_MAX];
+	struct rt_counters_config cc = {0};
+	rt_counters_targets("mlx5_0", root, &cc, rdev, netdev);
+	assert_string_equal(cc.dev, "mlx5_0");
+	assert_int_equal(cc.port, 1);
+	assert_string_equal(cc.netdev, "lo");
+
+	memset(&cc, 0, sizeof(cc));
+	rt_counters_targets("mlx5_0:2", root, &cc, rdev, netdev);
+	assert_string_equal(cc.dev, "mlx5_0");
+	assert_int_equal(cc.port, 2);
+	assert_null(cc.netdev); /* port 2 has no netdev */
+
+	memset(&cc, 0, sizeof(cc));
+	rt_counters_targets("ens1f1", root, &cc, rdev, netdev);
+	assert_string_equal(cc.netdev, "ens1f1");
+	assert_string_equal(cc.dev, "mlx5_1");
+	assert_int_equal(cc.port, 1);
+
+	memset(&cc, 0, sizeof(cc));
+	rt_counters_targets("eth9", root, &cc, rdev, netdev);
+	assert_string_equal(cc.netdev, "eth9");
+	assert_null(cc.dev);
+}
+
 /* Every line a JSON object as docs/FORMATS.md says; returns the number of lines. */
 static int check_lines(const char *path, bool want_netdev)
 {
@@ -282,6 +311,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_sysfs_lookups),
+	    cmocka_unit_test(test_targets),
 	    cmocka_unit_test(test_sample_lines),
 	    cmocka_unit_test(test_sampler_thread),
 	    cmocka_unit_test(test_zero_interval),
