@@ -1,0 +1,60 @@
+/* capture's command line: what it asks for (struct rt_capture_args), parsed and checked. */
+#ifndef RT_TOOLS_CAPTURE_OPTIONS_H
+#define RT_TOOLS_CAPTURE_OPTIONS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "capture/writer.h"
+#include "dissect/print.h"
+#include "tools/cli.h"
+
+#define RT_CAPTURE_MAX_HOSTS 64 /* --hosts given this often at most */
+
+/* What capture's command line asks for. */
+struct rt_capture_args {
+	const char *dev;
+	const char *file; /* -r: a saved capture as the source */
+	const char *out;  /* -w, or NULL: print decoded lines */
+	const char *bpf;
+	char *bpf_joined; /* the expression after the options, joined */
+	struct rt_print_text_opts text; /* without -w: dissect's text options */
+	char dev_by_index[80]; /* -i N: the N-th device of -D */
+	const char *sysfs_root;
+	const char *user; /* -Z: become this user once the device is open */
+	uint32_t snaplen;
+	uint32_t buffers;
+	uint64_t max_count;      /* -c, 0 = no limit */
+	uint64_t duration_ns;    /* --duration, 0 = no limit */
+	uint64_t rotate_seconds; /* -G */
+	uint64_t rotate_bytes;   /* -C */
+	uint64_t counters_ns;    /* --counters interval, 0 = off */
+	enum rt_write_format format;
+	bool stats;
+	bool list;
+	bool stop_at_eof;  /* stop when standard input ends */
+	bool notify_ready; /* say when capturing, on standard error */
+	char **cmd; /* after --, or NULL */
+	/* --hosts: capture on every host through a launcher */
+	const char *hosts[RT_CAPTURE_MAX_HOSTS];
+	size_t nhosts;
+	const char *launcher, *remote, *remote_dir;
+	uint64_t hosts_timeout_ns;
+	bool no_analyze;
+	struct rt_cli_forward forward; /* the options for the hosts' captures, checked */
+	/* the capture options as given, for the hosts' captures */
+	struct {
+		const char *name, *value;
+	} given[32];
+	unsigned ngiven;
+};
+
+/*
+ * Parse capture's command line into *a (zeroed by the caller) and check it.
+ * Returns 0, -1 after printing --help, or the usage exit status after
+ * printing its line.
+ */
+int rt_capture_parse_args(int argc, char **argv, struct rt_capture_args *a);
+
+#endif
