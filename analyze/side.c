@@ -280,12 +280,12 @@ static void srclog_line(struct an_side *s, const struct rt_jobj *obj, bool *bad)
 		return;
 	}
 	if (s->bk->srclog) {
+		/* loaded before the capture for the buckets: joined to the flow too (the HTML report shows both) */
 		double r;
 		if (!strcmp(ev, "rate") && rt_jnum(obj, "rate_mbps", &r))
 			an_bk_series_add(s->bk, ts, fi, AN_SER_RATE, r);
 		else if (!strcmp(ev, "cnp"))
 			an_bk_series_add(s->bk, ts, fi, AN_SER_CNP, 1);
-		return;
 	}
 	struct an_flow *f = &s->ft->flows[fi];
 	if (!f->src && !(f->src = calloc(1, sizeof(*f->src))))
