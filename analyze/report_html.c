@@ -338,6 +338,8 @@ static void series_doc(const struct rt_an_html *h, const struct rt_analyzer *an,
 	RT_JSON_U64(j, "bucket_ns", h->g.len_ns);
 	RT_JSON_U64(j, "slot_ns", h->g.len_ns * h->g.per_slot);
 	RT_JSON_U64(j, "slots", h->g.nslots);
+	/* the last slot ends with the last bucket: it may be shorter */
+	RT_JSON_U64(j, "last_slot_ns", h->g.nslots ? an_grid_slot_buckets(&h->g, h->g.nslots - 1) * h->g.len_ns : 0);
 	RT_JSON_U64(j, "followed_flows", h->nfl);
 	RT_JSON_KEY(j, "x_ms");
 	rt_json_arr(j);

@@ -4,9 +4,13 @@
 
   /* What the page found about itself, for people and for tests: errors, charts and their points, totals shown. */
   const check = { errors: [], charts: [], totals: {}, flows_total: 0, flows_rows: 0, episodes_total: 0, done: false };
+  function caught(text) {
+    check.errors.push(text);
+    if (check.done) selfCheck();
+  }
   /* capturing: a resource that fails to load (it should never be asked for) counts too */
-  window.addEventListener("error", function (e) { check.errors.push(String(e.message || e.type)); }, true);
-  window.addEventListener("unhandledrejection", function (e) { check.errors.push("unhandled: " + String(e.reason)); });
+  window.addEventListener("error", function (e) { caught(String(e.message || e.type)); }, true);
+  window.addEventListener("unhandledrejection", function (e) { caught("unhandled: " + String(e.reason)); });
 
   /* ---- small helpers: every string from the data goes in as text, never as markup ---- */
 

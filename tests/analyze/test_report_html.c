@@ -226,7 +226,7 @@ static void test_page(void **state)
 	assert_true(big < strstr(series, "\"label\":\"flow 0 "));
 	assert_non_null(strstr(series, "\"label\":\"others\""));
 	/* 2 ms of 1 us buckets: halved once into 1024 slots of 2 buckets */
-	assert_non_null(strstr(series, "\"bucket_ns\":1000,\"slot_ns\":2000,\"slots\":1000,"));
+	assert_non_null(strstr(series, "\"bucket_ns\":1000,\"slot_ns\":2000,\"slots\":1000,\"last_slot_ns\":2000,"));
 	free(analysis);
 	free(series);
 	free(page);
