@@ -148,8 +148,8 @@
       }
       line("When: from " + num(rel(eps[0].start_ns), 3) + " ms to " + num(rel(eps[eps.length - 1].end_ns), 3) +
            " ms of the capture; the longest episode lasted " + dur(longest.duration_ns) + " (at " +
-           num(rel(longest.start_ns), 3) + " ms), the highest marking rate was " + num(peak.peak_ce_per_s, 0) +
-           " CE/s (at " + num(rel(peak.start_ns), 3) + " ms).");
+           num(rel(longest.start_ns), 3) + " ms)" + (peak.peak_ce_per_s > 0 ? ", the highest marking rate was " +
+           num(peak.peak_ce_per_s, 0) + " CE/s (at " + num(rel(peak.start_ns), 3) + " ms)" : "") + ".");
     }
 
     /* who */
