@@ -45,6 +45,14 @@
     return v.toLocaleString("en-US", { maximumFractionDigits: digits === undefined ? 3 : digits });
   }
 
+  /* an axis label: 1.2k, 3M, 0.25 */
+  function shortNum(v) {
+    const a = Math.abs(v);
+    const units = [[1e12, "T"], [1e9, "G"], [1e6, "M"], [1e3, "k"]];
+    for (const u of units) if (a >= u[0]) return Number((v / u[0]).toPrecision(3)) + u[1];
+    return String(Number(v.toPrecision(3)));
+  }
+
   function dur(ns) {
     if (ns === null || ns === undefined) return "\u2014";
     const a = Math.abs(ns);
@@ -326,8 +334,7 @@
       ylabel: c.unit,
       labelsDiv: legend,
       legend: "always",
-      labelsKMB: true,
-      axes: { y: { axisLabelWidth: 56 } },
+      axes: { y: { axisLabelWidth: 56, axisLabelFormatter: shortNum } },
       labelsSeparateLines: false,
       connectSeparatedPoints: false,
       includeZero: true,
