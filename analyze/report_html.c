@@ -267,11 +267,16 @@ static unsigned top_flows(const struct rt_an_html *h, const struct rt_analyzer *
 	return n;
 }
 
-static void flow_label(const struct rt_analyzer *an, uint32_t id, char *buf, size_t size)
+/* A series of one flow, labelled "flow ID SELECTOR", up to its open "y" array. */
+static void flow_series_head(struct rt_json *j, const struct rt_analyzer *an, uint32_t id)
 {
 	const struct rt_an_flow_key *k = rt_analyzer_flow_key(an, id);
-	char sel[RT_FLOWSEL_TEXT_MAX];
-	snprintf(buf, size, "flow %u %s", id, rt_flowsel_format(sel, k->ipver, k->src, k->dst, k->dest_qp));
+	char sel[RT_FLOWSEL_TEXT_MAX], label[160];
+	snprintf(label, sizeof(label), "flow %u %s", id, rt_flowsel_format(sel, k->ipver, k->src, k->dst, k->dest_qp));
+	series_head(j, label);
+	RT_JSON_U64(j, "flow", id);
+	RT_JSON_KEY(j, "y");
+	rt_json_arr(j);
 }
 
 static void throughput_chart(struct rt_json *j, const struct rt_an_html *h, const struct rt_analyzer *an)
@@ -279,7 +284,6 @@ static void throughput_chart(struct rt_json *j, const struct rt_an_html *h, cons
 	const struct followed *top[AN_HTML_TOP];
 	unsigned ntop = top_flows(h, an, top);
 	double others[AN_SER_SLOTS];
-	char label[160];
 
 	chart_head(j, "gbps", "Throughput: top flows and the others", "Gb/s");
 	for (uint32_t s = 0; s < h->g.nslots; s++) {
@@ -288,11 +292,7 @@ static void throughput_chart(struct rt_json *j, const struct rt_an_html *h, cons
 			others[s] = NAN;
 	}
 	for (unsigned t = 0; t < ntop; t++) {
-		flow_label(an, top[t]->id, label, sizeof(label));
-		series_head(j, label);
-		RT_JSON_U64(j, "flow", top[t]->id);
-		RT_JSON_KEY(j, "y");
-		rt_json_arr(j);
+		flow_series_head(j, an, top[t]->id);
 		for (uint32_t s = 0; s < h->g.nslots; s++) {
 			uint64_t buckets = an_grid_slot_buckets(&h->g, s);
 			double v = NAN;
@@ -319,11 +319,7 @@ static void throughput_chart(struct rt_json *j, const struct rt_an_html *h, cons
 		return;
 	chart_head(j, "source", "Sender rate (the traffic source's log)", "Gb/s");
 	for (unsigned t = 0; t < ntop; t++) {
-		flow_label(an, top[t]->id, label, sizeof(label));
-		series_head(j, label);
-		RT_JSON_U64(j, "flow", top[t]->id);
-		RT_JSON_KEY(j, "y");
-		rt_json_arr(j);
+		flow_series_head(j, an, top[t]->id);
 		for (uint32_t s = 0; s < h->g.nslots; s++)
 			num(j, s >= top[t]->from_slot ? top[t]->src_mbps[s] / 1e3 : NAN);
 		rt_json_arr_end(j);
