@@ -571,7 +571,8 @@ void an_report_json(const struct rt_analyzer *an, struct rt_json *j)
 		rt_json_obj(j);
 		RT_JSON_U64(j, "lines", an->side.srclog_lines);
 		RT_JSON_U64(j, "bad_lines", an->side.srclog_bad);
-		RT_JSON_U64(j, "unmatched_events", an->side.srclog_unmatched);
+		bool matched;
+		RT_JSON_U64(j, "unmatched_events", an_side_srclog_unmatched(&an->side, &matched));
 		rt_json_obj_end(j);
 	}
 	RT_JSON_KEY(j, "flows");

@@ -132,7 +132,9 @@ def main():
         with open(log, "w") as f:
             for i, d in enumerate([dict(event="rate", rate_mbps=2500, reason="start", **key),
                                    dict(event="cnp", **key),
-                                   dict(event="rate", rate_mbps=1250, reason="cnp", **key)]):
+                                   dict(event="rate", rate_mbps=1250, reason="cnp", **key),
+                                   # a flow the capture never holds: counted unmatched, as analyze does
+                                   dict(event="cnp", src="10.9.9.9", dst="10.0.0.100", dest_qp=5)]):
                 d["ts"] = "1700000000.%09d" % (i * 1000)
                 f.write(json.dumps(d) + "\n")
         out = os.path.join(tmp, "side.html")
