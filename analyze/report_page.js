@@ -233,7 +233,8 @@
     if (!M.input_error && !A.warnings.length) return;
     const s = section("rt-warnings", "Warnings");
     if (M.input_error) {
-      s.appendChild(el("p", { cls: "rt-error", text: "Reading the capture failed: " + M.input_error +
+      s.appendChild(el("p", { cls: "rt-error", text: "Reading the capture " + (M.exit_status >= 128 ? "stopped" : "failed") +
+        ": " + M.input_error +
         " (the report covers what was read before it; rocetrace exited with status " + M.exit_status + ")." }));
     }
     const ul = el("ul", { cls: "rt-warnings" });
