@@ -9,6 +9,7 @@
 #include "analyze/incast.h"
 #include "analyze/internal.h"
 #include "analyze/reaction.h"
+#include "analyze/report_json.h"
 #include "analyze/sinks.h"
 #include "analyze/warnings.h"
 #include "common/json.h"
@@ -535,7 +536,7 @@ static void findings_json(const struct rt_analyzer *an, struct rt_json *j)
 	rt_json_arr_end(j);
 }
 
-static void report(const struct rt_analyzer *an, struct rt_json *j)
+void an_report_json(const struct rt_analyzer *an, struct rt_json *j)
 {
 	const struct an_totals *t = &an->tot;
 	rt_json_obj(j);
@@ -570,7 +571,8 @@ static void report(const struct rt_analyzer *an, struct rt_json *j)
 		rt_json_obj(j);
 		RT_JSON_U64(j, "lines", an->side.srclog_lines);
 		RT_JSON_U64(j, "bad_lines", an->side.srclog_bad);
-		RT_JSON_U64(j, "unmatched_events", an->side.srclog_unmatched);
+		bool matched;
+		RT_JSON_U64(j, "unmatched_events", an_side_srclog_unmatched(&an->side, &matched));
 		rt_json_obj_end(j);
 	}
 	RT_JSON_KEY(j, "flows");
@@ -604,7 +606,7 @@ static int json_report(void *ctx, const struct rt_analyzer *an, char *errbuf)
 		return rt_errorf(errbuf, ENOMEM, "writing the report");
 	rt_out_init(o, s->fp);
 	rt_json_init(&j, o);
-	report(an, &j);
+	an_report_json(an, &j);
 	int err = rt_out_flush(o);
 	free(o);
 	return err ? rt_errorf(errbuf, err, "writing the report") : 0;
