@@ -74,6 +74,72 @@ def same_as_analyze(exe, name, cap, page, *extra):
     return p.returncode, want
 
 
+def pcap_records(path):
+    """A classic pcap file's global header and its records (header and data each)."""
+    with open(path, "rb") as f:
+        data = f.read()
+    endian = "<" if data[:4] in (b"\xd4\xc3\xb2\xa1", b"\x4d\x3c\xb2\xa1") else ">"
+    recs, off = [], 24
+    while off + 16 <= len(data):
+        incl = struct.unpack(endian + "I", data[off + 8:off + 12])[0]
+        recs.append(data[off:off + 16 + incl])
+        off += 16 + incl
+    return data[:24], recs
+
+
+def multi_file(exe, sample, scen, tmp):
+    """Several files as one stream, as analyze reads them: a rotated set (one part gzip'd, named out of
+    order), -r repeated, two vantage points named with --vantage. Each page holds analyze --json's
+    document of the same files (its totals, flows, warnings), names every file, and takes its default
+    name and title from the first FILE."""
+    header, recs = pcap_records(sample)
+    third = len(recs) // 3
+    parts = [recs[:third], recs[third:2 * third], recs[2 * third:]]
+    names = [os.path.join(tmp, n) for n in ("rot.pcap", "rot.pcap.1", "rot.pcap.2.gz")]
+    for path, part in zip(names, parts):
+        blob = header + b"".join(part)
+        with (gzip.open(path, "wb") if path.endswith(".gz") else open(path, "wb")) as f:
+            f.write(blob)
+    whole = run([exe, "analyze", "--json", sample])
+    cases = (("rotated set", [names[0], names[2], names[1]], []),
+             ("-r repeated", ["-r", names[0], "-r", names[1], "-r", names[2]], []),
+             ("two vantage points", [], ["--vantage", "left=" + sample,
+                                         "--vantage", "right=" + os.path.join(scen, "incast.pcap")]))
+    for name, files, extra in cases:
+        out_dir = tempfile.mkdtemp(dir=tmp)
+        p = run([exe, "report"] + files + extra, cwd=out_dir)
+        listed = [f for f in files if f != "-r"] + [v.split("=", 1)[1] for v in extra[1::2]]
+        stem = os.path.basename(listed[0]).split(".pcap")[0]
+        out = os.path.join(out_dir, stem + ".html")
+        if p.returncode != 0 or p.stdout.decode().strip() != os.path.basename(out) or not os.path.exists(out):
+            errors.append("%s: exit %d, printed %r, want the page %s (%s)" % (
+                name, p.returncode, p.stdout.decode().strip(), os.path.basename(out), p.stderr.decode().strip()))
+            continue
+        with open(out, encoding="utf-8") as f:
+            page = f.read()
+        if not check_page(name, page):
+            continue
+        a = run([exe, "analyze", "--json"] + files + extra)
+        want = json.loads(a.stdout)
+        got = embedded(page, "rt-analysis")
+        if got != want:
+            keys = sorted(k for k in set(want) | set(got or {}) if (got or {}).get(k) != want.get(k))
+            errors.append("%s: the page's analysis differs from analyze --json of the same files in %s" % (
+                name, keys))
+        m = meta(page)
+        if m["files"] != listed:
+            errors.append("%s: the page names the files %r, want %r" % (name, m["files"], listed))
+        if m["title"] != "rocetrace report: %s and %d more file%s" % (
+                listed[0], len(listed) - 1, "s" if len(listed) > 2 else ""):
+            errors.append("%s: the title is %r" % (name, m["title"]))
+        # a rotated set is the sample, split: its totals are the sample's
+        if name != "two vantage points" and whole.returncode == 0:
+            one = json.loads(whole.stdout)
+            for key in ("packets", "roce_packets", "bytes", "flow_count", "totals"):
+                if got.get(key) != one.get(key):
+                    errors.append("%s: %s is %r, the whole sample's %r" % (name, key, got.get(key), one.get(key)))
+
+
 def main():
     exe, sample, scen, rxe = [os.path.abspath(a) for a in sys.argv[1:5]]
     tmp = tempfile.mkdtemp(prefix="rt-report-")
@@ -150,6 +216,8 @@ def main():
             m = meta(page)
             if m["source_log"] != log or m["counters"] != cap + ".counters.jsonl":
                 errors.append("side files: the page names %r and %r" % (m["source_log"], m["counters"]))
+
+        multi_file(exe, sample, scen, tmp)
 
         # a hostile title and file name: text on the page, never markup; the default page name
         evil = '\'"><img src=x onerror=alert(1)><script>alert(2)<!--.pcap'
