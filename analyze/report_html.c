@@ -47,6 +47,9 @@ struct rt_an_html {
 	const char *counters, *source_log;
 	char input_error[RT_ERRBUF_SIZE];
 	int exit_status;
+	/* while the page is written: the flows it lists (NULL: every one), of how many --flow selects */
+	const bool *listed;
+	uint64_t flows_selected;
 
 	struct an_grid g;
 	struct an_band all, ce, cnp, rtt, pfc[RT_AN_PFC_CLASSES], nic[AN_HTML_NIC];
@@ -415,6 +418,9 @@ static void meta_doc(const struct rt_an_html *h, struct rt_json *j)
 		rt_json_null(j);
 	RT_JSON_U64(j, "exit_status", (uint64_t)h->exit_status);
 	RT_JSON_U64(j, "top_flows", AN_HTML_TOP);
+	RT_JSON_U64(j, "flows_listed_max", RT_AN_HTML_MAX_FLOWS);
+	RT_JSON_U64(j, "flows_not_listed",
+	            h->listed ? h->flows_selected - RT_AN_HTML_MAX_FLOWS : 0);
 	rt_json_obj_end(j);
 }
 
@@ -449,7 +455,7 @@ static int write_doc(const struct rt_an_html *h, const struct rt_analyzer *an, e
 	if (kind == DOC_META)
 		meta_doc(h, &j);
 	else if (kind == DOC_ANALYSIS)
-		an_report_json(an, &j);
+		an_report_json(an, &j, h->listed);
 	else
 		series_doc(h, an, &j);
 	int err = rt_out_flush(o);
@@ -565,7 +571,16 @@ static int html_report(void *ctx, const struct rt_analyzer *an, char *errbuf)
 	if (!o)
 		return rt_errorf(errbuf, ENOMEM, "writing the report");
 	rt_out_init(o, h->fp);
-	int rc = write_page(h, an, o, errbuf);
+	bool *listed;
+	int rc = an_report_flows_listed(an, RT_AN_HTML_MAX_FLOWS, &listed, &h->flows_selected);
+	if (rc < 0) {
+		free(o);
+		return rt_errorf(errbuf, -rc, "report: choosing the flows to list");
+	}
+	h->listed = listed;
+	rc = write_page(h, an, o, errbuf);
+	h->listed = NULL;
+	free(listed);
 	int err = rt_out_flush(o);
 	free(o);
 	if (rc < 0)

@@ -3,7 +3,7 @@
   "use strict";
 
   /* What the page found about itself, for people and for tests: errors, charts and their points, totals shown. */
-  const check = { errors: [], charts: [], totals: {}, flows_total: 0, flows_rows: 0, episodes_total: 0, done: false };
+  const check = { errors: [], charts: [], totals: {}, flows_total: 0, flows_rows: 0, flows_not_listed: 0, episodes_total: 0, done: false };
   function caught(text) {
     check.errors.push(text);
     if (check.done) selfCheck();
@@ -161,6 +161,9 @@
     }
 
     /* who */
+    if (M.flows_not_listed)
+      line("The per-flow figures below (who, victims, flows resending, NP delay, senders) are those of the " +
+           "flows the page lists: " + notListed(M) + ".");
     const marked = flows.filter(function (f) { return f.ecn.ce > 0; }).sort(function (a, b) { return b.ecn.ce - a.ecn.ce; });
     if (marked.length) {
       line("Who: " + int(marked.length) + " flow" + (marked.length === 1 ? " was" : "s were") + " CE-marked; most: " +
@@ -460,11 +463,22 @@
     draw();
   }
 
-  function flowsTable(A) {
+  /* the flows the page does not list (it lists at most M.flows_listed_max, those with the most bytes) */
+  function notListed(M) {
+    return int(M.flows_not_listed) + " more flow" + (M.flows_not_listed === 1 ? " is" : "s are") +
+      " not listed (the page lists the " + int(M.flows_listed_max) + " with the most bytes; " +
+      "rocetrace analyze --json lists every one)";
+  }
+
+  function flowsTable(A, M) {
     const s = section("rt-flows", "Flows");
     const flows = A.flows;
     check.flows_total = flows.length;
-    if (A.flow_count > flows.length)
+    check.flows_not_listed = M.flows_not_listed;
+    if (M.flows_not_listed)
+      s.appendChild(el("p", { id: "rt-flows-not-listed", cls: "rt-hint", text: int(flows.length) + " of " +
+        int(A.flow_count) + " flows: " + notListed(M) + "." }));
+    else if (A.flow_count > flows.length)
       s.appendChild(el("p", { cls: "rt-hint", text: int(flows.length) + " of " + int(A.flow_count) + " flows (--flow)." }));
     if (!flows.length) { s.appendChild(el("p", { text: "No RoCE flow in the capture." })); return; }
     s.appendChild(el("p", { cls: "rt-hint", text: "One direction of one QP each; click a column to sort. \u2014: not " +
@@ -533,8 +547,10 @@
     });
   }
 
-  function distributions(A) {
+  function distributions(A, M) {
     const s = section("rt-dist", "Distributions over the flows");
+    if (M.flows_not_listed)
+      s.appendChild(el("p", { cls: "rt-hint", text: "Over the flows the page lists: " + notListed(M) + "." }));
     const two = el("div", { cls: "rt-two" });
     s.appendChild(two);
     const us = function (f) { return f / 1e3; };
@@ -641,8 +657,8 @@
       warnings(A, M);
       facts(A, M, S);
       charts(A, S);
-      flowsTable(A);
-      distributions(A);
+      flowsTable(A, M);
+      distributions(A, M);
       pfc(A);
       episodes(A);
     } catch (err) {

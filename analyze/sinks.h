@@ -29,6 +29,11 @@ int rt_an_timeline_sink(FILE *fp, const struct rt_an_timeline_opts *opts, struct
 
 /* The HTML report (docs/REPORT.md): one self-contained page with charts, written at rt_analyzer_report(). */
 struct rt_an_html;
+/*
+ * The page's flow table lists at most this many flows, those with the most bytes; its data says how
+ * many more there are (the page grows with the flows it lists, not with the capture's).
+ */
+#define RT_AN_HTML_MAX_FLOWS 20000
 struct rt_an_html_opts {
 	uint64_t bucket_ns;	     /* the finest time step of the charts (required) */
 	const char *title;	     /* the page's title */

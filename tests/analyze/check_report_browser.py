@@ -14,11 +14,27 @@ import json
 import os
 import re
 import shutil
+import struct
 import subprocess
 import sys
 import tempfile
 
 errors = []
+MAX_FLOWS = 20000  # RT_AN_HTML_MAX_FLOWS: the flows a page lists at most
+
+
+def many_flows(path, n):
+    """A capture of n RoCE flows (RC SEND only, 64 bytes and up), the later ones larger."""
+    with open(path, "wb") as out:
+        out.write(struct.pack("<IHHiIII", 0xa1b2c3d4, 2, 4, 0, 0, 65535, 1))
+        for f in range(n):
+            bth = struct.pack(">BBHII", 0x04, 0x40, 0xffff, 0x100 + f, 0)
+            payload = bth + bytes(64 + f % 7 + (32 if f >= n - MAX_FLOWS else 0)) + bytes(4)
+            udp = struct.pack(">HHHH", 49152, 4791, 8 + len(payload), 0) + payload
+            ip = struct.pack(">BBHHHBBH4s4s", 0x45, 0x02, 20 + len(udp), 0, 0x4000, 64, 17, 0,
+                             struct.pack(">I", 0x0a000001 + f), bytes([10, 1, 0, 1])) + udp
+            frame = b"\x02" * 6 + b"\x04" * 6 + b"\x08\x00" + ip
+            out.write(struct.pack("<IIII", 1700000000, f * 10 % 1000000, len(frame), len(frame)) + frame)
 
 
 def chromium(profile, *args):
@@ -43,6 +59,7 @@ def shown(exe, profile, name, cap, out):
         errors.append("%s: chromium exit %d, no self-check in the page (%s)" % (
             name, c.returncode, c.stderr.decode("utf-8", "replace")[-400:]))
         return None
+    dom = c.stdout.decode("utf-8", "replace")
     for line in c.stderr.decode("utf-8", "replace").splitlines():
         if "Uncaught" in line or ("CONSOLE" in line and "error" in line.lower()):
             errors.append("%s: console: %s" % (name, line.strip()))
@@ -59,9 +76,19 @@ def shown(exe, profile, name, cap, out):
               "episodes": len(want["episodes"])}
     if check["totals"] != totals:
         errors.append("%s: the page shows %s, analyze --json says %s" % (name, check["totals"], totals))
-    if check["flows_total"] != len(want["flows"]) or check["episodes_total"] != len(want["episodes"]):
+    # at most MAX_FLOWS flows listed, and the page says how many more there are
+    listed = min(MAX_FLOWS, len(want["flows"]))
+    if check["flows_total"] != listed or check["episodes_total"] != len(want["episodes"]):
         errors.append("%s: the page lists %d flows and %d episodes, analyze %d and %d" % (
             name, check["flows_total"], check["episodes_total"], len(want["flows"]), len(want["episodes"])))
+    if check["flows_not_listed"] != len(want["flows"]) - listed:
+        errors.append("%s: the page says %d flows are not listed, of %d" % (
+            name, check["flows_not_listed"], len(want["flows"])))
+    said = re.search(r'id="rt-flows-not-listed"[^>]*>([^<]*)<', dom)
+    if listed < len(want["flows"]) and not (said and "{:,} more flows are not listed".format(
+            len(want["flows"]) - listed) in said.group(1)):
+        errors.append("%s: the flow table does not say how many flows it leaves out (%r)" % (
+            name, said and said.group(1)))
     if check["flows_rows"] != min(100, len(want["flows"])):
         errors.append("%s: the flow table shows %d rows" % (name, check["flows_rows"]))
     return check
@@ -89,7 +116,10 @@ def main():
         empty = os.path.join(tmp, "empty.pcap")
         with open(empty, "wb") as f:
             f.write(data[:24])
+        many = os.path.join(tmp, "many.pcap")
+        many_flows(many, MAX_FLOWS + 10)
         cases = [("incast", sample, ["gbps", "ecn", "rtt"]),
+                 ("many flows", many, ["gbps"]),
                  ("pfc", os.path.join(scen, "pfc.pcap"), ["gbps", "ecn", "pfc"]),
                  ("dcqcn", os.path.join(scen, "dcqcn.pcap"), ["gbps", "ecn"]),
                  ("rxe_nccl", os.path.join(rxe, "rxe_nccl_node0.pcap"), ["gbps", "rtt"]),

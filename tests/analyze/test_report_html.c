@@ -1,4 +1,8 @@
-/* Unit tests of the HTML report: downsampled series keep peaks (analyze/series.c); the page escapes, follows the top flows. */
+/*
+ * Unit tests of the HTML report: downsampled series keep peaks (analyze/series.c); the page
+ * escapes, follows the top flows, and lists at most RT_AN_HTML_MAX_FLOWS flows, saying how many
+ * more there are.
+ */
 #include <errno.h>
 #include <math.h>
 #include <setjmp.h>
@@ -136,7 +140,7 @@ static char *embedded(const char *page, const char *open)
 			bin[blen++] = (unsigned char)(acc >> bits);
 		}
 	}
-	size_t cap = 1 << 24;
+	size_t cap = 1 << 26;
 	char *text = calloc(1, cap);
 	z_stream z;
 	memset(&z, 0, sizeof(z));
@@ -232,6 +236,117 @@ static void test_page(void **state)
 	free(page);
 }
 
+/* A page of a capture; *page (malloc'd) is its text. */
+static void page_of(void (*feed)(struct rt_analyzer *an), char **page)
+{
+	char errbuf[RT_ERRBUF_SIZE];
+	struct rt_analyzer_opts o;
+	rt_analyzer_opts_init(&o);
+	struct rt_analyzer *an = rt_analyzer_new(&o, errbuf);
+	assert_non_null(an);
+	size_t size = 0;
+	FILE *fp = open_memstream(page, &size);
+	const char *files[] = {"many.pcap"};
+	struct rt_an_html_opts ho = {
+	    .bucket_ns = 1000, .title = "many flows", .files = files, .nfiles = 1};
+	struct rt_an_sink sink;
+	int rc = rt_an_report_html_sink(fp, &ho, &sink, NULL, errbuf);
+	if (rc == -ENOTSUP) {
+		fclose(fp);
+		free(*page);
+		rt_analyzer_free(an);
+		skip();
+	}
+	assert_int_equal(rc, 0);
+	assert_int_equal(rt_analyzer_add_sink(an, &sink, errbuf), 0);
+	feed(an);
+	assert_int_equal(finish(an), 0);
+	assert_int_equal(rt_analyzer_report(an, errbuf), 0);
+	rt_analyzer_free(an);
+	assert_int_equal(fclose(fp), 0);
+}
+
+#define EXTRA_FLOWS 25
+
+/* RT_AN_HTML_MAX_FLOWS + 25 flows: the first 25 seen send one packet, every later one two. */
+static void feed_many(struct rt_analyzer *an)
+{
+	uint64_t t = 1000000000000ull;
+	for (uint32_t f = 0; f < RT_AN_HTML_MAX_FLOWS + EXTRA_FLOWS; f++) {
+		for (uint32_t k = 0; k < (f < EXTRA_FLOWS ? 1u : 2u); k++) {
+			struct rt_record r = roce(t, 0x0a000001 + f, 0x0b0000ff,
+			                          RT_OPCODE_RC_SEND_ONLY, 0x100 + f, k);
+			rt_analyzer_feed(an, &r);
+			t += 100;
+		}
+	}
+}
+
+/* How often `what` occurs in `text` (a plain walk: the sanitizer's strstr measures the text at
+ * every call). */
+static size_t count(const char *text, const char *what)
+{
+	size_t n = 0, len = strlen(what);
+	for (const char *p = text; *p; p++)
+		n += !strncmp(p, what, len);
+	return n;
+}
+
+static void test_page_bounds_flows(void **state)
+{
+	(void)state;
+	char *page = NULL;
+	page_of(feed_many, &page);
+	/* the data says how many flows the page does not list, and what its bound is */
+	const char *meta = strstr(page, "id=\"rt-meta\">");
+	assert_non_null(meta);
+	char want[96];
+	snprintf(want, sizeof(want), "\"flows_listed_max\":%u,\"flows_not_listed\":%u}",
+	         RT_AN_HTML_MAX_FLOWS, EXTRA_FLOWS);
+	assert_non_null(strstr(meta, want));
+	char *analysis = embedded(page, "id=\"rt-analysis\">");
+	assert_non_null(analysis);
+	/* the totals stay the capture's: every flow and packet */
+	snprintf(want, sizeof(want), "\"flow_count\":%u,", RT_AN_HTML_MAX_FLOWS + EXTRA_FLOWS);
+	assert_non_null(strstr(analysis, want));
+	snprintf(want, sizeof(want), "\"packets\":%u,", 2 * RT_AN_HTML_MAX_FLOWS + EXTRA_FLOWS);
+	assert_non_null(strstr(analysis, want));
+	/* the listed flows: the ones with the most bytes (not the first seen), in the order seen */
+	const char *flows = strstr(analysis, "\"flows\":[");
+	assert_non_null(flows);
+	assert_int_equal(count(flows, "{\"id\":"), RT_AN_HTML_MAX_FLOWS);
+	assert_null(strstr(flows, "{\"id\":0,"));
+	assert_null(strstr(flows, "{\"id\":24,"));
+	assert_non_null(strstr(flows, "{\"id\":25,"));
+	snprintf(want, sizeof(want), "{\"id\":%u,", RT_AN_HTML_MAX_FLOWS + EXTRA_FLOWS - 1);
+	assert_true(strstr(flows, "{\"id\":25,") < strstr(flows, want));
+	free(analysis);
+	free(page);
+}
+
+/* A few flows: every one listed, none said to be missing. */
+static void feed_few(struct rt_analyzer *an)
+{
+	for (uint32_t f = 0; f < 3; f++) {
+		struct rt_record r = roce(1000000000000ull + f * 100, 0x0a000001 + f, 0x0b0000ff,
+		                          RT_OPCODE_RC_SEND_ONLY, 0x100 + f, 0);
+		rt_analyzer_feed(an, &r);
+	}
+}
+
+static void test_page_lists_every_flow(void **state)
+{
+	(void)state;
+	char *page = NULL;
+	page_of(feed_few, &page);
+	assert_non_null(strstr(page, "\"flows_not_listed\":0}"));
+	char *analysis = embedded(page, "id=\"rt-analysis\">");
+	assert_non_null(analysis);
+	assert_int_equal(count(strstr(analysis, "\"flows\":["), "{\"id\":"), 3);
+	free(analysis);
+	free(page);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -239,6 +354,8 @@ int main(void)
 	    cmocka_unit_test(test_series_mean_of_samples),
 	    cmocka_unit_test(test_series_lines),
 	    cmocka_unit_test(test_page),
+	    cmocka_unit_test(test_page_bounds_flows),
+	    cmocka_unit_test(test_page_lists_every_flow),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
