@@ -9,6 +9,7 @@
 #include "analyze/incast.h"
 #include "analyze/internal.h"
 #include "analyze/reaction.h"
+#include "analyze/report_json.h"
 #include "analyze/sinks.h"
 #include "analyze/warnings.h"
 #include "common/json.h"
@@ -535,7 +536,79 @@ static void findings_json(const struct rt_analyzer *an, struct rt_json *j)
 	rt_json_arr_end(j);
 }
 
-static void report(const struct rt_analyzer *an, struct rt_json *j)
+/* The k-th largest (0: the largest) of v[0..n), k < n; v is reordered (a quickselect). */
+static uint64_t kth_largest(uint64_t *v, size_t n, size_t k)
+{
+	size_t lo = 0, hi = n - 1;
+	while (lo < hi) {
+		uint64_t pivot = v[lo + (hi - lo) / 2];
+		size_t i = lo, j = hi;
+		/* Hoare's partition, largest first: v[lo..j] >= pivot >= v[i..hi] at the end */
+		for (;;) {
+			while (v[i] > pivot)
+				i++;
+			while (v[j] < pivot)
+				j--;
+			if (i >= j)
+				break;
+			uint64_t t = v[i];
+			v[i++] = v[j];
+			v[j--] = t;
+		}
+		if (k <= j)
+			hi = j;
+		else
+			lo = j + 1;
+	}
+	return v[k];
+}
+
+int an_report_flows_listed(const struct rt_analyzer *an, uint64_t max, bool **listed,
+                           uint64_t *selected)
+{
+	uint32_t n = an->ft.next_id;
+	uint64_t sel = 0;
+	*listed = NULL;
+	for (uint32_t id = 0; id < n; id++)
+		sel += (an_flow_by_id(&an->ft, id)->flags & AN_FLOW_SELECTED) != 0;
+	*selected = sel;
+	if (!max || sel <= max)
+		return 0;
+	uint64_t *bytes = malloc(sel * sizeof(*bytes));
+	bool *keep = calloc(n, sizeof(*keep));
+	if (!bytes || !keep) {
+		free(bytes);
+		free(keep);
+		return -ENOMEM;
+	}
+	size_t k = 0;
+	for (uint32_t id = 0; id < n; id++) {
+		const struct an_flow *f = an_flow_by_id(&an->ft, id);
+		if (f->flags & AN_FLOW_SELECTED)
+			bytes[k++] = f->bytes;
+	}
+	/* the max-th most bytes: every flow above it, then the first seen of those at it */
+	uint64_t at = kth_largest(bytes, sel, max - 1), above = 0;
+	free(bytes);
+	for (uint32_t id = 0; id < n; id++) {
+		const struct an_flow *f = an_flow_by_id(&an->ft, id);
+		if ((f->flags & AN_FLOW_SELECTED) && f->bytes > at) {
+			keep[id] = true;
+			above++;
+		}
+	}
+	for (uint32_t id = 0; id < n && above < max; id++) {
+		const struct an_flow *f = an_flow_by_id(&an->ft, id);
+		if ((f->flags & AN_FLOW_SELECTED) && f->bytes == at) {
+			keep[id] = true;
+			above++;
+		}
+	}
+	*listed = keep;
+	return 0;
+}
+
+void an_report_json(const struct rt_analyzer *an, struct rt_json *j, const bool *listed)
 {
 	const struct an_totals *t = &an->tot;
 	rt_json_obj(j);
@@ -570,7 +643,8 @@ static void report(const struct rt_analyzer *an, struct rt_json *j)
 		rt_json_obj(j);
 		RT_JSON_U64(j, "lines", an->side.srclog_lines);
 		RT_JSON_U64(j, "bad_lines", an->side.srclog_bad);
-		RT_JSON_U64(j, "unmatched_events", an->side.srclog_unmatched);
+		bool matched;
+		RT_JSON_U64(j, "unmatched_events", an_side_srclog_unmatched(&an->side, &matched));
 		rt_json_obj_end(j);
 	}
 	RT_JSON_KEY(j, "flows");
@@ -578,7 +652,8 @@ static void report(const struct rt_analyzer *an, struct rt_json *j)
 	bool first_flow = true;
 	for (uint32_t id = 0; id < an->ft.next_id; id++) {
 		const struct an_flow *f = an_flow_by_id(&an->ft, id);
-		if (!(f->flags & AN_FLOW_SELECTED)) /* --flow */
+		if (!(f->flags & AN_FLOW_SELECTED) ||
+		    (listed && !listed[id])) /* --flow, the page's bound */
 			continue;
 		rt_json_next(j);
 		if (!first_flow) /* a flow a line */
@@ -604,7 +679,7 @@ static int json_report(void *ctx, const struct rt_analyzer *an, char *errbuf)
 		return rt_errorf(errbuf, ENOMEM, "writing the report");
 	rt_out_init(o, s->fp);
 	rt_json_init(&j, o);
-	report(an, &j);
+	an_report_json(an, &j, NULL);
 	int err = rt_out_flush(o);
 	free(o);
 	return err ? rt_errorf(errbuf, err, "writing the report") : 0;

@@ -385,9 +385,10 @@ static void text_anomalies(const struct rt_analyzer *an, struct rt_outbuf *o)
 static void text_source_log(const struct rt_analyzer *an, struct rt_outbuf *o)
 {
 	const struct an_side *sd = &an->side;
+	bool matched;
 	rt_out_printf(o, "\nTraffic source log (%llu lines, %llu bad, %llu events for flows not in the capture):\n",
 		      (unsigned long long)sd->srclog_lines, (unsigned long long)sd->srclog_bad,
-		      (unsigned long long)sd->srclog_unmatched);
+		      (unsigned long long)an_side_srclog_unmatched(sd, &matched));
 	for (uint32_t id = 0; id < an->ft.next_id; id++) {
 		const struct an_flow *f = an_flow_by_id(&an->ft, id);
 		const struct an_src *e = f->src;

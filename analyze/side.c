@@ -280,18 +280,19 @@ static void srclog_line(struct an_side *s, const struct rt_jobj *obj, bool *bad)
 		return;
 	}
 	if (s->bk->srclog) {
+		/* loaded before the capture for the buckets: joined to the flow too (the HTML report shows both) */
 		double r;
 		if (!strcmp(ev, "rate") && rt_jnum(obj, "rate_mbps", &r))
 			an_bk_series_add(s->bk, ts, fi, AN_SER_RATE, r);
 		else if (!strcmp(ev, "cnp"))
 			an_bk_series_add(s->bk, ts, fi, AN_SER_CNP, 1);
-		return;
 	}
 	struct an_flow *f = &s->ft->flows[fi];
 	if (!f->src && !(f->src = calloc(1, sizeof(*f->src))))
 		return;
 	struct an_src *e = f->src;
 	double v;
+	e->events++;
 	if (!strcmp(ev, "rate") && rt_jnum(obj, "rate_mbps", &v)) {
 		const char *why = rt_jstr(obj, "reason");
 		if (why && !strcmp(why, "cnp") && e->rate_events && e->rate_last > 0) {
@@ -337,6 +338,22 @@ int an_side_load_source_log(struct an_side *s, const char *path, char *errbuf)
 		s->srclog_loaded = true;
 	an_bk_sort_series(s->bk);
 	return rc;
+}
+
+uint64_t an_side_srclog_unmatched(const struct an_side *s, bool *matched)
+{
+	uint64_t n = s->srclog_unmatched;
+	*matched = false;
+	for (uint32_t i = 0; i < s->ft->n; i++) {
+		const struct an_flow *f = &s->ft->flows[i];
+		if (!f->src)
+			continue;
+		if (f->id == AN_NONE)
+			n += f->src->events;
+		else
+			*matched = true;
+	}
+	return n;
 }
 
 void an_side_free(struct an_side *s)

@@ -24,6 +24,7 @@ struct an_src {
 	uint64_t packets, bytes, retrans, cnp_handled, naks; /* its end event */
 	uint64_t cnp_events, retransmit_events, retransmit_count, timeouts;
 	uint64_t rate_events, cuts;
+	uint64_t events; /* lines joined to the flow (with buckets, also for a flow the capture never holds) */
 	bool end_seen;
 	double rate_first, rate_last, rate_min;
 	double cut_sum, cut_max; /* rate cuts the source logged for CNPs, in percent */
@@ -56,5 +57,12 @@ double an_side_delta(const struct an_counter_dev *d, size_t i);
  * device has it. -1 when one of them was reset (the sum is unknown).
  */
 double an_side_sum_delta(const struct an_side *s, const char *name, bool *found);
+/*
+ * Source-log events that name no flow of the capture: those that name no
+ * flow at all, and (a log loaded before the capture, for buckets) those of
+ * flows the capture never held. *matched: whether an event joined a flow of
+ * the capture.
+ */
+uint64_t an_side_srclog_unmatched(const struct an_side *s, bool *matched);
 
 #endif

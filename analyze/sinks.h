@@ -1,4 +1,4 @@
-/* The sinks rocetrace brings: the JSON report, the text summary, the timeline (analyze/README.md, Sinks). */
+/* The sinks rocetrace brings: the JSON report, the text summary, the timeline, the HTML report (analyze/README.md, Sinks). */
 #ifndef RT_ANALYZE_SINKS_H
 #define RT_ANALYZE_SINKS_H
 
@@ -26,5 +26,30 @@ struct rt_an_timeline_opts {
 };
 /* Timeline rows (analyze/README.md, Timeline), written as buckets end. */
 int rt_an_timeline_sink(FILE *fp, const struct rt_an_timeline_opts *opts, struct rt_an_sink *out, char *errbuf);
+
+/* The HTML report (docs/REPORT.md): one self-contained page with charts, written at rt_analyzer_report(). */
+struct rt_an_html;
+/*
+ * The page's flow table lists at most this many flows, those with the most bytes; its data says how
+ * many more there are (the page grows with the flows it lists, not with the capture's).
+ */
+#define RT_AN_HTML_MAX_FLOWS 20000
+struct rt_an_html_opts {
+	uint64_t bucket_ns;	     /* the finest time step of the charts (required) */
+	const char *title;	     /* the page's title */
+	const char *const *files;    /* the capture files, as named on the command line */
+	unsigned nfiles;
+	const char *counters;	     /* the side files, or NULL */
+	const char *source_log;
+};
+/*
+ * The strings of `opts` stay the caller's until the analyzer is freed.
+ * *html (when not NULL) is the page, for rt_an_html_input_error(). Fails
+ * with -ENOTSUP when rocetrace was built without the charting library.
+ */
+int rt_an_report_html_sink(FILE *fp, const struct rt_an_html_opts *opts, struct rt_an_sink *out,
+			   struct rt_an_html **html, char *errbuf);
+/* What went wrong reading the capture (the page says so) and the exit status the command ends with. */
+void rt_an_html_input_error(struct rt_an_html *h, const char *message, int exit_status);
 
 #endif

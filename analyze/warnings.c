@@ -265,19 +265,18 @@ static void warn_side_files(const struct rt_analyzer *an, struct wlist *l)
 		}
 	}
 	if (sd->srclog_loaded) {
-		bool matched = an->bk.srclog; /* with buckets, events join flows by name, seen or not */
-		for (uint32_t i = 0; i < an->ft.n && !matched; i++)
-			matched = an->ft.flows[i].src != NULL;
+		bool matched;
+		uint64_t unmatched = an_side_srclog_unmatched(sd, &matched);
 		const char *why = !sd->srclog_lines			? "is empty"
 				  : sd->srclog_bad == sd->srclog_lines ? "has no line that parses"
-				  : !matched && sd->srclog_unmatched  ? "names no flow of the capture"
+				  : !matched && unmatched	      ? "names no flow of the capture"
 								      : NULL;
 		if (why) {
 			struct rt_an_warning *w = add(l, "source_log_unusable", "the traffic source log %s %s (%llu lines, %llu bad)",
 						      sd->srclog_path, why, ull(sd->srclog_lines), ull(sd->srclog_bad));
 			val(w, "lines", sd->srclog_lines);
 			val(w, "bad_lines", sd->srclog_bad);
-			val(w, "unmatched_events", sd->srclog_unmatched);
+			val(w, "unmatched_events", unmatched);
 		}
 	}
 }

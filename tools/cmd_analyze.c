@@ -1,6 +1,7 @@
-/* `rocetrace analyze` and `rocetrace timeline`: read a capture, dissect each frame, feed the analyzer, report. */
+/* `rocetrace analyze`, `timeline` and `report`: read a capture, dissect each frame, feed the analyzer, report. */
 #include <errno.h>
 #include <getopt.h>
+#include <libgen.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -264,6 +265,96 @@ static const char timeline_help[] =
 	"  rocetrace timeline run.pcapng --bucket 1ms -o timeline.csv\n"
 	"  rocetrace timeline run.pcapng run.pcapng.1 run.pcapng.2 --bucket 1ms\n";
 
+static const char report_help[] =
+	"usage: rocetrace report [-r] FILE... [-o OUT.html] [--title TEXT] [--bucket D]\n"
+	"                        [--flow SEL] [--link-speed RATE] [--counters F]\n"
+	"                        [--source-log F] [--udp-port P] [--dup-window D]\n"
+	"                        [--vantage NAME=FILE[,FILE...]] [--storm-ms N]\n"
+	"                        [--episode-gap D] [--rate-window D] [--max-flows N]\n"
+	"                        [-f BPF | EXPRESSION]\n"
+	"\n"
+	"Write one self-contained HTML page about a capture, to read in a browser or\n"
+	"attach to a ticket: every script, style and chart is inside it, it loads\n"
+	"nothing (it works offline), and it is made in the same single pass over the\n"
+	"capture as `rocetrace analyze`, from the same figures (the page holds the\n"
+	"whole `analyze --json` document). Top to bottom (docs/REPORT.md):\n"
+	"  verdict      was there congestion; where (the hot receiver, the paused\n"
+	"               priorities), when (ms from the capture start), who (the most\n"
+	"               CE-marked flows, flows caught in the episodes), did the\n"
+	"               notification points answer and the senders slow down\n"
+	"  warnings     what `analyze` says about the capture itself\n"
+	"  capture      files, duration, frames, RoCE share, totals, link speed\n"
+	"  over time    one time axis in ms from the capture start: Gb/s of the top\n"
+	"               flows and of the others, CE marks/s and CNPs/s, the share of\n"
+	"               time each PFC priority was paused, round trips, the sender's\n"
+	"               rate (--source-log) and NIC counters (--counters); congestion\n"
+	"               episodes shaded; drag to zoom (every chart follows), hover for\n"
+	"               values. A chart holds at most 1024 points: each point is the\n"
+	"               mean of its buckets with a band from the lowest to the highest\n"
+	"               one, so short peaks stay visible on long captures\n"
+	"  flows        every flow, sortable, paged: bytes, Gb/s, CE share, CNPs, NAKs,\n"
+	"               resends, NP reaction, RP reaction, RTT median and p99; at\n"
+	"               most the 20000 flows with the most bytes (the page says how\n"
+	"               many more there are; `analyze --json` lists every one)\n"
+	"  distributions  NP reaction and round trips over the flows\n"
+	"  PFC          per priority and per sending MAC; storms\n"
+	"  episodes     all of them, paged; a click zooms the charts onto one\n"
+	"A value that cannot be known shows as a dash, with the reason on hover.\n"
+	"\n"
+	"FILE... is read as `rocetrace analyze` reads it: several files (a rotated set\n"
+	"such as capture's OUT, OUT.1, OUT.2, some gzip'd, or captures taken at several\n"
+	"places) are one stream in time order, grouped into vantage points by the rule\n"
+	"of docs/CAPTURE.md; FILE '-' reads standard input.\n"
+	"\n"
+	"Options (the others as in `rocetrace analyze --help`):\n"
+	"  -r FILE            read FILE (the same as naming it first); may be repeated\n"
+	"  FILE...            the files to read, before the filter expression, as\n"
+	"                     `rocetrace analyze` takes them\n"
+	"  --vantage NAME=FILE[,FILE...]\n"
+	"                     these files were captured at vantage point NAME; may be\n"
+	"                     repeated\n"
+	"  -o OUT             write the page to OUT (default: the first FILE's name\n"
+	"                     without its .gz, .pcap or .pcapng ending, plus .html, in\n"
+	"                     the current folder; report.html for '-'); written under\n"
+	"                     a new name and renamed at the end; a symbolic link OUT\n"
+	"                     is refused\n"
+	"  --title TEXT       the page's title (default: \"rocetrace report: FILE\", with\n"
+	"                     \"and N more files\" after the first FILE of several)\n"
+	"  --bucket D         the finest time step of the charts (default 100us; at\n"
+	"                     least 100ns); long captures merge buckets in pairs\n"
+	"  --flow SEL         list only these flows in the flow table (totals and\n"
+	"                     charts stay those of the whole capture)\n"
+	"  --link-speed RATE  link speed for PFC/PAUSE quanta (default 100G)\n"
+	"  --counters F       NIC counter samples (default: FILE.counters.jsonl when it\n"
+	"                     exists; several FILEs: when exactly one of them has one):\n"
+	"                     a chart of CNPs sent/handled and pause frames\n"
+	"  --source-log F     the traffic source's event log (`gen --log`): a chart of\n"
+	"                     the senders' rates and their cuts in the verdict\n"
+	"  --udp-port P, --dup-window D, --storm-ms N, --episode-gap D,\n"
+	"  --rate-window D, --max-flows N, -f BPF, EXPRESSION\n"
+	"                     as in `rocetrace analyze`\n"
+	"  -h, --help         this text\n"
+	"\n"
+	"The page needs a browser with JavaScript and DecompressionStream (Chromium 80,\n"
+	"Firefox 113, Safari 16.4 or later): its data is held gzip-compressed. Its\n"
+	"size follows the flows and episodes, not the frames: the charts are\n"
+	"downsampled, the flows and episodes are compressed.\n"
+	"\n"
+	"Bad input still gives a page: an empty capture, one without RoCE, or a file\n"
+	"that ends in the middle of a frame (or cannot be read at all) is said so on\n"
+	"the page, and the exit status is that of `rocetrace analyze` (1 for a read\n"
+	"error). The path of the page written is printed on standard output.\n"
+	"\n"
+	"Exit status: 0 success, 1 error, 2 usage error, 130 interrupted (143 by\n"
+	"SIGTERM; the page covers the frames read so far).\n"
+	"\n"
+	"Examples:\n"
+	"  rocetrace report samples/incast.pcap\n"
+	"  rocetrace report run.pcapng -o run.html --title 'job 4711, rack 12 incast'\n"
+	"  rocetrace report run.pcapng --source-log gen.jsonl --counters nic.jsonl\n"
+	"  rocetrace report mirror.pcap.gz --link-speed 400G --bucket 1ms -o mirror.html\n"
+	"  rocetrace report run.pcapng run.pcapng.1 run.pcapng.2.gz   # writes run.html\n";
+
 /*
  * What the pump feeds: the analyzer (on a thread of its own when a second
  * CPU can take it: reading and dissecting then run beside the analysis),
@@ -376,7 +467,11 @@ enum {
 	OPT_MAXFLOWS,
 	OPT_NOIDLE,
 	OPT_VANTAGE,
+	OPT_TITLE,
 };
+
+/* Which command the shared options serve. */
+enum cmd_mode { MODE_ANALYZE, MODE_TIMELINE, MODE_REPORT };
 
 static int load_side_files(struct rt_analyzer *an, const char *counters, const char *srclog,
 			   const char *cmd, char *errbuf)
@@ -394,10 +489,12 @@ static int load_side_files(struct rt_analyzer *an, const char *counters, const c
 
 /* What the command line asked for. */
 struct cmd_args {
-	const char *cmd; /* "analyze" or "timeline" */
+	const char *cmd; /* "analyze", "timeline" or "report" */
+	enum cmd_mode mode;
 	bool timeline, json;
 	struct rt_cli_files files; /* the capture files, freed by common() */
-	const char *bpf, *counters, *srclog, *out_path;
+	const char **paths;	   /* report: their names, for the page; freed by common() */
+	const char *bpf, *counters, *srclog, *out_path, *title;
 	uint64_t top;
 	struct rt_analyzer_opts ao;
 	struct rt_an_timeline_opts tlo;
@@ -405,11 +502,13 @@ struct cmd_args {
 
 static int run_command(struct cmd_args *a);
 
-/* The options into *a (its cmd and timeline set), then the run; returns the exit status. */
+/* The options into *a (its cmd, mode and timeline set), then the run; returns the exit status. */
 static int parse_and_run(int argc, char **argv, struct cmd_args *a)
 {
+	static const char *const helps[] = {analyze_help, timeline_help, report_help};
 	const char *cmd = a->cmd;
-	bool timeline = a->timeline;
+	enum cmd_mode mode = a->mode;
+	bool timeline = a->timeline, report = mode == MODE_REPORT;
 	static const struct option longopts[] = {
 		{"help", no_argument, NULL, 'h'},
 		{"filter", required_argument, NULL, 'f'},
@@ -429,13 +528,14 @@ static int parse_and_run(int argc, char **argv, struct cmd_args *a)
 		{"max-flows", required_argument, NULL, OPT_MAXFLOWS},
 		{"no-idle", no_argument, NULL, OPT_NOIDLE},
 		{"vantage", required_argument, NULL, OPT_VANTAGE},
+		{"title", required_argument, NULL, OPT_TITLE},
 		{NULL, 0, NULL, 0},
 	};
 	struct rt_analyzer_opts *ao = &a->ao;
 	struct rt_flowsel sel;
 	rt_analyzer_opts_init(ao);
 	uint64_t port = RT_ROCEV2_PORT, v;
-	const char *shortopts = timeline ? ":hf:r:o:" : ":hf:r:";
+	const char *shortopts = mode != MODE_ANALYZE ? ":hf:r:o:" : ":hf:r:";
 	char *bpf_joined = NULL;
 	int c, li, rc;
 	optind = 1;
@@ -443,7 +543,7 @@ static int parse_and_run(int argc, char **argv, struct cmd_args *a)
 	while ((li = -1, c = getopt_long(argc, argv, shortopts, longopts, &li)) != -1) {
 		switch (c) {
 		case 'h':
-			fputs(timeline ? timeline_help : analyze_help, stdout);
+			fputs(helps[mode], stdout);
 			return RT_EXIT_OK;
 		case 'f':
 			a->bpf = optarg;
@@ -460,6 +560,9 @@ static int parse_and_run(int argc, char **argv, struct cmd_args *a)
 			if (timeline)
 				return rt_cli_usage_error(
 				    cmd, "unknown option '--json' (use --format json)");
+			if (report)
+				return rt_cli_usage_error(
+				    cmd, "--json is an option of 'rocetrace analyze' (the page holds that document)");
 			a->json = true;
 			break;
 		case OPT_LINK:
@@ -477,7 +580,7 @@ static int parse_and_run(int argc, char **argv, struct cmd_args *a)
 		case OPT_TOP:
 		case OPT_GAP:
 		case OPT_RATEWIN:
-			if (timeline)
+			if (timeline || (report && c == OPT_TOP))
 				return rt_cli_usage_error(
 				    cmd, "--%s is an option of 'rocetrace analyze'",
 				    longopts[li].name);
@@ -518,11 +621,16 @@ static int parse_and_run(int argc, char **argv, struct cmd_args *a)
 							  optarg, RT_FLOWSEL_FORMS);
 			ao->flow = optarg;
 			break;
+		case OPT_TITLE:
+			if (!report)
+				return rt_cli_usage_error(cmd, "--title is an option of 'rocetrace report'");
+			a->title = optarg;
+			break;
 		case OPT_BUCKET:
 		case OPT_FORMAT:
 		case OPT_NOIDLE:
 		case 'o':
-			if (!timeline)
+			if (!timeline && !(report && (c == OPT_BUCKET || c == 'o')))
 				return rt_cli_usage_error(
 				    cmd, "%s%s is an option of 'rocetrace timeline'",
 				    li < 0 ? "-" : "--", li < 0 ? "o" : longopts[li].name);
@@ -555,14 +663,17 @@ static int parse_and_run(int argc, char **argv, struct cmd_args *a)
 	return status;
 }
 
-static int common(int argc, char **argv, bool timeline)
+static int common(int argc, char **argv, enum cmd_mode mode)
 {
-	struct cmd_args a = {.cmd = timeline ? "timeline" : "analyze",
-			     .timeline = timeline,
+	static const char *const names[] = {"analyze", "timeline", "report"};
+	struct cmd_args a = {.cmd = names[mode],
+			     .mode = mode,
+			     .timeline = mode == MODE_TIMELINE,
 			     .top = 10,
 			     .tlo = {.bucket_ns = 100000}};
 	int status = parse_and_run(argc, argv, &a);
 	rt_cli_files_free(&a.files);
+	free(a.paths);
 	return status;
 }
 
@@ -589,8 +700,11 @@ static const char *auto_counters(const struct rt_cli_files *files, char *buf, si
 	return found;
 }
 
-/* The analyzer with the sink of the command (the timeline's rows to `out`, or the report), or NULL (message printed). */
-static struct rt_analyzer *analyzer(const struct cmd_args *a, FILE *out, int *status)
+/*
+ * The analyzer with the sink of the command (the timeline's rows or the page to `out`, or the report), or NULL
+ * (message printed). *html: the page, for the reading's error.
+ */
+static struct rt_analyzer *analyzer(const struct cmd_args *a, FILE *out, struct rt_an_html **html, int *status)
 {
 	char errbuf[RT_ERRBUF_SIZE] = "";
 	struct rt_analyzer *an = rt_analyzer_new(&a->ao, errbuf);
@@ -600,9 +714,16 @@ static struct rt_analyzer *analyzer(const struct cmd_args *a, FILE *out, int *st
 		return NULL;
 	}
 	struct rt_an_sink sink;
-	int src = a->timeline ? rt_an_timeline_sink(out, &a->tlo, &sink, errbuf)
-	          : a->json   ? rt_an_report_json_sink(stdout, &sink, errbuf)
-	                      : rt_an_report_text_sink(stdout, (unsigned)a->top, &sink, errbuf);
+	struct rt_an_html_opts ho = {.bucket_ns = a->tlo.bucket_ns,
+				     .title = a->title,
+				     .files = a->paths,
+				     .nfiles = (unsigned)a->files.n,
+				     .counters = a->counters,
+				     .source_log = a->srclog};
+	int src = a->mode == MODE_REPORT ? rt_an_report_html_sink(out, &ho, &sink, html, errbuf)
+	          : a->timeline         ? rt_an_timeline_sink(out, &a->tlo, &sink, errbuf)
+	          : a->json             ? rt_an_report_json_sink(stdout, &sink, errbuf)
+	                                : rt_an_report_text_sink(stdout, (unsigned)a->top, &sink, errbuf);
 	if (src < 0 || rt_analyzer_add_sink(an, &sink, errbuf) < 0) {
 		rt_analyzer_free(an);
 		fprintf(stderr, "rocetrace %s: %s\n", a->cmd, errbuf);
@@ -612,11 +733,79 @@ static struct rt_analyzer *analyzer(const struct cmd_args *a, FILE *out, int *st
 	return an;
 }
 
+/* What the page says about reading the capture: its error, or the signal that stopped it (exit status as analyze's). */
+static void page_note(struct rt_an_html *html, const char *read_err, int signal)
+{
+	char msg[RT_ERRBUF_SIZE + 64];
+	if (read_err[0]) {
+		rt_an_html_input_error(html, read_err, RT_EXIT_ERROR);
+	} else if (signal) {
+		snprintf(msg, sizeof(msg), "interrupted by signal %d: the page covers the frames read before it", signal);
+		rt_an_html_input_error(html, msg, 128 + signal);
+	}
+}
+
+/*
+ * The page's files (a->paths) and its default path and title, from the first FILE: its name without its
+ * folder and its .gz, .pcap, .pcapng (or .cap) ending, plus .html, in the current folder; "report.html" for
+ * standard input. 0, or -ENOMEM.
+ */
+static int report_defaults(struct cmd_args *a, char *out, size_t outsize, char *title, size_t titlesize)
+{
+	const char *first = a->files.files[0].path;
+	if (!(a->paths = calloc(a->files.n, sizeof(*a->paths))))
+		return -ENOMEM;
+	for (size_t i = 0; i < a->files.n; i++)
+		a->paths[i] = a->files.files[i].path;
+	if (!a->title) {
+		const char *shown = !strcmp(first, "-") ? "standard input" : first;
+		if (a->files.n > 1)
+			snprintf(title, titlesize, "rocetrace report: %s and %zu more file%s", shown,
+				 a->files.n - 1, a->files.n > 2 ? "s" : "");
+		else
+			snprintf(title, titlesize, "rocetrace report: %s", shown);
+		a->title = title;
+	}
+	if (a->out_path)
+		return 0;
+	char base[4096];
+	snprintf(base, sizeof(base), "%s", first);
+	char *name = basename(base);
+	static const char *const endings[] = {".gz", ".pcapng", ".pcap", ".cap"};
+	for (unsigned i = 0; i < sizeof(endings) / sizeof(endings[0]); i++) {
+		size_t n = strlen(name), e = strlen(endings[i]);
+		if (n > e && !strcmp(name + n - e, endings[i]))
+			name[n - e] = 0;
+	}
+	if (!strcmp(first, "-") || !name[0] || !strcmp(name, ".") || !strcmp(name, "/"))
+		snprintf(out, outsize, "report.html");
+	else
+		snprintf(out, outsize, "%.*s.html", (int)(outsize - 6), name);
+	a->out_path = out;
+	return 0;
+}
+
+/* Whether one of the files (standard input aside) does not exist: then no page, only the error. */
+static bool file_missing(const struct rt_cli_files *files)
+{
+	struct stat st;
+	for (size_t i = 0; i < files->n; i++)
+		if (strcmp(files->files[i].path, "-") && stat(files->files[i].path, &st) != 0)
+			return true;
+	return false;
+}
+
 /* After the options: open the output, analyze the files, report. Returns the exit status. */
 static int run_command(struct cmd_args *a)
 {
 	const char *cmd = a->cmd;
 	char errbuf[RT_ERRBUF_SIZE] = "";
+	char default_out[4096], default_title[4200];
+	if (a->mode == MODE_REPORT &&
+	    report_defaults(a, default_out, sizeof(default_out), default_title, sizeof(default_title)) < 0) {
+		fprintf(stderr, "rocetrace %s: out of memory\n", cmd);
+		return RT_EXIT_ERROR;
+	}
 	/* -o OUT: rows go to a file next to OUT that replaces it at the end; on an error OUT stays */
 	struct rt_outfile of = {0};
 	if (a->out_path && rt_outfile_open(&of, a->out_path, errbuf) < 0) {
@@ -624,16 +813,18 @@ static int run_command(struct cmd_args *a)
 		return RT_EXIT_ERROR;
 	}
 	int status = RT_EXIT_OK;
-	struct rt_analyzer *an = analyzer(a, a->out_path ? of.fp : stdout, &status);
+	char counters_buf[4096];
+	if (!a->counters)
+		a->counters = auto_counters(&a->files, counters_buf, sizeof(counters_buf));
+	struct rt_an_html *html = NULL;
+	struct rt_analyzer *an = analyzer(a, a->out_path ? of.fp : stdout, &html, &status);
 	if (!an) {
 		rt_outfile_abort(&of);
 		return status;
 	}
-	char counters_buf[4096];
-	if (!a->counters)
-		a->counters = auto_counters(&a->files, counters_buf, sizeof(counters_buf));
-	/* a timeline joins the side files bucket by bucket, so it reads them first */
-	if (a->timeline && load_side_files(an, a->counters, a->srclog, cmd, errbuf) < 0) {
+	/* a timeline and the page join the side files bucket by bucket, so they read them first */
+	bool buckets = a->mode != MODE_ANALYZE;
+	if (buckets && load_side_files(an, a->counters, a->srclog, cmd, errbuf) < 0) {
 		rt_analyzer_free(an);
 		rt_outfile_abort(&of);
 		return RT_EXIT_ERROR;
@@ -645,8 +836,8 @@ static int run_command(struct cmd_args *a)
 	if (rc < 0) {
 		snprintf(read_err, sizeof(read_err), "%s", errbuf);
 		status = RT_EXIT_ERROR;
-		/* nothing read at all: only the error */
-		if (!res.frames) {
+		/* nothing read at all: only the error (the page says it) */
+		if (!res.frames && (!html || file_missing(&a->files))) {
 			rt_pump_release_signals();
 			fprintf(stderr, "rocetrace %s: %s\n", cmd, read_err);
 			rt_analyzer_free(an);
@@ -663,17 +854,21 @@ static int run_command(struct cmd_args *a)
 			a->out_path ? " (the file is left as it was)" : "");
 		status = RT_EXIT_ERROR;
 	}
+	bool page_failed = false;
 	if (!a->timeline) {
-		if (load_side_files(an, a->counters, a->srclog, cmd, errbuf) < 0)
+		if (!buckets && load_side_files(an, a->counters, a->srclog, cmd, errbuf) < 0)
 			status = RT_EXIT_ERROR;
+		if (html)
+			page_note(html, read_err, res.end == RT_PUMP_INTERRUPTED ? res.signal : 0);
 		int wrc = rt_analyzer_report(an, errbuf);
 		if (wrc < 0 && wrc != -EPIPE) {
 			fprintf(stderr, "rocetrace %s: %s\n", cmd, errbuf);
 			status = RT_EXIT_ERROR;
+			page_failed = true;
 		}
 	}
-	/* a run that failed leaves -o OUT as it was (its error line says so) */
-	bool kept = of.fp && status != RT_EXIT_OK;
+	/* a run that failed leaves -o OUT as it was (its error line says so); a page says what failed reading */
+	bool kept = of.fp && (html ? page_failed : status != RT_EXIT_OK);
 	if (kept) {
 		rt_outfile_abort(&of);
 	} else if (of.fp && rt_outfile_commit(&of, errbuf) < 0) {
@@ -687,6 +882,8 @@ static int run_command(struct cmd_args *a)
 		for (unsigned i = 0; i < nw && i < RT_AN_WARNINGS_MAX; i++)
 			fprintf(stderr, "rocetrace %s: warning: %s\n", cmd, w[i].message);
 	}
+	if (html && !kept)
+		printf("%s\n", a->out_path);
 	rt_pump_release_signals();
 	if (read_err[0] && kept)
 		fprintf(stderr, "rocetrace %s: %s (%s is left as it was)\n", cmd, read_err, a->out_path);
@@ -704,10 +901,15 @@ static int run_command(struct cmd_args *a)
 
 int rt_cmd_analyze(int argc, char **argv)
 {
-	return common(argc, argv, false);
+	return common(argc, argv, MODE_ANALYZE);
 }
 
 int rt_cmd_timeline(int argc, char **argv)
 {
-	return common(argc, argv, true);
+	return common(argc, argv, MODE_TIMELINE);
+}
+
+int rt_cmd_report(int argc, char **argv)
+{
+	return common(argc, argv, MODE_REPORT);
 }

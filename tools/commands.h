@@ -8,6 +8,7 @@ enum { RT_EXIT_OK = 0, RT_EXIT_ERROR = 1, RT_EXIT_USAGE = 2 };
 int rt_cmd_dissect(int argc, char **argv);
 int rt_cmd_analyze(int argc, char **argv);
 int rt_cmd_timeline(int argc, char **argv);
+int rt_cmd_report(int argc, char **argv);
 int rt_cmd_capture(int argc, char **argv);
 int rt_cmd_gen(int argc, char **argv);
 int rt_cmd_doctor(int argc, char **argv);

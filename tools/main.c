@@ -15,6 +15,7 @@ static const struct subcommand subcommands[] = {
 	{"dissect", rt_cmd_dissect, "decode every frame of a capture (text or JSON Lines)"},
 	{"analyze", rt_cmd_analyze, "per-QP flows, ECN/CNP, NAKs, retransmissions, PFC, episodes"},
 	{"timeline", rt_cmd_timeline, "per-bucket congestion timeline as CSV or JSON"},
+	{"report", rt_cmd_report, "one self-contained HTML page with charts, to read in a browser"},
 	{"capture", rt_cmd_capture, "capture from a netdev or RDMA NIC, optionally around a command"},
 	{"gen", rt_cmd_gen, "active RoCEv2 traffic source (serve / send / lat), perftest's options"},
 	{"doctor", rt_cmd_doctor, "is this host (or every host of a job) ready for lossless RoCE?"},
@@ -34,6 +35,7 @@ static void usage(FILE *fp)
 		    "  rocetrace dissect -r run.pcapng -c 20\n"
 		    "  rocetrace analyze run.pcapng\n"
 		    "  rocetrace timeline run.pcapng --bucket 1ms --flow '10.0.0.1>10.0.0.2' -o t.csv\n"
+		    "  rocetrace report run.pcapng -o run.html\n"
 		    "  rocetrace gen lat 10.0.0.2 -s 64\n"
 		    "  rocetrace doctor\n");
 }

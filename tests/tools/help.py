@@ -10,7 +10,7 @@ import subprocess
 import sys
 
 HELPS = [
-    [], ["dissect"], ["analyze"], ["timeline"], ["capture"], ["gen"], ["gen", "serve"],
+    [], ["dissect"], ["analyze"], ["timeline"], ["report"], ["capture"], ["gen"], ["gen", "serve"],
     ["gen", "send"], ["gen", "lat"], ["doctor"],
 ]
 # a path into the repository: a top folder, then more ("docs/FORMATS.md", "samples/incast.pcap")

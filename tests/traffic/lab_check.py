@@ -1,7 +1,10 @@
 #!/usr/bin/python3
 """Lab system test: 4 senders into one ECN-marking bottleneck; checks marks, CNPs, rate cuts, totals, cleanup."""
+import base64
+import gzip
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -160,6 +163,19 @@ def main():
                 errors.append(f"flow {key}: wire rate did not drop after the first CNP")
             if not log_after < start:
                 errors.append(f"flow {key}: logged rate did not drop after the first CNP")
+        # the page next to the capture: the same analysis as analyze.json (the report's own test checks the rest)
+        report = os.path.join(out, "report.html")
+        if not os.path.exists(report) or os.path.getsize(report) < 50000:
+            errors.append("no report.html next to the capture")
+        else:
+            with open(report, encoding="utf-8") as f:
+                page = f.read()
+            m = re.search(r'id="rt-analysis">([^<]*)<', page)
+            with open(os.path.join(out, "analyze.json")) as f:
+                want = json.load(f)
+            got = json.loads(gzip.decompress(base64.b64decode("".join(m.group(1).split())))) if m else None
+            if not got or got["totals"] != want["totals"] or got["packets"] != want["packets"]:
+                errors.append("report.html does not hold analyze.json's totals")
         with open(os.path.join(out, "lab.txt")) as f:
             print(f.read())
     for e in errors:

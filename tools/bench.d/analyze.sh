@@ -1,4 +1,4 @@
-# Benchmark (sourced by tools/bench): rocetrace analyze/timeline on 10M header-only frames over 10,000 flows,
+# Benchmark (sourced by tools/bench): rocetrace analyze/timeline/report on 10M header-only frames over 10,000 flows,
 # beside tshark field extraction and tcpdump; peak RSS shows memory grows with flows, not frames. Then the
 # flows' worst cases: 100,000 QPs between one host pair (pairing), 1,000,000 CE-marked flows (memory).
 ANALYZE_FRAMES=${ANALYZE_FRAMES:-10000000}
@@ -171,6 +171,9 @@ bench_time "rocetrace timeline --bucket 1ms (10k flows)" "$aframes" \
 	"$ROCETRACE" timeline --bucket 1ms -o /dev/null "$acap"
 bench_time "rocetrace timeline --bucket 10ms (10k flows)" "$aframes" \
 	"$ROCETRACE" timeline --bucket 10ms -o /dev/null "$acap"
+bench_time "rocetrace report (10k flows, the HTML page)" "$aframes" \
+	"$ROCETRACE" report "$acap" -o "$BENCH_OUT/report-10k.html"
+bench_note "analyze: rocetrace report's page of the 10k-flow capture is $(stat -c %s "$BENCH_OUT/report-10k.html") bytes (analyze --json: $("$ROCETRACE" analyze --json "$acap" | wc -c) bytes)."
 bench_time "rocetrace dissect --count (same capture)" "$aframes" "$ROCETRACE" dissect --count "$acap"
 bench_time "tcpdump -r FILE -w /dev/null (same capture)" "$aframes" tcpdump -r "$acap" -w /dev/null
 if command -v tshark >/dev/null; then

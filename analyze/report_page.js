@@ -1,0 +1,672 @@
+/* rocetrace report page: reads the data the page holds and draws the verdict, facts, charts and tables (docs/REPORT.md). */
+(function () {
+  "use strict";
+
+  /* What the page found about itself, for people and for tests: errors, charts and their points, totals shown. */
+  const check = { errors: [], charts: [], totals: {}, flows_total: 0, flows_rows: 0, flows_not_listed: 0, episodes_total: 0, done: false };
+  function caught(text) {
+    check.errors.push(text);
+    if (check.done) selfCheck();
+  }
+  /* capturing: a resource that fails to load (it should never be asked for) counts too */
+  window.addEventListener("error", function (e) { caught(String(e.message || e.type)); }, true);
+  window.addEventListener("unhandledrejection", function (e) { caught("unhandled: " + String(e.reason)); });
+
+  /* ---- small helpers: every string from the data goes in as text, never as markup ---- */
+
+  function el(tag, attrs) {
+    const e = document.createElement(tag);
+    for (const k in attrs || {}) {
+      if (k === "text") e.textContent = attrs[k];
+      else if (k === "cls") e.className = attrs[k];
+      else e.setAttribute(k, attrs[k]);
+    }
+    for (let i = 2; i < arguments.length; i++) {
+      const c = arguments[i];
+      if (c === null || c === undefined) continue;
+      e.appendChild(typeof c === "string" ? document.createTextNode(c) : c);
+    }
+    return e;
+  }
+
+  /* "—" for a value that cannot be known, with the reason on hover */
+  function dash(reason) {
+    return el("span", { cls: "rt-null", title: reason || "not known", text: "\u2014" });
+  }
+
+  function int(n) {
+    return Number(n).toLocaleString("en-US");
+  }
+
+  function num(v, digits) {
+    if (v === null || v === undefined || !isFinite(v)) return "\u2014";
+    const a = Math.abs(v);
+    if (a !== 0 && a < 0.01) return v.toPrecision(2);
+    return v.toLocaleString("en-US", { maximumFractionDigits: digits === undefined ? 3 : digits });
+  }
+
+  /* an axis label: 1.2k, 3M, 0.25 */
+  function shortNum(v) {
+    const a = Math.abs(v);
+    const units = [[1e12, "T"], [1e9, "G"], [1e6, "M"], [1e3, "k"]];
+    for (const u of units) if (a >= u[0]) return Number((v / u[0]).toPrecision(3)) + u[1];
+    return String(Number(v.toPrecision(3)));
+  }
+
+  function dur(ns) {
+    if (ns === null || ns === undefined) return "\u2014";
+    const a = Math.abs(ns);
+    if (a < 1e3) return num(ns, 0) + " ns";
+    if (a < 1e6) return num(ns / 1e3, 2) + " us";
+    if (a < 1e9) return num(ns / 1e6, 3) + " ms";
+    return num(ns / 1e9, 3) + " s";
+  }
+
+  function bytes(b) {
+    const u = ["B", "KB", "MB", "GB", "TB"];
+    let v = b, i = 0;
+    while (v >= 1000 && i < u.length - 1) { v /= 1000; i++; }
+    return (i ? num(v, 2) : int(v)) + " " + u[i];
+  }
+
+  function pct(v) {
+    return v === null || v === undefined ? "\u2014" : num(v * 100, 2) + " %";
+  }
+
+  /* a value cell or "—" with its reason */
+  function val(v, fmt, reason) {
+    return v === null || v === undefined ? dash(reason) : fmt(v);
+  }
+
+  /* ms from the capture's start */
+  let start_ns = 0;
+  function rel(ns) {
+    return (ns - start_ns) / 1e6;
+  }
+
+  /* ---- the data: JSON, or gzip-compressed JSON in base64 ---- */
+
+  function meta() {
+    return JSON.parse(document.getElementById("rt-meta").textContent);
+  }
+
+  async function inflate(id) {
+    const text = document.getElementById(id).textContent.replace(/\s+/g, "");
+    const bin = atob(text);
+    const buf = new Uint8Array(bin.length);
+    for (let i = 0; i < bin.length; i++) buf[i] = bin.charCodeAt(i);
+    const stream = new Blob([buf]).stream().pipeThrough(new DecompressionStream("gzip"));
+    return JSON.parse(await new Response(stream).text());
+  }
+
+  function section(id, title) {
+    const s = el("section", { id: id }, el("h2", { text: title }));
+    document.getElementById("rt-main").appendChild(s);
+    return s;
+  }
+
+  /* ---- verdict ---- */
+
+  function verdict(A, M) {
+    const s = section("rt-verdict", "Verdict");
+    const box = el("div", { cls: "rt-verdict" });
+    s.appendChild(box);
+    const t = A.totals, flows = A.flows || [], eps = A.episodes || [];
+    const pfcXoff = A.pfc.xoff + A.pause.xoff;
+    const congested = t.ce > 0 || t.cnp > 0 || pfcXoff > 0 || eps.length > 0;
+    const line = function (text, cls) { box.appendChild(el("p", { cls: cls || "", text: text })); };
+
+    if (!A.packets) {
+      box.className += " rt-congested";
+      line("The capture holds no frames: nothing to report.", "rt-headline");
+    } else if (!A.roce_packets) {
+      line("The capture holds " + int(A.packets) + " frames and none of them is RoCE" +
+           (pfcXoff ? " (but PFC/PAUSE frames paused the link)." : "."), "rt-headline");
+    } else if (!congested) {
+      box.className += " rt-calm";
+      line("No congestion seen: no CE mark, no CNP, no PFC/PAUSE pause in " + int(A.roce_packets) +
+           " RoCE packets over " + dur(A.end_ns - A.start_ns) + ".", "rt-headline");
+    } else {
+      box.className += " rt-congested";
+      line("Congestion: " + int(eps.length) + " episode" + (eps.length === 1 ? "" : "s") + ", " + int(t.ce) +
+           " CE marks, " + int(t.cnp) + " CNPs, " + int(pfcXoff) + " PFC/PAUSE XOFF frames.", "rt-headline");
+    }
+    if (!A.packets) return;
+
+    /* where */
+    if (A.incast) {
+      const ic = A.incast;
+      line("Where: hot receiver " + ic.receiver + ", fed by " + int(ic.senders) + " senders over " + int(ic.flows) +
+           " flows (" + int(ic.ce) + " CE marks" + (ic.gbps === null ? "" : ", " + num(ic.gbps, 2) + " Gb/s") + ").");
+    }
+    const prios = Object.keys(A.pfc.priorities || {});
+    if (prios.length) {
+      line("PFC paused priorit" + (prios.length === 1 ? "y " : "ies ") + prios.map(function (p) {
+        return p + " (" + dur(A.pfc.priorities[p].paused_ns) + ")";
+      }).join(", ") + (A.storms.length ? "; " + int(A.storms.length) + " PFC storm(s)." : "."));
+    }
+    if (A.pause.frames) line("802.3x PAUSE: " + int(A.pause.xoff) + " XOFF, paused " + dur(A.pause.paused_ns) + ".");
+
+    /* when */
+    if (eps.length) {
+      let longest = eps[0], peak = eps[0];
+      for (const e of eps) {
+        if (e.duration_ns > longest.duration_ns) longest = e;
+        if (e.peak_ce_per_s > peak.peak_ce_per_s) peak = e;
+      }
+      line("When: from " + num(rel(eps[0].start_ns), 3) + " ms to " + num(rel(eps[eps.length - 1].end_ns), 3) +
+           " ms of the capture; the longest episode lasted " + dur(longest.duration_ns) + " (at " +
+           num(rel(longest.start_ns), 3) + " ms)" + (peak.peak_ce_per_s > 0 ? ", the highest marking rate was " +
+           num(peak.peak_ce_per_s, 0) + " CE/s (at " + num(rel(peak.start_ns), 3) + " ms)" : "") + ".");
+    }
+
+    /* who */
+    if (M.flows_not_listed)
+      line("The per-flow figures below (who, victims, flows resending, NP delay, senders) are those of the " +
+           "flows the page lists: " + notListed(M) + ".");
+    const marked = flows.filter(function (f) { return f.ecn.ce > 0; }).sort(function (a, b) { return b.ecn.ce - a.ecn.ce; });
+    if (marked.length) {
+      line("Who: " + int(marked.length) + " flow" + (marked.length === 1 ? " was" : "s were") + " CE-marked; most: " +
+           marked.slice(0, 5).map(function (f) { return f.selector + " (" + int(f.ecn.ce) + ")"; }).join(", ") + ".");
+    }
+    const inEp = {};
+    for (const e of eps) for (const id of e.flows) inEp[id] = true;
+    const victims = flows.filter(function (f) {
+      return inEp[f.id] && f.ecn.ce === 0 && f.requests > 0;
+    });
+    if (victims.length) {
+      line("Victims: " + int(victims.length) + " flow" + (victims.length === 1 ? "" : "s") +
+           " with no CE mark of their own sent during the episodes: " +
+           victims.slice(0, 5).map(function (f) { return f.selector; }).join(", ") + (victims.length > 5 ? ", ..." : "") + ".");
+    }
+    const resent = flows.filter(function (f) { return f.retransmitted > 0; });
+    if (resent.length) {
+      line("Losses: " + int(t.retransmitted) + " packets resent by " + int(resent.length) + " flow(s), " + int(t.nak) +
+           " NAKs, " + int(t.timeouts) + " implied timeouts.");
+    }
+
+    /* did the notification points answer? */
+    if (t.ce > 0) {
+      const np = flows.filter(function (f) { return f.np_reaction_ns; });
+      if (!t.cnp) {
+        line("Notification points: no CNP answered the " + int(t.ce) + " CE marks: the receivers' NP (ECN on the RoCE " +
+             "priority) may be off, or the CNPs were not captured.");
+      } else {
+        const med = np.map(function (f) { return f.np_reaction_ns.median; }).sort(function (a, b) { return a - b; });
+        let limited = 0;
+        for (const f of flows) limited += f.ce_rate_limited;
+        line("Notification points answered: " + int(t.cnp) + " CNPs for " + int(t.ce) + " CE marks" +
+             (med.length ? "; NP delay (median of " + int(med.length) + " flows' medians) " + dur(med[Math.floor((med.length - 1) / 2)]) : "") +
+             (limited ? "; the CNP limiter held back " + int(limited) + " marks" : "") +
+             (t.cnp_unattributed ? "; " + int(t.cnp_unattributed) + " CNPs matched no flow" : "") + ".");
+      }
+    }
+
+    /* did the senders slow down? */
+    let cnps = 0, measured = 0, dropSum = 0, few = 0, inWin = 0;
+    for (const f of flows) {
+      const r = f.rp_reaction;
+      if (!r) continue;
+      cnps += r.cnps;
+      few += r.too_few_packets;
+      inWin += r.cnp_in_window;
+      if (r.measured && r.mean_drop_pct !== null) {
+        measured += r.measured;
+        dropSum += r.mean_drop_pct * r.measured;
+      }
+    }
+    if (measured) {
+      line("Senders: after " + int(measured) + " of " + int(cnps) + " CNPs the sender's rate fell by " +
+           num(dropSum / measured, 1) + " % on average (wire view, 4 packet gaps before and after each CNP).");
+    } else if (cnps) {
+      line("Senders: the rate drop after the " + int(cnps) + " CNPs could not be measured (" +
+           (few >= inWin ? "too few packets around the CNPs" : "another CNP within the window") + ").");
+    }
+    if (M.source_log) {
+      let cuts = 0, cutSum = 0;
+      for (const f of flows) {
+        if (f.source && f.source.cuts) { cuts += f.source.cuts; cutSum += f.source.cut_mean_pct * f.source.cuts; }
+      }
+      if (cuts) line("The traffic source logged " + int(cuts) + " rate cuts for CNPs, " + num(cutSum / cuts, 1) + " % on average.");
+    }
+    if (A.warnings.length) line("The capture itself: " + int(A.warnings.length) + " warning(s), listed below.");
+  }
+
+  function warnings(A, M) {
+    if (!M.input_error && !A.warnings.length) return;
+    const s = section("rt-warnings", "Warnings");
+    if (M.input_error) {
+      s.appendChild(el("p", { cls: "rt-error", text: "Reading the capture " + (M.exit_status >= 128 ? "stopped" : "failed") +
+        ": " + M.input_error +
+        " (the report covers what was read before it; rocetrace exited with status " + M.exit_status + ")." }));
+    }
+    const ul = el("ul", { cls: "rt-warnings" });
+    for (const w of A.warnings) ul.appendChild(el("li", { text: w.message + " [" + w.code + "]" }));
+    s.appendChild(ul);
+  }
+
+  /* ---- capture facts (the totals carry data-total: the page's self-check reads what is shown) ---- */
+
+  function facts(A, M, S) {
+    const s = section("rt-facts", "Capture");
+    const g = el("div", { cls: "rt-facts" });
+    s.appendChild(g);
+    const fact = function (label, value, key) {
+      const v = typeof value === "string" ? el("span", { text: value }) : value;
+      if (key) v.setAttribute("data-total", key);
+      g.appendChild(el("div", {}, el("span", { text: label }), v));
+    };
+    fact("files", M.files.join(", "));
+    if (A.start !== null) {
+      fact("start", new Date(Number(A.start.split(".")[0]) * 1000).toISOString().replace(".000Z", "Z") + " (" + A.start + ")");
+      fact("duration", dur(A.end_ns - A.start_ns));
+    }
+    fact("frames", int(A.packets), "packets");
+    fact("RoCE packets", int(A.roce_packets), "roce_packets");
+    fact("RoCE share", A.packets ? num(100 * A.roce_packets / A.packets, 2) + " %" : "\u2014");
+    fact("bytes (on the wire)", int(A.bytes), "bytes");
+    fact("flows", int(A.flow_count), "flow_count");
+    fact("CE marks", int(A.totals.ce), "totals.ce");
+    fact("CNPs", int(A.totals.cnp), "totals.cnp");
+    fact("NAKs", int(A.totals.nak), "totals.nak");
+    fact("retransmitted", int(A.totals.retransmitted), "totals.retransmitted");
+    fact("PFC XOFF", int(A.pfc.xoff), "pfc.xoff");
+    fact("episodes", int(A.episodes.length), "episodes");
+    fact("link speed (PFC quanta)", num(A.link_speed_bps / 1e9, 3) + " Gb/s");
+    fact("chart step", dur(S.bucket_ns) + " buckets, " + dur(S.slot_ns) + " per point");
+    fact("capture drops", A.capture.dropped === null ? dash("nothing records them (classic pcap)") : el("span", { text: int(A.capture.dropped) }));
+    fact("duplicates counted once", A.duplicates === null ? dash("--dup-window 0") : el("span", { text: int(A.duplicates.packets) }));
+    if (M.counters) fact("NIC counters", M.counters);
+    if (M.source_log) fact("source log", M.source_log);
+  }
+
+  /* ---- charts: one time axis in ms from the capture start, zoom shared, episodes shaded ---- */
+
+  const graphs = [];
+  let syncing = false;
+
+  function shadeEpisodes(eps) {
+    return function (canvas, area, g) {
+      canvas.fillStyle = "rgba(230, 90, 40, 0.13)";
+      const r = g.xAxisRange();
+      for (const e of eps) {
+        const a = rel(e.start_ns), b = rel(e.end_ns);
+        if (b < r[0] || a > r[1]) continue;
+        const x0 = g.toDomXCoord(a), x1 = g.toDomXCoord(b);
+        canvas.fillRect(x0, area.y, Math.max(1, x1 - x0), area.h);
+      }
+    };
+  }
+
+  function zoomAll(range) {
+    syncing = true;
+    for (const g of graphs) g.updateOptions({ dateWindow: range });
+    syncing = false;
+  }
+
+  function chart(parent, S, c, eps, first) {
+    const box = el("div", { cls: "rt-chart", "data-chart": c.id });
+    const title = el("h3", { text: c.title + " (" + c.unit + ")" });
+    const plot = el("div", { cls: "rt-plot" });
+    const legend = el("div", { cls: "rt-legend" });
+    box.appendChild(title);
+    box.appendChild(plot);
+    box.appendChild(legend);
+    parent.appendChild(box);
+    const rows = [];
+    let points = 0;
+    for (let i = 0; i < S.x_ms.length; i++) {
+      const row = [S.x_ms[i]];
+      for (const s of c.series) {
+        const y = s.y[i];
+        if (y === null) { row.push(null); continue; }
+        points++;
+        row.push([s.lo ? s.lo[i] : y, y, s.hi ? s.hi[i] : y]);
+      }
+      rows.push(row);
+    }
+    check.charts.push({ id: c.id, series: c.series.length, points: points });
+    if (!rows.length) {
+      plot.style.height = "auto";
+      plot.appendChild(el("p", { cls: "rt-hint", text: "No data in time buckets." }));
+      return;
+    }
+    const g = new Dygraph(plot, rows, {
+      labels: ["ms"].concat(c.series.map(function (s) { return s.label; })),
+      customBars: true,
+      xlabel: "ms from the capture start",
+      ylabel: c.unit,
+      labelsDiv: legend,
+      legend: "always",
+      axes: { y: { axisLabelWidth: 56, axisLabelFormatter: shortNum } },
+      labelsSeparateLines: false,
+      connectSeparatedPoints: false,
+      includeZero: true,
+      showRangeSelector: !!first,
+      rangeSelectorHeight: 28,
+      animatedZooms: false,
+      underlayCallback: shadeEpisodes(eps),
+      drawCallback: function (me, initial) {
+        if (initial || syncing) return;
+        const r = me.xAxisRange();
+        syncing = true;
+        for (const o of graphs) if (o !== me) o.updateOptions({ dateWindow: r });
+        syncing = false;
+      },
+      highlightCallback: function (ev, x, pts, row) {
+        if (syncing) return;
+        syncing = true;
+        for (const o of graphs) if (o !== g) o.setSelection(row);
+        syncing = false;
+      },
+      unhighlightCallback: function () {
+        if (syncing) return;
+        syncing = true;
+        for (const o of graphs) if (o !== g) o.clearSelection();
+        syncing = false;
+      },
+    });
+    graphs.push(g);
+  }
+
+  function charts(A, S) {
+    const s = section("rt-charts", "Over time");
+    s.appendChild(el("p", { cls: "rt-hint", text: "Drag across a chart to zoom (every chart follows), double-click to " +
+      "zoom out; shaded: congestion episodes. Each point covers " + dur(S.slot_ns) + ": the line is the mean, the band " +
+      "the lowest and highest " + dur(S.bucket_ns) + " bucket in it, so short peaks stay visible." }));
+    let first = true;
+    for (const c of S.charts) {
+      chart(s, S, c, A.episodes, first);
+      first = false;
+    }
+  }
+
+  /* ---- tables: sortable columns, pages ---- */
+
+  function table(parent, cols, items, opts) {
+    const pageSize = opts.pageSize || 100;
+    let sortCol = opts.sort === undefined ? -1 : opts.sort, desc = true, page = 0, filter = "";
+    const wrap = el("div", {});
+    const pager = el("div", { cls: "rt-pager" });
+    const scroll = el("div", { cls: "rt-scroll" });
+    const tab = el("table", { id: opts.id });
+    const thead = el("thead", {});
+    const tbody = el("tbody", {});
+    const hr = el("tr", {});
+    cols.forEach(function (c, i) {
+      const th = el("th", { cls: (c.text ? "rt-text " : "") + (c.key ? "rt-sortable" : ""), text: c.title, title: c.help || "" });
+      if (c.key) {
+        th.addEventListener("click", function () {
+          if (sortCol === i) desc = !desc; else { sortCol = i; desc = !c.text; }
+          page = 0;
+          draw();
+        });
+      }
+      hr.appendChild(th);
+    });
+    thead.appendChild(hr);
+    tab.appendChild(thead);
+    tab.appendChild(tbody);
+    scroll.appendChild(tab);
+    const info = el("span", {});
+    const prev = el("button", { type: "button", text: "\u2190 previous" });
+    const next = el("button", { type: "button", text: "next \u2192" });
+    prev.addEventListener("click", function () { page--; draw(); });
+    next.addEventListener("click", function () { page++; draw(); });
+    if (opts.filter) {
+      const input = el("input", { type: "search", placeholder: opts.filter });
+      input.addEventListener("input", function () { filter = input.value.toLowerCase(); page = 0; draw(); });
+      pager.appendChild(input);
+    }
+    pager.appendChild(prev);
+    pager.appendChild(next);
+    pager.appendChild(info);
+    wrap.appendChild(pager);
+    wrap.appendChild(scroll);
+    parent.appendChild(wrap);
+
+    function draw() {
+      let rows = items;
+      if (filter) rows = rows.filter(function (it) { return opts.text(it).toLowerCase().indexOf(filter) >= 0; });
+      if (sortCol >= 0) {
+        const key = cols[sortCol].key;
+        rows = rows.slice().sort(function (a, b) {
+          const x = key(a), y = key(b);
+          if (x === null || x === undefined) return y === null || y === undefined ? 0 : 1;
+          if (y === null || y === undefined) return -1;
+          const d = x < y ? -1 : x > y ? 1 : 0;
+          return desc ? -d : d;
+        });
+      }
+      const pages = Math.max(1, Math.ceil(rows.length / pageSize));
+      page = Math.min(Math.max(page, 0), pages - 1);
+      tbody.textContent = "";
+      const shown = rows.slice(page * pageSize, (page + 1) * pageSize);
+      for (const it of shown) {
+        const tr = el("tr", {});
+        for (const c of cols) {
+          const v = c.cell(it);
+          tr.appendChild(el("td", { cls: c.text ? "rt-text" : "" }, typeof v === "string" ? el("span", { text: v }) : v));
+        }
+        if (opts.click) {
+          tr.className = "rt-click";
+          tr.addEventListener("click", function () { opts.click(it); });
+        }
+        tbody.appendChild(tr);
+      }
+      info.textContent = rows.length ? "rows " + int(page * pageSize + 1) + "\u2013" + int(page * pageSize + shown.length) +
+        " of " + int(rows.length) + (pages > 1 ? " (page " + (page + 1) + " of " + pages + ")" : "") : "none";
+      prev.disabled = page === 0;
+      next.disabled = page >= pages - 1;
+      if (opts.onDraw) opts.onDraw(shown.length);
+    }
+    draw();
+  }
+
+  /* the flows the page does not list (it lists at most M.flows_listed_max, those with the most bytes) */
+  function notListed(M) {
+    return int(M.flows_not_listed) + " more flow" + (M.flows_not_listed === 1 ? " is" : "s are") +
+      " not listed (the page lists the " + int(M.flows_listed_max) + " with the most bytes; " +
+      "rocetrace analyze --json lists every one)";
+  }
+
+  function flowsTable(A, M) {
+    const s = section("rt-flows", "Flows");
+    const flows = A.flows;
+    check.flows_total = flows.length;
+    check.flows_not_listed = M.flows_not_listed;
+    if (M.flows_not_listed)
+      s.appendChild(el("p", { id: "rt-flows-not-listed", cls: "rt-hint", text: int(flows.length) + " of " +
+        int(A.flow_count) + " flows: " + notListed(M) + "." }));
+    else if (A.flow_count > flows.length)
+      s.appendChild(el("p", { cls: "rt-hint", text: int(flows.length) + " of " + int(A.flow_count) + " flows (--flow)." }));
+    if (!flows.length) { s.appendChild(el("p", { text: "No RoCE flow in the capture." })); return; }
+    s.appendChild(el("p", { cls: "rt-hint", text: "One direction of one QP each; click a column to sort. \u2014: not " +
+      "known (hover for why). --flow takes the selector." }));
+    const npr = "no CNP answered a CE mark of this flow";
+    const rtt = "no request with AckReq was acknowledged";
+    const rpNull = function (f) { return f.rp_reaction ? f.rp_reaction.drop_null_reason : "no CNP reached the sender while the flow was paired"; };
+    const cols = [
+      { title: "id", key: function (f) { return f.id; }, cell: function (f) { return String(f.id); } },
+      { title: "flow (selector)", text: true, key: function (f) { return f.selector; }, cell: function (f) { return f.selector; } },
+      { title: "transport", text: true, key: function (f) { return f.transport; }, cell: function (f) { return val(f.transport, String, "only responses or CNPs were seen"); } },
+      { title: "packets", key: function (f) { return f.packets; }, cell: function (f) { return int(f.packets); } },
+      { title: "bytes", key: function (f) { return f.bytes; }, cell: function (f) { return int(f.bytes); } },
+      { title: "Gb/s", key: function (f) { return f.gbps; }, cell: function (f) { return val(f.gbps, function (v) { return num(v, 3); }, "a single packet: no span"); } },
+      { title: "CE %", key: function (f) { return f.ce_fraction; }, cell: function (f) { return val(f.ce_fraction, pct, "no packet had an ECN field"); } },
+      { title: "CNPs", help: "CNPs throttling this flow's sender", key: function (f) { return f.cnp_received; }, cell: function (f) { return int(f.cnp_received); } },
+      { title: "NAKs", key: function (f) { return f.naks_received; }, cell: function (f) { return int(f.naks_received); } },
+      { title: "resent", key: function (f) { return f.retransmitted; }, cell: function (f) { return int(f.retransmitted); } },
+      { title: "NP reaction", help: "median NIC delay from the CE mark to the CNP answering it", key: function (f) { return f.np_reaction_ns ? f.np_reaction_ns.median : null; },
+        cell: function (f) { return f.np_reaction_ns ? dur(f.np_reaction_ns.median) : dash(npr); } },
+      { title: "RP drop %", help: "mean drop of the sender's rate after a CNP", key: function (f) { return f.rp_reaction ? f.rp_reaction.mean_drop_pct : null; },
+        cell: function (f) { return f.rp_reaction && f.rp_reaction.mean_drop_pct !== null ? num(f.rp_reaction.mean_drop_pct, 1) : dash(rpNull(f)); } },
+      { title: "RTT p50", key: function (f) { return f.rtt_ns ? f.rtt_ns.median : null; }, cell: function (f) { return f.rtt_ns ? dur(f.rtt_ns.median) : dash(rtt); } },
+      { title: "RTT p99", key: function (f) { return f.rtt_ns ? f.rtt_ns.p99 : null; }, cell: function (f) { return f.rtt_ns ? dur(f.rtt_ns.p99) : dash(rtt); } },
+    ];
+    table(s, cols, flows, { id: "rt-flow-table", sort: 4, pageSize: 100, filter: "filter: address, QP",
+      text: function (f) { return f.selector; }, onDraw: function (n) { check.flows_rows = n; } });
+  }
+
+  /* ---- distributions: across flows, as cumulative shares ---- */
+
+  function cdfChart(parent, id, title, sets, unit) {
+    const box = el("div", { cls: "rt-chart", "data-chart": id }, el("h3", { text: title }));
+    parent.appendChild(box);
+    const usable = sets.filter(function (s) { return s.values.length; });
+    if (!usable.length) {
+      box.appendChild(el("p", {}, dash(sets[0].reason), " " + sets[0].reason + "."));
+      check.charts.push({ id: id, series: 0, points: 0 });
+      return;
+    }
+    const xs = {};
+    for (const s of usable) { s.values.sort(function (a, b) { return a - b; }); for (const v of s.values) xs[v] = true; }
+    const xv = Object.keys(xs).map(Number).sort(function (a, b) { return a - b; });
+    /* every curve starts at 0 % left of the smallest value */
+    const rows = [[xv[0] > 0 ? 0 : xv[0] - 1].concat(usable.map(function () { return 0; }))];
+    let points = 0;
+    for (const x of xv) {
+      const row = [x];
+      for (const s of usable) {
+        /* share of flows at or below x: the last index holding x */
+        let lo = 0, hi = s.values.length;
+        while (lo < hi) { const m = (lo + hi) >> 1; if (s.values[m] <= x) lo = m + 1; else hi = m; }
+        if (lo > 0 && s.values[lo - 1] === x) { row.push(100 * lo / s.values.length); points++; } else row.push(null);
+      }
+      rows.push(row);
+    }
+    check.charts.push({ id: id, series: usable.length, points: points });
+    const plot = el("div", { cls: "rt-plot" });
+    const legend = el("div", { cls: "rt-legend" });
+    box.appendChild(plot);
+    box.appendChild(legend);
+    new Dygraph(plot, rows, {
+      labels: [unit].concat(usable.map(function (s) { return s.label + " (" + s.values.length + " flows)"; })),
+      xlabel: unit, ylabel: "% of flows at or below", stepPlot: true, connectSeparatedPoints: true,
+      drawPoints: rows.length < 60, labelsDiv: legend, legend: "always", valueRange: [0, 101],
+    });
+  }
+
+  function distributions(A, M) {
+    const s = section("rt-dist", "Distributions over the flows");
+    if (M.flows_not_listed)
+      s.appendChild(el("p", { cls: "rt-hint", text: "Over the flows the page lists: " + notListed(M) + "." }));
+    const two = el("div", { cls: "rt-two" });
+    s.appendChild(two);
+    const us = function (f) { return f / 1e3; };
+    const fl = A.flows;
+    cdfChart(two, "np", "NP reaction: median per flow (CE mark to its CNP)", [{
+      label: "NP reaction", reason: "no CNP answered a CE mark: no NP reaction to show",
+      values: fl.filter(function (f) { return f.np_reaction_ns; }).map(function (f) { return us(f.np_reaction_ns.median); }),
+    }], "us");
+    cdfChart(two, "rttdist", "Round trip per flow", [
+      { label: "RTT median", reason: "no request with AckReq was acknowledged: no round trip to show",
+        values: fl.filter(function (f) { return f.rtt_ns; }).map(function (f) { return us(f.rtt_ns.median); }) },
+      { label: "RTT p99", reason: "", values: fl.filter(function (f) { return f.rtt_ns; }).map(function (f) { return us(f.rtt_ns.p99); }) },
+    ], "us");
+  }
+
+  /* ---- PFC ---- */
+
+  function pfc(A) {
+    const s = section("rt-pfc", "PFC and PAUSE");
+    const P = A.pfc;
+    if (!P.frames && !A.pause.frames) { s.appendChild(el("p", { text: "No PFC or 802.3x PAUSE frame in the capture." })); return; }
+    const prio = Object.keys(P.priorities).map(function (p) { const o = P.priorities[p]; return { p: p, xoff: o.xoff, xon: o.xon, paused_ns: o.paused_ns, storms: o.storms }; });
+    if (A.pause.frames) prio.push({ p: "802.3x PAUSE", xoff: A.pause.xoff, xon: A.pause.xon, paused_ns: A.pause.paused_ns, storms: A.pause.storms });
+    s.appendChild(el("h3", { text: "Per priority" }));
+    table(s, [
+      { title: "priority", text: true, key: function (r) { return r.p; }, cell: function (r) { return r.p; } },
+      { title: "XOFF", key: function (r) { return r.xoff; }, cell: function (r) { return int(r.xoff); } },
+      { title: "XON", key: function (r) { return r.xon; }, cell: function (r) { return int(r.xon); } },
+      { title: "paused", key: function (r) { return r.paused_ns; }, cell: function (r) { return dur(r.paused_ns); } },
+      { title: "storms", key: function (r) { return r.storms; }, cell: function (r) { return int(r.storms); } },
+    ], prio, { id: "rt-pfc-prio", pageSize: 20 });
+    s.appendChild(el("h3", { text: "Per sending MAC" }));
+    table(s, [
+      { title: "MAC", text: true, key: function (r) { return r.mac; }, cell: function (r) { return r.mac; } },
+      { title: "priority", text: true, key: function (r) { return r.priority; }, cell: function (r) { return r.priority; } },
+      { title: "XOFF", key: function (r) { return r.xoff; }, cell: function (r) { return int(r.xoff); } },
+      { title: "XON", key: function (r) { return r.xon; }, cell: function (r) { return int(r.xon); } },
+      { title: "paused", key: function (r) { return r.paused_ns; }, cell: function (r) { return dur(r.paused_ns); } },
+    ], P.sources, { id: "rt-pfc-mac", sort: 4, pageSize: 50, filter: "filter: MAC", text: function (r) { return r.mac; } });
+    if (A.storms.length) {
+      s.appendChild(el("h3", { text: "Storms (a class paused continuously)" }));
+      table(s, [
+        { title: "MAC", text: true, key: function (r) { return r.mac; }, cell: function (r) { return r.mac; } },
+        { title: "priority", text: true, key: function (r) { return r.priority; }, cell: function (r) { return r.priority; } },
+        { title: "start (ms)", key: function (r) { return r.start_ns; }, cell: function (r) { return num(rel(r.start_ns), 3); } },
+        { title: "lasted", key: function (r) { return r.duration_ns; }, cell: function (r) { return dur(r.duration_ns); } },
+      ], A.storms, { id: "rt-storms", pageSize: 50 });
+    }
+  }
+
+  /* ---- episodes: all of them, paged; a click zooms the charts onto one ---- */
+
+  function episodes(A) {
+    const s = section("rt-episodes", "Congestion episodes");
+    const eps = A.episodes;
+    check.episodes_total = eps.length;
+    if (!eps.length) { s.appendChild(el("p", { text: "No congestion episode: no CE mark, CNP or pause." })); return; }
+    s.appendChild(el("p", { cls: "rt-hint", text: "CE marks, CNPs and pauses less than the episode gap apart; click a row to zoom the charts onto it." }));
+    const outside = "that gap reaches outside the capture";
+    eps.forEach(function (e, i) { e.n = i + 1; });
+    table(s, [
+      { title: "#", key: function (e) { return e.n; }, cell: function (e) { return String(e.n); } },
+      { title: "start (ms)", key: function (e) { return e.start_ns; }, cell: function (e) { return num(rel(e.start_ns), 3); } },
+      { title: "lasted", key: function (e) { return e.duration_ns; }, cell: function (e) { return dur(e.duration_ns); } },
+      { title: "flows", key: function (e) { return e.flow_count; }, cell: function (e) { return int(e.flow_count); } },
+      { title: "CE", key: function (e) { return e.ce; }, cell: function (e) { return int(e.ce); } },
+      { title: "CNPs", key: function (e) { return e.cnp; }, cell: function (e) { return int(e.cnp); } },
+      { title: "XOFF", key: function (e) { return e.pfc_xoff; }, cell: function (e) { return int(e.pfc_xoff); } },
+      { title: "paused", key: function (e) { return e.paused_ns; }, cell: function (e) { return dur(e.paused_ns); } },
+      { title: "peak CE/s", key: function (e) { return e.peak_ce_per_s; }, cell: function (e) { return num(e.peak_ce_per_s, 0); } },
+      { title: "Gb/s before", key: function (e) { return e.gbps_before; }, cell: function (e) { return val(e.gbps_before, function (v) { return num(v, 3); }, outside); } },
+      { title: "during", key: function (e) { return e.gbps_during; }, cell: function (e) { return val(e.gbps_during, function (v) { return num(v, 3); }, "the episode lasted no time"); } },
+      { title: "after", key: function (e) { return e.gbps_after; }, cell: function (e) { return val(e.gbps_after, function (v) { return num(v, 3); }, outside); } },
+    ], eps, { id: "rt-episode-table", pageSize: 50, click: function (e) {
+      const a = rel(e.start_ns), b = rel(e.end_ns), pad = Math.max((b - a) * 2, 0.05);
+      zoomAll([a - pad, b + pad]);
+      document.getElementById("rt-charts").scrollIntoView();
+    } });
+  }
+
+  function selfCheck() {
+    for (const e of document.querySelectorAll("[data-total]"))
+      check.totals[e.getAttribute("data-total")] = Number(e.textContent.replace(/[^0-9]/g, ""));
+    check.done = true;
+    let out = document.getElementById("rt-selfcheck");
+    if (!out) {
+      out = el("pre", { id: "rt-selfcheck", hidden: "hidden" });
+      document.body.appendChild(out);
+    }
+    out.textContent = JSON.stringify(check);
+  }
+
+  async function main() {
+    const main = document.getElementById("rt-main");
+    try {
+      const M = meta();
+      if (typeof DecompressionStream === "undefined")
+        throw new Error("this browser has no DecompressionStream: open the report in a browser from 2023 or later");
+      const A = await inflate("rt-analysis");
+      const S = await inflate("rt-series");
+      start_ns = A.start_ns || 0;
+      document.getElementById("rt-loading").remove();
+      verdict(A, M);
+      warnings(A, M);
+      facts(A, M, S);
+      charts(A, S);
+      flowsTable(A, M);
+      distributions(A, M);
+      pfc(A);
+      episodes(A);
+    } catch (err) {
+      check.errors.push(String(err && err.stack ? err.stack : err));
+      main.appendChild(el("p", { cls: "rt-error", text: "The report could not be drawn: " + String(err) }));
+    }
+    selfCheck();
+  }
+
+  main();
+})();
