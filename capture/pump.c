@@ -97,6 +97,11 @@ bool rt_pump_stopping(void)
 	return atomic_load(&stop_signal) != 0;
 }
 
+unsigned rt_pump_stop_requests(void)
+{
+	return atomic_load(&stop_requests);
+}
+
 int rt_pump_open_file(struct rt_source **out, const char *path, const char *bpf, char *errbuf)
 {
 	struct rt_source_config cfg = {.bpf = bpf};

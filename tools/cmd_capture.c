@@ -8,12 +8,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "capture/counters.h"
 #include "analyze/analyze.h"
+#include "analyze/metrics.h"
 #include "capture/pump.h"
 #include "common/sysfs.h"
 #include "capture/writer.h"
@@ -27,11 +30,16 @@
 #include "tools/privileges.h"
 #include "tools/spawn.h"
 #include "tools/textopts.h"
+#if RT_HAVE_MICROHTTPD
+#include "tools/metrics_http.h"
+#endif
 
 #define BATCH       64
 #define DRAIN_NS    100000000u /* after CMD exits, keep capturing this long */
 #define CMD         "capture"
 #define MAX_SECONDS (366ull * 86400) /* --duration, --counters, -G */
+#define METRICS_PUBLISH_NS 250000000u /* --metrics: the figures a scrape sees are at most this old */
+#define METRICS_TOP_DEFAULT 20
 
 struct capture_args {
 	const char *dev;
@@ -50,6 +58,9 @@ struct capture_args {
 	uint64_t rotate_seconds; /* -G */
 	uint64_t rotate_bytes;   /* -C */
 	uint64_t counters_ns;    /* --counters interval, 0 = off */
+	const char *metrics;     /* --metrics [ADDR:]PORT, or NULL */
+	uint64_t metrics_top;    /* --metrics-top-flows */
+	uint64_t metrics_linger_ns; /* --metrics-linger */
 	enum rt_write_format format;
 	bool stats;
 	bool list;
@@ -78,6 +89,11 @@ struct capture {
 	struct rt_outbuf *print; /* without -w: the decoded lines, else NULL */
 	struct rt_print_text_opts text; /* how they look, and the times -ttt needs */
 	uint64_t printed;
+	uint64_t frames; /* handed over by the pump */
+	/* --metrics: the store the server reads, when it was last published (CLOCK_MONOTONIC) */
+	struct rt_metrics *metrics;
+	uint64_t metrics_published;
+	struct rt_metrics_nic *nic; /* the sampler's conversion buffer (RT_METRICS_NIC_MAX) */
 	int rc; /* 0 or the first error (negative errno) */
 	char errbuf[RT_ERRBUF_SIZE];
 	/*
@@ -105,7 +121,8 @@ static void help(void)
 	    "SYNOPSIS\n"
 	    "    rocetrace capture -i DEV[:PORT] [-w OUT] [-s SNAPLEN] [-c N] [--duration D]\n"
 	    "        [-B N] [--format pcapng|pcap] [-G SECONDS] [-C MB] [--counters [D]]\n"
-	    "        [--sysfs-root DIR] [--stats] [-Z USER] [-n] [-v] [-e] [-x | -X]\n"
+	    "        [--sysfs-root DIR] [--stats] [--metrics [ADDR:]PORT\n"
+	    "        [--metrics-top-flows N] [--metrics-linger D]] [-Z USER] [-n] [-v] [-e] [-x | -X]\n"
 	    "        [-t...] [-#] [-f BPF | EXPRESSION] [-- CMD ARGS...]\n"
 	    "    rocetrace capture -r FILE -w OUT [-s SNAPLEN] [-c N] [EXPRESSION]\n"
 	    "    rocetrace capture -D [--sysfs-root DIR]\n"
@@ -192,6 +209,27 @@ static void help(void)
 	    "        last second, CE-marked packets, CNPs, NAKs, PFC pause frames per\n"
 	    "        priority (XOFF), and the drops so far; a last line at the stop\n"
 	    "        covers the time since the previous one.\n"
+	    "    --metrics [ADDR:]PORT\n"
+	    "        While capturing, serve the live figures at http://ADDR:PORT/metrics\n"
+	    "        for Prometheus: the text exposition format 0.0.4, or OpenMetrics when\n"
+	    "        the scraper's Accept header asks for application/openmetrics-text.\n"
+	    "        ADDR is a numeric IPv4 address or [IPv6] address (default 127.0.0.1:\n"
+	    "        only this host; 0.0.0.0 or [::] for every address); PORT 0 picks a\n"
+	    "        free port. A line on standard error says where it serves. Frames,\n"
+	    "        RoCE packets and bytes, CE marks, CNPs, NAKs, resends, PFC frames\n"
+	    "        and paused seconds per priority, capture drops, flows, the busiest\n"
+	    "        flows' figures and, with --counters, the NIC counters (every name in\n"
+	    "        docs/METRICS.md). The figures are taken every 250 ms, so a scrape\n"
+	    "        never waits for the capture, nor the capture for a scrape; at most 32\n"
+	    "        connections (8 from one address), each closed after 10 s without\n"
+	    "        progress and refused headers over 16 KiB.\n"
+	    "    --metrics-top-flows N\n"
+	    "        Per-flow series (labels src, dst, dest_qp) for the N flows with the\n"
+	    "        most bytes so far (default 20, at most 1000, 0: none).\n"
+	    "    --metrics-linger D\n"
+	    "        After the capture ends, keep serving its final figures for D (with\n"
+	    "        rocetrace_capture_running 0) so a last scrape sees them; a signal\n"
+	    "        ends the wait early. Default: 0, exit at once.\n"
 	    "    -Z, --user USER\n"
 	    "        Once the device is open, give up root and run as USER (its groups,\n"
 	    "        group and user ids): OUT, rotated files and the --counters file are\n"
@@ -228,6 +266,7 @@ static void help(void)
 	    "    rocetrace capture -i mlx5_0 -w run.pcapng -s 128 --counters -- ib_write_bw "
 	    "10.0.0.2\n"
 	    "    rocetrace capture -i eth0 -w rxe.pcapng --duration 10 --stats udp port 4791\n"
+	    "    rocetrace capture -i eth0 -w run.pcapng --metrics 9464 --counters -- ./train.sh\n"
 	    "    rocetrace capture -i mlx5_1:1 -w ring.pcapng -C 1000 -B 16384\n"
 	    "    rocetrace capture -i eth0 -c 20 -# udp port 4791\n"
 	    "    rocetrace capture -i eth0 -Z nobody -w /tmp/run.pcapng --duration 60\n"
@@ -245,7 +284,8 @@ static uint64_t now_ns(clockid_t clk)
 
 static int parse_args(int argc, char **argv, struct capture_args *a)
 {
-	enum { OPT_DURATION = 256, OPT_FORMAT, OPT_COUNTERS, OPT_SYSFS, OPT_STATS };
+	enum { OPT_DURATION = 256, OPT_FORMAT, OPT_COUNTERS, OPT_SYSFS, OPT_STATS, OPT_METRICS,
+	       OPT_METRICS_TOP, OPT_METRICS_LINGER };
 	static const struct option longopts[] = {
 	    {"interface", required_argument, NULL, 'i'},
 	    {"write", required_argument, NULL, 'w'},
@@ -260,6 +300,9 @@ static int parse_args(int argc, char **argv, struct capture_args *a)
 	    {"counters", optional_argument, NULL, OPT_COUNTERS},
 	    {"sysfs-root", required_argument, NULL, OPT_SYSFS},
 	    {"stats", no_argument, NULL, OPT_STATS},
+	    {"metrics", required_argument, NULL, OPT_METRICS},
+	    {"metrics-top-flows", required_argument, NULL, OPT_METRICS_TOP},
+	    {"metrics-linger", required_argument, NULL, OPT_METRICS_LINGER},
 	    {"list-devices", no_argument, NULL, 'D'},
 	    {"user", required_argument, NULL, 'Z'},
 	    {"number", no_argument, NULL, '#'},
@@ -268,7 +311,9 @@ static int parse_args(int argc, char **argv, struct capture_args *a)
 	};
 	uint64_t v;
 	unsigned tflags = 0;
+	bool top_given = false, linger_given = false;
 	int c;
+	a->metrics_top = METRICS_TOP_DEFAULT;
 	optind = 1;
 	opterr = 0;
 	/* '+': stop at the first non-option: the filter expression, or '--' and CMD. */
@@ -342,6 +387,21 @@ static int parse_args(int argc, char **argv, struct capture_args *a)
 		case OPT_STATS:
 			a->stats = true;
 			break;
+		case OPT_METRICS:
+			a->metrics = optarg;
+			break;
+		case OPT_METRICS_TOP:
+			if (rt_opt_uint(CMD, "--metrics-top-flows", optarg, 0, RT_METRICS_TOP_MAX,
+					&a->metrics_top))
+				return RT_EXIT_USAGE;
+			top_given = true;
+			break;
+		case OPT_METRICS_LINGER:
+			if (rt_opt_duration(CMD, "--metrics-linger", optarg, 0, 3600ull * 1000000000,
+					    &a->metrics_linger_ns))
+				return RT_EXIT_USAGE;
+			linger_given = true;
+			break;
 		case 'D':
 			a->list = true;
 			break;
@@ -385,6 +445,14 @@ static int parse_args(int argc, char **argv, struct capture_args *a)
 	}
 	if (a->list)
 		return 0;
+	if (!a->metrics && (top_given || linger_given))
+		return rt_cli_usage_error(CMD, "--metrics-top-flows and --metrics-linger go with --metrics");
+#if RT_HAVE_MICROHTTPD
+	struct sockaddr_storage ss;
+	char errbuf[RT_ERRBUF_SIZE];
+	if (a->metrics && rt_metrics_listen_parse(a->metrics, &ss, errbuf) < 0)
+		return rt_cli_usage_error(CMD, "--metrics: %s", errbuf);
+#endif
 	if (a->dev && a->file)
 		return rt_cli_usage_error(CMD, "-i and -r both name the source: give one");
 	if (!a->dev && !a->file)
@@ -520,12 +588,38 @@ static void set_error(struct capture *cap, int rc, const char *msg)
 	}
 }
 
-/* Each frame: the ticker's analyzer (with --stats), then the writer. */
+/* --metrics: the capture's figures into the store the server reads (final: waits for a scrape's copy). */
+static void metrics_publish(struct capture *cap, uint64_t now, bool final)
+{
+	struct rt_source_stats st;
+	writer_stats(cap, 0, &st);
+	if (rt_metrics_publish(cap->metrics, cap->tick.an, cap->frames, st.dropped + st.if_dropped, !final, final))
+		cap->metrics_published = now;
+}
+
+/* --counters with --metrics: each sample's counters into the store (on the sampler's thread). */
+static void metrics_nic_sample(void *ctx, const struct rt_counter_value *v, unsigned n)
+{
+	struct capture *cap = ctx;
+	if (n > RT_METRICS_NIC_MAX)
+		n = RT_METRICS_NIC_MAX;
+	for (unsigned i = 0; i < n; i++) {
+		struct rt_metrics_nic *m = &cap->nic[i];
+		snprintf(m->dev, sizeof(m->dev), "%s", v[i].dev);
+		snprintf(m->name, sizeof(m->name), "%s", v[i].name);
+		m->port = v[i].port;
+		m->value = v[i].value;
+	}
+	rt_metrics_set_nic(cap->metrics, cap->nic, n);
+}
+
+/* Each frame: the analyzer of --stats and --metrics, then the writer. */
 static int on_frame(void *ctx, const struct rt_frame *frame, const struct rt_record *rec,
 		    char *errbuf)
 {
 	struct capture *cap = ctx;
 
+	cap->frames++;
 	if (rec && cap->tick.an && rt_linktype_supported(frame->linktype))
 		rt_analyzer_feed(cap->tick.an, rec);
 	if (!cap->print)
@@ -552,6 +646,8 @@ static int on_tick(void *ctx, uint64_t now, bool idle, char *errbuf)
 		return 1;
 	if (a->stats && now - cap->tick.last_ns >= 1000000000u)
 		tick_print(cap, now);
+	if (cap->metrics && now - cap->metrics_published >= METRICS_PUBLISH_NS)
+		metrics_publish(cap, now, false);
 	if (cap->print) { /* lines are for a person: shown as they come */
 		rt_out_flush(cap->print);
 		return cap->print->error ? 1 : 0;
@@ -568,7 +664,7 @@ static int on_tick(void *ctx, uint64_t now, bool idle, char *errbuf)
 static void run_loop(struct capture *cap)
 {
 	struct rt_pump_config pc = {
-		.dissect = cap->args->stats || cap->print ? &cap->dopts : NULL,
+		.dissect = cap->tick.an || cap->print ? &cap->dopts : NULL,
 		.max_frames = cap->args->max_count,
 		.on_frame = on_frame,
 		.on_tick = on_tick,
@@ -716,8 +812,79 @@ static void open_output(struct capture *cap, struct rt_counters **counters, char
 		return;
 	}
 	rt_counters_set_capture(*counters, a->dev, counters_capture, cap);
+	if (cap->metrics)
+		rt_counters_set_sample_fn(*counters, metrics_nic_sample, cap);
 	if ((rc = rt_counters_start(*counters, errbuf)) < 0)
 		set_error(cap, rc, errbuf);
+}
+
+/* --metrics: the store and the HTTP server that reads it. */
+struct metrics_server {
+#if RT_HAVE_MICROHTTPD
+	struct rt_metrics_http *http;
+#endif
+	int unused; /* (a struct has a member without libmicrohttpd too) */
+};
+
+static void metrics_stop(struct capture *cap, struct metrics_server *server)
+{
+#if RT_HAVE_MICROHTTPD
+	rt_metrics_http_stop(server->http);
+	server->http = NULL;
+#else
+	(void)server;
+#endif
+	rt_metrics_free(cap->metrics);
+	free(cap->nic);
+	cap->metrics = NULL;
+	cap->nic = NULL;
+}
+
+/* Start serving the capture's metrics; 0 or the exit status. */
+static int metrics_start(struct capture *cap, struct metrics_server *server)
+{
+#if RT_HAVE_MICROHTTPD
+	const struct capture_args *a = cap->args;
+	struct sockaddr_storage ss;
+	char errbuf[RT_ERRBUF_SIZE], addr[INET6_ADDRSTRLEN] = "";
+	unsigned port = 0;
+	rt_metrics_listen_parse(a->metrics, &ss, errbuf); /* checked with the options */
+	if (!(cap->metrics = rt_metrics_new((unsigned)a->metrics_top, errbuf)) ||
+	    !(cap->nic = calloc(RT_METRICS_NIC_MAX, sizeof(*cap->nic)))) {
+		rt_metrics_free(cap->metrics);
+		cap->metrics = NULL;
+		return rt_cli_fail(CMD, "--metrics: out of memory");
+	}
+	if (rt_metrics_http_start(&server->http, &ss, cap->metrics, &port, errbuf) < 0) {
+		metrics_stop(cap, server);
+		return rt_cli_fail(CMD, "%s", errbuf);
+	}
+	if (ss.ss_family == AF_INET6)
+		inet_ntop(AF_INET6, &((struct sockaddr_in6 *)&ss)->sin6_addr, addr, sizeof(addr));
+	else
+		inet_ntop(AF_INET, &((struct sockaddr_in *)&ss)->sin_addr, addr, sizeof(addr));
+	fprintf(stderr, "rocetrace capture: metrics at http://%s%s%s:%u/metrics\n",
+		ss.ss_family == AF_INET6 ? "[" : "", addr, ss.ss_family == AF_INET6 ? "]" : "", port);
+	return 0;
+#else
+	(void)cap;
+	(void)server;
+	return rt_cli_fail(CMD, "--metrics: this rocetrace was built without libmicrohttpd "
+				"(install libmicrohttpd-dev and build again)");
+#endif
+}
+
+/* --metrics-linger: serve the final figures a while (a signal ends it), then stop serving. */
+static void metrics_linger(struct capture *cap, struct metrics_server *server)
+{
+	uint64_t end = now_ns(CLOCK_MONOTONIC) + cap->args->metrics_linger_ns;
+	unsigned requests = rt_pump_stop_requests();
+	for (uint64_t now; (now = now_ns(CLOCK_MONOTONIC)) < end && rt_pump_stop_requests() == requests;) {
+		uint64_t left = end - now < 50000000u ? end - now : 50000000u;
+		struct timespec ts = {0, (long)left};
+		nanosleep(&ts, NULL);
+	}
+	metrics_stop(cap, server);
 }
 
 /* Open the source and the output, capture until a stop, close; returns the exit status. */
@@ -744,14 +911,22 @@ static int run_capture(const struct capture_args *a)
 	if ((a->file ? rt_source_open_file(&cap.src, a->file, &scfg, errbuf)
 		     : rt_source_open(&cap.src, a->dev, &scfg, errbuf)) < 0)
 		return rt_cli_fail(CMD, "%s", errbuf);
+	/* the server binds its port as the caller (a port below 1024 needs root) */
+	struct metrics_server server = {0};
+	if (a->metrics && (rc = metrics_start(&cap, &server)) != 0) {
+		rt_source_close(cap.src);
+		return rc;
+	}
 	/* the device is open: the files are created by USER, and CMD runs as USER */
 	if (a->user && rt_drop_privileges(&user, errbuf) < 0) {
+		metrics_stop(&cap, &server);
 		rt_source_close(cap.src);
 		return rt_cli_fail(CMD, "-Z: %s", errbuf);
 	}
 	if (!a->out && !rt_linktype_supported(cap.src->linktype)) {
 		rc = rt_cli_fail(CMD, "%s: link type %d cannot be decoded: give -w OUT",
 				 cap.src->name, cap.src->linktype);
+		metrics_stop(&cap, &server);
 		rt_source_close(cap.src);
 		return rc;
 	}
@@ -763,6 +938,7 @@ static int run_capture(const struct capture_args *a)
 	    .application = "rocetrace " RT_VERSION,
 	};
 	if (a->out && rt_writer_open(&cap.writer, &wcfg, errbuf) < 0) {
+		metrics_stop(&cap, &server);
 		rt_source_close(cap.src);
 		return rt_cli_fail(CMD, "%s", errbuf);
 	}
@@ -778,7 +954,7 @@ static int run_capture(const struct capture_args *a)
 		cap.text = a->text;
 	}
 
-	if (a->stats && !cap.rc) {
+	if ((a->stats || a->metrics) && !cap.rc) {
 		struct rt_analyzer_opts aopts;
 		rt_analyzer_opts_init(&aopts);
 		if (!(cap.tick.an = rt_analyzer_new(&aopts, errbuf)))
@@ -804,6 +980,12 @@ static int run_capture(const struct capture_args *a)
 
 	if (counters && (rc = rt_counters_stop(counters, errbuf)) < 0)
 		set_error(&cap, rc, errbuf);
+	if (cap.metrics && cap.tick.an) {
+		/* the pauses still running end as analyze ends them: the figures are the file's */
+		if (!cap.rc && (rc = rt_analyzer_finish(cap.tick.an, errbuf)) < 0)
+			set_error(&cap, rc, errbuf);
+		metrics_publish(&cap, now_ns(CLOCK_MONOTONIC), true);
+	}
 	struct rt_source_stats st;
 	writer_stats(&cap, cap.if_id, &st);
 	if (cap.writer && (rc = rt_writer_finish(cap.writer, errbuf)) < 0)
@@ -815,7 +997,6 @@ static int run_capture(const struct capture_args *a)
 		set_error(&cap, -rc, "writing the decoded lines");
 	rt_source_close(cap.src);
 	rt_analyzer_free(cap.tick.an);
-	rt_pump_release_signals();
 	if (to_stdout && cap.rc == -EPIPE)
 		cap.rc = 0; /* the reader of standard output went away: a normal stop */
 	pthread_cond_destroy(&cap.cond);
@@ -835,6 +1016,9 @@ static int run_capture(const struct capture_args *a)
 		fprintf(stderr, " (receive ring ran empty %llu times: raise -B)",
 		        (unsigned long long)st.ring_empty);
 	fputs(cap.rc ? ")\n" : "\n", stderr);
+	if (cap.metrics)
+		metrics_linger(&cap, &server);
+	rt_pump_release_signals();
 	if (cap.rc)
 		return RT_EXIT_ERROR;
 	return cmd_status >= 0 ? cmd_status : RT_EXIT_OK;
