@@ -80,19 +80,48 @@ def topology(prefix):
     return sw, rx, made
 
 
-def prom_query(sw, expr):
-    """The value of an instant query (one series) in the switch namespace's Prometheus, or None."""
-    url = "http://127.0.0.1:%d/api/v1/query?%s" % (PROM_PORT, urllib.parse.urlencode({"query": expr}))
-    code = ("import sys, urllib.request; sys.stdout.write(urllib.request.urlopen(sys.argv[1], timeout=10)"
-            ".read().decode())")
+def prom_api(sw, expr, at=None):
+    """The answer of /api/v1/query (at time `at`, else now) in the switch namespace's Prometheus, or None."""
+    args = {"query": expr}
+    if at is not None:
+        args["time"] = "%.3f" % at
+    url = "http://127.0.0.1:%d/api/v1/query?%s" % (PROM_PORT, urllib.parse.urlencode(args))
+    code = ("import sys, urllib.request, urllib.error\n"
+            "try:\n    r = urllib.request.urlopen(sys.argv[1], timeout=10)\n"
+            "except urllib.error.HTTPError as e:\n    r = e\n"
+            "sys.stdout.write(r.read().decode())")
     r = subprocess.run(["ip", "netns", "exec", sw, sys.executable, "-c", code, url], capture_output=True,
                        text=True, timeout=30)
-    if r.returncode != 0:
+    try:
+        return json.loads(r.stdout) if r.returncode == 0 else None
+    except ValueError:
         return None
-    res = json.loads(r.stdout)
-    if res.get("status") != "success" or len(res["data"]["result"]) != 1:
+
+
+def prom_query(sw, expr):
+    """The value of an instant query (one series), or None."""
+    res = prom_api(sw, expr)
+    if not res or res.get("status") != "success" or len(res["data"]["result"]) != 1:
         return None
     return float(res["data"]["result"][0]["value"][1])
+
+
+def check_dashboard(sw, at, check):
+    """Each expression of the Grafana dashboard is valid PromQL for this Prometheus; the main panels show data."""
+    import metrics_dashboard
+    repo = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
+    with open(os.path.join(repo, "docs", "grafana", "rocetrace.json")) as f:
+        exprs = metrics_dashboard.expressions(json.load(f))
+    for where, expr in exprs:
+        if expr.startswith("label_values("):  # a Grafana function, not PromQL
+            continue
+        q = expr.replace("$instance", ".*").replace("$__rate_interval", "1s").replace("$top", "10")
+        res = prom_api(sw, q, at)
+        ok = bool(res) and res.get("status") == "success"
+        check(ok, "dashboard %s: Prometheus evaluates %s%s" % (where, q, "" if ok else ": %s" % res))
+        if ok and any(m in q for m in ("rocetrace_roce_bytes_total", "rocetrace_cnp_total",
+                                       "rocetrace_flow_bytes_total")):
+            check(len(res["data"]["result"]) > 0, "dashboard %s shows data during the run" % where)
 
 
 def wait_ready(sw, proc, timeout=60):
@@ -183,6 +212,7 @@ def main():
             for s in senders:
                 check(s.wait(timeout=60) == 0, "sender finished")
             check(serve.wait(timeout=60) == 0, "receiver finished")
+            during = time.time() - 0.5  # within the run's last second
             # scrapes while the capture ran
             check(prom_query(sw, "max_over_time(rocetrace_capture_running[1m])") == 1,
                   "Prometheus stored figures of the running capture")
@@ -202,6 +232,7 @@ def main():
             check(got["rocetrace_capture_running"] == 0,
                   "the last scrape saw the capture ended: its final figures")
             check((scrapes or 0) >= 5, "Prometheus scraped the capture many times (%s)" % scrapes)
+            check_dashboard(sw, during, check)
         finally:
             for p in reversed(procs):
                 stop(p)
