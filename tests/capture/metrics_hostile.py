@@ -106,7 +106,15 @@ def inner(rt):
         env = dict(os.environ)
         if env.get("ASAN_OPTIONS") is not None:
             env["ASAN_OPTIONS"] += ":quarantine_size_mb=8"
+        # a made-up RDMA port on top of lo, for --counters (capture -D's --sysfs-root)
+        port_dir = os.path.join(tmp, "sys", "class", "infiniband", "mlx5_0", "ports", "1")
+        for rel, text in (("hw_counters/np_cnp_sent", "12\n"), ("counters/port_xmit_data", "123456\n"),
+                          ("gid_attrs/ndevs/0", "lo\n")):
+            os.makedirs(os.path.dirname(os.path.join(port_dir, rel)), exist_ok=True)
+            with open(os.path.join(port_dir, rel), "w") as f:
+                f.write(text)
         cap, port = ml.start([rt, "capture", "-i", "lo", "-w", os.path.join(tmp, "lo.pcapng"), "--stats",
+                              "--counters", "0.2", "--sysfs-root", os.path.join(tmp, "sys"),
                               "--metrics", "127.0.0.1:0", "--", sys.executable, "-c", SENDER], env=env)
         # keep reading its --stats lines so it never blocks on a full pipe
         threading.Thread(target=lambda: [None for _ in cap.stderr], daemon=True).start()
@@ -114,6 +122,10 @@ def inner(rt):
             time.sleep(0.5)
             base = rss(cap.pid)
             advancing(port, "before any client", check)
+            _, _, body = ml.scrape(port)
+            check('rocetrace_nic_counter{dev="mlx5_0",port="1",name="np_cnp_sent"} 12\n' in body and
+                  'rocetrace_nic_counter{dev="mlx5_0",port="1",name="port_xmit_data"} 123456\n' in body,
+                  "--counters: the RDMA port's counters are exported")
 
             flood = []
             for _ in range(200):
