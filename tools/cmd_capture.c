@@ -94,6 +94,9 @@ struct capture {
 	struct rt_metrics *metrics;
 	uint64_t metrics_published;
 	struct rt_metrics_nic *nic; /* the sampler's conversion buffer (RT_METRICS_NIC_MAX) */
+#if RT_HAVE_MICROHTTPD
+	struct rt_metrics_http *http; /* the server that reads the store */
+#endif
 	int rc; /* 0 or the first error (negative errno) */
 	char errbuf[RT_ERRBUF_SIZE];
 	/*
@@ -818,21 +821,12 @@ static void open_output(struct capture *cap, struct rt_counters **counters, char
 		set_error(cap, rc, errbuf);
 }
 
-/* --metrics: the store and the HTTP server that reads it. */
-struct metrics_server {
-#if RT_HAVE_MICROHTTPD
-	struct rt_metrics_http *http;
-#endif
-	int unused; /* (a struct has a member without libmicrohttpd too) */
-};
-
-static void metrics_stop(struct capture *cap, struct metrics_server *server)
+/* --metrics: stop serving, free the store. */
+static void metrics_stop(struct capture *cap)
 {
 #if RT_HAVE_MICROHTTPD
-	rt_metrics_http_stop(server->http);
-	server->http = NULL;
-#else
-	(void)server;
+	rt_metrics_http_stop(cap->http);
+	cap->http = NULL;
 #endif
 	rt_metrics_free(cap->metrics);
 	free(cap->nic);
@@ -841,7 +835,7 @@ static void metrics_stop(struct capture *cap, struct metrics_server *server)
 }
 
 /* Start serving the capture's metrics; 0 or the exit status. */
-static int metrics_start(struct capture *cap, struct metrics_server *server)
+static int metrics_start(struct capture *cap)
 {
 #if RT_HAVE_MICROHTTPD
 	const struct capture_args *a = cap->args;
@@ -855,8 +849,8 @@ static int metrics_start(struct capture *cap, struct metrics_server *server)
 		cap->metrics = NULL;
 		return rt_cli_fail(CMD, "--metrics: out of memory");
 	}
-	if (rt_metrics_http_start(&server->http, &ss, cap->metrics, &port, errbuf) < 0) {
-		metrics_stop(cap, server);
+	if (rt_metrics_http_start(&cap->http, &ss, cap->metrics, &port, errbuf) < 0) {
+		metrics_stop(cap);
 		return rt_cli_fail(CMD, "%s", errbuf);
 	}
 	if (ss.ss_family == AF_INET6)
@@ -868,14 +862,13 @@ static int metrics_start(struct capture *cap, struct metrics_server *server)
 	return 0;
 #else
 	(void)cap;
-	(void)server;
 	return rt_cli_fail(CMD, "--metrics: this rocetrace was built without libmicrohttpd "
 				"(install libmicrohttpd-dev and build again)");
 #endif
 }
 
 /* --metrics-linger: serve the final figures a while (a signal ends it), then stop serving. */
-static void metrics_linger(struct capture *cap, struct metrics_server *server)
+static void metrics_linger(struct capture *cap)
 {
 	uint64_t end = now_ns(CLOCK_MONOTONIC) + cap->args->metrics_linger_ns;
 	unsigned requests = rt_pump_stop_requests();
@@ -884,7 +877,7 @@ static void metrics_linger(struct capture *cap, struct metrics_server *server)
 		struct timespec ts = {0, (long)left};
 		nanosleep(&ts, NULL);
 	}
-	metrics_stop(cap, server);
+	metrics_stop(cap);
 }
 
 /* Open the source and the output, capture until a stop, close; returns the exit status. */
@@ -912,21 +905,20 @@ static int run_capture(const struct capture_args *a)
 		     : rt_source_open(&cap.src, a->dev, &scfg, errbuf)) < 0)
 		return rt_cli_fail(CMD, "%s", errbuf);
 	/* the server binds its port as the caller (a port below 1024 needs root) */
-	struct metrics_server server = {0};
-	if (a->metrics && (rc = metrics_start(&cap, &server)) != 0) {
+	if (a->metrics && (rc = metrics_start(&cap)) != 0) {
 		rt_source_close(cap.src);
 		return rc;
 	}
 	/* the device is open: the files are created by USER, and CMD runs as USER */
 	if (a->user && rt_drop_privileges(&user, errbuf) < 0) {
-		metrics_stop(&cap, &server);
+		metrics_stop(&cap);
 		rt_source_close(cap.src);
 		return rt_cli_fail(CMD, "-Z: %s", errbuf);
 	}
 	if (!a->out && !rt_linktype_supported(cap.src->linktype)) {
 		rc = rt_cli_fail(CMD, "%s: link type %d cannot be decoded: give -w OUT",
 				 cap.src->name, cap.src->linktype);
-		metrics_stop(&cap, &server);
+		metrics_stop(&cap);
 		rt_source_close(cap.src);
 		return rc;
 	}
@@ -938,7 +930,7 @@ static int run_capture(const struct capture_args *a)
 	    .application = "rocetrace " RT_VERSION,
 	};
 	if (a->out && rt_writer_open(&cap.writer, &wcfg, errbuf) < 0) {
-		metrics_stop(&cap, &server);
+		metrics_stop(&cap);
 		rt_source_close(cap.src);
 		return rt_cli_fail(CMD, "%s", errbuf);
 	}
@@ -1017,7 +1009,7 @@ static int run_capture(const struct capture_args *a)
 		        (unsigned long long)st.ring_empty);
 	fputs(cap.rc ? ")\n" : "\n", stderr);
 	if (cap.metrics)
-		metrics_linger(&cap, &server);
+		metrics_linger(&cap);
 	rt_pump_release_signals();
 	if (cap.rc)
 		return RT_EXIT_ERROR;
