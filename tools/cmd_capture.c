@@ -93,6 +93,7 @@ struct capture {
 	/* --metrics: the store the server reads, when it was last published (CLOCK_MONOTONIC) */
 	struct rt_metrics *metrics;
 	uint64_t metrics_published;
+	unsigned final_requests; /* stop requests before the final figures: a later one ends the linger */
 	struct rt_metrics_nic *nic; /* the sampler's conversion buffer (RT_METRICS_NIC_MAX) */
 #if RT_HAVE_MICROHTTPD
 	struct rt_metrics_http *http; /* the server that reads the store */
@@ -871,8 +872,7 @@ static int metrics_start(struct capture *cap)
 static void metrics_linger(struct capture *cap)
 {
 	uint64_t end = now_ns(CLOCK_MONOTONIC) + cap->args->metrics_linger_ns;
-	unsigned requests = rt_pump_stop_requests();
-	for (uint64_t now; (now = now_ns(CLOCK_MONOTONIC)) < end && rt_pump_stop_requests() == requests;) {
+	for (uint64_t now; (now = now_ns(CLOCK_MONOTONIC)) < end && rt_pump_stop_requests() == cap->final_requests;) {
 		uint64_t left = end - now < 50000000u ? end - now : 50000000u;
 		struct timespec ts = {0, (long)left};
 		nanosleep(&ts, NULL);
@@ -972,11 +972,14 @@ static int run_capture(const struct capture_args *a)
 
 	if (counters && (rc = rt_counters_stop(counters, errbuf)) < 0)
 		set_error(&cap, rc, errbuf);
-	if (cap.metrics && cap.tick.an) {
+	if (cap.metrics) {
 		/* the pauses still running end as analyze ends them: the figures are the file's */
-		if (!cap.rc && (rc = rt_analyzer_finish(cap.tick.an, errbuf)) < 0)
+		if (cap.tick.an && !cap.rc && (rc = rt_analyzer_finish(cap.tick.an, errbuf)) < 0)
 			set_error(&cap, rc, errbuf);
-		metrics_publish(&cap, now_ns(CLOCK_MONOTONIC), true);
+		/* counted before a scraper can see the final figures: a signal sent on seeing them ends the linger */
+		cap.final_requests = rt_pump_stop_requests();
+		if (cap.tick.an)
+			metrics_publish(&cap, now_ns(CLOCK_MONOTONIC), true);
 	}
 	struct rt_source_stats st;
 	writer_stats(&cap, cap.if_id, &st);
