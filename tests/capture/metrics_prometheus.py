@@ -6,7 +6,7 @@ Two senders (`rocetrace gen send`, udp backend, DCQCN) reach one receiver
 through a switch namespace whose egress is shaped by tbf and CE-marked by an
 nftables phantom queue (as tools/lab builds it, addresses in 10.78.0.0/16
 inside the namespaces only). In the switch namespace, `rocetrace capture -i
-swrx --metrics 127.0.0.1:19464 --metrics-linger 3` records the bottleneck
+swrx --metrics 127.0.0.1:19464 --metrics-linger 5` records the bottleneck
 and a Prometheus server of its own (temporary config and data, scrape
 interval 200 ms, on 127.0.0.1:19090 of that namespace: every port is free
 there) scrapes it. After the run Prometheus's HTTP API (/api/v1/query) is
@@ -190,7 +190,7 @@ def main():
                 return 1
             pcap = os.path.join(tmp, "bottleneck.pcapng")
             cap, port = ml.start(["ip", "netns", "exec", sw, rt, "capture", "-i", "swrx", "-s", "128", "-w", pcap,
-                                  "--metrics", "127.0.0.1:%d" % METRICS_PORT, "--metrics-linger", "3"])
+                                  "--metrics", "127.0.0.1:%d" % METRICS_PORT, "--metrics-linger", "5"])
             procs.append(cap)
             check(port == METRICS_PORT, "capture serves on 127.0.0.1:%d" % METRICS_PORT)
             # Prometheus hands new targets to its scrapers a few seconds after it starts
@@ -217,7 +217,7 @@ def main():
             check(prom_query(sw, "max_over_time(rocetrace_capture_running[1m])") == 1,
                   "Prometheus stored figures of the running capture")
             time.sleep(0.2)
-            cap.send_signal(signal.SIGINT)  # the capture ends, then serves its final figures for 3 s
+            cap.send_signal(signal.SIGINT)  # the capture ends, then serves its final figures for 5 s
             rc = cap.wait(timeout=60)
             tail = cap.stderr.read()
             cap.stderr.close()
