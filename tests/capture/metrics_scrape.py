@@ -126,6 +126,35 @@ def check_usage(rt):
     return bad
 
 
+def check_ipv6(rt, repo, tmp):
+    """--metrics [::1]:0 serves on the IPv6 loopback (skipped where lo has no ::1)."""
+    import socket
+    try:
+        socket.socket(socket.AF_INET6).bind(("::1", 0))
+    except OSError:
+        print("no ::1 on this host: the IPv6 address form is not checked")
+        return 0
+    path = os.path.join(repo, "tests", "fixtures", "mixed.pcap")
+    p = subprocess.Popen([rt, "capture", "-r", path, "-w", os.path.join(tmp, "v6.pcapng"), "--metrics", "[::1]:0",
+                          "--metrics-linger", "60"], stderr=subprocess.PIPE, text=True)
+    line = p.stderr.readline()
+    m = re.search(r"metrics at http://\[::1\]:(\d+)/metrics", line)
+    bad = 0
+    try:
+        if not m:
+            print("--metrics [::1]:0 says: %r" % line)
+            return 1
+        status, _, body = ml.scrape(int(m.group(1)), host="[::1]")
+        if status != 200 or "rocetrace_frames_total" not in body:
+            print("--metrics [::1]: answered %s" % status)
+            bad = 1
+    finally:
+        p.send_signal(signal.SIGTERM)
+        p.wait(timeout=20)
+        p.stderr.close()
+    return bad
+
+
 def main():
     rt, repo = sys.argv[1], sys.argv[2]
     promtool = "--promtool" in sys.argv[3:]
@@ -138,6 +167,8 @@ def main():
     paths += [os.path.join(repo, "tests", "analyze", "scenarios", n + ".pcap") for n in SCENARIOS]
     bad = 0 if promtool else check_usage(rt)
     with tempfile.TemporaryDirectory() as tmp:
+        if not promtool:
+            bad += check_ipv6(rt, repo, tmp)
         for path in paths:
             text, om = serve(rt, path, tmp)
             if promtool:
