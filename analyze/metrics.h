@@ -68,6 +68,9 @@ void rt_metrics_free(struct rt_metrics *m);
 /*
  * From the capture thread: take the analyzer's figures (totals, flows, the
  * top_k busiest) with the capture's frames and drops, and publish them.
+ * The busiest flows are found again only once 50 times the time the last
+ * search took has passed (at most 2% of the thread: with a million flows
+ * about once a second), and always with `wait`.
  * With `wait` false the publication is skipped when a scrape is copying
  * the previous one at this instant (returns false: publish again later);
  * the capture never waits. With `wait` true (the final figures) it waits.
