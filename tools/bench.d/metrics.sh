@@ -1,4 +1,4 @@
-# Benchmark (sourced by tools/bench): capture's CPU without --metrics, with it, and with it under a scrape load.
+# Benchmark (sourced by tools/bench): capture's CPU without --metrics, with it, and with it under a scrape load; the top-flows search.
 #
 # On the loopback of a namespace of its own (root), the same gen load each time (udp, 2 QPs at
 # 200 Mb/s, 3 s), `capture -i lo -s 128 -w FILE` runs: without --metrics; with --stats (the
@@ -9,6 +9,19 @@
 metrics_bench() (
 	local out="$BENCH_OUT/metrics" ns="rt-bmet-$$"
 	mkdir -p "$out"
+	# the search for the busiest flows (the one publication step that reads every flow), alone,
+	# linked with the libraries of a release build
+	local bdir=$root/build-bench targets="analyze/librt_analyze.a dissect/librt_dissect.a common/librt_common.a"
+	if [ ! -f "$bdir/build.ninja" ]; then
+		meson setup "$bdir" "$root" -Dbuildtype=release -Dtests=disabled >/dev/null
+	fi
+	# shellcheck disable=SC2086
+	if (cd "$bdir" && ninja $targets >/dev/null && cc -O2 -std=c11 -D_GNU_SOURCE -I"$root" -I. \
+		-o "$out/topflows" "$here/bench.d/topflows.c" $targets -lz -lm -lpthread) 2>"$out/cc.err"; then
+		bench_note "metrics: the search for the 20 busiest flows (CPU, best of 5): $("$out/topflows" 10000 20) ms over 10,000 flows, $("$out/topflows" 1000000 20) ms over 1,000,000 (repeated after 50 times its duration: at most 2% of the capture thread)"
+	else
+		bench_note "metrics: the top-flows search did not build: $(tail -n 1 "$out/cc.err" 2>/dev/null)"
+	fi
 	if [ "$(id -u)" -ne 0 ] || ! ip netns add "$ns" 2>/dev/null; then
 		bench_note "metrics: skipped (needs root and a network namespace)"
 		return 0
