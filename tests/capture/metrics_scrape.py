@@ -118,7 +118,8 @@ def check_documented(repo, text):
 def check_usage(rt):
     bad = 0
     for args in (["--metrics-top-flows", "3"], ["--metrics", "nohost:80"], ["--metrics", "1.2.3.4:99999"],
-                 ["--metrics", "::1:80"], ["--metrics", "9464", "--metrics-top-flows", "1001"]):
+                 ["--metrics", "::1:80"], ["--metrics", "9464", "--metrics-top-flows", "1001"],
+                 ["--hosts", "h1,h2", "--metrics", "9464"]):
         r = subprocess.run([rt, "capture", "-i", "lo", "-w", "/dev/null"] + args, capture_output=True, text=True)
         if r.returncode != 2 or r.stderr.count("\n") != 1:
             print("capture %s: exit %d (want 2 and one line): %r" % (" ".join(args), r.returncode, r.stderr))
