@@ -291,6 +291,7 @@ static void handle_roce(struct rt_analyzer *an, const struct rt_record *rec, boo
 {
 	uint64_t ts = rec->ts_ns;
 	an->tot.c.roce_packets++;
+	an->tot.c.roce_bytes += rec->wirelen;
 	if (rec->icrc == RT_ICRC_BAD)
 		an->tot.c.icrc_bad++;
 	if (!bth)
@@ -494,6 +495,7 @@ void rt_analyzer_totals(const struct rt_analyzer *an, struct rt_an_counts *out)
 	*out = an->tot.c;
 	memcpy(out->pfc_xoff, an->pfc.xoff, sizeof(out->pfc_xoff));
 	memcpy(out->pfc_xon, an->pfc.xon, sizeof(out->pfc_xon));
+	memcpy(out->pfc_paused_ns, an->pfc.paused_ns, sizeof(out->pfc_paused_ns));
 }
 
 void rt_analyzer_interval(struct rt_analyzer *an, struct rt_an_counts *out, bool reset)

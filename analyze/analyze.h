@@ -58,6 +58,12 @@ void rt_analyzer_totals(const struct rt_analyzer *an, struct rt_an_counts *out);
 void rt_analyzer_interval(struct rt_analyzer *an, struct rt_an_counts *out, bool reset);
 /* Flows seen so far. */
 uint64_t rt_analyzer_flow_count(const struct rt_analyzer *an);
+/*
+ * The busiest flows so far: up to `k` with the most bytes (ties: the older
+ * flow first), busiest first, into out[k]; returns how many. O(flows log k):
+ * for live displays a few times a second, not per frame.
+ */
+unsigned rt_analyzer_top_flows(const struct rt_analyzer *an, struct rt_an_flow_figures *out, unsigned k);
 
 /*
  * Side files (docs/FORMATS.md): NIC counter samples and the traffic

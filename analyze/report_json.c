@@ -615,6 +615,7 @@ void an_report_json(const struct rt_analyzer *an, struct rt_json *j, const bool 
 	RT_JSON_U64(j, "schema", RT_JSON_SCHEMA);
 	RT_JSON_U64(j, "packets", t->c.packets);
 	RT_JSON_U64(j, "roce_packets", t->c.roce_packets);
+	RT_JSON_U64(j, "roce_bytes", t->c.roce_bytes);
 	if (t->c.packets) {
 		TS_NS(j, "start", an->first_ts);
 		TS_NS(j, "end", an->last_ts);

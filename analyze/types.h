@@ -42,8 +42,12 @@ struct rt_analyzer_opts {
 /* Running totals for live tickers (one interval or since the start). */
 struct rt_an_counts {
 	uint64_t packets, bytes, roce_packets;
+	uint64_t roce_bytes; /* wire lengths of the RoCE packets (copies of counted packets aside) */
 	uint64_t ce, cnp, nak, rnr_nak, retransmitted, icrc_bad;
 	uint64_t pfc_xoff[RT_AN_PFC_CLASSES], pfc_xon[RT_AN_PFC_CLASSES];
+	/* paused time per class summed over sending MACs, accounted up to the latest frame or tick
+	 * (rt_analyzer_finish() adds the pauses still running at the end) */
+	uint64_t pfc_paused_ns[RT_AN_PFC_CLASSES];
 };
 
 /* "No such flow or frame" in struct rt_an_note. */
@@ -110,6 +114,17 @@ struct rt_an_flow_key {
 	uint32_t dest_qp;
 	uint8_t ipver; /* 4 or 6 */
 	uint8_t pad[3];
+};
+
+/* One flow's figures so far, for live displays (rt_analyzer_top_flows). */
+struct rt_an_flow_figures {
+	struct rt_an_flow_key key;
+	uint32_t id; /* as in the report */
+	uint64_t packets, bytes; /* frames and their wire lengths */
+	uint64_t ce;		 /* CE-marked packets */
+	uint64_t cnp_received;	 /* CNPs throttling the flow's sender */
+	uint64_t naks_received;	 /* NAKs to the flow's sender (RNR NAKs aside) */
+	uint64_t retransmitted;	 /* resent requests */
 };
 
 /* What one bucket counted, of one flow or of everything. */

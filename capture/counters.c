@@ -43,6 +43,12 @@ struct rt_counters {
 	char capture_dev[RT_DEVNAME_MAX];
 	rt_counters_capture_fn capture_fn;
 	void *capture_ctx;
+	/* rt_counters_set_sample_fn: the sample's counters gathered for fn */
+	rt_counters_sample_fn sample_fn;
+	void *sample_ctx;
+	struct rt_counter_value *vals;
+	char (*val_names)[64];
+	unsigned nvals, cap_vals;
 };
 
 static int ethtool_ioctl(int fd, const char *netdev, void *data)
@@ -116,12 +122,34 @@ out:
 	return rc < 0 ? rc : (int)n;
 }
 
-/* One counter as a member "name":value. */
-static void put_counter(struct rt_json *j, unsigned *n, const char *name, uint64_t v)
+/* Keep a counter for the sample function (what does not fit in memory is left out). */
+static void gather(struct rt_counters *c, const char *dev, unsigned port, const char *name, uint64_t v)
+{
+	if (c->nvals == c->cap_vals) {
+		unsigned cap = c->cap_vals ? 2 * c->cap_vals : 256;
+		struct rt_counter_value *vals = realloc(c->vals, cap * sizeof(*vals));
+		if (vals)
+			c->vals = vals;
+		char(*names)[64] = realloc(c->val_names, cap * sizeof(*names));
+		if (names)
+			c->val_names = names;
+		if (!vals || !names)
+			return;
+		c->cap_vals = cap;
+	}
+	snprintf(c->val_names[c->nvals], sizeof(c->val_names[0]), "%s", name);
+	c->vals[c->nvals++] = (struct rt_counter_value){.dev = dev, .port = port, .value = v};
+}
+
+/* One counter as a member "name":value (of the RDMA port when port is set, else of the netdev). */
+static void put_counter(struct rt_counters *c, struct rt_json *j, unsigned *n, unsigned port, const char *name,
+			uint64_t v)
 {
 	(*n)++;
 	rt_json_key(j, name);
 	rt_json_u64(j, v);
+	if (c->sample_fn)
+		gather(c, port ? c->dev : c->netdev, port, name, v);
 }
 
 /* Every number file of one sysfs directory. */
@@ -141,7 +169,7 @@ static void put_dir(struct rt_counters *c, struct rt_json *j, unsigned *n, const
 			continue;
 		snprintf(file, sizeof(file), "%s/%s", path, e->d_name);
 		if (rt_sysfs_read_u64(file, &v) == 0)
-			put_counter(j, n, e->d_name, v);
+			put_counter(c, j, n, c->cfg.port ? c->cfg.port : 1, e->d_name, v);
 	}
 	closedir(d);
 }
@@ -174,11 +202,17 @@ int rt_counters_sample(struct rt_counters *c, char *errbuf)
 		put_dir(c, &j, &n, "counters");
 	}
 	for (int i = 0; i < ne; i++)
-		put_counter(&j, &n, names[i], values[i]);
+		put_counter(c, &j, &n, 0, names[i], values[i]);
 	free(names);
 	free(values);
 	rt_json_obj_end(&j);
 	rt_json_obj_end(&j);
+	if (c->sample_fn) {
+		for (unsigned i = 0; i < c->nvals; i++) /* names now stay where they are */
+			c->vals[i].name = c->val_names[i];
+		c->sample_fn(c->sample_ctx, c->vals, c->nvals);
+		c->nvals = 0;
+	}
 	rt_out_char(&c->out, '\n');
 	c->last_count = n;
 	int err = rt_out_flush(&c->out);
@@ -219,6 +253,12 @@ static int capture_line(struct rt_counters *c, char *errbuf)
 	rt_out_str(&c->out, "}}\n");
 	int err = rt_out_flush(&c->out);
 	return err ? rt_errorf(errbuf, err, "%s", c->path) : 0;
+}
+
+void rt_counters_set_sample_fn(struct rt_counters *c, rt_counters_sample_fn fn, void *ctx)
+{
+	c->sample_fn = fn;
+	c->sample_ctx = ctx;
 }
 
 unsigned rt_counters_count(const struct rt_counters *c)
@@ -352,6 +392,8 @@ int rt_counters_stop(struct rt_counters *c, char *errbuf)
 		rc = rt_errorf(errbuf, errno, "%s", c->path);
 	pthread_cond_destroy(&c->cond);
 	pthread_mutex_destroy(&c->lock);
+	free(c->vals);
+	free(c->val_names);
 	free(c);
 	return rc;
 }

@@ -42,6 +42,19 @@ unsigned rt_counters_count(const struct rt_counters *c);
 typedef void (*rt_counters_capture_fn)(void *ctx, struct rt_source_stats *st);
 void rt_counters_set_capture(struct rt_counters *c, const char *device, rt_counters_capture_fn fn,
                              void *ctx);
+/* One counter of a sample, as rt_counters_set_sample_fn() hands it over. */
+struct rt_counter_value {
+	const char *dev;  /* the RDMA device, or the netdev of an ethtool statistic */
+	unsigned port;    /* the RDMA port; 0 for an ethtool statistic */
+	const char *name; /* the sysfs file or ethtool statistic (cut to 63 bytes) */
+	uint64_t value;
+};
+/*
+ * Also hand each sample's counters to `fn` (from the thread that takes the
+ * sample; the array lives until fn returns). Set before rt_counters_start().
+ */
+typedef void (*rt_counters_sample_fn)(void *ctx, const struct rt_counter_value *v, unsigned n);
+void rt_counters_set_sample_fn(struct rt_counters *c, rt_counters_sample_fn fn, void *ctx);
 /* Take a sample now, then one every interval from a thread until rt_counters_stop(). */
 int rt_counters_start(struct rt_counters *c, char *errbuf);
 /* Stop the thread (if started), take the final sample, close the file and free c. */

@@ -97,6 +97,11 @@ bool rt_pump_stopping(void)
 	return atomic_load(&stop_signal) != 0;
 }
 
+unsigned rt_pump_stop_requests(void)
+{
+	return atomic_load(&stop_requests);
+}
+
 int rt_pump_open_files(struct rt_source **out, const struct rt_source_file_spec *files, size_t n,
                        const char *bpf, char *errbuf)
 {

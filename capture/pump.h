@@ -81,5 +81,7 @@ void rt_pump_release_signals(void);
 void rt_pump_stop(void);
 /* True once a signal or rt_pump_stop() asked the pump to end. */
 bool rt_pump_stopping(void);
+/* How many stop requests (signals, rt_pump_stop()) came so far: a later one shows as a new count. */
+unsigned rt_pump_stop_requests(void);
 
 #endif

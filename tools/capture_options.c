@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "analyze/metrics.h"
+#include "tools/capture_metrics.h"
 #include "tools/capture_options.h"
 #include "tools/cli.h"
 #include "tools/commands.h"
@@ -23,9 +25,10 @@ static void help(void)
 	    "SYNOPSIS\n"
 	    "    rocetrace capture -i DEV[:PORT] [-w OUT] [-s SNAPLEN] [-c N] [--duration D]\n"
 	    "        [-B N] [--format pcapng|pcap] [-G SECONDS] [-C MB] [--counters [D]]\n"
-	    "        [--sysfs-root DIR] [--stats] [-Z USER] [--notify-ready] [--stop-at-eof]\n"
-	    "        [-n] [-v] [-e] [-x | -X] [-t...] [-#] [-f BPF | EXPRESSION]\n"
-	    "        [-- CMD ARGS...]\n"
+	    "        [--sysfs-root DIR] [--stats] [--metrics [ADDR:]PORT\n"
+	    "        [--metrics-top-flows N] [--metrics-linger D]] [-Z USER] [--notify-ready]\n"
+	    "        [--stop-at-eof] [-n] [-v] [-e] [-x | -X] [-t...] [-#]\n"
+	    "        [-f BPF | EXPRESSION] [-- CMD ARGS...]\n"
 	    "    rocetrace capture -r FILE -w OUT [-s SNAPLEN] [-c N] [EXPRESSION]\n"
 	    "    rocetrace capture -D [--sysfs-root DIR]\n"
 	    "    rocetrace capture --hosts H1[=DEV],H2[=DEV],... [--launcher TEMPLATE]\n"
@@ -137,6 +140,28 @@ static void help(void)
 	    "        last second, CE-marked packets, CNPs, NAKs, PFC pause frames per\n"
 	    "        priority (XOFF), and the drops so far; a last line at the stop\n"
 	    "        covers the time since the previous one.\n"
+	    "    --metrics [ADDR:]PORT\n"
+	    "        While capturing, serve the live figures at http://ADDR:PORT/metrics\n"
+	    "        for Prometheus: the text exposition format 0.0.4, or OpenMetrics when\n"
+	    "        the scraper's Accept header asks for application/openmetrics-text.\n"
+	    "        ADDR is a numeric IPv4 address or [IPv6] address (default 127.0.0.1:\n"
+	    "        only this host; 0.0.0.0 or [::] for every address); PORT 0 picks a\n"
+	    "        free port. A line on standard error says where it serves. Frames,\n"
+	    "        RoCE packets and bytes, CE marks, CNPs, NAKs, resends, PFC frames\n"
+	    "        and paused seconds per priority, capture drops, flows, the busiest\n"
+	    "        flows' figures and, with --counters, the NIC counters (every name in\n"
+	    "        docs/METRICS.md). The figures are taken every 250 ms, so a scrape\n"
+	    "        never waits for the capture, nor the capture for a scrape. At most 32\n"
+	    "        connections (8 from one address); one that makes no progress for\n"
+	    "        10 s is closed, and headers over 16 KiB are refused. Not with\n"
+	    "        --hosts: give it to a capture on one host.\n"
+	    "    --metrics-top-flows N\n"
+	    "        Per-flow series (labels src, dst, dest_qp) for the N flows with the\n"
+	    "        most bytes so far (default 20, at most 1000, 0: none).\n"
+	    "    --metrics-linger D\n"
+	    "        After the capture ends, keep serving its final figures for D (with\n"
+	    "        rocetrace_capture_running 0) so a last scrape sees them; a signal\n"
+	    "        ends the wait early. Default: 0, exit at once.\n"
 	    "    -Z, --user USER\n"
 	    "        Once the device is open, give up root and run as USER (its groups,\n"
 	    "        group and user ids): OUT, rotated files and the --counters file are\n"
@@ -216,6 +241,7 @@ static void help(void)
 	    "    rocetrace capture -i mlx5_0 -w run.pcapng -s 128 --counters -- ib_write_bw "
 	    "10.0.0.2\n"
 	    "    rocetrace capture -i eth0 -w rxe.pcapng --duration 10 --stats udp port 4791\n"
+	    "    rocetrace capture -i eth0 -w run.pcapng --metrics 9464 --counters -- ./train.sh\n"
 	    "    rocetrace capture -i mlx5_1:1 -w ring.pcapng -C 1000 -B 16384\n"
 	    "    rocetrace capture -i eth0 -c 20 -# udp port 4791\n"
 	    "    rocetrace capture -i eth0 -Z nobody -w /tmp/run.pcapng --duration 60\n"
@@ -243,6 +269,9 @@ static int check_hosts_args(struct rt_capture_args *a)
 	if (a->stop_at_eof || a->notify_ready)
 		return rt_cli_usage_error(CMD, "--hosts gives its captures --stop-at-eof and "
 		                               "--notify-ready itself");
+	if (a->metrics)
+		return rt_cli_usage_error(CMD, "--hosts: --metrics serves one capture's figures: "
+		                               "give it to a capture on one host");
 	if (a->dev && !rt_cli_plain_word(a->dev))
 		return rt_cli_usage_error(CMD, "-i '%s' cannot be passed to the hosts safely",
 		                          a->dev);
@@ -282,7 +311,10 @@ int rt_capture_parse_args(int argc, char **argv, struct rt_capture_args *a)
 		OPT_REMOTE,
 		OPT_REMOTE_DIR,
 		OPT_TIMEOUT,
-		OPT_NO_ANALYZE
+		OPT_NO_ANALYZE,
+		OPT_METRICS,
+		OPT_METRICS_TOP,
+		OPT_METRICS_LINGER
 	};
 	static const struct option longopts[] = {
 	    {"interface", required_argument, NULL, 'i'},
@@ -298,6 +330,9 @@ int rt_capture_parse_args(int argc, char **argv, struct rt_capture_args *a)
 	    {"counters", optional_argument, NULL, OPT_COUNTERS},
 	    {"sysfs-root", required_argument, NULL, OPT_SYSFS},
 	    {"stats", no_argument, NULL, OPT_STATS},
+	    {"metrics", required_argument, NULL, OPT_METRICS},
+	    {"metrics-top-flows", required_argument, NULL, OPT_METRICS_TOP},
+	    {"metrics-linger", required_argument, NULL, OPT_METRICS_LINGER},
 	    {"stop-at-eof", no_argument, NULL, OPT_STOP_EOF},
 	    {"notify-ready", no_argument, NULL, OPT_READY},
 	    {"hosts", required_argument, NULL, OPT_HOSTS},
@@ -314,7 +349,9 @@ int rt_capture_parse_args(int argc, char **argv, struct rt_capture_args *a)
 	};
 	uint64_t v;
 	unsigned tflags = 0;
+	bool top_given = false, linger_given = false;
 	int c;
+	a->metrics_top = RT_CAPTURE_METRICS_TOP_DEFAULT;
 	optind = 1;
 	opterr = 0;
 	/* '+': stop at the first non-option: the filter expression, or '--' and CMD. */
@@ -387,6 +424,21 @@ int rt_capture_parse_args(int argc, char **argv, struct rt_capture_args *a)
 			break;
 		case OPT_STATS:
 			a->stats = true;
+			break;
+		case OPT_METRICS:
+			a->metrics = optarg;
+			break;
+		case OPT_METRICS_TOP:
+			if (rt_opt_uint(CMD, "--metrics-top-flows", optarg, 0, RT_METRICS_TOP_MAX,
+			                &a->metrics_top))
+				return RT_EXIT_USAGE;
+			top_given = true;
+			break;
+		case OPT_METRICS_LINGER:
+			if (rt_opt_duration(CMD, "--metrics-linger", optarg, 0, 3600ull * 1000000000,
+			                    &a->metrics_linger_ns))
+				return RT_EXIT_USAGE;
+			linger_given = true;
 			break;
 		case OPT_STOP_EOF:
 			a->stop_at_eof = true;
@@ -480,11 +532,15 @@ int rt_capture_parse_args(int argc, char **argv, struct rt_capture_args *a)
 	}
 	if (a->list)
 		return 0;
+	if (!a->metrics && (top_given || linger_given))
+		return rt_cli_usage_error(CMD, "--metrics-top-flows and --metrics-linger go with --metrics");
 	if (a->nhosts)
 		return check_hosts_args(a);
 	if (a->launcher || a->remote || a->remote_dir || a->hosts_timeout_ns || a->no_analyze)
 		return rt_cli_usage_error(CMD, "--launcher, --remote, --remote-dir, --timeout and "
 		                               "--no-analyze need --hosts");
+	if (a->metrics && (c = rt_capture_metrics_check(a->metrics)) != 0)
+		return c;
 	if (a->dev && a->file)
 		return rt_cli_usage_error(CMD, "-i and -r both name the source: give one");
 	if (a->stop_at_eof && a->cmd)

@@ -30,6 +30,9 @@ struct rt_capture_args {
 	uint64_t rotate_seconds; /* -G */
 	uint64_t rotate_bytes;   /* -C */
 	uint64_t counters_ns;    /* --counters interval, 0 = off */
+	const char *metrics;     /* --metrics [ADDR:]PORT, or NULL */
+	uint64_t metrics_top;    /* --metrics-top-flows */
+	uint64_t metrics_linger_ns; /* --metrics-linger */
 	enum rt_write_format format;
 	bool stats;
 	bool list;

@@ -21,6 +21,7 @@
 #include "dissect/print.h"
 #include "rt_config.h"
 #include "tools/capture_hosts.h"
+#include "tools/capture_metrics.h"
 #include "tools/capture_options.h"
 #include "tools/cli.h"
 #include "tools/commands.h"
@@ -54,6 +55,8 @@ struct capture {
 	struct rt_outbuf *print; /* without -w: the decoded lines, else NULL */
 	struct rt_print_text_opts text; /* how they look, and the times -ttt needs */
 	uint64_t printed;
+	uint64_t frames; /* handed over by the pump */
+	struct rt_capture_metrics metrics; /* --metrics, else zeroed */
 	int rc; /* 0 or the first error (negative errno) */
 	char errbuf[RT_ERRBUF_SIZE];
 	/*
@@ -197,12 +200,22 @@ static void set_error(struct capture *cap, int rc, const char *msg)
 	}
 }
 
-/* Each frame: the ticker's analyzer (with --stats), then the writer. */
+/* --metrics: the capture's figures into the store the server reads (final: waits for a scrape's copy). */
+static void metrics_publish(struct capture *cap, uint64_t now, bool final)
+{
+	struct rt_source_stats st;
+	writer_stats(cap, 0, &st);
+	rt_capture_metrics_publish(&cap->metrics, cap->tick.an, cap->frames, st.dropped + st.if_dropped,
+				   now, final);
+}
+
+/* Each frame: the analyzer of --stats and --metrics, then the writer. */
 static int on_frame(void *ctx, const struct rt_frame *frame, const struct rt_record *rec,
 		    char *errbuf)
 {
 	struct capture *cap = ctx;
 
+	cap->frames++;
 	if (rec && cap->tick.an && rt_linktype_supported(frame->linktype))
 		rt_analyzer_feed(cap->tick.an, rec);
 	if (!cap->print)
@@ -229,6 +242,8 @@ static int on_tick(void *ctx, uint64_t now, bool idle, char *errbuf)
 		return 1;
 	if (a->stats && now - cap->tick.last_ns >= 1000000000u)
 		tick_print(cap, now);
+	if (cap->metrics.store && now - cap->metrics.published >= RT_CAPTURE_METRICS_PUBLISH_NS)
+		metrics_publish(cap, now, false);
 	if (cap->print) { /* lines are for a person: shown as they come */
 		rt_out_flush(cap->print);
 		return cap->print->error ? 1 : 0;
@@ -245,7 +260,7 @@ static int on_tick(void *ctx, uint64_t now, bool idle, char *errbuf)
 static void run_loop(struct capture *cap)
 {
 	struct rt_pump_config pc = {
-		.dissect = cap->args->stats || cap->print ? &cap->dopts : NULL,
+		.dissect = cap->tick.an || cap->print ? &cap->dopts : NULL,
 		.max_frames = cap->args->max_count,
 		.on_frame = on_frame,
 		.on_tick = on_tick,
@@ -402,6 +417,8 @@ static void open_output(struct capture *cap, struct rt_counters **counters, char
 		return;
 	}
 	rt_counters_set_capture(*counters, a->dev, counters_capture, cap);
+	if (cap->metrics.store)
+		rt_counters_set_sample_fn(*counters, rt_capture_metrics_nic_sample, &cap->metrics);
 	if ((rc = rt_counters_start(*counters, errbuf)) < 0)
 		set_error(cap, rc, errbuf);
 }
@@ -430,14 +447,22 @@ static int run_capture(const struct rt_capture_args *a)
 	if ((a->file ? rt_source_open_file(&cap.src, a->file, &scfg, errbuf)
 		     : rt_source_open(&cap.src, a->dev, &scfg, errbuf)) < 0)
 		return rt_cli_fail(CMD, "%s", errbuf);
+	/* the server binds its port as the caller (a port below 1024 needs root) */
+	if (a->metrics &&
+	    (rc = rt_capture_metrics_start(&cap.metrics, a->metrics, (unsigned)a->metrics_top)) != 0) {
+		rt_source_close(cap.src);
+		return rc;
+	}
 	/* the device is open: the files are created by USER, and CMD runs as USER */
 	if (a->user && rt_drop_privileges(&user, errbuf) < 0) {
+		rt_capture_metrics_stop(&cap.metrics);
 		rt_source_close(cap.src);
 		return rt_cli_fail(CMD, "-Z: %s", errbuf);
 	}
 	if (!a->out && !rt_linktype_supported(cap.src->linktype)) {
 		rc = rt_cli_fail(CMD, "%s: link type %d cannot be decoded: give -w OUT",
 				 cap.src->name, cap.src->linktype);
+		rt_capture_metrics_stop(&cap.metrics);
 		rt_source_close(cap.src);
 		return rc;
 	}
@@ -449,6 +474,7 @@ static int run_capture(const struct rt_capture_args *a)
 	    .application = "rocetrace " RT_VERSION,
 	};
 	if (a->out && rt_writer_open(&cap.writer, &wcfg, errbuf) < 0) {
+		rt_capture_metrics_stop(&cap.metrics);
 		rt_source_close(cap.src);
 		return rt_cli_fail(CMD, "%s", errbuf);
 	}
@@ -464,7 +490,7 @@ static int run_capture(const struct rt_capture_args *a)
 		cap.text = a->text;
 	}
 
-	if (a->stats && !cap.rc) {
+	if ((a->stats || a->metrics) && !cap.rc) {
 		struct rt_analyzer_opts aopts;
 		rt_analyzer_opts_init(&aopts);
 		if (!(cap.tick.an = rt_analyzer_new(&aopts, errbuf)))
@@ -500,6 +526,12 @@ static int run_capture(const struct rt_capture_args *a)
 
 	if (counters && (rc = rt_counters_stop(counters, errbuf)) < 0)
 		set_error(&cap, rc, errbuf);
+	if (cap.metrics.store) {
+		/* the pauses still running end as analyze ends them: the figures are the file's */
+		if (cap.tick.an && !cap.rc && (rc = rt_analyzer_finish(cap.tick.an, errbuf)) < 0)
+			set_error(&cap, rc, errbuf);
+		metrics_publish(&cap, now_ns(CLOCK_MONOTONIC), true);
+	}
 	struct rt_source_stats st;
 	writer_stats(&cap, cap.if_id, &st);
 	if (cap.writer && (rc = rt_writer_finish(cap.writer, errbuf)) < 0)
@@ -511,7 +543,6 @@ static int run_capture(const struct rt_capture_args *a)
 		set_error(&cap, -rc, "writing the decoded lines");
 	rt_source_close(cap.src);
 	rt_analyzer_free(cap.tick.an);
-	rt_pump_release_signals();
 	if (to_stdout && cap.rc == -EPIPE)
 		cap.rc = 0; /* the reader of standard output went away: a normal stop */
 	pthread_cond_destroy(&cap.cond);
@@ -531,6 +562,9 @@ static int run_capture(const struct rt_capture_args *a)
 		fprintf(stderr, " (receive ring ran empty %llu times: raise -B)",
 		        (unsigned long long)st.ring_empty);
 	fputs(cap.rc ? ")\n" : "\n", stderr);
+	if (cap.metrics.store)
+		rt_capture_metrics_linger(&cap.metrics, a->metrics_linger_ns);
+	rt_pump_release_signals();
 	if (cap.rc)
 		return RT_EXIT_ERROR;
 	return cmd_status >= 0 ? cmd_status : RT_EXIT_OK;

@@ -173,6 +173,58 @@ static void test_sample_lines(void **state)
 	assert_int_equal(check_lines(path, false), 2);
 }
 
+/* What rt_counters_set_sample_fn hands over: each sample's counters, port counters named by device and port. */
+struct seen {
+	unsigned calls, n;
+	char dev[3][32], name[3][64];
+	unsigned port[3];
+	uint64_t value[3];
+};
+
+static void keep_sample(void *ctx, const struct rt_counter_value *v, unsigned n)
+{
+	struct seen *s = ctx;
+	s->calls++;
+	s->n = n;
+	for (unsigned i = 0; i < n && i < 3; i++) {
+		snprintf(s->dev[i], sizeof(s->dev[i]), "%s", v[i].dev);
+		snprintf(s->name[i], sizeof(s->name[i]), "%s", v[i].name);
+		s->port[i] = v[i].port;
+		s->value[i] = v[i].value;
+	}
+}
+
+static void test_sample_fn(void **state)
+{
+	(void)state;
+	char path[512], errbuf[RT_ERRBUF_SIZE];
+	snprintf(path, sizeof(path), "%s/fn.pcapng.counters.jsonl", root);
+	struct rt_counters_config cfg = {.path = path, .sysfs_root = root, .dev = "mlx5_0", .port = 1,
+	                                 .netdev = "lo", .interval_ns = 20000000};
+	struct rt_counters *c;
+	struct seen s = {0};
+	assert_int_equal(rt_counters_open(&c, &cfg, errbuf), 0);
+	rt_counters_set_sample_fn(c, keep_sample, &s);
+	assert_int_equal(rt_counters_sample(c, errbuf), 0);
+	assert_int_equal(s.calls, 1);
+	assert_int_equal(s.n, 3); /* the three number files; "not a number" is left out */
+	uint64_t sum = 0;
+	for (unsigned i = 0; i < 3; i++) {
+		assert_string_equal(s.dev[i], "mlx5_0");
+		assert_int_equal(s.port[i], 1);
+		if (!strcmp(s.name[i], "np_cnp_sent"))
+			assert_int_equal(s.value[i], 12);
+		if (!strcmp(s.name[i], "port_xmit_data"))
+			assert_int_equal(s.value[i], 123456);
+		sum += s.value[i];
+	}
+	assert_int_equal(sum, 12 + 40 + 123456);
+	/* the final sample of the stop goes through it too */
+	assert_int_equal(rt_counters_stop(c, errbuf), 0);
+	assert_int_equal(s.calls, 2);
+	assert_int_equal(s.n, 3);
+}
+
 /* Lines of a file so far. */
 static int count_lines(const char *path)
 {
@@ -313,6 +365,7 @@ int main(void)
 	    cmocka_unit_test(test_sysfs_lookups),
 	    cmocka_unit_test(test_targets),
 	    cmocka_unit_test(test_sample_lines),
+	    cmocka_unit_test(test_sample_fn),
 	    cmocka_unit_test(test_sampler_thread),
 	    cmocka_unit_test(test_zero_interval),
 	    cmocka_unit_test(test_capture_line),
