@@ -149,6 +149,14 @@ static int hand_over(const struct rt_pump_config *cfg, struct rt_frame *frames, 
 	return RT_PUMP_EOF;
 }
 
+/* Frames to ask the source for: a batch, or what is left of -c (a file source then reads no further than it). */
+static int batch_for(const struct rt_pump_config *cfg, const struct rt_pump_result *res)
+{
+	if (cfg->max_frames && cfg->max_frames - res->frames < BATCH)
+		return (int)(cfg->max_frames - res->frames);
+	return BATCH;
+}
+
 /*
  * After a stop: frames that arrived before it but still wait inside the
  * source (src->hold_ns) are read and handed over, until a frame from after
@@ -162,7 +170,7 @@ static int drain_held(struct rt_source *src, const struct rt_pump_config *cfg,
 	unsigned requests = atomic_load(&stop_requests);
 
 	while (now_ns() < deadline) {
-		int got = rt_source_next(src, frames, BATCH, errbuf);
+		int got = rt_source_next(src, frames, batch_for(cfg, res), errbuf);
 		/* the stop's own wake-up may still be pending: only a later request ends the drain */
 		if (got == -EAGAIN || (got == -EINTR && atomic_load(&stop_requests) == requests))
 			continue;
@@ -206,7 +214,7 @@ int rt_pump_run(struct rt_source *src, const struct rt_pump_config *cfg, struct 
 				break;
 			}
 		}
-		int got = rt_source_next(src, frames, BATCH, errbuf);
+		int got = rt_source_next(src, frames, batch_for(cfg, res), errbuf);
 		if (got == 0)
 			break;
 		idle = got == -EAGAIN || got == -EINTR;

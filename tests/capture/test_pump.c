@@ -206,6 +206,7 @@ static void test_stops(void **state)
 	assert_int_equal(rt_pump_run(&src, &c, &res, errbuf), 0);
 	assert_int_equal(res.end, RT_PUMP_STOPPED);
 	assert_int_equal(res.frames, 5);
+	assert_int_equal(fake.delivered, 5); /* the source is asked for no more than -c leaves */
 	c.max_frames = 0;
 	seen.stop_after = 7;
 	seen.last_seq = 0;
