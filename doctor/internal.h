@@ -9,6 +9,8 @@
 
 #define SYS "/sys" /* fixes name the real paths, whatever --sysfs-root was */
 
+/* The verdict writers (verdict.c). */
+
 /* vsnprintf into dst[size]; VALUE, EXPECTED, FIX and NOTE fill those texts of check c. */
 __attribute__((format(printf, 3, 4))) void rt_doc_put(char *dst, size_t size, const char *fmt, ...);
 #define VALUE(c, ...)    rt_doc_put((c)->value, sizeof((c)->value), __VA_ARGS__)

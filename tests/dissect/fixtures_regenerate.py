@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Reruns tests/fixtures/make_fixtures.py into a temporary folder and checks every file it writes is byte-identical to the committed one."""
+"""Reruns tests/fixtures/make_fixtures.py (and its frames.py) into a temporary folder and checks every file it writes is byte-identical to the committed one."""
 
 import filecmp
 import os
@@ -18,8 +18,8 @@ def main():
     with tempfile.TemporaryDirectory(prefix="rt-fixtures-") as tmp:
         subprocess.run([sys.executable, os.path.join(fixtures, "make_fixtures.py"), tmp], check=True)
         made = sorted(os.listdir(tmp))
-        have = sorted(f for f in os.listdir(fixtures) if f != "make_fixtures.py" and
-                      not f.startswith("."))
+        have = sorted(f for f in os.listdir(fixtures) if not f.endswith(".py") and
+                      f != "__pycache__" and not f.startswith("."))
         bad = []
         if made != have:
             bad.append("file sets differ: only generated %s, only committed %s" %
