@@ -535,6 +535,76 @@ static void findings_json(const struct rt_analyzer *an, struct rt_json *j)
 	rt_json_arr_end(j);
 }
 
+/* A string, or null. */
+static void str_or_null(struct rt_json *j, const char *s)
+{
+	if (s)
+		rt_json_str(j, s);
+	else
+		rt_json_null(j);
+}
+
+/* vantage_points and paths (analyze/README.md, "Vantage points"). */
+static void vantage_json(const struct rt_analyzer *an, struct rt_json *j)
+{
+	const struct an_vantage *v = &an->vp;
+	RT_JSON_KEY(j, "vantage_points");
+	rt_json_arr(j);
+	for (unsigned i = 0; i < v->nvp; i++) {
+		rt_json_next(j);
+		rt_json_obj(j);
+		RT_JSON_STR(j, "name", v->vp[i].name);
+		RT_JSON_KEY(j, "files");
+		rt_json_arr(j);
+		for (unsigned k = 0; k < v->vp[i].nfiles; k++) {
+			rt_json_next(j);
+			rt_json_str(j, v->vp[i].files[k]);
+		}
+		rt_json_arr_end(j);
+		RT_JSON_U64(j, "frames", v->vp[i].frames);
+		rt_json_obj_end(j);
+	}
+	rt_json_arr_end(j);
+	struct an_vp_path p[AN_VP_PATHS_MAX];
+	unsigned n = an_vp_paths(v, p);
+	RT_JSON_KEY(j, "paths");
+	rt_json_arr(j);
+	for (unsigned i = 0; i < n; i++) {
+		rt_json_next(j);
+		rt_json_obj(j);
+		RT_JSON_STR(j, "from", v->vp[p[i].from].name);
+		RT_JSON_STR(j, "to", v->vp[p[i].to].name);
+		RT_JSON_U64(j, "matched", p[i].matched);
+		RT_JSON_KEY(j, "offset_ns");
+		if (p[i].offset_known)
+			rt_json_i64(j, p[i].offset_ns);
+		else
+			rt_json_null(j);
+		RT_JSON_KEY(j, "offset_null_reason");
+		str_or_null(j, p[i].offset_known ? NULL : p[i].offset_null_reason);
+		RT_JSON_KEY(j, "delay_ns");
+		if (p[i].delay_known) {
+			rt_json_obj(j);
+			RT_JSON_KEY(j, "min");
+			rt_json_i64(j, p[i].delay_min);
+			RT_JSON_KEY(j, "median");
+			rt_json_i64(j, p[i].delay_median);
+			RT_JSON_KEY(j, "p99");
+			rt_json_i64(j, p[i].delay_p99);
+			rt_json_obj_end(j);
+		} else {
+			rt_json_null(j);
+		}
+		RT_JSON_KEY(j, "delay_null_reason");
+		str_or_null(j, p[i].delay_known ? NULL : p[i].delay_null_reason);
+		RT_JSON_BOOL(j, "delay_includes_offset", p[i].delay_includes_offset);
+		RT_JSON_U64(j, "lost", p[i].lost);
+		RT_JSON_U64(j, "ce_marked", p[i].ce_marked);
+		rt_json_obj_end(j);
+	}
+	rt_json_arr_end(j);
+}
+
 static void report(const struct rt_analyzer *an, struct rt_json *j)
 {
 	const struct an_totals *t = &an->tot;
@@ -565,6 +635,7 @@ static void report(const struct rt_analyzer *an, struct rt_json *j)
 	if (an->side.counters_loaded)
 		counters_json(&an->side, t, j);
 	findings_json(an, j);
+	vantage_json(an, j);
 	if (an->side.srclog_loaded) {
 		RT_JSON_KEY(j, "source_log");
 		rt_json_obj(j);

@@ -3,6 +3,7 @@
 #include <getopt.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -265,6 +266,23 @@ static const char timeline_help[] =
 	"  rocetrace timeline run.pcapng run.pcapng.1 run.pcapng.2 --bucket 1ms\n";
 
 /*
+ * The vantage point of each capture interface, for the analyzer: written
+ * on the reading thread before the first record of the interface goes to
+ * the analyzer, read on the analyzer's thread (the feeder's hand-over
+ * orders the two). Interfaces beyond VMAP_SIZE are in no point.
+ */
+#define VMAP_SIZE 1024
+struct vmap {
+	atomic_int map[VMAP_SIZE]; /* interface_id -> vantage point, -1 = not known yet */
+};
+
+static int vantage_of(void *ctx, uint32_t interface_id)
+{
+	struct vmap *m = ctx;
+	return interface_id < VMAP_SIZE ? atomic_load_explicit(&m->map[interface_id], memory_order_relaxed) : -1;
+}
+
+/*
  * What the pump feeds: the analyzer (on a thread of its own when a second
  * CPU can take it: reading and dissecting then run beside the analysis),
  * and the progress line of a big file on a terminal.
@@ -273,6 +291,8 @@ struct feed {
 	struct rt_analyzer *an;
 	struct rt_an_feeder *feeder; /* NULL: fed on this thread */
 	const struct rt_dissect_opts *dopts;
+	struct rt_source *src;
+	struct vmap *vmap; /* NULL: no vantage-point analysis */
 	const char *cmd;
 	uint64_t frames;
 	bool progress_shown;
@@ -287,6 +307,9 @@ static int on_frame(void *ctx, const struct rt_frame *frame, const struct rt_rec
 
 	(void)rec;
 	(void)errbuf;
+	uint32_t id = frame->interface_id;
+	if (f->vmap && id < VMAP_SIZE && atomic_load_explicit(&f->vmap->map[id], memory_order_relaxed) < 0)
+		atomic_store_explicit(&f->vmap->map[id], rt_source_vantage_of(f->src, id), memory_order_relaxed);
 	/* dissected here, straight into the feeder's batch when there is one: no copy */
 	if (f->feeder) {
 		rt_dissect(f->dopts, frame, rt_an_feeder_slot(f->feeder));
@@ -312,12 +335,34 @@ static void on_progress(void *ctx, uint64_t frames, uint64_t elapsed_ns)
 	f->progress_shown = true;
 }
 
+/* The source's vantage points, as the report names them (at most RT_AN_VANTAGE_MAX). 0 or a negative errno. */
+static int describe_vantage(struct rt_analyzer *an, const struct rt_source *src, char *errbuf)
+{
+	struct rt_an_vantage vp[RT_AN_VANTAGE_MAX];
+	const char *paths[RT_AN_VANTAGE_MAX][64];
+	unsigned n = rt_source_vantage_count(src);
+	if (n > RT_AN_VANTAGE_MAX)
+		n = RT_AN_VANTAGE_MAX;
+	for (unsigned i = 0; i < n; i++) {
+		struct rt_vantage_point p;
+		if (rt_source_vantage_point(src, i, &p) < 0)
+			return rt_errorf(errbuf, ENOENT, "vantage point %u", i);
+		vp[i] = (struct rt_an_vantage){.name = p.name, .files = paths[i], .frames = p.frames};
+		for (unsigned k = 0; k < p.nfiles && k < 64; k++) {
+			struct rt_source_file_info fi;
+			if (rt_source_file_info(src, p.files[k], &fi) == 0)
+				paths[i][vp[i].nfiles++] = fi.path;
+		}
+	}
+	return rt_analyzer_vantage_points(an, vp, n, errbuf);
+}
+
 /* Read every frame of the files into the analyzer; *res says how the read ended. 0 or a negative errno (errbuf set). */
 static int run(struct rt_analyzer *an, const struct rt_cli_files *files, const char *bpf,
-	       uint16_t udp_port, const char *cmd, struct rt_pump_result *res, char *errbuf)
+	       uint16_t udp_port, struct vmap *vmap, const char *cmd, struct rt_pump_result *res, char *errbuf)
 {
 	struct rt_dissect_opts dopts;
-	struct feed f = {.an = an, .cmd = cmd, .dopts = &dopts};
+	struct feed f = {.an = an, .cmd = cmd, .dopts = &dopts, .vmap = vmap};
 	struct rt_pump_config pc = {.on_frame = on_frame, .ctx = &f};
 	struct rt_source *src;
 	int rc = rt_pump_open_files(&src, files->files, files->n, bpf, errbuf);
@@ -325,6 +370,7 @@ static int run(struct rt_analyzer *an, const struct rt_cli_files *files, const c
 	memset(res, 0, sizeof(*res));
 	if (rc < 0)
 		return rc;
+	f.src = src;
 	rt_dissect_opts_init(&dopts);
 	dopts.udp_port = udp_port;
 	if (isatty(STDERR_FILENO))
@@ -342,6 +388,12 @@ static int run(struct rt_analyzer *an, const struct rt_cli_files *files, const c
 	/* frames the capture itself lost, as the file recorded them (pcapng ISBs) */
 	if (res->stats.drops_known)
 		rt_analyzer_capture_drops(an, res->stats.if_dropped, res->stats.dropped);
+	char verr[RT_ERRBUF_SIZE];
+	int vrc = describe_vantage(an, src, verr);
+	if (vrc < 0 && rc >= 0) {
+		snprintf(errbuf, RT_ERRBUF_SIZE, "%s", verr);
+		rc = vrc;
+	}
 	rt_source_close(src);
 	return rc;
 }
@@ -376,6 +428,7 @@ enum {
 	OPT_MAXFLOWS,
 	OPT_NOIDLE,
 	OPT_VANTAGE,
+	OPT_VWINDOW,
 };
 
 static int load_side_files(struct rt_analyzer *an, const char *counters, const char *srclog,
@@ -401,6 +454,7 @@ struct cmd_args {
 	uint64_t top;
 	struct rt_analyzer_opts ao;
 	struct rt_an_timeline_opts tlo;
+	struct vmap *vmap; /* several files: the vantage-point analysis */
 };
 
 static int run_command(struct cmd_args *a);
@@ -429,6 +483,7 @@ static int parse_and_run(int argc, char **argv, struct cmd_args *a)
 		{"max-flows", required_argument, NULL, OPT_MAXFLOWS},
 		{"no-idle", no_argument, NULL, OPT_NOIDLE},
 		{"vantage", required_argument, NULL, OPT_VANTAGE},
+		{"vantage-window", required_argument, NULL, OPT_VWINDOW},
 		{NULL, 0, NULL, 0},
 	};
 	struct rt_analyzer_opts *ao = &a->ao;
@@ -506,6 +561,11 @@ static int parse_and_run(int argc, char **argv, struct cmd_args *a)
 			                           AN_MAX_DUP_WINDOW_NS, &ao->dup_window_ns))
 				return RT_EXIT_USAGE;
 			break;
+		case OPT_VWINDOW:
+			if (rt_opt_duration(cmd, "--vantage-window", optarg, 1000, 10000000000ull,
+			                    &ao->vantage_window_ns))
+				return RT_EXIT_USAGE;
+			break;
 		case OPT_MAXFLOWS:
 			if (rt_opt_uint(cmd, "--max-flows", optarg, 1, UINT32_MAX - 1, &v))
 				return RT_EXIT_USAGE;
@@ -550,7 +610,20 @@ static int parse_and_run(int argc, char **argv, struct cmd_args *a)
 	if (orc)
 		return orc;
 	ao->udp_port = (uint16_t)port;
+	/* several files may be several vantage points: the report follows packets between them */
+	if (!timeline && a->files.n > 1) {
+		if (!(a->vmap = malloc(sizeof(*a->vmap)))) {
+			free(bpf_joined);
+			fprintf(stderr, "rocetrace %s: out of memory\n", cmd);
+			return RT_EXIT_ERROR;
+		}
+		for (unsigned i = 0; i < VMAP_SIZE; i++)
+			atomic_init(&a->vmap->map[i], -1);
+		ao->vantage_of = vantage_of;
+		ao->vantage_ctx = a->vmap;
+	}
 	int status = run_command(a);
+	free(a->vmap);
 	free(bpf_joined);
 	return status;
 }
@@ -640,7 +713,7 @@ static int run_command(struct cmd_args *a)
 	}
 	struct rt_pump_result res;
 	rt_pump_catch_signals(on_signal);
-	int rc = run(an, &a->files, a->bpf, a->ao.udp_port, cmd, &res, errbuf);
+	int rc = run(an, &a->files, a->bpf, a->ao.udp_port, a->vmap, cmd, &res, errbuf);
 	char read_err[RT_ERRBUF_SIZE] = "";
 	if (rc < 0) {
 		snprintf(read_err, sizeof(read_err), "%s", errbuf);
