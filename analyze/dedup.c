@@ -141,10 +141,11 @@ static int dup_resize(struct an_dups *d, uint32_t nsets, uint64_t now)
 	return 0;
 }
 
-int an_dup_init(struct an_dups *d, uint64_t window_ns)
+int an_dup_init(struct an_dups *d, uint64_t window_ns, bool points)
 {
 	memset(d, 0, sizeof(*d));
 	d->window_ns = window_ns;
+	d->points = points;
 	return window_ns ? dup_resize(d, AN_DUP_MIN / 2, 0) : 0;
 }
 
