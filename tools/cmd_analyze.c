@@ -30,7 +30,8 @@
 static const char analyze_help[] =
 	"usage: rocetrace analyze [-r] FILE... [--json] [--flow SEL] [--link-speed RATE]\n"
 	"                         [--counters F] [--source-log F] [--udp-port P]\n"
-	"                         [--vantage NAME=FILE[,FILE...]] [--storm-ms N]\n"
+	"                         [--vantage NAME=FILE[,FILE...]] [--vantage-window D]\n"
+	"                         [--storm-ms N]\n"
 	"                         [--top N] [--max-flows N] [-f BPF | EXPRESSION]\n"
 	"\n"
 	"Read a saved capture (pcap or pcapng, micro- or nanosecond, Ethernet or Linux\n"
@@ -43,6 +44,13 @@ static const char analyze_help[] =
 	"the same traffic from different places (overlapping in time) are different\n"
 	"vantage points, and a packet seen at several of them counts once (see\n"
 	"Duplicates). docs/CAPTURE.md gives the grouping rule; --vantage names points.\n"
+	"Between vantage points the same packet is matched (addresses, QP, PSN,\n"
+	"opcode; ECN and link layer may differ) and each path from an upstream point\n"
+	"to a downstream one is reported: packets seen at both, the clock offset\n"
+	"(NTP's way, from the smallest delay each way; unknown, with the reason, when\n"
+	"packets went one way only), the one-way delay (min, median, p99: queueing\n"
+	"between the points), packets lost between them and packets that became CE\n"
+	"between them (JSON: \"vantage_points\", \"paths\").\n"
 	"\n"
 	"A flow is one direction of one QP: (source IP, destination IP, destination QP).\n"
 	"Its peer QP is learned from the traffic: ACKs, NAKs, read responses and atomic\n"
@@ -85,6 +93,9 @@ static const char analyze_help[] =
 	"  --vantage NAME=FILE[,FILE...]\n"
 	"                     these files were captured at vantage point NAME (one\n"
 	"                     point whatever their names and times); may be repeated\n"
+	"  --vantage-window D the frames of one packet at the vantage points are\n"
+	"                     matched within D of its first (default 10ms); D must\n"
+	"                     cover the clocks' offset and the delay between them\n"
 	"  EXPRESSION, -f, --filter BPF\n"
 	"                     analyze only frames matching the libpcap filter: the words\n"
 	"                     after the options (analyze F udp port 4791), as tcpdump\n"
@@ -562,6 +573,8 @@ static int parse_and_run(int argc, char **argv, struct cmd_args *a)
 				return RT_EXIT_USAGE;
 			break;
 		case OPT_VWINDOW:
+			if (timeline)
+				return rt_cli_usage_error(cmd, "--vantage-window is an option of 'rocetrace analyze'");
 			if (rt_opt_duration(cmd, "--vantage-window", optarg, 1000, 10000000000ull,
 			                    &ao->vantage_window_ns))
 				return RT_EXIT_USAGE;
