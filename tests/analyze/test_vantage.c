@@ -7,6 +7,7 @@
 
 #include <cmocka.h>
 
+#include "analyze/analyze.h"
 #include "analyze/dedup.h"
 #include "analyze/vantage.h"
 
@@ -225,6 +226,42 @@ static void test_nothing_in_common(void **state)
 	an_vp_free(&v);
 }
 
+/* interface_id i is point i, even beyond the points followed */
+static int any_point(void *ctx, uint32_t interface_id)
+{
+	(void)ctx;
+	return (int)interface_id;
+}
+
+/* Frames of a point beyond the 8 followed: the analyzer's warning says the paths miss them. */
+static void test_warning(void **state)
+{
+	(void)state;
+	char eb[RT_ERRBUF_SIZE];
+	struct rt_analyzer_opts o;
+	rt_analyzer_opts_init(&o);
+	o.vantage_of = any_point;
+	struct rt_analyzer *an = rt_analyzer_new(&o, eb);
+	assert_non_null(an);
+	for (uint32_t pt = 0; pt <= RT_AN_VANTAGE_MAX; pt++) {
+		struct rt_record r = pkt(pt, 1, 2, 0x04, 5, T0 + pt * 1000, 2);
+		rt_analyzer_feed(an, &r);
+	}
+	assert_int_equal(rt_analyzer_finish(an, eb), 0);
+	struct rt_an_warning w[RT_AN_WARNINGS_MAX];
+	unsigned n = rt_analyzer_warnings(an, w, RT_AN_WARNINGS_MAX);
+	bool found = false;
+	for (unsigned i = 0; i < n && i < RT_AN_WARNINGS_MAX; i++) {
+		if (strcmp(w[i].code, "vantage_incomplete"))
+			continue;
+		found = true;
+		assert_string_equal(w[i].values[0].name, "frames_beyond");
+		assert_int_equal(w[i].values[0].value, 1);
+	}
+	assert_true(found);
+	rt_analyzer_free(an);
+}
+
 static int reset(void **state)
 {
 	(void)state;
@@ -240,6 +277,7 @@ int main(void)
 	    cmocka_unit_test_setup(test_one_way, reset),
 	    cmocka_unit_test_setup(test_identical_and_pending, reset),
 	    cmocka_unit_test_setup(test_nothing_in_common, reset),
+	    cmocka_unit_test(test_warning),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
