@@ -350,22 +350,29 @@ static void on_progress(void *ctx, uint64_t frames, uint64_t elapsed_ns)
 static int describe_vantage(struct rt_analyzer *an, const struct rt_source *src, char *errbuf)
 {
 	struct rt_an_vantage vp[RT_AN_VANTAGE_MAX];
-	const char *paths[RT_AN_VANTAGE_MAX][64];
+	const char **paths[RT_AN_VANTAGE_MAX] = {0};
 	unsigned n = rt_source_vantage_count(src);
+	int rc = 0;
 	if (n > RT_AN_VANTAGE_MAX)
 		n = RT_AN_VANTAGE_MAX;
-	for (unsigned i = 0; i < n; i++) {
+	for (unsigned i = 0; i < n && !rc; i++) {
 		struct rt_vantage_point p;
-		if (rt_source_vantage_point(src, i, &p) < 0)
-			return rt_errorf(errbuf, ENOENT, "vantage point %u", i);
+		if (rt_source_vantage_point(src, i, &p) < 0 || !(paths[i] = calloc(p.nfiles + 1, sizeof(*paths[i])))) {
+			rc = rt_errorf(errbuf, ENOMEM, "vantage point %u", i);
+			break;
+		}
 		vp[i] = (struct rt_an_vantage){.name = p.name, .files = paths[i], .frames = p.frames};
-		for (unsigned k = 0; k < p.nfiles && k < 64; k++) {
+		for (unsigned k = 0; k < p.nfiles; k++) {
 			struct rt_source_file_info fi;
 			if (rt_source_file_info(src, p.files[k], &fi) == 0)
 				paths[i][vp[i].nfiles++] = fi.path;
 		}
 	}
-	return rt_analyzer_vantage_points(an, vp, n, errbuf);
+	if (!rc)
+		rc = rt_analyzer_vantage_points(an, vp, n, errbuf);
+	for (unsigned i = 0; i < n; i++)
+		free(paths[i]);
+	return rc;
 }
 
 /* Read every frame of the files into the analyzer; *res says how the read ended. 0 or a negative errno (errbuf set). */
