@@ -503,7 +503,7 @@ static void text_vantage(const struct rt_analyzer *an, struct rt_outbuf *o)
 				rt_out_printf(o, "agrees with %s's", from);
 			else {
 				fmt_sns(o, p[i].offset_ns < 0 ? -p[i].offset_ns : p[i].offset_ns);
-				rt_out_printf(o, " %s of %s's", p[i].offset_ns > 0 ? "ahead" : "behind", from);
+				rt_out_printf(o, " %s %s's", p[i].offset_ns > 0 ? "ahead of" : "behind", from);
 			}
 		} else {
 			rt_out_str(o, "; clock offset unknown (packets were matched one way only)");

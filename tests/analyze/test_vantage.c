@@ -191,6 +191,8 @@ static void test_identical_and_pending(void **state)
 	struct rt_record tick = pkt(0, 3, 4, 0x04, 1, T0 + 20000 + W + 1, 2);
 	feed(&v, &tick, false); /* the window closed: b's last frame was before it, the judgement waits */
 	struct an_vp_path ab, ba;
+	paths(&v, &ab, &ba);
+	assert_int_equal(ab.lost, 0);
 	struct rt_record bnext = pkt(1, 3, 4, 0x04, 2, T0 + 20000 + W + 5, 2);
 	feed(&v, &bnext, true);
 	an_vp_finish(&v);
