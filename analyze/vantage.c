@@ -362,15 +362,21 @@ void an_vp_frame(struct an_vantage *v, const struct rt_record *rec, uint64_t fp,
 		pop(v, true);
 	if (!fp)
 		return;
-	/* the oldest live instance this point has not seen; whether it saw one */
+	/*
+	 * The oldest live instance this point has not seen; whether it saw one.
+	 * The instances a point saw are the oldest ones (it fills the oldest it
+	 * lacks, or starts a new one when it lacks none): from the newest back,
+	 * the walk ends at the first one it saw.
+	 */
 	uint32_t s = hfind(v, fp);
 	uint64_t newest = s < v->hcap ? v->h[s].seq : AN_VP_NONE, cand = AN_VP_NONE;
 	bool here = false;
 	for (uint64_t q = newest; q != AN_VP_NONE && q >= v->head; q = entry(v, q)->older) {
-		if (entry(v, q)->seen & (1u << p))
+		if (entry(v, q)->seen & (1u << p)) {
 			here = true;
-		else
-			cand = q;
+			break;
+		}
+		cand = q;
 	}
 	struct an_vp_entry *x;
 	if (cand != AN_VP_NONE) {
