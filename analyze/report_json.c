@@ -160,7 +160,8 @@ static void nak_codes_json(struct rt_json *j, const struct an_xport *x)
 	rt_json_obj_end(j);
 }
 
-static void flow_json(const struct rt_analyzer *an, struct rt_json *j, const struct an_flow *f)
+static void flow_json(const struct rt_analyzer *an, struct rt_json *j, const struct an_flow *f,
+		      const struct an_vp_result *vr)
 {
 	const struct an_xport *x = f->x;
 	const struct an_np *np = f->np;
@@ -231,6 +232,18 @@ static void flow_json(const struct rt_analyzer *an, struct rt_json *j, const str
 	hist_json(j, x ? x->rtt : NULL, true);
 	RT_JSON_KEY(j, "rp_reaction");
 	rp_json(an, j, f->rp);
+	/* the paths between vantage points its host pair's packets were seen on: upstream first */
+	unsigned on[AN_VP_PAIRS], non = an_vp_flow_paths(&an->vp, vr, f->key.ipver, f->key.src, f->key.dst, on);
+	RT_JSON_KEY(j, "vantage_paths");
+	rt_json_arr(j);
+	for (unsigned k = 0; k < non; k++) {
+		rt_json_next(j);
+		rt_json_obj(j);
+		RT_JSON_STR(j, "from", an->vp.vp[vr->path[on[k]].from].name);
+		RT_JSON_STR(j, "to", an->vp.vp[vr->path[on[k]].to].name);
+		rt_json_obj_end(j);
+	}
+	rt_json_arr_end(j);
 	if (an->side.srclog_loaded) {
 		RT_JSON_KEY(j, "source");
 		source_json(f, j);
@@ -545,7 +558,7 @@ static void str_or_null(struct rt_json *j, const char *s)
 }
 
 /* vantage_points and paths (analyze/README.md, "Vantage points"). */
-static void vantage_json(const struct rt_analyzer *an, struct rt_json *j)
+static void vantage_json(const struct rt_analyzer *an, struct rt_json *j, const struct an_vp_result *vr)
 {
 	const struct an_vantage *v = &an->vp;
 	RT_JSON_KEY(j, "vantage_points");
@@ -565,8 +578,8 @@ static void vantage_json(const struct rt_analyzer *an, struct rt_json *j)
 		rt_json_obj_end(j);
 	}
 	rt_json_arr_end(j);
-	struct an_vp_path p[AN_VP_PATHS_MAX];
-	unsigned n = an_vp_paths(v, p);
+	const struct an_vp_path *p = vr->path;
+	unsigned n = vr->npaths;
 	RT_JSON_KEY(j, "paths");
 	rt_json_arr(j);
 	for (unsigned i = 0; i < n; i++) {
@@ -605,7 +618,7 @@ static void vantage_json(const struct rt_analyzer *an, struct rt_json *j)
 	rt_json_arr_end(j);
 }
 
-static void report(const struct rt_analyzer *an, struct rt_json *j)
+static void report(const struct rt_analyzer *an, struct rt_json *j, const struct an_vp_result *vr)
 {
 	const struct an_totals *t = &an->tot;
 	rt_json_obj(j);
@@ -635,7 +648,7 @@ static void report(const struct rt_analyzer *an, struct rt_json *j)
 	if (an->side.counters_loaded)
 		counters_json(&an->side, t, j);
 	findings_json(an, j);
-	vantage_json(an, j);
+	vantage_json(an, j, vr);
 	if (an->side.srclog_loaded) {
 		RT_JSON_KEY(j, "source_log");
 		rt_json_obj(j);
@@ -655,7 +668,7 @@ static void report(const struct rt_analyzer *an, struct rt_json *j)
 		if (!first_flow) /* a flow a line */
 			rt_out_char(j->o, '\n');
 		first_flow = false;
-		flow_json(an, j, f);
+		flow_json(an, j, f, vr);
 	}
 	rt_json_arr_end(j);
 	rt_json_obj_end(j);
@@ -670,13 +683,19 @@ static int json_report(void *ctx, const struct rt_analyzer *an, char *errbuf)
 {
 	struct json_sink *s = ctx;
 	struct rt_outbuf *o = malloc(sizeof(*o));
+	struct an_vp_result *vr = malloc(sizeof(*vr));
 	struct rt_json j;
-	if (!o)
+	if (!o || !vr || an_vp_compute(&an->vp, vr) < 0) {
+		free(o);
+		free(vr);
 		return rt_errorf(errbuf, ENOMEM, "writing the report");
+	}
 	rt_out_init(o, s->fp);
 	rt_json_init(&j, o);
-	report(an, &j);
+	report(an, &j, vr);
 	int err = rt_out_flush(o);
+	an_vp_result_free(vr);
+	free(vr);
 	free(o);
 	return err ? rt_errorf(errbuf, err, "writing the report") : 0;
 }

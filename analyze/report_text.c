@@ -479,9 +479,14 @@ static void text_vantage(const struct rt_analyzer *an, struct rt_outbuf *o)
 		rt_out_printf(o, "%s %s (%u file%s, %llu frames)", i ? "," : "", v->vp[i].name, v->vp[i].nfiles,
 			      v->vp[i].nfiles == 1 ? "" : "s", (unsigned long long)v->vp[i].frames);
 	rt_out_char(o, '\n');
-	struct an_vp_path p[AN_VP_PATHS_MAX];
-	unsigned n = an_vp_paths(v, p);
-	for (unsigned i = 0; i < n; i++) {
+	struct an_vp_result *r = malloc(sizeof(*r));
+	if (!r || an_vp_compute(v, r) < 0) {
+		free(r);
+		rt_out_str(o, "  (out of memory: no paths)\n");
+		return;
+	}
+	const struct an_vp_path *p = r->path;
+	for (unsigned i = 0; i < r->npaths; i++) {
 		const char *from = v->vp[p[i].from].name, *to = v->vp[p[i].to].name;
 		rt_out_printf(o, "  %s -> %s: %llu packets seen at both", from, to, (unsigned long long)p[i].matched);
 		if (!p[i].matched) {
@@ -517,6 +522,8 @@ static void text_vantage(const struct rt_analyzer *an, struct rt_outbuf *o)
 		fmt_sns(o, p[i].delay_p99);
 		rt_out_char(o, '\n');
 	}
+	an_vp_result_free(r);
+	free(r);
 }
 
 static void report(const struct rt_analyzer *an, struct rt_outbuf *o, unsigned top)

@@ -174,19 +174,38 @@ static int cls_grow(struct an_vantage *v)
 	return 0;
 }
 
-/* The class of rec's packet, or CLS_NONE when out of memory. */
+/* The slot of class (ipver, src, dst) in the index: it, or the empty slot it would take. */
+static uint32_t class_slot(const struct an_vantage *v, uint8_t ipver, const uint8_t *src, const uint8_t *dst)
+{
+	unsigned n = ipver == 4 ? 4 : 16;
+	uint32_t i = (uint32_t)cls_hash(ipver, src, dst) & (v->ccap - 1);
+	for (; v->cidx[i]; i = (i + 1) & (v->ccap - 1)) {
+		const struct an_vp_class *k = &v->cls[v->cidx[i] - 1];
+		if (k->ipver == ipver && !memcmp(k->src, src, n) && !memcmp(k->dst, dst, n))
+			break;
+	}
+	return i;
+}
+
+/* The class of packets from src to dst, or CLS_NONE. */
+static uint32_t find_class(const struct an_vantage *v, uint8_t ipver, const uint8_t *src, const uint8_t *dst)
+{
+	if (!v->ccap)
+		return CLS_NONE;
+	uint32_t i = class_slot(v, ipver, src, dst);
+	return v->cidx[i] ? v->cidx[i] - 1 : CLS_NONE;
+}
+
+/* The class of rec's packet, made at its first packet; CLS_NONE when out of memory. */
 static uint32_t class_of(struct an_vantage *v, const struct rt_record *rec)
 {
 	uint8_t ipver = rec->ip_version;
 	unsigned n = ipver == 4 ? 4 : 16;
 	if ((v->ncls + 1) * 2 > v->ccap && cls_grow(v) < 0)
 		return CLS_NONE;
-	uint32_t i = (uint32_t)cls_hash(ipver, rec->src_ip, rec->dst_ip) & (v->ccap - 1);
-	for (; v->cidx[i]; i = (i + 1) & (v->ccap - 1)) {
-		const struct an_vp_class *k = &v->cls[v->cidx[i] - 1];
-		if (k->ipver == ipver && !memcmp(k->src, rec->src_ip, n) && !memcmp(k->dst, rec->dst_ip, n))
-			return v->cidx[i] - 1;
-	}
+	uint32_t i = class_slot(v, ipver, rec->src_ip, rec->dst_ip);
+	if (v->cidx[i])
+		return v->cidx[i] - 1;
 	if (v->ncls == v->capcls) {
 		uint32_t nc = v->capcls ? v->capcls * 2 : 16;
 		struct an_vp_class *cl = realloc(v->cls, (size_t)nc * sizeof(*cl));
@@ -474,7 +493,7 @@ struct pair_sum {
 	bool any[2];
 };
 
-/* The value of nearest rank `rank` (1-based) of the signed values: -neg ascending (by magnitude, descending), then pos. */
+/* The signed value of nearest rank `rank` (1-based): the negated ones (largest magnitude first), then pos. */
 static int64_t signed_rank(const struct an_hist *pos, const struct an_hist *neg, uint64_t rank)
 {
 	if (rank <= neg->n)
@@ -505,14 +524,7 @@ static int way_two(const struct an_vp_link *l, const struct an_vp_link *r)
 static uint32_t reverse_of(const struct an_vantage *v, uint32_t c)
 {
 	const struct an_vp_class *k = &v->cls[c];
-	unsigned n = k->ipver == 4 ? 4 : 16;
-	uint32_t i = (uint32_t)cls_hash(k->ipver, k->dst, k->src) & (v->ccap - 1);
-	for (; v->cidx[i]; i = (i + 1) & (v->ccap - 1)) {
-		const struct an_vp_class *r = &v->cls[v->cidx[i] - 1];
-		if (r->ipver == k->ipver && !memcmp(r->src, k->dst, n) && !memcmp(r->dst, k->src, n))
-			return v->cidx[i] - 1;
-	}
-	return CLS_NONE;
+	return find_class(v, k->ipver, k->dst, k->src);
 }
 
 /* The class's median d (from its own sketches, relative to the pair's ref). */
@@ -570,17 +582,19 @@ static void fill_path(struct an_vp_path *o, const struct pair_sum *ps, int w, bo
 	}
 }
 
-/* The paths between points i < j (0, 1 or 2 of them) into out. */
-static unsigned pair_paths(const struct an_vantage *v, unsigned i, unsigned j, struct an_vp_path *out)
+/*
+ * The paths between points i < j (0, 1 or 2 of them) into r, and each
+ * class's way between them (r->way[pair], kept). 0, or -ENOMEM.
+ */
+static int pair_paths(const struct an_vantage *v, unsigned i, unsigned j, struct an_vp_result *r)
 {
 	unsigned pair = pair_of(i, j);
 	struct pair_sum *ps = calloc(1, sizeof(*ps));
-	if (!ps)
-		return 0;
 	int8_t *way = malloc(v->ncls ? v->ncls : 1);
-	if (!way) {
+	if (!ps || !way) {
 		free(ps);
-		return 0;
+		free(way);
+		return -ENOMEM;
 	}
 	/* classes with their reverse matched too: the way is known; the offset from the smallest delays */
 	bool fwd = false, rev = false;
@@ -591,10 +605,10 @@ static unsigned pair_paths(const struct an_vantage *v, unsigned i, unsigned j, s
 		if (!l || !l->matched)
 			continue;
 		uint32_t rc = reverse_of(v, c);
-		const struct an_vp_link *r = rc != CLS_NONE ? v->cls[rc].link[pair] : NULL;
-		if (!r || !r->matched)
+		const struct an_vp_link *rl = rc != CLS_NONE ? v->cls[rc].link[pair] : NULL;
+		if (!rl || !rl->matched)
 			continue;
-		way[c] = (int8_t)way_two(l, r);
+		way[c] = (int8_t)way_two(l, rl);
 		if (way[c] == 0 && (!fwd || l->dmin < fmin))
 			fmin = l->dmin, fwd = true;
 		if (way[c] == 1 && (!rev || l->dmax > rmax))
@@ -620,31 +634,56 @@ static unsigned pair_paths(const struct an_vantage *v, unsigned i, unsigned j, s
 	for (uint32_t c = 0; c < v->ncls; c++)
 		if (way[c] >= 0)
 			add_way(ps, v->cls[c].link[pair], way[c]);
-	unsigned n = 0;
+	unsigned n0 = r->npaths;
 	for (int w = 0; w < 2; w++) {
 		if (!ps->matched[w] && !ps->lost[w])
 			continue;
-		out[n] = (struct an_vp_path){.from = w ? j : i, .to = w ? i : j};
-		fill_path(&out[n], ps, w, theta_known, theta, v->ref[pair]);
-		n++;
+		struct an_vp_path *o = &r->path[r->npaths];
+		*o = (struct an_vp_path){.from = w ? j : i, .to = w ? i : j};
+		fill_path(o, ps, w, theta_known, theta, v->ref[pair]);
+		r->path_of[pair][w] = (int)r->npaths++;
 	}
-	if (!n) { /* both captured, nothing in common: said as a path with nothing on it */
-		out[0] = (struct an_vp_path){.from = i, .to = j};
-		fill_path(&out[0], ps, 0, false, 0, 0);
-		out[0].offset_null_reason = "no packet was seen at both";
-		n = 1;
+	if (r->npaths == n0) { /* both captured, nothing in common: said as a path with nothing on it */
+		struct an_vp_path *o = &r->path[r->npaths++];
+		*o = (struct an_vp_path){.from = i, .to = j};
+		fill_path(o, ps, 0, false, 0, 0);
+		o->offset_null_reason = "no packet was seen at both";
 	}
-	free(way);
+	r->way[pair] = way;
 	free(ps);
-	return n;
+	return 0;
 }
 
-unsigned an_vp_paths(const struct an_vantage *v, struct an_vp_path *out)
+int an_vp_compute(const struct an_vantage *v, struct an_vp_result *r)
 {
-	unsigned n = 0, npt = v->nvp < AN_VP_POINTS ? v->nvp : AN_VP_POINTS;
+	memset(r, 0, sizeof(*r));
+	memset(r->path_of, -1, sizeof(r->path_of));
+	unsigned npt = v->nvp < AN_VP_POINTS ? v->nvp : AN_VP_POINTS;
 	for (unsigned i = 0; i < npt; i++)
 		for (unsigned j = i + 1; j < npt; j++)
-			if (v->on && v->pt[i].seen && v->pt[j].seen)
-				n += pair_paths(v, i, j, out + n);
+			if (v->on && v->pt[i].seen && v->pt[j].seen && pair_paths(v, i, j, r) < 0) {
+				an_vp_result_free(r);
+				return -ENOMEM;
+			}
+	return 0;
+}
+
+void an_vp_result_free(struct an_vp_result *r)
+{
+	for (unsigned p = 0; p < AN_VP_PAIRS; p++)
+		free(r->way[p]);
+	memset(r, 0, sizeof(*r));
+}
+
+unsigned an_vp_flow_paths(const struct an_vantage *v, const struct an_vp_result *r, uint8_t ipver,
+			  const uint8_t *src, const uint8_t *dst, unsigned *out)
+{
+	uint32_t c = find_class(v, ipver, src, dst);
+	unsigned n = 0;
+	if (c == CLS_NONE)
+		return 0;
+	for (unsigned p = 0; p < AN_VP_PAIRS; p++)
+		if (r->way[p] && r->way[p][c] >= 0 && r->path_of[p][r->way[p][c]] >= 0)
+			out[n++] = (unsigned)r->path_of[p][r->way[p][c]];
 	return n;
 }

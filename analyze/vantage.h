@@ -106,6 +106,14 @@ struct an_vp_path {
 /* A pair of points ordered both ways gives at most two paths. */
 #define AN_VP_PATHS_MAX (2 * AN_VP_PAIRS)
 
+/* The paths between the described points, and which of them each class of packets is on. */
+struct an_vp_result {
+	unsigned npaths;
+	struct an_vp_path path[AN_VP_PATHS_MAX];
+	int path_of[AN_VP_PAIRS][2]; /* pair of points i < j, from i ([0]) or from j ([1]) -> path, or -1 */
+	int8_t *way[AN_VP_PAIRS];    /* per pair: each class's way (0: from i, 1: from j, -1: on neither), or NULL */
+};
+
 /* 0, or -ENOMEM. With vantage_of NULL the part stays off. */
 int an_vp_init(struct an_vantage *v, int (*vantage_of)(void *, uint32_t), void *ctx, uint64_t window_ns);
 void an_vp_free(struct an_vantage *v);
@@ -119,8 +127,16 @@ void an_vp_frame(struct an_vantage *v, const struct rt_record *rec, uint64_t fp,
 void an_vp_finish(struct an_vantage *v);
 /* The vantage points' descriptions (copied). 0 or -ENOMEM. */
 int an_vp_describe(struct an_vantage *v, const struct rt_an_vantage *vp, unsigned n);
-/* The paths between the described points (up to AN_VP_PATHS_MAX into out); returns how many. */
-unsigned an_vp_paths(const struct an_vantage *v, struct an_vp_path *out);
+/* The paths between the described points into *r (an_vp_result_free() frees it). 0, or -ENOMEM. */
+int an_vp_compute(const struct an_vantage *v, struct an_vp_result *r);
+void an_vp_result_free(struct an_vp_result *r);
+/*
+ * The paths (indexes into r->path, up to AN_VP_PAIRS into out) the packets
+ * from host src to host dst were seen on, from their upstream point to the
+ * downstream one; returns how many.
+ */
+unsigned an_vp_flow_paths(const struct an_vantage *v, const struct an_vp_result *r, uint8_t ipver,
+			  const uint8_t *src, const uint8_t *dst, unsigned *out);
 
 /* Offset of j's clock over i's, NTP's way, from the smallest delay each way (exposed for tests). */
 int64_t an_vp_offset(int64_t fwd_dmin, int64_t rev_dmax);

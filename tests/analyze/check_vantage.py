@@ -176,6 +176,11 @@ def main():
             if fwd["delay_ns"] and abs(fwd["delay_ns"]["median"] - med) > max(3000, med // 8):
                 errors.append("before->after delay median %r, want %d" % (fwd["delay_ns"]["median"], med))
             check("delay_includes_offset", fwd["delay_includes_offset"], False)
+        # which tap is upstream for each flow: the data's is the before tap, the ACKs' and CNPs' the after tap
+        for f in doc["flows"]:
+            want = [{"from": "before", "to": "after"}] if f["dst"] == "10.0.0.100" else \
+                [{"from": "after", "to": "before"}]
+            check("flow %s vantage_paths" % f["selector"], f["vantage_paths"], want)
         # every packet once: the totals are the model's, as the after tap alone gives them
         single = run(rt, a)
         for k in ("ce", "cnp", "retransmitted"):

@@ -58,17 +58,19 @@ static const struct rt_an_vantage points[2] = {{.name = "a"}, {.name = "b"}};
 /* The paths of a and b, from a to b in *ab and the other way in *ba (zeroed when absent); how many. */
 static unsigned paths(struct an_vantage *v, struct an_vp_path *ab, struct an_vp_path *ba)
 {
-	struct an_vp_path p[AN_VP_PATHS_MAX];
+	struct an_vp_result r;
 	assert_int_equal(an_vp_describe(v, points, 2), 0);
-	unsigned n = an_vp_paths(v, p);
+	assert_int_equal(an_vp_compute(v, &r), 0);
 	memset(ab, 0, sizeof(*ab));
 	memset(ba, 0, sizeof(*ba));
-	for (unsigned i = 0; i < n; i++) {
-		if (p[i].from == 0)
-			*ab = p[i];
+	for (unsigned i = 0; i < r.npaths; i++) {
+		if (r.path[i].from == 0)
+			*ab = r.path[i];
 		else
-			*ba = p[i];
+			*ba = r.path[i];
 	}
+	unsigned n = r.npaths;
+	an_vp_result_free(&r);
 	return n;
 }
 
@@ -132,11 +134,23 @@ static void test_two_ways(void **state)
 	assert_true(ab.delay_known);
 	assert_false(ab.delay_includes_offset);
 	assert_int_equal(ab.delay_min, 1500);
-	/* delays 2000 + 0..9 us in equal shares: the median is 2000 + 4000 or 5000 less the 500 the estimate is off */
+	/* delays 2000 + 0..9 us in equal shares: the median 2000 + 4000 or 5000, less the estimate's 500 */
 	assert_in_range(ab.delay_median, 5300, 6600);
 	assert_in_range(ab.delay_p99, 10000, 10600);
 	assert_int_equal(ba.delay_min, 1000 + 500);
 	assert_null(ab.offset_null_reason);
+	/* which point is upstream for each flow: the data from a to b, the ACKs from b to a */
+	struct an_vp_result r;
+	assert_int_equal(an_vp_compute(&v, &r), 0);
+	const uint8_t h1[16] = {10, 0, 0, 1}, h2[16] = {10, 0, 0, 2}, h3[16] = {10, 0, 0, 3};
+	unsigned on[AN_VP_PAIRS];
+	assert_int_equal(an_vp_flow_paths(&v, &r, 4, h1, h2, on), 1);
+	assert_int_equal(r.path[on[0]].from, 0);
+	assert_int_equal(r.path[on[0]].to, 1);
+	assert_int_equal(an_vp_flow_paths(&v, &r, 4, h2, h1, on), 1);
+	assert_int_equal(r.path[on[0]].from, 1);
+	assert_int_equal(an_vp_flow_paths(&v, &r, 4, h1, h3, on), 0);
+	an_vp_result_free(&r);
 	an_vp_free(&v);
 }
 
