@@ -630,8 +630,11 @@ static int parse_and_run(int argc, char **argv, struct cmd_args *a)
 	if (orc)
 		return orc;
 	ao->udp_port = (uint16_t)port;
-	/* several files may be several vantage points: the report follows packets between them */
-	if (!timeline && a->files.n > 1) {
+	/*
+	 * Several files may be several vantage points: the report follows packets between them (the
+	 * timeline too, though it shows no paths: its copies are then the report's, bucket by bucket)
+	 */
+	if (a->files.n > 1) {
 		if (!(a->vmap = malloc(sizeof(*a->vmap)))) {
 			free(bpf_joined);
 			fprintf(stderr, "rocetrace %s: out of memory\n", cmd);

@@ -187,6 +187,18 @@ def main():
             check("totals." + k, doc["totals"][k], truth[k])
             check("totals." + k + " (after tap alone)", single["totals"][k], truth[k])
         check("one vantage point: paths", single["paths"], [])
+        # the timeline counts every packet once too: its `all` rows add up to the model's totals
+        tl = subprocess.run([rt, "timeline", "--bucket", "1ms", b, a], stdout=subprocess.PIPE,
+                            stderr=subprocess.DEVNULL, timeout=300).stdout.decode().splitlines()
+        cols = tl[0].split(",")
+        sums = dict(ce=0, cnp=0, retransmitted=0)
+        for row in tl[1:]:
+            r = dict(zip(cols, row.split(",")))
+            if r["flow"] == "all":
+                for k in sums:
+                    sums[k] += int(r[k])
+        for k in sums:
+            check("timeline all rows: " + k, sums[k], truth[k])
         check("one vantage point", [v["name"] for v in single["vantage_points"]], ["after"])
 
         # gzip'd
