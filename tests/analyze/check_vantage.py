@@ -218,6 +218,13 @@ def main():
         check("rotated: vantage points", got, {"before": 1, "after_r": 3})
         check("rotated: paths", paths_only(r).__str__().replace("after_r", "after"), paths_only(doc).__str__())
         check("rotated: totals", r["totals"], doc["totals"])
+        # a shorter window that still covers the offset and the delays: the same; one shorter than the offset:
+        # no data packet finds its other frame (only CNPs, all alike, pair with another CNP)
+        check("--vantage-window 2ms: paths", paths_only(run(rt, "--vantage-window", "2ms", b, a)), paths_only(doc))
+        short = run(rt, "--vantage-window", "100us", b, a)
+        if sum(p["matched"] for p in short["paths"]) > truth["cnp"]:
+            errors.append("--vantage-window 100us: %r matched, want at most the %d CNPs" %
+                          ([p["matched"] for p in short["paths"]], truth["cnp"]))
         # named with --vantage
         nm = run(rt, "--vantage", "sender_side=" + b, "--vantage", "receiver_side=" + a)
         got = paths_only(nm).__str__().replace("sender_side", "before").replace("receiver_side", "after")
