@@ -309,6 +309,8 @@ static const char report_help[] =
 	"               resends, NP reaction, RP reaction, RTT median and p99; at\n"
 	"               most the 20000 flows with the most bytes (the page says how\n"
 	"               many more there are; `analyze --json` lists every one)\n"
+	"  paths        with several vantage points: between each two, the packets\n"
+	"               seen at both, clock offset, one-way delay, lost, CE marked\n"
 	"  distributions  NP reaction and round trips over the flows\n"
 	"  PFC          per priority and per sending MAC; storms\n"
 	"  episodes     all of them, paged; a click zooms the charts onto one\n"
