@@ -26,6 +26,7 @@ void rt_analyzer_opts_init(struct rt_analyzer_opts *opts)
 	opts->rate_window_ns = 100000ull;
 	opts->dup_window_ns = 10000ull;
 	opts->udp_port = RT_ROCEV2_PORT;
+	opts->vantage_window_ns = 10000000ull;
 }
 
 struct rt_analyzer *rt_analyzer_new(const struct rt_analyzer_opts *opts, char *errbuf)
@@ -45,6 +46,8 @@ struct rt_analyzer *rt_analyzer_new(const struct rt_analyzer_opts *opts, char *e
 		an->o.rate_window_ns = 100000ull;
 	if (!an->o.storm_ns)
 		an->o.storm_ns = 100000000ull;
+	if (!an->o.vantage_window_ns)
+		an->o.vantage_window_ns = 10000000ull;
 	an_ep_init(&an->ep, an->o.episode_gap_ns);
 	an_pfc_init(&an->pfc, an->o.link_speed_bps, an->o.storm_ns, &an->ep);
 	an_bk_init(&an->bk, &an->ft, &an->tot, &an->pfc);
@@ -64,7 +67,8 @@ struct rt_analyzer *rt_analyzer_new(const struct rt_analyzer_opts *opts, char *e
 		return NULL;
 	}
 	if (an_flows_init(&an->ft, an->o.max_flows) < 0 || an_pair_init(&an->pair, &an->ft, an_ecn_settle, &an->ecn) < 0 ||
-	    an_dup_init(&an->dups, an->o.dup_window_ns) < 0) {
+	    an_dup_init(&an->dups, an->o.dup_window_ns, an->o.vantage_of != NULL) < 0 ||
+	    an_vp_init(&an->vp, an->o.vantage_of, an->o.vantage_ctx, an->o.vantage_window_ns) < 0) {
 		rt_errorf(errbuf, ENOMEM, "analyzer");
 		rt_analyzer_free(an);
 		errno = ENOMEM;
@@ -88,6 +92,7 @@ void rt_analyzer_free(struct rt_analyzer *an)
 	an_bk_free(&an->bk);
 	an_side_free(&an->side);
 	an_dup_free(&an->dups);
+	an_vp_free(&an->vp);
 	free(an);
 }
 
@@ -360,7 +365,7 @@ void rt_analyzer_feed(struct rt_analyzer *an, const struct rt_record *rec)
 		an_key_of(&k, rec);
 		h = an_flow_hash(&k);
 		an_flow_prefetch_slot(&an->ft, h);
-		if (an->dups.nsets) {
+		if (an->dups.nsets || an->vp.on) {
 			fp = an_dup_fingerprint(rec);
 			an_dup_prefetch(&an->dups, fp);
 		}
@@ -381,7 +386,10 @@ void rt_analyzer_feed(struct rt_analyzer *an, const struct rt_record *rec)
 	if (bth)
 		an_flow_prefetch(&an->ft, h);
 	struct an_dup_hit hit;
-	if (bth && an->dups.nsets && an_dup_check(&an->dups, &an->ft, rec, fp, an->now, an->tot.c.packets, &hit)) {
+	bool copy = bth && an->dups.nsets && an_dup_check(&an->dups, &an->ft, rec, fp, an->now, an->tot.c.packets, &hit);
+	if (an->vp.on)
+		an_vp_frame(&an->vp, rec, bth ? fp : 0, copy, an->now);
+	if (copy) {
 		handle_copy(an, rec, &k, h, &hit); /* counted once: the frame counts, the packet does not */
 		return;
 	}
@@ -452,6 +460,7 @@ int rt_analyzer_finish(struct rt_analyzer *an, char *errbuf)
 	bool whole = finish_buckets(an);
 	an_pfc_advance(&an->pfc, UINT64_MAX);
 	an_ep_finish(&an->ep);
+	an_vp_finish(&an->vp);
 	whole = an_pair_finish(&an->pair, &an->stop) && whole;
 	for (uint32_t fi = 0; fi < an->ft.n; fi++) {
 		struct an_flow *f = &an->ft.flows[fi];
@@ -526,4 +535,9 @@ int rt_analyzer_load_counters(struct rt_analyzer *an, const char *path, char *er
 int rt_analyzer_load_source_log(struct rt_analyzer *an, const char *path, char *errbuf)
 {
 	return an_side_load_source_log(&an->side, path, errbuf);
+}
+
+int rt_analyzer_vantage_points(struct rt_analyzer *an, const struct rt_an_vantage *vp, unsigned n, char *errbuf)
+{
+	return an_vp_describe(&an->vp, vp, n) < 0 ? rt_errorf(errbuf, ENOMEM, "vantage points") : 0;
 }

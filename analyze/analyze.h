@@ -85,6 +85,15 @@ int rt_analyzer_load_source_log(struct rt_analyzer *an, const char *path, char *
 void rt_analyzer_capture_drops(struct rt_analyzer *an, uint64_t if_dropped, uint64_t os_dropped);
 
 /*
+ * The vantage points the frames were taken at, as the report names them:
+ * point i is the one rt_analyzer_opts.vantage_of answers i for (at most
+ * RT_AN_VANTAGE_MAX; copied). Call it before rt_analyzer_report(); the
+ * report lists them and the paths between them. Returns 0 or -ENOMEM with
+ * errbuf filled.
+ */
+int rt_analyzer_vantage_points(struct rt_analyzer *an, const struct rt_an_vantage *vp, unsigned n, char *errbuf);
+
+/*
  * The findings, after rt_analyzer_finish() and the side files: up to `max`
  * (RT_AN_WARNINGS_MAX holds them all) into `out`; returns how many.
  */

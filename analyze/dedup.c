@@ -141,10 +141,11 @@ static int dup_resize(struct an_dups *d, uint32_t nsets, uint64_t now)
 	return 0;
 }
 
-int an_dup_init(struct an_dups *d, uint64_t window_ns)
+int an_dup_init(struct an_dups *d, uint64_t window_ns, bool several)
 {
 	memset(d, 0, sizeof(*d));
 	d->window_ns = window_ns;
+	d->several = several;
 	return window_ns ? dup_resize(d, AN_DUP_MIN / 2, 0) : 0;
 }
 
@@ -194,7 +195,7 @@ static bool may_be_resend(struct an_flowtab *ft, const struct rt_record *rec)
 static void dup_size(struct an_dups *d, uint64_t now)
 {
 	uint64_t dt = now > d->rate_ts ? now - d->rate_ts : 1;
-	uint64_t horizon = d->points ? AN_DUP_SPAN_NS : d->window_ns;
+	uint64_t horizon = d->points || d->several ? AN_DUP_SPAN_NS : d->window_ns;
 	double wanted = (double)(d->inserts - d->rate_inserts) * (double)horizon / (double)dt;
 	uint32_t n = d->nsets;
 	while (wanted * 4 > (double)n * 2 && n < AN_DUP_MAX / 2)

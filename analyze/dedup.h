@@ -31,6 +31,7 @@ struct an_dups {
 	struct an_dup_entry *e; /* 2 * nsets entries, 64-byte aligned */
 	uint32_t nsets;		/* power of 2; 0 = detection off */
 	bool points;		/* a copy at another capture point was found: copies may come 100 ms late */
+	bool several;		/* several files are read: the table is sized for copies 100 ms late from the start */
 	bool same_point_seen;	/* a packet other than a CNP was copied at the same point */
 	uint64_t window_ns;
 	uint64_t other_interface, same_interface; /* copies found */
@@ -42,8 +43,14 @@ struct an_dup_hit {
 	uint64_t frame; /* the first copy's frame number */
 	uint8_t ecn;	/* the codepoint it was counted with */
 };
-/* window_ns 0 turns detection off. 0 or -1 when out of memory. */
-int an_dup_init(struct an_dups *d, uint64_t window_ns);
+/*
+ * window_ns 0 turns detection off. several: the frames come from several
+ * files, maybe several vantage points: the table is sized from the start to
+ * keep packets 100 ms, as once a copy came from another capture point
+ * (else a copy from a point whose clock is behind may find its packet
+ * pushed out before that first copy came). 0 or -1 when out of memory.
+ */
+int an_dup_init(struct an_dups *d, uint64_t window_ns, bool several);
 void an_dup_free(struct an_dups *d);
 /* What identifies `rec` (RoCE with a BTH) as a packet; never 0. */
 uint64_t an_dup_fingerprint(const struct rt_record *rec);

@@ -68,6 +68,13 @@ uint64_t an_hist_quantile(const struct an_hist *h, double q)
 	if (!h->n)
 		return 0;
 	uint64_t rank = (uint64_t)(q * (double)h->n + 0.999999999);
+	return an_hist_rank(h, rank);
+}
+
+uint64_t an_hist_rank(const struct an_hist *h, uint64_t rank)
+{
+	if (!h->n)
+		return 0;
 	if (rank < 1)
 		rank = 1;
 	if (rank > h->n)
@@ -91,4 +98,24 @@ uint64_t an_hist_quantile(const struct an_hist *h, double q)
 		}
 	}
 	return h->max;
+}
+
+void an_hist_merge(struct an_hist *dst, const struct an_hist *src)
+{
+	if (!src)
+		return;
+	if (src->n <= AN_HIST_EXACT) { /* its values are all there: added one by one, dst stays exact while it can */
+		for (uint64_t k = 0; k < src->n; k++)
+			an_hist_add(dst, src->exact[k]);
+		return;
+	}
+	if (!dst->n || src->min < dst->min)
+		dst->min = src->min;
+	if (src->max > dst->max)
+		dst->max = src->max;
+	dst->n += src->n; /* beyond AN_HIST_EXACT values: only the buckets count, and dst's are there too */
+	dst->sum += src->sum;
+	dst->sumsq += src->sumsq;
+	for (unsigned b = 0; b < AN_HIST_BUCKETS; b++)
+		dst->bucket[b] += src->bucket[b];
 }

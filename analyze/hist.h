@@ -18,6 +18,10 @@ void an_hist_add(struct an_hist *h, uint64_t v);
 void an_hist_addp(struct an_hist **h, uint64_t v);
 /* Nearest-rank quantile, q in [0,1]; 0 when empty. */
 uint64_t an_hist_quantile(const struct an_hist *h, double q);
+/* The value of nearest rank `rank` (1 .. n, clamped); 0 when empty. */
+uint64_t an_hist_rank(const struct an_hist *h, uint64_t rank);
+/* Add the values of src (NULL: none) to dst. */
+void an_hist_merge(struct an_hist *dst, const struct an_hist *src);
 /* Population standard deviation of the values; 0 when empty. */
 double an_hist_stddev(const struct an_hist *h);
 

@@ -20,6 +20,7 @@
 #include "analyze/totals.h"
 #include "analyze/transport.h"
 #include "analyze/types.h"
+#include "analyze/vantage.h"
 
 /* The sinks and the first failure of one of them. */
 struct an_sinks {
@@ -48,6 +49,7 @@ struct rt_analyzer {
 	struct an_side side;
 	struct an_dups dups;
 	struct an_findings find;
+	struct an_vantage vp;
 	struct an_sinks sinks;
 	volatile sig_atomic_t stop; /* rt_analyzer_interrupt() */
 };

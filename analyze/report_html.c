@@ -452,14 +452,17 @@ static int write_doc(const struct rt_an_html *h, const struct rt_analyzer *an, e
 	struct rt_json j;
 	rt_out_init(o, mf);
 	rt_json_init(&j, o);
+	int err = 0;
 	if (kind == DOC_META)
 		meta_doc(h, &j);
 	else if (kind == DOC_ANALYSIS)
-		an_report_json(an, &j, h->listed);
+		err = -an_report_json(an, &j, h->listed);
 	else
 		series_doc(h, an, &j);
-	int err = rt_out_flush(o);
+	int ferr = rt_out_flush(o);
 	free(o);
+	if (!err)
+		err = ferr;
 	if (fclose(mf) != 0 && !err)
 		err = ENOMEM;
 	if (err) {

@@ -161,7 +161,8 @@ static void nak_codes_json(struct rt_json *j, const struct an_xport *x)
 	rt_json_obj_end(j);
 }
 
-static void flow_json(const struct rt_analyzer *an, struct rt_json *j, const struct an_flow *f)
+static void flow_json(const struct rt_analyzer *an, struct rt_json *j, const struct an_flow *f,
+		      const struct an_vp_result *vr)
 {
 	const struct an_xport *x = f->x;
 	const struct an_np *np = f->np;
@@ -232,6 +233,18 @@ static void flow_json(const struct rt_analyzer *an, struct rt_json *j, const str
 	hist_json(j, x ? x->rtt : NULL, true);
 	RT_JSON_KEY(j, "rp_reaction");
 	rp_json(an, j, f->rp);
+	/* the paths between vantage points its host pair's packets were seen on: upstream first */
+	unsigned on[AN_VP_PAIRS], non = an_vp_flow_paths(&an->vp, vr, f->key.ipver, f->key.src, f->key.dst, on);
+	RT_JSON_KEY(j, "vantage_paths");
+	rt_json_arr(j);
+	for (unsigned k = 0; k < non; k++) {
+		rt_json_next(j);
+		rt_json_obj(j);
+		RT_JSON_STR(j, "from", an->vp.vp[vr->path[on[k]].from].name);
+		RT_JSON_STR(j, "to", an->vp.vp[vr->path[on[k]].to].name);
+		rt_json_obj_end(j);
+	}
+	rt_json_arr_end(j);
 	if (an->side.srclog_loaded) {
 		RT_JSON_KEY(j, "source");
 		source_json(f, j);
@@ -608,7 +621,79 @@ int an_report_flows_listed(const struct rt_analyzer *an, uint64_t max, bool **li
 	return 0;
 }
 
-void an_report_json(const struct rt_analyzer *an, struct rt_json *j, const bool *listed)
+/* A string, or null. */
+static void str_or_null(struct rt_json *j, const char *s)
+{
+	if (s)
+		rt_json_str(j, s);
+	else
+		rt_json_null(j);
+}
+
+/* vantage_points and paths (analyze/README.md, "Vantage points"). */
+static void vantage_json(const struct rt_analyzer *an, struct rt_json *j, const struct an_vp_result *vr)
+{
+	const struct an_vantage *v = &an->vp;
+	RT_JSON_KEY(j, "vantage_points");
+	rt_json_arr(j);
+	for (unsigned i = 0; i < v->nvp; i++) {
+		rt_json_next(j);
+		rt_json_obj(j);
+		RT_JSON_STR(j, "name", v->vp[i].name);
+		RT_JSON_KEY(j, "files");
+		rt_json_arr(j);
+		for (unsigned k = 0; k < v->vp[i].nfiles; k++) {
+			rt_json_next(j);
+			rt_json_str(j, v->vp[i].files[k]);
+		}
+		rt_json_arr_end(j);
+		RT_JSON_U64(j, "frames", v->vp[i].frames);
+		rt_json_obj_end(j);
+	}
+	rt_json_arr_end(j);
+	const struct an_vp_path *p = vr->path;
+	unsigned n = vr->npaths;
+	RT_JSON_KEY(j, "paths");
+	rt_json_arr(j);
+	for (unsigned i = 0; i < n; i++) {
+		rt_json_next(j);
+		rt_json_obj(j);
+		RT_JSON_STR(j, "from", v->vp[p[i].from].name);
+		RT_JSON_STR(j, "to", v->vp[p[i].to].name);
+		RT_JSON_U64(j, "matched", p[i].matched);
+		RT_JSON_KEY(j, "offset_ns");
+		if (p[i].offset_known)
+			rt_json_i64(j, p[i].offset_ns);
+		else
+			rt_json_null(j);
+		RT_JSON_KEY(j, "offset_null_reason");
+		str_or_null(j, p[i].offset_known ? NULL : p[i].offset_null_reason);
+		RT_JSON_KEY(j, "delay_ns");
+		if (p[i].delay_known) {
+			rt_json_obj(j);
+			RT_JSON_KEY(j, "min");
+			rt_json_i64(j, p[i].delay_min);
+			RT_JSON_KEY(j, "median");
+			rt_json_i64(j, p[i].delay_median);
+			RT_JSON_KEY(j, "p99");
+			rt_json_i64(j, p[i].delay_p99);
+			rt_json_obj_end(j);
+		} else {
+			rt_json_null(j);
+		}
+		RT_JSON_KEY(j, "delay_null_reason");
+		str_or_null(j, p[i].delay_known ? NULL : p[i].delay_null_reason);
+		RT_JSON_BOOL(j, "delay_includes_offset", p[i].delay_includes_offset);
+		RT_JSON_U64(j, "lost", p[i].lost);
+		RT_JSON_U64(j, "ce_marked", p[i].ce_marked);
+		rt_json_obj_end(j);
+	}
+	rt_json_arr_end(j);
+}
+
+/* The document, its paths computed into vr. */
+static void report(const struct rt_analyzer *an, struct rt_json *j, const bool *listed,
+		   const struct an_vp_result *vr)
 {
 	const struct an_totals *t = &an->tot;
 	rt_json_obj(j);
@@ -639,6 +724,7 @@ void an_report_json(const struct rt_analyzer *an, struct rt_json *j, const bool 
 	if (an->side.counters_loaded)
 		counters_json(&an->side, t, j);
 	findings_json(an, j);
+	vantage_json(an, j, vr);
 	if (an->side.srclog_loaded) {
 		RT_JSON_KEY(j, "source_log");
 		rt_json_obj(j);
@@ -660,11 +746,24 @@ void an_report_json(const struct rt_analyzer *an, struct rt_json *j, const bool 
 		if (!first_flow) /* a flow a line */
 			rt_out_char(j->o, '\n');
 		first_flow = false;
-		flow_json(an, j, f);
+		flow_json(an, j, f, vr);
 	}
 	rt_json_arr_end(j);
 	rt_json_obj_end(j);
 	rt_out_char(j->o, '\n');
+}
+
+int an_report_json(const struct rt_analyzer *an, struct rt_json *j, const bool *listed)
+{
+	struct an_vp_result *vr = malloc(sizeof(*vr));
+	if (!vr || an_vp_compute(&an->vp, vr) < 0) {
+		free(vr);
+		return -ENOMEM;
+	}
+	report(an, j, listed, vr);
+	an_vp_result_free(vr);
+	free(vr);
+	return 0;
 }
 
 struct json_sink {
@@ -680,10 +779,12 @@ static int json_report(void *ctx, const struct rt_analyzer *an, char *errbuf)
 		return rt_errorf(errbuf, ENOMEM, "writing the report");
 	rt_out_init(o, s->fp);
 	rt_json_init(&j, o);
-	an_report_json(an, &j, NULL);
-	int err = rt_out_flush(o);
+	int err = an_report_json(an, &j, NULL);
+	int ferr = rt_out_flush(o);
 	free(o);
-	return err ? rt_errorf(errbuf, err, "writing the report") : 0;
+	if (err < 0)
+		return rt_errorf(errbuf, -err, "writing the report");
+	return ferr ? rt_errorf(errbuf, ferr, "writing the report") : 0;
 }
 
 static void json_free(void *ctx)

@@ -11,9 +11,9 @@
 /*
  * Write the document `rocetrace analyze --json` prints (every key in analyze/README.md), newline
  * ended. `listed` (one flag per flow id, from an_report_flows_listed()) keeps "flows" to the flows
- * it marks; NULL lists every flow --flow selects.
+ * it marks; NULL lists every flow --flow selects. 0, or -ENOMEM (nothing written).
  */
-void an_report_json(const struct rt_analyzer *an, struct rt_json *j, const bool *listed);
+int an_report_json(const struct rt_analyzer *an, struct rt_json *j, const bool *listed);
 
 /*
  * The flows a document lists when it holds at most `max` of them: *selected is how many --flow

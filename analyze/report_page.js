@@ -3,7 +3,8 @@
   "use strict";
 
   /* What the page found about itself, for people and for tests: errors, charts and their points, totals shown. */
-  const check = { errors: [], charts: [], totals: {}, flows_total: 0, flows_rows: 0, flows_not_listed: 0, episodes_total: 0, done: false };
+  const check = { errors: [], charts: [], totals: {}, flows_total: 0, flows_rows: 0, flows_not_listed: 0, episodes_total: 0,
+    paths_total: 0, paths_rows: 0, done: false };
   function caught(text) {
     check.errors.push(text);
     if (check.done) selfCheck();
@@ -508,6 +509,37 @@
       text: function (f) { return f.selector; }, onDraw: function (n) { check.flows_rows = n; } });
   }
 
+  /* ---- paths between vantage points (several captures of the same traffic) ---- */
+
+  function paths(A) {
+    const P = A.paths || [], V = A.vantage_points || [];
+    check.paths_total = P.length;
+    if (V.length < 2) return;
+    const s = section("rt-paths", "Paths between vantage points");
+    s.appendChild(el("p", { cls: "rt-hint", text: "Vantage points: " + V.map(function (v) {
+      return v.name + " (" + int(v.frames) + " frames)"; }).join(", ") + ". Each path: the packets seen at both ends, " +
+      "the clock offset between them, the one-way delay, the packets lost and CE marked on the way." }));
+    if (!P.length) { s.appendChild(el("p", { text: "No packet was seen at two vantage points." })); return; }
+    const delay = function (p, k) { return p.delay_ns ? p.delay_ns[k] : null; };
+    const dcell = function (k) {
+      return function (p) { return p.delay_ns ? dur(p.delay_ns[k]) + (p.delay_includes_offset ? " *" : "") : dash(p.delay_null_reason); };
+    };
+    table(s, [
+      { title: "from", text: true, key: function (p) { return p.from; }, cell: function (p) { return p.from; } },
+      { title: "to", text: true, key: function (p) { return p.to; }, cell: function (p) { return p.to; } },
+      { title: "matched", help: "packets seen at both", key: function (p) { return p.matched; }, cell: function (p) { return int(p.matched); } },
+      { title: "offset", help: "how far the clock of 'to' is ahead of that of 'from'", key: function (p) { return p.offset_ns; },
+        cell: function (p) { return val(p.offset_ns, dur, p.offset_null_reason); } },
+      { title: "delay min", key: function (p) { return delay(p, "min"); }, cell: dcell("min") },
+      { title: "median", key: function (p) { return delay(p, "median"); }, cell: dcell("median") },
+      { title: "p99", key: function (p) { return delay(p, "p99"); }, cell: dcell("p99") },
+      { title: "lost", help: "seen at 'from', never at 'to'", key: function (p) { return p.lost; }, cell: function (p) { return int(p.lost); } },
+      { title: "CE marked", help: "became CE between the two points", key: function (p) { return p.ce_marked; }, cell: function (p) { return int(p.ce_marked); } },
+    ], P, { id: "rt-path-table", pageSize: 50, onDraw: function (n) { check.paths_rows = n; } });
+    if (P.some(function (p) { return p.delay_ns && p.delay_includes_offset; }))
+      s.appendChild(el("p", { cls: "rt-hint", text: "*: the clock offset is not known, so the delay includes it." }));
+  }
+
   /* ---- distributions: across flows, as cumulative shares ---- */
 
   function cdfChart(parent, id, title, sets, unit) {
@@ -658,6 +690,7 @@
       facts(A, M, S);
       charts(A, S);
       flowsTable(A, M);
+      paths(A);
       distributions(A, M);
       pfc(A);
       episodes(A);

@@ -461,6 +461,72 @@ static void text_warnings(const struct rt_analyzer *an, struct rt_outbuf *o)
 	}
 }
 
+/* A signed time difference, as fmt_ns writes magnitudes ("-1.5 us"). */
+static void fmt_sns(struct rt_outbuf *o, int64_t ns)
+{
+	if (ns < 0)
+		rt_out_char(o, '-');
+	fmt_ns(o, ns < 0 ? (uint64_t)(-(ns + 1)) + 1 : (uint64_t)ns);
+}
+
+/* The vantage points and what happened between them, in words (analyze/README.md, "Vantage points"). */
+static void text_vantage(const struct rt_analyzer *an, struct rt_outbuf *o)
+{
+	const struct an_vantage *v = &an->vp;
+	if (v->nvp < 2)
+		return;
+	rt_out_str(o, "Vantage points:");
+	for (unsigned i = 0; i < v->nvp; i++)
+		rt_out_printf(o, "%s %s (%u file%s, %llu frames)", i ? "," : "", v->vp[i].name, v->vp[i].nfiles,
+			      v->vp[i].nfiles == 1 ? "" : "s", (unsigned long long)v->vp[i].frames);
+	rt_out_char(o, '\n');
+	struct an_vp_result *r = malloc(sizeof(*r));
+	if (!r || an_vp_compute(v, r) < 0) {
+		free(r);
+		rt_out_str(o, "  (out of memory: no paths)\n");
+		return;
+	}
+	const struct an_vp_path *p = r->path;
+	for (unsigned i = 0; i < r->npaths; i++) {
+		const char *from = v->vp[p[i].from].name, *to = v->vp[p[i].to].name;
+		rt_out_printf(o, "  %s -> %s: %llu packets seen at both", from, to, (unsigned long long)p[i].matched);
+		if (!p[i].matched) {
+			rt_out_str(o, "\n");
+			continue;
+		}
+		if (p[i].ce_marked)
+			rt_out_printf(o, "; a hop between them marks: %llu packets became CE between %s and %s",
+				      (unsigned long long)p[i].ce_marked, from, to);
+		else
+			rt_out_str(o, "; none became CE between them");
+		if (p[i].lost)
+			rt_out_printf(o, "; %llu lost between them", (unsigned long long)p[i].lost);
+		else
+			rt_out_str(o, "; none lost between them");
+		if (p[i].offset_known) {
+			rt_out_printf(o, "; %s's clock ", to);
+			if (p[i].offset_ns == 0)
+				rt_out_printf(o, "agrees with %s's", from);
+			else {
+				fmt_sns(o, p[i].offset_ns < 0 ? -p[i].offset_ns : p[i].offset_ns);
+				rt_out_printf(o, " %s %s's", p[i].offset_ns > 0 ? "ahead of" : "behind", from);
+			}
+		} else {
+			rt_out_str(o, "; clock offset unknown (packets were matched one way only)");
+		}
+		rt_out_str(o, p[i].delay_includes_offset ? "; time from one to the other, offset included: min "
+							 : "; one-way delay (queueing between them): min ");
+		fmt_sns(o, p[i].delay_min);
+		rt_out_str(o, ", median ");
+		fmt_sns(o, p[i].delay_median);
+		rt_out_str(o, ", p99 ");
+		fmt_sns(o, p[i].delay_p99);
+		rt_out_char(o, '\n');
+	}
+	an_vp_result_free(r);
+	free(r);
+}
+
 static void report(const struct rt_analyzer *an, struct rt_outbuf *o, unsigned top)
 {
 	const struct an_totals *t = &an->tot;
@@ -516,6 +582,7 @@ static void report(const struct rt_analyzer *an, struct rt_outbuf *o, unsigned t
 		rt_out_printf(o, "Damaged: %llu bad ICRC, %llu malformed frames\n", (unsigned long long)t->c.icrc_bad,
 			      (unsigned long long)t->malformed);
 	text_warnings(an, o);
+	text_vantage(an, o);
 	text_pfc(an, o);
 	text_top(an, o, top);
 	text_np(an, o);

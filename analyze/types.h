@@ -37,6 +37,28 @@ struct rt_analyzer_opts {
 	 * writes rows of (rt_an_flow_row.selected); NULL for every flow
 	 */
 	const char *flow;
+	/*
+	 * Vantage points (analyze/README.md, "Vantage points"): the point
+	 * (0 .. RT_AN_VANTAGE_MAX - 1) the frames of capture interface
+	 * `interface_id` were taken at, or -1 when unknown. Called on the thread
+	 * that feeds, for each new interface_id: it must answer there for any
+	 * interface_id of a record fed. NULL: no vantage-point analysis.
+	 */
+	int (*vantage_of)(void *ctx, uint32_t interface_id);
+	void *vantage_ctx;
+	/* a packet's frames at the vantage points are matched within this long of its first; default 10 ms */
+	uint64_t vantage_window_ns;
+};
+
+/* Vantage points the analysis follows at most. */
+#define RT_AN_VANTAGE_MAX 8
+
+/* A vantage point as the report names it (rt_analyzer_vantage_points()). */
+struct rt_an_vantage {
+	const char *name;
+	unsigned nfiles;
+	const char *const *files; /* its capture files, in the order read */
+	uint64_t frames;	  /* its frames read */
 };
 
 /* Running totals for live tickers (one interval or since the start). */

@@ -1,4 +1,4 @@
-/* Warnings about the capture itself: drops, duplicates, RoCE on another port, ECN, snap length, time order, empty input, side files, flows beyond the limit. */
+/* Warnings about the capture itself: drops, duplicates, RoCE on another port, ECN, snap length, time order, empty input, side files, flows beyond the limit, vantage points. */
 #include "analyze/warnings.h"
 
 #include <stdarg.h>
@@ -281,6 +281,21 @@ static void warn_side_files(const struct rt_analyzer *an, struct wlist *l)
 	}
 }
 
+static void warn_vantage(const struct rt_analyzer *an, struct wlist *l)
+{
+	const struct an_vantage *v = &an->vp;
+	if (!v->frames_unknown && !v->forgotten_early && !v->nomem)
+		return;
+	struct rt_an_warning *w = add(l, "vantage_incomplete",
+				      "the vantage-point paths miss packets: %llu frames of points beyond the first %d, %llu "
+				      "packets settled before their window closed (more than %u in one window)%s",
+				      ull(v->frames_unknown), AN_VP_POINTS, ull(v->forgotten_early), AN_VP_MAX_ENTRIES,
+				      v->nomem ? ", and memory ran out" : "");
+	val(w, "frames_beyond", v->frames_unknown);
+	val(w, "settled_early", v->forgotten_early);
+	val(w, "out_of_memory", v->nomem);
+}
+
 unsigned rt_analyzer_warnings(const struct rt_analyzer *an, struct rt_an_warning *out, unsigned max)
 {
 	struct wlist l = {.out = out, .max = max};
@@ -294,5 +309,6 @@ unsigned rt_analyzer_warnings(const struct rt_analyzer *an, struct rt_an_warning
 	warn_selector(an, &l);
 	warn_side_files(an, &l);
 	warn_max_flows(an, &l);
+	warn_vantage(an, &l);
 	return l.n;
 }

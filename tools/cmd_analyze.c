@@ -4,6 +4,7 @@
 #include <libgen.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,7 +31,8 @@
 static const char analyze_help[] =
 	"usage: rocetrace analyze [-r] FILE... [--json] [--flow SEL] [--link-speed RATE]\n"
 	"                         [--counters F] [--source-log F] [--udp-port P]\n"
-	"                         [--vantage NAME=FILE[,FILE...]] [--storm-ms N]\n"
+	"                         [--vantage NAME=FILE[,FILE...]] [--vantage-window D]\n"
+	"                         [--storm-ms N]\n"
 	"                         [--top N] [--max-flows N] [-f BPF | EXPRESSION]\n"
 	"\n"
 	"Read a saved capture (pcap or pcapng, micro- or nanosecond, Ethernet or Linux\n"
@@ -43,6 +45,13 @@ static const char analyze_help[] =
 	"the same traffic from different places (overlapping in time) are different\n"
 	"vantage points, and a packet seen at several of them counts once (see\n"
 	"Duplicates). docs/CAPTURE.md gives the grouping rule; --vantage names points.\n"
+	"Between vantage points the same packet is matched (addresses, QP, PSN,\n"
+	"opcode; ECN and link layer may differ) and each path from an upstream point\n"
+	"to a downstream one is reported: packets seen at both, the clock offset\n"
+	"(NTP's way, from the smallest delay each way; unknown, with the reason, when\n"
+	"packets went one way only), the one-way delay (min, median, p99: queueing\n"
+	"between the points), packets lost between them and packets that became CE\n"
+	"between them (JSON: \"vantage_points\", \"paths\").\n"
 	"\n"
 	"A flow is one direction of one QP: (source IP, destination IP, destination QP).\n"
 	"Its peer QP is learned from the traffic: ACKs, NAKs, read responses and atomic\n"
@@ -85,6 +94,9 @@ static const char analyze_help[] =
 	"  --vantage NAME=FILE[,FILE...]\n"
 	"                     these files were captured at vantage point NAME (one\n"
 	"                     point whatever their names and times); may be repeated\n"
+	"  --vantage-window D the frames of one packet at the vantage points are\n"
+	"                     matched within D of its first (default 10ms); D must\n"
+	"                     cover the clocks' offset and the delay between them\n"
 	"  EXPRESSION, -f, --filter BPF\n"
 	"                     analyze only frames matching the libpcap filter: the words\n"
 	"                     after the options (analyze F udp port 4791), as tcpdump\n"
@@ -269,8 +281,9 @@ static const char report_help[] =
 	"usage: rocetrace report [-r] FILE... [-o OUT.html] [--title TEXT] [--bucket D]\n"
 	"                        [--flow SEL] [--link-speed RATE] [--counters F]\n"
 	"                        [--source-log F] [--udp-port P] [--dup-window D]\n"
-	"                        [--vantage NAME=FILE[,FILE...]] [--storm-ms N]\n"
-	"                        [--episode-gap D] [--rate-window D] [--max-flows N]\n"
+	"                        [--vantage NAME=FILE[,FILE...]] [--vantage-window D]\n"
+	"                        [--storm-ms N] [--episode-gap D] [--rate-window D]\n"
+	"                        [--max-flows N]\n"
 	"                        [-f BPF | EXPRESSION]\n"
 	"\n"
 	"Write one self-contained HTML page about a capture, to read in a browser or\n"
@@ -296,6 +309,8 @@ static const char report_help[] =
 	"               resends, NP reaction, RP reaction, RTT median and p99; at\n"
 	"               most the 20000 flows with the most bytes (the page says how\n"
 	"               many more there are; `analyze --json` lists every one)\n"
+	"  paths        with several vantage points: between each two, the packets\n"
+	"               seen at both, clock offset, one-way delay, lost, CE marked\n"
 	"  distributions  NP reaction and round trips over the flows\n"
 	"  PFC          per priority and per sending MAC; storms\n"
 	"  episodes     all of them, paged; a click zooms the charts onto one\n"
@@ -330,8 +345,8 @@ static const char report_help[] =
 	"                     a chart of CNPs sent/handled and pause frames\n"
 	"  --source-log F     the traffic source's event log (`gen --log`): a chart of\n"
 	"                     the senders' rates and their cuts in the verdict\n"
-	"  --udp-port P, --dup-window D, --storm-ms N, --episode-gap D,\n"
-	"  --rate-window D, --max-flows N, -f BPF, EXPRESSION\n"
+	"  --udp-port P, --dup-window D, --vantage-window D, --storm-ms N,\n"
+	"  --episode-gap D, --rate-window D, --max-flows N, -f BPF, EXPRESSION\n"
 	"                     as in `rocetrace analyze`\n"
 	"  -h, --help         this text\n"
 	"\n"
@@ -356,6 +371,23 @@ static const char report_help[] =
 	"  rocetrace report run.pcapng run.pcapng.1 run.pcapng.2.gz   # writes run.html\n";
 
 /*
+ * The vantage point of each capture interface, for the analyzer: written
+ * on the reading thread before the first record of the interface goes to
+ * the analyzer, read on the analyzer's thread (the feeder's hand-over
+ * orders the two). Interfaces beyond VMAP_SIZE are in no point.
+ */
+#define VMAP_SIZE 1024
+struct vmap {
+	atomic_int map[VMAP_SIZE]; /* interface_id -> vantage point, -1 = not known yet */
+};
+
+static int vantage_of(void *ctx, uint32_t interface_id)
+{
+	struct vmap *m = ctx;
+	return interface_id < VMAP_SIZE ? atomic_load_explicit(&m->map[interface_id], memory_order_relaxed) : -1;
+}
+
+/*
  * What the pump feeds: the analyzer (on a thread of its own when a second
  * CPU can take it: reading and dissecting then run beside the analysis),
  * and the progress line of a big file on a terminal.
@@ -364,6 +396,8 @@ struct feed {
 	struct rt_analyzer *an;
 	struct rt_an_feeder *feeder; /* NULL: fed on this thread */
 	const struct rt_dissect_opts *dopts;
+	struct rt_source *src;
+	struct vmap *vmap; /* NULL: no vantage-point analysis */
 	const char *cmd;
 	uint64_t frames;
 	bool progress_shown;
@@ -378,6 +412,9 @@ static int on_frame(void *ctx, const struct rt_frame *frame, const struct rt_rec
 
 	(void)rec;
 	(void)errbuf;
+	uint32_t id = frame->interface_id;
+	if (f->vmap && id < VMAP_SIZE && atomic_load_explicit(&f->vmap->map[id], memory_order_relaxed) < 0)
+		atomic_store_explicit(&f->vmap->map[id], rt_source_vantage_of(f->src, id), memory_order_relaxed);
 	/* dissected here, straight into the feeder's batch when there is one: no copy */
 	if (f->feeder) {
 		rt_dissect(f->dopts, frame, rt_an_feeder_slot(f->feeder));
@@ -403,12 +440,41 @@ static void on_progress(void *ctx, uint64_t frames, uint64_t elapsed_ns)
 	f->progress_shown = true;
 }
 
+/* The source's vantage points, as the report names them (at most RT_AN_VANTAGE_MAX). 0 or a negative errno. */
+static int describe_vantage(struct rt_analyzer *an, const struct rt_source *src, char *errbuf)
+{
+	struct rt_an_vantage vp[RT_AN_VANTAGE_MAX];
+	const char **paths[RT_AN_VANTAGE_MAX] = {0};
+	unsigned n = rt_source_vantage_count(src);
+	int rc = 0;
+	if (n > RT_AN_VANTAGE_MAX)
+		n = RT_AN_VANTAGE_MAX;
+	for (unsigned i = 0; i < n && !rc; i++) {
+		struct rt_vantage_point p;
+		if (rt_source_vantage_point(src, i, &p) < 0 || !(paths[i] = calloc(p.nfiles + 1, sizeof(*paths[i])))) {
+			rc = rt_errorf(errbuf, ENOMEM, "vantage point %u", i);
+			break;
+		}
+		vp[i] = (struct rt_an_vantage){.name = p.name, .files = paths[i], .frames = p.frames};
+		for (unsigned k = 0; k < p.nfiles; k++) {
+			struct rt_source_file_info fi;
+			if (rt_source_file_info(src, p.files[k], &fi) == 0)
+				paths[i][vp[i].nfiles++] = fi.path;
+		}
+	}
+	if (!rc)
+		rc = rt_analyzer_vantage_points(an, vp, n, errbuf);
+	for (unsigned i = 0; i < n; i++)
+		free(paths[i]);
+	return rc;
+}
+
 /* Read every frame of the files into the analyzer; *res says how the read ended. 0 or a negative errno (errbuf set). */
 static int run(struct rt_analyzer *an, const struct rt_cli_files *files, const char *bpf,
-	       uint16_t udp_port, const char *cmd, struct rt_pump_result *res, char *errbuf)
+	       uint16_t udp_port, struct vmap *vmap, const char *cmd, struct rt_pump_result *res, char *errbuf)
 {
 	struct rt_dissect_opts dopts;
-	struct feed f = {.an = an, .cmd = cmd, .dopts = &dopts};
+	struct feed f = {.an = an, .cmd = cmd, .dopts = &dopts, .vmap = vmap};
 	struct rt_pump_config pc = {.on_frame = on_frame, .ctx = &f};
 	struct rt_source *src;
 	int rc = rt_pump_open_files(&src, files->files, files->n, bpf, errbuf);
@@ -416,6 +482,7 @@ static int run(struct rt_analyzer *an, const struct rt_cli_files *files, const c
 	memset(res, 0, sizeof(*res));
 	if (rc < 0)
 		return rc;
+	f.src = src;
 	rt_dissect_opts_init(&dopts);
 	dopts.udp_port = udp_port;
 	if (isatty(STDERR_FILENO))
@@ -433,6 +500,12 @@ static int run(struct rt_analyzer *an, const struct rt_cli_files *files, const c
 	/* frames the capture itself lost, as the file recorded them (pcapng ISBs) */
 	if (res->stats.drops_known)
 		rt_analyzer_capture_drops(an, res->stats.if_dropped, res->stats.dropped);
+	char verr[RT_ERRBUF_SIZE];
+	int vrc = describe_vantage(an, src, verr);
+	if (vrc < 0 && rc >= 0) {
+		snprintf(errbuf, RT_ERRBUF_SIZE, "%s", verr);
+		rc = vrc;
+	}
 	rt_source_close(src);
 	return rc;
 }
@@ -468,6 +541,7 @@ enum {
 	OPT_NOIDLE,
 	OPT_VANTAGE,
 	OPT_TITLE,
+	OPT_VWINDOW,
 };
 
 /* Which command the shared options serve. */
@@ -498,6 +572,7 @@ struct cmd_args {
 	uint64_t top;
 	struct rt_analyzer_opts ao;
 	struct rt_an_timeline_opts tlo;
+	struct vmap *vmap; /* several files: the vantage-point analysis */
 };
 
 static int run_command(struct cmd_args *a);
@@ -529,6 +604,7 @@ static int parse_and_run(int argc, char **argv, struct cmd_args *a)
 		{"no-idle", no_argument, NULL, OPT_NOIDLE},
 		{"vantage", required_argument, NULL, OPT_VANTAGE},
 		{"title", required_argument, NULL, OPT_TITLE},
+		{"vantage-window", required_argument, NULL, OPT_VWINDOW},
 		{NULL, 0, NULL, 0},
 	};
 	struct rt_analyzer_opts *ao = &a->ao;
@@ -609,6 +685,13 @@ static int parse_and_run(int argc, char **argv, struct cmd_args *a)
 			                           AN_MAX_DUP_WINDOW_NS, &ao->dup_window_ns))
 				return RT_EXIT_USAGE;
 			break;
+		case OPT_VWINDOW:
+			if (timeline)
+				return rt_cli_usage_error(cmd, "--vantage-window is an option of 'rocetrace analyze'");
+			if (rt_opt_duration(cmd, "--vantage-window", optarg, 1000, 10000000000ull,
+			                    &ao->vantage_window_ns))
+				return RT_EXIT_USAGE;
+			break;
 		case OPT_MAXFLOWS:
 			if (rt_opt_uint(cmd, "--max-flows", optarg, 1, UINT32_MAX - 1, &v))
 				return RT_EXIT_USAGE;
@@ -658,7 +741,23 @@ static int parse_and_run(int argc, char **argv, struct cmd_args *a)
 	if (orc)
 		return orc;
 	ao->udp_port = (uint16_t)port;
+	/*
+	 * Several files may be several vantage points: the report follows packets between them (the
+	 * timeline too, though it shows no paths: its copies are then the report's, bucket by bucket)
+	 */
+	if (a->files.n > 1) {
+		if (!(a->vmap = malloc(sizeof(*a->vmap)))) {
+			free(bpf_joined);
+			fprintf(stderr, "rocetrace %s: out of memory\n", cmd);
+			return RT_EXIT_ERROR;
+		}
+		for (unsigned i = 0; i < VMAP_SIZE; i++)
+			atomic_init(&a->vmap->map[i], -1);
+		ao->vantage_of = vantage_of;
+		ao->vantage_ctx = a->vmap;
+	}
 	int status = run_command(a);
+	free(a->vmap);
 	free(bpf_joined);
 	return status;
 }
@@ -831,7 +930,7 @@ static int run_command(struct cmd_args *a)
 	}
 	struct rt_pump_result res;
 	rt_pump_catch_signals(on_signal);
-	int rc = run(an, &a->files, a->bpf, a->ao.udp_port, cmd, &res, errbuf);
+	int rc = run(an, &a->files, a->bpf, a->ao.udp_port, a->vmap, cmd, &res, errbuf);
 	char read_err[RT_ERRBUF_SIZE] = "";
 	if (rc < 0) {
 		snprintf(read_err, sizeof(read_err), "%s", errbuf);

@@ -90,8 +90,8 @@ def pcap_records(path):
 def multi_file(exe, sample, scen, tmp):
     """Several files as one stream, as analyze reads them: a rotated set (one part gzip'd, named out of
     order), -r repeated, two vantage points named with --vantage. Each page holds analyze --json's
-    document of the same files (its totals, flows, warnings), names every file, and takes its default
-    name and title from the first FILE."""
+    document of the same files (its totals, flows, warnings, vantage points and paths), names every file,
+    and takes its default name and title from the first FILE."""
     header, recs = pcap_records(sample)
     third = len(recs) // 3
     parts = [recs[:third], recs[third:2 * third], recs[2 * third:]]
@@ -128,6 +128,13 @@ def multi_file(exe, sample, scen, tmp):
         if m["title"] != "rocetrace report: %s and %d more file%s" % (
                 listed[0], len(listed) - 1, "s" if len(listed) > 2 else ""):
             errors.append("%s: the title is %r" % (name, m["title"]))
+        # the two points hold the same packets: the page's analysis follows them from one to the other
+        points = [v["name"] for v in got.get("vantage_points", [])]
+        want_points = ["left", "right"] if name == "two vantage points" else ["rot"]
+        matched = [p["matched"] for p in got.get("paths", [])]
+        if points != want_points or (len(matched) != 1 or not matched[0]) != (len(want_points) == 1):
+            errors.append("%s: vantage points %r (want %r), paths matching %r packets" % (
+                name, points, want_points, matched))
         # a rotated set is the sample, split: its totals are the sample's
         if name != "two vantage points" and whole.returncode == 0:
             one = json.loads(whole.stdout)

@@ -1,6 +1,7 @@
 #!/usr/bin/python3
 """`rocetrace report` pages in a real browser (headless Chromium): no script error, the charts exist
-and hold points, the totals shown equal `analyze --json`, and a screenshot is taken.
+and hold points, the totals and the paths between vantage points shown equal `analyze --json`, and a
+screenshot is taken.
 
 usage: check_report_browser.py ROCETRACE SAMPLE_PCAP SCENARIO_DIR RXE_CAPTURE_DIR OUT_DIR
 The page writes what it found about itself into a hidden element (#rt-selfcheck): the errors it
@@ -44,10 +45,12 @@ def chromium(profile, *args):
 
 
 def shown(exe, profile, name, cap, out):
-    """Report `cap`, open the page, and compare what it shows with analyze --json."""
-    p = subprocess.run([exe, "report", cap, "-o", out], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    """Report `cap` (a file, or a list of arguments), open the page, and compare what it shows with
+    analyze --json."""
+    args = cap if isinstance(cap, list) else [cap]
+    p = subprocess.run([exe, "report", *args, "-o", out], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                        timeout=120)
-    a = subprocess.run([exe, "analyze", "--json", cap], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    a = subprocess.run([exe, "analyze", "--json", *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                        timeout=120)
     if p.returncode != a.returncode or not os.path.exists(out):
         errors.append("%s: report exit %d (analyze %d), page %s" % (name, p.returncode, a.returncode,
@@ -91,6 +94,17 @@ def shown(exe, profile, name, cap, out):
             name, said and said.group(1)))
     if check["flows_rows"] != min(100, len(want["flows"])):
         errors.append("%s: the flow table shows %d rows" % (name, check["flows_rows"]))
+    # the paths between vantage points: a table when there are several points, a row a path
+    paths = want.get("paths", [])
+    table = re.search(r'<table id="rt-path-table".*?</table>', dom, re.S)
+    if check["paths_total"] != len(paths) or check["paths_rows"] != min(50, len(paths)) or \
+            bool(table) != bool(paths):
+        errors.append("%s: the page shows %d of %d paths (table: %s), analyze --json has %d" % (
+            name, check["paths_rows"], check["paths_total"], bool(table), len(paths)))
+    else:
+        unknown = [p["offset_null_reason"] for p in paths if p["offset_ns"] is None]
+        if table and unknown and unknown[0] not in table.group(0):
+            errors.append("%s: an unknown offset is not shown with its reason" % name)
     return check
 
 
@@ -123,6 +137,8 @@ def main():
                  ("pfc", os.path.join(scen, "pfc.pcap"), ["gbps", "ecn", "pfc"]),
                  ("dcqcn", os.path.join(scen, "dcqcn.pcap"), ["gbps", "ecn"]),
                  ("rxe_nccl", os.path.join(rxe, "rxe_nccl_node0.pcap"), ["gbps", "rtt"]),
+                 ("two vantage points", ["--vantage", "a=" + sample, "--vantage",
+                                         "b=" + os.path.join(scen, "incast.pcap")], ["gbps", "ecn"]),
                  ("truncated", cut, ["gbps"]),
                  ("empty", empty, [])]
         for name, cap, charts in cases:

@@ -35,6 +35,13 @@ def run(cmd):
     return p.stdout.decode()
 
 
+def analyze_json(text):
+    """analyze --json without its vantage points (they name the files read), and those points."""
+    doc = json.loads(text or "{}")
+    points = doc.pop("vantage_points", None)
+    return json.dumps(doc, sort_keys=True), points
+
+
 def records(path):
     """The pcap header and each record's bytes, read with struct (little-endian files)."""
     data = open(path, "rb").read()
@@ -68,7 +75,11 @@ def same(what, got, want):
 
 def check_set(exe, single, files, what):
     """Every view of the set against the single file's."""
-    same(what + ": analyze --json", run([exe, "analyze", "--json"] + files), single["analyze"])
+    doc, points = analyze_json(run([exe, "analyze", "--json"] + files))
+    same(what + ": analyze --json", doc, single["analyze"])
+    if not points or len(points) != 1 or points[0]["frames"] != single["count"]["frames"] or \
+            sorted(points[0]["files"]) != sorted(files):
+        errors.append("%s: analyze: not one vantage point holding every file and frame: %r" % (what, points))
     same(what + ": timeline", run([exe, "timeline", "--bucket", "10us"] + files), single["timeline"])
     same(what + ": dissect --json",
          [json.dumps({k: v for k, v in json.loads(x).items() if k != "file"})
@@ -91,7 +102,7 @@ def main():
             d = os.path.join(tmp, name)
             os.makedirs(d)
             single = {
-                "analyze": run([exe, "analyze", "--json", cap]),
+                "analyze": analyze_json(run([exe, "analyze", "--json", cap]))[0],
                 "timeline": run([exe, "timeline", "--bucket", "10us", cap]),
                 "dissect": [json.dumps(json.loads(x))
                             for x in run([exe, "dissect", "--json", cap]).splitlines()],
@@ -130,7 +141,8 @@ def main():
             with open(cap, "rb") as f, gzip.open(os.path.join(d, "whole.pcap.gz"), "wb") as g:
                 shutil.copyfileobj(f, g)
             same(name + " gzip'd: analyze --json",
-                 run([exe, "analyze", "--json", os.path.join(d, "whole.pcap.gz")]), single["analyze"])
+                 analyze_json(run([exe, "analyze", "--json", os.path.join(d, "whole.pcap.gz")]))[0],
+                 single["analyze"])
 
             # the same traffic seen at two places (the second copy's source MACs changed, as
             # after a hop): two vantage points, each packet counted once
@@ -148,6 +160,15 @@ def main():
             got = [(p["name"], p["frames"]) for p in count.get("vantage_points", [])]
             if got != [("tx", len(recs)), ("rx", len(recs))]:
                 errors.append("%s two vantage points: %r" % (name, got))
+            got = [(p["name"], p["frames"]) for p in rep.get("vantage_points", [])]
+            if got != [("tx", len(recs)), ("rx", len(recs))]:
+                errors.append("%s two vantage points: analyze: %r" % (name, got))
+            # every RoCE packet seen at both, none lost or marked between them
+            paths = rep.get("paths", [])
+            if sum(p["matched"] for p in paths) != want["roce_packets"] or \
+                    any(p["lost"] or p["ce_marked"] for p in paths):
+                errors.append("%s two vantage points: paths %r, want %d packets matched" %
+                              (name, paths, want["roce_packets"]))
     finally:
         shutil.rmtree(tmp)
     if errors:

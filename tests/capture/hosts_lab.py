@@ -6,7 +6,8 @@ Usage: hosts_lab.py ROCETRACE LAB TRAFFIC_TESTS_DIR
 tools/lab --capture-hosts builds a sender, a switch and a receiver namespace,
 captures in all three at once through 'ip netns exec {host}', stops them with
 SIGINT after the traffic (rocetrace gen, one second, a byte cap) and analyses
-the three files as vantage points. Then the command is run directly: around a
+the three files as vantage points (the packets matched between each two, CE
+marked between the sender and the switch egress). Then the command is run directly: around a
 workload (-- CMD) on loopback with a launcher that runs it here, and with a
 host that does not exist (it fails with its reason; nothing hangs). Needs root
 and ip netns; skipped (77) without them.
@@ -66,9 +67,29 @@ def lab_run(out):
         drops += int(m.group(2)) if m else 0
         singles[n] = analyze(path) if os.path.exists(path) else {}
         check(singles[n].get("roce_packets", 0) > 0, f"{n}: its file holds RoCE packets")
-    both = analyze(*[a for n in names for a in ("--vantage", f"{n}={os.path.join(home, n + '.pcapng')}")])
+    # in the order tools/lab names the hosts (switch, receiver, senders): the points' and paths' order
+    vantage = [a for n in (names[1], names[2], names[0])
+               for a in ("--vantage", f"{n}={os.path.join(home, n + '.pcapng')}")]
+    both = analyze(*vantage)
     with open(os.path.join(out, "vantage.json")) as f:
         check(json.load(f) == both, "the lab's vantage.json is analyze --vantage over the files")
+    # capture --hosts's own analysis is analyze's over the same points, paths included
+    text = subprocess.run([RT, "analyze", *vantage], capture_output=True, text=True, timeout=120).stdout
+    with open(os.path.join(out, "hosts.txt")) as f:
+        check(f.read() == text and "Vantage points: " in text,
+              "capture --hosts's analysis is analyze --vantage's, with the vantage points")
+    points = [p.get("name") for p in both.get("vantage_points", [])]
+    check(points == [names[1], names[2], names[0]], f"three vantage points, one per host: {points}")
+    paths = {(p["from"], p["to"]): p for p in both.get("paths", [])}
+    for a, b in ((names[0], names[1]), (names[1], names[2]), (names[0], names[2])):
+        for x, y in ((a, b), (b, a)):
+            m = paths.get((x, y), {}).get("matched", 0)
+            check(m > 0, f"path {x} -> {y}: packets matched at both ends ({m})")
+    # the switch marks CE at its egress: between the sender and the switch, not after it
+    up, down = paths.get((names[0], names[1]), {}), paths.get((names[1], names[2]), {})
+    check(up.get("ce_marked", 0) > 0 and down.get("ce_marked", -1) == 0,
+          f"CE marked between the sender and the switch egress ({up.get('ce_marked')}), "
+          f"none after it ({down.get('ce_marked')})")
     one = [s.get("roce_packets", 0) for s in singles.values()]
     total = both.get("roce_packets", -1)
     if drops == 0:

@@ -13,11 +13,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 /*
  * Byte 0: options (bit 0 timeline as JSON, bits 1-2 link speed, bits 3-4
- * bucket, bit 5 two capture interfaces). Then frames: flags (1 byte: bit 7
+ * bucket, bit 5 two capture interfaces, each a vantage point). Then frames: flags (1 byte: bit 7
  * steps time back, bits 0-5 add to the wire length; with two interfaces,
  * bit 6 is the interface), time step (2 bytes LE, x 64 ns), length (2 bytes
  * LE, clipped to what is left), the frame's bytes.
  */
+/* Capture interface i is vantage point i. */
+static int by_interface(void *ctx, uint32_t interface_id)
+{
+	(void)ctx;
+	return (int)interface_id;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static const uint64_t speeds[] = {100000000000ull, 25000000000ull, 10000000000ull, 400000000000ull};
@@ -31,6 +38,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	rt_analyzer_opts_init(&o);
 	o.link_speed_bps = speeds[(data[0] >> 1) & 3];
 	o.storm_ns = 1000000;
+	if (data[0] & 0x20) {
+		o.vantage_of = by_interface;
+		o.vantage_window_ns = 100000; /* short: windows close within the input */
+	}
 	char errbuf[RT_ERRBUF_SIZE];
 	struct rt_analyzer *an = rt_analyzer_new(&o, errbuf);
 	if (!an) {
@@ -74,6 +85,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	rt_analyzer_totals(an, &t);
 	if (t.packets != frames || t.roce_packets > t.packets || t.ce > t.roce_packets ||
 	    t.cnp > t.roce_packets || rt_analyzer_flow_count(an) > t.roce_packets)
+		abort();
+	static const char *const files[1] = {"-"};
+	const struct rt_an_vantage vp[2] = {{.name = "a", .nfiles = 1, .files = files, .frames = frames},
+					    {.name = "b", .nfiles = 1, .files = files}};
+	if (rt_analyzer_vantage_points(an, vp, (data[0] & 0x20) ? 2 : 1, errbuf) < 0)
 		abort();
 	rt_analyzer_report(an, errbuf);
 	rt_analyzer_free(an);

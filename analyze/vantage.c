@@ -1,0 +1,689 @@
+/* Vantage points: the same RoCE packet matched across capture places, their clock offsets, one-way delays, losses and CE marks between them. */
+#include "analyze/vantage.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+/*
+ * A packet is known by the fingerprint duplicate detection gives it (what
+ * no hop changes: addresses, destination QP, PSN, opcode, lengths, UDP
+ * source port, IPv4 id; ECN, TTL and the link layer left out). Its frames
+ * at the vantage points are gathered in one entry for `window_ns` after
+ * the first; then the window closes and the entry is settled: each pair
+ * of points that both saw it gets a time difference d (in their own
+ * clocks) and a CE mark picked up between them; a point that did not is
+ * judged to have missed it, when that point was capturing all along
+ * (its first frame before the packet's, a frame of it after the window).
+ *
+ * Identical packets (CNPs to one QP, a resend) in flight at once are
+ * separate entries: a frame joins the oldest one its point has not seen
+ * yet (frames reach the next point in the order they passed the first).
+ * A frame again at a point all of them have seen starts a new entry,
+ * unless duplicate detection calls it a copy (the same point seeing a
+ * packet twice: a port mirrored twice).
+ *
+ * Memory: the packets of one window (a ring, and a hash from fingerprint
+ * to the newest of them) and, per class of packets (one direction between
+ * two hosts) and pair of points, a link with two quantile sketches.
+ */
+
+#define CLS_NONE UINT32_MAX
+
+int an_vp_init(struct an_vantage *v, int (*vantage_of)(void *, uint32_t), void *ctx, uint64_t window_ns)
+{
+	memset(v, 0, sizeof(*v));
+	if (!vantage_of)
+		return 0;
+	v->on = true;
+	v->vantage_of = vantage_of;
+	v->ctx = ctx;
+	v->window_ns = window_ns;
+	memset(v->cache, -2, sizeof(v->cache));
+	v->cap = 1024;
+	v->hcap = 2 * v->cap;
+	v->e = calloc(v->cap, sizeof(*v->e));
+	v->h = calloc(v->hcap, sizeof(*v->h));
+	return v->e && v->h ? 0 : -ENOMEM;
+}
+
+void an_vp_free(struct an_vantage *v)
+{
+	free(v->e);
+	free(v->h);
+	for (uint32_t c = 0; c < v->ncls; c++)
+		for (unsigned p = 0; p < AN_VP_PAIRS; p++) {
+			struct an_vp_link *l = v->cls[c].link[p];
+			if (l) {
+				free(l->pos);
+				free(l->neg);
+				free(l);
+			}
+		}
+	free(v->cls);
+	free(v->cidx);
+	for (unsigned i = 0; i < AN_VP_POINTS; i++)
+		free(v->pt[i].pend);
+	for (unsigned i = 0; i < v->nvp; i++) {
+		free((char *)v->vp[i].name);
+		for (unsigned k = 0; k < v->vp[i].nfiles; k++)
+			free((char *)v->vp[i].files[k]);
+		free((void *)v->vp[i].files);
+	}
+	free(v->vp);
+	memset(v, 0, sizeof(*v));
+}
+
+/* Index of the pair of points i < j. */
+static unsigned pair_of(unsigned i, unsigned j)
+{
+	return i * (2 * AN_VP_POINTS - i - 1) / 2 + (j - i - 1);
+}
+
+static int point_of(struct an_vantage *v, uint32_t interface_id)
+{
+	if (interface_id < sizeof(v->cache) && v->cache[interface_id] != -2)
+		return v->cache[interface_id];
+	int p = v->vantage_of(v->ctx, interface_id);
+	if (p >= AN_VP_POINTS)
+		p = -1;
+	if (interface_id < sizeof(v->cache) && p >= 0) /* an unknown one may become known */
+		v->cache[interface_id] = (int8_t)p;
+	return p;
+}
+
+/* ---- the hash from fingerprint to the newest live entry ---- */
+
+static uint32_t hslot(const struct an_vantage *v, uint64_t fp)
+{
+	return (uint32_t)((fp ^ (fp >> 29)) & (v->hcap - 1));
+}
+
+/* The slot holding fp, or hcap. */
+static uint32_t hfind(const struct an_vantage *v, uint64_t fp)
+{
+	for (uint32_t i = hslot(v, fp);; i = (i + 1) & (v->hcap - 1)) {
+		if (v->h[i].fp == fp)
+			return i;
+		if (!v->h[i].fp)
+			return v->hcap;
+	}
+}
+
+static void hset(struct an_vantage *v, uint64_t fp, uint64_t seq)
+{
+	uint32_t i = hslot(v, fp);
+	while (v->h[i].fp && v->h[i].fp != fp)
+		i = (i + 1) & (v->hcap - 1);
+	v->h[i].fp = fp;
+	v->h[i].seq = seq;
+}
+
+/* Remove slot i, moving later members of its run back (linear probing). */
+static void hdel(struct an_vantage *v, uint32_t i)
+{
+	uint32_t mask = v->hcap - 1, j = i;
+	for (;;) {
+		j = (j + 1) & mask;
+		if (!v->h[j].fp)
+			break;
+		uint32_t home = hslot(v, v->h[j].fp);
+		/* j's entry may fill the hole at i when its home is not in (i, j] */
+		if (((j - home) & mask) >= ((j - i) & mask)) {
+			v->h[i] = v->h[j];
+			i = j;
+		}
+	}
+	v->h[i].fp = 0;
+}
+
+static struct an_vp_entry *entry(const struct an_vantage *v, uint64_t seq)
+{
+	return &v->e[seq & (v->cap - 1)];
+}
+
+/* ---- classes: one direction between two hosts ---- */
+
+static uint64_t cls_hash(uint8_t ipver, const uint8_t *src, const uint8_t *dst)
+{
+	uint64_t h = 0x9e3779b97f4a7c15ull ^ ipver;
+	unsigned n = ipver == 4 ? 4 : 16;
+	for (unsigned i = 0; i < n; i++)
+		h = (h ^ src[i]) * 0x100000001b3ull;
+	for (unsigned i = 0; i < n; i++)
+		h = (h ^ dst[i]) * 0x100000001b3ull;
+	return h ^ (h >> 32);
+}
+
+static int cls_grow(struct an_vantage *v)
+{
+	uint32_t ncap = v->ccap ? v->ccap * 2 : 64;
+	uint32_t *idx = calloc(ncap, sizeof(*idx));
+	if (!idx)
+		return -ENOMEM;
+	for (uint32_t c = 0; c < v->ncls; c++) {
+		const struct an_vp_class *k = &v->cls[c];
+		uint32_t i = (uint32_t)cls_hash(k->ipver, k->src, k->dst) & (ncap - 1);
+		while (idx[i])
+			i = (i + 1) & (ncap - 1);
+		idx[i] = c + 1;
+	}
+	free(v->cidx);
+	v->cidx = idx;
+	v->ccap = ncap;
+	return 0;
+}
+
+/* The slot of class (ipver, src, dst) in the index: it, or the empty slot it would take. */
+static uint32_t class_slot(const struct an_vantage *v, uint8_t ipver, const uint8_t *src, const uint8_t *dst)
+{
+	unsigned n = ipver == 4 ? 4 : 16;
+	uint32_t i = (uint32_t)cls_hash(ipver, src, dst) & (v->ccap - 1);
+	for (; v->cidx[i]; i = (i + 1) & (v->ccap - 1)) {
+		const struct an_vp_class *k = &v->cls[v->cidx[i] - 1];
+		if (k->ipver == ipver && !memcmp(k->src, src, n) && !memcmp(k->dst, dst, n))
+			break;
+	}
+	return i;
+}
+
+/* The class of packets from src to dst, or CLS_NONE. */
+static uint32_t find_class(const struct an_vantage *v, uint8_t ipver, const uint8_t *src, const uint8_t *dst)
+{
+	if (!v->ccap)
+		return CLS_NONE;
+	uint32_t i = class_slot(v, ipver, src, dst);
+	return v->cidx[i] ? v->cidx[i] - 1 : CLS_NONE;
+}
+
+/* The class of rec's packet, made at its first packet; CLS_NONE when out of memory. */
+static uint32_t class_of(struct an_vantage *v, const struct rt_record *rec)
+{
+	uint8_t ipver = rec->ip_version;
+	unsigned n = ipver == 4 ? 4 : 16;
+	if ((v->ncls + 1) * 2 > v->ccap && cls_grow(v) < 0)
+		return CLS_NONE;
+	uint32_t i = class_slot(v, ipver, rec->src_ip, rec->dst_ip);
+	if (v->cidx[i])
+		return v->cidx[i] - 1;
+	if (v->ncls == v->capcls) {
+		uint32_t nc = v->capcls ? v->capcls * 2 : 16;
+		struct an_vp_class *cl = realloc(v->cls, (size_t)nc * sizeof(*cl));
+		if (!cl)
+			return CLS_NONE;
+		v->cls = cl;
+		v->capcls = nc;
+	}
+	struct an_vp_class *k = &v->cls[v->ncls];
+	memset(k, 0, sizeof(*k));
+	k->ipver = ipver;
+	memcpy(k->src, rec->src_ip, n);
+	memcpy(k->dst, rec->dst_ip, n);
+	v->cidx[i] = ++v->ncls;
+	return v->ncls - 1;
+}
+
+static struct an_vp_link *link_of(struct an_vantage *v, uint32_t c, unsigned pair)
+{
+	struct an_vp_link **l = &v->cls[c].link[pair];
+	if (!*l && !(*l = calloc(1, sizeof(**l))))
+		v->nomem = true;
+	return *l;
+}
+
+/* ---- settling a packet whose window closed ---- */
+
+static void add_pending(struct an_vantage *v, unsigned q, struct an_vp_link *l, unsigned side)
+{
+	struct an_vp_point *pt = &v->pt[q];
+	if (!l->pending[side]) {
+		if (pt->npend == pt->cappend) {
+			uint32_t nc = pt->cappend ? pt->cappend * 2 : 16;
+			struct an_vp_pending *np = realloc(pt->pend, (size_t)nc * sizeof(*np));
+			if (!np) {
+				v->nomem = true;
+				return;
+			}
+			pt->pend = np;
+			pt->cappend = nc;
+		}
+		pt->pend[pt->npend++] = (struct an_vp_pending){l, side};
+	}
+	l->pending[side]++;
+}
+
+static bool ect(uint8_t ecn)
+{
+	return ecn == 1 || ecn == 2;
+}
+
+static void matched(struct an_vantage *v, struct an_vp_link *l, unsigned pair, const struct an_vp_entry *x,
+		    unsigned i, unsigned j)
+{
+	int64_t d = (int64_t)(x->t[j] - x->t[i]);
+	if (!l->matched++)
+		l->dmin = l->dmax = d;
+	else if (d < l->dmin)
+		l->dmin = d;
+	else if (d > l->dmax)
+		l->dmax = d;
+	if (!v->ref_set[pair]) {
+		v->ref_set[pair] = true;
+		v->ref[pair] = d;
+	}
+	int64_t r = d - v->ref[pair];
+	if (r >= 0)
+		an_hist_addp(&l->pos, (uint64_t)r);
+	else
+		an_hist_addp(&l->neg, (uint64_t)-r);
+	l->ce[0] += ect(x->ecn[i]) && x->ecn[j] == 3;
+	l->ce[1] += ect(x->ecn[j]) && x->ecn[i] == 3;
+	l->ttl_lower[0] += x->ttl[j] < x->ttl[i];
+	l->ttl_lower[1] += x->ttl[i] < x->ttl[j];
+}
+
+/* Entry x's window closed (judge: a point that missed it may be judged to have lost it). */
+static void settle(struct an_vantage *v, const struct an_vp_entry *x, bool judge)
+{
+	for (unsigned i = 0; i < AN_VP_POINTS; i++) {
+		if (!v->pt[i].seen)
+			continue;
+		for (unsigned j = i + 1; j < AN_VP_POINTS; j++) {
+			bool si = x->seen & (1u << i), sj = x->seen & (1u << j);
+			if (!v->pt[j].seen || (!si && !sj) || (!(si && sj) && !judge))
+				continue;
+			unsigned pair = pair_of(i, j);
+			struct an_vp_link *l = link_of(v, x->cls, pair);
+			if (!l)
+				continue;
+			if (si && sj) {
+				matched(v, l, pair, x, i, j);
+				continue;
+			}
+			/* judged only when the point that missed it was capturing from before it to after the window */
+			unsigned q = si ? j : i, side = si ? 0 : 1;
+			const struct an_vp_point *pq = &v->pt[q];
+			if (pq->first > x->t0)
+				continue;
+			if (pq->last >= x->t0 + v->window_ns)
+				l->miss[side]++;
+			else
+				add_pending(v, q, l, side);
+		}
+	}
+}
+
+/* The oldest entry leaves the window. */
+static void pop(struct an_vantage *v, bool judge)
+{
+	const struct an_vp_entry *x = entry(v, v->head);
+	settle(v, x, judge);
+	uint32_t s = hfind(v, x->fp);
+	if (s < v->hcap && v->h[s].seq == v->head) /* the newest of its fingerprint: none is left */
+		hdel(v, s);
+	v->head++;
+}
+
+static int grow(struct an_vantage *v)
+{
+	uint32_t ncap = v->cap * 2;
+	struct an_vp_entry *e = malloc((size_t)ncap * sizeof(*e));
+	void *h = calloc((size_t)ncap * 2, sizeof(*v->h));
+	if (!e || !h) {
+		free(e);
+		free(h);
+		return -ENOMEM;
+	}
+	for (uint64_t s = v->head; s < v->tail; s++)
+		e[s & (ncap - 1)] = *entry(v, s);
+	free(v->e);
+	free(v->h);
+	v->e = e;
+	v->h = h;
+	v->cap = ncap;
+	v->hcap = ncap * 2;
+	for (uint64_t s = v->head; s < v->tail; s++)
+		hset(v, entry(v, s)->fp, s);
+	return 0;
+}
+
+/* The judgements pending on point q's next frame: it came, so q was capturing. */
+static void settle_pending(struct an_vp_point *pt)
+{
+	for (uint32_t k = 0; k < pt->npend; k++) {
+		struct an_vp_link *l = pt->pend[k].l;
+		unsigned side = pt->pend[k].side;
+		l->miss[side] += l->pending[side];
+		l->pending[side] = 0;
+	}
+	pt->npend = 0;
+}
+
+void an_vp_frame(struct an_vantage *v, const struct rt_record *rec, uint64_t fp, bool copy, uint64_t now)
+{
+	int p = point_of(v, rec->interface_id);
+	if (p < 0) {
+		v->frames_unknown++;
+		return;
+	}
+	struct an_vp_point *pt = &v->pt[p];
+	uint64_t ts = rec->ts_ns;
+	if (!pt->seen) {
+		pt->seen = true;
+		pt->first = ts;
+	}
+	if (ts > pt->last)
+		pt->last = ts;
+	pt->frames++;
+	if (pt->npend)
+		settle_pending(pt);
+	while (v->head < v->tail && entry(v, v->head)->t0 + v->window_ns < now)
+		pop(v, true);
+	if (!fp)
+		return;
+	/*
+	 * The oldest live instance this point has not seen; whether it saw one.
+	 * The instances a point saw are the oldest ones (it fills the oldest it
+	 * lacks, or starts a new one when it lacks none): from the newest back,
+	 * the walk ends at the first one it saw.
+	 */
+	uint32_t s = hfind(v, fp);
+	uint64_t newest = s < v->hcap ? v->h[s].seq : AN_VP_NONE, cand = AN_VP_NONE;
+	bool here = false;
+	for (uint64_t q = newest; q != AN_VP_NONE && q >= v->head; q = entry(v, q)->older) {
+		if (entry(v, q)->seen & (1u << p)) {
+			here = true;
+			break;
+		}
+		cand = q;
+	}
+	struct an_vp_entry *x;
+	if (cand != AN_VP_NONE) {
+		x = entry(v, cand);
+	} else if (copy && here) {
+		return; /* the same packet again at the same point: a copy duplicate detection counted once */
+	} else {
+		if (v->tail - v->head == v->cap && (v->cap >= AN_VP_MAX_ENTRIES || grow(v) < 0)) {
+			v->forgotten_early++;
+			pop(v, false);
+		}
+		uint32_t c = class_of(v, rec);
+		if (c == CLS_NONE) {
+			v->nomem = true;
+			return;
+		}
+		x = entry(v, v->tail);
+		memset(x, 0, sizeof(*x));
+		x->fp = fp;
+		x->t0 = ts;
+		x->older = newest != AN_VP_NONE && newest >= v->head ? newest : AN_VP_NONE;
+		x->cls = c;
+		hset(v, fp, v->tail++);
+	}
+	x->seen |= (uint8_t)(1u << p);
+	x->t[p] = ts;
+	x->ecn[p] = rec->ip_version ? rec->ecn & 3 : 0;
+	x->ttl[p] = rec->ttl;
+}
+
+void an_vp_finish(struct an_vantage *v)
+{
+	if (!v->on)
+		return;
+	while (v->head < v->tail)
+		pop(v, false);
+	for (unsigned i = 0; i < AN_VP_POINTS; i++) /* their points never showed they were still capturing */
+		for (uint32_t k = 0; k < v->pt[i].npend; k++)
+			v->pt[i].pend[k].l->pending[v->pt[i].pend[k].side] = 0;
+	for (unsigned i = 0; i < AN_VP_POINTS; i++)
+		v->pt[i].npend = 0;
+}
+
+static char *dup_str(const char *s)
+{
+	return s ? strdup(s) : strdup("");
+}
+
+int an_vp_describe(struct an_vantage *v, const struct rt_an_vantage *vp, unsigned n)
+{
+	if (n > AN_VP_POINTS)
+		n = AN_VP_POINTS;
+	struct rt_an_vantage *d = calloc(n ? n : 1, sizeof(*d));
+	if (!d)
+		return -ENOMEM;
+	for (unsigned i = 0; i < v->nvp; i++) { /* described again: the new description counts */
+		free((char *)v->vp[i].name);
+		for (unsigned k = 0; k < v->vp[i].nfiles; k++)
+			free((char *)v->vp[i].files[k]);
+		free((void *)v->vp[i].files);
+	}
+	free(v->vp);
+	v->vp = d;
+	v->nvp = n;
+	for (unsigned i = 0; i < n; i++) {
+		const char **files = calloc(vp[i].nfiles ? vp[i].nfiles : 1, sizeof(*files));
+		d[i].name = dup_str(vp[i].name);
+		d[i].frames = vp[i].frames;
+		d[i].files = files;
+		if (!files || !d[i].name)
+			return -ENOMEM;
+		for (unsigned k = 0; k < vp[i].nfiles; k++) {
+			if (!(files[k] = dup_str(vp[i].files[k])))
+				return -ENOMEM;
+			d[i].nfiles = k + 1;
+		}
+	}
+	return 0;
+}
+
+/* ---- paths ---- */
+
+int64_t an_vp_offset(int64_t fwd_dmin, int64_t rev_dmax)
+{
+	/* ((t2 - t1) - (t4 - t3)) / 2 with t2 - t1 = fwd_dmin and t4 - t3 = -rev_dmax, rounded to nearest */
+	int64_t s = fwd_dmin + rev_dmax;
+	return s >= 0 ? (s + 1) / 2 : -((-s + 1) / 2);
+}
+
+/* What one pair of points says, both ways. */
+struct pair_sum {
+	uint64_t matched[2], lost[2], ce[2];
+	int64_t dmin[2], dmax[2]; /* of d over the classes each way ([0]: i -> j) */
+	struct an_hist pos[2], neg[2];
+	bool any[2];
+};
+
+/* The signed value of nearest rank `rank` (1-based): the negated ones (largest magnitude first), then pos. */
+static int64_t signed_rank(const struct an_hist *pos, const struct an_hist *neg, uint64_t rank)
+{
+	if (rank <= neg->n)
+		return -(int64_t)an_hist_rank(neg, neg->n - rank + 1);
+	return (int64_t)an_hist_rank(pos, rank - neg->n);
+}
+
+static uint64_t rank_of(uint64_t n, double q)
+{
+	uint64_t r = (uint64_t)(q * (double)n + 0.999999999);
+	return r < 1 ? 1 : r > n ? n : r;
+}
+
+/*
+ * Which way the packets of class c go between points i and j: 0 from i to
+ * j, 1 from j to i. Packets one way have d = offset + delay, the other way
+ * d = offset - delay: whichever class of a host pair has the larger d is
+ * the one going from i to j.
+ */
+static int way_two(const struct an_vp_link *l, const struct an_vp_link *r)
+{
+	if (l->dmin != r->dmin)
+		return l->dmin > r->dmin ? 0 : 1;
+	return l->dmax >= r->dmax ? 0 : 1;
+}
+
+/* The class of the other direction between the same hosts, or CLS_NONE. */
+static uint32_t reverse_of(const struct an_vantage *v, uint32_t c)
+{
+	const struct an_vp_class *k = &v->cls[c];
+	return find_class(v, k->ipver, k->dst, k->src);
+}
+
+/* The class's median d (from its own sketches, relative to the pair's ref). */
+static int64_t class_median(const struct an_vp_link *l, int64_t ref)
+{
+	static const struct an_hist empty;
+	const struct an_hist *pos = l->pos ? l->pos : &empty, *neg = l->neg ? l->neg : &empty;
+	return ref + signed_rank(pos, neg, rank_of(pos->n + neg->n, 0.5));
+}
+
+static void add_way(struct pair_sum *ps, const struct an_vp_link *l, int w)
+{
+	/* way 0 (i -> j): lost = seen at i only; CE at j. Way 1: the mirror. */
+	ps->lost[w] += l->miss[w];
+	ps->ce[w] += l->ce[w];
+	if (!l->matched)
+		return;
+	if (!ps->any[w] || l->dmin < ps->dmin[w])
+		ps->dmin[w] = l->dmin;
+	if (!ps->any[w] || l->dmax > ps->dmax[w])
+		ps->dmax[w] = l->dmax;
+	ps->any[w] = true;
+	ps->matched[w] += l->matched;
+	an_hist_merge(&ps->pos[w], l->pos);
+	an_hist_merge(&ps->neg[w], l->neg);
+}
+
+static void fill_path(struct an_vp_path *o, const struct pair_sum *ps, int w, bool theta_known, int64_t theta,
+		      int64_t ref)
+{
+	o->matched = ps->matched[w];
+	o->lost = ps->lost[w];
+	o->ce_marked = ps->ce[w];
+	o->offset_known = theta_known;
+	o->offset_ns = w == 0 ? theta : -theta;
+	if (!theta_known)
+		o->offset_null_reason = "packets were matched one way only: the clock offset cannot be told from the "
+					"delay, and the delays include it";
+	if (!ps->matched[w]) {
+		o->delay_null_reason = "no packet was seen at both";
+		return;
+	}
+	o->delay_known = true;
+	o->delay_includes_offset = !theta_known;
+	int64_t th = theta_known ? theta : 0;
+	uint64_t n = ps->pos[w].n + ps->neg[w].n;
+	if (w == 0) { /* delay = d - offset */
+		o->delay_min = ps->dmin[w] - th;
+		o->delay_median = ref + signed_rank(&ps->pos[w], &ps->neg[w], rank_of(n, 0.5)) - th;
+		o->delay_p99 = ref + signed_rank(&ps->pos[w], &ps->neg[w], rank_of(n, 0.99)) - th;
+	} else { /* delay = offset - d: its quantile q is the offset less d's quantile 1 - q */
+		o->delay_min = th - ps->dmax[w];
+		o->delay_median = th - ref - signed_rank(&ps->pos[w], &ps->neg[w], n + 1 - rank_of(n, 0.5));
+		o->delay_p99 = th - ref - signed_rank(&ps->pos[w], &ps->neg[w], n + 1 - rank_of(n, 0.99));
+	}
+}
+
+/*
+ * The paths between points i < j (0, 1 or 2 of them) into r, and each
+ * class's way between them (r->way[pair], kept). 0, or -ENOMEM.
+ */
+static int pair_paths(const struct an_vantage *v, unsigned i, unsigned j, struct an_vp_result *r)
+{
+	unsigned pair = pair_of(i, j);
+	struct pair_sum *ps = calloc(1, sizeof(*ps));
+	int8_t *way = malloc(v->ncls ? v->ncls : 1);
+	if (!ps || !way) {
+		free(ps);
+		free(way);
+		return -ENOMEM;
+	}
+	/* classes with their reverse matched too: the way is known; the offset from the smallest delays */
+	bool fwd = false, rev = false;
+	int64_t fmin = 0, rmax = 0;
+	for (uint32_t c = 0; c < v->ncls; c++) {
+		way[c] = -1;
+		const struct an_vp_link *l = v->cls[c].link[pair];
+		if (!l || !l->matched)
+			continue;
+		uint32_t rc = reverse_of(v, c);
+		const struct an_vp_link *rl = rc != CLS_NONE ? v->cls[rc].link[pair] : NULL;
+		if (!rl || !rl->matched)
+			continue;
+		way[c] = (int8_t)way_two(l, rl);
+		if (way[c] == 0 && (!fwd || l->dmin < fmin))
+			fmin = l->dmin, fwd = true;
+		if (way[c] == 1 && (!rev || l->dmax > rmax))
+			rmax = l->dmax, rev = true;
+	}
+	bool theta_known = fwd && rev;
+	int64_t theta = theta_known ? an_vp_offset(fmin, rmax) : 0;
+	/* the other classes: by the offset when known, else by TTL (a router lowers it), CE marks, the time order */
+	for (uint32_t c = 0; c < v->ncls; c++) {
+		const struct an_vp_link *l = v->cls[c].link[pair];
+		if (!l || way[c] >= 0 || !l->matched) /* never seen at both: it need not pass both points */
+			continue;
+		int64_t med = class_median(l, v->ref[pair]);
+		if (theta_known)
+			way[c] = med >= theta ? 0 : 1;
+		else if (l->ttl_lower[0] != l->ttl_lower[1])
+			way[c] = l->ttl_lower[0] > l->ttl_lower[1] ? 0 : 1;
+		else if (l->ce[0] != l->ce[1])
+			way[c] = l->ce[0] > l->ce[1] ? 0 : 1;
+		else
+			way[c] = med >= 0 ? 0 : 1;
+	}
+	for (uint32_t c = 0; c < v->ncls; c++)
+		if (way[c] >= 0)
+			add_way(ps, v->cls[c].link[pair], way[c]);
+	unsigned n0 = r->npaths;
+	for (int w = 0; w < 2; w++) {
+		if (!ps->matched[w] && !ps->lost[w])
+			continue;
+		struct an_vp_path *o = &r->path[r->npaths];
+		*o = (struct an_vp_path){.from = w ? j : i, .to = w ? i : j};
+		fill_path(o, ps, w, theta_known, theta, v->ref[pair]);
+		r->path_of[pair][w] = (int)r->npaths++;
+	}
+	if (r->npaths == n0) { /* both captured, nothing in common: said as a path with nothing on it */
+		struct an_vp_path *o = &r->path[r->npaths++];
+		*o = (struct an_vp_path){.from = i, .to = j};
+		fill_path(o, ps, 0, false, 0, 0);
+		o->offset_null_reason = "no packet was seen at both";
+	}
+	r->way[pair] = way;
+	free(ps);
+	return 0;
+}
+
+int an_vp_compute(const struct an_vantage *v, struct an_vp_result *r)
+{
+	memset(r, 0, sizeof(*r));
+	memset(r->path_of, -1, sizeof(r->path_of));
+	unsigned npt = v->nvp < AN_VP_POINTS ? v->nvp : AN_VP_POINTS;
+	for (unsigned i = 0; i < npt; i++)
+		for (unsigned j = i + 1; j < npt; j++)
+			if (v->on && v->pt[i].seen && v->pt[j].seen && pair_paths(v, i, j, r) < 0) {
+				an_vp_result_free(r);
+				return -ENOMEM;
+			}
+	return 0;
+}
+
+void an_vp_result_free(struct an_vp_result *r)
+{
+	for (unsigned p = 0; p < AN_VP_PAIRS; p++)
+		free(r->way[p]);
+	memset(r, 0, sizeof(*r));
+}
+
+unsigned an_vp_flow_paths(const struct an_vantage *v, const struct an_vp_result *r, uint8_t ipver,
+			  const uint8_t *src, const uint8_t *dst, unsigned *out)
+{
+	uint32_t c = find_class(v, ipver, src, dst);
+	unsigned n = 0;
+	if (c == CLS_NONE)
+		return 0;
+	for (unsigned p = 0; p < AN_VP_PAIRS; p++)
+		if (r->way[p] && r->way[p][c] >= 0 && r->path_of[p][r->way[p][c]] >= 0)
+			out[n++] = (unsigned)r->path_of[p][r->way[p][c]];
+	return n;
+}

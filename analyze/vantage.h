@@ -1,0 +1,144 @@
+/* Vantage points: the same RoCE packet matched across capture places, their clock offsets, one-way delays, losses and CE marks between them. */
+#ifndef RT_ANALYZE_VANTAGE_H
+#define RT_ANALYZE_VANTAGE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "analyze/hist.h"
+#include "analyze/types.h"
+
+#define AN_VP_POINTS RT_AN_VANTAGE_MAX
+#define AN_VP_PAIRS (AN_VP_POINTS * (AN_VP_POINTS - 1) / 2)
+#define AN_VP_NONE UINT64_MAX
+#define AN_VP_MAX_ENTRIES (1u << 20) /* packets waiting for their window to close, at most */
+
+/*
+ * What one pair of points (i < j) saw of one class of packets (one
+ * direction between two hosts). d = (time at j) - (time at i), each in its
+ * own point's clock: for packets from i to j it is the delay plus the
+ * offset of j's clock, from j to i the offset less the delay.
+ */
+struct an_vp_link {
+	uint64_t matched;	 /* packets seen at both */
+	int64_t dmin, dmax;	 /* of d */
+	uint64_t miss[2];	 /* seen at i only ([0]) or at j only ([1]), judged: the other point was capturing */
+	uint64_t pending[2];	 /* ... judged once the other point has a frame after the window */
+	uint64_t ce[2];		 /* ECT at i and CE at j ([0]); ECT at j and CE at i ([1]) */
+	uint64_t ttl_lower[2];	 /* a lower TTL at j ([0]) or at i ([1]): that one is after a router */
+	struct an_hist *pos, *neg; /* d - ref (ref: the pair's first d), >= 0 and < 0 (negated) */
+};
+
+/* One class: packets from one host to another, with its links per pair of points. */
+struct an_vp_class {
+	uint8_t ipver;
+	uint8_t src[16], dst[16];
+	struct an_vp_link *link[AN_VP_PAIRS];
+};
+
+/* One packet waiting until its window closes: the frame of it each point saw. */
+struct an_vp_entry {
+	uint64_t fp, t0; /* fingerprint (an_dup_fingerprint); the first frame's time */
+	uint64_t older;	 /* the live instance with this fingerprint before it (its seq), or AN_VP_NONE */
+	uint32_t cls;
+	uint8_t seen; /* bit per point */
+	uint8_t ecn[AN_VP_POINTS], ttl[AN_VP_POINTS];
+	uint64_t t[AN_VP_POINTS];
+};
+
+/* A pending loss judgement of a link side, settled by the point's next frame. */
+struct an_vp_pending {
+	struct an_vp_link *l;
+	unsigned side;
+};
+
+struct an_vp_point {
+	bool seen;
+	uint64_t first, last, frames;
+	struct an_vp_pending *pend; /* links with pending judgements of this point missing a packet */
+	uint32_t npend, cappend;
+};
+
+/* The vantage-point analysis; `on` false: nothing is done per frame. */
+struct an_vantage {
+	bool on;
+	int (*vantage_of)(void *ctx, uint32_t interface_id);
+	void *ctx;
+	uint64_t window_ns;
+	int8_t cache[64]; /* interface_id < 64 -> point, -2 = not asked yet */
+	struct an_vp_point pt[AN_VP_POINTS];
+	int64_t ref[AN_VP_PAIRS];
+	bool ref_set[AN_VP_PAIRS];
+	/* packets in their window: a ring by seq, and a hash from fingerprint to the newest instance's seq */
+	struct an_vp_entry *e;
+	uint64_t head, tail; /* live seqs are [head, tail) */
+	uint32_t cap;	     /* ring size, power of 2 */
+	struct {
+		uint64_t fp, seq;
+	} * h;
+	uint32_t hcap; /* 2 * cap */
+	/* classes by host pair: open addressing to index + 1 */
+	struct an_vp_class *cls;
+	uint32_t ncls, capcls;
+	uint32_t *cidx;
+	uint32_t ccap;
+	uint64_t frames_unknown;   /* frames whose point is unknown or beyond AN_VP_POINTS */
+	uint64_t forgotten_early;  /* packets pushed out before their window closed (AN_VP_MAX_ENTRIES) */
+	bool nomem;		   /* something could not be allocated: the figures miss what it held */
+	/* the vantage points as the caller described them (rt_analyzer_vantage_points) */
+	struct rt_an_vantage *vp;
+	unsigned nvp;
+};
+
+/* One path between two vantage points (from upstream to downstream), as the report gives it. */
+struct an_vp_path {
+	unsigned from, to;
+	uint64_t matched, lost, ce_marked;
+	bool offset_known;
+	int64_t offset_ns;		/* to's clock less from's */
+	const char *offset_null_reason; /* when not known */
+	bool delay_known;
+	bool delay_includes_offset; /* the offset could not be measured: delays are raw time differences */
+	int64_t delay_min, delay_median, delay_p99;
+	const char *delay_null_reason;
+};
+
+/* A pair of points ordered both ways gives at most two paths. */
+#define AN_VP_PATHS_MAX (2 * AN_VP_PAIRS)
+
+/* The paths between the described points, and which of them each class of packets is on. */
+struct an_vp_result {
+	unsigned npaths;
+	struct an_vp_path path[AN_VP_PATHS_MAX];
+	int path_of[AN_VP_PAIRS][2]; /* pair of points i < j, from i ([0]) or from j ([1]) -> path, or -1 */
+	int8_t *way[AN_VP_PAIRS];    /* per pair: each class's way (0: from i, 1: from j, -1: on neither), or NULL */
+};
+
+/* 0, or -ENOMEM. With vantage_of NULL the part stays off. */
+int an_vp_init(struct an_vantage *v, int (*vantage_of)(void *, uint32_t), void *ctx, uint64_t window_ns);
+void an_vp_free(struct an_vantage *v);
+/*
+ * One frame at stream time `now`: fp is its fingerprint when it is RoCE
+ * with a BTH (else 0); copy: the duplicate detection found it a copy of a
+ * packet counted already.
+ */
+void an_vp_frame(struct an_vantage *v, const struct rt_record *rec, uint64_t fp, bool copy, uint64_t now);
+/* End of input: every packet still waiting is settled (no loss is judged for them). */
+void an_vp_finish(struct an_vantage *v);
+/* The vantage points' descriptions (copied). 0 or -ENOMEM. */
+int an_vp_describe(struct an_vantage *v, const struct rt_an_vantage *vp, unsigned n);
+/* The paths between the described points into *r (an_vp_result_free() frees it). 0, or -ENOMEM. */
+int an_vp_compute(const struct an_vantage *v, struct an_vp_result *r);
+void an_vp_result_free(struct an_vp_result *r);
+/*
+ * The paths (indexes into r->path, up to AN_VP_PAIRS into out) the packets
+ * from host src to host dst were seen on, from their upstream point to the
+ * downstream one; returns how many.
+ */
+unsigned an_vp_flow_paths(const struct an_vantage *v, const struct an_vp_result *r, uint8_t ipver,
+			  const uint8_t *src, const uint8_t *dst, unsigned *out);
+
+/* Offset of j's clock over i's, NTP's way, from the smallest delay each way (exposed for tests). */
+int64_t an_vp_offset(int64_t fwd_dmin, int64_t rev_dmax);
+
+#endif
