@@ -1,0 +1,38 @@
+/* analyze, timeline and report's command line: what it asks for (struct rt_analyze_args), parsed and checked. */
+#ifndef RT_TOOLS_ANALYZE_OPTIONS_H
+#define RT_TOOLS_ANALYZE_OPTIONS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "analyze/analyze.h"
+#include "analyze/sinks.h"
+#include "tools/cli.h"
+
+/* Which command the shared options serve. */
+enum rt_analyze_mode { RT_MODE_ANALYZE, RT_MODE_TIMELINE, RT_MODE_REPORT };
+
+struct vmap; /* cmd_analyze.c: the vantage point of each capture interface */
+
+/* What the command line asked for. */
+struct rt_analyze_args {
+	const char *cmd; /* "analyze", "timeline" or "report" */
+	enum rt_analyze_mode mode;
+	bool timeline, json;
+	struct rt_cli_files files; /* the capture files, freed by common() */
+	const char **paths;	   /* report: their names, for the page; freed by common() */
+	const char *bpf, *counters, *srclog, *out_path, *title;
+	char *bpf_joined; /* the expression after the options, joined; freed by common() */
+	uint64_t top;
+	struct rt_analyzer_opts ao;
+	struct rt_an_timeline_opts tlo;
+	struct vmap *vmap; /* several files: the vantage-point analysis */
+};
+
+/*
+ * Parse the command line of a->cmd into *a (its cmd, mode, timeline and defaults set by the caller) and
+ * check it. Returns 0, -1 after printing --help, or the exit status after printing its line.
+ */
+int rt_analyze_parse_args(int argc, char **argv, struct rt_analyze_args *a);
+
+#endif
