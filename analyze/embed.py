@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Write report_assets.c: the files the HTML report inlines, as byte arrays (analyze/report_assets.h).
 
-usage: embed.py OUTPUT.c NAME=PATH ...   (PATH '-': not found, the asset is empty)
+usage: embed.py OUTPUT.c NAME=PATH ...   (PATH '-': not found, the asset is empty;
+                                          a NAME given again: its files joined in order)
 
 An inlined file must not end its element nor load anything: a '</script' or
 '</style' in it, or an http:// or https:// address outside its leading license
@@ -30,12 +31,15 @@ def main():
     out = sys.argv[1]
     lines = ["/* The files the HTML report inlines, written by analyze/embed.py at build time. */",
              '#include "analyze/report_assets.h"', ""]
+    assets = {}
     for arg in sys.argv[2:]:
         name, path = arg.split("=", 1)
         data = b""
         if path != "-":
             with open(path, "rb") as f:
                 data = clean(path.rsplit("/", 1)[-1], f.read())
+        assets[name] = assets.get(name, b"") + data
+    for name, data in assets.items():
         lines.append("static const unsigned char %s_data[] = {" % name)
         for i in range(0, len(data), 24):
             lines.append("\t" + ",".join(str(b) for b in data[i:i + 24]) + ",")
