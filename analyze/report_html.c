@@ -562,7 +562,10 @@ static int write_page(struct rt_an_html *h, const struct rt_analyzer *an, struct
 	    (rc = embed_gzip(o, h, an, DOC_SERIES, "rt-series", errbuf)) < 0)
 		return rc;
 	asset(o, "script", &rt_report_dygraph_js);
-	asset(o, "script", &rt_report_page_js);
+	/* the page's own script (report_page.js, report_page_tables.js): one strict function, no globals */
+	rt_out_str(o, "<script>\n(function () {\n\"use strict\";\n");
+	rt_out_write(o, rt_report_page_js.data, rt_report_page_js.len);
+	rt_out_str(o, "\n})();\n</script>\n");
 	rt_out_str(o, "</body>\n</html>\n");
 	return 0;
 }

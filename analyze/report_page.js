@@ -1,6 +1,4 @@
-/* rocetrace report page, first part: helpers, the data, the verdict, facts and charts (docs/REPORT.md); it opens the function report_page_tables.js closes. */
-(function () {
-  "use strict";
+/* rocetrace report page, first part: helpers, the data, the verdict, facts and charts (docs/REPORT.md); report_html.c wraps both parts in one strict function. */
 
   /* What the page found about itself, for people and for tests: errors, charts and their points, totals shown. */
   const check = { errors: [], charts: [], totals: {}, flows_total: 0, flows_rows: 0, flows_not_listed: 0, episodes_total: 0,

@@ -1,4 +1,4 @@
-/* rocetrace report page, second part: tables, paths, distributions, PFC, episodes, the self-check and the start; embed.py joins it after report_page.js. */
+/* rocetrace report page, second part: tables, paths, distributions, PFC, episodes, the self-check and the start; embed.py joins it after report_page.js; report_html.c wraps both parts in one strict function. */
   /* ---- tables: sortable columns, pages ---- */
 
   function table(parent, cols, items, opts) {
@@ -319,4 +319,3 @@
   }
 
   main();
-})();
