@@ -92,7 +92,8 @@ void rt_out_script_json(struct rt_outbuf *o, const char *json, size_t len)
 
 void rt_out_base64(struct rt_outbuf *o, const void *data, size_t len)
 {
-	static const char abc[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+	static const char abc[] =
+	    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 	const unsigned char *p = data;
 	size_t col = 0;
 	for (size_t i = 0; i < len; i += 3) {
@@ -102,8 +103,8 @@ void rt_out_base64(struct rt_outbuf *o, const void *data, size_t len)
 			v |= (uint32_t)p[i + 1] << 8;
 		if (n > 2)
 			v |= p[i + 2];
-		char q[4] = {abc[(v >> 18) & 63], abc[(v >> 12) & 63], n > 1 ? abc[(v >> 6) & 63] : '=',
-			     n > 2 ? abc[v & 63] : '='};
+		char q[4] = {abc[(v >> 18) & 63], abc[(v >> 12) & 63],
+		             n > 1 ? abc[(v >> 6) & 63] : '=', n > 2 ? abc[v & 63] : '='};
 		rt_out_write(o, q, 4);
 		col += 4;
 		if (col == 76 && i + 3 < len) {

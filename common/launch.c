@@ -11,20 +11,21 @@
 #include <time.h>
 #include <unistd.h>
 
-#define KILL_GRACE_NS  2000000000ull /* SIGTERM → SIGKILL */
-#define DRAIN_GRACE_NS 2000000000ull /* after the command exits, wait this long for its pipes to close */
-#define TICK_MS        50            /* poll wake-up for exits, timeouts and the stop flag */
+#define KILL_GRACE_NS 2000000000ull /* SIGTERM → SIGKILL */
+#define DRAIN_GRACE_NS                                                                             \
+	2000000000ull /* after the command exits, wait this long for its pipes to close */
+#define TICK_MS 50    /* poll wake-up for exits, timeouts and the stop flag */
 
 struct proc {
 	struct rt_launch_result *res;
-	size_t index;	   /* its host's position */
+	size_t index;      /* its host's position */
 	char *const *argv; /* exec'ed directly when cmdline is NULL */
 	const char *cmdline;
 	size_t cap;
 	pid_t pid;
-	int fd[2];	    /* stdout, stderr; -1 once at end of file */
-	int in_fd;	    /* the write end of its standard input (stdin_pipe), or -1 */
-	int out_to;	    /* where its standard output goes instead of fd[0], or -1 */
+	int fd[2];          /* stdout, stderr; -1 once at end of file */
+	int in_fd;          /* the write end of its standard input (stdin_pipe), or -1 */
+	int out_to;         /* where its standard output goes instead of fd[0], or -1 */
 	size_t line_off[2]; /* output up to here was handed to on_line */
 	bool started, exited, done, term_sent, kill_sent;
 	uint64_t start_ns, deadline_ns, kill_ns, exit_ns;
@@ -53,8 +54,9 @@ static bool word_is_plain(const char *w)
 	if (!*w)
 		return false;
 	for (; *w; w++)
-		if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_./:=,@%+-",
-		            *w))
+		if (!strchr(
+		        "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_./:=,@%+-",
+		        *w))
 			return false;
 	return true;
 }
@@ -173,8 +175,9 @@ static int start(struct proc *p, bool stdin_pipe, char *errbuf)
 {
 	int in[2] = {-1, -1}, out[2] = {-1, -1}, err[2] = {-1, -1}, rep[2] = {-1, -1};
 	int rc = 0;
-	if ((stdin_pipe && pipe2(in, O_CLOEXEC) < 0) || (p->out_to < 0 && pipe2(out, O_CLOEXEC) < 0) ||
-	    pipe2(err, O_CLOEXEC) < 0 || pipe2(rep, O_CLOEXEC) < 0) {
+	if ((stdin_pipe && pipe2(in, O_CLOEXEC) < 0) ||
+	    (p->out_to < 0 && pipe2(out, O_CLOEXEC) < 0) || pipe2(err, O_CLOEXEC) < 0 ||
+	    pipe2(rep, O_CLOEXEC) < 0) {
 		rc = -errno;
 		goto out;
 	}
@@ -306,7 +309,7 @@ static void supervise(struct proc *p, const struct rt_launch_opts *o, uint64_t n
 			p->exited = true;
 			p->exit_ns = now;
 			p->res->elapsed_ns = now - p->start_ns;
-			p->res->status = WIFEXITED(st) ? WEXITSTATUS(st)
+			p->res->status = WIFEXITED(st)     ? WEXITSTATUS(st)
 			                 : WIFSIGNALED(st) ? 128 + WTERMSIG(st)
 			                                   : -1;
 		}
@@ -393,10 +396,13 @@ static struct rt_launch_session *session_new(const struct rt_launch_opts *o, siz
 	}
 	for (size_t i = 0; i < n; i++) {
 		result_init(&res[i]);
-		s->procs[i] = (struct proc){.res = &res[i], .index = i,
-		                            .cap = o->max_output ? o->max_output : RT_LAUNCH_MAX_OUTPUT,
-		                            .fd = {-1, -1}, .in_fd = -1,
-		                            .out_to = o->stdout_fds ? o->stdout_fds[i] : -1};
+		s->procs[i] =
+		    (struct proc){.res = &res[i],
+		                  .index = i,
+		                  .cap = o->max_output ? o->max_output : RT_LAUNCH_MAX_OUTPUT,
+		                  .fd = {-1, -1},
+		                  .in_fd = -1,
+		                  .out_to = o->stdout_fds ? o->stdout_fds[i] : -1};
 	}
 	return s;
 }
@@ -536,7 +542,8 @@ int rt_launch_end(struct rt_launch_session *s, char *errbuf)
 		p->res->stopped = true;
 		snprintf(p->res->error, sizeof(p->res->error), "not started: stopped");
 	}
-	int rc = s->started_ok || s->n == 0 || stopped ? 0 : (s->last_err ? s->last_err : -ECANCELED);
+	int rc =
+	    s->started_ok || s->n == 0 || stopped ? 0 : (s->last_err ? s->last_err : -ECANCELED);
 	if (rc < 0)
 		snprintf(errbuf, RT_ERRBUF_SIZE, "%s", s->errbuf);
 	struct rt_launch_result *res = s->n ? s->procs[0].res : NULL;
@@ -564,7 +571,8 @@ int rt_launch_hosts(const struct rt_launch_opts *o, const char *const *hosts, si
 int rt_launch_local(char *const *argv, uint64_t timeout_ns, size_t max_output,
                     struct rt_launch_result *res, char *errbuf)
 {
-	struct rt_launch_opts o = {.timeout_ns = timeout_ns, .max_parallel = 1, .max_output = max_output};
+	struct rt_launch_opts o = {
+	    .timeout_ns = timeout_ns, .max_parallel = 1, .max_output = max_output};
 	struct rt_launch_session *s = session_new(&o, 1, res);
 	if (!s) {
 		snprintf(errbuf, RT_ERRBUF_SIZE, "out of memory");

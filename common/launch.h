@@ -16,15 +16,16 @@
 
 /* What one command did. */
 struct rt_launch_result {
-	char host[256];  /* the host (empty for a local command) */
-	char *command;   /* the shell command line that ran (rt_launch_hosts), or NULL */
-	int status;      /* exit status 0..255, 128+N when signal N ended it, -1 when it never ran */
-	bool timed_out;  /* stopped by the timeout (status then says how it ended) */
-	bool stopped;    /* stopped because rt_launch_opts.stop was set */
-	char *out;       /* standard output, NUL-terminated (never NULL after a run) */
+	char host[256]; /* the host (empty for a local command) */
+	char *command;  /* the shell command line that ran (rt_launch_hosts), or NULL */
+	int status;     /* exit status 0..255, 128+N when signal N ended it, -1 when it never ran */
+	bool timed_out; /* stopped by the timeout (status then says how it ended) */
+	bool stopped;   /* stopped because rt_launch_opts.stop was set */
+	char *out;      /* standard output, NUL-terminated (never NULL after a run) */
 	size_t out_len;
-	bool out_truncated; /* more than max_output bytes were written; the rest was read and dropped */
-	char *err;       /* standard error, likewise */
+	bool
+	    out_truncated; /* more than max_output bytes were written; the rest was read and dropped */
+	char *err;         /* standard error, likewise */
 	size_t err_len;
 	bool err_truncated;
 	char error[RT_ERRBUF_SIZE]; /* why it never ran (status -1) */
@@ -38,10 +39,10 @@ struct rt_launch_opts {
 	 * ("ssh -p 2222" → "ssh -p 2222 HOST"). NULL: RT_LAUNCH_DEFAULT.
 	 */
 	const char *launcher;
-	char *const *argv;     /* the command run through the launcher, NULL-terminated */
+	char *const *argv;             /* the command run through the launcher, NULL-terminated */
 	char *const *const *host_argv; /* per host instead of argv: host i runs host_argv[i] */
-	uint64_t timeout_ns;   /* per command, 0 = none; on expiry SIGTERM, then SIGKILL 2 s later */
-	size_t max_output;     /* bytes kept per stream; 0 = RT_LAUNCH_MAX_OUTPUT */
+	uint64_t timeout_ns; /* per command, 0 = none; on expiry SIGTERM, then SIGKILL 2 s later */
+	size_t max_output;   /* bytes kept per stream; 0 = RT_LAUNCH_MAX_OUTPUT */
 	unsigned max_parallel; /* commands running at once; 0 = all */
 	/* When it becomes non-zero (a signal handler sets it), running commands get SIGTERM. */
 	const volatile sig_atomic_t *stop;

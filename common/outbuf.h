@@ -8,9 +8,9 @@
 #include <string.h>
 
 struct rt_outbuf {
-	FILE *fp;     /* where flushes go */
-	size_t len;   /* bytes waiting in buf */
-	int error;    /* first write error (errno), sticky */
+	FILE *fp;   /* where flushes go */
+	size_t len; /* bytes waiting in buf */
+	int error;  /* first write error (errno), sticky */
 	char buf[1 << 16];
 };
 

@@ -18,7 +18,8 @@ static int output_error(const char *path, int err, char *errbuf)
 {
 	struct stat st;
 	if (err == ELOOP && lstat(path, &st) == 0 && S_ISLNK(st.st_mode))
-		return rt_errmsg(errbuf, ELOOP, "%s: is a symbolic link, not written through", path);
+		return rt_errmsg(errbuf, ELOOP, "%s: is a symbolic link, not written through",
+		                 path);
 	return rt_errorf(errbuf, err, "%s", path);
 }
 
@@ -58,7 +59,8 @@ static int create_tmp(struct rt_outfile *of, char *errbuf)
 	unsigned seed = (unsigned)ts.tv_nsec ^ (unsigned)getpid() << 16;
 	for (int i = 0; i < TMP_TRIES; i++) {
 		seed = seed * 1103515245u + 12345u;
-		snprintf(of->tmp, sizeof(of->tmp), "%.*s.%s.%08x.tmp", dir_len, of->path, name, seed);
+		snprintf(of->tmp, sizeof(of->tmp), "%.*s.%s.%08x.tmp", dir_len, of->path, name,
+		         seed);
 		int fd = open(of->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0666);
 		if (fd >= 0 || errno != EEXIST)
 			return fd >= 0 ? fd : rt_errorf(errbuf, errno, "%s", of->tmp);

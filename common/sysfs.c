@@ -157,7 +157,7 @@ int rt_rdma_find_by_netdev(const char *root, const char *netdev, char dev[RT_DEV
 }
 
 int rt_rdma_list_ports(const char *root, void (*fn)(void *ctx, const struct rt_rdma_port *p),
-		       void *ctx)
+                       void *ctx)
 {
 	char path[4096], val[128];
 	struct dirent **names = NULL;
@@ -167,22 +167,22 @@ int rt_rdma_list_ports(const char *root, void (*fn)(void *ctx, const struct rt_r
 	n = scandir(path, &names, NULL, alphasort);
 	for (int i = 0; i < n; i++) {
 		const char *dev = names[i]->d_name;
-		for (unsigned port = 1; dev[0] != '.' && strlen(dev) < RT_DEVNAME_MAX && port <= 255;
-		     port++) {
+		for (unsigned port = 1;
+		     dev[0] != '.' && strlen(dev) < RT_DEVNAME_MAX && port <= 255; port++) {
 			struct rt_rdma_port p = {.port = port, .link_layer = "?", .state = "?"};
 			const char *s;
 
 			snprintf(path, sizeof(path), "%s/class/infiniband/%s/ports/%u",
-				 rt_sysfs_root(root), dev, port);
+			         rt_sysfs_root(root), dev, port);
 			if (access(path, F_OK) != 0)
 				break;
 			snprintf(p.dev, sizeof(p.dev), "%s", dev);
 			snprintf(path, sizeof(path), "%s/class/infiniband/%s/ports/%u/link_layer",
-				 rt_sysfs_root(root), dev, port);
+			         rt_sysfs_root(root), dev, port);
 			if (rt_sysfs_read(path, val, sizeof(val)) == 0)
 				snprintf(p.link_layer, sizeof(p.link_layer), "%s", val);
 			snprintf(path, sizeof(path), "%s/class/infiniband/%s/ports/%u/state",
-				 rt_sysfs_root(root), dev, port);
+			         rt_sysfs_root(root), dev, port);
 			if (rt_sysfs_read(path, val, sizeof(val)) == 0) {
 				/* "4: ACTIVE" */
 				s = strchr(val, ':');

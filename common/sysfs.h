@@ -40,7 +40,7 @@ struct rt_rdma_port {
 	char dev[RT_DEVNAME_MAX];
 	unsigned port;
 	char link_layer[128]; /* "Ethernet", "InfiniBand" */
-	char state[128];	     /* "ACTIVE", "DOWN" */
+	char state[128];      /* "ACTIVE", "DOWN" */
 	char netdev[RT_DEVNAME_MAX];
 };
 
@@ -50,6 +50,6 @@ struct rt_rdma_port {
  * directory).
  */
 int rt_rdma_list_ports(const char *root, void (*fn)(void *ctx, const struct rt_rdma_port *p),
-		       void *ctx);
+                       void *ctx);
 
 #endif

@@ -55,7 +55,7 @@ static void decode_bth(struct rt_record *rec, const uint8_t *p, uint32_t cap, ui
  *   ImmDt  4, IETH 4 (R_Key), CNP 16 reserved bytes
  */
 static bool decode_ext(struct rt_record *rec, const uint8_t *buf, uint32_t caplen, uint32_t base,
-		       const struct rt_opcode_info *info)
+                       const struct rt_opcode_info *info)
 {
 	uint32_t h = info->hdrs;
 	bool ok = true;
@@ -67,7 +67,8 @@ static bool decode_ext(struct rt_record *rec, const uint8_t *buf, uint32_t caple
  * compiler folds the reads' bounds checks into this one)
  */
 #define EXT_AT(at, len)                                                                            \
-	(rt_wire_has(caplen, base + (at), (len)) && ((p = buf + base + (at)), (cap = caplen - base - (at)), (o = 0), true))
+	(rt_wire_has(caplen, base + (at), (len)) &&                                                \
+	 ((p = buf + base + (at)), (cap = caplen - base - (at)), (o = 0), true))
 
 	if (h & RT_H_RDETH) {
 		if (!EXT_AT(info->off_rdeth, RT_RDETH_LEN))
@@ -146,8 +147,8 @@ static bool decode_ext(struct rt_record *rec, const uint8_t *buf, uint32_t caple
 }
 
 void rt_dissect_transport(struct rt_record *rec, const uint8_t *buf, uint32_t caplen,
-			  uint32_t bth_off, uint32_t end, uint32_t ip_off,
-			  const struct rt_dissect_opts *opts)
+                          uint32_t bth_off, uint32_t end, uint32_t ip_off,
+                          const struct rt_dissect_opts *opts)
 {
 	const struct rt_opcode_info *info;
 	uint32_t hdr_off = bth_off + RT_BTH_LEN, ext_len = 0, icrc_off;
@@ -162,7 +163,8 @@ void rt_dissect_transport(struct rt_record *rec, const uint8_t *buf, uint32_t ca
 		rt_rec_truncated(rec, RT_EV_BTH_TRUNCATED);
 		return;
 	}
-	decode_bth(rec, buf + bth_off, caplen - bth_off, 0); /* from its start: the checks fold into the one above */
+	decode_bth(rec, buf + bth_off, caplen - bth_off,
+	           0); /* from its start: the checks fold into the one above */
 	if (rec->opcode == RT_OPCODE_CNP) {
 		rec->kind = RT_KIND_CNP;
 		if (!rec->becn)
@@ -209,13 +211,14 @@ void rt_dissect_transport(struct rt_record *rec, const uint8_t *buf, uint32_t ca
 }
 
 bool rt_dissect_is_rocev2(const uint8_t *buf, uint32_t caplen, uint32_t bth_off, uint32_t end,
-			  uint32_t ip_off)
+                          uint32_t ip_off)
 {
 	const struct rt_opcode_info *info;
 	uint32_t icrc_off, crc;
 	bool ok = true;
 
-	if (end - bth_off < RT_BTH_LEN + RT_ICRC_LEN || !rt_wire_has(caplen, bth_off, end - bth_off))
+	if (end - bth_off < RT_BTH_LEN + RT_ICRC_LEN ||
+	    !rt_wire_has(caplen, bth_off, end - bth_off))
 		return false;
 	uint8_t b1 = rt_get_u8(buf, caplen, bth_off + 1, &ok);
 	info = rt_opcode_lookup(rt_get_u8(buf, caplen, bth_off, &ok));

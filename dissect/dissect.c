@@ -7,42 +7,42 @@
 #include "dissect/internal.h"
 #include "dissect/wire.h"
 
-#define ETH_HLEN 14
-#define VLAN_TAG_LEN 4
-#define SLL_HLEN 16
-#define SLL2_HLEN 20
-#define IPV4_MIN_HLEN 20
-#define IPV6_HLEN 40
-#define GRH_HLEN 40
-#define UDP_HLEN 8
-#define GRE_HLEN 4	   /* flags/version + protocol; C, K and S add 4 bytes each */
-#define ERSPAN2_HLEN 8
-#define ERSPAN3_HLEN 12
+#define ETH_HLEN        14
+#define VLAN_TAG_LEN    4
+#define SLL_HLEN        16
+#define SLL2_HLEN       20
+#define IPV4_MIN_HLEN   20
+#define IPV6_HLEN       40
+#define GRH_HLEN        40
+#define UDP_HLEN        8
+#define GRE_HLEN        4 /* flags/version + protocol; C, K and S add 4 bytes each */
+#define ERSPAN2_HLEN    8
+#define ERSPAN3_HLEN    12
 #define ERSPAN3_SUB_LEN 8 /* platform-specific subheader (O bit) */
 
-#define ETHERTYPE_IPV4 0x0800
-#define ETHERTYPE_IPV6 0x86DD
-#define ETHERTYPE_VLAN 0x8100
-#define ETHERTYPE_QINQ 0x88A8
+#define ETHERTYPE_IPV4     0x0800
+#define ETHERTYPE_IPV6     0x86DD
+#define ETHERTYPE_VLAN     0x8100
+#define ETHERTYPE_QINQ     0x88A8
 #define ETHERTYPE_QINQ_OLD 0x9100
-#define ETHERTYPE_ROCEV1 0x8915
-#define ETHERTYPE_MACC 0x8808
-#define ETHERTYPE_MIN 0x0600 /* below: an 802.3 length field */
+#define ETHERTYPE_ROCEV1   0x8915
+#define ETHERTYPE_MACC     0x8808
+#define ETHERTYPE_MIN      0x0600 /* below: an 802.3 length field */
 
-#define IPPROTO_UDP_NUM 17
-#define IPPROTO_GRE_NUM 47
-#define GREPROTO_TEB 0x6558	  /* transparent Ethernet bridging */
-#define GREPROTO_ERSPAN2 0x88BE /* ERSPAN type I (no S bit) and II */
-#define GREPROTO_ERSPAN3 0x22EB
-#define GRE_F_C 0x8000 /* checksum present */
-#define GRE_F_R 0x4000 /* routing present (RFC 1701, not allowed by RFC 2784) */
-#define GRE_F_K 0x2000 /* key present */
-#define GRE_F_S 0x1000 /* sequence number present */
-#define GRE_VER_MASK 0x0007
+#define IPPROTO_UDP_NUM     17
+#define IPPROTO_GRE_NUM     47
+#define GREPROTO_TEB        0x6558 /* transparent Ethernet bridging */
+#define GREPROTO_ERSPAN2    0x88BE /* ERSPAN type I (no S bit) and II */
+#define GREPROTO_ERSPAN3    0x22EB
+#define GRE_F_C             0x8000 /* checksum present */
+#define GRE_F_R             0x4000 /* routing present (RFC 1701, not allowed by RFC 2784) */
+#define GRE_F_K             0x2000 /* key present */
+#define GRE_F_S             0x1000 /* sequence number present */
+#define GRE_VER_MASK        0x0007
 #define ERSPAN3_FT_ETHERNET 0
-#define ERSPAN3_FT_IP 2
+#define ERSPAN3_FT_IP       2
 #define GRH_NEXT_HEADER_BTH 0x1B
-#define IPV4_FRAG_MASK 0x3FFF /* more-fragments flag and fragment offset */
+#define IPV4_FRAG_MASK      0x3FFF /* more-fragments flag and fragment offset */
 
 /* One frame being decoded. */
 struct frame {
@@ -93,7 +93,8 @@ static void dissect_udp(const struct frame *f, uint32_t off, uint32_t ip_off, ui
 		return;
 	}
 	if (rec->udp_dport == f->opts->udp_port)
-		rt_dissect_transport(rec, f->p, f->cap, off + UDP_HLEN, off + ulen, ip_off, f->opts);
+		rt_dissect_transport(rec, f->p, f->cap, off + UDP_HLEN, off + ulen, ip_off,
+		                     f->opts);
 	else if (f->opts->verify_icrc)
 		rec->other_port_rocev2 =
 		    rt_dissect_is_rocev2(f->p, f->cap, off + UDP_HLEN, off + ulen, ip_off);
@@ -262,7 +263,8 @@ static void dissect_grh(const struct frame *f, uint32_t off)
 		rt_rec_malformed(rec, RT_EV_IP_BAD_LENGTH);
 		return;
 	}
-	rt_dissect_transport(rec, f->p, f->cap, off + GRH_HLEN, off + GRH_HLEN + plen, off, f->opts);
+	rt_dissect_transport(rec, f->p, f->cap, off + GRH_HLEN, off + GRH_HLEN + plen, off,
+	                     f->opts);
 }
 
 /*
@@ -427,16 +429,16 @@ static void dissect_raw(const struct frame *f, uint32_t off)
  * not a truncation.
  */
 static void decapsulate(const struct frame *f, uint32_t off, uint32_t ip_end, uint32_t layers,
-			bool raw_ip)
+                        bool raw_ip)
 {
 	struct rt_record *rec = f->rec;
 	struct frame in = {
-		.opts = f->opts,
-		.p = f->p,
-		.cap = f->cap < ip_end ? f->cap : ip_end,
-		.wire = ip_end,
-		.rec = rec,
-		.inner = true,
+	    .opts = f->opts,
+	    .p = f->p,
+	    .cap = f->cap < ip_end ? f->cap : ip_end,
+	    .wire = ip_end,
+	    .rec = rec,
+	    .inner = true,
 	};
 
 	rec->encap.outer_ip_version = rec->ip_version;
@@ -535,7 +537,8 @@ static void dissect_gre(const struct frame *f, uint32_t off, uint32_t ip_end)
 
 		layers |= RT_L_ERSPAN;
 		if (proto == GREPROTO_ERSPAN2 && !(flags & GRE_F_S)) {
-			rec->encap.erspan_version = 0; /* type I: the frame follows the GRE header */
+			rec->encap.erspan_version =
+			    0; /* type I: the frame follows the GRE header */
 		} else {
 			w0 = rt_get_be16(p, f->cap, e, &ok);
 			w1 = rt_get_be16(p, f->cap, e + 2, &ok);
@@ -597,14 +600,14 @@ void rt_dissect_roce(const uint8_t *buf, uint32_t len, struct rt_record *rec)
 }
 
 int rt_dissect(const struct rt_dissect_opts *opts, const struct rt_frame *frame,
-	       struct rt_record *rec)
+               struct rt_record *rec)
 {
 	struct frame f = {
-		.opts = opts,
-		.p = frame->data,
-		.cap = frame->caplen,
-		.wire = frame->wirelen < frame->caplen ? frame->caplen : frame->wirelen,
-		.rec = rec,
+	    .opts = opts,
+	    .p = frame->data,
+	    .cap = frame->caplen,
+	    .wire = frame->wirelen < frame->caplen ? frame->caplen : frame->wirelen,
+	    .rec = rec,
 	};
 
 	clear_record(rec, frame->caplen, frame->wirelen);
@@ -630,10 +633,13 @@ int rt_dissect(const struct rt_dissect_opts *opts, const struct rt_frame *frame,
 }
 
 int rt_dissect_buf(const struct rt_dissect_opts *opts, int linktype, const uint8_t *buf,
-		   uint32_t caplen, uint32_t wirelen, struct rt_record *rec)
+                   uint32_t caplen, uint32_t wirelen, struct rt_record *rec)
 {
-	struct rt_frame f = {.data = buf, .caplen = caplen, .wirelen = wirelen, .ts_ns = rec->ts_ns,
-			     .linktype = linktype};
+	struct rt_frame f = {.data = buf,
+	                     .caplen = caplen,
+	                     .wirelen = wirelen,
+	                     .ts_ns = rec->ts_ns,
+	                     .linktype = linktype};
 
 	return rt_dissect(opts, &f, rec);
 }

@@ -10,7 +10,7 @@
 /* Link types (the pcap LINKTYPE_ numbers) the dissector understands. */
 enum rt_linktype {
 	RT_LINK_ETHERNET = 1,
-	RT_LINK_RAW = 101,	 /* raw IPv4/IPv6, no link header */
+	RT_LINK_RAW = 101, /* raw IPv4/IPv6, no link header */
 	RT_LINK_LINUX_SLL = 113,
 	RT_LINK_LINUX_SLL2 = 276,
 };
@@ -18,10 +18,10 @@ enum rt_linktype {
 /* What a frame is, as the JSON "kind" names it. */
 enum rt_kind {
 	RT_KIND_OTHER = 0, /* not RoCE, not MAC control */
-	RT_KIND_ROCE,	   /* RoCEv2 or RoCEv1 transport packet */
-	RT_KIND_CNP,	   /* RoCEv2 congestion notification packet (opcode 0x81) */
-	RT_KIND_PFC,	   /* 802.1Qbb priority flow control */
-	RT_KIND_PAUSE,	   /* 802.3x PAUSE */
+	RT_KIND_ROCE,      /* RoCEv2 or RoCEv1 transport packet */
+	RT_KIND_CNP,       /* RoCEv2 congestion notification packet (opcode 0x81) */
+	RT_KIND_PFC,       /* 802.1Qbb priority flow control */
+	RT_KIND_PAUSE,     /* 802.3x PAUSE */
 	RT_KIND_MALFORMED, /* breaks the spec at a layer the dissector needed */
 };
 
@@ -38,9 +38,11 @@ enum rt_layer {
 	RT_L_GRH = 1u << 8, /* RoCEv1 global route header */
 	RT_L_BTH = 1u << 9,
 	RT_L_MACC = 1u << 10, /* MAC control (0x8808) */
-	RT_L_GRE = 1u << 11,  /* decapsulated from GRE: the record is the inner frame, outer_* the tunnel */
-	RT_L_ERSPAN = 1u << 12, /* ... and the GRE payload was ERSPAN (erspan_version, erspan_session) */
-	RT_L_CM = 1u << 13,	/* an RDMA CM REQ or REP MAD on QP 1 (rt_record.cm) */
+	RT_L_GRE =
+	    1u << 11, /* decapsulated from GRE: the record is the inner frame, outer_* the tunnel */
+	RT_L_ERSPAN =
+	    1u << 12, /* ... and the GRE payload was ERSPAN (erspan_version, erspan_session) */
+	RT_L_CM = 1u << 13, /* an RDMA CM REQ or REP MAD on QP 1 (rt_record.cm) */
 };
 
 /* Extended transport headers, a bit each (rt_opcode_info.hdrs, rt_record.hdrs). */
@@ -70,48 +72,52 @@ enum rt_ext_header {
  * control opcode) leave the kind alone. Bits are never renumbered: output
  * lists events in bit order.
  */
-#define RT_EV_LINK_TRUNCATED (UINT64_C(1) << 0)	     /* Ethernet/SLL/VLAN header cut */
-#define RT_EV_IP_TRUNCATED (UINT64_C(1) << 1)	     /* IPv4/IPv6/GRH header cut */
-#define RT_EV_UDP_TRUNCATED (UINT64_C(1) << 2)	     /* UDP header cut */
-#define RT_EV_BTH_TRUNCATED (UINT64_C(1) << 3)	     /* BTH cut */
-#define RT_EV_EXT_TRUNCATED (UINT64_C(1) << 4)	     /* an extended header cut */
-#define RT_EV_MACC_TRUNCATED (UINT64_C(1) << 5)	     /* PFC/PAUSE body cut */
-#define RT_EV_ICRC_TRUNCATED (UINT64_C(1) << 6)	     /* packet cut before its ICRC: not checkable */
-#define RT_EV_GRE_TRUNCATED (UINT64_C(1) << 7)	     /* GRE or ERSPAN header cut */
-#define RT_EV_IP_BAD_VERSION (UINT64_C(1) << 8)	     /* IP version differs from the Ethertype */
-#define RT_EV_IPV4_BAD_IHL (UINT64_C(1) << 9)	     /* IHL < 5 */
-#define RT_EV_IP_BAD_LENGTH (UINT64_C(1) << 10)	     /* IP length smaller than its header or beyond the frame */
-#define RT_EV_IP_FRAGMENT (UINT64_C(1) << 11)	     /* non-first or more-fragments: no transport decode */
-#define RT_EV_UDP_BAD_LENGTH (UINT64_C(1) << 12)     /* UDP length < 8 or beyond the IP payload */
+#define RT_EV_LINK_TRUNCATED (UINT64_C(1) << 0) /* Ethernet/SLL/VLAN header cut */
+#define RT_EV_IP_TRUNCATED   (UINT64_C(1) << 1) /* IPv4/IPv6/GRH header cut */
+#define RT_EV_UDP_TRUNCATED  (UINT64_C(1) << 2) /* UDP header cut */
+#define RT_EV_BTH_TRUNCATED  (UINT64_C(1) << 3) /* BTH cut */
+#define RT_EV_EXT_TRUNCATED  (UINT64_C(1) << 4) /* an extended header cut */
+#define RT_EV_MACC_TRUNCATED (UINT64_C(1) << 5) /* PFC/PAUSE body cut */
+#define RT_EV_ICRC_TRUNCATED (UINT64_C(1) << 6) /* packet cut before its ICRC: not checkable */
+#define RT_EV_GRE_TRUNCATED  (UINT64_C(1) << 7) /* GRE or ERSPAN header cut */
+#define RT_EV_IP_BAD_VERSION (UINT64_C(1) << 8) /* IP version differs from the Ethertype */
+#define RT_EV_IPV4_BAD_IHL   (UINT64_C(1) << 9) /* IHL < 5 */
+#define RT_EV_IP_BAD_LENGTH                                                                        \
+	(UINT64_C(1) << 10) /* IP length smaller than its header or beyond the frame */
+#define RT_EV_IP_FRAGMENT         (UINT64_C(1) << 11) /* non-first or more-fragments: no transport decode */
+#define RT_EV_UDP_BAD_LENGTH      (UINT64_C(1) << 12) /* UDP length < 8 or beyond the IP payload */
 #define RT_EV_GRH_BAD_NEXT_HEADER (UINT64_C(1) << 13) /* RoCEv1 GRH next header is not 0x1B */
-#define RT_EV_BTH_BAD_TVER (UINT64_C(1) << 14)	     /* transport header version not 0 */
-#define RT_EV_UNKNOWN_OPCODE (UINT64_C(1) << 15)     /* opcode not in the table */
-#define RT_EV_TOO_SHORT_FOR_ICRC (UINT64_C(1) << 16) /* headers + pad + ICRC longer than the packet */
-#define RT_EV_ICRC_BAD (UINT64_C(1) << 17)	     /* ICRC computed differs from the stored one */
+#define RT_EV_BTH_BAD_TVER        (UINT64_C(1) << 14) /* transport header version not 0 */
+#define RT_EV_UNKNOWN_OPCODE      (UINT64_C(1) << 15) /* opcode not in the table */
+#define RT_EV_TOO_SHORT_FOR_ICRC                                                                   \
+	(UINT64_C(1) << 16) /* headers + pad + ICRC longer than the packet */
+#define RT_EV_ICRC_BAD            (UINT64_C(1) << 17) /* ICRC computed differs from the stored one */
 #define RT_EV_MACC_UNKNOWN_OPCODE (UINT64_C(1) << 18) /* MAC control opcode neither PFC nor PAUSE */
-#define RT_EV_CNP_NOT_BECN (UINT64_C(1) << 19)	     /* CNP without BECN set */
+#define RT_EV_CNP_NOT_BECN        (UINT64_C(1) << 19) /* CNP without BECN set */
 /* followed GRE: version not 0, routing present, or a header (GRE, ERSPAN, inner frame) beyond the IP packet */
 #define RT_EV_GRE_BAD (UINT64_C(1) << 20)
-#define RT_EV_ERSPAN_BAD_VERSION (UINT64_C(1) << 21) /* ERSPAN version not 1 (0x88BE) or 2 (0x22EB) */
-#define RT_EV_COUNT 22 /* bits in use: 0 .. RT_EV_COUNT-1; room up to 64 */
+#define RT_EV_ERSPAN_BAD_VERSION                                                                   \
+	(UINT64_C(1) << 21) /* ERSPAN version not 1 (0x88BE) or 2 (0x22EB) */
+#define RT_EV_COUNT 22      /* bits in use: 0 .. RT_EV_COUNT-1; room up to 64 */
 /* The truncation events (the rest are invalid input but for the notice RT_EV_IP_FRAGMENT). */
-#define RT_EV_TRUNCATION_MASK                                                                       \
-	(RT_EV_LINK_TRUNCATED | RT_EV_IP_TRUNCATED | RT_EV_UDP_TRUNCATED | RT_EV_BTH_TRUNCATED |    \
+#define RT_EV_TRUNCATION_MASK                                                                      \
+	(RT_EV_LINK_TRUNCATED | RT_EV_IP_TRUNCATED | RT_EV_UDP_TRUNCATED | RT_EV_BTH_TRUNCATED |   \
 	 RT_EV_EXT_TRUNCATED | RT_EV_MACC_TRUNCATED | RT_EV_ICRC_TRUNCATED | RT_EV_GRE_TRUNCATED)
 
 /* What an event means. */
 enum rt_event_class {
 	RT_EVC_TRUNCATION, /* cut by the snap length */
-	RT_EVC_INVALID,	   /* breaks the spec */
-	RT_EVC_NOTICE,	   /* legal, but the dissector stopped there (a fragment) */
+	RT_EVC_INVALID,    /* breaks the spec */
+	RT_EVC_NOTICE,     /* legal, but the dissector stopped there (a fragment) */
 };
 
 /* One row of the decode-event table. */
 struct rt_event_info {
 	uint64_t bit;
-	const char *name;  /* "bth_truncated", ... as the output names it */
-	uint8_t cls;	   /* enum rt_event_class */
-	const char *layer; /* where it happens: "link", "ip", "udp", "gre", "bth", "ext", "icrc", "macc" */
+	const char *name; /* "bth_truncated", ... as the output names it */
+	uint8_t cls;      /* enum rt_event_class */
+	const char
+	    *layer; /* where it happens: "link", "ip", "udp", "gre", "bth", "ext", "icrc", "macc" */
 };
 
 enum rt_icrc_status {
@@ -138,13 +144,13 @@ enum rt_nak_code {
 };
 
 /* An AETH syndrome of class `type` with low bits `low` (credits, RNR timer or NAK code). */
-#define RT_AETH_SYNDROME(type, low) ((uint8_t)((type) << 5 | ((low) & 0x1F)))
+#define RT_AETH_SYNDROME(type, low) ((uint8_t)((type) << 5 | ((low)&0x1F)))
 /* The credit count of an ACK that does not advertise credits. */
 #define RT_AETH_CREDITS_INVALID 0x1F
 
 /* MAC control opcodes */
 #define RT_MACC_PAUSE 0x0001
-#define RT_MACC_PFC 0x0101
+#define RT_MACC_PFC   0x0101
 
 /* RDMA CM MAD attribute IDs the dissector decodes (management class 0x07 on QP 1). */
 #define RT_CM_ATTR_REQ 0x0010
@@ -152,16 +158,17 @@ enum rt_nak_code {
 
 /* An RDMA CM REQ or REP (rt_record.cm, valid with RT_L_CM): what names both sides of a connection. */
 struct rt_cm {
-	uint16_t attr;		 /* RT_CM_ATTR_REQ or RT_CM_ATTR_REP */
-	uint32_t local_comm_id;	 /* the sender's communication ID */
+	uint16_t attr;           /* RT_CM_ATTR_REQ or RT_CM_ATTR_REP */
+	uint32_t local_comm_id;  /* the sender's communication ID */
 	uint32_t remote_comm_id; /* REP: the REQ's communication ID; 0 in a REQ */
-	uint32_t local_qpn;	 /* the sender's QP (24 bits) */
+	uint32_t local_qpn;      /* the sender's QP (24 bits) */
 };
 
 /* The tunnel a decapsulated frame came through (rt_record.encap, valid with RT_L_GRE). */
 struct rt_encap {
-	uint16_t gre_proto;	  /* 0x6558 bridging, 0x88BE ERSPAN I/II, 0x22EB ERSPAN III, 0x0800/0x86DD IP */
-	uint8_t erspan_version;	  /* RT_L_ERSPAN: 0 type I (no header), 1 type II, 2 type III */
+	uint16_t
+	    gre_proto; /* 0x6558 bridging, 0x88BE ERSPAN I/II, 0x22EB ERSPAN III, 0x0800/0x86DD IP */
+	uint8_t erspan_version;   /* RT_L_ERSPAN: 0 type I (no header), 1 type II, 2 type III */
 	uint8_t outer_ip_version; /* 4 or 6 */
 	uint16_t erspan_session;  /* RT_L_ERSPAN: session id (10 bits; 0 for type I) */
 	uint8_t outer_src_ip[16], outer_dst_ip[16];
@@ -181,14 +188,15 @@ struct rt_frame {
 	 * where the source sees them (a file: as Wireshark numbers frames).
 	 */
 	uint64_t seq;
-	int linktype;	       /* pcap LINKTYPE_ of this frame (a pcapng may mix them); 0 = the source's */
+	int linktype; /* pcap LINKTYPE_ of this frame (a pcapng may mix them); 0 = the source's */
 	/*
 	 * Where it was captured: pcapng interface (IDB) index; 0 for
 	 * one-interface sources; several files: one per (vantage point,
 	 * interface), capture/source.h
 	 */
 	uint32_t interface_id;
-	uint32_t file;	       /* a source reading several files: which one (0-based, in the order given); else 0 */
+	uint32_t
+	    file; /* a source reading several files: which one (0-based, in the order given); else 0 */
 };
 
 /*
@@ -196,25 +204,27 @@ struct rt_frame {
  * are meaningful only when its bit is set in `layers` / `hdrs`.
  */
 struct rt_record {
-	uint64_t ts_ns;	       /* the frame's timestamp (rt_dissect_buf() leaves it to the caller) */
-	uint64_t events;       /* RT_EV_ bits */
-	uint32_t caplen;       /* bytes captured */
-	uint32_t wirelen;      /* bytes on the wire */
+	uint64_t ts_ns;   /* the frame's timestamp (rt_dissect_buf() leaves it to the caller) */
+	uint64_t events;  /* RT_EV_ bits */
+	uint32_t caplen;  /* bytes captured */
+	uint32_t wirelen; /* bytes on the wire */
 	uint32_t interface_id; /* the frame's capture interface (rt_frame.interface_id) */
 	uint32_t layers;       /* enum rt_layer bits */
-	uint32_t hdrs;	       /* enum rt_ext_header bits */
-	uint8_t kind;	  /* enum rt_kind (ROCE once the UDP port or Ethertype says so, even if the BTH is cut) */
-	uint8_t icrc;	  /* enum rt_icrc_status */
-	bool truncated;	  /* a needed header was cut by the snap length */
-	bool rocev1;	  /* GRH (Ethertype 0x8915) encapsulation */
+	uint32_t hdrs;         /* enum rt_ext_header bits */
+	uint8_t
+	    kind; /* enum rt_kind (ROCE once the UDP port or Ethertype says so, even if the BTH is cut) */
+	uint8_t icrc;   /* enum rt_icrc_status */
+	bool truncated; /* a needed header was cut by the snap length */
+	bool rocev1;    /* GRH (Ethertype 0x8915) encapsulation */
 
 	/* link */
 	uint8_t dst_mac[6], src_mac[6];
-	uint8_t nvlan;	      /* 0, 1 or 2 tags */
-	uint16_t vlan[2];     /* VIDs, outer first */
-	uint8_t pcp[2];	      /* priorities, outer first */
-	uint16_t ethertype;   /* innermost Ethertype (or SLL protocol) */
-	uint32_t sll_ifindex; /* Linux cooked v2 (RT_L_SLL2): index of the interface it was captured on */
+	uint8_t nvlan;      /* 0, 1 or 2 tags */
+	uint16_t vlan[2];   /* VIDs, outer first */
+	uint8_t pcp[2];     /* priorities, outer first */
+	uint16_t ethertype; /* innermost Ethertype (or SLL protocol) */
+	uint32_t
+	    sll_ifindex; /* Linux cooked v2 (RT_L_SLL2): index of the interface it was captured on */
 
 	/*
 	 * network (IPv4 addresses are in the first 4 bytes; a RoCEv1 GRH sets
@@ -222,8 +232,8 @@ struct rt_record {
 	 */
 	uint8_t ip_version; /* 4, 6, or 0 */
 	uint8_t dscp, ecn;
-	uint8_t ttl;	    /* TTL or hop limit */
-	uint16_t ip_id;	    /* IPv4 identification (0 for IPv6) */
+	uint8_t ttl;    /* TTL or hop limit */
+	uint16_t ip_id; /* IPv4 identification (0 for IPv6) */
 	uint8_t src_ip[16], dst_ip[16];
 	uint16_t udp_sport, udp_dport;
 	/*
@@ -239,35 +249,36 @@ struct rt_record {
 	uint8_t fecn, becn, ackreq;
 	uint16_t pkey;
 	uint32_t dest_qp; /* 24 bits */
-	uint32_t psn;	  /* 24 bits */
+	uint32_t psn;     /* 24 bits */
 
 	/* extended headers */
-	uint32_t xrc_srq;		     /* XRCETH */
-	uint32_t rdeth_eecnxt;		     /* RDETH */
-	uint32_t deth_qkey, deth_src_qp;     /* DETH */
-	uint64_t reth_va;		     /* RETH */
+	uint32_t xrc_srq;                /* XRCETH */
+	uint32_t rdeth_eecnxt;           /* RDETH */
+	uint32_t deth_qkey, deth_src_qp; /* DETH */
+	uint64_t reth_va;                /* RETH */
 	uint32_t reth_rkey, reth_len;
-	uint64_t atomic_va;		     /* AtomicETH */
+	uint64_t atomic_va; /* AtomicETH */
 	uint32_t atomic_rkey;
 	uint64_t atomic_swap_add, atomic_compare;
-	uint8_t aeth_syndrome;		     /* AETH */
+	uint8_t aeth_syndrome; /* AETH */
 	uint32_t aeth_msn;
-	uint64_t atomic_ack_orig;	     /* AtomicAckETH */
-	uint32_t immediate;		     /* ImmDt (as on the wire, big-endian value) */
-	uint32_t ieth_rkey;		     /* IETH */
-	uint32_t feth;			     /* FETH */
+	uint64_t atomic_ack_orig; /* AtomicAckETH */
+	uint32_t immediate;       /* ImmDt (as on the wire, big-endian value) */
+	uint32_t ieth_rkey;       /* IETH */
+	uint32_t feth;            /* FETH */
 
 	/* payload and trailer */
 	uint32_t payload_off; /* offset of the payload in the frame (after the known headers) */
-	uint32_t payload_len; /* payload bytes on the wire, without pad and ICRC (may exceed caplen) */
-	uint32_t icrc_stored;	/* the ICRC field (read little-endian), when captured */
+	uint32_t
+	    payload_len; /* payload bytes on the wire, without pad and ICRC (may exceed caplen) */
+	uint32_t icrc_stored;   /* the ICRC field (read little-endian), when captured */
 	uint32_t icrc_computed; /* when icrc is OK or BAD */
 
 	/* MAC control */
 	uint16_t macc_opcode;
-	uint16_t pfc_enable;	/* class-enable vector, bit n = priority n */
+	uint16_t pfc_enable;    /* class-enable vector, bit n = priority n */
 	uint16_t pfc_quanta[8]; /* pause time per priority */
-	uint16_t pause_quanta;	/* 802.3x pause time */
+	uint16_t pause_quanta;  /* 802.3x pause time */
 
 	/*
 	 * Last, for a frame here and there: rt_dissect() clears them apart from
@@ -295,7 +306,7 @@ void rt_dissect_opts_init(struct rt_dissect_opts *opts);
  * not know (the record then holds the lengths, timestamp and interface).
  */
 int rt_dissect(const struct rt_dissect_opts *opts, const struct rt_frame *frame,
-	       struct rt_record *rec);
+               struct rt_record *rec);
 
 /*
  * The same for bytes without a frame around them (unit tests, fuzzers): a
@@ -303,7 +314,7 @@ int rt_dissect(const struct rt_dissect_opts *opts, const struct rt_frame *frame,
  * `wirelen`. Leaves rec->ts_ns as it was and rec->interface_id 0.
  */
 int rt_dissect_buf(const struct rt_dissect_opts *opts, int linktype, const uint8_t *buf,
-		   uint32_t caplen, uint32_t wirelen, struct rt_record *rec);
+                   uint32_t caplen, uint32_t wirelen, struct rt_record *rec);
 
 /*
  * Decode a RoCEv2 UDP payload as a UDP socket hands it over (`len` bytes,

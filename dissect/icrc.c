@@ -10,11 +10,11 @@
 #include "dissect/opcodes.h"
 #include "dissect/wire.h"
 
-#define LRH_MASK_LEN 8 /* the LRH RoCEv2 lacks counts as 8 bytes of ones */
+#define LRH_MASK_LEN  8 /* the LRH RoCEv2 lacks counts as 8 bytes of ones */
 #define IPV4_MIN_HLEN 20
 #define IPV4_MAX_HLEN 60
-#define IPV6_HLEN 40
-#define UDP_HLEN 8
+#define IPV6_HLEN     40
+#define UDP_HLEN      8
 
 /*
  * Runs shorter than SHORT_RUN bytes (the masked headers, 48 to 88 bytes,
@@ -82,7 +82,7 @@ static uint32_t ip_hlen(uint8_t v)
  * `bth` (`len` bytes up to the ICRC field).
  */
 static void icrc_masked(const uint8_t *ip, uint32_t hlen, const uint8_t *bth, uint32_t len,
-			uint32_t *crc)
+                        uint32_t *crc)
 {
 	uint8_t hdr[LRH_MASK_LEN + IPV4_MAX_HLEN + UDP_HLEN + RT_BTH_LEN];
 	uint8_t *iph = hdr + LRH_MASK_LEN, *udp = iph + hlen, *b = udp + UDP_HLEN;

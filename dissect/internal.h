@@ -14,8 +14,8 @@
  * IPv4/IPv6 header covered by the ICRC (unused for RoCEv1). Sets the kind.
  */
 void rt_dissect_transport(struct rt_record *rec, const uint8_t *buf, uint32_t caplen,
-			  uint32_t bth_off, uint32_t end, uint32_t ip_off,
-			  const struct rt_dissect_opts *opts);
+                          uint32_t bth_off, uint32_t end, uint32_t ip_off,
+                          const struct rt_dissect_opts *opts);
 
 /*
  * True when the transport packet at `bth_off` (ending at `end`, IP header at
@@ -24,7 +24,7 @@ void rt_dissect_transport(struct rt_record *rec, const uint8_t *buf, uint32_t ca
  * Touches no record (a UDP datagram to another port).
  */
 bool rt_dissect_is_rocev2(const uint8_t *buf, uint32_t caplen, uint32_t bth_off, uint32_t end,
-			  uint32_t ip_off);
+                          uint32_t ip_off);
 
 /* Decode the RDMA CM REQ or REP MAD a UD packet on QP 1 carries as payload (RT_L_CM), if it is one. */
 void rt_dissect_cm(struct rt_record *rec, const uint8_t *buf, uint32_t caplen);

@@ -7,8 +7,8 @@
 #include "dissect/wire.h"
 
 #define MACC_OPCODE_LEN 2
-#define PAUSE_BODY_LEN 2      /* pause time */
-#define PFC_BODY_LEN (2 + 16) /* class-enable vector, 8 pause times */
+#define PAUSE_BODY_LEN  2        /* pause time */
+#define PFC_BODY_LEN    (2 + 16) /* class-enable vector, 8 pause times */
 
 uint64_t rt_pause_ns(uint16_t quanta, uint64_t link_bps)
 {

@@ -22,34 +22,34 @@ bool rt_linktype_supported(int linktype)
 	}
 }
 
-#define TRUNC(bit, name, layer) [__builtin_ctzll(bit)] = {bit, name, RT_EVC_TRUNCATION, layer}
-#define INVAL(bit, name, layer) [__builtin_ctzll(bit)] = {bit, name, RT_EVC_INVALID, layer}
+#define TRUNC(bit, name, layer)  [__builtin_ctzll(bit)] = {bit, name, RT_EVC_TRUNCATION, layer}
+#define INVAL(bit, name, layer)  [__builtin_ctzll(bit)] = {bit, name, RT_EVC_INVALID, layer}
 #define NOTICE(bit, name, layer) [__builtin_ctzll(bit)] = {bit, name, RT_EVC_NOTICE, layer}
 
 /* The one decode-event table: the dissector sets the bits, printers and the analyzer read the rows. */
 const struct rt_event_info rt_events[RT_EV_COUNT] = {
-	TRUNC(RT_EV_LINK_TRUNCATED, "link_truncated", "link"),
-	TRUNC(RT_EV_IP_TRUNCATED, "ip_truncated", "ip"),
-	TRUNC(RT_EV_UDP_TRUNCATED, "udp_truncated", "udp"),
-	TRUNC(RT_EV_BTH_TRUNCATED, "bth_truncated", "bth"),
-	TRUNC(RT_EV_EXT_TRUNCATED, "ext_truncated", "ext"),
-	TRUNC(RT_EV_MACC_TRUNCATED, "macc_truncated", "macc"),
-	TRUNC(RT_EV_ICRC_TRUNCATED, "icrc_truncated", "icrc"),
-	TRUNC(RT_EV_GRE_TRUNCATED, "gre_truncated", "gre"),
-	INVAL(RT_EV_IP_BAD_VERSION, "ip_bad_version", "ip"),
-	INVAL(RT_EV_IPV4_BAD_IHL, "ipv4_bad_ihl", "ip"),
-	INVAL(RT_EV_IP_BAD_LENGTH, "ip_bad_length", "ip"),
-	NOTICE(RT_EV_IP_FRAGMENT, "ip_fragment", "ip"),
-	INVAL(RT_EV_UDP_BAD_LENGTH, "udp_bad_length", "udp"),
-	INVAL(RT_EV_GRH_BAD_NEXT_HEADER, "grh_bad_next_header", "ip"),
-	INVAL(RT_EV_BTH_BAD_TVER, "bth_bad_tver", "bth"),
-	INVAL(RT_EV_UNKNOWN_OPCODE, "unknown_opcode", "bth"),
-	INVAL(RT_EV_TOO_SHORT_FOR_ICRC, "too_short_for_icrc", "icrc"),
-	INVAL(RT_EV_ICRC_BAD, "icrc_bad", "icrc"),
-	INVAL(RT_EV_MACC_UNKNOWN_OPCODE, "macc_unknown_opcode", "macc"),
-	INVAL(RT_EV_CNP_NOT_BECN, "cnp_not_becn", "bth"),
-	INVAL(RT_EV_GRE_BAD, "gre_bad", "gre"),
-	INVAL(RT_EV_ERSPAN_BAD_VERSION, "erspan_bad_version", "gre"),
+    TRUNC(RT_EV_LINK_TRUNCATED, "link_truncated", "link"),
+    TRUNC(RT_EV_IP_TRUNCATED, "ip_truncated", "ip"),
+    TRUNC(RT_EV_UDP_TRUNCATED, "udp_truncated", "udp"),
+    TRUNC(RT_EV_BTH_TRUNCATED, "bth_truncated", "bth"),
+    TRUNC(RT_EV_EXT_TRUNCATED, "ext_truncated", "ext"),
+    TRUNC(RT_EV_MACC_TRUNCATED, "macc_truncated", "macc"),
+    TRUNC(RT_EV_ICRC_TRUNCATED, "icrc_truncated", "icrc"),
+    TRUNC(RT_EV_GRE_TRUNCATED, "gre_truncated", "gre"),
+    INVAL(RT_EV_IP_BAD_VERSION, "ip_bad_version", "ip"),
+    INVAL(RT_EV_IPV4_BAD_IHL, "ipv4_bad_ihl", "ip"),
+    INVAL(RT_EV_IP_BAD_LENGTH, "ip_bad_length", "ip"),
+    NOTICE(RT_EV_IP_FRAGMENT, "ip_fragment", "ip"),
+    INVAL(RT_EV_UDP_BAD_LENGTH, "udp_bad_length", "udp"),
+    INVAL(RT_EV_GRH_BAD_NEXT_HEADER, "grh_bad_next_header", "ip"),
+    INVAL(RT_EV_BTH_BAD_TVER, "bth_bad_tver", "bth"),
+    INVAL(RT_EV_UNKNOWN_OPCODE, "unknown_opcode", "bth"),
+    INVAL(RT_EV_TOO_SHORT_FOR_ICRC, "too_short_for_icrc", "icrc"),
+    INVAL(RT_EV_ICRC_BAD, "icrc_bad", "icrc"),
+    INVAL(RT_EV_MACC_UNKNOWN_OPCODE, "macc_unknown_opcode", "macc"),
+    INVAL(RT_EV_CNP_NOT_BECN, "cnp_not_becn", "bth"),
+    INVAL(RT_EV_GRE_BAD, "gre_bad", "gre"),
+    INVAL(RT_EV_ERSPAN_BAD_VERSION, "erspan_bad_version", "gre"),
 };
 
 const struct rt_event_info *rt_event_info(uint64_t event_bit)
@@ -115,8 +115,8 @@ const char *rt_aeth_type_name(uint8_t syndrome)
 const char *rt_nak_code_name(uint8_t code)
 {
 	static const char *const names[] = {"psn_seq_error", "invalid_request",
-					    "remote_access_error", "remote_op_error",
-					    "invalid_rd_request"};
+	                                    "remote_access_error", "remote_op_error",
+	                                    "invalid_rd_request"};
 
 	return code < sizeof(names) / sizeof(names[0]) ? names[code] : "reserved";
 }

@@ -9,24 +9,24 @@
 #include "common/outbuf.h"
 #include "dissect/dissect.h"
 
-
 /* The timestamp a text line starts with: tcpdump's -t letters. */
 enum rt_print_ts {
 	RT_PRINT_TS_EPOCH = 0, /* SECONDS.NANOSECONDS since the Unix epoch (the default, and -tt) */
 	RT_PRINT_TS_NONE,      /* -t: none */
-	RT_PRINT_TS_DELTA,     /* -ttt: HH:MM:SS.NNNNNNNNN since the line before ("-" when earlier) */
-	RT_PRINT_TS_DATE,      /* -tttt: YYYY-MM-DD HH:MM:SS.NNNNNNNNN, local time */
+	RT_PRINT_TS_DELTA, /* -ttt: HH:MM:SS.NNNNNNNNN since the line before ("-" when earlier) */
+	RT_PRINT_TS_DATE,  /* -tttt: YYYY-MM-DD HH:MM:SS.NNNNNNNNN, local time */
 	RT_PRINT_TS_SINCE_FIRST, /* -ttttt: HH:MM:SS.NNNNNNNNN since the first line */
 };
 
 /* What else a text line shows (dissect's tcpdump options), and the times it remembers. */
 struct rt_print_text_opts {
 	enum rt_print_ts ts;
-	bool number;	  /* -#: the frame's number first, as tcpdump prints it ("%5u  ") */
-	bool link;	  /* -e: link-level fields (MACs, Ethertype, SLL interface) */
+	bool number;      /* -#: the frame's number first, as tcpdump prints it ("%5u  ") */
+	bool link;        /* -e: link-level fields (MACs, Ethertype, SLL interface) */
 	unsigned verbose; /* -v: also TTL/hop limit, IPv4 id, UDP ports, opcode number, P_Key */
-	unsigned hex;	  /* 1 (-x): the captured bytes in hex below the line; 2 (-X): and ASCII */
-	const char *file; /* with verbose: "file=FILE" after the timestamp (several files); NULL: none */
+	unsigned hex;     /* 1 (-x): the captured bytes in hex below the line; 2 (-X): and ASCII */
+	const char
+	    *file; /* with verbose: "file=FILE" after the timestamp (several files); NULL: none */
 	/* state of -ttt and -ttttt, kept between lines (zero before the first) */
 	bool have_ts;
 	uint64_t first_ts, prev_ts;
@@ -42,7 +42,7 @@ struct rt_print_text_opts {
  * number, data its captured bytes (rec->caplen of them; read with hex only).
  */
 void rt_print_text(struct rt_outbuf *o, struct rt_print_text_opts *opts, uint64_t frame,
-		   const struct rt_record *r, const uint8_t *data);
+                   const struct rt_record *r, const uint8_t *data);
 
 /*
  * Bytes as tcpdump -x / -X shows them: lines of "\t0xOFFS:  " and 16 bytes in
@@ -56,7 +56,8 @@ void rt_print_hex(struct rt_outbuf *o, const uint8_t *data, uint32_t len, bool a
  * in its capture, `file` (NULL: none) the file it came from, for captures
  * read from several files.
  */
-void rt_print_json(struct rt_outbuf *o, uint64_t frame, const char *file, const struct rt_record *r);
+void rt_print_json(struct rt_outbuf *o, uint64_t frame, const char *file,
+                   const struct rt_record *r);
 
 /* A top-level key rt_print_json() writes and what it holds. */
 struct rt_json_key_help {
@@ -92,6 +93,6 @@ struct rt_totals_point {
  * frames, files A B"), or the key "vantage_points": [{name, files, frames}].
  */
 void rt_print_totals(struct rt_outbuf *o, const struct rt_totals *t,
-		     const struct rt_totals_point *points, size_t npoints, bool json);
+                     const struct rt_totals_point *points, size_t npoints, bool json);
 
 #endif

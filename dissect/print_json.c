@@ -12,11 +12,11 @@
  * time) a key missing here, and the command's --help prints this list.
  */
 #define JSON_KEYS(X)                                                                               \
-	X(frame, "the frame's 1-based number in the file (as Wireshark numbers it); with several "  \
+	X(frame, "the frame's 1-based number in the file (as Wireshark numbers it); with several " \
 	         "files, in the stream merged by time")                                            \
 	X(file, "with several files: the frame's file, as given")                                  \
 	X(ts, "timestamp, \"SECONDS.NANOSECONDS\"")                                                \
-	X(ts_ns, "the same as an integer of nanoseconds (exact in Python and pandas; jq 1.6 "       \
+	X(ts_ns, "the same as an integer of nanoseconds (exact in Python and pandas; jq 1.6 "      \
 	         "rounds it to a double: use ts there)")                                           \
 	X(len, "bytes on the wire")                                                                \
 	X(caplen, "bytes captured")                                                                \

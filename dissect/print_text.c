@@ -215,8 +215,8 @@ static void span_ts(struct rt_outbuf *o, uint64_t later, uint64_t earlier)
 	}
 	uint64_t s = d / 1000000000u;
 	rt_out_printf(o, "%02llu:%02llu:%02llu.%09llu", (unsigned long long)(s / 3600),
-		      (unsigned long long)(s / 60 % 60), (unsigned long long)(s % 60),
-		      (unsigned long long)(d % 1000000000u));
+	              (unsigned long long)(s / 60 % 60), (unsigned long long)(s % 60),
+	              (unsigned long long)(d % 1000000000u));
 }
 
 /* The line's timestamp (nothing with -t); the fields after it bring their own space. */
@@ -240,8 +240,8 @@ static void text_ts(struct rt_outbuf *o, struct rt_print_text_opts *opts, uint64
 		struct tm tm;
 		if (localtime_r(&t, &tm))
 			rt_out_printf(o, "%04d-%02d-%02d %02d:%02d:%02d.%09llu", tm.tm_year + 1900,
-				      tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
-				      (unsigned long long)(ts % 1000000000u));
+			              tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
+			              (unsigned long long)(ts % 1000000000u));
 		else
 			rt_out_ts(o, ts);
 		break;
@@ -274,7 +274,7 @@ static void text_link(struct rt_outbuf *o, const struct rt_record *r)
 }
 
 void rt_print_text(struct rt_outbuf *o, struct rt_print_text_opts *opts, uint64_t frame,
-		   const struct rt_record *r, const uint8_t *data)
+                   const struct rt_record *r, const uint8_t *data)
 {
 	/*
 	 * Every field starts with its space. With nothing before the first one
@@ -341,7 +341,7 @@ void rt_print_text(struct rt_outbuf *o, struct rt_print_text_opts *opts, uint64_
 	else if ((r->layers & RT_L_MACC) && !(r->events & RT_EV_MACC_TRUNCATED)) {
 		text_macc(o, r);
 	} else if (!r->ip_version && (r->layers & (RT_L_ETH | RT_L_SLL | RT_L_SLL2)) &&
-		   !(r->events & RT_EV_LINK_TRUNCATED) && !opts->link) {
+	           !(r->events & RT_EV_LINK_TRUNCATED) && !opts->link) {
 		KV_HEX(o, "ethertype=", r->ethertype, 4);
 	}
 	KV_U64(o, "len=", r->wirelen);

@@ -31,7 +31,7 @@ void rt_totals_add(struct rt_totals *t, const struct rt_record *r)
 }
 
 static void totals_json(struct rt_outbuf *o, const struct rt_totals *t,
-			const struct rt_totals_point *points, size_t npoints)
+                        const struct rt_totals_point *points, size_t npoints)
 {
 	struct rt_json j;
 
@@ -90,7 +90,7 @@ static void totals_json(struct rt_outbuf *o, const struct rt_totals *t,
 }
 
 void rt_print_totals(struct rt_outbuf *o, const struct rt_totals *t,
-		     const struct rt_totals_point *points, size_t npoints, bool json)
+                     const struct rt_totals_point *points, size_t npoints, bool json)
 {
 	bool any = false;
 

@@ -78,7 +78,7 @@ static inline uint64_t rt_get_be64(const uint8_t *p, uint32_t len, uint32_t off,
 
 /* Copy `n` bytes at `off` into `dst`; on a short buffer copies nothing and clears *ok. */
 static inline void rt_get_bytes(const uint8_t *p, uint32_t len, uint32_t off, void *dst, uint32_t n,
-				bool *ok)
+                                bool *ok)
 {
 	if (!rt_wire_has(len, off, n)) {
 		*ok = false;

@@ -13,9 +13,13 @@
 
 #include "doctor/facts.h"
 
-#define NLA_OK_LEN(len, nla) ((len) >= (int)sizeof(struct nlattr) && (nla)->nla_len >= sizeof(struct nlattr) && (nla)->nla_len <= (len))
-#define NLA_DATA(nla)        ((const uint8_t *)(nla) + NLA_HDRLEN)
-#define NLA_NEXT(nla, len)   ((len) -= NLA_ALIGN((nla)->nla_len), (const struct nlattr *)((const uint8_t *)(nla) + NLA_ALIGN((nla)->nla_len)))
+#define NLA_OK_LEN(len, nla)                                                                       \
+	((len) >= (int)sizeof(struct nlattr) && (nla)->nla_len >= sizeof(struct nlattr) &&         \
+	 (nla)->nla_len <= (len))
+#define NLA_DATA(nla) ((const uint8_t *)(nla) + NLA_HDRLEN)
+#define NLA_NEXT(nla, len)                                                                         \
+	((len) -= NLA_ALIGN((nla)->nla_len),                                                       \
+	 (const struct nlattr *)((const uint8_t *)(nla) + NLA_ALIGN((nla)->nla_len)))
 
 /* struct ieee_pfc as the kernel lays it out: pfc_cap, pfc_en, mbc, pad, delay (u16), ... */
 static int read_pfc_en(const struct nlattr *a, uint8_t *en)
@@ -39,7 +43,8 @@ static void read_app_table(const struct nlattr *table, struct rt_doc_qos *q)
 			continue;
 		struct dcb_app app;
 		memcpy(&app, NLA_DATA(a), sizeof(app));
-		if (app.selector != IEEE_8021QAZ_APP_SEL_DSCP || app.protocol > 63 || app.priority > 7)
+		if (app.selector != IEEE_8021QAZ_APP_SEL_DSCP || app.protocol > 63 ||
+		    app.priority > 7)
 			continue;
 		if (map[app.protocol] < 0)
 			map[app.protocol] = (int8_t)app.priority;
@@ -54,7 +59,8 @@ static void read_app_table(const struct nlattr *table, struct rt_doc_qos *q)
 		/* the mlx5 rule: DSCP entries in the APP table switch the port to trust dscp */
 		q->trust = dscp_entries ? RT_TRUST_DSCP : RT_TRUST_PCP;
 		q->trust_known = true;
-		snprintf(q->trust_source, sizeof(q->trust_source), "DCB netlink: APP table %s DSCP entries",
+		snprintf(q->trust_source, sizeof(q->trust_source),
+		         "DCB netlink: APP table %s DSCP entries",
 		         dscp_entries ? "has" : "without");
 	}
 }
@@ -73,8 +79,8 @@ int rt_doc_dcbnl_parse(const void *msg, size_t len, struct rt_doc_qos *q)
 	if (nh->nlmsg_type != RTM_GETDCB || nh->nlmsg_len < NLMSG_LENGTH(sizeof(struct dcbmsg)))
 		return -EINVAL;
 	int alen = (int)nh->nlmsg_len - (int)NLMSG_LENGTH(sizeof(struct dcbmsg));
-	const struct nlattr *a =
-	    (const struct nlattr *)((const uint8_t *)NLMSG_DATA(nh) + NLMSG_ALIGN(sizeof(struct dcbmsg)));
+	const struct nlattr *a = (const struct nlattr *)((const uint8_t *)NLMSG_DATA(nh) +
+	                                                 NLMSG_ALIGN(sizeof(struct dcbmsg)));
 	bool ieee = false;
 	for (; NLA_OK_LEN(alen, a); a = NLA_NEXT(a, alen)) {
 		if ((a->nla_type & NLA_TYPE_MASK) != DCB_ATTR_IEEE)
@@ -87,7 +93,8 @@ int rt_doc_dcbnl_parse(const void *msg, size_t len, struct rt_doc_qos *q)
 			case DCB_ATTR_IEEE_PFC:
 				if (read_pfc_en(i, &q->pfc_en) == 0) {
 					q->pfc_known = true;
-					snprintf(q->pfc_source, sizeof(q->pfc_source), "DCB netlink");
+					snprintf(q->pfc_source, sizeof(q->pfc_source),
+					         "DCB netlink");
 				}
 				break;
 			case DCB_ATTR_IEEE_PEER_PFC:

@@ -141,7 +141,8 @@ static int add_ethernet_netdevs(const char *root, struct targets *ts, struct rt_
 			continue;
 		snprintf(path, sizeof(path), "%s/class/net/%s/flags", root, names[i]->d_name);
 		if (rt_sysfs_read_i64(path, &flags) == 0 && !(flags & IFF_UP)) {
-			rt_doc_appendf(down, sizeof(down), "%s%s", down[0] ? ", " : "", names[i]->d_name);
+			rt_doc_appendf(down, sizeof(down), "%s%s", down[0] ? ", " : "",
+			               names[i]->d_name);
 			continue;
 		}
 		rc = add_netdev(root, names[i]->d_name, ts, errbuf);
@@ -177,7 +178,8 @@ static int resolve(const struct rt_doctor_config *cfg, char *const *names, int n
 			rc = add_netdev(root, name, ts, errbuf);
 		} else {
 			snprintf(errbuf, RT_ERRBUF_SIZE,
-			         "'%s' is neither an RDMA device (in %s/class/infiniband) nor a netdev (in "
+			         "'%s' is neither an RDMA device (in %s/class/infiniband) nor a "
+			         "netdev (in "
 			         "%s/class/net)",
 			         name, root, root);
 			rc = -ENODEV;
@@ -213,7 +215,8 @@ static int resolve(const struct rt_doctor_config *cfg, char *const *names, int n
 
 static void sleep_ns(uint64_t ns)
 {
-	struct timespec ts = {.tv_sec = (time_t)(ns / 1000000000u), .tv_nsec = (long)(ns % 1000000000u)};
+	struct timespec ts = {.tv_sec = (time_t)(ns / 1000000000u),
+	                      .tv_nsec = (long)(ns % 1000000000u)};
 	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
 		;
 }

@@ -6,7 +6,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "common/sysfs.h"   /* RT_DEVNAME_MAX */
+#include "common/sysfs.h"  /* RT_DEVNAME_MAX */
 #include "common/errbuf.h" /* RT_ERRBUF_SIZE */
 
 #define RT_DOC_DEFAULT_PRIORITY 3
@@ -17,17 +17,20 @@
 
 /* What the user expects of the host, and where to read it. */
 struct rt_doctor_config {
-	const char *sysfs_root;   /* replaces /sys (class/, kernel/config, kernel/debug); NULL = /sys */
-	const char *tools_dir;    /* dcb, mlnx_qos, lldptool are looked up here instead of $PATH */
-	unsigned priority;        /* the RoCE priority (PFC, ECN), 0..7 */
-	unsigned dscp;            /* the DSCP RoCE data carries, 0..63 */
-	unsigned min_mtu;         /* the RoCE path MTU required: 1024, 2048 or 4096 */
-	uint64_t speed_bps;       /* the link speed required; 0 = any */
-	uint64_t interval_ns;     /* between the two counter samples; 0 = one sample, movement unchecked */
-	uint64_t traffic_ns;      /* --traffic: capture this long per target; 0 = no capture */
-	const char *capture_from; /* capture from this device, netdev or file instead of the target's */
+	const char
+	    *sysfs_root; /* replaces /sys (class/, kernel/config, kernel/debug); NULL = /sys */
+	const char *tools_dir; /* dcb, mlnx_qos, lldptool are looked up here instead of $PATH */
+	unsigned priority;     /* the RoCE priority (PFC, ECN), 0..7 */
+	unsigned dscp;         /* the DSCP RoCE data carries, 0..63 */
+	unsigned min_mtu;      /* the RoCE path MTU required: 1024, 2048 or 4096 */
+	uint64_t speed_bps;    /* the link speed required; 0 = any */
+	uint64_t
+	    interval_ns; /* between the two counter samples; 0 = one sample, movement unchecked */
+	uint64_t traffic_ns; /* --traffic: capture this long per target; 0 = no capture */
+	const char
+	    *capture_from; /* capture from this device, netdev or file instead of the target's */
 	uint64_t tool_timeout_ns; /* each external tool; 0 = 10 s */
-	bool dcb_netlink;         /* ask the kernel over DCB netlink before the tools (default true) */
+	bool dcb_netlink; /* ask the kernel over DCB netlink before the tools (default true) */
 };
 
 void rt_doctor_config_init(struct rt_doctor_config *cfg);

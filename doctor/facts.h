@@ -57,7 +57,7 @@ struct rt_doc_qos {
 	bool peer_known;
 	uint8_t peer_pfc_en;
 	char peer_source[64];
-	char why[600];      /* each source that did not answer, and why */
+	char why[600]; /* each source that did not answer, and why */
 	char peer_why[300];
 };
 
@@ -68,9 +68,9 @@ struct rt_doc_counter {
 };
 
 struct rt_doc_counters {
-	bool sampled;         /* two samples, interval_ns apart */
+	bool sampled; /* two samples, interval_ns apart */
 	uint64_t interval_ns;
-	unsigned n;           /* RDMA port hw_counters */
+	unsigned n; /* RDMA port hw_counters */
 	struct rt_doc_counter c[RT_DOC_MAX_COUNTERS];
 	char why[RT_DOC_WHY]; /* hw_counters/ unreadable; "" when it reads */
 	unsigned neth;        /* ethtool statistics of the netdev */
@@ -85,21 +85,21 @@ struct rt_doc_traffic {
 	char source[160];     /* what was captured ("mlx5_0:1 (verbs sniffer)") */
 	uint64_t duration_ns; /* 0: a saved capture, read whole */
 	uint64_t frames, roce, cnp, pfc, pause;
-	uint64_t ecn[4];      /* RoCEv2 data packets by ECN codepoint */
-	uint64_t dscp[64];    /* ... by DSCP */
+	uint64_t ecn[4];         /* RoCEv2 data packets by ECN codepoint */
+	uint64_t dscp[64];       /* ... by DSCP */
 	uint64_t tagged, pcp[8]; /* ... VLAN-tagged, by PCP */
 	uint64_t cnp_dscp[64], cnp_tagged, cnp_pcp[8];
-	uint64_t pfc_xoff[8]; /* PFC frames pausing priority p */
-	char not_ect_src[48]; /* a sender of Not-ECT RoCE data, for the message */
+	uint64_t pfc_xoff[8];  /* PFC frames pausing priority p */
+	char not_ect_src[48];  /* a sender of Not-ECT RoCE data, for the message */
 	char off_dscp_src[48]; /* a sender of RoCE data with another DSCP */
 };
 
 struct rt_doc_facts {
 	/* the target */
-	bool rdma;                 /* an RDMA port (else a netdev alone) */
+	bool rdma; /* an RDMA port (else a netdev alone) */
 	char dev[RT_DEVNAME_MAX];
 	unsigned port;
-	char pci[64];              /* PCI address of the device, "" when unknown */
+	char pci[64];                /* PCI address of the device, "" when unknown */
 	char netdev[RT_DEVNAME_MAX]; /* "" when the port has none */
 	bool netdev_exists;
 	char netdev_why[RT_DOC_WHY];
@@ -166,7 +166,8 @@ struct rt_record;
 void rt_doc_traffic_add(struct rt_doc_traffic *t, const struct rt_record *rec, unsigned dscp);
 
 /* PFC, trust, DSCP map and peer PFC of a netdev, from every source that answers. */
-void rt_doc_qos_gather(const struct rt_doctor_config *cfg, const char *netdev, struct rt_doc_qos *q);
+void rt_doc_qos_gather(const struct rt_doctor_config *cfg, const char *netdev,
+                       struct rt_doc_qos *q);
 
 /* Judge the facts: fill t (name, gid_index, checks) from f. Pure: reads nothing else. */
 void rt_doc_judge(const struct rt_doc_facts *f, const struct rt_doctor_config *cfg,

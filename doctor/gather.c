@@ -18,8 +18,14 @@
 
 /* hw_counters the checks read (mlx5 names) */
 static const char *const hw_names[] = {
-    "np_ecn_marked_roce_packets", "np_cnp_sent", "rp_cnp_handled", "rp_cnp_ignored",
-    "out_of_buffer", "packet_seq_err", "out_of_sequence", "local_ack_timeout_err",
+    "np_ecn_marked_roce_packets",
+    "np_cnp_sent",
+    "rp_cnp_handled",
+    "rp_cnp_ignored",
+    "out_of_buffer",
+    "packet_seq_err",
+    "out_of_sequence",
+    "local_ack_timeout_err",
 };
 
 __attribute__((format(printf, 3, 4))) static void set_why(char *why, size_t size, const char *fmt,
@@ -48,8 +54,8 @@ static const char *read_error(int rc)
 void rt_doc_facts_init(struct rt_doc_facts *f, const char *why)
 {
 	memset(f, 0, sizeof(*f));
-	struct rt_doc_str *strs[] = {&f->state, &f->phys_state, &f->link_layer, &f->rate,
-	                             &f->operstate, &f->roce_mode};
+	struct rt_doc_str *strs[] = {&f->state, &f->phys_state, &f->link_layer,
+	                             &f->rate,  &f->operstate,  &f->roce_mode};
 	for (size_t i = 0; i < sizeof(strs) / sizeof(strs[0]); i++)
 		snprintf(strs[i]->why, sizeof(strs[i]->why), "%s", why);
 	struct rt_doc_int *ints[] = {&f->mtu, &f->speed_mbps, &f->cnp_dscp, &f->cnp_prio,
@@ -140,19 +146,19 @@ static void read_gids(const char *root, struct rt_doc_facts *f)
 			continue;
 		struct rt_doc_gid *g = &f->gids[f->ngids];
 		memset(g, 0, sizeof(*g));
-		snprintf(path, sizeof(path), "%s/class/infiniband/%s/ports/%u/gids/%lu", root, f->dev,
-		         f->port, idx);
-		if (rt_sysfs_read(path, buf, sizeof(buf)) < 0 || rt_doc_parse_gid(buf, g->gid) < 0 ||
-		    !memcmp(g->gid, zero, 16))
+		snprintf(path, sizeof(path), "%s/class/infiniband/%s/ports/%u/gids/%lu", root,
+		         f->dev, f->port, idx);
+		if (rt_sysfs_read(path, buf, sizeof(buf)) < 0 ||
+		    rt_doc_parse_gid(buf, g->gid) < 0 || !memcmp(g->gid, zero, 16))
 			continue;
 		g->index = (unsigned)idx;
 		/* reading the type or netdev of an unused entry fails: keep what reads */
-		snprintf(path, sizeof(path), "%s/class/infiniband/%s/ports/%u/gid_attrs/types/%lu", root,
-		         f->dev, f->port, idx);
+		snprintf(path, sizeof(path), "%s/class/infiniband/%s/ports/%u/gid_attrs/types/%lu",
+		         root, f->dev, f->port, idx);
 		if (rt_sysfs_read(path, buf, sizeof(buf)) == 0)
 			g->type = rt_doc_parse_gid_type(buf);
-		snprintf(path, sizeof(path), "%s/class/infiniband/%s/ports/%u/gid_attrs/ndevs/%lu", root,
-		         f->dev, f->port, idx);
+		snprintf(path, sizeof(path), "%s/class/infiniband/%s/ports/%u/gid_attrs/ndevs/%lu",
+		         root, f->dev, f->port, idx);
 		if (rt_sysfs_read(path, buf, sizeof(buf)) == 0)
 			rt_doc_copy(g->ndev, sizeof(g->ndev), buf);
 		f->ngids++;
@@ -188,7 +194,8 @@ static void read_addrs(struct rt_doc_facts *f)
 			x->family = AF_INET;
 			memcpy(x->addr, &s->sin_addr, 4);
 			if (a->ifa_netmask) {
-				uint32_t m = ntohl(((const struct sockaddr_in *)a->ifa_netmask)->sin_addr.s_addr);
+				uint32_t m = ntohl(
+				    ((const struct sockaddr_in *)a->ifa_netmask)->sin_addr.s_addr);
 				x->prefix = (unsigned)__builtin_popcount(m);
 			}
 		} else if (a->ifa_addr->sa_family == AF_INET6) {
@@ -196,8 +203,8 @@ static void read_addrs(struct rt_doc_facts *f)
 			x->family = AF_INET6;
 			memcpy(x->addr, &s->sin6_addr, 16);
 			if (a->ifa_netmask) {
-				const uint8_t *m =
-				    ((const struct sockaddr_in6 *)a->ifa_netmask)->sin6_addr.s6_addr;
+				const uint8_t *m = ((const struct sockaddr_in6 *)a->ifa_netmask)
+				                       ->sin6_addr.s6_addr;
 				for (int i = 0; i < 16; i++)
 					x->prefix += (unsigned)__builtin_popcount(m[i]);
 			}
@@ -209,7 +216,8 @@ static void read_addrs(struct rt_doc_facts *f)
 	freeifaddrs(all);
 	if (!seen) {
 		set_why(f->addrs_why, sizeof(f->addrs_why),
-		        "no netdev %s in this network namespace: its addresses are unknown", f->netdev);
+		        "no netdev %s in this network namespace: its addresses are unknown",
+		        f->netdev);
 		return;
 	}
 	f->addrs_known = true;
@@ -219,9 +227,11 @@ static void read_ecn(const char *root, struct rt_doc_facts *f)
 {
 	char path[4096];
 	for (int p = 0; p < 8; p++) {
-		snprintf(path, sizeof(path), "%s/class/net/%s/ecn/roce_np/enable/%d", root, f->netdev, p);
+		snprintf(path, sizeof(path), "%s/class/net/%s/ecn/roce_np/enable/%d", root,
+		         f->netdev, p);
 		read_int(&f->ecn_np[p], path);
-		snprintf(path, sizeof(path), "%s/class/net/%s/ecn/roce_rp/enable/%d", root, f->netdev, p);
+		snprintf(path, sizeof(path), "%s/class/net/%s/ecn/roce_rp/enable/%d", root,
+		         f->netdev, p);
 		read_int(&f->ecn_rp[p], path);
 	}
 	snprintf(path, sizeof(path), "%s/class/net/%s/ecn/roce_np/cnp_dscp", root, f->netdev);
@@ -240,7 +250,8 @@ static void read_ecn(const char *root, struct rt_doc_facts *f)
 			char first[RT_DOC_WHY];
 			rt_doc_copy(first, sizeof(first), f->cnp_dscp.why);
 			set_why(f->cnp_dscp.why, sizeof(f->cnp_dscp.why),
-			        "%.150s; %.40s/kernel/debug: permission denied (run as root)", first, root);
+			        "%.150s; %.40s/kernel/debug: permission denied (run as root)",
+			        first, root);
 		}
 		return;
 	}
@@ -257,7 +268,8 @@ static void read_ecn(const char *root, struct rt_doc_facts *f)
 		/* keep both reasons: the sysfs one, then the debugfs one */
 		char first[RT_DOC_WHY];
 		rt_doc_copy(first, sizeof(first), f->cnp_dscp.why);
-		set_why(f->cnp_dscp.why, sizeof(f->cnp_dscp.why), "%.110s; %.110s", first, dscp.why);
+		set_why(f->cnp_dscp.why, sizeof(f->cnp_dscp.why), "%.110s; %.110s", first,
+		        dscp.why);
 	}
 }
 
@@ -293,13 +305,17 @@ void rt_doc_gather(const struct rt_doctor_config *cfg, struct rt_doc_facts *f)
 	char path[4096];
 	if (f->rdma) {
 		const char *ports = "class/infiniband";
-		snprintf(path, sizeof(path), "%s/%s/%s/ports/%u/state", root, ports, f->dev, f->port);
+		snprintf(path, sizeof(path), "%s/%s/%s/ports/%u/state", root, ports, f->dev,
+		         f->port);
 		read_str(&f->state, path, true);
-		snprintf(path, sizeof(path), "%s/%s/%s/ports/%u/phys_state", root, ports, f->dev, f->port);
+		snprintf(path, sizeof(path), "%s/%s/%s/ports/%u/phys_state", root, ports, f->dev,
+		         f->port);
 		read_str(&f->phys_state, path, true);
-		snprintf(path, sizeof(path), "%s/%s/%s/ports/%u/link_layer", root, ports, f->dev, f->port);
+		snprintf(path, sizeof(path), "%s/%s/%s/ports/%u/link_layer", root, ports, f->dev,
+		         f->port);
 		read_str(&f->link_layer, path, false);
-		snprintf(path, sizeof(path), "%s/%s/%s/ports/%u/rate", root, ports, f->dev, f->port);
+		snprintf(path, sizeof(path), "%s/%s/%s/ports/%u/rate", root, ports, f->dev,
+		         f->port);
 		read_str(&f->rate, path, false);
 		snprintf(path, sizeof(path), "%s/%s/%s/device", root, ports, f->dev);
 		read_pci(path, f->pci, sizeof(f->pci));
@@ -307,7 +323,8 @@ void rt_doc_gather(const struct rt_doctor_config *cfg, struct rt_doc_facts *f)
 		read_rdma_cm(root, f);
 	}
 	if (!f->netdev[0]) {
-		set_why(f->netdev_why, sizeof(f->netdev_why), "%s:%u has no netdev", f->dev, f->port);
+		set_why(f->netdev_why, sizeof(f->netdev_why), "%s:%u has no netdev", f->dev,
+		        f->port);
 		return;
 	}
 	snprintf(path, sizeof(path), "%s/class/net/%s", root, f->netdev);
@@ -333,12 +350,12 @@ void rt_doc_gather(const struct rt_doctor_config *cfg, struct rt_doc_facts *f)
 
 static void sample_eth(struct rt_doc_facts *f, enum rt_doc_sample_which which)
 {
-	char (*names)[32] = NULL;
+	char(*names)[32] = NULL;
 	uint64_t *values = NULL;
 	int n = rt_ethtool_stats(f->netdev, &names, &values);
 	if (n < 0) {
-		set_why(f->counters.eth_why, sizeof(f->counters.eth_why), "ethtool statistics of %s: %s",
-		        f->netdev, strerror(-n));
+		set_why(f->counters.eth_why, sizeof(f->counters.eth_why),
+		        "ethtool statistics of %s: %s", f->netdev, strerror(-n));
 		if (which == RT_DOC_SAMPLE_SECOND)
 			f->counters.neth = 0;
 		return;
@@ -370,7 +387,8 @@ static void sample_eth(struct rt_doc_facts *f, enum rt_doc_sample_which which)
 	}
 	if (n == 0 || f->counters.neth == 0)
 		set_why(f->counters.eth_why, sizeof(f->counters.eth_why),
-		        "%s has no per-priority pause counters in its ethtool statistics", f->netdev);
+		        "%s has no per-priority pause counters in its ethtool statistics",
+		        f->netdev);
 	free(names);
 	free(values);
 }
@@ -381,17 +399,19 @@ void rt_doc_sample(const struct rt_doctor_config *cfg, struct rt_doc_facts *f,
 	const char *root = rt_sysfs_root(cfg->sysfs_root);
 	char path[4096];
 	if (f->rdma) {
-		snprintf(path, sizeof(path), "%s/class/infiniband/%s/ports/%u/hw_counters", root, f->dev,
-		         f->port);
+		snprintf(path, sizeof(path), "%s/class/infiniband/%s/ports/%u/hw_counters", root,
+		         f->dev, f->port);
 		if (which == RT_DOC_SAMPLE_FIRST && access(path, R_OK | X_OK) != 0)
-			set_why(f->counters.why, sizeof(f->counters.why), "%s: %s", path, read_error(-errno));
+			set_why(f->counters.why, sizeof(f->counters.why), "%s: %s", path,
+			        read_error(-errno));
 		else if (which == RT_DOC_SAMPLE_FIRST)
 			f->counters.why[0] = '\0';
 		for (size_t i = 0; i < sizeof(hw_names) / sizeof(hw_names[0]); i++) {
 			struct rt_doc_counter *c = &f->counters.c[i];
 			uint64_t v = 0;
-			snprintf(path, sizeof(path), "%s/class/infiniband/%s/ports/%u/hw_counters/%s", root,
-			         f->dev, f->port, hw_names[i]);
+			snprintf(path, sizeof(path),
+			         "%s/class/infiniband/%s/ports/%u/hw_counters/%s", root, f->dev,
+			         f->port, hw_names[i]);
 			int rc = rt_sysfs_read_u64(path, &v);
 			if (which == RT_DOC_SAMPLE_FIRST) {
 				snprintf(c->name, sizeof(c->name), "%s", hw_names[i]);

@@ -16,10 +16,10 @@
 struct host {
 	const char *name;
 	struct rt_launch_result *res;
-	struct rt_json_value *doc;   /* the parsed report, or NULL */
-	const char *doc_text;  /* where the report starts in res->out */
+	struct rt_json_value *doc; /* the parsed report, or NULL */
+	const char *doc_text;      /* where the report starts in res->out */
 	size_t doc_len;
-	char problem[300];     /* why there is no report */
+	char problem[300]; /* why there is no report */
 };
 
 /* Find the report in the output: the last line holding a JSON object (launchers may prefix lines: "host: {...}"). */
@@ -36,7 +36,8 @@ static void find_report(struct host *h)
 		const char *brace = memchr(out + start, '{', end - start);
 		if (brace) {
 			size_t l = end - (size_t)(brace - out);
-			while (l && (brace[l - 1] == '\n' || brace[l - 1] == '\r' || brace[l - 1] == ' '))
+			while (l && (brace[l - 1] == '\n' || brace[l - 1] == '\r' ||
+			             brace[l - 1] == ' '))
 				l--;
 			struct rt_json_value *doc = rt_json_parse(brace, l, err, sizeof(err));
 			if (doc && doc->type == RT_JSON_OBJECT && rt_json_get(doc, "targets")) {
@@ -159,8 +160,7 @@ static void put_row(FILE *fp, const char *first, const char *const *cells, const
 	fprintf(fp, "%.*s\n", len, line);
 }
 
-static void print_table(struct host *hs, size_t n, const struct names *ns, unsigned width,
-                        FILE *fp)
+static void print_table(struct host *hs, size_t n, const struct names *ns, unsigned width, FILE *fp)
 {
 	const char **cells = calloc(n ? n : 1, sizeof(*cells));
 	if (!cells)
@@ -185,11 +185,13 @@ static void print_table(struct host *hs, size_t n, const struct names *ns, unsig
 			for (size_t i = first; i < last; i++) {
 				const char *v;
 				if (!hs[i].doc)
-					v = k == 0 ? "none" : ""; /* no report: the problems say why */
+					v = k == 0 ? "none"
+					           : ""; /* no report: the problems say why */
 				else if (k < ns->n)
 					v = cell(host_status(&hs[i], name));
 				else
-					v = cell(rt_doc_status_parse(rt_json_get_str(hs[i].doc, "verdict")));
+					v = cell(rt_doc_status_parse(
+					    rt_json_get_str(hs[i].doc, "verdict")));
 				cells[i - first] = v;
 			}
 			put_row(fp, name, cells, hs, first, last);
@@ -217,7 +219,8 @@ static void print_problems(struct host *hs, size_t n, FILE *fp)
 			double port = 0;
 			rt_json_get_num(t, "port", &port);
 			const struct rt_json_value *checks = rt_json_get(t, "checks");
-			for (const struct rt_json_value *c = checks ? checks->child : NULL; c; c = c->next) {
+			for (const struct rt_json_value *c = checks ? checks->child : NULL; c;
+			     c = c->next) {
 				int s = rt_doc_status_parse(rt_json_get_str(c, "status"));
 				if (s != RT_DOC_FAIL && s != RT_DOC_WARN)
 					continue;
@@ -232,7 +235,7 @@ static void print_problems(struct host *hs, size_t n, FILE *fp)
 				const char *value = rt_json_get_str(c, "value");
 				const char *fix = rt_json_get_str(c, "fix");
 				fprintf(fp, "  %s %s %s %s: %s\n", h->name, where, cell(s), c->key,
-				            value ? value : "");
+				        value ? value : "");
 				if (fix)
 					fprintf(fp, "      fix: %s\n", fix);
 			}
@@ -338,10 +341,11 @@ int rt_doctor_hosts(const struct rt_doctor_hosts_opts *o, const char *const *hos
 		failed += v == RT_DOC_FAIL;
 		warned += v == RT_DOC_WARN;
 		ok += v == RT_DOC_PASS;
-		for (const struct rt_json_value *t = targets_of(&hs[i]); t && rc == 0; t = t->next) {
+		for (const struct rt_json_value *t = targets_of(&hs[i]); t && rc == 0;
+		     t = t->next) {
 			const struct rt_json_value *checks = rt_json_get(t, "checks");
-			for (const struct rt_json_value *c = checks ? checks->child : NULL; c && rc == 0;
-			     c = c->next)
+			for (const struct rt_json_value *c = checks ? checks->child : NULL;
+			     c && rc == 0; c = c->next)
 				rc = names_add(&ns, c->key);
 		}
 	}
@@ -360,9 +364,11 @@ int rt_doctor_hosts(const struct rt_doctor_hosts_opts *o, const char *const *hos
 		        o->launcher ? o->launcher : RT_LAUNCH_DEFAULT);
 		print_table(hs, n, &ns, o->width ? o->width : 100, fp);
 		print_problems(hs, n, fp);
-		fprintf(fp, "\nsummary: %zu ready, %zu ready with warnings, %zu not ready, %zu without a "
-		            "report\n",
-		        ok, warned, failed, broken);
+		fprintf(
+		    fp,
+		    "\nsummary: %zu ready, %zu ready with warnings, %zu not ready, %zu without a "
+		    "report\n",
+		    ok, warned, failed, broken);
 		if (fflush(fp) != 0) {
 			rc = -errno;
 			snprintf(errbuf, RT_ERRBUF_SIZE, "writing the report: %s", strerror(errno));

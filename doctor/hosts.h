@@ -9,13 +9,15 @@
 #include <stdio.h>
 
 struct rt_doctor_hosts_opts {
-	const char *launcher;  /* template with {host}; NULL: "ssh {host}" */
-	const char *remote;    /* the rocetrace command on the hosts, words split at spaces; NULL: "rocetrace" */
-	char *const *args;     /* more words for the remote doctor (options, targets), NULL-terminated */
+	const char *launcher; /* template with {host}; NULL: "ssh {host}" */
+	const char *
+	    remote; /* the rocetrace command on the hosts, words split at spaces; NULL: "rocetrace" */
+	char *const
+	    *args; /* more words for the remote doctor (options, targets), NULL-terminated */
 	uint64_t timeout_ns;   /* per host */
 	unsigned max_parallel; /* 0: every host at once */
 	unsigned width;        /* text table width; 0: 100 */
-	bool json;             /* one JSON object holding every host's report instead of the table */
+	bool json; /* one JSON object holding every host's report instead of the table */
 	const volatile sig_atomic_t *stop;
 };
 

@@ -35,9 +35,8 @@ __attribute__((format(printf, 2, 3))) static void fail(struct parser *p, const c
 
 static void skip_ws(struct parser *p)
 {
-	while (p->pos < p->len &&
-	       (p->s[p->pos] == ' ' || p->s[p->pos] == '\t' || p->s[p->pos] == '\n' ||
-	        p->s[p->pos] == '\r'))
+	while (p->pos < p->len && (p->s[p->pos] == ' ' || p->s[p->pos] == '\t' ||
+	                           p->s[p->pos] == '\n' || p->s[p->pos] == '\r'))
 		p->pos++;
 }
 

@@ -17,9 +17,9 @@ enum rt_json_type {
 
 struct rt_json_value {
 	enum rt_json_type type;
-	char *key;		     /* member name when the parent is an object, else NULL */
-	char *str;		     /* RT_JSON_STRING: the value, unescaped (UTF-8, NUL-terminated) */
-	double num;		     /* RT_JSON_NUMBER */
+	char *key;  /* member name when the parent is an object, else NULL */
+	char *str;  /* RT_JSON_STRING: the value, unescaped (UTF-8, NUL-terminated) */
+	double num; /* RT_JSON_NUMBER */
 	struct rt_json_value *child; /* first element or member (arrays, objects) */
 	struct rt_json_value *next;  /* next sibling */
 };

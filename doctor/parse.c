@@ -112,8 +112,8 @@ static const char *line_after(const char *text, const char *keyword, char *buf, 
 		const char *s = p;
 		while (*s == ' ' || *s == '\t')
 			s++;
-		if (strncmp(s, keyword, kl) != 0 || (s[kl] && s[kl] != ' ' && s[kl] != '\t' &&
-		                                     s[kl] != '\n' && s[kl] != ':'))
+		if (strncmp(s, keyword, kl) != 0 ||
+		    (s[kl] && s[kl] != ' ' && s[kl] != '\t' && s[kl] != '\n' && s[kl] != ':'))
 			continue;
 		s += kl;
 		size_t len = strcspn(s, "\n");
@@ -313,8 +313,8 @@ int rt_doc_parse_dscp2prio_file(const char *text, int8_t map[64])
 		while (*t == ' ' || *t == '\t')
 			t++;
 		long prio = strtol(t, &end, 10);
-		if (end == t || (*end && *end != '\n' && *end != ' ') || d < 0 || d > 63 || prio < 0 ||
-		    prio > 7)
+		if (end == t || (*end && *end != '\n' && *end != ' ') || d < 0 || d > 63 ||
+		    prio < 0 || prio > 7)
 			continue;
 		map[d] = (int8_t)prio;
 		n++;

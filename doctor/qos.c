@@ -29,7 +29,8 @@ static bool find_tool(const struct rt_doctor_config *cfg, const char *name, char
 	}
 	const char *env = getenv("PATH");
 	char dirs[4096];
-	snprintf(dirs, sizeof(dirs), "%s:/usr/local/sbin:/usr/sbin:/sbin", env ? env : "/usr/bin:/bin");
+	snprintf(dirs, sizeof(dirs), "%s:/usr/local/sbin:/usr/sbin:/sbin",
+	         env ? env : "/usr/bin:/bin");
 	char *save = NULL;
 	for (char *d = strtok_r(dirs, ":", &save); d; d = strtok_r(NULL, ":", &save)) {
 		struct stat st;
@@ -160,8 +161,8 @@ static void from_dcb_tool(const struct rt_doctor_config *cfg, const char *netdev
 	if (n >= 0 && !q->trust_known) {
 		q->trust = n ? RT_TRUST_DSCP : RT_TRUST_PCP;
 		q->trust_known = true;
-		snprintf(q->trust_source, sizeof(q->trust_source), "dcb app show: APP table %s DSCP entries",
-		         n ? "has" : "without");
+		snprintf(q->trust_source, sizeof(q->trust_source),
+		         "dcb app show: APP table %s DSCP entries", n ? "has" : "without");
 	}
 	free(out);
 }
@@ -214,7 +215,8 @@ static void from_lldptool(const struct rt_doctor_config *cfg, const char *netdev
 	} else if (peer) {
 		q->peer_known = true;
 		q->peer_pfc_en = en;
-		snprintf(q->peer_source, sizeof(q->peer_source), "lldptool -n (LLDP from the peer)");
+		snprintf(q->peer_source, sizeof(q->peer_source),
+		         "lldptool -n (LLDP from the peer)");
 	} else {
 		q->pfc_known = true;
 		q->pfc_en = en;
@@ -231,13 +233,15 @@ void rt_doc_qos_gather(const struct rt_doctor_config *cfg, const char *netdev, s
 	if (cfg->dcb_netlink) {
 		int rc = rt_doc_dcbnl_query(netdev, q);
 		if (rc == -EOPNOTSUPP)
-			add_why(q->why, sizeof(q->why), "DCB netlink: %s has no DCB support", netdev);
+			add_why(q->why, sizeof(q->why), "DCB netlink: %s has no DCB support",
+			        netdev);
 		else if (rc == -ENODEV)
 			add_why(q->why, sizeof(q->why), "DCB netlink: no netdev %s here", netdev);
 		else if (rc < 0)
 			add_why(q->why, sizeof(q->why), "DCB netlink: %s", strerror(-rc));
 		else if (!q->pfc_known)
-			add_why(q->why, sizeof(q->why), "DCB netlink: no PFC attribute in the answer");
+			add_why(q->why, sizeof(q->why),
+			        "DCB netlink: no PFC attribute in the answer");
 		if (rc == 0 && !q->peer_known)
 			add_why(q->peer_why, sizeof(q->peer_why),
 			        "DCB netlink: the driver reports no peer PFC (no DCBX exchange)");

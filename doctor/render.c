@@ -24,7 +24,9 @@ int rt_doc_status_parse(const char *s)
 
 enum rt_doc_status rt_doctor_verdict(const struct rt_doc_report *r)
 {
-	return r->counts[RT_DOC_FAIL] ? RT_DOC_FAIL : r->counts[RT_DOC_WARN] ? RT_DOC_WARN : RT_DOC_PASS;
+	return r->counts[RT_DOC_FAIL]   ? RT_DOC_FAIL
+	       : r->counts[RT_DOC_WARN] ? RT_DOC_WARN
+	                                : RT_DOC_PASS;
 }
 
 static const char *label(enum rt_doc_status s, bool color)
@@ -38,7 +40,8 @@ static const char *label(enum rt_doc_status s, bool color)
 static void target_title(const struct rt_doc_target *t, FILE *fp)
 {
 	if (t->dev[0])
-		fprintf(fp, "%s port %u (netdev %s)\n", t->dev, t->port, t->netdev[0] ? t->netdev : "none");
+		fprintf(fp, "%s port %u (netdev %s)\n", t->dev, t->port,
+		        t->netdev[0] ? t->netdev : "none");
 	else
 		fprintf(fp, "netdev %s (no RDMA port)\n", t->netdev);
 }

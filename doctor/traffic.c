@@ -36,9 +36,11 @@ void rt_doc_traffic_add(struct rt_doc_traffic *t, const struct rt_record *rec, u
 			t->pcp[rec->pcp[0] & 7]++; /* the outer tag: what switches classify by */
 		}
 		if ((rec->ecn & 3) == 0 && !t->not_ect_src[0])
-			rt_ip_to_str(rec->ip_version, rec->src_ip, t->not_ect_src, sizeof(t->not_ect_src));
+			rt_ip_to_str(rec->ip_version, rec->src_ip, t->not_ect_src,
+			             sizeof(t->not_ect_src));
 		if (rec->dscp != dscp && !t->off_dscp_src[0])
-			rt_ip_to_str(rec->ip_version, rec->src_ip, t->off_dscp_src, sizeof(t->off_dscp_src));
+			rt_ip_to_str(rec->ip_version, rec->src_ip, t->off_dscp_src,
+			             sizeof(t->off_dscp_src));
 		break;
 	case RT_KIND_CNP:
 		t->cnp++;
@@ -70,7 +72,7 @@ struct tally {
 };
 
 static int on_frame(void *ctx, const struct rt_frame *frame, const struct rt_record *rec,
-		    char *errbuf)
+                    char *errbuf)
 {
 	struct tally *y = ctx;
 

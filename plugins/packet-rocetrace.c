@@ -79,14 +79,14 @@ static gboolean pref_verify_icrc = TRUE;
  * frames get their CNP, PFC/PAUSE frames their pause cut short).
  */
 static struct rt_analyzer *file_an;
-static uint32_t file_fed; /* frames fed to file_an */
+static uint32_t file_fed;       /* frames fed to file_an */
 static wmem_map_t *file_linked; /* frame number -> its roce_note or pause_note */
 
 /* What the plugin keeps of the analyzer's note (struct rt_an_note) for a RoCE frame. */
 struct roce_note {
 	uint32_t flow_id, peer_flow_id; /* RT_AN_NONE = none */
 	uint32_t psn_gap, nak_frame, cnp_for_frame;
-	uint32_t copy_of; /* a copy of this frame's packet, which was counted; 0 = none */
+	uint32_t copy_of;   /* a copy of this frame's packet, which was counted; 0 = none */
 	uint32_t cnp_frame; /* on a CE-marked frame: the CNP that answered it, filled in later */
 	uint8_t flags, nak_code;
 };
@@ -355,14 +355,14 @@ static int dissect_rocetrace(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree
 	    .caplen = caplen,
 	    .wirelen = tvb_reported_length(tvb),
 	    .ts_ns = pinfo->abs_ts.secs >= 0 ? (uint64_t)pinfo->abs_ts.secs * 1000000000ull +
-						   (uint64_t)pinfo->abs_ts.nsecs
-					     : 0,
+	                                           (uint64_t)pinfo->abs_ts.nsecs
+	                                     : 0,
 	    .seq = pinfo->num,
 	    .linktype = linktype,
 	    /* frames of different capture interfaces are different vantage points (duplicates) */
 	    .interface_id = pinfo->rec && (pinfo->rec->presence_flags & WTAP_HAS_INTERFACE_ID)
-				? pinfo->rec->rec_header.packet_header.interface_id
-				: 0,
+	                        ? pinfo->rec->rec_header.packet_header.interface_id
+	                        : 0,
 	};
 	if (rt_dissect(&opts, &f, &rec) < 0)
 		return 0;

@@ -37,7 +37,7 @@ int rt_capture_metrics_check(const char *listen)
 }
 
 void rt_capture_metrics_publish(struct rt_capture_metrics *m, const struct rt_analyzer *an,
-				uint64_t frames, uint64_t dropped, uint64_t now, bool final)
+                                uint64_t frames, uint64_t dropped, uint64_t now, bool final)
 {
 	/* counted before a scraper can see the final figures: a signal sent on seeing them ends the linger */
 	if (final)
@@ -94,21 +94,22 @@ int rt_capture_metrics_start(struct rt_capture_metrics *m, const char *listen, u
 	else
 		inet_ntop(AF_INET, &((struct sockaddr_in *)&ss)->sin_addr, addr, sizeof(addr));
 	fprintf(stderr, "rocetrace capture: metrics at http://%s%s%s:%u/metrics\n", v6 ? "[" : "",
-		addr, v6 ? "]" : "", port);
+	        addr, v6 ? "]" : "", port);
 	return 0;
 #else
 	(void)m;
 	(void)listen;
 	(void)top;
 	return rt_cli_fail(CMD, "--metrics: this rocetrace was built without libmicrohttpd "
-				"(install libmicrohttpd-dev and build again)");
+	                        "(install libmicrohttpd-dev and build again)");
 #endif
 }
 
 void rt_capture_metrics_linger(struct rt_capture_metrics *m, uint64_t linger_ns)
 {
 	uint64_t end = now_ns() + linger_ns;
-	for (uint64_t now; (now = now_ns()) < end && rt_pump_stop_requests() == m->final_requests;) {
+	for (uint64_t now;
+	     (now = now_ns()) < end && rt_pump_stop_requests() == m->final_requests;) {
 		uint64_t left = end - now < 50000000u ? end - now : 50000000u;
 		struct timespec ts = {0, (long)left};
 		nanosleep(&ts, NULL);

@@ -10,8 +10,9 @@
 #include "capture/counters.h"
 #include "rt_config.h"
 
-#define RT_CAPTURE_METRICS_PUBLISH_NS 250000000u /* the figures a scrape sees are at most this old */
-#define RT_CAPTURE_METRICS_TOP_DEFAULT 20        /* --metrics-top-flows */
+#define RT_CAPTURE_METRICS_PUBLISH_NS                                                              \
+	250000000u                        /* the figures a scrape sees are at most this old */
+#define RT_CAPTURE_METRICS_TOP_DEFAULT 20 /* --metrics-top-flows */
 
 struct rt_metrics_http;
 
@@ -20,8 +21,9 @@ struct rt_capture_metrics {
 	struct rt_metrics *store;   /* what the server reads */
 	struct rt_metrics_nic *nic; /* the sampler's conversion buffer (RT_METRICS_NIC_MAX) */
 	struct rt_metrics_http *http;
-	uint64_t published;      /* when the figures were last published (CLOCK_MONOTONIC) */
-	unsigned final_requests; /* stop requests before the final figures: a later one ends the linger */
+	uint64_t published; /* when the figures were last published (CLOCK_MONOTONIC) */
+	unsigned
+	    final_requests; /* stop requests before the final figures: a later one ends the linger */
 };
 
 /*
@@ -41,7 +43,7 @@ int rt_capture_metrics_start(struct rt_capture_metrics *m, const char *listen, u
  * requests so far, which the linger compares with).
  */
 void rt_capture_metrics_publish(struct rt_capture_metrics *m, const struct rt_analyzer *an,
-				uint64_t frames, uint64_t dropped, uint64_t now, bool final);
+                                uint64_t frames, uint64_t dropped, uint64_t now, bool final);
 /* An rt_counters_sample_fn (ctx: the struct rt_capture_metrics): a sample's counters into the store. */
 void rt_capture_metrics_nic_sample(void *ctx, const struct rt_counter_value *v, unsigned n);
 /* Serve the final figures for linger_ns (a stop request ends it early), then stop. */

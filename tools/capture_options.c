@@ -247,10 +247,13 @@ static void help(void)
 	    "    rocetrace capture -i eth0 -Z nobody -w /tmp/run.pcapng --duration 60\n"
 	    "    rocetrace capture -D\n"
 	    "    rocetrace capture -i 2 -w run.pcapng\n"
-	    "    rocetrace capture --hosts node01,node02 -i mlx5_0 -s 128 -w run1/ -- ./allreduce.sh\n"
-	    "    rocetrace capture --hosts n1=mlx5_0,n2=mlx5_1 --launcher 'srun -N1 -w {host}' -w incast/ "
+	    "    rocetrace capture --hosts node01,node02 -i mlx5_0 -s 128 -w run1/ -- "
+	    "./allreduce.sh\n"
+	    "    rocetrace capture --hosts n1=mlx5_0,n2=mlx5_1 --launcher 'srun -N1 -w {host}' -w "
+	    "incast/ "
 	    "--duration 30\n"
-	    "    rocetrace capture --hosts ns-a=eth0,ns-b=eth0 --launcher 'ip netns exec {host}' -w lab/ -c 1000\n",
+	    "    rocetrace capture --hosts ns-a=eth0,ns-b=eth0 --launcher 'ip netns exec {host}' "
+	    "-w lab/ -c 1000\n",
 	    stdout);
 }
 
@@ -380,8 +383,8 @@ int rt_capture_parse_args(int argc, char **argv, struct rt_capture_args *a)
 				return RT_EXIT_USAGE;
 			break;
 		case OPT_DURATION:
-			if (rt_opt_duration(CMD, "--duration", optarg, 1,
-			                    MAX_SECONDS * 1000000000, &a->duration_ns))
+			if (rt_opt_duration(CMD, "--duration", optarg, 1, MAX_SECONDS * 1000000000,
+			                    &a->duration_ns))
 				return RT_EXIT_USAGE;
 			break;
 		case 'B':
@@ -414,9 +417,8 @@ int rt_capture_parse_args(int argc, char **argv, struct rt_capture_args *a)
 			if (!optarg && optind < argc &&
 			    rt_opt_parse_duration(argv[optind], 0, UINT64_MAX, &v) == 0)
 				optarg = argv[optind++];
-			if (optarg &&
-			    rt_opt_duration(CMD, "--counters", optarg, 10000000,
-			                    MAX_SECONDS * 1000000000, &a->counters_ns))
+			if (optarg && rt_opt_duration(CMD, "--counters", optarg, 10000000,
+			                              MAX_SECONDS * 1000000000, &a->counters_ns))
 				return RT_EXIT_USAGE;
 			break;
 		case OPT_SYSFS:
@@ -435,8 +437,8 @@ int rt_capture_parse_args(int argc, char **argv, struct rt_capture_args *a)
 			top_given = true;
 			break;
 		case OPT_METRICS_LINGER:
-			if (rt_opt_duration(CMD, "--metrics-linger", optarg, 0, 3600ull * 1000000000,
-			                    &a->metrics_linger_ns))
+			if (rt_opt_duration(CMD, "--metrics-linger", optarg, 0,
+			                    3600ull * 1000000000, &a->metrics_linger_ns))
 				return RT_EXIT_USAGE;
 			linger_given = true;
 			break;
@@ -521,19 +523,21 @@ int rt_capture_parse_args(int argc, char **argv, struct rt_capture_args *a)
 			a->cmd = &argv[end + 1];
 		}
 		int rc = rt_cli_operands(CMD, end, argv, optind, false, &a->file, &a->bpf,
-					 &a->bpf_joined);
+		                         &a->bpf_joined);
 		if (rc)
 			return rc;
 		for (int i = optind; i < end; i++)
 			if (argv[i][0] == '-')
 				return rt_cli_usage_error(
-				    CMD, "'%s' after the filter expression '%s': options come first",
+				    CMD,
+				    "'%s' after the filter expression '%s': options come first",
 				    argv[i], a->bpf);
 	}
 	if (a->list)
 		return 0;
 	if (!a->metrics && (top_given || linger_given))
-		return rt_cli_usage_error(CMD, "--metrics-top-flows and --metrics-linger go with --metrics");
+		return rt_cli_usage_error(
+		    CMD, "--metrics-top-flows and --metrics-linger go with --metrics");
 	if (a->nhosts)
 		return check_hosts_args(a);
 	if (a->launcher || a->remote || a->remote_dir || a->hosts_timeout_ns || a->no_analyze)
@@ -551,10 +555,11 @@ int rt_capture_parse_args(int argc, char **argv, struct rt_capture_args *a)
 		return rt_cli_usage_error(CMD, "-w: empty file name");
 	if (a->file && !a->out)
 		return rt_cli_usage_error(CMD, "-r FILE copies frames: give -w OUT (or 'rocetrace "
-					       "dissect FILE' to print them)");
+		                               "dissect FILE' to print them)");
 	if (!a->out && (a->counters_ns || a->rotate_bytes || a->rotate_seconds))
 		return rt_cli_usage_error(CMD, "--counters, -G and -C write files: give -w OUT");
-	if (a->out && !strcmp(a->out, "-") && (a->counters_ns || a->rotate_bytes || a->rotate_seconds))
+	if (a->out && !strcmp(a->out, "-") &&
+	    (a->counters_ns || a->rotate_bytes || a->rotate_seconds))
 		return rt_cli_usage_error(
 		    CMD, "-w - (standard output) cannot be used with --counters, -G or -C");
 	return 0;

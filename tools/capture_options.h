@@ -18,27 +18,27 @@ struct rt_capture_args {
 	const char *file; /* -r: a saved capture as the source */
 	const char *out;  /* -w, or NULL: print decoded lines */
 	const char *bpf;
-	char *bpf_joined; /* the expression after the options, joined */
+	char *bpf_joined;               /* the expression after the options, joined */
 	struct rt_print_text_opts text; /* without -w: dissect's text options */
-	char dev_by_index[80]; /* -i N: the N-th device of -D */
+	char dev_by_index[80];          /* -i N: the N-th device of -D */
 	const char *sysfs_root;
 	const char *user; /* -Z: become this user once the device is open */
 	uint32_t snaplen;
 	uint32_t buffers;
-	uint64_t max_count;      /* -c, 0 = no limit */
-	uint64_t duration_ns;    /* --duration, 0 = no limit */
-	uint64_t rotate_seconds; /* -G */
-	uint64_t rotate_bytes;   /* -C */
-	uint64_t counters_ns;    /* --counters interval, 0 = off */
-	const char *metrics;     /* --metrics [ADDR:]PORT, or NULL */
-	uint64_t metrics_top;    /* --metrics-top-flows */
+	uint64_t max_count;         /* -c, 0 = no limit */
+	uint64_t duration_ns;       /* --duration, 0 = no limit */
+	uint64_t rotate_seconds;    /* -G */
+	uint64_t rotate_bytes;      /* -C */
+	uint64_t counters_ns;       /* --counters interval, 0 = off */
+	const char *metrics;        /* --metrics [ADDR:]PORT, or NULL */
+	uint64_t metrics_top;       /* --metrics-top-flows */
 	uint64_t metrics_linger_ns; /* --metrics-linger */
 	enum rt_write_format format;
 	bool stats;
 	bool list;
 	bool stop_at_eof;  /* stop when standard input ends */
 	bool notify_ready; /* say when capturing, on standard error */
-	char **cmd; /* after --, or NULL */
+	char **cmd;        /* after --, or NULL */
 	/* --hosts: capture on every host through a launcher */
 	const char *hosts[RT_CAPTURE_MAX_HOSTS];
 	size_t nhosts;

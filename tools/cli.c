@@ -13,7 +13,7 @@
 
 /* "rocetrace CMD: " + HEAD + the formatted message + TAIL on stderr. */
 __attribute__((format(printf, 4, 0))) static void say(const char *cmd, const char *head,
-						     const char *tail, const char *fmt, va_list ap)
+                                                      const char *tail, const char *fmt, va_list ap)
 {
 	fprintf(stderr, "rocetrace %s: %s", cmd, head);
 	vfprintf(stderr, fmt, ap);
@@ -72,15 +72,16 @@ int rt_cli_getopt_error(const char *cmd, int c, char *const argv[])
 
 /* The words argv[first..argc) joined with spaces into *bpf (and *joined, to free); refused after -f. */
 static int join_expression(const char *cmd, int argc, char **argv, int first, const char **bpf,
-			   char **joined)
+                           char **joined)
 {
 	if (first >= argc)
 		return 0;
 	if (*bpf)
-		return rt_cli_usage_error(cmd,
-					  "a filter twice: -f '%s' and '%s' (give one: -f BPF or the "
-					  "expression after the options, as tcpdump takes it)",
-					  *bpf, argv[first]);
+		return rt_cli_usage_error(
+		    cmd,
+		    "a filter twice: -f '%s' and '%s' (give one: -f BPF or the "
+		    "expression after the options, as tcpdump takes it)",
+		    *bpf, argv[first]);
 	size_t len = 0;
 	for (int i = first; i < argc; i++)
 		len += strlen(argv[i]) + 1;
@@ -99,7 +100,7 @@ static int join_expression(const char *cmd, int argc, char **argv, int first, co
 }
 
 int rt_cli_operands(const char *cmd, int argc, char **argv, int first, bool need_file,
-		    const char **path, const char **bpf, char **joined)
+                    const char **path, const char **bpf, char **joined)
 {
 	*joined = NULL;
 	if (!*path && need_file) {
@@ -110,7 +111,8 @@ int rt_cli_operands(const char *cmd, int argc, char **argv, int first, bool need
 	return join_expression(cmd, argc, argv, first, bpf, joined);
 }
 
-int rt_cli_files_add(const char *cmd, struct rt_cli_files *fs, const char *path, const char *vantage)
+int rt_cli_files_add(const char *cmd, struct rt_cli_files *fs, const char *path,
+                     const char *vantage)
 {
 	if (!*path)
 		return rt_cli_usage_error(cmd, "an empty file name");
@@ -181,8 +183,8 @@ static bool names_file(const char *w)
 	return false;
 }
 
-int rt_cli_files_operands(const char *cmd, int argc, char **argv, int first, struct rt_cli_files *fs,
-			  const char **bpf, char **joined)
+int rt_cli_files_operands(const char *cmd, int argc, char **argv, int first,
+                          struct rt_cli_files *fs, const char **bpf, char **joined)
 {
 	int rc;
 	*joined = NULL;

@@ -19,7 +19,7 @@ __attribute__((format(printf, 2, 3))) int rt_cli_fail(const char *cmd, const cha
  * stopped: 128 + sig (130 for Ctrl-C), 130 when sig is 0.
  */
 __attribute__((format(printf, 3, 4))) int rt_cli_interrupted(const char *cmd, int sig,
-							      const char *fmt, ...);
+                                                             const char *fmt, ...);
 
 /*
  * The usage error for what getopt_long returned as `c` (':' a missing value,
@@ -37,7 +37,7 @@ int rt_cli_getopt_error(const char *cmd, int c, char *const argv[]);
  * line on stderr.
  */
 int rt_cli_operands(const char *cmd, int argc, char **argv, int first, bool need_file,
-		    const char **path, const char **bpf, char **joined);
+                    const char **path, const char **bpf, char **joined);
 
 /*
  * The capture files a command reads (dissect, analyze, timeline): -r FILE
@@ -56,7 +56,8 @@ struct rt_cli_files {
  * a name given before is refused. 0, or the exit status after one line on
  * stderr.
  */
-int rt_cli_files_add(const char *cmd, struct rt_cli_files *fs, const char *path, const char *vantage);
+int rt_cli_files_add(const char *cmd, struct rt_cli_files *fs, const char *path,
+                     const char *vantage);
 /* --vantage NAME=FILE[,FILE...]: the files of a vantage point named NAME. 0, or the exit status. */
 int rt_cli_files_vantage(const char *cmd, struct rt_cli_files *fs, const char *arg);
 /*
@@ -67,8 +68,8 @@ int rt_cli_files_vantage(const char *cmd, struct rt_cli_files *fs, const char *a
  * capture file name (.pcap, .pcapng, .cap, .gz, with a rotation number
  * after them: run.pcapng.2). 0, or the exit status.
  */
-int rt_cli_files_operands(const char *cmd, int argc, char **argv, int first, struct rt_cli_files *fs,
-			  const char **bpf, char **joined);
+int rt_cli_files_operands(const char *cmd, int argc, char **argv, int first,
+                          struct rt_cli_files *fs, const char **bpf, char **joined);
 void rt_cli_files_free(struct rt_cli_files *fs);
 
 /*

@@ -52,12 +52,12 @@ struct capture {
 	struct ticker tick;
 	struct loop_clock clock;
 	struct rt_dissect_opts dopts;
-	struct rt_outbuf *print; /* without -w: the decoded lines, else NULL */
+	struct rt_outbuf *print;        /* without -w: the decoded lines, else NULL */
 	struct rt_print_text_opts text; /* how they look, and the times -ttt needs */
 	uint64_t printed;
-	uint64_t frames; /* handed over by the pump */
+	uint64_t frames;                   /* handed over by the pump */
 	struct rt_capture_metrics metrics; /* --metrics, else zeroed */
-	int rc; /* 0 or the first error (negative errno) */
+	int rc;                            /* 0 or the first error (negative errno) */
 	char errbuf[RT_ERRBUF_SIZE];
 	/*
 	 * The source's counts when the loop stopped: frames that reach the
@@ -103,15 +103,15 @@ static int device_by_index(struct rt_capture_args *a)
 	if (!a->dev || rt_opt_parse_uint(a->dev, 1, 65535, &v) != 0 || a->dev[0] == '0')
 		return 0;
 	struct rt_source_config cfg = {.sysfs_root = a->sysfs_root};
-	struct nth_device n = {.want = (unsigned)v, .name = a->dev_by_index,
-			       .len = sizeof(a->dev_by_index)};
+	struct nth_device n = {
+	    .want = (unsigned)v, .name = a->dev_by_index, .len = sizeof(a->dev_by_index)};
 	char errbuf[RT_ERRBUF_SIZE];
 	static const char *const kinds[] = {"verbs", "pcap"};
 	for (size_t k = 0; k < 2 && n.seen < n.want; k++)
 		rt_source_list(kinds[k], &cfg, find_nth, &n, errbuf);
 	if (n.seen < n.want)
 		return rt_cli_usage_error(CMD, "-i %s: 'capture -D' lists %u devices", a->dev,
-					  n.seen);
+		                          n.seen);
 	a->dev = a->dev_by_index;
 	return 0;
 }
@@ -205,13 +205,13 @@ static void metrics_publish(struct capture *cap, uint64_t now, bool final)
 {
 	struct rt_source_stats st;
 	writer_stats(cap, 0, &st);
-	rt_capture_metrics_publish(&cap->metrics, cap->tick.an, cap->frames, st.dropped + st.if_dropped,
-				   now, final);
+	rt_capture_metrics_publish(&cap->metrics, cap->tick.an, cap->frames,
+	                           st.dropped + st.if_dropped, now, final);
 }
 
 /* Each frame: the analyzer of --stats and --metrics, then the writer. */
 static int on_frame(void *ctx, const struct rt_frame *frame, const struct rt_record *rec,
-		    char *errbuf)
+                    char *errbuf)
 {
 	struct capture *cap = ctx;
 
@@ -260,11 +260,11 @@ static int on_tick(void *ctx, uint64_t now, bool idle, char *errbuf)
 static void run_loop(struct capture *cap)
 {
 	struct rt_pump_config pc = {
-		.dissect = cap->tick.an || cap->print ? &cap->dopts : NULL,
-		.max_frames = cap->args->max_count,
-		.on_frame = on_frame,
-		.on_tick = on_tick,
-		.ctx = cap,
+	    .dissect = cap->tick.an || cap->print ? &cap->dopts : NULL,
+	    .max_frames = cap->args->max_count,
+	    .on_frame = on_frame,
+	    .on_tick = on_tick,
+	    .ctx = cap,
 	};
 	struct rt_pump_result res;
 	char errbuf[RT_ERRBUF_SIZE];
@@ -332,12 +332,12 @@ static int run_with_command(struct capture *cap, int *cmd_status)
 
 	fflush(NULL);
 	struct rt_spawn sp = {
-		.argv = cap->args->cmd,
-		/* with -w - our standard output is the capture: the command writes to stderr */
-		.stdout_to_stderr = cap->args->out && !strcmp(cap->args->out, "-"),
-		.pid = &g_child_pid,
-		.cancelled = rt_pump_stopping, /* a signal before the fork: no command */
-		.child_signals = rt_pump_release_signals,
+	    .argv = cap->args->cmd,
+	    /* with -w - our standard output is the capture: the command writes to stderr */
+	    .stdout_to_stderr = cap->args->out && !strcmp(cap->args->out, "-"),
+	    .pid = &g_child_pid,
+	    .cancelled = rt_pump_stopping, /* a signal before the fork: no command */
+	    .child_signals = rt_pump_release_signals,
 	};
 	char errbuf[RT_ERRBUF_SIZE];
 	bool exec_failed;
@@ -389,7 +389,7 @@ static int start_stdin_watch(void)
 
 /* The writer of -w and what goes beside it (interface, counters); sets cap->rc on failure. */
 static void open_output(struct capture *cap, struct rt_counters **counters, char *cpath,
-			size_t cpath_len)
+                        size_t cpath_len)
 {
 	const struct rt_capture_args *a = cap->args;
 	static char rdev[RT_DEVNAME_MAX], netdev[RT_DEVNAME_MAX];
@@ -401,7 +401,7 @@ static void open_output(struct capture *cap, struct rt_counters **counters, char
 		snaplen = a->snaplen;
 	rt_writer_set_stats_fn(cap->writer, writer_stats, cap);
 	cap->if_id = rt_writer_add_interface(cap->writer, cap->src->name, cap->src->linktype,
-					     snaplen, cap->src->ts_source, errbuf);
+	                                     snaplen, cap->src->ts_source, errbuf);
 	if (cap->if_id < 0) {
 		set_error(cap, cap->if_id, errbuf);
 		return;
@@ -445,11 +445,11 @@ static int run_capture(const struct rt_capture_args *a)
 	    .immediate = !a->out, /* printed lines are read as they come */
 	};
 	if ((a->file ? rt_source_open_file(&cap.src, a->file, &scfg, errbuf)
-		     : rt_source_open(&cap.src, a->dev, &scfg, errbuf)) < 0)
+	             : rt_source_open(&cap.src, a->dev, &scfg, errbuf)) < 0)
 		return rt_cli_fail(CMD, "%s", errbuf);
 	/* the server binds its port as the caller (a port below 1024 needs root) */
-	if (a->metrics &&
-	    (rc = rt_capture_metrics_start(&cap.metrics, a->metrics, (unsigned)a->metrics_top)) != 0) {
+	if (a->metrics && (rc = rt_capture_metrics_start(&cap.metrics, a->metrics,
+	                                                 (unsigned)a->metrics_top)) != 0) {
 		rt_source_close(cap.src);
 		return rc;
 	}
@@ -461,7 +461,7 @@ static int run_capture(const struct rt_capture_args *a)
 	}
 	if (!a->out && !rt_linktype_supported(cap.src->linktype)) {
 		rc = rt_cli_fail(CMD, "%s: link type %d cannot be decoded: give -w OUT",
-				 cap.src->name, cap.src->linktype);
+		                 cap.src->name, cap.src->linktype);
 		rt_capture_metrics_stop(&cap.metrics);
 		rt_source_close(cap.src);
 		return rc;

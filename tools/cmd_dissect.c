@@ -26,7 +26,7 @@ enum output_mode { OUT_TEXT, OUT_JSON, OUT_COUNT };
 struct dissect_args {
 	struct rt_cli_files files;
 	const char *bpf;
-	char *bpf_joined; /* the expression after the options, joined (freed at the end) */
+	char *bpf_joined;    /* the expression after the options, joined (freed at the end) */
 	uint64_t max_frames; /* 0 = all */
 	enum output_mode mode;
 	bool count_json;
@@ -261,8 +261,9 @@ static int parse_args(int argc, char **argv, struct dissect_args *a)
 			break;
 		case OPT_FLOW:
 			if (rt_flowsel_parse(&a->sel, optarg) < 0)
-				return rt_cli_usage_error(CMD, "--flow: bad selector '%s' (want %s)", optarg,
-							  RT_FLOWSEL_FORMS);
+				return rt_cli_usage_error(CMD,
+				                          "--flow: bad selector '%s' (want %s)",
+				                          optarg, RT_FLOWSEL_FORMS);
 			a->flow = optarg;
 			break;
 		case 'h':
@@ -290,9 +291,9 @@ struct sink {
 	struct rt_outbuf *out;
 	struct rt_totals *totals;
 	struct rt_analyzer *an; /* --flow ID: the flow ids the analyzer gives */
-	uint64_t shown;		/* frames that passed --flow */
+	uint64_t shown;         /* frames that passed --flow */
 	struct rt_source *src;
-	bool several; /* more than one file: frames name theirs */
+	bool several;           /* more than one file: frames name theirs */
 	uint64_t *point_frames; /* --count of several files: frames counted per vantage point */
 	unsigned npoints;
 };
@@ -310,7 +311,7 @@ static bool selected(struct sink *s, const struct rt_record *rec)
 	}
 	return rt_record_has_bth(rec) && rec->ip_version &&
 	       rt_flowsel_match(sel, RT_AN_NONE, rec->ip_version, rec->src_ip, rec->dst_ip,
-				rec->dest_qp);
+	                        rec->dest_qp);
 }
 
 /* One more frame of vantage point v counted. 0, or -ENOMEM. */
@@ -351,7 +352,8 @@ static int on_frame(void *ctx, const struct rt_frame *frame, const struct rt_rec
 		rt_print_json(s->out, frame->seq, file, rec);
 	} else {
 		rt_totals_add(s->totals, rec);
-		if (s->several && count_point(s, rt_source_vantage_of(s->src, frame->interface_id)) < 0)
+		if (s->several &&
+		    count_point(s, rt_source_vantage_of(s->src, frame->interface_id)) < 0)
 			return rt_errorf(errbuf, ENOMEM, "counting frames");
 	}
 	if (s->out->error)
@@ -364,9 +366,11 @@ static void print_totals(struct sink *s)
 {
 	struct rt_totals_point *points = NULL;
 	const char **paths = NULL;
-	unsigned n = s->several ? rt_source_vantage_count(s->src) : 0, nfiles = rt_source_file_count(s->src);
+	unsigned n = s->several ? rt_source_vantage_count(s->src) : 0,
+	         nfiles = rt_source_file_count(s->src);
 
-	if (n && (!(points = calloc(n, sizeof(*points))) || !(paths = calloc(nfiles, sizeof(*paths)))))
+	if (n &&
+	    (!(points = calloc(n, sizeof(*points))) || !(paths = calloc(nfiles, sizeof(*paths)))))
 		n = 0; /* out of memory: the totals alone */
 	for (unsigned i = 0, used = 0; i < n; i++) {
 		struct rt_vantage_point vp;

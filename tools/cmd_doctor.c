@@ -130,7 +130,8 @@ static void help(void)
 	    "    rocetrace doctor mlx5_0:1 --priority 3 --dscp 26 --speed 100G\n"
 	    "    rocetrace doctor ens1f0np0 --json | jq '.targets[].checks | map_values(.status)'\n"
 	    "    sudo rocetrace doctor mlx5_0 --traffic 2\n"
-	    "    rocetrace doctor --hosts node01,node02,node03 --launcher 'ssh -o BatchMode=yes {host}'\n"
+	    "    rocetrace doctor --hosts node01,node02,node03 --launcher 'ssh -o BatchMode=yes "
+	    "{host}'\n"
 	    "    rocetrace doctor --hosts node01,node02 --launcher 'srun -N1 -w {host}'\n",
 	    stdout);
 }
@@ -155,9 +156,22 @@ struct doctor_args {
 static int parse_args(int argc, char **argv, struct doctor_args *a)
 {
 	enum {
-		OPT_JSON = 256, OPT_PRIORITY, OPT_DSCP, OPT_MTU, OPT_SPEED, OPT_INTERVAL, OPT_TRAFFIC,
-		OPT_CAPTURE_FROM, OPT_SYSFS, OPT_TOOLS, OPT_NO_NETLINK, OPT_HOSTS, OPT_LAUNCHER,
-		OPT_REMOTE, OPT_TIMEOUT, OPT_PARALLEL,
+		OPT_JSON = 256,
+		OPT_PRIORITY,
+		OPT_DSCP,
+		OPT_MTU,
+		OPT_SPEED,
+		OPT_INTERVAL,
+		OPT_TRAFFIC,
+		OPT_CAPTURE_FROM,
+		OPT_SYSFS,
+		OPT_TOOLS,
+		OPT_NO_NETLINK,
+		OPT_HOSTS,
+		OPT_LAUNCHER,
+		OPT_REMOTE,
+		OPT_TIMEOUT,
+		OPT_PARALLEL,
 	};
 	static const struct option longopts[] = {
 	    {"json", no_argument, NULL, OPT_JSON},
@@ -212,7 +226,8 @@ static int parse_args(int argc, char **argv, struct doctor_args *a)
 			if (rt_opt_uint(CMD, opt, optarg, 256, 4096, &v))
 				return RT_EXIT_USAGE;
 			if (v != 1024 && v != 2048 && v != 4096)
-				return rt_cli_usage_error(CMD, "--mtu: '%s' is not 1024, 2048 or 4096", optarg);
+				return rt_cli_usage_error(
+				    CMD, "--mtu: '%s' is not 1024, 2048 or 4096", optarg);
 			a->cfg.min_mtu = (unsigned)v;
 			break;
 		case OPT_SPEED:
@@ -279,8 +294,9 @@ static int parse_args(int argc, char **argv, struct doctor_args *a)
 			return rc;
 	}
 	if (!a->nhosts_arg && (a->launcher || a->remote || a->timeout_ns || a->parallel))
-		return rt_cli_usage_error(CMD, "--launcher, --remote, --timeout and --parallel need "
-		                               "--hosts");
+		return rt_cli_usage_error(CMD,
+		                          "--launcher, --remote, --timeout and --parallel need "
+		                          "--hosts");
 	if (a->cfg.capture_from && !a->cfg.traffic_ns)
 		return rt_cli_usage_error(CMD, "--capture-from needs --traffic");
 	return 0;
@@ -305,8 +321,9 @@ static int run_hosts(struct doctor_args *a, int argc, char **argv)
 	    .launcher = a->launcher,
 	    .remote = a->remote,
 	    .args = a->forward.argv,
-	    .timeout_ns = a->timeout_ns ? a->timeout_ns
-	                                : 60000000000ull + 8 * a->cfg.traffic_ns + a->cfg.interval_ns,
+	    .timeout_ns = a->timeout_ns
+	                      ? a->timeout_ns
+	                      : 60000000000ull + 8 * a->cfg.traffic_ns + a->cfg.interval_ns,
 	    .max_parallel = a->parallel,
 	    .json = a->json,
 	    .stop = &g_stop,
@@ -340,7 +357,8 @@ int rt_cmd_doctor(int argc, char **argv)
 		rc = rt_doctor_print_json(&report, stdout);
 	else {
 		const char *nc = getenv("NO_COLOR"), *term = getenv("TERM");
-		bool color = isatty(STDOUT_FILENO) && !(nc && *nc) && !(term && !strcmp(term, "dumb"));
+		bool color =
+		    isatty(STDOUT_FILENO) && !(nc && *nc) && !(term && !strcmp(term, "dumb"));
 		rc = rt_doctor_print_text(&report, stdout, color, a.verbose);
 	}
 	enum rt_doc_status verdict = rt_doctor_verdict(&report);

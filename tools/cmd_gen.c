@@ -21,146 +21,146 @@ static void on_signal(int sig)
 }
 
 static const char help_text[] =
-	"usage: rocetrace gen serve [OPTIONS]\n"
-	"       rocetrace gen send SERVER [OPTIONS]\n"
-	"       rocetrace gen lat SERVER [OPTIONS]\n"
-	"\n"
-	"An active RoCEv2 traffic source with the options of perftest (ib_write_bw,\n"
-	"ib_write_lat): 'serve' waits for senders; 'send' connects to a server and moves\n"
-	"messages over one or more RC QPs, printing one line per interval (Gb/s,\n"
-	"messages/s, CNPs handled, NAKs, retransmissions), then perftest's table and a\n"
-	"closing 'summary key=value ...' line; 'lat' is a ping-pong on one QP at depth 1:\n"
-	"each message waits for the one before it to complete, and the times are printed\n"
-	"as ib_write_lat prints them. A 'gen serve' answers both.\n"
-	"\n"
-	"The udp backend (default) runs anywhere: it puts real RoCEv2 packets (BTH, RETH,\n"
-	"payload, pad, ICRC) in UDP datagrams to port 4791, one UDP source port per QP,\n"
-	"DSCP 26 and ECT(0) on every data packet. The server ACKs AckReq packets, NAKs a\n"
-	"PSN gap once until the sender resyncs, and answers CE-marked packets with CNPs\n"
-	"(opcode 0x81, BECN), at most one per QP per --cnp-interval. ACKs, NAKs and CNPs go\n"
-	"to the sender's address, UDP port 4791. The sender paces each QP with a token\n"
-	"bucket, reacts to CNPs as a DCQCN reaction point and goes back N on a NAK or a\n"
-	"retransmission timeout. QP numbers and start PSNs are exchanged over TCP\n"
-	"(--control-port) before the run. The sender needs a local address other than the\n"
-	"server's (on one host: --bind 127.0.0.2 against 127.0.0.1).\n"
-	"\n"
-	"The udp server listens on 127.0.0.1 unless --bind names another address (0.0.0.0:\n"
-	"every address), and takes whoever reaches its setup port without letting them\n"
-	"end or block it: only a sender whose HELLO line was accepted is a client, and\n"
-	"only one that finished with DONE counts toward --clients. A connection must send\n"
-	"its HELLO within --hello-timeout; at most 16 connections wait for theirs at once\n"
-	"(a new one closes the one waiting longest) and at most 64 senders run at once,\n"
-	"so peers that connect and say nothing cannot keep a sender out. A sender that\n"
-	"sends no data packet and no line for --idle-timeout is dropped and its QPs\n"
-	"freed. A setup line is at most 8191 bytes. Text from a peer is quoted escaped\n"
-	"(\\xNN for control and non-ASCII bytes), at most 64 characters, and at most 10\n"
-	"setup notices a second are printed; the rest are counted in one line.\n"
-	"\n"
-	"The verbs backend connects with RDMA CM and posts the operation on RC QPs of an\n"
-	"RDMA device (built when librdmacm is found); CNPs handled come from the device's\n"
-	"rp_cnp_handled counter.\n"
-	"\n"
-	"Tables (send, lat), as perftest prints them:\n"
-	"  #bytes #iterations BW peak BW average MsgRate (send): message payload only;\n"
-	"      MB/sec is 2^20 bytes a second, Gb/sec (--report_gbits) 10^9 bits; the\n"
-	"      peak is the best 10 ms; #iterations counts messages of every QP\n"
-	"  #bytes #iterations t_min t_max t_typical t_avg t_stdev 99% 99.9% (lat): in\n"
-	"      microseconds, from posting a message until it completes (udp: until the\n"
-	"      ACK of its last packet is back): a round trip, where ib_write_lat prints\n"
-	"      half of one; t_typical is the median, percentiles are nearest-rank. The\n"
-	"      sender polls without sleeping while it waits, as perftest does.\n"
-	"\n"
-	"options (every role):\n"
-	"  --backend udp|verbs   traffic backend (default udp)\n"
-	"  -B, --bind ADDR       local IPv4 address. serve: where the data and setup ports\n"
-	"                        listen (udp default 127.0.0.1, loopback only: give the\n"
-	"                        address senders reach; verbs default: any); send: the\n"
-	"                        address to send from (default: the route's)\n"
-	"  -d, --ib-dev DEV      RDMA device: verbs reads its hw_counters (default: the\n"
-	"                        one RDMA CM picked); with -x, its GID gives the address\n"
-	"  -i, --ib-port N       the port of DEV whose GID -x names (default 1)\n"
-	"  -x, --gid-index N     send (serve: listen) from the IPv4 address that GID N of\n"
-	"                        DEV's port -i holds, instead of -B ('rocetrace doctor'\n"
-	"                        shows the RoCE v2 GID index of each address)\n"
-	"  -p, --port N          RoCEv2 UDP port (default 4791)\n"
-	"  --control-port N      TCP port of the setup exchange (perftest's -p; default\n"
-	"                        18515)\n"
-	"  --dscp N              DSCP of data packets and ACKs (default 26)\n"
-	"  --interval D          report interval (default 1s)\n"
-	"  --log FILE            JSON Lines event log with ns timestamps (docs/FORMATS.md)\n"
-	"  --pfc                 udp: serve sends 802.1Qbb PFC XOFF (quanta 65535, refreshed)\n"
-	"                        for the data priority on the interface the data arrives on\n"
-	"                        while its receive backlog is above --pfc-xoff, and XON\n"
-	"                        once it falls to half of that; send listens on its own\n"
-	"                        interface and pauses all QPs for the quanta (at\n"
-	"                        --line-rate) or until XON. Needs CAP_NET_RAW; only a\n"
-	"                        sender on the server's link hears the frames.\n"
-	"  --pfc-priority N      priority the PFC frames name (default 3)\n"
-	"  -D, --duration D      send, lat: time of traffic (each size with -a; default 5s\n"
-	"                        for send without -n); serve: give up after D if the\n"
-	"                        clients have not finished (default: never)\n"
-	"  --sysfs-root DIR      read class/infiniband under DIR instead of /sys\n"
-	"  -h, --help            this text\n"
-	"\n"
-	"options (send, lat):\n"
-	"  -o, --op OP           write, send or read (default write; read: verbs backend)\n"
-	"  -s, --size BYTES      message size, at most 1G (default 64K; lat: 2)\n"
-	"  -a, --all             every size 2, 4, 8, ... 8M (2^23) in turn, one table row\n"
-	"                        each; -n or -D apply to each (default -n 1000)\n"
-	"  -n, --iters N         messages per QP (each size with -a), then stop; with -D\n"
-	"                        too, whichever comes first (lat default 1000)\n"
-	"  --report_gbits        the send table in Gb/sec instead of MB/sec\n"
-	"  -m, --mtu N           RoCE path MTU, payload bytes per packet, 256..4096\n"
-	"                        (default 1024)\n"
-	"  -q, --qps N           QPs, each with its own UDP source port (default 1; lat: 1)\n"
-	"  -t, --tx-depth N      messages outstanding per QP (default 16; lat: 1)\n"
-	"  -b, --bytes BYTES     stop each QP after this many message bytes (default: no cap)\n"
-	"  -r, --rate RATE       per-QP rate cap, e.g. 2.5G, 400M (default none)\n"
-	"  --line-rate RATE      line rate, the most DCQCN recovers to (default 100G)\n"
-	"  --timeout D           retransmission timeout (default 4ms)\n"
-	"  --no-dcqcn            ignore CNPs (count them, keep the rate)\n"
-	"  --dcqcn-g X           alpha gain g (default 1/256 = 0.00390625)\n"
-	"  --dcqcn-alpha-period D  alpha decay period K (default 55us)\n"
-	"  --dcqcn-timer D       rate-increase timer T (default 55us)\n"
-	"  --dcqcn-bytes N       rate-increase byte counter B; K, M, G are decimal here\n"
-	"                        (default 10M = 10000000)\n"
-	"  --dcqcn-f N           fast-recovery steps F (default 5)\n"
-	"  --dcqcn-rai RATE      additive increase R_AI (default 40M)\n"
-	"  --dcqcn-rhai RATE     hyper increase R_HAI (default 100M)\n"
-	"  --dcqcn-min-rate RATE lowest rate a cut can reach (default 10M)\n"
-	"\n"
-	"options (serve):\n"
-	"  -c, --clients N       senders to serve before exiting, 1..64 (default 1); udp:\n"
-	"                        only a sender that finished with DONE counts, not one\n"
-	"                        that left early or was dropped\n"
-	"  --hello-timeout D     udp: close a setup connection that has not sent its\n"
-	"                        HELLO line within D, 10ms..1h (default 5s)\n"
-	"  --idle-timeout D      udp: drop a sender that sent no data packet and no setup\n"
-	"                        line for D, 100ms..86400s (default 60s); a sender's\n"
-	"                        retransmission timeout or PFC pause must stay below it\n"
-	"  --cnp-interval D      minimum time between CNPs per QP (default 50us)\n"
-	"  --cnp-dscp N          DSCP of CNPs (default 48)\n"
-	"  --pfc-xoff BYTES      receive backlog (socket memory) that sends XOFF\n"
-	"                        (default: half the receive buffer)\n"
-	"\n"
-	"Units, as in every rocetrace command: a duration D takes ns, us, ms or s and a\n"
-	"bare number is seconds; a RATE takes K, M, G or T (decimal), optionally with\n"
-	"bit/s or bps, and a bare number is bits/s; BYTES take K, M or G as binary\n"
-	"multiples, optionally followed by iB (64K = 64KiB = 65536), and a bare number is\n"
-	"bytes. rocetrace 0.1 read a bare RATE as Gb/s and -d as the queue depth: both\n"
-	"are refused with what to write now. The event log names each flow as the wire\n"
-	"shows it: src (sender IP), dst (server IP), dest_qp (the server's QP); byte\n"
-	"counts there are frame bytes (Ethernet + IP + UDP + RoCE).\n"
-	"\n"
-	"exit status: 0 done, 1 error (one line on stderr), 2 usage error.\n"
-	"\n"
-	"examples:\n"
-	"  rocetrace gen serve -B 10.0.0.2 --log serve.jsonl\n"
-	"  rocetrace gen send 10.0.0.2 -q 4 -s 1K -D 3 --rate 2G --log send.jsonl\n"
-	"  rocetrace gen serve -B 127.0.0.1 & rocetrace gen send 127.0.0.1 -B 127.0.0.2 -D 1\n"
-	"  rocetrace gen send 10.0.0.2 -d mlx5_0 -x 3 -a -n 200 --report_gbits\n"
-	"  rocetrace gen lat 10.0.0.2 -s 64 -n 10000\n"
-	"  rocetrace gen send 192.168.1.2 --backend verbs --op read -s 1M -q 2 -t 64\n";
+    "usage: rocetrace gen serve [OPTIONS]\n"
+    "       rocetrace gen send SERVER [OPTIONS]\n"
+    "       rocetrace gen lat SERVER [OPTIONS]\n"
+    "\n"
+    "An active RoCEv2 traffic source with the options of perftest (ib_write_bw,\n"
+    "ib_write_lat): 'serve' waits for senders; 'send' connects to a server and moves\n"
+    "messages over one or more RC QPs, printing one line per interval (Gb/s,\n"
+    "messages/s, CNPs handled, NAKs, retransmissions), then perftest's table and a\n"
+    "closing 'summary key=value ...' line; 'lat' is a ping-pong on one QP at depth 1:\n"
+    "each message waits for the one before it to complete, and the times are printed\n"
+    "as ib_write_lat prints them. A 'gen serve' answers both.\n"
+    "\n"
+    "The udp backend (default) runs anywhere: it puts real RoCEv2 packets (BTH, RETH,\n"
+    "payload, pad, ICRC) in UDP datagrams to port 4791, one UDP source port per QP,\n"
+    "DSCP 26 and ECT(0) on every data packet. The server ACKs AckReq packets, NAKs a\n"
+    "PSN gap once until the sender resyncs, and answers CE-marked packets with CNPs\n"
+    "(opcode 0x81, BECN), at most one per QP per --cnp-interval. ACKs, NAKs and CNPs go\n"
+    "to the sender's address, UDP port 4791. The sender paces each QP with a token\n"
+    "bucket, reacts to CNPs as a DCQCN reaction point and goes back N on a NAK or a\n"
+    "retransmission timeout. QP numbers and start PSNs are exchanged over TCP\n"
+    "(--control-port) before the run. The sender needs a local address other than the\n"
+    "server's (on one host: --bind 127.0.0.2 against 127.0.0.1).\n"
+    "\n"
+    "The udp server listens on 127.0.0.1 unless --bind names another address (0.0.0.0:\n"
+    "every address), and takes whoever reaches its setup port without letting them\n"
+    "end or block it: only a sender whose HELLO line was accepted is a client, and\n"
+    "only one that finished with DONE counts toward --clients. A connection must send\n"
+    "its HELLO within --hello-timeout; at most 16 connections wait for theirs at once\n"
+    "(a new one closes the one waiting longest) and at most 64 senders run at once,\n"
+    "so peers that connect and say nothing cannot keep a sender out. A sender that\n"
+    "sends no data packet and no line for --idle-timeout is dropped and its QPs\n"
+    "freed. A setup line is at most 8191 bytes. Text from a peer is quoted escaped\n"
+    "(\\xNN for control and non-ASCII bytes), at most 64 characters, and at most 10\n"
+    "setup notices a second are printed; the rest are counted in one line.\n"
+    "\n"
+    "The verbs backend connects with RDMA CM and posts the operation on RC QPs of an\n"
+    "RDMA device (built when librdmacm is found); CNPs handled come from the device's\n"
+    "rp_cnp_handled counter.\n"
+    "\n"
+    "Tables (send, lat), as perftest prints them:\n"
+    "  #bytes #iterations BW peak BW average MsgRate (send): message payload only;\n"
+    "      MB/sec is 2^20 bytes a second, Gb/sec (--report_gbits) 10^9 bits; the\n"
+    "      peak is the best 10 ms; #iterations counts messages of every QP\n"
+    "  #bytes #iterations t_min t_max t_typical t_avg t_stdev 99% 99.9% (lat): in\n"
+    "      microseconds, from posting a message until it completes (udp: until the\n"
+    "      ACK of its last packet is back): a round trip, where ib_write_lat prints\n"
+    "      half of one; t_typical is the median, percentiles are nearest-rank. The\n"
+    "      sender polls without sleeping while it waits, as perftest does.\n"
+    "\n"
+    "options (every role):\n"
+    "  --backend udp|verbs   traffic backend (default udp)\n"
+    "  -B, --bind ADDR       local IPv4 address. serve: where the data and setup ports\n"
+    "                        listen (udp default 127.0.0.1, loopback only: give the\n"
+    "                        address senders reach; verbs default: any); send: the\n"
+    "                        address to send from (default: the route's)\n"
+    "  -d, --ib-dev DEV      RDMA device: verbs reads its hw_counters (default: the\n"
+    "                        one RDMA CM picked); with -x, its GID gives the address\n"
+    "  -i, --ib-port N       the port of DEV whose GID -x names (default 1)\n"
+    "  -x, --gid-index N     send (serve: listen) from the IPv4 address that GID N of\n"
+    "                        DEV's port -i holds, instead of -B ('rocetrace doctor'\n"
+    "                        shows the RoCE v2 GID index of each address)\n"
+    "  -p, --port N          RoCEv2 UDP port (default 4791)\n"
+    "  --control-port N      TCP port of the setup exchange (perftest's -p; default\n"
+    "                        18515)\n"
+    "  --dscp N              DSCP of data packets and ACKs (default 26)\n"
+    "  --interval D          report interval (default 1s)\n"
+    "  --log FILE            JSON Lines event log with ns timestamps (docs/FORMATS.md)\n"
+    "  --pfc                 udp: serve sends 802.1Qbb PFC XOFF (quanta 65535, refreshed)\n"
+    "                        for the data priority on the interface the data arrives on\n"
+    "                        while its receive backlog is above --pfc-xoff, and XON\n"
+    "                        once it falls to half of that; send listens on its own\n"
+    "                        interface and pauses all QPs for the quanta (at\n"
+    "                        --line-rate) or until XON. Needs CAP_NET_RAW; only a\n"
+    "                        sender on the server's link hears the frames.\n"
+    "  --pfc-priority N      priority the PFC frames name (default 3)\n"
+    "  -D, --duration D      send, lat: time of traffic (each size with -a; default 5s\n"
+    "                        for send without -n); serve: give up after D if the\n"
+    "                        clients have not finished (default: never)\n"
+    "  --sysfs-root DIR      read class/infiniband under DIR instead of /sys\n"
+    "  -h, --help            this text\n"
+    "\n"
+    "options (send, lat):\n"
+    "  -o, --op OP           write, send or read (default write; read: verbs backend)\n"
+    "  -s, --size BYTES      message size, at most 1G (default 64K; lat: 2)\n"
+    "  -a, --all             every size 2, 4, 8, ... 8M (2^23) in turn, one table row\n"
+    "                        each; -n or -D apply to each (default -n 1000)\n"
+    "  -n, --iters N         messages per QP (each size with -a), then stop; with -D\n"
+    "                        too, whichever comes first (lat default 1000)\n"
+    "  --report_gbits        the send table in Gb/sec instead of MB/sec\n"
+    "  -m, --mtu N           RoCE path MTU, payload bytes per packet, 256..4096\n"
+    "                        (default 1024)\n"
+    "  -q, --qps N           QPs, each with its own UDP source port (default 1; lat: 1)\n"
+    "  -t, --tx-depth N      messages outstanding per QP (default 16; lat: 1)\n"
+    "  -b, --bytes BYTES     stop each QP after this many message bytes (default: no cap)\n"
+    "  -r, --rate RATE       per-QP rate cap, e.g. 2.5G, 400M (default none)\n"
+    "  --line-rate RATE      line rate, the most DCQCN recovers to (default 100G)\n"
+    "  --timeout D           retransmission timeout (default 4ms)\n"
+    "  --no-dcqcn            ignore CNPs (count them, keep the rate)\n"
+    "  --dcqcn-g X           alpha gain g (default 1/256 = 0.00390625)\n"
+    "  --dcqcn-alpha-period D  alpha decay period K (default 55us)\n"
+    "  --dcqcn-timer D       rate-increase timer T (default 55us)\n"
+    "  --dcqcn-bytes N       rate-increase byte counter B; K, M, G are decimal here\n"
+    "                        (default 10M = 10000000)\n"
+    "  --dcqcn-f N           fast-recovery steps F (default 5)\n"
+    "  --dcqcn-rai RATE      additive increase R_AI (default 40M)\n"
+    "  --dcqcn-rhai RATE     hyper increase R_HAI (default 100M)\n"
+    "  --dcqcn-min-rate RATE lowest rate a cut can reach (default 10M)\n"
+    "\n"
+    "options (serve):\n"
+    "  -c, --clients N       senders to serve before exiting, 1..64 (default 1); udp:\n"
+    "                        only a sender that finished with DONE counts, not one\n"
+    "                        that left early or was dropped\n"
+    "  --hello-timeout D     udp: close a setup connection that has not sent its\n"
+    "                        HELLO line within D, 10ms..1h (default 5s)\n"
+    "  --idle-timeout D      udp: drop a sender that sent no data packet and no setup\n"
+    "                        line for D, 100ms..86400s (default 60s); a sender's\n"
+    "                        retransmission timeout or PFC pause must stay below it\n"
+    "  --cnp-interval D      minimum time between CNPs per QP (default 50us)\n"
+    "  --cnp-dscp N          DSCP of CNPs (default 48)\n"
+    "  --pfc-xoff BYTES      receive backlog (socket memory) that sends XOFF\n"
+    "                        (default: half the receive buffer)\n"
+    "\n"
+    "Units, as in every rocetrace command: a duration D takes ns, us, ms or s and a\n"
+    "bare number is seconds; a RATE takes K, M, G or T (decimal), optionally with\n"
+    "bit/s or bps, and a bare number is bits/s; BYTES take K, M or G as binary\n"
+    "multiples, optionally followed by iB (64K = 64KiB = 65536), and a bare number is\n"
+    "bytes. rocetrace 0.1 read a bare RATE as Gb/s and -d as the queue depth: both\n"
+    "are refused with what to write now. The event log names each flow as the wire\n"
+    "shows it: src (sender IP), dst (server IP), dest_qp (the server's QP); byte\n"
+    "counts there are frame bytes (Ethernet + IP + UDP + RoCE).\n"
+    "\n"
+    "exit status: 0 done, 1 error (one line on stderr), 2 usage error.\n"
+    "\n"
+    "examples:\n"
+    "  rocetrace gen serve -B 10.0.0.2 --log serve.jsonl\n"
+    "  rocetrace gen send 10.0.0.2 -q 4 -s 1K -D 3 --rate 2G --log send.jsonl\n"
+    "  rocetrace gen serve -B 127.0.0.1 & rocetrace gen send 127.0.0.1 -B 127.0.0.2 -D 1\n"
+    "  rocetrace gen send 10.0.0.2 -d mlx5_0 -x 3 -a -n 200 --report_gbits\n"
+    "  rocetrace gen lat 10.0.0.2 -s 64 -n 10000\n"
+    "  rocetrace gen send 192.168.1.2 --backend verbs --op read -s 1M -q 2 -t 64\n";
 
 enum {
 	OPT_BACKEND = 1000,
@@ -192,51 +192,51 @@ enum {
 
 /* perftest's letters and long names where it has the option; --qdepth as rocetrace 0.1 named -t */
 static const struct option long_opts[] = {
-	{"backend", required_argument, NULL, OPT_BACKEND},
-	{"bind", required_argument, NULL, 'B'},
-	{"ib-dev", required_argument, NULL, 'd'},
-	{"ib-port", required_argument, NULL, 'i'},
-	{"gid-index", required_argument, NULL, 'x'},
-	{"port", required_argument, NULL, 'p'},
-	{"control-port", required_argument, NULL, OPT_CONTROL_PORT},
-	{"dscp", required_argument, NULL, OPT_DSCP},
-	{"interval", required_argument, NULL, OPT_INTERVAL},
-	{"log", required_argument, NULL, OPT_LOG},
-	{"duration", required_argument, NULL, 'D'},
-	{"help", no_argument, NULL, 'h'},
-	{"op", required_argument, NULL, 'o'},
-	{"size", required_argument, NULL, 's'},
-	{"all", no_argument, NULL, 'a'},
-	{"iters", required_argument, NULL, 'n'},
-	{"report_gbits", no_argument, NULL, OPT_REPORT_GBITS},
-	{"report-gbits", no_argument, NULL, OPT_REPORT_GBITS},
-	{"mtu", required_argument, NULL, 'm'},
-	{"qps", required_argument, NULL, 'q'},
-	{"tx-depth", required_argument, NULL, 't'},
-	{"qdepth", required_argument, NULL, 't'},
-	{"bytes", required_argument, NULL, 'b'},
-	{"rate", required_argument, NULL, 'r'},
-	{"line-rate", required_argument, NULL, OPT_LINE_RATE},
-	{"timeout", required_argument, NULL, OPT_TIMEOUT},
-	{"no-dcqcn", no_argument, NULL, OPT_NO_DCQCN},
-	{"dcqcn-g", required_argument, NULL, OPT_G},
-	{"dcqcn-alpha-period", required_argument, NULL, OPT_ALPHA_PERIOD},
-	{"dcqcn-timer", required_argument, NULL, OPT_TIMER},
-	{"dcqcn-bytes", required_argument, NULL, OPT_DBYTES},
-	{"dcqcn-f", required_argument, NULL, OPT_F},
-	{"dcqcn-rai", required_argument, NULL, OPT_RAI},
-	{"dcqcn-rhai", required_argument, NULL, OPT_RHAI},
-	{"dcqcn-min-rate", required_argument, NULL, OPT_MIN_RATE},
-	{"sysfs-root", required_argument, NULL, OPT_SYSFS_ROOT},
-	{"clients", required_argument, NULL, 'c'},
-	{"cnp-interval", required_argument, NULL, OPT_CNP_INTERVAL},
-	{"cnp-dscp", required_argument, NULL, OPT_CNP_DSCP},
-	{"pfc", no_argument, NULL, OPT_PFC},
-	{"pfc-priority", required_argument, NULL, OPT_PFC_PRIORITY},
-	{"pfc-xoff", required_argument, NULL, OPT_PFC_XOFF},
-	{"hello-timeout", required_argument, NULL, OPT_HELLO_TIMEOUT},
-	{"idle-timeout", required_argument, NULL, OPT_IDLE_TIMEOUT},
-	{NULL, 0, NULL, 0},
+    {"backend", required_argument, NULL, OPT_BACKEND},
+    {"bind", required_argument, NULL, 'B'},
+    {"ib-dev", required_argument, NULL, 'd'},
+    {"ib-port", required_argument, NULL, 'i'},
+    {"gid-index", required_argument, NULL, 'x'},
+    {"port", required_argument, NULL, 'p'},
+    {"control-port", required_argument, NULL, OPT_CONTROL_PORT},
+    {"dscp", required_argument, NULL, OPT_DSCP},
+    {"interval", required_argument, NULL, OPT_INTERVAL},
+    {"log", required_argument, NULL, OPT_LOG},
+    {"duration", required_argument, NULL, 'D'},
+    {"help", no_argument, NULL, 'h'},
+    {"op", required_argument, NULL, 'o'},
+    {"size", required_argument, NULL, 's'},
+    {"all", no_argument, NULL, 'a'},
+    {"iters", required_argument, NULL, 'n'},
+    {"report_gbits", no_argument, NULL, OPT_REPORT_GBITS},
+    {"report-gbits", no_argument, NULL, OPT_REPORT_GBITS},
+    {"mtu", required_argument, NULL, 'm'},
+    {"qps", required_argument, NULL, 'q'},
+    {"tx-depth", required_argument, NULL, 't'},
+    {"qdepth", required_argument, NULL, 't'},
+    {"bytes", required_argument, NULL, 'b'},
+    {"rate", required_argument, NULL, 'r'},
+    {"line-rate", required_argument, NULL, OPT_LINE_RATE},
+    {"timeout", required_argument, NULL, OPT_TIMEOUT},
+    {"no-dcqcn", no_argument, NULL, OPT_NO_DCQCN},
+    {"dcqcn-g", required_argument, NULL, OPT_G},
+    {"dcqcn-alpha-period", required_argument, NULL, OPT_ALPHA_PERIOD},
+    {"dcqcn-timer", required_argument, NULL, OPT_TIMER},
+    {"dcqcn-bytes", required_argument, NULL, OPT_DBYTES},
+    {"dcqcn-f", required_argument, NULL, OPT_F},
+    {"dcqcn-rai", required_argument, NULL, OPT_RAI},
+    {"dcqcn-rhai", required_argument, NULL, OPT_RHAI},
+    {"dcqcn-min-rate", required_argument, NULL, OPT_MIN_RATE},
+    {"sysfs-root", required_argument, NULL, OPT_SYSFS_ROOT},
+    {"clients", required_argument, NULL, 'c'},
+    {"cnp-interval", required_argument, NULL, OPT_CNP_INTERVAL},
+    {"cnp-dscp", required_argument, NULL, OPT_CNP_DSCP},
+    {"pfc", no_argument, NULL, OPT_PFC},
+    {"pfc-priority", required_argument, NULL, OPT_PFC_PRIORITY},
+    {"pfc-xoff", required_argument, NULL, OPT_PFC_XOFF},
+    {"hello-timeout", required_argument, NULL, OPT_HELLO_TIMEOUT},
+    {"idle-timeout", required_argument, NULL, OPT_IDLE_TIMEOUT},
+    {NULL, 0, NULL, 0},
 };
 
 #define CMD          "gen"
@@ -268,7 +268,7 @@ static bool all_digits(const char *s)
 
 /* One option; 0 to go on, else the exit status. */
 static int option(int c, const char *arg, struct rt_gen_config *cfg, struct gen_args *a,
-		  char **argv)
+                  char **argv)
 {
 	uint64_t v;
 	switch (c) {
@@ -287,8 +287,9 @@ static int option(int c, const char *arg, struct rt_gen_config *cfg, struct gen_
 		/* rocetrace 0.1's -d was the queue depth: a number is surely that */
 		if (all_digits(arg))
 			return rt_cli_usage_error(
-			    CMD, "-d is the RDMA device now, as in perftest; for a queue depth of %s "
-				 "write -t %s",
+			    CMD,
+			    "-d is the RDMA device now, as in perftest; for a queue depth of %s "
+			    "write -t %s",
 			    arg, arg);
 		cfg->ib_dev = arg;
 		return 0;
@@ -330,7 +331,8 @@ static int option(int c, const char *arg, struct rt_gen_config *cfg, struct gen_
 		return 0;
 	case 'o':
 		if (rt_gen_op_parse(arg, &cfg->op))
-			return rt_cli_usage_error(CMD, "--op: '%s' is not write, send or read", arg);
+			return rt_cli_usage_error(CMD, "--op: '%s' is not write, send or read",
+			                          arg);
 		return 0;
 	case 's':
 		if (rt_opt_size(CMD, "--size", arg, 1, RT_GEN_MAX_MSG, &v))
@@ -370,8 +372,8 @@ static int option(int c, const char *arg, struct rt_gen_config *cfg, struct gen_
 		return 0;
 	case 'r':
 	case OPT_LINE_RATE:
-		if (rt_opt_rate(CMD, c == 'r' ? "--rate" : "--line-rate", arg, 1000000, MAX_RATE_BPS,
-				&v))
+		if (rt_opt_rate(CMD, c == 'r' ? "--rate" : "--line-rate", arg, 1000000,
+		                MAX_RATE_BPS, &v))
 			return RT_EXIT_USAGE;
 		*(c == 'r' ? &cfg->rate_gbps : &cfg->line_gbps) = (double)v / 1e9;
 		return 0;
@@ -386,13 +388,14 @@ static int option(int c, const char *arg, struct rt_gen_config *cfg, struct gen_
 		return rt_opt_real(CMD, "--dcqcn-g", arg, 1e-9, 1, &cfg->dcqcn_params.g);
 	case OPT_ALPHA_PERIOD:
 	case OPT_TIMER:
-		return rt_opt_duration(CMD, c == OPT_TIMER ? "--dcqcn-timer" : "--dcqcn-alpha-period",
-				       arg, 1000, SEC_NS,
-				       c == OPT_TIMER ? &cfg->dcqcn_params.timer_ns
-						      : &cfg->dcqcn_params.alpha_period_ns);
+		return rt_opt_duration(CMD,
+		                       c == OPT_TIMER ? "--dcqcn-timer" : "--dcqcn-alpha-period",
+		                       arg, 1000, SEC_NS,
+		                       c == OPT_TIMER ? &cfg->dcqcn_params.timer_ns
+		                                      : &cfg->dcqcn_params.alpha_period_ns);
 	case OPT_DBYTES:
 		return rt_opt_count(CMD, "--dcqcn-bytes", arg, 1, UINT64_MAX,
-				    &cfg->dcqcn_params.byte_counter);
+		                    &cfg->dcqcn_params.byte_counter);
 	case OPT_F:
 		if (rt_opt_uint(CMD, "--dcqcn-f", arg, 0, 1000, &v))
 			return RT_EXIT_USAGE;
@@ -402,14 +405,14 @@ static int option(int c, const char *arg, struct rt_gen_config *cfg, struct gen_
 	case OPT_RHAI:
 	case OPT_MIN_RATE:
 		if (rt_opt_rate(CMD,
-				c == OPT_RAI    ? "--dcqcn-rai"
-				: c == OPT_RHAI ? "--dcqcn-rhai"
-						: "--dcqcn-min-rate",
-				arg, MIN_RATE_BPS, MAX_RATE_BPS, &v))
+		                c == OPT_RAI    ? "--dcqcn-rai"
+		                : c == OPT_RHAI ? "--dcqcn-rhai"
+		                                : "--dcqcn-min-rate",
+		                arg, MIN_RATE_BPS, MAX_RATE_BPS, &v))
 			return RT_EXIT_USAGE;
 		*(c == OPT_RAI    ? &cfg->dcqcn_params.rai_mbps
 		  : c == OPT_RHAI ? &cfg->dcqcn_params.rhai_mbps
-				  : &cfg->dcqcn_params.min_mbps) = (double)v / 1e6;
+		                  : &cfg->dcqcn_params.min_mbps) = (double)v / 1e6;
 		return 0;
 	case OPT_SYSFS_ROOT:
 		cfg->sysfs_root = arg;
@@ -420,7 +423,8 @@ static int option(int c, const char *arg, struct rt_gen_config *cfg, struct gen_
 		cfg->clients = (unsigned)v;
 		return 0;
 	case OPT_CNP_INTERVAL:
-		return rt_opt_duration(CMD, "--cnp-interval", arg, 0, SEC_NS, &cfg->cnp_interval_ns);
+		return rt_opt_duration(CMD, "--cnp-interval", arg, 0, SEC_NS,
+		                       &cfg->cnp_interval_ns);
 	case OPT_PFC:
 		cfg->pfc = true;
 		return 0;
@@ -433,10 +437,10 @@ static int option(int c, const char *arg, struct rt_gen_config *cfg, struct gen_
 		return rt_opt_size(CMD, "--pfc-xoff", arg, 1, UINT64_MAX, &cfg->pfc_xoff_bytes);
 	case OPT_HELLO_TIMEOUT:
 		return rt_opt_duration(CMD, "--hello-timeout", arg, SEC_NS / 100, 3600 * SEC_NS,
-				       &cfg->hello_timeout_ns);
+		                       &cfg->hello_timeout_ns);
 	case OPT_IDLE_TIMEOUT:
 		return rt_opt_duration(CMD, "--idle-timeout", arg, SEC_NS / 10, 86400 * SEC_NS,
-				       &cfg->idle_timeout_ns);
+		                       &cfg->idle_timeout_ns);
 	default:
 		return rt_cli_getopt_error(CMD, c, argv);
 	}
@@ -448,11 +452,12 @@ static int settle(struct rt_gen_config *cfg, struct gen_args *a)
 	if (a->gid_index >= 0) {
 		char errbuf[RT_ERRBUF_SIZE];
 		if (!cfg->ib_dev)
-			return rt_cli_usage_error(CMD, "-x %d: which device? (-d DEV)", a->gid_index);
+			return rt_cli_usage_error(CMD, "-x %d: which device? (-d DEV)",
+			                          a->gid_index);
 		if (cfg->bind_addr)
 			return rt_cli_usage_error(CMD, "-x and -B both name the local address");
-		if (rt_gen_gid_addr(cfg->sysfs_root, cfg->ib_dev, a->ib_port, (unsigned)a->gid_index,
-				    a->gid_addr, errbuf) < 0)
+		if (rt_gen_gid_addr(cfg->sysfs_root, cfg->ib_dev, a->ib_port,
+		                    (unsigned)a->gid_index, a->gid_addr, errbuf) < 0)
 			return rt_cli_fail(CMD, "%s", errbuf);
 		cfg->bind_addr = a->gid_addr;
 	}
@@ -465,7 +470,8 @@ static int settle(struct rt_gen_config *cfg, struct gen_args *a)
 	if (a->role == ROLE_LAT) {
 		cfg->latency = true;
 		if (cfg->qps != 1)
-			return rt_cli_usage_error(CMD, "lat: one QP (perftest's latency tests run one)");
+			return rt_cli_usage_error(CMD,
+			                          "lat: one QP (perftest's latency tests run one)");
 		if (a->depth_given && cfg->qdepth != 1)
 			return rt_cli_usage_error(CMD, "lat: depth 1 (one message at a time)");
 		cfg->qdepth = 1;
@@ -510,7 +516,7 @@ int rt_cmd_gen(int argc, char **argv)
 	opterr = 0;
 	int c, rc;
 	while ((c = getopt_long(argc, argv, ":B:d:i:x:p:D:ho:s:an:m:q:t:b:r:c:", long_opts,
-				NULL)) != -1) {
+	                        NULL)) != -1) {
 		if (c == 'h') {
 			fputs(help_text, stdout);
 			return RT_EXIT_OK;
@@ -537,15 +543,18 @@ int rt_cmd_gen(int argc, char **argv)
 	char errbuf[RT_ERRBUF_SIZE] = "";
 	bool serve = a.role == ROLE_SERVE;
 	if (cfg.backend == RT_GEN_BACKEND_UDP) {
-		rc = serve ? rt_gen_udp_serve(&cfg, stdout, errbuf) : rt_gen_udp_send(&cfg, stdout, errbuf);
+		rc = serve ? rt_gen_udp_serve(&cfg, stdout, errbuf)
+		           : rt_gen_udp_send(&cfg, stdout, errbuf);
 	} else if (cfg.pfc) {
-		rc = rt_errmsg(errbuf, EINVAL, "--pfc belongs to the udp backend (a NIC does PFC itself)");
+		rc = rt_errmsg(errbuf, EINVAL,
+		               "--pfc belongs to the udp backend (a NIC does PFC itself)");
 	} else {
 #if RT_HAVE_RDMACM
 		rc = serve ? rt_gen_verbs_serve(&cfg, stdout, errbuf)
-			   : rt_gen_verbs_send(&cfg, stdout, errbuf);
+		           : rt_gen_verbs_send(&cfg, stdout, errbuf);
 #else
-		rc = rt_errmsg(errbuf, EOPNOTSUPP, "this build has no verbs backend (librdmacm missing)");
+		rc = rt_errmsg(errbuf, EOPNOTSUPP,
+		               "this build has no verbs backend (librdmacm missing)");
 #endif
 	}
 	fflush(stdout);

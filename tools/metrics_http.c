@@ -26,22 +26,25 @@ int rt_metrics_listen_parse(const char *text, struct sockaddr_storage *ss, char 
 	if (text[0] == '[') { /* [IPv6]:PORT */
 		const char *end = strchr(text, ']');
 		if (!end || end[1] != ':' || (size_t)(end - text - 1) >= sizeof(addr))
-			return rt_errmsg(errbuf, EINVAL, "'%s': write [ADDRESS]:PORT for an IPv6 address", text);
+			return rt_errmsg(errbuf, EINVAL,
+			                 "'%s': write [ADDRESS]:PORT for an IPv6 address", text);
 		memcpy(addr, text + 1, (size_t)(end - text - 1));
 		addr[end - text - 1] = 0;
 		port = end + 2;
 	} else if (strchr(text, ':')) {
 		const char *colon = strrchr(text, ':');
 		if ((size_t)(colon - text) >= sizeof(addr) || strchr(text, ':') != colon)
-			return rt_errmsg(errbuf, EINVAL, "'%s' is not ADDRESS:PORT (an IPv6 address goes in [])",
-					 text);
+			return rt_errmsg(errbuf, EINVAL,
+			                 "'%s' is not ADDRESS:PORT (an IPv6 address goes in [])",
+			                 text);
 		memcpy(addr, text, (size_t)(colon - text));
 		addr[colon - text] = 0;
 		port = colon + 1;
 	}
 	uint64_t p;
 	if (rt_opt_parse_uint(port, 0, 65535, &p) != 0)
-		return rt_errmsg(errbuf, EINVAL, "'%s': the port is a number from 0 to 65535", text);
+		return rt_errmsg(errbuf, EINVAL, "'%s': the port is a number from 0 to 65535",
+		                 text);
 	struct sockaddr_in *v4 = (struct sockaddr_in *)ss;
 	struct sockaddr_in6 *v6 = (struct sockaddr_in6 *)ss;
 	if (inet_pton(AF_INET, addr, &v4->sin_addr) == 1) {
@@ -51,7 +54,8 @@ int rt_metrics_listen_parse(const char *text, struct sockaddr_storage *ss, char 
 		v6->sin6_family = AF_INET6;
 		v6->sin6_port = htons((uint16_t)p);
 	} else {
-		return rt_errmsg(errbuf, EINVAL, "'%s': '%s' is not a numeric IPv4 or IPv6 address", text, addr);
+		return rt_errmsg(errbuf, EINVAL, "'%s': '%s' is not a numeric IPv4 or IPv6 address",
+		                 text, addr);
 	}
 	return 0;
 }
@@ -59,7 +63,8 @@ int rt_metrics_listen_parse(const char *text, struct sockaddr_storage *ss, char 
 /* A short answer other than the metrics (a wrong path or method). */
 static enum MHD_Result reply(struct MHD_Connection *conn, unsigned status, const char *text)
 {
-	struct MHD_Response *r = MHD_create_response_from_buffer(strlen(text), (void *)text, MHD_RESPMEM_PERSISTENT);
+	struct MHD_Response *r =
+	    MHD_create_response_from_buffer(strlen(text), (void *)text, MHD_RESPMEM_PERSISTENT);
 	if (!r)
 		return MHD_NO;
 	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, "text/plain; charset=utf-8");
@@ -71,9 +76,9 @@ static enum MHD_Result reply(struct MHD_Connection *conn, unsigned status, const
 }
 
 /* Each request, answered at its first call (a body, which no GET has, is not read). */
-static enum MHD_Result answer(void *cls, struct MHD_Connection *conn, const char *url, const char *method,
-			      const char *version, const char *upload_data, size_t *upload_data_size,
-			      void **con_cls)
+static enum MHD_Result answer(void *cls, struct MHD_Connection *conn, const char *url,
+                              const char *method, const char *version, const char *upload_data,
+                              size_t *upload_data_size, void **con_cls)
 {
 	struct rt_metrics_http *h = cls;
 	(void)version;
@@ -86,7 +91,8 @@ static enum MHD_Result answer(void *cls, struct MHD_Connection *conn, const char
 		return reply(conn, MHD_HTTP_OK, "rocetrace capture: the metrics are at /metrics\n");
 	if (strcmp(url, "/metrics") != 0)
 		return reply(conn, MHD_HTTP_NOT_FOUND, "not found: the metrics are at /metrics\n");
-	const char *accept = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT);
+	const char *accept =
+	    MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT);
 	enum rt_metrics_format f = rt_metrics_negotiate(accept);
 	char *text;
 	size_t len;
@@ -105,7 +111,7 @@ static enum MHD_Result answer(void *cls, struct MHD_Connection *conn, const char
 }
 
 int rt_metrics_http_start(struct rt_metrics_http **out, const struct sockaddr_storage *ss,
-			  struct rt_metrics *store, unsigned *port, char *errbuf)
+                          struct rt_metrics *store, unsigned *port, char *errbuf)
 {
 	struct rt_metrics_http *h = calloc(1, sizeof(*h));
 	if (!h)
@@ -119,13 +125,12 @@ int rt_metrics_http_start(struct rt_metrics_http **out, const struct sockaddr_st
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, &old);
 	errno = 0;
-	h->daemon = MHD_start_daemon(flags, 0, NULL, NULL, answer, h,
-				     MHD_OPTION_SOCK_ADDR, (const struct sockaddr *)ss,
-				     MHD_OPTION_CONNECTION_LIMIT, (unsigned)RT_METRICS_HTTP_CONNECTIONS,
-				     MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)RT_METRICS_HTTP_PER_IP,
-				     MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)RT_METRICS_HTTP_TIMEOUT_S,
-				     MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)RT_METRICS_HTTP_MEMORY,
-				     MHD_OPTION_END);
+	h->daemon = MHD_start_daemon(
+	    flags, 0, NULL, NULL, answer, h, MHD_OPTION_SOCK_ADDR, (const struct sockaddr *)ss,
+	    MHD_OPTION_CONNECTION_LIMIT, (unsigned)RT_METRICS_HTTP_CONNECTIONS,
+	    MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)RT_METRICS_HTTP_PER_IP,
+	    MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)RT_METRICS_HTTP_TIMEOUT_S,
+	    MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)RT_METRICS_HTTP_MEMORY, MHD_OPTION_END);
 	int err = errno;
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (!h->daemon) {
@@ -133,15 +138,19 @@ int rt_metrics_http_start(struct rt_metrics_http **out, const struct sockaddr_st
 		char a[INET6_ADDRSTRLEN] = "?";
 		unsigned p;
 		if (ss->ss_family == AF_INET6) {
-			inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)ss)->sin6_addr, a, sizeof(a));
+			inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)ss)->sin6_addr, a,
+			          sizeof(a));
 			p = ntohs(((const struct sockaddr_in6 *)ss)->sin6_port);
 		} else {
-			inet_ntop(AF_INET, &((const struct sockaddr_in *)ss)->sin_addr, a, sizeof(a));
+			inet_ntop(AF_INET, &((const struct sockaddr_in *)ss)->sin_addr, a,
+			          sizeof(a));
 			p = ntohs(((const struct sockaddr_in *)ss)->sin_port);
 		}
-		return rt_errorf(errbuf, err ? err : EADDRINUSE, "--metrics: cannot serve on %s port %u", a, p);
+		return rt_errorf(errbuf, err ? err : EADDRINUSE,
+		                 "--metrics: cannot serve on %s port %u", a, p);
 	}
-	const union MHD_DaemonInfo *info = MHD_get_daemon_info(h->daemon, MHD_DAEMON_INFO_BIND_PORT);
+	const union MHD_DaemonInfo *info =
+	    MHD_get_daemon_info(h->daemon, MHD_DAEMON_INFO_BIND_PORT);
 	*port = info ? info->port : 0;
 	*out = h;
 	return 0;

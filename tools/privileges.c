@@ -32,7 +32,8 @@ int rt_drop_privileges(const struct rt_user *u, char *errbuf)
 	if (getuid() == u->uid && geteuid() == u->uid && getgid() == u->gid && getegid() == u->gid)
 		return 0;
 	if (geteuid() != 0)
-		return rt_errmsg(errbuf, EPERM, "cannot become user '%s': only root can (-Z)", u->name);
+		return rt_errmsg(errbuf, EPERM, "cannot become user '%s': only root can (-Z)",
+		                 u->name);
 	if (initgroups(u->name, u->gid) < 0)
 		return rt_errorf(errbuf, errno, "cannot take the groups of user '%s'", u->name);
 	if (setresgid(u->gid, u->gid, u->gid) < 0)

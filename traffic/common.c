@@ -53,30 +53,31 @@ int rt_gen_op_parse(const char *s, enum rt_gen_op *op)
 }
 
 int rt_gen_gid_addr(const char *sysfs_root, const char *dev, unsigned port, unsigned index,
-		    char addr[16], char *errbuf)
+                    char addr[16], char *errbuf)
 {
 	char path[512], text[128];
 	snprintf(path, sizeof(path), "%s/class/infiniband/%s/ports/%u/gids/%u",
-		 rt_sysfs_root(sysfs_root), dev, port, index);
+	         rt_sysfs_root(sysfs_root), dev, port, index);
 	int rc = rt_sysfs_read(path, text, sizeof(text));
 	if (rc < 0)
 		return rt_errorf(errbuf, -rc, "GID %u of %s port %u (%s)", index, dev, port, path);
 	uint8_t gid[16];
 	if (inet_pton(AF_INET6, text, gid) != 1)
 		return rt_errmsg(errbuf, EINVAL, "GID %u of %s port %u: '%s' is not a GID", index,
-				 dev, port, text);
+		                 dev, port, text);
 	static const uint8_t v4mapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
 	if (memcmp(gid, v4mapped, sizeof(v4mapped)) != 0)
-		return rt_errmsg(errbuf, EADDRNOTAVAIL,
-				 "GID %u of %s port %u (%s) holds no IPv4 address: pick the index "
-				 "of a RoCE v2 GID of an IPv4 address ('rocetrace doctor' lists them)",
-				 index, dev, port, text);
+		return rt_errmsg(
+		    errbuf, EADDRNOTAVAIL,
+		    "GID %u of %s port %u (%s) holds no IPv4 address: pick the index "
+		    "of a RoCE v2 GID of an IPv4 address ('rocetrace doctor' lists them)",
+		    index, dev, port, text);
 	inet_ntop(AF_INET, gid + 12, addr, 16);
 	return 0;
 }
 
 void rt_gen_log_start(struct rt_evlog *log, uint64_t now, const struct rt_gen_config *cfg,
-		      const char *backend, unsigned nqp)
+                      const char *backend, unsigned nqp)
 {
 	rt_evlog_begin(log, now, "start");
 	rt_evlog_str(log, "role", cfg->latency ? "lat" : "send");

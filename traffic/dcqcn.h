@@ -5,15 +5,16 @@
 #include <stdint.h>
 
 struct rt_dcqcn_params {
-	double g;		  /* alpha gain (paper: 1/256) */
-	uint64_t alpha_period_ns; /* alpha decays by (1-g) after each such period without CNP (55 us) */
-	uint64_t timer_ns;	  /* rate-increase timer period (55 us) */
-	uint64_t byte_counter;	  /* rate-increase byte counter B (10 MB) */
-	unsigned f;		  /* fast-recovery steps F (5) */
-	double rai_mbps;	  /* additive increase R_AI (40 Mb/s) */
-	double rhai_mbps;	  /* hyper increase R_HAI (100 Mb/s) */
-	double line_mbps;	  /* maximum (line) rate */
-	double min_mbps;	  /* floor of the current rate (10 Mb/s) */
+	double g; /* alpha gain (paper: 1/256) */
+	uint64_t
+	    alpha_period_ns; /* alpha decays by (1-g) after each such period without CNP (55 us) */
+	uint64_t timer_ns;   /* rate-increase timer period (55 us) */
+	uint64_t byte_counter; /* rate-increase byte counter B (10 MB) */
+	unsigned f;            /* fast-recovery steps F (5) */
+	double rai_mbps;       /* additive increase R_AI (40 Mb/s) */
+	double rhai_mbps;      /* hyper increase R_HAI (100 Mb/s) */
+	double line_mbps;      /* maximum (line) rate */
+	double min_mbps;       /* floor of the current rate (10 Mb/s) */
 };
 
 /* Why the rate last changed. */
@@ -26,12 +27,12 @@ enum rt_dcqcn_reason {
 
 struct rt_dcqcn {
 	struct rt_dcqcn_params p;
-	double rc, rt, alpha;	 /* current rate, target rate (Mb/s), alpha */
-	uint64_t alpha_due_ns;	 /* next alpha decay */
-	uint64_t timer_due_ns;	 /* next timer stage */
-	uint64_t bytes;		 /* bytes sent since the byte counter last fired */
+	double rc, rt, alpha;       /* current rate, target rate (Mb/s), alpha */
+	uint64_t alpha_due_ns;      /* next alpha decay */
+	uint64_t timer_due_ns;      /* next timer stage */
+	uint64_t bytes;             /* bytes sent since the byte counter last fired */
 	unsigned t_stage, bc_stage; /* timer and byte-counter expirations since the last cut */
-	uint64_t cuts;		 /* CNPs reacted to */
+	uint64_t cuts;              /* CNPs reacted to */
 };
 
 /* The paper's defaults with line rate `line_mbps`. */

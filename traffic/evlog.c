@@ -74,7 +74,7 @@ void rt_evlog_begin(struct rt_evlog *log, uint64_t mono_ns, const char *event)
 }
 
 void rt_evlog_begin_flow(struct rt_evlog *log, uint64_t mono_ns, const char *event,
-			 const struct rt_evflow *flow)
+                         const struct rt_evflow *flow)
 {
 	rt_evlog_begin(log, mono_ns, event);
 	rt_evlog_str(log, "src", flow->src);

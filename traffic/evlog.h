@@ -38,7 +38,7 @@ void rt_evlog_flush(struct rt_evlog *log);
 void rt_evlog_begin(struct rt_evlog *log, uint64_t mono_ns, const char *event);
 /* Start a per-QP line: also "src", "dst", "dest_qp". */
 void rt_evlog_begin_flow(struct rt_evlog *log, uint64_t mono_ns, const char *event,
-			 const struct rt_evflow *flow);
+                         const struct rt_evflow *flow);
 void rt_evlog_str(struct rt_evlog *log, const char *key, const char *value);
 void rt_evlog_u64(struct rt_evlog *log, const char *key, uint64_t value);
 void rt_evlog_double(struct rt_evlog *log, const char *key, double value, int decimals);

@@ -16,7 +16,7 @@
 
 /* The sender's "start" event: role (send or lat), backend, op, msg_size, qps, sweep. */
 void rt_gen_log_start(struct rt_evlog *log, uint64_t now, const struct rt_gen_config *cfg,
-		      const char *backend, unsigned nqp);
+                      const char *backend, unsigned nqp);
 
 /* ---- udp backend: sockets, the setup exchange, frame sizes ---- */
 
@@ -57,7 +57,7 @@ static inline uint64_t rt_gen_wire_bytes(size_t udp_payload_len)
 
 /* ---- udp backend sender (udp_send.c: setup and the runs asked for; udp_send_run.c: one run) ---- */
 
-#define RT_GEN_SND_BATCH 32
+#define RT_GEN_SND_BATCH     32
 #define RT_GEN_SND_SLOT_SIZE 4352 /* largest UDP payload: BTH + RETH + 4096 + pad + ICRC */
 
 /* One QP of the sender. */
@@ -67,14 +67,14 @@ struct rt_gen_snd_qp {
 	uint32_t local_qp, remote_qp, start_psn;
 	struct rt_evflow flow;
 	/* go-back-N state, in 64-bit packet sequence numbers (PSN = start + seq mod 2^24) */
-	uint64_t next_seq; /* next to (re)send */
-	uint64_t una;	   /* oldest not acknowledged */
-	uint64_t max_sent; /* one past the highest ever sent */
-	uint64_t end_seq;  /* stop after this many packets */
-	uint64_t base_seq; /* the first packet of this run (a sweep runs one per size) */
-	uint64_t msgs_before; /* messages completed in the runs before this one */
+	uint64_t next_seq;     /* next to (re)send */
+	uint64_t una;          /* oldest not acknowledged */
+	uint64_t max_sent;     /* one past the highest ever sent */
+	uint64_t end_seq;      /* stop after this many packets */
+	uint64_t base_seq;     /* the first packet of this run (a sweep runs one per size) */
+	uint64_t msgs_before;  /* messages completed in the runs before this one */
 	uint64_t lat_start_ns; /* latency: when the first packet of the message in flight went */
-	uint64_t progress_ns; /* last forward progress, for the retransmission timer */
+	uint64_t progress_ns;  /* last forward progress, for the retransmission timer */
 	/* pacing */
 	double tokens; /* bytes */
 	uint64_t refill_ns;
@@ -93,17 +93,17 @@ struct rt_gen_snd {
 	struct rt_evlog log;
 	struct in_addr local, remote;
 	int ctl, rfd;
-	int pfd;		 /* PFC listener, -1 without --pfc */
-	uint64_t paused_until;	 /* PFC: no data before this time */
+	int pfd;               /* PFC listener, -1 without --pfc */
+	uint64_t paused_until; /* PFC: no data before this time */
 	uint64_t pfc_frames;
 	unsigned nqp;
 	struct rt_gen_snd_qp *qp;
-	uint32_t msg_size;  /* bytes per message of this run */
-	uint32_t ppm;	    /* packets per message */
+	uint32_t msg_size; /* bytes per message of this run */
+	uint32_t ppm;      /* packets per message */
 	/* latency samples of this run (ns), with cfg->latency */
 	uint64_t *lat;
 	size_t nlat;
-	double max_mbps;    /* line rate, or the rate cap */
+	double max_mbps; /* line rate, or the rate cap */
 	uint8_t slots[RT_GEN_SND_BATCH][RT_GEN_SND_SLOT_SIZE];
 	uint8_t payload[4096];
 	uint8_t rxbuf[64][256];
@@ -122,7 +122,7 @@ int rt_gen_snd_run(struct rt_gen_snd *s, uint32_t msg_size, bool intervals, stru
 /* ---- udp backend server (udp_serve.c: the loop; udp_serve_data.c; udp_serve_setup.c) ---- */
 
 #define RT_GEN_SRV_RX_BATCH 64
-#define RT_GEN_SRV_RX_SLOT 4608
+#define RT_GEN_SRV_RX_SLOT  4608
 /* Server QP numbers run from RT_GEN_SRV_QP_BASE to RT_GEN_SRV_QPN_MAX and wrap; QP n lives in slot (n - RT_GEN_SRV_QP_BASE) % 256 */
 #define RT_GEN_SRV_QP_BASE 0x200u
 #define RT_GEN_SRV_QPN_MAX 0xffffffu
@@ -132,8 +132,8 @@ int rt_gen_snd_run(struct rt_gen_snd *s, uint32_t msg_size, bool intervals, stru
  * say nothing can only push out each other (oldest first), never a session.
  */
 #define RT_GEN_SRV_MAX_SESSIONS 64
-#define RT_GEN_SRV_MAX_WAITING 16
-#define RT_GEN_SRV_MAX_CONNS (RT_GEN_SRV_MAX_SESSIONS + RT_GEN_SRV_MAX_WAITING)
+#define RT_GEN_SRV_MAX_WAITING  16
+#define RT_GEN_SRV_MAX_CONNS    (RT_GEN_SRV_MAX_SESSIONS + RT_GEN_SRV_MAX_WAITING)
 
 /* A QP the server handed out to a sender. */
 struct rt_gen_srv_qp {
@@ -154,8 +154,8 @@ struct rt_gen_srv_qp {
 
 /* A setup connection (slot free when fd is -1). */
 struct rt_gen_srv_conn {
-	int fd; /* -1: a free slot */
-	bool session; /* its HELLO was accepted and QPs handed out */
+	int fd;             /* -1: a free slot */
+	bool session;       /* its HELLO was accepted and QPs handed out */
 	uint64_t opened_ns; /* accepted: the HELLO is due within hello_timeout_ns */
 	uint64_t active_ns; /* session: its HELLO, latest setup line or latest data packet */
 	struct in_addr local, peer;
@@ -178,10 +178,10 @@ struct rt_gen_srv {
 	int lfd, ufd;
 	struct rt_gen_srv_conn conns[RT_GEN_SRV_MAX_CONNS];
 	unsigned nwaiting, nsessions;
-	unsigned finished; /* sessions that ended with DONE */
-	uint64_t dropped; /* sessions that ended without DONE */
-	uint64_t refused; /* connections closed before they became a session */
-	unsigned notices; /* setup notices printed in the current second */
+	unsigned finished;              /* sessions that ended with DONE */
+	uint64_t dropped;               /* sessions that ended without DONE */
+	uint64_t refused;               /* connections closed before they became a session */
+	unsigned notices;               /* setup notices printed in the current second */
 	uint64_t notice_ns, suppressed; /* start of that second; notices not printed */
 	struct rt_gen_srv_qp qp[RT_GEN_MAX_QPS];
 	unsigned nqp, qp_in_use; /* QPs handed out so far; QPs of live sessions */

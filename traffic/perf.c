@@ -72,17 +72,18 @@ void rt_perf_lat_header(FILE *fp)
 
 void rt_perf_lat_row(FILE *fp, const struct rt_perf_lat *st)
 {
-	fprintf(fp, " %-7u %-13llu %-14.2f %-12.2f %-17.2f %-14.2f %-15.2f %-23.2f %.2f\n", st->size,
-	        (unsigned long long)st->iterations, (double)st->min / 1e3, (double)st->max / 1e3,
-	        (double)st->typical / 1e3, st->avg / 1e3, st->stdev / 1e3, (double)st->p99 / 1e3,
-	        (double)st->p999 / 1e3);
+	fprintf(fp, " %-7u %-13llu %-14.2f %-12.2f %-17.2f %-14.2f %-15.2f %-23.2f %.2f\n",
+	        st->size, (unsigned long long)st->iterations, (double)st->min / 1e3,
+	        (double)st->max / 1e3, (double)st->typical / 1e3, st->avg / 1e3, st->stdev / 1e3,
+	        (double)st->p99 / 1e3, (double)st->p999 / 1e3);
 }
 
 int rt_perf_begin(FILE *fp, const struct rt_gen_config *cfg, bool intervals, uint64_t **lat)
 {
 	*lat = NULL;
 	if (cfg->latency) {
-		uint64_t n = cfg->iters && cfg->iters < RT_PERF_MAX_LAT ? cfg->iters : RT_PERF_MAX_LAT;
+		uint64_t n =
+		    cfg->iters && cfg->iters < RT_PERF_MAX_LAT ? cfg->iters : RT_PERF_MAX_LAT;
 		if (!(*lat = malloc(n * sizeof(**lat))))
 			return -ENOMEM;
 		rt_perf_lat_header(fp);
@@ -94,7 +95,7 @@ int rt_perf_begin(FILE *fp, const struct rt_gen_config *cfg, bool intervals, uin
 }
 
 void rt_perf_row(FILE *fp, const struct rt_gen_config *cfg, bool intervals, uint32_t size,
-		 const struct rt_perf_run *r, uint64_t *lat, size_t nlat)
+                 const struct rt_perf_run *r, uint64_t *lat, size_t nlat)
 {
 	if (cfg->latency) {
 		if (nlat) {

@@ -15,11 +15,11 @@ struct rt_gen_config;
 
 /* One bandwidth row: message payload only, as perftest counts it. */
 struct rt_perf_bw {
-	uint32_t size;	       /* bytes per message */
-	uint64_t iterations;   /* messages completed, all QPs */
-	double peak_bps;       /* payload rate of the best slice of the run (bits/s) */
-	double avg_bps;	       /* payload bytes * 8 / time of the run */
-	double msg_rate;       /* messages per second */
+	uint32_t size;       /* bytes per message */
+	uint64_t iterations; /* messages completed, all QPs */
+	double peak_bps;     /* payload rate of the best slice of the run (bits/s) */
+	double avg_bps;      /* payload bytes * 8 / time of the run */
+	double msg_rate;     /* messages per second */
 };
 
 /*
@@ -34,8 +34,8 @@ struct rt_perf_lat {
 	uint32_t size;
 	uint64_t iterations; /* samples */
 	uint64_t min, max;
-	uint64_t typical; /* the median */
-	double avg, stdev; /* population standard deviation */
+	uint64_t typical;   /* the median */
+	double avg, stdev;  /* population standard deviation */
 	uint64_t p99, p999; /* nearest-rank percentiles */
 };
 
@@ -61,9 +61,9 @@ void rt_perf_lat_row(FILE *fp, const struct rt_perf_lat *st);
 /* What one run of a sender (one message size) did. */
 struct rt_perf_run {
 	uint64_t t0, t_last; /* its start; the last message's completion */
-	uint64_t msgs;	     /* messages completed, all QPs */
+	uint64_t msgs;       /* messages completed, all QPs */
 	double peak_bps;     /* payload rate of the best RT_PERF_PEAK_SLICE_NS */
-	bool stopped;	     /* Ctrl-C/SIGTERM: no further runs */
+	bool stopped;        /* Ctrl-C/SIGTERM: no further runs */
 };
 
 /*
@@ -79,6 +79,6 @@ int rt_perf_begin(FILE *fp, const struct rt_gen_config *cfg, bool intervals, uin
  * bandwidth of r (a run shorter than one slice has its average as its peak).
  */
 void rt_perf_row(FILE *fp, const struct rt_gen_config *cfg, bool intervals, uint32_t size,
-		 const struct rt_perf_run *r, uint64_t *lat, size_t nlat);
+                 const struct rt_perf_run *r, uint64_t *lat, size_t nlat);
 
 #endif

@@ -27,7 +27,8 @@ bool rt_pfc_parse(const uint8_t *frame, size_t len, unsigned priority, uint16_t 
 
 	rt_dissect_opts_init(&opts);
 	if (priority > 7 || len > UINT32_MAX ||
-	    rt_dissect_buf(&opts, RT_LINK_ETHERNET, frame, (uint32_t)len, (uint32_t)len, &rec) < 0 ||
+	    rt_dissect_buf(&opts, RT_LINK_ETHERNET, frame, (uint32_t)len, (uint32_t)len, &rec) <
+	        0 ||
 	    rec.kind != RT_KIND_PFC || rec.truncated || !(rec.pfc_enable & (1u << priority)))
 		return false;
 	*quanta = rec.pfc_quanta[priority];
@@ -67,8 +68,10 @@ int rt_pfc_tx_send(struct rt_pfc_tx *tx, unsigned priority, uint16_t quanta)
 		return -EINVAL;
 	q[priority] = quanta;
 	rt_build_pfc(frame, sizeof(frame), tx->mac, (uint8_t)(1u << priority), q);
-	struct sockaddr_ll to = {.sll_family = AF_PACKET, .sll_protocol = htons(ETH_P_MACC),
-				 .sll_ifindex = tx->ifindex, .sll_halen = 6};
+	struct sockaddr_ll to = {.sll_family = AF_PACKET,
+	                         .sll_protocol = htons(ETH_P_MACC),
+	                         .sll_ifindex = tx->ifindex,
+	                         .sll_halen = 6};
 	memcpy(to.sll_addr, frame, 6); /* the frame's destination, 01:80:c2:00:00:01 */
 	if (sendto(tx->fd, frame, sizeof(frame), 0, (struct sockaddr *)&to, sizeof(to)) < 0)
 		return -errno;
@@ -99,8 +102,9 @@ int rt_pfc_rx_open(uint32_t addr, char *errbuf)
 	int fd = socket(AF_PACKET, SOCK_RAW | SOCK_NONBLOCK | SOCK_CLOEXEC, htons(ETH_P_MACC));
 	if (fd < 0)
 		return fail(errbuf, "raw socket");
-	struct sockaddr_ll sll = {.sll_family = AF_PACKET, .sll_protocol = htons(ETH_P_MACC),
-				  .sll_ifindex = (int)ifindex};
+	struct sockaddr_ll sll = {.sll_family = AF_PACKET,
+	                          .sll_protocol = htons(ETH_P_MACC),
+	                          .sll_ifindex = (int)ifindex};
 	if (bind(fd, (struct sockaddr *)&sll, sizeof(sll)) < 0) {
 		int rc = fail(errbuf, "bind");
 		close(fd);

@@ -12,7 +12,7 @@ void rt_resp_init(struct rt_resp_state *s, uint32_t start_psn)
 }
 
 void rt_resp_input(struct rt_resp_state *s, const struct rt_resp_in *in, uint64_t cnp_interval_ns,
-		   struct rt_resp_out *out)
+                   struct rt_resp_out *out)
 {
 	out->actions = 0;
 	out->ack_psn = 0;

@@ -6,10 +6,10 @@
 #include <stdint.h>
 
 struct rt_resp_state {
-	uint32_t epsn;	    /* next expected PSN */
-	uint32_t msn;	    /* messages completed (24 bits) */
-	bool nak_pending;   /* a NAK for the current gap was sent; quiet until resync */
-	bool cnp_sent;	    /* at least one CNP was sent */
+	uint32_t epsn;    /* next expected PSN */
+	uint32_t msn;     /* messages completed (24 bits) */
+	bool nak_pending; /* a NAK for the current gap was sent; quiet until resync */
+	bool cnp_sent;    /* at least one CNP was sent */
 	uint64_t last_cnp_ns;
 };
 
@@ -23,12 +23,12 @@ struct rt_resp_in {
 };
 
 enum rt_resp_action {
-	RT_RESP_ACCEPT = 1u << 0,    /* in order: delivered, epsn advanced */
-	RT_RESP_DUPLICATE = 1u << 1, /* before epsn: dropped */
+	RT_RESP_ACCEPT = 1u << 0,       /* in order: delivered, epsn advanced */
+	RT_RESP_DUPLICATE = 1u << 1,    /* before epsn: dropped */
 	RT_RESP_OUT_OF_ORDER = 1u << 2, /* after epsn: dropped */
-	RT_RESP_ACK = 1u << 3,	     /* send ACK(psn = ack_psn, msn) */
-	RT_RESP_NAK = 1u << 4,	     /* send NAK PSN sequence error (psn = ack_psn = epsn) */
-	RT_RESP_CNP = 1u << 5,	     /* send a CNP to the sender's QP */
+	RT_RESP_ACK = 1u << 3,          /* send ACK(psn = ack_psn, msn) */
+	RT_RESP_NAK = 1u << 4,          /* send NAK PSN sequence error (psn = ack_psn = epsn) */
+	RT_RESP_CNP = 1u << 5,          /* send a CNP to the sender's QP */
 };
 
 struct rt_resp_out {
@@ -47,6 +47,6 @@ void rt_resp_init(struct rt_resp_state *s, uint32_t start_psn);
  * first one of the gap earns one NAK naming the expected PSN.
  */
 void rt_resp_input(struct rt_resp_state *s, const struct rt_resp_in *in, uint64_t cnp_interval_ns,
-		   struct rt_resp_out *out);
+                   struct rt_resp_out *out);
 
 #endif

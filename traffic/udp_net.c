@@ -70,7 +70,8 @@ int rt_gen_udp_socket(struct in_addr addr, uint16_t port, int tos, bool reuse, c
 	if (what) {
 		int e = errno;
 		char a[INET_ADDRSTRLEN];
-		rt_errorf(errbuf, e, "%s %s:%u", what, inet_ntop(AF_INET, &addr, a, sizeof(a)), port);
+		rt_errorf(errbuf, e, "%s %s:%u", what, inet_ntop(AF_INET, &addr, a, sizeof(a)),
+		          port);
 		close(fd);
 		return -e;
 	}

@@ -20,7 +20,6 @@
 #include "traffic/internal.h"
 #include "traffic/perf.h"
 
-
 struct vqp {
 	struct rdma_cm_id *id;
 	struct ibv_cq *cq;
@@ -31,9 +30,9 @@ struct vqp {
 	struct rt_evflow flow;
 	unsigned outstanding;
 	uint64_t posted, completed, bytes; /* posted and completed: this run; completed_before: */
-	uint64_t completed_before;	   /* the runs before it (a sweep runs one per size) */
-	uint64_t post_ns;		   /* latency: when the message in flight was posted */
-	uint64_t packets;		   /* packets of the completed messages, all runs */
+	uint64_t completed_before;         /* the runs before it (a sweep runs one per size) */
+	uint64_t post_ns;                  /* latency: when the message in flight was posted */
+	uint64_t packets;                  /* packets of the completed messages, all runs */
 	double tokens;
 	uint64_t refill_ns;
 	uint64_t iv_bytes, iv_msgs;
@@ -172,8 +171,7 @@ static int connect_qp(struct vsender *s, unsigned i, uint32_t token, char *errbu
 
 static int post_one(struct vsender *s, struct vqp *q, unsigned idx)
 {
-	struct ibv_sge sge = {
-	    .addr = (uintptr_t)q->buf, .length = s->size, .lkey = q->mr->lkey};
+	struct ibv_sge sge = {.addr = (uintptr_t)q->buf, .length = s->size, .lkey = q->mr->lkey};
 	struct ibv_send_wr wr = {.wr_id = idx,
 	                         .sg_list = &sge,
 	                         .num_sge = 1,
@@ -222,11 +220,12 @@ static void report(struct vsender *s, double t, double dt, uint64_t now)
  * posted ones completed. With `intervals`, a line each cfg->interval_s.
  */
 static int vsend_run(struct vsender *s, uint32_t size, bool intervals, struct rt_perf_run *res,
-		     char *errbuf)
+                     char *errbuf)
 {
 	const struct rt_gen_config *cfg = s->cfg;
 	uint64_t t0 = rt_gen_now_ns(), last_iv = t0;
-	uint64_t stop_at = cfg->duration_s > 0 ? t0 + (uint64_t)(cfg->duration_s * 1e9) : UINT64_MAX;
+	uint64_t stop_at =
+	    cfg->duration_s > 0 ? t0 + (uint64_t)(cfg->duration_s * 1e9) : UINT64_MAX;
 	uint64_t iv_ns = (uint64_t)(cfg->interval_s * 1e9);
 	uint64_t next_iv = intervals ? t0 + iv_ns : UINT64_MAX;
 	uint64_t cap = cfg->bytes ? (cfg->bytes + size - 1) / size : UINT64_MAX;
@@ -389,14 +388,13 @@ static int vsend_all(struct vsender *s, char *errbuf)
 		by += q->bytes;
 	}
 	double secs = (double)(now - t0) / 1e9;
-	fprintf(
-	    s->report,
-	    "summary role=%s backend=verbs op=%s msg_size=%u qps=%u seconds=%.3f messages=%llu "
-	    "bytes=%llu gbps=%.3f msg_per_s=%.0f cnp=%lld nak=%lld\n",
-	    cfg->latency ? "lat" : "send", rt_gen_op_name(cfg->op), s->size, s->nqp, secs,
-	    (unsigned long long)msgs, (unsigned long long)by, (double)by * 8 / secs / 1e9,
-	    (double)msgs / secs, cnp >= 0 && s->cnp0 >= 0 ? (long long)(cnp - s->cnp0) : -1LL,
-	    nak >= 0 && s->nak0 >= 0 ? (long long)(nak - s->nak0) : -1LL);
+	fprintf(s->report,
+	        "summary role=%s backend=verbs op=%s msg_size=%u qps=%u seconds=%.3f messages=%llu "
+	        "bytes=%llu gbps=%.3f msg_per_s=%.0f cnp=%lld nak=%lld\n",
+	        cfg->latency ? "lat" : "send", rt_gen_op_name(cfg->op), s->size, s->nqp, secs,
+	        (unsigned long long)msgs, (unsigned long long)by, (double)by * 8 / secs / 1e9,
+	        (double)msgs / secs, cnp >= 0 && s->cnp0 >= 0 ? (long long)(cnp - s->cnp0) : -1LL,
+	        nak >= 0 && s->nak0 >= 0 ? (long long)(nak - s->nak0) : -1LL);
 	return 0;
 }
 

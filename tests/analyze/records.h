@@ -20,8 +20,8 @@ static inline void ip4(uint8_t *dst, uint32_t a)
 }
 
 /* A RoCEv2 record (ECT(0), 100 bytes) as the dissector would give it. */
-static inline struct rt_record roce(uint64_t ts, uint32_t src, uint32_t dst, uint8_t opcode, uint32_t qp,
-				    uint32_t psn)
+static inline struct rt_record roce(uint64_t ts, uint32_t src, uint32_t dst, uint8_t opcode,
+                                    uint32_t qp, uint32_t psn)
 {
 	struct rt_record r;
 	memset(&r, 0, sizeof(r));
@@ -40,8 +40,8 @@ static inline struct rt_record roce(uint64_t ts, uint32_t src, uint32_t dst, uin
 }
 
 /* An RC ACK (or NAK: the AETH syndrome says). */
-static inline struct rt_record ack(uint64_t ts, uint32_t src, uint32_t dst, uint32_t qp, uint32_t psn,
-				   uint8_t syndrome)
+static inline struct rt_record ack(uint64_t ts, uint32_t src, uint32_t dst, uint32_t qp,
+                                   uint32_t psn, uint8_t syndrome)
 {
 	struct rt_record r = roce(ts, src, dst, RT_OPCODE_RC_ACK, qp, psn);
 	r.hdrs = RT_H_AETH;
@@ -50,7 +50,8 @@ static inline struct rt_record ack(uint64_t ts, uint32_t src, uint32_t dst, uint
 }
 
 /* The flow (src IPv4 > dst IPv4, QP qp) of an analyzer, or NULL. */
-static inline struct an_flow *flow_of(struct rt_analyzer *an, uint32_t src, uint32_t dst, uint32_t qp)
+static inline struct an_flow *flow_of(struct rt_analyzer *an, uint32_t src, uint32_t dst,
+                                      uint32_t qp)
 {
 	uint8_t a[16], b[16];
 	struct rt_an_flow_key k;

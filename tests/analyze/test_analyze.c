@@ -404,18 +404,18 @@ static void test_flow_selector_numbers(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_flow_table_growth),
-		cmocka_unit_test(test_flow_ids_first_seen),
-		cmocka_unit_test(test_psn_wraparound),
-		cmocka_unit_test(test_nak_go_back_n),
-		cmocka_unit_test(test_nak_twice_and_fatal),
-		cmocka_unit_test(test_pairing_by_psn),
-		cmocka_unit_test(test_pairing_ud_deth),
-		cmocka_unit_test(test_pfc_paused_time),
-		cmocka_unit_test(test_episodes),
-		cmocka_unit_test(test_interval_counts),
-		cmocka_unit_test(test_nak_codes_reserved_once),
-		cmocka_unit_test(test_flow_selector_numbers),
+	    cmocka_unit_test(test_flow_table_growth),
+	    cmocka_unit_test(test_flow_ids_first_seen),
+	    cmocka_unit_test(test_psn_wraparound),
+	    cmocka_unit_test(test_nak_go_back_n),
+	    cmocka_unit_test(test_nak_twice_and_fatal),
+	    cmocka_unit_test(test_pairing_by_psn),
+	    cmocka_unit_test(test_pairing_ud_deth),
+	    cmocka_unit_test(test_pfc_paused_time),
+	    cmocka_unit_test(test_episodes),
+	    cmocka_unit_test(test_interval_counts),
+	    cmocka_unit_test(test_nak_codes_reserved_once),
+	    cmocka_unit_test(test_flow_selector_numbers),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -12,9 +12,9 @@
 #include "analyze/analyze.h"
 #include "analyze/internal.h"
 
-#define T0 1700000000000000000ull
-#define US 1000ull
-#define MS 1000000ull
+#define T0   1700000000000000000ull
+#define US   1000ull
+#define MS   1000000ull
 #define QP_A 0x22 /* requester's QP on host 1 */
 #define QP_B 0x11 /* responder's QP on host 2 */
 
@@ -30,7 +30,8 @@ static struct rt_analyzer *analyzer(uint64_t window)
 }
 
 /* An RC SEND only (or another opcode) from host 10.0.0.a to 10.0.0.b, ECT(0), TTL 64, on interface 0. */
-static struct rt_record pkt(uint8_t a, uint8_t b, uint8_t opcode, uint32_t qp, uint32_t psn, uint64_t ts)
+static struct rt_record pkt(uint8_t a, uint8_t b, uint8_t opcode, uint32_t qp, uint32_t psn,
+                            uint64_t ts)
 {
 	struct rt_record r;
 	memset(&r, 0, sizeof(r));
@@ -297,12 +298,9 @@ static void test_bounded(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_same_point),
-	    cmocka_unit_test(test_other_point),
-	    cmocka_unit_test(test_ce_on_the_way),
-	    cmocka_unit_test(test_resend_after_nak),
-	    cmocka_unit_test(test_cnps),
-	    cmocka_unit_test(test_off),
+	    cmocka_unit_test(test_same_point),    cmocka_unit_test(test_other_point),
+	    cmocka_unit_test(test_ce_on_the_way), cmocka_unit_test(test_resend_after_nak),
+	    cmocka_unit_test(test_cnps),          cmocka_unit_test(test_off),
 	    cmocka_unit_test(test_bounded),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -91,11 +91,24 @@ static void test_bad(void **state)
 {
 	(void)state;
 	struct rt_flowsel s;
-	static const char *const bad[] = {
-	    "qp:-1",	   "qp:",	   "qp:0x1000000",	 "qp:x",	   "-3",
-	    "10.0.0",	   "10.0.0.1>",	   ">10.0.0.2",		 "10.0.0.1>fe80::2", "10.0.0.1>10.0.0.2:",
-	    "host",	   "10.0.0.1>10.0.0.2:0x", "[fe80::1]>[fe80::2]x", "[fe80::1>[fe80::2]:1",
-	    "10.0.0.1>10.0.0.2 qp", "qp:1 2", "4294967295", "99999999999999999999"};
+	static const char *const bad[] = {"qp:-1",
+	                                  "qp:",
+	                                  "qp:0x1000000",
+	                                  "qp:x",
+	                                  "-3",
+	                                  "10.0.0",
+	                                  "10.0.0.1>",
+	                                  ">10.0.0.2",
+	                                  "10.0.0.1>fe80::2",
+	                                  "10.0.0.1>10.0.0.2:",
+	                                  "host",
+	                                  "10.0.0.1>10.0.0.2:0x",
+	                                  "[fe80::1]>[fe80::2]x",
+	                                  "[fe80::1>[fe80::2]:1",
+	                                  "10.0.0.1>10.0.0.2 qp",
+	                                  "qp:1 2",
+	                                  "4294967295",
+	                                  "99999999999999999999"};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		assert_int_equal(rt_flowsel_parse(&s, bad[i]), -EINVAL);
 	}
@@ -133,19 +146,17 @@ static void test_format_round_trip(void **state)
 {
 	(void)state;
 	struct key keys[] = {
-	    key4(0, "10.0.0.1", "10.0.0.100", 0x200),
-	    key4(1, "10.0.0.100", "10.0.0.1", 0x200),
-	    key4(2, "10.0.0.1", "10.0.0.100", 0x201),
-	    key6(3, "fe80::1", "fe80::2", 0xffffff),
+	    key4(0, "10.0.0.1", "10.0.0.100", 0x200),     key4(1, "10.0.0.100", "10.0.0.1", 0x200),
+	    key4(2, "10.0.0.1", "10.0.0.100", 0x201),     key6(3, "fe80::1", "fe80::2", 0xffffff),
 	    key6(4, "2001:db8::1", "::ffff:10.0.0.1", 0),
 	};
 	char buf[RT_FLOWSEL_TEXT_MAX];
 	struct key *k = &keys[0];
 	assert_string_equal(rt_flowsel_format(buf, k->ipver, k->src, k->dst, k->qp),
-			    "10.0.0.1>10.0.0.100:0x000200");
+	                    "10.0.0.1>10.0.0.100:0x000200");
 	k = &keys[3];
 	assert_string_equal(rt_flowsel_format(buf, k->ipver, k->src, k->dst, k->qp),
-			    "[fe80::1]>[fe80::2]:0xffffff");
+	                    "[fe80::1]>[fe80::2]:0xffffff");
 	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
 		k = &keys[i];
 		rt_flowsel_format(buf, k->ipver, k->src, k->dst, k->qp);

@@ -16,8 +16,8 @@
 #define B 0x0a000002u /* 10.0.0.2 */
 
 /* The exposition of s (and nic) as one string the caller frees. */
-static char *format(enum rt_metrics_format f, const struct rt_metrics_snapshot *s, const struct rt_metrics_nic *nic,
-		    unsigned nnic)
+static char *format(enum rt_metrics_format f, const struct rt_metrics_snapshot *s,
+                    const struct rt_metrics_nic *nic, unsigned nnic)
 {
 	char *buf = NULL;
 	size_t size = 0;
@@ -60,7 +60,8 @@ static unsigned count_prefix(const char *text, const char *prefix)
 
 static struct rt_metrics_snapshot sample_snapshot(struct rt_an_flow_figures *top)
 {
-	struct rt_metrics_snapshot s = {.running = true, .frames = 1234, .dropped = 7, .flows = 3, .top = top};
+	struct rt_metrics_snapshot s = {
+	    .running = true, .frames = 1234, .dropped = 7, .flows = 3, .top = top};
 	s.t.roce_packets = 1200;
 	s.t.roce_bytes = 1200 * 1078;
 	s.t.ce = 40;
@@ -108,10 +109,12 @@ static void text_format(void **state)
 	assert_true(has_line(t, "rocetrace_pfc_paused_seconds_total{priority=\"0\"} 0.000000000"));
 	/* every priority and 802.3x, both kinds: the series exist from the first scrape */
 	assert_int_equal(count_prefix(t, "rocetrace_pfc_frames_total{"), 18);
-	assert_true(has_line(t, "rocetrace_flow_bytes_total{src=\"10.0.0.1\",dst=\"10.0.0.2\",dest_qp=\"0x000011\"} "
-				"1078000"));
-	assert_true(has_line(t, "rocetrace_flow_cnp_received_total{src=\"10.0.0.1\",dst=\"10.0.0.2\","
-				"dest_qp=\"0x000011\"} 9"));
+	assert_true(has_line(
+	    t, "rocetrace_flow_bytes_total{src=\"10.0.0.1\",dst=\"10.0.0.2\",dest_qp=\"0x000011\"} "
+	       "1078000"));
+	assert_true(has_line(t,
+	                     "rocetrace_flow_cnp_received_total{src=\"10.0.0.1\",dst=\"10.0.0.2\","
+	                     "dest_qp=\"0x000011\"} 9"));
 	/* each family: HELP and TYPE once, before its samples; no OpenMetrics lines */
 	assert_int_equal(count_prefix(t, "# TYPE "), count_prefix(t, "# HELP "));
 	assert_int_equal(count_prefix(t, "# TYPE rocetrace_cnp_total "), 1);
@@ -127,7 +130,8 @@ static void openmetrics_format(void **state)
 	(void)state;
 	struct rt_an_flow_figures top[1];
 	struct rt_metrics_snapshot s = sample_snapshot(top);
-	struct rt_metrics_nic nic = {.dev = "mlx5_0", .port = 1, .name = "np_cnp_sent", .value = 77};
+	struct rt_metrics_nic nic = {
+	    .dev = "mlx5_0", .port = 1, .name = "np_cnp_sent", .value = 77};
 	char *t = format(RT_METRICS_OPENMETRICS, &s, &nic, 1);
 	/* counter families are named without _total; their samples carry it */
 	assert_true(has_line(t, "# TYPE rocetrace_frames counter"));
@@ -135,7 +139,8 @@ static void openmetrics_format(void **state)
 	assert_true(has_line(t, "# UNIT rocetrace_roce_bytes bytes"));
 	assert_true(has_line(t, "# UNIT rocetrace_pfc_paused_seconds seconds"));
 	assert_true(has_line(t, "# TYPE rocetrace_nic_counter unknown"));
-	assert_true(has_line(t, "rocetrace_nic_counter{dev=\"mlx5_0\",port=\"1\",name=\"np_cnp_sent\"} 77"));
+	assert_true(has_line(
+	    t, "rocetrace_nic_counter{dev=\"mlx5_0\",port=\"1\",name=\"np_cnp_sent\"} 77"));
 	assert_null(strstr(t, "_total counter"));
 	assert_null(strstr(t, "untyped"));
 	size_t n = strlen(t);
@@ -143,10 +148,12 @@ static void openmetrics_format(void **state)
 	assert_int_equal(count_prefix(t, "# EOF"), 1);
 	free(t);
 	/* text format: the same NIC counter untyped, an ethtool statistic with an empty port */
-	struct rt_metrics_nic eth = {.dev = "eth0", .port = 0, .name = "rx_prio3_pause", .value = 5};
+	struct rt_metrics_nic eth = {
+	    .dev = "eth0", .port = 0, .name = "rx_prio3_pause", .value = 5};
 	t = format(RT_METRICS_TEXT, &s, &eth, 1);
 	assert_true(has_line(t, "# TYPE rocetrace_nic_counter untyped"));
-	assert_true(has_line(t, "rocetrace_nic_counter{dev=\"eth0\",port=\"\",name=\"rx_prio3_pause\"} 5"));
+	assert_true(
+	    has_line(t, "rocetrace_nic_counter{dev=\"eth0\",port=\"\",name=\"rx_prio3_pause\"} 5"));
 	free(t);
 }
 
@@ -155,10 +162,12 @@ static void label_escaping(void **state)
 	(void)state;
 	struct rt_an_flow_figures top[1];
 	struct rt_metrics_snapshot s = sample_snapshot(top);
-	struct rt_metrics_nic nic = {.dev = "we\"ird\\dev", .port = 2, .name = "a\nb\x01\xc3\xa9", .value = 1};
+	struct rt_metrics_nic nic = {
+	    .dev = "we\"ird\\dev", .port = 2, .name = "a\nb\x01\xc3\xa9", .value = 1};
 	for (int f = RT_METRICS_TEXT; f <= RT_METRICS_OPENMETRICS; f++) {
 		char *t = format((enum rt_metrics_format)f, &s, &nic, 1);
-		assert_true(has_line(t, "rocetrace_nic_counter{dev=\"we\\\"ird\\\\dev\",port=\"2\",name=\"a\\nb???\"} 1"));
+		assert_true(has_line(t, "rocetrace_nic_counter{dev=\"we\\\"ird\\\\dev\",port=\"2\","
+		                        "name=\"a\\nb???\"} 1"));
 		free(t);
 	}
 }
@@ -167,15 +176,17 @@ static void negotiation(void **state)
 {
 	(void)state;
 	/* what Prometheus 2 sends, and older scrapers */
-	assert_int_equal(rt_metrics_negotiate("application/openmetrics-text;version=1.0.0,application/"
-					      "openmetrics-text;version=0.0.1;q=0.75,text/plain;version=0.0.4;"
-					      "q=0.5,*/*;q=0.1"),
-			 RT_METRICS_OPENMETRICS);
+	assert_int_equal(
+	    rt_metrics_negotiate("application/openmetrics-text;version=1.0.0,application/"
+	                         "openmetrics-text;version=0.0.1;q=0.75,text/plain;version=0.0.4;"
+	                         "q=0.5,*/*;q=0.1"),
+	    RT_METRICS_OPENMETRICS);
 	assert_int_equal(rt_metrics_negotiate("text/plain;version=0.0.4"), RT_METRICS_TEXT);
 	assert_int_equal(rt_metrics_negotiate("*/*"), RT_METRICS_TEXT);
 	assert_int_equal(rt_metrics_negotiate(NULL), RT_METRICS_TEXT);
 	assert_non_null(strstr(rt_metrics_content_type(RT_METRICS_TEXT), "version=0.0.4"));
-	assert_non_null(strstr(rt_metrics_content_type(RT_METRICS_OPENMETRICS), "application/openmetrics-text"));
+	assert_non_null(strstr(rt_metrics_content_type(RT_METRICS_OPENMETRICS),
+	                       "application/openmetrics-text"));
 }
 
 /* Flows to QPs 1..n from A to B; flow q sends sizes[q - 1] packets. */
@@ -242,8 +253,10 @@ static void store_bound(void **state)
 	assert_int_equal(len, strlen(t));
 	assert_int_equal(count_prefix(t, "rocetrace_flow_bytes_total{"), 2);
 	assert_int_equal(count_prefix(t, "rocetrace_flow_packets_total{"), 2);
-	assert_true(has_line(t, "rocetrace_flow_packets_total{src=\"10.0.0.1\",dst=\"10.0.0.2\",dest_qp=\"0x000002\"} 9"));
-	assert_true(has_line(t, "rocetrace_flow_packets_total{src=\"10.0.0.1\",dst=\"10.0.0.2\",dest_qp=\"0x000004\"} 9"));
+	assert_true(has_line(t, "rocetrace_flow_packets_total{src=\"10.0.0.1\",dst=\"10.0.0.2\","
+	                        "dest_qp=\"0x000002\"} 9"));
+	assert_true(has_line(t, "rocetrace_flow_packets_total{src=\"10.0.0.1\",dst=\"10.0.0.2\","
+	                        "dest_qp=\"0x000004\"} 9"));
 	assert_true(has_line(t, "rocetrace_frames_total 34"));
 	assert_true(has_line(t, "rocetrace_capture_dropped_total 3"));
 	assert_true(has_line(t, "rocetrace_flows 6"));
@@ -273,9 +286,9 @@ static void store_bound(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(text_format), cmocka_unit_test(openmetrics_format),
+	    cmocka_unit_test(text_format),    cmocka_unit_test(openmetrics_format),
 	    cmocka_unit_test(label_escaping), cmocka_unit_test(negotiation),
-	    cmocka_unit_test(top_flows),   cmocka_unit_test(store_bound),
+	    cmocka_unit_test(top_flows),      cmocka_unit_test(store_bound),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -11,14 +11,14 @@
 #include "analyze/analyze.h"
 #include "dissect/dissect.h"
 
-#define QP_A 0x22 /* requester's QP on host A */
-#define QP_B 0x11 /* responder's QP on host B */
-#define ECN_CE 3
+#define QP_A     0x22 /* requester's QP on host A */
+#define QP_B     0x11 /* responder's QP on host B */
+#define ECN_CE   3
 #define ECN_ECT0 2
 
 /* A RoCEv2 IPv4 record from host a (10.0.0.a) to host b with a BTH. */
 static struct rt_record pkt(uint8_t a, uint8_t b, uint8_t opcode, uint32_t dest_qp, uint32_t psn,
-			    uint64_t ts)
+                            uint64_t ts)
 {
 	struct rt_record r;
 	memset(&r, 0, sizeof(r));
@@ -37,7 +37,7 @@ static struct rt_record pkt(uint8_t a, uint8_t b, uint8_t opcode, uint32_t dest_
 }
 
 static struct rt_record ack(uint8_t a, uint8_t b, uint32_t dest_qp, uint32_t psn, uint8_t syndrome,
-			    uint64_t ts)
+                            uint64_t ts)
 {
 	struct rt_record r = pkt(a, b, 0x11, dest_qp, psn, ts);
 	r.hdrs = RT_H_AETH;

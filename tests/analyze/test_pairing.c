@@ -42,7 +42,8 @@ static void many_qps(uint32_t n, const uint32_t *first)
 {
 	struct rt_analyzer *an = new_an(0);
 	uint64_t *last_ts = calloc(n, sizeof(*last_ts));
-	uint32_t *model = malloc(n * sizeof(*model)); /* requester paired with ACK flow i, or UINT32_MAX */
+	uint32_t *model =
+	    malloc(n * sizeof(*model)); /* requester paired with ACK flow i, or UINT32_MAX */
 	bool *taken = calloc(n, sizeof(*taken));
 	assert_non_null(last_ts);
 	assert_non_null(model);
@@ -61,7 +62,8 @@ static void many_qps(uint32_t n, const uint32_t *first)
 			if (taken[j] || rt_psn_diff(psn, first[j] & 0xffffff) < 0 ||
 			    rt_psn_diff(psn, (first[j] + 7) & 0xffffff) > 1)
 				continue;
-			if (best == UINT32_MAX || last_ts[j] > last_ts[best] || (last_ts[j] == last_ts[best] && j > best))
+			if (best == UINT32_MAX || last_ts[j] > last_ts[best] ||
+			    (last_ts[j] == last_ts[best] && j > best))
 				best = j;
 		}
 		model[i] = best;
@@ -107,7 +109,8 @@ static void test_many_qps_same_psns(void **state)
 {
 	(void)state;
 	enum { N = 1000 };
-	static uint32_t first[N]; /* every QP starts at PSN 0: the newest requester wins, ACK after ACK */
+	static uint32_t
+	    first[N]; /* every QP starts at PSN 0: the newest requester wins, ACK after ACK */
 	many_qps(N, first);
 	/* wrapping ranges: PSNs about 2^24 - 4 */
 	for (uint32_t i = 0; i < N; i++)
@@ -158,7 +161,8 @@ static void test_sole_pairs(void **state)
 	uint64_t t = T0;
 	enum { PAIRS = 500 };
 	for (uint32_t h = 0; h < PAIRS; h++) {
-		struct rt_record r = roce(t += US, 0x0a000000 + h, 0x0b000000 + h, 0x24, 0x30, 1); /* UC SEND only */
+		struct rt_record r =
+		    roce(t += US, 0x0a000000 + h, 0x0b000000 + h, 0x24, 0x30, 1); /* UC SEND only */
 		rt_analyzer_feed(an, &r);
 		r = roce(t += US, 0x0b000000 + h, 0x0a000000 + h, 0x24, 0x40, 1);
 		rt_analyzer_feed(an, &r);
@@ -173,7 +177,8 @@ static void test_sole_pairs(void **state)
 	assert_int_equal(finish(an), 0);
 	for (uint32_t h = 0; h < PAIRS; h++) {
 		assert_int_equal(flow_of(an, 0x0a000000 + h, 0x0b000000 + h, 0x30)->peer_qp, 0x40);
-		assert_int_equal(flow_of(an, 0x0b000000 + h, 0x0a000000 + h, 0x40)->pairing, AN_PAIR_SOLE);
+		assert_int_equal(flow_of(an, 0x0b000000 + h, 0x0a000000 + h, 0x40)->pairing,
+		                 AN_PAIR_SOLE);
 	}
 	assert_int_equal(flow_of(an, 8, 7, 0x40)->peer_qp, AN_NONE);
 	rt_analyzer_free(an);
@@ -260,7 +265,7 @@ static void test_np_memory_grows(void **state)
 	rt_analyzer_feed(an, &r);
 	const struct an_flow *f = flow_of(an, 1, 2, 0x10);
 	assert_non_null(f->np);
-	assert_null(f->np->h);		       /* unpaired: a log, no history */
+	assert_null(f->np->h);                  /* unpaired: a log, no history */
 	assert_int_equal(f->np->ce_log.cap, 4); /* not AN_PENDING_LOG at once */
 	for (uint32_t i = 0; i < 4; i++) {
 		r = roce(t += US, 1, 2, 0x04, 0x10, 2 + i);
@@ -315,14 +320,14 @@ static void test_interrupted_finish(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_many_qps_random_psns),
-		cmocka_unit_test(test_many_qps_same_psns),
-		cmocka_unit_test(test_cnp_target),
-		cmocka_unit_test(test_sole_pairs),
-		cmocka_unit_test(test_cm_repair),
-		cmocka_unit_test(test_max_flows),
-		cmocka_unit_test(test_np_memory_grows),
-		cmocka_unit_test(test_interrupted_finish),
+	    cmocka_unit_test(test_many_qps_random_psns),
+	    cmocka_unit_test(test_many_qps_same_psns),
+	    cmocka_unit_test(test_cnp_target),
+	    cmocka_unit_test(test_sole_pairs),
+	    cmocka_unit_test(test_cm_repair),
+	    cmocka_unit_test(test_max_flows),
+	    cmocka_unit_test(test_np_memory_grows),
+	    cmocka_unit_test(test_interrupted_finish),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

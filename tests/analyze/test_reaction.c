@@ -40,7 +40,8 @@ struct np_truth {
  * answered, after delay ± jitter ns. CNPs and marks are fed in time order.
  */
 static struct rt_analyzer *np_model(uint64_t spacing_lo, uint64_t spacing_hi, uint64_t until,
-				    uint64_t interval, uint64_t delay, uint64_t jitter, struct np_truth *t)
+                                    uint64_t interval, uint64_t delay, uint64_t jitter,
+                                    struct np_truth *t)
 {
 	struct rt_analyzer *an = new_an(0);
 	struct rt_record r = roce(T0, 1, 2, 0x04, 0x10, 5);
@@ -50,7 +51,8 @@ static struct rt_analyzer *np_model(uint64_t spacing_lo, uint64_t spacing_hi, ui
 	uint64_t x = 42, last = 0, pending[64], npend = 0;
 	uint32_t psn = 6;
 	memset(t, 0, sizeof(*t));
-	for (uint64_t ts = T0 + 10 * US; ts < T0 + until; ts += lcg_range(&x, spacing_lo, spacing_hi)) {
+	for (uint64_t ts = T0 + 10 * US; ts < T0 + until;
+	     ts += lcg_range(&x, spacing_lo, spacing_hi)) {
 		/* CNPs due before this mark go first */
 		for (uint64_t i = 0; i < npend;) {
 			if (pending[i] <= ts) {
@@ -153,9 +155,11 @@ static void test_np_jittery(void **state)
 	(void)state;
 	struct np_truth *t = malloc(sizeof(*t));
 	assert_non_null(t);
-	const uint64_t interval[2] = {50 * US, 0}, delay[2] = {1 * US, 2 * US}, jitter[2] = {150, 200};
+	const uint64_t interval[2] = {50 * US, 0}, delay[2] = {1 * US, 2 * US},
+	               jitter[2] = {150, 200};
 	for (int k = 0; k < 2; k++) {
-		struct rt_analyzer *an = np_model(500, 1000, 4 * MS, interval[k], delay[k], jitter[k], t);
+		struct rt_analyzer *an =
+		    np_model(500, 1000, 4 * MS, interval[k], delay[k], jitter[k], t);
 		struct an_flow *f = flow_of(an, 1, 2, 0x10);
 		uint64_t med = an_hist_quantile(f->np->reaction, 0.5), want = true_median(t);
 		assert_true(f->np->reaction->n + 8 >= t->cnps && f->np->reaction->n <= t->cnps);
@@ -191,12 +195,14 @@ static void test_np_cnp_before_pairing(void **state)
 	for (uint64_t k = 0; k < 10; k++) {
 		uint64_t ts = T0 + k * 100 * US;
 		for (uint32_t q = 0; q < 2; q++) {
-			struct rt_record r = roce(ts + q * US, 1, 2, 0x04, 0x10 + q, (uint32_t)k + 100 * q);
+			struct rt_record r =
+			    roce(ts + q * US, 1, 2, 0x04, 0x10 + q, (uint32_t)k + 100 * q);
 			r.ecn = 3;
 			rt_analyzer_feed(an, &r);
 		}
 		for (uint32_t q = 0; q < 2; q++) {
-			struct rt_record r = roce(ts + q * US + 2 * US, 2, 1, RT_OPCODE_CNP, 0x20 + q, 0);
+			struct rt_record r =
+			    roce(ts + q * US + 2 * US, 2, 1, RT_OPCODE_CNP, 0x20 + q, 0);
 			rt_analyzer_feed(an, &r);
 		}
 	}
@@ -217,8 +223,8 @@ static void test_np_cnp_before_pairing(void **state)
 }
 
 /* A flow sending `size`-byte packets every `gap` ns from `from` to `to` (PSNs from *psn). */
-static void send_paced(struct rt_analyzer *an, uint64_t from, uint64_t to, uint64_t gap, uint32_t size,
-		       uint32_t *psn)
+static void send_paced(struct rt_analyzer *an, uint64_t from, uint64_t to, uint64_t gap,
+                       uint32_t size, uint32_t *psn)
 {
 	for (uint64_t ts = from; ts < to; ts += gap) {
 		struct rt_record r = roce(ts, 1, 2, 0x04, 0x10, (*psn)++);
@@ -247,7 +253,7 @@ static void test_rp_window_rule(void **state)
 	assert_int_equal(f->rp->few, 1);
 	char *js = report_json(an);
 	assert_non_null(strstr(js, "\"mean_drop_pct\":null,\"max_drop_pct\":null,"
-				   "\"drop_null_reason\":\"too few packets around the CNP\""));
+	                           "\"drop_null_reason\":\"too few packets around the CNP\""));
 	free(js);
 	rt_analyzer_free(an);
 
@@ -299,13 +305,13 @@ static void test_ce_marked_cnp_no_np_reaction(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_np_rate_limited),
-		cmocka_unit_test(test_np_not_rate_limited),
-		cmocka_unit_test(test_np_jittery),
-		cmocka_unit_test(test_np_sparse),
-		cmocka_unit_test(test_np_cnp_before_pairing),
-		cmocka_unit_test(test_rp_window_rule),
-		cmocka_unit_test(test_ce_marked_cnp_no_np_reaction),
+	    cmocka_unit_test(test_np_rate_limited),
+	    cmocka_unit_test(test_np_not_rate_limited),
+	    cmocka_unit_test(test_np_jittery),
+	    cmocka_unit_test(test_np_sparse),
+	    cmocka_unit_test(test_np_cnp_before_pairing),
+	    cmocka_unit_test(test_rp_window_rule),
+	    cmocka_unit_test(test_ce_marked_cnp_no_np_reaction),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

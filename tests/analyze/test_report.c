@@ -42,7 +42,7 @@ static void test_stddev(void **state)
 	assert_int_equal(finish(an), 0);
 	char *js = report_json(an);
 	assert_non_null(strstr(js, "\"rtt_ns\":{\"min\":500000,\"median\":500000,\"p99\":502000,"
-				   "\"mean\":501000,\"stddev\":1000,"));
+	                           "\"mean\":501000,\"stddev\":1000,"));
 	free(js);
 	rt_analyzer_free(an);
 }
@@ -54,7 +54,8 @@ static void test_json_nulls(void **state)
 	struct rt_analyzer *an = new_an(0);
 	assert_int_equal(finish(an), 0);
 	char *js = report_json(an);
-	assert_non_null(strstr(js, "\"start\":null,\"start_ns\":null,\"end\":null,\"end_ns\":null"));
+	assert_non_null(
+	    strstr(js, "\"start\":null,\"start_ns\":null,\"end\":null,\"end_ns\":null"));
 	assert_non_null(strstr(js, "\"incast\":null"));
 	free(js);
 	struct rt_record r = roce(T0, 1, 2, 0x04, 0x10, 1);
@@ -99,10 +100,11 @@ static void test_jsonl(void **state)
 	(void)state;
 	struct rt_jobj *o = malloc(sizeof(*o));
 	assert_non_null(o);
-	assert_int_equal(rt_jsonl_parse("{\"ts\":\"12.000000005\",\"dev\":\"mlx5_0\",\"port\":1,"
-					"\"counters\":{\"np_cnp_sent\":12,\"x\":-1.5e3},\"ok\":true}",
-					o),
-			 0);
+	assert_int_equal(
+	    rt_jsonl_parse("{\"ts\":\"12.000000005\",\"dev\":\"mlx5_0\",\"port\":1,"
+	                   "\"counters\":{\"np_cnp_sent\":12,\"x\":-1.5e3},\"ok\":true}",
+	                   o),
+	    0);
 	uint64_t ts;
 	double v;
 	assert_true(rt_jts(o, "ts", &ts));
@@ -150,13 +152,13 @@ static void test_timeline_row_order(void **state)
 	const uint32_t few[] = {57, 3, 88};
 	for (unsigned i = 0; i < 3; i++) {
 		struct rt_record r =
-			roce(T0 + MS + i, 0x0a000001, 0x0a000002, 0x04, 0x100 + few[i], 1);
+		    roce(T0 + MS + i, 0x0a000001, 0x0a000002, 0x04, 0x100 + few[i], 1);
 		rt_analyzer_feed(an, &r);
 	}
 	/* bucket 2: most flows, backwards (all ids walked) */
 	for (uint32_t i = N; i-- > 10;) {
 		struct rt_record r =
-			roce(T0 + 2 * MS + (N - i), 0x0a000001, 0x0a000002, 0x04, 0x100 + i, 2);
+		    roce(T0 + 2 * MS + (N - i), 0x0a000001, 0x0a000002, 0x04, 0x100 + i, 2);
 		rt_analyzer_feed(an, &r);
 	}
 	assert_int_equal(finish(an), 0);
@@ -208,7 +210,8 @@ static char *timeline_of(const uint64_t (*frames)[2], unsigned n, bool no_idle)
 	assert_int_equal(rt_an_timeline_sink(fp, &tlo, &sink, errbuf), 0);
 	assert_int_equal(rt_analyzer_add_sink(an, &sink, errbuf), 0);
 	for (unsigned i = 0; i < n; i++) {
-		struct rt_record r = roce(T0 - T0 % MS + frames[i][0] * MS + i, 1, 2, 0x04, (uint32_t)frames[i][1], i);
+		struct rt_record r = roce(T0 - T0 % MS + frames[i][0] * MS + i, 1, 2, 0x04,
+		                          (uint32_t)frames[i][1], i);
 		rt_analyzer_feed(an, &r);
 	}
 	assert_int_equal(finish(an), 0);
@@ -239,18 +242,15 @@ static void test_timeline_idle_rows(void **state)
 		char *fl_end = pk - 1;
 		*fl_end = 0;
 		assert_true(n < 64);
-		snprintf(got[n++], sizeof(got[0]), "%llu,%s,%llu", (unsigned long long)((t - (T0 - T0 % MS)) / MS), flow,
-			 (unsigned long long)strtoull(pk, NULL, 10));
+		snprintf(got[n++], sizeof(got[0]), "%llu,%s,%llu",
+		         (unsigned long long)((t - (T0 - T0 % MS)) / MS), flow,
+		         (unsigned long long)strtoull(pk, NULL, 10));
 	}
 	free(text);
 	static const char *const rows[] = {
-		"0,0,1", "0,1,1", "0,all,2",
-		"1,0,1", "1,1,0", "1,all,1",
-		"2,0,0", "2,1,1", "2,all,1",
-		"3,0,0", "3,1,0", "3,all,0",
-		"4,0,1", "4,all,1",
-		"5,0,0", "5,all,0", "8,0,0", "8,all,0",
-		"9,0,1", "9,all,1",
+	    "0,0,1", "0,1,1",   "0,all,2", "1,0,1",   "1,1,0",   "1,all,1", "2,0,0",
+	    "2,1,1", "2,all,1", "3,0,0",   "3,1,0",   "3,all,0", "4,0,1",   "4,all,1",
+	    "5,0,0", "5,all,0", "8,0,0",   "8,all,0", "9,0,1",   "9,all,1",
 	};
 	assert_int_equal(n, sizeof(rows) / sizeof(rows[0]));
 	for (unsigned i = 0; i < n; i++)
@@ -259,7 +259,8 @@ static void test_timeline_idle_rows(void **state)
 	text = timeline_of(frames, 6, true);
 	unsigned lines = 0, zero = 0;
 	save = NULL;
-	for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save), lines++)
+	for (char *line = strtok_r(text, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save), lines++)
 		zero += strstr(line, ",0,0,0,0,0,0,0,0,0,") != NULL;
 	free(text);
 	assert_int_equal(lines, 1 + 11);
@@ -272,8 +273,9 @@ static void test_jsonl_strict_numbers(void **state)
 	(void)state;
 	struct rt_jobj *o = malloc(sizeof(*o));
 	assert_non_null(o);
-	const char *bad[] = {"{\"a\":nan}", "{\"a\":inf}", "{\"a\":-infinity}", "{\"a\":0x10}",
-			     "{\"a\":+1}", "{\"a\":.5}", "{\"a\":1.}", "{\"a\":1e}", "{\"c\":{\"x\":nan}}"};
+	const char *bad[] = {"{\"a\":nan}",  "{\"a\":inf}", "{\"a\":-infinity}",
+	                     "{\"a\":0x10}", "{\"a\":+1}",  "{\"a\":.5}",
+	                     "{\"a\":1.}",   "{\"a\":1e}",  "{\"c\":{\"x\":nan}}"};
 	for (unsigned i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
 		assert_int_equal(rt_jsonl_parse(bad[i], o), -1);
 	assert_int_equal(rt_jsonl_parse("{\"a\":-0.5e+3,\"b\":1E2,\"c\":0}", o), 0);
@@ -282,7 +284,8 @@ static void test_jsonl_strict_numbers(void **state)
 	assert_true(rt_jnum(o, "b", &v) && v == 100.0);
 	uint64_t ts;
 	const char *bad_ts[] = {"{\"ts\":\"-1.5\"}", "{\"ts\":\" 5\"}", "{\"ts\":\"+5\"}",
-				"{\"ts\":\"99999999999999999999.0\"}", "{\"ts\":\"18446744073.0\"}"};
+	                        "{\"ts\":\"99999999999999999999.0\"}",
+	                        "{\"ts\":\"18446744073.0\"}"};
 	for (unsigned i = 0; i < sizeof(bad_ts) / sizeof(bad_ts[0]); i++) {
 		assert_int_equal(rt_jsonl_parse(bad_ts[i], o), 0);
 		assert_false(rt_jts(o, "ts", &ts));
@@ -295,7 +298,8 @@ static void test_jsonl_strict_numbers(void **state)
 	assert_true(fd >= 0);
 	FILE *fp = fdopen(fd, "w");
 	assert_non_null(fp);
-	fputs("{\"ts\":\"1700000000.000000100\",\"event\":\"end\",\"src\":\"0.0.0.1\",\"dst\":\"0.0.0.2\","
+	fputs("{\"ts\":\"1700000000.000000100\",\"event\":\"end\",\"src\":\"0.0.0.1\",\"dst\":\"0."
+	      "0.0.2\","
 	      "\"dest_qp\":34,\"packets\":1e30,\"bytes\":1e999,\"retransmitted\":3}\n",
 	      fp);
 	assert_int_equal(fclose(fp), 0);
@@ -317,13 +321,13 @@ static void test_jsonl_strict_numbers(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_stddev),
-		cmocka_unit_test(test_json_nulls),
-		cmocka_unit_test(test_hist),
-		cmocka_unit_test(test_jsonl),
-		cmocka_unit_test(test_timeline_row_order),
-		cmocka_unit_test(test_timeline_idle_rows),
-		cmocka_unit_test(test_jsonl_strict_numbers),
+	    cmocka_unit_test(test_stddev),
+	    cmocka_unit_test(test_json_nulls),
+	    cmocka_unit_test(test_hist),
+	    cmocka_unit_test(test_jsonl),
+	    cmocka_unit_test(test_timeline_row_order),
+	    cmocka_unit_test(test_timeline_idle_rows),
+	    cmocka_unit_test(test_jsonl_strict_numbers),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

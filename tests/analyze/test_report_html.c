@@ -129,7 +129,8 @@ static char *embedded(const char *page, const char *open)
 	uint32_t acc = 0;
 	int bits = 0;
 	for (size_t i = 0; i < n; i++) {
-		const char *abc = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+		const char *abc =
+		    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 		const char *c = p[i] ? strchr(abc, p[i]) : NULL;
 		if (!c)
 			continue;
@@ -157,7 +158,7 @@ static char *embedded(const char *page, const char *open)
 
 /* The page an HTML sink of options *ho writes of what feed() gives the analyzer; *page (malloc'd). */
 static void page_of(const struct rt_an_html_opts *ho,
-		    void (*feed)(struct rt_analyzer *an, struct rt_an_html *html), char **page)
+                    void (*feed)(struct rt_analyzer *an, struct rt_an_html *html), char **page)
 {
 	char errbuf[RT_ERRBUF_SIZE];
 	struct rt_analyzer_opts o;
@@ -192,13 +193,13 @@ static void feed_late_big(struct rt_analyzer *an, struct rt_an_html *html)
 	uint32_t psn[41] = {0};
 	for (unsigned k = 0; k < 4000; k++) {
 		unsigned f = k % 40;
-		struct rt_record r = roce(t + k * 500, 0x0a000001 + f, 0x0a0000ff, RT_OPCODE_RC_SEND_ONLY, 0x100 + f,
-					  psn[f]++);
+		struct rt_record r = roce(t + k * 500, 0x0a000001 + f, 0x0a0000ff,
+		                          RT_OPCODE_RC_SEND_ONLY, 0x100 + f, psn[f]++);
 		rt_analyzer_feed(an, &r);
 		if (k >= 2000) {
 			for (unsigned m = 0; m < 4; m++) {
-				r = roce(t + k * 500 + 100 + m * 50, 0x0a000064, 0x0a0000ff, RT_OPCODE_RC_SEND_ONLY,
-					 0x999, psn[40]++);
+				r = roce(t + k * 500 + 100 + m * 50, 0x0a000064, 0x0a0000ff,
+				         RT_OPCODE_RC_SEND_ONLY, 0x999, psn[40]++);
 				rt_analyzer_feed(an, &r);
 			}
 		}
@@ -212,15 +213,16 @@ static void test_page(void **state)
 	char *page = NULL;
 	const char *files[] = {"cap<1>&\".pcap"};
 	struct rt_an_html_opts ho = {.bucket_ns = 1000,
-				     .title = "</title><script>alert('t')</script>",
-				     .files = files,
-				     .nfiles = 1};
+	                             .title = "</title><script>alert('t')</script>",
+	                             .files = files,
+	                             .nfiles = 1};
 	/* the late big flow is followed all the same */
 	page_of(&ho, feed_late_big, &page);
 
 	/* every string from outside is text: the title and the file name escaped */
 	assert_null(strstr(page, "<script>alert"));
-	assert_non_null(strstr(page, "<title>&lt;/title&gt;&lt;script&gt;alert(&#39;t&#39;)&lt;/script&gt;</title>"));
+	assert_non_null(strstr(
+	    page, "<title>&lt;/title&gt;&lt;script&gt;alert(&#39;t&#39;)&lt;/script&gt;</title>"));
 	assert_non_null(strstr(page, "cap&lt;1&gt;&amp;&quot;.pcap"));
 	/* in the JSON of the page's data, no '<' can end its script element */
 	const char *meta = strstr(page, "id=\"rt-meta\">");
@@ -243,7 +245,8 @@ static void test_page(void **state)
 	assert_true(big < strstr(series, "\"label\":\"flow 0 "));
 	assert_non_null(strstr(series, "\"label\":\"others\""));
 	/* 2 ms of 1 us buckets: halved once into 1024 slots of 2 buckets */
-	assert_non_null(strstr(series, "\"bucket_ns\":1000,\"slot_ns\":2000,\"slots\":1000,\"last_slot_ns\":2000,"));
+	assert_non_null(strstr(
+	    series, "\"bucket_ns\":1000,\"slot_ns\":2000,\"slots\":1000,\"last_slot_ns\":2000,"));
 	free(analysis);
 	free(series);
 	free(page);

@@ -59,8 +59,11 @@ static void feed(struct rt_analyzer *an, const struct pkt *p, uint32_t caplen, u
 {
 	struct rt_dissect_opts o;
 	rt_dissect_opts_init(&o);
-	struct rt_frame f = {.data = p->b, .caplen = caplen, .wirelen = p->len, .ts_ns = ts,
-			     .linktype = RT_LINK_ETHERNET};
+	struct rt_frame f = {.data = p->b,
+	                     .caplen = caplen,
+	                     .wirelen = p->len,
+	                     .ts_ns = ts,
+	                     .linktype = RT_LINK_ETHERNET};
 	struct rt_record r;
 	rt_dissect(&o, &f, &r);
 	rt_analyzer_feed(an, &r);
@@ -198,8 +201,9 @@ static void test_capture_drops(void **state)
 	char path[] = "/tmp/rt-warn-XXXXXX";
 	int fd = mkstemp(path);
 	assert_true(fd >= 0);
-	const char line[] = "{\"ts\":\"1700000001.000000000\",\"capture\":{\"device\":\"eth0\",\"received\":90,"
-			    "\"os_dropped\":40,\"if_dropped\":2}}\n";
+	const char line[] =
+	    "{\"ts\":\"1700000001.000000000\",\"capture\":{\"device\":\"eth0\",\"received\":90,"
+	    "\"os_dropped\":40,\"if_dropped\":2}}\n";
 	assert_int_equal(write(fd, line, sizeof(line) - 1), (ssize_t)(sizeof(line) - 1));
 	close(fd);
 	for (int isb = 0; isb < 2; isb++) {
@@ -239,8 +243,9 @@ static void test_side_files(void **state)
 	close(fd);
 	fd = mkstemp(log);
 	assert_true(fd >= 0);
-	const char line[] = "{\"ts\":\"1700000001.000000000\",\"event\":\"rate\",\"src\":\"10.9.9.9\","
-			    "\"dst\":\"10.9.9.8\",\"dest_qp\":5,\"rate_mbps\":100}\n";
+	const char line[] =
+	    "{\"ts\":\"1700000001.000000000\",\"event\":\"rate\",\"src\":\"10.9.9.9\","
+	    "\"dst\":\"10.9.9.8\",\"dest_qp\":5,\"rate_mbps\":100}\n";
 	assert_int_equal(write(fd, line, sizeof(line) - 1), (ssize_t)(sizeof(line) - 1));
 	close(fd);
 	struct rt_analyzer *an = analyzer(NULL, NULL);
@@ -302,10 +307,10 @@ static void test_flow_selector(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_clean_capture),   cmocka_unit_test(test_empty),
-	    cmocka_unit_test(test_other_port),	    cmocka_unit_test(test_not_ect),
+	    cmocka_unit_test(test_clean_capture),    cmocka_unit_test(test_empty),
+	    cmocka_unit_test(test_other_port),       cmocka_unit_test(test_not_ect),
 	    cmocka_unit_test(test_snaplen_and_time), cmocka_unit_test(test_capture_drops),
-	    cmocka_unit_test(test_side_files),	    cmocka_unit_test(test_flow_selector),
+	    cmocka_unit_test(test_side_files),       cmocka_unit_test(test_flow_selector),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -370,8 +370,7 @@ int open_src(struct rt_source *src, const struct rt_source_config *cfg, char *er
 	return rt_source_verbs_ops.open(src, "mock0:1", cfg, errbuf);
 }
 
-const struct rt_source_config ring_cfg = {.buffer_count = RING,
-                                                 .sysfs_root = "/nonexistent"};
+const struct rt_source_config ring_cfg = {.buffer_count = RING, .sysfs_root = "/nonexistent"};
 
 /* The log from entry `from` on, joined with spaces. */
 char *log_str(int from, char *buf, size_t size)

@@ -98,7 +98,8 @@ static inline void pcap_header(struct buf *b, uint32_t magic, uint32_t snaplen, 
 	u32(b, linktype);
 }
 
-static inline void pcap_rec(struct buf *b, uint32_t sec, uint32_t frac, uint32_t caplen, uint32_t len, unsigned i)
+static inline void pcap_rec(struct buf *b, uint32_t sec, uint32_t frac, uint32_t caplen,
+                            uint32_t len, unsigned i)
 {
 	u32(b, sec);
 	u32(b, frac);
@@ -138,7 +139,8 @@ static inline void shb(struct buf *b)
 }
 
 /* tsresol < 0: no option; tsoffset != 0: if_tsoffset */
-static inline void idb(struct buf *b, uint16_t linktype, uint32_t snaplen, int tsresol, int64_t tsoffset)
+static inline void idb(struct buf *b, uint16_t linktype, uint32_t snaplen, int tsresol,
+                       int64_t tsoffset)
 {
 	size_t at = begin(b, 1);
 	u16(b, linktype);
@@ -163,7 +165,8 @@ static inline void idb(struct buf *b, uint16_t linktype, uint32_t snaplen, int t
 	end(b, at);
 }
 
-static inline void epb(struct buf *b, uint32_t iface, uint64_t ts, uint32_t caplen, uint32_t len, unsigned i)
+static inline void epb(struct buf *b, uint32_t iface, uint64_t ts, uint32_t caplen, uint32_t len,
+                       unsigned i)
 {
 	size_t at = begin(b, 6);
 	u32(b, iface);
@@ -270,7 +273,8 @@ static inline struct buf gzip(const struct buf *in, bool two_members)
 	for (int m = 0; m < (two_members ? 2 : 1); m++) {
 		z_stream z;
 		memset(&z, 0, sizeof(z));
-		assert_int_equal(deflateInit2(&z, 6, Z_DEFLATED, 16 + MAX_WBITS, 8, Z_DEFAULT_STRATEGY), Z_OK);
+		assert_int_equal(
+		    deflateInit2(&z, 6, Z_DEFLATED, 16 + MAX_WBITS, 8, Z_DEFAULT_STRATEGY), Z_OK);
 		size_t n = parts[m][1] - parts[m][0];
 		uLong bound = deflateBound(&z, n);
 		size_t at = out.len;

@@ -92,7 +92,8 @@ static void test_sysfs_lookups(void **state)
 	snprintf(path, sizeof(path), "%s/numbers/flags", root);
 	assert_int_equal(rt_sysfs_read_i64(path, &v), 0);
 	assert_true(v == 0x1003);
-	snprintf(path, sizeof(path), "%s/class/infiniband/mlx5_0/ports/1/hw_counters/lifespan_note", root);
+	snprintf(path, sizeof(path), "%s/class/infiniband/mlx5_0/ports/1/hw_counters/lifespan_note",
+	         root);
 	assert_int_equal(rt_sysfs_read_i64(path, &v), -EINVAL);
 	snprintf(path, sizeof(path), "%s/numbers/absent", root);
 	assert_int_equal(rt_sysfs_read_i64(path, &v), -ENOENT);
@@ -199,8 +200,12 @@ static void test_sample_fn(void **state)
 	(void)state;
 	char path[512], errbuf[RT_ERRBUF_SIZE];
 	snprintf(path, sizeof(path), "%s/fn.pcapng.counters.jsonl", root);
-	struct rt_counters_config cfg = {.path = path, .sysfs_root = root, .dev = "mlx5_0", .port = 1,
-	                                 .netdev = "lo", .interval_ns = 20000000};
+	struct rt_counters_config cfg = {.path = path,
+	                                 .sysfs_root = root,
+	                                 .dev = "mlx5_0",
+	                                 .port = 1,
+	                                 .netdev = "lo",
+	                                 .interval_ns = 20000000};
 	struct rt_counters *c;
 	struct seen s = {0};
 	assert_int_equal(rt_counters_open(&c, &cfg, errbuf), 0);
@@ -290,8 +295,9 @@ static void test_sampler_thread(void **state)
 	/* 1 ms of slack for the realtime clock being slewed against the monotonic one */
 	for (int k = 1; k < n - 1; k++)
 		if (ts[k] + 1000000 < ts[0] + (uint64_t)k * interval)
-			fail_msg("periodic sample %d came %llu ns after the first, before %d intervals", k,
-				 (unsigned long long)(ts[k] - ts[0]), k);
+			fail_msg(
+			    "periodic sample %d came %llu ns after the first, before %d intervals",
+			    k, (unsigned long long)(ts[k] - ts[0]), k);
 }
 
 /* Start with a zero interval: refused, and stop still writes its sample and closes. */
@@ -300,7 +306,8 @@ static void test_zero_interval(void **state)
 	(void)state;
 	char path[512], errbuf[RT_ERRBUF_SIZE];
 	snprintf(path, sizeof(path), "%s/zero.counters.jsonl", root);
-	struct rt_counters_config cfg = {.path = path, .sysfs_root = root, .dev = "mlx5_0", .port = 1};
+	struct rt_counters_config cfg = {
+	    .path = path, .sysfs_root = root, .dev = "mlx5_0", .port = 1};
 	struct rt_counters *c;
 	assert_int_equal(rt_counters_open(&c, &cfg, errbuf), 0);
 	assert_int_equal(rt_counters_start(c, errbuf), -EINVAL);
@@ -324,8 +331,11 @@ static void test_capture_line(void **state)
 	(void)state;
 	char path[512], errbuf[RT_ERRBUF_SIZE], line[4096], last[4096] = "";
 	snprintf(path, sizeof(path), "%s/cap.counters.jsonl", root);
-	struct rt_counters_config cfg = {
-	    .path = path, .sysfs_root = root, .dev = "mlx5_0", .port = 1, .interval_ns = 1000000000};
+	struct rt_counters_config cfg = {.path = path,
+	                                 .sysfs_root = root,
+	                                 .dev = "mlx5_0",
+	                                 .port = 1,
+	                                 .interval_ns = 1000000000};
 	struct rt_counters *c;
 	assert_int_equal(rt_counters_open(&c, &cfg, errbuf), 0);
 	rt_counters_set_capture(c, "eth0", fixed_capture_stats, "stats");
@@ -340,8 +350,9 @@ static void test_capture_line(void **state)
 	}
 	fclose(fp);
 	assert_int_equal(n, 3); /* start sample, stop sample, capture line */
-	assert_non_null(strstr(last, "\"capture\":{\"device\":\"eth0\",\"received\":1000,\"os_dropped\":42,"
-				     "\"if_dropped\":3}}\n"));
+	assert_non_null(
+	    strstr(last, "\"capture\":{\"device\":\"eth0\",\"received\":1000,\"os_dropped\":42,"
+	                 "\"if_dropped\":3}}\n"));
 	assert_true(strncmp(last, "{\"ts\":\"", 7) == 0);
 }
 
@@ -362,14 +373,10 @@ static void test_open_errors(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_sysfs_lookups),
-	    cmocka_unit_test(test_targets),
-	    cmocka_unit_test(test_sample_lines),
-	    cmocka_unit_test(test_sample_fn),
-	    cmocka_unit_test(test_sampler_thread),
-	    cmocka_unit_test(test_zero_interval),
-	    cmocka_unit_test(test_capture_line),
-	    cmocka_unit_test(test_open_errors),
+	    cmocka_unit_test(test_sysfs_lookups),  cmocka_unit_test(test_targets),
+	    cmocka_unit_test(test_sample_lines),   cmocka_unit_test(test_sample_fn),
+	    cmocka_unit_test(test_sampler_thread), cmocka_unit_test(test_zero_interval),
+	    cmocka_unit_test(test_capture_line),   cmocka_unit_test(test_open_errors),
 	};
 	return cmocka_run_group_tests(tests, make_tree, remove_tree);
 }

@@ -127,7 +127,8 @@ static void test_gzip(void **state)
 	struct want w[40];
 	for (unsigned i = 0; i < 40; i++) {
 		pcap_rec(&b, 1700000000 + i, i, 100 + i, 200, i);
-		w[i] = (struct want){(1700000000ull + i) * 1000000000u + i * 1000u, 100 + i, 200, 1, 0, i, 0};
+		w[i] = (struct want){
+		    (1700000000ull + i) * 1000000000u + i * 1000u, 100 + i, 200, 1, 0, i, 0};
 	}
 	for (int two = 0; two < 2; two++) {
 		struct buf z = gzip(&b, two);

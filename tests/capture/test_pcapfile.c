@@ -21,7 +21,8 @@ static int ndirs;
 static void cross_check(const char *path)
 {
 	char perr[PCAP_ERRBUF_SIZE], errbuf[RT_ERRBUF_SIZE];
-	pcap_t *pc = pcap_open_offline_with_tstamp_precision(path, PCAP_TSTAMP_PRECISION_NANO, perr);
+	pcap_t *pc =
+	    pcap_open_offline_with_tstamp_precision(path, PCAP_TSTAMP_PRECISION_NANO, perr);
 	assert_non_null(pc);
 	FILE *fp = fopen(path, "rb");
 	assert_non_null(fp);
@@ -46,8 +47,9 @@ static void cross_check(const char *path)
 			struct rt_frame fr;
 			assert_int_equal(rt_pcapfile_next(f[k], &fr, 1, errbuf), 1);
 			/* libpcap sign-extends the 32-bit seconds of classic pcap: read them unsigned */
-			uint64_t sec = rt_pcapfile_info(f[k])->format == RT_PCAPFILE_PCAP ? (uint32_t)h->ts.tv_sec
-											 : (uint64_t)h->ts.tv_sec;
+			uint64_t sec = rt_pcapfile_info(f[k])->format == RT_PCAPFILE_PCAP
+			                   ? (uint32_t)h->ts.tv_sec
+			                   : (uint64_t)h->ts.tv_sec;
 			assert_int_equal(fr.ts_ns, sec * 1000000000u + (uint64_t)h->ts.tv_usec);
 			assert_int_equal(fr.caplen, h->caplen);
 			assert_int_equal(fr.wirelen, h->len);

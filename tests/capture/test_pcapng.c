@@ -21,12 +21,12 @@ static void test_pcapng_one_section(void **state)
 	(void)state;
 	struct buf b = {0};
 	shb(&b);
-	idb(&b, 1, 0, 9, 0);		 /* Ethernet, ns */
+	idb(&b, 1, 0, 9, 0);               /* Ethernet, ns */
 	size_t at = begin(&b, 0x00000BAD); /* a custom block: no frame, but frame 1 to Wireshark */
 	u32(&b, 12345);
 	frame_bytes(&b, 9, 9);
 	end(&b, at);
-	idb(&b, 101, 64, -1, -3600);	 /* raw IP, default us, offset -1 h */
+	idb(&b, 101, 64, -1, -3600); /* raw IP, default us, offset -1 h */
 	epb(&b, 0, 1700000000123456789ull, 60, 64, 0);
 	epb(&b, 1, 1700000000123456ull, 64, 1500, 1);
 	at = begin(&b, 3); /* SPB: interface 0, cut to what the block holds */

@@ -391,4 +391,3 @@ int main(void)
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
-

@@ -43,9 +43,9 @@ static void make_frames(struct rt_frame *f)
 		for (uint32_t k = 0; k < frame_len[i]; k++)
 			frame_bytes[i][k] = (uint8_t)(k * 7 + (uint32_t)i);
 		f[i] = (struct rt_frame){.data = frame_bytes[i],
-					 .caplen = frame_len[i],
-					 .wirelen = frame_len[i],
-					 .ts_ns = frame_ts[i]};
+		                         .caplen = frame_len[i],
+		                         .wirelen = frame_len[i],
+		                         .ts_ns = frame_ts[i]};
 	}
 }
 
@@ -287,8 +287,9 @@ static void test_rotation_by_time(void **state)
 		struct rt_writer *w;
 		uint64_t start = mono_ns();
 		assert_int_equal(rt_writer_open(&w, &cfg, errbuf), 0);
-		assert_int_equal(
-		    rt_writer_add_interface(w, "veth0", RT_LINK_ETHERNET, 0, RT_TS_SOFTWARE, errbuf), 0);
+		assert_int_equal(rt_writer_add_interface(w, "veth0", RT_LINK_ETHERNET, 0,
+		                                         RT_TS_SOFTWARE, errbuf),
+		                 0);
 		assert_int_equal(rt_writer_write(w, 0, &f[0], errbuf), 0);
 		assert_int_equal(rt_writer_write(w, 0, &f[1], errbuf), 0);
 		bool quick = mono_ns() - start < 900000000u;

@@ -46,9 +46,9 @@ static void test_html_markup_escaped(void **state)
 	(void)state;
 	assert_writes(HTML, "plain text", 0, "plain text");
 	assert_writes(HTML, "<script>alert(\"x\")</script>", 0,
-		      "&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;");
+	              "&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;");
 	assert_writes(HTML, "a&b 'q' <img src=x onerror=1>", 0,
-		      "a&amp;b &#39;q&#39; &lt;img src=x onerror=1&gt;");
+	              "a&amp;b &#39;q&#39; &lt;img src=x onerror=1&gt;");
 	/* an entity in the input is text, not markup: its & is escaped too */
 	assert_writes(HTML, "&lt;", 0, "&amp;lt;");
 }
@@ -57,8 +57,13 @@ static void test_html_utf8_and_controls(void **state)
 {
 	(void)state;
 	/* valid UTF-8 passes whole; a tab and a newline stay; other controls become spaces */
-	assert_writes(HTML, "caf\xc3\xa9 \xe2\x86\x92 \xf0\x9f\x93\x88", 0, "caf\xc3\xa9 \xe2\x86\x92 \xf0\x9f\x93\x88");
-	assert_writes(HTML, "a\tb\nc\x01" "d\x7f" "e", 0, "a\tb\nc d e");
+	assert_writes(HTML, "caf\xc3\xa9 \xe2\x86\x92 \xf0\x9f\x93\x88", 0,
+	              "caf\xc3\xa9 \xe2\x86\x92 \xf0\x9f\x93\x88");
+	assert_writes(HTML,
+	              "a\tb\nc\x01"
+	              "d\x7f"
+	              "e",
+	              0, "a\tb\nc d e");
 	/* a stray continuation byte, an overlong '<' (C0 BC) and a surrogate become U+FFFD */
 	assert_writes(HTML, "x\x80y", 0, "x\xef\xbf\xbdy");
 	assert_writes(HTML, "\xc0\xbc", 0, "\xef\xbf\xbd\xef\xbf\xbd");
@@ -71,8 +76,9 @@ static void test_script_json(void **state)
 {
 	(void)state;
 	const char *in = "{\"title\":\"</script><script>alert(1)</script><!--\"}";
-	assert_writes(SCRIPT_JSON, in, strlen(in),
-		      "{\"title\":\"\\u003c/script>\\u003cscript>alert(1)\\u003c/script>\\u003c!--\"}");
+	assert_writes(
+	    SCRIPT_JSON, in, strlen(in),
+	    "{\"title\":\"\\u003c/script>\\u003cscript>alert(1)\\u003c/script>\\u003c!--\"}");
 	assert_writes(SCRIPT_JSON, "{}", 2, "{}");
 	/* only len bytes are written */
 	assert_writes(SCRIPT_JSON, "<<x", 2, "\\u003c\\u003c");

@@ -144,7 +144,8 @@ static void test_members(void **state)
 	    emit_members,
 	    "{\"n\":7,\"yes\":true,\"no\":false,\"kind\":\"roce\",\"text\":\"a\\\"b\\\\c\\n\","
 	    "\"none\":null,\"neg\":-5,\"x\":1.25,\"ts\":\"1700000000.000000005\","
-	    "\"t2\":\"0.000000005\",\"ip\":\"10.0.0.1\",\"mac\":\"02:00:00:00:ab:cd\",\"we\\\"ird\":1}");
+	    "\"t2\":\"0.000000005\",\"ip\":\"10.0.0.1\",\"mac\":\"02:00:00:00:ab:cd\","
+	    "\"we\\\"ird\":1}");
 }
 
 static void test_nested(void **state)

@@ -38,12 +38,15 @@ static void test_command_line(void **state)
 static void test_hosts(void **state)
 {
 	(void)state;
-	char *argv[] = {"sh", "-c", "echo out-$RT_TEST_HOST; echo err-$RT_TEST_HOST >&2; exit 3", NULL};
+	char *argv[] = {"sh", "-c", "echo out-$RT_TEST_HOST; echo err-$RT_TEST_HOST >&2; exit 3",
+	                NULL};
 	const char *hosts[] = {"alpha", "beta", "gamma"};
 	struct rt_launch_result res[3];
 	char errbuf[RT_ERRBUF_SIZE];
-	struct rt_launch_opts o = {.launcher = "env RT_TEST_HOST={host}", .argv = argv,
-	                           .timeout_ns = 60000000000ull, .max_parallel = 2};
+	struct rt_launch_opts o = {.launcher = "env RT_TEST_HOST={host}",
+	                           .argv = argv,
+	                           .timeout_ns = 60000000000ull,
+	                           .max_parallel = 2};
 	assert_int_equal(rt_launch_hosts(&o, hosts, 3, res, errbuf), 0);
 	for (int i = 0; i < 3; i++) {
 		char want[32];
@@ -69,8 +72,9 @@ static void test_failures(void **state)
 	char *argv[] = {"true", NULL};
 	const char *hosts[] = {"up", "down"};
 	struct rt_launch_opts o = {
-	    .launcher = "sh -c 'test \"$0\" = up || { echo \"no route to $0\" >&2; exit 255; }; exec "
-	                "\"$@\"' {host}",
+	    .launcher =
+	        "sh -c 'test \"$0\" = up || { echo \"no route to $0\" >&2; exit 255; }; exec "
+	        "\"$@\"' {host}",
 	    .argv = argv};
 	assert_int_equal(rt_launch_hosts(&o, hosts, 2, res, errbuf), 0);
 	assert_int_equal(res[0].status, 0);
@@ -82,8 +86,8 @@ static void test_failures(void **state)
 
 	/* the timeout ends the whole process group */
 	char *slow[] = {"sh", "-c", "sleep 60 & sleep 60", NULL};
-	o = (struct rt_launch_opts){.launcher = "env X={host}", .argv = slow,
-	                            .timeout_ns = 200000000u};
+	o = (struct rt_launch_opts){
+	    .launcher = "env X={host}", .argv = slow, .timeout_ns = 200000000u};
 	assert_int_equal(rt_launch_hosts(&o, hosts, 1, res, errbuf), 0);
 	assert_true(res[0].timed_out);
 	assert_int_equal(res[0].status, 128 + SIGTERM);
@@ -165,8 +169,12 @@ static void test_session(void **state)
 	                "else echo data; fi",
 	                NULL};
 	const char *hosts[] = {"a", "b"};
-	struct rt_launch_opts o = {.launcher = "env H={host}", .argv = argv, .stdin_pipe = true,
-	                           .stdout_fds = fds, .on_line = on_line, .ctx = &l};
+	struct rt_launch_opts o = {.launcher = "env H={host}",
+	                           .argv = argv,
+	                           .stdin_pipe = true,
+	                           .stdout_fds = fds,
+	                           .on_line = on_line,
+	                           .ctx = &l};
 	struct rt_launch_session *s;
 	assert_int_equal(rt_launch_start(&s, &o, hosts, 2, res, errbuf), 0);
 	close(fd); /* the child has its copy */
@@ -204,7 +212,8 @@ static void test_session(void **state)
 
 	/* the end stops what still runs */
 	char *forever[] = {"sleep", "60", NULL};
-	o = (struct rt_launch_opts){.launcher = "env H={host}", .argv = forever, .stdin_pipe = true};
+	o = (struct rt_launch_opts){
+	    .launcher = "env H={host}", .argv = forever, .stdin_pipe = true};
 	assert_int_equal(rt_launch_start(&s, &o, hosts, 1, res, errbuf), 0);
 	rt_launch_poll(s, 10);
 	assert_int_equal(rt_launch_end(s, errbuf), 0);
@@ -216,10 +225,8 @@ static void test_session(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_command_line),
-	    cmocka_unit_test(test_hosts),
-	    cmocka_unit_test(test_failures),
-	    cmocka_unit_test(test_local),
+	    cmocka_unit_test(test_command_line), cmocka_unit_test(test_hosts),
+	    cmocka_unit_test(test_failures),     cmocka_unit_test(test_local),
 	    cmocka_unit_test(test_session),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

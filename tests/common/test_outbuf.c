@@ -86,7 +86,7 @@ static void test_ts(void **state)
 {
 	static const uint64_t ts[] = {0, 1700000000000000001ull, UINT64_MAX};
 	static const char *const want[] = {"0.000000000", "1700000000.000000001",
-					   "18446744073.709551615"};
+	                                   "18446744073.709551615"};
 
 	(void)state;
 	for (size_t i = 0; i < sizeof(ts) / sizeof(ts[0]); i++) {
@@ -145,10 +145,10 @@ static void emit_hex(struct rt_outbuf *o, const void *arg)
 
 static void test_hex(void **state)
 {
-	static const struct hex in[] = {{0, 1}, {0, 2}, {0x11, 6}, {0xABCDEF, 2}, {UINT64_MAX, 1},
-					{5, 99}};
-	static const char *const want[] = {"0x0", "0x00", "0x000011", "0xabcdef",
-					   "0xffffffffffffffff", "0x0000000000000005"};
+	static const struct hex in[] = {{0, 1},        {0, 2},          {0x11, 6},
+	                                {0xABCDEF, 2}, {UINT64_MAX, 1}, {5, 99}};
+	static const char *const want[] = {
+	    "0x0", "0x00", "0x000011", "0xabcdef", "0xffffffffffffffff", "0x0000000000000005"};
 
 	(void)state;
 	for (size_t i = 0; i < sizeof(in) / sizeof(in[0]); i++) {
@@ -216,17 +216,17 @@ static void test_json_every_byte(void **state)
 static void test_json_utf8(void **state)
 {
 	static const char *const ok[] = {
-	    "caf\xc3\xa9",		  /* U+00E9 */
-	    "\xc2\x80",		  /* U+0080, the smallest 2-byte form */
-	    "\xdf\xbf",		  /* U+07FF */
-	    "\xe0\xa0\x80",		  /* U+0800, the smallest 3-byte form */
-	    "\xe2\x82\xac 5",	  /* U+20AC euro sign */
-	    "\xed\x9f\xbf",		  /* U+D7FF, just below the surrogates */
-	    "\xee\x80\x80",		  /* U+E000, just above them */
-	    "\xef\xbf\xbf",		  /* U+FFFF */
-	    "\xf0\x90\x80\x80",	  /* U+10000, the smallest 4-byte form */
-	    "\xf0\x9f\x98\x80!",	  /* U+1F600 */
-	    "\xf4\x8f\xbf\xbf",	  /* U+10FFFF, the largest code point */
+	    "caf\xc3\xa9",              /* U+00E9 */
+	    "\xc2\x80",                 /* U+0080, the smallest 2-byte form */
+	    "\xdf\xbf",                 /* U+07FF */
+	    "\xe0\xa0\x80",             /* U+0800, the smallest 3-byte form */
+	    "\xe2\x82\xac 5",           /* U+20AC euro sign */
+	    "\xed\x9f\xbf",             /* U+D7FF, just below the surrogates */
+	    "\xee\x80\x80",             /* U+E000, just above them */
+	    "\xef\xbf\xbf",             /* U+FFFF */
+	    "\xf0\x90\x80\x80",         /* U+10000, the smallest 4-byte form */
+	    "\xf0\x9f\x98\x80!",        /* U+1F600 */
+	    "\xf4\x8f\xbf\xbf",         /* U+10FFFF, the largest code point */
 	    "\xe6\x97\xa5\xe6\x9c\xac", /* two 3-byte characters in a row */
 	};
 
@@ -245,18 +245,18 @@ static void test_json_invalid_utf8(void **state)
 {
 	(void)state;
 	assert_json("\xff", "\"\\ufffd\"");
-	assert_json("a\x80z", "\"a\\ufffdz\"");			   /* lone continuation byte */
-	assert_json("\xc3", "\"\\ufffd\"");			   /* cut at the end */
-	assert_json("\xc3(", "\"\\ufffd(\"");			   /* cut by an ASCII byte */
-	assert_json("\xc0\x80", "\"\\ufffd\\ufffd\"");		   /* overlong NUL */
-	assert_json("\xc1\xbf", "\"\\ufffd\\ufffd\"");		   /* overlong 2-byte */
-	assert_json("\xe0\x9f\xbf", "\"\\ufffd\\ufffd\\ufffd\"");  /* overlong 3-byte */
-	assert_json("\xed\xa0\x80", "\"\\ufffd\\ufffd\\ufffd\"");  /* surrogate U+D800 */
+	assert_json("a\x80z", "\"a\\ufffdz\"");                   /* lone continuation byte */
+	assert_json("\xc3", "\"\\ufffd\"");                       /* cut at the end */
+	assert_json("\xc3(", "\"\\ufffd(\"");                     /* cut by an ASCII byte */
+	assert_json("\xc0\x80", "\"\\ufffd\\ufffd\"");            /* overlong NUL */
+	assert_json("\xc1\xbf", "\"\\ufffd\\ufffd\"");            /* overlong 2-byte */
+	assert_json("\xe0\x9f\xbf", "\"\\ufffd\\ufffd\\ufffd\""); /* overlong 3-byte */
+	assert_json("\xed\xa0\x80", "\"\\ufffd\\ufffd\\ufffd\""); /* surrogate U+D800 */
 	assert_json("\xf0\x8f\xbf\xbf", "\"\\ufffd\\ufffd\\ufffd\\ufffd\""); /* overlong 4-byte */
 	assert_json("\xf4\x90\x80\x80", "\"\\ufffd\\ufffd\\ufffd\\ufffd\""); /* above U+10FFFF */
 	assert_json("\xf5\x80", "\"\\ufffd\\ufffd\"");
 	assert_json("\xf0\x9f\x98", "\"\\ufffd\\ufffd\\ufffd\""); /* 4-byte form cut short */
-	assert_json("\xe2\x82\"", "\"\\ufffd\\ufffd\\\"\"");     /* cut by a quote, still escaped */
+	assert_json("\xe2\x82\"", "\"\\ufffd\\ufffd\\\"\""); /* cut by a quote, still escaped */
 	assert_json("\xc3\xa9\xff\xc3\xa9", "\"\xc3\xa9\\ufffd\xc3\xa9\"");
 }
 
@@ -569,23 +569,23 @@ static void test_error_at_the_boundary(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_double_fixed),
-		cmocka_unit_test(test_double_huge),
-		cmocka_unit_test(test_ts),
+	    cmocka_unit_test(test_double_fixed),
+	    cmocka_unit_test(test_double_huge),
+	    cmocka_unit_test(test_ts),
 	    cmocka_unit_test(test_u64_digits),
-		cmocka_unit_test(test_hex),
-		cmocka_unit_test(test_json_escapes),
-		cmocka_unit_test(test_json_every_byte),
-		cmocka_unit_test(test_json_utf8),
-		cmocka_unit_test(test_json_invalid_utf8),
-		cmocka_unit_test(test_ipv6_text),
-		cmocka_unit_test(test_ip_sweep_inet_ntop),
-		cmocka_unit_test(test_ipv4_text),
-		cmocka_unit_test(test_exact_fill),
-		cmocka_unit_test(test_straddling_writes),
-		cmocka_unit_test(test_larger_than_buffer),
-		cmocka_unit_test(test_sticky_error),
-		cmocka_unit_test(test_error_at_the_boundary),
+	    cmocka_unit_test(test_hex),
+	    cmocka_unit_test(test_json_escapes),
+	    cmocka_unit_test(test_json_every_byte),
+	    cmocka_unit_test(test_json_utf8),
+	    cmocka_unit_test(test_json_invalid_utf8),
+	    cmocka_unit_test(test_ipv6_text),
+	    cmocka_unit_test(test_ip_sweep_inet_ntop),
+	    cmocka_unit_test(test_ipv4_text),
+	    cmocka_unit_test(test_exact_fill),
+	    cmocka_unit_test(test_straddling_writes),
+	    cmocka_unit_test(test_larger_than_buffer),
+	    cmocka_unit_test(test_sticky_error),
+	    cmocka_unit_test(test_error_at_the_boundary),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

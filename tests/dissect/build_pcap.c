@@ -32,10 +32,17 @@ int main(int argc, char **argv)
 	static uint8_t payload[4096];
 	for (size_t i = 0; i < sizeof(payload); i++)
 		payload[i] = (uint8_t)(i ^ 0x5a);
-	struct rt_build_net net = {.src_mac = {2, 0, 0, 0, 0, 1}, .dst_mac = {2, 0, 0, 0, 0, 2},
-				   .ip_version = 4, .src_ip = {192, 168, 7, 1},
-				   .dst_ip = {192, 168, 7, 2}, .udp_sport = 50000, .udp_dport = 4791,
-				   .dscp = 0x6a >> 2, .ecn = 2, .ttl = 64, .df = true};
+	struct rt_build_net net = {.src_mac = {2, 0, 0, 0, 0, 1},
+	                           .dst_mac = {2, 0, 0, 0, 0, 2},
+	                           .ip_version = 4,
+	                           .src_ip = {192, 168, 7, 1},
+	                           .dst_ip = {192, 168, 7, 2},
+	                           .udp_sport = 50000,
+	                           .udp_dport = 4791,
+	                           .dscp = 0x6a >> 2,
+	                           .ecn = 2,
+	                           .ttl = 64,
+	                           .df = true};
 	/*
 	 * opcode, payload, and the headers tshark should find (the builder takes
 	 * them from the opcode table): a write of 3 packets, sends, ACK, NAK, CNP
@@ -46,19 +53,24 @@ int main(int argc, char **argv)
 		int reth, aeth, cnp;
 		uint8_t syn;
 	} kinds[] = {
-		{0x06, 1024, 1, 0, 0, 0}, {0x07, 1024, 0, 0, 0, 0}, {0x08, 999, 0, 0, 0, 0},
-		{0x0A, 4096, 1, 0, 0, 0}, {0x04, 17, 0, 0, 0, 0},   {0x00, 256, 0, 0, 0, 0},
-		{0x02, 3, 0, 0, 0, 0},	  {0x11, 0, 0, 1, 0, 0x1f}, {0x11, 0, 0, 1, 0, 0x60},
-		{0x81, 0, 0, 0, 1, 0},
+	    {0x06, 1024, 1, 0, 0, 0}, {0x07, 1024, 0, 0, 0, 0}, {0x08, 999, 0, 0, 0, 0},
+	    {0x0A, 4096, 1, 0, 0, 0}, {0x04, 17, 0, 0, 0, 0},   {0x00, 256, 0, 0, 0, 0},
+	    {0x02, 3, 0, 0, 0, 0},    {0x11, 0, 0, 1, 0, 0x1f}, {0x11, 0, 0, 1, 0, 0x60},
+	    {0x81, 0, 0, 0, 1, 0},
 	};
 	for (unsigned i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
-		struct rt_record p = {.opcode = kinds[i].op, .pkey = 0xffff,
-				      .dest_qp = 0x100 + i * 0x10101, .psn = (0xfffffa + i) & 0xffffff,
-				      .ackreq = kinds[i].op == 0x08 || kinds[i].op == 0x0A,
-				      .becn = kinds[i].cnp, .payload_len = kinds[i].len,
-				      .reth_va = 0x7f0000001000ull * (i + 1), .reth_rkey = 0xabc0 + i,
-				      .reth_len = 3 * 1024 - 25, .aeth_syndrome = kinds[i].syn,
-				      .aeth_msn = 42 + i};
+		struct rt_record p = {.opcode = kinds[i].op,
+		                      .pkey = 0xffff,
+		                      .dest_qp = 0x100 + i * 0x10101,
+		                      .psn = (0xfffffa + i) & 0xffffff,
+		                      .ackreq = kinds[i].op == 0x08 || kinds[i].op == 0x0A,
+		                      .becn = kinds[i].cnp,
+		                      .payload_len = kinds[i].len,
+		                      .reth_va = 0x7f0000001000ull * (i + 1),
+		                      .reth_rkey = 0xabc0 + i,
+		                      .reth_len = 3 * 1024 - 25,
+		                      .aeth_syndrome = kinds[i].syn,
+		                      .aeth_msn = 42 + i};
 		uint8_t frame[4300];
 		int n = rt_build_frame(&net, &p, payload, frame, sizeof(frame));
 		if (n < 0) {
@@ -75,7 +87,7 @@ int main(int argc, char **argv)
 		fprintf(tsv, "%u\t%u\t%u\t%d\t", p.opcode, p.dest_qp, p.psn, p.ackreq ? 1 : 0);
 		if (kinds[i].reth)
 			fprintf(tsv, "%llu\t%u\t%u\t", (unsigned long long)p.reth_va, p.reth_rkey,
-				p.reth_len);
+			        p.reth_len);
 		else
 			fprintf(tsv, "\t\t\t");
 		if (kinds[i].aeth)

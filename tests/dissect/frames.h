@@ -11,14 +11,14 @@
 #include "test_pkt.h"
 
 #define TOS_DSCP26_ECT0 ((26 << 2) | 2)
-#define SPORT 49152
+#define SPORT           49152
 
 /* How to build a RoCE frame. */
 struct spec {
-	int link;	  /* RT_LINK_* */
-	int ntags;	  /* VLAN tags before the IP header (Ethernet and SLL) */
+	int link;         /* RT_LINK_* */
+	int ntags;        /* VLAN tags before the IP header (Ethernet and SLL) */
 	uint16_t tpid[3]; /* their TPIDs, outer first */
-	int ip;		  /* 4, 6, or 1 for RoCEv1 (GRH) */
+	int ip;           /* 4, 6, or 1 for RoCEv1 (GRH) */
 	uint16_t dport;
 	uint8_t opcode, pad, fecn, becn;
 	const uint8_t *ext; /* extended header bytes */
@@ -28,7 +28,8 @@ struct spec {
 
 static inline struct spec spec_default(void)
 {
-	struct spec s = {.link = RT_LINK_ETHERNET, .ip = 4, .dport = RT_ROCEV2_PORT, .opcode = 0x04};
+	struct spec s = {
+	    .link = RT_LINK_ETHERNET, .ip = 4, .dport = RT_ROCEV2_PORT, .opcode = 0x04};
 
 	return s;
 }
@@ -51,9 +52,9 @@ static inline void put_link(struct pkt *p, const struct spec *s, uint16_t type)
 		pk_eth(p, first);
 		break;
 	case RT_LINK_LINUX_SLL:
-		pk_be16(p, 4);	/* sent by us */
-		pk_be16(p, 1);	/* ARPHRD_ETHER */
-		pk_be16(p, 6);	/* address length */
+		pk_be16(p, 4); /* sent by us */
+		pk_be16(p, 1); /* ARPHRD_ETHER */
+		pk_be16(p, 6); /* address length */
 		pk_be32(p, 0x02000000);
 		pk_be32(p, 0x00010000); /* 02:00:00:00:00:01 + 2 bytes of padding */
 		pk_be16(p, first);
@@ -73,7 +74,7 @@ static inline void put_link(struct pkt *p, const struct spec *s, uint16_t type)
 	}
 	for (int i = 0; i < s->ntags; i++)
 		pk_vlan(p, (uint8_t)(3 + i), (uint16_t)(100 * (i + 1)),
-			i + 1 < s->ntags ? s->tpid[i + 1] : type);
+		        i + 1 < s->ntags ? s->tpid[i + 1] : type);
 }
 
 /* Build the frame; returns the offset of the IP header (or GRH). */
@@ -117,7 +118,7 @@ static inline uint32_t build(struct pkt *p, const struct spec *s)
 
 /* Dissect from a heap copy of exactly `caplen` bytes so ASan catches any overread. */
 static inline void dissect_n(const struct rt_dissect_opts *o, int link, const struct pkt *p,
-		      uint32_t caplen, uint32_t wirelen, struct rt_record *rec)
+                             uint32_t caplen, uint32_t wirelen, struct rt_record *rec)
 {
 	uint8_t *copy = malloc(caplen ? caplen : 1);
 
@@ -188,7 +189,7 @@ struct cut {
  * malformed; layers decoded before the cut stay.
  */
 static inline void check_cuts(const struct pkt *p, int link, const struct cut *cuts, size_t ncuts,
-		       uint32_t layers_after_link)
+                              uint32_t layers_after_link)
 {
 	struct rt_dissect_opts o = opts_default();
 
@@ -203,7 +204,8 @@ static inline void check_cuts(const struct pkt *p, int link, const struct cut *c
 		dissect_n(&o, link, p, caplen, p->len, &r);
 		if (r.events != want || !r.truncated)
 			fail_msg("caplen %u: events 0x%llx (want 0x%llx) truncated %d", caplen,
-				 (unsigned long long)r.events, (unsigned long long)want, r.truncated);
+			         (unsigned long long)r.events, (unsigned long long)want,
+			         r.truncated);
 		assert_int_not_equal(r.kind, RT_KIND_MALFORMED);
 		assert_int_equal(r.icrc, RT_ICRC_UNCHECKED);
 		assert_true(rt_event_is_truncation(r.events));

@@ -67,8 +67,9 @@ static void test_reth_immdt(void **state)
 
 static void test_aeth(void **state)
 {
-	static const char *const codes[] = {"psn_seq_error", "invalid_request", "remote_access_error",
-					    "remote_op_error", "invalid_rd_request"};
+	static const char *const codes[] = {"psn_seq_error", "invalid_request",
+	                                    "remote_access_error", "remote_op_error",
+	                                    "invalid_rd_request"};
 	struct pkt e = {.len = 0};
 	struct rt_record r;
 	(void)state;
@@ -224,11 +225,9 @@ static void test_cnp(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_reth_immdt),
-		cmocka_unit_test(test_aeth),
-		cmocka_unit_test(test_atomiceth),
-		cmocka_unit_test(test_deth_ieth_rdeth_xrceth_feth),
-		cmocka_unit_test(test_cnp),
+	    cmocka_unit_test(test_reth_immdt), cmocka_unit_test(test_aeth),
+	    cmocka_unit_test(test_atomiceth),  cmocka_unit_test(test_deth_ieth_rdeth_xrceth_feth),
+	    cmocka_unit_test(test_cnp),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -19,13 +19,13 @@
 
 /* How to wrap an inner frame: outer IP version, GRE flags/version/protocol, ERSPAN header. */
 struct tunnel {
-	int ip;		/* 4 or 6 */
+	int ip;         /* 4 or 6 */
 	uint16_t flags; /* C, R, K, S bits */
-	uint8_t ver;	/* GRE version */
+	uint8_t ver;    /* GRE version */
 	uint16_t proto;
-	uint8_t erspan_ver;  /* the Ver field written (0x88BE with S: type II; 0x22EB: type III) */
+	uint8_t erspan_ver; /* the Ver field written (0x88BE with S: type II; 0x22EB: type III) */
 	uint16_t session;
-	uint8_t ft, o;	     /* type III frame type and O bit */
+	uint8_t ft, o;       /* type III frame type and O bit */
 	uint32_t ip_len_cut; /* bytes taken off the outer IP length (0: exact) */
 };
 
@@ -69,15 +69,18 @@ static uint32_t wrap(struct pkt *p, const struct tunnel *t, const struct pkt *in
 	if (t->flags & GRE_S)
 		pk_be32(p, 77);
 	if (t->proto == 0x88BE && (t->flags & GRE_S)) {
-		pk_be16(p, (uint16_t)(t->erspan_ver << 12 | 10));  /* VLAN 10 */
-		pk_be16(p, (uint16_t)(7u << 13 | 3u << 11 | 1u << 10 | t->session)); /* COS 7, En 3, T */
-		pk_be32(p, 0xFFF12345); /* reserved bits set, index */
+		pk_be16(p, (uint16_t)(t->erspan_ver << 12 | 10)); /* VLAN 10 */
+		pk_be16(p, (uint16_t)(7u << 13 | 3u << 11 | 1u << 10 |
+		                      t->session)); /* COS 7, En 3, T */
+		pk_be32(p, 0xFFF12345);             /* reserved bits set, index */
 	} else if (t->proto == 0x22EB) {
 		pk_be16(p, (uint16_t)(t->erspan_ver << 12 | 20));
-		pk_be16(p, (uint16_t)(5u << 13 | 2u << 11 | 1u << 10 | t->session)); /* COS 5, BSO 2, T */
-		pk_be32(p, 0x01020304); /* timestamp */
-		pk_be16(p, 0x5555);	/* SGT */
-		pk_be16(p, (uint16_t)(1u << 15 | t->ft << 10 | 0x3Fu << 4 | 1u << 3 | 2u << 1 | t->o));
+		pk_be16(p, (uint16_t)(5u << 13 | 2u << 11 | 1u << 10 |
+		                      t->session)); /* COS 5, BSO 2, T */
+		pk_be32(p, 0x01020304);             /* timestamp */
+		pk_be16(p, 0x5555);                 /* SGT */
+		pk_be16(p,
+		        (uint16_t)(1u << 15 | t->ft << 10 | 0x3Fu << 4 | 1u << 3 | 2u << 1 | t->o));
 		if (t->o) {
 			pk_be32(p, 3u << 26 | 0x1234);
 			pk_be32(p, 0xCAFEF00D);
@@ -112,12 +115,13 @@ static void inner_roce(struct pkt *p)
 /* What a decapsulated default inner frame must hold. */
 static void check_inner(const struct rt_record *r, uint32_t inner_off, int outer_ip)
 {
-	static const uint8_t ip1[4] = {10, 0, 0, 1}, out1[4] = {192, 0, 2, 1}, out2[4] = {192, 0, 2, 2};
+	static const uint8_t ip1[4] = {10, 0, 0, 1}, out1[4] = {192, 0, 2, 1},
+	                     out2[4] = {192, 0, 2, 2};
 	static const uint8_t out6[4] = {0x20, 0x01, 0x0D, 0xB8};
 
 	check_common_roce(r);
 	assert_int_equal(r->layers & ~(uint32_t)RT_L_ERSPAN,
-			 RT_L_GRE | RT_L_ETH | RT_L_VLAN | RT_L_IPV4 | RT_L_UDP | RT_L_BTH);
+	                 RT_L_GRE | RT_L_ETH | RT_L_VLAN | RT_L_IPV4 | RT_L_UDP | RT_L_BTH);
 	assert_int_equal(r->events, 0);
 	assert_int_equal(r->ip_version, 4);
 	assert_memory_equal(r->src_ip, ip1, 4);
@@ -151,10 +155,12 @@ static void test_gre_flags_lengths(void **state)
 	inner_roce(&in);
 	for (size_t i = 0; i < sizeof(protos) / sizeof(protos[0]); i++) {
 		for (unsigned f = 0; f < 8; f++) {
-			struct tunnel t = {.ip = 4, .proto = protos[i], .erspan_ver = 1, .session = 5};
+			struct tunnel t = {
+			    .ip = 4, .proto = protos[i], .erspan_ver = 1, .session = 5};
 			uint32_t off, hlen = 4;
 
-			t.flags = (uint16_t)((f & 1 ? GRE_C : 0) | (f & 2 ? GRE_K : 0) | (f & 4 ? GRE_S : 0));
+			t.flags = (uint16_t)((f & 1 ? GRE_C : 0) | (f & 2 ? GRE_K : 0) |
+			                     (f & 4 ? GRE_S : 0));
 			hlen += 4 * (uint32_t)__builtin_popcount(f);
 			off = wrap(&p, &t, &in, 0);
 			if (t.proto == 0x88BE && (t.flags & GRE_S))
@@ -178,7 +184,8 @@ static void test_gre_flags_lengths(void **state)
 
 static void test_erspan2(void **state)
 {
-	struct tunnel t = {.ip = 4, .flags = GRE_S, .proto = 0x88BE, .erspan_ver = 1, .session = 0x3FF};
+	struct tunnel t = {
+	    .ip = 4, .flags = GRE_S, .proto = 0x88BE, .erspan_ver = 1, .session = 0x3FF};
 	struct pkt in, p;
 	struct rt_record r;
 	uint32_t off;
@@ -223,7 +230,8 @@ static void test_erspan3(void **state)
 
 	inner_roce(&in);
 	for (uint8_t o = 0; o < 2; o++) {
-		struct tunnel t = {.ip = 4, .proto = 0x22EB, .erspan_ver = 2, .session = 0x201, .o = o};
+		struct tunnel t = {
+		    .ip = 4, .proto = 0x22EB, .erspan_ver = 2, .session = 0x201, .o = o};
 		uint32_t off = wrap(&p, &t, &in, 0);
 
 		assert_int_equal(off, 14 + 20 + 4 + 12 + 8 * o);
@@ -239,7 +247,8 @@ static void test_erspan3(void **state)
 		check_inner(&r, off, 4);
 	}
 	/* frame type 2: an IP packet, no Ethernet header */
-	struct tunnel t = {.ip = 4, .proto = 0x22EB, .erspan_ver = 2, .session = 1, .ft = 2, .o = 1};
+	struct tunnel t = {
+	    .ip = 4, .proto = 0x22EB, .erspan_ver = 2, .session = 1, .ft = 2, .o = 1};
 	uint32_t off = wrap(&p, &t, &in, 18);
 	dissect_full(&p, RT_LINK_ETHERNET, &r);
 	assert_int_equal(r.kind, RT_KIND_ROCE);
@@ -332,10 +341,10 @@ static void test_gre_invalid(void **state)
 		wrap(&p, &t, &in, 0);
 		dissect_full(&p, RT_LINK_ETHERNET, &r);
 		assert_false(r.truncated);
-		if (r.kind != RT_KIND_MALFORMED || !(r.events & (RT_EV_GRE_BAD | RT_EV_IP_BAD_LENGTH |
-								   RT_EV_UDP_BAD_LENGTH)))
+		if (r.kind != RT_KIND_MALFORMED ||
+		    !(r.events & (RT_EV_GRE_BAD | RT_EV_IP_BAD_LENGTH | RT_EV_UDP_BAD_LENGTH)))
 			fail_msg("cut %u: kind %d events 0x%llx", cut, r.kind,
-				 (unsigned long long)r.events);
+			         (unsigned long long)r.events);
 	}
 }
 
@@ -394,14 +403,10 @@ static void test_truncation_erspan(void **state)
 		uint32_t off = wrap(&p, &tunnels[i], &in, 0);
 		uint32_t ip_end = 14 + (tunnels[i].ip == 4 ? 20 : 40);
 		const struct cut cuts[] = {
-		    {14, RT_EV_LINK_TRUNCATED},
-		    {ip_end, RT_EV_IP_TRUNCATED},
-		    {off, RT_EV_GRE_TRUNCATED},
-		    {off + 18, RT_EV_LINK_TRUNCATED},
-		    {off + 38, RT_EV_IP_TRUNCATED},
-		    {off + 46, RT_EV_UDP_TRUNCATED},
-		    {off + 58, RT_EV_BTH_TRUNCATED},
-		    {p.len, RT_EV_ICRC_TRUNCATED},
+		    {14, RT_EV_LINK_TRUNCATED},      {ip_end, RT_EV_IP_TRUNCATED},
+		    {off, RT_EV_GRE_TRUNCATED},      {off + 18, RT_EV_LINK_TRUNCATED},
+		    {off + 38, RT_EV_IP_TRUNCATED},  {off + 46, RT_EV_UDP_TRUNCATED},
+		    {off + 58, RT_EV_BTH_TRUNCATED}, {p.len, RT_EV_ICRC_TRUNCATED},
 		};
 		struct rt_dissect_opts o = opts_default();
 
@@ -421,13 +426,13 @@ static void test_truncation_erspan(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_gre_flags_lengths),
-		cmocka_unit_test(test_erspan2),
-		cmocka_unit_test(test_erspan3),
-		cmocka_unit_test(test_gre_ipv6_outer_and_ip_payload),
-		cmocka_unit_test(test_gre_invalid),
-		cmocka_unit_test(test_gre_not_followed),
-		cmocka_unit_test(test_truncation_erspan),
+	    cmocka_unit_test(test_gre_flags_lengths),
+	    cmocka_unit_test(test_erspan2),
+	    cmocka_unit_test(test_erspan3),
+	    cmocka_unit_test(test_gre_ipv6_outer_and_ip_payload),
+	    cmocka_unit_test(test_gre_invalid),
+	    cmocka_unit_test(test_gre_not_followed),
+	    cmocka_unit_test(test_truncation_erspan),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -144,7 +144,7 @@ static void test_sll_sll2_raw(void **state)
 			dissect_full(&p, s.link, &r);
 			check_common_roce(&r);
 			assert_int_equal(r.layers, layer[i] | (ip == 4 ? RT_L_IPV4 : RT_L_IPV6) |
-							   RT_L_UDP | RT_L_BTH);
+			                               RT_L_UDP | RT_L_BTH);
 			assert_int_equal(r.ip_version, ip);
 			assert_int_equal(r.ethertype, ip == 4 ? 0x0800 : 0x86DD);
 			assert_int_equal(r.payload_off, hlen[i] + (ip == 4 ? 20 : 40) + 8 + 12);
@@ -294,8 +294,8 @@ static void test_ethernet_padding(void **state)
 	assert_int_equal(r.payload_len, 0);
 	assert_int_equal(r.icrc, RT_ICRC_OK);
 	/* a snap length that keeps the packet but cuts the padding: still complete */
-	dissect_n(&(struct rt_dissect_opts){RT_ROCEV2_PORT, true}, RT_LINK_ETHERNET, &p, len,
-		  p.len, &r);
+	dissect_n(&(struct rt_dissect_opts){RT_ROCEV2_PORT, true}, RT_LINK_ETHERNET, &p, len, p.len,
+	          &r);
 	assert_false(r.truncated);
 	assert_int_equal(r.icrc, RT_ICRC_OK);
 }
@@ -310,7 +310,8 @@ static void test_record_reuse_and_link_types(void **state)
 
 	s.ip = 6;
 	s.opcode = 0x0B;
-	s.ext = (const uint8_t[20]){1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 0, 0, 0, 5};
+	s.ext =
+	    (const uint8_t[20]){1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 0, 0, 0, 5};
 	s.ext_len = 20;
 	build(&p, &s);
 	dissect_full(&p, RT_LINK_ETHERNET, &r);
@@ -328,8 +329,13 @@ static void test_record_reuse_and_link_types(void **state)
 	assert_int_equal(rt_dissect_buf(&o, 105, p.b, p.len, p.len, &r), -EPROTONOSUPPORT);
 
 	/* a frame brings its timestamp, link type and interface into the record */
-	struct rt_frame f = {.data = p.b, .caplen = p.len - 1, .wirelen = p.len, .ts_ns = 42,
-			     .seq = 9, .linktype = RT_LINK_ETHERNET, .interface_id = 3};
+	struct rt_frame f = {.data = p.b,
+	                     .caplen = p.len - 1,
+	                     .wirelen = p.len,
+	                     .ts_ns = 42,
+	                     .seq = 9,
+	                     .linktype = RT_LINK_ETHERNET,
+	                     .interface_id = 3};
 	r.ts_ns = 7;
 	assert_int_equal(rt_dissect(&o, &f, &r), 0);
 	assert_true(r.ts_ns == 42);
@@ -364,16 +370,16 @@ static void test_record_reuse_and_link_types(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_ipv4_send_only),
-		cmocka_unit_test(test_fecn_becn_ce),
-		cmocka_unit_test(test_vlan_tags),
-		cmocka_unit_test(test_sll_sll2_raw),
-		cmocka_unit_test(test_sll_vlan),
-		cmocka_unit_test(test_ipv6),
-		cmocka_unit_test(test_rocev1_grh),
-		cmocka_unit_test(test_pfc_pause),
-		cmocka_unit_test(test_ethernet_padding),
-		cmocka_unit_test(test_record_reuse_and_link_types),
+	    cmocka_unit_test(test_ipv4_send_only),
+	    cmocka_unit_test(test_fecn_becn_ce),
+	    cmocka_unit_test(test_vlan_tags),
+	    cmocka_unit_test(test_sll_sll2_raw),
+	    cmocka_unit_test(test_sll_vlan),
+	    cmocka_unit_test(test_ipv6),
+	    cmocka_unit_test(test_rocev1_grh),
+	    cmocka_unit_test(test_pfc_pause),
+	    cmocka_unit_test(test_ethernet_padding),
+	    cmocka_unit_test(test_record_reuse_and_link_types),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

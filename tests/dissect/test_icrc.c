@@ -55,7 +55,7 @@ static uint32_t ref_icrc(const uint8_t *ip, size_t len)
 		h[7] = 0xFF; /* hop limit */
 	}
 	h[hl + 6] = h[hl + 7] = 0xFF; /* UDP checksum */
-	h[hl + 8 + 4] = 0xFF;	      /* BTH FECN/BECN/resv6 */
+	h[hl + 8 + 4] = 0xFF;         /* BTH FECN/BECN/resv6 */
 	c = crc32_bitwise(buf, 8 + len);
 	free(buf);
 	return c;
@@ -160,23 +160,24 @@ static void check_flips(int ipv)
 		q.b[i] ^= 0x01;
 		if (ipv == 4)
 			masked = i == ip_off + 1 || i == ip_off + 8 || i == ip_off + 10 ||
-				 i == ip_off + 11;
+			         i == ip_off + 11;
 		else
 			masked = (i >= ip_off + 1 && i <= ip_off + 3) || i == ip_off + 7;
 		masked |= i == udp + 6 || i == udp + 7 || i == bth + 4;
 		/* fields the dissector itself depends on: flipping them changes the parse */
 		if (ipv == 4)
-			parsed = i == ip_off || i == ip_off + 2 || i == ip_off + 3 || i == ip_off + 6 ||
-				 i == ip_off + 7 || i == ip_off + 9;
+			parsed = i == ip_off || i == ip_off + 2 || i == ip_off + 3 ||
+			         i == ip_off + 6 || i == ip_off + 7 || i == ip_off + 9;
 		else
-			parsed = i == ip_off || i == ip_off + 4 || i == ip_off + 5 || i == ip_off + 6;
+			parsed =
+			    i == ip_off || i == ip_off + 4 || i == ip_off + 5 || i == ip_off + 6;
 		parsed |= (i >= udp + 2 && i <= udp + 5) || i == bth || i == bth + 1;
 		if (parsed)
 			continue;
 		dissect(&q, true, q.len, &r);
 		if (r.icrc != (masked ? RT_ICRC_OK : RT_ICRC_BAD))
 			fail_msg("IPv%d byte %u flipped: icrc %s", ipv, i - ip_off,
-				 rt_icrc_name(r.icrc));
+			         rt_icrc_name(r.icrc));
 		assert_int_equal(r.events, masked ? 0 : RT_EV_ICRC_BAD);
 		assert_int_equal(r.kind, RT_KIND_ROCE);
 	}
@@ -257,7 +258,8 @@ static void test_rxe_capture(void **state)
 	}
 	rt_dissect_opts_init(&o);
 	while (!found && pcap_next_ex(pc, &h, &d) == 1) {
-		assert_int_equal(rt_dissect_buf(&o, pcap_datalink(pc), d, h->caplen, h->len, &r), 0);
+		assert_int_equal(rt_dissect_buf(&o, pcap_datalink(pc), d, h->caplen, h->len, &r),
+		                 0);
 		if (r.kind != RT_KIND_ROCE)
 			continue;
 		found = 1;
@@ -274,12 +276,9 @@ static void test_rxe_capture(void **state)
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_reference_crc),
-		cmocka_unit_test(test_good),
-		cmocka_unit_test(test_flips),
-		cmocka_unit_test(test_truncated_and_off),
-		cmocka_unit_test(test_compute_errors),
-		cmocka_unit_test(test_rxe_capture),
+	    cmocka_unit_test(test_reference_crc),  cmocka_unit_test(test_good),
+	    cmocka_unit_test(test_flips),          cmocka_unit_test(test_truncated_and_off),
+	    cmocka_unit_test(test_compute_errors), cmocka_unit_test(test_rxe_capture),
 	};
 
 	if (argc > 1)

@@ -36,7 +36,7 @@ static void expect_malformed(const struct pkt *p, int link, uint32_t event)
 	assert_int_equal(r.events, event);
 	assert_false(r.truncated);
 	assert_false(r.layers & RT_L_BTH && event != RT_EV_BTH_BAD_TVER &&
-		     event != RT_EV_TOO_SHORT_FOR_ICRC);
+	             event != RT_EV_TOO_SHORT_FOR_ICRC);
 }
 
 static void test_invalid_ip(void **state)
@@ -245,7 +245,8 @@ static void test_not_roce(void **state)
 /* The decode-event table: a row per bit in use, names unique, classes and layers as the output needs them. */
 static void test_names(void **state)
 {
-	static const char *const layers[] = {"link", "ip", "udp", "gre", "bth", "ext", "icrc", "macc"};
+	static const char *const layers[] = {"link", "ip",  "udp",  "gre",
+	                                     "bth",  "ext", "icrc", "macc"};
 	const char *seen[64] = {0};
 	(void)state;
 
@@ -306,10 +307,10 @@ static void test_names(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_invalid_ip),
-		cmocka_unit_test(test_invalid_udp_bth),
-		cmocka_unit_test(test_not_roce),
-		cmocka_unit_test(test_names),
+	    cmocka_unit_test(test_invalid_ip),
+	    cmocka_unit_test(test_invalid_udp_bth),
+	    cmocka_unit_test(test_not_roce),
+	    cmocka_unit_test(test_names),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

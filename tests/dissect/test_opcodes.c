@@ -17,26 +17,37 @@ static const struct {
 	uint16_t bit;
 	uint8_t size;
 } hdr_def[NHDR] = {
-	[RDETH] = {RT_H_RDETH, 4}, [XRCETH] = {RT_H_XRCETH, 4}, [DETH] = {RT_H_DETH, 8},
-	[FETH] = {RT_H_FETH, 4},   [RETH] = {RT_H_RETH, 16},    [ATOM] = {RT_H_ATOMICETH, 28},
-	[AETH] = {RT_H_AETH, 4},   [ATACK] = {RT_H_ATOMICACKETH, 8}, [IMM] = {RT_H_IMMDT, 4},
-	[IETH] = {RT_H_IETH, 4},   [CNPR] = {RT_H_CNP, 16},
+    [RDETH] = {RT_H_RDETH, 4}, [XRCETH] = {RT_H_XRCETH, 4},      [DETH] = {RT_H_DETH, 8},
+    [FETH] = {RT_H_FETH, 4},   [RETH] = {RT_H_RETH, 16},         [ATOM] = {RT_H_ATOMICETH, 28},
+    [AETH] = {RT_H_AETH, 4},   [ATACK] = {RT_H_ATOMICACKETH, 8}, [IMM] = {RT_H_IMMDT, 4},
+    [IETH] = {RT_H_IETH, 4},   [CNPR] = {RT_H_CNP, 16},
 };
 
 static uint8_t table_off(const struct rt_opcode_info *info, int h)
 {
 	switch (h) {
-	case RDETH: return info->off_rdeth;
-	case XRCETH: return info->off_xrceth;
-	case DETH: return info->off_deth;
-	case FETH: return info->off_feth;
-	case RETH: return info->off_reth;
-	case ATOM: return info->off_atomiceth;
-	case AETH: return info->off_aeth;
-	case ATACK: return info->off_atomicacketh;
-	case IMM: return info->off_immdt;
-	case IETH: return info->off_ieth;
-	default: return info->off_cnp;
+	case RDETH:
+		return info->off_rdeth;
+	case XRCETH:
+		return info->off_xrceth;
+	case DETH:
+		return info->off_deth;
+	case FETH:
+		return info->off_feth;
+	case RETH:
+		return info->off_reth;
+	case ATOM:
+		return info->off_atomiceth;
+	case AETH:
+		return info->off_aeth;
+	case ATACK:
+		return info->off_atomicacketh;
+	case IMM:
+		return info->off_immdt;
+	case IETH:
+		return info->off_ieth;
+	default:
+		return info->off_cnp;
 	}
 }
 
@@ -47,9 +58,21 @@ static uint8_t table_off(const struct rt_opcode_info *info, int h)
  * M middle, L last, O only, D payload, I immediate, V invalidate, C CNP.
  */
 enum {
-	Q = RT_OPF_REQ, P = RT_OPF_RESP, A = RT_OPF_ACK, S = RT_OPF_SEND, W = RT_OPF_WRITE,
-	R = RT_OPF_READ, T = RT_OPF_ATOMIC, F = RT_OPF_FIRST, M = RT_OPF_MIDDLE, L = RT_OPF_LAST,
-	O = RT_OPF_ONLY, D = RT_OPF_PAYLOAD, I = RT_OPF_IMM, V = RT_OPF_INV, C = RT_OPF_CNP,
+	Q = RT_OPF_REQ,
+	P = RT_OPF_RESP,
+	A = RT_OPF_ACK,
+	S = RT_OPF_SEND,
+	W = RT_OPF_WRITE,
+	R = RT_OPF_READ,
+	T = RT_OPF_ATOMIC,
+	F = RT_OPF_FIRST,
+	M = RT_OPF_MIDDLE,
+	L = RT_OPF_LAST,
+	O = RT_OPF_ONLY,
+	D = RT_OPF_PAYLOAD,
+	I = RT_OPF_IMM,
+	V = RT_OPF_INV,
+	C = RT_OPF_CNP,
 };
 struct row {
 	uint8_t opcode;
@@ -60,97 +83,97 @@ struct row {
 
 #define END -1
 static const struct row rows[] = {
-	/* RC */
-	{0x00, "RC_SEND_FIRST", Q | S | D | F, {END}},
-	{0x01, "RC_SEND_MIDDLE", Q | S | D | M, {END}},
-	{0x02, "RC_SEND_LAST", Q | S | D | L, {END}},
-	{0x03, "RC_SEND_LAST_IMM", Q | S | D | L | I, {IMM, END}},
-	{0x04, "RC_SEND_ONLY", Q | S | D | O, {END}},
-	{0x05, "RC_SEND_ONLY_IMM", Q | S | D | O | I, {IMM, END}},
-	{0x06, "RC_RDMA_WRITE_FIRST", Q | W | D | F, {RETH, END}},
-	{0x07, "RC_RDMA_WRITE_MIDDLE", Q | W | D | M, {END}},
-	{0x08, "RC_RDMA_WRITE_LAST", Q | W | D | L, {END}},
-	{0x09, "RC_RDMA_WRITE_LAST_IMM", Q | W | D | L | I, {IMM, END}},
-	{0x0A, "RC_RDMA_WRITE_ONLY", Q | W | D | O, {RETH, END}},
-	{0x0B, "RC_RDMA_WRITE_ONLY_IMM", Q | W | D | O | I, {RETH, IMM, END}},
-	{0x0C, "RC_RDMA_READ_REQUEST", Q | R | O, {RETH, END}},
-	{0x0D, "RC_RDMA_READ_RESPONSE_FIRST", P | R | D | F, {AETH, END}},
-	{0x0E, "RC_RDMA_READ_RESPONSE_MIDDLE", P | R | D | M, {END}},
-	{0x0F, "RC_RDMA_READ_RESPONSE_LAST", P | R | D | L, {AETH, END}},
-	{0x10, "RC_RDMA_READ_RESPONSE_ONLY", P | R | D | O, {AETH, END}},
-	{0x11, "RC_ACK", P | A | O, {AETH, END}},
-	{0x12, "RC_ATOMIC_ACK", P | A | T | O, {AETH, ATACK, END}},
-	{0x13, "RC_COMPARE_SWAP", Q | T | O, {ATOM, END}},
-	{0x14, "RC_FETCH_ADD", Q | T | O, {ATOM, END}},
-	{0x16, "RC_SEND_LAST_INV", Q | S | D | L | V, {IETH, END}},
-	{0x17, "RC_SEND_ONLY_INV", Q | S | D | O | V, {IETH, END}},
-	{0x1C, "RC_FLUSH", Q | O, {FETH, RETH, END}},
-	{0x1D, "RC_ATOMIC_WRITE", Q | W | D | T | O, {RETH, END}},
-	/* UC */
-	{0x20, "UC_SEND_FIRST", Q | S | D | F, {END}},
-	{0x21, "UC_SEND_MIDDLE", Q | S | D | M, {END}},
-	{0x22, "UC_SEND_LAST", Q | S | D | L, {END}},
-	{0x23, "UC_SEND_LAST_IMM", Q | S | D | L | I, {IMM, END}},
-	{0x24, "UC_SEND_ONLY", Q | S | D | O, {END}},
-	{0x25, "UC_SEND_ONLY_IMM", Q | S | D | O | I, {IMM, END}},
-	{0x26, "UC_RDMA_WRITE_FIRST", Q | W | D | F, {RETH, END}},
-	{0x27, "UC_RDMA_WRITE_MIDDLE", Q | W | D | M, {END}},
-	{0x28, "UC_RDMA_WRITE_LAST", Q | W | D | L, {END}},
-	{0x29, "UC_RDMA_WRITE_LAST_IMM", Q | W | D | L | I, {IMM, END}},
-	{0x2A, "UC_RDMA_WRITE_ONLY", Q | W | D | O, {RETH, END}},
-	{0x2B, "UC_RDMA_WRITE_ONLY_IMM", Q | W | D | O | I, {RETH, IMM, END}},
-	/* RD */
-	{0x40, "RD_SEND_FIRST", Q | S | D | F, {RDETH, DETH, END}},
-	{0x41, "RD_SEND_MIDDLE", Q | S | D | M, {RDETH, DETH, END}},
-	{0x42, "RD_SEND_LAST", Q | S | D | L, {RDETH, DETH, END}},
-	{0x43, "RD_SEND_LAST_IMM", Q | S | D | L | I, {RDETH, DETH, IMM, END}},
-	{0x44, "RD_SEND_ONLY", Q | S | D | O, {RDETH, DETH, END}},
-	{0x45, "RD_SEND_ONLY_IMM", Q | S | D | O | I, {RDETH, DETH, IMM, END}},
-	{0x46, "RD_RDMA_WRITE_FIRST", Q | W | D | F, {RDETH, DETH, RETH, END}},
-	{0x47, "RD_RDMA_WRITE_MIDDLE", Q | W | D | M, {RDETH, DETH, END}},
-	{0x48, "RD_RDMA_WRITE_LAST", Q | W | D | L, {RDETH, DETH, END}},
-	{0x49, "RD_RDMA_WRITE_LAST_IMM", Q | W | D | L | I, {RDETH, DETH, IMM, END}},
-	{0x4A, "RD_RDMA_WRITE_ONLY", Q | W | D | O, {RDETH, DETH, RETH, END}},
-	{0x4B, "RD_RDMA_WRITE_ONLY_IMM", Q | W | D | O | I, {RDETH, DETH, RETH, IMM, END}},
-	{0x4C, "RD_RDMA_READ_REQUEST", Q | R | O, {RDETH, DETH, RETH, END}},
-	{0x4D, "RD_RDMA_READ_RESPONSE_FIRST", P | R | D | F, {RDETH, AETH, END}},
-	{0x4E, "RD_RDMA_READ_RESPONSE_MIDDLE", P | R | D | M, {RDETH, END}},
-	{0x4F, "RD_RDMA_READ_RESPONSE_LAST", P | R | D | L, {RDETH, AETH, END}},
-	{0x50, "RD_RDMA_READ_RESPONSE_ONLY", P | R | D | O, {RDETH, AETH, END}},
-	{0x51, "RD_ACK", P | A | O, {RDETH, AETH, END}},
-	{0x52, "RD_ATOMIC_ACK", P | A | T | O, {RDETH, AETH, ATACK, END}},
-	{0x53, "RD_COMPARE_SWAP", Q | T | O, {RDETH, DETH, ATOM, END}},
-	{0x54, "RD_FETCH_ADD", Q | T | O, {RDETH, DETH, ATOM, END}},
-	{0x55, "RD_RESYNC", Q | O, {RDETH, DETH, END}},
-	/* UD */
-	{0x64, "UD_SEND_ONLY", Q | S | D | O, {DETH, END}},
-	{0x65, "UD_SEND_ONLY_IMM", Q | S | D | O | I, {DETH, IMM, END}},
-	/* CNP */
-	{0x81, "CNP", C, {CNPR, END}},
-	/* XRC */
-	{0xA0, "XRC_SEND_FIRST", Q | S | D | F, {XRCETH, END}},
-	{0xA1, "XRC_SEND_MIDDLE", Q | S | D | M, {XRCETH, END}},
-	{0xA2, "XRC_SEND_LAST", Q | S | D | L, {XRCETH, END}},
-	{0xA3, "XRC_SEND_LAST_IMM", Q | S | D | L | I, {XRCETH, IMM, END}},
-	{0xA4, "XRC_SEND_ONLY", Q | S | D | O, {XRCETH, END}},
-	{0xA5, "XRC_SEND_ONLY_IMM", Q | S | D | O | I, {XRCETH, IMM, END}},
-	{0xA6, "XRC_RDMA_WRITE_FIRST", Q | W | D | F, {XRCETH, RETH, END}},
-	{0xA7, "XRC_RDMA_WRITE_MIDDLE", Q | W | D | M, {XRCETH, END}},
-	{0xA8, "XRC_RDMA_WRITE_LAST", Q | W | D | L, {XRCETH, END}},
-	{0xA9, "XRC_RDMA_WRITE_LAST_IMM", Q | W | D | L | I, {XRCETH, IMM, END}},
-	{0xAA, "XRC_RDMA_WRITE_ONLY", Q | W | D | O, {XRCETH, RETH, END}},
-	{0xAB, "XRC_RDMA_WRITE_ONLY_IMM", Q | W | D | O | I, {XRCETH, RETH, IMM, END}},
-	{0xAC, "XRC_RDMA_READ_REQUEST", Q | R | O, {XRCETH, RETH, END}},
-	{0xAD, "XRC_RDMA_READ_RESPONSE_FIRST", P | R | D | F, {AETH, END}},
-	{0xAE, "XRC_RDMA_READ_RESPONSE_MIDDLE", P | R | D | M, {END}},
-	{0xAF, "XRC_RDMA_READ_RESPONSE_LAST", P | R | D | L, {AETH, END}},
-	{0xB0, "XRC_RDMA_READ_RESPONSE_ONLY", P | R | D | O, {AETH, END}},
-	{0xB1, "XRC_ACK", P | A | O, {AETH, END}},
-	{0xB2, "XRC_ATOMIC_ACK", P | A | T | O, {AETH, ATACK, END}},
-	{0xB3, "XRC_COMPARE_SWAP", Q | T | O, {XRCETH, ATOM, END}},
-	{0xB4, "XRC_FETCH_ADD", Q | T | O, {XRCETH, ATOM, END}},
-	{0xB6, "XRC_SEND_LAST_INV", Q | S | D | L | V, {XRCETH, IETH, END}},
-	{0xB7, "XRC_SEND_ONLY_INV", Q | S | D | O | V, {XRCETH, IETH, END}},
+    /* RC */
+    {0x00, "RC_SEND_FIRST", Q | S | D | F, {END}},
+    {0x01, "RC_SEND_MIDDLE", Q | S | D | M, {END}},
+    {0x02, "RC_SEND_LAST", Q | S | D | L, {END}},
+    {0x03, "RC_SEND_LAST_IMM", Q | S | D | L | I, {IMM, END}},
+    {0x04, "RC_SEND_ONLY", Q | S | D | O, {END}},
+    {0x05, "RC_SEND_ONLY_IMM", Q | S | D | O | I, {IMM, END}},
+    {0x06, "RC_RDMA_WRITE_FIRST", Q | W | D | F, {RETH, END}},
+    {0x07, "RC_RDMA_WRITE_MIDDLE", Q | W | D | M, {END}},
+    {0x08, "RC_RDMA_WRITE_LAST", Q | W | D | L, {END}},
+    {0x09, "RC_RDMA_WRITE_LAST_IMM", Q | W | D | L | I, {IMM, END}},
+    {0x0A, "RC_RDMA_WRITE_ONLY", Q | W | D | O, {RETH, END}},
+    {0x0B, "RC_RDMA_WRITE_ONLY_IMM", Q | W | D | O | I, {RETH, IMM, END}},
+    {0x0C, "RC_RDMA_READ_REQUEST", Q | R | O, {RETH, END}},
+    {0x0D, "RC_RDMA_READ_RESPONSE_FIRST", P | R | D | F, {AETH, END}},
+    {0x0E, "RC_RDMA_READ_RESPONSE_MIDDLE", P | R | D | M, {END}},
+    {0x0F, "RC_RDMA_READ_RESPONSE_LAST", P | R | D | L, {AETH, END}},
+    {0x10, "RC_RDMA_READ_RESPONSE_ONLY", P | R | D | O, {AETH, END}},
+    {0x11, "RC_ACK", P | A | O, {AETH, END}},
+    {0x12, "RC_ATOMIC_ACK", P | A | T | O, {AETH, ATACK, END}},
+    {0x13, "RC_COMPARE_SWAP", Q | T | O, {ATOM, END}},
+    {0x14, "RC_FETCH_ADD", Q | T | O, {ATOM, END}},
+    {0x16, "RC_SEND_LAST_INV", Q | S | D | L | V, {IETH, END}},
+    {0x17, "RC_SEND_ONLY_INV", Q | S | D | O | V, {IETH, END}},
+    {0x1C, "RC_FLUSH", Q | O, {FETH, RETH, END}},
+    {0x1D, "RC_ATOMIC_WRITE", Q | W | D | T | O, {RETH, END}},
+    /* UC */
+    {0x20, "UC_SEND_FIRST", Q | S | D | F, {END}},
+    {0x21, "UC_SEND_MIDDLE", Q | S | D | M, {END}},
+    {0x22, "UC_SEND_LAST", Q | S | D | L, {END}},
+    {0x23, "UC_SEND_LAST_IMM", Q | S | D | L | I, {IMM, END}},
+    {0x24, "UC_SEND_ONLY", Q | S | D | O, {END}},
+    {0x25, "UC_SEND_ONLY_IMM", Q | S | D | O | I, {IMM, END}},
+    {0x26, "UC_RDMA_WRITE_FIRST", Q | W | D | F, {RETH, END}},
+    {0x27, "UC_RDMA_WRITE_MIDDLE", Q | W | D | M, {END}},
+    {0x28, "UC_RDMA_WRITE_LAST", Q | W | D | L, {END}},
+    {0x29, "UC_RDMA_WRITE_LAST_IMM", Q | W | D | L | I, {IMM, END}},
+    {0x2A, "UC_RDMA_WRITE_ONLY", Q | W | D | O, {RETH, END}},
+    {0x2B, "UC_RDMA_WRITE_ONLY_IMM", Q | W | D | O | I, {RETH, IMM, END}},
+    /* RD */
+    {0x40, "RD_SEND_FIRST", Q | S | D | F, {RDETH, DETH, END}},
+    {0x41, "RD_SEND_MIDDLE", Q | S | D | M, {RDETH, DETH, END}},
+    {0x42, "RD_SEND_LAST", Q | S | D | L, {RDETH, DETH, END}},
+    {0x43, "RD_SEND_LAST_IMM", Q | S | D | L | I, {RDETH, DETH, IMM, END}},
+    {0x44, "RD_SEND_ONLY", Q | S | D | O, {RDETH, DETH, END}},
+    {0x45, "RD_SEND_ONLY_IMM", Q | S | D | O | I, {RDETH, DETH, IMM, END}},
+    {0x46, "RD_RDMA_WRITE_FIRST", Q | W | D | F, {RDETH, DETH, RETH, END}},
+    {0x47, "RD_RDMA_WRITE_MIDDLE", Q | W | D | M, {RDETH, DETH, END}},
+    {0x48, "RD_RDMA_WRITE_LAST", Q | W | D | L, {RDETH, DETH, END}},
+    {0x49, "RD_RDMA_WRITE_LAST_IMM", Q | W | D | L | I, {RDETH, DETH, IMM, END}},
+    {0x4A, "RD_RDMA_WRITE_ONLY", Q | W | D | O, {RDETH, DETH, RETH, END}},
+    {0x4B, "RD_RDMA_WRITE_ONLY_IMM", Q | W | D | O | I, {RDETH, DETH, RETH, IMM, END}},
+    {0x4C, "RD_RDMA_READ_REQUEST", Q | R | O, {RDETH, DETH, RETH, END}},
+    {0x4D, "RD_RDMA_READ_RESPONSE_FIRST", P | R | D | F, {RDETH, AETH, END}},
+    {0x4E, "RD_RDMA_READ_RESPONSE_MIDDLE", P | R | D | M, {RDETH, END}},
+    {0x4F, "RD_RDMA_READ_RESPONSE_LAST", P | R | D | L, {RDETH, AETH, END}},
+    {0x50, "RD_RDMA_READ_RESPONSE_ONLY", P | R | D | O, {RDETH, AETH, END}},
+    {0x51, "RD_ACK", P | A | O, {RDETH, AETH, END}},
+    {0x52, "RD_ATOMIC_ACK", P | A | T | O, {RDETH, AETH, ATACK, END}},
+    {0x53, "RD_COMPARE_SWAP", Q | T | O, {RDETH, DETH, ATOM, END}},
+    {0x54, "RD_FETCH_ADD", Q | T | O, {RDETH, DETH, ATOM, END}},
+    {0x55, "RD_RESYNC", Q | O, {RDETH, DETH, END}},
+    /* UD */
+    {0x64, "UD_SEND_ONLY", Q | S | D | O, {DETH, END}},
+    {0x65, "UD_SEND_ONLY_IMM", Q | S | D | O | I, {DETH, IMM, END}},
+    /* CNP */
+    {0x81, "CNP", C, {CNPR, END}},
+    /* XRC */
+    {0xA0, "XRC_SEND_FIRST", Q | S | D | F, {XRCETH, END}},
+    {0xA1, "XRC_SEND_MIDDLE", Q | S | D | M, {XRCETH, END}},
+    {0xA2, "XRC_SEND_LAST", Q | S | D | L, {XRCETH, END}},
+    {0xA3, "XRC_SEND_LAST_IMM", Q | S | D | L | I, {XRCETH, IMM, END}},
+    {0xA4, "XRC_SEND_ONLY", Q | S | D | O, {XRCETH, END}},
+    {0xA5, "XRC_SEND_ONLY_IMM", Q | S | D | O | I, {XRCETH, IMM, END}},
+    {0xA6, "XRC_RDMA_WRITE_FIRST", Q | W | D | F, {XRCETH, RETH, END}},
+    {0xA7, "XRC_RDMA_WRITE_MIDDLE", Q | W | D | M, {XRCETH, END}},
+    {0xA8, "XRC_RDMA_WRITE_LAST", Q | W | D | L, {XRCETH, END}},
+    {0xA9, "XRC_RDMA_WRITE_LAST_IMM", Q | W | D | L | I, {XRCETH, IMM, END}},
+    {0xAA, "XRC_RDMA_WRITE_ONLY", Q | W | D | O, {XRCETH, RETH, END}},
+    {0xAB, "XRC_RDMA_WRITE_ONLY_IMM", Q | W | D | O | I, {XRCETH, RETH, IMM, END}},
+    {0xAC, "XRC_RDMA_READ_REQUEST", Q | R | O, {XRCETH, RETH, END}},
+    {0xAD, "XRC_RDMA_READ_RESPONSE_FIRST", P | R | D | F, {AETH, END}},
+    {0xAE, "XRC_RDMA_READ_RESPONSE_MIDDLE", P | R | D | M, {END}},
+    {0xAF, "XRC_RDMA_READ_RESPONSE_LAST", P | R | D | L, {AETH, END}},
+    {0xB0, "XRC_RDMA_READ_RESPONSE_ONLY", P | R | D | O, {AETH, END}},
+    {0xB1, "XRC_ACK", P | A | O, {AETH, END}},
+    {0xB2, "XRC_ATOMIC_ACK", P | A | T | O, {AETH, ATACK, END}},
+    {0xB3, "XRC_COMPARE_SWAP", Q | T | O, {XRCETH, ATOM, END}},
+    {0xB4, "XRC_FETCH_ADD", Q | T | O, {XRCETH, ATOM, END}},
+    {0xB6, "XRC_SEND_LAST_INV", Q | S | D | L | V, {XRCETH, IETH, END}},
+    {0xB7, "XRC_SEND_ONLY_INV", Q | S | D | O | V, {XRCETH, IETH, END}},
 };
 #define NROWS (sizeof(rows) / sizeof(rows[0]))
 
@@ -168,15 +191,16 @@ static void test_every_row(void **state)
 		for (const int *h = rows[i].hdrs; *h != END; h++) {
 			if (table_off(info, *h) != off)
 				fail_msg("%s: header %d at %u, expected %u", rows[i].name, *h,
-					 table_off(info, *h), off);
+				         table_off(info, *h), off);
 			bits |= hdr_def[*h].bit;
 			off += hdr_def[*h].size;
 		}
 		assert_int_equal(info->hdrs, bits);
 		assert_int_equal(info->ext_len, off);
-		if (info->flags != rows[i].flags || rt_opcode_flags(rows[i].opcode) != rows[i].flags)
+		if (info->flags != rows[i].flags ||
+		    rt_opcode_flags(rows[i].opcode) != rows[i].flags)
 			fail_msg("%s: flags 0x%04x, expected 0x%04x", rows[i].name, info->flags,
-				 rows[i].flags);
+			         rows[i].flags);
 	}
 }
 
@@ -214,7 +238,8 @@ static void test_flags_follow_names(void **state)
 		assert_int_equal(!!(f & S), strstr(n, "_SEND") != NULL);
 		assert_int_equal(!!(f & R), strstr(n, "_READ") != NULL);
 		assert_int_equal(!!(f & A), strstr(n, "ACK") != NULL);
-		assert_int_equal(!!(f & P), strstr(n, "RESPONSE") != NULL || strstr(n, "ACK") != NULL);
+		assert_int_equal(!!(f & P),
+		                 strstr(n, "RESPONSE") != NULL || strstr(n, "ACK") != NULL);
 		/* the AETH travels with every response but READ_RESPONSE_MIDDLE */
 		if (f & P)
 			assert_int_equal(!!(info->hdrs & RT_H_AETH), !(f & M));
@@ -283,7 +308,8 @@ static void test_undefined(void **state)
 		for (size_t i = 0; i < NROWS; i++)
 			expected |= rows[i].opcode == op;
 		if (expected != (rt_opcode_lookup((uint8_t)op) != NULL))
-			fail_msg("opcode 0x%02x: expected %s", op, expected ? "defined" : "undefined");
+			fail_msg("opcode 0x%02x: expected %s", op,
+			         expected ? "defined" : "undefined");
 		defined += expected;
 	}
 	assert_int_equal(defined, NROWS);
@@ -301,7 +327,7 @@ static void test_undefined(void **state)
 static void test_consistency(void **state)
 {
 	static const int wire_order[NHDR] = {RDETH, XRCETH, DETH, FETH, RETH, ATOM,
-					     AETH,  ATACK,  IMM,  IETH, CNPR};
+	                                     AETH,  ATACK,  IMM,  IETH, CNPR};
 	(void)state;
 
 	for (unsigned op = 0; op < 256; op++) {
@@ -348,12 +374,9 @@ static void test_transport_names(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_every_row),
-		cmocka_unit_test(test_flags_follow_names),
-		cmocka_unit_test(test_literal_rows),
-		cmocka_unit_test(test_undefined),
-		cmocka_unit_test(test_consistency),
-		cmocka_unit_test(test_transport_names),
+	    cmocka_unit_test(test_every_row),    cmocka_unit_test(test_flags_follow_names),
+	    cmocka_unit_test(test_literal_rows), cmocka_unit_test(test_undefined),
+	    cmocka_unit_test(test_consistency),  cmocka_unit_test(test_transport_names),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -136,7 +136,7 @@ static inline void pk_udp_done(struct pkt *p, uint32_t udp_off)
 
 /* BTH with the given fields (TVer 0, MigReq 1). */
 static inline void pk_bth(struct pkt *p, uint8_t opcode, uint8_t se, uint8_t pad, uint16_t pkey,
-			  uint8_t fecn, uint8_t becn, uint32_t qp, uint8_t ackreq, uint32_t psn)
+                          uint8_t fecn, uint8_t becn, uint32_t qp, uint8_t ackreq, uint32_t psn)
 {
 	pk_u8(p, opcode);
 	pk_u8(p, (uint8_t)(se << 7 | 1 << 6 | pad << 4));

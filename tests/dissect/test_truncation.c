@@ -30,9 +30,8 @@ static void test_truncation_ipv4_vlan(void **state)
 	s.pad = 2;
 	build(&p, &s);
 	const struct cut cuts[] = {
-		{18, RT_EV_LINK_TRUNCATED}, {38, RT_EV_IP_TRUNCATED},
-		{46, RT_EV_UDP_TRUNCATED},  {58, RT_EV_BTH_TRUNCATED},
-		{74, RT_EV_EXT_TRUNCATED},  {p.len, RT_EV_ICRC_TRUNCATED},
+	    {18, RT_EV_LINK_TRUNCATED}, {38, RT_EV_IP_TRUNCATED},  {46, RT_EV_UDP_TRUNCATED},
+	    {58, RT_EV_BTH_TRUNCATED},  {74, RT_EV_EXT_TRUNCATED}, {p.len, RT_EV_ICRC_TRUNCATED},
 	};
 	check_cuts(&p, RT_LINK_ETHERNET, cuts, sizeof(cuts) / sizeof(cuts[0]), 0);
 
@@ -92,9 +91,9 @@ static void test_truncation_other_links(void **state)
 		s.payload = 3;
 		build(&p, &s);
 		const struct cut cuts[] = {
-			{20, RT_EV_LINK_TRUNCATED}, {60, RT_EV_IP_TRUNCATED},
-			{68, RT_EV_UDP_TRUNCATED},  {80, RT_EV_BTH_TRUNCATED},
-			{p.len, RT_EV_ICRC_TRUNCATED},
+		    {20, RT_EV_LINK_TRUNCATED},    {60, RT_EV_IP_TRUNCATED},
+		    {68, RT_EV_UDP_TRUNCATED},     {80, RT_EV_BTH_TRUNCATED},
+		    {p.len, RT_EV_ICRC_TRUNCATED},
 		};
 		check_cuts(&p, s.link, cuts, 5, RT_L_SLL2);
 	}
@@ -104,9 +103,9 @@ static void test_truncation_other_links(void **state)
 		s.link = RT_LINK_LINUX_SLL;
 		build(&p, &s);
 		const struct cut cuts[] = {
-			{16, RT_EV_LINK_TRUNCATED}, {36, RT_EV_IP_TRUNCATED},
-			{44, RT_EV_UDP_TRUNCATED},  {56, RT_EV_BTH_TRUNCATED},
-			{p.len, RT_EV_ICRC_TRUNCATED},
+		    {16, RT_EV_LINK_TRUNCATED},    {36, RT_EV_IP_TRUNCATED},
+		    {44, RT_EV_UDP_TRUNCATED},     {56, RT_EV_BTH_TRUNCATED},
+		    {p.len, RT_EV_ICRC_TRUNCATED},
 		};
 		check_cuts(&p, s.link, cuts, 5, RT_L_SLL);
 	}
@@ -119,9 +118,9 @@ static void test_truncation_other_links(void **state)
 		s.ext_len = 12;
 		build(&p, &s);
 		const struct cut cuts[] = {
-			{20, RT_EV_IP_TRUNCATED},   {28, RT_EV_UDP_TRUNCATED},
-			{40, RT_EV_BTH_TRUNCATED},  {52, RT_EV_EXT_TRUNCATED},
-			{p.len, RT_EV_ICRC_TRUNCATED},
+		    {20, RT_EV_IP_TRUNCATED},      {28, RT_EV_UDP_TRUNCATED},
+		    {40, RT_EV_BTH_TRUNCATED},     {52, RT_EV_EXT_TRUNCATED},
+		    {p.len, RT_EV_ICRC_TRUNCATED},
 		};
 		check_cuts(&p, s.link, cuts, 5, 0);
 	}
@@ -139,16 +138,17 @@ static void test_truncation_other_links(void **state)
 		s.ext_len = 16;
 		build(&p, &s);
 		const struct cut cuts[] = {
-			{22, RT_EV_LINK_TRUNCATED}, {62, RT_EV_IP_TRUNCATED},
-			{74, RT_EV_BTH_TRUNCATED},  {90, RT_EV_EXT_TRUNCATED},
-			{p.len, RT_EV_ICRC_TRUNCATED},
+		    {22, RT_EV_LINK_TRUNCATED},    {62, RT_EV_IP_TRUNCATED},
+		    {74, RT_EV_BTH_TRUNCATED},     {90, RT_EV_EXT_TRUNCATED},
+		    {p.len, RT_EV_ICRC_TRUNCATED},
 		};
 		check_cuts(&p, RT_LINK_ETHERNET, cuts, 5, RT_L_ETH | RT_L_VLAN | RT_L_QINQ);
 	}
 	{
 		build_macc(&p, RT_MACC_PFC, 0);
 		p.len = 14 + 2 + 18; /* no padding: every cut is inside a header */
-		const struct cut cuts[] = {{14, RT_EV_LINK_TRUNCATED}, {p.len, RT_EV_MACC_TRUNCATED}};
+		const struct cut cuts[] = {{14, RT_EV_LINK_TRUNCATED},
+		                           {p.len, RT_EV_MACC_TRUNCATED}};
 		check_cuts(&p, RT_LINK_ETHERNET, cuts, 2, RT_L_ETH);
 		build_macc(&p, RT_MACC_PAUSE, 0);
 		p.len = 14 + 4;
@@ -178,10 +178,10 @@ static void test_short_is_not_truncated(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_truncation_ipv4_vlan),
-		cmocka_unit_test(test_truncation_partial_ext),
-		cmocka_unit_test(test_truncation_other_links),
-		cmocka_unit_test(test_short_is_not_truncated),
+	    cmocka_unit_test(test_truncation_ipv4_vlan),
+	    cmocka_unit_test(test_truncation_partial_ext),
+	    cmocka_unit_test(test_truncation_other_links),
+	    cmocka_unit_test(test_short_is_not_truncated),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

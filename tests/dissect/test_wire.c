@@ -82,7 +82,8 @@ static void test_every_boundary(void **state)
 			uint32_t le = rt_get_le32(b, len, off, &ok);
 			assert_int_equal(ok, off + 4 <= len);
 			if (ok)
-				assert_int_equal(le, __builtin_bswap32((uint32_t)pattern_be(off, 4)));
+				assert_int_equal(le,
+				                 __builtin_bswap32((uint32_t)pattern_be(off, 4)));
 			else
 				assert_int_equal(le, 0);
 
@@ -106,7 +107,7 @@ static void test_overflowing_offsets(void **state)
 {
 	uint8_t *b = make_buf(BUFLEN);
 	static const uint32_t offs[] = {UINT32_MAX, UINT32_MAX - 1, UINT32_MAX - 3, UINT32_MAX - 7,
-					0x80000000u};
+	                                0x80000000u};
 	(void)state;
 
 	for (size_t i = 0; i < sizeof(offs) / sizeof(offs[0]); i++) {
@@ -156,10 +157,10 @@ static void test_sticky_flag(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_has),
-		cmocka_unit_test(test_every_boundary),
-		cmocka_unit_test(test_overflowing_offsets),
-		cmocka_unit_test(test_sticky_flag),
+	    cmocka_unit_test(test_has),
+	    cmocka_unit_test(test_every_boundary),
+	    cmocka_unit_test(test_overflowing_offsets),
+	    cmocka_unit_test(test_sticky_flag),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

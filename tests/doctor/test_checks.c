@@ -243,7 +243,8 @@ static void test_ecn_rp_off(void **state)
 	/* absent switches: could not check, not a failure */
 	for (int p = 0; p < 8; p++) {
 		f->ecn_rp[p].known = false;
-		snprintf(f->ecn_rp[p].why, sizeof(f->ecn_rp[p].why), "/sys/class/net/x/ecn: absent");
+		snprintf(f->ecn_rp[p].why, sizeof(f->ecn_rp[p].why),
+		         "/sys/class/net/x/ecn: absent");
 	}
 	judge();
 	expect("ecn.rp", RT_DOC_UNCHECKED, "could not check: /sys/class/net/x/ecn: absent", NULL);
@@ -292,7 +293,8 @@ static void test_port_down(void **state)
 	known_str(&f->operstate, "down");
 	f->speed_mbps.v = -1;
 	judge();
-	expect("link.state", RT_DOC_FAIL, "DOWN (phys_state Disabled)", "ip link set dev ens1f0np0 up");
+	expect("link.state", RT_DOC_FAIL, "DOWN (phys_state Disabled)",
+	       "ip link set dev ens1f0np0 up");
 	expect("link.netdev", RT_DOC_FAIL, "ens1f0np0 down", "ip link set dev ens1f0np0 up");
 	known_str(&f->link_layer, "InfiniBand");
 	judge();
@@ -382,8 +384,8 @@ static void test_counters(void **state)
 	/* CE marks arrive, no CNP leaves: the NP is off for the traffic's priority */
 	f->counters.c[0].second = 600;
 	judge();
-	expect("counters.ecn_marked", RT_DOC_PASS, "np_ecn_marked_roce_packets +500 in 1 s (total 600)",
-	       NULL);
+	expect("counters.ecn_marked", RT_DOC_PASS,
+	       "np_ecn_marked_roce_packets +500 in 1 s (total 600)", NULL);
 	expect("counters.cnp_sent", RT_DOC_FAIL, "np_cnp_sent +0",
 	       "echo 1 > /sys/class/net/ens1f0np0/ecn/roce_np/enable/3");
 	f->counters.c[1].second = 200;
@@ -461,8 +463,8 @@ static void test_traffic(void **state)
 	r = roce_rec(26, 3, -1);
 	rt_doc_traffic_add(tr, &r, 26);
 	judge();
-	expect("traffic.ecn", RT_DOC_PASS, "11 RoCEv2 data packets: Not-ECT 0, ECT(0) 10, ECT(1) 0, CE 1",
-	       NULL);
+	expect("traffic.ecn", RT_DOC_PASS,
+	       "11 RoCEv2 data packets: Not-ECT 0, ECT(0) 10, ECT(1) 0, CE 1", NULL);
 	expect("traffic.dscp", RT_DOC_PASS, "DSCP 26: 11 (untagged)", NULL);
 	/* ACKs carry no data: not counted */
 	r = roce_rec(0, 0, -1);

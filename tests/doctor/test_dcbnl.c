@@ -64,7 +64,8 @@ static void build(struct msg *m, uint8_t pfc, bool dscp_entries, bool peer)
 	if (dscp_entries) {
 		for (uint16_t d = 0; d < 64; d++)
 			app(m, IEEE_8021QAZ_APP_SEL_DSCP, (uint8_t)(d >> 3), d);
-		app(m, IEEE_8021QAZ_APP_SEL_DSCP, 5, 26); /* a second entry for 26: the first counts */
+		app(m, IEEE_8021QAZ_APP_SEL_DSCP, 5,
+		    26); /* a second entry for 26: the first counts */
 	}
 	close_nest(m, table);
 	if (peer) {
@@ -120,7 +121,8 @@ static void test_parse_reply(void **state)
 	struct {
 		struct nlmsghdr nh;
 		struct nlmsgerr e;
-	} err = {.nh = {.nlmsg_len = sizeof(err), .nlmsg_type = NLMSG_ERROR}, .e = {.error = -EOPNOTSUPP}};
+	} err = {.nh = {.nlmsg_len = sizeof(err), .nlmsg_type = NLMSG_ERROR},
+	         .e = {.error = -EOPNOTSUPP}};
 	assert_int_equal(rt_doc_dcbnl_parse(&err, sizeof(err), &q), -EOPNOTSUPP);
 }
 

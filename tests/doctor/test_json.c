@@ -50,9 +50,9 @@ static void test_strings(void **state)
 {
 	(void)state;
 	char err[128];
-	struct rt_json_value *v =
-	    parse("[\"a\\\"b\\\\c\\/d\\n\\t\", \"\\u00e9\\u20ac\", \"\\ud83d\\ude00\", \"\\u0000x\"]", err,
-	          sizeof(err));
+	struct rt_json_value *v = parse(
+	    "[\"a\\\"b\\\\c\\/d\\n\\t\", \"\\u00e9\\u20ac\", \"\\ud83d\\ude00\", \"\\u0000x\"]",
+	    err, sizeof(err));
 	assert_non_null(v);
 	const struct rt_json_value *e = v->child;
 	assert_string_equal(e->str, "a\"b\\c/d\n\t");
@@ -67,8 +67,9 @@ static void test_errors(void **state)
 {
 	(void)state;
 	char err[128];
-	const char *bad[] = {"", "{", "{\"a\"}", "{\"a\":1,}", "[1 2]", "\"open", "tru", "01x",
-	                     "{\"a\":1} x", "[\"\\q\"]", "[\"\\u12\"]", "-", "1.", "1e", "[\"a\nb\"]"};
+	const char *bad[] = {"",    "{",   "{\"a\"}",     "{\"a\":1,}", "[1 2]",       "\"open",
+	                     "tru", "01x", "{\"a\":1} x", "[\"\\q\"]",  "[\"\\u12\"]", "-",
+	                     "1.",  "1e",  "[\"a\nb\"]"};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		err[0] = '\0';
 		struct rt_json_value *v = parse(bad[i], err, sizeof(err));

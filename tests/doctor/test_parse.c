@@ -132,11 +132,12 @@ static void test_mlnx_qos(void **state)
 
 	/* a priority whose DSCPs wrap onto a second line */
 	memset(&q, 0, sizeof(q));
-	assert_int_equal(rt_doc_parse_mlnx_qos("Priority trust state: dscp\ndscp2prio mapping:\n"
-	                                       "\tprio:3 dscp:26,27,28,29,30,31,32,33,\n"
-	                                       "\tprio:3 dscp:34,35,\ndefault priority:\n\tprio:0\n",
-	                                       &q),
-	                 0);
+	assert_int_equal(
+	    rt_doc_parse_mlnx_qos("Priority trust state: dscp\ndscp2prio mapping:\n"
+	                          "\tprio:3 dscp:26,27,28,29,30,31,32,33,\n"
+	                          "\tprio:3 dscp:34,35,\ndefault priority:\n\tprio:0\n",
+	                          &q),
+	    0);
 	assert_int_equal(q.dscp2prio[26], 3);
 	assert_int_equal(q.dscp2prio[35], 3);
 	assert_int_equal(q.dscp2prio[0], -1);
@@ -183,9 +184,12 @@ int main(int argc, char **argv)
 	}
 	recordings = argv[1];
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_state_rate_gid), cmocka_unit_test(test_dscp_names),
-	    cmocka_unit_test(test_dcb),            cmocka_unit_test(test_mlnx_qos),
-	    cmocka_unit_test(test_lldptool),       cmocka_unit_test(test_dscp2prio_file),
+	    cmocka_unit_test(test_state_rate_gid),
+	    cmocka_unit_test(test_dscp_names),
+	    cmocka_unit_test(test_dcb),
+	    cmocka_unit_test(test_mlnx_qos),
+	    cmocka_unit_test(test_lldptool),
+	    cmocka_unit_test(test_dscp2prio_file),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

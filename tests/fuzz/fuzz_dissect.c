@@ -41,7 +41,7 @@ static void check_record(const struct rt_record *r, uint32_t caplen, uint32_t wi
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static const int links[4] = {RT_LINK_ETHERNET, RT_LINK_LINUX_SLL, RT_LINK_LINUX_SLL2,
-				     RT_LINK_RAW};
+	                             RT_LINK_RAW};
 	struct rt_dissect_opts opts;
 	struct rt_record rec = {0};
 	uint32_t caplen, wirelen;

@@ -44,15 +44,16 @@ static void frames(struct rt_analyzer *an)
 		uint32_t src, dst, qp;
 		uint8_t opcode, ecn;
 	} f[] = {
-		{0x0a000001, 0x0a000064, 0x200, 0x04, 2}, {0x0a000064, 0x0a000001, 0x100, 0x11, 2},
-		{0x0a000002, 0x0a000064, 0x201, 0x04, 3}, {0x0a000064, 0x0a000002, 0x201, 0x81, 2},
-		{0x0a000001, 0x0a000064, 0x200, 0x04, 3},
+	    {0x0a000001, 0x0a000064, 0x200, 0x04, 2}, {0x0a000064, 0x0a000001, 0x100, 0x11, 2},
+	    {0x0a000002, 0x0a000064, 0x201, 0x04, 3}, {0x0a000064, 0x0a000002, 0x201, 0x81, 2},
+	    {0x0a000001, 0x0a000064, 0x200, 0x04, 3},
 	};
 	for (unsigned i = 0; i < sizeof(f) / sizeof(f[0]); i++) {
 		struct rt_record r = f[i].opcode == RT_OPCODE_RC_ACK
-					     ? ack(1700000000000000000ull + i * 1000, f[i].src, f[i].dst, f[i].qp, i, 0x1f)
-					     : roce(1700000000000000000ull + i * 1000, f[i].src, f[i].dst, f[i].opcode,
-						    f[i].qp, i);
+		                         ? ack(1700000000000000000ull + i * 1000, f[i].src,
+		                               f[i].dst, f[i].qp, i, 0x1f)
+		                         : roce(1700000000000000000ull + i * 1000, f[i].src,
+		                                f[i].dst, f[i].opcode, f[i].qp, i);
 		r.ecn = f[i].ecn;
 		rt_analyzer_feed(an, &r);
 	}
@@ -85,9 +86,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	bool timeline = data[0] & 1;
 	struct rt_an_sink s;
 	struct rt_an_timeline_opts tlo = {.bucket_ns = 1000, .json = (data[0] & 2) != 0};
-	if (timeline ? rt_an_timeline_sink(sink, &tlo, &s, errbuf) : rt_an_report_json_sink(sink, &s, errbuf))
+	if (timeline ? rt_an_timeline_sink(sink, &tlo, &s, errbuf)
+	             : rt_an_report_json_sink(sink, &s, errbuf))
 		goto out;
-	if (rt_analyzer_add_sink(an, &s, errbuf) < 0 || rt_an_report_text_sink(sink, 5, &s, errbuf) < 0 ||
+	if (rt_analyzer_add_sink(an, &s, errbuf) < 0 ||
+	    rt_an_report_text_sink(sink, 5, &s, errbuf) < 0 ||
 	    rt_analyzer_add_sink(an, &s, errbuf) < 0)
 		goto out;
 	if (timeline)

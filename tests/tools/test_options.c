@@ -170,12 +170,10 @@ static void test_rate(void **state)
 	assert_int_equal(v, 400000000ull);
 	/* bounds: 1M .. 100T */
 	assert_int_equal(rt_opt_parse_rate("10", 1000000, 100000000000000ull, &v), -ERANGE);
-	assert_int_equal(rt_opt_parse_rate("999.999K", 1000000, 100000000000000ull, &v),
-	                 -ERANGE);
+	assert_int_equal(rt_opt_parse_rate("999.999K", 1000000, 100000000000000ull, &v), -ERANGE);
 	assert_int_equal(rt_opt_parse_rate("1M", 1000000, 100000000000000ull, &v), 0);
 	assert_int_equal(rt_opt_parse_rate("100T", 1000000, 100000000000000ull, &v), 0);
-	assert_int_equal(rt_opt_parse_rate("100.001T", 1000000, 100000000000000ull, &v),
-	                 -ERANGE);
+	assert_int_equal(rt_opt_parse_rate("100.001T", 1000000, 100000000000000ull, &v), -ERANGE);
 	/* overflow */
 	assert_int_equal(rt_opt_parse_rate("18446745T", 0, UINT64_MAX, &v), -ERANGE);
 	assert_int_equal(rt_opt_parse_rate("18446744073709551616", 0, UINT64_MAX, &v), -ERANGE);
@@ -330,36 +328,37 @@ static void test_messages(void **state)
 	capture_begin();
 	assert_int_equal(rt_opt_rate("gen", "--rate", "2.5", 1000000, 100000000000000ull, &v),
 	                 RT_EXIT_USAGE);
-	assert_string_equal(capture_end(),
-	                    "rocetrace gen: --rate: '2.5' is out of range (1M to 100T): a bare rate "
-	                    "is bits/s; for 2.5 Gb/s write 2.5G\n");
+	assert_string_equal(
+	    capture_end(), "rocetrace gen: --rate: '2.5' is out of range (1M to 100T): a bare rate "
+	                   "is bits/s; for 2.5 Gb/s write 2.5G\n");
 	/* a bare duration out of range says what bare durations are */
 	capture_begin();
 	assert_int_equal(rt_opt_duration("gen", "--timeout", "20", 10000, 10 * SEC, &v),
 	                 RT_EXIT_USAGE);
-	assert_string_equal(capture_end(), "rocetrace gen: --timeout: '20' is out of range (10us to "
-	                                   "10s): a bare duration is seconds\n");
+	assert_string_equal(capture_end(),
+	                    "rocetrace gen: --timeout: '20' is out of range (10us to "
+	                    "10s): a bare duration is seconds\n");
 	/* options whose bare numbers were nanoseconds: one from 100 up is refused with both readings */
 	capture_begin();
 	assert_int_equal(
 	    rt_opt_duration_was_ns("timeline", "--bucket", "100000", 100, 1000000 * SEC, &v),
 	    RT_EXIT_USAGE);
-	assert_string_equal(capture_end(),
-	                    "rocetrace timeline: --bucket: '100000' has no unit: a bare duration is "
-	                    "seconds, but rocetrace 0.1 read this option's as nanoseconds; write "
-	                    "100us for nanoseconds, or 100000s\n");
+	assert_string_equal(
+	    capture_end(), "rocetrace timeline: --bucket: '100000' has no unit: a bare duration is "
+	                   "seconds, but rocetrace 0.1 read this option's as nanoseconds; write "
+	                   "100us for nanoseconds, or 100000s\n");
 	capture_begin();
 	assert_int_equal(
 	    rt_opt_duration_was_ns("timeline", "--bucket", "99999999999999999999999", 100, SEC, &v),
 	    RT_EXIT_USAGE);
-	assert_string_equal(capture_end(),
-	                    "rocetrace timeline: --bucket: '99999999999999999999999' has no unit: a "
-	                    "bare duration is seconds, but rocetrace 0.1 read this option's as "
-	                    "nanoseconds; write 99999999999999999999999s\n");
+	assert_string_equal(
+	    capture_end(), "rocetrace timeline: --bucket: '99999999999999999999999' has no unit: a "
+	                   "bare duration is seconds, but rocetrace 0.1 read this option's as "
+	                   "nanoseconds; write 99999999999999999999999s\n");
 	/* ... a smaller one is seconds (a 1 ns bucket was never meant), a unit is what it says */
 	capture_begin();
-	assert_int_equal(rt_opt_duration_was_ns("timeline", "--bucket", "1", 100, 1000000 * SEC, &v),
-	                 0);
+	assert_int_equal(
+	    rt_opt_duration_was_ns("timeline", "--bucket", "1", 100, 1000000 * SEC, &v), 0);
 	assert_int_equal(v, SEC);
 	assert_int_equal(
 	    rt_opt_duration_was_ns("timeline", "--bucket", "99.5", 100, 1000000 * SEC, &v), 0);
@@ -388,10 +387,9 @@ static void test_messages(void **state)
 	                    "rocetrace gen: --size: '2G' is out of range (1 to 1GiB)\n");
 	capture_begin();
 	assert_int_equal(rt_opt_size("gen", "--size", "4KB", 1, 1u << 30, &v), RT_EXIT_USAGE);
-	assert_string_equal(
-	    capture_end(),
-	    "rocetrace gen: --size: '4KB' is not a size (use e.g. 4096, 64K, 1MiB; a bare number is "
-	    "bytes)\n");
+	assert_string_equal(capture_end(), "rocetrace gen: --size: '4KB' is not a size (use e.g. "
+	                                   "4096, 64K, 1MiB; a bare number is "
+	                                   "bytes)\n");
 	capture_begin();
 	assert_int_equal(rt_opt_count("gen", "--dcqcn-bytes", "lots", 1, 1000, &v), RT_EXIT_USAGE);
 	assert_string_equal(
@@ -504,15 +502,15 @@ static void test_operands(void **state)
 	capture_begin();
 	path = NULL;
 	assert_int_equal(rt_cli_operands("dissect", 5, a1, 1, true, &path, &bpf, &joined),
-			 RT_EXIT_USAGE);
+	                 RT_EXIT_USAGE);
 	assert_non_null(strstr(capture_end(), "a filter twice: -f 'vlan' and 'udp'"));
 	assert_null(joined);
 	capture_begin();
 	path = bpf = NULL;
 	assert_int_equal(rt_cli_operands("analyze", 1, a1, 1, true, &path, &bpf, &joined),
-			 RT_EXIT_USAGE);
+	                 RT_EXIT_USAGE);
 	assert_string_equal(capture_end(), "rocetrace analyze: no capture file given (FILE or -r "
-					   "FILE) (see 'rocetrace analyze --help')\n");
+	                                   "FILE) (see 'rocetrace analyze --help')\n");
 	/* capture: no FILE operand, the words are the expression */
 	path = bpf = NULL;
 	assert_int_equal(rt_cli_operands("capture", 5, a1, 2, false, &path, &bpf, &joined), 0);
@@ -529,8 +527,8 @@ static void test_files(void **state)
 	const char *bpf = NULL;
 	char *joined;
 	/* operands that look like capture files are files, even missing ones; a keyword starts the expression */
-	char *a1[] = {"analyze", "a.pcap", "run.pcapng.2", "x/y", "b.pcap.gz", "trace.pcap1", "udp", "port",
-		      "4791", NULL};
+	char *a1[] = {"analyze",     "a.pcap", "run.pcapng.2", "x/y",  "b.pcap.gz",
+	              "trace.pcap1", "udp",    "port",         "4791", NULL};
 	assert_int_equal(rt_cli_files_add("analyze", &fs, "first.pcap", NULL), 0);
 	assert_int_equal(rt_cli_files_vantage("analyze", &fs, "tor=m1.pcap,m2.pcap"), 0);
 	assert_int_equal(rt_cli_files_operands("analyze", 9, a1, 1, &fs, &bpf, &joined), 0);
@@ -563,7 +561,8 @@ static void test_files(void **state)
 	assert_int_equal(rt_cli_files_vantage("dissect", &fs, "name="), RT_EXIT_USAGE);
 	capture_end();
 	capture_begin();
-	assert_int_equal(rt_cli_files_operands("timeline", 1, a2, 1, &fs, &bpf, &joined), RT_EXIT_USAGE);
+	assert_int_equal(rt_cli_files_operands("timeline", 1, a2, 1, &fs, &bpf, &joined),
+	                 RT_EXIT_USAGE);
 	assert_non_null(strstr(capture_end(), "no capture file given"));
 	/* the same name twice, whichever way it came */
 	assert_int_equal(rt_cli_files_vantage("analyze", &fs, "tor=m1.pcap"), 0);
@@ -576,11 +575,11 @@ static void test_files(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_operands), cmocka_unit_test(test_uint), cmocka_unit_test(test_duration),
-	    cmocka_unit_test(test_rate),     cmocka_unit_test(test_size),
-	    cmocka_unit_test(test_count),    cmocka_unit_test(test_real),
-	    cmocka_unit_test(test_messages), cmocka_unit_test(test_getopt_errors),
-	    cmocka_unit_test(test_files),
+	    cmocka_unit_test(test_operands),      cmocka_unit_test(test_uint),
+	    cmocka_unit_test(test_duration),      cmocka_unit_test(test_rate),
+	    cmocka_unit_test(test_size),          cmocka_unit_test(test_count),
+	    cmocka_unit_test(test_real),          cmocka_unit_test(test_messages),
+	    cmocka_unit_test(test_getopt_errors), cmocka_unit_test(test_files),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

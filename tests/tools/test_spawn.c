@@ -94,7 +94,8 @@ static void test_descriptors(void **state)
 	assert_int_equal(pipe(given), 0); /* no close-on-exec: as a shell's 3>file */
 	assert_int_equal(rt_spawn_note_inherited(), 0);
 	assert_int_equal(pipe(ours), 0); /* opened later, no close-on-exec either */
-	snprintf(cmd, sizeof(cmd), "[ -e /proc/$$/fd/%d ] && [ ! -e /proc/$$/fd/%d ] && [ ! -e /proc/$$/fd/%d ]",
+	snprintf(cmd, sizeof(cmd),
+	         "[ -e /proc/$$/fd/%d ] && [ ! -e /proc/$$/fd/%d ] && [ ! -e /proc/$$/fd/%d ]",
 	         given[1], ours[0], ours[1]);
 	char *argv[] = {"sh", "-c", cmd, NULL};
 	int st = run(argv, &failed, errbuf);
@@ -194,7 +195,8 @@ static void test_drop_privileges(void **state)
 		gid_t groups[64];
 		if (rt_drop_privileges(&u, errbuf) < 0)
 			_exit(10);
-		if (getuid() != u.uid || geteuid() != u.uid || getgid() != u.gid || getegid() != u.gid)
+		if (getuid() != u.uid || geteuid() != u.uid || getgid() != u.gid ||
+		    getegid() != u.gid)
 			_exit(11);
 		int n = getgroups(64, groups);
 		for (int i = 0; i < n; i++)

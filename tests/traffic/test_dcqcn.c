@@ -114,7 +114,7 @@ static void test_byte_counter_and_hyper(void **state)
 	assert_true(s.rt == 5040.0 && s.rc == 4980.9375);
 	static const double rt_add[] = {5080.0, 5120.0, 5160.0, 5200.0, 5240.0};
 	static const double rc_add[] = {5030.46875, 5075.234375, 5117.6171875, 5158.80859375,
-					5199.404296875};
+	                                5199.404296875};
 	for (int i = 0; i < 5; i++) {
 		assert_int_equal(rt_dcqcn_on_time(&s, (uint64_t)(i + 1) * 55 * US), 1);
 		assert_true(s.rt == rt_add[i] && s.rc == rc_add[i]);
@@ -147,12 +147,12 @@ static void test_caps(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_defaults),
-		cmocka_unit_test(test_cut_and_alpha),
-		cmocka_unit_test(test_alpha_decay_only),
-		cmocka_unit_test(test_fast_then_additive),
-		cmocka_unit_test(test_byte_counter_and_hyper),
-		cmocka_unit_test(test_caps),
+	    cmocka_unit_test(test_defaults),
+	    cmocka_unit_test(test_cut_and_alpha),
+	    cmocka_unit_test(test_alpha_decay_only),
+	    cmocka_unit_test(test_fast_then_additive),
+	    cmocka_unit_test(test_byte_counter_and_hyper),
+	    cmocka_unit_test(test_caps),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -25,9 +25,9 @@ static void test_lat_stats(void **state)
 	assert_int_equal(st.iterations, 1000);
 	assert_int_equal(st.min, 1);
 	assert_int_equal(st.max, 1000);
-	assert_int_equal(st.typical, 500);   /* rank ceil(0.5 * 1000) */
-	assert_int_equal(st.p99, 990);       /* rank 990 */
-	assert_int_equal(st.p999, 999);      /* rank 999 */
+	assert_int_equal(st.typical, 500); /* rank ceil(0.5 * 1000) */
+	assert_int_equal(st.p99, 990);     /* rank 990 */
+	assert_int_equal(st.p999, 999);    /* rank 999 */
 	assert_true(fabs(st.avg - 500.5) < 1e-9);
 	/* population standard deviation of 1..n: sqrt((n^2 - 1) / 12) */
 	assert_true(fabs(st.stdev - sqrt((1000.0 * 1000.0 - 1) / 12)) < 1e-6);
@@ -93,10 +93,10 @@ static void test_bw_units(void **state)
 {
 	(void)state;
 	struct rt_perf_bw r = {.size = 65536,
-			       .iterations = 5000,
-			       .peak_bps = 8.0 * 1048576 * 1000, /* 1000 MB/sec */
-			       .avg_bps = 8.0 * 1048576 * 500,
-			       .msg_rate = 8000};
+	                       .iterations = 5000,
+	                       .peak_bps = 8.0 * 1048576 * 1000, /* 1000 MB/sec */
+	                       .avg_bps = 8.0 * 1048576 * 500,
+	                       .msg_rate = 8000};
 	char *h = print(bw_header, NULL, false);
 	assert_non_null(strstr(h, "#bytes"));
 	assert_non_null(strstr(h, "#iterations"));
@@ -126,19 +126,25 @@ static void test_lat_table(void **state)
 	(void)state;
 	char *h = print(lat_header, NULL, false);
 	assert_non_null(strstr(h, " #bytes #iterations    t_min[usec]    t_max[usec]  "
-				  "t_typical[usec]    t_avg[usec]    t_stdev[usec]   99% "
-				  "percentile[usec]   99.9% percentile[usec]\n"));
+	                          "t_typical[usec]    t_avg[usec]    t_stdev[usec]   99% "
+	                          "percentile[usec]   99.9% percentile[usec]\n"));
 	assert_null(strstr(h, "%%"));
-	struct rt_perf_lat st = {.size = 2, .iterations = 1000, .min = 1500, .max = 9000,
-				 .typical = 2000, .avg = 2100, .stdev = 250, .p99 = 4000,
-				 .p999 = 8000};
+	struct rt_perf_lat st = {.size = 2,
+	                         .iterations = 1000,
+	                         .min = 1500,
+	                         .max = 9000,
+	                         .typical = 2000,
+	                         .avg = 2100,
+	                         .stdev = 250,
+	                         .p99 = 4000,
+	                         .p999 = 8000};
 	char *row = print(lat_row, &st, false);
 	double v[7];
 	unsigned size;
 	unsigned long long it;
-	assert_int_equal(sscanf(row, "%u %llu %lf %lf %lf %lf %lf %lf %lf", &size, &it, &v[0], &v[1],
-				&v[2], &v[3], &v[4], &v[5], &v[6]),
-			 9);
+	assert_int_equal(sscanf(row, "%u %llu %lf %lf %lf %lf %lf %lf %lf", &size, &it, &v[0],
+	                        &v[1], &v[2], &v[3], &v[4], &v[5], &v[6]),
+	                 9);
 	const double want[7] = {1.5, 9, 2, 2.1, 0.25, 4, 8};
 	for (int i = 0; i < 7; i++)
 		assert_true(fabs(v[i] - want[i]) < 0.005);

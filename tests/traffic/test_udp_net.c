@@ -20,7 +20,7 @@ static void test_escapes(void **state)
 	char out[128];
 	assert_string_equal(esc(out, sizeof(out), "HELLO 1 write", 13), "HELLO 1 write");
 	assert_string_equal(esc(out, sizeof(out), "\x1b[31mred\x1b]0;t\x07", 14),
-			    "\\x1b[31mred\\x1b]0;t\\x07");
+	                    "\\x1b[31mred\\x1b]0;t\\x07");
 	assert_string_equal(esc(out, sizeof(out), "a\"b\\c", 5), "a\\\"b\\\\c");
 	assert_string_equal(esc(out, sizeof(out), "\t\r\n", 3), "\\t\\r\\n");
 	/* DEL, a C1 CSI, invalid UTF-8, a NUL inside the text: the length counts, not the NUL */
@@ -67,9 +67,9 @@ static void test_all_bytes(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_escapes),
-		cmocka_unit_test(test_cut),
-		cmocka_unit_test(test_all_bytes),
+	    cmocka_unit_test(test_escapes),
+	    cmocka_unit_test(test_cut),
+	    cmocka_unit_test(test_all_bytes),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -21,7 +21,7 @@
 
 /* ---- a fake RDMA CM: events queue up and make the channel's fd readable ---- */
 
-#define MAXEV 64
+#define MAXEV   64
 #define MAXPOST 256
 
 static struct {
@@ -53,7 +53,7 @@ static struct {
 } F;
 
 static void push(struct rdma_cm_id *id, enum rdma_cm_event_type type, const void *pd, uint8_t len,
-		 uint32_t qp_num)
+                 uint32_t qp_num)
 {
 	struct rdma_cm_event *e = &F.ev[F.tail++ % MAXEV];
 	memset(e, 0, sizeof(*e));
@@ -79,9 +79,9 @@ void __wrap_rdma_destroy_event_channel(struct rdma_event_channel *ch)
 }
 
 int __wrap_rdma_create_id(struct rdma_event_channel *ch, struct rdma_cm_id **id, void *ctx,
-			  enum rdma_port_space ps);
+                          enum rdma_port_space ps);
 int __wrap_rdma_create_id(struct rdma_event_channel *ch, struct rdma_cm_id **id, void *ctx,
-			  enum rdma_port_space ps)
+                          enum rdma_port_space ps)
 {
 	assert_int_equal(ps, RDMA_PS_TCP);
 	struct rdma_cm_id *i = calloc(1, sizeof(*i));
@@ -103,9 +103,9 @@ int __wrap_rdma_destroy_id(struct rdma_cm_id *id)
 }
 
 int __wrap_rdma_resolve_addr(struct rdma_cm_id *id, struct sockaddr *src, struct sockaddr *dst,
-			     int timeout_ms);
+                             int timeout_ms);
 int __wrap_rdma_resolve_addr(struct rdma_cm_id *id, struct sockaddr *src, struct sockaddr *dst,
-			     int timeout_ms)
+                             int timeout_ms)
 {
 	(void)src;
 	(void)timeout_ms;
@@ -183,8 +183,8 @@ int __wrap_rdma_connect(struct rdma_cm_id *id, struct rdma_conn_param *p)
 	unsigned index = req[19];
 	memcpy(rep_pd, "RTG1", 4);
 	memset(rep_pd + 4, 0, 16);
-	rep_pd[10] = 0x10; /* addr 0x1000 */
-	rep_pd[15] = 0x77; /* rkey */
+	rep_pd[10] = 0x10;               /* addr 0x1000 */
+	rep_pd[15] = 0x77;               /* rkey */
 	memcpy(rep_pd + 16, req + 8, 4); /* len = msg size */
 	push(id, RDMA_CM_EVENT_ESTABLISHED, rep_pd, sizeof(rep_pd), 500 + index);
 	return 0;
@@ -240,7 +240,7 @@ int __wrap_rdma_reject(struct rdma_cm_id *id, const void *pd, uint8_t len)
 struct ibv_pd *__wrap_ibv_alloc_pd(struct ibv_context *ctx);
 int __wrap_ibv_dealloc_pd(struct ibv_pd *pd);
 struct ibv_cq *__wrap_ibv_create_cq(struct ibv_context *ctx, int cqe, void *cq_context,
-				    struct ibv_comp_channel *channel, int comp_vector);
+                                    struct ibv_comp_channel *channel, int comp_vector);
 int __wrap_ibv_destroy_cq(struct ibv_cq *cq);
 struct ibv_mr *__wrap_ibv_reg_mr(struct ibv_pd *pd, void *addr, size_t len, int access);
 int __wrap_ibv_dereg_mr(struct ibv_mr *mr);
@@ -257,7 +257,7 @@ int __wrap_ibv_dealloc_pd(struct ibv_pd *pd)
 	return 0;
 }
 struct ibv_cq *__wrap_ibv_create_cq(struct ibv_context *ctx, int cqe, void *cq_context,
-				    struct ibv_comp_channel *channel, int comp_vector)
+                                    struct ibv_comp_channel *channel, int comp_vector)
 {
 	(void)ctx;
 	assert_null(cq_context);
@@ -296,7 +296,7 @@ static void set_counter(const char *name, int v)
 {
 	char path[256];
 	snprintf(path, sizeof(path), "%s/class/infiniband/fake0/ports/1/hw_counters/%s", F.sysfs,
-		 name);
+	         name);
 	FILE *f = fopen(path, "w");
 	assert_non_null(f);
 	fprintf(f, "%d\n", v);
@@ -315,8 +315,8 @@ static int f_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_sen
 	F.nposts++;
 	if (F.nposts == 5) /* the NIC handles 7 CNPs during the run */
 		set_counter("rp_cnp_handled", 17);
-	F.pending[F.npending] = (struct ibv_wc){.wr_id = wr->wr_id, .status = IBV_WC_SUCCESS,
-						.opcode = IBV_WC_RDMA_WRITE};
+	F.pending[F.npending] = (struct ibv_wc){
+	    .wr_id = wr->wr_id, .status = IBV_WC_SUCCESS, .opcode = IBV_WC_RDMA_WRITE};
 	F.pending_cq[F.npending++] = qp->send_cq;
 	return 0;
 }
@@ -343,8 +343,8 @@ static int f_poll_cq(struct ibv_cq *cq, int n, struct ibv_wc *wc)
 	/* server side: deliver the planned receives, then the client leaves */
 	if (F.server_child && F.server_child->qp && cq == F.server_child->qp->recv_cq && got < n &&
 	    F.recv_completions_left) {
-		wc[got++] = (struct ibv_wc){.status = IBV_WC_SUCCESS, .opcode = IBV_WC_RECV,
-					    .byte_len = 1024};
+		wc[got++] = (struct ibv_wc){
+		    .status = IBV_WC_SUCCESS, .opcode = IBV_WC_RECV, .byte_len = 1024};
 		if (--F.recv_completions_left == 0)
 			push(F.server_child, RDMA_CM_EVENT_DISCONNECTED, NULL, 0, 0);
 	}
@@ -367,9 +367,13 @@ static int setup(void **state)
 	rt_verbs_ops.poll_cq = f_poll_cq;
 	snprintf(F.sysfs, sizeof(F.sysfs), "/tmp/rt-gen-verbs-%d", getpid());
 	char path[256];
-	const char *parts[] = {"", "/class", "/class/infiniband", "/class/infiniband/fake0",
-			       "/class/infiniband/fake0/ports", "/class/infiniband/fake0/ports/1",
-			       "/class/infiniband/fake0/ports/1/hw_counters"};
+	const char *parts[] = {"",
+	                       "/class",
+	                       "/class/infiniband",
+	                       "/class/infiniband/fake0",
+	                       "/class/infiniband/fake0/ports",
+	                       "/class/infiniband/fake0/ports/1",
+	                       "/class/infiniband/fake0/ports/1/hw_counters"};
 	for (unsigned i = 0; i < sizeof(parts) / sizeof(parts[0]); i++) {
 		snprintf(path, sizeof(path), "%s%s", F.sysfs, parts[i]);
 		mkdir(path, 0755);
@@ -433,7 +437,8 @@ static void test_send_write(void **state)
 		assert_true(F.posts[i].flags & IBV_SEND_SIGNALED);
 	}
 	char *out = slurp(rep);
-	assert_non_null(strstr(out, "summary role=send backend=verbs op=write msg_size=4096 qps=2"));
+	assert_non_null(
+	    strstr(out, "summary role=send backend=verbs op=write msg_size=4096 qps=2"));
 	assert_non_null(strstr(out, " messages=20 "));
 	assert_non_null(strstr(out, " cnp=7 nak=0"));
 	fclose(rep);
@@ -444,10 +449,14 @@ static void test_send_write(void **state)
 	assert_non_null(lf);
 	char *l = slurp(lf);
 	fclose(lf);
-	assert_non_null(strstr(l, "\"event\":\"start\",\"role\":\"send\",\"backend\":\"verbs\",\"op\":\"write\""));
-	assert_non_null(strstr(l, "\"event\":\"qp\",\"src\":\"10.0.0.1\",\"dst\":\"10.0.0.2\",\"dest_qp\":500,\"local_qp\":100"));
-	assert_non_null(strstr(l, "\"event\":\"qp\",\"src\":\"10.0.0.1\",\"dst\":\"10.0.0.2\",\"dest_qp\":501,\"local_qp\":101"));
-	assert_non_null(strstr(l, "\"event\":\"end\",\"src\":\"10.0.0.1\",\"dst\":\"10.0.0.2\",\"dest_qp\":500,\"packets\":40,"));
+	assert_non_null(strstr(
+	    l, "\"event\":\"start\",\"role\":\"send\",\"backend\":\"verbs\",\"op\":\"write\""));
+	assert_non_null(strstr(l, "\"event\":\"qp\",\"src\":\"10.0.0.1\",\"dst\":\"10.0.0.2\","
+	                          "\"dest_qp\":500,\"local_qp\":100"));
+	assert_non_null(strstr(l, "\"event\":\"qp\",\"src\":\"10.0.0.1\",\"dst\":\"10.0.0.2\","
+	                          "\"dest_qp\":501,\"local_qp\":101"));
+	assert_non_null(strstr(l, "\"event\":\"end\",\"src\":\"10.0.0.1\",\"dst\":\"10.0.0.2\","
+	                          "\"dest_qp\":500,\"packets\":40,"));
 	assert_non_null(strstr(l, "\"cnp_handled\":7"));
 }
 
@@ -557,7 +566,8 @@ static void test_send_read_flow(void **state)
 	char *l = slurp(lf);
 	fclose(lf);
 	/* read data flows server -> sender, to the sender's QP */
-	assert_non_null(strstr(l, "\"event\":\"qp\",\"src\":\"10.0.0.2\",\"dst\":\"10.0.0.1\",\"dest_qp\":100"));
+	assert_non_null(strstr(
+	    l, "\"event\":\"qp\",\"src\":\"10.0.0.2\",\"dst\":\"10.0.0.1\",\"dest_qp\":100"));
 }
 
 static void test_send_resolve_fails(void **state)
@@ -591,19 +601,22 @@ static void test_serve(void **state)
 	static uint8_t req[28] = "RTG1";
 	req[4] = RT_GEN_OP_SEND;
 	req[10] = 0x04; /* msg 1024 */
-	req[15] = 1;	/* qps 1 */
-	req[23] = 9;	/* token */
-	req[27] = 2;	/* qdepth 2 */
+	req[15] = 1;    /* qps 1 */
+	req[23] = 9;    /* token */
+	req[27] = 2;    /* qdepth 2 */
 	/* a request without our private data is rejected, and so is an absurd queue depth or size */
-	push(calloc(1, sizeof(struct rdma_cm_id)), RDMA_CM_EVENT_CONNECT_REQUEST, bad, sizeof(bad), 0);
+	push(calloc(1, sizeof(struct rdma_cm_id)), RDMA_CM_EVENT_CONNECT_REQUEST, bad, sizeof(bad),
+	     0);
 	static uint8_t deep[28], huge[28];
 	memcpy(deep, req, sizeof(deep));
 	deep[24] = 0x80; /* qdepth 2^31 */
 	deep[27] = 0;
-	push(calloc(1, sizeof(struct rdma_cm_id)), RDMA_CM_EVENT_CONNECT_REQUEST, deep, sizeof(deep), 0);
+	push(calloc(1, sizeof(struct rdma_cm_id)), RDMA_CM_EVENT_CONNECT_REQUEST, deep,
+	     sizeof(deep), 0);
 	memcpy(huge, req, sizeof(huge));
 	huge[8] = 0x80; /* msg 2 GiB */
-	push(calloc(1, sizeof(struct rdma_cm_id)), RDMA_CM_EVENT_CONNECT_REQUEST, huge, sizeof(huge), 0);
+	push(calloc(1, sizeof(struct rdma_cm_id)), RDMA_CM_EVENT_CONNECT_REQUEST, huge,
+	     sizeof(huge), 0);
 	struct rdma_cm_id *child;
 	__wrap_rdma_create_id(&F.ch, &child, NULL, RDMA_PS_TCP);
 	struct sockaddr_in me = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(0x0a000002)};
@@ -622,9 +635,9 @@ static void test_serve(void **state)
 	assert_int_equal(F.accepts, 1);
 	assert_int_equal(F.accept_pd_len, 20);
 	assert_memory_equal(F.accept_pd, "RTG1", 4);
-	assert_int_equal(F.accept_pd[15], 6);	/* rkey of the registered buffer */
+	assert_int_equal(F.accept_pd[15], 6);    /* rkey of the registered buffer */
 	assert_int_equal(F.accept_pd[18], 0x04); /* length 1024 */
-	assert_int_equal(F.nrecvs, 4 + 3);	/* 2 x qdepth, then one per completion */
+	assert_int_equal(F.nrecvs, 4 + 3);       /* 2 x qdepth, then one per completion */
 	char *out = slurp(rep);
 	assert_non_null(strstr(out, "summary role=serve backend=verbs clients=1"));
 	assert_non_null(strstr(out, "messages_received=3 bytes_received=3072"));
@@ -632,8 +645,11 @@ static void test_serve(void **state)
 	FILE *lf = fopen(log, "r");
 	char *l = slurp(lf);
 	fclose(lf);
-	assert_non_null(strstr(l, "\"event\":\"qp\",\"src\":\"10.0.0.1\",\"dst\":\"10.0.0.2\",\"dest_qp\":100,\"local_qp\":100,\"udp_sport\":0,\"peer_qp\":77"));
-	assert_non_null(strstr(l, "\"event\":\"end\",\"src\":\"10.0.0.1\",\"dst\":\"10.0.0.2\",\"dest_qp\":100,\"packets\":3,\"bytes\":3072"));
+	assert_non_null(
+	    strstr(l, "\"event\":\"qp\",\"src\":\"10.0.0.1\",\"dst\":\"10.0.0.2\",\"dest_qp\":100,"
+	              "\"local_qp\":100,\"udp_sport\":0,\"peer_qp\":77"));
+	assert_non_null(strstr(l, "\"event\":\"end\",\"src\":\"10.0.0.1\",\"dst\":\"10.0.0.2\","
+	                          "\"dest_qp\":100,\"packets\":3,\"bytes\":3072"));
 	assert_int_equal(F.destroyed_qps, 1);
 }
 
@@ -649,9 +665,9 @@ static void test_serve_setup_fails(void **state)
 	static uint8_t req[28] = "RTG1";
 	req[4] = RT_GEN_OP_WRITE;
 	req[10] = 0x04; /* msg 1024 */
-	req[15] = 1;	/* qps 1 */
-	req[23] = 9;	/* token */
-	req[27] = 2;	/* qdepth 2 */
+	req[15] = 1;    /* qps 1 */
+	req[23] = 9;    /* token */
+	req[27] = 2;    /* qdepth 2 */
 	struct rdma_cm_id *child;
 	__wrap_rdma_create_id(&F.ch, &child, NULL, RDMA_PS_TCP);
 	F.fail_reg_mr = 1;
@@ -670,14 +686,14 @@ static void test_serve_setup_fails(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_send_write, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_send_iters, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_send_lat, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_send_sweep, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_send_read_flow, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_send_resolve_fails, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_serve, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_serve_setup_fails, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_send_write, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_send_iters, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_send_lat, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_send_sweep, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_send_read_flow, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_send_resolve_fails, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_serve, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_serve_setup_fails, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

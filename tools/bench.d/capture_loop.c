@@ -183,7 +183,8 @@ static int fake_query_port(struct ibv_context *ctx, uint8_t port, struct ibv_por
 	return 0;
 }
 
-static struct ibv_cq_ex *fake_create_cq_ex(struct ibv_context *ctx, struct ibv_cq_init_attr_ex *attr)
+static struct ibv_cq_ex *fake_create_cq_ex(struct ibv_context *ctx,
+                                           struct ibv_cq_init_attr_ex *attr)
 {
 	(void)ctx;
 	(void)attr;
@@ -275,7 +276,9 @@ static int bench_verbs(const char *path, long n, uint32_t slots)
 	rt_verbs_ops.wc_read_byte_len = fake_read_byte_len;
 	rt_verbs_ops.wc_read_completion_wallclock_ns = fake_read_wallclock_ns;
 	if (slots > MAX_SLOTS || rt_source_verbs_ops.open(&src, "bench0:1", &cfg, errbuf) < 0)
-		return fprintf(stderr, "verbs open: %s\n", slots > MAX_SLOTS ? "ring too big" : errbuf), 1;
+		return fprintf(stderr, "verbs open: %s\n",
+		               slots > MAX_SLOTS ? "ring too big" : errbuf),
+		       1;
 	if (path && !(w = open_writer(path, errbuf)))
 		return fprintf(stderr, "%s\n", errbuf), 1;
 	uint64_t polls0 = nic.polls;
@@ -293,7 +296,8 @@ static int bench_verbs(const char *path, long n, uint32_t slots)
 	if (w && rt_writer_close(w, errbuf) < 0)
 		return fprintf(stderr, "%s\n", errbuf), 1;
 	double secs = cpu_seconds() - t0;
-	printf("%.1f %.4f\n", secs * 1e9 / (double)done, (double)(nic.polls - polls0) / (double)done);
+	printf("%.1f %.4f\n", secs * 1e9 / (double)done,
+	       (double)(nic.polls - polls0) / (double)done);
 	rt_source_verbs_ops.close(&src);
 	return 0;
 }

@@ -17,7 +17,8 @@ static double cpu_seconds(void)
 /* Usage: topflows N K — N flows of one RoCE packet each (lengths spread), then the best of five searches for the K busiest. */
 int main(int argc, char **argv)
 {
-	unsigned n = argc > 1 ? (unsigned)strtoul(argv[1], NULL, 10) : 1000000, k = argc > 2 ? (unsigned)strtoul(argv[2], NULL, 10) : 20;
+	unsigned n = argc > 1 ? (unsigned)strtoul(argv[1], NULL, 10) : 1000000,
+	         k = argc > 2 ? (unsigned)strtoul(argv[2], NULL, 10) : 20;
 	struct rt_analyzer_opts o;
 	char errbuf[RT_ERRBUF_SIZE];
 	rt_analyzer_opts_init(&o);
