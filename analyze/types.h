@@ -40,11 +40,13 @@ struct rt_analyzer_opts {
 	/*
 	 * Vantage points (analyze/README.md, "Vantage points"): the point
 	 * (0 .. RT_AN_VANTAGE_MAX - 1) the frames of capture interface
-	 * `interface_id` were taken at, or -1 when unknown. Called on the thread
-	 * that feeds, for each new interface_id: it must answer there for any
-	 * interface_id of a record fed. NULL: no vantage-point analysis.
+	 * `interface_id` with SLL2 interface index `sll_ifindex` (0 for other
+	 * link types) were taken at, or -1 when unknown: the record's capture
+	 * point (the one duplicate detection counts copies by). Called on the
+	 * thread that feeds, for each new pair: it must answer there for any
+	 * record fed. NULL: no vantage-point analysis.
 	 */
-	int (*vantage_of)(void *ctx, uint32_t interface_id);
+	int (*vantage_of)(void *ctx, uint32_t interface_id, uint32_t sll_ifindex);
 	void *vantage_ctx;
 	/* a packet's frames at the vantage points are matched within this long of its first; default 10 ms */
 	uint64_t vantage_window_ns;

@@ -19,9 +19,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
  * LE, clipped to what is left), the frame's bytes.
  */
 /* Capture interface i is vantage point i. */
-static int by_interface(void *ctx, uint32_t interface_id)
+static int by_interface(void *ctx, uint32_t interface_id, uint32_t sll_ifindex)
 {
 	(void)ctx;
+	(void)sll_ifindex;
 	return (int)interface_id;
 }
 
