@@ -67,7 +67,7 @@ struct rt_analyzer *rt_analyzer_new(const struct rt_analyzer_opts *opts, char *e
 		return NULL;
 	}
 	if (an_flows_init(&an->ft, an->o.max_flows) < 0 || an_pair_init(&an->pair, &an->ft, an_ecn_settle, &an->ecn) < 0 ||
-	    an_dup_init(&an->dups, an->o.dup_window_ns, an->o.vantage_of != NULL) < 0 ||
+	    an_dup_init(&an->dups, an->o.dup_window_ns, an->o.vantage_of && an->o.vantage_clocks) < 0 ||
 	    an_vp_init(&an->vp, an->o.vantage_of, an->o.vantage_ctx, an->o.vantage_window_ns) < 0) {
 		rt_errorf(errbuf, ENOMEM, "analyzer");
 		rt_analyzer_free(an);

@@ -48,6 +48,12 @@ struct rt_analyzer_opts {
 	 */
 	int (*vantage_of)(void *ctx, uint32_t interface_id, uint32_t sll_ifindex);
 	void *vantage_ctx;
+	/*
+	 * The points keep clocks of their own (several files): duplicate
+	 * detection expects copies from other points up to 100 ms late from the
+	 * first packet on (one file's points share its clock)
+	 */
+	bool vantage_clocks;
 	/* a packet's frames at the vantage points are matched within this long of its first; default 10 ms */
 	uint64_t vantage_window_ns;
 };

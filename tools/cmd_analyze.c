@@ -746,6 +746,7 @@ static int parse_and_run(int argc, char **argv, struct cmd_args *a)
 	}
 	ao->vantage_of = vantage_of;
 	ao->vantage_ctx = a->vmap;
+	ao->vantage_clocks = a->files.n > 1;
 	int status = run_command(a);
 	free(a->vmap);
 	free(bpf_joined);

@@ -259,6 +259,7 @@ static void test_warning(void **state)
 	struct rt_analyzer_opts o;
 	rt_analyzer_opts_init(&o);
 	o.vantage_of = any_point;
+	o.vantage_clocks = true;
 	struct rt_analyzer *an = rt_analyzer_new(&o, eb);
 	assert_non_null(an);
 	for (uint32_t pt = 0; pt <= RT_AN_VANTAGE_MAX; pt++) {
