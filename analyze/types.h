@@ -216,6 +216,15 @@ struct rt_an_sink {
 	int (*report)(void *ctx, const struct rt_analyzer *an, char *errbuf);
 	void (*free)(void *ctx); /* by rt_analyzer_free(), and by rt_analyzer_add_sink() when it fails */
 	void *ctx;
+	/*
+	 * Non-NULL: the sink also wants each vantage point analyzed on its own
+	 * (rt_analyzer_split_vantage(an, split, ctx)); the points' sinks end
+	 * before this one.
+	 */
+	int (*split)(void *ctx, unsigned point, struct rt_an_sink *out, char *errbuf);
 };
+
+/* The sink of vantage point `point`'s own analyzer (rt_analyzer_split_vantage()). 0 or a negative errno. */
+typedef int (*rt_an_split_sink_fn)(void *ctx, unsigned point, struct rt_an_sink *out, char *errbuf);
 
 #endif

@@ -95,6 +95,11 @@ static int point_of(struct an_vantage *v, uint32_t interface_id, uint32_t sll_if
 	return p;
 }
 
+int an_vp_point(struct an_vantage *v, const struct rt_record *rec)
+{
+	return v->on ? point_of(v, rec->interface_id, rec->sll_ifindex) : -1;
+}
+
 /* ---- the hash from fingerprint to the newest live entry ---- */
 
 static uint32_t hslot(const struct an_vantage *v, uint64_t fp)

@@ -212,8 +212,8 @@ int rt_source_vantage_of(const struct rt_source *src, uint32_t interface_id);
  * index: the same packet seen on a veth and on its bridge is then two
  * sightings at two points, not one packet twice at one. Such a point is
  * named after the interface's if_name ("if N", the pcapng interface
- * number, when it has none or shares it) and "ifindex N": alone when the
- * stream is one unnamed vantage point ("eth0", "ifindex 3"), else after
+ * number, when it has none or shares it) and "ifindex N": alone while
+ * every point so far is of one unnamed vantage point ("eth0", "ifindex 3"), else after
  * its vantage point's name ("tor/eth0", "host1/ifindex 3"). The points
  * appear as their first frames come, numbered from 0 in that order (at
  * most 256); vantage points without frames follow them.
@@ -221,6 +221,12 @@ int rt_source_vantage_of(const struct rt_source *src, uint32_t interface_id);
 unsigned rt_source_point_count(const struct rt_source *src);
 /* Point `i` into *out (files: its vantage point's); 0 or -ENOENT. Valid until the next rt_source_next() or close. */
 int rt_source_point(const struct rt_source *src, unsigned i, struct rt_vantage_point *out);
+/*
+ * The name of capture point `i` as the points counted so far give it, into
+ * name (cut to size); 0 or -ENOENT. Safe on another thread than the one
+ * reading, like rt_source_point_of().
+ */
+int rt_source_point_name(const struct rt_source *src, unsigned i, char *name, size_t size);
 /*
  * The capture point of frames with this interface_id (as handed out) and
  * SLL2 interface index (0 for other link types), or -1 while none came.

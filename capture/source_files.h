@@ -72,7 +72,7 @@ struct cpoint {
 	int vp;		  /* its vantage point of files */
 	uint32_t local;	  /* its files' interface number */
 	char ifname[64];  /* the interface's pcapng if_name, "" when none */
-	char name[320];	  /* as the report names it (made when asked) */
+	char name[320];	  /* as the report names it (made again as points come, on the reading thread) */
 	uint64_t frames;
 };
 

@@ -254,13 +254,17 @@ static int find_point(const struct files_priv *p, unsigned n, uint32_t id, uint3
 	return -1;
 }
 
-/* Capture point c's name among the first n (source.h has the rule). */
-static void name_point(const struct files_priv *p, unsigned n, struct cpoint *c)
+/*
+ * Capture point c's name among the first n (source.h has the rule), from
+ * what does not change once a point is counted: safe on any thread.
+ */
+static void name_point(const struct files_priv *p, unsigned n, const struct cpoint *c, char *name, size_t size)
 {
 	const struct vpoint *v = &p->vp[c->vp];
-	bool ifaces = false, indexes = false, name_shared = false;
+	bool ifaces = false, indexes = false, name_shared = false, alone = !v->named;
 	for (unsigned i = 0; i < n; i++) {
 		const struct cpoint *o = &p->cp[i];
+		alone &= o->vp == c->vp;
 		if (o->vp != c->vp)
 			continue;
 		ifaces |= o->local != c->local;
@@ -275,11 +279,11 @@ static void name_point(const struct files_priv *p, unsigned n, struct cpoint *c)
 	if (indexes)
 		snprintf(sub + strlen(sub), sizeof(sub) - strlen(sub), "%sifindex %u", *sub ? "/" : "", c->ifindex);
 	if (!*sub)
-		snprintf(c->name, sizeof(c->name), "%s", v->name);
-	else if (p->nvp == 1 && !v->named)
-		snprintf(c->name, sizeof(c->name), "%s", sub);
+		snprintf(name, size, "%s", v->name);
+	else if (alone)
+		snprintf(name, size, "%s", sub);
 	else
-		snprintf(c->name, sizeof(c->name), "%s/%s", v->name, sub);
+		snprintf(name, size, "%s/%s", v->name, sub);
 }
 
 int rt_files_point_of_frame(struct files_priv *p, const struct rt_frame *fr)
@@ -307,7 +311,7 @@ int rt_files_point_of_frame(struct files_priv *p, const struct rt_frame *fr)
 			snprintf(cp->ifname, sizeof(cp->ifname), "%s", rt_pcapfile_iface_name(f->pf, cp->local));
 		/* a new point may rename the others (their names say what tells them apart) */
 		for (unsigned i = 0; i <= n; i++)
-			name_point(p, n + 1, &p->cp[i]);
+			name_point(p, n + 1, &p->cp[i], p->cp[i].name, sizeof(p->cp[i].name));
 		atomic_store_explicit(&p->ncp, n + 1, memory_order_release);
 		c = (int)n;
 	}
@@ -354,6 +358,16 @@ int rt_source_point(const struct rt_source *src, unsigned i, struct rt_vantage_p
 	}
 	int v = pointless(p, n, i - n);
 	return v < 0 ? -ENOENT : rt_source_vantage_point(src, (unsigned)v, out);
+}
+
+int rt_source_point_name(const struct rt_source *src, unsigned i, char *name, size_t size)
+{
+	const struct files_priv *p = priv_of(src);
+	unsigned n = p ? atomic_load_explicit(&p->ncp, memory_order_acquire) : 0;
+	if (i >= n)
+		return -ENOENT;
+	name_point(p, n, &p->cp[i], name, size);
+	return 0;
 }
 
 int rt_source_point_of(const struct rt_source *src, uint32_t interface_id, uint32_t sll_ifindex)
