@@ -20,11 +20,9 @@ The pcapng and SLL2 bytes are written here with struct; nothing from
 rocetrace is used.
 Exits 0 when all holds, 1 with one line per mismatch.
 """
-import json
 import os
 import shutil
 import struct
-import subprocess
 import sys
 import tempfile
 
@@ -32,8 +30,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import check_vantage  # noqa: E402
 
 check_vantage.SKEW = 0  # one capture, one clock
-
-errors = []
+run, check, errors = check_vantage.run, check_vantage.check, check_vantage.errors
 
 
 def block(btype, body):
@@ -66,19 +63,6 @@ def write_sll2(path, frames):
         f.write(struct.pack("<IHHiIII", 0xA1B23C4D, 2, 4, 0, 0, 65535, 276))
         for ts, b in sorted(frames, key=lambda x: x[0]):
             f.write(struct.pack("<IIII", ts // 10**9, ts % 10**9, len(b), len(b)) + b)
-
-
-def run(rt, *args):
-    p = subprocess.run([rt, "analyze", "--json", *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                       timeout=300)
-    if p.returncode != 0:
-        sys.exit("analyze %s: exit %d: %s" % (" ".join(args), p.returncode, p.stderr.decode().strip()))
-    return json.loads(p.stdout)
-
-
-def check(what, got, want):
-    if got != want:
-        errors.append("%s: got %r, want %r" % (what, got, want))
 
 
 def check_paths(what, doc, up, down, truth, nbefore, nafter):
