@@ -215,8 +215,10 @@ int rt_source_vantage_of(const struct rt_source *src, uint32_t interface_id);
  * number, when it has none or shares it) and "ifindex N": alone while
  * every point so far is of one unnamed vantage point ("eth0", "ifindex 3"), else after
  * its vantage point's name ("tor/eth0", "host1/ifindex 3"). The points
- * appear as their first frames come, numbered from 0 in that order (at
- * most 256); vantage points without frames follow them.
+ * are numbered from 0: each named vantage point's first one from the open,
+ * in the order the names were first given; the others as their first
+ * frames come (at most 256 in all); unnamed vantage points without frames
+ * follow them.
  */
 unsigned rt_source_point_count(const struct rt_source *src);
 /* Point `i` into *out (files: its vantage point's); 0 or -ENOENT. Valid until the next rt_source_next() or close. */

@@ -67,9 +67,17 @@ struct vpoint {
  * SLL2 interface one interface index (capture/source.h has the rule).
  */
 struct cpoint {
+	/*
+	 * Its frames came: the fields below are set (a named vantage point's
+	 * first capture point is counted from the open, so the named points keep
+	 * the order given, and bound at its first frame)
+	 */
+	_Atomic bool bound;
 	uint32_t id;	  /* interface_id in the stream */
 	uint32_t ifindex; /* SLL2 interface index, 0 for other link types */
-	int vp;		  /* its vantage point of files */
+	int vp;		  /* its vantage point of files ... */
+	const char *vp_name; /* ... its name (the string stays where it is as the array of points grows) */
+	bool vp_named;
 	uint32_t local;	  /* its files' interface number */
 	char ifname[64];  /* the interface's pcapng if_name, "" when none */
 	char name[320];	  /* as the report names it (made again as points come, on the reading thread) */

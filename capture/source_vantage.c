@@ -25,6 +25,15 @@ struct vpoint *rt_files_vp_add(struct files_priv *p, const char *name, bool name
 	v->named = named;
 	v->group = group;
 	p->nvp++;
+	unsigned n = atomic_load_explicit(&p->ncp, memory_order_relaxed);
+	if (named && n < MAX_POINTS) { /* its first capture point, bound at its first frame */
+		memset(&p->cp[n], 0, sizeof(p->cp[n]));
+		p->cp[n].vp = (int)p->nvp - 1;
+		p->cp[n].vp_name = v->name;
+		p->cp[n].vp_named = true;
+		snprintf(p->cp[n].name, sizeof(p->cp[n].name), "%s", name);
+		atomic_store_explicit(&p->ncp, n + 1, memory_order_release);
+	}
 	return v;
 }
 
@@ -249,7 +258,8 @@ static uint32_t sll2_ifindex(const struct rt_frame *fr)
 static int find_point(const struct files_priv *p, unsigned n, uint32_t id, uint32_t ifindex)
 {
 	for (unsigned i = 0; i < n; i++)
-		if (p->cp[i].id == id && p->cp[i].ifindex == ifindex)
+		if (atomic_load_explicit(&p->cp[i].bound, memory_order_acquire) && p->cp[i].id == id &&
+		    p->cp[i].ifindex == ifindex)
 			return (int)i;
 	return -1;
 }
@@ -260,12 +270,12 @@ static int find_point(const struct files_priv *p, unsigned n, uint32_t id, uint3
  */
 static void name_point(const struct files_priv *p, unsigned n, const struct cpoint *c, char *name, size_t size)
 {
-	const struct vpoint *v = &p->vp[c->vp];
-	bool ifaces = false, indexes = false, name_shared = false, alone = !v->named;
-	for (unsigned i = 0; i < n; i++) {
+	bool ifaces = false, indexes = false, name_shared = false, alone = !c->vp_named;
+	bool bound = atomic_load_explicit(&c->bound, memory_order_acquire);
+	for (unsigned i = 0; i < n && bound; i++) {
 		const struct cpoint *o = &p->cp[i];
 		alone &= o->vp == c->vp;
-		if (o->vp != c->vp)
+		if (o->vp != c->vp || !atomic_load_explicit(&o->bound, memory_order_acquire))
 			continue;
 		ifaces |= o->local != c->local;
 		indexes |= o->local == c->local && o->ifindex != c->ifindex;
@@ -279,11 +289,11 @@ static void name_point(const struct files_priv *p, unsigned n, const struct cpoi
 	if (indexes)
 		snprintf(sub + strlen(sub), sizeof(sub) - strlen(sub), "%sifindex %u", *sub ? "/" : "", c->ifindex);
 	if (!*sub)
-		snprintf(name, size, "%s", v->name);
+		snprintf(name, size, "%s", c->vp_name);
 	else if (alone)
 		snprintf(name, size, "%s", sub);
 	else
-		snprintf(name, size, "%s/%s", v->name, sub);
+		snprintf(name, size, "%s/%s", c->vp_name, sub);
 }
 
 int rt_files_point_of_frame(struct files_priv *p, const struct rt_frame *fr)
@@ -295,25 +305,33 @@ int rt_files_point_of_frame(struct files_priv *p, const struct rt_frame *fr)
 		return (int)p->last_cp;
 	int c = find_point(p, n, fr->interface_id, ifindex);
 	if (c < 0) {
-		if (n == MAX_POINTS)
-			return -1;
 		const struct in_file *f = &p->f[fr->file];
 		const struct vpoint *v = &p->vp[f->vp];
-		struct cpoint *cp = &p->cp[n];
-		memset(cp, 0, sizeof(*cp));
+		for (unsigned i = 0; i < n && c < 0; i++) /* its named vantage point's first */
+			if (p->cp[i].vp == f->vp && !atomic_load_explicit(&p->cp[i].bound, memory_order_relaxed))
+				c = (int)i;
+		if (c < 0 && n == MAX_POINTS)
+			return -1;
+		if (c < 0) {
+			c = (int)n++;
+			memset(&p->cp[c], 0, sizeof(p->cp[c]));
+		}
+		struct cpoint *cp = &p->cp[c];
 		cp->id = fr->interface_id;
 		cp->ifindex = ifindex;
 		cp->vp = f->vp;
+		cp->vp_name = v->name;
+		cp->vp_named = v->named;
 		for (uint32_t k = 0; k < v->nmap; k++)
 			if (v->map[k] == cp->id)
 				cp->local = k;
 		if (f->pf)
 			snprintf(cp->ifname, sizeof(cp->ifname), "%s", rt_pcapfile_iface_name(f->pf, cp->local));
+		atomic_store_explicit(&cp->bound, true, memory_order_release);
+		atomic_store_explicit(&p->ncp, n, memory_order_release);
 		/* a new point may rename the others (their names say what tells them apart) */
-		for (unsigned i = 0; i <= n; i++)
-			name_point(p, n + 1, &p->cp[i], p->cp[i].name, sizeof(p->cp[i].name));
-		atomic_store_explicit(&p->ncp, n + 1, memory_order_release);
-		c = (int)n;
+		for (unsigned i = 0; i < n; i++)
+			name_point(p, n, &p->cp[i], p->cp[i].name, sizeof(p->cp[i].name));
 	}
 	p->last_cp = (unsigned)c;
 	return c;

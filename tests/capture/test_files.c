@@ -522,6 +522,18 @@ static void test_capture_points(void **state)
 	assert_point(s, 1, "veth", 2);
 	assert_point(s, 2, "any/ifindex 5", 1);
 	rt_source_close(s);
+
+	/* named points keep the order given, whichever frames come first */
+	struct rt_source_file_spec named[] = {{.path = two[1].path, .vantage = "rx"}, {.path = any.path, .vantage = "tx"}};
+	s = open_specs(named, 2);
+	assert_int_equal(rt_source_point_count(s), 2);
+	assert_point(s, 1, "tx", 0);
+	assert_int_equal(read_all(s, &g, errbuf), 0);
+	assert_int_equal(rt_source_point_count(s), 3);
+	assert_point(s, 0, "rx", 2);
+	assert_point(s, 1, "tx/ifindex 3", 3);
+	assert_point(s, 2, "tx/ifindex 5", 1);
+	rt_source_close(s);
 }
 
 /* More files than are kept open at once: each one is opened again when the stream reaches it. */
