@@ -67,7 +67,7 @@ struct rt_analyzer *rt_analyzer_new(const struct rt_analyzer_opts *opts, char *e
 		return NULL;
 	}
 	if (an_flows_init(&an->ft, an->o.max_flows) < 0 || an_pair_init(&an->pair, &an->ft, an_ecn_settle, &an->ecn) < 0 ||
-	    an_dup_init(&an->dups, an->o.dup_window_ns, an->o.vantage_of != NULL) < 0 ||
+	    an_dup_init(&an->dups, an->o.dup_window_ns, an->o.vantage_of && an->o.vantage_clocks) < 0 ||
 	    an_vp_init(&an->vp, an->o.vantage_of, an->o.vantage_ctx, an->o.vantage_window_ns) < 0) {
 		rt_errorf(errbuf, ENOMEM, "analyzer");
 		rt_analyzer_free(an);
@@ -93,6 +93,8 @@ void rt_analyzer_free(struct rt_analyzer *an)
 	an_side_free(&an->side);
 	an_dup_free(&an->dups);
 	an_vp_free(&an->vp);
+	if (an->split)
+		an_split_free(an->split);
 	free(an);
 }
 
@@ -130,6 +132,8 @@ int rt_analyzer_add_sink(struct rt_analyzer *an, const struct rt_an_sink *sink, 
 	else if (buckets && an->bk.len && an->bk.len != sink->bucket_ns)
 		rc = rt_errmsg(errbuf, EINVAL, "analyzer: sinks take buckets of %llu ns and of %llu ns",
 			       (unsigned long long)an->bk.len, (unsigned long long)sink->bucket_ns);
+	else if (sink->split)
+		rc = rt_analyzer_split_vantage(an, sink->split, sink->ctx, errbuf);
 	if (rc < 0) {
 		if (sink->free)
 			sink->free(sink->ctx);
@@ -233,6 +237,8 @@ void rt_analyzer_tick(struct rt_analyzer *an, uint64_t now_ns)
 		return;
 	an->now = now_ns;
 	advance(an, now_ns);
+	if (an->split)
+		an_split_tick(an->split, now_ns);
 	if (an->pfc.active && now_ns >= an->pfc.next_expiry)
 		an_pfc_advance(&an->pfc, now_ns);
 }
@@ -389,6 +395,8 @@ void rt_analyzer_feed(struct rt_analyzer *an, const struct rt_record *rec)
 	bool copy = bth && an->dups.nsets && an_dup_check(&an->dups, &an->ft, rec, fp, an->now, an->tot.c.packets, &hit);
 	if (an->vp.on)
 		an_vp_frame(&an->vp, rec, bth ? fp : 0, copy, an->now);
+	if (an->split)
+		an_split_record(an->split, rec, an_vp_point(&an->vp, rec));
 	if (copy) {
 		handle_copy(an, rec, &k, h, &hit); /* counted once: the frame counts, the packet does not */
 		return;
@@ -461,6 +469,7 @@ int rt_analyzer_finish(struct rt_analyzer *an, char *errbuf)
 	an_pfc_advance(&an->pfc, UINT64_MAX);
 	an_ep_finish(&an->ep);
 	an_vp_finish(&an->vp);
+	int split_rc = an->split ? an_split_finish(an->split, errbuf) : 0;
 	whole = an_pair_finish(&an->pair, &an->stop) && whole;
 	for (uint32_t fi = 0; fi < an->ft.n; fi++) {
 		struct an_flow *f = &an->ft.flows[fi];
@@ -478,6 +487,8 @@ int rt_analyzer_finish(struct rt_analyzer *an, char *errbuf)
 	}
 	if (an->sinks.err)
 		return rt_analyzer_status(an, errbuf);
+	if (split_rc < 0)
+		return split_rc;
 	return whole ? 0 : rt_errmsg(errbuf, EINTR, "interrupted at the end of the capture");
 }
 
@@ -535,6 +546,19 @@ int rt_analyzer_load_counters(struct rt_analyzer *an, const char *path, char *er
 int rt_analyzer_load_source_log(struct rt_analyzer *an, const char *path, char *errbuf)
 {
 	return an_side_load_source_log(&an->side, path, errbuf);
+}
+
+int rt_analyzer_split_vantage(struct rt_analyzer *an, rt_an_split_sink_fn make_sink, void *ctx, char *errbuf)
+{
+	if (!an->vp.on || an->tot.c.packets || an->split)
+		return rt_errmsg(errbuf, EINVAL, "analyzer: split by vantage point without vantage points, or too late");
+	if (!(an->split = calloc(1, sizeof(*an->split))))
+		return rt_errorf(errbuf, ENOMEM, "analyzer");
+	an->split->o = an->o;
+	an->split->o.vantage_of = NULL;
+	an->split->make_sink = make_sink;
+	an->split->ctx = ctx;
+	return 0;
 }
 
 int rt_analyzer_vantage_points(struct rt_analyzer *an, const struct rt_an_vantage *vp, unsigned n, char *errbuf)

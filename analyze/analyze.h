@@ -91,6 +91,14 @@ void rt_analyzer_capture_drops(struct rt_analyzer *an, uint64_t if_dropped, uint
  * report lists them and the paths between them. Returns 0 or -ENOMEM with
  * errbuf filled.
  */
+/*
+ * Each vantage point an analyzer of its own (analyze/split.h), fed that
+ * point's records only, as if its capture were read alone; make_sink gives
+ * each one its sink when the point's first record comes. Only with
+ * vantage_of, before the first record. rt_analyzer_finish() finishes them
+ * first. 0 or a negative errno.
+ */
+int rt_analyzer_split_vantage(struct rt_analyzer *an, rt_an_split_sink_fn make_sink, void *ctx, char *errbuf);
 int rt_analyzer_vantage_points(struct rt_analyzer *an, const struct rt_an_vantage *vp, unsigned n, char *errbuf);
 
 /*

@@ -23,6 +23,15 @@ struct rt_an_timeline_opts {
 	uint64_t bucket_ns; /* bucket length (required) */
 	bool json;	    /* JSON Lines instead of CSV with a header */
 	bool no_idle;	    /* write no zero rows for idle stretches (analyze/README.md, Timeline) */
+	/*
+	 * Non-NULL: rows per vantage point (--by-vantage), each point analyzed
+	 * on its own (rt_analyzer_split_vantage(): the analyzer needs
+	 * vantage_of), with a `vantage` column: point `point`'s name into name
+	 * (0), or a negative errno when it can no longer be told (the last one
+	 * told stays). The whole stream's rows are not written.
+	 */
+	int (*vantage_name)(void *ctx, unsigned point, char *name, size_t size);
+	void *vantage_ctx;
 };
 /* Timeline rows (analyze/README.md, Timeline), written as buckets end. */
 int rt_an_timeline_sink(FILE *fp, const struct rt_an_timeline_opts *opts, struct rt_an_sink *out, char *errbuf);

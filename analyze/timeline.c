@@ -17,9 +17,14 @@
  * before it.
  */
 struct timeline {
-	struct rt_outbuf o;
+	struct rt_outbuf own; /* its output, unless it shares one */
+	struct rt_outbuf *o;
 	struct rt_an_timeline_opts opt;
 	bool header_done, source_log, counters;
+	/* by vantage point: the output the points share, this one's point and name (as last known) */
+	struct vshared *vs;
+	unsigned point;
+	char vname[320];
 	bool any;      /* a bucket came */
 	uint64_t prev; /* its number (t_ns / bucket) */
 	/* selected flows with counts in that bucket, and in this one (ids, ascending) */
@@ -30,6 +35,13 @@ struct timeline {
 	/* the 'all' row held back: its bucket's counts and columns */
 	bool all_held;
 	struct rt_an_bucket all;
+};
+
+/* The rows of every vantage point's timeline go to one output, under one header. */
+struct vshared {
+	struct rt_outbuf o;
+	struct rt_an_timeline_opts opt;
+	bool header_done;
 };
 
 /* Row text is built straight in the output buffer with these (no stdio, two digits at a time). */
@@ -147,15 +159,41 @@ struct row_extra {
 	double nic[3];
 };
 
+/* The name of the timeline's vantage point: asked anew, the last one known when it can no longer be. */
+static const char *point_name(struct timeline *tl)
+{
+	char name[sizeof(tl->vname)];
+	if (tl->vs->opt.vantage_name(tl->vs->opt.vantage_ctx, tl->point, name, sizeof(name)) == 0)
+		memcpy(tl->vname, name, sizeof(name));
+	return tl->vname;
+}
+
+/* A CSV field and its comma, quoted when it holds a comma, a quote or a line end (RFC 4180). */
+static char *put_csv_field(char *p, const char *s)
+{
+	size_t n = strlen(s);
+	if (strcspn(s, ",\"\r\n") == n)
+		return put_lit(put_lit(p, s, n), ",", 1);
+	*p++ = '"';
+	for (; *s; s++) {
+		if (*s == '"')
+			*p++ = '"';
+		*p++ = *s;
+	}
+	return PUT(p, "\",");
+}
+
 /* A JSON Lines row (bucket t), through the common JSON writer. */
 static void json_row(struct timeline *tl, uint64_t t, uint64_t len_ns, const struct rt_an_delta *d,
 		     const struct row_extra *x)
 {
 	struct rt_json j;
 	char gbps[48];
-	rt_json_init(&j, &tl->o);
+	rt_json_init(&j, tl->o);
 	rt_json_obj(&j);
 	RT_JSON_U64(&j, "t_ns", t);
+	if (tl->vs)
+		RT_JSON_STR(&j, "vantage", point_name(tl));
 	RT_JSON_KEY(&j, "flow");
 	if (x->key)
 		rt_json_u64(&j, x->id);
@@ -208,10 +246,12 @@ static void row(struct timeline *tl, uint64_t t, uint64_t len_ns, const char *pr
 		json_row(tl, t, len_ns, d, x);
 		return;
 	}
-	struct rt_outbuf *o = &tl->o;
+	struct rt_outbuf *o = tl->o;
 	char *p = row_room(o);
 	memcpy(p, prefix, ROW_PREFIX); /* a constant size: no call */
 	p += prefix_len;
+	if (tl->vs)
+		p = put_csv_field(p, point_name(tl));
 	p = x->key ? put_u64(p, x->id) : PUT(p, "all");
 	const uint64_t vals[] = {d->packets, d->bytes, d->ce, d->cnp, d->nak, d->retransmitted, x->xoff, x->paused};
 	for (unsigned i = 0; i < sizeof(vals) / sizeof(vals[0]); i++) {
@@ -251,6 +291,17 @@ static void row(struct timeline *tl, uint64_t t, uint64_t len_ns, const char *pr
 	o->len = (size_t)(p - o->buf);
 }
 
+static void header_line(struct rt_outbuf *o, bool vantage, bool source_log, bool counters)
+{
+	rt_out_str(o, vantage ? "t_ns,vantage," : "t_ns,");
+	rt_out_str(o, "flow,packets,bytes,gbps,ce,cnp,nak,retransmitted,pfc_xoff,pfc_paused_ns");
+	if (source_log)
+		rt_out_str(o, ",source_rate_mbps,source_cnp");
+	if (counters)
+		rt_out_str(o, ",nic_cnp_sent,nic_cnp_handled,nic_pause_frames");
+	rt_out_str(o, ",src,dst,dest_qp,flow_id\n");
+}
+
 static void header(struct timeline *tl, bool source_log, bool counters)
 {
 	if (tl->header_done)
@@ -258,14 +309,11 @@ static void header(struct timeline *tl, bool source_log, bool counters)
 	tl->header_done = true;
 	tl->source_log = source_log;
 	tl->counters = counters;
-	if (tl->opt.json)
+	if (tl->opt.json || (tl->vs && tl->vs->header_done))
 		return;
-	rt_out_str(&tl->o, "t_ns,flow,packets,bytes,gbps,ce,cnp,nak,retransmitted,pfc_xoff,pfc_paused_ns");
-	if (source_log)
-		rt_out_str(&tl->o, ",source_rate_mbps,source_cnp");
-	if (counters)
-		rt_out_str(&tl->o, ",nic_cnp_sent,nic_cnp_handled,nic_pause_frames");
-	rt_out_str(&tl->o, ",src,dst,dest_qp,flow_id\n");
+	if (tl->vs)
+		tl->vs->header_done = true;
+	header_line(tl->o, tl->vs != NULL, source_log, counters);
 }
 
 /* The 'all' row of bucket b. */
@@ -458,7 +506,7 @@ static int tl_bucket(void *ctx, const struct rt_analyzer *an, const struct rt_an
 	}
 	tl->any = true;
 	tl->prev = n;
-	return tl->o.error ? rt_errorf(errbuf, tl->o.error, "writing the timeline") : 0;
+	return tl->o->error ? rt_errorf(errbuf, tl->o->error, "writing the timeline") : 0;
 }
 
 static int tl_end(void *ctx, const struct rt_analyzer *an, char *errbuf)
@@ -470,7 +518,7 @@ static int tl_end(void *ctx, const struct rt_analyzer *an, char *errbuf)
 	if (tl->all_held)
 		all_row(tl, &tl->all);
 	tl->all_held = false;
-	int err = rt_out_flush(&tl->o);
+	int err = rt_out_flush(tl->o);
 	return err ? rt_errorf(errbuf, err, "writing the timeline") : 0;
 }
 
@@ -484,12 +532,58 @@ static void tl_free(void *ctx)
 	free(tl);
 }
 
-int rt_an_timeline_sink(FILE *fp, const struct rt_an_timeline_opts *opts, struct rt_an_sink *out, char *errbuf)
+/* ---- rows per vantage point ---- */
+
+/* The sink of point `point`'s own analyzer: a timeline writing to the shared output. */
+static int point_sink(void *ctx, unsigned point, struct rt_an_sink *out, char *errbuf)
 {
+	struct vshared *vs = ctx;
 	struct timeline *tl = calloc(1, sizeof(*tl));
 	if (!tl)
 		return rt_errorf(errbuf, ENOMEM, "timeline");
-	rt_out_init(&tl->o, fp);
+	tl->o = &vs->o;
+	tl->opt = vs->opt;
+	tl->vs = vs;
+	tl->point = point;
+	snprintf(tl->vname, sizeof(tl->vname), "%u", point);
+	*out = (struct rt_an_sink){
+		.bucket_ns = vs->opt.bucket_ns, .bucket = tl_bucket, .end = tl_end, .free = tl_free, .ctx = tl};
+	return 0;
+}
+
+/* The whole stream's end, after every point's: the header when no point wrote a row, then the output. */
+static int vs_end(void *ctx, const struct rt_analyzer *an, char *errbuf)
+{
+	struct vshared *vs = ctx;
+	(void)an;
+	if (!vs->opt.json && !vs->header_done)
+		header_line(&vs->o, true, false, false);
+	vs->header_done = true;
+	int err = rt_out_flush(&vs->o);
+	return err ? rt_errorf(errbuf, err, "writing the timeline") : 0;
+}
+
+static void vs_free(void *ctx)
+{
+	free(ctx);
+}
+
+int rt_an_timeline_sink(FILE *fp, const struct rt_an_timeline_opts *opts, struct rt_an_sink *out, char *errbuf)
+{
+	if (opts->vantage_name) {
+		struct vshared *vs = calloc(1, sizeof(*vs));
+		if (!vs)
+			return rt_errorf(errbuf, ENOMEM, "timeline");
+		rt_out_init(&vs->o, fp);
+		vs->opt = *opts;
+		*out = (struct rt_an_sink){.end = vs_end, .free = vs_free, .split = point_sink, .ctx = vs};
+		return 0;
+	}
+	struct timeline *tl = calloc(1, sizeof(*tl));
+	if (!tl)
+		return rt_errorf(errbuf, ENOMEM, "timeline");
+	tl->o = &tl->own;
+	rt_out_init(tl->o, fp);
 	tl->opt = *opts;
 	*out = (struct rt_an_sink){
 		.bucket_ns = opts->bucket_ns, .bucket = tl_bucket, .end = tl_end, .free = tl_free, .ctx = tl};

@@ -40,12 +40,20 @@ struct rt_analyzer_opts {
 	/*
 	 * Vantage points (analyze/README.md, "Vantage points"): the point
 	 * (0 .. RT_AN_VANTAGE_MAX - 1) the frames of capture interface
-	 * `interface_id` were taken at, or -1 when unknown. Called on the thread
-	 * that feeds, for each new interface_id: it must answer there for any
-	 * interface_id of a record fed. NULL: no vantage-point analysis.
+	 * `interface_id` with SLL2 interface index `sll_ifindex` (0 for other
+	 * link types) were taken at, or -1 when unknown: the record's capture
+	 * point (the one duplicate detection counts copies by). Called on the
+	 * thread that feeds, for each new pair: it must answer there for any
+	 * record fed. NULL: no vantage-point analysis.
 	 */
-	int (*vantage_of)(void *ctx, uint32_t interface_id);
+	int (*vantage_of)(void *ctx, uint32_t interface_id, uint32_t sll_ifindex);
 	void *vantage_ctx;
+	/*
+	 * The points keep clocks of their own (several files): duplicate
+	 * detection expects copies from other points up to 100 ms late from the
+	 * first packet on (one file's points share its clock)
+	 */
+	bool vantage_clocks;
 	/* a packet's frames at the vantage points are matched within this long of its first; default 10 ms */
 	uint64_t vantage_window_ns;
 };
@@ -208,6 +216,15 @@ struct rt_an_sink {
 	int (*report)(void *ctx, const struct rt_analyzer *an, char *errbuf);
 	void (*free)(void *ctx); /* by rt_analyzer_free(), and by rt_analyzer_add_sink() when it fails */
 	void *ctx;
+	/*
+	 * Non-NULL: the sink also wants each vantage point analyzed on its own
+	 * (rt_analyzer_split_vantage(an, split, ctx)); the points' sinks end
+	 * before this one.
+	 */
+	int (*split)(void *ctx, unsigned point, struct rt_an_sink *out, char *errbuf);
 };
+
+/* The sink of vantage point `point`'s own analyzer (rt_analyzer_split_vantage()). 0 or a negative errno. */
+typedef int (*rt_an_split_sink_fn)(void *ctx, unsigned point, struct rt_an_sink *out, char *errbuf);
 
 #endif

@@ -30,7 +30,8 @@
 
 #define CLS_NONE UINT32_MAX
 
-int an_vp_init(struct an_vantage *v, int (*vantage_of)(void *, uint32_t), void *ctx, uint64_t window_ns)
+int an_vp_init(struct an_vantage *v, int (*vantage_of)(void *, uint32_t, uint32_t), void *ctx,
+	       uint64_t window_ns)
 {
 	memset(v, 0, sizeof(*v));
 	if (!vantage_of)
@@ -80,16 +81,23 @@ static unsigned pair_of(unsigned i, unsigned j)
 	return i * (2 * AN_VP_POINTS - i - 1) / 2 + (j - i - 1);
 }
 
-static int point_of(struct an_vantage *v, uint32_t interface_id)
+/* The point of a record's capture point (interface, SLL2 interface index). */
+static int point_of(struct an_vantage *v, uint32_t interface_id, uint32_t sll_ifindex)
 {
-	if (interface_id < sizeof(v->cache) && v->cache[interface_id] != -2)
+	bool cached = interface_id < sizeof(v->cache) && !sll_ifindex;
+	if (cached && v->cache[interface_id] != -2)
 		return v->cache[interface_id];
-	int p = v->vantage_of(v->ctx, interface_id);
+	int p = v->vantage_of(v->ctx, interface_id, sll_ifindex);
 	if (p >= AN_VP_POINTS)
 		p = -1;
-	if (interface_id < sizeof(v->cache) && p >= 0) /* an unknown one may become known */
+	if (cached && p >= 0) /* an unknown one may become known */
 		v->cache[interface_id] = (int8_t)p;
 	return p;
+}
+
+int an_vp_point(struct an_vantage *v, const struct rt_record *rec)
+{
+	return v->on ? point_of(v, rec->interface_id, rec->sll_ifindex) : -1;
 }
 
 /* ---- the hash from fingerprint to the newest live entry ---- */
@@ -361,7 +369,7 @@ static void settle_pending(struct an_vp_point *pt)
 
 void an_vp_frame(struct an_vantage *v, const struct rt_record *rec, uint64_t fp, bool copy, uint64_t now)
 {
-	int p = point_of(v, rec->interface_id);
+	int p = point_of(v, rec->interface_id, rec->sll_ifindex);
 	if (p < 0) {
 		v->frames_unknown++;
 		return;

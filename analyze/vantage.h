@@ -62,10 +62,10 @@ struct an_vp_point {
 /* The vantage-point analysis; `on` false: nothing is done per frame. */
 struct an_vantage {
 	bool on;
-	int (*vantage_of)(void *ctx, uint32_t interface_id);
+	int (*vantage_of)(void *ctx, uint32_t interface_id, uint32_t sll_ifindex);
 	void *ctx;
 	uint64_t window_ns;
-	int8_t cache[64]; /* interface_id < 64 -> point, -2 = not asked yet */
+	int8_t cache[64]; /* interface_id < 64 of non-SLL2 frames -> point, -2 = not asked yet */
 	struct an_vp_point pt[AN_VP_POINTS];
 	int64_t ref[AN_VP_PAIRS];
 	bool ref_set[AN_VP_PAIRS];
@@ -115,7 +115,8 @@ struct an_vp_result {
 };
 
 /* 0, or -ENOMEM. With vantage_of NULL the part stays off. */
-int an_vp_init(struct an_vantage *v, int (*vantage_of)(void *, uint32_t), void *ctx, uint64_t window_ns);
+int an_vp_init(struct an_vantage *v, int (*vantage_of)(void *, uint32_t, uint32_t), void *ctx,
+	       uint64_t window_ns);
 void an_vp_free(struct an_vantage *v);
 /*
  * One frame at stream time `now`: fp is its fingerprint when it is RoCE
@@ -123,6 +124,8 @@ void an_vp_free(struct an_vantage *v);
  * packet counted already.
  */
 void an_vp_frame(struct an_vantage *v, const struct rt_record *rec, uint64_t fp, bool copy, uint64_t now);
+/* The point of a record (0 .. AN_VP_POINTS - 1), or -1: unknown, or the part is off. */
+int an_vp_point(struct an_vantage *v, const struct rt_record *rec);
 /* End of input: every packet still waiting is settled (no loss is judged for them). */
 void an_vp_finish(struct an_vantage *v);
 /* The vantage points' descriptions (copied). 0 or -ENOMEM. */

@@ -67,6 +67,7 @@ struct rt_pcapfile_iface {
 	bool drops_known;
 	uint64_t if_dropped, os_dropped; /* from the interface's latest ISB */
 	uint64_t isb_start;               /* its isb_starttime in the interface's units, 0 when absent */
+	char name[64];                    /* if_name, cut to fit; "" when absent */
 };
 
 /* The reader (pcapfile.c opens, pcapfile_input.c fills the buffer, pcapfile_pcap*.c parse it). */

@@ -205,6 +205,11 @@ uint32_t rt_pcapfile_interfaces(const struct rt_pcapfile *f)
 	return f->nifaces;
 }
 
+const char *rt_pcapfile_iface_name(const struct rt_pcapfile *f, uint32_t interface_id)
+{
+	return f->ifaces && interface_id < f->nifaces ? f->ifaces[interface_id].name : "";
+}
+
 uint64_t rt_pcapfile_fingerprint(const struct rt_pcapfile *f)
 {
 	return f->fingerprint;

@@ -72,6 +72,8 @@ struct rt_pcapfile_iface_drops {
 };
 void rt_pcapfile_iface_drops(const struct rt_pcapfile *f, uint32_t interface_id,
 			     struct rt_pcapfile_iface_drops *out);
+/* The if_name of interface `interface_id` (as in rt_frame; cut at 63 bytes), "" when none is given. */
+const char *rt_pcapfile_iface_name(const struct rt_pcapfile *f, uint32_t interface_id);
 /* Interfaces described so far (every section's; 1 for classic pcap). */
 uint32_t rt_pcapfile_interfaces(const struct rt_pcapfile *f);
 /*

@@ -28,6 +28,7 @@
 #define NG_BOM                   0x1A2B3C4Du
 #define NG_MIN_BLOCK             12u
 #define OPT_END                  0
+#define IF_NAME                  2
 #define IF_TSRESOL               9
 #define IF_TSOFFSET              14
 #define ISB_STARTTIME            2
@@ -92,7 +93,11 @@ static int ng_idb(struct rt_pcapfile *f, const uint8_t *b, size_t blen, char *er
 			return rt_errorf(errbuf, 0, "%s: an interface option runs past its block",
 			                 f->name);
 		const uint8_t *v = b + o + 4;
-		if (code == IF_TSRESOL) {
+		if (code == IF_NAME) {
+			size_t n = olen < sizeof(ifc->name) - 1 ? olen : sizeof(ifc->name) - 1;
+			memcpy(ifc->name, v, n);
+			ifc->name[n] = '\0'; /* a name that holds a NUL ends there */
+		} else if (code == IF_TSRESOL) {
 			if (olen != 1)
 				return rt_errorf(errbuf, 0, "%s: if_tsresol of %u bytes", f->name,
 				                 olen);

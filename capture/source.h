@@ -200,6 +200,42 @@ unsigned rt_source_vantage_count(const struct rt_source *src);
 int rt_source_vantage_point(const struct rt_source *src, unsigned i, struct rt_vantage_point *out);
 /* The vantage point of frames with this interface_id (as handed out), or -1 when none has it yet. */
 int rt_source_vantage_of(const struct rt_source *src, uint32_t interface_id);
+
+/*
+ * Capture points: the places the analysis tells apart. A vantage point
+ * whose frames come through one interface (one pcapng interface or classic
+ * pcap; an SLL2 capture's frames all of one interface index) is one
+ * capture point named as the vantage point. One whose files describe
+ * several interfaces (a capture on two ports of a host, a switch mirror of
+ * several ports) is a point per interface, and an SLL2 interface (Linux
+ * `-i any`) whose frames name several interface indexes is a point per
+ * index: the same packet seen on a veth and on its bridge is then two
+ * sightings at two points, not one packet twice at one. Such a point is
+ * named after the interface's if_name ("if N", the pcapng interface
+ * number, when it has none or shares it) and "ifindex N": alone while
+ * every point so far is of one unnamed vantage point ("eth0", "ifindex 3"), else after
+ * its vantage point's name ("tor/eth0", "host1/ifindex 3"). The points
+ * are numbered from 0: each named vantage point's first one from the open,
+ * in the order the names were first given; the others as their first
+ * frames come (at most 256 in all); unnamed vantage points without frames
+ * follow them.
+ */
+unsigned rt_source_point_count(const struct rt_source *src);
+/* Point `i` into *out (files: its vantage point's); 0 or -ENOENT. Valid until the next rt_source_next() or close. */
+int rt_source_point(const struct rt_source *src, unsigned i, struct rt_vantage_point *out);
+/*
+ * The name of capture point `i` as the points counted so far give it, into
+ * name (cut to size); 0 or -ENOENT. Safe on another thread than the one
+ * reading, like rt_source_point_of().
+ */
+int rt_source_point_name(const struct rt_source *src, unsigned i, char *name, size_t size);
+/*
+ * The capture point of frames with this interface_id (as handed out) and
+ * SLL2 interface index (0 for other link types), or -1 while none came.
+ * Safe to call on another thread than the one reading (points are only
+ * added, each one complete before it is counted).
+ */
+int rt_source_point_of(const struct rt_source *src, uint32_t interface_id, uint32_t sll_ifindex);
 /* Up to `max` frames (struct rt_frame, dissect/dissect.h); returns as ops->next does. */
 int rt_source_next(struct rt_source *src, struct rt_frame *frames, int max, char *errbuf);
 int rt_source_stats(struct rt_source *src, struct rt_source_stats *st, char *errbuf);

@@ -1,87 +1,13 @@
-/* Saved-capture source: one or several pcap/pcapng files (plain or gzip'd, "-" for stdin) merged by time, grouped into vantage points, BPF through libpcap. */
-#include "capture/internal.h"
-#include "capture/pcapfile.h"
+/* Saved-capture source: one or several pcap/pcapng files (plain or gzip'd, "-" for stdin) merged by time (a k-way merge), BPF through libpcap. */
+#include "capture/source_files.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <pcap/pcap.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-/* Link types the files may mix that get their own compiled filter; frames of more are an error. */
-#define MAX_FILTERS 8
-/* Frames read from one file at a time. */
-#define FILE_BATCH 64
-/* Files kept open after the open read their first frames; the others are opened again when the stream reaches them. */
-#define KEEP_OPEN 16
-#define NO_ID UINT32_MAX
-
-/* The filter compiled for one link type (BPF programs read link-layer offsets). */
-struct filter {
-	int linktype;
-	struct bpf_program prog;
-};
-
-enum file_state { F_PENDING = 0, F_ACTIVE, F_DONE };
-
-struct in_file {
-	char *path;
-	char *vantage;	   /* the name given with it, or NULL */
-	const char *shown; /* in messages: the path, or "stdin" */
-	struct rt_pcapfile *pf; /* open while read (and after the open, for the first KEEP_OPEN files) */
-	struct rt_frame batch[FILE_BATCH];
-	int nb, pos;	   /* frames in batch, the next one to hand out */
-	enum file_state state;
-	bool empty;	   /* it holds no frame */
-	int group;	   /* files that may continue one another share it; -1 when named */
-	long number;	   /* its number in a rotated set (-1: none) */
-	int pred;	   /* the file numbered right before it in its set, or -1 */
-	unsigned order;	   /* its rank in time order: the tie-break of equal timestamps */
-	uint64_t fingerprint;
-	int linktype;
-	uint32_t snaplen;
-	bool gzip;
-	uint64_t first_ns, last_ns;
-	uint64_t last_seq; /* the reader's number of the last frame handed out */
-	uint64_t frames;
-	int vp;
-	struct rt_pcapfile_iface_drops *drops; /* per interface, taken at its end */
-	uint32_t ndrops;
-};
-
-struct vpoint {
-	char *name;
-	bool named;
-	int group;
-	unsigned *files, nfiles, cap;
-	unsigned reading; /* its files opened and not yet ended */
-	uint64_t frames;
-	uint64_t end_ns; /* the last frame of its files that ended */
-	uint32_t *map;	 /* its files' interface numbers -> interface_id in the stream */
-	uint32_t nmap;
-};
-
-struct files_priv {
-	struct in_file *f;
-	size_t n;
-	unsigned *pending; /* file indexes in time order; the ones before next_pending were reached */
-	size_t next_pending;
-	unsigned *heap; /* files being read, by their next frame */
-	size_t nheap;
-	struct vpoint *vp;
-	unsigned nvp, capvp;
-	int *owner; /* interface_id -> vantage point */
-	uint32_t nowner;
-	unsigned reading; /* files being read (reached, not ended) */
-	uint64_t seq; /* frames of the merged stream so far, filtered ones included */
-	uint64_t received;
-	char *bpf; /* the expression, compiled per link type as frames meet it */
-	struct filter filters[MAX_FILTERS];
-	int nfilters;
-};
 
 static bool file_is_ours(const char *name, const struct rt_source_config *cfg)
 {
@@ -120,126 +46,6 @@ static const struct bpf_program *filter_for(struct files_priv *p, int linktype, 
 	fl->linktype = linktype;
 	p->nfilters++;
 	return &fl->prog;
-}
-
-/* ---- vantage points ---- */
-
-static struct vpoint *vp_add(struct files_priv *p, const char *name, bool named, int group)
-{
-	if (p->nvp == p->capvp) {
-		unsigned ncap = p->capvp ? p->capvp * 2 : 4;
-		struct vpoint *nv = realloc(p->vp, ncap * sizeof(*nv));
-		if (!nv)
-			return NULL;
-		p->vp = nv;
-		p->capvp = ncap;
-	}
-	struct vpoint *v = &p->vp[p->nvp];
-	memset(v, 0, sizeof(*v));
-	if (!(v->name = strdup(name)))
-		return NULL;
-	v->named = named;
-	v->group = group;
-	p->nvp++;
-	return v;
-}
-
-static bool name_taken(const struct files_priv *p, const char *name)
-{
-	for (unsigned i = 0; i < p->nvp; i++)
-		if (strcmp(p->vp[i].name, name) == 0)
-			return true;
-	return false;
-}
-
-/* A new point named after file f: its short name, else its path, else the path and a number. */
-static struct vpoint *vp_for_file(struct files_priv *p, const struct in_file *f)
-{
-	char name[4200];
-	rt_fileset_point_name(f->path, name, sizeof(name));
-	if (name_taken(p, name))
-		snprintf(name, sizeof(name), "%s", f->path);
-	for (unsigned k = 2; name_taken(p, name); k++)
-		snprintf(name, sizeof(name), "%s#%u", f->path, k);
-	return vp_add(p, name, false, f->group);
-}
-
-/* The vantage point of file fi, as the stream reaches its first frame (source.h has the rule). */
-static int assign_vantage(struct files_priv *p, unsigned fi, char *errbuf)
-{
-	struct in_file *f = &p->f[fi];
-	int best = -1;
-	if (f->vantage) {
-		for (unsigned i = 0; i < p->nvp && best < 0; i++)
-			if (p->vp[i].named && strcmp(p->vp[i].name, f->vantage) == 0)
-				best = (int)i;
-	} else {
-		bool best_pred = false;
-		for (unsigned i = 0; i < p->nvp; i++) {
-			const struct vpoint *v = &p->vp[i];
-			if (v->named || v->group != f->group || v->reading)
-				continue;
-			bool pred = f->pred >= 0 && p->f[f->pred].vp == (int)i;
-			if (best < 0 || (pred && !best_pred) ||
-			    (pred == best_pred && v->end_ns > p->vp[best].end_ns)) {
-				best = (int)i;
-				best_pred = pred;
-			}
-		}
-	}
-	if (best < 0) {
-		if (!vp_for_file(p, f))
-			return rt_errorf(errbuf, ENOMEM, "%s", f->shown);
-		best = (int)p->nvp - 1;
-	}
-	struct vpoint *v = &p->vp[best];
-	if (v->nfiles == v->cap) {
-		unsigned ncap = v->cap ? v->cap * 2 : 4;
-		unsigned *nf = realloc(v->files, ncap * sizeof(*nf));
-		if (!nf)
-			return rt_errorf(errbuf, ENOMEM, "%s", f->shown);
-		v->files = nf;
-		v->cap = ncap;
-	}
-	v->files[v->nfiles++] = fi;
-	v->reading++;
-	p->reading++;
-	f->vp = best;
-	return 0;
-}
-
-/* The stream's interface_id for interface `local` of a file of point v (0, or -ENOMEM). */
-static int global_id(struct files_priv *p, int v, uint32_t local, uint32_t *out)
-{
-	struct vpoint *vp = &p->vp[v];
-	if (local < vp->nmap && vp->map[local] != NO_ID) {
-		*out = vp->map[local];
-		return 0;
-	}
-	if (local >= vp->nmap) {
-		uint32_t *nm = realloc(vp->map, ((size_t)local + 1) * sizeof(*nm));
-		if (!nm)
-			return -ENOMEM;
-		for (uint32_t i = vp->nmap; i <= local; i++)
-			nm[i] = NO_ID;
-		vp->map = nm;
-		vp->nmap = local + 1;
-	}
-	/* the first point keeps its numbers (a single file's frames stay as they are) */
-	uint32_t g = v == 0 && (local >= p->nowner || p->owner[local] < 0) ? local : p->nowner;
-	if (g >= p->nowner) {
-		int *no = realloc(p->owner, ((size_t)g + 1) * sizeof(*no));
-		if (!no)
-			return -ENOMEM;
-		for (uint32_t i = p->nowner; i <= g; i++)
-			no[i] = -1;
-		p->owner = no;
-		p->nowner = g + 1;
-	}
-	p->owner[g] = v;
-	vp->map[local] = g;
-	*out = g;
-	return 0;
 }
 
 /* ---- reading the files ---- */
@@ -355,7 +161,7 @@ static int activate(struct files_priv *p, unsigned fi, char *errbuf)
 	int rc;
 	if (!f->empty && !f->pf && (rc = open_reader(f, errbuf)) < 0)
 		return rc;
-	if ((rc = assign_vantage(p, fi, errbuf)) < 0)
+	if ((rc = rt_files_assign_vantage(p, fi, errbuf)) < 0)
 		return rc;
 	f->state = F_ACTIVE;
 	p->next_pending++;
@@ -382,7 +188,7 @@ static int take(struct files_priv *p, unsigned fi, struct rt_frame *out, char *e
 	out->seq = p->seq;
 	out->file = fi;
 	f->last_ns = out->ts_ns;
-	if (global_id(p, f->vp, out->interface_id, &out->interface_id) < 0)
+	if (rt_files_global_id(p, f->vp, out->interface_id, &out->interface_id) < 0)
 		return rt_errorf(errbuf, ENOMEM, "%s", f->shown);
 	return 0;
 }
@@ -453,6 +259,9 @@ static int files_next(struct rt_source *src, struct rt_frame *frames, int max, c
 			struct in_file *f = &p->f[frames[i].file];
 			f->frames++;
 			p->vp[f->vp].frames++;
+			int c = rt_files_point_of_frame(p, &frames[i]);
+			if (c >= 0)
+				p->cp[c].frames++;
 			frames[kept++] = frames[i];
 		}
 		if (kept) {
@@ -460,55 +269,6 @@ static int files_next(struct rt_source *src, struct rt_frame *frames, int max, c
 			return kept;
 		}
 	}
-}
-
-/* ---- statistics ---- */
-
-/* The drops file f recorded for interface `local`, live while it is read. */
-static void drops_of(const struct in_file *f, uint32_t local, struct rt_pcapfile_iface_drops *d)
-{
-	memset(d, 0, sizeof(*d));
-	if (f->pf)
-		rt_pcapfile_iface_drops(f->pf, local, d);
-	else if (local < f->ndrops)
-		*d = f->drops[local];
-}
-
-static int files_stats(struct rt_source *src, struct rt_source_stats *st, char *errbuf)
-{
-	(void)errbuf;
-	struct files_priv *p = src->priv;
-	st->received = p->received;
-	for (unsigned v = 0; v < p->nvp; v++) {
-		const struct vpoint *vp = &p->vp[v];
-		uint32_t nif = 0;
-		for (unsigned k = 0; k < vp->nfiles; k++) {
-			const struct in_file *f = &p->f[vp->files[k]];
-			uint32_t n = f->pf ? rt_pcapfile_interfaces(f->pf) : f->ndrops;
-			if (n > nif)
-				nif = n;
-		}
-		for (uint32_t i = 0; i < nif; i++) {
-			/* one capture's files share isb_starttime and count from it: the last one holds all */
-			struct rt_pcapfile_iface_drops cur = {0}, d;
-			for (unsigned k = 0; k < vp->nfiles; k++) {
-				drops_of(&p->f[vp->files[k]], i, &d);
-				if (!d.known)
-					continue;
-				if (cur.known && d.start != cur.start) {
-					st->if_dropped += cur.if_dropped;
-					st->dropped += cur.os_dropped;
-				}
-				cur = d;
-			}
-			if (cur.known) {
-				st->if_dropped += cur.if_dropped;
-				st->dropped += cur.os_dropped;
-				st->drops_known = true;
-			}
-		}
-	}
-	return 0;
 }
 
 /* ---- open and close ---- */
@@ -686,7 +446,7 @@ static int open_all(struct rt_source *src, const struct rt_source_file_spec *fil
 		bool known = false;
 		for (unsigned v = 0; v < p->nvp && name && !known; v++)
 			known = p->vp[v].named && strcmp(p->vp[v].name, name) == 0;
-		if (name && !known && !vp_add(p, name, true, -1))
+		if (name && !known && !rt_files_vp_add(p, name, true, -1))
 			rc = rt_errorf(errbuf, ENOMEM, "opening files");
 	}
 	if (!rc)
@@ -729,7 +489,7 @@ const struct rt_source_ops rt_source_file_ops = {
 	.is_ours = file_is_ours,
 	.open = file_open,
 	.next = files_next,
-	.stats = files_stats,
+	.stats = rt_files_stats,
 	.close = files_close,
 };
 
@@ -752,63 +512,3 @@ int rt_source_open_files(struct rt_source **out, const struct rt_source_file_spe
 	return 0;
 }
 
-/* ---- what the stream is made of ---- */
-
-static const struct files_priv *priv_of(const struct rt_source *src)
-{
-	return src && src->ops == &rt_source_file_ops ? src->priv : NULL;
-}
-
-unsigned rt_source_file_count(const struct rt_source *src)
-{
-	const struct files_priv *p = priv_of(src);
-	return p ? (unsigned)p->n : 0;
-}
-
-int rt_source_file_info(const struct rt_source *src, unsigned i, struct rt_source_file_info *out)
-{
-	const struct files_priv *p = priv_of(src);
-	if (!p || i >= p->n)
-		return -ENOENT;
-	const struct in_file *f = &p->f[i];
-	*out = (struct rt_source_file_info){
-	    .path = f->path,
-	    .vantage = f->vp,
-	    .linktype = f->linktype,
-	    .snaplen = f->snaplen,
-	    .gzip = f->gzip,
-	    .done = f->state == F_DONE,
-	    .frames = f->frames,
-	    .first_ns = f->empty ? 0 : f->first_ns,
-	    .last_ns = f->last_ns,
-	};
-	return 0;
-}
-
-unsigned rt_source_vantage_count(const struct rt_source *src)
-{
-	const struct files_priv *p = priv_of(src);
-	return p ? p->nvp : 0;
-}
-
-int rt_source_vantage_point(const struct rt_source *src, unsigned i, struct rt_vantage_point *out)
-{
-	const struct files_priv *p = priv_of(src);
-	if (!p || i >= p->nvp)
-		return -ENOENT;
-	const struct vpoint *v = &p->vp[i];
-	*out = (struct rt_vantage_point){
-	    .name = v->name,
-	    .named = v->named,
-	    .nfiles = v->nfiles,
-	    .files = v->files,
-	    .frames = v->frames,
-	};
-	return 0;
-}
-
-int rt_source_vantage_of(const struct rt_source *src, uint32_t interface_id)
-{
-	const struct files_priv *p = priv_of(src);
-	return p && interface_id < p->nowner ? p->owner[interface_id] : -1;
-}

@@ -164,7 +164,7 @@ static const char timeline_help[] =
 	"                          [--format csv|json] [-o OUT] [--link-speed RATE]\n"
 	"                          [--counters F] [--source-log F] [--udp-port P]\n"
 	"                          [--dup-window D] [--max-flows N]\n"
-	"                          [--vantage NAME=FILE[,FILE...]]\n"
+	"                          [--vantage NAME=FILE[,FILE...]] [--by-vantage]\n"
 	"                          [-f BPF | EXPRESSION]\n"
 	"\n"
 	"Cut a capture (pcap/pcapng, '-' for standard input; several FILEs are read\n"
@@ -235,6 +235,16 @@ static const char timeline_help[] =
 	"                     quote it, the shell reads '>' as a redirection\n"
 	"  --format csv|json  CSV with a header line (default) or JSON Lines\n"
 	"  --no-idle          no zero rows for idle stretches\n"
+	"  --by-vantage       rows per vantage point: each point's frames counted as\n"
+	"                     an analysis of its capture alone counts them (a packet\n"
+	"                     seen at two points is in the rows of both), a 'vantage'\n"
+	"                     column after t_ns naming the point (`rocetrace analyze`'s\n"
+	"                     vantage_points: a file, a pcapng interface, an SLL2\n"
+	"                     interface index); 'all' rows per point; flow ids are\n"
+	"                     each point's own (src, dst, dest_qp tell a flow across\n"
+	"                     points); no side-file columns. A point named after its\n"
+	"                     file may take its interface's name once a second\n"
+	"                     interface of the file brings frames\n"
 	"  -o OUT             write to OUT instead of standard output: the rows go to a\n"
 	"                     new file in OUT's folder that replaces OUT at the end; a\n"
 	"                     run that fails leaves OUT as it was; a symbolic link OUT\n"
@@ -263,7 +273,8 @@ static const char timeline_help[] =
 	"  rocetrace timeline samples/incast.pcap --bucket 50us > incast.csv\n"
 	"  rocetrace timeline run.pcapng --flow '10.0.0.1>10.0.0.9:0x11' --format json\n"
 	"  rocetrace timeline run.pcapng --bucket 1ms -o timeline.csv\n"
-	"  rocetrace timeline run.pcapng run.pcapng.1 run.pcapng.2 --bucket 1ms\n";
+	"  rocetrace timeline run.pcapng run.pcapng.1 run.pcapng.2 --bucket 1ms\n"
+	"  rocetrace timeline --by-vantage tx.pcapng rx.pcapng --bucket 1ms\n";
 
 static const char report_help[] =
 	"usage: rocetrace report [-r] FILE... [-o OUT.html] [--title TEXT] [--bucket D]\n"
@@ -374,6 +385,7 @@ enum {
 	OPT_DUPWIN,
 	OPT_MAXFLOWS,
 	OPT_NOIDLE,
+	OPT_BYVANTAGE,
 	OPT_VANTAGE,
 	OPT_TITLE,
 	OPT_VWINDOW,
@@ -403,6 +415,7 @@ int rt_analyze_parse_args(int argc, char **argv, struct rt_analyze_args *a)
 		{"dup-window", required_argument, NULL, OPT_DUPWIN},
 		{"max-flows", required_argument, NULL, OPT_MAXFLOWS},
 		{"no-idle", no_argument, NULL, OPT_NOIDLE},
+		{"by-vantage", no_argument, NULL, OPT_BYVANTAGE},
 		{"vantage", required_argument, NULL, OPT_VANTAGE},
 		{"title", required_argument, NULL, OPT_TITLE},
 		{"vantage-window", required_argument, NULL, OPT_VWINDOW},
@@ -512,6 +525,7 @@ int rt_analyze_parse_args(int argc, char **argv, struct rt_analyze_args *a)
 		case OPT_BUCKET:
 		case OPT_FORMAT:
 		case OPT_NOIDLE:
+		case OPT_BYVANTAGE:
 		case 'o':
 			if (!timeline && !(report && (c == OPT_BUCKET || c == 'o')))
 				return rt_cli_usage_error(
@@ -523,6 +537,8 @@ int rt_analyze_parse_args(int argc, char **argv, struct rt_analyze_args *a)
 					return RT_EXIT_USAGE;
 			} else if (c == OPT_NOIDLE) {
 				a->tlo.no_idle = true;
+			} else if (c == OPT_BYVANTAGE) {
+				a->by_vantage = true;
 			} else if (c == OPT_FORMAT) {
 				if (!strcmp(optarg, "json"))
 					a->tlo.json = true;

@@ -12,7 +12,7 @@
 /* Which command the shared options serve. */
 enum rt_analyze_mode { RT_MODE_ANALYZE, RT_MODE_TIMELINE, RT_MODE_REPORT };
 
-struct vmap; /* cmd_analyze.c: the vantage point of each capture interface */
+struct vmap; /* cmd_analyze.c: the source whose capture points the analyzer asks for */
 
 /* What the command line asked for. */
 struct rt_analyze_args {
@@ -26,7 +26,8 @@ struct rt_analyze_args {
 	uint64_t top;
 	struct rt_analyzer_opts ao;
 	struct rt_an_timeline_opts tlo;
-	struct vmap *vmap; /* several files: the vantage-point analysis */
+	bool by_vantage;   /* timeline --by-vantage: rows per vantage point */
+	struct vmap *vmap; /* the vantage-point analysis */
 };
 
 /*

@@ -3,7 +3,6 @@
 #include <libgen.h>
 #include <sched.h>
 #include <signal.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,21 +20,22 @@
 #include "tools/cli.h"
 #include "tools/commands.h"
 
-/*
- * The vantage point of each capture interface, for the analyzer: written
- * on the reading thread before the first record of the interface goes to
- * the analyzer, read on the analyzer's thread (the feeder's hand-over
- * orders the two). Interfaces beyond VMAP_SIZE are in no point.
- */
-#define VMAP_SIZE 1024
+/* The source being read, whose capture points the analyzer asks for (from its own thread: capture/source.h). */
 struct vmap {
-	atomic_int map[VMAP_SIZE]; /* interface_id -> vantage point, -1 = not known yet */
+	const struct rt_source *src;
 };
 
-static int vantage_of(void *ctx, uint32_t interface_id)
+static int vantage_of(void *ctx, uint32_t interface_id, uint32_t sll_ifindex)
 {
-	struct vmap *m = ctx;
-	return interface_id < VMAP_SIZE ? atomic_load_explicit(&m->map[interface_id], memory_order_relaxed) : -1;
+	const struct vmap *m = ctx;
+	return rt_source_point_of(m->src, interface_id, sll_ifindex);
+}
+
+/* A capture point's name for the timeline's rows (from the analyzer's thread), while the source is open. */
+static int point_name(void *ctx, unsigned point, char *name, size_t size)
+{
+	const struct vmap *m = ctx;
+	return m->src ? rt_source_point_name(m->src, point, name, size) : -ENOENT;
 }
 
 /*
@@ -48,7 +48,6 @@ struct feed {
 	struct rt_an_feeder *feeder; /* NULL: fed on this thread */
 	const struct rt_dissect_opts *dopts;
 	struct rt_source *src;
-	struct vmap *vmap; /* NULL: no vantage-point analysis */
 	const char *cmd;
 	uint64_t frames;
 	bool progress_shown;
@@ -63,9 +62,6 @@ static int on_frame(void *ctx, const struct rt_frame *frame, const struct rt_rec
 
 	(void)rec;
 	(void)errbuf;
-	uint32_t id = frame->interface_id;
-	if (f->vmap && id < VMAP_SIZE && atomic_load_explicit(&f->vmap->map[id], memory_order_relaxed) < 0)
-		atomic_store_explicit(&f->vmap->map[id], rt_source_vantage_of(f->src, id), memory_order_relaxed);
 	/* dissected here, straight into the feeder's batch when there is one: no copy */
 	if (f->feeder) {
 		rt_dissect(f->dopts, frame, rt_an_feeder_slot(f->feeder));
@@ -96,13 +92,13 @@ static int describe_vantage(struct rt_analyzer *an, const struct rt_source *src,
 {
 	struct rt_an_vantage vp[RT_AN_VANTAGE_MAX];
 	const char **paths[RT_AN_VANTAGE_MAX] = {0};
-	unsigned n = rt_source_vantage_count(src);
+	unsigned n = rt_source_point_count(src);
 	int rc = 0;
 	if (n > RT_AN_VANTAGE_MAX)
 		n = RT_AN_VANTAGE_MAX;
 	for (unsigned i = 0; i < n && !rc; i++) {
 		struct rt_vantage_point p;
-		if (rt_source_vantage_point(src, i, &p) < 0 || !(paths[i] = calloc(p.nfiles + 1, sizeof(*paths[i])))) {
+		if (rt_source_point(src, i, &p) < 0 || !(paths[i] = calloc(p.nfiles + 1, sizeof(*paths[i])))) {
 			rc = rt_errorf(errbuf, ENOMEM, "vantage point %u", i);
 			break;
 		}
@@ -125,7 +121,7 @@ static int run(struct rt_analyzer *an, const struct rt_cli_files *files, const c
 	       uint16_t udp_port, struct vmap *vmap, const char *cmd, struct rt_pump_result *res, char *errbuf)
 {
 	struct rt_dissect_opts dopts;
-	struct feed f = {.an = an, .cmd = cmd, .dopts = &dopts, .vmap = vmap};
+	struct feed f = {.an = an, .cmd = cmd, .dopts = &dopts};
 	struct rt_pump_config pc = {.on_frame = on_frame, .ctx = &f};
 	struct rt_source *src;
 	int rc = rt_pump_open_files(&src, files->files, files->n, bpf, errbuf);
@@ -134,6 +130,8 @@ static int run(struct rt_analyzer *an, const struct rt_cli_files *files, const c
 	if (rc < 0)
 		return rc;
 	f.src = src;
+	if (vmap)
+		vmap->src = src;
 	rt_dissect_opts_init(&dopts);
 	dopts.udp_port = udp_port;
 	if (isatty(STDERR_FILENO))
@@ -158,6 +156,8 @@ static int run(struct rt_analyzer *an, const struct rt_cli_files *files, const c
 		rc = vrc;
 	}
 	rt_source_close(src);
+	if (vmap)
+		vmap->src = NULL;
 	return rc;
 }
 
@@ -199,19 +199,20 @@ static int parse_and_run(int argc, char **argv, struct rt_analyze_args *a)
 	const char *cmd = a->cmd;
 	struct rt_analyzer_opts *ao = &a->ao;
 	/*
-	 * Several files may be several vantage points: the report follows packets between them (the
-	 * timeline too, though it shows no paths: its copies are then the report's, bucket by bucket)
+	 * Several files, or the interfaces of one, may be several vantage points: the report follows
+	 * packets between them (the timeline too, though it shows no paths: its copies are then the
+	 * report's, bucket by bucket)
 	 */
-	if (a->files.n > 1) {
-		if (!(a->vmap = malloc(sizeof(*a->vmap)))) {
-			fprintf(stderr, "rocetrace %s: out of memory\n", cmd);
-			return RT_EXIT_ERROR;
-		}
-		for (unsigned i = 0; i < VMAP_SIZE; i++)
-			atomic_init(&a->vmap->map[i], -1);
-		ao->vantage_of = vantage_of;
-		ao->vantage_ctx = a->vmap;
+	if (!(a->vmap = calloc(1, sizeof(*a->vmap)))) {
+		fprintf(stderr, "rocetrace %s: out of memory\n", cmd);
+		return RT_EXIT_ERROR;
 	}
+	ao->vantage_of = vantage_of;
+	ao->vantage_ctx = a->vmap;
+	ao->vantage_clocks = a->files.n > 1;
+	a->tlo.vantage_ctx = a->vmap;
+	if (a->by_vantage)
+		a->tlo.vantage_name = point_name;
 	int status = run_command(a);
 	free(a->vmap);
 	return status;

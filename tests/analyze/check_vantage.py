@@ -14,10 +14,13 @@ The analysis must give the clock offset within 5 us, `lost` and `ce_marked`
 exactly, the delay minimum near the model's, CE/CNP/retransmission totals as
 the model's (not doubled); the same files gzip'd, rotated and given out of
 order, or named with --vantage, the same paths; one direction alone an
-unknown offset with its reason.
+unknown offset with its reason; `timeline --by-vantage` rows of each point
+adding up, per flow and column, to that point's file read alone.
 Exits 0 when all holds, 1 with one line per mismatch.
 """
+import csv
 import gzip
+import io
 import heapq
 import json
 import os
@@ -136,6 +139,23 @@ def paths_only(doc):
     return sorted(json.dumps(p, sort_keys=True) for p in doc["paths"])
 
 
+COLS = ("packets", "bytes", "ce", "cnp", "nak", "retransmitted", "pfc_xoff", "pfc_paused_ns")
+
+
+def timeline_sums(rt, *args):
+    """{vantage ('' without the column): {flow (src dst qp, or 'all'): {column: sum}}} of a CSV timeline."""
+    out = subprocess.run([rt, "timeline", "--bucket", "1ms", *args], stdout=subprocess.PIPE,
+                         stderr=subprocess.DEVNULL, timeout=300).stdout.decode()
+    rows = list(csv.DictReader(io.StringIO(out)))
+    sums = {}
+    for r in rows:
+        flow = "all" if r["flow"] == "all" else "%s %s %s" % (r["src"], r["dst"], r["dest_qp"])
+        acc = sums.setdefault(r.get("vantage", ""), {}).setdefault(flow, dict.fromkeys(COLS, 0))
+        for k in COLS:
+            acc[k] += int(r[k])
+    return sums
+
+
 def write_rotated(frames, names):
     """The after tap's frames split in len(names) files, as a rotating capture writes them."""
     n = len(frames)
@@ -200,6 +220,16 @@ def main():
         for k in sums:
             check("timeline all rows: " + k, sums[k], truth[k])
         check("one vantage point", [v["name"] for v in single["vantage_points"]], ["after"])
+        # --by-vantage: each point's rows add up to that point's own timeline and analysis (its file alone)
+        by_point = timeline_sums(rt, "--by-vantage", b, a)
+        check("--by-vantage points", sorted(by_point), ["after", "before"])
+        for name, f in (("before", b), ("after", a)):
+            alone = timeline_sums(rt, f)
+            check("--by-vantage %s rows" % name, by_point.get(name), alone.get(""))
+            doc1 = run(rt, f)
+            got = by_point.get(name, {}).get("all", {})
+            for k in ("ce", "cnp", "retransmitted"):
+                check("--by-vantage %s all %s" % (name, k), got.get(k), doc1["totals"][k])
 
         # gzip'd
         for f in (b, a):

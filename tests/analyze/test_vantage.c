@@ -15,9 +15,10 @@
 #define W 1000000ull /* the match window: 1 ms */
 
 /* interface_id i is vantage point i */
-static int by_interface(void *ctx, uint32_t interface_id)
+static int by_interface(void *ctx, uint32_t interface_id, uint32_t sll_ifindex)
 {
 	(void)ctx;
+	(void)sll_ifindex;
 	return interface_id < 4 ? (int)interface_id : -1;
 }
 
@@ -243,9 +244,10 @@ static void test_nothing_in_common(void **state)
 }
 
 /* interface_id i is point i, even beyond the points followed */
-static int any_point(void *ctx, uint32_t interface_id)
+static int any_point(void *ctx, uint32_t interface_id, uint32_t sll_ifindex)
 {
 	(void)ctx;
+	(void)sll_ifindex;
 	return (int)interface_id;
 }
 
@@ -257,6 +259,7 @@ static void test_warning(void **state)
 	struct rt_analyzer_opts o;
 	rt_analyzer_opts_init(&o);
 	o.vantage_of = any_point;
+	o.vantage_clocks = true;
 	struct rt_analyzer *an = rt_analyzer_new(&o, eb);
 	assert_non_null(an);
 	for (uint32_t pt = 0; pt <= RT_AN_VANTAGE_MAX; pt++) {

@@ -467,6 +467,75 @@ static void test_filter_numbers(void **state)
 	rt_source_close(s);
 }
 
+/* An SLL2 capture (`-i any`) whose frame k has interface index idx[k] (bytes 4..7, big-endian). */
+static const char *write_sll2(const char *name, const uint64_t *ts, const uint8_t *idx, unsigned n, uint8_t tag)
+{
+	const char *path = write_pcap_lt(name, ts, n, tag, 276, false);
+	FILE *f = fopen(path, "r+b");
+	assert_non_null(f);
+	for (unsigned k = 0; k < n; k++) {
+		assert_int_equal(fseek(f, 24 + (long)k * (16 + 60) + 16 + 7, SEEK_SET), 0);
+		assert_int_equal(fputc(idx[k], f), idx[k]);
+	}
+	assert_int_equal(fclose(f), 0);
+	return path;
+}
+
+static void assert_point(struct rt_source *s, unsigned i, const char *name, uint64_t frames)
+{
+	struct rt_vantage_point vp;
+	char buf[64];
+	assert_int_equal(rt_source_point(s, i, &vp), 0);
+	assert_string_equal(vp.name, name);
+	assert_int_equal(vp.frames, frames);
+	assert_int_equal(rt_source_point_name(s, i, buf, sizeof(buf)), 0);
+	assert_string_equal(buf, name);
+}
+
+/* Capture points: the SLL2 interface indexes of one file are points of their own, named by index. */
+static void test_capture_points(void **state)
+{
+	(void)state;
+	uint64_t ts[] = {100, 200, 300, 400}, tb[] = {150, 250};
+	uint8_t idx[] = {3, 3, 5, 3}, one[] = {7, 7};
+	struct rt_source_file_spec any = {.path = write_sll2("any.pcap", ts, idx, 4, 0x10)};
+	struct rt_source *s = open_specs(&any, 1);
+	struct got g;
+	char errbuf[RT_ERRBUF_SIZE];
+	assert_int_equal(rt_source_point_of(s, 0, 3), -1); /* none before its first frame */
+	assert_int_equal(read_all(s, &g, errbuf), 0);
+	assert_int_equal(rt_source_point_count(s), 2);
+	assert_point(s, 0, "ifindex 3", 3);
+	assert_point(s, 1, "ifindex 5", 1);
+	assert_int_equal(rt_source_point_of(s, 0, 5), 1);
+	assert_int_equal(rt_source_point_of(s, 0, 0), -1);
+	assert_int_equal(rt_source_point(s, 2, &(struct rt_vantage_point){0}), -ENOENT);
+	assert_int_equal(rt_source_vantage_count(s), 1); /* still one vantage point of files */
+	rt_source_close(s);
+
+	/* with another file: the points are named after their vantage point first; one index: the file's name */
+	struct rt_source_file_spec two[] = {any, {.path = write_sll2("veth.pcap", tb, one, 2, 0x20)}};
+	s = open_specs(two, 2);
+	assert_int_equal(read_all(s, &g, errbuf), 0);
+	assert_int_equal(rt_source_point_count(s), 3);
+	assert_point(s, 0, "any/ifindex 3", 3);
+	assert_point(s, 1, "veth", 2);
+	assert_point(s, 2, "any/ifindex 5", 1);
+	rt_source_close(s);
+
+	/* named points keep the order given, whichever frames come first */
+	struct rt_source_file_spec named[] = {{.path = two[1].path, .vantage = "rx"}, {.path = any.path, .vantage = "tx"}};
+	s = open_specs(named, 2);
+	assert_int_equal(rt_source_point_count(s), 2);
+	assert_point(s, 1, "tx", 0);
+	assert_int_equal(read_all(s, &g, errbuf), 0);
+	assert_int_equal(rt_source_point_count(s), 3);
+	assert_point(s, 0, "rx", 2);
+	assert_point(s, 1, "tx/ifindex 3", 3);
+	assert_point(s, 2, "tx/ifindex 5", 1);
+	rt_source_close(s);
+}
+
 /* More files than are kept open at once: each one is opened again when the stream reaches it. */
 static void test_many_files(void **state)
 {
@@ -504,6 +573,7 @@ int main(void)
 	    cmocka_unit_test(test_rotated_drops),
 	    cmocka_unit_test(test_filter_numbers),
 	    cmocka_unit_test(test_many_files),
+	    cmocka_unit_test(test_capture_points),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

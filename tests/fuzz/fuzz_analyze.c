@@ -19,9 +19,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
  * LE, clipped to what is left), the frame's bytes.
  */
 /* Capture interface i is vantage point i. */
-static int by_interface(void *ctx, uint32_t interface_id)
+static int by_interface(void *ctx, uint32_t interface_id, uint32_t sll_ifindex)
 {
 	(void)ctx;
+	(void)sll_ifindex;
 	return (int)interface_id;
 }
 
@@ -40,6 +41,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	o.storm_ns = 1000000;
 	if (data[0] & 0x20) {
 		o.vantage_of = by_interface;
+		o.vantage_clocks = true;
 		o.vantage_window_ns = 100000; /* short: windows close within the input */
 	}
 	char errbuf[RT_ERRBUF_SIZE];
