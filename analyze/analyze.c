@@ -15,7 +15,7 @@
  * is refused (analyze/README.md, Sinks).
  */
 #define AN_FILL_PER_FRAME 1000u
-#define AN_FILL_SLACK 1000000u
+#define AN_FILL_SLACK     1000000u
 
 void rt_analyzer_opts_init(struct rt_analyzer_opts *opts)
 {
@@ -52,22 +52,26 @@ struct rt_analyzer *rt_analyzer_new(const struct rt_analyzer_opts *opts, char *e
 	an_pfc_init(&an->pfc, an->o.link_speed_bps, an->o.storm_ns, &an->ep);
 	an_bk_init(&an->bk, &an->ft, &an->tot, &an->pfc);
 	an_side_init(&an->side, &an->ft, &an->bk);
-	an->tr = (struct an_transport){.ft = &an->ft, .pair = &an->pair, .tot = &an->tot, .bk = &an->bk};
+	an->tr =
+	    (struct an_transport){.ft = &an->ft, .pair = &an->pair, .tot = &an->tot, .bk = &an->bk};
 	an->ecn = (struct an_ecn){.ft = &an->ft,
-				  .pair = &an->pair,
-				  .tot = &an->tot,
-				  .bk = &an->bk,
-				  .ep = &an->ep,
-				  .pfc = &an->pfc,
-				  .rate_window_ns = an->o.rate_window_ns};
+	                          .pair = &an->pair,
+	                          .tot = &an->tot,
+	                          .bk = &an->bk,
+	                          .ep = &an->ep,
+	                          .pfc = &an->pfc,
+	                          .rate_window_ns = an->o.rate_window_ns};
 	if (rt_flowsel_parse(&an->sel, an->o.flow) < 0) {
-		rt_errmsg(errbuf, EINVAL, "bad flow selector '%s' (want " RT_FLOWSEL_FORMS ")", an->o.flow);
+		rt_errmsg(errbuf, EINVAL, "bad flow selector '%s' (want " RT_FLOWSEL_FORMS ")",
+		          an->o.flow);
 		rt_analyzer_free(an);
 		errno = EINVAL;
 		return NULL;
 	}
-	if (an_flows_init(&an->ft, an->o.max_flows) < 0 || an_pair_init(&an->pair, &an->ft, an_ecn_settle, &an->ecn) < 0 ||
-	    an_dup_init(&an->dups, an->o.dup_window_ns, an->o.vantage_of && an->o.vantage_clocks) < 0 ||
+	if (an_flows_init(&an->ft, an->o.max_flows) < 0 ||
+	    an_pair_init(&an->pair, &an->ft, an_ecn_settle, &an->ecn) < 0 ||
+	    an_dup_init(&an->dups, an->o.dup_window_ns, an->o.vantage_of && an->o.vantage_clocks) <
+	        0 ||
 	    an_vp_init(&an->vp, an->o.vantage_of, an->o.vantage_ctx, an->o.vantage_window_ns) < 0) {
 		rt_errorf(errbuf, ENOMEM, "analyzer");
 		rt_analyzer_free(an);
@@ -117,7 +121,8 @@ static int deliver(void *ctx, const struct rt_an_bucket *b)
 		const struct rt_an_sink *s = &an->sinks.s[i];
 		char errbuf[RT_ERRBUF_SIZE] = "";
 		int rc;
-		if (s->bucket && !an->sinks.failed[i] && (rc = s->bucket(s->ctx, an, b, errbuf)) < 0)
+		if (s->bucket && !an->sinks.failed[i] &&
+		    (rc = s->bucket(s->ctx, an, b, errbuf)) < 0)
 			sink_failed(an, i, rc, errbuf);
 	}
 	return 0;
@@ -130,8 +135,9 @@ int rt_analyzer_add_sink(struct rt_analyzer *an, const struct rt_an_sink *sink, 
 	if (an->sinks.n == RT_AN_SINKS_MAX)
 		rc = rt_errmsg(errbuf, EINVAL, "analyzer: more than %d sinks", RT_AN_SINKS_MAX);
 	else if (buckets && an->bk.len && an->bk.len != sink->bucket_ns)
-		rc = rt_errmsg(errbuf, EINVAL, "analyzer: sinks take buckets of %llu ns and of %llu ns",
-			       (unsigned long long)an->bk.len, (unsigned long long)sink->bucket_ns);
+		rc = rt_errmsg(errbuf, EINVAL,
+		               "analyzer: sinks take buckets of %llu ns and of %llu ns",
+		               (unsigned long long)an->bk.len, (unsigned long long)sink->bucket_ns);
 	else if (sink->split)
 		rc = rt_analyzer_split_vantage(an, sink->split, sink->ctx, errbuf);
 	if (rc < 0) {
@@ -181,7 +187,8 @@ static void fmt_len(char *buf, size_t size, uint64_t ns)
 	} units[] = {{"s", 1000000000ull}, {"ms", 1000000ull}, {"us", 1000ull}, {"ns", 1}};
 	for (unsigned i = 0;; i++)
 		if (ns % units[i].ns == 0) {
-			snprintf(buf, size, "%llu%s", (unsigned long long)(ns / units[i].ns), units[i].unit);
+			snprintf(buf, size, "%llu%s", (unsigned long long)(ns / units[i].ns),
+			         units[i].unit);
 			return;
 		}
 }
@@ -209,10 +216,11 @@ static bool fill_refused(struct rt_analyzer *an)
 	fmt_len(len, sizeof(len), bk->len);
 	fmt_len(better, sizeof(better), nice);
 	if (!an->sinks.err)
-		an->sinks.err = rt_errmsg(an->sinks.errbuf, E2BIG,
-					  "--bucket %s is too short for the pauses of this capture: their rows would "
-					  "pass the %llu allowed (%u per frame read); use --bucket %s or longer",
-					  len, (unsigned long long)allowed, AN_FILL_PER_FRAME, better);
+		an->sinks.err = rt_errmsg(
+		    an->sinks.errbuf, E2BIG,
+		    "--bucket %s is too short for the pauses of this capture: their rows would "
+		    "pass the %llu allowed (%u per frame read); use --bucket %s or longer",
+		    len, (unsigned long long)allowed, AN_FILL_PER_FRAME, better);
 	bk->len = 0; /* no more buckets */
 	return true;
 }
@@ -250,8 +258,8 @@ void rt_analyzer_tick(struct rt_analyzer *an, uint64_t now_ns)
  * flow. A CE mark the packet picked up between the two capture points is
  * counted now, in place of the codepoint it was counted with.
  */
-static void handle_copy(struct rt_analyzer *an, const struct rt_record *rec, const struct rt_an_flow_key *k,
-			uint32_t h, const struct an_dup_hit *hit)
+static void handle_copy(struct rt_analyzer *an, const struct rt_record *rec,
+                        const struct rt_an_flow_key *k, uint32_t h, const struct an_dup_hit *hit)
 {
 	an->tot.copies++;
 	an->tot.copy_bytes += rec->wirelen;
@@ -268,7 +276,8 @@ static void handle_copy(struct rt_analyzer *an, const struct rt_record *rec, con
 		an->note->flow_id = f->id;
 	if (x)
 		x->duplicates++;
-	if (hit->ecn != 3 && (rec->layers & (RT_L_IPV4 | RT_L_IPV6)) && (rec->ecn & 3) == 3 && f->ecn[hit->ecn]) {
+	if (hit->ecn != 3 && (rec->layers & (RT_L_IPV4 | RT_L_IPV6)) && (rec->ecn & 3) == 3 &&
+	    f->ecn[hit->ecn]) {
 		f->ecn[hit->ecn]--;
 		an->tot.ecn[hit->ecn]--;
 		an_ecn_ce(&an->ecn, fi, rec, an->tot.c.packets, an->note);
@@ -276,8 +285,8 @@ static void handle_copy(struct rt_analyzer *an, const struct rt_record *rec, con
 }
 
 /* The flow of a RoCE record with a BTH (created at its first packet), AN_NONE when none is kept. */
-static uint32_t record_flow(struct rt_analyzer *an, const struct rt_record *rec, const struct rt_an_flow_key *k,
-			    uint32_t h)
+static uint32_t record_flow(struct rt_analyzer *an, const struct rt_record *rec,
+                            const struct rt_an_flow_key *k, uint32_t h)
 {
 	uint32_t fi = an_flow_get_hashed(&an->ft, k, h, true);
 	if (fi == AN_NONE) {
@@ -290,7 +299,8 @@ static uint32_t record_flow(struct rt_analyzer *an, const struct rt_record *rec,
 	struct an_flow *f = &an->ft.flows[fi];
 	if (f->id == AN_NONE) {
 		an_flow_assign_id(&an->ft, fi);
-		if (f->id != AN_NONE && rt_flowsel_match(&an->sel, f->id, k->ipver, k->src, k->dst, k->dest_qp))
+		if (f->id != AN_NONE &&
+		    rt_flowsel_match(&an->sel, f->id, k->ipver, k->src, k->dst, k->dest_qp))
 			f->flags |= AN_FLOW_SELECTED;
 	}
 	return fi;
@@ -298,7 +308,7 @@ static uint32_t record_flow(struct rt_analyzer *an, const struct rt_record *rec,
 
 /* A RoCE record; with a BTH, its flow's key and hash k, h. */
 static void handle_roce(struct rt_analyzer *an, const struct rt_record *rec, bool bth,
-			const struct rt_an_flow_key *k, uint32_t h)
+                        const struct rt_an_flow_key *k, uint32_t h)
 {
 	uint64_t ts = rec->ts_ns;
 	an->tot.c.roce_packets++;
@@ -364,7 +374,8 @@ void rt_analyzer_feed(struct rt_analyzer *an, const struct rt_record *rec)
 	 * when flows are many: their loads are asked for now and overlap what
 	 * comes before they are read.
 	 */
-	bool roce = (rec->kind == RT_KIND_ROCE || rec->kind == RT_KIND_CNP), bth = roce && rt_record_has_bth(rec);
+	bool roce = (rec->kind == RT_KIND_ROCE || rec->kind == RT_KIND_CNP),
+	     bth = roce && rt_record_has_bth(rec);
 	struct rt_an_flow_key k;
 	uint32_t h = 0;
 	if (bth) {
@@ -392,13 +403,15 @@ void rt_analyzer_feed(struct rt_analyzer *an, const struct rt_record *rec)
 	if (bth)
 		an_flow_prefetch(&an->ft, h);
 	struct an_dup_hit hit;
-	bool copy = bth && an->dups.nsets && an_dup_check(&an->dups, &an->ft, rec, fp, an->now, an->tot.c.packets, &hit);
+	bool copy = bth && an->dups.nsets &&
+	            an_dup_check(&an->dups, &an->ft, rec, fp, an->now, an->tot.c.packets, &hit);
 	if (an->vp.on)
 		an_vp_frame(&an->vp, rec, bth ? fp : 0, copy, an->now);
 	if (an->split)
 		an_split_record(an->split, rec, an_vp_point(&an->vp, rec));
 	if (copy) {
-		handle_copy(an, rec, &k, h, &hit); /* counted once: the frame counts, the packet does not */
+		handle_copy(an, rec, &k, h,
+		            &hit); /* counted once: the frame counts, the packet does not */
 		return;
 	}
 	an_ep_packet(&an->ep, an->now, rec->wirelen, an->pfc.active > 0);
@@ -424,7 +437,8 @@ void rt_analyzer_feed(struct rt_analyzer *an, const struct rt_record *rec)
 	}
 }
 
-void rt_analyzer_feed_note(struct rt_analyzer *an, const struct rt_record *rec, struct rt_an_note *note)
+void rt_analyzer_feed_note(struct rt_analyzer *an, const struct rt_record *rec,
+                           struct rt_an_note *note)
 {
 	memset(note, 0, sizeof(*note));
 	note->frame = an->tot.c.packets + 1;
@@ -548,10 +562,13 @@ int rt_analyzer_load_source_log(struct rt_analyzer *an, const char *path, char *
 	return an_side_load_source_log(&an->side, path, errbuf);
 }
 
-int rt_analyzer_split_vantage(struct rt_analyzer *an, rt_an_split_sink_fn make_sink, void *ctx, char *errbuf)
+int rt_analyzer_split_vantage(struct rt_analyzer *an, rt_an_split_sink_fn make_sink, void *ctx,
+                              char *errbuf)
 {
 	if (!an->vp.on || an->tot.c.packets || an->split)
-		return rt_errmsg(errbuf, EINVAL, "analyzer: split by vantage point without vantage points, or too late");
+		return rt_errmsg(
+		    errbuf, EINVAL,
+		    "analyzer: split by vantage point without vantage points, or too late");
 	if (!(an->split = calloc(1, sizeof(*an->split))))
 		return rt_errorf(errbuf, ENOMEM, "analyzer");
 	an->split->o = an->o;
@@ -561,7 +578,8 @@ int rt_analyzer_split_vantage(struct rt_analyzer *an, rt_an_split_sink_fn make_s
 	return 0;
 }
 
-int rt_analyzer_vantage_points(struct rt_analyzer *an, const struct rt_an_vantage *vp, unsigned n, char *errbuf)
+int rt_analyzer_vantage_points(struct rt_analyzer *an, const struct rt_an_vantage *vp, unsigned n,
+                               char *errbuf)
 {
 	return an_vp_describe(&an->vp, vp, n) < 0 ? rt_errorf(errbuf, ENOMEM, "vantage points") : 0;
 }

@@ -35,7 +35,7 @@ void rt_analyzer_tick(struct rt_analyzer *an, uint64_t now_ns);
  * of this work.
  */
 void rt_analyzer_feed_note(struct rt_analyzer *an, const struct rt_record *rec,
-			   struct rt_an_note *note);
+                           struct rt_an_note *note);
 
 /*
  * End of input: ends pauses, closes episodes, pairs the remaining flows
@@ -63,7 +63,8 @@ uint64_t rt_analyzer_flow_count(const struct rt_analyzer *an);
  * flow first), busiest first, into out[k]; returns how many. O(flows log k):
  * for live displays a few times a second, not per frame.
  */
-unsigned rt_analyzer_top_flows(const struct rt_analyzer *an, struct rt_an_flow_figures *out, unsigned k);
+unsigned rt_analyzer_top_flows(const struct rt_analyzer *an, struct rt_an_flow_figures *out,
+                               unsigned k);
 
 /*
  * Side files (docs/FORMATS.md): NIC counter samples and the traffic
@@ -98,14 +99,17 @@ void rt_analyzer_capture_drops(struct rt_analyzer *an, uint64_t if_dropped, uint
  * vantage_of, before the first record. rt_analyzer_finish() finishes them
  * first. 0 or a negative errno.
  */
-int rt_analyzer_split_vantage(struct rt_analyzer *an, rt_an_split_sink_fn make_sink, void *ctx, char *errbuf);
-int rt_analyzer_vantage_points(struct rt_analyzer *an, const struct rt_an_vantage *vp, unsigned n, char *errbuf);
+int rt_analyzer_split_vantage(struct rt_analyzer *an, rt_an_split_sink_fn make_sink, void *ctx,
+                              char *errbuf);
+int rt_analyzer_vantage_points(struct rt_analyzer *an, const struct rt_an_vantage *vp, unsigned n,
+                               char *errbuf);
 
 /*
  * The findings, after rt_analyzer_finish() and the side files: up to `max`
  * (RT_AN_WARNINGS_MAX holds them all) into `out`; returns how many.
  */
-unsigned rt_analyzer_warnings(const struct rt_analyzer *an, struct rt_an_warning *out, unsigned max);
+unsigned rt_analyzer_warnings(const struct rt_analyzer *an, struct rt_an_warning *out,
+                              unsigned max);
 
 /* ---- sinks: where the analysis goes (analyze/README.md, "Sinks"; analyze/types.h) ---- */
 

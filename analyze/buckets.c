@@ -8,7 +8,7 @@
 #include "analyze/hist.h"
 
 void an_bk_init(struct an_buckets *bk, const struct an_flowtab *ft, const struct an_totals *tot,
-		const struct an_pfc *pfc)
+                const struct an_pfc *pfc)
 {
 	memset(bk, 0, sizeof(*bk));
 	bk->cur = UINT64_MAX;
@@ -30,8 +30,8 @@ void an_bk_free(struct an_buckets *bk)
 	bk->series = NULL;
 }
 
-void an_bk_start(struct an_buckets *bk, uint64_t len, int (*deliver)(void *ctx, const struct rt_an_bucket *b),
-		 void *ctx)
+void an_bk_start(struct an_buckets *bk, uint64_t len,
+                 int (*deliver)(void *ctx, const struct rt_an_bucket *b), void *ctx)
 {
 	bk->len = len;
 	bk->deliver = deliver;
@@ -149,7 +149,8 @@ static uint32_t flow_rows(struct an_buckets *bk)
 {
 	uint32_t n = bk->ndirty, k = 0;
 	struct rt_an_flow_row row;
-	if (!room(bk)) { /* out of memory: the list empties, the counts wait for the flows' next rows */
+	if (!room(
+	        bk)) { /* out of memory: the list empties, the counts wait for the flows' next rows */
 		for (uint32_t i = 0; i < n; i++)
 			bk->ft->flows[bk->dirty[i]].flags &= (uint8_t)~AN_FLOW_TL_DIRTY;
 		bk->ndirty = 0;
@@ -252,7 +253,8 @@ uint64_t an_bk_fill_ahead(const struct an_buckets *bk, uint64_t to, uint64_t unt
 	return last > bk->cur ? (last - bk->cur) / bk->len + 1 : 0;
 }
 
-int an_bk_series_add(struct an_buckets *bk, uint64_t ts, uint32_t flow, enum an_series_kind kind, double v)
+int an_bk_series_add(struct an_buckets *bk, uint64_t ts, uint32_t flow, enum an_series_kind kind,
+                     double v)
 {
 	if (bk->nseries == bk->cap_series) {
 		size_t ncap = bk->cap_series ? bk->cap_series * 2 : 256;
@@ -262,8 +264,8 @@ int an_bk_series_add(struct an_buckets *bk, uint64_t ts, uint32_t flow, enum an_
 		bk->series = n;
 		bk->cap_series = ncap;
 	}
-	bk->series[bk->nseries] =
-		(struct an_series){.ts = ts, .flow = flow, .seq = (uint32_t)bk->nseries, .kind = (uint8_t)kind, .v = v};
+	bk->series[bk->nseries] = (struct an_series){
+	    .ts = ts, .flow = flow, .seq = (uint32_t)bk->nseries, .kind = (uint8_t)kind, .v = v};
 	bk->nseries++;
 	return 0;
 }

@@ -19,11 +19,11 @@
 
 /* A side-file event joined into the buckets (analyze/side.c). */
 enum an_series_kind {
-	AN_SER_RATE,		/* the traffic source's rate for a flow (v: Mb/s) */
-	AN_SER_CNP,		/* a CNP the traffic source handled */
-	AN_SER_NIC_CNP_SENT,	/* NIC counters: CNPs sent since the device's previous sample */
+	AN_SER_RATE,            /* the traffic source's rate for a flow (v: Mb/s) */
+	AN_SER_CNP,             /* a CNP the traffic source handled */
+	AN_SER_NIC_CNP_SENT,    /* NIC counters: CNPs sent since the device's previous sample */
 	AN_SER_NIC_CNP_HANDLED, /* ... CNPs handled */
-	AN_SER_NIC_PAUSE,	/* ... pause frames */
+	AN_SER_NIC_PAUSE,       /* ... pause frames */
 };
 struct an_series {
 	uint64_t ts;
@@ -36,7 +36,7 @@ struct an_series {
 /* One flow's totals at its previous row, and its side-file state. */
 struct an_bk_flow {
 	uint64_t packets, bytes, ce, cnp, nak, retransmitted, rtt_n, rtt_sum;
-	double rate;	  /* the source's rate now */
+	double rate;      /* the source's rate now */
 	uint64_t src_cnp; /* CNPs the source handled in this bucket */
 	bool rate_known;
 };
@@ -62,20 +62,20 @@ struct an_buckets {
 	struct an_series *series;
 	size_t nseries, cap_series, series_next;
 	bool srclog, counters; /* side files joined (loaded with buckets) */
-	double nic[3];	       /* this bucket: NIC counter deltas (AN_SER_NIC_*) */
+	double nic[3];         /* this bucket: NIC counter deltas (AN_SER_NIC_*) */
 	uint64_t src_cnp_all;  /* this bucket: CNPs the source handled, all flows */
-	uint64_t fill;	       /* buckets written with no frame in them, a pause running */
+	uint64_t fill;         /* buckets written with no frame in them, a pause running */
 	/* where the buckets go */
 	int (*deliver)(void *ctx, const struct rt_an_bucket *b);
 	void *ctx;
 };
 
 void an_bk_init(struct an_buckets *bk, const struct an_flowtab *ft, const struct an_totals *tot,
-		const struct an_pfc *pfc);
+                const struct an_pfc *pfc);
 void an_bk_free(struct an_buckets *bk);
 /* Start cutting buckets of len ns, handed to deliver(ctx, bucket). */
-void an_bk_start(struct an_buckets *bk, uint64_t len, int (*deliver)(void *ctx, const struct rt_an_bucket *b),
-		 void *ctx);
+void an_bk_start(struct an_buckets *bk, uint64_t len,
+                 int (*deliver)(void *ctx, const struct rt_an_bucket *b), void *ctx);
 
 /* Put flow f (index fi) on the current bucket's list (buckets on, the flow changed). */
 void an_bk_mark_slow(struct an_buckets *bk, struct an_flow *f, uint32_t fi);
@@ -116,7 +116,8 @@ int an_bk_close(struct an_buckets *bk, uint64_t to, bool paused);
 uint64_t an_bk_fill_ahead(const struct an_buckets *bk, uint64_t to, uint64_t until);
 
 /* A side-file event (analyze/side.c); -ENOMEM. Sorted by an_bk_sort_series() once a file is read. */
-int an_bk_series_add(struct an_buckets *bk, uint64_t ts, uint32_t flow, enum an_series_kind kind, double v);
+int an_bk_series_add(struct an_buckets *bk, uint64_t ts, uint32_t flow, enum an_series_kind kind,
+                     double v);
 void an_bk_sort_series(struct an_buckets *bk);
 
 #endif

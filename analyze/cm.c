@@ -12,7 +12,8 @@ void an_cm_free(struct an_cm *cm)
 	cm->reqs = NULL;
 }
 
-static void remember_req(struct an_cm *cm, const struct rt_record *rec, uint32_t comm_id, uint32_t qpn)
+static void remember_req(struct an_cm *cm, const struct rt_record *rec, uint32_t comm_id,
+                         uint32_t qpn)
 {
 	if (cm->n == cm->cap) {
 		if (cm->cap == CM_MAX_PENDING) {
@@ -50,8 +51,8 @@ void an_cm_mad(struct an_cm *cm, struct an_pairing *p, const struct rt_record *r
 	uint32_t remote_comm = rec->cm.remote_comm_id, qpn = rec->cm.local_qpn;
 	for (uint32_t i = cm->n; i-- > 0;) {
 		struct an_cm_req *r = &cm->reqs[i];
-		if (r->ipver != ipver || r->comm_id != remote_comm || memcmp(r->src, rec->dst_ip, n) ||
-		    memcmp(r->dst, rec->src_ip, n))
+		if (r->ipver != ipver || r->comm_id != remote_comm ||
+		    memcmp(r->src, rec->dst_ip, n) || memcmp(r->dst, rec->src_ip, n))
 			continue;
 		struct an_cm_req req = *r;
 		memmove(r, r + 1, (cm->n - i - 1) * sizeof(*r));

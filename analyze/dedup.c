@@ -39,7 +39,7 @@
  * (forgotten early).
  */
 
-#define AN_DUP_CHECK 1024u /* packets between two checks of the table's size */
+#define AN_DUP_CHECK        1024u  /* packets between two checks of the table's size */
 #define AN_RNR_TIMER_MIN_NS 10000u /* the shortest RNR NAK timer (AETH timer code 1: 0.01 ms) */
 
 static inline uint64_t mix(uint64_t h, uint64_t v)
@@ -50,9 +50,10 @@ static inline uint64_t mix(uint64_t h, uint64_t v)
 
 uint64_t an_dup_fingerprint(const struct rt_record *rec)
 {
-	uint64_t h = mix(0x2545f4914f6cdd1dull, (uint64_t)rec->ip_version << 56 | (uint64_t)rec->opcode << 48 |
-							(uint64_t)(rec->dest_qp & AN_PSN_MASK) << 24 |
-							(rec->psn & AN_PSN_MASK));
+	uint64_t h = mix(0x2545f4914f6cdd1dull, (uint64_t)rec->ip_version << 56 |
+	                                            (uint64_t)rec->opcode << 48 |
+	                                            (uint64_t)(rec->dest_qp & AN_PSN_MASK) << 24 |
+	                                            (rec->psn & AN_PSN_MASK));
 	if (rec->ip_version == 4) {
 		uint32_t a, b;
 		memcpy(&a, rec->src_ip, 4);
@@ -64,10 +65,11 @@ uint64_t an_dup_fingerprint(const struct rt_record *rec)
 		memcpy(b, rec->dst_ip, 16);
 		h = mix(mix(h, a[0] ^ b[1]), a[1] ^ (b[0] << 1));
 	}
-	h = mix(h, (uint64_t)rec->udp_sport << 48 | (uint64_t)rec->ip_id << 32 | rec->payload_len << 2 |
-		       rec->padcnt);
+	h = mix(h, (uint64_t)rec->udp_sport << 48 | (uint64_t)rec->ip_id << 32 |
+	               rec->payload_len << 2 | rec->padcnt);
 	if (rec->hdrs & (RT_H_AETH | RT_H_IMMDT))
-		h = mix(h, (uint64_t)rec->aeth_syndrome << 56 | (uint64_t)rec->aeth_msn << 32 | rec->immediate);
+		h = mix(h, (uint64_t)rec->aeth_syndrome << 56 | (uint64_t)rec->aeth_msn << 32 |
+		               rec->immediate);
 	return h ? h : 1; /* 0 marks an empty entry */
 }
 
@@ -85,8 +87,9 @@ static uint16_t hop_of(const struct rt_record *rec)
 {
 	/* the parts are spread by multiplications that run side by side, then mixed once */
 	uint64_t h = ((uint64_t)rec->interface_id << 32 | rec->sll_ifindex) ^
-		     (mac48(rec->src_mac) << 8 | rec->ttl) * 0xff51afd7ed558ccdull ^
-		     (mac48(rec->dst_mac) << 16 | (uint64_t)rec->vlan[0] << 4 | rec->nvlan) * 0xc4ceb9fe1a85ec53ull;
+	             (mac48(rec->src_mac) << 8 | rec->ttl) * 0xff51afd7ed558ccdull ^
+	             (mac48(rec->dst_mac) << 16 | (uint64_t)rec->vlan[0] << 4 | rec->nvlan) *
+	                 0xc4ceb9fe1a85ec53ull;
 	if (rec->layers & RT_L_GRE) {
 		uint64_t o[2];
 		memcpy(o, rec->encap.outer_src_ip, 16);
@@ -178,8 +181,10 @@ static bool may_be_resend(struct an_flowtab *ft, const struct rt_record *rec)
 	const struct an_flow *f = &ft->flows[fi];
 	uint32_t p = rec->psn & AN_PSN_MASK;
 	if (f->nak_pending && f->x) {
-		if (f->nak_pending == AN_NAK_RNR) /* an RNR NAK: the retry waits its timer, 10 us at the least */
-			return p == f->x->nak_psn && rec->ts_ns >= f->x->nak_ts + AN_RNR_TIMER_MIN_NS;
+		if (f->nak_pending ==
+		    AN_NAK_RNR) /* an RNR NAK: the retry waits its timer, 10 us at the least */
+			return p == f->x->nak_psn &&
+			       rec->ts_ns >= f->x->nak_ts + AN_RNR_TIMER_MIN_NS;
 		return p == f->x->nak_psn;
 	}
 	return (f->flags & AN_FLOW_IN_RETRANS) && p == ((f->last_psn + 1) & AN_PSN_MASK);
@@ -217,8 +222,8 @@ static struct an_dup_entry *entry_of(struct an_dups *d, uint64_t fp, uint64_t no
 	return NULL;
 }
 
-bool an_dup_check(struct an_dups *d, struct an_flowtab *ft, const struct rt_record *rec, uint64_t fp, uint64_t now,
-		  uint64_t frame, struct an_dup_hit *hit)
+bool an_dup_check(struct an_dups *d, struct an_flowtab *ft, const struct rt_record *rec,
+                  uint64_t fp, uint64_t now, uint64_t frame, struct an_dup_hit *hit)
 {
 	uint64_t ts = rec->ts_ns;
 	struct an_dup_entry *set = &d->e[(fp & (d->nsets - 1)) * 2], *in;
@@ -256,8 +261,8 @@ bool an_dup_check(struct an_dups *d, struct an_flowtab *ft, const struct rt_reco
 		} else {
 			uint64_t dt = ts > in->ts ? ts - in->ts : in->ts - ts;
 			bool cnp = rec->opcode == RT_OPCODE_CNP;
-			copy = dt <= d->window_ns && !in->same_copy && (!cnp || d->same_point_seen) &&
-			       !may_be_resend(ft, rec);
+			copy = dt <= d->window_ns && !in->same_copy &&
+			       (!cnp || d->same_point_seen) && !may_be_resend(ft, rec);
 			d->same_interface += copy;
 			d->same_point_seen |= copy && !cnp;
 			in->same_copy |= copy;
@@ -274,7 +279,8 @@ bool an_dup_check(struct an_dups *d, struct an_flowtab *ft, const struct rt_reco
 			hit->frame = frame - (uint32_t)((uint32_t)frame - in->frame);
 			hit->ecn = in->ecn;
 			if ((rec->layers & (RT_L_IPV4 | RT_L_IPV6)) && rec->ecn == 3)
-				in->ecn = 3; /* marked between the two capture points: counted now */
+				in->ecn =
+				    3; /* marked between the two capture points: counted now */
 			return true;
 		}
 		/* a new frame of the packet (a resend, the next CNP): counted */
@@ -284,7 +290,8 @@ bool an_dup_check(struct an_dups *d, struct an_flowtab *ft, const struct rt_reco
 		return false;
 	}
 	d->inserts++;
-	if (d->inserts % AN_DUP_CHECK == 0 || (d->inserts < AN_DUP_CHECK && !(d->inserts & (d->inserts - 1)))) {
+	if (d->inserts % AN_DUP_CHECK == 0 ||
+	    (d->inserts < AN_DUP_CHECK && !(d->inserts & (d->inserts - 1)))) {
 		dup_size(d, now);
 		set = &d->e[(fp & (d->nsets - 1)) * 2];
 	}

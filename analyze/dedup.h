@@ -7,41 +7,44 @@
 
 #include "analyze/flows.h"
 
-#define AN_DUP_HOPS 2		    /* capture points remembered per packet */
+#define AN_DUP_HOPS    2            /* capture points remembered per packet */
 #define AN_DUP_SPAN_NS 100000000ull /* copies at another capture point: within 100 ms */
-#define AN_DUP_MIN (1u << 12)	    /* packets remembered at first... */
-#define AN_DUP_MAX (1u << 18)	    /* ... and at most */
+#define AN_DUP_MIN     (1u << 12)   /* packets remembered at first... */
+#define AN_DUP_MAX     (1u << 18)   /* ... and at most */
 /*
  * One packet seen lately, with the frames of it each capture point saw
  * (identical packets, CNPs for one, share an entry). 32 bytes: two share a
  * cache line, a set.
  */
 struct an_dup_entry {
-	uint64_t fp;			/* fingerprint; 0 = empty */
-	uint64_t ts;			/* its latest frame's time */
-	uint32_t frame;			/* the frame counted last, low 32 bits */
-	uint16_t hop[AN_DUP_HOPS];	/* capture points that saw it (hashed) */
-	uint16_t seen[AN_DUP_HOPS];	/* frames each saw, less what both saw */
+	uint64_t fp;                /* fingerprint; 0 = empty */
+	uint64_t ts;                /* its latest frame's time */
+	uint32_t frame;             /* the frame counted last, low 32 bits */
+	uint16_t hop[AN_DUP_HOPS];  /* capture points that saw it (hashed) */
+	uint16_t seen[AN_DUP_HOPS]; /* frames each saw, less what both saw */
 	uint8_t nhops;
-	uint8_t ecn;	/* the codepoint counted for the frame counted last (3 once a copy was CE-marked) */
+	uint8_t
+	    ecn; /* the codepoint counted for the frame counted last (3 once a copy was CE-marked) */
 	bool same_copy; /* that frame already had a copy at its own capture point */
 };
 /* A two-way set-associative table of the packets seen lately. */
 struct an_dups {
 	struct an_dup_entry *e; /* 2 * nsets entries, 64-byte aligned */
-	uint32_t nsets;		/* power of 2; 0 = detection off */
-	bool points;		/* a copy at another capture point was found: copies may come 100 ms late */
-	bool several;		/* several files are read: the table is sized for copies 100 ms late from the start */
-	bool same_point_seen;	/* a packet other than a CNP was copied at the same point */
+	uint32_t nsets;         /* power of 2; 0 = detection off */
+	bool points; /* a copy at another capture point was found: copies may come 100 ms late */
+	bool
+	    several; /* several files are read: the table is sized for copies 100 ms late from the start */
+	bool same_point_seen; /* a packet other than a CNP was copied at the same point */
 	uint64_t window_ns;
 	uint64_t other_interface, same_interface; /* copies found */
 	uint64_t evicted; /* packets pushed out while a copy of them could still come */
-	uint64_t inserts, rate_inserts, rate_ts; /* packets entered; at the last size check, and its time */
+	uint64_t inserts, rate_inserts,
+	    rate_ts; /* packets entered; at the last size check, and its time */
 };
 /* What a copy is a copy of. */
 struct an_dup_hit {
 	uint64_t frame; /* the first copy's frame number */
-	uint8_t ecn;	/* the codepoint it was counted with */
+	uint8_t ecn;    /* the codepoint it was counted with */
 };
 /*
  * window_ns 0 turns detection off. several: the frames come from several
@@ -64,7 +67,7 @@ static inline void an_dup_prefetch(const struct an_dups *d, uint64_t fp)
  * at `now`, is a copy of a packet already counted; fills *hit. The flows
  * say whether a repeat can be a resend.
  */
-bool an_dup_check(struct an_dups *d, struct an_flowtab *ft, const struct rt_record *rec, uint64_t fp, uint64_t now,
-		  uint64_t frame, struct an_dup_hit *hit);
+bool an_dup_check(struct an_dups *d, struct an_flowtab *ft, const struct rt_record *rec,
+                  uint64_t fp, uint64_t now, uint64_t frame, struct an_dup_hit *hit);
 
 #endif

@@ -4,7 +4,8 @@
 #include "analyze/reaction.h"
 #include "dissect/opcodes.h"
 
-void an_ecn_ce(struct an_ecn *e, uint32_t fi, const struct rt_record *rec, uint64_t frame, struct rt_an_note *note)
+void an_ecn_ce(struct an_ecn *e, uint32_t fi, const struct rt_record *rec, uint64_t frame,
+               struct rt_an_note *note)
 {
 	struct an_flow *f = &e->ft->flows[fi];
 	uint64_t ts = rec->ts_ns;
@@ -12,7 +13,8 @@ void an_ecn_ce(struct an_ecn *e, uint32_t fi, const struct rt_record *rec, uint6
 		an_pair_first_ce(e->pair, fi);
 	e->tot->ecn[3]++;
 	e->tot->c.ce++;
-	an_bk_mark(e->bk, f, fi); /* a copy's CE mark: its flow may have nothing else in this bucket */
+	an_bk_mark(e->bk, f,
+	           fi); /* a copy's CE mark: its flow may have nothing else in this bucket */
 	/* an NP answers CE-marked data, never a CE-marked CNP: only data enters the NP history */
 	struct an_np *np = rec->opcode != RT_OPCODE_CNP ? an_np_of(f) : NULL;
 	if (np) {

@@ -22,9 +22,11 @@ struct an_ecn {
 };
 
 /* A CE-marked packet of flow fi, frame number `frame` (counted in its ECN codepoints here). */
-void an_ecn_ce(struct an_ecn *e, uint32_t fi, const struct rt_record *rec, uint64_t frame, struct rt_an_note *note);
+void an_ecn_ce(struct an_ecn *e, uint32_t fi, const struct rt_record *rec, uint64_t frame,
+               struct rt_an_note *note);
 /* A CNP in flow ri: counted on the data flow it throttles, or kept until a pairing names it. */
-void an_ecn_cnp(struct an_ecn *e, uint32_t ri, const struct rt_record *rec, struct rt_an_note *note);
+void an_ecn_cnp(struct an_ecn *e, uint32_t ri, const struct rt_record *rec,
+                struct rt_an_note *note);
 /*
  * Flow `data` and flow `carrier` (the other way) just paired (the pairing's
  * linked callback; ctx: struct an_ecn): the CNPs the carrier kept count on

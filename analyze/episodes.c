@@ -70,7 +70,8 @@ void an_ep_packet_slow(struct an_episodes *ep, uint64_t ts, uint32_t bytes, bool
 	ep->last_bytes = bytes;
 }
 
-void an_ep_event(struct an_episodes *ep, uint64_t ts, struct an_flow *f, enum an_ep_kind what, bool paused)
+void an_ep_event(struct an_episodes *ep, uint64_t ts, struct an_flow *f, enum an_ep_kind what,
+                 bool paused)
 {
 	if (ep->open && !paused && ts > ep->cur.end + ep->gap_ns)
 		ep_close(ep);

@@ -10,9 +10,9 @@
 
 /* What happened (an_ep_event). */
 enum an_ep_kind {
-	AN_EP_CE = 1,	 /* a CE-marked packet */
-	AN_EP_CNP,	 /* a CNP */
-	AN_EP_XOFF,	 /* a PFC/PAUSE class started pausing */
+	AN_EP_CE = 1,    /* a CE-marked packet */
+	AN_EP_CNP,       /* a CNP */
+	AN_EP_XOFF,      /* a PFC/PAUSE class started pausing */
 	AN_EP_PAUSE_END, /* ... stopped */
 };
 
@@ -28,7 +28,8 @@ struct an_episode {
 #define AN_GSLOTS 16 /* byte history: slots of gap/8 */
 struct an_episodes {
 	uint64_t gap_ns;
-	uint64_t slot_w, slot_start; /* slot width (gap/8, at least 1); where the newest slot starts */
+	uint64_t slot_w,
+	    slot_start;          /* slot width (gap/8, at least 1); where the newest slot starts */
 	struct an_episode *list; /* closed ones */
 	uint32_t n, cap;
 	bool open;
@@ -53,7 +54,8 @@ static inline void an_ep_packet(struct an_episodes *ep, uint64_t ts, uint32_t by
 	an_ep_packet_slow(ep, ts, bytes, paused);
 }
 /* Something an episode is made of at ts, of flow f (NULL: none). */
-void an_ep_event(struct an_episodes *ep, uint64_t ts, struct an_flow *f, enum an_ep_kind what, bool paused);
+void an_ep_event(struct an_episodes *ep, uint64_t ts, struct an_flow *f, enum an_ep_kind what,
+                 bool paused);
 /* `ns` of pause accounted, the pause running at least until `until`. */
 void an_ep_paused(struct an_episodes *ep, uint64_t until, uint64_t ns);
 void an_ep_finish(struct an_episodes *ep);

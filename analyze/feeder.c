@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define FEED_BATCH 256u	  /* records a batch holds */
-#define FEED_BATCHES 16u /* batches in the ring: how far the producer may run ahead */
+#define FEED_BATCH   256u /* records a batch holds */
+#define FEED_BATCHES 16u  /* batches in the ring: how far the producer may run ahead */
 
 struct batch {
 	uint32_t n;
@@ -45,8 +45,10 @@ static void *run(void *arg)
 		pthread_mutex_unlock(&fd->lock);
 		for (uint32_t i = 0; i < b->n; i++)
 			rt_analyzer_feed(fd->an, &b->rec[i]);
-		atomic_store_explicit(&fd->status, rt_analyzer_status(fd->an, NULL), memory_order_relaxed);
-		atomic_store_explicit(&fd->flows, rt_analyzer_flow_count(fd->an), memory_order_relaxed);
+		atomic_store_explicit(&fd->status, rt_analyzer_status(fd->an, NULL),
+		                      memory_order_relaxed);
+		atomic_store_explicit(&fd->flows, rt_analyzer_flow_count(fd->an),
+		                      memory_order_relaxed);
 		pthread_mutex_lock(&fd->lock);
 		fd->head++;
 		pthread_cond_signal(&fd->drained);

@@ -7,19 +7,22 @@
 
 #include "dissect/dissect.h"
 
-#define AN_HINT_PORTS 16 /* UDP ports probed for RoCEv2 */
-#define AN_HINT_CHECKS 8 /* datagrams checked per port */
+#define AN_HINT_PORTS  16 /* UDP ports probed for RoCEv2 */
+#define AN_HINT_CHECKS 8  /* datagrams checked per port */
 struct an_port_hint {
 	uint16_t port;
-	uint32_t checked, valid; /* datagrams sampled; of them, RoCEv2 (rt_record.other_port_rocev2) */
+	uint32_t checked,
+	    valid; /* datagrams sampled; of them, RoCEv2 (rt_record.other_port_rocev2) */
 	uint64_t datagrams;
 };
 struct an_findings {
-	uint64_t prev_ts;		/* the previous frame's time */
-	uint64_t ts_back, ts_back_max;	/* times a frame was older than the one before; the biggest step */
-	uint64_t cut;			/* frames cut by the snap length (caplen < wire length) */
-	uint64_t headers_cut;		/* ... in a header, not only in the payload or ICRC */
-	uint64_t data_ip, data_not_ect; /* RoCE packets with an IP header but CNPs; Not-ECT among them */
+	uint64_t prev_ts; /* the previous frame's time */
+	uint64_t ts_back,
+	    ts_back_max;      /* times a frame was older than the one before; the biggest step */
+	uint64_t cut;         /* frames cut by the snap length (caplen < wire length) */
+	uint64_t headers_cut; /* ... in a header, not only in the payload or ICRC */
+	uint64_t data_ip,
+	    data_not_ect; /* RoCE packets with an IP header but CNPs; Not-ECT among them */
 	struct an_port_hint ports[AN_HINT_PORTS];
 	unsigned nports;
 	bool drops_known; /* from the capture file (rt_analyzer_capture_drops) */
@@ -41,12 +44,14 @@ static inline void an_find_frame(struct an_findings *fd, const struct rt_record 
 	fd->prev_ts = ts;
 	if (rec->caplen < rec->wirelen) {
 		fd->cut++;
-		fd->headers_cut += (rec->events & RT_EV_TRUNCATION_MASK & ~RT_EV_ICRC_TRUNCATED) != 0;
+		fd->headers_cut +=
+		    (rec->events & RT_EV_TRUNCATION_MASK & ~RT_EV_ICRC_TRUNCATED) != 0;
 	}
 	if (rec->kind == RT_KIND_ROCE && (rec->layers & (RT_L_IPV4 | RT_L_IPV6))) {
 		fd->data_ip++;
 		fd->data_not_ect += (rec->ecn & 3) == 0;
-	} else if (rec->kind == RT_KIND_OTHER && (rec->layers & RT_L_UDP) && !(rec->layers & RT_L_GRE)) {
+	} else if (rec->kind == RT_KIND_OTHER && (rec->layers & RT_L_UDP) &&
+	           !(rec->layers & RT_L_GRE)) {
 		an_find_port(fd, rec);
 	}
 }

@@ -9,7 +9,7 @@
 
 #include "analyze/types.h"
 
-#define AN_NONE UINT32_MAX
+#define AN_NONE     UINT32_MAX
 #define AN_PSN_MASK 0xffffffu
 /* A PSN step larger than this is a resynchronisation (QP reuse, garbage), not loss or resend. */
 #define AN_PSN_JUMP (1u << 16)
@@ -19,12 +19,12 @@
 /* How a flow's peer QP was learned. */
 enum an_pair_how {
 	AN_PAIR_NONE = 0,
-	AN_PAIR_ACK,	  /* ACK / NAK / atomic ACK whose PSN matches the requests */
+	AN_PAIR_ACK,      /* ACK / NAK / atomic ACK whose PSN matches the requests */
 	AN_PAIR_RESPONSE, /* read response whose PSN matches a read request */
-	AN_PAIR_DETH,	  /* UD: the DETH source QP */
-	AN_PAIR_CM,	  /* RDMA CM REQ/REP on QP 1 */
-	AN_PAIR_CNP,	  /* the only candidate data flow of a CNP */
-	AN_PAIR_SOLE,	  /* the only unpaired flow each way between two hosts (at the end) */
+	AN_PAIR_DETH,     /* UD: the DETH source QP */
+	AN_PAIR_CM,       /* RDMA CM REQ/REP on QP 1 */
+	AN_PAIR_CNP,      /* the only candidate data flow of a CNP */
+	AN_PAIR_SOLE,     /* the only unpaired flow each way between two hosts (at the end) */
 };
 const char *an_pairing_name(enum an_pair_how p);
 
@@ -71,14 +71,14 @@ struct an_xport {
 	 * resend run under way (0 = none) */
 	uint64_t nak_frame, run_nak_frame;
 	struct an_hist *rtt, *gbn_delay, *timeout_gap; /* allocated at their first sample */
-	uint32_t *nak_codes;			       /* [32] by code, at the first NAK */
+	uint32_t *nak_codes;                           /* [32] by code, at the first NAK */
 	uint64_t naks_received, rnr_naks_received, retransmitted, duplicates;
 	uint64_t gaps, gap_psns, psn_jumps, timeouts, go_back_n, rnr_retries;
 };
 
-struct an_np;	/* NP side of a flow (analyze/reaction.h) */
-struct an_rp;	/* RP reaction of a flow (analyze/reaction.h) */
-struct an_src;	/* the traffic source log joined to a flow (analyze/side.h) */
+struct an_np;  /* NP side of a flow (analyze/reaction.h) */
+struct an_rp;  /* RP reaction of a flow (analyze/reaction.h) */
+struct an_src; /* the traffic source log joined to a flow (analyze/side.h) */
 
 /*
  * One flow. What every packet touches comes first, in the first three cache
@@ -89,10 +89,11 @@ struct an_src;	/* the traffic source log joined to a flow (analyze/side.h) */
 struct an_flow {
 	_Alignas(64) struct rt_an_flow_key key;
 	uint32_t hash;
-	uint32_t id;	    /* first-seen order; AN_NONE before the first packet (CM- or side-file-created) */
-	uint32_t reverse;   /* paired flow the other way, or AN_NONE */
-	uint8_t transport;  /* enum rt_transport of the first request, AN_TRANSPORT_NONE before */
-	uint8_t flags;	    /* enum an_flow_flag */
+	uint32_t
+	    id; /* first-seen order; AN_NONE before the first packet (CM- or side-file-created) */
+	uint32_t reverse;    /* paired flow the other way, or AN_NONE */
+	uint8_t transport;   /* enum rt_transport of the first request, AN_TRANSPORT_NONE before */
+	uint8_t flags;       /* enum an_flow_flag */
 	uint8_t nak_pending; /* enum an_nak_wait */
 	uint8_t dscp, pcp;
 	uint8_t rp_phase;     /* enum an_rp_phase */
@@ -103,9 +104,9 @@ struct an_flow {
 	uint64_t packets, bytes, requests;
 	uint64_t last_ts, last_req_ts;
 	/* request PSN tracking */
-	uint32_t psn_lo, psn_hi;	 /* oldest PSN kept for pairing; highest PSN the requests can use */
+	uint32_t psn_lo, psn_hi; /* oldest PSN kept for pairing; highest PSN the requests can use */
 	uint32_t next_psn, next_psn_max; /* range the next new request may start at */
-	uint32_t last_psn;		 /* PSN of the latest request */
+	uint32_t last_psn;               /* PSN of the latest request */
 	uint32_t pmtu;
 	uint64_t ecn[4];
 	/* the latest AN_RP_GAPS gaps between packets (ns, at most 2^32 - 1) and the length of the
@@ -122,12 +123,12 @@ struct an_flow {
 	struct an_src *src;
 };
 _Static_assert(offsetof(struct an_flow, first_ts) <= 3 * 64,
-	       "the fields every packet touches fit in the first three cache lines of a flow");
+               "the fields every packet touches fit in the first three cache lines of a flow");
 _Static_assert(sizeof(struct an_flow) == 4 * 64, "a flow is four cache lines");
 
 /* The key of a flow (inline, with fixed-size copies: it is made for every packet). */
 static inline void an_key_from(struct rt_an_flow_key *k, uint8_t ipver, const uint8_t *src,
-			       const uint8_t *dst, uint32_t qp)
+                               const uint8_t *dst, uint32_t qp)
 {
 	if (ipver == 4) {
 		memset(k, 0, sizeof(*k));

@@ -80,7 +80,8 @@ uint32_t an_flow_create(struct an_flowtab *ft, const struct rt_an_flow_key *key,
 	}
 	if (ft->n == ft->cap) {
 		uint32_t ncap = ft->cap * 2;
-		struct an_flow *nf = aligned_alloc(_Alignof(struct an_flow), (size_t)ncap * sizeof(*nf));
+		struct an_flow *nf =
+		    aligned_alloc(_Alignof(struct an_flow), (size_t)ncap * sizeof(*nf));
 		if (!nf)
 			return AN_NONE;
 		memcpy(nf, ft->flows, (size_t)ft->cap * sizeof(*nf));

@@ -66,8 +66,8 @@ uint32_t an_flow_create(struct an_flowtab *ft, const struct rt_an_flow_key *key,
  * Index of the flow of `key`, created when absent and `create` is set;
  * AN_NONE when absent, out of memory or beyond the most flows kept.
  */
-static inline uint32_t an_flow_get_hashed(struct an_flowtab *ft, const struct rt_an_flow_key *key, uint32_t h,
-					  bool create)
+static inline uint32_t an_flow_get_hashed(struct an_flowtab *ft, const struct rt_an_flow_key *key,
+                                          uint32_t h, bool create)
 {
 	for (uint32_t i = h & ft->tab_mask;; i = (i + 1) & ft->tab_mask) {
 		uint32_t fi = ft->tab[i];
@@ -78,7 +78,8 @@ static inline uint32_t an_flow_get_hashed(struct an_flowtab *ft, const struct rt
 	}
 }
 
-static inline uint32_t an_flow_get(struct an_flowtab *ft, const struct rt_an_flow_key *key, bool create)
+static inline uint32_t an_flow_get(struct an_flowtab *ft, const struct rt_an_flow_key *key,
+                                   bool create)
 {
 	return an_flow_get_hashed(ft, key, an_flow_hash(key), create);
 }

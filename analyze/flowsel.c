@@ -165,7 +165,7 @@ int rt_flowsel_parse(struct rt_flowsel *sel, const char *text)
 }
 
 bool rt_flowsel_match(const struct rt_flowsel *sel, uint32_t id, uint8_t ipver, const uint8_t *src,
-		      const uint8_t *dst, uint32_t dest_qp)
+                      const uint8_t *dst, uint32_t dest_qp)
 {
 	size_t n = ipver == 4 ? 4 : 16;
 	switch (sel->kind) {
@@ -186,7 +186,7 @@ bool rt_flowsel_match(const struct rt_flowsel *sel, uint32_t id, uint8_t ipver, 
 }
 
 char *rt_flowsel_format(char buf[RT_FLOWSEL_TEXT_MAX], uint8_t ipver, const uint8_t *src,
-			const uint8_t *dst, uint32_t dest_qp)
+                        const uint8_t *dst, uint32_t dest_qp)
 {
 	char a[INET6_ADDRSTRLEN], b[INET6_ADDRSTRLEN];
 	int af = ipver == 6 ? AF_INET6 : AF_INET;

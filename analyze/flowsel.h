@@ -26,12 +26,12 @@
  * before ("10.0.0.1 > 10.0.0.2 qp 0x11") select what they name.
  */
 enum rt_flowsel_kind {
-	RT_FLOWSEL_ALL,	    /* every flow */
-	RT_FLOWSEL_ID,	    /* the flow with id `id` */
+	RT_FLOWSEL_ALL,     /* every flow */
+	RT_FLOWSEL_ID,      /* the flow with id `id` */
 	RT_FLOWSEL_HOST,    /* source or destination is `a` */
 	RT_FLOWSEL_PAIR,    /* from `a` to `b` */
 	RT_FLOWSEL_PAIR_QP, /* from `a` to `b`, destination QP `qp` */
-	RT_FLOWSEL_QP,	    /* destination QP `qp` */
+	RT_FLOWSEL_QP,      /* destination QP `qp` */
 };
 
 struct rt_flowsel {
@@ -47,7 +47,7 @@ int rt_flowsel_parse(struct rt_flowsel *sel, const char *text);
 
 /* Does the flow with this id and key match? */
 bool rt_flowsel_match(const struct rt_flowsel *sel, uint32_t id, uint8_t ipver, const uint8_t *src,
-		      const uint8_t *dst, uint32_t dest_qp);
+                      const uint8_t *dst, uint32_t dest_qp);
 
 /* Longest text rt_flowsel_format() writes, with its NUL. */
 #define RT_FLOWSEL_TEXT_MAX 112
@@ -57,7 +57,7 @@ bool rt_flowsel_match(const struct rt_flowsel *sel, uint32_t id, uint8_t ipver, 
  * "[fe80::1]>[fe80::2]:0x000011". Returns buf.
  */
 char *rt_flowsel_format(char buf[RT_FLOWSEL_TEXT_MAX], uint8_t ipver, const uint8_t *src,
-			const uint8_t *dst, uint32_t dest_qp);
+                        const uint8_t *dst, uint32_t dest_qp);
 
 /* What a selector looks like, for error messages. */
 #define RT_FLOWSEL_FORMS "ID, IP, SRC>DST, SRC>DST:QP or qp:QP"

@@ -4,11 +4,12 @@
 
 #include <stdint.h>
 
-#define AN_HIST_EXACT 32
+#define AN_HIST_EXACT   32
 #define AN_HIST_BUCKETS (16 + 37 * 8)
 struct an_hist {
 	uint64_t n, min, max, sum;
-	unsigned __int128 sumsq; /* of the values, exact: the standard deviation without a division per value */
+	unsigned __int128
+	    sumsq; /* of the values, exact: the standard deviation without a division per value */
 	uint64_t exact[AN_HIST_EXACT];
 	uint32_t bucket[AN_HIST_BUCKETS];
 };

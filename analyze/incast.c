@@ -7,7 +7,8 @@
 static int by_dst_src(const void *a, const void *b, void *ctx)
 {
 	const struct an_flow *flows = ctx;
-	const struct rt_an_flow_key *x = &flows[*(const uint32_t *)a].key, *y = &flows[*(const uint32_t *)b].key;
+	const struct rt_an_flow_key *x = &flows[*(const uint32_t *)a].key,
+	                            *y = &flows[*(const uint32_t *)b].key;
 	if (x->ipver != y->ipver)
 		return x->ipver < y->ipver ? -1 : 1;
 	int c = memcmp(x->dst, y->dst, 16);
@@ -29,7 +30,8 @@ bool an_incast_find(const struct an_flowtab *ft, struct an_incast *best)
 		const struct an_flow *prev = NULL;
 		for (; i < n; i++) {
 			const struct an_flow *f = &ft->flows[idx[i]];
-			if (f->key.ipver != cur.any->key.ipver || memcmp(f->key.dst, cur.any->key.dst, 16))
+			if (f->key.ipver != cur.any->key.ipver ||
+			    memcmp(f->key.dst, cur.any->key.dst, 16))
 				break;
 			if (!prev || memcmp(f->key.src, prev->key.src, 16))
 				cur.senders++;
@@ -44,7 +46,8 @@ bool an_incast_find(const struct an_flowtab *ft, struct an_incast *best)
 		}
 		if (cur.senders < 2)
 			continue;
-		if (!best->any || cur.ce > best->ce || (cur.ce == best->ce && cur.senders > best->senders) ||
+		if (!best->any || cur.ce > best->ce ||
+		    (cur.ce == best->ce && cur.senders > best->senders) ||
 		    (cur.ce == best->ce && cur.senders == best->senders && cur.bytes > best->bytes))
 			*best = cur;
 	}

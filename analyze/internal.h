@@ -28,7 +28,7 @@ struct an_sinks {
 	struct rt_an_sink s[RT_AN_SINKS_MAX];
 	bool failed[RT_AN_SINKS_MAX];
 	unsigned n;
-	int err;		   /* the first failure (negative errno), 0 = none */
+	int err;                     /* the first failure (negative errno), 0 = none */
 	char errbuf[RT_ERRBUF_SIZE]; /* its message */
 };
 
@@ -38,9 +38,11 @@ struct rt_analyzer {
 	struct an_flowtab ft;
 	struct an_pairing pair;
 	struct an_totals tot;
-	struct rt_an_counts iv_start; /* the totals when the interval started (rt_analyzer_interval) */
+	struct rt_an_counts
+	    iv_start; /* the totals when the interval started (rt_analyzer_interval) */
 	uint64_t first_ts, last_ts, now;
-	struct rt_an_note *note; /* rt_analyzer_feed_note's note for the record being fed, NULL in the other feeds */
+	struct rt_an_note *
+	    note; /* rt_analyzer_feed_note's note for the record being fed, NULL in the other feeds */
 	struct an_transport tr;
 	struct an_ecn ecn;
 	struct an_pfc pfc;

@@ -144,9 +144,11 @@ int rt_jsonl_parse(const char *line, struct rt_jobj *obj)
 			} else {
 				for (;;) {
 					struct rt_jfield tmp;
-					struct rt_jfield *f = obj->nnested < RT_JNESTED_MAX ? &obj->nested[obj->nnested]
-											   : &tmp;
-					if (*p != '"' || !(p = string(p + 1, f->key, sizeof(f->key))))
+					struct rt_jfield *f = obj->nnested < RT_JNESTED_MAX
+					                          ? &obj->nested[obj->nnested]
+					                          : &tmp;
+					if (*p != '"' ||
+					    !(p = string(p + 1, f->key, sizeof(f->key))))
 						return -1;
 					p = ws(p);
 					if (*p != ':')

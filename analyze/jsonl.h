@@ -5,8 +5,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#define RT_JKEY_MAX 64
-#define RT_JSTR_MAX 128
+#define RT_JKEY_MAX    64
+#define RT_JSTR_MAX    128
 #define RT_JFIELDS_MAX 48
 #define RT_JNESTED_MAX 1024
 

@@ -25,16 +25,17 @@ struct family {
 };
 
 static const struct family F_FRAMES = {"rocetrace_frames", COUNTER, NULL,
-				       "Frames the capture handed over, every kind."};
+                                       "Frames the capture handed over, every kind."};
 static const struct family F_ROCE_PACKETS = {
     "rocetrace_roce_packets", COUNTER, NULL,
     "RoCE packets (RoCEv2, RoCEv1, CNPs included); a copy of a packet seen again counts once."};
 static const struct family F_ROCE_BYTES = {"rocetrace_roce_bytes", COUNTER, "bytes",
-					   "Wire length of the RoCE packets, in bytes."};
-static const struct family F_CE = {"rocetrace_ce_marked_packets", COUNTER, NULL,
-				   "RoCE packets whose IP ECN field is CE (congestion experienced)."};
+                                           "Wire length of the RoCE packets, in bytes."};
+static const struct family F_CE = {
+    "rocetrace_ce_marked_packets", COUNTER, NULL,
+    "RoCE packets whose IP ECN field is CE (congestion experienced)."};
 static const struct family F_CNP = {"rocetrace_cnp", COUNTER, NULL,
-				    "Congestion notification packets (BTH opcode 0x81)."};
+                                    "Congestion notification packets (BTH opcode 0x81)."};
 static const struct family F_NAK = {"rocetrace_nak", COUNTER, NULL, "AETH NAKs, RNR NAKs aside."};
 static const struct family F_RETRANS = {
     "rocetrace_retransmitted_packets", COUNTER, NULL,
@@ -46,34 +47,38 @@ static const struct family F_PFC_FRAMES = {
 static const struct family F_PFC_PAUSED = {
     "rocetrace_pfc_paused_seconds", COUNTER, "seconds",
     "Time each priority was paused by PFC ('pause': 802.3x PAUSE), summed over sending MACs."};
-static const struct family F_DROPPED = {
-    "rocetrace_capture_dropped", COUNTER, NULL,
-    "Frames the capture lost: kernel, receive ring and interface drops as the source reports them."};
-static const struct family F_FLOWS = {"rocetrace_flows", GAUGE, NULL,
-				      "Flows (one direction of one QP) seen since the capture started."};
-static const struct family F_RUNNING = {
-    "rocetrace_capture_running", GAUGE, NULL,
-    "1 while the capture runs; 0 once it ended (its final figures, served during --metrics-linger)."};
+static const struct family F_DROPPED = {"rocetrace_capture_dropped", COUNTER, NULL,
+                                        "Frames the capture lost: kernel, receive ring and "
+                                        "interface drops as the source reports them."};
+static const struct family F_FLOWS = {
+    "rocetrace_flows", GAUGE, NULL,
+    "Flows (one direction of one QP) seen since the capture started."};
+static const struct family F_RUNNING = {"rocetrace_capture_running", GAUGE, NULL,
+                                        "1 while the capture runs; 0 once it ended (its final "
+                                        "figures, served during --metrics-linger)."};
 static const struct family F_FLOW_PACKETS = {"rocetrace_flow_packets", COUNTER, NULL,
-					     "Packets of one of the busiest flows (by bytes)."};
-static const struct family F_FLOW_BYTES = {"rocetrace_flow_bytes", COUNTER, "bytes",
-					   "Wire length of one of the busiest flows' packets, in bytes."};
+                                             "Packets of one of the busiest flows (by bytes)."};
+static const struct family F_FLOW_BYTES = {
+    "rocetrace_flow_bytes", COUNTER, "bytes",
+    "Wire length of one of the busiest flows' packets, in bytes."};
 static const struct family F_FLOW_CE = {"rocetrace_flow_ce_marked_packets", COUNTER, NULL,
-					"CE-marked packets of one of the busiest flows."};
+                                        "CE-marked packets of one of the busiest flows."};
 static const struct family F_FLOW_CNP = {"rocetrace_flow_cnp_received", COUNTER, NULL,
-					 "CNPs sent to the sender of one of the busiest flows."};
-static const struct family F_FLOW_NAK = {"rocetrace_flow_nak_received", COUNTER, NULL,
-					 "NAKs sent to the sender of one of the busiest flows (RNR NAKs aside)."};
+                                         "CNPs sent to the sender of one of the busiest flows."};
+static const struct family F_FLOW_NAK = {
+    "rocetrace_flow_nak_received", COUNTER, NULL,
+    "NAKs sent to the sender of one of the busiest flows (RNR NAKs aside)."};
 static const struct family F_FLOW_RETRANS = {"rocetrace_flow_retransmitted_packets", COUNTER, NULL,
-					     "Requests of one of the busiest flows sent again."};
-static const struct family F_NIC = {
-    "rocetrace_nic_counter", UNKNOWN, NULL,
-    "The latest --counters sample: RDMA port counters (sysfs) and the netdev's ethtool statistics."};
+                                             "Requests of one of the busiest flows sent again."};
+static const struct family F_NIC = {"rocetrace_nic_counter", UNKNOWN, NULL,
+                                    "The latest --counters sample: RDMA port counters (sysfs) and "
+                                    "the netdev's ethtool statistics."};
 
 /* The HELP, TYPE (and UNIT) lines of a family. */
 static void meta(struct rt_outbuf *o, enum rt_metrics_format f, const struct family *fam)
 {
-	static const char *const types[2][3] = {{"counter", "gauge", "untyped"}, {"counter", "gauge", "unknown"}};
+	static const char *const types[2][3] = {{"counter", "gauge", "untyped"},
+	                                        {"counter", "gauge", "unknown"}};
 	bool om = f == RT_METRICS_OPENMETRICS;
 	/* text 0.0.4 names a counter family by its samples' name; OpenMetrics without the _total suffix */
 	const char *total = fam->type == COUNTER && !om ? "_total" : "";
@@ -109,7 +114,8 @@ static void sample_name(struct rt_outbuf *o, const struct family *fam)
 }
 
 /* One sample without labels. */
-static void plain(struct rt_outbuf *o, enum rt_metrics_format f, const struct family *fam, uint64_t v)
+static void plain(struct rt_outbuf *o, enum rt_metrics_format f, const struct family *fam,
+                  uint64_t v)
 {
 	meta(o, f, fam);
 	sample_name(o, fam);
@@ -122,7 +128,7 @@ static void plain(struct rt_outbuf *o, enum rt_metrics_format f, const struct fa
 static void seconds(struct rt_outbuf *o, uint64_t ns)
 {
 	rt_out_printf(o, "%llu.%09llu", (unsigned long long)(ns / 1000000000u),
-		      (unsigned long long)(ns % 1000000000u));
+	              (unsigned long long)(ns % 1000000000u));
 }
 
 static void pfc(struct rt_outbuf *o, enum rt_metrics_format f, const struct rt_an_counts *t)
@@ -160,18 +166,20 @@ static void flow_labels(struct rt_outbuf *o, const struct rt_an_flow_key *k)
 	rt_out_printf(o, ",dest_qp=\"0x%06x\"} ", (unsigned)k->dest_qp);
 }
 
-static void flows(struct rt_outbuf *o, enum rt_metrics_format f, const struct rt_metrics_snapshot *s)
+static void flows(struct rt_outbuf *o, enum rt_metrics_format f,
+                  const struct rt_metrics_snapshot *s)
 {
-	static const struct family *const fams[] = {&F_FLOW_PACKETS, &F_FLOW_BYTES, &F_FLOW_CE,
-						    &F_FLOW_CNP,     &F_FLOW_NAK,   &F_FLOW_RETRANS};
+	static const struct family *const fams[] = {
+	    &F_FLOW_PACKETS, &F_FLOW_BYTES, &F_FLOW_CE, &F_FLOW_CNP, &F_FLOW_NAK, &F_FLOW_RETRANS};
 	if (!s->ntop)
 		return;
 	for (unsigned i = 0; i < sizeof(fams) / sizeof(fams[0]); i++) {
 		meta(o, f, fams[i]);
 		for (unsigned n = 0; n < s->ntop; n++) {
 			const struct rt_an_flow_figures *fl = &s->top[n];
-			const uint64_t v[] = {fl->packets,	 fl->bytes,	    fl->ce,
-					      fl->cnp_received, fl->naks_received, fl->retransmitted};
+			const uint64_t v[] = {
+			    fl->packets,      fl->bytes,         fl->ce,
+			    fl->cnp_received, fl->naks_received, fl->retransmitted};
 			sample_name(o, fams[i]);
 			flow_labels(o, &fl->key);
 			rt_out_u64(o, v[i]);
@@ -180,8 +188,8 @@ static void flows(struct rt_outbuf *o, enum rt_metrics_format f, const struct rt
 	}
 }
 
-static void nic_counters(struct rt_outbuf *o, enum rt_metrics_format f, const struct rt_metrics_nic *nic,
-			 unsigned nnic)
+static void nic_counters(struct rt_outbuf *o, enum rt_metrics_format f,
+                         const struct rt_metrics_nic *nic, unsigned nnic)
 {
 	if (!nnic)
 		return;
@@ -203,8 +211,9 @@ static void nic_counters(struct rt_outbuf *o, enum rt_metrics_format f, const st
 	}
 }
 
-void rt_metrics_format(struct rt_outbuf *o, enum rt_metrics_format f, const struct rt_metrics_snapshot *s,
-		       const struct rt_metrics_nic *nic, unsigned nnic)
+void rt_metrics_format(struct rt_outbuf *o, enum rt_metrics_format f,
+                       const struct rt_metrics_snapshot *s, const struct rt_metrics_nic *nic,
+                       unsigned nnic)
 {
 	const struct rt_an_counts *t = &s->t;
 	plain(o, f, &F_RUNNING, s->running);
@@ -226,14 +235,15 @@ void rt_metrics_format(struct rt_outbuf *o, enum rt_metrics_format f, const stru
 
 const char *rt_metrics_content_type(enum rt_metrics_format f)
 {
-	return f == RT_METRICS_OPENMETRICS ? "application/openmetrics-text; version=1.0.0; charset=utf-8"
-					   : "text/plain; version=0.0.4; charset=utf-8";
+	return f == RT_METRICS_OPENMETRICS
+	           ? "application/openmetrics-text; version=1.0.0; charset=utf-8"
+	           : "text/plain; version=0.0.4; charset=utf-8";
 }
 
 enum rt_metrics_format rt_metrics_negotiate(const char *accept)
 {
 	return accept && strcasestr(accept, "application/openmetrics-text") ? RT_METRICS_OPENMETRICS
-									    : RT_METRICS_TEXT;
+	                                                                    : RT_METRICS_TEXT;
 }
 
 /* ---- the store ---- */
@@ -248,11 +258,12 @@ enum rt_metrics_format rt_metrics_negotiate(const char *accept)
 
 struct rt_metrics {
 	unsigned top_k;
-	uint64_t top_at, top_cost_ns; /* when the busiest flows were last found (CLOCK_MONOTONIC), how long it took */
+	uint64_t top_at,
+	    top_cost_ns; /* when the busiest flows were last found (CLOCK_MONOTONIC), how long it took */
 	pthread_mutex_t lock; /* pub */
 	struct rt_metrics_snapshot pub;
 	struct rt_metrics_snapshot stage; /* the capture thread's own, filled without the lock */
-	pthread_mutex_t nic_lock;	  /* nic, nnic */
+	pthread_mutex_t nic_lock;         /* nic, nnic */
 	struct rt_metrics_nic *nic;
 	unsigned nnic;
 };
@@ -309,8 +320,8 @@ static void copy_snapshot(struct rt_metrics_snapshot *to, const struct rt_metric
 	memcpy(top, from->top, from->ntop * sizeof(*top));
 }
 
-bool rt_metrics_publish(struct rt_metrics *m, const struct rt_analyzer *an, uint64_t frames, uint64_t dropped,
-			bool running, bool wait)
+bool rt_metrics_publish(struct rt_metrics *m, const struct rt_analyzer *an, uint64_t frames,
+                        uint64_t dropped, bool running, bool wait)
 {
 	struct rt_metrics_snapshot *s = &m->stage;
 	s->running = running;

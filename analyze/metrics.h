@@ -13,7 +13,7 @@ struct rt_analyzer;
 
 /* Which exposition a scraper gets. */
 enum rt_metrics_format {
-	RT_METRICS_TEXT,	/* Prometheus text format 0.0.4 */
+	RT_METRICS_TEXT,        /* Prometheus text format 0.0.4 */
 	RT_METRICS_OPENMETRICS, /* OpenMetrics 1.0.0 text */
 };
 
@@ -22,20 +22,20 @@ enum rt_metrics_format {
 
 /* One NIC counter of the latest sample (rocetrace_nic_counter). */
 struct rt_metrics_nic {
-	char dev[32];	/* the RDMA device, or the netdev of an ethtool statistic */
-	unsigned port;	/* the RDMA port; 0 for an ethtool statistic (exported as port="") */
-	char name[64];	/* the counter's file or statistic name */
+	char dev[32];  /* the RDMA device, or the netdev of an ethtool statistic */
+	unsigned port; /* the RDMA port; 0 for an ethtool statistic (exported as port="") */
+	char name[64]; /* the counter's file or statistic name */
 	uint64_t value;
 };
 
 /* The figures exported at one moment. */
 struct rt_metrics_snapshot {
-	bool running;	  /* false: the capture ended and these are its final figures */
+	bool running;     /* false: the capture ended and these are its final figures */
 	uint64_t frames;  /* frames the capture handed over */
 	uint64_t dropped; /* frames the capture lost (kernel, ring, interface) */
-	uint64_t flows;	  /* flows seen */
+	uint64_t flows;   /* flows seen */
 	struct rt_an_counts t;
-	unsigned ntop;			  /* flows in top, busiest first */
+	unsigned ntop;                  /* flows in top, busiest first */
 	struct rt_an_flow_figures *top; /* room for the store's top_k */
 };
 
@@ -46,8 +46,9 @@ struct rt_metrics_snapshot {
  * "# EOF". Label values are escaped (\\, \", \n) and other bytes outside
  * printable ASCII become '?'.
  */
-void rt_metrics_format(struct rt_outbuf *o, enum rt_metrics_format f, const struct rt_metrics_snapshot *s,
-		       const struct rt_metrics_nic *nic, unsigned nnic);
+void rt_metrics_format(struct rt_outbuf *o, enum rt_metrics_format f,
+                       const struct rt_metrics_snapshot *s, const struct rt_metrics_nic *nic,
+                       unsigned nnic);
 
 /* The Content-Type of a format. */
 const char *rt_metrics_content_type(enum rt_metrics_format f);
@@ -75,8 +76,8 @@ void rt_metrics_free(struct rt_metrics *m);
  * the previous one at this instant (returns false: publish again later);
  * the capture never waits. With `wait` true (the final figures) it waits.
  */
-bool rt_metrics_publish(struct rt_metrics *m, const struct rt_analyzer *an, uint64_t frames, uint64_t dropped,
-			bool running, bool wait);
+bool rt_metrics_publish(struct rt_metrics *m, const struct rt_analyzer *an, uint64_t frames,
+                        uint64_t dropped, bool running, bool wait);
 
 /* From the counter sampler: the latest sample's counters (the first RT_METRICS_NIC_MAX). */
 void rt_metrics_set_nic(struct rt_metrics *m, const struct rt_metrics_nic *v, unsigned n);

@@ -17,7 +17,7 @@ enum {
 };
 
 #define AN_PSN_LEVELS 24u
-#define KEY_USED (1ull << 63) /* set in every stored key: 0 marks an empty slot */
+#define KEY_USED      (1ull << 63) /* set in every stored key: 0 marks an empty slot */
 
 static inline uint64_t mix(uint64_t h, uint64_t v)
 {
@@ -125,7 +125,8 @@ static uint32_t hash_hosts(const uint8_t *src, const uint8_t *dst, uint8_t ipver
 	return (uint32_t)(h ^ (h >> 32));
 }
 
-static bool same_hosts(const struct an_hostpair *h, const uint8_t *src, const uint8_t *dst, uint8_t ipver)
+static bool same_hosts(const struct an_hostpair *h, const uint8_t *src, const uint8_t *dst,
+                       uint8_t ipver)
 {
 	size_t n = ipver == 4 ? 4 : 16;
 	return h->ipver == ipver && !memcmp(h->src, src, n) && !memcmp(h->dst, dst, n);
@@ -152,7 +153,8 @@ static int grow_hosts(struct an_pairing *p)
 }
 
 /* Host pair (src, dst), created when absent and `create`; AN_NONE when absent or out of memory. */
-static uint32_t hosts_get(struct an_pairing *p, const uint8_t *src, const uint8_t *dst, uint8_t ipver, bool create)
+static uint32_t hosts_get(struct an_pairing *p, const uint8_t *src, const uint8_t *dst,
+                          uint8_t ipver, bool create)
 {
 	uint32_t i = hash_hosts(src, dst, ipver) & p->hp_mask;
 	for (; p->hp_tab[i] != AN_NONE; i = (i + 1) & p->hp_mask)
@@ -250,7 +252,8 @@ static void psn_unlink(struct an_pairing *p, uint32_t fi, unsigned k)
 /* Put node k of fi at the front of its list; false when out of memory. */
 static bool psn_push(struct an_pairing *p, uint32_t fi, unsigned k)
 {
-	uint32_t *head = pmap_add(&p->psn, psn_key(p->pf[fi].hosts, p->pf[fi].level, p->pf[fi].blk[k]));
+	uint32_t *head =
+	    pmap_add(&p->psn, psn_key(p->pf[fi].hosts, p->pf[fi].level, p->pf[fi].blk[k]));
 	if (!head)
 		return false;
 	struct an_pairflow *pf = &p->pf[fi];
@@ -376,7 +379,9 @@ static void count(struct an_pairing *p, uint32_t fi, uint8_t bit, int dir)
 	struct an_pairflow *pf = &p->pf[fi];
 	struct an_hostpair *h = &p->hp[pf->hosts];
 	uint32_t *n = bit == IN_OPEN ? &h->open : bit == IN_NOPEER ? &h->open_nopeer : &h->open_ce;
-	uint64_t *sum = bit == IN_OPEN ? &h->sum_open : bit == IN_NOPEER ? &h->sum_nopeer : &h->sum_ce;
+	uint64_t *sum = bit == IN_OPEN     ? &h->sum_open
+	                : bit == IN_NOPEER ? &h->sum_nopeer
+	                                   : &h->sum_ce;
 	if (dir > 0 && !(pf->in & bit)) {
 		(*n)++;
 		*sum += fi;
@@ -419,8 +424,8 @@ static void close_flow(struct an_pairing *p, uint32_t fi)
 
 /* ---- the interface ---- */
 
-int an_pair_init(struct an_pairing *p, struct an_flowtab *ft, void (*linked)(void *ctx, uint32_t a, uint32_t b),
-		 void *ctx)
+int an_pair_init(struct an_pairing *p, struct an_flowtab *ft,
+                 void (*linked)(void *ctx, uint32_t a, uint32_t b), void *ctx)
 {
 	memset(p, 0, sizeof(*p));
 	p->ft = ft;
@@ -483,7 +488,8 @@ void an_pair_request(struct an_pairing *p, uint32_t fi)
 		psn_file(p, fi);
 }
 
-void an_pair_response(struct an_pairing *p, uint32_t ri, uint32_t psn, uint64_t ts, enum an_pair_how how)
+void an_pair_response(struct an_pairing *p, uint32_t ri, uint32_t psn, uint64_t ts,
+                      enum an_pair_how how)
 {
 	struct an_pairflow *rp = pf_of(p, ri);
 	if (!rp)
@@ -510,7 +516,8 @@ void an_pair_response(struct an_pairing *p, uint32_t ri, uint32_t psn, uint64_t 
 			continue;
 		uint64_t hit_ts = 0;
 		bool hit = false;
-		for (uint32_t node = *head; node != AN_NONE; node = node_pf(p, node)->next[node & 1]) {
+		for (uint32_t node = *head; node != AN_NONE;
+		     node = node_pf(p, node)->next[node & 1]) {
 			uint32_t fi = node >> 1;
 			const struct an_flow *f = &p->ft->flows[fi];
 			/* newest requester first: past the first that holds psn only its equals can win */
@@ -522,7 +529,8 @@ void an_pair_response(struct an_pairing *p, uint32_t ri, uint32_t psn, uint64_t 
 				hit = true;
 				hit_ts = f->last_req_ts;
 			}
-			if (best == AN_NONE || f->last_req_ts > best_ts || (f->last_req_ts == best_ts && fi > best)) {
+			if (best == AN_NONE || f->last_req_ts > best_ts ||
+			    (f->last_req_ts == best_ts && fi > best)) {
 				best = fi;
 				best_ts = f->last_req_ts;
 			}
@@ -550,7 +558,8 @@ uint32_t an_pair_cnp_target(struct an_pairing *p, uint32_t ri)
 	const struct an_hostpair *h = &p->hp[hosts];
 	uint8_t self = ri < p->cap_pf && p->pf[ri].hosts == hosts ? p->pf[ri].in : 0;
 	uint32_t n = h->open - !!(self & IN_OPEN), n_ce = h->open_ce - !!(self & IN_CE);
-	uint64_t only = h->sum_open - ((self & IN_OPEN) ? ri : 0), only_ce = h->sum_ce - ((self & IN_CE) ? ri : 0);
+	uint64_t only = h->sum_open - ((self & IN_OPEN) ? ri : 0),
+	         only_ce = h->sum_ce - ((self & IN_CE) ? ri : 0);
 	uint32_t pick = n_ce == 1 ? (uint32_t)only_ce : n == 1 ? (uint32_t)only : AN_NONE;
 	if (pick != AN_NONE)
 		an_pair_link(p, pick, ri, AN_PAIR_CNP);
@@ -596,7 +605,8 @@ static void unlink_flow(struct an_pairing *p, uint32_t fi)
 		open_flow(p, oi);
 }
 
-bool an_pair_cm(struct an_pairing *p, const struct rt_an_flow_key *ka, const struct rt_an_flow_key *kb)
+bool an_pair_cm(struct an_pairing *p, const struct rt_an_flow_key *ka,
+                const struct rt_an_flow_key *kb)
 {
 	uint32_t a = an_flow_get(p->ft, ka, true);
 	if (a == AN_NONE)

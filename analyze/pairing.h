@@ -21,7 +21,8 @@
 struct an_hostpair {
 	uint8_t src[16], dst[16];
 	uint8_t ipver;
-	uint32_t open, open_nopeer, open_ce; /* unpaired flows with packets; without a peer QP; with a CE mark */
+	uint32_t open, open_nopeer,
+	    open_ce; /* unpaired flows with packets; without a peer QP; with a CE mark */
 	uint64_t sum_open, sum_nopeer, sum_ce; /* their flow indexes summed */
 };
 
@@ -29,10 +30,10 @@ struct an_hostpair {
 struct an_pairflow {
 	uint32_t hosts; /* its host pair, AN_NONE until first needed */
 	uint16_t tries; /* attempts to pair it from its responses */
-	uint8_t in;	/* where it is counted and filed (pairing.c) */
-	uint8_t level;	/* PSN index: log2 of its blocks' size */
+	uint8_t in;     /* where it is counted and filed (pairing.c) */
+	uint8_t level;  /* PSN index: log2 of its blocks' size */
 	uint32_t blk[2];
-	uint32_t next[2], prev[2];	/* PSN index lists, of nodes (flow index * 2 + which block) */
+	uint32_t next[2], prev[2]; /* PSN index lists, of nodes (flow index * 2 + which block) */
 	uint32_t peer_next, peer_prev; /* peer index list, of flow indexes */
 };
 
@@ -54,7 +55,7 @@ struct an_pairing {
 	uint32_t hp_mask;
 	struct an_pairflow *pf;
 	uint32_t cap_pf;
-	struct an_pmap psn; /* (host pair, level, block) -> newest requester */
+	struct an_pmap psn;  /* (host pair, level, block) -> newest requester */
 	struct an_pmap peer; /* (host pair, peer QP) -> highest flow index */
 	/* timestamps went backwards: the PSN lists' order is not their requests' time order */
 	bool disordered;
@@ -63,8 +64,8 @@ struct an_pairing {
 	void *ctx;
 };
 
-int an_pair_init(struct an_pairing *p, struct an_flowtab *ft, void (*linked)(void *ctx, uint32_t a, uint32_t b),
-		 void *ctx);
+int an_pair_init(struct an_pairing *p, struct an_flowtab *ft,
+                 void (*linked)(void *ctx, uint32_t a, uint32_t b), void *ctx);
 void an_pair_free(struct an_pairing *p);
 
 /* Pair flows a and b (a != b), learned `how`. */
@@ -81,7 +82,8 @@ void an_pair_request(struct an_pairing *p, uint32_t fi);
  * ts: pair it with the unpaired requester the other way whose PSN range
  * holds psn, the one that sent last (`how`: AN_PAIR_ACK or AN_PAIR_RESPONSE).
  */
-void an_pair_response(struct an_pairing *p, uint32_t ri, uint32_t psn, uint64_t ts, enum an_pair_how how);
+void an_pair_response(struct an_pairing *p, uint32_t ri, uint32_t psn, uint64_t ts,
+                      enum an_pair_how how);
 /*
  * The data flow a CNP in flow ri throttles: its pair if known, else the
  * unpaired flow the other way whose sender QP (DETH, CM) is the CNP's
@@ -96,7 +98,8 @@ void an_pair_deth(struct an_pairing *p, uint32_t fi, uint32_t src_qp);
  * when absent) pair, leaving pairs they had. False when a flow could not be
  * created.
  */
-bool an_pair_cm(struct an_pairing *p, const struct rt_an_flow_key *ka, const struct rt_an_flow_key *kb);
+bool an_pair_cm(struct an_pairing *p, const struct rt_an_flow_key *ka,
+                const struct rt_an_flow_key *kb);
 /*
  * End of input: pair the only unpaired flow each way between two hosts
  * (UC ping-pong). Stops early, returning false, once *stop is set.

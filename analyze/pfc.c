@@ -7,7 +7,8 @@
 /* Sending MACs tracked one by one; beyond this the last entry collects the rest. */
 #define AN_MAX_MACS 4096
 
-void an_pfc_init(struct an_pfc *p, uint64_t link_speed_bps, uint64_t storm_ns, struct an_episodes *ep)
+void an_pfc_init(struct an_pfc *p, uint64_t link_speed_bps, uint64_t storm_ns,
+                 struct an_episodes *ep)
 {
 	memset(p, 0, sizeof(*p));
 	p->link_speed_bps = link_speed_bps;
@@ -100,8 +101,8 @@ void an_pfc_advance(struct an_pfc *p, uint64_t now)
 	p->next_expiry = next;
 }
 
-static void class_frame(struct an_pfc *p, struct an_pfc_mac *m, unsigned c, uint16_t quanta, uint64_t ts,
-			struct rt_an_note *note)
+static void class_frame(struct an_pfc *p, struct an_pfc_mac *m, unsigned c, uint16_t quanta,
+                        uint64_t ts, struct rt_an_note *note)
 {
 	struct an_pfc_class *cl = &m->cls[c];
 	uint64_t asked = rt_pause_ns(quanta, p->link_speed_bps);
@@ -137,7 +138,8 @@ static void class_frame(struct an_pfc *p, struct an_pfc_mac *m, unsigned c, uint
 	}
 }
 
-void an_pfc_frame(struct an_pfc *p, const struct rt_record *rec, uint64_t now, struct rt_an_note *note)
+void an_pfc_frame(struct an_pfc *p, const struct rt_record *rec, uint64_t now,
+                  struct rt_an_note *note)
 {
 	bool pfc = rec->kind == RT_KIND_PFC;
 	if (pfc)

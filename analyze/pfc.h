@@ -40,10 +40,12 @@ struct an_pfc {
 	struct an_episodes *ep; /* told when pauses start, run and end */
 };
 
-void an_pfc_init(struct an_pfc *p, uint64_t link_speed_bps, uint64_t storm_ns, struct an_episodes *ep);
+void an_pfc_init(struct an_pfc *p, uint64_t link_speed_bps, uint64_t storm_ns,
+                 struct an_episodes *ep);
 void an_pfc_free(struct an_pfc *p);
 /* A PFC or PAUSE frame at `now` (note: filled for per-frame displays, may be NULL). */
-void an_pfc_frame(struct an_pfc *p, const struct rt_record *rec, uint64_t now, struct rt_an_note *note);
+void an_pfc_frame(struct an_pfc *p, const struct rt_record *rec, uint64_t now,
+                  struct rt_an_note *note);
 /* Account running pauses up to `now`; pauses that expired by then end. */
 void an_pfc_advance(struct an_pfc *p, uint64_t now);
 /* When the last running pause ends (0 when none runs). */

@@ -28,10 +28,10 @@
  */
 _Static_assert(AN_NP_RING <= 64, "answered_slots holds one bit per CE mark within reach");
 
-#define AN_NP_MIN_VOTES 4
-#define AN_NP_FLOOR_NS 64 /* a bin narrower than this counts its votes per this width */
+#define AN_NP_MIN_VOTES   4
+#define AN_NP_FLOOR_NS    64 /* a bin narrower than this counts its votes per this width */
 #define AN_NP_LIMITED_MIN 20 /* 1/20 of the marks held back before the interval counts as learned */
-#define AN_TLOG_FIRST 4u
+#define AN_TLOG_FIRST     4u
 
 struct an_np *an_np_of(struct an_flow *f)
 {
@@ -67,7 +67,8 @@ static void tlog_add(struct an_tlog *l, uint64_t ts, uint64_t frame)
 		l->cap = ncap;
 	}
 	if (frame && !l->frame)
-		l->frame = calloc(l->cap, sizeof(*l->frame)); /* the entries before it: no frame known */
+		l->frame =
+		    calloc(l->cap, sizeof(*l->frame)); /* the entries before it: no frame known */
 	if (l->frame)
 		l->frame[l->n] = frame;
 	l->ts[l->n++] = ts;
@@ -194,7 +195,8 @@ void an_np_ce(struct an_np *np, uint64_t ts, uint64_t frame)
 		return;
 	h->answered_slots &= ~(1ull << (n % AN_NP_RING));
 	if (frame || h->ce_frame.v) {
-		if (!h->ce_frame.v) /* the first frame asked for: the ring of frames starts at this mark */
+		if (!h->ce_frame
+		         .v) /* the first frame asked for: the ring of frames starts at this mark */
 			h->ce_frame.next = n;
 		if (an_sring_push(&h->ce_frame, frame) < 0)
 			an_sring_free(&h->ce_frame);
@@ -266,7 +268,8 @@ uint64_t an_np_cnp(struct an_np *np, uint64_t ts)
 	 * better than any other, an earlier CNP took it by mistake: this CNP answers it too,
 	 * so one mistake does not shift every later CNP by a mark.
 	 */
-	if (lag && any != UINT64_MAX && (best == UINT64_MAX || 2 * any_d + AN_NP_FLOOR_NS < best_d) && voted) {
+	if (lag && any != UINT64_MAX &&
+	    (best == UINT64_MAX || 2 * any_d + AN_NP_FLOOR_NS < best_d) && voted) {
 		best = any;
 		best_d = any_d;
 	}
@@ -395,7 +398,8 @@ void an_rp_free(struct an_rp *rp)
 
 const char *an_rp_null_reason(const struct an_rp *rp)
 {
-	return rp->cnp_in_window > rp->few ? "another CNP within the window" : "too few packets around the CNP";
+	return rp->cnp_in_window > rp->few ? "another CNP within the window"
+	                                   : "too few packets around the CNP";
 }
 
 /*
@@ -444,7 +448,9 @@ void an_rp_cnp(struct an_flow *f, uint64_t ts, uint64_t window_ns)
 	f->rp_phase = AN_RP_IDLE;
 	rp->cnp_ts = ts;
 	/* the rate before: the last AN_RP_GAPS gaps, all within the window before the CNP */
-	double before = f->packets > AN_RP_GAPS && ts >= f->last_ts ? ring_rate(f, f->last_ts, 0, UINT64_MAX) : -1;
+	double before = f->packets > AN_RP_GAPS && ts >= f->last_ts
+	                    ? ring_rate(f, f->last_ts, 0, UINT64_MAX)
+	                    : -1;
 	uint64_t span = 0;
 	for (unsigned i = 0; i < AN_RP_GAPS; i++)
 		span += f->rp_dt[i];

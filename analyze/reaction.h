@@ -13,11 +13,11 @@
  * NP reaction (analyze/reaction.c): the newest CE-marked data packets of a
  * flow, and what the CNPs that throttle it tell about the notification point.
  */
-#define AN_NP_RING 64 /* CE marks kept (the newest): the reach back from a CNP */
-#define AN_NP_GAPS 32 /* gaps between CNPs under sustained marking kept (the newest) */
-#define AN_NP_SUB 16  /* lag bins per octave */
-#define AN_NP_BINS (AN_NP_SUB + 28 * AN_NP_SUB) /* lags below 2^32 ns */
-#define AN_PENDING_LOG 256 /* events logged per flow until it is paired */
+#define AN_NP_RING     64 /* CE marks kept (the newest): the reach back from a CNP */
+#define AN_NP_GAPS     32 /* gaps between CNPs under sustained marking kept (the newest) */
+#define AN_NP_SUB      16 /* lag bins per octave */
+#define AN_NP_BINS     (AN_NP_SUB + 28 * AN_NP_SUB) /* lags below 2^32 ns */
+#define AN_PENDING_LOG 256                          /* events logged per flow until it is paired */
 
 /* Times of events logged until a flow is paired (their frames once notes ask), grown geometrically. */
 struct an_tlog {
@@ -27,31 +27,34 @@ struct an_tlog {
 
 /* The NP history of a paired data flow: its CE marks within reach and the CNPs' votes. */
 struct an_np_hist {
-	struct an_sring ce_ts;	  /* CE mark number n (from 0) at slot n */
-	struct an_sring ce_frame; /* their frame numbers, kept once per-frame notes ask (v NULL before) */
-	uint64_t ce_at_cnp;	  /* marks seen at the previous CNP */
-	uint64_t trig, trig_ts;	  /* 1 + number of the latest mark a CNP answered (0 = none), its time */
-	uint64_t first_answer;	  /* number of the first mark a CNP answered */
-	uint64_t answered_slots;  /* bit n % AN_NP_RING: CE mark n was answered */
-	uint64_t last_lag;	  /* the latest CNP's reaction */
+	struct an_sring ce_ts; /* CE mark number n (from 0) at slot n */
+	struct an_sring
+	    ce_frame;       /* their frame numbers, kept once per-frame notes ask (v NULL before) */
+	uint64_t ce_at_cnp; /* marks seen at the previous CNP */
+	uint64_t trig,
+	    trig_ts; /* 1 + number of the latest mark a CNP answered (0 = none), its time */
+	uint64_t first_answer;   /* number of the first mark a CNP answered */
+	uint64_t answered_slots; /* bit n % AN_NP_RING: CE mark n was answered */
+	uint64_t last_lag;       /* the latest CNP's reaction */
 	/* votes: CNP - CE lags of every mark within reach of each CNP, bins 0 .. nbins - 1 (the rest
 	 * none); allocated at the first CNP, grown to the highest bin voted for */
 	uint16_t *votes;
 	uint32_t nbins, peak; /* peak: bin with the most votes per ns */
-	struct an_sring gaps; /* gaps between CNPs with two marks or more between them (the newest) */
+	struct an_sring
+	    gaps; /* gaps between CNPs with two marks or more between them (the newest) */
 };
 
 /* The NP side of a flow: allocated at its first CE mark or CNP. */
 struct an_np {
-	uint64_t ce_data;	 /* CE-marked data packets (CNPs aside) */
+	uint64_t ce_data;        /* CE-marked data packets (CNPs aside) */
 	uint64_t cnp_without_ce; /* CNPs with no mark of the flow within reach */
 	uint64_t first_cnp_ts, last_cnp_ts;
 	uint64_t answered, rate_limited; /* marks a CNP answered; marks the limiter held back */
-	uint32_t cnp_pending;		 /* carrier: CNPs it took, waiting for the pairing to say whose */
+	uint32_t cnp_pending; /* carrier: CNPs it took, waiting for the pairing to say whose */
 	/* until paired: the data flow's marks, the carrier's CNPs (an_np_settle replays them) */
 	struct an_tlog ce_log, cnp_log;
 	struct an_hist *reaction; /* the NP's delay per CNP */
-	struct an_np_hist *h;	  /* paired: the history, at the first mark */
+	struct an_np_hist *h;     /* paired: the history, at the first mark */
 };
 
 /* The NP side of f, allocated at first use (NULL when out of memory). */
@@ -80,9 +83,9 @@ uint64_t an_np_unanswered(const struct an_np *np);
 
 /* The RP reaction of a flow to the CNPs that throttle it: allocated at the first one. */
 struct an_rp {
-	uint64_t cnp_ts;	 /* the latest CNP (f->rp_phase says which part is under way) */
-	uint32_t windows;	 /* windows after it so far */
-	bool dipped, back;	 /* the rate fell below 90% of the rate before; came back */
+	uint64_t cnp_ts;   /* the latest CNP (f->rp_phase says which part is under way) */
+	uint32_t windows;  /* windows after it so far */
+	bool dipped, back; /* the rate fell below 90% of the rate before; came back */
 	double before_bps, min_bps;
 	uint64_t cnps, measured, few, cnp_in_window, recovered, interrupted;
 	double drop_sum, drop_max;

@@ -23,14 +23,15 @@
  * "others"). The charts show the top AN_HTML_TOP of them by bytes.
  */
 #define AN_HTML_FOLLOW 32
-#define AN_HTML_TOP 8
-#define AN_HTML_NIC 3
+#define AN_HTML_TOP    8
+#define AN_HTML_NIC    3
 
 struct followed {
 	uint32_t id;
-	uint32_t from_slot;		/* followed from this slot on: before it, the flow is in "others" */
-	float bytes[AN_SER_SLOTS];	/* its bytes per slot */
-	float src_mbps[AN_SER_SLOTS];	/* the traffic source's rate at the end of the slot (NaN: unknown) */
+	uint32_t from_slot; /* followed from this slot on: before it, the flow is in "others" */
+	float bytes[AN_SER_SLOTS]; /* its bytes per slot */
+	float src_mbps
+	    [AN_SER_SLOTS]; /* the traffic source's rate at the end of the slot (NaN: unknown) */
 };
 
 /* Per flow id: bytes so far (to rank the flows not followed) and its place among the followed ones. */
@@ -56,7 +57,8 @@ struct rt_an_html {
 	bool pfc_seen[RT_AN_PFC_CLASSES], rtt_seen, source_log_cols, counters_cols;
 	struct followed *fl[AN_HTML_FOLLOW];
 	uint32_t nfl;
-	uint64_t min_bytes; /* at most the bytes of the followed flow with the fewest (a bound, refreshed on need) */
+	uint64_t
+	    min_bytes; /* at most the bytes of the followed flow with the fewest (a bound, refreshed on need) */
 	struct flow_seen *seen;
 	size_t nseen;
 };
@@ -131,7 +133,8 @@ static int consider(struct rt_an_html *h, uint32_t id, uint32_t slot, char *errb
 	return 0;
 }
 
-static int html_bucket(void *ctx, const struct rt_analyzer *an, const struct rt_an_bucket *b, char *errbuf)
+static int html_bucket(void *ctx, const struct rt_analyzer *an, const struct rt_an_bucket *b,
+                       char *errbuf)
 {
 	struct rt_an_html *h = ctx;
 	(void)an;
@@ -156,7 +159,8 @@ static int html_bucket(void *ctx, const struct rt_analyzer *an, const struct rt_
 	h->counters_cols = b->counters;
 	h->source_log_cols = b->source_log;
 	if (b->counters) {
-		double nic[AN_HTML_NIC] = {b->nic_cnp_sent, b->nic_cnp_handled, b->nic_pause_frames};
+		double nic[AN_HTML_NIC] = {b->nic_cnp_sent, b->nic_cnp_handled,
+		                           b->nic_pause_frames};
 		for (unsigned k = 0; k < AN_HTML_NIC; k++)
 			if (nic[k] > 0)
 				an_band_add(&h->nic[k], s, nic[k] * per_s, 1);
@@ -200,7 +204,8 @@ static void num(struct rt_json *j, double v)
 }
 
 /* "y" (and "lo", "hi" for a band) of one series: per slot, or null where it has no point. */
-static void band_arrays(struct rt_json *j, const struct rt_an_html *h, const struct an_band *b, bool zero_fill)
+static void band_arrays(struct rt_json *j, const struct rt_an_html *h, const struct an_band *b,
+                        bool zero_fill)
 {
 	static const char *const keys[] = {"lo", "y", "hi"};
 	for (unsigned k = 0; k < 3; k++) {
@@ -222,8 +227,8 @@ static void series_head(struct rt_json *j, const char *label)
 	RT_JSON_STR(j, "label", label);
 }
 
-static void band_series(struct rt_json *j, const struct rt_an_html *h, const char *label, const struct an_band *b,
-			bool zero_fill)
+static void band_series(struct rt_json *j, const struct rt_an_html *h, const char *label,
+                        const struct an_band *b, bool zero_fill)
 {
 	series_head(j, label);
 	band_arrays(j, h, b, zero_fill);
@@ -248,7 +253,8 @@ static void chart_end(struct rt_json *j)
 }
 
 /* The followed flows with the most bytes, most first, into top[]; returns how many (at most AN_HTML_TOP). */
-static unsigned top_flows(const struct rt_an_html *h, const struct rt_analyzer *an, const struct followed **top)
+static unsigned top_flows(const struct rt_an_html *h, const struct rt_analyzer *an,
+                          const struct followed **top)
 {
 	unsigned n = 0;
 	for (uint32_t i = 0; i < h->nfl; i++) {
@@ -275,14 +281,16 @@ static void flow_series_head(struct rt_json *j, const struct rt_analyzer *an, ui
 {
 	const struct rt_an_flow_key *k = rt_analyzer_flow_key(an, id);
 	char sel[RT_FLOWSEL_TEXT_MAX], label[160];
-	snprintf(label, sizeof(label), "flow %u %s", id, rt_flowsel_format(sel, k->ipver, k->src, k->dst, k->dest_qp));
+	snprintf(label, sizeof(label), "flow %u %s", id,
+	         rt_flowsel_format(sel, k->ipver, k->src, k->dst, k->dest_qp));
 	series_head(j, label);
 	RT_JSON_U64(j, "flow", id);
 	RT_JSON_KEY(j, "y");
 	rt_json_arr(j);
 }
 
-static void throughput_chart(struct rt_json *j, const struct rt_an_html *h, const struct rt_analyzer *an)
+static void throughput_chart(struct rt_json *j, const struct rt_an_html *h,
+                             const struct rt_analyzer *an)
 {
 	const struct followed *top[AN_HTML_TOP];
 	unsigned ntop = top_flows(h, an, top);
@@ -300,7 +308,8 @@ static void throughput_chart(struct rt_json *j, const struct rt_an_html *h, cons
 			uint64_t buckets = an_grid_slot_buckets(&h->g, s);
 			double v = NAN;
 			if (s >= top[t]->from_slot && buckets) {
-				v = (double)top[t]->bytes[s] * 8.0 / ((double)buckets * (double)h->g.len_ns);
+				v = (double)top[t]->bytes[s] * 8.0 /
+				    ((double)buckets * (double)h->g.len_ns);
 				others[s] -= v;
 			}
 			num(j, v);
@@ -338,7 +347,8 @@ static void series_doc(const struct rt_an_html *h, const struct rt_analyzer *an,
 	RT_JSON_U64(j, "slot_ns", h->g.len_ns * h->g.per_slot);
 	RT_JSON_U64(j, "slots", h->g.nslots);
 	/* the last slot ends with the last bucket: it may be shorter */
-	RT_JSON_U64(j, "last_slot_ns", h->g.nslots ? an_grid_slot_buckets(&h->g, h->g.nslots - 1) * h->g.len_ns : 0);
+	RT_JSON_U64(j, "last_slot_ns",
+	            h->g.nslots ? an_grid_slot_buckets(&h->g, h->g.nslots - 1) * h->g.len_ns : 0);
 	RT_JSON_U64(j, "followed_flows", h->nfl);
 	RT_JSON_KEY(j, "x_ms");
 	rt_json_arr(j);
@@ -372,13 +382,14 @@ static void series_doc(const struct rt_an_html *h, const struct rt_analyzer *an,
 		chart_end(j);
 	}
 	if (h->rtt_seen) {
-		chart_head(j, "rtt", "Round trip (request with AckReq to its ACK), all flows", "us");
+		chart_head(j, "rtt", "Round trip (request with AckReq to its ACK), all flows",
+		           "us");
 		band_series(j, h, "RTT", &h->rtt, false);
 		chart_end(j);
 	}
 	if (h->counters_cols) {
-		static const char *const names[AN_HTML_NIC] = {"NIC CNPs sent/s", "NIC CNPs handled/s",
-							       "NIC pause frames/s"};
+		static const char *const names[AN_HTML_NIC] = {
+		    "NIC CNPs sent/s", "NIC CNPs handled/s", "NIC pause frames/s"};
 		chart_head(j, "nic", "NIC counters (--counters)", "per second");
 		for (unsigned k = 0; k < AN_HTML_NIC; k++)
 			band_series(j, h, names[k], &h->nic[k], true);
@@ -435,7 +446,7 @@ struct memdoc {
 enum doc_kind { DOC_META, DOC_ANALYSIS, DOC_SERIES };
 
 static int write_doc(const struct rt_an_html *h, const struct rt_analyzer *an, enum doc_kind kind,
-		     struct memdoc *d, char *errbuf)
+                     struct memdoc *d, char *errbuf)
 {
 	d->data = NULL;
 	d->len = 0;
@@ -503,7 +514,7 @@ static int gzip_doc(const struct memdoc *d, unsigned char **out, size_t *outlen,
 
 /* <script type="application/gzip+base64" id="ID">: a document the page's script inflates and parses. */
 static int embed_gzip(struct rt_outbuf *o, const struct rt_an_html *h, const struct rt_analyzer *an,
-		      enum doc_kind kind, const char *id, char *errbuf)
+                      enum doc_kind kind, const char *id, char *errbuf)
 {
 	struct memdoc d;
 	unsigned char *gz;
@@ -529,11 +540,12 @@ static void asset(struct rt_outbuf *o, const char *tag, const struct rt_report_a
 	rt_out_printf(o, "\n</%s>\n", tag);
 }
 
-static int write_page(struct rt_an_html *h, const struct rt_analyzer *an, struct rt_outbuf *o, char *errbuf)
+static int write_page(struct rt_an_html *h, const struct rt_analyzer *an, struct rt_outbuf *o,
+                      char *errbuf)
 {
 	rt_out_str(o, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-		      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
-		      "<meta name=\"generator\" content=\"rocetrace " RT_VERSION "\">\n<title>");
+	              "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+	              "<meta name=\"generator\" content=\"rocetrace " RT_VERSION "\">\n<title>");
 	rt_out_html(o, h->title);
 	rt_out_str(o, "</title>\n");
 	asset(o, "style", &rt_report_dygraph_css);
@@ -546,9 +558,12 @@ static int write_page(struct rt_an_html *h, const struct rt_analyzer *an, struct
 			rt_out_str(o, ", ");
 		rt_out_html(o, h->files[i]);
 	}
-	rt_out_str(o, "</p></header>\n<main id=\"rt-main\"><p id=\"rt-loading\">Reading the report&hellip;</p>"
-		      "<noscript><p>This report draws its tables and charts with JavaScript: allow scripts "
-		      "for this file.</p></noscript></main>\n");
+	rt_out_str(
+	    o,
+	    "</p></header>\n<main id=\"rt-main\"><p id=\"rt-loading\">Reading the "
+	    "report&hellip;</p>"
+	    "<noscript><p>This report draws its tables and charts with JavaScript: allow scripts "
+	    "for this file.</p></noscript></main>\n");
 
 	struct memdoc meta;
 	int rc = write_doc(h, an, DOC_META, &meta, errbuf);
@@ -604,13 +619,14 @@ static void html_free(void *ctx)
 }
 
 int rt_an_report_html_sink(FILE *fp, const struct rt_an_html_opts *opts, struct rt_an_sink *out,
-			   struct rt_an_html **html, char *errbuf)
+                           struct rt_an_html **html, char *errbuf)
 {
 	if (!rt_report_dygraph_js.len)
-		return rt_errmsg(errbuf, ENOTSUP,
-				 "this rocetrace was built without the charting library of the report "
-				 "(Debian package libjs-dygraphs): install it (tools/setup-debian does) and "
-				 "run meson setup again");
+		return rt_errmsg(
+		    errbuf, ENOTSUP,
+		    "this rocetrace was built without the charting library of the report "
+		    "(Debian package libjs-dygraphs): install it (tools/setup-debian does) and "
+		    "run meson setup again");
 	if (!opts->bucket_ns)
 		return rt_errmsg(errbuf, EINVAL, "report: the bucket length is 0");
 	struct rt_an_html *h = calloc(1, sizeof(*h));
@@ -624,10 +640,10 @@ int rt_an_report_html_sink(FILE *fp, const struct rt_an_html_opts *opts, struct 
 	h->source_log = opts->source_log;
 	an_grid_init(&h->g, opts->bucket_ns);
 	*out = (struct rt_an_sink){.bucket_ns = opts->bucket_ns,
-				   .bucket = html_bucket,
-				   .report = html_report,
-				   .free = html_free,
-				   .ctx = h};
+	                           .bucket = html_bucket,
+	                           .report = html_report,
+	                           .free = html_free,
+	                           .ctx = h};
 	if (html)
 		*html = h;
 	return 0;

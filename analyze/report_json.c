@@ -163,9 +163,11 @@ static void episodes_json(const struct rt_analyzer *an, struct rt_json *j)
 		RT_JSON_KEY(j, "peak_ce_per_s");
 		rt_json_double(j, (double)ep->peak_ce_slot * 1e9 / (double)slot, 0);
 		/* the gaps before and after lie inside the capture, or are unknown */
-		NUM(j, "gbps_before", an_gbps(ep->bytes_before, gap), 3, ep->start - an->first_ts >= gap);
+		NUM(j, "gbps_before", an_gbps(ep->bytes_before, gap), 3,
+		    ep->start - an->first_ts >= gap);
 		NUM(j, "gbps_during", an_gbps(ep->bytes_during, ep->end - ep->start), 3, true);
-		NUM(j, "gbps_after", an_gbps(ep->bytes_after, gap), 3, an->last_ts >= ep->end && an->last_ts - ep->end >= gap);
+		NUM(j, "gbps_after", an_gbps(ep->bytes_after, gap), 3,
+		    an->last_ts >= ep->end && an->last_ts - ep->end >= gap);
 		rt_json_obj_end(j);
 	}
 	rt_json_arr_end(j);
@@ -235,12 +237,14 @@ static void counters_json(const struct an_side *s, const struct an_totals *t, st
 	RT_JSON_KEY(j, "pfc");
 	rt_json_obj(j);
 	for (unsigned p = 0; p < 8; p++) {
-		static const char *const keys[] = {"rx_pause", "tx_pause", "rx_pause_duration", "tx_pause_duration"};
+		static const char *const keys[] = {"rx_pause", "tx_pause", "rx_pause_duration",
+		                                   "tx_pause_duration"};
 		double v[4];
 		bool any = false, found[4] = {false, false, false, false};
 		for (unsigned k = 0; k < 4; k++) {
 			char name[40];
-			snprintf(name, sizeof(name), "%s_prio%u_pause%s", k % 2 ? "tx" : "rx", p, k < 2 ? "" : "_duration");
+			snprintf(name, sizeof(name), "%s_prio%u_pause%s", k % 2 ? "tx" : "rx", p,
+			         k < 2 ? "" : "_duration");
 			v[k] = an_side_sum_delta(s, name, &found[k]);
 			any |= found[k];
 		}
@@ -407,7 +411,8 @@ static void str_or_null(struct rt_json *j, const char *s)
 }
 
 /* vantage_points and paths (analyze/README.md, "Vantage points"). */
-static void vantage_json(const struct rt_analyzer *an, struct rt_json *j, const struct an_vp_result *vr)
+static void vantage_json(const struct rt_analyzer *an, struct rt_json *j,
+                         const struct an_vp_result *vr)
 {
 	const struct an_vantage *v = &an->vp;
 	RT_JSON_KEY(j, "vantage_points");
@@ -469,7 +474,7 @@ static void vantage_json(const struct rt_analyzer *an, struct rt_json *j, const 
 
 /* The document, its paths computed into vr. */
 static void report(const struct rt_analyzer *an, struct rt_json *j, const bool *listed,
-		   const struct an_vp_result *vr)
+                   const struct an_vp_result *vr)
 {
 	const struct an_totals *t = &an->tot;
 	rt_json_obj(j);

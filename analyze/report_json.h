@@ -52,6 +52,6 @@ void an_json_u64_or_null(struct rt_json *j, uint64_t v, bool known);
 void an_report_json_ecn(struct rt_json *j, const uint64_t ecn[4]);
 /* One flow's object in "flows"; vr: the paths between vantage points, for its own. */
 void an_report_json_flow(const struct rt_analyzer *an, struct rt_json *j, const struct an_flow *f,
-			 const struct an_vp_result *vr);
+                         const struct an_vp_result *vr);
 
 #endif

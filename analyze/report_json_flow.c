@@ -48,7 +48,8 @@ static void rp_json(const struct rt_analyzer *an, struct rt_json *j, const struc
 	rt_json_obj(j);
 	RT_JSON_U64(j, "cnps", rp->cnps);
 	RT_JSON_U64(j, "measured", rp->measured);
-	NUM(j, "mean_drop_pct", rp->measured ? rp->drop_sum / (double)rp->measured : 0, 1, rp->measured > 0);
+	NUM(j, "mean_drop_pct", rp->measured ? rp->drop_sum / (double)rp->measured : 0, 1,
+	    rp->measured > 0);
 	NUM(j, "max_drop_pct", rp->drop_max, 1, rp->measured > 0);
 	RT_JSON_KEY(j, "drop_null_reason");
 	if (rp->measured)
@@ -121,7 +122,7 @@ static void nak_codes_json(struct rt_json *j, const struct an_xport *x)
 }
 
 void an_report_json_flow(const struct rt_analyzer *an, struct rt_json *j, const struct an_flow *f,
-			 const struct an_vp_result *vr)
+                         const struct an_vp_result *vr)
 {
 	const struct an_xport *x = f->x;
 	const struct an_np *np = f->np;
@@ -133,7 +134,8 @@ void an_report_json_flow(const struct rt_analyzer *an, struct rt_json *j, const 
 	rt_json_ip(j, f->key.ipver, f->key.dst);
 	RT_JSON_U64(j, "dest_qp", f->key.dest_qp);
 	char sel[RT_FLOWSEL_TEXT_MAX];
-	RT_JSON_STR(j, "selector", rt_flowsel_format(sel, f->key.ipver, f->key.src, f->key.dst, f->key.dest_qp));
+	RT_JSON_STR(j, "selector",
+	            rt_flowsel_format(sel, f->key.ipver, f->key.src, f->key.dst, f->key.dest_qp));
 	U64_OR_NULL(j, "peer_qp", f->peer_qp, f->peer_qp != AN_NONE);
 	RT_JSON_KEY(j, "pairing");
 	if (f->pairing == AN_PAIR_NONE)
@@ -162,7 +164,8 @@ void an_report_json_flow(const struct rt_analyzer *an, struct rt_json *j, const 
 	RT_JSON_U64(j, "cnp_sent", f->cnp_sent);
 	double rate = NAN;
 	if (np && f->cnp_received > 1 && np->last_cnp_ts > np->first_cnp_ts)
-		rate = (double)(f->cnp_received - 1) * 1e9 / (double)(np->last_cnp_ts - np->first_cnp_ts);
+		rate = (double)(f->cnp_received - 1) * 1e9 /
+		       (double)(np->last_cnp_ts - np->first_cnp_ts);
 	NUM(j, "cnp_rate_per_s", rate, 1, true);
 	RT_JSON_U64(j, "naks_received", x ? x->naks_received : 0);
 	RT_JSON_KEY(j, "nak_codes");
@@ -193,7 +196,8 @@ void an_report_json_flow(const struct rt_analyzer *an, struct rt_json *j, const 
 	RT_JSON_KEY(j, "rp_reaction");
 	rp_json(an, j, f->rp);
 	/* the paths between vantage points its host pair's packets were seen on: upstream first */
-	unsigned on[AN_VP_PAIRS], non = an_vp_flow_paths(&an->vp, vr, f->key.ipver, f->key.src, f->key.dst, on);
+	unsigned on[AN_VP_PAIRS],
+	    non = an_vp_flow_paths(&an->vp, vr, f->key.ipver, f->key.src, f->key.dst, on);
 	RT_JSON_KEY(j, "vantage_paths");
 	rt_json_arr(j);
 	for (unsigned k = 0; k < non; k++) {

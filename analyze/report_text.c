@@ -102,17 +102,18 @@ static void text_top(const struct rt_analyzer *an, struct rt_outbuf *o, unsigned
 	}
 	uint32_t shown = n < top ? n : top;
 	rt_out_printf(o, "\nTop flows by CE marks + CNPs (%u of %u):\n", shown, n);
-	rt_out_str(o, "  id  flow                                          packets       bytes     Gb/s DSCP PCP  ECT%"
-		      "     CE    CE%   CNP   NAK  retx  NP reaction\n");
+	rt_out_str(o, "  id  flow                                          packets       bytes     "
+	              "Gb/s DSCP PCP  ECT%"
+	              "     CE    CE%   CNP   NAK  retx  NP reaction\n");
 	for (uint32_t i = 0; i < shown; i++) {
 		const struct an_flow *f = &an->ft.flows[idx[i]];
 		char name[RT_FLOWSEL_TEXT_MAX], pcp[8];
 		rt_flowsel_format(name, f->key.ipver, f->key.src, f->key.dst, f->key.dest_qp);
 		snprintf(pcp, sizeof(pcp), (f->flags & AN_FLOW_TAGGED) ? "%u" : "-", f->pcp);
-		rt_out_printf(o, "  %-3u %-44s %9llu %11llu ", f->id, name, (unsigned long long)f->packets,
-			      (unsigned long long)f->bytes);
-		double g = an_rate_gbps(f->bytes, f->first_ts, f->last_ts), ect = an_ect_share(f->ecn),
-		       ce = an_ce_share(f->ecn);
+		rt_out_printf(o, "  %-3u %-44s %9llu %11llu ", f->id, name,
+		              (unsigned long long)f->packets, (unsigned long long)f->bytes);
+		double g = an_rate_gbps(f->bytes, f->first_ts, f->last_ts),
+		       ect = an_ect_share(f->ecn), ce = an_ce_share(f->ecn);
 		if (isfinite(g))
 			rt_out_printf(o, "%8.3f", g);
 		else
@@ -128,7 +129,7 @@ static void text_top(const struct rt_analyzer *an, struct rt_outbuf *o, unsigned
 		else
 			rt_out_printf(o, "%6s", "-");
 		rt_out_printf(o, " %5llu %5llu %5llu  ", (unsigned long long)f->cnp_received,
-			      (unsigned long long)naks_of(f), (unsigned long long)retx_of(f));
+		              (unsigned long long)naks_of(f), (unsigned long long)retx_of(f));
 		if (f->np && f->np->reaction)
 			fmt_ns(o, an_hist_quantile(f->np->reaction, 0.5));
 		else
@@ -142,7 +143,8 @@ static void text_top(const struct rt_analyzer *an, struct rt_outbuf *o, unsigned
 		if (!h || !h->n)
 			continue;
 		if (!head)
-			rt_out_str(o, "\nRound trips of these flows (request with AckReq -> its ACK):\n");
+			rt_out_str(
+			    o, "\nRound trips of these flows (request with AckReq -> its ACK):\n");
 		head = true;
 		rt_out_printf(o, "  flow %u: min ", f->id);
 		fmt_ns(o, h->min);
@@ -167,9 +169,11 @@ static void text_np(const struct rt_analyzer *an, struct rt_outbuf *o)
 		if (!np || !f->cnp_received || !listed(f))
 			continue;
 		if (!head)
-			rt_out_str(o, "\nReceiver reaction to CE marks (the NP's delay from the CE mark each CNP answers):\n");
+			rt_out_str(o, "\nReceiver reaction to CE marks (the NP's delay from the CE "
+			              "mark each CNP answers):\n");
 		head = true;
-		rt_out_printf(o, "  flow %u: %llu CNPs", f->id, (unsigned long long)f->cnp_received);
+		rt_out_printf(o, "  flow %u: %llu CNPs", f->id,
+		              (unsigned long long)f->cnp_received);
 		if (np->reaction && np->reaction->n) {
 			rt_out_str(o, ", delay min ");
 			fmt_ns(o, np->reaction->min);
@@ -183,12 +187,14 @@ static void text_np(const struct rt_analyzer *an, struct rt_outbuf *o)
 			rt_out_str(o, "; at most one CNP per ");
 			fmt_ns(o, iv);
 		}
-		rt_out_printf(o, "; CE marks: %llu answered, %llu held back by the CNP limiter, %llu unanswered",
-			      (unsigned long long)np->answered, (unsigned long long)np->rate_limited,
-			      (unsigned long long)an_np_unanswered(np));
+		rt_out_printf(
+		    o,
+		    "; CE marks: %llu answered, %llu held back by the CNP limiter, %llu unanswered",
+		    (unsigned long long)np->answered, (unsigned long long)np->rate_limited,
+		    (unsigned long long)an_np_unanswered(np));
 		if (np->cnp_without_ce)
 			rt_out_printf(o, "; %llu CNPs with no CE mark before them",
-				      (unsigned long long)np->cnp_without_ce);
+			              (unsigned long long)np->cnp_without_ce);
 		rt_out_char(o, '\n');
 	}
 }
@@ -205,36 +211,45 @@ static void text_rp(const struct rt_analyzer *an, struct rt_outbuf *o)
 		if ((!cnps && !cuts) || !listed(f))
 			continue;
 		if (!head) {
-			rt_out_printf(o, "\nSender reaction to CNPs (rate over %u packet gaps before each CNP vs after it,"
-					 " each window at most ",
-				      AN_RP_GAPS);
+			rt_out_printf(o,
+			              "\nSender reaction to CNPs (rate over %u packet gaps before "
+			              "each CNP vs after it,"
+			              " each window at most ",
+			              AN_RP_GAPS);
 			fmt_ns(o, an->o.rate_window_ns);
 			rt_out_str(o, "):\n");
 			head = true;
 		}
 		rt_out_printf(o, "  flow %u: ", f->id);
 		if (cnps && rp->measured) {
-			rt_out_printf(o, "wire: %llu CNPs, rate down %.0f%% on average (at most %.0f%%) over %llu measured",
-				      (unsigned long long)cnps, rp->drop_sum / (double)rp->measured, rp->drop_max,
-				      (unsigned long long)rp->measured);
+			rt_out_printf(o,
+			              "wire: %llu CNPs, rate down %.0f%% on average (at most "
+			              "%.0f%%) over %llu measured",
+			              (unsigned long long)cnps, rp->drop_sum / (double)rp->measured,
+			              rp->drop_max, (unsigned long long)rp->measured);
 			if (rp->few || rp->cnp_in_window)
-				rt_out_printf(o, " (%llu not: %llu with too few packets, %llu with another CNP within the window)",
-					      (unsigned long long)(rp->few + rp->cnp_in_window), (unsigned long long)rp->few,
-					      (unsigned long long)rp->cnp_in_window);
+				rt_out_printf(o,
+				              " (%llu not: %llu with too few packets, %llu with "
+				              "another CNP within the window)",
+				              (unsigned long long)(rp->few + rp->cnp_in_window),
+				              (unsigned long long)rp->few,
+				              (unsigned long long)rp->cnp_in_window);
 			if (rp->recover) {
 				rt_out_str(o, ", back to 90% in ");
 				fmt_ns(o, an_hist_quantile(rp->recover, 0.5));
-				rt_out_printf(o, " (median of %llu)", (unsigned long long)rp->recovered);
+				rt_out_printf(o, " (median of %llu)",
+				              (unsigned long long)rp->recovered);
 			}
 		} else if (cnps) {
-			rt_out_printf(o, "wire: %llu CNPs, rate drop unknown: %s", (unsigned long long)cnps,
-				      an_rp_null_reason(rp));
+			rt_out_printf(o, "wire: %llu CNPs, rate drop unknown: %s",
+			              (unsigned long long)cnps, an_rp_null_reason(rp));
 		} else {
 			rt_out_str(o, "wire: no CNP seen");
 		}
 		if (cuts)
-			rt_out_printf(o, "; sender's log: %llu cuts, %.0f%% on average (at most %.0f%%)",
-				      (unsigned long long)cuts, src->cut_sum / (double)cuts, src->cut_max);
+			rt_out_printf(
+			    o, "; sender's log: %llu cuts, %.0f%% on average (at most %.0f%%)",
+			    (unsigned long long)cuts, src->cut_sum / (double)cuts, src->cut_max);
 		else if (src)
 			rt_out_str(o, "; sender's log: no cut");
 		rt_out_char(o, '\n');
@@ -247,8 +262,8 @@ static void text_pfc(const struct rt_analyzer *an, struct rt_outbuf *o)
 	if (!p->pfc_frames && !p->pause_frames)
 		return;
 	rt_out_printf(o, "PFC: %llu frames, PAUSE: %llu frames (link speed %.0f Gb/s)\n",
-		      (unsigned long long)p->pfc_frames, (unsigned long long)p->pause_frames,
-		      (double)an->o.link_speed_bps / 1e9);
+	              (unsigned long long)p->pfc_frames, (unsigned long long)p->pause_frames,
+	              (double)an->o.link_speed_bps / 1e9);
 	char nb[2];
 	for (unsigned c = 0; c < RT_AN_PFC_CLASSES; c++) {
 		if (!p->xoff[c] && !p->xon[c])
@@ -258,8 +273,8 @@ static void text_pfc(const struct rt_analyzer *an, struct rt_outbuf *o)
 			snprintf(label, sizeof(label), "802.3x PAUSE");
 		else
 			snprintf(label, sizeof(label), "priority %s", an_class_name(c, nb));
-		rt_out_printf(o, "  %-13s %llu XOFF, %llu XON, paused ", label, (unsigned long long)p->xoff[c],
-			      (unsigned long long)p->xon[c]);
+		rt_out_printf(o, "  %-13s %llu XOFF, %llu XON, paused ", label,
+		              (unsigned long long)p->xoff[c], (unsigned long long)p->xon[c]);
 		fmt_ns(o, p->paused_ns[c]);
 		rt_out_char(o, '\n');
 	}
@@ -275,9 +290,9 @@ static void text_pfc(const struct rt_analyzer *an, struct rt_outbuf *o)
 				rt_out_char(o, ':');
 			}
 			rt_out_printf(o, "%s %s%s %llu XOFF, %llu XON, paused ", any ? ";" : "",
-				      c == RT_AN_PAUSE_CLASS ? "" : "priority ",
-				      c == RT_AN_PAUSE_CLASS ? "PAUSE" : an_class_name(c, nb), (unsigned long long)cl->xoff,
-				      (unsigned long long)cl->xon);
+			              c == RT_AN_PAUSE_CLASS ? "" : "priority ",
+			              c == RT_AN_PAUSE_CLASS ? "PAUSE" : an_class_name(c, nb),
+			              (unsigned long long)cl->xoff, (unsigned long long)cl->xon);
 			fmt_ns(o, cl->paused_ns);
 			any = true;
 		}
@@ -301,15 +316,17 @@ static void text_episodes(const struct rt_analyzer *an, struct rt_outbuf *o)
 		rt_out_str(o, " lasting ");
 		fmt_ns(o, ep->end - ep->start);
 		rt_out_printf(o, ": %llu flows, %llu CE, %llu CNP", (unsigned long long)ep->flows,
-			      (unsigned long long)ep->ce, (unsigned long long)ep->cnp);
+		              (unsigned long long)ep->ce, (unsigned long long)ep->cnp);
 		if (ep->paused_ns) {
 			rt_out_str(o, ", paused ");
 			fmt_ns(o, ep->paused_ns);
 		}
-		double g[3] = {an_gbps(ep->bytes_before, an->o.episode_gap_ns), an_gbps(ep->bytes_during, ep->end - ep->start),
-			       an_gbps(ep->bytes_after, an->o.episode_gap_ns)};
+		double g[3] = {an_gbps(ep->bytes_before, an->o.episode_gap_ns),
+		               an_gbps(ep->bytes_during, ep->end - ep->start),
+		               an_gbps(ep->bytes_after, an->o.episode_gap_ns)};
 		bool known[3] = {ep->start - an->first_ts >= an->o.episode_gap_ns, isfinite(g[1]),
-				 an->last_ts >= ep->end && an->last_ts - ep->end >= an->o.episode_gap_ns};
+		                 an->last_ts >= ep->end &&
+		                     an->last_ts - ep->end >= an->o.episode_gap_ns};
 		rt_out_str(o, "; throughput");
 		for (int k = 0; k < 3; k++) {
 			if (known[k])
@@ -330,13 +347,15 @@ static void text_anomalies(const struct rt_analyzer *an, struct rt_outbuf *o)
 #define ANOMALY()                                                                                  \
 	do {                                                                                       \
 		if (!head)                                                                         \
-			rt_out_str(o, "\nAnomalies:\n");                                            \
+			rt_out_str(o, "\nAnomalies:\n");                                           \
 		head = true;                                                                       \
 	} while (0)
 	for (uint32_t id = 0; id < an->ft.next_id; id++) {
 		const struct an_flow *f = an_flow_by_id(&an->ft, id);
 		const struct an_xport *x = f->x;
-		if (!x || !(x->naks_received || x->rnr_naks_received || x->gaps || x->timeouts || x->psn_jumps) ||
+		if (!x ||
+		    !(x->naks_received || x->rnr_naks_received || x->gaps || x->timeouts ||
+		      x->psn_jumps) ||
 		    !listed(f))
 			continue;
 		ANOMALY();
@@ -348,20 +367,23 @@ static void text_anomalies(const struct rt_analyzer *an, struct rt_outbuf *o)
 		if (x->rnr_naks_received)
 			rt_out_printf(o, " %llu RNR NAK", (unsigned long long)x->rnr_naks_received);
 		if (x->go_back_n && x->gbn_delay) {
-			rt_out_printf(o, " %llu go-back-N (resend after ", (unsigned long long)x->go_back_n);
+			rt_out_printf(o, " %llu go-back-N (resend after ",
+			              (unsigned long long)x->go_back_n);
 			fmt_ns(o, an_hist_quantile(x->gbn_delay, 0.5));
 			rt_out_str(o, " median)");
 		}
 		if (x->timeouts)
 			rt_out_printf(o, " %llu implied timeouts", (unsigned long long)x->timeouts);
 		if (x->gaps && capture_dropped)
-			rt_out_printf(o, " %llu PSN gaps (%llu PSNs lost before the capture point or dropped by the capture, "
-					 "which dropped %llu frames)",
-				      (unsigned long long)x->gaps, (unsigned long long)x->gap_psns,
-				      (unsigned long long)capture_dropped);
+			rt_out_printf(o,
+			              " %llu PSN gaps (%llu PSNs lost before the capture point or "
+			              "dropped by the capture, "
+			              "which dropped %llu frames)",
+			              (unsigned long long)x->gaps, (unsigned long long)x->gap_psns,
+			              (unsigned long long)capture_dropped);
 		else if (x->gaps)
 			rt_out_printf(o, " %llu PSN gaps (%llu lost before the capture point)",
-				      (unsigned long long)x->gaps, (unsigned long long)x->gap_psns);
+			              (unsigned long long)x->gaps, (unsigned long long)x->gap_psns);
 		if (x->psn_jumps)
 			rt_out_printf(o, " %llu PSN jumps", (unsigned long long)x->psn_jumps);
 		rt_out_char(o, '\n');
@@ -372,8 +394,9 @@ static void text_anomalies(const struct rt_analyzer *an, struct rt_outbuf *o)
 		ANOMALY();
 		rt_out_str(o, "  storm: ");
 		rt_out_mac(o, s->mac);
-		rt_out_printf(o, " kept %s%s paused for ", s->cls == RT_AN_PAUSE_CLASS ? "" : "priority ",
-			      an_class_name(s->cls, nb));
+		rt_out_printf(o, " kept %s%s paused for ",
+		              s->cls == RT_AN_PAUSE_CLASS ? "" : "priority ",
+		              an_class_name(s->cls, nb));
 		fmt_ns(o, s->end - s->start);
 		rt_out_str(o, " from ");
 		fmt_at(an, o, s->start);
@@ -386,9 +409,11 @@ static void text_source_log(const struct rt_analyzer *an, struct rt_outbuf *o)
 {
 	const struct an_side *sd = &an->side;
 	bool matched;
-	rt_out_printf(o, "\nTraffic source log (%llu lines, %llu bad, %llu events for flows not in the capture):\n",
-		      (unsigned long long)sd->srclog_lines, (unsigned long long)sd->srclog_bad,
-		      (unsigned long long)an_side_srclog_unmatched(sd, &matched));
+	rt_out_printf(o,
+	              "\nTraffic source log (%llu lines, %llu bad, %llu events for flows not in "
+	              "the capture):\n",
+	              (unsigned long long)sd->srclog_lines, (unsigned long long)sd->srclog_bad,
+	              (unsigned long long)an_side_srclog_unmatched(sd, &matched));
 	for (uint32_t id = 0; id < an->ft.next_id; id++) {
 		const struct an_flow *f = an_flow_by_id(&an->ft, id);
 		const struct an_src *e = f->src;
@@ -396,18 +421,19 @@ static void text_source_log(const struct rt_analyzer *an, struct rt_outbuf *o)
 			continue;
 		rt_out_printf(o, "  flow %u: ", f->id);
 		if (e->rate_events)
-			rt_out_printf(o, "source rate %.0f -> min %.0f -> %.0f Mb/s", e->rate_first, e->rate_min,
-				      e->rate_last);
+			rt_out_printf(o, "source rate %.0f -> min %.0f -> %.0f Mb/s", e->rate_first,
+			              e->rate_min, e->rate_last);
 		else
 			rt_out_str(o, "source rate not logged");
 		double g = an_rate_gbps(f->bytes, f->first_ts, f->last_ts);
 		if (isfinite(g))
 			rt_out_printf(o, ", measured %.3f Gb/s", g);
-		rt_out_printf(o, "; CNPs handled %llu, seen %llu; resends reported %llu, seen %llu\n",
-			      (unsigned long long)(e->end_seen ? e->cnp_handled : e->cnp_events),
-			      (unsigned long long)f->cnp_received,
-			      (unsigned long long)(e->end_seen ? e->retrans : e->retransmit_count),
-			      (unsigned long long)retx_of(f));
+		rt_out_printf(o,
+		              "; CNPs handled %llu, seen %llu; resends reported %llu, seen %llu\n",
+		              (unsigned long long)(e->end_seen ? e->cnp_handled : e->cnp_events),
+		              (unsigned long long)f->cnp_received,
+		              (unsigned long long)(e->end_seen ? e->retrans : e->retransmit_count),
+		              (unsigned long long)retx_of(f));
 	}
 }
 
@@ -415,7 +441,7 @@ static void text_counters(const struct rt_analyzer *an, struct rt_outbuf *o)
 {
 	const struct an_side *sd = &an->side;
 	rt_out_printf(o, "\nNIC counters (%zu devices, %llu lines, %llu bad):\n", sd->ncdev,
-		      (unsigned long long)sd->counter_lines, (unsigned long long)sd->counter_bad);
+	              (unsigned long long)sd->counter_lines, (unsigned long long)sd->counter_bad);
 	bool f_sent = false, f_handled = false;
 	double sent = an_side_sum_delta(sd, "np_cnp_sent", &f_sent);
 	double handled = an_side_sum_delta(sd, "rp_cnp_handled", &f_handled);
@@ -439,7 +465,8 @@ static void text_counters(const struct rt_analyzer *an, struct rt_outbuf *o)
 				rt_out_printf(o, " %.0f pause frames received", r);
 			if (f2 && t >= 0)
 				rt_out_printf(o, "%s %.0f sent", f1 && r >= 0 ? "," : "", t);
-			rt_out_printf(o, "%s\n", an->pfc.pfc_frames ? "" : " (none in the capture)");
+			rt_out_printf(o, "%s\n",
+			              an->pfc.pfc_frames ? "" : " (none in the capture)");
 		}
 	}
 }
@@ -477,8 +504,9 @@ static void text_vantage(const struct rt_analyzer *an, struct rt_outbuf *o)
 		return;
 	rt_out_str(o, "Vantage points:");
 	for (unsigned i = 0; i < v->nvp; i++)
-		rt_out_printf(o, "%s %s (%u file%s, %llu frames)", i ? "," : "", v->vp[i].name, v->vp[i].nfiles,
-			      v->vp[i].nfiles == 1 ? "" : "s", (unsigned long long)v->vp[i].frames);
+		rt_out_printf(o, "%s %s (%u file%s, %llu frames)", i ? "," : "", v->vp[i].name,
+		              v->vp[i].nfiles, v->vp[i].nfiles == 1 ? "" : "s",
+		              (unsigned long long)v->vp[i].frames);
 	rt_out_char(o, '\n');
 	struct an_vp_result *r = malloc(sizeof(*r));
 	if (!r || an_vp_compute(v, r) < 0) {
@@ -489,14 +517,17 @@ static void text_vantage(const struct rt_analyzer *an, struct rt_outbuf *o)
 	const struct an_vp_path *p = r->path;
 	for (unsigned i = 0; i < r->npaths; i++) {
 		const char *from = v->vp[p[i].from].name, *to = v->vp[p[i].to].name;
-		rt_out_printf(o, "  %s -> %s: %llu packets seen at both", from, to, (unsigned long long)p[i].matched);
+		rt_out_printf(o, "  %s -> %s: %llu packets seen at both", from, to,
+		              (unsigned long long)p[i].matched);
 		if (!p[i].matched) {
 			rt_out_str(o, "\n");
 			continue;
 		}
 		if (p[i].ce_marked)
-			rt_out_printf(o, "; a hop between them marks: %llu packets became CE between %s and %s",
-				      (unsigned long long)p[i].ce_marked, from, to);
+			rt_out_printf(
+			    o,
+			    "; a hop between them marks: %llu packets became CE between %s and %s",
+			    (unsigned long long)p[i].ce_marked, from, to);
 		else
 			rt_out_str(o, "; none became CE between them");
 		if (p[i].lost)
@@ -509,13 +540,15 @@ static void text_vantage(const struct rt_analyzer *an, struct rt_outbuf *o)
 				rt_out_printf(o, "agrees with %s's", from);
 			else {
 				fmt_sns(o, p[i].offset_ns < 0 ? -p[i].offset_ns : p[i].offset_ns);
-				rt_out_printf(o, " %s %s's", p[i].offset_ns > 0 ? "ahead of" : "behind", from);
+				rt_out_printf(o, " %s %s's",
+				              p[i].offset_ns > 0 ? "ahead of" : "behind", from);
 			}
 		} else {
 			rt_out_str(o, "; clock offset unknown (packets were matched one way only)");
 		}
-		rt_out_str(o, p[i].delay_includes_offset ? "; time from one to the other, offset included: min "
-							 : "; one-way delay (queueing between them): min ");
+		rt_out_str(o, p[i].delay_includes_offset
+		                  ? "; time from one to the other, offset included: min "
+		                  : "; one-way delay (queueing between them): min ");
 		fmt_sns(o, p[i].delay_min);
 		rt_out_str(o, ", median ");
 		fmt_sns(o, p[i].delay_median);
@@ -531,8 +564,9 @@ static void report(const struct rt_analyzer *an, struct rt_outbuf *o, unsigned t
 {
 	const struct an_totals *t = &an->tot;
 	uint64_t dur = an->last_ts > an->first_ts ? an->last_ts - an->first_ts : 0;
-	rt_out_printf(o, "%llu frames, %llu RoCE packets, %llu bytes", (unsigned long long)t->c.packets,
-		      (unsigned long long)t->c.roce_packets, (unsigned long long)t->c.bytes);
+	rt_out_printf(o, "%llu frames, %llu RoCE packets, %llu bytes",
+	              (unsigned long long)t->c.packets, (unsigned long long)t->c.roce_packets,
+	              (unsigned long long)t->c.bytes);
 	if (t->c.packets) {
 		rt_out_str(o, " over ");
 		fmt_ns(o, dur);
@@ -549,7 +583,8 @@ static void report(const struct rt_analyzer *an, struct rt_outbuf *o, unsigned t
 		paired += f->peer_qp != AN_NONE;
 		nsel += listed(f);
 	}
-	rt_out_printf(o, "%u flows (one direction of one QP), %u with their peer QP known", an->ft.next_id, paired);
+	rt_out_printf(o, "%u flows (one direction of one QP), %u with their peer QP known",
+	              an->ft.next_id, paired);
 	if (an->o.flow)
 		rt_out_printf(o, "; --flow '%s' lists %u of them", an->o.flow, nsel);
 	rt_out_char(o, '\n');
@@ -557,17 +592,20 @@ static void report(const struct rt_analyzer *an, struct rt_outbuf *o, unsigned t
 	rt_out_printf(o, "ECN: %llu CE-marked", (unsigned long long)t->c.ce);
 	if (ecn_all)
 		rt_out_printf(o, " (%.2f%% of RoCE over IP), %.1f%% ECN-capable",
-			      100.0 * (double)t->ecn[3] / (double)ecn_all, 100.0 * an_ect_share(t->ecn));
-	rt_out_printf(o, "; CNPs: %llu (%llu not matched to a flow)\n", (unsigned long long)t->c.cnp,
-		      (unsigned long long)t->cnp_unattributed);
+		              100.0 * (double)t->ecn[3] / (double)ecn_all,
+		              100.0 * an_ect_share(t->ecn));
+	rt_out_printf(o, "; CNPs: %llu (%llu not matched to a flow)\n",
+	              (unsigned long long)t->c.cnp, (unsigned long long)t->cnp_unattributed);
 	struct an_xport_sum x;
 	an_flows_xport_sum(&an->ft, &x);
-	rt_out_printf(o,
-		      "Transport: %llu NAKs, %llu RNR NAKs, %llu retransmitted packets "
-		      "(%llu go-back-N, %llu implied timeouts), %llu PSN gaps (%llu PSNs missing)\n",
-		      (unsigned long long)t->c.nak, (unsigned long long)t->c.rnr_nak,
-		      (unsigned long long)t->c.retransmitted, (unsigned long long)x.go_back_n,
-		      (unsigned long long)x.timeouts, (unsigned long long)x.gaps, (unsigned long long)x.gap_psns);
+	rt_out_printf(
+	    o,
+	    "Transport: %llu NAKs, %llu RNR NAKs, %llu retransmitted packets "
+	    "(%llu go-back-N, %llu implied timeouts), %llu PSN gaps (%llu PSNs missing)\n",
+	    (unsigned long long)t->c.nak, (unsigned long long)t->c.rnr_nak,
+	    (unsigned long long)t->c.retransmitted, (unsigned long long)x.go_back_n,
+	    (unsigned long long)x.timeouts, (unsigned long long)x.gaps,
+	    (unsigned long long)x.gap_psns);
 	struct an_incast ic;
 	if (an_incast_find(&an->ft, &ic)) {
 		rt_out_str(o, "Incast: ");
@@ -579,8 +617,8 @@ static void report(const struct rt_analyzer *an, struct rt_outbuf *o, unsigned t
 		rt_out_printf(o, ", %llu CE marks\n", (unsigned long long)ic.ce);
 	}
 	if (t->c.icrc_bad || t->malformed)
-		rt_out_printf(o, "Damaged: %llu bad ICRC, %llu malformed frames\n", (unsigned long long)t->c.icrc_bad,
-			      (unsigned long long)t->malformed);
+		rt_out_printf(o, "Damaged: %llu bad ICRC, %llu malformed frames\n",
+		              (unsigned long long)t->c.icrc_bad, (unsigned long long)t->malformed);
 	text_warnings(an, o);
 	text_vantage(an, o);
 	text_pfc(an, o);

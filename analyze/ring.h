@@ -12,10 +12,11 @@
  * marks keeps few.
  */
 struct an_sring {
-	uint64_t *v;	   /* cap slots; NULL until the first push (heap) */
+	uint64_t *v;       /* cap slots; NULL until the first push (heap) */
 	uint32_t cap, max; /* powers of 2: slots held now, and the most it grows to */
-	bool heap;	   /* v is the ring's own (grown, freed); else the caller's storage of max slots */
-	uint64_t next;	   /* number of the slot after the newest: slots next - cap .. next - 1 are held */
+	bool heap; /* v is the ring's own (grown, freed); else the caller's storage of max slots */
+	uint64_t
+	    next; /* number of the slot after the newest: slots next - cap .. next - 1 are held */
 };
 
 /* A ring on caller storage of `n` slots (n a power of 2, zeroed). */

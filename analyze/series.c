@@ -106,7 +106,7 @@ void an_band_halve(struct an_band *b, uint32_t nslots)
 }
 
 bool an_band_point(const struct an_band *b, const struct an_grid *g, uint32_t slot, bool zero_fill,
-		   double *lo, double *mean, double *hi)
+                   double *lo, double *mean, double *hi)
 {
 	if (slot >= AN_SER_SLOTS)
 		return false;
@@ -124,7 +124,8 @@ bool an_band_point(const struct an_band *b, const struct an_grid *g, uint32_t sl
 	*mean = b->sum[slot] / (double)buckets;
 	*hi = b->n[slot] ? b->max[slot] : 0;
 	/* a bucket of the slot without a value was idle: the lowest is 0 */
-	*lo = b->n[slot] < buckets ? (b->n[slot] && b->min[slot] < 0 ? b->min[slot] : 0) : b->min[slot];
+	*lo = b->n[slot] < buckets ? (b->n[slot] && b->min[slot] < 0 ? b->min[slot] : 0)
+	                           : b->min[slot];
 	return true;
 }
 

@@ -15,7 +15,7 @@
 #define AN_SER_SLOTS 1024
 
 struct an_grid {
-	uint64_t t0;	      /* start of the first bucket (ns since the epoch) */
+	uint64_t t0;          /* start of the first bucket (ns since the epoch) */
 	uint64_t len_ns;      /* the bucket length */
 	uint64_t per_slot;    /* buckets per slot, a power of two */
 	uint64_t last_bucket; /* index (from t0) of the latest bucket placed */
@@ -60,7 +60,7 @@ void an_band_halve(struct an_band *b, uint32_t nslots);
  * none (returns false).
  */
 bool an_band_point(const struct an_band *b, const struct an_grid *g, uint32_t slot, bool zero_fill,
-		   double *lo, double *mean, double *hi);
+                   double *lo, double *mean, double *hi);
 
 /* A plain line per slot: merged by summing (a count) or keeping the later known value (a level; NaN: unknown). */
 enum an_line_merge { AN_LINE_SUM, AN_LINE_LAST };

@@ -21,8 +21,8 @@ void an_side_init(struct an_side *s, struct an_flowtab *ft, struct an_buckets *b
 	s->bk = bk;
 }
 
-static int read_lines(struct an_side *s, const char *path, line_fn fn, uint64_t *lines, uint64_t *bad,
-		      char *errbuf)
+static int read_lines(struct an_side *s, const char *path, line_fn fn, uint64_t *lines,
+                      uint64_t *bad, char *errbuf)
 {
 	FILE *fp = fopen(path, "r");
 	if (!fp)
@@ -129,7 +129,8 @@ static void capture_line(struct an_side *s, const struct rt_jobj *obj, bool *bad
 	bool has_if = false, has_os = false;
 	for (unsigned i = 0; i < obj->nnested; i++) {
 		const struct rt_jfield *c = &obj->nested[i];
-		if (c->v.type != RT_JV_NUMBER || !(c->v.num >= 0) || c->v.num >= 18446744073709551616.0)
+		if (c->v.type != RT_JV_NUMBER || !(c->v.num >= 0) ||
+		    c->v.num >= 18446744073709551616.0)
 			continue;
 		if (!strcmp(c->key, "if_dropped")) {
 			s->if_dropped = (uint64_t)c->v.num;
@@ -161,10 +162,13 @@ static void counter_line(struct an_side *s, const struct rt_jobj *obj, bool *bad
 	bool has_port = rt_jnum(obj, "port", &port);
 	char name[96];
 	if (dev && has_port)
-		snprintf(name, sizeof(name), "%s/%.0f%s%s", dev, port, netdev ? " " : "", netdev ? netdev : "");
+		snprintf(name, sizeof(name), "%s/%.0f%s%s", dev, port, netdev ? " " : "",
+		         netdev ? netdev : "");
 	else
 		snprintf(name, sizeof(name), "%s%s%s", dev ? dev : "", dev && netdev ? " " : "",
-			 netdev ? netdev : dev ? "" : "-");
+		         netdev ? netdev
+		         : dev  ? ""
+		                : "-");
 	struct an_counter_dev *d = cdev_get(s, name);
 	if (!d)
 		return;
@@ -187,11 +191,12 @@ static void counter_line(struct an_side *s, const struct rt_jobj *obj, bool *bad
 		else if (!strcmp(c->key, "rp_cnp_handled"))
 			kind = AN_SER_NIC_CNP_HANDLED;
 		else if ((sscanf(c->key, "rx_prio%u_pause%7s", &prio, rest) == 1 ||
-			  sscanf(c->key, "tx_prio%u_pause%7s", &prio, rest) == 1) &&
-			 prio < 8)
+		          sscanf(c->key, "tx_prio%u_pause%7s", &prio, rest) == 1) &&
+		         prio < 8)
 			kind = AN_SER_NIC_PAUSE;
 		if (kind >= 0 && c->v.num > prev)
-			an_bk_series_add(s->bk, ts, AN_NONE, (enum an_series_kind)kind, c->v.num - prev);
+			an_bk_series_add(s->bk, ts, AN_NONE, (enum an_series_kind)kind,
+			                 c->v.num - prev);
 	}
 }
 

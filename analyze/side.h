@@ -24,7 +24,8 @@ struct an_src {
 	uint64_t packets, bytes, retrans, cnp_handled, naks; /* its end event */
 	uint64_t cnp_events, retransmit_events, retransmit_count, timeouts;
 	uint64_t rate_events, cuts;
-	uint64_t events; /* lines joined to the flow (with buckets, also for a flow the capture never holds) */
+	uint64_t
+	    events; /* lines joined to the flow (with buckets, also for a flow the capture never holds) */
 	bool end_seen;
 	double rate_first, rate_last, rate_min;
 	double cut_sum, cut_max; /* rate cuts the source logged for CNPs, in percent */

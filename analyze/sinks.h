@@ -21,8 +21,8 @@ int rt_an_report_text_sink(FILE *fp, unsigned top, struct rt_an_sink *out, char 
 
 struct rt_an_timeline_opts {
 	uint64_t bucket_ns; /* bucket length (required) */
-	bool json;	    /* JSON Lines instead of CSV with a header */
-	bool no_idle;	    /* write no zero rows for idle stretches (analyze/README.md, Timeline) */
+	bool json;          /* JSON Lines instead of CSV with a header */
+	bool no_idle; /* write no zero rows for idle stretches (analyze/README.md, Timeline) */
 	/*
 	 * Non-NULL: rows per vantage point (--by-vantage), each point analyzed
 	 * on its own (rt_analyzer_split_vantage(): the analyzer needs
@@ -34,7 +34,8 @@ struct rt_an_timeline_opts {
 	void *vantage_ctx;
 };
 /* Timeline rows (analyze/README.md, Timeline), written as buckets end. */
-int rt_an_timeline_sink(FILE *fp, const struct rt_an_timeline_opts *opts, struct rt_an_sink *out, char *errbuf);
+int rt_an_timeline_sink(FILE *fp, const struct rt_an_timeline_opts *opts, struct rt_an_sink *out,
+                        char *errbuf);
 
 /* The HTML report (docs/REPORT.md): one self-contained page with charts, written at rt_analyzer_report(). */
 struct rt_an_html;
@@ -44,11 +45,11 @@ struct rt_an_html;
  */
 #define RT_AN_HTML_MAX_FLOWS 20000
 struct rt_an_html_opts {
-	uint64_t bucket_ns;	     /* the finest time step of the charts (required) */
-	const char *title;	     /* the page's title */
-	const char *const *files;    /* the capture files, as named on the command line */
+	uint64_t bucket_ns;       /* the finest time step of the charts (required) */
+	const char *title;        /* the page's title */
+	const char *const *files; /* the capture files, as named on the command line */
 	unsigned nfiles;
-	const char *counters;	     /* the side files, or NULL */
+	const char *counters; /* the side files, or NULL */
 	const char *source_log;
 };
 /*
@@ -57,7 +58,7 @@ struct rt_an_html_opts {
  * with -ENOTSUP when rocetrace was built without the charting library.
  */
 int rt_an_report_html_sink(FILE *fp, const struct rt_an_html_opts *opts, struct rt_an_sink *out,
-			   struct rt_an_html **html, char *errbuf);
+                           struct rt_an_html **html, char *errbuf);
 /* What went wrong reading the capture (the page says so) and the exit status the command ends with. */
 void rt_an_html_input_error(struct rt_an_html *h, const char *message, int exit_status);
 

@@ -10,7 +10,8 @@
 struct rt_analyzer;
 
 struct an_split {
-	struct rt_analyzer_opts o; /* the points' analyzers': the whole one's, without vantage points */
+	struct rt_analyzer_opts
+	    o; /* the points' analyzers': the whole one's, without vantage points */
 	rt_an_split_sink_fn make_sink;
 	void *ctx;
 	struct rt_analyzer *sub[RT_AN_VANTAGE_MAX];

@@ -30,7 +30,7 @@ struct timeline {
 	/* selected flows with counts in that bucket, and in this one (ids, ascending) */
 	uint32_t *prev_ids, *ids, nprev, nids, cap_ids;
 	uint32_t *zeros, nzeros, cap_zeros; /* flows that get a zero row (scratch) */
-	uint64_t *last;			    /* by flow id: 1 + number of the bucket of its latest row, 0 none */
+	uint64_t *last; /* by flow id: 1 + number of the bucket of its latest row, 0 none */
 	uint32_t cap_last;
 	/* the 'all' row held back: its bucket's counts and columns */
 	bool all_held;
@@ -45,9 +45,10 @@ struct vshared {
 };
 
 /* Row text is built straight in the output buffer with these (no stdio, two digits at a time). */
-static const char digit_pairs[] = "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
-				  "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
-				  "8081828384858687888990919293949596979899";
+static const char digit_pairs[] =
+    "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+    "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+    "8081828384858687888990919293949596979899";
 
 static unsigned digits_u64(uint64_t v)
 {
@@ -185,7 +186,7 @@ static char *put_csv_field(char *p, const char *s)
 
 /* A JSON Lines row (bucket t), through the common JSON writer. */
 static void json_row(struct timeline *tl, uint64_t t, uint64_t len_ns, const struct rt_an_delta *d,
-		     const struct row_extra *x)
+                     const struct row_extra *x)
 {
 	struct rt_json j;
 	char gbps[48];
@@ -239,8 +240,8 @@ static void json_row(struct timeline *tl, uint64_t t, uint64_t len_ns, const str
 }
 
 /* A row of bucket t (prefix: its CSV start, row_prefix()). */
-static void row(struct timeline *tl, uint64_t t, uint64_t len_ns, const char *prefix, size_t prefix_len,
-		const struct rt_an_delta *d, const struct row_extra *x)
+static void row(struct timeline *tl, uint64_t t, uint64_t len_ns, const char *prefix,
+                size_t prefix_len, const struct rt_an_delta *d, const struct row_extra *x)
 {
 	if (tl->opt.json) {
 		json_row(tl, t, len_ns, d, x);
@@ -253,7 +254,8 @@ static void row(struct timeline *tl, uint64_t t, uint64_t len_ns, const char *pr
 	if (tl->vs)
 		p = put_csv_field(p, point_name(tl));
 	p = x->key ? put_u64(p, x->id) : PUT(p, "all");
-	const uint64_t vals[] = {d->packets, d->bytes, d->ce, d->cnp, d->nak, d->retransmitted, x->xoff, x->paused};
+	const uint64_t vals[] = {d->packets, d->bytes,         d->ce,   d->cnp,
+	                         d->nak,     d->retransmitted, x->xoff, x->paused};
 	for (unsigned i = 0; i < sizeof(vals) / sizeof(vals[0]); i++) {
 		*p++ = ',';
 		if (i == 2) {
@@ -390,7 +392,8 @@ static bool room(struct timeline *tl, uint32_t n, uint32_t id)
 }
 
 /* tl->zeros = a ∪ b (both ascending), or a \ b when `minus`. */
-static void merge(struct timeline *tl, const uint32_t *a, uint32_t na, const uint32_t *b, uint32_t nb, bool minus)
+static void merge(struct timeline *tl, const uint32_t *a, uint32_t na, const uint32_t *b,
+                  uint32_t nb, bool minus)
 {
 	uint32_t i = 0, j = 0;
 	tl->nzeros = 0;
@@ -447,7 +450,8 @@ static void idle_rows(struct timeline *tl, const struct rt_analyzer *an, uint64_
 		tl->nzeros = 0;
 }
 
-static int tl_bucket(void *ctx, const struct rt_analyzer *an, const struct rt_an_bucket *b, char *errbuf)
+static int tl_bucket(void *ctx, const struct rt_analyzer *an, const struct rt_an_bucket *b,
+                     char *errbuf)
 {
 	struct timeline *tl = ctx;
 	bool idle = !tl->opt.no_idle;
@@ -546,8 +550,11 @@ static int point_sink(void *ctx, unsigned point, struct rt_an_sink *out, char *e
 	tl->vs = vs;
 	tl->point = point;
 	snprintf(tl->vname, sizeof(tl->vname), "%u", point);
-	*out = (struct rt_an_sink){
-		.bucket_ns = vs->opt.bucket_ns, .bucket = tl_bucket, .end = tl_end, .free = tl_free, .ctx = tl};
+	*out = (struct rt_an_sink){.bucket_ns = vs->opt.bucket_ns,
+	                           .bucket = tl_bucket,
+	                           .end = tl_end,
+	                           .free = tl_free,
+	                           .ctx = tl};
 	return 0;
 }
 
@@ -568,7 +575,8 @@ static void vs_free(void *ctx)
 	free(ctx);
 }
 
-int rt_an_timeline_sink(FILE *fp, const struct rt_an_timeline_opts *opts, struct rt_an_sink *out, char *errbuf)
+int rt_an_timeline_sink(FILE *fp, const struct rt_an_timeline_opts *opts, struct rt_an_sink *out,
+                        char *errbuf)
 {
 	if (opts->vantage_name) {
 		struct vshared *vs = calloc(1, sizeof(*vs));
@@ -576,7 +584,8 @@ int rt_an_timeline_sink(FILE *fp, const struct rt_an_timeline_opts *opts, struct
 			return rt_errorf(errbuf, ENOMEM, "timeline");
 		rt_out_init(&vs->o, fp);
 		vs->opt = *opts;
-		*out = (struct rt_an_sink){.end = vs_end, .free = vs_free, .split = point_sink, .ctx = vs};
+		*out = (struct rt_an_sink){
+		    .end = vs_end, .free = vs_free, .split = point_sink, .ctx = vs};
 		return 0;
 	}
 	struct timeline *tl = calloc(1, sizeof(*tl));
@@ -585,7 +594,10 @@ int rt_an_timeline_sink(FILE *fp, const struct rt_an_timeline_opts *opts, struct
 	tl->o = &tl->own;
 	rt_out_init(tl->o, fp);
 	tl->opt = *opts;
-	*out = (struct rt_an_sink){
-		.bucket_ns = opts->bucket_ns, .bucket = tl_bucket, .end = tl_end, .free = tl_free, .ctx = tl};
+	*out = (struct rt_an_sink){.bucket_ns = opts->bucket_ns,
+	                           .bucket = tl_bucket,
+	                           .end = tl_end,
+	                           .free = tl_free,
+	                           .ctx = tl};
 	return 0;
 }

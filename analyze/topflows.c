@@ -54,7 +54,8 @@ static void figures_of(const struct an_flow *f, struct rt_an_flow_figures *o)
 	o->retransmitted = f->x ? f->x->retransmitted : 0;
 }
 
-unsigned rt_analyzer_top_flows(const struct rt_analyzer *an, struct rt_an_flow_figures *out, unsigned k)
+unsigned rt_analyzer_top_flows(const struct rt_analyzer *an, struct rt_an_flow_figures *out,
+                               unsigned k)
 {
 	unsigned n = 0;
 	if (!k)

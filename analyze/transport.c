@@ -35,7 +35,7 @@ static void ackreq_ack(struct an_flow *f, uint32_t psn, uint64_t ts)
 }
 
 void an_tr_response(struct an_transport *t, uint32_t ri, const struct rt_record *rec, uint16_t opf,
-		    uint64_t frame, struct rt_an_note *note)
+                    uint64_t frame, struct rt_an_note *note)
 {
 	uint64_t ts = rec->ts_ns;
 	struct an_flow *r = &t->ft->flows[ri];
@@ -43,7 +43,8 @@ void an_tr_response(struct an_transport *t, uint32_t ri, const struct rt_record 
 	bool has_aeth = (rec->hdrs & RT_H_AETH) != 0;
 	uint8_t type = has_aeth ? (uint8_t)rt_aeth_type(rec->aeth_syndrome) : RT_AETH_ACK;
 	if (r->reverse == AN_NONE && (has_aeth || (opf & RT_OPF_MIDDLE)))
-		an_pair_response(t->pair, ri, rec->psn, ts, (opf & RT_OPF_READ) ? AN_PAIR_RESPONSE : AN_PAIR_ACK);
+		an_pair_response(t->pair, ri, rec->psn, ts,
+		                 (opf & RT_OPF_READ) ? AN_PAIR_RESPONSE : AN_PAIR_ACK);
 	uint32_t fi = t->ft->flows[ri].reverse;
 	struct an_flow *f = fi != AN_NONE ? &t->ft->flows[fi] : NULL;
 	if (note && f)
@@ -93,8 +94,8 @@ void an_tr_response(struct an_transport *t, uint32_t ri, const struct rt_record 
 }
 
 /* A resent request: counted, and the start of a resend run tells what caused it. */
-static void resend(struct an_transport *t, struct an_flow *f, uint32_t prev, uint32_t p, uint64_t ts,
-		   struct rt_an_note *note)
+static void resend(struct an_transport *t, struct an_flow *f, uint32_t prev, uint32_t p,
+                   uint64_t ts, struct rt_an_note *note)
 {
 	struct an_xport *x = an_xport(f);
 	t->tot->c.retransmitted++;
@@ -125,8 +126,8 @@ static void resend(struct an_transport *t, struct an_flow *f, uint32_t prev, uin
 	f->last_req_ts = ts;
 }
 
-void an_tr_request(struct an_transport *t, uint32_t fi, const struct rt_record *rec, uint8_t tr, uint16_t opf,
-		   struct rt_an_note *note)
+void an_tr_request(struct an_transport *t, uint32_t fi, const struct rt_record *rec, uint8_t tr,
+                   uint16_t opf, struct rt_an_note *note)
 {
 	struct an_flow *f = &t->ft->flows[fi];
 	uint64_t ts = rec->ts_ns;
@@ -134,7 +135,8 @@ void an_tr_request(struct an_transport *t, uint32_t fi, const struct rt_record *
 	f->requests++;
 	/* path MTU from full-size first/middle packets */
 	if ((opf & (RT_OPF_SEND | RT_OPF_WRITE)) && (opf & (RT_OPF_FIRST | RT_OPF_MIDDLE)) &&
-	    rec->payload_len >= 256 && rec->payload_len <= 4096 && !(rec->payload_len & (rec->payload_len - 1)))
+	    rec->payload_len >= 256 && rec->payload_len <= 4096 &&
+	    !(rec->payload_len & (rec->payload_len - 1)))
 		f->pmtu = rec->payload_len;
 	uint32_t span_min = 1, span_max = 1;
 	if ((opf & RT_OPF_READ) && (rec->hdrs & RT_H_RETH)) {

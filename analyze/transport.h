@@ -21,11 +21,11 @@ struct an_transport {
  * An RC/UC/XRC request of flow f (index fi) with opcode flags opf, transport tr,
  * frame number `frame` (note: may be NULL).
  */
-void an_tr_request(struct an_transport *t, uint32_t fi, const struct rt_record *rec, uint8_t tr, uint16_t opf,
-		   struct rt_an_note *note);
+void an_tr_request(struct an_transport *t, uint32_t fi, const struct rt_record *rec, uint8_t tr,
+                   uint16_t opf, struct rt_an_note *note);
 /* An ACK, NAK, RNR NAK or read response in flow ri, for the requester the other way. */
 void an_tr_response(struct an_transport *t, uint32_t ri, const struct rt_record *rec, uint16_t opf,
-		    uint64_t frame, struct rt_an_note *note);
+                    uint64_t frame, struct rt_an_note *note);
 /* A UD send of flow fi: its DETH source QP names the other side. */
 void an_tr_ud(struct an_transport *t, uint32_t fi, const struct rt_record *rec);
 

@@ -16,9 +16,10 @@ struct rt_analyzer;
 
 struct rt_analyzer_opts {
 	uint64_t link_speed_bps; /* for PFC/PAUSE quanta → time; default 100e9 */
-	uint64_t storm_ns;	 /* a class paused continuously this long is a storm; default 100 ms */
+	uint64_t storm_ns; /* a class paused continuously this long is a storm; default 100 ms */
 	uint64_t episode_gap_ns; /* events closer than this belong to one episode; default 1 ms */
-	uint64_t rate_window_ns; /* RP reaction: longest window before/after a CNP; default 100 us */
+	uint64_t
+	    rate_window_ns; /* RP reaction: longest window before/after a CNP; default 100 us */
 	/*
 	 * Duplicates: the same RoCE packet seen again at the same capture point
 	 * within this long is a copy, counted once (default 10 us); 0 turns
@@ -26,7 +27,8 @@ struct rt_analyzer_opts {
 	 * SLL2 interface index, router hop) are matched within 100 ms.
 	 */
 	uint64_t dup_window_ns;
-	uint16_t udp_port; /* the RoCEv2 port the records were dissected with (for messages); default 4791 */
+	uint16_t
+	    udp_port; /* the RoCEv2 port the records were dissected with (for messages); default 4791 */
 	/*
 	 * Flows kept one by one; the packets of further flows count in the
 	 * totals only (the report and a warning say how many). 0 = no limit.
@@ -66,13 +68,14 @@ struct rt_an_vantage {
 	const char *name;
 	unsigned nfiles;
 	const char *const *files; /* its capture files, in the order read */
-	uint64_t frames;	  /* its frames read */
+	uint64_t frames;          /* its frames read */
 };
 
 /* Running totals for live tickers (one interval or since the start). */
 struct rt_an_counts {
 	uint64_t packets, bytes, roce_packets;
-	uint64_t roce_bytes; /* wire lengths of the RoCE packets (copies of counted packets aside) */
+	uint64_t
+	    roce_bytes; /* wire lengths of the RoCE packets (copies of counted packets aside) */
 	uint64_t ce, cnp, nak, rnr_nak, retransmitted, icrc_bad;
 	uint64_t pfc_xoff[RT_AN_PFC_CLASSES], pfc_xon[RT_AN_PFC_CLASSES];
 	/* paused time per class summed over sending MACs, accounted up to the latest frame or tick
@@ -85,13 +88,15 @@ struct rt_an_counts {
 
 /* rt_an_note.flags */
 enum rt_an_note_flag {
-	RT_AN_NOTE_CE = 1u << 0,	/* IP ECN field is CE (11) */
-	RT_AN_NOTE_RETRANS = 1u << 1,	/* RC/XRC request at or behind the highest PSN sent */
-	RT_AN_NOTE_DUPLICATE = 1u << 2, /* UC request at or behind the highest PSN (UC never resends) */
-	RT_AN_NOTE_PSN_JUMP = 1u << 3,	/* PSN moved by more than 65536: tracking restarted */
-	RT_AN_NOTE_NAK = 1u << 4,	/* AETH NAK, code in nak_code */
-	RT_AN_NOTE_RNR_NAK = 1u << 5,	/* AETH RNR NAK, timer in nak_code */
-	RT_AN_NOTE_COPY = 1u << 6,	/* a copy of frame copy_of_frame (the same packet seen again): not counted */
+	RT_AN_NOTE_CE = 1u << 0,      /* IP ECN field is CE (11) */
+	RT_AN_NOTE_RETRANS = 1u << 1, /* RC/XRC request at or behind the highest PSN sent */
+	RT_AN_NOTE_DUPLICATE =
+	    1u << 2, /* UC request at or behind the highest PSN (UC never resends) */
+	RT_AN_NOTE_PSN_JUMP = 1u << 3, /* PSN moved by more than 65536: tracking restarted */
+	RT_AN_NOTE_NAK = 1u << 4,      /* AETH NAK, code in nak_code */
+	RT_AN_NOTE_RNR_NAK = 1u << 5,  /* AETH RNR NAK, timer in nak_code */
+	RT_AN_NOTE_COPY =
+	    1u << 6, /* a copy of frame copy_of_frame (the same packet seen again): not counted */
 };
 
 /*
@@ -104,14 +109,15 @@ enum rt_an_note_flag {
  * this one ended early).
  */
 struct rt_an_note {
-	uint64_t frame;		/* this record's number */
-	uint32_t flow_id;	/* RoCE/CNP with a BTH: flow id as in the report, else RT_AN_NONE */
-	uint32_t peer_flow_id;	/* response/NAK: the requester's flow; CNP: the flow it slows down */
-	uint32_t psn_gap;	/* PSNs missing before this request, 0 = none */
-	uint8_t flags;		/* enum rt_an_note_flag bits */
-	uint8_t nak_code;	/* NAK code or RNR timer (low 5 bits of the AETH syndrome) */
-	uint64_t nak_frame;	/* retransmission: the NAK or RNR NAK that started this go-back-N */
-	uint64_t cnp_for_frame; /* CNP: the CE-marked frame of its flow it answers (analyze/README.md) */
+	uint64_t frame;        /* this record's number */
+	uint32_t flow_id;      /* RoCE/CNP with a BTH: flow id as in the report, else RT_AN_NONE */
+	uint32_t peer_flow_id; /* response/NAK: the requester's flow; CNP: the flow it slows down */
+	uint32_t psn_gap;      /* PSNs missing before this request, 0 = none */
+	uint8_t flags;         /* enum rt_an_note_flag bits */
+	uint8_t nak_code;      /* NAK code or RNR timer (low 5 bits of the AETH syndrome) */
+	uint64_t nak_frame;    /* retransmission: the NAK or RNR NAK that started this go-back-N */
+	uint64_t
+	    cnp_for_frame; /* CNP: the CE-marked frame of its flow it answers (analyze/README.md) */
 	uint64_t copy_of_frame; /* RT_AN_NOTE_COPY: the frame that was counted */
 	/* PFC/PAUSE: bit c = this frame sets class c (RT_AN_PAUSE_CLASS for PAUSE) and pauses it
 	 * paused_ns[c] (its quanta at the link speed; 0 for an XON) */
@@ -126,7 +132,7 @@ struct rt_an_note {
 
 /* One finding about the capture itself: drops, duplicates, hints (analyze/README.md lists the codes). */
 #define RT_AN_WARNING_VALUES 4
-#define RT_AN_WARNINGS_MAX 16
+#define RT_AN_WARNINGS_MAX   16
 struct rt_an_warning {
 	const char *code;  /* stable identifier, e.g. "capture_drops" */
 	char message[400]; /* one line for people */
@@ -149,27 +155,28 @@ struct rt_an_flow_key {
 /* One flow's figures so far, for live displays (rt_analyzer_top_flows). */
 struct rt_an_flow_figures {
 	struct rt_an_flow_key key;
-	uint32_t id; /* as in the report */
+	uint32_t id;             /* as in the report */
 	uint64_t packets, bytes; /* frames and their wire lengths */
-	uint64_t ce;		 /* CE-marked packets */
-	uint64_t cnp_received;	 /* CNPs throttling the flow's sender */
-	uint64_t naks_received;	 /* NAKs to the flow's sender (RNR NAKs aside) */
-	uint64_t retransmitted;	 /* resent requests */
+	uint64_t ce;             /* CE-marked packets */
+	uint64_t cnp_received;   /* CNPs throttling the flow's sender */
+	uint64_t naks_received;  /* NAKs to the flow's sender (RNR NAKs aside) */
+	uint64_t retransmitted;  /* resent requests */
 };
 
 /* What one bucket counted, of one flow or of everything. */
 struct rt_an_delta {
-	uint64_t packets, bytes; /* frames and their wire lengths (copies of counted packets aside) */
-	uint64_t ce;		 /* CE-marked packets */
-	uint64_t cnp;		 /* CNPs throttling the flow's sender (all: every CNP) */
-	uint64_t nak;		 /* NAKs to the flow's sender (RNR NAKs aside) */
-	uint64_t retransmitted;	 /* resent requests */
+	uint64_t packets,
+	    bytes;    /* frames and their wire lengths (copies of counted packets aside) */
+	uint64_t ce;  /* CE-marked packets */
+	uint64_t cnp; /* CNPs throttling the flow's sender (all: every CNP) */
+	uint64_t nak; /* NAKs to the flow's sender (RNR NAKs aside) */
+	uint64_t retransmitted; /* resent requests */
 };
 
 /* One flow's part of a bucket. */
 struct rt_an_flow_row {
-	uint32_t id;	/* the flow's id, as in the report (rt_analyzer_flow_key) */
-	bool selected;	/* the flow selector (rt_analyzer_opts.flow) names it */
+	uint32_t id;   /* the flow's id, as in the report (rt_analyzer_flow_key) */
+	bool selected; /* the flow selector (rt_analyzer_opts.flow) names it */
 	struct rt_an_delta d;
 	/* round trips (request with AckReq → ACK) that ended since the flow's previous row */
 	uint64_t rtt_samples, rtt_sum_ns;
@@ -188,8 +195,9 @@ struct rt_an_bucket {
 	uint64_t pfc_xoff[RT_AN_PFC_CLASSES], pfc_paused_ns[RT_AN_PFC_CLASSES];
 	/* side files, as loaded before the first record (false: the columns below are 0) */
 	bool source_log, counters;
-	uint64_t source_cnp;					/* CNPs the traffic source handled, every flow */
-	double nic_cnp_sent, nic_cnp_handled, nic_pause_frames; /* counter deltas of samples in the bucket */
+	uint64_t source_cnp; /* CNPs the traffic source handled, every flow */
+	double nic_cnp_sent, nic_cnp_handled,
+	    nic_pause_frames; /* counter deltas of samples in the bucket */
 	uint32_t nrows;
 	const struct rt_an_flow_row *rows; /* flows with something in the bucket, by id */
 };
@@ -210,11 +218,14 @@ struct rt_an_bucket {
  */
 #define RT_AN_SINKS_MAX 8 /* sinks per analyzer */
 struct rt_an_sink {
-	uint64_t bucket_ns; /* bucket length this sink takes (0: no buckets); every sink takes the same */
-	int (*bucket)(void *ctx, const struct rt_analyzer *an, const struct rt_an_bucket *b, char *errbuf);
+	uint64_t
+	    bucket_ns; /* bucket length this sink takes (0: no buckets); every sink takes the same */
+	int (*bucket)(void *ctx, const struct rt_analyzer *an, const struct rt_an_bucket *b,
+	              char *errbuf);
 	int (*end)(void *ctx, const struct rt_analyzer *an, char *errbuf);
 	int (*report)(void *ctx, const struct rt_analyzer *an, char *errbuf);
-	void (*free)(void *ctx); /* by rt_analyzer_free(), and by rt_analyzer_add_sink() when it fails */
+	void (*free)(
+	    void *ctx); /* by rt_analyzer_free(), and by rt_analyzer_add_sink() when it fails */
 	void *ctx;
 	/*
 	 * Non-NULL: the sink also wants each vantage point analyzed on its own

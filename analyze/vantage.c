@@ -28,10 +28,8 @@
  * two hosts) and pair of points, a link with two quantile sketches.
  */
 
-#define CLS_NONE UINT32_MAX
-
 int an_vp_init(struct an_vantage *v, int (*vantage_of)(void *, uint32_t, uint32_t), void *ctx,
-	       uint64_t window_ns)
+               uint64_t window_ns)
 {
 	memset(v, 0, sizeof(*v));
 	if (!vantage_of)
@@ -73,12 +71,6 @@ void an_vp_free(struct an_vantage *v)
 	}
 	free(v->vp);
 	memset(v, 0, sizeof(*v));
-}
-
-/* Index of the pair of points i < j. */
-static unsigned pair_of(unsigned i, unsigned j)
-{
-	return i * (2 * AN_VP_POINTS - i - 1) / 2 + (j - i - 1);
 }
 
 /* The point of a record's capture point (interface, SLL2 interface index). */
@@ -183,7 +175,8 @@ static int cls_grow(struct an_vantage *v)
 }
 
 /* The slot of class (ipver, src, dst) in the index: it, or the empty slot it would take. */
-static uint32_t class_slot(const struct an_vantage *v, uint8_t ipver, const uint8_t *src, const uint8_t *dst)
+static uint32_t class_slot(const struct an_vantage *v, uint8_t ipver, const uint8_t *src,
+                           const uint8_t *dst)
 {
 	unsigned n = ipver == 4 ? 4 : 16;
 	uint32_t i = (uint32_t)cls_hash(ipver, src, dst) & (v->ccap - 1);
@@ -195,22 +188,23 @@ static uint32_t class_slot(const struct an_vantage *v, uint8_t ipver, const uint
 	return i;
 }
 
-/* The class of packets from src to dst, or CLS_NONE. */
-static uint32_t find_class(const struct an_vantage *v, uint8_t ipver, const uint8_t *src, const uint8_t *dst)
+/* The class of packets from src to dst, or AN_VP_CLS_NONE. */
+uint32_t an_vp_find_class(const struct an_vantage *v, uint8_t ipver, const uint8_t *src,
+                          const uint8_t *dst)
 {
 	if (!v->ccap)
-		return CLS_NONE;
+		return AN_VP_CLS_NONE;
 	uint32_t i = class_slot(v, ipver, src, dst);
-	return v->cidx[i] ? v->cidx[i] - 1 : CLS_NONE;
+	return v->cidx[i] ? v->cidx[i] - 1 : AN_VP_CLS_NONE;
 }
 
-/* The class of rec's packet, made at its first packet; CLS_NONE when out of memory. */
+/* The class of rec's packet, made at its first packet; AN_VP_CLS_NONE when out of memory. */
 static uint32_t class_of(struct an_vantage *v, const struct rt_record *rec)
 {
 	uint8_t ipver = rec->ip_version;
 	unsigned n = ipver == 4 ? 4 : 16;
 	if ((v->ncls + 1) * 2 > v->ccap && cls_grow(v) < 0)
-		return CLS_NONE;
+		return AN_VP_CLS_NONE;
 	uint32_t i = class_slot(v, ipver, rec->src_ip, rec->dst_ip);
 	if (v->cidx[i])
 		return v->cidx[i] - 1;
@@ -218,7 +212,7 @@ static uint32_t class_of(struct an_vantage *v, const struct rt_record *rec)
 		uint32_t nc = v->capcls ? v->capcls * 2 : 16;
 		struct an_vp_class *cl = realloc(v->cls, (size_t)nc * sizeof(*cl));
 		if (!cl)
-			return CLS_NONE;
+			return AN_VP_CLS_NONE;
 		v->cls = cl;
 		v->capcls = nc;
 	}
@@ -265,8 +259,8 @@ static bool ect(uint8_t ecn)
 	return ecn == 1 || ecn == 2;
 }
 
-static void matched(struct an_vantage *v, struct an_vp_link *l, unsigned pair, const struct an_vp_entry *x,
-		    unsigned i, unsigned j)
+static void matched(struct an_vantage *v, struct an_vp_link *l, unsigned pair,
+                    const struct an_vp_entry *x, unsigned i, unsigned j)
 {
 	int64_t d = (int64_t)(x->t[j] - x->t[i]);
 	if (!l->matched++)
@@ -300,7 +294,7 @@ static void settle(struct an_vantage *v, const struct an_vp_entry *x, bool judge
 			bool si = x->seen & (1u << i), sj = x->seen & (1u << j);
 			if (!v->pt[j].seen || (!si && !sj) || (!(si && sj) && !judge))
 				continue;
-			unsigned pair = pair_of(i, j);
+			unsigned pair = an_vp_pair_of(i, j);
 			struct an_vp_link *l = link_of(v, x->cls, pair);
 			if (!l)
 				continue;
@@ -367,7 +361,8 @@ static void settle_pending(struct an_vp_point *pt)
 	pt->npend = 0;
 }
 
-void an_vp_frame(struct an_vantage *v, const struct rt_record *rec, uint64_t fp, bool copy, uint64_t now)
+void an_vp_frame(struct an_vantage *v, const struct rt_record *rec, uint64_t fp, bool copy,
+                 uint64_t now)
 {
 	int p = point_of(v, rec->interface_id, rec->sll_ifindex);
 	if (p < 0) {
@@ -416,7 +411,7 @@ void an_vp_frame(struct an_vantage *v, const struct rt_record *rec, uint64_t fp,
 			pop(v, false);
 		}
 		uint32_t c = class_of(v, rec);
-		if (c == CLS_NONE) {
+		if (c == AN_VP_CLS_NONE) {
 			v->nomem = true;
 			return;
 		}
@@ -440,7 +435,8 @@ void an_vp_finish(struct an_vantage *v)
 		return;
 	while (v->head < v->tail)
 		pop(v, false);
-	for (unsigned i = 0; i < AN_VP_POINTS; i++) /* their points never showed they were still capturing */
+	for (unsigned i = 0; i < AN_VP_POINTS;
+	     i++) /* their points never showed they were still capturing */
 		for (uint32_t k = 0; k < v->pt[i].npend; k++)
 			v->pt[i].pend[k].l->pending[v->pt[i].pend[k].side] = 0;
 	for (unsigned i = 0; i < AN_VP_POINTS; i++)
@@ -482,216 +478,4 @@ int an_vp_describe(struct an_vantage *v, const struct rt_an_vantage *vp, unsigne
 		}
 	}
 	return 0;
-}
-
-/* ---- paths ---- */
-
-int64_t an_vp_offset(int64_t fwd_dmin, int64_t rev_dmax)
-{
-	/* ((t2 - t1) - (t4 - t3)) / 2 with t2 - t1 = fwd_dmin and t4 - t3 = -rev_dmax, rounded to nearest */
-	int64_t s = fwd_dmin + rev_dmax;
-	return s >= 0 ? (s + 1) / 2 : -((-s + 1) / 2);
-}
-
-/* What one pair of points says, both ways. */
-struct pair_sum {
-	uint64_t matched[2], lost[2], ce[2];
-	int64_t dmin[2], dmax[2]; /* of d over the classes each way ([0]: i -> j) */
-	struct an_hist pos[2], neg[2];
-	bool any[2];
-};
-
-/* The signed value of nearest rank `rank` (1-based): the negated ones (largest magnitude first), then pos. */
-static int64_t signed_rank(const struct an_hist *pos, const struct an_hist *neg, uint64_t rank)
-{
-	if (rank <= neg->n)
-		return -(int64_t)an_hist_rank(neg, neg->n - rank + 1);
-	return (int64_t)an_hist_rank(pos, rank - neg->n);
-}
-
-static uint64_t rank_of(uint64_t n, double q)
-{
-	uint64_t r = (uint64_t)(q * (double)n + 0.999999999);
-	return r < 1 ? 1 : r > n ? n : r;
-}
-
-/*
- * Which way the packets of class c go between points i and j: 0 from i to
- * j, 1 from j to i. Packets one way have d = offset + delay, the other way
- * d = offset - delay: whichever class of a host pair has the larger d is
- * the one going from i to j.
- */
-static int way_two(const struct an_vp_link *l, const struct an_vp_link *r)
-{
-	if (l->dmin != r->dmin)
-		return l->dmin > r->dmin ? 0 : 1;
-	return l->dmax >= r->dmax ? 0 : 1;
-}
-
-/* The class of the other direction between the same hosts, or CLS_NONE. */
-static uint32_t reverse_of(const struct an_vantage *v, uint32_t c)
-{
-	const struct an_vp_class *k = &v->cls[c];
-	return find_class(v, k->ipver, k->dst, k->src);
-}
-
-/* The class's median d (from its own sketches, relative to the pair's ref). */
-static int64_t class_median(const struct an_vp_link *l, int64_t ref)
-{
-	static const struct an_hist empty;
-	const struct an_hist *pos = l->pos ? l->pos : &empty, *neg = l->neg ? l->neg : &empty;
-	return ref + signed_rank(pos, neg, rank_of(pos->n + neg->n, 0.5));
-}
-
-static void add_way(struct pair_sum *ps, const struct an_vp_link *l, int w)
-{
-	/* way 0 (i -> j): lost = seen at i only; CE at j. Way 1: the mirror. */
-	ps->lost[w] += l->miss[w];
-	ps->ce[w] += l->ce[w];
-	if (!l->matched)
-		return;
-	if (!ps->any[w] || l->dmin < ps->dmin[w])
-		ps->dmin[w] = l->dmin;
-	if (!ps->any[w] || l->dmax > ps->dmax[w])
-		ps->dmax[w] = l->dmax;
-	ps->any[w] = true;
-	ps->matched[w] += l->matched;
-	an_hist_merge(&ps->pos[w], l->pos);
-	an_hist_merge(&ps->neg[w], l->neg);
-}
-
-static void fill_path(struct an_vp_path *o, const struct pair_sum *ps, int w, bool theta_known, int64_t theta,
-		      int64_t ref)
-{
-	o->matched = ps->matched[w];
-	o->lost = ps->lost[w];
-	o->ce_marked = ps->ce[w];
-	o->offset_known = theta_known;
-	o->offset_ns = w == 0 ? theta : -theta;
-	if (!theta_known)
-		o->offset_null_reason = "packets were matched one way only: the clock offset cannot be told from the "
-					"delay, and the delays include it";
-	if (!ps->matched[w]) {
-		o->delay_null_reason = "no packet was seen at both";
-		return;
-	}
-	o->delay_known = true;
-	o->delay_includes_offset = !theta_known;
-	int64_t th = theta_known ? theta : 0;
-	uint64_t n = ps->pos[w].n + ps->neg[w].n;
-	if (w == 0) { /* delay = d - offset */
-		o->delay_min = ps->dmin[w] - th;
-		o->delay_median = ref + signed_rank(&ps->pos[w], &ps->neg[w], rank_of(n, 0.5)) - th;
-		o->delay_p99 = ref + signed_rank(&ps->pos[w], &ps->neg[w], rank_of(n, 0.99)) - th;
-	} else { /* delay = offset - d: its quantile q is the offset less d's quantile 1 - q */
-		o->delay_min = th - ps->dmax[w];
-		o->delay_median = th - ref - signed_rank(&ps->pos[w], &ps->neg[w], n + 1 - rank_of(n, 0.5));
-		o->delay_p99 = th - ref - signed_rank(&ps->pos[w], &ps->neg[w], n + 1 - rank_of(n, 0.99));
-	}
-}
-
-/*
- * The paths between points i < j (0, 1 or 2 of them) into r, and each
- * class's way between them (r->way[pair], kept). 0, or -ENOMEM.
- */
-static int pair_paths(const struct an_vantage *v, unsigned i, unsigned j, struct an_vp_result *r)
-{
-	unsigned pair = pair_of(i, j);
-	struct pair_sum *ps = calloc(1, sizeof(*ps));
-	int8_t *way = malloc(v->ncls ? v->ncls : 1);
-	if (!ps || !way) {
-		free(ps);
-		free(way);
-		return -ENOMEM;
-	}
-	/* classes with their reverse matched too: the way is known; the offset from the smallest delays */
-	bool fwd = false, rev = false;
-	int64_t fmin = 0, rmax = 0;
-	for (uint32_t c = 0; c < v->ncls; c++) {
-		way[c] = -1;
-		const struct an_vp_link *l = v->cls[c].link[pair];
-		if (!l || !l->matched)
-			continue;
-		uint32_t rc = reverse_of(v, c);
-		const struct an_vp_link *rl = rc != CLS_NONE ? v->cls[rc].link[pair] : NULL;
-		if (!rl || !rl->matched)
-			continue;
-		way[c] = (int8_t)way_two(l, rl);
-		if (way[c] == 0 && (!fwd || l->dmin < fmin))
-			fmin = l->dmin, fwd = true;
-		if (way[c] == 1 && (!rev || l->dmax > rmax))
-			rmax = l->dmax, rev = true;
-	}
-	bool theta_known = fwd && rev;
-	int64_t theta = theta_known ? an_vp_offset(fmin, rmax) : 0;
-	/* the other classes: by the offset when known, else by TTL (a router lowers it), CE marks, the time order */
-	for (uint32_t c = 0; c < v->ncls; c++) {
-		const struct an_vp_link *l = v->cls[c].link[pair];
-		if (!l || way[c] >= 0 || !l->matched) /* never seen at both: it need not pass both points */
-			continue;
-		int64_t med = class_median(l, v->ref[pair]);
-		if (theta_known)
-			way[c] = med >= theta ? 0 : 1;
-		else if (l->ttl_lower[0] != l->ttl_lower[1])
-			way[c] = l->ttl_lower[0] > l->ttl_lower[1] ? 0 : 1;
-		else if (l->ce[0] != l->ce[1])
-			way[c] = l->ce[0] > l->ce[1] ? 0 : 1;
-		else
-			way[c] = med >= 0 ? 0 : 1;
-	}
-	for (uint32_t c = 0; c < v->ncls; c++)
-		if (way[c] >= 0)
-			add_way(ps, v->cls[c].link[pair], way[c]);
-	unsigned n0 = r->npaths;
-	for (int w = 0; w < 2; w++) {
-		if (!ps->matched[w] && !ps->lost[w])
-			continue;
-		struct an_vp_path *o = &r->path[r->npaths];
-		*o = (struct an_vp_path){.from = w ? j : i, .to = w ? i : j};
-		fill_path(o, ps, w, theta_known, theta, v->ref[pair]);
-		r->path_of[pair][w] = (int)r->npaths++;
-	}
-	if (r->npaths == n0) { /* both captured, nothing in common: said as a path with nothing on it */
-		struct an_vp_path *o = &r->path[r->npaths++];
-		*o = (struct an_vp_path){.from = i, .to = j};
-		fill_path(o, ps, 0, false, 0, 0);
-		o->offset_null_reason = "no packet was seen at both";
-	}
-	r->way[pair] = way;
-	free(ps);
-	return 0;
-}
-
-int an_vp_compute(const struct an_vantage *v, struct an_vp_result *r)
-{
-	memset(r, 0, sizeof(*r));
-	memset(r->path_of, -1, sizeof(r->path_of));
-	unsigned npt = v->nvp < AN_VP_POINTS ? v->nvp : AN_VP_POINTS;
-	for (unsigned i = 0; i < npt; i++)
-		for (unsigned j = i + 1; j < npt; j++)
-			if (v->on && v->pt[i].seen && v->pt[j].seen && pair_paths(v, i, j, r) < 0) {
-				an_vp_result_free(r);
-				return -ENOMEM;
-			}
-	return 0;
-}
-
-void an_vp_result_free(struct an_vp_result *r)
-{
-	for (unsigned p = 0; p < AN_VP_PAIRS; p++)
-		free(r->way[p]);
-	memset(r, 0, sizeof(*r));
-}
-
-unsigned an_vp_flow_paths(const struct an_vantage *v, const struct an_vp_result *r, uint8_t ipver,
-			  const uint8_t *src, const uint8_t *dst, unsigned *out)
-{
-	uint32_t c = find_class(v, ipver, src, dst);
-	unsigned n = 0;
-	if (c == CLS_NONE)
-		return 0;
-	for (unsigned p = 0; p < AN_VP_PAIRS; p++)
-		if (r->way[p] && r->way[p][c] >= 0 && r->path_of[p][r->way[p][c]] >= 0)
-			out[n++] = (unsigned)r->path_of[p][r->way[p][c]];
-	return n;
 }

@@ -8,9 +8,9 @@
 #include "analyze/hist.h"
 #include "analyze/types.h"
 
-#define AN_VP_POINTS RT_AN_VANTAGE_MAX
-#define AN_VP_PAIRS (AN_VP_POINTS * (AN_VP_POINTS - 1) / 2)
-#define AN_VP_NONE UINT64_MAX
+#define AN_VP_POINTS      RT_AN_VANTAGE_MAX
+#define AN_VP_PAIRS       (AN_VP_POINTS * (AN_VP_POINTS - 1) / 2)
+#define AN_VP_NONE        UINT64_MAX
 #define AN_VP_MAX_ENTRIES (1u << 20) /* packets waiting for their window to close, at most */
 
 /*
@@ -20,12 +20,14 @@
  * offset of j's clock, from j to i the offset less the delay.
  */
 struct an_vp_link {
-	uint64_t matched;	 /* packets seen at both */
-	int64_t dmin, dmax;	 /* of d */
-	uint64_t miss[2];	 /* seen at i only ([0]) or at j only ([1]), judged: the other point was capturing */
-	uint64_t pending[2];	 /* ... judged once the other point has a frame after the window */
-	uint64_t ce[2];		 /* ECT at i and CE at j ([0]); ECT at j and CE at i ([1]) */
-	uint64_t ttl_lower[2];	 /* a lower TTL at j ([0]) or at i ([1]): that one is after a router */
+	uint64_t matched;   /* packets seen at both */
+	int64_t dmin, dmax; /* of d */
+	uint64_t miss
+	    [2]; /* seen at i only ([0]) or at j only ([1]), judged: the other point was capturing */
+	uint64_t pending[2]; /* ... judged once the other point has a frame after the window */
+	uint64_t ce[2];      /* ECT at i and CE at j ([0]); ECT at j and CE at i ([1]) */
+	uint64_t
+	    ttl_lower[2]; /* a lower TTL at j ([0]) or at i ([1]): that one is after a router */
 	struct an_hist *pos, *neg; /* d - ref (ref: the pair's first d), >= 0 and < 0 (negated) */
 };
 
@@ -39,7 +41,8 @@ struct an_vp_class {
 /* One packet waiting until its window closes: the frame of it each point saw. */
 struct an_vp_entry {
 	uint64_t fp, t0; /* fingerprint (an_dup_fingerprint); the first frame's time */
-	uint64_t older;	 /* the live instance with this fingerprint before it (its seq), or AN_VP_NONE */
+	uint64_t
+	    older; /* the live instance with this fingerprint before it (its seq), or AN_VP_NONE */
 	uint32_t cls;
 	uint8_t seen; /* bit per point */
 	uint8_t ecn[AN_VP_POINTS], ttl[AN_VP_POINTS];
@@ -55,7 +58,8 @@ struct an_vp_pending {
 struct an_vp_point {
 	bool seen;
 	uint64_t first, last, frames;
-	struct an_vp_pending *pend; /* links with pending judgements of this point missing a packet */
+	struct an_vp_pending
+	    *pend; /* links with pending judgements of this point missing a packet */
 	uint32_t npend, cappend;
 };
 
@@ -72,7 +76,7 @@ struct an_vantage {
 	/* packets in their window: a ring by seq, and a hash from fingerprint to the newest instance's seq */
 	struct an_vp_entry *e;
 	uint64_t head, tail; /* live seqs are [head, tail) */
-	uint32_t cap;	     /* ring size, power of 2 */
+	uint32_t cap;        /* ring size, power of 2 */
 	struct {
 		uint64_t fp, seq;
 	} * h;
@@ -82,9 +86,10 @@ struct an_vantage {
 	uint32_t ncls, capcls;
 	uint32_t *cidx;
 	uint32_t ccap;
-	uint64_t frames_unknown;   /* frames whose point is unknown or beyond AN_VP_POINTS */
-	uint64_t forgotten_early;  /* packets pushed out before their window closed (AN_VP_MAX_ENTRIES) */
-	bool nomem;		   /* something could not be allocated: the figures miss what it held */
+	uint64_t frames_unknown; /* frames whose point is unknown or beyond AN_VP_POINTS */
+	uint64_t
+	    forgotten_early; /* packets pushed out before their window closed (AN_VP_MAX_ENTRIES) */
+	bool nomem;          /* something could not be allocated: the figures miss what it held */
 	/* the vantage points as the caller described them (rt_analyzer_vantage_points) */
 	struct rt_an_vantage *vp;
 	unsigned nvp;
@@ -95,10 +100,11 @@ struct an_vp_path {
 	unsigned from, to;
 	uint64_t matched, lost, ce_marked;
 	bool offset_known;
-	int64_t offset_ns;		/* to's clock less from's */
+	int64_t offset_ns;              /* to's clock less from's */
 	const char *offset_null_reason; /* when not known */
 	bool delay_known;
-	bool delay_includes_offset; /* the offset could not be measured: delays are raw time differences */
+	bool
+	    delay_includes_offset; /* the offset could not be measured: delays are raw time differences */
 	int64_t delay_min, delay_median, delay_p99;
 	const char *delay_null_reason;
 };
@@ -110,20 +116,23 @@ struct an_vp_path {
 struct an_vp_result {
 	unsigned npaths;
 	struct an_vp_path path[AN_VP_PATHS_MAX];
-	int path_of[AN_VP_PAIRS][2]; /* pair of points i < j, from i ([0]) or from j ([1]) -> path, or -1 */
-	int8_t *way[AN_VP_PAIRS];    /* per pair: each class's way (0: from i, 1: from j, -1: on neither), or NULL */
+	int path_of[AN_VP_PAIRS]
+	           [2]; /* pair of points i < j, from i ([0]) or from j ([1]) -> path, or -1 */
+	int8_t *way
+	    [AN_VP_PAIRS]; /* per pair: each class's way (0: from i, 1: from j, -1: on neither), or NULL */
 };
 
 /* 0, or -ENOMEM. With vantage_of NULL the part stays off. */
 int an_vp_init(struct an_vantage *v, int (*vantage_of)(void *, uint32_t, uint32_t), void *ctx,
-	       uint64_t window_ns);
+               uint64_t window_ns);
 void an_vp_free(struct an_vantage *v);
 /*
  * One frame at stream time `now`: fp is its fingerprint when it is RoCE
  * with a BTH (else 0); copy: the duplicate detection found it a copy of a
  * packet counted already.
  */
-void an_vp_frame(struct an_vantage *v, const struct rt_record *rec, uint64_t fp, bool copy, uint64_t now);
+void an_vp_frame(struct an_vantage *v, const struct rt_record *rec, uint64_t fp, bool copy,
+                 uint64_t now);
 /* The point of a record (0 .. AN_VP_POINTS - 1), or -1: unknown, or the part is off. */
 int an_vp_point(struct an_vantage *v, const struct rt_record *rec);
 /* End of input: every packet still waiting is settled (no loss is judged for them). */
@@ -139,9 +148,22 @@ void an_vp_result_free(struct an_vp_result *r);
  * downstream one; returns how many.
  */
 unsigned an_vp_flow_paths(const struct an_vantage *v, const struct an_vp_result *r, uint8_t ipver,
-			  const uint8_t *src, const uint8_t *dst, unsigned *out);
+                          const uint8_t *src, const uint8_t *dst, unsigned *out);
 
 /* Offset of j's clock over i's, NTP's way, from the smallest delay each way (exposed for tests). */
 int64_t an_vp_offset(int64_t fwd_dmin, int64_t rev_dmax);
+
+/* Inside vantage.c and vantage_paths.c: no class. */
+#define AN_VP_CLS_NONE UINT32_MAX
+
+/* Index of the pair of points i < j. */
+static inline unsigned an_vp_pair_of(unsigned i, unsigned j)
+{
+	return i * (2 * AN_VP_POINTS - i - 1) / 2 + (j - i - 1);
+}
+
+/* The class of packets from src to dst (one direction between two hosts), or AN_VP_CLS_NONE. */
+uint32_t an_vp_find_class(const struct an_vantage *v, uint8_t ipver, const uint8_t *src,
+                          const uint8_t *dst);
 
 #endif

@@ -12,6 +12,7 @@ uint64_t an_capture_dropped(const struct rt_analyzer *an, bool *known);
  * The same by interface and OS/capture; returns where they come from
  * ("pcapng", "counters_file"), NULL when nothing records them.
  */
-const char *an_capture_drops(const struct rt_analyzer *an, uint64_t *if_dropped, uint64_t *os_dropped);
+const char *an_capture_drops(const struct rt_analyzer *an, uint64_t *if_dropped,
+                             uint64_t *os_dropped);
 
 #endif

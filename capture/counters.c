@@ -123,7 +123,8 @@ out:
 }
 
 /* Keep a counter for the sample function (what does not fit in memory is left out). */
-static void gather(struct rt_counters *c, const char *dev, unsigned port, const char *name, uint64_t v)
+static void gather(struct rt_counters *c, const char *dev, unsigned port, const char *name,
+                   uint64_t v)
 {
 	if (c->nvals == c->cap_vals) {
 		unsigned cap = c->cap_vals ? 2 * c->cap_vals : 256;
@@ -142,8 +143,8 @@ static void gather(struct rt_counters *c, const char *dev, unsigned port, const 
 }
 
 /* One counter as a member "name":value (of the RDMA port when port is set, else of the netdev). */
-static void put_counter(struct rt_counters *c, struct rt_json *j, unsigned *n, unsigned port, const char *name,
-			uint64_t v)
+static void put_counter(struct rt_counters *c, struct rt_json *j, unsigned *n, unsigned port,
+                        const char *name, uint64_t v)
 {
 	(*n)++;
 	rt_json_key(j, name);

@@ -36,7 +36,8 @@ long rt_fileset_rotation(const char *path, char *stem, size_t size)
 		bool dotted = path[d - 1] == '.' && d - 1 > base_off;
 		bool after_ext = false;
 		for (size_t i = 0; i < sizeof(capture_ext) / sizeof(capture_ext[0]); i++)
-			after_ext |= ends_with(path, d, capture_ext[i]) && d > base_off + strlen(capture_ext[i]);
+			after_ext |= ends_with(path, d, capture_ext[i]) &&
+			             d > base_off + strlen(capture_ext[i]);
 		if (dotted || after_ext) {
 			number = strtol(path + d, NULL, 10);
 			keep = dotted ? d - 1 : d;

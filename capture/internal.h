@@ -21,7 +21,7 @@ extern const struct rt_source_ops rt_source_verbs_ops;
 
 /* The verbs sources' list(): every port of every RDMA device in sysfs (built with libibverbs or not). */
 int rt_rdma_source_list(const struct rt_source_config *cfg, rt_source_list_fn fn, void *ctx,
-			char *errbuf);
+                        char *errbuf);
 
 /*
  * A capture file's place in a rotated set: the number its name ends with
@@ -36,7 +36,7 @@ void rt_fileset_point_name(const char *path, char *name, size_t size);
 
 /* The verbs sniffer: receive ring entries when -B is not given, and the smallest accepted. */
 #define RT_VERBS_DEFAULT_RING 4096u
-#define RT_VERBS_MIN_RING 64u
+#define RT_VERBS_MIN_RING     64u
 /* Frames handed out per next() call at most (the caller's batch may be smaller). */
 #define RT_VERBS_POLL_BATCH 64
 /* Receive buffer size when the port's netdev MTU cannot be read (a 9000-byte MTU jumbo frame fits). */
@@ -51,7 +51,7 @@ static inline uint64_t rt_verbs_cycles_to_ns(uint64_t cycles, uint64_t khz)
 
 /* ---- the capture file reader (capture/pcapfile.h), across pcapfile*.c ---- */
 
-#define RT_PCAPFILE_READ_SIZE (1u << 20)  /* bytes asked of read(2) (or inflate) at a time */
+#define RT_PCAPFILE_READ_SIZE (1u << 20)   /* bytes asked of read(2) (or inflate) at a time */
 #define RT_PCAPFILE_ZIN_SIZE  (256u << 10) /* compressed bytes read at a time */
 #define RT_PCAP_MAGIC_US      0xA1B2C3D4u  /* classic pcap, microseconds */
 #define RT_PCAP_MAGIC_NS      0xA1B23C4Du  /* classic pcap, nanoseconds */
@@ -66,8 +66,8 @@ struct rt_pcapfile_iface {
 	uint64_t ts_offset_ns; /* if_tsoffset (seconds, signed) in ns, modulo 2^64 */
 	bool drops_known;
 	uint64_t if_dropped, os_dropped; /* from the interface's latest ISB */
-	uint64_t isb_start;               /* its isb_starttime in the interface's units, 0 when absent */
-	char name[64];                    /* if_name, cut to fit; "" when absent */
+	uint64_t isb_start; /* its isb_starttime in the interface's units, 0 when absent */
+	char name[64];      /* if_name, cut to fit; "" when absent */
 };
 
 /* The reader (pcapfile.c opens, pcapfile_input.c fills the buffer, pcapfile_pcap*.c parse it). */
@@ -88,15 +88,15 @@ struct rt_pcapfile {
 	/* unread bytes are buf[pos, end) */
 	uint8_t *buf;
 	size_t cap, pos, end;
-	bool swapped; /* the file (or section) is in the other byte order */
+	bool swapped;     /* the file (or section) is in the other byte order */
 	uint32_t ts_mult; /* classic pcap: ns per fraction unit (1000 or 1) */
 	uint32_t snaplen; /* classic pcap: frames are cut to this */
 	struct rt_pcapfile_iface *ifaces;
 	uint32_t nifaces, cap_ifaces;
 	uint32_t section_base; /* first interface of the current pcapng section */
 	uint64_t fingerprint;  /* hash of the interface descriptions (the classic pcap header) */
-	uint64_t seq;	       /* packet records read */
-	int err;	       /* a fatal error met after frames were handed out, reported next */
+	uint64_t seq;          /* packet records read */
+	int err;               /* a fatal error met after frames were handed out, reported next */
 	char errmsg[RT_ERRBUF_SIZE];
 };
 
@@ -146,11 +146,11 @@ int rt_pcapfile_want(struct rt_pcapfile *f, size_t need, char *errbuf);
  * negative errno. */
 int rt_pcapfile_open_pcap(struct rt_pcapfile *f, uint32_t magic, char *errbuf);
 int rt_pcapfile_pcap_record(struct rt_pcapfile *f, struct rt_frame *fr, size_t avail, size_t *need,
-			    char *errbuf);
+                            char *errbuf);
 /* pcapng (pcapfile_pcapng.c): the first section header and blocks up to the first interface
  * description, then one block at pos, likewise. */
 int rt_pcapfile_open_pcapng(struct rt_pcapfile *f, char *errbuf);
 int rt_pcapfile_ng_block(struct rt_pcapfile *f, struct rt_frame *fr, size_t avail, size_t *need,
-			 char *errbuf);
+                         char *errbuf);
 
 #endif

@@ -16,15 +16,16 @@ enum rt_pcapfile_format {
 /* What the file's header says. */
 struct rt_pcapfile_info {
 	enum rt_pcapfile_format format;
-	bool gzip;	  /* the bytes were gzip-compressed */
-	int linktype;	  /* pcap LINKTYPE_ of the first interface */
+	bool gzip;        /* the bytes were gzip-compressed */
+	int linktype;     /* pcap LINKTYPE_ of the first interface */
 	uint32_t snaplen; /* snap length of the first interface (0 = none given) */
 };
 
 /* Capture drops the file records: pcapng interface statistics blocks (ISB). */
 struct rt_pcapfile_drops {
-	bool known;	     /* some ISB holds isb_ifdrop or isb_osdrop */
-	uint64_t if_dropped; /* isb_ifdrop of the last ISB of each interface, summed over interfaces and sections */
+	bool known; /* some ISB holds isb_ifdrop or isb_osdrop */
+	uint64_t
+	    if_dropped; /* isb_ifdrop of the last ISB of each interface, summed over interfaces and sections */
 	uint64_t os_dropped; /* isb_osdrop, likewise */
 	uint32_t interfaces; /* interfaces described (every section's IDBs; 1 for classic pcap) */
 };
@@ -37,14 +38,15 @@ struct rt_pcapfile;
  * arrives); `name` is used in messages. Returns 0 or a negative errno with
  * errbuf filled.
  */
-int rt_pcapfile_open_fd(struct rt_pcapfile **out, int fd, bool own_fd, const char *name, char *errbuf);
+int rt_pcapfile_open_fd(struct rt_pcapfile **out, int fd, bool own_fd, const char *name,
+                        char *errbuf);
 /*
  * Read a capture held in memory (`data` stays valid until close), taking at
  * most `chunk` bytes at a time as a file read would (0 = any amount): tests
  * and fuzzers use small chunks to cut records at every byte.
  */
 int rt_pcapfile_open_mem(struct rt_pcapfile **out, const void *data, size_t len, size_t chunk,
-			 const char *name, char *errbuf);
+                         const char *name, char *errbuf);
 const struct rt_pcapfile_info *rt_pcapfile_info(const struct rt_pcapfile *f);
 /*
  * Up to `max` frames in file order into `frames` (data pointing into the
@@ -71,7 +73,7 @@ struct rt_pcapfile_iface_drops {
 	uint64_t start;
 };
 void rt_pcapfile_iface_drops(const struct rt_pcapfile *f, uint32_t interface_id,
-			     struct rt_pcapfile_iface_drops *out);
+                             struct rt_pcapfile_iface_drops *out);
 /* The if_name of interface `interface_id` (as in rt_frame; cut at 63 bytes), "" when none is given. */
 const char *rt_pcapfile_iface_name(const struct rt_pcapfile *f, uint32_t interface_id);
 /* Interfaces described so far (every section's; 1 for classic pcap). */

@@ -12,7 +12,7 @@
 #define PROGRESS_NS 1000000000u
 
 /* Lock-free, so the signal handler may touch them: the stop request and the source to wake. */
-static atomic_int stop_signal; /* 0, the signal that stopped, or -1 for rt_pump_stop() */
+static atomic_int stop_signal;    /* 0, the signal that stopped, or -1 for rt_pump_stop() */
 static atomic_uint stop_requests; /* signals and rt_pump_stop() calls so far */
 static _Atomic(struct rt_source *) running;
 static void (*volatile signal_hook)(int sig);
@@ -116,10 +116,11 @@ int rt_pump_open_files(struct rt_source **out, const struct rt_source_file_spec 
 		rt_source_file_info(src, i, &fi);
 		if (rt_linktype_supported(fi.linktype))
 			continue;
-		rc = rt_errmsg(errbuf, EPROTONOSUPPORT,
-		               "%s: link type %d is not supported (Ethernet, Linux SLL/SLL2 and raw "
-		               "IP are)",
-		               strcmp(fi.path, "-") ? fi.path : "stdin", fi.linktype);
+		rc =
+		    rt_errmsg(errbuf, EPROTONOSUPPORT,
+		              "%s: link type %d is not supported (Ethernet, Linux SLL/SLL2 and raw "
+		              "IP are)",
+		              strcmp(fi.path, "-") ? fi.path : "stdin", fi.linktype);
 		rt_source_close(src);
 		return rc;
 	}

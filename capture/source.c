@@ -15,32 +15,33 @@ static bool rdma_is_ours(const char *name, const struct rt_source_config *cfg)
 }
 
 static int rdma_refuse(struct rt_source *src, const char *name, const struct rt_source_config *cfg,
-		       char *errbuf)
+                       char *errbuf)
 {
 	(void)src;
 	(void)cfg;
 	return rt_errorf(errbuf, EPROTONOSUPPORT,
-			 "%s: an RDMA device, but this rocetrace was built without libibverbs", name);
+	                 "%s: an RDMA device, but this rocetrace was built without libibverbs",
+	                 name);
 }
 
 /* Without libibverbs an RDMA device is still recognised and listed, but cannot be opened. */
 static const struct rt_source_ops verbs_unbuilt_ops = {
-	.kind = "verbs",
-	.is_ours = rdma_is_ours,
-	.open = rdma_refuse,
-	.list = rt_rdma_source_list,
+    .kind = "verbs",
+    .is_ours = rdma_is_ours,
+    .open = rdma_refuse,
+    .list = rt_rdma_source_list,
 };
 #endif
 
 /* Tried in order; the libpcap live source claims whatever the others do not. */
 static const struct rt_source_ops *const registry[] = {
-	&rt_source_file_ops,
+    &rt_source_file_ops,
 #if RT_HAVE_IBVERBS
-	&rt_source_verbs_ops,
+    &rt_source_verbs_ops,
 #else
-	&verbs_unbuilt_ops,
+    &verbs_unbuilt_ops,
 #endif
-	&rt_source_pcap_ops,
+    &rt_source_pcap_ops,
 };
 
 struct rdma_list {
@@ -55,12 +56,12 @@ static void rdma_port(void *ctx, const struct rt_rdma_port *p)
 
 	snprintf(d.name, sizeof(d.name), "%s:%u", p->dev, p->port);
 	snprintf(d.desc, sizeof(d.desc), "link_layer %-10s state %-8s netdev %s", p->link_layer,
-		 p->state, p->netdev);
+	         p->state, p->netdev);
 	l->fn(l->ctx, &d);
 }
 
 int rt_rdma_source_list(const struct rt_source_config *cfg, rt_source_list_fn fn, void *ctx,
-			char *errbuf)
+                        char *errbuf)
 {
 	struct rdma_list l = {fn, ctx};
 
@@ -69,7 +70,7 @@ int rt_rdma_source_list(const struct rt_source_config *cfg, rt_source_list_fn fn
 }
 
 int rt_source_list(const char *kind, const struct rt_source_config *cfg, rt_source_list_fn fn,
-		   void *ctx, char *errbuf)
+                   void *ctx, char *errbuf)
 {
 	static const struct rt_source_config defaults;
 	int total = 0;
@@ -91,7 +92,7 @@ bool rt_source_kind_built(const char *kind)
 }
 
 static int open_with(const struct rt_source_ops *ops, struct rt_source **out, const char *name,
-		     const struct rt_source_config *cfg, char *errbuf)
+                     const struct rt_source_config *cfg, char *errbuf)
 {
 	static const struct rt_source_config defaults;
 	struct rt_source *src = calloc(1, sizeof(*src));
@@ -109,7 +110,7 @@ static int open_with(const struct rt_source_ops *ops, struct rt_source **out, co
 }
 
 int rt_source_open(struct rt_source **out, const char *name, const struct rt_source_config *cfg,
-		   char *errbuf)
+                   char *errbuf)
 {
 	static const struct rt_source_config defaults;
 	if (!cfg)
@@ -120,8 +121,8 @@ int rt_source_open(struct rt_source **out, const char *name, const struct rt_sou
 	return rt_errorf(errbuf, ENODEV, "%s: no capture source claims this name", name);
 }
 
-int rt_source_open_file(struct rt_source **out, const char *path, const struct rt_source_config *cfg,
-			char *errbuf)
+int rt_source_open_file(struct rt_source **out, const char *path,
+                        const struct rt_source_config *cfg, char *errbuf)
 {
 	return open_with(&rt_source_file_ops, out, path, cfg, errbuf);
 }

@@ -11,19 +11,20 @@
 
 /* How a source timestamps frames (recorded in pcapng interface blocks). */
 enum rt_ts_source {
-	RT_TS_FILE = 0,	     /* as stored in the file */
-	RT_TS_SOFTWARE,	     /* kernel or system clock */
-	RT_TS_HW_WALLCLOCK,  /* NIC completion time in wall-clock ns */
-	RT_TS_HW_RAW,	     /* NIC raw clock converted with the HCA core clock */
+	RT_TS_FILE = 0,     /* as stored in the file */
+	RT_TS_SOFTWARE,     /* kernel or system clock */
+	RT_TS_HW_WALLCLOCK, /* NIC completion time in wall-clock ns */
+	RT_TS_HW_RAW,       /* NIC raw clock converted with the HCA core clock */
 };
 
 struct rt_source_config {
-	uint32_t snaplen;      /* 0 = full frames */
-	uint32_t buffer_count; /* -B: receive ring entries (verbs) or KiB of kernel buffer (pcap); 0 = default */
-	const char *bpf;       /* filter expression or NULL */
-	int timeout_ms;	       /* how long a live next() may wait before -EAGAIN; 0 = default (100 ms) */
+	uint32_t snaplen; /* 0 = full frames */
+	uint32_t
+	    buffer_count; /* -B: receive ring entries (verbs) or KiB of kernel buffer (pcap); 0 = default */
+	const char *bpf; /* filter expression or NULL */
+	int timeout_ms;  /* how long a live next() may wait before -EAGAIN; 0 = default (100 ms) */
 	const char *sysfs_root; /* where class/infiniband and class/net live; NULL = "/sys" */
-	bool immediate;	/* a person watches: deliver each frame at once, not in blocks */
+	bool immediate;         /* a person watches: deliver each frame at once, not in blocks */
 };
 
 struct rt_source_stats {
@@ -34,7 +35,8 @@ struct rt_source_stats {
 	 */
 	uint64_t dropped;
 	uint64_t if_dropped; /* ... and by the interface, where known (a file: isb_ifdrop) */
-	uint64_t ring_empty; /* verbs: times every receive buffer was in use (frames may have been lost) */
+	uint64_t
+	    ring_empty; /* verbs: times every receive buffer was in use (frames may have been lost) */
 	/* the two drop counts are measured: always for live sources; a file: some ISB recorded them */
 	bool drops_known;
 };
@@ -43,7 +45,7 @@ struct rt_source;
 
 /* A device a source can capture from, as rt_source_list() names it. */
 struct rt_source_device {
-	char name[80];	/* what -i takes: "mlx5_0:1", "eth0" */
+	char name[80];  /* what -i takes: "mlx5_0:1", "eth0" */
 	char desc[384]; /* one line about it: "link_layer Ethernet state ACTIVE netdev eth0" */
 };
 
@@ -55,7 +57,7 @@ struct rt_source_ops {
 	/* Does this source claim `name`? (first match in the registry wins) */
 	bool (*is_ours)(const char *name, const struct rt_source_config *cfg);
 	int (*open)(struct rt_source *src, const char *name, const struct rt_source_config *cfg,
-		    char *errbuf);
+	            char *errbuf);
 	/*
 	 * Up to `max` frames into `frames`. Returns the count (> 0), 0 at the
 	 * end of input, -EAGAIN when a live source has nothing yet, -EINTR when
@@ -67,13 +69,14 @@ struct rt_source_ops {
 	void (*breakloop)(struct rt_source *src);
 	void (*close)(struct rt_source *src);
 	/* The devices this source can open (NULL: it lists none); the count, or -errno with errbuf set. */
-	int (*list)(const struct rt_source_config *cfg, rt_source_list_fn fn, void *ctx, char *errbuf);
+	int (*list)(const struct rt_source_config *cfg, rt_source_list_fn fn, void *ctx,
+	            char *errbuf);
 };
 
 struct rt_source {
 	const struct rt_source_ops *ops;
 	char name[128];
-	int linktype;	   /* enum rt_linktype (pcap LINKTYPE_) */
+	int linktype; /* enum rt_linktype (pcap LINKTYPE_) */
 	uint32_t snaplen;
 	enum rt_ts_source ts_source;
 	void *priv;
@@ -96,25 +99,26 @@ struct rt_source {
  * set on success.
  */
 int rt_source_open(struct rt_source **out, const char *name, const struct rt_source_config *cfg,
-		   char *errbuf);
+                   char *errbuf);
 /*
  * The devices the sources of `kind` ("verbs": RDMA ports, "pcap": network
  * interfaces) can capture from, one call of fn each. Returns how many, or
  * a negative errno with errbuf filled.
  */
 int rt_source_list(const char *kind, const struct rt_source_config *cfg, rt_source_list_fn fn,
-		   void *ctx, char *errbuf);
+                   void *ctx, char *errbuf);
 /* True when sources of `kind` are built into this rocetrace ("verbs" needs libibverbs). */
 bool rt_source_kind_built(const char *kind);
 
 /* Open `name` as a saved capture (pcap/pcapng, "-" for stdin) whatever it looks like. */
-int rt_source_open_file(struct rt_source **out, const char *path, const struct rt_source_config *cfg,
-			char *errbuf);
+int rt_source_open_file(struct rt_source **out, const char *path,
+                        const struct rt_source_config *cfg, char *errbuf);
 
 /* One file of a capture read from several, and the vantage point it was taken at. */
 struct rt_source_file_spec {
-	const char *path;    /* pcap or pcapng, plain or gzip'd; "-" for standard input */
-	const char *vantage; /* its vantage point's name (--vantage NAME=FILE), or NULL: by the rule below */
+	const char *path; /* pcap or pcapng, plain or gzip'd; "-" for standard input */
+	const char *
+	    vantage; /* its vantage point's name (--vantage NAME=FILE), or NULL: by the rule below */
 };
 
 /*
@@ -161,16 +165,16 @@ struct rt_source_file_spec {
  * refused.
  */
 int rt_source_open_files(struct rt_source **out, const struct rt_source_file_spec *files, size_t n,
-			 const struct rt_source_config *cfg, char *errbuf);
+                         const struct rt_source_config *cfg, char *errbuf);
 
 /* One file of a file source (rt_source_open_files(), or a single saved capture). */
 struct rt_source_file_info {
-	const char *path;  /* as given; "-" is standard input */
-	int vantage;	   /* its vantage point (rt_source_vantage_point()), -1 until the stream reaches it */
-	int linktype;	   /* its first interface's link type */
+	const char *path; /* as given; "-" is standard input */
+	int vantage; /* its vantage point (rt_source_vantage_point()), -1 until the stream reaches it */
+	int linktype;      /* its first interface's link type */
 	uint32_t snaplen;  /* its first interface's snap length (0: none given) */
-	bool gzip;	   /* gzip-compressed */
-	bool done;	   /* read to its end */
+	bool gzip;         /* gzip-compressed */
+	bool done;         /* read to its end */
 	uint64_t frames;   /* its frames handed out so far (after the filter) */
 	uint64_t first_ns; /* its first frame's timestamp (0 when it has none) */
 	uint64_t last_ns;  /* the last one handed out (0: none yet) */
@@ -184,7 +188,7 @@ int rt_source_file_info(const struct rt_source *src, unsigned i, struct rt_sourc
 /* A vantage point of a file source: where some of its files were captured. */
 struct rt_vantage_point {
 	const char *name;      /* the --vantage name, or taken from its first file */
-	bool named;	       /* named with rt_source_file_spec.vantage */
+	bool named;            /* named with rt_source_file_spec.vantage */
 	unsigned nfiles;       /* its files so far ... */
 	const unsigned *files; /* ... as rt_source_file_info() indexes, in the order read (time) */
 	uint64_t frames;       /* frames of its files handed out so far (after the filter) */

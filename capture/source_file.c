@@ -38,7 +38,8 @@ static const struct bpf_program *filter_for(struct files_priv *p, int linktype, 
 	}
 	struct filter *fl = &p->filters[p->nfilters];
 	if (pcap_compile(dead, &fl->prog, p->bpf, 1, PCAP_NETMASK_UNKNOWN) < 0) {
-		rt_errorf(errbuf, 0, "bad filter '%s' for link type %d: %s", p->bpf, linktype, pcap_geterr(dead));
+		rt_errorf(errbuf, 0, "bad filter '%s' for link type %d: %s", p->bpf, linktype,
+		          pcap_geterr(dead));
 		pcap_close(dead);
 		return NULL;
 	}
@@ -200,7 +201,8 @@ static int merge(struct files_priv *p, struct rt_frame *out, int max, char *errb
 	/* files whose batch ran out last time: their frames have been used, read on */
 	for (size_t i = 0; i < p->n; i++) {
 		struct in_file *f = &p->f[i];
-		if (f->state == F_ACTIVE && f->pos == f->nb && (rc = refill(p, (unsigned)i, errbuf)) < 0)
+		if (f->state == F_ACTIVE && f->pos == f->nb &&
+		    (rc = refill(p, (unsigned)i, errbuf)) < 0)
 			return rc;
 	}
 	int n = 0;
@@ -249,10 +251,12 @@ static int files_next(struct rt_source *src, struct rt_frame *frames, int max, c
 		int kept = 0;
 		for (int i = 0; i < n; i++) {
 			if (p->bpf) {
-				const struct bpf_program *prog = filter_for(p, frames[i].linktype, errbuf);
+				const struct bpf_program *prog =
+				    filter_for(p, frames[i].linktype, errbuf);
 				if (!prog)
 					return -EINVAL;
-				struct pcap_pkthdr h = {.caplen = frames[i].caplen, .len = frames[i].wirelen};
+				struct pcap_pkthdr h = {.caplen = frames[i].caplen,
+				                        .len = frames[i].wirelen};
 				if (!pcap_offline_filter(prog, &h, frames[i].data))
 					continue; /* the others keep their numbers (seq) */
 			}
@@ -350,7 +354,8 @@ static int group_files(struct files_priv *p, char *errbuf)
 	}
 	for (size_t i = 0; i < p->n && !rc; i++) {
 		for (size_t k = 0; k < p->n && !in_set[i]; k++)
-			in_set[i] = k != i && !p->f[i].vantage && !p->f[k].vantage && strcmp(stem[k], stem[i]) == 0;
+			in_set[i] = k != i && !p->f[i].vantage && !p->f[k].vantage &&
+			            strcmp(stem[k], stem[i]) == 0;
 		if (!in_set[i])
 			p->f[i].number = -1;
 	}
@@ -361,7 +366,8 @@ static int group_files(struct files_priv *p, char *errbuf)
 			continue;
 		for (size_t k = 0; k < i && f->group < 0; k++)
 			if (!p->f[k].vantage && in_set[k] == in_set[i] &&
-			    (in_set[i] ? strcmp(stem[k], stem[i]) == 0 : p->f[k].fingerprint == f->fingerprint))
+			    (in_set[i] ? strcmp(stem[k], stem[i]) == 0
+			               : p->f[k].fingerprint == f->fingerprint))
 				f->group = p->f[k].group;
 		if (f->group < 0)
 			f->group = ngroups++;
@@ -397,7 +403,7 @@ static int by_time(const void *a, const void *b, void *ctx)
 }
 
 static int open_all(struct rt_source *src, const struct rt_source_file_spec *files, size_t n,
-		    const struct rt_source_config *cfg, char *errbuf)
+                    const struct rt_source_config *cfg, char *errbuf)
 {
 	struct files_priv *p = calloc(1, sizeof(*p));
 	if (!p)
@@ -434,7 +440,8 @@ static int open_all(struct rt_source *src, const struct rt_source_file_spec *fil
 			if (strcmp(p->f[k].path, f->path) == 0)
 				rc = rt_errmsg(errbuf, EINVAL, "%s: given twice", f->shown);
 			else
-				rc = rt_errmsg(errbuf, EINVAL, "%s: the same file as %s", f->shown, p->f[k].shown);
+				rc = rt_errmsg(errbuf, EINVAL, "%s: the same file as %s", f->shown,
+				               p->f[k].shown);
 		}
 		if (!rc)
 			rc = prime(f, i < KEEP_OPEN, errbuf);
@@ -475,7 +482,7 @@ static int open_all(struct rt_source *src, const struct rt_source_file_spec *fil
 }
 
 static int file_open(struct rt_source *src, const char *name, const struct rt_source_config *cfg,
-		     char *errbuf)
+                     char *errbuf)
 {
 	struct rt_source_file_spec spec = {.path = name};
 	int rc = open_all(src, &spec, 1, cfg, errbuf);
@@ -485,16 +492,16 @@ static int file_open(struct rt_source *src, const char *name, const struct rt_so
 }
 
 const struct rt_source_ops rt_source_file_ops = {
-	.kind = "file",
-	.is_ours = file_is_ours,
-	.open = file_open,
-	.next = files_next,
-	.stats = rt_files_stats,
-	.close = files_close,
+    .kind = "file",
+    .is_ours = file_is_ours,
+    .open = file_open,
+    .next = files_next,
+    .stats = rt_files_stats,
+    .close = files_close,
 };
 
 int rt_source_open_files(struct rt_source **out, const struct rt_source_file_spec *files, size_t n,
-			 const struct rt_source_config *cfg, char *errbuf)
+                         const struct rt_source_config *cfg, char *errbuf)
 {
 	static const struct rt_source_config defaults;
 	struct rt_source *src = calloc(1, sizeof(*src));
@@ -511,4 +518,3 @@ int rt_source_open_files(struct rt_source **out, const struct rt_source_file_spe
 	*out = src;
 	return 0;
 }
-

@@ -13,7 +13,7 @@
 #define FILE_BATCH 64
 /* Files kept open after the open read their first frames; the others are opened again when the stream reaches them. */
 #define KEEP_OPEN 16
-#define NO_ID UINT32_MAX
+#define NO_ID     UINT32_MAX
 /* Capture points (interfaces, SLL2 interface indexes) the analysis tells apart, at most; frames of more are in none. */
 #define MAX_POINTS 256
 
@@ -27,17 +27,18 @@ enum file_state { F_PENDING = 0, F_ACTIVE, F_DONE };
 
 struct in_file {
 	char *path;
-	char *vantage;	   /* the name given with it, or NULL */
+	char *vantage;     /* the name given with it, or NULL */
 	const char *shown; /* in messages: the path, or "stdin" */
-	struct rt_pcapfile *pf; /* open while read (and after the open, for the first KEEP_OPEN files) */
+	struct rt_pcapfile
+	    *pf; /* open while read (and after the open, for the first KEEP_OPEN files) */
 	struct rt_frame batch[FILE_BATCH];
-	int nb, pos;	   /* frames in batch, the next one to hand out */
+	int nb, pos; /* frames in batch, the next one to hand out */
 	enum file_state state;
-	bool empty;	   /* it holds no frame */
-	int group;	   /* files that may continue one another share it; -1 when named */
-	long number;	   /* its number in a rotated set (-1: none) */
-	int pred;	   /* the file numbered right before it in its set, or -1 */
-	unsigned order;	   /* its rank in time order: the tie-break of equal timestamps */
+	bool empty;     /* it holds no frame */
+	int group;      /* files that may continue one another share it; -1 when named */
+	long number;    /* its number in a rotated set (-1: none) */
+	int pred;       /* the file numbered right before it in its set, or -1 */
+	unsigned order; /* its rank in time order: the tie-break of equal timestamps */
 	uint64_t fingerprint;
 	int linktype;
 	uint32_t snaplen;
@@ -58,7 +59,7 @@ struct vpoint {
 	unsigned reading; /* its files opened and not yet ended */
 	uint64_t frames;
 	uint64_t end_ns; /* the last frame of its files that ended */
-	uint32_t *map;	 /* its files' interface numbers -> interface_id in the stream */
+	uint32_t *map;   /* its files' interface numbers -> interface_id in the stream */
 	uint32_t nmap;
 };
 
@@ -73,21 +74,24 @@ struct cpoint {
 	 * the order given, and bound at its first frame)
 	 */
 	_Atomic bool bound;
-	uint32_t id;	  /* interface_id in the stream */
+	uint32_t id;      /* interface_id in the stream */
 	uint32_t ifindex; /* SLL2 interface index, 0 for other link types */
-	int vp;		  /* its vantage point of files ... */
-	const char *vp_name; /* ... its name (the string stays where it is as the array of points grows) */
+	int vp;           /* its vantage point of files ... */
+	const char
+	    *vp_name; /* ... its name (the string stays where it is as the array of points grows) */
 	bool vp_named;
-	uint32_t local;	  /* its files' interface number */
-	char ifname[64];  /* the interface's pcapng if_name, "" when none */
-	char name[320];	  /* as the report names it (made again as points come, on the reading thread) */
+	uint32_t local;  /* its files' interface number */
+	char ifname[64]; /* the interface's pcapng if_name, "" when none */
+	char name
+	    [320]; /* as the report names it (made again as points come, on the reading thread) */
 	uint64_t frames;
 };
 
 struct files_priv {
 	struct in_file *f;
 	size_t n;
-	unsigned *pending; /* file indexes in time order; the ones before next_pending were reached */
+	unsigned
+	    *pending; /* file indexes in time order; the ones before next_pending were reached */
 	size_t next_pending;
 	unsigned *heap; /* files being read, by their next frame */
 	size_t nheap;
@@ -96,7 +100,7 @@ struct files_priv {
 	int *owner; /* interface_id -> vantage point */
 	uint32_t nowner;
 	unsigned reading; /* files being read (reached, not ended) */
-	uint64_t seq; /* frames of the merged stream so far, filtered ones included */
+	uint64_t seq;     /* frames of the merged stream so far, filtered ones included */
 	uint64_t received;
 	char *bpf; /* the expression, compiled per link type as frames meet it */
 	struct filter filters[MAX_FILTERS];

@@ -113,8 +113,8 @@ static int pcap_live_open(struct rt_source *src, const char *name,
 	pcap_set_timeout(pcap, RT_PCAP_BLOCK_TIMEOUT_MS);
 	/* libpcap's 2 MiB default holds too few frames for a burst (immediate mode: a few hundred) */
 	uint32_t kib = cfg->buffer_count ? cfg->buffer_count
-	               : cfg->immediate ? RT_PCAP_IMMEDIATE_BUFFER_KIB
-	                                : RT_PCAP_BLOCK_BUFFER_KIB;
+	               : cfg->immediate  ? RT_PCAP_IMMEDIATE_BUFFER_KIB
+	                                 : RT_PCAP_BLOCK_BUFFER_KIB;
 	if (kib > (1u << 20))
 		kib = 1u << 20; /* 1 GiB: pcap_set_buffer_size() takes an int */
 	pcap_set_buffer_size(pcap, (int)(kib * 1024u));
@@ -270,7 +270,7 @@ static void pcap_live_break(struct rt_source *src)
 
 /* Every network interface libpcap can open: its flags and description. */
 static int pcap_live_list(const struct rt_source_config *cfg, rt_source_list_fn fn, void *ctx,
-			  char *errbuf)
+                          char *errbuf)
 {
 	char perr[PCAP_ERRBUF_SIZE];
 	pcap_if_t *all = NULL;
@@ -284,11 +284,11 @@ static int pcap_live_list(const struct rt_source_config *cfg, rt_source_list_fn 
 
 		snprintf(dev.name, sizeof(dev.name), "%s", d->name);
 		snprintf(dev.desc, sizeof(dev.desc), "%s%s%s%s%s%s",
-			 d->flags & PCAP_IF_UP ? "up" : "down",
-			 d->flags & PCAP_IF_RUNNING ? ",running" : "",
-			 d->flags & PCAP_IF_LOOPBACK ? ",loopback" : "",
-			 d->flags & PCAP_IF_WIRELESS ? ",wireless" : "", d->description ? "  " : "",
-			 d->description ? d->description : "");
+		         d->flags & PCAP_IF_UP ? "up" : "down",
+		         d->flags & PCAP_IF_RUNNING ? ",running" : "",
+		         d->flags & PCAP_IF_LOOPBACK ? ",loopback" : "",
+		         d->flags & PCAP_IF_WIRELESS ? ",wireless" : "", d->description ? "  " : "",
+		         d->description ? d->description : "");
 		fn(ctx, &dev);
 	}
 	pcap_freealldevs(all);

@@ -258,8 +258,8 @@ static uint32_t sll2_ifindex(const struct rt_frame *fr)
 static int find_point(const struct files_priv *p, unsigned n, uint32_t id, uint32_t ifindex)
 {
 	for (unsigned i = 0; i < n; i++)
-		if (atomic_load_explicit(&p->cp[i].bound, memory_order_acquire) && p->cp[i].id == id &&
-		    p->cp[i].ifindex == ifindex)
+		if (atomic_load_explicit(&p->cp[i].bound, memory_order_acquire) &&
+		    p->cp[i].id == id && p->cp[i].ifindex == ifindex)
 			return (int)i;
 	return -1;
 }
@@ -268,7 +268,8 @@ static int find_point(const struct files_priv *p, unsigned n, uint32_t id, uint3
  * Capture point c's name among the first n (source.h has the rule), from
  * what does not change once a point is counted: safe on any thread.
  */
-static void name_point(const struct files_priv *p, unsigned n, const struct cpoint *c, char *name, size_t size)
+static void name_point(const struct files_priv *p, unsigned n, const struct cpoint *c, char *name,
+                       size_t size)
 {
 	bool ifaces = false, indexes = false, name_shared = false, alone = !c->vp_named;
 	bool bound = atomic_load_explicit(&c->bound, memory_order_acquire);
@@ -287,7 +288,8 @@ static void name_point(const struct files_priv *p, unsigned n, const struct cpoi
 	else if (ifaces)
 		snprintf(sub, sizeof(sub), "if %u", c->local);
 	if (indexes)
-		snprintf(sub + strlen(sub), sizeof(sub) - strlen(sub), "%sifindex %u", *sub ? "/" : "", c->ifindex);
+		snprintf(sub + strlen(sub), sizeof(sub) - strlen(sub), "%sifindex %u",
+		         *sub ? "/" : "", c->ifindex);
 	if (!*sub)
 		snprintf(name, size, "%s", c->vp_name);
 	else if (alone)
@@ -308,7 +310,8 @@ int rt_files_point_of_frame(struct files_priv *p, const struct rt_frame *fr)
 		const struct in_file *f = &p->f[fr->file];
 		const struct vpoint *v = &p->vp[f->vp];
 		for (unsigned i = 0; i < n && c < 0; i++) /* its named vantage point's first */
-			if (p->cp[i].vp == f->vp && !atomic_load_explicit(&p->cp[i].bound, memory_order_relaxed))
+			if (p->cp[i].vp == f->vp &&
+			    !atomic_load_explicit(&p->cp[i].bound, memory_order_relaxed))
 				c = (int)i;
 		if (c < 0 && n == MAX_POINTS)
 			return -1;
@@ -326,7 +329,8 @@ int rt_files_point_of_frame(struct files_priv *p, const struct rt_frame *fr)
 			if (v->map[k] == cp->id)
 				cp->local = k;
 		if (f->pf)
-			snprintf(cp->ifname, sizeof(cp->ifname), "%s", rt_pcapfile_iface_name(f->pf, cp->local));
+			snprintf(cp->ifname, sizeof(cp->ifname), "%s",
+			         rt_pcapfile_iface_name(f->pf, cp->local));
 		atomic_store_explicit(&cp->bound, true, memory_order_release);
 		atomic_store_explicit(&p->ncp, n, memory_order_release);
 		/* a new point may rename the others (their names say what tells them apart) */
@@ -370,8 +374,11 @@ int rt_source_point(const struct rt_source *src, unsigned i, struct rt_vantage_p
 	if (i < n) {
 		const struct cpoint *c = &p->cp[i];
 		const struct vpoint *v = &p->vp[c->vp];
-		*out = (struct rt_vantage_point){
-		    .name = c->name, .named = v->named, .nfiles = v->nfiles, .files = v->files, .frames = c->frames};
+		*out = (struct rt_vantage_point){.name = c->name,
+		                                 .named = v->named,
+		                                 .nfiles = v->nfiles,
+		                                 .files = v->files,
+		                                 .frames = c->frames};
 		return 0;
 	}
 	int v = pointless(p, n, i - n);
@@ -391,6 +398,7 @@ int rt_source_point_name(const struct rt_source *src, unsigned i, char *name, si
 int rt_source_point_of(const struct rt_source *src, uint32_t interface_id, uint32_t sll_ifindex)
 {
 	const struct files_priv *p = priv_of(src);
-	return p ? find_point(p, atomic_load_explicit(&p->ncp, memory_order_acquire), interface_id, sll_ifindex)
-		 : -1;
+	return p ? find_point(p, atomic_load_explicit(&p->ncp, memory_order_acquire), interface_id,
+	                      sll_ifindex)
+	         : -1;
 }

@@ -50,11 +50,11 @@ struct rt_writer {
 	uint64_t file_bytes;   /* bytes in the current file, buffered included */
 	uint64_t file_packets; /* frames in the current file */
 	struct timespec file_opened;
-	uint64_t start_ns; /* capture start (realtime), for isb_starttime */
-	uint64_t count;        /* frames taken, for isb_usrdeliv */
-	uint64_t on_disk;      /* frames whose bytes were all written to a file */
-	uint64_t buf_frames;   /* frames whose bytes wait in buf, whole (see reserve()) */
-	bool finished;         /* rt_writer_finish() closed the last file */
+	uint64_t start_ns;   /* capture start (realtime), for isb_starttime */
+	uint64_t count;      /* frames taken, for isb_usrdeliv */
+	uint64_t on_disk;    /* frames whose bytes were all written to a file */
+	uint64_t buf_frames; /* frames whose bytes wait in buf, whole (see reserve()) */
+	bool finished;       /* rt_writer_finish() closed the last file */
 	struct iface ifaces[RT_WRITER_MAX_IFACES];
 	int n_ifaces;
 	bool header_done; /* SHB+IDBs (or the pcap header) of the current file written */

@@ -20,7 +20,7 @@ struct rt_analyze_args {
 	enum rt_analyze_mode mode;
 	bool timeline, json;
 	struct rt_cli_files files; /* the capture files, freed by common() */
-	const char **paths;	   /* report: their names, for the page; freed by common() */
+	const char **paths;        /* report: their names, for the page; freed by common() */
 	const char *bpf, *counters, *srclog, *out_path, *title;
 	char *bpf_joined; /* the expression after the options, joined; freed by common() */
 	uint64_t top;

@@ -54,7 +54,7 @@ struct feed {
 };
 
 static int on_frame(void *ctx, const struct rt_frame *frame, const struct rt_record *rec,
-		    char *errbuf)
+                    char *errbuf)
 {
 	struct feed *f = ctx;
 
@@ -73,7 +73,8 @@ static int on_frame(void *ctx, const struct rt_frame *frame, const struct rt_rec
 	/* now and then: a sink that failed (a reader that went away, a refused bucket) ends the run */
 	if ((++f->frames & 0xfff) != 0)
 		return 0;
-	return (f->feeder ? rt_an_feeder_status(f->feeder) : rt_analyzer_status(f->an, NULL)) ? 1 : 0;
+	return (f->feeder ? rt_an_feeder_status(f->feeder) : rt_analyzer_status(f->an, NULL)) ? 1
+	                                                                                      : 0;
 }
 
 static void on_progress(void *ctx, uint64_t frames, uint64_t elapsed_ns)
@@ -82,7 +83,7 @@ static void on_progress(void *ctx, uint64_t frames, uint64_t elapsed_ns)
 	uint64_t flows = f->feeder ? rt_an_feeder_flows(f->feeder) : rt_analyzer_flow_count(f->an);
 
 	fprintf(stderr, "\r%s: %llu frames, %llu flows, %.0f s", f->cmd, (unsigned long long)frames,
-		(unsigned long long)flows, (double)elapsed_ns / 1e9);
+	        (unsigned long long)flows, (double)elapsed_ns / 1e9);
 	fflush(stderr);
 	f->progress_shown = true;
 }
@@ -98,11 +99,13 @@ static int describe_vantage(struct rt_analyzer *an, const struct rt_source *src,
 		n = RT_AN_VANTAGE_MAX;
 	for (unsigned i = 0; i < n && !rc; i++) {
 		struct rt_vantage_point p;
-		if (rt_source_point(src, i, &p) < 0 || !(paths[i] = calloc(p.nfiles + 1, sizeof(*paths[i])))) {
+		if (rt_source_point(src, i, &p) < 0 ||
+		    !(paths[i] = calloc(p.nfiles + 1, sizeof(*paths[i])))) {
 			rc = rt_errorf(errbuf, ENOMEM, "vantage point %u", i);
 			break;
 		}
-		vp[i] = (struct rt_an_vantage){.name = p.name, .files = paths[i], .frames = p.frames};
+		vp[i] =
+		    (struct rt_an_vantage){.name = p.name, .files = paths[i], .frames = p.frames};
 		for (unsigned k = 0; k < p.nfiles; k++) {
 			struct rt_source_file_info fi;
 			if (rt_source_file_info(src, p.files[k], &fi) == 0)
@@ -118,7 +121,8 @@ static int describe_vantage(struct rt_analyzer *an, const struct rt_source *src,
 
 /* Read every frame of the files into the analyzer; *res says how the read ended. 0 or a negative errno (errbuf set). */
 static int run(struct rt_analyzer *an, const struct rt_cli_files *files, const char *bpf,
-	       uint16_t udp_port, struct vmap *vmap, const char *cmd, struct rt_pump_result *res, char *errbuf)
+               uint16_t udp_port, struct vmap *vmap, const char *cmd, struct rt_pump_result *res,
+               char *errbuf)
 {
 	struct rt_dissect_opts dopts;
 	struct feed f = {.an = an, .cmd = cmd, .dopts = &dopts};
@@ -175,7 +179,7 @@ static void on_signal(int sig)
 }
 
 static int load_side_files(struct rt_analyzer *an, const char *counters, const char *srclog,
-			   const char *cmd, char *errbuf)
+                           const char *cmd, char *errbuf)
 {
 	if (counters && rt_analyzer_load_counters(an, counters, errbuf) < 0) {
 		fprintf(stderr, "rocetrace %s: %s\n", cmd, errbuf);
@@ -222,10 +226,10 @@ static int common(int argc, char **argv, enum rt_analyze_mode mode)
 {
 	static const char *const names[] = {"analyze", "timeline", "report"};
 	struct rt_analyze_args a = {.cmd = names[mode],
-				    .mode = mode,
-				    .timeline = mode == RT_MODE_TIMELINE,
-				    .top = 10,
-				    .tlo = {.bucket_ns = 100000}};
+	                            .mode = mode,
+	                            .timeline = mode == RT_MODE_TIMELINE,
+	                            .top = 10,
+	                            .tlo = {.bucket_ns = 100000}};
 	int status = parse_and_run(argc, argv, &a);
 	rt_cli_files_free(&a.files);
 	free(a.paths);
@@ -245,7 +249,8 @@ static const char *auto_counters(const struct rt_cli_files *files, char *buf, si
 		const char *path = files->files[i].path;
 		char name[4096];
 		if (!strcmp(path, "-") ||
-		    (size_t)snprintf(name, sizeof(name), "%s.counters.jsonl", path) >= sizeof(name) ||
+		    (size_t)snprintf(name, sizeof(name), "%s.counters.jsonl", path) >=
+		        sizeof(name) ||
 		    stat(name, &st) != 0)
 			continue;
 		if (found)
@@ -260,7 +265,8 @@ static const char *auto_counters(const struct rt_cli_files *files, char *buf, si
  * The analyzer with the sink of the command (the timeline's rows or the page to `out`, or the report), or NULL
  * (message printed). *html: the page, for the reading's error.
  */
-static struct rt_analyzer *analyzer(const struct rt_analyze_args *a, FILE *out, struct rt_an_html **html, int *status)
+static struct rt_analyzer *analyzer(const struct rt_analyze_args *a, FILE *out,
+                                    struct rt_an_html **html, int *status)
 {
 	char errbuf[RT_ERRBUF_SIZE] = "";
 	struct rt_analyzer *an = rt_analyzer_new(&a->ao, errbuf);
@@ -271,15 +277,15 @@ static struct rt_analyzer *analyzer(const struct rt_analyze_args *a, FILE *out, 
 	}
 	struct rt_an_sink sink;
 	struct rt_an_html_opts ho = {.bucket_ns = a->tlo.bucket_ns,
-				     .title = a->title,
-				     .files = a->paths,
-				     .nfiles = (unsigned)a->files.n,
-				     .counters = a->counters,
-				     .source_log = a->srclog};
+	                             .title = a->title,
+	                             .files = a->paths,
+	                             .nfiles = (unsigned)a->files.n,
+	                             .counters = a->counters,
+	                             .source_log = a->srclog};
 	int src = a->mode == RT_MODE_REPORT ? rt_an_report_html_sink(out, &ho, &sink, html, errbuf)
-	          : a->timeline         ? rt_an_timeline_sink(out, &a->tlo, &sink, errbuf)
-	          : a->json             ? rt_an_report_json_sink(stdout, &sink, errbuf)
-	                                : rt_an_report_text_sink(stdout, (unsigned)a->top, &sink, errbuf);
+	          : a->timeline             ? rt_an_timeline_sink(out, &a->tlo, &sink, errbuf)
+	          : a->json                 ? rt_an_report_json_sink(stdout, &sink, errbuf)
+	                    : rt_an_report_text_sink(stdout, (unsigned)a->top, &sink, errbuf);
 	if (src < 0 || rt_analyzer_add_sink(an, &sink, errbuf) < 0) {
 		rt_analyzer_free(an);
 		fprintf(stderr, "rocetrace %s: %s\n", a->cmd, errbuf);
@@ -296,7 +302,9 @@ static void page_note(struct rt_an_html *html, const char *read_err, int signal)
 	if (read_err[0]) {
 		rt_an_html_input_error(html, read_err, RT_EXIT_ERROR);
 	} else if (signal) {
-		snprintf(msg, sizeof(msg), "interrupted by signal %d: the page covers the frames read before it", signal);
+		snprintf(msg, sizeof(msg),
+		         "interrupted by signal %d: the page covers the frames read before it",
+		         signal);
 		rt_an_html_input_error(html, msg, 128 + signal);
 	}
 }
@@ -306,7 +314,8 @@ static void page_note(struct rt_an_html *html, const char *read_err, int signal)
  * folder and its .gz, .pcap, .pcapng (or .cap) ending, plus .html, in the current folder; "report.html" for
  * standard input. 0, or -ENOMEM.
  */
-static int report_defaults(struct rt_analyze_args *a, char *out, size_t outsize, char *title, size_t titlesize)
+static int report_defaults(struct rt_analyze_args *a, char *out, size_t outsize, char *title,
+                           size_t titlesize)
 {
 	const char *first = a->files.files[0].path;
 	if (!(a->paths = calloc(a->files.n, sizeof(*a->paths))))
@@ -316,8 +325,8 @@ static int report_defaults(struct rt_analyze_args *a, char *out, size_t outsize,
 	if (!a->title) {
 		const char *shown = !strcmp(first, "-") ? "standard input" : first;
 		if (a->files.n > 1)
-			snprintf(title, titlesize, "rocetrace report: %s and %zu more file%s", shown,
-				 a->files.n - 1, a->files.n > 2 ? "s" : "");
+			snprintf(title, titlesize, "rocetrace report: %s and %zu more file%s",
+			         shown, a->files.n - 1, a->files.n > 2 ? "s" : "");
 		else
 			snprintf(title, titlesize, "rocetrace report: %s", shown);
 		a->title = title;
@@ -358,7 +367,8 @@ static int run_command(struct rt_analyze_args *a)
 	char errbuf[RT_ERRBUF_SIZE] = "";
 	char default_out[4096], default_title[4200];
 	if (a->mode == RT_MODE_REPORT &&
-	    report_defaults(a, default_out, sizeof(default_out), default_title, sizeof(default_title)) < 0) {
+	    report_defaults(a, default_out, sizeof(default_out), default_title,
+	                    sizeof(default_title)) < 0) {
 		fprintf(stderr, "rocetrace %s: out of memory\n", cmd);
 		return RT_EXIT_ERROR;
 	}
@@ -407,7 +417,7 @@ static int run_command(struct rt_analyze_args *a)
 	finishing = NULL;
 	if (frc < 0 && frc != -EPIPE && frc != -EINTR) {
 		fprintf(stderr, "rocetrace %s: %s%s\n", cmd, errbuf,
-			a->out_path ? " (the file is left as it was)" : "");
+		        a->out_path ? " (the file is left as it was)" : "");
 		status = RT_EXIT_ERROR;
 	}
 	bool page_failed = false;
@@ -442,15 +452,17 @@ static int run_command(struct rt_analyze_args *a)
 		printf("%s\n", a->out_path);
 	rt_pump_release_signals();
 	if (read_err[0] && kept)
-		fprintf(stderr, "rocetrace %s: %s (%s is left as it was)\n", cmd, read_err, a->out_path);
+		fprintf(stderr, "rocetrace %s: %s (%s is left as it was)\n", cmd, read_err,
+		        a->out_path);
 	else if (read_err[0])
-		fprintf(stderr, "rocetrace %s: %s (the report covers the frames before it)\n", cmd, read_err);
+		fprintf(stderr, "rocetrace %s: %s (the report covers the frames before it)\n", cmd,
+		        read_err);
 	else if (frc == -EINTR && status == RT_EXIT_OK)
 		status = rt_cli_interrupted(cmd, finish_signal,
-					    "; the report covers what was worked out before it");
+		                            "; the report covers what was worked out before it");
 	else if (res.end == RT_PUMP_INTERRUPTED && status == RT_EXIT_OK)
 		status = rt_cli_interrupted(cmd, res.signal,
-					    "; the report covers the frames read so far");
+		                            "; the report covers the frames read so far");
 	rt_analyzer_free(an);
 	return status;
 }

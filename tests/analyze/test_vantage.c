@@ -12,7 +12,7 @@
 #include "analyze/vantage.h"
 
 #define T0 1700000000000000000ull
-#define W 1000000ull /* the match window: 1 ms */
+#define W  1000000ull /* the match window: 1 ms */
 
 /* interface_id i is vantage point i */
 static int by_interface(void *ctx, uint32_t interface_id, uint32_t sll_ifindex)
@@ -23,8 +23,8 @@ static int by_interface(void *ctx, uint32_t interface_id, uint32_t sll_ifindex)
 }
 
 /* A RoCE packet from host `src` to host `dst` (10.0.0.x) at point `pt`. */
-static struct rt_record pkt(unsigned pt, uint8_t src, uint8_t dst, uint8_t opcode, uint32_t psn, uint64_t ts,
-			    uint8_t ecn)
+static struct rt_record pkt(unsigned pt, uint8_t src, uint8_t dst, uint8_t opcode, uint32_t psn,
+                            uint64_t ts, uint8_t ecn)
 {
 	struct rt_record r;
 	memset(&r, 0, sizeof(r));
@@ -107,10 +107,12 @@ static void test_two_ways(void **state)
 		feed(&v, &d, false);
 		if (k == 50)
 			continue; /* dropped between a and b */
-		struct rt_record e = pkt(1, 1, 2, 0x04, k, t + 2000 + q + (uint64_t)off, k % 4 == 0 ? 3 : 2);
+		struct rt_record e =
+		    pkt(1, 1, 2, 0x04, k, t + 2000 + q + (uint64_t)off, k % 4 == 0 ? 3 : 2);
 		feed(&v, &e, true);
 		if (k % 8 == 7) {
-			struct rt_record ack_b = pkt(1, 2, 1, 0x11, k, t + 5000 + q + (uint64_t)off, 2);
+			struct rt_record ack_b =
+			    pkt(1, 2, 1, 0x11, k, t + 5000 + q + (uint64_t)off, 2);
 			struct rt_record ack_a = pkt(0, 2, 1, 0x11, k, t + 6000 + q, 2);
 			feed(&v, &ack_b, false);
 			feed(&v, &ack_a, true);
@@ -164,8 +166,9 @@ static void test_one_way(void **state)
 	uint64_t t = T0;
 	for (uint32_t k = 0; k < 40; k++, t += 5000) {
 		struct rt_record d = pkt(0, 1, 2, 0x04, k, t, 2);
-		struct rt_record e = pkt(1, 1, 2, 0x04, k, t + 3000 - 200000, 2); /* b's clock 200 us behind */
-		e.ttl = 63; /* a router between them */
+		struct rt_record e =
+		    pkt(1, 1, 2, 0x04, k, t + 3000 - 200000, 2); /* b's clock 200 us behind */
+		e.ttl = 63;                                      /* a router between them */
 		feed(&v, &e, false);
 		feed(&v, &d, true);
 	}
@@ -176,7 +179,8 @@ static void test_one_way(void **state)
 	assert_non_null(ab.offset_null_reason);
 	assert_true(ab.delay_known);
 	assert_true(ab.delay_includes_offset);
-	assert_int_equal(ab.delay_min, 3000 - 200000); /* upstream told by the TTL the router lowered */
+	assert_int_equal(ab.delay_min,
+	                 3000 - 200000); /* upstream told by the TTL the router lowered */
 	assert_int_equal(ab.matched, 40);
 	an_vp_free(&v);
 }
@@ -193,8 +197,10 @@ static void test_identical_and_pending(void **state)
 	struct an_vantage v;
 	assert_int_equal(an_vp_init(&v, by_interface, NULL, W), 0);
 	/* the CNPs: at a at 0 and 4 us, at b 10 us after each */
-	struct rt_record c0 = pkt(0, 2, 1, 0x81, 0, T0, 1), c1 = pkt(0, 2, 1, 0x81, 0, T0 + 4000, 1);
-	struct rt_record c0b = pkt(1, 2, 1, 0x81, 0, T0 + 10000, 1), c1b = pkt(1, 2, 1, 0x81, 0, T0 + 14000, 1);
+	struct rt_record c0 = pkt(0, 2, 1, 0x81, 0, T0, 1),
+	                 c1 = pkt(0, 2, 1, 0x81, 0, T0 + 4000, 1);
+	struct rt_record c0b = pkt(1, 2, 1, 0x81, 0, T0 + 10000, 1),
+	                 c1b = pkt(1, 2, 1, 0x81, 0, T0 + 14000, 1);
 	feed(&v, &c0, false);
 	feed(&v, &c0, true); /* mirrored twice at a */
 	feed(&v, &c1, false);
@@ -204,7 +210,8 @@ static void test_identical_and_pending(void **state)
 	struct rt_record lone = pkt(0, 2, 1, 0x04, 7, T0 + 20000, 2);
 	feed(&v, &lone, false);
 	struct rt_record tick = pkt(0, 3, 4, 0x04, 1, T0 + 20000 + W + 1, 2);
-	feed(&v, &tick, false); /* the window closed: b's last frame was before it, the judgement waits */
+	feed(&v, &tick,
+	     false); /* the window closed: b's last frame was before it, the judgement waits */
 	struct an_vp_path ab, ba;
 	paths(&v, &ab, &ba);
 	assert_int_equal(ab.lost, 0);
@@ -213,7 +220,8 @@ static void test_identical_and_pending(void **state)
 	an_vp_finish(&v);
 	paths(&v, &ab, &ba);
 	assert_int_equal(ab.matched, 2);
-	assert_int_equal(ab.delay_min, 10000); /* one way only: raw differences, each CNP with its own copy */
+	assert_int_equal(ab.delay_min,
+	                 10000); /* one way only: raw differences, each CNP with its own copy */
 	assert_int_equal(ab.delay_p99, 10000);
 	assert_int_equal(ab.lost, 1);
 	an_vp_free(&v);

@@ -43,8 +43,8 @@ static const char *path_of(const char *name)
 }
 
 /* A nanosecond pcap (Ethernet, snap length 256, or `linktype`) whose frame k has timestamp ts[k] and first byte tag + k. */
-static const char *write_pcap_lt(const char *name, const uint64_t *ts, unsigned n, uint8_t tag, uint32_t linktype,
-				 bool gzip)
+static const char *write_pcap_lt(const char *name, const uint64_t *ts, unsigned n, uint8_t tag,
+                                 uint32_t linktype, bool gzip)
 {
 	const char *path = path_of(name);
 	uint8_t buf[24 + 64 * (16 + 60)];
@@ -54,7 +54,8 @@ static const char *write_pcap_lt(const char *name, const uint64_t *ts, unsigned 
 	len = sizeof(hdr);
 	assert_true(n <= 64);
 	for (unsigned k = 0; k < n; k++) {
-		uint32_t rec[4] = {(uint32_t)(ts[k] / 1000000000u), (uint32_t)(ts[k] % 1000000000u), 60, 60};
+		uint32_t rec[4] = {(uint32_t)(ts[k] / 1000000000u), (uint32_t)(ts[k] % 1000000000u),
+		                   60, 60};
 		memcpy(buf + len, rec, sizeof(rec));
 		len += sizeof(rec);
 		memset(buf + len, 0, 60);
@@ -128,8 +129,10 @@ static void test_rotation_names(void **state)
 	assert_int_equal(rt_fileset_rotation("trace.pcap7", stem, sizeof(stem)), 7);
 	assert_string_equal(stem, "trace.pcap");
 	assert_int_equal(rt_fileset_rotation("trace.pcap00", stem, sizeof(stem)), 0);
-	assert_int_equal(rt_fileset_rotation("node12", stem, sizeof(stem)), -1); /* no dot, no capture extension */
-	assert_int_equal(rt_fileset_rotation("d.1/x", stem, sizeof(stem)), -1);  /* the folder's number is not the file's */
+	assert_int_equal(rt_fileset_rotation("node12", stem, sizeof(stem)),
+	                 -1); /* no dot, no capture extension */
+	assert_int_equal(rt_fileset_rotation("d.1/x", stem, sizeof(stem)),
+	                 -1); /* the folder's number is not the file's */
 	assert_int_equal(rt_fileset_rotation(".7", stem, sizeof(stem)), -1);
 	char name[256];
 	rt_fileset_point_name("h1/run.pcapng.2.gz", name, sizeof(name));
@@ -222,7 +225,8 @@ static void test_overlapping_points(void **state)
 static void test_named_and_described(void **state)
 {
 	(void)state;
-	uint64_t ta[] = {100, 300}, tb[] = {200, 400}, tc[] = {1000, 1100}, td[] = {2000}, te[] = {2050};
+	uint64_t ta[] = {100, 300}, tb[] = {200, 400}, tc[] = {1000, 1100}, td[] = {2000},
+	         te[] = {2050};
 	struct rt_source_file_spec specs[] = {
 	    {.path = write_pcap("a.pcap", ta, 2, 0x10), .vantage = "tor"},
 	    {.path = write_pcap("b.pcap", tb, 2, 0x20), .vantage = "tor"},
@@ -370,7 +374,8 @@ static void drop_stats(void *ctx, int if_id, struct rt_source_stats *st)
 /* A pcapng capture rotated every few frames by the writer, with drops growing as it goes; the number of files. */
 static unsigned write_rotated(const char *name, uint64_t t0, unsigned frames)
 {
-	struct rt_writer_config cfg = {.path = path_of(name), .rotate_bytes = 800, .application = "test"};
+	struct rt_writer_config cfg = {
+	    .path = path_of(name), .rotate_bytes = 800, .application = "test"};
 	struct rt_writer *w;
 	char errbuf[RT_ERRBUF_SIZE];
 	uint8_t data[60] = {0};
@@ -378,7 +383,8 @@ static unsigned write_rotated(const char *name, uint64_t t0, unsigned frames)
 	rt_writer_set_stats_fn(w, drop_stats, NULL);
 	assert_int_equal(rt_writer_add_interface(w, "eth0", 1, 256, RT_TS_SOFTWARE, errbuf), 0);
 	for (unsigned i = 0; i < frames; i++) {
-		struct rt_frame fr = {.data = data, .caplen = 60, .wirelen = 60, .ts_ns = t0 + i * 10};
+		struct rt_frame fr = {
+		    .data = data, .caplen = 60, .wirelen = 60, .ts_ns = t0 + i * 10};
 		drops_now = i;
 		assert_int_equal(rt_writer_write(w, 0, &fr, errbuf), 0);
 	}
@@ -468,7 +474,8 @@ static void test_filter_numbers(void **state)
 }
 
 /* An SLL2 capture (`-i any`) whose frame k has interface index idx[k] (bytes 4..7, big-endian). */
-static const char *write_sll2(const char *name, const uint64_t *ts, const uint8_t *idx, unsigned n, uint8_t tag)
+static const char *write_sll2(const char *name, const uint64_t *ts, const uint8_t *idx, unsigned n,
+                              uint8_t tag)
 {
 	const char *path = write_pcap_lt(name, ts, n, tag, 276, false);
 	FILE *f = fopen(path, "r+b");
@@ -514,7 +521,8 @@ static void test_capture_points(void **state)
 	rt_source_close(s);
 
 	/* with another file: the points are named after their vantage point first; one index: the file's name */
-	struct rt_source_file_spec two[] = {any, {.path = write_sll2("veth.pcap", tb, one, 2, 0x20)}};
+	struct rt_source_file_spec two[] = {any,
+	                                    {.path = write_sll2("veth.pcap", tb, one, 2, 0x20)}};
 	s = open_specs(two, 2);
 	assert_int_equal(read_all(s, &g, errbuf), 0);
 	assert_int_equal(rt_source_point_count(s), 3);
@@ -524,7 +532,8 @@ static void test_capture_points(void **state)
 	rt_source_close(s);
 
 	/* named points keep the order given, whichever frames come first */
-	struct rt_source_file_spec named[] = {{.path = two[1].path, .vantage = "rx"}, {.path = any.path, .vantage = "tx"}};
+	struct rt_source_file_spec named[] = {{.path = two[1].path, .vantage = "rx"},
+	                                      {.path = any.path, .vantage = "tx"}};
 	s = open_specs(named, 2);
 	assert_int_equal(rt_source_point_count(s), 2);
 	assert_point(s, 1, "tx", 0);
@@ -545,7 +554,8 @@ static void test_many_files(void **state)
 		char name[32];
 		uint64_t t[] = {1000 + i * 10, 1005 + i * 10};
 		snprintf(name, sizeof(name), i ? "many.pcap.%u" : "many.pcap", i);
-		specs[39 - i] = (struct rt_source_file_spec){.path = write_pcap(name, t, 2, (uint8_t)(2 * i))};
+		specs[39 - i] =
+		    (struct rt_source_file_spec){.path = write_pcap(name, t, 2, (uint8_t)(2 * i))};
 	}
 	struct rt_source *s = open_specs(specs, 40);
 	struct got g;
@@ -563,16 +573,11 @@ static void test_many_files(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_rotation_names),
-	    cmocka_unit_test(test_rotated_set),
-	    cmocka_unit_test(test_overlapping_points),
-	    cmocka_unit_test(test_named_and_described),
-	    cmocka_unit_test(test_two_rotated_sets),
-	    cmocka_unit_test(test_backwards_and_cut),
-	    cmocka_unit_test(test_open_errors),
-	    cmocka_unit_test(test_rotated_drops),
-	    cmocka_unit_test(test_filter_numbers),
-	    cmocka_unit_test(test_many_files),
+	    cmocka_unit_test(test_rotation_names),     cmocka_unit_test(test_rotated_set),
+	    cmocka_unit_test(test_overlapping_points), cmocka_unit_test(test_named_and_described),
+	    cmocka_unit_test(test_two_rotated_sets),   cmocka_unit_test(test_backwards_and_cut),
+	    cmocka_unit_test(test_open_errors),        cmocka_unit_test(test_rotated_drops),
+	    cmocka_unit_test(test_filter_numbers),     cmocka_unit_test(test_many_files),
 	    cmocka_unit_test(test_capture_points),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -28,7 +28,8 @@ static int by_interface(void *ctx, uint32_t interface_id, uint32_t sll_ifindex)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static const uint64_t speeds[] = {100000000000ull, 25000000000ull, 10000000000ull, 400000000000ull};
+	static const uint64_t speeds[] = {100000000000ull, 25000000000ull, 10000000000ull,
+	                                  400000000000ull};
 	static const uint64_t buckets[] = {100000, 1000, 1000000, 10000000};
 	if (size < 1)
 		return 0;
@@ -51,11 +52,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	}
 	/* every sink: the timeline's rows, the JSON report, the text summary */
-	struct rt_an_timeline_opts tlo = {.bucket_ns = buckets[(data[0] >> 3) & 3], .json = data[0] & 1};
+	struct rt_an_timeline_opts tlo = {.bucket_ns = buckets[(data[0] >> 3) & 3],
+	                                  .json = data[0] & 1};
 	struct rt_an_sink s;
-	if (rt_an_timeline_sink(sink, &tlo, &s, errbuf) < 0 || rt_analyzer_add_sink(an, &s, errbuf) < 0 ||
-	    rt_an_report_json_sink(sink, &s, errbuf) < 0 || rt_analyzer_add_sink(an, &s, errbuf) < 0 ||
-	    rt_an_report_text_sink(sink, 5, &s, errbuf) < 0 || rt_analyzer_add_sink(an, &s, errbuf) < 0) {
+	if (rt_an_timeline_sink(sink, &tlo, &s, errbuf) < 0 ||
+	    rt_analyzer_add_sink(an, &s, errbuf) < 0 ||
+	    rt_an_report_json_sink(sink, &s, errbuf) < 0 ||
+	    rt_analyzer_add_sink(an, &s, errbuf) < 0 ||
+	    rt_an_report_text_sink(sink, 5, &s, errbuf) < 0 ||
+	    rt_analyzer_add_sink(an, &s, errbuf) < 0) {
 		rt_analyzer_free(an);
 		fclose(sink);
 		return 0;
@@ -75,7 +80,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		ts = (flags & 0x80) ? ts - step : ts + step;
 		struct rt_record rec;
 		rt_dissect_buf(&dopts, RT_LINK_ETHERNET, data + off, (uint32_t)len,
-			   (uint32_t)len + (flags & 0x3f), &rec);
+		               (uint32_t)len + (flags & 0x3f), &rec);
 		rec.ts_ns = ts;
 		rec.interface_id = (data[0] & 0x20) ? (flags >> 6) & 1 : 0;
 		rt_analyzer_feed(an, &rec);
@@ -89,8 +94,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	    t.cnp > t.roce_packets || rt_analyzer_flow_count(an) > t.roce_packets)
 		abort();
 	static const char *const files[1] = {"-"};
-	const struct rt_an_vantage vp[2] = {{.name = "a", .nfiles = 1, .files = files, .frames = frames},
-					    {.name = "b", .nfiles = 1, .files = files}};
+	const struct rt_an_vantage vp[2] = {
+	    {.name = "a", .nfiles = 1, .files = files, .frames = frames},
+	    {.name = "b", .nfiles = 1, .files = files}};
 	if (rt_analyzer_vantage_points(an, vp, (data[0] & 0x20) ? 2 : 1, errbuf) < 0)
 		abort();
 	rt_analyzer_report(an, errbuf);

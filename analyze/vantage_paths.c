@@ -1,0 +1,221 @@
+/* Vantage points: the paths between them from the links of the classes (clock offsets, one-way delays, losses, CE marks). */
+#include "analyze/vantage.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+int64_t an_vp_offset(int64_t fwd_dmin, int64_t rev_dmax)
+{
+	/* ((t2 - t1) - (t4 - t3)) / 2 with t2 - t1 = fwd_dmin and t4 - t3 = -rev_dmax, rounded to nearest */
+	int64_t s = fwd_dmin + rev_dmax;
+	return s >= 0 ? (s + 1) / 2 : -((-s + 1) / 2);
+}
+
+/* What one pair of points says, both ways. */
+struct pair_sum {
+	uint64_t matched[2], lost[2], ce[2];
+	int64_t dmin[2], dmax[2]; /* of d over the classes each way ([0]: i -> j) */
+	struct an_hist pos[2], neg[2];
+	bool any[2];
+};
+
+/* The signed value of nearest rank `rank` (1-based): the negated ones (largest magnitude first), then pos. */
+static int64_t signed_rank(const struct an_hist *pos, const struct an_hist *neg, uint64_t rank)
+{
+	if (rank <= neg->n)
+		return -(int64_t)an_hist_rank(neg, neg->n - rank + 1);
+	return (int64_t)an_hist_rank(pos, rank - neg->n);
+}
+
+static uint64_t rank_of(uint64_t n, double q)
+{
+	uint64_t r = (uint64_t)(q * (double)n + 0.999999999);
+	return r < 1 ? 1 : r > n ? n : r;
+}
+
+/*
+ * Which way the packets of class c go between points i and j: 0 from i to
+ * j, 1 from j to i. Packets one way have d = offset + delay, the other way
+ * d = offset - delay: whichever class of a host pair has the larger d is
+ * the one going from i to j.
+ */
+static int way_two(const struct an_vp_link *l, const struct an_vp_link *r)
+{
+	if (l->dmin != r->dmin)
+		return l->dmin > r->dmin ? 0 : 1;
+	return l->dmax >= r->dmax ? 0 : 1;
+}
+
+/* The class of the other direction between the same hosts, or AN_VP_CLS_NONE. */
+static uint32_t reverse_of(const struct an_vantage *v, uint32_t c)
+{
+	const struct an_vp_class *k = &v->cls[c];
+	return an_vp_find_class(v, k->ipver, k->dst, k->src);
+}
+
+/* The class's median d (from its own sketches, relative to the pair's ref). */
+static int64_t class_median(const struct an_vp_link *l, int64_t ref)
+{
+	static const struct an_hist empty;
+	const struct an_hist *pos = l->pos ? l->pos : &empty, *neg = l->neg ? l->neg : &empty;
+	return ref + signed_rank(pos, neg, rank_of(pos->n + neg->n, 0.5));
+}
+
+static void add_way(struct pair_sum *ps, const struct an_vp_link *l, int w)
+{
+	/* way 0 (i -> j): lost = seen at i only; CE at j. Way 1: the mirror. */
+	ps->lost[w] += l->miss[w];
+	ps->ce[w] += l->ce[w];
+	if (!l->matched)
+		return;
+	if (!ps->any[w] || l->dmin < ps->dmin[w])
+		ps->dmin[w] = l->dmin;
+	if (!ps->any[w] || l->dmax > ps->dmax[w])
+		ps->dmax[w] = l->dmax;
+	ps->any[w] = true;
+	ps->matched[w] += l->matched;
+	an_hist_merge(&ps->pos[w], l->pos);
+	an_hist_merge(&ps->neg[w], l->neg);
+}
+
+static void fill_path(struct an_vp_path *o, const struct pair_sum *ps, int w, bool theta_known,
+                      int64_t theta, int64_t ref)
+{
+	o->matched = ps->matched[w];
+	o->lost = ps->lost[w];
+	o->ce_marked = ps->ce[w];
+	o->offset_known = theta_known;
+	o->offset_ns = w == 0 ? theta : -theta;
+	if (!theta_known)
+		o->offset_null_reason =
+		    "packets were matched one way only: the clock offset cannot be told from the "
+		    "delay, and the delays include it";
+	if (!ps->matched[w]) {
+		o->delay_null_reason = "no packet was seen at both";
+		return;
+	}
+	o->delay_known = true;
+	o->delay_includes_offset = !theta_known;
+	int64_t th = theta_known ? theta : 0;
+	uint64_t n = ps->pos[w].n + ps->neg[w].n;
+	if (w == 0) { /* delay = d - offset */
+		o->delay_min = ps->dmin[w] - th;
+		o->delay_median = ref + signed_rank(&ps->pos[w], &ps->neg[w], rank_of(n, 0.5)) - th;
+		o->delay_p99 = ref + signed_rank(&ps->pos[w], &ps->neg[w], rank_of(n, 0.99)) - th;
+	} else { /* delay = offset - d: its quantile q is the offset less d's quantile 1 - q */
+		o->delay_min = th - ps->dmax[w];
+		o->delay_median =
+		    th - ref - signed_rank(&ps->pos[w], &ps->neg[w], n + 1 - rank_of(n, 0.5));
+		o->delay_p99 =
+		    th - ref - signed_rank(&ps->pos[w], &ps->neg[w], n + 1 - rank_of(n, 0.99));
+	}
+}
+
+/*
+ * The paths between points i < j (0, 1 or 2 of them) into r, and each
+ * class's way between them (r->way[pair], kept). 0, or -ENOMEM.
+ */
+static int pair_paths(const struct an_vantage *v, unsigned i, unsigned j, struct an_vp_result *r)
+{
+	unsigned pair = an_vp_pair_of(i, j);
+	struct pair_sum *ps = calloc(1, sizeof(*ps));
+	int8_t *way = malloc(v->ncls ? v->ncls : 1);
+	if (!ps || !way) {
+		free(ps);
+		free(way);
+		return -ENOMEM;
+	}
+	/* classes with their reverse matched too: the way is known; the offset from the smallest delays */
+	bool fwd = false, rev = false;
+	int64_t fmin = 0, rmax = 0;
+	for (uint32_t c = 0; c < v->ncls; c++) {
+		way[c] = -1;
+		const struct an_vp_link *l = v->cls[c].link[pair];
+		if (!l || !l->matched)
+			continue;
+		uint32_t rc = reverse_of(v, c);
+		const struct an_vp_link *rl = rc != AN_VP_CLS_NONE ? v->cls[rc].link[pair] : NULL;
+		if (!rl || !rl->matched)
+			continue;
+		way[c] = (int8_t)way_two(l, rl);
+		if (way[c] == 0 && (!fwd || l->dmin < fmin))
+			fmin = l->dmin, fwd = true;
+		if (way[c] == 1 && (!rev || l->dmax > rmax))
+			rmax = l->dmax, rev = true;
+	}
+	bool theta_known = fwd && rev;
+	int64_t theta = theta_known ? an_vp_offset(fmin, rmax) : 0;
+	/* the other classes: by the offset when known, else by TTL (a router lowers it), CE marks, the time order */
+	for (uint32_t c = 0; c < v->ncls; c++) {
+		const struct an_vp_link *l = v->cls[c].link[pair];
+		if (!l || way[c] >= 0 ||
+		    !l->matched) /* never seen at both: it need not pass both points */
+			continue;
+		int64_t med = class_median(l, v->ref[pair]);
+		if (theta_known)
+			way[c] = med >= theta ? 0 : 1;
+		else if (l->ttl_lower[0] != l->ttl_lower[1])
+			way[c] = l->ttl_lower[0] > l->ttl_lower[1] ? 0 : 1;
+		else if (l->ce[0] != l->ce[1])
+			way[c] = l->ce[0] > l->ce[1] ? 0 : 1;
+		else
+			way[c] = med >= 0 ? 0 : 1;
+	}
+	for (uint32_t c = 0; c < v->ncls; c++)
+		if (way[c] >= 0)
+			add_way(ps, v->cls[c].link[pair], way[c]);
+	unsigned n0 = r->npaths;
+	for (int w = 0; w < 2; w++) {
+		if (!ps->matched[w] && !ps->lost[w])
+			continue;
+		struct an_vp_path *o = &r->path[r->npaths];
+		*o = (struct an_vp_path){.from = w ? j : i, .to = w ? i : j};
+		fill_path(o, ps, w, theta_known, theta, v->ref[pair]);
+		r->path_of[pair][w] = (int)r->npaths++;
+	}
+	if (r->npaths ==
+	    n0) { /* both captured, nothing in common: said as a path with nothing on it */
+		struct an_vp_path *o = &r->path[r->npaths++];
+		*o = (struct an_vp_path){.from = i, .to = j};
+		fill_path(o, ps, 0, false, 0, 0);
+		o->offset_null_reason = "no packet was seen at both";
+	}
+	r->way[pair] = way;
+	free(ps);
+	return 0;
+}
+
+int an_vp_compute(const struct an_vantage *v, struct an_vp_result *r)
+{
+	memset(r, 0, sizeof(*r));
+	memset(r->path_of, -1, sizeof(r->path_of));
+	unsigned npt = v->nvp < AN_VP_POINTS ? v->nvp : AN_VP_POINTS;
+	for (unsigned i = 0; i < npt; i++)
+		for (unsigned j = i + 1; j < npt; j++)
+			if (v->on && v->pt[i].seen && v->pt[j].seen && pair_paths(v, i, j, r) < 0) {
+				an_vp_result_free(r);
+				return -ENOMEM;
+			}
+	return 0;
+}
+
+void an_vp_result_free(struct an_vp_result *r)
+{
+	for (unsigned p = 0; p < AN_VP_PAIRS; p++)
+		free(r->way[p]);
+	memset(r, 0, sizeof(*r));
+}
+
+unsigned an_vp_flow_paths(const struct an_vantage *v, const struct an_vp_result *r, uint8_t ipver,
+                          const uint8_t *src, const uint8_t *dst, unsigned *out)
+{
+	uint32_t c = an_vp_find_class(v, ipver, src, dst);
+	unsigned n = 0;
+	if (c == AN_VP_CLS_NONE)
+		return 0;
+	for (unsigned p = 0; p < AN_VP_PAIRS; p++)
+		if (r->way[p] && r->way[p][c] >= 0 && r->path_of[p][r->way[p][c]] >= 0)
+			out[n++] = (unsigned)r->path_of[p][r->way[p][c]];
+	return n;
+}
