@@ -36,4 +36,7 @@ struct rt_analyze_args {
  */
 int rt_analyze_parse_args(int argc, char **argv, struct rt_analyze_args *a);
 
+/* The --help text of the command that mode names (analyze_help.c). */
+const char *rt_analyze_help(enum rt_analyze_mode mode);
+
 #endif

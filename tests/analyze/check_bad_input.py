@@ -158,7 +158,7 @@ def main():
     run([exe, "analyze", cut, "--bogus"], 2)
     for cmd in ("analyze", "timeline"):
         p = run([exe, cmd, "--help"], 0)
-        if b"Examples:" not in p.stdout:
+        if b"\nEXAMPLES\n" not in p.stdout:
             errors.append("%s --help lacks examples" % cmd)
 
     # 6. timeline --flow selectors keep the 'all' rows and only the flows they name

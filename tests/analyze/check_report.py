@@ -303,7 +303,7 @@ def main():
         if p.returncode != 2:
             errors.append("analyze --title: exit %d, want 2" % p.returncode)
         p = run([exe, "report", "--help"])
-        if p.returncode != 0 or b"Examples:" not in p.stdout:
+        if p.returncode != 0 or b"\nEXAMPLES\n" not in p.stdout:
             errors.append("report --help: exit %d" % p.returncode)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
