@@ -17,7 +17,7 @@ static const struct subcommand subcommands[] = {
     {"timeline", rt_cmd_timeline, "per-bucket congestion timeline as CSV or JSON"},
     {"report", rt_cmd_report, "one self-contained HTML page with charts, to read in a browser"},
     {"capture", rt_cmd_capture, "capture from a netdev or RDMA NIC, optionally around a command"},
-    {"gen", rt_cmd_gen, "active RoCEv2 traffic source (serve / send / lat), perftest's options"},
+    {"gen", rt_cmd_gen, "RoCEv2 traffic source (serve / send / lat) with perftest's options"},
     {"doctor", rt_cmd_doctor, "is this host (or every host of a job) ready for lossless RoCE?"},
 };
 
