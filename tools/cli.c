@@ -158,15 +158,16 @@ int rt_cli_files_vantage(const char *cmd, struct rt_cli_files *fs, const char *a
 /*
  * Is operand w (after the first FILE) another FILE rather than the start of
  * the filter expression? A filter starts with a keyword (udp, host, not,
- * '(' ...): a word naming an existing file, holding a '/', or ending like a
- * capture file (.pcap, .pcapng, .cap, .gz, a rotation number after them) is
- * a file, so a missing one is reported as missing, not as a bad filter.
+ * '(' ...): '-' (standard input), a word naming an existing file, holding a
+ * '/', or ending like a capture file (.pcap, .pcapng, .cap, .gz, a rotation
+ * number after them) is a file, so a missing one is reported as missing, not
+ * as a bad filter.
  */
 static bool names_file(const char *w)
 {
 	static const char *const ext[] = {".pcap", ".pcapng", ".cap"};
 	struct stat st;
-	if (strchr(w, '/') || (stat(w, &st) == 0 && !S_ISDIR(st.st_mode)))
+	if (!strcmp(w, "-") || strchr(w, '/') || (stat(w, &st) == 0 && !S_ISDIR(st.st_mode)))
 		return true;
 	size_t len = strlen(w);
 	if (len > 3 && !strcmp(w + len - 3, ".gz"))

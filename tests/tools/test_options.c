@@ -553,6 +553,15 @@ static void test_files(void **state)
 	assert_string_equal(bpf, "vlan");
 	free(joined);
 	rt_cli_files_free(&fs);
+	/* '-' after a file is standard input, never the start of the expression */
+	char *a3[] = {"analyze", "a.pcap", "-", "udp", NULL};
+	bpf = NULL;
+	assert_int_equal(rt_cli_files_operands("analyze", 4, a3, 1, &fs, &bpf, &joined), 0);
+	assert_int_equal(fs.n, 2);
+	assert_string_equal(fs.files[1].path, "-");
+	assert_string_equal(bpf, "udp");
+	free(joined);
+	rt_cli_files_free(&fs);
 	/* usage errors */
 	capture_begin();
 	assert_int_equal(rt_cli_files_vantage("dissect", &fs, "=a.pcap"), RT_EXIT_USAGE);
