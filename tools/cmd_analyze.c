@@ -360,6 +360,22 @@ static bool file_missing(const struct rt_cli_files *files)
 	return false;
 }
 
+/* The input (a FILE or a side file) that the regular file `out` is, or NULL: writing out would replace it. */
+static const char *input_at(const struct rt_analyze_args *a, const char *out)
+{
+	struct stat so, st;
+	if (stat(out, &so) != 0 || !S_ISREG(so.st_mode))
+		return NULL;
+	const char *side[] = {a->counters, a->srclog};
+	for (size_t i = 0; i < a->files.n + 2; i++) {
+		const char *in = i < a->files.n ? a->files.files[i].path : side[i - a->files.n];
+		if (in && strcmp(in, "-") && stat(in, &st) == 0 && st.st_dev == so.st_dev &&
+		    st.st_ino == so.st_ino)
+			return in;
+	}
+	return NULL;
+}
+
 /* After the options: open the output, analyze the files, report. Returns the exit status. */
 static int run_command(struct rt_analyze_args *a)
 {
@@ -374,6 +390,12 @@ static int run_command(struct rt_analyze_args *a)
 	}
 	/* -o OUT: rows go to a file next to OUT that replaces it at the end; on an error OUT stays */
 	struct rt_outfile of = {0};
+	const char *in = a->out_path ? input_at(a, a->out_path) : NULL;
+	if (in) {
+		fprintf(stderr, "rocetrace %s: %s: the output would replace the input file %s\n",
+		        cmd, a->out_path, in);
+		return RT_EXIT_USAGE;
+	}
 	if (a->out_path && rt_outfile_open(&of, a->out_path, errbuf) < 0) {
 		fprintf(stderr, "rocetrace %s: %s\n", cmd, errbuf);
 		return RT_EXIT_ERROR;
