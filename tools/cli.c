@@ -147,11 +147,14 @@ int rt_cli_files_vantage(const char *cmd, struct rt_cli_files *fs, const char *a
 	char *files = copy + (eq - arg);
 	*files++ = '\0';
 	char *save = NULL;
+	size_t before = fs->n;
 	for (char *f = strtok_r(files, ",", &save); f; f = strtok_r(NULL, ",", &save)) {
 		int rc = rt_cli_files_add(cmd, fs, f, copy);
 		if (rc)
 			return rc;
 	}
+	if (fs->n == before)
+		return rt_cli_usage_error(cmd, "--vantage: '%s' names no file", arg);
 	return 0;
 }
 

@@ -570,6 +570,9 @@ static void test_files(void **state)
 	assert_int_equal(rt_cli_files_vantage("dissect", &fs, "name="), RT_EXIT_USAGE);
 	capture_end();
 	capture_begin();
+	assert_int_equal(rt_cli_files_vantage("dissect", &fs, "name=,"), RT_EXIT_USAGE);
+	assert_non_null(strstr(capture_end(), "--vantage: 'name=,' names no file"));
+	capture_begin();
 	assert_int_equal(rt_cli_files_operands("timeline", 1, a2, 1, &fs, &bpf, &joined),
 	                 RT_EXIT_USAGE);
 	assert_non_null(strstr(capture_end(), "no capture file given"));
