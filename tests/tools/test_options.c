@@ -324,6 +324,14 @@ static void test_messages(void **state)
 	assert_string_equal(capture_end(),
 	                    "rocetrace analyze: --link-speed: '10' is out of range (1M to 100T): a "
 	                    "bare rate is bits/s; for 10 Gb/s write 10G\n");
+	/* no hint that would be refused too */
+	capture_begin();
+	assert_int_equal(
+	    rt_opt_rate("analyze", "--link-speed", "0", 1000000, 100000000000000ull, &v),
+	    RT_EXIT_USAGE);
+	assert_string_equal(capture_end(),
+	                    "rocetrace analyze: --link-speed: '0' is out of range (1M to 100T): a "
+	                    "bare rate is bits/s\n");
 	/* the old bare Gb/s of gen and doctor: refused, with what to write */
 	capture_begin();
 	assert_int_equal(rt_opt_rate("gen", "--rate", "2.5", 1000000, 100000000000000ull, &v),
