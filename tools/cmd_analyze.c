@@ -20,9 +20,14 @@
 #include "tools/cli.h"
 #include "tools/commands.h"
 
-/* The source being read, whose capture points the analyzer asks for (from its own thread: capture/source.h). */
+/*
+ * The source being read, whose capture points the analyzer asks for (from its own thread:
+ * capture/source.h), and the names of the points once it is closed (the timeline's last rows).
+ */
 struct vmap {
 	const struct rt_source *src;
+	unsigned nnames;
+	char names[RT_AN_VANTAGE_MAX][320];
 };
 
 static int vantage_of(void *ctx, uint32_t interface_id, uint32_t sll_ifindex)
@@ -35,7 +40,12 @@ static int vantage_of(void *ctx, uint32_t interface_id, uint32_t sll_ifindex)
 static int point_name(void *ctx, unsigned point, char *name, size_t size)
 {
 	const struct vmap *m = ctx;
-	return m->src ? rt_source_point_name(m->src, point, name, size) : -ENOENT;
+	if (m->src)
+		return rt_source_point_name(m->src, point, name, size);
+	if (point >= m->nnames)
+		return -ENOENT;
+	snprintf(name, size, "%s", m->names[point]);
+	return 0;
 }
 
 /*
@@ -159,9 +169,14 @@ static int run(struct rt_analyzer *an, const struct rt_cli_files *files, const c
 		snprintf(errbuf, RT_ERRBUF_SIZE, "%s", verr);
 		rc = vrc;
 	}
-	rt_source_close(src);
-	if (vmap)
+	if (vmap) { /* the analysis is fed: its end phase names the points from here */
+		unsigned n = rt_source_point_count(src);
+		vmap->nnames = n < RT_AN_VANTAGE_MAX ? n : RT_AN_VANTAGE_MAX;
+		for (unsigned i = 0; i < vmap->nnames; i++)
+			rt_source_point_name(src, i, vmap->names[i], sizeof(vmap->names[i]));
 		vmap->src = NULL;
+	}
+	rt_source_close(src);
 	return rc;
 }
 
