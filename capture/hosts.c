@@ -68,12 +68,16 @@ static void host_fail(struct rt_hostcap_host *h, const char *what, const char *d
 	h->error[a + b] = '\0';
 }
 
-/* What host i said last: its last line, else why its launcher did not run. */
-static const char *last_words(const struct rt_hostcap *hc, size_t i)
+/* What host i said last: its last line, else why its launcher did not run, else its exit status (in buf). */
+static const char *last_words(const struct rt_hostcap *hc, size_t i, char *buf, size_t size)
 {
 	if (hc->last[i])
 		return hc->last[i];
-	return hc->res[i].error[0] ? hc->res[i].error : "no message";
+	if (hc->res[i].error[0])
+		return hc->res[i].error;
+	snprintf(buf, size, "its launcher ended with status %d and printed nothing",
+	         hc->res[i].status);
+	return buf;
 }
 
 /* Each line a host's capture prints: its ready line, its closing counts, the rest for the user. */
@@ -285,7 +289,8 @@ static int end_session(struct rt_hostcap *hc, char *errbuf)
 		struct rt_launch_result *r = &hc->res[i];
 		h->status = r->status;
 		h->ended = true;
-		const char *last = last_words(hc, i);
+		char said[80];
+		const char *last = last_words(hc, i, said, sizeof(said));
 		if (r->stopped)
 			host_fail(h,
 			          "its capture did not stop and was killed; its last line: ", last);
@@ -313,7 +318,8 @@ size_t rt_hostcap_poll(struct rt_hostcap *hc, int timeout_ms)
 			continue;
 		h->ended = true;
 		h->status = hc->res[i].status;
-		const char *last = last_words(hc, i);
+		char said[80];
+		const char *last = last_words(hc, i, said, sizeof(said));
 		if (h->status != 0)
 			host_fail(
 			    h, h->ready ? "its capture failed: " : "could not start the capture: ",
@@ -402,9 +408,10 @@ int rt_hostcap_start(struct rt_hostcap **out, const struct rt_hostcap_config *cf
 		rt_hostcap_poll(hc, TICK_MS);
 		size_t ready = 0, failed = 0;
 		for (size_t i = 0; i < n; i++) {
+			char said[80];
 			if (hosts[i].ended && !hosts[i].ready)
-				host_fail(&hosts[i],
-				          "could not start the capture: ", last_words(hc, i));
+				host_fail(&hosts[i], "could not start the capture: ",
+				          last_words(hc, i, said, sizeof(said)));
 			ready += hosts[i].ready;
 			failed += hosts[i].failed && !hosts[i].ready;
 		}

@@ -303,7 +303,9 @@ int rt_files_point_of_frame(struct files_priv *p, const struct rt_frame *fr)
 	uint32_t ifindex = sll2_ifindex(fr);
 	unsigned n = atomic_load_explicit(&p->ncp, memory_order_relaxed);
 	const struct cpoint *last = &p->cp[p->last_cp];
-	if (p->last_cp < n && last->id == fr->interface_id && last->ifindex == ifindex)
+	/* (a named vantage point's first capture point waits unbound for its first frame) */
+	if (p->last_cp < n && atomic_load_explicit(&last->bound, memory_order_relaxed) &&
+	    last->id == fr->interface_id && last->ifindex == ifindex)
 		return (int)p->last_cp;
 	int c = find_point(p, n, fr->interface_id, ifindex);
 	if (c < 0) {

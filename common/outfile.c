@@ -63,7 +63,7 @@ static int create_tmp(struct rt_outfile *of, char *errbuf)
 		         seed);
 		int fd = open(of->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0666);
 		if (fd >= 0 || errno != EEXIST)
-			return fd >= 0 ? fd : rt_errorf(errbuf, errno, "%s", of->tmp);
+			return fd >= 0 ? fd : rt_errorf(errbuf, errno, "%s", of->path);
 	}
 	return rt_errmsg(errbuf, EEXIST, "%s: no free temporary name next to it", of->path);
 }
@@ -91,7 +91,7 @@ int rt_outfile_open(struct rt_outfile *of, const char *path, char *errbuf)
 	} else {
 		fd = create_tmp(of, errbuf);
 	}
-	int rc = stream(&of->fp, fd, of->tmp[0] ? of->tmp : path, errbuf);
+	int rc = stream(&of->fp, fd, path, errbuf);
 	if (rc < 0 && of->tmp[0])
 		unlink(of->tmp);
 	return rc;

@@ -147,26 +147,30 @@ int rt_cli_files_vantage(const char *cmd, struct rt_cli_files *fs, const char *a
 	char *files = copy + (eq - arg);
 	*files++ = '\0';
 	char *save = NULL;
+	size_t before = fs->n;
 	for (char *f = strtok_r(files, ",", &save); f; f = strtok_r(NULL, ",", &save)) {
 		int rc = rt_cli_files_add(cmd, fs, f, copy);
 		if (rc)
 			return rc;
 	}
+	if (fs->n == before)
+		return rt_cli_usage_error(cmd, "--vantage: '%s' names no file", arg);
 	return 0;
 }
 
 /*
  * Is operand w (after the first FILE) another FILE rather than the start of
  * the filter expression? A filter starts with a keyword (udp, host, not,
- * '(' ...): a word naming an existing file, holding a '/', or ending like a
- * capture file (.pcap, .pcapng, .cap, .gz, a rotation number after them) is
- * a file, so a missing one is reported as missing, not as a bad filter.
+ * '(' ...): '-' (standard input), a word naming an existing file, holding a
+ * '/', or ending like a capture file (.pcap, .pcapng, .cap, .gz, a rotation
+ * number after them) is a file, so a missing one is reported as missing, not
+ * as a bad filter.
  */
 static bool names_file(const char *w)
 {
 	static const char *const ext[] = {".pcap", ".pcapng", ".cap"};
 	struct stat st;
-	if (strchr(w, '/') || (stat(w, &st) == 0 && !S_ISDIR(st.st_mode)))
+	if (!strcmp(w, "-") || strchr(w, '/') || (stat(w, &st) == 0 && !S_ISDIR(st.st_mode)))
 		return true;
 	size_t len = strlen(w);
 	if (len > 3 && !strcmp(w + len - 3, ".gz"))

@@ -20,9 +20,14 @@
 #include "tools/cli.h"
 #include "tools/commands.h"
 
-/* The source being read, whose capture points the analyzer asks for (from its own thread: capture/source.h). */
+/*
+ * The source being read, whose capture points the analyzer asks for (from its own thread:
+ * capture/source.h), and the names of the points once it is closed (the timeline's last rows).
+ */
 struct vmap {
 	const struct rt_source *src;
+	unsigned nnames;
+	char names[RT_AN_VANTAGE_MAX][320];
 };
 
 static int vantage_of(void *ctx, uint32_t interface_id, uint32_t sll_ifindex)
@@ -35,7 +40,12 @@ static int vantage_of(void *ctx, uint32_t interface_id, uint32_t sll_ifindex)
 static int point_name(void *ctx, unsigned point, char *name, size_t size)
 {
 	const struct vmap *m = ctx;
-	return m->src ? rt_source_point_name(m->src, point, name, size) : -ENOENT;
+	if (m->src)
+		return rt_source_point_name(m->src, point, name, size);
+	if (point >= m->nnames)
+		return -ENOENT;
+	snprintf(name, size, "%s", m->names[point]);
+	return 0;
 }
 
 /*
@@ -159,9 +169,14 @@ static int run(struct rt_analyzer *an, const struct rt_cli_files *files, const c
 		snprintf(errbuf, RT_ERRBUF_SIZE, "%s", verr);
 		rc = vrc;
 	}
-	rt_source_close(src);
-	if (vmap)
+	if (vmap) { /* the analysis is fed: its end phase names the points from here */
+		unsigned n = rt_source_point_count(src);
+		vmap->nnames = n < RT_AN_VANTAGE_MAX ? n : RT_AN_VANTAGE_MAX;
+		for (unsigned i = 0; i < vmap->nnames; i++)
+			rt_source_point_name(src, i, vmap->names[i], sizeof(vmap->names[i]));
 		vmap->src = NULL;
+	}
+	rt_source_close(src);
 	return rc;
 }
 
@@ -360,6 +375,22 @@ static bool file_missing(const struct rt_cli_files *files)
 	return false;
 }
 
+/* The input (a FILE or a side file) that the regular file `out` is, or NULL: writing out would replace it. */
+static const char *input_at(const struct rt_analyze_args *a, const char *out)
+{
+	struct stat so, st;
+	if (stat(out, &so) != 0 || !S_ISREG(so.st_mode))
+		return NULL;
+	const char *side[] = {a->counters, a->srclog};
+	for (size_t i = 0; i < a->files.n + 2; i++) {
+		const char *in = i < a->files.n ? a->files.files[i].path : side[i - a->files.n];
+		if (in && strcmp(in, "-") && stat(in, &st) == 0 && st.st_dev == so.st_dev &&
+		    st.st_ino == so.st_ino)
+			return in;
+	}
+	return NULL;
+}
+
 /* After the options: open the output, analyze the files, report. Returns the exit status. */
 static int run_command(struct rt_analyze_args *a)
 {
@@ -374,6 +405,12 @@ static int run_command(struct rt_analyze_args *a)
 	}
 	/* -o OUT: rows go to a file next to OUT that replaces it at the end; on an error OUT stays */
 	struct rt_outfile of = {0};
+	const char *in = a->out_path ? input_at(a, a->out_path) : NULL;
+	if (in) {
+		fprintf(stderr, "rocetrace %s: %s: the output would replace the input file %s\n",
+		        cmd, a->out_path, in);
+		return RT_EXIT_USAGE;
+	}
 	if (a->out_path && rt_outfile_open(&of, a->out_path, errbuf) < 0) {
 		fprintf(stderr, "rocetrace %s: %s\n", cmd, errbuf);
 		return RT_EXIT_ERROR;

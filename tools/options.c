@@ -265,10 +265,14 @@ static int report(const char *cmd, const char *opt, const char *s, int rc, enum 
 	fprintf(stderr, "rocetrace %s: %s: '%s' is out of range (%s to %s)", cmd, opt, s, lo, hi);
 	if (is_bare(s) && k < sizeof(bare_text) / sizeof(bare_text[0]) && bare_text[k]) {
 		fprintf(stderr, ": %s", bare_text[k]);
-		/* a small bare rate was meant in Gb/s: say how to write that */
+		/* a small bare rate was meant in Gb/s: say how to write that, when that is in range */
 		struct decimal d;
-		if (k == K_RATE && decimal(s, &d) == 0 && d.whole < 1000)
-			fprintf(stderr, "; for %s Gb/s write %sG", s, s);
+		char as_g[48];
+		uint64_t g;
+		if (k == K_RATE && decimal(s, &d) == 0 && d.whole < 1000 &&
+		    (size_t)snprintf(as_g, sizeof(as_g), "%sG", s) < sizeof(as_g) &&
+		    rt_opt_parse_rate(as_g, min, max, &g) == 0)
+			fprintf(stderr, "; for %s Gb/s write %s", s, as_g);
 	}
 	fputc('\n', stderr);
 	return RT_EXIT_USAGE;

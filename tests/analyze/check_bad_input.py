@@ -7,6 +7,7 @@ usage: check_bad_input.py ROCETRACE SCENARIO_DIR
 import fcntl
 import json
 import os
+import shutil
 import platform
 import signal
 import struct
@@ -155,6 +156,14 @@ def main():
     p = run([exe, "timeline", good, "-o", link], 1)
     if open(target).read() != "not yours\n" or b"symbolic link" not in p.stderr:
         errors.append("timeline -o wrote through a symbolic link: %r" % p.stderr)
+    # -o naming an input file (or a link to it) is refused: the capture is not replaced by rows or a page
+    victim = os.path.join(tmp, "victim.pcap")
+    shutil.copy(good, victim)
+    os.link(victim, os.path.join(tmp, "victim2.pcap"))
+    for cmd, out in (("timeline", victim), ("report", victim), ("report", os.path.join(tmp, "victim2.pcap"))):
+        p = run([exe, cmd, victim, "-o", out], 2)
+        if open(victim, "rb").read() != open(good, "rb").read() or b"input" not in p.stderr:
+            errors.append("%s -o an input file replaced it: %r" % (cmd, p.stderr))
     run([exe, "analyze", cut, "--bogus"], 2)
     for cmd in ("analyze", "timeline"):
         p = run([exe, cmd, "--help"], 0)

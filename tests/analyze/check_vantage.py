@@ -223,6 +223,9 @@ def main():
         # --by-vantage: each point's rows add up to that point's own timeline and analysis (its file alone)
         by_point = timeline_sums(rt, "--by-vantage", b, a)
         check("--by-vantage points", sorted(by_point), ["after", "before"])
+        # one bucket for the whole capture: its rows are written once the files are read, still named
+        one = timeline_sums(rt, "--by-vantage", "--bucket", "1000s", b, a)
+        check("--by-vantage points in one bucket", sorted(one), ["after", "before"])
         for name, f in (("before", b), ("after", a)):
             alone = timeline_sums(rt, f)
             check("--by-vantage %s rows" % name, by_point.get(name), alone.get(""))

@@ -256,6 +256,8 @@ static void test_named_and_described(void **state)
 	for (unsigned i = 0; i < 4; i++)
 		assert_int_equal(g.iface[i], 0);
 	assert_int_equal(g.iface[7], 2);
+	/* and are capture point 0 for the analysis, though its frames came first */
+	assert_int_equal(rt_source_point_of(s, 0, 0), 0);
 	rt_source_close(s);
 }
 

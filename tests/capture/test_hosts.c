@@ -55,7 +55,7 @@ static int setup(void **state)
 	           "shift\n"
 	           "case $host in down) echo \"ssh: connect to host down port 22: Connection "
 	           "refused\" >&2; "
-	           "exit 255 ;; esac\n"
+	           "exit 255 ;; mute) exit 3 ;; esac\n"
 	           "exec \"$@\"\n",
 	           0755);
 	/* a nanosecond pcap of FRAMES 60-byte Ethernet frames */
@@ -245,6 +245,21 @@ static void test_none_capture(void **state)
 	rt_hostcap_free(hc);
 }
 
+/* A launcher that fails at once and says nothing: its exit status is the reason. */
+static void test_mute_launcher(void **state)
+{
+	(void)state;
+	struct rt_hostcap_host hosts[] = {{.name = "mute", .dev = "lo"}};
+	struct rt_hostcap_config cfg = config("mute");
+	struct rt_hostcap *hc = NULL;
+	char errbuf[RT_ERRBUF_SIZE];
+	assert_int_equal(rt_hostcap_start(&hc, &cfg, hosts, 1, errbuf), -EIO);
+	assert_true(hosts[0].failed);
+	assert_string_equal(hosts[0].error, "could not start the capture: its launcher ended "
+	                                    "with status 3 and printed nothing");
+	rt_hostcap_free(hc);
+}
+
 /* A capture that does not stop when its input ends is stopped by its pid through the launcher. */
 static void test_deaf(void **state)
 {
@@ -332,8 +347,9 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_all_capture),   cmocka_unit_test(test_ends_by_itself),
 	    cmocka_unit_test(test_some_fail),     cmocka_unit_test(test_none_capture),
-	    cmocka_unit_test(test_deaf),          cmocka_unit_test(test_incomplete),
-	    cmocka_unit_test(test_fetch_stopped), cmocka_unit_test(test_interrupted),
+	    cmocka_unit_test(test_mute_launcher), cmocka_unit_test(test_deaf),
+	    cmocka_unit_test(test_incomplete),    cmocka_unit_test(test_fetch_stopped),
+	    cmocka_unit_test(test_interrupted),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

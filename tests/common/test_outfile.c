@@ -175,6 +175,9 @@ static void test_outfile_refusals(void **state)
 	path_in_dir(path, sizeof(path), "no/such.csv");
 	assert_int_equal(rt_outfile_open(&of, path, errbuf), -ENOENT);
 	assert_int_equal(entries(), 0);
+	/* the message names the file asked for, never the temporary one */
+	assert_non_null(strstr(errbuf, "no/such.csv: "));
+	assert_null(strstr(errbuf, ".tmp"));
 	/* a folder as the file */
 	assert_int_equal(rt_outfile_open(&of, dir, errbuf), -EISDIR);
 }

@@ -324,6 +324,14 @@ static void test_messages(void **state)
 	assert_string_equal(capture_end(),
 	                    "rocetrace analyze: --link-speed: '10' is out of range (1M to 100T): a "
 	                    "bare rate is bits/s; for 10 Gb/s write 10G\n");
+	/* no hint that would be refused too */
+	capture_begin();
+	assert_int_equal(
+	    rt_opt_rate("analyze", "--link-speed", "0", 1000000, 100000000000000ull, &v),
+	    RT_EXIT_USAGE);
+	assert_string_equal(capture_end(),
+	                    "rocetrace analyze: --link-speed: '0' is out of range (1M to 100T): a "
+	                    "bare rate is bits/s\n");
 	/* the old bare Gb/s of gen and doctor: refused, with what to write */
 	capture_begin();
 	assert_int_equal(rt_opt_rate("gen", "--rate", "2.5", 1000000, 100000000000000ull, &v),
@@ -553,6 +561,15 @@ static void test_files(void **state)
 	assert_string_equal(bpf, "vlan");
 	free(joined);
 	rt_cli_files_free(&fs);
+	/* '-' after a file is standard input, never the start of the expression */
+	char *a3[] = {"analyze", "a.pcap", "-", "udp", NULL};
+	bpf = NULL;
+	assert_int_equal(rt_cli_files_operands("analyze", 4, a3, 1, &fs, &bpf, &joined), 0);
+	assert_int_equal(fs.n, 2);
+	assert_string_equal(fs.files[1].path, "-");
+	assert_string_equal(bpf, "udp");
+	free(joined);
+	rt_cli_files_free(&fs);
 	/* usage errors */
 	capture_begin();
 	assert_int_equal(rt_cli_files_vantage("dissect", &fs, "=a.pcap"), RT_EXIT_USAGE);
@@ -560,6 +577,9 @@ static void test_files(void **state)
 	capture_begin();
 	assert_int_equal(rt_cli_files_vantage("dissect", &fs, "name="), RT_EXIT_USAGE);
 	capture_end();
+	capture_begin();
+	assert_int_equal(rt_cli_files_vantage("dissect", &fs, "name=,"), RT_EXIT_USAGE);
+	assert_non_null(strstr(capture_end(), "--vantage: 'name=,' names no file"));
 	capture_begin();
 	assert_int_equal(rt_cli_files_operands("timeline", 1, a2, 1, &fs, &bpf, &joined),
 	                 RT_EXIT_USAGE);
