@@ -283,23 +283,6 @@ static void store_bound(void **state)
 	rt_analyzer_free(an);
 }
 
-/* A PFC frame from one MAC: quanta q for the priorities in `enable`. */
-static struct rt_record pfc_frame(uint64_t ts, uint16_t enable, uint16_t q)
-{
-	struct rt_record r;
-	memset(&r, 0, sizeof(r));
-	r.ts_ns = ts;
-	r.caplen = r.wirelen = 60;
-	r.kind = RT_KIND_PFC;
-	r.layers = RT_L_ETH | RT_L_MACC;
-	r.macc_opcode = RT_MACC_PFC;
-	r.src_mac[5] = 0xfe;
-	r.pfc_enable = enable;
-	for (unsigned c = 0; c < 8; c++)
-		r.pfc_quanta[c] = enable & (1u << c) ? q : 0;
-	return r;
-}
-
 /* The paused seconds of priority 3 a scrape sees after publishing with idle_ns. */
 static void expect_paused(struct rt_metrics *m, const struct rt_analyzer *an, uint64_t idle_ns,
                           const char *line)
@@ -331,7 +314,8 @@ static void idle_pause(void **state)
 	assert_non_null(an);
 	assert_non_null(m);
 	const uint64_t t0 = 5000000000u, ms = 1000000u, end = 33553920u;
-	struct rt_record r = pfc_frame(t0, 1 << 3, 0xffff);
+	const uint16_t xoff[8] = {[3] = 0xffff}, xon[8] = {0};
+	struct rt_record r = pfc_rec(t0, 1 << 3, xoff);
 	rt_analyzer_feed(an, &r);
 	struct rt_an_counts c;
 	rt_analyzer_totals_idle(an, 0, &c);
@@ -354,14 +338,14 @@ static void idle_pause(void **state)
 	/* nothing moved: an XON from 5 ms after the XOFF ends the pause there */
 	rt_analyzer_totals(an, &c);
 	assert_int_equal(c.pfc_paused_ns[3], 0);
-	r = pfc_frame(t0 + 5 * ms, 1 << 3, 0);
+	r = pfc_rec(t0 + 5 * ms, 1 << 3, xon);
 	rt_analyzer_feed(an, &r);
 	rt_analyzer_totals_idle(an, 30 * ms, &c);
 	assert_int_equal(c.pfc_paused_ns[3], 5 * ms);
 	/* a refreshed pause: counted from the first XOFF to the refresh's end */
-	r = pfc_frame(t0 + 100 * ms, 1 << 3, 0xffff);
+	r = pfc_rec(t0 + 100 * ms, 1 << 3, xoff);
 	rt_analyzer_feed(an, &r);
-	r = pfc_frame(t0 + 110 * ms, 1 << 3, 0xffff);
+	r = pfc_rec(t0 + 110 * ms, 1 << 3, xoff);
 	rt_analyzer_feed(an, &r);
 	rt_analyzer_totals_idle(an, 10 * ms, &c);
 	assert_int_equal(c.pfc_paused_ns[3], 5 * ms + 20 * ms);

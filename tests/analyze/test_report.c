@@ -47,14 +47,6 @@ static void test_stddev(void **state)
 	rt_analyzer_free(an);
 }
 
-static unsigned count_str(const char *hay, const char *needle)
-{
-	unsigned n = 0;
-	for (const char *p = hay; (p = strstr(p, needle)); p++)
-		n++;
-	return n;
-}
-
 /*
  * An episode of 20 CE-marked flows lists the first 16 and counts all 20;
  * each flow says whether an episode counted it, the 17th to 20th too.

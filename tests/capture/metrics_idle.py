@@ -15,7 +15,6 @@ source's hold), and no more on a later scrape; after the capture ends,
 """
 import json
 import os
-import random
 import socket
 import struct
 import subprocess
@@ -27,11 +26,6 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import metrics_lib as ml  # noqa: E402
 
 PAUSED = ("rocetrace_pfc_paused_seconds_total", (("priority", "3"),))
-
-
-def skip(why):
-    print("SKIP:", why)
-    sys.exit(77)
 
 
 def pfc_xoff():
@@ -95,18 +89,8 @@ def main():
     rt = os.path.abspath(sys.argv[1])
     if len(sys.argv) > 2 and sys.argv[2] == "--inner":
         return inner(rt)
-    if os.geteuid() != 0:
-        skip("needs root to create a network namespace")
     ml.need_parser()
-    ns = "rtmi%d%d" % (os.getpid(), random.randint(0, 9999))
-    if subprocess.run(["ip", "netns", "add", ns], capture_output=True).returncode:
-        skip("cannot create a network namespace (ip netns add failed)")
-    try:
-        r = subprocess.run(["ip", "netns", "exec", ns, sys.executable, os.path.abspath(__file__), rt, "--inner"],
-                           timeout=90)
-        return r.returncode
-    finally:
-        subprocess.run(["ip", "netns", "del", ns], capture_output=True)
+    return ml.in_netns("rtmi", __file__, rt, 90)
 
 
 if __name__ == "__main__":
