@@ -532,6 +532,14 @@ void rt_analyzer_totals(const struct rt_analyzer *an, struct rt_an_counts *out)
 	memcpy(out->pfc_paused_ns, an->pfc.paused_ns, sizeof(out->pfc_paused_ns));
 }
 
+void rt_analyzer_totals_idle(const struct rt_analyzer *an, uint64_t idle_ns,
+                             struct rt_an_counts *out)
+{
+	rt_analyzer_totals(an, out);
+	uint64_t at = an->now + idle_ns < an->now ? UINT64_MAX : an->now + idle_ns;
+	an_pfc_paused_at(&an->pfc, at, out->pfc_paused_ns);
+}
+
 void rt_analyzer_interval(struct rt_analyzer *an, struct rt_an_counts *out, bool reset)
 {
 	struct rt_an_counts now;

@@ -54,6 +54,16 @@ void rt_analyzer_interrupt(struct rt_analyzer *an);
 
 /* Totals since the start. */
 void rt_analyzer_totals(const struct rt_analyzer *an, struct rt_an_counts *out);
+/*
+ * Totals as they stand `idle_ns` of capture time after the latest record,
+ * when no record came since (a live source that is idle: a paused link
+ * sends nothing): as rt_analyzer_totals(), but the pauses still running
+ * are counted up to min(latest record + idle_ns, their end by quanta).
+ * Changes nothing: a record from before that time may still come, and
+ * counts where it belongs (rt_analyzer_tick() would move it).
+ */
+void rt_analyzer_totals_idle(const struct rt_analyzer *an, uint64_t idle_ns,
+                             struct rt_an_counts *out);
 /* Totals since the last reset; `reset` starts a new interval. */
 void rt_analyzer_interval(struct rt_analyzer *an, struct rt_an_counts *out, bool reset);
 /* Flows seen so far. */

@@ -320,15 +320,15 @@ static void copy_snapshot(struct rt_metrics_snapshot *to, const struct rt_metric
 	memcpy(top, from->top, from->ntop * sizeof(*top));
 }
 
-bool rt_metrics_publish(struct rt_metrics *m, const struct rt_analyzer *an, uint64_t frames,
-                        uint64_t dropped, bool running, bool wait)
+bool rt_metrics_publish(struct rt_metrics *m, const struct rt_analyzer *an, uint64_t idle_ns,
+                        uint64_t frames, uint64_t dropped, bool running, bool wait)
 {
 	struct rt_metrics_snapshot *s = &m->stage;
 	s->running = running;
 	s->frames = frames;
 	s->dropped = dropped;
 	s->flows = rt_analyzer_flow_count(an);
-	rt_analyzer_totals(an, &s->t);
+	rt_analyzer_totals_idle(an, idle_ns, &s->t);
 	uint64_t now = mono_ns();
 	if (wait || now - m->top_at >= TOP_DUTY * m->top_cost_ns) {
 		s->ntop = rt_analyzer_top_flows(an, s->top, m->top_k);

@@ -69,6 +69,9 @@ void rt_metrics_free(struct rt_metrics *m);
 /*
  * From the capture thread: take the analyzer's figures (totals, flows, the
  * top_k busiest) with the capture's frames and drops, and publish them.
+ * `idle_ns`: the capture time since the analyzer's latest record, as the
+ * caller knows it: pauses still running count up to then
+ * (rt_analyzer_totals_idle; 0: up to the latest record).
  * The busiest flows are found again only once 50 times the time the last
  * search took has passed (at most 2% of the thread: with a million flows
  * about once a second), and always with `wait`.
@@ -76,8 +79,8 @@ void rt_metrics_free(struct rt_metrics *m);
  * the previous one at this instant (returns false: publish again later);
  * the capture never waits. With `wait` true (the final figures) it waits.
  */
-bool rt_metrics_publish(struct rt_metrics *m, const struct rt_analyzer *an, uint64_t frames,
-                        uint64_t dropped, bool running, bool wait);
+bool rt_metrics_publish(struct rt_metrics *m, const struct rt_analyzer *an, uint64_t idle_ns,
+                        uint64_t frames, uint64_t dropped, bool running, bool wait);
 
 /* From the counter sampler: the latest sample's counters (the first RT_METRICS_NIC_MAX). */
 void rt_metrics_set_nic(struct rt_metrics *m, const struct rt_metrics_nic *v, unsigned n);

@@ -171,6 +171,18 @@ uint64_t an_pfc_class_storms(const struct an_pfc *p, unsigned c)
 	return s;
 }
 
+void an_pfc_paused_at(const struct an_pfc *p, uint64_t at, uint64_t out[RT_AN_PFC_CLASSES])
+{
+	memcpy(out, p->paused_ns, sizeof(p->paused_ns));
+	for (uint32_t i = 0; p->active && i < p->nmacs; i++)
+		for (unsigned c = 0; c < RT_AN_PFC_CLASSES; c++) {
+			const struct an_pfc_class *cl = &p->macs[i].cls[c];
+			uint64_t e = at < cl->until ? at : cl->until;
+			if (cl->paused && e > cl->from)
+				out[c] += e - cl->from;
+		}
+}
+
 uint64_t an_pfc_last_expiry(const struct an_pfc *p)
 {
 	uint64_t last = 0;

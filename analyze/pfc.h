@@ -48,6 +48,11 @@ void an_pfc_frame(struct an_pfc *p, const struct rt_record *rec, uint64_t now,
                   struct rt_an_note *note);
 /* Account running pauses up to `now`; pauses that expired by then end. */
 void an_pfc_advance(struct an_pfc *p, uint64_t now);
+/*
+ * Paused time per class as an_pfc_advance(p, at) would count it, without
+ * counting it: running pauses up to min(at, their end). Changes nothing.
+ */
+void an_pfc_paused_at(const struct an_pfc *p, uint64_t at, uint64_t out[RT_AN_PFC_CLASSES]);
 /* When the last running pause ends (0 when none runs). */
 uint64_t an_pfc_last_expiry(const struct an_pfc *p);
 /* Storms of class c over sending MACs. */

@@ -162,6 +162,8 @@ void an_report_json_flow(const struct rt_analyzer *an, struct rt_json *j, const 
 	NUM(j, "ect_fraction", an_ect_share(f->ecn), 6, true);
 	RT_JSON_U64(j, "cnp_received", f->cnp_received);
 	RT_JSON_U64(j, "cnp_sent", f->cnp_sent);
+	/* every flow an episode counted (episodes[].flows lists the first AN_EP_FLOWS of each) */
+	RT_JSON_BOOL(j, "in_episodes", f->ep_mark != 0);
 	double rate = NAN;
 	if (np && f->cnp_received > 1 && np->last_cnp_ts > np->first_cnp_ts)
 		rate = (double)(f->cnp_received - 1) * 1e9 /

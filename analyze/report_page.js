@@ -2,7 +2,7 @@
 
   /* What the page found about itself, for people and for tests: errors, charts and their points, totals shown. */
   const check = { errors: [], charts: [], totals: {}, flows_total: 0, flows_rows: 0, flows_not_listed: 0, episodes_total: 0,
-    paths_total: 0, paths_rows: 0, done: false };
+    paths_total: 0, paths_rows: 0, victims: 0, done: false };
   function caught(text) {
     check.errors.push(text);
     if (check.done) selfCheck();
@@ -168,11 +168,11 @@
       line("Who: " + int(marked.length) + " flow" + (marked.length === 1 ? " was" : "s were") + " CE-marked; most: " +
            marked.slice(0, 5).map(function (f) { return f.selector + " (" + int(f.ecn.ce) + ")"; }).join(", ") + ".");
     }
-    const inEp = {};
-    for (const e of eps) for (const id of e.flows) inEp[id] = true;
+    /* in_episodes: every flow an episode counted (an episode's own list holds only its first flows) */
     const victims = flows.filter(function (f) {
-      return inEp[f.id] && f.ecn.ce === 0 && f.requests > 0;
+      return f.in_episodes && f.ecn.ce === 0 && f.requests > 0;
     });
+    check.victims = victims.length;
     if (victims.length) {
       line("Victims: " + int(victims.length) + " flow" + (victims.length === 1 ? "" : "s") +
            " with no CE mark of their own sent during the episodes: " +

@@ -37,12 +37,13 @@ int rt_capture_metrics_check(const char *listen)
 }
 
 void rt_capture_metrics_publish(struct rt_capture_metrics *m, const struct rt_analyzer *an,
-                                uint64_t frames, uint64_t dropped, uint64_t now, bool final)
+                                uint64_t idle_ns, uint64_t frames, uint64_t dropped, uint64_t now,
+                                bool final)
 {
 	/* counted before a scraper can see the final figures: a signal sent on seeing them ends the linger */
 	if (final)
 		m->final_requests = rt_pump_stop_requests();
-	if (an && rt_metrics_publish(m->store, an, frames, dropped, !final, final))
+	if (an && rt_metrics_publish(m->store, an, idle_ns, frames, dropped, !final, final))
 		m->published = now;
 }
 

@@ -38,12 +38,14 @@ int rt_capture_metrics_check(const char *listen);
  */
 int rt_capture_metrics_start(struct rt_capture_metrics *m, const char *listen, unsigned top);
 /*
- * The capture's figures into the store (capture thread; an NULL: none); with
- * `final`, the last ones (waits for a scrape's copy, and counts the stop
+ * The capture's figures into the store (capture thread; an NULL: none),
+ * pauses still running counted `idle_ns` of capture time past the latest
+ * frame (rt_analyzer_totals_idle); with `final`, the last ones (waits for a scrape's copy, and counts the stop
  * requests so far, which the linger compares with).
  */
 void rt_capture_metrics_publish(struct rt_capture_metrics *m, const struct rt_analyzer *an,
-                                uint64_t frames, uint64_t dropped, uint64_t now, bool final);
+                                uint64_t idle_ns, uint64_t frames, uint64_t dropped, uint64_t now,
+                                bool final);
 /* An rt_counters_sample_fn (ctx: the struct rt_capture_metrics): a sample's counters into the store. */
 void rt_capture_metrics_nic_sample(void *ctx, const struct rt_counter_value *v, unsigned n);
 /* Serve the final figures for linger_ns (a stop request ends it early), then stop. */

@@ -39,9 +39,14 @@ struct ticker {
 	uint64_t last_ns;
 };
 
-/* Times of the capture loop (CLOCK_MONOTONIC). */
+/*
+ * Times of the capture loop (CLOCK_MONOTONIC); frame_at: the first tick
+ * after the latest frame came; idle: the read before found the live source
+ * idle.
+ */
 struct loop_clock {
-	uint64_t start, last_flush;
+	uint64_t start, last_flush, frame_at, frames_seen;
+	bool idle;
 };
 
 struct capture {
@@ -205,7 +210,19 @@ static void metrics_publish(struct capture *cap, uint64_t now, bool final)
 {
 	struct rt_source_stats st;
 	writer_stats(cap, 0, &st);
-	rt_capture_metrics_publish(&cap->metrics, cap->tick.an, cap->frames,
+	/*
+	 * While a live source is idle, pauses still running count up to the
+	 * capture clock now: the time since the latest frame, measured from the
+	 * first tick after it came (it came no later), less what the source may
+	 * still hold (frames with earlier times can still come). Never ahead of
+	 * the frames to come, so what is counted live is counted by them too.
+	 */
+	uint64_t idle = now - cap->clock.frame_at, hold = cap->src->hold_ns;
+	if (final || !cap->clock.idle || idle < hold)
+		idle = 0;
+	else
+		idle -= hold;
+	rt_capture_metrics_publish(&cap->metrics, cap->tick.an, idle, cap->frames,
 	                           st.dropped + st.if_dropped, now, final);
 }
 
@@ -240,6 +257,11 @@ static int on_tick(void *ctx, uint64_t now, bool idle, char *errbuf)
 
 	if (a->duration_ns && now - cap->clock.start >= a->duration_ns)
 		return 1;
+	if (cap->frames != cap->clock.frames_seen) {
+		cap->clock.frames_seen = cap->frames;
+		cap->clock.frame_at = now;
+	}
+	cap->clock.idle = idle;
 	if (a->stats && now - cap->tick.last_ns >= 1000000000u)
 		tick_print(cap, now);
 	if (cap->metrics.store && now - cap->metrics.published >= RT_CAPTURE_METRICS_PUBLISH_NS)
@@ -270,7 +292,8 @@ static void run_loop(struct capture *cap)
 	char errbuf[RT_ERRBUF_SIZE];
 	int rc;
 
-	cap->clock.start = cap->clock.last_flush = cap->tick.last_ns = now_ns(CLOCK_MONOTONIC);
+	cap->clock.start = cap->clock.last_flush = cap->clock.frame_at = cap->tick.last_ns =
+	    now_ns(CLOCK_MONOTONIC);
 	if ((rc = rt_pump_run(cap->src, &pc, &res, errbuf)) < 0)
 		set_error(cap, rc, errbuf);
 	cap->final = res.stats;

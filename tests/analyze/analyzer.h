@@ -5,6 +5,7 @@
 /* include after <cmocka.h>: the helpers assert */
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "analyze/analyze.h"
 #include "analyze/sinks.h"
@@ -40,6 +41,15 @@ static inline char *report_json(struct rt_analyzer *an)
 	sink.free(sink.ctx);
 	assert_int_equal(fclose(fp), 0);
 	return text;
+}
+
+/* How often `needle` occurs in `hay` (overlaps counted). */
+static inline unsigned count_str(const char *hay, const char *needle)
+{
+	unsigned n = 0;
+	for (const char *p = hay; (p = strstr(p, needle)); p++)
+		n++;
+	return n;
 }
 
 #endif

@@ -38,6 +38,35 @@ def many_flows(path, n):
             out.write(struct.pack("<IIII", 1700000000, f * 10 % 1000000, len(frame), len(frame)) + frame)
 
 
+def rc_packet(out, t_us, src, dst, opcode, qp, ecn, extra):
+    """One RoCEv2 frame: BTH (AckReq on a SEND only, PSN 0), `extra` after it, an ICRC of zeros."""
+    payload = struct.pack(">BBHII", opcode, 0x40, 0xffff, qp, 0x80000000 if opcode == 0x04 else 0) + extra + bytes(4)
+    udp = struct.pack(">HHHH", 49152, 4791, 8 + len(payload), 0) + payload
+    ip = struct.pack(">BBHHHBBH4s4s", 0x45, ecn, 20 + len(udp), 0, 0x4000, 64, 17, 0,
+                     struct.pack(">I", src), struct.pack(">I", dst)) + udp
+    frame = b"\x02" * 6 + b"\x04" * 6 + b"\x08\x00" + ip
+    out.write(struct.pack("<IIII", 1700000000, t_us, len(frame), len(frame)) + frame)
+
+
+VICTIMS = 5
+
+
+def victims_late(path):
+    """One episode of 20 + VICTIMS flows: 20 CE-marked, then CNPs for all (an ACK names each sender's QP),
+    so the VICTIMS flows without a mark join the episode after its first 16."""
+    a, b = 0x0a000001, 0x0a000002
+    with open(path, "wb") as out:
+        out.write(struct.pack("<IHHiIII", 0xa1b2c3d4, 2, 4, 0, 0, 65535, 1))
+        t = 0
+        for k in range(20 + VICTIMS):
+            rc_packet(out, t + 10, a, b, 0x04, 0x100 + k, 3 if k < 20 else 2, bytes(64))
+            rc_packet(out, t + 15, b, a, 0x11, 0x200 + k, 2, struct.pack(">I", 0x1f000000))
+            t += 15
+        for k in range(20 + VICTIMS):
+            t += 10
+            rc_packet(out, t, b, a, 0x81, 0x200 + k, 2, bytes(16))
+
+
 def chromium(profile, *args):
     return subprocess.run(["chromium", "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
                            "--user-data-dir=" + profile, "--virtual-time-budget=30000"] + list(args),
@@ -92,6 +121,11 @@ def shown(exe, profile, name, cap, out):
             len(want["flows"]) - listed) in said.group(1)):
         errors.append("%s: the flow table does not say how many flows it leaves out (%r)" % (
             name, said and said.group(1)))
+    # the verdict's victims (when the page lists every flow): flows an episode counted (in_episodes), with no
+    # CE mark, sending requests
+    victims = [f for f in want["flows"] if f["in_episodes"] and f["ecn"]["ce"] == 0 and f["requests"] > 0]
+    if listed == len(want["flows"]) and check["victims"] != len(victims):
+        errors.append("%s: the verdict names %d victims, analyze --json has %d" % (name, check["victims"], len(victims)))
     if check["flows_rows"] != min(100, len(want["flows"])):
         errors.append("%s: the flow table shows %d rows" % (name, check["flows_rows"]))
     # the paths between vantage points: a table when there are several points, a row a path
@@ -132,8 +166,11 @@ def main():
             f.write(data[:24])
         many = os.path.join(tmp, "many.pcap")
         many_flows(many, MAX_FLOWS + 10)
+        late = os.path.join(tmp, "victims.pcap")
+        victims_late(late)
         cases = [("incast", sample, ["gbps", "ecn", "rtt"]),
                  ("many flows", many, ["gbps"]),
+                 ("victims after an episode's first 16 flows", late, ["gbps", "ecn"]),
                  ("pfc", os.path.join(scen, "pfc.pcap"), ["gbps", "ecn", "pfc"]),
                  ("dcqcn", os.path.join(scen, "dcqcn.pcap"), ["gbps", "ecn"]),
                  ("rxe_nccl", os.path.join(rxe, "rxe_nccl_node0.pcap"), ["gbps", "rtt"]),
@@ -145,6 +182,8 @@ def main():
             check = shown(exe, profile, name, cap, os.path.join(tmp, name + ".html"))
             if not check:
                 continue
+            if cap == late and check["victims"] != VICTIMS:
+                errors.append("%s: the verdict names %d victims, the capture has %d" % (name, check["victims"], VICTIMS))
             points = {c["id"]: c["points"] for c in check["charts"]}
             for want in charts:
                 if not points.get(want):

@@ -69,4 +69,20 @@ static inline int finish(struct rt_analyzer *an)
 	return rt_analyzer_finish(an, errbuf);
 }
 
+/* A PFC frame from MAC ...:fe: quanta q[c] for the priorities c in `enable`. */
+static inline struct rt_record pfc_rec(uint64_t ts, uint16_t enable, const uint16_t q[8])
+{
+	struct rt_record r;
+	memset(&r, 0, sizeof(r));
+	r.ts_ns = ts;
+	r.caplen = r.wirelen = 60;
+	r.kind = RT_KIND_PFC;
+	r.layers = RT_L_ETH | RT_L_MACC;
+	r.macc_opcode = RT_MACC_PFC;
+	r.src_mac[5] = 0xfe;
+	r.pfc_enable = enable;
+	memcpy(r.pfc_quanta, q, sizeof(r.pfc_quanta));
+	return r;
+}
+
 #endif

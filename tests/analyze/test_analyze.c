@@ -23,29 +23,6 @@ static const struct an_xport *xp(const struct an_flow *f)
 	return f->x ? f->x : &none;
 }
 
-static struct rt_record pfc_rec(uint64_t ts, uint16_t enable, const uint16_t q[8])
-{
-	struct rt_record r;
-	memset(&r, 0, sizeof(r));
-	r.ts_ns = ts;
-	r.caplen = r.wirelen = 60;
-	r.kind = RT_KIND_PFC;
-	r.layers = RT_L_ETH | RT_L_MACC;
-	r.macc_opcode = RT_MACC_PFC;
-	r.src_mac[5] = 0xfe;
-	r.pfc_enable = enable;
-	memcpy(r.pfc_quanta, q, sizeof(r.pfc_quanta));
-	return r;
-}
-
-static unsigned count_str(const char *hay, const char *needle)
-{
-	unsigned n = 0;
-	for (const char *p = hay; (p = strstr(p, needle)); p++)
-		n++;
-	return n;
-}
-
 static void test_flow_table_growth(void **state)
 {
 	(void)state;

@@ -47,6 +47,29 @@ static void test_stddev(void **state)
 	rt_analyzer_free(an);
 }
 
+/*
+ * An episode of 20 CE-marked flows lists the first 16 and counts all 20;
+ * each flow says whether an episode counted it, the 17th to 20th too.
+ */
+static void test_episode_flows(void **state)
+{
+	(void)state;
+	struct rt_analyzer *an = new_an(0);
+	for (uint32_t q = 1; q <= 21; q++) {
+		struct rt_record r = roce(T0 + q * 10 * US, 1, 2, 0x04, q, 0);
+		r.ecn = q <= 20 ? 3 : 2; /* flow 21: ECT(0), no mark */
+		rt_analyzer_feed(an, &r);
+	}
+	assert_int_equal(finish(an), 0);
+	char *js = report_json(an);
+	assert_non_null(strstr(js, "\"flow_count\":20,\"flows\":[0,1,2,3,4,5,6,7,8,9,10,11,12,13,"
+	                           "14,15],\"ce\":20,"));
+	assert_int_equal(count_str(js, "\"in_episodes\":true"), 20);
+	assert_int_equal(count_str(js, "\"in_episodes\":false"), 1);
+	free(js);
+	rt_analyzer_free(an);
+}
+
 /* Unknown values are null: no packets, one packet, no CNP rate, no RTT. */
 static void test_json_nulls(void **state)
 {
@@ -321,6 +344,7 @@ static void test_jsonl_strict_numbers(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_episode_flows),
 	    cmocka_unit_test(test_stddev),
 	    cmocka_unit_test(test_json_nulls),
 	    cmocka_unit_test(test_hist),

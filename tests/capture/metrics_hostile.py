@@ -15,7 +15,6 @@ row. Through all of it the frame count keeps advancing and the capture's
 resident memory grows by less than 64 MiB; the capture ends normally.
 """
 import os
-import random
 import re
 import socket
 import subprocess
@@ -38,11 +37,6 @@ for psn in range(20000):
     time.sleep(0.002)
 """
 RSS_GROWTH_MAX = 64 << 20
-
-
-def skip(why):
-    print("SKIP:", why)
-    sys.exit(77)
 
 
 def rss(pid):
@@ -192,17 +186,7 @@ def main():
     rt = os.path.abspath(sys.argv[1])
     if len(sys.argv) > 2 and sys.argv[2] == "--inner":
         return inner(rt)
-    if os.geteuid() != 0:
-        skip("needs root to create a network namespace")
-    ns = "rthm%d%d" % (os.getpid(), random.randint(0, 9999))
-    if subprocess.run(["ip", "netns", "add", ns], capture_output=True).returncode:
-        skip("cannot create a network namespace (ip netns add failed)")
-    try:
-        r = subprocess.run(["ip", "netns", "exec", ns, sys.executable, os.path.abspath(__file__), rt, "--inner"],
-                           timeout=150)
-        return r.returncode
-    finally:
-        subprocess.run(["ip", "netns", "del", ns], capture_output=True)
+    return ml.in_netns("rthm", __file__, rt, 150)
 
 
 if __name__ == "__main__":

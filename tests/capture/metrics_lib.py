@@ -4,6 +4,8 @@ Parsing goes through prometheus_client (Debian's python3-prometheus-client), the
 Prometheus project's own parsers for the text format and OpenMetrics, so the
 tests read the output as a scraper reads it.
 """
+import os
+import random
 import re
 import subprocess
 import sys
@@ -79,3 +81,20 @@ def wait_final(port, timeout=60):
             return body
         time.sleep(0.05)
     sys.exit("the capture never served its final figures")
+
+
+def in_netns(prefix, script, rt, timeout):
+    """Run `script ROCETRACE --inner` in a network namespace made for it (root, else exit 77 saying why),
+    removed on every exit; its exit status."""
+    if os.geteuid() != 0:
+        print("SKIP: needs root to create a network namespace")
+        sys.exit(77)
+    ns = "%s%d%d" % (prefix, os.getpid(), random.randint(0, 9999))
+    if subprocess.run(["ip", "netns", "add", ns], capture_output=True).returncode:
+        print("SKIP: cannot create a network namespace (ip netns add failed)")
+        sys.exit(77)
+    try:
+        return subprocess.run(["ip", "netns", "exec", ns, sys.executable, os.path.abspath(script), rt, "--inner"],
+                              timeout=timeout).returncode
+    finally:
+        subprocess.run(["ip", "netns", "del", ns], capture_output=True)

@@ -1,5 +1,10 @@
 #!/usr/bin/python3
-"""Lab system test: 4 senders into one ECN-marking bottleneck; checks marks, CNPs, rate cuts, totals, cleanup."""
+"""Lab system test: 4 senders into one ECN-marking bottleneck; checks marks, CNPs, rate cuts, totals, cleanup.
+
+The lab runs with --metrics 127.0.0.1:0: once it says where its bottleneck
+capture serves, one scrape (urllib, inside the switch namespace it names)
+during the run must hold the rocetrace_frames_total family.
+"""
 import base64
 import gzip
 import json
@@ -9,6 +14,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 
 SENDERS = 4
 
@@ -42,6 +48,24 @@ def lab_leftovers(pid):
     return [l.split()[0] for l in out.splitlines() if l.startswith(f"rt-lab-{pid}-")]
 
 
+SCRAPE = """
+import sys, urllib.request
+with urllib.request.urlopen(sys.argv[1], timeout=20) as r:
+    sys.stdout.write(r.read().decode())
+"""
+
+
+def read_lab(proc, lines, scraped):
+    """The lab's output into lines; on its metrics line, one scrape inside the namespace it names into scraped."""
+    for line in proc.stdout:
+        lines.append(line)
+        m = re.match(r"lab: metrics at (http://\S+) inside namespace (\S+) ", line)
+        if m and not scraped:
+            r = subprocess.run(["ip", "netns", "exec", m.group(2), sys.executable, "-c", SCRAPE, m.group(1)],
+                               capture_output=True, text=True, timeout=30)
+            scraped.append(r.stdout if r.returncode == 0 else "scrape failed: " + r.stderr.strip())
+
+
 def main():
     rocetrace, lab = sys.argv[1], sys.argv[2]
     why = can_netns()
@@ -53,18 +77,30 @@ def main():
         # senders below what one loaded core sends, so their pacing (not the CPU) sets the rate;
         # mlx5-like recovery (300 us timer, 5 Mb/s additive steps) makes the cuts last
         proc = subprocess.Popen([lab, "-n", str(SENDERS), "-D", "3", "--line-rate", "50M", "-m", "60M",
-                                 "-o", out, "--", "--dcqcn-timer", "300us", "--dcqcn-rai", "5M"],
+                                 "--metrics", "127.0.0.1:0", "-o", out,
+                                 "--", "--dcqcn-timer", "300us", "--dcqcn-rai", "5M"],
                                 env=env,
                                 stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        lines, scraped = [], []
+        reader = threading.Thread(target=read_lab, args=(proc, lines, scraped))
+        reader.start()
         try:
-            text, _ = proc.communicate(timeout=90)
+            proc.wait(timeout=90)
         except subprocess.TimeoutExpired:
             proc.terminate()
-            text, _ = proc.communicate()
-            print(text)
+            proc.wait()
+            reader.join()
+            print("".join(lines))
             print("FAIL: lab took over 90 s")
             return 1
-        print(text)
+        reader.join()
+        print("".join(lines))
+        if not scraped:
+            errors.append("the lab never said where its capture serves metrics (--metrics)")
+        elif "# TYPE rocetrace_frames_total counter" not in scraped[0]:
+            errors.append("a scrape during the lab run holds no rocetrace_frames_total: %r" % scraped[0][:200])
+        else:
+            print("a scrape during the run: %d bytes, rocetrace_frames_total present" % len(scraped[0]))
         left = lab_leftovers(proc.pid)
         if left:
             errors.append(f"namespaces left behind: {left}")
