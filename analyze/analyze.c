@@ -78,6 +78,7 @@ struct rt_analyzer *rt_analyzer_new(const struct rt_analyzer_opts *opts, char *e
 		errno = ENOMEM;
 		return NULL;
 	}
+	an->vp.alone_of = an->o.vantage_alone;
 	return an;
 }
 

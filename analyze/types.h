@@ -51,6 +51,12 @@ struct rt_analyzer_opts {
 	int (*vantage_of)(void *ctx, uint32_t interface_id, uint32_t sll_ifindex);
 	void *vantage_ctx;
 	/*
+	 * Asked (with vantage_ctx) at the first record's point: true when no
+	 * other point can ever come, so the packets of one point need not wait
+	 * for a second one's (analyze/vantage.c). NULL: another may come.
+	 */
+	bool (*vantage_alone)(void *ctx);
+	/*
 	 * The points keep clocks of their own (several files): duplicate
 	 * detection expects copies from other points up to 100 ms late from the
 	 * first packet on (one file's points share its clock)

@@ -26,6 +26,14 @@
  * Memory: the packets of one window (a ring, and a hash from fingerprint
  * to the newest of them) and, per class of packets (one direction between
  * two hosts) and pair of points, a link with two quantile sketches.
+ *
+ * One point alone: settling an entry does nothing while one point was
+ * seen, so none is made. The packets of the window wait in a plain ring
+ * instead (32 bytes each, the addresses of non-IPv4 ones 32 more), closed
+ * and copies left out as the entries would be; a second point's first
+ * frame turns them into entries, in order, and matching begins: its
+ * frames match the first point's packets of the window before it came.
+ * When the source says no other point can come (alone_of), nothing waits.
  */
 
 int an_vp_init(struct an_vantage *v, int (*vantage_of)(void *, uint32_t, uint32_t), void *ctx,
@@ -38,18 +46,17 @@ int an_vp_init(struct an_vantage *v, int (*vantage_of)(void *, uint32_t, uint32_
 	v->vantage_of = vantage_of;
 	v->ctx = ctx;
 	v->window_ns = window_ns;
+	v->only = -1;
 	memset(v->cache, -2, sizeof(v->cache));
-	v->cap = 1024;
-	v->hcap = 2 * v->cap;
-	v->e = calloc(v->cap, sizeof(*v->e));
-	v->h = calloc(v->hcap, sizeof(*v->h));
-	return v->e && v->h ? 0 : -ENOMEM;
+	return 0;
 }
 
 void an_vp_free(struct an_vantage *v)
 {
 	free(v->e);
 	free(v->h);
+	free(v->pre);
+	free(v->pre6);
 	for (uint32_t c = 0; c < v->ncls; c++)
 		for (unsigned p = 0; p < AN_VP_PAIRS; p++) {
 			struct an_vp_link *l = v->cls[c].link[p];
@@ -198,14 +205,14 @@ uint32_t an_vp_find_class(const struct an_vantage *v, uint8_t ipver, const uint8
 	return v->cidx[i] ? v->cidx[i] - 1 : AN_VP_CLS_NONE;
 }
 
-/* The class of rec's packet, made at its first packet; AN_VP_CLS_NONE when out of memory. */
-static uint32_t class_of(struct an_vantage *v, const struct rt_record *rec)
+/* The class of packets from src to dst, made at its first packet; AN_VP_CLS_NONE when out of memory. */
+static uint32_t class_of(struct an_vantage *v, uint8_t ipver, const uint8_t *src,
+                         const uint8_t *dst)
 {
-	uint8_t ipver = rec->ip_version;
 	unsigned n = ipver == 4 ? 4 : 16;
 	if ((v->ncls + 1) * 2 > v->ccap && cls_grow(v) < 0)
 		return AN_VP_CLS_NONE;
-	uint32_t i = class_slot(v, ipver, rec->src_ip, rec->dst_ip);
+	uint32_t i = class_slot(v, ipver, src, dst);
 	if (v->cidx[i])
 		return v->cidx[i] - 1;
 	if (v->ncls == v->capcls) {
@@ -219,8 +226,8 @@ static uint32_t class_of(struct an_vantage *v, const struct rt_record *rec)
 	struct an_vp_class *k = &v->cls[v->ncls];
 	memset(k, 0, sizeof(*k));
 	k->ipver = ipver;
-	memcpy(k->src, rec->src_ip, n);
-	memcpy(k->dst, rec->dst_ip, n);
+	memcpy(k->src, src, n);
+	memcpy(k->dst, dst, n);
 	v->cidx[i] = ++v->ncls;
 	return v->ncls - 1;
 }
@@ -328,7 +335,7 @@ static void pop(struct an_vantage *v, bool judge)
 
 static int grow(struct an_vantage *v)
 {
-	uint32_t ncap = v->cap * 2;
+	uint32_t ncap = v->cap ? v->cap * 2 : 1024;
 	struct an_vp_entry *e = malloc((size_t)ncap * sizeof(*e));
 	void *h = calloc((size_t)ncap * 2, sizeof(*v->h));
 	if (!e || !h) {
@@ -361,6 +368,153 @@ static void settle_pending(struct an_vp_point *pt)
 	pt->npend = 0;
 }
 
+/*
+ * A new entry for a packet of fingerprint fp whose first frame came at ts
+ * (the oldest one is settled early when the window holds too many), or
+ * NULL when out of memory.
+ */
+static struct an_vp_entry *add_entry(struct an_vantage *v, uint64_t fp, uint64_t ts, uint8_t ipver,
+                                     const uint8_t *src, const uint8_t *dst)
+{
+	if (v->tail - v->head == v->cap && (v->cap >= AN_VP_MAX_ENTRIES || grow(v) < 0)) {
+		v->forgotten_early++;
+		pop(v, false);
+	}
+	uint32_t c = class_of(v, ipver, src, dst);
+	if (c == AN_VP_CLS_NONE) {
+		v->nomem = true;
+		return NULL;
+	}
+	uint32_t s = hfind(v, fp);
+	uint64_t newest = s < v->hcap ? v->h[s].seq : AN_VP_NONE;
+	struct an_vp_entry *x = entry(v, v->tail);
+	memset(x, 0, sizeof(*x));
+	x->fp = fp;
+	x->t0 = ts;
+	x->older = newest != AN_VP_NONE && newest >= v->head ? newest : AN_VP_NONE;
+	x->cls = c;
+	hset(v, fp, v->tail++);
+	return x;
+}
+
+/* ---- one point so far: the window's packets wait in a ring, unmatched ---- */
+
+static int pre_grow(struct an_vantage *v)
+{
+	uint32_t ncap = v->pcap ? v->pcap * 2 : 1024;
+	struct an_vp_pre *pre = malloc((size_t)ncap * sizeof(*pre));
+	uint8_t(*pre6)[32] = v->pre6 ? malloc((size_t)ncap * sizeof(*pre6)) : NULL;
+	if (!pre || (v->pre6 && !pre6)) {
+		free(pre);
+		free(pre6);
+		return -ENOMEM;
+	}
+	for (uint64_t s = v->phead; s < v->ptail; s++) {
+		pre[s & (ncap - 1)] = v->pre[s & (v->pcap - 1)];
+		if (pre6)
+			memcpy(pre6[s & (ncap - 1)], v->pre6[s & (v->pcap - 1)], sizeof(*pre6));
+	}
+	free(v->pre);
+	free(v->pre6);
+	v->pre = pre;
+	v->pre6 = pre6;
+	v->pcap = ncap;
+	return 0;
+}
+
+/*
+ * Whether a packet of fingerprint fp waits in the ring (a frame of it
+ * came in the window). Asked only for the copies duplicate detection
+ * finds, which mostly follow their packet closely: the walk from the
+ * newest is short.
+ */
+static bool pre_holds(const struct an_vantage *v, uint64_t fp)
+{
+	for (uint64_t s = v->ptail; s > v->phead; s--)
+		if (v->pre[(s - 1) & (v->pcap - 1)].fp == fp)
+			return true;
+	return false;
+}
+
+/*
+ * A frame at the only point seen so far: what the entries would do (the
+ * window closes on the oldest packets; a copy of a packet in the window
+ * is left out; a packet starts an entry), kept in the ring instead.
+ */
+static void pre_frame(struct an_vantage *v, const struct rt_record *rec, uint64_t fp, bool copy,
+                      uint64_t now)
+{
+	while (v->phead < v->ptail && v->pre[v->phead & (v->pcap - 1)].ts + v->window_ns < now)
+		v->phead++;
+	if (!fp || (copy && pre_holds(v, fp)))
+		return;
+	if (v->ptail - v->phead == v->pcap && (v->pcap >= AN_VP_MAX_ENTRIES || pre_grow(v) < 0)) {
+		if (!v->pcap) {
+			v->nomem = true;
+			return;
+		}
+		v->forgotten_early++;
+		v->phead++;
+	}
+	if (rec->ip_version != 4 && !v->pre6 &&
+	    !(v->pre6 = malloc((size_t)v->pcap * sizeof(*v->pre6)))) {
+		v->nomem = true;
+		return;
+	}
+	uint32_t i = (uint32_t)(v->ptail++ & (v->pcap - 1));
+	struct an_vp_pre *r = &v->pre[i];
+	r->fp = fp;
+	r->ts = rec->ts_ns;
+	r->ipver = rec->ip_version;
+	r->ecn = rec->ip_version ? rec->ecn & 3 : 0;
+	r->ttl = rec->ttl;
+	if (rec->ip_version == 4) {
+		memcpy(r->src4, rec->src_ip, 4);
+		memcpy(r->dst4, rec->dst_ip, 4);
+	} else {
+		memcpy(v->pre6[i], rec->src_ip, 16);
+		memcpy(v->pre6[i] + 16, rec->dst_ip, 16);
+	}
+}
+
+/*
+ * A second point's first frame: the packets the first one saw in the
+ * window become entries, as if they had been matched all along (with one
+ * point, settling one does nothing), and matching begins.
+ */
+static void start_matching(struct an_vantage *v)
+{
+	v->matching = true;
+	while (v->cap < 1024 || v->cap < v->ptail - v->phead)
+		if (grow(v) < 0) {
+			v->nomem = true;
+			break;
+		}
+	unsigned p = (unsigned)v->only;
+	for (uint64_t s = v->phead; v->cap && s < v->ptail; s++) {
+		uint32_t i = (uint32_t)(s & (v->pcap - 1));
+		const struct an_vp_pre *r = &v->pre[i];
+		const uint8_t *src = r->src4, *dst = r->dst4;
+		if (r->ipver != 4) {
+			src = v->pre6[i];
+			dst = v->pre6[i] + 16;
+		}
+		struct an_vp_entry *x = add_entry(v, r->fp, r->ts, r->ipver, src, dst);
+		if (!x)
+			continue;
+		x->seen = (uint8_t)(1u << p);
+		x->t[p] = r->ts;
+		x->ecn[p] = r->ecn;
+		x->ttl[p] = r->ttl;
+	}
+	free(v->pre);
+	free(v->pre6);
+	v->pre = NULL;
+	v->pre6 = NULL;
+	v->pcap = 0;
+	v->phead = v->ptail = 0;
+}
+
 void an_vp_frame(struct an_vantage *v, const struct rt_record *rec, uint64_t fp, bool copy,
                  uint64_t now)
 {
@@ -380,6 +534,22 @@ void an_vp_frame(struct an_vantage *v, const struct rt_record *rec, uint64_t fp,
 	pt->frames++;
 	if (pt->npend)
 		settle_pending(pt);
+	if (!v->matching) {
+		if (v->only < 0) {
+			v->only = p;
+			v->alone = v->alone_of && v->alone_of(v->ctx);
+		}
+		if (v->only == p) {
+			if (!v->alone)
+				pre_frame(v, rec, fp, copy, now);
+			return;
+		}
+		start_matching(v);
+	}
+	if (!v->cap) { /* memory ran out when matching began */
+		v->nomem = true;
+		return;
+	}
 	while (v->head < v->tail && entry(v, v->head)->t0 + v->window_ns < now)
 		pop(v, true);
 	if (!fp)
@@ -405,23 +575,8 @@ void an_vp_frame(struct an_vantage *v, const struct rt_record *rec, uint64_t fp,
 		x = entry(v, cand);
 	} else if (copy && here) {
 		return; /* the same packet again at the same point: a copy duplicate detection counted once */
-	} else {
-		if (v->tail - v->head == v->cap && (v->cap >= AN_VP_MAX_ENTRIES || grow(v) < 0)) {
-			v->forgotten_early++;
-			pop(v, false);
-		}
-		uint32_t c = class_of(v, rec);
-		if (c == AN_VP_CLS_NONE) {
-			v->nomem = true;
-			return;
-		}
-		x = entry(v, v->tail);
-		memset(x, 0, sizeof(*x));
-		x->fp = fp;
-		x->t0 = ts;
-		x->older = newest != AN_VP_NONE && newest >= v->head ? newest : AN_VP_NONE;
-		x->cls = c;
-		hset(v, fp, v->tail++);
+	} else if (!(x = add_entry(v, fp, ts, rec->ip_version, rec->src_ip, rec->dst_ip))) {
+		return;
 	}
 	x->seen |= (uint8_t)(1u << p);
 	x->t[p] = ts;

@@ -63,9 +63,35 @@ struct an_vp_point {
 	uint32_t npend, cappend;
 };
 
+/*
+ * A packet the one point seen so far saw, kept for the window in case a
+ * second point comes: what its entry would hold (IPv4 addresses here,
+ * others in an_vantage.pre6 at the same index).
+ */
+struct an_vp_pre {
+	uint64_t fp, ts;
+	uint8_t src4[4], dst4[4];
+	uint8_t ipver, ecn, ttl;
+};
+
 /* The vantage-point analysis; `on` false: nothing is done per frame. */
 struct an_vantage {
 	bool on;
+	/*
+	 * Until a second point is seen (`matching` false) no entry is made:
+	 * the packets of the window wait in a ring (pre, seqs [phead, ptail)),
+	 * replayed into the entries when that point comes.
+	 */
+	bool matching;
+	int only; /* the one point seen so far, or -1 */
+	bool (*alone_of)(
+	    void *ctx); /* asked at the first frame: no other point can come (or NULL) */
+	bool alone;     /* its answer: no packet waits */
+	struct an_vp_pre *pre;
+	uint8_t (
+	    *pre6)[32]; /* source and destination of non-IPv4 packets, or NULL while none came */
+	uint64_t phead, ptail;
+	uint32_t pcap; /* ring size, power of 2 (0: none yet) */
 	int (*vantage_of)(void *ctx, uint32_t interface_id, uint32_t sll_ifindex);
 	void *ctx;
 	uint64_t window_ns;

@@ -240,6 +240,12 @@ int rt_source_point_name(const struct rt_source *src, unsigned i, char *name, si
  * added, each one complete before it is counted).
  */
 int rt_source_point_of(const struct rt_source *src, uint32_t interface_id, uint32_t sll_ifindex);
+/*
+ * True when the frames can only ever come from one capture point: one
+ * classic pcap file (one interface) of a link type without interface
+ * indexes. Known from the open on; safe on another thread than the one reading.
+ */
+bool rt_source_one_point(const struct rt_source *src);
 /* Up to `max` frames (struct rt_frame, dissect/dissect.h); returns as ops->next does. */
 int rt_source_next(struct rt_source *src, struct rt_frame *frames, int max, char *errbuf);
 int rt_source_stats(struct rt_source *src, struct rt_source_stats *st, char *errbuf);

@@ -315,6 +315,7 @@ static int prime(struct in_file *f, bool keep_open, char *errbuf)
 	f->linktype = info->linktype;
 	f->snaplen = info->snaplen;
 	f->gzip = info->gzip;
+	f->pcapng = info->format == RT_PCAPFILE_PCAPNG;
 	do
 		rc = rt_pcapfile_next(f->pf, f->batch, FILE_BATCH, errbuf);
 	while (rc == -EINTR);

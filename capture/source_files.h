@@ -43,6 +43,7 @@ struct in_file {
 	int linktype;
 	uint32_t snaplen;
 	bool gzip;
+	bool pcapng; /* else classic pcap: one interface */
 	uint64_t first_ns, last_ns;
 	uint64_t last_seq; /* the reader's number of the last frame handed out */
 	uint64_t frames;

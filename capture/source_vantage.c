@@ -397,6 +397,12 @@ int rt_source_point_name(const struct rt_source *src, unsigned i, char *name, si
 	return 0;
 }
 
+bool rt_source_one_point(const struct rt_source *src)
+{
+	const struct files_priv *p = priv_of(src);
+	return p && p->n == 1 && !p->f[0].pcapng && p->f[0].linktype != RT_LINK_LINUX_SLL2;
+}
+
 int rt_source_point_of(const struct rt_source *src, uint32_t interface_id, uint32_t sll_ifindex)
 {
 	const struct files_priv *p = priv_of(src);

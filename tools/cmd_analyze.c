@@ -36,6 +36,12 @@ static int vantage_of(void *ctx, uint32_t interface_id, uint32_t sll_ifindex)
 	return rt_source_point_of(m->src, interface_id, sll_ifindex);
 }
 
+static bool vantage_alone(void *ctx)
+{
+	const struct vmap *m = ctx;
+	return rt_source_one_point(m->src);
+}
+
 /* A capture point's name for the timeline's rows (from the analyzer's thread), while the source is open. */
 static int point_name(void *ctx, unsigned point, char *name, size_t size)
 {
@@ -227,6 +233,7 @@ static int parse_and_run(int argc, char **argv, struct rt_analyze_args *a)
 		return RT_EXIT_ERROR;
 	}
 	ao->vantage_of = vantage_of;
+	ao->vantage_alone = vantage_alone;
 	ao->vantage_ctx = a->vmap;
 	ao->vantage_clocks = a->files.n > 1;
 	a->tlo.vantage_ctx = a->vmap;

@@ -251,6 +251,65 @@ static void test_nothing_in_common(void **state)
 	an_vp_free(&v);
 }
 
+static bool alone(void *ctx)
+{
+	(void)ctx;
+	return true;
+}
+
+/*
+ * A second point first seen after a's 100th packet (packets 20 us apart,
+ * the 1 ms window holding a's last 50) matches the packets of the window
+ * before it: they waited, unmatched, until it came. A copy at a (mirrored
+ * twice) waited once; packets whose window closed before b came match
+ * nothing; b is not judged to have lost what came before its first frame.
+ * Told no second point can come, a keeps nothing waiting.
+ */
+static void test_second_point_late(void **state)
+{
+	(void)state;
+	for (int told_alone = 0; told_alone < 2; told_alone++) {
+		struct an_vantage v;
+		now = 0;
+		assert_int_equal(an_vp_init(&v, by_interface, NULL, W), 0);
+		if (told_alone)
+			v.alone_of = alone;
+		for (uint32_t k = 0; k < 100; k++) {
+			struct rt_record d = pkt(0, 1, 2, 0x04, k, T0 + k * 20000, 2);
+			feed(&v, &d, false);
+		}
+		struct rt_record c = pkt(0, 1, 2, 0x04, 99, T0 + 99 * 20000 + 100, 2);
+		feed(&v, &c, true);
+		/* b: packets 60..99 5 us after a (99 twice: the second is a packet of its own), then 0..9 */
+		for (uint32_t k = 60; k < 100; k++) {
+			struct rt_record e = pkt(1, 1, 2, 0x04, k, T0 + k * 20000 + 5000, 3);
+			feed(&v, &e, false);
+			if (k == 99)
+				feed(&v, &e, false);
+		}
+		for (uint32_t k = 0; k < 10; k++) {
+			struct rt_record e = pkt(1, 1, 2, 0x04, k, T0 + k * 20000 + 5000, 2);
+			feed(&v, &e, false);
+		}
+		an_vp_finish(&v);
+		struct an_vp_path ab, ba;
+		if (told_alone) {
+			paths(&v, &ab, &ba);
+			assert_int_equal(ab.matched, 0);
+			an_vp_free(&v);
+			continue;
+		}
+		assert_int_equal(paths(&v, &ab, &ba), 1);
+		assert_int_equal(ab.matched, 40);
+		assert_int_equal(ab.ce_marked, 40);
+		assert_int_equal(ab.lost, 0);
+		assert_true(ab.delay_known);
+		assert_int_equal(ab.delay_min, 5000);
+		assert_int_equal(ab.delay_p99, 5000);
+		an_vp_free(&v);
+	}
+}
+
 /* interface_id i is point i, even beyond the points followed */
 static int any_point(void *ctx, uint32_t interface_id, uint32_t sll_ifindex)
 {
@@ -304,6 +363,7 @@ int main(void)
 	    cmocka_unit_test_setup(test_one_way, reset),
 	    cmocka_unit_test_setup(test_identical_and_pending, reset),
 	    cmocka_unit_test_setup(test_nothing_in_common, reset),
+	    cmocka_unit_test_setup(test_second_point_late, reset),
 	    cmocka_unit_test(test_warning),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
