@@ -12,6 +12,7 @@
 
 #include "capture/internal.h"
 #include "common/verbs_ops.h"
+#include "common/verbs_wrap.h"
 #include "fake_verbs.h"
 
 struct fake_nic fake;
@@ -40,21 +41,6 @@ static bool step(const char *name)
 	}
 	return false;
 }
-
-/* Exported libibverbs functions, wrapped with -Wl,--wrap. */
-struct ibv_device **__wrap_ibv_get_device_list(int *n);
-void __wrap_ibv_free_device_list(struct ibv_device **list);
-const char *__wrap_ibv_get_device_name(struct ibv_device *dev);
-struct ibv_context *__wrap_ibv_open_device(struct ibv_device *dev);
-int __wrap_ibv_close_device(struct ibv_context *ctx);
-struct ibv_pd *__wrap_ibv_alloc_pd(struct ibv_context *ctx);
-int __wrap_ibv_dealloc_pd(struct ibv_pd *pd);
-struct ibv_mr *__wrap_ibv_reg_mr(struct ibv_pd *pd, void *addr, size_t len, int access);
-int __wrap_ibv_dereg_mr(struct ibv_mr *mr);
-struct ibv_qp *__wrap_ibv_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr);
-int __wrap_ibv_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int mask);
-int __wrap_ibv_destroy_qp(struct ibv_qp *qp);
-int __wrap_ibv_destroy_cq(struct ibv_cq *cq);
 
 struct ibv_device **__wrap_ibv_get_device_list(int *n)
 {
