@@ -17,6 +17,9 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+import wire_ref  # noqa: E402
+
 errors = []
 MAX_PAGE = 10 * 1000 * 1000
 
@@ -74,25 +77,12 @@ def same_as_analyze(exe, name, cap, page, *extra):
     return p.returncode, want
 
 
-def pcap_records(path):
-    """A classic pcap file's global header and its records (header and data each)."""
-    with open(path, "rb") as f:
-        data = f.read()
-    endian = "<" if data[:4] in (b"\xd4\xc3\xb2\xa1", b"\x4d\x3c\xb2\xa1") else ">"
-    recs, off = [], 24
-    while off + 16 <= len(data):
-        incl = struct.unpack(endian + "I", data[off + 8:off + 12])[0]
-        recs.append(data[off:off + 16 + incl])
-        off += 16 + incl
-    return data[:24], recs
-
-
 def multi_file(exe, sample, scen, tmp):
     """Several files as one stream, as analyze reads them: a rotated set (one part gzip'd, named out of
     order), -r repeated, two vantage points named with --vantage. Each page holds analyze --json's
     document of the same files (its totals, flows, warnings, vantage points and paths), names every file,
     and takes its default name and title from the first FILE."""
-    header, recs = pcap_records(sample)
+    header, recs = wire_ref.pcap_records(sample)
     third = len(recs) // 3
     parts = [recs[:third], recs[third:2 * third], recs[2 * third:]]
     names = [os.path.join(tmp, n) for n in ("rot.pcap", "rot.pcap.1", "rot.pcap.2.gz")]

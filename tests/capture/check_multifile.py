@@ -20,10 +20,12 @@ import gzip
 import json
 import os
 import shutil
-import struct
 import subprocess
 import sys
 import tempfile
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+import wire_ref  # noqa: E402
 
 errors = []
 
@@ -40,18 +42,6 @@ def analyze_json(text):
     doc = json.loads(text or "{}")
     points = doc.pop("vantage_points", None)
     return json.dumps(doc, sort_keys=True), points
-
-
-def records(path):
-    """The pcap header and each record's bytes, read with struct (little-endian files)."""
-    data = open(path, "rb").read()
-    assert data[:4] in (b"\xd4\xc3\xb2\xa1", b"\x4d\x3c\xb2\xa1"), path
-    recs, off = [], 24
-    while off < len(data):
-        caplen = struct.unpack_from("<I", data, off + 8)[0]
-        recs.append(data[off:off + 16 + caplen])
-        off += 16 + caplen
-    return data[:24], recs
 
 
 def write(path, header, recs, gz=False):
@@ -108,7 +98,8 @@ def main():
                             for x in run([exe, "dissect", "--json", cap]).splitlines()],
                 "count": json.loads(run([exe, "dissect", "--count", "--json", cap]) or "{}"),
             }
-            header, recs = records(cap)
+            header, recs = wire_ref.pcap_records(cap)
+            assert header[:4] in (b"\xd4\xc3\xb2\xa1", b"\x4d\x3c\xb2\xa1"), cap
 
             # capture -C names, given out of order; plain, then all gzip'd, then mixed
             for kind, gz in (("plain", ()), ("gzip", (0, 1, 2)), ("mixed", (1,))):

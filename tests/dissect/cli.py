@@ -13,6 +13,9 @@ import sys
 import tempfile
 import time
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+import wire_ref  # noqa: E402
+
 failures = []
 
 
@@ -32,22 +35,10 @@ def one_line(res):
     return err.count("\n") == 1 and err.startswith("rocetrace dissect: ")
 
 
-def pcap_records(path):
-    """(global header, [record bytes]) of a little-endian pcap file."""
-    with open(path, "rb") as f:
-        data = f.read()
-    recs, off = [], 24
-    while off < len(data):
-        caplen = struct.unpack_from("<I", data, off + 8)[0]
-        recs.append(data[off:off + 16 + caplen])
-        off += 16 + caplen
-    return data[:24], recs
-
-
 def main():
     exe, fixtures = sys.argv[1], sys.argv[2]
     mixed = os.path.join(fixtures, "mixed.pcap")
-    hdr, recs = pcap_records(mixed)
+    hdr, recs = wire_ref.pcap_records(mixed)
 
     res = run(exe, "--help")
     out = res.stdout.decode()

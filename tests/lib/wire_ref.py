@@ -49,6 +49,19 @@ def rocev2_icrc(ip_packet):
     return crc32_bitwise(b"\xff" * 8 + bytes(b))
 
 
+def pcap_records(path):
+    """A classic pcap file's 24-byte global header and its records (each its 16-byte header and data)."""
+    with open(path, "rb") as f:
+        data = f.read()
+    endian = "<" if data[:4] in (b"\xd4\xc3\xb2\xa1", b"\x4d\x3c\xb2\xa1") else ">"
+    recs, off = [], 24
+    while off + 16 <= len(data):
+        incl = struct.unpack(endian + "I", data[off + 8:off + 12])[0]
+        recs.append(data[off:off + 16 + incl])
+        off += 16 + incl
+    return data[:24], recs
+
+
 def read_capture(path):
     """(link type, [(ts_ns, caplen, wirelen, bytes), ...]) of a pcap or pcapng file (one interface)."""
     with open(path, "rb") as f:
