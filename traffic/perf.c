@@ -120,3 +120,10 @@ void rt_perf_row(FILE *fp, const struct rt_gen_config *cfg, bool intervals, uint
 	}
 	fflush(fp);
 }
+
+bool rt_perf_run_over(const struct rt_gen_config *cfg, uint64_t now, uint64_t stop_at, size_t nlat,
+                      bool *interrupted)
+{
+	*interrupted = cfg->stop && *cfg->stop;
+	return now >= stop_at || *interrupted || (cfg->latency && nlat >= RT_PERF_MAX_LAT);
+}

@@ -58,6 +58,14 @@ void rt_perf_lat_row(FILE *fp, const struct rt_perf_lat *st);
 /* Most latency samples one run keeps (a run by time ends when it has them). */
 #define RT_PERF_MAX_LAT (1u << 22)
 
+/*
+ * Whether a sender's run stops posting at now: stop_at has come, cfg->stop
+ * was set (then *interrupted is true), or cfg->latency holds
+ * RT_PERF_MAX_LAT samples (nlat).
+ */
+bool rt_perf_run_over(const struct rt_gen_config *cfg, uint64_t now, uint64_t stop_at, size_t nlat,
+                      bool *interrupted);
+
 /* What one run of a sender (one message size) did. */
 struct rt_perf_run {
 	uint64_t t0, t_last; /* its start; the last message's completion */

@@ -379,9 +379,8 @@ int rt_gen_snd_run(struct rt_gen_snd *s, uint32_t msg_size, bool intervals, stru
 		        "CNPs", "NAKs", "retrans", "rate_Mb/s");
 	for (;;) {
 		uint64_t now = rt_gen_now_ns();
-		bool interrupted = cfg->stop && *cfg->stop;
-		if (!stopping && (now >= stop_at || interrupted ||
-		                  (cfg->latency && s->nlat >= RT_PERF_MAX_LAT))) {
+		bool interrupted;
+		if (!stopping && rt_perf_run_over(cfg, now, stop_at, s->nlat, &interrupted)) {
 			stopping = true;
 			res->stopped = interrupted;
 			drain_deadline = now + 2000000000ull + 10 * cfg->timeout_ns;

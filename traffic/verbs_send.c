@@ -250,9 +250,8 @@ static int vsend_run(struct vsender *s, uint32_t size, bool intervals, struct rt
 	bool stopping = false;
 	for (;;) {
 		uint64_t now = rt_gen_now_ns();
-		bool interrupted = cfg->stop && *cfg->stop;
-		if (!stopping && (now >= stop_at || interrupted ||
-		                  (cfg->latency && s->nlat >= RT_PERF_MAX_LAT))) {
+		bool interrupted;
+		if (!stopping && rt_perf_run_over(cfg, now, stop_at, s->nlat, &interrupted)) {
 			stopping = true;
 			res->stopped = interrupted;
 		}
