@@ -4,9 +4,11 @@ import json
 import os
 import random
 import re
-import subprocess
 import sys
 import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from gen_pair import serve_and_send  # noqa: E402
 
 
 def summary(text):
@@ -35,23 +37,14 @@ def main():
     errors = []
     with tempfile.TemporaryDirectory() as tmp:
         slog, clog = os.path.join(tmp, "serve.jsonl"), os.path.join(tmp, "send.jsonl")
-        srv = subprocess.Popen([rocetrace, "gen", "serve", "-B", server, "--control-port", ctl,
-                                "-D", "20", "--log", slog],
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        try:
-            snd = subprocess.run([rocetrace, "gen", "send", server, "-B", client,
-                                  "--control-port", ctl, "-D", "1", "-q", "3", "-s", "3000",
-                                  "--rate", "300M", "--interval", "0.25", "--timeout", "500ms",
-                                  "--log", clog],
-                                 capture_output=True, text=True, timeout=30)
-            sout, serr = srv.communicate(timeout=30)
-        finally:
-            if srv.poll() is None:
-                srv.kill()
-                srv.wait()
-        print(snd.stdout, snd.stderr, sout, serr)
-        if snd.returncode or srv.returncode:
-            print(f"FAIL: send exit {snd.returncode}, serve exit {srv.returncode}")
+        snd, sout, srv_rc = serve_and_send(
+            [rocetrace, "gen", "serve", "-B", server, "--control-port", ctl, "-D", "20", "--log",
+             slog],
+            [rocetrace, "gen", "send", server, "-B", client, "--control-port", ctl, "-D", "1", "-q",
+             "3", "-s", "3000", "--rate", "300M", "--interval", "0.25", "--timeout", "500ms",
+             "--log", clog])
+        if snd.returncode or srv_rc:
+            print(f"FAIL: send exit {snd.returncode}, serve exit {srv_rc}")
             return 1
         cs, ss = summary(snd.stdout), summary(sout)
         for key in ("packets", "bytes", "messages"):

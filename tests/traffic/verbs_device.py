@@ -5,6 +5,9 @@ import os
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from gen_pair import serve_and_send  # noqa: E402
+
 
 def device_ipv4():
     """(device, IPv4 address) of the first RDMA device whose netdev has one, else None."""
@@ -25,21 +28,13 @@ def main():
         print("SKIP: no RDMA device with an IPv4 address (/sys/class/infiniband)")
         return 77
     dev, addr = found
-    srv = subprocess.Popen([rocetrace, "gen", "serve", "--backend", "verbs", "-B", addr,
-                            "--control-port", "18999", "-D", "20"],
-                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    try:
-        snd = subprocess.run([rocetrace, "gen", "send", addr, "--backend", "verbs", "--op", "send",
-                              "--control-port", "18999", "-D", "1", "-s", "64K", "-q", "2",
-                              "--ib-dev", dev], capture_output=True, text=True, timeout=30)
-        sout, serr = srv.communicate(timeout=30)
-    finally:
-        if srv.poll() is None:
-            srv.kill()
-            srv.wait()
-    print(snd.stdout, snd.stderr, sout, serr)
-    if snd.returncode or srv.returncode:
-        print(f"FAIL: send exit {snd.returncode}, serve exit {srv.returncode}")
+    snd, sout, srv_rc = serve_and_send(
+        [rocetrace, "gen", "serve", "--backend", "verbs", "-B", addr, "--control-port", "18999",
+         "-D", "20"],
+        [rocetrace, "gen", "send", addr, "--backend", "verbs", "--op", "send", "--control-port",
+         "18999", "-D", "1", "-s", "64K", "-q", "2", "--ib-dev", dev])
+    if snd.returncode or srv_rc:
+        print(f"FAIL: send exit {snd.returncode}, serve exit {srv_rc}")
         return 1
     sent = [l for l in snd.stdout.splitlines() if l.startswith("summary ")][0]
     got = [l for l in sout.splitlines() if l.startswith("summary ")][0]
