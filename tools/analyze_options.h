@@ -18,7 +18,7 @@ struct vmap; /* cmd_analyze.c: the source whose capture points the analyzer asks
 struct rt_analyze_args {
 	const char *cmd; /* "analyze", "timeline" or "report" */
 	enum rt_analyze_mode mode;
-	bool timeline, json;
+	bool json;
 	struct rt_cli_files files; /* the capture files, freed by common() */
 	const char **paths;        /* report: their names, for the page; freed by common() */
 	const char *bpf, *counters, *srclog, *out_path, *title;
@@ -31,7 +31,7 @@ struct rt_analyze_args {
 };
 
 /*
- * Parse the command line of a->cmd into *a (its cmd, mode, timeline and defaults set by the caller) and
+ * Parse the command line of a->cmd into *a (its cmd, mode and defaults set by the caller) and
  * check it. Returns 0, -1 after printing --help, or the exit status after printing its line.
  */
 int rt_analyze_parse_args(int argc, char **argv, struct rt_analyze_args *a);

@@ -215,7 +215,7 @@ static int load_side_files(struct rt_analyzer *an, const char *counters, const c
 
 static int run_command(struct rt_analyze_args *a);
 
-/* The options into *a (its cmd, mode and timeline set), then the run; returns the exit status. */
+/* The options into *a (its cmd and mode set), then the run; returns the exit status. */
 static int parse_and_run(int argc, char **argv, struct rt_analyze_args *a)
 {
 	int rc = rt_analyze_parse_args(argc, argv, a);
@@ -247,11 +247,8 @@ static int parse_and_run(int argc, char **argv, struct rt_analyze_args *a)
 static int common(int argc, char **argv, enum rt_analyze_mode mode)
 {
 	static const char *const names[] = {"analyze", "timeline", "report"};
-	struct rt_analyze_args a = {.cmd = names[mode],
-	                            .mode = mode,
-	                            .timeline = mode == RT_MODE_TIMELINE,
-	                            .top = 10,
-	                            .tlo = {.bucket_ns = 100000}};
+	struct rt_analyze_args a = {
+	    .cmd = names[mode], .mode = mode, .top = 10, .tlo = {.bucket_ns = 100000}};
 	int status = parse_and_run(argc, argv, &a);
 	rt_cli_files_free(&a.files);
 	free(a.paths);
@@ -305,8 +302,8 @@ static struct rt_analyzer *analyzer(const struct rt_analyze_args *a, FILE *out,
 	                             .counters = a->counters,
 	                             .source_log = a->srclog};
 	int src = a->mode == RT_MODE_REPORT ? rt_an_report_html_sink(out, &ho, &sink, html, errbuf)
-	          : a->timeline             ? rt_an_timeline_sink(out, &a->tlo, &sink, errbuf)
-	          : a->json                 ? rt_an_report_json_sink(stdout, &sink, errbuf)
+	          : a->mode == RT_MODE_TIMELINE ? rt_an_timeline_sink(out, &a->tlo, &sink, errbuf)
+	          : a->json                     ? rt_an_report_json_sink(stdout, &sink, errbuf)
 	                    : rt_an_report_text_sink(stdout, (unsigned)a->top, &sink, errbuf);
 	if (src < 0 || rt_analyzer_add_sink(an, &sink, errbuf) < 0) {
 		rt_analyzer_free(an);
@@ -465,7 +462,7 @@ static int run_command(struct rt_analyze_args *a)
 		status = RT_EXIT_ERROR;
 	}
 	bool page_failed = false;
-	if (!a->timeline) {
+	if (a->mode != RT_MODE_TIMELINE) {
 		if (!buckets && load_side_files(an, a->counters, a->srclog, cmd, errbuf) < 0)
 			status = RT_EXIT_ERROR;
 		if (html)
@@ -485,7 +482,7 @@ static int run_command(struct rt_analyze_args *a)
 		fprintf(stderr, "rocetrace %s: %s\n", cmd, errbuf);
 		status = RT_EXIT_ERROR;
 	}
-	if (a->timeline) {
+	if (a->mode == RT_MODE_TIMELINE) {
 		/* no report to hold them: what analyze would warn about goes to stderr */
 		struct rt_an_warning w[RT_AN_WARNINGS_MAX];
 		unsigned nw = rt_analyzer_warnings(an, w, RT_AN_WARNINGS_MAX);
