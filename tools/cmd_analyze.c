@@ -379,17 +379,13 @@ static bool file_missing(const struct rt_cli_files *files)
 	return false;
 }
 
-/* The input (a FILE or a side file) that the regular file `out` is, or NULL: writing out would replace it. */
+/* The input (a FILE or a side file) that writing `out` would replace, or NULL. */
 static const char *input_at(const struct rt_analyze_args *a, const char *out)
 {
-	struct stat so, st;
-	if (stat(out, &so) != 0 || !S_ISREG(so.st_mode))
-		return NULL;
 	const char *side[] = {a->counters, a->srclog};
 	for (size_t i = 0; i < a->files.n + 2; i++) {
 		const char *in = i < a->files.n ? a->files.files[i].path : side[i - a->files.n];
-		if (in && strcmp(in, "-") && stat(in, &st) == 0 && st.st_dev == so.st_dev &&
-		    st.st_ino == so.st_ino)
+		if (in && strcmp(in, "-") && rt_output_replaces(out, in))
 			return in;
 	}
 	return NULL;
