@@ -12,8 +12,6 @@
 /* Which command the shared options serve. */
 enum rt_analyze_mode { RT_MODE_ANALYZE, RT_MODE_TIMELINE, RT_MODE_REPORT };
 
-struct vmap; /* cmd_analyze.c: the source whose capture points the analyzer asks for */
-
 /* What the command line asked for. */
 struct rt_analyze_args {
 	const char *cmd; /* "analyze", "timeline" or "report" */
@@ -26,8 +24,7 @@ struct rt_analyze_args {
 	uint64_t top;
 	struct rt_analyzer_opts ao;
 	struct rt_an_timeline_opts tlo;
-	bool by_vantage;   /* timeline --by-vantage: rows per vantage point */
-	struct vmap *vmap; /* the vantage-point analysis */
+	bool by_vantage; /* timeline --by-vantage: rows per vantage point */
 };
 
 /*

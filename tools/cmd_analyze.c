@@ -42,7 +42,7 @@ static bool vantage_alone(void *ctx)
 	return rt_source_one_point(m->src);
 }
 
-/* A capture point's name for the timeline's rows (from the analyzer's thread), while the source is open. */
+/* A capture point's name for the timeline's rows (from the analyzer's thread): the source's, then the one it had at its close. */
 static int point_name(void *ctx, unsigned point, char *name, size_t size)
 {
 	const struct vmap *m = ctx;
@@ -150,8 +150,7 @@ static int run(struct rt_analyzer *an, const struct rt_cli_files *files, const c
 	if (rc < 0)
 		return rc;
 	f.src = src;
-	if (vmap)
-		vmap->src = src;
+	vmap->src = src;
 	rt_dissect_opts_init(&dopts);
 	dopts.udp_port = udp_port;
 	if (isatty(STDERR_FILENO))
@@ -175,13 +174,12 @@ static int run(struct rt_analyzer *an, const struct rt_cli_files *files, const c
 		snprintf(errbuf, RT_ERRBUF_SIZE, "%s", verr);
 		rc = vrc;
 	}
-	if (vmap) { /* the analysis is fed: its end phase names the points from here */
-		unsigned n = rt_source_point_count(src);
-		vmap->nnames = n < RT_AN_VANTAGE_MAX ? n : RT_AN_VANTAGE_MAX;
-		for (unsigned i = 0; i < vmap->nnames; i++)
-			rt_source_point_name(src, i, vmap->names[i], sizeof(vmap->names[i]));
-		vmap->src = NULL;
-	}
+	/* the analysis is fed: its end phase names the points from here */
+	unsigned n = rt_source_point_count(src);
+	vmap->nnames = n < RT_AN_VANTAGE_MAX ? n : RT_AN_VANTAGE_MAX;
+	for (unsigned i = 0; i < vmap->nnames; i++)
+		rt_source_point_name(src, i, vmap->names[i], sizeof(vmap->names[i]));
+	vmap->src = NULL;
 	rt_source_close(src);
 	return rc;
 }
@@ -213,7 +211,7 @@ static int load_side_files(struct rt_analyzer *an, const char *counters, const c
 	return 0;
 }
 
-static int run_command(struct rt_analyze_args *a);
+static int run_command(struct rt_analyze_args *a, struct vmap *vmap);
 
 /* The options into *a (its cmd and mode set), then the run; returns the exit status. */
 static int parse_and_run(int argc, char **argv, struct rt_analyze_args *a)
@@ -228,19 +226,20 @@ static int parse_and_run(int argc, char **argv, struct rt_analyze_args *a)
 	 * packets between them (the timeline too, though it shows no paths: its copies are then the
 	 * report's, bucket by bucket)
 	 */
-	if (!(a->vmap = calloc(1, sizeof(*a->vmap)))) {
+	struct vmap *vmap = calloc(1, sizeof(*vmap));
+	if (!vmap) {
 		fprintf(stderr, "rocetrace %s: out of memory\n", cmd);
 		return RT_EXIT_ERROR;
 	}
 	ao->vantage_of = vantage_of;
 	ao->vantage_alone = vantage_alone;
-	ao->vantage_ctx = a->vmap;
+	ao->vantage_ctx = vmap;
 	ao->vantage_clocks = a->files.n > 1;
-	a->tlo.vantage_ctx = a->vmap;
+	a->tlo.vantage_ctx = vmap;
 	if (a->by_vantage)
 		a->tlo.vantage_name = point_name;
-	int status = run_command(a);
-	free(a->vmap);
+	int status = run_command(a, vmap);
+	free(vmap);
 	return status;
 }
 
@@ -391,8 +390,8 @@ static const char *input_at(const struct rt_analyze_args *a, const char *out)
 	return NULL;
 }
 
-/* After the options: open the output, analyze the files, report. Returns the exit status. */
-static int run_command(struct rt_analyze_args *a)
+/* After the options: open the output, analyze the files (vmap: their capture points), report. Returns the exit status. */
+static int run_command(struct rt_analyze_args *a, struct vmap *vmap)
 {
 	const char *cmd = a->cmd;
 	char errbuf[RT_ERRBUF_SIZE] = "";
@@ -434,7 +433,7 @@ static int run_command(struct rt_analyze_args *a)
 	}
 	struct rt_pump_result res;
 	rt_pump_catch_signals(on_signal);
-	int rc = run(an, &a->files, a->bpf, a->ao.udp_port, a->vmap, cmd, &res, errbuf);
+	int rc = run(an, &a->files, a->bpf, a->ao.udp_port, vmap, cmd, &res, errbuf);
 	char read_err[RT_ERRBUF_SIZE] = "";
 	if (rc < 0) {
 		snprintf(read_err, sizeof(read_err), "%s", errbuf);
