@@ -29,6 +29,13 @@ int rt_open_output(const char *path, char *errbuf)
 	return fd >= 0 ? fd : output_error(path, errno, errbuf);
 }
 
+bool rt_output_replaces(const char *path, const char *in)
+{
+	struct stat so, si;
+	return stat(path, &so) == 0 && S_ISREG(so.st_mode) && stat(in, &si) == 0 &&
+	       si.st_dev == so.st_dev && si.st_ino == so.st_ino;
+}
+
 /* A stdio stream on fd (closed on failure). Returns 0 or a negative errno with errbuf set. */
 static int stream(FILE **fp, int fd, const char *path, char *errbuf)
 {

@@ -2,6 +2,7 @@
 #ifndef RT_OUTFILE_H
 #define RT_OUTFILE_H
 
+#include <stdbool.h>
 #include <stdio.h>
 
 /*
@@ -15,6 +16,12 @@ int rt_open_output(const char *path, char *errbuf);
 
 /* rt_open_output() as a stdio stream in *fp. Returns 0 or a negative errno with errbuf set. */
 int rt_fopen_output(FILE **fp, const char *path, char *errbuf);
+
+/*
+ * Whether writing `path` would replace the file `in`: path is an existing
+ * regular file and the same file as in (its name, or a link to it).
+ */
+bool rt_output_replaces(const char *path, const char *in);
 
 /*
  * A file replaced whole: written under a temporary name in its folder and

@@ -42,7 +42,7 @@ int rt_analyze_parse_args(int argc, char **argv, struct rt_analyze_args *a)
 {
 	const char *cmd = a->cmd;
 	enum rt_analyze_mode mode = a->mode;
-	bool timeline = a->timeline, report = mode == RT_MODE_REPORT;
+	bool timeline = mode == RT_MODE_TIMELINE, report = mode == RT_MODE_REPORT;
 	static const struct option longopts[] = {
 	    {"help", no_argument, NULL, 'h'},
 	    {"filter", required_argument, NULL, 'f'},

@@ -12,13 +12,11 @@
 /* Which command the shared options serve. */
 enum rt_analyze_mode { RT_MODE_ANALYZE, RT_MODE_TIMELINE, RT_MODE_REPORT };
 
-struct vmap; /* cmd_analyze.c: the source whose capture points the analyzer asks for */
-
 /* What the command line asked for. */
 struct rt_analyze_args {
 	const char *cmd; /* "analyze", "timeline" or "report" */
 	enum rt_analyze_mode mode;
-	bool timeline, json;
+	bool json;
 	struct rt_cli_files files; /* the capture files, freed by common() */
 	const char **paths;        /* report: their names, for the page; freed by common() */
 	const char *bpf, *counters, *srclog, *out_path, *title;
@@ -26,12 +24,11 @@ struct rt_analyze_args {
 	uint64_t top;
 	struct rt_analyzer_opts ao;
 	struct rt_an_timeline_opts tlo;
-	bool by_vantage;   /* timeline --by-vantage: rows per vantage point */
-	struct vmap *vmap; /* the vantage-point analysis */
+	bool by_vantage; /* timeline --by-vantage: rows per vantage point */
 };
 
 /*
- * Parse the command line of a->cmd into *a (its cmd, mode, timeline and defaults set by the caller) and
+ * Parse the command line of a->cmd into *a (its cmd, mode and defaults set by the caller) and
  * check it. Returns 0, -1 after printing --help, or the exit status after printing its line.
  */
 int rt_analyze_parse_args(int argc, char **argv, struct rt_analyze_args *a);

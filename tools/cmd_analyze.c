@@ -42,7 +42,7 @@ static bool vantage_alone(void *ctx)
 	return rt_source_one_point(m->src);
 }
 
-/* A capture point's name for the timeline's rows (from the analyzer's thread), while the source is open. */
+/* A capture point's name for the timeline's rows (from the analyzer's thread): the source's, then the one it had at its close. */
 static int point_name(void *ctx, unsigned point, char *name, size_t size)
 {
 	const struct vmap *m = ctx;
@@ -150,8 +150,7 @@ static int run(struct rt_analyzer *an, const struct rt_cli_files *files, const c
 	if (rc < 0)
 		return rc;
 	f.src = src;
-	if (vmap)
-		vmap->src = src;
+	vmap->src = src;
 	rt_dissect_opts_init(&dopts);
 	dopts.udp_port = udp_port;
 	if (isatty(STDERR_FILENO))
@@ -175,13 +174,12 @@ static int run(struct rt_analyzer *an, const struct rt_cli_files *files, const c
 		snprintf(errbuf, RT_ERRBUF_SIZE, "%s", verr);
 		rc = vrc;
 	}
-	if (vmap) { /* the analysis is fed: its end phase names the points from here */
-		unsigned n = rt_source_point_count(src);
-		vmap->nnames = n < RT_AN_VANTAGE_MAX ? n : RT_AN_VANTAGE_MAX;
-		for (unsigned i = 0; i < vmap->nnames; i++)
-			rt_source_point_name(src, i, vmap->names[i], sizeof(vmap->names[i]));
-		vmap->src = NULL;
-	}
+	/* the analysis is fed: its end phase names the points from here */
+	unsigned n = rt_source_point_count(src);
+	vmap->nnames = n < RT_AN_VANTAGE_MAX ? n : RT_AN_VANTAGE_MAX;
+	for (unsigned i = 0; i < vmap->nnames; i++)
+		rt_source_point_name(src, i, vmap->names[i], sizeof(vmap->names[i]));
+	vmap->src = NULL;
 	rt_source_close(src);
 	return rc;
 }
@@ -213,9 +211,9 @@ static int load_side_files(struct rt_analyzer *an, const char *counters, const c
 	return 0;
 }
 
-static int run_command(struct rt_analyze_args *a);
+static int run_command(struct rt_analyze_args *a, struct vmap *vmap);
 
-/* The options into *a (its cmd, mode and timeline set), then the run; returns the exit status. */
+/* The options into *a (its cmd and mode set), then the run; returns the exit status. */
 static int parse_and_run(int argc, char **argv, struct rt_analyze_args *a)
 {
 	int rc = rt_analyze_parse_args(argc, argv, a);
@@ -228,30 +226,28 @@ static int parse_and_run(int argc, char **argv, struct rt_analyze_args *a)
 	 * packets between them (the timeline too, though it shows no paths: its copies are then the
 	 * report's, bucket by bucket)
 	 */
-	if (!(a->vmap = calloc(1, sizeof(*a->vmap)))) {
+	struct vmap *vmap = calloc(1, sizeof(*vmap));
+	if (!vmap) {
 		fprintf(stderr, "rocetrace %s: out of memory\n", cmd);
 		return RT_EXIT_ERROR;
 	}
 	ao->vantage_of = vantage_of;
 	ao->vantage_alone = vantage_alone;
-	ao->vantage_ctx = a->vmap;
+	ao->vantage_ctx = vmap;
 	ao->vantage_clocks = a->files.n > 1;
-	a->tlo.vantage_ctx = a->vmap;
+	a->tlo.vantage_ctx = vmap;
 	if (a->by_vantage)
 		a->tlo.vantage_name = point_name;
-	int status = run_command(a);
-	free(a->vmap);
+	int status = run_command(a, vmap);
+	free(vmap);
 	return status;
 }
 
 static int common(int argc, char **argv, enum rt_analyze_mode mode)
 {
 	static const char *const names[] = {"analyze", "timeline", "report"};
-	struct rt_analyze_args a = {.cmd = names[mode],
-	                            .mode = mode,
-	                            .timeline = mode == RT_MODE_TIMELINE,
-	                            .top = 10,
-	                            .tlo = {.bucket_ns = 100000}};
+	struct rt_analyze_args a = {
+	    .cmd = names[mode], .mode = mode, .top = 10, .tlo = {.bucket_ns = 100000}};
 	int status = parse_and_run(argc, argv, &a);
 	rt_cli_files_free(&a.files);
 	free(a.paths);
@@ -305,8 +301,8 @@ static struct rt_analyzer *analyzer(const struct rt_analyze_args *a, FILE *out,
 	                             .counters = a->counters,
 	                             .source_log = a->srclog};
 	int src = a->mode == RT_MODE_REPORT ? rt_an_report_html_sink(out, &ho, &sink, html, errbuf)
-	          : a->timeline             ? rt_an_timeline_sink(out, &a->tlo, &sink, errbuf)
-	          : a->json                 ? rt_an_report_json_sink(stdout, &sink, errbuf)
+	          : a->mode == RT_MODE_TIMELINE ? rt_an_timeline_sink(out, &a->tlo, &sink, errbuf)
+	          : a->json                     ? rt_an_report_json_sink(stdout, &sink, errbuf)
 	                    : rt_an_report_text_sink(stdout, (unsigned)a->top, &sink, errbuf);
 	if (src < 0 || rt_analyzer_add_sink(an, &sink, errbuf) < 0) {
 		rt_analyzer_free(an);
@@ -382,24 +378,20 @@ static bool file_missing(const struct rt_cli_files *files)
 	return false;
 }
 
-/* The input (a FILE or a side file) that the regular file `out` is, or NULL: writing out would replace it. */
+/* The input (a FILE or a side file) that writing `out` would replace, or NULL. */
 static const char *input_at(const struct rt_analyze_args *a, const char *out)
 {
-	struct stat so, st;
-	if (stat(out, &so) != 0 || !S_ISREG(so.st_mode))
-		return NULL;
 	const char *side[] = {a->counters, a->srclog};
 	for (size_t i = 0; i < a->files.n + 2; i++) {
 		const char *in = i < a->files.n ? a->files.files[i].path : side[i - a->files.n];
-		if (in && strcmp(in, "-") && stat(in, &st) == 0 && st.st_dev == so.st_dev &&
-		    st.st_ino == so.st_ino)
+		if (in && strcmp(in, "-") && rt_output_replaces(out, in))
 			return in;
 	}
 	return NULL;
 }
 
-/* After the options: open the output, analyze the files, report. Returns the exit status. */
-static int run_command(struct rt_analyze_args *a)
+/* After the options: open the output, analyze the files (vmap: their capture points), report. Returns the exit status. */
+static int run_command(struct rt_analyze_args *a, struct vmap *vmap)
 {
 	const char *cmd = a->cmd;
 	char errbuf[RT_ERRBUF_SIZE] = "";
@@ -441,7 +433,7 @@ static int run_command(struct rt_analyze_args *a)
 	}
 	struct rt_pump_result res;
 	rt_pump_catch_signals(on_signal);
-	int rc = run(an, &a->files, a->bpf, a->ao.udp_port, a->vmap, cmd, &res, errbuf);
+	int rc = run(an, &a->files, a->bpf, a->ao.udp_port, vmap, cmd, &res, errbuf);
 	char read_err[RT_ERRBUF_SIZE] = "";
 	if (rc < 0) {
 		snprintf(read_err, sizeof(read_err), "%s", errbuf);
@@ -465,7 +457,7 @@ static int run_command(struct rt_analyze_args *a)
 		status = RT_EXIT_ERROR;
 	}
 	bool page_failed = false;
-	if (!a->timeline) {
+	if (a->mode != RT_MODE_TIMELINE) {
 		if (!buckets && load_side_files(an, a->counters, a->srclog, cmd, errbuf) < 0)
 			status = RT_EXIT_ERROR;
 		if (html)
@@ -485,7 +477,7 @@ static int run_command(struct rt_analyze_args *a)
 		fprintf(stderr, "rocetrace %s: %s\n", cmd, errbuf);
 		status = RT_EXIT_ERROR;
 	}
-	if (a->timeline) {
+	if (a->mode == RT_MODE_TIMELINE) {
 		/* no report to hold them: what analyze would warn about goes to stderr */
 		struct rt_an_warning w[RT_AN_WARNINGS_MAX];
 		unsigned nw = rt_analyzer_warnings(an, w, RT_AN_WARNINGS_MAX);

@@ -206,6 +206,28 @@ static void test_outfile_pipe_written_directly(void **state)
 	unlink(path);
 }
 
+/* An output that is an input (by its name or through a link) would replace it; /dev/null or a missing file would not. */
+static void test_output_replaces(void **state)
+{
+	char input[256], link[256], other[256];
+	(void)state;
+
+	path_in_dir(input, sizeof(input), "input.pcap");
+	path_in_dir(link, sizeof(link), "input-link");
+	path_in_dir(other, sizeof(other), "other.pcap");
+	put_file(input, "capture\n");
+	put_file(other, "capture\n");
+	assert_int_equal(symlink(input, link), 0);
+	assert_true(rt_output_replaces(input, input));
+	assert_true(rt_output_replaces(link, input));
+	assert_false(rt_output_replaces(other, input));
+	assert_false(rt_output_replaces("/dev/null", "/dev/null"));
+	unlink(other);
+	assert_false(rt_output_replaces(other, input));
+	unlink(link);
+	unlink(input);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -214,6 +236,7 @@ int main(void)
 	    cmocka_unit_test(test_outfile_abort_leaves_it),
 	    cmocka_unit_test(test_outfile_refusals),
 	    cmocka_unit_test(test_outfile_pipe_written_directly),
+	    cmocka_unit_test(test_output_replaces),
 	};
 	return cmocka_run_group_tests(tests, make_dir, remove_dir);
 }
