@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "analyze/metrics.h"
+#include "common/outfile.h"
 #include "tools/capture_metrics.h"
 #include "tools/capture_options.h"
 #include "tools/cli.h"
@@ -556,6 +557,9 @@ int rt_capture_parse_args(int argc, char **argv, struct rt_capture_args *a)
 	if (a->file && !a->out)
 		return rt_cli_usage_error(CMD, "-r FILE copies frames: give -w OUT (or 'rocetrace "
 		                               "dissect FILE' to print them)");
+	if (a->file && a->out && strcmp(a->file, "-") && rt_output_replaces(a->out, a->file))
+		return rt_cli_usage_error(CMD, "-w %s: the output would replace the input file %s",
+		                          a->out, a->file);
 	if (!a->out && (a->counters_ns || a->rotate_bytes || a->rotate_seconds))
 		return rt_cli_usage_error(CMD, "--counters, -G and -C write files: give -w OUT");
 	if (a->out && !strcmp(a->out, "-") &&

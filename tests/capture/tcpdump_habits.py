@@ -90,6 +90,12 @@ def main():
             check(res.returncode == 0 and same ==
                   subprocess.run([rt, "dissect", out], capture_output=True, text=True).stdout,
                   "capture -r F -w G EXPRESSION copies the frames")
+            before = open(copy, "rb").read()
+            res = subprocess.run([rt, "capture", "-r", copy, "-w", copy], capture_output=True,
+                                 text=True)
+            check(res.returncode == 2 and "would replace the input" in res.stderr and
+                  open(copy, "rb").read() == before,
+                  "capture -r F -w F is refused and leaves F as it was")
             res = subprocess.run(inns + [rt, "capture", "-i", "lo", "udp", "port", "4791", "-c",
                                          "3"], capture_output=True, text=True, timeout=60)
             check(res.returncode == 2 and "options come first" in res.stderr,
