@@ -405,7 +405,8 @@ void rt_analyzer_feed(struct rt_analyzer *an, const struct rt_record *rec)
 		an_flow_prefetch(&an->ft, h);
 	struct an_dup_hit hit;
 	bool copy = bth && an->dups.nsets &&
-	            an_dup_check(&an->dups, &an->ft, rec, fp, an->now, an->tot.c.packets, &hit);
+	            an_dup_check(&an->dups, &(struct an_dup_flow){&an->ft, &k, h}, rec, fp, an->now,
+	                         an->tot.c.packets, &hit);
 	if (an->vp.on)
 		an_vp_frame(&an->vp, rec, bth ? fp : 0, copy, an->now);
 	if (an->split)
