@@ -405,11 +405,11 @@ void rt_analyzer_feed(struct rt_analyzer *an, const struct rt_record *rec)
 		an_flow_prefetch(&an->ft, h);
 	struct an_dup_hit hit;
 	bool copy = bth && an->dups.nsets &&
-	            an_dup_check(&an->dups, &an->ft, rec, fp, an->now, an->tot.c.packets, &hit);
-	if (an->vp.on)
-		an_vp_frame(&an->vp, rec, bth ? fp : 0, copy, an->now);
+	            an_dup_check(&an->dups, &(struct an_dup_flow){&an->ft, &k, h}, rec, fp, an->now,
+	                         an->tot.c.packets, &hit);
+	int point = an->vp.on ? an_vp_frame(&an->vp, rec, bth ? fp : 0, copy, an->now) : -1;
 	if (an->split)
-		an_split_record(an->split, rec, an_vp_point(&an->vp, rec));
+		an_split_record(an->split, rec, point);
 	if (copy) {
 		handle_copy(an, rec, &k, h,
 		            &hit); /* counted once: the frame counts, the packet does not */

@@ -169,13 +169,12 @@ static bool is_request(uint8_t opcode)
  * go-back-N (the PSN of a NAK or RNR NAK its flow is waiting to act on) or
  * the next PSN of the resend run under way; any other PSN cannot be.
  */
-static bool may_be_resend(struct an_flowtab *ft, const struct rt_record *rec)
+static bool may_be_resend(const struct an_dup_flow *fl, const struct rt_record *rec)
 {
 	if (!is_request(rec->opcode))
 		return false;
-	struct rt_an_flow_key k;
-	an_key_of(&k, rec);
-	uint32_t fi = an_flow_get(ft, &k, false);
+	struct an_flowtab *ft = fl->ft;
+	uint32_t fi = an_flow_get_hashed(ft, fl->key, fl->hash, false);
 	if (fi == AN_NONE)
 		return false;
 	const struct an_flow *f = &ft->flows[fi];
@@ -222,7 +221,7 @@ static struct an_dup_entry *entry_of(struct an_dups *d, uint64_t fp, uint64_t no
 	return NULL;
 }
 
-bool an_dup_check(struct an_dups *d, struct an_flowtab *ft, const struct rt_record *rec,
+bool an_dup_check(struct an_dups *d, const struct an_dup_flow *fl, const struct rt_record *rec,
                   uint64_t fp, uint64_t now, uint64_t frame, struct an_dup_hit *hit)
 {
 	uint64_t ts = rec->ts_ns;
@@ -262,7 +261,7 @@ bool an_dup_check(struct an_dups *d, struct an_flowtab *ft, const struct rt_reco
 			uint64_t dt = ts > in->ts ? ts - in->ts : in->ts - ts;
 			bool cnp = rec->opcode == RT_OPCODE_CNP;
 			copy = dt <= d->window_ns && !in->same_copy &&
-			       (!cnp || d->same_point_seen) && !may_be_resend(ft, rec);
+			       (!cnp || d->same_point_seen) && !may_be_resend(fl, rec);
 			d->same_interface += copy;
 			d->same_point_seen |= copy && !cnp;
 			in->same_copy |= copy;

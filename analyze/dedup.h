@@ -62,12 +62,19 @@ static inline void an_dup_prefetch(const struct an_dups *d, uint64_t fp)
 {
 	__builtin_prefetch(&d->e[(fp & (d->nsets - 1)) * 2], 1);
 }
+/* The flows, and the key and hash of a record's flow (computed once per record). */
+struct an_dup_flow {
+	struct an_flowtab *ft;
+	const struct rt_an_flow_key *key;
+	uint32_t hash;
+};
 /*
- * True when `rec` (RoCE with a BTH, fingerprint fp), frame number `frame`
- * at `now`, is a copy of a packet already counted; fills *hit. The flows
- * say whether a repeat can be a resend.
+ * True when `rec` (RoCE with a BTH, fingerprint fp, its flow's key and
+ * hash in *fl), frame number `frame` at `now`, is a copy of a packet
+ * already counted; fills *hit. The flows say whether a repeat can be a
+ * resend.
  */
-bool an_dup_check(struct an_dups *d, struct an_flowtab *ft, const struct rt_record *rec,
+bool an_dup_check(struct an_dups *d, const struct an_dup_flow *fl, const struct rt_record *rec,
                   uint64_t fp, uint64_t now, uint64_t frame, struct an_dup_hit *hit);
 
 #endif

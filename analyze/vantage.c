@@ -94,11 +94,6 @@ static int point_of(struct an_vantage *v, uint32_t interface_id, uint32_t sll_if
 	return p;
 }
 
-int an_vp_point(struct an_vantage *v, const struct rt_record *rec)
-{
-	return v->on ? point_of(v, rec->interface_id, rec->sll_ifindex) : -1;
-}
-
 /* ---- the hash from fingerprint to the newest live entry ---- */
 
 static uint32_t hslot(const struct an_vantage *v, uint64_t fp)
@@ -515,14 +510,10 @@ static void start_matching(struct an_vantage *v)
 	v->phead = v->ptail = 0;
 }
 
-void an_vp_frame(struct an_vantage *v, const struct rt_record *rec, uint64_t fp, bool copy,
-                 uint64_t now)
+/* A frame at point p. */
+static void point_frame(struct an_vantage *v, int p, const struct rt_record *rec, uint64_t fp,
+                        bool copy, uint64_t now)
 {
-	int p = point_of(v, rec->interface_id, rec->sll_ifindex);
-	if (p < 0) {
-		v->frames_unknown++;
-		return;
-	}
 	struct an_vp_point *pt = &v->pt[p];
 	uint64_t ts = rec->ts_ns;
 	if (!pt->seen) {
@@ -582,6 +573,17 @@ void an_vp_frame(struct an_vantage *v, const struct rt_record *rec, uint64_t fp,
 	x->t[p] = ts;
 	x->ecn[p] = rec->ip_version ? rec->ecn & 3 : 0;
 	x->ttl[p] = rec->ttl;
+}
+
+int an_vp_frame(struct an_vantage *v, const struct rt_record *rec, uint64_t fp, bool copy,
+                uint64_t now)
+{
+	int p = point_of(v, rec->interface_id, rec->sll_ifindex);
+	if (p < 0)
+		v->frames_unknown++;
+	else
+		point_frame(v, p, rec, fp, copy, now);
+	return p;
 }
 
 void an_vp_finish(struct an_vantage *v)

@@ -155,12 +155,11 @@ void an_vp_free(struct an_vantage *v);
 /*
  * One frame at stream time `now`: fp is its fingerprint when it is RoCE
  * with a BTH (else 0); copy: the duplicate detection found it a copy of a
- * packet counted already.
+ * packet counted already. Returns the frame's point (0 .. AN_VP_POINTS - 1),
+ * or -1: unknown.
  */
-void an_vp_frame(struct an_vantage *v, const struct rt_record *rec, uint64_t fp, bool copy,
-                 uint64_t now);
-/* The point of a record (0 .. AN_VP_POINTS - 1), or -1: unknown, or the part is off. */
-int an_vp_point(struct an_vantage *v, const struct rt_record *rec);
+int an_vp_frame(struct an_vantage *v, const struct rt_record *rec, uint64_t fp, bool copy,
+                uint64_t now);
 /* End of input: every packet still waiting is settled (no loss is judged for them). */
 void an_vp_finish(struct an_vantage *v);
 /* The vantage points' descriptions (copied). 0 or -ENOMEM. */

@@ -262,7 +262,6 @@ static int files_next(struct rt_source *src, struct rt_frame *frames, int max, c
 			}
 			struct in_file *f = &p->f[frames[i].file];
 			f->frames++;
-			p->vp[f->vp].frames++;
 			int c = rt_files_point_of_frame(p, &frames[i]);
 			if (c >= 0)
 				p->cp[c].frames++;

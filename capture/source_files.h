@@ -58,9 +58,8 @@ struct vpoint {
 	int group;
 	unsigned *files, nfiles, cap;
 	unsigned reading; /* its files opened and not yet ended */
-	uint64_t frames;
-	uint64_t end_ns; /* the last frame of its files that ended */
-	uint32_t *map;   /* its files' interface numbers -> interface_id in the stream */
+	uint64_t end_ns;  /* the last frame of its files that ended */
+	uint32_t *map;    /* its files' interface numbers -> interface_id in the stream */
 	uint32_t nmap;
 };
 

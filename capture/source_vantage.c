@@ -228,12 +228,15 @@ int rt_source_vantage_point(const struct rt_source *src, unsigned i, struct rt_v
 	if (!p || i >= p->nvp)
 		return -ENOENT;
 	const struct vpoint *v = &p->vp[i];
+	uint64_t frames = 0;
+	for (unsigned k = 0; k < v->nfiles; k++)
+		frames += p->f[v->files[k]].frames;
 	*out = (struct rt_vantage_point){
 	    .name = v->name,
 	    .named = v->named,
 	    .nfiles = v->nfiles,
 	    .files = v->files,
-	    .frames = v->frames,
+	    .frames = frames,
 	};
 	return 0;
 }
