@@ -48,103 +48,106 @@ static struct rt_doc_check *counter_check(const struct rt_doc_facts *f, struct r
 	return c;
 }
 
-static void check_counters(const struct rt_doc_facts *f, const struct rt_doctor_config *cfg,
-                           struct rt_doc_target *t)
+/* The RDMA port's hw_counters: ECN marks, CNPs sent, handled and ignored, receive queues run
+ * empty, sequence errors. */
+static void check_rdma_counters(const struct rt_doc_facts *f, unsigned p, const char *nd,
+                                struct rt_doc_target *t)
 {
-	unsigned p = cfg->priority;
-	const char *nd = rt_doc_sysfs_dev(f);
 	struct rt_doc_check *c;
-	if (f->rdma) {
-		uint64_t marked = delta(counter(f, "np_ecn_marked_roce_packets"));
-		c = counter_check(f, t, "counters.ecn_marked", "np_ecn_marked_roce_packets");
-		if (c)
-			NOTE(c, marked ? "CE-marked RoCE packets arrive: a switch queue toward "
-			                 "this host is "
-			                 "congested and marks, as DCQCN needs"
-			               : "no CE-marked RoCE packet arrived: no congestion toward "
-			                 "this host "
-			                 "(or no traffic) while sampled");
-		c = counter_check(f, t, "counters.cnp_sent", "np_cnp_sent");
-		if (c) {
-			if (f->counters.sampled && marked && !delta(counter(f, "np_cnp_sent"))) {
-				c->status = RT_DOC_FAIL;
-				EXPECTED(c, "CNPs sent while CE-marked packets arrive");
-				FIX(c,
-				    "enable the notification point on the priority the traffic "
-				    "uses: echo 1 > " SYS "/class/net/%s/ecn/roce_np/enable/%u",
-				    nd, p);
-				NOTE(c,
-				     "%llu CE-marked packets arrived but no CNP went out: the "
-				     "senders are not "
-				     "told to slow down",
-				     (unsigned long long)marked);
-			} else {
-				NOTE(c, "CNPs this NIC sent to slow down the senders of CE-marked "
-				        "packets");
-			}
-		}
-		c = counter_check(f, t, "counters.cnp_handled", "rp_cnp_handled");
-		if (c) {
-			uint64_t ign = delta(counter(f, "rp_cnp_ignored"));
-			if (ign) {
-				c->status = RT_DOC_WARN;
-				FIX(c,
-				    "enable the reaction point: echo 1 > " SYS
-				    "/class/net/%s/ecn/roce_rp/enable/%u",
-				    nd, p);
-				NOTE(c,
-				     "%llu CNPs were ignored (rp_cnp_ignored): the reaction point "
-				     "is off for "
-				     "their priority, so the senders here never slow down",
-				     (unsigned long long)ign);
-			} else {
-				NOTE(c, delta(counter(f, "rp_cnp_handled"))
-				            ? "CNPs arrived and cut this host's sending rate "
-				              "(DCQCN reacting)"
-				            : "no CNP arrived: this host's flows were not asked to "
-				              "slow down");
-			}
-		}
-		c = counter_check(f, t, "counters.out_of_buffer", "out_of_buffer");
-		if (c) {
-			uint64_t d = delta(counter(f, "out_of_buffer"));
-			if (d) {
-				c->status = RT_DOC_WARN;
-				FIX(c, "the receiving application must keep more receive requests "
-				       "posted (a "
-				       "deeper receive queue or a shared receive queue)");
-			}
-			NOTE(c, d ? "packets dropped because no receive request was posted (the "
-			            "receive "
-			            "queue ran empty); the sender retries after an RNR NAK"
-			          : "no packet found an empty receive queue");
-		}
-		c = counter_check(f, t, "counters.seq_err", "packet_seq_err");
-		if (c) {
-			uint64_t d = delta(counter(f, "packet_seq_err"));
-			uint64_t oos = delta(counter(f, "out_of_sequence"));
-			if (d || oos) {
-				c->status = RT_DOC_WARN;
-				FIX(c,
-				    "find the drop: PFC on priority %u here, at the peers and on "
-				    "every switch "
-				    "hop (pfc.enabled, pfc.peer), and the switch's lossless "
-				    "buffers",
-				    p);
-				NOTE(c,
-				     "PSN sequence errors (NAKs received %llu, out-of-sequence "
-				     "packets "
-				     "received %llu): packets were lost on the way, which a "
-				     "lossless fabric "
-				     "never does; each loss forces a go-back-N retransmission",
-				     (unsigned long long)d, (unsigned long long)oos);
-			} else {
-				NOTE(c, "no packet was lost in flight while sampled");
-			}
+	uint64_t marked = delta(counter(f, "np_ecn_marked_roce_packets"));
+	c = counter_check(f, t, "counters.ecn_marked", "np_ecn_marked_roce_packets");
+	if (c)
+		NOTE(c, marked ? "CE-marked RoCE packets arrive: a switch queue toward "
+		                 "this host is "
+		                 "congested and marks, as DCQCN needs"
+		               : "no CE-marked RoCE packet arrived: no congestion toward "
+		                 "this host "
+		                 "(or no traffic) while sampled");
+	c = counter_check(f, t, "counters.cnp_sent", "np_cnp_sent");
+	if (c) {
+		if (f->counters.sampled && marked && !delta(counter(f, "np_cnp_sent"))) {
+			c->status = RT_DOC_FAIL;
+			EXPECTED(c, "CNPs sent while CE-marked packets arrive");
+			FIX(c,
+			    "enable the notification point on the priority the traffic "
+			    "uses: echo 1 > " SYS "/class/net/%s/ecn/roce_np/enable/%u",
+			    nd, p);
+			NOTE(c,
+			     "%llu CE-marked packets arrived but no CNP went out: the "
+			     "senders are not "
+			     "told to slow down",
+			     (unsigned long long)marked);
+		} else {
+			NOTE(c, "CNPs this NIC sent to slow down the senders of CE-marked "
+			        "packets");
 		}
 	}
+	c = counter_check(f, t, "counters.cnp_handled", "rp_cnp_handled");
+	if (c) {
+		uint64_t ign = delta(counter(f, "rp_cnp_ignored"));
+		if (ign) {
+			c->status = RT_DOC_WARN;
+			FIX(c,
+			    "enable the reaction point: echo 1 > " SYS
+			    "/class/net/%s/ecn/roce_rp/enable/%u",
+			    nd, p);
+			NOTE(c,
+			     "%llu CNPs were ignored (rp_cnp_ignored): the reaction point "
+			     "is off for "
+			     "their priority, so the senders here never slow down",
+			     (unsigned long long)ign);
+		} else {
+			NOTE(c, delta(counter(f, "rp_cnp_handled"))
+			            ? "CNPs arrived and cut this host's sending rate "
+			              "(DCQCN reacting)"
+			            : "no CNP arrived: this host's flows were not asked to "
+			              "slow down");
+		}
+	}
+	c = counter_check(f, t, "counters.out_of_buffer", "out_of_buffer");
+	if (c) {
+		uint64_t d = delta(counter(f, "out_of_buffer"));
+		if (d) {
+			c->status = RT_DOC_WARN;
+			FIX(c, "the receiving application must keep more receive requests "
+			       "posted (a "
+			       "deeper receive queue or a shared receive queue)");
+		}
+		NOTE(c, d ? "packets dropped because no receive request was posted (the "
+		            "receive "
+		            "queue ran empty); the sender retries after an RNR NAK"
+		          : "no packet found an empty receive queue");
+	}
+	c = counter_check(f, t, "counters.seq_err", "packet_seq_err");
+	if (c) {
+		uint64_t d = delta(counter(f, "packet_seq_err"));
+		uint64_t oos = delta(counter(f, "out_of_sequence"));
+		if (d || oos) {
+			c->status = RT_DOC_WARN;
+			FIX(c,
+			    "find the drop: PFC on priority %u here, at the peers and on "
+			    "every switch "
+			    "hop (pfc.enabled, pfc.peer), and the switch's lossless "
+			    "buffers",
+			    p);
+			NOTE(c,
+			     "PSN sequence errors (NAKs received %llu, out-of-sequence "
+			     "packets "
+			     "received %llu): packets were lost on the way, which a "
+			     "lossless fabric "
+			     "never does; each loss forces a go-back-N retransmission",
+			     (unsigned long long)d, (unsigned long long)oos);
+		} else {
+			NOTE(c, "no packet was lost in flight while sampled");
+		}
+	}
+}
 
-	/* the netdev's ethtool statistics: PFC pause frames per priority, NIC buffer drops */
+/* The netdev's ethtool statistics: PFC pause frames per priority, NIC buffer drops. */
+static void check_eth_counters(const struct rt_doc_facts *f, unsigned p, const char *nd,
+                               struct rt_doc_target *t)
+{
+	struct rt_doc_check *c;
 	if (!f->netdev[0] || !f->netdev_exists)
 		return;
 	if (!f->counters.neth) {
@@ -220,6 +223,15 @@ static void check_counters(const struct rt_doc_facts *f, const struct rt_doctor_
 			       "pauses instead of dropping");
 		NOTE(c, "frames the NIC dropped for lack of receive buffer");
 	}
+}
+
+static void check_counters(const struct rt_doc_facts *f, const struct rt_doctor_config *cfg,
+                           struct rt_doc_target *t)
+{
+	const char *nd = rt_doc_sysfs_dev(f);
+	if (f->rdma)
+		check_rdma_counters(f, cfg->priority, nd, t);
+	check_eth_counters(f, cfg->priority, nd, t);
 }
 
 /* ---- live traffic ---- */

@@ -1,5 +1,4 @@
-/* analyze, timeline and report's command line: the option table, parsing and the checks (help: analyze_help.c). */
-#include <getopt.h>
+/* analyze, timeline and report's command line: the option table and its parsing (help: analyze_help.c). */
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -9,204 +8,158 @@
 #include "tools/analyze_options.h"
 #include "tools/cli.h"
 #include "tools/commands.h"
-#include "tools/options.h"
+#include "tools/optable.h"
 
 #define MAX_DURATION_NS      1000000000000000ull /* 1e6 s: --bucket, --episode-gap */
 #define AN_MAX_DUP_WINDOW_NS 100000000ull /* --dup-window: 100 ms, the span copies are kept */
 /* --bucket: shorter ones are surely a mistake (a 64-byte frame lasts 5 ns at 100G; rows explode) */
 #define MIN_BUCKET_NS 100ull
 
-enum {
-	OPT_JSON = 256,
-	OPT_LINK,
-	OPT_COUNTERS,
-	OPT_SRCLOG,
-	OPT_PORT,
-	OPT_STORM,
-	OPT_TOP,
-	OPT_BUCKET,
-	OPT_FLOW,
-	OPT_FORMAT,
-	OPT_GAP,
-	OPT_RATEWIN,
-	OPT_DUPWIN,
-	OPT_MAXFLOWS,
-	OPT_NOIDLE,
-	OPT_BYVANTAGE,
-	OPT_VANTAGE,
-	OPT_TITLE,
-	OPT_VWINDOW,
+/* The commands of the table, as rows name them. */
+#define AN                 (1u << RT_MODE_ANALYZE)
+#define TL                 (1u << RT_MODE_TIMELINE)
+#define RP                 (1u << RT_MODE_REPORT)
+#define AT(member)         RT_AT(struct rt_analyze_args, member)
+#define ONLY_ANALYZE(opt)  opt " is an option of 'rocetrace analyze'"
+#define ONLY_TIMELINE(opt) opt " is an option of 'rocetrace timeline'"
+
+int rt_flow_option(struct rt_opt_use *u)
+{
+	struct rt_flowsel sel;
+	/* checked here, before anything is opened or read */
+	if (rt_flowsel_parse(&sel, u->arg) < 0)
+		return rt_cli_usage_error(u->cmd, "--flow: bad selector '%s' (want %s)", u->arg,
+		                          RT_FLOWSEL_FORMS);
+	*(const char **)rt_opt_field(u) = u->arg;
+	return 0;
+}
+
+static int show_help(struct rt_opt_use *u)
+{
+	const struct rt_analyze_args *a = u->args;
+	fputs(rt_analyze_help(a->mode), stdout);
+	return -1;
+}
+
+/* The options of analyze, timeline and report: each row says which of them it serves. */
+static const struct rt_opt rows[] = {
+    {.name = "help", .letter = 'h', .kind = RT_OPT_CALL, .call = show_help},
+    {.name = "filter", .letter = 'f', .kind = RT_OPT_STRING, .at = AT(bpf)},
+    RT_CLI_FILES_ROWS(struct rt_analyze_args, files),
+    {.name = "json", .kind = RT_OPT_FLAG, .at = AT(json), .cmds = AN},
+    {.name = "json",
+     .kind = RT_OPT_REFUSED,
+     .cmds = TL,
+     .refused = "unknown option '--json' (use --format json)"},
+    {.name = "json",
+     .kind = RT_OPT_REFUSED,
+     .cmds = RP,
+     .refused = "--json is an option of 'rocetrace analyze' (the page holds that document)"},
+    {.name = "link-speed",
+     .kind = RT_OPT_RATE,
+     .at = AT(ao.link_speed_bps),
+     .min = 1000000,
+     .max = 100000000000000ull},
+    {.name = "counters", .kind = RT_OPT_STRING, .at = AT(counters)},
+    {.name = "source-log", .kind = RT_OPT_STRING, .at = AT(srclog)},
+    {.name = "udp-port",
+     .kind = RT_OPT_UINT,
+     .at = AT(ao.udp_port),
+     .store = RT_STORE_U16,
+     .min = 1,
+     .max = 65535},
+    {.name = "storm-ms",
+     .kind = RT_OPT_UINT,
+     .at = AT(ao.storm_ns),
+     .min = 1,
+     .max = 86400000,
+     .mul = 1000000,
+     .cmds = AN | RP,
+     .refused = ONLY_ANALYZE("--storm-ms")},
+    {.name = "top",
+     .kind = RT_OPT_UINT,
+     .at = AT(top),
+     .max = 1000000,
+     .cmds = AN,
+     .refused = ONLY_ANALYZE("--top")},
+    {.name = "bucket",
+     .kind = RT_OPT_DURATION_WAS_NS,
+     .at = AT(tlo.bucket_ns),
+     .min = MIN_BUCKET_NS,
+     .max = MAX_DURATION_NS,
+     .cmds = TL | RP,
+     .refused = ONLY_TIMELINE("--bucket")},
+    {.name = "flow",
+     .kind = RT_OPT_CALL,
+     .has_arg = required_argument,
+     .call = rt_flow_option,
+     .at = AT(ao.flow)},
+    {.name = "format",
+     .kind = RT_OPT_CHOICE,
+     .choices = "csv|json",
+     .store = RT_STORE_BOOL,
+     .at = AT(tlo.json),
+     .cmds = TL,
+     .refused = ONLY_TIMELINE("--format")},
+    {.name = "episode-gap",
+     .kind = RT_OPT_DURATION_WAS_NS,
+     .at = AT(ao.episode_gap_ns),
+     .min = 1000,
+     .max = MAX_DURATION_NS,
+     .cmds = AN | RP,
+     .refused = ONLY_ANALYZE("--episode-gap")},
+    {.name = "rate-window",
+     .kind = RT_OPT_DURATION_WAS_NS,
+     .at = AT(ao.rate_window_ns),
+     .min = 1000,
+     .max = 4000000000ull,
+     .cmds = AN | RP,
+     .refused = ONLY_ANALYZE("--rate-window")},
+    {.name = "dup-window",
+     .kind = RT_OPT_DURATION_WAS_NS,
+     .at = AT(ao.dup_window_ns),
+     .max = AN_MAX_DUP_WINDOW_NS},
+    {.name = "max-flows",
+     .kind = RT_OPT_UINT,
+     .at = AT(ao.max_flows),
+     .store = RT_STORE_U32,
+     .min = 1,
+     .max = UINT32_MAX - 1},
+    {.name = "no-idle",
+     .kind = RT_OPT_FLAG,
+     .at = AT(tlo.no_idle),
+     .cmds = TL,
+     .refused = ONLY_TIMELINE("--no-idle")},
+    {.name = "by-vantage",
+     .kind = RT_OPT_FLAG,
+     .at = AT(by_vantage),
+     .cmds = TL,
+     .refused = ONLY_TIMELINE("--by-vantage")},
+    {.name = "title",
+     .kind = RT_OPT_STRING,
+     .at = AT(title),
+     .cmds = RP,
+     .refused = "--title is an option of 'rocetrace report'"},
+    {.name = "vantage-window",
+     .kind = RT_OPT_DURATION,
+     .at = AT(ao.vantage_window_ns),
+     .min = 1000,
+     .max = 10000000000ull,
+     .cmds = AN | RP,
+     .refused = ONLY_ANALYZE("--vantage-window")},
+    {.letter = 'o', .kind = RT_OPT_STRING, .at = AT(out_path), .cmds = TL | RP},
 };
 
 int rt_analyze_parse_args(int argc, char **argv, struct rt_analyze_args *a)
 {
-	const char *cmd = a->cmd;
-	enum rt_analyze_mode mode = a->mode;
-	bool timeline = mode == RT_MODE_TIMELINE, report = mode == RT_MODE_REPORT;
-	static const struct option longopts[] = {
-	    {"help", no_argument, NULL, 'h'},
-	    {"filter", required_argument, NULL, 'f'},
-	    {"json", no_argument, NULL, OPT_JSON},
-	    {"link-speed", required_argument, NULL, OPT_LINK},
-	    {"counters", required_argument, NULL, OPT_COUNTERS},
-	    {"source-log", required_argument, NULL, OPT_SRCLOG},
-	    {"udp-port", required_argument, NULL, OPT_PORT},
-	    {"storm-ms", required_argument, NULL, OPT_STORM},
-	    {"top", required_argument, NULL, OPT_TOP},
-	    {"bucket", required_argument, NULL, OPT_BUCKET},
-	    {"flow", required_argument, NULL, OPT_FLOW},
-	    {"format", required_argument, NULL, OPT_FORMAT},
-	    {"episode-gap", required_argument, NULL, OPT_GAP},
-	    {"rate-window", required_argument, NULL, OPT_RATEWIN},
-	    {"dup-window", required_argument, NULL, OPT_DUPWIN},
-	    {"max-flows", required_argument, NULL, OPT_MAXFLOWS},
-	    {"no-idle", no_argument, NULL, OPT_NOIDLE},
-	    {"by-vantage", no_argument, NULL, OPT_BYVANTAGE},
-	    {"vantage", required_argument, NULL, OPT_VANTAGE},
-	    {"title", required_argument, NULL, OPT_TITLE},
-	    {"vantage-window", required_argument, NULL, OPT_VWINDOW},
-	    {NULL, 0, NULL, 0},
-	};
-	struct rt_analyzer_opts *ao = &a->ao;
-	struct rt_flowsel sel;
-	rt_analyzer_opts_init(ao);
-	uint64_t port = RT_ROCEV2_PORT, v;
-	const char *shortopts = mode != RT_MODE_ANALYZE ? ":hf:r:o:" : ":hf:r:";
-	int c, li, rc;
-	optind = 1;
-	opterr = 0;
-	while ((li = -1, c = getopt_long(argc, argv, shortopts, longopts, &li)) != -1) {
-		switch (c) {
-		case 'h':
-			fputs(rt_analyze_help(mode), stdout);
-			return -1;
-		case 'f':
-			a->bpf = optarg;
-			break;
-		case 'r':
-			if ((rc = rt_cli_files_add(cmd, &a->files, optarg, NULL)))
-				return rc;
-			break;
-		case OPT_VANTAGE:
-			if ((rc = rt_cli_files_vantage(cmd, &a->files, optarg)))
-				return rc;
-			break;
-		case OPT_JSON:
-			if (timeline)
-				return rt_cli_usage_error(
-				    cmd, "unknown option '--json' (use --format json)");
-			if (report)
-				return rt_cli_usage_error(
-				    cmd, "--json is an option of 'rocetrace analyze' (the page "
-				         "holds that document)");
-			a->json = true;
-			break;
-		case OPT_LINK:
-			if (rt_opt_rate(cmd, "--link-speed", optarg, 1000000, 100000000000000ull,
-			                &ao->link_speed_bps))
-				return RT_EXIT_USAGE;
-			break;
-		case OPT_COUNTERS:
-			a->counters = optarg;
-			break;
-		case OPT_SRCLOG:
-			a->srclog = optarg;
-			break;
-		case OPT_STORM:
-		case OPT_TOP:
-		case OPT_GAP:
-		case OPT_RATEWIN:
-			if (timeline || (report && c == OPT_TOP))
-				return rt_cli_usage_error(
-				    cmd, "--%s is an option of 'rocetrace analyze'",
-				    longopts[li].name);
-			if (c == OPT_STORM) {
-				if (rt_opt_uint(cmd, "--storm-ms", optarg, 1, 86400000, &v))
-					return RT_EXIT_USAGE;
-				ao->storm_ns = v * 1000000ull;
-			} else if (c == OPT_TOP) {
-				if (rt_opt_uint(cmd, "--top", optarg, 0, 1000000, &a->top))
-					return RT_EXIT_USAGE;
-			} else if (c == OPT_GAP) {
-				if (rt_opt_duration_was_ns(cmd, "--episode-gap", optarg, 1000,
-				                           MAX_DURATION_NS, &ao->episode_gap_ns))
-					return RT_EXIT_USAGE;
-			} else if (rt_opt_duration_was_ns(cmd, "--rate-window", optarg, 1000,
-			                                  4000000000ull, &ao->rate_window_ns)) {
-				return RT_EXIT_USAGE;
-			}
-			break;
-		case OPT_PORT:
-			if (rt_opt_uint(cmd, "--udp-port", optarg, 1, 65535, &port))
-				return RT_EXIT_USAGE;
-			break;
-		case OPT_DUPWIN:
-			if (rt_opt_duration_was_ns(cmd, "--dup-window", optarg, 0,
-			                           AN_MAX_DUP_WINDOW_NS, &ao->dup_window_ns))
-				return RT_EXIT_USAGE;
-			break;
-		case OPT_VWINDOW:
-			if (timeline)
-				return rt_cli_usage_error(
-				    cmd, "--vantage-window is an option of 'rocetrace analyze'");
-			if (rt_opt_duration(cmd, "--vantage-window", optarg, 1000, 10000000000ull,
-			                    &ao->vantage_window_ns))
-				return RT_EXIT_USAGE;
-			break;
-		case OPT_MAXFLOWS:
-			if (rt_opt_uint(cmd, "--max-flows", optarg, 1, UINT32_MAX - 1, &v))
-				return RT_EXIT_USAGE;
-			ao->max_flows = (uint32_t)v;
-			break;
-		case OPT_FLOW:
-			/* checked here, before anything is opened or read */
-			if (rt_flowsel_parse(&sel, optarg) < 0)
-				return rt_cli_usage_error(cmd,
-				                          "--flow: bad selector '%s' (want %s)",
-				                          optarg, RT_FLOWSEL_FORMS);
-			ao->flow = optarg;
-			break;
-		case OPT_TITLE:
-			if (!report)
-				return rt_cli_usage_error(
-				    cmd, "--title is an option of 'rocetrace report'");
-			a->title = optarg;
-			break;
-		case OPT_BUCKET:
-		case OPT_FORMAT:
-		case OPT_NOIDLE:
-		case OPT_BYVANTAGE:
-		case 'o':
-			if (!timeline && !(report && (c == OPT_BUCKET || c == 'o')))
-				return rt_cli_usage_error(
-				    cmd, "%s%s is an option of 'rocetrace timeline'",
-				    li < 0 ? "-" : "--", li < 0 ? "o" : longopts[li].name);
-			if (c == OPT_BUCKET) {
-				if (rt_opt_duration_was_ns(cmd, "--bucket", optarg, MIN_BUCKET_NS,
-				                           MAX_DURATION_NS, &a->tlo.bucket_ns))
-					return RT_EXIT_USAGE;
-			} else if (c == OPT_NOIDLE) {
-				a->tlo.no_idle = true;
-			} else if (c == OPT_BYVANTAGE) {
-				a->by_vantage = true;
-			} else if (c == OPT_FORMAT) {
-				if (!strcmp(optarg, "json"))
-					a->tlo.json = true;
-				else if (strcmp(optarg, "csv"))
-					return rt_cli_usage_error(
-					    cmd, "--format: '%s' is not csv or json", optarg);
-			} else {
-				a->out_path = optarg;
-			}
-			break;
-		default:
-			return rt_cli_getopt_error(cmd, c, argv);
-		}
-	}
-	int orc =
-	    rt_cli_files_operands(cmd, argc, argv, optind, &a->files, &a->bpf, &a->bpf_joined);
-	if (orc)
-		return orc;
-	ao->udp_port = (uint16_t)port;
-	return 0;
+	const struct rt_opt_table table = {.cmd = a->cmd,
+	                                   .rows = rows,
+	                                   .nrows = sizeof(rows) / sizeof(rows[0]),
+	                                   .cmd_bit = 1u << a->mode};
+	rt_analyzer_opts_init(&a->ao);
+	int rc = rt_opt_parse(&table, a, argc, argv);
+	if (rc)
+		return rc;
+	return rt_cli_files_operands(a->cmd, argc, argv, optind, &a->files, &a->bpf,
+	                             &a->bpf_joined);
 }

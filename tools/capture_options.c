@@ -1,5 +1,4 @@
 /* capture's command line: the help text, the option table, parsing and the checks. */
-#include <getopt.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -11,6 +10,7 @@
 #include "tools/capture_options.h"
 #include "tools/cli.h"
 #include "tools/commands.h"
+#include "tools/optable.h"
 #include "tools/options.h"
 #include "tools/textopts.h"
 
@@ -300,252 +300,179 @@ static int check_hosts_args(struct rt_capture_args *a)
 	return 0;
 }
 
-int rt_capture_parse_args(int argc, char **argv, struct rt_capture_args *a)
+static int show_help(struct rt_opt_use *u)
 {
-	enum {
-		OPT_DURATION = 256,
-		OPT_FORMAT,
-		OPT_COUNTERS,
-		OPT_SYSFS,
-		OPT_STATS,
-		OPT_STOP_EOF,
-		OPT_READY,
-		OPT_HOSTS,
-		OPT_LAUNCHER,
-		OPT_REMOTE,
-		OPT_REMOTE_DIR,
-		OPT_TIMEOUT,
-		OPT_NO_ANALYZE,
-		OPT_METRICS,
-		OPT_METRICS_TOP,
-		OPT_METRICS_LINGER
-	};
-	static const struct option longopts[] = {
-	    {"interface", required_argument, NULL, 'i'},
-	    {"write", required_argument, NULL, 'w'},
-	    {"snaplen", required_argument, NULL, 's'},
-	    {"filter", required_argument, NULL, 'f'},
-	    {"count", required_argument, NULL, 'c'},
-	    {"duration", required_argument, NULL, OPT_DURATION},
-	    {"buffer", required_argument, NULL, 'B'},
-	    {"format", required_argument, NULL, OPT_FORMAT},
-	    {"rotate-seconds", required_argument, NULL, 'G'},
-	    {"rotate-size", required_argument, NULL, 'C'},
-	    {"counters", optional_argument, NULL, OPT_COUNTERS},
-	    {"sysfs-root", required_argument, NULL, OPT_SYSFS},
-	    {"stats", no_argument, NULL, OPT_STATS},
-	    {"metrics", required_argument, NULL, OPT_METRICS},
-	    {"metrics-top-flows", required_argument, NULL, OPT_METRICS_TOP},
-	    {"metrics-linger", required_argument, NULL, OPT_METRICS_LINGER},
-	    {"stop-at-eof", no_argument, NULL, OPT_STOP_EOF},
-	    {"notify-ready", no_argument, NULL, OPT_READY},
-	    {"hosts", required_argument, NULL, OPT_HOSTS},
-	    {"launcher", required_argument, NULL, OPT_LAUNCHER},
-	    {"remote", required_argument, NULL, OPT_REMOTE},
-	    {"remote-dir", required_argument, NULL, OPT_REMOTE_DIR},
-	    {"timeout", required_argument, NULL, OPT_TIMEOUT},
-	    {"no-analyze", no_argument, NULL, OPT_NO_ANALYZE},
-	    {"list-devices", no_argument, NULL, 'D'},
-	    {"user", required_argument, NULL, 'Z'},
-	    {"number", no_argument, NULL, '#'},
-	    {"help", no_argument, NULL, 'h'},
-	    {NULL, 0, NULL, 0},
-	};
+	(void)u;
+	help();
+	return -1;
+}
+
+/* --counters [D]: "--counters 0.5" as well as "--counters=0.5" */
+static int counters_option(struct rt_opt_use *u)
+{
+	struct rt_capture_args *a = u->args;
 	uint64_t v;
-	unsigned tflags = 0;
-	bool top_given = false, linger_given = false;
-	int c;
-	a->metrics_top = RT_CAPTURE_METRICS_TOP_DEFAULT;
-	optind = 1;
-	opterr = 0;
-	/* '+': stop at the first non-option: the filter expression, or '--' and CMD. */
-	static const char letters[] = "+:i:r:w:s:f:c:B:G:C:Z:Dh" RT_TEXT_LETTERS;
-	while ((c = getopt_long(argc, argv, letters, longopts, NULL)) != -1) {
-		switch (c) {
-		case 'i':
-			a->dev = optarg;
-			break;
-		case 'r':
-			a->file = optarg;
-			break;
-		case 'w':
-			a->out = optarg;
-			break;
-		case 's':
-			if (rt_opt_uint(CMD, "--snaplen", optarg, 1, 262144, &v))
-				return RT_EXIT_USAGE;
-			a->snaplen = (uint32_t)v;
-			break;
-		case 'f':
-			a->bpf = optarg;
-			break;
-		case 'c':
-			if (rt_opt_uint(CMD, "--count", optarg, 1, UINT64_MAX, &a->max_count))
-				return RT_EXIT_USAGE;
-			break;
-		case OPT_DURATION:
-			if (rt_opt_duration(CMD, "--duration", optarg, 1, MAX_SECONDS * 1000000000,
-			                    &a->duration_ns))
-				return RT_EXIT_USAGE;
-			break;
-		case 'B':
-			if (rt_opt_uint(CMD, "--buffer", optarg, 1, 1u << 20, &v))
-				return RT_EXIT_USAGE;
-			a->buffers = (uint32_t)v;
-			break;
-		case OPT_FORMAT:
-			if (!strcmp(optarg, "pcapng"))
-				a->format = RT_FORMAT_PCAPNG;
-			else if (!strcmp(optarg, "pcap"))
-				a->format = RT_FORMAT_PCAP_NS;
-			else
-				return rt_cli_usage_error(
-				    CMD, "--format: '%s' is not pcapng or pcap", optarg);
-			break;
-		case 'G':
-			if (rt_opt_uint(CMD, "--rotate-seconds", optarg, 1, MAX_SECONDS,
-			                &a->rotate_seconds))
-				return RT_EXIT_USAGE;
-			break;
-		case 'C':
-			if (rt_opt_uint(CMD, "--rotate-size", optarg, 1, UINT64_MAX / 1000000u, &v))
-				return RT_EXIT_USAGE;
-			a->rotate_bytes = v * 1000000u;
-			break;
-		case OPT_COUNTERS:
-			a->counters_ns = 1000000000u;
-			/* "--counters 0.5" as well as "--counters=0.5" */
-			if (!optarg && optind < argc &&
-			    rt_opt_parse_duration(argv[optind], 0, UINT64_MAX, &v) == 0)
-				optarg = argv[optind++];
-			if (optarg && rt_opt_duration(CMD, "--counters", optarg, 10000000,
-			                              MAX_SECONDS * 1000000000, &a->counters_ns))
-				return RT_EXIT_USAGE;
-			break;
-		case OPT_SYSFS:
-			a->sysfs_root = optarg;
-			break;
-		case OPT_STATS:
-			a->stats = true;
-			break;
-		case OPT_METRICS:
-			a->metrics = optarg;
-			break;
-		case OPT_METRICS_TOP:
-			if (rt_opt_uint(CMD, "--metrics-top-flows", optarg, 0, RT_METRICS_TOP_MAX,
-			                &a->metrics_top))
-				return RT_EXIT_USAGE;
-			top_given = true;
-			break;
-		case OPT_METRICS_LINGER:
-			if (rt_opt_duration(CMD, "--metrics-linger", optarg, 0,
-			                    3600ull * 1000000000, &a->metrics_linger_ns))
-				return RT_EXIT_USAGE;
-			linger_given = true;
-			break;
-		case OPT_STOP_EOF:
-			a->stop_at_eof = true;
-			break;
-		case OPT_READY:
-			a->notify_ready = true;
-			break;
-		case OPT_HOSTS:
-			if (a->nhosts == RT_CAPTURE_MAX_HOSTS)
-				return rt_cli_usage_error(CMD, "--hosts given more than %d times",
-				                          RT_CAPTURE_MAX_HOSTS);
-			a->hosts[a->nhosts++] = optarg;
-			break;
-		case OPT_LAUNCHER:
-			a->launcher = optarg;
-			break;
-		case OPT_REMOTE:
-			a->remote = optarg;
-			break;
-		case OPT_REMOTE_DIR:
-			if (!rt_cli_plain_word(optarg))
-				return rt_cli_usage_error(
-				    CMD,
-				    "--remote-dir: '%s' cannot be passed to the hosts "
-				    "safely (use letters, digits and _./:=,@+- only)",
-				    optarg);
-			a->remote_dir = optarg;
-			break;
-		case OPT_TIMEOUT:
-			if (rt_opt_duration(CMD, "--timeout", optarg, 1000000000u,
-			                    MAX_SECONDS * 1000000000, &a->hosts_timeout_ns))
-				return RT_EXIT_USAGE;
-			break;
-		case OPT_NO_ANALYZE:
-			a->no_analyze = true;
-			break;
-		case 'D':
-			a->list = true;
-			break;
-		case 'Z':
-			a->user = optarg;
-			break;
-		case 'h':
-			help();
-			return -1;
-		default:
-			if (rt_text_option(c, &a->text, &tflags))
-				break;
-			return rt_cli_getopt_error(CMD, c, argv);
-		}
-		/* what the captures on the hosts (--hosts) get: the capture options, as written */
-		static const int forwarded[] = {'s',        'c',          'B',       'Z',
-		                                OPT_FORMAT, OPT_COUNTERS, OPT_SYSFS, OPT_STATS};
-		for (size_t k = 0; k < sizeof(forwarded) / sizeof(forwarded[0]); k++) {
-			if (c != forwarded[k])
-				continue;
-			if (a->ngiven == sizeof(a->given) / sizeof(a->given[0]))
-				return rt_cli_usage_error(CMD, "too many options");
-			const struct option *o = longopts;
-			while (o->name && o->val != c)
-				o++;
-			a->given[a->ngiven].name = o->name;
-			a->given[a->ngiven++].value = o->has_arg == no_argument ? NULL : optarg;
-		}
-	}
-	if (rt_text_ts(CMD, tflags, &a->text))
+	a->counters_ns = 1000000000u;
+	if (!u->arg && optind < u->argc &&
+	    rt_opt_parse_duration(u->argv[optind], 0, UINT64_MAX, &v) == 0)
+		u->arg = u->argv[optind++];
+	if (u->arg && rt_opt_duration(CMD, "--counters", u->arg, 10000000, MAX_SECONDS * 1000000000,
+	                              &a->counters_ns))
 		return RT_EXIT_USAGE;
-	/* the words up to '--' are the filter expression; after it, CMD */
+	return 0;
+}
+
+static int remote_dir_option(struct rt_opt_use *u)
+{
+	if (!rt_cli_plain_word(u->arg))
+		return rt_cli_usage_error(CMD,
+		                          "--remote-dir: '%s' cannot be passed to the hosts "
+		                          "safely (use letters, digits and _./:=,@+- only)",
+		                          u->arg);
+	*(const char **)rt_opt_field(u) = u->arg;
+	return 0;
+}
+
+/* The capture options as given, for the hosts' captures (checked once --hosts is known). */
+static int remember_forwarded(void *args, const char *name, const char *value)
+{
+	struct rt_capture_args *a = args;
+	if (a->ngiven == sizeof(a->given) / sizeof(a->given[0]))
+		return rt_cli_usage_error(CMD, "too many options");
+	a->given[a->ngiven].name = name;
+	a->given[a->ngiven++].value = value;
+	return 0;
+}
+
+#define AT(member) RT_AT(struct rt_capture_args, member)
+_Static_assert(sizeof(enum rt_write_format) == sizeof(unsigned), "--format's field");
+
+static const struct rt_opt rows[] = {
+    {.name = "interface", .letter = 'i', .kind = RT_OPT_STRING, .at = AT(dev)},
+    {.letter = 'r', .kind = RT_OPT_STRING, .at = AT(file)},
+    {.name = "write", .letter = 'w', .kind = RT_OPT_STRING, .at = AT(out)},
+    {.name = "snaplen",
+     .letter = 's',
+     .kind = RT_OPT_UINT,
+     .at = AT(snaplen),
+     .store = RT_STORE_U32,
+     .min = 1,
+     .max = 262144,
+     .forward = true},
+    {.name = "filter", .letter = 'f', .kind = RT_OPT_STRING, .at = AT(bpf)},
+    {.name = "count",
+     .letter = 'c',
+     .kind = RT_OPT_UINT,
+     .at = AT(max_count),
+     .min = 1,
+     .max = UINT64_MAX,
+     .forward = true},
+    {.name = "duration",
+     .kind = RT_OPT_DURATION,
+     .at = AT(duration_ns),
+     .min = 1,
+     .max = MAX_SECONDS * 1000000000},
+    {.name = "buffer",
+     .letter = 'B',
+     .kind = RT_OPT_UINT,
+     .at = AT(buffers),
+     .store = RT_STORE_U32,
+     .min = 1,
+     .max = 1u << 20,
+     .forward = true},
+    {.name = "format",
+     .kind = RT_OPT_CHOICE,
+     .choices = "pcapng|pcap", /* enum rt_write_format's order */
+     .at = AT(format),
+     .store = RT_STORE_UINT,
+     .forward = true},
+    {.name = "rotate-seconds",
+     .letter = 'G',
+     .kind = RT_OPT_UINT,
+     .at = AT(rotate_seconds),
+     .min = 1,
+     .max = MAX_SECONDS},
+    {.name = "rotate-size",
+     .letter = 'C',
+     .kind = RT_OPT_UINT,
+     .at = AT(rotate_bytes),
+     .min = 1,
+     .max = UINT64_MAX / 1000000u,
+     .mul = 1000000u},
+    {.name = "counters",
+     .kind = RT_OPT_CALL,
+     .has_arg = optional_argument,
+     .call = counters_option,
+     .forward = true},
+    {.name = "sysfs-root", .kind = RT_OPT_STRING, .at = AT(sysfs_root), .forward = true},
+    {.name = "stats", .kind = RT_OPT_FLAG, .at = AT(stats), .forward = true},
+    {.name = "metrics", .kind = RT_OPT_STRING, .at = AT(metrics)},
+    {.name = "metrics-top-flows",
+     .kind = RT_OPT_UINT,
+     .at = AT(metrics_top),
+     .max = RT_METRICS_TOP_MAX,
+     .given = AT(metrics_top_given)},
+    {.name = "metrics-linger",
+     .kind = RT_OPT_DURATION,
+     .at = AT(metrics_linger_ns),
+     .max = 3600ull * 1000000000,
+     .given = AT(metrics_linger_given)},
+    {.name = "stop-at-eof", .kind = RT_OPT_FLAG, .at = AT(stop_at_eof)},
+    {.name = "notify-ready", .kind = RT_OPT_FLAG, .at = AT(notify_ready)},
+    RT_CLI_HOSTS_ROWS(struct rt_capture_args, hosts, 1000000000u, MAX_SECONDS * 1000000000),
+    {.name = "remote-dir",
+     .kind = RT_OPT_CALL,
+     .has_arg = required_argument,
+     .call = remote_dir_option,
+     .at = AT(remote_dir)},
+    {.name = "no-analyze", .kind = RT_OPT_FLAG, .at = AT(no_analyze)},
+    {.name = "list-devices", .letter = 'D', .kind = RT_OPT_FLAG, .at = AT(list)},
+    {.name = "user", .letter = 'Z', .kind = RT_OPT_STRING, .at = AT(user), .forward = true},
+    RT_TEXT_ROWS(struct rt_capture_args, text, tflags),
+    {.name = "help", .letter = 'h', .kind = RT_OPT_CALL, .call = show_help},
+};
+
+/*
+ * The operands after the options: the words up to '--' are the filter
+ * expression; after it, CMD. 0 or the usage exit status.
+ */
+static int operands(int argc, char **argv, struct rt_capture_args *a)
+{
 	int end = optind;
 	if (optind > 1 && !strcmp(argv[optind - 1], "--")) {
 		if (optind == argc)
 			return rt_cli_usage_error(CMD, "no command after '--'");
 		a->cmd = &argv[optind];
-	} else {
-		while (end < argc && strcmp(argv[end], "--") != 0)
-			end++;
-		if (end < argc) {
-			if (end + 1 == argc)
-				return rt_cli_usage_error(CMD, "no command after '--'");
-			a->cmd = &argv[end + 1];
-		}
-		int rc = rt_cli_operands(CMD, end, argv, optind, false, &a->file, &a->bpf,
-		                         &a->bpf_joined);
-		if (rc)
-			return rc;
-		for (int i = optind; i < end; i++)
-			if (argv[i][0] == '-')
-				return rt_cli_usage_error(
-				    CMD,
-				    "'%s' after the filter expression '%s': options come first",
-				    argv[i], a->bpf);
-	}
-	if (a->list)
 		return 0;
-	if (!a->metrics && (top_given || linger_given))
-		return rt_cli_usage_error(
-		    CMD, "--metrics-top-flows and --metrics-linger go with --metrics");
-	if (a->nhosts)
-		return check_hosts_args(a);
-	if (a->launcher || a->remote || a->remote_dir || a->hosts_timeout_ns || a->no_analyze)
+	}
+	while (end < argc && strcmp(argv[end], "--") != 0)
+		end++;
+	if (end < argc) {
+		if (end + 1 == argc)
+			return rt_cli_usage_error(CMD, "no command after '--'");
+		a->cmd = &argv[end + 1];
+	}
+	int rc = rt_cli_operands(CMD, end, argv, optind, false, &a->file, &a->bpf, &a->bpf_joined);
+	if (rc)
+		return rc;
+	for (int i = optind; i < end; i++)
+		if (argv[i][0] == '-')
+			return rt_cli_usage_error(
+			    CMD, "'%s' after the filter expression '%s': options come first",
+			    argv[i], a->bpf);
+	return 0;
+}
+
+/* What the options mean together, for one capture here; 0 or the usage exit status. */
+static int check_args(struct rt_capture_args *a)
+{
+	int rc;
+	if (a->hosts.launcher || a->hosts.remote || a->remote_dir || a->hosts.timeout_ns ||
+	    a->no_analyze)
 		return rt_cli_usage_error(CMD, "--launcher, --remote, --remote-dir, --timeout and "
 		                               "--no-analyze need --hosts");
-	if (a->metrics && (c = rt_capture_metrics_check(a->metrics)) != 0)
-		return c;
+	if (a->metrics && (rc = rt_capture_metrics_check(a->metrics)) != 0)
+		return rc;
 	if (a->dev && a->file)
 		return rt_cli_usage_error(CMD, "-i and -r both name the source: give one");
 	if (a->stop_at_eof && a->cmd)
@@ -567,4 +494,27 @@ int rt_capture_parse_args(int argc, char **argv, struct rt_capture_args *a)
 		return rt_cli_usage_error(
 		    CMD, "-w - (standard output) cannot be used with --counters, -G or -C");
 	return 0;
+}
+
+int rt_capture_parse_args(int argc, char **argv, struct rt_capture_args *a)
+{
+	static const struct rt_opt_table table = {.cmd = CMD,
+	                                          .rows = rows,
+	                                          .nrows = sizeof(rows) / sizeof(rows[0]),
+	                                          .stop_at_operand = true,
+	                                          .forward = remember_forwarded};
+	a->metrics_top = RT_CAPTURE_METRICS_TOP_DEFAULT;
+	int rc = rt_opt_parse(&table, a, argc, argv);
+	if (rc)
+		return rc;
+	if (rt_text_ts(CMD, a->tflags, &a->text))
+		return RT_EXIT_USAGE;
+	if ((rc = operands(argc, argv, a)))
+		return rc;
+	if (a->list)
+		return 0;
+	if (!a->metrics && (a->metrics_top_given || a->metrics_linger_given))
+		return rt_cli_usage_error(
+		    CMD, "--metrics-top-flows and --metrics-linger go with --metrics");
+	return a->hosts.names.n ? check_hosts_args(a) : check_args(a);
 }

@@ -10,8 +10,6 @@
 #include "dissect/print.h"
 #include "tools/cli.h"
 
-#define RT_CAPTURE_MAX_HOSTS 64 /* --hosts given this often at most */
-
 /* What capture's command line asks for. */
 struct rt_capture_args {
 	const char *dev;
@@ -20,6 +18,7 @@ struct rt_capture_args {
 	const char *bpf;
 	char *bpf_joined;               /* the expression after the options, joined */
 	struct rt_print_text_opts text; /* without -w: dissect's text options */
+	unsigned tflags;                /* the -t letters counted */
 	char dev_by_index[80];          /* -i N: the N-th device of -D */
 	const char *sysfs_root;
 	const char *user; /* -Z: become this user once the device is open */
@@ -33,6 +32,7 @@ struct rt_capture_args {
 	const char *metrics;        /* --metrics [ADDR:]PORT, or NULL */
 	uint64_t metrics_top;       /* --metrics-top-flows */
 	uint64_t metrics_linger_ns; /* --metrics-linger */
+	bool metrics_top_given, metrics_linger_given;
 	enum rt_write_format format;
 	bool stats;
 	bool list;
@@ -40,10 +40,8 @@ struct rt_capture_args {
 	bool notify_ready; /* say when capturing, on standard error */
 	char **cmd;        /* after --, or NULL */
 	/* --hosts: capture on every host through a launcher */
-	const char *hosts[RT_CAPTURE_MAX_HOSTS];
-	size_t nhosts;
-	const char *launcher, *remote, *remote_dir;
-	uint64_t hosts_timeout_ns;
+	struct rt_cli_hosts hosts;
+	const char *remote_dir;
 	bool no_analyze;
 	struct rt_cli_forward forward; /* the options for the hosts' captures, checked */
 	/* the capture options as given, for the hosts' captures */

@@ -204,6 +204,16 @@ int rt_cli_files_operands(const char *cmd, int argc, char **argv, int first,
 	return join_expression(cmd, argc, argv, first, bpf, joined);
 }
 
+int rt_cli_file_option(struct rt_opt_use *u)
+{
+	return rt_cli_files_add(u->cmd, rt_opt_field(u), u->arg, NULL);
+}
+
+int rt_cli_vantage_option(struct rt_opt_use *u)
+{
+	return rt_cli_files_vantage(u->cmd, rt_opt_field(u), u->arg);
+}
+
 void rt_cli_files_free(struct rt_cli_files *fs)
 {
 	for (size_t i = 0; i < fs->nowned; i++)

@@ -4,8 +4,10 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "capture/source.h"
+#include "tools/optable.h"
 
 /* "rocetrace CMD: MESSAGE (see 'rocetrace CMD --help')" on stderr; returns RT_EXIT_USAGE. */
 __attribute__((format(printf, 2, 3))) int rt_cli_usage_error(const char *cmd, const char *fmt, ...);
@@ -71,6 +73,42 @@ int rt_cli_files_vantage(const char *cmd, struct rt_cli_files *fs, const char *a
 int rt_cli_files_operands(const char *cmd, int argc, char **argv, int first,
                           struct rt_cli_files *fs, const char **bpf, char **joined);
 void rt_cli_files_free(struct rt_cli_files *fs);
+
+/* The rows of -r FILE (repeatable) and --vantage NAME=FILE[,FILE...], into the struct rt_cli_files `files` of `type`. */
+#define RT_CLI_FILES_ROWS(type, files)                                                             \
+	{.letter = 'r',                                                                            \
+	 .kind = RT_OPT_CALL,                                                                      \
+	 .has_arg = required_argument,                                                             \
+	 .call = rt_cli_file_option,                                                               \
+	 .at = RT_AT(type, files)},                                                                \
+	{                                                                                          \
+		.name = "vantage", .kind = RT_OPT_CALL, .has_arg = required_argument,              \
+		.call = rt_cli_vantage_option, .at = RT_AT(type, files)                            \
+	}
+/* -r FILE and --vantage NAME=FILE[,FILE...] (the rows' functions). */
+int rt_cli_file_option(struct rt_opt_use *u);
+int rt_cli_vantage_option(struct rt_opt_use *u);
+
+/*
+ * How a command runs itself on other hosts (capture --hosts, doctor --hosts):
+ * --hosts H1,H2,... (repeatable), --launcher TEMPLATE, --remote CMD and
+ * --timeout D, the same options in every command that has them.
+ */
+struct rt_cli_hosts {
+	struct rt_opt_list names; /* the --hosts values, as given */
+	const char *launcher;     /* NULL: ssh {host} */
+	const char *remote;       /* NULL: rocetrace */
+	uint64_t timeout_ns;      /* 0: the command's default */
+};
+/* Their rows, into the struct rt_cli_hosts `hosts` of `type`; --timeout from tmin to tmax ns. */
+#define RT_CLI_HOSTS_ROWS(type, hosts, tmin, tmax)                                                 \
+	{.name = "hosts", .kind = RT_OPT_LIST, .at = RT_AT(type, hosts.names)},                    \
+	    {.name = "launcher", .kind = RT_OPT_STRING, .at = RT_AT(type, hosts.launcher)},        \
+	    {.name = "remote", .kind = RT_OPT_STRING, .at = RT_AT(type, hosts.remote)},            \
+	{                                                                                          \
+		.name = "timeout", .kind = RT_OPT_DURATION, .at = RT_AT(type, hosts.timeout_ns),   \
+		.min = (tmin), .max = (tmax)                                                       \
+	}
 
 /*
  * The values of --hosts (each H1,H2,...) split at commas: the words are

@@ -604,19 +604,19 @@ int rt_cmd_capture(int argc, char **argv)
 	/* what is open now was handed down by the caller: CMD inherits that, nothing of ours */
 	if (rc == 0 && a.cmd && (rc = rt_spawn_note_inherited()) < 0)
 		rc = rt_cli_fail(CMD, "cannot list open descriptors: %s", strerror(-rc));
-	if (rc == 0 && a.nhosts) {
+	if (rc == 0 && a.hosts.names.n) {
 		struct rt_capture_hosts_args h = {
-		    .specs = a.hosts,
-		    .nspecs = a.nhosts,
+		    .specs = a.hosts.names.v,
+		    .nspecs = a.hosts.names.n,
 		    .dev = a.dev,
 		    .out = a.out,
-		    .launcher = a.launcher,
-		    .remote = a.remote,
+		    .launcher = a.hosts.launcher,
+		    .remote = a.hosts.remote,
 		    .remote_dir = a.remote_dir,
 		    .forward = a.forward.argv,
 		    .bpf = a.bpf,
 		    .duration_ns = a.duration_ns,
-		    .timeout_ns = a.hosts_timeout_ns ? a.hosts_timeout_ns : HOSTS_TIMEOUT_NS,
+		    .timeout_ns = a.hosts.timeout_ns ? a.hosts.timeout_ns : HOSTS_TIMEOUT_NS,
 		    .pcap = a.format == RT_FORMAT_PCAP_NS,
 		    .counters = a.counters_ns != 0,
 		    .analyze = !a.no_analyze,

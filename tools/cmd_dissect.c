@@ -1,7 +1,6 @@
 /* rocetrace dissect: options and wiring; the pump decodes each frame, the dissect/ printers print
  * it. */
 #include <errno.h>
-#include <getopt.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -14,9 +13,10 @@
 #include "common/outbuf.h"
 #include "dissect/dissect.h"
 #include "dissect/print.h"
+#include "tools/analyze_options.h"
 #include "tools/cli.h"
 #include "tools/commands.h"
-#include "tools/options.h"
+#include "tools/optable.h"
 #include "tools/textopts.h"
 
 #define CMD "dissect"
@@ -29,9 +29,11 @@ struct dissect_args {
 	char *bpf_joined;    /* the expression after the options, joined (freed at the end) */
 	uint64_t max_frames; /* 0 = all */
 	enum output_mode mode;
+	bool json, count; /* --json, --count as given */
 	bool count_json;
 	struct rt_dissect_opts opts;
 	struct rt_print_text_opts text;
+	unsigned tflags;  /* the -t letters counted */
 	const char *flow; /* --flow, or NULL */
 	struct rt_flowsel sel;
 };
@@ -203,85 +205,57 @@ static void help(void)
 	fputs(help_tail, stdout);
 }
 
+static int show_help(struct rt_opt_use *u)
+{
+	(void)u;
+	help();
+	return -1;
+}
+
+#define AT(member) RT_AT(struct dissect_args, member)
+
+static const struct rt_opt rows[] = {
+    {.name = "filter", .letter = 'f', .kind = RT_OPT_STRING, .at = AT(bpf)},
+    RT_CLI_FILES_ROWS(struct dissect_args, files),
+    {.letter = 'c', .kind = RT_OPT_UINT, .at = AT(max_frames), .min = 1, .max = UINT64_MAX},
+    {.name = "json", .kind = RT_OPT_FLAG, .at = AT(json)},
+    {.name = "count", .kind = RT_OPT_FLAG, .at = AT(count)},
+    {.name = "udp-port",
+     .kind = RT_OPT_UINT,
+     .at = AT(opts.udp_port),
+     .store = RT_STORE_U16,
+     .min = 1,
+     .max = 65535},
+    {.name = "no-icrc", .kind = RT_OPT_CLEAR, .at = AT(opts.verify_icrc)},
+    {.name = "flow",
+     .kind = RT_OPT_CALL,
+     .has_arg = required_argument,
+     .call = rt_flow_option,
+     .at = AT(flow)},
+    RT_TEXT_ROWS(struct dissect_args, text, tflags),
+    {.name = "help", .letter = 'h', .kind = RT_OPT_CALL, .call = show_help},
+};
+
 /* Returns -1 to go on, or the exit status to return now. */
 static int parse_args(int argc, char **argv, struct dissect_args *a)
 {
-	enum { OPT_JSON = 256, OPT_COUNT, OPT_UDP_PORT, OPT_NO_ICRC, OPT_FLOW, OPT_VANTAGE };
-	static const struct option longopts[] = {
-	    {"filter", required_argument, NULL, 'f'},
-	    {"json", no_argument, NULL, OPT_JSON},
-	    {"count", no_argument, NULL, OPT_COUNT},
-	    {"udp-port", required_argument, NULL, OPT_UDP_PORT},
-	    {"no-icrc", no_argument, NULL, OPT_NO_ICRC},
-	    {"flow", required_argument, NULL, OPT_FLOW},
-	    {"vantage", required_argument, NULL, OPT_VANTAGE},
-	    {"number", no_argument, NULL, '#'},
-	    {"help", no_argument, NULL, 'h'},
-	    {NULL, 0, NULL, 0},
-	};
-	bool json = false, count = false;
-	unsigned tflags = 0;
-	uint64_t v;
-	int c, rc;
+	static const struct rt_opt_table table = {
+	    .cmd = CMD, .rows = rows, .nrows = sizeof(rows) / sizeof(rows[0])};
+	int rc;
 
 	memset(a, 0, sizeof(*a));
 	rt_dissect_opts_init(&a->opts);
-	opterr = 0;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, ":f:c:r:h" RT_TEXT_LETTERS, longopts, NULL)) != -1) {
-		switch (c) {
-		case 'f':
-			a->bpf = optarg;
-			break;
-		case 'r':
-			if ((rc = rt_cli_files_add(CMD, &a->files, optarg, NULL)))
-				return rc;
-			break;
-		case OPT_VANTAGE:
-			if ((rc = rt_cli_files_vantage(CMD, &a->files, optarg)))
-				return rc;
-			break;
-		case 'c':
-			if (rt_opt_uint(CMD, "-c", optarg, 1, UINT64_MAX, &a->max_frames))
-				return RT_EXIT_USAGE;
-			break;
-		case OPT_JSON:
-			json = true;
-			break;
-		case OPT_COUNT:
-			count = true;
-			break;
-		case OPT_UDP_PORT:
-			if (rt_opt_uint(CMD, "--udp-port", optarg, 1, 65535, &v))
-				return RT_EXIT_USAGE;
-			a->opts.udp_port = (uint16_t)v;
-			break;
-		case OPT_NO_ICRC:
-			a->opts.verify_icrc = false;
-			break;
-		case OPT_FLOW:
-			if (rt_flowsel_parse(&a->sel, optarg) < 0)
-				return rt_cli_usage_error(CMD,
-				                          "--flow: bad selector '%s' (want %s)",
-				                          optarg, RT_FLOWSEL_FORMS);
-			a->flow = optarg;
-			break;
-		case 'h':
-			help();
-			return RT_EXIT_OK;
-		default:
-			if (rt_text_option(c, &a->text, &tflags))
-				break;
-			return rt_cli_getopt_error(CMD, c, argv);
-		}
-	}
-	if (rt_text_ts(CMD, tflags, &a->text))
+	if ((rc = rt_opt_parse(&table, a, argc, argv)))
+		return rc < 0 ? RT_EXIT_OK : rc;
+	if (rt_text_ts(CMD, a->tflags, &a->text))
 		return RT_EXIT_USAGE;
 	rc = rt_cli_files_operands(CMD, argc, argv, optind, &a->files, &a->bpf, &a->bpf_joined);
 	if (rc)
 		return rc;
-	a->mode = count ? OUT_COUNT : json ? OUT_JSON : OUT_TEXT;
-	a->count_json = count && json;
+	if (a->flow)
+		rt_flowsel_parse(&a->sel, a->flow); /* checked by its row */
+	a->mode = a->count ? OUT_COUNT : a->json ? OUT_JSON : OUT_TEXT;
+	a->count_json = a->count && a->json;
 	return -1;
 }
 

@@ -1,5 +1,4 @@
 /* rocetrace doctor: option parsing and wiring of doctor/ (one host) and doctor/hosts.c (several). */
-#include <getopt.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -13,6 +12,7 @@
 #include "common/launch.h"
 #include "tools/cli.h"
 #include "tools/commands.h"
+#include "tools/optable.h"
 #include "tools/options.h"
 
 #define CMD         "doctor"
@@ -147,155 +147,99 @@ static void on_signal(int sig)
 struct doctor_args {
 	struct rt_doctor_config cfg;
 	bool json, verbose;
-	const char *hosts_arg[64];
-	unsigned nhosts_arg;
-	const char *launcher, *remote;
-	uint64_t timeout_ns;
+	struct rt_cli_hosts hosts;
 	unsigned parallel;
 	struct rt_cli_forward forward; /* words for the remote doctors */
 };
 
+static int show_help(struct rt_opt_use *u)
+{
+	(void)u;
+	help();
+	return -1;
+}
+
+static int mtu_option(struct rt_opt_use *u)
+{
+	uint64_t v;
+	if (rt_opt_uint(CMD, u->opt, u->arg, 256, 4096, &v))
+		return RT_EXIT_USAGE;
+	if (v != 1024 && v != 2048 && v != 4096)
+		return rt_cli_usage_error(CMD, "--mtu: '%s' is not 1024, 2048 or 4096", u->arg);
+	*(unsigned *)rt_opt_field(u) = (unsigned)v;
+	return 0;
+}
+
+/* What the remote doctors get: every checking option, as written. */
+static int forward(void *args, const char *name, const char *value)
+{
+	struct doctor_args *a = args;
+	return rt_cli_forward(CMD, &a->forward, name, value);
+}
+
+#define AT(member) RT_AT(struct doctor_args, member)
+
+static const struct rt_opt rows[] = {
+    {.name = "json", .kind = RT_OPT_FLAG, .at = AT(json)},
+    {.name = "verbose", .letter = 'v', .kind = RT_OPT_FLAG, .at = AT(verbose)},
+    {.name = "priority",
+     .kind = RT_OPT_UINT,
+     .at = AT(cfg.priority),
+     .store = RT_STORE_UINT,
+     .max = 7,
+     .forward = true},
+    {.name = "dscp",
+     .kind = RT_OPT_UINT,
+     .at = AT(cfg.dscp),
+     .store = RT_STORE_UINT,
+     .max = 63,
+     .forward = true},
+    {.name = "mtu",
+     .kind = RT_OPT_CALL,
+     .has_arg = required_argument,
+     .call = mtu_option,
+     .at = AT(cfg.min_mtu),
+     .forward = true},
+    {.name = "speed",
+     .kind = RT_OPT_RATE,
+     .at = AT(cfg.speed_bps),
+     .min = 1000000,
+     .max = 10000000000000ull,
+     .forward = true},
+    {.name = "interval",
+     .kind = RT_OPT_DURATION,
+     .at = AT(cfg.interval_ns),
+     .max = MAX_SECONDS * 1000000000,
+     .forward = true},
+    {.name = "traffic",
+     .kind = RT_OPT_DURATION,
+     .at = AT(cfg.traffic_ns),
+     .min = 1000000,
+     .max = MAX_SECONDS * 1000000000,
+     .forward = true},
+    {.name = "capture-from", .kind = RT_OPT_STRING, .at = AT(cfg.capture_from), .forward = true},
+    {.name = "sysfs-root", .kind = RT_OPT_STRING, .at = AT(cfg.sysfs_root), .forward = true},
+    {.name = "tools-dir", .kind = RT_OPT_STRING, .at = AT(cfg.tools_dir), .forward = true},
+    {.name = "no-netlink", .kind = RT_OPT_CLEAR, .at = AT(cfg.dcb_netlink), .forward = true},
+    RT_CLI_HOSTS_ROWS(struct doctor_args, hosts, 1000000, MAX_SECONDS * 1000000000),
+    {.name = "parallel",
+     .kind = RT_OPT_UINT,
+     .at = AT(parallel),
+     .store = RT_STORE_UINT,
+     .min = 1,
+     .max = MAX_HOSTS},
+    {.name = "help", .letter = 'h', .kind = RT_OPT_CALL, .call = show_help},
+};
+
 static int parse_args(int argc, char **argv, struct doctor_args *a)
 {
-	enum {
-		OPT_JSON = 256,
-		OPT_PRIORITY,
-		OPT_DSCP,
-		OPT_MTU,
-		OPT_SPEED,
-		OPT_INTERVAL,
-		OPT_TRAFFIC,
-		OPT_CAPTURE_FROM,
-		OPT_SYSFS,
-		OPT_TOOLS,
-		OPT_NO_NETLINK,
-		OPT_HOSTS,
-		OPT_LAUNCHER,
-		OPT_REMOTE,
-		OPT_TIMEOUT,
-		OPT_PARALLEL,
-	};
-	static const struct option longopts[] = {
-	    {"json", no_argument, NULL, OPT_JSON},
-	    {"verbose", no_argument, NULL, 'v'},
-	    {"priority", required_argument, NULL, OPT_PRIORITY},
-	    {"dscp", required_argument, NULL, OPT_DSCP},
-	    {"mtu", required_argument, NULL, OPT_MTU},
-	    {"speed", required_argument, NULL, OPT_SPEED},
-	    {"interval", required_argument, NULL, OPT_INTERVAL},
-	    {"traffic", required_argument, NULL, OPT_TRAFFIC},
-	    {"capture-from", required_argument, NULL, OPT_CAPTURE_FROM},
-	    {"sysfs-root", required_argument, NULL, OPT_SYSFS},
-	    {"tools-dir", required_argument, NULL, OPT_TOOLS},
-	    {"no-netlink", no_argument, NULL, OPT_NO_NETLINK},
-	    {"hosts", required_argument, NULL, OPT_HOSTS},
-	    {"launcher", required_argument, NULL, OPT_LAUNCHER},
-	    {"remote", required_argument, NULL, OPT_REMOTE},
-	    {"timeout", required_argument, NULL, OPT_TIMEOUT},
-	    {"parallel", required_argument, NULL, OPT_PARALLEL},
-	    {"help", no_argument, NULL, 'h'},
-	    {NULL, 0, NULL, 0},
-	};
-	uint64_t v;
-	int c, rc;
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":vh", longopts, NULL)) != -1) {
-		const char *name = NULL;
-		for (const struct option *lo = longopts; lo->name; lo++)
-			if (lo->val == c)
-				name = lo->name;
-		char opt[48];
-		snprintf(opt, sizeof(opt), "--%s", name ? name : "");
-		switch (c) {
-		case OPT_JSON:
-			a->json = true;
-			break;
-		case 'v':
-			a->verbose = true;
-			break;
-		case OPT_PRIORITY:
-			if (rt_opt_uint(CMD, opt, optarg, 0, 7, &v))
-				return RT_EXIT_USAGE;
-			a->cfg.priority = (unsigned)v;
-			break;
-		case OPT_DSCP:
-			if (rt_opt_uint(CMD, opt, optarg, 0, 63, &v))
-				return RT_EXIT_USAGE;
-			a->cfg.dscp = (unsigned)v;
-			break;
-		case OPT_MTU:
-			if (rt_opt_uint(CMD, opt, optarg, 256, 4096, &v))
-				return RT_EXIT_USAGE;
-			if (v != 1024 && v != 2048 && v != 4096)
-				return rt_cli_usage_error(
-				    CMD, "--mtu: '%s' is not 1024, 2048 or 4096", optarg);
-			a->cfg.min_mtu = (unsigned)v;
-			break;
-		case OPT_SPEED:
-			if (rt_opt_rate(CMD, opt, optarg, 1000000, 10000000000000ull,
-			                &a->cfg.speed_bps))
-				return RT_EXIT_USAGE;
-			break;
-		case OPT_INTERVAL:
-			if (rt_opt_duration(CMD, opt, optarg, 0, MAX_SECONDS * 1000000000,
-			                    &a->cfg.interval_ns))
-				return RT_EXIT_USAGE;
-			break;
-		case OPT_TRAFFIC:
-			if (rt_opt_duration(CMD, opt, optarg, 1000000, MAX_SECONDS * 1000000000,
-			                    &a->cfg.traffic_ns))
-				return RT_EXIT_USAGE;
-			break;
-		case OPT_CAPTURE_FROM:
-			a->cfg.capture_from = optarg;
-			break;
-		case OPT_SYSFS:
-			a->cfg.sysfs_root = optarg;
-			break;
-		case OPT_TOOLS:
-			a->cfg.tools_dir = optarg;
-			break;
-		case OPT_NO_NETLINK:
-			a->cfg.dcb_netlink = false;
-			break;
-		case OPT_HOSTS:
-			if (a->nhosts_arg == sizeof(a->hosts_arg) / sizeof(a->hosts_arg[0]))
-				return rt_cli_usage_error(CMD, "--hosts: given too many times");
-			a->hosts_arg[a->nhosts_arg++] = optarg;
-			break;
-		case OPT_LAUNCHER:
-			a->launcher = optarg;
-			break;
-		case OPT_REMOTE:
-			a->remote = optarg;
-			break;
-		case OPT_TIMEOUT:
-			if (rt_opt_duration(CMD, opt, optarg, 1000000, MAX_SECONDS * 1000000000,
-			                    &a->timeout_ns))
-				return RT_EXIT_USAGE;
-			break;
-		case OPT_PARALLEL:
-			if (rt_opt_uint(CMD, opt, optarg, 1, MAX_HOSTS, &v))
-				return RT_EXIT_USAGE;
-			a->parallel = (unsigned)v;
-			break;
-		case 'h':
-			help();
-			return -1;
-		default:
-			return rt_cli_getopt_error(CMD, c, argv);
-		}
-		/* what the remote doctors get: every checking option, as written */
-		bool fwd = c == OPT_PRIORITY || c == OPT_DSCP || c == OPT_MTU || c == OPT_SPEED ||
-		           c == OPT_INTERVAL || c == OPT_TRAFFIC || c == OPT_CAPTURE_FROM ||
-		           c == OPT_SYSFS || c == OPT_TOOLS;
-		if (fwd && (rc = rt_cli_forward(CMD, &a->forward, name, optarg)) != 0)
-			return rc;
-		if (c == OPT_NO_NETLINK && (rc = rt_cli_forward(CMD, &a->forward, name, NULL)) != 0)
-			return rc;
-	}
-	if (!a->nhosts_arg && (a->launcher || a->remote || a->timeout_ns || a->parallel))
+	static const struct rt_opt_table table = {
+	    .cmd = CMD, .rows = rows, .nrows = sizeof(rows) / sizeof(rows[0]), .forward = forward};
+	int rc = rt_opt_parse(&table, a, argc, argv);
+	if (rc)
+		return rc;
+	if (!a->hosts.names.n &&
+	    (a->hosts.launcher || a->hosts.remote || a->hosts.timeout_ns || a->parallel))
 		return rt_cli_usage_error(CMD,
 		                          "--launcher, --remote, --timeout and --parallel need "
 		                          "--hosts");
@@ -309,8 +253,8 @@ static int run_hosts(struct doctor_args *a, int argc, char **argv)
 	static char buf[65536];
 	static char *hosts[MAX_HOSTS];
 	size_t n;
-	int rc = rt_cli_split_hosts(CMD, a->hosts_arg, a->nhosts_arg, buf, sizeof(buf), hosts,
-	                            MAX_HOSTS, &n);
+	int rc = rt_cli_split_hosts(CMD, a->hosts.names.v, a->hosts.names.n, buf, sizeof(buf),
+	                            hosts, MAX_HOSTS, &n);
 	if (rc)
 		return rc;
 	for (int i = optind; i < argc; i++)
@@ -320,11 +264,11 @@ static int run_hosts(struct doctor_args *a, int argc, char **argv)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	struct rt_doctor_hosts_opts o = {
-	    .launcher = a->launcher,
-	    .remote = a->remote,
+	    .launcher = a->hosts.launcher,
+	    .remote = a->hosts.remote,
 	    .args = a->forward.argv,
-	    .timeout_ns = a->timeout_ns
-	                      ? a->timeout_ns
+	    .timeout_ns = a->hosts.timeout_ns
+	                      ? a->hosts.timeout_ns
 	                      : 60000000000ull + 8 * a->cfg.traffic_ns + a->cfg.interval_ns,
 	    .max_parallel = a->parallel,
 	    .json = a->json,
@@ -348,7 +292,7 @@ int rt_cmd_doctor(int argc, char **argv)
 	int rc = parse_args(argc, argv, &a);
 	if (rc)
 		return rc < 0 ? RT_EXIT_OK : rc;
-	if (a.nhosts_arg)
+	if (a.hosts.names.n)
 		return run_hosts(&a, argc, argv);
 
 	struct rt_doc_report report;

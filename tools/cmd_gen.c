@@ -1,6 +1,5 @@
 /* rocetrace gen: the active RoCEv2 traffic source (serve / send / lat), udp or verbs backend. */
 #include <errno.h>
-#include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,7 +9,7 @@
 #include "traffic/perf.h"
 #include "tools/cli.h"
 #include "tools/commands.h"
-#include "tools/options.h"
+#include "tools/optable.h"
 
 static volatile sig_atomic_t stop_flag;
 
@@ -219,83 +218,6 @@ static const char help_text[] =
     "    rocetrace gen lat 10.0.0.2 -s 64 -n 10000\n"
     "    rocetrace gen send 192.168.1.2 --backend verbs --op read -s 1M -q 2 -t 64\n";
 
-enum {
-	OPT_BACKEND = 1000,
-	OPT_CONTROL_PORT,
-	OPT_DSCP,
-	OPT_INTERVAL,
-	OPT_LOG,
-	OPT_LINE_RATE,
-	OPT_TIMEOUT,
-	OPT_NO_DCQCN,
-	OPT_G,
-	OPT_ALPHA_PERIOD,
-	OPT_TIMER,
-	OPT_DBYTES,
-	OPT_F,
-	OPT_RAI,
-	OPT_RHAI,
-	OPT_MIN_RATE,
-	OPT_SYSFS_ROOT,
-	OPT_CNP_INTERVAL,
-	OPT_CNP_DSCP,
-	OPT_PFC,
-	OPT_PFC_PRIORITY,
-	OPT_PFC_XOFF,
-	OPT_HELLO_TIMEOUT,
-	OPT_IDLE_TIMEOUT,
-	OPT_REPORT_GBITS,
-};
-
-/* perftest's letters and long names where it has the option; --qdepth as rocetrace 0.1 named -t */
-static const struct option long_opts[] = {
-    {"backend", required_argument, NULL, OPT_BACKEND},
-    {"bind", required_argument, NULL, 'B'},
-    {"ib-dev", required_argument, NULL, 'd'},
-    {"ib-port", required_argument, NULL, 'i'},
-    {"gid-index", required_argument, NULL, 'x'},
-    {"port", required_argument, NULL, 'p'},
-    {"control-port", required_argument, NULL, OPT_CONTROL_PORT},
-    {"dscp", required_argument, NULL, OPT_DSCP},
-    {"interval", required_argument, NULL, OPT_INTERVAL},
-    {"log", required_argument, NULL, OPT_LOG},
-    {"duration", required_argument, NULL, 'D'},
-    {"help", no_argument, NULL, 'h'},
-    {"op", required_argument, NULL, 'o'},
-    {"size", required_argument, NULL, 's'},
-    {"all", no_argument, NULL, 'a'},
-    {"iters", required_argument, NULL, 'n'},
-    {"report_gbits", no_argument, NULL, OPT_REPORT_GBITS},
-    {"report-gbits", no_argument, NULL, OPT_REPORT_GBITS},
-    {"mtu", required_argument, NULL, 'm'},
-    {"qps", required_argument, NULL, 'q'},
-    {"tx-depth", required_argument, NULL, 't'},
-    {"qdepth", required_argument, NULL, 't'},
-    {"bytes", required_argument, NULL, 'b'},
-    {"rate", required_argument, NULL, 'r'},
-    {"line-rate", required_argument, NULL, OPT_LINE_RATE},
-    {"timeout", required_argument, NULL, OPT_TIMEOUT},
-    {"no-dcqcn", no_argument, NULL, OPT_NO_DCQCN},
-    {"dcqcn-g", required_argument, NULL, OPT_G},
-    {"dcqcn-alpha-period", required_argument, NULL, OPT_ALPHA_PERIOD},
-    {"dcqcn-timer", required_argument, NULL, OPT_TIMER},
-    {"dcqcn-bytes", required_argument, NULL, OPT_DBYTES},
-    {"dcqcn-f", required_argument, NULL, OPT_F},
-    {"dcqcn-rai", required_argument, NULL, OPT_RAI},
-    {"dcqcn-rhai", required_argument, NULL, OPT_RHAI},
-    {"dcqcn-min-rate", required_argument, NULL, OPT_MIN_RATE},
-    {"sysfs-root", required_argument, NULL, OPT_SYSFS_ROOT},
-    {"clients", required_argument, NULL, 'c'},
-    {"cnp-interval", required_argument, NULL, OPT_CNP_INTERVAL},
-    {"cnp-dscp", required_argument, NULL, OPT_CNP_DSCP},
-    {"pfc", no_argument, NULL, OPT_PFC},
-    {"pfc-priority", required_argument, NULL, OPT_PFC_PRIORITY},
-    {"pfc-xoff", required_argument, NULL, OPT_PFC_XOFF},
-    {"hello-timeout", required_argument, NULL, OPT_HELLO_TIMEOUT},
-    {"idle-timeout", required_argument, NULL, OPT_IDLE_TIMEOUT},
-    {NULL, 0, NULL, 0},
-};
-
 #define CMD          "gen"
 #define SEC_NS       1000000000ull
 #define MAX_RATE_BPS 100000000000000ull /* 100T */
@@ -304,8 +226,9 @@ static const struct option long_opts[] = {
 
 enum role { ROLE_SERVE, ROLE_SEND, ROLE_LAT };
 
-/* What the command line said besides struct rt_gen_config. */
+/* What the command line said: struct rt_gen_config and the rest. */
 struct gen_args {
+	struct rt_gen_config cfg;
 	enum role role;
 	bool duration_given, size_given, depth_given;
 	unsigned ib_port;
@@ -323,189 +246,252 @@ static bool all_digits(const char *s)
 	return true;
 }
 
-/* One option; 0 to go on, else the exit status. */
-static int option(int c, const char *arg, struct rt_gen_config *cfg, struct gen_args *a,
-                  char **argv)
+static int show_help(struct rt_opt_use *u)
 {
-	uint64_t v;
-	switch (c) {
-	case OPT_BACKEND:
-		if (!strcmp(arg, "udp"))
-			cfg->backend = RT_GEN_BACKEND_UDP;
-		else if (!strcmp(arg, "verbs"))
-			cfg->backend = RT_GEN_BACKEND_VERBS;
-		else
-			return rt_cli_usage_error(CMD, "--backend: '%s' is not udp or verbs", arg);
-		return 0;
-	case 'B':
-		cfg->bind_addr = arg;
-		return 0;
-	case 'd':
-		/* rocetrace 0.1's -d was the queue depth: a number is surely that */
-		if (all_digits(arg))
-			return rt_cli_usage_error(
-			    CMD,
-			    "-d is the RDMA device now, as in perftest; for a queue depth of %s "
-			    "write -t %s",
-			    arg, arg);
-		cfg->ib_dev = arg;
-		return 0;
-	case 'i':
-		if (rt_opt_uint(CMD, "--ib-port", arg, 1, 255, &v))
-			return RT_EXIT_USAGE;
-		a->ib_port = (unsigned)v;
-		return 0;
-	case 'x':
-		if (rt_opt_uint(CMD, "--gid-index", arg, 0, 65535, &v))
-			return RT_EXIT_USAGE;
-		a->gid_index = (int)v;
-		return 0;
-	case 'p':
-	case OPT_CONTROL_PORT:
-		if (rt_opt_uint(CMD, c == 'p' ? "--port" : "--control-port", arg, 1, 65535, &v))
-			return RT_EXIT_USAGE;
-		*(c == 'p' ? &cfg->port : &cfg->control_port) = (uint16_t)v;
-		return 0;
-	case OPT_DSCP:
-	case OPT_CNP_DSCP:
-		if (rt_opt_uint(CMD, c == OPT_DSCP ? "--dscp" : "--cnp-dscp", arg, 0, 63, &v))
-			return RT_EXIT_USAGE;
-		*(c == OPT_DSCP ? &cfg->dscp : &cfg->cnp_dscp) = (uint8_t)v;
-		return 0;
-	case OPT_INTERVAL:
-		if (rt_opt_duration(CMD, "--interval", arg, SEC_NS / 100, 86400 * SEC_NS, &v))
-			return RT_EXIT_USAGE;
-		cfg->interval_s = (double)v / 1e9;
-		return 0;
-	case OPT_LOG:
-		cfg->log_path = arg;
-		return 0;
-	case 'D':
-		if (rt_opt_duration(CMD, "--duration", arg, 0, 86400 * SEC_NS, &v))
-			return RT_EXIT_USAGE;
-		cfg->duration_s = (double)v / 1e9;
-		a->duration_given = true;
-		return 0;
-	case 'o':
-		if (rt_gen_op_parse(arg, &cfg->op))
-			return rt_cli_usage_error(CMD, "--op: '%s' is not write, send or read",
-			                          arg);
-		return 0;
-	case 's':
-		if (rt_opt_size(CMD, "--size", arg, 1, RT_GEN_MAX_MSG, &v))
-			return RT_EXIT_USAGE;
-		cfg->msg_size = (uint32_t)v;
-		a->size_given = true;
-		return 0;
-	case 'a':
-		cfg->sweep = true;
-		return 0;
-	case 'n':
-		if (rt_opt_count(CMD, "--iters", arg, 1, 1000000000000ull, &cfg->iters))
-			return RT_EXIT_USAGE;
-		return 0;
-	case OPT_REPORT_GBITS:
-		cfg->report_gbits = true;
-		return 0;
-	case 'm':
-		if (rt_opt_uint(CMD, "--mtu", arg, 256, 4096, &v))
-			return RT_EXIT_USAGE;
-		cfg->mtu = (uint32_t)v;
-		return 0;
-	case 'q':
-		if (rt_opt_uint(CMD, "--qps", arg, 1, RT_GEN_MAX_QPS, &v))
-			return RT_EXIT_USAGE;
-		cfg->qps = (unsigned)v;
-		return 0;
-	case 't':
-		if (rt_opt_uint(CMD, "--tx-depth", arg, 1, RT_GEN_MAX_QDEPTH, &v))
-			return RT_EXIT_USAGE;
-		cfg->qdepth = (unsigned)v;
-		a->depth_given = true;
-		return 0;
-	case 'b':
-		if (rt_opt_size(CMD, "--bytes", arg, 1, UINT64_MAX, &cfg->bytes))
-			return RT_EXIT_USAGE;
-		return 0;
-	case 'r':
-	case OPT_LINE_RATE:
-		if (rt_opt_rate(CMD, c == 'r' ? "--rate" : "--line-rate", arg, 1000000,
-		                MAX_RATE_BPS, &v))
-			return RT_EXIT_USAGE;
-		*(c == 'r' ? &cfg->rate_gbps : &cfg->line_gbps) = (double)v / 1e9;
-		return 0;
-	case OPT_TIMEOUT:
-		if (rt_opt_duration(CMD, "--timeout", arg, 10000, 10 * SEC_NS, &cfg->timeout_ns))
-			return RT_EXIT_USAGE;
-		return 0;
-	case OPT_NO_DCQCN:
-		cfg->dcqcn = false;
-		return 0;
-	case OPT_G:
-		return rt_opt_real(CMD, "--dcqcn-g", arg, 1e-9, 1, &cfg->dcqcn_params.g);
-	case OPT_ALPHA_PERIOD:
-	case OPT_TIMER:
-		return rt_opt_duration(CMD,
-		                       c == OPT_TIMER ? "--dcqcn-timer" : "--dcqcn-alpha-period",
-		                       arg, 1000, SEC_NS,
-		                       c == OPT_TIMER ? &cfg->dcqcn_params.timer_ns
-		                                      : &cfg->dcqcn_params.alpha_period_ns);
-	case OPT_DBYTES:
-		return rt_opt_count(CMD, "--dcqcn-bytes", arg, 1, UINT64_MAX,
-		                    &cfg->dcqcn_params.byte_counter);
-	case OPT_F:
-		if (rt_opt_uint(CMD, "--dcqcn-f", arg, 0, 1000, &v))
-			return RT_EXIT_USAGE;
-		cfg->dcqcn_params.f = (unsigned)v;
-		return 0;
-	case OPT_RAI:
-	case OPT_RHAI:
-	case OPT_MIN_RATE:
-		if (rt_opt_rate(CMD,
-		                c == OPT_RAI    ? "--dcqcn-rai"
-		                : c == OPT_RHAI ? "--dcqcn-rhai"
-		                                : "--dcqcn-min-rate",
-		                arg, MIN_RATE_BPS, MAX_RATE_BPS, &v))
-			return RT_EXIT_USAGE;
-		*(c == OPT_RAI    ? &cfg->dcqcn_params.rai_mbps
-		  : c == OPT_RHAI ? &cfg->dcqcn_params.rhai_mbps
-		                  : &cfg->dcqcn_params.min_mbps) = (double)v / 1e6;
-		return 0;
-	case OPT_SYSFS_ROOT:
-		cfg->sysfs_root = arg;
-		return 0;
-	case 'c':
-		if (rt_opt_uint(CMD, "--clients", arg, 1, 64, &v))
-			return RT_EXIT_USAGE;
-		cfg->clients = (unsigned)v;
-		return 0;
-	case OPT_CNP_INTERVAL:
-		return rt_opt_duration(CMD, "--cnp-interval", arg, 0, SEC_NS,
-		                       &cfg->cnp_interval_ns);
-	case OPT_PFC:
-		cfg->pfc = true;
-		return 0;
-	case OPT_PFC_PRIORITY:
-		if (rt_opt_uint(CMD, "--pfc-priority", arg, 0, 7, &v))
-			return RT_EXIT_USAGE;
-		cfg->pfc_priority = (unsigned)v;
-		return 0;
-	case OPT_PFC_XOFF:
-		return rt_opt_size(CMD, "--pfc-xoff", arg, 1, UINT64_MAX, &cfg->pfc_xoff_bytes);
-	case OPT_HELLO_TIMEOUT:
-		return rt_opt_duration(CMD, "--hello-timeout", arg, SEC_NS / 100, 3600 * SEC_NS,
-		                       &cfg->hello_timeout_ns);
-	case OPT_IDLE_TIMEOUT:
-		return rt_opt_duration(CMD, "--idle-timeout", arg, SEC_NS / 10, 86400 * SEC_NS,
-		                       &cfg->idle_timeout_ns);
-	default:
-		return rt_cli_getopt_error(CMD, c, argv);
-	}
+	(void)u;
+	fputs(help_text, stdout);
+	return -1;
 }
 
-/* What the options mean together, for the role; 0 or the exit status. */
-static int settle(struct rt_gen_config *cfg, struct gen_args *a)
+static int ib_dev_option(struct rt_opt_use *u)
 {
+	/* rocetrace 0.1's -d was the queue depth: a number is surely that */
+	if (all_digits(u->arg))
+		return rt_cli_usage_error(
+		    CMD,
+		    "-d is the RDMA device now, as in perftest; for a queue depth of %s "
+		    "write -t %s",
+		    u->arg, u->arg);
+	*(const char **)rt_opt_field(u) = u->arg;
+	return 0;
+}
+
+static int op_option(struct rt_opt_use *u)
+{
+	if (rt_gen_op_parse(u->arg, rt_opt_field(u)))
+		return rt_cli_usage_error(CMD, "--op: '%s' is not write, send or read", u->arg);
+	return 0;
+}
+
+#define AT(member) RT_AT(struct gen_args, member)
+_Static_assert(sizeof(enum rt_gen_backend) == sizeof(unsigned), "--backend's field");
+
+/* perftest's letters and long names where it has the option; --qdepth as rocetrace 0.1 named -t */
+static const struct rt_opt rows[] = {
+    {.name = "backend",
+     .kind = RT_OPT_CHOICE,
+     .choices = "udp|verbs", /* enum rt_gen_backend's order */
+     .at = AT(cfg.backend),
+     .store = RT_STORE_UINT},
+    {.name = "bind", .letter = 'B', .kind = RT_OPT_STRING, .at = AT(cfg.bind_addr)},
+    {.name = "ib-dev",
+     .letter = 'd',
+     .kind = RT_OPT_CALL,
+     .has_arg = required_argument,
+     .call = ib_dev_option,
+     .at = AT(cfg.ib_dev)},
+    {.name = "ib-port",
+     .letter = 'i',
+     .kind = RT_OPT_UINT,
+     .at = AT(ib_port),
+     .store = RT_STORE_UINT,
+     .min = 1,
+     .max = 255},
+    {.name = "gid-index",
+     .letter = 'x',
+     .kind = RT_OPT_UINT,
+     .at = AT(gid_index),
+     .store = RT_STORE_INT,
+     .max = 65535},
+    {.name = "port",
+     .letter = 'p',
+     .kind = RT_OPT_UINT,
+     .at = AT(cfg.port),
+     .store = RT_STORE_U16,
+     .min = 1,
+     .max = 65535},
+    {.name = "control-port",
+     .kind = RT_OPT_UINT,
+     .at = AT(cfg.control_port),
+     .store = RT_STORE_U16,
+     .min = 1,
+     .max = 65535},
+    {.name = "dscp", .kind = RT_OPT_UINT, .at = AT(cfg.dscp), .store = RT_STORE_U8, .max = 63},
+    {.name = "interval",
+     .kind = RT_OPT_DURATION,
+     .at = AT(cfg.interval_s),
+     .store = RT_STORE_DOUBLE,
+     .div = 1e9,
+     .min = SEC_NS / 100,
+     .max = 86400 * SEC_NS},
+    {.name = "log", .kind = RT_OPT_STRING, .at = AT(cfg.log_path)},
+    {.name = "duration",
+     .letter = 'D',
+     .kind = RT_OPT_DURATION,
+     .at = AT(cfg.duration_s),
+     .store = RT_STORE_DOUBLE,
+     .div = 1e9,
+     .max = 86400 * SEC_NS,
+     .given = AT(duration_given)},
+    {.name = "help", .letter = 'h', .kind = RT_OPT_CALL, .call = show_help},
+    {.name = "op",
+     .letter = 'o',
+     .kind = RT_OPT_CALL,
+     .has_arg = required_argument,
+     .call = op_option,
+     .at = AT(cfg.op)},
+    {.name = "size",
+     .letter = 's',
+     .kind = RT_OPT_SIZE,
+     .at = AT(cfg.msg_size),
+     .store = RT_STORE_U32,
+     .min = 1,
+     .max = RT_GEN_MAX_MSG,
+     .given = AT(size_given)},
+    {.name = "all", .letter = 'a', .kind = RT_OPT_FLAG, .at = AT(cfg.sweep)},
+    {.name = "iters",
+     .letter = 'n',
+     .kind = RT_OPT_COUNT,
+     .at = AT(cfg.iters),
+     .min = 1,
+     .max = 1000000000000ull},
+    {.name = "report_gbits",
+     .alias = "report-gbits",
+     .kind = RT_OPT_FLAG,
+     .at = AT(cfg.report_gbits)},
+    {.name = "mtu",
+     .letter = 'm',
+     .kind = RT_OPT_UINT,
+     .at = AT(cfg.mtu),
+     .store = RT_STORE_U32,
+     .min = 256,
+     .max = 4096},
+    {.name = "qps",
+     .letter = 'q',
+     .kind = RT_OPT_UINT,
+     .at = AT(cfg.qps),
+     .store = RT_STORE_UINT,
+     .min = 1,
+     .max = RT_GEN_MAX_QPS},
+    {.name = "tx-depth",
+     .alias = "qdepth",
+     .letter = 't',
+     .kind = RT_OPT_UINT,
+     .at = AT(cfg.qdepth),
+     .store = RT_STORE_UINT,
+     .min = 1,
+     .max = RT_GEN_MAX_QDEPTH,
+     .given = AT(depth_given)},
+    {.name = "bytes",
+     .letter = 'b',
+     .kind = RT_OPT_SIZE,
+     .at = AT(cfg.bytes),
+     .min = 1,
+     .max = UINT64_MAX},
+    {.name = "rate",
+     .letter = 'r',
+     .kind = RT_OPT_RATE,
+     .at = AT(cfg.rate_gbps),
+     .store = RT_STORE_DOUBLE,
+     .div = 1e9,
+     .min = 1000000,
+     .max = MAX_RATE_BPS},
+    {.name = "line-rate",
+     .kind = RT_OPT_RATE,
+     .at = AT(cfg.line_gbps),
+     .store = RT_STORE_DOUBLE,
+     .div = 1e9,
+     .min = 1000000,
+     .max = MAX_RATE_BPS},
+    {.name = "timeout",
+     .kind = RT_OPT_DURATION,
+     .at = AT(cfg.timeout_ns),
+     .min = 10000,
+     .max = 10 * SEC_NS},
+    {.name = "no-dcqcn", .kind = RT_OPT_CLEAR, .at = AT(cfg.dcqcn)},
+    {.name = "dcqcn-g", .kind = RT_OPT_REAL, .at = AT(cfg.dcqcn_params.g), .rmin = 1e-9, .rmax = 1},
+    {.name = "dcqcn-alpha-period",
+     .kind = RT_OPT_DURATION,
+     .at = AT(cfg.dcqcn_params.alpha_period_ns),
+     .min = 1000,
+     .max = SEC_NS},
+    {.name = "dcqcn-timer",
+     .kind = RT_OPT_DURATION,
+     .at = AT(cfg.dcqcn_params.timer_ns),
+     .min = 1000,
+     .max = SEC_NS},
+    {.name = "dcqcn-bytes",
+     .kind = RT_OPT_COUNT,
+     .at = AT(cfg.dcqcn_params.byte_counter),
+     .min = 1,
+     .max = UINT64_MAX},
+    {.name = "dcqcn-f",
+     .kind = RT_OPT_UINT,
+     .at = AT(cfg.dcqcn_params.f),
+     .store = RT_STORE_UINT,
+     .max = 1000},
+    {.name = "dcqcn-rai",
+     .kind = RT_OPT_RATE,
+     .at = AT(cfg.dcqcn_params.rai_mbps),
+     .store = RT_STORE_DOUBLE,
+     .div = 1e6,
+     .min = MIN_RATE_BPS,
+     .max = MAX_RATE_BPS},
+    {.name = "dcqcn-rhai",
+     .kind = RT_OPT_RATE,
+     .at = AT(cfg.dcqcn_params.rhai_mbps),
+     .store = RT_STORE_DOUBLE,
+     .div = 1e6,
+     .min = MIN_RATE_BPS,
+     .max = MAX_RATE_BPS},
+    {.name = "dcqcn-min-rate",
+     .kind = RT_OPT_RATE,
+     .at = AT(cfg.dcqcn_params.min_mbps),
+     .store = RT_STORE_DOUBLE,
+     .div = 1e6,
+     .min = MIN_RATE_BPS,
+     .max = MAX_RATE_BPS},
+    {.name = "sysfs-root", .kind = RT_OPT_STRING, .at = AT(cfg.sysfs_root)},
+    {.name = "clients",
+     .letter = 'c',
+     .kind = RT_OPT_UINT,
+     .at = AT(cfg.clients),
+     .store = RT_STORE_UINT,
+     .min = 1,
+     .max = 64},
+    {.name = "cnp-interval", .kind = RT_OPT_DURATION, .at = AT(cfg.cnp_interval_ns), .max = SEC_NS},
+    {.name = "cnp-dscp",
+     .kind = RT_OPT_UINT,
+     .at = AT(cfg.cnp_dscp),
+     .store = RT_STORE_U8,
+     .max = 63},
+    {.name = "pfc", .kind = RT_OPT_FLAG, .at = AT(cfg.pfc)},
+    {.name = "pfc-priority",
+     .kind = RT_OPT_UINT,
+     .at = AT(cfg.pfc_priority),
+     .store = RT_STORE_UINT,
+     .max = 7},
+    {.name = "pfc-xoff",
+     .kind = RT_OPT_SIZE,
+     .at = AT(cfg.pfc_xoff_bytes),
+     .min = 1,
+     .max = UINT64_MAX},
+    {.name = "hello-timeout",
+     .kind = RT_OPT_DURATION,
+     .at = AT(cfg.hello_timeout_ns),
+     .min = SEC_NS / 100,
+     .max = 3600 * SEC_NS},
+    {.name = "idle-timeout",
+     .kind = RT_OPT_DURATION,
+     .at = AT(cfg.idle_timeout_ns),
+     .min = SEC_NS / 10,
+     .max = 86400 * SEC_NS},
+};
+
+/* What the options mean together, for the role; 0 or the exit status. */
+static int settle(struct gen_args *a)
+{
+	struct rt_gen_config *cfg = &a->cfg;
 	if (a->gid_index >= 0) {
 		char errbuf[RT_ERRBUF_SIZE];
 		if (!cfg->ib_dev)
@@ -545,52 +531,53 @@ static int settle(struct rt_gen_config *cfg, struct gen_args *a)
 	return 0;
 }
 
-int rt_cmd_gen(int argc, char **argv)
+/* The role (argv[1]), the options and the SERVER operand into *a. 0, -1 after --help, or the exit status. */
+static int parse_args(int argc, char **argv, struct gen_args *a)
 {
+	static const struct rt_opt_table table = {
+	    .cmd = CMD, .rows = rows, .nrows = sizeof(rows) / sizeof(rows[0])};
 	if (argc < 2)
 		return rt_cli_usage_error(CMD, "which role: serve, send or lat?");
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
 		fputs(help_text, stdout);
-		return RT_EXIT_OK;
+		return -1;
 	}
-	struct gen_args a = {.ib_port = 1, .gid_index = -1};
 	if (!strcmp(argv[1], "serve"))
-		a.role = ROLE_SERVE;
+		a->role = ROLE_SERVE;
 	else if (!strcmp(argv[1], "send"))
-		a.role = ROLE_SEND;
+		a->role = ROLE_SEND;
 	else if (!strcmp(argv[1], "lat"))
-		a.role = ROLE_LAT;
+		a->role = ROLE_LAT;
 	else
 		return rt_cli_usage_error(CMD, "unknown role '%s' (serve, send or lat)", argv[1]);
 	const char *role = argv[1];
-	struct rt_gen_config cfg;
-	rt_gen_config_default(&cfg);
-	if (a.role == ROLE_SERVE)
-		cfg.duration_s = 0;
+	rt_gen_config_default(&a->cfg);
+	if (a->role == ROLE_SERVE)
+		a->cfg.duration_s = 0;
 	argc--;
 	argv++;
-	optind = 1;
-	opterr = 0;
-	int c, rc;
-	while ((c = getopt_long(argc, argv, ":B:d:i:x:p:D:ho:s:an:m:q:t:b:r:c:", long_opts,
-	                        NULL)) != -1) {
-		if (c == 'h') {
-			fputs(help_text, stdout);
-			return RT_EXIT_OK;
-		}
-		if ((rc = option(c, optarg, &cfg, &a, argv)))
-			return rc;
-	}
-	if (a.role != ROLE_SERVE) {
+	int rc = rt_opt_parse(&table, a, argc, argv);
+	if (rc)
+		return rc;
+	if (a->role != ROLE_SERVE) {
 		if (optind >= argc)
 			return rt_cli_usage_error(CMD, "%s: SERVER address missing", role);
-		cfg.server = argv[optind++];
+		a->cfg.server = argv[optind++];
 	}
 	if (optind < argc)
 		return rt_cli_usage_error(CMD, "unexpected argument '%s'", argv[optind]);
-	if ((rc = settle(&cfg, &a)))
-		return rc;
-	cfg.stop = &stop_flag;
+	return settle(a);
+}
+
+int rt_cmd_gen(int argc, char **argv)
+{
+	struct gen_args a = {.ib_port = 1, .gid_index = -1};
+	int rc = parse_args(argc, argv, &a);
+	if (rc)
+		return rc < 0 ? RT_EXIT_OK : rc;
+	const char *role = argv[1];
+	struct rt_gen_config *cfg = &a.cfg;
+	cfg->stop = &stop_flag;
 	struct sigaction sa;
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
@@ -599,16 +586,16 @@ int rt_cmd_gen(int argc, char **argv)
 
 	char errbuf[RT_ERRBUF_SIZE] = "";
 	bool serve = a.role == ROLE_SERVE;
-	if (cfg.backend == RT_GEN_BACKEND_UDP) {
-		rc = serve ? rt_gen_udp_serve(&cfg, stdout, errbuf)
-		           : rt_gen_udp_send(&cfg, stdout, errbuf);
-	} else if (cfg.pfc) {
+	if (cfg->backend == RT_GEN_BACKEND_UDP) {
+		rc = serve ? rt_gen_udp_serve(cfg, stdout, errbuf)
+		           : rt_gen_udp_send(cfg, stdout, errbuf);
+	} else if (cfg->pfc) {
 		rc = rt_errmsg(errbuf, EINVAL,
 		               "--pfc belongs to the udp backend (a NIC does PFC itself)");
 	} else {
 #if RT_HAVE_RDMACM
-		rc = serve ? rt_gen_verbs_serve(&cfg, stdout, errbuf)
-		           : rt_gen_verbs_send(&cfg, stdout, errbuf);
+		rc = serve ? rt_gen_verbs_serve(cfg, stdout, errbuf)
+		           : rt_gen_verbs_send(cfg, stdout, errbuf);
 #else
 		rc = rt_errmsg(errbuf, EOPNOTSUPP,
 		               "this build has no verbs backend (librdmacm missing)");

@@ -3,33 +3,6 @@
 
 #include "tools/cli.h"
 
-bool rt_text_option(int c, struct rt_print_text_opts *t, unsigned *tflags)
-{
-	switch (c) {
-	case 'n':
-		return true; /* no name is ever looked up */
-	case 'v':
-		t->verbose++;
-		return true;
-	case 'e':
-		t->link = true;
-		return true;
-	case 'x':
-	case 'X':
-		if (t->hex < (c == 'X' ? 2u : 1u))
-			t->hex = c == 'X' ? 2 : 1;
-		return true;
-	case 't':
-		++*tflags;
-		return true;
-	case '#':
-		t->number = true;
-		return true;
-	default:
-		return false;
-	}
-}
-
 int rt_text_ts(const char *cmd, unsigned tflags, struct rt_print_text_opts *t)
 {
 	/* tcpdump's meanings: -t none, -tt epoch, -ttt delta, -tttt date, -ttttt since the first */
