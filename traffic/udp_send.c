@@ -9,6 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/clock.h"
 #include "traffic/perf.h"
 #include "traffic/internal.h"
 
@@ -105,7 +106,7 @@ static int setup(struct rt_gen_snd *s, char *errbuf)
 		return s->rfd;
 	if (cfg->pfc && (s->pfd = rt_pfc_rx_open(s->local.s_addr, errbuf)) < 0)
 		return s->pfd;
-	uint32_t seed = (uint32_t)getpid() * 2654435761u ^ (uint32_t)rt_gen_now_ns();
+	uint32_t seed = (uint32_t)getpid() * 2654435761u ^ (uint32_t)rt_mono_ns();
 	uint32_t qp_base = 0x10000u + ((uint32_t)getpid() & 0xff) * 0x100u;
 	for (unsigned i = 0; i < s->nqp; i++) {
 		struct rt_gen_snd_qp *q = &s->qp[i];
@@ -150,7 +151,7 @@ static void log_start(struct rt_gen_snd *s, uint64_t now)
 static int run_all(struct rt_gen_snd *s, char *errbuf)
 {
 	const struct rt_gen_config *cfg = s->cfg;
-	uint64_t t0 = rt_gen_now_ns();
+	uint64_t t0 = rt_mono_ns();
 	uint32_t first = cfg->sweep ? RT_PERF_SWEEP_MIN : cfg->msg_size;
 	uint32_t last = cfg->msg_size; /* a sweep's largest, 2^23 */
 	bool intervals = !cfg->sweep && !cfg->latency;
@@ -168,7 +169,7 @@ static int run_all(struct rt_gen_snd *s, char *errbuf)
 		if (r.stopped)
 			break;
 	}
-	uint64_t now = rt_gen_now_ns();
+	uint64_t now = rt_mono_ns();
 	double secs = (double)(now - t0) / 1e9;
 	uint64_t pk = 0, by = 0, msgs = 0, cnp = 0, nak = 0, re = 0, to = 0;
 	for (unsigned i = 0; i < s->nqp; i++) {

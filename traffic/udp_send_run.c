@@ -8,6 +8,7 @@
 #include <sys/socket.h>
 #include <time.h>
 
+#include "common/clock.h"
 #include "traffic/perf.h"
 #include "traffic/internal.h"
 #include "dissect/build.h"
@@ -169,7 +170,7 @@ static void drain_replies(struct rt_gen_snd *s)
 		int n = recvmmsg(s->rfd, msgs, 64, MSG_DONTWAIT, NULL);
 		if (n <= 0)
 			return;
-		uint64_t now = rt_gen_now_ns();
+		uint64_t now = rt_mono_ns();
 		for (int i = 0; i < n; i++)
 			on_reply(s, s->rxbuf[i], msgs[i].msg_len, now);
 		if (n < 64)
@@ -186,7 +187,7 @@ static void drain_pfc(struct rt_gen_snd *s)
 		uint16_t quanta;
 		if (!rt_pfc_parse(frame, (size_t)n, s->cfg->pfc_priority, &quanta))
 			continue;
-		uint64_t now = rt_gen_now_ns();
+		uint64_t now = rt_mono_ns();
 		s->paused_until = now + rt_pause_ns(quanta, (uint64_t)(s->cfg->line_gbps * 1e9));
 		s->pfc_frames++;
 		rt_evlog_begin(&s->log, now, "pfc");
@@ -238,7 +239,7 @@ static int pump(struct rt_gen_snd *s, struct rt_gen_snd_qp *q, uint64_t now)
 	/* latency: a message starts with this batch (a resend of it keeps its first time) */
 	bool starts = s->cfg->latency && (q->next_seq - q->base_seq) % s->ppm == 0 &&
 	              q->next_seq == q->max_sent;
-	uint64_t t_send = starts ? rt_gen_now_ns() : 0;
+	uint64_t t_send = starts ? rt_mono_ns() : 0;
 	int sent = sendmmsg(q->fd, msgs, (unsigned)n, 0);
 	if (starts && sent > 0)
 		q->lat_start_ns = t_send;
@@ -347,7 +348,7 @@ int rt_gen_snd_run(struct rt_gen_snd *s, uint32_t msg_size, bool intervals, stru
                    char *errbuf)
 {
 	const struct rt_gen_config *cfg = s->cfg;
-	uint64_t t0 = rt_gen_now_ns();
+	uint64_t t0 = rt_mono_ns();
 	uint64_t stop_at =
 	    cfg->duration_s > 0 ? t0 + (uint64_t)(cfg->duration_s * 1e9) : UINT64_MAX;
 	uint64_t iv_ns = (uint64_t)(cfg->interval_s * 1e9);
@@ -378,7 +379,7 @@ int rt_gen_snd_run(struct rt_gen_snd *s, uint32_t msg_size, bool intervals, stru
 		fprintf(s->report, "%8s %10s %12s %8s %8s %10s %12s\n", "sec", "Gb/s", "msg/s",
 		        "CNPs", "NAKs", "retrans", "rate_Mb/s");
 	for (;;) {
-		uint64_t now = rt_gen_now_ns();
+		uint64_t now = rt_mono_ns();
 		bool interrupted;
 		if (!stopping && rt_perf_run_over(cfg, now, stop_at, s->nlat, &interrupted)) {
 			stopping = true;
@@ -402,7 +403,7 @@ int rt_gen_snd_run(struct rt_gen_snd *s, uint32_t msg_size, bool intervals, stru
 		for (unsigned i = 0; i < s->nqp; i++)
 			una_after += s->qp[i].una;
 		if (una_after != una_before)
-			res->t_last = rt_gen_now_ns();
+			res->t_last = rt_mono_ns();
 		if (now - slice_start >= RT_PERF_PEAK_SLICE_NS) {
 			uint64_t b = run_payload(s);
 			double bps = (double)(b - slice_bytes) * 8e9 / (double)(now - slice_start);
@@ -461,7 +462,7 @@ int rt_gen_snd_run(struct rt_gen_snd *s, uint32_t msg_size, bool intervals, stru
 			if (d < due)
 				due = d;
 		}
-		now = rt_gen_now_ns();
+		now = rt_mono_ns();
 		if (due > now + 2000) {
 			uint64_t wait = due - now;
 			struct timespec ts = {(time_t)(wait / 1000000000u),
@@ -471,7 +472,7 @@ int rt_gen_snd_run(struct rt_gen_snd *s, uint32_t msg_size, bool intervals, stru
 			ppoll(pfd, s->pfd >= 0 ? 2 : 1, &ts, NULL);
 		}
 	}
-	uint64_t now = rt_gen_now_ns();
+	uint64_t now = rt_mono_ns();
 	/* a last, partial interval for whatever the intervals have not yet counted */
 	bool unreported = false;
 	for (unsigned i = 0; intervals && i < s->nqp; i++)

@@ -12,6 +12,7 @@
 
 #include <rdma/rdma_cma.h>
 
+#include "common/clock.h"
 #include "common/verbs_ops.h"
 #include "dissect/build.h"
 #include "dissect/opcodes.h"
@@ -223,7 +224,7 @@ static int vsend_run(struct vsender *s, uint32_t size, bool intervals, struct rt
                      char *errbuf)
 {
 	const struct rt_gen_config *cfg = s->cfg;
-	uint64_t t0 = rt_gen_now_ns(), last_iv = t0;
+	uint64_t t0 = rt_mono_ns(), last_iv = t0;
 	uint64_t stop_at =
 	    cfg->duration_s > 0 ? t0 + (uint64_t)(cfg->duration_s * 1e9) : UINT64_MAX;
 	uint64_t iv_ns = (uint64_t)(cfg->interval_s * 1e9);
@@ -249,7 +250,7 @@ static int vsend_run(struct vsender *s, uint32_t size, bool intervals, struct rt
 		        "NAKs");
 	bool stopping = false;
 	for (;;) {
-		uint64_t now = rt_gen_now_ns();
+		uint64_t now = rt_mono_ns();
 		bool interrupted;
 		if (!stopping && rt_perf_run_over(cfg, now, stop_at, s->nlat, &interrupted)) {
 			stopping = true;
@@ -271,7 +272,7 @@ static int vsend_run(struct vsender *s, uint32_t size, bool intervals, struct rt
 			if (n < 0) {
 				return rt_errmsg(errbuf, EIO, "ibv_poll_cq failed");
 			}
-			uint64_t done_ns = n > 0 ? rt_gen_now_ns() : 0;
+			uint64_t done_ns = n > 0 ? rt_mono_ns() : 0;
 			for (int k = 0; k < n; k++) {
 				if (wc[k].status != IBV_WC_SUCCESS) {
 					return rt_errmsg(errbuf, EIO, "work completion error: %s",
@@ -295,7 +296,7 @@ static int vsend_run(struct vsender *s, uint32_t size, bool intervals, struct rt
 			q->refill_ns = now;
 			while (!stopping && q->outstanding < cfg->qdepth && q->posted < cap &&
 			       (mbps <= 0 || q->tokens >= 0)) {
-				q->post_ns = rt_gen_now_ns();
+				q->post_ns = rt_mono_ns();
 				int rc = post_one(s, q, i);
 				if (rc) {
 					return rt_errorf(errbuf, rc, "ibv_post_send");
@@ -318,7 +319,7 @@ static int vsend_run(struct vsender *s, uint32_t size, bool intervals, struct rt
 		if (!busy)
 			break;
 	}
-	uint64_t now = rt_gen_now_ns();
+	uint64_t now = rt_mono_ns();
 	if (intervals && now - last_iv > iv_ns / 10)
 		report(s, (double)(now - t0) / 1e9, (double)(now - last_iv) / 1e9, now);
 	for (unsigned i = 0; i < s->nqp; i++) {
@@ -333,7 +334,7 @@ static int vsend_run(struct vsender *s, uint32_t size, bool intervals, struct rt
 static int vsend_all(struct vsender *s, char *errbuf)
 {
 	const struct rt_gen_config *cfg = s->cfg;
-	uint64_t t0 = rt_gen_now_ns();
+	uint64_t t0 = rt_mono_ns();
 	uint32_t first = cfg->sweep ? RT_PERF_SWEEP_MIN : cfg->msg_size;
 	uint32_t last = cfg->msg_size; /* a sweep's buffers are 2^23 bytes */
 	bool intervals = !cfg->sweep && !cfg->latency;
@@ -365,7 +366,7 @@ static int vsend_all(struct vsender *s, char *errbuf)
 		if (r.stopped || !cfg->sweep)
 			break;
 	}
-	uint64_t now = rt_gen_now_ns();
+	uint64_t now = rt_mono_ns();
 	int64_t cnp = rt_gen_hw_counter(cfg, s->qp[0].id, "rp_cnp_handled");
 	int64_t nak = rt_gen_hw_counter(cfg, s->qp[0].id, "packet_seq_err");
 	uint64_t msgs = 0, by = 0;
@@ -426,7 +427,7 @@ int rt_gen_verbs_send(const struct rt_gen_config *cfg, FILE *rep, char *errbuf)
 	int rc = rt_evlog_open(&s.log, cfg->log_path, errbuf);
 	if (!rc && !(s.ch = rdma_create_event_channel()))
 		rc = rt_gen_cm_err(errbuf, "rdma_create_event_channel (is there an RDMA device?)");
-	uint32_t token = (uint32_t)getpid() ^ (uint32_t)rt_gen_now_ns();
+	uint32_t token = (uint32_t)getpid() ^ (uint32_t)rt_mono_ns();
 	for (unsigned i = 0; !rc && i < s.nqp; i++)
 		rc = connect_qp(&s, i, token, errbuf);
 	if (!rc)
