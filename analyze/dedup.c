@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/hash.h"
 #include "dissect/opcodes.h"
 
 /*
@@ -42,34 +43,28 @@
 #define AN_DUP_CHECK        1024u  /* packets between two checks of the table's size */
 #define AN_RNR_TIMER_MIN_NS 10000u /* the shortest RNR NAK timer (AETH timer code 1: 0.01 ms) */
 
-static inline uint64_t mix(uint64_t h, uint64_t v)
-{
-	h = (h ^ v) * 0x9e3779b97f4a7c15ull;
-	return h ^ (h >> 31);
-}
-
 uint64_t an_dup_fingerprint(const struct rt_record *rec)
 {
-	uint64_t h = mix(0x2545f4914f6cdd1dull, (uint64_t)rec->ip_version << 56 |
-	                                            (uint64_t)rec->opcode << 48 |
-	                                            (uint64_t)(rec->dest_qp & AN_PSN_MASK) << 24 |
-	                                            (rec->psn & AN_PSN_MASK));
+	uint64_t h = rt_hash_mix(0x2545f4914f6cdd1dull,
+	                         (uint64_t)rec->ip_version << 56 | (uint64_t)rec->opcode << 48 |
+	                             (uint64_t)(rec->dest_qp & AN_PSN_MASK) << 24 |
+	                             (rec->psn & AN_PSN_MASK));
 	if (rec->ip_version == 4) {
 		uint32_t a, b;
 		memcpy(&a, rec->src_ip, 4);
 		memcpy(&b, rec->dst_ip, 4);
-		h = mix(h, (uint64_t)a << 32 | b);
+		h = rt_hash_mix(h, (uint64_t)a << 32 | b);
 	} else {
 		uint64_t a[2], b[2];
 		memcpy(a, rec->src_ip, 16);
 		memcpy(b, rec->dst_ip, 16);
-		h = mix(mix(h, a[0] ^ b[1]), a[1] ^ (b[0] << 1));
+		h = rt_hash_mix(rt_hash_mix(h, a[0] ^ b[1]), a[1] ^ (b[0] << 1));
 	}
-	h = mix(h, (uint64_t)rec->udp_sport << 48 | (uint64_t)rec->ip_id << 32 |
-	               rec->payload_len << 2 | rec->padcnt);
+	h = rt_hash_mix(h, (uint64_t)rec->udp_sport << 48 | (uint64_t)rec->ip_id << 32 |
+	                       rec->payload_len << 2 | rec->padcnt);
 	if (rec->hdrs & (RT_H_AETH | RT_H_IMMDT))
-		h = mix(h, (uint64_t)rec->aeth_syndrome << 56 | (uint64_t)rec->aeth_msn << 32 |
-		               rec->immediate);
+		h = rt_hash_mix(h, (uint64_t)rec->aeth_syndrome << 56 |
+		                       (uint64_t)rec->aeth_msn << 32 | rec->immediate);
 	return h ? h : 1; /* 0 marks an empty entry */
 }
 
@@ -95,7 +90,7 @@ static uint16_t hop_of(const struct rt_record *rec)
 		memcpy(o, rec->encap.outer_src_ip, 16);
 		h ^= (o[0] ^ o[1] ^ rec->encap.erspan_session) * 0x9e3779b97f4a7c15ull;
 	}
-	h = mix(0x9e3779b97f4a7c15ull, h);
+	h = rt_hash_mix(0x9e3779b97f4a7c15ull, h);
 	h ^= h >> 32;
 	return (uint16_t)(h ^ (h >> 16));
 }

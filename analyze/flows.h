@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include "analyze/flow.h"
+#include "common/hash.h"
 
 /* The table: flows by index (creation order) and by key, their ids. */
 struct an_flowtab {
@@ -25,12 +26,6 @@ struct an_flowtab {
 int an_flows_init(struct an_flowtab *ft, uint32_t max_flows);
 void an_flows_free(struct an_flowtab *ft);
 
-static inline uint64_t an_mix(uint64_t h, uint64_t v)
-{
-	h = (h ^ v) * 0x9e3779b97f4a7c15ull;
-	return h ^ (h >> 29);
-}
-
 static inline uint32_t an_flow_hash(const struct rt_an_flow_key *k)
 {
 	uint64_t h = 0x243f6a8885a308d3ull ^ k->dest_qp;
@@ -39,14 +34,14 @@ static inline uint32_t an_flow_hash(const struct rt_an_flow_key *k)
 		uint32_t a, b;
 		memcpy(&a, k->src, 4);
 		memcpy(&b, k->dst, 4);
-		h = an_mix(h, (uint64_t)a << 32 | b);
+		h = rt_hash_mix(h, (uint64_t)a << 32 | b);
 	} else {
 		memcpy(w, k->src, 16);
 		memcpy(w + 2, k->dst, 16);
 		for (int i = 0; i < 4; i++)
-			h = an_mix(h, w[i]);
+			h = rt_hash_mix(h, w[i]);
 	}
-	h = an_mix(h, k->ipver);
+	h = rt_hash_mix(h, k->ipver);
 	return (uint32_t)(h ^ (h >> 32));
 }
 

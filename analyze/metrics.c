@@ -7,10 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <time.h>
 
 #include "analyze/analyze.h"
 #include "analyze/figures.h"
+#include "common/clock.h"
 
 /* ---- the exposition ---- */
 
@@ -304,13 +304,6 @@ void rt_metrics_free(struct rt_metrics *m)
 	free(m);
 }
 
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 /* Copy a snapshot into one whose top has room for top_k flows. */
 static void copy_snapshot(struct rt_metrics_snapshot *to, const struct rt_metrics_snapshot *from)
 {
@@ -329,10 +322,10 @@ bool rt_metrics_publish(struct rt_metrics *m, const struct rt_analyzer *an, uint
 	s->dropped = dropped;
 	s->flows = rt_analyzer_flow_count(an);
 	rt_analyzer_totals_idle(an, idle_ns, &s->t);
-	uint64_t now = mono_ns();
+	uint64_t now = rt_mono_ns();
 	if (wait || now - m->top_at >= TOP_DUTY * m->top_cost_ns) {
 		s->ntop = rt_analyzer_top_flows(an, s->top, m->top_k);
-		m->top_at = mono_ns();
+		m->top_at = rt_mono_ns();
 		m->top_cost_ns = m->top_at - now;
 	}
 	if (wait)

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/hash.h"
 #include "dissect/opcodes.h"
 
 /* an_pairflow.in */
@@ -19,12 +20,6 @@ enum {
 #define AN_PSN_LEVELS 24u
 #define KEY_USED      (1ull << 63) /* set in every stored key: 0 marks an empty slot */
 
-static inline uint64_t mix(uint64_t h, uint64_t v)
-{
-	h = (h ^ v) * 0x9e3779b97f4a7c15ull;
-	return h ^ (h >> 29);
-}
-
 /* ---- the maps from a key to a list head ---- */
 
 static int pmap_init(struct an_pmap *m)
@@ -37,7 +32,7 @@ static int pmap_init(struct an_pmap *m)
 
 static uint32_t slot_of(const struct an_pmap *m, uint64_t key)
 {
-	return (uint32_t)mix(0x243f6a8885a308d3ull, key) & m->mask;
+	return (uint32_t)rt_hash_mix(0x243f6a8885a308d3ull, key) & m->mask;
 }
 
 /* The head of key's list, or NULL. */
@@ -120,8 +115,8 @@ static uint32_t hash_hosts(const uint8_t *src, const uint8_t *dst, uint8_t ipver
 	uint64_t a[2] = {0, 0}, b[2] = {0, 0};
 	memcpy(a, src, ipver == 4 ? 4 : 16);
 	memcpy(b, dst, ipver == 4 ? 4 : 16);
-	uint64_t h = mix(mix(mix(0x5bd1e995ull ^ ipver, a[0]), a[1]), b[0]);
-	h = mix(h, b[1]);
+	uint64_t h = rt_hash_mix(rt_hash_mix(rt_hash_mix(0x5bd1e995ull ^ ipver, a[0]), a[1]), b[0]);
+	h = rt_hash_mix(h, b[1]);
 	return (uint32_t)(h ^ (h >> 32));
 }
 

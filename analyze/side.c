@@ -7,12 +7,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyze/jsonl.h"
+#include "common/json_read.h"
 
 /* Longest line accepted; longer lines are bad lines. */
 #define AN_LINE_MAX (1u << 20)
 
-typedef void (*line_fn)(struct an_side *s, const struct rt_jobj *obj, bool *bad);
+typedef void (*line_fn)(struct an_side *s, const struct rt_jval *obj, bool *bad);
 
 void an_side_init(struct an_side *s, struct an_flowtab *ft, struct an_buckets *bk)
 {
@@ -21,20 +21,62 @@ void an_side_init(struct an_side *s, struct an_flowtab *ft, struct an_buckets *b
 	s->bk = bk;
 }
 
+/*
+ * The shape of a side-file line: an object of scalars and at most one
+ * nested object of scalars ("counters", "capture"); anything else is a bad
+ * line.
+ */
+static bool side_line_shape(const struct rt_jval *obj)
+{
+	if (obj->type != RT_JOBJECT)
+		return false;
+	unsigned nested = 0;
+	for (const struct rt_jval *m = obj->child; m; m = m->next) {
+		if (m->type == RT_JARRAY || (m->type == RT_JOBJECT && nested++))
+			return false;
+		if (m->type != RT_JOBJECT)
+			continue;
+		for (const struct rt_jval *c = m->child; c; c = c->next)
+			if (c->type == RT_JARRAY || c->type == RT_JOBJECT)
+				return false;
+	}
+	return true;
+}
+
+/* The one member holding an object, or NULL. */
+static const struct rt_jval *nested_of(const struct rt_jval *obj)
+{
+	for (const struct rt_jval *m = obj->child; m; m = m->next)
+		if (m->type == RT_JOBJECT)
+			return m;
+	return NULL;
+}
+
+/* Member `key` as a number, a boolean counting as 0 or 1. */
+static bool num_or_bool(const struct rt_jval *obj, const char *key, double *out)
+{
+	const struct rt_jval *v = rt_jget(obj, key);
+	if (v && (v->type == RT_JTRUE || v->type == RT_JFALSE)) {
+		*out = v->type == RT_JTRUE;
+		return true;
+	}
+	return rt_jval_num(v, out);
+}
+
 static int read_lines(struct an_side *s, const char *path, line_fn fn, uint64_t *lines,
                       uint64_t *bad, char *errbuf)
 {
 	FILE *fp = fopen(path, "r");
 	if (!fp)
 		return rt_errorf(errbuf, errno, "%s", path);
-	struct rt_jobj *obj = malloc(sizeof(*obj));
 	char *line = malloc(AN_LINE_MAX);
-	if (!obj || !line) {
-		free(obj);
-		free(line);
+	if (!line) {
 		fclose(fp);
 		return rt_errorf(errbuf, ENOMEM, "%s", path);
 	}
+	struct rt_jdoc doc;
+	rt_jdoc_init(&doc);
+	char why[RT_ERRBUF_SIZE];
 	errno = 0;
 	while (fgets(line, AN_LINE_MAX, fp)) {
 		size_t len = strlen(line);
@@ -53,16 +95,16 @@ static int read_lines(struct an_side *s, const char *path, line_fn fn, uint64_t 
 		if (!*p)
 			continue;
 		(*lines)++;
-		bool is_bad = rt_jsonl_parse(line, obj) < 0;
+		bool is_bad = rt_jdoc_parse(&doc, line, len, why) < 0 || !side_line_shape(doc.root);
 		if (!is_bad)
-			fn(s, obj, &is_bad);
+			fn(s, doc.root, &is_bad);
 		if (is_bad)
 			(*bad)++;
 	}
 	/* fgets leaves errno as the failed read set it */
 	int err = ferror(fp) ? (errno ? errno : EIO) : 0;
 	fclose(fp);
-	free(obj);
+	rt_jdoc_free(&doc);
 	free(line);
 	return err ? rt_errorf(errbuf, err, "%s: read error", path) : 0;
 }
@@ -84,13 +126,19 @@ static struct an_counter_dev *cdev_get(struct an_side *s, const char *name)
 	return d;
 }
 
-/* Record a sample of counter `name`; 1 with *prev set when the device had one before, 0 when new. */
-static int cdev_set(struct an_counter_dev *d, const char *name, double v, double *prev)
+/*
+ * Record a sample of counter `name`; 1 with *prev set when the device had
+ * one before, 0 when new. Samples list the counters in the same order, so
+ * the one after the previous match is tried first.
+ */
+static int cdev_set(struct an_counter_dev *d, const char *name, uint64_t v, uint64_t *prev)
 {
-	for (size_t i = 0; i < d->n; i++) {
+	for (size_t k = 0; k < d->n; k++) {
+		size_t i = (d->hint + k) % d->n;
 		if (!strcmp(d->names[i], name)) {
 			*prev = d->last[i];
 			d->last[i] = v;
+			d->hint = i + 1;
 			return 1;
 		}
 	}
@@ -100,11 +148,11 @@ static int cdev_set(struct an_counter_dev *d, const char *name, double v, double
 		if (!nn)
 			return -ENOMEM;
 		d->names = nn;
-		double *nf = realloc(d->first, ncap * sizeof(*nf));
+		uint64_t *nf = realloc(d->first, ncap * sizeof(*nf));
 		if (!nf)
 			return -ENOMEM;
 		d->first = nf;
-		double *nl = realloc(d->last, ncap * sizeof(*nl));
+		uint64_t *nl = realloc(d->last, ncap * sizeof(*nl));
 		if (!nl)
 			return -ENOMEM;
 		d->last = nl;
@@ -116,6 +164,7 @@ static int cdev_set(struct an_counter_dev *d, const char *name, double v, double
 	d->first[d->n] = v;
 	d->last[d->n] = v;
 	d->n++;
+	d->hint = d->n;
 	return 0;
 }
 
@@ -124,19 +173,18 @@ static int cdev_set(struct an_counter_dev *d, const char *name, double v, double
  * the interface and by the kernel or the capture. A later line replaces an
  * earlier one.
  */
-static void capture_line(struct an_side *s, const struct rt_jobj *obj, bool *bad)
+static void capture_line(struct an_side *s, const struct rt_jval *stats, bool *bad)
 {
 	bool has_if = false, has_os = false;
-	for (unsigned i = 0; i < obj->nnested; i++) {
-		const struct rt_jfield *c = &obj->nested[i];
-		if (c->v.type != RT_JV_NUMBER || !(c->v.num >= 0) ||
-		    c->v.num >= 18446744073709551616.0)
+	for (const struct rt_jval *c = stats->child; c; c = c->next) {
+		uint64_t v;
+		if (rt_jval_u64(c, &v) < 0)
 			continue;
 		if (!strcmp(c->key, "if_dropped")) {
-			s->if_dropped = (uint64_t)c->v.num;
+			s->if_dropped = v;
 			has_if = true;
 		} else if (!strcmp(c->key, "os_dropped")) {
-			s->os_dropped = (uint64_t)c->v.num;
+			s->os_dropped = v;
 			has_os = true;
 		}
 	}
@@ -146,20 +194,52 @@ static void capture_line(struct an_side *s, const struct rt_jobj *obj, bool *bad
 		*bad = true;
 }
 
-static void counter_line(struct an_side *s, const struct rt_jobj *obj, bool *bad)
+/*
+ * Every number of a sample is a counter: read exactly as an unsigned 64-bit
+ * integer. A line holding a negative, fractional or larger one is bad (and
+ * counted as such) as a whole.
+ */
+static bool counters_exact(const struct rt_jval *counters)
+{
+	uint64_t v;
+	for (const struct rt_jval *c = counters->child; c; c = c->next)
+		if (c->type == RT_JNUMBER && rt_jval_u64(c, &v) < 0)
+			return false;
+	return true;
+}
+
+/* The timeline series a counter feeds, or -1 for none. */
+static int counter_series(const char *name)
+{
+	unsigned prio;
+	char rest[8];
+	if (!strcmp(name, "np_cnp_sent"))
+		return AN_SER_NIC_CNP_SENT;
+	if (!strcmp(name, "rp_cnp_handled"))
+		return AN_SER_NIC_CNP_HANDLED;
+	if ((sscanf(name, "rx_prio%u_pause%7s", &prio, rest) == 1 ||
+	     sscanf(name, "tx_prio%u_pause%7s", &prio, rest) == 1) &&
+	    prio < 8)
+		return AN_SER_NIC_PAUSE;
+	return -1;
+}
+
+static void counter_line(struct an_side *s, const struct rt_jval *obj, bool *bad)
 {
 	uint64_t ts;
-	if (!strcmp(obj->nested_name, "capture")) {
-		capture_line(s, obj, bad);
+	const struct rt_jval *nested = nested_of(obj);
+	if (nested && !strcmp(nested->key, "capture")) {
+		capture_line(s, nested, bad);
 		return;
 	}
-	if (!rt_jts(obj, "ts", &ts) || strcmp(obj->nested_name, "counters")) {
+	if (!rt_jval_ts(rt_jget(obj, "ts"), &ts) || !nested || strcmp(nested->key, "counters") ||
+	    !counters_exact(nested)) {
 		*bad = true;
 		return;
 	}
-	const char *dev = rt_jstr(obj, "dev"), *netdev = rt_jstr(obj, "netdev");
+	const char *dev = rt_jget_str(obj, "dev"), *netdev = rt_jget_str(obj, "netdev");
 	double port = 0;
-	bool has_port = rt_jnum(obj, "port", &port);
+	bool has_port = num_or_bool(obj, "port", &port);
 	char name[96];
 	if (dev && has_port)
 		snprintf(name, sizeof(name), "%s/%.0f%s%s", dev, port, netdev ? " " : "",
@@ -176,27 +256,16 @@ static void counter_line(struct an_side *s, const struct rt_jobj *obj, bool *bad
 		d->first_ts = ts;
 	d->last_ts = ts;
 	d->samples++;
-	for (unsigned i = 0; i < obj->nnested; i++) {
-		const struct rt_jfield *c = &obj->nested[i];
-		double prev;
-		if (c->v.type != RT_JV_NUMBER || cdev_set(d, c->key, c->v.num, &prev) != 1 ||
-		    !s->bk->counters || c->v.num < prev)
+	for (const struct rt_jval *c = nested->child; c; c = c->next) {
+		uint64_t v, prev;
+		if (rt_jval_u64(c, &v) < 0 || cdev_set(d, c->key, v, &prev) != 1 ||
+		    !s->bk->counters || v < prev)
 			continue;
 		/* timeline: the delta since the device's previous sample, at this sample's time */
-		unsigned prio;
-		char rest[8];
-		int kind = -1; /* enum an_series_kind, or none */
-		if (!strcmp(c->key, "np_cnp_sent"))
-			kind = AN_SER_NIC_CNP_SENT;
-		else if (!strcmp(c->key, "rp_cnp_handled"))
-			kind = AN_SER_NIC_CNP_HANDLED;
-		else if ((sscanf(c->key, "rx_prio%u_pause%7s", &prio, rest) == 1 ||
-		          sscanf(c->key, "tx_prio%u_pause%7s", &prio, rest) == 1) &&
-		         prio < 8)
-			kind = AN_SER_NIC_PAUSE;
-		if (kind >= 0 && c->v.num > prev)
+		int kind = counter_series(c->key);
+		if (kind >= 0 && v > prev)
 			an_bk_series_add(s->bk, ts, AN_NONE, (enum an_series_kind)kind,
-			                 c->v.num - prev);
+			                 (double)(v - prev));
 	}
 }
 
@@ -214,8 +283,7 @@ int an_side_load_counters(struct an_side *s, const char *path, char *errbuf)
 
 double an_side_delta(const struct an_counter_dev *d, size_t i)
 {
-	double v = d->last[i] - d->first[i];
-	return v < 0 ? -1 : v;
+	return d->last[i] < d->first[i] ? -1 : (double)(d->last[i] - d->first[i]);
 }
 
 double an_side_sum_delta(const struct an_side *s, const char *name, bool *found)
@@ -236,11 +304,11 @@ double an_side_sum_delta(const struct an_side *s, const char *name, bool *found)
 
 /* ---- traffic source log ---- */
 
-static uint32_t srclog_flow(struct an_side *s, const struct rt_jobj *obj, bool create)
+static uint32_t srclog_flow(struct an_side *s, const struct rt_jval *obj, bool create)
 {
-	const char *src = rt_jstr(obj, "src"), *dst = rt_jstr(obj, "dst");
+	const char *src = rt_jget_str(obj, "src"), *dst = rt_jget_str(obj, "dst");
 	double qp;
-	if (!src || !dst || !rt_jnum(obj, "dest_qp", &qp) || qp < 0 || qp > AN_PSN_MASK)
+	if (!src || !dst || !num_or_bool(obj, "dest_qp", &qp) || qp < 0 || qp > AN_PSN_MASK)
 		return AN_NONE;
 	uint8_t a[16] = {0}, b[16] = {0};
 	uint8_t ver = 4;
@@ -257,27 +325,31 @@ static uint32_t srclog_flow(struct an_side *s, const struct rt_jobj *obj, bool c
 	return fi;
 }
 
-static uint64_t num_or0(const struct rt_jobj *obj, const char *key)
+/* Member `key` as a count: exact when written as an integer, else the number's value saturated, or 0. */
+static uint64_t num_or0(const struct rt_jval *obj, const char *key)
 {
+	uint64_t n;
+	if (rt_jval_u64(rt_jget(obj, key), &n) == 0)
+		return n;
 	double v;
-	if (!rt_jnum(obj, key, &v) || !(v > 0))
+	if (!num_or_bool(obj, key, &v) || !(v > 0))
 		return 0;
 	/* 2^64 and above (1e30, 1e999 = inf) would be undefined as a conversion: saturate */
 	return v >= 18446744073709551616.0 ? UINT64_MAX : (uint64_t)v;
 }
 
-static void srclog_line(struct an_side *s, const struct rt_jobj *obj, bool *bad)
+static void srclog_line(struct an_side *s, const struct rt_jval *obj, bool *bad)
 {
-	const char *ev = rt_jstr(obj, "event");
+	const char *ev = rt_jget_str(obj, "event");
 	uint64_t ts;
-	if (!ev || !rt_jts(obj, "ts", &ts)) {
+	if (!ev || !rt_jval_ts(rt_jget(obj, "ts"), &ts)) {
 		*bad = true;
 		return;
 	}
 	if (!strcmp(ev, "start") || !strcmp(ev, "pfc"))
 		return;
 	double sent = 0;
-	if (rt_jnum(obj, "sent", &sent) && sent != 0)
+	if (num_or_bool(obj, "sent", &sent) && sent != 0)
 		return; /* the server's own view: the flows are named from the sender side */
 	uint32_t fi = srclog_flow(s, obj, s->bk->srclog);
 	if (fi == AN_NONE) {
@@ -287,7 +359,7 @@ static void srclog_line(struct an_side *s, const struct rt_jobj *obj, bool *bad)
 	if (s->bk->srclog) {
 		/* loaded before the capture for the buckets: joined to the flow too (the HTML report shows both) */
 		double r;
-		if (!strcmp(ev, "rate") && rt_jnum(obj, "rate_mbps", &r))
+		if (!strcmp(ev, "rate") && num_or_bool(obj, "rate_mbps", &r))
 			an_bk_series_add(s->bk, ts, fi, AN_SER_RATE, r);
 		else if (!strcmp(ev, "cnp"))
 			an_bk_series_add(s->bk, ts, fi, AN_SER_CNP, 1);
@@ -298,8 +370,8 @@ static void srclog_line(struct an_side *s, const struct rt_jobj *obj, bool *bad)
 	struct an_src *e = f->src;
 	double v;
 	e->events++;
-	if (!strcmp(ev, "rate") && rt_jnum(obj, "rate_mbps", &v)) {
-		const char *why = rt_jstr(obj, "reason");
+	if (!strcmp(ev, "rate") && num_or_bool(obj, "rate_mbps", &v)) {
+		const char *why = rt_jget_str(obj, "reason");
 		if (why && !strcmp(why, "cnp") && e->rate_events && e->rate_last > 0) {
 			/* a cut for a CNP: against the rate the source logged before it */
 			double cut = 100.0 * (1.0 - v / e->rate_last);

@@ -15,7 +15,8 @@ struct an_counter_dev {
 	uint64_t samples;
 	uint64_t first_ts, last_ts;
 	char **names;
-	double *first, *last;
+	uint64_t *first, *last; /* exact, as read */
+	size_t hint;            /* where the next sample's counter is looked up first */
 	size_t n, cap;
 };
 

@@ -2,6 +2,7 @@
 #include "capture/counters.h"
 
 #include "capture/source.h"
+#include "common/clock.h"
 #include "common/sysfs.h"
 #include "common/json.h"
 #include "common/outbuf.h"
@@ -177,13 +178,11 @@ static void put_dir(struct rt_counters *c, struct rt_json *j, unsigned *n, const
 
 int rt_counters_sample(struct rt_counters *c, char *errbuf)
 {
-	struct timespec now;
 	struct rt_json j;
 	unsigned n = 0;
-	clock_gettime(CLOCK_REALTIME, &now);
+	uint64_t ts = rt_real_ns();
 	rt_json_init(&j, &c->out);
 	rt_json_obj(&j);
-	uint64_t ts = (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec;
 	RT_JSON_KEY(&j, "ts");
 	rt_json_ts(&j, ts);
 	RT_JSON_U64(&j, "ts_ns", ts);
@@ -234,11 +233,9 @@ void rt_counters_set_capture(struct rt_counters *c, const char *device, rt_count
 static int capture_line(struct rt_counters *c, char *errbuf)
 {
 	struct rt_source_stats st;
-	struct timespec now;
 	memset(&st, 0, sizeof(st));
 	c->capture_fn(c->capture_ctx, &st);
-	clock_gettime(CLOCK_REALTIME, &now);
-	uint64_t ts = (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec;
+	uint64_t ts = rt_real_ns();
 	rt_out_str(&c->out, "{\"ts\":\"");
 	rt_out_ts(&c->out, ts);
 	rt_out_str(&c->out, "\",\"ts_ns\":");

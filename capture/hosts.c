@@ -9,10 +9,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "capture/source.h"
+#include "common/clock.h"
 #include "common/launch.h"
 
 #define TICK_MS         50
@@ -31,13 +31,6 @@ struct rt_hostcap {
 	char *words;  /* the remote command, split */
 	char **last;  /* per host: its last line that was not the ready line */
 };
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 /* A host name as part of a file name: what is not a letter, digit, '.', '_' or '-' becomes '_'. */
 static void file_part(const char *name, char *out, size_t size)
@@ -242,7 +235,7 @@ out:
 /* Wait until every capture has ended or `until` (monotonic ns) passes. */
 static void wait_ended(struct rt_hostcap *hc, uint64_t until)
 {
-	while (rt_hostcap_poll(hc, TICK_MS) && now_ns() < until)
+	while (rt_hostcap_poll(hc, TICK_MS) && rt_mono_ns() < until)
 		;
 }
 
@@ -339,11 +332,11 @@ static int stop_all(struct rt_hostcap *hc, char *errbuf)
 		if (!hc->hosts[i].ready && !hc->hosts[i].ended)
 			rt_launch_signal(hc->s, i, SIGTERM);
 	}
-	wait_ended(hc, now_ns() + hc->cfg.stop_timeout_ns);
+	wait_ended(hc, rt_mono_ns() + hc->cfg.stop_timeout_ns);
 	if (rt_hostcap_poll(hc, 0)) {
 		/* a launcher that does not pass the end of input on: stop them by their pid */
 		kill_remaining(hc);
-		wait_ended(hc, now_ns() + hc->cfg.stop_timeout_ns);
+		wait_ended(hc, rt_mono_ns() + hc->cfg.stop_timeout_ns);
 	}
 	return end_session(hc, errbuf);
 }
@@ -403,7 +396,7 @@ int rt_hostcap_start(struct rt_hostcap **out, const struct rt_hostcap_config *cf
 	                           .ctx = hc};
 	if ((rc = rt_launch_start(&hc->s, &o, hc->names, n, hc->res, errbuf)) < 0)
 		return rc;
-	uint64_t deadline = now_ns() + cfg->ready_timeout_ns;
+	uint64_t deadline = rt_mono_ns() + cfg->ready_timeout_ns;
 	for (;;) {
 		rt_hostcap_poll(hc, TICK_MS);
 		size_t ready = 0, failed = 0;
@@ -417,7 +410,7 @@ int rt_hostcap_start(struct rt_hostcap **out, const struct rt_hostcap_config *cf
 		}
 		if (cfg->stopping && cfg->stopping())
 			return abort_start(hc, -EINTR, errbuf);
-		if (ready + failed < n && now_ns() < deadline)
+		if (ready + failed < n && rt_mono_ns() < deadline)
 			continue;
 		/* the hosts still starting have failed: end their launchers */
 		char secs[32];

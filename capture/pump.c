@@ -1,12 +1,12 @@
 /* The one frame loop of every command: read batches from a capture source, dissect, hand each frame
  * on. */
 #include "capture/pump.h"
+#include "common/clock.h"
 
 #include <errno.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <string.h>
-#include <time.h>
 
 #define BATCH       64
 #define PROGRESS_NS 1000000000u
@@ -18,18 +18,6 @@ static _Atomic(struct rt_source *) running;
 static void (*volatile signal_hook)(int sig);
 static struct sigaction old_int, old_term, old_hup, old_pipe;
 static bool caught;
-
-static uint64_t clock_ns(clockid_t clk)
-{
-	struct timespec ts;
-	clock_gettime(clk, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-static uint64_t now_ns(void)
-{
-	return clock_ns(CLOCK_MONOTONIC);
-}
 
 static void request_stop(int sig)
 {
@@ -167,10 +155,10 @@ static int batch_for(const struct rt_pump_config *cfg, const struct rt_pump_resu
 static int drain_held(struct rt_source *src, const struct rt_pump_config *cfg,
                       struct rt_frame *frames, struct rt_pump_result *res, int *err, char *errbuf)
 {
-	uint64_t stop_real = clock_ns(CLOCK_REALTIME), deadline = now_ns() + src->hold_ns;
+	uint64_t stop_real = rt_real_ns(), deadline = rt_mono_ns() + src->hold_ns;
 	unsigned requests = atomic_load(&stop_requests);
 
-	while (now_ns() < deadline) {
+	while (rt_mono_ns() < deadline) {
 		int got = rt_source_next(src, frames, batch_for(cfg, res), errbuf);
 		/* the stop's own wake-up may still be pending: only a later request ends the drain */
 		if (got == -EAGAIN || (got == -EINTR && atomic_load(&stop_requests) == requests))
@@ -191,7 +179,7 @@ int rt_pump_run(struct rt_source *src, const struct rt_pump_config *cfg, struct 
 {
 	struct rt_frame frames[BATCH];
 	char serr[RT_ERRBUF_SIZE];
-	uint64_t start = now_ns(), last_progress = start;
+	uint64_t start = rt_mono_ns(), last_progress = start;
 	bool idle = false;
 	int err = 0, end = RT_PUMP_EOF;
 
@@ -203,7 +191,7 @@ int rt_pump_run(struct rt_source *src, const struct rt_pump_config *cfg, struct 
 			break;
 		}
 		if (cfg->on_tick) {
-			int rc = cfg->on_tick(cfg->ctx, now_ns(), idle, errbuf);
+			int rc = cfg->on_tick(cfg->ctx, rt_mono_ns(), idle, errbuf);
 			if (rc) {
 				end = rc < 0 ? RT_PUMP_FAILED : RT_PUMP_STOPPED;
 				err = rc < 0 ? rc : 0;
@@ -232,7 +220,7 @@ int rt_pump_run(struct rt_source *src, const struct rt_pump_config *cfg, struct 
 		if ((end = hand_over(cfg, frames, got, res, &err, errbuf)) != RT_PUMP_EOF)
 			break;
 		if (cfg->on_progress && (res->frames & 0xffff) < (uint64_t)got) {
-			uint64_t t = now_ns();
+			uint64_t t = rt_mono_ns();
 			if (t - last_progress >= PROGRESS_NS) {
 				last_progress = t;
 				cfg->on_progress(cfg->ctx, res->frames, t - start);

@@ -1,5 +1,6 @@
 /* Verbs sniffer source: a raw-packet QP and a sniffer flow fill one receive ring. */
 #include "capture/internal.h"
+#include "common/clock.h"
 #include "common/sysfs.h"
 #include "common/verbs_ops.h"
 
@@ -50,7 +51,7 @@ static uint64_t clock_ns(clockid_t clk)
 {
 	struct timespec ts = {0, 0};
 	rt_verbs_ops.clock_gettime(clk, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	return rt_timespec_ns(&ts);
 }
 
 /* Release in order: flow, QP, CQ, MR, PD, context; whatever was created. */

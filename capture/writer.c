@@ -1,5 +1,6 @@
 /* Capture file writers: pcapng blocks and nanosecond pcap records, buffered, rotating. */
 #include "capture/writer.h"
+#include "common/clock.h"
 #include "common/outfile.h"
 
 #include <errno.h>
@@ -47,14 +48,14 @@ struct rt_writer {
 	int fd;
 	bool to_stdout;
 	unsigned file_index;
-	uint64_t file_bytes;   /* bytes in the current file, buffered included */
-	uint64_t file_packets; /* frames in the current file */
-	struct timespec file_opened;
-	uint64_t start_ns;   /* capture start (realtime), for isb_starttime */
-	uint64_t count;      /* frames taken, for isb_usrdeliv */
-	uint64_t on_disk;    /* frames whose bytes were all written to a file */
-	uint64_t buf_frames; /* frames whose bytes wait in buf, whole (see reserve()) */
-	bool finished;       /* rt_writer_finish() closed the last file */
+	uint64_t file_bytes;     /* bytes in the current file, buffered included */
+	uint64_t file_packets;   /* frames in the current file */
+	uint64_t file_opened_ns; /* monotonic */
+	uint64_t start_ns;       /* capture start (realtime), for isb_starttime */
+	uint64_t count;          /* frames taken, for isb_usrdeliv */
+	uint64_t on_disk;        /* frames whose bytes were all written to a file */
+	uint64_t buf_frames;     /* frames whose bytes wait in buf, whole (see reserve()) */
+	bool finished;           /* rt_writer_finish() closed the last file */
 	struct iface ifaces[RT_WRITER_MAX_IFACES];
 	int n_ifaces;
 	bool header_done; /* SHB+IDBs (or the pcap header) of the current file written */
@@ -79,13 +80,6 @@ const char *rt_ts_source_name(enum rt_ts_source ts)
 		return "hardware (NIC raw clock converted with the HCA core clock)";
 	}
 	return "unknown";
-}
-
-static uint64_t realtime_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
 /* Write the buffer out; a failure is kept in w->err (sticky) with its message. */
@@ -266,7 +260,7 @@ static int write_headers(struct rt_writer *w, char *errbuf)
 
 static void write_isbs(struct rt_writer *w)
 {
-	uint64_t now = realtime_ns();
+	uint64_t now = rt_real_ns();
 	for (int i = 0; i < w->n_ifaces; i++) {
 		struct rt_source_stats st = {0};
 		w->stats_fn(w->stats_ctx, i, &st);
@@ -334,7 +328,7 @@ static int open_file(struct rt_writer *w, char *errbuf)
 		}
 		w->fd = fd;
 	}
-	clock_gettime(CLOCK_MONOTONIC, &w->file_opened);
+	w->file_opened_ns = rt_mono_ns();
 	w->file_bytes = 0;
 	w->file_packets = 0;
 	w->header_done = false;
@@ -377,7 +371,7 @@ int rt_writer_open(struct rt_writer **out, const struct rt_writer_config *cfg, c
 	snprintf(w->path_pattern, sizeof(w->path_pattern), "%s", cfg->path);
 	w->cfg.path = w->path_pattern;
 	w->to_stdout = to_stdout;
-	w->start_ns = realtime_ns();
+	w->start_ns = rt_real_ns();
 	int rc = open_file(w, errbuf);
 	if (rc < 0) {
 		free(w);
@@ -426,11 +420,8 @@ static bool need_rotation(struct rt_writer *w, uint64_t record_len)
 	if (w->cfg.rotate_bytes && w->file_bytes + record_len + isbs > w->cfg.rotate_bytes)
 		return true;
 	if (w->cfg.rotate_seconds) {
-		struct timespec now;
-		clock_gettime(CLOCK_MONOTONIC, &now);
-		int64_t ns = (int64_t)(now.tv_sec - w->file_opened.tv_sec) * 1000000000 +
-		             (now.tv_nsec - w->file_opened.tv_nsec);
-		if (ns >= (int64_t)w->cfg.rotate_seconds * 1000000000)
+		uint64_t ns = rt_mono_ns() - w->file_opened_ns;
+		if (ns >= (uint64_t)w->cfg.rotate_seconds * 1000000000u)
 			return true;
 	}
 	return false;

@@ -1,4 +1,5 @@
 /* Parallel command runner: one process group per command, pipes read with poll(), timeout by SIGTERM then SIGKILL; sessions the caller drives. */
+#include "common/clock.h"
 #include "common/launch.h"
 
 #include <errno.h>
@@ -8,7 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #define KILL_GRACE_NS 2000000000ull /* SIGTERM → SIGKILL */
@@ -41,13 +41,6 @@ struct rt_launch_session {
 	struct proc **owner;
 	int *which;
 };
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 static bool word_is_plain(const char *w)
 {
@@ -181,7 +174,7 @@ static int start(struct proc *p, bool stdin_pipe, char *errbuf)
 		rc = -errno;
 		goto out;
 	}
-	p->start_ns = now_ns();
+	p->start_ns = rt_mono_ns();
 	pid_t pid = fork();
 	if (pid < 0) {
 		rc = -errno;
@@ -455,7 +448,7 @@ size_t rt_launch_poll(struct rt_launch_session *s, int timeout_ms)
 			if (s->pfd[k].revents)
 				drain(s->owner[k], s->which[k], &s->o);
 	}
-	uint64_t now = now_ns();
+	uint64_t now = rt_mono_ns();
 	for (size_t i = 0; i < s->n; i++) {
 		struct proc *p = &s->procs[i];
 		if (!p->started || p->done)
@@ -520,7 +513,7 @@ bool rt_launch_done(const struct rt_launch_session *s, size_t i)
 
 int rt_launch_end(struct rt_launch_session *s, char *errbuf)
 {
-	uint64_t now = now_ns();
+	uint64_t now = rt_mono_ns();
 	for (size_t i = 0; i < s->n; i++) {
 		struct proc *p = &s->procs[i];
 		rt_launch_close_stdin(s, i);

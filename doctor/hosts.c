@@ -6,9 +6,9 @@
 #include <string.h>
 
 #include "common/json.h"
+#include "common/json_read.h"
 #include "common/outbuf.h"
 #include "doctor/doctor.h"
-#include "doctor/json.h"
 #include "common/launch.h"
 
 #define NAME_COL 22
@@ -16,7 +16,8 @@
 struct host {
 	const char *name;
 	struct rt_launch_result *res;
-	struct rt_json_value *doc; /* the parsed report, or NULL */
+	struct rt_jdoc parsed;     /* the last JSON object its output was read as */
+	const struct rt_jval *doc; /* the report (in parsed), or NULL */
 	const char *doc_text;      /* where the report starts in res->out */
 	size_t doc_len;
 	char problem[300]; /* why there is no report */
@@ -25,7 +26,7 @@ struct host {
 /* Find the report in the output: the last line holding a JSON object (launchers may prefix lines: "host: {...}"). */
 static void find_report(struct host *h)
 {
-	char err[160];
+	char err[RT_ERRBUF_SIZE];
 	char *out = h->res->out;
 	size_t len = h->res->out_len;
 	size_t end = len;
@@ -39,14 +40,15 @@ static void find_report(struct host *h)
 			while (l && (brace[l - 1] == '\n' || brace[l - 1] == '\r' ||
 			             brace[l - 1] == ' '))
 				l--;
-			struct rt_json_value *doc = rt_json_parse(brace, l, err, sizeof(err));
-			if (doc && doc->type == RT_JSON_OBJECT && rt_json_get(doc, "targets")) {
+			const struct rt_jval *doc = NULL;
+			if (rt_jdoc_parse(&h->parsed, brace, l, err) == 0)
+				doc = h->parsed.root;
+			if (doc && doc->type == RT_JOBJECT && rt_jget(doc, "targets")) {
 				h->doc = doc;
 				h->doc_text = brace;
 				h->doc_len = l;
 				return;
 			}
-			rt_json_free(doc);
 		}
 		end = start ? start - 1 : 0;
 	}
@@ -109,10 +111,10 @@ static int names_add(struct names *ns, const char *name)
 	return ns->v[ns->n++] ? 0 : -ENOMEM;
 }
 
-static const struct rt_json_value *targets_of(const struct host *h)
+static const struct rt_jval *targets_of(const struct host *h)
 {
-	const struct rt_json_value *t = rt_json_get(h->doc, "targets");
-	return t && t->type == RT_JSON_ARRAY ? t->child : NULL;
+	const struct rt_jval *t = rt_jget(h->doc, "targets");
+	return t && t->type == RT_JARRAY ? t->child : NULL;
 }
 
 /* The worst status of check `name` over the host's targets: fail > warn > unchecked > pass; -1 when absent. */
@@ -120,9 +122,9 @@ static int host_status(const struct host *h, const char *name)
 {
 	static const int rank[] = {0, 2, 3, 1}; /* by enum rt_doc_status */
 	int worst = -1;
-	for (const struct rt_json_value *t = targets_of(h); t; t = t->next) {
-		const struct rt_json_value *c = rt_json_get(rt_json_get(t, "checks"), name);
-		int s = rt_doc_status_parse(rt_json_get_str(c, "status"));
+	for (const struct rt_jval *t = targets_of(h); t; t = t->next) {
+		const struct rt_jval *c = rt_jget(rt_jget(t, "checks"), name);
+		int s = rt_doc_status_parse(rt_jget_str(c, "status"));
 		if (s >= 0 && (worst < 0 || rank[s] > rank[worst]))
 			worst = s;
 	}
@@ -190,8 +192,8 @@ static void print_table(struct host *hs, size_t n, const struct names *ns, unsig
 				else if (k < ns->n)
 					v = cell(host_status(&hs[i], name));
 				else
-					v = cell(rt_doc_status_parse(
-					    rt_json_get_str(hs[i].doc, "verdict")));
+					v = cell(
+					    rt_doc_status_parse(rt_jget_str(hs[i].doc, "verdict")));
 				cells[i - first] = v;
 			}
 			put_row(fp, name, cells, hs, first, last);
@@ -213,15 +215,15 @@ static void print_problems(struct host *hs, size_t n, FILE *fp)
 			fprintf(fp, "  %s: %s\n", h->name, h->problem);
 			continue;
 		}
-		for (const struct rt_json_value *t = targets_of(h); t; t = t->next) {
-			const char *dev = rt_json_get_str(t, "device");
-			const char *nd = rt_json_get_str(t, "netdev");
+		for (const struct rt_jval *t = targets_of(h); t; t = t->next) {
+			const char *dev = rt_jget_str(t, "device");
+			const char *nd = rt_jget_str(t, "netdev");
 			double port = 0;
-			rt_json_get_num(t, "port", &port);
-			const struct rt_json_value *checks = rt_json_get(t, "checks");
-			for (const struct rt_json_value *c = checks ? checks->child : NULL; c;
+			rt_jget_num(t, "port", &port);
+			const struct rt_jval *checks = rt_jget(t, "checks");
+			for (const struct rt_jval *c = checks ? checks->child : NULL; c;
 			     c = c->next) {
-				int s = rt_doc_status_parse(rt_json_get_str(c, "status"));
+				int s = rt_doc_status_parse(rt_jget_str(c, "status"));
 				if (s != RT_DOC_FAIL && s != RT_DOC_WARN)
 					continue;
 				if (!header)
@@ -232,8 +234,8 @@ static void print_problems(struct host *hs, size_t n, FILE *fp)
 					snprintf(where, sizeof(where), "%s:%g", dev, port);
 				else
 					snprintf(where, sizeof(where), "%s", nd ? nd : "?");
-				const char *value = rt_json_get_str(c, "value");
-				const char *fix = rt_json_get_str(c, "fix");
+				const char *value = rt_jget_str(c, "value");
+				const char *fix = rt_jget_str(c, "fix");
 				fprintf(fp, "  %s %s %s %s: %s\n", h->name, where, cell(s), c->key,
 				        value ? value : "");
 				if (fix)
@@ -337,15 +339,14 @@ int rt_doctor_hosts(const struct rt_doctor_hosts_opts *o, const char *const *hos
 			broken++;
 			continue;
 		}
-		int v = rt_doc_status_parse(rt_json_get_str(hs[i].doc, "verdict"));
+		int v = rt_doc_status_parse(rt_jget_str(hs[i].doc, "verdict"));
 		failed += v == RT_DOC_FAIL;
 		warned += v == RT_DOC_WARN;
 		ok += v == RT_DOC_PASS;
-		for (const struct rt_json_value *t = targets_of(&hs[i]); t && rc == 0;
-		     t = t->next) {
-			const struct rt_json_value *checks = rt_json_get(t, "checks");
-			for (const struct rt_json_value *c = checks ? checks->child : NULL;
-			     c && rc == 0; c = c->next)
+		for (const struct rt_jval *t = targets_of(&hs[i]); t && rc == 0; t = t->next) {
+			const struct rt_jval *checks = rt_jget(t, "checks");
+			for (const struct rt_jval *c = checks ? checks->child : NULL; c && rc == 0;
+			     c = c->next)
 				rc = names_add(&ns, c->key);
 		}
 	}
@@ -378,7 +379,7 @@ int rt_doctor_hosts(const struct rt_doctor_hosts_opts *o, const char *const *hos
 	rc = failed || broken ? 1 : 0;
 out:
 	for (size_t i = 0; hs && i < n; i++)
-		rt_json_free(hs[i].doc);
+		rt_jdoc_free(&hs[i].parsed);
 	for (size_t i = 0; res && i < n; i++)
 		rt_launch_result_free(&res[i]);
 	for (size_t i = 0; i < ns.n; i++)

@@ -2,19 +2,12 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 
 #include "capture/pump.h"
+#include "common/clock.h"
 #include "common/outbuf.h"
 #include "dissect/dissect.h"
 #include "doctor/facts.h"
-
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 void rt_doc_traffic_add(struct rt_doc_traffic *t, const struct rt_record *rec, unsigned dscp)
 {
@@ -117,7 +110,7 @@ void rt_doc_capture(const struct rt_doctor_config *cfg, struct rt_doc_facts *f)
 	struct rt_dissect_opts dopts;
 	rt_dissect_opts_init(&dopts);
 	dopts.verify_icrc = false;
-	uint64_t start = mono_ns();
+	uint64_t start = rt_mono_ns();
 	struct tally y = {.t = t, .dscp = cfg->dscp, .end_ns = start + cfg->traffic_ns};
 	struct rt_pump_config pc = {
 	    .dissect = &dopts, .on_frame = on_frame, .on_tick = on_tick, .ctx = &y};
@@ -128,7 +121,7 @@ void rt_doc_capture(const struct rt_doctor_config *cfg, struct rt_doc_facts *f)
 		return;
 	}
 	/* a saved capture is read whole: its span is not the time spent reading it */
-	t->duration_ns = strcmp(src->ops->kind, "file") ? mono_ns() - start : 0;
+	t->duration_ns = strcmp(src->ops->kind, "file") ? rt_mono_ns() - start : 0;
 	if (t->duration_ns > cfg->traffic_ns)
 		t->duration_ns = cfg->traffic_ns;
 	rt_source_close(src);

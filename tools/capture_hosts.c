@@ -1,5 +1,6 @@
 /* capture --hosts: the wiring of a capture on every host of a job (capture/hosts.c), its workload
  * and its analysis. */
+#include "common/clock.h"
 #include "tools/capture_hosts.h"
 
 #include <errno.h>
@@ -9,7 +10,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "capture/hosts.h"
@@ -40,13 +40,6 @@ static void on_signal(int sig)
 		g_abort = 1;
 	if ((sig == SIGTERM || sig == SIGHUP) && g_child_pid > 0)
 		kill((pid_t)g_child_pid, SIGTERM);
-}
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
 /* The hosts of --hosts (HOST or HOST=DEV, comma-separated); 0 or the usage exit status. */
@@ -178,7 +171,7 @@ static int child_ended(pid_t pid, bool block, int *status)
 static void capture_while(const struct rt_capture_hosts_args *a, struct rt_hostcap *hc,
                           int *cmd_status)
 {
-	uint64_t start = now_ns();
+	uint64_t start = rt_mono_ns();
 	if (a->cmd) {
 		fflush(NULL);
 		struct rt_spawn sp = {
@@ -200,7 +193,7 @@ static void capture_while(const struct rt_capture_hosts_args *a, struct rt_hostc
 		}
 	}
 	for (;;) {
-		if (a->duration_ns && now_ns() - start >= a->duration_ns)
+		if (a->duration_ns && rt_mono_ns() - start >= a->duration_ns)
 			return;
 		if (a->cmd && child_ended((pid_t)g_child_pid, false, cmd_status))
 			break;
@@ -209,7 +202,8 @@ static void capture_while(const struct rt_capture_hosts_args *a, struct rt_hostc
 		if (!rt_hostcap_poll(hc, TICK_MS) && !a->cmd)
 			return;
 	}
-	for (uint64_t drained = now_ns() + DRAIN_NS; now_ns() < drained && !rt_pump_stopping();)
+	for (uint64_t drained = rt_mono_ns() + DRAIN_NS;
+	     rt_mono_ns() < drained && !rt_pump_stopping();)
 		rt_hostcap_poll(hc, TICK_MS);
 }
 

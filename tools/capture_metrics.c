@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "capture/pump.h"
+#include "common/clock.h"
 #include "tools/capture_metrics.h"
 #include "tools/cli.h"
 #if RT_HAVE_MICROHTTPD
@@ -15,13 +16,6 @@
 #endif
 
 #define CMD "capture"
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 int rt_capture_metrics_check(const char *listen)
 {
@@ -108,9 +102,9 @@ int rt_capture_metrics_start(struct rt_capture_metrics *m, const char *listen, u
 
 void rt_capture_metrics_linger(struct rt_capture_metrics *m, uint64_t linger_ns)
 {
-	uint64_t end = now_ns() + linger_ns;
+	uint64_t end = rt_mono_ns() + linger_ns;
 	for (uint64_t now;
-	     (now = now_ns()) < end && rt_pump_stop_requests() == m->final_requests;) {
+	     (now = rt_mono_ns()) < end && rt_pump_stop_requests() == m->final_requests;) {
 		uint64_t left = end - now < 50000000u ? end - now : 50000000u;
 		struct timespec ts = {0, (long)left};
 		nanosleep(&ts, NULL);

@@ -14,6 +14,7 @@
 #include "capture/counters.h"
 #include "analyze/analyze.h"
 #include "capture/pump.h"
+#include "common/clock.h"
 #include "common/sysfs.h"
 #include "capture/writer.h"
 #include "common/outbuf.h"
@@ -79,13 +80,6 @@ struct capture {
 
 /* The command run with -- CMD, for the signal hook to pass SIGTERM on (set while signals are blocked). */
 static volatile sig_atomic_t g_child_pid;
-
-static uint64_t now_ns(clockid_t clk)
-{
-	struct timespec ts;
-	clock_gettime(clk, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 /* The `index`-th device (1-based) capture -D lists: RDMA ports, then network interfaces. */
 struct nth_device {
@@ -293,7 +287,7 @@ static void run_loop(struct capture *cap)
 	int rc;
 
 	cap->clock.start = cap->clock.last_flush = cap->clock.frame_at = cap->tick.last_ns =
-	    now_ns(CLOCK_MONOTONIC);
+	    rt_mono_ns();
 	if ((rc = rt_pump_run(cap->src, &pc, &res, errbuf)) < 0)
 		set_error(cap, rc, errbuf);
 	cap->final = res.stats;
@@ -544,7 +538,7 @@ static int run_capture(const struct rt_capture_args *a)
 		else
 			run_loop(&cap);
 		if (a->stats) /* the last, partial interval */
-			tick_print(&cap, now_ns(CLOCK_MONOTONIC));
+			tick_print(&cap, rt_mono_ns());
 	}
 
 	if (counters && (rc = rt_counters_stop(counters, errbuf)) < 0)
@@ -553,7 +547,7 @@ static int run_capture(const struct rt_capture_args *a)
 		/* the pauses still running end as analyze ends them: the figures are the file's */
 		if (cap.tick.an && !cap.rc && (rc = rt_analyzer_finish(cap.tick.an, errbuf)) < 0)
 			set_error(&cap, rc, errbuf);
-		metrics_publish(&cap, now_ns(CLOCK_MONOTONIC), true);
+		metrics_publish(&cap, rt_mono_ns(), true);
 	}
 	struct rt_source_stats st;
 	writer_stats(&cap, cap.if_id, &st);

@@ -1,23 +1,11 @@
 /* The traffic source's JSON Lines event log (docs/FORMATS.md): one object per event, ns timestamps. */
+#include "common/clock.h"
 #include "traffic/evlog.h"
 #include "common/outfile.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-
-static uint64_t clock_ns(clockid_t id)
-{
-	struct timespec ts;
-	clock_gettime(id, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-uint64_t rt_gen_now_ns(void)
-{
-	return clock_ns(CLOCK_MONOTONIC);
-}
 
 int rt_evlog_open(struct rt_evlog *log, const char *path, char *errbuf)
 {
@@ -34,7 +22,7 @@ int rt_evlog_open(struct rt_evlog *log, const char *path, char *errbuf)
 		return rt_errmsg(errbuf, ENOMEM, "%s: out of memory", path);
 	}
 	rt_out_init(log->out, log->fp);
-	log->real_minus_mono = (int64_t)(clock_ns(CLOCK_REALTIME) - clock_ns(CLOCK_MONOTONIC));
+	log->real_minus_mono = (int64_t)(rt_real_ns() - rt_mono_ns());
 	return 0;
 }
 

@@ -24,9 +24,6 @@ struct rt_evflow {
 	uint32_t dest_qp;
 };
 
-/* CLOCK_MONOTONIC in ns. */
-uint64_t rt_gen_now_ns(void);
-
 /* Open `path` for writing (NULL: logging off). Returns 0 or -errno with errbuf filled. */
 int rt_evlog_open(struct rt_evlog *log, const char *path, char *errbuf);
 /* Flush and close; returns 0 or -errno of the first write error with errbuf filled. */

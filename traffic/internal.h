@@ -18,6 +18,61 @@
 void rt_gen_log_start(struct rt_evlog *log, uint64_t now, const struct rt_gen_config *cfg,
                       const char *backend, unsigned nqp);
 
+/* ---- the run loop both backends' senders share (send_loop.c) ---- */
+
+struct rt_perf_run;
+
+/*
+ * A backend's sender as the run loop drives it. The loop runs each message
+ * size the configuration asks for (one, or each of a sweep) until the run
+ * ends (its messages or bytes, its time, Ctrl-C), takes the peak rate per
+ * slice and the interval lines on time, and leaves to the backend what
+ * moves data. Every callback gets the backend's own state.
+ */
+struct rt_gen_send_ops {
+	/* Before the first run: the "start" and "qp" events, what the runs start from. */
+	void (*start)(void *backend, uint64_t now);
+	/* A run of `size`-byte messages starts at now: each QP's counts and pacing from zero,
+	 * with `intervals` the interval table's header. */
+	void (*run_begin)(void *backend, uint32_t size, bool intervals, uint64_t now);
+	/* No new message from now on; returns until when the loop waits for those in flight
+	 * (UINT64_MAX: as long as they take). */
+	uint64_t (*stop)(void *backend, uint64_t now);
+	/* What came in (replies, pauses), res->t_last when messages completed; NULL: step takes it. */
+	void (*receive)(void *backend, struct rt_perf_run *res);
+	/* Payload bytes of the messages the run completed so far, all QPs. */
+	uint64_t (*run_payload)(const void *backend);
+	/* One round over the QPs at now: completions, timers, what may be sent (nothing new once
+	 * `stopping`). 0 with *done once every message of the run completed, or -errno. */
+	int (*step)(void *backend, uint64_t now, bool stopping, struct rt_perf_run *res, bool *done,
+	            char *errbuf);
+	/* One interval line (t: seconds into the run, dt: since the last one) and its events. */
+	void (*interval)(void *backend, double t, double dt, uint64_t now);
+	/* After the run: whether a last, partial interval line is due. */
+	bool (*interval_left)(const void *backend, uint64_t now, uint64_t last_iv, uint64_t iv_ns);
+	/* Sleep until `due` at the latest, or until something comes in; NULL: the loop polls. */
+	void (*wait)(void *backend, uint64_t now, uint64_t due);
+	/* After the run: its completed messages, all QPs (each QP's counts carried on). */
+	uint64_t (*run_end)(void *backend);
+	/* After the last run (the first began at t0): the "end" events and the summary line. */
+	void (*finish)(void *backend, uint64_t t0);
+};
+
+/* What the run loop and a backend's sender share. */
+struct rt_gen_sender {
+	const struct rt_gen_send_ops *ops;
+	void *backend; /* the callbacks' argument */
+	const struct rt_gen_config *cfg;
+	FILE *report;
+	uint64_t
+	    *lat; /* latency samples of the run (ns), with cfg->latency; the backend frees it */
+	size_t nlat;
+};
+
+/* Every run the configuration asks for, the table of their results, then the backend's finish.
+ * 0 or -errno. */
+int rt_gen_send_runs(struct rt_gen_sender *snd, char *errbuf);
+
 /* ---- udp backend: sockets, the setup exchange, frame sizes ---- */
 
 /* Setup exchange over TCP, one text line each way:
@@ -55,7 +110,7 @@ static inline uint64_t rt_gen_wire_bytes(size_t udp_payload_len)
 	return 14 + 20 + 8 + (uint64_t)udp_payload_len;
 }
 
-/* ---- udp backend sender (udp_send.c: setup and the runs asked for; udp_send_run.c: one run) ---- */
+/* ---- udp backend sender (udp_send.c: setup and teardown; udp_send_run.c: the runs) ---- */
 
 #define RT_GEN_SND_BATCH     32
 #define RT_GEN_SND_SLOT_SIZE 4352 /* largest UDP payload: BTH + RETH + 4096 + pad + ICRC */
@@ -88,8 +143,7 @@ struct rt_gen_snd_qp {
 
 /* The sender: its sockets, QPs and the run in progress. */
 struct rt_gen_snd {
-	const struct rt_gen_config *cfg;
-	FILE *report;
+	struct rt_gen_sender snd; /* the run loop's view: configuration, report, latency samples */
 	struct rt_evlog log;
 	struct in_addr local, remote;
 	int ctl, rfd;
@@ -100,24 +154,14 @@ struct rt_gen_snd {
 	struct rt_gen_snd_qp *qp;
 	uint32_t msg_size; /* bytes per message of this run */
 	uint32_t ppm;      /* packets per message */
-	/* latency samples of this run (ns), with cfg->latency */
-	uint64_t *lat;
-	size_t nlat;
-	double max_mbps; /* line rate, or the rate cap */
+	double max_mbps;   /* line rate, or the rate cap */
 	uint8_t slots[RT_GEN_SND_BATCH][RT_GEN_SND_SLOT_SIZE];
 	uint8_t payload[4096];
 	uint8_t rxbuf[64][256];
 };
 
-/* Log QP q's current rate (a "rate" event) with the reason it changed. */
-void rt_gen_snd_log_rate(struct rt_gen_snd *s, struct rt_gen_snd_qp *q, uint64_t now,
-                         const char *reason);
-/* The QP's DCQCN reaction point, starting at the line rate (or the rate cap). */
-void rt_gen_snd_init_cc(struct rt_gen_snd *s, struct rt_gen_snd_qp *q, uint64_t now);
-struct rt_perf_run;
-/* One run of msg_size-byte messages on every QP, its figures into res. 0 or -errno. */
-int rt_gen_snd_run(struct rt_gen_snd *s, uint32_t msg_size, bool intervals, struct rt_perf_run *res,
-                   char *errbuf);
+/* The udp sender's part of the run loop (udp_send_run.c). */
+extern const struct rt_gen_send_ops rt_gen_udp_send_ops;
 
 /* ---- udp backend server (udp_serve.c: the loop; udp_serve_data.c; udp_serve_setup.c) ---- */
 

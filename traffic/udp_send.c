@@ -9,12 +9,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/clock.h"
 #include "traffic/perf.h"
 #include "traffic/internal.h"
 
 static int handshake(struct rt_gen_snd *s, char *errbuf)
 {
-	const struct rt_gen_config *cfg = s->cfg;
+	const struct rt_gen_config *cfg = s->snd.cfg;
 	char *line = malloc(RT_GEN_CTL_MAX);
 	if (!line) {
 		return rt_errmsg(errbuf, ENOMEM, "out of memory");
@@ -57,8 +58,9 @@ static int handshake(struct rt_gen_snd *s, char *errbuf)
 static int connect_ctl(struct rt_gen_snd *s, char *errbuf)
 {
 	struct sockaddr_in me = {.sin_family = AF_INET, .sin_addr = s->local};
-	struct sockaddr_in srv = {
-	    .sin_family = AF_INET, .sin_port = htons(s->cfg->control_port), .sin_addr = s->remote};
+	struct sockaddr_in srv = {.sin_family = AF_INET,
+	                          .sin_port = htons(s->snd.cfg->control_port),
+	                          .sin_addr = s->remote};
 	/* the server may still be starting: retry refused connections for 5 s */
 	for (int attempt = 0;; attempt++) {
 		int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
@@ -73,9 +75,10 @@ static int connect_ctl(struct rt_gen_snd *s, char *errbuf)
 		}
 		int e = errno;
 		close(fd);
-		if (e != ECONNREFUSED || attempt >= 100 || (s->cfg->stop && *s->cfg->stop)) {
-			return rt_errorf(errbuf, e, "connect to %s:%u", s->cfg->server,
-			                 s->cfg->control_port);
+		if (e != ECONNREFUSED || attempt >= 100 ||
+		    (s->snd.cfg->stop && *s->snd.cfg->stop)) {
+			return rt_errorf(errbuf, e, "connect to %s:%u", s->snd.cfg->server,
+			                 s->snd.cfg->control_port);
 		}
 		struct timespec ts = {0, 50 * 1000 * 1000};
 		nanosleep(&ts, NULL);
@@ -84,7 +87,7 @@ static int connect_ctl(struct rt_gen_snd *s, char *errbuf)
 
 static int setup(struct rt_gen_snd *s, char *errbuf)
 {
-	const struct rt_gen_config *cfg = s->cfg;
+	const struct rt_gen_config *cfg = s->snd.cfg;
 	int rc = rt_gen_resolve4(cfg->server, &s->remote, errbuf);
 	if (rc)
 		return rc;
@@ -105,7 +108,7 @@ static int setup(struct rt_gen_snd *s, char *errbuf)
 		return s->rfd;
 	if (cfg->pfc && (s->pfd = rt_pfc_rx_open(s->local.s_addr, errbuf)) < 0)
 		return s->pfd;
-	uint32_t seed = (uint32_t)getpid() * 2654435761u ^ (uint32_t)rt_gen_now_ns();
+	uint32_t seed = (uint32_t)getpid() * 2654435761u ^ (uint32_t)rt_mono_ns();
 	uint32_t qp_base = 0x10000u + ((uint32_t)getpid() & 0xff) * 0x100u;
 	for (unsigned i = 0; i < s->nqp; i++) {
 		struct rt_gen_snd_qp *q = &s->qp[i];
@@ -126,82 +129,6 @@ static int setup(struct rt_gen_snd *s, char *errbuf)
 	return handshake(s, errbuf);
 }
 
-static void log_start(struct rt_gen_snd *s, uint64_t now)
-{
-	const struct rt_gen_config *cfg = s->cfg;
-	rt_gen_log_start(&s->log, now, cfg, "udp", s->nqp);
-	for (unsigned i = 0; i < s->nqp; i++) {
-		struct rt_gen_snd_qp *q = &s->qp[i];
-		inet_ntop(AF_INET, &s->local, q->flow.src, sizeof(q->flow.src));
-		inet_ntop(AF_INET, &s->remote, q->flow.dst, sizeof(q->flow.dst));
-		q->flow.dest_qp = q->remote_qp;
-		rt_evlog_begin_flow(&s->log, now, "qp", &q->flow);
-		rt_evlog_u64(&s->log, "local_qp", q->local_qp);
-		rt_evlog_u64(&s->log, "udp_sport", q->sport);
-		rt_evlog_end(&s->log);
-		rt_gen_snd_log_rate(s, q, now, "start");
-	}
-}
-
-/*
- * Every run the configuration asks for (one size, or each of a sweep), their
- * table, then the end events and the closing summary line.
- */
-static int run_all(struct rt_gen_snd *s, char *errbuf)
-{
-	const struct rt_gen_config *cfg = s->cfg;
-	uint64_t t0 = rt_gen_now_ns();
-	uint32_t first = cfg->sweep ? RT_PERF_SWEEP_MIN : cfg->msg_size;
-	uint32_t last = cfg->msg_size; /* a sweep's largest, 2^23 */
-	bool intervals = !cfg->sweep && !cfg->latency;
-	for (unsigned i = 0; i < s->nqp; i++)
-		rt_gen_snd_init_cc(s, &s->qp[i], t0);
-	log_start(s, t0);
-	if (rt_perf_begin(s->report, cfg, intervals, &s->lat) < 0)
-		return rt_errmsg(errbuf, ENOMEM, "out of memory for latency samples");
-	struct rt_perf_run r = {0};
-	for (uint64_t size = first; size <= last; size *= 2) {
-		int rc = rt_gen_snd_run(s, (uint32_t)size, intervals, &r, errbuf);
-		if (rc)
-			return rc;
-		rt_perf_row(s->report, cfg, intervals, (uint32_t)size, &r, s->lat, s->nlat);
-		if (r.stopped)
-			break;
-	}
-	uint64_t now = rt_gen_now_ns();
-	double secs = (double)(now - t0) / 1e9;
-	uint64_t pk = 0, by = 0, msgs = 0, cnp = 0, nak = 0, re = 0, to = 0;
-	for (unsigned i = 0; i < s->nqp; i++) {
-		struct rt_gen_snd_qp *q = &s->qp[i];
-		rt_evlog_begin_flow(&s->log, now, "end", &q->flow);
-		rt_evlog_u64(&s->log, "packets", q->packets);
-		rt_evlog_u64(&s->log, "bytes", q->bytes);
-		rt_evlog_u64(&s->log, "retransmitted", q->retransmitted);
-		rt_evlog_u64(&s->log, "cnp_handled", q->cnps);
-		rt_evlog_u64(&s->log, "naks", q->naks);
-		rt_evlog_u64(&s->log, "timeouts", q->timeouts);
-		rt_evlog_u64(&s->log, "messages", q->msgs_before);
-		rt_evlog_end(&s->log);
-		pk += q->packets;
-		by += q->bytes;
-		msgs += q->msgs_before;
-		cnp += q->cnps;
-		nak += q->naks;
-		re += q->retransmitted;
-		to += q->timeouts;
-	}
-	fprintf(s->report,
-	        "summary role=%s backend=udp op=%s msg_size=%u qps=%u seconds=%.3f packets=%llu "
-	        "bytes=%llu messages=%llu gbps=%.3f msg_per_s=%.0f cnp=%llu nak=%llu "
-	        "retransmitted=%llu timeouts=%llu pfc_frames=%llu\n",
-	        cfg->latency ? "lat" : "send", rt_gen_op_name(cfg->op), last, s->nqp, secs,
-	        (unsigned long long)pk, (unsigned long long)by, (unsigned long long)msgs,
-	        (double)by * 8 / secs / 1e9, (double)msgs / secs, (unsigned long long)cnp,
-	        (unsigned long long)nak, (unsigned long long)re, (unsigned long long)to,
-	        (unsigned long long)s->pfc_frames);
-	return 0;
-}
-
 int rt_gen_udp_send(const struct rt_gen_config *cfg, FILE *report, char *errbuf)
 {
 	if (cfg->op == RT_GEN_OP_READ) {
@@ -220,8 +147,8 @@ int rt_gen_udp_send(const struct rt_gen_config *cfg, FILE *report, char *errbuf)
 	if (!s) {
 		return rt_errmsg(errbuf, ENOMEM, "out of memory");
 	}
-	s->cfg = cfg;
-	s->report = report;
+	s->snd = (struct rt_gen_sender){
+	    .ops = &rt_gen_udp_send_ops, .backend = s, .cfg = cfg, .report = report};
 	s->ctl = s->rfd = s->pfd = -1;
 	s->nqp = cfg->qps;
 	s->max_mbps = cfg->line_gbps * 1000.0;
@@ -239,7 +166,7 @@ int rt_gen_udp_send(const struct rt_gen_config *cfg, FILE *report, char *errbuf)
 	if (!rc)
 		rc = setup(s, errbuf);
 	if (!rc)
-		rc = run_all(s, errbuf);
+		rc = rt_gen_send_runs(&s->snd, errbuf);
 	if (!rc) {
 		char line[64];
 		rc = rt_gen_write_all(s->ctl, "DONE\n", 5);
@@ -269,7 +196,7 @@ int rt_gen_udp_send(const struct rt_gen_config *cfg, FILE *report, char *errbuf)
 	if (s->ctl >= 0)
 		close(s->ctl);
 	free(s->qp);
-	free(s->lat);
+	free(s->snd.lat);
 	free(s);
 	return rc;
 }

@@ -1,4 +1,4 @@
-/* udp backend sender's runs: packets built and paced per QP, go-back-N, DCQCN, PFC pauses. */
+/* udp backend sender's part of the run loop: packets built and paced per QP, go-back-N, DCQCN, PFC pauses. */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <math.h>
@@ -8,6 +8,7 @@
 #include <sys/socket.h>
 #include <time.h>
 
+#include "common/clock.h"
 #include "traffic/perf.h"
 #include "traffic/internal.h"
 #include "dissect/build.h"
@@ -29,11 +30,12 @@ static uint32_t psn_of(const struct rt_gen_snd_qp *q, uint64_t seq)
 
 static double rate_mbps(const struct rt_gen_snd *s, const struct rt_gen_snd_qp *q)
 {
-	return s->cfg->dcqcn ? q->cc.rc : s->max_mbps;
+	return s->snd.cfg->dcqcn ? q->cc.rc : s->max_mbps;
 }
 
-void rt_gen_snd_log_rate(struct rt_gen_snd *s, struct rt_gen_snd_qp *q, uint64_t now,
-                         const char *reason)
+/* Log QP q's current rate (a "rate" event) with the reason it changed. */
+static void log_rate(struct rt_gen_snd *s, struct rt_gen_snd_qp *q, uint64_t now,
+                     const char *reason)
 {
 	double r = rate_mbps(s, q);
 	rt_evlog_begin_flow(&s->log, now, "rate", &q->flow);
@@ -51,13 +53,13 @@ static void maybe_log_increase(struct rt_gen_snd *s, struct rt_gen_snd_qp *q, ui
 	double r = q->cc.rc;
 	if (fabs(r - q->logged_mbps) >= 0.02 * q->logged_mbps ||
 	    (r >= s->max_mbps && q->logged_mbps < s->max_mbps))
-		rt_gen_snd_log_rate(s, q, now, reason);
+		log_rate(s, q, now, reason);
 }
 
 /* Build the packet with sequence number seq of QP q into buf; returns its length. */
 static int build(struct rt_gen_snd *s, struct rt_gen_snd_qp *q, uint64_t seq, uint8_t *buf)
 {
-	const struct rt_gen_config *cfg = s->cfg;
+	const struct rt_gen_config *cfg = s->snd.cfg;
 	uint64_t msg = (seq - q->base_seq) / s->ppm;
 	uint32_t k = (uint32_t)((seq - q->base_seq) % s->ppm);
 	bool first = k == 0, last = k == s->ppm - 1;
@@ -118,9 +120,9 @@ static void on_reply(struct rt_gen_snd *s, const uint8_t *buf, size_t len, uint6
 		q->cnps++;
 		rt_evlog_begin_flow(&s->log, now, "cnp", &q->flow);
 		rt_evlog_end(&s->log);
-		if (s->cfg->dcqcn) {
+		if (s->snd.cfg->dcqcn) {
 			rt_dcqcn_on_cnp(&q->cc, now);
-			rt_gen_snd_log_rate(s, q, now, "cnp");
+			log_rate(s, q, now, "cnp");
 		}
 		return;
 	}
@@ -131,9 +133,10 @@ static void on_reply(struct rt_gen_snd *s, const uint8_t *buf, size_t len, uint6
 	if (t == RT_AETH_ACK) {
 		if (seq >= q->una && seq < q->max_sent) {
 			/* latency: the ACK of the message's last packet ends one ping-pong */
-			if (s->cfg->latency && q->lat_start_ns &&
-			    (seq + 1 - q->base_seq) % s->ppm == 0 && s->nlat < RT_PERF_MAX_LAT) {
-				s->lat[s->nlat++] = now - q->lat_start_ns;
+			if (s->snd.cfg->latency && q->lat_start_ns &&
+			    (seq + 1 - q->base_seq) % s->ppm == 0 &&
+			    s->snd.nlat < RT_PERF_MAX_LAT) {
+				s->snd.lat[s->snd.nlat++] = now - q->lat_start_ns;
 				q->lat_start_ns = 0;
 			}
 			q->una = seq + 1;
@@ -169,7 +172,7 @@ static void drain_replies(struct rt_gen_snd *s)
 		int n = recvmmsg(s->rfd, msgs, 64, MSG_DONTWAIT, NULL);
 		if (n <= 0)
 			return;
-		uint64_t now = rt_gen_now_ns();
+		uint64_t now = rt_mono_ns();
 		for (int i = 0; i < n; i++)
 			on_reply(s, s->rxbuf[i], msgs[i].msg_len, now);
 		if (n < 64)
@@ -184,13 +187,14 @@ static void drain_pfc(struct rt_gen_snd *s)
 	ssize_t n;
 	while (s->pfd >= 0 && (n = recv(s->pfd, frame, sizeof(frame), MSG_DONTWAIT)) > 0) {
 		uint16_t quanta;
-		if (!rt_pfc_parse(frame, (size_t)n, s->cfg->pfc_priority, &quanta))
+		if (!rt_pfc_parse(frame, (size_t)n, s->snd.cfg->pfc_priority, &quanta))
 			continue;
-		uint64_t now = rt_gen_now_ns();
-		s->paused_until = now + rt_pause_ns(quanta, (uint64_t)(s->cfg->line_gbps * 1e9));
+		uint64_t now = rt_mono_ns();
+		s->paused_until =
+		    now + rt_pause_ns(quanta, (uint64_t)(s->snd.cfg->line_gbps * 1e9));
 		s->pfc_frames++;
 		rt_evlog_begin(&s->log, now, "pfc");
-		rt_evlog_u64(&s->log, "priority", s->cfg->pfc_priority);
+		rt_evlog_u64(&s->log, "priority", s->snd.cfg->pfc_priority);
 		rt_evlog_u64(&s->log, "quanta", quanta);
 		rt_evlog_bool(&s->log, "sent", false);
 		rt_evlog_end(&s->log);
@@ -212,11 +216,11 @@ static int pump(struct rt_gen_snd *s, struct rt_gen_snd_qp *q, uint64_t now)
 	double burst = burst_bytes(mbps);
 	if (q->tokens > burst)
 		q->tokens = burst;
-	uint64_t window = (uint64_t)s->cfg->qdepth * s->ppm;
+	uint64_t window = (uint64_t)s->snd.cfg->qdepth * s->ppm;
 	struct mmsghdr msgs[RT_GEN_SND_BATCH];
 	struct iovec iov[RT_GEN_SND_BATCH];
 	struct sockaddr_in to = {
-	    .sin_family = AF_INET, .sin_port = htons(s->cfg->port), .sin_addr = s->remote};
+	    .sin_family = AF_INET, .sin_port = htons(s->snd.cfg->port), .sin_addr = s->remote};
 	int n = 0;
 	uint64_t seq = q->next_seq;
 	double tokens = q->tokens;
@@ -236,9 +240,9 @@ static int pump(struct rt_gen_snd *s, struct rt_gen_snd_qp *q, uint64_t now)
 	if (n == 0)
 		return 0;
 	/* latency: a message starts with this batch (a resend of it keeps its first time) */
-	bool starts = s->cfg->latency && (q->next_seq - q->base_seq) % s->ppm == 0 &&
+	bool starts = s->snd.cfg->latency && (q->next_seq - q->base_seq) % s->ppm == 0 &&
 	              q->next_seq == q->max_sent;
-	uint64_t t_send = starts ? rt_gen_now_ns() : 0;
+	uint64_t t_send = starts ? rt_mono_ns() : 0;
 	int sent = sendmmsg(q->fd, msgs, (unsigned)n, 0);
 	if (starts && sent > 0)
 		q->lat_start_ns = t_send;
@@ -260,7 +264,7 @@ static int pump(struct rt_gen_snd *s, struct rt_gen_snd_qp *q, uint64_t now)
 		q->next_seq++;
 		if (q->next_seq > q->max_sent)
 			q->max_sent = q->next_seq;
-		if (s->cfg->dcqcn && rt_dcqcn_on_bytes(&q->cc, w))
+		if (s->snd.cfg->dcqcn && rt_dcqcn_on_bytes(&q->cc, w))
 			maybe_log_increase(s, q, now, "byte");
 	}
 	return sent;
@@ -270,16 +274,16 @@ static int pump(struct rt_gen_snd *s, struct rt_gen_snd_qp *q, uint64_t now)
 static uint64_t next_due(struct rt_gen_snd *s, struct rt_gen_snd_qp *q, uint64_t now)
 {
 	uint64_t due = UINT64_MAX;
-	uint64_t window = (uint64_t)s->cfg->qdepth * s->ppm;
+	uint64_t window = (uint64_t)s->snd.cfg->qdepth * s->ppm;
 	if (q->next_seq < q->end_seq && q->next_seq - q->una < window) {
 		if (q->tokens >= 0)
 			return now;
 		double mbps = rate_mbps(s, q);
 		due = now + (uint64_t)(-q->tokens * 8000.0 / mbps) + 1;
 	}
-	if (q->una < q->max_sent && q->progress_ns + s->cfg->timeout_ns < due)
-		due = q->progress_ns + s->cfg->timeout_ns;
-	if (s->cfg->dcqcn && q->cc.rc < s->max_mbps && rt_dcqcn_next_due(&q->cc) < due)
+	if (q->una < q->max_sent && q->progress_ns + s->snd.cfg->timeout_ns < due)
+		due = q->progress_ns + s->snd.cfg->timeout_ns;
+	if (s->snd.cfg->dcqcn && q->cc.rc < s->max_mbps && rt_dcqcn_next_due(&q->cc) < due)
 		due = rt_dcqcn_next_due(&q->cc);
 	return due;
 }
@@ -290,8 +294,10 @@ static uint64_t qp_msgs(const struct rt_gen_snd *s, const struct rt_gen_snd_qp *
 	return q->msgs_before + (q->una - q->base_seq) / s->ppm;
 }
 
-static void report_interval(struct rt_gen_snd *s, double t, double dt, uint64_t now)
+/* One interval line and each QP's "interval" event. */
+static void report_interval(void *backend, double t, double dt, uint64_t now)
 {
+	struct rt_gen_snd *s = backend;
 	uint64_t by = 0, msgs = 0, cnp = 0, nak = 0, re = 0;
 	double mbps = 0;
 	for (unsigned i = 0; i < s->nqp; i++) {
@@ -313,57 +319,61 @@ static void report_interval(struct rt_gen_snd *s, double t, double dt, uint64_t 
 		re += q->retransmitted;
 		mbps += rate_mbps(s, q);
 	}
-	fprintf(s->report, "%8.3f %10.3f %12.0f %8llu %8llu %10llu %12.1f\n", t,
+	fprintf(s->snd.report, "%8.3f %10.3f %12.0f %8llu %8llu %10llu %12.1f\n", t,
 	        (double)by * 8 / dt / 1e9, (double)msgs / dt, (unsigned long long)cnp,
 	        (unsigned long long)nak, (unsigned long long)re, mbps);
-	fflush(s->report);
+	fflush(s->snd.report);
 	rt_evlog_flush(&s->log);
 }
 
 /* The QP's DCQCN reaction point, starting at the line rate (or the rate cap). */
-void rt_gen_snd_init_cc(struct rt_gen_snd *s, struct rt_gen_snd_qp *q, uint64_t now)
+static void init_cc(struct rt_gen_snd *s, struct rt_gen_snd_qp *q, uint64_t now)
 {
-	struct rt_dcqcn_params p = s->cfg->dcqcn_params;
+	struct rt_dcqcn_params p = s->snd.cfg->dcqcn_params;
 	p.line_mbps = s->max_mbps;
 	rt_dcqcn_init(&q->cc, &p, now);
 }
 
-/* Payload bytes of the messages completed in this run so far, all QPs. */
-static uint64_t run_payload(const struct rt_gen_snd *s)
+/* Before the runs: each QP's reaction point, the "start" and "qp" events and each QP's rate. */
+static void udp_start(void *backend, uint64_t now)
 {
+	struct rt_gen_snd *s = backend;
+	for (unsigned i = 0; i < s->nqp; i++)
+		init_cc(s, &s->qp[i], now);
+	rt_gen_log_start(&s->log, now, s->snd.cfg, "udp", s->nqp);
+	for (unsigned i = 0; i < s->nqp; i++) {
+		struct rt_gen_snd_qp *q = &s->qp[i];
+		inet_ntop(AF_INET, &s->local, q->flow.src, sizeof(q->flow.src));
+		inet_ntop(AF_INET, &s->remote, q->flow.dst, sizeof(q->flow.dst));
+		q->flow.dest_qp = q->remote_qp;
+		rt_evlog_begin_flow(&s->log, now, "qp", &q->flow);
+		rt_evlog_u64(&s->log, "local_qp", q->local_qp);
+		rt_evlog_u64(&s->log, "udp_sport", q->sport);
+		rt_evlog_end(&s->log);
+		log_rate(s, q, now, "start");
+	}
+}
+
+/* Payload bytes of the messages completed in this run so far, all QPs. */
+static uint64_t udp_run_payload(const void *backend)
+{
+	const struct rt_gen_snd *s = backend;
 	uint64_t m = 0;
 	for (unsigned i = 0; i < s->nqp; i++)
 		m += (s->qp[i].una - s->qp[i].base_seq) / s->ppm;
 	return m * s->msg_size;
 }
 
-/*
- * One run of msg_size-byte messages on every QP: until each QP completed
- * cfg->iters messages (or cfg->bytes), or cfg->duration_s passed and the
- * messages in flight are acknowledged. With `intervals`, one line (and one
- * event per QP) each cfg->interval_s.
- */
-int rt_gen_snd_run(struct rt_gen_snd *s, uint32_t msg_size, bool intervals, struct rt_perf_run *res,
-                   char *errbuf)
+static void udp_run_begin(void *backend, uint32_t msg_size, bool intervals, uint64_t now)
 {
-	const struct rt_gen_config *cfg = s->cfg;
-	uint64_t t0 = rt_gen_now_ns();
-	uint64_t stop_at =
-	    cfg->duration_s > 0 ? t0 + (uint64_t)(cfg->duration_s * 1e9) : UINT64_MAX;
-	uint64_t iv_ns = (uint64_t)(cfg->interval_s * 1e9);
-	uint64_t next_iv = intervals ? t0 + iv_ns : UINT64_MAX, last_iv = t0;
-	uint64_t drain_deadline = 0;
-	uint64_t slice_start = t0, slice_bytes = 0;
-	bool stopping = false;
+	struct rt_gen_snd *s = backend;
+	const struct rt_gen_config *cfg = s->snd.cfg;
 	s->msg_size = msg_size;
 	s->ppm = (msg_size + cfg->mtu - 1) / cfg->mtu;
-	s->nlat = 0;
-	memset(res, 0, sizeof(*res));
-	res->t0 = res->t_last = t0;
 	for (unsigned i = 0; i < s->nqp; i++) {
 		struct rt_gen_snd_qp *q = &s->qp[i];
-		rt_gen_snd_init_cc(s, q, t0);
-		q->refill_ns = t0;
+		init_cc(s, q, now);
+		q->refill_ns = now;
 		q->tokens = 0;
 		q->base_seq = q->next_seq = q->una = q->max_sent;
 		q->lat_start_ns = 0;
@@ -375,115 +385,166 @@ int rt_gen_snd_run(struct rt_gen_snd *s, uint32_t msg_size, bool intervals, stru
 		q->end_seq = n == NO_END ? NO_END : q->base_seq + n * s->ppm;
 	}
 	if (intervals)
-		fprintf(s->report, "%8s %10s %12s %8s %8s %10s %12s\n", "sec", "Gb/s", "msg/s",
+		fprintf(s->snd.report, "%8s %10s %12s %8s %8s %10s %12s\n", "sec", "Gb/s", "msg/s",
 		        "CNPs", "NAKs", "retrans", "rate_Mb/s");
-	for (;;) {
-		uint64_t now = rt_gen_now_ns();
-		bool interrupted;
-		if (!stopping && rt_perf_run_over(cfg, now, stop_at, s->nlat, &interrupted)) {
-			stopping = true;
-			res->stopped = interrupted;
-			drain_deadline = now + 2000000000ull + 10 * cfg->timeout_ns;
-			for (unsigned i = 0; i < s->nqp; i++) {
-				struct rt_gen_snd_qp *q = &s->qp[i];
-				uint64_t end =
-				    q->base_seq +
-				    (q->max_sent - q->base_seq + s->ppm - 1) / s->ppm * s->ppm;
-				if (end < q->end_seq)
-					q->end_seq = end;
-			}
-		}
-		uint64_t una_before = 0;
-		for (unsigned i = 0; i < s->nqp; i++)
-			una_before += s->qp[i].una;
-		drain_replies(s);
-		drain_pfc(s);
-		uint64_t una_after = 0;
-		for (unsigned i = 0; i < s->nqp; i++)
-			una_after += s->qp[i].una;
-		if (una_after != una_before)
-			res->t_last = rt_gen_now_ns();
-		if (now - slice_start >= RT_PERF_PEAK_SLICE_NS) {
-			uint64_t b = run_payload(s);
-			double bps = (double)(b - slice_bytes) * 8e9 / (double)(now - slice_start);
-			if (bps > res->peak_bps)
-				res->peak_bps = bps;
-			slice_start = now;
-			slice_bytes = b;
-		}
-		bool paused = now < s->paused_until;
-		bool done = true;
-		for (unsigned i = 0; i < s->nqp; i++) {
-			struct rt_gen_snd_qp *q = &s->qp[i];
-			if (cfg->dcqcn && rt_dcqcn_on_time(&q->cc, now))
-				maybe_log_increase(s, q, now, "timer");
-			if (q->una < q->max_sent && q->progress_ns + cfg->timeout_ns <= now) {
-				q->timeouts++;
-				rt_evlog_begin_flow(&s->log, now, "timeout", &q->flow);
-				rt_evlog_u64(&s->log, "psn", psn_of(q, q->una));
-				rt_evlog_end(&s->log);
-				go_back(s, q, q->una, now);
-			}
-			if (!paused)
-				pump(s, q, now);
-			else if (q->progress_ns < now)
-				q->progress_ns = now; /* a pause is no reason to time out */
-			if (q->una < q->end_seq)
-				done = false;
-		}
-		if (now >= next_iv) {
-			report_interval(s, (double)(now - t0) / 1e9, (double)(now - last_iv) / 1e9,
-			                now);
-			last_iv = now;
-			next_iv += iv_ns;
-			if (next_iv <= now)
-				next_iv = now + iv_ns;
-		}
-		if (done)
-			break;
-		if (stopping && now >= drain_deadline) {
-			return rt_errmsg(
-			    errbuf, ETIMEDOUT,
-			    "gave up waiting for the last acknowledgements after the run");
-		}
-		/* latency: poll without sleeping, as perftest does (a wake-up would be measured) */
-		if (cfg->latency)
-			continue;
-		uint64_t due = stopping ? drain_deadline : stop_at;
-		if (next_iv < due)
-			due = next_iv;
-		if (slice_start + RT_PERF_PEAK_SLICE_NS < due)
-			due = slice_start + RT_PERF_PEAK_SLICE_NS;
-		for (unsigned i = 0; i < s->nqp; i++) {
-			uint64_t d = next_due(s, &s->qp[i], now);
-			if (paused && d < s->paused_until)
-				d = s->paused_until;
-			if (d < due)
-				due = d;
-		}
-		now = rt_gen_now_ns();
-		if (due > now + 2000) {
-			uint64_t wait = due - now;
-			struct timespec ts = {(time_t)(wait / 1000000000u),
-			                      (long)(wait % 1000000000u)};
-			struct pollfd pfd[2] = {{.fd = s->rfd, .events = POLLIN},
-			                        {.fd = s->pfd, .events = POLLIN}};
-			ppoll(pfd, s->pfd >= 0 ? 2 : 1, &ts, NULL);
-		}
-	}
-	uint64_t now = rt_gen_now_ns();
-	/* a last, partial interval for whatever the intervals have not yet counted */
-	bool unreported = false;
-	for (unsigned i = 0; intervals && i < s->nqp; i++)
-		unreported |= s->qp[i].packets != s->qp[i].iv_packets;
-	if (unreported && now > last_iv)
-		report_interval(s, (double)(now - t0) / 1e9, (double)(now - last_iv) / 1e9, now);
+}
+
+/* The messages begun are finished (and resent as need be), no other: give them 2 s and 10 timeouts. */
+static uint64_t udp_stop(void *backend, uint64_t now)
+{
+	struct rt_gen_snd *s = backend;
 	for (unsigned i = 0; i < s->nqp; i++) {
 		struct rt_gen_snd_qp *q = &s->qp[i];
-		uint64_t m = (q->una - q->base_seq) / s->ppm;
-		res->msgs += m;
-		q->msgs_before += m;
-		q->base_seq = q->una;
+		uint64_t end =
+		    q->base_seq + (q->max_sent - q->base_seq + s->ppm - 1) / s->ppm * s->ppm;
+		if (end < q->end_seq)
+			q->end_seq = end;
+	}
+	return now + 2000000000ull + 10 * s->snd.cfg->timeout_ns;
+}
+
+/* The replies and PFC frames waiting; the run's last completion when an ACK moved a window. */
+static void udp_receive(void *backend, struct rt_perf_run *res)
+{
+	struct rt_gen_snd *s = backend;
+	uint64_t una_before = 0;
+	for (unsigned i = 0; i < s->nqp; i++)
+		una_before += s->qp[i].una;
+	drain_replies(s);
+	drain_pfc(s);
+	uint64_t una_after = 0;
+	for (unsigned i = 0; i < s->nqp; i++)
+		una_after += s->qp[i].una;
+	if (una_after != una_before)
+		res->t_last = rt_mono_ns();
+}
+
+/* Each QP: DCQCN's timer, the retransmission timer, then what the window and rate allow. */
+static int udp_step(void *backend, uint64_t now, bool stopping, struct rt_perf_run *res, bool *done,
+                    char *errbuf)
+{
+	(void)stopping; /* udp_stop cut each QP's end */
+	(void)res;
+	(void)errbuf;
+	struct rt_gen_snd *s = backend;
+	const struct rt_gen_config *cfg = s->snd.cfg;
+	bool paused = now < s->paused_until;
+	*done = true;
+	for (unsigned i = 0; i < s->nqp; i++) {
+		struct rt_gen_snd_qp *q = &s->qp[i];
+		if (cfg->dcqcn && rt_dcqcn_on_time(&q->cc, now))
+			maybe_log_increase(s, q, now, "timer");
+		if (q->una < q->max_sent && q->progress_ns + cfg->timeout_ns <= now) {
+			q->timeouts++;
+			rt_evlog_begin_flow(&s->log, now, "timeout", &q->flow);
+			rt_evlog_u64(&s->log, "psn", psn_of(q, q->una));
+			rt_evlog_end(&s->log);
+			go_back(s, q, q->una, now);
+		}
+		if (!paused)
+			pump(s, q, now);
+		else if (q->progress_ns < now)
+			q->progress_ns = now; /* a pause is no reason to time out */
+		if (q->una < q->end_seq)
+			*done = false;
 	}
 	return 0;
 }
+
+static bool udp_interval_left(const void *backend, uint64_t now, uint64_t last_iv, uint64_t iv_ns)
+{
+	(void)iv_ns;
+	const struct rt_gen_snd *s = backend;
+	bool unreported = false;
+	for (unsigned i = 0; i < s->nqp; i++)
+		unreported |= s->qp[i].packets != s->qp[i].iv_packets;
+	return unreported && now > last_iv;
+}
+
+/* Until the first QP has something to do (a PFC pause holds them all), or a reply comes. */
+static void udp_wait(void *backend, uint64_t now, uint64_t due)
+{
+	struct rt_gen_snd *s = backend;
+	bool paused = now < s->paused_until;
+	for (unsigned i = 0; i < s->nqp; i++) {
+		uint64_t d = next_due(s, &s->qp[i], now);
+		if (paused && d < s->paused_until)
+			d = s->paused_until;
+		if (d < due)
+			due = d;
+	}
+	now = rt_mono_ns();
+	if (due > now + 2000) {
+		uint64_t wait = due - now;
+		struct timespec ts = {(time_t)(wait / 1000000000u), (long)(wait % 1000000000u)};
+		struct pollfd pfd[2] = {{.fd = s->rfd, .events = POLLIN},
+		                        {.fd = s->pfd, .events = POLLIN}};
+		ppoll(pfd, s->pfd >= 0 ? 2 : 1, &ts, NULL);
+	}
+}
+
+static uint64_t udp_run_end(void *backend)
+{
+	struct rt_gen_snd *s = backend;
+	uint64_t msgs = 0;
+	for (unsigned i = 0; i < s->nqp; i++) {
+		struct rt_gen_snd_qp *q = &s->qp[i];
+		uint64_t m = (q->una - q->base_seq) / s->ppm;
+		msgs += m;
+		q->msgs_before += m;
+		q->base_seq = q->una;
+	}
+	return msgs;
+}
+
+/* Each QP's "end" event, then the closing summary line. */
+static void udp_finish(void *backend, uint64_t t0)
+{
+	struct rt_gen_snd *s = backend;
+	const struct rt_gen_config *cfg = s->snd.cfg;
+	uint64_t now = rt_mono_ns();
+	double secs = (double)(now - t0) / 1e9;
+	uint64_t pk = 0, by = 0, msgs = 0, cnp = 0, nak = 0, re = 0, to = 0;
+	for (unsigned i = 0; i < s->nqp; i++) {
+		struct rt_gen_snd_qp *q = &s->qp[i];
+		rt_evlog_begin_flow(&s->log, now, "end", &q->flow);
+		rt_evlog_u64(&s->log, "packets", q->packets);
+		rt_evlog_u64(&s->log, "bytes", q->bytes);
+		rt_evlog_u64(&s->log, "retransmitted", q->retransmitted);
+		rt_evlog_u64(&s->log, "cnp_handled", q->cnps);
+		rt_evlog_u64(&s->log, "naks", q->naks);
+		rt_evlog_u64(&s->log, "timeouts", q->timeouts);
+		rt_evlog_u64(&s->log, "messages", q->msgs_before);
+		rt_evlog_end(&s->log);
+		pk += q->packets;
+		by += q->bytes;
+		msgs += q->msgs_before;
+		cnp += q->cnps;
+		nak += q->naks;
+		re += q->retransmitted;
+		to += q->timeouts;
+	}
+	fprintf(s->snd.report,
+	        "summary role=%s backend=udp op=%s msg_size=%u qps=%u seconds=%.3f packets=%llu "
+	        "bytes=%llu messages=%llu gbps=%.3f msg_per_s=%.0f cnp=%llu nak=%llu "
+	        "retransmitted=%llu timeouts=%llu pfc_frames=%llu\n",
+	        cfg->latency ? "lat" : "send", rt_gen_op_name(cfg->op), cfg->msg_size, s->nqp, secs,
+	        (unsigned long long)pk, (unsigned long long)by, (unsigned long long)msgs,
+	        (double)by * 8 / secs / 1e9, (double)msgs / secs, (unsigned long long)cnp,
+	        (unsigned long long)nak, (unsigned long long)re, (unsigned long long)to,
+	        (unsigned long long)s->pfc_frames);
+}
+
+const struct rt_gen_send_ops rt_gen_udp_send_ops = {
+    .start = udp_start,
+    .run_begin = udp_run_begin,
+    .stop = udp_stop,
+    .receive = udp_receive,
+    .run_payload = udp_run_payload,
+    .step = udp_step,
+    .interval = report_interval,
+    .interval_left = udp_interval_left,
+    .wait = udp_wait,
+    .run_end = udp_run_end,
+    .finish = udp_finish,
+};

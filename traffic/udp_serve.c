@@ -8,6 +8,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "common/clock.h"
 #include "traffic/internal.h"
 
 static void report_interval(struct rt_gen_srv *s, double t, double dt, uint64_t now)
@@ -61,7 +62,7 @@ static int open_sockets(struct rt_gen_srv *s, char *errbuf)
 static int serve(struct rt_gen_srv *s, char *errbuf)
 {
 	const struct rt_gen_config *cfg = s->cfg;
-	uint64_t t0 = rt_gen_now_ns();
+	uint64_t t0 = rt_mono_ns();
 	uint64_t give_up =
 	    cfg->duration_s > 0 ? t0 + (uint64_t)(cfg->duration_s * 1e9) : UINT64_MAX;
 	uint64_t iv_ns = (uint64_t)(cfg->interval_s * 1e9);
@@ -78,7 +79,7 @@ static int serve(struct rt_gen_srv *s, char *errbuf)
 	while (s->finished < cfg->clients) {
 		if (cfg->stop && *cfg->stop)
 			break;
-		uint64_t now = rt_gen_now_ns();
+		uint64_t now = rt_mono_ns();
 		if (now >= give_up) {
 			return rt_errmsg(errbuf, ETIMEDOUT, "%u of %u client(s) done after %.1f s",
 			                 s->finished, cfg->clients, cfg->duration_s);
@@ -122,14 +123,14 @@ static int serve(struct rt_gen_srv *s, char *errbuf)
 			if (rc)
 				return rc;
 		}
-		now = rt_gen_now_ns();
+		now = rt_mono_ns();
 		for (unsigned k = 0; k < nc; k++)
 			if (pfd[2 + k].revents)
 				rt_gen_srv_on_conn_readable(s, slot[k], now);
 		if (pfd[1].revents)
 			rt_gen_srv_on_accept(s, now);
 	}
-	uint64_t now = rt_gen_now_ns();
+	uint64_t now = rt_mono_ns();
 	double secs = (double)(now - t0) / 1e9;
 	struct rt_gen_srv_totals t = rt_gen_srv_totals(s);
 	if (s->suppressed)

@@ -5,6 +5,7 @@
 #include <sys/socket.h>
 #include <linux/sock_diag.h>
 
+#include "common/clock.h"
 #include "dissect/build.h"
 #include "dissect/opcodes.h"
 #include "traffic/internal.h"
@@ -182,7 +183,7 @@ void rt_gen_srv_receive(struct rt_gen_srv *s)
 		int n = recvmmsg(s->ufd, msgs, RT_GEN_SRV_RX_BATCH, MSG_DONTWAIT, NULL);
 		if (n <= 0)
 			break;
-		uint64_t now = rt_gen_now_ns();
+		uint64_t now = rt_mono_ns();
 		for (int i = 0; i < n; i++) {
 			int tos = 0;
 			struct in_addr to = {0};
@@ -212,7 +213,7 @@ void rt_gen_srv_receive(struct rt_gen_srv *s)
 
 static void log_pfc(struct rt_gen_srv *s, uint16_t quanta)
 {
-	rt_evlog_begin(&s->log, rt_gen_now_ns(), "pfc");
+	rt_evlog_begin(&s->log, rt_mono_ns(), "pfc");
 	rt_evlog_u64(&s->log, "priority", s->cfg->pfc_priority);
 	rt_evlog_u64(&s->log, "quanta", quanta);
 	rt_evlog_bool(&s->log, "sent", true);
@@ -230,7 +231,7 @@ int rt_gen_srv_pfc_check(struct rt_gen_srv *s, char *errbuf)
 	}
 	uint64_t xoff =
 	    s->cfg->pfc_xoff_bytes ? s->cfg->pfc_xoff_bytes : mem[SK_MEMINFO_RCVBUF] / 2;
-	uint64_t backlog = mem[SK_MEMINFO_RMEM_ALLOC], now = rt_gen_now_ns();
+	uint64_t backlog = mem[SK_MEMINFO_RMEM_ALLOC], now = rt_mono_ns();
 	uint64_t refresh = rt_pause_ns(0xffff, (uint64_t)(s->cfg->line_gbps * 1e9)) / 2;
 	uint16_t quanta;
 	if (backlog >= xoff && (!s->xoff || now - s->last_xoff_ns >= refresh))

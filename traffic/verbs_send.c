@@ -12,6 +12,7 @@
 
 #include <rdma/rdma_cma.h>
 
+#include "common/clock.h"
 #include "common/verbs_ops.h"
 #include "dissect/build.h"
 #include "dissect/opcodes.h"
@@ -39,17 +40,17 @@ struct vqp {
 };
 
 struct vsender {
-	const struct rt_gen_config *cfg;
-	FILE *report;
+	struct rt_gen_sender snd; /* the run loop's view: configuration, report, latency samples */
 	struct rt_evlog log;
 	struct rdma_event_channel *ch;
 	struct ibv_pd *pd;
 	struct vqp *qp;
 	unsigned nqp;
+	double mbps;   /* the rate cap per QP (Mb/s), 0 for none */
 	uint32_t size; /* bytes per message of this run (at most cfg->msg_size, the buffers') */
+	uint64_t cap;  /* messages per QP of this run */
+	uint64_t wire; /* frame bytes of one message of this run */
 	int64_t cnp0, nak0;
-	uint64_t *lat; /* latency samples of this run (ns), with cfg->latency */
-	size_t nlat;
 };
 
 static enum ibv_wr_opcode wr_opcode(enum rt_gen_op op)
@@ -74,7 +75,7 @@ static uint64_t msg_wire_bytes(const struct rt_gen_config *cfg, uint32_t size)
 
 static int connect_qp(struct vsender *s, unsigned i, uint32_t token, char *errbuf)
 {
-	const struct rt_gen_config *cfg = s->cfg;
+	const struct rt_gen_config *cfg = s->snd.cfg;
 	struct vqp *q = &s->qp[i];
 	struct rdma_cm_event *ev;
 	if (rdma_create_id(s->ch, &q->id, q, RDMA_PS_TCP))
@@ -175,9 +176,9 @@ static int post_one(struct vsender *s, struct vqp *q, unsigned idx)
 	struct ibv_send_wr wr = {.wr_id = idx,
 	                         .sg_list = &sge,
 	                         .num_sge = 1,
-	                         .opcode = wr_opcode(s->cfg->op),
+	                         .opcode = wr_opcode(s->snd.cfg->op),
 	                         .send_flags = IBV_SEND_SIGNALED};
-	if (s->cfg->op != RT_GEN_OP_SEND) {
+	if (s->snd.cfg->op != RT_GEN_OP_SEND) {
 		wr.wr.rdma.remote_addr = q->raddr;
 		wr.wr.rdma.rkey = q->rkey;
 	}
@@ -185,14 +186,16 @@ static int post_one(struct vsender *s, struct vqp *q, unsigned idx)
 	return rt_verbs_ops.post_send(q->id->qp, &wr, &bad);
 }
 
-static void report(struct vsender *s, double t, double dt, uint64_t now)
+/* One interval line and each QP's "interval" event. */
+static void report(void *backend, double t, double dt, uint64_t now)
 {
+	struct vsender *s = backend;
 	uint64_t by = 0, msgs = 0;
 	for (unsigned i = 0; i < s->nqp; i++) {
 		struct vqp *q = &s->qp[i];
 		uint64_t db = q->bytes - q->iv_bytes, dm = q->completed - q->iv_msgs;
 		rt_evlog_begin_flow(&s->log, now, "interval", &s->qp[i].flow);
-		rt_evlog_u64(&s->log, "packets", dm * msg_packets(s->cfg, s->size));
+		rt_evlog_u64(&s->log, "packets", dm * msg_packets(s->snd.cfg, s->size));
 		rt_evlog_u64(&s->log, "bytes", db);
 		rt_evlog_double(&s->log, "gbps", (double)db * 8 / dt / 1e9, 6);
 		rt_evlog_end(&s->log);
@@ -201,171 +204,161 @@ static void report(struct vsender *s, double t, double dt, uint64_t now)
 		q->iv_bytes = q->bytes;
 		q->iv_msgs = q->completed;
 	}
-	int64_t cnp = rt_gen_hw_counter(s->cfg, s->qp[0].id, "rp_cnp_handled");
-	int64_t nak = rt_gen_hw_counter(s->cfg, s->qp[0].id, "packet_seq_err");
+	int64_t cnp = rt_gen_hw_counter(s->snd.cfg, s->qp[0].id, "rp_cnp_handled");
+	int64_t nak = rt_gen_hw_counter(s->snd.cfg, s->qp[0].id, "packet_seq_err");
 	char cbuf[24] = "-", nbuf[24] = "-";
 	if (cnp >= 0 && s->cnp0 >= 0)
 		snprintf(cbuf, sizeof(cbuf), "%" PRId64, cnp - s->cnp0);
 	if (nak >= 0 && s->nak0 >= 0)
 		snprintf(nbuf, sizeof(nbuf), "%" PRId64, nak - s->nak0);
-	fprintf(s->report, "%8.3f %10.3f %12.0f %8s %8s\n", t, (double)by * 8 / dt / 1e9,
+	fprintf(s->snd.report, "%8.3f %10.3f %12.0f %8s %8s\n", t, (double)by * 8 / dt / 1e9,
 	        (double)msgs / dt, cbuf, nbuf);
-	fflush(s->report);
+	fflush(s->snd.report);
 	rt_evlog_flush(&s->log);
 }
 
-/*
- * One run of `size`-byte messages on every QP: until each QP completed
- * cfg->iters messages (or cfg->bytes), or cfg->duration_s passed and the
- * posted ones completed. With `intervals`, a line each cfg->interval_s.
- */
-static int vsend_run(struct vsender *s, uint32_t size, bool intervals, struct rt_perf_run *res,
-                     char *errbuf)
+/* Before the runs: the NIC counters they are counted from, the "start" and "qp" events. */
+static void vstart(void *backend, uint64_t now)
 {
-	const struct rt_gen_config *cfg = s->cfg;
-	uint64_t t0 = rt_gen_now_ns(), last_iv = t0;
-	uint64_t stop_at =
-	    cfg->duration_s > 0 ? t0 + (uint64_t)(cfg->duration_s * 1e9) : UINT64_MAX;
-	uint64_t iv_ns = (uint64_t)(cfg->interval_s * 1e9);
-	uint64_t next_iv = intervals ? t0 + iv_ns : UINT64_MAX;
-	uint64_t cap = cfg->bytes ? (cfg->bytes + size - 1) / size : UINT64_MAX;
-	if (cfg->iters && cfg->iters < cap)
-		cap = cfg->iters;
-	double mbps = cfg->rate_gbps > 0 ? cfg->rate_gbps * 1000.0 : 0;
-	uint64_t wire = msg_wire_bytes(cfg, size);
-	uint64_t slice_start = t0, slice_msgs = 0, done_msgs = 0;
-	s->size = size;
-	s->nlat = 0;
-	memset(res, 0, sizeof(*res));
-	res->t0 = res->t_last = t0;
-	for (unsigned i = 0; i < s->nqp; i++) {
-		struct vqp *q = &s->qp[i];
-		q->refill_ns = t0;
-		q->tokens = 0;
-		q->posted = q->completed = 0;
-	}
-	if (intervals)
-		fprintf(s->report, "%8s %10s %12s %8s %8s\n", "sec", "Gb/s", "msg/s", "CNPs",
-		        "NAKs");
-	bool stopping = false;
-	for (;;) {
-		uint64_t now = rt_gen_now_ns();
-		bool interrupted;
-		if (!stopping && rt_perf_run_over(cfg, now, stop_at, s->nlat, &interrupted)) {
-			stopping = true;
-			res->stopped = interrupted;
-		}
-		if (now - slice_start >= RT_PERF_PEAK_SLICE_NS) {
-			double bps = (double)(done_msgs - slice_msgs) * size * 8e9 /
-			             (double)(now - slice_start);
-			if (bps > res->peak_bps)
-				res->peak_bps = bps;
-			slice_start = now;
-			slice_msgs = done_msgs;
-		}
-		bool busy = false;
-		for (unsigned i = 0; i < s->nqp; i++) {
-			struct vqp *q = &s->qp[i];
-			struct ibv_wc wc[16];
-			int n = rt_verbs_ops.poll_cq(q->cq, 16, wc);
-			if (n < 0) {
-				return rt_errmsg(errbuf, EIO, "ibv_poll_cq failed");
-			}
-			uint64_t done_ns = n > 0 ? rt_gen_now_ns() : 0;
-			for (int k = 0; k < n; k++) {
-				if (wc[k].status != IBV_WC_SUCCESS) {
-					return rt_errmsg(errbuf, EIO, "work completion error: %s",
-					                 ibv_wc_status_str(wc[k].status));
-				}
-				q->outstanding--;
-				q->completed++;
-				q->bytes += wire;
-				q->packets += msg_packets(cfg, size);
-				done_msgs++;
-				res->t_last = done_ns;
-				/* latency: one message at a time, posted at post_ns */
-				if (cfg->latency && s->nlat < RT_PERF_MAX_LAT)
-					s->lat[s->nlat++] = done_ns - q->post_ns;
-			}
-			if (mbps > 0) {
-				q->tokens += (double)(now - q->refill_ns) * mbps / 8000.0;
-				if (q->tokens > 2.0 * (double)wire)
-					q->tokens = 2.0 * (double)wire;
-			}
-			q->refill_ns = now;
-			while (!stopping && q->outstanding < cfg->qdepth && q->posted < cap &&
-			       (mbps <= 0 || q->tokens >= 0)) {
-				q->post_ns = rt_gen_now_ns();
-				int rc = post_one(s, q, i);
-				if (rc) {
-					return rt_errorf(errbuf, rc, "ibv_post_send");
-				}
-				q->outstanding++;
-				q->posted++;
-				if (mbps > 0)
-					q->tokens -= (double)wire;
-			}
-			if (q->outstanding)
-				busy = true;
-			if (q->posted < cap)
-				busy = busy || !stopping;
-		}
-		if (now >= next_iv) {
-			report(s, (double)(now - t0) / 1e9, (double)(now - last_iv) / 1e9, now);
-			last_iv = now;
-			next_iv += iv_ns;
-		}
-		if (!busy)
-			break;
-	}
-	uint64_t now = rt_gen_now_ns();
-	if (intervals && now - last_iv > iv_ns / 10)
-		report(s, (double)(now - t0) / 1e9, (double)(now - last_iv) / 1e9, now);
-	for (unsigned i = 0; i < s->nqp; i++) {
-		res->msgs += s->qp[i].completed;
-		s->qp[i].completed_before += s->qp[i].completed;
-		s->qp[i].completed = s->qp[i].iv_msgs = 0;
-	}
-	return 0;
-}
-
-/* Every run the configuration asks for, their table, the end events and the summary line. */
-static int vsend_all(struct vsender *s, char *errbuf)
-{
-	const struct rt_gen_config *cfg = s->cfg;
-	uint64_t t0 = rt_gen_now_ns();
-	uint32_t first = cfg->sweep ? RT_PERF_SWEEP_MIN : cfg->msg_size;
-	uint32_t last = cfg->msg_size; /* a sweep's buffers are 2^23 bytes */
-	bool intervals = !cfg->sweep && !cfg->latency;
-	double mbps = cfg->rate_gbps > 0 ? cfg->rate_gbps * 1000.0 : 0;
+	struct vsender *s = backend;
+	const struct rt_gen_config *cfg = s->snd.cfg;
 	s->cnp0 = rt_gen_hw_counter(cfg, s->qp[0].id, "rp_cnp_handled");
 	s->nak0 = rt_gen_hw_counter(cfg, s->qp[0].id, "packet_seq_err");
-	rt_gen_log_start(&s->log, t0, cfg, "verbs", s->nqp);
+	rt_gen_log_start(&s->log, now, cfg, "verbs", s->nqp);
 	for (unsigned i = 0; i < s->nqp; i++) {
 		struct vqp *q = &s->qp[i];
-		rt_evlog_begin_flow(&s->log, t0, "qp", &q->flow);
+		rt_evlog_begin_flow(&s->log, now, "qp", &q->flow);
 		rt_evlog_u64(&s->log, "local_qp", q->id->qp->qp_num);
 		rt_evlog_u64(&s->log, "udp_sport", 0);
 		rt_evlog_end(&s->log);
-		if (mbps > 0) {
-			rt_evlog_begin_flow(&s->log, t0, "rate", &q->flow);
-			rt_evlog_double(&s->log, "rate_mbps", mbps, 3);
+		if (s->mbps > 0) {
+			rt_evlog_begin_flow(&s->log, now, "rate", &q->flow);
+			rt_evlog_double(&s->log, "rate_mbps", s->mbps, 3);
 			rt_evlog_str(&s->log, "reason", "start");
 			rt_evlog_end(&s->log);
 		}
 	}
-	if (rt_perf_begin(s->report, cfg, intervals, &s->lat) < 0)
-		return rt_errmsg(errbuf, ENOMEM, "out of memory for latency samples");
-	struct rt_perf_run r;
-	for (uint64_t size = first; size <= last; size *= 2) {
-		int rc = vsend_run(s, (uint32_t)size, intervals, &r, errbuf);
-		if (rc)
-			return rc;
-		rt_perf_row(s->report, cfg, intervals, (uint32_t)size, &r, s->lat, s->nlat);
-		if (r.stopped || !cfg->sweep)
-			break;
+}
+
+/* A run posts cfg->iters messages per QP (or cfg->bytes of them), from empty token buckets. */
+static void vrun_begin(void *backend, uint32_t size, bool intervals, uint64_t now)
+{
+	struct vsender *s = backend;
+	const struct rt_gen_config *cfg = s->snd.cfg;
+	s->size = size;
+	s->cap = cfg->bytes ? (cfg->bytes + size - 1) / size : UINT64_MAX;
+	if (cfg->iters && cfg->iters < s->cap)
+		s->cap = cfg->iters;
+	s->wire = msg_wire_bytes(cfg, size);
+	for (unsigned i = 0; i < s->nqp; i++) {
+		struct vqp *q = &s->qp[i];
+		q->refill_ns = now;
+		q->tokens = 0;
+		q->posted = q->completed = 0;
 	}
-	uint64_t now = rt_gen_now_ns();
+	if (intervals)
+		fprintf(s->snd.report, "%8s %10s %12s %8s %8s\n", "sec", "Gb/s", "msg/s", "CNPs",
+		        "NAKs");
+}
+
+/* The NIC retries on its own and completes every posted message, or fails it: no deadline. */
+static uint64_t vstop(void *backend, uint64_t now)
+{
+	(void)backend;
+	(void)now;
+	return UINT64_MAX;
+}
+
+static uint64_t vrun_payload(const void *backend)
+{
+	const struct vsender *s = backend;
+	uint64_t msgs = 0;
+	for (unsigned i = 0; i < s->nqp; i++)
+		msgs += s->qp[i].completed;
+	return msgs * s->size;
+}
+
+/* Each QP: its completions, then posts while the queue, the run's count and the rate allow. */
+static int vstep(void *backend, uint64_t now, bool stopping, struct rt_perf_run *res, bool *done,
+                 char *errbuf)
+{
+	struct vsender *s = backend;
+	const struct rt_gen_config *cfg = s->snd.cfg;
+	bool busy = false;
+	for (unsigned i = 0; i < s->nqp; i++) {
+		struct vqp *q = &s->qp[i];
+		struct ibv_wc wc[16];
+		int n = rt_verbs_ops.poll_cq(q->cq, 16, wc);
+		if (n < 0) {
+			return rt_errmsg(errbuf, EIO, "ibv_poll_cq failed");
+		}
+		uint64_t done_ns = n > 0 ? rt_mono_ns() : 0;
+		for (int k = 0; k < n; k++) {
+			if (wc[k].status != IBV_WC_SUCCESS) {
+				return rt_errmsg(errbuf, EIO, "work completion error: %s",
+				                 ibv_wc_status_str(wc[k].status));
+			}
+			q->outstanding--;
+			q->completed++;
+			q->bytes += s->wire;
+			q->packets += msg_packets(cfg, s->size);
+			res->t_last = done_ns;
+			/* latency: one message at a time, posted at post_ns */
+			if (cfg->latency && s->snd.nlat < RT_PERF_MAX_LAT)
+				s->snd.lat[s->snd.nlat++] = done_ns - q->post_ns;
+		}
+		if (s->mbps > 0) {
+			q->tokens += (double)(now - q->refill_ns) * s->mbps / 8000.0;
+			if (q->tokens > 2.0 * (double)s->wire)
+				q->tokens = 2.0 * (double)s->wire;
+		}
+		q->refill_ns = now;
+		while (!stopping && q->outstanding < cfg->qdepth && q->posted < s->cap &&
+		       (s->mbps <= 0 || q->tokens >= 0)) {
+			q->post_ns = rt_mono_ns();
+			int rc = post_one(s, q, i);
+			if (rc) {
+				return rt_errorf(errbuf, rc, "ibv_post_send");
+			}
+			q->outstanding++;
+			q->posted++;
+			if (s->mbps > 0)
+				q->tokens -= (double)s->wire;
+		}
+		if (q->outstanding)
+			busy = true;
+		if (q->posted < s->cap)
+			busy = busy || !stopping;
+	}
+	*done = !busy;
+	return 0;
+}
+
+/* A last line when more than a tenth of an interval went by since the one before. */
+static bool vinterval_left(const void *backend, uint64_t now, uint64_t last_iv, uint64_t iv_ns)
+{
+	(void)backend;
+	return now - last_iv > iv_ns / 10;
+}
+
+static uint64_t vrun_end(void *backend)
+{
+	struct vsender *s = backend;
+	uint64_t msgs = 0;
+	for (unsigned i = 0; i < s->nqp; i++) {
+		msgs += s->qp[i].completed;
+		s->qp[i].completed_before += s->qp[i].completed;
+		s->qp[i].completed = s->qp[i].iv_msgs = 0;
+	}
+	return msgs;
+}
+
+/* Each QP's "end" event (CNPs and NAKs from the device's counters), then the summary line. */
+static void vfinish(void *backend, uint64_t t0)
+{
+	struct vsender *s = backend;
+	const struct rt_gen_config *cfg = s->snd.cfg;
+	uint64_t now = rt_mono_ns();
 	int64_t cnp = rt_gen_hw_counter(cfg, s->qp[0].id, "rp_cnp_handled");
 	int64_t nak = rt_gen_hw_counter(cfg, s->qp[0].id, "packet_seq_err");
 	uint64_t msgs = 0, by = 0;
@@ -387,15 +380,26 @@ static int vsend_all(struct vsender *s, char *errbuf)
 		by += q->bytes;
 	}
 	double secs = (double)(now - t0) / 1e9;
-	fprintf(s->report,
+	fprintf(s->snd.report,
 	        "summary role=%s backend=verbs op=%s msg_size=%u qps=%u seconds=%.3f messages=%llu "
 	        "bytes=%llu gbps=%.3f msg_per_s=%.0f cnp=%lld nak=%lld\n",
 	        cfg->latency ? "lat" : "send", rt_gen_op_name(cfg->op), s->size, s->nqp, secs,
 	        (unsigned long long)msgs, (unsigned long long)by, (double)by * 8 / secs / 1e9,
 	        (double)msgs / secs, cnp >= 0 && s->cnp0 >= 0 ? (long long)(cnp - s->cnp0) : -1LL,
 	        nak >= 0 && s->nak0 >= 0 ? (long long)(nak - s->nak0) : -1LL);
-	return 0;
 }
+
+static const struct rt_gen_send_ops vsend_ops = {
+    .start = vstart,
+    .run_begin = vrun_begin,
+    .stop = vstop,
+    .run_payload = vrun_payload,
+    .step = vstep,
+    .interval = report,
+    .interval_left = vinterval_left,
+    .run_end = vrun_end,
+    .finish = vfinish,
+};
 
 static void vqp_free(struct vqp *q)
 {
@@ -418,7 +422,9 @@ int rt_gen_verbs_send(const struct rt_gen_config *cfg, FILE *rep, char *errbuf)
 	    (cfg->duration_s <= 0 && !cfg->iters)) {
 		return rt_errmsg(errbuf, EINVAL, "bad sender configuration");
 	}
-	struct vsender s = {.cfg = cfg, .report = rep, .nqp = cfg->qps};
+	struct vsender s = {.nqp = cfg->qps,
+	                    .mbps = cfg->rate_gbps > 0 ? cfg->rate_gbps * 1000.0 : 0};
+	s.snd = (struct rt_gen_sender){.ops = &vsend_ops, .backend = &s, .cfg = cfg, .report = rep};
 	s.qp = calloc(s.nqp, sizeof(*s.qp));
 	if (!s.qp) {
 		return rt_errmsg(errbuf, ENOMEM, "out of memory");
@@ -426,11 +432,11 @@ int rt_gen_verbs_send(const struct rt_gen_config *cfg, FILE *rep, char *errbuf)
 	int rc = rt_evlog_open(&s.log, cfg->log_path, errbuf);
 	if (!rc && !(s.ch = rdma_create_event_channel()))
 		rc = rt_gen_cm_err(errbuf, "rdma_create_event_channel (is there an RDMA device?)");
-	uint32_t token = (uint32_t)getpid() ^ (uint32_t)rt_gen_now_ns();
+	uint32_t token = (uint32_t)getpid() ^ (uint32_t)rt_mono_ns();
 	for (unsigned i = 0; !rc && i < s.nqp; i++)
 		rc = connect_qp(&s, i, token, errbuf);
 	if (!rc)
-		rc = vsend_all(&s, errbuf);
+		rc = rt_gen_send_runs(&s.snd, errbuf);
 	for (unsigned i = 0; i < s.nqp; i++) {
 		if (s.qp[i].id && s.qp[i].id->qp)
 			rdma_disconnect(s.qp[i].id);
@@ -447,8 +453,6 @@ int rt_gen_verbs_send(const struct rt_gen_config *cfg, FILE *rep, char *errbuf)
 		memcpy(errbuf, cerr, RT_ERRBUF_SIZE);
 	}
 	free(s.qp);
-	free(s.lat);
+	free(s.snd.lat);
 	return rc;
 }
-
-/* ---- server ---------------------------------------------------------------- */

@@ -12,6 +12,7 @@
 
 #include <rdma/rdma_cma.h>
 
+#include "common/clock.h"
 #include "common/verbs_ops.h"
 #include "dissect/build.h"
 #include "traffic/evlog.h"
@@ -169,7 +170,7 @@ static int on_connect_request(struct vserver *s, struct rdma_cm_event *ev, char 
 	s->conn[s->nconn++] = c;
 	if (rdma_accept(id, &param))
 		return rt_gen_cm_err(errbuf, "rdma_accept");
-	uint64_t now = rt_gen_now_ns();
+	uint64_t now = rt_mono_ns();
 	if (!s->started) {
 		s->started = true;
 		rt_evlog_begin(&s->log, now, "start");
@@ -198,7 +199,7 @@ static void on_disconnect(struct vserver *s, struct rdma_cm_id *id)
 	if (i == s->nconn)
 		return;
 	struct vconn *c = s->conn[i];
-	rt_evlog_begin_flow(&s->log, rt_gen_now_ns(), "end", &c->flow);
+	rt_evlog_begin_flow(&s->log, rt_mono_ns(), "end", &c->flow);
 	rt_evlog_u64(&s->log, "packets", c->msgs * ((c->msg_size + s->cfg->mtu - 1) / s->cfg->mtu));
 	rt_evlog_u64(&s->log, "bytes", c->bytes);
 	rt_evlog_u64(&s->log, "retransmitted", 0);
@@ -216,14 +217,14 @@ static void on_disconnect(struct vserver *s, struct rdma_cm_id *id)
 static int vserve_loop(struct vserver *s, char *errbuf)
 {
 	const struct rt_gen_config *cfg = s->cfg;
-	uint64_t t0 = rt_gen_now_ns();
+	uint64_t t0 = rt_mono_ns();
 	uint64_t give_up =
 	    cfg->duration_s > 0 ? t0 + (uint64_t)(cfg->duration_s * 1e9) : UINT64_MAX;
 	uint64_t msgs = 0, bytes = 0;
 	while (s->finished < cfg->clients) {
 		if (cfg->stop && *cfg->stop)
 			break;
-		if (rt_gen_now_ns() >= give_up) {
+		if (rt_mono_ns() >= give_up) {
 			return rt_errmsg(errbuf, ETIMEDOUT, "%u of %u client(s) done after %.1f s",
 			                 s->finished, cfg->clients, cfg->duration_s);
 		}
@@ -258,7 +259,7 @@ static int vserve_loop(struct vserver *s, char *errbuf)
 			}
 		}
 	}
-	double secs = (double)(rt_gen_now_ns() - t0) / 1e9;
+	double secs = (double)(rt_mono_ns() - t0) / 1e9;
 	fprintf(s->report,
 	        "summary role=serve backend=verbs clients=%u seconds=%.3f messages_received=%llu "
 	        "bytes_received=%llu\n",

@@ -15,6 +15,7 @@
 #include <cmocka.h>
 
 #include "capture/pump.h"
+#include "common/clock.h"
 
 /* A 60-byte PAUSE frame: dissected, it says so. */
 static const uint8_t pause_frame[60] = {0x01, 0x80, 0xc2, 0,    0,    1,    2,    0,    0,
@@ -291,21 +292,14 @@ static struct {
 	uint64_t stop_real;
 } hold;
 
-static uint64_t realtime(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 static int held_next(struct rt_source *s, struct rt_frame *frames, int max, char *errbuf)
 {
 	(void)s;
 	(void)errbuf;
-	uint64_t ts = realtime() - 1000000u; /* a frame from a millisecond ago */
+	uint64_t ts = rt_real_ns() - 1000000u; /* a frame from a millisecond ago */
 	if (rt_pump_stopping() || hold.tick_stopped) {
 		if (!hold.stop_real)
-			hold.stop_real = realtime();
+			hold.stop_real = rt_real_ns();
 		if (++hold.after_stop_reads == hold.eintr_at) {
 			if (hold.restop)
 				rt_pump_stop();
@@ -316,7 +310,7 @@ static int held_next(struct rt_source *s, struct rt_frame *frames, int max, char
 		if (hold.held > 0)
 			hold.held--;
 		else
-			ts = realtime() + 1000000000u; /* after the stop */
+			ts = rt_real_ns() + 1000000000u; /* after the stop */
 	}
 	int n = max < 3 ? max : 3;
 	for (int i = 0; i < n; i++)
@@ -386,7 +380,7 @@ static void test_held_frames(void **state)
 	seen.stop_call = true;
 	assert_int_equal(rt_pump_run(&src, &c, &res, errbuf), 0);
 	assert_int_equal(res.frames, 3);
-	assert_true(realtime() - hold.stop_real >= 20000000u);
+	assert_true(rt_real_ns() - hold.stop_real >= 20000000u);
 
 	/* without hold_ns nothing is read after the stop */
 	held_source(0);

@@ -15,6 +15,7 @@
 #include <pcap/pcap.h>
 
 #include "capture/writer.h"
+#include "common/clock.h"
 
 static char dir[] = "/tmp/rt-writer-test-XXXXXX";
 
@@ -261,13 +262,6 @@ static void test_rotation_by_size(void **state)
 	}
 }
 
-static uint64_t mono_ns(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
-}
-
 /*
  * -G 1: two frames written at once stay in the first file, a frame written
  * after more than a second opens the next one. A machine so loaded that a
@@ -285,14 +279,14 @@ static void test_rotation_by_time(void **state)
 	for (int attempt = 0;; attempt++) {
 		struct rt_writer_config cfg = {.path = path, .rotate_seconds = 1};
 		struct rt_writer *w;
-		uint64_t start = mono_ns();
+		uint64_t start = rt_mono_ns();
 		assert_int_equal(rt_writer_open(&w, &cfg, errbuf), 0);
 		assert_int_equal(rt_writer_add_interface(w, "veth0", RT_LINK_ETHERNET, 0,
 		                                         RT_TS_SOFTWARE, errbuf),
 		                 0);
 		assert_int_equal(rt_writer_write(w, 0, &f[0], errbuf), 0);
 		assert_int_equal(rt_writer_write(w, 0, &f[1], errbuf), 0);
-		bool quick = mono_ns() - start < 900000000u;
+		bool quick = rt_mono_ns() - start < 900000000u;
 		if (quick)
 			assert_string_equal(rt_writer_current_path(w), path);
 		struct timespec pause = {1, 50000000};

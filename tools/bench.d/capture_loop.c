@@ -3,10 +3,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "capture/internal.h"
 #include "capture/writer.h"
+#include "common/clock.h"
 #include "rt_config.h"
 
 #if RT_HAVE_IBVERBS
@@ -16,13 +16,6 @@
 
 /* 4178 bytes on the wire: a 4 KiB RoCEv2 payload (the design point of docs/CAPTURE.md) */
 #define WIRE_LEN 4178u
-
-static double cpu_seconds(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 static struct rt_writer *open_writer(const char *path, char *errbuf)
 {
@@ -46,7 +39,7 @@ static int bench_writer(const char *path, long n)
 	struct rt_writer *w = open_writer(path, errbuf);
 	if (!w)
 		return fprintf(stderr, "%s\n", errbuf), 1;
-	double t0 = cpu_seconds();
+	uint64_t t0 = rt_clock_ns(CLOCK_PROCESS_CPUTIME_ID);
 	for (long i = 0; i < n; i++) {
 		struct rt_frame f = {.data = frame,
 		                     .caplen = sizeof(frame),
@@ -58,7 +51,7 @@ static int bench_writer(const char *path, long n)
 	}
 	if (rt_writer_close(w, errbuf) < 0)
 		return fprintf(stderr, "%s\n", errbuf), 1;
-	printf("%.1f\n", (cpu_seconds() - t0) * 1e9 / (double)n);
+	printf("%.1f\n", (double)(rt_clock_ns(CLOCK_PROCESS_CPUTIME_ID) - t0) / (double)n);
 	return 0;
 }
 
@@ -268,7 +261,7 @@ static int bench_verbs(const char *path, long n, uint32_t slots)
 	if (path && !(w = open_writer(path, errbuf)))
 		return fprintf(stderr, "%s\n", errbuf), 1;
 	uint64_t polls0 = nic.polls;
-	double t0 = cpu_seconds();
+	uint64_t t0 = rt_clock_ns(CLOCK_PROCESS_CPUTIME_ID);
 	long done = 0;
 	while (done < n) {
 		int got = rt_source_verbs_ops.next(&src, frames, RT_VERBS_POLL_BATCH, errbuf);
@@ -281,8 +274,8 @@ static int bench_verbs(const char *path, long n, uint32_t slots)
 	}
 	if (w && rt_writer_close(w, errbuf) < 0)
 		return fprintf(stderr, "%s\n", errbuf), 1;
-	double secs = cpu_seconds() - t0;
-	printf("%.1f %.4f\n", secs * 1e9 / (double)done,
+	uint64_t ns = rt_clock_ns(CLOCK_PROCESS_CPUTIME_ID) - t0;
+	printf("%.1f %.4f\n", (double)ns / (double)done,
 	       (double)(nic.polls - polls0) / (double)done);
 	rt_source_verbs_ops.close(&src);
 	return 0;

@@ -2,17 +2,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "analyze/analyze.h"
+#include "common/clock.h"
 #include "dissect/opcodes.h"
-
-static double cpu_seconds(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 /* Usage: topflows N K — N flows of one RoCE packet each (lengths spread), then the best of five searches for the K busiest. */
 int main(int argc, char **argv)
@@ -48,9 +41,9 @@ int main(int argc, char **argv)
 	}
 	double best = 0;
 	for (int run = 0; run < 5; run++) {
-		double t = cpu_seconds();
+		uint64_t t0 = rt_clock_ns(CLOCK_PROCESS_CPUTIME_ID);
 		rt_analyzer_top_flows(an, top, k);
-		t = cpu_seconds() - t;
+		double t = (double)(rt_clock_ns(CLOCK_PROCESS_CPUTIME_ID) - t0) / 1e9;
 		if (run == 0 || t < best)
 			best = t;
 	}
