@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "analyze/analyze.h"
-#include "analyze/sinks.h"
+#include "render/sinks.h"
 
 #define T0 1700000000000000000ull
 #define US 1000ull

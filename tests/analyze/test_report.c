@@ -14,7 +14,7 @@
 #include "analyze/hist.h"
 #include "analyze/internal.h"
 #include "analyze/jsonl.h"
-#include "analyze/sinks.h"
+#include "render/sinks.h"
 #include "tests/analyze/analyzer.h"
 #include "tests/analyze/records.h"
 

@@ -17,8 +17,8 @@
 #include <cmocka.h>
 
 #include "analyze/analyze.h"
-#include "analyze/series.h"
-#include "analyze/sinks.h"
+#include "render/series.h"
+#include "render/sinks.h"
 #include "records.h"
 
 /* ---- series ---- */

@@ -1,6 +1,6 @@
 /* The sinks rocetrace brings: the JSON report, the text summary, the timeline, the HTML report (analyze/README.md, Sinks). */
-#ifndef RT_ANALYZE_SINKS_H
-#define RT_ANALYZE_SINKS_H
+#ifndef RT_RENDER_SINKS_H
+#define RT_RENDER_SINKS_H
 
 #include <stdbool.h>
 #include <stdint.h>

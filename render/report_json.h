@@ -1,6 +1,6 @@
 /* The JSON report's one document (analyze --json), for the sinks that embed it: the HTML report. */
-#ifndef RT_ANALYZE_REPORT_JSON_H
-#define RT_ANALYZE_REPORT_JSON_H
+#ifndef RT_RENDER_REPORT_JSON_H
+#define RT_RENDER_REPORT_JSON_H
 
 #include "analyze/types.h"
 #include "common/json.h"

@@ -4,7 +4,7 @@
 #include "analyze/figures.h"
 #include "analyze/internal.h"
 #include "analyze/reaction.h"
-#include "analyze/report_json.h"
+#include "render/report_json.h"
 #include "common/json.h"
 #include "dissect/opcodes.h"
 

@@ -1,5 +1,5 @@
 /* Live metrics of a capture: the snapshot store between threads and the Prometheus/OpenMetrics exposition. */
-#include "analyze/metrics.h"
+#include "render/metrics.h"
 
 #include <errno.h>
 #include <pthread.h>

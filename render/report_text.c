@@ -9,7 +9,7 @@
 #include "analyze/incast.h"
 #include "analyze/internal.h"
 #include "analyze/reaction.h"
-#include "analyze/sinks.h"
+#include "render/sinks.h"
 #include "analyze/warnings.h"
 #include "common/outbuf.h"
 

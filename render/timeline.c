@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "analyze/analyze.h"
-#include "analyze/sinks.h"
+#include "render/sinks.h"
 #include "common/json.h"
 #include "common/outbuf.h"
 

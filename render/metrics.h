@@ -1,6 +1,6 @@
 /* Live metrics of a capture: a published snapshot and its Prometheus/OpenMetrics exposition (docs/METRICS.md). */
-#ifndef RT_ANALYZE_METRICS_H
-#define RT_ANALYZE_METRICS_H
+#ifndef RT_RENDER_METRICS_H
+#define RT_RENDER_METRICS_H
 
 #include <stdbool.h>
 #include <stddef.h>

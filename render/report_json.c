@@ -7,8 +7,8 @@
 #include "analyze/figures.h"
 #include "analyze/incast.h"
 #include "analyze/internal.h"
-#include "analyze/report_json.h"
-#include "analyze/sinks.h"
+#include "render/report_json.h"
+#include "render/sinks.h"
 #include "analyze/warnings.h"
 #include "common/json.h"
 
