@@ -399,8 +399,8 @@ void rt_analyzer_feed(struct rt_analyzer *an, const struct rt_record *rec)
 	an->tot.c.bytes += rec->wirelen;
 	if (an->pfc.active && an->now >= an->pfc.next_expiry)
 		an_pfc_advance(&an->pfc, an->now);
-	an_find_frame(&an->find, rec, first);
-	an->pair.disordered |= an->find.ts_back != 0;
+	an_tally_frame(&an->tally, rec, first);
+	an->pair.disordered |= an->tally.ts_back != 0;
 	if (bth)
 		an_flow_prefetch(&an->ft, h);
 	struct an_dup_hit hit;
@@ -556,9 +556,9 @@ void rt_analyzer_interval(struct rt_analyzer *an, struct rt_an_counts *out, bool
 
 void rt_analyzer_capture_drops(struct rt_analyzer *an, uint64_t if_dropped, uint64_t os_dropped)
 {
-	an->find.drops_known = true;
-	an->find.if_dropped = if_dropped;
-	an->find.os_dropped = os_dropped;
+	an->tally.drops_known = true;
+	an->tally.if_dropped = if_dropped;
+	an->tally.os_dropped = os_dropped;
 }
 
 int rt_analyzer_load_counters(struct rt_analyzer *an, const char *path, char *errbuf)

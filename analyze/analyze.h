@@ -115,7 +115,7 @@ int rt_analyzer_vantage_points(struct rt_analyzer *an, const struct rt_an_vantag
                                char *errbuf);
 
 /*
- * The findings, after rt_analyzer_finish() and the side files: up to `max`
+ * The warnings, after rt_analyzer_finish() and the side files: up to `max`
  * (RT_AN_WARNINGS_MAX holds them all) into `out`; returns how many.
  */
 unsigned rt_analyzer_warnings(const struct rt_analyzer *an, struct rt_an_warning *out,

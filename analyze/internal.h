@@ -12,7 +12,7 @@
 #include "analyze/ecn.h"
 #include "analyze/episodes.h"
 #include "analyze/flows.h"
-#include "analyze/findings.h"
+#include "analyze/tallies.h"
 #include "analyze/flowsel.h"
 #include "analyze/pairing.h"
 #include "analyze/pfc.h"
@@ -51,7 +51,7 @@ struct rt_analyzer {
 	struct an_buckets bk;
 	struct an_side side;
 	struct an_dups dups;
-	struct an_findings find;
+	struct an_tallies tally;
 	struct an_vantage vp;
 	struct an_split *split; /* rt_analyzer_split_vantage(), or NULL */
 	struct an_sinks sinks;
