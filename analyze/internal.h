@@ -32,6 +32,10 @@ struct an_sinks {
 	char errbuf[RT_ERRBUF_SIZE]; /* its message */
 };
 
+struct an_results;
+/* Free a results view (analyze/results.c); NULL: nothing. */
+void an_results_free(struct an_results *res);
+
 struct rt_analyzer {
 	struct rt_analyzer_opts o;
 	struct rt_flowsel sel; /* o.flow parsed */
@@ -54,6 +58,7 @@ struct rt_analyzer {
 	struct an_tallies tally;
 	struct an_vantage vp;
 	struct an_split *split; /* rt_analyzer_split_vantage(), or NULL */
+	struct an_results *res; /* the results view, once built (rt_analyzer_results()) */
 	struct an_sinks sinks;
 	volatile sig_atomic_t stop; /* rt_analyzer_interrupt() */
 };

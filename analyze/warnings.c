@@ -27,13 +27,6 @@ const char *an_capture_drops(const struct rt_analyzer *an, uint64_t *ifd, uint64
 	return NULL;
 }
 
-uint64_t an_capture_dropped(const struct rt_analyzer *an, bool *known)
-{
-	uint64_t ifd, osd;
-	*known = an_capture_drops(an, &ifd, &osd) != NULL;
-	return ifd + osd;
-}
-
 /* ---- the list ---- */
 
 struct wlist {

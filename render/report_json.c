@@ -3,14 +3,10 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "analyze/analyze.h"
-#include "analyze/figures.h"
-#include "analyze/incast.h"
-#include "analyze/internal.h"
+#include "analyze/results.h"
+#include "common/json.h"
 #include "render/report_json.h"
 #include "render/sinks.h"
-#include "analyze/warnings.h"
-#include "common/json.h"
 
 void an_json_num_or_null(struct rt_json *j, double v, int dec, bool known)
 {
@@ -28,132 +24,125 @@ void an_json_u64_or_null(struct rt_json *j, uint64_t v, bool known)
 		rt_json_null(j);
 }
 
-static void totals_json(const struct rt_analyzer *an, struct rt_json *j)
+static void totals_json(const struct rt_results *r, struct rt_json *j)
 {
-	struct an_xport_sum x;
-	an_flows_xport_sum(&an->ft, &x);
-	const struct an_totals *t = &an->tot;
 	RT_JSON_KEY(j, "totals");
 	rt_json_obj(j);
-	RT_JSON_U64(j, "ce", t->c.ce);
-	RT_JSON_U64(j, "cnp", t->c.cnp);
-	RT_JSON_U64(j, "nak", t->c.nak);
-	RT_JSON_U64(j, "rnr_nak", t->c.rnr_nak);
-	RT_JSON_U64(j, "retransmitted", t->c.retransmitted);
-	RT_JSON_U64(j, "icrc_bad", t->c.icrc_bad);
-	RT_JSON_U64(j, "cnp_unattributed", t->cnp_unattributed);
-	RT_JSON_U64(j, "nak_unattributed", t->nak_unattributed);
-	RT_JSON_U64(j, "go_back_n", x.go_back_n);
-	RT_JSON_U64(j, "timeouts", x.timeouts);
-	RT_JSON_U64(j, "gaps", x.gaps);
-	RT_JSON_U64(j, "gap_psns", x.gap_psns);
-	RT_JSON_U64(j, "psn_jumps", x.psn_jumps);
-	RT_JSON_U64(j, "malformed", t->malformed);
-	RT_JSON_U64(j, "truncated", t->truncated);
-	RT_JSON_U64(j, "other", t->other);
-	RT_JSON_U64(j, "cm_pairs", an->cm.pairs);
+	RT_JSON_U64(j, "ce", r->c.ce);
+	RT_JSON_U64(j, "cnp", r->c.cnp);
+	RT_JSON_U64(j, "nak", r->c.nak);
+	RT_JSON_U64(j, "rnr_nak", r->c.rnr_nak);
+	RT_JSON_U64(j, "retransmitted", r->c.retransmitted);
+	RT_JSON_U64(j, "icrc_bad", r->c.icrc_bad);
+	RT_JSON_U64(j, "cnp_unattributed", r->cnp_unattributed);
+	RT_JSON_U64(j, "nak_unattributed", r->nak_unattributed);
+	RT_JSON_U64(j, "go_back_n", r->go_back_n);
+	RT_JSON_U64(j, "timeouts", r->timeouts);
+	RT_JSON_U64(j, "gaps", r->gaps);
+	RT_JSON_U64(j, "gap_psns", r->gap_psns);
+	RT_JSON_U64(j, "psn_jumps", r->psn_jumps);
+	RT_JSON_U64(j, "malformed", r->malformed);
+	RT_JSON_U64(j, "truncated", r->truncated);
+	RT_JSON_U64(j, "other", r->other);
+	RT_JSON_U64(j, "cm_pairs", r->cm_pairs);
 	RT_JSON_KEY(j, "ecn");
-	an_report_json_ecn(j, t->ecn);
+	an_report_json_ecn(j, r->ecn);
 	rt_json_obj_end(j);
 }
 
-static void pfc_json(const struct rt_analyzer *an, struct rt_json *j)
+static void pfc_json(const struct rt_results *r, struct rt_json *j)
 {
-	const struct an_pfc *p = &an->pfc;
+	const struct rt_res_pfc_class *p = r->pfc;
 	uint64_t xoff = 0, xon = 0;
 	char nb[2];
 	for (unsigned c = 0; c < 8; c++) {
-		xoff += p->xoff[c];
-		xon += p->xon[c];
+		xoff += p[c].xoff;
+		xon += p[c].xon;
 	}
 	RT_JSON_KEY(j, "pfc");
 	rt_json_obj(j);
-	RT_JSON_U64(j, "frames", p->pfc_frames);
+	RT_JSON_U64(j, "frames", r->pfc_frames);
 	RT_JSON_U64(j, "xoff", xoff);
 	RT_JSON_U64(j, "xon", xon);
 	RT_JSON_KEY(j, "priorities");
 	rt_json_obj(j);
 	for (unsigned c = 0; c < 8; c++) {
-		if (!p->xoff[c] && !p->xon[c])
+		if (!p[c].xoff && !p[c].xon)
 			continue;
-		rt_json_key(j, an_class_name(c, nb));
+		rt_json_key(j, rt_res_class_name(c, nb));
 		rt_json_obj(j);
-		RT_JSON_U64(j, "xoff", p->xoff[c]);
-		RT_JSON_U64(j, "xon", p->xon[c]);
-		RT_JSON_U64(j, "paused_ns", p->paused_ns[c]);
-		RT_JSON_U64(j, "storms", an_pfc_class_storms(p, c));
+		RT_JSON_U64(j, "xoff", p[c].xoff);
+		RT_JSON_U64(j, "xon", p[c].xon);
+		RT_JSON_U64(j, "paused_ns", p[c].paused_ns);
+		RT_JSON_U64(j, "storms", p[c].storms);
 		rt_json_obj_end(j);
 	}
 	rt_json_obj_end(j);
 	RT_JSON_KEY(j, "sources");
 	rt_json_arr(j);
-	for (uint32_t i = 0; i < p->nmacs; i++)
-		for (unsigned c = 0; c < RT_AN_PFC_CLASSES; c++) {
-			const struct an_pfc_class *cl = &p->macs[i].cls[c];
-			if (!cl->xoff && !cl->xon)
-				continue;
-			rt_json_next(j);
-			rt_json_obj(j);
-			RT_JSON_KEY(j, "mac");
-			rt_json_mac(j, p->macs[i].mac);
-			RT_JSON_KEY(j, "priority");
-			rt_json_str(j, an_class_name(c, nb));
-			RT_JSON_U64(j, "xoff", cl->xoff);
-			RT_JSON_U64(j, "xon", cl->xon);
-			RT_JSON_U64(j, "paused_ns", cl->paused_ns);
-			rt_json_obj_end(j);
-		}
+	for (uint32_t i = 0; i < r->npfc_sources; i++) {
+		const struct rt_res_pfc_source *src = &r->pfc_sources[i];
+		rt_json_next(j);
+		rt_json_obj(j);
+		RT_JSON_KEY(j, "mac");
+		rt_json_mac(j, src->mac);
+		RT_JSON_KEY(j, "priority");
+		rt_json_str(j, rt_res_class_name(src->cls, nb));
+		RT_JSON_U64(j, "xoff", src->xoff);
+		RT_JSON_U64(j, "xon", src->xon);
+		RT_JSON_U64(j, "paused_ns", src->paused_ns);
+		rt_json_obj_end(j);
+	}
 	rt_json_arr_end(j);
 	rt_json_obj_end(j);
 
+	const struct rt_res_pfc_class *pause = &p[RT_AN_PAUSE_CLASS];
 	RT_JSON_KEY(j, "pause");
 	rt_json_obj(j);
-	RT_JSON_U64(j, "frames", p->pause_frames);
-	RT_JSON_U64(j, "xoff", p->xoff[RT_AN_PAUSE_CLASS]);
-	RT_JSON_U64(j, "xon", p->xon[RT_AN_PAUSE_CLASS]);
-	RT_JSON_U64(j, "paused_ns", p->paused_ns[RT_AN_PAUSE_CLASS]);
-	RT_JSON_U64(j, "storms", an_pfc_class_storms(p, RT_AN_PAUSE_CLASS));
+	RT_JSON_U64(j, "frames", r->pause_frames);
+	RT_JSON_U64(j, "xoff", pause->xoff);
+	RT_JSON_U64(j, "xon", pause->xon);
+	RT_JSON_U64(j, "paused_ns", pause->paused_ns);
+	RT_JSON_U64(j, "storms", pause->storms);
 	rt_json_obj_end(j);
 
 	RT_JSON_KEY(j, "storms");
 	rt_json_arr(j);
-	for (uint32_t i = 0; i < p->nstorms; i++) {
-		const struct an_storm *s = &p->storms[i];
+	for (uint32_t i = 0; i < r->nstorms; i++) {
+		const struct rt_res_storm *s = &r->storms[i];
 		rt_json_next(j);
 		rt_json_obj(j);
 		RT_JSON_KEY(j, "mac");
 		rt_json_mac(j, s->mac);
 		RT_JSON_KEY(j, "priority");
-		rt_json_str(j, an_class_name(s->cls, nb));
-		TS_NS(j, "start", s->start);
-		TS_NS(j, "end", s->end);
-		RT_JSON_U64(j, "duration_ns", s->end - s->start);
+		rt_json_str(j, rt_res_class_name(s->cls, nb));
+		TS_NS(j, "start", s->start_ns);
+		TS_NS(j, "end", s->end_ns);
+		RT_JSON_U64(j, "duration_ns", s->end_ns - s->start_ns);
 		rt_json_obj_end(j);
 	}
 	rt_json_arr_end(j);
 }
 
-static void episodes_json(const struct rt_analyzer *an, struct rt_json *j)
+static void episodes_json(const struct rt_results *r, struct rt_json *j)
 {
-	const struct an_episodes *eps = &an->ep;
-	uint64_t gap = eps->gap_ns, slot = an_ep_slot_ns(eps);
 	RT_JSON_KEY(j, "episodes");
 	rt_json_arr(j);
-	for (uint32_t i = 0; i < eps->n; i++) {
-		const struct an_episode *ep = &eps->list[i];
+	for (uint32_t i = 0; i < r->nepisodes; i++) {
+		const struct rt_res_episode *ep = &r->episodes[i];
 		rt_json_next(j);
 		rt_json_obj(j);
-		RT_JSON_TS(j, "start", ep->start);
-		RT_JSON_TS(j, "end", ep->end);
-		RT_JSON_U64(j, "start_ns", ep->start);
-		RT_JSON_U64(j, "end_ns", ep->end);
-		RT_JSON_U64(j, "duration_ns", ep->end - ep->start);
-		RT_JSON_U64(j, "flow_count", ep->flows);
+		RT_JSON_TS(j, "start", ep->start_ns);
+		RT_JSON_TS(j, "end", ep->end_ns);
+		RT_JSON_U64(j, "start_ns", ep->start_ns);
+		RT_JSON_U64(j, "end_ns", ep->end_ns);
+		RT_JSON_U64(j, "duration_ns", ep->end_ns - ep->start_ns);
+		RT_JSON_U64(j, "flow_count", ep->flow_count);
 		RT_JSON_KEY(j, "flows");
 		rt_json_arr(j);
-		for (uint64_t k = 0; k < ep->flows && k < AN_EP_FLOWS; k++) {
+		for (unsigned k = 0; k < ep->nflows; k++) {
 			rt_json_next(j);
-			rt_json_u64(j, ep->flow_ids[k]);
+			rt_json_u64(j, ep->flows[k]);
 		}
 		rt_json_arr_end(j);
 		RT_JSON_U64(j, "ce", ep->ce);
@@ -161,94 +150,79 @@ static void episodes_json(const struct rt_analyzer *an, struct rt_json *j)
 		RT_JSON_U64(j, "pfc_xoff", ep->pfc_xoff);
 		RT_JSON_U64(j, "paused_ns", ep->paused_ns);
 		RT_JSON_KEY(j, "peak_ce_per_s");
-		rt_json_double(j, (double)ep->peak_ce_slot * 1e9 / (double)slot, 0);
-		/* the gaps before and after lie inside the capture, or are unknown */
-		NUM(j, "gbps_before", an_gbps(ep->bytes_before, gap), 3,
-		    ep->start - an->first_ts >= gap);
-		NUM(j, "gbps_during", an_gbps(ep->bytes_during, ep->end - ep->start), 3, true);
-		NUM(j, "gbps_after", an_gbps(ep->bytes_after, gap), 3,
-		    an->last_ts >= ep->end && an->last_ts - ep->end >= gap);
+		rt_json_double(j, ep->peak_ce_per_s, 0);
+		NUM(j, "gbps_before", ep->gbps_before, 3, true);
+		NUM(j, "gbps_during", ep->gbps_during, 3, true);
+		NUM(j, "gbps_after", ep->gbps_after, 3, true);
 		rt_json_obj_end(j);
 	}
 	rt_json_arr_end(j);
 }
 
-static void incast_json(const struct rt_analyzer *an, struct rt_json *j)
+static void incast_json(const struct rt_results *r, struct rt_json *j)
 {
-	struct an_incast ic;
 	RT_JSON_KEY(j, "incast");
-	if (!an_incast_find(&an->ft, &ic)) {
+	if (!r->incast) {
 		rt_json_null(j);
 		return;
 	}
 	rt_json_obj(j);
 	RT_JSON_KEY(j, "receiver");
-	rt_json_ip(j, ic.any->key.ipver, ic.any->key.dst);
-	RT_JSON_U64(j, "senders", ic.senders);
-	RT_JSON_U64(j, "flows", ic.flows);
-	RT_JSON_U64(j, "bytes", ic.bytes);
-	NUM(j, "gbps", an_rate_gbps(ic.bytes, ic.first, ic.last), 6, true);
-	RT_JSON_U64(j, "ce", ic.ce);
+	rt_json_ip(j, r->incast_ipver, r->incast_receiver);
+	RT_JSON_U64(j, "senders", r->incast_senders);
+	RT_JSON_U64(j, "flows", r->incast_flows);
+	RT_JSON_U64(j, "bytes", r->incast_bytes);
+	NUM(j, "gbps", r->incast_gbps, 6, true);
+	RT_JSON_U64(j, "ce", r->incast_ce);
 	rt_json_obj_end(j);
 }
 
 /* A counter delta: null when unknown (a reset, or no device had the counter). */
-static void delta_json(struct rt_json *j, double v, bool found)
+static void delta_json(struct rt_json *j, const struct rt_res_counter_sum *v)
 {
-	an_json_num_or_null(j, v, 0, found && v >= 0);
+	an_json_num_or_null(j, v->value, 0, v->known);
 }
 
-static void counters_json(const struct an_side *s, const struct an_totals *t, struct rt_json *j)
+static void counters_json(const struct rt_results *r, struct rt_json *j)
 {
 	RT_JSON_KEY(j, "counters");
 	rt_json_obj(j);
-	RT_JSON_U64(j, "lines", s->counter_lines);
-	RT_JSON_U64(j, "bad_lines", s->counter_bad);
+	RT_JSON_U64(j, "lines", r->counter_lines);
+	RT_JSON_U64(j, "bad_lines", r->counter_bad_lines);
 	RT_JSON_KEY(j, "devices");
 	rt_json_arr(j);
-	for (size_t k = 0; k < s->ncdev; k++) {
-		const struct an_counter_dev *d = &s->cdev[k];
+	for (size_t k = 0; k < r->ncounter_devs; k++) {
+		const struct rt_res_counter_dev *d = &r->counter_devs[k];
 		rt_json_next(j);
 		rt_json_obj(j);
 		RT_JSON_STR(j, "name", d->name);
 		RT_JSON_U64(j, "samples", d->samples);
-		RT_JSON_U64(j, "duration_ns", d->last_ts - d->first_ts);
+		RT_JSON_U64(j, "duration_ns", d->duration_ns);
 		RT_JSON_KEY(j, "deltas");
 		rt_json_obj(j);
-		for (size_t i = 0; i < d->n; i++) {
+		for (size_t i = 0; i < d->ncounters; i++) {
 			rt_json_key(j, d->names[i]);
-			delta_json(j, an_side_delta(d, i), true);
+			an_json_num_or_null(j, d->deltas[i], 0, d->deltas[i] >= 0);
 		}
 		rt_json_obj_end(j);
 		rt_json_obj_end(j);
 	}
 	rt_json_arr_end(j);
-	bool f_sent = false, f_handled = false;
-	double sent = an_side_sum_delta(s, "np_cnp_sent", &f_sent);
-	double handled = an_side_sum_delta(s, "rp_cnp_handled", &f_handled);
 	RT_JSON_KEY(j, "cnp");
 	rt_json_obj(j);
 	RT_JSON_KEY(j, "np_cnp_sent");
-	delta_json(j, sent, f_sent);
+	delta_json(j, &r->np_cnp_sent);
 	RT_JSON_KEY(j, "rp_cnp_handled");
-	delta_json(j, handled, f_handled);
-	RT_JSON_U64(j, "seen_on_wire", t->c.cnp);
+	delta_json(j, &r->rp_cnp_handled);
+	RT_JSON_U64(j, "seen_on_wire", r->c.cnp);
 	rt_json_obj_end(j);
 	RT_JSON_KEY(j, "pfc");
 	rt_json_obj(j);
 	for (unsigned p = 0; p < 8; p++) {
 		static const char *const keys[] = {"rx_pause", "tx_pause", "rx_pause_duration",
 		                                   "tx_pause_duration"};
-		double v[4];
-		bool any = false, found[4] = {false, false, false, false};
-		for (unsigned k = 0; k < 4; k++) {
-			char name[40];
-			snprintf(name, sizeof(name), "%s_prio%u_pause%s", k % 2 ? "tx" : "rx", p,
-			         k < 2 ? "" : "_duration");
-			v[k] = an_side_sum_delta(s, name, &found[k]);
-			any |= found[k];
-		}
-		if (!any)
+		const struct rt_res_counter_sum *v = r->counter_pause[p];
+		if (!v[0].found && !v[1].found && !v[2].found && !v[3].found)
 			continue;
 		char prio[4];
 		snprintf(prio, sizeof(prio), "%u", p);
@@ -256,7 +230,7 @@ static void counters_json(const struct an_side *s, const struct an_totals *t, st
 		rt_json_obj(j);
 		for (unsigned k = 0; k < 4; k++) {
 			rt_json_key(j, keys[k]);
-			delta_json(j, v[k], found[k]);
+			delta_json(j, &v[k]);
 		}
 		rt_json_obj_end(j);
 	}
@@ -265,64 +239,58 @@ static void counters_json(const struct an_side *s, const struct an_totals *t, st
 }
 
 /* "capture", "duplicates", "flow_limit" and "warnings": what is said about the capture itself. */
-static void findings_json(const struct rt_analyzer *an, struct rt_json *j)
+static void capture_json(const struct rt_results *r, struct rt_json *j)
 {
-	uint64_t ifd, osd;
-	const char *from = an_capture_drops(an, &ifd, &osd);
+	bool known = r->drops_source != NULL;
 	RT_JSON_KEY(j, "capture");
 	rt_json_obj(j);
-	U64_OR_NULL(j, "dropped", ifd + osd, from);
-	U64_OR_NULL(j, "if_dropped", ifd, from);
-	U64_OR_NULL(j, "os_dropped", osd, from);
+	U64_OR_NULL(j, "dropped", r->if_dropped + r->os_dropped, known);
+	U64_OR_NULL(j, "if_dropped", r->if_dropped, known);
+	U64_OR_NULL(j, "os_dropped", r->os_dropped, known);
 	RT_JSON_KEY(j, "source");
-	if (from)
-		rt_json_name(j, from);
+	if (known)
+		rt_json_name(j, r->drops_source);
 	else
 		rt_json_null(j);
 	rt_json_obj_end(j);
 
-	const struct an_dups *d = &an->dups;
 	RT_JSON_KEY(j, "duplicates");
-	if (d->nsets) {
+	if (r->dup_on) {
 		rt_json_obj(j);
-		RT_JSON_U64(j, "packets", d->other_interface + d->same_interface);
-		RT_JSON_U64(j, "other_capture_point", d->other_interface);
-		RT_JSON_U64(j, "same_capture_point", d->same_interface);
-		RT_JSON_U64(j, "window_ns", d->window_ns);
-		RT_JSON_U64(j, "forgotten_early", d->evicted);
+		RT_JSON_U64(j, "packets", r->dup_other_point + r->dup_same_point);
+		RT_JSON_U64(j, "other_capture_point", r->dup_other_point);
+		RT_JSON_U64(j, "same_capture_point", r->dup_same_point);
+		RT_JSON_U64(j, "window_ns", r->dup_window_ns);
+		RT_JSON_U64(j, "forgotten_early", r->dup_forgotten_early);
 		rt_json_obj_end(j);
 	} else {
 		rt_json_null(j);
 	}
 
-	const struct an_flowtab *ft = &an->ft;
 	RT_JSON_KEY(j, "flow_limit");
-	if (ft->max) {
+	if (r->max_flows) {
 		rt_json_obj(j);
-		RT_JSON_U64(j, "max_flows", ft->max);
-		RT_JSON_BOOL(j, "reached", ft->full);
-		RT_JSON_U64(j, "packets_beyond", ft->beyond_packets);
-		RT_JSON_U64(j, "bytes_beyond", ft->beyond_bytes);
+		RT_JSON_U64(j, "max_flows", r->max_flows);
+		RT_JSON_BOOL(j, "reached", r->max_flows_reached);
+		RT_JSON_U64(j, "packets_beyond", r->packets_beyond);
+		RT_JSON_U64(j, "bytes_beyond", r->bytes_beyond);
 		rt_json_obj_end(j);
 	} else {
 		rt_json_null(j);
 	}
 
-	struct rt_an_warning w[RT_AN_WARNINGS_MAX];
-	unsigned n = rt_analyzer_warnings(an, w, RT_AN_WARNINGS_MAX);
-	if (n > RT_AN_WARNINGS_MAX)
-		n = RT_AN_WARNINGS_MAX;
 	RT_JSON_KEY(j, "warnings");
 	rt_json_arr(j);
-	for (unsigned i = 0; i < n; i++) {
+	for (unsigned i = 0; i < r->nwarnings; i++) {
+		const struct rt_an_warning *w = &r->warnings[i];
 		rt_json_next(j);
 		rt_json_obj(j);
 		RT_JSON_KEY(j, "code");
-		rt_json_name(j, w[i].code);
-		RT_JSON_STR(j, "message", w[i].message);
-		for (unsigned k = 0; k < w[i].nvalues; k++) {
-			rt_json_key(j, w[i].values[k].name);
-			rt_json_u64(j, w[i].values[k].value);
+		rt_json_name(j, w->code);
+		RT_JSON_STR(j, "message", w->message);
+		for (unsigned k = 0; k < w->nvalues; k++) {
+			rt_json_key(j, w->values[k].name);
+			rt_json_u64(j, w->values[k].value);
 		}
 		rt_json_obj_end(j);
 	}
@@ -356,14 +324,12 @@ static uint64_t kth_largest(uint64_t *v, size_t n, size_t k)
 	return v[k];
 }
 
-int an_report_flows_listed(const struct rt_analyzer *an, uint64_t max, bool **listed,
+int an_report_flows_listed(const struct rt_results *r, uint64_t max, bool **listed,
                            uint64_t *selected)
 {
-	uint32_t n = an->ft.next_id;
-	uint64_t sel = 0;
+	uint32_t n = r->nflows;
+	uint64_t sel = r->nselected;
 	*listed = NULL;
-	for (uint32_t id = 0; id < n; id++)
-		sel += (an_flow_by_id(&an->ft, id)->flags & AN_FLOW_SELECTED) != 0;
 	*selected = sel;
 	if (!max || sel <= max)
 		return 0;
@@ -375,24 +341,22 @@ int an_report_flows_listed(const struct rt_analyzer *an, uint64_t max, bool **li
 		return -ENOMEM;
 	}
 	size_t k = 0;
-	for (uint32_t id = 0; id < n; id++) {
-		const struct an_flow *f = an_flow_by_id(&an->ft, id);
-		if (f->flags & AN_FLOW_SELECTED)
-			bytes[k++] = f->bytes;
-	}
+	for (uint32_t id = 0; id < n; id++)
+		if (r->flows[id].selected)
+			bytes[k++] = r->flows[id].bytes;
 	/* the max-th most bytes: every flow above it, then the first seen of those at it */
 	uint64_t at = kth_largest(bytes, sel, max - 1), above = 0;
 	free(bytes);
 	for (uint32_t id = 0; id < n; id++) {
-		const struct an_flow *f = an_flow_by_id(&an->ft, id);
-		if ((f->flags & AN_FLOW_SELECTED) && f->bytes > at) {
+		const struct rt_res_flow *f = &r->flows[id];
+		if (f->selected && f->bytes > at) {
 			keep[id] = true;
 			above++;
 		}
 	}
 	for (uint32_t id = 0; id < n && above < max; id++) {
-		const struct an_flow *f = an_flow_by_id(&an->ft, id);
-		if ((f->flags & AN_FLOW_SELECTED) && f->bytes == at) {
+		const struct rt_res_flow *f = &r->flows[id];
+		if (f->selected && f->bytes == at) {
 			keep[id] = true;
 			above++;
 		}
@@ -411,80 +375,90 @@ static void str_or_null(struct rt_json *j, const char *s)
 }
 
 /* vantage_points and paths (analyze/README.md, "Vantage points"). */
-static void vantage_json(const struct rt_analyzer *an, struct rt_json *j,
-                         const struct an_vp_result *vr)
+static void vantage_json(const struct rt_results *r, struct rt_json *j)
 {
-	const struct an_vantage *v = &an->vp;
 	RT_JSON_KEY(j, "vantage_points");
 	rt_json_arr(j);
-	for (unsigned i = 0; i < v->nvp; i++) {
+	for (unsigned i = 0; i < r->nvantage; i++) {
+		const struct rt_an_vantage *v = &r->vantage[i];
 		rt_json_next(j);
 		rt_json_obj(j);
-		RT_JSON_STR(j, "name", v->vp[i].name);
+		RT_JSON_STR(j, "name", v->name);
 		RT_JSON_KEY(j, "files");
 		rt_json_arr(j);
-		for (unsigned k = 0; k < v->vp[i].nfiles; k++) {
+		for (unsigned k = 0; k < v->nfiles; k++) {
 			rt_json_next(j);
-			rt_json_str(j, v->vp[i].files[k]);
+			rt_json_str(j, v->files[k]);
 		}
 		rt_json_arr_end(j);
-		RT_JSON_U64(j, "frames", v->vp[i].frames);
+		RT_JSON_U64(j, "frames", v->frames);
 		rt_json_obj_end(j);
 	}
 	rt_json_arr_end(j);
-	const struct an_vp_path *p = vr->path;
-	unsigned n = vr->npaths;
 	RT_JSON_KEY(j, "paths");
 	rt_json_arr(j);
-	for (unsigned i = 0; i < n; i++) {
+	for (unsigned i = 0; i < r->npaths; i++) {
+		const struct rt_res_path *p = &r->paths[i];
 		rt_json_next(j);
 		rt_json_obj(j);
-		RT_JSON_STR(j, "from", v->vp[p[i].from].name);
-		RT_JSON_STR(j, "to", v->vp[p[i].to].name);
-		RT_JSON_U64(j, "matched", p[i].matched);
+		RT_JSON_STR(j, "from", p->from);
+		RT_JSON_STR(j, "to", p->to);
+		RT_JSON_U64(j, "matched", p->matched);
 		RT_JSON_KEY(j, "offset_ns");
-		if (p[i].offset_known)
-			rt_json_i64(j, p[i].offset_ns);
+		if (p->offset_known)
+			rt_json_i64(j, p->offset_ns);
 		else
 			rt_json_null(j);
 		RT_JSON_KEY(j, "offset_null_reason");
-		str_or_null(j, p[i].offset_known ? NULL : p[i].offset_null_reason);
+		str_or_null(j, p->offset_known ? NULL : p->offset_null_reason);
 		RT_JSON_KEY(j, "delay_ns");
-		if (p[i].delay_known) {
+		if (p->delay_known) {
 			rt_json_obj(j);
 			RT_JSON_KEY(j, "min");
-			rt_json_i64(j, p[i].delay_min);
+			rt_json_i64(j, p->delay_min);
 			RT_JSON_KEY(j, "median");
-			rt_json_i64(j, p[i].delay_median);
+			rt_json_i64(j, p->delay_median);
 			RT_JSON_KEY(j, "p99");
-			rt_json_i64(j, p[i].delay_p99);
+			rt_json_i64(j, p->delay_p99);
 			rt_json_obj_end(j);
 		} else {
 			rt_json_null(j);
 		}
 		RT_JSON_KEY(j, "delay_null_reason");
-		str_or_null(j, p[i].delay_known ? NULL : p[i].delay_null_reason);
-		RT_JSON_BOOL(j, "delay_includes_offset", p[i].delay_includes_offset);
-		RT_JSON_U64(j, "lost", p[i].lost);
-		RT_JSON_U64(j, "ce_marked", p[i].ce_marked);
+		str_or_null(j, p->delay_known ? NULL : p->delay_null_reason);
+		RT_JSON_BOOL(j, "delay_includes_offset", p->delay_includes_offset);
+		RT_JSON_U64(j, "lost", p->lost);
+		RT_JSON_U64(j, "ce_marked", p->ce_marked);
 		rt_json_obj_end(j);
 	}
 	rt_json_arr_end(j);
 }
 
-/* The document, its paths computed into vr. */
-static void report(const struct rt_analyzer *an, struct rt_json *j, const bool *listed,
-                   const struct an_vp_result *vr)
+/* "verdict": its state and parts, each a sentence or null (analyze/README.md, "Verdict"). */
+static void verdict_json(const struct rt_results *r, struct rt_json *j)
 {
-	const struct an_totals *t = &an->tot;
+	const struct rt_verdict *v = &r->verdict;
+	RT_JSON_KEY(j, "verdict");
+	rt_json_obj(j);
+	RT_JSON_KEY(j, "state");
+	rt_json_name(j, rt_verdict_state_name(v->state));
+	for (unsigned p = 0; p < RT_VERDICT_PARTS; p++) {
+		rt_json_key(j, rt_verdict_part_name(p));
+		str_or_null(j, v->part[p][0] ? v->part[p] : NULL);
+	}
+	rt_json_obj_end(j);
+}
+
+void an_report_json(const struct rt_results *r, struct rt_json *j, const bool *listed)
+{
 	rt_json_obj(j);
 	RT_JSON_U64(j, "schema", RT_JSON_SCHEMA);
-	RT_JSON_U64(j, "packets", t->c.packets);
-	RT_JSON_U64(j, "roce_packets", t->c.roce_packets);
-	RT_JSON_U64(j, "roce_bytes", t->c.roce_bytes);
-	if (t->c.packets) {
-		TS_NS(j, "start", an->first_ts);
-		TS_NS(j, "end", an->last_ts);
+	RT_JSON_U64(j, "packets", r->c.packets);
+	RT_JSON_U64(j, "roce_packets", r->c.roce_packets);
+	RT_JSON_U64(j, "roce_bytes", r->c.roce_bytes);
+	if (r->any_frame) {
+		TS_NS(j, "start", r->start_ns);
+		TS_NS(j, "end", r->end_ns);
 	} else {
 		RT_JSON_KEY(j, "start");
 		rt_json_null(j);
@@ -495,63 +469,49 @@ static void report(const struct rt_analyzer *an, struct rt_json *j, const bool *
 		RT_JSON_KEY(j, "end_ns");
 		rt_json_null(j);
 	}
-	RT_JSON_U64(j, "bytes", t->c.bytes);
-	RT_JSON_U64(j, "link_speed_bps", an->o.link_speed_bps);
-	RT_JSON_U64(j, "flow_count", an->ft.next_id);
-	totals_json(an, j);
-	pfc_json(an, j);
-	episodes_json(an, j);
-	incast_json(an, j);
-	if (an->side.counters_loaded)
-		counters_json(&an->side, t, j);
-	findings_json(an, j);
-	vantage_json(an, j, vr);
-	if (an->side.srclog_loaded) {
+	RT_JSON_U64(j, "bytes", r->c.bytes);
+	RT_JSON_U64(j, "link_speed_bps", r->link_speed_bps);
+	RT_JSON_U64(j, "flow_count", r->nflows);
+	totals_json(r, j);
+	pfc_json(r, j);
+	episodes_json(r, j);
+	incast_json(r, j);
+	if (r->counters_loaded)
+		counters_json(r, j);
+	capture_json(r, j);
+	vantage_json(r, j);
+	if (r->source_log_loaded) {
 		RT_JSON_KEY(j, "source_log");
 		rt_json_obj(j);
-		RT_JSON_U64(j, "lines", an->side.srclog_lines);
-		RT_JSON_U64(j, "bad_lines", an->side.srclog_bad);
-		bool matched;
-		RT_JSON_U64(j, "unmatched_events", an_side_srclog_unmatched(&an->side, &matched));
+		RT_JSON_U64(j, "lines", r->source_log_lines);
+		RT_JSON_U64(j, "bad_lines", r->source_log_bad_lines);
+		RT_JSON_U64(j, "unmatched_events", r->source_log_unmatched);
 		rt_json_obj_end(j);
 	}
+	verdict_json(r, j);
 	RT_JSON_KEY(j, "flows");
 	rt_json_arr(j);
 	bool first_flow = true;
-	for (uint32_t id = 0; id < an->ft.next_id; id++) {
-		const struct an_flow *f = an_flow_by_id(&an->ft, id);
-		if (!(f->flags & AN_FLOW_SELECTED) ||
-		    (listed && !listed[id])) /* --flow, the page's bound */
+	for (uint32_t id = 0; id < r->nflows; id++) {
+		const struct rt_res_flow *f = &r->flows[id];
+		if (!f->selected || (listed && !listed[id])) /* --flow, the page's bound */
 			continue;
 		rt_json_next(j);
 		if (!first_flow) /* a flow a line */
 			rt_out_char(j->o, '\n');
 		first_flow = false;
-		an_report_json_flow(an, j, f, vr);
+		an_report_json_flow(r, j, f);
 	}
 	rt_json_arr_end(j);
 	rt_json_obj_end(j);
 	rt_out_char(j->o, '\n');
 }
 
-int an_report_json(const struct rt_analyzer *an, struct rt_json *j, const bool *listed)
-{
-	struct an_vp_result *vr = malloc(sizeof(*vr));
-	if (!vr || an_vp_compute(&an->vp, vr) < 0) {
-		free(vr);
-		return -ENOMEM;
-	}
-	report(an, j, listed, vr);
-	an_vp_result_free(vr);
-	free(vr);
-	return 0;
-}
-
 struct json_sink {
 	FILE *fp;
 };
 
-static int json_report(void *ctx, const struct rt_analyzer *an, char *errbuf)
+static int json_report(void *ctx, const struct rt_results *r, char *errbuf)
 {
 	struct json_sink *s = ctx;
 	struct rt_outbuf *o = malloc(sizeof(*o));
@@ -560,11 +520,9 @@ static int json_report(void *ctx, const struct rt_analyzer *an, char *errbuf)
 		return rt_errorf(errbuf, ENOMEM, "writing the report");
 	rt_out_init(o, s->fp);
 	rt_json_init(&j, o);
-	int err = an_report_json(an, &j, NULL);
+	an_report_json(r, &j, NULL);
 	int ferr = rt_out_flush(o);
 	free(o);
-	if (err < 0)
-		return rt_errorf(errbuf, -err, "writing the report");
 	return ferr ? rt_errorf(errbuf, ferr, "writing the report") : 0;
 }
 

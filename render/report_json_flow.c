@@ -1,12 +1,7 @@
 /* The JSON report's per-flow object: counts, ECN, round trips, transport, NP/RP reaction, the source log. */
-#include <string.h>
-
-#include "analyze/figures.h"
-#include "analyze/internal.h"
-#include "analyze/reaction.h"
-#include "render/report_json.h"
+#include "analyze/results.h"
 #include "common/json.h"
-#include "dissect/opcodes.h"
+#include "render/report_json.h"
 
 /* {"not_ect":N,"ect0":N,"ect1":N,"ce":N} from counts indexed by the ECN codepoint */
 void an_report_json_ecn(struct rt_json *j, const uint64_t ecn[4])
@@ -20,112 +15,98 @@ void an_report_json_ecn(struct rt_json *j, const uint64_t ecn[4])
 }
 
 /* {"min","median","max","samples"} (+ p99, mean and stddev when asked) or null */
-static void hist_json(struct rt_json *j, const struct an_hist *h, bool p99)
+static void quantiles_json(struct rt_json *j, const struct rt_res_quantiles *q, bool p99)
 {
-	if (!h || !h->n) {
+	if (!q || !q->samples) {
 		rt_json_null(j);
 		return;
 	}
 	rt_json_obj(j);
-	RT_JSON_U64(j, "min", h->min);
-	RT_JSON_U64(j, "median", an_hist_quantile(h, 0.5));
+	RT_JSON_U64(j, "min", q->min);
+	RT_JSON_U64(j, "median", q->median);
 	if (p99) {
-		RT_JSON_U64(j, "p99", an_hist_quantile(h, 0.99));
-		RT_JSON_U64(j, "mean", h->sum / h->n);
-		RT_JSON_U64(j, "stddev", (uint64_t)(an_hist_stddev(h) + 0.5));
+		RT_JSON_U64(j, "p99", q->p99);
+		RT_JSON_U64(j, "mean", q->mean);
+		RT_JSON_U64(j, "stddev", q->stddev);
 	}
-	RT_JSON_U64(j, "max", h->max);
-	RT_JSON_U64(j, "samples", h->n);
+	RT_JSON_U64(j, "max", q->max);
+	RT_JSON_U64(j, "samples", q->samples);
 	rt_json_obj_end(j);
 }
 
-static void rp_json(const struct rt_analyzer *an, struct rt_json *j, const struct an_rp *rp)
+static void rp_json(const struct rt_results *r, struct rt_json *j, const struct rt_res_rp *rp)
 {
-	if (!rp || !rp->cnps) {
+	if (!rp) {
 		rt_json_null(j);
 		return;
 	}
 	rt_json_obj(j);
 	RT_JSON_U64(j, "cnps", rp->cnps);
 	RT_JSON_U64(j, "measured", rp->measured);
-	NUM(j, "mean_drop_pct", rp->measured ? rp->drop_sum / (double)rp->measured : 0, 1,
-	    rp->measured > 0);
-	NUM(j, "max_drop_pct", rp->drop_max, 1, rp->measured > 0);
+	NUM(j, "mean_drop_pct", rp->mean_drop_pct, 1, true);
+	NUM(j, "max_drop_pct", rp->max_drop_pct, 1, true);
 	RT_JSON_KEY(j, "drop_null_reason");
-	if (rp->measured)
-		rt_json_null(j);
+	if (rp->drop_null_reason)
+		rt_json_str(j, rp->drop_null_reason);
 	else
-		rt_json_str(j, an_rp_null_reason(rp));
-	RT_JSON_U64(j, "too_few_packets", rp->few);
+		rt_json_null(j);
+	RT_JSON_U64(j, "too_few_packets", rp->too_few_packets);
 	RT_JSON_U64(j, "cnp_in_window", rp->cnp_in_window);
-	RT_JSON_U64(j, "window_gaps", AN_RP_GAPS);
-	RT_JSON_U64(j, "max_window_ns", an->o.rate_window_ns);
+	RT_JSON_U64(j, "window_gaps", r->rate_window_gaps);
+	RT_JSON_U64(j, "max_window_ns", r->rate_window_ns);
 	RT_JSON_U64(j, "recovered", rp->recovered);
 	RT_JSON_U64(j, "interrupted", rp->interrupted);
 	RT_JSON_KEY(j, "recover_ns");
-	hist_json(j, rp->recover, false);
+	quantiles_json(j, &rp->recover, false);
 	rt_json_obj_end(j);
 }
 
-static void source_json(const struct an_flow *f, struct rt_json *j)
+static void source_json(const struct rt_res_flow *f, struct rt_json *j)
 {
-	const struct an_src *e = f->src;
+	const struct rt_res_source *e = f->source;
+	const struct rt_res_transport *x = f->xport;
 	if (!e) {
 		rt_json_null(j);
 		return;
 	}
-	bool rates = e->rate_events > 0;
 	rt_json_obj(j);
-	NUM(j, "rate_mbps_first", e->rate_first, 3, rates);
-	NUM(j, "rate_mbps_last", e->rate_last, 3, rates);
-	NUM(j, "rate_mbps_min", e->rate_min, 3, rates);
-	RT_JSON_U64(j, "rate_changes", e->rate_events);
+	NUM(j, "rate_mbps_first", e->rate_mbps_first, 3, e->rates);
+	NUM(j, "rate_mbps_last", e->rate_mbps_last, 3, e->rates);
+	NUM(j, "rate_mbps_min", e->rate_mbps_min, 3, e->rates);
+	RT_JSON_U64(j, "rate_changes", e->rate_changes);
 	RT_JSON_U64(j, "cuts", e->cuts);
-	NUM(j, "cut_mean_pct", e->cuts ? e->cut_sum / (double)e->cuts : 0, 1, e->cuts > 0);
-	NUM(j, "cut_max_pct", e->cut_max, 1, e->cuts > 0);
-	NUM(j, "measured_gbps", an_rate_gbps(f->bytes, f->first_ts, f->last_ts), 6, true);
-	RT_JSON_U64(j, "cnp_handled", e->end_seen ? e->cnp_handled : e->cnp_events);
+	NUM(j, "cut_mean_pct", e->cut_mean_pct, 1, true);
+	NUM(j, "cut_max_pct", e->cut_max_pct, 1, true);
+	NUM(j, "measured_gbps", f->gbps, 6, true);
+	RT_JSON_U64(j, "cnp_handled", e->cnp_handled);
 	RT_JSON_U64(j, "cnp_seen", f->cnp_received);
-	RT_JSON_U64(j, "retransmitted_reported", e->end_seen ? e->retrans : e->retransmit_count);
-	RT_JSON_U64(j, "retransmitted_seen", f->x ? f->x->retransmitted : 0);
+	RT_JSON_U64(j, "retransmitted_reported", e->retransmitted_reported);
+	RT_JSON_U64(j, "retransmitted_seen", x ? x->retransmitted : 0);
 	RT_JSON_U64(j, "retransmit_events", e->retransmit_events);
-	RT_JSON_U64(j, "timeouts_reported", e->timeouts);
-	RT_JSON_U64(j, "naks_reported", e->naks);
-	RT_JSON_U64(j, "naks_seen", f->x ? f->x->naks_received : 0);
+	RT_JSON_U64(j, "timeouts_reported", e->timeouts_reported);
+	RT_JSON_U64(j, "naks_reported", e->naks_reported);
+	RT_JSON_U64(j, "naks_seen", x ? x->naks_received : 0);
 	if (e->end_seen) {
-		RT_JSON_U64(j, "packets_reported", e->packets);
-		RT_JSON_U64(j, "bytes_reported", e->bytes);
+		RT_JSON_U64(j, "packets_reported", e->packets_reported);
+		RT_JSON_U64(j, "bytes_reported", e->bytes_reported);
 	}
 	rt_json_obj_end(j);
 }
 
-static void nak_codes_json(struct rt_json *j, const struct an_xport *x)
+static void nak_codes_json(struct rt_json *j, const struct rt_res_transport *x)
 {
 	rt_json_obj(j);
-	if (x && x->nak_codes) {
-		/* codes 5..31 share the name "reserved": one key with their sum (JSON keys are unique) */
-		uint64_t reserved = 0;
-		for (unsigned c = 0; c < 32; c++) {
-			if (!x->nak_codes[c])
-				continue;
-			if (strcmp(rt_nak_code_name((uint8_t)c), "reserved")) {
-				rt_json_key(j, rt_nak_code_name((uint8_t)c));
-				rt_json_u64(j, x->nak_codes[c]);
-			} else {
-				reserved += x->nak_codes[c];
-			}
-		}
-		if (reserved)
-			RT_JSON_U64(j, "reserved", reserved);
+	for (unsigned i = 0; x && i < x->nnak_codes; i++) {
+		rt_json_key(j, x->nak_codes[i].name);
+		rt_json_u64(j, x->nak_codes[i].count);
 	}
 	rt_json_obj_end(j);
 }
 
-void an_report_json_flow(const struct rt_analyzer *an, struct rt_json *j, const struct an_flow *f,
-                         const struct an_vp_result *vr)
+void an_report_json_flow(const struct rt_results *r, struct rt_json *j, const struct rt_res_flow *f)
 {
-	const struct an_xport *x = f->x;
-	const struct an_np *np = f->np;
+	const struct rt_res_transport *x = f->xport;
+	const struct rt_res_np *np = f->np;
 	rt_json_obj(j);
 	RT_JSON_U64(j, "id", f->id);
 	RT_JSON_KEY(j, "src");
@@ -136,39 +117,35 @@ void an_report_json_flow(const struct rt_analyzer *an, struct rt_json *j, const 
 	char sel[RT_FLOWSEL_TEXT_MAX];
 	RT_JSON_STR(j, "selector",
 	            rt_flowsel_format(sel, f->key.ipver, f->key.src, f->key.dst, f->key.dest_qp));
-	U64_OR_NULL(j, "peer_qp", f->peer_qp, f->peer_qp != AN_NONE);
+	U64_OR_NULL(j, "peer_qp", f->peer_qp, f->peer_qp != RT_AN_NONE);
 	RT_JSON_KEY(j, "pairing");
-	if (f->pairing == AN_PAIR_NONE)
-		rt_json_null(j);
+	if (f->pairing)
+		rt_json_name(j, f->pairing);
 	else
-		rt_json_name(j, an_pairing_name(f->pairing));
+		rt_json_null(j);
 	RT_JSON_KEY(j, "transport");
-	if (f->transport == AN_TRANSPORT_NONE)
-		rt_json_null(j);
+	if (f->transport)
+		rt_json_str(j, f->transport);
 	else
-		rt_json_str(j, rt_transport_name((uint8_t)(f->transport << 5)));
-	TS_NS(j, "first", f->first_ts);
-	TS_NS(j, "last", f->last_ts);
+		rt_json_null(j);
+	TS_NS(j, "first", f->first_ns);
+	TS_NS(j, "last", f->last_ns);
 	RT_JSON_U64(j, "packets", f->packets);
 	RT_JSON_U64(j, "bytes", f->bytes);
-	NUM(j, "gbps", an_rate_gbps(f->bytes, f->first_ts, f->last_ts), 6, true);
+	NUM(j, "gbps", f->gbps, 6, true);
 	RT_JSON_U64(j, "requests", f->requests);
 	RT_JSON_U64(j, "responses", f->responses);
 	RT_JSON_U64(j, "dscp", f->dscp);
-	U64_OR_NULL(j, "pcp", f->pcp, (f->flags & AN_FLOW_TAGGED) != 0);
+	U64_OR_NULL(j, "pcp", f->pcp, f->tagged);
 	RT_JSON_KEY(j, "ecn");
 	an_report_json_ecn(j, f->ecn);
-	NUM(j, "ce_fraction", an_ce_share(f->ecn), 6, true);
-	NUM(j, "ect_fraction", an_ect_share(f->ecn), 6, true);
+	NUM(j, "ce_fraction", f->ce_fraction, 6, true);
+	NUM(j, "ect_fraction", f->ect_fraction, 6, true);
 	RT_JSON_U64(j, "cnp_received", f->cnp_received);
 	RT_JSON_U64(j, "cnp_sent", f->cnp_sent);
-	/* every flow an episode counted (episodes[].flows lists the first AN_EP_FLOWS of each) */
-	RT_JSON_BOOL(j, "in_episodes", f->ep_mark != 0);
-	double rate = NAN;
-	if (np && f->cnp_received > 1 && np->last_cnp_ts > np->first_cnp_ts)
-		rate = (double)(f->cnp_received - 1) * 1e9 /
-		       (double)(np->last_cnp_ts - np->first_cnp_ts);
-	NUM(j, "cnp_rate_per_s", rate, 1, true);
+	/* every flow an episode counted (episodes[].flows lists the first of each) */
+	RT_JSON_BOOL(j, "in_episodes", f->in_episodes);
+	NUM(j, "cnp_rate_per_s", f->cnp_rate_per_s, 1, true);
 	RT_JSON_U64(j, "naks_received", x ? x->naks_received : 0);
 	RT_JSON_KEY(j, "nak_codes");
 	nak_codes_json(j, x);
@@ -182,35 +159,31 @@ void an_report_json_flow(const struct rt_analyzer *an, struct rt_json *j, const 
 	RT_JSON_U64(j, "psn_jumps", x ? x->psn_jumps : 0);
 	RT_JSON_U64(j, "duplicates", x ? x->duplicates : 0);
 	RT_JSON_KEY(j, "np_reaction_ns");
-	hist_json(j, np ? np->reaction : NULL, false);
+	quantiles_json(j, np ? &np->reaction : NULL, false);
 	RT_JSON_U64(j, "cnp_without_ce", np ? np->cnp_without_ce : 0);
-	uint64_t interval = 0;
-	bool learned = np && an_np_interval(np, &interval);
-	U64_OR_NULL(j, "cnp_interval_ns", interval, learned);
+	U64_OR_NULL(j, "cnp_interval_ns", np ? np->interval_ns : 0, np && np->interval_known);
 	RT_JSON_U64(j, "ce_rate_limited", np ? np->rate_limited : 0);
-	RT_JSON_U64(j, "ce_unanswered", np ? an_np_unanswered(np) : 0);
+	RT_JSON_U64(j, "ce_unanswered", np ? np->unanswered : 0);
 	RT_JSON_KEY(j, "go_back_n_delay_ns");
-	hist_json(j, x ? x->gbn_delay : NULL, false);
+	quantiles_json(j, x ? &x->go_back_n_delay : NULL, false);
 	RT_JSON_KEY(j, "timeout_idle_ns");
-	hist_json(j, x ? x->timeout_gap : NULL, false);
+	quantiles_json(j, x ? &x->timeout_idle : NULL, false);
 	RT_JSON_KEY(j, "rtt_ns");
-	hist_json(j, x ? x->rtt : NULL, true);
+	quantiles_json(j, x ? &x->rtt : NULL, true);
 	RT_JSON_KEY(j, "rp_reaction");
-	rp_json(an, j, f->rp);
+	rp_json(r, j, f->rp);
 	/* the paths between vantage points its host pair's packets were seen on: upstream first */
-	unsigned on[AN_VP_PAIRS],
-	    non = an_vp_flow_paths(&an->vp, vr, f->key.ipver, f->key.src, f->key.dst, on);
 	RT_JSON_KEY(j, "vantage_paths");
 	rt_json_arr(j);
-	for (unsigned k = 0; k < non; k++) {
+	for (unsigned k = 0; k < f->npaths; k++) {
 		rt_json_next(j);
 		rt_json_obj(j);
-		RT_JSON_STR(j, "from", an->vp.vp[vr->path[on[k]].from].name);
-		RT_JSON_STR(j, "to", an->vp.vp[vr->path[on[k]].to].name);
+		RT_JSON_STR(j, "from", r->paths[f->paths[k]].from);
+		RT_JSON_STR(j, "to", r->paths[f->paths[k]].to);
 		rt_json_obj_end(j);
 	}
 	rt_json_arr_end(j);
-	if (an->side.srclog_loaded) {
+	if (r->source_log_loaded) {
 		RT_JSON_KEY(j, "source");
 		source_json(f, j);
 	}
