@@ -177,7 +177,8 @@ static int episodes(struct an_results *res, const struct rt_analyzer *an)
 		memcpy(e->flows, ep->flow_ids, e->nflows * sizeof(e->flows[0]));
 		e->peak_ce_per_s = (double)ep->peak_ce_slot * 1e9 / (double)slot;
 		/* the gaps before and after lie inside the capture, or are unknown */
-		e->gbps_before = ep->start - an->first_ts >= gap ? an_gbps(ep->bytes_before, gap) : NAN;
+		e->gbps_before =
+		    ep->start - an->first_ts >= gap ? an_gbps(ep->bytes_before, gap) : NAN;
 		e->gbps_during = an_gbps(ep->bytes_during, ep->end - ep->start);
 		e->gbps_after = an->last_ts >= ep->end && an->last_ts - ep->end >= gap
 		                    ? an_gbps(ep->bytes_after, gap)
@@ -202,7 +203,8 @@ static void incast(struct rt_results *r, const struct rt_analyzer *an)
 }
 
 /* The paths between the vantage points (into the view), vr kept for the flows' own. */
-static int paths(struct an_results *res, const struct rt_analyzer *an, const struct an_vp_result *vr)
+static int paths(struct an_results *res, const struct rt_analyzer *an,
+                 const struct an_vp_result *vr)
 {
 	struct rt_results *r = &res->r;
 	const struct an_vantage *v = &an->vp;

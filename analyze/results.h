@@ -214,7 +214,7 @@ struct rt_res_rp {
 struct rt_res_source {
 	bool rates; /* a rate event names the flow: */
 	double rate_mbps_first, rate_mbps_last, rate_mbps_min;
-	uint64_t rate_changes, cuts; /* rate events; cuts for CNPs among them */
+	uint64_t rate_changes, cuts;                   /* rate events; cuts for CNPs among them */
 	double cut_mean_pct, cut_max_pct, cut_sum_pct; /* NaN (the sum 0) without a cut */
 	uint64_t cnp_handled, retransmitted_reported, retransmit_events, timeouts_reported,
 	    naks_reported;
@@ -225,9 +225,9 @@ struct rt_res_source {
 /* One flow (one direction of one QP) with its figures; flows[id] in the view. */
 struct rt_res_flow {
 	struct rt_an_flow_key key;
-	uint32_t id;          /* first-seen order */
-	uint32_t peer_qp;     /* the other side's QP, RT_AN_NONE: not learned */
-	const char *pairing;  /* how peer_qp was learned ("ack", "cm", ...), NULL: not learned */
+	uint32_t id;           /* first-seen order */
+	uint32_t peer_qp;      /* the other side's QP, RT_AN_NONE: not learned */
+	const char *pairing;   /* how peer_qp was learned ("ack", "cm", ...), NULL: not learned */
 	const char *transport; /* "RC", "UC", ... of its first request, NULL: no request seen */
 	bool selected;         /* --flow selects it (the reports list it) */
 	bool tagged;           /* its latest packet had a VLAN tag: pcp holds */
@@ -273,11 +273,12 @@ struct rt_res_storm {
 struct rt_res_episode {
 	uint64_t start_ns, end_ns;
 	uint64_t ce, cnp, pfc_xoff, paused_ns;
-	uint64_t flow_count;                    /* flows involved, all of them */
-	unsigned nflows;                        /* the ids of the first of them: */
-	uint32_t flows[RT_RES_EPISODE_FLOWS];   /* at most RT_RES_EPISODE_FLOWS */
-	double peak_ce_per_s;                   /* CE marks per second in the busiest slot of gap/8 */
-	double gbps_before, gbps_during, gbps_after; /* NaN: the gap reaches outside the capture, or no time */
+	uint64_t flow_count;                  /* flows involved, all of them */
+	unsigned nflows;                      /* the ids of the first of them: */
+	uint32_t flows[RT_RES_EPISODE_FLOWS]; /* at most RT_RES_EPISODE_FLOWS */
+	double peak_ce_per_s;                 /* CE marks per second in the busiest slot of gap/8 */
+	double gbps_before, gbps_during,
+	    gbps_after; /* NaN: the gap reaches outside the capture, or no time */
 };
 
 /* A path between two vantage points, from upstream to downstream ("Vantage points"). */
@@ -295,8 +296,8 @@ struct rt_res_path {
 
 /* A sum of one counter's deltas over the devices (--counters). */
 struct rt_res_counter_sum {
-	bool found;   /* some device has the counter */
-	bool known;   /* found, and no device reset it: value holds */
+	bool found; /* some device has the counter */
+	bool known; /* found, and no device reset it: value holds */
 	double value;
 };
 
@@ -305,8 +306,8 @@ struct rt_res_counter_dev {
 	const char *name;
 	uint64_t samples, duration_ns;
 	size_t ncounters;
-	const char *const *names;   /* counter names */
-	const double *deltas;       /* their growth, < 0: the counter went back (reset): unknown */
+	const char *const *names; /* counter names */
+	const double *deltas;     /* their growth, < 0: the counter went back (reset): unknown */
 };
 
 /* The verdict: was there congestion, where, when, who, did the NPs answer, did the senders slow. */
@@ -322,14 +323,14 @@ enum rt_verdict_part {
 	RT_VERDICT_WHERE,    /* the incast's hot receiver */
 	RT_VERDICT_PFC,      /* the priorities PFC paused, storms */
 	RT_VERDICT_PAUSE,    /* 802.3x PAUSE */
-	RT_VERDICT_WHEN,     /* the episodes: first to last, the longest, the highest marking rate */
-	RT_VERDICT_WHO,      /* the most CE-marked flows */
-	RT_VERDICT_VICTIMS,  /* flows without a CE mark of their own sending during the episodes */
-	RT_VERDICT_LOSSES,   /* resends, NAKs, timeouts */
-	RT_VERDICT_NPS,      /* did the notification points answer the CE marks */
-	RT_VERDICT_SENDERS,  /* did the senders slow down (on the wire) */
-	RT_VERDICT_SOURCE,   /* ... by their own log (--source-log) */
-	RT_VERDICT_CAPTURE,  /* the capture itself: its warnings */
+	RT_VERDICT_WHEN,    /* the episodes: first to last, the longest, the highest marking rate */
+	RT_VERDICT_WHO,     /* the most CE-marked flows */
+	RT_VERDICT_VICTIMS, /* flows without a CE mark of their own sending during the episodes */
+	RT_VERDICT_LOSSES,  /* resends, NAKs, timeouts */
+	RT_VERDICT_NPS,     /* did the notification points answer the CE marks */
+	RT_VERDICT_SENDERS, /* did the senders slow down (on the wire) */
+	RT_VERDICT_SOURCE,  /* ... by their own log (--source-log) */
+	RT_VERDICT_CAPTURE, /* the capture itself: its warnings */
 	RT_VERDICT_PARTS
 };
 #define RT_VERDICT_TEXT 1024
@@ -349,8 +350,9 @@ const char *rt_verdict_part_name(enum rt_verdict_part p);
  */
 struct rt_results {
 	/* the capture */
-	struct rt_an_counts c; /* frames, bytes, RoCE, CE, CNP, NAK, resends, bad ICRC, PFC per class */
-	bool any_frame;        /* c.packets > 0: start_ns and end_ns hold */
+	struct rt_an_counts
+	    c;          /* frames, bytes, RoCE, CE, CNP, NAK, resends, bad ICRC, PFC per class */
+	bool any_frame; /* c.packets > 0: start_ns and end_ns hold */
 	uint64_t start_ns, end_ns;
 	/* the settings the figures depend on */
 	uint64_t link_speed_bps, episode_gap_ns, rate_window_ns;

@@ -154,10 +154,10 @@ static int flow(struct an_results *res, struct rt_res_flow *o, const struct an_f
 	o->gbps = an_rate_gbps(f->bytes, f->first_ts, f->last_ts);
 	o->ce_fraction = an_ce_share(f->ecn);
 	o->ect_fraction = an_ect_share(f->ecn);
-	o->cnp_rate_per_s = np && f->cnp_received > 1 && np->last_cnp_ts > np->first_cnp_ts
-	                        ? (double)(f->cnp_received - 1) * 1e9 /
-	                              (double)(np->last_cnp_ts - np->first_cnp_ts)
-	                        : NAN;
+	o->cnp_rate_per_s =
+	    np && f->cnp_received > 1 && np->last_cnp_ts > np->first_cnp_ts
+	        ? (double)(f->cnp_received - 1) * 1e9 / (double)(np->last_cnp_ts - np->first_cnp_ts)
+	        : NAN;
 	if ((f->x && !(o->xport = transport(res, f->x))) || (np && !(o->np = np_side(res, np))) ||
 	    (f->rp && f->rp->cnps && !(o->rp = rp_side(res, f->rp))) ||
 	    (f->src && !(o->source = source(res, f->src))))

@@ -19,8 +19,10 @@ const char *rt_verdict_state_name(enum rt_verdict_state s)
 const char *rt_verdict_part_name(enum rt_verdict_part p)
 {
 	static const char *const names[RT_VERDICT_PARTS] = {
-	    "headline", "where",  "pfc",                 "pause",   "when",       "who",
-	    "victims",  "losses", "notification_points", "senders", "source_log", "capture"};
+	    "headline", "where",      "pfc",
+	    "pause",    "when",       "who",
+	    "victims",  "losses",     "notification_points",
+	    "senders",  "source_log", "capture"};
 	return (unsigned)p < RT_VERDICT_PARTS ? names[p] : "?";
 }
 
@@ -53,7 +55,8 @@ static const char *fmt_int(char out[32], uint64_t v)
 static void two_digits(char out[48], double v)
 {
 	char e[32];
-	snprintf(e, sizeof(e), "%.1e", fabs(v)); /* "1.2e-03": the digits and the exponent, rounded */
+	snprintf(e, sizeof(e), "%.1e",
+	         fabs(v)); /* "1.2e-03": the digits and the exponent, rounded */
 	int exp = atoi(strchr(e, 'e') + 1);
 	const char *sign = v < 0 ? "-" : "";
 	if (exp < -6) {
@@ -104,17 +107,18 @@ static const char *fmt_dur(char out[48], uint64_t ns)
 	return out;
 }
 
-/* ms from the capture's start */
+/* ms from the capture's start (the difference taken in integers: times since the epoch lose ns as doubles) */
 static double rel_ms(const struct rt_results *r, uint64_t ns)
 {
-	return ((double)ns - (double)r->start_ns) / 1e6;
+	return ns >= r->start_ns ? (double)(ns - r->start_ns) / 1e6
+	                         : -(double)(r->start_ns - ns) / 1e6;
 }
 
 /* ---- the sentences ---- */
 
 /* Append to a sentence (cut at its end when it would not fit). */
-__attribute__((format(printf, 2, 3))) static void append(char buf[RT_VERDICT_TEXT],
-                                                         const char *fmt, ...)
+__attribute__((format(printf, 2, 3))) static void append(char buf[RT_VERDICT_TEXT], const char *fmt,
+                                                         ...)
 {
 	size_t len = strlen(buf);
 	va_list ap;
@@ -144,8 +148,10 @@ static bool headline(const struct rt_results *r, struct rt_verdict *v)
 	}
 	if (!r->c.roce_packets) {
 		v->state = RT_VERDICT_NO_ROCE;
-		say(v, RT_VERDICT_HEADLINE, "The capture holds %s frames and none of them is RoCE%s",
-		    fmt_int(a, r->c.packets), xoff ? " (but PFC/PAUSE frames paused the link)." : ".");
+		say(v, RT_VERDICT_HEADLINE,
+		    "The capture holds %s frames and none of them is RoCE%s",
+		    fmt_int(a, r->c.packets),
+		    xoff ? " (but PFC/PAUSE frames paused the link)." : ".");
 	} else if (!congested) {
 		v->state = RT_VERDICT_CALM;
 		say(v, RT_VERDICT_HEADLINE,
@@ -167,7 +173,8 @@ static void where(const struct rt_results *r, struct rt_verdict *v)
 {
 	char a[32], b[32], c[32], t[48], ip[64];
 	if (r->incast) {
-		say(v, RT_VERDICT_WHERE, "Where: hot receiver %s, fed by %s senders over %s flows (%s CE marks",
+		say(v, RT_VERDICT_WHERE,
+		    "Where: hot receiver %s, fed by %s senders over %s flows (%s CE marks",
 		    rt_ip_to_str(r->incast_ipver, r->incast_receiver, ip, sizeof(ip)),
 		    fmt_int(a, r->incast_senders), fmt_int(b, r->incast_flows),
 		    fmt_int(c, r->incast_ce));
@@ -213,7 +220,8 @@ static void when(const struct rt_results *r, struct rt_verdict *v)
 	    "When: from %s ms to %s ms of the capture; the longest episode lasted %s (at %s ms)",
 	    fmt_num(a, rel_ms(r, eps[0].start_ns), 3),
 	    fmt_num(b, rel_ms(r, eps[r->nepisodes - 1].end_ns), 3),
-	    fmt_dur(c, longest->end_ns - longest->start_ns), fmt_num(d, rel_ms(r, longest->start_ns), 3));
+	    fmt_dur(c, longest->end_ns - longest->start_ns),
+	    fmt_num(d, rel_ms(r, longest->start_ns), 3));
 	if (peak->peak_ce_per_s > 0)
 		say(v, RT_VERDICT_WHEN, ", the highest marking rate was %s CE/s (at %s ms)",
 		    fmt_num(a, peak->peak_ce_per_s, 0), fmt_num(b, rel_ms(r, peak->start_ns), 3));
@@ -255,7 +263,8 @@ static void who(const struct rt_results *r, struct rt_verdict *v)
 	}
 	if (victims)
 		say(v, RT_VERDICT_VICTIMS,
-		    "Victims: %s flow%s with no CE mark of their own sent during the episodes: %s%s.",
+		    "Victims: %s flow%s with no CE mark of their own sent during the episodes: "
+		    "%s%s.",
 		    fmt_int(a, victims), plural(victims, "", "s"), names,
 		    victims > VERDICT_NAMED ? ", ..." : "");
 	if (marked) {
@@ -263,8 +272,8 @@ static void who(const struct rt_results *r, struct rt_verdict *v)
 		    plural(marked, " was", "s were"));
 		for (unsigned k = 0; k < ntop; k++)
 			say(v, RT_VERDICT_WHO, "%s%s (%s)", k ? ", " : "",
-			    rt_flowsel_format(sel, top[k]->key.ipver, top[k]->key.src, top[k]->key.dst,
-			                      top[k]->key.dest_qp),
+			    rt_flowsel_format(sel, top[k]->key.ipver, top[k]->key.src,
+			                      top[k]->key.dst, top[k]->key.dest_qp),
 			    fmt_int(b, top[k]->ecn[3]));
 		say(v, RT_VERDICT_WHO, ".");
 	}
@@ -289,7 +298,8 @@ static int nps(const struct rt_results *r, struct rt_verdict *v)
 		return 0;
 	if (!r->c.cnp) {
 		say(v, RT_VERDICT_NPS,
-		    "Notification points: no CNP answered the %s CE marks: the receivers' NP (ECN on "
+		    "Notification points: no CNP answered the %s CE marks: the receivers' NP (ECN "
+		    "on "
 		    "the RoCE priority) may be off, or the CNPs were not captured.",
 		    fmt_int(a, r->c.ce));
 		return 0;
@@ -316,7 +326,8 @@ static int nps(const struct rt_results *r, struct rt_verdict *v)
 	if (limited)
 		say(v, RT_VERDICT_NPS, "; the CNP limiter held back %s marks", fmt_int(a, limited));
 	if (r->cnp_unattributed)
-		say(v, RT_VERDICT_NPS, "; %s CNPs matched no flow", fmt_int(a, r->cnp_unattributed));
+		say(v, RT_VERDICT_NPS, "; %s CNPs matched no flow",
+		    fmt_int(a, r->cnp_unattributed));
 	say(v, RT_VERDICT_NPS, ".");
 	return 0;
 }
@@ -347,13 +358,14 @@ static void senders(const struct rt_results *r, struct rt_verdict *v)
 		say(v, RT_VERDICT_SENDERS,
 		    "Senders: after %s of %s CNPs the sender's rate fell by %s %% on average (wire "
 		    "view, %u packet gaps before and after each CNP).",
-		    fmt_int(a, measured), fmt_int(b, cnps), fmt_num(t, drop_sum / (double)measured, 1),
-		    r->rate_window_gaps);
+		    fmt_int(a, measured), fmt_int(b, cnps),
+		    fmt_num(t, drop_sum / (double)measured, 1), r->rate_window_gaps);
 	else if (cnps)
 		say(v, RT_VERDICT_SENDERS,
 		    "Senders: the rate drop after the %s CNPs could not be measured (%s).",
 		    fmt_int(a, cnps),
-		    few >= in_window ? "too few packets around the CNPs" : "another CNP within the window");
+		    few >= in_window ? "too few packets around the CNPs"
+		                     : "another CNP within the window");
 	if (r->source_log_loaded && cuts)
 		say(v, RT_VERDICT_SOURCE,
 		    "The traffic source logged %s rate cuts for CNPs, %s %% on average.",
