@@ -172,7 +172,7 @@ struct rt_res_quantiles {
 };
 
 /* The transport figures of a flow's requests (analyze/README.md, "Per-flow transport"). */
-#define RT_RES_NAK_NAMES 8
+#define RT_RES_NAK_NAMES 6 /* the named codes (0..4) and "reserved" */
 struct rt_res_transport {
 	uint64_t naks_received, rnr_naks_received; /* to this flow's sender */
 	uint64_t retransmitted, go_back_n, rnr_retries, timeouts;

@@ -92,8 +92,9 @@ static void flow_as_json(const char *js, const struct rt_res_flow *f)
 	const char *line = strstr(js, head), *end = line ? strchr(line, '\n') : NULL;
 	assert_non_null(line);
 	assert_non_null(end);
-	holds(line, end, "{\"id\":%u,\"src\":\"%s\",\"dst\":\"%s\",\"dest_qp\":%u,\"selector\":\"%s\"",
-	      f->id, rt_ip_to_str(f->key.ipver, f->key.src, src, sizeof(src)),
+	holds(line, end,
+	      "{\"id\":%u,\"src\":\"%s\",\"dst\":\"%s\",\"dest_qp\":%u,\"selector\":\"%s\"", f->id,
+	      rt_ip_to_str(f->key.ipver, f->key.src, src, sizeof(src)),
 	      rt_ip_to_str(f->key.ipver, f->key.dst, dst, sizeof(dst)), f->key.dest_qp,
 	      rt_flowsel_format(sel, f->key.ipver, f->key.src, f->key.dst, f->key.dest_qp));
 	if (f->peer_qp != RT_AN_NONE)
@@ -119,12 +120,13 @@ static void flow_as_json(const char *js, const struct rt_res_flow *f)
 	else
 		holds(line, end, "\"cnp_interval_ns\":null,");
 	if (f->rp)
-		holds(line, end, "\"rp_reaction\":{\"cnps\":%llu,\"measured\":%llu,", ull(f->rp->cnps),
-		      ull(f->rp->measured));
+		holds(line, end, "\"rp_reaction\":{\"cnps\":%llu,\"measured\":%llu,",
+		      ull(f->rp->cnps), ull(f->rp->measured));
 	else
 		holds(line, end, "\"rp_reaction\":null,");
 	if (x && x->rtt.samples)
-		holds(line, end, "\"rtt_ns\":{\"min\":%llu,\"median\":%llu,\"p99\":%llu,\"mean\":%llu,",
+		holds(line, end,
+		      "\"rtt_ns\":{\"min\":%llu,\"median\":%llu,\"p99\":%llu,\"mean\":%llu,",
 		      ull(x->rtt.min), ull(x->rtt.median), ull(x->rtt.p99), ull(x->rtt.mean));
 	else
 		holds(line, end, "\"rtt_ns\":null,");
@@ -181,27 +183,31 @@ static void test_incast_view(void **state)
 	assert_true(r->incast);
 	assert_int_equal(r->incast_senders, 4);
 	assert_int_equal(r->verdict.state, RT_VERDICT_CONGESTED);
-	assert_string_equal(r->verdict.part[RT_VERDICT_HEADLINE],
-	                    "Congestion: 1 episode, 415 CE marks, 32 CNPs, 0 PFC/PAUSE XOFF frames.");
+	assert_string_equal(
+	    r->verdict.part[RT_VERDICT_HEADLINE],
+	    "Congestion: 1 episode, 415 CE marks, 32 CNPs, 0 PFC/PAUSE XOFF frames.");
 
 	/* the JSON report shows the view */
 	char *js = report_json(an);
 	const char *end = js + strlen(js);
 	holds(js, end, "{\"schema\":1,\"packets\":%llu,\"roce_packets\":%llu,\"roce_bytes\":%llu,",
 	      ull(r->c.packets), ull(r->c.roce_packets), ull(r->c.roce_bytes));
-	holds(js, end, "\"flow_count\":%u,\"totals\":{\"ce\":%llu,\"cnp\":%llu,\"nak\":%llu,", r->nflows,
-	      ull(r->c.ce), ull(r->c.cnp), ull(r->c.nak));
+	holds(js, end, "\"flow_count\":%u,\"totals\":{\"ce\":%llu,\"cnp\":%llu,\"nak\":%llu,",
+	      r->nflows, ull(r->c.ce), ull(r->c.cnp), ull(r->c.nak));
 	holds(js, end, "\"episodes\":[{\"start\":");
-	holds(js, end, "\"start_ns\":%llu,\"end_ns\":%llu,\"duration_ns\":%llu,\"flow_count\":%llu,",
+	holds(js, end,
+	      "\"start_ns\":%llu,\"end_ns\":%llu,\"duration_ns\":%llu,\"flow_count\":%llu,",
 	      ull(r->episodes[0].start_ns), ull(r->episodes[0].end_ns),
 	      ull(r->episodes[0].end_ns - r->episodes[0].start_ns), ull(r->episodes[0].flow_count));
-	holds(js, end, "\"incast\":{\"receiver\":\"10.0.0.100\",\"senders\":%u,\"flows\":%u,\"bytes\":%llu,",
+	holds(js, end,
+	      "\"incast\":{\"receiver\":\"10.0.0.100\",\"senders\":%u,\"flows\":%u,\"bytes\":%llu,",
 	      r->incast_senders, r->incast_flows, ull(r->incast_bytes));
 	holds(js, end, "\"verdict\":{\"state\":\"congested\",\"headline\":\"%s\"",
 	      r->verdict.part[RT_VERDICT_HEADLINE]);
 	for (unsigned p = 0; p < RT_VERDICT_PARTS; p++)
 		if (r->verdict.part[p][0])
-			holds(js, end, "\"%s\":\"%s\"", rt_verdict_part_name(p), r->verdict.part[p]);
+			holds(js, end, "\"%s\":\"%s\"", rt_verdict_part_name(p),
+			      r->verdict.part[p]);
 		else
 			holds(js, end, "\"%s\":null", rt_verdict_part_name(p));
 	for (uint32_t id = 0; id < r->nflows; id++)
@@ -224,7 +230,9 @@ static void test_pfc_view(void **state)
 	for (unsigned c = 0; c < 8; c++) {
 		xoff += r->pfc[c].xoff;
 		if (r->pfc[c].xoff || r->pfc[c].xon)
-			holds(js, end, "\"%s\":{\"xoff\":%llu,\"xon\":%llu,\"paused_ns\":%llu,\"storms\":%llu}",
+			holds(js, end,
+			      "\"%s\":{\"xoff\":%llu,\"xon\":%llu,\"paused_ns\":%llu,\"storms\":%"
+			      "llu}",
 			      rt_res_class_name(c, nb), ull(r->pfc[c].xoff), ull(r->pfc[c].xon),
 			      ull(r->pfc[c].paused_ns), ull(r->pfc[c].storms));
 	}

@@ -12,7 +12,7 @@
 #include "analyze/results.h"
 #include "analyze/verdict.h"
 
-#define T0 1700000000000000000ull
+#define T0   1700000000000000000ull
 #define MAXF 16
 
 /* A view and the arrays it points into. */
@@ -124,9 +124,10 @@ static void test_calm(void **state)
 	const struct rt_verdict *d = verdict(&v);
 	assert_int_equal(d->state, RT_VERDICT_CALM);
 	assert_string_equal(rt_verdict_state_name(d->state), "calm");
-	assert_string_equal(d->part[RT_VERDICT_HEADLINE],
-	                    "No congestion seen: no CE mark, no CNP, no PFC/PAUSE pause in 1,234,567 "
-	                    "RoCE packets over 1.5 ms.");
+	assert_string_equal(
+	    d->part[RT_VERDICT_HEADLINE],
+	    "No congestion seen: no CE mark, no CNP, no PFC/PAUSE pause in 1,234,567 "
+	    "RoCE packets over 1.5 ms.");
 	only(d, RT_VERDICT_HEADLINE);
 }
 
@@ -149,8 +150,9 @@ static void test_congested(void **state)
 	v.r.pfc[RT_AN_PAUSE_CLASS].xoff = 3;
 	v.r.c.ce = 1000;
 	d = verdict(&v);
-	assert_string_equal(d->part[RT_VERDICT_HEADLINE],
-	                    "Congestion: 0 episodes, 1,000 CE marks, 10 CNPs, 7 PFC/PAUSE XOFF frames.");
+	assert_string_equal(
+	    d->part[RT_VERDICT_HEADLINE],
+	    "Congestion: 0 episodes, 1,000 CE marks, 10 CNPs, 7 PFC/PAUSE XOFF frames.");
 }
 
 /* Where: the hot receiver; the paused priorities (one, several, storms); PAUSE. */
@@ -215,15 +217,17 @@ static void test_when(void **state)
 	v.eps[2] = (struct rt_res_episode){
 	    .start_ns = T0 + 1401000, .end_ns = T0 + 1801000, .peak_ce_per_s = 1000000};
 	const struct rt_verdict *d = verdict(&v);
-	assert_string_equal(d->part[RT_VERDICT_WHEN],
-	                    "When: from 0.1 ms to 1.801 ms of the capture; the longest episode lasted "
-	                    "400 us (at 1 ms), the highest marking rate was 1,000,000 CE/s (at 1 ms).");
+	assert_string_equal(
+	    d->part[RT_VERDICT_WHEN],
+	    "When: from 0.1 ms to 1.801 ms of the capture; the longest episode lasted "
+	    "400 us (at 1 ms), the highest marking rate was 1,000,000 CE/s (at 1 ms).");
 	for (int i = 0; i < 3; i++)
 		v.eps[i].peak_ce_per_s = 0; /* pauses only */
 	d = verdict(&v);
-	assert_string_equal(d->part[RT_VERDICT_WHEN],
-	                    "When: from 0.1 ms to 1.801 ms of the capture; the longest episode lasted "
-	                    "400 us (at 1 ms).");
+	assert_string_equal(
+	    d->part[RT_VERDICT_WHEN],
+	    "When: from 0.1 ms to 1.801 ms of the capture; the longest episode lasted "
+	    "400 us (at 1 ms).");
 }
 
 /* Who: the five most CE-marked flows --flow selects, most first, equals in the order seen. */
@@ -263,17 +267,19 @@ static void test_victims(void **state)
 	resp->in_episodes = true;
 	resp->requests = 0; /* responses only: not a victim */
 	const struct rt_verdict *d = verdict(&v);
-	assert_string_equal(d->part[RT_VERDICT_VICTIMS],
-	                    "Victims: 6 flows with no CE mark of their own sent during the episodes: "
-	                    "10.0.0.1>10.0.0.100:0x000100, 10.0.0.2>10.0.0.100:0x000101, "
-	                    "10.0.0.3>10.0.0.100:0x000102, 10.0.0.4>10.0.0.100:0x000103, "
-	                    "10.0.0.5>10.0.0.100:0x000104, ....");
+	assert_string_equal(
+	    d->part[RT_VERDICT_VICTIMS],
+	    "Victims: 6 flows with no CE mark of their own sent during the episodes: "
+	    "10.0.0.1>10.0.0.100:0x000100, 10.0.0.2>10.0.0.100:0x000101, "
+	    "10.0.0.3>10.0.0.100:0x000102, 10.0.0.4>10.0.0.100:0x000103, "
+	    "10.0.0.5>10.0.0.100:0x000104, ....");
 	init(&v);
 	flow(&v, 1, 2, 0x11, 0)->in_episodes = true;
 	d = verdict(&v);
-	assert_string_equal(d->part[RT_VERDICT_VICTIMS],
-	                    "Victims: 1 flow with no CE mark of their own sent during the episodes: "
-	                    "10.0.0.1>10.0.0.2:0x000011.");
+	assert_string_equal(
+	    d->part[RT_VERDICT_VICTIMS],
+	    "Victims: 1 flow with no CE mark of their own sent during the episodes: "
+	    "10.0.0.1>10.0.0.2:0x000011.");
 }
 
 static void test_losses(void **state)
@@ -303,9 +309,10 @@ static void test_nps(void **state)
 	init(&v);
 	v.r.c.ce = 10;
 	const struct rt_verdict *d = verdict(&v);
-	assert_string_equal(d->part[RT_VERDICT_NPS],
-	                    "Notification points: no CNP answered the 10 CE marks: the receivers' NP "
-	                    "(ECN on the RoCE priority) may be off, or the CNPs were not captured.");
+	assert_string_equal(
+	    d->part[RT_VERDICT_NPS],
+	    "Notification points: no CNP answered the 10 CE marks: the receivers' NP "
+	    "(ECN on the RoCE priority) may be off, or the CNPs were not captured.");
 	v.r.c.cnp = 8;
 	d = verdict(&v);
 	assert_string_equal(d->part[RT_VERDICT_NPS],
@@ -321,10 +328,11 @@ static void test_nps(void **state)
 	f->np = &v.np[4];
 	v.r.cnp_unattributed = 1;
 	d = verdict(&v);
-	assert_string_equal(d->part[RT_VERDICT_NPS],
-	                    "Notification points answered: 8 CNPs for 10 CE marks; NP delay (median "
-	                    "of 4 flows' medians) 2 us; the CNP limiter held back 6 marks; 1 CNPs "
-	                    "matched no flow.");
+	assert_string_equal(
+	    d->part[RT_VERDICT_NPS],
+	    "Notification points answered: 8 CNPs for 10 CE marks; NP delay (median "
+	    "of 4 flows' medians) 2 us; the CNP limiter held back 6 marks; 1 CNPs "
+	    "matched no flow.");
 	v.r.c.ce = 0; /* no mark: nothing to answer */
 	d = verdict(&v);
 	assert_string_equal(d->part[RT_VERDICT_NPS], "");
@@ -339,8 +347,10 @@ static void test_senders(void **state)
 	struct rt_res_flow *a = flow(&v, 1, 100, 0x100, 0), *b = flow(&v, 2, 100, 0x101, 0);
 	a->rp = &v.rp[0];
 	b->rp = &v.rp[1];
-	v.rp[0] = (struct rt_res_rp){.cnps = 4, .measured = 3, .drop_sum_pct = 90, .too_few_packets = 1};
-	v.rp[1] = (struct rt_res_rp){.cnps = 2, .measured = 1, .drop_sum_pct = 50, .cnp_in_window = 1};
+	v.rp[0] =
+	    (struct rt_res_rp){.cnps = 4, .measured = 3, .drop_sum_pct = 90, .too_few_packets = 1};
+	v.rp[1] =
+	    (struct rt_res_rp){.cnps = 2, .measured = 1, .drop_sum_pct = 50, .cnp_in_window = 1};
 	const struct rt_verdict *d = verdict(&v);
 	assert_string_equal(d->part[RT_VERDICT_SENDERS],
 	                    "Senders: after 4 of 6 CNPs the sender's rate fell by 35 % on average "
@@ -348,14 +358,16 @@ static void test_senders(void **state)
 	v.rp[0] = (struct rt_res_rp){.cnps = 4, .too_few_packets = 3, .cnp_in_window = 1};
 	v.rp[1] = (struct rt_res_rp){0};
 	d = verdict(&v);
-	assert_string_equal(d->part[RT_VERDICT_SENDERS],
-	                    "Senders: the rate drop after the 4 CNPs could not be measured (too few "
-	                    "packets around the CNPs).");
+	assert_string_equal(
+	    d->part[RT_VERDICT_SENDERS],
+	    "Senders: the rate drop after the 4 CNPs could not be measured (too few "
+	    "packets around the CNPs).");
 	v.rp[0] = (struct rt_res_rp){.cnps = 4, .too_few_packets = 1, .cnp_in_window = 3};
 	d = verdict(&v);
-	assert_string_equal(d->part[RT_VERDICT_SENDERS],
-	                    "Senders: the rate drop after the 4 CNPs could not be measured (another "
-	                    "CNP within the window).");
+	assert_string_equal(
+	    d->part[RT_VERDICT_SENDERS],
+	    "Senders: the rate drop after the 4 CNPs could not be measured (another "
+	    "CNP within the window).");
 	a->rp = b->rp = NULL;
 	d = verdict(&v);
 	assert_string_equal(d->part[RT_VERDICT_SENDERS], "");
@@ -391,8 +403,8 @@ static void test_durations(void **state)
 	static const struct {
 		uint64_t ns;
 		const char *text;
-	} cases[] = {{0, "0 ns"},          {999, "999 ns"},        {1000, "1 us"},
-	             {1006, "1.01 us"},    {999994, "999.99 us"},  {1000000, "1 ms"},
+	} cases[] = {{0, "0 ns"},           {999, "999 ns"},       {1000, "1 us"},
+	             {1006, "1.01 us"},     {999994, "999.99 us"}, {1000000, "1 ms"},
 	             {1234567, "1.235 ms"}, {1500000000, "1.5 s"}, {1234000000000, "1,234 s"}};
 	for (unsigned i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		struct view v;
@@ -408,8 +420,10 @@ static void test_names(void **state)
 {
 	(void)state;
 	static const char *const want[RT_VERDICT_PARTS] = {
-	    "headline", "where",  "pfc",                 "pause",   "when",       "who",
-	    "victims",  "losses", "notification_points", "senders", "source_log", "capture"};
+	    "headline", "where",      "pfc",
+	    "pause",    "when",       "who",
+	    "victims",  "losses",     "notification_points",
+	    "senders",  "source_log", "capture"};
 	for (unsigned p = 0; p < RT_VERDICT_PARTS; p++)
 		assert_string_equal(rt_verdict_part_name(p), want[p]);
 }
@@ -417,12 +431,12 @@ static void test_names(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_empty),   cmocka_unit_test(test_no_roce),
-	    cmocka_unit_test(test_calm),    cmocka_unit_test(test_congested),
-	    cmocka_unit_test(test_where),   cmocka_unit_test(test_when),
-	    cmocka_unit_test(test_who),     cmocka_unit_test(test_victims),
-	    cmocka_unit_test(test_losses),  cmocka_unit_test(test_nps),
-	    cmocka_unit_test(test_senders), cmocka_unit_test(test_capture),
+	    cmocka_unit_test(test_empty),     cmocka_unit_test(test_no_roce),
+	    cmocka_unit_test(test_calm),      cmocka_unit_test(test_congested),
+	    cmocka_unit_test(test_where),     cmocka_unit_test(test_when),
+	    cmocka_unit_test(test_who),       cmocka_unit_test(test_victims),
+	    cmocka_unit_test(test_losses),    cmocka_unit_test(test_nps),
+	    cmocka_unit_test(test_senders),   cmocka_unit_test(test_capture),
 	    cmocka_unit_test(test_durations), cmocka_unit_test(test_names),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
