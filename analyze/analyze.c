@@ -100,7 +100,15 @@ void rt_analyzer_free(struct rt_analyzer *an)
 	an_vp_free(&an->vp);
 	if (an->split)
 		an_split_free(an->split);
+	an_results_free(an->res);
 	free(an);
+}
+
+/* The end, a side file, records fed since: a results view built before is built anew. */
+static void results_stale(struct rt_analyzer *an)
+{
+	an_results_free(an->res);
+	an->res = NULL;
 }
 
 /* ---- sinks ---- */
@@ -162,11 +170,14 @@ int rt_analyzer_status(const struct rt_analyzer *an, char *errbuf)
 int rt_analyzer_report(struct rt_analyzer *an, char *errbuf)
 {
 	int first = 0;
+	const struct rt_results *r = rt_analyzer_results(an);
+	if (!r)
+		return rt_errorf(errbuf, ENOMEM, "the results of the analysis");
 	for (unsigned i = 0; i < an->sinks.n; i++) {
 		const struct rt_an_sink *s = &an->sinks.s[i];
 		char eb[RT_ERRBUF_SIZE] = "";
 		int rc;
-		if (!s->report || an->sinks.failed[i] || (rc = s->report(s->ctx, an, eb)) == 0)
+		if (!s->report || an->sinks.failed[i] || (rc = s->report(s->ctx, r, eb)) == 0)
 			continue;
 		sink_failed(an, i, rc, eb);
 		if (!first) {
@@ -399,8 +410,8 @@ void rt_analyzer_feed(struct rt_analyzer *an, const struct rt_record *rec)
 	an->tot.c.bytes += rec->wirelen;
 	if (an->pfc.active && an->now >= an->pfc.next_expiry)
 		an_pfc_advance(&an->pfc, an->now);
-	an_find_frame(&an->find, rec, first);
-	an->pair.disordered |= an->find.ts_back != 0;
+	an_tally_frame(&an->tally, rec, first);
+	an->pair.disordered |= an->tally.ts_back != 0;
 	if (bth)
 		an_flow_prefetch(&an->ft, h);
 	struct an_dup_hit hit;
@@ -480,6 +491,7 @@ static bool finish_buckets(struct rt_analyzer *an)
 
 int rt_analyzer_finish(struct rt_analyzer *an, char *errbuf)
 {
+	results_stale(an);
 	bool whole = finish_buckets(an);
 	an_pfc_advance(&an->pfc, UINT64_MAX);
 	an_ep_finish(&an->ep);
@@ -541,6 +553,12 @@ void rt_analyzer_totals_idle(const struct rt_analyzer *an, uint64_t idle_ns,
 	an_pfc_paused_at(&an->pfc, at, out->pfc_paused_ns);
 }
 
+void rt_analyzer_live(const struct rt_analyzer *an, uint64_t idle_ns, struct rt_an_live *out)
+{
+	out->flows = an->ft.next_id;
+	rt_analyzer_totals_idle(an, idle_ns, &out->t);
+}
+
 void rt_analyzer_interval(struct rt_analyzer *an, struct rt_an_counts *out, bool reset)
 {
 	struct rt_an_counts now;
@@ -556,18 +574,20 @@ void rt_analyzer_interval(struct rt_analyzer *an, struct rt_an_counts *out, bool
 
 void rt_analyzer_capture_drops(struct rt_analyzer *an, uint64_t if_dropped, uint64_t os_dropped)
 {
-	an->find.drops_known = true;
-	an->find.if_dropped = if_dropped;
-	an->find.os_dropped = os_dropped;
+	an->tally.drops_known = true;
+	an->tally.if_dropped = if_dropped;
+	an->tally.os_dropped = os_dropped;
 }
 
 int rt_analyzer_load_counters(struct rt_analyzer *an, const char *path, char *errbuf)
 {
+	results_stale(an);
 	return an_side_load_counters(&an->side, path, errbuf);
 }
 
 int rt_analyzer_load_source_log(struct rt_analyzer *an, const char *path, char *errbuf)
 {
+	results_stale(an);
 	return an_side_load_source_log(&an->side, path, errbuf);
 }
 

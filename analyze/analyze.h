@@ -68,13 +68,6 @@ void rt_analyzer_totals_idle(const struct rt_analyzer *an, uint64_t idle_ns,
 void rt_analyzer_interval(struct rt_analyzer *an, struct rt_an_counts *out, bool reset);
 /* Flows seen so far. */
 uint64_t rt_analyzer_flow_count(const struct rt_analyzer *an);
-/*
- * The busiest flows so far: up to `k` with the most bytes (ties: the older
- * flow first), busiest first, into out[k]; returns how many. O(flows log k):
- * for live displays a few times a second, not per frame.
- */
-unsigned rt_analyzer_top_flows(const struct rt_analyzer *an, struct rt_an_flow_figures *out,
-                               unsigned k);
 
 /*
  * Side files (docs/FORMATS.md): NIC counter samples and the traffic
@@ -115,13 +108,13 @@ int rt_analyzer_vantage_points(struct rt_analyzer *an, const struct rt_an_vantag
                                char *errbuf);
 
 /*
- * The findings, after rt_analyzer_finish() and the side files: up to `max`
+ * The warnings, after rt_analyzer_finish() and the side files: up to `max`
  * (RT_AN_WARNINGS_MAX holds them all) into `out`; returns how many.
  */
 unsigned rt_analyzer_warnings(const struct rt_analyzer *an, struct rt_an_warning *out,
                               unsigned max);
 
-/* ---- sinks: where the analysis goes (analyze/README.md, "Sinks"; analyze/types.h) ---- */
+/* ---- sinks: where the analysis goes (analyze/README.md, "Sinks"; analyze/results.h) ---- */
 
 /*
  * Add a sink (before the first record); the analyzer owns it from now on.
@@ -130,16 +123,14 @@ unsigned rt_analyzer_warnings(const struct rt_analyzer *an, struct rt_an_warning
  */
 int rt_analyzer_add_sink(struct rt_analyzer *an, const struct rt_an_sink *sink, char *errbuf);
 
-/* Each sink's report(); returns 0 or the first failure (negative errno, errbuf filled). */
+/*
+ * Each sink's report(), handed the results view (rt_analyzer_results());
+ * returns 0 or the first failure (negative errno, errbuf filled; -ENOMEM
+ * when the view cannot be built).
+ */
 int rt_analyzer_report(struct rt_analyzer *an, char *errbuf);
 
 /* The first sink failure so far (negative errno, errbuf filled when not NULL), or 0. */
 int rt_analyzer_status(const struct rt_analyzer *an, char *errbuf);
-
-/* Which side-file columns the buckets carry (rt_an_bucket.source_log, .counters). */
-void rt_analyzer_bucket_columns(const struct rt_analyzer *an, bool *source_log, bool *counters);
-
-/* The key of flow `id` (0 .. rt_analyzer_flow_count() - 1), or NULL. */
-const struct rt_an_flow_key *rt_analyzer_flow_key(const struct rt_analyzer *an, uint32_t id);
 
 #endif

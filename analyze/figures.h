@@ -1,4 +1,4 @@
-/* Figures the reports derive from the counts: rates, shares of ECN codepoints, names of PFC classes. */
+/* Figures the results view derives from the counts: rates, shares of ECN codepoints. */
 #ifndef RT_ANALYZE_FIGURES_H
 #define RT_ANALYZE_FIGURES_H
 
@@ -6,16 +6,6 @@
 #include <stdint.h>
 
 #include "analyze/types.h"
-
-/* "0".."7", or "pause" for 802.3x PAUSE; buf holds 2 bytes. */
-static inline const char *an_class_name(unsigned c, char *buf)
-{
-	if (c == RT_AN_PAUSE_CLASS)
-		return "pause";
-	buf[0] = (char)('0' + c);
-	buf[1] = 0;
-	return buf;
-}
 
 /* Gb/s (bits per ns) of `bytes` over the span first..last; NaN (unknown) when it is empty. */
 static inline double an_rate_gbps(uint64_t bytes, uint64_t first, uint64_t last)

@@ -12,7 +12,7 @@
 #include "analyze/ecn.h"
 #include "analyze/episodes.h"
 #include "analyze/flows.h"
-#include "analyze/findings.h"
+#include "analyze/tallies.h"
 #include "analyze/flowsel.h"
 #include "analyze/pairing.h"
 #include "analyze/pfc.h"
@@ -31,6 +31,10 @@ struct an_sinks {
 	int err;                     /* the first failure (negative errno), 0 = none */
 	char errbuf[RT_ERRBUF_SIZE]; /* its message */
 };
+
+struct an_results;
+/* Free a results view (analyze/results.c); NULL: nothing. */
+void an_results_free(struct an_results *res);
 
 struct rt_analyzer {
 	struct rt_analyzer_opts o;
@@ -51,9 +55,10 @@ struct rt_analyzer {
 	struct an_buckets bk;
 	struct an_side side;
 	struct an_dups dups;
-	struct an_findings find;
+	struct an_tallies tally;
 	struct an_vantage vp;
 	struct an_split *split; /* rt_analyzer_split_vantage(), or NULL */
+	struct an_results *res; /* the results view, once built (rt_analyzer_results()) */
 	struct an_sinks sinks;
 	volatile sig_atomic_t stop; /* rt_analyzer_interrupt() */
 };

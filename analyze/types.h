@@ -1,18 +1,15 @@
-/* The analyzer's public data types: options, per-frame notes, counts, flow keys, buckets, sinks, warnings. */
+/* The analyzer's data types for feeding it: options and per-frame notes (what it gives out: analyze/results.h). */
 #ifndef RT_ANALYZE_TYPES_H
 #define RT_ANALYZE_TYPES_H
 
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "analyze/results.h"
 #include "common/errbuf.h"
 #include "dissect/dissect.h"
 
 struct rt_analyzer;
-
-/* Which classes a PAUSE/PFC counter array holds: priorities 0..7, then 802.3x PAUSE. */
-#define RT_AN_PFC_CLASSES 9
-#define RT_AN_PAUSE_CLASS 8
 
 struct rt_analyzer_opts {
 	uint64_t link_speed_bps; /* for PFC/PAUSE quanta → time; default 100e9 */
@@ -69,29 +66,6 @@ struct rt_analyzer_opts {
 /* Vantage points the analysis follows at most. */
 #define RT_AN_VANTAGE_MAX 8
 
-/* A vantage point as the report names it (rt_analyzer_vantage_points()). */
-struct rt_an_vantage {
-	const char *name;
-	unsigned nfiles;
-	const char *const *files; /* its capture files, in the order read */
-	uint64_t frames;          /* its frames read */
-};
-
-/* Running totals for live tickers (one interval or since the start). */
-struct rt_an_counts {
-	uint64_t packets, bytes, roce_packets;
-	uint64_t
-	    roce_bytes; /* wire lengths of the RoCE packets (copies of counted packets aside) */
-	uint64_t ce, cnp, nak, rnr_nak, retransmitted, icrc_bad;
-	uint64_t pfc_xoff[RT_AN_PFC_CLASSES], pfc_xon[RT_AN_PFC_CLASSES];
-	/* paused time per class summed over sending MACs, accounted up to the latest frame or tick
-	 * (rt_analyzer_finish() adds the pauses still running at the end) */
-	uint64_t pfc_paused_ns[RT_AN_PFC_CLASSES];
-};
-
-/* "No such flow or frame" in struct rt_an_note. */
-#define RT_AN_NONE UINT32_MAX
-
 /* rt_an_note.flags */
 enum rt_an_note_flag {
 	RT_AN_NOTE_CE = 1u << 0,      /* IP ECN field is CE (11) */
@@ -135,113 +109,5 @@ struct rt_an_note {
 	uint64_t pause_cut_frame[RT_AN_PFC_CLASSES];
 	uint64_t pause_cut_ns[RT_AN_PFC_CLASSES];
 };
-
-/* One finding about the capture itself: drops, duplicates, hints (analyze/README.md lists the codes). */
-#define RT_AN_WARNING_VALUES 4
-#define RT_AN_WARNINGS_MAX   16
-struct rt_an_warning {
-	const char *code;  /* stable identifier, e.g. "capture_drops" */
-	char message[400]; /* one line for people */
-	unsigned nvalues;  /* the numbers the message names */
-	struct {
-		const char *name;
-		uint64_t value;
-	} values[RT_AN_WARNING_VALUES];
-};
-/* ---- sinks: where the analysis goes (analyze/README.md, "Sinks") ---- */
-
-/* One flow: source IP, destination IP, destination QP (IPv4 in the first 4 bytes; zero padded). */
-struct rt_an_flow_key {
-	uint8_t src[16], dst[16];
-	uint32_t dest_qp;
-	uint8_t ipver; /* 4 or 6 */
-	uint8_t pad[3];
-};
-
-/* One flow's figures so far, for live displays (rt_analyzer_top_flows). */
-struct rt_an_flow_figures {
-	struct rt_an_flow_key key;
-	uint32_t id;             /* as in the report */
-	uint64_t packets, bytes; /* frames and their wire lengths */
-	uint64_t ce;             /* CE-marked packets */
-	uint64_t cnp_received;   /* CNPs throttling the flow's sender */
-	uint64_t naks_received;  /* NAKs to the flow's sender (RNR NAKs aside) */
-	uint64_t retransmitted;  /* resent requests */
-};
-
-/* What one bucket counted, of one flow or of everything. */
-struct rt_an_delta {
-	uint64_t packets,
-	    bytes;    /* frames and their wire lengths (copies of counted packets aside) */
-	uint64_t ce;  /* CE-marked packets */
-	uint64_t cnp; /* CNPs throttling the flow's sender (all: every CNP) */
-	uint64_t nak; /* NAKs to the flow's sender (RNR NAKs aside) */
-	uint64_t retransmitted; /* resent requests */
-};
-
-/* One flow's part of a bucket. */
-struct rt_an_flow_row {
-	uint32_t id;   /* the flow's id, as in the report (rt_analyzer_flow_key) */
-	bool selected; /* the flow selector (rt_analyzer_opts.flow) names it */
-	struct rt_an_delta d;
-	/* round trips (request with AckReq → ACK) that ended since the flow's previous row */
-	uint64_t rtt_samples, rtt_sum_ns;
-	/* with a source log: the source's rate for the flow at the end of the bucket, its CNPs in it */
-	bool source_rate_known;
-	double source_rate_mbps;
-	uint64_t source_cnp;
-};
-
-/* One bucket of time: everything in it, and the flows that had something in it. */
-struct rt_an_bucket {
-	uint64_t t_ns, len_ns; /* start (a multiple of len_ns, ns since the epoch) and length */
-	struct rt_an_delta all;
-	/* PFC priorities 0..7 and 802.3x PAUSE (RT_AN_PAUSE_CLASS): XOFF entries, paused time in the bucket
-	 * summed over sending MACs */
-	uint64_t pfc_xoff[RT_AN_PFC_CLASSES], pfc_paused_ns[RT_AN_PFC_CLASSES];
-	/* side files, as loaded before the first record (false: the columns below are 0) */
-	bool source_log, counters;
-	uint64_t source_cnp; /* CNPs the traffic source handled, every flow */
-	double nic_cnp_sent, nic_cnp_handled,
-	    nic_pause_frames; /* counter deltas of samples in the bucket */
-	uint32_t nrows;
-	const struct rt_an_flow_row *rows; /* flows with something in the bucket, by id */
-};
-
-/*
- * A sink: callbacks the analyzer calls, in this order, on the thread that
- * feeds it. Each returns 0 or a negative errno with errbuf filled; the
- * first failure stops that sink (rt_analyzer_status(), rt_analyzer_finish()
- * return it). A NULL callback is skipped.
- *
- *   bucket()  each bucket in time order once it has ended, buckets where
- *             nothing happened left out (t_ns says which ones those are);
- *   end()     after the last bucket (rt_analyzer_finish());
- *   report()  rt_analyzer_report(), once the side files are joined.
- *
- * `an` is the analyzer, for rt_analyzer_* calls that read (flows' keys,
- * totals, warnings); the bucket and its rows live until the callback returns.
- */
-#define RT_AN_SINKS_MAX 8 /* sinks per analyzer */
-struct rt_an_sink {
-	uint64_t
-	    bucket_ns; /* bucket length this sink takes (0: no buckets); every sink takes the same */
-	int (*bucket)(void *ctx, const struct rt_analyzer *an, const struct rt_an_bucket *b,
-	              char *errbuf);
-	int (*end)(void *ctx, const struct rt_analyzer *an, char *errbuf);
-	int (*report)(void *ctx, const struct rt_analyzer *an, char *errbuf);
-	void (*free)(
-	    void *ctx); /* by rt_analyzer_free(), and by rt_analyzer_add_sink() when it fails */
-	void *ctx;
-	/*
-	 * Non-NULL: the sink also wants each vantage point analyzed on its own
-	 * (rt_analyzer_split_vantage(an, split, ctx)); the points' sinks end
-	 * before this one.
-	 */
-	int (*split)(void *ctx, unsigned point, struct rt_an_sink *out, char *errbuf);
-};
-
-/* The sink of vantage point `point`'s own analyzer (rt_analyzer_split_vantage()). 0 or a negative errno. */
-typedef int (*rt_an_split_sink_fn)(void *ctx, unsigned point, struct rt_an_sink *out, char *errbuf);
 
 #endif

@@ -12,7 +12,7 @@
 
 const char *an_capture_drops(const struct rt_analyzer *an, uint64_t *ifd, uint64_t *osd)
 {
-	const struct an_findings *fd = &an->find;
+	const struct an_tallies *fd = &an->tally;
 	if (fd->drops_known) {
 		*ifd = fd->if_dropped;
 		*osd = fd->os_dropped;
@@ -25,13 +25,6 @@ const char *an_capture_drops(const struct rt_analyzer *an, uint64_t *ifd, uint64
 	}
 	*ifd = *osd = 0;
 	return NULL;
-}
-
-uint64_t an_capture_dropped(const struct rt_analyzer *an, bool *known)
-{
-	uint64_t ifd, osd;
-	*known = an_capture_drops(an, &ifd, &osd) != NULL;
-	return ifd + osd;
 }
 
 /* ---- the list ---- */
@@ -135,7 +128,7 @@ static void warn_duplicates(const struct rt_analyzer *an, struct wlist *l)
 /* RoCEv2 on other UDP ports: the three busiest ports whose checked datagrams are mostly RoCEv2. */
 static bool warn_ports(const struct rt_analyzer *an, struct wlist *l)
 {
-	const struct an_findings *fd = &an->find;
+	const struct an_tallies *fd = &an->tally;
 	bool done[AN_HINT_PORTS] = {false}, any = false;
 	for (int k = 0; k < 3; k++) {
 		int best = -1;
@@ -167,7 +160,7 @@ static bool warn_ports(const struct rt_analyzer *an, struct wlist *l)
 
 static void warn_ecn(const struct rt_analyzer *an, struct wlist *l)
 {
-	const struct an_findings *fd = &an->find;
+	const struct an_tallies *fd = &an->tally;
 	if (!fd->data_ip || fd->data_not_ect * 2 <= fd->data_ip)
 		return;
 	struct rt_an_warning *w = add(
@@ -182,7 +175,7 @@ static void warn_ecn(const struct rt_analyzer *an, struct wlist *l)
 
 static void warn_snaplen(const struct rt_analyzer *an, struct wlist *l)
 {
-	const struct an_findings *fd = &an->find;
+	const struct an_tallies *fd = &an->tally;
 	if (!fd->cut)
 		return;
 	char tail[128] = "";
@@ -200,7 +193,7 @@ static void warn_snaplen(const struct rt_analyzer *an, struct wlist *l)
 
 static void warn_time(const struct rt_analyzer *an, struct wlist *l)
 {
-	const struct an_findings *fd = &an->find;
+	const struct an_tallies *fd = &an->tally;
 	if (!fd->ts_back)
 		return;
 	char step[32];

@@ -1,4 +1,4 @@
-/* Warnings about the capture itself (rt_analyzer_warnings()), and the capture's own drops they and the reports name. */
+/* Warnings about the capture itself (rt_analyzer_warnings()), and the capture's own drops they and the results view name. */
 #ifndef RT_ANALYZE_WARNINGS_H
 #define RT_ANALYZE_WARNINGS_H
 
@@ -6,10 +6,9 @@
 #include <stdint.h>
 
 struct rt_analyzer;
-/* Frames the capture dropped (its pcapng statistics, else the counters file); *known false when neither says. */
-uint64_t an_capture_dropped(const struct rt_analyzer *an, bool *known);
 /*
- * The same by interface and OS/capture; returns where they come from
+ * Frames the capture dropped (its pcapng statistics, else the counters
+ * file), by interface and OS/capture; returns where they come from
  * ("pcapng", "counters_file"), NULL when nothing records them.
  */
 const char *an_capture_drops(const struct rt_analyzer *an, uint64_t *if_dropped,

@@ -6,7 +6,7 @@
 #include <stdint.h>
 
 #include "analyze/analyze.h"
-#include "analyze/sinks.h"
+#include "render/sinks.h"
 #include "tools/cli.h"
 #include "tools/optable.h"
 

@@ -6,7 +6,7 @@
 #include <stdint.h>
 
 #include "analyze/analyze.h"
-#include "analyze/metrics.h"
+#include "render/metrics.h"
 #include "capture/counters.h"
 #include "rt_config.h"
 

@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "analyze/metrics.h"
+#include "render/metrics.h"
 #include "common/outfile.h"
 #include "tools/capture_metrics.h"
 #include "tools/capture_options.h"

@@ -12,7 +12,7 @@
 
 #include "analyze/analyze.h"
 #include "analyze/feeder.h"
-#include "analyze/sinks.h"
+#include "render/sinks.h"
 #include "capture/pump.h"
 #include "common/outfile.h"
 #include "dissect/dissect.h"

@@ -4,7 +4,7 @@
 
 #include <sys/socket.h>
 
-#include "analyze/metrics.h"
+#include "render/metrics.h"
 
 /* What the server allows each client (docs/METRICS.md, "Hostile clients"). */
 #define RT_METRICS_HTTP_CONNECTIONS 32          /* connections at once */

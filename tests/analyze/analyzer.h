@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "analyze/analyze.h"
-#include "analyze/sinks.h"
+#include "render/sinks.h"
 
 #define T0 1700000000000000000ull
 #define US 1000ull
@@ -37,7 +37,9 @@ static inline char *report_json(struct rt_analyzer *an)
 	struct rt_an_sink sink;
 	char errbuf[RT_ERRBUF_SIZE];
 	assert_int_equal(rt_an_report_json_sink(fp, &sink, errbuf), 0);
-	assert_int_equal(sink.report(sink.ctx, an, errbuf), 0);
+	const struct rt_results *r = rt_analyzer_results(an);
+	assert_non_null(r);
+	assert_int_equal(sink.report(sink.ctx, r, errbuf), 0);
 	sink.free(sink.ctx);
 	assert_int_equal(fclose(fp), 0);
 	return text;

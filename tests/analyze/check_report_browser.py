@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """`rocetrace report` pages in a real browser (headless Chromium): no script error, the charts exist
-and hold points, the totals and the paths between vantage points shown equal `analyze --json`, and a
-screenshot is taken.
+and hold points, the totals, the verdict and the paths between vantage points shown equal
+`analyze --json`, and a screenshot is taken.
 
 usage: check_report_browser.py ROCETRACE SAMPLE_PCAP SCENARIO_DIR RXE_CAPTURE_DIR OUT_DIR
 The page writes what it found about itself into a hidden element (#rt-selfcheck): the errors it
@@ -67,6 +67,12 @@ def victims_late(path):
             rc_packet(out, t, b, a, 0x81, 0x200 + k, 2, bytes(16))
 
 
+def victim_count(doc):
+    """How many victims the verdict of an analyze --json document names ("Victims: 1,234 flows ...")."""
+    m = re.match(r"Victims: ([0-9,]+) flows? ", doc["verdict"]["victims"] or "Victims: 0 flows ")
+    return int(m.group(1).replace(",", "")) if m else -1
+
+
 def chromium(profile, *args):
     return subprocess.run(["chromium", "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
                            "--user-data-dir=" + profile, "--virtual-time-budget=30000"] + list(args),
@@ -121,11 +127,15 @@ def shown(exe, profile, name, cap, out):
             len(want["flows"]) - listed) in said.group(1)):
         errors.append("%s: the flow table does not say how many flows it leaves out (%r)" % (
             name, said and said.group(1)))
-    # the verdict's victims (when the page lists every flow): flows an episode counted (in_episodes), with no
-    # CE mark, sending requests
+    # the verdict shown is analyze's, sentence by sentence, in its order
+    said = [v for k, v in want["verdict"].items() if k != "state" and v is not None]
+    if check["verdict"] != said:
+        errors.append("%s: the page's verdict %r is not analyze's %r" % (name, check["verdict"], said))
+    # its victims: every flow an episode counted (in_episodes), with no CE mark, sending requests
     victims = [f for f in want["flows"] if f["in_episodes"] and f["ecn"]["ce"] == 0 and f["requests"] > 0]
-    if listed == len(want["flows"]) and check["victims"] != len(victims):
-        errors.append("%s: the verdict names %d victims, analyze --json has %d" % (name, check["victims"], len(victims)))
+    if victim_count(want) != len(victims):
+        errors.append("%s: the verdict names %d victims, analyze --json has %d" % (
+            name, victim_count(want), len(victims)))
     if check["flows_rows"] != min(100, len(want["flows"])):
         errors.append("%s: the flow table shows %d rows" % (name, check["flows_rows"]))
     # the paths between vantage points: a table when there are several points, a row a path
@@ -182,8 +192,9 @@ def main():
             check = shown(exe, profile, name, cap, os.path.join(tmp, name + ".html"))
             if not check:
                 continue
-            if cap == late and check["victims"] != VICTIMS:
-                errors.append("%s: the verdict names %d victims, the capture has %d" % (name, check["victims"], VICTIMS))
+            said = [v for v in check["verdict"] if v.startswith("Victims: ")]
+            if cap == late and not (said and said[0].startswith("Victims: %d flows " % VICTIMS)):
+                errors.append("%s: the verdict names %r as victims, the capture has %d" % (name, said, VICTIMS))
             points = {c["id"]: c["points"] for c in check["charts"]}
             for want in charts:
                 if not points.get(want):

@@ -9,7 +9,7 @@
 #include <cmocka.h>
 
 #include "analyze/analyze.h"
-#include "analyze/metrics.h"
+#include "render/metrics.h"
 #include "records.h"
 
 #define A 0x0a000001u /* 10.0.0.1 */

@@ -13,7 +13,7 @@
 #include "analyze/analyze.h"
 #include "analyze/hist.h"
 #include "analyze/internal.h"
-#include "analyze/sinks.h"
+#include "render/sinks.h"
 #include "tests/analyze/analyzer.h"
 #include "tests/analyze/records.h"
 

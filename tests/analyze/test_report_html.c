@@ -1,5 +1,5 @@
 /*
- * Unit tests of the HTML report: downsampled series keep peaks (analyze/series.c); the page
+ * Unit tests of the HTML report: downsampled series keep peaks (render/series.c); the page
  * escapes, follows the top flows, and lists at most RT_AN_HTML_MAX_FLOWS flows, saying how many
  * more there are.
  */
@@ -17,8 +17,8 @@
 #include <cmocka.h>
 
 #include "analyze/analyze.h"
-#include "analyze/series.h"
-#include "analyze/sinks.h"
+#include "render/series.h"
+#include "render/sinks.h"
 #include "records.h"
 
 /* ---- series ---- */

@@ -11,7 +11,7 @@
 #include <cmocka.h>
 
 #include "analyze/analyze.h"
-#include "analyze/sinks.h"
+#include "render/sinks.h"
 #include "dissect/dissect.h"
 #include "tests/dissect/test_pkt.h"
 

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "analyze/analyze.h"
-#include "analyze/sinks.h"
+#include "render/sinks.h"
 #include "dissect/dissect.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -8,7 +8,7 @@
 #include <unistd.h>
 
 #include "analyze/analyze.h"
-#include "analyze/sinks.h"
+#include "render/sinks.h"
 #include "tests/analyze/records.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -5,13 +5,11 @@
 #include <string.h>
 #include <zlib.h>
 
-#include "analyze/analyze.h"
-#include "analyze/figures.h"
-#include "analyze/internal.h"
-#include "analyze/report_assets.h"
-#include "analyze/report_json.h"
-#include "analyze/series.h"
-#include "analyze/sinks.h"
+#include "analyze/results.h"
+#include "render/report_assets.h"
+#include "render/report_json.h"
+#include "render/series.h"
+#include "render/sinks.h"
 #include "common/html.h"
 #include "common/json.h"
 #include "rt_config.h"
@@ -253,21 +251,21 @@ static void chart_end(struct rt_json *j)
 }
 
 /* The followed flows with the most bytes, most first, into top[]; returns how many (at most AN_HTML_TOP). */
-static unsigned top_flows(const struct rt_an_html *h, const struct rt_analyzer *an,
+static unsigned top_flows(const struct rt_an_html *h, const struct rt_results *r,
                           const struct followed **top)
 {
 	unsigned n = 0;
 	for (uint32_t i = 0; i < h->nfl; i++) {
 		const struct followed *f = h->fl[i];
-		uint64_t bytes = an_flow_by_id(&an->ft, f->id)->bytes;
+		uint64_t bytes = r->flows[f->id].bytes;
 		unsigned k = n;
 		if (n < AN_HTML_TOP)
 			n++;
-		else if (bytes <= an_flow_by_id(&an->ft, top[AN_HTML_TOP - 1]->id)->bytes)
+		else if (bytes <= r->flows[top[AN_HTML_TOP - 1]->id].bytes)
 			continue;
 		else
 			k = AN_HTML_TOP - 1;
-		while (k > 0 && an_flow_by_id(&an->ft, top[k - 1]->id)->bytes < bytes) {
+		while (k > 0 && r->flows[top[k - 1]->id].bytes < bytes) {
 			top[k] = top[k - 1];
 			k--;
 		}
@@ -277,9 +275,9 @@ static unsigned top_flows(const struct rt_an_html *h, const struct rt_analyzer *
 }
 
 /* A series of one flow, labelled "flow ID SELECTOR", up to its open "y" array. */
-static void flow_series_head(struct rt_json *j, const struct rt_analyzer *an, uint32_t id)
+static void flow_series_head(struct rt_json *j, const struct rt_results *r, uint32_t id)
 {
-	const struct rt_an_flow_key *k = rt_analyzer_flow_key(an, id);
+	const struct rt_an_flow_key *k = &r->flows[id].key;
 	char sel[RT_FLOWSEL_TEXT_MAX], label[160];
 	snprintf(label, sizeof(label), "flow %u %s", id,
 	         rt_flowsel_format(sel, k->ipver, k->src, k->dst, k->dest_qp));
@@ -290,10 +288,10 @@ static void flow_series_head(struct rt_json *j, const struct rt_analyzer *an, ui
 }
 
 static void throughput_chart(struct rt_json *j, const struct rt_an_html *h,
-                             const struct rt_analyzer *an)
+                             const struct rt_results *r)
 {
 	const struct followed *top[AN_HTML_TOP];
-	unsigned ntop = top_flows(h, an, top);
+	unsigned ntop = top_flows(h, r, top);
 	double others[AN_SER_SLOTS];
 
 	chart_head(j, "gbps", "Throughput: top flows and the others", "Gb/s");
@@ -303,7 +301,7 @@ static void throughput_chart(struct rt_json *j, const struct rt_an_html *h,
 			others[s] = NAN;
 	}
 	for (unsigned t = 0; t < ntop; t++) {
-		flow_series_head(j, an, top[t]->id);
+		flow_series_head(j, r, top[t]->id);
 		for (uint32_t s = 0; s < h->g.nslots; s++) {
 			uint64_t buckets = an_grid_slot_buckets(&h->g, s);
 			double v = NAN;
@@ -331,7 +329,7 @@ static void throughput_chart(struct rt_json *j, const struct rt_an_html *h,
 		return;
 	chart_head(j, "source", "Sender rate (the traffic source's log)", "Gb/s");
 	for (unsigned t = 0; t < ntop; t++) {
-		flow_series_head(j, an, top[t]->id);
+		flow_series_head(j, r, top[t]->id);
 		for (uint32_t s = 0; s < h->g.nslots; s++)
 			num(j, s >= top[t]->from_slot ? top[t]->src_mbps[s] / 1e3 : NAN);
 		rt_json_arr_end(j);
@@ -340,7 +338,7 @@ static void throughput_chart(struct rt_json *j, const struct rt_an_html *h,
 	chart_end(j);
 }
 
-static void series_doc(const struct rt_an_html *h, const struct rt_analyzer *an, struct rt_json *j)
+static void series_doc(const struct rt_an_html *h, const struct rt_results *r, struct rt_json *j)
 {
 	rt_json_obj(j);
 	RT_JSON_U64(j, "bucket_ns", h->g.len_ns);
@@ -354,12 +352,12 @@ static void series_doc(const struct rt_an_html *h, const struct rt_analyzer *an,
 	rt_json_arr(j);
 	for (uint32_t s = 0; s < h->g.nslots; s++) {
 		uint64_t t = an_grid_slot_start(&h->g, s);
-		num(j, t > an->first_ts ? (double)(t - an->first_ts) / 1e6 : 0);
+		num(j, t > r->start_ns ? (double)(t - r->start_ns) / 1e6 : 0);
 	}
 	rt_json_arr_end(j);
 	RT_JSON_KEY(j, "charts");
 	rt_json_arr(j);
-	throughput_chart(j, h, an);
+	throughput_chart(j, h, r);
 	chart_head(j, "ecn", "CE marks and CNPs", "per second");
 	band_series(j, h, "CE marks/s", &h->ce, true);
 	band_series(j, h, "CNPs/s", &h->cnp, true);
@@ -445,7 +443,7 @@ struct memdoc {
 
 enum doc_kind { DOC_META, DOC_ANALYSIS, DOC_SERIES };
 
-static int write_doc(const struct rt_an_html *h, const struct rt_analyzer *an, enum doc_kind kind,
+static int write_doc(const struct rt_an_html *h, const struct rt_results *r, enum doc_kind kind,
                      struct memdoc *d, char *errbuf)
 {
 	d->data = NULL;
@@ -463,17 +461,14 @@ static int write_doc(const struct rt_an_html *h, const struct rt_analyzer *an, e
 	struct rt_json j;
 	rt_out_init(o, mf);
 	rt_json_init(&j, o);
-	int err = 0;
 	if (kind == DOC_META)
 		meta_doc(h, &j);
 	else if (kind == DOC_ANALYSIS)
-		err = -an_report_json(an, &j, h->listed);
+		an_report_json(r, &j, h->listed);
 	else
-		series_doc(h, an, &j);
-	int ferr = rt_out_flush(o);
+		series_doc(h, r, &j);
+	int err = rt_out_flush(o);
 	free(o);
-	if (!err)
-		err = ferr;
 	if (fclose(mf) != 0 && !err)
 		err = ENOMEM;
 	if (err) {
@@ -513,13 +508,13 @@ static int gzip_doc(const struct memdoc *d, unsigned char **out, size_t *outlen,
 }
 
 /* <script type="application/gzip+base64" id="ID">: a document the page's script inflates and parses. */
-static int embed_gzip(struct rt_outbuf *o, const struct rt_an_html *h, const struct rt_analyzer *an,
+static int embed_gzip(struct rt_outbuf *o, const struct rt_an_html *h, const struct rt_results *r,
                       enum doc_kind kind, const char *id, char *errbuf)
 {
 	struct memdoc d;
 	unsigned char *gz;
 	size_t gzlen = 0;
-	int rc = write_doc(h, an, kind, &d, errbuf);
+	int rc = write_doc(h, r, kind, &d, errbuf);
 	if (rc < 0)
 		return rc;
 	rc = gzip_doc(&d, &gz, &gzlen, errbuf);
@@ -540,7 +535,7 @@ static void asset(struct rt_outbuf *o, const char *tag, const struct rt_report_a
 	rt_out_printf(o, "\n</%s>\n", tag);
 }
 
-static int write_page(struct rt_an_html *h, const struct rt_analyzer *an, struct rt_outbuf *o,
+static int write_page(struct rt_an_html *h, const struct rt_results *r, struct rt_outbuf *o,
                       char *errbuf)
 {
 	rt_out_str(o, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
@@ -566,15 +561,15 @@ static int write_page(struct rt_an_html *h, const struct rt_analyzer *an, struct
 	    "for this file.</p></noscript></main>\n");
 
 	struct memdoc meta;
-	int rc = write_doc(h, an, DOC_META, &meta, errbuf);
+	int rc = write_doc(h, r, DOC_META, &meta, errbuf);
 	if (rc < 0)
 		return rc;
 	rt_out_str(o, "<script type=\"application/json\" id=\"rt-meta\">\n");
 	rt_out_script_json(o, meta.data, meta.len);
 	rt_out_str(o, "\n</script>\n");
 	free(meta.data);
-	if ((rc = embed_gzip(o, h, an, DOC_ANALYSIS, "rt-analysis", errbuf)) < 0 ||
-	    (rc = embed_gzip(o, h, an, DOC_SERIES, "rt-series", errbuf)) < 0)
+	if ((rc = embed_gzip(o, h, r, DOC_ANALYSIS, "rt-analysis", errbuf)) < 0 ||
+	    (rc = embed_gzip(o, h, r, DOC_SERIES, "rt-series", errbuf)) < 0)
 		return rc;
 	asset(o, "script", &rt_report_dygraph_js);
 	/* the page's own script (report_page.js, report_page_tables.js): one strict function, no globals */
@@ -585,7 +580,7 @@ static int write_page(struct rt_an_html *h, const struct rt_analyzer *an, struct
 	return 0;
 }
 
-static int html_report(void *ctx, const struct rt_analyzer *an, char *errbuf)
+static int html_report(void *ctx, const struct rt_results *r, char *errbuf)
 {
 	struct rt_an_html *h = ctx;
 	struct rt_outbuf *o = malloc(sizeof(*o));
@@ -593,13 +588,13 @@ static int html_report(void *ctx, const struct rt_analyzer *an, char *errbuf)
 		return rt_errorf(errbuf, ENOMEM, "writing the report");
 	rt_out_init(o, h->fp);
 	bool *listed;
-	int rc = an_report_flows_listed(an, RT_AN_HTML_MAX_FLOWS, &listed, &h->flows_selected);
+	int rc = an_report_flows_listed(r, RT_AN_HTML_MAX_FLOWS, &listed, &h->flows_selected);
 	if (rc < 0) {
 		free(o);
 		return rt_errorf(errbuf, -rc, "report: choosing the flows to list");
 	}
 	h->listed = listed;
-	rc = write_page(h, an, o, errbuf);
+	rc = write_page(h, r, o, errbuf);
 	h->listed = NULL;
 	free(listed);
 	int err = rt_out_flush(o);

@@ -1,8 +1,8 @@
-/* The JSON report's one document (analyze --json), for the sinks that embed it: the HTML report. */
-#ifndef RT_ANALYZE_REPORT_JSON_H
-#define RT_ANALYZE_REPORT_JSON_H
+/* The JSON report's one document (analyze --json) from the results view, for the sinks that embed it: the HTML report. */
+#ifndef RT_RENDER_REPORT_JSON_H
+#define RT_RENDER_REPORT_JSON_H
 
-#include "analyze/types.h"
+#include "analyze/results.h"
 #include "common/json.h"
 
 #include <stdbool.h>
@@ -11,9 +11,9 @@
 /*
  * Write the document `rocetrace analyze --json` prints (every key in analyze/README.md), newline
  * ended. `listed` (one flag per flow id, from an_report_flows_listed()) keeps "flows" to the flows
- * it marks; NULL lists every flow --flow selects. 0, or -ENOMEM (nothing written).
+ * it marks; NULL lists every flow --flow selects.
  */
-int an_report_json(const struct rt_analyzer *an, struct rt_json *j, const bool *listed);
+void an_report_json(const struct rt_results *r, struct rt_json *j, const bool *listed);
 
 /*
  * The flows a document lists when it holds at most `max` of them: *selected is how many --flow
@@ -21,12 +21,10 @@ int an_report_json(const struct rt_analyzer *an, struct rt_json *j, const bool *
  * of them with the most bytes (equal bytes: the first seen), else *listed is NULL (every one fits).
  * 0 or -ENOMEM.
  */
-int an_report_flows_listed(const struct rt_analyzer *an, uint64_t max, bool **listed,
+int an_report_flows_listed(const struct rt_results *r, uint64_t max, bool **listed,
                            uint64_t *selected);
 
 /* The pieces report_json.c and report_json_flow.c build the document from. */
-struct an_flow;
-struct an_vp_result;
 
 /* A number with `dec` decimals, or null when it is not known (`known` false, or not finite). */
 void an_json_num_or_null(struct rt_json *j, double v, int dec, bool known);
@@ -50,8 +48,8 @@ void an_json_u64_or_null(struct rt_json *j, uint64_t v, bool known);
 	} while (0)
 /* {"not_ect":N,"ect0":N,"ect1":N,"ce":N} from counts indexed by the ECN codepoint */
 void an_report_json_ecn(struct rt_json *j, const uint64_t ecn[4]);
-/* One flow's object in "flows"; vr: the paths between vantage points, for its own. */
-void an_report_json_flow(const struct rt_analyzer *an, struct rt_json *j, const struct an_flow *f,
-                         const struct an_vp_result *vr);
+/* One flow's object in "flows". */
+void an_report_json_flow(const struct rt_results *r, struct rt_json *j,
+                         const struct rt_res_flow *f);
 
 #endif

@@ -1,12 +1,13 @@
 /* Live metrics of a capture: a published snapshot and its Prometheus/OpenMetrics exposition (docs/METRICS.md). */
-#ifndef RT_ANALYZE_METRICS_H
-#define RT_ANALYZE_METRICS_H
+#ifndef RT_RENDER_METRICS_H
+#define RT_RENDER_METRICS_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
-#include "analyze/types.h"
+#include "analyze/results.h"
+#include "common/errbuf.h"
 #include "common/outbuf.h"
 
 struct rt_analyzer;
@@ -67,11 +68,11 @@ struct rt_metrics *rt_metrics_new(unsigned top_k, char *errbuf);
 void rt_metrics_free(struct rt_metrics *m);
 
 /*
- * From the capture thread: take the analyzer's figures (totals, flows, the
- * top_k busiest) with the capture's frames and drops, and publish them.
- * `idle_ns`: the capture time since the analyzer's latest record, as the
- * caller knows it: pauses still running count up to then
- * (rt_analyzer_totals_idle; 0: up to the latest record).
+ * From the capture thread: take the analyzer's live figures (rt_analyzer_live:
+ * totals and flows; rt_analyzer_top_flows: the top_k busiest) with the
+ * capture's frames and drops, and publish them. `idle_ns`: the capture time
+ * since the analyzer's latest record, as the caller knows it: pauses still
+ * running count up to then (0: up to the latest record).
  * The busiest flows are found again only once 50 times the time the last
  * search took has passed (at most 2% of the thread: with a million flows
  * about once a second), and always with `wait`.

@@ -2,7 +2,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "analyze/series.h"
+#include "render/series.h"
 
 void an_grid_init(struct an_grid *g, uint64_t len_ns)
 {

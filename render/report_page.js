@@ -2,7 +2,7 @@
 
   /* What the page found about itself, for people and for tests: errors, charts and their points, totals shown. */
   const check = { errors: [], charts: [], totals: {}, flows_total: 0, flows_rows: 0, flows_not_listed: 0, episodes_total: 0,
-    paths_total: 0, paths_rows: 0, victims: 0, done: false };
+    paths_total: 0, paths_rows: 0, verdict: [], done: false };
   function caught(text) {
     check.errors.push(text);
     if (check.done) selfCheck();
@@ -104,131 +104,19 @@
     return s;
   }
 
-  /* ---- verdict ---- */
+  /* ---- verdict: the sentences rocetrace wrote (analyze --json's "verdict", analyze/verdict.c), in order ---- */
 
-  function verdict(A, M) {
+  function verdict(A) {
     const s = section("rt-verdict", "Verdict");
-    const box = el("div", { cls: "rt-verdict" });
+    const V = A.verdict;
+    const look = { empty: " rt-congested", no_roce: "", calm: " rt-calm", congested: " rt-congested" };
+    const box = el("div", { cls: "rt-verdict" + (look[V.state] || "") });
     s.appendChild(box);
-    const t = A.totals, flows = A.flows || [], eps = A.episodes || [];
-    const pfcXoff = A.pfc.xoff + A.pause.xoff;
-    const congested = t.ce > 0 || t.cnp > 0 || pfcXoff > 0 || eps.length > 0;
-    const line = function (text, cls) { box.appendChild(el("p", { cls: cls || "", text: text })); };
-
-    if (!A.packets) {
-      box.className += " rt-congested";
-      line("The capture holds no frames: nothing to report.", "rt-headline");
-    } else if (!A.roce_packets) {
-      line("The capture holds " + int(A.packets) + " frames and none of them is RoCE" +
-           (pfcXoff ? " (but PFC/PAUSE frames paused the link)." : "."), "rt-headline");
-    } else if (!congested) {
-      box.className += " rt-calm";
-      line("No congestion seen: no CE mark, no CNP, no PFC/PAUSE pause in " + int(A.roce_packets) +
-           " RoCE packets over " + dur(A.end_ns - A.start_ns) + ".", "rt-headline");
-    } else {
-      box.className += " rt-congested";
-      line("Congestion: " + int(eps.length) + " episode" + (eps.length === 1 ? "" : "s") + ", " + int(t.ce) +
-           " CE marks, " + int(t.cnp) + " CNPs, " + int(pfcXoff) + " PFC/PAUSE XOFF frames.", "rt-headline");
+    for (const part in V) {
+      if (part === "state" || V[part] === null) continue;
+      box.appendChild(el("p", { cls: part === "headline" ? "rt-headline" : "", text: V[part] }));
+      check.verdict.push(V[part]);
     }
-    if (!A.packets) return;
-
-    /* where */
-    if (A.incast) {
-      const ic = A.incast;
-      line("Where: hot receiver " + ic.receiver + ", fed by " + int(ic.senders) + " senders over " + int(ic.flows) +
-           " flows (" + int(ic.ce) + " CE marks" + (ic.gbps === null ? "" : ", " + num(ic.gbps, 2) + " Gb/s") + ").");
-    }
-    const prios = Object.keys(A.pfc.priorities || {});
-    if (prios.length) {
-      line("PFC paused priorit" + (prios.length === 1 ? "y " : "ies ") + prios.map(function (p) {
-        return p + " (" + dur(A.pfc.priorities[p].paused_ns) + ")";
-      }).join(", ") + (A.storms.length ? "; " + int(A.storms.length) + " PFC storm(s)." : "."));
-    }
-    if (A.pause.frames) line("802.3x PAUSE: " + int(A.pause.xoff) + " XOFF, paused " + dur(A.pause.paused_ns) + ".");
-
-    /* when */
-    if (eps.length) {
-      let longest = eps[0], peak = eps[0];
-      for (const e of eps) {
-        if (e.duration_ns > longest.duration_ns) longest = e;
-        if (e.peak_ce_per_s > peak.peak_ce_per_s) peak = e;
-      }
-      line("When: from " + num(rel(eps[0].start_ns), 3) + " ms to " + num(rel(eps[eps.length - 1].end_ns), 3) +
-           " ms of the capture; the longest episode lasted " + dur(longest.duration_ns) + " (at " +
-           num(rel(longest.start_ns), 3) + " ms)" + (peak.peak_ce_per_s > 0 ? ", the highest marking rate was " +
-           num(peak.peak_ce_per_s, 0) + " CE/s (at " + num(rel(peak.start_ns), 3) + " ms)" : "") + ".");
-    }
-
-    /* who */
-    if (M.flows_not_listed)
-      line("The per-flow figures below (who, victims, flows resending, NP delay, senders) are those of the " +
-           "flows the page lists: " + notListed(M) + ".");
-    const marked = flows.filter(function (f) { return f.ecn.ce > 0; }).sort(function (a, b) { return b.ecn.ce - a.ecn.ce; });
-    if (marked.length) {
-      line("Who: " + int(marked.length) + " flow" + (marked.length === 1 ? " was" : "s were") + " CE-marked; most: " +
-           marked.slice(0, 5).map(function (f) { return f.selector + " (" + int(f.ecn.ce) + ")"; }).join(", ") + ".");
-    }
-    /* in_episodes: every flow an episode counted (an episode's own list holds only its first flows) */
-    const victims = flows.filter(function (f) {
-      return f.in_episodes && f.ecn.ce === 0 && f.requests > 0;
-    });
-    check.victims = victims.length;
-    if (victims.length) {
-      line("Victims: " + int(victims.length) + " flow" + (victims.length === 1 ? "" : "s") +
-           " with no CE mark of their own sent during the episodes: " +
-           victims.slice(0, 5).map(function (f) { return f.selector; }).join(", ") + (victims.length > 5 ? ", ..." : "") + ".");
-    }
-    const resent = flows.filter(function (f) { return f.retransmitted > 0; });
-    if (resent.length) {
-      line("Losses: " + int(t.retransmitted) + " packets resent by " + int(resent.length) + " flow(s), " + int(t.nak) +
-           " NAKs, " + int(t.timeouts) + " implied timeouts.");
-    }
-
-    /* did the notification points answer? */
-    if (t.ce > 0) {
-      const np = flows.filter(function (f) { return f.np_reaction_ns; });
-      if (!t.cnp) {
-        line("Notification points: no CNP answered the " + int(t.ce) + " CE marks: the receivers' NP (ECN on the RoCE " +
-             "priority) may be off, or the CNPs were not captured.");
-      } else {
-        const med = np.map(function (f) { return f.np_reaction_ns.median; }).sort(function (a, b) { return a - b; });
-        let limited = 0;
-        for (const f of flows) limited += f.ce_rate_limited;
-        line("Notification points answered: " + int(t.cnp) + " CNPs for " + int(t.ce) + " CE marks" +
-             (med.length ? "; NP delay (median of " + int(med.length) + " flows' medians) " + dur(med[Math.floor((med.length - 1) / 2)]) : "") +
-             (limited ? "; the CNP limiter held back " + int(limited) + " marks" : "") +
-             (t.cnp_unattributed ? "; " + int(t.cnp_unattributed) + " CNPs matched no flow" : "") + ".");
-      }
-    }
-
-    /* did the senders slow down? */
-    let cnps = 0, measured = 0, dropSum = 0, few = 0, inWin = 0;
-    for (const f of flows) {
-      const r = f.rp_reaction;
-      if (!r) continue;
-      cnps += r.cnps;
-      few += r.too_few_packets;
-      inWin += r.cnp_in_window;
-      if (r.measured && r.mean_drop_pct !== null) {
-        measured += r.measured;
-        dropSum += r.mean_drop_pct * r.measured;
-      }
-    }
-    if (measured) {
-      line("Senders: after " + int(measured) + " of " + int(cnps) + " CNPs the sender's rate fell by " +
-           num(dropSum / measured, 1) + " % on average (wire view, 4 packet gaps before and after each CNP).");
-    } else if (cnps) {
-      line("Senders: the rate drop after the " + int(cnps) + " CNPs could not be measured (" +
-           (few >= inWin ? "too few packets around the CNPs" : "another CNP within the window") + ").");
-    }
-    if (M.source_log) {
-      let cuts = 0, cutSum = 0;
-      for (const f of flows) {
-        if (f.source && f.source.cuts) { cuts += f.source.cuts; cutSum += f.source.cut_mean_pct * f.source.cuts; }
-      }
-      if (cuts) line("The traffic source logged " + int(cuts) + " rate cuts for CNPs, " + num(cutSum / cuts, 1) + " % on average.");
-    }
-    if (A.warnings.length) line("The capture itself: " + int(A.warnings.length) + " warning(s), listed below.");
   }
 
   function warnings(A, M) {

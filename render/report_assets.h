@@ -1,10 +1,10 @@
 /* The files the HTML report inlines (the charting library, the page's script and style), embedded at build time. */
-#ifndef RT_ANALYZE_REPORT_ASSETS_H
-#define RT_ANALYZE_REPORT_ASSETS_H
+#ifndef RT_RENDER_REPORT_ASSETS_H
+#define RT_RENDER_REPORT_ASSETS_H
 
 #include <stddef.h>
 
-/* One file's bytes (analyze/embed.py writes them into report_assets.c); len 0 when it was not found. */
+/* One file's bytes (render/embed.py writes them into report_assets.c); len 0 when it was not found. */
 struct rt_report_asset {
 	const char *name;
 	const unsigned char *data;

@@ -1,12 +1,13 @@
-/* The sinks rocetrace brings: the JSON report, the text summary, the timeline, the HTML report (analyze/README.md, Sinks). */
-#ifndef RT_ANALYZE_SINKS_H
-#define RT_ANALYZE_SINKS_H
+/* The renderers rocetrace brings, as sinks: the JSON report, the text summary, the timeline, the HTML report (analyze/README.md, Sinks). */
+#ifndef RT_RENDER_SINKS_H
+#define RT_RENDER_SINKS_H
 
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 
-#include "analyze/types.h"
+#include "analyze/results.h"
+#include "common/errbuf.h"
 
 /*
  * Each fills *out with a sink for rt_analyzer_add_sink(), writing to fp

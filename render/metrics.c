@@ -1,5 +1,5 @@
 /* Live metrics of a capture: the snapshot store between threads and the Prometheus/OpenMetrics exposition. */
-#include "analyze/metrics.h"
+#include "render/metrics.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -8,8 +8,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "analyze/analyze.h"
-#include "analyze/figures.h"
+#include "analyze/results.h"
 #include "common/clock.h"
 
 /* ---- the exposition ---- */
@@ -139,7 +138,7 @@ static void pfc(struct rt_outbuf *o, enum rt_metrics_format f, const struct rt_a
 		for (int kind = 0; kind < 2; kind++) {
 			sample_name(o, &F_PFC_FRAMES);
 			rt_out_str(o, "{priority=");
-			label_value(o, an_class_name(c, nb));
+			label_value(o, rt_res_class_name(c, nb));
 			rt_out_str(o, kind ? ",kind=\"xon\"} " : ",kind=\"xoff\"} ");
 			rt_out_u64(o, kind ? t->pfc_xon[c] : t->pfc_xoff[c]);
 			rt_out_char(o, '\n');
@@ -148,7 +147,7 @@ static void pfc(struct rt_outbuf *o, enum rt_metrics_format f, const struct rt_a
 	for (unsigned c = 0; c < RT_AN_PFC_CLASSES; c++) {
 		sample_name(o, &F_PFC_PAUSED);
 		rt_out_str(o, "{priority=");
-		label_value(o, an_class_name(c, nb));
+		label_value(o, rt_res_class_name(c, nb));
 		rt_out_str(o, "} ");
 		seconds(o, t->pfc_paused_ns[c]);
 		rt_out_char(o, '\n');
@@ -320,8 +319,10 @@ bool rt_metrics_publish(struct rt_metrics *m, const struct rt_analyzer *an, uint
 	s->running = running;
 	s->frames = frames;
 	s->dropped = dropped;
-	s->flows = rt_analyzer_flow_count(an);
-	rt_analyzer_totals_idle(an, idle_ns, &s->t);
+	struct rt_an_live live;
+	rt_analyzer_live(an, idle_ns, &live);
+	s->flows = live.flows;
+	s->t = live.t;
 	uint64_t now = rt_mono_ns();
 	if (wait || now - m->top_at >= TOP_DUTY * m->top_cost_ns) {
 		s->ntop = rt_analyzer_top_flows(an, s->top, m->top_k);

@@ -3,10 +3,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyze/analyze.h"
-#include "analyze/sinks.h"
+#include "analyze/results.h"
 #include "common/json.h"
 #include "common/outbuf.h"
+#include "render/sinks.h"
 
 /*
  * Idle stretches (analyze/README.md, Timeline): a flow gets a zero row in

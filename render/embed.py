@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Write report_assets.c: the files the HTML report inlines, as byte arrays (analyze/report_assets.h).
+"""Write report_assets.c: the files the HTML report inlines, as byte arrays (render/report_assets.h).
 
 usage: embed.py OUTPUT.c NAME=PATH ...   (PATH '-': not found, the asset is empty;
                                           a NAME given again: its files joined in order)
@@ -29,8 +29,8 @@ def clean(name, data):
 
 def main():
     out = sys.argv[1]
-    lines = ["/* The files the HTML report inlines, written by analyze/embed.py at build time. */",
-             '#include "analyze/report_assets.h"', ""]
+    lines = ["/* The files the HTML report inlines, written by render/embed.py at build time. */",
+             '#include "render/report_assets.h"', ""]
     assets = {}
     for arg in sys.argv[2:]:
         name, path = arg.split("=", 1)

@@ -302,7 +302,7 @@
       const S = await inflate("rt-series");
       start_ns = A.start_ns || 0;
       document.getElementById("rt-loading").remove();
-      verdict(A, M);
+      verdict(A);
       warnings(A, M);
       facts(A, M, S);
       charts(A, S);

@@ -1,5 +1,5 @@
-/* Findings about the capture itself, tallied frame by frame for the warnings: time order, snap length, ECN, other ports. */
-#include "analyze/findings.h"
+/* Tallies about the capture itself, counted frame by frame for the warnings: time order, snap length, ECN, other ports. */
+#include "analyze/tallies.h"
 
 #include <string.h>
 
@@ -9,7 +9,7 @@
  * proof); the first AN_HINT_CHECKS datagrams of each port are taken as its
  * sample. Ports whose samples all failed give their place to new ones.
  */
-void an_find_port(struct an_findings *fd, const struct rt_record *rec)
+void an_tally_port(struct an_tallies *fd, const struct rt_record *rec)
 {
 	struct an_port_hint *h = NULL;
 	for (unsigned i = 0; i < fd->nports && !h; i++)

@@ -1,6 +1,6 @@
 /* Downsampled time series for the HTML report: a grid of at most AN_SER_SLOTS slots of 2^k buckets, peaks kept. */
-#ifndef RT_ANALYZE_SERIES_H
-#define RT_ANALYZE_SERIES_H
+#ifndef RT_RENDER_SERIES_H
+#define RT_RENDER_SERIES_H
 
 #include <stdbool.h>
 #include <stdint.h>

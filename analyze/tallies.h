@@ -1,6 +1,6 @@
-/* Findings about the capture itself, tallied frame by frame: what the warnings are made of. */
-#ifndef RT_ANALYZE_FINDINGS_H
-#define RT_ANALYZE_FINDINGS_H
+/* Tallies about the capture itself, counted frame by frame: what the warnings are made of. */
+#ifndef RT_ANALYZE_TALLIES_H
+#define RT_ANALYZE_TALLIES_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -15,7 +15,7 @@ struct an_port_hint {
 	    valid; /* datagrams sampled; of them, RoCEv2 (rt_record.other_port_rocev2) */
 	uint64_t datagrams;
 };
-struct an_findings {
+struct an_tallies {
 	uint64_t prev_ts; /* the previous frame's time */
 	uint64_t ts_back,
 	    ts_back_max;      /* times a frame was older than the one before; the biggest step */
@@ -30,10 +30,10 @@ struct an_findings {
 };
 
 /* A UDP datagram to another port: sampled for RoCEv2 (rt_record.other_port_rocev2). */
-void an_find_port(struct an_findings *fd, const struct rt_record *rec);
+void an_tally_port(struct an_tallies *fd, const struct rt_record *rec);
 
 /* Tally one frame for the warnings (before duplicates are set aside); `first`: the first frame. */
-static inline void an_find_frame(struct an_findings *fd, const struct rt_record *rec, bool first)
+static inline void an_tally_frame(struct an_tallies *fd, const struct rt_record *rec, bool first)
 {
 	uint64_t ts = rec->ts_ns;
 	if (ts < fd->prev_ts && !first) {
@@ -52,7 +52,7 @@ static inline void an_find_frame(struct an_findings *fd, const struct rt_record 
 		fd->data_not_ect += (rec->ecn & 3) == 0;
 	} else if (rec->kind == RT_KIND_OTHER && (rec->layers & RT_L_UDP) &&
 	           !(rec->layers & RT_L_GRE)) {
-		an_find_port(fd, rec);
+		an_tally_port(fd, rec);
 	}
 }
 

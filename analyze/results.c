@@ -1,0 +1,336 @@
+/* The results view: built once from the analyzer's parts after the end (analyze/results.h), the verdict last. */
+#include "analyze/results.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyze/analyze.h"
+#include "analyze/figures.h"
+#include "analyze/incast.h"
+#include "analyze/internal.h"
+#include "analyze/results_build.h"
+#include "analyze/verdict.h"
+#include "analyze/warnings.h"
+
+/* ---- memory: one arena, freed with the view ---- */
+
+#define BLOCK_SIZE (1u << 20)
+
+struct an_res_block {
+	struct an_res_block *next;
+	size_t used, cap;
+	_Alignas(max_align_t) unsigned char data[];
+};
+
+struct an_results {
+	struct rt_results r;
+	uint64_t frames; /* the records fed when it was built: later ones make it stale */
+	struct an_res_block *blocks;
+};
+
+void *an_res_alloc(struct an_results *res, size_t size)
+{
+	size = (size + _Alignof(max_align_t) - 1) & ~(size_t)(_Alignof(max_align_t) - 1);
+	struct an_res_block *b = res->blocks;
+	if (!b || b->cap - b->used < size) {
+		size_t cap = size > BLOCK_SIZE ? size : BLOCK_SIZE;
+		if (!(b = malloc(sizeof(*b) + cap)))
+			return NULL;
+		b->used = 0;
+		b->cap = cap;
+		b->next = res->blocks;
+		res->blocks = b;
+	}
+	void *p = b->data + b->used;
+	b->used += size;
+	memset(p, 0, size);
+	return p;
+}
+
+void an_results_free(struct an_results *res)
+{
+	if (!res)
+		return;
+	for (struct an_res_block *b = res->blocks, *next; b; b = next) {
+		next = b->next;
+		free(b);
+	}
+	free(res);
+}
+
+/* ---- the parts of the view ---- */
+
+static void totals(struct rt_results *r, const struct rt_analyzer *an)
+{
+	const struct an_totals *t = &an->tot;
+	rt_analyzer_totals(an, &r->c);
+	r->any_frame = t->c.packets > 0;
+	r->start_ns = r->any_frame ? an->first_ts : 0;
+	r->end_ns = r->any_frame ? an->last_ts : 0;
+	r->link_speed_bps = an->o.link_speed_bps;
+	r->episode_gap_ns = an->o.episode_gap_ns;
+	r->rate_window_ns = an->o.rate_window_ns;
+	r->rate_window_gaps = AN_RP_GAPS;
+	r->flow_selector = an->o.flow;
+	memcpy(r->ecn, t->ecn, sizeof(r->ecn));
+	r->cnp_unattributed = t->cnp_unattributed;
+	r->nak_unattributed = t->nak_unattributed;
+	r->malformed = t->malformed;
+	r->truncated = t->truncated;
+	r->other = t->other;
+	r->cm_pairs = an->cm.pairs;
+	struct an_xport_sum x;
+	an_flows_xport_sum(&an->ft, &x);
+	r->go_back_n = x.go_back_n;
+	r->timeouts = x.timeouts;
+	r->gaps = x.gaps;
+	r->gap_psns = x.gap_psns;
+	r->psn_jumps = x.psn_jumps;
+}
+
+/* Drops, duplicates, the flow limit, the warnings: what the capture says about itself. */
+static void capture_facts(struct rt_results *r, const struct rt_analyzer *an)
+{
+	r->drops_source = an_capture_drops(an, &r->if_dropped, &r->os_dropped);
+	const struct an_dups *d = &an->dups;
+	r->dup_on = d->nsets > 0;
+	r->dup_other_point = d->other_interface;
+	r->dup_same_point = d->same_interface;
+	r->dup_window_ns = d->window_ns;
+	r->dup_forgotten_early = d->evicted;
+	const struct an_flowtab *ft = &an->ft;
+	r->max_flows = ft->max;
+	r->max_flows_reached = ft->full;
+	r->packets_beyond = ft->beyond_packets;
+	r->bytes_beyond = ft->beyond_bytes;
+	unsigned n = rt_analyzer_warnings(an, r->warnings, RT_AN_WARNINGS_MAX);
+	r->nwarnings = n < RT_AN_WARNINGS_MAX ? n : RT_AN_WARNINGS_MAX;
+}
+
+static int pfc(struct an_results *res, const struct rt_analyzer *an)
+{
+	struct rt_results *r = &res->r;
+	const struct an_pfc *p = &an->pfc;
+	r->pfc_frames = p->pfc_frames;
+	r->pause_frames = p->pause_frames;
+	uint32_t n = 0;
+	for (unsigned c = 0; c < RT_AN_PFC_CLASSES; c++) {
+		r->pfc[c] = (struct rt_res_pfc_class){.xoff = p->xoff[c],
+		                                      .xon = p->xon[c],
+		                                      .paused_ns = p->paused_ns[c],
+		                                      .storms = an_pfc_class_storms(p, c)};
+		for (uint32_t i = 0; i < p->nmacs; i++)
+			n += p->macs[i].cls[c].xoff || p->macs[i].cls[c].xon;
+	}
+	struct rt_res_pfc_source *src = an_res_alloc(res, (n ? n : 1) * sizeof(*src));
+	struct rt_res_storm *st = an_res_alloc(res, (p->nstorms ? p->nstorms : 1) * sizeof(*st));
+	if (!src || !st)
+		return -ENOMEM;
+	r->pfc_sources = src;
+	r->npfc_sources = n;
+	for (uint32_t i = 0; i < p->nmacs; i++)
+		for (unsigned c = 0; c < RT_AN_PFC_CLASSES; c++) {
+			const struct an_pfc_class *cl = &p->macs[i].cls[c];
+			if (!cl->xoff && !cl->xon)
+				continue;
+			memcpy(src->mac, p->macs[i].mac, 6);
+			src->cls = (uint8_t)c;
+			src->xoff = cl->xoff;
+			src->xon = cl->xon;
+			src->paused_ns = cl->paused_ns;
+			src++;
+		}
+	r->storms = st;
+	r->nstorms = p->nstorms;
+	for (uint32_t i = 0; i < p->nstorms; i++) {
+		memcpy(st[i].mac, p->storms[i].mac, 6);
+		st[i].cls = p->storms[i].cls;
+		st[i].start_ns = p->storms[i].start;
+		st[i].end_ns = p->storms[i].end;
+	}
+	return 0;
+}
+
+static int episodes(struct an_results *res, const struct rt_analyzer *an)
+{
+	struct rt_results *r = &res->r;
+	const struct an_episodes *eps = &an->ep;
+	uint64_t gap = eps->gap_ns, slot = an_ep_slot_ns(eps);
+	struct rt_res_episode *e = an_res_alloc(res, (eps->n ? eps->n : 1) * sizeof(*e));
+	if (!e)
+		return -ENOMEM;
+	r->episodes = e;
+	r->nepisodes = eps->n;
+	for (uint32_t i = 0; i < eps->n; i++, e++) {
+		const struct an_episode *ep = &eps->list[i];
+		e->start_ns = ep->start;
+		e->end_ns = ep->end;
+		e->ce = ep->ce;
+		e->cnp = ep->cnp;
+		e->pfc_xoff = ep->pfc_xoff;
+		e->paused_ns = ep->paused_ns;
+		e->flow_count = ep->flows;
+		e->nflows = ep->flows < AN_EP_FLOWS ? (unsigned)ep->flows : AN_EP_FLOWS;
+		memcpy(e->flows, ep->flow_ids, e->nflows * sizeof(e->flows[0]));
+		e->peak_ce_per_s = (double)ep->peak_ce_slot * 1e9 / (double)slot;
+		/* the gaps before and after lie inside the capture, or are unknown */
+		e->gbps_before =
+		    ep->start - an->first_ts >= gap ? an_gbps(ep->bytes_before, gap) : NAN;
+		e->gbps_during = an_gbps(ep->bytes_during, ep->end - ep->start);
+		e->gbps_after = an->last_ts >= ep->end && an->last_ts - ep->end >= gap
+		                    ? an_gbps(ep->bytes_after, gap)
+		                    : NAN;
+	}
+	return 0;
+}
+
+static void incast(struct rt_results *r, const struct rt_analyzer *an)
+{
+	struct an_incast ic;
+	r->incast = an_incast_find(&an->ft, &ic);
+	if (!r->incast)
+		return;
+	r->incast_ipver = ic.any->key.ipver;
+	memcpy(r->incast_receiver, ic.any->key.dst, sizeof(r->incast_receiver));
+	r->incast_senders = ic.senders;
+	r->incast_flows = ic.flows;
+	r->incast_bytes = ic.bytes;
+	r->incast_ce = ic.ce;
+	r->incast_gbps = an_rate_gbps(ic.bytes, ic.first, ic.last);
+}
+
+/* The paths between the vantage points (into the view), vr kept for the flows' own. */
+static int paths(struct an_results *res, const struct rt_analyzer *an,
+                 const struct an_vp_result *vr)
+{
+	struct rt_results *r = &res->r;
+	const struct an_vantage *v = &an->vp;
+	r->vantage = v->vp;
+	r->nvantage = v->nvp;
+	struct rt_res_path *p = an_res_alloc(res, (vr->npaths ? vr->npaths : 1) * sizeof(*p));
+	if (!p)
+		return -ENOMEM;
+	r->paths = p;
+	r->npaths = vr->npaths;
+	for (unsigned i = 0; i < vr->npaths; i++) {
+		const struct an_vp_path *q = &vr->path[i];
+		p[i] = (struct rt_res_path){.from = v->vp[q->from].name,
+		                            .to = v->vp[q->to].name,
+		                            .matched = q->matched,
+		                            .lost = q->lost,
+		                            .ce_marked = q->ce_marked,
+		                            .offset_known = q->offset_known,
+		                            .offset_ns = q->offset_ns,
+		                            .offset_null_reason = q->offset_null_reason,
+		                            .delay_known = q->delay_known,
+		                            .delay_includes_offset = q->delay_includes_offset,
+		                            .delay_min = q->delay_min,
+		                            .delay_median = q->delay_median,
+		                            .delay_p99 = q->delay_p99,
+		                            .delay_null_reason = q->delay_null_reason};
+	}
+	return 0;
+}
+
+static struct rt_res_counter_sum counter_sum(const struct an_side *s, const char *name)
+{
+	struct rt_res_counter_sum sum = {0};
+	sum.value = an_side_sum_delta(s, name, &sum.found);
+	sum.known = sum.found && sum.value >= 0;
+	return sum;
+}
+
+static int side_files(struct an_results *res, const struct rt_analyzer *an)
+{
+	struct rt_results *r = &res->r;
+	const struct an_side *s = &an->side;
+	r->counters_loaded = s->counters_loaded;
+	r->source_log_loaded = s->srclog_loaded;
+	if (s->srclog_loaded) {
+		bool matched;
+		r->source_log_lines = s->srclog_lines;
+		r->source_log_bad_lines = s->srclog_bad;
+		r->source_log_unmatched = an_side_srclog_unmatched(s, &matched);
+	}
+	if (!s->counters_loaded)
+		return 0;
+	r->counter_lines = s->counter_lines;
+	r->counter_bad_lines = s->counter_bad;
+	struct rt_res_counter_dev *d = an_res_alloc(res, (s->ncdev ? s->ncdev : 1) * sizeof(*d));
+	if (!d)
+		return -ENOMEM;
+	r->counter_devs = d;
+	r->ncounter_devs = s->ncdev;
+	for (size_t k = 0; k < s->ncdev; k++) {
+		const struct an_counter_dev *cd = &s->cdev[k];
+		double *deltas = an_res_alloc(res, (cd->n ? cd->n : 1) * sizeof(*deltas));
+		if (!deltas)
+			return -ENOMEM;
+		for (size_t i = 0; i < cd->n; i++)
+			deltas[i] = an_side_delta(cd, i);
+		d[k] = (struct rt_res_counter_dev){.name = cd->name,
+		                                   .samples = cd->samples,
+		                                   .duration_ns = cd->last_ts - cd->first_ts,
+		                                   .ncounters = cd->n,
+		                                   .names = (const char *const *)cd->names,
+		                                   .deltas = deltas};
+	}
+	r->np_cnp_sent = counter_sum(s, "np_cnp_sent");
+	r->rp_cnp_handled = counter_sum(s, "rp_cnp_handled");
+	for (unsigned p = 0; p < 8; p++)
+		for (unsigned k = 0; k < 4; k++) {
+			char name[40];
+			snprintf(name, sizeof(name), "%s_prio%u_pause%s", k % 2 ? "tx" : "rx", p,
+			         k < 2 ? "" : "_duration");
+			r->counter_pause[p][k] = counter_sum(s, name);
+		}
+	return 0;
+}
+
+/* The whole view, or -ENOMEM. */
+static int build(struct an_results *res, const struct rt_analyzer *an)
+{
+	struct rt_results *r = &res->r;
+	totals(r, an);
+	capture_facts(r, an);
+	incast(r, an);
+	struct an_vp_result *vr = malloc(sizeof(*vr));
+	if (!vr || an_vp_compute(&an->vp, vr) < 0) {
+		free(vr);
+		return -ENOMEM;
+	}
+	int rc = paths(res, an, vr);
+	if (rc == 0)
+		rc = an_res_flows(res, &r->flows, an, vr);
+	an_vp_result_free(vr);
+	free(vr);
+	if (rc < 0 || (rc = pfc(res, an)) < 0 || (rc = episodes(res, an)) < 0 ||
+	    (rc = side_files(res, an)) < 0)
+		return rc;
+	r->nflows = an->ft.next_id;
+	for (uint32_t id = 0; id < r->nflows; id++) {
+		r->nselected += r->flows[id].selected;
+		r->npaired += r->flows[id].peer_qp != RT_AN_NONE;
+	}
+	return rt_verdict_build(r, &r->verdict);
+}
+
+const struct rt_results *rt_analyzer_results(struct rt_analyzer *an)
+{
+	if (an->res && an->res->frames == an->tot.c.packets)
+		return &an->res->r;
+	an_results_free(an->res);
+	an->res = NULL;
+	struct an_results *res = calloc(1, sizeof(*res));
+	if (!res || build(res, an) < 0) {
+		an_results_free(res);
+		errno = ENOMEM;
+		return NULL;
+	}
+	res->frames = an->tot.c.packets;
+	an->res = res;
+	return &res->r;
+}

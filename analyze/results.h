@@ -1,0 +1,470 @@
+/* The results view: what an analysis found, built once after its end, read by every renderer (analyze/README.md). */
+#ifndef RT_ANALYZE_RESULTS_H
+#define RT_ANALYZE_RESULTS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "analyze/flowsel.h" /* the form the view names flows in: rt_flowsel_format() */
+
+/*
+ * Two ways to read an analysis, and nothing else: a renderer (render/)
+ * includes this header only.
+ *
+ *  - While it runs: sinks (struct rt_an_sink) take buckets of time and may
+ *    ask for a flow's key; live displays take a snapshot (rt_analyzer_live).
+ *  - At the end: struct rt_results, built once by rt_analyzer_results()
+ *    after rt_analyzer_finish() and the side files, and handed to every
+ *    sink's report(). Every figure a report prints is in it, computed;
+ *    renderers format, sort and choose, they compute no figure.
+ *
+ * Units: times and durations in ns (times since the epoch); a double that
+ * cannot be known is NaN, an integer that cannot be known has a flag or a
+ * NULL pointer next to it (the JSON report writes null).
+ */
+
+struct rt_analyzer;
+
+/* Which classes a PAUSE/PFC counter array holds: priorities 0..7, then 802.3x PAUSE. */
+#define RT_AN_PFC_CLASSES 9
+#define RT_AN_PAUSE_CLASS 8
+
+/* "No such flow or frame" (a peer QP not learned, a note's flow). */
+#define RT_AN_NONE UINT32_MAX
+
+/* A class's name as the reports write it: "0".."7", or "pause" for 802.3x PAUSE; buf holds 2 bytes. */
+static inline const char *rt_res_class_name(unsigned c, char *buf)
+{
+	if (c == RT_AN_PAUSE_CLASS)
+		return "pause";
+	buf[0] = (char)('0' + c);
+	buf[1] = 0;
+	return buf;
+}
+
+/* Running totals (since the start, or of one interval). */
+struct rt_an_counts {
+	uint64_t packets, bytes, roce_packets;
+	uint64_t
+	    roce_bytes; /* wire lengths of the RoCE packets (copies of counted packets aside) */
+	uint64_t ce, cnp, nak, rnr_nak, retransmitted, icrc_bad;
+	uint64_t pfc_xoff[RT_AN_PFC_CLASSES], pfc_xon[RT_AN_PFC_CLASSES];
+	/* paused time per class summed over sending MACs, accounted up to the latest frame or tick
+	 * (rt_analyzer_finish() adds the pauses still running at the end) */
+	uint64_t pfc_paused_ns[RT_AN_PFC_CLASSES];
+};
+
+/* One flow: source IP, destination IP, destination QP (IPv4 in the first 4 bytes; zero padded). */
+struct rt_an_flow_key {
+	uint8_t src[16], dst[16];
+	uint32_t dest_qp;
+	uint8_t ipver; /* 4 or 6 */
+	uint8_t pad[3];
+};
+
+/* A vantage point as the report names it (rt_analyzer_vantage_points()). */
+struct rt_an_vantage {
+	const char *name;
+	unsigned nfiles;
+	const char *const *files; /* its capture files, in the order read */
+	uint64_t frames;          /* its frames read */
+};
+
+/* One warning about the capture itself: drops, duplicates, hints (analyze/README.md lists the codes). */
+#define RT_AN_WARNING_VALUES 4
+#define RT_AN_WARNINGS_MAX   16
+struct rt_an_warning {
+	const char *code;  /* stable identifier, e.g. "capture_drops" */
+	char message[400]; /* one line for people */
+	unsigned nvalues;  /* the numbers the message names */
+	struct {
+		const char *name;
+		uint64_t value;
+	} values[RT_AN_WARNING_VALUES];
+};
+
+/* ---- while the analysis runs: buckets, live figures ---- */
+
+/* One flow's figures so far, for live displays (rt_analyzer_top_flows). */
+struct rt_an_flow_figures {
+	struct rt_an_flow_key key;
+	uint32_t id;             /* as in the report */
+	uint64_t packets, bytes; /* frames and their wire lengths */
+	uint64_t ce;             /* CE-marked packets */
+	uint64_t cnp_received;   /* CNPs throttling the flow's sender */
+	uint64_t naks_received;  /* NAKs to the flow's sender (RNR NAKs aside) */
+	uint64_t retransmitted;  /* resent requests */
+};
+
+/* What a live display shows of a capture under way (rt_analyzer_live). */
+struct rt_an_live {
+	uint64_t flows;        /* flows seen so far */
+	struct rt_an_counts t; /* totals so far */
+};
+
+/*
+ * The running figures: flows and totals, the pauses still running counted
+ * up to `idle_ns` of capture time after the latest record (a live source
+ * that is idle: a paused link sends nothing; 0: up to the latest record).
+ * Changes nothing; cheap (no walk over the flows).
+ */
+void rt_analyzer_live(const struct rt_analyzer *an, uint64_t idle_ns, struct rt_an_live *out);
+/*
+ * The busiest flows so far: up to `k` with the most bytes (ties: the older
+ * flow first), busiest first, into out[k]; returns how many. O(flows log k):
+ * for live displays a few times a second, not per frame.
+ */
+unsigned rt_analyzer_top_flows(const struct rt_analyzer *an, struct rt_an_flow_figures *out,
+                               unsigned k);
+
+/* What one bucket counted, of one flow or of everything. */
+struct rt_an_delta {
+	uint64_t packets,
+	    bytes;    /* frames and their wire lengths (copies of counted packets aside) */
+	uint64_t ce;  /* CE-marked packets */
+	uint64_t cnp; /* CNPs throttling the flow's sender (all: every CNP) */
+	uint64_t nak; /* NAKs to the flow's sender (RNR NAKs aside) */
+	uint64_t retransmitted; /* resent requests */
+};
+
+/* One flow's part of a bucket. */
+struct rt_an_flow_row {
+	uint32_t id;   /* the flow's id, as in the report (rt_analyzer_flow_key) */
+	bool selected; /* the flow selector (rt_analyzer_opts.flow) names it */
+	struct rt_an_delta d;
+	/* round trips (request with AckReq → ACK) that ended since the flow's previous row */
+	uint64_t rtt_samples, rtt_sum_ns;
+	/* with a source log: the source's rate for the flow at the end of the bucket, its CNPs in it */
+	bool source_rate_known;
+	double source_rate_mbps;
+	uint64_t source_cnp;
+};
+
+/* One bucket of time: everything in it, and the flows that had something in it. */
+struct rt_an_bucket {
+	uint64_t t_ns, len_ns; /* start (a multiple of len_ns, ns since the epoch) and length */
+	struct rt_an_delta all;
+	/* PFC priorities 0..7 and 802.3x PAUSE (RT_AN_PAUSE_CLASS): XOFF entries, paused time in the bucket
+	 * summed over sending MACs */
+	uint64_t pfc_xoff[RT_AN_PFC_CLASSES], pfc_paused_ns[RT_AN_PFC_CLASSES];
+	/* side files, as loaded before the first record (false: the columns below are 0) */
+	bool source_log, counters;
+	uint64_t source_cnp; /* CNPs the traffic source handled, every flow */
+	double nic_cnp_sent, nic_cnp_handled,
+	    nic_pause_frames; /* counter deltas of samples in the bucket */
+	uint32_t nrows;
+	const struct rt_an_flow_row *rows; /* flows with something in the bucket, by id */
+};
+
+/* The key of flow `id` (0 .. flows seen - 1), or NULL: what a bucket's row names. */
+const struct rt_an_flow_key *rt_analyzer_flow_key(const struct rt_analyzer *an, uint32_t id);
+/* Which side-file columns the buckets carry (rt_an_bucket.source_log, .counters). */
+void rt_analyzer_bucket_columns(const struct rt_analyzer *an, bool *source_log, bool *counters);
+
+/* ---- the results view ---- */
+
+/* A distribution of samples (ns). samples 0: none (the figure is unknown: null). */
+struct rt_res_quantiles {
+	uint64_t samples;
+	uint64_t min, median, max;
+	uint64_t p99, mean, stddev; /* round trips only (rtt_ns); stddev: population, rounded */
+};
+
+/* The transport figures of a flow's requests (analyze/README.md, "Per-flow transport"). */
+#define RT_RES_NAK_NAMES 6 /* the named codes (0..4) and "reserved" */
+struct rt_res_transport {
+	uint64_t naks_received, rnr_naks_received; /* to this flow's sender */
+	uint64_t retransmitted, go_back_n, rnr_retries, timeouts;
+	uint64_t gaps, gap_psns, psn_jumps, duplicates;
+	/* NAKs by code, in code order, codes without a name (5..31) summed last as "reserved" */
+	unsigned nnak_codes;
+	struct {
+		const char *name;
+		uint64_t count;
+	} nak_codes[RT_RES_NAK_NAMES];
+	struct rt_res_quantiles go_back_n_delay; /* NAK -> first resend */
+	struct rt_res_quantiles timeout_idle;    /* idle time before a resend with no NAK */
+	struct rt_res_quantiles rtt;             /* request with AckReq -> its ACK */
+};
+
+/* The NP side of a flow: how the notification point answered its CE marks ("NP reaction"). */
+struct rt_res_np {
+	struct rt_res_quantiles reaction; /* the NP's delay per CNP (min, median, max) */
+	uint64_t cnp_without_ce;          /* CNPs with no CE mark of the flow within reach */
+	uint64_t answered, rate_limited;  /* CE marks a CNP answered; held back by the limiter */
+	uint64_t unanswered;              /* the other CE marks */
+	bool interval_known;              /* rate limiting seen: */
+	uint64_t interval_ns;             /* the learned CNP interval */
+};
+
+/* The RP reaction of a flow: its sender's rate around the CNPs ("RP reaction"). */
+struct rt_res_rp {
+	uint64_t cnps;     /* measured + too_few_packets + cnp_in_window */
+	uint64_t measured; /* CNPs with a rate drop */
+	double mean_drop_pct,
+	    max_drop_pct; /* 100 x (1 - slowest after / before) over the measured ones (NaN: none) */
+	double drop_sum_pct;          /* their sum: mean_drop_pct x measured, unrounded */
+	const char *drop_null_reason; /* measured 0: why, else NULL */
+	uint64_t too_few_packets, cnp_in_window, recovered, interrupted;
+	struct rt_res_quantiles recover; /* CNP -> back to the rate before */
+};
+
+/* The traffic source's own log joined to a flow (--source-log). */
+struct rt_res_source {
+	bool rates; /* a rate event names the flow: */
+	double rate_mbps_first, rate_mbps_last, rate_mbps_min;
+	uint64_t rate_changes, cuts;                   /* rate events; cuts for CNPs among them */
+	double cut_mean_pct, cut_max_pct, cut_sum_pct; /* NaN (the sum 0) without a cut */
+	uint64_t cnp_handled, retransmitted_reported, retransmit_events, timeouts_reported,
+	    naks_reported;
+	bool end_seen; /* its end event: */
+	uint64_t packets_reported, bytes_reported;
+};
+
+/* One flow (one direction of one QP) with its figures; flows[id] in the view. */
+struct rt_res_flow {
+	struct rt_an_flow_key key;
+	uint32_t id;           /* first-seen order */
+	uint32_t peer_qp;      /* the other side's QP, RT_AN_NONE: not learned */
+	const char *pairing;   /* how peer_qp was learned ("ack", "cm", ...), NULL: not learned */
+	const char *transport; /* "RC", "UC", ... of its first request, NULL: no request seen */
+	bool selected;         /* --flow selects it (the reports list it) */
+	bool tagged;           /* its latest packet had a VLAN tag: pcp holds */
+	bool in_episodes;      /* a congestion episode counted it */
+	uint8_t dscp, pcp;     /* of its latest packet */
+	uint64_t first_ns, last_ns, packets, bytes;
+	uint64_t requests, responses;
+	uint64_t ecn[4]; /* packets by ECN codepoint (ecn[3]: CE) */
+	uint64_t cnp_received, cnp_sent;
+	double gbps;           /* bytes x 8 over last - first (NaN: one packet) */
+	double ce_fraction;    /* CE over packets with an ECN field (NaN: none had one) */
+	double ect_fraction;   /* ECT(0), ECT(1) or CE over them */
+	double cnp_rate_per_s; /* (cnp_received - 1) over the first to the last CNP (NaN: < 2) */
+	const struct rt_res_transport *xport; /* NULL: no round trip, NAK or resend (all 0) */
+	const struct rt_res_np *np;           /* NULL: no CE mark, no CNP */
+	const struct rt_res_rp *rp;           /* NULL: no CNP while paired */
+	const struct rt_res_source *source;   /* NULL: no source-log event names it */
+	unsigned npaths;       /* the vantage paths its host pair's packets were seen on: */
+	const unsigned *paths; /* indexes into rt_results.paths, upstream point first */
+};
+
+/* Per PFC priority (0..7) and 802.3x PAUSE, summed over sending MACs. */
+struct rt_res_pfc_class {
+	uint64_t xoff, xon, paused_ns, storms;
+};
+
+/* One sending MAC's frames of one class. */
+struct rt_res_pfc_source {
+	uint8_t mac[6];
+	uint8_t cls; /* 0..7, RT_AN_PAUSE_CLASS */
+	uint64_t xoff, xon, paused_ns;
+};
+
+/* A class paused continuously for --storm-ms or longer. */
+struct rt_res_storm {
+	uint8_t mac[6];
+	uint8_t cls;
+	uint64_t start_ns, end_ns;
+};
+
+/* A congestion episode ("Episodes"). */
+#define RT_RES_EPISODE_FLOWS 16
+struct rt_res_episode {
+	uint64_t start_ns, end_ns;
+	uint64_t ce, cnp, pfc_xoff, paused_ns;
+	uint64_t flow_count;                  /* flows involved, all of them */
+	unsigned nflows;                      /* the ids of the first of them: */
+	uint32_t flows[RT_RES_EPISODE_FLOWS]; /* at most RT_RES_EPISODE_FLOWS */
+	double peak_ce_per_s;                 /* CE marks per second in the busiest slot of gap/8 */
+	double gbps_before, gbps_during,
+	    gbps_after; /* NaN: the gap reaches outside the capture, or no time */
+};
+
+/* A path between two vantage points, from upstream to downstream ("Vantage points"). */
+struct rt_res_path {
+	const char *from, *to; /* the points' names */
+	uint64_t matched, lost, ce_marked;
+	bool offset_known;
+	int64_t offset_ns;              /* to's clock less from's */
+	const char *offset_null_reason; /* when not known */
+	bool delay_known;
+	bool delay_includes_offset; /* the offset is unknown: delays are raw time differences */
+	int64_t delay_min, delay_median, delay_p99;
+	const char *delay_null_reason; /* when not known */
+};
+
+/* A sum of one counter's deltas over the devices (--counters). */
+struct rt_res_counter_sum {
+	bool found; /* some device has the counter */
+	bool known; /* found, and no device reset it: value holds */
+	double value;
+};
+
+/* One device of the counters file: its counters' growth from its first sample to its last. */
+struct rt_res_counter_dev {
+	const char *name;
+	uint64_t samples, duration_ns;
+	size_t ncounters;
+	const char *const *names; /* counter names */
+	const double *deltas;     /* their growth, < 0: the counter went back (reset): unknown */
+};
+
+/* The verdict: was there congestion, where, when, who, did the NPs answer, did the senders slow. */
+enum rt_verdict_state {
+	RT_VERDICT_EMPTY,     /* no frame */
+	RT_VERDICT_NO_ROCE,   /* frames, none RoCE */
+	RT_VERDICT_CALM,      /* RoCE, no CE mark, CNP, pause or episode */
+	RT_VERDICT_CONGESTED, /* some of them */
+};
+/* The verdict's parts, in the order they are said (each a sentence, or nothing to say). */
+enum rt_verdict_part {
+	RT_VERDICT_HEADLINE, /* congestion or not, in figures */
+	RT_VERDICT_WHERE,    /* the incast's hot receiver */
+	RT_VERDICT_PFC,      /* the priorities PFC paused, storms */
+	RT_VERDICT_PAUSE,    /* 802.3x PAUSE */
+	RT_VERDICT_WHEN,    /* the episodes: first to last, the longest, the highest marking rate */
+	RT_VERDICT_WHO,     /* the most CE-marked flows */
+	RT_VERDICT_VICTIMS, /* flows without a CE mark of their own sending during the episodes */
+	RT_VERDICT_LOSSES,  /* resends, NAKs, timeouts */
+	RT_VERDICT_NPS,     /* did the notification points answer the CE marks */
+	RT_VERDICT_SENDERS, /* did the senders slow down (on the wire) */
+	RT_VERDICT_SOURCE,  /* ... by their own log (--source-log) */
+	RT_VERDICT_CAPTURE, /* the capture itself: its warnings */
+	RT_VERDICT_PARTS
+};
+#define RT_VERDICT_TEXT 1024
+struct rt_verdict {
+	enum rt_verdict_state state;
+	char part[RT_VERDICT_PARTS][RT_VERDICT_TEXT]; /* "" when the part has nothing to say */
+};
+/* "empty", "no_roce", "calm", "congested" */
+const char *rt_verdict_state_name(enum rt_verdict_state s);
+/* The part's key in the JSON report ("headline", "where", ...). */
+const char *rt_verdict_part_name(enum rt_verdict_part p);
+
+/*
+ * Everything one analysis found. Built by rt_analyzer_results() (once: the
+ * same view every time), immutable; its pointers stay valid until the
+ * analyzer is freed. Flows are flows[id], id 0 .. nflows - 1.
+ */
+struct rt_results {
+	/* the capture */
+	struct rt_an_counts
+	    c;          /* frames, bytes, RoCE, CE, CNP, NAK, resends, bad ICRC, PFC per class */
+	bool any_frame; /* c.packets > 0: start_ns and end_ns hold */
+	uint64_t start_ns, end_ns;
+	/* the settings the figures depend on */
+	uint64_t link_speed_bps, episode_gap_ns, rate_window_ns;
+	unsigned rate_window_gaps; /* RP reaction: packet gaps per rate window */
+	const char *flow_selector; /* --flow, or NULL */
+
+	/* totals beyond c (sums over flows where the flows count them) */
+	uint64_t ecn[4]; /* RoCE packets with an IP header, by codepoint */
+	uint64_t cnp_unattributed, nak_unattributed, malformed, truncated, other, cm_pairs;
+	uint64_t go_back_n, timeouts, gaps, gap_psns, psn_jumps;
+
+	/* the flows */
+	uint32_t nflows;                 /* every flow (flow_count) */
+	uint32_t nselected, npaired;     /* --flow selects; with their peer QP known */
+	const struct rt_res_flow *flows; /* by id */
+
+	/* what the capture says about itself */
+	const char *drops_source; /* "pcapng", "counters_file", NULL: nothing records the drops */
+	uint64_t if_dropped, os_dropped;
+	bool dup_on; /* duplicate detection (--dup-window > 0): */
+	uint64_t dup_other_point, dup_same_point, dup_window_ns, dup_forgotten_early;
+	uint32_t max_flows; /* --max-flows, 0: no limit: */
+	bool max_flows_reached;
+	uint64_t packets_beyond, bytes_beyond;
+	unsigned nwarnings;
+	struct rt_an_warning warnings[RT_AN_WARNINGS_MAX];
+
+	/* PFC and PAUSE */
+	uint64_t pfc_frames, pause_frames;
+	struct rt_res_pfc_class pfc[RT_AN_PFC_CLASSES];
+	uint32_t npfc_sources;
+	const struct rt_res_pfc_source *pfc_sources; /* by MAC as seen, then class */
+	uint32_t nstorms;
+	const struct rt_res_storm *storms;
+
+	/* congestion episodes */
+	uint32_t nepisodes;
+	const struct rt_res_episode *episodes;
+
+	/* incast: the hot receiver ("Incast") */
+	bool incast;
+	uint8_t incast_ipver;
+	uint8_t incast_receiver[16];
+	uint32_t incast_senders, incast_flows;
+	uint64_t incast_bytes, incast_ce;
+	double incast_gbps; /* NaN: its flows span no time */
+
+	/* vantage points and the paths between them */
+	unsigned nvantage;
+	const struct rt_an_vantage *vantage;
+	unsigned npaths;
+	const struct rt_res_path *paths;
+
+	/* side files */
+	bool counters_loaded;
+	uint64_t counter_lines, counter_bad_lines;
+	size_t ncounter_devs;
+	const struct rt_res_counter_dev *counter_devs;
+	struct rt_res_counter_sum np_cnp_sent, rp_cnp_handled;
+	/* per priority: rx_pause, tx_pause, rx_pause_duration, tx_pause_duration */
+	struct rt_res_counter_sum counter_pause[8][4];
+	bool source_log_loaded;
+	uint64_t source_log_lines, source_log_bad_lines, source_log_unmatched;
+
+	struct rt_verdict verdict;
+};
+
+/*
+ * The view of the analysis, built at the first call (after
+ * rt_analyzer_finish() and the side files) and the same view at the next
+ * ones; built anew when the end, a side file or a record came since. NULL
+ * (errno ENOMEM) when out of memory.
+ */
+const struct rt_results *rt_analyzer_results(struct rt_analyzer *an);
+
+/* ---- sinks: where the analysis goes (analyze/README.md, "Sinks") ---- */
+
+/*
+ * A sink: callbacks the analyzer calls, in this order, on the thread that
+ * feeds it. Each returns 0 or a negative errno with errbuf filled; the
+ * first failure stops that sink (rt_analyzer_status(), rt_analyzer_finish()
+ * return it). A NULL callback is skipped.
+ *
+ *   bucket()  each bucket in time order once it has ended, buckets where
+ *             nothing happened left out (t_ns says which ones those are);
+ *   end()     after the last bucket (rt_analyzer_finish());
+ *   report()  rt_analyzer_report(), once the side files are joined: the
+ *             results view.
+ *
+ * `an` is the analyzer, for the reads above (a flow's key, the bucket
+ * columns); the bucket and its rows live until the callback returns.
+ */
+#define RT_AN_SINKS_MAX 8 /* sinks per analyzer */
+struct rt_an_sink {
+	uint64_t
+	    bucket_ns; /* bucket length this sink takes (0: no buckets); every sink takes the same */
+	int (*bucket)(void *ctx, const struct rt_analyzer *an, const struct rt_an_bucket *b,
+	              char *errbuf);
+	int (*end)(void *ctx, const struct rt_analyzer *an, char *errbuf);
+	int (*report)(void *ctx, const struct rt_results *r, char *errbuf);
+	void (*free)(
+	    void *ctx); /* by rt_analyzer_free(), and by rt_analyzer_add_sink() when it fails */
+	void *ctx;
+	/*
+	 * Non-NULL: the sink also wants each vantage point analyzed on its own
+	 * (rt_analyzer_split_vantage(an, split, ctx)); the points' sinks end
+	 * before this one.
+	 */
+	int (*split)(void *ctx, unsigned point, struct rt_an_sink *out, char *errbuf);
+};
+
+/* The sink of vantage point `point`'s own analyzer (rt_analyzer_split_vantage()). 0 or a negative errno. */
+typedef int (*rt_an_split_sink_fn)(void *ctx, unsigned point, struct rt_an_sink *out, char *errbuf);
+
+#endif

@@ -1,0 +1,18 @@
+/* Building the results view (analyze/results.c, results_flows.c): its arena and its flows. */
+#ifndef RT_ANALYZE_RESULTS_BUILD_H
+#define RT_ANALYZE_RESULTS_BUILD_H
+
+#include <stddef.h>
+
+#include "analyze/results.h"
+
+struct an_results; /* the view and the memory it lives in */
+struct an_vp_result;
+
+/* `size` zeroed bytes that live as long as the view; NULL when out of memory. */
+void *an_res_alloc(struct an_results *res, size_t size);
+/* The view's flows, by id, into *flows (the paths between vantage points in vr). 0 or -ENOMEM. */
+int an_res_flows(struct an_results *res, const struct rt_res_flow **flows,
+                 const struct rt_analyzer *an, const struct an_vp_result *vr);
+
+#endif

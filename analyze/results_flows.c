@@ -1,0 +1,191 @@
+/* The results view's flows: each flow's figures, its rare parts (transport, NP, RP, source log) only where it has them. */
+#include <errno.h>
+#include <math.h>
+#include <string.h>
+
+#include "analyze/figures.h"
+#include "analyze/internal.h"
+#include "analyze/reaction.h"
+#include "analyze/results_build.h"
+#include "dissect/opcodes.h"
+
+/* A quantile sketch's summary (p99, mean and stddev too when `full`); samples 0 when there is none. */
+static void quantiles(struct rt_res_quantiles *q, const struct an_hist *h, bool full)
+{
+	memset(q, 0, sizeof(*q));
+	if (!h || !h->n)
+		return;
+	q->samples = h->n;
+	q->min = h->min;
+	q->max = h->max;
+	q->median = an_hist_quantile(h, 0.5);
+	if (full) {
+		q->p99 = an_hist_quantile(h, 0.99);
+		q->mean = h->sum / h->n;
+		q->stddev = (uint64_t)(an_hist_stddev(h) + 0.5);
+	}
+}
+
+static const struct rt_res_transport *transport(struct an_results *res, const struct an_xport *x)
+{
+	struct rt_res_transport *t = an_res_alloc(res, sizeof(*t));
+	if (!t)
+		return NULL;
+	t->naks_received = x->naks_received;
+	t->rnr_naks_received = x->rnr_naks_received;
+	t->retransmitted = x->retransmitted;
+	t->go_back_n = x->go_back_n;
+	t->rnr_retries = x->rnr_retries;
+	t->timeouts = x->timeouts;
+	t->gaps = x->gaps;
+	t->gap_psns = x->gap_psns;
+	t->psn_jumps = x->psn_jumps;
+	t->duplicates = x->duplicates;
+	if (x->nak_codes) {
+		/* codes 5..31 share the name "reserved": one entry with their sum */
+		uint64_t reserved = 0;
+		for (unsigned c = 0; c < 32; c++) {
+			const char *name = rt_nak_code_name((uint8_t)c);
+			if (!x->nak_codes[c])
+				continue;
+			if (!strcmp(name, "reserved")) {
+				reserved += x->nak_codes[c];
+			} else if (t->nnak_codes < RT_RES_NAK_NAMES - 1) {
+				t->nak_codes[t->nnak_codes].name = name;
+				t->nak_codes[t->nnak_codes++].count = x->nak_codes[c];
+			}
+		}
+		if (reserved) {
+			t->nak_codes[t->nnak_codes].name = "reserved";
+			t->nak_codes[t->nnak_codes++].count = reserved;
+		}
+	}
+	quantiles(&t->go_back_n_delay, x->gbn_delay, false);
+	quantiles(&t->timeout_idle, x->timeout_gap, false);
+	quantiles(&t->rtt, x->rtt, true);
+	return t;
+}
+
+static const struct rt_res_np *np_side(struct an_results *res, const struct an_np *np)
+{
+	struct rt_res_np *n = an_res_alloc(res, sizeof(*n));
+	if (!n)
+		return NULL;
+	quantiles(&n->reaction, np->reaction, false);
+	n->cnp_without_ce = np->cnp_without_ce;
+	n->answered = np->answered;
+	n->rate_limited = np->rate_limited;
+	n->unanswered = an_np_unanswered(np);
+	n->interval_known = an_np_interval(np, &n->interval_ns);
+	return n;
+}
+
+static const struct rt_res_rp *rp_side(struct an_results *res, const struct an_rp *rp)
+{
+	struct rt_res_rp *p = an_res_alloc(res, sizeof(*p));
+	if (!p)
+		return NULL;
+	p->cnps = rp->cnps;
+	p->measured = rp->measured;
+	p->mean_drop_pct = rp->measured ? rp->drop_sum / (double)rp->measured : NAN;
+	p->max_drop_pct = rp->measured ? rp->drop_max : NAN;
+	p->drop_sum_pct = rp->drop_sum;
+	p->drop_null_reason = rp->measured ? NULL : an_rp_null_reason(rp);
+	p->too_few_packets = rp->few;
+	p->cnp_in_window = rp->cnp_in_window;
+	p->recovered = rp->recovered;
+	p->interrupted = rp->interrupted;
+	quantiles(&p->recover, rp->recover, false);
+	return p;
+}
+
+static const struct rt_res_source *source(struct an_results *res, const struct an_src *e)
+{
+	struct rt_res_source *s = an_res_alloc(res, sizeof(*s));
+	if (!s)
+		return NULL;
+	s->rates = e->rate_events > 0;
+	s->rate_mbps_first = e->rate_first;
+	s->rate_mbps_last = e->rate_last;
+	s->rate_mbps_min = e->rate_min;
+	s->rate_changes = e->rate_events;
+	s->cuts = e->cuts;
+	s->cut_mean_pct = e->cuts ? e->cut_sum / (double)e->cuts : NAN;
+	s->cut_max_pct = e->cuts ? e->cut_max : NAN;
+	s->cut_sum_pct = e->cut_sum;
+	s->cnp_handled = e->end_seen ? e->cnp_handled : e->cnp_events;
+	s->retransmitted_reported = e->end_seen ? e->retrans : e->retransmit_count;
+	s->retransmit_events = e->retransmit_events;
+	s->timeouts_reported = e->timeouts;
+	s->naks_reported = e->naks;
+	s->end_seen = e->end_seen;
+	s->packets_reported = e->packets;
+	s->bytes_reported = e->bytes;
+	return s;
+}
+
+/* The figures of one flow, its rare parts where it has them. 0 or -ENOMEM. */
+static int flow(struct an_results *res, struct rt_res_flow *o, const struct an_flow *f,
+                const struct an_vantage *v, const struct an_vp_result *vr)
+{
+	const struct an_np *np = f->np;
+	o->key = f->key;
+	o->id = f->id;
+	o->peer_qp = f->peer_qp;
+	o->pairing = f->pairing == AN_PAIR_NONE ? NULL : an_pairing_name(f->pairing);
+	o->transport = f->transport == AN_TRANSPORT_NONE
+	                   ? NULL
+	                   : rt_transport_name((uint8_t)(f->transport << 5));
+	o->selected = (f->flags & AN_FLOW_SELECTED) != 0;
+	o->tagged = (f->flags & AN_FLOW_TAGGED) != 0;
+	/* every flow an episode counted (an episode lists the first RT_RES_EPISODE_FLOWS) */
+	o->in_episodes = f->ep_mark != 0;
+	o->dscp = f->dscp;
+	o->pcp = f->pcp;
+	o->first_ns = f->first_ts;
+	o->last_ns = f->last_ts;
+	o->packets = f->packets;
+	o->bytes = f->bytes;
+	o->requests = f->requests;
+	o->responses = f->responses;
+	memcpy(o->ecn, f->ecn, sizeof(o->ecn));
+	o->cnp_received = f->cnp_received;
+	o->cnp_sent = f->cnp_sent;
+	o->gbps = an_rate_gbps(f->bytes, f->first_ts, f->last_ts);
+	o->ce_fraction = an_ce_share(f->ecn);
+	o->ect_fraction = an_ect_share(f->ecn);
+	o->cnp_rate_per_s =
+	    np && f->cnp_received > 1 && np->last_cnp_ts > np->first_cnp_ts
+	        ? (double)(f->cnp_received - 1) * 1e9 / (double)(np->last_cnp_ts - np->first_cnp_ts)
+	        : NAN;
+	if ((f->x && !(o->xport = transport(res, f->x))) || (np && !(o->np = np_side(res, np))) ||
+	    (f->rp && f->rp->cnps && !(o->rp = rp_side(res, f->rp))) ||
+	    (f->src && !(o->source = source(res, f->src))))
+		return -ENOMEM;
+	unsigned on[AN_VP_PAIRS];
+	o->npaths = an_vp_flow_paths(v, vr, f->key.ipver, f->key.src, f->key.dst, on);
+	if (o->npaths) {
+		unsigned *paths = an_res_alloc(res, o->npaths * sizeof(*paths));
+		if (!paths)
+			return -ENOMEM;
+		memcpy(paths, on, o->npaths * sizeof(*paths));
+		o->paths = paths;
+	}
+	return 0;
+}
+
+int an_res_flows(struct an_results *res, const struct rt_res_flow **flows,
+                 const struct rt_analyzer *an, const struct an_vp_result *vr)
+{
+	uint32_t n = an->ft.next_id;
+	struct rt_res_flow *out = an_res_alloc(res, (n ? n : 1) * sizeof(*out));
+	if (!out)
+		return -ENOMEM;
+	for (uint32_t id = 0; id < n; id++) {
+		int rc = flow(res, &out[id], an_flow_by_id(&an->ft, id), &an->vp, vr);
+		if (rc < 0)
+			return rc;
+	}
+	*flows = out;
+	return 0;
+}

@@ -1,0 +1,628 @@
+/* The text report sink: the human summary (totals, warnings, PFC, top flows, reactions, episodes, anomalies, side files). */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyze/results.h"
+#include "common/outbuf.h"
+#include "render/sinks.h"
+
+static uint64_t naks_of(const struct rt_res_flow *f)
+{
+	return f->xport ? f->xport->naks_received : 0;
+}
+
+static uint64_t retx_of(const struct rt_res_flow *f)
+{
+	return f->xport ? f->xport->retransmitted : 0;
+}
+
+/* The flow as --flow takes it ("10.0.0.1>10.0.0.2:0x000011"), and its peer QP. */
+static void flow_name(struct rt_outbuf *o, const struct rt_res_flow *f)
+{
+	char sel[RT_FLOWSEL_TEXT_MAX];
+	rt_out_str(o, rt_flowsel_format(sel, f->key.ipver, f->key.src, f->key.dst, f->key.dest_qp));
+	if (f->peer_qp != RT_AN_NONE)
+		rt_out_printf(o, " (peer 0x%06x)", f->peer_qp);
+}
+
+static int by_ce(const void *a, const void *b, void *ctx)
+{
+	const struct rt_res_flow *flows = ctx;
+	const struct rt_res_flow *x = &flows[*(const uint32_t *)a];
+	const struct rt_res_flow *y = &flows[*(const uint32_t *)b];
+	uint64_t kx = x->ecn[3] + x->cnp_received, ky = y->ecn[3] + y->cnp_received;
+	if (kx != ky)
+		return kx > ky ? -1 : 1;
+	if (x->bytes != y->bytes)
+		return x->bytes > y->bytes ? -1 : 1;
+	return x->id < y->id ? -1 : 1;
+}
+
+static void fmt_ns(struct rt_outbuf *o, uint64_t ns)
+{
+	if (ns >= 1000000000ull)
+		rt_out_printf(o, "%.3f s", (double)ns / 1e9);
+	else if (ns >= 1000000ull)
+		rt_out_printf(o, "%.3f ms", (double)ns / 1e6);
+	else if (ns >= 1000ull)
+		rt_out_printf(o, "%.1f us", (double)ns / 1e3);
+	else
+		rt_out_printf(o, "%llu ns", (unsigned long long)ns);
+}
+
+/* "+12.345 ms (1700000000.012345000)": a time relative to the capture start, then absolute. */
+static void fmt_at(const struct rt_results *r, struct rt_outbuf *o, uint64_t ts)
+{
+	uint64_t rel = ts >= r->start_ns ? ts - r->start_ns : 0;
+	rt_out_char(o, '+');
+	if (rel >= 1000000000ull)
+		rt_out_printf(o, "%.6f s", (double)rel / 1e9);
+	else if (rel >= 1000000ull)
+		rt_out_printf(o, "%.3f ms", (double)rel / 1e6);
+	else
+		rt_out_printf(o, "%.3f us", (double)rel / 1e3);
+	rt_out_str(o, " (");
+	rt_out_ts(o, ts);
+	rt_out_char(o, ')');
+}
+
+static uint32_t top_flows(const struct rt_results *r, uint32_t **idx)
+{
+	uint32_t n = 0;
+	*idx = malloc((r->nflows ? r->nflows : 1) * sizeof(**idx));
+	if (!*idx)
+		return 0;
+	for (uint32_t id = 0; id < r->nflows; id++)
+		if (r->flows[id].selected)
+			(*idx)[n++] = id;
+	qsort_r(*idx, n, sizeof(**idx), by_ce, (void *)r->flows);
+	return n;
+}
+
+/* The top flows: traffic, marking classes, ECN, CNPs, transport, NP reaction; then their round trips. */
+static void text_top(const struct rt_results *r, struct rt_outbuf *o, unsigned top)
+{
+	uint32_t *idx = NULL, n = top ? top_flows(r, &idx) : 0;
+	if (!n) {
+		free(idx);
+		return;
+	}
+	uint32_t shown = n < top ? n : top;
+	rt_out_printf(o, "\nTop flows by CE marks + CNPs (%u of %u):\n", shown, n);
+	rt_out_str(o, "  id  flow                                          packets       bytes     "
+	              "Gb/s DSCP PCP  ECT%"
+	              "     CE    CE%   CNP   NAK  retx  NP reaction\n");
+	for (uint32_t i = 0; i < shown; i++) {
+		const struct rt_res_flow *f = &r->flows[idx[i]];
+		char name[RT_FLOWSEL_TEXT_MAX], pcp[8];
+		rt_flowsel_format(name, f->key.ipver, f->key.src, f->key.dst, f->key.dest_qp);
+		snprintf(pcp, sizeof(pcp), f->tagged ? "%u" : "-", f->pcp);
+		rt_out_printf(o, "  %-3u %-44s %9llu %11llu ", f->id, name,
+		              (unsigned long long)f->packets, (unsigned long long)f->bytes);
+		double g = f->gbps, ect = f->ect_fraction, ce = f->ce_fraction;
+		if (isfinite(g))
+			rt_out_printf(o, "%8.3f", g);
+		else
+			rt_out_printf(o, "%8s", "-");
+		rt_out_printf(o, " %4u %3s ", f->dscp, pcp);
+		if (isfinite(ect))
+			rt_out_printf(o, "%5.1f", 100.0 * ect);
+		else
+			rt_out_printf(o, "%5s", "-");
+		rt_out_printf(o, " %6llu ", (unsigned long long)f->ecn[3]);
+		if (isfinite(ce))
+			rt_out_printf(o, "%6.2f", 100.0 * ce);
+		else
+			rt_out_printf(o, "%6s", "-");
+		rt_out_printf(o, " %5llu %5llu %5llu  ", (unsigned long long)f->cnp_received,
+		              (unsigned long long)naks_of(f), (unsigned long long)retx_of(f));
+		if (f->np && f->np->reaction.samples)
+			fmt_ns(o, f->np->reaction.median);
+		else
+			rt_out_str(o, "-");
+		rt_out_char(o, '\n');
+	}
+	bool head = false;
+	for (uint32_t i = 0; i < shown; i++) {
+		const struct rt_res_flow *f = &r->flows[idx[i]];
+		const struct rt_res_quantiles *h = f->xport ? &f->xport->rtt : NULL;
+		if (!h || !h->samples)
+			continue;
+		if (!head)
+			rt_out_str(
+			    o, "\nRound trips of these flows (request with AckReq -> its ACK):\n");
+		head = true;
+		rt_out_printf(o, "  flow %u: min ", f->id);
+		fmt_ns(o, h->min);
+		rt_out_str(o, ", median ");
+		fmt_ns(o, h->median);
+		rt_out_str(o, ", p99 ");
+		fmt_ns(o, h->p99);
+		rt_out_str(o, ", jitter (std dev) ");
+		fmt_ns(o, h->stddev);
+		rt_out_printf(o, "; %llu samples\n", (unsigned long long)h->samples);
+	}
+	free(idx);
+}
+
+/* How the notification points answered CE marks. */
+static void text_np(const struct rt_results *r, struct rt_outbuf *o)
+{
+	bool head = false;
+	for (uint32_t id = 0; id < r->nflows; id++) {
+		const struct rt_res_flow *f = &r->flows[id];
+		const struct rt_res_np *np = f->np;
+		if (!np || !f->cnp_received || !f->selected)
+			continue;
+		if (!head)
+			rt_out_str(o, "\nReceiver reaction to CE marks (the NP's delay from the CE "
+			              "mark each CNP answers):\n");
+		head = true;
+		rt_out_printf(o, "  flow %u: %llu CNPs", f->id,
+		              (unsigned long long)f->cnp_received);
+		if (np->reaction.samples) {
+			rt_out_str(o, ", delay min ");
+			fmt_ns(o, np->reaction.min);
+			rt_out_str(o, ", median ");
+			fmt_ns(o, np->reaction.median);
+			rt_out_str(o, ", max ");
+			fmt_ns(o, np->reaction.max);
+		}
+		if (np->interval_known) {
+			rt_out_str(o, "; at most one CNP per ");
+			fmt_ns(o, np->interval_ns);
+		}
+		rt_out_printf(
+		    o,
+		    "; CE marks: %llu answered, %llu held back by the CNP limiter, %llu unanswered",
+		    (unsigned long long)np->answered, (unsigned long long)np->rate_limited,
+		    (unsigned long long)np->unanswered);
+		if (np->cnp_without_ce)
+			rt_out_printf(o, "; %llu CNPs with no CE mark before them",
+			              (unsigned long long)np->cnp_without_ce);
+		rt_out_char(o, '\n');
+	}
+}
+
+/* How the throttled senders reacted, on the wire and (with --source-log) in their own log. */
+static void text_rp(const struct rt_results *r, struct rt_outbuf *o)
+{
+	bool head = false;
+	for (uint32_t id = 0; id < r->nflows; id++) {
+		const struct rt_res_flow *f = &r->flows[id];
+		const struct rt_res_rp *rp = f->rp;
+		const struct rt_res_source *src = f->source;
+		uint64_t cnps = rp ? rp->cnps : 0, cuts = src ? src->cuts : 0;
+		if ((!cnps && !cuts) || !f->selected)
+			continue;
+		if (!head) {
+			rt_out_printf(o,
+			              "\nSender reaction to CNPs (rate over %u packet gaps before "
+			              "each CNP vs after it,"
+			              " each window at most ",
+			              r->rate_window_gaps);
+			fmt_ns(o, r->rate_window_ns);
+			rt_out_str(o, "):\n");
+			head = true;
+		}
+		rt_out_printf(o, "  flow %u: ", f->id);
+		if (cnps && rp->measured) {
+			rt_out_printf(o,
+			              "wire: %llu CNPs, rate down %.0f%% on average (at most "
+			              "%.0f%%) over %llu measured",
+			              (unsigned long long)cnps, rp->mean_drop_pct, rp->max_drop_pct,
+			              (unsigned long long)rp->measured);
+			if (rp->too_few_packets || rp->cnp_in_window)
+				rt_out_printf(
+				    o,
+				    " (%llu not: %llu with too few packets, %llu with "
+				    "another CNP within the window)",
+				    (unsigned long long)(rp->too_few_packets + rp->cnp_in_window),
+				    (unsigned long long)rp->too_few_packets,
+				    (unsigned long long)rp->cnp_in_window);
+			if (rp->recover.samples) {
+				rt_out_str(o, ", back to 90% in ");
+				fmt_ns(o, rp->recover.median);
+				rt_out_printf(o, " (median of %llu)",
+				              (unsigned long long)rp->recovered);
+			}
+		} else if (cnps) {
+			rt_out_printf(o, "wire: %llu CNPs, rate drop unknown: %s",
+			              (unsigned long long)cnps, rp->drop_null_reason);
+		} else {
+			rt_out_str(o, "wire: no CNP seen");
+		}
+		if (cuts)
+			rt_out_printf(
+			    o, "; sender's log: %llu cuts, %.0f%% on average (at most %.0f%%)",
+			    (unsigned long long)cuts, src->cut_mean_pct, src->cut_max_pct);
+		else if (src)
+			rt_out_str(o, "; sender's log: no cut");
+		rt_out_char(o, '\n');
+	}
+}
+
+static void text_pfc(const struct rt_results *r, struct rt_outbuf *o)
+{
+	if (!r->pfc_frames && !r->pause_frames)
+		return;
+	rt_out_printf(o, "PFC: %llu frames, PAUSE: %llu frames (link speed %.0f Gb/s)\n",
+	              (unsigned long long)r->pfc_frames, (unsigned long long)r->pause_frames,
+	              (double)r->link_speed_bps / 1e9);
+	char nb[2];
+	for (unsigned c = 0; c < RT_AN_PFC_CLASSES; c++) {
+		const struct rt_res_pfc_class *p = &r->pfc[c];
+		if (!p->xoff && !p->xon)
+			continue;
+		char label[16];
+		if (c == RT_AN_PAUSE_CLASS)
+			snprintf(label, sizeof(label), "802.3x PAUSE");
+		else
+			snprintf(label, sizeof(label), "priority %s", rt_res_class_name(c, nb));
+		rt_out_printf(o, "  %-13s %llu XOFF, %llu XON, paused ", label,
+		              (unsigned long long)p->xoff, (unsigned long long)p->xon);
+		fmt_ns(o, p->paused_ns);
+		rt_out_char(o, '\n');
+	}
+	/* per sending MAC: its classes on one line */
+	for (uint32_t i = 0; i < r->npfc_sources; i++) {
+		const struct rt_res_pfc_source *s = &r->pfc_sources[i];
+		bool first = i == 0 || memcmp(s->mac, r->pfc_sources[i - 1].mac, 6) != 0;
+		if (first) {
+			rt_out_str(o, "  sent by ");
+			rt_out_mac(o, s->mac);
+			rt_out_char(o, ':');
+		}
+		rt_out_printf(o, "%s %s%s %llu XOFF, %llu XON, paused ", first ? "" : ";",
+		              s->cls == RT_AN_PAUSE_CLASS ? "" : "priority ",
+		              s->cls == RT_AN_PAUSE_CLASS ? "PAUSE" : rt_res_class_name(s->cls, nb),
+		              (unsigned long long)s->xoff, (unsigned long long)s->xon);
+		fmt_ns(o, s->paused_ns);
+		if (i + 1 == r->npfc_sources || memcmp(s->mac, r->pfc_sources[i + 1].mac, 6) != 0)
+			rt_out_char(o, '\n');
+	}
+}
+
+static void text_episodes(const struct rt_results *r, struct rt_outbuf *o)
+{
+	if (!r->nepisodes)
+		return;
+	rt_out_printf(o, "\nCongestion episodes (events less than ");
+	fmt_ns(o, r->episode_gap_ns);
+	rt_out_printf(o, " apart): %u\n", r->nepisodes);
+	for (uint32_t i = 0; i < r->nepisodes && i < 20; i++) {
+		const struct rt_res_episode *ep = &r->episodes[i];
+		rt_out_str(o, "  ");
+		fmt_at(r, o, ep->start_ns);
+		rt_out_str(o, " lasting ");
+		fmt_ns(o, ep->end_ns - ep->start_ns);
+		rt_out_printf(o, ": %llu flows, %llu CE, %llu CNP",
+		              (unsigned long long)ep->flow_count, (unsigned long long)ep->ce,
+		              (unsigned long long)ep->cnp);
+		if (ep->paused_ns) {
+			rt_out_str(o, ", paused ");
+			fmt_ns(o, ep->paused_ns);
+		}
+		double g[3] = {ep->gbps_before, ep->gbps_during, ep->gbps_after};
+		rt_out_str(o, "; throughput");
+		for (int k = 0; k < 3; k++) {
+			if (isfinite(g[k]))
+				rt_out_printf(o, " %.2f", g[k]);
+			else
+				rt_out_str(o, " ?");
+			rt_out_str(o, k < 2 ? " ->" : " Gb/s (before, during, after)\n");
+		}
+	}
+	if (r->nepisodes > 20)
+		rt_out_printf(o, "  ... %u more (see --json)\n", r->nepisodes - 20);
+}
+
+static void text_anomalies(const struct rt_results *r, struct rt_outbuf *o)
+{
+	bool head = false;
+	uint64_t capture_dropped = r->if_dropped + r->os_dropped;
+#define ANOMALY()                                                                                  \
+	do {                                                                                       \
+		if (!head)                                                                         \
+			rt_out_str(o, "\nAnomalies:\n");                                           \
+		head = true;                                                                       \
+	} while (0)
+	for (uint32_t id = 0; id < r->nflows; id++) {
+		const struct rt_res_flow *f = &r->flows[id];
+		const struct rt_res_transport *x = f->xport;
+		if (!x ||
+		    !(x->naks_received || x->rnr_naks_received || x->gaps || x->timeouts ||
+		      x->psn_jumps) ||
+		    !f->selected)
+			continue;
+		ANOMALY();
+		rt_out_printf(o, "  flow %u ", f->id);
+		flow_name(o, f);
+		rt_out_char(o, ':');
+		if (x->naks_received)
+			rt_out_printf(o, " %llu NAK", (unsigned long long)x->naks_received);
+		if (x->rnr_naks_received)
+			rt_out_printf(o, " %llu RNR NAK", (unsigned long long)x->rnr_naks_received);
+		if (x->go_back_n && x->go_back_n_delay.samples) {
+			rt_out_printf(o, " %llu go-back-N (resend after ",
+			              (unsigned long long)x->go_back_n);
+			fmt_ns(o, x->go_back_n_delay.median);
+			rt_out_str(o, " median)");
+		}
+		if (x->timeouts)
+			rt_out_printf(o, " %llu implied timeouts", (unsigned long long)x->timeouts);
+		if (x->gaps && capture_dropped)
+			rt_out_printf(o,
+			              " %llu PSN gaps (%llu PSNs lost before the capture point or "
+			              "dropped by the capture, "
+			              "which dropped %llu frames)",
+			              (unsigned long long)x->gaps, (unsigned long long)x->gap_psns,
+			              (unsigned long long)capture_dropped);
+		else if (x->gaps)
+			rt_out_printf(o, " %llu PSN gaps (%llu lost before the capture point)",
+			              (unsigned long long)x->gaps, (unsigned long long)x->gap_psns);
+		if (x->psn_jumps)
+			rt_out_printf(o, " %llu PSN jumps", (unsigned long long)x->psn_jumps);
+		rt_out_char(o, '\n');
+	}
+	for (uint32_t i = 0; i < r->nstorms; i++) {
+		const struct rt_res_storm *s = &r->storms[i];
+		char nb[2];
+		ANOMALY();
+		rt_out_str(o, "  storm: ");
+		rt_out_mac(o, s->mac);
+		rt_out_printf(o, " kept %s%s paused for ",
+		              s->cls == RT_AN_PAUSE_CLASS ? "" : "priority ",
+		              rt_res_class_name(s->cls, nb));
+		fmt_ns(o, s->end_ns - s->start_ns);
+		rt_out_str(o, " from ");
+		fmt_at(r, o, s->start_ns);
+		rt_out_char(o, '\n');
+	}
+#undef ANOMALY
+}
+
+static void text_source_log(const struct rt_results *r, struct rt_outbuf *o)
+{
+	rt_out_printf(o,
+	              "\nTraffic source log (%llu lines, %llu bad, %llu events for flows not in "
+	              "the capture):\n",
+	              (unsigned long long)r->source_log_lines,
+	              (unsigned long long)r->source_log_bad_lines,
+	              (unsigned long long)r->source_log_unmatched);
+	for (uint32_t id = 0; id < r->nflows; id++) {
+		const struct rt_res_flow *f = &r->flows[id];
+		const struct rt_res_source *e = f->source;
+		if (!e || !f->selected)
+			continue;
+		rt_out_printf(o, "  flow %u: ", f->id);
+		if (e->rates)
+			rt_out_printf(o, "source rate %.0f -> min %.0f -> %.0f Mb/s",
+			              e->rate_mbps_first, e->rate_mbps_min, e->rate_mbps_last);
+		else
+			rt_out_str(o, "source rate not logged");
+		if (isfinite(f->gbps))
+			rt_out_printf(o, ", measured %.3f Gb/s", f->gbps);
+		rt_out_printf(
+		    o, "; CNPs handled %llu, seen %llu; resends reported %llu, seen %llu\n",
+		    (unsigned long long)e->cnp_handled, (unsigned long long)f->cnp_received,
+		    (unsigned long long)e->retransmitted_reported, (unsigned long long)retx_of(f));
+	}
+}
+
+static void text_counters(const struct rt_results *r, struct rt_outbuf *o)
+{
+	rt_out_printf(o, "\nNIC counters (%zu devices, %llu lines, %llu bad):\n", r->ncounter_devs,
+	              (unsigned long long)r->counter_lines,
+	              (unsigned long long)r->counter_bad_lines);
+	const struct rt_res_counter_sum *sent = &r->np_cnp_sent, *handled = &r->rp_cnp_handled;
+	if (sent->found || handled->found) {
+		rt_out_str(o, "  CNPs:");
+		if (sent->known)
+			rt_out_printf(o, " %.0f sent by NPs,", sent->value);
+		if (handled->known)
+			rt_out_printf(o, " %.0f handled by RPs,", handled->value);
+		rt_out_printf(o, " %llu seen on the wire\n", (unsigned long long)r->c.cnp);
+	}
+	for (unsigned p = 0; p < 8; p++) {
+		const struct rt_res_counter_sum *rx = &r->counter_pause[p][0],
+		                                *tx = &r->counter_pause[p][1];
+		if ((rx->found || tx->found) && (rx->value > 0 || tx->value > 0)) {
+			rt_out_printf(o, "  priority %u:", p);
+			if (rx->known)
+				rt_out_printf(o, " %.0f pause frames received", rx->value);
+			if (tx->known)
+				rt_out_printf(o, "%s %.0f sent", rx->known ? "," : "", tx->value);
+			rt_out_printf(o, "%s\n", r->pfc_frames ? "" : " (none in the capture)");
+		}
+	}
+}
+
+/* The "Verdict:" block (analyze/README.md, "Verdict"): its sentences, as the JSON and the page say them. */
+static void text_verdict(const struct rt_results *r, struct rt_outbuf *o)
+{
+	rt_out_str(o, "\nVerdict:\n");
+	for (unsigned p = 0; p < RT_VERDICT_PARTS; p++)
+		if (r->verdict.part[p][0]) {
+			rt_out_str(o, "  ");
+			rt_out_str(o, r->verdict.part[p]);
+			rt_out_char(o, '\n');
+		}
+}
+
+/* The "Warnings:" block (nothing when there is none). */
+static void text_warnings(const struct rt_results *r, struct rt_outbuf *o)
+{
+	if (!r->nwarnings)
+		return;
+	rt_out_str(o, "\nWarnings:\n");
+	for (unsigned i = 0; i < r->nwarnings; i++) {
+		rt_out_str(o, "  - ");
+		rt_out_str(o, r->warnings[i].message);
+		rt_out_char(o, '\n');
+	}
+}
+
+/* A signed time difference, as fmt_ns writes magnitudes ("-1.5 us"). */
+static void fmt_sns(struct rt_outbuf *o, int64_t ns)
+{
+	if (ns < 0)
+		rt_out_char(o, '-');
+	fmt_ns(o, ns < 0 ? (uint64_t)(-(ns + 1)) + 1 : (uint64_t)ns);
+}
+
+/* The vantage points and what happened between them, in words (analyze/README.md, "Vantage points"). */
+static void text_vantage(const struct rt_results *r, struct rt_outbuf *o)
+{
+	if (r->nvantage < 2)
+		return;
+	rt_out_str(o, "Vantage points:");
+	for (unsigned i = 0; i < r->nvantage; i++) {
+		const struct rt_an_vantage *v = &r->vantage[i];
+		rt_out_printf(o, "%s %s (%u file%s, %llu frames)", i ? "," : "", v->name, v->nfiles,
+		              v->nfiles == 1 ? "" : "s", (unsigned long long)v->frames);
+	}
+	rt_out_char(o, '\n');
+	for (unsigned i = 0; i < r->npaths; i++) {
+		const struct rt_res_path *p = &r->paths[i];
+		rt_out_printf(o, "  %s -> %s: %llu packets seen at both", p->from, p->to,
+		              (unsigned long long)p->matched);
+		if (!p->matched) {
+			rt_out_str(o, "\n");
+			continue;
+		}
+		if (p->ce_marked)
+			rt_out_printf(
+			    o,
+			    "; a hop between them marks: %llu packets became CE between %s and %s",
+			    (unsigned long long)p->ce_marked, p->from, p->to);
+		else
+			rt_out_str(o, "; none became CE between them");
+		if (p->lost)
+			rt_out_printf(o, "; %llu lost between them", (unsigned long long)p->lost);
+		else
+			rt_out_str(o, "; none lost between them");
+		if (p->offset_known) {
+			rt_out_printf(o, "; %s's clock ", p->to);
+			if (p->offset_ns == 0)
+				rt_out_printf(o, "agrees with %s's", p->from);
+			else {
+				fmt_sns(o, p->offset_ns < 0 ? -p->offset_ns : p->offset_ns);
+				rt_out_printf(o, " %s %s's",
+				              p->offset_ns > 0 ? "ahead of" : "behind", p->from);
+			}
+		} else {
+			rt_out_str(o, "; clock offset unknown (packets were matched one way only)");
+		}
+		rt_out_str(o, p->delay_includes_offset
+		                  ? "; time from one to the other, offset included: min "
+		                  : "; one-way delay (queueing between them): min ");
+		fmt_sns(o, p->delay_min);
+		rt_out_str(o, ", median ");
+		fmt_sns(o, p->delay_median);
+		rt_out_str(o, ", p99 ");
+		fmt_sns(o, p->delay_p99);
+		rt_out_char(o, '\n');
+	}
+}
+
+static void report(const struct rt_results *r, struct rt_outbuf *o, unsigned top)
+{
+	uint64_t dur = r->end_ns > r->start_ns ? r->end_ns - r->start_ns : 0;
+	rt_out_printf(o, "%llu frames, %llu RoCE packets, %llu bytes",
+	              (unsigned long long)r->c.packets, (unsigned long long)r->c.roce_packets,
+	              (unsigned long long)r->c.bytes);
+	if (r->any_frame) {
+		rt_out_str(o, " over ");
+		fmt_ns(o, dur);
+		rt_out_str(o, " (");
+		rt_out_ts(o, r->start_ns);
+		rt_out_str(o, " .. ");
+		rt_out_ts(o, r->end_ns);
+		rt_out_char(o, ')');
+	}
+	rt_out_char(o, '\n');
+	rt_out_printf(o, "%u flows (one direction of one QP), %u with their peer QP known",
+	              r->nflows, r->npaired);
+	if (r->flow_selector)
+		rt_out_printf(o, "; --flow '%s' lists %u of them", r->flow_selector, r->nselected);
+	rt_out_char(o, '\n');
+	uint64_t ecn_all = r->ecn[0] + r->ecn[1] + r->ecn[2] + r->ecn[3];
+	rt_out_printf(o, "ECN: %llu CE-marked", (unsigned long long)r->c.ce);
+	if (ecn_all)
+		rt_out_printf(o, " (%.2f%% of RoCE over IP), %.1f%% ECN-capable",
+		              100.0 * (double)r->ecn[3] / (double)ecn_all,
+		              100.0 * (double)(r->ecn[1] + r->ecn[2] + r->ecn[3]) /
+		                  (double)ecn_all);
+	rt_out_printf(o, "; CNPs: %llu (%llu not matched to a flow)\n",
+	              (unsigned long long)r->c.cnp, (unsigned long long)r->cnp_unattributed);
+	rt_out_printf(
+	    o,
+	    "Transport: %llu NAKs, %llu RNR NAKs, %llu retransmitted packets "
+	    "(%llu go-back-N, %llu implied timeouts), %llu PSN gaps (%llu PSNs missing)\n",
+	    (unsigned long long)r->c.nak, (unsigned long long)r->c.rnr_nak,
+	    (unsigned long long)r->c.retransmitted, (unsigned long long)r->go_back_n,
+	    (unsigned long long)r->timeouts, (unsigned long long)r->gaps,
+	    (unsigned long long)r->gap_psns);
+	if (r->incast) {
+		rt_out_str(o, "Incast: ");
+		rt_out_ip(o, r->incast_ipver, r->incast_receiver);
+		rt_out_printf(o, " receives from %u senders (%u flows)", r->incast_senders,
+		              r->incast_flows);
+		if (isfinite(r->incast_gbps))
+			rt_out_printf(o, ", %.3f Gb/s together", r->incast_gbps);
+		rt_out_printf(o, ", %llu CE marks\n", (unsigned long long)r->incast_ce);
+	}
+	if (r->c.icrc_bad || r->malformed)
+		rt_out_printf(o, "Damaged: %llu bad ICRC, %llu malformed frames\n",
+		              (unsigned long long)r->c.icrc_bad, (unsigned long long)r->malformed);
+	text_verdict(r, o);
+	text_warnings(r, o);
+	text_vantage(r, o);
+	text_pfc(r, o);
+	text_top(r, o, top);
+	text_np(r, o);
+	text_rp(r, o);
+	text_episodes(r, o);
+	text_anomalies(r, o);
+	if (r->counters_loaded)
+		text_counters(r, o);
+	if (r->source_log_loaded)
+		text_source_log(r, o);
+}
+
+struct text_sink {
+	FILE *fp;
+	unsigned top;
+};
+
+static int text_report(void *ctx, const struct rt_results *r, char *errbuf)
+{
+	struct text_sink *s = ctx;
+	struct rt_outbuf *o = malloc(sizeof(*o));
+	if (!o)
+		return rt_errorf(errbuf, ENOMEM, "writing the report");
+	rt_out_init(o, s->fp);
+	report(r, o, s->top);
+	int err = rt_out_flush(o);
+	free(o);
+	return err ? rt_errorf(errbuf, err, "writing the report") : 0;
+}
+
+static void text_free(void *ctx)
+{
+	free(ctx);
+}
+
+int rt_an_report_text_sink(FILE *fp, unsigned top, struct rt_an_sink *out, char *errbuf)
+{
+	struct text_sink *s = malloc(sizeof(*s));
+	if (!s)
+		return rt_errorf(errbuf, ENOMEM, "report");
+	s->fp = fp;
+	s->top = top;
+	*out = (struct rt_an_sink){.report = text_report, .free = text_free, .ctx = s};
+	return 0;
+}
