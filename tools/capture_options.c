@@ -12,6 +12,7 @@
 #include "tools/cli.h"
 #include "tools/commands.h"
 #include "tools/options.h"
+#include "tools/slurm.h"
 #include "tools/textopts.h"
 
 #define CMD         "capture"
@@ -36,6 +37,8 @@ static void help(void)
 	    "        [-i DEV] -w DIR/|PREFIX [--duration D] [--timeout D] [--remote CMD]\n"
 	    "        [--remote-dir DIR] [--no-analyze] [-s SNAPLEN] [-c N] [-B N]\n"
 	    "        [--format pcapng|pcap] [--counters [D]] [--stats] [-Z USER]\n"
+	    "        [EXPRESSION] [-- CMD ARGS...]\n"
+	    "    rocetrace capture --slurm [-i DEV] -w DIR/|PREFIX [the --hosts options]\n"
 	    "        [EXPRESSION] [-- CMD ARGS...]\n"
 	    "\n"
 	    "DESCRIPTION\n"
@@ -183,7 +186,10 @@ static void help(void)
 	    "        -t letters the timestamp; -# frame numbers).\n"
 	    "    --hosts H1[=DEV],H2[=DEV],...\n"
 	    "        Capture on these hosts (see above), each from -i DEV or from the\n"
-	    "        DEV given after its name. May be repeated. -s, -c, -B, -Z,\n"
+	    "        DEV given after its name. A name may be a Slurm hostlist\n"
+	    "        expression, as scontrol show hostnames expands it: node[01-16,20]\n"
+	    "        is node01 to node16 and node20 (=DEV after it goes with each of\n"
+	    "        them). May be repeated. -s, -c, -B, -Z,\n"
 	    "        --format, --counters (its file comes home too), --sysfs-root,\n"
 	    "        --stats and the filter are passed on; they, DEV and the folder\n"
 	    "        must be plain words (letters, digits and _./:=,@+-), as a launcher\n"
@@ -191,6 +197,11 @@ static void help(void)
 	    "        not. -w names a folder when it is one or ends with '/' (created\n"
 	    "        when missing), else the start of each file's name. Not with -r, -G,\n"
 	    "        -C.\n"
+	    "    --slurm\n"
+	    "        Inside a Slurm allocation (salloc, sbatch): capture on every node of\n"
+	    "        the job (SLURM_JOB_NODELIST), as --hosts does, through 'srun\n"
+	    "        --overlap -N1 -n1 -w {host}' (unless --launcher) running this\n"
+	    "        rocetrace's own path there (unless --remote). Not with --hosts.\n"
 	    "    --launcher TEMPLATE\n"
 	    "        Command prefix that runs a command on {host}; {host} is replaced by\n"
 	    "        the host name, or appended when absent. Default: 'ssh {host}'.\n"
@@ -254,13 +265,22 @@ static void help(void)
 	    "incast/ "
 	    "--duration 30\n"
 	    "    rocetrace capture --hosts ns-a=eth0,ns-b=eth0 --launcher 'ip netns exec {host}' "
-	    "-w lab/ -c 1000\n",
+	    "-w lab/ -c 1000\n"
+	    "    rocetrace capture --hosts 'node[01-16]' -i mlx5_0 -w run/ --duration 60\n"
+	    "    rocetrace capture --slurm -i mlx5_0 -s 128 -w run/ -- srun ./train.sh\n",
 	    stdout);
 }
 
-/* --hosts: what the capture on every host can take. 0 or the usage exit status. */
+/* --hosts (--slurm: the allocation's nodes): what the capture on every host can take. 0 or the
+ * usage exit status. */
 static int check_hosts_args(struct rt_capture_args *a)
 {
+	int st;
+	if (a->slurm &&
+	    (st = rt_cli_slurm(CMD, a->nhosts, &a->hosts[0], &a->launcher, &a->remote)) != 0)
+		return st;
+	if (a->slurm)
+		a->nhosts = 1;
 	if (a->file)
 		return rt_cli_usage_error(
 		    CMD, "--hosts captures on the hosts: -r FILE has no place here");
@@ -316,6 +336,7 @@ int rt_capture_parse_args(int argc, char **argv, struct rt_capture_args *a)
 		OPT_REMOTE_DIR,
 		OPT_TIMEOUT,
 		OPT_NO_ANALYZE,
+		OPT_SLURM,
 		OPT_METRICS,
 		OPT_METRICS_TOP,
 		OPT_METRICS_LINGER
@@ -345,6 +366,7 @@ int rt_capture_parse_args(int argc, char **argv, struct rt_capture_args *a)
 	    {"remote-dir", required_argument, NULL, OPT_REMOTE_DIR},
 	    {"timeout", required_argument, NULL, OPT_TIMEOUT},
 	    {"no-analyze", no_argument, NULL, OPT_NO_ANALYZE},
+	    {"slurm", no_argument, NULL, OPT_SLURM},
 	    {"list-devices", no_argument, NULL, 'D'},
 	    {"user", required_argument, NULL, 'Z'},
 	    {"number", no_argument, NULL, '#'},
@@ -478,6 +500,9 @@ int rt_capture_parse_args(int argc, char **argv, struct rt_capture_args *a)
 		case OPT_NO_ANALYZE:
 			a->no_analyze = true;
 			break;
+		case OPT_SLURM:
+			a->slurm = true;
+			break;
 		case 'D':
 			a->list = true;
 			break;
@@ -539,11 +564,11 @@ int rt_capture_parse_args(int argc, char **argv, struct rt_capture_args *a)
 	if (!a->metrics && (top_given || linger_given))
 		return rt_cli_usage_error(
 		    CMD, "--metrics-top-flows and --metrics-linger go with --metrics");
-	if (a->nhosts)
+	if (a->nhosts || a->slurm)
 		return check_hosts_args(a);
 	if (a->launcher || a->remote || a->remote_dir || a->hosts_timeout_ns || a->no_analyze)
 		return rt_cli_usage_error(CMD, "--launcher, --remote, --remote-dir, --timeout and "
-		                               "--no-analyze need --hosts");
+		                               "--no-analyze need --hosts or --slurm");
 	if (a->metrics && (c = rt_capture_metrics_check(a->metrics)) != 0)
 		return c;
 	if (a->dev && a->file)

@@ -45,6 +45,7 @@ struct rt_capture_args {
 	const char *launcher, *remote, *remote_dir;
 	uint64_t hosts_timeout_ns;
 	bool no_analyze;
+	bool slurm; /* --slurm: the hosts of the Slurm allocation, through srun */
 	struct rt_cli_forward forward; /* the options for the hosts' captures, checked */
 	/* the capture options as given, for the hosts' captures */
 	struct {

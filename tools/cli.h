@@ -6,6 +6,7 @@
 #include <stddef.h>
 
 #include "capture/source.h"
+#include "common/hostlist.h"
 
 /* "rocetrace CMD: MESSAGE (see 'rocetrace CMD --help')" on stderr; returns RT_EXIT_USAGE. */
 __attribute__((format(printf, 2, 3))) int rt_cli_usage_error(const char *cmd, const char *fmt, ...);
@@ -73,13 +74,14 @@ int rt_cli_files_operands(const char *cmd, int argc, char **argv, int first,
 void rt_cli_files_free(struct rt_cli_files *fs);
 
 /*
- * The values of --hosts (each H1,H2,...) split at commas: the words are
- * copied into buf (size bytes) and hosts[0..*n-1] point at them, at most
- * max. 0, or the usage exit status after one line on stderr (too long,
- * too many, none).
+ * The values of --hosts: items separated by commas, each a host or a Slurm
+ * hostlist expression (node[01-16,20]: common/hostlist.h), with `devices`
+ * followed by =DEV, which goes with each of its hosts ("HOST=DEV" in hl).
+ * None, a host given twice, or more than max are refused. 0, or the usage
+ * exit status after one line on stderr.
  */
-int rt_cli_split_hosts(const char *cmd, const char *const *values, size_t nvalues, char *buf,
-                       size_t size, char **hosts, size_t max, size_t *n);
+int rt_cli_hosts(const char *cmd, const char *const *values, size_t nvalues, bool devices,
+                 size_t max, struct rt_hostlist *hl);
 
 /* A word a launcher that re-reads the command with a shell (ssh) passes on unchanged: letters,
  * digits and _./:=,@+- only. */

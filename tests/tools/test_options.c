@@ -12,6 +12,7 @@
 
 #include <cmocka.h>
 
+#include "tests/tools/stderr_capture.h"
 #include "tools/cli.h"
 #include "tools/commands.h"
 #include "tools/options.h"
@@ -262,33 +263,6 @@ static void test_real(void **state)
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
 		assert_int_equal(rt_opt_parse_real(bad[i], 0, 1, &d), -EINVAL);
 	assert_int_equal(rt_opt_parse_real(NULL, 0, 1, &d), -EINVAL);
-}
-
-/* stderr sent to a temporary file between capture_begin() and capture_end(), which returns it. */
-static char captured[512];
-static FILE *capture_file;
-static int saved_fd = -1;
-
-static void capture_begin(void)
-{
-	fflush(stderr);
-	capture_file = tmpfile();
-	assert_non_null(capture_file);
-	saved_fd = dup(STDERR_FILENO);
-	assert_true(saved_fd >= 0);
-	assert_true(dup2(fileno(capture_file), STDERR_FILENO) >= 0);
-}
-
-static const char *capture_end(void)
-{
-	fflush(stderr);
-	assert_true(dup2(saved_fd, STDERR_FILENO) >= 0);
-	close(saved_fd);
-	rewind(capture_file);
-	size_t n = fread(captured, 1, sizeof(captured) - 1, capture_file);
-	captured[n] = '\0';
-	fclose(capture_file);
-	return captured;
 }
 
 static void test_messages(void **state)
