@@ -156,7 +156,8 @@ for i in $(seq 200); do
 	ip netns exec {PREFIX}-h3 ss -ltnH 'sport = :18515' | grep -q . && break
 	sleep 0.05
 done
-exec ip netns exec $ns {RT} gen send 10.78.0.3 -D 1 --line-rate 20M -b 1M >$out 2>&1
+# 4 KiB messages and a 200 ms retransmission timeout: a loaded machine's late ACKs cause no resends
+exec ip netns exec $ns {RT} gen send 10.78.0.3 -D 1 --line-rate 20M -b 1M -s 4K --timeout 200ms >$out 2>&1
 """)
         # what runs on a node for --slurm's own launcher: rocetrace inside the node's namespace
         remote = script(os.path.join(tmp, "node-rocetrace"), f'exec ip netns exec {PREFIX}-$SLURMD_NODENAME {RT} "$@"\n')
