@@ -1,8 +1,10 @@
-/* doctor's checks: facts in, verdicts out. Reads nothing itself: runs each area in order. */
+/* doctor's checks: facts in, verdicts and settings out. Reads nothing itself: runs each area in
+ * order. */
 #include <stdio.h>
 #include <string.h>
 
 #include "doctor/internal.h"
+#include "doctor/settings.h"
 
 void rt_doc_judge(const struct rt_doc_facts *f, const struct rt_doctor_config *cfg,
                   struct rt_doc_target *t)
@@ -15,4 +17,5 @@ void rt_doc_judge(const struct rt_doc_facts *f, const struct rt_doctor_config *c
 	rt_doc_judge_port(f, cfg, t);
 	rt_doc_judge_qos(f, cfg, t);
 	rt_doc_judge_counters(f, cfg, t);
+	rt_doc_settings_of(f, &t->settings);
 }

@@ -29,7 +29,8 @@ struct rt_doctor_config {
 	uint64_t traffic_ns; /* --traffic: capture this long per target; 0 = no capture */
 	const char
 	    *capture_from; /* capture from this device, netdev or file instead of the target's */
-	uint64_t tool_timeout_ns; /* each external tool; 0 = 10 s */
+	uint64_t tool_timeout_ns;   /* each external tool; 0 = 10 s */
+	uint64_t tools_deadline_ns; /* no tool runs past this (CLOCK_MONOTONIC); 0 = none */
 	bool dcb_netlink; /* ask the kernel over DCB netlink before the tools (default true) */
 };
 
@@ -57,12 +58,24 @@ struct rt_doc_check {
 	char note[448];     /* what it means; may be empty */
 };
 
+/* A target's settings that must agree on every host of a cluster (doctor --hosts compares them). */
+struct rt_doc_settings {
+	int64_t mtu;                 /* the netdev MTU; -1: unknown */
+	const char *trust;           /* "dscp", "pcp"; NULL: unknown */
+	int pfc;                     /* bit p: PFC on priority p; -1: unknown */
+	bool dscp2prio_known;        /* the DSCP -> priority map */
+	int8_t dscp2prio[64];        /* -1: no entry */
+	int cnp_dscp, cnp_prio;      /* -1: unknown */
+	int8_t ecn_np[8], ecn_rp[8]; /* per priority: 1 on, 0 off, -1 unknown */
+};
+
 /* One RDMA port and its netdev, or a netdev without an RDMA port. */
 struct rt_doc_target {
 	char dev[RT_DEVNAME_MAX]; /* RDMA device, empty for a netdev-only target */
 	unsigned port;
 	char netdev[RT_DEVNAME_MAX]; /* empty when the port has none */
 	int gid_index;               /* GID index for perftest -x / NCCL_IB_GID_INDEX, -1 = none */
+	struct rt_doc_settings settings;
 	unsigned nchecks;
 	struct rt_doc_check checks[RT_DOC_MAX_CHECKS];
 };

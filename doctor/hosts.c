@@ -1,4 +1,5 @@
-/* Several hosts: doctor --json on each through the launcher, the reports parsed, one table of checks × hosts and the problems listed. */
+/* Several hosts: doctor --json on each through the launcher, the reports parsed, one table of checks × hosts, the
+ * settings that differ between hosts (consistency.c) and the problems listed. */
 #include "doctor/hosts.h"
 
 #include <errno.h>
@@ -8,6 +9,7 @@
 #include "common/json.h"
 #include "common/json_read.h"
 #include "common/outbuf.h"
+#include "doctor/consistency.h"
 #include "doctor/doctor.h"
 #include "common/launch.h"
 
@@ -245,7 +247,7 @@ static void print_problems(struct host *hs, size_t n, FILE *fp)
 	}
 }
 
-static int print_json(struct host *hs, size_t n, FILE *fp)
+static int print_json(struct host *hs, size_t n, const struct rt_doc_consistency *cons, FILE *fp)
 {
 	static struct rt_outbuf o;
 	struct rt_json j;
@@ -274,6 +276,8 @@ static int print_json(struct host *hs, size_t n, FILE *fp)
 		rt_json_obj_end(&j);
 	}
 	rt_json_arr_end(&j);
+	RT_JSON_KEY(&j, "consistency");
+	rt_doc_consistency_json(cons, &j);
 	rt_json_obj_end(&j);
 	rt_out_char(&o, '\n');
 	int rc = rt_out_flush(&o);
@@ -313,8 +317,10 @@ int rt_doctor_hosts(const struct rt_doctor_hosts_opts *o, const char *const *hos
 	struct rt_launch_result *res = calloc(n ? n : 1, sizeof(*res));
 	struct host *hs = calloc(n ? n : 1, sizeof(*hs));
 	struct names ns = {0};
+	struct rt_doc_consistency cons = {0};
+	const struct rt_jval **docs = calloc(n ? n : 1, sizeof(*docs));
 	int rc = 0;
-	if (!argv || !res || !hs) {
+	if (!argv || !res || !hs || !docs) {
 		snprintf(errbuf, RT_ERRBUF_SIZE, "out of memory");
 		rc = -ENOMEM;
 		goto out;
@@ -350,12 +356,16 @@ int rt_doctor_hosts(const struct rt_doctor_hosts_opts *o, const char *const *hos
 				rc = names_add(&ns, c->key);
 		}
 	}
+	for (size_t i = 0; rc == 0 && i < n; i++)
+		docs[i] = hs[i].doc;
+	if (rc == 0)
+		rc = rt_doc_consistency_build(&cons, hosts, docs, n);
 	if (rc < 0) {
 		snprintf(errbuf, RT_ERRBUF_SIZE, "out of memory");
 		goto out;
 	}
 	if (o->json) {
-		rc = print_json(hs, n, fp);
+		rc = print_json(hs, n, &cons, fp);
 		if (rc < 0) {
 			snprintf(errbuf, RT_ERRBUF_SIZE, "writing the report: %s", strerror(-rc));
 			goto out;
@@ -364,6 +374,7 @@ int rt_doctor_hosts(const struct rt_doctor_hosts_opts *o, const char *const *hos
 		fprintf(fp, "rocetrace doctor on %zu host%s (launcher: %s)\n", n, n == 1 ? "" : "s",
 		        o->launcher ? o->launcher : RT_LAUNCH_DEFAULT);
 		print_table(hs, n, &ns, o->width ? o->width : 100, fp);
+		rt_doc_consistency_text(&cons, fp);
 		print_problems(hs, n, fp);
 		fprintf(
 		    fp,
@@ -378,6 +389,8 @@ int rt_doctor_hosts(const struct rt_doctor_hosts_opts *o, const char *const *hos
 	}
 	rc = failed || broken ? 1 : 0;
 out:
+	rt_doc_consistency_free(&cons);
+	free(docs);
 	for (size_t i = 0; hs && i < n; i++)
 		rt_jdoc_free(&hs[i].parsed);
 	for (size_t i = 0; res && i < n; i++)

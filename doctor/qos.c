@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "common/sysfs.h"
@@ -89,6 +90,17 @@ static char *run_tool(const struct rt_doctor_config *cfg, const char *const *arg
 	av[n] = NULL;
 	struct rt_launch_result r;
 	uint64_t timeout = cfg->tool_timeout_ns ? cfg->tool_timeout_ns : 10000000000ull;
+	if (cfg->tools_deadline_ns) {
+		struct timespec ts;
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		uint64_t now = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+		if (now >= cfg->tools_deadline_ns) {
+			add_why(why, why_size, "%s: not run, no time left", argv[0]);
+			return NULL;
+		}
+		if (cfg->tools_deadline_ns - now < timeout)
+			timeout = cfg->tools_deadline_ns - now;
+	}
 	if (rt_launch_local(av, timeout, TOOL_OUTPUT_MAX, &r, errbuf) < 0) {
 		add_why(why, why_size, "%s: %s", argv[0], errbuf);
 		rt_launch_result_free(&r);
@@ -96,8 +108,7 @@ static char *run_tool(const struct rt_doctor_config *cfg, const char *const *arg
 	}
 	char line[200];
 	if (r.timed_out) {
-		add_why(why, why_size, "%s: no answer in %llu s", argv[0],
-		        (unsigned long long)(timeout / 1000000000u));
+		add_why(why, why_size, "%s: no answer in %.3g s", argv[0], (double)timeout / 1e9);
 	} else if (r.status != 0) {
 		const char *l = last_line(r.err, line, sizeof(line));
 		if (!l)

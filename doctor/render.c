@@ -6,6 +6,7 @@
 #include "common/json.h"
 #include "common/outbuf.h"
 #include "doctor/doctor.h"
+#include "doctor/settings.h"
 
 static const char *const status_names[] = {"pass", "warn", "fail", "unchecked"};
 
@@ -147,6 +148,8 @@ int rt_doctor_print_json(const struct rt_doc_report *r, FILE *fp)
 			rt_json_obj_end(&j);
 		}
 		rt_json_obj_end(&j);
+		RT_JSON_KEY(&j, "settings");
+		rt_doc_settings_json(&j, &t->settings);
 		rt_json_obj_end(&j);
 	}
 	rt_json_arr_end(&j);

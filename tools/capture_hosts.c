@@ -42,45 +42,31 @@ static void on_signal(int sig)
 		kill((pid_t)g_child_pid, SIGTERM);
 }
 
-/* The hosts of --hosts (HOST or HOST=DEV, comma-separated); 0 or the usage exit status. */
-static int parse_hosts(const struct rt_capture_hosts_args *a, char **buf,
+/* The hosts of --hosts (HOST or HOST=DEV, comma-separated, HOST a Slurm hostlist expression);
+ * 0 or the usage exit status. */
+static int parse_hosts(const struct rt_capture_hosts_args *a, struct rt_hostlist *hl,
                        struct rt_hostcap_host **out, size_t *n)
 {
-	size_t len = 1, count = 1;
-	for (size_t i = 0; i < a->nspecs; i++) {
-		len += strlen(a->specs[i]) + 1;
-		for (const char *c = a->specs[i]; *c; c++)
-			count += *c == ',';
-		count++;
-	}
-	if (count > MAX_HOSTS)
-		count = MAX_HOSTS;
-	char **names = calloc(count, sizeof(*names));
-	*buf = malloc(len);
-	*out = calloc(count, sizeof(**out));
-	int rc = !names || !*buf || !*out
-	             ? rt_cli_fail(CMD, "out of memory")
-	             : rt_cli_split_hosts(CMD, a->specs, a->nspecs, *buf, len, names, count, n);
+	int rc = rt_cli_hosts_expand(CMD, a->specs, a->nspecs, true, MAX_HOSTS, hl);
+	if (rc)
+		return rc;
+	*n = hl->n;
+	if (!(*out = calloc(hl->n, sizeof(**out))))
+		return rt_cli_fail(CMD, "out of memory");
 	for (size_t i = 0; !rc && i < *n; i++) {
-		char *h = names[i], *eq = strchr(h, '=');
+		char *h = hl->names[i], *eq = strchr(h, '=');
 		if (eq)
 			*eq++ = '\0';
 		const char *dev = eq && *eq ? eq : a->dev;
-		if (!*h)
-			rc = rt_cli_usage_error(CMD, "--hosts: an empty host name");
-		else if (!dev)
+		if (!dev)
 			rc = rt_cli_usage_error(
 			    CMD, "--hosts: %s: no device (give -i DEV, or %s=DEV)", h, h);
 		else if (!rt_cli_plain_word(dev))
 			rc = rt_cli_usage_error(
 			    CMD, "--hosts: %s: '%s' cannot be passed to the host safely", h, dev);
-		for (size_t k = 0; !rc && k < i; k++)
-			if (!strcmp((*out)[k].name, h))
-				rc = rt_cli_usage_error(CMD, "--hosts: %s given twice", h);
 		(*out)[i].name = h;
 		(*out)[i].dev = dev;
 	}
-	free(names);
 	return rc;
 }
 
@@ -255,12 +241,13 @@ out:
 
 int rt_capture_hosts(const struct rt_capture_hosts_args *a)
 {
-	char *hostbuf = NULL, *bpf_copy = NULL, dur[48], tag[96], self[64] = "", prefix[4096];
+	char *bpf_copy = NULL, dur[48], tag[96], self[64] = "", prefix[4096];
 	struct rt_hostcap_host *hosts = NULL;
+	struct rt_hostlist hl = {0};
 	struct rt_hostcap *hc = NULL;
 	char **args = NULL;
 	size_t n = 0;
-	int status = parse_hosts(a, &hostbuf, &hosts, &n);
+	int status = parse_hosts(a, &hl, &hosts, &n);
 	if (!status)
 		status = out_prefix(a->out, prefix, sizeof(prefix));
 	if (status)
@@ -341,6 +328,6 @@ out:
 	free(args);
 	free(bpf_copy);
 	free(hosts);
-	free(hostbuf);
+	rt_hostlist_free(&hl);
 	return status;
 }

@@ -12,6 +12,7 @@
 #include "tools/commands.h"
 #include "tools/optable.h"
 #include "tools/options.h"
+#include "tools/slurm.h"
 #include "tools/textopts.h"
 
 #define CMD         "capture"
@@ -36,6 +37,8 @@ static void help(void)
 	    "        [-i DEV] -w DIR/|PREFIX [--duration D] [--timeout D] [--remote CMD]\n"
 	    "        [--remote-dir DIR] [--no-analyze] [-s SNAPLEN] [-c N] [-B N]\n"
 	    "        [--format pcapng|pcap] [--counters [D]] [--stats] [-Z USER]\n"
+	    "        [EXPRESSION] [-- CMD ARGS...]\n"
+	    "    rocetrace capture --slurm [-i DEV] -w DIR/|PREFIX [the --hosts options]\n"
 	    "        [EXPRESSION] [-- CMD ARGS...]\n"
 	    "\n"
 	    "DESCRIPTION\n"
@@ -183,7 +186,10 @@ static void help(void)
 	    "        -t letters the timestamp; -# frame numbers).\n"
 	    "    --hosts H1[=DEV],H2[=DEV],...\n"
 	    "        Capture on these hosts (see above), each from -i DEV or from the\n"
-	    "        DEV given after its name. May be repeated. -s, -c, -B, -Z,\n"
+	    "        DEV given after its name. A name may be a Slurm hostlist\n"
+	    "        expression, as scontrol show hostnames expands it: node[01-16,20]\n"
+	    "        is node01 to node16 and node20 (=DEV after it goes with each of\n"
+	    "        them). May be repeated. -s, -c, -B, -Z,\n"
 	    "        --format, --counters (its file comes home too), --sysfs-root,\n"
 	    "        --stats and the filter are passed on; they, DEV and the folder\n"
 	    "        must be plain words (letters, digits and _./:=,@+-), as a launcher\n"
@@ -191,6 +197,11 @@ static void help(void)
 	    "        not. -w names a folder when it is one or ends with '/' (created\n"
 	    "        when missing), else the start of each file's name. Not with -r, -G,\n"
 	    "        -C.\n"
+	    "    --slurm\n"
+	    "        Inside a Slurm allocation (salloc, sbatch): capture on every node of\n"
+	    "        the job (SLURM_JOB_NODELIST), as --hosts does, through 'srun\n"
+	    "        --overlap -N1 -n1 -w {host}' (unless --launcher) running this\n"
+	    "        rocetrace's own path there (unless --remote). Not with --hosts.\n"
 	    "    --launcher TEMPLATE\n"
 	    "        Command prefix that runs a command on {host}; {host} is replaced by\n"
 	    "        the host name, or appended when absent. Default: 'ssh {host}'.\n"
@@ -254,13 +265,19 @@ static void help(void)
 	    "incast/ "
 	    "--duration 30\n"
 	    "    rocetrace capture --hosts ns-a=eth0,ns-b=eth0 --launcher 'ip netns exec {host}' "
-	    "-w lab/ -c 1000\n",
+	    "-w lab/ -c 1000\n"
+	    "    rocetrace capture --hosts 'node[01-16]' -i mlx5_0 -w run/ --duration 60\n"
+	    "    rocetrace capture --slurm -i mlx5_0 -s 128 -w run/ -- srun ./train.sh\n",
 	    stdout);
 }
 
-/* --hosts: what the capture on every host can take. 0 or the usage exit status. */
+/* --hosts (--slurm: the allocation's nodes): what the capture on every host can take. 0 or the
+ * usage exit status. */
 static int check_hosts_args(struct rt_capture_args *a)
 {
+	int st = rt_cli_slurm(CMD, &a->hosts);
+	if (st)
+		return st;
 	if (a->file)
 		return rt_cli_usage_error(
 		    CMD, "--hosts captures on the hosts: -r FILE has no place here");
@@ -470,7 +487,7 @@ static int check_args(struct rt_capture_args *a)
 	if (a->hosts.launcher || a->hosts.remote || a->remote_dir || a->hosts.timeout_ns ||
 	    a->no_analyze)
 		return rt_cli_usage_error(CMD, "--launcher, --remote, --remote-dir, --timeout and "
-		                               "--no-analyze need --hosts");
+		                               "--no-analyze need --hosts or --slurm");
 	if (a->metrics && (rc = rt_capture_metrics_check(a->metrics)) != 0)
 		return rc;
 	if (a->dev && a->file)
@@ -516,5 +533,5 @@ int rt_capture_parse_args(int argc, char **argv, struct rt_capture_args *a)
 	if (!a->metrics && (a->metrics_top_given || a->metrics_linger_given))
 		return rt_cli_usage_error(
 		    CMD, "--metrics-top-flows and --metrics-linger go with --metrics");
-	return a->hosts.names.n ? check_hosts_args(a) : check_args(a);
+	return a->hosts.names.n || a->hosts.slurm ? check_hosts_args(a) : check_args(a);
 }

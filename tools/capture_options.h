@@ -39,7 +39,7 @@ struct rt_capture_args {
 	bool stop_at_eof;  /* stop when standard input ends */
 	bool notify_ready; /* say when capturing, on standard error */
 	char **cmd;        /* after --, or NULL */
-	/* --hosts: capture on every host through a launcher */
+	/* --hosts, --slurm: capture on every host through a launcher */
 	struct rt_cli_hosts hosts;
 	const char *remote_dir;
 	bool no_analyze;

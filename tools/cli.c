@@ -223,27 +223,48 @@ void rt_cli_files_free(struct rt_cli_files *fs)
 	memset(fs, 0, sizeof(*fs));
 }
 
-int rt_cli_split_hosts(const char *cmd, const char *const *values, size_t nvalues, char *buf,
-                       size_t size, char **hosts, size_t max, size_t *n)
+/* Append the hosts of one --hosts item, and its "=DEV" to each when `devices`. */
+static int add_hosts(const char *cmd, const char *item, size_t len, bool devices, size_t max,
+                     struct rt_hostlist *hl)
 {
-	size_t used = 0;
-	*n = 0;
-	for (size_t i = 0; i < nvalues; i++) {
-		size_t l = strlen(values[i]);
-		if (used + l + 1 > size)
-			return rt_cli_usage_error(cmd, "--hosts: too long");
-		memcpy(buf + used, values[i], l + 1);
-		char *save = NULL;
-		for (char *h = strtok_r(buf + used, ",", &save); h;
-		     h = strtok_r(NULL, ",", &save)) {
-			if (*n == max)
-				return rt_cli_usage_error(cmd, "--hosts: more than %zu hosts", max);
-			hosts[(*n)++] = h;
-		}
-		used += l + 1;
+	const char *eq = devices ? memchr(item, '=', len) : NULL;
+	size_t before = hl->n, expr = eq ? (size_t)(eq - item) : len;
+	char errbuf[RT_ERRBUF_SIZE];
+	if (rt_hostlist_add(hl, item, expr, max, errbuf) < 0)
+		return rt_cli_usage_error(cmd, "--hosts: %s", errbuf);
+	for (size_t i = before; eq && i < hl->n; i++) {
+		size_t l = strlen(hl->names[i]);
+		char *named = realloc(hl->names[i], l + len - expr + 1);
+		if (!named)
+			return rt_cli_fail(cmd, "out of memory");
+		memcpy(named + l, eq, len - expr);
+		named[l + len - expr] = '\0';
+		hl->names[i] = named;
 	}
-	if (!*n)
+	return 0;
+}
+
+int rt_cli_hosts_expand(const char *cmd, const char *const *values, size_t nvalues, bool devices,
+                        size_t max, struct rt_hostlist *hl)
+{
+	for (size_t v = 0; v < nvalues; v++)
+		for (const char *s = values[v]; *s;) {
+			size_t len = rt_hostlist_item_len(s);
+			int rc = len ? add_hosts(cmd, s, len, devices, max, hl) : 0;
+			if (rc)
+				return rc;
+			s += len + (s[len] != '\0');
+		}
+	if (!hl->n)
 		return rt_cli_usage_error(cmd, "--hosts: no host given");
+	for (size_t i = 1; i < hl->n; i++) {
+		size_t l = devices ? strcspn(hl->names[i], "=") : strlen(hl->names[i]);
+		for (size_t k = 0; k < i; k++)
+			if (!strncmp(hl->names[k], hl->names[i], l) &&
+			    (hl->names[k][l] == '\0' || (devices && hl->names[k][l] == '=')))
+				return rt_cli_usage_error(cmd, "--hosts: %.*s given twice", (int)l,
+				                          hl->names[i]);
+	}
 	return 0;
 }
 

@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "capture/source.h"
+#include "common/hostlist.h"
 #include "tools/optable.h"
 
 /* "rocetrace CMD: MESSAGE (see 'rocetrace CMD --help')" on stderr; returns RT_EXIT_USAGE. */
@@ -91,18 +92,20 @@ int rt_cli_vantage_option(struct rt_opt_use *u);
 
 /*
  * How a command runs itself on other hosts (capture --hosts, doctor --hosts):
- * --hosts H1,H2,... (repeatable), --launcher TEMPLATE, --remote CMD and
- * --timeout D, the same options in every command that has them.
+ * --hosts H1,H2,... (repeatable), --slurm, --launcher TEMPLATE, --remote CMD
+ * and --timeout D, the same options in every command that has them.
  */
 struct rt_cli_hosts {
-	struct rt_opt_list names; /* the --hosts values, as given */
+	struct rt_opt_list names; /* the --hosts values, as given (--slurm: the allocation's) */
 	const char *launcher;     /* NULL: ssh {host} */
 	const char *remote;       /* NULL: rocetrace */
 	uint64_t timeout_ns;      /* 0: the command's default */
+	bool slurm;               /* --slurm: the nodes of the Slurm allocation (tools/slurm.h) */
 };
 /* Their rows, into the struct rt_cli_hosts `hosts` of `type`; --timeout from tmin to tmax ns. */
 #define RT_CLI_HOSTS_ROWS(type, hosts, tmin, tmax)                                                 \
 	{.name = "hosts", .kind = RT_OPT_LIST, .at = RT_AT(type, hosts.names)},                    \
+	    {.name = "slurm", .kind = RT_OPT_FLAG, .at = RT_AT(type, hosts.slurm)},                \
 	    {.name = "launcher", .kind = RT_OPT_STRING, .at = RT_AT(type, hosts.launcher)},        \
 	    {.name = "remote", .kind = RT_OPT_STRING, .at = RT_AT(type, hosts.remote)},            \
 	{                                                                                          \
@@ -111,13 +114,14 @@ struct rt_cli_hosts {
 	}
 
 /*
- * The values of --hosts (each H1,H2,...) split at commas: the words are
- * copied into buf (size bytes) and hosts[0..*n-1] point at them, at most
- * max. 0, or the usage exit status after one line on stderr (too long,
- * too many, none).
+ * The values of --hosts: items separated by commas, each a host or a Slurm
+ * hostlist expression (node[01-16,20]: common/hostlist.h), with `devices`
+ * followed by =DEV, which goes with each of its hosts ("HOST=DEV" in hl).
+ * None, a host given twice, or more than max are refused. 0, or the usage
+ * exit status after one line on stderr.
  */
-int rt_cli_split_hosts(const char *cmd, const char *const *values, size_t nvalues, char *buf,
-                       size_t size, char **hosts, size_t max, size_t *n);
+int rt_cli_hosts_expand(const char *cmd, const char *const *values, size_t nvalues, bool devices,
+                        size_t max, struct rt_hostlist *hl);
 
 /* A word a launcher that re-reads the command with a shell (ssh) passes on unchanged: letters,
  * digits and _./:=,@+- only. */

@@ -1,4 +1,5 @@
 /* rocetrace doctor: option parsing and wiring of doctor/ (one host) and doctor/hosts.c (several). */
+#include <errno.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -9,11 +10,13 @@
 
 #include "doctor/doctor.h"
 #include "doctor/hosts.h"
+#include "doctor/prolog.h"
 #include "common/launch.h"
 #include "tools/cli.h"
 #include "tools/commands.h"
 #include "tools/optable.h"
 #include "tools/options.h"
+#include "tools/slurm.h"
 
 #define CMD         "doctor"
 #define MAX_SECONDS 3600ull
@@ -35,6 +38,8 @@ static void help(void)
 	    "    rocetrace doctor --hosts H1,H2,... [--launcher TEMPLATE] [--remote CMD]\n"
 	    "        [--timeout S] [--parallel N] [--json] [the options above]\n"
 	    "        [DEV|NETDEV]...\n"
+	    "    rocetrace doctor --slurm [the --hosts options] [DEV|NETDEV]...\n"
+	    "    rocetrace doctor --prolog [the checking options] [DEV[:PORT]|NETDEV]...\n"
 	    "\n"
 	    "DESCRIPTION\n"
 	    "    Checks every RDMA port named (DEV: all its ports; DEV:PORT: one; NETDEV:\n"
@@ -103,10 +108,27 @@ static void help(void)
 	    "        Run dcb, mlnx_qos and lldptool from DIR instead of $PATH.\n"
 	    "    --no-netlink\n"
 	    "        Do not ask the kernel over DCB netlink; use the tools only.\n"
+	    "    --prolog\n"
+	    "        For a scheduler's prolog or health check: under 2 s (counters\n"
+	    "        sampled 100 ms apart unless --interval, the tools given 1.1 s in\n"
+	    "        all), nothing printed when the host is ready, else one line naming\n"
+	    "        the failed checks of each port ('rocetrace doctor: not ready:\n"
+	    "        mlx5_0:1 mtu, ecn.np'), fit for a drain reason; a host without an\n"
+	    "        RDMA port is not ready. Exit 0 ready, 1 not ready. tools/slurm-prolog\n"
+	    "        drains a Slurm node with that line (docs/DOCTOR.md).\n"
 	    "    --hosts H1,H2,...\n"
 	    "        Run 'rocetrace doctor --json' with the options above on every host\n"
 	    "        at once through the launcher and print one table of checks by host,\n"
-	    "        then each problem with its fix. May be repeated.\n"
+	    "        the settings that must agree on every host (MTU, trust, DSCP map,\n"
+	    "        PFC, CNP DSCP and priority, ECN per priority, GID index) with the\n"
+	    "        hosts that differ from the most marked, then each problem with its\n"
+	    "        fix. A name may be a Slurm hostlist expression (node[01-16,20]).\n"
+	    "        May be repeated.\n"
+	    "    --slurm\n"
+	    "        Inside a Slurm allocation: --hosts with the job's nodes\n"
+	    "        (SLURM_JOB_NODELIST), through 'srun --overlap -N1 -n1 -w {host}'\n"
+	    "        (unless --launcher), running this rocetrace's own path there\n"
+	    "        (unless --remote).\n"
 	    "    --launcher TEMPLATE\n"
 	    "        Command prefix that runs a command on {host}; {host} is replaced by\n"
 	    "        the host name, or appended when absent. Default: 'ssh {host}'.\n"
@@ -124,8 +146,8 @@ static void help(void)
 	    "\n"
 	    "EXIT STATUS\n"
 	    "    0 when no check failed (warnings and checks that could not run allowed),\n"
-	    "    1 when a check failed, a host gave no report, or on errors, 2 for usage\n"
-	    "    errors.\n"
+	    "    1 when a check failed, a host gave no report (with --prolog: the host\n"
+	    "    is not ready), or on errors, 2 for usage errors.\n"
 	    "\n"
 	    "EXAMPLES\n"
 	    "    rocetrace doctor\n"
@@ -134,7 +156,9 @@ static void help(void)
 	    "    sudo rocetrace doctor mlx5_0 --traffic 2\n"
 	    "    rocetrace doctor --hosts node01,node02,node03 --launcher 'ssh -o BatchMode=yes "
 	    "{host}'\n"
-	    "    rocetrace doctor --hosts node01,node02 --launcher 'srun -N1 -w {host}'\n",
+	    "    rocetrace doctor --hosts 'node[01-16]' --launcher 'srun -N1 -w {host}'\n"
+	    "    rocetrace doctor --slurm mlx5_0\n"
+	    "    rocetrace doctor --prolog mlx5_0 mlx5_1\n",
 	    stdout);
 }
 
@@ -149,6 +173,7 @@ struct doctor_args {
 	bool json, verbose;
 	struct rt_cli_hosts hosts;
 	unsigned parallel;
+	bool prolog, interval_given;
 	struct rt_cli_forward forward; /* words for the remote doctors */
 };
 
@@ -210,6 +235,7 @@ static const struct rt_opt rows[] = {
      .kind = RT_OPT_DURATION,
      .at = AT(cfg.interval_ns),
      .max = MAX_SECONDS * 1000000000,
+     .given = AT(interval_given),
      .forward = true},
     {.name = "traffic",
      .kind = RT_OPT_DURATION,
@@ -221,6 +247,7 @@ static const struct rt_opt rows[] = {
     {.name = "sysfs-root", .kind = RT_OPT_STRING, .at = AT(cfg.sysfs_root), .forward = true},
     {.name = "tools-dir", .kind = RT_OPT_STRING, .at = AT(cfg.tools_dir), .forward = true},
     {.name = "no-netlink", .kind = RT_OPT_CLEAR, .at = AT(cfg.dcb_netlink), .forward = true},
+    {.name = "prolog", .kind = RT_OPT_FLAG, .at = AT(prolog)},
     RT_CLI_HOSTS_ROWS(struct doctor_args, hosts, 1000000, MAX_SECONDS * 1000000000),
     {.name = "parallel",
      .kind = RT_OPT_UINT,
@@ -231,6 +258,25 @@ static const struct rt_opt rows[] = {
     {.name = "help", .letter = 'h', .kind = RT_OPT_CALL, .call = show_help},
 };
 
+/* What the options ask for together; 0 or the usage exit status. */
+static int check_args(struct doctor_args *a)
+{
+	int rc = rt_cli_slurm(CMD, &a->hosts);
+	if (rc)
+		return rc;
+	if (!a->hosts.names.n &&
+	    (a->hosts.launcher || a->hosts.remote || a->hosts.timeout_ns || a->parallel))
+		return rt_cli_usage_error(CMD,
+		                          "--launcher, --remote, --timeout and --parallel need "
+		                          "--hosts or --slurm");
+	if (a->prolog && (a->hosts.names.n || a->json || a->verbose || a->cfg.traffic_ns))
+		return rt_cli_usage_error(CMD, "--prolog checks this host and prints one line: not "
+		                               "with --hosts, --slurm, --json, -v or --traffic");
+	if (a->cfg.capture_from && !a->cfg.traffic_ns)
+		return rt_cli_usage_error(CMD, "--capture-from needs --traffic");
+	return 0;
+}
+
 static int parse_args(int argc, char **argv, struct doctor_args *a)
 {
 	static const struct rt_opt_table table = {
@@ -238,28 +284,20 @@ static int parse_args(int argc, char **argv, struct doctor_args *a)
 	int rc = rt_opt_parse(&table, a, argc, argv);
 	if (rc)
 		return rc;
-	if (!a->hosts.names.n &&
-	    (a->hosts.launcher || a->hosts.remote || a->hosts.timeout_ns || a->parallel))
-		return rt_cli_usage_error(CMD,
-		                          "--launcher, --remote, --timeout and --parallel need "
-		                          "--hosts");
-	if (a->cfg.capture_from && !a->cfg.traffic_ns)
-		return rt_cli_usage_error(CMD, "--capture-from needs --traffic");
-	return 0;
+	return check_args(a);
 }
 
 static int run_hosts(struct doctor_args *a, int argc, char **argv)
 {
-	static char buf[65536];
-	static char *hosts[MAX_HOSTS];
-	size_t n;
-	int rc = rt_cli_split_hosts(CMD, a->hosts.names.v, a->hosts.names.n, buf, sizeof(buf),
-	                            hosts, MAX_HOSTS, &n);
-	if (rc)
+	struct rt_hostlist hl = {0};
+	int rc =
+	    rt_cli_hosts_expand(CMD, a->hosts.names.v, a->hosts.names.n, false, MAX_HOSTS, &hl);
+	for (int i = optind; i < argc && !rc; i++)
+		rc = rt_cli_forward(CMD, &a->forward, NULL, argv[i]);
+	if (rc) {
+		rt_hostlist_free(&hl);
 		return rc;
-	for (int i = optind; i < argc; i++)
-		if ((rc = rt_cli_forward(CMD, &a->forward, NULL, argv[i])) != 0)
-			return rc;
+	}
 	struct sigaction sa = {.sa_handler = on_signal};
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
@@ -278,7 +316,8 @@ static int run_hosts(struct doctor_args *a, int argc, char **argv)
 	if (cols && atoi(cols) >= 40)
 		o.width = (unsigned)atoi(cols);
 	char errbuf[RT_ERRBUF_SIZE];
-	rc = rt_doctor_hosts(&o, (const char *const *)hosts, n, stdout, errbuf);
+	rc = rt_doctor_hosts(&o, (const char *const *)hl.names, hl.n, stdout, errbuf);
+	rt_hostlist_free(&hl);
 	if (rc < 0)
 		return rt_cli_fail(CMD, "%s", errbuf);
 	return g_stop ? RT_EXIT_ERROR : rc;
@@ -297,8 +336,17 @@ int rt_cmd_doctor(int argc, char **argv)
 
 	struct rt_doc_report report;
 	char errbuf[RT_ERRBUF_SIZE];
+	if (a.prolog)
+		rt_doctor_prolog_config(&a.cfg, a.interval_given);
 	if (rt_doctor_run(&a.cfg, argv + optind, argc - optind, &report, errbuf) < 0)
 		return rt_cli_fail(CMD, "%s", errbuf);
+	if (a.prolog) {
+		bool ready = rt_doctor_print_prolog(&report, stdout);
+		rt_doctor_report_free(&report);
+		if (fflush(stdout) != 0)
+			return rt_cli_fail(CMD, "writing the report: %s", strerror(errno));
+		return ready ? RT_EXIT_OK : RT_EXIT_ERROR;
+	}
 	if (a.json)
 		rc = rt_doctor_print_json(&report, stdout);
 	else {

@@ -254,6 +254,39 @@ try:
     check("note: no RDMA device on this host" in r.stdout and "netdev eth9 (no RDMA port)" in r.stdout,
           "no RDMA: said plainly in text")
 
+    # --prolog: nothing and exit 0 when ready, one line naming the failed checks and exit 1 when not,
+    # in under 2 s; a tool that hangs gets what is left of the budget
+    def prolog(tree, tool_dir, *extra):
+        cmd = [RT, "doctor", "--prolog", "--sysfs-root", tree if os.path.isabs(tree) else
+               os.path.join(SYSFS, tree), "--tools-dir", tool_dir, *extra]
+        start = time.monotonic()
+        r = subprocess.run((["ip", "netns", "exec", ns] if ns else []) + cmd, capture_output=True,
+                           text=True, timeout=60)
+        return r, time.monotonic() - start
+
+    hang = temp_dir("rt-doctor-hang-")
+    for tool in ("dcb", "mlnx_qos", "lldptool"):
+        with open(os.path.join(hang, tool), "w") as f:
+            f.write("#!/bin/sh\nexec sleep 30\n")
+        os.chmod(os.path.join(hang, tool), 0o755)
+    for tree, tool_dir, status, out in (
+            ("good", tools, 0, ""),
+            ("good", hang, 0, ""),
+            ("mtu1500", tools, 1, "rocetrace doctor: not ready: mlx5_0:1 mtu\n"),
+            ("port_down", hang, 1, "rocetrace doctor: not ready: mlx5_0:1 link.state, link.netdev\n"),
+            (bare, tools, 1, "rocetrace doctor: not ready: no RDMA port\n")):
+        r, took = prolog(tree, tool_dir)
+        label = f"--prolog {os.path.basename(tree)}{' (tools hang)' if tool_dir == hang else ''}"
+        check(r.returncode == status and r.stdout == out and r.stderr == "",
+              f"{label}: exit {r.returncode}, {r.stdout!r} {r.stderr.strip()!r}")
+        check(took < 2.0, f"{label}: {took:.2f} s, under 2 s")
+    r, _ = prolog("good", tools, "nosuch0")
+    check(r.returncode == 1 and r.stdout == "" and r.stderr.startswith("rocetrace doctor: 'nosuch0' is neither"),
+          f"--prolog naming a device that is not there: {r.stderr.strip()}")
+    r, _ = prolog("good", tools, "--json")
+    check(r.returncode == 2 and "--prolog checks this host and prints one line" in r.stderr,
+          f"--prolog --json: {r.stderr.strip()}")
+
     # --traffic over saved captures, against their scapy-built truth
     for cap in ("ecn_cnp", "pfc_pause", "vlan_qinq"):
         truth = [json.loads(line) for line in open(os.path.join(CAPS, cap + ".truth.jsonl"))]

@@ -41,6 +41,14 @@ for name, body in {
         f.write("#!/bin/sh\n" + body + "\n")
     os.chmod(os.path.join(tools, name), 0o755)
 
+# the hosts' trees: every fixture by its name, and n1, n2, n3 (good, mtu1500, np_off) for hostlists
+trees = os.path.join(tmp, "trees")
+os.mkdir(trees)
+for name in os.listdir(SYSFS):
+    os.symlink(os.path.join(SYSFS, name), os.path.join(trees, name))
+for n, fixture in (("n1", "good"), ("n2", "mtu1500"), ("n3", "np_off")):
+    os.symlink(os.path.join(SYSFS, fixture), os.path.join(trees, n))
+
 # a launcher: the "host" is a fixture tree; "unreachable" fails as ssh does; "slow" never answers
 launcher = os.path.join(tmp, "launch")
 calls = os.path.join(tmp, "calls.log")
@@ -53,7 +61,7 @@ case $host in
 unreachable) echo "ssh: connect to host unreachable port 22: Connection refused" >&2; exit 255 ;;
 slow) exec sleep 60 ;;
 esac
-exec "$@" --sysfs-root={SYSFS}/$host
+exec "$@" --sysfs-root={trees}/$host
 """)
 os.chmod(launcher, 0o755)
 
@@ -88,6 +96,19 @@ try:
     check("  unreachable: no report (exit 255): ssh: connect to host unreachable port 22: Connection refused"
           in out, "unreachable host explained")
     check("summary: 1 ready, 0 ready with warnings, 2 not ready, 1 without a report" in out, "summary")
+    # the settings that must agree: the value most hosts have, the hosts that differ marked
+    check("\nconsistency: settings that must agree on every host (* a host that differs)\n"
+          "  mtu          4200 on 2 of 3 hosts\n"
+          "             * mtu1500: 1500\n"
+          "  trust        dscp on 3 of 3 hosts\n"
+          "  dscp2prio    0-7:0 8-15:1 16-23:2 24-31:3 32-39:4 40-47:5 48-55:6 56-63:7 on 3 of 3 hosts\n"
+          "  pfc          3 on 3 of 3 hosts\n"
+          "  cnp_dscp     48 on 3 of 3 hosts\n"
+          "  cnp_prio     6 on 3 of 3 hosts\n"
+          "  ecn_np       0,1,2,3,4,5,6,7 on 2 of 3 hosts\n"
+          "             * np_off: 0,1,2,4,5,6,7\n"
+          "  ecn_rp       0,1,2,3,4,5,6,7 on 3 of 3 hosts\n"
+          "  gid_index    3 on 3 of 3 hosts\n\nproblems:\n" in out, "consistency table")
     log = open(calls).read().splitlines()
     check(any(line.startswith(f"good {RT} doctor --json --interval=0.05 --tools-dir={tools}") for line in log),
           f"options forwarded to the hosts: {log[:1]}")
@@ -105,6 +126,32 @@ try:
     check(got == want and doc["hosts"][1]["exit_status"] == 1, "JSON: a host's report is its own doctor --json")
     check(doc["hosts"][2]["report"] is None and doc["hosts"][2]["exit_status"] == 255
           and "Connection refused" in doc["hosts"][2]["problem"], "JSON: the unreachable host")
+    rows = {r["setting"]: r for r in doc["consistency"]}
+    check(list(rows) == ["mtu", "trust", "dscp2prio", "pfc", "cnp_dscp", "cnp_prio", "ecn_np", "ecn_rp",
+                         "gid_index"], f"JSON: the consistency rows {list(rows)}")
+    # two hosts, two MTUs: no value most hosts have, both differ
+    check(rows["mtu"] == {"setting": "mtu", "value": None, "hosts": {"good": "4200", "mtu1500": "1500"},
+                          "differ": ["good", "mtu1500"]}, f"JSON: the mtu row {rows['mtu']}")
+    check(rows["pfc"]["value"] == "3" and rows["pfc"]["differ"] == [], "JSON: the pfc row")
+    check(doc["hosts"][0]["report"]["targets"][0]["settings"]["mtu"] == 4200, "JSON: a host's settings")
+
+    # Slurm hostlists name the hosts; --slurm takes them from the allocation
+    r = hosts(["n[1-3]"])
+    check(row(r.stdout, "check") == ["n1", "n2", "n3"] and row(r.stdout, "mtu") == ["pass", "FAIL", "pass"],
+          f"--hosts 'n[1-3]': {row(r.stdout, 'check')} {row(r.stdout, 'mtu')}")
+    r = subprocess.run([RT, "doctor", "--slurm", "--launcher", launcher + " {host}", "--interval", "0.05",
+                        "--tools-dir", tools], capture_output=True, text=True, timeout=120,
+                       env=dict(os.environ, SLURM_JOB_NODELIST="n[1-2],good"))
+    check(row(r.stdout, "check") == ["n1", "n2", "good"] and r.returncode == 1,
+          f"--slurm: the hosts of SLURM_JOB_NODELIST, this rocetrace on them: {row(r.stdout, 'check')} "
+          f"{r.stderr.strip()}")
+    env = {k: v for k, v in os.environ.items() if k != "SLURM_JOB_NODELIST"}
+    r = subprocess.run([RT, "doctor", "--slurm"], capture_output=True, text=True, env=env)
+    check(r.returncode == 2 and "--slurm: not inside a Slurm allocation" in r.stderr, f"--slurm outside: {r.stderr}")
+    for bad, why in ((["--hosts", "n[1-3]x"], "text after the last ']'"), (["--hosts", "n[2-1]"], "goes down"),
+                     (["--hosts", "n[1-2],n2"], "n2 given twice")):
+        r = subprocess.run([RT, "doctor", *bad], capture_output=True, text=True)
+        check(r.returncode == 2 and why in r.stderr and r.stderr.count("\n") == 1, f"{bad}: {r.stderr.strip()}")
 
     # only warnings: exit 0
     r = hosts(["good", "trust_pcp", "tos_default"])

@@ -533,6 +533,38 @@ static void test_netdev_only(void **state)
 	assert_int_equal(t.gid_index, -1);
 }
 
+/* The settings doctor --hosts compares come from the same facts. */
+static void test_settings(void **state)
+{
+	(void)state;
+	f->qos.dscp2prio[48] = -1;
+	known_int(&f->ecn_np[5], 0);
+	f->ecn_rp[2].known = false;
+	judge();
+	const struct rt_doc_settings *s = &t.settings;
+	assert_int_equal(s->mtu, 4200);
+	assert_string_equal(s->trust, "dscp");
+	assert_int_equal(s->pfc, 1 << 3);
+	assert_true(s->dscp2prio_known);
+	assert_int_equal(s->dscp2prio[26], 3);
+	assert_int_equal(s->dscp2prio[48], -1);
+	assert_int_equal(s->cnp_dscp, 48);
+	assert_int_equal(s->cnp_prio, 6);
+	assert_int_equal(s->ecn_np[5], 0);
+	assert_int_equal(s->ecn_np[3], 1);
+	assert_int_equal(s->ecn_rp[2], -1);
+	/* unknown: what was not read, and what belongs to a netdev not here */
+	f->qos.trust_known = f->qos.pfc_known = f->qos.map_known = false;
+	f->netdev_exists = false;
+	judge();
+	assert_int_equal(s->mtu, -1);
+	assert_null(s->trust);
+	assert_int_equal(s->pfc, -1);
+	assert_false(s->dscp2prio_known);
+	assert_int_equal(s->cnp_dscp, -1);
+	assert_int_equal(s->ecn_np[3], -1);
+}
+
 int main(void)
 {
 	f = calloc(1, sizeof(*f));
@@ -548,6 +580,7 @@ int main(void)
 	    cmocka_unit_test_setup(test_counters, good_host),
 	    cmocka_unit_test_setup(test_traffic, good_host),
 	    cmocka_unit_test_setup(test_netdev_only, good_host),
+	    cmocka_unit_test_setup(test_settings, good_host),
 	};
 	int rc = cmocka_run_group_tests(tests, NULL, NULL);
 	free(f);

@@ -1,7 +1,9 @@
 #!/usr/bin/python3
 """System test: the command lines of every subcommand, good and bad, answer as recorded: exit
 status, the standard error text and a digest of standard output (every --help byte for byte, every
-usage error's line). The invocations only parse: none captures, sends or needs privileges.
+usage error's line). The invocations only parse: none captures, sends or needs privileges (doctor
+--prolog reads a fixture tree). An invocation is its arguments, or (environment, arguments): what it
+adds to the environment, from which every SLURM_ variable is removed.
 
 Usage: cli_messages.py ROCETRACE SOURCE_ROOT [--record]
   --record  rewrite tests/tools/cli_messages.golden from ROCETRACE (after a deliberate change)
@@ -15,6 +17,8 @@ import tempfile
 
 F = "tests/fixtures/mixed.pcap"
 G = "tests/fixtures/ecn_cnp.pcap"
+S = {"SLURM_JOB_NODELIST": "n[1-2]"}  # inside an allocation of n1 and n2
+TREE = "tests/doctor/sysfs/"
 
 INVOCATIONS = [
     # every help, and help spelled every way
@@ -113,15 +117,47 @@ INVOCATIONS = [
     ["timeline", F, "--format", "json", "--format", "csv"], ["dissect", F, "-c", "1", "-c", "2", "--flow", "x", "--flow", "qp:1"],
     ["capture"] + ["--hosts=a"] * 65, ["capture", "--hosts", "a", "-w", "d/"] + ["-s", "9"] * 33,
     ["capture", "--hosts", "a", "-w", "d/", "--stats", "--counters", "1s", "--format", "pcap", "-B", "64", "--counters=x"],
+    # Slurm hostlists in --hosts, --slurm (the allocation's nodes), doctor --prolog
+    ["capture", "--hosts", "n[1-2]", "-w", "d/"], ["capture", "--hosts", "n[1-2]=eth0,n2=eth1", "-w", "d/"],
+    ["capture", "--hosts", "n[1-2]=a;b", "-w", "d/"], ["capture", "--hosts", "n[3-1]", "-i", "x", "-w", "d/"],
+    ["capture", "--hosts", "n[1-2", "-i", "x", "-w", "d/"], ["capture", "--hosts", "n[1-2]x", "-i", "x", "-w", "d/"],
+    ["capture", "--hosts", "=eth0", "-w", "d/"], ["capture", "--hosts", "n[1-4097]", "-i", "x", "-w", "d/"],
+    ["capture", "--slurm", "-i", "x", "-w", "d/"], ({"SLURM_JOB_NODELIST": ""}, ["capture", "--slurm", "-w", "d/"]),
+    (S, ["capture", "--slurm", "--hosts", "a", "-w", "d/"]), (S, ["capture", "--slurm", "-w", "d/"]),
+    (S, ["capture", "--slurm", "-w", "d/", "-G", "1"]), (S, ["capture", "--slurm", "-r", F]),
+    (S, ["capture", "--sl", "-i", "x", "-w", "-"]), (S, ["capture", "--slurm", "-i", "x"]), ["capture", "--slurm=1"],
+    (S, ["capture", "-i", "x", "--slurm", "-w", "d/", "--launcher", "l", "--remote", "r", "--no-analyze", "--timeout", "5", "-G", "1"]),
+    ["doctor", "--hosts", "a[1-2],a2"], ["doctor", "--hosts", "a[2-1]"], ["doctor", "--hosts", "a[1-3]x"],
+    ["doctor", "--hosts", "a[1-4097]"], ["doctor", "--hosts", "a[1-2]=x,a1=x"], ["doctor", "--slurm"],
+    (S, ["doctor", "--slurm", "--hosts", "a"]), ["doctor", "--slurm=1"], (S, ["doctor", "--slurm", "--prolog"]),
+    ({"SLURM_JOB_NODELIST": "n[1-2],n1"}, ["doctor", "--slurm"]),
+    ({"SLURM_JOB_NODELIST": "n[1-2],n1"}, ["doctor", "--slu", "--parallel", "2", "--timeout", "1s", "--launcher", "l"]),
+    (S, ["doctor", "--slurm", "--parallel", "0"]), ["doctor", "--slurm", "--launcher", "l"],
+    ["doctor", "--prolog", "--json"], ["doctor", "--prolog", "-v"], ["doctor", "--prolog", "--traffic", "1"],
+    ["doctor", "--prolog", "--hosts", "a"], ["doctor", "--prolog", "--launcher", "l"], ["doctor", "--prolog=1"],
+    ["doctor", "--pro", "--json"], ["doctor", "--pr", "3"], ["doctor", "--prolog", "--interval", "x"],
+    ["doctor", "--prolog", "--no-netlink", "--sysfs-root", TREE + "good", "--tools-dir", "tests/doctor/recordings"],
+    ["doctor", "--prolog", "--no-netlink", "--sysfs-root", TREE + "mtu1500", "--tools-dir", "tests/doctor/recordings"],
+    ["doctor", "--no-netlink", "--prolog", "--interval", "0.01", "--sysfs-root", TREE + "mtu1500", "--tools-dir",
+     "tests/doctor/recordings", "mlx5_0:1"],
 ]
 
 
-def run(exe, args, tmp):
+def run(exe, invocation, tmp):
+    env, args = invocation if isinstance(invocation, tuple) else ({}, invocation)
+    base = {k: v for k, v in os.environ.items() if not k.startswith("SLURM_")}
     res = subprocess.run([exe] + args, capture_output=True, cwd=tmp, timeout=60,
-                         env=dict(os.environ, COLUMNS="80", NO_COLOR="1"))
-    return {"args": args, "rc": res.returncode,
-            "stdout": hashlib.sha256(res.stdout).hexdigest()[:16],
-            "stderr": res.stderr.decode("utf-8", "replace")}
+                         env=dict(base, COLUMNS="80", NO_COLOR="1", **env))
+    got = {"args": args, "rc": res.returncode,
+           "stdout": hashlib.sha256(res.stdout).hexdigest()[:16],
+           "stderr": res.stderr.decode("utf-8", "replace")}
+    if env:
+        got["env"] = env
+    return got
+
+
+def key(record):
+    return json.dumps([record.get("env", {}), record["args"]])
 
 
 def main():
@@ -140,13 +176,14 @@ def main():
         print(f"recorded {len(got)} invocations")
         return 0
     with open(golden) as f:
-        want = {json.dumps(w["args"]): w for w in map(json.loads, f)}
+        want = {key(w): w for w in map(json.loads, f)}
     bad = 0
     for g in got:
-        w = want.get(json.dumps(g["args"]))
+        w = want.get(key(g))
         if w != g:
             bad += 1
-            print("FAIL: rocetrace " + " ".join(g["args"]))
+            env = "".join(f"{k}={v} " for k, v in g.get("env", {}).items())
+            print("FAIL: " + env + "rocetrace " + " ".join(g["args"]))
             print("  want: " + json.dumps(w))
             print("  got:  " + json.dumps(g))
     print(f"{len(got) - bad} of {len(got)} invocations answer as recorded")

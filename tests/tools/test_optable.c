@@ -249,12 +249,17 @@ static void test_lists(void **state)
 	assert_int_equal(a.hosts.names.n, RT_OPT_LIST_MAX);
 	assert_string_equal(err, "rocetrace t: --hosts given more than 64 times (see 'rocetrace "
 	                         "t --help')\n");
-	/* the hosts group's other rows, with the command's limits for --timeout */
+	/* the hosts group's other rows (--slurm among them), with the command's limits for --timeout */
 	char *a4[] = {"t", "--launcher", "ssh {host}", "--remote=r", "--timeout", "1s", NULL};
 	assert_int_equal(parse(&a, a4), 0);
 	assert_string_equal(a.hosts.launcher, "ssh {host}");
 	assert_string_equal(a.hosts.remote, "r");
 	assert_int_equal(a.hosts.timeout_ns, 1000000000);
+	assert_false(a.hosts.slurm);
+	char *a6[] = {"t", "--slurm", NULL};
+	assert_int_equal(parse(&a, a6), 0);
+	assert_true(a.hosts.slurm);
+	assert_int_equal(a.hosts.names.n, 0);
 	char *a5[] = {"t", "--timeout", "3s", NULL};
 	assert_int_equal(parse(&a, a5), RT_EXIT_USAGE);
 	assert_string_equal(err, "rocetrace t: --timeout: '3s' is out of range (1us to 2s)\n");
