@@ -65,30 +65,12 @@ int rt_pcapfile_next(struct rt_pcapfile *f, struct rt_frame *frames, int max, ch
 
 static int open_common(struct rt_pcapfile *f, char *errbuf)
 {
-	f->cap = RT_PCAPFILE_READ_SIZE;
-	f->buf = malloc(f->cap);
-	if (!f->buf)
-		return rt_errorf(errbuf, ENOMEM, "%s", f->name);
-	int rc = rt_pcapfile_want(f, 2, errbuf);
-	if (rc > 0 || rc == -EPROTO)
+	int rc = rt_pcapfile_start(f, errbuf);
+	if (rc > 0)
 		return rt_errorf(errbuf, 0, "%s: %s", f->name,
 		                 f->end ? "too short to be a capture file" : "the file is empty");
 	if (rc < 0)
 		return rc;
-	if (f->buf[0] == 0x1f && f->buf[1] == 0x8b) {
-		/* gzip: what was read is compressed input */
-		f->zin = malloc(RT_PCAPFILE_ZIN_SIZE);
-		if (!f->zin)
-			return rt_errorf(errbuf, ENOMEM, "%s", f->name);
-		memcpy(f->zin, f->buf, f->end);
-		f->z.next_in = f->zin;
-		f->z.avail_in = (uInt)f->end;
-		f->pos = f->end = 0;
-		if (inflateInit2(&f->z, 16 + MAX_WBITS) != Z_OK)
-			return rt_errorf(errbuf, ENOMEM, "%s: gzip", f->name);
-		f->z_ready = true;
-		f->info.gzip = true;
-	}
 	rc = rt_pcapfile_want(f, 4, errbuf);
 	if (rc > 0 || rc == -EPROTO)
 		return rt_errorf(errbuf, 0, "%s: too short to be a capture file", f->name);

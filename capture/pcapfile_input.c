@@ -42,6 +42,44 @@ static ssize_t raw_read(struct rt_pcapfile *f, uint8_t *dst, size_t len)
 	return n;
 }
 
+int rt_pcapfile_start(struct rt_pcapfile *f, char *errbuf)
+{
+	_Static_assert(RT_READ_GZIP_IN_SIZE <= RT_READ_BUF_SIZE,
+	               "a plain file's first read moves to the read buffer");
+	f->zin = malloc(RT_READ_GZIP_IN_SIZE);
+	f->buf = malloc(RT_READ_BUF_SIZE);
+	if (!f->zin || !f->buf)
+		return rt_errorf(errbuf, ENOMEM, "%s", f->name);
+	f->cap = RT_READ_BUF_SIZE;
+	/* read into the gzip input buffer, never more than it holds */
+	size_t have = 0;
+	while (have < 2) {
+		ssize_t n = raw_read(f, f->zin + have, RT_READ_GZIP_IN_SIZE - have);
+		if (n == -EINTR)
+			continue; /* opening: nothing to hand back yet */
+		if (n < 0)
+			return rt_errorf(errbuf, (int)-n, "%s: read", f->name);
+		if (n == 0)
+			break;
+		have += (size_t)n;
+	}
+	if (have >= 2 && f->zin[0] == 0x1f && f->zin[1] == 0x8b) {
+		/* gzip: what was read is compressed input, inflated into buf from here on */
+		f->z.next_in = f->zin;
+		f->z.avail_in = (uInt)have;
+		if (inflateInit2(&f->z, 16 + MAX_WBITS) != Z_OK)
+			return rt_errorf(errbuf, ENOMEM, "%s: gzip", f->name);
+		f->z_ready = true;
+		f->info.gzip = true;
+		return 0;
+	}
+	memcpy(f->buf, f->zin, have);
+	f->end = have;
+	free(f->zin);
+	f->zin = NULL;
+	return have < 2;
+}
+
 /* Inflated bytes into dst: the count, 0 at the end of the last gzip member, or a negative errno. */
 static ssize_t gz_read(struct rt_pcapfile *f, uint8_t *dst, size_t len, char *errbuf)
 {
@@ -49,7 +87,7 @@ static ssize_t gz_read(struct rt_pcapfile *f, uint8_t *dst, size_t len, char *er
 		if (f->z_state == GZ_TRAILER)
 			return 0;
 		if (f->z.avail_in == 0 && !f->raw_eof) {
-			ssize_t n = raw_read(f, f->zin, RT_PCAPFILE_ZIN_SIZE);
+			ssize_t n = raw_read(f, f->zin, RT_READ_GZIP_IN_SIZE);
 			if (n < 0)
 				return n == -EINTR
 				           ? n
@@ -109,7 +147,7 @@ ssize_t rt_pcapfile_refill(struct rt_pcapfile *f, size_t need, char *errbuf)
 		f->pos = 0;
 	}
 	if (need > f->cap) {
-		size_t ncap = need + RT_PCAPFILE_READ_SIZE;
+		size_t ncap = need + RT_READ_BUF_SIZE;
 		uint8_t *nb = realloc(f->buf, ncap);
 		if (!nb)
 			return rt_errorf(errbuf, ENOMEM, "%s", f->name);

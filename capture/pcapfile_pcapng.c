@@ -5,9 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MAX_BLOCK  (16u << 20) /* largest pcapng block accepted */
-#define MAX_IFACES (1u << 20)  /* interface descriptions accepted over all sections */
-
 /*
  * pcapng: blocks of  type (4) | total length (4) | body | total length (4),
  * lengths a multiple of 4, in the byte order of their section (set by the
@@ -50,9 +47,9 @@ static size_t pad4(size_t n)
 static struct rt_pcapfile_iface *iface_add(struct rt_pcapfile *f, char *errbuf)
 {
 	if (f->nifaces == f->cap_ifaces) {
-		if (f->nifaces >= MAX_IFACES) {
+		if (f->nifaces >= RT_READ_PCAPNG_MAX_IFACES) {
 			rt_errorf(errbuf, 0, "%s: more than %u interface descriptions", f->name,
-			          MAX_IFACES);
+			          RT_READ_PCAPNG_MAX_IFACES);
 			return NULL;
 		}
 		uint32_t ncap = f->cap_ifaces ? f->cap_ifaces * 2 : 4;
@@ -217,7 +214,7 @@ int rt_pcapfile_ng_block(struct rt_pcapfile *f, struct rt_frame *fr, size_t avai
 		type = rt_pcapfile_rd32(f, p);
 	}
 	uint32_t total = rt_pcapfile_rd32(f, p + 4);
-	if (total < NG_MIN_BLOCK || total % 4 || total > MAX_BLOCK)
+	if (total < NG_MIN_BLOCK || total % 4 || total > RT_READ_PCAPNG_MAX_BLOCK)
 		return rt_errorf(errbuf, 0,
 		                 "%s: block of type 0x%x has a bad length %u (after frame %llu)",
 		                 f->name, type, total, (unsigned long long)f->seq);

@@ -26,8 +26,9 @@ static const struct bpf_program *filter_for(struct files_priv *p, int linktype, 
 	for (int i = 0; i < p->nfilters; i++)
 		if (p->filters[i].linktype == linktype)
 			return &p->filters[i].prog;
-	if (p->nfilters == MAX_FILTERS) {
-		rt_errorf(errbuf, 0, "-f: the files mix more than %d link types", MAX_FILTERS);
+	if (p->nfilters == RT_READ_MAX_FILTERS) {
+		rt_errorf(errbuf, 0, "-f: the files mix more than %d link types",
+		          RT_READ_MAX_FILTERS);
 		return NULL;
 	}
 	/* libpcap compiles for a DLT_ value; only raw IP's differs from its LINKTYPE_ */
@@ -144,7 +145,7 @@ static void heap_pop(struct files_priv *p)
 static int refill(struct files_priv *p, unsigned fi, char *errbuf)
 {
 	struct in_file *f = &p->f[fi];
-	int n = rt_pcapfile_next(f->pf, f->batch, FILE_BATCH, errbuf);
+	int n = rt_pcapfile_next(f->pf, f->batch, RT_READ_FILE_BATCH, errbuf);
 	if (n < 0)
 		return n;
 	f->nb = n;
@@ -316,7 +317,7 @@ static int prime(struct in_file *f, bool keep_open, char *errbuf)
 	f->gzip = info->gzip;
 	f->pcapng = info->format == RT_PCAPFILE_PCAPNG;
 	do
-		rc = rt_pcapfile_next(f->pf, f->batch, FILE_BATCH, errbuf);
+		rc = rt_pcapfile_next(f->pf, f->batch, RT_READ_FILE_BATCH, errbuf);
 	while (rc == -EINTR);
 	if (rc < 0)
 		return rc;
@@ -444,7 +445,7 @@ static int open_all(struct rt_source *src, const struct rt_source_file_spec *fil
 				               p->f[k].shown);
 		}
 		if (!rc)
-			rc = prime(f, i < KEEP_OPEN, errbuf);
+			rc = prime(f, i < RT_READ_KEEP_OPEN, errbuf);
 	}
 	free(ids);
 	/* named points exist from the start, in the order first given */
