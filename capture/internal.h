@@ -82,8 +82,10 @@ struct rt_pcapfile {
 	/* gzip: compressed bytes in zin, inflated into buf */
 	z_stream z;
 	bool z_ready;
-	uint8_t z_state; /* enum gz_state of pcapfile_input.c */
-	uint8_t *zin;    /* RT_READ_GZIP_IN_SIZE bytes */
+	uint8_t z_state;   /* enum gz_state of pcapfile_input.c */
+	uint8_t *zin;      /* RT_READ_GZIP_IN_SIZE bytes */
+	uint64_t z_read;   /* compressed bytes read so far */
+	uint64_t z_member; /* where the member being inflated starts in the file */
 	/* unread bytes are buf[pos, end) */
 	uint8_t *buf;
 	size_t cap, pos, end;

@@ -90,6 +90,73 @@ static void test_gzip_compressed_sizes(void **state)
 	}
 }
 
+/* Frames whole in the first `bytes` of a pcap of 116-byte records (24-byte header). */
+static size_t whole_frames(size_t bytes)
+{
+	return bytes < 24 ? 0 : (bytes - 24) / 116;
+}
+
+/*
+ * Several members, then bytes after them: what cannot start a member (no
+ * gzip magic) is ignored, as gzip -d does; a member that starts and fails
+ * (a corrupt one among others, one cut in its header) is an error naming
+ * its offset, after the frames before it.
+ */
+static void test_gzip_members(void **state)
+{
+	(void)state;
+	struct cg_file f;
+	pcap_of(&f, 2000, 100, true);
+	size_t cut[5];
+	for (unsigned m = 0; m <= 4; m++)
+		cut[m] = f.b.len * m / 4;
+	struct cg_bytes z = {0};
+	size_t at[4];
+	for (unsigned m = 0; m < 4; m++) {
+		at[m] = z.len;
+		cg_gzip(&z, f.b.p + cut[m], cut[m + 1] - cut[m], 1, 6, 0);
+	}
+	read_all_ways(&f, &z);
+	static const char *const garbage[] = {"\0\0\0\0", "not gzip", "\x1f", "\x1f\x8a"};
+	static const size_t glen[] = {4, 8, 1, 2};
+	for (unsigned g = 0; g < 4; g++) {
+		struct cg_bytes t = {0};
+		cg_put(&t, z.p, z.len);
+		cg_put(&t, garbage[g], glen[g]);
+		read_all_ways(&f, &t);
+		cg_bytes_free(&t);
+	}
+	char why[512], want[128];
+	/* member 2 (of 4) corrupt from its first deflate byte */
+	struct cg_bytes t = {0};
+	cg_put(&t, z.p, z.len);
+	memset(t.p + at[1] + 10, 0xff, 16);
+	size_t n = f.nframes;
+	f.nframes = whole_frames(cut[1]);
+	for (size_t c = 0; c < sizeof(chunks) / sizeof(chunks[0]); c++) {
+		assert_int_equal(cg_check_mem(&f, t.p, t.len, chunks[c], why, sizeof(why)), -1);
+		snprintf(want, sizeof(want),
+		         "after %zu frames: generated: bad gzip data in the member at byte %zu: "
+		         "invalid block type",
+		         f.nframes, at[1]);
+		if (!strstr(why, want))
+			fail_msg("%s, not %s", why, want);
+	}
+	/* a member cut in its header after the last one */
+	t.len = 0;
+	cg_put(&t, z.p, z.len);
+	cg_put(&t, "\x1f\x8b\x08", 3);
+	f.nframes = n;
+	assert_int_equal(cg_check_mem(&f, t.p, t.len, 0, why, sizeof(why)), -1);
+	snprintf(want, sizeof(want),
+	         "the gzip data ends early (the file is cut) in the member at byte %zu", z.len);
+	if (!strstr(why, want))
+		fail_msg("%s, not %s", why, want);
+	cg_bytes_free(&t);
+	cg_bytes_free(&z);
+	cg_free(&f);
+}
+
 /* Plain and gzip'd files of a size around the read buffer (once and twice), which inflate fills too. */
 static void test_uncompressed_sizes(void **state)
 {
@@ -229,6 +296,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_gzip_compressed_sizes),
+	    cmocka_unit_test(test_gzip_members),
 	    cmocka_unit_test(test_uncompressed_sizes),
 	    cmocka_unit_test(test_records_straddle_refills),
 	    cmocka_unit_test(test_record_and_block_sizes),
