@@ -56,8 +56,15 @@ static int open_reader(struct in_file *f, char *errbuf)
 {
 	bool is_stdin = strcmp(f->path, "-") == 0;
 	int fd = is_stdin ? STDIN_FILENO : open(f->path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return rt_errorf(errbuf, errno, "%s", f->shown);
+	struct stat st;
+	if (fd < 0 || fstat(fd, &st) < 0) {
+		int err = errno;
+		if (fd >= 0 && !is_stdin)
+			close(fd);
+		return rt_errorf(errbuf, err, "%s", f->shown);
+	}
+	/* a pipe or FIFO gives its bytes once: what was read of it must stay read */
+	f->once = !S_ISREG(st.st_mode);
 	return rt_pcapfile_open_fd(&f->pf, fd, !is_stdin, f->shown, errbuf);
 }
 
@@ -330,7 +337,7 @@ static int prime(struct in_file *f, bool keep_open, char *errbuf)
 		if (keep_drops(f) < 0)
 			return rt_errorf(errbuf, ENOMEM, "%s", f->shown);
 		close_reader(f);
-	} else if (!keep_open && strcmp(f->path, "-") != 0) {
+	} else if (!keep_open && !f->once) {
 		close_reader(f); /* read again from its start when the stream reaches it */
 		f->nb = 0;
 	}

@@ -23,8 +23,12 @@ struct in_file {
 	char *path;
 	char *vantage;     /* the name given with it, or NULL */
 	const char *shown; /* in messages: the path, or "stdin" */
-	struct rt_pcapfile
-	    *pf; /* open while read (and after the open, for the first RT_READ_KEEP_OPEN files) */
+	/*
+	 * Open while read, and after the open: the first RT_READ_KEEP_OPEN
+	 * files, and pipes, FIFOs and standard input, which cannot be read again
+	 */
+	struct rt_pcapfile *pf;
+	bool once; /* not a regular file: its bytes can be read only once */
 	struct rt_frame batch[RT_READ_FILE_BATCH];
 	int nb, pos; /* frames in batch, the next one to hand out */
 	enum file_state state;
