@@ -268,10 +268,11 @@ static void counters_json(const struct an_side *s, const struct an_totals *t, st
 static void findings_json(const struct rt_analyzer *an, struct rt_json *j)
 {
 	uint64_t ifd, osd;
+	bool known;
 	const char *from = an_capture_drops(an, &ifd, &osd);
 	RT_JSON_KEY(j, "capture");
 	rt_json_obj(j);
-	U64_OR_NULL(j, "dropped", ifd + osd, from);
+	U64_OR_NULL(j, "dropped", an_capture_dropped(an, &known), from);
 	U64_OR_NULL(j, "if_dropped", ifd, from);
 	U64_OR_NULL(j, "os_dropped", osd, from);
 	RT_JSON_KEY(j, "source");

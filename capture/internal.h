@@ -62,7 +62,7 @@ struct rt_pcapfile_iface {
 	uint32_t snaplen;
 	uint8_t ts_kind, ts_shift; /* enum ts_kind of pcapfile_pcapng.c */
 	uint64_t ts_factor;
-	uint64_t ts_offset_ns; /* if_tsoffset (seconds, signed) in ns, modulo 2^64 */
+	int64_t ts_offset_ns; /* if_tsoffset (seconds, signed) in ns */
 	bool drops_known;
 	uint64_t if_dropped, os_dropped; /* from the interface's latest ISB */
 	uint64_t isb_start; /* its isb_starttime in the interface's units, 0 when absent */

@@ -1,6 +1,7 @@
 /* Native pcap/pcapng reader: format detection, opening, frames handed out from one buffer. */
 #include "capture/pcapfile.h"
 #include "capture/internal.h"
+#include "common/satmath.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -164,8 +165,8 @@ void rt_pcapfile_drops(const struct rt_pcapfile *f, struct rt_pcapfile_drops *ou
 		if (!ifc->drops_known)
 			continue;
 		out->known = true;
-		out->if_dropped += ifc->if_dropped;
-		out->os_dropped += ifc->os_dropped;
+		out->if_dropped = rt_sat_add_u64(out->if_dropped, ifc->if_dropped);
+		out->os_dropped = rt_sat_add_u64(out->os_dropped, ifc->os_dropped);
 	}
 }
 

@@ -62,8 +62,14 @@ int rt_pcapfile_pcap_record(struct rt_pcapfile *f, struct rt_frame *fr, size_t a
 		return RT_PCAPFILE_REC_NEED;
 	}
 	/* the seconds are unsigned: 2038 and after read right */
-	fr->ts_ns = (uint64_t)rt_pcapfile_rd32(f, p) * 1000000000u +
-	            (uint64_t)rt_pcapfile_rd32(f, p + 4) * f->ts_mult;
+	uint32_t frac = rt_pcapfile_rd32(f, p + 4), units = 1000000000u / f->ts_mult;
+	if (frac >= units)
+		return rt_errorf(errbuf, 0,
+		                 "%s: frame %llu: a fraction of a second of %u %s is not less than "
+		                 "one second",
+		                 f->name, (unsigned long long)f->seq + 1, frac,
+		                 f->ts_mult == 1 ? "ns" : "us");
+	fr->ts_ns = (uint64_t)rt_pcapfile_rd32(f, p) * 1000000000u + (uint64_t)frac * f->ts_mult;
 	fr->data = p + PCAP_REC_HDR;
 	fr->caplen = caplen < f->snaplen ? caplen : f->snaplen;
 	fr->wirelen = rt_pcapfile_rd32(f, p + 12);

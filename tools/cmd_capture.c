@@ -17,6 +17,7 @@
 #include "common/sysfs.h"
 #include "capture/writer.h"
 #include "common/outbuf.h"
+#include "common/satmath.h"
 #include "dissect/dissect.h"
 #include "dissect/print.h"
 #include "rt_config.h"
@@ -193,7 +194,7 @@ static void tick_print(struct capture *cap, uint64_t now)
 	fprintf(stderr, "%llu pkts  %.3f Gb/s  CE %llu  CNP %llu  NAK %llu  PFC%s  drops %llu\n",
 	        (unsigned long long)c.packets, secs > 0 ? (double)c.bytes * 8 / secs / 1e9 : 0.0,
 	        (unsigned long long)c.ce, (unsigned long long)c.cnp, (unsigned long long)c.nak,
-	        len ? pfc : " 0", (unsigned long long)(st.dropped + st.if_dropped));
+	        len ? pfc : " 0", (unsigned long long)rt_sat_add_u64(st.dropped, st.if_dropped));
 	t->last_ns = now;
 }
 
@@ -223,7 +224,7 @@ static void metrics_publish(struct capture *cap, uint64_t now, bool final)
 	else
 		idle -= hold;
 	rt_capture_metrics_publish(&cap->metrics, cap->tick.an, idle, cap->frames,
-	                           st.dropped + st.if_dropped, now, final);
+	                           rt_sat_add_u64(st.dropped, st.if_dropped), now, final);
 }
 
 /* Each frame: the analyzer of --stats and --metrics, then the writer. */
@@ -577,8 +578,8 @@ static int run_capture(const struct rt_capture_args *a)
 	else
 		fputs("rocetrace capture: ", stderr);
 	fprintf(stderr, "%llu received, %llu dropped, %llu %s", (unsigned long long)st.received,
-	        (unsigned long long)(st.dropped + st.if_dropped), (unsigned long long)written,
-	        cap.writer ? "written" : "printed");
+	        (unsigned long long)rt_sat_add_u64(st.dropped, st.if_dropped),
+	        (unsigned long long)written, cap.writer ? "written" : "printed");
 	if (st.if_dropped)
 		fprintf(stderr, " (%llu by the interface)", (unsigned long long)st.if_dropped);
 	if (st.ring_empty)

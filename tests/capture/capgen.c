@@ -150,6 +150,27 @@ uint32_t cg_idb(struct cg_file *f, int linktype, uint32_t snaplen, bool nano)
 	return f->nifaces++;
 }
 
+void cg_isb(struct cg_file *f, uint32_t iface, uint64_t start, uint64_t ifdrop, uint64_t osdrop)
+{
+	size_t at = block_begin(f, 5);
+	put32(f, iface);
+	put64(f, 0);
+	static const uint16_t codes[] = {2, 5, 7}; /* isb_starttime, isb_ifdrop, isb_osdrop */
+	uint64_t values[] = {start, ifdrop, osdrop};
+	for (int i = 0; i < 3; i++) {
+		put16(f, codes[i]);
+		put16(f, 8);
+		if (i == 0) { /* a timestamp: high and low halves */
+			put32(f, (uint32_t)(start >> 32));
+			put32(f, (uint32_t)start);
+		} else {
+			put64(f, values[i]);
+		}
+	}
+	put32(f, 0);
+	block_end(f, at);
+}
+
 size_t cg_epb_size(uint32_t caplen)
 {
 	return 32 + ((size_t)caplen + 3) / 4 * 4;

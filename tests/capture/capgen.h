@@ -61,6 +61,8 @@ uint32_t cg_idb(struct cg_file *f, int linktype, uint32_t snaplen, bool nano);
  */
 void cg_frame(struct cg_file *f, uint32_t iface, uint64_t ts_ns, uint32_t caplen, uint32_t wirelen,
               uint32_t seed);
+/* An interface statistics block: isb_starttime (in the interface's units), isb_ifdrop, isb_osdrop. */
+void cg_isb(struct cg_file *f, uint32_t iface, uint64_t start, uint64_t ifdrop, uint64_t osdrop);
 /* The bytes of a pcapng EPB of `caplen` bytes (the record size of classic pcap is 16 + caplen). */
 size_t cg_epb_size(uint32_t caplen);
 void cg_free(struct cg_file *f);

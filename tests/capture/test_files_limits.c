@@ -192,12 +192,46 @@ static void test_filter_link_types(void **state)
 	}
 }
 
+/* Two captures' drops (not one rotated capture: their statistics start apart) add up without wrapping. */
+static void test_drop_sums(void **state)
+{
+	(void)state;
+	struct rt_source_file_spec specs[2];
+	char paths[2][256];
+	for (unsigned i = 0; i < 2; i++) {
+		struct cg_file f;
+		cg_pcapng(&f, false);
+		cg_idb(&f, 1, 0, true);
+		cg_frame(&f, 0, 1000 + i, 60, 60, i);
+		cg_isb(&f, 0, 1000 + i, 1ull << 63, 1ull << 63);
+		snprintf(paths[i], sizeof(paths[i]), "%s/drops%u.pcapng", dir, i);
+		FILE *fp = fopen(paths[i], "wb");
+		assert_non_null(fp);
+		assert_int_equal(fwrite(f.b.p, 1, f.b.len, fp), f.b.len);
+		assert_int_equal(fclose(fp), 0);
+		specs[i] = (struct rt_source_file_spec){.path = paths[i], .vantage = "one"};
+		cg_free(&f);
+	}
+	struct rt_source *s;
+	char errbuf[RT_ERRBUF_SIZE];
+	assert_int_equal(rt_source_open_files(&s, specs, 2, NULL, errbuf), 0);
+	struct rt_frame fr[4];
+	while (rt_source_next(s, fr, 4, errbuf) > 0)
+		;
+	struct rt_source_stats st;
+	assert_int_equal(rt_source_stats(s, &st, errbuf), 0);
+	assert_true(st.drops_known);
+	assert_true(st.if_dropped == UINT64_MAX && st.dropped == UINT64_MAX);
+	rt_source_close(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_files_kept_open),
 	    cmocka_unit_test(test_frames_per_batch),
 	    cmocka_unit_test(test_filter_link_types),
+	    cmocka_unit_test(test_drop_sums),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
