@@ -180,6 +180,15 @@ struct rt_source_file_info {
 	uint64_t last_ns;  /* the last one handed out (0: none yet) */
 };
 
+/*
+ * How a frame's file describes the frame's interface: its if_name into
+ * name ("" when none given; cut to size) and its snap length (0: none
+ * given). Valid while the frame is (until the next rt_source_next()).
+ * 0, or -ENOENT for a frame of a live source.
+ */
+int rt_source_frame_interface(const struct rt_source *src, const struct rt_frame *fr, char *name,
+                              size_t size, uint32_t *snaplen);
+
 /* Files of a file source (0 for live sources). */
 unsigned rt_source_file_count(const struct rt_source *src);
 /* File `i` into *out; 0, or -ENOENT when there is no such file. Pointers stay valid until close. */

@@ -282,6 +282,23 @@ static int files_next(struct rt_source *src, struct rt_frame *frames, int max, c
 	}
 }
 
+int rt_source_frame_interface(const struct rt_source *src, const struct rt_frame *fr, char *name,
+                              size_t size, uint32_t *snaplen)
+{
+	const struct files_priv *p = src->ops == &rt_source_file_ops ? src->priv : NULL;
+	if (!p || fr->file >= p->n || !p->f[fr->file].pf || p->f[fr->file].vp < 0)
+		return -ENOENT;
+	/* the frame's data lies in its file's reader: the file is open */
+	const struct in_file *f = &p->f[fr->file];
+	const struct vpoint *v = &p->vp[f->vp];
+	uint32_t local = 0;
+	while (local < v->nmap && v->map[local] != fr->interface_id)
+		local++;
+	snprintf(name, size, "%s", rt_pcapfile_iface_name(f->pf, local));
+	*snaplen = f->pcapng ? rt_pcapfile_snaplen(f->pf, local) : f->snaplen;
+	return 0;
+}
+
 /* ---- open and close ---- */
 
 static void files_close(struct rt_source *src)
