@@ -48,8 +48,8 @@ int rt_rewrite_iface(struct rt_rewrite *rw, const struct rt_frame *fr, char *err
 
 int rt_rewrite_finish(struct rt_rewrite *rw, char *errbuf)
 {
-	int rc = rw->described ? 0
-	                       : describe(rw, 0, rw->src->linktype, "", rw->src->snaplen, errbuf);
+	int rc =
+	    rw->described ? 0 : describe(rw, 0, rw->src->linktype, "", rw->src->snaplen, errbuf);
 	return rc < 0 ? rc : 0;
 }
 

@@ -12,10 +12,10 @@
 struct rt_rewrite {
 	struct rt_source *src; /* a file source (rt_source_open_file) */
 	struct rt_writer *w;
-	uint32_t cut;       /* -s: frames are cut to this (0: as the file has them) */
-	int *ifaces;        /* by the frames' interface_id: the writer's interface, -1 before */
+	uint32_t cut; /* -s: frames are cut to this (0: as the file has them) */
+	int *ifaces;  /* by the frames' interface_id: the writer's interface, -1 before */
 	uint32_t n;
-	bool described;     /* an interface is (the first one gets the writer's id 0) */
+	bool described; /* an interface is (the first one gets the writer's id 0) */
 };
 
 /*

@@ -167,6 +167,16 @@ struct rt_source_file_spec {
 int rt_source_open_files(struct rt_source **out, const struct rt_source_file_spec *files, size_t n,
                          const struct rt_source_config *cfg, char *errbuf);
 
+/*
+ * True when `files` are one capture, taken by one capturing process with
+ * one clock: a single file, the files of one rotated set by their names
+ * (rt_fileset_rotation(): OUT, OUT.1, ...; trace.pcap, trace.pcap1, ...),
+ * or files all given one vantage point's name. Known from the names alone,
+ * before the files are opened. (Files grouped by their headers alone may
+ * be captures of the same traffic at several places: not one capture.)
+ */
+bool rt_fileset_one_capture(const struct rt_source_file_spec *files, size_t n);
+
 /* One file of a file source (rt_source_open_files(), or a single saved capture). */
 struct rt_source_file_info {
 	const char *path; /* as given; "-" is standard input */
