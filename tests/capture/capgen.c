@@ -129,7 +129,8 @@ void cg_pcapng(struct cg_file *f, bool be)
 	block_end(f, at);
 }
 
-uint32_t cg_idb(struct cg_file *f, int linktype, uint32_t snaplen, bool nano)
+static uint32_t idb(struct cg_file *f, int linktype, uint32_t snaplen, bool nano, const char *name,
+                    size_t len)
 {
 	if (f->nifaces == CG_MAX_IFACES)
 		abort();
@@ -137,6 +138,12 @@ uint32_t cg_idb(struct cg_file *f, int linktype, uint32_t snaplen, bool nano)
 	put16(f, (uint16_t)linktype);
 	put16(f, 0);
 	put32(f, snaplen);
+	if (name) {
+		put16(f, 2); /* if_name */
+		put16(f, (uint16_t)len);
+		cg_put(&f->b, name, len);
+		pad4(f);
+	}
 	if (nano) {
 		put16(f, 9); /* if_tsresol */
 		put16(f, 1);
@@ -148,6 +155,16 @@ uint32_t cg_idb(struct cg_file *f, int linktype, uint32_t snaplen, bool nano)
 	f->ifaces[f->nifaces].linktype = linktype;
 	f->ifaces[f->nifaces].unit_ns = nano ? 1 : 1000;
 	return f->nifaces++;
+}
+
+uint32_t cg_idb(struct cg_file *f, int linktype, uint32_t snaplen, bool nano)
+{
+	return idb(f, linktype, snaplen, nano, NULL, 0);
+}
+
+uint32_t cg_idb_named(struct cg_file *f, int linktype, bool nano, const char *name, size_t len)
+{
+	return idb(f, linktype, 0, nano, name, len);
 }
 
 void cg_isb(struct cg_file *f, uint32_t iface, uint64_t start, uint64_t ifdrop, uint64_t osdrop)

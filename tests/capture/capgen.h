@@ -55,6 +55,8 @@ void cg_pcap(struct cg_file *f, bool be, bool nano, int linktype, uint32_t snapl
 void cg_pcapng(struct cg_file *f, bool be);
 /* An interface description (nano: if_tsresol 9, else the default microseconds); its id. */
 uint32_t cg_idb(struct cg_file *f, int linktype, uint32_t snaplen, bool nano);
+/* The same with an if_name of `len` bytes of `name`. */
+uint32_t cg_idb_named(struct cg_file *f, int linktype, bool nano, const char *name, size_t len);
 /*
  * A frame of `caplen` bytes (a pcapng EPB on `iface`, else a pcap record),
  * its time cut to the interface's resolution.

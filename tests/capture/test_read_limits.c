@@ -1,4 +1,4 @@
-/* Every buffer and limit of capture/read_limits.h at size-1, size and size+1: gzip'd and plain sizes around each buffer, records around a refill, the largest record, block and interface count. */
+/* Every limit of the reader in capture/read_limits.h at size-1, size and size+1: gzip'd and plain sizes around each buffer, records around a refill, the largest record and block, interface count, if_name size. */
 #include <errno.h>
 #include <fcntl.h>
 #include <setjmp.h>
@@ -292,6 +292,31 @@ static void test_interface_count(void **state)
 	}
 }
 
+/* An if_name of RT_READ_IFNAME_SIZE - 2, - 1 and its size in bytes: the last is cut to size - 1. */
+static void test_ifname_size(void **state)
+{
+	(void)state;
+	char name[RT_READ_IFNAME_SIZE + 1];
+	for (size_t i = 0; i < sizeof(name); i++)
+		name[i] = (char)('a' + i % 26);
+	for (size_t len = RT_READ_IFNAME_SIZE - 2; len <= RT_READ_IFNAME_SIZE; len++) {
+		struct cg_file f;
+		cg_pcapng(&f, false);
+		cg_idb_named(&f, 1, true, name, len);
+		cg_frame(&f, 0, 1000, 60, 60, 1);
+		char errbuf[RT_ERRBUF_SIZE], why[512];
+		struct rt_pcapfile *r;
+		assert_int_equal(rt_pcapfile_open_mem(&r, f.b.p, f.b.len, 0, "t", errbuf), 0);
+		if (cg_check(&f, r, why, sizeof(why)) < 0)
+			fail_msg("%s", why);
+		size_t kept = len < RT_READ_IFNAME_SIZE ? len : RT_READ_IFNAME_SIZE - 1;
+		assert_int_equal(strlen(rt_pcapfile_iface_name(r, 0)), kept);
+		assert_memory_equal(rt_pcapfile_iface_name(r, 0), name, kept);
+		rt_pcapfile_close(r);
+		cg_free(&f);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -302,6 +327,7 @@ int main(void)
 	    cmocka_unit_test(test_record_and_block_sizes),
 	    cmocka_unit_test(test_pcap_caplen),
 	    cmocka_unit_test(test_interface_count),
+	    cmocka_unit_test(test_ifname_size),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
