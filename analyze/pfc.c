@@ -20,37 +20,156 @@ void an_pfc_init(struct an_pfc *p, uint64_t link_speed_bps, uint64_t storm_ns,
 void an_pfc_free(struct an_pfc *p)
 {
 	free(p->macs);
+	free(p->mac_slots);
+	free(p->runs);
+	free(p->ended);
 	free(p->storms);
 	p->macs = NULL;
+	p->mac_slots = NULL;
+	p->runs = p->ended = NULL;
 	p->storms = NULL;
+}
+
+/* ---- sending MACs: an array in the order they came, found through a hash table ---- */
+
+static uint32_t mac_hash(const uint8_t mac[6])
+{
+	uint64_t v = 0;
+	memcpy(&v, mac, 6);
+	return (uint32_t)((v * 0x9E3779B97F4A7C15ull) >> 32);
+}
+
+/* The table slot holding `mac`, or the empty one where it would go. */
+static uint32_t *mac_slot(const struct an_pfc *p, const uint8_t mac[6])
+{
+	uint32_t mask = p->nslots - 1;
+	for (uint32_t i = mac_hash(mac) & mask;; i = (i + 1) & mask) {
+		uint32_t *s = &p->mac_slots[i];
+		if (!*s || !memcmp(p->macs[*s - 1].mac, mac, 6))
+			return s;
+	}
+}
+
+/* Room for one more MAC: in the array, in the running pauses (sized by it), in a table kept at most half full. */
+static bool mac_room(struct an_pfc *p)
+{
+	if (p->nmacs == p->cap_macs) {
+		uint32_t ncap = p->cap_macs ? p->cap_macs * 2 : 8;
+		size_t nruns = (size_t)ncap * RT_AN_PFC_CLASSES;
+		struct an_pfc_mac *nm = realloc(p->macs, ncap * sizeof(*nm));
+		if (nm)
+			p->macs = nm;
+		uint32_t *nr = nm ? realloc(p->runs, nruns * sizeof(*nr)) : NULL;
+		if (nr)
+			p->runs = nr;
+		uint32_t *ne = nr ? realloc(p->ended, nruns * sizeof(*ne)) : NULL;
+		if (!ne)
+			return false; /* what grew stays grown, unused until the next try */
+		p->ended = ne;
+		p->cap_macs = ncap;
+	}
+	if (2 * (p->nmacs + 1) > p->nslots) {
+		uint32_t n = p->nslots ? p->nslots * 2 : 16;
+		uint32_t *slots = calloc(n, sizeof(*slots));
+		if (!slots)
+			return false;
+		free(p->mac_slots);
+		p->mac_slots = slots;
+		p->nslots = n;
+		for (uint32_t i = 0; i < p->nmacs; i++)
+			*mac_slot(p, p->macs[i].mac) = i + 1;
+	}
+	return true;
 }
 
 static struct an_pfc_mac *mac_get(struct an_pfc *p, const uint8_t mac[6])
 {
-	for (uint32_t i = 0; i < p->nmacs; i++)
-		if (!memcmp(p->macs[i].mac, mac, 6))
-			return &p->macs[i];
+	if (p->nslots) {
+		uint32_t *s = mac_slot(p, mac);
+		if (*s)
+			return &p->macs[*s - 1];
+	}
 	if (p->nmacs == AN_MAX_MACS)
 		return &p->macs[p->nmacs - 1];
-	if (p->nmacs == p->cap_macs) {
-		uint32_t ncap = p->cap_macs ? p->cap_macs * 2 : 8;
-		struct an_pfc_mac *nm = realloc(p->macs, ncap * sizeof(*nm));
-		if (!nm)
-			return p->nmacs ? &p->macs[p->nmacs - 1] : NULL;
-		p->macs = nm;
-		p->cap_macs = ncap;
-	}
+	if (!mac_room(p))
+		return p->nmacs ? &p->macs[p->nmacs - 1] : NULL;
 	struct an_pfc_mac *m = &p->macs[p->nmacs++];
 	memset(m, 0, sizeof(*m));
 	memcpy(m->mac, mac, 6);
+	*mac_slot(p, mac) = p->nmacs;
 	return m;
 }
 
-static void end_run(struct an_pfc *p, struct an_pfc_mac *m, unsigned c, uint64_t end)
+/* ---- the running pauses: a binary heap by end, of mac index * RT_AN_PFC_CLASSES + class ---- */
+
+static struct an_pfc_class *run_class(const struct an_pfc *p, uint32_t run)
 {
+	return &p->macs[run / RT_AN_PFC_CLASSES].cls[run % RT_AN_PFC_CLASSES];
+}
+
+static uint64_t run_end(const struct an_pfc *p, uint32_t at)
+{
+	return run_class(p, p->runs[at])->until;
+}
+
+static void run_put(struct an_pfc *p, uint32_t at, uint32_t run)
+{
+	p->runs[at] = run;
+	run_class(p, run)->run_at = at;
+}
+
+/* The run at `at` moved toward the top or the bottom while its end is out of order. */
+static void run_sift(struct an_pfc *p, uint32_t at)
+{
+	uint32_t run = p->runs[at];
+	uint64_t end = run_class(p, run)->until;
+	while (at && run_end(p, (at - 1) / 2) > end) {
+		run_put(p, at, p->runs[(at - 1) / 2]);
+		at = (at - 1) / 2;
+	}
+	for (;;) {
+		uint32_t l = 2 * at + 1, m = l;
+		if (l >= p->active)
+			break;
+		if (l + 1 < p->active && run_end(p, l + 1) < run_end(p, l))
+			m = l + 1;
+		if (run_end(p, m) >= end)
+			break;
+		run_put(p, at, p->runs[m]);
+		at = m;
+	}
+	run_put(p, at, run);
+}
+
+static void run_add(struct an_pfc *p, uint32_t run)
+{
+	unsigned c = run % RT_AN_PFC_CLASSES;
+	p->runs[p->active] = run;
+	run_sift(p, p->active++);
+	p->running[c]++;
+	p->running_classes |= (uint16_t)(1u << c);
+}
+
+static void run_remove(struct an_pfc *p, uint32_t run)
+{
+	unsigned c = run % RT_AN_PFC_CLASSES;
+	uint32_t at = run_class(p, run)->run_at, last = p->runs[--p->active];
+	if (at < p->active) {
+		run_put(p, at, last);
+		run_sift(p, at);
+	}
+	if (!--p->running[c])
+		p->running_classes &= (uint16_t) ~(1u << c);
+}
+
+/* A run, out of the heap, ended at `end`; `paused`: other pauses still run. */
+static void end_run(struct an_pfc *p, uint32_t run, uint64_t end, bool paused)
+{
+	struct an_pfc_mac *m = &p->macs[run / RT_AN_PFC_CLASSES];
+	unsigned c = run % RT_AN_PFC_CLASSES;
 	struct an_pfc_class *cl = &m->cls[c];
 	cl->paused = false;
-	p->active--;
+	cl->paused_ns += end - cl->run_start; /* counted continuously from its start */
 	if (end - cl->run_start >= p->storm_ns) {
 		cl->storms++;
 		if (p->nstorms == p->cap_storms) {
@@ -68,43 +187,58 @@ static void end_run(struct an_pfc *p, struct an_pfc_mac *m, unsigned c, uint64_t
 		s->end = end;
 	}
 out:
-	an_ep_event(p->ep, end, NULL, AN_EP_PAUSE_END, p->active > 0);
+	an_ep_event(p->ep, end, NULL, AN_EP_PAUSE_END, paused);
+}
+
+static int by_run(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	return x < y ? -1 : x > y;
 }
 
 void an_pfc_advance(struct an_pfc *p, uint64_t now)
 {
-	uint64_t next = UINT64_MAX;
 	if (!p->active) {
-		p->next_expiry = next;
+		p->next_expiry = UINT64_MAX;
 		return;
 	}
-	for (uint32_t i = 0; i < p->nmacs; i++) {
-		struct an_pfc_mac *m = &p->macs[i];
-		for (unsigned c = 0; c < RT_AN_PFC_CLASSES; c++) {
-			struct an_pfc_class *cl = &m->cls[c];
-			if (!cl->paused)
-				continue;
-			uint64_t e = now < cl->until ? now : cl->until;
-			if (e > cl->from) {
-				uint64_t d = e - cl->from;
-				cl->paused_ns += d;
-				p->paused_ns[c] += d;
-				an_ep_paused(p->ep, e, d);
-				cl->from = e;
-			}
-			if (cl->until <= now)
-				end_run(p, m, c, cl->until);
-			else if (cl->until < next)
-				next = cl->until;
-		}
+	/* the pauses that ended by now, in sending MAC and class order (storms are listed so) */
+	uint32_t n = 0;
+	while (p->active && run_end(p, 0) <= now) {
+		p->ended[n++] = p->runs[0];
+		run_remove(p, p->runs[0]);
 	}
-	p->next_expiry = next;
+	if (n > 1)
+		qsort(p->ended, n, sizeof(*p->ended), by_run);
+	for (uint32_t k = 0; k < n; k++) {
+		struct an_pfc_class *cl = run_class(p, p->ended[k]);
+		if (cl->until > p->accounted) {
+			uint64_t d = cl->until - p->accounted;
+			p->paused_ns[p->ended[k] % RT_AN_PFC_CLASSES] += d;
+			an_ep_paused(p->ep, cl->until, d);
+		}
+		end_run(p, p->ended[k], cl->until, p->active + (n - k - 1) > 0);
+	}
+	/* the others run on to now: each of a class adds the same time */
+	if (now > p->accounted) {
+		uint64_t d = now - p->accounted, all = 0;
+		for (unsigned m = p->running_classes; m; m &= m - 1) {
+			unsigned c = (unsigned)__builtin_ctz(m);
+			p->paused_ns[c] += d * p->running[c];
+			all += d * p->running[c];
+		}
+		if (all)
+			an_ep_paused(p->ep, now, all);
+		p->accounted = now;
+	}
+	p->next_expiry = p->active ? run_end(p, 0) : UINT64_MAX;
 }
 
 static void class_frame(struct an_pfc *p, struct an_pfc_mac *m, unsigned c, uint16_t quanta,
                         uint64_t ts, struct rt_an_note *note)
 {
 	struct an_pfc_class *cl = &m->cls[c];
+	uint32_t run = (uint32_t)(m - p->macs) * RT_AN_PFC_CLASSES + c;
 	uint64_t asked = rt_pause_ns(quanta, p->link_speed_bps);
 	if (note) {
 		/* this frame replaces the class's running pause: an XON ends it, an XOFF restarts it */
@@ -122,19 +256,25 @@ static void class_frame(struct an_pfc *p, struct an_pfc_mac *m, unsigned c, uint
 	if (quanta) {
 		cl->xoff++;
 		p->xoff[c]++;
-		if (!cl->paused) {
-			cl->paused = true;
-			cl->run_start = ts;
-			cl->from = ts;
-			p->active++;
-			an_ep_event(p->ep, ts, NULL, AN_EP_XOFF, true);
-		}
 		cl->until = ts + asked;
+		if (cl->paused) {
+			run_sift(p, cl->run_at); /* its end moved */
+			return;
+		}
+		cl->paused = true;
+		cl->run_start = ts;
+		if (!p->active)
+			p->accounted =
+			    ts; /* (while pauses run, an_pfc_frame counted them up to ts) */
+		run_add(p, run);
+		an_ep_event(p->ep, ts, NULL, AN_EP_XOFF, true);
 	} else {
 		cl->xon++;
 		p->xon[c]++;
-		if (cl->paused)
-			end_run(p, m, c, ts);
+		if (cl->paused) {
+			run_remove(p, run);
+			end_run(p, run, ts, p->active > 0);
+		}
 	}
 }
 
@@ -174,21 +314,18 @@ uint64_t an_pfc_class_storms(const struct an_pfc *p, unsigned c)
 void an_pfc_paused_at(const struct an_pfc *p, uint64_t at, uint64_t out[RT_AN_PFC_CLASSES])
 {
 	memcpy(out, p->paused_ns, sizeof(p->paused_ns));
-	for (uint32_t i = 0; p->active && i < p->nmacs; i++)
-		for (unsigned c = 0; c < RT_AN_PFC_CLASSES; c++) {
-			const struct an_pfc_class *cl = &p->macs[i].cls[c];
-			uint64_t e = at < cl->until ? at : cl->until;
-			if (cl->paused && e > cl->from)
-				out[c] += e - cl->from;
-		}
+	for (uint32_t i = 0; i < p->active; i++) {
+		uint64_t e = at < run_end(p, i) ? at : run_end(p, i);
+		if (e > p->accounted)
+			out[p->runs[i] % RT_AN_PFC_CLASSES] += e - p->accounted;
+	}
 }
 
 uint64_t an_pfc_last_expiry(const struct an_pfc *p)
 {
 	uint64_t last = 0;
-	for (uint32_t i = 0; p->active && i < p->nmacs; i++)
-		for (unsigned c = 0; c < RT_AN_PFC_CLASSES; c++)
-			if (p->macs[i].cls[c].paused && p->macs[i].cls[c].until > last)
-				last = p->macs[i].cls[c].until;
+	for (uint32_t i = 0; i < p->active; i++)
+		if (run_end(p, i) > last)
+			last = run_end(p, i);
 	return last;
 }

@@ -10,11 +10,13 @@
 
 /* PFC/PAUSE state of one class of one sending MAC. */
 struct an_pfc_class {
-	bool paused, storm_marked;
-	uint64_t run_start, from, until; /* continuous pause start; accounted up to; ends at */
-	uint64_t xoff, xon, paused_ns, storms;
+	bool paused;
+	uint64_t run_start, until; /* continuous pause start; ends at */
+	uint64_t xoff, xon, storms;
+	uint64_t paused_ns; /* of the pauses that ended (a running one counts when it ends) */
 	/* the latest frame for the class (rt_an_note): its number, time and pause asked for */
 	uint64_t note_frame, note_ts, note_ns;
+	uint32_t run_at; /* while paused: its place in struct an_pfc's runs */
 };
 struct an_pfc_mac {
 	uint8_t mac[6];
@@ -26,12 +28,26 @@ struct an_storm {
 	uint64_t start, end;
 };
 
+/*
+ * Every figure of a PFC frame is found without a pass over the senders or
+ * the classes: the sending MAC through a hash table, the running pauses in a
+ * heap by their end, and paused time counted per class (each running pause
+ * of a class adds the same time, up to `accounted`).
+ */
 struct an_pfc {
 	uint64_t link_speed_bps, storm_ns;
 	struct an_pfc_mac *macs;
 	uint32_t nmacs, cap_macs;
-	uint32_t active;      /* classes paused now */
-	uint64_t next_expiry; /* the earliest end of a running pause */
+	uint32_t *mac_slots; /* open addressing: index + 1 into macs, 0 empty */
+	uint32_t nslots;     /* a power of two, at least twice nmacs */
+	uint32_t active;     /* classes paused now (entries of runs) */
+	/* the running pauses: a heap by end (an_pfc_class.until), each mac index * classes + class */
+	uint32_t *runs, *ended; /* ended: scratch for those one an_pfc_advance() ends */
+	uint32_t cap_runs;
+	uint32_t running[RT_AN_PFC_CLASSES]; /* running pauses per class */
+	uint16_t running_classes;            /* bit c: running[c] > 0 */
+	uint64_t accounted;                  /* paused time is counted up to here */
+	uint64_t next_expiry;                /* the earliest end of a running pause */
 	struct an_storm *storms;
 	uint32_t nstorms, cap_storms;
 	uint64_t pfc_frames, pause_frames;
@@ -53,7 +69,7 @@ void an_pfc_advance(struct an_pfc *p, uint64_t now);
  * counting it: running pauses up to min(at, their end). Changes nothing.
  */
 void an_pfc_paused_at(const struct an_pfc *p, uint64_t at, uint64_t out[RT_AN_PFC_CLASSES]);
-/* When the last running pause ends (0 when none runs). */
+/* When the last running pause ends (0 when none runs); a pass over the running pauses. */
 uint64_t an_pfc_last_expiry(const struct an_pfc *p);
 /* Storms of class c over sending MACs. */
 uint64_t an_pfc_class_storms(const struct an_pfc *p, unsigned c);

@@ -7,6 +7,7 @@
 
 #include "analyze/analyze.h"
 #include "analyze/internal.h"
+#include "common/satmath.h"
 
 /* ---- capture drops ---- */
 
@@ -81,7 +82,8 @@ static void warn_drops(const struct rt_analyzer *an, struct wlist *l)
 {
 	uint64_t ifd, osd;
 	const char *from = an_capture_drops(an, &ifd, &osd);
-	if (!from || ifd + osd == 0)
+	uint64_t dropped = rt_sat_add_u64(ifd, osd);
+	if (!from || dropped == 0)
 		return;
 	struct an_xport_sum x;
 	an_flows_xport_sum(&an->ft, &x);
@@ -92,14 +94,18 @@ static void warn_drops(const struct rt_analyzer *an, struct wlist *l)
 		         "; the %llu PSNs missing in %llu PSN gaps were lost before the capture "
 		         "point or dropped by the capture",
 		         ull(gap_psns), ull(gaps));
-	struct rt_an_warning *w =
-	    add(l, "capture_drops",
-	        "the capture dropped %llu frames (%llu by the interface, %llu by the kernel or the "
-	        "capture; %s): "
-	        "they are missing here, not lost in the network%s",
-	        ull(ifd + osd), ull(ifd), ull(osd),
-	        !strcmp(from, "pcapng") ? "pcapng statistics" : "capture counters file", tail);
-	val(w, "dropped", ifd + osd);
+	/* counts this large are a writer's garbage, not frames: they stop at the largest */
+	const char *huge = dropped == UINT64_MAX ? " (2^64-1 means as many or more: the capture's "
+	                                           "counters add up past what 64 bits hold)"
+	                                         : "";
+	struct rt_an_warning *w = add(
+	    l, "capture_drops",
+	    "the capture dropped %llu frames%s (%llu by the interface, %llu by the kernel or the "
+	    "capture; %s): "
+	    "they are missing here, not lost in the network%s",
+	    ull(dropped), huge, ull(ifd), ull(osd),
+	    !strcmp(from, "pcapng") ? "pcapng statistics" : "capture counters file", tail);
+	val(w, "dropped", dropped);
 	val(w, "if_dropped", ifd);
 	val(w, "os_dropped", osd);
 	val(w, "gap_psns", gap_psns);

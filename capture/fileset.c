@@ -47,6 +47,24 @@ long rt_fileset_rotation(const char *path, char *stem, size_t size)
 	return number;
 }
 
+bool rt_fileset_one_capture(const struct rt_source_file_spec *files, size_t n)
+{
+	char first[4096], stem[4096];
+	bool named = n && files[0].vantage;
+	if (n)
+		rt_fileset_rotation(files[0].path, first, sizeof(first));
+	for (size_t i = 1; i < n; i++) {
+		if (named != !!files[i].vantage)
+			return false;
+		if (named && strcmp(files[i].vantage, files[0].vantage) != 0)
+			return false;
+		rt_fileset_rotation(files[i].path, stem, sizeof(stem));
+		if (!named && (strcmp(stem, first) != 0 || !strcmp(files[i].path, "-")))
+			return false;
+	}
+	return true;
+}
+
 void rt_fileset_point_name(const char *path, char *name, size_t size)
 {
 	if (strcmp(path, "-") == 0) {

@@ -10,6 +10,7 @@
 #include <zlib.h>
 
 #include "capture/pcapfile.h"
+#include "capture/read_limits.h"
 #include "capture/source.h"
 #include "rt_config.h"
 
@@ -51,11 +52,9 @@ static inline uint64_t rt_verbs_cycles_to_ns(uint64_t cycles, uint64_t khz)
 
 /* ---- the capture file reader (capture/pcapfile.h), across pcapfile*.c ---- */
 
-#define RT_PCAPFILE_READ_SIZE (1u << 20)   /* bytes asked of read(2) (or inflate) at a time */
-#define RT_PCAPFILE_ZIN_SIZE  (256u << 10) /* compressed bytes read at a time */
-#define RT_PCAP_MAGIC_US      0xA1B2C3D4u  /* classic pcap, microseconds */
-#define RT_PCAP_MAGIC_NS      0xA1B23C4Du  /* classic pcap, nanoseconds */
-#define RT_PCAPNG_SHB         0x0A0D0D0Au  /* pcapng section header block: the file's first bytes */
+#define RT_PCAP_MAGIC_US 0xA1B2C3D4u /* classic pcap, microseconds */
+#define RT_PCAP_MAGIC_NS 0xA1B23C4Du /* classic pcap, nanoseconds */
+#define RT_PCAPNG_SHB    0x0A0D0D0Au /* pcapng section header block: the file's first bytes */
 
 /* One pcapng interface description (classic pcap has one, described by the file header). */
 struct rt_pcapfile_iface {
@@ -63,11 +62,11 @@ struct rt_pcapfile_iface {
 	uint32_t snaplen;
 	uint8_t ts_kind, ts_shift; /* enum ts_kind of pcapfile_pcapng.c */
 	uint64_t ts_factor;
-	uint64_t ts_offset_ns; /* if_tsoffset (seconds, signed) in ns, modulo 2^64 */
+	int64_t ts_offset_ns; /* if_tsoffset (seconds, signed) in ns */
 	bool drops_known;
 	uint64_t if_dropped, os_dropped; /* from the interface's latest ISB */
 	uint64_t isb_start; /* its isb_starttime in the interface's units, 0 when absent */
-	char name[64];      /* if_name, cut to fit; "" when absent */
+	char name[RT_READ_IFNAME_SIZE]; /* if_name, cut to fit; "" when absent */
 };
 
 /* The reader (pcapfile.c opens, pcapfile_input.c fills the buffer, pcapfile_pcap*.c parse it). */
@@ -83,8 +82,10 @@ struct rt_pcapfile {
 	/* gzip: compressed bytes in zin, inflated into buf */
 	z_stream z;
 	bool z_ready;
-	uint8_t z_state; /* enum gz_state of pcapfile_input.c */
-	uint8_t *zin;
+	uint8_t z_state;   /* enum gz_state of pcapfile_input.c */
+	uint8_t *zin;      /* RT_READ_GZIP_IN_SIZE bytes */
+	uint64_t z_read;   /* compressed bytes read so far */
+	uint64_t z_member; /* where the member being inflated starts in the file */
 	/* unread bytes are buf[pos, end) */
 	uint8_t *buf;
 	size_t cap, pos, end;
@@ -137,7 +138,12 @@ enum rt_pcapfile_rec {
 	RT_PCAPFILE_REC_NEED = 2,  /* not all there yet: *need bytes are */
 };
 
-/* The input (pcapfile_input.c): more bytes into buf, and `need` bytes made available at pos. */
+/*
+ * The input (pcapfile_input.c): its first bytes, which tell gzip'd input
+ * (0; 1 when it holds fewer than 2 bytes, the byte read in buf; or -errno), then
+ * more bytes into buf, and `need` bytes made available at pos.
+ */
+int rt_pcapfile_start(struct rt_pcapfile *f, char *errbuf);
 ssize_t rt_pcapfile_refill(struct rt_pcapfile *f, size_t need, char *errbuf);
 int rt_pcapfile_want(struct rt_pcapfile *f, size_t need, char *errbuf);
 

@@ -1,6 +1,7 @@
 /* Native pcap/pcapng reader: format detection, opening, frames handed out from one buffer. */
 #include "capture/pcapfile.h"
 #include "capture/internal.h"
+#include "common/satmath.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -65,30 +66,12 @@ int rt_pcapfile_next(struct rt_pcapfile *f, struct rt_frame *frames, int max, ch
 
 static int open_common(struct rt_pcapfile *f, char *errbuf)
 {
-	f->cap = RT_PCAPFILE_READ_SIZE;
-	f->buf = malloc(f->cap);
-	if (!f->buf)
-		return rt_errorf(errbuf, ENOMEM, "%s", f->name);
-	int rc = rt_pcapfile_want(f, 2, errbuf);
-	if (rc > 0 || rc == -EPROTO)
+	int rc = rt_pcapfile_start(f, errbuf);
+	if (rc > 0)
 		return rt_errorf(errbuf, 0, "%s: %s", f->name,
 		                 f->end ? "too short to be a capture file" : "the file is empty");
 	if (rc < 0)
 		return rc;
-	if (f->buf[0] == 0x1f && f->buf[1] == 0x8b) {
-		/* gzip: what was read is compressed input */
-		f->zin = malloc(RT_PCAPFILE_ZIN_SIZE);
-		if (!f->zin)
-			return rt_errorf(errbuf, ENOMEM, "%s", f->name);
-		memcpy(f->zin, f->buf, f->end);
-		f->z.next_in = f->zin;
-		f->z.avail_in = (uInt)f->end;
-		f->pos = f->end = 0;
-		if (inflateInit2(&f->z, 16 + MAX_WBITS) != Z_OK)
-			return rt_errorf(errbuf, ENOMEM, "%s: gzip", f->name);
-		f->z_ready = true;
-		f->info.gzip = true;
-	}
 	rc = rt_pcapfile_want(f, 4, errbuf);
 	if (rc > 0 || rc == -EPROTO)
 		return rt_errorf(errbuf, 0, "%s: too short to be a capture file", f->name);
@@ -182,8 +165,8 @@ void rt_pcapfile_drops(const struct rt_pcapfile *f, struct rt_pcapfile_drops *ou
 		if (!ifc->drops_known)
 			continue;
 		out->known = true;
-		out->if_dropped += ifc->if_dropped;
-		out->os_dropped += ifc->os_dropped;
+		out->if_dropped = rt_sat_add_u64(out->if_dropped, ifc->if_dropped);
+		out->os_dropped = rt_sat_add_u64(out->os_dropped, ifc->os_dropped);
 	}
 }
 

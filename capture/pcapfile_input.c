@@ -6,14 +6,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#define GZ_HEADER_MIN 10u /* bytes of the smallest gzip member header */
-
 /* Where inflate stands in a file of concatenated gzip members. */
 enum gz_state {
 	GZ_IN = 0,  /* inside a member (or its header) */
-	GZ_DONE,    /* a member ended: reset before more input */
-	GZ_NEXT,    /* reset for the next member, none of its data out yet */
-	GZ_TRAILER, /* bytes after the last member that are not gzip: ignored */
+	GZ_DONE,    /* a member ended: another may follow */
+	GZ_TRAILER, /* bytes after the last member that cannot start one: ignored */
 };
 
 /* Raw bytes into dst: the count, 0 at the end, or a negative errno. */
@@ -42,55 +39,108 @@ static ssize_t raw_read(struct rt_pcapfile *f, uint8_t *dst, size_t len)
 	return n;
 }
 
-/* Inflated bytes into dst: the count, 0 at the end of the last gzip member, or a negative errno. */
+int rt_pcapfile_start(struct rt_pcapfile *f, char *errbuf)
+{
+	_Static_assert(RT_READ_GZIP_IN_SIZE <= RT_READ_BUF_SIZE,
+	               "a plain file's first read moves to the read buffer");
+	f->zin = malloc(RT_READ_GZIP_IN_SIZE);
+	f->buf = malloc(RT_READ_BUF_SIZE);
+	if (!f->zin || !f->buf)
+		return rt_errorf(errbuf, ENOMEM, "%s", f->name);
+	f->cap = RT_READ_BUF_SIZE;
+	/* read into the gzip input buffer, never more than it holds */
+	size_t have = 0;
+	while (have < 2) {
+		ssize_t n = raw_read(f, f->zin + have, RT_READ_GZIP_IN_SIZE - have);
+		if (n == -EINTR)
+			continue; /* opening: nothing to hand back yet */
+		if (n < 0)
+			return rt_errorf(errbuf, (int)-n, "%s: read", f->name);
+		if (n == 0)
+			break;
+		have += (size_t)n;
+	}
+	if (have >= 2 && f->zin[0] == 0x1f && f->zin[1] == 0x8b) {
+		/* gzip: what was read is compressed input, inflated into buf from here on */
+		f->z.next_in = f->zin;
+		f->z.avail_in = (uInt)have;
+		if (inflateInit2(&f->z, 16 + MAX_WBITS) != Z_OK)
+			return rt_errorf(errbuf, ENOMEM, "%s: gzip", f->name);
+		f->z_ready = true;
+		f->z_read = have;
+		f->info.gzip = true;
+		return 0;
+	}
+	memcpy(f->buf, f->zin, have);
+	f->end = have;
+	free(f->zin);
+	f->zin = NULL;
+	return have < 2;
+}
+
+/* At least `want` compressed bytes at next_in, unless the input ends first: 0 or a negative errno. */
+static int gz_fill(struct rt_pcapfile *f, size_t want)
+{
+	while (f->z.avail_in < want && !f->raw_eof) {
+		if (f->z.avail_in && f->z.next_in != f->zin)
+			memmove(f->zin, f->z.next_in,
+			        f->z.avail_in); /* what is left, at the front */
+		f->z.next_in = f->zin;
+		ssize_t n =
+		    raw_read(f, f->zin + f->z.avail_in, RT_READ_GZIP_IN_SIZE - f->z.avail_in);
+		if (n < 0)
+			return (int)n;
+		f->z.avail_in += (uInt)n;
+		f->z_read += (uint64_t)n;
+	}
+	return 0;
+}
+
+/*
+ * Inflated bytes into dst: the count, 0 at the end of the last gzip member,
+ * or a negative errno. Members follow one another as gzip -d reads them:
+ * after a member, bytes that cannot start one (no gzip magic) are trailing
+ * garbage, ignored; a member that starts and then fails is an error naming
+ * its offset, reported after the bytes inflated before the failure.
+ */
 static ssize_t gz_read(struct rt_pcapfile *f, uint8_t *dst, size_t len, char *errbuf)
 {
 	for (;;) {
 		if (f->z_state == GZ_TRAILER)
 			return 0;
-		if (f->z.avail_in == 0 && !f->raw_eof) {
-			ssize_t n = raw_read(f, f->zin, RT_PCAPFILE_ZIN_SIZE);
-			if (n < 0)
-				return n == -EINTR
-				           ? n
-				           : rt_errorf(errbuf, (int)-n, "%s: read", f->name);
-			f->z.next_in = f->zin;
-			f->z.avail_in = (uInt)n;
-		}
+		int rc = gz_fill(f, f->z_state == GZ_DONE ? 2 : 1);
+		if (rc < 0)
+			return rc == -EINTR ? rc : rt_errorf(errbuf, -rc, "%s: read", f->name);
 		if (f->z_state == GZ_DONE) {
-			/* concatenated members are one stream, as gzip -d reads them */
-			if (f->z.avail_in == 0)
+			const uint8_t *in = f->z.next_in;
+			if (f->z.avail_in < 2 || in[0] != 0x1f || in[1] != 0x8b) {
+				f->z_state = GZ_TRAILER;
 				return 0;
+			}
 			inflateReset(&f->z);
-			f->z_state = GZ_NEXT;
+			f->z_member = f->z_read - f->z.avail_in;
+			f->z_state = GZ_IN;
 		}
 		f->z.next_out = dst;
 		f->z.avail_out = (uInt)len;
 		int zr = inflate(&f->z, Z_NO_FLUSH);
 		size_t got = len - f->z.avail_out;
-		bool at_end = f->z.avail_in == 0 && f->raw_eof;
-		if (f->z_state == GZ_NEXT && !got &&
-		    (zr == Z_DATA_ERROR ||
-		     (zr != Z_STREAM_END && at_end && f->z.total_in < GZ_HEADER_MIN))) {
-			/* what follows the last member is not gzip (or too short to be): ignored,
-			 * as gzip -d does */
-			f->z_state = GZ_TRAILER;
-			return 0;
-		}
-		if (zr != Z_OK && zr != Z_STREAM_END && zr != Z_BUF_ERROR)
-			return rt_errorf(errbuf, 0, "%s: bad gzip data: %s", f->name,
-			                 f->z.msg ? f->z.msg : zError(zr));
 		if (zr == Z_STREAM_END)
 			f->z_state = GZ_DONE;
-		else if (got)
-			f->z_state = GZ_IN;
 		if (got)
-			return (ssize_t)got;
-		if (f->z_state == GZ_DONE)
-			continue; /* another member may follow */
-		if (at_end)
+			return (ssize_t)
+			    got; /* a failure is met again (and reported) by the next call */
+		if (zr == Z_STREAM_END)
+			continue;
+		if (zr != Z_OK && zr != Z_BUF_ERROR)
+			return rt_errorf(
+			    errbuf, 0, "%s: bad gzip data in the member at byte %llu: %s", f->name,
+			    (unsigned long long)f->z_member, f->z.msg ? f->z.msg : zError(zr));
+		if (f->z.avail_in == 0 && f->raw_eof)
 			return rt_errorf(errbuf, 0,
-			                 "%s: the gzip data ends early (the file is cut)", f->name);
+			                 "%s: the gzip data ends early (the file is cut) in the "
+			                 "member at byte %llu",
+			                 f->name, (unsigned long long)f->z_member);
 		if (zr == Z_BUF_ERROR && f->z.avail_in)
 			return rt_errorf(errbuf, 0, "%s: bad gzip data: no progress", f->name);
 	}
@@ -109,7 +159,7 @@ ssize_t rt_pcapfile_refill(struct rt_pcapfile *f, size_t need, char *errbuf)
 		f->pos = 0;
 	}
 	if (need > f->cap) {
-		size_t ncap = need + RT_PCAPFILE_READ_SIZE;
+		size_t ncap = need + RT_READ_BUF_SIZE;
 		uint8_t *nb = realloc(f->buf, ncap);
 		if (!nb)
 			return rt_errorf(errbuf, ENOMEM, "%s", f->name);

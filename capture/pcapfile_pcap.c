@@ -3,8 +3,6 @@
 
 #include <errno.h>
 
-#define MAX_CAPLEN 262144u /* largest classic pcap frame accepted (libpcap's limit) */
-
 /*
  * Classic pcap (all fields in the writer's byte order):
  *  file header (24 bytes): magic (4) | version 2.4 (2+2) | thiszone (4) | sigfigs (4) |
@@ -34,8 +32,9 @@ int rt_pcapfile_open_pcap(struct rt_pcapfile *f, uint32_t magic, char *errbuf)
 	f->info.snaplen = rt_pcapfile_rd32(f, h + 16);
 	f->info.linktype = (int)(rt_pcapfile_rd32(f, h + 20) & PCAP_LINKTYPE_MASK);
 	/* as libpcap: no snap length, or an absurd one, means the largest frame */
-	f->snaplen =
-	    f->info.snaplen && f->info.snaplen <= MAX_CAPLEN ? f->info.snaplen : MAX_CAPLEN;
+	f->snaplen = f->info.snaplen && f->info.snaplen <= RT_READ_PCAP_MAX_CAPLEN
+	                 ? f->info.snaplen
+	                 : RT_READ_PCAP_MAX_CAPLEN;
 	f->nifaces = 1;
 	/* magic, version, snap length and link type (not thiszone and sigfigs) */
 	f->fingerprint = rt_pcapfile_fnv1a(rt_pcapfile_fnv1a(f->fingerprint, h, 8), h + 16, 8);
@@ -54,16 +53,23 @@ int rt_pcapfile_pcap_record(struct rt_pcapfile *f, struct rt_frame *fr, size_t a
 		return RT_PCAPFILE_REC_NEED;
 	}
 	uint32_t caplen = rt_pcapfile_rd32(f, p + 8);
-	if (caplen > MAX_CAPLEN)
+	if (caplen > RT_READ_PCAP_MAX_CAPLEN)
 		return rt_errorf(errbuf, 0, "%s: frame %llu: captured length %u is more than %u",
-		                 f->name, (unsigned long long)f->seq + 1, caplen, MAX_CAPLEN);
+		                 f->name, (unsigned long long)f->seq + 1, caplen,
+		                 RT_READ_PCAP_MAX_CAPLEN);
 	if (avail < PCAP_REC_HDR + (size_t)caplen) {
 		*need = PCAP_REC_HDR + (size_t)caplen;
 		return RT_PCAPFILE_REC_NEED;
 	}
 	/* the seconds are unsigned: 2038 and after read right */
-	fr->ts_ns = (uint64_t)rt_pcapfile_rd32(f, p) * 1000000000u +
-	            (uint64_t)rt_pcapfile_rd32(f, p + 4) * f->ts_mult;
+	uint32_t frac = rt_pcapfile_rd32(f, p + 4), units = 1000000000u / f->ts_mult;
+	if (frac >= units)
+		return rt_errorf(errbuf, 0,
+		                 "%s: frame %llu: a fraction of a second of %u %s is not less than "
+		                 "one second",
+		                 f->name, (unsigned long long)f->seq + 1, frac,
+		                 f->ts_mult == 1 ? "ns" : "us");
+	fr->ts_ns = (uint64_t)rt_pcapfile_rd32(f, p) * 1000000000u + (uint64_t)frac * f->ts_mult;
 	fr->data = p + PCAP_REC_HDR;
 	fr->caplen = caplen < f->snaplen ? caplen : f->snaplen;
 	fr->wirelen = rt_pcapfile_rd32(f, p + 12);

@@ -5,9 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MAX_BLOCK  (16u << 20) /* largest pcapng block accepted */
-#define MAX_IFACES (1u << 20)  /* interface descriptions accepted over all sections */
-
 /*
  * pcapng: blocks of  type (4) | total length (4) | body | total length (4),
  * lengths a multiple of 4, in the byte order of their section (set by the
@@ -50,9 +47,9 @@ static size_t pad4(size_t n)
 static struct rt_pcapfile_iface *iface_add(struct rt_pcapfile *f, char *errbuf)
 {
 	if (f->nifaces == f->cap_ifaces) {
-		if (f->nifaces >= MAX_IFACES) {
+		if (f->nifaces >= RT_READ_PCAPNG_MAX_IFACES) {
 			rt_errorf(errbuf, 0, "%s: more than %u interface descriptions", f->name,
-			          MAX_IFACES);
+			          RT_READ_PCAPNG_MAX_IFACES);
 			return NULL;
 		}
 		uint32_t ncap = f->cap_ifaces ? f->cap_ifaces * 2 : 4;
@@ -122,7 +119,12 @@ static int ng_idb(struct rt_pcapfile *f, const uint8_t *b, size_t blen, char *er
 			if (olen != 8)
 				return rt_errorf(errbuf, 0, "%s: if_tsoffset of %u bytes", f->name,
 				                 olen);
-			ifc->ts_offset_ns = rt_pcapfile_rd64(f, v) * 1000000000u;
+			int64_t s = (int64_t)rt_pcapfile_rd64(f, v);
+			if (s > INT64_MAX / 1000000000 || s < -(INT64_MAX / 1000000000))
+				return rt_errorf(errbuf, 0,
+				                 "%s: if_tsoffset of %lld s is out of range",
+				                 f->name, (long long)s);
+			ifc->ts_offset_ns = s * 1000000000;
 		}
 		o += 4 + pad4(olen);
 	}
@@ -150,6 +152,11 @@ static void ng_isb(struct rt_pcapfile *f, const uint8_t *b, size_t blen)
 			                 rt_pcapfile_rd32(f, b + o + 8);
 		} else if (olen == 8 && (code == ISB_IFDROP || code == ISB_OSDROP)) {
 			uint64_t v = rt_pcapfile_rd64(f, b + o + 4);
+			if (v == UINT64_MAX) {
+				/* what some writers put for "not counted": unknown, not a count */
+				o += 4 + pad4(olen);
+				continue;
+			}
 			if (code == ISB_IFDROP)
 				ifc->if_dropped = v;
 			else
@@ -160,18 +167,25 @@ static void ng_isb(struct rt_pcapfile *f, const uint8_t *b, size_t blen)
 	}
 }
 
-static inline uint64_t ng_ts(const struct rt_pcapfile_iface *ifc, uint64_t t)
+/*
+ * Timestamp t of interface ifc in ns since 1970 into *ns; false when that
+ * does not fit 64 bits (after the year 2554, or before 1970 by if_tsoffset).
+ */
+static inline bool ng_ts(const struct rt_pcapfile_iface *ifc, uint64_t t, uint64_t *ns)
 {
-	uint64_t ns;
-	if (ifc->ts_kind == TS_MUL) {
-		ns = t * ifc->ts_factor;
-	} else if (ifc->ts_kind == TS_DIV) {
-		ns = t / ifc->ts_factor;
-	} else {
-		__extension__ typedef unsigned __int128 u128;
-		ns = (uint64_t)(((u128)t * 1000000000u) >> ifc->ts_shift);
-	}
-	return ns + ifc->ts_offset_ns;
+	__extension__ typedef unsigned __int128 u128;
+	u128 v;
+	if (ifc->ts_kind == TS_MUL)
+		v = (u128)t * ifc->ts_factor;
+	else if (ifc->ts_kind == TS_DIV)
+		v = t / ifc->ts_factor;
+	else
+		v = ((u128)t * 1000000000u) >> ifc->ts_shift;
+	if (ifc->ts_offset_ns < 0 && v < (u128) - (__int128)ifc->ts_offset_ns)
+		return false;
+	v = (u128)((__int128)v + ifc->ts_offset_ns);
+	*ns = (uint64_t)v;
+	return v <= UINT64_MAX;
 }
 
 /* A section header at b (whole block of `total` bytes): its byte order is already set. */
@@ -217,7 +231,7 @@ int rt_pcapfile_ng_block(struct rt_pcapfile *f, struct rt_frame *fr, size_t avai
 		type = rt_pcapfile_rd32(f, p);
 	}
 	uint32_t total = rt_pcapfile_rd32(f, p + 4);
-	if (total < NG_MIN_BLOCK || total % 4 || total > MAX_BLOCK)
+	if (total < NG_MIN_BLOCK || total % 4 || total > RT_READ_PCAPNG_MAX_BLOCK)
 		return rt_errorf(errbuf, 0,
 		                 "%s: block of type 0x%x has a bad length %u (after frame %llu)",
 		                 f->name, type, total, (unsigned long long)f->seq);
@@ -252,11 +266,18 @@ int rt_pcapfile_ng_block(struct rt_pcapfile *f, struct rt_frame *fr, size_t avai
 			                 "%s: frame %llu: captured length %u runs past its block",
 			                 f->name, (unsigned long long)f->seq + 1, caplen);
 		const struct rt_pcapfile_iface *ifc = &f->ifaces[f->section_base + id];
+		uint64_t ts =
+		    (uint64_t)rt_pcapfile_rd32(f, b + 4) << 32 | rt_pcapfile_rd32(f, b + 8);
+		if (!ng_ts(ifc, ts, &fr->ts_ns))
+			return rt_errorf(errbuf, 0,
+			                 "%s: frame %llu: timestamp %llu of interface %u is not in "
+			                 "nanoseconds 0 to 2^64 since 1970 (its if_tsresol and "
+			                 "if_tsoffset scale it past them)",
+			                 f->name, (unsigned long long)f->seq + 1,
+			                 (unsigned long long)ts, f->section_base + id);
 		fr->data = b + 20;
 		fr->caplen = caplen;
 		fr->wirelen = rt_pcapfile_rd32(f, b + 16);
-		fr->ts_ns = ng_ts(ifc, (uint64_t)rt_pcapfile_rd32(f, b + 4) << 32 |
-		                           rt_pcapfile_rd32(f, b + 8));
 		fr->linktype = ifc->linktype;
 		fr->interface_id = f->section_base + id;
 		fr->seq = ++f->seq;

@@ -167,6 +167,16 @@ struct rt_source_file_spec {
 int rt_source_open_files(struct rt_source **out, const struct rt_source_file_spec *files, size_t n,
                          const struct rt_source_config *cfg, char *errbuf);
 
+/*
+ * True when `files` are one capture, taken by one capturing process with
+ * one clock: a single file, the files of one rotated set by their names
+ * (rt_fileset_rotation(): OUT, OUT.1, ...; trace.pcap, trace.pcap1, ...),
+ * or files all given one vantage point's name. Known from the names alone,
+ * before the files are opened. (Files grouped by their headers alone may
+ * be captures of the same traffic at several places: not one capture.)
+ */
+bool rt_fileset_one_capture(const struct rt_source_file_spec *files, size_t n);
+
 /* One file of a file source (rt_source_open_files(), or a single saved capture). */
 struct rt_source_file_info {
 	const char *path; /* as given; "-" is standard input */
@@ -179,6 +189,15 @@ struct rt_source_file_info {
 	uint64_t first_ns; /* its first frame's timestamp (0 when it has none) */
 	uint64_t last_ns;  /* the last one handed out (0: none yet) */
 };
+
+/*
+ * How a frame's file describes the frame's interface: its if_name into
+ * name ("" when none given; cut to size) and its snap length (0: none
+ * given). Valid while the frame is (until the next rt_source_next()).
+ * 0, or -ENOENT for a frame of a live source.
+ */
+int rt_source_frame_interface(const struct rt_source *src, const struct rt_frame *fr, char *name,
+                              size_t size, uint32_t *snaplen);
 
 /* Files of a file source (0 for live sources). */
 unsigned rt_source_file_count(const struct rt_source *src);

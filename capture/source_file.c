@@ -26,8 +26,9 @@ static const struct bpf_program *filter_for(struct files_priv *p, int linktype, 
 	for (int i = 0; i < p->nfilters; i++)
 		if (p->filters[i].linktype == linktype)
 			return &p->filters[i].prog;
-	if (p->nfilters == MAX_FILTERS) {
-		rt_errorf(errbuf, 0, "-f: the files mix more than %d link types", MAX_FILTERS);
+	if (p->nfilters == RT_READ_MAX_FILTERS) {
+		rt_errorf(errbuf, 0, "-f: the files mix more than %d link types",
+		          RT_READ_MAX_FILTERS);
 		return NULL;
 	}
 	/* libpcap compiles for a DLT_ value; only raw IP's differs from its LINKTYPE_ */
@@ -55,8 +56,15 @@ static int open_reader(struct in_file *f, char *errbuf)
 {
 	bool is_stdin = strcmp(f->path, "-") == 0;
 	int fd = is_stdin ? STDIN_FILENO : open(f->path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return rt_errorf(errbuf, errno, "%s", f->shown);
+	struct stat st;
+	if (fd < 0 || fstat(fd, &st) < 0) {
+		int err = errno;
+		if (fd >= 0 && !is_stdin)
+			close(fd);
+		return rt_errorf(errbuf, err, "%s", f->shown);
+	}
+	/* a pipe or FIFO gives its bytes once: what was read of it must stay read */
+	f->once = !S_ISREG(st.st_mode);
 	return rt_pcapfile_open_fd(&f->pf, fd, !is_stdin, f->shown, errbuf);
 }
 
@@ -144,7 +152,7 @@ static void heap_pop(struct files_priv *p)
 static int refill(struct files_priv *p, unsigned fi, char *errbuf)
 {
 	struct in_file *f = &p->f[fi];
-	int n = rt_pcapfile_next(f->pf, f->batch, FILE_BATCH, errbuf);
+	int n = rt_pcapfile_next(f->pf, f->batch, RT_READ_FILE_BATCH, errbuf);
 	if (n < 0)
 		return n;
 	f->nb = n;
@@ -274,6 +282,23 @@ static int files_next(struct rt_source *src, struct rt_frame *frames, int max, c
 	}
 }
 
+int rt_source_frame_interface(const struct rt_source *src, const struct rt_frame *fr, char *name,
+                              size_t size, uint32_t *snaplen)
+{
+	const struct files_priv *p = src->ops == &rt_source_file_ops ? src->priv : NULL;
+	if (!p || fr->file >= p->n || !p->f[fr->file].pf || p->f[fr->file].vp < 0)
+		return -ENOENT;
+	/* the frame's data lies in its file's reader: the file is open */
+	const struct in_file *f = &p->f[fr->file];
+	const struct vpoint *v = &p->vp[f->vp];
+	uint32_t local = 0;
+	while (local < v->nmap && v->map[local] != fr->interface_id)
+		local++;
+	snprintf(name, size, "%s", rt_pcapfile_iface_name(f->pf, local));
+	*snaplen = f->pcapng ? rt_pcapfile_snaplen(f->pf, local) : f->snaplen;
+	return 0;
+}
+
 /* ---- open and close ---- */
 
 static void files_close(struct rt_source *src)
@@ -316,7 +341,7 @@ static int prime(struct in_file *f, bool keep_open, char *errbuf)
 	f->gzip = info->gzip;
 	f->pcapng = info->format == RT_PCAPFILE_PCAPNG;
 	do
-		rc = rt_pcapfile_next(f->pf, f->batch, FILE_BATCH, errbuf);
+		rc = rt_pcapfile_next(f->pf, f->batch, RT_READ_FILE_BATCH, errbuf);
 	while (rc == -EINTR);
 	if (rc < 0)
 		return rc;
@@ -329,7 +354,7 @@ static int prime(struct in_file *f, bool keep_open, char *errbuf)
 		if (keep_drops(f) < 0)
 			return rt_errorf(errbuf, ENOMEM, "%s", f->shown);
 		close_reader(f);
-	} else if (!keep_open && strcmp(f->path, "-") != 0) {
+	} else if (!keep_open && !f->once) {
 		close_reader(f); /* read again from its start when the stream reaches it */
 		f->nb = 0;
 	}
@@ -444,7 +469,7 @@ static int open_all(struct rt_source *src, const struct rt_source_file_spec *fil
 				               p->f[k].shown);
 		}
 		if (!rc)
-			rc = prime(f, i < KEEP_OPEN, errbuf);
+			rc = prime(f, i < RT_READ_KEEP_OPEN, errbuf);
 	}
 	free(ids);
 	/* named points exist from the start, in the order first given */

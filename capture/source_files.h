@@ -7,13 +7,7 @@
 
 #include "capture/internal.h"
 
-/* Link types the files may mix that get their own compiled filter; frames of more are an error. */
-#define MAX_FILTERS 8
-/* Frames read from one file at a time. */
-#define FILE_BATCH 64
-/* Files kept open after the open read their first frames; the others are opened again when the stream reaches them. */
-#define KEEP_OPEN 16
-#define NO_ID     UINT32_MAX
+#define NO_ID UINT32_MAX
 /* Capture points (interfaces, SLL2 interface indexes) the analysis tells apart, at most; frames of more are in none. */
 #define MAX_POINTS 256
 
@@ -29,9 +23,13 @@ struct in_file {
 	char *path;
 	char *vantage;     /* the name given with it, or NULL */
 	const char *shown; /* in messages: the path, or "stdin" */
-	struct rt_pcapfile
-	    *pf; /* open while read (and after the open, for the first KEEP_OPEN files) */
-	struct rt_frame batch[FILE_BATCH];
+	/*
+	 * Open while read, and after the open: the first RT_READ_KEEP_OPEN
+	 * files, and pipes, FIFOs and standard input, which cannot be read again
+	 */
+	struct rt_pcapfile *pf;
+	bool once; /* not a regular file: its bytes can be read only once */
+	struct rt_frame batch[RT_READ_FILE_BATCH];
 	int nb, pos; /* frames in batch, the next one to hand out */
 	enum file_state state;
 	bool empty;     /* it holds no frame */
@@ -103,7 +101,7 @@ struct files_priv {
 	uint64_t seq;     /* frames of the merged stream so far, filtered ones included */
 	uint64_t received;
 	char *bpf; /* the expression, compiled per link type as frames meet it */
-	struct filter filters[MAX_FILTERS];
+	struct filter filters[RT_READ_MAX_FILTERS];
 	int nfilters;
 	/* written on the reading thread, read on any: entries before ncp are complete */
 	struct cpoint cp[MAX_POINTS];

@@ -1,5 +1,6 @@
 /* The file source's vantage points: files grouped by where they were captured, the capture points within them, their statistics. */
 #include "capture/source_files.h"
+#include "common/satmath.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -168,14 +169,15 @@ int rt_files_stats(struct rt_source *src, struct rt_source_stats *st, char *errb
 				if (!d.known)
 					continue;
 				if (cur.known && d.start != cur.start) {
-					st->if_dropped += cur.if_dropped;
-					st->dropped += cur.os_dropped;
+					st->if_dropped =
+					    rt_sat_add_u64(st->if_dropped, cur.if_dropped);
+					st->dropped = rt_sat_add_u64(st->dropped, cur.os_dropped);
 				}
 				cur = d;
 			}
 			if (cur.known) {
-				st->if_dropped += cur.if_dropped;
-				st->dropped += cur.os_dropped;
+				st->if_dropped = rt_sat_add_u64(st->if_dropped, cur.if_dropped);
+				st->dropped = rt_sat_add_u64(st->dropped, cur.os_dropped);
 				st->drops_known = true;
 			}
 		}

@@ -384,10 +384,6 @@ int rt_writer_open(struct rt_writer **out, const struct rt_writer_config *cfg, c
 int rt_writer_add_interface(struct rt_writer *w, const char *name, int linktype, uint32_t snaplen,
                             enum rt_ts_source ts_source, char *errbuf)
 {
-	if (w->header_done)
-		return rt_errorf(errbuf, EBUSY,
-		                 "%s: interfaces must be added before the first frame",
-		                 w->cur_path);
 	int max = w->cfg.format == RT_FORMAT_PCAP_NS ? 1 : RT_WRITER_MAX_IFACES;
 	if (w->n_ifaces >= max)
 		return rt_errorf(errbuf, ENOSPC, "%s: %s holds at most %d interface%s", w->cur_path,
@@ -400,6 +396,9 @@ int rt_writer_add_interface(struct rt_writer *w, const char *name, int linktype,
 	ifc->linktype = linktype;
 	ifc->snaplen = snaplen ? snaplen : 262144;
 	ifc->ts_source = ts_source;
+	/* after the file's first frames: described where it comes, before its own frames */
+	if (w->header_done)
+		write_idb(w, ifc);
 	return w->n_ifaces++;
 }
 

@@ -12,7 +12,7 @@ enum rt_write_format {
 	RT_FORMAT_PCAP_NS, /* classic pcap, magic 0xa1b23c4d (nanosecond timestamps) */
 };
 
-#define RT_WRITER_MAX_IFACES 8
+#define RT_WRITER_MAX_IFACES 256
 
 struct rt_writer_config {
 	enum rt_write_format format;
@@ -37,8 +37,9 @@ struct rt_writer;
 int rt_writer_open(struct rt_writer **out, const struct rt_writer_config *cfg, char *errbuf);
 /*
  * Describe one capture interface (pcapng IDB); returns its interface id
- * (>= 0) or a negative errno. Classic pcap holds one interface only. Add
- * every interface before the first packet.
+ * (>= 0) or a negative errno. Classic pcap holds one interface only. One
+ * added after frames were written is described where it comes (and at the
+ * start of each later file of a rotation).
  */
 int rt_writer_add_interface(struct rt_writer *w, const char *name, int linktype, uint32_t snaplen,
                             enum rt_ts_source ts_source, char *errbuf);

@@ -624,6 +624,8 @@ int rt_dissect(const struct rt_dissect_opts *opts, const struct rt_frame *frame,
 		dissect_sll2(&f);
 		break;
 	case RT_LINK_RAW:
+	case RT_LINK_IPV4:
+	case RT_LINK_IPV6:
 		dissect_raw(&f, 0);
 		break;
 	default:

@@ -12,6 +12,8 @@ enum rt_linktype {
 	RT_LINK_ETHERNET = 1,
 	RT_LINK_RAW = 101, /* raw IPv4/IPv6, no link header */
 	RT_LINK_LINUX_SLL = 113,
+	RT_LINK_IPV4 = 228, /* raw IPv4 (and IPv6: read as RT_LINK_RAW is) */
+	RT_LINK_IPV6 = 229, /* raw IPv6, likewise */
 	RT_LINK_LINUX_SLL2 = 276,
 };
 

@@ -14,6 +14,8 @@ bool rt_linktype_supported(int linktype)
 	switch (linktype) {
 	case RT_LINK_ETHERNET:
 	case RT_LINK_RAW:
+	case RT_LINK_IPV4:
+	case RT_LINK_IPV6:
 	case RT_LINK_LINUX_SLL:
 	case RT_LINK_LINUX_SLL2:
 		return true;

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 
 #include "analyze/results.h"
+#include "common/satmath.h"
 #include "common/json.h"
 #include "render/report_json.h"
 #include "render/sinks.h"
@@ -244,7 +245,7 @@ static void capture_json(const struct rt_results *r, struct rt_json *j)
 	bool known = r->drops_source != NULL;
 	RT_JSON_KEY(j, "capture");
 	rt_json_obj(j);
-	U64_OR_NULL(j, "dropped", r->if_dropped + r->os_dropped, known);
+	U64_OR_NULL(j, "dropped", rt_sat_add_u64(r->if_dropped, r->os_dropped), known);
 	U64_OR_NULL(j, "if_dropped", r->if_dropped, known);
 	U64_OR_NULL(j, "os_dropped", r->os_dropped, known);
 	RT_JSON_KEY(j, "source");

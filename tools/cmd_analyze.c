@@ -234,7 +234,8 @@ static int parse_and_run(int argc, char **argv, struct rt_analyze_args *a)
 	ao->vantage_of = vantage_of;
 	ao->vantage_alone = vantage_alone;
 	ao->vantage_ctx = vmap;
-	ao->vantage_clocks = a->files.n > 1;
+	/* one file, or one capture cut into a rotated set: one clock, read as the single file */
+	ao->vantage_clocks = !rt_fileset_one_capture(a->files.files, a->files.n);
 	a->tlo.vantage_ctx = vmap;
 	if (a->by_vantage)
 		a->tlo.vantage_name = point_name;

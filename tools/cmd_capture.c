@@ -16,8 +16,10 @@
 #include "capture/pump.h"
 #include "common/clock.h"
 #include "common/sysfs.h"
+#include "capture/rewrite.h"
 #include "capture/writer.h"
 #include "common/outbuf.h"
+#include "common/satmath.h"
 #include "dissect/dissect.h"
 #include "dissect/print.h"
 #include "rt_config.h"
@@ -55,6 +57,7 @@ struct capture {
 	struct rt_source *src;
 	struct rt_writer *writer;
 	int if_id;
+	struct rt_rewrite rewrite; /* -r: each frame under its file's interface */
 	struct ticker tick;
 	struct loop_clock clock;
 	struct rt_dissect_opts dopts;
@@ -157,7 +160,10 @@ static void writer_stats(void *ctx, int if_id, struct rt_source_stats *st)
 {
 	struct capture *cap = ctx;
 	char errbuf[RT_ERRBUF_SIZE];
-	(void)if_id;
+	if (if_id != cap->if_id) { /* the capture's counts go with its first interface */
+		memset(st, 0, sizeof(*st));
+		return;
+	}
 	if (cap->stopped)
 		*st = cap->final;
 	else if (rt_source_stats(cap->src, st, errbuf) < 0)
@@ -187,7 +193,7 @@ static void tick_print(struct capture *cap, uint64_t now)
 	fprintf(stderr, "%llu pkts  %.3f Gb/s  CE %llu  CNP %llu  NAK %llu  PFC%s  drops %llu\n",
 	        (unsigned long long)c.packets, secs > 0 ? (double)c.bytes * 8 / secs / 1e9 : 0.0,
 	        (unsigned long long)c.ce, (unsigned long long)c.cnp, (unsigned long long)c.nak,
-	        len ? pfc : " 0", (unsigned long long)(st.dropped + st.if_dropped));
+	        len ? pfc : " 0", (unsigned long long)rt_sat_add_u64(st.dropped, st.if_dropped));
 	t->last_ns = now;
 }
 
@@ -217,7 +223,7 @@ static void metrics_publish(struct capture *cap, uint64_t now, bool final)
 	else
 		idle -= hold;
 	rt_capture_metrics_publish(&cap->metrics, cap->tick.an, idle, cap->frames,
-	                           st.dropped + st.if_dropped, now, final);
+	                           rt_sat_add_u64(st.dropped, st.if_dropped), now, final);
 }
 
 /* Each frame: the analyzer of --stats and --metrics, then the writer. */
@@ -229,8 +235,11 @@ static int on_frame(void *ctx, const struct rt_frame *frame, const struct rt_rec
 	cap->frames++;
 	if (rec && cap->tick.an && rt_linktype_supported(frame->linktype))
 		rt_analyzer_feed(cap->tick.an, rec);
-	if (!cap->print)
-		return rt_writer_write(cap->writer, cap->if_id, frame, errbuf);
+	if (!cap->print) {
+		int if_id =
+		    cap->args->file ? rt_rewrite_iface(&cap->rewrite, frame, errbuf) : cap->if_id;
+		return if_id < 0 ? if_id : rt_writer_write(cap->writer, if_id, frame, errbuf);
+	}
 	if (rec)
 		rt_print_text(cap->print, &cap->text, frame->seq, rec, frame->data);
 	cap->printed++;
@@ -412,13 +421,16 @@ static void open_output(struct capture *cap, struct rt_counters **counters, char
 	static char rdev[RT_DEVNAME_MAX], netdev[RT_DEVNAME_MAX];
 	char errbuf[RT_ERRBUF_SIZE];
 	int rc;
-	/* A file source keeps its own snap length: -s cuts its frames here, in the writer. */
 	uint32_t snaplen = cap->src->snaplen;
 	if (a->snaplen && (!snaplen || a->snaplen < snaplen))
 		snaplen = a->snaplen;
 	rt_writer_set_stats_fn(cap->writer, writer_stats, cap);
-	cap->if_id = rt_writer_add_interface(cap->writer, cap->src->name, cap->src->linktype,
-	                                     snaplen, cap->src->ts_source, errbuf);
+	/* -r: the file's interfaces are described as their first frames come (the first gets 0) */
+	cap->rewrite = (struct rt_rewrite){.src = cap->src, .w = cap->writer, .cut = a->snaplen};
+	cap->if_id = a->file
+	                 ? 0
+	                 : rt_writer_add_interface(cap->writer, cap->src->name, cap->src->linktype,
+	                                           snaplen, cap->src->ts_source, errbuf);
 	if (cap->if_id < 0) {
 		set_error(cap, cap->if_id, errbuf);
 		return;
@@ -551,6 +563,8 @@ static int run_capture(const struct rt_capture_args *a)
 	}
 	struct rt_source_stats st;
 	writer_stats(&cap, cap.if_id, &st);
+	if (cap.writer && a->file && !cap.rc && (rc = rt_rewrite_finish(&cap.rewrite, errbuf)) < 0)
+		set_error(&cap, rc, errbuf);
 	if (cap.writer && (rc = rt_writer_finish(cap.writer, errbuf)) < 0)
 		set_error(&cap, rc, errbuf);
 	uint64_t written = cap.writer ? rt_writer_count(cap.writer) : cap.printed;
@@ -560,6 +574,7 @@ static int run_capture(const struct rt_capture_args *a)
 		set_error(&cap, -rc, "writing the decoded lines");
 	rt_source_close(cap.src);
 	rt_analyzer_free(cap.tick.an);
+	rt_rewrite_free(&cap.rewrite);
 	if (to_stdout && cap.rc == -EPIPE)
 		cap.rc = 0; /* the reader of standard output went away: a normal stop */
 	pthread_cond_destroy(&cap.cond);
@@ -571,8 +586,8 @@ static int run_capture(const struct rt_capture_args *a)
 	else
 		fputs("rocetrace capture: ", stderr);
 	fprintf(stderr, "%llu received, %llu dropped, %llu %s", (unsigned long long)st.received,
-	        (unsigned long long)(st.dropped + st.if_dropped), (unsigned long long)written,
-	        cap.writer ? "written" : "printed");
+	        (unsigned long long)rt_sat_add_u64(st.dropped, st.if_dropped),
+	        (unsigned long long)written, cap.writer ? "written" : "printed");
 	if (st.if_dropped)
 		fprintf(stderr, " (%llu by the interface)", (unsigned long long)st.if_dropped);
 	if (st.ring_empty)

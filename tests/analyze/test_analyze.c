@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <cmocka.h>
 
@@ -289,6 +290,47 @@ static void test_pfc_paused_time(void **state)
 	rt_analyzer_free(an);
 }
 
+/*
+ * 4096 sending MACs pausing all 8 priorities: every figure as one sender's,
+ * and a PFC frame's cost not growing with the senders (each frame scanned
+ * every sender's classes: 100k frames took minutes of CPU).
+ */
+static void test_pfc_many_senders(void **state)
+{
+	(void)state;
+	enum { SENDERS = 4096, PAIRS = SENDERS * 8 };
+	struct rt_analyzer *an = new_an(100000000000ull); /* 0xFFFF quanta: 335539 ns */
+	struct timespec t0, t1;
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t0);
+	/* each (sender, priority) pair: XOFF, XON 327680 ns later, XOFF again, left to expire */
+	for (uint32_t i = 0; i < 3 * PAIRS; i++) {
+		uint16_t q[8] = {0};
+		unsigned c = i / SENDERS % 8;
+		q[c] = i / PAIRS == 1 ? 0 : 0xffff;
+		struct rt_record r = pfc_rec(T0 + i * 10ull, (uint16_t)(1u << c), q);
+		uint32_t s = i % SENDERS;
+		memcpy(r.src_mac + 2, &s, 4);
+		rt_analyzer_feed(an, &r);
+	}
+	finish(an);
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t1);
+	double cpu = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+	if (cpu > 20)
+		fail_msg("%u PFC frames from %u senders took %.1f s of CPU", 3 * PAIRS, SENDERS,
+		         cpu);
+	assert_int_equal(an->pfc.nmacs, SENDERS);
+	for (unsigned c = 0; c < 8; c++) {
+		assert_int_equal(an->pfc.xoff[c], 2 * SENDERS);
+		assert_int_equal(an->pfc.xon[c], SENDERS);
+		assert_int_equal(an->pfc.paused_ns[c], SENDERS * (327680ull + 335539ull));
+	}
+	for (uint32_t m = 0; m < SENDERS; m += 1021)
+		for (unsigned c = 0; c < 8; c++)
+			assert_int_equal(an->pfc.macs[m].cls[c].paused_ns, 327680ull + 335539ull);
+	assert_int_equal(an->pfc.active, 0);
+	rt_analyzer_free(an);
+}
+
 static void test_episodes(void **state)
 {
 	(void)state;
@@ -389,6 +431,7 @@ int main(void)
 	    cmocka_unit_test(test_pairing_by_psn),
 	    cmocka_unit_test(test_pairing_ud_deth),
 	    cmocka_unit_test(test_pfc_paused_time),
+	    cmocka_unit_test(test_pfc_many_senders),
 	    cmocka_unit_test(test_episodes),
 	    cmocka_unit_test(test_interval_counts),
 	    cmocka_unit_test(test_nak_codes_reserved_once),

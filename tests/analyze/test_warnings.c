@@ -231,6 +231,18 @@ static void test_capture_drops(void **state)
 		rt_analyzer_free(an);
 	}
 	unlink(path);
+	/* counts that add up past 64 bits stop at the largest, and say so (they wrapped to 4) */
+	struct rt_analyzer *an = analyzer(NULL, NULL);
+	struct pkt p;
+	roce_frame(&p, 4791, 2, 0);
+	feed(an, &p, p.len, T0);
+	rt_analyzer_capture_drops(an, UINT64_MAX - 1, 6);
+	unsigned n = warnings(an);
+	const struct rt_an_warning *w = find(ws, n, "capture_drops");
+	assert_non_null(w);
+	assert_true(value(w, "dropped") == UINT64_MAX);
+	assert_true(says(w, "dropped 18446744073709551615 frames (2^64-1 means as many or more"));
+	rt_analyzer_free(an);
 }
 
 /* An empty side file, and a source log naming flows the capture lacks. */

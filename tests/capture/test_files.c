@@ -143,6 +143,20 @@ static void test_rotation_names(void **state)
 	assert_string_equal(name, "trace");
 	rt_fileset_point_name("-", name, sizeof(name));
 	assert_string_equal(name, "stdin");
+	/* one capture: one file, one rotated set by its names, or one vantage point's name */
+	struct rt_source_file_spec set[] = {
+	    {.path = "d/run.pcap.2"}, {.path = "d/run.pcap"}, {.path = "d/run.pcap.1.gz"}};
+	assert_true(rt_fileset_one_capture(set, 1));
+	assert_true(rt_fileset_one_capture(set, 3));
+	set[1].path = "e/run.pcap"; /* another folder's */
+	assert_false(rt_fileset_one_capture(set, 3));
+	struct rt_source_file_spec named[] = {{.path = "a.pcap", .vantage = "tor"},
+	                                      {.path = "b.pcap", .vantage = "tor"}};
+	assert_true(rt_fileset_one_capture(named, 2));
+	named[1].vantage = "spine";
+	assert_false(rt_fileset_one_capture(named, 2));
+	struct rt_source_file_spec by_header[] = {{.path = "morning.pcap"}, {.path = "noon.pcap"}};
+	assert_false(rt_fileset_one_capture(by_header, 2));
 }
 
 /* OUT, OUT.1, OUT.2 given out of order (one gzip'd): one stream in time order, one vantage point. */

@@ -58,6 +58,32 @@ static void test_pcap_nano_be_y2038(void **state)
 	free(b.p);
 }
 
+/* A fraction of a second of a whole second or more is refused (it read as the next second). */
+static void test_pcap_fraction(void **state)
+{
+	(void)state;
+	for (int nano = 0; nano < 2; nano++) {
+		uint32_t second = nano ? 1000000000u : 1000000u;
+		struct buf b = {0};
+		pcap_header(&b, nano ? 0xA1B23C4D : 0xA1B2C3D4, 65535, 1);
+		pcap_rec(&b, 7, second - 1, 20, 20, 0);
+		pcap_rec(&b, 8, second, 20, 20, 1);
+		struct want w[] = {{8000000000ull - (nano ? 1 : 1000), 20, 20, 1, 0, 0, 0}};
+		expect(&b, w, 1, true);
+		char errbuf[RT_ERRBUF_SIZE];
+		struct rt_pcapfile *f;
+		struct rt_frame fr[4];
+		assert_int_equal(rt_pcapfile_open_mem(&f, b.p, b.len, 0, "t", errbuf), 0);
+		assert_int_equal(rt_pcapfile_next(f, fr, 4, errbuf), 1);
+		assert_true(rt_pcapfile_next(f, fr, 4, errbuf) < 0);
+		assert_non_null(
+		    strstr(errbuf, nano ? "frame 2: a fraction of a second of 1000000000 ns"
+		                        : "frame 2: a fraction of a second of 1000000 us"));
+		rt_pcapfile_close(f);
+		free(b.p);
+	}
+}
+
 /* A frame longer than the snap length is cut to it (as libpcap does); one beyond 262144 bytes is an error. */
 static void test_pcap_snaplen_and_limits(void **state)
 {
@@ -192,6 +218,7 @@ int main(void)
 	    cmocka_unit_test(test_pcap_micro_le),
 	    cmocka_unit_test(test_pcap_nano_be_y2038),
 	    cmocka_unit_test(test_pcap_snaplen_and_limits),
+	    cmocka_unit_test(test_pcap_fraction),
 	    cmocka_unit_test(test_pcap_cut),
 	    cmocka_unit_test(test_not_a_capture),
 	    cmocka_unit_test(test_gzip),

@@ -37,7 +37,7 @@ static void test_pcapng_one_section(void **state)
 	u16(&b, 1);
 	u16(&b, 0xFFFF);
 	u32(&b, 0);
-	u32(&b, 5);
+	u32(&b, 3600000005u); /* 1 h and 5 us: 5 us after the offset */
 	u32(&b, 8);
 	u32(&b, 8);
 	frame_bytes(&b, 3, 8);
@@ -48,7 +48,7 @@ static void test_pcapng_one_section(void **state)
 	    {1700000000123456789ull, 60, 64, 1, 0, 0, 2},
 	    {1700000000123456000ull - 3600000000000ull, 64, 1500, 101, 1, 1, 3},
 	    {0, 30, 30, 1, 0, 2, 4},
-	    {5000ull - 3600000000000ull, 8, 8, 101, 1, 3, 5},
+	    {5000ull, 8, 8, 101, 1, 3, 5},
 	};
 	expect(&b, w, 4, false);
 	char errbuf[RT_ERRBUF_SIZE];
@@ -162,12 +162,113 @@ static void test_pcapng_errors(void **state)
 	free(b.p);
 }
 
+/* An ISB of interface `iface` whose isb_ifdrop and isb_osdrop are written as given, UINT64_MAX too. */
+static void isb_values(struct buf *b, uint32_t iface, uint64_t ifdrop, uint64_t osdrop)
+{
+	size_t at = begin(b, 5);
+	u32(b, iface);
+	u64(b, 0);
+	u16(b, 5);
+	u16(b, 8);
+	u64(b, ifdrop);
+	u16(b, 7);
+	u16(b, 8);
+	u64(b, osdrop);
+	u32(b, 0);
+	end(b, at);
+}
+
+/*
+ * Drop counts add up without wrapping (two interfaces at 2^63 gave 0), and
+ * UINT64_MAX, some writers' "not counted", is no count at all.
+ */
+static void test_pcapng_drop_sums(void **state)
+{
+	(void)state;
+	struct buf b = {0};
+	shb(&b);
+	for (int i = 0; i < 4; i++)
+		idb(&b, 1, 0, 9, 0);
+	epb(&b, 0, 1, 4, 4, 0);
+	isb_values(&b, 0, 1ull << 63, 1);
+	isb_values(&b, 1, 1ull << 63, 1);
+	isb_values(&b, 2, UINT64_MAX, 3); /* the interface's count unknown, the kernel's known */
+	isb_values(&b, 3, UINT64_MAX, UINT64_MAX);
+	struct want w[] = {{1, 4, 4, 1, 0, 0, 0}};
+	expect(&b, w, 1, false);
+	char errbuf[RT_ERRBUF_SIZE];
+	struct rt_pcapfile *f;
+	struct rt_frame fr[4];
+	assert_int_equal(rt_pcapfile_open_mem(&f, b.p, b.len, 0, "t", errbuf), 0);
+	assert_int_equal(rt_pcapfile_next(f, fr, 4, errbuf), 1);
+	assert_int_equal(rt_pcapfile_next(f, fr, 4, errbuf), 0);
+	struct rt_pcapfile_drops d;
+	rt_pcapfile_drops(f, &d);
+	assert_true(d.known);
+	assert_true(d.if_dropped == UINT64_MAX);
+	assert_int_equal(d.os_dropped, 5);
+	struct rt_pcapfile_iface_drops id;
+	rt_pcapfile_iface_drops(f, 2, &id);
+	assert_true(id.known);
+	assert_int_equal(id.if_dropped, 0);
+	assert_int_equal(id.os_dropped, 3);
+	rt_pcapfile_iface_drops(f, 3, &id);
+	assert_false(id.known);
+	rt_pcapfile_close(f);
+	free(b.p);
+}
+
+/* A frame at `ts` on an interface of if_tsresol `tsresol` and if_tsoffset `offset` s: read (as `ns`) or refused. */
+static void one_time(int tsresol, int64_t offset, uint64_t ts, uint64_t ns, bool refused)
+{
+	struct buf b = {0};
+	shb(&b);
+	idb(&b, 1, 0, tsresol, offset);
+	epb(&b, 0, ts, 4, 4, 0);
+	struct want w[] = {{ns, 4, 4, 1, 0, 0, 0}};
+	expect(&b, w, refused ? 0 : 1, refused);
+	if (refused) {
+		char errbuf[RT_ERRBUF_SIZE];
+		struct rt_pcapfile *f;
+		struct rt_frame fr[4];
+		assert_int_equal(rt_pcapfile_open_mem(&f, b.p, b.len, 0, "t", errbuf), 0);
+		assert_true(rt_pcapfile_next(f, fr, 4, errbuf) < 0);
+		assert_non_null(strstr(errbuf, "is not in nanoseconds 0 to 2^64 since 1970"));
+		rt_pcapfile_close(f);
+	}
+	free(b.p);
+}
+
+/* Timestamps scaled to ns: the last one that fits 64 bits is read, the next one refused (it wrapped). */
+static void test_pcapng_time_scaling(void **state)
+{
+	(void)state;
+	uint64_t last_s = UINT64_MAX / 1000000000u;          /* 18446744073 s, in 2554 */
+	one_time(0, 0, last_s, last_s * 1000000000u, false); /* if_tsresol 10^0: seconds */
+	one_time(0, 0, last_s + 1, 0, true);
+	one_time(0x80, 0, last_s, last_s * 1000000000u, false); /* 2^0: seconds too */
+	one_time(0x80, 0, last_s + 1, 0, true);
+	one_time(0x80 | 1, 0, 1ull << 63, (1ull << 62) * 1000000000u, true);
+	one_time(6, 10, last_s * 1000000u - 10000000u, last_s * 1000000000u, false);
+	one_time(6, 11, last_s * 1000000u - 10000000u, 0, true); /* the offset passes 2^64 */
+	one_time(6, -10, 10000000u, 0, false);                   /* 10 s, less 10 s */
+	one_time(6, -10, 9999999u, 0, true);                     /* before 1970 */
+	/* an offset whose nanoseconds 64 bits do not hold */
+	struct buf b = {0};
+	char errbuf[RT_ERRBUF_SIZE];
+	shb(&b);
+	idb(&b, 1, 0, 9, INT64_MAX / 1000000000 + 1);
+	assert_true(open_err(&b, errbuf) < 0);
+	assert_non_null(strstr(errbuf, "if_tsoffset of 9223372037 s is out of range"));
+	free(b.p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_pcapng_one_section),
-	    cmocka_unit_test(test_pcapng_two_sections),
-	    cmocka_unit_test(test_pcapng_errors),
+	    cmocka_unit_test(test_pcapng_one_section),  cmocka_unit_test(test_pcapng_two_sections),
+	    cmocka_unit_test(test_pcapng_errors),       cmocka_unit_test(test_pcapng_drop_sums),
+	    cmocka_unit_test(test_pcapng_time_scaling),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -356,7 +356,9 @@ static void test_record_reuse_and_link_types(void **state)
 	assert_true(rt_linktype_supported(RT_LINK_LINUX_SLL2));
 	assert_false(rt_linktype_supported(0));
 	assert_false(rt_linktype_supported(105));
-	assert_false(rt_linktype_supported(228));
+	assert_true(rt_linktype_supported(RT_LINK_IPV4)); /* 228 and 229: raw IP too */
+	assert_true(rt_linktype_supported(RT_LINK_IPV6));
+	assert_false(rt_linktype_supported(230));
 	assert_int_equal(o.udp_port, 4791);
 	assert_true(o.verify_icrc);
 
