@@ -448,7 +448,7 @@ int rt_cmd_dissect(int argc, char **argv)
 	if (werr && werr != EPIPE) /* a reader that went away (| head) ends it quietly */
 		return rt_cli_fail(CMD, "writing output: %s", strerror(werr));
 	if (res.end == RT_PUMP_INTERRUPTED && !werr)
-		return rt_cli_interrupted(CMD, res.signal, "after %llu frames",
+		return rt_cli_interrupted(CMD, res.signal, " after %llu frames",
 		                          (unsigned long long)res.frames);
 	return RT_EXIT_OK;
 }
