@@ -117,7 +117,7 @@
 
     if (!A.packets) {
       box.className += " rt-congested";
-      line("The capture holds no frames: nothing to report.", "rt-headline");
+      line(M.input_error ? "Nothing to report: " + M.input_error + "." : "The capture holds no frames: nothing to report.", "rt-headline");
     } else if (!A.roce_packets) {
       line("The capture holds " + int(A.packets) + " frames and none of them is RoCE" +
            (pfcXoff ? " (but PFC/PAUSE frames paused the link)." : "."), "rt-headline");
@@ -237,7 +237,8 @@
     if (M.input_error) {
       s.appendChild(el("p", { cls: "rt-error", text: "Reading the capture " + (M.exit_status >= 128 ? "stopped" : "failed") +
         ": " + M.input_error +
-        " (the report covers what was read before it; rocetrace exited with status " + M.exit_status + ")." }));
+        (A.packets ? " (the report covers what was read before it" : " (no frame was read") +
+        "; rocetrace exited with status " + M.exit_status + ")." }));
     }
     const ul = el("ul", { cls: "rt-warnings" });
     for (const w of A.warnings) ul.appendChild(el("li", { text: w.message + " [" + w.code + "]" }));

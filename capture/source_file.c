@@ -57,6 +57,11 @@ static int open_reader(struct in_file *f, char *errbuf)
 	int fd = is_stdin ? STDIN_FILENO : open(f->path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return rt_errorf(errbuf, errno, "%s", f->shown);
+	struct stat st;
+	if (!is_stdin && fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+		close(fd);
+		return rt_errmsg(errbuf, EISDIR, "%s: a directory, not a capture file", f->shown);
+	}
 	return rt_pcapfile_open_fd(&f->pf, fd, !is_stdin, f->shown, errbuf);
 }
 

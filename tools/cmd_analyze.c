@@ -491,8 +491,9 @@ static int run_command(struct rt_analyze_args *a, struct vmap *vmap)
 		fprintf(stderr, "rocetrace %s: %s (%s is left as it was)\n", cmd, read_err,
 		        a->out_path);
 	else if (read_err[0])
-		fprintf(stderr, "rocetrace %s: %s (the report covers the frames before it)\n", cmd,
-		        read_err);
+		fprintf(stderr, "rocetrace %s: %s (%s)\n", cmd, read_err,
+		        res.frames ? "the report covers the frames before it"
+		                   : "no frame read: the page says only this");
 	else if (frc == -EINTR && status == RT_EXIT_OK)
 		status = rt_cli_interrupted(cmd, finish_signal,
 		                            "; the report covers what was worked out before it");
