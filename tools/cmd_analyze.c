@@ -17,6 +17,7 @@
 #include "common/outfile.h"
 #include "dissect/dissect.h"
 #include "tools/analyze_options.h"
+#include "tools/bucket_default.h"
 #include "tools/cli.h"
 #include "tools/commands.h"
 
@@ -247,7 +248,7 @@ static int common(int argc, char **argv, enum rt_analyze_mode mode)
 {
 	static const char *const names[] = {"analyze", "timeline", "report"};
 	struct rt_analyze_args a = {
-	    .cmd = names[mode], .mode = mode, .top = 10, .tlo = {.bucket_ns = 100000}};
+	    .cmd = names[mode], .mode = mode, .top = 10}; /* bucket_ns 0: --bucket not given */
 	int status = parse_and_run(argc, argv, &a);
 	rt_cli_files_free(&a.files);
 	free(a.paths);
@@ -284,7 +285,7 @@ static const char *auto_counters(const struct rt_cli_files *files, char *buf, si
  * (message printed). *html: the page, for the reading's error.
  */
 static struct rt_analyzer *analyzer(const struct rt_analyze_args *a, FILE *out,
-                                    struct rt_an_html **html, int *status)
+                                    const char *bucket_note, struct rt_an_html **html, int *status)
 {
 	char errbuf[RT_ERRBUF_SIZE] = "";
 	struct rt_analyzer *an = rt_analyzer_new(&a->ao, errbuf);
@@ -299,7 +300,8 @@ static struct rt_analyzer *analyzer(const struct rt_analyze_args *a, FILE *out,
 	                             .files = a->paths,
 	                             .nfiles = (unsigned)a->files.n,
 	                             .counters = a->counters,
-	                             .source_log = a->srclog};
+	                             .source_log = a->srclog,
+	                             .bucket_note = bucket_note};
 	int src = a->mode == RT_MODE_REPORT ? rt_an_report_html_sink(out, &ho, &sink, html, errbuf)
 	          : a->mode == RT_MODE_TIMELINE ? rt_an_timeline_sink(out, &a->tlo, &sink, errbuf)
 	          : a->json                     ? rt_an_report_json_sink(stdout, &sink, errbuf)
@@ -418,8 +420,17 @@ static int run_command(struct rt_analyze_args *a, struct vmap *vmap)
 	char counters_buf[4096];
 	if (!a->counters)
 		a->counters = auto_counters(&a->files, counters_buf, sizeof(counters_buf));
+	/* no --bucket: one from the capture's length, said on stderr (timeline) or on the page */
+	char bucket_note[256] = "";
+	if (a->mode != RT_MODE_ANALYZE && !a->tlo.bucket_ns) {
+		a->tlo.bucket_ns = rt_bucket_default(&a->files, a->mode == RT_MODE_REPORT,
+		                                     bucket_note, sizeof(bucket_note));
+		if (a->mode == RT_MODE_TIMELINE)
+			fprintf(stderr, "rocetrace %s: %s\n", cmd, bucket_note);
+	}
 	struct rt_an_html *html = NULL;
-	struct rt_analyzer *an = analyzer(a, a->out_path ? of.fp : stdout, &html, &status);
+	struct rt_analyzer *an = analyzer(a, a->out_path ? of.fp : stdout,
+	                                  bucket_note[0] ? bucket_note : NULL, &html, &status);
 	if (!an) {
 		rt_outfile_abort(&of);
 		return status;
