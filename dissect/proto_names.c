@@ -9,7 +9,7 @@
 
 const char *rt_cm_message_name(uint16_t attr)
 {
-	static const char *const msgs[] = {"REQ", "MRA",      "REJ",      "REP", "RTU", "DREQ",
+	static const char *const msgs[] = {"REQ",  "MRA",      "REJ",      "REP", "RTU", "DREQ",
 	                                   "DREP", "SIDR_REQ", "SIDR_REP", "LAP", "APR"};
 	if (attr == RT_CM_ATTR_CLASS_PORT_INFO)
 		return "ClassPortInfo";
@@ -123,10 +123,10 @@ static const char *lookup(const struct named *t, size_t n, uint16_t v)
 const char *rt_ip_proto_name(uint8_t proto)
 {
 	static const struct named names[] = {
-	    {0, "hopopt"},     {1, "icmp"},       {2, "igmp"},        {4, "ipip"},       {6, "tcp"},
-	    {17, "udp"},       {41, "ipv6"},      {43, "ipv6-route"}, {44, "ipv6-frag"}, {47, "gre"},
-	    {50, "esp"},       {51, "ah"},        {58, "icmp6"},      {59, "ipv6-nonxt"},
-	    {60, "ipv6-opts"}, {89, "ospf"},      {103, "pim"},       {112, "vrrp"},     {132, "sctp"},
+	    {0, "hopopt"}, {1, "icmp"},  {2, "igmp"},        {4, "ipip"},        {6, "tcp"},
+	    {17, "udp"},   {41, "ipv6"}, {43, "ipv6-route"}, {44, "ipv6-frag"},  {47, "gre"},
+	    {50, "esp"},   {51, "ah"},   {58, "icmp6"},      {59, "ipv6-nonxt"}, {60, "ipv6-opts"},
+	    {89, "ospf"},  {103, "pim"}, {112, "vrrp"},      {132, "sctp"},
 	};
 	return lookup(names, COUNT(names), proto);
 }
@@ -146,20 +146,31 @@ const char *rt_ethertype_name(uint16_t ethertype)
 const char *rt_icmp_type_name(uint8_t type, bool v6)
 {
 	static const char *const v4[] = {
-	    [0] = "echo-reply",     [3] = "unreachable",        [4] = "source-quench",
-	    [5] = "redirect",       [8] = "echo-request",       [9] = "router-advertisement",
-	    [10] = "router-solicitation", [11] = "time-exceeded", [12] = "parameter-problem",
-	    [13] = "timestamp-request",   [14] = "timestamp-reply",
+	    [0] = "echo-reply",           [3] = "unreachable",
+	    [4] = "source-quench",        [5] = "redirect",
+	    [8] = "echo-request",         [9] = "router-advertisement",
+	    [10] = "router-solicitation", [11] = "time-exceeded",
+	    [12] = "parameter-problem",   [13] = "timestamp-request",
+	    [14] = "timestamp-reply",
 	};
 	static const char *const v6err[] = {
-	    [1] = "unreachable", [2] = "packet-too-big", [3] = "time-exceeded",
+	    [1] = "unreachable",
+	    [2] = "packet-too-big",
+	    [3] = "time-exceeded",
 	    [4] = "parameter-problem",
 	};
 	static const char *const v6info[] = {
-	    [0] = "echo-request",          [1] = "echo-reply",            [2] = "mld-query",
-	    [3] = "mld-report",            [4] = "mld-done",              [5] = "router-solicitation",
-	    [6] = "router-advertisement",  [7] = "neighbor-solicitation", [8] = "neighbor-advertisement",
-	    [9] = "redirect",              [15] = "mld2-report",
+	    [0] = "echo-request",
+	    [1] = "echo-reply",
+	    [2] = "mld-query",
+	    [3] = "mld-report",
+	    [4] = "mld-done",
+	    [5] = "router-solicitation",
+	    [6] = "router-advertisement",
+	    [7] = "neighbor-solicitation",
+	    [8] = "neighbor-advertisement",
+	    [9] = "redirect",
+	    [15] = "mld2-report",
 	};
 	if (!v6)
 		return type < COUNT(v4) ? v4[type] : NULL;

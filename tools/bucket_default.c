@@ -81,8 +81,7 @@ static void bucket_text(uint64_t ns, char *buf, size_t size)
 	snprintf(buf, size, "%" PRIu64 "%s", ns, units[u]);
 }
 
-uint64_t rt_bucket_default(const struct rt_cli_files *files, bool report, char *why,
-                           size_t whysize)
+uint64_t rt_bucket_default(const struct rt_cli_files *files, bool report, char *why, size_t whysize)
 {
 	uint64_t first = 0, last = 0, bucket;
 	bool any = false;

@@ -213,8 +213,8 @@ static void test_names(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_tcp),    cmocka_unit_test(test_udp_payload),
-	    cmocka_unit_test(test_icmp),   cmocka_unit_test(test_arp_llc),
+	    cmocka_unit_test(test_tcp),   cmocka_unit_test(test_udp_payload),
+	    cmocka_unit_test(test_icmp),  cmocka_unit_test(test_arp_llc),
 	    cmocka_unit_test(test_names),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -13,8 +13,8 @@
 
 #include "tools/bucket_default.h"
 
-#define US 1000ull
-#define MS 1000000ull
+#define US  1000ull
+#define MS  1000000ull
 #define SEC 1000000000ull
 
 static void test_for_span(void **state)
