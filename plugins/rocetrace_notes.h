@@ -14,7 +14,7 @@ struct roce_note {
 	uint64_t cnp_delay_ns;    /* CNP with cnp_for_frame: from that CE mark to the CNP */
 	uint64_t rtt_ns;          /* ACK: request -> ACK round trip */
 	uint64_t resend_after_ns; /* retransmission: the time since frame resend_of */
-	uint64_t resend_wait_ns;  /* the first of a resend run: after its NAK or the flow's last request */
+	uint64_t resend_wait_ns;  /* first of a resend run: after its NAK or the last request */
 	uint32_t flow_id, peer_flow_id; /* RT_AN_NONE = none */
 	uint32_t psn_gap, nak_frame, cnp_for_frame;
 	uint32_t copy_of;   /* a copy of this frame's packet, which was counted; 0 = none */
