@@ -572,6 +572,11 @@ void rt_analyzer_interval(struct rt_analyzer *an, struct rt_an_counts *out, bool
 		an->iv_start = now;
 }
 
+void rt_analyzer_input_error(struct rt_analyzer *an, const char *message)
+{
+	snprintf(an->input_error, sizeof(an->input_error), "%s", message ? message : "");
+}
+
 void rt_analyzer_capture_drops(struct rt_analyzer *an, uint64_t if_dropped, uint64_t os_dropped)
 {
 	an->tally.drops_known = true;

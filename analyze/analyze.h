@@ -87,6 +87,9 @@ int rt_analyzer_load_source_log(struct rt_analyzer *an, const char *path, char *
  * called, the capture line of a counters side file (docs/FORMATS.md) counts.
  */
 void rt_analyzer_capture_drops(struct rt_analyzer *an, uint64_t if_dropped, uint64_t os_dropped);
+/* What stopped the reading (a file that is no capture, a cut file): the verdict of a capture with no
+ * frame names it instead of calling the capture empty. NULL or "" says nothing stopped it. */
+void rt_analyzer_input_error(struct rt_analyzer *an, const char *message);
 
 /*
  * The vantage points the frames were taken at, as the report names them:

@@ -55,9 +55,12 @@ void an_ecn_cnp(struct an_ecn *e, uint32_t ri, const struct rt_record *rec, stru
 		note->peer_flow_id = f->id;
 	struct an_np *np = an_np_of(f);
 	if (np) {
-		uint64_t answers = an_np_cnp(np, ts);
-		if (note)
+		uint64_t lag;
+		uint64_t answers = an_np_cnp(np, ts, &lag);
+		if (note) {
 			note->cnp_for_frame = answers;
+			note->cnp_delay_ns = answers ? lag : 0;
+		}
 		an_rp_cnp(f, ts, e->rate_window_ns);
 	}
 	an_ep_event(e->ep, ts, f, AN_EP_CNP, paused);

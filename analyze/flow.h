@@ -64,6 +64,7 @@ struct an_xport {
 	/* requests with AckReq waiting for their ACK (RTT) */
 	uint32_t ar_psn[AN_ACKRING];
 	uint64_t ar_ts[AN_ACKRING];
+	uint64_t *ar_frame; /* [AN_ACKRING] their frames, when notes ask for them (rt_an_note) */
 	uint8_t ar_head, ar_count;
 	uint32_t nak_psn; /* the PSN the sender owes (nak_pending) */
 	uint64_t nak_ts;

@@ -32,6 +32,7 @@ static void flow_free(struct an_flow *f)
 		free(f->x->gbn_delay);
 		free(f->x->timeout_gap);
 		free(f->x->nak_codes);
+		free(f->x->ar_frame);
 		free(f->x);
 	}
 	an_np_free(f->np);

@@ -60,7 +60,8 @@ struct rt_analyzer {
 	struct an_split *split; /* rt_analyzer_split_vantage(), or NULL */
 	struct an_results *res; /* the results view, once built (rt_analyzer_results()) */
 	struct an_sinks sinks;
-	volatile sig_atomic_t stop; /* rt_analyzer_interrupt() */
+	volatile sig_atomic_t stop;       /* rt_analyzer_interrupt() */
+	char input_error[RT_ERRBUF_SIZE]; /* rt_analyzer_input_error(), "" when none */
 };
 
 #endif

@@ -213,8 +213,10 @@ void an_np_log_cnp(struct an_np *np, uint64_t ts)
 	tlog_add(&np->cnp_log, ts, 0);
 }
 
-uint64_t an_np_cnp(struct an_np *np, uint64_t ts)
+uint64_t an_np_cnp(struct an_np *np, uint64_t ts, uint64_t *lag_ns)
 {
+	if (lag_ns)
+		*lag_ns = 0;
 	uint64_t prev = np->last_cnp_ts;
 	if (!np->first_cnp_ts)
 		np->first_cnp_ts = ts;
@@ -281,6 +283,8 @@ uint64_t an_np_cnp(struct an_np *np, uint64_t ts)
 	bool again = h->answered_slots >> (best % AN_NP_RING) & 1;
 	h->answered_slots |= 1ull << (best % AN_NP_RING);
 	h->last_lag = ts - t;
+	if (lag_ns)
+		*lag_ns = ts - t;
 	an_hist_addp(&np->reaction, ts - t);
 	if (again)
 		return mark_frame(h, best);
@@ -318,7 +322,7 @@ void an_np_settle(struct an_np *data, struct an_np *carrier)
 		}
 		uint64_t t = cnp->ts[j++];
 		if (t <= covered) {
-			an_np_cnp(data, t);
+			an_np_cnp(data, t, NULL);
 		} else {
 			if (!data->first_cnp_ts)
 				data->first_cnp_ts = t;

@@ -66,8 +66,11 @@ void an_np_ce(struct an_np *np, uint64_t ts, uint64_t frame);
 void an_np_log_ce(struct an_np *np, uint64_t ts, uint64_t frame);
 /* A CNP its carrier took before any data flow was named: logged likewise. */
 void an_np_log_cnp(struct an_np *np, uint64_t ts);
-/* A CNP throttling the flow at `ts`: its reaction sample; returns the answered mark's frame or 0. */
-uint64_t an_np_cnp(struct an_np *np, uint64_t ts);
+/*
+ * A CNP throttling the flow at `ts`: its reaction sample; returns the answered mark's frame or
+ * 0, and sets *lag_ns (when not NULL) to the time from that mark to the CNP (0: none answered).
+ */
+uint64_t an_np_cnp(struct an_np *np, uint64_t ts, uint64_t *lag_ns);
 /*
  * The data flow (its NP side `data`) and the CNP carrier (`carrier`, may be
  * NULL) are paired: replay the marks and CNPs they logged in time order;

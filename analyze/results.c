@@ -75,6 +75,7 @@ static void totals(struct rt_results *r, const struct rt_analyzer *an)
 	r->rate_window_ns = an->o.rate_window_ns;
 	r->rate_window_gaps = AN_RP_GAPS;
 	r->flow_selector = an->o.flow;
+	r->input_error = an->input_error[0] ? an->input_error : NULL;
 	memcpy(r->ecn, t->ecn, sizeof(r->ecn));
 	r->cnp_unattributed = t->cnp_unattributed;
 	r->nak_unattributed = t->nak_unattributed;

@@ -358,6 +358,7 @@ struct rt_results {
 	uint64_t link_speed_bps, episode_gap_ns, rate_window_ns;
 	unsigned rate_window_gaps; /* RP reaction: packet gaps per rate window */
 	const char *flow_selector; /* --flow, or NULL */
+	const char *input_error;   /* what stopped the reading (rt_analyzer_input_error), or NULL */
 
 	/* totals beyond c (sums over flows where the flows count them) */
 	uint64_t ecn[4]; /* RoCE packets with an IP header, by codepoint */

@@ -6,11 +6,14 @@
 #include "analyze/hist.h"
 #include "dissect/opcodes.h"
 
-static void ackreq_push(struct an_flow *f, uint32_t psn, uint64_t ts)
+/* A request with AckReq waits for its ACK; `frame` (0: none) is kept when a note asks for it. */
+static void ackreq_push(struct an_flow *f, uint32_t psn, uint64_t ts, uint64_t frame)
 {
 	struct an_xport *x = an_xport(f);
 	if (!x)
 		return;
+	if (frame && !x->ar_frame)
+		x->ar_frame = calloc(AN_ACKRING, sizeof(*x->ar_frame)); /* NULL: no frame named */
 	if (x->ar_count == AN_ACKRING) { /* oldest never answered: forget it */
 		x->ar_head = (uint8_t)((x->ar_head + 1) % AN_ACKRING);
 		x->ar_count--;
@@ -18,18 +21,27 @@ static void ackreq_push(struct an_flow *f, uint32_t psn, uint64_t ts)
 	unsigned i = (x->ar_head + x->ar_count) % AN_ACKRING;
 	x->ar_psn[i] = psn;
 	x->ar_ts[i] = ts;
+	if (x->ar_frame)
+		x->ar_frame[i] = frame;
 	x->ar_count++;
 }
 
-static void ackreq_ack(struct an_flow *f, uint32_t psn, uint64_t ts)
+/* An ACK of `psn`: a round trip per request it acknowledges; the note gets the newest one. */
+static void ackreq_ack(struct an_flow *f, uint32_t psn, uint64_t ts, struct rt_an_note *note)
 {
 	struct an_xport *x = f->x;
 	if (!x)
 		return;
 	while (x->ar_count && rt_psn_diff(x->ar_psn[x->ar_head], psn) <= 0) {
-		if (ts >= x->ar_ts[x->ar_head])
-			an_hist_addp(&x->rtt, ts - x->ar_ts[x->ar_head]);
-		x->ar_head = (uint8_t)((x->ar_head + 1) % AN_ACKRING);
+		uint8_t i = x->ar_head;
+		if (ts >= x->ar_ts[i]) {
+			an_hist_addp(&x->rtt, ts - x->ar_ts[i]);
+			if (note) {
+				note->rtt_ns = ts - x->ar_ts[i];
+				note->rtt_frame = x->ar_frame ? x->ar_frame[i] : 0;
+			}
+		}
+		x->ar_head = (uint8_t)((i + 1) % AN_ACKRING);
 		x->ar_count--;
 	}
 }
@@ -58,7 +70,7 @@ void an_tr_response(struct an_transport *t, uint32_t ri, const struct rt_record 
 	}
 	if (type == RT_AETH_ACK) {
 		if (f)
-			ackreq_ack(f, rec->psn, ts);
+			ackreq_ack(f, rec->psn, ts, note);
 		return;
 	}
 	if (type == RT_AETH_NAK) {
@@ -105,17 +117,20 @@ static void resend(struct an_transport *t, struct an_flow *f, uint32_t prev, uin
 	if (!(f->flags & AN_FLOW_IN_RETRANS) || rt_psn_diff(p, prev) <= 0) {
 		f->flags |= AN_FLOW_IN_RETRANS;
 		if (x) {
+			uint64_t wait = f->nak_pending ? ts - x->nak_ts : ts - f->last_req_ts;
 			x->run_nak_frame = f->nak_pending ? x->nak_frame : 0;
 			if (f->nak_pending == AN_NAK_RNR) {
 				x->rnr_retries++;
 			} else if (f->nak_pending) {
 				x->go_back_n++;
-				an_hist_addp(&x->gbn_delay, ts - x->nak_ts);
+				an_hist_addp(&x->gbn_delay, wait);
 			} else {
 				x->timeouts++;
-				an_hist_addp(&x->timeout_gap, ts - f->last_req_ts);
+				an_hist_addp(&x->timeout_gap, wait);
 			}
 			x->ar_count = 0; /* Karn: no RTT from resent requests */
+			if (note)
+				note->resend_wait_ns = wait;
 		}
 		f->nak_pending = AN_NAK_NONE;
 	}
@@ -206,7 +221,7 @@ void an_tr_request(struct an_transport *t, uint32_t fi, const struct rt_record *
 		f->psn_lo = (f->psn_hi - (1u << 22)) & AN_PSN_MASK;
 	f->last_req_ts = ts;
 	if (rec->ackreq && tr != RT_TR_UC)
-		ackreq_push(f, p, ts);
+		ackreq_push(f, p, ts, note ? note->frame : 0);
 	if (f->reverse == AN_NONE)
 		an_pair_request(t->pair, fi);
 }

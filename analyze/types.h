@@ -98,6 +98,14 @@ struct rt_an_note {
 	uint64_t nak_frame;    /* retransmission: the NAK or RNR NAK that started this go-back-N */
 	uint64_t
 	    cnp_for_frame; /* CNP: the CE-marked frame of its flow it answers (analyze/README.md) */
+	uint64_t
+	    cnp_delay_ns; /* ... and the time from that mark to this CNP (its NP reaction sample) */
+	/* ACK: the round trip of the newest request with AckReq it acknowledges (an RTT sample),
+	 * and that request's frame; 0 = no sample */
+	uint64_t rtt_ns, rtt_frame;
+	/* RETRANS, the first request of a resend run: how long after the NAK or RNR NAK that
+	 * started it (nak_frame), or after the flow's previous request (a timeout) it came */
+	uint64_t resend_wait_ns;
 	uint64_t copy_of_frame; /* RT_AN_NOTE_COPY: the frame that was counted */
 	/* PFC/PAUSE: bit c = this frame sets class c (RT_AN_PAUSE_CLASS for PAUSE) and pauses it
 	 * paused_ns[c] (its quanta at the link speed; 0 for an XON) */

@@ -143,7 +143,11 @@ static bool headline(const struct rt_results *r, struct rt_verdict *v)
 	bool congested = r->c.ce || r->c.cnp || xoff || r->nepisodes;
 	if (!r->c.packets) {
 		v->state = RT_VERDICT_EMPTY;
-		say(v, RT_VERDICT_HEADLINE, "The capture holds no frames: nothing to report.");
+		if (r->input_error)
+			say(v, RT_VERDICT_HEADLINE, "Nothing to report: %s.", r->input_error);
+		else
+			say(v, RT_VERDICT_HEADLINE,
+			    "The capture holds no frames: nothing to report.");
 		return false;
 	}
 	if (!r->c.roce_packets) {

@@ -65,6 +65,10 @@ static int open_reader(struct in_file *f, char *errbuf)
 	}
 	/* a pipe or FIFO gives its bytes once: what was read of it must stay read */
 	f->once = !S_ISREG(st.st_mode);
+	if (!is_stdin && S_ISDIR(st.st_mode)) {
+		close(fd);
+		return rt_errmsg(errbuf, EISDIR, "%s: a directory, not a capture file", f->shown);
+	}
 	return rt_pcapfile_open_fd(&f->pf, fd, !is_stdin, f->shown, errbuf);
 }
 

@@ -27,6 +27,7 @@
 #define ETHERTYPE_QINQ_OLD 0x9100
 #define ETHERTYPE_ROCEV1   0x8915
 #define ETHERTYPE_MACC     0x8808
+#define ETHERTYPE_ARP      0x0806
 #define ETHERTYPE_MIN      0x0600 /* below: an 802.3 length field */
 
 #define IPPROTO_UDP_NUM     17
@@ -92,10 +93,14 @@ static void dissect_udp(const struct frame *f, uint32_t off, uint32_t ip_off, ui
 		rt_rec_malformed(rec, RT_EV_UDP_BAD_LENGTH);
 		return;
 	}
-	if (rec->udp_dport == f->opts->udp_port)
+	if (rec->udp_dport == f->opts->udp_port) {
 		rt_dissect_transport(rec, f->p, f->cap, off + UDP_HLEN, off + ulen, ip_off,
 		                     f->opts);
-	else if (f->opts->verify_icrc)
+		return;
+	}
+	rec->payload_off = off + UDP_HLEN;
+	rec->payload_len = ulen - UDP_HLEN;
+	if (f->opts->verify_icrc)
 		rec->other_port_rocev2 =
 		    rt_dissect_is_rocev2(f->p, f->cap, off + UDP_HLEN, off + ulen, ip_off);
 }
@@ -143,6 +148,7 @@ static void dissect_ipv4(const struct frame *f, uint32_t off)
 	rt_get_bytes(h, hlen, 16, rec->dst_ip, 4, &ok);
 	rec->layers |= RT_L_IPV4;
 	rec->ip_version = 4;
+	rec->ip_proto = proto;
 	rec->dscp = tos >> 2;
 	rec->ecn = tos & 3;
 
@@ -167,6 +173,8 @@ static void dissect_ipv4(const struct frame *f, uint32_t off)
 		dissect_udp(f, off + ihl, off, off + total);
 	else if (proto == IPPROTO_GRE_NUM && !f->inner)
 		dissect_gre(f, off + ihl, off + total);
+	else
+		rt_dissect_ip_other(rec, f->p, f->cap, off + ihl, off + total);
 }
 
 /*
@@ -220,6 +228,7 @@ static void dissect_ipv6(const struct frame *f, uint32_t off)
 	}
 	plen = read_ipv6_fields(f, off, &next);
 	rec->layers |= RT_L_IPV6;
+	rec->ip_proto = next;
 	if (!rt_wire_has(f->wire, off + IPV6_HLEN, plen)) {
 		rt_rec_malformed(rec, RT_EV_IP_BAD_LENGTH);
 		return;
@@ -228,6 +237,8 @@ static void dissect_ipv6(const struct frame *f, uint32_t off)
 		dissect_udp(f, off + IPV6_HLEN, off, off + IPV6_HLEN + plen);
 	else if (next == IPPROTO_GRE_NUM && !f->inner)
 		dissect_gre(f, off + IPV6_HLEN, off + IPV6_HLEN + plen);
+	else
+		rt_dissect_ip_other(rec, f->p, f->cap, off + IPV6_HLEN, off + IPV6_HLEN + plen);
 }
 
 /*
@@ -308,6 +319,9 @@ static void dissect_ethertype(const struct frame *f, uint32_t off, uint16_t type
 	case ETHERTYPE_MACC:
 		rt_dissect_macc(rec, f->p, f->cap, off);
 		break;
+	case ETHERTYPE_ARP:
+		rt_dissect_arp(rec, f->p, f->cap, off);
+		break;
 	default:
 		break;
 	}
@@ -336,8 +350,10 @@ static inline void dissect_ethernet(const struct frame *f, uint32_t off)
 	rt_get_bytes(e, elen, 6, rec->src_mac, 6, &ok);
 	type = rt_get_be16(e, elen, 12, &ok);
 	rec->layers |= RT_L_ETH;
-	if (type < ETHERTYPE_MIN)
-		return; /* 802.3 length: LLC follows, not ours */
+	if (type < ETHERTYPE_MIN) {
+		rt_dissect_llc(rec, f->p, f->cap, off + ETH_HLEN); /* 802.3 length: LLC follows */
+		return;
+	}
 	dissect_ethertype(f, off + ETH_HLEN, type);
 }
 
@@ -452,6 +468,7 @@ static void decapsulate(const struct frame *f, uint32_t off, uint32_t ip_end, ui
 	rec->dscp = 0;
 	rec->ecn = 0;
 	rec->ttl = 0;
+	rec->ip_proto = 0;
 	rec->ip_id = 0;
 	rec->nvlan = 0;
 	rec->vlan[0] = rec->vlan[1] = 0;
@@ -581,11 +598,12 @@ static inline void clear_record(struct rt_record *rec, uint32_t caplen, uint32_t
 	/*
 	 * a copy of a zero record compiles to vector stores, a memset of this
 	 * size to rep stos; beyond about 256 bytes the copy becomes rep movs too,
-	 * so the encapsulation and CM parts are cleared on their own
+	 * so the encapsulation, CM and other-protocol parts are cleared on their own
 	 */
 	memcpy(rec, &zero_record, offsetof(struct rt_record, encap));
 	rec->encap = zero_record.encap;
 	rec->cm = zero_record.cm;
+	rec->other = zero_record.other;
 	rec->ts_ns = ts_ns;
 	rec->caplen = caplen;
 	rec->wirelen = wirelen;

@@ -44,7 +44,12 @@ enum rt_layer {
 	    1u << 11, /* decapsulated from GRE: the record is the inner frame, outer_* the tunnel */
 	RT_L_ERSPAN =
 	    1u << 12, /* ... and the GRE payload was ERSPAN (erspan_version, erspan_session) */
-	RT_L_CM = 1u << 13, /* an RDMA CM REQ or REP MAD on QP 1 (rt_record.cm) */
+	RT_L_CM = 1u << 13, /* an RDMA CM MAD on QP 1 (rt_record.cm) */
+	/* what a frame that is not RoCE carries (rt_record.other) */
+	RT_L_TCP = 1u << 14,  /* a whole TCP header */
+	RT_L_ICMP = 1u << 15, /* ICMP or ICMPv6 (ip_proto says which): type and code */
+	RT_L_ARP = 1u << 16,  /* an Ethernet/IPv4 ARP packet */
+	RT_L_LLC = 1u << 17,  /* an 802.3 frame (a length, no Ethertype) and its LLC header */
 };
 
 /* Extended transport headers, a bit each (rt_opcode_info.hdrs, rt_record.hdrs). */
@@ -155,16 +160,103 @@ enum rt_nak_code {
 #define RT_MACC_PFC   0x0101
 
 /* RDMA CM MAD attribute IDs the dissector decodes (management class 0x07 on QP 1). */
-#define RT_CM_ATTR_REQ 0x0010
-#define RT_CM_ATTR_REP 0x0013
+#define RT_CM_ATTR_CLASS_PORT_INFO 0x0001
+#define RT_CM_ATTR_REQ             0x0010
+#define RT_CM_ATTR_MRA             0x0011
+#define RT_CM_ATTR_REJ             0x0012
+#define RT_CM_ATTR_REP             0x0013
+#define RT_CM_ATTR_RTU             0x0014
+#define RT_CM_ATTR_DREQ            0x0015
+#define RT_CM_ATTR_DREP            0x0016
+#define RT_CM_ATTR_SIDR_REQ        0x0017
+#define RT_CM_ATTR_SIDR_REP        0x0018
+#define RT_CM_ATTR_LAP             0x0019
+#define RT_CM_ATTR_APR             0x001A
 
-/* An RDMA CM REQ or REP (rt_record.cm, valid with RT_L_CM): what names both sides of a connection. */
+/*
+ * An RDMA CM message (rt_record.cm, valid with RT_L_CM): which one it is,
+ * and what names both sides of a connection. A field is meaningful for the
+ * messages its comment names (rt_cm_fields() says which, a bit each).
+ */
 struct rt_cm {
-	uint16_t attr;           /* RT_CM_ATTR_REQ or RT_CM_ATTR_REP */
-	uint32_t local_comm_id;  /* the sender's communication ID */
-	uint32_t remote_comm_id; /* REP: the REQ's communication ID; 0 in a REQ */
-	uint32_t local_qpn;      /* the sender's QP (24 bits) */
+	uint16_t attr;  /* RT_CM_ATTR_... */
+	uint8_t method; /* the MAD method (0x03 Send) */
+	uint8_t msg; /* REJ: the message rejected; MRA: the one delayed (0 REQ, 1 REP, 2 other) */
+	uint16_t reason;         /* REJ: why (rt_cm_reject_name()) */
+	uint8_t timeout;         /* MRA: the service timeout (5 bits: 4.096 us * 2^timeout) */
+	uint8_t status;          /* SIDR_REP, APR: the status */
+	uint32_t local_comm_id;  /* the sender's communication ID; SIDR_REQ/REP: the request ID */
+	uint32_t remote_comm_id; /* the receiver's communication ID (0 in a REQ) */
+	uint32_t local_qpn;  /* REQ, REP: the sender's QP; SIDR_REP: the service's QP (24 bits) */
+	uint32_t remote_qpn; /* DREQ, LAP: the receiver's QP (24 bits) */
+	uint32_t start_psn;  /* REQ, REP: the sender's starting PSN */
+	uint32_t qkey;       /* REQ, REP, SIDR_REP: Q_Key */
+	uint64_t service_id; /* REQ, SIDR_REQ, SIDR_REP */
+	uint64_t tid;        /* the MAD transaction ID */
 };
+
+/* Which fields of struct rt_cm a message carries (rt_cm_fields()). */
+enum rt_cm_field {
+	RT_CMF_REMOTE_COMM_ID = 1u << 0,
+	RT_CMF_LOCAL_QPN = 1u << 1,
+	RT_CMF_REMOTE_QPN = 1u << 2,
+	RT_CMF_START_PSN = 1u << 3,
+	RT_CMF_QKEY = 1u << 4,
+	RT_CMF_SERVICE_ID = 1u << 5,
+	RT_CMF_REJECT = 1u << 6, /* msg and reason */
+	RT_CMF_MRA = 1u << 7,    /* msg and timeout */
+	RT_CMF_STATUS = 1u << 8,
+	RT_CMF_REQUEST_ID = 1u << 9, /* SIDR: local_comm_id is the request ID */
+};
+
+/* The fields the CM message of attribute `attr` carries (enum rt_cm_field bits). */
+unsigned rt_cm_fields(uint16_t attr);
+/* "REQ", "REP", "RTU", ... for a CM attribute; NULL for one the dissector does not know. */
+const char *rt_cm_message_name(uint16_t attr);
+/* The name of a REJ reason ("consumer_reject", ...), NULL for a reason without one. */
+const char *rt_cm_reject_name(uint16_t reason);
+/* "REQ", "REP" or "other": the message a REJ rejects or an MRA delays. */
+const char *rt_cm_msg_name(uint8_t msg);
+/* An RDMA CM service ID's port space ("tcp", "udp", "ib", "ipoib"), NULL when it is not one. */
+const char *rt_cm_port_space(uint64_t service_id);
+
+/*
+ * What a frame that is not RoCE carries, when its layer bit is set:
+ * TCP, ICMP/ICMPv6, ARP or the LLC header of an 802.3 frame. Ports and
+ * payload of UDP are in udp_sport, udp_dport and payload_len.
+ */
+struct rt_other {
+	union {
+		struct {
+			uint16_t sport, dport;
+			uint32_t seq, ack;
+			uint16_t window;
+			uint8_t
+			    flags; /* FIN 0x01, SYN 0x02, RST 0x04, PSH 0x08, ACK 0x10, URG 0x20, ECE 0x40, CWR 0x80 */
+		} tcp;
+		struct {
+			uint8_t type, code;
+			uint16_t id, seq; /* echo request/reply */
+		} icmp;
+		struct {
+			uint16_t op; /* 1 request, 2 reply */
+			uint8_t sender_mac[6], target_mac[6];
+			uint8_t sender_ip[4], target_ip[4];
+		} arp;
+		struct {
+			uint8_t dsap, ssap;
+		} llc;
+	};
+};
+
+/* tcpdump's letters for TCP flags ("S", "S.", "P.", "none"), into buf (at least 9 bytes). */
+const char *rt_tcp_flags_text(uint8_t flags, char *buf);
+/* The name of an IP protocol / IPv6 next header ("tcp", "ospf", ...), NULL for one without. */
+const char *rt_ip_proto_name(uint8_t proto);
+/* The name of an Ethertype the dissector does not follow ("arp", "lldp", "ptp", ...), or NULL. */
+const char *rt_ethertype_name(uint16_t ethertype);
+/* The name of an ICMP (v6 false) or ICMPv6 type ("echo-request", ...), NULL for one without. */
+const char *rt_icmp_type_name(uint8_t type, bool v6);
 
 /* The tunnel a decapsulated frame came through (rt_record.encap, valid with RT_L_GRE). */
 struct rt_encap {
@@ -234,7 +326,9 @@ struct rt_record {
 	 */
 	uint8_t ip_version; /* 4, 6, or 0 */
 	uint8_t dscp, ecn;
-	uint8_t ttl;    /* TTL or hop limit */
+	uint8_t ttl; /* TTL or hop limit */
+	/* IPv4 protocol or IPv6 next header, past IPv6 extension headers (17 for RoCEv2; 0 for a GRH) */
+	uint8_t ip_proto;
 	uint16_t ip_id; /* IPv4 identification (0 for IPv6) */
 	uint8_t src_ip[16], dst_ip[16];
 	uint16_t udp_sport, udp_dport;
@@ -271,8 +365,11 @@ struct rt_record {
 
 	/* payload and trailer */
 	uint32_t payload_off; /* offset of the payload in the frame (after the known headers) */
-	uint32_t
-	    payload_len; /* payload bytes on the wire, without pad and ICRC (may exceed caplen) */
+	/*
+	 * payload bytes on the wire, without pad and ICRC (may exceed caplen);
+	 * a frame without a BTH: what its UDP or TCP header carries
+	 */
+	uint32_t payload_len;
 	uint32_t icrc_stored;   /* the ICRC field (read little-endian), when captured */
 	uint32_t icrc_computed; /* when icrc is OK or BAD */
 
@@ -290,6 +387,8 @@ struct rt_record {
 	struct rt_encap encap;
 	/* RDMA CM (RT_L_CM) */
 	struct rt_cm cm;
+	/* TCP, ICMP, ARP, LLC of a frame that is not RoCE (RT_L_TCP, RT_L_ICMP, RT_L_ARP, RT_L_LLC) */
+	struct rt_other other;
 };
 
 struct rt_dissect_opts {

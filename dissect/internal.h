@@ -26,8 +26,22 @@ void rt_dissect_transport(struct rt_record *rec, const uint8_t *buf, uint32_t ca
 bool rt_dissect_is_rocev2(const uint8_t *buf, uint32_t caplen, uint32_t bth_off, uint32_t end,
                           uint32_t ip_off);
 
-/* Decode the RDMA CM REQ or REP MAD a UD packet on QP 1 carries as payload (RT_L_CM), if it is one. */
+/* Decode the RDMA CM MAD a UD packet on QP 1 carries as payload (RT_L_CM), if it is a CM message. */
 void rt_dissect_cm(struct rt_record *rec, const uint8_t *buf, uint32_t caplen);
+
+/*
+ * What an IP packet that is not RoCE carries at `off` (its IP packet ends at
+ * `end` on the wire): TCP (ports, sequence numbers, flags, window, payload
+ * length), ICMP or ICMPv6 (type, code, echo id and sequence), by
+ * rec->ip_proto, which becomes the protocol after IPv6 extension headers.
+ * Decodes nothing of a header the capture cut.
+ */
+void rt_dissect_ip_other(struct rt_record *rec, const uint8_t *buf, uint32_t caplen, uint32_t off,
+                         uint32_t end);
+/* An Ethernet/IPv4 ARP packet at `off` (RT_L_ARP). */
+void rt_dissect_arp(struct rt_record *rec, const uint8_t *buf, uint32_t caplen, uint32_t off);
+/* The LLC header of an 802.3 frame at `off` (RT_L_LLC). */
+void rt_dissect_llc(struct rt_record *rec, const uint8_t *buf, uint32_t caplen, uint32_t off);
 
 /* Decode a MAC control frame body (opcode first) at `off`. Sets the kind. */
 void rt_dissect_macc(struct rt_record *rec, const uint8_t *buf, uint32_t caplen, uint32_t off);

@@ -1,6 +1,7 @@
 /* The JSON printer of packet records (dissect --json): one object per frame, its keys from one
  * list. */
 #include <stdint.h>
+#include <string.h>
 
 #include "common/json.h"
 #include "dissect/opcodes.h"
@@ -30,11 +31,13 @@
 	X(ecn, "ECN codepoint, 0-3 (3 is CE)")                                                     \
 	X(src_mac, "source MAC, for frames without IP")                                            \
 	X(dst_mac, "destination MAC, for Ethernet frames without IP")                              \
+	X(ethertype, "the Ethertype (or Linux cooked protocol) of a frame without IP")             \
 	X(vlan, "VLAN id of the outer 802.1Q/802.1ad tag")                                         \
 	X(pcp, "its priority")                                                                     \
 	X(inner_vlan, "VLAN id of a second tag")                                                   \
 	X(inner_pcp, "its priority")                                                               \
 	X(udp_sport, "UDP source port")                                                            \
+	X(udp_dport, "UDP destination port")                                                       \
 	X(rocev1, "true for RoCEv1 (GRH) encapsulation")                                           \
 	X(opcode, "BTH opcode (number)")                                                           \
 	X(opcode_name, "its name, e.g. RC_SEND_ONLY, CNP")                                         \
@@ -58,6 +61,23 @@
 	X(atomic, "AtomicETH: {va, rkey, swap_add, compare}")                                      \
 	X(atomic_ack, "AtomicAckETH: {orig}")                                                      \
 	X(ieth, "IETH R_Key")                                                                      \
+	X(cm, "an RDMA CM message on QP 1: {message (REQ, REP, RTU, REJ, MRA, DREQ, DREP, "        \
+	      "SIDR_REQ, SIDR_REP, LAP, APR, ClassPortInfo), attribute, method, transaction_id, "  \
+	      "local_comm_id (SIDR: request_id), remote_comm_id, local_qpn, remote_qpn, "          \
+	      "start_psn, qkey, service_id (and port_space, port of an RDMA CM service), "         \
+	      "REJ: rejected, reason, reason_name; MRA: delayed, service_timeout; status}, the "   \
+	      "keys its message carries")                                                          \
+	X(ip_proto, "IPv4 protocol or IPv6 next header, for frames that are not RoCE")             \
+	X(proto, "what a frame that is not RoCE carries, named: tcp, udp, icmp, icmp6, arp, "      \
+	         "lldp, stp, another IP protocol or Ethertype by name; absent when it has none")   \
+	X(tcp, "TCP: {sport, dport, seq, ack, flags (tcpdump's letters: S, S., P., F., R, ...), "  \
+	       "window}")                                                                          \
+	X(icmp, "ICMP or ICMPv6 (proto says which): {type, code, name, and id, seq of an echo}")   \
+	X(arp, "Ethernet/IPv4 ARP: {op (1 request, 2 reply), sender_mac, sender_ip, target_mac, "  \
+	       "target_ip}")                                                                       \
+	X(llc, "an 802.3 frame's LLC header: {dsap, ssap}")                                        \
+	X(payload, "payload bytes on the wire: after the BTH and its extended headers (without "   \
+	           "pad and ICRC), or after the TCP or UDP header of a frame that is not RoCE")    \
 	X(icrc, "ok, bad or unchecked (cut by the snap length, RoCEv1, --no-icrc)")                \
 	X(pfc, "PFC: {enable (class-enable vector), quanta: [8 numbers]}")                         \
 	X(pause, "802.3x PAUSE: {quanta}")                                                         \
@@ -111,6 +131,54 @@ static void json_aeth(struct rt_json *j, const struct rt_record *r)
 		break;
 	default:
 		break;
+	}
+	rt_json_obj_end(j);
+}
+
+/* "cm": {...}: the keys of the fields its message carries (rt_cm_fields()). */
+static void json_cm(struct rt_json *j, const struct rt_cm *cm)
+{
+	unsigned has = rt_cm_fields(cm->attr);
+	KEY(j, cm);
+	rt_json_obj(j);
+	RT_JSON_NAME(j, "message", rt_cm_message_name(cm->attr));
+	RT_JSON_U64(j, "attribute", cm->attr);
+	RT_JSON_U64(j, "method", cm->method);
+	RT_JSON_U64(j, "transaction_id", cm->tid);
+	if (has & RT_CMF_REQUEST_ID)
+		RT_JSON_U64(j, "request_id", cm->local_comm_id);
+	else if (cm->attr != RT_CM_ATTR_CLASS_PORT_INFO)
+		RT_JSON_U64(j, "local_comm_id", cm->local_comm_id);
+	if (has & RT_CMF_REMOTE_COMM_ID)
+		RT_JSON_U64(j, "remote_comm_id", cm->remote_comm_id);
+	if (has & RT_CMF_STATUS)
+		RT_JSON_U64(j, "status", cm->status);
+	if (has & RT_CMF_LOCAL_QPN)
+		RT_JSON_U64(j, "local_qpn", cm->local_qpn);
+	if (has & RT_CMF_REMOTE_QPN)
+		RT_JSON_U64(j, "remote_qpn", cm->remote_qpn);
+	if (has & RT_CMF_START_PSN)
+		RT_JSON_U64(j, "start_psn", cm->start_psn);
+	if (has & RT_CMF_QKEY)
+		RT_JSON_U64(j, "qkey", cm->qkey);
+	if (has & RT_CMF_REJECT) {
+		const char *why = rt_cm_reject_name(cm->reason);
+		RT_JSON_NAME(j, "rejected", rt_cm_msg_name(cm->msg));
+		RT_JSON_U64(j, "reason", cm->reason);
+		if (why)
+			RT_JSON_NAME(j, "reason_name", why);
+	}
+	if (has & RT_CMF_MRA) {
+		RT_JSON_NAME(j, "delayed", rt_cm_msg_name(cm->msg));
+		RT_JSON_U64(j, "service_timeout", cm->timeout);
+	}
+	if (has & RT_CMF_SERVICE_ID) {
+		const char *ps = rt_cm_port_space(cm->service_id);
+		RT_JSON_U64(j, "service_id", cm->service_id);
+		if (ps) {
+			RT_JSON_NAME(j, "port_space", ps);
+			RT_JSON_U64(j, "port", cm->service_id & 0xFFFF);
+		}
 	}
 	rt_json_obj_end(j);
 }
@@ -173,6 +241,10 @@ static void json_bth(struct rt_json *j, const struct rt_record *r)
 	}
 	if (r->hdrs & RT_H_IETH)
 		KEY_U64(j, ieth, r->ieth_rkey);
+	if (r->layers & RT_L_CM)
+		json_cm(j, &r->cm);
+	if (r->kind == RT_KIND_ROCE || r->kind == RT_KIND_CNP)
+		KEY_U64(j, payload, r->payload_len);
 	KEY_NAME(j, icrc, rt_icrc_name((enum rt_icrc_status)r->icrc));
 }
 
@@ -200,6 +272,82 @@ static void json_macc(struct rt_json *j, const struct rt_record *r)
 	} else {
 		KEY_U64(j, macc_opcode, r->macc_opcode);
 	}
+}
+
+/* The name "proto" gives what a frame without a BTH or MAC control carries, or NULL. */
+static const char *other_name(const struct rt_record *r)
+{
+	if (r->ip_version)
+		return (r->layers & RT_L_ICMP) && r->ip_version == 6
+		           ? "icmp6"
+		           : rt_ip_proto_name(r->ip_proto);
+	if (r->layers & RT_L_LLC)
+		return r->other.llc.dsap == 0x42 ? "stp" : "llc";
+	if (r->layers & (RT_L_ETH | RT_L_SLL | RT_L_SLL2))
+		return rt_ethertype_name(r->ethertype);
+	return NULL;
+}
+
+/* ip_proto, proto, and tcp, icmp, arp or llc with payload: a frame that is not RoCE. */
+static void json_other(struct rt_json *j, const struct rt_record *r)
+{
+	const struct rt_other *x = &r->other;
+	const char *name = other_name(r);
+	char flags[9];
+	if (r->rocev1)
+		return;
+	if (r->ip_version)
+		KEY_U64(j, ip_proto, r->ip_proto);
+	if (name)
+		KEY_NAME(j, proto, name);
+	if (r->layers & RT_L_TCP) {
+		KEY(j, tcp);
+		rt_json_obj(j);
+		RT_JSON_U64(j, "sport", x->tcp.sport);
+		RT_JSON_U64(j, "dport", x->tcp.dport);
+		RT_JSON_U64(j, "seq", x->tcp.seq);
+		RT_JSON_U64(j, "ack", x->tcp.ack);
+		RT_JSON_NAME(j, "flags", rt_tcp_flags_text(x->tcp.flags, flags));
+		RT_JSON_U64(j, "window", x->tcp.window);
+		rt_json_obj_end(j);
+	} else if (r->layers & RT_L_ICMP) {
+		const char *type = rt_icmp_type_name(x->icmp.type, r->ip_version == 6);
+		KEY(j, icmp);
+		rt_json_obj(j);
+		RT_JSON_U64(j, "type", x->icmp.type);
+		RT_JSON_U64(j, "code", x->icmp.code);
+		if (type)
+			RT_JSON_NAME(j, "name", type);
+		if (type && !strncmp(type, "echo-", 5)) {
+			RT_JSON_U64(j, "id", x->icmp.id);
+			RT_JSON_U64(j, "seq", x->icmp.seq);
+		}
+		rt_json_obj_end(j);
+	} else if (r->layers & RT_L_ARP) {
+		uint8_t ip[16] = {0};
+		KEY(j, arp);
+		rt_json_obj(j);
+		RT_JSON_U64(j, "op", x->arp.op);
+		RT_JSON_KEY(j, "sender_mac");
+		rt_json_mac(j, x->arp.sender_mac);
+		RT_JSON_KEY(j, "sender_ip");
+		memcpy(ip, x->arp.sender_ip, 4);
+		rt_json_ip(j, 4, ip);
+		RT_JSON_KEY(j, "target_mac");
+		rt_json_mac(j, x->arp.target_mac);
+		RT_JSON_KEY(j, "target_ip");
+		memcpy(ip, x->arp.target_ip, 4);
+		rt_json_ip(j, 4, ip);
+		rt_json_obj_end(j);
+	} else if (r->layers & RT_L_LLC) {
+		KEY(j, llc);
+		rt_json_obj(j);
+		RT_JSON_U64(j, "dsap", x->llc.dsap);
+		RT_JSON_U64(j, "ssap", x->llc.ssap);
+		rt_json_obj_end(j);
+	}
+	if (r->layers & (RT_L_UDP | RT_L_TCP))
+		KEY_U64(j, payload, r->payload_len);
 }
 
 /* The names of the record's events, in bit order. */
@@ -269,6 +417,9 @@ void rt_print_json(struct rt_outbuf *o, uint64_t frame, const char *file, const 
 			KEY(j, dst_mac);
 			rt_json_mac(j, r->dst_mac);
 		}
+		if ((r->layers & (RT_L_ETH | RT_L_SLL | RT_L_SLL2)) && !(r->layers & RT_L_LLC) &&
+		    !(r->events & RT_EV_LINK_TRUNCATED))
+			KEY_U64(j, ethertype, r->ethertype);
 	}
 	if (r->nvlan >= 1) {
 		KEY_U64(j, vlan, r->vlan[0]);
@@ -278,14 +429,18 @@ void rt_print_json(struct rt_outbuf *o, uint64_t frame, const char *file, const 
 		KEY_U64(j, inner_vlan, r->vlan[1]);
 		KEY_U64(j, inner_pcp, r->pcp[1]);
 	}
-	if (r->layers & RT_L_UDP)
+	if (r->layers & RT_L_UDP) {
 		KEY_U64(j, udp_sport, r->udp_sport);
+		KEY_U64(j, udp_dport, r->udp_dport);
+	}
 	if (r->rocev1)
 		KEY_BOOL(j, rocev1, true);
 	if (rt_record_has_bth(r))
 		json_bth(j, r);
 	else if (r->layers & RT_L_MACC)
 		json_macc(j, r);
+	else
+		json_other(j, r);
 	KEY_BOOL(j, truncated, r->truncated);
 	json_events(j, r->events);
 	rt_json_obj_end(j);

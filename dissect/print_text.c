@@ -69,6 +69,48 @@ static void text_aeth(struct rt_outbuf *o, const struct rt_record *r)
 	}
 }
 
+/* " cm REQ comm_id=0x... local_qpn=0x... start_psn=N service_id=0x...(tcp:18515)": an RDMA CM message. */
+static void text_cm(struct rt_outbuf *o, const struct rt_cm *cm)
+{
+	unsigned has = rt_cm_fields(cm->attr);
+	OUT_LIT(o, " cm ");
+	rt_out_str(o, rt_cm_message_name(cm->attr));
+	if (cm->method != 0x03) /* Send */
+		KV_HEX(o, "method=", cm->method, 2);
+	if (has & RT_CMF_REQUEST_ID)
+		KV_HEX(o, "request_id=", cm->local_comm_id, 8);
+	else if (cm->attr != RT_CM_ATTR_CLASS_PORT_INFO)
+		KV_HEX(o, "comm_id=", cm->local_comm_id, 8);
+	if (has & RT_CMF_REMOTE_COMM_ID)
+		KV_HEX(o, "remote_comm_id=", cm->remote_comm_id, 8);
+	if (has & RT_CMF_STATUS)
+		KV_U64(o, "status=", cm->status);
+	if (has & RT_CMF_LOCAL_QPN)
+		KV_HEX(o, "local_qpn=", cm->local_qpn, 6);
+	if (has & RT_CMF_REMOTE_QPN)
+		KV_HEX(o, "remote_qpn=", cm->remote_qpn, 6);
+	if (has & RT_CMF_START_PSN)
+		KV_U64(o, "start_psn=", cm->start_psn);
+	if (has & (RT_CMF_REJECT | RT_CMF_MRA)) {
+		OUT_LIT(o, " of=");
+		rt_out_str(o, rt_cm_msg_name(cm->msg));
+	}
+	if (has & RT_CMF_REJECT) {
+		const char *why = rt_cm_reject_name(cm->reason);
+		KV_U64(o, "reason=", cm->reason);
+		if (why)
+			rt_out_printf(o, "(%s)", why);
+	}
+	if (has & RT_CMF_MRA)
+		KV_U64(o, "timeout=", cm->timeout);
+	if (has & RT_CMF_SERVICE_ID) {
+		const char *ps = rt_cm_port_space(cm->service_id);
+		KV_HEX(o, "service_id=", cm->service_id, 16);
+		if (ps)
+			rt_out_printf(o, "(%s:%u)", ps, (unsigned)(cm->service_id & 0xFFFF));
+	}
+}
+
 static void text_bth(struct rt_outbuf *o, const struct rt_record *r, unsigned verbose)
 {
 	const struct rt_opcode_info *info = rt_opcode_lookup(r->opcode);
@@ -131,6 +173,8 @@ static void text_bth(struct rt_outbuf *o, const struct rt_record *r, unsigned ve
 		KV_HEX(o, "imm=", r->immediate, 8);
 	if (r->hdrs & RT_H_IETH)
 		KV_HEX(o, "inv_rkey=", r->ieth_rkey, 8);
+	if (r->layers & RT_L_CM)
+		text_cm(o, &r->cm);
 	if (r->kind == RT_KIND_ROCE || r->kind == RT_KIND_CNP) {
 		if (r->payload_len)
 			KV_U64(o, "payload=", r->payload_len);
@@ -158,6 +202,112 @@ static void text_macc(struct rt_outbuf *o, const struct rt_record *r)
 		KV_U64(o, "pause quanta=", r->pause_quanta);
 	} else {
 		KV_HEX(o, "mac-control opcode=", r->macc_opcode, 4);
+	}
+}
+
+/* " tcp 40312 > 22 [S.] seq=N ack=N win=N payload=N" */
+static void text_tcp(struct rt_outbuf *o, const struct rt_record *r)
+{
+	char flags[9];
+	KV_U64(o, "tcp ", r->other.tcp.sport);
+	KV_U64(o, "> ", r->other.tcp.dport);
+	OUT_LIT(o, " [");
+	rt_out_str(o, rt_tcp_flags_text(r->other.tcp.flags, flags));
+	rt_out_char(o, ']');
+	KV_U64(o, "seq=", r->other.tcp.seq);
+	if (r->other.tcp.flags & 0x10) /* ACK */
+		KV_U64(o, "ack=", r->other.tcp.ack);
+	KV_U64(o, "win=", r->other.tcp.window);
+	if (r->payload_len)
+		KV_U64(o, "payload=", r->payload_len);
+}
+
+/* " icmp echo-request id=1 seq=2", " icmp6 neighbor-solicitation", " icmp type=42 code=1" */
+static void text_icmp(struct rt_outbuf *o, const struct rt_record *r)
+{
+	bool v6 = r->ip_version == 6;
+	const char *name = rt_icmp_type_name(r->other.icmp.type, v6);
+	rt_out_str(o, v6 ? " icmp6 " : " icmp ");
+	if (name) {
+		rt_out_str(o, name);
+		if (r->other.icmp.code)
+			KV_U64(o, "code=", r->other.icmp.code);
+	} else {
+		KV_U64(o, "type=", r->other.icmp.type);
+		KV_U64(o, "code=", r->other.icmp.code);
+	}
+	if (v6 ? r->other.icmp.type == 128 || r->other.icmp.type == 129
+	       : r->other.icmp.type == 0 || r->other.icmp.type == 8) {
+		KV_U64(o, "id=", r->other.icmp.id);
+		KV_U64(o, "seq=", r->other.icmp.seq);
+	}
+}
+
+/* " arp who-has 10.0.0.2 tell 10.0.0.1", " arp reply 10.0.0.2 is-at 02:00:00:00:00:02" */
+static void text_arp(struct rt_outbuf *o, const struct rt_record *r)
+{
+	uint8_t spa[16] = {0}, tpa[16] = {0};
+	memcpy(spa, r->other.arp.sender_ip, 4);
+	memcpy(tpa, r->other.arp.target_ip, 4);
+	if (r->other.arp.op == 1) {
+		OUT_LIT(o, " arp who-has ");
+		rt_out_ip(o, 4, tpa);
+		OUT_LIT(o, " tell ");
+		rt_out_ip(o, 4, spa);
+	} else if (r->other.arp.op == 2) {
+		OUT_LIT(o, " arp reply ");
+		rt_out_ip(o, 4, spa);
+		OUT_LIT(o, " is-at ");
+		rt_out_mac(o, r->other.arp.sender_mac);
+	} else {
+		KV_U64(o, "arp op=", r->other.arp.op);
+	}
+}
+
+/*
+ * What a frame without a BTH or MAC control carries, by protocol: TCP,
+ * UDP, ICMP and ARP with their fields, another IP protocol or Ethertype by
+ * its name (or number), an 802.3 frame by its LLC header. With -e
+ * (`link`) an unnamed Ethertype is not repeated.
+ */
+static void text_other(struct rt_outbuf *o, const struct rt_record *r, bool link)
+{
+	if (r->rocev1)
+		return;
+	if (r->layers & RT_L_UDP) {
+		KV_U64(o, "udp ", r->udp_sport);
+		KV_U64(o, "> ", r->udp_dport);
+		if (r->payload_len)
+			KV_U64(o, "payload=", r->payload_len);
+	} else if (r->layers & RT_L_TCP) {
+		text_tcp(o, r);
+	} else if (r->layers & RT_L_ICMP) {
+		text_icmp(o, r);
+	} else if (r->ip_version) {
+		const char *name = rt_ip_proto_name(r->ip_proto);
+		if (name) {
+			rt_out_char(o, ' ');
+			rt_out_str(o, name);
+		} else {
+			KV_U64(o, "proto=", r->ip_proto);
+		}
+	} else if (r->layers & RT_L_ARP) {
+		text_arp(o, r);
+	} else if (r->layers & RT_L_LLC) {
+		if (r->other.llc.dsap == 0x42)
+			OUT_LIT(o, " stp");
+		else
+			rt_out_printf(o, " llc dsap=0x%02x ssap=0x%02x", r->other.llc.dsap,
+			              r->other.llc.ssap);
+	} else if ((r->layers & (RT_L_ETH | RT_L_SLL | RT_L_SLL2)) &&
+	           !(r->events & RT_EV_LINK_TRUNCATED)) {
+		const char *name = rt_ethertype_name(r->ethertype);
+		if (name) {
+			rt_out_char(o, ' ');
+			rt_out_str(o, name);
+		} else if (!link) {
+			KV_HEX(o, "ethertype=", r->ethertype, 4);
+		}
 	}
 }
 
@@ -307,9 +457,12 @@ void rt_print_text(struct rt_outbuf *o, struct rt_print_text_opts *opts, uint64_
 		rt_out_ip(o, r->ip_version, r->dst_ip);
 		if (r->rocev1)
 			OUT_LIT(o, " grh");
-		OUT_LIT(o, " ecn=");
-		rt_out_str(o, ecn_text(r->ecn));
-		KV_U64(o, "dscp=", r->dscp);
+		/* RoCE always; other traffic (a TCP bootstrap) when it is marked, or with -v */
+		if (r->kind != RT_KIND_OTHER || r->ecn || r->dscp || opts->verbose) {
+			OUT_LIT(o, " ecn=");
+			rt_out_str(o, ecn_text(r->ecn));
+			KV_U64(o, "dscp=", r->dscp);
+		}
 		if (opts->verbose) {
 			KV_U64(o, "ttl=", r->ttl);
 			if (r->ip_version == 4)
@@ -328,21 +481,17 @@ void rt_print_text(struct rt_outbuf *o, struct rt_print_text_opts *opts, uint64_
 		KV_U64(o, "vlan=", r->vlan[i]);
 		KV_U64(o, "pcp=", r->pcp[i]);
 	}
-	if ((r->layers & RT_L_UDP) && !rt_record_has_bth(r)) {
-		KV_U64(o, "udp ", r->udp_sport);
-		KV_U64(o, "> ", r->udp_dport);
-	} else if ((r->layers & RT_L_UDP) && opts->verbose) {
-		KV_U64(o, "udp=", r->udp_sport);
-		rt_out_char(o, '>');
-		rt_out_u64(o, r->udp_dport);
-	}
-	if (rt_record_has_bth(r))
+	if (rt_record_has_bth(r)) {
+		if ((r->layers & RT_L_UDP) && opts->verbose) {
+			KV_U64(o, "udp=", r->udp_sport);
+			rt_out_char(o, '>');
+			rt_out_u64(o, r->udp_dport);
+		}
 		text_bth(o, r, opts->verbose);
-	else if ((r->layers & RT_L_MACC) && !(r->events & RT_EV_MACC_TRUNCATED)) {
+	} else if ((r->layers & RT_L_MACC) && !(r->events & RT_EV_MACC_TRUNCATED)) {
 		text_macc(o, r);
-	} else if (!r->ip_version && (r->layers & (RT_L_ETH | RT_L_SLL | RT_L_SLL2)) &&
-	           !(r->events & RT_EV_LINK_TRUNCATED) && !opts->link) {
-		KV_HEX(o, "ethertype=", r->ethertype, 4);
+	} else if (!(r->layers & RT_L_MACC)) {
+		text_other(o, r, opts->link);
 	}
 	KV_U64(o, "len=", r->wirelen);
 	text_events(o, r->events);

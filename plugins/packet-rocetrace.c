@@ -14,6 +14,7 @@
 #include "analyze/analyze.h"
 #include "dissect/dissect.h"
 #include "dissect/opcodes.h"
+#include "plugins/rocetrace_notes.h"
 #include "rt_config.h"
 
 /* The plugin ABI of Wireshark 4.0: exported version symbols and the registration entry point. */
@@ -51,6 +52,12 @@ static int hf_nak = -1;
 static int hf_rnr_nak = -1;
 static int hf_cnp_for_frame = -1;
 static int hf_cnp_frame = -1;
+static int hf_cnp_delay = -1;
+static int hf_ack_rtt = -1;
+static int hf_ack_rtt_frame = -1;
+static int hf_resend_of = -1;
+static int hf_resend_after = -1;
+static int hf_resend_wait = -1;
 static int hf_pfc_paused[8] = {-1, -1, -1, -1, -1, -1, -1, -1};
 static int hf_pause_paused = -1;
 
@@ -72,30 +79,8 @@ static guint pref_link_gbps = 100;
 static guint pref_udp_port = RT_ROCEV2_PORT;
 static gboolean pref_verify_icrc = TRUE;
 
-/*
- * Per-file state, rebuilt for every file (and every re-dissection): the
- * analyzer, fed every frame once in the first pass so that its frame numbers
- * are Wireshark's, and the frames a later frame may complete (CE-marked
- * frames get their CNP, PFC/PAUSE frames their pause cut short).
- */
-static struct rt_analyzer *file_an;
-static uint32_t file_fed;       /* frames fed to file_an */
-static wmem_map_t *file_linked; /* frame number -> its roce_note or pause_note */
-
-/* What the plugin keeps of the analyzer's note (struct rt_an_note) for a RoCE frame. */
-struct roce_note {
-	uint32_t flow_id, peer_flow_id; /* RT_AN_NONE = none */
-	uint32_t psn_gap, nak_frame, cnp_for_frame;
-	uint32_t copy_of;   /* a copy of this frame's packet, which was counted; 0 = none */
-	uint32_t cnp_frame; /* on a CE-marked frame: the CNP that answered it, filled in later */
-	uint8_t flags, nak_code;
-};
-
-/* Same for a PFC or PAUSE frame. */
-struct pause_note {
-	uint16_t classes;
-	uint64_t paused_ns[RT_AN_PFC_CLASSES]; /* cut short later by the sender's next frame */
-};
+/* Wireshark's own BTH opcode field, renamed "CNP" on a CNP (it says "Unknown") */
+static int hf_ib_opcode = -1;
 
 /* The pcap link type our dissector reads for a frame's Wireshark encapsulation, or -1. */
 static int linktype_of(const packet_info *pinfo)
@@ -130,76 +115,115 @@ static void flow_text(const struct rt_record *rec, char *buf, size_t len)
 	snprintf(buf, len, "%s > %s QP 0x%06x", s, d, rec->dest_qp);
 }
 
-/* Keep a RoCE frame's note; a CNP's note completes the CE-marked frame it answers. */
-static void keep_roce_note(packet_info *pinfo, const struct rt_an_note *an)
-{
-	struct roce_note *n = wmem_new0(wmem_file_scope(), struct roce_note);
-	n->flow_id = an->flow_id;
-	n->peer_flow_id = an->peer_flow_id;
-	n->psn_gap = an->psn_gap;
-	n->nak_frame = (uint32_t)an->nak_frame;
-	n->cnp_for_frame = (uint32_t)an->cnp_for_frame;
-	n->copy_of = (uint32_t)an->copy_of_frame;
-	n->flags = an->flags;
-	n->nak_code = an->nak_code;
-	p_add_proto_data(wmem_file_scope(), pinfo, proto_rocetrace, 0, n);
-	if (n->flags & RT_AN_NOTE_CE)
-		wmem_map_insert(file_linked, GUINT_TO_POINTER(pinfo->num), n);
-	if (n->cnp_for_frame) {
-		struct roce_note *ce =
-		    wmem_map_lookup(file_linked, GUINT_TO_POINTER(n->cnp_for_frame));
-		if (ce)
-			ce->cnp_frame = pinfo->num;
-	}
-}
-
-/* Keep a PFC/PAUSE frame's note; it cuts short the pauses of the sender's earlier frames. */
-static void keep_pause_note(packet_info *pinfo, const struct rt_an_note *an)
-{
-	struct pause_note *pn = wmem_new0(wmem_file_scope(), struct pause_note);
-	pn->classes = an->pause_classes;
-	memcpy(pn->paused_ns, an->paused_ns, sizeof(pn->paused_ns));
-	p_add_proto_data(wmem_file_scope(), pinfo, proto_rocetrace, 1, pn);
-	wmem_map_insert(file_linked, GUINT_TO_POINTER(pinfo->num), pn);
-	for (unsigned c = 0; c < RT_AN_PFC_CLASSES; c++) {
-		if (!(an->pause_cut & (1u << c)))
-			continue;
-		struct pause_note *prev =
-		    wmem_map_lookup(file_linked, GUINT_TO_POINTER((guint)an->pause_cut_frame[c]));
-		if (prev)
-			prev->paused_ns[c] = an->pause_cut_ns[c];
-	}
-}
-
-/*
- * First pass: feed the frame to the analyzer and keep its note with the
- * frame. Frames this postdissector did not see are fed as empty records
- * first, so the analyzer's frame numbers stay Wireshark's.
- */
-static void analyse_first_pass(packet_info *pinfo, const struct rt_record *rec)
-{
-	if (!file_an || pinfo->num <= file_fed)
-		return;
-	while (file_fed + 1 < pinfo->num) {
-		struct rt_record skipped;
-		memset(&skipped, 0, sizeof(skipped));
-		skipped.kind = RT_KIND_OTHER;
-		rt_analyzer_feed(file_an, &skipped);
-		file_fed++;
-	}
-	struct rt_an_note note;
-	rt_analyzer_feed_note(file_an, rec, &note);
-	file_fed++;
-	if (note.flow_id != RT_AN_NONE)
-		keep_roce_note(pinfo, &note);
-	else if (note.pause_classes)
-		keep_pause_note(pinfo, &note);
-}
-
 static proto_item *add_generated(proto_item *it)
 {
 	proto_item_set_generated(it);
 	return it;
+}
+
+/* "850 ns", "2.0 us", "1.25 ms", "3.10 s": a delay for the Info column and expert infos. */
+static void dur_text(uint64_t ns, char *buf, size_t len)
+{
+	if (ns < 1000)
+		snprintf(buf, len, "%u ns", (unsigned)ns);
+	else if (ns < 1000000)
+		snprintf(buf, len, "%.1f us", (double)ns / 1e3);
+	else if (ns < 1000000000)
+		snprintf(buf, len, "%.2f ms", (double)ns / 1e6);
+	else
+		snprintf(buf, len, "%.2f s", (double)ns / 1e9);
+}
+
+/* A retransmission: which frame sent the PSN before and when, what started the resend run. */
+static void add_retrans(proto_tree *at, tvbuff_t *tvb, packet_info *pinfo,
+                        const struct rt_record *rec, const struct roce_note *n)
+{
+	char after[32] = "", wait[32];
+	proto_item *it = add_generated(proto_tree_add_boolean(at, hf_retrans, tvb, 0, 0, TRUE));
+	if (n->resend_of) {
+		add_generated(proto_tree_add_uint(at, hf_resend_of, tvb, 0, 0, n->resend_of));
+		add_generated(
+		    proto_tree_add_uint64(at, hf_resend_after, tvb, 0, 0, n->resend_after_ns));
+		dur_text(n->resend_after_ns, after, sizeof(after));
+	}
+	if (n->nak_frame)
+		add_generated(proto_tree_add_uint(at, hf_retrans_nak, tvb, 0, 0, n->nak_frame));
+	if (n->resend_wait_ns) {
+		add_generated(
+		    proto_tree_add_uint64(at, hf_resend_wait, tvb, 0, 0, n->resend_wait_ns));
+		dur_text(n->resend_wait_ns, wait, sizeof(wait));
+		if (n->nak_frame)
+			expert_add_info_format(
+			    pinfo, it, &ei_retrans,
+			    "Retransmission of PSN %u: go-back-N %s after the NAK "
+			    "in frame %u",
+			    rec->psn, wait, n->nak_frame);
+		else
+			expert_add_info_format(
+			    pinfo, it, &ei_retrans,
+			    "Retransmission of PSN %u: no NAK seen, a timeout after "
+			    "%s without a request",
+			    rec->psn, wait);
+	} else {
+		expert_add_info_format(pinfo, it, &ei_retrans, "Retransmission of PSN %u",
+		                       rec->psn);
+	}
+	if (n->resend_of)
+		col_append_fstr(pinfo->cinfo, COL_INFO, " [resend of %u, +%s]", n->resend_of,
+		                after);
+	else
+		col_append_str(pinfo->cinfo, COL_INFO, " [retransmission]");
+}
+
+/* A CNP: the flow it slows down, the CE mark it answers and how late; its Info line. */
+static void add_cnp(proto_tree *at, tvbuff_t *tvb, packet_info *pinfo, proto_item *top,
+                    const struct rt_record *rec, const struct roce_note *n)
+{
+	char delay[32];
+	if (n->cnp_for_frame) {
+		add_generated(
+		    proto_tree_add_uint(at, hf_cnp_for_frame, tvb, 0, 0, n->cnp_for_frame));
+		add_generated(proto_tree_add_uint64(at, hf_cnp_delay, tvb, 0, 0, n->cnp_delay_ns));
+		dur_text(n->cnp_delay_ns, delay, sizeof(delay));
+		col_append_fstr(pinfo->cinfo, COL_INFO, " (CE at frame %u, +%s)", n->cnp_for_frame,
+		                delay);
+	}
+	if (n->peer_flow_id != RT_AN_NONE)
+		expert_add_info_format(pinfo, top, &ei_cnp,
+		                       "CNP: QP 0x%06x must slow down its flow %u", rec->dest_qp,
+		                       n->peer_flow_id);
+	else
+		expert_add_info_format(
+		    pinfo, top, &ei_cnp,
+		    "CNP: QP 0x%06x must slow down (which of its flows is unknown)", rec->dest_qp);
+}
+
+/* NAK, RNR NAK, and the round trip an ACK closes. */
+static void add_response(proto_tree *at, tvbuff_t *tvb, packet_info *pinfo,
+                         const struct rt_record *rec, const struct roce_note *n)
+{
+	char rtt[32];
+	if (n->flags & RT_AN_NOTE_NAK) {
+		proto_item *it = add_generated(
+		    proto_tree_add_uint_format_value(at, hf_nak, tvb, 0, 0, n->nak_code, "%s (%u)",
+		                                     rt_nak_code_name(n->nak_code), n->nak_code));
+		expert_add_info_format(pinfo, it, &ei_nak,
+		                       "NAK %s: the requester goes back to PSN %u",
+		                       rt_nak_code_name(n->nak_code), rec->psn);
+		col_append_fstr(pinfo->cinfo, COL_INFO, " [NAK %s]", rt_nak_code_name(n->nak_code));
+	}
+	if (n->flags & RT_AN_NOTE_RNR_NAK) {
+		proto_item *it =
+		    add_generated(proto_tree_add_uint(at, hf_rnr_nak, tvb, 0, 0, n->nak_code));
+		expert_add_info_format(pinfo, it, &ei_rnr_nak,
+		                       "RNR NAK (timer %u): receiver not ready", n->nak_code);
+	}
+	if (n->rtt_frame) {
+		add_generated(proto_tree_add_uint64(at, hf_ack_rtt, tvb, 0, 0, n->rtt_ns));
+		add_generated(proto_tree_add_uint(at, hf_ack_rtt_frame, tvb, 0, 0, n->rtt_frame));
+		dur_text(n->rtt_ns, rtt, sizeof(rtt));
+		col_append_fstr(pinfo->cinfo, COL_INFO, " [RTT %s]", rtt);
+	}
 }
 
 static void add_roce_analysis(proto_tree *tree, tvbuff_t *tvb, packet_info *pinfo, proto_item *top,
@@ -225,27 +249,15 @@ static void add_roce_analysis(proto_tree *tree, tvbuff_t *tvb, packet_info *pinf
 	}
 	if (n->flags & RT_AN_NOTE_PSN_JUMP)
 		add_generated(proto_tree_add_boolean(at, hf_psn_jump, tvb, 0, 0, TRUE));
-	if (n->flags & RT_AN_NOTE_RETRANS) {
-		proto_item *it =
-		    add_generated(proto_tree_add_boolean(at, hf_retrans, tvb, 0, 0, TRUE));
-		if (n->nak_frame) {
-			add_generated(
-			    proto_tree_add_uint(at, hf_retrans_nak, tvb, 0, 0, n->nak_frame));
-			expert_add_info_format(
-			    pinfo, it, &ei_retrans,
-			    "Retransmission of PSN %u (go-back-N after the NAK in frame %u)",
-			    rec->psn, n->nak_frame);
-		} else {
-			expert_add_info_format(pinfo, it, &ei_retrans,
-			                       "Retransmission of PSN %u (no NAK seen: timeout)",
-			                       rec->psn);
-		}
-		col_append_str(pinfo->cinfo, COL_INFO, " [retransmission]");
-	}
+	if (n->flags & RT_AN_NOTE_RETRANS)
+		add_retrans(at, tvb, pinfo, rec, n);
 	if (n->flags & RT_AN_NOTE_DUPLICATE) {
 		proto_item *it =
 		    add_generated(proto_tree_add_boolean(at, hf_duplicate, tvb, 0, 0, TRUE));
-		expert_add_info_format(pinfo, it, &ei_duplicate, "Duplicate UC PSN %u", rec->psn);
+		expert_add_info_format(pinfo, it, &ei_duplicate,
+		                       "Duplicate PSN %u: UC sent it again (UC never resends)",
+		                       rec->psn);
+		col_append_str(pinfo->cinfo, COL_INFO, " [duplicate PSN]");
 	}
 	if (n->flags & RT_AN_NOTE_COPY) {
 		proto_item *it =
@@ -255,34 +267,11 @@ static void add_roce_analysis(proto_tree *tree, tvbuff_t *tvb, packet_info *pinf
 		                       n->copy_of);
 		col_append_fstr(pinfo->cinfo, COL_INFO, " [copy of %u]", n->copy_of);
 	}
-	if (n->flags & RT_AN_NOTE_NAK) {
-		proto_item *it = add_generated(
-		    proto_tree_add_uint_format_value(at, hf_nak, tvb, 0, 0, n->nak_code, "%s (%u)",
-		                                     rt_nak_code_name(n->nak_code), n->nak_code));
-		expert_add_info_format(pinfo, it, &ei_nak,
-		                       "NAK %s: the requester goes back to PSN %u",
-		                       rt_nak_code_name(n->nak_code), rec->psn);
-		col_append_fstr(pinfo->cinfo, COL_INFO, " [NAK %s]", rt_nak_code_name(n->nak_code));
-	}
-	if (n->flags & RT_AN_NOTE_RNR_NAK) {
-		proto_item *it =
-		    add_generated(proto_tree_add_uint(at, hf_rnr_nak, tvb, 0, 0, n->nak_code));
-		expert_add_info_format(pinfo, it, &ei_rnr_nak,
-		                       "RNR NAK (timer %u): receiver not ready", n->nak_code);
-	}
-	if (n->cnp_for_frame)
-		add_generated(
-		    proto_tree_add_uint(at, hf_cnp_for_frame, tvb, 0, 0, n->cnp_for_frame));
+	add_response(at, tvb, pinfo, rec, n);
 	if (n->cnp_frame)
 		add_generated(proto_tree_add_uint(at, hf_cnp_frame, tvb, 0, 0, n->cnp_frame));
-	if (rec->kind == RT_KIND_CNP && n->peer_flow_id != RT_AN_NONE)
-		expert_add_info_format(pinfo, top, &ei_cnp,
-		                       "CNP: QP 0x%06x must slow down its flow %u", rec->dest_qp,
-		                       n->peer_flow_id);
-	else if (rec->kind == RT_KIND_CNP)
-		expert_add_info_format(
-		    pinfo, top, &ei_cnp,
-		    "CNP: QP 0x%06x must slow down (which of its flows is unknown)", rec->dest_qp);
+	if (rec->kind == RT_KIND_CNP)
+		add_cnp(at, tvb, pinfo, top, rec, n);
 }
 
 static void add_pause_analysis(proto_tree *tree, tvbuff_t *tvb, const struct pause_note *pn)
@@ -314,7 +303,9 @@ static void add_bth_fields(proto_tree *tree, tvbuff_t *tvb, packet_info *pinfo,
 	if (rec->kind == RT_KIND_CNP) {
 		add_generated(proto_tree_add_boolean(tree, hf_cnp, tvb, 0, 0, TRUE));
 		add_generated(proto_tree_add_uint(tree, hf_cnp_dest_qp, tvb, 0, 0, rec->dest_qp));
-		col_append_fstr(pinfo->cinfo, COL_INFO, " [CNP to QP 0x%06x]", rec->dest_qp);
+		/* Wireshark 4.0 says "Unknown OpCode": the whole line is ours */
+		col_clear_fence(pinfo->cinfo, COL_INFO);
+		col_add_fstr(pinfo->cinfo, COL_INFO, "CNP for qp 0x%06x", rec->dest_qp);
 	}
 	add_generated(proto_tree_add_boolean(tree, hf_fecn, tvb, 0, 0, rec->fecn));
 	add_generated(proto_tree_add_boolean(tree, hf_becn, tvb, 0, 0, rec->becn));
@@ -335,6 +326,17 @@ static void add_icrc(proto_tree *tree, tvbuff_t *tvb, packet_info *pinfo,
 		                       rec->icrc_computed);
 		col_append_str(pinfo->cinfo, COL_INFO, " [ICRC bad]");
 	}
+}
+
+/* Wireshark's BTH opcode item of a CNP ("Unknown (129)") gets the name, wherever it is in the tree. */
+static void name_cnp_opcode(proto_node *node, gpointer data)
+{
+	field_info *fi = PNODE_FINFO(node);
+	if (fi && fi->hfinfo && fi->hfinfo->id == hf_ib_opcode &&
+	    fvalue_get_uinteger(&fi->value) == RT_OPCODE_CNP)
+		proto_item_set_text(node, "Opcode: CNP, RoCEv2 congestion notification (%u)",
+		                    RT_OPCODE_CNP);
+	proto_tree_children_foreach(node, name_cnp_opcode, data);
 }
 
 static int dissect_rocetrace(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, void *data _U_)
@@ -367,7 +369,9 @@ static int dissect_rocetrace(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree
 	if (rt_dissect(&opts, &f, &rec) < 0)
 		return 0;
 	if (!pinfo->fd->visited)
-		analyse_first_pass(pinfo, &rec);
+		rt_notes_first_pass(proto_rocetrace, pinfo, &rec);
+	if (rec.kind == RT_KIND_CNP && tree)
+		proto_tree_children_foreach(tree, name_cnp_opcode, NULL);
 	if (rec.kind == RT_KIND_OTHER)
 		return 0;
 	bool roce =
@@ -407,25 +411,20 @@ static int dissect_rocetrace(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree
 
 static void rocetrace_init(void)
 {
-	struct rt_analyzer_opts o;
-	char errbuf[RT_ERRBUF_SIZE];
-	rt_analyzer_opts_init(&o);
-	o.link_speed_bps = (uint64_t)pref_link_gbps * 1000000000ull; /* 0: the default, 100 Gb/s */
-	rt_analyzer_free(file_an);
-	file_an = rt_analyzer_new(&o, errbuf); /* NULL (out of memory): frames get no analysis */
-	file_fed = 0;
+	rt_notes_start((uint64_t)pref_link_gbps * 1000000000ull); /* 0: the default, 100 Gb/s */
 }
 
 static void rocetrace_cleanup(void)
 {
-	rt_analyzer_free(file_an);
-	file_an = NULL;
-	file_fed = 0;
+	rt_notes_stop();
 }
 
 /* clang-format off */
 #define GEN_BOOL(id, name, abbrev, blurb) \
 	{&id, {name, abbrev, FT_BOOLEAN, BASE_NONE, NULL, 0x0, blurb, HFILL}}
+#define NS(id, name, abbrev, blurb) \
+	{&id, {name, abbrev, FT_UINT64, BASE_DEC | BASE_UNIT_STRING, &units_nanoseconds, 0x0, blurb, \
+	       HFILL}}
 #define PAUSED(p) \
 	{&hf_pfc_paused[p], {"Priority " #p " paused", "rocetrace.pfc.paused_ns.p" #p, FT_UINT64, \
 	  BASE_DEC | BASE_UNIT_STRING, &units_nanoseconds, 0x0, \
@@ -433,99 +432,114 @@ static void rocetrace_cleanup(void)
 	  "ended early by the sender's next PFC frame for the priority)", HFILL}}
 /* clang-format on */
 
+/* The fields the plugin adds (registered by proto_register_rocetrace). */
+static hf_register_info hf[] = {
+    {&hf_kind,
+     {"Kind", "rocetrace.kind", FT_STRING, BASE_NONE, NULL, 0x0,
+      "roce, cnp, pfc, pause or malformed", HFILL}},
+    {&hf_opcode,
+     {"Opcode", "rocetrace.opcode", FT_UINT8, BASE_HEX, NULL, 0x0, "BTH opcode", HFILL}},
+    {&hf_opcode_name,
+     {"Opcode name", "rocetrace.opcode_name", FT_STRING, BASE_NONE, NULL, 0x0,
+      "BTH opcode name (e.g. RC_SEND_ONLY, CNP)", HFILL}},
+    GEN_BOOL(hf_cnp, "CNP", "rocetrace.cnp", "Congestion notification packet (opcode 0x81)"),
+    {&hf_cnp_dest_qp,
+     {"CNP destination QP", "rocetrace.cnp.dest_qp", FT_UINT24, BASE_DEC_HEX, NULL, 0x0,
+      "The QP that must slow down", HFILL}},
+    GEN_BOOL(hf_fecn, "FECN", "rocetrace.fecn", "BTH forward explicit congestion notification"),
+    GEN_BOOL(hf_becn, "BECN", "rocetrace.becn", "BTH backward explicit congestion notification"),
+    GEN_BOOL(hf_ce, "CE", "rocetrace.ce", "IP ECN field is Congestion Experienced"),
+    {&hf_icrc_status,
+     {"ICRC", "rocetrace.icrc.status", FT_STRING, BASE_NONE, NULL, 0x0,
+      "ok, bad, or unchecked (truncated, RoCEv1, verification off)", HFILL}},
+    {&hf_icrc_stored,
+     {"ICRC stored", "rocetrace.icrc.stored", FT_UINT32, BASE_HEX, NULL, 0x0,
+      "The ICRC field (little-endian)", HFILL}},
+    {&hf_icrc_computed,
+     {"ICRC computed", "rocetrace.icrc.computed", FT_UINT32, BASE_HEX, NULL, 0x0,
+      "The ICRC computed over the masked headers and payload", HFILL}},
+    GEN_BOOL(hf_truncated, "Truncated", "rocetrace.truncated",
+             "A needed header was cut by the snap length"),
+    {&hf_event,
+     {"Event", "rocetrace.event", FT_STRING, BASE_NONE, NULL, 0x0,
+      "A named dissector event (truncation or invalid input)", HFILL}},
+    {&hf_flow,
+     {"Flow", "rocetrace.flow", FT_STRING, BASE_NONE, NULL, 0x0,
+      "Source IP, destination IP, destination QP", HFILL}},
+    {&hf_flow_id,
+     {"Flow id", "rocetrace.flow_id", FT_UINT32, BASE_DEC, NULL, 0x0,
+      "Flows numbered from 0 in order of first packet (as rocetrace analyze)", HFILL}},
+    {&hf_peer_flow_id,
+     {"Peer flow id", "rocetrace.peer_flow_id", FT_UINT32, BASE_DEC, NULL, 0x0,
+      "The flow the other way of the same QP pair (for a CNP: the flow it throttles)", HFILL}},
+    {&hf_psn_gap,
+     {"PSN gap", "rocetrace.psn_gap", FT_UINT32, BASE_DEC, NULL, 0x0,
+      "PSNs missing before this request", HFILL}},
+    GEN_BOOL(hf_psn_jump, "PSN jump", "rocetrace.psn_jump",
+             "PSN moved by more than 65536: tracking restarted (QP reuse)"),
+    GEN_BOOL(hf_retrans, "Retransmission", "rocetrace.retransmission",
+             "RC/XRC request at or behind the highest PSN seen"),
+    {&hf_retrans_nak,
+     {"Resent after NAK in frame", "rocetrace.retransmission.nak_frame", FT_FRAMENUM, BASE_NONE,
+      FRAMENUM_TYPE(FT_FRAMENUM_REQUEST), 0x0, "The NAK that started this go-back-N", HFILL}},
+    GEN_BOOL(hf_duplicate, "Duplicate", "rocetrace.duplicate",
+             "UC request at or behind the highest PSN"),
+    {&hf_copy_of,
+     {"Copy of frame", "rocetrace.copy_of", FT_FRAMENUM, BASE_NONE,
+      FRAMENUM_TYPE(FT_FRAMENUM_DUP_ACK), 0x0,
+      "The same packet seen before (another capture point, or again at this one): "
+      "only that frame counts",
+      HFILL}},
+    {&hf_nak,
+     {"NAK", "rocetrace.nak", FT_UINT8, BASE_DEC, NULL, 0x0,
+      "AETH NAK code (0 PSN sequence error, 1 invalid request, 2 remote access error, "
+      "3 remote operational error, 4 invalid RD request)",
+      HFILL}},
+    {&hf_rnr_nak,
+     {"RNR NAK timer", "rocetrace.rnr_nak", FT_UINT8, BASE_DEC, NULL, 0x0,
+      "AETH receiver-not-ready NAK, with its timer code", HFILL}},
+    {&hf_cnp_for_frame,
+     {"CNP for CE-marked frame", "rocetrace.cnp_for_frame", FT_FRAMENUM, BASE_NONE,
+      FRAMENUM_TYPE(FT_FRAMENUM_REQUEST), 0x0,
+      "The first CE-marked frame of the throttled flow since its previous CNP", HFILL}},
+    {&hf_cnp_frame,
+     {"Answered by CNP in frame", "rocetrace.cnp_frame", FT_FRAMENUM, BASE_NONE,
+      FRAMENUM_TYPE(FT_FRAMENUM_RESPONSE), 0x0,
+      "The CNP this CE-marked frame triggered (needs two passes: tshark -2)", HFILL}},
+    NS(hf_cnp_delay, "CE mark to CNP", "rocetrace.cnp.delay_ns",
+       "From the CE-marked frame this CNP answers (rocetrace.cnp_for_frame) to the CNP: "
+       "the notification point's reaction time"),
+    NS(hf_ack_rtt, "Round trip", "rocetrace.ack_rtt_ns",
+       "From the newest request with AckReq this ACK acknowledges to the ACK"),
+    {&hf_ack_rtt_frame,
+     {"Round trip of the request in frame", "rocetrace.ack_rtt.request_frame", FT_FRAMENUM,
+      BASE_NONE, FRAMENUM_TYPE(FT_FRAMENUM_ACK), 0x0,
+      "The request whose round trip rocetrace.ack_rtt_ns is", HFILL}},
+    {&hf_resend_of,
+     {"Resend of frame", "rocetrace.retransmission.resend_of", FT_FRAMENUM, BASE_NONE,
+      FRAMENUM_TYPE(FT_FRAMENUM_RETRANS_PREV), 0x0, "The frame that last sent this PSN of the flow",
+      HFILL}},
+    NS(hf_resend_after, "Resend delay", "rocetrace.retransmission.after_ns",
+       "The time since that frame (rocetrace.retransmission.resend_of)"),
+    NS(hf_resend_wait, "Resend run's wait", "rocetrace.retransmission.wait_ns",
+       "On the first request of a resend run: after the NAK or RNR NAK that started it "
+       "(go-back-N), or after the flow's previous request (a timeout)"),
+    PAUSED(0),
+    PAUSED(1),
+    PAUSED(2),
+    PAUSED(3),
+    PAUSED(4),
+    PAUSED(5),
+    PAUSED(6),
+    PAUSED(7),
+    {&hf_pause_paused,
+     {"PAUSE paused", "rocetrace.pause.paused_ns", FT_UINT64, BASE_DEC | BASE_UNIT_STRING,
+      &units_nanoseconds, 0x0,
+      "Time this 802.3x PAUSE paused all traffic (ended early by the next PAUSE)", HFILL}},
+};
+
 static void proto_register_rocetrace(void)
 {
-	static hf_register_info hf[] = {
-	    {&hf_kind,
-	     {"Kind", "rocetrace.kind", FT_STRING, BASE_NONE, NULL, 0x0,
-	      "roce, cnp, pfc, pause or malformed", HFILL}},
-	    {&hf_opcode,
-	     {"Opcode", "rocetrace.opcode", FT_UINT8, BASE_HEX, NULL, 0x0, "BTH opcode", HFILL}},
-	    {&hf_opcode_name,
-	     {"Opcode name", "rocetrace.opcode_name", FT_STRING, BASE_NONE, NULL, 0x0,
-	      "BTH opcode name (e.g. RC_SEND_ONLY, CNP)", HFILL}},
-	    GEN_BOOL(hf_cnp, "CNP", "rocetrace.cnp",
-	             "Congestion notification packet (opcode 0x81)"),
-	    {&hf_cnp_dest_qp,
-	     {"CNP destination QP", "rocetrace.cnp.dest_qp", FT_UINT24, BASE_DEC_HEX, NULL, 0x0,
-	      "The QP that must slow down", HFILL}},
-	    GEN_BOOL(hf_fecn, "FECN", "rocetrace.fecn",
-	             "BTH forward explicit congestion notification"),
-	    GEN_BOOL(hf_becn, "BECN", "rocetrace.becn",
-	             "BTH backward explicit congestion notification"),
-	    GEN_BOOL(hf_ce, "CE", "rocetrace.ce", "IP ECN field is Congestion Experienced"),
-	    {&hf_icrc_status,
-	     {"ICRC", "rocetrace.icrc.status", FT_STRING, BASE_NONE, NULL, 0x0,
-	      "ok, bad, or unchecked (truncated, RoCEv1, verification off)", HFILL}},
-	    {&hf_icrc_stored,
-	     {"ICRC stored", "rocetrace.icrc.stored", FT_UINT32, BASE_HEX, NULL, 0x0,
-	      "The ICRC field (little-endian)", HFILL}},
-	    {&hf_icrc_computed,
-	     {"ICRC computed", "rocetrace.icrc.computed", FT_UINT32, BASE_HEX, NULL, 0x0,
-	      "The ICRC computed over the masked headers and payload", HFILL}},
-	    GEN_BOOL(hf_truncated, "Truncated", "rocetrace.truncated",
-	             "A needed header was cut by the snap length"),
-	    {&hf_event,
-	     {"Event", "rocetrace.event", FT_STRING, BASE_NONE, NULL, 0x0,
-	      "A named dissector event (truncation or invalid input)", HFILL}},
-	    {&hf_flow,
-	     {"Flow", "rocetrace.flow", FT_STRING, BASE_NONE, NULL, 0x0,
-	      "Source IP, destination IP, destination QP", HFILL}},
-	    {&hf_flow_id,
-	     {"Flow id", "rocetrace.flow_id", FT_UINT32, BASE_DEC, NULL, 0x0,
-	      "Flows numbered from 0 in order of first packet (as rocetrace analyze)", HFILL}},
-	    {&hf_peer_flow_id,
-	     {"Peer flow id", "rocetrace.peer_flow_id", FT_UINT32, BASE_DEC, NULL, 0x0,
-	      "The flow the other way of the same QP pair (for a CNP: the flow it throttles)",
-	      HFILL}},
-	    {&hf_psn_gap,
-	     {"PSN gap", "rocetrace.psn_gap", FT_UINT32, BASE_DEC, NULL, 0x0,
-	      "PSNs missing before this request", HFILL}},
-	    GEN_BOOL(hf_psn_jump, "PSN jump", "rocetrace.psn_jump",
-	             "PSN moved by more than 65536: tracking restarted (QP reuse)"),
-	    GEN_BOOL(hf_retrans, "Retransmission", "rocetrace.retransmission",
-	             "RC/XRC request at or behind the highest PSN seen"),
-	    {&hf_retrans_nak,
-	     {"Resent after NAK in frame", "rocetrace.retransmission.nak_frame", FT_FRAMENUM,
-	      BASE_NONE, FRAMENUM_TYPE(FT_FRAMENUM_REQUEST), 0x0,
-	      "The NAK that started this go-back-N", HFILL}},
-	    GEN_BOOL(hf_duplicate, "Duplicate", "rocetrace.duplicate",
-	             "UC request at or behind the highest PSN"),
-	    {&hf_copy_of,
-	     {"Copy of frame", "rocetrace.copy_of", FT_FRAMENUM, BASE_NONE,
-	      FRAMENUM_TYPE(FT_FRAMENUM_DUP_ACK), 0x0,
-	      "The same packet seen before (another capture point, or again at this one): "
-	      "only that frame counts",
-	      HFILL}},
-	    {&hf_nak,
-	     {"NAK", "rocetrace.nak", FT_UINT8, BASE_DEC, NULL, 0x0,
-	      "AETH NAK code (0 PSN sequence error, 1 invalid request, 2 remote access error, "
-	      "3 remote operational error, 4 invalid RD request)",
-	      HFILL}},
-	    {&hf_rnr_nak,
-	     {"RNR NAK timer", "rocetrace.rnr_nak", FT_UINT8, BASE_DEC, NULL, 0x0,
-	      "AETH receiver-not-ready NAK, with its timer code", HFILL}},
-	    {&hf_cnp_for_frame,
-	     {"CNP for CE-marked frame", "rocetrace.cnp_for_frame", FT_FRAMENUM, BASE_NONE,
-	      FRAMENUM_TYPE(FT_FRAMENUM_REQUEST), 0x0,
-	      "The first CE-marked frame of the throttled flow since its previous CNP", HFILL}},
-	    {&hf_cnp_frame,
-	     {"Answered by CNP in frame", "rocetrace.cnp_frame", FT_FRAMENUM, BASE_NONE,
-	      FRAMENUM_TYPE(FT_FRAMENUM_RESPONSE), 0x0,
-	      "The CNP this CE-marked frame triggered (needs two passes: tshark -2)", HFILL}},
-	    PAUSED(0),
-	    PAUSED(1),
-	    PAUSED(2),
-	    PAUSED(3),
-	    PAUSED(4),
-	    PAUSED(5),
-	    PAUSED(6),
-	    PAUSED(7),
-	    {&hf_pause_paused,
-	     {"PAUSE paused", "rocetrace.pause.paused_ns", FT_UINT64, BASE_DEC | BASE_UNIT_STRING,
-	      &units_nanoseconds, 0x0,
-	      "Time this 802.3x PAUSE paused all traffic (ended early by the next PAUSE)", HFILL}},
-	};
 	static gint *ett[] = {&ett_rocetrace, &ett_analysis};
 	static ei_register_info ei[] = {
 	    {&ei_icrc_bad, {"rocetrace.icrc.bad", PI_CHECKSUM, PI_ERROR, "Bad ICRC", EXPFILL}},
@@ -538,7 +552,7 @@ static void proto_register_rocetrace(void)
 	     {"rocetrace.retransmission.expert", PI_SEQUENCE, PI_NOTE, "Retransmission", EXPFILL}},
 	    {&ei_gap, {"rocetrace.psn_gap.expert", PI_SEQUENCE, PI_WARN, "PSN gap", EXPFILL}},
 	    {&ei_duplicate,
-	     {"rocetrace.duplicate.expert", PI_SEQUENCE, PI_NOTE, "Duplicate PSN", EXPFILL}},
+	     {"rocetrace.duplicate.expert", PI_SEQUENCE, PI_WARN, "Duplicate PSN", EXPFILL}},
 	    {&ei_copy,
 	     {"rocetrace.copy_of.expert", PI_SEQUENCE, PI_NOTE, "Copy of a packet already counted",
 	      EXPFILL}},
@@ -566,8 +580,7 @@ static void proto_register_rocetrace(void)
 	    "Compute each RoCEv2 packet's ICRC and compare it with the stored one",
 	    &pref_verify_icrc);
 
-	file_linked = wmem_map_new_autoreset(wmem_epan_scope(), wmem_file_scope(), g_direct_hash,
-	                                     g_direct_equal);
+	rt_notes_register();
 	register_init_routine(rocetrace_init);
 	register_cleanup_routine(rocetrace_cleanup);
 	rocetrace_handle = create_dissector_handle(dissect_rocetrace, proto_rocetrace);
@@ -576,6 +589,13 @@ static void proto_register_rocetrace(void)
 static void proto_reg_handoff_rocetrace(void)
 {
 	register_postdissector(rocetrace_handle);
+	/* the BTH opcode item a CNP renames must be in the tree */
+	hf_ib_opcode = proto_registrar_get_id_byname("infiniband.bth.opcode");
+	if (hf_ib_opcode > 0) {
+		GArray *wanted = g_array_new(FALSE, FALSE, (guint)sizeof(int));
+		g_array_append_val(wanted, hf_ib_opcode);
+		set_postdissector_wanted_hfids(rocetrace_handle, wanted);
+	}
 }
 
 void plugin_register(void)

@@ -43,7 +43,7 @@ struct rt_an_html {
 	const char *title;
 	const char *const *files;
 	unsigned nfiles;
-	const char *counters, *source_log;
+	const char *counters, *source_log, *bucket_note;
 	char input_error[RT_ERRBUF_SIZE];
 	int exit_status;
 	/* while the page is written: the flows it lists (NULL: every one), of how many --flow selects */
@@ -420,6 +420,11 @@ static void meta_doc(const struct rt_an_html *h, struct rt_json *j)
 		rt_json_str(j, h->source_log);
 	else
 		rt_json_null(j);
+	RT_JSON_KEY(j, "bucket_note");
+	if (h->bucket_note)
+		rt_json_str(j, h->bucket_note);
+	else
+		rt_json_null(j);
 	RT_JSON_KEY(j, "input_error");
 	if (h->input_error[0])
 		rt_json_str(j, h->input_error);
@@ -633,6 +638,7 @@ int rt_an_report_html_sink(FILE *fp, const struct rt_an_html_opts *opts, struct 
 	h->nfiles = opts->nfiles;
 	h->counters = opts->counters;
 	h->source_log = opts->source_log;
+	h->bucket_note = opts->bucket_note;
 	an_grid_init(&h->g, opts->bucket_ns);
 	*out = (struct rt_an_sink){.bucket_ns = opts->bucket_ns,
 	                           .bucket = html_bucket,

@@ -125,7 +125,8 @@
     if (M.input_error) {
       s.appendChild(el("p", { cls: "rt-error", text: "Reading the capture " + (M.exit_status >= 128 ? "stopped" : "failed") +
         ": " + M.input_error +
-        " (the report covers what was read before it; rocetrace exited with status " + M.exit_status + ")." }));
+        (A.packets ? " (the report covers what was read before it" : " (no frame was read") +
+        "; rocetrace exited with status " + M.exit_status + ")." }));
     }
     const ul = el("ul", { cls: "rt-warnings" });
     for (const w of A.warnings) ul.appendChild(el("li", { text: w.message + " [" + w.code + "]" }));
@@ -160,7 +161,8 @@
     fact("PFC XOFF", int(A.pfc.xoff), "pfc.xoff");
     fact("episodes", int(A.episodes.length), "episodes");
     fact("link speed (PFC quanta)", num(A.link_speed_bps / 1e9, 3) + " Gb/s");
-    fact("chart step", dur(S.bucket_ns) + " buckets, " + dur(S.slot_ns) + " per point");
+    fact("chart step", dur(S.bucket_ns) + " buckets, " + dur(S.slot_ns) + " per point" +
+         (M.bucket_note ? " (" + M.bucket_note + ")" : ""));
     fact("capture drops", A.capture.dropped === null ? dash("nothing records them (classic pcap)") : el("span", { text: int(A.capture.dropped) }));
     fact("duplicates counted once", A.duplicates === null ? dash("--dup-window 0") : el("span", { text: int(A.duplicates.packets) }));
     if (M.counters) fact("NIC counters", M.counters);

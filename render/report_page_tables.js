@@ -171,8 +171,10 @@
     const xs = {};
     for (const s of usable) { s.values.sort(function (a, b) { return a - b; }); for (const v of s.values) xs[v] = true; }
     const xv = Object.keys(xs).map(Number).sort(function (a, b) { return a - b; });
-    /* every curve starts at 0 % left of the smallest value */
-    const rows = [[xv[0] > 0 ? 0 : xv[0] - 1].concat(usable.map(function () { return 0; }))];
+    /* every curve starts at 0 % left of the smallest value and ends at 100 % right of the largest,
+       so one value (every flow alike) still draws its step away from the chart's edges */
+    const hi = xv[xv.length - 1], pad = (hi - xv[0]) / 20 || Math.abs(hi) / 10 || 1;
+    const rows = [[xv[0] > 0 ? 0 : xv[0] - pad].concat(usable.map(function () { return 0; }))];
     let points = 0;
     for (const x of xv) {
       const row = [x];
@@ -184,7 +186,8 @@
       }
       rows.push(row);
     }
-    check.charts.push({ id: id, series: usable.length, points: points });
+    rows.push([hi + pad].concat(usable.map(function () { return 100; })));
+    check.charts.push({ id: id, series: usable.length, points: points, x: [rows[0][0], hi + pad], largest: hi });
     const plot = el("div", { cls: "rt-plot" });
     const legend = el("div", { cls: "rt-legend" });
     box.appendChild(plot);

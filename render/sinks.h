@@ -52,6 +52,8 @@ struct rt_an_html_opts {
 	unsigned nfiles;
 	const char *counters; /* the side files, or NULL */
 	const char *source_log;
+	const char
+	    *bucket_note; /* how bucket_ns was chosen when --bucket did not give it, or NULL */
 };
 /*
  * The strings of `opts` stay the caller's until the analyzer is freed.

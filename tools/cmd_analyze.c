@@ -17,6 +17,7 @@
 #include "common/outfile.h"
 #include "dissect/dissect.h"
 #include "tools/analyze_options.h"
+#include "tools/bucket_default.h"
 #include "tools/cli.h"
 #include "tools/commands.h"
 
@@ -248,7 +249,7 @@ static int common(int argc, char **argv, enum rt_analyze_mode mode)
 {
 	static const char *const names[] = {"analyze", "timeline", "report"};
 	struct rt_analyze_args a = {
-	    .cmd = names[mode], .mode = mode, .top = 10, .tlo = {.bucket_ns = 100000}};
+	    .cmd = names[mode], .mode = mode, .top = 10}; /* bucket_ns 0: --bucket not given */
 	int status = parse_and_run(argc, argv, &a);
 	rt_cli_files_free(&a.files);
 	free(a.paths);
@@ -285,7 +286,7 @@ static const char *auto_counters(const struct rt_cli_files *files, char *buf, si
  * (message printed). *html: the page, for the reading's error.
  */
 static struct rt_analyzer *analyzer(const struct rt_analyze_args *a, FILE *out,
-                                    struct rt_an_html **html, int *status)
+                                    const char *bucket_note, struct rt_an_html **html, int *status)
 {
 	char errbuf[RT_ERRBUF_SIZE] = "";
 	struct rt_analyzer *an = rt_analyzer_new(&a->ao, errbuf);
@@ -300,7 +301,8 @@ static struct rt_analyzer *analyzer(const struct rt_analyze_args *a, FILE *out,
 	                             .files = a->paths,
 	                             .nfiles = (unsigned)a->files.n,
 	                             .counters = a->counters,
-	                             .source_log = a->srclog};
+	                             .source_log = a->srclog,
+	                             .bucket_note = bucket_note};
 	int src = a->mode == RT_MODE_REPORT ? rt_an_report_html_sink(out, &ho, &sink, html, errbuf)
 	          : a->mode == RT_MODE_TIMELINE ? rt_an_timeline_sink(out, &a->tlo, &sink, errbuf)
 	          : a->json                     ? rt_an_report_json_sink(stdout, &sink, errbuf)
@@ -419,8 +421,17 @@ static int run_command(struct rt_analyze_args *a, struct vmap *vmap)
 	char counters_buf[4096];
 	if (!a->counters)
 		a->counters = auto_counters(&a->files, counters_buf, sizeof(counters_buf));
+	/* no --bucket: one from the capture's length, said on stderr (timeline) or on the page */
+	char bucket_note[256] = "";
+	if (a->mode != RT_MODE_ANALYZE && !a->tlo.bucket_ns) {
+		a->tlo.bucket_ns = rt_bucket_default(&a->files, a->mode == RT_MODE_REPORT,
+		                                     bucket_note, sizeof(bucket_note));
+		if (a->mode == RT_MODE_TIMELINE)
+			fprintf(stderr, "rocetrace %s: %s\n", cmd, bucket_note);
+	}
 	struct rt_an_html *html = NULL;
-	struct rt_analyzer *an = analyzer(a, a->out_path ? of.fp : stdout, &html, &status);
+	struct rt_analyzer *an = analyzer(a, a->out_path ? of.fp : stdout,
+	                                  bucket_note[0] ? bucket_note : NULL, &html, &status);
 	if (!an) {
 		rt_outfile_abort(&of);
 		return status;
@@ -463,6 +474,7 @@ static int run_command(struct rt_analyze_args *a, struct vmap *vmap)
 			status = RT_EXIT_ERROR;
 		if (html)
 			page_note(html, read_err, res.end == RT_PUMP_INTERRUPTED ? res.signal : 0);
+		rt_analyzer_input_error(an, read_err);
 		int wrc = rt_analyzer_report(an, errbuf);
 		if (wrc < 0 && wrc != -EPIPE) {
 			fprintf(stderr, "rocetrace %s: %s\n", cmd, errbuf);
@@ -492,8 +504,9 @@ static int run_command(struct rt_analyze_args *a, struct vmap *vmap)
 		fprintf(stderr, "rocetrace %s: %s (%s is left as it was)\n", cmd, read_err,
 		        a->out_path);
 	else if (read_err[0])
-		fprintf(stderr, "rocetrace %s: %s (the report covers the frames before it)\n", cmd,
-		        read_err);
+		fprintf(stderr, "rocetrace %s: %s (%s)\n", cmd, read_err,
+		        res.frames ? "the report covers the frames before it"
+		                   : "no frame read: the page says only this");
 	else if (frc == -EINTR && status == RT_EXIT_OK)
 		status = rt_cli_interrupted(cmd, finish_signal,
 		                            "; the report covers what was worked out before it");

@@ -80,9 +80,18 @@ static const char help_head[] =
     "    followed by what the extended headers hold (ack msn=5 credits=3, nak\n"
     "    psn_seq_error, rnr timer=.., reth va/rkey/len, deth qkey/src_qp, ...);\n"
     "    PFC frames print the enabled priorities (pfc prio3=65535 prio6=0(xon)),\n"
-    "    PAUSE frames their quanta. A frame cut by the snap length ends with\n"
-    "    ' [|LAYER]' naming the layer that was cut; a frame that breaks the spec\n"
-    "    ends with ' (invalid: EVENT,...)'.\n"
+    "    PAUSE frames their quanta. RDMA CM messages on QP 1 come with their\n"
+    "    fields (cm REQ comm_id=0x.. local_qpn=0x.. start_psn=N service_id=0x..\n"
+    "    (tcp:PORT), cm REP, RTU, MRA, DREQ remote_qpn=.., DREP, cm REJ of=REQ\n"
+    "    reason=28(consumer_reject), SIDR_REQ/REP, LAP, APR). Frames that are not\n"
+    "    RoCE are named by protocol, as tcpdump shows them: tcp SPORT > DPORT\n"
+    "    [S.] seq=N ack=N win=N payload=N, udp SPORT > DPORT, icmp echo-request\n"
+    "    id=N seq=N, icmp6 neighbor-solicitation, arp who-has IP tell IP, arp\n"
+    "    reply IP is-at MAC, lldp, ptp, stp, another IP protocol or Ethertype by\n"
+    "    its name or number; their ECN and DSCP only when set (or with -v). A\n"
+    "    frame cut by the snap length ends with ' [|LAYER]' naming the layer\n"
+    "    that was cut; a frame that breaks the spec ends with\n"
+    "    ' (invalid: EVENT,...)'.\n"
     "\n"
     "    The options a tcpdump user types work alike: -r FILE, a filter expression\n"
     "    after the options, -n, -v, -e, -x/-X, the -t letters and -#.\n"
@@ -117,8 +126,9 @@ static const char help_head[] =
     "        Accepted for tcpdump's sake: names are never looked up.\n"
     "    -v\n"
     "        Also the TTL (IPv6: hop limit), the IPv4 id, the UDP ports of RoCE\n"
-    "        (udp=SPORT>DPORT), the opcode number, the P_Key and TVer; with\n"
-    "        several files, the frame's file (file=FILE) after the timestamp.\n"
+    "        (udp=SPORT>DPORT), the opcode number, the P_Key and TVer, the ECN\n"
+    "        and DSCP of frames that are not RoCE; with several files, the\n"
+    "        frame's file (file=FILE) after the timestamp.\n"
     "    -e\n"
     "        Start with the link level: source > destination MAC and Ethertype\n"
     "        (Linux cooked: 'sll', the source address and interface index).\n"
@@ -168,6 +178,7 @@ static const char help_tail[] =
     "    rocetrace dissect -r run.pcap -# -ttt udp port 4791\n"
     "    rocetrace dissect run.pcap --flow '10.0.0.1>10.0.0.2:0x11' -X\n"
     "    rocetrace dissect run.pcapng --json | jq 'select(.kind == \"cnp\")'\n"
+    "    rocetrace dissect run.pcap --json | jq 'select(.cm.message == \"REJ\")'\n"
     "    rocetrace dissect run.pcap -f 'vlan and udp port 4791' -c 100\n"
     "    tcpdump -i eth0 -w - udp port 4791 | rocetrace dissect -\n"
     "    rocetrace dissect big.pcap --count\n"
@@ -422,7 +433,7 @@ int rt_cmd_dissect(int argc, char **argv)
 	if (werr && werr != EPIPE) /* a reader that went away (| head) ends it quietly */
 		return rt_cli_fail(CMD, "writing output: %s", strerror(werr));
 	if (res.end == RT_PUMP_INTERRUPTED && !werr)
-		return rt_cli_interrupted(CMD, res.signal, "after %llu frames",
+		return rt_cli_interrupted(CMD, res.signal, " after %llu frames",
 		                          (unsigned long long)res.frames);
 	return RT_EXIT_OK;
 }

@@ -16,7 +16,7 @@ enum kind { K_UINT, K_DURATION, K_RATE, K_SIZE, K_COUNT, K_REAL };
 /* What a value of each kind looks like, for "'x' is not ..." */
 static const char *const kind_text[] = {
     [K_UINT] = "a whole number (use e.g. 42 or 0x2a)",
-    [K_DURATION] = "a duration (use e.g. 100us, 5ms, 2s; a bare number is seconds)",
+    [K_DURATION] = "a duration (use e.g. 100us, 5ms, 2s, 10min, 1h; a bare number is seconds)",
     [K_RATE] = "a rate (use e.g. 100G, 400M, 2.5Gbit/s; a bare number is bits/s)",
     [K_SIZE] = "a size (use e.g. 4096, 64K, 1MiB; a bare number is bytes)",
     [K_COUNT] = "a count (use e.g. 1000, 10K, 5M)",
@@ -97,11 +97,13 @@ static uint64_t unit_mul(enum kind k, const char *unit, uint64_t bare)
 	uint64_t mul;
 	switch (k) {
 	case K_DURATION:
-		return !strcmp(unit, "ns")   ? 1
-		       : !strcmp(unit, "us") ? 1000
-		       : !strcmp(unit, "ms") ? 1000000
-		       : !strcmp(unit, "s")  ? 1000000000
-		                             : 0;
+		return !strcmp(unit, "ns")    ? 1
+		       : !strcmp(unit, "us")  ? 1000
+		       : !strcmp(unit, "ms")  ? 1000000
+		       : !strcmp(unit, "s")   ? 1000000000
+		       : !strcmp(unit, "min") ? 60000000000ull
+		       : !strcmp(unit, "h")   ? 3600000000000ull
+		                              : 0;
 	case K_RATE:
 		mul = prefix(*unit, 1000);
 		if (mul)
@@ -215,6 +217,8 @@ static void format_value(enum kind k, uint64_t v, char *buf, size_t len)
 		uint64_t mul;
 		const char *name;
 	} units[] = {
+	    {K_DURATION, 3600000000000ull, "h"},
+	    {K_DURATION, 60000000000ull, "min"},
 	    {K_DURATION, 1000000000, "s"},
 	    {K_DURATION, 1000000, "ms"},
 	    {K_DURATION, 1000, "us"},
@@ -254,6 +258,16 @@ static const char *const bare_text[] = {
 static int report(const char *cmd, const char *opt, const char *s, int rc, enum kind k,
                   uint64_t min, uint64_t max)
 {
+	struct decimal d;
+	if (rc == -EINVAL && k == K_DURATION && s && decimal(s, &d) == 0 && !strcmp(d.rest, "m")) {
+		/* minutes or milliseconds: neither is guessed */
+		int n = (int)(d.rest - s);
+		fprintf(stderr,
+		        "rocetrace %s: %s: '%s' is not a duration: write %.*smin for minutes or "
+		        "%.*sms for milliseconds\n",
+		        cmd, opt, s, n, s, n, s);
+		return RT_EXIT_USAGE;
+	}
 	if (rc == -EINVAL) {
 		fprintf(stderr, "rocetrace %s: %s: '%s' is not %s\n", cmd, opt, s ? s : "",
 		        kind_text[k]);
@@ -266,7 +280,6 @@ static int report(const char *cmd, const char *opt, const char *s, int rc, enum 
 	if (is_bare(s) && k < sizeof(bare_text) / sizeof(bare_text[0]) && bare_text[k]) {
 		fprintf(stderr, ": %s", bare_text[k]);
 		/* a small bare rate was meant in Gb/s: say how to write that, when that is in range */
-		struct decimal d;
 		char as_g[48];
 		uint64_t g;
 		if (k == K_RATE && decimal(s, &d) == 0 && d.whole < 1000 &&

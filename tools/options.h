@@ -21,7 +21,7 @@ int rt_opt_parse_uint(const char *s, uint64_t min, uint64_t max, uint64_t *out);
  */
 #define RT_OPT_SEC 1000000000ull
 
-/* Duration in ns: ns, us, ms or s; a bare number is seconds ("0.001" = 1ms). */
+/* Duration in ns: ns, us, ms, s, min or h; a bare number is seconds ("0.001" = 1ms). */
 int rt_opt_parse_duration(const char *s, uint64_t min, uint64_t max, uint64_t *ns);
 /*
  * Rate in bits per second: K, M, G or T (10^3 .. 10^12, either case),

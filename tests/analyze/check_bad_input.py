@@ -126,7 +126,7 @@ def main():
     run([exe, "analyze", os.path.join(tmp, "missing.pcap")], 1)
     run([exe, "analyze"], 2)
     run([exe, "analyze", cut, "--link-speed", "fast"], 2)
-    run([exe, "timeline", cut, "--bucket", "3h"], 2)
+    run([exe, "timeline", cut, "--bucket", "3hr"], 2)
     run([exe, "timeline", cut, "--flow", "1.2.3>"], 2)
     keep = os.path.join(tmp, "keep.csv")
     open(keep, "w").write("rows of an earlier run\n")
@@ -136,7 +136,7 @@ def main():
     # an input that does not open, is not a capture or is cut leaves yesterday's -o file as it was
     run([exe, "timeline", os.path.join(tmp, "typo.pcap"), "-o", keep], 1)
     run([exe, "timeline", junk, "-o", keep], 1)
-    p = run([exe, "timeline", cut, "-o", keep], 1)
+    p = run([exe, "timeline", cut, "--bucket", "1ms", "-o", keep], 1)
     if len(p.stderr.splitlines()) != 1 or b"left as it was" not in p.stderr:
         errors.append("timeline of a cut file with -o: %r" % p.stderr)
     if open(keep).read() != "rows of an earlier run\n":

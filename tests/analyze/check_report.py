@@ -279,6 +279,22 @@ def main():
                 errors.append("%s: the page reports an error %r" % (name, m["input_error"]))
             if warning and warning not in [w["code"] for w in doc["warnings"]]:
                 errors.append("%s: no %s warning on the page" % (name, warning))
+        # nothing could be read (a zero-byte file, a directory): the page and the error line say why,
+        # and claim to cover no frames
+        zero = os.path.join(tmp, "zero.pcap")
+        open(zero, "wb").close()
+        folder = os.path.join(tmp, "folder")
+        os.mkdir(folder)
+        for name, cap, why in (("zero bytes", zero, "the file is empty"),
+                               ("a directory", folder, "a directory, not a capture file")):
+            p, page = report(exe, cap, os.path.join(tmp, "nothing.html"))
+            err = p.stderr.decode()
+            m = meta(page) if page else None
+            if p.returncode != 1 or err != ("rocetrace report: %s: %s (no frame read: the page says "
+                                            "only this)\n" % (cap, why)):
+                errors.append("%s: exit %d, stderr %r" % (name, p.returncode, err))
+            if not m or m["input_error"] != "%s: %s" % (cap, why):
+                errors.append("%s: the page says %r" % (name, m and m["input_error"]))
         p = run([exe, "report", os.path.join(tmp, "missing.pcap"), "-o", os.path.join(tmp, "missing.html")])
         if p.returncode != 1 or os.path.exists(os.path.join(tmp, "missing.html")):
             errors.append("a missing file: exit %d, page written %s" % (

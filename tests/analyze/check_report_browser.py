@@ -186,6 +186,7 @@ def main():
                  ("rxe_nccl", os.path.join(rxe, "rxe_nccl_node0.pcap"), ["gbps", "rtt"]),
                  ("two vantage points", ["--vantage", "a=" + sample, "--vantage",
                                          "b=" + os.path.join(scen, "incast.pcap")], ["gbps", "ecn"]),
+                 ("every flow alike", os.path.join(scen, "np_limited.pcap"), ["gbps", "ecn", "np", "rttdist"]),
                  ("truncated", cut, ["gbps"]),
                  ("empty", empty, [])]
         for name, cap, charts in cases:
@@ -201,6 +202,21 @@ def main():
                     errors.append("%s: chart %s missing or without points (%s)" % (name, want, points))
             if charts and not ("np" in points and "rttdist" in points):
                 errors.append("%s: the distributions are missing (%s)" % (name, points))
+            # a distribution reaches 100 % inside its chart, not on its right edge (where one value
+            # shared by every flow drew nothing to see)
+            for c in check["charts"]:
+                if c.get("points") and "largest" in c and not c["x"][1] > c["largest"]:
+                    errors.append("%s: chart %s ends at its largest value %s" % (name, c["id"], c["largest"]))
+        # a directory: the page says what it is and claims to cover no frames
+        folder = os.path.join(tmp, "folder")
+        os.mkdir(folder)
+        subprocess.run([exe, "report", folder, "-o", os.path.join(tmp, "folder.html")], capture_output=True,
+                       timeout=120)
+        dom = chromium(profile, "--dump-dom", "file://" + os.path.join(tmp, "folder.html")).stdout.decode()
+        said = "Nothing to report: %s: a directory, not a capture file.</p>" % folder
+        error = re.search(r'<p class="rt-error">([^<]*)</p>', dom)
+        if said not in dom or not error or "no frame was read" not in error.group(1):
+            errors.append("a directory: the page does not say %r (%r)" % (said, error and error.group(1)))
         os.makedirs(outdir, exist_ok=True)
         shot = os.path.join(outdir, "report-incast.png")
         if os.path.exists(shot):

@@ -77,6 +77,15 @@ def main():
         res = rt(exe, *args)
         check(res.returncode == 2 and hint in res.stderr and res.stderr.count("\n") == 1,
               f"{' '.join(args[:1] + args[2:])}: refused with '{hint}'")
+    # minutes and hours: the same buckets as their seconds
+    a, b = rt(exe, "timeline", sample, "--bucket", "1min"), rt(exe, "timeline", sample, "--bucket", "60")
+    check(a.returncode == 0 and a.stdout == b.stdout and a.stdout.count("\n") > 1,
+          "timeline --bucket 1min equals --bucket 60")
+    a, b = rt(exe, "timeline", sample, "--bucket", "0.5h"), rt(exe, "timeline", sample, "--bucket", "1800s")
+    check(a.returncode == 0 and a.stdout == b.stdout, "timeline --bucket 0.5h equals --bucket 1800s")
+    res = rt(exe, "timeline", sample, "--bucket", "1m")
+    check(res.returncode == 2 and "write 1min for minutes or 1ms for milliseconds" in res.stderr,
+          "timeline --bucket 1m: refused, offering 1min and 1ms")
     res = rt(exe, "analyze", sample, "--episode-gap", "0.002", "--json")
     check(res.returncode == 0, "analyze --episode-gap 0.002 (2 ms)")
     return 1 if errors else 0

@@ -1,4 +1,4 @@
-/* Unit tests of the analyzer's per-frame notes: gaps, resends, NAKs, pairing, CE->CNP, PFC time. */
+/* Unit tests of the analyzer's per-frame notes: gaps, resends and their waits, NAKs, round trips, pairing, CE->CNP and its delay, PFC time. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -172,8 +172,10 @@ static void test_nak_go_back_n(void **state)
 	feed(an, &r, &r2);
 	assert_int_equal(r1.flags, RT_AN_NOTE_RETRANS);
 	assert_int_equal(r1.nak_frame, 5);
+	assert_int_equal(r1.resend_wait_ns, 1000); /* the NAK at 5000, the resend at 6000 */
 	assert_int_equal(r2.flags, RT_AN_NOTE_RETRANS);
 	assert_int_equal(r2.nak_frame, 5);
+	assert_int_equal(r2.resend_wait_ns, 0); /* the run's second packet */
 	r = pkt(1, 2, 0x04, QP_B, 14, 8000);
 	feed(an, &r, &fresh);
 	assert_int_equal(fresh.flags, 0);
@@ -188,6 +190,7 @@ static void test_nak_go_back_n(void **state)
 	feed(an, &r, &r3);
 	assert_int_equal(r3.flags, RT_AN_NOTE_RETRANS);
 	assert_int_equal(r3.nak_frame, rnr.frame);
+	assert_int_equal(r3.resend_wait_ns, 1280000);
 	/* a later resend run with no NAK before it is a timeout (long after: no copy) */
 	r = pkt(1, 2, 0x04, QP_B, 15, 1300000);
 	feed(an, &r, &fresh);
@@ -195,7 +198,50 @@ static void test_nak_go_back_n(void **state)
 	feed(an, &r, &again);
 	assert_int_equal(again.flags, RT_AN_NOTE_RETRANS);
 	assert_int_equal(again.nak_frame, 0);
+	assert_int_equal(again.resend_wait_ns, 500000); /* after the flow's previous request */
 	assert_int_equal(rt_analyzer_flow_count(an), 2);
+	rt_analyzer_free(an);
+}
+
+/*
+ * An ACK names the round trip of the newest request with AckReq it acknowledges, and that
+ * request's frame; a coalesced ACK covers two; a resent request gives none (Karn).
+ */
+static void test_ack_rtt(void **state)
+{
+	(void)state;
+	struct rt_analyzer *an = analyzer(0);
+	struct rt_an_note n[8];
+	struct rt_record r = pkt(1, 2, 0x04, QP_B, 20, 1000);
+	r.ackreq = 1;
+	feed(an, &r, &n[0]);
+	r = ack(2, 1, QP_A, 20, 0x1f, 4000);
+	feed(an, &r, &n[1]);
+	assert_int_equal(n[1].rtt_ns, 3000);
+	assert_int_equal(n[1].rtt_frame, 1);
+	/* two requests, one ACK for both: the newest one's round trip */
+	r = pkt(1, 2, 0x04, QP_B, 21, 5000);
+	r.ackreq = 1;
+	feed(an, &r, &n[2]);
+	r.psn = 22;
+	r.ts_ns = 6000;
+	feed(an, &r, &n[3]);
+	r = ack(2, 1, QP_A, 22, 0x1f, 6500);
+	feed(an, &r, &n[4]);
+	assert_int_equal(n[4].rtt_ns, 500);
+	assert_int_equal(n[4].rtt_frame, 4);
+	/* an ACK of nothing waiting: no sample */
+	feed(an, &r, &n[5]);
+	assert_int_equal(n[5].rtt_ns, 0);
+	assert_int_equal(n[5].rtt_frame, 0);
+	/* a resent request (beyond the window where it would be a copy) is not timed */
+	r = pkt(1, 2, 0x04, QP_B, 22, 100000);
+	r.ackreq = 1;
+	feed(an, &r, &n[6]);
+	assert_int_equal(n[6].flags, RT_AN_NOTE_RETRANS);
+	r = ack(2, 1, QP_A, 22, 0x1f, 100500);
+	feed(an, &r, &n[7]);
+	assert_int_equal(n[7].rtt_ns, 0);
 	rt_analyzer_free(an);
 }
 
@@ -243,11 +289,13 @@ static void test_ce_to_cnp(void **state)
 	assert_int_equal(n[2].flags, RT_AN_NOTE_CE);
 	assert_int_equal(n[3].flow_id, 1);
 	assert_int_equal(n[3].cnp_for_frame, 2);
+	assert_int_equal(n[3].cnp_delay_ns, 8); /* the mark at 2, the CNP at 10 */
 	assert_int_equal(n[3].peer_flow_id, 0);
 	/* the second CNP, as late after the second mark as the first after the first, answers it */
 	c.ts_ns = 11;
 	feed(an, &c, &n[4]);
 	assert_int_equal(n[4].cnp_for_frame, 3);
+	assert_int_equal(n[4].cnp_delay_ns, 8);
 	assert_int_equal(n[4].peer_flow_id, 0);
 	/* a new mark: the only one no CNP answered yet */
 	struct rt_record r = pkt(1, 2, 0x0a, QP_B, 3, 12);
@@ -256,6 +304,7 @@ static void test_ce_to_cnp(void **state)
 	c.ts_ns = 13;
 	feed(an, &c, &n[6]);
 	assert_int_equal(n[6].cnp_for_frame, 6);
+	assert_int_equal(n[6].cnp_delay_ns, 1);
 	struct rt_an_counts t;
 	rt_analyzer_totals(an, &t);
 	assert_int_equal(t.ce, 3);
@@ -411,6 +460,7 @@ int main(void)
 	    cmocka_unit_test(test_psn_wrap_and_jump),
 	    cmocka_unit_test(test_uc_duplicate),
 	    cmocka_unit_test(test_nak_go_back_n),
+	    cmocka_unit_test(test_ack_rtt),
 	    cmocka_unit_test(test_read_span),
 	    cmocka_unit_test(test_ce_to_cnp),
 	    cmocka_unit_test(test_cnp_picks_ce_flow),

@@ -97,12 +97,79 @@ def bth_text(r):
         w.append("imm=" + hexw(r["immediate"], 8))
     if "ieth" in r:
         w.append("inv_rkey=" + hexw(r["ieth"], 8))
+    if "cm" in r:
+        w += cm_text(r["cm"])
     return w
 
 
+def cm_text(c):
+    """Words of an RDMA CM message."""
+    w = ["cm", c["message"]]
+    if c["method"] != 3:
+        w.append("method=" + hexw(c["method"], 2))
+    if "request_id" in c:
+        w.append("request_id=" + hexw(c["request_id"], 8))
+    elif "local_comm_id" in c:
+        w.append("comm_id=" + hexw(c["local_comm_id"], 8))
+    for key, text, width in (("remote_comm_id", "remote_comm_id", 8), ("status", "status", 0),
+                             ("local_qpn", "local_qpn", 6), ("remote_qpn", "remote_qpn", 6),
+                             ("start_psn", "start_psn", 0)):
+        if key in c:
+            w.append("%s=%s" % (text, hexw(c[key], width) if width else c[key]))
+    if "rejected" in c or "delayed" in c:
+        w.append("of=" + c.get("rejected", c.get("delayed")))
+    if "reason" in c:
+        w.append("reason=%d" % c["reason"] + ("(%s)" % c["reason_name"] if "reason_name" in c else ""))
+    if "service_timeout" in c:
+        w.append("timeout=%d" % c["service_timeout"])
+    if "service_id" in c:
+        w.append("service_id=" + hexw(c["service_id"], 16) +
+                 ("(%s:%d)" % (c["port_space"], c["port"]) if "port_space" in c else ""))
+    return w
+
+
+def other_text(r):
+    """Words of what a frame that is not RoCE carries."""
+    if "tcp" in r:
+        t = r["tcp"]
+        w = ["tcp %d > %d" % (t["sport"], t["dport"]), "[%s]" % t["flags"], "seq=%d" % t["seq"]]
+        if "." in t["flags"]:
+            w.append("ack=%d" % t["ack"])
+        w.append("win=%d" % t["window"])
+    elif "udp_sport" in r:
+        w = ["udp %d > %d" % (r["udp_sport"], r["udp_dport"])]
+    elif "icmp" in r:
+        i = r["icmp"]
+        w = [r["proto"]]
+        if "name" in i:
+            w.append(i["name"])
+            if i["code"]:
+                w.append("code=%d" % i["code"])
+        else:
+            w += ["type=%d" % i["type"], "code=%d" % i["code"]]
+        if "id" in i:
+            w += ["id=%d" % i["id"], "seq=%d" % i["seq"]]
+    elif "ip_proto" in r:
+        w = [r["proto"] if "proto" in r else "proto=%d" % r["ip_proto"]]
+    elif "arp" in r:
+        a = r["arp"]
+        w = (["arp who-has", a["target_ip"], "tell", a["sender_ip"]] if a["op"] == 1 else
+             ["arp reply", a["sender_ip"], "is-at", a["sender_mac"]] if a["op"] == 2 else
+             ["arp op=%d" % a["op"]])
+    elif "llc" in r:
+        w = ["stp"] if r["llc"]["dsap"] == 0x42 else \
+            ["llc dsap=%s ssap=%s" % (hexw(r["llc"]["dsap"], 2), hexw(r["llc"]["ssap"], 2))]
+    elif "ethertype" in r:
+        w = [r["proto"] if "proto" in r else "ethertype=" + hexw(r["ethertype"], 4)]
+    else:
+        w = []
+    if r.get("payload"):
+        w.append("payload=%d" % r["payload"])
+    return [re.escape(x) for x in w]
+
+
 def line_pattern(r):
-    """A regular expression the text line of JSON record `r` must match in full. Only what the
-    JSON does not carry is left open: UDP destination port, payload size, Ethertype."""
+    """A regular expression the text line of JSON record `r` must match in full."""
     events = r.get("events", [])
     cut = [e for e in events if e.endswith("_truncated")]
     p = [re.escape(r["ts"])]
@@ -114,7 +181,9 @@ def line_pattern(r):
         p.append(re.escape("%s > %s" % (r["src"], r["dst"])))
         if r.get("rocev1"):
             p.append("grh")
-        p += [re.escape("ecn=" + ECN[r["ecn"]]), "dscp=%d" % r["dscp"]]
+        # frames that are not RoCE show them when they are set
+        if r["kind"] != "other" or r["ecn"] or r["dscp"]:
+            p += [re.escape("ecn=" + ECN[r["ecn"]]), "dscp=%d" % r["dscp"]]
     elif "src_mac" in r:
         p.append(r["src_mac"] + (" > " + r["dst_mac"] if "dst_mac" in r else ""))
     for outer, pcp in (("vlan", "pcp"), ("inner_vlan", "inner_pcp")):
@@ -123,10 +192,8 @@ def line_pattern(r):
     if "opcode" in r:
         p += [re.escape(w) for w in bth_text(r)]
         if r["kind"] in ("roce", "cnp"):
-            p.append(r"(?:payload=[1-9][0-9]* )?icrc=" + r["icrc"])
+            p.append(("payload=%d " % r["payload"] if r["payload"] else "") + "icrc=" + r["icrc"])
     else:
-        if "udp_sport" in r:
-            p.append(r"udp %d > [0-9]+" % r["udp_sport"])
         if "pfc" in r:
             pfc = r["pfc"]
             on = [i for i in range(8) if pfc["enable"] >> i & 1]
@@ -137,8 +204,8 @@ def line_pattern(r):
             p.append("pause quanta=%d" % r["pause"]["quanta"])
         elif "macc_opcode" in r:
             p.append("mac-control opcode=" + hexw(r["macc_opcode"], 4))
-        elif "src_mac" in r and "link_truncated" not in events:
-            p.append("ethertype=0x[0-9a-f]{4}")
+        elif not r.get("rocev1") and r["kind"] != "pfc" and r["kind"] != "pause":
+            p += other_text(r)
     p.append("len=%d" % r["len"])
     if "ip_fragment" in events:
         p.append("fragment")
@@ -226,12 +293,14 @@ def no_icrc(r):
 
 
 def other_port(base, got):
-    """--udp-port 4792: every frame as before, except UDP frames that were "other" may be RoCE."""
+    """--udp-port 4792: every frame as before, except UDP frames that were "other" may be RoCE
+    (then what named the UDP payload, kind, proto and its length, names the RoCE packet)."""
     if base == got:
         return True
+    own = ("kind", "ip_proto", "proto", "payload")
     return (base["kind"] == "other" and "udp_sport" in base and got["kind"] in ("roce", "cnp") and
-            {k: v for k, v in got.items() if k in base and k != "kind"} ==
-            {k: v for k, v in base.items() if k != "kind"})
+            {k: v for k, v in got.items() if k in base and k not in own} ==
+            {k: v for k, v in base.items() if k not in own})
 
 
 # golden name -> (plain golden, how the option changes its records)

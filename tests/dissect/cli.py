@@ -130,7 +130,8 @@ def main():
             lines = out.decode().splitlines()
             got = json.loads(out)["frames"] if "--count" in args and out else len(lines)
             expect(proc.returncode == status and got == want and
-                   err.decode().count("\n") == 1 and b"interrupted" in err,
+                   err.decode().count("\n") == 1 and
+                   err.decode() == "rocetrace dissect: interrupted after %d frames\n" % want,
                    "%s during %s: the %d frames read are printed, exit %d (got %d frames, exit %d)"
                    % (signal.Signals(sig).name, " ".join(("dissect",) + args), want, status, got,
                       proc.returncode))

@@ -228,7 +228,7 @@ static void test_not_roce(void **state)
 	pk_fill(&p, 0x42, 46);
 	dissect_full(&p, RT_LINK_ETHERNET, &r);
 	assert_int_equal(r.kind, RT_KIND_OTHER);
-	assert_int_equal(r.layers, RT_L_ETH);
+	assert_int_equal(r.layers, RT_L_ETH | RT_L_LLC); /* its LLC header named (test_other.c) */
 	assert_int_equal(r.events, 0);
 
 	/* TCP over IPv4 */

@@ -5,7 +5,11 @@ Usage: tshark_crosscheck.py ROCETRACE FIXTURES_DIR CAPTURES_DIR
 
 Every field tshark 4.0 decodes that we print is compared, frame by frame:
 the timestamp, MAC addresses (frames without IP), IPv4/IPv6 addresses, DSCP
-and ECN, the RoCEv1 GRH (GIDs, traffic class), UDP source port, 802.1Q and
+and ECN, the RoCEv1 GRH (GIDs, traffic class), UDP ports and the length of
+UDP that is not RoCE, TCP (ports, raw sequence and acknowledgment numbers,
+flags, window, segment length), ICMP and ICMPv6 type and code, ARP
+(operation, sender and target addresses), the Ethertype and LLC SAPs of
+frames without IP, 802.1Q and
 802.1ad tags, the BTH (opcode, SE, MigReq, PadCnt, P_Key, dest QP, AckReq,
 PSN), RETH, AETH, DETH, AtomicETH, AtomicAckETH, ImmDt, IETH, PFC and PAUSE
 (opcode, class-enable vector, quanta) and ERSPAN version and session id.
@@ -123,6 +127,43 @@ def _ts(v):
     return Decimal(v)
 
 
+def _transport(get):
+    """A TCP/UDP field: an ICMP error quotes the header of the packet it answers, which tshark
+    decodes and we do not."""
+    return lambda rec: SKIP if "icmp" in rec else get(rec)
+
+
+def _udp_length(rec):
+    # the payload of UDP that is not RoCE (a RoCE frame's payload is the BTH's)
+    return rec["payload"] + 8 if rec["kind"] == "other" and "udp_sport" in rec else SKIP
+
+
+_TCP_FLAGS = {"F": 0x01, "S": 0x02, "R": 0x04, "P": 0x08, ".": 0x10, "U": 0x20, "E": 0x40,
+              "W": 0x80}
+
+
+def _tcp_flags(rec):
+    if "tcp" not in rec:
+        return None
+    f = rec["tcp"]["flags"]
+    return 0 if f == "none" else sum(_TCP_FLAGS[c] for c in f)
+
+
+def _tcp_payload(rec):
+    return rec["payload"] if "tcp" in rec else None
+
+
+def _icmp(version, key):
+    return lambda rec: rec["icmp"][key] if "icmp" in rec and rec["proto"] == version else None
+
+
+def _ethertype(rec):
+    # ours is the innermost Ethertype of a frame without IP; tshark's eth.type the one before tags
+    if "ethertype" not in rec or "vlan" in rec:
+        return SKIP
+    return rec["ethertype"]
+
+
 def _tclass(rec):
     return rec["dscp"] << 2 | rec["ecn"] if "dscp" in rec else None
 
@@ -145,7 +186,28 @@ FIELDS = [
     ("infiniband.grh.sgid", _grh(_get("src")), _addr, "first", 10),
     ("infiniband.grh.dgid", _grh(_get("dst")), _addr, "first", 10),
     ("infiniband.grh.tclass", _grh(_tclass), _num, "first", 10),
-    ("udp.srcport", _get("udp_sport"), _num, "first", 600),
+    ("udp.srcport", _transport(_get("udp_sport")), _num, "first", 600),
+    ("udp.dstport", _transport(_get("udp_dport")), _num, "first", 600),
+    ("udp.length", _transport(_udp_length), _num, "first", 6),
+    ("tcp.srcport", _get("tcp", "sport"), _num, "first", 700),
+    ("tcp.dstport", _get("tcp", "dport"), _num, "first", 700),
+    ("tcp.seq_raw", _get("tcp", "seq"), _num, "first", 700),
+    ("tcp.ack_raw", _get("tcp", "ack"), _num, "first", 700),
+    ("tcp.flags", _tcp_flags, lambda v: int(v, 16) & 0xFF, "first", 700),
+    ("tcp.window_size_value", _get("tcp", "window"), _num, "first", 700),
+    ("tcp.len", _tcp_payload, _num, "first", 700),
+    ("icmp.type", _icmp("icmp", "type"), _num, "first", 3),
+    ("icmp.code", _icmp("icmp", "code"), _num, "first", 3),
+    ("icmpv6.type", _icmp("icmp6", "type"), _num, "first", 3),
+    ("icmpv6.code", _icmp("icmp6", "code"), _num, "first", 3),
+    ("arp.opcode", _get("arp", "op"), _num, "first", 4),
+    ("arp.src.hw_mac", _get("arp", "sender_mac"), str, "first", 4),
+    ("arp.src.proto_ipv4", _get("arp", "sender_ip"), _addr, "first", 4),
+    ("arp.dst.hw_mac", _get("arp", "target_mac"), str, "first", 4),
+    ("arp.dst.proto_ipv4", _get("arp", "target_ip"), _addr, "first", 4),
+    ("eth.type", _ethertype, _num, "inner", 8),
+    ("llc.dsap", _get("llc", "dsap"), _num, "first", 1),
+    ("llc.ssap", _get("llc", "ssap"), _num, "first", 1),
     # tshark's first vlan.* is the innermost 802.1Q tag; an 802.1ad outer tag is ieee8021ad.*
     ("vlan.id", lambda rec: rec.get("inner_vlan", rec.get("vlan")), _num, "first", 18),
     ("vlan.priority", lambda rec: rec.get("inner_pcp", rec.get("pcp")), _num, "first", 18),

@@ -1,14 +1,18 @@
 #!/usr/bin/python3
 """Runs tshark with the built rocetrace Wireshark plugin and checks its rocetrace.* fields.
 
-Usage: tshark_plugin.py ROCETRACE PLUGIN.so|none FIXTURES_DIR SHARED_CAPTURES [ASAN_RUNTIME]
+Usage: tshark_plugin.py ROCETRACE PLUGIN.so|none FIXTURES_DIR SHARED_CAPTURES SCENARIOS_DIR
+                        [ASAN_RUNTIME]
 
 Over every fixture and bundled rxe capture, the fields must agree with
 `rocetrace dissect --json` (kind, opcode name, CNP, FECN/BECN, ICRC status,
 truncation) and the per-QP analysis with `rocetrace analyze --json` (flows
 and their packets, retransmissions, PSN gaps, NAKs, CNPs per flow, PFC paused
 time); CE->CNP links must follow the rule "a CNP answers the first CE-marked
-frame of its flow since the flow's previous CNP". Exits 77 (skip) when tshark
+frame of its flow since the flow's previous CNP". The delays the plugin adds (CE->CNP, ACK
+round trips, resends), its Info column, its warnings and the CNP opcode's name are checked
+against tshark's own decode and the scenario generator's truth (plugin_delays.py). Exits 77
+(skip) when tshark
 or the plugin is missing or tshark cannot be made to load a personal plugin.
 
 Wireshark ignores personal plugins when run as root, so as root tshark runs
@@ -20,9 +24,15 @@ import glob
 import json
 import os
 import shutil
+import struct
 import subprocess
 import sys
 import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+import plugin_delays  # noqa: E402
+import wire_ref  # noqa: E402
 
 NOBODY = 65534
 PFC_FIELDS = ["rocetrace.pfc.paused_ns.p%d" % p for p in range(8)]
@@ -32,7 +42,14 @@ FIELDS = ["frame.number", "rocetrace.kind", "rocetrace.opcode_name", "rocetrace.
           "rocetrace.ce", "rocetrace.psn_gap", "rocetrace.psn_jump", "rocetrace.retransmission",
           "rocetrace.retransmission.nak_frame", "rocetrace.duplicate", "rocetrace.copy_of", "rocetrace.nak",
           "rocetrace.rnr_nak", "rocetrace.cnp_for_frame", "rocetrace.cnp_frame",
-          "rocetrace.pause.paused_ns"] + PFC_FIELDS + ["_ws.expert.message"]
+          "rocetrace.pause.paused_ns"] + PFC_FIELDS + ["_ws.expert.message"] + [
+          # the delays (checked against tshark's own timestamps, PSNs and flags)
+          "frame.time_epoch", "infiniband.bth.psn", "infiniband.bth.a", "infiniband.bth.destqp",
+          "infiniband.bth.opcode", "rocetrace.cnp.delay_ns", "rocetrace.ack_rtt_ns",
+          "rocetrace.ack_rtt.request_frame", "rocetrace.retransmission.resend_of",
+          "rocetrace.retransmission.after_ns", "rocetrace.retransmission.wait_ns", "_ws.col.Info",
+          "_ws.expert.severity"]
+PI_WARN = "6291456"  # the severity of a warning in Wireshark's Expert Info
 
 failures = []
 
@@ -96,6 +113,14 @@ class Tshark:
             os.chmod(dst, 0o644)
             self.copies[capture] = dst
         return self.copies[capture]
+
+    def text(self, capture, *args):
+        """tshark's plain output of the capture with these arguments."""
+        out = subprocess.run(self.prefix + ["tshark", "-n", "-r", self._copy(capture)] + list(args),
+                             env=self.env, capture_output=True, text=True, timeout=120)
+        if out.returncode != 0:
+            raise RuntimeError("tshark failed on %s: %s" % (capture, out.stderr.strip()))
+        return out.stdout
 
     def fields(self, capture, extra=(), two_pass=True):
         """One dict per frame: field name -> text ('' when absent)."""
@@ -291,12 +316,56 @@ def check_pfc(capture, rows, an):
     return sum(1 for t in rows if any(t[f] for f in PFC_FIELDS))
 
 
+def uc_duplicate(path):
+    """Three UC SEND only packets, the last one the second's PSN again (1 ms later: no copy)."""
+    with open(path, "wb") as out:
+        out.write(struct.pack("<IHHiIII", 0xA1B23C4D, 2, 4, 0, 0, 65535, 1))
+        for k, psn in enumerate((5, 6, 6)):
+            bth = struct.pack(">BBHII", 0x24, 0x40, 0xFFFF, 0x11, psn)
+            udp = struct.pack(">HHHH", 49152, 4791, 8 + len(bth) + 32 + 4, 0) + bth + bytes(32)
+            ip = struct.pack(">BBHHHBBH4s4s", 0x45, 0x02, 20 + len(udp) + 4, k, 0x4000, 64, 17, 0,
+                             bytes([10, 0, 0, 1]), bytes([10, 0, 0, 2])) + udp + bytes(4)
+            ip = ip[:-4] + struct.pack("<I", wire_ref.rocev2_icrc(ip))
+            frame = b"\x02" * 6 + b"\x04" * 6 + b"\x08\x00" + ip
+            out.write(struct.pack("<IIII", 1700000000, k * 10**6, len(frame), len(frame)) + frame)
+
+
+def check_extras(ts, exe, fixtures, scenarios):
+    """The delays against each scenario's truth; a UC duplicate's warning; the CNP opcode's name."""
+    counts = {}
+    for name in ("incast", "np_limited", "dcqcn", "nak_gbn", "rnr", "read_atomic"):
+        cap = os.path.join(scenarios, name + ".pcap")
+        with open(os.path.join(scenarios, name + ".truth.json")) as f:
+            truth = json.load(f)
+        an = rocetrace_json(exe, "analyze", cap)
+        rows = ts.fields(cap)
+        for k, v in plugin_delays.check(rows, lambda m, c=cap: fail(c, m), truth, an["flows"]).items():
+            counts[k] = counts.get(k, 0) + v
+    with tempfile.TemporaryDirectory() as tmp:
+        cap = os.path.join(tmp, "uc_duplicate.pcap")
+        uc_duplicate(cap)
+        rows = ts.fields(cap)
+        dup = [t for t in rows if t["rocetrace.duplicate"] == "1"]
+        if [t["frame.number"] for t in dup] != ["3"] or \
+                not plugin_delays.check(rows, lambda m: fail(cap, m))["warnings"] or \
+                "[duplicate PSN]" not in dup[0]["_ws.col.Info"]:
+            fail(cap, "the repeated UC PSN is not a duplicate with a warning (%r)" % dup)
+    # Wireshark 4.0 names the CNP opcode "Unknown (129)": the plugin names it
+    cap = os.path.join(fixtures, "ecn_cnp.pcap")
+    cnps = ts.text(cap, "-Y", "infiniband.bth.opcode == 0x81", "-T", "fields", "-e", "frame.number")
+    named = ts.text(cap, "-Y", "infiniband.bth.opcode == 0x81", "-O", "infiniband")
+    if not cnps.split() or named.count("Opcode: CNP, RoCEv2 congestion notification (129)") != \
+            len(cnps.split()) or "Unknown (129)" in named:
+        fail(cap, "the CNP opcode is not named on its %d frames" % len(cnps.split()))
+    return counts
+
+
 def main():
-    if len(sys.argv) not in (5, 6):
+    if len(sys.argv) not in (6, 7):
         print(__doc__, file=sys.stderr)
         return 2
-    exe, plugin, fixtures, rxe = sys.argv[1:5]
-    preload = sys.argv[5] if len(sys.argv) == 6 else ""
+    exe, plugin, fixtures, rxe, scenarios = sys.argv[1:6]
+    preload = sys.argv[6] if len(sys.argv) == 7 else ""
     if plugin == "none" or not os.path.exists(plugin):
         skip("the Wireshark plugin was not built (libwireshark-dev missing or -Dwireshark=disabled)")
     if not shutil.which("tshark"):
@@ -317,6 +386,7 @@ def main():
             return 1
         ce_links = {}
         pfc_frames = 0
+        delays = {}
         for cap in captures + rxe_caps:
             frames = rocetrace_json(exe, "dissect", cap)
             rows = ts.fields(cap)
@@ -324,6 +394,8 @@ def main():
             an = rocetrace_json(exe, "analyze", cap)
             check_analysis(cap, rows, frames, an)
             ce_links[os.path.basename(cap)] = check_ce_cnp(cap, rows, frames, an)
+            for k, v in plugin_delays.check(rows, lambda m, c=cap: fail(c, m)).items():
+                delays[k] = delays.get(k, 0) + v
             pfc_frames += check_pfc(cap, rows, an)
             if cap in rxe_caps:
                 roce = [j for j in frames if j["kind"] == "roce"]
@@ -353,14 +425,21 @@ def main():
         bad = [j["frame"] for j in rocetrace_json(exe, "dissect", cap) if j.get("icrc") == "bad"]
         if not bad:
             fail(cap, "the bad-ICRC fixture has no bad ICRC")
+        for k, v in check_extras(ts, exe, fixtures, scenarios).items():
+            delays[k] = delays.get(k, 0) + v
+        # every delay must actually be checked
+        for k, v in delays.items():
+            if not v:
+                fail("the captures", "no %s delay or warning was checked" % k)
     finally:
         ts.close()
     for f in failures:
         print("FAIL: " + f)
     if failures:
         return 1
-    print("ok: %d captures, CE->CNP links %s, PFC frames %d, bad ICRC frames %s" % (
-        len(captures) + len(rxe_caps), {k: v for k, v in ce_links.items() if v}, pfc_frames, bad))
+    print("ok: %d captures, CE->CNP links %s, PFC frames %d, bad ICRC frames %s, checked %s" % (
+        len(captures) + len(rxe_caps), {k: v for k, v in ce_links.items() if v}, pfc_frames, bad,
+        delays))
     return 0
 
 

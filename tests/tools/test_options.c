@@ -118,14 +118,26 @@ static void test_duration(void **state)
 	                 -ERANGE);
 	/* garbage */
 	static const char *const bad[] = {
-	    "",    "s",   "ms",  ".",   "..5",   "1.2.3", "3h",  "1m",   "1 ms", " 1ms",  "1ms ",
-	    "-1s", "+1s", "1MS", "1Ms", "1e3ns", "inf",   "nan", "1sec", "1us1", "0x10ns"};
+	    "",     "s",    "ms",     ".",     "..5", "1.2.3", "3H",    "1m",  "1 ms",
+	    " 1ms", "1ms ", "-1s",    "+1s",   "1MS", "1Ms",   "1e3ns", "inf", "nan",
+	    "1sec", "1us1", "0x10ns", "1mins", "1hr", "min",   "h",     "1Min"};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
 		assert_int_equal(rt_opt_parse_duration(bad[i], 0, UINT64_MAX, &v), -EINVAL);
 	assert_int_equal(rt_opt_parse_duration(NULL, 0, UINT64_MAX, &v), -EINVAL);
 	/* garbage wins over overflow */
-	assert_int_equal(rt_opt_parse_duration("99999999999999999999h", 0, UINT64_MAX, &v),
+	assert_int_equal(rt_opt_parse_duration("99999999999999999999hr", 0, UINT64_MAX, &v),
 	                 -EINVAL);
+	/* minutes and hours */
+	assert_int_equal(rt_opt_parse_duration("10min", 0, UINT64_MAX, &v), 0);
+	assert_int_equal(v, 600 * SEC);
+	assert_int_equal(rt_opt_parse_duration("1.5min", 0, UINT64_MAX, &v), 0);
+	assert_int_equal(v, 90 * SEC);
+	assert_int_equal(rt_opt_parse_duration("3h", 0, UINT64_MAX, &v), 0);
+	assert_int_equal(v, 3 * 3600 * SEC);
+	assert_int_equal(rt_opt_parse_duration("0.5h", 0, UINT64_MAX, &v), 0);
+	assert_int_equal(v, 1800 * SEC);
+	assert_int_equal(rt_opt_parse_duration("5124095h", 0, UINT64_MAX, &v), 0);
+	assert_int_equal(rt_opt_parse_duration("5124096h", 0, UINT64_MAX, &v), -ERANGE);
 }
 
 static void test_rate(void **state)
@@ -271,17 +283,25 @@ static void test_messages(void **state)
 	uint64_t v = 0;
 	double d;
 	capture_begin();
-	assert_int_equal(rt_opt_duration("timeline", "--bucket", "3h", 1, UINT64_MAX, &v),
+	assert_int_equal(rt_opt_duration("timeline", "--bucket", "3hr", 1, UINT64_MAX, &v),
 	                 RT_EXIT_USAGE);
-	assert_string_equal(capture_end(), "rocetrace timeline: --bucket: '3h' is not a duration "
-	                                   "(use e.g. 100us, 5ms, 2s; a bare number is seconds)\n");
+	assert_string_equal(capture_end(),
+	                    "rocetrace timeline: --bucket: '3hr' is not a duration (use e.g. "
+	                    "100us, 5ms, 2s, 10min, 1h; a bare number is seconds)\n");
+	/* 'm' is neither minutes nor milliseconds: both spellings are offered */
+	capture_begin();
+	assert_int_equal(rt_opt_duration("capture", "--duration", "1.5m", 1, UINT64_MAX, &v),
+	                 RT_EXIT_USAGE);
+	assert_string_equal(capture_end(), "rocetrace capture: --duration: '1.5m' is not a "
+	                                   "duration: write 1.5min for minutes or 1.5ms for "
+	                                   "milliseconds\n");
 	capture_begin();
 	assert_int_equal(
 	    rt_opt_duration("capture", "--counters", "5ms", 10000000, 366 * 86400 * SEC, &v),
 	    RT_EXIT_USAGE);
 	assert_string_equal(
 	    capture_end(),
-	    "rocetrace capture: --counters: '5ms' is out of range (10ms to 31622400s)\n");
+	    "rocetrace capture: --counters: '5ms' is out of range (10ms to 8784h)\n");
 	capture_begin();
 	assert_int_equal(rt_opt_uint("gen", "--port", "70000", 1, 65535, &v), RT_EXIT_USAGE);
 	assert_string_equal(capture_end(),
