@@ -57,8 +57,9 @@ struct capture {
 	struct ticker tick;
 	struct loop_clock clock;
 	struct rt_dissect_opts dopts;
-	struct rt_outbuf *print;        /* without -w: the decoded lines, else NULL */
-	struct rt_print_text_opts text; /* how they look, and the times -ttt needs */
+	struct rt_outbuf *print;          /* without -w: the decoded lines, else NULL */
+	struct rt_print_text_opts text;   /* how they look */
+	struct rt_print_text_times times; /* what -ttt and -ttttt remember */
 	uint64_t printed;
 	uint64_t frames;                   /* handed over by the pump */
 	struct rt_capture_metrics metrics; /* --metrics, else zeroed */
@@ -238,7 +239,8 @@ static int on_frame(void *ctx, const struct rt_frame *frame, const struct rt_rec
 	if (!cap->print)
 		return rt_writer_write(cap->writer, cap->if_id, frame, errbuf);
 	if (rec)
-		rt_print_text(cap->print, &cap->text, frame->seq, rec, frame->data);
+		rt_print_text(cap->print, &cap->text, &cap->times, frame->seq, NULL, rec,
+		              frame->data);
 	cap->printed++;
 	/* a reader of the lines that went away (| head): a normal stop */
 	return cap->print->error ? 1 : 0;

@@ -296,6 +296,7 @@ struct sink {
 	bool several;           /* more than one file: frames name theirs */
 	uint64_t *point_frames; /* --count of several files: frames counted per vantage point */
 	unsigned npoints;
+	struct rt_print_text_times times; /* the text lines' run */
 };
 
 /* Is the record's flow one --flow selects? */
@@ -346,8 +347,7 @@ static int on_frame(void *ctx, const struct rt_frame *frame, const struct rt_rec
 		file = fi.path;
 	}
 	if (a->mode == OUT_TEXT) {
-		a->text.file = file;
-		rt_print_text(s->out, &a->text, frame->seq, rec, frame->data);
+		rt_print_text(s->out, &a->text, &s->times, frame->seq, file, rec, frame->data);
 	} else if (a->mode == OUT_JSON) {
 		rt_print_json(s->out, frame->seq, file, rec);
 	} else {
