@@ -12,7 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "capture/source.h"
+#include "capture/files.h"
 #include "common/launch.h"
 
 #define TICK_MS         50

@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "capture/source.h"
+#include "capture/files.h"
 #include "dissect/dissect.h"
 
 /*

@@ -5,6 +5,7 @@
 #include <pcap/pcap.h>
 #include <stdatomic.h>
 
+#include "capture/files.h"
 #include "capture/internal.h"
 
 /* Link types the files may mix that get their own compiled filter; frames of more are an error. */
@@ -65,7 +66,7 @@ struct vpoint {
 
 /*
  * A capture point: one interface of a vantage point's files, and within an
- * SLL2 interface one interface index (capture/source.h has the rule).
+ * SLL2 interface one interface index (capture/files.h has the rule).
  */
 struct cpoint {
 	/*

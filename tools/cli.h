@@ -5,7 +5,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "capture/source.h"
+#include "capture/files.h"
 
 /* "rocetrace CMD: MESSAGE (see 'rocetrace CMD --help')" on stderr; returns RT_EXIT_USAGE. */
 __attribute__((format(printf, 2, 3))) int rt_cli_usage_error(const char *cmd, const char *fmt, ...);

@@ -14,7 +14,7 @@
 #include <zlib.h>
 
 #include "capture/internal.h"
-#include "capture/source.h"
+#include "capture/files.h"
 #include "capture/writer.h"
 
 static char dir[] = "/tmp/rt-files-XXXXXX";
