@@ -42,8 +42,8 @@ struct rt_source_file_spec {
  *
  * Frames: interface_id is distinct for each (vantage point, interface of
  * its files): the first point keeps its files' interface numbers, the
- * others get new ones as they appear (rt_source_vantage_of() maps them
- * back); `file` is the index of the frame's file in `files`; seq is the
+ * others get new ones as they appear (rt_source_point_of() maps them
+ * to capture points, each of one vantage point); `file` is the index of the frame's file in `files`; seq is the
  * frame's position in the merged stream (a single file: its number in
  * the file, as Wireshark shows it), counting frames the filter skipped.
  * A file whose timestamps go backwards is read in its own order.
@@ -97,8 +97,6 @@ struct rt_vantage_point {
  */
 unsigned rt_source_vantage_count(const struct rt_source *src);
 int rt_source_vantage_point(const struct rt_source *src, unsigned i, struct rt_vantage_point *out);
-/* The vantage point of frames with this interface_id (as handed out), or -1 when none has it yet. */
-int rt_source_vantage_of(const struct rt_source *src, uint32_t interface_id);
 
 /*
  * Capture points: the places the analysis tells apart. A vantage point
@@ -132,12 +130,6 @@ unsigned rt_source_capture_points(const struct rt_source *src);
  * point's); 0 or -ENOENT. Valid until the next rt_source_next() or close.
  */
 int rt_source_point(const struct rt_source *src, unsigned i, struct rt_vantage_point *out);
-/*
- * The name of capture point `i` as the points counted so far give it, into
- * name (cut to size); 0 or -ENOENT. Safe on another thread than the one
- * reading, like rt_source_point_of().
- */
-int rt_source_point_name(const struct rt_source *src, unsigned i, char *name, size_t size);
 /*
  * The capture point of frames with this interface_id (as handed out) and
  * SLL2 interface index (0 for other link types), or -1 while none came.

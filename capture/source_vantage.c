@@ -242,12 +242,6 @@ int rt_source_vantage_point(const struct rt_source *src, unsigned i, struct rt_v
 	return 0;
 }
 
-int rt_source_vantage_of(const struct rt_source *src, uint32_t interface_id)
-{
-	const struct files_priv *p = priv_of(src);
-	return p && interface_id < p->nowner ? p->owner[interface_id] : -1;
-}
-
 /* ---- capture points: the places the analysis tells apart ---- */
 
 /* The interface index of an SLL2 frame (protocol (2) | reserved (2) | interface index (4) | ...), 0 for others. */
@@ -396,16 +390,6 @@ int rt_source_point(const struct rt_source *src, unsigned i, struct rt_vantage_p
 	}
 	int v = pointless(p, n, i - n);
 	return v < 0 ? -ENOENT : rt_source_vantage_point(src, (unsigned)v, out);
-}
-
-int rt_source_point_name(const struct rt_source *src, unsigned i, char *name, size_t size)
-{
-	const struct files_priv *p = priv_of(src);
-	unsigned n = p ? atomic_load_explicit(&p->ncp, memory_order_acquire) : 0;
-	if (i >= n)
-		return -ENOENT;
-	name_point(p, n, &p->cp[i], name, size);
-	return 0;
 }
 
 bool rt_source_one_point(const struct rt_source *src)

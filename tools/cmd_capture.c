@@ -14,6 +14,7 @@
 #include "capture/counters.h"
 #include "analyze/analyze.h"
 #include "capture/pump.h"
+#include "capture/sinks.h"
 #include "common/sysfs.h"
 #include "capture/writer.h"
 #include "common/outbuf.h"
@@ -57,10 +58,8 @@ struct capture {
 	struct ticker tick;
 	struct loop_clock clock;
 	struct rt_dissect_opts dopts;
-	struct rt_outbuf *print;          /* without -w: the decoded lines, else NULL */
-	struct rt_print_text_opts text;   /* how they look */
-	struct rt_print_text_times times; /* what -ttt and -ttttt remember */
-	uint64_t printed;
+	struct rt_outbuf *print;           /* without -w: the decoded lines, else NULL */
+	struct rt_pump_sink out;           /* where frames go: the writer, or the decoded lines */
 	uint64_t frames;                   /* handed over by the pump */
 	struct rt_capture_metrics metrics; /* --metrics, else zeroed */
 	int rc;                            /* 0 or the first error (negative errno) */
@@ -227,23 +226,17 @@ static void metrics_publish(struct capture *cap, uint64_t now, bool final)
 	                           st.dropped + st.if_dropped, now, final);
 }
 
-/* Each frame: the analyzer of --stats and --metrics, then the writer. */
-static int on_frame(void *ctx, const struct rt_frame *frame, const struct rt_record *rec,
-                    char *errbuf)
+/* The capture's live figures (--stats, --metrics): frames counted, each record to their analyzer. */
+static int figures_frame(void *ctx, const struct rt_frame *frame, const struct rt_record *rec,
+                         char *errbuf)
 {
 	struct capture *cap = ctx;
 
+	(void)errbuf;
 	cap->frames++;
 	if (rec && cap->tick.an && rt_linktype_supported(frame->linktype))
 		rt_analyzer_feed(cap->tick.an, rec);
-	if (!cap->print)
-		return rt_writer_write(cap->writer, cap->if_id, frame, errbuf);
-	if (rec)
-		rt_print_text(cap->print, &cap->text, &cap->times, frame->seq, NULL, rec,
-		              frame->data);
-	cap->printed++;
-	/* a reader of the lines that went away (| head): a normal stop */
-	return cap->print->error ? 1 : 0;
+	return 0;
 }
 
 /*
@@ -283,10 +276,16 @@ static int on_tick(void *ctx, uint64_t now, bool idle, char *errbuf)
 /* The capture loop: frames into the writer until a stop condition. */
 static void run_loop(struct capture *cap)
 {
+	/* the figures first, then the output; records are decoded only for a sink that takes them */
+	struct rt_pump_sink sinks[] = {
+	    {.frame = figures_frame, .frames_only = !cap->tick.an, .ctx = cap},
+	    cap->out,
+	};
 	struct rt_pump_config pc = {
-	    .dissect = cap->tick.an || cap->print ? &cap->dopts : NULL,
+	    .decode = &cap->dopts,
 	    .max_frames = cap->args->max_count,
-	    .on_frame = on_frame,
+	    .sinks = sinks,
+	    .nsinks = 2,
 	    .on_tick = on_tick,
 	    .ctx = cap,
 	};
@@ -509,10 +508,13 @@ static int run_capture(const struct rt_capture_args *a)
 	char cpath[4200];
 	if (cap.writer) {
 		open_output(&cap, &counters, cpath, sizeof(cpath));
+		if (!cap.rc && (rc = rt_writer_sink(&cap.out, cap.writer, cap.if_id, errbuf)) < 0)
+			set_error(&cap, rc, errbuf);
 	} else {
 		rt_out_init(&print, stdout);
 		cap.print = &print;
-		cap.text = a->text;
+		if ((rc = rt_text_sink(&cap.out, &print, &a->text, false, errbuf)) < 0)
+			set_error(&cap, rc, errbuf);
 	}
 
 	if ((a->stats || a->metrics) && !cap.rc) {
@@ -561,13 +563,14 @@ static int run_capture(const struct rt_capture_args *a)
 	writer_stats(&cap, cap.if_id, &st);
 	if (cap.writer && (rc = rt_writer_finish(cap.writer, errbuf)) < 0)
 		set_error(&cap, rc, errbuf);
-	uint64_t written = cap.writer ? rt_writer_count(cap.writer) : cap.printed;
+	uint64_t written = cap.writer ? rt_writer_count(cap.writer) : cap.frames;
 	if (cap.writer)
 		rt_writer_close(cap.writer, errbuf);
 	if (cap.print && (rc = rt_out_flush(cap.print)) != 0 && rc != EPIPE)
 		set_error(&cap, -rc, "writing the decoded lines");
 	rt_source_close(cap.src);
 	rt_analyzer_free(cap.tick.an);
+	rt_pump_sink_free(&cap.out);
 	if (to_stdout && cap.rc == -EPIPE)
 		cap.rc = 0; /* the reader of standard output went away: a normal stop */
 	pthread_cond_destroy(&cap.cond);
