@@ -70,15 +70,14 @@ struct rt_analyzer *rt_analyzer_new(const struct rt_analyzer_opts *opts, char *e
 	}
 	if (an_flows_init(&an->ft, an->o.max_flows) < 0 ||
 	    an_pair_init(&an->pair, &an->ft, an_ecn_settle, &an->ecn) < 0 ||
-	    an_dup_init(&an->dups, an->o.dup_window_ns, an->o.vantage_of && an->o.vantage_clocks) <
-	        0 ||
-	    an_vp_init(&an->vp, an->o.vantage_of, an->o.vantage_ctx, an->o.vantage_window_ns) < 0) {
+	    an_dup_init(&an->dups, an->o.dup_window_ns, an->o.vantage && an->o.vantage_clocks) <
+	        0) {
 		rt_errorf(errbuf, ENOMEM, "analyzer");
 		rt_analyzer_free(an);
 		errno = ENOMEM;
 		return NULL;
 	}
-	an->vp.alone_of = an->o.vantage_alone;
+	an_vp_init(&an->vp, an->o.vantage, an->o.vantage_window_ns);
 	return an;
 }
 
@@ -98,8 +97,6 @@ void rt_analyzer_free(struct rt_analyzer *an)
 	an_side_free(&an->side);
 	an_dup_free(&an->dups);
 	an_vp_free(&an->vp);
-	if (an->split)
-		an_split_free(an->split);
 	an_results_free(an->res);
 	free(an);
 }
@@ -147,8 +144,6 @@ int rt_analyzer_add_sink(struct rt_analyzer *an, const struct rt_an_sink *sink, 
 		rc = rt_errmsg(errbuf, EINVAL,
 		               "analyzer: sinks take buckets of %llu ns and of %llu ns",
 		               (unsigned long long)an->bk.len, (unsigned long long)sink->bucket_ns);
-	else if (sink->split)
-		rc = rt_analyzer_split_vantage(an, sink->split, sink->ctx, errbuf);
 	if (rc < 0) {
 		if (sink->free)
 			sink->free(sink->ctx);
@@ -257,8 +252,6 @@ void rt_analyzer_tick(struct rt_analyzer *an, uint64_t now_ns)
 		return;
 	an->now = now_ns;
 	advance(an, now_ns);
-	if (an->split)
-		an_split_tick(an->split, now_ns);
 	if (an->pfc.active && now_ns >= an->pfc.next_expiry)
 		an_pfc_advance(&an->pfc, now_ns);
 }
@@ -418,9 +411,8 @@ void rt_analyzer_feed(struct rt_analyzer *an, const struct rt_record *rec)
 	bool copy = bth && an->dups.nsets &&
 	            an_dup_check(&an->dups, &(struct an_dup_flow){&an->ft, &k, h}, rec, fp, an->now,
 	                         an->tot.c.packets, &hit);
-	int point = an->vp.on ? an_vp_frame(&an->vp, rec, bth ? fp : 0, copy, an->now) : -1;
-	if (an->split)
-		an_split_record(an->split, rec, point);
+	if (an->vp.on)
+		an_vp_frame(&an->vp, rec, bth ? fp : 0, copy, an->now);
 	if (copy) {
 		handle_copy(an, rec, &k, h,
 		            &hit); /* counted once: the frame counts, the packet does not */
@@ -496,7 +488,6 @@ int rt_analyzer_finish(struct rt_analyzer *an, char *errbuf)
 	an_pfc_advance(&an->pfc, UINT64_MAX);
 	an_ep_finish(&an->ep);
 	an_vp_finish(&an->vp);
-	int split_rc = an->split ? an_split_finish(an->split, errbuf) : 0;
 	whole = an_pair_finish(&an->pair, &an->stop) && whole;
 	for (uint32_t fi = 0; fi < an->ft.n; fi++) {
 		struct an_flow *f = &an->ft.flows[fi];
@@ -514,8 +505,6 @@ int rt_analyzer_finish(struct rt_analyzer *an, char *errbuf)
 	}
 	if (an->sinks.err)
 		return rt_analyzer_status(an, errbuf);
-	if (split_rc < 0)
-		return split_rc;
 	return whole ? 0 : rt_errmsg(errbuf, EINTR, "interrupted at the end of the capture");
 }
 
@@ -596,20 +585,9 @@ int rt_analyzer_load_source_log(struct rt_analyzer *an, const char *path, char *
 	return an_side_load_source_log(&an->side, path, errbuf);
 }
 
-int rt_analyzer_split_vantage(struct rt_analyzer *an, rt_an_split_sink_fn make_sink, void *ctx,
-                              char *errbuf)
+void rt_analyzer_one_point(struct rt_analyzer *an)
 {
-	if (!an->vp.on || an->tot.c.packets || an->split)
-		return rt_errmsg(
-		    errbuf, EINVAL,
-		    "analyzer: split by vantage point without vantage points, or too late");
-	if (!(an->split = calloc(1, sizeof(*an->split))))
-		return rt_errorf(errbuf, ENOMEM, "analyzer");
-	an->split->o = an->o;
-	an->split->o.vantage_of = NULL;
-	an->split->make_sink = make_sink;
-	an->split->ctx = ctx;
-	return 0;
+	an->vp.alone = true;
 }
 
 int rt_analyzer_vantage_points(struct rt_analyzer *an, const struct rt_an_vantage *vp, unsigned n,

@@ -92,23 +92,20 @@ void rt_analyzer_capture_drops(struct rt_analyzer *an, uint64_t if_dropped, uint
 void rt_analyzer_input_error(struct rt_analyzer *an, const char *message);
 
 /*
- * The vantage points the frames were taken at, as the report names them:
- * point i is the one rt_analyzer_opts.vantage_of answers i for (at most
+ * The capture points the records were taken at, as the report names them:
+ * point i is the one records with rt_record.point i were seen at (at most
  * RT_AN_VANTAGE_MAX; copied). Call it before rt_analyzer_report(); the
  * report lists them and the paths between them. Returns 0 or -ENOMEM with
  * errbuf filled.
  */
-/*
- * Each vantage point an analyzer of its own (analyze/split.h), fed that
- * point's records only, as if its capture were read alone; make_sink gives
- * each one its sink when the point's first record comes. Only with
- * vantage_of, before the first record. rt_analyzer_finish() finishes them
- * first. 0 or a negative errno.
- */
-int rt_analyzer_split_vantage(struct rt_analyzer *an, rt_an_split_sink_fn make_sink, void *ctx,
-                              char *errbuf);
 int rt_analyzer_vantage_points(struct rt_analyzer *an, const struct rt_an_vantage *vp, unsigned n,
                                char *errbuf);
+/*
+ * No record will come from another capture point than the first one's (the
+ * source can have one only: rt_pump_point.alone), so none waits for a second
+ * (analyze/vantage.c). Before the first record.
+ */
+void rt_analyzer_one_point(struct rt_analyzer *an);
 
 /*
  * The warnings, after rt_analyzer_finish() and the side files: up to `max`

@@ -1,4 +1,4 @@
-/* The feeder thread: batches of records from the frame pump, fed to the analyzer in order on a second CPU. */
+/* The feeder thread: batches of records from the frame pump, fed to the analyzer (and a fan-out) in order on a second CPU. */
 #include "analyze/feeder.h"
 
 #include <errno.h>
@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define FEED_BATCH   256u /* records a batch holds */
-#define FEED_BATCHES 16u  /* batches in the ring: how far the producer may run ahead */
+#define FEED_BATCH   RT_AN_FEEDER_BATCH
+#define FEED_BATCHES 16u /* batches in the ring: how far the producer may run ahead */
 
 struct batch {
 	uint32_t n;
@@ -19,6 +19,7 @@ struct batch {
 
 struct rt_an_feeder {
 	struct rt_analyzer *an;
+	struct rt_an_fanout *fanout; /* or NULL */
 	pthread_t thread;
 	pthread_mutex_t lock;
 	pthread_cond_t filled, drained; /* a batch is ready for the thread; one was fed */
@@ -43,10 +44,19 @@ static void *run(void *arg)
 		}
 		const struct batch *b = &fd->b[fd->head % FEED_BATCHES];
 		pthread_mutex_unlock(&fd->lock);
-		for (uint32_t i = 0; i < b->n; i++)
-			rt_analyzer_feed(fd->an, &b->rec[i]);
-		atomic_store_explicit(&fd->status, rt_analyzer_status(fd->an, NULL),
-		                      memory_order_relaxed);
+		if (fd->fanout) {
+			for (uint32_t i = 0; i < b->n; i++) {
+				rt_analyzer_feed(fd->an, &b->rec[i]);
+				rt_an_fanout_feed(fd->fanout, &b->rec[i]);
+			}
+		} else {
+			for (uint32_t i = 0; i < b->n; i++)
+				rt_analyzer_feed(fd->an, &b->rec[i]);
+		}
+		int status = rt_analyzer_status(fd->an, NULL);
+		if (!status && fd->fanout)
+			status = rt_an_fanout_status(fd->fanout, NULL);
+		atomic_store_explicit(&fd->status, status, memory_order_relaxed);
 		atomic_store_explicit(&fd->flows, rt_analyzer_flow_count(fd->an),
 		                      memory_order_relaxed);
 		pthread_mutex_lock(&fd->lock);
@@ -56,7 +66,8 @@ static void *run(void *arg)
 	}
 }
 
-int rt_an_feeder_start(struct rt_an_feeder **out, struct rt_analyzer *an, char *errbuf)
+int rt_an_feeder_start(struct rt_an_feeder **out, struct rt_analyzer *an,
+                       struct rt_an_fanout *fanout, char *errbuf)
 {
 	struct rt_an_feeder *fd = calloc(1, sizeof(*fd));
 	int err = ENOMEM;
@@ -65,6 +76,7 @@ int rt_an_feeder_start(struct rt_an_feeder **out, struct rt_analyzer *an, char *
 	if (!fd || !fd->b)
 		goto fail;
 	fd->an = an;
+	fd->fanout = fanout;
 	atomic_init(&fd->status, 0);
 	atomic_init(&fd->flows, rt_analyzer_flow_count(an));
 	fd->b[0].n = 0;
@@ -109,9 +121,13 @@ static void hand_over(struct rt_an_feeder *fd)
 	fd->b[fd->tail % FEED_BATCHES].n = 0;
 }
 
-struct rt_record *rt_an_feeder_slot(struct rt_an_feeder *fd)
+struct rt_record *rt_an_feeder_room(struct rt_an_feeder *fd, unsigned n)
 {
 	struct batch *b = &fd->b[fd->tail % FEED_BATCHES];
+	if (b->n && FEED_BATCH - b->n < n) {
+		hand_over(fd);
+		b = &fd->b[fd->tail % FEED_BATCHES];
+	}
 	return &b->rec[b->n];
 }
 

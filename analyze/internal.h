@@ -20,7 +20,6 @@
 #include "analyze/totals.h"
 #include "analyze/transport.h"
 #include "analyze/types.h"
-#include "analyze/split.h"
 #include "analyze/vantage.h"
 
 /* The sinks and the first failure of one of them. */
@@ -57,7 +56,6 @@ struct rt_analyzer {
 	struct an_dups dups;
 	struct an_tallies tally;
 	struct an_vantage vp;
-	struct an_split *split; /* rt_analyzer_split_vantage(), or NULL */
 	struct an_results *res; /* the results view, once built (rt_analyzer_results()) */
 	struct an_sinks sinks;
 	volatile sig_atomic_t stop;       /* rt_analyzer_interrupt() */

@@ -63,7 +63,7 @@ struct rt_an_flow_key {
 	uint8_t pad[3];
 };
 
-/* A vantage point as the report names it (rt_analyzer_vantage_points()). */
+/* A vantage point (capture point) as the report names it (rt_analyzer_vantage_points()). */
 struct rt_an_vantage {
 	const char *name;
 	unsigned nfiles;
@@ -457,15 +457,6 @@ struct rt_an_sink {
 	void (*free)(
 	    void *ctx); /* by rt_analyzer_free(), and by rt_analyzer_add_sink() when it fails */
 	void *ctx;
-	/*
-	 * Non-NULL: the sink also wants each vantage point analyzed on its own
-	 * (rt_analyzer_split_vantage(an, split, ctx)); the points' sinks end
-	 * before this one.
-	 */
-	int (*split)(void *ctx, unsigned point, struct rt_an_sink *out, char *errbuf);
 };
-
-/* The sink of vantage point `point`'s own analyzer (rt_analyzer_split_vantage()). 0 or a negative errno. */
-typedef int (*rt_an_split_sink_fn)(void *ctx, unsigned point, struct rt_an_sink *out, char *errbuf);
 
 #endif

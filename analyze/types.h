@@ -37,22 +37,12 @@ struct rt_analyzer_opts {
 	 */
 	const char *flow;
 	/*
-	 * Vantage points (analyze/README.md, "Vantage points"): the point
-	 * (0 .. RT_AN_VANTAGE_MAX - 1) the frames of capture interface
-	 * `interface_id` with SLL2 interface index `sll_ifindex` (0 for other
-	 * link types) were taken at, or -1 when unknown: the record's capture
-	 * point (the one duplicate detection counts copies by). Called on the
-	 * thread that feeds, for each new pair: it must answer there for any
-	 * record fed. NULL: no vantage-point analysis.
+	 * Vantage points (analyze/README.md, "Vantage points"): the records'
+	 * capture points (rt_record.point, which the frame pump sets: the point
+	 * duplicate detection counts copies by) are followed, the same packet
+	 * matched across them. false: no vantage-point analysis.
 	 */
-	int (*vantage_of)(void *ctx, uint32_t interface_id, uint32_t sll_ifindex);
-	void *vantage_ctx;
-	/*
-	 * Asked (with vantage_ctx) at the first record's point: true when no
-	 * other point can ever come, so the packets of one point need not wait
-	 * for a second one's (analyze/vantage.c). NULL: another may come.
-	 */
-	bool (*vantage_alone)(void *ctx);
+	bool vantage;
 	/*
 	 * The points keep clocks of their own (several files): duplicate
 	 * detection expects copies from other points up to 100 ms late from the

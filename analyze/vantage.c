@@ -33,22 +33,15 @@
  * and copies left out as the entries would be; a second point's first
  * frame turns them into entries, in order, and matching begins: its
  * frames match the first point's packets of the window before it came.
- * When the source says no other point can come (alone_of), nothing waits.
+ * When the source says no other point can come (alone), nothing waits.
  */
 
-int an_vp_init(struct an_vantage *v, int (*vantage_of)(void *, uint32_t, uint32_t), void *ctx,
-               uint64_t window_ns)
+void an_vp_init(struct an_vantage *v, bool on, uint64_t window_ns)
 {
 	memset(v, 0, sizeof(*v));
-	if (!vantage_of)
-		return 0;
-	v->on = true;
-	v->vantage_of = vantage_of;
-	v->ctx = ctx;
+	v->on = on;
 	v->window_ns = window_ns;
 	v->only = -1;
-	memset(v->cache, -2, sizeof(v->cache));
-	return 0;
 }
 
 void an_vp_free(struct an_vantage *v)
@@ -78,20 +71,6 @@ void an_vp_free(struct an_vantage *v)
 	}
 	free(v->vp);
 	memset(v, 0, sizeof(*v));
-}
-
-/* The point of a record's capture point (interface, SLL2 interface index). */
-static int point_of(struct an_vantage *v, uint32_t interface_id, uint32_t sll_ifindex)
-{
-	bool cached = interface_id < sizeof(v->cache) && !sll_ifindex;
-	if (cached && v->cache[interface_id] != -2)
-		return v->cache[interface_id];
-	int p = v->vantage_of(v->ctx, interface_id, sll_ifindex);
-	if (p >= AN_VP_POINTS)
-		p = -1;
-	if (cached && p >= 0) /* an unknown one may become known */
-		v->cache[interface_id] = (int8_t)p;
-	return p;
 }
 
 /* ---- the hash from fingerprint to the newest live entry ---- */
@@ -526,10 +505,8 @@ static void point_frame(struct an_vantage *v, int p, const struct rt_record *rec
 	if (pt->npend)
 		settle_pending(pt);
 	if (!v->matching) {
-		if (v->only < 0) {
+		if (v->only < 0)
 			v->only = p;
-			v->alone = v->alone_of && v->alone_of(v->ctx);
-		}
 		if (v->only == p) {
 			if (!v->alone)
 				pre_frame(v, rec, fp, copy, now);
@@ -575,15 +552,13 @@ static void point_frame(struct an_vantage *v, int p, const struct rt_record *rec
 	x->ttl[p] = rec->ttl;
 }
 
-int an_vp_frame(struct an_vantage *v, const struct rt_record *rec, uint64_t fp, bool copy,
-                uint64_t now)
+void an_vp_frame(struct an_vantage *v, const struct rt_record *rec, uint64_t fp, bool copy,
+                 uint64_t now)
 {
-	int p = point_of(v, rec->interface_id, rec->sll_ifindex);
-	if (p < 0)
+	if (rec->point >= AN_VP_POINTS)
 		v->frames_unknown++;
 	else
-		point_frame(v, p, rec, fp, copy, now);
-	return p;
+		point_frame(v, rec->point, rec, fp, copy, now);
 }
 
 void an_vp_finish(struct an_vantage *v)

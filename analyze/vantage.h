@@ -83,19 +83,14 @@ struct an_vantage {
 	 * replayed into the entries when that point comes.
 	 */
 	bool matching;
-	int only; /* the one point seen so far, or -1 */
-	bool (*alone_of)(
-	    void *ctx); /* asked at the first frame: no other point can come (or NULL) */
-	bool alone;     /* its answer: no packet waits */
+	int only;   /* the one point seen so far, or -1 */
+	bool alone; /* no other point can come (rt_analyzer_one_point()): no packet waits */
 	struct an_vp_pre *pre;
 	uint8_t (
 	    *pre6)[32]; /* source and destination of non-IPv4 packets, or NULL while none came */
 	uint64_t phead, ptail;
 	uint32_t pcap; /* ring size, power of 2 (0: none yet) */
-	int (*vantage_of)(void *ctx, uint32_t interface_id, uint32_t sll_ifindex);
-	void *ctx;
 	uint64_t window_ns;
-	int8_t cache[64]; /* interface_id < 64 of non-SLL2 frames -> point, -2 = not asked yet */
 	struct an_vp_point pt[AN_VP_POINTS];
 	int64_t ref[AN_VP_PAIRS];
 	bool ref_set[AN_VP_PAIRS];
@@ -148,18 +143,17 @@ struct an_vp_result {
 	    [AN_VP_PAIRS]; /* per pair: each class's way (0: from i, 1: from j, -1: on neither), or NULL */
 };
 
-/* 0, or -ENOMEM. With vantage_of NULL the part stays off. */
-int an_vp_init(struct an_vantage *v, int (*vantage_of)(void *, uint32_t, uint32_t), void *ctx,
-               uint64_t window_ns);
+/* The part, on (records carry their capture point: rt_record.point) or off. */
+void an_vp_init(struct an_vantage *v, bool on, uint64_t window_ns);
 void an_vp_free(struct an_vantage *v);
 /*
  * One frame at stream time `now`: fp is its fingerprint when it is RoCE
  * with a BTH (else 0); copy: the duplicate detection found it a copy of a
- * packet counted already. Returns the frame's point (0 .. AN_VP_POINTS - 1),
- * or -1: unknown.
+ * packet counted already. Its point is rec->point (one from AN_VP_POINTS
+ * on, or none, is unknown).
  */
-int an_vp_frame(struct an_vantage *v, const struct rt_record *rec, uint64_t fp, bool copy,
-                uint64_t now);
+void an_vp_frame(struct an_vantage *v, const struct rt_record *rec, uint64_t fp, bool copy,
+                 uint64_t now);
 /* End of input: every packet still waiting is settled (no loss is judged for them). */
 void an_vp_finish(struct an_vantage *v);
 /* The vantage points' descriptions (copied). 0 or -ENOMEM. */

@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "capture/files.h"
+
 /* Extensions a capture file name ends with; tcpdump -C/-W numbers the name right after them. */
 static const char *const capture_ext[] = {".pcapng", ".pcap", ".cap"};
 

@@ -11,7 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "capture/source.h"
+#include "capture/files.h"
 #include "common/clock.h"
 #include "common/launch.h"
 

@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "capture/files.h"
+
 /* Interface `id` of the file as the file describes it (unnamed: after the file). */
 static int describe(struct rt_rewrite *rw, uint32_t id, int linktype, const char *ifname,
                     uint32_t snaplen, char *errbuf)

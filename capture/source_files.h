@@ -5,6 +5,7 @@
 #include <pcap/pcap.h>
 #include <stdatomic.h>
 
+#include "capture/files.h"
 #include "capture/internal.h"
 
 #define NO_ID UINT32_MAX
@@ -63,7 +64,7 @@ struct vpoint {
 
 /*
  * A capture point: one interface of a vantage point's files, and within an
- * SLL2 interface one interface index (capture/source.h has the rule).
+ * SLL2 interface one interface index (capture/files.h has the rule).
  */
 struct cpoint {
 	/*

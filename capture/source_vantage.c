@@ -58,7 +58,7 @@ static struct vpoint *vp_for_file(struct files_priv *p, const struct in_file *f)
 	return rt_files_vp_add(p, name, false, f->group);
 }
 
-/* source.h has the rule */
+/* files.h has the rule */
 int rt_files_assign_vantage(struct files_priv *p, unsigned fi, char *errbuf)
 {
 	struct in_file *f = &p->f[fi];
@@ -235,18 +235,13 @@ int rt_source_vantage_point(const struct rt_source *src, unsigned i, struct rt_v
 		frames += p->f[v->files[k]].frames;
 	*out = (struct rt_vantage_point){
 	    .name = v->name,
+	    .vantage = i,
 	    .named = v->named,
 	    .nfiles = v->nfiles,
 	    .files = v->files,
 	    .frames = frames,
 	};
 	return 0;
-}
-
-int rt_source_vantage_of(const struct rt_source *src, uint32_t interface_id)
-{
-	const struct files_priv *p = priv_of(src);
-	return p && interface_id < p->nowner ? p->owner[interface_id] : -1;
 }
 
 /* ---- capture points: the places the analysis tells apart ---- */
@@ -270,7 +265,7 @@ static int find_point(const struct files_priv *p, unsigned n, uint32_t id, uint3
 }
 
 /*
- * Capture point c's name among the first n (source.h has the rule), from
+ * Capture point c's name among the first n (files.h has the rule), from
  * what does not change once a point is counted: safe on any thread.
  */
 static void name_point(const struct files_priv *p, unsigned n, const struct cpoint *c, char *name,
@@ -372,6 +367,12 @@ unsigned rt_source_point_count(const struct rt_source *src)
 	return n + k;
 }
 
+unsigned rt_source_capture_points(const struct rt_source *src)
+{
+	const struct files_priv *p = priv_of(src);
+	return p ? atomic_load_explicit(&p->ncp, memory_order_acquire) : 0;
+}
+
 int rt_source_point(const struct rt_source *src, unsigned i, struct rt_vantage_point *out)
 {
 	const struct files_priv *p = priv_of(src);
@@ -382,6 +383,7 @@ int rt_source_point(const struct rt_source *src, unsigned i, struct rt_vantage_p
 		const struct cpoint *c = &p->cp[i];
 		const struct vpoint *v = &p->vp[c->vp];
 		*out = (struct rt_vantage_point){.name = c->name,
+		                                 .vantage = (unsigned)c->vp,
 		                                 .named = v->named,
 		                                 .nfiles = v->nfiles,
 		                                 .files = v->files,
@@ -390,16 +392,6 @@ int rt_source_point(const struct rt_source *src, unsigned i, struct rt_vantage_p
 	}
 	int v = pointless(p, n, i - n);
 	return v < 0 ? -ENOENT : rt_source_vantage_point(src, (unsigned)v, out);
-}
-
-int rt_source_point_name(const struct rt_source *src, unsigned i, char *name, size_t size)
-{
-	const struct files_priv *p = priv_of(src);
-	unsigned n = p ? atomic_load_explicit(&p->ncp, memory_order_acquire) : 0;
-	if (i >= n)
-		return -ENOENT;
-	name_point(p, n, &p->cp[i], name, size);
-	return 0;
 }
 
 bool rt_source_one_point(const struct rt_source *src)

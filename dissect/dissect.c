@@ -607,6 +607,7 @@ static inline void clear_record(struct rt_record *rec, uint32_t caplen, uint32_t
 	rec->ts_ns = ts_ns;
 	rec->caplen = caplen;
 	rec->wirelen = wirelen;
+	rec->point = RT_POINT_NONE;
 }
 
 void rt_dissect_roce(const uint8_t *buf, uint32_t len, struct rt_record *rec)

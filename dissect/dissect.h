@@ -293,6 +293,9 @@ struct rt_frame {
 	    file; /* a source reading several files: which one (0-based, in the order given); else 0 */
 };
 
+/* rt_record.point: no capture point known. */
+#define RT_POINT_NONE UINT16_MAX
+
 /*
  * One decoded frame. Every field is host order. Fields of a layer or header
  * are meaningful only when its bit is set in `layers` / `hdrs`.
@@ -310,6 +313,13 @@ struct rt_record {
 	uint8_t icrc;   /* enum rt_icrc_status */
 	bool truncated; /* a needed header was cut by the snap length */
 	bool rocev1;    /* GRH (Ethertype 0x8915) encapsulation */
+	/*
+	 * The capture point it was seen at (a file, a pcapng interface, an SLL2
+	 * interface index: docs/CAPTURE.md): set by the frame pump
+	 * (capture/pump.h), which announces each point; RT_POINT_NONE when
+	 * unknown (rt_dissect() leaves it so)
+	 */
+	uint16_t point;
 
 	/* link */
 	uint8_t dst_mac[6], src_mac[6];

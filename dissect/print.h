@@ -18,16 +18,17 @@ enum rt_print_ts {
 	RT_PRINT_TS_SINCE_FIRST, /* -ttttt: HH:MM:SS.NNNNNNNNN since the first line */
 };
 
-/* What else a text line shows (dissect's tcpdump options), and the times it remembers. */
+/* What else a text line shows: dissect's tcpdump options. */
 struct rt_print_text_opts {
 	enum rt_print_ts ts;
 	bool number;      /* -#: the frame's number first, as tcpdump prints it ("%5u  ") */
 	bool link;        /* -e: link-level fields (MACs, Ethertype, SLL interface) */
 	unsigned verbose; /* -v: also TTL/hop limit, IPv4 id, UDP ports, opcode number, P_Key */
 	unsigned hex;     /* 1 (-x): the captured bytes in hex below the line; 2 (-X): and ASCII */
-	const char
-	    *file; /* with verbose: "file=FILE" after the timestamp (several files); NULL: none */
-	/* state of -ttt and -ttttt, kept between lines (zero before the first) */
+};
+
+/* What a run of text lines remembers from one line to the next (-ttt, -ttttt): zeroed before the first. */
+struct rt_print_text_times {
 	bool have_ts;
 	uint64_t first_ts, prev_ts;
 };
@@ -38,10 +39,14 @@ struct rt_print_text_opts {
  *      icrc=ok len=1082
  * then what the extended headers hold; a record cut by the snap length ends
  * in " [|LAYER]", an invalid one in " (invalid: EVENT,...)". `opts` (zeroed:
- * the default) adds what tcpdump's letters ask for; frame is the frame's
- * number, data its captured bytes (rec->caplen of them; read with hex only).
+ * the default) adds what tcpdump's letters ask for; `times` are the run's
+ * (updated); frame is the frame's number, file (NULL: none) the file it came
+ * from, shown with verbose ("file=FILE" after the timestamp: a capture read
+ * from several), data its captured bytes (rec->caplen of them; read with hex
+ * only).
  */
-void rt_print_text(struct rt_outbuf *o, struct rt_print_text_opts *opts, uint64_t frame,
+void rt_print_text(struct rt_outbuf *o, const struct rt_print_text_opts *opts,
+                   struct rt_print_text_times *times, uint64_t frame, const char *file,
                    const struct rt_record *r, const uint8_t *data);
 
 /*

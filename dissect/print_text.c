@@ -370,20 +370,21 @@ static void span_ts(struct rt_outbuf *o, uint64_t later, uint64_t earlier)
 }
 
 /* The line's timestamp (nothing with -t); the fields after it bring their own space. */
-static void text_ts(struct rt_outbuf *o, struct rt_print_text_opts *opts, uint64_t ts)
+static void text_ts(struct rt_outbuf *o, const struct rt_print_text_opts *opts,
+                    struct rt_print_text_times *times, uint64_t ts)
 {
-	if (!opts->have_ts) {
-		opts->have_ts = true;
-		opts->first_ts = opts->prev_ts = ts;
+	if (!times->have_ts) {
+		times->have_ts = true;
+		times->first_ts = times->prev_ts = ts;
 	}
 	switch (opts->ts) {
 	case RT_PRINT_TS_NONE:
 		return;
 	case RT_PRINT_TS_DELTA:
-		span_ts(o, ts, opts->prev_ts);
+		span_ts(o, ts, times->prev_ts);
 		break;
 	case RT_PRINT_TS_SINCE_FIRST:
-		span_ts(o, ts, opts->first_ts);
+		span_ts(o, ts, times->first_ts);
 		break;
 	case RT_PRINT_TS_DATE: {
 		time_t t = (time_t)(ts / 1000000000u);
@@ -400,7 +401,7 @@ static void text_ts(struct rt_outbuf *o, struct rt_print_text_opts *opts, uint64
 		rt_out_ts(o, ts);
 		break;
 	}
-	opts->prev_ts = ts;
+	times->prev_ts = ts;
 }
 
 /* -e: where the frame came from on the link. */
@@ -423,7 +424,8 @@ static void text_link(struct rt_outbuf *o, const struct rt_record *r)
 		KV_HEX(o, "ethertype=", r->ethertype, 4);
 }
 
-void rt_print_text(struct rt_outbuf *o, struct rt_print_text_opts *opts, uint64_t frame,
+void rt_print_text(struct rt_outbuf *o, const struct rt_print_text_opts *opts,
+                   struct rt_print_text_times *times, uint64_t frame, const char *file,
                    const struct rt_record *r, const uint8_t *data)
 {
 	/*
@@ -437,10 +439,10 @@ void rt_print_text(struct rt_outbuf *o, struct rt_print_text_opts *opts, uint64_
 	size_t start = o->len;
 	if (opts->number)
 		rt_out_printf(o, "%5llu ", (unsigned long long)frame);
-	text_ts(o, opts, r->ts_ns);
-	if (opts->verbose && opts->file) {
+	text_ts(o, opts, times, r->ts_ns);
+	if (opts->verbose && file) {
 		OUT_LIT(o, " file=");
-		rt_out_str(o, opts->file);
+		rt_out_str(o, file);
 	}
 	if (opts->link)
 		text_link(o, r);

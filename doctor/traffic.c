@@ -57,15 +57,15 @@ void rt_doc_traffic_add(struct rt_doc_traffic *t, const struct rt_record *rec, u
 	}
 }
 
-/* The pump's callbacks: tally each record; end the capture when its time is up. */
+/* The pump's sink and tick: tally each record; end the capture when its time is up. */
 struct tally {
 	struct rt_doc_traffic *t;
 	unsigned dscp;
 	uint64_t end_ns; /* CLOCK_MONOTONIC */
 };
 
-static int on_frame(void *ctx, const struct rt_frame *frame, const struct rt_record *rec,
-                    char *errbuf)
+static int tally_frame(void *ctx, const struct rt_frame *frame, const struct rt_record *rec,
+                       char *errbuf)
 {
 	struct tally *y = ctx;
 
@@ -112,8 +112,9 @@ void rt_doc_capture(const struct rt_doctor_config *cfg, struct rt_doc_facts *f)
 	dopts.verify_icrc = false;
 	uint64_t start = rt_mono_ns();
 	struct tally y = {.t = t, .dscp = cfg->dscp, .end_ns = start + cfg->traffic_ns};
+	struct rt_pump_sink tally = {.frame = tally_frame, .ctx = &y};
 	struct rt_pump_config pc = {
-	    .dissect = &dopts, .on_frame = on_frame, .on_tick = on_tick, .ctx = &y};
+	    .decode = &dopts, .sinks = &tally, .nsinks = 1, .on_tick = on_tick, .ctx = &y};
 	struct rt_pump_result res;
 	if (rt_pump_run(src, &pc, &res, errbuf) < 0 && res.read_failed) {
 		snprintf(t->why, sizeof(t->why), "capture from %.60s failed: %.150s", name, errbuf);

@@ -25,11 +25,12 @@ struct rt_an_timeline_opts {
 	bool json;          /* JSON Lines instead of CSV with a header */
 	bool no_idle; /* write no zero rows for idle stretches (analyze/README.md, Timeline) */
 	/*
-	 * Non-NULL: rows per vantage point (--by-vantage), each point analyzed
-	 * on its own (rt_analyzer_split_vantage(): the analyzer needs
-	 * vantage_of), with a `vantage` column: point `point`'s name into name
-	 * (0), or a negative errno when it can no longer be told (the last one
-	 * told stays). The whole stream's rows are not written.
+	 * Non-NULL: rows per capture point (--by-vantage), with a `vantage`
+	 * column: point `point`'s name as known now into name (0), or a
+	 * negative errno when it cannot be told (the last one told stays). The
+	 * sink then writes no rows of its own: each point's analyzer (a fan-out,
+	 * analyze/fanout.h) gets a sink of rt_an_timeline_point_sink() that
+	 * writes its rows to this one's output, which this one ends.
 	 */
 	int (*vantage_name)(void *ctx, unsigned point, char *name, size_t size);
 	void *vantage_ctx;
@@ -37,6 +38,12 @@ struct rt_an_timeline_opts {
 /* Timeline rows (analyze/README.md, Timeline), written as buckets end. */
 int rt_an_timeline_sink(FILE *fp, const struct rt_an_timeline_opts *opts, struct rt_an_sink *out,
                         char *errbuf);
+/*
+ * The sink of capture point `point`'s own analyzer for a timeline by point:
+ * `ctx` is the ctx of the sink rt_an_timeline_sink() made with vantage_name
+ * (an rt_an_fanout_sink_fn); it ends before that one.
+ */
+int rt_an_timeline_point_sink(void *ctx, unsigned point, struct rt_an_sink *out, char *errbuf);
 
 /* The HTML report (docs/REPORT.md): one self-contained page with charts, written at rt_analyzer_report(). */
 struct rt_an_html;

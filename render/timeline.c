@@ -539,7 +539,7 @@ static void tl_free(void *ctx)
 /* ---- rows per vantage point ---- */
 
 /* The sink of point `point`'s own analyzer: a timeline writing to the shared output. */
-static int point_sink(void *ctx, unsigned point, struct rt_an_sink *out, char *errbuf)
+int rt_an_timeline_point_sink(void *ctx, unsigned point, struct rt_an_sink *out, char *errbuf)
 {
 	struct vshared *vs = ctx;
 	struct timeline *tl = calloc(1, sizeof(*tl));
@@ -584,8 +584,7 @@ int rt_an_timeline_sink(FILE *fp, const struct rt_an_timeline_opts *opts, struct
 			return rt_errorf(errbuf, ENOMEM, "timeline");
 		rt_out_init(&vs->o, fp);
 		vs->opt = *opts;
-		*out = (struct rt_an_sink){
-		    .end = vs_end, .free = vs_free, .split = point_sink, .ctx = vs};
+		*out = (struct rt_an_sink){.end = vs_end, .free = vs_free, .ctx = vs};
 		return 0;
 	}
 	struct timeline *tl = calloc(1, sizeof(*tl));

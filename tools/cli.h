@@ -6,7 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "capture/source.h"
+#include "capture/files.h"
 #include "common/hostlist.h"
 #include "tools/optable.h"
 

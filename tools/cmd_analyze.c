@@ -11,7 +11,8 @@
 #include <unistd.h>
 
 #include "analyze/analyze.h"
-#include "analyze/feeder.h"
+#include "analyze/fanout.h"
+#include "analyze/feed.h"
 #include "render/sinks.h"
 #include "capture/pump.h"
 #include "common/outfile.h"
@@ -21,171 +22,53 @@
 #include "tools/cli.h"
 #include "tools/commands.h"
 
-/*
- * The source being read, whose capture points the analyzer asks for (from its own thread:
- * capture/source.h), and the names of the points once it is closed (the timeline's last rows).
- */
-struct vmap {
-	const struct rt_source *src;
-	unsigned nnames;
-	char names[RT_AN_VANTAGE_MAX][320];
-};
-
-static int vantage_of(void *ctx, uint32_t interface_id, uint32_t sll_ifindex)
-{
-	const struct vmap *m = ctx;
-	return rt_source_point_of(m->src, interface_id, sll_ifindex);
-}
-
-static bool vantage_alone(void *ctx)
-{
-	const struct vmap *m = ctx;
-	return rt_source_one_point(m->src);
-}
-
-/* A capture point's name for the timeline's rows (from the analyzer's thread): the source's, then the one it had at its close. */
-static int point_name(void *ctx, unsigned point, char *name, size_t size)
-{
-	const struct vmap *m = ctx;
-	if (m->src)
-		return rt_source_point_name(m->src, point, name, size);
-	if (point >= m->nnames)
-		return -ENOENT;
-	snprintf(name, size, "%s", m->names[point]);
-	return 0;
-}
-
-/*
- * What the pump feeds: the analyzer (on a thread of its own when a second
- * CPU can take it: reading and dissecting then run beside the analysis),
- * and the progress line of a big file on a terminal.
- */
-struct feed {
-	struct rt_analyzer *an;
-	struct rt_an_feeder *feeder; /* NULL: fed on this thread */
-	const struct rt_dissect_opts *dopts;
-	struct rt_source *src;
+/* The progress line of a big file on a terminal: frames read, flows found. */
+struct progress {
+	const struct rt_an_feed *feed;
 	const char *cmd;
-	uint64_t frames;
-	bool progress_shown;
+	bool shown;
 };
-
-static int on_frame(void *ctx, const struct rt_frame *frame, const struct rt_record *rec,
-                    char *errbuf)
-{
-	struct feed *f = ctx;
-
-	struct rt_record own;
-
-	(void)rec;
-	(void)errbuf;
-	/* dissected here, straight into the feeder's batch when there is one: no copy */
-	if (f->feeder) {
-		rt_dissect(f->dopts, frame, rt_an_feeder_slot(f->feeder));
-		rt_an_feeder_commit(f->feeder);
-	} else {
-		rt_dissect(f->dopts, frame, &own);
-		rt_analyzer_feed(f->an, &own);
-	}
-	/* now and then: a sink that failed (a reader that went away, a refused bucket) ends the run */
-	if ((++f->frames & 0xfff) != 0)
-		return 0;
-	return (f->feeder ? rt_an_feeder_status(f->feeder) : rt_analyzer_status(f->an, NULL)) ? 1
-	                                                                                      : 0;
-}
 
 static void on_progress(void *ctx, uint64_t frames, uint64_t elapsed_ns)
 {
-	struct feed *f = ctx;
-	uint64_t flows = f->feeder ? rt_an_feeder_flows(f->feeder) : rt_analyzer_flow_count(f->an);
+	struct progress *p = ctx;
 
-	fprintf(stderr, "\r%s: %llu frames, %llu flows, %.0f s", f->cmd, (unsigned long long)frames,
-	        (unsigned long long)flows, (double)elapsed_ns / 1e9);
+	fprintf(stderr, "\r%s: %llu frames, %llu flows, %.0f s", p->cmd, (unsigned long long)frames,
+	        (unsigned long long)rt_an_feed_flows(p->feed), (double)elapsed_ns / 1e9);
 	fflush(stderr);
-	f->progress_shown = true;
+	p->shown = true;
 }
 
-/* The source's vantage points, as the report names them (at most RT_AN_VANTAGE_MAX). 0 or a negative errno. */
-static int describe_vantage(struct rt_analyzer *an, const struct rt_source *src, char *errbuf)
-{
-	struct rt_an_vantage vp[RT_AN_VANTAGE_MAX];
-	const char **paths[RT_AN_VANTAGE_MAX] = {0};
-	unsigned n = rt_source_point_count(src);
-	int rc = 0;
-	if (n > RT_AN_VANTAGE_MAX)
-		n = RT_AN_VANTAGE_MAX;
-	for (unsigned i = 0; i < n && !rc; i++) {
-		struct rt_vantage_point p;
-		if (rt_source_point(src, i, &p) < 0 ||
-		    !(paths[i] = calloc(p.nfiles + 1, sizeof(*paths[i])))) {
-			rc = rt_errorf(errbuf, ENOMEM, "vantage point %u", i);
-			break;
-		}
-		vp[i] =
-		    (struct rt_an_vantage){.name = p.name, .files = paths[i], .frames = p.frames};
-		for (unsigned k = 0; k < p.nfiles; k++) {
-			struct rt_source_file_info fi;
-			if (rt_source_file_info(src, p.files[k], &fi) == 0)
-				paths[i][vp[i].nfiles++] = fi.path;
-		}
-	}
-	if (!rc)
-		rc = rt_analyzer_vantage_points(an, vp, n, errbuf);
-	for (unsigned i = 0; i < n; i++)
-		free(paths[i]);
-	return rc;
-}
-
-/* Read every frame of the files into the analyzer; *res says how the read ended. 0 or a negative errno (errbuf set). */
-static int run(struct rt_analyzer *an, const struct rt_cli_files *files, const char *bpf,
-               uint16_t udp_port, struct vmap *vmap, const char *cmd, struct rt_pump_result *res,
-               char *errbuf)
+/*
+ * Read every frame of the files into the analysis (the pump's sink `feed`); *res says how the
+ * read ended. 0 or a negative errno (errbuf set).
+ */
+static int run(struct rt_an_feed *feed, const struct rt_cli_files *files, const char *bpf,
+               uint16_t udp_port, const char *cmd, struct rt_pump_result *res, char *errbuf)
 {
 	struct rt_dissect_opts dopts;
-	struct feed f = {.an = an, .cmd = cmd, .dopts = &dopts};
-	struct rt_pump_config pc = {.on_frame = on_frame, .ctx = &f};
+	struct progress pr = {.feed = feed, .cmd = cmd};
+	struct rt_pump_sink sink;
+	struct rt_pump_config pc = {.decode = &dopts, .sinks = &sink, .nsinks = 1, .ctx = &pr};
 	struct rt_source *src;
 	int rc = rt_pump_open_files(&src, files->files, files->n, bpf, errbuf);
 
 	memset(res, 0, sizeof(*res));
 	if (rc < 0)
 		return rc;
-	f.src = src;
-	vmap->src = src;
 	rt_dissect_opts_init(&dopts);
 	dopts.udp_port = udp_port;
+	rt_an_feed_sink(feed, &sink);
 	if (isatty(STDERR_FILENO))
 		pc.on_progress = on_progress;
-	/* a second CPU analyzes while this one reads (with one CPU, or no thread: fed here) */
-	cpu_set_t cpus;
-	if (sched_getaffinity(0, sizeof(cpus), &cpus) == 0 && CPU_COUNT(&cpus) > 1 &&
-	    rt_an_feeder_start(&f.feeder, an, errbuf) < 0)
-		f.feeder = NULL;
 	rc = rt_pump_run(src, &pc, res, errbuf);
-	if (f.feeder)
-		rt_an_feeder_stop(f.feeder);
-	if (f.progress_shown)
+	if (pr.shown)
 		fprintf(stderr, "\r\033[K");
-	/* frames the capture itself lost, as the file recorded them (pcapng ISBs) */
-	if (res->stats.drops_known)
-		rt_analyzer_capture_drops(an, res->stats.if_dropped, res->stats.dropped);
-	char verr[RT_ERRBUF_SIZE];
-	int vrc = describe_vantage(an, src, verr);
-	if (vrc < 0 && rc >= 0) {
-		snprintf(errbuf, RT_ERRBUF_SIZE, "%s", verr);
-		rc = vrc;
-	}
-	/* the analysis is fed: its end phase names the points from here */
-	unsigned n = rt_source_point_count(src);
-	vmap->nnames = n < RT_AN_VANTAGE_MAX ? n : RT_AN_VANTAGE_MAX;
-	for (unsigned i = 0; i < vmap->nnames; i++)
-		rt_source_point_name(src, i, vmap->names[i], sizeof(vmap->names[i]));
-	vmap->src = NULL;
 	rt_source_close(src);
 	return rc;
 }
 
-/* The analyzer whose end phase a signal cuts short (set while rt_analyzer_finish runs), and that signal. */
+/* The analyzer whose end phase a signal cuts short (set while rt_an_feed_finish runs), and that signal. */
 static struct rt_analyzer *volatile finishing;
 static volatile sig_atomic_t finish_signal;
 
@@ -212,7 +95,7 @@ static int load_side_files(struct rt_analyzer *an, const char *counters, const c
 	return 0;
 }
 
-static int run_command(struct rt_analyze_args *a, struct vmap *vmap);
+static int run_command(struct rt_analyze_args *a);
 
 /* The options into *a (its cmd and mode set), then the run; returns the exit status. */
 static int parse_and_run(int argc, char **argv, struct rt_analyze_args *a)
@@ -220,29 +103,15 @@ static int parse_and_run(int argc, char **argv, struct rt_analyze_args *a)
 	int rc = rt_analyze_parse_args(argc, argv, a);
 	if (rc)
 		return rc < 0 ? RT_EXIT_OK : rc; /* -1: --help */
-	const char *cmd = a->cmd;
-	struct rt_analyzer_opts *ao = &a->ao;
 	/*
 	 * Several files, or the interfaces of one, may be several vantage points: the report follows
 	 * packets between them (the timeline too, though it shows no paths: its copies are then the
 	 * report's, bucket by bucket)
 	 */
-	struct vmap *vmap = calloc(1, sizeof(*vmap));
-	if (!vmap) {
-		fprintf(stderr, "rocetrace %s: out of memory\n", cmd);
-		return RT_EXIT_ERROR;
-	}
-	ao->vantage_of = vantage_of;
-	ao->vantage_alone = vantage_alone;
-	ao->vantage_ctx = vmap;
+	a->ao.vantage = true;
 	/* one file, or one capture cut into a rotated set: one clock, read as the single file */
-	ao->vantage_clocks = !rt_fileset_one_capture(a->files.files, a->files.n);
-	a->tlo.vantage_ctx = vmap;
-	if (a->by_vantage)
-		a->tlo.vantage_name = point_name;
-	int status = run_command(a, vmap);
-	free(vmap);
-	return status;
+	a->ao.vantage_clocks = !rt_fileset_one_capture(a->files.files, a->files.n);
+	return run_command(a);
 }
 
 static int common(int argc, char **argv, enum rt_analyze_mode mode)
@@ -281,20 +150,29 @@ static const char *auto_counters(const struct rt_cli_files *files, char *buf, si
 	return found;
 }
 
+/* Whether a second CPU can analyze while this one reads (with one CPU, or no thread: fed on this one). */
+static bool second_cpu(void)
+{
+	cpu_set_t cpus;
+	return sched_getaffinity(0, sizeof(cpus), &cpus) == 0 && CPU_COUNT(&cpus) > 1;
+}
+
 /*
- * The analyzer with the sink of the command (the timeline's rows or the page to `out`, or the report), or NULL
- * (message printed). *html: the page, for the reading's error.
+ * The analysis of the command into *an and *feed: the analyzer with its sink (the timeline's rows or
+ * the page to `out`, or the report), fed by the pump's sink *feed; timeline --by-vantage: a fan-out
+ * by capture point too, each point's rows to the output of the analyzer's sink. 0, or the exit
+ * status (message printed). *html: the page, for the reading's error.
  */
-static struct rt_analyzer *analyzer(const struct rt_analyze_args *a, FILE *out,
-                                    const char *bucket_note, struct rt_an_html **html, int *status)
+static int analysis(struct rt_analyze_args *a, FILE *out, const char *bucket_note,
+                    struct rt_analyzer **an, struct rt_an_feed **feed, struct rt_an_html **html)
 {
 	char errbuf[RT_ERRBUF_SIZE] = "";
-	struct rt_analyzer *an = rt_analyzer_new(&a->ao, errbuf);
-	if (!an) {
+	*feed = NULL;
+	if (!(*an = rt_analyzer_new(&a->ao, errbuf))) {
 		fprintf(stderr, "rocetrace %s: %s\n", a->cmd, errbuf);
-		*status = errno == EINVAL ? RT_EXIT_USAGE : RT_EXIT_ERROR;
-		return NULL;
+		return errno == EINVAL ? RT_EXIT_USAGE : RT_EXIT_ERROR;
 	}
+	struct rt_an_fanout *fo = NULL;
 	struct rt_an_sink sink;
 	struct rt_an_html_opts ho = {.bucket_ns = a->tlo.bucket_ns,
 	                             .title = a->title,
@@ -303,17 +181,31 @@ static struct rt_analyzer *analyzer(const struct rt_analyze_args *a, FILE *out,
 	                             .counters = a->counters,
 	                             .source_log = a->srclog,
 	                             .bucket_note = bucket_note};
-	int src = a->mode == RT_MODE_REPORT ? rt_an_report_html_sink(out, &ho, &sink, html, errbuf)
-	          : a->mode == RT_MODE_TIMELINE ? rt_an_timeline_sink(out, &a->tlo, &sink, errbuf)
-	          : a->json                     ? rt_an_report_json_sink(stdout, &sink, errbuf)
-	                    : rt_an_report_text_sink(stdout, (unsigned)a->top, &sink, errbuf);
-	if (src < 0 || rt_analyzer_add_sink(an, &sink, errbuf) < 0) {
-		rt_analyzer_free(an);
-		fprintf(stderr, "rocetrace %s: %s\n", a->cmd, errbuf);
-		*status = RT_EXIT_ERROR;
-		return NULL;
+	bool by_point = a->mode == RT_MODE_TIMELINE && a->by_vantage;
+	int rc = rt_an_feed_new(feed, *an, second_cpu(), errbuf);
+	if (rc == 0 && by_point) { /* the points' names as the pump announces them */
+		a->tlo.vantage_name = rt_an_feed_point_name;
+		a->tlo.vantage_ctx = *feed;
 	}
-	return an;
+	if (rc == 0)
+		rc = a->mode == RT_MODE_REPORT
+		         ? rt_an_report_html_sink(out, &ho, &sink, html, errbuf)
+		     : a->mode == RT_MODE_TIMELINE
+		         ? rt_an_timeline_sink(out, &a->tlo, &sink, errbuf)
+		     : a->json ? rt_an_report_json_sink(stdout, &sink, errbuf)
+		               : rt_an_report_text_sink(stdout, (unsigned)a->top, &sink, errbuf);
+	if (rc == 0)
+		rc = rt_analyzer_add_sink(*an, &sink, errbuf);
+	if (rc == 0 && by_point &&
+	    (rc = rt_an_fanout_new(&fo, &a->ao, rt_an_timeline_point_sink, sink.ctx, errbuf)) == 0)
+		rt_an_feed_fanout(*feed, fo);
+	if (rc < 0) {
+		rt_an_feed_free(*feed);
+		rt_analyzer_free(*an);
+		fprintf(stderr, "rocetrace %s: %s\n", a->cmd, errbuf);
+		return RT_EXIT_ERROR;
+	}
+	return 0;
 }
 
 /* What the page says about reading the capture: its error, or the signal that stopped it (exit status as analyze's). */
@@ -393,8 +285,8 @@ static const char *input_at(const struct rt_analyze_args *a, const char *out)
 	return NULL;
 }
 
-/* After the options: open the output, analyze the files (vmap: their capture points), report. Returns the exit status. */
-static int run_command(struct rt_analyze_args *a, struct vmap *vmap)
+/* After the options: open the output, analyze the files, report. Returns the exit status. */
+static int run_command(struct rt_analyze_args *a)
 {
 	const char *cmd = a->cmd;
 	char errbuf[RT_ERRBUF_SIZE] = "";
@@ -430,22 +322,24 @@ static int run_command(struct rt_analyze_args *a, struct vmap *vmap)
 			fprintf(stderr, "rocetrace %s: %s\n", cmd, bucket_note);
 	}
 	struct rt_an_html *html = NULL;
-	struct rt_analyzer *an = analyzer(a, a->out_path ? of.fp : stdout,
-	                                  bucket_note[0] ? bucket_note : NULL, &html, &status);
-	if (!an) {
+	struct rt_analyzer *an;
+	struct rt_an_feed *feed;
+	if ((status = analysis(a, a->out_path ? of.fp : stdout, bucket_note[0] ? bucket_note : NULL,
+	                       &an, &feed, &html)) != 0) {
 		rt_outfile_abort(&of);
 		return status;
 	}
 	/* a timeline and the page join the side files bucket by bucket, so they read them first */
 	bool buckets = a->mode != RT_MODE_ANALYZE;
 	if (buckets && load_side_files(an, a->counters, a->srclog, cmd, errbuf) < 0) {
+		rt_an_feed_free(feed);
 		rt_analyzer_free(an);
 		rt_outfile_abort(&of);
 		return RT_EXIT_ERROR;
 	}
 	struct rt_pump_result res;
 	rt_pump_catch_signals(on_signal);
-	int rc = run(an, &a->files, a->bpf, a->ao.udp_port, vmap, cmd, &res, errbuf);
+	int rc = run(feed, &a->files, a->bpf, a->ao.udp_port, cmd, &res, errbuf);
 	char read_err[RT_ERRBUF_SIZE] = "";
 	if (rc < 0) {
 		snprintf(read_err, sizeof(read_err), "%s", errbuf);
@@ -454,6 +348,7 @@ static int run_command(struct rt_analyze_args *a, struct vmap *vmap)
 		if (!res.frames && (!html || file_missing(&a->files))) {
 			rt_pump_release_signals();
 			fprintf(stderr, "rocetrace %s: %s\n", cmd, read_err);
+			rt_an_feed_free(feed);
 			rt_analyzer_free(an);
 			rt_outfile_abort(&of);
 			return RT_EXIT_ERROR;
@@ -461,7 +356,7 @@ static int run_command(struct rt_analyze_args *a, struct vmap *vmap)
 	}
 	/* a reader that goes away (| head) ends the output quietly (EPIPE), as in every command */
 	finishing = an; /* Ctrl-C now cuts the end phase short: the report covers what was done */
-	int frc = rt_analyzer_finish(an, errbuf);
+	int frc = rt_an_feed_finish(feed, errbuf);
 	finishing = NULL;
 	if (frc < 0 && frc != -EPIPE && frc != -EINTR) {
 		fprintf(stderr, "rocetrace %s: %s%s\n", cmd, errbuf,
@@ -513,6 +408,7 @@ static int run_command(struct rt_analyze_args *a, struct vmap *vmap)
 	else if (res.end == RT_PUMP_INTERRUPTED && status == RT_EXIT_OK)
 		status = rt_cli_interrupted(cmd, res.signal,
 		                            "; the report covers the frames read so far");
+	rt_an_feed_free(feed);
 	rt_analyzer_free(an);
 	return status;
 }

@@ -14,6 +14,7 @@
 #include "capture/counters.h"
 #include "analyze/analyze.h"
 #include "capture/pump.h"
+#include "capture/sinks.h"
 #include "common/clock.h"
 #include "common/sysfs.h"
 #include "capture/rewrite.h"
@@ -61,9 +62,8 @@ struct capture {
 	struct ticker tick;
 	struct loop_clock clock;
 	struct rt_dissect_opts dopts;
-	struct rt_outbuf *print;        /* without -w: the decoded lines, else NULL */
-	struct rt_print_text_opts text; /* how they look, and the times -ttt needs */
-	uint64_t printed;
+	struct rt_outbuf *print;           /* without -w: the decoded lines, else NULL */
+	struct rt_pump_sink out;           /* where frames go: the writer, or the decoded lines */
 	uint64_t frames;                   /* handed over by the pump */
 	struct rt_capture_metrics metrics; /* --metrics, else zeroed */
 	int rc;                            /* 0 or the first error (negative errno) */
@@ -226,25 +226,17 @@ static void metrics_publish(struct capture *cap, uint64_t now, bool final)
 	                           rt_sat_add_u64(st.dropped, st.if_dropped), now, final);
 }
 
-/* Each frame: the analyzer of --stats and --metrics, then the writer. */
-static int on_frame(void *ctx, const struct rt_frame *frame, const struct rt_record *rec,
-                    char *errbuf)
+/* The capture's live figures (--stats, --metrics): frames counted, each record to their analyzer. */
+static int figures_frame(void *ctx, const struct rt_frame *frame, const struct rt_record *rec,
+                         char *errbuf)
 {
 	struct capture *cap = ctx;
 
+	(void)errbuf;
 	cap->frames++;
 	if (rec && cap->tick.an && rt_linktype_supported(frame->linktype))
 		rt_analyzer_feed(cap->tick.an, rec);
-	if (!cap->print) {
-		int if_id =
-		    cap->args->file ? rt_rewrite_iface(&cap->rewrite, frame, errbuf) : cap->if_id;
-		return if_id < 0 ? if_id : rt_writer_write(cap->writer, if_id, frame, errbuf);
-	}
-	if (rec)
-		rt_print_text(cap->print, &cap->text, frame->seq, rec, frame->data);
-	cap->printed++;
-	/* a reader of the lines that went away (| head): a normal stop */
-	return cap->print->error ? 1 : 0;
+	return 0;
 }
 
 /*
@@ -284,10 +276,16 @@ static int on_tick(void *ctx, uint64_t now, bool idle, char *errbuf)
 /* The capture loop: frames into the writer until a stop condition. */
 static void run_loop(struct capture *cap)
 {
+	/* the figures first, then the output; records are decoded only for a sink that takes them */
+	struct rt_pump_sink sinks[] = {
+	    {.frame = figures_frame, .frames_only = !cap->tick.an, .ctx = cap},
+	    cap->out,
+	};
 	struct rt_pump_config pc = {
-	    .dissect = cap->tick.an || cap->print ? &cap->dopts : NULL,
+	    .decode = &cap->dopts,
 	    .max_frames = cap->args->max_count,
-	    .on_frame = on_frame,
+	    .sinks = sinks,
+	    .nsinks = 2,
 	    .on_tick = on_tick,
 	    .ctx = cap,
 	};
@@ -452,6 +450,24 @@ static void open_output(struct capture *cap, struct rt_counters **counters, char
 		set_error(cap, rc, errbuf);
 }
 
+/* One line on stderr: the error, or the final counts. */
+static void summary(const struct capture *cap, const struct rt_source_stats *st, uint64_t written)
+{
+	if (cap->rc)
+		fprintf(stderr, "rocetrace capture: %s (stopped after ", cap->errbuf);
+	else
+		fputs("rocetrace capture: ", stderr);
+	fprintf(stderr, "%llu received, %llu dropped, %llu %s", (unsigned long long)st->received,
+	        (unsigned long long)rt_sat_add_u64(st->dropped, st->if_dropped),
+	        (unsigned long long)written, cap->writer ? "written" : "printed");
+	if (st->if_dropped)
+		fprintf(stderr, " (%llu by the interface)", (unsigned long long)st->if_dropped);
+	if (st->ring_empty)
+		fprintf(stderr, " (receive ring ran empty %llu times: raise -B)",
+		        (unsigned long long)st->ring_empty);
+	fputs(cap->rc ? ")\n" : "\n", stderr);
+}
+
 /* Open the source and the output, capture until a stop, close; returns the exit status. */
 static int run_capture(const struct rt_capture_args *a)
 {
@@ -513,10 +529,14 @@ static int run_capture(const struct rt_capture_args *a)
 	char cpath[4200];
 	if (cap.writer) {
 		open_output(&cap, &counters, cpath, sizeof(cpath));
+		if (!cap.rc && (rc = rt_writer_sink(&cap.out, cap.writer, cap.if_id,
+		                                    a->file ? &cap.rewrite : NULL, errbuf)) < 0)
+			set_error(&cap, rc, errbuf);
 	} else {
 		rt_out_init(&print, stdout);
 		cap.print = &print;
-		cap.text = a->text;
+		if ((rc = rt_text_sink(&cap.out, &print, &a->text, false, errbuf)) < 0)
+			set_error(&cap, rc, errbuf);
 	}
 
 	if ((a->stats || a->metrics) && !cap.rc) {
@@ -567,7 +587,7 @@ static int run_capture(const struct rt_capture_args *a)
 		set_error(&cap, rc, errbuf);
 	if (cap.writer && (rc = rt_writer_finish(cap.writer, errbuf)) < 0)
 		set_error(&cap, rc, errbuf);
-	uint64_t written = cap.writer ? rt_writer_count(cap.writer) : cap.printed;
+	uint64_t written = cap.writer ? rt_writer_count(cap.writer) : cap.frames;
 	if (cap.writer)
 		rt_writer_close(cap.writer, errbuf);
 	if (cap.print && (rc = rt_out_flush(cap.print)) != 0 && rc != EPIPE)
@@ -575,25 +595,13 @@ static int run_capture(const struct rt_capture_args *a)
 	rt_source_close(cap.src);
 	rt_analyzer_free(cap.tick.an);
 	rt_rewrite_free(&cap.rewrite);
+	rt_pump_sink_free(&cap.out);
 	if (to_stdout && cap.rc == -EPIPE)
 		cap.rc = 0; /* the reader of standard output went away: a normal stop */
 	pthread_cond_destroy(&cap.cond);
 	pthread_mutex_destroy(&cap.lock);
 
-	/* One line: the error, or the final counts. */
-	if (cap.rc)
-		fprintf(stderr, "rocetrace capture: %s (stopped after ", cap.errbuf);
-	else
-		fputs("rocetrace capture: ", stderr);
-	fprintf(stderr, "%llu received, %llu dropped, %llu %s", (unsigned long long)st.received,
-	        (unsigned long long)rt_sat_add_u64(st.dropped, st.if_dropped),
-	        (unsigned long long)written, cap.writer ? "written" : "printed");
-	if (st.if_dropped)
-		fprintf(stderr, " (%llu by the interface)", (unsigned long long)st.if_dropped);
-	if (st.ring_empty)
-		fprintf(stderr, " (receive ring ran empty %llu times: raise -B)",
-		        (unsigned long long)st.ring_empty);
-	fputs(cap.rc ? ")\n" : "\n", stderr);
+	summary(&cap, &st, written);
 	if (cap.metrics.store)
 		rt_capture_metrics_linger(&cap.metrics, a->metrics_linger_ns);
 	rt_pump_release_signals();

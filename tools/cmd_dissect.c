@@ -1,4 +1,4 @@
-/* rocetrace dissect: options and wiring; the pump decodes each frame, the dissect/ printers print
+/* rocetrace dissect: options and wiring; the pump decodes each frame, a sink (capture/sinks.h) prints
  * it. */
 #include <errno.h>
 #include <stdbool.h>
@@ -10,6 +10,7 @@
 #include "analyze/analyze.h"
 #include "analyze/flowsel.h"
 #include "capture/pump.h"
+#include "capture/sinks.h"
 #include "common/outbuf.h"
 #include "dissect/dissect.h"
 #include "dissect/print.h"
@@ -270,21 +271,19 @@ static int parse_args(int argc, char **argv, struct dissect_args *a)
 	return -1;
 }
 
-/* Where each record goes. */
-struct sink {
-	struct dissect_args *args;
-	struct rt_outbuf *out;
-	struct rt_totals *totals;
+/*
+ * --flow and -c in front of the output sink: the frames of the flows SEL
+ * selects, at most N of them (the points and the end go through).
+ */
+struct select {
+	const struct dissect_args *args;
 	struct rt_analyzer *an; /* --flow ID: the flow ids the analyzer gives */
 	uint64_t shown;         /* frames that passed --flow */
-	struct rt_source *src;
-	bool several;           /* more than one file: frames name theirs */
-	uint64_t *point_frames; /* --count of several files: frames counted per vantage point */
-	unsigned npoints;
+	struct rt_pump_sink out;
 };
 
 /* Is the record's flow one --flow selects? */
-static bool selected(struct sink *s, const struct rt_record *rec)
+static bool selected(struct select *s, const struct rt_record *rec)
 {
 	const struct rt_flowsel *sel = &s->args->sel;
 	if (!s->args->flow)
@@ -299,89 +298,63 @@ static bool selected(struct sink *s, const struct rt_record *rec)
 	                        rec->dest_qp);
 }
 
-/* One more frame of vantage point v counted. 0, or -ENOMEM. */
-static int count_point(struct sink *s, int v)
+static int select_frame(void *ctx, const struct rt_frame *frame, const struct rt_record *rec,
+                        char *errbuf)
 {
-	if (v < 0)
-		return 0;
-	if ((unsigned)v >= s->npoints) {
-		uint64_t *n = realloc(s->point_frames, ((size_t)v + 1) * sizeof(*n));
-		if (!n)
-			return -ENOMEM;
-		memset(n + s->npoints, 0, ((size_t)v + 1 - s->npoints) * sizeof(*n));
-		s->point_frames = n;
-		s->npoints = (unsigned)v + 1;
-	}
-	s->point_frames[v]++;
-	return 0;
-}
-
-static int on_frame(void *ctx, const struct rt_frame *frame, const struct rt_record *rec,
-                    char *errbuf)
-{
-	struct sink *s = ctx;
-	struct dissect_args *a = s->args;
-	const char *file = NULL;
-
+	struct select *s = ctx;
 	if (!selected(s, rec))
 		return 0;
-	if (s->several) {
-		struct rt_source_file_info fi;
-		rt_source_file_info(s->src, frame->file, &fi);
-		file = fi.path;
-	}
-	if (a->mode == OUT_TEXT) {
-		a->text.file = file;
-		rt_print_text(s->out, &a->text, frame->seq, rec, frame->data);
-	} else if (a->mode == OUT_JSON) {
-		rt_print_json(s->out, frame->seq, file, rec);
-	} else {
-		rt_totals_add(s->totals, rec);
-		if (s->several &&
-		    count_point(s, rt_source_vantage_of(s->src, frame->interface_id)) < 0)
-			return rt_errorf(errbuf, ENOMEM, "counting frames");
-	}
-	if (s->out->error)
-		return 1; /* the output failed: stop, say so below */
-	return a->max_frames && ++s->shown >= a->max_frames ? 1 : 0;
+	int rc = s->out.frame(s->out.ctx, frame, rec, errbuf);
+	if (rc)
+		return rc;
+	return s->args->max_frames && ++s->shown >= s->args->max_frames ? 1 : 0;
 }
 
-/* --count of several files: the totals with a line (a key) per vantage point. */
-static void print_totals(struct sink *s)
+static int select_point(void *ctx, const struct rt_pump_point *pt, char *errbuf)
 {
-	struct rt_totals_point *points = NULL;
-	const char **paths = NULL;
-	unsigned n = s->several ? rt_source_vantage_count(s->src) : 0,
-	         nfiles = rt_source_file_count(s->src);
+	struct select *s = ctx;
+	return s->out.point ? s->out.point(s->out.ctx, pt, errbuf) : 0;
+}
 
-	if (n &&
-	    (!(points = calloc(n, sizeof(*points))) || !(paths = calloc(nfiles, sizeof(*paths)))))
-		n = 0; /* out of memory: the totals alone */
-	for (unsigned i = 0, used = 0; i < n; i++) {
-		struct rt_vantage_point vp;
-		rt_source_vantage_point(s->src, i, &vp);
-		points[i].name = vp.name;
-		points[i].files = &paths[used];
-		points[i].nfiles = vp.nfiles;
-		points[i].frames = i < s->npoints ? s->point_frames[i] : 0;
-		for (unsigned k = 0; k < vp.nfiles && used < nfiles; k++) {
-			struct rt_source_file_info fi;
-			rt_source_file_info(s->src, vp.files[k], &fi);
-			paths[used++] = fi.path;
-		}
+static int select_end(void *ctx, const struct rt_pump_result *res, char *errbuf)
+{
+	struct select *s = ctx;
+	return s->out.end ? s->out.end(s->out.ctx, res, errbuf) : 0;
+}
+
+/* The output the options ask for, behind --flow and -c when given, into *sink. 0 or a negative errno. */
+static int output(struct select *s, struct rt_outbuf *out, struct rt_pump_sink *sink, char *errbuf)
+{
+	const struct dissect_args *a = s->args;
+	bool several = a->files.n > 1; /* frames name their file, --count its vantage points */
+	int rc = a->mode == OUT_TEXT ? rt_text_sink(&s->out, out, &a->text, several, errbuf)
+	         : a->mode == OUT_JSON
+	             ? rt_json_sink(&s->out, out, several, errbuf)
+	             : rt_totals_sink(&s->out, out, a->count_json, several, errbuf);
+	if (rc < 0)
+		return rc;
+	if (a->flow && a->sel.kind == RT_FLOWSEL_ID) {
+		struct rt_analyzer_opts ao;
+		rt_analyzer_opts_init(&ao);
+		ao.udp_port = a->opts.udp_port;
+		if (!(s->an = rt_analyzer_new(&ao, errbuf)))
+			return -ENOMEM;
 	}
-	rt_print_totals(s->out, s->totals, points, n, s->args->count_json);
-	free(points);
-	free(paths);
+	if (a->flow || a->max_frames)
+		*sink = (struct rt_pump_sink){
+		    .point = select_point, .frame = select_frame, .end = select_end, .ctx = s};
+	else /* every frame: straight to the output */
+		*sink = s->out;
+	return 0;
 }
 
 int rt_cmd_dissect(int argc, char **argv)
 {
 	static struct rt_outbuf out;
-	static struct rt_totals totals;
 	struct dissect_args a;
-	struct sink sink = {.args = &a, .out = &out, .totals = &totals};
-	struct rt_pump_config pc = {.on_frame = on_frame, .ctx = &sink};
+	struct select sel = {.args = &a};
+	struct rt_pump_sink sink;
+	struct rt_pump_config pc = {.decode = &a.opts, .sinks = &sink, .nsinks = 1};
 	struct rt_pump_result res;
 	struct rt_source *src;
 	char errbuf[RT_ERRBUF_SIZE] = "";
@@ -399,30 +372,20 @@ int rt_cmd_dissect(int argc, char **argv)
 		rt_cli_files_free(&a.files);
 		return rt_cli_fail(CMD, "%s", errbuf);
 	}
-	sink.src = src;
-	sink.several = a.files.n > 1;
-	if (a.flow && a.sel.kind == RT_FLOWSEL_ID) {
-		struct rt_analyzer_opts ao;
-		rt_analyzer_opts_init(&ao);
-		ao.udp_port = a.opts.udp_port;
-		if (!(sink.an = rt_analyzer_new(&ao, errbuf))) {
-			rt_source_close(src);
-			rt_cli_files_free(&a.files);
-			return rt_cli_fail(CMD, "%s", errbuf);
-		}
-	}
-	pc.dissect = &a.opts;
-	memset(&totals, 0, sizeof(totals));
 	rt_out_init(&out, stdout);
+	if (output(&sel, &out, &sink, errbuf) < 0) {
+		rt_pump_sink_free(&sel.out);
+		rt_source_close(src);
+		rt_cli_files_free(&a.files);
+		return rt_cli_fail(CMD, "%s", errbuf);
+	}
 	rt_pump_catch_signals(NULL);
-	rt_pump_run(src, &pc, &res, errbuf);
 	/* a read error (a file cut short) or a signal keeps what was decoded: the frames, or the
-	 * totals */
-	if (a.mode == OUT_COUNT && !out.error)
-		print_totals(&sink);
+	 * totals (written by the sink's end) */
+	rt_pump_run(src, &pc, &res, errbuf);
 	rt_source_close(src);
-	rt_analyzer_free(sink.an);
-	free(sink.point_frames);
+	rt_analyzer_free(sel.an);
+	rt_pump_sink_free(&sel.out);
 	rt_cli_files_free(&a.files);
 	int werr = rt_out_flush(&out);
 	rt_pump_release_signals();

@@ -14,14 +14,6 @@
 #define T0 1700000000000000000ull
 #define W  1000000ull /* the match window: 1 ms */
 
-/* interface_id i is vantage point i */
-static int by_interface(void *ctx, uint32_t interface_id, uint32_t sll_ifindex)
-{
-	(void)ctx;
-	(void)sll_ifindex;
-	return interface_id < 4 ? (int)interface_id : -1;
-}
-
 /* A RoCE packet from host `src` to host `dst` (10.0.0.x) at point `pt`. */
 static struct rt_record pkt(unsigned pt, uint8_t src, uint8_t dst, uint8_t opcode, uint32_t psn,
                             uint64_t ts, uint8_t ecn)
@@ -29,6 +21,7 @@ static struct rt_record pkt(unsigned pt, uint8_t src, uint8_t dst, uint8_t opcod
 	struct rt_record r;
 	memset(&r, 0, sizeof(r));
 	r.interface_id = pt;
+	r.point = (uint16_t)pt;
 	r.ts_ns = ts;
 	r.kind = RT_KIND_ROCE;
 	r.layers = RT_L_IPV4;
@@ -99,7 +92,7 @@ static void test_two_ways(void **state)
 	(void)state;
 	struct an_vantage v;
 	const int64_t off = 300000;
-	assert_int_equal(an_vp_init(&v, by_interface, NULL, W), 0);
+	an_vp_init(&v, true, W);
 	uint64_t t = T0;
 	for (uint32_t k = 0; k < 200; k++, t += 20000) {
 		uint64_t q = (k % 10) * 1000; /* queueing 0..9 us */
@@ -162,7 +155,7 @@ static void test_one_way(void **state)
 {
 	(void)state;
 	struct an_vantage v;
-	assert_int_equal(an_vp_init(&v, by_interface, NULL, W), 0);
+	an_vp_init(&v, true, W);
 	uint64_t t = T0;
 	for (uint32_t k = 0; k < 40; k++, t += 5000) {
 		struct rt_record d = pkt(0, 1, 2, 0x04, k, t, 2);
@@ -195,7 +188,7 @@ static void test_identical_and_pending(void **state)
 {
 	(void)state;
 	struct an_vantage v;
-	assert_int_equal(an_vp_init(&v, by_interface, NULL, W), 0);
+	an_vp_init(&v, true, W);
 	/* the CNPs: at a at 0 and 4 us, at b 10 us after each */
 	struct rt_record c0 = pkt(0, 2, 1, 0x81, 0, T0, 1),
 	                 c1 = pkt(0, 2, 1, 0x81, 0, T0 + 4000, 1);
@@ -232,7 +225,7 @@ static void test_nothing_in_common(void **state)
 {
 	(void)state;
 	struct an_vantage v;
-	assert_int_equal(an_vp_init(&v, by_interface, NULL, W), 0);
+	an_vp_init(&v, true, W);
 	struct rt_record a = pkt(0, 1, 2, 0x04, 1, T0, 2), b = pkt(1, 3, 4, 0x04, 1, T0 + 10, 2);
 	feed(&v, &a, false);
 	struct an_vp_path ab, ba;
@@ -246,15 +239,9 @@ static void test_nothing_in_common(void **state)
 	assert_non_null(ab.delay_null_reason);
 	an_vp_free(&v);
 	/* off: nothing is kept */
-	assert_int_equal(an_vp_init(&v, NULL, NULL, W), 0);
+	an_vp_init(&v, false, W);
 	assert_false(v.on);
 	an_vp_free(&v);
-}
-
-static bool alone(void *ctx)
-{
-	(void)ctx;
-	return true;
 }
 
 /*
@@ -271,9 +258,8 @@ static void test_second_point_late(void **state)
 	for (int told_alone = 0; told_alone < 2; told_alone++) {
 		struct an_vantage v;
 		now = 0;
-		assert_int_equal(an_vp_init(&v, by_interface, NULL, W), 0);
-		if (told_alone)
-			v.alone_of = alone;
+		an_vp_init(&v, true, W);
+		v.alone = told_alone;
 		for (uint32_t k = 0; k < 100; k++) {
 			struct rt_record d = pkt(0, 1, 2, 0x04, k, T0 + k * 20000, 2);
 			feed(&v, &d, false);
@@ -310,14 +296,6 @@ static void test_second_point_late(void **state)
 	}
 }
 
-/* interface_id i is point i, even beyond the points followed */
-static int any_point(void *ctx, uint32_t interface_id, uint32_t sll_ifindex)
-{
-	(void)ctx;
-	(void)sll_ifindex;
-	return (int)interface_id;
-}
-
 /* Frames of a point beyond the 8 followed: the analyzer's warning says the paths miss them. */
 static void test_warning(void **state)
 {
@@ -325,7 +303,7 @@ static void test_warning(void **state)
 	char eb[RT_ERRBUF_SIZE];
 	struct rt_analyzer_opts o;
 	rt_analyzer_opts_init(&o);
-	o.vantage_of = any_point;
+	o.vantage = true; /* points beyond the 8 followed too */
 	o.vantage_clocks = true;
 	struct rt_analyzer *an = rt_analyzer_new(&o, eb);
 	assert_non_null(an);

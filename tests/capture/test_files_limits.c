@@ -16,7 +16,7 @@
 #include <cmocka.h>
 
 #include "capture/read_limits.h"
-#include "capture/source.h"
+#include "capture/files.h"
 #include "tests/capture/capgen.h"
 
 static char dir[] = "/tmp/rt-files-limits-XXXXXX";

@@ -85,7 +85,8 @@ static struct {
 	int hooked;
 } seen;
 
-static int on_frame(void *ctx, const struct rt_frame *f, const struct rt_record *rec, char *errbuf)
+static int take_frame(void *ctx, const struct rt_frame *f, const struct rt_record *rec,
+                      char *errbuf)
 {
 	(void)ctx;
 	seen.frames++;
@@ -153,9 +154,14 @@ static int teardown(void **state)
 	return 0;
 }
 
+/* The test's one sink (take_frame), the fake source's ticks. */
+static struct rt_pump_sink sink = {.frame = take_frame};
+
 static struct rt_pump_config config(void)
 {
-	struct rt_pump_config c = {.dissect = &dopts, .on_frame = on_frame, .on_tick = on_tick};
+	sink.frames_only = false;
+	struct rt_pump_config c = {
+	    .decode = &dopts, .sinks = &sink, .nsinks = 1, .on_tick = on_tick};
 	return c;
 }
 
@@ -181,6 +187,7 @@ static void test_every_frame_once(void **state)
 	assert_false(rt_pump_stopping());
 }
 
+/* A sink that takes no records gets none: nothing is decoded. */
 static void test_undissected(void **state)
 {
 	struct rt_pump_config c = config();
@@ -189,7 +196,7 @@ static void test_undissected(void **state)
 	(void)state;
 
 	fake.total = 4;
-	c.dissect = NULL;
+	sink.frames_only = true;
 	assert_int_equal(rt_pump_run(&src, &c, &res, errbuf), 0);
 	assert_int_equal(res.frames, 4);
 	assert_false(seen.all_pause); /* rec was NULL */

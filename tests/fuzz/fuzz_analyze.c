@@ -18,14 +18,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
  * bit 6 is the interface), time step (2 bytes LE, x 64 ns), length (2 bytes
  * LE, clipped to what is left), the frame's bytes.
  */
-/* Capture interface i is vantage point i. */
-static int by_interface(void *ctx, uint32_t interface_id, uint32_t sll_ifindex)
-{
-	(void)ctx;
-	(void)sll_ifindex;
-	return (int)interface_id;
-}
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static const uint64_t speeds[] = {100000000000ull, 25000000000ull, 10000000000ull,
@@ -41,7 +33,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	o.link_speed_bps = speeds[(data[0] >> 1) & 3];
 	o.storm_ns = 1000000;
 	if (data[0] & 0x20) {
-		o.vantage_of = by_interface;
+		o.vantage = true; /* capture interface i is capture point i */
 		o.vantage_clocks = true;
 		o.vantage_window_ns = 100000; /* short: windows close within the input */
 	}
@@ -83,6 +75,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		               (uint32_t)len + (flags & 0x3f), &rec);
 		rec.ts_ns = ts;
 		rec.interface_id = (data[0] & 0x20) ? (flags >> 6) & 1 : 0;
+		rec.point = (uint16_t)rec.interface_id;
 		rt_analyzer_feed(an, &rec);
 		off += len;
 		frames++;

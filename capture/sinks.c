@@ -1,0 +1,280 @@
+/* The outputs of dissect and capture as sinks of the frame pump: text lines, JSON Lines, the totals of --count, the writer. */
+#include "capture/sinks.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- the files of a capture read from several, as the points announced them ---- */
+
+/* Paths by file number (rt_frame.file), copied from the announcements. */
+struct paths {
+	char **p;
+	unsigned n;
+};
+
+/* The files of an announced point into *ps. 0 or -ENOMEM. */
+static int paths_learn(struct paths *ps, const struct rt_pump_point *pt)
+{
+	for (unsigned k = 0; k < pt->nfiles; k++) {
+		unsigned f = pt->files[k];
+		if (f >= ps->n) {
+			char **np = realloc(ps->p, ((size_t)f + 1) * sizeof(*np));
+			if (!np)
+				return -ENOMEM;
+			memset(np + ps->n, 0, ((size_t)f + 1 - ps->n) * sizeof(*np));
+			ps->p = np;
+			ps->n = f + 1;
+		}
+		if (!ps->p[f] && !(ps->p[f] = strdup(pt->paths[k])))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+static const char *paths_of(const struct paths *ps, unsigned file)
+{
+	return file < ps->n && ps->p[file] ? ps->p[file] : "";
+}
+
+static void paths_free(struct paths *ps)
+{
+	for (unsigned i = 0; i < ps->n; i++)
+		free(ps->p[i]);
+	free(ps->p);
+}
+
+/* ---- text and JSON lines ---- */
+
+struct lines {
+	struct rt_outbuf *o;
+	struct rt_print_text_opts opts;
+	struct rt_print_text_times times; /* the run's: what -ttt and -ttttt remember */
+	bool name_files;
+	struct paths files;
+};
+
+static int lines_point(void *ctx, const struct rt_pump_point *pt, char *errbuf)
+{
+	struct lines *l = ctx;
+	return paths_learn(&l->files, pt) < 0 ? rt_errorf(errbuf, ENOMEM, "file names") : 0;
+}
+
+static int text_frame(void *ctx, const struct rt_frame *frame, const struct rt_record *rec,
+                      char *errbuf)
+{
+	struct lines *l = ctx;
+	(void)errbuf;
+	rt_print_text(l->o, &l->opts, &l->times, frame->seq,
+	              l->name_files ? paths_of(&l->files, frame->file) : NULL, rec, frame->data);
+	return l->o->error ? 1 : 0; /* the output failed: stop (its owner says so) */
+}
+
+static int json_frame(void *ctx, const struct rt_frame *frame, const struct rt_record *rec,
+                      char *errbuf)
+{
+	struct lines *l = ctx;
+	(void)errbuf;
+	rt_print_json(l->o, frame->seq, l->name_files ? paths_of(&l->files, frame->file) : NULL,
+	              rec);
+	return l->o->error ? 1 : 0;
+}
+
+static void lines_free(void *ctx)
+{
+	struct lines *l = ctx;
+	paths_free(&l->files);
+	free(l);
+}
+
+static int lines_sink(struct rt_pump_sink *out, struct rt_outbuf *o,
+                      const struct rt_print_text_opts *opts, bool name_files, char *errbuf)
+{
+	struct lines *l = calloc(1, sizeof(*l));
+	if (!l)
+		return rt_errorf(errbuf, ENOMEM, "output");
+	l->o = o;
+	if (opts)
+		l->opts = *opts;
+	l->name_files = name_files;
+	*out = (struct rt_pump_sink){.point = name_files ? lines_point : NULL,
+	                             .frame = opts ? text_frame : json_frame,
+	                             .free = lines_free,
+	                             .ctx = l};
+	return 0;
+}
+
+int rt_text_sink(struct rt_pump_sink *out, struct rt_outbuf *o,
+                 const struct rt_print_text_opts *opts, bool name_files, char *errbuf)
+{
+	static const struct rt_print_text_opts defaults;
+	return lines_sink(out, o, opts ? opts : &defaults, name_files, errbuf);
+}
+
+int rt_json_sink(struct rt_pump_sink *out, struct rt_outbuf *o, bool name_files, char *errbuf)
+{
+	return lines_sink(out, o, NULL, name_files, errbuf);
+}
+
+/* ---- totals ---- */
+
+/* A vantage point of the files, as its capture points announced it. */
+struct vantage {
+	char *name;
+	unsigned nfiles;
+	unsigned *files;
+};
+
+struct totals {
+	struct rt_outbuf *o;
+	bool json, by_vantage;
+	struct rt_totals t;
+	uint64_t *file_frames; /* by file number: frames counted */
+	unsigned nfile_frames;
+	struct paths files;
+	struct vantage *v; /* by vantage point number */
+	unsigned nv;
+};
+
+/* Vantage point pt->vantage as pt describes it. 0 or -ENOMEM. */
+static int vantage_learn(struct totals *t, const struct rt_pump_point *pt)
+{
+	if (pt->vantage >= t->nv) {
+		struct vantage *nv = realloc(t->v, ((size_t)pt->vantage + 1) * sizeof(*nv));
+		if (!nv)
+			return -ENOMEM;
+		memset(nv + t->nv, 0, ((size_t)pt->vantage + 1 - t->nv) * sizeof(*nv));
+		t->v = nv;
+		t->nv = pt->vantage + 1;
+	}
+	struct vantage *v = &t->v[pt->vantage];
+	char *name = strdup(pt->vantage_name);
+	unsigned *files = malloc((pt->nfiles ? pt->nfiles : 1) * sizeof(*files));
+	if (!name || !files) {
+		free(name);
+		free(files);
+		return -ENOMEM;
+	}
+	memcpy(files, pt->files, pt->nfiles * sizeof(*files));
+	free(v->name);
+	free(v->files);
+	*v = (struct vantage){.name = name, .nfiles = pt->nfiles, .files = files};
+	return paths_learn(&t->files, pt);
+}
+
+static int totals_point(void *ctx, const struct rt_pump_point *pt, char *errbuf)
+{
+	return vantage_learn(ctx, pt) < 0 ? rt_errorf(errbuf, ENOMEM, "counting frames") : 0;
+}
+
+static int totals_frame(void *ctx, const struct rt_frame *frame, const struct rt_record *rec,
+                        char *errbuf)
+{
+	struct totals *t = ctx;
+	rt_totals_add(&t->t, rec);
+	if (!t->by_vantage)
+		return 0;
+	if (frame->file >= t->nfile_frames) {
+		unsigned n = frame->file + 1;
+		uint64_t *nf = realloc(t->file_frames, n * sizeof(*nf));
+		if (!nf)
+			return rt_errorf(errbuf, ENOMEM, "counting frames");
+		memset(nf + t->nfile_frames, 0, (n - t->nfile_frames) * sizeof(*nf));
+		t->file_frames = nf;
+		t->nfile_frames = n;
+	}
+	t->file_frames[frame->file]++;
+	return 0;
+}
+
+/* The totals, with a line (a key) per vantage point when counted by them. */
+static int totals_end(void *ctx, const struct rt_pump_result *res, char *errbuf)
+{
+	struct totals *t = ctx;
+	struct rt_totals_point *points = NULL;
+	const char **paths = NULL;
+	size_t npaths = 0, used = 0;
+	unsigned n = t->by_vantage ? t->nv : 0;
+	(void)res;
+	(void)errbuf;
+	if (t->o->error) /* the output failed before: its owner says so */
+		return 0;
+	for (unsigned i = 0; i < n; i++)
+		npaths += t->v[i].nfiles;
+	if (n && (!(points = calloc(n, sizeof(*points))) ||
+	          !(paths = calloc(npaths ? npaths : 1, sizeof(*paths)))))
+		n = 0; /* out of memory: the totals alone */
+	for (unsigned i = 0; i < n; i++) {
+		const struct vantage *v = &t->v[i];
+		points[i] = (struct rt_totals_point){
+		    .name = v->name ? v->name : "", .files = &paths[used], .nfiles = v->nfiles};
+		for (unsigned k = 0; k < v->nfiles; k++) {
+			unsigned f = v->files[k];
+			paths[used++] = paths_of(&t->files, f);
+			points[i].frames += f < t->nfile_frames ? t->file_frames[f] : 0;
+		}
+	}
+	rt_print_totals(t->o, &t->t, points, n, t->json);
+	free(points);
+	free(paths);
+	return 0;
+}
+
+static void totals_free(void *ctx)
+{
+	struct totals *t = ctx;
+	for (unsigned i = 0; i < t->nv; i++) {
+		free(t->v[i].name);
+		free(t->v[i].files);
+	}
+	free(t->v);
+	free(t->file_frames);
+	paths_free(&t->files);
+	free(t);
+}
+
+int rt_totals_sink(struct rt_pump_sink *out, struct rt_outbuf *o, bool json, bool vantage,
+                   char *errbuf)
+{
+	struct totals *t = calloc(1, sizeof(*t));
+	if (!t)
+		return rt_errorf(errbuf, ENOMEM, "counting frames");
+	t->o = o;
+	t->json = json;
+	t->by_vantage = vantage;
+	*out = (struct rt_pump_sink){.point = vantage ? totals_point : NULL,
+	                             .frame = totals_frame,
+	                             .end = totals_end,
+	                             .free = totals_free,
+	                             .ctx = t};
+	return 0;
+}
+
+/* ---- the writer ---- */
+
+struct writer_sink {
+	struct rt_writer *w;
+	int if_id;
+	struct rt_rewrite *rw; /* capture -r: each frame under its file's interface */
+};
+
+static int writer_frame(void *ctx, const struct rt_frame *frame, const struct rt_record *rec,
+                        char *errbuf)
+{
+	const struct writer_sink *ws = ctx;
+	(void)rec;
+	int if_id = ws->rw ? rt_rewrite_iface(ws->rw, frame, errbuf) : ws->if_id;
+	return if_id < 0 ? if_id : rt_writer_write(ws->w, if_id, frame, errbuf);
+}
+
+int rt_writer_sink(struct rt_pump_sink *out, struct rt_writer *w, int if_id, struct rt_rewrite *rw,
+                   char *errbuf)
+{
+	struct writer_sink *ws = malloc(sizeof(*ws));
+	if (!ws)
+		return rt_errorf(errbuf, ENOMEM, "writer");
+	*ws = (struct writer_sink){.w = w, .if_id = if_id, .rw = rw};
+	*out = (struct rt_pump_sink){
+	    .frame = writer_frame, .frames_only = true, .free = free, .ctx = ws};
+	return 0;
+}
