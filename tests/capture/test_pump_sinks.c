@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include "capture/pump.h"
+#include "capture/sinks.h"
 #include "pcapfile_build.h"
 
 /* ---- the sinks' interface, on a fake source ---- */
@@ -198,7 +199,7 @@ static void test_end_failure(void **state)
 
 /* The files the tests write, in a folder of their own removed at the end. */
 static char dir[] = "/tmp/rt-pump-sinks-XXXXXX";
-static char saved[8][256];
+static char saved[12][256];
 static unsigned nsaved;
 
 static int make_dir(void **state)
@@ -217,7 +218,7 @@ static int remove_dir(void **state)
 
 static const char *save(const char *name, struct buf *b)
 {
-	assert_true(nsaved < 8);
+	assert_true(nsaved < 12);
 	char *p = saved[nsaved++];
 	snprintf(p, sizeof(saved[0]), "%s/%s", dir, name);
 	FILE *f = fopen(p, "wb");
@@ -421,6 +422,74 @@ static void test_points_files(void **state)
 	assert_int_equal(l.frames[1], 0);
 }
 
+/* The interfaces of a saved capture's frames, in order ("0 0 1 "), and how many it describes. */
+static void interfaces_of(const char *path, char *ids, size_t size, unsigned *nifaces)
+{
+	struct rt_source *src;
+	struct rt_frame fr[16];
+	char errbuf[RT_ERRBUF_SIZE];
+	int n;
+	*ids = 0;
+	*nifaces = 0;
+	assert_int_equal(rt_source_open_file(&src, path, NULL, errbuf), 0);
+	while ((n = rt_source_next(src, fr, 16, errbuf)) > 0)
+		for (int i = 0; i < n; i++) {
+			size_t len = strlen(ids);
+			snprintf(ids + len, size - len, "%u ", fr[i].interface_id);
+			if (fr[i].interface_id + 1 > *nifaces)
+				*nifaces = fr[i].interface_id + 1;
+		}
+	assert_int_equal(n, 0);
+	rt_source_close(src);
+}
+
+/* `in` written by the writer's sink into `out` (pcapng): with capture -r's rewrite, or all as interface 0. */
+static void write_with_sink(const char *in, const char *out, bool rewrite)
+{
+	struct rt_source *src;
+	struct rt_writer *w;
+	struct rt_pump_sink s;
+	struct rt_pump_result res;
+	char errbuf[RT_ERRBUF_SIZE];
+	struct rt_writer_config wc = {.format = RT_FORMAT_PCAPNG, .path = out};
+	assert_int_equal(rt_source_open_file(&src, in, NULL, errbuf), 0);
+	assert_int_equal(rt_writer_open(&w, &wc, errbuf), 0);
+	struct rt_rewrite rw = {.src = src, .w = w};
+	if (!rewrite)
+		assert_int_equal(
+		    rt_writer_add_interface(w, "all", src->linktype, 0, RT_TS_FILE, errbuf), 0);
+	assert_int_equal(rt_writer_sink(&s, w, 0, rewrite ? &rw : NULL, errbuf), 0);
+	struct rt_pump_config c = {.sinks = &s, .nsinks = 1};
+	assert_int_equal(rt_pump_run(src, &c, &res, errbuf), 0);
+	assert_int_equal(res.end, RT_PUMP_EOF);
+	if (rewrite)
+		assert_int_equal(rt_rewrite_finish(&rw, errbuf), 0);
+	assert_int_equal(rt_writer_close(w, errbuf), 0);
+	rt_rewrite_free(&rw);
+	rt_pump_sink_free(&s);
+	rt_source_close(src);
+}
+
+/* The writer's sink: with capture -r's rewrite each frame keeps its file's interface, else all go to one. */
+static void test_writer_sink(void **state)
+{
+	const char *in = two_ports("two.pcapng", 2, 3);
+	char out[300], ids[64];
+	unsigned nifaces;
+	(void)state;
+
+	assert_true(nsaved < 12);
+	snprintf(out, sizeof(out), "%s/out.pcapng", dir);
+	snprintf(saved[nsaved++], sizeof(saved[0]), "%s", out);
+	write_with_sink(in, out, true);
+	interfaces_of(out, ids, sizeof(ids), &nifaces);
+	assert_string_equal(ids, "0 0 1 1 1 ");
+	assert_int_equal(nifaces, 2);
+	write_with_sink(in, out, false);
+	interfaces_of(out, ids, sizeof(ids), &nifaces);
+	assert_string_equal(ids, "0 0 0 0 0 ");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -430,6 +499,7 @@ int main(void)
 	    cmocka_unit_test(test_one_point),
 	    cmocka_unit_test(test_points_renamed),
 	    cmocka_unit_test(test_points_files),
+	    cmocka_unit_test(test_writer_sink),
 	};
 	return cmocka_run_group_tests(tests, make_dir, remove_dir);
 }
