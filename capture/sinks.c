@@ -155,7 +155,8 @@ static int vantage_learn(struct totals *t, const struct rt_pump_point *pt)
 		free(files);
 		return -ENOMEM;
 	}
-	memcpy(files, pt->files, pt->nfiles * sizeof(*files));
+	if (pt->nfiles) /* a named point not reached yet has none (files may be NULL) */
+		memcpy(files, pt->files, pt->nfiles * sizeof(*files));
 	free(v->name);
 	free(v->files);
 	*v = (struct vantage){.name = name, .nfiles = pt->nfiles, .files = files};
