@@ -21,8 +21,10 @@ void an_pfc_free(struct an_pfc *p)
 {
 	free(p->macs);
 	free(p->storms);
+	free(p->inc);
 	p->macs = NULL;
 	p->storms = NULL;
+	p->inc = NULL;
 }
 
 static struct an_pfc_mac *mac_get(struct an_pfc *p, const uint8_t mac[6])
@@ -46,12 +48,117 @@ static struct an_pfc_mac *mac_get(struct an_pfc *p, const uint8_t mac[6])
 	return m;
 }
 
+static int by_first(const void *a, const void *b)
+{
+	const struct an_inc_mac *x = a, *y = b;
+	return x->first < y->first ? -1 : x->first > y->first;
+}
+
+/*
+ * Class c's incident under way as it stands at `at` (its pauses still
+ * running counted up to then) into *out: its MACs by their first XOFF,
+ * the first AN_INC_MACS of them and the one that paused longest.
+ */
+static void incident(const struct an_pfc *p, unsigned c, uint64_t at, struct an_incident *out)
+{
+	const struct an_pfc_run *run = &p->run[c];
+	memset(out, 0, sizeof(*out));
+	out->cls = (uint8_t)c;
+	out->start = run->start;
+	out->end = at;
+	struct an_inc_mac longest = {0};
+	for (uint32_t i = 0; i < p->nmacs; i++) {
+		const struct an_pfc_class *cl = &p->macs[i].cls[c];
+		if (cl->inc_seq != run->seq)
+			continue;
+		struct an_inc_mac e = {
+		    .first = cl->inc_first, .paused = cl->inc_paused, .longest = cl->inc_longest};
+		memcpy(e.mac, p->macs[i].mac, 6);
+		if (cl->paused) {
+			uint64_t upto = at < cl->until ? at : cl->until;
+			e.paused += upto > cl->from ? upto - cl->from : 0;
+			if (upto > cl->run_start && upto - cl->run_start > e.longest)
+				e.longest = upto - cl->run_start;
+		}
+		if (e.longest > longest.longest)
+			longest = e;
+		out->macs_total++;
+		if (out->nmacs < AN_INC_MACS)
+			out->macs[out->nmacs++] = e;
+		else if (e.first < out->macs[AN_INC_MACS - 1].first)
+			out->macs[AN_INC_MACS - 1] = e;
+		qsort(out->macs, out->nmacs, sizeof(out->macs[0]), by_first);
+	}
+	bool named = false;
+	for (uint32_t k = 0; k < out->nmacs; k++)
+		named |= !memcmp(out->macs[k].mac, longest.mac, 6);
+	if (!named && out->nmacs)
+		out->macs[out->nmacs - 1] = longest;
+}
+
+/* Class c's incident ended at `end`: kept when it held a storm. */
+static void incident_end(struct an_pfc *p, unsigned c, uint64_t end)
+{
+	if (!p->run[c].storm)
+		return;
+	if (p->ninc == AN_INCIDENTS_MAX) {
+		p->inc_beyond++;
+		return;
+	}
+	if (p->ninc == p->cap_inc) {
+		uint32_t ncap = p->cap_inc ? p->cap_inc * 2 : 4;
+		struct an_incident *ni = realloc(p->inc, ncap * sizeof(*ni));
+		if (!ni) {
+			p->inc_beyond++;
+			return;
+		}
+		p->inc = ni;
+		p->cap_inc = ncap;
+	}
+	incident(p, c, end, &p->inc[p->ninc++]);
+}
+
+unsigned an_pfc_ongoing(const struct an_pfc *p, uint64_t at, struct an_incident *out, unsigned max)
+{
+	unsigned n = 0;
+	for (unsigned c = 0; c < RT_AN_PFC_CLASSES && n < max; c++) {
+		const struct an_pfc_run *run = &p->run[c];
+		if (!run->active)
+			continue;
+		bool storm = run->storm;
+		for (uint32_t i = 0; i < p->nmacs && !storm; i++) {
+			const struct an_pfc_class *cl = &p->macs[i].cls[c];
+			uint64_t upto = at < cl->until ? at : cl->until;
+			storm = cl->paused && upto > cl->run_start &&
+			        upto - cl->run_start >= p->storm_ns;
+		}
+		if (!storm)
+			continue;
+		incident(p, c, at, &out[n]);
+		out[n++].ongoing = true;
+	}
+	return n;
+}
+
 static void end_run(struct an_pfc *p, struct an_pfc_mac *m, unsigned c, uint64_t end)
 {
 	struct an_pfc_class *cl = &m->cls[c];
+	uint64_t len = end - cl->run_start;
 	cl->paused = false;
 	p->active--;
-	if (end - cl->run_start >= p->storm_ns) {
+	if (len > cl->longest_ns) {
+		cl->longest_ns = len;
+		cl->longest_start = cl->run_start;
+	}
+	if (len > cl->inc_longest)
+		cl->inc_longest = len;
+	if (end > p->last_run_end)
+		p->last_run_end = end;
+	if (len >= p->storm_ns)
+		p->run[c].storm = true;
+	if (!--p->run[c].active)
+		incident_end(p, c, end);
+	if (len >= p->storm_ns) {
 		cl->storms++;
 		if (p->nstorms == p->cap_storms) {
 			uint32_t ncap = p->cap_storms ? p->cap_storms * 2 : 8;
@@ -88,6 +195,7 @@ void an_pfc_advance(struct an_pfc *p, uint64_t now)
 			if (e > cl->from) {
 				uint64_t d = e - cl->from;
 				cl->paused_ns += d;
+				cl->inc_paused += d;
 				p->paused_ns[c] += d;
 				an_ep_paused(p->ep, e, d);
 				cl->from = e;
@@ -120,9 +228,21 @@ static void class_frame(struct an_pfc *p, struct an_pfc_mac *m, unsigned c, uint
 		cl->note_ns = asked;
 	}
 	if (quanta) {
-		cl->xoff++;
+		if (!cl->xoff++)
+			cl->first_xoff = ts;
 		p->xoff[c]++;
 		if (!cl->paused) {
+			struct an_pfc_run *run = &p->run[c];
+			if (!run->active++) { /* a new incident of the class */
+				run->seq++;
+				run->start = ts;
+				run->storm = false;
+			}
+			if (cl->inc_seq != run->seq) {
+				cl->inc_seq = run->seq;
+				cl->inc_first = ts;
+				cl->inc_paused = cl->inc_longest = 0;
+			}
 			cl->paused = true;
 			cl->run_start = ts;
 			cl->from = ts;
@@ -138,7 +258,7 @@ static void class_frame(struct an_pfc *p, struct an_pfc_mac *m, unsigned c, uint
 	}
 }
 
-void an_pfc_frame(struct an_pfc *p, const struct rt_record *rec, uint64_t now,
+void an_pfc_frame(struct an_pfc *p, const struct rt_record *rec, uint64_t now, int point,
                   struct rt_an_note *note)
 {
 	bool pfc = rec->kind == RT_KIND_PFC;
@@ -152,6 +272,8 @@ void an_pfc_frame(struct an_pfc *p, const struct rt_record *rec, uint64_t now,
 	struct an_pfc_mac *m = mac_get(p, rec->src_mac);
 	if (!m)
 		return;
+	if (point >= 0 && point < 8)
+		m->points |= (uint8_t)(1u << point);
 	if (pfc) {
 		for (unsigned c = 0; c < 8; c++)
 			if (rec->pfc_enable & (1u << c))

@@ -1,0 +1,335 @@
+/* Findings about ECN and DCQCN: silent notification points, deaf or slow reaction points, slow NPs, ECN off. */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyze/findings.h"
+#include "analyze/wording.h"
+#include "common/outbuf.h"
+
+#define NP_SILENT_MARKS   8          /* CE marks into a receiver before its silence counts */
+#define NP_SILENT_SPAN_NS 1000000ull /* ... or spread over this long: longer than any CNP limiter */
+#define RP_MEASURED       8          /* CNPs measured before a sender is judged */
+#define RP_DEAF_MEAN_PCT  5.0        /* deaf: the rate fell less than this on average, */
+#define RP_DEAF_MAX_PCT   10.0       /* ... and never by this much */
+#define SLOW_SAMPLES      3          /* NP delays or RP cuts before a flow is judged slow */
+#define SLOW_NP_NS        50000ull   /* CE -> CNP: NICs answer within a few us */
+#define SLOW_RP_NS        50000ull   /* CNP -> the cut: NICs cut within a few us */
+#define SLOW_RP_GAPS      4          /* ... and longer than this many of the flow's packet gaps */
+#define ECN_OFF_PACKETS   10         /* data packets of a sender before it is judged */
+
+/* Per host: what the ECN rules sum. */
+struct host {
+	uint64_t ce_in, first_ce, last_ce; /* CE marks on the data into it; the first, the latest */
+	uint64_t cnp_out, packets_out;     /* CNPs it sent; its packets */
+	uint64_t not_ect_out, ecn_out;     /* its data packets Not-ECT; with an ECN field */
+	uint64_t deaf, judged;             /* its flows with a deaf RP; judged */
+	uint64_t slow_np, slow_rp;         /* flows into it with a slow NP; from it with a slow RP */
+	double np_median_max, rp_median_max;
+};
+
+/*
+ * Whether the wire shows this flow's sender reacting: its RP reaction is
+ * judged where the capture sees the sender's pacing, i.e. upstream of the
+ * queue that marks it (no CE mark on it here: a capture behind the queue
+ * sees the cut late and diluted). The one place the findings decide it.
+ */
+static bool rp_judged(const struct rt_res_flow *f, uint64_t min_measured)
+{
+	return f->rp && f->rp->measured >= min_measured && !f->ecn[3];
+}
+
+static bool rp_deaf(const struct rt_res_flow *f)
+{
+	return f->rp->mean_drop_pct < RP_DEAF_MEAN_PCT && f->rp->max_drop_pct < RP_DEAF_MAX_PCT;
+}
+
+static bool rp_slow(const struct rt_res_flow *f)
+{
+	const struct rt_res_quantiles *q = &f->rp->cut_delay;
+	double gap = f->packets > 1 ? (double)(f->last_ns - f->first_ns) / (double)(f->packets - 1)
+	                            : 0;
+	return q->samples >= SLOW_SAMPLES && q->median > SLOW_RP_NS &&
+	       (double)q->median > SLOW_RP_GAPS * gap;
+}
+
+static bool np_slow(const struct rt_res_flow *f)
+{
+	return f->np && f->np->reaction.samples >= SLOW_SAMPLES && f->np->reaction.median > SLOW_NP_NS;
+}
+
+/* Sum the figures per host. */
+static void sum(const struct rt_results *r, struct an_fd_ips *ips, struct host *h)
+{
+	for (uint32_t id = 0; id < r->nflows; id++) {
+		const struct rt_res_flow *f = &r->flows[id];
+		struct host *s = &h[an_fd_ips_index(ips, f->key.ipver, f->key.src)];
+		struct host *d = &h[an_fd_ips_index(ips, f->key.ipver, f->key.dst)];
+		s->cnp_out += f->cnp_sent;
+		s->packets_out += f->packets;
+		if (!an_fd_data_flow(f))
+			continue;
+		s->not_ect_out += f->ecn[0];
+		s->ecn_out += f->ecn[0] + f->ecn[1] + f->ecn[2] + f->ecn[3];
+		d->ce_in += f->ecn[3];
+		if (f->np && f->np->first_ce_ns) {
+			if (!d->first_ce || f->np->first_ce_ns < d->first_ce)
+				d->first_ce = f->np->first_ce_ns;
+			if (f->np->last_ce_ns > d->last_ce)
+				d->last_ce = f->np->last_ce_ns;
+		}
+		if (np_slow(f)) {
+			d->slow_np++;
+			if ((double)f->np->reaction.median > d->np_median_max)
+				d->np_median_max = (double)f->np->reaction.median;
+		}
+		if (!rp_judged(f, SLOW_SAMPLES))
+			continue;
+		if (rp_judged(f, RP_MEASURED)) {
+			s->judged++;
+			s->deaf += rp_deaf(f);
+		}
+		if (rp_slow(f)) {
+			s->slow_rp++;
+			if ((double)f->rp->cut_delay.median > s->rp_median_max)
+				s->rp_median_max = (double)f->rp->cut_delay.median;
+		}
+	}
+}
+
+/* The flows of host `ip` (as source when `from`, else as destination) that `pick` chooses. */
+static void name_flows(const struct rt_results *r, struct rt_finding *f, const struct an_fd_ip *ip,
+                       bool from, bool (*pick)(const struct rt_res_flow *))
+{
+	for (uint32_t id = 0; id < r->nflows; id++) {
+		const struct rt_res_flow *fl = &r->flows[id];
+		if (an_fd_data_flow(fl) &&
+		    an_fd_same_ip(fl->key.ipver, from ? fl->key.src : fl->key.dst, ip->ipver, ip->ip) &&
+		    pick(fl))
+			an_fd_flow(f, fl);
+	}
+}
+
+static bool marked(const struct rt_res_flow *f)
+{
+	return f->ecn[3] > 0;
+}
+
+static bool deaf_flow(const struct rt_res_flow *f)
+{
+	return rp_judged(f, RP_MEASURED) && rp_deaf(f);
+}
+
+static bool slow_rp_flow(const struct rt_res_flow *f)
+{
+	return rp_judged(f, SLOW_SAMPLES) && rp_slow(f);
+}
+
+static void np_silent(struct an_fd *l, const struct an_fd_ip *ip, const struct host *h,
+                      bool others)
+{
+	char a[48], d[48];
+	bool seen = h->packets_out > 0;
+	struct rt_finding *f = an_fd_add(l, "np_silent", seen ? RT_SEV_ERROR : RT_SEV_INFO,
+	                                 !seen ? NULL : others ? "high" : "medium");
+	if (!f)
+		return;
+	an_fd_host(f, ip->ipver, ip->ip);
+	const char *host = f->hosts.v[0];
+	if (seen)
+		an_fd_summary(f,
+		              "%s receives CE-marked RoCE data (%s marks over %s) and sends no CNP for "
+		              "it%s: its NIC's ECN notification point is off on that priority.",
+		              host, an_w_int(a, h->ce_in), an_w_dur(d, h->last_ce - h->first_ce),
+		              others ? ", while other receivers do" : "");
+	else
+		an_fd_summary(f,
+		              "Cannot tell whether %s answers its %s CE marks: the capture holds no "
+		              "packet from it, so its CNPs would not show either.",
+		              host, an_w_int(a, h->ce_in));
+	name_flows(l->r, f, ip, false, marked);
+	an_fd_u64(f, "ce_marks", h->ce_in);
+	an_fd_time(f, l->r, "first", h->first_ce);
+	an_fd_u64(f, "marks_span_ns", h->last_ce - h->first_ce);
+	an_fd_u64(f, "cnps_sent", 0);
+	an_fd_u64(f, "packets_from_host", h->packets_out);
+	an_fd_bool(f, "other_receivers_answer", others);
+	if (seen)
+		an_fd_fix(f, "check ecn.np on that host (and counters.cnp_sent)",
+		          "Turn the notification point on for the RoCE priority on %s: echo 1 > "
+		          "/sys/class/net/NETDEV/ecn/roce_np/enable/P on mlx5 (elsewhere the NIC's "
+		          "ECN/DCQCN setting).",
+		          host);
+	else
+		an_fd_fix(f, "check ecn.np on that host",
+		          "Capture where %s's packets pass too (its own port), and analyze again.",
+		          host);
+}
+
+/* The figures of the deaf (or slow) flows of a sender; returns their mean rate drop (NaN: none). */
+static double rp_figures(struct rt_finding *f, const struct rt_results *r,
+                         const struct an_fd_ip *ip, bool slow)
+{
+	uint64_t cnps = 0, measured = 0;
+	double drop = 0, worst = NAN;
+	for (uint32_t id = 0; id < r->nflows; id++) {
+		const struct rt_res_flow *fl = &r->flows[id];
+		if (!an_fd_same_ip(fl->key.ipver, fl->key.src, ip->ipver, ip->ip) ||
+		    !(slow ? slow_rp_flow(fl) : deaf_flow(fl)))
+			continue;
+		cnps += fl->rp->cnps;
+		measured += fl->rp->measured;
+		drop += fl->rp->drop_sum_pct;
+		if (!isfinite(worst) || fl->rp->max_drop_pct > worst)
+			worst = fl->rp->max_drop_pct;
+	}
+	an_fd_u64(f, "cnps", cnps);
+	an_fd_u64(f, "cnps_measured", measured);
+	double mean = measured ? drop / (double)measured : NAN;
+	an_fd_real(f, "mean_drop_pct", mean);
+	an_fd_real(f, "max_drop_pct", worst);
+	return mean;
+}
+
+static void rp_deaf_host(struct an_fd *l, const struct an_fd_ip *ip, const struct host *h)
+{
+	struct rt_finding *f = an_fd_add(l, "rp_deaf", RT_SEV_ERROR, "medium");
+	if (!f)
+		return;
+	an_fd_host(f, ip->ipver, ip->ip);
+	name_flows(l->r, f, ip, true, deaf_flow);
+	double mean = rp_figures(f, l->r, ip, false);
+	an_fd_u64(f, "flows", h->deaf);
+	an_fd_u64(f, "flows_judged", h->judged);
+	char a[48];
+	an_fd_summary(f,
+	              "%s receives CNPs and does not lower its rate (%llu of its %llu flows judged; "
+	              "after each CNP their rate fell by %s %% on average): its NIC's reaction "
+	              "point is off.",
+	              f->hosts.v[0], (unsigned long long)h->deaf, (unsigned long long)h->judged,
+	              an_w_num(a, mean, 1));
+	an_fd_fix(f, "check ecn.rp on that host (and counters.cnp_handled)",
+	          "Turn the reaction point on for the RoCE priority on %s: echo 1 > "
+	          "/sys/class/net/NETDEV/ecn/roce_rp/enable/P on mlx5 (elsewhere the NIC's "
+	          "DCQCN setting).",
+	          f->hosts.v[0]);
+}
+
+static void slow(struct an_fd *l, const struct an_fd_ip *ip, const struct host *h, bool rp)
+{
+	const struct rt_results *r = l->r;
+	struct rt_finding *f = an_fd_add(l, rp ? "slow_rp" : "slow_np", RT_SEV_WARNING, "medium");
+	if (!f)
+		return;
+	char d[48], t[48];
+	an_fd_host(f, ip->ipver, ip->ip);
+	name_flows(r, f, ip, rp, rp ? slow_rp_flow : np_slow);
+	if (rp)
+		rp_figures(f, r, ip, true);
+	double med = rp ? h->rp_median_max : h->np_median_max;
+	an_fd_u64(f, "flows", rp ? h->slow_rp : h->slow_np);
+	an_fd_u64(f, rp ? "cut_delay_median_ns" : "np_delay_median_ns", (uint64_t)med);
+	an_fd_u64(f, "threshold_ns", rp ? SLOW_RP_NS : SLOW_NP_NS);
+	if (rp) {
+		an_fd_summary(f,
+		              "%s cuts its rate %s after a CNP (median, the slowest of its flows): "
+		              "NICs cut within a few us, over %s is slow.",
+		              f->hosts.v[0], an_w_dur(d, (uint64_t)med), an_w_dur(t, SLOW_RP_NS));
+		an_fd_fix(f, "checks ecn.rp and counters.cnp_handled on that host",
+		          "Check that the reaction point runs in the NIC and its DCQCN settings (mlx5: "
+		          "/sys/class/net/NETDEV/ecn/roce_rp/, or cc_params in debugfs) and firmware.");
+	} else {
+		an_fd_summary(f,
+		              "%s's notification point answers CE marks %s late (median, the slowest "
+		              "of the flows into it): NICs answer within a few us, over %s is slow.",
+		              f->hosts.v[0], an_w_dur(d, (uint64_t)med), an_w_dur(t, SLOW_NP_NS));
+		an_fd_fix(f, "checks ecn.np and counters.cnp_sent on that host",
+		          "Check that CNPs are made in the NIC (not in software) and its NP settings "
+		          "(mlx5: /sys/class/net/NETDEV/ecn/roce_np/, np_min_time_between_cnps) and "
+		          "firmware.");
+	}
+}
+
+/* RoCE data Not-ECT: say what the capture shows of congestion instead. */
+static void ecn_off(struct an_fd *l, const struct an_fd_ips *ips, const struct host *h)
+{
+	const struct rt_results *r = l->r;
+	struct rt_finding *f = NULL;
+	uint64_t not_ect = 0, all = 0, hosts = 0;
+	for (uint32_t i = 0; i < ips->n; i++) {
+		if (h[i].ecn_out < ECN_OFF_PACKETS || h[i].not_ect_out * 2 <= h[i].ecn_out)
+			continue;
+		if (!f && !(f = an_fd_add(l, "ecn_off", RT_SEV_WARNING, NULL)))
+			return;
+		an_fd_host(f, ips->ip[i].ipver, ips->ip[i].ip);
+		not_ect += h[i].not_ect_out;
+		all += h[i].ecn_out;
+		hosts++;
+	}
+	if (!f)
+		return;
+	uint64_t xoff = 0, paused = 0;
+	for (unsigned c = 0; c < RT_AN_PFC_CLASSES; c++) {
+		xoff += r->pfc[c].xoff;
+		paused += r->pfc[c].paused_ns;
+	}
+	char a[32], b[32], c[32], d[48], e[32], g[32], who[256];
+	an_fd_summary(f,
+	              "RoCE data from %s is Not-ECT (%s of %s packets): no switch can mark it, so "
+	              "DCQCN cannot slow its senders; congestion can show only as PFC pauses and "
+	              "losses",
+	              an_fd_hosts_words(f, hosts, who), an_w_int(a, not_ect), an_w_int(b, all));
+	if (xoff || r->c.retransmitted || r->c.nak)
+		an_w_append(f->summary, sizeof(f->summary),
+		            ", and here it does: %s XOFF frames (paused %s), %s packets resent, %s NAKs.",
+		            an_w_int(c, xoff), an_w_dur(d, paused), an_w_int(e, r->c.retransmitted),
+		            an_w_int(g, r->c.nak));
+	else
+		an_w_append(f->summary, sizeof(f->summary), ", and this capture holds neither.");
+	an_fd_u64(f, "hosts", hosts);
+	an_fd_u64(f, "not_ect", not_ect);
+	an_fd_u64(f, "packets", all);
+	an_fd_u64(f, "pfc_xoff", xoff);
+	an_fd_u64(f, "paused_ns", paused);
+	an_fd_u64(f, "retransmitted", r->c.retransmitted);
+	an_fd_u64(f, "naks", r->c.nak);
+	an_fd_u64(f, "timeouts", r->timeouts);
+	an_fd_fix(f, "check traffic.ecn (doctor --traffic) and rdma_cm.tos",
+	          "Mark RoCE data ECN-capable, ECT(0): ToS 106 (DSCP 26 with ECT(0)) for rdma_cm "
+	          "(default_roce_tos) or NCCL_IB_TC=106, with ECN marking on the switches' RoCE "
+	          "queue and the NICs' NP and RP on.");
+}
+
+void an_fd_ecn(struct an_fd *l)
+{
+	const struct rt_results *r = l->r;
+	struct an_fd_ips ips;
+	struct host *h = NULL;
+	if (an_fd_ips_init(&ips, 2 * r->nflows) < 0 ||
+	    !(h = calloc(2 * (size_t)r->nflows + 1, sizeof(*h)))) {
+		an_fd_ips_free(&ips);
+		l->err = -ENOMEM;
+		return;
+	}
+	sum(r, &ips, h);
+	bool answered = false;
+	for (uint32_t i = 0; i < ips.n; i++)
+		answered |= h[i].cnp_out > 0;
+	for (uint32_t i = 0; i < ips.n; i++)
+		if (h[i].ce_in >= NP_SILENT_MARKS && !h[i].cnp_out &&
+		    (answered || h[i].last_ce - h[i].first_ce >= NP_SILENT_SPAN_NS))
+			np_silent(l, &ips.ip[i], &h[i], answered);
+	for (uint32_t i = 0; i < ips.n; i++)
+		if (h[i].deaf && h[i].deaf * 2 > h[i].judged)
+			rp_deaf_host(l, &ips.ip[i], &h[i]);
+	ecn_off(l, &ips, h);
+	for (uint32_t i = 0; i < ips.n; i++) {
+		if (h[i].slow_np)
+			slow(l, &ips.ip[i], &h[i], false);
+		if (h[i].slow_rp)
+			slow(l, &ips.ip[i], &h[i], true);
+	}
+	an_fd_ips_free(&ips);
+	free(h);
+}
