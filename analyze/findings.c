@@ -79,7 +79,8 @@ void an_fd_mac(struct rt_finding *f, const uint8_t mac[6])
 void an_fd_flow(struct rt_finding *f, const struct rt_res_flow *fl)
 {
 	char b[RT_FLOWSEL_TEXT_MAX];
-	name(&f->flows, rt_flowsel_format(b, fl->key.ipver, fl->key.src, fl->key.dst, fl->key.dest_qp));
+	name(&f->flows,
+	     rt_flowsel_format(b, fl->key.ipver, fl->key.src, fl->key.dst, fl->key.dest_qp));
 }
 
 void an_fd_priority(struct rt_finding *f, unsigned cls)
@@ -308,6 +309,10 @@ void an_fd_capture(struct an_fd *l)
 			enum rt_severity sev = map[k].sev;
 			if (!strcmp(w->code, "snaplen_cut") && !warning_value(w, "headers_cut"))
 				sev = RT_SEV_INFO; /* only payloads and ICRCs were cut */
+			if (!strcmp(w->code, "duplicates") &&
+			    warning_value(w, "same_capture_point"))
+				sev =
+				    RT_SEV_WARNING; /* one point saw packets twice: the mirror doubles */
 			struct rt_finding *f = an_fd_add(l, map[k].code, sev, NULL);
 			if (!f)
 				return;

@@ -44,8 +44,7 @@ void an_fd_null(struct rt_finding *f, const char *name);
 __attribute__((format(printf, 3, 4))) void an_fd_text(struct rt_finding *f, const char *name,
                                                       const char *fmt, ...);
 /* A time as two figures: NAME_ns (since the epoch) and NAME_ms (from the capture's start). */
-void an_fd_time(struct rt_finding *f, const struct rt_results *r, const char *name,
-                uint64_t ns);
+void an_fd_time(struct rt_finding *f, const struct rt_results *r, const char *name, uint64_t ns);
 
 /*
  * The hosts named, in words: "10.0.0.1", "10.0.0.1 and 10.0.0.2", "10.0.0.1
@@ -69,7 +68,7 @@ struct an_fd_ips {
 	struct an_fd_ip {
 		uint8_t ipver;
 		uint8_t ip[16];
-	} *ip;
+	} * ip;
 };
 /* Room for up to `max` IPs. 0 or -ENOMEM. */
 int an_fd_ips_init(struct an_fd_ips *m, uint32_t max);
@@ -78,11 +77,11 @@ void an_fd_ips_free(struct an_fd_ips *m);
 uint32_t an_fd_ips_index(struct an_fd_ips *m, uint8_t ipver, const uint8_t *ip);
 
 /* The rules, by theme: each adds its findings to l. */
-void an_fd_pfc(struct an_fd *l);       /* pfc_storm, pfc_deadlock_suspect (findings_pfc.c) */
+void an_fd_pfc(struct an_fd *l);        /* pfc_storm, pfc_deadlock_suspect (findings_pfc.c) */
 void an_fd_priorities(struct an_fd *l); /* lossy_priority, cnp_priority (findings_prio.c) */
-void an_fd_ecn(struct an_fd *l);       /* np_silent, rp_deaf, slow_np, slow_rp, ecn_off */
-void an_fd_transport(struct an_fd *l); /* ack_timeout, rnr, nak_storm, loss */
-void an_fd_paths(struct an_fd *l);     /* mtu_mismatch, ecmp_collapse (findings_paths.c) */
-void an_fd_capture(struct an_fd *l);   /* capture_* (findings.c) */
+void an_fd_ecn(struct an_fd *l);        /* np_silent, rp_deaf, slow_np, slow_rp, ecn_off */
+void an_fd_transport(struct an_fd *l);  /* ack_timeout, rnr, nak_storm, loss */
+void an_fd_paths(struct an_fd *l);      /* mtu_mismatch, ecmp_collapse (findings_paths.c) */
+void an_fd_capture(struct an_fd *l);    /* capture_* (findings.c) */
 
 #endif

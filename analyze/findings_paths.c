@@ -29,8 +29,7 @@ static int by_pair(const void *a, const void *b)
 }
 
 /* The data flows chosen by `what` (0: ports, by directed pair; 1: MTUs, by host pair), sorted. */
-static struct rec *records(const struct rt_results *r, struct an_fd_ips *ips, int what,
-                           uint32_t *n)
+static struct rec *records(const struct rt_results *r, struct an_fd_ips *ips, int what, uint32_t *n)
 {
 	struct rec *v = malloc((r->nflows ? r->nflows : 1) * sizeof(*v));
 	*n = 0;
@@ -48,7 +47,7 @@ static struct rec *records(const struct rt_results *r, struct an_fd_ips *ips, in
 			d = t;
 		}
 		v[(*n)++] = (struct rec){.pair = s << 32 | d,
-		                         .value = what ? f->pmtu
+		                         .value = what                  ? f->pmtu
 		                                  : f->udp_sport_varied ? 65536 + id
 		                                                        : f->udp_sport,
 		                         .id = id};
@@ -149,16 +148,18 @@ static void mtu_pairs(struct an_fd *l, const struct rec *v, uint32_t n)
 			for (uint32_t k = i, c; k < j; k = c) {
 				for (c = k; c < j && v[c].value == v[k].value; c++)
 					;
-				an_w_append(mtus, sizeof(mtus), "%s%u (%u QP%s)", mtus[0] ? ", " : "",
-				            v[k].value, c - k, c - k == 1 ? "" : "s");
+				an_w_append(mtus, sizeof(mtus), "%s%u (%u QP%s)",
+				            mtus[0] ? ", " : "", v[k].value, c - k,
+				            c - k == 1 ? "" : "s");
 			}
 			const struct rt_res_flow *fl = &r->flows[v[i].id];
-			an_fd_summary(f,
-			              "QPs between %s and %s use different RoCE MTUs (%s): the larger "
-			              "one's frames are bigger than the smaller MTU somewhere on the path "
-			              "allows, or one end's MTU is set lower",
-			              rt_ip_to_str(fl->key.ipver, fl->key.src, hs, sizeof(hs)),
-			              rt_ip_to_str(fl->key.ipver, fl->key.dst, hd, sizeof(hd)), mtus);
+			an_fd_summary(
+			    f,
+			    "QPs between %s and %s use different RoCE MTUs (%s): the larger "
+			    "one's frames are bigger than the smaller MTU somewhere on the path "
+			    "allows, or one end's MTU is set lower",
+			    rt_ip_to_str(fl->key.ipver, fl->key.src, hs, sizeof(hs)),
+			    rt_ip_to_str(fl->key.ipver, fl->key.dst, hd, sizeof(hd)), mtus);
 			an_fd_text(f, "mtus", "%s", mtus);
 			an_fd_u64(f, "largest_frame_bytes", fl->max_frame);
 		}
@@ -198,7 +199,8 @@ static void mtu_below(struct an_fd *l, struct an_fd_ips *ips)
 			continue;
 		count[__builtin_ctz(f->pmtu) - 8]++;
 		for (int end = 0; end < 2; end++) {
-			uint32_t i = an_fd_ips_index(ips, f->key.ipver, end ? f->key.dst : f->key.src);
+			uint32_t i =
+			    an_fd_ips_index(ips, f->key.ipver, end ? f->key.dst : f->key.src);
 			top[i] = f->pmtu > top[i] ? f->pmtu : top[i];
 		}
 	}
@@ -211,7 +213,7 @@ static void mtu_below(struct an_fd *l, struct an_fd_ips *ips)
 	for (uint32_t i = 0; i < ips->n && count[common]; i++) {
 		if (!top[i] || top[i] >= 256u << common)
 			continue;
-		if (!f && !(f = an_fd_add(l, "mtu_mismatch", RT_SEV_INFO, NULL)))
+		if (!f && !(f = an_fd_add(l, "mtu_mismatch", RT_SEV_WARNING, NULL)))
 			break;
 		hosts++;
 		an_fd_host(f, ips->ip[i].ipver, ips->ip[i].ip);

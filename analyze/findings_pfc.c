@@ -53,12 +53,13 @@ static uint64_t overlap(uint64_t a0, uint64_t a1, uint64_t b0, uint64_t b1)
 static bool stalled(const struct rt_results *r, const struct rt_res_incident *in,
                     const struct rt_res_flow *fl)
 {
-	uint64_t dur = in->end_ns - in->start_ns, need = (dur < r->storm_ns ? dur : r->storm_ns) / 2;
+	uint64_t dur = in->end_ns - in->start_ns,
+	         need = (dur < r->storm_ns ? dur : r->storm_ns) / 2;
 	uint64_t slack = r->storm_ns / 2, from = fl->stall_from_ns, to = from + fl->stall_ns;
 	bool tail = to >= r->end_ns;
 	return an_fd_data_flow(fl) && fl->stall_ns &&
-	       overlap(from, to, in->start_ns, in->end_ns) >= need && from + slack >= in->start_ns &&
-	       (!tail || in->end_ns + slack >= r->end_ns);
+	       overlap(from, to, in->start_ns, in->end_ns) >= need &&
+	       from + slack >= in->start_ns && (!tail || in->end_ns + slack >= r->end_ns);
 }
 
 /*
@@ -197,7 +198,8 @@ static bool cycle(const struct edge *e, unsigned n, unsigned at, const uint8_t *
 		bool seen = false;
 		for (unsigned d = 0; d <= depth; d++)
 			seen |= path[d] == k;
-		if (seen || e[k].cls != e[at].cls || memcmp(e[k].from, e[at].to, 6) || h2 < l2 + need)
+		if (seen || e[k].cls != e[at].cls || memcmp(e[k].from, e[at].to, 6) ||
+		    h2 < l2 + need)
 			continue;
 		if (cycle(e, n, k, home, l2, h2, need, path, depth + 1))
 			return true;
@@ -212,8 +214,8 @@ static void deadlocks(struct an_fd *l)
 	unsigned n = edges(r, e), path[8], found = 0;
 	bool done[RT_AN_PFC_CLASSES] = {false};
 	for (unsigned i = 0; i < n; i++) {
-		if (done[e[i].cls] || !cycle(e, n, i, e[i].from, e[i].start, e[i].end, r->storm_ns,
-		                              path, 0))
+		if (done[e[i].cls] ||
+		    !cycle(e, n, i, e[i].from, e[i].start, e[i].end, r->storm_ns, path, 0))
 			continue;
 		unsigned len = 0;
 		while (memcmp(e[path[len]].to, e[i].from, 6))
@@ -244,25 +246,29 @@ static void deadlocks(struct an_fd *l)
 		an_fd_time(f, r, "start", lo);
 		an_fd_u64(f, "together_ns", hi - lo);
 		an_fd_u64(f, "vantage_points", r->nvantage);
-		an_fd_fix(f, "check counters.pfc_pause on the hosts behind these ports (their pauses stop)",
-		          "Break the cyclic buffer dependency: a route that loops (a flap, a path that "
-		          "is not up-down), or a lossless priority on links that close a cycle; turn on "
-		          "the switches' PFC watchdog so a deadlocked queue is dropped, not held.");
+		an_fd_fix(
+		    f,
+		    "check counters.pfc_pause on the hosts behind these ports (their pauses stop)",
+		    "Break the cyclic buffer dependency: a route that loops (a flap, a path that "
+		    "is not up-down), or a lossless priority on links that close a cycle; turn on "
+		    "the switches' PFC watchdog so a deadlocked queue is dropped, not held.");
 	}
 	if (found || !r->nincidents || r->nvantage > 1)
 		return;
 	struct rt_finding *f = an_fd_add(l, "pfc_deadlock_suspect", RT_SEV_INFO, NULL);
 	if (!f)
 		return;
-	an_fd_summary(f, "Cannot tell whether the PFC storm is a deadlock: a deadlock is a cycle of "
-	                 "pauses across links, and this capture has one vantage point.");
+	an_fd_summary(f,
+	              "Cannot tell whether the PFC storm is a deadlock: a deadlock is a cycle of "
+	              "pauses across links, and this capture has one vantage point.");
 	for (uint32_t i = 0; i < r->nincidents; i++)
 		an_fd_priority(f, r->incidents[i].cls);
 	an_fd_u64(f, "vantage_points", r->nvantage);
 	an_fd_u64(f, "storms", r->nincidents);
-	an_fd_fix(f, NULL,
-	          "Capture the links around the paused ports at the same time and analyze the files "
-	          "together (--vantage NAME=FILE for each), so the pauses between them show.");
+	an_fd_fix(
+	    f, NULL,
+	    "Capture the links around the paused ports at the same time and analyze the files "
+	    "together (--vantage NAME=FILE for each), so the pauses between them show.");
 }
 
 void an_fd_pfc(struct an_fd *l)

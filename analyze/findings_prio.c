@@ -57,15 +57,17 @@ static void lossy(struct an_fd *l, unsigned p, const struct on_prio *d, unsigned
 	} else {
 		snprintf(how, sizeof(how), "PCP %u", p);
 	}
-	an_fd_summary(f, "RoCE data rides priority %u (%s), which PFC never paused while it paused "
-	                 "priority %s",
+	an_fd_summary(f,
+	              "RoCE data rides priority %u (%s), which PFC never paused while it paused "
+	              "priority %s",
 	              p, how, list(on, pl));
 	if (lost)
 		an_w_append(f->summary, sizeof(f->summary),
 		            ", and %s of its %s flows lost packets (%s resent, %s NAKs, %llu "
 		            "timeouts): priority %u is lossy.",
-		            an_w_int(a, d->lossy_flows), an_w_int(b, d->flows), an_w_int(c, d->resent),
-		            an_w_int(pl, d->naks), (unsigned long long)d->timeouts, p);
+		            an_w_int(a, d->lossy_flows), an_w_int(b, d->flows),
+		            an_w_int(c, d->resent), an_w_int(pl, d->naks),
+		            (unsigned long long)d->timeouts, p);
 	else
 		an_w_append(f->summary, sizeof(f->summary),
 		            ": priority %u may be lossy (no loss seen yet).", p);
@@ -86,18 +88,19 @@ static void lossy(struct an_fd *l, unsigned p, const struct on_prio *d, unsigned
 			bool dscp;
 			if (!priced(fl) || an_fd_flow_priority(fl, &dscp) != p)
 				continue;
-			bool had = fl->xport && (fl->xport->retransmitted || fl->xport->naks_received ||
-			                         fl->xport->gap_psns);
+			bool had = fl->xport && (fl->xport->retransmitted ||
+			                         fl->xport->naks_received || fl->xport->gap_psns);
 			if (had == !pass) {
 				an_fd_flow(f, fl);
 				an_fd_host(f, fl->key.ipver, fl->key.src);
 			}
 		}
-	an_fd_fix(f, "checks pfc.enabled and pfc.dscp_map (traffic.dscp with --traffic)",
-	          "Carry RoCE on the lossless priority (its DSCP/PCP mapped to priority %s: "
-	          "rdma_cm.tos, NCCL_IB_TC), or turn PFC on for priority %u on every NIC and switch "
-	          "port of the path.",
-	          list(on, pl), p);
+	an_fd_fix(
+	    f, "checks pfc.enabled and pfc.dscp_map (traffic.dscp with --traffic)",
+	    "Carry RoCE on the lossless priority (its DSCP/PCP mapped to priority %s: "
+	    "rdma_cm.tos, NCCL_IB_TC), or turn PFC on for priority %u on every NIC and switch "
+	    "port of the path.",
+	    list(on, pl), p);
 }
 
 static void lossy_priorities(struct an_fd *l)
@@ -153,44 +156,61 @@ static unsigned cnp_priority_of(const struct rt_res_flow *f)
 	return f->cnp_tagged ? f->cnp_pcp : f->cnp_dscp >> 3;
 }
 
-/* CNPs on the priority of the data they slow: behind it in the same queues. */
-static void cnps_on_data(struct an_fd *l, int dp)
+/*
+ * CNPs on the priority of the data they slow (`below` false: behind it in
+ * the same queues), or on a lower one (`below`: behind bulk traffic, where
+ * PFC, pausing the data's, does not pause theirs).
+ */
+static void cnps_low(struct an_fd *l, int dp, bool below)
 {
 	const struct rt_results *r = l->r;
 	struct rt_finding *f = NULL;
 	uint64_t cnps = 0;
+	unsigned cp = 0;
 	for (uint32_t id = 0; id < r->nflows && dp >= 0; id++) {
 		const struct rt_res_flow *fl = &r->flows[id];
-		if (!fl->cnp_carried || cnp_priority_of(fl) != (unsigned)dp)
+		if (!fl->cnp_carried || (below ? cnp_priority_of(fl) >= (unsigned)dp
+		                               : cnp_priority_of(fl) != (unsigned)dp))
 			continue;
+		cp = cnp_priority_of(fl);
 		if (!f && !(f = an_fd_add(l, "cnp_priority", RT_SEV_WARNING,
 		                          fl->cnp_tagged ? "high" : "medium")))
 			return;
 		an_fd_host(f, fl->key.ipver, fl->key.src);
 		cnps += fl->cnp_sent;
 		if (!f->nevidence) {
-			an_fd_u64(f, "cnp_priority", (unsigned)dp);
+			an_fd_u64(f, "cnp_priority", cp);
 			an_fd_u64(f, "cnp_dscp", fl->cnp_dscp);
 			an_fd_u64(f, "data_priority", (unsigned)dp);
 		}
 	}
 	if (!f)
 		return;
-	bool lossless = r->pfc[dp].xoff > 0;
+	bool lossless = r->pfc[cp].xoff > 0;
 	an_fd_u64(f, "cnps", cnps);
 	an_fd_bool(f, "priority_paused_by_pfc", lossless);
-	an_fd_priority(f, (unsigned)dp);
+	an_fd_priority(f, cp);
 	char who[256];
-	an_fd_summary(f,
-	              "CNPs from %s leave on priority %d, the priority of the RoCE data they "
-	              "slow: they wait behind that data in the congested queues%s.",
-	              an_fd_hosts_words(f, 0, who), dp,
-	              lossless ? "" : ", on a priority PFC does not pause, where they can be lost");
-	an_fd_fix(f, "check ecn.cnp (traffic.cnp with --traffic)",
-	          "Send CNPs on the network's CNP priority, a high, strict-priority class (commonly "
-	          "DSCP 48 / priority 6): on mlx5, echo 48 > "
-	          "/sys/class/net/NETDEV/ecn/roce_np/cnp_dscp and echo 6 > "
-	          ".../ecn/roce_np/cnp_802p_prio.");
+	if (below)
+		an_fd_summary(
+		    f,
+		    "CNPs from %s leave on priority %u, below the priority %d of the RoCE "
+		    "data they slow: they wait behind bulk traffic%s.",
+		    an_fd_hosts_words(f, 0, who), cp, dp,
+		    lossless ? "" : ", on a priority PFC does not pause, where they can be lost");
+	else
+		an_fd_summary(
+		    f,
+		    "CNPs from %s leave on priority %d, the priority of the RoCE data they "
+		    "slow: they wait behind that data in the congested queues%s.",
+		    an_fd_hosts_words(f, 0, who), dp,
+		    lossless ? "" : ", on a priority PFC does not pause, where they can be lost");
+	an_fd_fix(
+	    f, "check ecn.cnp (traffic.cnp with --traffic)",
+	    "Send CNPs on the network's CNP priority, a high, strict-priority class (commonly "
+	    "DSCP 48 / priority 6): on mlx5, echo 48 > "
+	    "/sys/class/net/NETDEV/ecn/roce_np/cnp_dscp and echo 6 > "
+	    ".../ecn/roce_np/cnp_802p_prio.");
 }
 
 /* CNPs of some hosts on another DSCP than most CNPs carry (the network's). */
@@ -243,6 +263,8 @@ static void cnps_disagree(struct an_fd *l)
 void an_fd_priorities(struct an_fd *l)
 {
 	lossy_priorities(l);
-	cnps_on_data(l, data_priority(l->r));
+	int dp = data_priority(l->r);
+	cnps_low(l, dp, false);
+	cnps_low(l, dp, true);
 	cnps_disagree(l);
 }

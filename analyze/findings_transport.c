@@ -15,10 +15,10 @@
 /* The RNR NAK timer field's minimum wait in ns (InfiniBand spec, "RNR NAK timer field encodings"). */
 static uint64_t rnr_timer_ns(unsigned code)
 {
-	static const uint32_t us[32] = {655360, 10,    20,    30,    40,    60,     80,     120,
-	                                160,    240,   320,   480,   640,   960,    1280,   1920,
-	                                2560,   3840,  5120,  7680,  10240, 15360,  20480,  30720,
-	                                40960,  61440, 81920, 122880, 163840, 245760, 327680, 491520};
+	static const uint32_t us[32] = {
+	    655360, 10,    20,    30,    40,    60,     80,     120,    160,    240,   320,
+	    480,    640,   960,   1280,  1920,  2560,   3840,   5120,   7680,   10240, 15360,
+	    20480,  30720, 40960, 61440, 81920, 122880, 163840, 245760, 327680, 491520};
 	return (uint64_t)us[code & 31] * 1000;
 }
 
@@ -53,14 +53,16 @@ static void where_lost(struct rt_finding *f, const struct rt_results *r,
 				continue;
 			seen[nseen++] = fl->paths[k];
 			an_w_append(text, sizeof(text), "%sbetween %s and %s (%llu lost)",
-			            text[0] ? "; " : "", p->from, p->to, (unsigned long long)p->lost);
+			            text[0] ? "; " : "", p->from, p->to,
+			            (unsigned long long)p->lost);
 		}
 	}
 	if (text[0])
 		an_fd_text(f, "lost_where", "%s", text);
 	else if (paths)
-		an_fd_text(f, "lost_where", "not between the vantage points: before the first or "
-		                            "after the last");
+		an_fd_text(f, "lost_where",
+		           "not between the vantage points: before the first or "
+		           "after the last");
 	else
 		an_fd_null(f, "lost_where");
 }
@@ -108,13 +110,13 @@ static void ack_timeout(struct an_fd *l, const struct an_fd_ip *ip)
 		uint64_t nominal = (uint64_t)(ACK_TIMEOUT_UNIT_NS * ldexp(1.0, t));
 		char a[32], d[48], e[48], g[48];
 		an_fd_host(f, ip->ipver, ip->ip);
-		an_fd_summary(f,
-		              "%s recovers lost packets by its QPs' local ACK timeout: %s resend%s "
-		              "after an idle wait of %s (median; t = %d: 4.096 us x 2^%d = %s), %s of "
-		              "stall in all.",
-		              f->hosts.v[0], an_w_int(a, timeouts), timeouts == 1 ? "" : "s",
-		              an_w_dur(d, m), t, t,
-		              an_w_dur(e, nominal), an_w_dur(g, (uint64_t)stall));
+		an_fd_summary(
+		    f,
+		    "%s recovers lost packets by its QPs' local ACK timeout: %s resend%s "
+		    "after an idle wait of %s (median; t = %d: 4.096 us x 2^%d = %s), %s of "
+		    "stall in all.",
+		    f->hosts.v[0], an_w_int(a, timeouts), timeouts == 1 ? "" : "s", an_w_dur(d, m),
+		    t, t, an_w_dur(e, nominal), an_w_dur(g, (uint64_t)stall));
 		an_fd_u64(f, "timeouts", timeouts);
 		an_fd_u64(f, "flows", k);
 		an_fd_u64(f, "wait_min_ns", lo);
@@ -124,12 +126,13 @@ static void ack_timeout(struct an_fd *l, const struct an_fd_ip *ip)
 		an_fd_u64(f, "timeout_ns", nominal);
 		an_fd_u64(f, "stall_ns", (uint64_t)stall);
 		where_lost(f, r, timed_out_from, ip);
-		an_fd_fix(f, "checks counters.seq_err and counters.discards",
-		          "Stop the loss (see the other findings: a lossy priority, drops, a bad "
-		          "link); while losses remain, each costs the QP its whole local ACK timeout "
-		          "(t = %d here): lower it (ibv_modify_qp's timeout, NCCL_IB_TIMEOUT) so a "
-		          "loss costs less.",
-		          t);
+		an_fd_fix(
+		    f, "checks counters.seq_err and counters.discards",
+		    "Stop the loss (see the other findings: a lossy priority, drops, a bad "
+		    "link); while losses remain, each costs the QP its whole local ACK timeout "
+		    "(t = %d here): lower it (ibv_modify_qp's timeout, NCCL_IB_TIMEOUT) so a "
+		    "loss costs less.",
+		    t);
 	}
 	free(med);
 }
@@ -169,8 +172,8 @@ static void rnr(struct an_fd *l, const struct an_fd_ip *ip)
 	              "%s's application posts receives too slowly: it sent %s RNR NAK%s "
 	              "(receiver not ready; RNR timer %u = %s), and the senders waited %s in all "
 	              "before retrying.",
-	              f->hosts.v[0], an_w_int(a, naks), naks == 1 ? "" : "s", timer, an_w_dur(d, rnr_timer_ns(timer)),
-	              an_w_dur(e, (uint64_t)stall));
+	              f->hosts.v[0], an_w_int(a, naks), naks == 1 ? "" : "s", timer,
+	              an_w_dur(d, rnr_timer_ns(timer)), an_w_dur(e, (uint64_t)stall));
 	an_fd_u64(f, "rnr_naks", naks);
 	an_fd_u64(f, "retries", retries);
 	an_fd_u64(f, "flows", flows);
@@ -234,8 +237,9 @@ static void losses(struct an_fd *l, bool storm)
 	if (!flows)
 		return;
 	bool drops = r->drops_source && r->if_dropped + r->os_dropped > 0;
-	struct rt_finding *f = an_fd_add(l, storm ? "nak_storm" : "loss",
-	                                 storm ? RT_SEV_ERROR : RT_SEV_WARNING, drops ? "low" : NULL);
+	struct rt_finding *f =
+	    an_fd_add(l, storm ? "nak_storm" : "loss", storm ? RT_SEV_ERROR : RT_SEV_WARNING,
+	              drops ? "low" : NULL);
 	if (!f)
 		return;
 	for (int pass = 0; pass < 2; pass++)
@@ -250,8 +254,7 @@ static void losses(struct an_fd *l, bool storm)
 	double amp = lost ? (double)resent / (double)lost : NAN;
 	double secs = r->end_ns > r->start_ns ? (double)(r->end_ns - r->start_ns) / 1e9 : NAN;
 	char a[32], b[32], c[32], d[48], e[32];
-	an_fd_summary(f,
-	              "%s %s flow%s lost %s packet%s (%s) and resent %s after %s NAK%s%s",
+	an_fd_summary(f, "%s %s flow%s lost %s packet%s (%s) and resent %s after %s NAK%s%s",
 	              storm ? "NAK storm:" : "Loss:", an_w_int(a, flows), flows == 1 ? "" : "s",
 	              an_w_int(b, lost), lost == 1 ? "" : "s",
 	              gaps == flows ? "PSN gaps seen here" : "at least one per NAK",

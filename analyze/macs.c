@@ -65,8 +65,8 @@ const struct an_mac *an_macs_find(const struct an_macs *m, const uint8_t mac[6])
 	return i == UINT32_MAX ? NULL : &m->e[i];
 }
 
-void an_macs_add(struct an_macs *m, unsigned which, const uint8_t mac[6], int point,
-                 uint8_t ipver, const uint8_t *ip)
+void an_macs_add(struct an_macs *m, unsigned which, const uint8_t mac[6], int point, uint8_t ipver,
+                 const uint8_t *ip)
 {
 	uint32_t i = m->n ? m->tab[slot(m, mac)] : UINT32_MAX;
 	if (i == UINT32_MAX) {

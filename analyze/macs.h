@@ -15,9 +15,9 @@ struct an_mac {
 	uint8_t mac[6];
 	uint8_t points;     /* bit p: seen at vantage point p (0..7), as source or destination */
 	uint8_t src_points; /* ... as the source of a frame */
-	uint8_t ipver;  /* 4 or 6 of ip; 0: no RoCE frame with an IP header */
-	uint8_t ip[16]; /* the first IP (IPv4 in the first 4 bytes) */
-	bool several;   /* RoCE frames of other IPs too: a router or switch, not a host */
+	uint8_t ipver;      /* 4 or 6 of ip; 0: no RoCE frame with an IP header */
+	uint8_t ip[16];     /* the first IP (IPv4 in the first 4 bytes) */
+	bool several;       /* RoCE frames of other IPs too: a router or switch, not a host */
 	uint64_t frames;
 };
 
@@ -32,8 +32,8 @@ struct an_macs {
 
 void an_macs_free(struct an_macs *m);
 /* The slow path of an_macs_see(): the entry looked up or added, then updated. */
-void an_macs_add(struct an_macs *m, unsigned which, const uint8_t mac[6], int point,
-                 uint8_t ipver, const uint8_t *ip);
+void an_macs_add(struct an_macs *m, unsigned which, const uint8_t mac[6], int point, uint8_t ipver,
+                 const uint8_t *ip);
 /* The entry of `mac`, or NULL. */
 const struct an_mac *an_macs_find(const struct an_macs *m, const uint8_t mac[6]);
 
