@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "analyze/wording.h"
+#include "common/hash.h"
 #include "common/outbuf.h"
 
 const char *rt_severity_name(enum rt_severity s)
@@ -215,36 +216,21 @@ unsigned an_fd_flow_priority(const struct rt_res_flow *f, bool *by_dscp)
 	return f->tagged ? f->pcp : f->dscp >> 3;
 }
 
-int an_fd_ips_init(struct an_fd_ips *m, uint32_t max)
-{
-	uint32_t size = 16;
-	while (size < 2 * (uint64_t)max + 2)
-		size *= 2;
-	memset(m, 0, sizeof(*m));
-	m->mask = size - 1;
-	m->tab = malloc(size * sizeof(*m->tab));
-	m->ip = malloc((max ? max : 1) * sizeof(*m->ip));
-	if (!m->tab || !m->ip) {
-		an_fd_ips_free(m);
-		return -ENOMEM;
-	}
-	memset(m->tab, 0xff, size * sizeof(*m->tab));
-	return 0;
-}
+/* ---- the hosts, once for every rule ---- */
 
-void an_fd_ips_free(struct an_fd_ips *m)
-{
-	free(m->tab);
-	free(m->ip);
-	memset(m, 0, sizeof(*m));
-}
+/* IPs by index (0, 1, ... as first named) through an open-addressing table. */
+struct ips {
+	uint32_t n, mask;
+	uint32_t *tab; /* index, or UINT32_MAX */
+	struct an_fd_ip *ip;
+};
 
-uint32_t an_fd_ips_index(struct an_fd_ips *m, uint8_t ipver, const uint8_t *ip)
+static uint32_t ip_index(struct ips *m, uint8_t ipver, const uint8_t *ip)
 {
-	uint32_t len = ipver == 4 ? 4 : 16, h = 2166136261u ^ ipver;
-	for (uint32_t i = 0; i < len; i++)
-		h = (h ^ ip[i]) * 16777619u;
-	uint32_t k = h & m->mask;
+	uint64_t w[2] = {0, 0};
+	memcpy(w, ip, ipver == 4 ? 4 : 16);
+	uint64_t h = rt_hash_mix(rt_hash_mix(ipver, w[0]), w[1]);
+	uint32_t k = (uint32_t)(h ^ (h >> 32)) & m->mask;
 	for (;; k = (k + 1) & m->mask) {
 		uint32_t i = m->tab[k];
 		if (i == UINT32_MAX)
@@ -256,8 +242,39 @@ uint32_t an_fd_ips_index(struct an_fd_ips *m, uint8_t ipver, const uint8_t *ip)
 	m->tab[k] = i;
 	m->ip[i].ipver = ipver;
 	memset(m->ip[i].ip, 0, 16);
-	memcpy(m->ip[i].ip, ip, len);
+	memcpy(m->ip[i].ip, ip, ipver == 4 ? 4 : 16);
 	return i;
+}
+
+/* Each flow's source and destination host as an index into l->host. 0 or -ENOMEM. */
+static int hosts(struct an_fd *l, struct an_fd_ip **host, uint32_t **ends)
+{
+	const struct rt_results *r = l->r;
+	uint32_t size = 16;
+	while (size < 4 * (uint64_t)r->nflows + 2)
+		size *= 2;
+	struct ips m = {.mask = size - 1};
+	m.tab = malloc(size * sizeof(*m.tab));
+	m.ip = malloc((2 * (size_t)r->nflows + 1) * sizeof(*m.ip));
+	*ends = malloc((2 * (size_t)r->nflows + 1) * sizeof(**ends));
+	if (!m.tab || !m.ip || !*ends) {
+		free(m.tab);
+		free(m.ip);
+		return -ENOMEM;
+	}
+	memset(m.tab, 0xff, size * sizeof(*m.tab));
+	for (uint32_t id = 0; id < r->nflows; id++) {
+		const struct rt_res_flow *f = &r->flows[id];
+		(*ends)[id] = ip_index(&m, f->key.ipver, f->key.src);
+		(*ends)[r->nflows + id] = ip_index(&m, f->key.ipver, f->key.dst);
+	}
+	free(m.tab);
+	*host = m.ip;
+	l->host = m.ip;
+	l->nhosts = m.n;
+	l->src = *ends;
+	l->dst = *ends + r->nflows;
+	return 0;
 }
 
 /* ---- the capture's own faults: its warnings, as findings ---- */
@@ -347,12 +364,20 @@ static int by_severity(const void *a, const void *b, void *ctx)
 int an_findings_build(const struct rt_results *r, struct rt_finding *out, unsigned max)
 {
 	struct an_fd l = {.r = r, .f = out, .max = max};
+	struct an_fd_ip *host = NULL;
+	uint32_t *ends = NULL;
+	if (hosts(&l, &host, &ends) < 0) {
+		free(ends);
+		return -ENOMEM;
+	}
 	an_fd_pfc(&l);
 	an_fd_ecn(&l);
 	an_fd_priorities(&l);
 	an_fd_paths(&l);
 	an_fd_transport(&l);
 	an_fd_capture(&l);
+	free(host);
+	free(ends);
 	if (l.err)
 		return l.err;
 	if (l.n < 2)

@@ -14,12 +14,21 @@ int an_findings_build(const struct rt_results *r, struct rt_finding *out, unsign
 
 /* ---- for the rules (findings*.c) ---- */
 
-/* The findings so far. */
+/* A host: an IP (IPv4 in the first 4 bytes). */
+struct an_fd_ip {
+	uint8_t ipver;
+	uint8_t ip[16];
+};
+
+/* The findings so far, and the view's hosts: each flow's source and destination as an index. */
 struct an_fd {
 	const struct rt_results *r;
 	struct rt_finding *f;
 	unsigned n, max;
 	int err; /* -ENOMEM: a rule ran out of memory */
+	uint32_t nhosts;
+	const struct an_fd_ip *host; /* by index, in the order the flows first name them */
+	const uint32_t *src, *dst;   /* by flow id */
 };
 
 /* A new finding of `code` (NULL when the list is full: the rule says no more). */
@@ -60,21 +69,6 @@ bool an_fd_same_ip(uint8_t va, const uint8_t *a, uint8_t vb, const uint8_t *b);
 bool an_fd_data_flow(const struct rt_res_flow *f);
 /* The priority a data flow rides: its PCP when tagged, else its DSCP / 8 (*by_dscp set). */
 unsigned an_fd_flow_priority(const struct rt_res_flow *f, bool *by_dscp);
-
-/* IPs by index (0, 1, ... as first named), for the rules that sum figures per host. */
-struct an_fd_ips {
-	uint32_t n, mask;
-	uint32_t *tab; /* open addressing: index, or UINT32_MAX */
-	struct an_fd_ip {
-		uint8_t ipver;
-		uint8_t ip[16];
-	} * ip;
-};
-/* Room for up to `max` IPs. 0 or -ENOMEM. */
-int an_fd_ips_init(struct an_fd_ips *m, uint32_t max);
-void an_fd_ips_free(struct an_fd_ips *m);
-/* The index of an IP (added when new: room was made for it). */
-uint32_t an_fd_ips_index(struct an_fd_ips *m, uint8_t ipver, const uint8_t *ip);
 
 /* The rules, by theme: each adds its findings to l. */
 void an_fd_pfc(struct an_fd *l);        /* pfc_storm, pfc_deadlock_suspect (findings_pfc.c) */

@@ -75,13 +75,12 @@ static bool np_slow(const struct rt_res_flow *f)
 }
 
 /* Sum the figures per host (others_react: some sender's rate fell after its CNPs). */
-static void sum(const struct rt_results *r, struct an_fd_ips *ips, struct host *h,
-                bool others_react)
+static void sum(const struct an_fd *l, struct host *h, bool others_react)
 {
+	const struct rt_results *r = l->r;
 	for (uint32_t id = 0; id < r->nflows; id++) {
 		const struct rt_res_flow *f = &r->flows[id];
-		struct host *s = &h[an_fd_ips_index(ips, f->key.ipver, f->key.src)];
-		struct host *d = &h[an_fd_ips_index(ips, f->key.ipver, f->key.dst)];
+		struct host *s = &h[l->src[id]], *d = &h[l->dst[id]];
 		s->cnp_out += f->cnp_sent;
 		s->packets_out += f->packets;
 		if (!an_fd_data_flow(f))
@@ -286,19 +285,19 @@ static void slow(struct an_fd *l, const struct an_fd_ip *ip, const struct host *
 }
 
 /* RoCE data Not-ECT: say what the capture shows of congestion instead. */
-static void ecn_off(struct an_fd *l, const struct an_fd_ips *ips, const struct host *h)
+static void ecn_off(struct an_fd *l, const struct host *h)
 {
 	const struct rt_results *r = l->r;
 	struct rt_finding *f = NULL;
 	uint64_t not_ect = 0, all = 0, hosts = 0, data = 0;
-	for (uint32_t i = 0; i < ips->n; i++)
+	for (uint32_t i = 0; i < l->nhosts; i++)
 		data += h[i].ecn_out;
-	for (uint32_t i = 0; i < ips->n && data >= ECN_OFF_PACKETS; i++) {
+	for (uint32_t i = 0; i < l->nhosts && data >= ECN_OFF_PACKETS; i++) {
 		if (!h[i].ecn_out || h[i].not_ect_out * 2 <= h[i].ecn_out)
 			continue;
 		if (!f && !(f = an_fd_add(l, "ecn_off", RT_SEV_WARNING, NULL)))
 			return;
-		an_fd_host(f, ips->ip[i].ipver, ips->ip[i].ip);
+		an_fd_host(f, l->host[i].ipver, l->host[i].ip);
 		not_ect += h[i].not_ect_out;
 		all += h[i].ecn_out;
 		hosts++;
@@ -341,35 +340,31 @@ static void ecn_off(struct an_fd *l, const struct an_fd_ips *ips, const struct h
 void an_fd_ecn(struct an_fd *l)
 {
 	const struct rt_results *r = l->r;
-	struct an_fd_ips ips;
-	struct host *h = NULL;
-	if (an_fd_ips_init(&ips, 2 * r->nflows) < 0 ||
-	    !(h = calloc(2 * (size_t)r->nflows + 1, sizeof(*h)))) {
-		an_fd_ips_free(&ips);
+	struct host *h = calloc(l->nhosts ? l->nhosts : 1, sizeof(*h));
+	if (!h) {
 		l->err = -ENOMEM;
 		return;
 	}
 	bool react = false;
 	for (uint32_t id = 0; id < r->nflows; id++)
 		react |= rp_reacts(&r->flows[id]);
-	sum(r, &ips, h, react);
+	sum(l, h, react);
 	bool answered = false;
-	for (uint32_t i = 0; i < ips.n; i++)
+	for (uint32_t i = 0; i < l->nhosts; i++)
 		answered |= h[i].cnp_out > 0;
-	for (uint32_t i = 0; i < ips.n; i++)
+	for (uint32_t i = 0; i < l->nhosts; i++)
 		if (h[i].ce_in >= NP_SILENT_MARKS && !h[i].cnp_out &&
 		    (answered || h[i].last_ce - h[i].first_ce >= NP_SILENT_SPAN_NS))
-			np_silent(l, &ips.ip[i], &h[i], answered);
-	for (uint32_t i = 0; i < ips.n; i++)
+			np_silent(l, &l->host[i], &h[i], answered);
+	for (uint32_t i = 0; i < l->nhosts; i++)
 		if (h[i].deaf && h[i].deaf * 2 > h[i].judged)
-			rp_deaf_host(l, &ips.ip[i], &h[i], react);
-	ecn_off(l, &ips, h);
-	for (uint32_t i = 0; i < ips.n; i++) {
+			rp_deaf_host(l, &l->host[i], &h[i], react);
+	ecn_off(l, h);
+	for (uint32_t i = 0; i < l->nhosts; i++) {
 		if (h[i].slow_np)
-			slow(l, &ips.ip[i], &h[i], false);
+			slow(l, &l->host[i], &h[i], false);
 		if (h[i].slow_rp)
-			slow(l, &ips.ip[i], &h[i], true);
+			slow(l, &l->host[i], &h[i], true);
 	}
-	an_fd_ips_free(&ips);
 	free(h);
 }

@@ -1,6 +1,7 @@
 /* Findings about paths: RoCE MTUs that disagree, QPs of a host pair on too few UDP source ports (ECMP). */
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -29,8 +30,9 @@ static int by_pair(const void *a, const void *b)
 }
 
 /* The data flows chosen by `what` (0: ports, by directed pair; 1: MTUs, by host pair), sorted. */
-static struct rec *records(const struct rt_results *r, struct an_fd_ips *ips, int what, uint32_t *n)
+static struct rec *records(const struct an_fd *l, int what, uint32_t *n)
 {
+	const struct rt_results *r = l->r;
 	struct rec *v = malloc((r->nflows ? r->nflows : 1) * sizeof(*v));
 	*n = 0;
 	if (!v)
@@ -39,8 +41,7 @@ static struct rec *records(const struct rt_results *r, struct an_fd_ips *ips, in
 		const struct rt_res_flow *f = &r->flows[id];
 		if (!an_fd_data_flow(f) || (what ? !f->pmtu : !f->udp_sport_known))
 			continue;
-		uint64_t s = an_fd_ips_index(ips, f->key.ipver, f->key.src);
-		uint64_t d = an_fd_ips_index(ips, f->key.ipver, f->key.dst);
+		uint64_t s = l->src[id], d = l->dst[id];
 		if (what && s > d) {
 			uint64_t t = s;
 			s = d;
@@ -94,17 +95,18 @@ static void ecmp(struct an_fd *l, const struct rec *v, uint32_t n)
 	if (!f)
 		return;
 	const struct rt_res_flow *w = &r->flows[worst_id];
-	char s[48], d[48], a[48];
+	char s[48], d[48], port[32], now[48], each[48];
 	rt_ip_to_str(w->key.ipver, w->key.src, s, sizeof(s));
 	rt_ip_to_str(w->key.ipver, w->key.dst, d, sizeof(d));
-	an_fd_summary(f,
-	              "%u QPs from %s to %s share %u UDP source port%s (%s), so ECMP and LAG "
-	              "hashing put them on %s: with 4 uplinks they use %s of 4 on average, where a "
-	              "port each would use %s",
-	              worst_qps, s, d, worst_ports, worst_ports == 1 ? "" : "s",
-	              w->udp_sport_varied ? "varying" : an_w_int(a, w->udp_sport),
-	              worst_ports == 1 ? "one path" : "few paths",
-	              an_w_num(a, used(4, worst_ports), 2), an_w_num(s, used(4, worst_qps), 2));
+	snprintf(port, sizeof(port), "%u", w->udp_sport);
+	an_fd_summary(
+	    f,
+	    "%u QPs from %s to %s share %u UDP source port%s (%s), so ECMP and LAG "
+	    "hashing put them on %s: with 4 uplinks they use %s of 4 on average, where a "
+	    "port each would use %s",
+	    worst_qps, s, d, worst_ports, worst_ports == 1 ? "" : "s",
+	    w->udp_sport_varied ? "varying" : port, worst_ports == 1 ? "one path" : "few paths",
+	    an_w_num(now, used(4, worst_ports), 2), an_w_num(each, used(4, worst_qps), 2));
 	if (pairs > 1)
 		an_w_append(f->summary, sizeof(f->summary), "; %llu more host pairs alike",
 		            (unsigned long long)pairs - 1);
@@ -184,11 +186,11 @@ static void mtu_pairs(struct an_fd *l, const struct rec *v, uint32_t n)
 }
 
 /* Hosts whose QPs all use a smaller RoCE MTU than most QPs of the capture: below the link's. */
-static void mtu_below(struct an_fd *l, struct an_fd_ips *ips)
+static void mtu_below(struct an_fd *l)
 {
 	const struct rt_results *r = l->r;
 	uint64_t count[5] = {0};
-	uint32_t *top = calloc(ips->n ? ips->n : 1, sizeof(*top));
+	uint32_t *top = calloc(l->nhosts ? l->nhosts : 1, sizeof(*top));
 	if (!top) {
 		l->err = -ENOMEM;
 		return;
@@ -199,8 +201,7 @@ static void mtu_below(struct an_fd *l, struct an_fd_ips *ips)
 			continue;
 		count[__builtin_ctz(f->pmtu) - 8]++;
 		for (int end = 0; end < 2; end++) {
-			uint32_t i =
-			    an_fd_ips_index(ips, f->key.ipver, end ? f->key.dst : f->key.src);
+			uint32_t i = end ? l->dst[id] : l->src[id];
 			top[i] = f->pmtu > top[i] ? f->pmtu : top[i];
 		}
 	}
@@ -210,13 +211,13 @@ static void mtu_below(struct an_fd *l, struct an_fd_ips *ips)
 			common = k;
 	struct rt_finding *f = NULL;
 	uint64_t hosts = 0;
-	for (uint32_t i = 0; i < ips->n && count[common]; i++) {
+	for (uint32_t i = 0; i < l->nhosts && count[common]; i++) {
 		if (!top[i] || top[i] >= 256u << common)
 			continue;
 		if (!f && !(f = an_fd_add(l, "mtu_mismatch", RT_SEV_WARNING, NULL)))
 			break;
 		hosts++;
-		an_fd_host(f, ips->ip[i].ipver, ips->ip[i].ip);
+		an_fd_host(f, l->host[i].ipver, l->host[i].ip);
 		if (hosts == 1)
 			an_fd_u64(f, "host_mtu", top[i]);
 	}
@@ -237,24 +238,17 @@ static void mtu_below(struct an_fd *l, struct an_fd_ips *ips)
 
 void an_fd_paths(struct an_fd *l)
 {
-	const struct rt_results *r = l->r;
-	struct an_fd_ips ips;
-	if (an_fd_ips_init(&ips, 2 * r->nflows) < 0) {
-		l->err = -ENOMEM;
-		return;
-	}
 	uint32_t n;
-	struct rec *v = records(r, &ips, 1, &n);
+	struct rec *v = records(l, 1, &n);
 	if (v) {
 		mtu_pairs(l, v, n);
-		mtu_below(l, &ips);
+		mtu_below(l);
 		free(v);
-		v = records(r, &ips, 0, &n);
+		v = records(l, 0, &n);
 	}
 	if (v)
 		ecmp(l, v, n);
 	else
 		l->err = -ENOMEM;
 	free(v);
-	an_fd_ips_free(&ips);
 }

@@ -9,8 +9,10 @@
 #include "common/outbuf.h"
 
 #define ACK_TIMEOUT_UNIT_NS 4096.0 /* the local ACK timeout is 4.096 us x 2^t */
-#define NAK_STORM_NAKS      10     /* a storm: at least this many go-back-N runs (NAKs), */
-#define NAK_STORM_SHARE     0.01   /* ... and resends at least this share of the requests */
+/* a resend sooner after the flow went quiet (t < 4) is no ACK timer a NIC runs: a NAK not seen */
+#define ACK_TIMEOUT_MIN_NS 65536ull
+#define NAK_STORM_NAKS     10   /* a storm: at least this many go-back-N runs (NAKs), */
+#define NAK_STORM_SHARE    0.01 /* ... and resends at least this share of the requests */
 
 /* The RNR NAK timer field's minimum wait in ns (InfiniBand spec, "RNR NAK timer field encodings"). */
 static uint64_t rnr_timer_ns(unsigned code)
@@ -67,9 +69,16 @@ static void where_lost(struct rt_finding *f, const struct rt_results *r,
 		an_fd_null(f, "lost_where");
 }
 
+/* Resends after an idle wait as long as an ACK timer's. */
+static bool timed_out(const struct rt_res_flow *f)
+{
+	return f->xport && f->xport->timeouts &&
+	       f->xport->timeout_idle.median >= ACK_TIMEOUT_MIN_NS;
+}
+
 static bool timed_out_from(const struct rt_res_flow *f, const void *ip)
 {
-	return f->xport && f->xport->timeouts && from(f, ip);
+	return timed_out(f) && from(f, ip);
 }
 
 static int by_u64(const void *a, const void *b)
@@ -287,24 +296,18 @@ static void per_host(struct an_fd *l, bool (*pick)(const struct rt_res_flow *), 
                      void (*rule)(struct an_fd *, const struct an_fd_ip *))
 {
 	const struct rt_results *r = l->r;
-	struct an_fd_ips ips;
-	if (an_fd_ips_init(&ips, r->nflows) < 0) {
+	bool *mark = calloc(l->nhosts ? l->nhosts : 1, sizeof(*mark));
+	if (!mark) {
 		l->err = -ENOMEM;
 		return;
 	}
-	for (uint32_t id = 0; id < r->nflows; id++) {
-		const struct rt_res_flow *fl = &r->flows[id];
-		if (pick(fl))
-			an_fd_ips_index(&ips, fl->key.ipver, src ? fl->key.src : fl->key.dst);
-	}
-	for (uint32_t i = 0; i < ips.n; i++)
-		rule(l, &ips.ip[i]);
-	an_fd_ips_free(&ips);
-}
-
-static bool timed_out(const struct rt_res_flow *f)
-{
-	return f->xport && f->xport->timeouts;
+	for (uint32_t id = 0; id < r->nflows; id++)
+		if (pick(&r->flows[id]))
+			mark[src ? l->src[id] : l->dst[id]] = true;
+	for (uint32_t i = 0; i < l->nhosts; i++)
+		if (mark[i])
+			rule(l, &l->host[i]);
+	free(mark);
 }
 
 static bool rnr_naked(const struct rt_res_flow *f)
