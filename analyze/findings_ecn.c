@@ -64,14 +64,15 @@ static bool rp_slow(const struct rt_res_flow *f)
 	const struct rt_res_quantiles *q = &f->rp->cut_delay;
 	double gap =
 	    f->packets > 1 ? (double)(f->last_ns - f->first_ns) / (double)(f->packets - 1) : 0;
-	return q->samples >= SLOW_SAMPLES && q->median > SLOW_RP_NS &&
+	return q->samples >= SLOW_SAMPLES && q->median > SLOW_RP_NS && q->min > SLOW_RP_NS / 2 &&
 	       (double)q->median > SLOW_RP_GAPS * gap;
 }
 
 static bool np_slow(const struct rt_res_flow *f)
 {
-	return f->np && f->np->reaction.samples >= SLOW_SAMPLES &&
-	       f->np->reaction.median > SLOW_NP_NS;
+	/* slow every time: a delay that scatters down to a few us is a mark misread, not a slow NP */
+	const struct rt_res_quantiles *q = f->np ? &f->np->reaction : NULL;
+	return q && q->samples >= SLOW_SAMPLES && q->median > SLOW_NP_NS && q->min > SLOW_NP_NS / 2;
 }
 
 /* Sum the figures per host (others_react: some sender's rate fell after its CNPs). */

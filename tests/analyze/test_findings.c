@@ -212,6 +212,28 @@ static void test_rp_deaf(void **state)
 	assert_int_equal(f->hosts.n, 1);
 }
 
+/* A slow NP: slow every time, not a median pulled up by marks misread (a minimum of a few us). */
+static void test_slow_np(void **state)
+{
+	(void)state;
+	struct view v;
+	init(&v);
+	struct rt_res_flow *d = flow(&v, 1, 2, 0x11);
+	d->ecn[3] = 50;
+	d->np = &v.np[d->id];
+	v.np[d->id].reaction =
+	    (struct rt_res_quantiles){.samples = 40, .min = 279, .median = 110000, .max = 264000};
+	flow(&v, 2, 1, 0x22)->cnp_sent = 40;
+	assert_null(judge(&v, "slow_np"));
+	v.np[d->id].reaction.min = 100000;
+	const struct rt_finding *f = judge(&v, "slow_np");
+	assert_non_null(f);
+	assert_string_equal(f->hosts.v[0], "10.0.0.2");
+	assert_int_equal(evidence(f, "np_delay_median_ns")->u, 110000);
+	v.np[d->id].reaction.samples = 2;
+	assert_null(judge(&v, "slow_np"));
+}
+
 /* A storm: its origin mapped to a host, victims that stalled in it and sent again, direct ones apart. */
 static void test_storm_victims(void **state)
 {
@@ -298,11 +320,10 @@ static void test_capture_and_order(void **state)
 	struct view v;
 	init(&v);
 	v.r.nwarnings = 2;
-	v.r.warnings[0] = (struct rt_an_warning){
-	    .code = "snaplen_cut",
-	    .message = "cut",
-	    .nvalues = 2,
-	    .values = {{"frames", 5}, {"headers_cut", 0}}};
+	v.r.warnings[0] = (struct rt_an_warning){.code = "snaplen_cut",
+	                                         .message = "cut",
+	                                         .nvalues = 2,
+	                                         .values = {{"frames", 5}, {"headers_cut", 0}}};
 	v.r.warnings[1] = (struct rt_an_warning){
 	    .code = "duplicates",
 	    .message = "copies",
@@ -324,10 +345,10 @@ static void test_capture_and_order(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_ack_timeout),      cmocka_unit_test(test_ecmp),
-	    cmocka_unit_test(test_np_silent),        cmocka_unit_test(test_rp_deaf),
-	    cmocka_unit_test(test_storm_victims),    cmocka_unit_test(test_lossy_priority),
-	    cmocka_unit_test(test_capture_and_order),
+	    cmocka_unit_test(test_ack_timeout),       cmocka_unit_test(test_ecmp),
+	    cmocka_unit_test(test_np_silent),         cmocka_unit_test(test_rp_deaf),
+	    cmocka_unit_test(test_storm_victims),     cmocka_unit_test(test_lossy_priority),
+	    cmocka_unit_test(test_capture_and_order), cmocka_unit_test(test_slow_np),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
