@@ -96,6 +96,32 @@ def pfc_storm():
                      also=["pfc_deadlock_suspect"])
 
 
+def pfc_storm_to_end():
+    """As pfc_storm, but the capture ends 20 ms into the storm: the stalled flows never send
+    again here, and S3's flow to W stalls with the others."""
+    net = Net()
+    r, w = host(22), host(23)
+    senders = [host(i) for i in (5, 6, 7)]
+    streams = []
+    for i, s in enumerate(senders):
+        d = w if i == 2 else r
+        streams.append(Stream(net, s, d, 0x310 + i, 0x410 + i, sport=50100 + i, prio=3,
+                              macs=((s.mac, SW), (d.mac, SW))))
+    for st in streams:
+        st.steady(T0, 230, 10 * US)  # until 2.3 ms
+    pause_for(net, r.mac, T0 + 2 * MS, T0 + 22 * MS)
+    t = T0 + 2300 * US
+    while t < T0 + 22 * MS:
+        pulse(net, SW, t, 400 * US)
+        t += 500 * US
+    net.files["capture"] = [f for f in net.files["capture"] if f[0] < T0 + 22 * MS]
+    return net, dict(expect=[expect("pfc_storm", "error", hosts=[r.ip], macs=[r.mac, SW],
+                                    flows=[streams[2].name], priorities=[3],
+                                    evidence=dict(origin_ip=r.ip, victim_flows=1,
+                                                  stalled_into_origin=2))],
+                     also=["pfc_deadlock_suspect"])
+
+
 def pfc_deadlock():
     """Three switches A, B, C in a ring, each link tapped (three vantage points). Traffic from the
     hosts behind them goes around the ring; at 3 ms A pauses B, B pauses C and C pauses A on
@@ -182,17 +208,18 @@ def np_silent():
     return net, dict(expect=[expect("np_silent", "error", hosts=[r2.ip], flows=[b.name])], also=[])
 
 
-def paced(net, st, cnps, react, cut_after=1500, cut_for=40 * US, n=6000):
+def paced(net, st, cnps, react, cut_after=1500, cut_for=40 * US, n=6000, marked=0):
     """A sender 1 us apart that gets a CNP every `cnps` ns; with `react` its gap doubles from
-    cut_after ns after each CNP for cut_for (a DCQCN cut and its recovery)."""
+    cut_after ns after each CNP for cut_for (a DCQCN cut and its recovery); every `marked`-th
+    packet CE-marked (a capture behind the marking queue)."""
     t, next_cnp, slow_from, slow_to = T0, T0 + 100 * US, None, None
-    for _ in range(n):
+    for k in range(n):
         if t >= next_cnp:
             st.cnp(next_cnp)
             if react:
                 slow_from, slow_to = next_cnp + cut_after, next_cnp + cut_after + cut_for
             next_cnp += cnps
-        st.packet(t, payload=256)
+        st.packet(t, payload=256, ce=bool(marked) and k % marked == marked - 1)
         t += 2 * US if slow_from is not None and slow_from <= t < slow_to else US
 
 
@@ -206,6 +233,19 @@ def rp_deaf():
     paced(net, deaf, 60 * US, False)
     paced(net, fine, 60 * US, True)
     return net, dict(expect=[expect("rp_deaf", "error", hosts=[s1.ip], flows=[deaf.name])], also=[])
+
+
+def rp_deaf_behind():
+    """As rp_deaf, but captured behind the queue that marks both senders' packets: S1's rate,
+    unlike S2's, does not fall after its CNPs."""
+    net = Net()
+    s1, s2, r = host(76), host(77), host(78)
+    deaf = Stream(net, s1, r, 0x736, 0x737, sport=52303, ack_every=16)
+    fine = Stream(net, s2, r, 0x738, 0x739, sport=52304, ack_every=16)
+    paced(net, deaf, 60 * US, False, marked=10)
+    paced(net, fine, 60 * US, True, marked=10)
+    return net, dict(expect=[expect("rp_deaf", "error", hosts=[s1.ip], flows=[deaf.name],
+                                    evidence=dict(other_senders_slow_down=True))], also=[])
 
 
 def slow_rp():
@@ -357,6 +397,25 @@ def mtu_mismatch():
                                     evidence=dict(mtus="1024 (1 QP), 4096 (1 QP)"))], also=[])
 
 
+def mtu_host_below():
+    """Four hosts; the QPs among A, B and C run at RoCE MTU 4096, D's (with A and B) at 1024:
+    D's netdev MTU is set lower."""
+    net = Net()
+    a, b, c, d = host(143), host(144), host(145), host(146)
+    big = [Stream(net, x, y, 0xA10 + i, 0xA20 + i, sport=53010 + i)
+           for i, (x, y) in enumerate(((a, b), (b, c), (c, a)))]
+    small = [Stream(net, x, y, 0xA30 + i, 0xA40 + i, sport=53020 + i)
+             for i, (x, y) in enumerate(((a, d), (d, b)))]
+    t = T0
+    for _ in range(10):
+        for st in big:
+            t = st.message(t, 16384, 4096, 4 * US)
+        for st in small:
+            t = st.message(t, 16384, 1024, US)
+    return net, dict(expect=[expect("mtu_mismatch", "warning", hosts=[d.ip],
+                                    evidence=dict(host_mtu=1024, common_mtu=4096))], also=[])
+
+
 # ---------------------------------------------------------------- the capture itself
 
 def capture_snaplen():
@@ -376,9 +435,10 @@ def capture_drops():
                      also=[], pcapng_drops=1000)
 
 
-SCENARIOS = [healthy, pfc_storm, pfc_deadlock, lossy_priority, cnp_priority, np_silent, rp_deaf,
-             slow_rp, slow_np, ecn_off, ack_timeout, rnr, nak_storm, loss, ecmp_collapse,
-             mtu_mismatch, capture_snaplen, capture_drops]
+SCENARIOS = [healthy, pfc_storm, pfc_storm_to_end, pfc_deadlock, lossy_priority, cnp_priority,
+             np_silent, rp_deaf, rp_deaf_behind, slow_rp, slow_np, ecn_off, ack_timeout, rnr,
+             nak_storm, loss, ecmp_collapse, mtu_mismatch, mtu_host_below, capture_snaplen,
+             capture_drops]
 
 
 def write_pcapng(path, frames, ifdrop):
