@@ -463,6 +463,8 @@ static void text_findings(const struct rt_results *r, struct rt_outbuf *o)
 		const struct rt_finding *f = &r->findings[i];
 		rt_out_printf(o, "  %-7s %s: %s\n", rt_severity_name(f->severity), f->code,
 		              f->summary);
+		finding_names(o, "hosts", &f->hosts);
+		finding_names(o, "MACs", &f->macs);
 		finding_names(o, "flows", &f->flows);
 		rt_out_printf(o, "      fix: %s\n", f->fix);
 	}
