@@ -111,13 +111,6 @@ void an_fd_u64(struct rt_finding *f, const char *name, uint64_t v)
 		e->u = v;
 }
 
-void an_fd_i64(struct rt_finding *f, const char *name, int64_t v)
-{
-	struct rt_evidence *e = value(f, name, RT_EV_I64);
-	if (e)
-		e->i = v;
-}
-
 void an_fd_real(struct rt_finding *f, const char *name, double v)
 {
 	struct rt_evidence *e = value(f, name, isfinite(v) ? RT_EV_REAL : RT_EV_NULL);
@@ -158,7 +151,6 @@ void an_fd_time(struct rt_finding *f, const struct rt_results *r, const char *na
 {
 	/* the names live as long as the finding: one of a few fixed pairs */
 	static const char *const names[][3] = {{"start", "start_ns", "start_ms"},
-	                                       {"end", "end_ns", "end_ms"},
 	                                       {"first", "first_ns", "first_ms"}};
 	for (unsigned i = 0; i < sizeof(names) / sizeof(names[0]); i++)
 		if (!strcmp(names[i][0], name)) {

@@ -46,13 +46,12 @@ void an_fd_flow(struct rt_finding *f, const struct rt_res_flow *fl);
 void an_fd_priority(struct rt_finding *f, unsigned cls);
 /* Evidence: a figure each (a NaN real is written null). */
 void an_fd_u64(struct rt_finding *f, const char *name, uint64_t v);
-void an_fd_i64(struct rt_finding *f, const char *name, int64_t v);
 void an_fd_real(struct rt_finding *f, const char *name, double v);
 void an_fd_bool(struct rt_finding *f, const char *name, bool v);
 void an_fd_null(struct rt_finding *f, const char *name);
 __attribute__((format(printf, 3, 4))) void an_fd_text(struct rt_finding *f, const char *name,
                                                       const char *fmt, ...);
-/* A time as two figures: NAME_ns (since the epoch) and NAME_ms (from the capture's start). */
+/* A time as two figures: NAME_ns (since the epoch) and NAME_ms (from the capture's start); NAME "start" or "first". */
 void an_fd_time(struct rt_finding *f, const struct rt_results *r, const char *name, uint64_t ns);
 
 /*

@@ -57,14 +57,6 @@ static uint32_t slot(const struct an_macs *m, const uint8_t mac[6])
 	return k;
 }
 
-const struct an_mac *an_macs_find(const struct an_macs *m, const uint8_t mac[6])
-{
-	if (!m->n)
-		return NULL;
-	uint32_t i = m->tab[slot(m, mac)];
-	return i == UINT32_MAX ? NULL : &m->e[i];
-}
-
 void an_macs_add(struct an_macs *m, unsigned which, const uint8_t mac[6], int point, uint8_t ipver,
                  const uint8_t *ip)
 {

@@ -34,8 +34,6 @@ void an_macs_free(struct an_macs *m);
 /* The slow path of an_macs_see(): the entry looked up or added, then updated. */
 void an_macs_add(struct an_macs *m, unsigned which, const uint8_t mac[6], int point, uint8_t ipver,
                  const uint8_t *ip);
-/* The entry of `mac`, or NULL. */
-const struct an_mac *an_macs_find(const struct an_macs *m, const uint8_t mac[6]);
 
 /* A frame's MAC (`which` 0: its source, 1: its destination) at `point` (-1: unknown), with ip (NULL: none). */
 static inline void an_macs_see(struct an_macs *m, unsigned which, const uint8_t mac[6], int point,

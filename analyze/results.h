@@ -321,12 +321,11 @@ struct rt_res_mac {
 enum rt_severity { RT_SEV_INFO, RT_SEV_WARNING, RT_SEV_ERROR };
 /* "info", "warning", "error" */
 const char *rt_severity_name(enum rt_severity s);
-enum rt_evidence_kind { RT_EV_U64, RT_EV_I64, RT_EV_REAL, RT_EV_TEXT, RT_EV_BOOL, RT_EV_NULL };
+enum rt_evidence_kind { RT_EV_U64, RT_EV_REAL, RT_EV_TEXT, RT_EV_BOOL, RT_EV_NULL };
 struct rt_evidence {
 	const char *name;
 	enum rt_evidence_kind kind;
 	uint64_t u;       /* U64, BOOL */
-	int64_t i;        /* I64 */
 	double d;         /* REAL */
 	const char *text; /* TEXT: in the finding's pool */
 };

@@ -51,9 +51,6 @@ static void evidence(struct rt_json *j, const struct rt_finding *f)
 		case RT_EV_U64:
 			rt_json_u64(j, e->u);
 			break;
-		case RT_EV_I64:
-			rt_json_i64(j, e->i);
-			break;
 		case RT_EV_REAL:
 			an_json_num_or_null(j, e->d, 3, true);
 			break;
