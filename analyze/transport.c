@@ -110,15 +110,19 @@ static void resend(struct an_transport *t, struct an_flow *f, uint32_t prev, uin
 		f->flags |= AN_FLOW_IN_RETRANS;
 		if (x) {
 			x->run_nak_frame = f->nak_pending ? x->nak_frame : 0;
+			/* a wait from a later frame (the capture's time went backwards) is unknown */
 			if (f->nak_pending == AN_NAK_RNR) {
 				x->rnr_retries++;
-				an_hist_addp(&x->rnr_wait, ts - x->nak_ts);
+				if (ts >= x->nak_ts)
+					an_hist_addp(&x->rnr_wait, ts - x->nak_ts);
 			} else if (f->nak_pending) {
 				x->go_back_n++;
-				an_hist_addp(&x->gbn_delay, ts - x->nak_ts);
+				if (ts >= x->nak_ts)
+					an_hist_addp(&x->gbn_delay, ts - x->nak_ts);
 			} else {
 				x->timeouts++;
-				an_hist_addp(&x->timeout_gap, ts - f->last_req_ts);
+				if (ts >= f->last_req_ts)
+					an_hist_addp(&x->timeout_gap, ts - f->last_req_ts);
 			}
 			x->ar_count = 0; /* Karn: no RTT from resent requests */
 		}
