@@ -271,6 +271,14 @@ static int hosts(struct an_fd *l, struct an_fd_ip **host, uint32_t **ends)
 
 /* ---- the capture's own faults: its warnings, as findings ---- */
 
+const struct rt_an_warning *an_fd_warning(const struct rt_results *r, const char *code)
+{
+	for (unsigned i = 0; i < r->nwarnings; i++)
+		if (!strcmp(r->warnings[i].code, code))
+			return &r->warnings[i];
+	return NULL;
+}
+
 /* A warning's number by name (0 when it has none). */
 static uint64_t warning_value(const struct rt_an_warning *w, const char *name)
 {
@@ -318,10 +326,12 @@ void an_fd_capture(struct an_fd *l)
 			enum rt_severity sev = map[k].sev;
 			if (!strcmp(w->code, "snaplen_cut") && !warning_value(w, "headers_cut"))
 				sev = RT_SEV_INFO; /* only payloads and ICRCs were cut */
-			if (!strcmp(w->code, "duplicates") &&
-			    warning_value(w, "same_capture_point"))
+			bool dup = !strcmp(w->code, "duplicates");
+			if (dup && warning_value(w, "same_capture_point"))
 				sev =
 				    RT_SEV_WARNING; /* one point saw packets twice: the mirror doubles */
+			else if (dup && r->nvantage > 1)
+				continue; /* vantage points see the same packets: what they are for */
 			struct rt_finding *f = an_fd_add(l, map[k].code, sev, NULL);
 			if (!f)
 				return;

@@ -32,15 +32,17 @@ static bool from(const struct rt_res_flow *f, const struct an_fd_ip *ip)
 
 /*
  * Where the flows' packets were lost, when vantage points tell: the paths
- * their host pairs' packets took that lost some ("between A and B"), or that
- * none did (before the first point or after the last).
+ * their host pairs' packets took that lost some ("between A and B (N
+ * lost)", into `text`), or that none did (before the first point or after
+ * the last); as the evidence lost_where (null without vantage points).
  */
 static void where_lost(struct rt_finding *f, const struct rt_results *r,
-                       bool (*pick)(const struct rt_res_flow *, const void *), const void *ctx)
+                       bool (*pick)(const struct rt_res_flow *, const void *), const void *ctx,
+                       char text[200])
 {
-	char text[200] = "";
 	bool paths = false;
 	unsigned seen[64] = {0}, nseen = 0;
+	text[0] = 0;
 	for (uint32_t id = 0; id < r->nflows; id++) {
 		const struct rt_res_flow *fl = &r->flows[id];
 		if (!pick(fl, ctx))
@@ -54,7 +56,7 @@ static void where_lost(struct rt_finding *f, const struct rt_results *r,
 			if (dup || !p->lost || nseen == 64)
 				continue;
 			seen[nseen++] = fl->paths[k];
-			an_w_append(text, sizeof(text), "%sbetween %s and %s (%llu lost)",
+			an_w_append(text, 200, "%sbetween %s and %s (%llu lost)",
 			            text[0] ? "; " : "", p->from, p->to,
 			            (unsigned long long)p->lost);
 		}
@@ -67,6 +69,15 @@ static void where_lost(struct rt_finding *f, const struct rt_results *r,
 		           "after the last");
 	else
 		an_fd_null(f, "lost_where");
+}
+
+/* The end of a summary: where the vantage points place the loss, when they do, and a period. */
+static void summary_end(struct rt_finding *f, const char *where)
+{
+	if (where[0])
+		an_w_append(f->summary, sizeof(f->summary),
+		            "; the vantage points place the loss %s", where);
+	an_w_append(f->summary, sizeof(f->summary), ".");
 }
 
 /* Resends after an idle wait as long as an ACK timer's. */
@@ -117,13 +128,13 @@ static void ack_timeout(struct an_fd *l, const struct an_fd_ip *ip)
 		int t = (int)lround(log2((double)m / ACK_TIMEOUT_UNIT_NS));
 		t = t < 0 ? 0 : t > 31 ? 31 : t;
 		uint64_t nominal = (uint64_t)(ACK_TIMEOUT_UNIT_NS * ldexp(1.0, t));
-		char a[32], d[48], e[48], g[48];
+		char a[32], d[48], e[48], g[48], where[200];
 		an_fd_host(f, ip->ipver, ip->ip);
 		an_fd_summary(
 		    f,
 		    "%s recovers lost packets by its QPs' local ACK timeout: %s resend%s "
 		    "after an idle wait of %s (median; t = %d: 4.096 us x 2^%d = %s), %s of "
-		    "stall in all.",
+		    "stall in all",
 		    f->hosts.v[0], an_w_int(a, timeouts), timeouts == 1 ? "" : "s", an_w_dur(d, m),
 		    t, t, an_w_dur(e, nominal), an_w_dur(g, (uint64_t)stall));
 		an_fd_u64(f, "timeouts", timeouts);
@@ -134,7 +145,8 @@ static void ack_timeout(struct an_fd *l, const struct an_fd_ip *ip)
 		an_fd_u64(f, "timeout_t", (uint64_t)t);
 		an_fd_u64(f, "timeout_ns", nominal);
 		an_fd_u64(f, "stall_ns", (uint64_t)stall);
-		where_lost(f, r, timed_out_from, ip);
+		where_lost(f, r, timed_out_from, ip, where);
+		summary_end(f, where);
 		an_fd_fix(
 		    f, "checks counters.seq_err and counters.discards",
 		    "Stop the loss (see the other findings: a lossy priority, drops, a bad "
@@ -245,10 +257,12 @@ static void losses(struct an_fd *l, bool storm)
 	}
 	if (!flows)
 		return;
-	bool drops = r->drops_source && r->if_dropped + r->os_dropped > 0;
+	/* gaps the capture itself may have made: frames it dropped, or put out of time order */
+	bool drops = r->drops_source && r->if_dropped + r->os_dropped > 0,
+	     backwards = an_fd_warning(r, "time_backwards") != NULL;
 	struct rt_finding *f =
 	    an_fd_add(l, storm ? "nak_storm" : "loss", storm ? RT_SEV_ERROR : RT_SEV_WARNING,
-	              drops ? "low" : NULL);
+	              drops || backwards ? "low" : NULL);
 	if (!f)
 		return;
 	for (int pass = 0; pass < 2; pass++)
@@ -268,13 +282,14 @@ static void losses(struct an_fd *l, bool storm)
 	              an_w_int(b, lost), lost == 1 ? "" : "s",
 	              gaps == flows ? "PSN gaps seen here" : "at least one per NAK",
 	              an_w_int(c, resent), an_w_int(e, naks), naks == 1 ? "" : "s",
-	              drops ? " (the capture dropped frames too: some gaps may be those)" : "");
+	              drops       ? " (the capture dropped frames too: some gaps may be those)"
+	              : backwards ? " (the capture's time goes backwards: some gaps and resends "
+	                            "may be frames it put out of order)"
+	                          : "");
 	if (isfinite(amp))
 		an_w_append(f->summary, sizeof(f->summary),
-		            ": go-back-N resent %s packets (as many bytes) per one lost.",
+		            ": go-back-N resent %s packets (as many bytes) per one lost",
 		            an_w_num(d, amp, 1));
-	else
-		an_w_append(f->summary, sizeof(f->summary), ".");
 	an_fd_u64(f, "flows", flows);
 	an_fd_u64(f, "naks", naks);
 	an_fd_u64(f, "go_back_n", gbn);
@@ -284,7 +299,9 @@ static void losses(struct an_fd *l, bool storm)
 	an_fd_u64(f, "resent_bytes", resent_bytes);
 	an_fd_real(f, "amplification", amp);
 	an_fd_real(f, "naks_per_s", isfinite(secs) && secs > 0 ? (double)naks / secs : NAN);
-	where_lost(f, r, pick_storm, &storm);
+	char where[200];
+	where_lost(f, r, pick_storm, &storm, where);
+	summary_end(f, where);
 	an_fd_fix(f, "checks counters.seq_err, counters.discards and pfc.enabled",
 	          "A lossless fabric loses nothing: find where these packets drop (a priority PFC "
 	          "does not pause, full buffers, a bad link or optic: CRC errors on the switch "

@@ -25,6 +25,9 @@ struct view {
 	struct rt_res_rp rp[MAXF];
 	struct rt_res_incident inc[2];
 	struct rt_res_mac macs[4];
+	struct rt_res_pfc_source src[4];
+	struct rt_res_path paths[2];
+	unsigned path_ix[MAXF];
 	struct rt_finding out[RT_FINDINGS_MAX];
 	int n;
 };
@@ -41,6 +44,8 @@ static void init(struct view *v)
 	v->r.flows = v->flows;
 	v->r.incidents = v->inc;
 	v->r.macs = v->macs;
+	v->r.pfc_sources = v->src;
+	v->r.paths = v->paths;
 }
 
 /* A data flow 10.0.0.src > 10.0.0.dst, QP qp: 100 ECT(0) requests over the second. */
@@ -342,13 +347,284 @@ static void test_capture_and_order(void **state)
 	assert_int_equal(evidence(&v.out[1], "same_capture_point")->u, 4);
 }
 
+/* A MAC 02:00:00:00:00:n. */
+static void set_mac(uint8_t m[6], uint8_t n)
+{
+	static const uint8_t base[6] = {2, 0, 0, 0, 0, 0};
+	memcpy(m, base, 6);
+	m[5] = n;
+}
+
+/*
+ * A deadlock: A pauses B (at the link A-B), B pauses C, C pauses A, all at
+ * once for the threshold; staggered, or a link with a third MAC on it, it
+ * is no cycle.
+ */
+static void test_deadlock(void **state)
+{
+	(void)state;
+	struct view v;
+	init(&v);
+	v.r.nvantage = 3;
+	v.r.nmacs = v.r.npfc_sources = 3;
+	for (unsigned k = 0; k < 3; k++) {
+		set_mac(v.macs[k].mac, (uint8_t)(0xa0 + k));
+		/* the link k (A-B, B-C, C-A) sees its two ends send */
+		v.macs[k].src_points = (uint8_t)(1u << k | 1u << ((k + 2) % 3));
+		set_mac(v.src[k].mac, (uint8_t)(0xa0 + k));
+		v.src[k].cls = 3;
+		v.src[k].points = (uint8_t)(1u << k);
+		v.src[k].longest_start_ns = T0 + 100 * MS + k * MS;
+		v.src[k].longest_ns = 20 * MS;
+	}
+	const struct rt_finding *f = judge(&v, "pfc_deadlock_suspect");
+	assert_non_null(f);
+	assert_int_equal(f->severity, RT_SEV_ERROR);
+	assert_int_equal(f->macs.n, 3);
+	assert_int_equal(evidence(f, "macs")->u, 3);
+	assert_int_equal(evidence(f, "together_ns")->u, 18 * MS);
+	assert_string_equal(evidence(f, "cycle")->text,
+	                    "02:00:00:00:00:a0 -> 02:00:00:00:00:a1 -> 02:00:00:00:00:a2 -> "
+	                    "02:00:00:00:00:a0");
+	v.src[2].longest_start_ns = T0 + 111 * MS; /* together 9 ms: less than the threshold */
+	assert_null(judge(&v, "pfc_deadlock_suspect"));
+	v.src[2].longest_start_ns = T0 + 102 * MS;
+	v.r.nmacs = 4; /* a fourth MAC sends on the link C-A: C's partner there is unknown */
+	set_mac(v.macs[3].mac, 0xa9);
+	v.macs[3].src_points = 1u << 2;
+	assert_null(judge(&v, "pfc_deadlock_suspect"));
+}
+
+/* CNPs on the data's priority, below it, or on another DSCP than most CNPs. */
+static void test_cnp_priority(void **state)
+{
+	(void)state;
+	struct view v;
+	init(&v);
+	flow(&v, 1, 2, 0x11);
+	struct rt_res_flow *cnps = flow(&v, 2, 1, 0x22);
+	cnps->requests = 0;
+	cnps->cnp_carried = true;
+	cnps->cnp_sent = 10;
+	cnps->cnp_dscp = 26; /* priority 3, the data's */
+	const struct rt_finding *f = judge(&v, "cnp_priority");
+	assert_non_null(f);
+	assert_int_equal(evidence(f, "cnp_priority")->u, 3);
+	assert_int_equal(evidence(f, "data_priority")->u, 3);
+	assert_string_equal(f->confidence, "medium");
+	assert_string_equal(f->hosts.v[0], "10.0.0.2");
+	cnps->cnp_dscp = 8; /* priority 1: below the data's */
+	f = judge(&v, "cnp_priority");
+	assert_non_null(f);
+	assert_int_equal(evidence(f, "cnp_priority")->u, 1);
+	cnps->cnp_tagged = true; /* PCP 6 */
+	cnps->cnp_pcp = 6;
+	cnps->cnp_dscp = 48;
+	assert_null(judge(&v, "cnp_priority"));
+	flow(&v, 3, 4, 0x33);
+	struct rt_res_flow *odd = flow(&v, 4, 3, 0x44);
+	odd->requests = 0;
+	odd->cnp_carried = true;
+	odd->cnp_sent = 3;
+	odd->cnp_dscp = 46;
+	f = judge(&v, "cnp_priority");
+	assert_non_null(f);
+	assert_int_equal(f->hosts.n, 1);
+	assert_string_equal(f->hosts.v[0], "10.0.0.4");
+	assert_int_equal(evidence(f, "common_cnp_dscp")->u, 48);
+	assert_string_equal(evidence(f, "other_cnp_dscps")->text, "46");
+}
+
+/* NAK storm from 10 go-back-N runs resending 1 % of the requests, else a loss; its amplification. */
+static void test_losses(void **state)
+{
+	(void)state;
+	struct view v;
+	init(&v);
+	struct rt_res_flow *fl = flow(&v, 1, 2, 0x11);
+	fl->requests = 1000;
+	struct rt_res_transport *x = xport(&v, fl);
+	x->go_back_n = x->naks_received = 10;
+	x->gap_psns = 10;
+	x->retransmitted = 160;
+	x->retransmitted_bytes = 160 * 1086;
+	const struct rt_finding *f = judge(&v, "nak_storm");
+	assert_non_null(f);
+	assert_int_equal(f->severity, RT_SEV_ERROR);
+	assert_null(f->confidence);
+	assert_true(fabs(evidence(f, "amplification")->d - 16.0) < 1e-9);
+	assert_string_equal(evidence(f, "lost_from")->text, "gaps");
+	assert_null(judge(&v, "loss"));
+	x->retransmitted = 9; /* under 1 % of the requests */
+	assert_null(judge(&v, "nak_storm"));
+	x->retransmitted = 160;
+	x->go_back_n = 9;
+	f = judge(&v, "loss");
+	assert_non_null(f);
+	assert_int_equal(f->severity, RT_SEV_WARNING);
+	/* the capture put frames out of time order: the gaps may be its own */
+	v.r.nwarnings = 1;
+	v.r.warnings[0] = (struct rt_an_warning){.code = "time_backwards", .message = "back"};
+	f = judge(&v, "loss");
+	assert_string_equal(f->confidence, "low");
+	assert_non_null(strstr(f->summary, "out of order"));
+}
+
+/* Where the loss was, from the vantage paths its flows were seen on. */
+static void test_lost_where(void **state)
+{
+	(void)state;
+	struct view v;
+	init(&v);
+	struct rt_res_flow *fl = flow(&v, 1, 2, 0x11);
+	struct rt_res_transport *x = xport(&v, fl);
+	x->naks_received = x->go_back_n = 1;
+	x->retransmitted = 4;
+	assert_int_equal(evidence(judge(&v, "loss"), "lost_where")->kind, RT_EV_NULL);
+	v.r.nvantage = 2;
+	v.r.npaths = 1;
+	v.paths[0] = (struct rt_res_path){.from = "tor", .to = "rx", .matched = 90};
+	v.path_ix[0] = 0;
+	fl->npaths = 1;
+	fl->paths = v.path_ix;
+	assert_string_equal(evidence(judge(&v, "loss"), "lost_where")->text,
+	                    "not between the vantage points: before the first or after the last");
+	v.paths[0].lost = 3;
+	const struct rt_finding *f = judge(&v, "loss");
+	assert_string_equal(evidence(f, "lost_where")->text, "between tor and rx (3 lost)");
+	assert_non_null(strstr(f->summary, "place the loss between tor and rx (3 lost)."));
+}
+
+/* ECN off: more than half a sender's data Not-ECT, once 4 data packets are in the capture. */
+static void test_ecn_off(void **state)
+{
+	(void)state;
+	struct view v;
+	init(&v);
+	struct rt_res_flow *fl = flow(&v, 1, 2, 0x11);
+	fl->ecn[2] = 49;
+	fl->ecn[0] = 51;
+	const struct rt_finding *f = judge(&v, "ecn_off");
+	assert_non_null(f);
+	assert_string_equal(f->hosts.v[0], "10.0.0.1");
+	assert_int_equal(evidence(f, "not_ect")->u, 51);
+	fl->ecn[0] = 49; /* half: not more */
+	assert_null(judge(&v, "ecn_off"));
+	fl->ecn[2] = 0;
+	fl->ecn[0] = 3; /* too few packets to tell */
+	assert_null(judge(&v, "ecn_off"));
+}
+
+/* RNR NAKs: the receiver is named, the timer field read as InfiniBand's table. */
+static void test_rnr(void **state)
+{
+	(void)state;
+	struct view v;
+	init(&v);
+	struct rt_res_transport *x = xport(&v, flow(&v, 1, 2, 0x11));
+	x->rnr_naks_received = x->rnr_retries = 5;
+	x->rnr_timer = 14;
+	x->rnr_wait = (struct rt_res_quantiles){.samples = 5,
+	                                        .min = 1290 * US,
+	                                        .median = 1300 * US,
+	                                        .max = 1310 * US,
+	                                        .mean = 1300 * US};
+	const struct rt_finding *f = judge(&v, "rnr");
+	assert_non_null(f);
+	assert_string_equal(f->hosts.v[0], "10.0.0.2");
+	assert_int_equal(evidence(f, "rnr_timer_ns")->u, 1280 * US);
+	assert_int_equal(evidence(f, "stall_ns")->u, 6500 * US);
+	x->rnr_timer = 0; /* 655.36 ms */
+	assert_int_equal(evidence(judge(&v, "rnr"), "rnr_timer_ns")->u, 655360 * US);
+}
+
+/* A slow cut: slow every time (its minimum too), and slower than 4 of the flow's packet gaps. */
+static void test_slow_rp(void **state)
+{
+	(void)state;
+	struct view v;
+	init(&v);
+	struct rt_res_flow *s = flow(&v, 1, 2, 0x11);
+	s->packets = 100000; /* 10 us apart */
+	struct rt_res_rp *p = rp(&v, s, 8, 30.0, 50.0);
+	p->cut_delay = (struct rt_res_quantiles){
+	    .samples = 8, .min = 60 * US, .median = 70 * US, .max = 90 * US};
+	const struct rt_finding *f = judge(&v, "slow_rp");
+	assert_non_null(f);
+	assert_int_equal(evidence(f, "cut_delay_median_ns")->u, 70 * US);
+	p->cut_delay.min = 20 * US; /* some cuts come in time: a misread, not a slow RP */
+	assert_null(judge(&v, "slow_rp"));
+	p->cut_delay.min = 60 * US;
+	s->packets = 10000; /* 100 us apart: 70 us is less than a gap */
+	assert_null(judge(&v, "slow_rp"));
+}
+
+/* MTUs: two between one pair; a host whose QPs all run below the MTU most QPs use. */
+static void test_mtu(void **state)
+{
+	(void)state;
+	struct view v;
+	init(&v);
+	flow(&v, 1, 2, 0x11)->pmtu = 4096;
+	flow(&v, 2, 1, 0x22)->pmtu = 4096;
+	assert_null(judge(&v, "mtu_mismatch"));
+	flow(&v, 1, 2, 0x33)->pmtu = 1024;
+	const struct rt_finding *f = judge(&v, "mtu_mismatch");
+	assert_non_null(f);
+	assert_string_equal(evidence(f, "mtus")->text, "1024 (1 QP), 4096 (2 QPs)");
+	init(&v);
+	flow(&v, 1, 2, 0x11)->pmtu = 4096;
+	flow(&v, 2, 3, 0x22)->pmtu = 4096;
+	flow(&v, 4, 1, 0x33)->pmtu = 1024;
+	f = judge(&v, "mtu_mismatch");
+	assert_non_null(f);
+	assert_int_equal(f->hosts.n, 1);
+	assert_string_equal(f->hosts.v[0], "10.0.0.4");
+	assert_int_equal(evidence(f, "host_mtu")->u, 1024);
+	assert_int_equal(evidence(f, "common_mtu")->u, 4096);
+}
+
+/* Copies from other vantage points are what vantage points are for: no finding. */
+static void test_duplicates_vantage(void **state)
+{
+	(void)state;
+	struct view v;
+	init(&v);
+	v.r.nwarnings = 1;
+	v.r.warnings[0] = (struct rt_an_warning){
+	    .code = "duplicates",
+	    .message = "copies",
+	    .nvalues = 2,
+	    .values = {{"other_capture_point", 40}, {"same_capture_point", 0}}};
+	const struct rt_finding *f = judge(&v, "capture_duplicates");
+	assert_non_null(f);
+	assert_int_equal(f->severity, RT_SEV_INFO);
+	v.r.nvantage = 2;
+	assert_null(judge(&v, "capture_duplicates"));
+	v.r.warnings[0].values[1].value = 2; /* one point saw a packet twice */
+	assert_int_equal(judge(&v, "capture_duplicates")->severity, RT_SEV_WARNING);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_ack_timeout),       cmocka_unit_test(test_ecmp),
-	    cmocka_unit_test(test_np_silent),         cmocka_unit_test(test_rp_deaf),
-	    cmocka_unit_test(test_storm_victims),     cmocka_unit_test(test_lossy_priority),
-	    cmocka_unit_test(test_capture_and_order), cmocka_unit_test(test_slow_np),
+	    cmocka_unit_test(test_ack_timeout),
+	    cmocka_unit_test(test_ecmp),
+	    cmocka_unit_test(test_np_silent),
+	    cmocka_unit_test(test_rp_deaf),
+	    cmocka_unit_test(test_storm_victims),
+	    cmocka_unit_test(test_lossy_priority),
+	    cmocka_unit_test(test_capture_and_order),
+	    cmocka_unit_test(test_slow_np),
+	    cmocka_unit_test(test_deadlock),
+	    cmocka_unit_test(test_cnp_priority),
+	    cmocka_unit_test(test_losses),
+	    cmocka_unit_test(test_lost_where),
+	    cmocka_unit_test(test_ecn_off),
+	    cmocka_unit_test(test_rnr),
+	    cmocka_unit_test(test_slow_rp),
+	    cmocka_unit_test(test_mtu),
+	    cmocka_unit_test(test_duplicates_vantage),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
