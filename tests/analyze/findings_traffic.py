@@ -21,12 +21,13 @@ MAC_PFC = "01:80:c2:00:00:01"
 
 
 def roce(src, dst, opcode, qp, psn, ext=b"", payload=b"", ackreq=False, ecn=2, dscp=26,
-         sport=49152, vlan_prio=None, becn=False, smac=None, dmac=None):
-    """A RoCEv2 frame over IPv4 (VLAN 100 with PCP vlan_prio when given), its ICRC computed."""
+         sport=49152, vlan_prio=None, becn=False, smac=None, dmac=None, dport=4791):
+    """A RoCEv2 frame over IPv4 (VLAN 100 with PCP vlan_prio when given) to UDP port dport, its
+    ICRC computed."""
     pad = -len(payload) % 4
     l4 = bth_bytes(opcode, qp, psn & 0xFFFFFF, pad=pad, becn=int(becn), ackreq=int(bool(ackreq)))
     l4 += ext + payload + bytes(pad) + bytes(4)
-    ip = ipv4_bytes(src, dst, 17, udp_bytes(sport, 4791, l4), tos=dscp << 2 | ecn, ident=0)
+    ip = ipv4_bytes(src, dst, 17, udp_bytes(sport, dport, l4), tos=dscp << 2 | ecn, ident=0)
     ip = ip[:-4] + icrc_rocev2(ip)
     tags = ((0x8100, vlan_prio, 100),) if vlan_prio is not None else ()
     return eth_bytes(0x0800, ip, dst=dmac, src=smac, tags=tags)
@@ -38,6 +39,11 @@ def pfc(smac, enable, quanta):
                            src=smac))
 
 
+def pause(smac, quanta):
+    """An 802.3x PAUSE frame from smac (opcode 0x0001): the whole link, for `quanta`."""
+    return pad60(eth_bytes(0x8808, struct.pack(">HH", 0x0001, quanta), dst=MAC_PFC, src=smac))
+
+
 class Host:
     """A host: its IP and its NIC's MAC (a switch port's MAC when `mac` is a switch's)."""
 
@@ -47,6 +53,18 @@ class Host:
 
 def mac(n):
     return "02:00:00:00:%02x:%02x" % (n >> 8, n & 255)
+
+
+def host(n):
+    """Host n: 10.1.0.n, MAC 02:00:00:00:00:n."""
+    return Host("10.1.0.%d" % n, mac(n))
+
+
+def expect(code, severity, **what):
+    """A finding the truth expects: its code, severity, and the subjects and evidence it must hold."""
+    d = dict(code=code, severity=severity)
+    d.update(what)
+    return d
 
 
 class Net:
@@ -73,9 +91,9 @@ class Stream:
     first PSN is its own (as NICs pick them at random): ACKs pair each QP with its own peer."""
 
     def __init__(self, net, s, d, sqp, dqp, sport=49152, dscp=26, ecn=2, prio=None, psn=None,
-                 payload=1024, ack_every=8, macs=None, point="capture"):
+                 payload=1024, ack_every=8, macs=None, point="capture", dport=4791):
         self.net, self.s, self.d, self.sqp, self.dqp = net, s, d, sqp, dqp
-        self.sport, self.dscp, self.ecn, self.prio = sport, dscp, ecn, prio
+        self.sport, self.dscp, self.ecn, self.prio, self.dport = sport, dscp, ecn, prio, dport
         self.psn = (dqp * 2654435761 >> 8) & 0xFFFFFF if psn is None else psn
         self.payload, self.ack_every, self.point = payload, ack_every, point
         self.macs = macs or ((s.mac, d.mac), (d.mac, s.mac))
@@ -93,7 +111,7 @@ class Stream:
         ackreq = ack and self.ack_every and self.sent % self.ack_every == self.ack_every - 1
         f = roce(self.s.ip, self.d.ip, opcode, self.dqp, p, payload=bytes(n), ackreq=ackreq,
                  ecn=3 if ce else self.ecn, dscp=self.dscp, sport=self.sport,
-                 vlan_prio=self.prio, smac=self.macs[0][0], dmac=self.macs[0][1])
+                 vlan_prio=self.prio, smac=self.macs[0][0], dmac=self.macs[0][1], dport=self.dport)
         self.net.add(t, f, self.point)
         self.times.append(t)
         if psn is None:
@@ -107,14 +125,14 @@ class Stream:
         """An ACK (syndrome 0x1F), NAK or RNR NAK from the receiver, to the sender's QP."""
         f = roce(self.d.ip, self.s.ip, ACK, self.sqp, psn, ext=aeth(syndrome, psn), ecn=self.ecn,
                  dscp=self.dscp, sport=self.sport + 1, vlan_prio=self.prio,
-                 smac=self.macs[1][0], dmac=self.macs[1][1])
+                 smac=self.macs[1][0], dmac=self.macs[1][1], dport=self.dport)
         self.net.add(t, f, point or self.point)
 
     def cnp(self, t, dscp=48, prio=None):
         """A CNP from the receiver's NP to the sender's QP."""
         f = roce(self.d.ip, self.s.ip, CNP, self.sqp, 0, ext=bytes(16), ecn=2, dscp=dscp,
                  becn=True, sport=self.sport + 2, vlan_prio=prio, smac=self.macs[1][0],
-                 dmac=self.macs[1][1])
+                 dmac=self.macs[1][1], dport=self.dport)
         self.net.add(t, f, self.point)
 
     def steady(self, t0, n, gap, ce_every=0):
@@ -152,6 +170,30 @@ def pause_for(net, smac, t0, t1, prio=3, every=200 * US, point="capture"):
     net.add(t1, pfc(smac, 1 << prio, [0] * 8), point)
 
 
+def pause_link_for(net, smac, t0, t1, every=200 * US, point="capture"):
+    """802.3x PAUSE from smac (the most quanta) refreshed every `every` from t0, then a zero
+    PAUSE (the link resumes) at t1."""
+    t = t0
+    while t < t1:
+        net.add(t, pause(smac, PAUSE_MAX), point)
+        t += every
+    net.add(t1, pause(smac, 0), point)
+
+
+def two_taps(net, upstream, downstream, senders, delay, lost=()):
+    """The frames of `upstream` seen at `downstream` too: those from `senders` (IPs) `delay` later,
+    the others (the receivers' ACKs, NAKs, CNPs) `delay` earlier; frames at the indexes `lost` (in
+    upstream's list) are lost between the two taps."""
+    down = []
+    for k, (t, f) in enumerate(net.frames(upstream)):
+        if k in lost:
+            continue
+        ip = f[14:] if f[12:14] == b"\x08\x00" else f[18:]
+        src = ".".join(str(b) for b in ip[12:16])
+        down.append((t + delay if src in senders else t - delay, f))
+    net.files[downstream] = down
+
+
 def pulse(net, smac, t, length, prio=3, point="capture"):
     """A short pause: XOFF at t, XON `length` later."""
     q = [0] * 8
@@ -160,5 +202,6 @@ def pulse(net, smac, t, length, prio=3, point="capture"):
     net.add(t + length, pfc(smac, 1 << prio, [0] * 8), point)
 
 
-__all__ = ["T0", "US", "MS", "Host", "mac", "Net", "Stream", "selector", "pause_for", "pulse",
-           "SEND_ONLY", "SEND_FIRST", "SEND_MIDDLE", "SEND_LAST", "NAK_SEQ", "RNR"]
+__all__ = ["T0", "US", "MS", "Host", "mac", "host", "expect", "Net", "Stream", "selector",
+           "pause_for", "pulse", "pause_link_for", "two_taps", "SEND_ONLY", "SEND_FIRST",
+           "SEND_MIDDLE", "SEND_LAST", "NAK_SEQ", "RNR"]

@@ -3,34 +3,29 @@
 
 Each scenario builds its traffic with findings_traffic.py (scenario_frames.py's frames: scapy plus
 struct, nothing from rocetrace) and records what it planted: the finding's code, its severity, the
-hosts, MACs, flows and priority at fault, and figures it must report. `also` lists the codes
-that follow from the fault (a storm's info that one point cannot tell a deadlock; the losses a
-lossy priority causes); any other warning or error is a false finding. `healthy` plants nothing.
+hosts, MACs, flows and priority at fault, figures it must report, and its confidence where that
+is the point. `also` lists the codes that follow from the fault (the losses a lossy priority
+causes); any other finding is a false one. `healthy` plants nothing; the "cannot tell" scenarios
+plant what the capture cannot decide (an info finding that says so, or none at all). The
+capture's own faults are in findings_capture_cases.py. A truth's `args` are options to analyze
+with; `snaplen`, `pcapng_drops` and `in_order` say how its files are written.
 
 usage: make_findings.py OUTDIR   (OUTDIR/NAME/*.pcap[ng] and OUTDIR/NAME/truth.json)
 """
 import json
 import os
 import random
-import struct
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from findings_traffic import (T0, US, MS, Host, mac, Net, Stream, pause_for, pulse,  # noqa: E402
-                              SEND_ONLY, NAK_SEQ, RNR)
+from findings_traffic import (T0, US, MS, mac, host, expect, Net, Stream,  # noqa: E402
+                              pause_for, pause_link_for, pulse, two_taps, SEND_ONLY, NAK_SEQ, RNR)
+from findings_capture_cases import CASES, write_pcapng  # noqa: E402
 from scenario_frames import write_pcap  # noqa: E402
 
 SW = mac(0xFE)  # a switch's MAC (its ports' router MAC)
-
-
-def host(n):
-    return Host("10.1.0.%d" % n, mac(n))
-
-
-def expect(code, severity, **what):
-    d = dict(code=code, severity=severity)
-    d.update(what)
-    return d
+# one vantage point holds a storm: whether it is a deadlock, that point cannot tell
+ONE_POINT = expect("pfc_deadlock_suspect", "info", evidence=dict(vantage_points=1, storms=1))
 
 
 # ---------------------------------------------------------------- healthy
@@ -92,8 +87,8 @@ def pfc_storm():
     return net, dict(expect=[expect("pfc_storm", "error", hosts=[r.ip], macs=[r.mac, SW],
                                     flows=[streams[3].name], priorities=[3],
                                     evidence=dict(origin_mac=r.mac, origin_ip=r.ip, victim_flows=1,
-                                                  stalled_into_origin=3))],
-                     also=["pfc_deadlock_suspect"])
+                                                  stalled_into_origin=3)), ONE_POINT],
+                     also=[])
 
 
 def pfc_storm_to_end():
@@ -118,8 +113,27 @@ def pfc_storm_to_end():
     return net, dict(expect=[expect("pfc_storm", "error", hosts=[r.ip], macs=[r.mac, SW],
                                     flows=[streams[2].name], priorities=[3],
                                     evidence=dict(origin_ip=r.ip, victim_flows=1,
-                                                  stalled_into_origin=2))],
-                     also=["pfc_deadlock_suspect"])
+                                                  stalled_into_origin=2, ongoing=False)), ONE_POINT],
+                     also=[])
+
+
+def pause_storm():
+    """802.3x, not PFC: R's NIC sends PAUSE frames (the whole link) without a break for 20 ms from
+    2 ms; its senders' flows into it stall until then."""
+    net = Net()
+    r = host(24)
+    streams = [Stream(net, host(8 + i), r, 0x320 + i, 0x420 + i, sport=50200 + i,
+                      macs=((mac(8 + i), SW), (r.mac, SW))) for i in range(2)]
+    for st in streams:
+        st.steady(T0, 200, 10 * US)
+        st.steady(T0 + 22 * MS + 10 * US, 200, 10 * US)
+    pause_link_for(net, r.mac, T0 + 2 * MS, T0 + 22 * MS)
+    return net, dict(expect=[expect("pfc_storm", "error", hosts=[r.ip], macs=[r.mac],
+                                    priorities=["pause"],
+                                    evidence=dict(priority="pause", origin_ip=r.ip, victim_flows=0,
+                                                  stalled_into_origin=2, spread_macs=0)),
+                             ONE_POINT],
+                     also=[])
 
 
 def pfc_deadlock():
@@ -171,21 +185,61 @@ def lossy_priority():
                      also=["loss", "nak_storm"])
 
 
-def cnp_priority():
-    """R's NP sends its CNPs with DSCP 26, the DSCP (and so the priority) of the data they slow."""
-    net, rnd = Net(), random.Random(2)
-    s, r = host(51), host(52)
-    st = Stream(net, s, r, 0x710, 0x711, sport=52100)
+def marked_stream(net, rnd, st, share, answer, n=2000, cnp_dscp=48):
+    """n packets 3 us apart, each CE-marked with probability `share`; each mark answered by a
+    CNP (DSCP cnp_dscp) 2 us later when `answer`."""
+    t = T0
+    for _ in range(n):
+        ce = rnd.random() < share
+        st.packet(t, ce=ce)
+        if ce and answer:
+            st.cnp(t + 2 * US, dscp=cnp_dscp)
+        t += 3 * US
+
+
+def limited_cnps(rnd, st, cnp_dscp):
+    """2000 packets 2 us apart, a tenth CE-marked; the NP answers at most one mark per 20 us, with
+    CNPs of DSCP cnp_dscp."""
     t, last = T0, None
     for _ in range(2000):
         ce = rnd.random() < 0.1
         st.packet(t, ce=ce)
         if ce and (last is None or t - last >= 20 * US):
             last = t
-            st.cnp(t + 2 * US, dscp=26)
+            st.cnp(t + 2 * US, dscp=cnp_dscp)
         t += 2 * US
+
+
+def cnp_priority():
+    """R's NP sends its CNPs with DSCP 26, the DSCP (and so the priority) of the data they slow."""
+    net = Net()
+    s, r = host(51), host(52)
+    limited_cnps(random.Random(2), Stream(net, s, r, 0x710, 0x711, sport=52100), 26)
     return net, dict(expect=[expect("cnp_priority", "warning", hosts=[r.ip],
                                     evidence=dict(cnp_dscp=26, data_priority=3))], also=[])
+
+
+def cnp_other_dscp():
+    """Two receivers answer their marks: R1's CNPs carry DSCP 48 (the network's CNP class), R2's
+    DSCP 46, its NIC set apart."""
+    net, rnd = Net(), random.Random(5)
+    r1, r2 = host(53), host(54)
+    marked_stream(net, rnd, Stream(net, host(55), r1, 0x712, 0x713, sport=52101), 0.2, True)
+    marked_stream(net, rnd, Stream(net, host(56), r2, 0x714, 0x715, sport=52102), 0.05, True,
+                  cnp_dscp=46)
+    return net, dict(expect=[expect("cnp_priority", "warning", hosts=[r2.ip],
+                                    evidence=dict(common_cnp_dscp=48, other_cnp_dscps="46"))],
+                     also=[])
+
+
+def cnp_below():
+    """R's NP sends its CNPs with DSCP 8 (priority 1), below the data's DSCP 26 (priority 3)."""
+    net = Net()
+    s, r = host(57), host(58)
+    limited_cnps(random.Random(6), Stream(net, s, r, 0x716, 0x717, sport=52103), 8)
+    return net, dict(expect=[expect("cnp_priority", "warning", hosts=[r.ip],
+                                    evidence=dict(cnp_priority=1, cnp_dscp=8, data_priority=3,
+                                                  priority_paused_by_pfc=False))], also=[])
 
 
 # ---------------------------------------------------------------- ECN and DCQCN
@@ -195,17 +249,35 @@ def np_silent():
     off), though R2 ACKs its data."""
     net, rnd = Net(), random.Random(3)
     r1, r2 = host(61), host(62)
-    a = Stream(net, host(63), r1, 0x720, 0x721, sport=52200)
+    marked_stream(net, rnd, Stream(net, host(63), r1, 0x720, 0x721, sport=52200), 0.2, True)
     b = Stream(net, host(64), r2, 0x722, 0x723, sport=52201)
-    for st, answers in ((a, True), (b, False)):
-        t = T0
-        for _ in range(2000):
-            ce = rnd.random() < 0.2
-            st.packet(t, ce=ce)
-            if ce and answers:
-                st.cnp(t + 2 * US)
-            t += 3 * US
+    marked_stream(net, rnd, b, 0.2, False)
     return net, dict(expect=[expect("np_silent", "error", hosts=[r2.ip], flows=[b.name])], also=[])
+
+
+def np_silent_unseen():
+    """As np_silent, but the capture (a mirror of the switch ports toward the receivers, and of
+    R1's port) holds no packet from R2: R2 sends no CNP, and no ACK is seen either."""
+    net, rnd = Net(), random.Random(7)
+    r1, r2 = host(65), host(66)
+    marked_stream(net, rnd, Stream(net, host(67), r1, 0x724, 0x725, sport=52202), 0.2, True)
+    b = Stream(net, host(68), r2, 0x726, 0x727, sport=52203, ack_every=0)
+    marked_stream(net, rnd, b, 0.2, False)
+    return net, dict(expect=[expect("np_silent", "warning", hosts=[r2.ip], flows=[b.name],
+                                    evidence=dict(packets_from_host=0,
+                                                  other_receivers_answer=True))], also=[])
+
+
+def np_cannot_tell():
+    """One stream into R, CE-marked, captured one way only (no packet from R at all) and no CNP
+    anywhere in the capture: whether R's NP answers cannot be told."""
+    net, rnd = Net(), random.Random(8)
+    s, r = host(69), host(70)
+    st = Stream(net, s, r, 0x728, 0x729, sport=52204, ack_every=0)
+    marked_stream(net, rnd, st, 0.2, False)
+    return net, dict(expect=[expect("np_silent", "info", hosts=[r.ip],
+                                    evidence=dict(packets_from_host=0, cnps_sent=0,
+                                                  other_receivers_answer=False))], also=[])
 
 
 def paced(net, st, cnps, react, cut_after=1500, cut_for=40 * US, n=6000, marked=0):
@@ -248,6 +320,17 @@ def rp_deaf_behind():
                                     evidence=dict(other_senders_slow_down=True))], also=[])
 
 
+def rp_cannot_tell():
+    """As rp_deaf_behind with S1 alone: behind the marking queue a sender's cut is diluted, and no
+    other sender shows what a cut looks like there, so whether S1's RP is off cannot be told:
+    no finding."""
+    net = Net()
+    s1, r = host(79), host(80)
+    st = Stream(net, s1, r, 0x73A, 0x73B, sport=52305, ack_every=16)
+    paced(net, st, 60 * US, False, marked=10)
+    return net, dict(expect=[], also=[])
+
+
 def slow_rp():
     """As rp_deaf's reacting sender, but the cut comes 70 us after each CNP (every 150 us)."""
     net = Net()
@@ -287,26 +370,49 @@ def ecn_off():
 
 # ---------------------------------------------------------------- transport
 
-def ack_timeout():
-    """Messages of 8 packets each ms; the last packet of three of them is lost after the capture
-    point (no later packet: no NAK), so the sender resends it after its local ACK timeout, t = 14
-    (4.096 us x 2^14 = 67.1 ms)."""
-    net = Net()
-    s, r = host(101), host(102)
-    st = Stream(net, s, r, 0x770, 0x771, sport=52600, ack_every=0)
-    t = T0
+def timed_out(net, s, r, qp, sport, point="capture"):
+    """Messages of 8 packets each ms; the last packet of three of them is lost (no later packet:
+    no NAK), so the sender resends it after its local ACK timeout, t = 14 (4.096 us x 2^14 =
+    67.1 ms). Returns the stream and the indexes of the lost originals in `point`'s frames."""
+    st = Stream(net, s, r, qp, qp + 1, sport=sport, ack_every=0, point=point)
+    t, lost = T0, set()
     for m in range(12):
         for k in range(8):
+            at = len(net.frames(point)) if point in net.files else 0
             psn = st.packet(t)
             t += 2 * US
         t -= 2 * US
         if m in (2, 6, 9):
+            lost.add(at)
             t += 67108864 + 3 * US
             st.packet(t, psn=psn)
         st.reply(t + 2 * US, 0x1F, psn)
         t += MS
+    return st, lost
+
+
+def ack_timeout():
+    """Three packets lost after the capture point, each resent after the QP's local ACK timeout
+    (timed_out())."""
+    net = Net()
+    s, r = host(101), host(102)
+    st, _ = timed_out(net, s, r, 0x770, 52600)
     return net, dict(expect=[expect("ack_timeout", "error", hosts=[s.ip], flows=[st.name],
-                                    evidence=dict(timeout_t=14, timeouts=3))], also=[])
+                                    evidence=dict(timeout_t=14, timeouts=3, lost_where=None))],
+                     also=[])
+
+
+def ack_timeout_between():
+    """As ack_timeout, seen by two taps: "tor" on the sender's uplink and "rx" on the receiver's
+    port, 500 ns apart; the three packets are lost between them (tor sees them, rx does not)."""
+    net = Net()
+    s, r = host(103), host(104)
+    st, lost = timed_out(net, s, r, 0x772, 52601, point="tor")
+    two_taps(net, "tor", "rx", {s.ip}, 500, lost)
+    return net, dict(expect=[expect("ack_timeout", "error", hosts=[s.ip], flows=[st.name],
+                                    evidence=dict(timeout_t=14, timeouts=3,
+                                                  lost_where="between tor and rx (3 lost)"))],
+                     also=[])
 
 
 def rnr():
@@ -416,46 +522,11 @@ def mtu_host_below():
                                     evidence=dict(host_mtu=1024, common_mtu=4096))], also=[])
 
 
-# ---------------------------------------------------------------- the capture itself
-
-def capture_snaplen():
-    """A stream captured with a snap length of 50 bytes: the BTH is cut."""
-    net = Net()
-    st = Stream(net, host(151), host(152), 0xB00, 0xB01, sport=53100)
-    st.steady(T0, 200, 2 * US)
-    return net, dict(expect=[expect("capture_snaplen", "warning")], also=[], snaplen=50)
-
-
-def capture_drops():
-    """A pcapng whose interface statistics say 1,000 frames were dropped by the capture."""
-    net = Net()
-    st = Stream(net, host(161), host(162), 0xB10, 0xB11, sport=53200)
-    st.steady(T0, 200, 2 * US)
-    return net, dict(expect=[expect("capture_drops", "warning", evidence=dict(dropped=1000))],
-                     also=[], pcapng_drops=1000)
-
-
-SCENARIOS = [healthy, pfc_storm, pfc_storm_to_end, pfc_deadlock, lossy_priority, cnp_priority,
-             np_silent, rp_deaf, rp_deaf_behind, slow_rp, slow_np, ecn_off, ack_timeout, rnr,
-             nak_storm, loss, ecmp_collapse, mtu_mismatch, mtu_host_below, capture_snaplen,
-             capture_drops]
-
-
-def write_pcapng(path, frames, ifdrop):
-    """One interface (Ethernet, ns timestamps), its packets, an interface statistics block."""
-    def block(btype, body):
-        body += b"\0" * (-len(body) % 4)
-        return struct.pack("<II", btype, 12 + len(body)) + body + struct.pack("<I", 12 + len(body))
-
-    def opt(code, value):
-        return struct.pack("<HH", code, len(value)) + value + b"\0" * (-len(value) % 4)
-    out = block(0x0A0D0D0A, struct.pack("<IHHq", 0x1A2B3C4D, 1, 0, -1))
-    out += block(1, struct.pack("<HHI", 1, 0, 262144) + opt(9, b"\x09") + opt(0, b""))
-    for ts, b in sorted(frames, key=lambda x: x[0]):
-        out += block(6, struct.pack("<IIIII", 0, ts >> 32, ts & 0xFFFFFFFF, len(b), len(b)) + b)
-    out += block(5, struct.pack("<IQ", 0, 0) + opt(5, struct.pack("<Q", ifdrop)) + opt(0, b""))
-    with open(path, "wb") as f:
-        f.write(out)
+SCENARIOS = [healthy, pfc_storm, pfc_storm_to_end, pause_storm, pfc_deadlock, lossy_priority,
+             cnp_priority, cnp_other_dscp, cnp_below, np_silent, np_silent_unseen, np_cannot_tell,
+             rp_deaf, rp_deaf_behind, rp_cannot_tell, slow_rp, slow_np, ecn_off, ack_timeout,
+             ack_timeout_between, rnr, nak_storm, loss, ecmp_collapse, mtu_mismatch,
+             mtu_host_below] + CASES
 
 
 def main():
@@ -472,7 +543,8 @@ def main():
             if "pcapng_drops" in truth:
                 write_pcapng(os.path.join(d, name), frames, truth["pcapng_drops"])
             else:
-                write_pcap(os.path.join(d, name), frames, truth.get("snaplen", 65535))
+                write_pcap(os.path.join(d, name), frames, truth.get("snaplen", 65535),
+                           truth.get("in_order", True))
             files.append([point, name])
         truth.update(name=fn.__name__, planted=" ".join(fn.__doc__.split()), files=files)
         with open(os.path.join(d, "truth.json"), "w") as f:
