@@ -395,8 +395,10 @@ uint64_t an_np_unanswered(const struct an_np *np)
 
 void an_rp_free(struct an_rp *rp)
 {
-	if (rp)
+	if (rp) {
 		free(rp->recover);
+		free(rp->cut_delay);
+	}
 	free(rp);
 }
 
@@ -420,6 +422,15 @@ static double ring_rate(const struct an_flow *f, uint64_t newest, uint64_t after
 	if (!span || span > w || span >= newest || newest - span <= after || !bytes)
 		return -1;
 	return (double)bytes * 8e9 / (double)span;
+}
+
+/* The time the flow's last AN_RP_GAPS gaps span. */
+static uint64_t ring_span(const struct an_flow *f)
+{
+	uint64_t span = 0;
+	for (unsigned i = 0; i < AN_RP_GAPS; i++)
+		span += f->rp_dt[i];
+	return span;
 }
 
 /* The after windows are over: a drop measured from the slowest, or why none was. */
@@ -493,6 +504,8 @@ void an_rp_tick(struct an_flow *f, uint64_t ts, uint64_t window_ns)
 		rp->min_bps = rate;
 	/* recovery: back to 90% of the rate before, after having been below it */
 	if (rate * 10.0 < rp->before_bps * 9.0) {
+		if (!rp->dipped) /* the cut: the slower window started at its first packet */
+			an_hist_addp(&rp->cut_delay, ts - ring_span(f) - cnp);
 		rp->dipped = true;
 	} else if (rp->dipped && !rp->back) {
 		rp->back = true;

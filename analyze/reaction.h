@@ -49,7 +49,8 @@ struct an_np {
 	uint64_t ce_data;        /* CE-marked data packets (CNPs aside) */
 	uint64_t cnp_without_ce; /* CNPs with no mark of the flow within reach */
 	uint64_t first_cnp_ts, last_cnp_ts;
-	uint64_t answered, rate_limited; /* marks a CNP answered; marks the limiter held back */
+	uint64_t first_ce_ts, last_ce_ts; /* the first and the latest CE-marked data packet */
+	uint64_t answered, rate_limited;  /* marks a CNP answered; marks the limiter held back */
 	uint32_t cnp_pending; /* carrier: CNPs it took, waiting for the pairing to say whose */
 	/* until paired: the data flow's marks, the carrier's CNPs (an_np_settle replays them) */
 	struct an_tlog ce_log, cnp_log;
@@ -92,7 +93,8 @@ struct an_rp {
 	double before_bps, min_bps;
 	uint64_t cnps, measured, few, cnp_in_window, recovered, interrupted;
 	double drop_sum, drop_max;
-	struct an_hist *recover; /* CNP -> back to the rate before */
+	struct an_hist *recover;   /* CNP -> back to the rate before */
+	struct an_hist *cut_delay; /* CNP -> the first packet of the first window below 90% */
 };
 
 void an_rp_free(struct an_rp *rp);

@@ -13,7 +13,7 @@ struct rt_analyzer;
 
 struct rt_analyzer_opts {
 	uint64_t link_speed_bps; /* for PFC/PAUSE quanta → time; default 100e9 */
-	uint64_t storm_ns; /* a class paused continuously this long is a storm; default 100 ms */
+	uint64_t storm_ns; /* a class paused continuously this long is a storm; default 10 ms */
 	uint64_t episode_gap_ns; /* events closer than this belong to one episode; default 1 ms */
 	uint64_t
 	    rate_window_ns; /* RP reaction: longest window before/after a CNP; default 100 us */
