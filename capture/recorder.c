@@ -187,7 +187,8 @@ static int dump(struct rt_recorder *r, uint64_t from_ns, char *errbuf)
 		                     .wirelen = e->wirelen,
 		                     .ts_ns = e->ts_ns};
 		int rc;
-		if (e->ts_ns >= from_ns && e->ts_ns <= r->end_ns && (rc = write_frame(r, &f, errbuf)) < 0)
+		if (e->ts_ns >= from_ns && e->ts_ns <= r->end_ns &&
+		    (rc = write_frame(r, &f, errbuf)) < 0)
 			return rc;
 		off += (size_t)RT_RECORDER_FRAME_BYTES(e->caplen);
 	}

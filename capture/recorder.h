@@ -41,7 +41,7 @@ struct rt_recorder_fire {
 	const char *trigger; /* the expression, as written back ("cnp_rate>100/s") */
 	const char *code;    /* its part of the file name ("cnp_rate") */
 	const char *figures; /* what the trigger saw, for people ("130 CNPs in the last second") */
-	const char *host;    /* the host it fired on, when another one (capture --hosts); else NULL */
+	const char *host; /* the host it fired on, when another one (capture --hosts); else NULL */
 };
 
 /* One event: its file, its window and what it holds. */
@@ -58,7 +58,7 @@ struct rt_recorder_event {
 
 /* Why a trigger started no event. */
 enum rt_recorder_held {
-	RT_RECORDER_STARTED,  /* it did */
+	RT_RECORDER_STARTED, /* it did */
 	RT_RECORDER_HOLD_OFF, /* within --hold-off of the last event (or while its file is written) */
 	RT_RECORDER_MAX,      /* --max-events written */
 };

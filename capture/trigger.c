@@ -8,10 +8,6 @@
 
 #include "common/errbuf.h"
 
-const char rt_trigger_grammar[] =
-    "cnp, cnp_rate>N/s, ce_share>P%, pfc_paused[:C]>P%, pfc_storm[:C], nak, rnr, timeout, drop, "
-    "finding:CODE";
-
 /* What follows a trigger's name. */
 enum after {
 	NOTHING,
@@ -125,11 +121,14 @@ static int parse_threshold(struct cursor *c, const struct name *nm, struct rt_tr
 {
 	int rc;
 	skip_spaces(c);
-	if (c->s[c->i] != '>')
+	if (c->s[c->i] == '>')
+		c->i++;
+	else if (!strncmp(c->s + c->i, ".gt.", 4)) /* the same in words, for a launcher's shell */
+		c->i += 4;
+	else
 		return fail(c, c->i,
 		            nm->after == RATE ? "expected '>N/s' (more than N CNPs a second)"
 		                              : "expected '>P%' (a share of the last second)");
-	c->i++;
 	skip_spaces(c);
 	size_t start = c->i;
 	if ((rc = number(c, &t->threshold)) < 0)
@@ -140,11 +139,12 @@ static int parse_threshold(struct cursor *c, const struct name *nm, struct rt_tr
 			return fail(c, c->i, "expected '/s' after the rate");
 		c->i += 2;
 	} else {
-		if (c->s[c->i] != '%')
+		if (c->s[c->i] != '%' && strncmp(c->s + c->i, "pct", 3) != 0)
 			return fail(c, c->i, "expected '%' after the share");
 		if (t->threshold >= 100)
-			return fail(c, start, "a share is below 100% (more than 100% never happens)");
-		c->i++;
+			return fail(c, start,
+			            "a share is below 100% (more than 100% never happens)");
+		c->i += c->s[c->i] == '%' ? 1 : 3;
 	}
 	return 0;
 }
@@ -161,8 +161,9 @@ static int parse_name(struct cursor *c, struct rt_trigger *t, const struct name 
 		if (!strcmp(w, names[k].name))
 			nm = &names[k];
 	if (!nm)
-		return fail(c, start, "unknown trigger (cnp, cnp_rate, ce_share, pfc_paused, "
-		                      "pfc_storm, nak, rnr, timeout, drop, finding)");
+		return fail(c, start,
+		            "unknown trigger (cnp, cnp_rate, ce_share, pfc_paused, "
+		            "pfc_storm, nak, rnr, timeout, drop, finding)");
 	c->i += n;
 	t->kind = nm->kind;
 	*out = nm;
@@ -191,15 +192,20 @@ static void name_it(struct rt_trigger *t, const struct name *nm)
 		snprintf(cls, sizeof(cls), ":%d", t->pclass);
 	if (nm->finding) {
 		snprintf(t->text, sizeof(t->text), "finding:%s", t->finding);
+		snprintf(t->word, sizeof(t->word), "finding:%s", t->finding);
 		snprintf(t->code, sizeof(t->code), "finding-%s", t->finding);
 		return;
 	}
-	snprintf(t->code, sizeof(t->code), "%s%s%s", nm->name, *cls ? "-" : "", *cls ? cls + 1 : "");
+	snprintf(t->code, sizeof(t->code), "%s%s%s", nm->name, *cls ? "-" : "",
+	         *cls ? cls + 1 : "");
+	snprintf(t->text, sizeof(t->text), "%s%s", nm->name, cls);
+	snprintf(t->word, sizeof(t->word), "%s%s", nm->name, cls);
 	if (nm->after == NOTHING)
-		snprintf(t->text, sizeof(t->text), "%s%s", nm->name, cls);
-	else
-		snprintf(t->text, sizeof(t->text), "%s%s>%g%s", nm->name, cls, t->threshold,
-		         nm->after == RATE ? "/s" : "%");
+		return;
+	snprintf(t->text, sizeof(t->text), "%s%s>%g%s", nm->name, cls, t->threshold,
+	         nm->after == RATE ? "/s" : "%");
+	snprintf(t->word, sizeof(t->word), "%s%s.gt.%g%s", nm->name, cls, t->threshold,
+	         nm->after == RATE ? "/s" : "pct");
 }
 
 int rt_trigger_parse(const char *expr, struct rt_trigger *t, size_t *at, char *errbuf)

@@ -69,6 +69,14 @@ static const struct family F_FLOW_NAK = {
     "NAKs sent to the sender of one of the busiest flows (RNR NAKs aside)."};
 static const struct family F_FLOW_RETRANS = {"rocetrace_flow_retransmitted_packets", COUNTER, NULL,
                                              "Requests of one of the busiest flows sent again."};
+static const struct family F_EVENTS = {
+    "rocetrace_recorder_events", COUNTER, NULL,
+    "Flight recorder (capture --ring): events whose file was started, one per trigger that "
+    "fired outside --hold-off and within --max-events."};
+static const struct family F_HELD = {
+    "rocetrace_recorder_triggers_held", COUNTER, NULL,
+    "Flight recorder: triggers that fired but started no event (--hold-off, an event's file "
+    "still written, --max-events reached)."};
 static const struct family F_NIC = {"rocetrace_nic_counter", UNKNOWN, NULL,
                                     "The latest --counters sample: RDMA port counters (sysfs) and "
                                     "the netdev's ethtool statistics."};
@@ -226,6 +234,10 @@ void rt_metrics_format(struct rt_outbuf *o, enum rt_metrics_format f,
 	pfc(o, f, t);
 	plain(o, f, &F_DROPPED, s->dropped);
 	plain(o, f, &F_FLOWS, s->flows);
+	if (s->recorder) {
+		plain(o, f, &F_EVENTS, s->events);
+		plain(o, f, &F_HELD, s->held);
+	}
 	flows(o, f, s);
 	nic_counters(o, f, nic, nnic);
 	if (f == RT_METRICS_OPENMETRICS)
@@ -336,6 +348,13 @@ bool rt_metrics_publish(struct rt_metrics *m, const struct rt_analyzer *an, uint
 	copy_snapshot(&m->pub, s);
 	pthread_mutex_unlock(&m->lock);
 	return true;
+}
+
+void rt_metrics_set_recorder(struct rt_metrics *m, uint64_t events, uint64_t held)
+{
+	m->stage.recorder = true;
+	m->stage.events = events;
+	m->stage.held = held;
 }
 
 void rt_metrics_set_nic(struct rt_metrics *m, const struct rt_metrics_nic *v, unsigned n)

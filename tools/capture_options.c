@@ -294,6 +294,10 @@ static int check_hosts_args(struct rt_capture_args *a)
 	if (a->metrics)
 		return rt_cli_usage_error(CMD, "--hosts: --metrics serves one capture's figures: "
 		                               "give it to a capture on one host");
+	if (a->ring.json_events)
+		return rt_cli_usage_error(CMD,
+		                          "--hosts: --json-events writes one capture's events: "
+		                          "give it to a capture on one host");
 	if (a->dev && !rt_cli_plain_word(a->dev))
 		return rt_cli_usage_error(CMD, "-i '%s' cannot be passed to the hosts safely",
 		                          a->dev);
@@ -362,6 +366,38 @@ static int remember_forwarded(void *args, const char *name, const char *value)
 	return 0;
 }
 
+/* --trigger EXPR: parsed now, so a bad one is refused before capturing, saying where it went wrong. */
+static int trigger_option(struct rt_opt_use *u)
+{
+	struct rt_capture_args *a = u->args;
+	struct rt_ring_args *r = &a->ring;
+	char errbuf[RT_ERRBUF_SIZE], line[600];
+	size_t at;
+	if (r->ntriggers == sizeof(r->triggers) / sizeof(r->triggers[0]))
+		return rt_cli_usage_error(CMD, "--trigger: at most %zu",
+		                          sizeof(r->triggers) / sizeof(r->triggers[0]));
+	struct rt_trigger *t = &r->triggers[r->ntriggers];
+	if (rt_trigger_parse(u->arg, t, &at, errbuf) < 0) {
+		rt_trigger_error_line(u->arg, at, errbuf, line, sizeof(line));
+		return rt_cli_usage_error(CMD, "%s", line);
+	}
+	r->ntriggers++;
+	/* the hosts get it in words: '>' and '%' would not pass their shell */
+	return remember_forwarded(a, "trigger", t->word);
+}
+
+/* -s: remembered as given, so --ring's default (headers only) applies otherwise. */
+static int snaplen_option(struct rt_opt_use *u)
+{
+	struct rt_capture_args *a = u->args;
+	uint64_t v;
+	if (rt_opt_uint(CMD, u->opt, u->arg, 1, 262144, &v))
+		return RT_EXIT_USAGE;
+	a->snaplen = (uint32_t)v;
+	a->snaplen_given = true;
+	return remember_forwarded(a, "snaplen", u->arg);
+}
+
 #define AT(member) RT_AT(struct rt_capture_args, member)
 _Static_assert(sizeof(enum rt_write_format) == sizeof(unsigned), "--format's field");
 
@@ -371,12 +407,9 @@ static const struct rt_opt rows[] = {
     {.name = "write", .letter = 'w', .kind = RT_OPT_STRING, .at = AT(out)},
     {.name = "snaplen",
      .letter = 's',
-     .kind = RT_OPT_UINT,
-     .at = AT(snaplen),
-     .store = RT_STORE_U32,
-     .min = 1,
-     .max = 262144,
-     .forward = true},
+     .kind = RT_OPT_CALL,
+     .has_arg = required_argument,
+     .call = snaplen_option},
     {.name = "filter", .letter = 'f', .kind = RT_OPT_STRING, .at = AT(bpf)},
     {.name = "count",
      .letter = 'c',
@@ -435,6 +468,39 @@ static const struct rt_opt rows[] = {
      .at = AT(metrics_linger_ns),
      .max = 3600ull * 1000000000,
      .given = AT(metrics_linger_given)},
+    {.name = "ring",
+     .kind = RT_OPT_DURATION,
+     .at = AT(ring.span_ns),
+     .min = 1000000,
+     .max = 3600ull * 1000000000,
+     .forward = true},
+    {.name = "ring-size",
+     .kind = RT_OPT_SIZE,
+     .at = AT(ring.bytes),
+     .min = RT_RECORDER_MIN_BYTES,
+     .max = 1ull << 40,
+     .given = AT(ring.bytes_given),
+     .forward = true},
+    {.name = "trigger", .kind = RT_OPT_CALL, .has_arg = required_argument, .call = trigger_option},
+    {.name = "post",
+     .kind = RT_OPT_DURATION,
+     .at = AT(ring.post_ns),
+     .max = 3600ull * 1000000000,
+     .given = AT(ring.post_given),
+     .forward = true},
+    {.name = "hold-off",
+     .kind = RT_OPT_DURATION,
+     .at = AT(ring.hold_off_ns),
+     .max = 86400ull * 1000000000,
+     .given = AT(ring.hold_off_given),
+     .forward = true},
+    {.name = "max-events",
+     .kind = RT_OPT_UINT,
+     .at = AT(ring.max_events),
+     .min = 1,
+     .max = 1000000,
+     .forward = true},
+    {.name = "json-events", .kind = RT_OPT_STRING, .at = AT(ring.json_events)},
     {.name = "stop-at-eof", .kind = RT_OPT_FLAG, .at = AT(stop_at_eof)},
     {.name = "notify-ready", .kind = RT_OPT_FLAG, .at = AT(notify_ready)},
     RT_CLI_HOSTS_ROWS(struct rt_capture_args, hosts, 1000000000u, MAX_SECONDS * 1000000000),
@@ -481,6 +547,36 @@ static int operands(int argc, char **argv, struct rt_capture_args *a)
 	return 0;
 }
 
+/* --ring and what goes with it (here or on the hosts); 0 or the usage exit status. */
+static int check_ring(struct rt_capture_args *a)
+{
+	const struct rt_ring_args *r = &a->ring;
+	if (!r->span_ns) {
+		if (r->ntriggers || r->bytes_given || r->post_given || r->hold_off_given ||
+		    r->max_events || r->json_events)
+			return rt_cli_usage_error(
+			    CMD, "--trigger, --ring-size, --post, --hold-off, "
+			         "--max-events and --json-events go with --ring D");
+		return 0;
+	}
+	if (!r->ntriggers)
+		return rt_cli_usage_error(CMD, "--ring: give at least one --trigger EXPR");
+	if (!a->out || !strcmp(a->out, "-") || !*a->out)
+		return rt_cli_usage_error(CMD,
+		                          "--ring: give -w DIR, the folder events are written to");
+	if (a->rotate_bytes || a->rotate_seconds || a->counters_ns)
+		return rt_cli_usage_error(CMD, "--ring writes event files: -G, -C and --counters "
+		                               "have no place with it");
+	if (!a->snaplen_given)
+		a->snaplen = RT_RING_DEFAULT_SNAPLEN;
+	if (r->bytes < RT_RECORDER_FRAME_BYTES(a->snaplen) * 16)
+		return rt_cli_usage_error(CMD,
+		                          "--ring-size: %llu bytes hold fewer than 16 frames of "
+		                          "-s %u",
+		                          (unsigned long long)r->bytes, a->snaplen);
+	return 0;
+}
+
 /* What the options mean together, for one capture here; 0 or the usage exit status. */
 static int check_args(struct rt_capture_args *a)
 {
@@ -522,6 +618,8 @@ int rt_capture_parse_args(int argc, char **argv, struct rt_capture_args *a)
 	                                          .stop_at_operand = true,
 	                                          .forward = remember_forwarded};
 	a->metrics_top = RT_CAPTURE_METRICS_TOP_DEFAULT;
+	a->ring.bytes = RT_RING_DEFAULT_BYTES;
+	a->ring.post_ns = RT_RING_DEFAULT_POST_NS;
 	int rc = rt_opt_parse(&table, a, argc, argv);
 	if (rc)
 		return rc;
@@ -534,5 +632,7 @@ int rt_capture_parse_args(int argc, char **argv, struct rt_capture_args *a)
 	if (!a->metrics && (a->metrics_top_given || a->metrics_linger_given))
 		return rt_cli_usage_error(
 		    CMD, "--metrics-top-flows and --metrics-linger go with --metrics");
+	if ((rc = check_ring(a)))
+		return rc;
 	return a->hosts.names.n || a->hosts.slurm ? check_hosts_args(a) : check_args(a);
 }

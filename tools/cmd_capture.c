@@ -27,6 +27,7 @@
 #include "tools/capture_hosts.h"
 #include "tools/capture_metrics.h"
 #include "tools/capture_options.h"
+#include "tools/capture_ring.h"
 #include "tools/cli.h"
 #include "tools/commands.h"
 #include "tools/options.h"
@@ -66,6 +67,7 @@ struct capture {
 	struct rt_pump_sink out;           /* where frames go: the writer, or the decoded lines */
 	uint64_t frames;                   /* handed over by the pump */
 	struct rt_capture_metrics metrics; /* --metrics, else zeroed */
+	struct rt_capture_ring ring;       /* --ring, else zeroed (ring.rec NULL) */
 	int rc;                            /* 0 or the first error (negative errno) */
 	char errbuf[RT_ERRBUF_SIZE];
 	/*
@@ -222,6 +224,11 @@ static void metrics_publish(struct capture *cap, uint64_t now, bool final)
 		idle = 0;
 	else
 		idle -= hold;
+	if (cap->ring.rec) {
+		uint64_t events, held;
+		rt_capture_ring_counts(&cap->ring, &events, &held);
+		rt_metrics_set_recorder(cap->metrics.store, events, held);
+	}
 	rt_capture_metrics_publish(&cap->metrics, cap->tick.an, idle, cap->frames,
 	                           rt_sat_add_u64(st.dropped, st.if_dropped), now, final);
 }
@@ -234,7 +241,11 @@ static int figures_frame(void *ctx, const struct rt_frame *frame, const struct r
 
 	(void)errbuf;
 	cap->frames++;
-	if (rec && cap->tick.an && rt_linktype_supported(frame->linktype))
+	if (!rec || !cap->tick.an || !rt_linktype_supported(frame->linktype))
+		return 0;
+	if (cap->ring.rec) /* the triggers look at each record as the analyzer notes it */
+		rt_capture_ring_record(&cap->ring, cap->tick.an, rec);
+	else
 		rt_analyzer_feed(cap->tick.an, rec);
 	return 0;
 }
@@ -264,6 +275,12 @@ static int on_tick(void *ctx, uint64_t now, bool idle, char *errbuf)
 	if (cap->print) { /* lines are for a person: shown as they come */
 		rt_out_flush(cap->print);
 		return cap->print->error ? 1 : 0;
+	}
+	if (cap->ring.rec) {
+		struct rt_source_stats st;
+		writer_stats(cap, cap->if_id, &st);
+		return rt_capture_ring_tick(&cap->ring, rt_sat_add_u64(st.dropped, st.if_dropped),
+		                            errbuf);
 	}
 	if (now - cap->clock.last_flush >= (idle ? 100000000u : 1000000000u)) {
 		if ((rc = rt_writer_flush(cap->writer, errbuf)) < 0)
@@ -382,21 +399,41 @@ static int run_with_command(struct capture *cap, int *cmd_status)
 	return 0;
 }
 
-/* --stop-at-eof: read standard input to its end, then stop the capture. */
+/*
+ * --stop-at-eof: read standard input to its end, then stop the capture.
+ * With --ring its lines may ask for an event another host had
+ * (rt_capture_ring_remote_line).
+ */
 static void *watch_stdin(void *arg)
 {
+	struct capture *cap = arg;
 	char buf[512];
+	size_t len = 0;
 	ssize_t n;
-	(void)arg;
-	do
-		n = read(STDIN_FILENO, buf, sizeof(buf));
-	while (n > 0 || (n < 0 && errno == EINTR));
+	for (;;) {
+		n = read(STDIN_FILENO, buf + len, sizeof(buf) - 1 - len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		len += (size_t)n;
+		buf[len] = '\0';
+		char *line = buf, *nl;
+		while ((nl = strchr(line, '\n'))) {
+			*nl = '\0';
+			if (cap->ring.rec)
+				rt_capture_ring_remote_line(&cap->ring, line);
+			line = nl + 1;
+		}
+		len = line == buf && len == sizeof(buf) - 1 ? 0 : len - (size_t)(line - buf);
+		memmove(buf, line, len);
+	}
 	rt_pump_stop();
 	return NULL;
 }
 
 /* The thread watching standard input, signals blocked (they go to the capture). 0 or -errno. */
-static int start_stdin_watch(void)
+static int start_stdin_watch(struct capture *cap)
 {
 	pthread_t th;
 	pthread_attr_t attr;
@@ -405,7 +442,7 @@ static int start_stdin_watch(void)
 	pthread_attr_init(&attr);
 	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
 	pthread_sigmask(SIG_BLOCK, &all, &old);
-	int err = pthread_create(&th, &attr, watch_stdin, NULL);
+	int err = pthread_create(&th, &attr, watch_stdin, cap);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	pthread_attr_destroy(&attr);
 	return -err;
@@ -450,6 +487,25 @@ static void open_output(struct capture *cap, struct rt_counters **counters, char
 		set_error(cap, rc, errbuf);
 }
 
+/* --ring: the flight recorder where the writer would be (-w is its folder). 0 or the exit status. */
+static int start_ring(struct capture *cap)
+{
+	const struct rt_capture_args *a = cap->args;
+	struct rt_analyzer_opts aopts;
+	char errbuf[RT_ERRBUF_SIZE];
+	uint32_t snaplen = cap->src->snaplen;
+	if (a->snaplen && (!snaplen || a->snaplen < snaplen))
+		snaplen = a->snaplen;
+	rt_analyzer_opts_init(&aopts);
+	int rc = rt_capture_ring_start(&cap->ring, &a->ring, a->out, cap->src, snaplen, !a->file,
+	                               "rocetrace " RT_VERSION, aopts.storm_ns);
+	if (rc == 0 && rt_capture_ring_sink(&cap->ring, &cap->out, errbuf) < 0)
+		rc = rt_cli_fail(CMD, "%s", errbuf);
+	if (rc)
+		rt_capture_ring_free(&cap->ring);
+	return rc;
+}
+
 /* One line on stderr: the error, or the final counts. */
 static void summary(const struct capture *cap, const struct rt_source_stats *st, uint64_t written)
 {
@@ -459,7 +515,10 @@ static void summary(const struct capture *cap, const struct rt_source_stats *st,
 		fputs("rocetrace capture: ", stderr);
 	fprintf(stderr, "%llu received, %llu dropped, %llu %s", (unsigned long long)st->received,
 	        (unsigned long long)rt_sat_add_u64(st->dropped, st->if_dropped),
-	        (unsigned long long)written, cap->writer ? "written" : "printed");
+	        (unsigned long long)written,
+	        cap->writer               ? "written"
+	        : cap->args->ring.span_ns ? "events written"
+	                                  : "printed");
 	if (st->if_dropped)
 		fprintf(stderr, " (%llu by the interface)", (unsigned long long)st->if_dropped);
 	if (st->ring_empty)
@@ -518,7 +577,7 @@ static int run_capture(const struct rt_capture_args *a)
 	    .rotate_bytes = a->rotate_bytes,
 	    .application = "rocetrace " RT_VERSION,
 	};
-	if (a->out && rt_writer_open(&cap.writer, &wcfg, errbuf) < 0) {
+	if (a->out && !a->ring.span_ns && rt_writer_open(&cap.writer, &wcfg, errbuf) < 0) {
 		rt_capture_metrics_stop(&cap.metrics);
 		rt_source_close(cap.src);
 		return rt_cli_fail(CMD, "%s", errbuf);
@@ -532,6 +591,12 @@ static int run_capture(const struct rt_capture_args *a)
 		if (!cap.rc && (rc = rt_writer_sink(&cap.out, cap.writer, cap.if_id,
 		                                    a->file ? &cap.rewrite : NULL, errbuf)) < 0)
 			set_error(&cap, rc, errbuf);
+	} else if (a->ring.span_ns) {
+		if ((rc = start_ring(&cap)) != 0) {
+			rt_capture_metrics_stop(&cap.metrics);
+			rt_source_close(cap.src);
+			return rc;
+		}
 	} else {
 		rt_out_init(&print, stdout);
 		cap.print = &print;
@@ -539,7 +604,7 @@ static int run_capture(const struct rt_capture_args *a)
 			set_error(&cap, rc, errbuf);
 	}
 
-	if ((a->stats || a->metrics) && !cap.rc) {
+	if ((a->stats || a->metrics || a->ring.span_ns) && !cap.rc) {
 		struct rt_analyzer_opts aopts;
 		rt_analyzer_opts_init(&aopts);
 		if (!(cap.tick.an = rt_analyzer_new(&aopts, errbuf)))
@@ -554,7 +619,7 @@ static int run_capture(const struct rt_capture_args *a)
 	bool to_stdout = !a->out || !strcmp(a->out, "-");
 
 	int cmd_status = -1;
-	if (!cap.rc && a->stop_at_eof && (rc = start_stdin_watch()) < 0)
+	if (!cap.rc && a->stop_at_eof && (rc = start_stdin_watch(&cap)) < 0)
 		set_error(&cap, rc, "--stop-at-eof: cannot watch standard input");
 	if (!cap.rc && a->notify_ready) {
 		fprintf(stderr, "rocetrace capture: ready: pid %ld, capturing from %s %s %s\n",
@@ -587,7 +652,11 @@ static int run_capture(const struct rt_capture_args *a)
 		set_error(&cap, rc, errbuf);
 	if (cap.writer && (rc = rt_writer_finish(cap.writer, errbuf)) < 0)
 		set_error(&cap, rc, errbuf);
-	uint64_t written = cap.writer ? rt_writer_count(cap.writer) : cap.frames;
+	if (cap.ring.rec && (rc = rt_capture_ring_finish(&cap.ring, errbuf)) < 0)
+		set_error(&cap, rc, errbuf);
+	uint64_t written = cap.writer ? rt_writer_count(cap.writer) : cap.frames, held = 0;
+	if (cap.ring.rec)
+		rt_capture_ring_counts(&cap.ring, &written, &held);
 	if (cap.writer)
 		rt_writer_close(cap.writer, errbuf);
 	if (cap.print && (rc = rt_out_flush(cap.print)) != 0 && rc != EPIPE)
@@ -596,6 +665,8 @@ static int run_capture(const struct rt_capture_args *a)
 	rt_analyzer_free(cap.tick.an);
 	rt_rewrite_free(&cap.rewrite);
 	rt_pump_sink_free(&cap.out);
+	if (cap.ring.rec)
+		rt_capture_ring_free(&cap.ring);
 	if (to_stdout && cap.rc == -EPIPE)
 		cap.rc = 0; /* the reader of standard output went away: a normal stop */
 	pthread_cond_destroy(&cap.cond);

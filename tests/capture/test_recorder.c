@@ -176,7 +176,7 @@ static void test_time_window(void **state)
 	struct rt_recorder_event ev;
 	rt_recorder_sink(&s, r, errbuf);
 	for (uint64_t k = 0; k <= 500; k++) { /* 5 s, a frame every 10 ms */
-		if (k == 300) {                   /* the trigger at 3 s, before frame 300 comes */
+		if (k == 300) {               /* the trigger at 3 s, before frame 300 comes */
 			fire(r, T0 + 3 * SEC, &held, &ev);
 			assert_int_equal(held, RT_RECORDER_STARTED);
 			assert_int_equal(ev.number, 1);
@@ -195,8 +195,7 @@ static void test_time_window(void **state)
 	for (size_t i = 0; i < n; i++)
 		assert_int_equal(nums[i], 200 + i);
 	char want[600];
-	snprintf(want, sizeof(want), "%s/window/event1-20231114T221323.000000000Z-cnp.pcapng",
-	         dir);
+	snprintf(want, sizeof(want), "%s/window/event1-20231114T221323.000000000Z-cnp.pcapng", dir);
 	assert_string_equal(ev.path, want);
 	/* the comment: the trigger, its figures, its time */
 	FILE *fp = fopen(ev.path, "rb");
@@ -268,7 +267,8 @@ static void test_limits(void **state)
 	char errbuf[RT_ERRBUF_SIZE];
 	rt_recorder_sink(&s, r, errbuf);
 	static uint8_t big[RT_RECORDER_MIN_BYTES];
-	struct rt_frame f = {.data = big, .caplen = sizeof(big), .wirelen = sizeof(big), .ts_ns = T0};
+	struct rt_frame f = {
+	    .data = big, .caplen = sizeof(big), .wirelen = sizeof(big), .ts_ns = T0};
 	assert_int_equal(s.frame(s.ctx, &f, NULL, errbuf), 0);
 	push(&s, 1, 64, T0 + 1);
 	rt_recorder_stats(r, &st);

@@ -44,6 +44,10 @@ static void test_good(void **state)
 	    {"rnr", RT_TRIG_RNR, RT_TRIGGER_ANY_CLASS, 0, "rnr", "rnr"},
 	    {"timeout", RT_TRIG_TIMEOUT, RT_TRIGGER_ANY_CLASS, 0, "timeout", "timeout"},
 	    {"drop", RT_TRIG_DROP, RT_TRIGGER_ANY_CLASS, 0, "drop", "drop"},
+	    {"cnp_rate.gt.1000/s", RT_TRIG_CNP_RATE, RT_TRIGGER_ANY_CLASS, 1000, "cnp_rate>1000/s",
+	     "cnp_rate"},
+	    {"pfc_paused:2.gt.12.5pct", RT_TRIG_PFC_PAUSED, 2, 12.5, "pfc_paused:2>12.5%",
+	     "pfc_paused-2"},
 	    {"finding:np_silent", RT_TRIG_FINDING, RT_TRIGGER_ANY_CLASS, 0, "finding:np_silent",
 	     "finding-np_silent"},
 	};
@@ -60,6 +64,11 @@ static void test_good(void **state)
 		assert_string_equal(t.text, cases[i].text);
 		assert_string_equal(t.code, cases[i].code);
 		assert_int_equal(at, 99); /* untouched */
+		/* the word form reads back as the same trigger */
+		struct rt_trigger w;
+		assert_int_equal(rt_trigger_parse(t.word, &w, &at, errbuf), 0);
+		assert_string_equal(w.text, t.text);
+		assert_null(strpbrk(t.word, "<>%!&|;' "));
 	}
 	struct rt_trigger t;
 	size_t at;
@@ -115,8 +124,8 @@ static void test_bad(void **state)
 		if (rc != -EINVAL)
 			fail_msg("'%s' was taken", cases[i].expr);
 		if (at != cases[i].at || !strstr(errbuf, cases[i].what))
-			fail_msg("'%s': at %zu '%s', expected at %zu '%s'", cases[i].expr, at, errbuf,
-			         cases[i].at, cases[i].what);
+			fail_msg("'%s': at %zu '%s', expected at %zu '%s'", cases[i].expr, at,
+			         errbuf, cases[i].at, cases[i].what);
 	}
 }
 
@@ -128,8 +137,8 @@ static void test_error_line(void **state)
 	assert_string_equal(buf, "--trigger 'cnp_rate>5': at character 11 (the end): expected "
 	                         "'/s' after the rate");
 	rt_trigger_error_line("ce_share>150%", 9, "a share is below 100%", buf, sizeof(buf));
-	assert_string_equal(buf,
-	                    "--trigger 'ce_share>150%': at character 10 ('150%'): a share is below 100%");
+	assert_string_equal(
+	    buf, "--trigger 'ce_share>150%': at character 10 ('150%'): a share is below 100%");
 }
 
 int main(void)
