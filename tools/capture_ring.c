@@ -62,9 +62,9 @@ static void json_event(void *ctx, const struct rt_recorder_event *ev)
 	}
 }
 
-int rt_capture_ring_start(struct rt_capture_ring *cr, const struct rt_ring_args *a,
-                          const char *dir, const struct rt_source *src, uint32_t snaplen,
-                          bool live, const char *application, uint64_t storm_ns)
+int rt_capture_ring_start(struct rt_capture_ring *cr, const struct rt_ring_args *a, const char *dir,
+                          const struct rt_source *src, uint32_t snaplen, bool live,
+                          const char *application, uint64_t storm_ns)
 {
 	char errbuf[RT_ERRBUF_SIZE];
 	memset(cr, 0, sizeof(*cr));
@@ -97,7 +97,8 @@ int rt_capture_ring_start(struct rt_capture_ring *cr, const struct rt_ring_args 
 		if (fd < 0 || !(cr->json = fdopen(fd, "w"))) {
 			if (fd >= 0)
 				close(fd);
-			return rt_cli_fail(CMD, "--json-events: %s", fd < 0 ? errbuf : strerror(errno));
+			return rt_cli_fail(CMD, "--json-events: %s",
+			                   fd < 0 ? errbuf : strerror(errno));
 		}
 	}
 	struct rt_recorder_stats st;

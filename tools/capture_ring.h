@@ -58,9 +58,9 @@ struct rt_capture_ring {
  * memory the ring holds and where events go. `dir`: -w. 0 or the exit
  * status after one line on stderr.
  */
-int rt_capture_ring_start(struct rt_capture_ring *cr, const struct rt_ring_args *a,
-                          const char *dir, const struct rt_source *src, uint32_t snaplen,
-                          bool live, const char *application, uint64_t storm_ns);
+int rt_capture_ring_start(struct rt_capture_ring *cr, const struct rt_ring_args *a, const char *dir,
+                          const struct rt_source *src, uint32_t snaplen, bool live,
+                          const char *application, uint64_t storm_ns);
 /* The recorder's pump sink (after the one that feeds the analyzer). */
 int rt_capture_ring_sink(struct rt_capture_ring *cr, struct rt_pump_sink *out, char *errbuf);
 /* One record into the analyzer (noted), then the triggers; an event is started when one fires. */

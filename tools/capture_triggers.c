@@ -21,21 +21,23 @@ struct rt_triggers {
 	unsigned n;
 	uint64_t storm_ns;
 	bool started;
-	uint64_t cur;       /* the current slot's number (ts / slot) */
-	unsigned complete;  /* complete slots before it, up to RT_TRIGGERS_SLOTS */
+	uint64_t cur;      /* the current slot's number (ts / slot) */
+	unsigned complete; /* complete slots before it, up to RT_TRIGGERS_SLOTS */
 	struct slot slot[RT_TRIGGERS_SLOTS];
 	/* paused time per class when each of the last slots began (index: slot number % 11) */
 	uint64_t paused_at[RT_TRIGGERS_SLOTS + 1][RT_AN_PFC_CLASSES];
 	struct run runs[RT_AN_PFC_CLASSES];
-	uint64_t dropped;      /* drops seen so far */
-	uint64_t *findings;    /* per trigger: bit 0, its finding was reported at the last call */
+	uint64_t dropped; /* drops seen so far */
+	bool *above;      /* per trigger: its figure is above the threshold (fired, not re-armed) */
+	uint64_t *findings; /* per trigger: bit 0, its finding was reported at the last call */
 };
 
 struct rt_triggers *rt_triggers_new(const struct rt_trigger *t, unsigned n, uint64_t storm_ns)
 {
 	struct rt_triggers *tr = calloc(1, sizeof(*tr));
-	if (!tr || !(tr->findings = calloc(n ? n : 1, sizeof(*tr->findings)))) {
-		free(tr);
+	if (!tr || !(tr->findings = calloc(n ? n : 1, sizeof(*tr->findings))) ||
+	    !(tr->above = calloc(n ? n : 1, sizeof(*tr->above)))) {
+		rt_triggers_free(tr);
 		return NULL;
 	}
 	tr->t = t;
@@ -49,6 +51,7 @@ void rt_triggers_free(struct rt_triggers *tr)
 	if (!tr)
 		return;
 	free(tr->findings);
+	free(tr->above);
 	free(tr);
 }
 
@@ -60,6 +63,18 @@ static bool hit_it(const struct rt_trigger *t, uint64_t ts, struct rt_trigger_hi
 	hit->ts_ns = ts;
 	*fired = true;
 	return true;
+}
+
+/*
+ * A threshold trigger fires as its figure rises above the threshold, and
+ * again only after the figure fell back to it or below.
+ */
+static bool rises(struct rt_triggers *tr, const struct rt_trigger *t, bool above)
+{
+	bool *was = &tr->above[t - tr->t];
+	bool rose = above && !*was;
+	*was = above;
+	return rose;
 }
 
 /* The slots' sums: the complete ones, with the current one when `partial`. */
@@ -86,7 +101,8 @@ static double paused_share(const struct rt_triggers *tr, int c, int *which)
 	if (!span)
 		return 0;
 	for (int k = c < 0 ? 0 : c; k < (c < 0 ? RT_AN_PFC_CLASSES : c + 1); k++) {
-		double share = 100.0 * (double)(now[k] - then[k]) / ((double)span * RT_TRIGGERS_SLOT_NS);
+		double share =
+		    100.0 * (double)(now[k] - then[k]) / ((double)span * RT_TRIGGERS_SLOT_NS);
 		if (share > best || k == c) {
 			best = share;
 			*which = k;
@@ -104,16 +120,19 @@ static bool second_ended(struct rt_triggers *tr, uint64_t ts, struct rt_trigger_
 		const struct rt_trigger *t = &tr->t[i];
 		int c = 0;
 		char name[4];
-		if (t->kind == RT_TRIG_CE_SHARE && s.roce &&
-		    100.0 * (double)s.ce / (double)s.roce > t->threshold &&
+		if (t->kind == RT_TRIG_CNP_RATE && (double)s.cnp <= t->threshold)
+			tr->above[i] = false; /* the rate fell back: re-armed even without a CNP */
+		if (t->kind == RT_TRIG_CE_SHARE &&
+		    rises(tr, t, s.roce && 100.0 * (double)s.ce / (double)s.roce > t->threshold) &&
 		    hit_it(t, ts, hit, &fired))
 			snprintf(hit->figures, sizeof(hit->figures),
 			         "%.1f%% of the last %.1f s's %llu RoCE packets CE-marked",
 			         100.0 * (double)s.ce / (double)s.roce,
-			         tr->complete * (RT_TRIGGERS_SLOT_NS / 1e9), (unsigned long long)s.roce);
+			         tr->complete * (RT_TRIGGERS_SLOT_NS / 1e9),
+			         (unsigned long long)s.roce);
 		double share;
 		if (t->kind == RT_TRIG_PFC_PAUSED &&
-		    (share = paused_share(tr, t->pclass, &c)) > t->threshold &&
+		    rises(tr, t, (share = paused_share(tr, t->pclass, &c)) > t->threshold) &&
 		    hit_it(t, ts, hit, &fired))
 			snprintf(hit->figures, sizeof(hit->figures),
 			         "priority %s paused %.1f%% of the last %.1f s",
@@ -177,12 +196,14 @@ static bool storms(struct rt_triggers *tr, const struct rt_an_note *note, uint64
 		for (unsigned i = 0; i < tr->n && !r->fired; i++) {
 			const struct rt_trigger *t = &tr->t[i];
 			char name[4];
-			if (t->kind != RT_TRIG_PFC_STORM || (t->pclass >= 0 && (unsigned)t->pclass != c))
+			if (t->kind != RT_TRIG_PFC_STORM ||
+			    (t->pclass >= 0 && (unsigned)t->pclass != c))
 				continue;
 			r->fired = true;
 			if (hit_it(t, ts, hit, &fired))
 				snprintf(hit->figures, sizeof(hit->figures),
-				         "priority %s paused without a break for %.1f ms (storm: %.1f ms)",
+				         "priority %s paused without a break for %.1f ms (storm: "
+				         "%.1f ms)",
 				         rt_res_class_name(c, name), (double)(ts - r->start) / 1e6,
 				         (double)tr->storm_ns / 1e6);
 		}
@@ -195,16 +216,18 @@ static bool per_record(struct rt_triggers *tr, const struct rt_record *rec,
                        const struct rt_an_note *note, struct rt_trigger_hit *hit)
 {
 	bool fired = false, cnp = rec->kind == RT_KIND_CNP;
-	bool timeout = (note->flags & RT_AN_NOTE_RETRANS) && !note->nak_frame && note->resend_wait_ns;
+	bool timeout =
+	    (note->flags & RT_AN_NOTE_RETRANS) && !note->nak_frame && note->resend_wait_ns;
 	uint64_t ts = rec->ts_ns;
 	for (unsigned i = 0; i < tr->n; i++) {
 		const struct rt_trigger *t = &tr->t[i];
 		uint64_t last_second;
 		if (t->kind == RT_TRIG_CNP && cnp && hit_it(t, ts, hit, &fired))
-			snprintf(hit->figures, sizeof(hit->figures), "a CNP to QP 0x%06x (frame %llu)",
-			         rec->dest_qp, (unsigned long long)note->frame);
+			snprintf(hit->figures, sizeof(hit->figures),
+			         "a CNP to QP 0x%06x (frame %llu)", rec->dest_qp,
+			         (unsigned long long)note->frame);
 		if (t->kind == RT_TRIG_CNP_RATE && cnp &&
-		    (double)(last_second = sums(tr, true).cnp) > t->threshold &&
+		    rises(tr, t, (double)(last_second = sums(tr, true).cnp) > t->threshold) &&
 		    hit_it(t, ts, hit, &fired))
 			snprintf(hit->figures, sizeof(hit->figures), "%llu CNPs in the last second",
 			         (unsigned long long)last_second);
@@ -257,7 +280,8 @@ bool rt_triggers_drops(struct rt_triggers *tr, uint64_t dropped, uint64_t now_ns
 		if (tr->t[i].kind == RT_TRIG_DROP && hit_it(&tr->t[i], now_ns, hit, &fired))
 			snprintf(hit->figures, sizeof(hit->figures),
 			         "the capture dropped %llu frames (%llu so far)",
-			         (unsigned long long)(dropped - tr->dropped), (unsigned long long)dropped);
+			         (unsigned long long)(dropped - tr->dropped),
+			         (unsigned long long)dropped);
 	tr->dropped = dropped;
 	return fired;
 }
