@@ -134,7 +134,7 @@ static void fire(struct rt_capture_ring *cr, const struct rt_recorder_fire *f)
 		return;
 	rt_recorder_time(f->ts_ns, when, sizeof(when));
 	fprintf(stderr, "rocetrace capture: event %u: %s at %s (%s%s%s): writing %s\n", ev.number,
-	        f->trigger, when, f->figures, f->host ? ", on host " : "", f->host ? f->host : "",
+	        f->trigger, when, f->figures, f->host ? " on host " : "", f->host ? f->host : "",
 	        ev.path);
 	fflush(stderr);
 }
@@ -193,13 +193,10 @@ int rt_capture_ring_tick(struct rt_capture_ring *cr, uint64_t dropped, char *err
 	cr->nremote = 0;
 	pthread_mutex_unlock(&cr->lock);
 	for (unsigned i = 0; i < n; i++) {
-		char figures[200];
-		snprintf(figures, sizeof(figures), "the same window as host %s's event",
-		         remote[i].host);
 		struct rt_recorder_fire f = {.ts_ns = remote[i].ts_ns,
 		                             .trigger = remote[i].trigger,
 		                             .code = remote[i].code,
-		                             .figures = figures,
+		                             .figures = "the same window as the event",
 		                             .host = remote[i].host};
 		fire(cr, &f);
 	}

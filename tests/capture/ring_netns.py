@@ -19,6 +19,11 @@ Usage: ring_netns.py ROCETRACE
    and a raw socket sends XOFF for priority 3 (65535 quanta) every 150 us for
    400 ms: the event names pfc_storm:3, its time is 100 ms after the first
    XOFF (tshark's times of the XOFF frames in the file).
+3. --hosts. Two namespaces as hosts through 'ip netns exec {host}': A
+   captures the veth where the storm comes, B its loopback, where only its
+   own datagrams go; the storm fires on A, and B writes the same window
+   (the same event time and trigger in its file's name, its comment naming
+   host A, its datagrams from that window only, both files brought home).
 Needs root, ip, tc, nft, tshark (else skipped); traffic is bounded in time;
 namespaces are removed on every exit.
 """
@@ -253,6 +258,67 @@ def storm(rt, tmp, prefix):
             subprocess.run(["ip", "netns", "del", ns], capture_output=True)
 
 
+WORKLOAD = r'''
+import subprocess, sys, time
+b, inject = sys.argv[1], sys.argv[2]
+# host B's own traffic: a datagram on its loopback every 50 ms for 3.5 s
+ping = subprocess.Popen(["ip", "netns", "exec", b, sys.executable, "-c",
+                         "import socket, time\ns = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)\n"
+                         "for i in range(70):\n    s.sendto(b'x', ('127.0.0.1', 9))\n    time.sleep(0.05)\n"])
+rt = ["chrt", "-f", "10"] if subprocess.run(["which", "chrt"], capture_output=True).returncode == 0 else []
+subprocess.run(["ip", "netns", "exec", b] + rt + [sys.executable, "-c", inject], check=True)
+ping.wait()
+'''
+
+
+def hosts(rt, tmp, prefix):
+    """--hosts: a storm only host A sees; host B (its loopback) writes the same window."""
+    a, b = prefix + "-ha", prefix + "-hb"
+    made = []
+    try:
+        for ns in (a, b):
+            mp.run("ip", "netns", "add", ns)
+            made.append(ns)
+        mp.run("ip", "-n", a, "link", "add", "eth0", "type", "veth", "peer", "name", "eth0", "netns", b)
+        for ns in (a, b):
+            mp.run("ip", "-n", ns, "link", "set", "eth0", "up")
+            mp.run("ip", "-n", ns, "link", "set", "lo", "up")
+        out = os.path.join(tmp, "hosts") + "/"
+        r = subprocess.run([rt, "capture", "--hosts", "%s=eth0,%s=lo" % (a, b), "--launcher",
+                            "ip netns exec {host}", "--remote", rt, "--ring", "1s", "--post", "500ms",
+                            "--ring-size", "4M", "--trigger", "pfc_storm", "--trigger", "ce_share>50%",
+                            "-w", out, "--", sys.executable, "-c", WORKLOAD, b, INJECT],
+                           capture_output=True, text=True, timeout=90)
+        print(r.stderr)
+        check(r.returncode == 0, "capture --hosts --ring exits 0 (%d)" % r.returncode)
+        files = sorted(os.listdir(out)) if os.path.isdir(out) else []
+        fa = [f for f in files if f.startswith(a + "-event")]
+        fb = [f for f in files if f.startswith(b + "-event")]
+        check(len(fa) == 1 and len(fb) == 1, "one event file from each host (%s)" % files)
+        if len(fa) != 1 or len(fb) != 1:
+            return
+        check(fa[0][len(a):] == fb[0][len(b):] and fa[0].endswith("-pfc_storm.pcapng"),
+              "both name the same event, time and trigger (%s, %s)" % (fa[0], fb[0]))
+        check("trigger pfc_storm fired at" in comment(out + fb[0]) and ("on host " + a) in comment(out + fb[0]),
+              "host B's file says the trigger fired on host A")
+        when = fa[0].split("-")[-2]
+        stamp = fa[0][len(a) + 1:].split("-")[1]
+        day, frac = stamp.rstrip("Z").split(".")
+        t = int(time.mktime(time.strptime(day, "%Y%m%dT%H%M%S")) - time.timezone) * SEC + int(frac)
+        xoffs = frames(out + fa[0], [], "macc.cbfc.pause_time.c3 > 0")
+        check(len(xoffs) > 100, "host A's file holds the storm (%d XOFF)" % len(xoffs))
+        pings = frames(out + fb[0], [], "udp.dstport == 9")
+        check(bool(pings) and all(t - SEC <= p[0] <= t + SEC // 2 for p in pings),
+              "host B's file holds its own frames of the same window only")
+        check(bool(pings) and pings[0][0] <= t - SEC + SEC // 5 and pings[-1][0] >= t + SEC // 5,
+              "host B's frames span the window: from %.2f s before to %.2f s after (%s)" % (
+                  (t - pings[0][0]) / 1e9 if pings else 0, (pings[-1][0] - t) / 1e9 if pings else 0, when))
+        check("(the same window as the event on host %s)" % a in r.stderr, "host B says why it wrote its file")
+    finally:
+        for ns in made:
+            subprocess.run(["ip", "netns", "del", ns], capture_output=True)
+
+
 def main():
     rt = os.path.abspath(sys.argv[1])
     if os.geteuid() != 0:
@@ -265,6 +331,7 @@ def main():
         try:
             congestion(rt, tmp, prefix)
             storm(rt, tmp, prefix)
+            hosts(rt, tmp, prefix)
         except subprocess.CalledProcessError as e:
             err = e.stderr.decode() if isinstance(e.stderr, bytes) else e.stderr or ""
             skip("cannot build the namespaces (%s): %s" % (" ".join(e.cmd[:6]), err.strip()))
