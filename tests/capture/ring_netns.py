@@ -196,19 +196,25 @@ while time.monotonic() < end:
 '''
 
 
+def veth_pair(a, b, made):
+    """Namespaces a and b (appended to made as they are), joined by a veth named eth0 on both sides, up."""
+    for ns in (a, b):
+        mp.run("ip", "netns", "add", ns)
+        made.append(ns)
+    mp.run("ip", "-n", a, "link", "add", "eth0", "type", "veth", "peer", "name", "eth0", "netns", b)
+    for ns in (a, b):
+        mp.run("ip", "-n", ns, "link", "set", "eth0", "up")
+        mp.run("ip", "-n", ns, "link", "set", "lo", "up")
+
+
 def storm(rt, tmp, prefix):
     a, b = prefix + "-pa", prefix + "-pb"
     made = []
     procs = []
     try:
-        for ns in (a, b):
-            mp.run("ip", "netns", "add", ns)
-            made.append(ns)
-        mp.run("ip", "-n", a, "link", "add", "eth0", "type", "veth", "peer", "name", "eth0", "netns", b)
+        veth_pair(a, b, made)
         for ns, addr in ((a, "10.77.1.1/24"), (b, "10.77.1.2/24")):
             mp.run("ip", "-n", ns, "addr", "add", addr, "dev", "eth0")
-            mp.run("ip", "-n", ns, "link", "set", "eth0", "up")
-            mp.run("ip", "-n", ns, "link", "set", "lo", "up")
         out, js = os.path.join(tmp, "storm"), os.path.join(tmp, "storm.jsonl")
         log = open(os.path.join(tmp, "storm.log"), "w")
         cap = start_capture(a, rt, ["-i", "eth0", "--ring", "1s", "--post", "500ms", "--trigger",
@@ -276,13 +282,7 @@ def hosts(rt, tmp, prefix):
     a, b = prefix + "-ha", prefix + "-hb"
     made = []
     try:
-        for ns in (a, b):
-            mp.run("ip", "netns", "add", ns)
-            made.append(ns)
-        mp.run("ip", "-n", a, "link", "add", "eth0", "type", "veth", "peer", "name", "eth0", "netns", b)
-        for ns in (a, b):
-            mp.run("ip", "-n", ns, "link", "set", "eth0", "up")
-            mp.run("ip", "-n", ns, "link", "set", "lo", "up")
+        veth_pair(a, b, made)
         out = os.path.join(tmp, "hosts") + "/"
         r = subprocess.run([rt, "capture", "--hosts", "%s=eth0,%s=lo" % (a, b), "--launcher",
                             "ip netns exec {host}", "--remote", rt, "--ring", "1s", "--post", "500ms",
