@@ -18,10 +18,10 @@ struct rt_hostcap {
 	const char **names;
 	struct rt_launch_session *s;
 	struct rt_launch_result *res;
-	char ***argv;          /* per host */
-	char *words;           /* the remote command, split */
-	char **last;           /* per host: its last line that was not the ready line */
-	struct hc_events *ev;  /* per host, with cfg.events */
+	char ***argv;         /* per host */
+	char *words;          /* the remote command, split */
+	char **last;          /* per host: its last line that was not the ready line */
+	struct hc_events *ev; /* per host, with cfg.events */
 };
 
 /* A host name as part of a file name: what is not a letter, digit, '.', '_' or '-' becomes '_'. */

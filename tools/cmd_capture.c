@@ -446,6 +446,14 @@ static int start_ring(struct capture *cap)
 	return rc;
 }
 
+/* Before the capture started: what was opened closed; returns the exit status rc. */
+static int give_up(struct capture *cap, int rc)
+{
+	rt_capture_metrics_stop(&cap->metrics);
+	rt_source_close(cap->src);
+	return rc;
+}
+
 /* One line on stderr: the error, or the final counts. */
 static void summary(const struct capture *cap, const struct rt_source_stats *st, uint64_t written)
 {
@@ -498,18 +506,12 @@ static int run_capture(const struct rt_capture_args *a)
 		return rc;
 	}
 	/* the device is open: the files are created by USER, and CMD runs as USER */
-	if (a->user && rt_drop_privileges(&user, errbuf) < 0) {
-		rt_capture_metrics_stop(&cap.metrics);
-		rt_source_close(cap.src);
-		return rt_cli_fail(CMD, "-Z: %s", errbuf);
-	}
-	if (!a->out && !rt_linktype_supported(cap.src->linktype)) {
-		rc = rt_cli_fail(CMD, "%s: link type %d cannot be decoded: give -w OUT",
-		                 cap.src->name, cap.src->linktype);
-		rt_capture_metrics_stop(&cap.metrics);
-		rt_source_close(cap.src);
-		return rc;
-	}
+	if (a->user && rt_drop_privileges(&user, errbuf) < 0)
+		return give_up(&cap, rt_cli_fail(CMD, "-Z: %s", errbuf));
+	if (!a->out && !rt_linktype_supported(cap.src->linktype))
+		return give_up(&cap,
+		               rt_cli_fail(CMD, "%s: link type %d cannot be decoded: give -w OUT",
+		                           cap.src->name, cap.src->linktype));
 	struct rt_writer_config wcfg = {
 	    .format = a->format,
 	    .path = a->out,
@@ -517,11 +519,10 @@ static int run_capture(const struct rt_capture_args *a)
 	    .rotate_bytes = a->rotate_bytes,
 	    .application = "rocetrace " RT_VERSION,
 	};
-	if (a->out && !a->ring.span_ns && rt_writer_open(&cap.writer, &wcfg, errbuf) < 0) {
-		rt_capture_metrics_stop(&cap.metrics);
-		rt_source_close(cap.src);
-		return rt_cli_fail(CMD, "%s", errbuf);
-	}
+	if (a->out && !a->ring.span_ns && rt_writer_open(&cap.writer, &wcfg, errbuf) < 0)
+		return give_up(&cap, rt_cli_fail(CMD, "%s", errbuf));
+	if (a->ring.span_ns && (rc = start_ring(&cap)) != 0)
+		return give_up(&cap, rc);
 	pthread_mutex_init(&cap.lock, NULL);
 	pthread_cond_init(&cap.cond, NULL);
 	struct rt_counters *counters = NULL;
@@ -531,13 +532,7 @@ static int run_capture(const struct rt_capture_args *a)
 		if (!cap.rc && (rc = rt_writer_sink(&cap.out, cap.writer, cap.if_id,
 		                                    a->file ? &cap.rewrite : NULL, errbuf)) < 0)
 			set_error(&cap, rc, errbuf);
-	} else if (a->ring.span_ns) {
-		if ((rc = start_ring(&cap)) != 0) {
-			rt_capture_metrics_stop(&cap.metrics);
-			rt_source_close(cap.src);
-			return rc;
-		}
-	} else {
+	} else if (!a->ring.span_ns) {
 		rt_out_init(&print, stdout);
 		cap.print = &print;
 		if ((rc = rt_text_sink(&cap.out, &print, &a->text, false, errbuf)) < 0)
