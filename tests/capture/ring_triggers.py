@@ -10,11 +10,14 @@ when each trigger must fire (the truth); `rocetrace capture -r SCENARIO
 one event per truth, at that time, and tshark reading the event file back
 must find exactly the scenario's frames from 1 s before that time to 300 ms
 after it; capinfos must read the trigger and its time in the file's
-comment. Also: --hold-off and --max-events, and bad expressions refused
-(exit 2) with where they went wrong, before anything is written.
+comment. Also: --hold-off and --max-events, the counts --metrics serves,
+and bad expressions refused (exit 2) with where they went wrong, before
+anything is written.
 """
 import json
 import os
+import re
+import signal
 import shutil
 import struct
 import subprocess
@@ -168,6 +171,26 @@ def check_events(name, truth, out, js, r, src, expr):
               "%s: the comment names the trigger and its time (%s)" % (name, comment[:120]))
 
 
+def metrics(rt, tmp, fr):
+    """--metrics counts the events and the triggers held (the hold_off scenario: 2 and 1)."""
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import metrics_lib as ml
+    data, _ = scenario(fr, "hold")
+    src = os.path.join(tmp, "metrics.pcap")
+    write_pcap(src, data)
+    p, port = ml.start([rt, "capture", "-r", src, "--ring", "1s", "--post", "300ms", "--ring-size", "8M",
+                        "--hold-off", "1s", "--trigger", "cnp", "-w", os.path.join(tmp, "metrics"),
+                        "--metrics", "127.0.0.1:0", "--metrics-linger", "30"])
+    try:
+        body = ml.wait_final(port)
+    finally:
+        p.send_signal(signal.SIGINT)
+        p.communicate(timeout=30)
+    got = dict(re.findall(r"^(rocetrace_recorder_\w+) (\d+)$", body, re.M))
+    check(got == {"rocetrace_recorder_events_total": "2", "rocetrace_recorder_triggers_held_total": "1"},
+          "--metrics: 2 events, 1 trigger held (%s)" % got)
+
+
 def refusals(rt, tmp):
     out = os.path.join(tmp, "refused")
     for expr, where in (("cnp_rate>5", "at character 11"), ("ce_share>150%", "at character 10 ('150%')"),
@@ -211,6 +234,12 @@ def main():
         truth, out, js, r, src = run_case(rt, tmp, "quiet", fr, "nak", "rnr")
         check_events("quiet", [], out, js, r, src, "rnr")
         refusals(rt, tmp)
+        if "metrics at" in subprocess.run([rt, "capture", "-r", os.path.join(fixtures, "mixed.pcap"), "-w",
+                                           os.path.join(tmp, "probe.pcapng"), "--metrics", "127.0.0.1:0"],
+                                          capture_output=True, text=True).stderr:
+            metrics(rt, tmp, fr)
+        else:
+            print("(--metrics not built in: its counts not checked)")
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     if failures:
