@@ -83,6 +83,13 @@ struct capture {
 	bool started; /* the capture thread is in its loop (never reset) */
 };
 
+/*
+ * --ring: the recorder the thread reading standard input passes remote
+ * triggers to, NULL once it is gone (that thread may outlive the capture).
+ */
+static pthread_mutex_t g_ring_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct rt_capture_ring *g_ring;
+
 /* The command run with -- CMD, for the signal hook to pass SIGTERM on (set while signals are blocked). */
 static volatile sig_atomic_t g_child_pid;
 
@@ -341,15 +348,14 @@ static int run_with_command(struct capture *cap, int *cmd_status)
 
 /*
  * --stop-at-eof: read standard input to its end, then stop the capture.
- * With --ring its lines may ask for an event another host had
- * (rt_capture_ring_remote_line).
+ * With --ring its lines may ask for an event another host had (g_ring).
  */
 static void *watch_stdin(void *arg)
 {
-	struct capture *cap = arg;
 	char buf[512];
 	size_t len = 0;
 	ssize_t n;
+	(void)arg;
 	for (;;) {
 		n = read(STDIN_FILENO, buf + len, sizeof(buf) - 1 - len);
 		if (n < 0 && errno == EINTR)
@@ -361,8 +367,10 @@ static void *watch_stdin(void *arg)
 		char *line = buf, *nl;
 		while ((nl = strchr(line, '\n'))) {
 			*nl = '\0';
-			if (cap->ring.rec)
-				rt_capture_ring_remote_line(&cap->ring, line);
+			pthread_mutex_lock(&g_ring_lock);
+			if (g_ring)
+				rt_capture_ring_remote_line(g_ring, line);
+			pthread_mutex_unlock(&g_ring_lock);
 			line = nl + 1;
 		}
 		len = line == buf && len == sizeof(buf) - 1 ? 0 : len - (size_t)(line - buf);
@@ -373,7 +381,7 @@ static void *watch_stdin(void *arg)
 }
 
 /* The thread watching standard input, signals blocked (they go to the capture). 0 or -errno. */
-static int start_stdin_watch(struct capture *cap)
+static int start_stdin_watch(void)
 {
 	pthread_t th;
 	pthread_attr_t attr;
@@ -382,7 +390,7 @@ static int start_stdin_watch(struct capture *cap)
 	pthread_attr_init(&attr);
 	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
 	pthread_sigmask(SIG_BLOCK, &all, &old);
-	int err = pthread_create(&th, &attr, watch_stdin, cap);
+	int err = pthread_create(&th, &attr, watch_stdin, NULL);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	pthread_attr_destroy(&attr);
 	return -err;
@@ -441,9 +449,14 @@ static int start_ring(struct capture *cap)
 	                               "rocetrace " RT_VERSION, aopts.storm_ns);
 	if (rc == 0 && rt_capture_ring_sink(&cap->ring, &cap->out, errbuf) < 0)
 		rc = rt_cli_fail(CMD, "%s", errbuf);
-	if (rc)
+	if (rc) {
 		rt_capture_ring_free(&cap->ring);
-	return rc;
+		return rc;
+	}
+	pthread_mutex_lock(&g_ring_lock);
+	g_ring = &cap->ring;
+	pthread_mutex_unlock(&g_ring_lock);
+	return 0;
 }
 
 /* Before the capture started: what was opened closed; returns the exit status rc. */
@@ -554,7 +567,7 @@ static int run_capture(const struct rt_capture_args *a)
 	bool to_stdout = !a->out || !strcmp(a->out, "-");
 
 	int cmd_status = -1;
-	if (!cap.rc && a->stop_at_eof && (rc = start_stdin_watch(&cap)) < 0)
+	if (!cap.rc && a->stop_at_eof && (rc = start_stdin_watch()) < 0)
 		set_error(&cap, rc, "--stop-at-eof: cannot watch standard input");
 	if (!cap.rc && a->notify_ready) {
 		fprintf(stderr, "rocetrace capture: ready: pid %ld, capturing from %s %s %s\n",
@@ -600,8 +613,12 @@ static int run_capture(const struct rt_capture_args *a)
 	rt_analyzer_free(cap.tick.an);
 	rt_rewrite_free(&cap.rewrite);
 	rt_pump_sink_free(&cap.out);
-	if (cap.ring.rec)
+	if (cap.ring.rec) {
+		pthread_mutex_lock(&g_ring_lock);
+		g_ring = NULL;
+		pthread_mutex_unlock(&g_ring_lock);
 		rt_capture_ring_free(&cap.ring);
+	}
 	if (to_stdout && cap.rc == -EPIPE)
 		cap.rc = 0; /* the reader of standard output went away: a normal stop */
 	pthread_cond_destroy(&cap.cond);
