@@ -1,6 +1,7 @@
 /* The findings on the results view: building one (subjects, evidence), the capture's own faults, most severe first. */
 #include "analyze/findings.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
@@ -18,11 +19,45 @@ const char *rt_severity_name(enum rt_severity s)
 	return (unsigned)s < 3 ? names[s] : "?";
 }
 
+const char *const rt_finding_codes[] = {"pfc_storm",
+                                        "pfc_deadlock_suspect",
+                                        "np_silent",
+                                        "rp_deaf",
+                                        "lossy_priority",
+                                        "cnp_priority",
+                                        "ecmp_collapse",
+                                        "ack_timeout",
+                                        "rnr",
+                                        "nak_storm",
+                                        "loss",
+                                        "ecn_off",
+                                        "slow_np",
+                                        "slow_rp",
+                                        "mtu_mismatch",
+                                        "capture_drops",
+                                        "capture_duplicates",
+                                        "capture_snaplen",
+                                        "capture_time_order",
+                                        "capture_flow_limit",
+                                        "capture_vantage_incomplete",
+                                        "capture_other_port",
+                                        NULL};
+
+bool rt_finding_code_known(const char *code)
+{
+	for (const char *const *c = rt_finding_codes; *c; c++)
+		if (!strcmp(*c, code))
+			return true;
+	return false;
+}
+
 /* ---- building a finding ---- */
 
 struct rt_finding *an_fd_add(struct an_fd *l, const char *code, enum rt_severity sev,
                              const char *confidence)
 {
+	assert(rt_finding_code_known(
+	    code)); /* a new code joins rt_finding_codes and docs/FINDINGS.md */
 	if (l->n == l->max)
 		return NULL;
 	struct rt_finding *f = &l->f[l->n++];

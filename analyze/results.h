@@ -356,6 +356,10 @@ struct rt_finding {
 };
 #define RT_FINDINGS_MAX 64 /* findings a view holds at most (the most severe kept) */
 
+/* Every finding code (docs/FINDINGS.md), NULL at the end; whether `code` is one of them. */
+extern const char *const rt_finding_codes[];
+bool rt_finding_code_known(const char *code);
+
 /* A finding's code and severity: what live metrics export (rt_analyzer_live_findings). */
 struct rt_finding_tag {
 	const char *code;

@@ -73,6 +73,14 @@ static const struct family F_FINDING = {
     "rocetrace_finding", GAUGE, NULL,
     "Findings of the running analysis (docs/FINDINGS.md) by code and severity: how many there "
     "are now."};
+static const struct family F_EVENTS = {
+    "rocetrace_recorder_events", COUNTER, NULL,
+    "Flight recorder (capture --ring): events whose file was started, one per trigger that "
+    "fired outside --hold-off and within --max-events."};
+static const struct family F_HELD = {
+    "rocetrace_recorder_triggers_held", COUNTER, NULL,
+    "Flight recorder: triggers that fired but started no event (--hold-off, an event's file "
+    "still written, --max-events reached)."};
 static const struct family F_NIC = {"rocetrace_nic_counter", UNKNOWN, NULL,
                                     "The latest --counters sample: RDMA port counters (sysfs) and "
                                     "the netdev's ethtool statistics."};
@@ -259,6 +267,10 @@ void rt_metrics_format(struct rt_outbuf *o, enum rt_metrics_format f,
 	plain(o, f, &F_DROPPED, s->dropped);
 	plain(o, f, &F_FLOWS, s->flows);
 	findings(o, f, s);
+	if (s->recorder) {
+		plain(o, f, &F_EVENTS, s->events);
+		plain(o, f, &F_HELD, s->held);
+	}
 	flows(o, f, s);
 	nic_counters(o, f, nic, nnic);
 	if (f == RT_METRICS_OPENMETRICS)
@@ -384,6 +396,13 @@ bool rt_metrics_publish(struct rt_metrics *m, const struct rt_analyzer *an, uint
 	copy_snapshot(&m->pub, s);
 	pthread_mutex_unlock(&m->lock);
 	return true;
+}
+
+void rt_metrics_set_recorder(struct rt_metrics *m, uint64_t events, uint64_t held)
+{
+	m->stage.recorder = true;
+	m->stage.events = events;
+	m->stage.held = held;
 }
 
 void rt_metrics_set_nic(struct rt_metrics *m, const struct rt_metrics_nic *v, unsigned n)

@@ -35,6 +35,8 @@ struct rt_metrics_snapshot {
 	uint64_t frames;  /* frames the capture handed over */
 	uint64_t dropped; /* frames the capture lost (kernel, ring, interface) */
 	uint64_t flows;   /* flows seen */
+	bool recorder;    /* capture --ring: its events and the triggers it held are exported */
+	uint64_t events, held;
 	struct rt_an_counts t;
 	unsigned ntop;                  /* flows in top, busiest first */
 	struct rt_an_flow_figures *top; /* room for the store's top_k */
@@ -86,6 +88,9 @@ void rt_metrics_free(struct rt_metrics *m);
  */
 bool rt_metrics_publish(struct rt_metrics *m, const struct rt_analyzer *an, uint64_t idle_ns,
                         uint64_t frames, uint64_t dropped, bool running, bool wait);
+
+/* From the capture thread, before rt_metrics_publish(): the flight recorder's counts. */
+void rt_metrics_set_recorder(struct rt_metrics *m, uint64_t events, uint64_t held);
 
 /* From the counter sampler: the latest sample's counters (the first RT_METRICS_NIC_MAX). */
 void rt_metrics_set_nic(struct rt_metrics *m, const struct rt_metrics_nic *v, unsigned n);
