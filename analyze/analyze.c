@@ -563,11 +563,13 @@ void rt_analyzer_capture_drops(struct rt_analyzer *an, uint64_t if_dropped, uint
 
 int rt_analyzer_load_counters(struct rt_analyzer *an, const char *path, char *errbuf)
 {
+	an->side.before_capture = !an->tot.c.packets;
 	return an_side_load_counters(&an->side, path, errbuf);
 }
 
 int rt_analyzer_load_source_log(struct rt_analyzer *an, const char *path, char *errbuf)
 {
+	an->side.before_capture = !an->tot.c.packets;
 	return an_side_load_source_log(&an->side, path, errbuf);
 }
 
