@@ -416,7 +416,7 @@ void rt_analyzer_feed(struct rt_analyzer *an, const struct rt_record *rec)
 		return;
 	}
 	an_ep_packet(&an->ep, an->now, rec->wirelen, an->pfc.active > 0);
-	if (rec->truncated)
+	if (rec->events & RT_EV_TRUNCATION_MASK & ~RT_EV_ICRC_TRUNCATED) /* a header cut */
 		an->tot.truncated++;
 	switch (rec->kind) {
 	case RT_KIND_ROCE:

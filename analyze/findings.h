@@ -21,6 +21,7 @@ struct an_findings {
 	    ts_back_max;      /* times a frame was older than the one before; the biggest step */
 	uint64_t cut;         /* frames cut by the snap length (caplen < wire length) */
 	uint64_t headers_cut; /* ... in a header, not only in the payload or ICRC */
+	uint64_t icrc_cut;    /* RoCE frames cut after their headers: the ICRC is not checked */
 	uint64_t data_ip,
 	    data_not_ect; /* RoCE packets with an IP header but CNPs; Not-ECT among them */
 	struct an_port_hint ports[AN_HINT_PORTS];
@@ -44,8 +45,9 @@ static inline void an_find_frame(struct an_findings *fd, const struct rt_record 
 	fd->prev_ts = ts;
 	if (rec->caplen < rec->wirelen) {
 		fd->cut++;
-		fd->headers_cut +=
-		    (rec->events & RT_EV_TRUNCATION_MASK & ~RT_EV_ICRC_TRUNCATED) != 0;
+		uint64_t cut = rec->events & RT_EV_TRUNCATION_MASK;
+		fd->headers_cut += (cut & ~RT_EV_ICRC_TRUNCATED) != 0;
+		fd->icrc_cut += cut == RT_EV_ICRC_TRUNCATED;
 	}
 	if (rec->kind == RT_KIND_ROCE && (rec->layers & (RT_L_IPV4 | RT_L_IPV6))) {
 		fd->data_ip++;

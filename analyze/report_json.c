@@ -279,6 +279,9 @@ static void findings_json(const struct rt_analyzer *an, struct rt_json *j)
 		rt_json_name(j, from);
 	else
 		rt_json_null(j);
+	/* the snap length: frames cut after their headers (a fact), frames whose headers it cut */
+	RT_JSON_U64(j, "icrc_unchecked", an->find.icrc_cut);
+	RT_JSON_U64(j, "headers_cut", an->find.headers_cut);
 	rt_json_obj_end(j);
 
 	const struct an_dups *d = &an->dups;

@@ -616,6 +616,12 @@ static void report(const struct rt_analyzer *an, struct rt_outbuf *o, unsigned t
 			rt_out_printf(o, ", %.3f Gb/s together", g);
 		rt_out_printf(o, ", %llu CE marks\n", (unsigned long long)ic.ce);
 	}
+	if (an->find.icrc_cut)
+		rt_out_printf(o,
+		              "Capture: the snap length cut %llu RoCE frames after their headers "
+		              "(ICRC unchecked: %llu)\n",
+		              (unsigned long long)an->find.icrc_cut,
+		              (unsigned long long)an->find.icrc_cut);
 	if (t->c.icrc_bad || t->malformed)
 		rt_out_printf(o, "Damaged: %llu bad ICRC, %llu malformed frames\n",
 		              (unsigned long long)t->c.icrc_bad, (unsigned long long)t->malformed);

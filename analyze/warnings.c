@@ -180,20 +180,21 @@ static void warn_ecn(const struct rt_analyzer *an, struct wlist *l)
 	val(w, "packets", fd->data_ip);
 }
 
+/*
+ * A snap length that cut only payload (a header-only capture, -s 128) is a
+ * fact of the capture (capture.icrc_unchecked), not a warning: only frames
+ * whose headers were cut are.
+ */
 static void warn_snaplen(const struct rt_analyzer *an, struct wlist *l)
 {
 	const struct an_findings *fd = &an->find;
-	if (!fd->cut)
+	if (!fd->headers_cut)
 		return;
-	char tail[128] = "";
-	if (fd->headers_cut)
-		snprintf(tail, sizeof(tail),
-		         "; %llu lost headers the analysis reads (their RoCE fields are missing)",
-		         ull(fd->headers_cut));
 	struct rt_an_warning *w =
 	    add(l, "snaplen_cut",
-	        "%llu frames were cut by the snap length: their ICRC is not checked%s",
-	        ull(fd->cut), tail);
+	        "%llu frames lost headers the analysis reads to the snap length: their RoCE "
+	        "fields are missing (%llu frames were cut in all)",
+	        ull(fd->headers_cut), ull(fd->cut));
 	val(w, "frames", fd->cut);
 	val(w, "headers_cut", fd->headers_cut);
 }
