@@ -218,6 +218,8 @@ uint64_t an_np_cnp(struct an_np *np, uint64_t ts)
 	uint64_t prev = np->last_cnp_ts;
 	if (!np->first_cnp_ts)
 		np->first_cnp_ts = ts;
+	if (prev && ts > prev && (!np->min_cnp_gap || ts - prev < np->min_cnp_gap))
+		np->min_cnp_gap = ts - prev;
 	if (ts > np->last_cnp_ts)
 		np->last_cnp_ts = ts;
 	struct an_np_hist *h = np->h;
@@ -357,22 +359,30 @@ void an_np_finish(struct an_np *np)
 {
 	struct an_np_hist *h = np->h;
 	uint64_t iv;
-	if (!h || !h->trig || !an_np_interval(np, &iv))
+	if (!h || !h->trig)
 		return;
-	/* marks after the last answered one, within the interval of it: the limiter held them back */
-	uint64_t ce_n = h->ce_ts.next, lo = an_sring_oldest(&h->ce_ts), until = h->trig_ts + iv;
+	/*
+	 * Marks after the last answered one, within the interval of it: the limiter held them
+	 * back. Not learned: within the span a limiter could have, the capture cannot tell.
+	 */
+	bool learned = an_np_interval(np, &iv);
+	if (!learned)
+		iv = np->min_cnp_gap ? np->min_cnp_gap : UINT64_MAX;
+	uint64_t *into = learned ? &np->rate_limited : &np->unsure;
+	uint64_t ce_n = h->ce_ts.next, lo = an_sring_oldest(&h->ce_ts);
+	uint64_t until = h->trig_ts + iv < h->trig_ts ? UINT64_MAX : h->trig_ts + iv;
 	if (lo < h->trig)
 		lo = h->trig;
 	else if (lo > h->trig && *an_sring_at(&h->ce_ts, lo) < until)
-		np->rate_limited += lo - h->trig; /* gone from the ring, all earlier still */
+		*into += lo - h->trig; /* gone from the ring, all earlier still */
 	for (uint64_t n = lo; n < ce_n; n++)
 		if (*an_sring_at(&h->ce_ts, n) < until)
-			np->rate_limited++;
+			(*into)++;
 }
 
 uint64_t an_np_unanswered(const struct an_np *np)
 {
-	uint64_t done = np->answered + np->rate_limited;
+	uint64_t done = np->answered + np->rate_limited + np->unsure;
 	return np->ce_data > done ? np->ce_data - done : 0;
 }
 

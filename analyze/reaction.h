@@ -50,6 +50,10 @@ struct an_np {
 	uint64_t cnp_without_ce; /* CNPs with no mark of the flow within reach */
 	uint64_t first_cnp_ts, last_cnp_ts;
 	uint64_t answered, rate_limited; /* marks a CNP answered; marks the limiter held back */
+	/* marks after the last answered one within the span a limiter could have: held back or
+	 * unanswered, the capture cannot tell (the limiter's interval was not learned) */
+	uint64_t unsure;
+	uint64_t min_cnp_gap; /* the shortest time between two CNPs (0: fewer than two) */
 	uint32_t cnp_pending; /* carrier: CNPs it took, waiting for the pairing to say whose */
 	/* until paired: the data flow's marks, the carrier's CNPs (an_np_settle replays them) */
 	struct an_tlog ce_log, cnp_log;
@@ -74,11 +78,16 @@ uint64_t an_np_cnp(struct an_np *np, uint64_t ts);
  * the logs are freed.
  */
 void an_np_settle(struct an_np *data, struct an_np *carrier);
-/* End of input: CE marks after the last answered one that the limiter still held back. */
+/*
+ * End of input: CE marks after the last answered one. With the limiter's interval
+ * learned, those within it of that mark were held back; without, those within the
+ * shortest spacing of two CNPs (a limiter cannot be longer; after a single CNP, any
+ * time) may have been held back or left unanswered: `unsure`.
+ */
 void an_np_finish(struct an_np *np);
 /* The learned CNP interval; false when the CNPs show no rate limiting. */
 bool an_np_interval(const struct an_np *np, uint64_t *ns);
-/* CE marks (CNPs aside) no CNP answered and no limiter held back. */
+/* CE marks (CNPs aside) no CNP answered and no limiter held back (nor may have: unsure aside). */
 uint64_t an_np_unanswered(const struct an_np *np);
 
 /* The RP reaction of a flow to the CNPs that throttle it: allocated at the first one. */

@@ -189,6 +189,7 @@ void an_report_json_flow(const struct rt_analyzer *an, struct rt_json *j, const 
 	U64_OR_NULL(j, "cnp_interval_ns", interval, learned);
 	RT_JSON_U64(j, "ce_rate_limited", np ? np->rate_limited : 0);
 	RT_JSON_U64(j, "ce_unanswered", np ? an_np_unanswered(np) : 0);
+	RT_JSON_U64(j, "ce_held_or_unanswered", np ? np->unsure : 0);
 	RT_JSON_KEY(j, "go_back_n_delay_ns");
 	hist_json(j, x ? x->gbn_delay : NULL, false);
 	RT_JSON_KEY(j, "timeout_idle_ns");

@@ -187,11 +187,16 @@ static void text_np(const struct rt_analyzer *an, struct rt_outbuf *o)
 			rt_out_str(o, "; at most one CNP per ");
 			fmt_ns(o, iv);
 		}
-		rt_out_printf(
-		    o,
-		    "; CE marks: %llu answered, %llu held back by the CNP limiter, %llu unanswered",
-		    (unsigned long long)np->answered, (unsigned long long)np->rate_limited,
-		    (unsigned long long)an_np_unanswered(np));
+		rt_out_printf(o, "; CE marks: %llu answered, %llu held back by the CNP limiter",
+		              (unsigned long long)np->answered,
+		              (unsigned long long)np->rate_limited);
+		if (np->unsure)
+			rt_out_printf(o,
+			              ", %llu held back or unanswered: cannot tell (the limiter's "
+			              "interval was not learned from %llu CNPs)",
+			              (unsigned long long)np->unsure,
+			              (unsigned long long)f->cnp_received);
+		rt_out_printf(o, ", %llu unanswered", (unsigned long long)an_np_unanswered(np));
 		if (np->cnp_without_ce)
 			rt_out_printf(o, "; %llu CNPs with no CE mark before them",
 			              (unsigned long long)np->cnp_without_ce);
