@@ -60,7 +60,8 @@ struct rt_analyzer *rt_analyzer_new(const struct rt_analyzer_opts *opts, char *e
 	                          .bk = &an->bk,
 	                          .ep = &an->ep,
 	                          .pfc = &an->pfc,
-	                          .rate_window_ns = an->o.rate_window_ns};
+	                          .rpx = &an->rpx};
+	an_rp_ctx_init(&an->rpx, an->o.rate_window_ns);
 	if (rt_flowsel_parse(&an->sel, an->o.flow) < 0) {
 		rt_errmsg(errbuf, EINVAL, "bad flow selector '%s' (want " RT_FLOWSEL_FORMS ")",
 		          an->o.flow);
@@ -98,6 +99,7 @@ void rt_analyzer_free(struct rt_analyzer *an)
 	an_side_free(&an->side);
 	an_dup_free(&an->dups);
 	an_vp_free(&an->vp);
+	an_rp_ctx_free(&an->rpx);
 	if (an->split)
 		an_split_free(an->split);
 	free(an);
@@ -327,7 +329,7 @@ static void handle_roce(struct rt_analyzer *an, const struct rt_record *rec, boo
 	bool first = !f->packets;
 	if (first)
 		f->first_ts = ts;
-	an_rp_packet(f, ts, rec->wirelen, an->o.rate_window_ns);
+	an_rp_packet(&an->rpx, f, ts, rec->wirelen, 0);
 	f->last_ts = ts;
 	f->packets++;
 	f->bytes += rec->wirelen;
@@ -399,6 +401,8 @@ void rt_analyzer_feed(struct rt_analyzer *an, const struct rt_record *rec)
 	an->tot.c.bytes += rec->wirelen;
 	if (an->pfc.active && an->now >= an->pfc.next_expiry)
 		an_pfc_advance(&an->pfc, an->now);
+	if (an->pfc.active) /* a pause runs: the RP windows around now are not measured */
+		an->rpx.paused_ts = an->now;
 	an_find_frame(&an->find, rec, first);
 	an->pair.disordered |= an->find.ts_back != 0;
 	if (bth)
@@ -428,6 +432,8 @@ void rt_analyzer_feed(struct rt_analyzer *an, const struct rt_record *rec)
 	case RT_KIND_PFC:
 	case RT_KIND_PAUSE:
 		an_pfc_frame(&an->pfc, rec, an->now, an->note);
+		if (an->pfc.active)
+			an->rpx.paused_ts = an->now;
 		break;
 	case RT_KIND_MALFORMED:
 		an->tot.malformed++;
@@ -489,7 +495,7 @@ int rt_analyzer_finish(struct rt_analyzer *an, char *errbuf)
 	for (uint32_t fi = 0; fi < an->ft.n; fi++) {
 		struct an_flow *f = &an->ft.flows[fi];
 		if (f->rp)
-			an_rp_finish(f);
+			an_rp_finish(&an->rpx, f);
 		if (f->np)
 			an_np_finish(f->np);
 	}

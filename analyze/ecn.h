@@ -9,6 +9,7 @@
 #include "analyze/flows.h"
 #include "analyze/pairing.h"
 #include "analyze/pfc.h"
+#include "analyze/rp.h"
 #include "analyze/totals.h"
 
 struct an_ecn {
@@ -18,7 +19,7 @@ struct an_ecn {
 	struct an_buckets *bk;
 	struct an_episodes *ep;
 	const struct an_pfc *pfc; /* a pause running keeps an episode open */
-	uint64_t rate_window_ns;  /* RP reaction windows */
+	struct an_rp_ctx *rpx;    /* the RP reaction's windows and links */
 };
 
 /* A CE-marked packet of flow fi, frame number `frame` (counted in its ECN codepoints here). */

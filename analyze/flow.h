@@ -35,11 +35,12 @@ enum an_nak_wait {
 	AN_NAK_RNR, /* an RNR NAK: retry after its timer */
 };
 
-/* RP reaction to the latest CNP under way (an_flow.rp_phase, analyze/reaction.c). */
+/* RP reaction to the latest CNP under way (an_flow.rp_phase, analyze/rp.c). */
 enum an_rp_phase {
 	AN_RP_IDLE = 0,
 	AN_RP_AFTER,   /* windows after the CNP: the slowest rate */
 	AN_RP_RECOVER, /* the rate fell: waiting for it to come back */
+	AN_RP_PROBE,   /* too few packets in the window: how long a window would hold them */
 };
 
 /* an_flow.flags */
@@ -74,10 +75,11 @@ struct an_xport {
 	uint32_t *nak_codes;                           /* [32] by code, at the first NAK */
 	uint64_t naks_received, rnr_naks_received, retransmitted, duplicates;
 	uint64_t gaps, gap_psns, psn_jumps, timeouts, go_back_n, rnr_retries;
+	uint64_t gap_ts, resend_ts; /* the latest PSN gap, the latest resend (RP windows) */
 };
 
 struct an_np;  /* NP side of a flow (analyze/reaction.h) */
-struct an_rp;  /* RP reaction of a flow (analyze/reaction.h) */
+struct an_rp;  /* RP reaction of a flow (analyze/rp.h) */
 struct an_src; /* the traffic source log joined to a flow (analyze/side.h) */
 
 /*

@@ -173,11 +173,24 @@ static void episodes_json(const struct rt_analyzer *an, struct rt_json *j)
 	rt_json_arr_end(j);
 }
 
+/* "incast" (with its "evidence"), "incast_null_reason", "ecn_off". */
 static void incast_json(const struct rt_analyzer *an, struct rt_json *j)
 {
-	struct an_incast ic;
+	struct an_incast ic, quiet;
+	uint64_t not_ect, data;
+	RT_JSON_BOOL(j, "ecn_off", an_ecn_off(an, &not_ect, &data));
+	bool found = an_incast_find(&an->ft, an_paused_any(an->pfc.paused_ns), an->o.link_speed_bps,
+	                            &ic, &quiet);
+	RT_JSON_KEY(j, "incast_null_reason");
+	if (found)
+		rt_json_null(j);
+	else
+		rt_json_str(j, quiet.any
+		                   ? "receivers with two senders or more show no congestion: no "
+		                     "CE mark, pause, loss, nor a full link"
+		                   : "no receiver has two senders");
 	RT_JSON_KEY(j, "incast");
-	if (!an_incast_find(&an->ft, &ic)) {
+	if (!found) {
 		rt_json_null(j);
 		return;
 	}
@@ -189,6 +202,14 @@ static void incast_json(const struct rt_analyzer *an, struct rt_json *j)
 	RT_JSON_U64(j, "bytes", ic.bytes);
 	NUM(j, "gbps", an_rate_gbps(ic.bytes, ic.first, ic.last), 6, true);
 	RT_JSON_U64(j, "ce", ic.ce);
+	RT_JSON_KEY(j, "evidence");
+	rt_json_arr(j);
+	for (unsigned k = 0; k < AN_INCAST_EVIDENCE_KINDS; k++)
+		if (ic.evidence & (1u << k)) {
+			rt_json_next(j);
+			rt_json_name(j, an_incast_evidence_name(k));
+		}
+	rt_json_arr_end(j);
 	rt_json_obj_end(j);
 }
 

@@ -39,8 +39,9 @@ static void hist_json(struct rt_json *j, const struct an_hist *h, bool p99)
 	rt_json_obj_end(j);
 }
 
-static void rp_json(const struct rt_analyzer *an, struct rt_json *j, const struct an_rp *rp)
+static void rp_json(const struct rt_analyzer *an, struct rt_json *j, const struct an_flow *f)
 {
+	const struct an_rp *rp = f->rp;
 	if (!rp || !rp->cnps) {
 		rt_json_null(j);
 		return;
@@ -64,6 +65,26 @@ static void rp_json(const struct rt_analyzer *an, struct rt_json *j, const struc
 	RT_JSON_U64(j, "interrupted", rp->interrupted);
 	RT_JSON_KEY(j, "recover_ns");
 	hist_json(j, rp->recover, false);
+	/* the robust figure: the median drop and its spread; windows set apart; the capture's side */
+	bool m = rp->measured > 0;
+	NUM(j, "median_drop_pct", m ? an_rp_drop_quantile(rp, 0.5) : 0, 1, m);
+	NUM(j, "drop_p25_pct", m ? an_rp_drop_quantile(rp, 0.25) : 0, 1, m);
+	NUM(j, "drop_p75_pct", m ? an_rp_drop_quantile(rp, 0.75) : 0, 1, m);
+	NUM(j, "min_drop_pct", rp->drop_min, 1, m);
+	RT_JSON_U64(j, "psn_gap_in_window", rp->gap_in_window);
+	RT_JSON_U64(j, "resend_in_window", rp->resend_in_window);
+	RT_JSON_U64(j, "pause_in_window", rp->pause_in_window);
+	RT_JSON_U64(j, "idle_before", rp->idle_before);
+	RT_JSON_U64(j, "full_link", rp->full_link);
+	U64_OR_NULL(j, "rate_window_needed_ns", an_rp_nice_window(rp->need_ns), rp->need_n > 0);
+	RT_JSON_U64(j, "rate_window_would_measure", rp->need_n);
+	enum an_rp_side side = an_rp_side(f);
+	RT_JSON_KEY(j, "capture_side");
+	if (an_rp_side_name(side))
+		rt_json_name(j, an_rp_side_name(side));
+	else
+		rt_json_null(j);
+	RT_JSON_STR(j, "capture_side_how", an_rp_side_how(side));
 	rt_json_obj_end(j);
 }
 
@@ -197,7 +218,7 @@ void an_report_json_flow(const struct rt_analyzer *an, struct rt_json *j, const 
 	RT_JSON_KEY(j, "rtt_ns");
 	hist_json(j, x ? x->rtt : NULL, true);
 	RT_JSON_KEY(j, "rp_reaction");
-	rp_json(an, j, f->rp);
+	rp_json(an, j, f);
 	/* the paths between vantage points its host pair's packets were seen on: upstream first */
 	unsigned on[AN_VP_PAIRS],
 	    non = an_vp_flow_paths(&an->vp, vr, f->key.ipver, f->key.src, f->key.dst, on);

@@ -121,6 +121,14 @@
     } else if (!A.roce_packets) {
       line("The capture holds " + int(A.packets) + " frames and none of them is RoCE" +
            (pfcXoff ? " (but PFC/PAUSE frames paused the link)." : "."), "rt-headline");
+    } else if (!congested && A.ecn_off) {
+      /* Not-ECT traffic: no switch could mark it, so no CE mark says nothing about congestion */
+      const w = (A.warnings || []).find(function (x) { return x.code === "not_ecn_capable"; }) || {};
+      line("Congestion cannot be told from CE marks: ECN is off (" + int(w.not_ect || 0) + " of " +
+           int(w.packets || 0) + " RoCE data packets are Not-ECT, so no switch could mark them). " +
+           "What the capture shows: no PFC/PAUSE pause, " + int(t.retransmitted) + " resent packets, " +
+           int(t.gaps) + " PSN gaps in " + int(A.roce_packets) + " RoCE packets over " +
+           dur(A.end_ns - A.start_ns) + ".", "rt-headline");
     } else if (!congested) {
       box.className += " rt-calm";
       line("No congestion seen: no CE mark, no CNP, no PFC/PAUSE pause in " + int(A.roce_packets) +
@@ -131,6 +139,9 @@
            " CE marks, " + int(t.cnp) + " CNPs, " + int(pfcXoff) + " PFC/PAUSE XOFF frames.", "rt-headline");
     }
     if (!A.packets) return;
+    if (congested && A.ecn_off)
+      line("ECN is off: most RoCE data packets are Not-ECT, so CE marks cannot show where the congestion is; " +
+           "the pauses and losses do.");
 
     /* where */
     if (A.incast) {
@@ -202,24 +213,27 @@
     }
 
     /* did the senders slow down? */
-    let cnps = 0, measured = 0, dropSum = 0, few = 0, inWin = 0;
+    let cnps = 0, measured = 0, why = null;
+    const meds = [], whys = {};
     for (const f of flows) {
       const r = f.rp_reaction;
       if (!r) continue;
       cnps += r.cnps;
-      few += r.too_few_packets;
-      inWin += r.cnp_in_window;
-      if (r.measured && r.mean_drop_pct !== null) {
+      if (r.measured && r.median_drop_pct !== null) {
         measured += r.measured;
-        dropSum += r.mean_drop_pct * r.measured;
+        meds.push(r.median_drop_pct);
+      } else if (r.drop_null_reason) {
+        whys[r.drop_null_reason] = (whys[r.drop_null_reason] || 0) + r.cnps;
+        if (why === null || whys[r.drop_null_reason] > whys[why]) why = r.drop_null_reason;
       }
     }
+    meds.sort(function (a, b) { return a - b; });
     if (measured) {
       line("Senders: after " + int(measured) + " of " + int(cnps) + " CNPs the sender's rate fell by " +
-           num(dropSum / measured, 1) + " % on average (wire view, 4 packet gaps before and after each CNP).");
+           num(meds[Math.floor((meds.length - 1) / 2)], 1) + " % (median of " + int(meds.length) +
+           " flows' median drops; wire view, 4 packet gaps before and after each CNP).");
     } else if (cnps) {
-      line("Senders: the rate drop after the " + int(cnps) + " CNPs could not be measured (" +
-           (few >= inWin ? "too few packets around the CNPs" : "another CNP within the window") + ").");
+      line("Senders: the rate drop after the " + int(cnps) + " CNPs could not be measured (" + why + ").");
     }
     if (M.source_log) {
       let cuts = 0, cutSum = 0;

@@ -117,8 +117,8 @@
       { title: "resent", key: function (f) { return f.retransmitted; }, cell: function (f) { return int(f.retransmitted); } },
       { title: "NP reaction", help: "median NIC delay from the CE mark to the CNP answering it", key: function (f) { return f.np_reaction_ns ? f.np_reaction_ns.median : null; },
         cell: function (f) { return f.np_reaction_ns ? dur(f.np_reaction_ns.median) : dash(npr); } },
-      { title: "RP drop %", help: "mean drop of the sender's rate after a CNP", key: function (f) { return f.rp_reaction ? f.rp_reaction.mean_drop_pct : null; },
-        cell: function (f) { return f.rp_reaction && f.rp_reaction.mean_drop_pct !== null ? num(f.rp_reaction.mean_drop_pct, 1) : dash(rpNull(f)); } },
+      { title: "RP drop %", help: "median drop of the sender's rate after a CNP (the CNPs measured)", key: function (f) { return f.rp_reaction ? f.rp_reaction.median_drop_pct : null; },
+        cell: function (f) { return f.rp_reaction && f.rp_reaction.median_drop_pct !== null ? num(f.rp_reaction.median_drop_pct, 1) : dash(rpNull(f)); } },
       { title: "RTT p50", key: function (f) { return f.rtt_ns ? f.rtt_ns.median : null; }, cell: function (f) { return f.rtt_ns ? dur(f.rtt_ns.median) : dash(rtt); } },
       { title: "RTT p99", key: function (f) { return f.rtt_ns ? f.rtt_ns.p99 : null; }, cell: function (f) { return f.rtt_ns ? dur(f.rtt_ns.p99) : dash(rtt); } },
     ];

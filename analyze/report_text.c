@@ -226,31 +226,13 @@ static void text_rp(const struct rt_analyzer *an, struct rt_outbuf *o)
 			head = true;
 		}
 		rt_out_printf(o, "  flow %u: ", f->id);
-		if (cnps && rp->measured) {
-			rt_out_printf(o,
-			              "wire: %llu CNPs, rate down %.0f%% on average (at most "
-			              "%.0f%%) over %llu measured",
-			              (unsigned long long)cnps, rp->drop_sum / (double)rp->measured,
-			              rp->drop_max, (unsigned long long)rp->measured);
-			if (rp->few || rp->cnp_in_window)
-				rt_out_printf(o,
-				              " (%llu not: %llu with too few packets, %llu with "
-				              "another CNP within the window)",
-				              (unsigned long long)(rp->few + rp->cnp_in_window),
-				              (unsigned long long)rp->few,
-				              (unsigned long long)rp->cnp_in_window);
-			if (rp->recover) {
-				rt_out_str(o, ", back to 90% in ");
-				fmt_ns(o, an_hist_quantile(rp->recover, 0.5));
-				rt_out_printf(o, " (median of %llu)",
-				              (unsigned long long)rp->recovered);
-			}
-		} else if (cnps) {
-			rt_out_printf(o, "wire: %llu CNPs, rate drop unknown: %s",
-			              (unsigned long long)cnps, an_rp_null_reason(rp));
-		} else {
+		char words[1024];
+		if (cnps)
+			rt_out_printf(o, "capture point: %s.\n    wire: %s",
+			              an_rp_side_how(an_rp_side(f)),
+			              an_rp_words(f, an->o.rate_window_ns, words, sizeof(words)));
+		else
 			rt_out_str(o, "wire: no CNP seen");
-		}
 		if (cuts)
 			rt_out_printf(
 			    o, "; sender's log: %llu cuts, %.0f%% on average (at most %.0f%%)",
@@ -565,6 +547,35 @@ static void text_vantage(const struct rt_analyzer *an, struct rt_outbuf *o)
 	free(r);
 }
 
+/* The hot receiver, named only with evidence of congestion there; a fan-in without it, said so. */
+static void text_incast(const struct rt_analyzer *an, struct rt_outbuf *o)
+{
+	static const char *const words[AN_INCAST_EVIDENCE_KINDS] = {"CE marks", "pauses", "losses",
+	                                                            "a full link"};
+	struct an_incast ic, quiet;
+	bool found = an_incast_find(&an->ft, an_paused_any(an->pfc.paused_ns), an->o.link_speed_bps,
+	                            &ic, &quiet);
+	const struct an_incast *r = found ? &ic : &quiet;
+	if (!r->any)
+		return;
+	rt_out_str(o, found ? "Incast: " : "Fan-in: ");
+	rt_out_ip(o, r->any->key.ipver, r->any->key.dst);
+	rt_out_printf(o, " receives from %u senders (%u flows)", r->senders, r->flows);
+	double g = an_rate_gbps(r->bytes, r->first, r->last);
+	if (isfinite(g))
+		rt_out_printf(o, ", %.3f Gb/s together", g);
+	if (!found) {
+		rt_out_str(o, "; no sign of congestion there (no CE mark, pause, loss, nor a full "
+		              "link): not an incast\n");
+		return;
+	}
+	rt_out_printf(o, ", %llu CE marks; congestion shown by", (unsigned long long)ic.ce);
+	for (unsigned k = 0, n = 0; k < AN_INCAST_EVIDENCE_KINDS; k++)
+		if (ic.evidence & (1u << k))
+			rt_out_printf(o, "%s %s", n++ ? "," : "", words[k]);
+	rt_out_char(o, '\n');
+}
+
 static void report(const struct rt_analyzer *an, struct rt_outbuf *o, unsigned top)
 {
 	const struct an_totals *t = &an->tot;
@@ -601,6 +612,13 @@ static void report(const struct rt_analyzer *an, struct rt_outbuf *o, unsigned t
 		              100.0 * an_ect_share(t->ecn));
 	rt_out_printf(o, "; CNPs: %llu (%llu not matched to a flow)\n",
 	              (unsigned long long)t->c.cnp, (unsigned long long)t->cnp_unattributed);
+	uint64_t not_ect, data;
+	if (an_ecn_off(an, &not_ect, &data))
+		rt_out_printf(
+		    o,
+		    "ECN is off: %llu of %llu RoCE data packets are Not-ECT, so no CE mark "
+		    "can show congestion; look at the pauses and losses below\n",
+		    (unsigned long long)not_ect, (unsigned long long)data);
 	struct an_xport_sum x;
 	an_flows_xport_sum(&an->ft, &x);
 	rt_out_printf(
@@ -611,16 +629,7 @@ static void report(const struct rt_analyzer *an, struct rt_outbuf *o, unsigned t
 	    (unsigned long long)t->c.retransmitted, (unsigned long long)x.go_back_n,
 	    (unsigned long long)x.timeouts, (unsigned long long)x.gaps,
 	    (unsigned long long)x.gap_psns);
-	struct an_incast ic;
-	if (an_incast_find(&an->ft, &ic)) {
-		rt_out_str(o, "Incast: ");
-		rt_out_ip(o, ic.any->key.ipver, ic.any->key.dst);
-		rt_out_printf(o, " receives from %u senders (%u flows)", ic.senders, ic.flows);
-		double g = an_rate_gbps(ic.bytes, ic.first, ic.last);
-		if (isfinite(g))
-			rt_out_printf(o, ", %.3f Gb/s together", g);
-		rt_out_printf(o, ", %llu CE marks\n", (unsigned long long)ic.ce);
-	}
+	text_incast(an, o);
 	if (an->find.icrc_cut)
 		rt_out_printf(o,
 		              "Capture: the snap length cut %llu RoCE frames after their headers "

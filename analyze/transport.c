@@ -99,8 +99,10 @@ static void resend(struct an_transport *t, struct an_flow *f, uint32_t prev, uin
 {
 	struct an_xport *x = an_xport(f);
 	t->tot->c.retransmitted++;
-	if (x)
+	if (x) {
 		x->retransmitted++;
+		x->resend_ts = ts;
+	}
 	/* a resend run starts at the first backward PSN, or when a run goes back again */
 	if (!(f->flags & AN_FLOW_IN_RETRANS) || rt_psn_diff(p, prev) <= 0) {
 		f->flags |= AN_FLOW_IN_RETRANS;
@@ -171,6 +173,7 @@ void an_tr_request(struct an_transport *t, uint32_t fi, const struct rt_record *
 			if (x) {
 				x->gaps++;
 				x->gap_psns += gap;
+				x->gap_ts = rec->ts_ns;
 			}
 			if (note)
 				note->psn_gap = gap;

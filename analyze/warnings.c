@@ -165,10 +165,19 @@ static bool warn_ports(const struct rt_analyzer *an, struct wlist *l)
 	return any;
 }
 
+bool an_ecn_off(const struct rt_analyzer *an, uint64_t *not_ect, uint64_t *packets)
+{
+	const struct an_findings *fd = &an->find;
+	*not_ect = fd->data_not_ect;
+	*packets = fd->data_ip;
+	return fd->data_ip && fd->data_not_ect * 2 > fd->data_ip;
+}
+
 static void warn_ecn(const struct rt_analyzer *an, struct wlist *l)
 {
 	const struct an_findings *fd = &an->find;
-	if (!fd->data_ip || fd->data_not_ect * 2 <= fd->data_ip)
+	uint64_t not_ect, packets;
+	if (!an_ecn_off(an, &not_ect, &packets))
 		return;
 	struct rt_an_warning *w = add(
 	    l, "not_ecn_capable",

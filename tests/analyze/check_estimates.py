@@ -1,0 +1,166 @@
+#!/usr/bin/python3
+"""The analyzer's estimates against the truth of make_estimates.py's models (what each sender
+did, what the switch dropped, each tap's clock): a printed figure must be right, or null with a
+reason.
+
+usage: check_estimates.py ROCETRACE [NAME...]
+
+Sender reaction (RP), each case captured at the senders' side and after the bottleneck:
+  - rp_incast4, rp_incast8: DCQCN incasts. At the senders' side every flow's median drop is
+    within 5 points of the median of its true cuts, its capture side "sender"; after the
+    bottleneck (a full link) each is within 5 points or null with "capture point after the
+    bottleneck", its capture side "receiver";
+  - rp_never_slows: a sender that never slows, a PSN gap after every third CNP: the windows
+    with a gap are counted apart, the median drop within 2 points of 0, no drop above 5%;
+  - rp_idle_once: halves at 9 of 10 CNPs, idle before one: the median within 5 points of 50,
+    every figure within what the windows show (-100% to 100%);
+  - rp_sparse: packets 700 us apart: the --rate-window the report names measures them (the
+    median within 5 points of the true cut);
+NP: np_few_cnps: marks after the last CNP are never "unanswered" when the limiter held them.
+Exits 0 when all holds, 1 with one line per mismatch.
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import make_estimates  # noqa: E402
+
+errors = []
+RP_APART = ("too_few_packets", "cnp_in_window", "psn_gap_in_window", "resend_in_window",
+            "pause_in_window", "idle_before", "full_link")
+
+
+def fail(msg):
+    errors.append(msg)
+
+
+def analyze(exe, *args, text=False):
+    p = subprocess.run([exe, "analyze", *args] + ([] if text else ["--json"]),
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=120)
+    if p.returncode:
+        fail("analyze %s: exit %d: %s" % (" ".join(args), p.returncode, p.stderr.decode()))
+        return "" if text else {}
+    return p.stdout.decode() if text else json.loads(p.stdout)
+
+
+def flow_of(rep, t):
+    for f in rep.get("flows", []):
+        if (f["src"], f["dst"], f["dest_qp"]) == (t["src"], t["dst"], t["dest_qp"]):
+            return f
+    return None
+
+
+def check_rp_flow(what, rp, t, tol):
+    """One flow's rp_reaction against the model's cuts; True when a median was measured."""
+    if rp is None:
+        fail("%s: no rp_reaction" % what)
+        return False
+    if rp["measured"] + sum(rp.get(k, 0) for k in RP_APART) != rp["cnps"]:
+        fail("%s: CNPs measured and set apart do not add up: %r" % (what, rp))
+    med = rp.get("median_drop_pct", rp["mean_drop_pct"])
+    if med is None:
+        if not rp["drop_null_reason"] or rp["mean_drop_pct"] is not None:
+            fail("%s: no median drop, and no reason (or a mean): %r" % (what, rp))
+        return False
+    want = make_estimates.median(t["cuts"])
+    if abs(med - want) > tol:
+        fail("%s: median drop %.1f%%, the sender's cuts have median %.1f%%" % (what, med, want))
+    lo, hi = rp.get("min_drop_pct", med), rp["max_drop_pct"]
+    if not (-100 <= lo <= rp.get("drop_p25_pct", lo) <= med <= rp.get("drop_p75_pct", hi) <= hi <= 100):
+        fail("%s: figures outside what the windows show: %r" % (what, rp))
+    return True
+
+
+def check_rp(exe, name, paths, truth):
+    rp_truth = truth["rp"]
+    for path in paths:
+        side = os.path.basename(path)[len(name) + 1:]
+        rep = analyze(exe, path)
+        text = analyze(exe, path, text=True)
+        for t in rp_truth["flows"]:
+            f = flow_of(rep, t)
+            what = "%s %s flow %s" % (name, side, t["src"])
+            if f is None:
+                fail("%s: missing" % what)
+                continue
+            rp = f["rp_reaction"]
+            measured = check_rp_flow(what, rp, t, 5 if name != "rp_never_slows" else 2)
+            if not rp:
+                continue
+            if name.startswith("rp_incast"):
+                want_side = "sender" if side == "sender_side.pcap" else "receiver"
+                if rp.get("capture_side") != want_side or not rp.get("capture_side_how"):
+                    fail("%s: capture side %r (%r), want %r" % (what, rp.get("capture_side"),
+                                                                rp.get("capture_side_how"), want_side))
+                if side == "sender_side.pcap" and not measured:
+                    fail("%s: the senders' side does not measure: %r" % (what, rp))
+                if not measured and "after the bottleneck" not in rp["drop_null_reason"]:
+                    fail("%s: null for %r, not the capture point" % (what, rp["drop_null_reason"]))
+                if "capture point: %s" % rp.get("capture_side_how") not in text:
+                    fail("%s: the text does not say the capture point's side" % what)
+            if name == "rp_never_slows":
+                if rp.get("psn_gap_in_window", 0) < 1 or (rp["max_drop_pct"] or 0) > 5:
+                    fail("%s: a PSN gap read as a cut: %r" % (what, rp))
+            if name == "rp_idle_once" and not measured:
+                fail("%s: nothing measured: %r" % (what, rp))
+            if name == "rp_sparse":
+                check_sparse(exe, what, path, rp, t, text)
+
+
+def check_sparse(exe, what, path, rp, t, text):
+    """Too few packets in the default window: the report names a --rate-window that measures."""
+    need = rp.get("rate_window_needed_ns")
+    if rp["measured"] or need is None or not rp["rate_window_would_measure"]:
+        fail("%s: no --rate-window named for CNPs with too few packets: %r" % (what, rp))
+        return
+    opt = "%dus" % (need // 1000) if need % 1000000 else "%dms" % (need // 1000000)
+    if "--rate-window " + opt not in text:
+        fail("%s: the text does not name --rate-window %s" % (what, opt))
+    again = flow_of(analyze(exe, path, "--rate-window", opt), t)
+    rp2 = again["rp_reaction"] if again else None
+    if not rp2 or rp2["measured"] < rp["rate_window_would_measure"]:
+        fail("%s: --rate-window %s measures %r, said %d" % (what, opt, rp2 and rp2["measured"],
+                                                            rp["rate_window_would_measure"]))
+    else:
+        check_rp_flow(what + " with --rate-window " + opt, rp2, t, 5)
+
+
+def check_np(exe, name, paths, truth):
+    t = truth["np"]
+    f = flow_of(analyze(exe, paths[0]), t["flow"])
+    if f is None:
+        fail("%s: flow missing" % name)
+        return
+    held, unsure, unans = f["ce_rate_limited"], f.get("ce_held_or_unanswered", 0), f["ce_unanswered"]
+    if f["ecn"]["ce"] != t["ce"] or f["cnp_received"] != t["cnps"]:
+        fail("%s: %d CE, %d CNPs; the model %d, %d" % (name, f["ecn"]["ce"], f["cnp_received"],
+                                                      t["ce"], t["cnps"]))
+    if not held <= t["held_back"] <= held + unsure or unans > t["unanswered"] or \
+            held + unsure + unans != t["held_back"] + t["unanswered"]:
+        fail("%s: %d held back, %d cannot tell, %d unanswered; the NP held back %d, left %d" %
+             (name, held, unsure, unans, t["held_back"], t["unanswered"]))
+
+
+def main():
+    exe = sys.argv[1]
+    names = sys.argv[2:] or list(make_estimates.SCENARIOS)
+    with tempfile.TemporaryDirectory(prefix="rt-estimates-") as tmp:
+        for name in names:
+            paths, truth = make_estimates.build(tmp, name)
+            if "rp" in truth:
+                check_rp(exe, name, paths, truth)
+            if "np" in truth:
+                check_np(exe, name, paths, truth)
+    for e in errors:
+        print("FAIL " + e)
+    if errors:
+        return 1
+    print("ok: %d scenarios' estimates agree with their models" % len(names))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,307 @@
+#!/usr/bin/python3
+"""Captures with known truth for the analyzer's estimates (the sender's reaction to CNPs, the NP's
+accounting, losses and resends between vantage points, copies, time order, incast, ECN off).
+
+Each scenario is a small model (senders, a switch, a receiver's NIC, taps with their own clocks)
+that records what each sender did (its rate cut for each CNP, its losses and resends), what the
+switch dropped, and each tap's clock offset, and writes what each capture point saw. Frames are
+built with scapy (scenario_frames.py); nothing from rocetrace is used.
+
+SCENARIOS maps a name to a function returning (captures, truth): captures is a list of
+(file name, [(ts_ns, frame bytes)]) written as nanosecond pcaps, truth a dict
+(check_estimates.py says what each key means).
+
+usage: make_estimates.py OUTDIR [NAME...]   (writes OUTDIR/NAME*.pcap and NAME.truth.json)
+"""
+import heapq
+import json
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import socket  # noqa: E402
+import struct  # noqa: E402
+
+from scenario_frames import (T0, US, MS, MAC_A, MAC_B, aeth, bth, icrc, reth,  # noqa: E402
+                             write_pcap)
+
+ECT0, CE, NOT_ECT = 2, 3, 0
+
+
+def mac(m):
+    return bytes(int(x, 16) for x in m.split(":"))
+
+
+def roce(src, dst, opcode, qp, psn, ext=b"", payload=b"", ackreq=False, ecn=ECT0, dscp=26,
+         sport=49152, becn=False, smac=MAC_A, dmac=MAC_B, ttl=64, ip_id=0):
+    """An Ethernet + IPv4 RoCEv2 frame with its ICRC, as scenario_frames.roce builds it (struct
+    here: thousands of frames per scenario)."""
+    pad = (4 - len(payload) % 4) % 4
+    tr = bth(opcode, qp, psn & 0xFFFFFF, ackreq, pad, becn) + ext + payload + b"\0" * pad
+    udp = struct.pack(">HHHH", sport, 4791, 8 + len(tr) + 4, 0)
+    hdr = struct.pack(">BBHHHBBH4s4s", 0x45, (dscp << 2) | ecn, 20 + len(udp) + len(tr) + 4, ip_id,
+                      0x4000, ttl, 17, 0, socket.inet_aton(src), socket.inet_aton(dst))
+    csum = sum(struct.unpack(">10H", hdr))
+    while csum >> 16:
+        csum = (csum & 0xFFFF) + (csum >> 16)
+    hdr = hdr[:10] + struct.pack(">H", ~csum & 0xFFFF) + hdr[12:]
+    ip = hdr + udp + tr
+    return mac(dmac) + mac(smac) + b"\x08\x00" + ip + icrc(ip, False)
+
+
+def median(v):
+    s = sorted(v)
+    return s[(len(s) + 1) // 2 - 1] if s else None
+
+
+class Events:
+    """A time-ordered event queue."""
+
+    def __init__(self):
+        self.q, self.seq = [], 0
+
+    def push(self, t, kind, *data):
+        self.seq += 1
+        heapq.heappush(self.q, (t, self.seq, kind, data))
+
+    def pop(self):
+        t, _, kind, data = heapq.heappop(self.q)
+        return t, kind, data
+
+    def __bool__(self):
+        return bool(self.q)
+
+
+def cnp_frame(recv, sender, sqp, sport):
+    return roce(recv, sender, 0x81, sqp, 0, ext=bytes(16), ecn=ECT0, dscp=48, becn=True,
+                sport=sport, smac=MAC_B, dmac=MAC_A)
+
+
+def ack_frame(recv, sender, sqp, psn, sport, syndrome=0x1F):
+    return roce(recv, sender, 0x11, sqp, psn, ext=aeth(syndrome, psn), sport=sport, smac=MAC_B,
+                dmac=MAC_A)
+
+
+# ------------------------------------------------------------ 1. DCQCN incast at both sides
+
+def dcqcn_incast(n, line, link, pkts, payload, K, g=1 / 16.0, np_interval=50 * US):
+    """n DCQCN senders at `line` b/s into one switch port of `link` b/s that marks CE above K
+    bytes queued; the receiver's NP answers a mark after 2 us, at most once per QP per
+    np_interval; a sender cuts Rc(1 - alpha/2) 1.5 us after its CNP, and every 55 us without one
+    alpha decays and Rc recovers half way. Two captures: at the senders' side (a tap on each
+    sender's link, 300 ns out: the sender's own pacing, nothing marked yet; CNPs and ACKs 1 us
+    before the sender acts on them) and at the receiver's side (after the switch queue)."""
+    recv = "10.20.0.100"
+    senders = ["10.20.0.%d" % (i + 1) for i in range(n)]
+    sqp, rqp = [0x300 + i for i in range(n)], [0x400 + i for i in range(n)]
+    st = [dict(rc=line, rt=line, alpha=1.0, sent=0, psn=100 * (i + 1), last_up=T0 + i * 7 * US)
+          for i in range(n)]
+    cuts = [[] for _ in range(n)]
+    ev = Events()
+    for i in range(n):
+        ev.push(T0 + i * 7 * US, "send", i)
+    sw_free, queue = T0, []
+    np_last = [None] * n
+    tx_side, rx_side = [], []
+    while ev:
+        t, kind, (i, *data) = ev.pop()
+        s = st[i]
+        if kind == "send":
+            while t - s["last_up"] >= 55 * US:
+                s["last_up"] += 55 * US
+                s["alpha"] *= 1 - g
+                s["rc"] = min(line, (s["rt"] + s["rc"]) / 2)
+            ack = s["sent"] % 32 == 31
+            f = roce(senders[i], recv, 0x04, rqp[i], s["psn"], payload=bytes(payload), ackreq=ack,
+                     ecn=ECT0, sport=50000 + i)
+            tx_side.append((t + 300, f))
+            arrive = t + 1 * US
+            queue = [(d, b) for d, b in queue if d > arrive]
+            ce = sum(b for _, b in queue) > K
+            sw_free = max(sw_free, arrive) + int(len(f) * 8 / link * 1e9)
+            queue.append((sw_free, len(f)))
+            ev.push(sw_free + 500, "recv", i, s["psn"], ack, ce)
+            s["psn"] += 1
+            s["sent"] += 1
+            if s["sent"] < pkts:
+                ev.push(t + int(len(f) * 8 / s["rc"] * 1e9), "send", i)
+        elif kind == "recv":
+            psn, ack, ce = data
+            f = roce(senders[i], recv, 0x04, rqp[i], psn, payload=bytes(payload), ackreq=ack,
+                     ecn=CE if ce else ECT0, sport=50000 + i)
+            rx_side.append((t, f))
+            if ce and (np_last[i] is None or t - np_last[i] >= np_interval):
+                np_last[i] = t
+                ev.push(t + 2 * US, "cnp", i)
+            if ack:
+                a = ack_frame(recv, senders[i], sqp[i], psn, 51000 + i)
+                rx_side.append((t + 1 * US, a))
+                tx_side.append((t + 2 * US, a))
+        elif kind == "cnp":
+            c = cnp_frame(recv, senders[i], sqp[i], 52000 + i)
+            rx_side.append((t, c))
+            tx_side.append((t + 1 * US, c))
+            ev.push(t + 2 * US, "react", i)
+        elif kind == "react":
+            s["rt"] = s["rc"]
+            s["rc"] = max(line / 50, s["rc"] * (1 - s["alpha"] / 2))
+            s["alpha"] = (1 - g) * s["alpha"] + g
+            s["last_up"] = t
+            cuts[i].append(100 * (1 - s["rc"] / s["rt"]))
+    flows = [dict(src=senders[i], dst=recv, dest_qp=rqp[i], cuts=cuts[i]) for i in range(n)]
+    return tx_side, rx_side, flows
+
+
+def rp_incast(variant):
+    def make():
+        n, line, link, pkts, payload, K = variant
+        tx, rx, flows = dcqcn_incast(n, line, link, pkts, payload, K)
+        return [("sender_side.pcap", tx), ("receiver_side.pcap", rx)], dict(
+            rp=dict(flows=flows), sides={"sender_side.pcap": "sender",
+                                         "receiver_side.pcap": "receiver"},
+            # the receiver's link is saturated: a queue stands between the senders and it
+            saturated={"receiver_side.pcap": True, "sender_side.pcap": False})
+    return make
+
+
+# ------------------------------------------------------------ 2, 3. one sender, two sides
+
+def paced_sender(rate, cnps, payload=1024, idle=(), lose_after=()):
+    """One sender paced at rate(t, k) b/s, k the CNPs it acted on so far (1.5 us after its tap saw
+    each); the receiver's NP sends the CNPs at the times `cnps` less 1 us, each for the packet
+    the switch CE-marked 3 us before it. `idle`: (start, end) spans the application sent
+    nothing; `lose_after`: times after each of which the next packet is lost before both
+    captures (a PSN gap). The link never queues: the receiver's side sees the pacing 2 us later.
+    Returns the sender side's frames, the receiver side's, and the flow."""
+    a, b, qa, qb = "10.30.0.1", "10.30.0.2", 0x31, 0x32
+    tx, rx = [], []
+    t, psn, k = T0, 1000, 0
+    losses = sorted(lose_after)
+    end = cnps[-1] + 300 * US
+    while t < end:
+        while k < len(cnps) and cnps[k] + 1500 <= t:
+            k += 1
+        gap = next((e for s, e in idle if s <= t < e), None)
+        if gap:
+            t = gap
+            continue
+        first = psn % 16 == 0
+        ack = psn % 16 == 15
+
+        def data(ecn):
+            return roce(a, b, 0x06 if first else 0x07, qb, psn, payload=bytes(payload),
+                        ext=reth(0x1000, 5, payload) if first else b"", ackreq=ack, ecn=ecn,
+                        sport=49500)
+        f = data(ECT0)
+        if losses and t >= losses[0]:
+            losses.pop(0)
+        else:
+            tx.append((t, f))
+            marked = any(c - 5 * US <= t + 2 * US <= c - 3 * US for c in cnps)
+            rx.append((t + 2 * US, data(CE if marked else ECT0)))
+            if ack:
+                ak = ack_frame(b, a, qa, psn, 49501)
+                rx.append((t + 3 * US, ak))
+                tx.append((t + 5 * US, ak))
+        psn += 1
+        t += int(len(f) * 8 / rate(t, k) * 1e9)
+    for c in cnps:
+        cf = cnp_frame(b, a, qa, 49502)
+        rx.append((c - 1 * US, cf))
+        tx.append((c, cf))
+    return tx, rx, dict(src=a, dst=b, dest_qp=qb)
+
+
+def rp_never_slows():
+    """Item 2: a sender that never slows; CNPs every 150 us; 4 us after every third CNP a packet
+    is lost before both captures (a PSN gap in that CNP's window)."""
+    cnps = [T0 + 50 * US + k * 150 * US for k in range(12)]
+    tx, rx, flow = paced_sender(lambda t, k: 10e9, cnps,
+                                lose_after=[c + 4 * US for k, c in enumerate(cnps) if k % 3 == 0])
+    flow["cuts"] = [0.0] * len(cnps)
+    return [("sender_side.pcap", tx), ("receiver_side.pcap", rx)], dict(
+        rp=dict(flows=[flow], loss_windows=4))
+
+
+def rp_idle_once():
+    """Item 3: a sender halves its rate at 9 of 10 CNPs and is back at its line rate 40 us later;
+    its application paused for 60 us just before the 6th CNP (it sent nothing), and it did not
+    cut for that one."""
+    line = 10e9
+    cnps = [T0 + 80 * US + k * 120 * US for k in range(10)]
+
+    def rate(t, k):
+        return line / 2 if k and k - 1 != 5 and t < cnps[k - 1] + 40 * US else line
+    tx, rx, flow = paced_sender(rate, cnps, idle=[(cnps[5] - 62 * US, cnps[5] - 3 * US)])
+    flow["cuts"] = [0.0 if k == 5 else 50.0 for k in range(10)]
+    return [("sender_side.pcap", tx), ("receiver_side.pcap", rx)], dict(rp=dict(flows=[flow]))
+
+
+def rp_sparse():
+    """Item 4: a sender at 12 Mb/s (1 KiB packets, about 730 us apart), as the lab's senders; a
+    CNP every 40 ms, each a 30% cut held for 20 ms. With --rate-window 100us no window holds 4
+    gaps."""
+    line = 12e6
+    cnps = [T0 + 10 * MS + k * 40 * MS for k in range(5)]
+    tx, _, flow = paced_sender(lambda t, k: line * 0.7 if k and t < cnps[k - 1] + 20 * MS
+                               else line, cnps)
+    flow["cuts"] = [30.0] * len(cnps)
+    return [("sender_side.pcap", tx)], dict(rp=dict(flows=[flow]))
+
+
+# ------------------------------------------------------------ 5. an NP whose limiter answered 3 windows
+
+def np_few_cnps():
+    """Item 5: data marked CE every 5 us for 130 us; the NP answers a mark 1 us later, at most
+    once per 50 us: 3 CNPs, every other mark held back by its limiter (none left unanswered)."""
+    a, b, qa, qb = "10.40.0.1", "10.40.0.2", 0x41, 0x42
+    frames, last, held, cnps, ce = [], None, 0, 0, 0
+    for k in range(27):
+        t = T0 + k * 5 * US
+        frames.append((t, roce(a, b, 0x04, qb, 700 + k, payload=bytes(512), ackreq=k == 0,
+                               ecn=CE, sport=41000)))
+        ce += 1
+        if k == 0:
+            frames.append((t + 2 * US, ack_frame(b, a, qa, 700, 41001)))
+        if last is None or t - last >= 50 * US:
+            last = t
+            cnps += 1
+            frames.append((t + 1 * US, cnp_frame(b, a, qa, 41002)))
+        else:
+            held += 1
+    return [("receiver_side.pcap", frames)], dict(np=dict(
+        flow=dict(src=a, dst=b, dest_qp=qb), ce=ce, cnps=cnps, held_back=held, unanswered=0))
+
+
+SCENARIOS = dict(
+    rp_incast4=rp_incast((4, 2.5e9, 2.5e9, 400, 256, 8 * 1024)),
+    rp_incast8=rp_incast((8, 5e9, 10e9, 300, 1024, 32 * 1024)),
+    rp_never_slows=rp_never_slows, rp_idle_once=rp_idle_once, rp_sparse=rp_sparse,
+    np_few_cnps=np_few_cnps)
+
+
+def build(out, name):
+    """Write scenario `name` into out: its captures (NAME_FILE) and NAME.truth.json; returns the
+    capture paths and the truth."""
+    caps, truth = SCENARIOS[name]()
+    paths = []
+    for fname, frames in caps:
+        p = os.path.join(out, "%s_%s" % (name, fname))
+        write_pcap(p, frames)
+        paths.append(p)
+    truth["captures"] = [os.path.basename(p) for p in paths]
+    with open(os.path.join(out, name + ".truth.json"), "w") as f:
+        json.dump(truth, f, indent=1, sort_keys=True)
+    return paths, truth
+
+
+def main():
+    out = sys.argv[1]
+    os.makedirs(out, exist_ok=True)
+    for name in sys.argv[2:] or list(SCENARIOS):
+        paths, _ = build(out, name)
+        print("%s: %s" % (name, " ".join(os.path.basename(p) for p in paths)))
+
+
+if __name__ == "__main__":
+    main()
