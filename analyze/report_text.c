@@ -616,7 +616,7 @@ static void report(const struct rt_analyzer *an, struct rt_outbuf *o, unsigned t
 	if (an_ecn_off(an, &not_ect, &data))
 		rt_out_printf(
 		    o,
-		    "ECN is off: %llu of %llu RoCE data packets are Not-ECT, so no CE mark "
+		    "ECN is off: %llu of %llu RoCE packets (CNPs aside) are Not-ECT, so no CE mark "
 		    "can show congestion; look at the pauses and losses below\n",
 		    (unsigned long long)not_ect, (unsigned long long)data);
 	struct an_xport_sum x;

@@ -36,8 +36,8 @@
  * its spread; no figure outside what the windows showed.
  */
 
-#define AN_RP_IDLE_RATIO 4.0  /* a gap this many times the window's shortest: the sender was idle */
-#define AN_RP_FULL_GAP   1.5  /* a link gap at most this many back-to-back times: the link is full */
+#define AN_RP_IDLE_RATIO 4.0 /* a gap this many times the window's shortest: the sender was idle */
+#define AN_RP_FULL_GAP   1.5 /* a link gap at most this many back-to-back times: the link is full */
 #define AN_RP_PROBE_MAX  4000000000ull /* the longest --rate-window */
 #define AN_RP_LINKS_MAX  65536u        /* links followed, at most */
 
@@ -194,7 +194,9 @@ double an_rp_drop_quantile(const struct an_rp *rp, double q)
 		seen += rp->drops->bin[i];
 		if (seen >= rank) {
 			double v = AN_RP_BIN_MIN + (double)i + 0.5;
-			return v < rp->drop_min ? rp->drop_min : v > rp->drop_max ? rp->drop_max : v;
+			return v < rp->drop_min   ? rp->drop_min
+			       : v > rp->drop_max ? rp->drop_max
+			                          : v;
 		}
 	}
 	return rp->drop_max;
@@ -462,11 +464,13 @@ const char *an_rp_side_how(enum an_rp_side s)
 		       "toward the receiver (back to back with other flows' packets) around CNPs, "
 		       "a queue before this point";
 	case AN_RP_SIDE_RECEIVER:
-		return "after the marking point: its packets are CE-marked here, and its link toward "
+		return "after the marking point: its packets are CE-marked here, and its link "
+		       "toward "
 		       "the receiver was not found full around the CNPs measured (the sender's "
 		       "pacing shows)";
 	case AN_RP_SIDE_SENDER:
-		return "before the bottleneck: its packets carry no CE mark here while CNPs come back, "
+		return "before the bottleneck: its packets carry no CE mark here while CNPs come "
+		       "back, "
 		       "so they are marked after this point";
 	default:
 		return "cannot tell: no CE mark, and no full link seen";
@@ -547,8 +551,9 @@ char *an_rp_words(const struct an_flow *f, uint64_t window_ns, char *buf, size_t
 	buf[0] = 0;
 	say(&w, "%llu CNPs, ", (unsigned long long)rp->cnps);
 	if (rp->measured) {
-		say(&w, "rate down %.0f%% (median of %llu measured; middle half %.0f%% to %.0f%%, all "
-		        "%.0f%% to %.0f%%)",
+		say(&w,
+		    "rate down %.0f%% (median of %llu measured; middle half %.0f%% to %.0f%%, all "
+		    "%.0f%% to %.0f%%)",
 		    an_rp_drop_quantile(rp, 0.5), (unsigned long long)rp->measured,
 		    an_rp_drop_quantile(rp, 0.25), an_rp_drop_quantile(rp, 0.75), rp->drop_min,
 		    rp->drop_max);

@@ -60,8 +60,9 @@ struct an_rp {
 	/* CNPs by what became of them: cnps is their sum */
 	uint64_t cnps, measured, few, cnp_in_window, gap_in_window, resend_in_window,
 	    pause_in_window, idle_before, full_link;
-	uint64_t link_open;              /* measured CNPs whose link had idle gaps after them */
-	uint64_t recovered, interrupted; /* back to 90% of the rate before; the next CNP came first */
+	uint64_t link_open; /* measured CNPs whose link had idle gaps after them */
+	uint64_t recovered,
+	    interrupted;          /* back to 90% of the rate before; the next CNP came first */
 	uint64_t need_ns, need_n; /* the longest window the rescuable CNPs need, and how many */
 	double drop_sum, drop_max, drop_min;
 	struct an_rp_drops *drops; /* allocated at the first measured CNP */
@@ -116,8 +117,8 @@ const char *an_rp_side_how(enum an_rp_side s);
  * A packet of f at ts, `len` bytes on the wire, before f->last_ts and f->packets count it:
  * the gap since the flow's previous packet, its link, and the reaction under way.
  */
-static inline void an_rp_packet(struct an_rp_ctx *c, struct an_flow *f, uint64_t ts,
-                                uint32_t len, unsigned point)
+static inline void an_rp_packet(struct an_rp_ctx *c, struct an_flow *f, uint64_t ts, uint32_t len,
+                                unsigned point)
 {
 	unsigned h = f->rp_head;
 	uint64_t dt = f->packets && ts > f->last_ts ? ts - f->last_ts : 0;

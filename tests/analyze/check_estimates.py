@@ -17,6 +17,9 @@ Sender reaction (RP), each case captured at the senders' side and after the bott
   - rp_sparse: packets 700 us apart: the --rate-window the report names measures them (the
     median within 5 points of the true cut);
 NP: np_few_cnps: marks after the last CNP are never "unanswered" when the limiter held them.
+Verdicts: incast_quiet (two senders at 32 kb/s, no sign of congestion) names no incast, the
+incasts do (by their CE marks); not_ect (ECN off, pauses, a loss) says ECN is off and what
+the capture shows.
 Exits 0 when all holds, 1 with one line per mismatch.
 """
 import json
@@ -144,6 +147,39 @@ def check_np(exe, name, paths, truth):
              (name, held, unsure, unans, t["held_back"], t["unanswered"]))
 
 
+def check_incast(exe, name, paths, truth):
+    """Item 10: two senders and no sign of congestion are no incast; the incasts are named."""
+    rep, text = analyze(exe, paths[0]), analyze(exe, paths[0], text=True)
+    if rep.get("incast") is not None or "no CE mark" not in (rep.get("incast_null_reason") or ""):
+        fail("%s: incast %r (%r), want none" % (name, rep.get("incast"),
+                                                rep.get("incast_null_reason")))
+    if "Incast:" in text or "not an incast" not in text:
+        fail("%s: the text names an incast, or does not say why not" % name)
+
+
+def check_congested_incast(exe, name, paths):
+    """The incast models' receiver, after the bottleneck: a hot receiver, shown by its CE marks."""
+    ic = analyze(exe, paths[1]).get("incast") or {}
+    if ic.get("receiver") != "10.20.0.100" or "ce" not in ic.get("evidence", []):
+        fail("%s: incast %r, want 10.20.0.100 shown by CE marks" % (name, ic))
+
+
+def check_ecn_off(exe, name, paths, truth):
+    """Item 11: Not-ECT traffic: ECN is said to be off, with what the capture does show."""
+    t = truth["ecn_off"]
+    rep, text = analyze(exe, paths[0]), analyze(exe, paths[0], text=True)
+    if rep.get("ecn_off") is not True or not any(w["code"] == "not_ecn_capable"
+                                                 for w in rep.get("warnings", [])):
+        fail("%s: ecn_off %r, warnings %r" % (name, rep.get("ecn_off"), rep.get("warnings")))
+    got = (rep.get("pfc", {}).get("xoff"), rep.get("totals", {}).get("retransmitted"),
+           rep.get("totals", {}).get("gaps"))
+    want = (t["pauses"], t["retransmitted"], t["gaps"])
+    if got != want:
+        fail("%s: %r pauses, resends, gaps; the model %r" % (name, got, want))
+    if "ECN is off" not in text:
+        fail("%s: the text does not say ECN is off" % name)
+
+
 def main():
     exe = sys.argv[1]
     names = sys.argv[2:] or list(make_estimates.SCENARIOS)
@@ -154,6 +190,12 @@ def main():
                 check_rp(exe, name, paths, truth)
             if "np" in truth:
                 check_np(exe, name, paths, truth)
+            if "incast" in truth:
+                check_incast(exe, name, paths, truth)
+            if name.startswith("rp_incast"):
+                check_congested_incast(exe, name, paths)
+            if "ecn_off" in truth:
+                check_ecn_off(exe, name, paths, truth)
     for e in errors:
         print("FAIL " + e)
     if errors:

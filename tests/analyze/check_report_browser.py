@@ -20,6 +20,9 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import make_estimates  # noqa: E402
+
 errors = []
 MAX_FLOWS = 20000  # RT_AN_HTML_MAX_FLOWS: the flows a page lists at most
 
@@ -96,6 +99,8 @@ def shown(exe, profile, name, cap, out):
         if "Uncaught" in line or ("CONSOLE" in line and "error" in line.lower()):
             errors.append("%s: console: %s" % (name, line.strip()))
     check = json.loads(html.unescape(m.group(1)))
+    verdict = re.search(r'<section id="rt-verdict">(.*?)</section>', dom, re.S)
+    check["verdict_text"] = html.unescape(re.sub(r"<[^>]+>", " ", verdict.group(1))) if verdict else ""
     want = json.loads(a.stdout)
     if not check["done"]:
         errors.append("%s: the page's script did not finish" % name)
@@ -168,6 +173,10 @@ def main():
         many_flows(many, MAX_FLOWS + 10)
         late = os.path.join(tmp, "victims.pcap")
         victims_late(late)
+        # the verdict's words against the models' truth: no hot receiver without congestion, and
+        # no "no congestion" when ECN is off
+        quiet = make_estimates.build(tmp, "incast_quiet")[0][0]
+        ecn_off = make_estimates.build(tmp, "not_ect")[0][0]
         cases = [("incast", sample, ["gbps", "ecn", "rtt"]),
                  ("many flows", many, ["gbps"]),
                  ("victims after an episode's first 16 flows", late, ["gbps", "ecn"]),
@@ -176,12 +185,19 @@ def main():
                  ("rxe_nccl", os.path.join(rxe, "rxe_nccl_node0.pcap"), ["gbps", "rtt"]),
                  ("two vantage points", ["--vantage", "a=" + sample, "--vantage",
                                          "b=" + os.path.join(scen, "incast.pcap")], ["gbps", "ecn"]),
+                 ("fan-in without congestion", quiet, ["gbps"]),
+                 ("ECN off", ecn_off, ["gbps", "pfc"]),
                  ("truncated", cut, ["gbps"]),
                  ("empty", empty, [])]
         for name, cap, charts in cases:
             check = shown(exe, profile, name, cap, os.path.join(tmp, name + ".html"))
             if not check:
                 continue
+            said = check["verdict_text"]
+            if cap == quiet and ("hot receiver" in said or "No congestion seen" not in said):
+                errors.append("%s: the verdict says %r" % (name, said))
+            if cap == ecn_off and ("No congestion seen" in said or "ECN is off" not in said):
+                errors.append("%s: the verdict says %r" % (name, said))
             if cap == late and check["victims"] != VICTIMS:
                 errors.append("%s: the verdict names %d victims, the capture has %d" % (name, check["victims"], VICTIMS))
             points = {c["id"]: c["points"] for c in check["charts"]}

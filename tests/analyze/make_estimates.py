@@ -273,11 +273,72 @@ def np_few_cnps():
         flow=dict(src=a, dst=b, dest_qp=qb), ce=ce, cnps=cnps, held_back=held, unanswered=0))
 
 
+# ------------------------------------------------------------ 10, 11. fan-in without congestion; ECN off
+
+def rc_writes(src, dst, qp, sqp, t0, gap, n, psn=1, ecn=ECT0, sport=43000, lose=None):
+    """n RC WRITE ONLY packets of 1 KiB from src every `gap` ns, each acknowledged 5 us later
+    (ACKs with the same ECN codepoint). PSN `lose` is lost before the capture: the receiver NAKs
+    it at the next packet, and 10 us after the NAK the sender goes back: it and the next one
+    again (2 resends in one go-back-N)."""
+    frames, t = [], t0
+
+    def write(t, p):
+        frames.append((t, roce(src, dst, 0x0A, qp, p, ext=reth(0x1000, 7, 1024),
+                               payload=bytes(1024), ackreq=True, ecn=ecn, sport=sport)))
+
+    def ack(t, p, syndrome=0x1F):
+        frames.append((t, roce(dst, src, 0x11, sqp, p, ext=aeth(syndrome, p), ecn=ecn,
+                               sport=sport + 1, smac=MAC_B, dmac=MAC_A)))
+    for p in range(psn, psn + n):
+        if p == lose:
+            t += gap
+            continue
+        write(t, p)
+        if p == lose + 1 if lose is not None else False:
+            ack(t + 5 * US, lose, 0x60)  # NAK: PSN sequence error
+            t += 15 * US
+            write(t, lose)
+            ack(t + 5 * US, lose)
+            t += 1 * US
+            write(t, p)
+        ack(t + 5 * US, p)
+        t += gap
+    return frames
+
+
+def incast_quiet():
+    """Item 10: two senders at 32 kb/s (a 1 KiB write every 250 ms) to one NCCL rank for 2 s,
+    ECN-capable, no CE mark, no pause, no loss: two senders, no incast."""
+    rank = "172.30.0.11"
+    frames = []
+    for i, src in enumerate(("172.30.0.12", "172.30.0.13")):
+        frames += rc_writes(src, rank, 0x500 + i, 0x600 + i, T0 + i * 3 * MS, 250 * MS, 8,
+                            sport=43000 + 10 * i)
+    return [("rank.pcap", frames)], dict(incast=dict(receiver=None))
+
+
+def not_ect():
+    """Item 11: RoCE traffic with ECN off (Not-ECT), two senders to one receiver; the switch
+    pauses priority 3 twice (XOFF, then XON 200 us later) and loses one packet (the receiver's
+    NAK, a go-back-N resend). The capture cannot tell congestion from CE marks: it shows the
+    pauses and the loss."""
+    from scenario_frames import pfc
+    frames = []
+    for i, src in enumerate(("10.60.0.1", "10.60.0.2")):
+        frames += rc_writes(src, "10.60.0.100", 0x700 + i, 0x800 + i, T0 + i * US, 20 * US, 100,
+                            ecn=NOT_ECT, sport=44000 + 10 * i, lose=40 if i == 0 else None)
+    for k in range(2):
+        t = T0 + 300 * US + k * 700 * US
+        frames.append((t, pfc("02:00:00:00:00:fe", 1 << 3, [0, 0, 0, 0xFFFF, 0, 0, 0, 0])))
+        frames.append((t + 200 * US, pfc("02:00:00:00:00:fe", 1 << 3, [0] * 8)))
+    return [("capture.pcap", frames)], dict(ecn_off=dict(pauses=2, retransmitted=2, gaps=1))
+
+
 SCENARIOS = dict(
     rp_incast4=rp_incast((4, 2.5e9, 2.5e9, 400, 256, 8 * 1024)),
     rp_incast8=rp_incast((8, 5e9, 10e9, 300, 1024, 32 * 1024)),
     rp_never_slows=rp_never_slows, rp_idle_once=rp_idle_once, rp_sparse=rp_sparse,
-    np_few_cnps=np_few_cnps)
+    np_few_cnps=np_few_cnps, incast_quiet=incast_quiet, not_ect=not_ect)
 
 
 def build(out, name):
