@@ -29,6 +29,27 @@ void rt_analyzer_opts_init(struct rt_analyzer_opts *opts)
 	opts->vantage_window_ns = 10000000ull;
 }
 
+/*
+ * Frames at vantage point `point` drive flow f's order-sensitive figures
+ * (an_feed) when it is the flow's home: the point of its first frame so
+ * asked, or the point of this frame when its home's capture stopped (no
+ * frame for a vantage window).
+ */
+static bool follows(void *ctx, struct an_flow *f, int point)
+{
+	const struct rt_analyzer *an = ctx;
+	if (point < 0)
+		return true;
+	unsigned h = f->home;
+	if (!h ||
+	    (h != (unsigned)point + 1 && an->vp.pt[h - 1].last + an->vp.window_ns < an->now)) {
+		f->home = (uint8_t)(point + 1);
+		if (f->x)
+			f->x->home_ts = 0;
+	}
+	return f->home == (unsigned)point + 1;
+}
+
 struct rt_analyzer *rt_analyzer_new(const struct rt_analyzer_opts *opts, char *errbuf)
 {
 	struct rt_analyzer *an = calloc(1, sizeof(*an));
@@ -80,6 +101,9 @@ struct rt_analyzer *rt_analyzer_new(const struct rt_analyzer_opts *opts, char *e
 		return NULL;
 	}
 	an->vp.alone_of = an->o.vantage_alone;
+	if (an->vp.on) { /* several points may come: each flow follows one */
+		an->tr.fw = an->ecn.fw = (struct an_follow){follows, an};
+	}
 	return an;
 }
 
@@ -261,8 +285,12 @@ void rt_analyzer_tick(struct rt_analyzer *an, uint64_t now_ns)
  * flow. A CE mark the packet picked up between the two capture points is
  * counted now, in place of the codepoint it was counted with.
  */
+static void follow_frame(struct rt_analyzer *an, const struct rt_record *rec, uint32_t fi,
+                         int point, unsigned feed);
+
 static void handle_copy(struct rt_analyzer *an, const struct rt_record *rec,
-                        const struct rt_an_flow_key *k, uint32_t h, const struct an_dup_hit *hit)
+                        const struct rt_an_flow_key *k, uint32_t h, const struct an_dup_hit *hit,
+                        int point)
 {
 	an->tot.copies++;
 	an->tot.copy_bytes += rec->wirelen;
@@ -285,6 +313,9 @@ static void handle_copy(struct rt_analyzer *an, const struct rt_record *rec,
 		an->tot.ecn[hit->ecn]--;
 		an_ecn_ce(&an->ecn, fi, rec, an->tot.c.packets, an->note);
 	}
+	/* a packet counted at another point: where this one is the flow's home, it is followed */
+	if (point >= 0 && hit->point != point)
+		follow_frame(an, rec, fi, point, AN_FEED_FOLLOW);
 }
 
 /* The flow of a RoCE record with a BTH (created at its first packet), AN_NONE when none is kept. */
@@ -309,9 +340,63 @@ static uint32_t record_flow(struct rt_analyzer *an, const struct rt_record *rec,
 	return fi;
 }
 
-/* A RoCE record; with a BTH, its flow's key and hash k, h. */
+/*
+ * The RP windows' packet gaps, from the frames the flow follows: with one
+ * point, every counted frame (its previous one is f->last_ts); with several,
+ * those at its home point.
+ */
+static void rp_packet(struct rt_analyzer *an, struct an_flow *f, const struct rt_record *rec,
+                      int point, unsigned feed)
+{
+	if (!(feed & AN_FEED_FOLLOW) || !an_follows(&an->tr.fw, f, point))
+		return;
+	if (!an->vp.matching) { /* one point: the counted frames are the followed ones */
+		an_rp_packet(&an->rpx, f, rec->ts_ns, rec->wirelen,
+		             point < 0 ? 0u : (unsigned)point, f->packets ? f->last_ts : 0);
+		return;
+	}
+	struct an_xport *x = an_xport(f);
+	if (!x)
+		return;
+	an->rpx.apart = true;
+	an_rp_packet(&an->rpx, f, rec->ts_ns, rec->wirelen, (unsigned)point, x->home_ts);
+	x->home_ts = rec->ts_ns;
+	x->home_n++;
+	x->home_ce += (rec->layers & (RT_L_IPV4 | RT_L_IPV6)) && (rec->ecn & 3) == 3;
+}
+
+/*
+ * What a frame of flow fi (a RoCE record with a BTH) feeds beyond its counts:
+ * the RP windows, the CNP's RP reaction, the transport. feed AN_FEED_FOLLOW
+ * alone: a copy at the flow's home of a packet counted at another point.
+ */
+static void follow_frame(struct rt_analyzer *an, const struct rt_record *rec, uint32_t fi,
+                         int point, unsigned feed)
+{
+	struct an_flow *f = &an->ft.flows[fi];
+	if (!(feed & AN_FEED_COUNT))
+		rp_packet(an, f, rec, point, feed);
+	if (rec->opcode == RT_OPCODE_CNP) {
+		an_ecn_cnp(&an->ecn, fi, rec, an->note, point, feed);
+		return;
+	}
+	uint8_t tr = (uint8_t)rt_opcode_transport(rec->opcode);
+	uint16_t opf = rt_opcode_flags(rec->opcode);
+	if (tr == RT_TR_UD) {
+		if (feed & AN_FEED_COUNT)
+			an_tr_ud(&an->tr, fi, rec);
+	} else if (tr == RT_TR_RC || tr == RT_TR_UC || tr == RT_TR_XRC) {
+		if (opf & RT_OPF_RESP)
+			an_tr_response(&an->tr, fi, rec, opf, an->tot.c.packets, an->note, point,
+			               feed);
+		else
+			an_tr_request(&an->tr, fi, rec, tr, opf, an->note, point, feed);
+	}
+}
+
+/* A RoCE record at vantage point `point` (-1: none); with a BTH, its flow's key and hash k, h. */
 static void handle_roce(struct rt_analyzer *an, const struct rt_record *rec, bool bth,
-                        const struct rt_an_flow_key *k, uint32_t h)
+                        const struct rt_an_flow_key *k, uint32_t h, int point)
 {
 	uint64_t ts = rec->ts_ns;
 	an->tot.c.roce_packets++;
@@ -329,7 +414,7 @@ static void handle_roce(struct rt_analyzer *an, const struct rt_record *rec, boo
 	bool first = !f->packets;
 	if (first)
 		f->first_ts = ts;
-	an_rp_packet(&an->rpx, f, ts, rec->wirelen, 0);
+	rp_packet(an, f, rec, point, AN_FEED_COUNT | AN_FEED_FOLLOW);
 	f->last_ts = ts;
 	f->packets++;
 	f->bytes += rec->wirelen;
@@ -350,22 +435,10 @@ static void handle_roce(struct rt_analyzer *an, const struct rt_record *rec, boo
 			an->tot.ecn[ecn]++;
 		}
 	}
-	if (rec->opcode == RT_OPCODE_CNP) {
-		an_ecn_cnp(&an->ecn, fi, rec, an->note);
-		return;
-	}
 	uint8_t tr = (uint8_t)rt_opcode_transport(rec->opcode);
-	uint16_t opf = rt_opcode_flags(rec->opcode);
 	if (f->transport == AN_TRANSPORT_NONE && tr != RT_TR_CNP)
 		f->transport = tr;
-	if (tr == RT_TR_UD) {
-		an_tr_ud(&an->tr, fi, rec);
-	} else if (tr == RT_TR_RC || tr == RT_TR_UC || tr == RT_TR_XRC) {
-		if (opf & RT_OPF_RESP)
-			an_tr_response(&an->tr, fi, rec, opf, an->tot.c.packets, an->note);
-		else
-			an_tr_request(&an->tr, fi, rec, tr, opf, an->note);
-	}
+	follow_frame(an, rec, fi, point, AN_FEED_COUNT | AN_FEED_FOLLOW);
 }
 
 void rt_analyzer_feed(struct rt_analyzer *an, const struct rt_record *rec)
@@ -408,15 +481,17 @@ void rt_analyzer_feed(struct rt_analyzer *an, const struct rt_record *rec)
 	if (bth)
 		an_flow_prefetch(&an->ft, h);
 	struct an_dup_hit hit;
+	int point = an->vp.on ? an_vp_point(&an->vp, rec) : -1;
 	bool copy = bth && an->dups.nsets &&
-	            an_dup_check(&an->dups, &(struct an_dup_flow){&an->ft, &k, h}, rec, fp, an->now,
-	                         an->tot.c.packets, &hit);
-	int point = an->vp.on ? an_vp_frame(&an->vp, rec, bth ? fp : 0, copy, an->now) : -1;
+	            an_dup_check(&an->dups, &(struct an_dup_flow){&an->ft, &k, h, point}, rec, fp,
+	                         an->now, an->tot.c.packets, &hit);
+	if (an->vp.on)
+		an_vp_frame_at(&an->vp, point, rec, bth ? fp : 0, copy, an->now);
 	if (an->split)
 		an_split_record(an->split, rec, point);
 	if (copy) {
-		handle_copy(an, rec, &k, h,
-		            &hit); /* counted once: the frame counts, the packet does not */
+		handle_copy(an, rec, &k, h, &hit,
+		            point); /* counted once: the frame counts, the packet does not */
 		return;
 	}
 	an_ep_packet(&an->ep, an->now, rec->wirelen, an->pfc.active > 0);
@@ -425,7 +500,7 @@ void rt_analyzer_feed(struct rt_analyzer *an, const struct rt_record *rec)
 	switch (rec->kind) {
 	case RT_KIND_ROCE:
 	case RT_KIND_CNP:
-		handle_roce(an, rec, bth, &k, h);
+		handle_roce(an, rec, bth, &k, h, point);
 		if (rec->layers & RT_L_CM)
 			an_cm_mad(&an->cm, &an->pair, rec);
 		break;

@@ -277,6 +277,7 @@ bool an_dup_check(struct an_dups *d, const struct an_dup_flow *fl, const struct 
 		if (copy) {
 			hit->frame = frame - (uint32_t)((uint32_t)frame - in->frame);
 			hit->ecn = in->ecn;
+			hit->point = in->point;
 			if ((rec->layers & (RT_L_IPV4 | RT_L_IPV6)) && rec->ecn == 3)
 				in->ecn =
 				    3; /* marked between the two capture points: counted now */
@@ -284,6 +285,7 @@ bool an_dup_check(struct an_dups *d, const struct an_dup_flow *fl, const struct 
 		}
 		/* a new frame of the packet (a resend, the next CNP): counted */
 		in->frame = (uint32_t)frame;
+		in->point = (int8_t)fl->point;
 		in->same_copy = false;
 		in->ecn = (rec->layers & (RT_L_IPV4 | RT_L_IPV6)) ? rec->ecn & 3 : 0;
 		return false;
@@ -300,6 +302,7 @@ bool an_dup_check(struct an_dups *d, const struct an_dup_flow *fl, const struct 
 	in->fp = fp;
 	in->ts = ts;
 	in->frame = (uint32_t)frame;
+	in->point = (int8_t)fl->point;
 	in->hop[0] = hop;
 	in->seen[0] = 1;
 	in->nhops = 1;

@@ -490,6 +490,10 @@ static void vantage_json(const struct rt_analyzer *an, struct rt_json *j,
 		str_or_null(j, p[i].delay_known ? NULL : p[i].delay_null_reason);
 		RT_JSON_BOOL(j, "delay_includes_offset", p[i].delay_includes_offset);
 		RT_JSON_U64(j, "lost", p[i].lost);
+		RT_JSON_U64(j, "judged", p[i].judged);
+		RT_JSON_U64(j, "not_judged", p[i].not_judged);
+		RT_JSON_KEY(j, "not_judged_reason");
+		str_or_null(j, p[i].not_judged ? AN_VP_NOT_JUDGED : NULL);
 		RT_JSON_U64(j, "ce_marked", p[i].ce_marked);
 		rt_json_obj_end(j);
 	}

@@ -78,7 +78,7 @@ static void rp_json(const struct rt_analyzer *an, struct rt_json *j, const struc
 	RT_JSON_U64(j, "full_link", rp->full_link);
 	U64_OR_NULL(j, "rate_window_needed_ns", an_rp_nice_window(rp->need_ns), rp->need_n > 0);
 	RT_JSON_U64(j, "rate_window_would_measure", rp->need_n);
-	enum an_rp_side side = an_rp_side(f);
+	enum an_rp_side side = an_rp_side(&an->rpx, f);
 	RT_JSON_KEY(j, "capture_side");
 	if (an_rp_side_name(side))
 		rt_json_name(j, an_rp_side_name(side));
@@ -232,6 +232,12 @@ void an_report_json_flow(const struct rt_analyzer *an, struct rt_json *j, const 
 		rt_json_obj_end(j);
 	}
 	rt_json_arr_end(j);
+	/* several points: the one whose frames its PSN order, round trips and RP windows come from */
+	RT_JSON_KEY(j, "followed_at");
+	if (an->vp.matching && f->home && f->home <= an->vp.nvp)
+		rt_json_str(j, an->vp.vp[f->home - 1].name);
+	else
+		rt_json_null(j);
 	if (an->side.srclog_loaded) {
 		RT_JSON_KEY(j, "source");
 		source_json(f, j);

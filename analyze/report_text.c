@@ -229,7 +229,7 @@ static void text_rp(const struct rt_analyzer *an, struct rt_outbuf *o)
 		char words[1024];
 		if (cnps)
 			rt_out_printf(o, "capture point: %s.\n    wire: %s",
-			              an_rp_side_how(an_rp_side(f)),
+			              an_rp_side_how(an_rp_side(&an->rpx, f)),
 			              an_rp_words(f, an->o.rate_window_ns, words, sizeof(words)));
 		else
 			rt_out_str(o, "wire: no CNP seen");
@@ -518,9 +518,18 @@ static void text_vantage(const struct rt_analyzer *an, struct rt_outbuf *o)
 		else
 			rt_out_str(o, "; none became CE between them");
 		if (p[i].lost)
-			rt_out_printf(o, "; %llu lost between them", (unsigned long long)p[i].lost);
-		else
-			rt_out_str(o, "; none lost between them");
+			rt_out_printf(o, "; %llu lost between them (of %llu judged)",
+			              (unsigned long long)p[i].lost,
+			              (unsigned long long)p[i].judged);
+		else if (p[i].judged)
+			rt_out_printf(o, "; none lost between them (%llu judged)",
+			              (unsigned long long)p[i].judged);
+		if (p[i].not_judged)
+			rt_out_printf(
+			    o,
+			    "; %llu seen at %s only not judged (%s was not capturing when "
+			    "they would have passed it)",
+			    (unsigned long long)p[i].not_judged, from, to);
 		if (p[i].offset_known) {
 			rt_out_printf(o, "; %s's clock ", to);
 			if (p[i].offset_ns == 0)

@@ -137,6 +137,23 @@ void an_rp_link_packet(struct an_rp_ctx *c, const struct an_flow *f, uint64_t ts
 	l->prev_len = len;
 }
 
+/* The flow's packets followed so far, and the latest one's time (analyze/analyze.c, rp_packet). */
+static uint64_t followed(const struct an_rp_ctx *c, const struct an_flow *f, uint64_t *last)
+{
+	if (c->apart) {
+		*last = f->x ? f->x->home_ts : 0;
+		return f->x ? f->x->home_n : 0;
+	}
+	*last = f->last_ts;
+	return f->packets;
+}
+
+/* The flow's packets are CE-marked where it is followed (marked before that point). */
+static bool marked_here(const struct an_rp_ctx *c, const struct an_flow *f)
+{
+	return c->apart ? f->x && f->x->home_ce : f->ecn[3] > 0;
+}
+
 /* Link k (index + 1; 0: none) had no idle gap since `since` (its back-to-back time known). */
 static bool link_busy(const struct an_rp_ctx *c, uint32_t k, uint64_t since)
 {
@@ -153,8 +170,9 @@ static bool link_busy(const struct an_rp_ctx *c, uint32_t k, uint64_t since)
 static bool link_full(const struct an_rp_ctx *c, const struct an_flow *f)
 {
 	const struct an_rp *rp = f->rp;
-	if (!rp->link || !f->ecn[3] ||
-	    c->links[rp->link - 1].packets - rp->link_packets <= f->packets - rp->own_packets + 1)
+	if (!rp->link || !marked_here(c, f) ||
+	    c->links[rp->link - 1].packets - rp->link_packets <=
+	        followed(c, f, &(uint64_t){0}) - rp->own_packets + 1)
 		return false;
 	return rp->full_before || link_busy(c, rp->link, rp->cnp_ts);
 }
@@ -328,12 +346,13 @@ void an_rp_cnp(struct an_rp_ctx *c, struct an_flow *f, uint64_t ts, unsigned poi
 	rp->fifth_ts = 0;
 	rp->dipped = rp->back = false;
 	/* the rate before: the last AN_RP_GAPS gaps, all within the window before the CNP */
-	bool have = f->packets > AN_RP_GAPS && ts >= f->last_ts;
-	double before = have ? ring_rate(f, f->last_ts, 0, UINT64_MAX) : -1;
+	uint64_t last, n = followed(c, f, &last);
+	bool have = n > AN_RP_GAPS && ts >= last;
+	double before = have ? ring_rate(f, last, 0, UINT64_MAX) : -1;
 	uint64_t span = 0;
 	for (unsigned i = 0; i < AN_RP_GAPS; i++)
 		span += f->rp_dt[i];
-	uint64_t start = have ? f->last_ts - span : 0;
+	uint64_t start = have ? last - span : 0;
 	bool crosses = prev && have && start <= prev;
 	if (before < 0 || ts - start > c->window_ns) {
 		rp->few++;
@@ -353,7 +372,7 @@ void an_rp_cnp(struct an_rp_ctx *c, struct an_flow *f, uint64_t ts, unsigned poi
 	rp->before_start = start;
 	rp->link = link_of(c, f->key.ipver, f->key.dst, point);
 	rp->link_packets = rp->link ? c->links[rp->link - 1].packets : 0;
-	rp->own_packets = f->packets;
+	rp->own_packets = n;
 	/* its link full through the window before: the rate before is a share of the link's */
 	rp->full_before = link_busy(c, rp->link, start);
 	f->rp_phase = AN_RP_AFTER;
@@ -382,7 +401,7 @@ void an_rp_tick(struct an_rp_ctx *c, struct an_flow *f, uint64_t ts)
 		f->rp_phase = AN_RP_IDLE;
 		return;
 	}
-	double rate = f->packets >= AN_RP_GAPS ? ring_rate(f, ts, cnp, w) : -1;
+	double rate = followed(c, f, &(uint64_t){0}) >= AN_RP_GAPS ? ring_rate(f, ts, cnp, w) : -1;
 	if (rate < 0)
 		return;
 	if (f->rp_phase == AN_RP_AFTER && (!rp->windows++ || rate < rp->min_bps))
@@ -439,12 +458,12 @@ const char *an_rp_null_reason(const struct an_rp *rp)
 	return r[best].why;
 }
 
-enum an_rp_side an_rp_side(const struct an_flow *f)
+enum an_rp_side an_rp_side(const struct an_rp_ctx *c, const struct an_flow *f)
 {
 	const struct an_rp *rp = f->rp;
 	if (rp && rp->full_link)
 		return AN_RP_SIDE_FULL;
-	if (f->ecn[3])
+	if (marked_here(c, f))
 		return AN_RP_SIDE_RECEIVER;
 	if (f->ecn[1] + f->ecn[2] && f->cnp_received)
 		return AN_RP_SIDE_SENDER;

@@ -29,6 +29,7 @@ struct an_rp_ctx {
 	uint64_t window_ns; /* --rate-window */
 	uint64_t paused_ts; /* the latest frame time while a PFC/PAUSE pause ran (0: none) */
 	bool links_on;      /* a CE mark or a CNP came: the links are followed */
+	bool apart; /* several vantage points: flows follow their home's frames (an_xport) */
 	struct an_rp_link *links;
 	uint32_t nlinks, caplinks;
 	uint32_t *lidx, lcap; /* open addressing: (dst, point) -> index + 1 */
@@ -107,21 +108,22 @@ enum an_rp_side {
 	AN_RP_SIDE_RECEIVER, /* after the marking point, the link toward the receiver not full */
 	AN_RP_SIDE_FULL,     /* after the bottleneck: a full link hid the sender's pacing */
 };
-enum an_rp_side an_rp_side(const struct an_flow *f);
+enum an_rp_side an_rp_side(const struct an_rp_ctx *c, const struct an_flow *f);
 /* "sender", "receiver" or NULL (unknown), as the JSON says it. */
 const char *an_rp_side_name(enum an_rp_side s);
 /* How the side was decided, in words. */
 const char *an_rp_side_how(enum an_rp_side s);
 
 /*
- * A packet of f at ts, `len` bytes on the wire, before f->last_ts and f->packets count it:
- * the gap since the flow's previous packet, its link, and the reaction under way.
+ * A packet of f at ts, `len` bytes on the wire, the flow's previous one
+ * followed at `prev` (0: none), before f->packets counts it: the gap, its
+ * link, and the reaction under way.
  */
 static inline void an_rp_packet(struct an_rp_ctx *c, struct an_flow *f, uint64_t ts, uint32_t len,
-                                unsigned point)
+                                unsigned point, uint64_t prev)
 {
 	unsigned h = f->rp_head;
-	uint64_t dt = f->packets && ts > f->last_ts ? ts - f->last_ts : 0;
+	uint64_t dt = prev && ts > prev ? ts - prev : 0;
 	f->rp_dt[h] = dt > UINT32_MAX ? UINT32_MAX : (uint32_t)dt;
 	f->rp_len[h] = f->rp_last_len;
 	f->rp_last_len = (uint16_t)(len > UINT16_MAX ? UINT16_MAX : len);

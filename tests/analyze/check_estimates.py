@@ -17,6 +17,10 @@ Sender reaction (RP), each case captured at the senders' side and after the bott
   - rp_sparse: packets 700 us apart: the --rate-window the report names measures them (the
     median within 5 points of the true cut);
 NP: np_few_cnps: marks after the last CNP are never "unanswered" when the limiter held them.
+Vantage points: vantage_a_ahead (tap A's clock 250 us ahead, 7 lost in the switch),
+vantage_b_ahead (the receiver's tap 100 us ahead, 1 lost), vantage_a_behind (A 250 us behind,
+3 lost, tap B stopping early): the path's matched, lost, judged and not judged as the model's,
+the offset within 5 us, and merged or alone the resends the senders made, no implied timeout.
 Verdicts: incast_quiet (two senders at 32 kb/s, no sign of congestion) names no incast, the
 incasts do (by their CE marks); not_ect (ECN off, pauses, a loss) says ECN is off and what
 the capture shows.
@@ -180,6 +184,41 @@ def check_ecn_off(exe, name, paths, truth):
         fail("%s: the text does not say ECN is off" % name)
 
 
+def check_vantage(exe, name, paths, truth):
+    """Items 6, 7: two taps with skewed clocks: the losses between them judged with the offset,
+    packets nobody could judge said so, and no resend made up by merging them."""
+    t = truth["vantage"]
+    rep = analyze(exe, *paths)
+    pts = [os.path.basename(p)[:-len(".pcap")] for p in paths]
+    paths_by = {(p["from"], p["to"]): p for p in rep.get("paths", [])}
+    fwd, rev = paths_by.get((pts[0], pts[1])), paths_by.get((pts[1], pts[0]))
+    if not fwd or not rev:
+        fail("%s: paths %r" % (name, list(paths_by)))
+        return
+    got = (fwd["matched"], fwd["lost"], fwd.get("judged"), fwd.get("not_judged"))
+    want = (t["matched_fwd"], t["lost"], t["matched_fwd"] + t["lost"], t["not_judged"])
+    if got != want:
+        fail("%s: before -> after matched, lost, judged, not judged %r; the model %r" %
+             (name, got, want))
+    if t["not_judged"] and not fwd.get("not_judged_reason"):
+        fail("%s: packets not judged, and no reason" % name)
+    if (rev["matched"], rev["lost"]) != (t["matched_rev"], 0):
+        fail("%s: after -> before matched, lost %r" % (name, (rev["matched"], rev["lost"])))
+    off = fwd["offset_ns"]
+    if off is None or abs(off - t["offset_b_minus_a"]) > 5000:
+        fail("%s: offset %r, the clocks are %d apart" % (name, off, t["offset_b_minus_a"]))
+    text = analyze(exe, *paths, text=True)
+    if "%d lost between them (of %d judged)" % (t["lost"], t["matched_fwd"] + t["lost"]) not in text:
+        fail("%s: the text does not say %d lost of %d judged" % (name, t["lost"],
+                                                                t["matched_fwd"] + t["lost"]))
+    for what, r in [("merged", rep)] + [(pts[k] + " alone", analyze(exe, paths[k]))
+                                        for k in range(2)]:
+        got = (r["totals"]["retransmitted"], r["totals"]["timeouts"])
+        if got != (t["resends"], 0):
+            fail("%s %s: %d retransmitted, %d implied timeouts; the senders resent %d after NAKs"
+                 % (name, what, got[0], got[1], t["resends"]))
+
+
 def main():
     exe = sys.argv[1]
     names = sys.argv[2:] or list(make_estimates.SCENARIOS)
@@ -196,6 +235,8 @@ def main():
                 check_congested_incast(exe, name, paths)
             if "ecn_off" in truth:
                 check_ecn_off(exe, name, paths, truth)
+            if "vantage" in truth:
+                check_vantage(exe, name, paths, truth)
     for e in errors:
         print("FAIL " + e)
     if errors:

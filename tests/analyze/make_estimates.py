@@ -334,11 +334,77 @@ def not_ect():
     return [("capture.pcap", frames)], dict(ecn_off=dict(pauses=2, retransmitted=2, gaps=1))
 
 
+# ------------------------------------------------------------ 6, 7. two taps, skewed clocks, losses between
+
+def two_taps(skew_a, skew_b, drops, b_ends_early=False):
+    """2 senders write to one receiver through a switch; tap A sees each packet 300 ns out of
+    the sender (before the switch), tap B 1 us after the switch (no queue: 2 us on). The switch
+    drops the packets in `drops` ((sender, index) pairs); the receiver NAKs a lost PSN at the
+    next packet of its flow, and the sender resends that one packet 5 us after the NAK came back
+    (B, then A, see the ACKs and NAKs on their way back). Each tap's clock is off by skew_a,
+    skew_b ns. b_ends_early: tap B stops 150 us into a 200 us pause of the traffic; A captures
+    the last 20 packets alone (the receiver is not judged to have missed them)."""
+    recv = "10.70.0.100"
+    senders = ["10.70.0.1", "10.70.0.2"]
+    sqp, rqp = [0x900, 0x901], [0xA00, 0xA01]
+    tap_a, tap_b = [], []
+    truth = dict(lost=0, matched_fwd=0, matched_rev=0, resends=0, not_judged=0)
+    ev = Events()
+    n = 120
+    for i in range(2):
+        for k in range(n):
+            t = T0 + i * 700 + k * 2 * US + (200 * US if k >= n - 10 else 0)
+            ev.push(t, "send", i, 1000 * (i + 1) + k, k, False)
+    stop_b = T0 + (n - 10) * 2 * US + 150 * US if b_ends_early else None
+    pending = [None, None]  # per sender: the PSN the receiver waits for after a loss
+    while ev:
+        t, kind, (i, *d) = ev.pop()
+        if kind == "send":
+            psn, k, resend = d
+            f = roce(senders[i], recv, 0x0A, rqp[i], psn, ext=reth(0x2000, 9, 512),
+                     payload=bytes(512), ackreq=k % 8 == 7, sport=45000 + i)
+            tap_a.append((t + 300 + skew_a, f))
+            truth["resends"] += resend
+            if (i, k) in drops and not resend:
+                truth["lost"] += 1
+                pending[i] = psn
+                continue
+            at_b = t + 2 * US
+            if stop_b and at_b > stop_b:
+                truth["not_judged"] += 1
+            else:
+                tap_b.append((at_b + skew_b, f))
+                truth["matched_fwd"] += 1
+            if pending[i] is not None and not resend:
+                ev.push(at_b + 1 * US, "back", i, ack_frame(recv, senders[i], sqp[i], pending[i],
+                                                          46000 + i, syndrome=0x60))
+                ev.push(at_b + 1 * US + 3 * US + 5 * US, "send", i, pending[i], -1, True)
+                pending[i] = None
+            elif k % 8 == 7 or resend:
+                ev.push(at_b + 1 * US, "back", i, ack_frame(recv, senders[i], sqp[i], psn,
+                                                          46000 + i))
+        else:  # a frame from the receiver: at B 1 us later, at A 2 us after that
+            f = d[0]
+            if not stop_b or t + 1 * US <= stop_b:
+                tap_b.append((t + 1 * US + skew_b, f))
+                truth["matched_rev"] += 1
+            tap_a.append((t + 3 * US + skew_a, f))
+    truth["offset_b_minus_a"] = skew_b - skew_a
+    return [("before.pcap", tap_a), ("after.pcap", tap_b)], dict(vantage=truth)
+
+
 SCENARIOS = dict(
     rp_incast4=rp_incast((4, 2.5e9, 2.5e9, 400, 256, 8 * 1024)),
     rp_incast8=rp_incast((8, 5e9, 10e9, 300, 1024, 32 * 1024)),
     rp_never_slows=rp_never_slows, rp_idle_once=rp_idle_once, rp_sparse=rp_sparse,
-    np_few_cnps=np_few_cnps, incast_quiet=incast_quiet, not_ect=not_ect)
+    np_few_cnps=np_few_cnps, incast_quiet=incast_quiet, not_ect=not_ect,
+    # the issue's cases: tap A's clock 250 us ahead, 7 lost; the receiver's 100 us ahead, 1 lost
+    vantage_a_ahead=lambda: two_taps(250 * US, 0, {(0, 10), (0, 30), (0, 50), (1, 20), (1, 40),
+                                                   (1, 60), (1, 80)}),
+    vantage_b_ahead=lambda: two_taps(0, 100 * US, {(1, 33)}),
+    # clocks off the other way, and tap B stopping before A: packets nobody could judge
+    vantage_a_behind=lambda: two_taps(-250 * US, 0, {(0, 15), (1, 45), (1, 90)},
+                                      b_ends_early=True))
 
 
 def build(out, name):
