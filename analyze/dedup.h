@@ -25,8 +25,7 @@ struct an_dup_entry {
 	uint8_t nhops;
 	uint8_t
 	    ecn; /* the codepoint counted for the frame counted last (3 once a copy was CE-marked) */
-	bool same_copy; /* that frame already had a copy at its own capture point */
-	int8_t point;   /* the vantage point of the frame counted last (-1: none known) */
+	int8_t point; /* the vantage point of the frame counted last (-1: none known) */
 };
 /* A two-way set-associative table of the packets seen lately. */
 struct an_dups {

@@ -21,6 +21,9 @@ Vantage points: vantage_a_ahead (tap A's clock 250 us ahead, 7 lost in the switc
 vantage_b_ahead (the receiver's tap 100 us ahead, 1 lost), vantage_a_behind (A 250 us behind,
 3 lost, tap B stopping early): the path's matched, lost, judged and not judged as the model's,
 the offset within 5 us, and merged or alone the resends the senders made, no implied timeout.
+Copies: copies_eth, copies_sll2, copies_sll2_two: a mirror of both directions, every frame of it
+twice 3 us apart (the same bytes; -i any on one interface index; on two): every copy is
+recognized (the resends the senders made, no implied timeout, the copies counted).
 Verdicts: incast_quiet (two senders at 32 kb/s, no sign of congestion) names no incast, the
 incasts do (by their CE marks); not_ect (ECN off, pauses, a loss) says ECN is off and what
 the capture shows.
@@ -219,6 +222,17 @@ def check_vantage(exe, name, paths, truth):
                  % (name, what, got[0], got[1], t["resends"]))
 
 
+def check_copies(exe, name, paths, truth):
+    """Item 8: every copy within one capture recognized: the resends the senders made, no more."""
+    t = truth["copies"]
+    rep = analyze(exe, paths[0])
+    got = (rep["totals"]["retransmitted"], rep["totals"]["timeouts"],
+           (rep.get("duplicates") or {}).get("packets"))
+    if got != (t["retransmitted"], 0, t["copies"]):
+        fail("%s: %r retransmitted, implied timeouts, copies; the model %r" %
+             (name, got, (t["retransmitted"], 0, t["copies"])))
+
+
 def main():
     exe = sys.argv[1]
     names = sys.argv[2:] or list(make_estimates.SCENARIOS)
@@ -237,6 +251,8 @@ def main():
                 check_ecn_off(exe, name, paths, truth)
             if "vantage" in truth:
                 check_vantage(exe, name, paths, truth)
+            if "copies" in truth:
+                check_copies(exe, name, paths, truth)
     for e in errors:
         print("FAIL " + e)
     if errors:

@@ -22,8 +22,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import socket  # noqa: E402
 import struct  # noqa: E402
 
-from scenario_frames import (T0, US, MS, MAC_A, MAC_B, aeth, bth, icrc, reth,  # noqa: E402
-                             write_pcap)
+from scenario_frames import T0, US, MS, MAC_A, MAC_B, aeth, bth, icrc, reth  # noqa: E402
 
 ECT0, CE, NOT_ECT = 2, 3, 0
 
@@ -47,6 +46,14 @@ def roce(src, dst, opcode, qp, psn, ext=b"", payload=b"", ackreq=False, ecn=ECT0
     hdr = hdr[:10] + struct.pack(">H", ~csum & 0xFFFF) + hdr[12:]
     ip = hdr + udp + tr
     return mac(dmac) + mac(smac) + b"\x08\x00" + ip + icrc(ip, False)
+
+
+def write_pcap(path, frames, linktype=1):
+    """A nanosecond pcap of (ts_ns, bytes) frames in time order (equal times keep their order)."""
+    with open(path, "wb") as f:
+        f.write(struct.pack("<IHHiIII", 0xA1B23C4D, 2, 4, 0, 0, 65535, linktype))
+        for ts, b in sorted(frames, key=lambda x: x[0]):
+            f.write(struct.pack("<IIII", ts // 10**9, ts % 10**9, len(b), len(b)) + b)
 
 
 def median(v):
@@ -393,6 +400,32 @@ def two_taps(skew_a, skew_b, drops, b_ends_early=False):
     return [("before.pcap", tap_a), ("after.pcap", tap_b)], dict(vantage=truth)
 
 
+# ------------------------------------------------------------ 8. copies within one capture
+
+def sll2(ifindex, frame, outgoing):
+    """The Ethernet frame as `-i any` (Linux cooked v2) writes it on interface `ifindex`."""
+    return frame[12:14] + b"\0\0" + struct.pack(">IHBB", ifindex, 1, 4 if outgoing else 0, 6) + \
+        frame[6:12] + b"\0\0" + frame[14:]
+
+
+def copies(form):
+    """Item 8: a mirror of both directions (the two_taps model's taps A and B, one clock, in one
+    capture: each packet before and 2 us after the switch, the 3 it lost once, then resent),
+    and every frame of it twice, 3 us apart, as `-i any` captures a mirror port and the bridge
+    it hangs off. form: "eth" (the same bytes twice), "sll2" (one interface index), "sll2_two"
+    (each copy on an interface index of its own: two vantage points in one file). Truth: the 3
+    resends the senders made, no implied timeout, and how many frames are copies."""
+    caps, truth = two_taps(0, 0, {(0, 10), (0, 30), (1, 20)})
+    mirror = sorted(caps[0][1] + caps[1][1], key=lambda x: x[0])
+    if form == "eth":
+        frames = mirror + [(t + 3 * US, f) for t, f in mirror]
+    else:
+        frames = [(t, sll2(2, f, False)) for t, f in mirror] + \
+            [(t + 3 * US, sll2(3 if form == "sll2_two" else 2, f, True)) for t, f in mirror]
+    return [("mirror.pcap", frames, 1 if form == "eth" else 276)], dict(copies=dict(
+        retransmitted=truth["vantage"]["resends"], copies=len(frames) - len(caps[0][1])))
+
+
 SCENARIOS = dict(
     rp_incast4=rp_incast((4, 2.5e9, 2.5e9, 400, 256, 8 * 1024)),
     rp_incast8=rp_incast((8, 5e9, 10e9, 300, 1024, 32 * 1024)),
@@ -404,7 +437,9 @@ SCENARIOS = dict(
     vantage_b_ahead=lambda: two_taps(0, 100 * US, {(1, 33)}),
     # clocks off the other way, and tap B stopping before A: packets nobody could judge
     vantage_a_behind=lambda: two_taps(-250 * US, 0, {(0, 15), (1, 45), (1, 90)},
-                                      b_ends_early=True))
+                                      b_ends_early=True),
+    copies_eth=lambda: copies("eth"), copies_sll2=lambda: copies("sll2"),
+    copies_sll2_two=lambda: copies("sll2_two"))
 
 
 def build(out, name):
@@ -412,9 +447,9 @@ def build(out, name):
     capture paths and the truth."""
     caps, truth = SCENARIOS[name]()
     paths = []
-    for fname, frames in caps:
+    for fname, frames, *linktype in caps:
         p = os.path.join(out, "%s_%s" % (name, fname))
-        write_pcap(p, frames)
+        write_pcap(p, frames, linktype=linktype[0] if linktype else 1)
         paths.append(p)
     truth["captures"] = [os.path.basename(p) for p in paths]
     with open(os.path.join(out, name + ".truth.json"), "w") as f:
