@@ -350,16 +350,24 @@ static void rp_packet(struct rt_analyzer *an, struct an_flow *f, const struct rt
 {
 	if (!(feed & AN_FEED_FOLLOW) || !an_follows(&an->tr.fw, f, point))
 		return;
-	if (!an->vp.matching) { /* one point: the counted frames are the followed ones */
-		an_rp_packet(&an->rpx, f, rec->ts_ns, rec->wirelen,
-		             point < 0 ? 0u : (unsigned)point, f->packets ? f->last_ts : 0);
+	struct an_xport *x = an->vp.matching ? an_xport(f) : NULL;
+	if (an->vp.matching && !x)
 		return;
+	/* one point: the counted frames are the followed ones; several: its home point's */
+	uint64_t prev = x ? x->home_ts : f->packets ? f->last_ts : 0;
+	if (prev >
+	    rec->ts_ns) { /* its own packets out of order: its windows and round trips suffer */
+		struct an_findings *fd = &an->find;
+		fd->flow_back++;
+		if (prev - rec->ts_ns > fd->flow_back_max)
+			fd->flow_back_max = prev - rec->ts_ns;
+		fd->flows_back += !(f->flags & AN_FLOW_DISORDER);
+		f->flags |= AN_FLOW_DISORDER;
 	}
-	struct an_xport *x = an_xport(f);
+	an->rpx.apart |= x != NULL;
+	an_rp_packet(&an->rpx, f, rec->ts_ns, rec->wirelen, point < 0 ? 0u : (unsigned)point, prev);
 	if (!x)
 		return;
-	an->rpx.apart = true;
-	an_rp_packet(&an->rpx, f, rec->ts_ns, rec->wirelen, (unsigned)point, x->home_ts);
 	x->home_ts = rec->ts_ns;
 	x->home_n++;
 	x->home_ce += (rec->layers & (RT_L_IPV4 | RT_L_IPV6)) && (rec->ecn & 3) == 3;
@@ -476,12 +484,14 @@ void rt_analyzer_feed(struct rt_analyzer *an, const struct rt_record *rec)
 		an_pfc_advance(&an->pfc, an->now);
 	if (an->pfc.active) /* a pause runs: the RP windows around now are not measured */
 		an->rpx.paused_ts = an->now;
-	an_find_frame(&an->find, rec, first);
-	an->pair.disordered |= an->find.ts_back != 0;
+	int point = an->vp.on ? an_vp_point(&an->vp, rec) : -1;
+	an_find_frame(&an->find, rec, first, point);
+	an->pair.disordered |= an->find.ts_back + an->find.ts_back_across != 0;
+	if (an->bk.len && ts < an->bk.cur && an->bk.cur != UINT64_MAX)
+		an->find.late_bucket++; /* counted in the bucket after its own */
 	if (bth)
 		an_flow_prefetch(&an->ft, h);
 	struct an_dup_hit hit;
-	int point = an->vp.on ? an_vp_point(&an->vp, rec) : -1;
 	bool copy = bth && an->dups.nsets &&
 	            an_dup_check(&an->dups, &(struct an_dup_flow){&an->ft, &k, h, point}, rec, fp,
 	                         an->now, an->tot.c.packets, &hit);

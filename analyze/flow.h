@@ -50,6 +50,7 @@ enum an_flow_flag {
 	AN_FLOW_TAGGED = 1u << 2,     /* the latest packet had a VLAN tag (pcp holds) */
 	AN_FLOW_TL_DIRTY = 1u << 3,   /* in the current bucket's list (analyze/buckets.c) */
 	AN_FLOW_SELECTED = 1u << 4,   /* the flow selector names it */
+	AN_FLOW_DISORDER = 1u << 5,   /* a packet came before its previous one (time order) */
 };
 
 /* RP reaction: the sending rate over this many packet gaps before and after a CNP */

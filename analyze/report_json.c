@@ -303,6 +303,10 @@ static void findings_json(const struct rt_analyzer *an, struct rt_json *j)
 	/* the snap length: frames cut after their headers (a fact), frames whose headers it cut */
 	RT_JSON_U64(j, "icrc_unchecked", an->find.icrc_cut);
 	RT_JSON_U64(j, "headers_cut", an->find.headers_cut);
+	/* the time order: within a point (the time_backwards warning says when it hurts), across */
+	RT_JSON_U64(j, "time_backwards", an->find.ts_back);
+	RT_JSON_U64(j, "time_backwards_max_ns", an->find.ts_back_max);
+	RT_JSON_U64(j, "time_backwards_across_points", an->find.ts_back_across);
 	rt_json_obj_end(j);
 
 	const struct an_dups *d = &an->dups;

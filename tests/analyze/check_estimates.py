@@ -24,6 +24,10 @@ the offset within 5 us, and merged or alone the resends the senders made, no imp
 Copies: copies_eth, copies_sll2, copies_sll2_two: a mirror of both directions, every frame of it
 twice 3 us apart (the same bytes; -i any on one interface index; on two): every copy is
 recognized (the resends the senders made, no implied timeout, the copies counted).
+Time order: disorder_kernel (frames of two flows swapped 1.5 us apart, each flow's own order
+kept): no warning, the steps counted; disorder_flow (two packets of one flow swapped): a warning
+naming that flow's rate windows; two points in one file written in blocks (disorder_points), and
+two points merged (the vantage cases): no warning.
 Verdicts: incast_quiet (two senders at 32 kb/s, no sign of congestion) names no incast, the
 incasts do (by their CE marks); not_ect (ECN off, pauses, a loss) says ECN is off and what
 the capture shows.
@@ -198,6 +202,8 @@ def check_vantage(exe, name, paths, truth):
     if not fwd or not rev:
         fail("%s: paths %r" % (name, list(paths_by)))
         return
+    if any(w["code"] == "time_backwards" for w in rep.get("warnings", [])):
+        fail("%s: two points merged, a time_backwards warning" % name)
     got = (fwd["matched"], fwd["lost"], fwd.get("judged"), fwd.get("not_judged"))
     want = (t["matched_fwd"], t["lost"], t["matched_fwd"] + t["lost"], t["not_judged"])
     if got != want:
@@ -233,6 +239,22 @@ def check_copies(exe, name, paths, truth):
              (name, got, (t["retransmitted"], 0, t["copies"])))
 
 
+def check_disorder(exe, name, paths, truth):
+    """Item 9: time going backwards is warned about only when it hurts a figure, and says which."""
+    t = truth["disorder"]
+    rep = analyze(exe, paths[0])
+    w = next((w for w in rep.get("warnings", []) if w["code"] == "time_backwards"), None)
+    if (rep.get("capture") or {}).get("time_backwards") != t["steps"]:
+        fail("%s: capture.time_backwards %r, the file steps back %d times" %
+             (name, (rep.get("capture") or {}).get("time_backwards"), t["steps"]))
+    if "across" in t and (rep.get("capture") or {}).get("time_backwards_across_points", 0) < 1:
+        fail("%s: no step back across points counted (%r)" % (name, rep.get("capture")))
+    if not t["flow_out_of_order"] and w:
+        fail("%s: a warning though no figure suffers: %r" % (name, w["message"]))
+    if t["flow_out_of_order"] and (not w or w.get("flows") != 1 or "rate windows" not in w["message"]):
+        fail("%s: a flow's own packets out of order, warning %r" % (name, w))
+
+
 def main():
     exe = sys.argv[1]
     names = sys.argv[2:] or list(make_estimates.SCENARIOS)
@@ -253,6 +275,8 @@ def main():
                 check_vantage(exe, name, paths, truth)
             if "copies" in truth:
                 check_copies(exe, name, paths, truth)
+            if "disorder" in truth:
+                check_disorder(exe, name, paths, truth)
     for e in errors:
         print("FAIL " + e)
     if errors:

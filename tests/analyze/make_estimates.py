@@ -48,11 +48,12 @@ def roce(src, dst, opcode, qp, psn, ext=b"", payload=b"", ackreq=False, ecn=ECT0
     return mac(dmac) + mac(smac) + b"\x08\x00" + ip + icrc(ip, False)
 
 
-def write_pcap(path, frames, linktype=1):
-    """A nanosecond pcap of (ts_ns, bytes) frames in time order (equal times keep their order)."""
+def write_pcap(path, frames, linktype=1, as_given=False):
+    """A nanosecond pcap of (ts_ns, bytes) frames in time order (equal times keep their order),
+    or in the order given."""
     with open(path, "wb") as f:
         f.write(struct.pack("<IHHiIII", 0xA1B23C4D, 2, 4, 0, 0, 65535, linktype))
-        for ts, b in sorted(frames, key=lambda x: x[0]):
+        for ts, b in frames if as_given else sorted(frames, key=lambda x: x[0]):
             f.write(struct.pack("<IIII", ts // 10**9, ts % 10**9, len(b), len(b)) + b)
 
 
@@ -426,6 +427,49 @@ def copies(form):
         retransmitted=truth["vantage"]["resends"], copies=len(frames) - len(caps[0][1])))
 
 
+# ------------------------------------------------------------ 9. time order within one capture
+
+def disorder(kind):
+    """Item 9: two flows of writes into one interface, no CNP, written out of time order.
+    "kernel": a frame of the second flow now and then 1.5 us before the frame of the first flow
+    written ahead of it (a kernel's reordering across CPUs): each flow's own packets in order;
+    "flow": two packets of one flow written the wrong way round. Truth: the steps back, and
+    whether a flow's own packets are out of order (what a figure suffers from)."""
+    frames = []
+    for i, src in enumerate(("10.80.0.1", "10.80.0.2")):
+        frames += rc_writes(src, "10.80.0.100", 0xB00 + i, 0xC00 + i, T0 + i * 1500, 10 * US, 60,
+                            sport=47000 + 10 * i)
+    frames.sort(key=lambda x: x[0])
+    if kind == "kernel":  # swap neighbours of different flows every 8th frame, 1.5 us apart
+        for k in range(0, len(frames) - 1, 8):
+            a, b = frames[k], frames[k + 1]
+            if a[1][26:30] != b[1][26:30] and b[0] - a[0] <= 2 * US:
+                frames[k], frames[k + 1] = b, a
+    else:
+        data = [k for k, (t, f) in enumerate(frames) if f[26:30] == bytes([10, 80, 0, 1])]
+        k, j = data[20], data[21]
+        frames[k], frames[j] = frames[j], frames[k]
+    back = sum(1 for a, b in zip(frames, frames[1:]) if b[0] < a[0])
+    return [("capture.pcap", frames, 1, True)], dict(disorder=dict(
+        steps=back, flow_out_of_order=kind == "flow"))
+
+
+def disorder_points():
+    """Item 9: the two taps of two_taps (one clock) as two interface indexes of one `-i any`
+    file, written 16 frames of one interface, then 16 of the other (as per-interface buffers
+    are flushed): time goes back between the points, never within one. Truth: no step within
+    a point, some across."""
+    caps, _ = two_taps(0, 0, {(0, 10)})
+    a = [(t, sll2(2, f, False)) for t, f in sorted(caps[0][1], key=lambda x: x[0])]
+    b = [(t, sll2(3, f, True)) for t, f in sorted(caps[1][1], key=lambda x: x[0])]
+    frames = []
+    for k in range(0, max(len(a), len(b)), 16):
+        frames += a[k:k + 16] + b[k:k + 16]
+    return [("any.pcap", frames, 276, True)], dict(disorder=dict(
+        steps=0, flow_out_of_order=False,
+        across=sum(1 for x, y in zip(frames, frames[1:]) if y[0] < x[0])))
+
+
 SCENARIOS = dict(
     rp_incast4=rp_incast((4, 2.5e9, 2.5e9, 400, 256, 8 * 1024)),
     rp_incast8=rp_incast((8, 5e9, 10e9, 300, 1024, 32 * 1024)),
@@ -439,7 +483,9 @@ SCENARIOS = dict(
     vantage_a_behind=lambda: two_taps(-250 * US, 0, {(0, 15), (1, 45), (1, 90)},
                                       b_ends_early=True),
     copies_eth=lambda: copies("eth"), copies_sll2=lambda: copies("sll2"),
-    copies_sll2_two=lambda: copies("sll2_two"))
+    copies_sll2_two=lambda: copies("sll2_two"),
+    disorder_kernel=lambda: disorder("kernel"), disorder_flow=lambda: disorder("flow"),
+    disorder_points=disorder_points)
 
 
 def build(out, name):
@@ -447,9 +493,9 @@ def build(out, name):
     capture paths and the truth."""
     caps, truth = SCENARIOS[name]()
     paths = []
-    for fname, frames, *linktype in caps:
+    for fname, frames, *how in caps:
         p = os.path.join(out, "%s_%s" % (name, fname))
-        write_pcap(p, frames, linktype=linktype[0] if linktype else 1)
+        write_pcap(p, frames, *how)
         paths.append(p)
     truth["captures"] = [os.path.basename(p) for p in paths]
     with open(os.path.join(out, name + ".truth.json"), "w") as f:
