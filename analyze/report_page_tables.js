@@ -150,7 +150,8 @@
       { title: "delay min", key: function (p) { return delay(p, "min"); }, cell: dcell("min") },
       { title: "median", key: function (p) { return delay(p, "median"); }, cell: dcell("median") },
       { title: "p99", key: function (p) { return delay(p, "p99"); }, cell: dcell("p99") },
-      { title: "lost", help: "seen at 'from', never at 'to'", key: function (p) { return p.lost; }, cell: function (p) { return int(p.lost); } },
+      { title: "lost", help: "seen at 'from', never at 'to' (of the packets judged; those not judged: 'to' was not capturing when they would have passed it)", key: function (p) { return p.lost; },
+        cell: function (p) { return int(p.lost) + " of " + int(p.judged) + (p.not_judged ? " (" + int(p.not_judged) + " not judged)" : ""); } },
       { title: "CE marked", help: "became CE between the two points", key: function (p) { return p.ce_marked; }, cell: function (p) { return int(p.ce_marked); } },
     ], P, { id: "rt-path-table", pageSize: 50, onDraw: function (n) { check.paths_rows = n; } });
     if (P.some(function (p) { return p.delay_ns && p.delay_includes_offset; }))
