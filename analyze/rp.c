@@ -321,7 +321,6 @@ static void end_after(struct an_rp_ctx *c, struct an_flow *f, bool next_cnp)
 	else if (link_full(c, f))
 		rp->full_link++;
 	else {
-		rp->link_open += rp->link != 0;
 		drop_add(rp, 100.0 * (1.0 - rp->min_bps / rp->before_bps));
 		if (rp->dipped && !rp->back)
 			f->rp_phase = AN_RP_RECOVER;

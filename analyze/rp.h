@@ -61,7 +61,6 @@ struct an_rp {
 	/* CNPs by what became of them: cnps is their sum */
 	uint64_t cnps, measured, few, cnp_in_window, gap_in_window, resend_in_window,
 	    pause_in_window, idle_before, full_link;
-	uint64_t link_open; /* measured CNPs whose link had idle gaps after them */
 	uint64_t recovered,
 	    interrupted;          /* back to 90% of the rate before; the next CNP came first */
 	uint64_t need_ns, need_n; /* the longest window the rescuable CNPs need, and how many */
