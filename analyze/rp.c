@@ -484,12 +484,10 @@ const char *an_rp_side_how(enum an_rp_side s)
 	case AN_RP_SIDE_RECEIVER:
 		return "after the marking point: its packets are CE-marked here, and its link "
 		       "toward the receiver was not found full around a CNP (a full link would "
-		       "hide "
-		       "the sender's pacing)";
+		       "hide the sender's pacing)";
 	case AN_RP_SIDE_SENDER:
 		return "before the bottleneck: its packets carry no CE mark here while CNPs come "
-		       "back, "
-		       "so they are marked after this point";
+		       "back, so they are marked after this point";
 	default:
 		return "cannot tell: no CE mark, and no full link seen";
 	}
