@@ -29,6 +29,27 @@ void rt_analyzer_opts_init(struct rt_analyzer_opts *opts)
 	opts->vantage_window_ns = 10000000ull;
 }
 
+/*
+ * Frames at vantage point `point` drive flow f's order-sensitive figures
+ * (an_feed) when it is the flow's home: the point of its first frame so
+ * asked, or the point of this frame when its home's capture stopped (no
+ * frame for a vantage window).
+ */
+static bool follows(void *ctx, struct an_flow *f, int point)
+{
+	const struct rt_analyzer *an = ctx;
+	if (point < 0)
+		return true;
+	unsigned h = f->home;
+	if (!h ||
+	    (h != (unsigned)point + 1 && an->vp.pt[h - 1].last + an->vp.window_ns < an->now)) {
+		f->home = (uint8_t)(point + 1);
+		if (f->x)
+			f->x->home_ts = 0;
+	}
+	return f->home == (unsigned)point + 1;
+}
+
 struct rt_analyzer *rt_analyzer_new(const struct rt_analyzer_opts *opts, char *errbuf)
 {
 	struct rt_analyzer *an = calloc(1, sizeof(*an));
@@ -60,7 +81,8 @@ struct rt_analyzer *rt_analyzer_new(const struct rt_analyzer_opts *opts, char *e
 	                          .bk = &an->bk,
 	                          .ep = &an->ep,
 	                          .pfc = &an->pfc,
-	                          .rate_window_ns = an->o.rate_window_ns};
+	                          .rpx = &an->rpx};
+	an_rp_ctx_init(&an->rpx, an->o.rate_window_ns);
 	if (rt_flowsel_parse(&an->sel, an->o.flow) < 0) {
 		rt_errmsg(errbuf, EINVAL, "bad flow selector '%s' (want " RT_FLOWSEL_FORMS ")",
 		          an->o.flow);
@@ -78,6 +100,9 @@ struct rt_analyzer *rt_analyzer_new(const struct rt_analyzer_opts *opts, char *e
 		return NULL;
 	}
 	an_vp_init(&an->vp, an->o.vantage, an->o.vantage_window_ns);
+	if (an->vp.on) { /* several points may come: each flow follows one */
+		an->tr.fw = an->ecn.fw = (struct an_follow){follows, an};
+	}
 	return an;
 }
 
@@ -97,6 +122,7 @@ void rt_analyzer_free(struct rt_analyzer *an)
 	an_side_free(&an->side);
 	an_dup_free(&an->dups);
 	an_vp_free(&an->vp);
+	an_rp_ctx_free(&an->rpx);
 	an_results_free(an->res);
 	free(an);
 }
@@ -263,8 +289,12 @@ void rt_analyzer_tick(struct rt_analyzer *an, uint64_t now_ns)
  * flow. A CE mark the packet picked up between the two capture points is
  * counted now, in place of the codepoint it was counted with.
  */
+static void follow_frame(struct rt_analyzer *an, const struct rt_record *rec, uint32_t fi,
+                         int point, unsigned feed);
+
 static void handle_copy(struct rt_analyzer *an, const struct rt_record *rec,
-                        const struct rt_an_flow_key *k, uint32_t h, const struct an_dup_hit *hit)
+                        const struct rt_an_flow_key *k, uint32_t h, const struct an_dup_hit *hit,
+                        int point)
 {
 	an->tot.copies++;
 	an->tot.copy_bytes += rec->wirelen;
@@ -287,6 +317,9 @@ static void handle_copy(struct rt_analyzer *an, const struct rt_record *rec,
 		an->tot.ecn[hit->ecn]--;
 		an_ecn_ce(&an->ecn, fi, rec, an->tot.c.packets, an->note);
 	}
+	/* a packet counted at another point: where this one is the flow's home, it is followed */
+	if (point >= 0 && hit->point != point)
+		follow_frame(an, rec, fi, point, AN_FEED_FOLLOW);
 }
 
 /* The flow of a RoCE record with a BTH (created at its first packet), AN_NONE when none is kept. */
@@ -311,9 +344,71 @@ static uint32_t record_flow(struct rt_analyzer *an, const struct rt_record *rec,
 	return fi;
 }
 
-/* A RoCE record; with a BTH, its flow's key and hash k, h. */
+/*
+ * The RP windows' packet gaps, from the frames the flow follows: with one
+ * point, every counted frame (its previous one is f->last_ts); with several,
+ * those at its home point.
+ */
+static void rp_packet(struct rt_analyzer *an, struct an_flow *f, const struct rt_record *rec,
+                      int point, unsigned feed)
+{
+	if (!(feed & AN_FEED_FOLLOW) || !an_follows(&an->tr.fw, f, point))
+		return;
+	struct an_xport *x = an->vp.matching ? an_xport(f) : NULL;
+	if (an->vp.matching && !x)
+		return;
+	/* one point: the counted frames are the followed ones; several: its home point's */
+	uint64_t prev = x ? x->home_ts : f->packets ? f->last_ts : 0;
+	if (prev >
+	    rec->ts_ns) { /* its own packets out of order: its windows and round trips suffer */
+		struct an_tallies *fd = &an->tally;
+		fd->flow_back++;
+		if (prev - rec->ts_ns > fd->flow_back_max)
+			fd->flow_back_max = prev - rec->ts_ns;
+		fd->flows_back += !(f->flags & AN_FLOW_DISORDER);
+		f->flags |= AN_FLOW_DISORDER;
+	}
+	an->rpx.apart |= x != NULL;
+	an_rp_packet(&an->rpx, f, rec->ts_ns, rec->wirelen, point < 0 ? 0u : (unsigned)point, prev);
+	if (!x)
+		return;
+	x->home_ts = rec->ts_ns;
+	x->home_n++;
+	x->home_ce += (rec->layers & (RT_L_IPV4 | RT_L_IPV6)) && (rec->ecn & 3) == 3;
+}
+
+/*
+ * What a frame of flow fi (a RoCE record with a BTH) feeds beyond its counts:
+ * the RP windows, the CNP's RP reaction, the transport. feed AN_FEED_FOLLOW
+ * alone: a copy at the flow's home of a packet counted at another point.
+ */
+static void follow_frame(struct rt_analyzer *an, const struct rt_record *rec, uint32_t fi,
+                         int point, unsigned feed)
+{
+	struct an_flow *f = &an->ft.flows[fi];
+	if (!(feed & AN_FEED_COUNT))
+		rp_packet(an, f, rec, point, feed);
+	if (rec->opcode == RT_OPCODE_CNP) {
+		an_ecn_cnp(&an->ecn, fi, rec, an->note, point, feed);
+		return;
+	}
+	uint8_t tr = (uint8_t)rt_opcode_transport(rec->opcode);
+	uint16_t opf = rt_opcode_flags(rec->opcode);
+	if (tr == RT_TR_UD) {
+		if (feed & AN_FEED_COUNT)
+			an_tr_ud(&an->tr, fi, rec);
+	} else if (tr == RT_TR_RC || tr == RT_TR_UC || tr == RT_TR_XRC) {
+		if (opf & RT_OPF_RESP)
+			an_tr_response(&an->tr, fi, rec, opf, an->tot.c.packets, an->note, point,
+			               feed);
+		else
+			an_tr_request(&an->tr, fi, rec, tr, opf, an->note, point, feed);
+	}
+}
+
+/* A RoCE record at vantage point `point` (-1: none); with a BTH, its flow's key and hash k, h. */
 static void handle_roce(struct rt_analyzer *an, const struct rt_record *rec, bool bth,
-                        const struct rt_an_flow_key *k, uint32_t h)
+                        const struct rt_an_flow_key *k, uint32_t h, int point)
 {
 	uint64_t ts = rec->ts_ns;
 	an->tot.c.roce_packets++;
@@ -331,7 +426,7 @@ static void handle_roce(struct rt_analyzer *an, const struct rt_record *rec, boo
 	bool first = !f->packets;
 	if (first)
 		f->first_ts = ts;
-	an_rp_packet(f, ts, rec->wirelen, an->o.rate_window_ns);
+	rp_packet(an, f, rec, point, AN_FEED_COUNT | AN_FEED_FOLLOW);
 	f->last_ts = ts;
 	f->packets++;
 	f->bytes += rec->wirelen;
@@ -352,22 +447,10 @@ static void handle_roce(struct rt_analyzer *an, const struct rt_record *rec, boo
 			an->tot.ecn[ecn]++;
 		}
 	}
-	if (rec->opcode == RT_OPCODE_CNP) {
-		an_ecn_cnp(&an->ecn, fi, rec, an->note);
-		return;
-	}
 	uint8_t tr = (uint8_t)rt_opcode_transport(rec->opcode);
-	uint16_t opf = rt_opcode_flags(rec->opcode);
 	if (f->transport == AN_TRANSPORT_NONE && tr != RT_TR_CNP)
 		f->transport = tr;
-	if (tr == RT_TR_UD) {
-		an_tr_ud(&an->tr, fi, rec);
-	} else if (tr == RT_TR_RC || tr == RT_TR_UC || tr == RT_TR_XRC) {
-		if (opf & RT_OPF_RESP)
-			an_tr_response(&an->tr, fi, rec, opf, an->tot.c.packets, an->note);
-		else
-			an_tr_request(&an->tr, fi, rec, tr, opf, an->note);
-	}
+	follow_frame(an, rec, fi, point, AN_FEED_COUNT | AN_FEED_FOLLOW);
 }
 
 void rt_analyzer_feed(struct rt_analyzer *an, const struct rt_record *rec)
@@ -403,34 +486,41 @@ void rt_analyzer_feed(struct rt_analyzer *an, const struct rt_record *rec)
 	an->tot.c.bytes += rec->wirelen;
 	if (an->pfc.active && an->now >= an->pfc.next_expiry)
 		an_pfc_advance(&an->pfc, an->now);
-	an_tally_frame(&an->tally, rec, first);
-	an->pair.disordered |= an->tally.ts_back != 0;
+	if (an->pfc.active) /* a pause runs: the RP windows around now are not measured */
+		an->rpx.paused_ts = an->now;
+	int point = an->vp.on && rec->point < AN_VP_POINTS ? (int)rec->point : -1;
+	an_tally_frame(&an->tally, rec, first, point);
+	an->pair.disordered |= an->tally.ts_back + an->tally.ts_back_across != 0;
+	if (an->bk.len && ts < an->bk.cur && an->bk.cur != UINT64_MAX)
+		an->tally.late_bucket++; /* counted in the bucket after its own */
 	if (bth)
 		an_flow_prefetch(&an->ft, h);
 	struct an_dup_hit hit;
 	bool copy = bth && an->dups.nsets &&
-	            an_dup_check(&an->dups, &(struct an_dup_flow){&an->ft, &k, h}, rec, fp, an->now,
-	                         an->tot.c.packets, &hit);
+	            an_dup_check(&an->dups, &(struct an_dup_flow){&an->ft, &k, h, point}, rec, fp,
+	                         an->now, an->tot.c.packets, &hit);
 	if (an->vp.on)
 		an_vp_frame(&an->vp, rec, bth ? fp : 0, copy, an->now);
 	if (copy) {
-		handle_copy(an, rec, &k, h,
-		            &hit); /* counted once: the frame counts, the packet does not */
+		handle_copy(an, rec, &k, h, &hit,
+		            point); /* counted once: the frame counts, the packet does not */
 		return;
 	}
 	an_ep_packet(&an->ep, an->now, rec->wirelen, an->pfc.active > 0);
-	if (rec->truncated)
+	if (rec->events & RT_EV_TRUNCATION_MASK & ~RT_EV_ICRC_TRUNCATED) /* a header cut */
 		an->tot.truncated++;
 	switch (rec->kind) {
 	case RT_KIND_ROCE:
 	case RT_KIND_CNP:
-		handle_roce(an, rec, bth, &k, h);
+		handle_roce(an, rec, bth, &k, h, point);
 		if (rec->layers & RT_L_CM)
 			an_cm_mad(&an->cm, &an->pair, rec);
 		break;
 	case RT_KIND_PFC:
 	case RT_KIND_PAUSE:
 		an_pfc_frame(&an->pfc, rec, an->now, an->note);
+		if (an->pfc.active)
+			an->rpx.paused_ts = an->now;
 		break;
 	case RT_KIND_MALFORMED:
 		an->tot.malformed++;
@@ -492,7 +582,7 @@ int rt_analyzer_finish(struct rt_analyzer *an, char *errbuf)
 	for (uint32_t fi = 0; fi < an->ft.n; fi++) {
 		struct an_flow *f = &an->ft.flows[fi];
 		if (f->rp)
-			an_rp_finish(f);
+			an_rp_finish(&an->rpx, f);
 		if (f->np)
 			an_np_finish(f->np);
 	}
@@ -576,12 +666,14 @@ void rt_analyzer_capture_drops(struct rt_analyzer *an, uint64_t if_dropped, uint
 int rt_analyzer_load_counters(struct rt_analyzer *an, const char *path, char *errbuf)
 {
 	results_stale(an);
+	an->side.before_capture = !an->tot.c.packets;
 	return an_side_load_counters(&an->side, path, errbuf);
 }
 
 int rt_analyzer_load_source_log(struct rt_analyzer *an, const char *path, char *errbuf)
 {
 	results_stale(an);
+	an->side.before_capture = !an->tot.c.packets;
 	return an_side_load_source_log(&an->side, path, errbuf);
 }
 

@@ -16,6 +16,7 @@
 #include "analyze/flowsel.h"
 #include "analyze/pairing.h"
 #include "analyze/pfc.h"
+#include "analyze/rp.h"
 #include "analyze/side.h"
 #include "analyze/totals.h"
 #include "analyze/transport.h"
@@ -48,6 +49,7 @@ struct rt_analyzer {
 	    note; /* rt_analyzer_feed_note's note for the record being fed, NULL in the other feeds */
 	struct an_transport tr;
 	struct an_ecn ecn;
+	struct an_rp_ctx rpx; /* the RP reaction: its windows, pauses, the links toward receivers */
 	struct an_pfc pfc;
 	struct an_episodes ep;
 	struct an_cm cm;

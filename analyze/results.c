@@ -190,8 +190,9 @@ static int episodes(struct an_results *res, const struct rt_analyzer *an)
 
 static void incast(struct rt_results *r, const struct rt_analyzer *an)
 {
-	struct an_incast ic;
-	r->incast = an_incast_find(&an->ft, &ic);
+	struct an_incast ic, quiet;
+	r->incast = an_incast_find(&an->ft, an_paused_any(an->pfc.paused_ns), an->o.link_speed_bps,
+	                           &ic, &quiet);
 	if (!r->incast)
 		return;
 	r->incast_ipver = ic.any->key.ipver;

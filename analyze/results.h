@@ -72,11 +72,11 @@ struct rt_an_vantage {
 };
 
 /* One warning about the capture itself: drops, duplicates, hints (analyze/README.md lists the codes). */
-#define RT_AN_WARNING_VALUES 4
+#define RT_AN_WARNING_VALUES 6
 #define RT_AN_WARNINGS_MAX   16
 struct rt_an_warning {
 	const char *code;  /* stable identifier, e.g. "capture_drops" */
-	char message[400]; /* one line for people */
+	char message[512]; /* one line for people */
 	unsigned nvalues;  /* the numbers the message names */
 	struct {
 		const char *name;
