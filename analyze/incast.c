@@ -15,11 +15,11 @@ static int by_dst_src(const void *a, const void *b, void *ctx)
 	return c ? c : memcmp(x->src, y->src, 16);
 }
 
-const char *an_incast_evidence_name(unsigned k)
+const char *rt_incast_evidence_name(unsigned k)
 {
-	static const char *const names[AN_INCAST_EVIDENCE_KINDS] = {"ce", "pause", "loss",
+	static const char *const names[RT_INCAST_EVIDENCE_KINDS] = {"ce", "pause", "loss",
 	                                                            "link_full"};
-	return k < AN_INCAST_EVIDENCE_KINDS ? names[k] : "";
+	return k < RT_INCAST_EVIDENCE_KINDS ? names[k] : "";
 }
 
 static bool hotter(const struct an_incast *a, const struct an_incast *b)
@@ -77,10 +77,10 @@ bool an_incast_find(const struct an_flowtab *ft, bool paused, uint64_t link_bps,
 			continue;
 		double span = cur.last > cur.first ? (double)(cur.last - cur.first) : 0;
 		cur.evidence =
-		    (cur.ce ? AN_INCAST_CE : 0u) | (paused ? AN_INCAST_PAUSE : 0u) |
-		    (loss ? AN_INCAST_LOSS : 0u) |
+		    (cur.ce ? RT_INCAST_CE : 0u) | (paused ? RT_INCAST_PAUSE : 0u) |
+		    (loss ? RT_INCAST_LOSS : 0u) |
 		    (span > 0 && (double)cur.bytes * 8e9 / span >= 0.95 * (double)link_bps
-		         ? AN_INCAST_LINK_FULL
+		         ? RT_INCAST_LINK_FULL
 		         : 0u);
 		struct an_incast *into = cur.evidence ? best : quiet;
 		if (hotter(&cur, into))

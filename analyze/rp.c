@@ -2,8 +2,6 @@
 #include "analyze/rp.h"
 
 #include <errno.h>
-#include <stdarg.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -491,110 +489,4 @@ const char *an_rp_side_how(enum an_rp_side s)
 	default:
 		return "cannot tell: no CE mark, and no full link seen";
 	}
-}
-
-/* ---- in words ---- */
-
-struct words {
-	char *buf;
-	size_t len, at;
-};
-
-__attribute__((format(printf, 2, 3))) static void say(struct words *w, const char *fmt, ...)
-{
-	if (w->at >= w->len)
-		return;
-	va_list ap;
-	va_start(ap, fmt);
-	int n = vsnprintf(w->buf + w->at, w->len - w->at, fmt, ap);
-	va_end(ap);
-	if (n > 0)
-		w->at += (size_t)n;
-}
-
-/* A duration: "8.7 us", "1.250 ms" and the like. */
-static void say_dur(struct words *w, uint64_t ns)
-{
-	if (ns >= 1000000ull)
-		say(w, "%.3f ms", (double)ns / 1e6);
-	else if (ns >= 1000ull)
-		say(w, "%.1f us", (double)ns / 1e3);
-	else
-		say(w, "%llu ns", (unsigned long long)ns);
-}
-
-/* A duration as an option takes it: "5ms", "100us". */
-static void say_ns(struct words *w, uint64_t ns)
-{
-	if (ns >= 1000000000ull && ns % 1000000000ull == 0)
-		say(w, "%llus", (unsigned long long)(ns / 1000000000ull));
-	else if (ns >= 1000000ull && ns % 1000000ull == 0)
-		say(w, "%llums", (unsigned long long)(ns / 1000000ull));
-	else if (ns >= 1000ull && ns % 1000ull == 0)
-		say(w, "%lluus", (unsigned long long)(ns / 1000ull));
-	else
-		say(w, "%lluns", (unsigned long long)ns);
-}
-
-/* The CNPs set apart, by why: "; 3 not measured: 1 with too few packets, 2 ...". */
-static void say_apart(struct words *w, const struct an_rp *rp)
-{
-	const struct {
-		uint64_t n;
-		const char *what;
-	} r[] = {
-	    {rp->few, "with too few packets"},
-	    {rp->cnp_in_window, "with another CNP within the window"},
-	    {rp->full_link, "with the link full (a queue before this point)"},
-	    {rp->gap_in_window, "with a PSN gap in the window"},
-	    {rp->resend_in_window, "with a resend in the window"},
-	    {rp->pause_in_window, "with a pause in the window"},
-	    {rp->idle_before, "with the sender idle before it"},
-	};
-	uint64_t all = rp->cnps - rp->measured;
-	if (!all)
-		return;
-	say(w, "; %llu not measured:", (unsigned long long)all);
-	for (unsigned i = 0, k = 0; i < sizeof(r) / sizeof(r[0]); i++)
-		if (r[i].n)
-			say(w, "%s %llu %s", k++ ? "," : "", (unsigned long long)r[i].n, r[i].what);
-}
-
-char *an_rp_words(const struct an_flow *f, uint64_t window_ns, char *buf, size_t len)
-{
-	const struct an_rp *rp = f->rp;
-	struct words w = {buf, len, 0};
-	buf[0] = 0;
-	say(&w, "%llu CNPs, ", (unsigned long long)rp->cnps);
-	if (rp->measured) {
-		say(&w,
-		    "rate down %.0f%% (median of %llu measured; middle half %.0f%% to %.0f%%, all "
-		    "%.0f%% to %.0f%%)",
-		    an_rp_drop_quantile(rp, 0.5), (unsigned long long)rp->measured,
-		    an_rp_drop_quantile(rp, 0.25), an_rp_drop_quantile(rp, 0.75), rp->drop_min,
-		    rp->drop_max);
-		if (rp->recover) {
-			say(&w, ", back to 90%% in ");
-			say_dur(&w, an_hist_quantile(rp->recover, 0.5));
-			say(&w, " (median of %llu)", (unsigned long long)rp->recovered);
-		}
-	} else {
-		say(&w, "rate drop unknown: %s", an_rp_null_reason(rp));
-		if (rp->full_link >= rp->few && rp->full_link)
-			say(&w, ": capture at the senders' side (a sender's port, the switch's "
-			        "ingress), or add a vantage point there, to measure it");
-	}
-	say_apart(&w, rp);
-	if (rp->need_n) {
-		say(&w, "; --rate-window ");
-		say_ns(&w, an_rp_nice_window(rp->need_ns));
-		say(&w, " (now ");
-		say_ns(&w, window_ns);
-		say(&w, ") would measure %llu of the %llu with too few packets",
-		    (unsigned long long)rp->need_n, (unsigned long long)rp->few);
-		if (rp->need_n < rp->few)
-			say(&w, " (the others have another CNP, or the capture's end, within 4 "
-			        "packet gaps)");
-	}
-	return buf;
 }

@@ -3,7 +3,6 @@
 #define RT_ANALYZE_RP_H
 
 #include <stdbool.h>
-#include <stddef.h>
 #include <stdint.h>
 
 #include "analyze/flow.h"
@@ -92,13 +91,6 @@ double an_rp_drop_quantile(const struct an_rp *rp, double q);
 
 /* The --rate-window that holds `need_ns`: rounded up to 1, 2 or 5 times a power of ten (ns). */
 uint64_t an_rp_nice_window(uint64_t need_ns);
-
-/*
- * The flow's RP reaction in words, as the text report gives it after "wire: ":
- * the CNPs, the median drop with its spread, or why it is unknown and what
- * would measure it; the CNPs not measured, by why. Returns buf.
- */
-char *an_rp_words(const struct an_flow *f, uint64_t window_ns, char *buf, size_t len);
 
 /* Which side of the bottleneck a flow's capture point is on, and how that was decided. */
 enum an_rp_side {

@@ -28,7 +28,7 @@ struct an_port_hint {
  */
 #define AN_TALLY_POINTS (RT_AN_VANTAGE_MAX + 1) /* the vantage points, and none known */
 struct an_tallies {
-	uint64_t prev_ts;                 /* the previous frame's time */
+	uint64_t prev_ts;                  /* the previous frame's time */
 	uint64_t prev_at[AN_TALLY_POINTS]; /* ... of each point (index point + 1; 0: none yet) */
 	uint64_t ts_back, ts_back_max, pfc_back, ts_back_across;
 	uint64_t flow_back, flow_back_max, flows_back, late_bucket;

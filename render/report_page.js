@@ -109,7 +109,7 @@
   function verdict(A) {
     const s = section("rt-verdict", "Verdict");
     const V = A.verdict;
-    const look = { empty: " rt-congested", no_roce: "", calm: " rt-calm", congested: " rt-congested" };
+    const look = { empty: " rt-congested", no_roce: "", calm: " rt-calm", congested: " rt-congested", ecn_off: "" };
     const box = el("div", { cls: "rt-verdict" + (look[V.state] || "") });
     s.appendChild(box);
     for (const part in V) {
