@@ -47,8 +47,9 @@ static void wire(const struct rt_results *r, struct rt_outbuf *o, const struct r
 		rt_out_printf(o,
 		              "rate down %.0f%% (median of %llu measured; middle half %.0f%% to "
 		              "%.0f%%, all %.0f%% to %.0f%%)",
-		              rp->median_drop_pct, (unsigned long long)rp->measured, rp->drop_p25_pct,
-		              rp->drop_p75_pct, rp->min_drop_pct, rp->max_drop_pct);
+		              rp->median_drop_pct, (unsigned long long)rp->measured,
+		              rp->drop_p25_pct, rp->drop_p75_pct, rp->min_drop_pct,
+		              rp->max_drop_pct);
 		if (rp->recover.samples) {
 			rt_out_str(o, ", back to 90% in ");
 			an_text_ns(o, rp->recover.median);
@@ -57,8 +58,9 @@ static void wire(const struct rt_results *r, struct rt_outbuf *o, const struct r
 	} else {
 		rt_out_printf(o, "rate drop unknown: %s", rp->drop_null_reason);
 		if (rp->full_link >= rp->too_few_packets && rp->full_link)
-			rt_out_str(o, ": capture at the senders' side (a sender's port, the switch's "
-			              "ingress), or add a vantage point there, to measure it");
+			rt_out_str(o,
+			           ": capture at the senders' side (a sender's port, the switch's "
+			           "ingress), or add a vantage point there, to measure it");
 	}
 	apart(o, rp);
 	if (rp->rate_window_needed_known) {
@@ -70,10 +72,11 @@ static void wire(const struct rt_results *r, struct rt_outbuf *o, const struct r
 		              (unsigned long long)rp->rate_window_would_measure,
 		              (unsigned long long)rp->too_few_packets);
 		if (rp->rate_window_would_measure < rp->too_few_packets)
-			rt_out_printf(o,
-			              " (the others have another CNP, or the capture's end, within %u "
-			              "packet gaps)",
-			              r->rate_window_gaps);
+			rt_out_printf(
+			    o,
+			    " (the others have another CNP, or the capture's end, within %u "
+			    "packet gaps)",
+			    r->rate_window_gaps);
 	}
 }
 
