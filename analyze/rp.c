@@ -41,11 +41,10 @@
 
 /* ---- the links toward each receiver ---- */
 
-int an_rp_ctx_init(struct an_rp_ctx *c, uint64_t window_ns)
+void an_rp_ctx_init(struct an_rp_ctx *c, uint64_t window_ns)
 {
 	memset(c, 0, sizeof(*c));
 	c->window_ns = window_ns;
-	return 0;
 }
 
 void an_rp_ctx_free(struct an_rp_ctx *c)

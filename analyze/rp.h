@@ -68,7 +68,7 @@ struct an_rp {
 	struct an_hist *recover;   /* CNP -> back to the rate before */
 };
 
-int an_rp_ctx_init(struct an_rp_ctx *c, uint64_t window_ns);
+void an_rp_ctx_init(struct an_rp_ctx *c, uint64_t window_ns);
 void an_rp_ctx_free(struct an_rp_ctx *c);
 void an_rp_free(struct an_rp *rp);
 /*
