@@ -30,7 +30,9 @@ naming that flow's rate windows; two points in one file written in blocks (disor
 two points merged (the vantage cases): no warning.
 Verdicts: incast_quiet (two senders at 32 kb/s, no sign of congestion) names no incast, the
 incasts do (by their CE marks); not_ect (ECN off, pauses, a loss) says ECN is off and what
-the capture shows.
+the capture shows, a congestion all the same; not_ect_quiet (ECN off, nothing else) is never
+"no congestion": the verdict's state is ecn_off. The text's "Verdict:" block says the JSON's
+verdict sentences.
 Exits 0 when all holds, 1 with one line per mismatch.
 """
 import json
@@ -158,6 +160,16 @@ def check_np(exe, name, paths, truth):
              (name, held, unsure, unans, t["held_back"], t["unanswered"]))
 
 
+def verdict(name, rep, text):
+    """The verdict's sentences, the JSON's and the text's "Verdict:" block alike (else a failure)."""
+    v = rep.get("verdict") or {}
+    said = [s for k, s in v.items() if k != "state" and s]
+    block = text.split("\nVerdict:\n", 1)[-1].split("\n\n", 1)[0]
+    if [line.strip() for line in block.splitlines()] != said:
+        fail("%s: the text's verdict %r is not the JSON's %r" % (name, block, said))
+    return v.get("state"), " ".join(said)
+
+
 def check_incast(exe, name, paths, truth):
     """Item 10: two senders and no sign of congestion are no incast; the incasts are named."""
     rep, text = analyze(exe, paths[0]), analyze(exe, paths[0], text=True)
@@ -166,6 +178,9 @@ def check_incast(exe, name, paths, truth):
                                                 rep.get("incast_null_reason")))
     if "Incast:" in text or "not an incast" not in text:
         fail("%s: the text names an incast, or does not say why not" % name)
+    state, said = verdict(name, rep, text)
+    if state != "calm" or "hot receiver" in said:
+        fail("%s: the verdict (%s) says %r" % (name, state, said))
 
 
 def check_congested_incast(exe, name, paths):
@@ -189,6 +204,11 @@ def check_ecn_off(exe, name, paths, truth):
         fail("%s: %r pauses, resends, gaps; the model %r" % (name, got, want))
     if "ECN is off" not in text:
         fail("%s: the text does not say ECN is off" % name)
+    # the verdict: ECN off is never "no congestion"; with pauses or losses, congestion
+    state, said = verdict(name, rep, text)
+    want = "congested" if t["pauses"] else "ecn_off"
+    if state != want or "ECN is off" not in said or "No congestion" in said:
+        fail("%s: the verdict (%s, want %s) says %r" % (name, state, want, said))
 
 
 def check_vantage(exe, name, paths, truth):

@@ -325,16 +325,20 @@ def incast_quiet():
     return [("rank.pcap", frames)], dict(incast=dict(receiver=None))
 
 
-def not_ect():
+def not_ect(quiet=False):
     """Item 11: RoCE traffic with ECN off (Not-ECT), two senders to one receiver; the switch
     pauses priority 3 twice (XOFF, then XON 200 us later) and loses one packet (the receiver's
     NAK, a go-back-N resend). The capture cannot tell congestion from CE marks: it shows the
-    pauses and the loss."""
+    pauses and the loss. quiet: the same traffic without pause or loss; the capture shows
+    nothing, which is no "no congestion" either."""
     from scenario_frames import pfc
     frames = []
     for i, src in enumerate(("10.60.0.1", "10.60.0.2")):
         frames += rc_writes(src, "10.60.0.100", 0x700 + i, 0x800 + i, T0 + i * US, 20 * US, 100,
-                            ecn=NOT_ECT, sport=44000 + 10 * i, lose=40 if i == 0 else None)
+                            ecn=NOT_ECT, sport=44000 + 10 * i,
+                            lose=40 if i == 0 and not quiet else None)
+    if quiet:
+        return [("capture.pcap", frames)], dict(ecn_off=dict(pauses=0, retransmitted=0, gaps=0))
     for k in range(2):
         t = T0 + 300 * US + k * 700 * US
         frames.append((t, pfc("02:00:00:00:00:fe", 1 << 3, [0, 0, 0, 0xFFFF, 0, 0, 0, 0])))
@@ -475,6 +479,7 @@ SCENARIOS = dict(
     rp_incast8=rp_incast((8, 5e9, 10e9, 300, 1024, 32 * 1024)),
     rp_never_slows=rp_never_slows, rp_idle_once=rp_idle_once, rp_sparse=rp_sparse,
     np_few_cnps=np_few_cnps, incast_quiet=incast_quiet, not_ect=not_ect,
+    not_ect_quiet=lambda: not_ect(quiet=True),
     # the issue's cases: tap A's clock 250 us ahead, 7 lost; the receiver's 100 us ahead, 1 lost
     vantage_a_ahead=lambda: two_taps(250 * US, 0, {(0, 10), (0, 30), (0, 50), (1, 20), (1, 40),
                                                    (1, 60), (1, 80)}),
