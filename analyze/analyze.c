@@ -21,7 +21,7 @@ void rt_analyzer_opts_init(struct rt_analyzer_opts *opts)
 {
 	memset(opts, 0, sizeof(*opts));
 	opts->link_speed_bps = 100000000000ull;
-	opts->storm_ns = 100000000ull;
+	opts->storm_ns = 10000000ull;
 	opts->episode_gap_ns = 1000000ull;
 	opts->rate_window_ns = 100000ull;
 	opts->dup_window_ns = 10000ull;
@@ -66,7 +66,8 @@ struct rt_analyzer *rt_analyzer_new(const struct rt_analyzer_opts *opts, char *e
 	if (an->o.rate_window_ns < 4)
 		an->o.rate_window_ns = 100000ull;
 	if (!an->o.storm_ns)
-		an->o.storm_ns = 100000000ull;
+		an->o.storm_ns = 10000000ull;
+	an->stall_min_ns = an->o.storm_ns / 2;
 	if (!an->o.vantage_window_ns)
 		an->o.vantage_window_ns = 10000000ull;
 	an_ep_init(&an->ep, an->o.episode_gap_ns);
@@ -123,6 +124,8 @@ void rt_analyzer_free(struct rt_analyzer *an)
 	an_dup_free(&an->dups);
 	an_vp_free(&an->vp);
 	an_rp_ctx_free(&an->rpx);
+	an_macs_free(&an->macs);
+	an_facts_free(&an->facts);
 	an_results_free(an->res);
 	free(an);
 }
@@ -284,6 +287,40 @@ void rt_analyzer_tick(struct rt_analyzer *an, uint64_t now_ns)
 
 /* ---- per record ---- */
 
+/* A CE-marked data packet's time: the span of the flow's marks (the NP side, allocated by the CE mark). */
+static inline void ce_time(struct an_flow *f, const struct rt_record *rec)
+{
+	if (!f->np || rec->opcode == RT_OPCODE_CNP)
+		return;
+	if (!f->np->first_ce_ts)
+		f->np->first_ce_ts = rec->ts_ns;
+	f->np->last_ce_ts = rec->ts_ns;
+}
+
+/*
+ * What the findings read of a packet before the flow counts it: its UDP
+ * source port, its length, and a silence since the flow's previous packet
+ * that a pause overlapped (kept when long: a stall).
+ */
+static inline void packet_facts(struct rt_analyzer *an, struct an_flow *f, uint32_t fi,
+                                const struct rt_record *rec)
+{
+	uint64_t ts = rec->ts_ns;
+	if (rec->opcode != RT_OPCODE_CNP) {
+		if (!(f->flags & AN_FLOW_SPORT)) {
+			f->udp_sport = rec->udp_sport;
+			f->flags |= AN_FLOW_SPORT;
+		} else if (rec->udp_sport != f->udp_sport) {
+			f->flags |= AN_FLOW_SPORTS;
+		}
+	}
+	if (rec->wirelen > f->max_len)
+		f->max_len = (uint16_t)(rec->wirelen > UINT16_MAX ? UINT16_MAX : rec->wirelen);
+	if (f->packets && ts > f->last_ts && ts - f->last_ts >= an->stall_min_ns &&
+	    an_pfc_paused_since(&an->pfc, f->last_ts))
+		an_facts_stall(&an->facts, fi, f->last_ts, ts - f->last_ts);
+}
+
 /*
  * A copy of a packet already counted (an_dup_check): counted apart on its
  * flow. A CE mark the packet picked up between the two capture points is
@@ -316,6 +353,7 @@ static void handle_copy(struct rt_analyzer *an, const struct rt_record *rec,
 		f->ecn[hit->ecn]--;
 		an->tot.ecn[hit->ecn]--;
 		an_ecn_ce(&an->ecn, fi, rec, an->tot.c.packets, an->note);
+		ce_time(f, rec);
 	}
 	/* a packet counted at another point: where this one is the flow's home, it is followed */
 	if (point >= 0 && hit->point != point)
@@ -426,6 +464,7 @@ static void handle_roce(struct rt_analyzer *an, const struct rt_record *rec, boo
 	bool first = !f->packets;
 	if (first)
 		f->first_ts = ts;
+	packet_facts(an, f, fi, rec);
 	rp_packet(an, f, rec, point, AN_FEED_COUNT | AN_FEED_FOLLOW);
 	f->last_ts = ts;
 	f->packets++;
@@ -442,15 +481,32 @@ static void handle_roce(struct rt_analyzer *an, const struct rt_record *rec, boo
 		unsigned ecn = rec->ecn & 3u;
 		if (ecn == 3) {
 			an_ecn_ce(&an->ecn, fi, rec, an->tot.c.packets, an->note);
+			ce_time(f, rec);
 		} else {
 			f->ecn[ecn]++;
 			an->tot.ecn[ecn]++;
 		}
 	}
+	if (rec->opcode == RT_OPCODE_CNP)
+		an_facts_cnp(&an->facts, fi, rec->dscp, rec->nvlan > 0,
+		             rec->nvlan ? rec->pcp[rec->nvlan - 1] : 0);
 	uint8_t tr = (uint8_t)rt_opcode_transport(rec->opcode);
 	if (f->transport == AN_TRANSPORT_NONE && tr != RT_TR_CNP)
 		f->transport = tr;
 	follow_frame(an, rec, fi, point, AN_FEED_COUNT | AN_FEED_FOLLOW);
+}
+
+/* The MACs of a RoCE frame (with the IPs behind them) or of a PFC/PAUSE frame's sender, at `point`. */
+static inline void macs_frame(struct rt_analyzer *an, const struct rt_record *rec, int point)
+{
+	if ((rec->kind == RT_KIND_ROCE || rec->kind == RT_KIND_CNP) &&
+	    (rec->layers & (RT_L_IPV4 | RT_L_IPV6))) {
+		uint8_t v = rec->ip_version == 4 ? 4 : 6;
+		an_macs_see(&an->macs, 0, rec->src_mac, point, v, rec->src_ip);
+		an_macs_see(&an->macs, 1, rec->dst_mac, point, v, rec->dst_ip);
+	} else if (rec->kind == RT_KIND_PFC || rec->kind == RT_KIND_PAUSE) {
+		an_macs_see(&an->macs, 0, rec->src_mac, point, 0, NULL);
+	}
 }
 
 void rt_analyzer_feed(struct rt_analyzer *an, const struct rt_record *rec)
@@ -501,6 +557,7 @@ void rt_analyzer_feed(struct rt_analyzer *an, const struct rt_record *rec)
 	                         an->now, an->tot.c.packets, &hit);
 	if (an->vp.on)
 		an_vp_frame(&an->vp, rec, bth ? fp : 0, copy, an->now);
+	macs_frame(an, rec, point);
 	if (copy) {
 		handle_copy(an, rec, &k, h, &hit,
 		            point); /* counted once: the frame counts, the packet does not */
@@ -518,7 +575,7 @@ void rt_analyzer_feed(struct rt_analyzer *an, const struct rt_record *rec)
 		break;
 	case RT_KIND_PFC:
 	case RT_KIND_PAUSE:
-		an_pfc_frame(&an->pfc, rec, an->now, an->note);
+		an_pfc_frame(&an->pfc, rec, an->now, point, an->note);
 		if (an->pfc.active)
 			an->rpx.paused_ts = an->now;
 		break;

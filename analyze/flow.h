@@ -51,6 +51,8 @@ enum an_flow_flag {
 	AN_FLOW_TL_DIRTY = 1u << 3,   /* in the current bucket's list (analyze/buckets.c) */
 	AN_FLOW_SELECTED = 1u << 4,   /* the flow selector names it */
 	AN_FLOW_DISORDER = 1u << 5,   /* a packet came before its previous one (time order) */
+	AN_FLOW_SPORT = 1u << 6,      /* udp_sport holds the first packet's (CNPs aside) */
+	AN_FLOW_SPORTS = 1u << 7, /* a later one (CNPs aside) came from another UDP source port */
 };
 
 /* RP reaction: the sending rate over this many packet gaps before and after a CNP */
@@ -74,8 +76,11 @@ struct an_xport {
 	 * resend run under way (0 = none) */
 	uint64_t nak_frame, run_nak_frame;
 	struct an_hist *rtt, *gbn_delay, *timeout_gap; /* allocated at their first sample */
+	struct an_hist *rnr_wait;                      /* RNR NAK -> the retry it asked for */
 	uint32_t *nak_codes;                           /* [32] by code, at the first NAK */
+	uint8_t rnr_timer; /* the latest RNR NAK's timer field (rnr_naks_received > 0) */
 	uint64_t naks_received, rnr_naks_received, retransmitted, duplicates;
+	uint64_t retransmitted_bytes; /* wire lengths of the resent requests */
 	uint64_t gaps, gap_psns, psn_jumps, timeouts, go_back_n, rnr_retries;
 	uint64_t gap_ts, resend_ts; /* the latest PSN gap, the latest resend (RP windows) */
 	uint64_t home_ts; /* several vantage points: its latest frame at its home point ... */
@@ -103,12 +108,13 @@ struct an_flow {
 	uint8_t flags;       /* enum an_flow_flag */
 	uint8_t nak_pending; /* enum an_nak_wait */
 	uint8_t dscp, pcp;
-	uint8_t rp_phase;     /* enum an_rp_phase */
-	uint8_t rp_head;      /* next slot of rp_dt/rp_len */
+	uint8_t rp_phase : 4; /* enum an_rp_phase */
+	uint8_t rp_head : 4;  /* next slot of rp_dt/rp_len */
 	uint8_t pairing;      /* enum an_pair_how */
-	uint16_t rp_last_len; /* the latest packet's length (at most 65535) */
 	uint8_t
 	    home; /* vantage point + 1 whose frames drive its order-sensitive figures (0: none) */
+	uint16_t rp_last_len; /* the latest packet's length (at most 65535) */
+	uint16_t udp_sport; /* of its first packet, CNPs aside (AN_FLOW_SPORT) */
 	struct an_xport *x;
 	uint64_t packets, bytes, requests;
 	uint64_t last_ts, last_req_ts;
@@ -116,7 +122,8 @@ struct an_flow {
 	uint32_t psn_lo, psn_hi; /* oldest PSN kept for pairing; highest PSN the requests can use */
 	uint32_t next_psn, next_psn_max; /* range the next new request may start at */
 	uint32_t last_psn;               /* PSN of the latest request */
-	uint32_t pmtu;
+	uint16_t pmtu;    /* RoCE path MTU from full first/middle packets, 0: unknown */
+	uint16_t max_len; /* its largest frame on the wire (at most 65535) */
 	uint64_t ecn[4];
 	/* the latest AN_RP_GAPS gaps between packets (ns, at most 2^32 - 1) and the length of the
 	 * packet before each: the sending rate around a CNP */

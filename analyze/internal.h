@@ -11,9 +11,11 @@
 #include "analyze/dedup.h"
 #include "analyze/ecn.h"
 #include "analyze/episodes.h"
+#include "analyze/facts.h"
 #include "analyze/flows.h"
 #include "analyze/tallies.h"
 #include "analyze/flowsel.h"
+#include "analyze/macs.h"
 #include "analyze/pairing.h"
 #include "analyze/pfc.h"
 #include "analyze/rp.h"
@@ -58,6 +60,10 @@ struct rt_analyzer {
 	struct an_dups dups;
 	struct an_tallies tally;
 	struct an_vantage vp;
+	struct an_macs macs;   /* the MACs of RoCE and PFC frames, their points and IPs */
+	struct an_facts facts; /* rare per-flow facts: CNP priorities, stalls during pauses */
+	uint64_t
+	    stall_min_ns; /* silences during a pause kept from this long: half --storm-threshold */
 	struct an_results *res; /* the results view, once built (rt_analyzer_results()) */
 	struct an_sinks sinks;
 	volatile sig_atomic_t stop;       /* rt_analyzer_interrupt() */

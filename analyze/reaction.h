@@ -50,7 +50,8 @@ struct an_np {
 	uint64_t ce_data;        /* CE-marked data packets (CNPs aside) */
 	uint64_t cnp_without_ce; /* CNPs with no mark of the flow within reach */
 	uint64_t first_cnp_ts, last_cnp_ts;
-	uint64_t answered, rate_limited; /* marks a CNP answered; marks the limiter held back */
+	uint64_t first_ce_ts, last_ce_ts; /* the first and the latest CE-marked data packet */
+	uint64_t answered, rate_limited;  /* marks a CNP answered; marks the limiter held back */
 	/* marks after the last answered one within the span a limiter could have: held back or
 	 * unanswered, the capture cannot tell (the limiter's interval was not learned) */
 	uint64_t unsure;

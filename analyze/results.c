@@ -9,6 +9,7 @@
 
 #include "analyze/analyze.h"
 #include "analyze/figures.h"
+#include "analyze/findings.h"
 #include "analyze/incast.h"
 #include "analyze/internal.h"
 #include "analyze/results_build.h"
@@ -73,6 +74,7 @@ static void totals(struct rt_results *r, const struct rt_analyzer *an)
 	r->link_speed_bps = an->o.link_speed_bps;
 	r->episode_gap_ns = an->o.episode_gap_ns;
 	r->rate_window_ns = an->o.rate_window_ns;
+	r->storm_ns = an->o.storm_ns;
 	r->rate_window_gaps = AN_RP_GAPS;
 	r->flow_selector = an->o.flow;
 	r->input_error = an->input_error[0] ? an->input_error : NULL;
@@ -118,6 +120,64 @@ static void capture_facts(struct rt_results *r, const struct rt_analyzer *an)
 	r->nwarnings = n < RT_AN_WARNINGS_MAX ? n : RT_AN_WARNINGS_MAX;
 }
 
+/*
+ * The storm incidents: those that ended, then (a live view, at > 0) those
+ * still under way at `at`. 0 or -ENOMEM.
+ */
+static int incidents(struct an_results *res, const struct rt_analyzer *an, uint64_t at)
+{
+	struct rt_results *r = &res->r;
+	const struct an_pfc *p = &an->pfc;
+	struct an_incident live[RT_AN_PFC_CLASSES];
+	unsigned nlive = at ? an_pfc_ongoing(p, at, live, RT_AN_PFC_CLASSES) : 0;
+	uint32_t n = p->ninc + nlive;
+	struct rt_res_incident *o = an_res_alloc(res, (n ? n : 1) * sizeof(*o));
+	if (!o)
+		return -ENOMEM;
+	r->incidents = o;
+	r->nincidents = n;
+	r->incidents_beyond = p->inc_beyond;
+	for (uint32_t i = 0; i < n; i++) {
+		const struct an_incident *in = i < p->ninc ? &p->inc[i] : &live[i - p->ninc];
+		o[i] = (struct rt_res_incident){.cls = in->cls,
+		                                .ongoing = in->ongoing,
+		                                .start_ns = in->start,
+		                                .end_ns = in->end,
+		                                .nmacs = in->nmacs,
+		                                .macs_total = in->macs_total};
+		for (uint32_t k = 0; k < in->nmacs; k++) {
+			memcpy(o[i].macs[k].mac, in->macs[k].mac, 6);
+			o[i].macs[k].first_ns = in->macs[k].first;
+			o[i].macs[k].paused_ns = in->macs[k].paused;
+			o[i].macs[k].longest_ns = in->macs[k].longest;
+		}
+	}
+	return 0;
+}
+
+/* The MAC table. 0 or -ENOMEM. */
+static int macs(struct an_results *res, const struct rt_analyzer *an)
+{
+	struct rt_results *r = &res->r;
+	const struct an_macs *m = &an->macs;
+	struct rt_res_mac *o = an_res_alloc(res, (m->n ? m->n : 1) * sizeof(*o));
+	if (!o)
+		return -ENOMEM;
+	r->macs = o;
+	r->nmacs = m->n;
+	for (uint32_t i = 0; i < m->n; i++) {
+		const struct an_mac *e = &m->e[i];
+		memcpy(o[i].mac, e->mac, 6);
+		memcpy(o[i].ip, e->ip, sizeof(o[i].ip));
+		o[i].points = e->points;
+		o[i].src_points = e->src_points;
+		o[i].ipver = e->ipver;
+		o[i].several = e->several;
+		o[i].frames = e->frames;
+	}
+	return 0;
+}
+
 static int pfc(struct an_results *res, const struct rt_analyzer *an)
 {
 	struct rt_results *r = &res->r;
@@ -146,9 +206,13 @@ static int pfc(struct an_results *res, const struct rt_analyzer *an)
 				continue;
 			memcpy(src->mac, p->macs[i].mac, 6);
 			src->cls = (uint8_t)c;
+			src->points = p->macs[i].points;
 			src->xoff = cl->xoff;
 			src->xon = cl->xon;
 			src->paused_ns = cl->paused_ns;
+			src->first_xoff_ns = cl->first_xoff;
+			src->longest_start_ns = cl->longest_start;
+			src->longest_ns = cl->longest_ns;
 			src++;
 		}
 	r->storms = st;
@@ -313,8 +377,11 @@ static int side_files(struct an_results *res, const struct rt_analyzer *an)
 	return 0;
 }
 
-/* The whole view, or -ENOMEM. */
-static int build(struct an_results *res, const struct rt_analyzer *an)
+/*
+ * The whole view, or -ENOMEM. `at`: 0 after the end; else the time a live
+ * view is taken at (pauses still running count up to it).
+ */
+static int build(struct an_results *res, const struct rt_analyzer *an, uint64_t at)
 {
 	struct rt_results *r = &res->r;
 	totals(r, an);
@@ -327,10 +394,11 @@ static int build(struct an_results *res, const struct rt_analyzer *an)
 	}
 	int rc = paths(res, an, vr);
 	if (rc == 0)
-		rc = an_res_flows(res, &r->flows, an, vr);
+		rc = an_res_flows(res, &r->flows, an, vr, at);
 	an_vp_result_free(vr);
 	free(vr);
-	if (rc < 0 || (rc = pfc(res, an)) < 0 || (rc = episodes(res, an)) < 0 ||
+	if (rc < 0 || (rc = pfc(res, an)) < 0 || (rc = incidents(res, an, at)) < 0 ||
+	    (rc = macs(res, an)) < 0 || (rc = episodes(res, an)) < 0 ||
 	    (rc = side_files(res, an)) < 0)
 		return rc;
 	r->nflows = an->ft.next_id;
@@ -338,6 +406,14 @@ static int build(struct an_results *res, const struct rt_analyzer *an)
 		r->nselected += r->flows[id].selected;
 		r->npaired += r->flows[id].peer_qp != RT_AN_NONE;
 	}
+	struct rt_finding *f = an_res_alloc(res, RT_FINDINGS_MAX * sizeof(*f));
+	if (!f)
+		return -ENOMEM;
+	int n = an_findings_build(r, f, RT_FINDINGS_MAX);
+	if (n < 0)
+		return n;
+	r->findings = f;
+	r->nfindings = (unsigned)n;
 	return rt_verdict_build(r, &r->verdict);
 }
 
@@ -348,7 +424,7 @@ const struct rt_results *rt_analyzer_results(struct rt_analyzer *an)
 	an_results_free(an->res);
 	an->res = NULL;
 	struct an_results *res = calloc(1, sizeof(*res));
-	if (!res || build(res, an) < 0) {
+	if (!res || build(res, an, 0) < 0) {
 		an_results_free(res);
 		errno = ENOMEM;
 		return NULL;
@@ -356,4 +432,18 @@ const struct rt_results *rt_analyzer_results(struct rt_analyzer *an)
 	res->frames = an->tot.c.packets;
 	an->res = res;
 	return &res->r;
+}
+
+int rt_analyzer_live_findings(const struct rt_analyzer *an, uint64_t idle_ns,
+                              struct rt_finding_tag *out, unsigned max)
+{
+	uint64_t at = an->now + idle_ns < an->now ? UINT64_MAX : an->now + idle_ns;
+	struct an_results *res = calloc(1, sizeof(*res));
+	int rc = res ? build(res, an, at ? at : 1) : -ENOMEM;
+	unsigned n = 0;
+	for (; rc == 0 && n < res->r.nfindings && n < max; n++)
+		out[n] = (struct rt_finding_tag){.code = res->r.findings[n].code,
+		                                 .severity = res->r.findings[n].severity};
+	an_results_free(res);
+	return rc < 0 ? rc : (int)n;
 }

@@ -180,6 +180,7 @@ void an_rp_free(struct an_rp *rp)
 {
 	if (rp) {
 		free(rp->recover);
+		free(rp->cut_delay);
 		free(rp->drops);
 	}
 	free(rp);
@@ -251,6 +252,15 @@ static double ring_rate(const struct an_flow *f, uint64_t newest, uint64_t after
 	return (double)bytes * 8e9 / (double)span;
 }
 
+/* The time the flow's last AN_RP_GAPS gaps span. */
+static uint64_t ring_span(const struct an_flow *f)
+{
+	uint64_t span = 0;
+	for (unsigned i = 0; i < AN_RP_GAPS; i++)
+		span += f->rp_dt[i];
+	return span;
+}
+
 /* The sender was idle within the window before the CNP: a gap 4 times the shortest, per byte. */
 static bool idle_before(const struct an_flow *f)
 {
@@ -319,6 +329,8 @@ static void end_after(struct an_rp_ctx *c, struct an_flow *f, bool next_cnp)
 		rp->full_link++;
 	else {
 		drop_add(rp, 100.0 * (1.0 - rp->min_bps / rp->before_bps));
+		if (rp->cut_ns)
+			an_hist_addp(&rp->cut_delay, rp->cut_ns);
 		if (rp->dipped && !rp->back)
 			f->rp_phase = AN_RP_RECOVER;
 	}
@@ -339,16 +351,13 @@ void an_rp_cnp(struct an_rp_ctx *c, struct an_flow *f, uint64_t ts, unsigned poi
 	f->rp_phase = AN_RP_IDLE;
 	rp->cnp_ts = ts;
 	rp->windows = rp->after_n = 0;
-	rp->fifth_ts = 0;
+	rp->fifth_ts = rp->cut_ns = 0;
 	rp->dipped = rp->back = false;
 	/* the rate before: the last AN_RP_GAPS gaps, all within the window before the CNP */
 	uint64_t last, n = followed(c, f, &last);
 	bool have = n > AN_RP_GAPS && ts >= last;
 	double before = have ? ring_rate(f, last, 0, UINT64_MAX) : -1;
-	uint64_t span = 0;
-	for (unsigned i = 0; i < AN_RP_GAPS; i++)
-		span += f->rp_dt[i];
-	uint64_t start = have ? last - span : 0;
+	uint64_t start = have ? last - ring_span(f) : 0;
 	bool crosses = prev && have && start <= prev;
 	if (before < 0 || ts - start > c->window_ns) {
 		rp->few++;
@@ -404,6 +413,9 @@ void an_rp_tick(struct an_rp_ctx *c, struct an_flow *f, uint64_t ts)
 		rp->min_bps = rate;
 	/* recovery: back to 90% of the rate before, after having been below it */
 	if (rate * 10.0 < rp->before_bps * 9.0) {
+		/* the cut: the slower window started at its first packet (counted if the CNP is) */
+		if (!rp->dipped && f->rp_phase == AN_RP_AFTER)
+			rp->cut_ns = ts - ring_span(f) - cnp;
 		rp->dipped = true;
 	} else if (rp->dipped && !rp->back) {
 		rp->back = true;

@@ -97,6 +97,7 @@ void an_tr_response(struct an_transport *t, uint32_t ri, const struct rt_record 
 			x->nak_codes[code]++;
 	} else if (count) {
 		x->rnr_naks_received++;
+		x->rnr_timer = code;
 	}
 	/* only a PSN sequence error makes the requester go back; the other codes are fatal */
 	if (!follow || (type == RT_AETH_NAK && code != 0))
@@ -109,28 +110,38 @@ void an_tr_response(struct an_transport *t, uint32_t ri, const struct rt_record 
 
 /* A resent request: counted, and the start of a resend run tells what caused it. */
 static void resend(struct an_transport *t, struct an_flow *f, uint32_t prev, uint32_t p,
-                   uint64_t ts, struct rt_an_note *note)
+                   const struct rt_record *rec, struct rt_an_note *note)
 {
 	struct an_xport *x = an_xport(f);
+	uint64_t ts = rec->ts_ns;
 	t->tot->c.retransmitted++;
 	if (x) {
 		x->retransmitted++;
 		x->resend_ts = ts;
+		x->retransmitted_bytes += rec->wirelen;
 	}
 	/* a resend run starts at the first backward PSN, or when a run goes back again */
 	if (!(f->flags & AN_FLOW_IN_RETRANS) || rt_psn_diff(p, prev) <= 0) {
 		f->flags |= AN_FLOW_IN_RETRANS;
 		if (x) {
-			uint64_t wait = f->nak_pending ? ts - x->nak_ts : ts - f->last_req_ts;
+			uint64_t since = f->nak_pending ? x->nak_ts : f->last_req_ts;
+			/* a wait from a later frame (the capture's time went backwards) is unknown:
+			 * no sample, and no wait in the note */
+			bool known = ts >= since;
+			uint64_t wait = known ? ts - since : 0;
 			x->run_nak_frame = f->nak_pending ? x->nak_frame : 0;
 			if (f->nak_pending == AN_NAK_RNR) {
 				x->rnr_retries++;
+				if (known)
+					an_hist_addp(&x->rnr_wait, wait);
 			} else if (f->nak_pending) {
 				x->go_back_n++;
-				an_hist_addp(&x->gbn_delay, wait);
+				if (known)
+					an_hist_addp(&x->gbn_delay, wait);
 			} else {
 				x->timeouts++;
-				an_hist_addp(&x->timeout_gap, wait);
+				if (known)
+					an_hist_addp(&x->timeout_gap, wait);
 			}
 			x->ar_count = 0; /* Karn: no RTT from resent requests */
 			if (note)
@@ -165,7 +176,7 @@ void an_tr_request(struct an_transport *t, uint32_t fi, const struct rt_record *
 	if ((opf & (RT_OPF_SEND | RT_OPF_WRITE)) && (opf & (RT_OPF_FIRST | RT_OPF_MIDDLE)) &&
 	    rec->payload_len >= 256 && rec->payload_len <= 4096 &&
 	    !(rec->payload_len & (rec->payload_len - 1)))
-		f->pmtu = rec->payload_len;
+		f->pmtu = (uint16_t)rec->payload_len;
 	uint32_t span_min = 1, span_max = 1;
 	if ((opf & RT_OPF_READ) && (rec->hdrs & RT_H_RETH)) {
 		uint32_t len = rec->reth_len;
@@ -220,7 +231,7 @@ void an_tr_request(struct an_transport *t, uint32_t fi, const struct rt_record *
 			note->flags |= RT_AN_NOTE_DUPLICATE;
 		return;
 	} else {
-		resend(t, f, prev, p, ts, note);
+		resend(t, f, prev, p, rec, note);
 		if (f->reverse == AN_NONE)
 			an_pair_request(t->pair, fi);
 		return;

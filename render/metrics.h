@@ -38,6 +38,8 @@ struct rt_metrics_snapshot {
 	struct rt_an_counts t;
 	unsigned ntop;                  /* flows in top, busiest first */
 	struct rt_an_flow_figures *top; /* room for the store's top_k */
+	unsigned nfindings; /* the findings of the latest live view (rocetrace_finding) */
+	struct rt_finding_tag findings[RT_FINDINGS_MAX];
 };
 
 /*
@@ -75,7 +77,9 @@ void rt_metrics_free(struct rt_metrics *m);
  * running count up to then (0: up to the latest record).
  * The busiest flows are found again only once 50 times the time the last
  * search took has passed (at most 2% of the thread: with a million flows
- * about once a second), and always with `wait`.
+ * about once a second), and always with `wait`; the findings likewise, and
+ * at most once a second (rt_analyzer_live_findings builds a view of every
+ * flow: docs/METRICS.md says what it costs).
  * With `wait` false the publication is skipped when a scrape is copying
  * the previous one at this instant (returns false: publish again later);
  * the capture never waits. With `wait` true (the final figures) it waits.

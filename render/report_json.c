@@ -495,6 +495,7 @@ void an_report_json(const struct rt_results *r, struct rt_json *j, const bool *l
 	}
 	RT_JSON_U64(j, "bytes", r->c.bytes);
 	RT_JSON_U64(j, "link_speed_bps", r->link_speed_bps);
+	RT_JSON_U64(j, "storm_threshold_ns", r->storm_ns);
 	RT_JSON_U64(j, "flow_count", r->nflows);
 	totals_json(r, j);
 	pfc_json(r, j);
@@ -512,6 +513,7 @@ void an_report_json(const struct rt_results *r, struct rt_json *j, const bool *l
 		RT_JSON_U64(j, "unmatched_events", r->source_log_unmatched);
 		rt_json_obj_end(j);
 	}
+	an_report_json_findings(r, j);
 	verdict_json(r, j);
 	RT_JSON_KEY(j, "flows");
 	rt_json_arr(j);

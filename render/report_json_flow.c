@@ -156,6 +156,10 @@ void an_report_json_flow(const struct rt_results *r, struct rt_json *j, const st
 	RT_JSON_U64(j, "responses", f->responses);
 	RT_JSON_U64(j, "dscp", f->dscp);
 	U64_OR_NULL(j, "pcp", f->pcp, f->tagged);
+	U64_OR_NULL(j, "udp_sport", f->udp_sport, f->udp_sport_known);
+	RT_JSON_BOOL(j, "udp_sport_varied", f->udp_sport_varied);
+	U64_OR_NULL(j, "pmtu", f->pmtu, f->pmtu != 0);
+	RT_JSON_U64(j, "max_frame_bytes", f->max_frame);
 	RT_JSON_KEY(j, "ecn");
 	an_report_json_ecn(j, f->ecn);
 	NUM(j, "ce_fraction", f->ce_fraction, 6, true);
@@ -169,6 +173,7 @@ void an_report_json_flow(const struct rt_results *r, struct rt_json *j, const st
 	RT_JSON_KEY(j, "nak_codes");
 	nak_codes_json(j, x);
 	RT_JSON_U64(j, "rnr_naks_received", x ? x->rnr_naks_received : 0);
+	U64_OR_NULL(j, "rnr_timer", x ? x->rnr_timer : 0, x && x->rnr_naks_received);
 	RT_JSON_U64(j, "retransmitted", x ? x->retransmitted : 0);
 	RT_JSON_U64(j, "go_back_n", x ? x->go_back_n : 0);
 	RT_JSON_U64(j, "rnr_retries", x ? x->rnr_retries : 0);

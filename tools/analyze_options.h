@@ -26,6 +26,9 @@ struct rt_analyze_args {
 	struct rt_analyzer_opts ao;
 	struct rt_an_timeline_opts tlo;
 	bool by_vantage; /* timeline --by-vantage: rows per vantage point */
+	/* analyze --fail-on warning|error: exit 3 when a finding this severe or worse is there */
+	bool fail_on_given;
+	unsigned fail_on; /* 0: warning, 1: error */
 };
 
 /*

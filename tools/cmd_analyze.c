@@ -285,6 +285,13 @@ static const char *input_at(const struct rt_analyze_args *a, const char *out)
 	return NULL;
 }
 
+/* Whether the analysis holds a finding of severity `sev` or worse (analyze --fail-on): they come most severe first. */
+static bool finding_at_least(struct rt_analyzer *an, enum rt_severity sev)
+{
+	const struct rt_results *r = rt_analyzer_results(an);
+	return r && r->nfindings && r->findings[0].severity >= sev;
+}
+
 /* After the options: open the output, analyze the files, report. Returns the exit status. */
 static int run_command(struct rt_analyze_args *a)
 {
@@ -410,6 +417,9 @@ static int run_command(struct rt_analyze_args *a)
 		status = rt_cli_interrupted(cmd, res.signal,
 		                            "; the report covers the frames read so far");
 	rt_an_feed_free(feed);
+	if (a->fail_on_given && status == RT_EXIT_OK &&
+	    finding_at_least(an, a->fail_on == 0 ? RT_SEV_WARNING : RT_SEV_ERROR))
+		status = RT_EXIT_FINDINGS;
 	rt_analyzer_free(an);
 	return status;
 }

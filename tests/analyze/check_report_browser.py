@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """`rocetrace report` pages in a real browser (headless Chromium): no script error, the charts exist
-and hold points, the totals, the verdict and the paths between vantage points shown equal
+and hold points, the totals, the verdict with its findings and the paths between vantage points shown equal
 `analyze --json`, and a screenshot is taken.
 
 usage: check_report_browser.py ROCETRACE SAMPLE_PCAP SCENARIO_DIR RXE_CAPTURE_DIR OUT_DIR
@@ -130,10 +130,13 @@ def shown(exe, profile, name, cap, out):
             len(want["flows"]) - listed) in said.group(1)):
         errors.append("%s: the flow table does not say how many flows it leaves out (%r)" % (
             name, said and said.group(1)))
-    # the verdict shown is analyze's, sentence by sentence, in its order
+    # the verdict shown is analyze's, sentence by sentence, in its order, and so are its findings
     said = [v for k, v in want["verdict"].items() if k != "state" and v is not None]
     if check["verdict"] != said:
         errors.append("%s: the page's verdict %r is not analyze's %r" % (name, check["verdict"], said))
+    found = [[f["severity"], f["code"], f["summary"]] for f in want["findings"]]
+    if check["findings"] != found:
+        errors.append("%s: the page's findings %r are not analyze's %r" % (name, check["findings"], found))
     # its victims: every flow an episode counted (in_episodes), with no CE mark, sending requests
     victims = [f for f in want["flows"] if f["in_episodes"] and f["ecn"]["ce"] == 0 and f["requests"] > 0]
     if victim_count(want) != len(victims):
@@ -189,6 +192,7 @@ def main():
                  ("many flows", many, ["gbps"]),
                  ("victims after an episode's first 16 flows", late, ["gbps", "ecn"]),
                  ("pfc", os.path.join(scen, "pfc.pcap"), ["gbps", "ecn", "pfc"]),
+                 ("nak_gbn", os.path.join(scen, "nak_gbn.pcap"), ["gbps", "ecn"]),
                  ("dcqcn", os.path.join(scen, "dcqcn.pcap"), ["gbps", "ecn"]),
                  ("rxe_nccl", os.path.join(rxe, "rxe_nccl_node0.pcap"), ["gbps", "rtt"]),
                  ("two vantage points", ["--vantage", "a=" + sample, "--vantage",

@@ -465,13 +465,39 @@ static void test_durations(void **state)
 	}
 }
 
+/* The findings part: how many of each severity, then the sentences of the most severe (notes not said). */
+static void test_findings(void **state)
+{
+	(void)state;
+	struct view v;
+	init(&v);
+	static struct rt_finding f[5];
+	const char *said[] = {"A storm.", "A silent NP.", "Data Not-ECT.", "Ports collapse.",
+	                      "A note."};
+	enum rt_severity sev[] = {RT_SEV_ERROR, RT_SEV_ERROR, RT_SEV_WARNING, RT_SEV_WARNING,
+	                          RT_SEV_INFO};
+	for (unsigned i = 0; i < 5; i++) {
+		memset(&f[i], 0, sizeof(f[i]));
+		f[i].severity = sev[i];
+		snprintf(f[i].summary, sizeof(f[i].summary), "%s", said[i]);
+	}
+	v.r.findings = f;
+	assert_string_equal(verdict(&v)->part[RT_VERDICT_FINDINGS], "");
+	v.r.nfindings = 5;
+	assert_string_equal(verdict(&v)->part[RT_VERDICT_FINDINGS],
+	                    "Findings: 2 errors, 2 warnings, 1 note: A storm; A silent NP; Data "
+	                    "Not-ECT.");
+	v.r.findings = &f[4];
+	v.r.nfindings = 1;
+	assert_string_equal(verdict(&v)->part[RT_VERDICT_FINDINGS], "Findings: 1 note.");
+}
+
 static void test_names(void **state)
 {
 	(void)state;
 	static const char *const want[RT_VERDICT_PARTS] = {
-	    "headline", "where",      "pfc",
-	    "pause",    "when",       "who",
-	    "victims",  "losses",     "notification_points",
+	    "headline", "findings",   "where",   "pfc",    "pause",
+	    "when",     "who",        "victims", "losses", "notification_points",
 	    "senders",  "source_log", "capture"};
 	for (unsigned p = 0; p < RT_VERDICT_PARTS; p++)
 		assert_string_equal(rt_verdict_part_name(p), want[p]);
@@ -487,7 +513,7 @@ int main(void)
 	    cmocka_unit_test(test_victims),   cmocka_unit_test(test_losses),
 	    cmocka_unit_test(test_nps),       cmocka_unit_test(test_senders),
 	    cmocka_unit_test(test_capture),   cmocka_unit_test(test_durations),
-	    cmocka_unit_test(test_names),
+	    cmocka_unit_test(test_names),     cmocka_unit_test(test_findings),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
