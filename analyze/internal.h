@@ -70,4 +70,7 @@ struct rt_analyzer {
 	char input_error[RT_ERRBUF_SIZE]; /* rt_analyzer_input_error(), "" when none */
 };
 
+/* Sink i failed with rc and msg: it takes nothing more; the first failure is the analyzer's (analyze/outputs.c). */
+void an_sink_failed(struct rt_analyzer *an, unsigned i, int rc, const char *msg);
+
 #endif
