@@ -114,7 +114,7 @@ struct an_flow {
 	uint8_t
 	    home; /* vantage point + 1 whose frames drive its order-sensitive figures (0: none) */
 	uint16_t rp_last_len; /* the latest packet's length (at most 65535) */
-	uint16_t udp_sport; /* of its first packet, CNPs aside (AN_FLOW_SPORT) */
+	uint16_t udp_sport;   /* of its first packet, CNPs aside (AN_FLOW_SPORT) */
 	struct an_xport *x;
 	uint64_t packets, bytes, requests;
 	uint64_t last_ts, last_req_ts;

@@ -67,7 +67,7 @@ struct an_rp {
 	struct an_rp_drops *drops; /* allocated at the first measured CNP */
 	struct an_hist *recover;   /* CNP -> back to the rate before */
 	struct an_hist *cut_delay; /* CNP -> the first packet of the first window below 90% */
-	uint64_t cut_ns; /* that delay for the CNP under way, kept until its windows count (0: none) */
+	uint64_t cut_ns;           /* the CNP under way's, counted if it is measured (0: none) */
 };
 
 void an_rp_ctx_init(struct an_rp_ctx *c, uint64_t window_ns);
