@@ -315,7 +315,7 @@ const struct rt_an_warning *an_fd_warning(const struct rt_results *r, const char
 }
 
 /* A warning's number by name (0 when it has none). */
-static uint64_t warning_value(const struct rt_an_warning *w, const char *name)
+uint64_t an_fd_warning_value(const struct rt_an_warning *w, const char *name)
 {
 	for (unsigned k = 0; k < w->nvalues; k++)
 		if (!strcmp(w->values[k].name, name))
@@ -359,10 +359,11 @@ void an_fd_capture(struct an_fd *l)
 			if (strcmp(w->code, map[k].warning))
 				continue;
 			enum rt_severity sev = map[k].sev;
-			if (!strcmp(w->code, "snaplen_cut") && !warning_value(w, "headers_cut"))
+			if (!strcmp(w->code, "snaplen_cut") &&
+			    !an_fd_warning_value(w, "headers_cut"))
 				sev = RT_SEV_INFO; /* only payloads and ICRCs were cut */
 			bool dup = !strcmp(w->code, "duplicates");
-			if (dup && warning_value(w, "same_capture_point"))
+			if (dup && an_fd_warning_value(w, "same_capture_point"))
 				sev =
 				    RT_SEV_WARNING; /* one point saw packets twice: the mirror doubles */
 			else if (dup && r->nvantage > 1)

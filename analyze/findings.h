@@ -66,6 +66,8 @@ const struct rt_res_mac *an_fd_mac_entry(const struct rt_results *r, const uint8
 bool an_fd_same_ip(uint8_t va, const uint8_t *a, uint8_t vb, const uint8_t *b);
 /* The view's warning of `code` (analyze/README.md, "Warnings"), or NULL. */
 const struct rt_an_warning *an_fd_warning(const struct rt_results *r, const char *code);
+/* The number `name` of warning w (0 when it has none). */
+uint64_t an_fd_warning_value(const struct rt_an_warning *w, const char *name);
 /* A data flow: requests seen, not RDMA CM's QP 1. */
 bool an_fd_data_flow(const struct rt_res_flow *f);
 /* The priority a data flow rides: its PCP when tagged, else its DSCP / 8 (*by_dscp set). */

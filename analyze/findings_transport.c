@@ -34,14 +34,17 @@ static bool from(const struct rt_res_flow *f, const struct an_fd_ip *ip)
  * Where the flows' packets were lost, when vantage points tell: the paths
  * their host pairs' packets took that lost some ("between A and B (N
  * lost)", into `text`), or that none did (before the first point or after
- * the last); as the evidence lost_where (null without vantage points).
+ * the last) when every packet on them was judged; some not judged and none
+ * lost: it cannot tell. As the evidence lost_where (null without vantage
+ * points, or with no packet judged).
  */
 static void where_lost(struct rt_finding *f, const struct rt_results *r,
                        bool (*pick)(const struct rt_res_flow *, const void *), const void *ctx,
                        char text[200])
 {
-	bool paths = false;
 	unsigned seen[64] = {0}, nseen = 0;
+	uint64_t judged = 0, unjudged = 0;
+	const char *why = NULL;
 	text[0] = 0;
 	for (uint32_t id = 0; id < r->nflows; id++) {
 		const struct rt_res_flow *fl = &r->flows[id];
@@ -49,21 +52,31 @@ static void where_lost(struct rt_finding *f, const struct rt_results *r,
 			continue;
 		for (unsigned k = 0; k < fl->npaths; k++) {
 			const struct rt_res_path *p = &r->paths[fl->paths[k]];
-			paths = true;
 			bool dup = false;
 			for (unsigned s = 0; s < nseen; s++)
 				dup |= seen[s] == fl->paths[k];
-			if (dup || !p->lost || nseen == 64)
+			if (dup || nseen == 64)
 				continue;
 			seen[nseen++] = fl->paths[k];
-			an_w_append(text, 200, "%sbetween %s and %s (%llu lost)",
-			            text[0] ? "; " : "", p->from, p->to,
-			            (unsigned long long)p->lost);
+			judged += p->judged;
+			unjudged += p->not_judged;
+			if (p->not_judged && !why)
+				why = p->not_judged_reason;
+			if (p->lost)
+				an_w_append(text, 200, "%sbetween %s and %s (%llu lost)",
+				            text[0] ? "; " : "", p->from, p->to,
+				            (unsigned long long)p->lost);
 		}
 	}
 	if (text[0])
 		an_fd_text(f, "lost_where", "%s", text);
-	else if (paths)
+	else if (unjudged)
+		an_fd_text(f, "lost_where",
+		           "cannot tell: none lost between the vantage points of the %llu packets "
+		           "judged, but %llu could not be judged (%s)",
+		           (unsigned long long)judged, (unsigned long long)unjudged,
+		           why ? why : "not seen where the other point was capturing");
+	else if (judged)
 		an_fd_text(f, "lost_where",
 		           "not between the vantage points: before the first or "
 		           "after the last");
@@ -257,9 +270,11 @@ static void losses(struct an_fd *l, bool storm)
 	}
 	if (!flows)
 		return;
-	/* gaps the capture itself may have made: frames it dropped, or put out of time order */
+	/* gaps the capture itself may have made: frames it dropped, or a flow's own packets it put
+	 * out of time order (the warning's flows; other disorder makes no gap) */
+	const struct rt_an_warning *tw = an_fd_warning(r, "time_backwards");
 	bool drops = r->drops_source && r->if_dropped + r->os_dropped > 0,
-	     backwards = an_fd_warning(r, "time_backwards") != NULL;
+	     backwards = tw && an_fd_warning_value(tw, "flows") > 0;
 	struct rt_finding *f =
 	    an_fd_add(l, storm ? "nak_storm" : "loss", storm ? RT_SEV_ERROR : RT_SEV_WARNING,
 	              drops || backwards ? "low" : NULL);

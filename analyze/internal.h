@@ -18,6 +18,7 @@
 #include "analyze/macs.h"
 #include "analyze/pairing.h"
 #include "analyze/pfc.h"
+#include "analyze/rp.h"
 #include "analyze/side.h"
 #include "analyze/totals.h"
 #include "analyze/transport.h"
@@ -50,6 +51,7 @@ struct rt_analyzer {
 	    note; /* rt_analyzer_feed_note's note for the record being fed, NULL in the other feeds */
 	struct an_transport tr;
 	struct an_ecn ecn;
+	struct an_rp_ctx rpx; /* the RP reaction: its windows, pauses, the links toward receivers */
 	struct an_pfc pfc;
 	struct an_episodes ep;
 	struct an_cm cm;
@@ -67,5 +69,8 @@ struct rt_analyzer {
 	volatile sig_atomic_t stop;       /* rt_analyzer_interrupt() */
 	char input_error[RT_ERRBUF_SIZE]; /* rt_analyzer_input_error(), "" when none */
 };
+
+/* Sink i failed with rc and msg: it takes nothing more; the first failure is the analyzer's (analyze/outputs.c). */
+void an_sink_failed(struct rt_analyzer *an, unsigned i, int rc, const char *msg);
 
 #endif

@@ -92,6 +92,7 @@ static void totals(struct rt_results *r, const struct rt_analyzer *an)
 	r->gaps = x.gaps;
 	r->gap_psns = x.gap_psns;
 	r->psn_jumps = x.psn_jumps;
+	r->ecn_off = an_ecn_off(an, &r->ecn_not_ect, &r->ecn_data_packets);
 }
 
 /* Drops, duplicates, the flow limit, the warnings: what the capture says about itself. */
@@ -109,6 +110,12 @@ static void capture_facts(struct rt_results *r, const struct rt_analyzer *an)
 	r->max_flows_reached = ft->full;
 	r->packets_beyond = ft->beyond_packets;
 	r->bytes_beyond = ft->beyond_bytes;
+	const struct an_tallies *t = &an->tally;
+	r->icrc_unchecked = t->icrc_cut;
+	r->headers_cut = t->headers_cut;
+	r->time_backwards = t->ts_back;
+	r->time_backwards_max_ns = t->ts_back_max;
+	r->time_backwards_across = t->ts_back_across;
 	unsigned n = rt_analyzer_warnings(an, r->warnings, RT_AN_WARNINGS_MAX);
 	r->nwarnings = n < RT_AN_WARNINGS_MAX ? n : RT_AN_WARNINGS_MAX;
 }
@@ -252,12 +259,23 @@ static int episodes(struct an_results *res, const struct rt_analyzer *an)
 	return 0;
 }
 
+/* The hot receiver with evidence of congestion; without, why none, and the fan-in it would have been. */
 static void incast(struct rt_results *r, const struct rt_analyzer *an)
 {
-	struct an_incast ic;
-	r->incast = an_incast_find(&an->ft, &ic);
+	struct an_incast best, quiet;
+	r->incast = an_incast_find(&an->ft, an_paused_any(an->pfc.paused_ns), an->o.link_speed_bps,
+	                           &best, &quiet);
+	const struct an_incast ic = r->incast ? best : quiet;
+	r->fan_in = ic.any != NULL;
 	if (!r->incast)
+		r->incast_null_reason = r->fan_in
+		                            ? "receivers with two senders or more show no "
+		                              "congestion: no CE mark, pause, loss, nor a full "
+		                              "link"
+		                            : "no receiver has two senders";
+	if (!r->fan_in)
 		return;
+	r->incast_evidence = ic.evidence;
 	r->incast_ipver = ic.any->key.ipver;
 	memcpy(r->incast_receiver, ic.any->key.dst, sizeof(r->incast_receiver));
 	r->incast_senders = ic.senders;
@@ -287,6 +305,10 @@ static int paths(struct an_results *res, const struct rt_analyzer *an,
 		                            .matched = q->matched,
 		                            .lost = q->lost,
 		                            .ce_marked = q->ce_marked,
+		                            .judged = q->judged,
+		                            .not_judged = q->not_judged,
+		                            .not_judged_reason =
+		                                q->not_judged ? AN_VP_NOT_JUDGED : NULL,
 		                            .offset_known = q->offset_known,
 		                            .offset_ns = q->offset_ns,
 		                            .offset_null_reason = q->offset_null_reason,

@@ -72,11 +72,11 @@ struct rt_an_vantage {
 };
 
 /* One warning about the capture itself: drops, duplicates, hints (analyze/README.md lists the codes). */
-#define RT_AN_WARNING_VALUES 4
+#define RT_AN_WARNING_VALUES 6
 #define RT_AN_WARNINGS_MAX   16
 struct rt_an_warning {
 	const char *code;  /* stable identifier, e.g. "capture_drops" */
-	char message[400]; /* one line for people */
+	char message[512]; /* one line for people */
 	unsigned nvalues;  /* the numbers the message names */
 	struct {
 		const char *name;
@@ -197,6 +197,9 @@ struct rt_res_np {
 	uint64_t cnp_without_ce;          /* CNPs with no CE mark of the flow within reach */
 	uint64_t answered, rate_limited;  /* CE marks a CNP answered; held back by the limiter */
 	uint64_t unanswered;              /* the other CE marks */
+	/* marks after the last answered one within the span a limiter could have, the limiter's
+	 * interval not learned: held back or unanswered, the capture cannot tell */
+	uint64_t held_or_unanswered;
 	uint64_t first_ce_ns, last_ce_ns; /* its first and latest CE-marked data packet (0: none) */
 	bool interval_known;              /* rate limiting seen: */
 	uint64_t interval_ns;             /* the learned CNP interval */
@@ -204,16 +207,28 @@ struct rt_res_np {
 
 /* The RP reaction of a flow: its sender's rate around the CNPs ("RP reaction"). */
 struct rt_res_rp {
-	uint64_t cnps;     /* measured + too_few_packets + cnp_in_window */
+	uint64_t cnps;     /* measured + every count of CNPs not measured below */
 	uint64_t measured; /* CNPs with a rate drop */
-	double mean_drop_pct,
-	    max_drop_pct; /* 100 x (1 - slowest after / before) over the measured ones (NaN: none) */
+	/* 100 x (1 - slowest after / before) over the measured ones (NaN: none): their mean,
+	 * largest, median, quartiles and smallest */
+	double mean_drop_pct, max_drop_pct, median_drop_pct, drop_p25_pct, drop_p75_pct,
+	    min_drop_pct;
 	double drop_sum_pct;          /* their sum: mean_drop_pct x measured, unrounded */
-	const char *drop_null_reason; /* measured 0: why, else NULL */
-	uint64_t too_few_packets, cnp_in_window, recovered, interrupted;
+	const char *drop_null_reason; /* measured 0: why (the reason of most CNPs), else NULL */
+	/* CNPs not measured, by why */
+	uint64_t too_few_packets, cnp_in_window, psn_gap_in_window, resend_in_window,
+	    pause_in_window, idle_before, full_link;
+	uint64_t recovered, interrupted;
 	struct rt_res_quantiles recover; /* CNP -> back to the rate before */
-	/* CNP -> the first packet of the first window below 90% of the rate before (the cut) */
+	/* CNP -> the first packet of the first window below 90% of the rate before (the cut), over
+	 * the measured CNPs */
 	struct rt_res_quantiles cut_delay;
+	/* the --rate-window that would measure rate_window_would_measure of the CNPs with too
+	 * few packets (known: some would be) */
+	bool rate_window_needed_known;
+	uint64_t rate_window_needed_ns, rate_window_would_measure;
+	const char *capture_side;     /* "sender", "receiver", NULL: cannot tell */
+	const char *capture_side_how; /* how that was decided, in words */
 };
 
 /* The traffic source's own log joined to a flow (--source-log). */
@@ -265,6 +280,9 @@ struct rt_res_flow {
 	uint64_t stall_from_ns, stall_ns;
 	unsigned npaths;       /* the vantage paths its host pair's packets were seen on: */
 	const unsigned *paths; /* indexes into rt_results.paths, upstream point first */
+	/* several vantage points: the one whose frames its PSN order, round trips and RP windows
+	 * come from (NULL: one point) */
+	const char *followed_at;
 };
 
 /* Per PFC priority (0..7) and 802.3x PAUSE, summed over sending MACs. */
@@ -400,6 +418,10 @@ struct rt_res_episode {
 struct rt_res_path {
 	const char *from, *to; /* the points' names */
 	uint64_t matched, lost, ce_marked;
+	/* packets seen at from whose passing `to` was judged (matched + lost), and those that
+	 * could not be, with why (NULL: none) */
+	uint64_t judged, not_judged;
+	const char *not_judged_reason;
 	bool offset_known;
 	int64_t offset_ns;              /* to's clock less from's */
 	const char *offset_null_reason; /* when not known */
@@ -425,12 +447,24 @@ struct rt_res_counter_dev {
 	const double *deltas;     /* their growth, < 0: the counter went back (reset): unknown */
 };
 
+/* What shows congestion at the incast's receiver (rt_results.incast_evidence). */
+enum rt_incast_evidence {
+	RT_INCAST_CE = 1u << 0,        /* CE marks on its flows */
+	RT_INCAST_PAUSE = 1u << 1,     /* PFC/PAUSE pauses in the capture */
+	RT_INCAST_LOSS = 1u << 2,      /* PSN gaps, resends or NAKs on its flows */
+	RT_INCAST_LINK_FULL = 1u << 3, /* its flows together at 95% of the link speed or more */
+};
+#define RT_INCAST_EVIDENCE_KINDS 4
+/* The name of evidence bit k (0 .. RT_INCAST_EVIDENCE_KINDS - 1): "ce", "pause", "loss", "link_full". */
+const char *rt_incast_evidence_name(unsigned k);
+
 /* The verdict: was there congestion, where, when, who, did the NPs answer, did the senders slow. */
 enum rt_verdict_state {
 	RT_VERDICT_EMPTY,     /* no frame */
 	RT_VERDICT_NO_ROCE,   /* frames, none RoCE */
 	RT_VERDICT_CALM,      /* RoCE, no CE mark, CNP, pause or episode */
 	RT_VERDICT_CONGESTED, /* some of them */
+	RT_VERDICT_ECN_OFF,   /* none of them, but ECN is off: no CE mark says nothing */
 };
 /* The verdict's parts, in the order they are said (each a sentence, or nothing to say). */
 enum rt_verdict_part {
@@ -454,7 +488,7 @@ struct rt_verdict {
 	enum rt_verdict_state state;
 	char part[RT_VERDICT_PARTS][RT_VERDICT_TEXT]; /* "" when the part has nothing to say */
 };
-/* "empty", "no_roce", "calm", "congested" */
+/* "empty", "no_roce", "calm", "congested", "ecn_off" */
 const char *rt_verdict_state_name(enum rt_verdict_state s);
 /* The part's key in the JSON report ("headline", "where", ...). */
 const char *rt_verdict_part_name(enum rt_verdict_part p);
@@ -480,6 +514,10 @@ struct rt_results {
 	uint64_t ecn[4]; /* RoCE packets with an IP header, by codepoint */
 	uint64_t cnp_unattributed, nak_unattributed, malformed, truncated, other, cm_pairs;
 	uint64_t go_back_n, timeouts, gaps, gap_psns, psn_jumps;
+	/* ECN off: more than half the RoCE data packets with an IP header (CNPs aside,
+	 * ecn_data_packets) are Not-ECT (ecn_not_ect): no CE mark says nothing of congestion */
+	bool ecn_off;
+	uint64_t ecn_not_ect, ecn_data_packets;
 
 	/* the flows */
 	uint32_t nflows;                 /* every flow (flow_count) */
@@ -494,6 +532,12 @@ struct rt_results {
 	uint32_t max_flows; /* --max-flows, 0: no limit: */
 	bool max_flows_reached;
 	uint64_t packets_beyond, bytes_beyond;
+	/* the snap length: RoCE frames cut after their headers (their ICRC unchecked), frames
+	 * whose headers it cut */
+	uint64_t icrc_unchecked, headers_cut;
+	/* time going backwards within a capture point (times, the biggest step), and across
+	 * points only (merged points interleave) */
+	uint64_t time_backwards, time_backwards_max_ns, time_backwards_across;
 	unsigned nwarnings;
 	struct rt_an_warning warnings[RT_AN_WARNINGS_MAX];
 
@@ -516,8 +560,14 @@ struct rt_results {
 	uint32_t nepisodes;
 	const struct rt_res_episode *episodes;
 
-	/* incast: the hot receiver ("Incast") */
-	bool incast;
+	/*
+	 * incast: the hot receiver ("Incast"), named only with evidence of congestion there
+	 * (incast_evidence); without, incast_null_reason says why, and fan_in whether a receiver
+	 * has two senders or more (the fields below then hold the one it would have been)
+	 */
+	bool incast, fan_in;
+	const char *incast_null_reason;
+	unsigned incast_evidence; /* enum rt_incast_evidence bits */
 	uint8_t incast_ipver;
 	uint8_t incast_receiver[16];
 	uint32_t incast_senders, incast_flows;

@@ -79,29 +79,49 @@ static const struct rt_res_np *np_side(struct an_results *res, const struct an_n
 	n->answered = np->answered;
 	n->rate_limited = np->rate_limited;
 	n->unanswered = an_np_unanswered(np);
+	n->held_or_unanswered = np->unsure;
 	n->interval_known = an_np_interval(np, &n->interval_ns);
 	n->first_ce_ns = np->first_ce_ts;
 	n->last_ce_ns = np->last_ce_ts;
 	return n;
 }
 
-static const struct rt_res_rp *rp_side(struct an_results *res, const struct an_rp *rp)
+/* The RP reaction of flow f: the drops measured, the CNPs set apart, the capture point's side. */
+static const struct rt_res_rp *rp_side(struct an_results *res, const struct rt_analyzer *an,
+                                       const struct an_flow *f)
 {
+	const struct an_rp *rp = f->rp;
 	struct rt_res_rp *p = an_res_alloc(res, sizeof(*p));
 	if (!p)
 		return NULL;
+	bool m = rp->measured > 0;
 	p->cnps = rp->cnps;
 	p->measured = rp->measured;
-	p->mean_drop_pct = rp->measured ? rp->drop_sum / (double)rp->measured : NAN;
-	p->max_drop_pct = rp->measured ? rp->drop_max : NAN;
+	p->mean_drop_pct = m ? rp->drop_sum / (double)rp->measured : NAN;
+	p->max_drop_pct = m ? rp->drop_max : NAN;
+	p->median_drop_pct = m ? an_rp_drop_quantile(rp, 0.5) : NAN;
+	p->drop_p25_pct = m ? an_rp_drop_quantile(rp, 0.25) : NAN;
+	p->drop_p75_pct = m ? an_rp_drop_quantile(rp, 0.75) : NAN;
+	p->min_drop_pct = m ? rp->drop_min : NAN;
 	p->drop_sum_pct = rp->drop_sum;
-	p->drop_null_reason = rp->measured ? NULL : an_rp_null_reason(rp);
+	p->drop_null_reason = m ? NULL : an_rp_null_reason(rp);
 	p->too_few_packets = rp->few;
 	p->cnp_in_window = rp->cnp_in_window;
+	p->psn_gap_in_window = rp->gap_in_window;
+	p->resend_in_window = rp->resend_in_window;
+	p->pause_in_window = rp->pause_in_window;
+	p->idle_before = rp->idle_before;
+	p->full_link = rp->full_link;
 	p->recovered = rp->recovered;
 	p->interrupted = rp->interrupted;
 	quantiles(&p->recover, rp->recover, false);
 	quantiles(&p->cut_delay, rp->cut_delay, false);
+	p->rate_window_needed_known = rp->need_n > 0;
+	p->rate_window_needed_ns = an_rp_nice_window(rp->need_ns);
+	p->rate_window_would_measure = rp->need_n;
+	enum an_rp_side side = an_rp_side(&an->rpx, f);
+	p->capture_side = an_rp_side_name(side);
+	p->capture_side_how = an_rp_side_how(side);
 	return p;
 }
 
@@ -164,8 +184,9 @@ static void findings_facts(struct rt_res_flow *o, const struct an_flow *f, uint3
 
 /* The figures of one flow, its rare parts where it has them. 0 or -ENOMEM. */
 static int flow(struct an_results *res, struct rt_res_flow *o, const struct an_flow *f,
-                const struct an_vantage *v, const struct an_vp_result *vr)
+                const struct rt_analyzer *an, const struct an_vp_result *vr)
 {
+	const struct an_vantage *v = &an->vp;
 	const struct an_np *np = f->np;
 	o->key = f->key;
 	o->id = f->id;
@@ -197,7 +218,7 @@ static int flow(struct an_results *res, struct rt_res_flow *o, const struct an_f
 	        ? (double)(f->cnp_received - 1) * 1e9 / (double)(np->last_cnp_ts - np->first_cnp_ts)
 	        : NAN;
 	if ((f->x && !(o->xport = transport(res, f->x))) || (np && !(o->np = np_side(res, np))) ||
-	    (f->rp && f->rp->cnps && !(o->rp = rp_side(res, f->rp))) ||
+	    (f->rp && f->rp->cnps && !(o->rp = rp_side(res, an, f))) ||
 	    (f->src && !(o->source = source(res, f->src))))
 		return -ENOMEM;
 	unsigned on[AN_VP_PAIRS];
@@ -209,6 +230,8 @@ static int flow(struct an_results *res, struct rt_res_flow *o, const struct an_f
 		memcpy(paths, on, o->npaths * sizeof(*paths));
 		o->paths = paths;
 	}
+	if (v->matching && f->home && f->home <= v->nvp)
+		o->followed_at = v->vp[f->home - 1].name;
 	return 0;
 }
 
@@ -222,7 +245,7 @@ int an_res_flows(struct an_results *res, const struct rt_res_flow **flows,
 		return -ENOMEM;
 	for (uint32_t id = 0; id < n; id++) {
 		uint32_t fi = an->ft.order[id];
-		int rc = flow(res, &out[id], &an->ft.flows[fi], &an->vp, vr);
+		int rc = flow(res, &out[id], &an->ft.flows[fi], an, vr);
 		if (rc < 0)
 			return rc;
 		findings_facts(&out[id], &an->ft.flows[fi], fi, an, end);

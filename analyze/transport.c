@@ -47,60 +47,62 @@ static void ackreq_ack(struct an_flow *f, uint32_t psn, uint64_t ts, struct rt_a
 }
 
 void an_tr_response(struct an_transport *t, uint32_t ri, const struct rt_record *rec, uint16_t opf,
-                    uint64_t frame, struct rt_an_note *note)
+                    uint64_t frame, struct rt_an_note *note, int point, unsigned feed)
 {
 	uint64_t ts = rec->ts_ns;
 	struct an_flow *r = &t->ft->flows[ri];
-	r->responses++;
+	bool count = feed & AN_FEED_COUNT;
+	if (count)
+		r->responses++;
 	bool has_aeth = (rec->hdrs & RT_H_AETH) != 0;
 	uint8_t type = has_aeth ? (uint8_t)rt_aeth_type(rec->aeth_syndrome) : RT_AETH_ACK;
-	if (r->reverse == AN_NONE && (has_aeth || (opf & RT_OPF_MIDDLE)))
+	if (count && r->reverse == AN_NONE && (has_aeth || (opf & RT_OPF_MIDDLE)))
 		an_pair_response(t->pair, ri, rec->psn, ts,
 		                 (opf & RT_OPF_READ) ? AN_PAIR_RESPONSE : AN_PAIR_ACK);
 	uint32_t fi = t->ft->flows[ri].reverse;
 	struct an_flow *f = fi != AN_NONE ? &t->ft->flows[fi] : NULL;
-	if (note && f)
+	/* the requester's round trips and the NAKs it acts on: from the point it is followed at */
+	bool follow = f && (feed & AN_FEED_FOLLOW) && an_follows(&t->fw, f, point);
+	if (count && note && f)
 		note->peer_flow_id = f->id;
 	if (!has_aeth)
 		return;
 	uint8_t code = rec->aeth_syndrome & 0x1f;
-	if (note && (type == RT_AETH_NAK || type == RT_AETH_RNR_NAK)) {
+	if (count && note && (type == RT_AETH_NAK || type == RT_AETH_RNR_NAK)) {
 		note->flags |= type == RT_AETH_NAK ? RT_AN_NOTE_NAK : RT_AN_NOTE_RNR_NAK;
 		note->nak_code = code;
 	}
 	if (type == RT_AETH_ACK) {
-		if (f)
-			ackreq_ack(f, rec->psn, ts, note);
+		if (follow)
+			ackreq_ack(f, rec->psn, ts, count ? note : NULL);
 		return;
 	}
-	if (type == RT_AETH_NAK) {
-		t->tot->c.nak++;
-	} else if (type == RT_AETH_RNR_NAK) {
-		t->tot->c.rnr_nak++;
-	} else {
+	if (type != RT_AETH_NAK && type != RT_AETH_RNR_NAK)
 		return;
-	}
+	if (count)
+		t->tot->c.nak += type == RT_AETH_NAK;
+	if (count)
+		t->tot->c.rnr_nak += type == RT_AETH_RNR_NAK;
 	struct an_xport *x = f ? an_xport(f) : NULL;
 	if (!x) {
-		t->tot->nak_unattributed++;
+		t->tot->nak_unattributed += count;
 		return;
 	}
-	if (type == RT_AETH_NAK) {
+	if (count && type == RT_AETH_NAK) {
 		x->naks_received++;
 		an_bk_mark(t->bk, f, fi);
 		if (!x->nak_codes)
 			x->nak_codes = calloc(32, sizeof(*x->nak_codes));
 		if (x->nak_codes)
 			x->nak_codes[code]++;
-		/* only a PSN sequence error makes the requester go back; the other codes are fatal */
-		if (code != 0)
-			return;
-		f->nak_pending = AN_NAK_SEQ;
-	} else {
+	} else if (count) {
 		x->rnr_naks_received++;
 		x->rnr_timer = code;
-		f->nak_pending = AN_NAK_RNR;
 	}
+	/* only a PSN sequence error makes the requester go back; the other codes are fatal */
+	if (!follow || (type == RT_AETH_NAK && code != 0))
+		return;
+	f->nak_pending = type == RT_AETH_NAK ? AN_NAK_SEQ : AN_NAK_RNR;
 	x->nak_psn = rec->psn;
 	x->nak_ts = ts;
 	x->nak_frame = frame;
@@ -115,6 +117,7 @@ static void resend(struct an_transport *t, struct an_flow *f, uint32_t prev, uin
 	t->tot->c.retransmitted++;
 	if (x) {
 		x->retransmitted++;
+		x->resend_ts = ts;
 		x->retransmitted_bytes += rec->wirelen;
 	}
 	/* a resend run starts at the first backward PSN, or when a run goes back again */
@@ -154,12 +157,21 @@ static void resend(struct an_transport *t, struct an_flow *f, uint32_t prev, uin
 }
 
 void an_tr_request(struct an_transport *t, uint32_t fi, const struct rt_record *rec, uint8_t tr,
-                   uint16_t opf, struct rt_an_note *note)
+                   uint16_t opf, struct rt_an_note *note, int point, unsigned feed)
 {
 	struct an_flow *f = &t->ft->flows[fi];
 	uint64_t ts = rec->ts_ns;
 	uint32_t p = rec->psn & AN_PSN_MASK;
-	f->requests++;
+	if (feed & AN_FEED_COUNT)
+		f->requests++;
+	/* the PSN order, resends, round trips: from the point the flow is followed at */
+	if (!(feed & AN_FEED_FOLLOW) || !an_follows(&t->fw, f, point)) {
+		if (f->reverse == AN_NONE)
+			an_pair_request(t->pair, fi);
+		return;
+	}
+	if (!(feed & AN_FEED_COUNT))
+		note = NULL; /* a copy: its note says so, nothing more */
 	/* path MTU from full-size first/middle packets */
 	if ((opf & (RT_OPF_SEND | RT_OPF_WRITE)) && (opf & (RT_OPF_FIRST | RT_OPF_MIDDLE)) &&
 	    rec->payload_len >= 256 && rec->payload_len <= 4096 &&
@@ -198,6 +210,7 @@ void an_tr_request(struct an_transport *t, uint32_t fi, const struct rt_record *
 			if (x) {
 				x->gaps++;
 				x->gap_psns += gap;
+				x->gap_ts = rec->ts_ns;
 			}
 			if (note)
 				note->psn_gap = gap;

@@ -12,7 +12,7 @@
 
 const char *rt_verdict_state_name(enum rt_verdict_state s)
 {
-	static const char *const names[] = {"empty", "no_roce", "calm", "congested"};
+	static const char *const names[] = {"empty", "no_roce", "calm", "congested", "ecn_off"};
 	return (unsigned)s < sizeof(names) / sizeof(names[0]) ? names[s] : "?";
 }
 
@@ -41,7 +41,7 @@ static double rel_ms(const struct rt_results *r, uint64_t ns)
 /* Congestion or not, in figures; false when there is nothing more to say (no frame). */
 static bool headline(const struct rt_results *r, struct rt_verdict *v)
 {
-	char a[32], b[32], c[32], d[32], t[48];
+	char a[32], b[32], c[32], d[32], e[32], t[48];
 	uint64_t xoff = 0;
 	for (unsigned k = 0; k < RT_AN_PFC_CLASSES; k++)
 		xoff += r->pfc[k].xoff;
@@ -61,6 +61,17 @@ static bool headline(const struct rt_results *r, struct rt_verdict *v)
 		    "The capture holds %s frames and none of them is RoCE%s",
 		    an_w_int(a, r->c.packets),
 		    xoff ? " (but PFC/PAUSE frames paused the link)." : ".");
+	} else if (!congested && r->ecn_off) {
+		/* Not-ECT traffic: no switch could mark it, so no CE mark says nothing of congestion */
+		v->state = RT_VERDICT_ECN_OFF;
+		say(v, RT_VERDICT_HEADLINE,
+		    "Congestion cannot be told from CE marks: ECN is off (%s of %s RoCE data "
+		    "packets "
+		    "are Not-ECT, so no switch could mark them). What the capture shows: no "
+		    "PFC/PAUSE pause, %s resent packets, %s PSN gaps in %s RoCE packets over %s.",
+		    an_w_int(a, r->ecn_not_ect), an_w_int(b, r->ecn_data_packets),
+		    an_w_int(c, r->c.retransmitted), an_w_int(d, r->gaps),
+		    an_w_int(e, r->c.roce_packets), an_w_dur(t, r->end_ns - r->start_ns));
 	} else if (!congested) {
 		v->state = RT_VERDICT_CALM;
 		say(v, RT_VERDICT_HEADLINE,
@@ -73,6 +84,11 @@ static bool headline(const struct rt_results *r, struct rt_verdict *v)
 		    "Congestion: %s episode%s, %s CE marks, %s CNPs, %s PFC/PAUSE XOFF frames.",
 		    an_w_int(a, r->nepisodes), plural(r->nepisodes, "", "s"), an_w_int(b, r->c.ce),
 		    an_w_int(c, r->c.cnp), an_w_int(d, xoff));
+		if (r->ecn_off)
+			say(v, RT_VERDICT_HEADLINE,
+			    " ECN is off: most RoCE data packets are Not-ECT, so CE marks cannot "
+			    "show "
+			    "where the congestion is; the pauses and losses do.");
 	}
 	return true;
 }
@@ -242,44 +258,86 @@ static int nps(const struct rt_results *r, struct rt_verdict *v)
 	return 0;
 }
 
-/* Did the senders slow down: on the wire, and by their own log. */
-static void senders(const struct rt_results *r, struct rt_verdict *v)
+static int by_double(const void *a, const void *b)
 {
-	uint64_t cnps = 0, measured = 0, few = 0, in_window = 0, cuts = 0;
-	double drop_sum = 0, cut_sum = 0;
-	char a[32], b[32], t[48];
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+#define VERDICT_REASONS 8 /* distinct reasons the RP drop was not measured (analyze/rp.c has 7) */
+
+/* Why the most CNPs of flows without a measured drop went unmeasured (as the first to reach the most). */
+struct why_tally {
+	unsigned n;
+	const char *reason[VERDICT_REASONS];
+	uint64_t cnps[VERDICT_REASONS];
+	int top; /* -1: none yet */
+};
+
+static void why_add(struct why_tally *w, const char *reason, uint64_t cnps)
+{
+	unsigned k = 0;
+	while (k < w->n && strcmp(w->reason[k], reason))
+		k++;
+	if (k == w->n) {
+		if (w->n == VERDICT_REASONS)
+			return;
+		w->reason[w->n++] = reason;
+	}
+	w->cnps[k] += cnps;
+	if (w->top < 0 || w->cnps[k] > w->cnps[w->top])
+		w->top = (int)k;
+}
+
+/*
+ * Did the senders slow down: on the wire (the median of the flows' median
+ * drops; none measured: the reason of most CNPs), and by their own log.
+ * 0 or -ENOMEM.
+ */
+static int senders(const struct rt_results *r, struct rt_verdict *v)
+{
+	uint64_t cnps = 0, measured = 0, cuts = 0;
+	double cut_sum = 0, *med = malloc((r->nselected ? r->nselected : 1) * sizeof(*med));
+	size_t n = 0;
+	struct why_tally why = {.top = -1};
+	char a[32], b[32], c[32], t[48];
+	if (!med)
+		return -ENOMEM;
 	for (uint32_t id = 0; id < r->nflows; id++) {
 		const struct rt_res_flow *f = &r->flows[id];
 		if (!f->selected)
 			continue;
 		if (f->rp) {
 			cnps += f->rp->cnps;
-			few += f->rp->too_few_packets;
-			in_window += f->rp->cnp_in_window;
-			measured += f->rp->measured;
-			drop_sum += f->rp->measured ? f->rp->drop_sum_pct : 0;
+			if (f->rp->measured && isfinite(f->rp->median_drop_pct)) {
+				measured += f->rp->measured;
+				med[n++] = f->rp->median_drop_pct;
+			} else if (f->rp->drop_null_reason) {
+				why_add(&why, f->rp->drop_null_reason, f->rp->cnps);
+			}
 		}
 		if (f->source && f->source->cuts) {
 			cuts += f->source->cuts;
 			cut_sum += f->source->cut_sum_pct;
 		}
 	}
+	qsort(med, n, sizeof(*med), by_double);
 	if (measured)
 		say(v, RT_VERDICT_SENDERS,
-		    "Senders: after %s of %s CNPs the sender's rate fell by %s %% on average (wire "
-		    "view, %u packet gaps before and after each CNP).",
-		    an_w_int(a, measured), an_w_int(b, cnps),
-		    an_w_num(t, drop_sum / (double)measured, 1), r->rate_window_gaps);
-	else if (cnps)
+		    "Senders: after %s of %s CNPs the sender's rate fell by %s %% (median of %s "
+		    "flows' median drops; wire view, %u packet gaps before and after each CNP).",
+		    an_w_int(a, measured), an_w_int(b, cnps), an_w_num(t, med[(n - 1) / 2], 1),
+		    an_w_int(c, n), r->rate_window_gaps);
+	else if (cnps && why.top >= 0)
 		say(v, RT_VERDICT_SENDERS,
 		    "Senders: the rate drop after the %s CNPs could not be measured (%s).",
-		    an_w_int(a, cnps),
-		    few >= in_window ? "too few packets around the CNPs"
-		                     : "another CNP within the window");
+		    an_w_int(a, cnps), why.reason[why.top]);
+	free(med);
 	if (r->source_log_loaded && cuts)
 		say(v, RT_VERDICT_SOURCE,
 		    "The traffic source logged %s rate cuts for CNPs, %s %% on average.",
 		    an_w_int(a, cuts), an_w_num(t, cut_sum / (double)cuts, 1));
+	return 0;
 }
 
 #define VERDICT_FINDINGS 3 /* findings the verdict says in words at most */
@@ -323,9 +381,8 @@ int rt_verdict_build(const struct rt_results *r, struct rt_verdict *v)
 	when(r, v);
 	who(r, v);
 	int rc = nps(r, v);
-	if (rc < 0)
+	if (rc < 0 || (rc = senders(r, v)) < 0)
 		return rc;
-	senders(r, v);
 	if (r->nwarnings)
 		say(v, RT_VERDICT_CAPTURE, "The capture itself: %s warning(s), listed below.",
 		    an_w_int(a, r->nwarnings));

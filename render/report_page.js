@@ -111,7 +111,7 @@
     const s = section("rt-verdict", "Verdict");
     const V = A.verdict;
     const worst = A.findings.length ? A.findings[0].severity : "";
-    const look = { empty: " rt-congested", no_roce: "", calm: " rt-calm", congested: " rt-congested" };
+    const look = { empty: " rt-congested", no_roce: "", calm: " rt-calm", congested: " rt-congested", ecn_off: "" };
     const box = el("div", { cls: "rt-verdict" + (worst === "error" ? " rt-congested" : look[V.state] || "") });
     s.appendChild(box);
     for (const part in V) {

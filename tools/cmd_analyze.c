@@ -336,9 +336,12 @@ static int run_command(struct rt_analyze_args *a)
 		rt_outfile_abort(&of);
 		return status;
 	}
-	/* a timeline and the page join the side files bucket by bucket, so they read them first */
-	bool buckets = a->mode != RT_MODE_ANALYZE;
-	if (buckets && load_side_files(an, a->counters, a->srclog, cmd, errbuf) < 0) {
+	/*
+	 * Side files are read before the first frame, in every mode: a missing or unreadable one
+	 * fails at once, not after the whole capture (a timeline and the page join them bucket by
+	 * bucket; the report joins the source log to the flows as they come)
+	 */
+	if (load_side_files(an, a->counters, a->srclog, cmd, errbuf) < 0) {
 		rt_an_feed_free(feed);
 		rt_analyzer_free(an);
 		rt_outfile_abort(&of);
@@ -372,8 +375,6 @@ static int run_command(struct rt_analyze_args *a)
 	}
 	bool page_failed = false;
 	if (a->mode != RT_MODE_TIMELINE) {
-		if (!buckets && load_side_files(an, a->counters, a->srclog, cmd, errbuf) < 0)
-			status = RT_EXIT_ERROR;
 		if (html)
 			page_note(html, read_err, res.end == RT_PUMP_INTERRUPTED ? res.signal : 0);
 		rt_analyzer_input_error(an, read_err);

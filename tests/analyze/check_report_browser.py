@@ -20,6 +20,9 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import make_estimates  # noqa: E402
+
 errors = []
 MAX_FLOWS = 20000  # RT_AN_HTML_MAX_FLOWS: the flows a page lists at most
 
@@ -181,6 +184,10 @@ def main():
         many_flows(many, MAX_FLOWS + 10)
         late = os.path.join(tmp, "victims.pcap")
         victims_late(late)
+        # the verdict's words against the models' truth: no hot receiver without congestion, and
+        # no "no congestion" when ECN is off
+        quiet = make_estimates.build(tmp, "incast_quiet")[0][0]
+        ecn_off = make_estimates.build(tmp, "not_ect")[0][0]
         cases = [("incast", sample, ["gbps", "ecn", "rtt"]),
                  ("many flows", many, ["gbps"]),
                  ("victims after an episode's first 16 flows", late, ["gbps", "ecn"]),
@@ -191,15 +198,23 @@ def main():
                  ("two vantage points", ["--vantage", "a=" + sample, "--vantage",
                                          "b=" + os.path.join(scen, "incast.pcap")], ["gbps", "ecn"]),
                  ("every flow alike", os.path.join(scen, "np_limited.pcap"), ["gbps", "ecn", "np", "rttdist"]),
+                 ("fan-in without congestion", quiet, ["gbps"]),
+                 ("ECN off", ecn_off, ["gbps", "pfc"]),
                  ("truncated", cut, ["gbps"]),
                  ("empty", empty, [])]
         for name, cap, charts in cases:
             check = shown(exe, profile, name, cap, os.path.join(tmp, name + ".html"))
             if not check:
                 continue
-            said = [v for v in check["verdict"] if v.startswith("Victims: ")]
-            if cap == late and not (said and said[0].startswith("Victims: %d flows " % VICTIMS)):
-                errors.append("%s: the verdict names %r as victims, the capture has %d" % (name, said, VICTIMS))
+            said = check["verdict"]
+            text = " ".join(said)
+            if cap == quiet and ("hot receiver" in text or "No congestion seen" not in text):
+                errors.append("%s: the verdict says %r" % (name, said))
+            if cap == ecn_off and ("No congestion seen" in text or "ECN is off" not in text):
+                errors.append("%s: the verdict says %r" % (name, said))
+            victims = [v for v in said if v.startswith("Victims: ")]
+            if cap == late and not (victims and victims[0].startswith("Victims: %d flows " % VICTIMS)):
+                errors.append("%s: the verdict names %r as victims, the capture has %d" % (name, victims, VICTIMS))
             points = {c["id"]: c["points"] for c in check["charts"]}
             for want in charts:
                 if not points.get(want):

@@ -280,8 +280,8 @@ def main():
                               (p["delay_ns"], min(s0) + SKEW))
         # the text report says it in words
         t = subprocess.run([rt, "analyze", b, a], stdout=subprocess.PIPE, timeout=300).stdout.decode()
-        want = "%d packets became CE between before and after; %d lost between them; after's clock" % (
-            truth["ce"], truth["lost"])
+        want = "%d packets became CE between before and after; %d lost between them (of %d judged); " \
+            "after's clock" % (truth["ce"], truth["lost"], truth["fwd_matched"] + truth["lost"])
         if want not in t or "ahead of before's" not in t:
             errors.append("text report lacks %r:\n%s" % (want, t))
     finally:

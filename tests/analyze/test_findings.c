@@ -76,14 +76,17 @@ static struct rt_res_transport *xport(struct view *v, struct rt_res_flow *f)
 	return &v->x[f->id];
 }
 
-static struct rt_res_rp *rp(struct view *v, struct rt_res_flow *f, uint64_t measured, double mean,
-                            double max)
+/* Its RP reaction, seen from the senders' side: `measured` CNPs, their median drop and upper quartile. */
+static struct rt_res_rp *rp(struct view *v, struct rt_res_flow *f, uint64_t measured, double median,
+                            double p75)
 {
 	struct rt_res_rp *p = &v->rp[f->id];
-	p->cnps = p->measured = measured;
-	p->mean_drop_pct = mean;
-	p->max_drop_pct = max;
-	p->drop_sum_pct = mean * (double)measured;
+	*p = (struct rt_res_rp){.cnps = measured,
+	                        .measured = measured,
+	                        .median_drop_pct = median,
+	                        .drop_p75_pct = p75,
+	                        .max_drop_pct = p75,
+	                        .capture_side = "sender"};
 	f->rp = p;
 	return p;
 }
@@ -201,20 +204,54 @@ static void test_rp_deaf(void **state)
 	assert_non_null(f);
 	assert_int_equal(f->severity, RT_SEV_ERROR);
 	assert_string_equal(f->hosts.v[0], "10.0.0.1");
+	assert_true(evidence(f, "median_drop_pct")->d == 2.0);
 	rp(&v, s, 7, 2.0, 5.0); /* too few CNPs measured */
 	assert_null(judge(&v, "rp_deaf"));
-	rp(&v, s, 8, 2.0, 12.0); /* it did cut once */
+	rp(&v, s, 8, 2.0, 12.0); /* it did cut, one CNP in four or more */
 	assert_null(judge(&v, "rp_deaf"));
-	rp(&v, s, 8, 2.0, 5.0);
-	s->ecn[3] = 10; /* behind the marking queue: alone, it says nothing */
-	assert_null(judge(&v, "rp_deaf"));
+	rp(&v, s, 8, 2.0, 5.0)->max_drop_pct = 300; /* one odd window flips nothing */
+	assert_non_null(judge(&v, "rp_deaf"));
+	rp(&v, s, 8, 2.0, 5.0)->capture_side = "receiver"; /* behind the marking point: alone, */
+	assert_null(judge(&v, "rp_deaf"));                 /* it says nothing */
 	struct rt_res_flow *other = flow(&v, 3, 2, 0x33);
-	other->ecn[3] = 10;
-	rp(&v, other, 8, 30.0, 50.0); /* another sender behind it slows down */
+	rp(&v, other, 8, 30.0, 50.0)->capture_side = "receiver"; /* another sender there slows */
 	f = judge(&v, "rp_deaf");
 	assert_non_null(f);
 	assert_string_equal(f->hosts.v[0], "10.0.0.1");
 	assert_int_equal(f->hosts.n, 1);
+}
+
+/*
+ * CNPs set apart are no "no cut": a sender whose CNPs fell where a full link
+ * hid its pacing (after the bottleneck) is not deaf; where other senders are
+ * seen to slow down, the capture says it cannot tell.
+ */
+static void test_rp_cannot_tell(void **state)
+{
+	(void)state;
+	struct view v;
+	init(&v);
+	struct rt_res_flow *s = flow(&v, 1, 2, 0x11);
+	struct rt_res_rp *p = rp(&v, s, 8, 2.0, 5.0);
+	p->measured = 2;
+	p->cnps = 20;
+	p->full_link = 18;
+	p->median_drop_pct = p->drop_p75_pct = 0;
+	p->capture_side = "receiver";
+	assert_null(judge(&v, "rp_deaf")); /* alone: nothing sets it apart (its flow says why) */
+	struct rt_res_flow *other = flow(&v, 3, 2, 0x33);
+	rp(&v, other, 8, 30.0, 50.0)->capture_side =
+	    "receiver"; /* another sender is seen to slow */
+	const struct rt_finding *f = judge(&v, "rp_deaf");
+	assert_non_null(f);
+	assert_int_equal(f->severity, RT_SEV_INFO);
+	assert_int_equal(f->hosts.n, 1);
+	assert_null(f->confidence);
+	assert_string_equal(f->hosts.v[0], "10.0.0.1");
+	assert_int_equal(evidence(f, "cnps")->u, 20);
+	assert_non_null(strstr(f->summary, "Cannot tell"));
+	p->full_link = 9; /* most CNPs were set apart for other reasons: nothing to say */
+	assert_null(judge(&v, "rp_deaf"));
 }
 
 /* A slow NP: slow every time, not a median pulled up by marks misread (a minimum of a few us). */
@@ -464,7 +501,10 @@ static void test_losses(void **state)
 	assert_int_equal(f->severity, RT_SEV_WARNING);
 	/* the capture put frames out of time order: the gaps may be its own */
 	v.r.nwarnings = 1;
-	v.r.warnings[0] = (struct rt_an_warning){.code = "time_backwards", .message = "back"};
+	v.r.warnings[0] = (struct rt_an_warning){
+	    .code = "time_backwards", .message = "back", .nvalues = 1, .values = {{"flows", 0}}};
+	assert_null(judge(&v, "loss")->confidence); /* no flow's own packets: no gap made */
+	v.r.warnings[0].values[0].value = 1;
 	f = judge(&v, "loss");
 	assert_string_equal(f->confidence, "low");
 	assert_non_null(strstr(f->summary, "out of order"));
@@ -483,12 +523,22 @@ static void test_lost_where(void **state)
 	assert_int_equal(evidence(judge(&v, "loss"), "lost_where")->kind, RT_EV_NULL);
 	v.r.nvantage = 2;
 	v.r.npaths = 1;
-	v.paths[0] = (struct rt_res_path){.from = "tor", .to = "rx", .matched = 90};
+	v.paths[0] = (struct rt_res_path){.from = "tor", .to = "rx", .matched = 90, .judged = 90};
 	v.path_ix[0] = 0;
 	fl->npaths = 1;
 	fl->paths = v.path_ix;
 	assert_string_equal(evidence(judge(&v, "loss"), "lost_where")->text,
 	                    "not between the vantage points: before the first or after the last");
+	/* none lost of those judged, but some nobody could judge: it cannot tell */
+	v.paths[0].not_judged = 5;
+	v.paths[0].not_judged_reason = "the other point was not capturing";
+	assert_string_equal(
+	    evidence(judge(&v, "loss"), "lost_where")->text,
+	    "cannot tell: none lost between the vantage points of the 90 packets "
+	    "judged, but 5 could not be judged (the other point was not capturing)");
+	v.paths[0].judged = v.paths[0].not_judged = 0; /* none judged: nothing to say */
+	assert_int_equal(evidence(judge(&v, "loss"), "lost_where")->kind, RT_EV_NULL);
+	v.paths[0].judged = 93;
 	v.paths[0].lost = 3;
 	const struct rt_finding *f = judge(&v, "loss");
 	assert_string_equal(evidence(f, "lost_where")->text, "between tor and rx (3 lost)");
@@ -612,6 +662,7 @@ int main(void)
 	    cmocka_unit_test(test_ecmp),
 	    cmocka_unit_test(test_np_silent),
 	    cmocka_unit_test(test_rp_deaf),
+	    cmocka_unit_test(test_rp_cannot_tell),
 	    cmocka_unit_test(test_storm_victims),
 	    cmocka_unit_test(test_lossy_priority),
 	    cmocka_unit_test(test_capture_and_order),
