@@ -285,7 +285,7 @@ static void handle_copy(struct rt_analyzer *an, const struct rt_record *rec,
 	    f->ecn[hit->ecn]) {
 		f->ecn[hit->ecn]--;
 		an->tot.ecn[hit->ecn]--;
-		an_ecn_ce(&an->ecn, fi, rec, an->tot.c.packets, an->note);
+		an_ecn_ce(&an->ecn, fi, rec, an->frame, an->note);
 	}
 }
 
@@ -303,7 +303,7 @@ static uint32_t record_flow(struct rt_analyzer *an, const struct rt_record *rec,
 	}
 	struct an_flow *f = &an->ft.flows[fi];
 	if (f->id == AN_NONE) {
-		an_flow_assign_id(&an->ft, fi);
+		an_flow_assign_id(&an->ft, fi, an->frame);
 		if (f->id != AN_NONE &&
 		    rt_flowsel_match(&an->sel, f->id, k->ipver, k->src, k->dst, k->dest_qp))
 			f->flags |= AN_FLOW_SELECTED;
@@ -346,7 +346,7 @@ static void handle_roce(struct rt_analyzer *an, const struct rt_record *rec, boo
 	if (rec->layers & (RT_L_IPV4 | RT_L_IPV6)) {
 		unsigned ecn = rec->ecn & 3u;
 		if (ecn == 3) {
-			an_ecn_ce(&an->ecn, fi, rec, an->tot.c.packets, an->note);
+			an_ecn_ce(&an->ecn, fi, rec, an->frame, an->note);
 		} else {
 			f->ecn[ecn]++;
 			an->tot.ecn[ecn]++;
@@ -364,7 +364,7 @@ static void handle_roce(struct rt_analyzer *an, const struct rt_record *rec, boo
 		an_tr_ud(&an->tr, fi, rec);
 	} else if (tr == RT_TR_RC || tr == RT_TR_UC || tr == RT_TR_XRC) {
 		if (opf & RT_OPF_RESP)
-			an_tr_response(&an->tr, fi, rec, opf, an->tot.c.packets, an->note);
+			an_tr_response(&an->tr, fi, rec, opf, an->frame, an->note);
 		else
 			an_tr_request(&an->tr, fi, rec, tr, opf, an->note);
 	}
@@ -372,7 +372,13 @@ static void handle_roce(struct rt_analyzer *an, const struct rt_record *rec, boo
 
 void rt_analyzer_feed(struct rt_analyzer *an, const struct rt_record *rec)
 {
+	rt_analyzer_feed_frame(an, rec, an->tot.c.packets + 1);
+}
+
+void rt_analyzer_feed_frame(struct rt_analyzer *an, const struct rt_record *rec, uint64_t frame)
+{
 	uint64_t ts = rec->ts_ns, fp = 0;
+	an->frame = frame;
 	bool first = !an->tot.c.packets;
 	/*
 	 * A RoCE packet's flow and duplicate set are in memory no cache holds
@@ -410,7 +416,7 @@ void rt_analyzer_feed(struct rt_analyzer *an, const struct rt_record *rec)
 	struct an_dup_hit hit;
 	bool copy = bth && an->dups.nsets &&
 	            an_dup_check(&an->dups, &(struct an_dup_flow){&an->ft, &k, h}, rec, fp, an->now,
-	                         an->tot.c.packets, &hit);
+	                         an->frame, &hit);
 	if (an->vp.on)
 		an_vp_frame(&an->vp, rec, bth ? fp : 0, copy, an->now);
 	if (copy) {

@@ -302,3 +302,13 @@ bool an_dup_check(struct an_dups *d, const struct an_dup_flow *fl, const struct 
 	in->ecn = (rec->layers & (RT_L_IPV4 | RT_L_IPV6)) ? rec->ecn & 3 : 0;
 	return false;
 }
+
+void an_dup_merge(struct an_dups *dst, const struct an_dups *src)
+{
+	dst->points |= src->points;
+	dst->same_point_seen |= src->same_point_seen;
+	dst->other_interface += src->other_interface;
+	dst->same_interface += src->same_interface;
+	dst->evicted += src->evicted;
+	dst->inserts += src->inserts;
+}

@@ -55,6 +55,8 @@ struct an_dup_hit {
  */
 int an_dup_init(struct an_dups *d, uint64_t window_ns, bool several);
 void an_dup_free(struct an_dups *d);
+/* Merge another part's counts of copies (analyze/README.md, "Split and merge"): summed. */
+void an_dup_merge(struct an_dups *dst, const struct an_dups *src);
 /* What identifies `rec` (RoCE with a BTH) as a packet; never 0. */
 uint64_t an_dup_fingerprint(const struct rt_record *rec);
 /* Ask for the set the packet of fingerprint fp lives in, so that its load overlaps other work. */

@@ -23,6 +23,9 @@ struct an_episode {
 	uint64_t bytes_before, bytes_during, bytes_after;
 	uint64_t peak_ce_slot;
 	uint32_t flow_ids[AN_EP_FLOWS];
+	uint64_t flow_ts[AN_EP_FLOWS]; /* when each listed flow was first counted */
+	/* made by a merge (an_ep_merge): the bytes around it and its CE peak are unknown */
+	bool merged;
 };
 
 #define AN_GSLOTS 16 /* byte history: slots of gap/8 */
@@ -59,6 +62,16 @@ void an_ep_event(struct an_episodes *ep, uint64_t ts, struct an_flow *f, enum an
 /* `ns` of pause accounted, the pause running at least until `until`. */
 void an_ep_paused(struct an_episodes *ep, uint64_t until, uint64_t ns);
 void an_ep_finish(struct an_episodes *ep);
+/*
+ * Merge finished episodes of another part into dst (analyze/README.md,
+ * "Split and merge"): the flow ids of each renumbered through map_dst and
+ * map_src (old id -> new id), the episodes of both chained where one starts
+ * within the gap of the end of the one before (the chains one pass over
+ * all the events makes), their counts summed and flows listed by the time
+ * each was first counted; each is `merged`. 0 or -ENOMEM (dst unchanged).
+ */
+int an_ep_merge(struct an_episodes *dst, const struct an_episodes *src, const uint32_t *map_dst,
+                const uint32_t *map_src);
 /* Width of the slots the CE peak rate is counted in. */
 uint64_t an_ep_slot_ns(const struct an_episodes *ep);
 

@@ -44,6 +44,8 @@ struct rt_analyzer {
 	struct rt_an_counts
 	    iv_start; /* the totals when the interval started (rt_analyzer_interval) */
 	uint64_t first_ts, last_ts, now;
+	/* the record being fed: its frame number (rt_analyzer_feed_frame; else frames fed so far + 1) */
+	uint64_t frame;
 	struct rt_an_note *
 	    note; /* rt_analyzer_feed_note's note for the record being fed, NULL in the other feeds */
 	struct an_transport tr;

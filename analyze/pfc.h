@@ -71,6 +71,14 @@ void an_pfc_advance(struct an_pfc *p, uint64_t now);
 void an_pfc_paused_at(const struct an_pfc *p, uint64_t at, uint64_t out[RT_AN_PFC_CLASSES]);
 /* When the last running pause ends (0 when none runs); a pass over the running pauses. */
 uint64_t an_pfc_last_expiry(const struct an_pfc *p);
+/*
+ * Merge a finished PFC part into another (analyze/README.md, "Split and
+ * merge"): per sending MAC and class the counts and paused time summed
+ * (MACs new to dst follow its own), the per-class sums and frame counts
+ * summed, the storms of both in the order of their ends (dst's first on a
+ * tie). 0 or -ENOMEM (dst unchanged).
+ */
+int an_pfc_merge(struct an_pfc *dst, const struct an_pfc *src);
 /* Storms of class c over sending MACs. */
 uint64_t an_pfc_class_storms(const struct an_pfc *p, unsigned c);
 

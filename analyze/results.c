@@ -177,6 +177,10 @@ static int episodes(struct an_results *res, const struct rt_analyzer *an)
 		e->nflows = ep->flows < AN_EP_FLOWS ? (unsigned)ep->flows : AN_EP_FLOWS;
 		memcpy(e->flows, ep->flow_ids, e->nflows * sizeof(e->flows[0]));
 		e->peak_ce_per_s = (double)ep->peak_ce_slot * 1e9 / (double)slot;
+		if (ep->merged) { /* each part counted its own frames around its own episodes */
+			e->peak_ce_per_s = e->gbps_before = e->gbps_during = e->gbps_after = NAN;
+			continue;
+		}
 		/* the gaps before and after lie inside the capture, or are unknown */
 		e->gbps_before =
 		    ep->start - an->first_ts >= gap ? an_gbps(ep->bytes_before, gap) : NAN;

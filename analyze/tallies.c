@@ -35,3 +35,36 @@ void an_tally_port(struct an_tallies *fd, const struct rt_record *rec)
 	if (rec->other_port_rocev2)
 		h->valid++;
 }
+
+void an_tally_merge(struct an_tallies *dst, const struct an_tallies *src)
+{
+	dst->ts_back += src->ts_back;
+	if (src->ts_back_max > dst->ts_back_max)
+		dst->ts_back_max = src->ts_back_max;
+	if (src->prev_ts > dst->prev_ts)
+		dst->prev_ts = src->prev_ts;
+	dst->cut += src->cut;
+	dst->headers_cut += src->headers_cut;
+	dst->data_ip += src->data_ip;
+	dst->data_not_ect += src->data_not_ect;
+	for (unsigned i = 0; i < src->nports; i++) {
+		const struct an_port_hint *s = &src->ports[i];
+		struct an_port_hint *h = NULL;
+		for (unsigned j = 0; j < dst->nports && !h; j++)
+			if (dst->ports[j].port == s->port)
+				h = &dst->ports[j];
+		if (!h && dst->nports < AN_HINT_PORTS) {
+			h = &dst->ports[dst->nports++];
+			memset(h, 0, sizeof(*h));
+			h->port = s->port;
+		}
+		if (!h)
+			continue;
+		h->datagrams += s->datagrams;
+		h->checked += s->checked;
+		h->valid += s->valid;
+	}
+	dst->drops_known |= src->drops_known;
+	dst->if_dropped += src->if_dropped;
+	dst->os_dropped += src->os_dropped;
+}

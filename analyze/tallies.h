@@ -32,6 +32,14 @@ struct an_tallies {
 /* A UDP datagram to another port: sampled for RoCEv2 (rt_record.other_port_rocev2). */
 void an_tally_port(struct an_tallies *fd, const struct rt_record *rec);
 
+/*
+ * Merge another part's tallies (analyze/README.md, "Split and merge"): the
+ * counts summed, the largest step back kept, the port samples of a port
+ * summed (ports new to dst taken while there is room), capture drops
+ * summed.
+ */
+void an_tally_merge(struct an_tallies *dst, const struct an_tallies *src);
+
 /* Tally one frame for the warnings (before duplicates are set aside); `first`: the first frame. */
 static inline void an_tally_frame(struct an_tallies *fd, const struct rt_record *rec, bool first)
 {
