@@ -25,7 +25,8 @@ struct rt_analyze_args {
 	uint64_t top;
 	struct rt_analyzer_opts ao;
 	struct rt_an_timeline_opts tlo;
-	bool by_vantage; /* timeline --by-vantage: rows per vantage point */
+	bool by_vantage;  /* timeline --by-vantage: rows per vantage point */
+	unsigned threads; /* --threads */
 };
 
 /*

@@ -146,7 +146,8 @@ static void split_merge_equals_one_pass(const char *name, unsigned min_pairs)
 			at++;
 		fail_msg("%s: the merge differs from one pass at byte %zu:\n one pass: %.200s\n "
 		         "merged:   %.200s",
-		         name, at, want + (at > 100 ? at - 100 : 0), got + (at > 100 ? at - 100 : 0));
+		         name, at, want + (at > 100 ? at - 100 : 0),
+		         got + (at > 100 ? at - 100 : 0));
 	}
 	free(want);
 	free(got);
@@ -219,7 +220,7 @@ static void test_episode_chain_rule(void **state)
 	assert_true(e->start == T0 && e->end == T0 + 1800 * US);
 	assert_int_equal(e->ce, 2);
 	assert_int_equal(e->cnp, 1);
-	assert_int_equal(e->flows, 2); /* a's flow in both of a's episodes: once */
+	assert_int_equal(e->flows, 2);       /* a's flow in both of a's episodes: once */
 	assert_int_equal(e->flow_ids[0], 1); /* a's flow, counted first (T0), now id 1 */
 	assert_int_equal(e->flow_ids[1], 0);
 	assert_true(e->merged);
