@@ -304,6 +304,7 @@ static uint32_t record_flow(struct rt_analyzer *an, const struct rt_record *rec,
 	struct an_flow *f = &an->ft.flows[fi];
 	if (f->id == AN_NONE) {
 		an_flow_assign_id(&an->ft, fi, an->frame);
+		an_ep_log_flow(&an->ep, f->id);
 		if (f->id != AN_NONE &&
 		    rt_flowsel_match(&an->sel, f->id, k->ipver, k->src, k->dst, k->dest_qp))
 			f->flags |= AN_FLOW_SELECTED;
@@ -389,13 +390,16 @@ void rt_analyzer_feed_frame(struct rt_analyzer *an, const struct rt_record *rec,
 	     bth = roce && rt_record_has_bth(rec);
 	struct rt_an_flow_key k;
 	uint32_t h = 0;
+	unsigned shard = 0;
 	if (bth) {
 		an_key_of(&k, rec);
 		h = an_flow_hash(&k);
 		an_flow_prefetch_slot(&an->ft, h);
-		if (an->dups.nsets || an->vp.on) {
+		if (an->dups.s || an->vp.on)
 			fp = an_dup_fingerprint(rec);
-			an_dup_prefetch(&an->dups, fp);
+		if (an->dups.s) {
+			shard = an_pair_shard(rec);
+			an_dup_prefetch(&an->dups, shard, fp);
 		}
 	}
 	if (first || ts < an->first_ts)
@@ -409,22 +413,26 @@ void rt_analyzer_feed_frame(struct rt_analyzer *an, const struct rt_record *rec,
 	an->tot.c.bytes += rec->wirelen;
 	if (an->pfc.active && an->now >= an->pfc.next_expiry)
 		an_pfc_advance(&an->pfc, an->now);
-	an_tally_frame(&an->tally, rec, first);
-	an->pair.disordered |= an->tally.ts_back != 0;
+	if (!an->part) { /* a part's stage tallies the frames in their order */
+		an_tally_frame(&an->tally, rec, first);
+		an->pair.disordered |= an->tally.ts_back != 0;
+	}
 	if (bth)
 		an_flow_prefetch(&an->ft, h);
 	struct an_dup_hit hit;
-	bool copy = bth && an->dups.nsets &&
-	            an_dup_check(&an->dups, &(struct an_dup_flow){&an->ft, &k, h}, rec, fp, an->now,
-	                         an->frame, &hit);
+	bool copy = bth && an->dups.s &&
+	            an_dup_check(&an->dups, shard, &(struct an_dup_flow){&an->ft, &k, h}, rec, fp,
+	                         an->now, an->frame, &hit);
 	if (an->vp.on)
 		an_vp_frame(&an->vp, rec, bth ? fp : 0, copy, an->now);
+	an->copied = copy;
 	if (copy) {
 		handle_copy(an, rec, &k, h,
 		            &hit); /* counted once: the frame counts, the packet does not */
 		return;
 	}
-	an_ep_packet(&an->ep, an->now, rec->wirelen, an->pfc.active > 0);
+	if (!an->part)
+		an_ep_packet(&an->ep, an->now, rec->wirelen, an->pfc.active > 0);
 	if (rec->truncated)
 		an->tot.truncated++;
 	switch (rec->kind) {
@@ -436,7 +444,8 @@ void rt_analyzer_feed_frame(struct rt_analyzer *an, const struct rt_record *rec,
 		break;
 	case RT_KIND_PFC:
 	case RT_KIND_PAUSE:
-		an_pfc_frame(&an->pfc, rec, an->now, an->note);
+		if (!an->part) /* a part's stage handles them in their order */
+			an_pfc_frame(&an->pfc, rec, an->now, an->note);
 		break;
 	case RT_KIND_MALFORMED:
 		an->tot.malformed++;

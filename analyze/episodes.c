@@ -71,8 +71,33 @@ void an_ep_packet_slow(struct an_episodes *ep, uint64_t ts, uint32_t bytes, bool
 	ep->last_bytes = bytes;
 }
 
+void an_ep_log_add(struct an_ep_log *log, uint64_t ts, uint32_t id, uint8_t what)
+{
+	if (log->n == log->cap) {
+		uint32_t ncap = log->cap ? log->cap * 2 : 256;
+		struct an_ep_log_entry *ne = realloc(log->e, (size_t)ncap * sizeof(*ne));
+		if (!ne) {
+			log->nomem = true;
+			return;
+		}
+		log->e = ne;
+		log->cap = ncap;
+	}
+	log->e[log->n++] =
+	    (struct an_ep_log_entry){.ts = ts, .slot = log->slot, .id = id, .what = what};
+}
+
 void an_ep_event(struct an_episodes *ep, uint64_t ts, struct an_flow *f, enum an_ep_kind what,
                  bool paused)
+{
+	if (ep->log)
+		an_ep_log_add(ep->log, ts, f ? f->id : AN_NONE, (uint8_t)what);
+	else
+		an_ep_event_id(ep, ts, f ? f->id : AN_NONE, f ? &f->ep_mark : NULL, what, paused);
+}
+
+void an_ep_event_id(struct an_episodes *ep, uint64_t ts, uint32_t id, uint32_t *mark,
+                    enum an_ep_kind what, bool paused)
 {
 	if (ep->open && !paused && ts > ep->cur.end + ep->gap_ns)
 		ep_close(ep);
@@ -110,10 +135,10 @@ void an_ep_event(struct an_episodes *ep, uint64_t ts, struct an_flow *f, enum an
 	case AN_EP_PAUSE_END:
 		break;
 	}
-	if (f && f->id != AN_NONE && f->ep_mark != ep->n + 1) {
-		f->ep_mark = ep->n + 1;
+	if (id != AN_NONE && mark && *mark != ep->n + 1) {
+		*mark = ep->n + 1;
 		if (c->flows < AN_EP_FLOWS) {
-			c->flow_ids[c->flows] = f->id;
+			c->flow_ids[c->flows] = id;
 			c->flow_ts[c->flows] = ts;
 		}
 		c->flows++;

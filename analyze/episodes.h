@@ -28,6 +28,25 @@ struct an_episode {
 	bool merged;
 };
 
+/*
+ * A part of a staged analysis (analyze/stage.c) keeps no episodes: it logs
+ * what they are made of, for the stage that makes them in frame order: the
+ * flows it numbers (an_ep_log_flow) and its events, each with the slot of
+ * the record being fed.
+ */
+enum { AN_EP_LOG_FLOW = 0 }; /* an entry that numbers a flow (else an enum an_ep_kind) */
+struct an_ep_log_entry {
+	uint64_t ts;
+	uint32_t slot, id; /* id: the flow's (the part's numbering), AN_NONE: no flow */
+	uint8_t what;
+};
+struct an_ep_log {
+	struct an_ep_log_entry *e;
+	uint32_t n, cap;
+	uint32_t slot; /* the record being fed */
+	bool nomem;    /* an entry could not be kept */
+};
+
 #define AN_GSLOTS 16 /* byte history: slots of gap/8 */
 struct an_episodes {
 	uint64_t gap_ns;
@@ -40,6 +59,8 @@ struct an_episodes {
 	uint64_t bytes_total, bytes_at_end, ce_slot, slot, last_bytes;
 	struct an_sring slots; /* bytes per slot of gap/8 (a slot's number: time / width) */
 	uint64_t slot_bytes[AN_GSLOTS];
+	struct an_ep_log
+	    *log; /* a part's: events are logged, not made into episodes (NULL: made) */
 };
 
 void an_ep_init(struct an_episodes *ep, uint64_t gap_ns);
@@ -56,9 +77,19 @@ static inline void an_ep_packet(struct an_episodes *ep, uint64_t ts, uint32_t by
 	}
 	an_ep_packet_slow(ep, ts, bytes, paused);
 }
-/* Something an episode is made of at ts, of flow f (NULL: none). */
+/* Something an episode is made of at ts, of flow f (NULL: none); logged when ep->log is set. */
 void an_ep_event(struct an_episodes *ep, uint64_t ts, struct an_flow *f, enum an_ep_kind what,
                  bool paused);
+/* The same of the flow numbered id (AN_NONE: none) whose last counting episode (number + 1) is *mark. */
+void an_ep_event_id(struct an_episodes *ep, uint64_t ts, uint32_t id, uint32_t *mark,
+                    enum an_ep_kind what, bool paused);
+void an_ep_log_add(struct an_ep_log *log, uint64_t ts, uint32_t id, uint8_t what);
+/* A flow got id `id` (logged when ep->log is set). */
+static inline void an_ep_log_flow(struct an_episodes *ep, uint32_t id)
+{
+	if (ep->log)
+		an_ep_log_add(ep->log, 0, id, AN_EP_LOG_FLOW);
+}
 /* `ns` of pause accounted, the pause running at least until `until`. */
 void an_ep_paused(struct an_episodes *ep, uint64_t until, uint64_t ns);
 void an_ep_finish(struct an_episodes *ep);

@@ -46,6 +46,14 @@ struct rt_analyzer {
 	uint64_t first_ts, last_ts, now;
 	/* the record being fed: its frame number (rt_analyzer_feed_frame; else frames fed so far + 1) */
 	uint64_t frame;
+	/*
+	 * A part of a staged analysis (analyze/stage.c): its time, time order
+	 * and episodes come from the stage (it sets `now` and pair.disordered
+	 * before each record, and reads `copied` after), which also tallies the
+	 * frames, handles PFC/PAUSE and makes the episodes from ep.log.
+	 */
+	bool part;
+	bool copied; /* the record fed last was a copy of a packet counted before */
 	struct rt_an_note *
 	    note; /* rt_analyzer_feed_note's note for the record being fed, NULL in the other feeds */
 	struct an_transport tr;

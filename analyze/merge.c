@@ -29,7 +29,8 @@ static int merge_time(struct rt_analyzer *dst, struct rt_analyzer *src, const st
 }
 
 /* The totals: every count summed. */
-static int merge_totals(struct rt_analyzer *dst, struct rt_analyzer *src, const struct merge_maps *m)
+static int merge_totals(struct rt_analyzer *dst, struct rt_analyzer *src,
+                        const struct merge_maps *m)
 {
 	(void)m;
 	_Static_assert(sizeof(struct an_totals) % sizeof(uint64_t) == 0, "counters only");
@@ -51,10 +52,11 @@ static int merge_pfc(struct rt_analyzer *dst, struct rt_analyzer *src, const str
 	return an_pfc_merge(&dst->pfc, &src->pfc);
 }
 
+/* A part of a staged analysis has no episodes of its own: its stage made them (analyze/stage.c). */
 static int merge_episodes(struct rt_analyzer *dst, struct rt_analyzer *src,
                           const struct merge_maps *m)
 {
-	return an_ep_merge(&dst->ep, &src->ep, m->dst, m->src);
+	return src->part ? 0 : an_ep_merge(&dst->ep, &src->ep, m->dst, m->src);
 }
 
 /* The capture points' frames summed; the packets matched across points are one side's only. */
@@ -62,10 +64,16 @@ static int merge_vantage(struct rt_analyzer *dst, struct rt_analyzer *src,
                          const struct merge_maps *m)
 {
 	(void)m;
-	if (src->vp.ncls) {
+	if (src->vp.ncls) { /* src's matches, dst's description of the points */
 		struct an_vantage t = dst->vp;
 		dst->vp = src->vp;
 		src->vp = t;
+		struct rt_an_vantage *vp = dst->vp.vp;
+		unsigned nvp = dst->vp.nvp;
+		dst->vp.vp = src->vp.vp;
+		dst->vp.nvp = src->vp.nvp;
+		src->vp.vp = vp;
+		src->vp.nvp = nvp;
 	}
 	struct an_vantage *d = &dst->vp;
 	const struct an_vantage *s = &src->vp;
@@ -103,9 +111,10 @@ int rt_analyzer_merge(struct rt_analyzer *dst, struct rt_analyzer *src, char *er
 		                 "analyzers that both matched packets across vantage points do not "
 		                 "merge");
 	if (src->side.counters_loaded || src->side.srclog_loaded)
-		return rt_errmsg(errbuf, ENOTSUP,
-		                 "an analyzer with side files does not merge into another (load them "
-		                 "into the merged one)");
+		return rt_errmsg(
+		    errbuf, ENOTSUP,
+		    "an analyzer with side files does not merge into another (load them "
+		    "into the merged one)");
 	struct merge_maps m = {
 	    .dst = malloc((size_t)(dst->ft.next_id ? dst->ft.next_id : 1) * sizeof(uint32_t)),
 	    .src = malloc((size_t)(src->ft.next_id ? src->ft.next_id : 1) * sizeof(uint32_t))};

@@ -174,7 +174,7 @@ static int analysis(struct rt_analyze_args *a, FILE *out, const char *bucket_not
 	                             .source_log = a->srclog,
 	                             .bucket_note = bucket_note};
 	bool by_point = a->mode == RT_MODE_TIMELINE && a->by_vantage;
-	int rc = rt_an_feed_new(feed, *an, a->threads > 1, errbuf);
+	int rc = rt_an_feed_new(feed, *an, a->threads, errbuf);
 	if (rc == 0 && by_point) { /* the points' names as the pump announces them */
 		a->tlo.vantage_name = rt_an_feed_point_name;
 		a->tlo.vantage_ctx = *feed;
