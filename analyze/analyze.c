@@ -232,8 +232,7 @@ static bool fill_refused(struct rt_analyzer *an)
 	return true;
 }
 
-/* End the buckets before `ts` (a frame's time, or a live source's idle clock). */
-static void advance(struct rt_analyzer *an, uint64_t ts)
+void an_advance(struct rt_analyzer *an, uint64_t ts)
 {
 	struct an_buckets *bk = &an->bk;
 	uint64_t b;
@@ -251,7 +250,7 @@ void rt_analyzer_tick(struct rt_analyzer *an, uint64_t now_ns)
 	if (now_ns <= an->now)
 		return;
 	an->now = now_ns;
-	advance(an, now_ns);
+	an_advance(an, now_ns);
 	if (an->pfc.active && now_ns >= an->pfc.next_expiry)
 		an_pfc_advance(&an->pfc, now_ns);
 }
@@ -408,7 +407,7 @@ void rt_analyzer_feed_frame(struct rt_analyzer *an, const struct rt_record *rec,
 		an->last_ts = ts;
 	if (ts > an->now)
 		an->now = ts;
-	advance(an, an->now); /* the buckets before this frame end before it counts */
+	an_advance(an, an->now); /* the buckets before this frame end before it counts */
 	an->tot.c.packets++;
 	an->tot.c.bytes += rec->wirelen;
 	if (an->pfc.active && an->now >= an->pfc.next_expiry)
@@ -538,7 +537,9 @@ void rt_analyzer_bucket_columns(const struct rt_analyzer *an, bool *source_log, 
 
 const struct rt_an_flow_key *rt_analyzer_flow_key(const struct rt_analyzer *an, uint32_t id)
 {
-	return id < an->ft.next_id ? &an_flow_by_id(&an->ft, id)->key : NULL;
+	if (id < an->ft.next_id)
+		return &an_flow_by_id(&an->ft, id)->key;
+	return id < an->nstage_keys ? &an->stage_keys[id] : NULL;
 }
 
 void rt_analyzer_totals(const struct rt_analyzer *an, struct rt_an_counts *out)

@@ -54,6 +54,9 @@ struct rt_analyzer {
 	 */
 	bool part;
 	bool copied; /* the record fed last was a copy of a packet counted before */
+	/* a staged analysis' flow keys by id while its parts hold the flows (rt_analyzer_flow_key) */
+	const struct rt_an_flow_key *stage_keys;
+	uint32_t nstage_keys;
 	struct rt_an_note *
 	    note; /* rt_analyzer_feed_note's note for the record being fed, NULL in the other feeds */
 	struct an_transport tr;
@@ -71,5 +74,8 @@ struct rt_analyzer {
 	volatile sig_atomic_t stop;       /* rt_analyzer_interrupt() */
 	char input_error[RT_ERRBUF_SIZE]; /* rt_analyzer_input_error(), "" when none */
 };
+
+/* End the buckets before `ts` (a frame's time, or a live source's idle clock); pauses fill theirs. */
+void an_advance(struct rt_analyzer *an, uint64_t ts);
 
 #endif

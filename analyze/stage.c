@@ -17,6 +17,20 @@
 
 _Static_assert(RT_PUMP_BATCH <= STAGE_BATCH, "a batch of the pump fits in a stage's batch");
 
+/* The buckets a part closed (while going through a batch, or at its end): counts and rows of its flows. */
+struct bucket_entry {
+	uint64_t t;
+	uint64_t ce, cnp, nak, retransmitted; /* its `all` counts the stage's totals do not keep */
+	uint32_t row0, nrows;                 /* its rows in the log's rows */
+};
+struct bucket_log {
+	struct bucket_entry *e;
+	uint32_t n, cap;
+	struct rt_an_flow_row *rows; /* flow ids the part's */
+	uint32_t nrows, caprows;
+	bool nomem;
+};
+
 struct batch {
 	struct rt_record rec[STAGE_BATCH];
 	uint64_t now[STAGE_BATCH]; /* the clock at each record: the highest time so far */
@@ -25,6 +39,7 @@ struct batch {
 	uint64_t frame0; /* the frame number of rec[0] */
 	unsigned n;
 	struct an_ep_log *logs; /* [parts]: what each part's episodes are made of, by slot */
+	struct bucket_log *bks; /* [parts]: the buckets each part closed */
 	atomic_uint pending;    /* parts still to go through it */
 };
 
@@ -35,6 +50,7 @@ struct part {
 	pthread_t th;
 	uint32_t *gid; /* its flow ids -> the stage's (one analyzer's numbering) */
 	uint32_t ngid, capgid;
+	struct bucket_log *bk_out; /* where its buckets go now */
 };
 
 struct rt_an_stage {
@@ -47,8 +63,15 @@ struct rt_an_stage {
 	uint64_t filled, merged;
 	uint64_t frames, now, prev_ts;
 	bool disordered;
-	uint32_t *mark; /* by flow id (the stage's): the last episode that counted it (number + 1) */
+	uint32_t
+	    *mark; /* by flow id (the stage's): the last episode that counted it (number + 1) */
+	struct rt_an_flow_key *keys; /* by flow id (the stage's) */
 	uint32_t nflows, capmark;
+	/* the buckets the parts closed that the analyzer's buckets take now: a batch's, or the end's */
+	struct bucket_log *bks, *end_bks;
+	uint32_t bk_at[STAGE_PARTS_MAX]; /* the next entry of each */
+	struct rt_an_flow_row *rows;     /* a bucket's rows, the parts' merged */
+	uint32_t caprows;
 	bool nomem;
 	pthread_mutex_t mu;
 	pthread_cond_t work, done;
@@ -57,7 +80,8 @@ struct rt_an_stage {
 
 bool rt_an_stage_fits(const struct rt_analyzer *an)
 {
-	return an->vp.alone && !an->bk.len && !an->o.max_flows && !an->tot.c.packets;
+	return an->vp.alone && !an->side.counters_loaded && !an->side.srclog_loaded &&
+	       !an->o.max_flows && !an->tot.c.packets;
 }
 
 static struct batch *batch_at(const struct rt_an_stage *st, uint64_t seq)
@@ -71,6 +95,7 @@ static void part_batch(struct part *p, struct batch *b)
 	struct rt_analyzer *an = p->an;
 	struct an_ep_log *log = &b->logs[p->idx];
 	an->ep.log = log;
+	p->bk_out = &b->bks[p->idx];
 	for (unsigned i = 0; i < b->n; i++) {
 		if (b->part[i] != p->idx)
 			continue;
@@ -80,6 +105,11 @@ static void part_batch(struct part *p, struct batch *b)
 		rt_analyzer_feed_frame(an, &b->rec[i], b->frame0 + i);
 		if (an->copied)
 			b->flags[i] |= FLAG_COPY;
+	}
+	/* the buckets the batch's last frame ends: the stage closes them with this batch */
+	if (b->n && an->bk.len) {
+		an->now = b->now[b->n - 1];
+		an_advance(an, an->now);
 	}
 }
 
@@ -112,16 +142,21 @@ static bool mark_room(struct rt_an_stage *st, uint32_t n)
 		return true;
 	uint32_t ncap = st->capmark ? st->capmark * 2 : 1024;
 	uint32_t *nm = realloc(st->mark, (size_t)ncap * sizeof(*nm));
-	if (!nm)
+	if (nm)
+		st->mark = nm;
+	struct rt_an_flow_key *nk = nm ? realloc(st->keys, (size_t)ncap * sizeof(*nk)) : NULL;
+	if (!nk)
 		return false;
 	memset(nm + st->capmark, 0, (size_t)(ncap - st->capmark) * sizeof(*nm));
-	st->mark = nm;
+	st->keys = nk;
 	st->capmark = ncap;
+	st->an->stage_keys = nk;
 	return true;
 }
 
-/* A part numbered a flow: the stage numbers it too, next in frame order. */
-static void number_flow(struct rt_an_stage *st, struct part *p, uint32_t id)
+/* A part numbered the flow of record `rec`: the stage numbers it too, next in frame order. */
+static void number_flow(struct rt_an_stage *st, struct part *p, uint32_t id,
+                        const struct rt_record *rec)
 {
 	if (id != p->ngid) { /* an entry was lost (out of memory) */
 		st->nomem = true;
@@ -141,18 +176,20 @@ static void number_flow(struct rt_an_stage *st, struct part *p, uint32_t id)
 		st->nomem = true;
 		return;
 	}
+	an_key_of(&st->keys[st->nflows], rec);
 	p->gid[p->ngid++] = st->nflows++;
+	st->an->nstage_keys = st->nflows;
 }
 
 /* The events a part logged for slot i (from *at on), made into the episodes. */
 static void slot_events(struct rt_an_stage *st, struct part *p, const struct an_ep_log *log,
-                        uint32_t *at, unsigned i)
+                        uint32_t *at, unsigned i, const struct rt_record *rec)
 {
 	struct rt_analyzer *an = st->an;
 	for (; *at < log->n && log->e[*at].slot == i; (*at)++) {
 		const struct an_ep_log_entry *e = &log->e[*at];
 		if (e->what == AN_EP_LOG_FLOW) {
-			number_flow(st, p, e->id);
+			number_flow(st, p, e->id, rec);
 			continue;
 		}
 		uint32_t id = e->id < p->ngid ? p->gid[e->id] : AN_NONE;
@@ -161,30 +198,158 @@ static void slot_events(struct rt_an_stage *st, struct part *p, const struct an_
 	}
 }
 
+static void bucket_log_clear(struct bucket_log *l)
+{
+	l->n = l->nrows = 0;
+	l->nomem = false;
+}
+
+static void bucket_log_free(struct bucket_log *l)
+{
+	free(l->e);
+	free(l->rows);
+}
+
+/* A part's sink of buckets: its counts and rows, kept for the stage (on the part's thread). */
+static int part_bucket(void *ctx, const struct rt_an_bucket *b)
+{
+	struct part *p = ctx;
+	struct bucket_log *l = p->bk_out;
+	if (l->n == l->cap) {
+		uint32_t ncap = l->cap ? l->cap * 2 : 16;
+		struct bucket_entry *ne = realloc(l->e, (size_t)ncap * sizeof(*ne));
+		if (!ne)
+			goto nomem;
+		l->e = ne;
+		l->cap = ncap;
+	}
+	if (l->nrows + b->nrows > l->caprows) {
+		uint32_t ncap = l->caprows ? l->caprows : 256;
+		while (ncap < l->nrows + b->nrows)
+			ncap *= 2;
+		struct rt_an_flow_row *nr = realloc(l->rows, (size_t)ncap * sizeof(*nr));
+		if (!nr)
+			goto nomem;
+		l->rows = nr;
+		l->caprows = ncap;
+	}
+	l->e[l->n++] = (struct bucket_entry){.t = b->t_ns,
+	                                     .ce = b->all.ce,
+	                                     .cnp = b->all.cnp,
+	                                     .nak = b->all.nak,
+	                                     .retransmitted = b->all.retransmitted,
+	                                     .row0 = l->nrows,
+	                                     .nrows = b->nrows};
+	if (b->nrows)
+		memcpy(l->rows + l->nrows, b->rows, (size_t)b->nrows * sizeof(*b->rows));
+	l->nrows += b->nrows;
+	return 0;
+nomem:
+	l->nomem = true;
+	return 0;
+}
+
+/* The analyzer's buckets take the parts' from these logs ([parts]) from now on. */
+static void take_buckets_of(struct rt_an_stage *st, struct bucket_log *logs)
+{
+	st->bks = logs;
+	memset(st->bk_at, 0, sizeof(st->bk_at));
+}
+
+/*
+ * Bucket t of the analyzer: the parts' counts of it added to the totals,
+ * their rows merged in id order (ids the stage's) into *rows. Returns how
+ * many rows.
+ */
+static uint32_t stage_rows(void *ctx, uint64_t t, const struct rt_an_flow_row **rows)
+{
+	struct rt_an_stage *st = ctx;
+	struct rt_analyzer *an = st->an;
+	const struct bucket_entry *e[STAGE_PARTS_MAX];
+	uint32_t at[STAGE_PARTS_MAX], n = 0;
+	for (unsigned k = 0; k < st->nparts; k++) {
+		struct bucket_log *l = &st->bks[k];
+		while (st->bk_at[k] < l->n && l->e[st->bk_at[k]].t < t)
+			st->bk_at
+			    [k]++; /* none is left behind: a part closes no bucket the stage does not */
+		e[k] =
+		    st->bk_at[k] < l->n && l->e[st->bk_at[k]].t == t ? &l->e[st->bk_at[k]++] : NULL;
+		at[k] = 0;
+		if (!e[k])
+			continue;
+		an->tot.c.ce += e[k]->ce;
+		an->tot.c.cnp += e[k]->cnp;
+		an->tot.c.nak += e[k]->nak;
+		an->tot.c.retransmitted += e[k]->retransmitted;
+		n += e[k]->nrows;
+	}
+	if (n > st->caprows) {
+		struct rt_an_flow_row *nr = realloc(st->rows, (size_t)n * sizeof(*nr));
+		if (!nr) {
+			st->nomem = true;
+			return 0;
+		}
+		st->rows = nr;
+		st->caprows = n;
+	}
+	bool by_id = an->sel.kind == RT_FLOWSEL_ID;
+	for (uint32_t r = 0; r < n; r++) { /* each part's rows are in id order: the least first */
+		unsigned best = 0;
+		uint32_t best_id = AN_NONE;
+		for (unsigned k = 0; k < st->nparts; k++) {
+			if (!e[k] || at[k] == e[k]->nrows)
+				continue;
+			const struct rt_an_flow_row *row = &st->bks[k].rows[e[k]->row0 + at[k]];
+			uint32_t id = row->id < st->p[k].ngid ? st->p[k].gid[row->id] : AN_NONE;
+			if (best_id == AN_NONE || id < best_id) {
+				best = k;
+				best_id = id;
+			}
+		}
+		struct rt_an_flow_row *o = &st->rows[r];
+		*o = st->bks[best].rows[e[best]->row0 + at[best]++];
+		o->id = best_id;
+		if (by_id)
+			o->selected = best_id == an->sel.id;
+	}
+	*rows = st->rows;
+	return n;
+}
+
 /* The global parts of a batch every part went through, in frame order (as rt_analyzer_feed does them). */
 static void global_batch(struct rt_an_stage *st, struct batch *b)
 {
 	struct rt_analyzer *an = st->an;
 	uint32_t at[STAGE_PARTS_MAX] = {0};
 	for (unsigned k = 0; k < st->nparts; k++)
-		st->nomem |= b->logs[k].nomem;
+		st->nomem |= b->logs[k].nomem || b->bks[k].nomem;
+	take_buckets_of(st, b->bks);
 	for (unsigned i = 0; i < b->n; i++) {
 		const struct rt_record *rec = &b->rec[i];
 		uint64_t now = b->now[i];
 		unsigned k = b->part[i];
 		bool copy = b->flags[i] & FLAG_COPY;
+		an->now = now;
+		an_advance(an, now); /* the buckets before this frame end before it counts */
+		an->tot.c.packets++;
+		an->tot.c.bytes += rec->wirelen;
+		if (copy) {
+			an->tot.copies++;
+			an->tot.copy_bytes += rec->wirelen;
+		}
 		if (an->pfc.active && now >= an->pfc.next_expiry)
 			an_pfc_advance(&an->pfc, now);
 		an_tally_frame(&an->tally, rec, b->frame0 + i == 1);
 		if (!copy)
 			an_ep_packet(&an->ep, now, rec->wirelen, an->pfc.active > 0);
-		slot_events(st, &st->p[k], &b->logs[k], &at[k], i);
+		slot_events(st, &st->p[k], &b->logs[k], &at[k], i, rec);
 		if (!copy && (rec->kind == RT_KIND_PFC || rec->kind == RT_KIND_PAUSE))
 			an_pfc_frame(&an->pfc, rec, now, NULL);
 	}
 	for (unsigned k = 0; k < st->nparts; k++) {
 		b->logs[k].n = 0;
 		b->logs[k].nomem = false;
+		bucket_log_clear(&b->bks[k]);
 	}
 	b->n = 0;
 }
@@ -277,8 +442,19 @@ void rt_an_stage_free(struct rt_an_stage *st)
 	for (unsigned i = 0; st->b && i < st->nb; i++) {
 		for (unsigned k = 0; st->b[i].logs && k < st->nparts; k++)
 			free(st->b[i].logs[k].e);
+		for (unsigned k = 0; st->b[i].bks && k < st->nparts; k++)
+			bucket_log_free(&st->b[i].bks[k]);
 		free(st->b[i].logs);
+		free(st->b[i].bks);
 	}
+	for (unsigned k = 0; st->end_bks && k < st->nparts; k++)
+		bucket_log_free(&st->end_bks[k]);
+	free(st->end_bks);
+	free(st->rows);
+	free(st->keys);
+	st->an->stage_keys = NULL;
+	st->an->nstage_keys = 0;
+	st->an->bk.take_rows = NULL;
 	free(st->b);
 	free(st->p);
 	free(st->mark);
@@ -304,7 +480,9 @@ int rt_an_stage_start(struct rt_an_stage **out, struct rt_analyzer *an, unsigned
 	st->p = calloc(st->nparts, sizeof(*st->p));
 	bool ok = st->b && st->p;
 	for (unsigned i = 0; ok && i < st->nb; i++)
-		ok = (st->b[i].logs = calloc(st->nparts, sizeof(*st->b[i].logs))) != NULL;
+		ok = (st->b[i].logs = calloc(st->nparts, sizeof(*st->b[i].logs))) &&
+		     (st->b[i].bks = calloc(st->nparts, sizeof(*st->b[i].bks)));
+	ok = ok && (st->end_bks = calloc(st->nparts, sizeof(*st->end_bks)));
 	for (unsigned k = 0; ok && k < st->nparts; k++) {
 		struct part *p = &st->p[k];
 		*p = (struct part){.st = st, .idx = k};
@@ -312,6 +490,8 @@ int rt_an_stage_start(struct rt_an_stage **out, struct rt_analyzer *an, unsigned
 		if (ok) {
 			p->an->part = true;
 			p->an->vp.alone = an->vp.alone;
+			if (an->bk.len)
+				an_bk_start(&p->an->bk, an->bk.len, part_bucket, p);
 		}
 	}
 	while (ok && st->started < st->nparts) {
@@ -323,6 +503,8 @@ int rt_an_stage_start(struct rt_an_stage **out, struct rt_analyzer *an, unsigned
 		rt_an_stage_free(st);
 		return rt_errorf(errbuf, ENOMEM, "analysis threads");
 	}
+	an->bk.take_rows = stage_rows;
+	an->bk.take_ctx = st;
 	*out = st;
 	return 0;
 }
@@ -356,10 +538,15 @@ int rt_an_stage_finish(struct rt_an_stage *st, char *errbuf)
 		if (an->stop)
 			rt_analyzer_interrupt(st->p[k].an);
 		st->p[k].an->ep.log = NULL;
+		st->p[k].bk_out = &st->end_bks[k]; /* their last buckets */
 		if (rt_analyzer_finish(st->p[k].an, eb) == -EINTR)
 			rc = -EINTR;
+		st->nomem |= st->end_bks[k].nomem;
 	}
+	take_buckets_of(st, st->end_bks);
 	int frc = rt_analyzer_finish(an, errbuf);
+	/* the parts count every frame: the totals kept for the buckets go */
+	memset(&an->tot, 0, sizeof(an->tot));
 	for (unsigned k = 0; k < st->nparts && !st->nomem; k++)
 		st->nomem = rt_analyzer_merge(an, st->p[k].an, errbuf) < 0;
 	if (st->nomem) {
@@ -368,5 +555,7 @@ int rt_an_stage_finish(struct rt_an_stage *st, char *errbuf)
 	}
 	settle_flows(st);
 	rt_an_stage_free(st);
-	return frc ? frc : rc ? rt_errmsg(errbuf, EINTR, "interrupted at the end of the capture") : 0;
+	return frc  ? frc
+	       : rc ? rt_errmsg(errbuf, EINTR, "interrupted at the end of the capture")
+	            : 0;
 }

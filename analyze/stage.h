@@ -15,7 +15,8 @@
  * its part to an analyzer of its own (a part: analyze/internal.h); once
  * every part is through a batch, the reading thread makes the global parts
  * of `an` from it in frame order: the tallies, PFC/PAUSE, the episodes (the
- * parts' events, their flows numbered as one analyzer numbers them).
+ * parts' events, their flows numbered as one analyzer numbers them), the
+ * buckets (the parts' rows of each merged by flow id).
  * rt_an_stage_finish() finishes the parts and `an`, and merges the parts
  * into `an` (rt_analyzer_merge): `an` then reports what one analyzer fed
  * every record reports.
@@ -24,7 +25,7 @@ struct rt_an_stage;
 
 /*
  * Whether `an` (before its first record) can be split: one capture point
- * (rt_analyzer_one_point()), no sink that takes buckets, no --max-flows.
+ * (rt_analyzer_one_point()), no side file, no --max-flows.
  */
 bool rt_an_stage_fits(const struct rt_analyzer *an);
 /* Start `parts` (2 or more) threads for `an`. 0 or a negative errno with errbuf filled. */
