@@ -207,7 +207,7 @@ void rt_pcapfile_close(struct rt_pcapfile *f)
 	if (f->own_fd && f->fd >= 0)
 		close(f->fd);
 	free(f->zin);
-	free(f->buf);
+	rt_pcapfile_unmap(f);
 	free(f->ifaces);
 	free(f);
 }

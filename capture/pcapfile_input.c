@@ -4,7 +4,12 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
+
+/* A mapped file is handed out this much at a time; the pages behind are released this much at a time. */
+#define MAP_WINDOW (2u << 20)
 
 /* Where inflate stands in a file of concatenated gzip members. */
 enum gz_state {
@@ -37,6 +42,77 @@ static ssize_t raw_read(struct rt_pcapfile *f, uint8_t *dst, size_t len)
 	if (n == 0)
 		f->raw_eof = true;
 	return n;
+}
+
+/*
+ * A plain regular file, `have` bytes of it read: mapped, read in place
+ * from here on (sequential advice: the kernel reads ahead). Anything else,
+ * or a mapping refused, keeps reading into the buffer.
+ */
+static void map_file(struct rt_pcapfile *f, size_t have)
+{
+	struct stat st;
+	if (f->is_mem || fstat(f->fd, &st) < 0 || !S_ISREG(st.st_mode) ||
+	    (uint64_t)st.st_size <= have || (uint64_t)st.st_size > SIZE_MAX)
+		return;
+	void *m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, f->fd, 0);
+	if (m == MAP_FAILED)
+		return;
+	(void)madvise(m, (size_t)st.st_size, MADV_SEQUENTIAL);
+	free(f->buf);
+	f->map = m;
+	f->map_len = (size_t)st.st_size;
+	f->buf = f->map;
+	f->cap = 0;
+}
+
+void rt_pcapfile_unmap(struct rt_pcapfile *f)
+{
+	if (f->map)
+		munmap(f->map, f->map_len);
+	else
+		free(f->buf);
+	f->map = f->buf = NULL;
+}
+
+/*
+ * The mapping's next window after buf[pos, end) (at least `need` bytes
+ * from pos when the file has them), the pages before pos released. Past
+ * the mapping (a file that grew since it was opened), the rest is read into
+ * a buffer as from any descriptor. Returns the bytes added, 0 at the end,
+ * or a negative errno.
+ */
+static ssize_t map_refill(struct rt_pcapfile *f, size_t need, char *errbuf)
+{
+	size_t at = (size_t)(f->buf + f->pos - f->map), page = (size_t)sysconf(_SC_PAGESIZE);
+	size_t behind = at / page * page;
+	if (behind >= f->released + MAP_WINDOW) {
+		(void)madvise(f->map + f->released, behind - f->released, MADV_DONTNEED);
+		f->released = behind;
+	}
+	f->buf += f->pos;
+	f->end -= f->pos;
+	f->pos = 0;
+	size_t left = f->map_len - at - f->end, add = need > f->end ? need - f->end : 0;
+	if (add < MAP_WINDOW)
+		add = MAP_WINDOW;
+	if (add > left)
+		add = left;
+	if (add || f->end >= need || lseek(f->fd, (off_t)f->map_len, SEEK_SET) < 0) {
+		f->end += add;
+		return (ssize_t)add;
+	}
+	/* the file grew: what is left of the mapping moves to a buffer, reads go on after it */
+	size_t cap = f->end + RT_READ_BUF_SIZE > need ? f->end + RT_READ_BUF_SIZE : need;
+	uint8_t *b = malloc(cap);
+	if (!b)
+		return rt_errorf(errbuf, ENOMEM, "%s", f->name);
+	memcpy(b, f->buf, f->end);
+	munmap(f->map, f->map_len);
+	f->map = NULL;
+	f->buf = b;
+	f->cap = cap;
+	return rt_pcapfile_refill(f, need, errbuf);
 }
 
 int rt_pcapfile_start(struct rt_pcapfile *f, char *errbuf)
@@ -75,6 +151,7 @@ int rt_pcapfile_start(struct rt_pcapfile *f, char *errbuf)
 	f->end = have;
 	free(f->zin);
 	f->zin = NULL;
+	map_file(f, have);
 	return have < 2;
 }
 
@@ -153,6 +230,8 @@ static ssize_t gz_read(struct rt_pcapfile *f, uint8_t *dst, size_t len, char *er
  */
 ssize_t rt_pcapfile_refill(struct rt_pcapfile *f, size_t need, char *errbuf)
 {
+	if (f->map)
+		return map_refill(f, need, errbuf);
 	if (f->pos) {
 		memmove(f->buf, f->buf + f->pos, f->end - f->pos);
 		f->end -= f->pos;
