@@ -86,6 +86,8 @@ struct rt_pcapfile {
 	uint8_t *zin;      /* RT_READ_GZIP_IN_SIZE bytes */
 	uint64_t z_read;   /* compressed bytes read so far */
 	uint64_t z_member; /* where the member being inflated starts in the file */
+	struct gz_thread
+	    *zt; /* a regular file's inflate on a thread of its own (pcapfile_input.c) */
 	/* unread bytes are buf[pos, end) */
 	uint8_t *buf;
 	size_t cap, pos, end;
@@ -152,6 +154,8 @@ enum rt_pcapfile_rec {
  */
 int rt_pcapfile_start(struct rt_pcapfile *f, char *errbuf);
 ssize_t rt_pcapfile_refill(struct rt_pcapfile *f, size_t need, char *errbuf);
+/* End the inflate thread (none: nothing). */
+void rt_pcapfile_gz_stop(struct rt_pcapfile *f);
 /* Unmap the file, or free the buffer. */
 void rt_pcapfile_unmap(struct rt_pcapfile *f);
 int rt_pcapfile_want(struct rt_pcapfile *f, size_t need, char *errbuf);

@@ -202,6 +202,7 @@ void rt_pcapfile_close(struct rt_pcapfile *f)
 {
 	if (!f)
 		return;
+	rt_pcapfile_gz_stop(f);
 	if (f->z_ready)
 		inflateEnd(&f->z);
 	if (f->own_fd && f->fd >= 0)

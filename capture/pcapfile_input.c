@@ -2,6 +2,9 @@
 #include "capture/internal.h"
 
 #include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -10,6 +13,8 @@
 
 /* A mapped file is handed out this much at a time; the pages behind are released this much at a time. */
 #define MAP_WINDOW (2u << 20)
+
+static void gz_thread_start(struct rt_pcapfile *f);
 
 /* Where inflate stands in a file of concatenated gzip members. */
 enum gz_state {
@@ -145,6 +150,7 @@ int rt_pcapfile_start(struct rt_pcapfile *f, char *errbuf)
 		f->z_ready = true;
 		f->z_read = have;
 		f->info.gzip = true;
+		gz_thread_start(f);
 		return 0;
 	}
 	memcpy(f->buf, f->zin, have);
@@ -224,6 +230,145 @@ static ssize_t gz_read(struct rt_pcapfile *f, uint8_t *dst, size_t len, char *er
 }
 
 /*
+ * A regular gzip'd file is inflated on a thread of its own, a few chunks
+ * ahead of the reading (a pipe keeps its inflate on the reading thread: a
+ * read that waits there is cut short by a signal).
+ */
+#define GZ_CHUNKS     4u
+#define GZ_CHUNK_SIZE RT_READ_BUF_SIZE
+struct gz_thread {
+	struct rt_pcapfile *f;
+	pthread_t th;
+	pthread_mutex_t mu;
+	pthread_cond_t ready, room;
+	struct {
+		uint8_t *data;
+		size_t len, off;
+	} c[GZ_CHUNKS];
+	unsigned head, tail; /* chunks [head, tail) hold inflated bytes */
+	bool done, stop;     /* the inflate ended (at the end or failing: err); asked to end */
+	int err;
+	char errmsg[RT_ERRBUF_SIZE];
+};
+
+static void *gz_thread_main(void *arg)
+{
+	struct gz_thread *g = arg;
+	for (;;) {
+		pthread_mutex_lock(&g->mu);
+		while (g->tail - g->head == GZ_CHUNKS && !g->stop)
+			pthread_cond_wait(&g->room, &g->mu);
+		bool stop = g->stop;
+		unsigned at = g->tail % GZ_CHUNKS;
+		pthread_mutex_unlock(&g->mu);
+		if (stop)
+			return NULL;
+		char eb[RT_ERRBUF_SIZE] = "";
+		ssize_t n;
+		do
+			n = gz_read(g->f, g->c[at].data, GZ_CHUNK_SIZE, eb);
+		while (n == -EINTR);
+		pthread_mutex_lock(&g->mu);
+		if (n > 0) {
+			g->c[at].len = (size_t)n;
+			g->c[at].off = 0;
+			g->tail++;
+		} else {
+			g->done = true;
+			g->err = (int)n;
+			memcpy(g->errmsg, eb, sizeof(eb));
+		}
+		pthread_cond_signal(&g->ready);
+		pthread_mutex_unlock(&g->mu);
+		if (n <= 0)
+			return NULL;
+	}
+}
+
+/* The inflate of a regular file started on its thread; anything else (or a failure) inflates here. */
+static void gz_thread_start(struct rt_pcapfile *f)
+{
+	struct stat st;
+	if (f->is_mem || fstat(f->fd, &st) < 0 || !S_ISREG(st.st_mode))
+		return;
+	struct gz_thread *g = calloc(1, sizeof(*g));
+	bool ok = g != NULL;
+	for (unsigned i = 0; ok && i < GZ_CHUNKS; i++)
+		ok = (g->c[i].data = malloc(GZ_CHUNK_SIZE)) != NULL;
+	if (ok) {
+		g->f = f;
+		pthread_mutex_init(&g->mu, NULL);
+		pthread_cond_init(&g->ready, NULL);
+		pthread_cond_init(&g->room, NULL);
+		/* signals stay the reading thread's (their EINTR cuts its waits short) */
+		sigset_t all, old;
+		sigfillset(&all);
+		pthread_sigmask(SIG_BLOCK, &all, &old);
+		ok = pthread_create(&g->th, NULL, gz_thread_main, g) == 0;
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
+		if (ok) {
+			f->zt = g;
+			return;
+		}
+		pthread_cond_destroy(&g->ready);
+		pthread_cond_destroy(&g->room);
+		pthread_mutex_destroy(&g->mu);
+	}
+	for (unsigned i = 0; g && i < GZ_CHUNKS; i++)
+		free(g->c[i].data);
+	free(g);
+}
+
+void rt_pcapfile_gz_stop(struct rt_pcapfile *f)
+{
+	struct gz_thread *g = f->zt;
+	if (!g)
+		return;
+	pthread_mutex_lock(&g->mu);
+	g->stop = true;
+	pthread_cond_signal(&g->room);
+	pthread_mutex_unlock(&g->mu);
+	pthread_join(g->th, NULL);
+	for (unsigned i = 0; i < GZ_CHUNKS; i++)
+		free(g->c[i].data);
+	pthread_cond_destroy(&g->ready);
+	pthread_cond_destroy(&g->room);
+	pthread_mutex_destroy(&g->mu);
+	free(g);
+	f->zt = NULL;
+}
+
+/* Inflated bytes from the thread into dst: the count, 0 at the end, or its failure (errbuf filled). */
+static ssize_t gz_take(struct rt_pcapfile *f, uint8_t *dst, size_t len, char *errbuf)
+{
+	struct gz_thread *g = f->zt;
+	pthread_mutex_lock(&g->mu);
+	while (g->head == g->tail && !g->done)
+		pthread_cond_wait(&g->ready, &g->mu);
+	if (g->head == g->tail) {
+		int err = g->err;
+		if (err < 0)
+			snprintf(errbuf, RT_ERRBUF_SIZE, "%s", g->errmsg);
+		pthread_mutex_unlock(&g->mu);
+		return err;
+	}
+	unsigned at = g->head % GZ_CHUNKS;
+	pthread_mutex_unlock(&g->mu);
+	size_t n = g->c[at].len - g->c[at].off;
+	if (n > len)
+		n = len;
+	memcpy(dst, g->c[at].data + g->c[at].off, n);
+	g->c[at].off += n;
+	if (g->c[at].off == g->c[at].len) {
+		pthread_mutex_lock(&g->mu);
+		g->head++;
+		pthread_cond_signal(&g->room);
+		pthread_mutex_unlock(&g->mu);
+	}
+	return (ssize_t)n;
+}
+
+/*
  * Keep buf[pos, end), move it to the front and read more after it, first
  * making room for `need` bytes. Returns the bytes added, 0 at the end of the
  * input, or a negative errno (errbuf set, except for -EINTR).
@@ -246,8 +391,9 @@ ssize_t rt_pcapfile_refill(struct rt_pcapfile *f, size_t need, char *errbuf)
 		f->cap = ncap;
 	}
 	size_t room = f->cap - f->end;
-	ssize_t n = f->info.gzip ? gz_read(f, f->buf + f->end, room, errbuf)
-	                         : raw_read(f, f->buf + f->end, room);
+	ssize_t n = f->zt          ? gz_take(f, f->buf + f->end, room, errbuf)
+	            : f->info.gzip ? gz_read(f, f->buf + f->end, room, errbuf)
+	                           : raw_read(f, f->buf + f->end, room);
 	if (n == -EINTR)
 		return n;
 	if (n < 0) {
