@@ -303,7 +303,7 @@ static uint32_t record_flow(struct rt_analyzer *an, const struct rt_record *rec,
 	struct an_flow *f = &an->ft.flows[fi];
 	if (f->id == AN_NONE) {
 		an_flow_assign_id(&an->ft, fi, an->frame);
-		an_ep_log_flow(&an->ep, f->id);
+		an_ep_log_flow(&an->ep, f->id, k);
 		if (f->id != AN_NONE &&
 		    rt_flowsel_match(&an->sel, f->id, k->ipver, k->src, k->dst, k->dest_qp))
 			f->flags |= AN_FLOW_SELECTED;
@@ -412,9 +412,11 @@ void rt_analyzer_feed_frame(struct rt_analyzer *an, const struct rt_record *rec,
 	an->tot.c.bytes += rec->wirelen;
 	if (an->pfc.active && an->now >= an->pfc.next_expiry)
 		an_pfc_advance(&an->pfc, an->now);
-	if (!an->part) { /* a part's stage tallies the frames in their order */
+	if (!an->part) {
 		an_tally_frame(&an->tally, rec, first);
 		an->pair.disordered |= an->tally.ts_back != 0;
+	} else if (an_tally_counts(&an->tally, rec)) { /* the stage keeps the order */
+		an_ep_log_port(&an->ep, rec->udp_dport, rec->other_port_rocev2);
 	}
 	if (bth)
 		an_flow_prefetch(&an->ft, h);

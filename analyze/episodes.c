@@ -87,6 +87,22 @@ void an_ep_log_add(struct an_ep_log *log, uint64_t ts, uint32_t id, uint8_t what
 	    (struct an_ep_log_entry){.ts = ts, .slot = log->slot, .id = id, .what = what};
 }
 
+void an_ep_log_key(struct an_ep_log *log, uint32_t id, const struct rt_an_flow_key *key)
+{
+	if (log->nkeys == log->capkeys) {
+		uint32_t ncap = log->capkeys ? log->capkeys * 2 : 64;
+		struct rt_an_flow_key *nk = realloc(log->keys, (size_t)ncap * sizeof(*nk));
+		if (!nk) {
+			log->nomem = true;
+			return;
+		}
+		log->keys = nk;
+		log->capkeys = ncap;
+	}
+	log->keys[log->nkeys] = *key;
+	an_ep_log_add(log, log->nkeys++, id, AN_EP_LOG_FLOW);
+}
+
 void an_ep_event(struct an_episodes *ep, uint64_t ts, struct an_flow *f, enum an_ep_kind what,
                  bool paused)
 {

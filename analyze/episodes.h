@@ -34,7 +34,8 @@ struct an_episode {
  * flows it numbers (an_ep_log_flow) and its events, each with the slot of
  * the record being fed.
  */
-enum { AN_EP_LOG_FLOW = 0 }; /* an entry that numbers a flow (else an enum an_ep_kind) */
+/* entries that are no event (else an enum an_ep_kind): a flow numbered, a datagram to another UDP port */
+enum { AN_EP_LOG_FLOW = 0, AN_EP_LOG_PORT = 0x80 };
 struct an_ep_log_entry {
 	uint64_t ts;
 	uint32_t slot, id; /* id: the flow's (the part's numbering), AN_NONE: no flow */
@@ -43,6 +44,9 @@ struct an_ep_log_entry {
 struct an_ep_log {
 	struct an_ep_log_entry *e;
 	uint32_t n, cap;
+	struct rt_an_flow_key
+	    *keys; /* of the flows numbered (an AN_EP_LOG_FLOW entry's ts: its index) */
+	uint32_t nkeys, capkeys;
 	uint32_t slot; /* the record being fed */
 	bool nomem;    /* an entry could not be kept */
 };
@@ -84,11 +88,18 @@ void an_ep_event(struct an_episodes *ep, uint64_t ts, struct an_flow *f, enum an
 void an_ep_event_id(struct an_episodes *ep, uint64_t ts, uint32_t id, uint32_t *mark,
                     enum an_ep_kind what, bool paused);
 void an_ep_log_add(struct an_ep_log *log, uint64_t ts, uint32_t id, uint8_t what);
-/* A flow got id `id` (logged when ep->log is set). */
-static inline void an_ep_log_flow(struct an_episodes *ep, uint32_t id)
+/* A datagram to another UDP port to sample (an_tally_port): port and rocev2 in the entry's id. */
+static inline void an_ep_log_port(struct an_episodes *ep, uint16_t port, bool rocev2)
+{
+	an_ep_log_add(ep->log, 0, port | (uint32_t)rocev2 << 16, AN_EP_LOG_PORT);
+}
+void an_ep_log_key(struct an_ep_log *log, uint32_t id, const struct rt_an_flow_key *key);
+/* The flow of `key` got id `id` (logged when ep->log is set). */
+static inline void an_ep_log_flow(struct an_episodes *ep, uint32_t id,
+                                  const struct rt_an_flow_key *key)
 {
 	if (ep->log)
-		an_ep_log_add(ep->log, 0, id, AN_EP_LOG_FLOW);
+		an_ep_log_key(ep->log, id, key);
 }
 /* `ns` of pause accounted, the pause running at least until `until`. */
 void an_ep_paused(struct an_episodes *ep, uint64_t until, uint64_t ns);

@@ -120,15 +120,22 @@ static void start_threads(struct rt_an_feed *f)
 		f->feeder = NULL;
 }
 
-/* Where the pump decodes a batch of records: the threads' batch (started with the first), else our own. */
+/* Before each batch: records, unless the analysis is split (its threads decode); the threads start with the first. */
+static bool feed_takes_records(void *ctx)
+{
+	struct rt_an_feed *f = ctx;
+	if (!f->started)
+		start_threads(f);
+	return !f->stage;
+}
+
+/* Where the pump decodes a batch of records: the feeder's batch, else our own. */
 static struct rt_record *feed_room(void *ctx, unsigned n)
 {
 	struct rt_an_feed *f = ctx;
 	if (!f->started)
 		start_threads(f);
-	return f->stage    ? rt_an_stage_room(f->stage, n)
-	       : f->feeder ? rt_an_feeder_room(f->feeder, n)
-	                   : f->own;
+	return f->feeder ? rt_an_feeder_room(f->feeder, n) : f->own;
 }
 
 /* The first failure of the analysis (0 or a negative errno), as it stands on the feeding thread. */
@@ -144,12 +151,11 @@ static int feed_frame(void *ctx, const struct rt_frame *frame, const struct rt_r
                       char *errbuf)
 {
 	struct rt_an_feed *f = ctx;
-	(void)frame;
-	(void)errbuf;
-	if (f->stage) {
-		rt_an_stage_commit(f->stage); /* rec is the next of its room */
+	if (f->stage) { /* an undecoded frame */
+		if (rt_an_stage_frame(f->stage, frame) < 0)
+			return rt_errorf(errbuf, ENOMEM, "the analysis' threads");
 	} else if (f->feeder) {
-		rt_an_feeder_commit(f->feeder); /* likewise */
+		rt_an_feeder_commit(f->feeder); /* rec is the next of its room */
 	} else {
 		rt_analyzer_feed(f->an, rec);
 		if (f->fanout)
@@ -197,6 +203,7 @@ void rt_an_feed_sink(struct rt_an_feed *f, struct rt_pump_sink *out)
 	                             .frame = feed_frame,
 	                             .end = feed_end,
 	                             .record_room = feed_room,
+	                             .takes_records = feed_takes_records,
 	                             .ctx = f};
 }
 

@@ -14,6 +14,7 @@
 #define STAGE_PARTS_MAX 64u
 #define FLAG_DISORDERED 1u /* a frame so far was older than the one before it */
 #define FLAG_COPY       2u /* the part found it a copy of a packet counted before */
+#define FLAG_PFC        4u /* PFC or PAUSE: the stage handles it (decoded again) */
 
 _Static_assert(RT_PUMP_BATCH <= STAGE_BATCH, "a batch of the pump fits in a stage's batch");
 
@@ -32,11 +33,14 @@ struct bucket_log {
 };
 
 struct batch {
-	struct rt_record rec[STAGE_BATCH];
-	uint64_t now[STAGE_BATCH]; /* the clock at each record: the highest time so far */
+	struct rt_frame
+	    f[STAGE_BATCH]; /* data: an offset into `bytes` until the batch is handed over */
+	uint8_t *bytes;     /* the frames' bytes, copied */
+	size_t nbytes, capbytes;
+	uint64_t now[STAGE_BATCH]; /* the clock at each frame: the highest time so far */
 	uint8_t part[STAGE_BATCH];
 	uint8_t flags[STAGE_BATCH];
-	uint64_t frame0; /* the frame number of rec[0] */
+	uint64_t frame0; /* the frame number of f[0] */
 	unsigned n;
 	struct an_ep_log *logs; /* [parts]: what each part's episodes are made of, by slot */
 	struct bucket_log *bks; /* [parts]: the buckets each part closed */
@@ -51,6 +55,7 @@ struct part {
 	uint32_t *gid; /* its flow ids -> the stage's (one analyzer's numbering) */
 	uint32_t ngid, capgid;
 	struct bucket_log *bk_out; /* where its buckets go now */
+	struct rt_record rec;      /* the frame being fed, decoded */
 };
 
 struct rt_an_stage {
@@ -73,6 +78,9 @@ struct rt_an_stage {
 	struct rt_an_flow_row *rows;     /* a bucket's rows, the parts' merged */
 	uint32_t caprows;
 	bool nomem;
+	struct rt_dissect_opts decode,
+	    light;                /* the parts' decoding; the reading thread's (addresses) */
+	struct rt_record scratch; /* the reading thread's record */
 	pthread_mutex_t mu;
 	pthread_cond_t work, done;
 	bool quit;
@@ -102,7 +110,9 @@ static void part_batch(struct part *p, struct batch *b)
 		an->now = b->now[i];
 		an->pair.disordered |= (b->flags[i] & FLAG_DISORDERED) != 0;
 		log->slot = i;
-		rt_analyzer_feed_frame(an, &b->rec[i], b->frame0 + i);
+		rt_dissect(&p->st->decode, &b->f[i], &p->rec);
+		p->rec.point = 0; /* one capture point */
+		rt_analyzer_feed_frame(an, &p->rec, b->frame0 + i);
 		if (an->copied)
 			b->flags[i] |= FLAG_COPY;
 	}
@@ -156,7 +166,7 @@ static bool mark_room(struct rt_an_stage *st, uint32_t n)
 
 /* A part numbered the flow of record `rec`: the stage numbers it too, next in frame order. */
 static void number_flow(struct rt_an_stage *st, struct part *p, uint32_t id,
-                        const struct rt_record *rec)
+                        const struct rt_an_flow_key *key)
 {
 	if (id != p->ngid) { /* an entry was lost (out of memory) */
 		st->nomem = true;
@@ -176,20 +186,27 @@ static void number_flow(struct rt_an_stage *st, struct part *p, uint32_t id,
 		st->nomem = true;
 		return;
 	}
-	an_key_of(&st->keys[st->nflows], rec);
+	st->keys[st->nflows] = *key;
 	p->gid[p->ngid++] = st->nflows++;
 	st->an->nstage_keys = st->nflows;
 }
 
 /* The events a part logged for slot i (from *at on), made into the episodes. */
 static void slot_events(struct rt_an_stage *st, struct part *p, const struct an_ep_log *log,
-                        uint32_t *at, unsigned i, const struct rt_record *rec)
+                        uint32_t *at, unsigned i)
 {
 	struct rt_analyzer *an = st->an;
 	for (; *at < log->n && log->e[*at].slot == i; (*at)++) {
 		const struct an_ep_log_entry *e = &log->e[*at];
 		if (e->what == AN_EP_LOG_FLOW) {
-			number_flow(st, p, e->id, rec);
+			if (e->ts < log->nkeys)
+				number_flow(st, p, e->id, &log->keys[e->ts]);
+			else
+				st->nomem = true;
+			continue;
+		}
+		if (e->what == AN_EP_LOG_PORT) {
+			an_tally_port(&an->tally, (uint16_t)e->id, e->id >> 16);
 			continue;
 		}
 		uint32_t id = e->id < p->ngid ? p->gid[e->id] : AN_NONE;
@@ -325,33 +342,36 @@ static void global_batch(struct rt_an_stage *st, struct batch *b)
 		st->nomem |= b->logs[k].nomem || b->bks[k].nomem;
 	take_buckets_of(st, b->bks);
 	for (unsigned i = 0; i < b->n; i++) {
-		const struct rt_record *rec = &b->rec[i];
+		const struct rt_frame *fr = &b->f[i];
 		uint64_t now = b->now[i];
 		unsigned k = b->part[i];
 		bool copy = b->flags[i] & FLAG_COPY;
 		an->now = now;
 		an_advance(an, now); /* the buckets before this frame end before it counts */
 		an->tot.c.packets++;
-		an->tot.c.bytes += rec->wirelen;
+		an->tot.c.bytes += fr->wirelen;
 		if (copy) {
 			an->tot.copies++;
-			an->tot.copy_bytes += rec->wirelen;
+			an->tot.copy_bytes += fr->wirelen;
 		}
 		if (an->pfc.active && now >= an->pfc.next_expiry)
 			an_pfc_advance(&an->pfc, now);
-		an_tally_frame(&an->tally, rec, b->frame0 + i == 1);
+		an_tally_order(&an->tally, fr->ts_ns, b->frame0 + i == 1);
 		if (!copy)
-			an_ep_packet(&an->ep, now, rec->wirelen, an->pfc.active > 0);
-		slot_events(st, &st->p[k], &b->logs[k], &at[k], i, rec);
-		if (!copy && (rec->kind == RT_KIND_PFC || rec->kind == RT_KIND_PAUSE))
-			an_pfc_frame(&an->pfc, rec, now, NULL);
+			an_ep_packet(&an->ep, now, fr->wirelen, an->pfc.active > 0);
+		slot_events(st, &st->p[k], &b->logs[k], &at[k], i);
+		if (b->flags[i] & FLAG_PFC) {
+			rt_dissect(&st->decode, fr, &st->scratch);
+			an_pfc_frame(&an->pfc, &st->scratch, now, NULL);
+		}
 	}
 	for (unsigned k = 0; k < st->nparts; k++) {
-		b->logs[k].n = 0;
+		b->logs[k].n = b->logs[k].nkeys = 0;
 		b->logs[k].nomem = false;
 		bucket_log_clear(&b->bks[k]);
 	}
 	b->n = 0;
+	b->nbytes = 0;
 }
 
 /* The oldest batch in flight, once every part went through it, made global. */
@@ -372,6 +392,8 @@ static void merge_oldest(struct rt_an_stage *st)
 static void publish(struct rt_an_stage *st)
 {
 	struct batch *b = batch_at(st, st->filled);
+	for (unsigned i = 0; i < b->n; i++)
+		b->f[i].data = b->bytes + (size_t)(uintptr_t)b->f[i].data;
 	atomic_store(&b->pending, st->nparts);
 	pthread_mutex_lock(&st->mu);
 	st->filled++;
@@ -383,21 +405,29 @@ static void publish(struct rt_an_stage *st)
 		merge_oldest(st);
 }
 
-struct rt_record *rt_an_stage_room(struct rt_an_stage *st, unsigned n)
+/* Room for `len` more bytes in the batch being filled; false when out of memory. */
+static bool bytes_room(struct batch *b, size_t len)
 {
-	struct batch *b = batch_at(st, st->filled);
-	if (b->n + n > STAGE_BATCH) {
-		publish(st);
-		b = batch_at(st, st->filled);
-	}
-	return &b->rec[b->n];
+	if (b->nbytes + len <= b->capbytes)
+		return true;
+	size_t ncap = b->capbytes ? b->capbytes : 1u << 16;
+	while (ncap < b->nbytes + len)
+		ncap *= 2;
+	uint8_t *nb = realloc(b->bytes, ncap);
+	if (!nb)
+		return false;
+	b->bytes = nb;
+	b->capbytes = ncap;
+	return true;
 }
 
-void rt_an_stage_commit(struct rt_an_stage *st)
+int rt_an_stage_frame(struct rt_an_stage *st, const struct rt_frame *frame)
 {
 	struct batch *b = batch_at(st, st->filled);
+	if (!bytes_room(b, frame->caplen))
+		return -ENOMEM;
 	unsigned i = b->n;
-	uint64_t ts = b->rec[i].ts_ns;
+	uint64_t ts = frame->ts_ns;
 	if (st->frames && ts < st->prev_ts)
 		st->disordered = true;
 	st->prev_ts = ts;
@@ -405,12 +435,22 @@ void rt_an_stage_commit(struct rt_an_stage *st)
 		st->now = ts;
 	if (!i)
 		b->frame0 = st->frames + 1;
+	b->f[i] = *frame;
+	b->f[i].data = (const uint8_t *)(uintptr_t)b->nbytes; /* an offset until handed over */
+	if (frame->caplen)
+		memcpy(b->bytes + b->nbytes, frame->data, frame->caplen);
+	b->nbytes += frame->caplen;
+	/* the host pair: the addresses only (frames without IP come whole, PFC/PAUSE among them) */
+	rt_dissect(&st->light, frame, &st->scratch);
 	b->now[i] = st->now;
-	b->part[i] = (uint8_t)(an_pair_shard(&b->rec[i]) % st->nparts);
-	b->flags[i] = st->disordered ? FLAG_DISORDERED : 0;
+	b->part[i] = (uint8_t)(an_pair_shard(&st->scratch) % st->nparts);
+	b->flags[i] =
+	    (st->disordered ? FLAG_DISORDERED : 0) |
+	    (st->scratch.kind == RT_KIND_PFC || st->scratch.kind == RT_KIND_PAUSE ? FLAG_PFC : 0);
 	st->frames++;
 	if (++b->n == STAGE_BATCH)
 		publish(st);
+	return 0;
 }
 
 uint64_t rt_an_stage_flows(const struct rt_an_stage *st)
@@ -440,8 +480,11 @@ void rt_an_stage_free(struct rt_an_stage *st)
 		free(st->p[k].gid);
 	}
 	for (unsigned i = 0; st->b && i < st->nb; i++) {
-		for (unsigned k = 0; st->b[i].logs && k < st->nparts; k++)
+		for (unsigned k = 0; st->b[i].logs && k < st->nparts; k++) {
 			free(st->b[i].logs[k].e);
+			free(st->b[i].logs[k].keys);
+		}
+		free(st->b[i].bytes);
 		for (unsigned k = 0; st->b[i].bks && k < st->nparts; k++)
 			bucket_log_free(&st->b[i].bks[k]);
 		free(st->b[i].logs);
@@ -472,6 +515,10 @@ int rt_an_stage_start(struct rt_an_stage **out, struct rt_analyzer *an, unsigned
 		return rt_errorf(errbuf, ENOMEM, "analysis threads");
 	st->an = an;
 	st->nparts = parts < STAGE_PARTS_MAX ? parts : STAGE_PARTS_MAX;
+	rt_dissect_opts_init(&st->decode);
+	st->decode.udp_port = an->o.udp_port;
+	st->light = st->decode;
+	st->light.addresses_only = true;
 	st->nb = 2 * st->nparts + 2;
 	pthread_mutex_init(&st->mu, NULL);
 	pthread_cond_init(&st->work, NULL);

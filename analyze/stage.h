@@ -8,11 +8,12 @@
 #include "analyze/analyze.h"
 
 /*
- * analyze/README.md, "Threads". The reading thread decodes records into
- * batches and gives each its part (the hash of its unordered host pair;
- * frames without IP: part 0), its frame number, the clock (the highest time
- * so far) and the time order; each of `parts` threads feeds the records of
- * its part to an analyzer of its own (a part: analyze/internal.h); once
+ * analyze/README.md, "Threads". The reading thread copies frames into
+ * batches and gives each its part (the shard of its unordered host pair,
+ * read by an addresses-only decode; frames without IP: part 0), its frame
+ * number, the clock (the highest time so far) and the time order; each of
+ * `parts` threads decodes the frames of its part and feeds them to an
+ * analyzer of its own (a part: analyze/internal.h); once
  * every part is through a batch, the reading thread makes the global parts
  * of `an` from it in frame order: the tallies, PFC/PAUSE, the episodes (the
  * parts' events, their flows numbered as one analyzer numbers them), the
@@ -31,10 +32,12 @@ bool rt_an_stage_fits(const struct rt_analyzer *an);
 /* Start `parts` (2 or more) threads for `an`. 0 or a negative errno with errbuf filled. */
 int rt_an_stage_start(struct rt_an_stage **out, struct rt_analyzer *an, unsigned parts,
                       char *errbuf);
-/* Room for the next n records (n <= RT_PUMP_BATCH), one after the other; waits while every batch is in flight. */
-struct rt_record *rt_an_stage_room(struct rt_an_stage *st, unsigned n);
-/* The next record of the room holds a record (decoded): it goes to its part. */
-void rt_an_stage_commit(struct rt_an_stage *st);
+/*
+ * The next frame (its data copied): to its part. The analysis' own
+ * decoding: the pump hands the frames over undecoded (rt_pump_sink's
+ * takes_records). 0 or -ENOMEM.
+ */
+int rt_an_stage_frame(struct rt_an_stage *st, const struct rt_frame *frame);
 /* Flows numbered so far (in frame order, as one analyzer numbers them). */
 uint64_t rt_an_stage_flows(const struct rt_an_stage *st);
 /*

@@ -9,11 +9,11 @@
  * proof); the first AN_HINT_CHECKS datagrams of each port are taken as its
  * sample. Ports whose samples all failed give their place to new ones.
  */
-void an_tally_port(struct an_tallies *fd, const struct rt_record *rec)
+void an_tally_port(struct an_tallies *fd, uint16_t port, bool rocev2)
 {
 	struct an_port_hint *h = NULL;
 	for (unsigned i = 0; i < fd->nports && !h; i++)
-		if (fd->ports[i].port == rec->udp_dport)
+		if (fd->ports[i].port == port)
 			h = &fd->ports[i];
 	if (!h) {
 		if (fd->nports < AN_HINT_PORTS) {
@@ -26,13 +26,13 @@ void an_tally_port(struct an_tallies *fd, const struct rt_record *rec)
 				return;
 		}
 		memset(h, 0, sizeof(*h));
-		h->port = rec->udp_dport;
+		h->port = port;
 	}
 	h->datagrams++;
 	if (h->checked >= AN_HINT_CHECKS)
 		return;
 	h->checked++;
-	if (rec->other_port_rocev2)
+	if (rocev2)
 		h->valid++;
 }
 

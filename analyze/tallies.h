@@ -29,8 +29,8 @@ struct an_tallies {
 	uint64_t if_dropped, os_dropped;
 };
 
-/* A UDP datagram to another port: sampled for RoCEv2 (rt_record.other_port_rocev2). */
-void an_tally_port(struct an_tallies *fd, const struct rt_record *rec);
+/* A UDP datagram to another port: sampled for RoCEv2 (rt_record.other_port_rocev2: `rocev2`). */
+void an_tally_port(struct an_tallies *fd, uint16_t port, bool rocev2);
 
 /*
  * Merge another part's tallies (analyze/README.md, "Split and merge"): the
@@ -40,16 +40,20 @@ void an_tally_port(struct an_tallies *fd, const struct rt_record *rec);
  */
 void an_tally_merge(struct an_tallies *dst, const struct an_tallies *src);
 
-/* Tally one frame for the warnings (before duplicates are set aside); `first`: the first frame. */
-static inline void an_tally_frame(struct an_tallies *fd, const struct rt_record *rec, bool first)
+/* The time order: a frame at ts (`first`: the first frame). */
+static inline void an_tally_order(struct an_tallies *fd, uint64_t ts, bool first)
 {
-	uint64_t ts = rec->ts_ns;
 	if (ts < fd->prev_ts && !first) {
 		fd->ts_back++;
 		if (fd->prev_ts - ts > fd->ts_back_max)
 			fd->ts_back_max = fd->prev_ts - ts;
 	}
 	fd->prev_ts = ts;
+}
+
+/* What a frame's tally needs of it alone (snap length, ECN); true: a datagram to another port to sample. */
+static inline bool an_tally_counts(struct an_tallies *fd, const struct rt_record *rec)
+{
 	if (rec->caplen < rec->wirelen) {
 		fd->cut++;
 		fd->headers_cut +=
@@ -58,10 +62,17 @@ static inline void an_tally_frame(struct an_tallies *fd, const struct rt_record 
 	if (rec->kind == RT_KIND_ROCE && (rec->layers & (RT_L_IPV4 | RT_L_IPV6))) {
 		fd->data_ip++;
 		fd->data_not_ect += (rec->ecn & 3) == 0;
-	} else if (rec->kind == RT_KIND_OTHER && (rec->layers & RT_L_UDP) &&
-	           !(rec->layers & RT_L_GRE)) {
-		an_tally_port(fd, rec);
+		return false;
 	}
+	return rec->kind == RT_KIND_OTHER && (rec->layers & RT_L_UDP) && !(rec->layers & RT_L_GRE);
+}
+
+/* Tally one frame for the warnings (before duplicates are set aside); `first`: the first frame. */
+static inline void an_tally_frame(struct an_tallies *fd, const struct rt_record *rec, bool first)
+{
+	an_tally_order(fd, rec->ts_ns, first);
+	if (an_tally_counts(fd, rec))
+		an_tally_port(fd, rec->udp_dport, rec->other_port_rocev2);
 }
 
 #endif
