@@ -10,7 +10,7 @@
 #include "analyze/internal.h"
 #include "capture/pump.h"
 
-#define STAGE_BATCH     1024u /* records a batch holds */
+#define STAGE_BATCH     4096u /* frames a batch holds */
 #define STAGE_PARTS_MAX 64u
 #define FLAG_DISORDERED 1u /* a frame so far was older than the one before it */
 #define FLAG_COPY       2u /* the part found it a copy of a packet counted before */
@@ -519,7 +519,8 @@ int rt_an_stage_start(struct rt_an_stage **out, struct rt_analyzer *an, unsigned
 	st->decode.udp_port = an->o.udp_port;
 	st->light = st->decode;
 	st->light.addresses_only = true;
-	st->nb = 2 * st->nparts + 2;
+	/* room to run ahead while a thread waits for a CPU: 64 Ki frames at least */
+	st->nb = 2 * st->nparts + 2 < 16 ? 16 : 2 * st->nparts + 2;
 	pthread_mutex_init(&st->mu, NULL);
 	pthread_cond_init(&st->work, NULL);
 	pthread_cond_init(&st->done, NULL);

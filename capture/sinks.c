@@ -120,7 +120,7 @@ int rt_json_sink(struct rt_pump_sink *out, struct rt_outbuf *o, bool name_files,
 
 /* ---- text and JSON lines by several threads: chunks decoded and formatted apart, written in order ---- */
 
-#define CHUNK_FRAMES 1024 /* frames a thread decodes and formats at once */
+#define CHUNK_FRAMES 2048 /* frames a thread decodes and formats at once */
 
 enum chunk_state { CHUNK_FILLING, CHUNK_QUEUED, CHUNK_DONE };
 
@@ -331,7 +331,7 @@ int rt_lines_sink_parallel(struct rt_pump_sink *out, struct rt_outbuf *o,
 		p->opts = *opts;
 	p->name_files = name_files;
 	p->decode = *decode;
-	p->nring = 2 * threads + 1;
+	p->nring = 3 * threads + 3;
 	pthread_mutex_init(&p->mu, NULL);
 	pthread_cond_init(&p->work, NULL);
 	pthread_cond_init(&p->done, NULL);
