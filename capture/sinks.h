@@ -31,7 +31,7 @@ int rt_json_sink(struct rt_pump_sink *out, struct rt_outbuf *o, bool name_files,
  * are decoded (`decode`) and formatted by `threads` threads, chunks of
  * frames apart, their lines written in frame order: the same bytes. It
  * takes no records (the pump decodes nothing for it) and copies each frame
- * (memory: 2 x threads + 1 chunks of 1024 frames in flight).
+ * (memory: 3 x threads + 3 chunks of 2048 frames in flight).
  */
 int rt_lines_sink_parallel(struct rt_pump_sink *out, struct rt_outbuf *o,
                            const struct rt_print_text_opts *opts, bool name_files,

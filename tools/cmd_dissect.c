@@ -167,7 +167,7 @@ static const char help_tail[] =
     "        Do not verify ICRCs (reported as \"unchecked\"); faster.\n"
     "    --threads N\n"
     "        Decode and print with N threads (default: the CPUs this process may\n"
-    "        run on): the reading thread hands chunks of 1024 frames to N threads\n"
+    "        run on): the reading thread hands chunks of 2048 frames to N threads\n"
     "        that decode and format them apart, and writes their lines in frame\n"
     "        order, the same bytes as --threads 1 (one thread, no other). --count,\n"
     "        --flow and -c decode on the reading thread alone.\n"
