@@ -186,8 +186,7 @@ static bool fill_refused(struct rt_analyzer *an)
 	return true;
 }
 
-/* End the buckets before `ts` (a frame's time, or a live source's idle clock). */
-static void advance(struct rt_analyzer *an, uint64_t ts)
+void an_advance(struct rt_analyzer *an, uint64_t ts)
 {
 	struct an_buckets *bk = &an->bk;
 	uint64_t b;
@@ -205,7 +204,7 @@ void rt_analyzer_tick(struct rt_analyzer *an, uint64_t now_ns)
 	if (now_ns <= an->now)
 		return;
 	an->now = now_ns;
-	advance(an, now_ns);
+	an_advance(an, now_ns);
 	if (an->pfc.active && now_ns >= an->pfc.next_expiry)
 		an_pfc_advance(&an->pfc, now_ns);
 }
@@ -242,7 +241,7 @@ static inline void packet_facts(struct rt_analyzer *an, struct an_flow *f, uint3
 	if (rec->wirelen > f->max_len)
 		f->max_len = (uint16_t)(rec->wirelen > UINT16_MAX ? UINT16_MAX : rec->wirelen);
 	if (f->packets && ts > f->last_ts && ts - f->last_ts >= an->stall_min_ns &&
-	    an_pfc_paused_since(&an->pfc, f->last_ts))
+	    an_paused_since(an, f->last_ts))
 		an_facts_stall(&an->facts, fi, f->last_ts, ts - f->last_ts);
 }
 
@@ -277,7 +276,7 @@ static void handle_copy(struct rt_analyzer *an, const struct rt_record *rec,
 	    f->ecn[hit->ecn]) {
 		f->ecn[hit->ecn]--;
 		an->tot.ecn[hit->ecn]--;
-		an_ecn_ce(&an->ecn, fi, rec, an->tot.c.packets, an->note);
+		an_ecn_ce(&an->ecn, fi, rec, an->frame, an->note);
 		ce_time(f, rec);
 	}
 	/* a packet counted at another point: where this one is the flow's home, it is followed */
@@ -299,7 +298,8 @@ static uint32_t record_flow(struct rt_analyzer *an, const struct rt_record *rec,
 	}
 	struct an_flow *f = &an->ft.flows[fi];
 	if (f->id == AN_NONE) {
-		an_flow_assign_id(&an->ft, fi);
+		an_flow_assign_id(&an->ft, fi, an->frame);
+		an_ep_log_flow(&an->ep, f->id, k);
 		if (f->id != AN_NONE &&
 		    rt_flowsel_match(&an->sel, f->id, k->ipver, k->src, k->dst, k->dest_qp))
 			f->flags |= AN_FLOW_SELECTED;
@@ -362,7 +362,7 @@ static void follow_frame(struct rt_analyzer *an, const struct rt_record *rec, ui
 			an_tr_ud(&an->tr, fi, rec);
 	} else if (tr == RT_TR_RC || tr == RT_TR_UC || tr == RT_TR_XRC) {
 		if (opf & RT_OPF_RESP)
-			an_tr_response(&an->tr, fi, rec, opf, an->tot.c.packets, an->note, point,
+			an_tr_response(&an->tr, fi, rec, opf, an->frame, an->note, point,
 			               feed);
 		else
 			an_tr_request(&an->tr, fi, rec, tr, opf, an->note, point, feed);
@@ -405,7 +405,7 @@ static void handle_roce(struct rt_analyzer *an, const struct rt_record *rec, boo
 	if (rec->layers & (RT_L_IPV4 | RT_L_IPV6)) {
 		unsigned ecn = rec->ecn & 3u;
 		if (ecn == 3) {
-			an_ecn_ce(&an->ecn, fi, rec, an->tot.c.packets, an->note);
+			an_ecn_ce(&an->ecn, fi, rec, an->frame, an->note);
 			ce_time(f, rec);
 		} else {
 			f->ecn[ecn]++;
@@ -436,7 +436,13 @@ static inline void macs_frame(struct rt_analyzer *an, const struct rt_record *re
 
 void rt_analyzer_feed(struct rt_analyzer *an, const struct rt_record *rec)
 {
+	rt_analyzer_feed_frame(an, rec, an->tot.c.packets + 1);
+}
+
+void rt_analyzer_feed_frame(struct rt_analyzer *an, const struct rt_record *rec, uint64_t frame)
+{
 	uint64_t ts = rec->ts_ns, fp = 0;
+	an->frame = frame;
 	bool first = !an->tot.c.packets;
 	/*
 	 * A RoCE packet's flow and duplicate set are in memory no cache holds
@@ -447,13 +453,16 @@ void rt_analyzer_feed(struct rt_analyzer *an, const struct rt_record *rec)
 	     bth = roce && rt_record_has_bth(rec);
 	struct rt_an_flow_key k;
 	uint32_t h = 0;
+	unsigned shard = 0;
 	if (bth) {
 		an_key_of(&k, rec);
 		h = an_flow_hash(&k);
 		an_flow_prefetch_slot(&an->ft, h);
-		if (an->dups.nsets || an->vp.on) {
+		if (an->dups.s || an->vp.on)
 			fp = an_dup_fingerprint(rec);
-			an_dup_prefetch(&an->dups, fp);
+		if (an->dups.s) {
+			shard = an_pair_shard(rec);
+			an_dup_prefetch(&an->dups, shard, fp);
 		}
 	}
 	if (first || ts < an->first_ts)
@@ -462,33 +471,39 @@ void rt_analyzer_feed(struct rt_analyzer *an, const struct rt_record *rec)
 		an->last_ts = ts;
 	if (ts > an->now)
 		an->now = ts;
-	advance(an, an->now); /* the buckets before this frame end before it counts */
+	an_advance(an, an->now); /* the buckets before this frame end before it counts */
 	an->tot.c.packets++;
 	an->tot.c.bytes += rec->wirelen;
 	if (an->pfc.active && an->now >= an->pfc.next_expiry)
 		an_pfc_advance(&an->pfc, an->now);
-	if (an->pfc.active) /* a pause runs: the RP windows around now are not measured */
+	if (an_pausing(an)) /* a pause runs: the RP windows around now are not measured */
 		an->rpx.paused_ts = an->now;
 	int point = an->vp.on && rec->point < AN_VP_POINTS ? (int)rec->point : -1;
-	an_tally_frame(&an->tally, rec, first, point);
-	an->pair.disordered |= an->tally.ts_back + an->tally.ts_back_across != 0;
-	if (an->bk.len && ts < an->bk.cur && an->bk.cur != UINT64_MAX)
-		an->tally.late_bucket++; /* counted in the bucket after its own */
+	if (!an->part) {
+		an_tally_frame(&an->tally, rec, first, point);
+		an->pair.disordered |= an->tally.ts_back + an->tally.ts_back_across != 0;
+		if (an->bk.len && ts < an->bk.cur && an->bk.cur != UINT64_MAX)
+			an->tally.late_bucket++; /* counted in the bucket after its own */
+	} else if (an_tally_counts(&an->tally, rec)) { /* the stage keeps the order */
+		an_ep_log_port(&an->ep, rec->udp_dport, rec->other_port_rocev2);
+	}
 	if (bth)
 		an_flow_prefetch(&an->ft, h);
 	struct an_dup_hit hit;
-	bool copy = bth && an->dups.nsets &&
-	            an_dup_check(&an->dups, &(struct an_dup_flow){&an->ft, &k, h, point}, rec, fp,
-	                         an->now, an->tot.c.packets, &hit);
+	bool copy = bth && an->dups.s &&
+	            an_dup_check(&an->dups, shard, &(struct an_dup_flow){&an->ft, &k, h, point}, rec,
+	                         fp, an->now, an->frame, &hit);
 	if (an->vp.on)
 		an_vp_frame(&an->vp, rec, bth ? fp : 0, copy, an->now);
 	macs_frame(an, rec, point);
+	an->copied = copy;
 	if (copy) {
 		handle_copy(an, rec, &k, h, &hit,
 		            point); /* counted once: the frame counts, the packet does not */
 		return;
 	}
-	an_ep_packet(&an->ep, an->now, rec->wirelen, an->pfc.active > 0);
+	if (!an->part)
+		an_ep_packet(&an->ep, an->now, rec->wirelen, an->pfc.active > 0);
 	if (rec->events & RT_EV_TRUNCATION_MASK & ~RT_EV_ICRC_TRUNCATED) /* a header cut */
 		an->tot.truncated++;
 	switch (rec->kind) {
@@ -500,8 +515,9 @@ void rt_analyzer_feed(struct rt_analyzer *an, const struct rt_record *rec)
 		break;
 	case RT_KIND_PFC:
 	case RT_KIND_PAUSE:
-		an_pfc_frame(&an->pfc, rec, an->now, point, an->note);
-		if (an->pfc.active)
+		if (!an->part) /* a part's stage handles them in their order */
+			an_pfc_frame(&an->pfc, rec, an->now, point, an->note);
+		if (an_pausing(an))
 			an->rpx.paused_ts = an->now;
 		break;
 	case RT_KIND_MALFORMED:

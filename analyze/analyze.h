@@ -22,6 +22,12 @@ void rt_analyzer_free(struct rt_analyzer *an);
  * failure is kept for rt_analyzer_status().
  */
 void rt_analyzer_feed(struct rt_analyzer *an, const struct rt_record *rec);
+/*
+ * rt_analyzer_feed of a record that is frame `frame` (from 1) of a stream
+ * split among analyzers by host pair (analyze/README.md, "Split and
+ * merge"): flows are ordered and notes number frames by it.
+ */
+void rt_analyzer_feed_frame(struct rt_analyzer *an, const struct rt_record *rec, uint64_t frame);
 
 /*
  * Time passes without a record (a live source that is idle): buckets up
@@ -45,6 +51,17 @@ void rt_analyzer_feed_note(struct rt_analyzer *an, const struct rt_record *rec,
  * failure (negative errno, errbuf filled).
  */
 int rt_analyzer_finish(struct rt_analyzer *an, char *errbuf);
+
+/*
+ * Merge `src` into `dst` (analyze/README.md, "Split and merge"): both fed
+ * records of other host pairs than the other's (frames numbered in one
+ * stream: rt_analyzer_feed_frame) and finished. dst then reports what one
+ * analyzer fed both would, by the rules of that section; src is left empty
+ * (free it). Neither takes more records. Returns 0, -ENOTSUP (both matched
+ * packets across vantage points; src has side files) or -ENOMEM (dst is
+ * then part-merged: free both) with errbuf filled.
+ */
+int rt_analyzer_merge(struct rt_analyzer *dst, struct rt_analyzer *src, char *errbuf);
 
 /*
  * Ask rt_analyzer_finish() to end its work early (async-signal-safe: for a

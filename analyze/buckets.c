@@ -189,6 +189,8 @@ static int emit(struct an_buckets *bk, uint64_t t)
 {
 	const struct an_totals *tot = bk->tot;
 	struct rt_an_bucket b;
+	const struct rt_an_flow_row *taken = NULL;
+	uint32_t ntaken = bk->take_rows ? bk->take_rows(bk->take_ctx, t, &taken) : 0;
 	consume_series(bk, t + bk->len);
 	memset(&b, 0, sizeof(b));
 	b.t_ns = t;
@@ -199,7 +201,7 @@ static int emit(struct an_buckets *bk, uint64_t t)
 	b.all.cnp = tot->c.cnp - bk->all_at.cnp;
 	b.all.nak = tot->c.nak - bk->all_at.nak;
 	b.all.retransmitted = tot->c.retransmitted - bk->all_at.retransmitted;
-	bool any = b.all.packets || bk->ndirty || bk->nic[0] || bk->nic[1] || bk->nic[2];
+	bool any = b.all.packets || bk->ndirty || ntaken || bk->nic[0] || bk->nic[1] || bk->nic[2];
 	for (unsigned c = 0; c < RT_AN_PFC_CLASSES; c++) {
 		b.pfc_xoff[c] = bk->pfc->xoff[c] - bk->xoff_at[c];
 		b.pfc_paused_ns[c] = bk->pfc->paused_ns[c] - bk->paused_at[c];
@@ -207,8 +209,8 @@ static int emit(struct an_buckets *bk, uint64_t t)
 	}
 	if (!any)
 		return 0;
-	b.nrows = flow_rows(bk);
-	b.rows = bk->rows;
+	b.nrows = bk->take_rows ? ntaken : flow_rows(bk);
+	b.rows = bk->take_rows ? taken : bk->rows;
 	b.source_log = bk->srclog;
 	b.counters = bk->counters;
 	b.source_cnp = bk->src_cnp_all;

@@ -68,6 +68,13 @@ struct an_buckets {
 	/* where the buckets go */
 	int (*deliver)(void *ctx, const struct rt_an_bucket *b);
 	void *ctx;
+	/*
+	 * A staged analysis' (analyze/stage.c): bucket t's rows come from its
+	 * parts (its counts added to the totals first), not from the flows
+	 * here; NULL: from the flows.
+	 */
+	uint32_t (*take_rows)(void *ctx, uint64_t t, const struct rt_an_flow_row **rows);
+	void *take_ctx;
 };
 
 void an_bk_init(struct an_buckets *bk, const struct an_flowtab *ft, const struct an_totals *tot,

@@ -33,9 +33,11 @@
  * their own were seen copied there (the capture does double packets).
  * A packet is forgotten 100 ms after its latest frame (AN_DUP_SPAN_NS).
  *
- * Memory: a two-way set-associative table, one cache line per set, of the
- * packets seen lately: a lookup and an insert touch one line. It starts
- * with room for AN_DUP_MIN packets (128 KiB) and doubles, up to AN_DUP_MAX,
+ * Memory: per shard of host pairs (an_pair_shard(): what a shard does
+ * depends on its own packets only), a two-way set-associative table, one
+ * cache line per set, of the packets seen lately: a lookup and an insert
+ * touch one line. It starts at the shard's first packet with room for
+ * AN_DUP_MIN packets (128 KiB) and doubles, up to AN_DUP_MAX (2 MiB),
  * while the packets a copy of could still come (the packet rate times the
  * window; once copies came from two hops, times 100 ms) would fill more
  * than a quarter of it. Such packets pushed out all the same are counted
@@ -114,27 +116,28 @@ static struct an_dup_entry *victim(struct an_dup_entry *set, uint64_t now)
 }
 
 /* Could a copy of entry x still come? (Then pushing it out loses a duplicate.) */
-static bool still_wanted(const struct an_dups *d, const struct an_dup_entry *x, uint64_t now)
+static bool still_wanted(const struct an_dups *d, const struct an_dup_shard *s,
+                         const struct an_dup_entry *x, uint64_t now)
 {
-	return live(x, now) && now - x->ts <= (d->points ? AN_DUP_SPAN_NS : d->window_ns);
+	return live(x, now) && now - x->ts <= (s->points ? AN_DUP_SPAN_NS : d->window_ns);
 }
 
-static int dup_resize(struct an_dups *d, uint32_t nsets, uint64_t now)
+static int dup_resize(const struct an_dups *d, struct an_dup_shard *s, uint32_t nsets, uint64_t now)
 {
 	struct an_dup_entry *e = aligned_alloc(64, (size_t)nsets * 2 * sizeof(*e));
 	if (!e)
 		return -1;
 	memset(e, 0, (size_t)nsets * 2 * sizeof(*e));
-	struct an_dup_entry *old = d->e;
-	uint32_t oldn = d->nsets;
-	d->e = e;
-	d->nsets = nsets;
+	struct an_dup_entry *old = s->e;
+	uint32_t oldn = s->nsets;
+	s->e = e;
+	s->nsets = nsets;
 	for (uint64_t i = 0; old && i < (uint64_t)oldn * 2; i++) {
 		if (!live(&old[i], now))
 			continue;
 		struct an_dup_entry *v = victim(&e[(old[i].fp & (nsets - 1)) * 2], now);
-		if (still_wanted(d, v, now))
-			d->evicted++;
+		if (still_wanted(d, s, v, now))
+			s->evicted++;
 		*v = old[i];
 	}
 	free(old);
@@ -146,13 +149,27 @@ int an_dup_init(struct an_dups *d, uint64_t window_ns, bool several)
 	memset(d, 0, sizeof(*d));
 	d->window_ns = window_ns;
 	d->several = several;
-	return window_ns ? dup_resize(d, AN_DUP_MIN / 2, 0) : 0;
+	if (window_ns && !(d->s = calloc(AN_SHARDS, sizeof(*d->s))))
+		return -1;
+	return 0;
 }
 
 void an_dup_free(struct an_dups *d)
 {
-	free(d->e);
-	d->e = NULL;
+	for (unsigned i = 0; d->s && i < AN_SHARDS; i++)
+		free(d->s[i].e);
+	free(d->s);
+	d->s = NULL;
+}
+
+void an_dup_totals(const struct an_dups *d, struct an_dup_totals *t)
+{
+	memset(t, 0, sizeof(*t));
+	for (unsigned i = 0; d->s && i < AN_SHARDS; i++) {
+		t->other_interface += d->s[i].other_interface;
+		t->same_interface += d->s[i].same_interface;
+		t->evicted += d->s[i].evicted;
+	}
 }
 
 static bool is_request(uint8_t opcode)
@@ -193,22 +210,22 @@ static bool may_be_resend(const struct an_dup_flow *fl, const struct rt_record *
  * once copies come from two points) should fill at most a quarter of it;
  * double it until they do, up to AN_DUP_MAX.
  */
-static void dup_size(struct an_dups *d, uint64_t now)
+static void dup_size(const struct an_dups *d, struct an_dup_shard *s, uint64_t now)
 {
-	uint64_t dt = now > d->rate_ts ? now - d->rate_ts : 1;
-	uint64_t horizon = d->points || d->several ? AN_DUP_SPAN_NS : d->window_ns;
-	double wanted = (double)(d->inserts - d->rate_inserts) * (double)horizon / (double)dt;
-	uint32_t n = d->nsets;
+	uint64_t dt = now > s->rate_ts ? now - s->rate_ts : 1;
+	uint64_t horizon = s->points || d->several ? AN_DUP_SPAN_NS : d->window_ns;
+	double wanted = (double)(s->inserts - s->rate_inserts) * (double)horizon / (double)dt;
+	uint32_t n = s->nsets;
 	while (wanted * 4 > (double)n * 2 && n < AN_DUP_MAX / 2)
 		n *= 2;
-	if (n != d->nsets)
-		(void)dup_resize(d, n, now); /* out of memory: the table stays as it is */
-	d->rate_ts = now;
-	d->rate_inserts = d->inserts;
+	if (n != s->nsets)
+		(void)dup_resize(d, s, n, now); /* out of memory: the table stays as it is */
+	s->rate_ts = now;
+	s->rate_inserts = s->inserts;
 }
 
 /* The live entry of fingerprint fp, or NULL. */
-static struct an_dup_entry *entry_of(struct an_dups *d, uint64_t fp, uint64_t now)
+static struct an_dup_entry *entry_of(struct an_dup_shard *d, uint64_t fp, uint64_t now)
 {
 	struct an_dup_entry *set = &d->e[(fp & (d->nsets - 1)) * 2];
 	if (set[0].fp == fp && live(&set[0], now))
@@ -218,10 +235,14 @@ static struct an_dup_entry *entry_of(struct an_dups *d, uint64_t fp, uint64_t no
 	return NULL;
 }
 
-bool an_dup_check(struct an_dups *d, const struct an_dup_flow *fl, const struct rt_record *rec,
-                  uint64_t fp, uint64_t now, uint64_t frame, struct an_dup_hit *hit)
+bool an_dup_check(struct an_dups *dups, unsigned shard, const struct an_dup_flow *fl,
+                  const struct rt_record *rec, uint64_t fp, uint64_t now, uint64_t frame,
+                  struct an_dup_hit *hit)
 {
 	uint64_t ts = rec->ts_ns;
+	struct an_dup_shard *d = &dups->s[shard];
+	if (!d->e && dup_resize(dups, d, AN_DUP_MIN / 2, now) < 0)
+		return false; /* out of memory: every frame counts */
 	struct an_dup_entry *set = &d->e[(fp & (d->nsets - 1)) * 2], *in;
 	uint16_t hop = hop_of(rec);
 	in = entry_of(d, fp, now);
@@ -247,11 +268,11 @@ bool an_dup_check(struct an_dups *d, const struct an_dup_flow *fl, const struct 
 			d->other_interface++;
 			if (!d->points) {
 				d->points = true;
-				dup_size(d, now);
+				dup_size(dups, d, now);
 				in = entry_of(d, fp, now); /* where the table put it */
 			}
 		} else if (in->nhops == 2 && (in->seen[k] < in->seen[1 - k] || cnp ||
-		                              dt > d->window_ns || may_be_resend(fl, rec))) {
+		                              dt > dups->window_ns || may_be_resend(fl, rec))) {
 			copy = in->seen[k] < in->seen[1 - k];
 			d->other_interface += copy;
 			if (in->seen[k] < UINT16_MAX)
@@ -262,7 +283,7 @@ bool an_dup_check(struct an_dups *d, const struct an_dup_flow *fl, const struct 
 			 * ahead of the other): a copy, as often as it comes (a mirror of
 			 * both directions doubled by `-i any`), unless it can be a resend.
 			 */
-			copy = dt <= d->window_ns && (!cnp || d->same_point_seen) &&
+			copy = dt <= dups->window_ns && (!cnp || d->same_point_seen) &&
 			       !may_be_resend(fl, rec);
 			d->same_interface += copy;
 			d->same_point_seen |= copy && !cnp;
@@ -293,11 +314,11 @@ bool an_dup_check(struct an_dups *d, const struct an_dup_flow *fl, const struct 
 	d->inserts++;
 	if (d->inserts % AN_DUP_CHECK == 0 ||
 	    (d->inserts < AN_DUP_CHECK && !(d->inserts & (d->inserts - 1)))) {
-		dup_size(d, now);
+		dup_size(dups, d, now);
 		set = &d->e[(fp & (d->nsets - 1)) * 2];
 	}
 	in = victim(set, now);
-	if (still_wanted(d, in, now))
+	if (still_wanted(dups, d, in, now))
 		d->evicted++;
 	in->fp = fp;
 	in->ts = ts;
@@ -308,4 +329,22 @@ bool an_dup_check(struct an_dups *d, const struct an_dup_flow *fl, const struct 
 	in->nhops = 1;
 	in->ecn = (rec->layers & (RT_L_IPV4 | RT_L_IPV6)) ? rec->ecn & 3 : 0;
 	return false;
+}
+
+void an_dup_merge(struct an_dups *dst, struct an_dups *src)
+{
+	for (unsigned i = 0; dst->s && src->s && i < AN_SHARDS; i++) {
+		struct an_dup_shard *d = &dst->s[i], *s = &src->s[i];
+		if (!d->e) {
+			*d = *s;
+			memset(s, 0, sizeof(*s));
+			continue;
+		}
+		d->points |= s->points;
+		d->same_point_seen |= s->same_point_seen;
+		d->other_interface += s->other_interface;
+		d->same_interface += s->same_interface;
+		d->evicted += s->evicted;
+		d->inserts += s->inserts;
+	}
 }

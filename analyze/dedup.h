@@ -9,8 +9,8 @@
 
 #define AN_DUP_HOPS    2            /* capture points remembered per packet */
 #define AN_DUP_SPAN_NS 100000000ull /* copies at another capture point: within 100 ms */
-#define AN_DUP_MIN     (1u << 12)   /* packets remembered at first... */
-#define AN_DUP_MAX     (1u << 18)   /* ... and at most */
+#define AN_DUP_MIN     (1u << 12)   /* packets a shard remembers at first... */
+#define AN_DUP_MAX     (1u << 16)   /* ... and at most */
 /*
  * One packet seen lately, with the frames of it each capture point saw
  * (identical packets, CNPs for one, share an entry). 32 bytes: two share a
@@ -27,20 +27,34 @@ struct an_dup_entry {
 	    ecn; /* the codepoint counted for the frame counted last (3 once a copy was CE-marked) */
 	int8_t point; /* the vantage point of the frame counted last (-1: none known) */
 };
-/* A two-way set-associative table of the packets seen lately. */
-struct an_dups {
-	struct an_dup_entry *e; /* 2 * nsets entries, 64-byte aligned */
-	uint32_t nsets;         /* power of 2; 0 = detection off */
-	bool points; /* a copy at another capture point was found: copies may come 100 ms late */
-	bool
-	    several; /* several files are read: the table is sized for copies 100 ms late from the start */
+/*
+ * A two-way set-associative table of the packets seen lately, per shard of
+ * host pairs (an_pair_shard()): what happens in one shard depends on its
+ * host pairs' packets only, so an analysis split by host pair
+ * (analyze/stage.c) keeps the same tables.
+ */
+struct an_dup_shard {
+	struct an_dup_entry
+	    *e;         /* 2 * nsets entries, 64-byte aligned; NULL until its first packet */
+	uint32_t nsets; /* power of 2 */
+	bool points;    /* a copy at another capture point was found: copies may come 100 ms late */
 	bool same_point_seen; /* a packet other than a CNP was copied at the same point */
-	uint64_t window_ns;
 	uint64_t other_interface, same_interface; /* copies found */
 	uint64_t evicted; /* packets pushed out while a copy of them could still come */
 	uint64_t inserts, rate_inserts,
 	    rate_ts; /* packets entered; at the last size check, and its time */
 };
+struct an_dups {
+	struct an_dup_shard *s; /* AN_SHARDS of them; NULL: detection off */
+	bool
+	    several; /* several files are read: the table is sized for copies 100 ms late from the start */
+	uint64_t window_ns;
+};
+/* The shards' counts summed. */
+struct an_dup_totals {
+	uint64_t other_interface, same_interface, evicted;
+};
+void an_dup_totals(const struct an_dups *d, struct an_dup_totals *t);
 /* What a copy is a copy of. */
 struct an_dup_hit {
 	uint64_t frame; /* the first copy's frame number */
@@ -56,12 +70,20 @@ struct an_dup_hit {
  */
 int an_dup_init(struct an_dups *d, uint64_t window_ns, bool several);
 void an_dup_free(struct an_dups *d);
+/*
+ * Merge another part's tables (analyze/README.md, "Split and merge"): a
+ * shard only src used is taken over, one both used keeps dst's table with
+ * the counts summed. 0 (nothing to do when either is off).
+ */
+void an_dup_merge(struct an_dups *dst, struct an_dups *src);
 /* What identifies `rec` (RoCE with a BTH) as a packet; never 0. */
 uint64_t an_dup_fingerprint(const struct rt_record *rec);
 /* Ask for the set the packet of fingerprint fp lives in, so that its load overlaps other work. */
-static inline void an_dup_prefetch(const struct an_dups *d, uint64_t fp)
+static inline void an_dup_prefetch(const struct an_dups *d, unsigned shard, uint64_t fp)
 {
-	__builtin_prefetch(&d->e[(fp & (d->nsets - 1)) * 2], 1);
+	const struct an_dup_shard *s = &d->s[shard];
+	if (s->e)
+		__builtin_prefetch(&s->e[(fp & (s->nsets - 1)) * 2], 1);
 }
 /* The flows, and the key and hash of a record's flow (computed once per record). */
 struct an_dup_flow {
@@ -72,11 +94,12 @@ struct an_dup_flow {
 };
 /*
  * True when `rec` (RoCE with a BTH, fingerprint fp, its flow's key and
- * hash in *fl), frame number `frame` at `now`, is a copy of a packet
+ * hash in *fl; its host pair's shard), frame number `frame` at `now`, is a copy of a packet
  * already counted; fills *hit. The flows say whether a repeat can be a
  * resend.
  */
-bool an_dup_check(struct an_dups *d, const struct an_dup_flow *fl, const struct rt_record *rec,
-                  uint64_t fp, uint64_t now, uint64_t frame, struct an_dup_hit *hit);
+bool an_dup_check(struct an_dups *d, unsigned shard, const struct an_dup_flow *fl,
+                  const struct rt_record *rec, uint64_t fp, uint64_t now, uint64_t frame,
+                  struct an_dup_hit *hit);
 
 #endif

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "analyze/feeder.h"
+#include "analyze/stage.h"
 
 _Static_assert(RT_PUMP_BATCH <= RT_AN_FEEDER_BATCH, "a batch of the pump fits in the feeder's");
 
@@ -22,9 +23,10 @@ struct point {
 struct rt_an_feed {
 	struct rt_analyzer *an;
 	struct rt_an_fanout *fanout;         /* or NULL */
-	bool thread;                         /* analyze on a thread of its own */
-	bool started;                        /* the first record came (and the feeder with it) */
-	struct rt_an_feeder *feeder;         /* NULL: fed on the pump's thread */
+	unsigned threads;                    /* --threads */
+	bool started;                        /* the first record came (and the threads with it) */
+	struct rt_an_feeder *feeder;         /* NULL: fed on the pump's thread ... */
+	struct rt_an_stage *stage;           /* ... or split among threads by host pair */
 	struct rt_record own[RT_PUMP_BATCH]; /* the records' room without a feeder */
 	uint64_t records;
 	/* the points announced; names are read on the analysis' thread too, under lock */
@@ -33,7 +35,7 @@ struct rt_an_feed {
 	unsigned npts;
 };
 
-int rt_an_feed_new(struct rt_an_feed **out, struct rt_analyzer *an, bool thread, char *errbuf)
+int rt_an_feed_new(struct rt_an_feed **out, struct rt_analyzer *an, unsigned threads, char *errbuf)
 {
 	struct rt_an_feed *f = calloc(1, sizeof(*f));
 	if (!f)
@@ -44,7 +46,7 @@ int rt_an_feed_new(struct rt_an_feed **out, struct rt_analyzer *an, bool thread,
 		return rt_errorf(errbuf, err, "analyzer");
 	}
 	f->an = an;
-	f->thread = thread;
+	f->threads = threads;
 	*out = f;
 	return 0;
 }
@@ -102,17 +104,37 @@ static int feed_point(void *ctx, const struct rt_pump_point *pt, char *errbuf)
 	return rc < 0 ? rt_errorf(errbuf, ENOMEM, "vantage point %u", pt->id) : 0;
 }
 
-/* Where the pump decodes a batch of records: the feeder's batch (started with the first), else our own. */
+/* The threads, at the first record: the analysis split by host pair, else one feeder thread, else none. */
+static void start_threads(struct rt_an_feed *f)
+{
+	char eb[RT_ERRBUF_SIZE];
+	f->started = true;
+	if (f->threads < 2)
+		return;
+	/* threads that cannot start: fewer of them, or fed on this one */
+	if (!f->fanout && rt_an_stage_fits(f->an) &&
+	    rt_an_stage_start(&f->stage, f->an, f->threads, eb) == 0)
+		return;
+	f->stage = NULL;
+	if (rt_an_feeder_start(&f->feeder, f->an, f->fanout, eb) < 0)
+		f->feeder = NULL;
+}
+
+/* Before each batch: records, unless the analysis is split (its threads decode); the threads start with the first. */
+static bool feed_takes_records(void *ctx)
+{
+	struct rt_an_feed *f = ctx;
+	if (!f->started)
+		start_threads(f);
+	return !f->stage;
+}
+
+/* Where the pump decodes a batch of records: the feeder's batch, else our own. */
 static struct rt_record *feed_room(void *ctx, unsigned n)
 {
 	struct rt_an_feed *f = ctx;
-	if (!f->started) {
-		char eb[RT_ERRBUF_SIZE];
-		f->started = true;
-		/* a thread that cannot start: fed on this one */
-		if (f->thread && rt_an_feeder_start(&f->feeder, f->an, f->fanout, eb) < 0)
-			f->feeder = NULL;
-	}
+	if (!f->started)
+		start_threads(f);
 	return f->feeder ? rt_an_feeder_room(f->feeder, n) : f->own;
 }
 
@@ -129,9 +151,10 @@ static int feed_frame(void *ctx, const struct rt_frame *frame, const struct rt_r
                       char *errbuf)
 {
 	struct rt_an_feed *f = ctx;
-	(void)frame;
-	(void)errbuf;
-	if (f->feeder) {
+	if (f->stage) { /* an undecoded frame */
+		if (rt_an_stage_frame(f->stage, frame) < 0)
+			return rt_errorf(errbuf, ENOMEM, "the analysis' threads");
+	} else if (f->feeder) {
 		rt_an_feeder_commit(f->feeder); /* rec is the next of its room */
 	} else {
 		rt_analyzer_feed(f->an, rec);
@@ -180,12 +203,15 @@ void rt_an_feed_sink(struct rt_an_feed *f, struct rt_pump_sink *out)
 	                             .frame = feed_frame,
 	                             .end = feed_end,
 	                             .record_room = feed_room,
+	                             .takes_records = feed_takes_records,
 	                             .ctx = f};
 }
 
 uint64_t rt_an_feed_flows(const struct rt_an_feed *f)
 {
-	return f->feeder ? rt_an_feeder_flows(f->feeder) : rt_analyzer_flow_count(f->an);
+	return f->stage    ? rt_an_stage_flows(f->stage)
+	       : f->feeder ? rt_an_feeder_flows(f->feeder)
+	                   : rt_analyzer_flow_count(f->an);
 }
 
 int rt_an_feed_point_name(void *feed, unsigned point, char *name, size_t size)
@@ -206,7 +232,9 @@ int rt_an_feed_finish(struct rt_an_feed *f, char *errbuf)
 	char feb[RT_ERRBUF_SIZE] = "";
 	stop_feeder(f);
 	int frc = f->fanout ? rt_an_fanout_finish(f->fanout, feb) : 0;
-	int rc = rt_analyzer_finish(f->an, errbuf);
+	struct rt_an_stage *st = f->stage;
+	f->stage = NULL; /* finished and freed by the finish */
+	int rc = st ? rt_an_stage_finish(st, errbuf) : rt_analyzer_finish(f->an, errbuf);
 	if (rc < 0 && rc != -EINTR)
 		return rc;
 	if (frc < 0)
@@ -219,6 +247,7 @@ void rt_an_feed_free(struct rt_an_feed *f)
 	if (!f)
 		return;
 	stop_feeder(f);
+	rt_an_stage_free(f->stage);
 	rt_an_fanout_free(f->fanout);
 	for (unsigned i = 0; i < f->npts; i++)
 		point_clear(&f->pts[i]);

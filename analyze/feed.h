@@ -13,10 +13,12 @@
 /*
  * What `analyze`, `timeline` and `report` add to the pump (capture/pump.h):
  * each record goes to the analyzer, then to the fan-out by capture point
- * when there is one (timeline --by-vantage); with `thread`, on a thread of
- * their own (analyze/feeder.h: the pump's thread reads and decodes beside
- * the analysis, each record decoded straight into the feeder's batch), else
- * on the pump's. The capture points announced become the report's vantage
+ * when there is one (timeline --by-vantage). With `threads` 2 or more, at
+ * the first record: split among that many threads by host pair when the
+ * analysis allows it (analyze/stage.h: one capture point, no buckets, no
+ * flow limit, no fan-out), else on one thread of its own (analyze/feeder.h:
+ * the pump's thread reads and decodes beside the analysis); each record is
+ * decoded straight into their batch. With 1, on the pump's thread. The capture points announced become the report's vantage
  * points at the end (rt_analyzer_vantage_points()), with the drops the
  * capture recorded (rt_analyzer_capture_drops()); a source with one point
  * only tells the analyzer so (rt_analyzer_one_point()). Every 4096 records
@@ -25,7 +27,7 @@
 struct rt_an_feed;
 
 /* A feed of `an` (which stays the caller's). 0 or -ENOMEM with errbuf filled. */
-int rt_an_feed_new(struct rt_an_feed **out, struct rt_analyzer *an, bool thread, char *errbuf);
+int rt_an_feed_new(struct rt_an_feed **out, struct rt_analyzer *an, unsigned threads, char *errbuf);
 /* Also feed `fanout` (before the pump runs; the feed owns it from now on). */
 void rt_an_feed_fanout(struct rt_an_feed *f, struct rt_an_fanout *fanout);
 /* The sink to add to the pump (no free: rt_an_feed_free() frees what it holds). */

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "analyze/types.h"
+#include "common/hash.h"
 
 #define AN_NONE     UINT32_MAX
 #define AN_PSN_MASK 0xffffffu
@@ -187,6 +188,26 @@ static inline void an_key_from(struct rt_an_flow_key *k, uint8_t ipver, const ui
 static inline void an_key_of(struct rt_an_flow_key *k, const struct rt_record *rec)
 {
 	an_key_from(k, rec->ip_version == 4 ? 4 : 6, rec->src_ip, rec->dst_ip, rec->dest_qp);
+}
+
+/*
+ * Host pairs fall in AN_SHARDS shards: what an analysis split by host pair
+ * splits by (analyze/stage.c), and duplicate detection's tables.
+ */
+#define AN_SHARDS 64u
+/* The shard of a record's unordered host pair (its IP addresses); 0 without IP. */
+static inline unsigned an_pair_shard(const struct rt_record *r)
+{
+	if (!r->ip_version)
+		return 0;
+	uint64_t a[2], b[2];
+	memcpy(a, r->src_ip, 16);
+	memcpy(b, r->dst_ip, 16);
+	/* symmetric in the two addresses: a sum and a product of each word */
+	uint64_t s0 = a[0] + b[0], s1 = a[1] + b[1];
+	uint64_t p0 = (a[0] | 1) * (b[0] | 1), p1 = (a[1] | 1) * (b[1] | 1);
+	uint64_t h = rt_hash_mix(rt_hash_mix(0x6a09e667f3bcc909ull, s0 ^ (p1 << 1)), s1 ^ p0);
+	return (unsigned)(h >> 58);
 }
 
 #endif

@@ -16,6 +16,8 @@ struct an_flowtab {
 	uint32_t tab_mask;
 	uint32_t next_id;
 	uint32_t *order; /* flow indexes by id */
+	uint64_t
+	    *first_frame; /* by id: the frame number of the flow's first packet (merge order) */
 	uint32_t order_cap;
 	uint32_t max; /* the most flows kept (rt_analyzer_opts.max_flows), 0 = no limit */
 	/* records of flows beyond `max`: counted in the totals only */
@@ -98,8 +100,8 @@ static inline void an_flow_prefetch(const struct an_flowtab *ft, uint32_t h)
 		__builtin_prefetch(f + 128, 1);
 	}
 }
-/* Give flow fi the next id (its first packet). */
-void an_flow_assign_id(struct an_flowtab *ft, uint32_t fi);
+/* Give flow fi the next id (its first packet, frame number `frame`). */
+void an_flow_assign_id(struct an_flowtab *ft, uint32_t fi, uint64_t frame);
 /* The flow with id `id` (id < next_id). */
 static inline struct an_flow *an_flow_by_id(const struct an_flowtab *ft, uint32_t id)
 {
@@ -113,5 +115,15 @@ struct an_xport_sum {
 	uint64_t gaps, gap_psns, go_back_n, timeouts, psn_jumps;
 };
 void an_flows_xport_sum(const struct an_flowtab *ft, struct an_xport_sum *sum);
+
+/*
+ * Move every flow of `src` (finished, fed other host pairs than dst) into
+ * `dst`, rare state and all; `src` is left empty. Ids are given anew in the
+ * order of the flows' first frames (dst's first on a tie): map_dst[old id]
+ * and map_src[old id] (arrays of dst's and src's next_id entries, or NULL)
+ * get each flow's new id. 0 or -ENOMEM (nothing moved).
+ */
+int an_flows_merge(struct an_flowtab *dst, struct an_flowtab *src, uint32_t *map_dst,
+                   uint32_t *map_src);
 
 #endif

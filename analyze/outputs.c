@@ -96,7 +96,9 @@ void rt_analyzer_bucket_columns(const struct rt_analyzer *an, bool *source_log, 
 
 const struct rt_an_flow_key *rt_analyzer_flow_key(const struct rt_analyzer *an, uint32_t id)
 {
-	return id < an->ft.next_id ? &an_flow_by_id(&an->ft, id)->key : NULL;
+	if (id < an->ft.next_id)
+		return &an_flow_by_id(&an->ft, id)->key;
+	return id < an->nstage_keys ? &an->stage_keys[id] : NULL;
 }
 
 void rt_analyzer_totals(const struct rt_analyzer *an, struct rt_an_counts *out)

@@ -1,6 +1,7 @@
 /* PFC (802.1Qbb) and PAUSE (802.3x): XOFF/XON counts, paused time from quanta and link speed, storms, incidents. */
 #include "analyze/pfc.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -479,4 +480,44 @@ uint64_t an_pfc_last_expiry(const struct an_pfc *p)
 		if (run_end(p, i) > last)
 			last = run_end(p, i);
 	return last;
+}
+
+int an_pfc_merge(struct an_pfc *dst, const struct an_pfc *src)
+{
+	uint32_t n = dst->nstorms + src->nstorms;
+	struct an_storm *st = malloc((size_t)(n ? n : 1) * sizeof(*st));
+	if (!st)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < src->nmacs; i++) {
+		const struct an_pfc_mac *sm = &src->macs[i];
+		struct an_pfc_mac *m = mac_get(dst, sm->mac);
+		if (!m) {
+			free(st);
+			return -ENOMEM;
+		}
+		for (unsigned c = 0; c < RT_AN_PFC_CLASSES; c++) {
+			m->cls[c].xoff += sm->cls[c].xoff;
+			m->cls[c].xon += sm->cls[c].xon;
+			m->cls[c].storms += sm->cls[c].storms;
+			m->cls[c].paused_ns += sm->cls[c].paused_ns;
+		}
+	}
+	for (unsigned c = 0; c < RT_AN_PFC_CLASSES; c++) {
+		dst->xoff[c] += src->xoff[c];
+		dst->xon[c] += src->xon[c];
+		dst->paused_ns[c] += src->paused_ns[c];
+	}
+	dst->pfc_frames += src->pfc_frames;
+	dst->pause_frames += src->pause_frames;
+	uint32_t i = 0, j = 0, k = 0;
+	while (i < dst->nstorms || j < src->nstorms)
+		st[k++] = j == src->nstorms ||
+		                  (i < dst->nstorms && dst->storms[i].end <= src->storms[j].end)
+		              ? dst->storms[i++]
+		              : src->storms[j++];
+	free(dst->storms);
+	dst->storms = st;
+	dst->cap_storms = n ? n : 1;
+	dst->nstorms = n;
+	return 0;
 }

@@ -128,6 +128,15 @@ static inline bool an_pfc_paused_since(const struct an_pfc *p, uint64_t since)
  * MACs of the incidents under way.
  */
 unsigned an_pfc_ongoing(const struct an_pfc *p, uint64_t at, struct an_incident *out, unsigned max);
+
+/*
+ * Merge a finished PFC part into another (analyze/README.md, "Split and
+ * merge"): per sending MAC and class the counts and paused time summed
+ * (MACs new to dst follow its own), the per-class sums and frame counts
+ * summed, the storms of both in the order of their ends (dst's first on a
+ * tie). 0 or -ENOMEM (dst unchanged).
+ */
+int an_pfc_merge(struct an_pfc *dst, const struct an_pfc *src);
 /* Storms of class c over sending MACs. */
 uint64_t an_pfc_class_storms(const struct an_pfc *p, unsigned c);
 

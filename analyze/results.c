@@ -100,11 +100,13 @@ static void capture_facts(struct rt_results *r, const struct rt_analyzer *an)
 {
 	r->drops_source = an_capture_drops(an, &r->if_dropped, &r->os_dropped);
 	const struct an_dups *d = &an->dups;
-	r->dup_on = d->nsets > 0;
-	r->dup_other_point = d->other_interface;
-	r->dup_same_point = d->same_interface;
+	struct an_dup_totals dt;
+	an_dup_totals(d, &dt);
+	r->dup_on = d->s != NULL;
+	r->dup_other_point = dt.other_interface;
+	r->dup_same_point = dt.same_interface;
 	r->dup_window_ns = d->window_ns;
-	r->dup_forgotten_early = d->evicted;
+	r->dup_forgotten_early = dt.evicted;
 	const struct an_flowtab *ft = &an->ft;
 	r->max_flows = ft->max;
 	r->max_flows_reached = ft->full;
@@ -248,6 +250,10 @@ static int episodes(struct an_results *res, const struct rt_analyzer *an)
 		e->nflows = ep->flows < AN_EP_FLOWS ? (unsigned)ep->flows : AN_EP_FLOWS;
 		memcpy(e->flows, ep->flow_ids, e->nflows * sizeof(e->flows[0]));
 		e->peak_ce_per_s = (double)ep->peak_ce_slot * 1e9 / (double)slot;
+		if (ep->merged) { /* each part counted its own frames around its own episodes */
+			e->peak_ce_per_s = e->gbps_before = e->gbps_during = e->gbps_after = NAN;
+			continue;
+		}
 		/* the gaps before and after lie inside the capture, or are unknown */
 		e->gbps_before =
 		    ep->start - an->first_ts >= gap ? an_gbps(ep->bytes_before, gap) : NAN;

@@ -43,28 +43,40 @@ struct an_tallies {
 	uint64_t if_dropped, os_dropped;
 };
 
-/* A UDP datagram to another port: sampled for RoCEv2 (rt_record.other_port_rocev2). */
-void an_tally_port(struct an_tallies *fd, const struct rt_record *rec);
+/* A UDP datagram to another port: sampled for RoCEv2 (rt_record.other_port_rocev2: `rocev2`). */
+void an_tally_port(struct an_tallies *fd, uint16_t port, bool rocev2);
 
 /*
- * Tally one frame for the warnings (before duplicates are set aside), at vantage point
- * `point` (-1: none known); `first`: the first frame.
+ * Merge another part's tallies (analyze/README.md, "Split and merge"): the
+ * counts summed, the largest step back kept, the port samples of a port
+ * summed (ports new to dst taken while there is room), capture drops
+ * summed.
  */
-static inline void an_tally_frame(struct an_tallies *fd, const struct rt_record *rec, bool first,
-                                  int point)
+void an_tally_merge(struct an_tallies *dst, const struct an_tallies *src);
+
+/*
+ * The time order: a frame at ts at vantage point `point` (-1: none known);
+ * `pause`: a PFC or PAUSE frame; `first`: the first frame.
+ */
+static inline void an_tally_order(struct an_tallies *fd, uint64_t ts, bool first, int point,
+                                  bool pause)
 {
-	uint64_t ts = rec->ts_ns;
 	uint64_t *prev = &fd->prev_at[point < 0 || point >= RT_AN_VANTAGE_MAX ? 0 : point + 1];
 	if (*prev && ts < *prev) {
 		fd->ts_back++;
 		if (*prev - ts > fd->ts_back_max)
 			fd->ts_back_max = *prev - ts;
-		fd->pfc_back += rec->kind == RT_KIND_PFC || rec->kind == RT_KIND_PAUSE;
+		fd->pfc_back += pause;
 	} else if (ts < fd->prev_ts && !first) {
 		fd->ts_back_across++;
 	}
 	*prev = ts ? ts : 1;
 	fd->prev_ts = ts;
+}
+
+/* What a frame's tally needs of it alone (snap length, ECN); true: a datagram to another port to sample. */
+static inline bool an_tally_counts(struct an_tallies *fd, const struct rt_record *rec)
+{
 	if (rec->caplen < rec->wirelen) {
 		fd->cut++;
 		uint64_t cut = rec->events & RT_EV_TRUNCATION_MASK;
@@ -74,10 +86,22 @@ static inline void an_tally_frame(struct an_tallies *fd, const struct rt_record 
 	if (rec->kind == RT_KIND_ROCE && (rec->layers & (RT_L_IPV4 | RT_L_IPV6))) {
 		fd->data_ip++;
 		fd->data_not_ect += (rec->ecn & 3) == 0;
-	} else if (rec->kind == RT_KIND_OTHER && (rec->layers & RT_L_UDP) &&
-	           !(rec->layers & RT_L_GRE)) {
-		an_tally_port(fd, rec);
+		return false;
 	}
+	return rec->kind == RT_KIND_OTHER && (rec->layers & RT_L_UDP) && !(rec->layers & RT_L_GRE);
+}
+
+/*
+ * Tally one frame for the warnings (before duplicates are set aside), at vantage point
+ * `point` (-1: none known); `first`: the first frame.
+ */
+static inline void an_tally_frame(struct an_tallies *fd, const struct rt_record *rec, bool first,
+                                  int point)
+{
+	an_tally_order(fd, rec->ts_ns, first, point,
+	               rec->kind == RT_KIND_PFC || rec->kind == RT_KIND_PAUSE);
+	if (an_tally_counts(fd, rec))
+		an_tally_port(fd, rec->udp_dport, rec->other_port_rocev2);
 }
 
 #endif

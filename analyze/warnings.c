@@ -115,7 +115,9 @@ static void warn_drops(const struct rt_analyzer *an, struct wlist *l)
 static void warn_duplicates(const struct rt_analyzer *an, struct wlist *l)
 {
 	const struct an_dups *d = &an->dups;
-	uint64_t n = d->other_interface + d->same_interface;
+	struct an_dup_totals t;
+	an_dup_totals(d, &t);
+	uint64_t n = t.other_interface + t.same_interface;
 	if (!n)
 		return;
 	char win[32];
@@ -124,11 +126,11 @@ static void warn_duplicates(const struct rt_analyzer *an, struct wlist *l)
 	        "%llu frames are copies of packets already counted (%llu seen at another capture "
 	        "point, "
 	        "%llu again at the same one within %s): each packet counts once",
-	        ull(n), ull(d->other_interface), ull(d->same_interface),
+	        ull(n), ull(t.other_interface), ull(t.same_interface),
 	        span(d->window_ns, win, sizeof(win)));
 	val(w, "packets", n);
-	val(w, "other_capture_point", d->other_interface);
-	val(w, "same_capture_point", d->same_interface);
+	val(w, "other_capture_point", t.other_interface);
+	val(w, "same_capture_point", t.same_interface);
 	val(w, "window_ns", d->window_ns);
 }
 

@@ -86,9 +86,18 @@ struct rt_pcapfile {
 	uint8_t *zin;      /* RT_READ_GZIP_IN_SIZE bytes */
 	uint64_t z_read;   /* compressed bytes read so far */
 	uint64_t z_member; /* where the member being inflated starts in the file */
+	struct gz_thread
+	    *zt; /* a regular file's inflate on a thread of its own (pcapfile_input.c) */
 	/* unread bytes are buf[pos, end) */
 	uint8_t *buf;
 	size_t cap, pos, end;
+	/*
+	 * A plain regular file is mapped (map, its map_len bytes) and buf
+	 * points into it: frames are handed out where they lie, the pages
+	 * behind the reading released (released: bytes from map's start).
+	 */
+	uint8_t *map;
+	size_t map_len, released;
 	bool swapped;     /* the file (or section) is in the other byte order */
 	uint32_t ts_mult; /* classic pcap: ns per fraction unit (1000 or 1) */
 	uint32_t snaplen; /* classic pcap: frames are cut to this */
@@ -145,6 +154,10 @@ enum rt_pcapfile_rec {
  */
 int rt_pcapfile_start(struct rt_pcapfile *f, char *errbuf);
 ssize_t rt_pcapfile_refill(struct rt_pcapfile *f, size_t need, char *errbuf);
+/* End the inflate thread (none: nothing). */
+void rt_pcapfile_gz_stop(struct rt_pcapfile *f);
+/* Unmap the file, or free the buffer. */
+void rt_pcapfile_unmap(struct rt_pcapfile *f);
 int rt_pcapfile_want(struct rt_pcapfile *f, size_t need, char *errbuf);
 
 /* Classic pcap (pcapfile_pcap.c): the file header (magic as read, either byte order), then one

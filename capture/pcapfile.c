@@ -202,12 +202,13 @@ void rt_pcapfile_close(struct rt_pcapfile *f)
 {
 	if (!f)
 		return;
+	rt_pcapfile_gz_stop(f);
 	if (f->z_ready)
 		inflateEnd(&f->z);
 	if (f->own_fd && f->fd >= 0)
 		close(f->fd);
 	free(f->zin);
-	free(f->buf);
+	rt_pcapfile_unmap(f);
 	free(f->ifaces);
 	free(f);
 }

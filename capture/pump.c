@@ -326,6 +326,7 @@ struct run {
 	struct rt_source *src;
 	struct rt_dissect_opts decode;
 	bool records; /* some sink takes them */
+	bool others;  /* a sink other than the room's takes them */
 	const struct rt_pump_sink *room;
 	const struct rt_pump_sink **to; /* the sinks with a frame(), the room's last */
 	unsigned nto;
@@ -353,7 +354,6 @@ static int hand_over(struct run *r, struct rt_frame *frames, int n, struct rt_pu
 	const struct rt_pump_sink *const *to = r->to;
 	const unsigned nto = r->nto;
 	const uint64_t limit = r->cfg->max_frames ? r->cfg->max_frames : UINT64_MAX;
-	const bool records = r->records;
 	uint64_t done = res->frames;
 	struct rt_record own, *room = NULL, *rec = NULL;
 	char later[RT_ERRBUF_SIZE]; /* the messages of failures after the first */
@@ -361,6 +361,9 @@ static int hand_over(struct run *r, struct rt_frame *frames, int n, struct rt_pu
 	int e = tell_new_points(&r->pt, r->src, r->cfg, frames, n, false, errbuf),
 	    end = RT_PUMP_EOF;
 
+	/* the room's sink may decode this batch itself (no other sink needs records) */
+	const bool records = r->records && (r->others || !r->room || !r->room->takes_records ||
+	                                    r->room->takes_records(r->room->ctx));
 	if (!e && records && r->room)
 		room = r->room->record_room(r->room->ctx, (unsigned)n);
 	for (int i = 0; i < n && !e; i++) {
@@ -493,6 +496,8 @@ static int plan(struct run *r, char *errbuf)
 		if (cfg->sinks[k].record_room && !r->room)
 			r->room = &cfg->sinks[k];
 	}
+	for (unsigned k = 0; k < cfg->nsinks; k++)
+		r->others |= !cfg->sinks[k].frames_only && &cfg->sinks[k] != r->room;
 	if (!(r->to = calloc(cfg->nsinks ? cfg->nsinks : 1, sizeof(*r->to))))
 		return rt_errorf(errbuf, ENOMEM, "frame sinks");
 	for (unsigned k = 0; k < cfg->nsinks; k++)

@@ -66,6 +66,12 @@ struct rt_pump_sink {
 	 * never handed over (the pump stopped) is the sink's again.
 	 */
 	struct rt_record *(*record_room)(void *ctx, unsigned n);
+	/*
+	 * With record_room (NULL: always true): asked before each batch, before
+	 * record_room; false: this batch's frames come without records (the
+	 * sink decodes them itself), unless another sink takes records.
+	 */
+	bool (*takes_records)(void *ctx);
 	/* takes no record: frame() gets NULL unless another sink takes them (the pump then decodes nothing) */
 	bool frames_only;
 	void (*free)(void *ctx); /* rt_pump_sink_free() */

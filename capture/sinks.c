@@ -1,7 +1,9 @@
-/* The outputs of dissect and capture as sinks of the frame pump: text lines, JSON Lines, the totals of --count, the writer. */
+/* The outputs of dissect and capture as sinks of the frame pump: text lines, JSON Lines (by one thread or several), the totals of --count, the writer. */
 #include "capture/sinks.h"
 
 #include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -114,6 +116,245 @@ int rt_text_sink(struct rt_pump_sink *out, struct rt_outbuf *o,
 int rt_json_sink(struct rt_pump_sink *out, struct rt_outbuf *o, bool name_files, char *errbuf)
 {
 	return lines_sink(out, o, NULL, name_files, errbuf);
+}
+
+/* ---- text and JSON lines by several threads: chunks decoded and formatted apart, written in order ---- */
+
+#define CHUNK_FRAMES 2048 /* frames a thread decodes and formats at once */
+
+enum chunk_state { CHUNK_FILLING, CHUNK_QUEUED, CHUNK_DONE };
+
+/* A run of frames copied from the pump, then their lines. */
+struct chunk {
+	struct rt_frame f[CHUNK_FRAMES]; /* data: an offset into `data` until queued */
+	const char *file[CHUNK_FRAMES];  /* each frame's file name (name_files), else NULL */
+	unsigned n;
+	uint8_t *data; /* the frames' bytes */
+	size_t len, cap;
+	struct rt_print_text_times times; /* -ttt/-ttttt as they stood before its first line */
+	FILE *mem;                        /* its lines (open_memstream) */
+	char *out;
+	size_t outlen;
+	enum chunk_state state;
+};
+
+struct par {
+	struct rt_outbuf *o;
+	struct rt_print_text_opts opts;
+	bool text, name_files;
+	struct rt_dissect_opts decode;
+	struct rt_print_text_times times; /* as the lines so far leave them */
+	struct paths files;               /* file names by rt_frame.file, from the points */
+	struct chunk *ring;
+	unsigned nring;
+	uint64_t written, filled, taken; /* chunks written out; queued; taken by a thread */
+	pthread_mutex_t mu;
+	pthread_cond_t work, done;
+	bool quit;
+	pthread_t *th;
+	unsigned nth;
+};
+
+static struct chunk *chunk_at(struct par *p, uint64_t i)
+{
+	return &p->ring[i % p->nring];
+}
+
+/* Decode and format one chunk into its memory stream. */
+static void format_chunk(struct par *p, struct chunk *c, struct rt_outbuf *ob)
+{
+	struct rt_print_text_times times = c->times;
+	ob->fp = c->mem;
+	rewind(c->mem);
+	for (unsigned i = 0; i < c->n; i++) {
+		struct rt_record rec;
+		const struct rt_frame *f = &c->f[i];
+		rt_dissect(&p->decode, f, &rec);
+		if (p->text)
+			rt_print_text(ob, &p->opts, &times, f->seq, c->file[i], &rec, f->data);
+		else
+			rt_print_json(ob, f->seq, c->file[i], &rec);
+	}
+	rt_out_flush(ob);
+	fflush(c->mem);
+}
+
+static void *worker(void *arg)
+{
+	struct par *p = arg;
+	struct rt_outbuf *ob = malloc(sizeof(*ob));
+	pthread_mutex_lock(&p->mu);
+	for (;;) {
+		while (!p->quit && p->taken == p->filled)
+			pthread_cond_wait(&p->work, &p->mu);
+		if (p->taken == p->filled)
+			break; /* quit, nothing left */
+		struct chunk *c = chunk_at(p, p->taken++);
+		pthread_mutex_unlock(&p->mu);
+		if (ob) {
+			rt_out_init(ob, c->mem);
+			format_chunk(p, c, ob);
+		}
+		pthread_mutex_lock(&p->mu);
+		c->state = CHUNK_DONE;
+		pthread_cond_broadcast(&p->done);
+	}
+	pthread_mutex_unlock(&p->mu);
+	free(ob);
+	return NULL;
+}
+
+/* Write out the oldest chunk once done (waiting for it when `wait`); false when it is not done. */
+static bool write_oldest(struct par *p, bool wait)
+{
+	if (p->written == p->filled)
+		return false;
+	struct chunk *c = chunk_at(p, p->written);
+	pthread_mutex_lock(&p->mu);
+	while (wait && c->state != CHUNK_DONE)
+		pthread_cond_wait(&p->done, &p->mu);
+	bool done = c->state == CHUNK_DONE;
+	pthread_mutex_unlock(&p->mu);
+	if (!done)
+		return false;
+	rt_out_write(p->o, c->out, (size_t)ftello(c->mem));
+	c->state = CHUNK_FILLING;
+	c->n = 0;
+	c->len = 0;
+	p->written++;
+	return true;
+}
+
+/* Hand the chunk being filled to the threads. */
+static void queue_chunk(struct par *p)
+{
+	struct chunk *c = chunk_at(p, p->filled);
+	for (unsigned i = 0; i < c->n; i++)
+		c->f[i].data = c->data + (size_t)(uintptr_t)c->f[i].data;
+	pthread_mutex_lock(&p->mu);
+	c->state = CHUNK_QUEUED;
+	p->filled++;
+	pthread_cond_signal(&p->work);
+	pthread_mutex_unlock(&p->mu);
+}
+
+static int par_point(void *ctx, const struct rt_pump_point *pt, char *errbuf)
+{
+	struct par *p = ctx;
+	return paths_learn(&p->files, pt) < 0 ? rt_errorf(errbuf, ENOMEM, "file names") : 0;
+}
+
+static int par_frame(void *ctx, const struct rt_frame *frame, const struct rt_record *rec,
+                     char *errbuf)
+{
+	struct par *p = ctx;
+	(void)rec;
+	if (p->filled - p->written == p->nring) /* every chunk in flight: the oldest goes out */
+		write_oldest(p, true);
+	while (write_oldest(p, false))
+		;
+	struct chunk *c = chunk_at(p, p->filled);
+	if (c->len + frame->caplen > c->cap) {
+		size_t ncap = c->cap ? c->cap : 1u << 20;
+		while (ncap < c->len + frame->caplen)
+			ncap *= 2;
+		uint8_t *nd = realloc(c->data, ncap);
+		if (!nd)
+			return rt_errorf(errbuf, ENOMEM, "frames in flight");
+		c->data = nd;
+		c->cap = ncap;
+	}
+	if (!c->n)
+		c->times = p->times;
+	if (!p->times.have_ts) {
+		p->times.have_ts = true;
+		p->times.first_ts = frame->ts_ns;
+	}
+	p->times.prev_ts = frame->ts_ns;
+	memcpy(c->data + c->len, frame->data, frame->caplen);
+	c->f[c->n] = *frame;
+	c->f[c->n].data = (const uint8_t *)(uintptr_t)c->len; /* an offset until queued */
+	c->file[c->n] = p->name_files ? paths_of(&p->files, frame->file) : NULL;
+	c->len += frame->caplen;
+	if (++c->n == CHUNK_FRAMES)
+		queue_chunk(p);
+	return p->o->error ? 1 : 0;
+}
+
+/* Queue what is left, write every chunk out. */
+static int par_end(void *ctx, const struct rt_pump_result *res, char *errbuf)
+{
+	struct par *p = ctx;
+	(void)res;
+	(void)errbuf;
+	if (chunk_at(p, p->filled)->n)
+		queue_chunk(p);
+	while (write_oldest(p, true))
+		;
+	return 0;
+}
+
+static void par_free(void *ctx)
+{
+	struct par *p = ctx;
+	pthread_mutex_lock(&p->mu);
+	p->quit = true;
+	pthread_cond_broadcast(&p->work);
+	pthread_mutex_unlock(&p->mu);
+	for (unsigned i = 0; i < p->nth; i++)
+		pthread_join(p->th[i], NULL);
+	for (unsigned i = 0; i < p->nring; i++) {
+		if (p->ring[i].mem)
+			fclose(p->ring[i].mem);
+		free(p->ring[i].out);
+		free(p->ring[i].data);
+	}
+	paths_free(&p->files);
+	free(p->ring);
+	free(p->th);
+	pthread_cond_destroy(&p->work);
+	pthread_cond_destroy(&p->done);
+	pthread_mutex_destroy(&p->mu);
+	free(p);
+}
+
+int rt_lines_sink_parallel(struct rt_pump_sink *out, struct rt_outbuf *o,
+                           const struct rt_print_text_opts *opts, bool name_files,
+                           const struct rt_dissect_opts *decode, unsigned threads, char *errbuf)
+{
+	struct par *p = calloc(1, sizeof(*p));
+	if (!p)
+		return rt_errorf(errbuf, ENOMEM, "output");
+	p->o = o;
+	p->text = opts != NULL;
+	if (opts)
+		p->opts = *opts;
+	p->name_files = name_files;
+	p->decode = *decode;
+	p->nring = 3 * threads + 3;
+	pthread_mutex_init(&p->mu, NULL);
+	pthread_cond_init(&p->work, NULL);
+	pthread_cond_init(&p->done, NULL);
+	p->ring = calloc(p->nring, sizeof(*p->ring));
+	p->th = calloc(threads, sizeof(*p->th));
+	bool ok = p->ring && p->th;
+	for (unsigned i = 0; ok && i < p->nring; i++)
+		ok = (p->ring[i].mem = open_memstream(&p->ring[i].out, &p->ring[i].outlen)) != NULL;
+	while (ok && p->nth < threads) {
+		ok = pthread_create(&p->th[p->nth], NULL, worker, p) == 0;
+		p->nth += ok;
+	}
+	if (!ok) {
+		par_free(p);
+		return rt_errorf(errbuf, ENOMEM, "output threads");
+	}
+	*out = (struct rt_pump_sink){.point = name_files ? par_point : NULL,
+	                             .frame = par_frame,
+	                             .end = par_end,
+	                             .frames_only = true,
+	                             .free = par_free,
+	                             .ctx = p};
+	return 0;
 }
 
 /* ---- totals ---- */

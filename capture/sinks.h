@@ -27,6 +27,16 @@ int rt_text_sink(struct rt_pump_sink *out, struct rt_outbuf *o,
 /* A JSON object per frame (rt_print_json()); name_files: its "file" key, as above. */
 int rt_json_sink(struct rt_pump_sink *out, struct rt_outbuf *o, bool name_files, char *errbuf);
 /*
+ * rt_text_sink (opts non-NULL) or rt_json_sink (opts NULL) whose frames
+ * are decoded (`decode`) and formatted by `threads` threads, chunks of
+ * frames apart, their lines written in frame order: the same bytes. It
+ * takes no records (the pump decodes nothing for it) and copies each frame
+ * (memory: 3 x threads + 3 chunks of 2048 frames in flight).
+ */
+int rt_lines_sink_parallel(struct rt_pump_sink *out, struct rt_outbuf *o,
+                           const struct rt_print_text_opts *opts, bool name_files,
+                           const struct rt_dissect_opts *decode, unsigned threads, char *errbuf);
+/*
  * The totals of the frames it gets, written at the end (rt_print_totals():
  * text lines, or with `json` one object), the frames of each vantage point
  * of the files with them when `vantage` (a capture read from several files).

@@ -169,6 +169,8 @@ static void dissect_ipv4(const struct frame *f, uint32_t off)
 		rec->events |= RT_EV_IP_FRAGMENT;
 		return;
 	}
+	if (f->opts->addresses_only && (proto != IPPROTO_GRE_NUM || f->inner))
+		return;
 	if (proto == IPPROTO_UDP_NUM)
 		dissect_udp(f, off + ihl, off, off + total);
 	else if (proto == IPPROTO_GRE_NUM && !f->inner)
@@ -233,6 +235,8 @@ static void dissect_ipv6(const struct frame *f, uint32_t off)
 		rt_rec_malformed(rec, RT_EV_IP_BAD_LENGTH);
 		return;
 	}
+	if (f->opts->addresses_only && (next != IPPROTO_GRE_NUM || f->inner))
+		return;
 	if (next == IPPROTO_UDP_NUM)
 		dissect_udp(f, off + IPV6_HLEN, off, off + IPV6_HLEN + plen);
 	else if (next == IPPROTO_GRE_NUM && !f->inner)
@@ -266,6 +270,8 @@ static void dissect_grh(const struct frame *f, uint32_t off)
 	}
 	plen = read_ipv6_fields(f, off, &next);
 	rec->layers |= RT_L_GRH;
+	if (f->opts->addresses_only)
+		return;
 	if (next != GRH_NEXT_HEADER_BTH) {
 		rt_rec_malformed(rec, RT_EV_GRH_BAD_NEXT_HEADER);
 		return;

@@ -404,6 +404,12 @@ struct rt_record {
 struct rt_dissect_opts {
 	uint16_t udp_port; /* RoCEv2 UDP destination port, RT_ROCEV2_PORT by default */
 	bool verify_icrc;  /* compute the ICRC (costs a CRC over the packet) */
+	/*
+	 * Stop after the (innermost) IP header or RoCEv1 GRH: the addresses,
+	 * for what splits the frames by host pair (analyze/stage.c); the rest
+	 * of an IP frame's record is not filled. Frames without IP whole.
+	 */
+	bool addresses_only;
 };
 
 /* Default options: port 4791, ICRC verified. */

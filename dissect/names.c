@@ -7,6 +7,7 @@ void rt_dissect_opts_init(struct rt_dissect_opts *opts)
 {
 	opts->udp_port = RT_ROCEV2_PORT;
 	opts->verify_icrc = true;
+	opts->addresses_only = false;
 }
 
 bool rt_linktype_supported(int linktype)

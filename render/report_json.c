@@ -150,8 +150,7 @@ static void episodes_json(const struct rt_results *r, struct rt_json *j)
 		RT_JSON_U64(j, "cnp", ep->cnp);
 		RT_JSON_U64(j, "pfc_xoff", ep->pfc_xoff);
 		RT_JSON_U64(j, "paused_ns", ep->paused_ns);
-		RT_JSON_KEY(j, "peak_ce_per_s");
-		rt_json_double(j, ep->peak_ce_per_s, 0);
+		NUM(j, "peak_ce_per_s", ep->peak_ce_per_s, 0, true);
 		NUM(j, "gbps_before", ep->gbps_before, 3, true);
 		NUM(j, "gbps_during", ep->gbps_during, 3, true);
 		NUM(j, "gbps_after", ep->gbps_after, 3, true);

@@ -164,6 +164,7 @@ static const struct rt_opt rows[] = {
      .cmds = AN | RP,
      .refused = ONLY_ANALYZE("--vantage-window")},
     {.letter = 'o', .kind = RT_OPT_STRING, .at = AT(out_path), .cmds = TL | RP},
+    RT_CLI_THREADS_ROW(struct rt_analyze_args, threads),
 };
 
 int rt_analyze_parse_args(int argc, char **argv, struct rt_analyze_args *a)
@@ -173,6 +174,7 @@ int rt_analyze_parse_args(int argc, char **argv, struct rt_analyze_args *a)
 	                                   .nrows = sizeof(rows) / sizeof(rows[0]),
 	                                   .cmd_bit = 1u << a->mode};
 	rt_analyzer_opts_init(&a->ao);
+	a->threads = rt_cli_cpus();
 	int rc = rt_opt_parse(&table, a, argc, argv);
 	if (rc)
 		return rc;

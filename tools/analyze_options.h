@@ -29,6 +29,7 @@ struct rt_analyze_args {
 	/* analyze --fail-on warning|error: exit 3 when a finding this severe or worse is there */
 	bool fail_on_given;
 	unsigned fail_on; /* 0: warning, 1: error */
+	unsigned threads; /* --threads */
 };
 
 /*

@@ -1,5 +1,6 @@
 /* One-line messages of the subcommands: usage errors, failures, getopt complaints. */
 #include <getopt.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -299,4 +300,11 @@ int rt_cli_forward(const char *cmd, struct rt_cli_forward *f, const char *name, 
 	f->argv[f->n++] = w;
 	f->argv[f->n] = NULL;
 	return 0;
+}
+
+unsigned rt_cli_cpus(void)
+{
+	cpu_set_t cpus;
+	int n = sched_getaffinity(0, sizeof(cpus), &cpus) == 0 ? CPU_COUNT(&cpus) : 1;
+	return n < 1 ? 1 : n > RT_CLI_THREADS_MAX ? RT_CLI_THREADS_MAX : (unsigned)n;
 }

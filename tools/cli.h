@@ -88,6 +88,16 @@ void rt_cli_files_free(struct rt_cli_files *fs);
 	}
 /* -r FILE and --vantage NAME=FILE[,FILE...] (the rows' functions). */
 int rt_cli_file_option(struct rt_opt_use *u);
+
+/* The CPUs this process may run on (at least 1, at most RT_CLI_THREADS_MAX): --threads' default. */
+unsigned rt_cli_cpus(void);
+#define RT_CLI_THREADS_MAX 256
+/* --threads N into the unsigned `member` of `type` (set it to rt_cli_cpus() before parsing). */
+#define RT_CLI_THREADS_ROW(type, member)                                                           \
+	{                                                                                          \
+		.name = "threads", .kind = RT_OPT_UINT, .at = RT_AT(type, member),                 \
+		.store = RT_STORE_UINT, .min = 1, .max = RT_CLI_THREADS_MAX                        \
+	}
 int rt_cli_vantage_option(struct rt_opt_use *u);
 
 /*

@@ -1,7 +1,6 @@
 /* `rocetrace analyze`, `timeline` and `report`: read a capture, dissect each frame, feed the analyzer, report. */
 #include <errno.h>
 #include <libgen.h>
-#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -150,13 +149,6 @@ static const char *auto_counters(const struct rt_cli_files *files, char *buf, si
 	return found;
 }
 
-/* Whether a second CPU can analyze while this one reads (with one CPU, or no thread: fed on this one). */
-static bool second_cpu(void)
-{
-	cpu_set_t cpus;
-	return sched_getaffinity(0, sizeof(cpus), &cpus) == 0 && CPU_COUNT(&cpus) > 1;
-}
-
 /*
  * The analysis of the command into *an and *feed: the analyzer with its sink (the timeline's rows or
  * the page to `out`, or the report), fed by the pump's sink *feed; timeline --by-vantage: a fan-out
@@ -182,7 +174,7 @@ static int analysis(struct rt_analyze_args *a, FILE *out, const char *bucket_not
 	                             .source_log = a->srclog,
 	                             .bucket_note = bucket_note};
 	bool by_point = a->mode == RT_MODE_TIMELINE && a->by_vantage;
-	int rc = rt_an_feed_new(feed, *an, second_cpu(), errbuf);
+	int rc = rt_an_feed_new(feed, *an, a->threads, errbuf);
 	if (rc == 0 && by_point) { /* the points' names as the pump announces them */
 		a->tlo.vantage_name = rt_an_feed_point_name;
 		a->tlo.vantage_ctx = *feed;

@@ -102,7 +102,7 @@ static struct rig rig(bool thread, struct buckets *whole, struct buckets *points
 	assert_non_null(r.an);
 	struct rt_an_sink ws = bucket_sink(whole);
 	assert_int_equal(rt_analyzer_add_sink(r.an, &ws, errbuf), 0);
-	assert_int_equal(rt_an_feed_new(&r.feed, r.an, thread, errbuf), 0);
+	assert_int_equal(rt_an_feed_new(&r.feed, r.an, thread ? 2 : 1, errbuf), 0);
 	assert_int_equal(rt_an_fanout_new(&fo, &o, point_sink, points, errbuf), 0);
 	rt_an_feed_fanout(r.feed, fo);
 	rt_an_feed_sink(r.feed, &r.s);
@@ -163,7 +163,7 @@ static void test_points_in_report(void **state)
 	struct rt_analyzer *an = rt_analyzer_new(&o, errbuf);
 	struct rt_an_feed *feed;
 	struct rt_pump_sink s;
-	assert_int_equal(rt_an_feed_new(&feed, an, true, errbuf), 0);
+	assert_int_equal(rt_an_feed_new(&feed, an, 2, errbuf), 0);
 	rt_an_feed_sink(feed, &s);
 	assert_int_equal(rt_an_feed_point_name(feed, 0, name, sizeof(name)), -ENOENT);
 	const unsigned files[] = {0, 2};

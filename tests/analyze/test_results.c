@@ -19,38 +19,18 @@
 
 static const char *scenario_dir;
 
-/* An analyzer fed every frame of a scenario's classic pcap (little-endian, micro- or nanosecond), finished. */
+static void feed_one(void *ctx, struct rt_record *rec)
+{
+	rt_analyzer_feed(ctx, rec);
+}
+
+/* An analyzer fed every frame of a scenario's classic pcap, finished. */
 static struct rt_analyzer *analyze_scenario(const char *name)
 {
 	char path[512];
 	snprintf(path, sizeof(path), "%s/%s", scenario_dir, name);
-	FILE *fp = fopen(path, "rb");
-	assert_non_null(fp);
-	uint8_t hdr[24], rh[16];
-	assert_int_equal(fread(hdr, 1, sizeof(hdr), fp), sizeof(hdr));
-	uint32_t magic = (uint32_t)hdr[0] | (uint32_t)hdr[1] << 8 | (uint32_t)hdr[2] << 16 |
-	                 (uint32_t)hdr[3] << 24;
-	assert_true(magic == 0xa1b2c3d4u || magic == 0xa1b23c4du);
-	uint64_t frac = magic == 0xa1b23c4du ? 1 : 1000;
 	struct rt_analyzer *an = new_an(0);
-	struct rt_dissect_opts dopts;
-	rt_dissect_opts_init(&dopts);
-	uint8_t *buf = malloc(65536);
-	assert_non_null(buf);
-	while (fread(rh, 1, sizeof(rh), fp) == sizeof(rh)) {
-		uint32_t f[4];
-		for (int i = 0; i < 4; i++)
-			f[i] = (uint32_t)rh[4 * i] | (uint32_t)rh[4 * i + 1] << 8 |
-			       (uint32_t)rh[4 * i + 2] << 16 | (uint32_t)rh[4 * i + 3] << 24;
-		assert_true(f[2] <= 65536);
-		assert_int_equal(fread(buf, 1, f[2], fp), f[2]);
-		struct rt_record rec;
-		rt_dissect_buf(&dopts, RT_LINK_ETHERNET, buf, f[2], f[3], &rec);
-		rec.ts_ns = (uint64_t)f[0] * 1000000000u + f[1] * frac;
-		rt_analyzer_feed(an, &rec);
-	}
-	free(buf);
-	fclose(fp);
+	each_pcap_record(path, feed_one, an);
 	assert_int_equal(finish(an), 0);
 	return an;
 }

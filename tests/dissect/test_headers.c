@@ -294,8 +294,8 @@ static void test_ethernet_padding(void **state)
 	assert_int_equal(r.payload_len, 0);
 	assert_int_equal(r.icrc, RT_ICRC_OK);
 	/* a snap length that keeps the packet but cuts the padding: still complete */
-	dissect_n(&(struct rt_dissect_opts){RT_ROCEV2_PORT, true}, RT_LINK_ETHERNET, &p, len, p.len,
-	          &r);
+	dissect_n(&(struct rt_dissect_opts){.udp_port = RT_ROCEV2_PORT, .verify_icrc = true},
+	          RT_LINK_ETHERNET, &p, len, p.len, &r);
 	assert_false(r.truncated);
 	assert_int_equal(r.icrc, RT_ICRC_OK);
 }

@@ -51,6 +51,8 @@ INVOCATIONS = [
     ["analyze", F, "--episode-gap", "500"], ["analyze", F, "--episode-gap", "5ms"], ["analyze", F, "--rate-window", "5s"],
     ["analyze", F, "--dup-window", "1s"], ["analyze", F, "--dup-window", "0"], ["analyze", F, "--vantage-window", "1ns"],
     ["analyze", F, "--max-flows", "0"], ["analyze", F, "--max-flows", "1"], ["analyze", F, "--bucket", "1ms"],
+    ["analyze", F, "--threads", "0"], ["analyze", F, "--threads", "257"], ["timeline", F, "--threads", "x"],
+    ["dissect", F, "--threads", "0"], ["dissect", F, "--threads", "2", "-c", "3"],
     ["analyze", F, "--format", "json"], ["analyze", F, "--no-idle"], ["analyze", F, "--by-vantage"], ["analyze", F, "-o", "x"],
     ["analyze", F, "--title", "t"], ["analyze", F, "--title"], ["analyze", F, "--b"], ["analyze", F, "--ti=x"],
     ["analyze", F, "--flow", "1.2.3.4>"], ["analyze", F, "--udp-port", "0x12b7", "--top", "1"], ["analyze"],

@@ -1,0 +1,612 @@
+/* The analysis of one capture split among threads by host pair: parts fed in batches, the global parts in frame order, merged at the end. */
+#include "analyze/stage.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyze/internal.h"
+#include "capture/pump.h"
+
+#define STAGE_BATCH     4096u /* frames a batch holds */
+#define STAGE_PARTS_MAX 64u
+#define FLAG_DISORDERED 1u /* a frame so far was older than the one before it */
+#define FLAG_COPY       2u /* the part found it a copy of a packet counted before */
+#define FLAG_PFC        4u /* PFC or PAUSE: the stage handles it (decoded again) */
+
+_Static_assert(RT_PUMP_BATCH <= STAGE_BATCH, "a batch of the pump fits in a stage's batch");
+
+/* The buckets a part closed (while going through a batch, or at its end): counts and rows of its flows. */
+struct bucket_entry {
+	uint64_t t;
+	uint64_t ce, cnp, nak, retransmitted; /* its `all` counts the stage's totals do not keep */
+	uint32_t row0, nrows;                 /* its rows in the log's rows */
+};
+struct bucket_log {
+	struct bucket_entry *e;
+	uint32_t n, cap;
+	struct rt_an_flow_row *rows; /* flow ids the part's */
+	uint32_t nrows, caprows;
+	bool nomem;
+};
+
+struct batch {
+	struct rt_frame
+	    f[STAGE_BATCH]; /* data: an offset into `bytes` until the batch is handed over */
+	uint8_t *bytes;     /* the frames' bytes, copied */
+	size_t nbytes, capbytes;
+	uint64_t now[STAGE_BATCH]; /* the clock at each frame: the highest time so far */
+	uint8_t part[STAGE_BATCH];
+	uint8_t flags[STAGE_BATCH];
+	uint64_t frame0; /* the frame number of f[0] */
+	unsigned n;
+	struct an_ep_log *logs; /* [parts]: what each part's episodes are made of, by slot */
+	struct bucket_log *bks; /* [parts]: the buckets each part closed */
+	atomic_uint pending;    /* parts still to go through it */
+};
+
+struct part {
+	struct rt_an_stage *st;
+	unsigned idx;
+	struct rt_analyzer *an;
+	pthread_t th;
+	uint32_t *gid; /* its flow ids -> the stage's (one analyzer's numbering) */
+	uint32_t ngid, capgid;
+	struct bucket_log *bk_out; /* where its buckets go now */
+	struct rt_record rec;      /* the frame being fed, decoded */
+};
+
+struct rt_an_stage {
+	struct rt_analyzer *an;
+	unsigned nparts, nb;
+	struct batch *b;
+	struct part *p;
+	unsigned started; /* threads running */
+	/* batches: [merged, filled) in flight, `filled` the one being filled (numbers; mod nb the slot) */
+	uint64_t filled, merged;
+	uint64_t frames, now, prev_ts;
+	bool disordered;
+	uint32_t
+	    *mark; /* by flow id (the stage's): the last episode that counted it (number + 1) */
+	struct rt_an_flow_key *keys; /* by flow id (the stage's) */
+	uint32_t nflows, capmark;
+	/* the buckets the parts closed that the analyzer's buckets take now: a batch's, or the end's */
+	struct bucket_log *bks, *end_bks;
+	uint32_t bk_at[STAGE_PARTS_MAX]; /* the next entry of each */
+	struct rt_an_flow_row *rows;     /* a bucket's rows, the parts' merged */
+	uint32_t caprows;
+	bool nomem;
+	struct rt_dissect_opts decode,
+	    light;                /* the parts' decoding; the reading thread's (addresses) */
+	struct rt_record scratch; /* the reading thread's record */
+	pthread_mutex_t mu;
+	pthread_cond_t work, done;
+	bool quit;
+};
+
+bool rt_an_stage_fits(const struct rt_analyzer *an)
+{
+	return an->vp.alone && !an->side.counters_loaded && !an->side.srclog_loaded &&
+	       !an->o.max_flows && !an->tot.c.packets;
+}
+
+static struct batch *batch_at(const struct rt_an_stage *st, uint64_t seq)
+{
+	return &st->b[seq % st->nb];
+}
+
+/* One part's records of a batch, fed to its analyzer. */
+static void part_batch(struct part *p, struct batch *b)
+{
+	struct rt_analyzer *an = p->an;
+	struct an_ep_log *log = &b->logs[p->idx];
+	an->ep.log = log;
+	p->bk_out = &b->bks[p->idx];
+	for (unsigned i = 0; i < b->n; i++) {
+		if (b->part[i] != p->idx)
+			continue;
+		an->now = b->now[i];
+		an->pair.disordered |= (b->flags[i] & FLAG_DISORDERED) != 0;
+		log->slot = i;
+		rt_dissect(&p->st->decode, &b->f[i], &p->rec);
+		p->rec.point = 0; /* one capture point */
+		rt_analyzer_feed_frame(an, &p->rec, b->frame0 + i);
+		if (an->copied)
+			b->flags[i] |= FLAG_COPY;
+	}
+	/* the buckets the batch's last frame ends: the stage closes them with this batch */
+	if (b->n && an->bk.len) {
+		an->now = b->now[b->n - 1];
+		an_advance(an, an->now);
+	}
+}
+
+static void *part_thread(void *arg)
+{
+	struct part *p = arg;
+	struct rt_an_stage *st = p->st;
+	for (uint64_t next = 0;; next++) {
+		pthread_mutex_lock(&st->mu);
+		while (next == st->filled && !st->quit)
+			pthread_cond_wait(&st->work, &st->mu);
+		bool end = next == st->filled;
+		pthread_mutex_unlock(&st->mu);
+		if (end)
+			return NULL;
+		struct batch *b = batch_at(st, next);
+		part_batch(p, b);
+		if (atomic_fetch_sub(&b->pending, 1) == 1) {
+			pthread_mutex_lock(&st->mu);
+			pthread_cond_broadcast(&st->done);
+			pthread_mutex_unlock(&st->mu);
+		}
+	}
+}
+
+/* Room for the stage's flow ids up to n. */
+static bool mark_room(struct rt_an_stage *st, uint32_t n)
+{
+	if (n <= st->capmark)
+		return true;
+	uint32_t ncap = st->capmark ? st->capmark * 2 : 1024;
+	uint32_t *nm = realloc(st->mark, (size_t)ncap * sizeof(*nm));
+	if (nm)
+		st->mark = nm;
+	struct rt_an_flow_key *nk = nm ? realloc(st->keys, (size_t)ncap * sizeof(*nk)) : NULL;
+	if (!nk)
+		return false;
+	memset(nm + st->capmark, 0, (size_t)(ncap - st->capmark) * sizeof(*nm));
+	st->keys = nk;
+	st->capmark = ncap;
+	st->an->stage_keys = nk;
+	return true;
+}
+
+/* A part numbered the flow of record `rec`: the stage numbers it too, next in frame order. */
+static void number_flow(struct rt_an_stage *st, struct part *p, uint32_t id,
+                        const struct rt_an_flow_key *key)
+{
+	if (id != p->ngid) { /* an entry was lost (out of memory) */
+		st->nomem = true;
+		return;
+	}
+	if (p->ngid == p->capgid) {
+		uint32_t ncap = p->capgid ? p->capgid * 2 : 1024;
+		uint32_t *ng = realloc(p->gid, (size_t)ncap * sizeof(*ng));
+		if (!ng) {
+			st->nomem = true;
+			return;
+		}
+		p->gid = ng;
+		p->capgid = ncap;
+	}
+	if (!mark_room(st, st->nflows + 1)) {
+		st->nomem = true;
+		return;
+	}
+	st->keys[st->nflows] = *key;
+	p->gid[p->ngid++] = st->nflows++;
+	st->an->nstage_keys = st->nflows;
+}
+
+/* The events a part logged for slot i (from *at on), made into the episodes. */
+static void slot_events(struct rt_an_stage *st, struct part *p, const struct an_ep_log *log,
+                        uint32_t *at, unsigned i)
+{
+	struct rt_analyzer *an = st->an;
+	for (; *at < log->n && log->e[*at].slot == i; (*at)++) {
+		const struct an_ep_log_entry *e = &log->e[*at];
+		if (e->what == AN_EP_LOG_FLOW) {
+			if (e->ts < log->nkeys)
+				number_flow(st, p, e->id, &log->keys[e->ts]);
+			else
+				st->nomem = true;
+			continue;
+		}
+		if (e->what == AN_EP_LOG_PORT) {
+			an_tally_port(&an->tally, (uint16_t)e->id, e->id >> 16);
+			continue;
+		}
+		uint32_t id = e->id < p->ngid ? p->gid[e->id] : AN_NONE;
+		an_ep_event_id(&an->ep, e->ts, id, id != AN_NONE ? &st->mark[id] : NULL,
+		               (enum an_ep_kind)e->what, an->pfc.active > 0);
+	}
+}
+
+static void bucket_log_clear(struct bucket_log *l)
+{
+	l->n = l->nrows = 0;
+	l->nomem = false;
+}
+
+static void bucket_log_free(struct bucket_log *l)
+{
+	free(l->e);
+	free(l->rows);
+}
+
+/* A part's sink of buckets: its counts and rows, kept for the stage (on the part's thread). */
+static int part_bucket(void *ctx, const struct rt_an_bucket *b)
+{
+	struct part *p = ctx;
+	struct bucket_log *l = p->bk_out;
+	if (l->n == l->cap) {
+		uint32_t ncap = l->cap ? l->cap * 2 : 16;
+		struct bucket_entry *ne = realloc(l->e, (size_t)ncap * sizeof(*ne));
+		if (!ne)
+			goto nomem;
+		l->e = ne;
+		l->cap = ncap;
+	}
+	if (l->nrows + b->nrows > l->caprows) {
+		uint32_t ncap = l->caprows ? l->caprows : 256;
+		while (ncap < l->nrows + b->nrows)
+			ncap *= 2;
+		struct rt_an_flow_row *nr = realloc(l->rows, (size_t)ncap * sizeof(*nr));
+		if (!nr)
+			goto nomem;
+		l->rows = nr;
+		l->caprows = ncap;
+	}
+	l->e[l->n++] = (struct bucket_entry){.t = b->t_ns,
+	                                     .ce = b->all.ce,
+	                                     .cnp = b->all.cnp,
+	                                     .nak = b->all.nak,
+	                                     .retransmitted = b->all.retransmitted,
+	                                     .row0 = l->nrows,
+	                                     .nrows = b->nrows};
+	if (b->nrows)
+		memcpy(l->rows + l->nrows, b->rows, (size_t)b->nrows * sizeof(*b->rows));
+	l->nrows += b->nrows;
+	return 0;
+nomem:
+	l->nomem = true;
+	return 0;
+}
+
+/* The analyzer's buckets take the parts' from these logs ([parts]) from now on. */
+static void take_buckets_of(struct rt_an_stage *st, struct bucket_log *logs)
+{
+	st->bks = logs;
+	memset(st->bk_at, 0, sizeof(st->bk_at));
+}
+
+/*
+ * Bucket t of the analyzer: the parts' counts of it added to the totals,
+ * their rows merged in id order (ids the stage's) into *rows. Returns how
+ * many rows.
+ */
+static uint32_t stage_rows(void *ctx, uint64_t t, const struct rt_an_flow_row **rows)
+{
+	struct rt_an_stage *st = ctx;
+	struct rt_analyzer *an = st->an;
+	const struct bucket_entry *e[STAGE_PARTS_MAX];
+	uint32_t at[STAGE_PARTS_MAX], n = 0;
+	for (unsigned k = 0; k < st->nparts; k++) {
+		struct bucket_log *l = &st->bks[k];
+		while (st->bk_at[k] < l->n && l->e[st->bk_at[k]].t < t)
+			st->bk_at
+			    [k]++; /* none is left behind: a part closes no bucket the stage does not */
+		e[k] =
+		    st->bk_at[k] < l->n && l->e[st->bk_at[k]].t == t ? &l->e[st->bk_at[k]++] : NULL;
+		at[k] = 0;
+		if (!e[k])
+			continue;
+		an->tot.c.ce += e[k]->ce;
+		an->tot.c.cnp += e[k]->cnp;
+		an->tot.c.nak += e[k]->nak;
+		an->tot.c.retransmitted += e[k]->retransmitted;
+		n += e[k]->nrows;
+	}
+	if (n > st->caprows) {
+		struct rt_an_flow_row *nr = realloc(st->rows, (size_t)n * sizeof(*nr));
+		if (!nr) {
+			st->nomem = true;
+			return 0;
+		}
+		st->rows = nr;
+		st->caprows = n;
+	}
+	bool by_id = an->sel.kind == RT_FLOWSEL_ID;
+	for (uint32_t r = 0; r < n; r++) { /* each part's rows are in id order: the least first */
+		unsigned best = 0;
+		uint32_t best_id = AN_NONE;
+		for (unsigned k = 0; k < st->nparts; k++) {
+			if (!e[k] || at[k] == e[k]->nrows)
+				continue;
+			const struct rt_an_flow_row *row = &st->bks[k].rows[e[k]->row0 + at[k]];
+			uint32_t id = row->id < st->p[k].ngid ? st->p[k].gid[row->id] : AN_NONE;
+			if (best_id == AN_NONE || id < best_id) {
+				best = k;
+				best_id = id;
+			}
+		}
+		struct rt_an_flow_row *o = &st->rows[r];
+		*o = st->bks[best].rows[e[best]->row0 + at[best]++];
+		o->id = best_id;
+		if (by_id)
+			o->selected = best_id == an->sel.id;
+	}
+	*rows = st->rows;
+	return n;
+}
+
+/* The global parts of a batch every part went through, in frame order (as rt_analyzer_feed does them). */
+static void global_batch(struct rt_an_stage *st, struct batch *b)
+{
+	struct rt_analyzer *an = st->an;
+	uint32_t at[STAGE_PARTS_MAX] = {0};
+	for (unsigned k = 0; k < st->nparts; k++)
+		st->nomem |= b->logs[k].nomem || b->bks[k].nomem;
+	take_buckets_of(st, b->bks);
+	for (unsigned i = 0; i < b->n; i++) {
+		const struct rt_frame *fr = &b->f[i];
+		uint64_t now = b->now[i];
+		unsigned k = b->part[i];
+		bool copy = b->flags[i] & FLAG_COPY;
+		an->now = now;
+		an_advance(an, now); /* the buckets before this frame end before it counts */
+		if (an->bk.len && fr->ts_ns < an->bk.cur && an->bk.cur != UINT64_MAX)
+			an->tally.late_bucket++; /* counted in the bucket after its own */
+		an->tot.c.packets++;
+		an->tot.c.bytes += fr->wirelen;
+		if (copy) {
+			an->tot.copies++;
+			an->tot.copy_bytes += fr->wirelen;
+		}
+		if (an->pfc.active && now >= an->pfc.next_expiry)
+			an_pfc_advance(&an->pfc, now);
+		an_tally_order(&an->tally, fr->ts_ns, b->frame0 + i == 1, an->vp.on ? 0 : -1,
+		               (b->flags[i] & FLAG_PFC) != 0);
+		if (!copy)
+			an_ep_packet(&an->ep, now, fr->wirelen, an->pfc.active > 0);
+		slot_events(st, &st->p[k], &b->logs[k], &at[k], i);
+		if (b->flags[i] & FLAG_PFC) {
+			rt_dissect(&st->decode, fr, &st->scratch);
+			an_pfc_frame(&an->pfc, &st->scratch, now, an->vp.on ? 0 : -1, NULL);
+		}
+	}
+	for (unsigned k = 0; k < st->nparts; k++) {
+		b->logs[k].n = b->logs[k].nkeys = 0;
+		b->logs[k].nomem = false;
+		bucket_log_clear(&b->bks[k]);
+	}
+	b->n = 0;
+	b->nbytes = 0;
+}
+
+/* The oldest batch in flight, once every part went through it, made global. */
+static void merge_oldest(struct rt_an_stage *st)
+{
+	struct batch *b = batch_at(st, st->merged);
+	if (atomic_load(&b->pending)) {
+		pthread_mutex_lock(&st->mu);
+		while (atomic_load(&b->pending))
+			pthread_cond_wait(&st->done, &st->mu);
+		pthread_mutex_unlock(&st->mu);
+	}
+	global_batch(st, b);
+	st->merged++;
+}
+
+/* The batch being filled goes to the parts; the next is made free. */
+static void publish(struct rt_an_stage *st)
+{
+	struct batch *b = batch_at(st, st->filled);
+	for (unsigned i = 0; i < b->n; i++)
+		b->f[i].data = b->bytes + (size_t)(uintptr_t)b->f[i].data;
+	atomic_store(&b->pending, st->nparts);
+	pthread_mutex_lock(&st->mu);
+	st->filled++;
+	pthread_cond_broadcast(&st->work);
+	pthread_mutex_unlock(&st->mu);
+	while (st->merged < st->filled && !atomic_load(&batch_at(st, st->merged)->pending))
+		merge_oldest(st);
+	if (st->filled - st->merged == st->nb)
+		merge_oldest(st);
+}
+
+/* Room for `len` more bytes in the batch being filled; false when out of memory. */
+static bool bytes_room(struct batch *b, size_t len)
+{
+	if (b->nbytes + len <= b->capbytes)
+		return true;
+	size_t ncap = b->capbytes ? b->capbytes : 1u << 16;
+	while (ncap < b->nbytes + len)
+		ncap *= 2;
+	uint8_t *nb = realloc(b->bytes, ncap);
+	if (!nb)
+		return false;
+	b->bytes = nb;
+	b->capbytes = ncap;
+	return true;
+}
+
+int rt_an_stage_frame(struct rt_an_stage *st, const struct rt_frame *frame)
+{
+	struct batch *b = batch_at(st, st->filled);
+	if (!bytes_room(b, frame->caplen))
+		return -ENOMEM;
+	unsigned i = b->n;
+	uint64_t ts = frame->ts_ns;
+	if (st->frames && ts < st->prev_ts)
+		st->disordered = true;
+	st->prev_ts = ts;
+	if (ts > st->now)
+		st->now = ts;
+	if (!i)
+		b->frame0 = st->frames + 1;
+	b->f[i] = *frame;
+	b->f[i].data = (const uint8_t *)(uintptr_t)b->nbytes; /* an offset until handed over */
+	if (frame->caplen)
+		memcpy(b->bytes + b->nbytes, frame->data, frame->caplen);
+	b->nbytes += frame->caplen;
+	/* the host pair: the addresses only (frames without IP come whole, PFC/PAUSE among them) */
+	rt_dissect(&st->light, frame, &st->scratch);
+	b->now[i] = st->now;
+	b->part[i] = (uint8_t)(an_pair_shard(&st->scratch) % st->nparts);
+	b->flags[i] =
+	    (st->disordered ? FLAG_DISORDERED : 0) |
+	    (st->scratch.kind == RT_KIND_PFC || st->scratch.kind == RT_KIND_PAUSE ? FLAG_PFC : 0);
+	st->frames++;
+	if (++b->n == STAGE_BATCH)
+		publish(st);
+	return 0;
+}
+
+uint64_t rt_an_stage_flows(const struct rt_an_stage *st)
+{
+	return st->nflows;
+}
+
+/* End the threads (after the batches in flight). */
+static void stop_threads(struct rt_an_stage *st)
+{
+	pthread_mutex_lock(&st->mu);
+	st->quit = true;
+	pthread_cond_broadcast(&st->work);
+	pthread_mutex_unlock(&st->mu);
+	for (unsigned k = 0; k < st->started; k++)
+		pthread_join(st->p[k].th, NULL);
+	st->started = 0;
+}
+
+void rt_an_stage_free(struct rt_an_stage *st)
+{
+	if (!st)
+		return;
+	stop_threads(st);
+	for (unsigned k = 0; k < st->nparts; k++) {
+		rt_analyzer_free(st->p[k].an);
+		free(st->p[k].gid);
+	}
+	for (unsigned i = 0; st->b && i < st->nb; i++) {
+		for (unsigned k = 0; st->b[i].logs && k < st->nparts; k++) {
+			free(st->b[i].logs[k].e);
+			free(st->b[i].logs[k].keys);
+		}
+		free(st->b[i].bytes);
+		for (unsigned k = 0; st->b[i].bks && k < st->nparts; k++)
+			bucket_log_free(&st->b[i].bks[k]);
+		free(st->b[i].logs);
+		free(st->b[i].bks);
+	}
+	for (unsigned k = 0; st->end_bks && k < st->nparts; k++)
+		bucket_log_free(&st->end_bks[k]);
+	free(st->end_bks);
+	free(st->rows);
+	free(st->keys);
+	st->an->stage_keys = NULL;
+	st->an->nstage_keys = 0;
+	st->an->bk.take_rows = NULL;
+	free(st->b);
+	free(st->p);
+	free(st->mark);
+	pthread_cond_destroy(&st->work);
+	pthread_cond_destroy(&st->done);
+	pthread_mutex_destroy(&st->mu);
+	free(st);
+}
+
+int rt_an_stage_start(struct rt_an_stage **out, struct rt_analyzer *an, unsigned parts,
+                      char *errbuf)
+{
+	struct rt_an_stage *st = calloc(1, sizeof(*st));
+	if (!st)
+		return rt_errorf(errbuf, ENOMEM, "analysis threads");
+	st->an = an;
+	st->nparts = parts < STAGE_PARTS_MAX ? parts : STAGE_PARTS_MAX;
+	rt_dissect_opts_init(&st->decode);
+	st->decode.udp_port = an->o.udp_port;
+	st->light = st->decode;
+	st->light.addresses_only = true;
+	/* room to run ahead while a thread waits for a CPU: 64 Ki frames at least */
+	st->nb = 2 * st->nparts + 2 < 16 ? 16 : 2 * st->nparts + 2;
+	pthread_mutex_init(&st->mu, NULL);
+	pthread_cond_init(&st->work, NULL);
+	pthread_cond_init(&st->done, NULL);
+	st->b = calloc(st->nb, sizeof(*st->b));
+	st->p = calloc(st->nparts, sizeof(*st->p));
+	bool ok = st->b && st->p;
+	for (unsigned i = 0; ok && i < st->nb; i++)
+		ok = (st->b[i].logs = calloc(st->nparts, sizeof(*st->b[i].logs))) &&
+		     (st->b[i].bks = calloc(st->nparts, sizeof(*st->b[i].bks)));
+	ok = ok && (st->end_bks = calloc(st->nparts, sizeof(*st->end_bks)));
+	for (unsigned k = 0; ok && k < st->nparts; k++) {
+		struct part *p = &st->p[k];
+		*p = (struct part){.st = st, .idx = k};
+		ok = (p->an = rt_analyzer_new(&an->o, errbuf)) != NULL;
+		if (ok) {
+			p->an->part = true;
+			p->an->vp.alone = an->vp.alone;
+			if (an->bk.len)
+				an_bk_start(&p->an->bk, an->bk.len, part_bucket, p);
+		}
+	}
+	while (ok && st->started < st->nparts) {
+		ok = pthread_create(&st->p[st->started].th, NULL, part_thread,
+		                    &st->p[st->started]) == 0;
+		st->started += ok;
+	}
+	if (!ok) {
+		rt_an_stage_free(st);
+		return rt_errorf(errbuf, ENOMEM, "analysis threads");
+	}
+	an->bk.take_rows = stage_rows;
+	an->bk.take_ctx = st;
+	*out = st;
+	return 0;
+}
+
+/* What a part's flow holds that one analyzer learns from the whole: its episodes, its selection. */
+static void settle_flows(struct rt_an_stage *st)
+{
+	struct rt_analyzer *an = st->an;
+	for (uint32_t id = 0; id < an->ft.next_id; id++) {
+		struct an_flow *f = an_flow_by_id(&an->ft, id);
+		f->ep_mark = id < st->nflows ? st->mark[id] : 0;
+		const struct rt_an_flow_key *k = &f->key;
+		if (rt_flowsel_match(&an->sel, id, k->ipver, k->src, k->dst, k->dest_qp))
+			f->flags |= AN_FLOW_SELECTED;
+		else
+			f->flags &= (uint8_t)~AN_FLOW_SELECTED;
+	}
+}
+
+int rt_an_stage_finish(struct rt_an_stage *st, char *errbuf)
+{
+	struct rt_analyzer *an = st->an;
+	if (batch_at(st, st->filled)->n)
+		publish(st);
+	while (st->merged < st->filled)
+		merge_oldest(st);
+	stop_threads(st);
+	int rc = 0;
+	for (unsigned k = 0; k < st->nparts; k++) {
+		char eb[RT_ERRBUF_SIZE];
+		if (an->stop)
+			rt_analyzer_interrupt(st->p[k].an);
+		st->p[k].an->ep.log = NULL;
+		st->p[k].bk_out = &st->end_bks[k]; /* their last buckets */
+		if (rt_analyzer_finish(st->p[k].an, eb) == -EINTR)
+			rc = -EINTR;
+		st->nomem |= st->end_bks[k].nomem;
+	}
+	take_buckets_of(st, st->end_bks);
+	int frc = rt_analyzer_finish(an, errbuf);
+	/* the parts count every frame: the totals kept for the buckets go */
+	memset(&an->tot, 0, sizeof(an->tot));
+	for (unsigned k = 0; k < st->nparts && !st->nomem; k++)
+		st->nomem = rt_analyzer_merge(an, st->p[k].an, errbuf) < 0;
+	if (st->nomem) {
+		rt_an_stage_free(st);
+		return rt_errorf(errbuf, ENOMEM, "the analysis' threads");
+	}
+	settle_flows(st);
+	rt_an_stage_free(st);
+	return frc  ? frc
+	       : rc ? rt_errmsg(errbuf, EINTR, "interrupted at the end of the capture")
+	            : 0;
+}

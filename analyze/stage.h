@@ -1,0 +1,53 @@
+/* The analysis of one capture split among threads by host pair, its global parts made in frame order: output as one thread's. */
+#ifndef RT_ANALYZE_STAGE_H
+#define RT_ANALYZE_STAGE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "analyze/analyze.h"
+
+/*
+ * analyze/README.md, "Threads". The reading thread copies frames into
+ * batches and gives each its part (the shard of its unordered host pair,
+ * read by an addresses-only decode; frames without IP: part 0), its frame
+ * number, the clock (the highest time so far) and the time order; each of
+ * `parts` threads decodes the frames of its part and feeds them to an
+ * analyzer of its own (a part: analyze/internal.h); once
+ * every part is through a batch, the reading thread makes the global parts
+ * of `an` from it in frame order: the tallies, PFC/PAUSE, the episodes (the
+ * parts' events, their flows numbered as one analyzer numbers them), the
+ * buckets (the parts' rows of each merged by flow id).
+ * rt_an_stage_finish() finishes the parts and `an`, and merges the parts
+ * into `an` (rt_analyzer_merge): `an` then reports what one analyzer fed
+ * every record reports.
+ */
+struct rt_an_stage;
+
+/*
+ * Whether `an` (before its first record) can be split: one capture point
+ * (rt_analyzer_one_point()), no side file, no --max-flows.
+ */
+bool rt_an_stage_fits(const struct rt_analyzer *an);
+/* Start `parts` (2 or more) threads for `an`. 0 or a negative errno with errbuf filled. */
+int rt_an_stage_start(struct rt_an_stage **out, struct rt_analyzer *an, unsigned parts,
+                      char *errbuf);
+/*
+ * The next frame (its data copied): to its part. The analysis' own
+ * decoding: the pump hands the frames over undecoded (rt_pump_sink's
+ * takes_records). 0 or -ENOMEM.
+ */
+int rt_an_stage_frame(struct rt_an_stage *st, const struct rt_frame *frame);
+/* Flows numbered so far (in frame order, as one analyzer numbers them). */
+uint64_t rt_an_stage_flows(const struct rt_an_stage *st);
+/*
+ * Hand over what is left, wait for the parts, end the threads, finish the
+ * parts and `an` (rt_analyzer_finish) and merge the parts into `an`; frees
+ * the stage. Returns rt_analyzer_finish()'s result, or -ENOMEM with errbuf
+ * filled.
+ */
+int rt_an_stage_finish(struct rt_an_stage *st, char *errbuf);
+/* End the threads and free the stage without finishing (NULL: nothing). */
+void rt_an_stage_free(struct rt_an_stage *st);
+
+#endif

@@ -1,0 +1,65 @@
+# Benchmark (sourced by tools/bench): --threads 1, 2, 4, ... up to the CPUs for analyze, timeline, report and
+# dissect --json on one capture, beside `cat FILE` and `tcpdump -r FILE -w /dev/null`, and the reading thread's
+# own work (read and decode: dissect --count --threads 1); then a table of frames/s and peak RSS per thread count.
+#   BENCH_FILE  the capture (default: the 10 M-frame capture of tools/bench analyze when cached, else the tiled one)
+# One command on another machine, from a release build: ROCETRACE=BUILD/tools/rocetrace BENCH_FILE=F tools/bench scaling
+if [ -n "${BENCH_FILE:-}" ]; then
+	scaling_file=$BENCH_FILE
+elif [ -s "$BENCH_OUT/analyze-10000000-10000.pcap" ]; then
+	scaling_file=$BENCH_OUT/analyze-10000000-10000.pcap
+else
+	scaling_file=$(bench_big_capture)
+fi
+if [ -s "$scaling_file.frames" ]; then
+	scaling_frames=$(cat "$scaling_file.frames")
+else
+	scaling_frames=$("$ROCETRACE" dissect --count --json --no-icrc --threads 1 "$scaling_file" |
+		sed -n 's/.*"frames": *\([0-9]*\).*/\1/p' | head -n 1)
+fi
+scaling_cpus=$(nproc)
+scaling_threads="1"
+for n in 2 4 8 16 32 64; do
+	[ "$n" -lt "$scaling_cpus" ] && scaling_threads="$scaling_threads $n"
+done
+[ "$scaling_cpus" -gt 1 ] && scaling_threads="$scaling_threads $scaling_cpus"
+scaling_tmp=$(mktemp -d)
+bench_time "cat FILE >/dev/null" "$scaling_frames" cat "$scaling_file"
+if command -v tcpdump >/dev/null; then
+	bench_time "tcpdump -r FILE -w /dev/null" "$scaling_frames" tcpdump -r "$scaling_file" -w /dev/null
+fi
+bench_time "reader: read and decode (dissect --count)" "$scaling_frames" \
+	"$ROCETRACE" dissect --count --threads 1 "$scaling_file"
+for t in $scaling_threads; do
+	bench_time "analyze --json --threads $t" "$scaling_frames" \
+		"$ROCETRACE" analyze --json --threads "$t" "$scaling_file"
+	bench_time "timeline --bucket 1ms --threads $t" "$scaling_frames" \
+		"$ROCETRACE" timeline --bucket 1ms --threads "$t" "$scaling_file"
+	bench_time "report --threads $t" "$scaling_frames" \
+		"$ROCETRACE" report --threads "$t" -o "$scaling_tmp/page.html" "$scaling_file"
+	bench_time "dissect --json --threads $t" "$scaling_frames" \
+		"$ROCETRACE" dissect --json --threads "$t" "$scaling_file"
+done
+rm -rf "$scaling_tmp"
+# the scaling table: a row per command, frames/s (millions) and peak MB per thread count
+echo
+echo "scaling on $(basename "$scaling_file") ($scaling_frames frames), $scaling_cpus CPU(s), load $(cut -d' ' -f1-3 /proc/loadavg):"
+awk -F'\t' -v threads="$scaling_threads" '
+	BEGIN { nt = split(threads, th, " ") }
+	$1 ~ /--threads [0-9]+$/ {
+		cmd = $1; sub(/ --threads [0-9]+$/, "", cmd); t = $1; sub(/.* --threads /, "", t)
+		if (!(cmd in seen)) { seen[cmd] = 1; order[++nc] = cmd }
+		cell[cmd, t] = $3 == "failed" ? "failed" : sprintf("%.2f M/s %.0f MB", $4 / 1e6, $5)
+		next
+	}
+	{ other[++no] = sprintf("%-42s | %.2f M/s %.0f MB (%s s)", $1, $4 / 1e6, $5, $3) }
+	END {
+		printf "%-42s", "command \\ --threads"
+		for (i = 1; i <= nt; i++) printf " | %-17s", th[i]
+		printf "\n"
+		for (c = 1; c <= nc; c++) {
+			printf "%-42s", order[c]
+			for (i = 1; i <= nt; i++) printf " | %-17s", cell[order[c], th[i]]
+			printf "\n"
+		}
+		for (i = 1; i <= no; i++) print other[i]
+	}' "$BENCH_RESULTS"
