@@ -241,7 +241,7 @@ static inline void packet_facts(struct rt_analyzer *an, struct an_flow *f, uint3
 	if (rec->wirelen > f->max_len)
 		f->max_len = (uint16_t)(rec->wirelen > UINT16_MAX ? UINT16_MAX : rec->wirelen);
 	if (f->packets && ts > f->last_ts && ts - f->last_ts >= an->stall_min_ns &&
-	    an_paused_since(an, f->last_ts))
+	    an_pfc_paused_since(&an->pfc, f->last_ts))
 		an_facts_stall(&an->facts, fi, f->last_ts, ts - f->last_ts);
 }
 
@@ -362,8 +362,7 @@ static void follow_frame(struct rt_analyzer *an, const struct rt_record *rec, ui
 			an_tr_ud(&an->tr, fi, rec);
 	} else if (tr == RT_TR_RC || tr == RT_TR_UC || tr == RT_TR_XRC) {
 		if (opf & RT_OPF_RESP)
-			an_tr_response(&an->tr, fi, rec, opf, an->frame, an->note, point,
-			               feed);
+			an_tr_response(&an->tr, fi, rec, opf, an->frame, an->note, point, feed);
 		else
 			an_tr_request(&an->tr, fi, rec, tr, opf, an->note, point, feed);
 	}
@@ -476,14 +475,14 @@ void rt_analyzer_feed_frame(struct rt_analyzer *an, const struct rt_record *rec,
 	an->tot.c.bytes += rec->wirelen;
 	if (an->pfc.active && an->now >= an->pfc.next_expiry)
 		an_pfc_advance(&an->pfc, an->now);
-	if (an_pausing(an)) /* a pause runs: the RP windows around now are not measured */
+	if (an->pfc.active) /* a pause runs: the RP windows around now are not measured */
 		an->rpx.paused_ts = an->now;
 	int point = an->vp.on && rec->point < AN_VP_POINTS ? (int)rec->point : -1;
 	if (!an->part) {
 		an_tally_frame(&an->tally, rec, first, point);
 		an->pair.disordered |= an->tally.ts_back + an->tally.ts_back_across != 0;
 		if (an->bk.len && ts < an->bk.cur && an->bk.cur != UINT64_MAX)
-			an->tally.late_bucket++; /* counted in the bucket after its own */
+			an->tally.late_bucket++;       /* counted in the bucket after its own */
 	} else if (an_tally_counts(&an->tally, rec)) { /* the stage keeps the order */
 		an_ep_log_port(&an->ep, rec->udp_dport, rec->other_port_rocev2);
 	}
@@ -491,8 +490,8 @@ void rt_analyzer_feed_frame(struct rt_analyzer *an, const struct rt_record *rec,
 		an_flow_prefetch(&an->ft, h);
 	struct an_dup_hit hit;
 	bool copy = bth && an->dups.s &&
-	            an_dup_check(&an->dups, shard, &(struct an_dup_flow){&an->ft, &k, h, point}, rec,
-	                         fp, an->now, an->frame, &hit);
+	            an_dup_check(&an->dups, shard, &(struct an_dup_flow){&an->ft, &k, h, point},
+	                         rec, fp, an->now, an->frame, &hit);
 	if (an->vp.on)
 		an_vp_frame(&an->vp, rec, bth ? fp : 0, copy, an->now);
 	macs_frame(an, rec, point);
@@ -517,7 +516,7 @@ void rt_analyzer_feed_frame(struct rt_analyzer *an, const struct rt_record *rec,
 	case RT_KIND_PAUSE:
 		if (!an->part) /* a part's stage handles them in their order */
 			an_pfc_frame(&an->pfc, rec, an->now, point, an->note);
-		if (an_pausing(an))
+		if (an->pfc.active)
 			an->rpx.paused_ts = an->now;
 		break;
 	case RT_KIND_MALFORMED:

@@ -57,13 +57,6 @@ struct rt_analyzer {
 	 */
 	bool part;
 	bool copied; /* the record fed last was a copy of a packet counted before */
-	/*
-	 * A part's view of the PFC/PAUSE state at the record being fed, from
-	 * the reading thread (a part's own `pfc` stays empty): a pause runs;
-	 * when the last one that ended ended.
-	 */
-	bool part_paused;
-	uint64_t part_run_end;
 	/* a staged analysis' flow keys by id while its parts hold the flows (rt_analyzer_flow_key) */
 	const struct rt_an_flow_key *stage_keys;
 	uint32_t nstage_keys;
@@ -92,19 +85,6 @@ struct rt_analyzer {
 
 /* Sink i failed with rc and msg: it takes nothing more; the first failure is the analyzer's (analyze/outputs.c). */
 void an_sink_failed(struct rt_analyzer *an, unsigned i, int rc, const char *msg);
-
-/* Whether a pause runs at the record being fed (a part: as the reading thread saw it). */
-static inline bool an_pausing(const struct rt_analyzer *an)
-{
-	return an->part ? an->part_paused : an->pfc.active > 0;
-}
-
-/* Whether a pause ran at some time after `since`, up to the record being fed. */
-static inline bool an_paused_since(const struct rt_analyzer *an, uint64_t since)
-{
-	return an->part ? an->part_paused || an->part_run_end > since
-	                : an_pfc_paused_since(&an->pfc, since);
-}
 
 /* End the buckets before `ts` (a frame's time, or a live source's idle clock); pauses fill theirs. */
 void an_advance(struct rt_analyzer *an, uint64_t ts);

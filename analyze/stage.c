@@ -88,8 +88,18 @@ struct rt_an_stage {
 
 bool rt_an_stage_fits(const struct rt_analyzer *an)
 {
-	return an->vp.alone && !an->side.counters_loaded && !an->side.srclog_loaded &&
-	       !an->o.max_flows && !an->tot.c.packets;
+	/*
+	 * Not while parts would give another answer (analyze/README.md,
+	 * Threads): the RP reaction follows the link toward each receiver over
+	 * every host pair that sends to it (an_rp_ctx.links, links_on, and
+	 * paused_ts), and the MAC table keeps each MAC's first IP and the order
+	 * MACs came in; no part holds these as one analyzer would, and no rule
+	 * merges them yet. Every input takes one analysis thread until they do;
+	 * then the split fits one capture point (an->vp.alone) without side
+	 * files and --max-flows, before the first record.
+	 */
+	(void)an;
+	return false;
 }
 
 static struct batch *batch_at(const struct rt_an_stage *st, uint64_t seq)

@@ -25,8 +25,9 @@
 struct rt_an_stage;
 
 /*
- * Whether `an` (before its first record) can be split: one capture point
- * (rt_analyzer_one_point()), no side file, no --max-flows.
+ * Whether `an` (before its first record) can be split and give the same
+ * answer: at present never (the RP reaction's links toward a receiver and
+ * the MAC table cross host pairs; stage.c says more).
  */
 bool rt_an_stage_fits(const struct rt_analyzer *an);
 /* Start `parts` (2 or more) threads for `an`. 0 or a negative errno with errbuf filled. */
