@@ -87,3 +87,35 @@ void an_macs_add(struct an_macs *m, unsigned which, const uint8_t mac[6], int po
 	}
 	m->last[which] = i;
 }
+
+void an_macs_merge(struct an_macs *dst, const struct an_macs *src)
+{
+	for (uint32_t j = 0; j < src->n; j++) {
+		const struct an_mac *s = &src->e[j];
+		uint32_t i = dst->n ? dst->tab[slot(dst, s->mac)] : UINT32_MAX;
+		if (i == UINT32_MAX) {
+			if (dst->n == AN_MACS_MAX || !grow(dst)) {
+				dst->beyond += s->frames;
+				continue;
+			}
+			i = dst->n++;
+			dst->tab[slot(dst, s->mac)] = i;
+			dst->e[i] = *s;
+			continue;
+		}
+		struct an_mac *d = &dst->e[i];
+		d->frames += s->frames;
+		d->points |= s->points;
+		d->src_points |= s->src_points;
+		d->several |= s->several;
+		if (s->ipver && !d->ipver) {
+			d->ipver = s->ipver;
+			memcpy(d->ip, s->ip, sizeof(d->ip));
+		} else if (s->ipver &&
+		           (d->ipver != s->ipver || memcmp(d->ip, s->ip, s->ipver == 4 ? 4 : 16))) {
+			d->several = true;
+		}
+	}
+	dst->beyond += src->beyond;
+	dst->last[0] = dst->last[1] = UINT32_MAX;
+}

@@ -35,6 +35,14 @@ void an_macs_free(struct an_macs *m);
 void an_macs_add(struct an_macs *m, unsigned which, const uint8_t mac[6], int point, uint8_t ipver,
                  const uint8_t *ip);
 
+/*
+ * Merge another analyzer's MAC table (analyze/README.md, "Split and
+ * merge"): a MAC of both has its frames summed and its points united, and
+ * is a router's (several) when either saw several IPs or their IPs differ;
+ * its IP is dst's, or src's when dst saw none. MACs new to dst follow its
+ * own in src's order (beyond AN_MACS_MAX their frames count in `beyond`).
+ */
+void an_macs_merge(struct an_macs *dst, const struct an_macs *src);
 /* A frame's MAC (`which` 0: its source, 1: its destination) at `point` (-1: unknown), with ip (NULL: none). */
 static inline void an_macs_see(struct an_macs *m, unsigned which, const uint8_t mac[6], int point,
                                uint8_t ipver, const uint8_t *ip)

@@ -41,6 +41,7 @@ static int merge_totals(struct rt_analyzer *dst, struct rt_analyzer *src,
 	dst->cm.pairs += src->cm.pairs;
 	an_tally_merge(&dst->tally, &src->tally);
 	an_dup_merge(&dst->dups, &src->dups);
+	an_macs_merge(&dst->macs, &src->macs);
 	if (!dst->input_error[0])
 		memcpy(dst->input_error, src->input_error, sizeof(dst->input_error));
 	return 0;

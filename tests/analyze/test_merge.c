@@ -258,6 +258,39 @@ static void test_pfc_rule(void **state)
 	rt_analyzer_free(p[1]);
 }
 
+/* A MAC of both parts: frames summed, its IP dst's, a router's where the IPs differ; new MACs after dst's. */
+static void test_macs_rule(void **state)
+{
+	(void)state;
+	struct rt_analyzer *one = new_an(0), *p[2] = {new_an(0), new_an(0)};
+	/* frames 1..3: MAC 1 (host 1) to MAC 2; MAC 1 routing host 3 to MAC 3 (part 1); again */
+	struct rt_record r[3] = {roce(T0, 0x0a000001, 0x0a000002, 4, 0x11, 1),
+	                         roce(T0 + 1, 0x0a000003, 0x0a000004, 4, 0x11, 1),
+	                         roce(T0 + 2, 0x0a000001, 0x0a000002, 4, 0x11, 2)};
+	static const uint8_t dmac[3] = {2, 3, 2};
+	for (unsigned i = 0; i < 3; i++) {
+		r[i].src_mac[5] = 1;
+		r[i].dst_mac[5] = dmac[i];
+		rt_analyzer_feed(one, &r[i]);
+		rt_analyzer_feed_frame(p[i % 2], &r[i], i + 1);
+	}
+	assert_int_equal(finish(one), 0);
+	assert_int_equal(finish(p[0]), 0);
+	assert_int_equal(finish(p[1]), 0);
+	char errbuf[RT_ERRBUF_SIZE];
+	assert_int_equal(rt_analyzer_merge(p[0], p[1], errbuf), 0);
+	const struct an_macs *m = &p[0]->macs, *want = &one->macs;
+	assert_int_equal(m->n, 3);
+	assert_int_equal(want->n, 3);
+	for (uint32_t i = 0; i < 3; i++)
+		assert_memory_equal(&m->e[i], &want->e[i], sizeof(m->e[i]));
+	assert_true(m->e[0].several);
+	assert_int_equal(m->e[0].frames, 3);
+	rt_analyzer_free(one);
+	rt_analyzer_free(p[0]);
+	rt_analyzer_free(p[1]);
+}
+
 /* Flows of the two parts take their ids in the order of their first frames. */
 static void test_flow_ids_by_first_frame(void **state)
 {
@@ -298,6 +331,7 @@ int main(int argc, char **argv)
 	    cmocka_unit_test(test_pfc_pause),
 	    cmocka_unit_test(test_episode_chain_rule),
 	    cmocka_unit_test(test_pfc_rule),
+	    cmocka_unit_test(test_macs_rule),
 	    cmocka_unit_test(test_flow_ids_by_first_frame),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
