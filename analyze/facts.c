@@ -1,6 +1,7 @@
 /* Rare per-flow facts for the findings, by flow index: CNP priorities, the longest stall during a pause. */
 #include "analyze/facts.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -82,4 +83,36 @@ void an_facts_stall(struct an_facts *s, uint32_t fi, uint64_t from, uint64_t ns)
 		f->stall_from = from;
 		f->stall_ns = ns;
 	}
+}
+
+int an_facts_merge(struct an_facts *dst, const struct an_facts *src, const uint32_t *at)
+{
+	for (uint32_t i = 0; i < src->n; i++) {
+		const struct an_fact *e = &src->e[i];
+		bool had = an_facts_find(dst, at[e->fi]) != NULL;
+		struct an_fact *d = an_facts_get(dst, at[e->fi]);
+		if (!d)
+			return -ENOMEM;
+		if (!had) {
+			*d = *e;
+			d->fi = at[e->fi];
+			continue;
+		}
+		if (e->cnp_seen && d->cnp_seen &&
+		    (e->cnp_mixed || d->cnp_dscp != e->cnp_dscp || d->cnp_tagged != e->cnp_tagged ||
+		     d->cnp_pcp != e->cnp_pcp))
+			d->cnp_mixed = true;
+		else if (e->cnp_seen && !d->cnp_seen) {
+			d->cnp_seen = true;
+			d->cnp_mixed = e->cnp_mixed;
+			d->cnp_dscp = e->cnp_dscp;
+			d->cnp_tagged = e->cnp_tagged;
+			d->cnp_pcp = e->cnp_pcp;
+		}
+		if (e->stall_ns > d->stall_ns) {
+			d->stall_from = e->stall_from;
+			d->stall_ns = e->stall_ns;
+		}
+	}
+	return 0;
 }

@@ -31,5 +31,13 @@ const struct an_fact *an_facts_find(const struct an_facts *s, uint32_t fi);
 void an_facts_cnp(struct an_facts *s, uint32_t fi, uint8_t dscp, bool tagged, uint8_t pcp);
 /* The flow was silent from `from` for `ns` while a pause ran: kept when the longest. */
 void an_facts_stall(struct an_facts *s, uint32_t fi, uint64_t from, uint64_t ns);
+/*
+ * Merge another analyzer's facts (analyze/README.md, "Split and merge"),
+ * its flow at index i now at at[i]: a flow's facts move with it; for a flow
+ * both hold, the CNPs are mixed when either's were or their priorities
+ * differ (dst's kept as the latest), the longer stall is kept (dst's on a
+ * tie). 0 or -ENOMEM.
+ */
+int an_facts_merge(struct an_facts *dst, const struct an_facts *src, const uint32_t *at);
 
 #endif

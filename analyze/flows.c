@@ -210,7 +210,7 @@ static void merge_ids(struct an_flowtab *dst, const struct an_flowtab *src, cons
 }
 
 int an_flows_merge(struct an_flowtab *dst, struct an_flowtab *src, uint32_t *map_dst,
-                   uint32_t *map_src)
+                   uint32_t *map_src, uint32_t *at_src)
 {
 	uint32_t ids = dst->next_id + src->next_id;
 	uint32_t *at = malloc((size_t)(src->n ? src->n : 1) * sizeof(*at));
@@ -236,6 +236,8 @@ int an_flows_merge(struct an_flowtab *dst, struct an_flowtab *src, uint32_t *map
 			f->reverse = at[f->reverse];
 	}
 	merge_ids(dst, src, at, order, ff, map_dst, map_src);
+	if (at_src)
+		memcpy(at_src, at, (size_t)src->n * sizeof(*at));
 	memcpy(dst->order, order, (size_t)ids * sizeof(*order));
 	memcpy(dst->first_frame, ff, (size_t)ids * sizeof(*ff));
 	for (uint32_t id = 0; id < ids; id++)

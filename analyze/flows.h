@@ -121,9 +121,10 @@ void an_flows_xport_sum(const struct an_flowtab *ft, struct an_xport_sum *sum);
  * `dst`, rare state and all; `src` is left empty. Ids are given anew in the
  * order of the flows' first frames (dst's first on a tie): map_dst[old id]
  * and map_src[old id] (arrays of dst's and src's next_id entries, or NULL)
- * get each flow's new id. 0 or -ENOMEM (nothing moved).
+ * get each flow's new id; at_src[index] (src's n entries, or NULL) each src
+ * flow's index in dst's table. 0 or -ENOMEM (nothing moved).
  */
 int an_flows_merge(struct an_flowtab *dst, struct an_flowtab *src, uint32_t *map_dst,
-                   uint32_t *map_src);
+                   uint32_t *map_src, uint32_t *at_src);
 
 #endif

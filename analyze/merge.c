@@ -6,9 +6,9 @@
 #include "analyze/analyze.h"
 #include "analyze/internal.h"
 
-/* New flow ids of each side (old id -> new id), from the flows' merge. */
+/* New flow ids of each side (old id -> new id), and src's flows' indexes in dst's table, from the flows' merge. */
 struct merge_maps {
-	uint32_t *dst, *src;
+	uint32_t *dst, *src, *at_src;
 };
 
 /* The time and the frames: first and last times, the running clock, the frame numbers. */
@@ -60,6 +60,12 @@ static int merge_episodes(struct rt_analyzer *dst, struct rt_analyzer *src,
 	return src->part ? 0 : an_ep_merge(&dst->ep, &src->ep, m->dst, m->src);
 }
 
+/* The findings' facts of src's flows, at their indexes in dst's table. */
+static int merge_facts(struct rt_analyzer *dst, struct rt_analyzer *src, const struct merge_maps *m)
+{
+	return an_facts_merge(&dst->facts, &src->facts, m->at_src);
+}
+
 /* The capture points' frames summed; the packets matched across points are one side's only. */
 static int merge_vantage(struct rt_analyzer *dst, struct rt_analyzer *src,
                          const struct merge_maps *m)
@@ -103,7 +109,8 @@ static int merge_vantage(struct rt_analyzer *dst, struct rt_analyzer *src,
  */
 static const struct {
 	int (*merge)(struct rt_analyzer *dst, struct rt_analyzer *src, const struct merge_maps *m);
-} parts[] = {{merge_time}, {merge_totals}, {merge_pfc}, {merge_episodes}, {merge_vantage}};
+} parts[] = {{merge_time},     {merge_totals}, {merge_pfc},
+             {merge_episodes}, {merge_facts},  {merge_vantage}};
 
 int rt_analyzer_merge(struct rt_analyzer *dst, struct rt_analyzer *src, char *errbuf)
 {
@@ -118,12 +125,16 @@ int rt_analyzer_merge(struct rt_analyzer *dst, struct rt_analyzer *src, char *er
 		    "into the merged one)");
 	struct merge_maps m = {
 	    .dst = malloc((size_t)(dst->ft.next_id ? dst->ft.next_id : 1) * sizeof(uint32_t)),
-	    .src = malloc((size_t)(src->ft.next_id ? src->ft.next_id : 1) * sizeof(uint32_t))};
-	int rc = m.dst && m.src ? an_flows_merge(&dst->ft, &src->ft, m.dst, m.src) : -ENOMEM;
+	    .src = malloc((size_t)(src->ft.next_id ? src->ft.next_id : 1) * sizeof(uint32_t)),
+	    .at_src = malloc((size_t)(src->ft.n ? src->ft.n : 1) * sizeof(uint32_t))};
+	int rc = m.dst && m.src && m.at_src
+	             ? an_flows_merge(&dst->ft, &src->ft, m.dst, m.src, m.at_src)
+	             : -ENOMEM;
 	for (size_t i = 0; rc == 0 && i < sizeof(parts) / sizeof(parts[0]); i++)
 		rc = parts[i].merge(dst, src, &m);
 	free(m.dst);
 	free(m.src);
+	free(m.at_src);
 	an_results_free(dst->res);
 	dst->res = NULL;
 	return rc < 0 ? rt_errorf(errbuf, -rc, "merging analyzers") : 0;

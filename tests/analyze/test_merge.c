@@ -291,6 +291,34 @@ static void test_macs_rule(void **state)
 	rt_analyzer_free(p[1]);
 }
 
+/* A flow's facts (the priority of its CNPs) move with it into dst's table. */
+static void test_facts_rule(void **state)
+{
+	(void)state;
+	struct rt_analyzer *p[2] = {new_an(0), new_an(0)};
+	struct rt_record r[2] = {roce(T0, 0x0a000002, 0x0a000001, RT_OPCODE_CNP, 0x11, 0),
+	                         roce(T0 + 1, 0x0a000004, 0x0a000003, RT_OPCODE_CNP, 0x12, 0)};
+	for (unsigned i = 0; i < 2; i++) {
+		r[i].dscp = (uint8_t)(24 + i * 2);
+		rt_analyzer_feed_frame(p[i], &r[i], i + 1);
+		assert_int_equal(finish(p[i]), 0);
+	}
+	char errbuf[RT_ERRBUF_SIZE];
+	assert_int_equal(rt_analyzer_merge(p[0], p[1], errbuf), 0);
+	for (unsigned i = 0; i < 2; i++) {
+		const struct an_flow *f =
+		    flow_of(p[0], 0x0a000002 + 2 * i, 0x0a000001 + 2 * i, 0x11 + i);
+		assert_non_null(f);
+		const struct an_fact *e =
+		    an_facts_find(&p[0]->facts, (uint32_t)(f - p[0]->ft.flows));
+		assert_non_null(e);
+		assert_true(e->cnp_seen);
+		assert_int_equal(e->cnp_dscp, 24 + i * 2);
+	}
+	rt_analyzer_free(p[0]);
+	rt_analyzer_free(p[1]);
+}
+
 /* Flows of the two parts take their ids in the order of their first frames. */
 static void test_flow_ids_by_first_frame(void **state)
 {
@@ -332,6 +360,7 @@ int main(int argc, char **argv)
 	    cmocka_unit_test(test_episode_chain_rule),
 	    cmocka_unit_test(test_pfc_rule),
 	    cmocka_unit_test(test_macs_rule),
+	    cmocka_unit_test(test_facts_rule),
 	    cmocka_unit_test(test_flow_ids_by_first_frame),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
