@@ -91,12 +91,13 @@ bool rt_an_stage_fits(const struct rt_analyzer *an)
 	/*
 	 * Not while parts would give another answer (analyze/README.md,
 	 * Threads): the RP reaction follows the link toward each receiver over
-	 * every host pair that sends to it (an_rp_ctx.links, links_on, and
-	 * paused_ts), and the MAC table keeps each MAC's first IP and the order
-	 * MACs came in; no part holds these as one analyzer would, and no rule
-	 * merges them yet. Every input takes one analysis thread until they do;
-	 * then the split fits one capture point (an->vp.alone) without side
-	 * files and --max-flows, before the first record.
+	 * every host pair that sends to it (an_rp_ctx.links, links_on), a part
+	 * holds no PFC state for the RP windows (rpx.paused_ts) and the stall
+	 * facts (an_pfc_paused_since), and the MAC table's order and a router's
+	 * first IP are one pass's only. Every input takes one analysis thread
+	 * until these are made in frame order; then the split fits one capture
+	 * point (an->vp.alone) without side files and --max-flows, before the
+	 * first record.
 	 */
 	(void)an;
 	return false;
