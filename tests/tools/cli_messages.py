@@ -113,6 +113,9 @@ INVOCATIONS = [
     ["gen", "lat", "h", "-q", "2"], ["gen", "lat", "h", "-t", "2"], ["gen", "serve", "--report", "-c", "0"], ["gen", "serve", "--report_gbits=1"],
     ["gen", "serve", "--zz"], ["gen", "serve", "-Q"], ["gen", "serve", "--no-dcqcn", "-x", "0"], ["gen", "serve", "--d"],
     ["gen", "serve", "-B"], ["gen", "serve", "--sysfs-root"],
+    ["gen", "serve", "--stall", "2s"], ["gen", "serve", "--stall", ":1s"], ["gen", "serve", "--stall", "1s:"],
+    ["gen", "serve", "--stall", "x:1s"], ["gen", "serve", "--stall", "1s:1us"], ["gen", "serve", "--stall", "1s:10s"],
+    ["gen", "send", "h", "--stall", "1s:1s"], ["gen", "serve", "--backend", "verbs", "--stall", "1s:1s"],
     # doctor
     ["doctor", "--priority", "8"], ["doctor", "--dscp", "64"], ["doctor", "--mtu", "1000"], ["doctor", "--mtu", "100"],
     ["doctor", "--mtu", "x"], ["doctor", "--speed", "1"], ["doctor", "--interval", "2h"], ["doctor", "--traffic", "1us"],
