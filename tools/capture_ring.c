@@ -75,6 +75,8 @@ int rt_capture_ring_start(struct rt_capture_ring *cr, const struct rt_ring_args 
 	pthread_mutex_init(&cr->lock, NULL);
 	struct rt_recorder_config rc = {
 	    .span_ns = a->span_ns,
+	    /* with --hosts an event reaches the other hosts a moment later: up to 1 s is kept for it */
+	    .late_ns = a->span_ns < 1000000000u ? a->span_ns : 1000000000u,
 	    .bytes = (size_t)a->bytes,
 	    .post_ns = a->post_ns,
 	    .hold_off_ns = a->hold_off_given ? a->hold_off_ns : a->post_ns,
