@@ -8,6 +8,7 @@
 #include "analyze/internal.h"
 #include "analyze/reaction.h"
 #include "dissect/opcodes.h"
+#include "dissect/pktkind.h"
 
 /*
  * A pause fills the buckets it spans with rows; rows of pause alone stay
@@ -61,9 +62,7 @@ struct rt_analyzer *rt_analyzer_new(const struct rt_analyzer_opts *opts, char *e
 	                          .ep = &an->ep,
 	                          .pfc = &an->pfc,
 	                          .rate_window_ns = an->o.rate_window_ns};
-	if (rt_flowsel_parse(&an->sel, an->o.flow) < 0) {
-		rt_errmsg(errbuf, EINVAL, "bad flow selector '%s' (want " RT_FLOWSEL_FORMS ")",
-		          an->o.flow);
+	if (an_select_init(&an->sel, &an->o, errbuf) < 0) {
 		rt_analyzer_free(an);
 		errno = EINVAL;
 		return NULL;
@@ -304,9 +303,8 @@ static uint32_t record_flow(struct rt_analyzer *an, const struct rt_record *rec,
 	struct an_flow *f = &an->ft.flows[fi];
 	if (f->id == AN_NONE) {
 		an_flow_assign_id(&an->ft, fi);
-		if (f->id != AN_NONE &&
-		    rt_flowsel_match(&an->sel, f->id, k->ipver, k->src, k->dst, k->dest_qp))
-			f->flags |= AN_FLOW_SELECTED;
+		if (f->id != AN_NONE)
+			an_select_flow(&an->sel, f);
 	}
 	return fi;
 }
@@ -328,6 +326,8 @@ static void handle_roce(struct rt_analyzer *an, const struct rt_record *rec, boo
 	struct an_flow *f = &an->ft.flows[fi];
 	if (an->note)
 		an->note->flow_id = f->id;
+	if (an->sel.kinds)
+		f->kinds |= (uint16_t)(1u << rt_pkt_kind(rec));
 	bool first = !f->packets;
 	if (first)
 		f->first_ts = ts;
@@ -489,6 +489,7 @@ int rt_analyzer_finish(struct rt_analyzer *an, char *errbuf)
 	an_ep_finish(&an->ep);
 	an_vp_finish(&an->vp);
 	whole = an_pair_finish(&an->pair, &an->stop) && whole;
+	an_select_finish(&an->sel, &an->ft);
 	for (uint32_t fi = 0; fi < an->ft.n; fi++) {
 		struct an_flow *f = &an->ft.flows[fi];
 		if (f->rp)
@@ -509,6 +510,17 @@ int rt_analyzer_finish(struct rt_analyzer *an, char *errbuf)
 }
 
 /* ---- reading ---- */
+
+int rt_analyzer_selected_ids(const struct rt_analyzer *an, uint32_t **ids, uint32_t *n)
+{
+	*n = 0;
+	if (!(*ids = malloc((an->ft.next_id ? an->ft.next_id : 1) * sizeof(**ids))))
+		return -ENOMEM;
+	for (uint32_t id = 0; id < an->ft.next_id; id++)
+		if (an_flow_by_id(&an->ft, id)->flags & AN_FLOW_SELECTED)
+			(*ids)[(*n)++] = id;
+	return 0;
+}
 
 uint64_t rt_analyzer_flow_count(const struct rt_analyzer *an)
 {

@@ -44,11 +44,12 @@ enum an_rp_phase {
 
 /* an_flow.flags */
 enum an_flow_flag {
-	AN_FLOW_HAS_REQ = 1u << 0,    /* a request was seen: the PSN state holds */
-	AN_FLOW_IN_RETRANS = 1u << 1, /* a resend run is under way */
-	AN_FLOW_TAGGED = 1u << 2,     /* the latest packet had a VLAN tag (pcp holds) */
-	AN_FLOW_TL_DIRTY = 1u << 3,   /* in the current bucket's list (analyze/buckets.c) */
-	AN_FLOW_SELECTED = 1u << 4,   /* the flow selector names it */
+	AN_FLOW_HAS_REQ = 1u << 0,      /* a request was seen: the PSN state holds */
+	AN_FLOW_IN_RETRANS = 1u << 1,   /* a resend run is under way */
+	AN_FLOW_TAGGED = 1u << 2,       /* the latest packet had a VLAN tag (pcp holds) */
+	AN_FLOW_TL_DIRTY = 1u << 3,     /* in the current bucket's list (analyze/buckets.c) */
+	AN_FLOW_SELECTED = 1u << 4,     /* the flow selector names it */
+	AN_FLOW_CONVERSATION = 1u << 5, /* --conversation names it: its peer is selected too */
 };
 
 /* RP reaction: the sending rate over this many packet gaps before and after a CNP */
@@ -101,6 +102,7 @@ struct an_flow {
 	uint8_t rp_head;      /* next slot of rp_dt/rp_len */
 	uint8_t pairing;      /* enum an_pair_how */
 	uint16_t rp_last_len; /* the latest packet's length (at most 65535) */
+	uint16_t kinds;       /* --kind given: the packet kinds seen (bits of enum rt_pkt_kind) */
 	struct an_xport *x;
 	uint64_t packets, bytes, requests;
 	uint64_t last_ts, last_req_ts;

@@ -17,6 +17,7 @@
 #include "analyze/pairing.h"
 #include "analyze/pfc.h"
 #include "analyze/side.h"
+#include "analyze/select.h"
 #include "analyze/totals.h"
 #include "analyze/transport.h"
 #include "analyze/types.h"
@@ -37,7 +38,7 @@ void an_results_free(struct an_results *res);
 
 struct rt_analyzer {
 	struct rt_analyzer_opts o;
-	struct rt_flowsel sel; /* o.flow parsed */
+	struct an_select sel; /* o.flow, o.conversation, o.kinds */
 	struct an_flowtab ft;
 	struct an_pairing pair;
 	struct an_totals tot;

@@ -357,7 +357,7 @@ struct rt_results {
 	/* the settings the figures depend on */
 	uint64_t link_speed_bps, episode_gap_ns, rate_window_ns;
 	unsigned rate_window_gaps; /* RP reaction: packet gaps per rate window */
-	const char *flow_selector; /* --flow, or NULL */
+	const char *flow_selector; /* the selection as given ("--flow 'A' --kind nak"), or NULL */
 	const char *input_error;   /* what stopped the reading (rt_analyzer_input_error), or NULL */
 
 	/* totals beyond c (sums over flows where the flows count them) */

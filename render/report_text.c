@@ -547,7 +547,7 @@ static void report(const struct rt_results *r, struct rt_outbuf *o, unsigned top
 	rt_out_printf(o, "%u flows (one direction of one QP), %u with their peer QP known",
 	              r->nflows, r->npaired);
 	if (r->flow_selector)
-		rt_out_printf(o, "; --flow '%s' lists %u of them", r->flow_selector, r->nselected);
+		rt_out_printf(o, "; %s lists %u of them", r->flow_selector, r->nselected);
 	rt_out_char(o, '\n');
 	uint64_t ecn_all = r->ecn[0] + r->ecn[1] + r->ecn[2] + r->ecn[3];
 	rt_out_printf(o, "ECN: %llu CE-marked", (unsigned long long)r->c.ce);

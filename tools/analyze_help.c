@@ -1,12 +1,35 @@
 /* The --help texts of analyze, timeline and report, man-page style (NAME ... EXAMPLES). */
 #include "tools/analyze_options.h"
 
+/* What SEL is, after each command's first words on --flow. */
+#define FLOW_SEL                                                                                   \
+	"        SEL is ID (the flow's id), IP (either end), SRC>DST, SRC>DST:QP or\n"             \
+	"        qp:QP (QPs decimal or 0x hex; IPv6 with a QP as [SRC]>[DST]:QP), as\n"            \
+	"        'rocetrace analyze' prints each flow ('10.0.0.1>10.0.0.2:0x000011');\n"           \
+	"        quote it, the shell reads '>' as a redirection. Given several times,\n"           \
+	"        or as SEL,SEL,..., the flows any of them selects (at most 64).\n"
+
+/* --conversation and --kind, the same for the three commands. */
+#define CONVERSATION_KIND                                                                          \
+	"    --conversation SEL\n"                                                                 \
+	"        The flows SEL selects and their peers: the other direction of each\n"             \
+	"        one's QP pair (paired as WHAT IS MEASURED says in 'rocetrace analyze\n"           \
+	"        --help'), which carries its ACKs, NAKs, RNR NAKs, read responses and\n"           \
+	"        the CNPs that throttle it. May be repeated; with --flow, the flows\n"             \
+	"        either selects.\n"                                                                \
+	"    --kind K[,K...]\n"                                                                    \
+	"        Of those, only the flows that carried a packet of one of these\n"                 \
+	"        kinds: data, ack, nak, rnr, cnp, read, atomic or cm ('rocetrace\n"                \
+	"        dissect --help' says which packet is which; a NAK or a CNP is in the\n"           \
+	"        flow it travels in, the requester's peer). May be repeated.\n"
+
 static const char analyze_help[] =
     "NAME\n"
     "    rocetrace analyze - the flows and the congestion of a RoCE capture\n"
     "\n"
     "SYNOPSIS\n"
-    "    rocetrace analyze [-r] FILE... [--json] [--flow SEL] [--link-speed RATE]\n"
+    "    rocetrace analyze [-r] FILE... [--json] [--flow SEL]...\n"
+    "        [--conversation SEL]... [--kind K[,K...]] [--link-speed RATE]\n"
     "        [--counters F] [--source-log F] [--udp-port P] [--dup-window D]\n"
     "        [--vantage NAME=FILE[,FILE...]] [--vantage-window D] [--storm-ms N]\n"
     "        [--episode-gap D] [--rate-window D] [--top N] [--max-flows N]\n"
@@ -79,9 +102,7 @@ static const char analyze_help[] =
     "        text.\n"
     "    --flow SEL\n"
     "        List only the flows SEL selects (the totals stay those of the whole\n"
-    "        capture): ID, IP (either end), SRC>DST, SRC>DST:QP or qp:QP, as the\n"
-    "        report prints flows ('10.0.0.1>10.0.0.2:0x000011'); quote it, the\n"
-    "        shell reads '>' as a redirection.\n"
+    "        capture; the verdict speaks of these flows).\n" FLOW_SEL CONVERSATION_KIND
     "    --link-speed RATE\n"
     "        Link speed for PFC/PAUSE quanta, e.g. 25G, 100G, 400G (default\n"
     "        100G).\n"
@@ -196,7 +217,8 @@ static const char timeline_help[] =
     "    rocetrace timeline - per-bucket congestion timeline as CSV or JSON Lines\n"
     "\n"
     "SYNOPSIS\n"
-    "    rocetrace timeline [-r] FILE... [--bucket D] [--flow SEL] [--no-idle]\n"
+    "    rocetrace timeline [-r] FILE... [--bucket D] [--flow SEL]...\n"
+    "        [--conversation SEL]... [--kind K[,K...]] [--no-idle]\n"
     "        [--format csv|json] [-o OUT] [--link-speed RATE] [--counters F]\n"
     "        [--source-log F] [--udp-port P] [--dup-window D] [--max-flows N]\n"
     "        [--vantage NAME=FILE[,FILE...]] [--by-vantage] [-f BPF | EXPRESSION]\n"
@@ -250,10 +272,10 @@ static const char timeline_help[] =
     "        100us for standard input or a pipe, which cannot be read twice.\n"
     "        Standard error says which was taken.\n"
     "    --flow SEL\n"
-    "        Only rows of flows matching SEL (the 'all' rows stay): ID (e.g. 3),\n"
-    "        IP (either end), SRC>DST, SRC>DST:QP, or qp:QP; QPs in decimal or 0x\n"
-    "        hex; IPv6 with a QP as [SRC]>[DST]:QP; 'rocetrace analyze' prints\n"
-    "        each flow so; quote it, the shell reads '>' as a redirection.\n"
+    "        Only rows of the flows SEL selects (the 'all' rows stay).\n" FLOW_SEL CONVERSATION_KIND
+    "        With --conversation or --kind the capture is read twice, so that a\n"
+    "        flow's rows start at its first bucket (a peer or a NAK is known only\n"
+    "        at the end): FILE cannot be standard input.\n"
     "    --format csv|json\n"
     "        CSV with a header line (default) or JSON Lines.\n"
     "    --no-idle\n"
@@ -353,8 +375,9 @@ static const char report_help[] =
     "\n"
     "SYNOPSIS\n"
     "    rocetrace report [-r] FILE... [-o OUT.html] [--title TEXT] [--bucket D]\n"
-    "        [--flow SEL] [--link-speed RATE] [--counters F] [--source-log F]\n"
-    "        [--udp-port P] [--dup-window D] [--vantage NAME=FILE[,FILE...]]\n"
+    "        [--flow SEL]... [--conversation SEL]... [--kind K[,K...]]\n"
+    "        [--link-speed RATE] [--counters F] [--source-log F] [--udp-port P]\n"
+    "        [--dup-window D] [--vantage NAME=FILE[,FILE...]]\n"
     "        [--vantage-window D] [--storm-ms N] [--episode-gap D]\n"
     "        [--rate-window D] [--max-flows N] [-f BPF | EXPRESSION]\n"
     "\n"
@@ -407,8 +430,7 @@ static const char report_help[] =
     "        pipe. The page's facts say which was taken and why.\n"
     "    --flow SEL\n"
     "        List only these flows in the flow table (totals and charts stay\n"
-    "        those of the whole capture).\n"
-    "    --link-speed RATE\n"
+    "        those of the whole capture).\n" FLOW_SEL CONVERSATION_KIND "    --link-speed RATE\n"
     "        Link speed for PFC/PAUSE quanta (default 100G).\n"
     "    --counters F\n"
     "        NIC counter samples (default: FILE.counters.jsonl when it exists;\n"

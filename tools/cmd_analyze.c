@@ -121,6 +121,8 @@ static int common(int argc, char **argv, enum rt_analyze_mode mode)
 	    .cmd = names[mode], .mode = mode, .top = 10}; /* bucket_ns 0: --bucket not given */
 	int status = parse_and_run(argc, argv, &a);
 	rt_cli_files_free(&a.files);
+	rt_selection_free(&a.sel);
+	free(a.selected_ids);
 	free(a.paths);
 	free(a.bpf_joined);
 	return status;
@@ -320,6 +322,16 @@ static int run_command(struct rt_analyze_args *a)
 		                                     bucket_note, sizeof(bucket_note));
 		if (a->mode == RT_MODE_TIMELINE)
 			fprintf(stderr, "rocetrace %s: %s\n", cmd, bucket_note);
+	}
+	/* a timeline writes rows as it reads: the flows its rows are of are found by a run before */
+	if (a->mode == RT_MODE_TIMELINE && (a->ao.conversation || a->ao.kinds)) {
+		status = rt_selection_resolve(cmd, &a->files, a->bpf, &a->ao, &a->selected_ids,
+		                              &a->ao.nselected_ids);
+		if (status) {
+			rt_outfile_abort(&of);
+			return status;
+		}
+		a->ao.selected_ids = a->selected_ids;
 	}
 	struct rt_an_html *html = NULL;
 	struct rt_analyzer *an;
