@@ -37,8 +37,8 @@ int an_select_init(struct an_select *s, const struct rt_analyzer_opts *o, char *
 	                      ? o->conversation
 	                      : NULL;
 	if (bad)
-		return rt_errmsg(errbuf, EINVAL, "bad flow selector '%s' (want " RT_FLOWSEL_FORMS ")",
-		                 bad);
+		return rt_errmsg(errbuf, EINVAL,
+		                 "bad flow selector '%s' (want " RT_FLOWSEL_FORMS ")", bad);
 	s->kinds = o->kinds;
 	s->ids = o->selected_ids;
 	s->nids = o->nselected_ids;

@@ -20,11 +20,11 @@
  */
 struct an_select {
 	struct rt_flowsel_set flow, conversation;
-	unsigned kinds;             /* enum rt_pkt_kind bits, 0: any */
-	const uint32_t *ids;        /* selected_ids (ascending), or NULL */
+	unsigned kinds;      /* enum rt_pkt_kind bits, 0: any */
+	const uint32_t *ids; /* selected_ids (ascending), or NULL */
 	uint32_t nids;
-	bool given;                 /* some option narrows the flows */
-	char text[512];             /* the options as given: "--flow 'A,B' --kind nak" */
+	bool given;     /* some option narrows the flows */
+	char text[512]; /* the options as given: "--flow 'A,B' --kind nak" */
 };
 
 /* The options into *s. 0, or -EINVAL (errbuf filled) for a bad selector. */

@@ -7,10 +7,9 @@
 #include "dissect/opcodes.h"
 
 static const char *const names[RT_PK_COUNT] = {
-    [RT_PK_DATA] = "data",     [RT_PK_ACK] = "ack",   [RT_PK_NAK] = "nak",
-    [RT_PK_RNR] = "rnr",       [RT_PK_CNP] = "cnp",   [RT_PK_READ] = "read",
-    [RT_PK_ATOMIC] = "atomic", [RT_PK_CM] = "cm",     [RT_PK_PFC] = "pfc",
-    [RT_PK_PAUSE] = "pause",   [RT_PK_OTHER] = "other",
+    [RT_PK_DATA] = "data", [RT_PK_ACK] = "ack",     [RT_PK_NAK] = "nak",       [RT_PK_RNR] = "rnr",
+    [RT_PK_CNP] = "cnp",   [RT_PK_READ] = "read",   [RT_PK_ATOMIC] = "atomic", [RT_PK_CM] = "cm",
+    [RT_PK_PFC] = "pfc",   [RT_PK_PAUSE] = "pause", [RT_PK_OTHER] = "other",
 };
 
 /* A packet with a BTH: by its AETH, then its opcode's class. */

@@ -19,7 +19,7 @@
  *   data    any other packet with a BTH: SEND, WRITE, FLUSH, ...
  *   pfc     an 802.1Qbb priority flow control frame
  *   pause   an 802.3x PAUSE frame
- *   other   the rest: not RoCE, or RoCE cut before its BTH ends
+ *   other   the rest: not RoCE, or RoCE whose BTH cannot be read (cut, a fragment, malformed)
  */
 enum rt_pkt_kind {
 	RT_PK_DATA,

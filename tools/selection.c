@@ -59,10 +59,9 @@ int rt_selection_kind(struct rt_opt_use *u)
 		unsigned k = 0;
 		while (!(refused & (1u << k)))
 			k++;
-		return rt_cli_usage_error(u->cmd,
-		                          "%s: no flow carries %s frames (dissect --kind %s lists them)",
-		                          u->opt, rt_pkt_kind_name((enum rt_pkt_kind)k),
-		                          rt_pkt_kind_name((enum rt_pkt_kind)k));
+		return rt_cli_usage_error(
+		    u->cmd, "%s: no flow carries %s frames (dissect --kind %s lists them)", u->opt,
+		    rt_pkt_kind_name((enum rt_pkt_kind)k), rt_pkt_kind_name((enum rt_pkt_kind)k));
 	}
 	s->kinds |= mask;
 	return 0;
