@@ -16,6 +16,7 @@
 #include "render/sinks.h"
 #include "capture/pump.h"
 #include "common/outfile.h"
+#include "common/textfmt.h"
 #include "dissect/dissect.h"
 #include "tools/analyze_options.h"
 #include "tools/bucket_default.h"
@@ -401,8 +402,16 @@ static int run_command(struct rt_analyze_args *a)
 		/* no report to hold them: what analyze would warn about goes to stderr */
 		struct rt_an_warning w[RT_AN_WARNINGS_MAX];
 		unsigned nw = rt_analyzer_warnings(an, w, RT_AN_WARNINGS_MAX);
-		for (unsigned i = 0; i < nw && i < RT_AN_WARNINGS_MAX; i++)
-			fprintf(stderr, "rocetrace %s: warning: %s\n", cmd, w[i].message);
+		for (unsigned i = 0; i < nw && i < RT_AN_WARNINGS_MAX; i++) {
+			char line[RT_ERRBUF_SIZE + 64];
+			int n = snprintf(line, sizeof(line), "rocetrace %s: warning: %s", cmd,
+			                 w[i].message);
+			size_t len = n < 0                      ? 0
+			             : (size_t)n < sizeof(line) ? (size_t)n
+			                                        : sizeof(line) - 1;
+			rt_text_fill(stderr, line, len, 0, RT_TEXT_WIDTH,
+			             4); /* long: on, indented */
+		}
 	}
 	if (html && !kept)
 		printf("%s\n", a->out_path);

@@ -44,7 +44,7 @@ static void test_kinds(void **state)
 	assert_int_equal(rt_pkt_kind(&r), RT_PK_READ);
 	r = bth(0x10, true, RT_AETH_SYNDROME(RT_AETH_NAK, RT_NAK_REMOTE_ACCESS_ERROR));
 	assert_int_equal(rt_pkt_kind(&r), RT_PK_NAK); /* the AETH says more than the opcode */
-	r = bth(0x14, false, 0); /* RC FETCH_ADD */
+	r = bth(0x14, false, 0);                      /* RC FETCH_ADD */
 	assert_int_equal(rt_pkt_kind(&r), RT_PK_ATOMIC);
 	r = bth(RT_OPCODE_RC_ATOMIC_ACK, true, RT_AETH_SYNDROME(RT_AETH_ACK, 0));
 	assert_int_equal(rt_pkt_kind(&r), RT_PK_ATOMIC);
@@ -72,7 +72,8 @@ static void test_names(void **state)
 	char names[256] = "", bad[16];
 	for (unsigned k = 0; k < RT_PK_COUNT; k++) {
 		unsigned mask = 0;
-		assert_int_equal(rt_pkt_kinds_parse(rt_pkt_kind_name(k), &mask, bad, sizeof(bad)), 0);
+		assert_int_equal(rt_pkt_kinds_parse(rt_pkt_kind_name(k), &mask, bad, sizeof(bad)),
+		                 0);
 		assert_int_equal(mask, 1u << k);
 		strcat(names, k ? ", " : "");
 		strcat(names, rt_pkt_kind_name(k));
