@@ -54,8 +54,8 @@ char *rt_fmt_qp(char buf[RT_QP_TEXT_MAX], uint32_t qp)
 /* May the line break at the space s[i]? Not between a number and its unit ("2 us", "17.7 %"). */
 static bool breakable(const char *s, size_t i, size_t n)
 {
-	static const char *const units[] = {"ns", "us", "ms", "s", "min", "h", "%", "b/s", "kb/s",
-	                                    "Mb/s", "Gb/s", "Tb/s"};
+	static const char *const units[] = {"ns", "us",  "ms",   "s",    "min",  "h",
+	                                    "%",  "b/s", "kb/s", "Mb/s", "Gb/s", "Tb/s"};
 	if (i == 0 || s[i - 1] < '0' || s[i - 1] > '9')
 		return true;
 	size_t w = strcspn(s + i + 1, " ,;:)\n");
@@ -67,14 +67,19 @@ static bool breakable(const char *s, size_t i, size_t n)
 	return true;
 }
 
-int rt_text_fill(FILE *fp, const char *s, size_t n, unsigned col, unsigned width, unsigned cont)
+/* rt_text_fill(), with `mark` (NULL: none) at the end of each line it breaks, within the width. */
+static int fill(FILE *fp, const char *s, size_t n, unsigned col, unsigned width, unsigned cont,
+                const char *mark)
 {
+	size_t ml = mark ? strlen(mark) : 0;
 	if (cont >= width / 2)
 		cont = width / 2;
 	size_t at = 0;
 	while (at < n) {
 		/* how much fits: up to the last space where a line may break, within the width */
-		size_t room = width > col ? width - col : 1, take = n - at;
+		size_t room = width > col + ml ? width - col - ml : 1, take = n - at;
+		if (take <= room + ml) /* the rest fits without a mark */
+			room += ml;
 		if (take > room) {
 			size_t cut = room;
 			while (cut > 0 && (s[at + cut] != ' ' || !breakable(s + at, cut, n - at)))
@@ -91,12 +96,23 @@ int rt_text_fill(FILE *fp, const char *s, size_t n, unsigned col, unsigned width
 		while (at < n && s[at] == ' ')
 			at++;
 		if (at < n) {
-			fprintf(fp, "\n%*s", (int)cont, "");
+			fprintf(fp, "%s\n%*s", mark ? mark : "", (int)cont, "");
 			col = cont;
 		}
 	}
 	fputc('\n', fp);
 	return ferror(fp) ? (errno ? errno : EIO) : 0;
+}
+
+int rt_text_fill(FILE *fp, const char *s, size_t n, unsigned col, unsigned width, unsigned cont)
+{
+	return fill(fp, s, n, col, width, cont, NULL);
+}
+
+int rt_text_fill_command(FILE *fp, const char *s, size_t n, unsigned col, unsigned width,
+                         unsigned cont)
+{
+	return fill(fp, s, n, col, width, cont, " \\");
 }
 
 int rt_text_wrap(FILE *fp, const char *text, size_t len, unsigned width, unsigned hang,

@@ -45,6 +45,13 @@ char *rt_fmt_qp(char buf[RT_QP_TEXT_MAX], uint32_t qp);
 int rt_text_fill(FILE *fp, const char *s, size_t n, unsigned col, unsigned width, unsigned cont);
 
 /*
+ * rt_text_fill() of a shell command: each line it breaks ends with " \\",
+ * so the lines pasted into a shell are still the one command.
+ */
+int rt_text_fill_command(FILE *fp, const char *s, size_t n, unsigned col, unsigned width,
+                         unsigned cont);
+
+/*
  * Write text[0..len) to fp with every line longer than `width` broken at
  * spaces: the rest of it goes on lines indented by `hang` columns more than
  * the line's own indent (its leading spaces), or at column `hang` when

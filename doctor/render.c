@@ -65,6 +65,32 @@ static void detail(FILE *fp, bool below, const char *head, const char *text)
 	rt_text_fill(fp, line, len, DETAIL_COL, RT_TEXT_WIDTH, DETAIL_COL);
 }
 
+/*
+ * A check's fix: its command (up to a " (" that explains it), broken as a
+ * shell reads it back, then what the parenthesis says.
+ */
+static void fix(FILE *fp, const char *text)
+{
+	char cmd[2048];
+	const char *paren = strstr(text, " (");
+	size_t n = paren ? (size_t)(paren - text) : strlen(text);
+	int len = snprintf(cmd, sizeof(cmd), "fix: %.*s", (int)n, text);
+	fprintf(fp, "%*s", DETAIL_COL, "");
+	if (!paren) {
+		rt_text_fill_command(fp, cmd, len < 0 ? 0 : (size_t)len, DETAIL_COL, RT_TEXT_WIDTH,
+		                     DETAIL_COL + 5);
+		return;
+	}
+	/* the command on its lines, the explanation after it as prose */
+	size_t clen = len < 0 ? 0 : (size_t)len;
+	if (DETAIL_COL + clen + strlen(paren) <= RT_TEXT_WIDTH) {
+		fprintf(fp, "%s%s\n", cmd, paren);
+		return;
+	}
+	rt_text_fill_command(fp, cmd, clen, DETAIL_COL, RT_TEXT_WIDTH, DETAIL_COL + 5);
+	detail(fp, true, "", paren + 1);
+}
+
 int rt_doctor_print_text(const struct rt_doc_report *r, FILE *fp, bool color, bool verbose)
 {
 	fprintf(fp, "rocetrace doctor on %s: RoCE priority %u, DSCP %u\n", r->host, r->priority,
@@ -83,7 +109,7 @@ int rt_doctor_print_text(const struct rt_doc_report *r, FILE *fp, bool color, bo
 			if (problem && c->expected[0])
 				detail(fp, true, "expected: ", c->expected);
 			if (problem && c->fix[0])
-				detail(fp, true, "fix: ", c->fix);
+				fix(fp, c->fix);
 			/* what it means: for problems, and for the GID index, which is advice */
 			if (c->note[0] && (problem || verbose || !strcmp(c->name, "gid.index")))
 				detail(fp, true, "", c->note);

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "analyze/results.h"
+#include "common/textfmt.h"
 #include "common/json.h"
 #include "common/outbuf.h"
 #include "render/sinks.h"
@@ -112,6 +113,17 @@ static char *put_ratio(char *p, uint64_t num, uint64_t den)
 	while (tmp[n] == '0')
 		n--;
 	return put_lit(p, tmp, (size_t)n + 1);
+}
+
+/* A QP as text outputs print it: 0x and six hex digits. */
+static char *put_qp_hex(char *p, uint32_t qp)
+{
+	static const char hex[] = "0123456789abcdef";
+	*p++ = '0';
+	*p++ = 'x';
+	for (int shift = 20; shift >= 0; shift -= 4)
+		*p++ = hex[(qp >> shift) & 0xf];
+	return p;
 }
 
 static char *put_ip(char *p, uint8_t ver, const uint8_t *a)
@@ -234,6 +246,8 @@ static void json_row(struct timeline *tl, uint64_t t, uint64_t len_ns, const str
 		RT_JSON_KEY(&j, "dst");
 		rt_json_ip(&j, x->key->ipver, x->key->dst);
 		RT_JSON_U64(&j, "dest_qp", x->key->dest_qp);
+		char qp[RT_QP_TEXT_MAX];
+		RT_JSON_STR(&j, "dest_qp_hex", rt_fmt_qp(qp, x->key->dest_qp));
 	}
 	rt_json_obj_end(&j);
 	rt_out_char(j.o, '\n');
@@ -286,9 +300,10 @@ static void row(struct timeline *tl, uint64_t t, uint64_t len_ns, const char *pr
 		p = put_ip(PUT(p, ","), k->ipver, k->dst);
 		p = put_u64(PUT(p, ","), k->dest_qp);
 		p = put_u64(PUT(p, ","), x->id);
+		p = put_qp_hex(PUT(p, ","), k->dest_qp);
 		*p++ = '\n';
 	} else {
-		p = PUT(p, ",,,,-1\n");
+		p = PUT(p, ",,,,-1,\n");
 	}
 	o->len = (size_t)(p - o->buf);
 }
@@ -301,7 +316,7 @@ static void header_line(struct rt_outbuf *o, bool vantage, bool source_log, bool
 		rt_out_str(o, ",source_rate_mbps,source_cnp");
 	if (counters)
 		rt_out_str(o, ",nic_cnp_sent,nic_cnp_handled,nic_pause_frames");
-	rt_out_str(o, ",src,dst,dest_qp,flow_id\n");
+	rt_out_str(o, ",src,dst,dest_qp,flow_id,dest_qp_hex\n");
 }
 
 static void header(struct timeline *tl, bool source_log, bool counters)
