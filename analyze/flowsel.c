@@ -1,5 +1,6 @@
 /* Flow selectors (--flow): parse one, match a flow against it, and print a flow so one can be written. */
 #include "analyze/flowsel.h"
+#include "common/textfmt.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -246,9 +247,11 @@ char *rt_flowsel_format(char buf[RT_FLOWSEL_TEXT_MAX], uint8_t ipver, const uint
 		snprintf(a, sizeof(a), "?");
 	if (!inet_ntop(af, dst, b, sizeof(b)))
 		snprintf(b, sizeof(b), "?");
+	char qp[RT_QP_TEXT_MAX];
+	rt_fmt_qp(qp, dest_qp);
 	if (ipver == 6)
-		snprintf(buf, RT_FLOWSEL_TEXT_MAX, "[%s]>[%s]:0x%06x", a, b, dest_qp);
+		snprintf(buf, RT_FLOWSEL_TEXT_MAX, "[%s]>[%s]:%s", a, b, qp);
 	else
-		snprintf(buf, RT_FLOWSEL_TEXT_MAX, "%s>%s:0x%06x", a, b, dest_qp);
+		snprintf(buf, RT_FLOWSEL_TEXT_MAX, "%s>%s:%s", a, b, qp);
 	return buf;
 }

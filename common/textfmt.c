@@ -47,7 +47,13 @@ char *rt_fmt_rate(char *buf, size_t size, double bps)
 
 char *rt_fmt_qp(char buf[RT_QP_TEXT_MAX], uint32_t qp)
 {
-	snprintf(buf, RT_QP_TEXT_MAX, "0x%06x", qp & 0xffffffu);
+	static const char hex[] = "0123456789abcdef";
+	char *p = buf;
+	*p++ = '0';
+	*p++ = 'x';
+	for (int shift = 20; shift >= 0; shift -= 4) /* by hand: the timeline writes one a row */
+		*p++ = hex[(qp >> shift) & 0xf];
+	*p = '\0';
 	return buf;
 }
 

@@ -24,8 +24,9 @@ static void flow_name(struct rt_outbuf *o, const struct rt_res_flow *f)
 {
 	char sel[RT_FLOWSEL_TEXT_MAX];
 	rt_out_str(o, rt_flowsel_format(sel, f->key.ipver, f->key.src, f->key.dst, f->key.dest_qp));
+	char qp[RT_QP_TEXT_MAX];
 	if (f->peer_qp != RT_AN_NONE)
-		rt_out_printf(o, " (peer 0x%06x)", f->peer_qp);
+		rt_out_printf(o, " (peer %s)", rt_fmt_qp(qp, f->peer_qp));
 }
 
 static int by_ce(const void *a, const void *b, void *ctx)
@@ -42,7 +43,7 @@ static int by_ce(const void *a, const void *b, void *ctx)
 }
 
 /* A duration: "2.0 us", "1.250 ms". */
-static char *rt_fmt_ns(char *buf, size_t size, uint64_t ns)
+static char *duration_text(char *buf, size_t size, uint64_t ns)
 {
 	if (ns >= 1000000000ull)
 		snprintf(buf, size, "%.3f s", (double)ns / 1e9);
@@ -58,7 +59,7 @@ static char *rt_fmt_ns(char *buf, size_t size, uint64_t ns)
 static void fmt_ns(struct rt_outbuf *o, uint64_t ns)
 {
 	char buf[32];
-	rt_out_str(o, rt_fmt_ns(buf, sizeof(buf), ns));
+	rt_out_str(o, duration_text(buf, sizeof(buf), ns));
 }
 
 /* "+12.345 ms (1700000000.012345000)": a time relative to the capture start, then absolute. */
@@ -114,7 +115,7 @@ static void top_row(struct rt_outbuf *o, const struct rt_res_flow *f)
 	rt_fmt_rate(rate, sizeof(rate), f->gbps * 1e9);
 	fmt_real(cep, sizeof(cep), 100.0 * f->ce_fraction, f->ce_fraction < 0.9995 ? 1 : 0);
 	if (f->np && f->np->reaction.samples)
-		rt_fmt_ns(np, sizeof(np), f->np->reaction.median);
+		duration_text(np, sizeof(np), f->np->reaction.median);
 	if (strlen(name) > FLOW_COL) { /* the selector whole, to copy; the figures below it */
 		rt_out_printf(o, "  %-3u %s\n", f->id, name);
 		name[0] = '\0';

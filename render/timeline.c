@@ -115,17 +115,6 @@ static char *put_ratio(char *p, uint64_t num, uint64_t den)
 	return put_lit(p, tmp, (size_t)n + 1);
 }
 
-/* A QP as text outputs print it: 0x and six hex digits. */
-static char *put_qp_hex(char *p, uint32_t qp)
-{
-	static const char hex[] = "0123456789abcdef";
-	*p++ = '0';
-	*p++ = 'x';
-	for (int shift = 20; shift >= 0; shift -= 4)
-		*p++ = hex[(qp >> shift) & 0xf];
-	return p;
-}
-
 static char *put_ip(char *p, uint8_t ver, const uint8_t *a)
 {
 	if (ver == 4) {
@@ -300,7 +289,8 @@ static void row(struct timeline *tl, uint64_t t, uint64_t len_ns, const char *pr
 		p = put_ip(PUT(p, ","), k->ipver, k->dst);
 		p = put_u64(PUT(p, ","), k->dest_qp);
 		p = put_u64(PUT(p, ","), x->id);
-		p = put_qp_hex(PUT(p, ","), k->dest_qp);
+		char qp[RT_QP_TEXT_MAX];
+		p = put_lit(PUT(p, ","), rt_fmt_qp(qp, k->dest_qp), 8);
 		*p++ = '\n';
 	} else {
 		p = PUT(p, ",,,,-1,\n");

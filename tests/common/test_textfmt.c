@@ -59,12 +59,14 @@ static void test_wrap(void **state)
 {
 	(void)state;
 	char *s = wrapped("short line\n  an indented line that is longer than twenty\n", 20);
-	assert_string_equal(s, "short line\n  an indented line\n      that is longer\n      than twenty\n");
+	assert_string_equal(
+	    s, "short line\n  an indented line\n      that is longer\n      than twenty\n");
 	free(s);
 	/* never between a number and its unit ("a delay of 12" would fit); a word longer than the
 	 * room stays whole */
 	s = wrapped("a delay of 12 us here and a-word-much-longer-than-the-width end", 13);
-	assert_string_equal(s, "a delay of\n    12 us\n    here and\n    a-word-much-longer-than-the-width\n    end\n");
+	assert_string_equal(s, "a delay of\n    12 us\n    here and\n    "
+	                       "a-word-much-longer-than-the-width\n    end\n");
 	free(s);
 	/* a shell command broken so that a shell reads it back whole */
 	char *out = NULL;
