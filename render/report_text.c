@@ -268,9 +268,10 @@ static void text_pfc(const struct rt_results *r, struct rt_outbuf *o)
 {
 	if (!r->pfc_frames && !r->pause_frames)
 		return;
-	rt_out_printf(o, "PFC: %llu frames, PAUSE: %llu frames (link speed %.0f Gb/s)\n",
+	char speed[RT_RATE_TEXT_MAX];
+	rt_out_printf(o, "PFC: %llu frames, PAUSE: %llu frames (link speed %s)\n",
 	              (unsigned long long)r->pfc_frames, (unsigned long long)r->pause_frames,
-	              (double)r->link_speed_bps / 1e9);
+	              rt_fmt_rate(speed, sizeof(speed), (double)r->link_speed_bps));
 	char nb[2];
 	for (unsigned c = 0; c < RT_AN_PFC_CLASSES; c++) {
 		const struct rt_res_pfc_class *p = &r->pfc[c];
