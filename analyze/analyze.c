@@ -1,4 +1,4 @@
-/* Analyzer core: the per-record dispatch to the parts, time and buckets, the sinks, the public calls. */
+/* Analyzer core: the per-record dispatch to the parts, time and buckets, the end, the side inputs. */
 #include "analyze/analyze.h"
 
 #include <errno.h>
@@ -22,12 +22,33 @@ void rt_analyzer_opts_init(struct rt_analyzer_opts *opts)
 {
 	memset(opts, 0, sizeof(*opts));
 	opts->link_speed_bps = 100000000000ull;
-	opts->storm_ns = 100000000ull;
+	opts->storm_ns = 10000000ull;
 	opts->episode_gap_ns = 1000000ull;
 	opts->rate_window_ns = 100000ull;
 	opts->dup_window_ns = 10000ull;
 	opts->udp_port = RT_ROCEV2_PORT;
 	opts->vantage_window_ns = 10000000ull;
+}
+
+/*
+ * Frames at vantage point `point` drive flow f's order-sensitive figures
+ * (an_feed) when it is the flow's home: the point of its first frame so
+ * asked, or the point of this frame when its home's capture stopped (no
+ * frame for a vantage window).
+ */
+static bool follows(void *ctx, struct an_flow *f, int point)
+{
+	const struct rt_analyzer *an = ctx;
+	if (point < 0)
+		return true;
+	unsigned h = f->home;
+	if (!h ||
+	    (h != (unsigned)point + 1 && an->vp.pt[h - 1].last + an->vp.window_ns < an->now)) {
+		f->home = (uint8_t)(point + 1);
+		if (f->x)
+			f->x->home_ts = 0;
+	}
+	return f->home == (unsigned)point + 1;
 }
 
 struct rt_analyzer *rt_analyzer_new(const struct rt_analyzer_opts *opts, char *errbuf)
@@ -46,7 +67,8 @@ struct rt_analyzer *rt_analyzer_new(const struct rt_analyzer_opts *opts, char *e
 	if (an->o.rate_window_ns < 4)
 		an->o.rate_window_ns = 100000ull;
 	if (!an->o.storm_ns)
-		an->o.storm_ns = 100000000ull;
+		an->o.storm_ns = 10000000ull;
+	an->stall_min_ns = an->o.storm_ns / 2;
 	if (!an->o.vantage_window_ns)
 		an->o.vantage_window_ns = 10000000ull;
 	an_ep_init(&an->ep, an->o.episode_gap_ns);
@@ -61,7 +83,8 @@ struct rt_analyzer *rt_analyzer_new(const struct rt_analyzer_opts *opts, char *e
 	                          .bk = &an->bk,
 	                          .ep = &an->ep,
 	                          .pfc = &an->pfc,
-	                          .rate_window_ns = an->o.rate_window_ns};
+	                          .rpx = &an->rpx};
+	an_rp_ctx_init(&an->rpx, an->o.rate_window_ns);
 	if (an_select_init(&an->sel, &an->o, errbuf) < 0) {
 		rt_analyzer_free(an);
 		errno = EINVAL;
@@ -77,6 +100,9 @@ struct rt_analyzer *rt_analyzer_new(const struct rt_analyzer_opts *opts, char *e
 		return NULL;
 	}
 	an_vp_init(&an->vp, an->o.vantage, an->o.vantage_window_ns);
+	if (an->vp.on) { /* several points may come: each flow follows one */
+		an->tr.fw = an->ecn.fw = (struct an_follow){follows, an};
+	}
 	return an;
 }
 
@@ -96,6 +122,9 @@ void rt_analyzer_free(struct rt_analyzer *an)
 	an_side_free(&an->side);
 	an_dup_free(&an->dups);
 	an_vp_free(&an->vp);
+	an_rp_ctx_free(&an->rpx);
+	an_macs_free(&an->macs);
+	an_facts_free(&an->facts);
 	an_results_free(an->res);
 	free(an);
 }
@@ -105,81 +134,6 @@ static void results_stale(struct rt_analyzer *an)
 {
 	an_results_free(an->res);
 	an->res = NULL;
-}
-
-/* ---- sinks ---- */
-
-static void sink_failed(struct rt_analyzer *an, unsigned i, int rc, const char *msg)
-{
-	an->sinks.failed[i] = true;
-	if (!an->sinks.err) {
-		an->sinks.err = rc;
-		snprintf(an->sinks.errbuf, sizeof(an->sinks.errbuf), "%s", msg);
-	}
-}
-
-/* The buckets' way out: every sink that takes them. */
-static int deliver(void *ctx, const struct rt_an_bucket *b)
-{
-	struct rt_analyzer *an = ctx;
-	for (unsigned i = 0; i < an->sinks.n; i++) {
-		const struct rt_an_sink *s = &an->sinks.s[i];
-		char errbuf[RT_ERRBUF_SIZE] = "";
-		int rc;
-		if (s->bucket && !an->sinks.failed[i] &&
-		    (rc = s->bucket(s->ctx, an, b, errbuf)) < 0)
-			sink_failed(an, i, rc, errbuf);
-	}
-	return 0;
-}
-
-int rt_analyzer_add_sink(struct rt_analyzer *an, const struct rt_an_sink *sink, char *errbuf)
-{
-	int rc = 0;
-	bool buckets = sink->bucket && sink->bucket_ns;
-	if (an->sinks.n == RT_AN_SINKS_MAX)
-		rc = rt_errmsg(errbuf, EINVAL, "analyzer: more than %d sinks", RT_AN_SINKS_MAX);
-	else if (buckets && an->bk.len && an->bk.len != sink->bucket_ns)
-		rc = rt_errmsg(errbuf, EINVAL,
-		               "analyzer: sinks take buckets of %llu ns and of %llu ns",
-		               (unsigned long long)an->bk.len, (unsigned long long)sink->bucket_ns);
-	if (rc < 0) {
-		if (sink->free)
-			sink->free(sink->ctx);
-		return rc;
-	}
-	an->sinks.s[an->sinks.n++] = *sink;
-	if (buckets)
-		an_bk_start(&an->bk, sink->bucket_ns, deliver, an);
-	return 0;
-}
-
-int rt_analyzer_status(const struct rt_analyzer *an, char *errbuf)
-{
-	if (an->sinks.err && errbuf)
-		snprintf(errbuf, RT_ERRBUF_SIZE, "%s", an->sinks.errbuf);
-	return an->sinks.err;
-}
-
-int rt_analyzer_report(struct rt_analyzer *an, char *errbuf)
-{
-	int first = 0;
-	const struct rt_results *r = rt_analyzer_results(an);
-	if (!r)
-		return rt_errorf(errbuf, ENOMEM, "the results of the analysis");
-	for (unsigned i = 0; i < an->sinks.n; i++) {
-		const struct rt_an_sink *s = &an->sinks.s[i];
-		char eb[RT_ERRBUF_SIZE] = "";
-		int rc;
-		if (!s->report || an->sinks.failed[i] || (rc = s->report(s->ctx, r, eb)) == 0)
-			continue;
-		sink_failed(an, i, rc, eb);
-		if (!first) {
-			first = rc;
-			snprintf(errbuf, RT_ERRBUF_SIZE, "%s", eb);
-		}
-	}
-	return first;
 }
 
 /* ---- time ---- */
@@ -257,13 +211,51 @@ void rt_analyzer_tick(struct rt_analyzer *an, uint64_t now_ns)
 
 /* ---- per record ---- */
 
+/* A CE-marked data packet's time: the span of the flow's marks (the NP side, allocated by the CE mark). */
+static inline void ce_time(struct an_flow *f, const struct rt_record *rec)
+{
+	if (!f->np || rec->opcode == RT_OPCODE_CNP)
+		return;
+	if (!f->np->first_ce_ts)
+		f->np->first_ce_ts = rec->ts_ns;
+	f->np->last_ce_ts = rec->ts_ns;
+}
+
+/*
+ * What the findings read of a packet before the flow counts it: its UDP
+ * source port, its length, and a silence since the flow's previous packet
+ * that a pause overlapped (kept when long: a stall).
+ */
+static inline void packet_facts(struct rt_analyzer *an, struct an_flow *f, uint32_t fi,
+                                const struct rt_record *rec)
+{
+	uint64_t ts = rec->ts_ns;
+	if (rec->opcode != RT_OPCODE_CNP) {
+		if (!(f->flags & AN_FLOW_SPORT)) {
+			f->udp_sport = rec->udp_sport;
+			f->flags |= AN_FLOW_SPORT;
+		} else if (rec->udp_sport != f->udp_sport) {
+			f->flags |= AN_FLOW_SPORTS;
+		}
+	}
+	if (rec->wirelen > f->max_len)
+		f->max_len = (uint16_t)(rec->wirelen > UINT16_MAX ? UINT16_MAX : rec->wirelen);
+	if (f->packets && ts > f->last_ts && ts - f->last_ts >= an->stall_min_ns &&
+	    an_pfc_paused_since(&an->pfc, f->last_ts))
+		an_facts_stall(&an->facts, fi, f->last_ts, ts - f->last_ts);
+}
+
 /*
  * A copy of a packet already counted (an_dup_check): counted apart on its
  * flow. A CE mark the packet picked up between the two capture points is
  * counted now, in place of the codepoint it was counted with.
  */
+static void follow_frame(struct rt_analyzer *an, const struct rt_record *rec, uint32_t fi,
+                         int point, unsigned feed);
+
 static void handle_copy(struct rt_analyzer *an, const struct rt_record *rec,
-                        const struct rt_an_flow_key *k, uint32_t h, const struct an_dup_hit *hit)
+                        const struct rt_an_flow_key *k, uint32_t h, const struct an_dup_hit *hit,
+                        int point)
 {
 	an->tot.copies++;
 	an->tot.copy_bytes += rec->wirelen;
@@ -285,7 +277,11 @@ static void handle_copy(struct rt_analyzer *an, const struct rt_record *rec,
 		f->ecn[hit->ecn]--;
 		an->tot.ecn[hit->ecn]--;
 		an_ecn_ce(&an->ecn, fi, rec, an->tot.c.packets, an->note);
+		ce_time(f, rec);
 	}
+	/* a packet counted at another point: where this one is the flow's home, it is followed */
+	if (point >= 0 && hit->point != point)
+		follow_frame(an, rec, fi, point, AN_FEED_FOLLOW);
 }
 
 /* The flow of a RoCE record with a BTH (created at its first packet), AN_NONE when none is kept. */
@@ -309,9 +305,71 @@ static uint32_t record_flow(struct rt_analyzer *an, const struct rt_record *rec,
 	return fi;
 }
 
-/* A RoCE record; with a BTH, its flow's key and hash k, h. */
+/*
+ * The RP windows' packet gaps, from the frames the flow follows: with one
+ * point, every counted frame (its previous one is f->last_ts); with several,
+ * those at its home point.
+ */
+static void rp_packet(struct rt_analyzer *an, struct an_flow *f, const struct rt_record *rec,
+                      int point, unsigned feed)
+{
+	if (!(feed & AN_FEED_FOLLOW) || !an_follows(&an->tr.fw, f, point))
+		return;
+	struct an_xport *x = an->vp.matching ? an_xport(f) : NULL;
+	if (an->vp.matching && !x)
+		return;
+	/* one point: the counted frames are the followed ones; several: its home point's */
+	uint64_t prev = x ? x->home_ts : f->packets ? f->last_ts : 0;
+	if (prev >
+	    rec->ts_ns) { /* its own packets out of order: its windows and round trips suffer */
+		struct an_tallies *fd = &an->tally;
+		fd->flow_back++;
+		if (prev - rec->ts_ns > fd->flow_back_max)
+			fd->flow_back_max = prev - rec->ts_ns;
+		fd->flows_back += !(f->flags & AN_FLOW_DISORDER);
+		f->flags |= AN_FLOW_DISORDER;
+	}
+	an->rpx.apart |= x != NULL;
+	an_rp_packet(&an->rpx, f, rec->ts_ns, rec->wirelen, point < 0 ? 0u : (unsigned)point, prev);
+	if (!x)
+		return;
+	x->home_ts = rec->ts_ns;
+	x->home_n++;
+	x->home_ce += (rec->layers & (RT_L_IPV4 | RT_L_IPV6)) && (rec->ecn & 3) == 3;
+}
+
+/*
+ * What a frame of flow fi (a RoCE record with a BTH) feeds beyond its counts:
+ * the RP windows, the CNP's RP reaction, the transport. feed AN_FEED_FOLLOW
+ * alone: a copy at the flow's home of a packet counted at another point.
+ */
+static void follow_frame(struct rt_analyzer *an, const struct rt_record *rec, uint32_t fi,
+                         int point, unsigned feed)
+{
+	struct an_flow *f = &an->ft.flows[fi];
+	if (!(feed & AN_FEED_COUNT))
+		rp_packet(an, f, rec, point, feed);
+	if (rec->opcode == RT_OPCODE_CNP) {
+		an_ecn_cnp(&an->ecn, fi, rec, an->note, point, feed);
+		return;
+	}
+	uint8_t tr = (uint8_t)rt_opcode_transport(rec->opcode);
+	uint16_t opf = rt_opcode_flags(rec->opcode);
+	if (tr == RT_TR_UD) {
+		if (feed & AN_FEED_COUNT)
+			an_tr_ud(&an->tr, fi, rec);
+	} else if (tr == RT_TR_RC || tr == RT_TR_UC || tr == RT_TR_XRC) {
+		if (opf & RT_OPF_RESP)
+			an_tr_response(&an->tr, fi, rec, opf, an->tot.c.packets, an->note, point,
+			               feed);
+		else
+			an_tr_request(&an->tr, fi, rec, tr, opf, an->note, point, feed);
+	}
+}
+
+/* A RoCE record at vantage point `point` (-1: none); with a BTH, its flow's key and hash k, h. */
 static void handle_roce(struct rt_analyzer *an, const struct rt_record *rec, bool bth,
-                        const struct rt_an_flow_key *k, uint32_t h)
+                        const struct rt_an_flow_key *k, uint32_t h, int point)
 {
 	uint64_t ts = rec->ts_ns;
 	an->tot.c.roce_packets++;
@@ -326,12 +384,13 @@ static void handle_roce(struct rt_analyzer *an, const struct rt_record *rec, boo
 	struct an_flow *f = &an->ft.flows[fi];
 	if (an->note)
 		an->note->flow_id = f->id;
-	if (an->sel.kinds)
-		f->kinds |= (uint16_t)(1u << rt_pkt_kind(rec));
+	if (an->sel.kinds & (1u << rt_pkt_kind(rec)))
+		f->flags |= AN_FLOW_KIND;
 	bool first = !f->packets;
 	if (first)
 		f->first_ts = ts;
-	an_rp_packet(f, ts, rec->wirelen, an->o.rate_window_ns);
+	packet_facts(an, f, fi, rec);
+	rp_packet(an, f, rec, point, AN_FEED_COUNT | AN_FEED_FOLLOW);
 	f->last_ts = ts;
 	f->packets++;
 	f->bytes += rec->wirelen;
@@ -347,26 +406,31 @@ static void handle_roce(struct rt_analyzer *an, const struct rt_record *rec, boo
 		unsigned ecn = rec->ecn & 3u;
 		if (ecn == 3) {
 			an_ecn_ce(&an->ecn, fi, rec, an->tot.c.packets, an->note);
+			ce_time(f, rec);
 		} else {
 			f->ecn[ecn]++;
 			an->tot.ecn[ecn]++;
 		}
 	}
-	if (rec->opcode == RT_OPCODE_CNP) {
-		an_ecn_cnp(&an->ecn, fi, rec, an->note);
-		return;
-	}
+	if (rec->opcode == RT_OPCODE_CNP)
+		an_facts_cnp(&an->facts, fi, rec->dscp, rec->nvlan > 0,
+		             rec->nvlan ? rec->pcp[rec->nvlan - 1] : 0);
 	uint8_t tr = (uint8_t)rt_opcode_transport(rec->opcode);
-	uint16_t opf = rt_opcode_flags(rec->opcode);
 	if (f->transport == AN_TRANSPORT_NONE && tr != RT_TR_CNP)
 		f->transport = tr;
-	if (tr == RT_TR_UD) {
-		an_tr_ud(&an->tr, fi, rec);
-	} else if (tr == RT_TR_RC || tr == RT_TR_UC || tr == RT_TR_XRC) {
-		if (opf & RT_OPF_RESP)
-			an_tr_response(&an->tr, fi, rec, opf, an->tot.c.packets, an->note);
-		else
-			an_tr_request(&an->tr, fi, rec, tr, opf, an->note);
+	follow_frame(an, rec, fi, point, AN_FEED_COUNT | AN_FEED_FOLLOW);
+}
+
+/* The MACs of a RoCE frame (with the IPs behind them) or of a PFC/PAUSE frame's sender, at `point`. */
+static inline void macs_frame(struct rt_analyzer *an, const struct rt_record *rec, int point)
+{
+	if ((rec->kind == RT_KIND_ROCE || rec->kind == RT_KIND_CNP) &&
+	    (rec->layers & (RT_L_IPV4 | RT_L_IPV6))) {
+		uint8_t v = rec->ip_version == 4 ? 4 : 6;
+		an_macs_see(&an->macs, 0, rec->src_mac, point, v, rec->src_ip);
+		an_macs_see(&an->macs, 1, rec->dst_mac, point, v, rec->dst_ip);
+	} else if (rec->kind == RT_KIND_PFC || rec->kind == RT_KIND_PAUSE) {
+		an_macs_see(&an->macs, 0, rec->src_mac, point, 0, NULL);
 	}
 }
 
@@ -403,34 +467,42 @@ void rt_analyzer_feed(struct rt_analyzer *an, const struct rt_record *rec)
 	an->tot.c.bytes += rec->wirelen;
 	if (an->pfc.active && an->now >= an->pfc.next_expiry)
 		an_pfc_advance(&an->pfc, an->now);
-	an_tally_frame(&an->tally, rec, first);
-	an->pair.disordered |= an->tally.ts_back != 0;
+	if (an->pfc.active) /* a pause runs: the RP windows around now are not measured */
+		an->rpx.paused_ts = an->now;
+	int point = an->vp.on && rec->point < AN_VP_POINTS ? (int)rec->point : -1;
+	an_tally_frame(&an->tally, rec, first, point);
+	an->pair.disordered |= an->tally.ts_back + an->tally.ts_back_across != 0;
+	if (an->bk.len && ts < an->bk.cur && an->bk.cur != UINT64_MAX)
+		an->tally.late_bucket++; /* counted in the bucket after its own */
 	if (bth)
 		an_flow_prefetch(&an->ft, h);
 	struct an_dup_hit hit;
 	bool copy = bth && an->dups.nsets &&
-	            an_dup_check(&an->dups, &(struct an_dup_flow){&an->ft, &k, h}, rec, fp, an->now,
-	                         an->tot.c.packets, &hit);
+	            an_dup_check(&an->dups, &(struct an_dup_flow){&an->ft, &k, h, point}, rec, fp,
+	                         an->now, an->tot.c.packets, &hit);
 	if (an->vp.on)
 		an_vp_frame(&an->vp, rec, bth ? fp : 0, copy, an->now);
+	macs_frame(an, rec, point);
 	if (copy) {
-		handle_copy(an, rec, &k, h,
-		            &hit); /* counted once: the frame counts, the packet does not */
+		handle_copy(an, rec, &k, h, &hit,
+		            point); /* counted once: the frame counts, the packet does not */
 		return;
 	}
 	an_ep_packet(&an->ep, an->now, rec->wirelen, an->pfc.active > 0);
-	if (rec->truncated)
+	if (rec->events & RT_EV_TRUNCATION_MASK & ~RT_EV_ICRC_TRUNCATED) /* a header cut */
 		an->tot.truncated++;
 	switch (rec->kind) {
 	case RT_KIND_ROCE:
 	case RT_KIND_CNP:
-		handle_roce(an, rec, bth, &k, h);
+		handle_roce(an, rec, bth, &k, h, point);
 		if (rec->layers & RT_L_CM)
 			an_cm_mad(&an->cm, &an->pair, rec);
 		break;
 	case RT_KIND_PFC:
 	case RT_KIND_PAUSE:
-		an_pfc_frame(&an->pfc, rec, an->now, an->note);
+		an_pfc_frame(&an->pfc, rec, an->now, point, an->note);
+		if (an->pfc.active)
+			an->rpx.paused_ts = an->now;
 		break;
 	case RT_KIND_MALFORMED:
 		an->tot.malformed++;
@@ -493,7 +565,7 @@ int rt_analyzer_finish(struct rt_analyzer *an, char *errbuf)
 	for (uint32_t fi = 0; fi < an->ft.n; fi++) {
 		struct an_flow *f = &an->ft.flows[fi];
 		if (f->rp)
-			an_rp_finish(f);
+			an_rp_finish(&an->rpx, f);
 		if (f->np)
 			an_np_finish(f->np);
 	}
@@ -502,76 +574,14 @@ int rt_analyzer_finish(struct rt_analyzer *an, char *errbuf)
 		char eb[RT_ERRBUF_SIZE] = "";
 		int rc;
 		if (s->end && !an->sinks.failed[i] && (rc = s->end(s->ctx, an, eb)) < 0)
-			sink_failed(an, i, rc, eb);
+			an_sink_failed(an, i, rc, eb);
 	}
 	if (an->sinks.err)
 		return rt_analyzer_status(an, errbuf);
 	return whole ? 0 : rt_errmsg(errbuf, EINTR, "interrupted at the end of the capture");
 }
 
-/* ---- reading ---- */
-
-int rt_analyzer_selected_ids(const struct rt_analyzer *an, uint32_t **ids, uint32_t *n)
-{
-	*n = 0;
-	if (!(*ids = malloc((an->ft.next_id ? an->ft.next_id : 1) * sizeof(**ids))))
-		return -ENOMEM;
-	for (uint32_t id = 0; id < an->ft.next_id; id++)
-		if (an_flow_by_id(&an->ft, id)->flags & AN_FLOW_SELECTED)
-			(*ids)[(*n)++] = id;
-	return 0;
-}
-
-uint64_t rt_analyzer_flow_count(const struct rt_analyzer *an)
-{
-	return an->ft.next_id;
-}
-
-void rt_analyzer_bucket_columns(const struct rt_analyzer *an, bool *source_log, bool *counters)
-{
-	*source_log = an->bk.srclog;
-	*counters = an->bk.counters;
-}
-
-const struct rt_an_flow_key *rt_analyzer_flow_key(const struct rt_analyzer *an, uint32_t id)
-{
-	return id < an->ft.next_id ? &an_flow_by_id(&an->ft, id)->key : NULL;
-}
-
-void rt_analyzer_totals(const struct rt_analyzer *an, struct rt_an_counts *out)
-{
-	*out = an->tot.c;
-	memcpy(out->pfc_xoff, an->pfc.xoff, sizeof(out->pfc_xoff));
-	memcpy(out->pfc_xon, an->pfc.xon, sizeof(out->pfc_xon));
-	memcpy(out->pfc_paused_ns, an->pfc.paused_ns, sizeof(out->pfc_paused_ns));
-}
-
-void rt_analyzer_totals_idle(const struct rt_analyzer *an, uint64_t idle_ns,
-                             struct rt_an_counts *out)
-{
-	rt_analyzer_totals(an, out);
-	uint64_t at = an->now + idle_ns < an->now ? UINT64_MAX : an->now + idle_ns;
-	an_pfc_paused_at(&an->pfc, at, out->pfc_paused_ns);
-}
-
-void rt_analyzer_live(const struct rt_analyzer *an, uint64_t idle_ns, struct rt_an_live *out)
-{
-	out->flows = an->ft.next_id;
-	rt_analyzer_totals_idle(an, idle_ns, &out->t);
-}
-
-void rt_analyzer_interval(struct rt_analyzer *an, struct rt_an_counts *out, bool reset)
-{
-	struct rt_an_counts now;
-	rt_analyzer_totals(an, &now);
-	const uint64_t *a = (const uint64_t *)&now, *b = (const uint64_t *)&an->iv_start;
-	uint64_t *o = (uint64_t *)out;
-	_Static_assert(sizeof(struct rt_an_counts) % sizeof(uint64_t) == 0, "counters only");
-	for (size_t i = 0; i < sizeof(now) / sizeof(uint64_t); i++)
-		o[i] = a[i] - b[i];
-	if (reset)
-		an->iv_start = now;
-}
+/* ---- side inputs ---- */
 
 void rt_analyzer_input_error(struct rt_analyzer *an, const char *message)
 {
@@ -588,12 +598,14 @@ void rt_analyzer_capture_drops(struct rt_analyzer *an, uint64_t if_dropped, uint
 int rt_analyzer_load_counters(struct rt_analyzer *an, const char *path, char *errbuf)
 {
 	results_stale(an);
+	an->side.before_capture = !an->tot.c.packets;
 	return an_side_load_counters(&an->side, path, errbuf);
 }
 
 int rt_analyzer_load_source_log(struct rt_analyzer *an, const char *path, char *errbuf)
 {
 	results_stale(an);
+	an->side.before_capture = !an->tot.c.packets;
 	return an_side_load_source_log(&an->side, path, errbuf);
 }
 

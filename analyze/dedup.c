@@ -21,11 +21,13 @@
  * saw fewer frames of it than the other hop is a copy: frames reach the
  * second point in the order they passed the first, so this also pairs the
  * copies of identical packets (CNPs to one QP) in flight together. A frame
- * at a new hop is a copy; at the hop ahead, or level, a new packet. With one
- * hop so far, a frame again within the short window (--dup-window:
- * overlapping files, one port mirrored twice) is a copy, once, unless it
- * can be a resend: the start of a go-back-N its flow owes a NAK (an RNR
- * NAK: once its shortest timer passed), or the next PSN of a resend run.
+ * at a new hop is a copy; at the hop ahead, or level, a new packet, but for
+ * one again at that hop within the short window (--dup-window: overlapping
+ * files, one port mirrored twice, a mirror of both directions captured
+ * twice by `-i any`), which is a copy, as often as it comes (with one hop
+ * so far, too), unless it can be a resend: the start of a go-back-N its
+ * flow owes a NAK (an RNR NAK: once its shortest timer passed), or the next
+ * PSN of a resend run.
  * CNPs to one QP are all alike and an NP may send them microseconds apart:
  * one again at the same point is a copy only once packets with a PSN of
  * their own were seen copied there (the capture does double packets).
@@ -227,13 +229,14 @@ bool an_dup_check(struct an_dups *d, const struct an_dup_flow *fl, const struct 
 		/*
 		 * At a point that saw fewer frames of it than the other: a copy
 		 * (frames of identical packets reach the second point in their
-		 * order); at the point ahead, or level: a new frame. With one
-		 * point, a frame again within the window is a copy, once.
+		 * order); at the point ahead, or level: a new frame, unless it
+		 * is the same point's again within the window (a copy).
 		 */
 		unsigned k = 0;
 		while (k < in->nhops && in->hop[k] != hop)
 			k++;
-		bool copy;
+		bool copy, cnp = rec->opcode == RT_OPCODE_CNP;
+		uint64_t dt = ts > in->ts ? ts - in->ts : in->ts - ts;
 		if (k == in->nhops) {
 			if (k < AN_DUP_HOPS) {
 				in->hop[k] = hop;
@@ -247,21 +250,24 @@ bool an_dup_check(struct an_dups *d, const struct an_dup_flow *fl, const struct 
 				dup_size(d, now);
 				in = entry_of(d, fp, now); /* where the table put it */
 			}
-		} else if (in->nhops == 2) {
+		} else if (in->nhops == 2 && (in->seen[k] < in->seen[1 - k] || cnp ||
+		                              dt > d->window_ns || may_be_resend(fl, rec))) {
 			copy = in->seen[k] < in->seen[1 - k];
 			d->other_interface += copy;
 			if (in->seen[k] < UINT16_MAX)
 				in->seen[k]++;
 		} else {
-			uint64_t dt = ts > in->ts ? ts - in->ts : in->ts - ts;
-			bool cnp = rec->opcode == RT_OPCODE_CNP;
-			copy = dt <= d->window_ns && !in->same_copy &&
-			       (!cnp || d->same_point_seen) && !may_be_resend(fl, rec);
+			/*
+			 * Again at the same point within the window (one point, or a point
+			 * ahead of the other): a copy, as often as it comes (a mirror of
+			 * both directions doubled by `-i any`), unless it can be a resend.
+			 */
+			copy = dt <= d->window_ns && (!cnp || d->same_point_seen) &&
+			       !may_be_resend(fl, rec);
 			d->same_interface += copy;
 			d->same_point_seen |= copy && !cnp;
-			in->same_copy |= copy;
-			if (!copy && in->seen[0] < UINT16_MAX)
-				in->seen[0]++;
+			if (!copy && in->seen[k] < UINT16_MAX)
+				in->seen[k]++;
 		}
 		if (in->nhops == 2) { /* only the difference matters */
 			uint16_t m = in->seen[0] < in->seen[1] ? in->seen[0] : in->seen[1];
@@ -272,6 +278,7 @@ bool an_dup_check(struct an_dups *d, const struct an_dup_flow *fl, const struct 
 		if (copy) {
 			hit->frame = frame - (uint32_t)((uint32_t)frame - in->frame);
 			hit->ecn = in->ecn;
+			hit->point = in->point;
 			if ((rec->layers & (RT_L_IPV4 | RT_L_IPV6)) && rec->ecn == 3)
 				in->ecn =
 				    3; /* marked between the two capture points: counted now */
@@ -279,7 +286,7 @@ bool an_dup_check(struct an_dups *d, const struct an_dup_flow *fl, const struct 
 		}
 		/* a new frame of the packet (a resend, the next CNP): counted */
 		in->frame = (uint32_t)frame;
-		in->same_copy = false;
+		in->point = (int8_t)fl->point;
 		in->ecn = (rec->layers & (RT_L_IPV4 | RT_L_IPV6)) ? rec->ecn & 3 : 0;
 		return false;
 	}
@@ -295,10 +302,10 @@ bool an_dup_check(struct an_dups *d, const struct an_dup_flow *fl, const struct 
 	in->fp = fp;
 	in->ts = ts;
 	in->frame = (uint32_t)frame;
+	in->point = (int8_t)fl->point;
 	in->hop[0] = hop;
 	in->seen[0] = 1;
 	in->nhops = 1;
-	in->same_copy = false;
 	in->ecn = (rec->layers & (RT_L_IPV4 | RT_L_IPV6)) ? rec->ecn & 3 : 0;
 	return false;
 }

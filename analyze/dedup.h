@@ -25,7 +25,7 @@ struct an_dup_entry {
 	uint8_t nhops;
 	uint8_t
 	    ecn; /* the codepoint counted for the frame counted last (3 once a copy was CE-marked) */
-	bool same_copy; /* that frame already had a copy at its own capture point */
+	int8_t point; /* the vantage point of the frame counted last (-1: none known) */
 };
 /* A two-way set-associative table of the packets seen lately. */
 struct an_dups {
@@ -45,6 +45,7 @@ struct an_dups {
 struct an_dup_hit {
 	uint64_t frame; /* the first copy's frame number */
 	uint8_t ecn;    /* the codepoint it was counted with */
+	int point;      /* the vantage point it was counted at (-1: none known) */
 };
 /*
  * window_ns 0 turns detection off. several: the frames come from several
@@ -67,6 +68,7 @@ struct an_dup_flow {
 	struct an_flowtab *ft;
 	const struct rt_an_flow_key *key;
 	uint32_t hash;
+	int point; /* the record's vantage point (-1: none known) */
 };
 /*
  * True when `rec` (RoCE with a BTH, fingerprint fp, its flow's key and

@@ -13,6 +13,7 @@ void an_ecn_ce(struct an_ecn *e, uint32_t fi, const struct rt_record *rec, uint6
 		an_pair_first_ce(e->pair, fi);
 	e->tot->ecn[3]++;
 	e->tot->c.ce++;
+	e->rpx->links_on = true; /* CNPs follow marks: the links toward receivers matter now */
 	an_bk_mark(e->bk, f,
 	           fi); /* a copy's CE mark: its flow may have nothing else in this bucket */
 	/* an NP answers CE-marked data, never a CE-marked CNP: only data enters the NP history */
@@ -29,12 +30,19 @@ void an_ecn_ce(struct an_ecn *e, uint32_t fi, const struct rt_record *rec, uint6
 	an_ep_event(e->ep, ts, f, AN_EP_CE, e->pfc->active > 0);
 }
 
-void an_ecn_cnp(struct an_ecn *e, uint32_t ri, const struct rt_record *rec, struct rt_an_note *note)
+void an_ecn_cnp(struct an_ecn *e, uint32_t ri, const struct rt_record *rec, struct rt_an_note *note,
+                int point, unsigned feed)
 {
 	uint64_t ts = rec->ts_ns;
+	uint32_t fi = an_pair_cnp_target(e->pair, ri);
+	if (!(feed & AN_FEED_COUNT)) { /* a copy at another point: the RP windows where followed */
+		struct an_flow *f = fi != AN_NONE ? &e->ft->flows[fi] : NULL;
+		if (f && (feed & AN_FEED_FOLLOW) && an_follows(&e->fw, f, point))
+			an_rp_cnp(e->rpx, f, ts, point < 0 ? 0u : (unsigned)point);
+		return;
+	}
 	e->tot->c.cnp++;
 	e->ft->flows[ri].cnp_sent++;
-	uint32_t fi = an_pair_cnp_target(e->pair, ri);
 	bool paused = e->pfc->active > 0;
 	if (fi == AN_NONE) {
 		/* counted on its data flow once a pairing names it (an_ecn_settle) */
@@ -61,7 +69,8 @@ void an_ecn_cnp(struct an_ecn *e, uint32_t ri, const struct rt_record *rec, stru
 			note->cnp_for_frame = answers;
 			note->cnp_delay_ns = answers ? lag : 0;
 		}
-		an_rp_cnp(f, ts, e->rate_window_ns);
+		if ((feed & AN_FEED_FOLLOW) && an_follows(&e->fw, f, point))
+			an_rp_cnp(e->rpx, f, ts, point < 0 ? 0u : (unsigned)point);
 	}
 	an_ep_event(e->ep, ts, f, AN_EP_CNP, paused);
 }

@@ -3,6 +3,7 @@
 #define RT_ANALYZE_FIGURES_H
 
 #include <math.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "analyze/types.h"
@@ -17,6 +18,15 @@ static inline double an_rate_gbps(uint64_t bytes, uint64_t first, uint64_t last)
 static inline double an_gbps(uint64_t bytes, uint64_t ns)
 {
 	return ns ? (double)bytes * 8.0 / (double)ns : NAN;
+}
+
+/* Some PFC class or 802.3x PAUSE was paused at some time. */
+static inline bool an_paused_any(const uint64_t paused_ns[RT_AN_PFC_CLASSES])
+{
+	for (unsigned c = 0; c < RT_AN_PFC_CLASSES; c++)
+		if (paused_ns[c])
+			return true;
+	return false;
 }
 
 /* What share of the packets with an ECN field carried ECT(0), ECT(1) or CE; NaN when none had one. */

@@ -35,21 +35,26 @@ enum an_nak_wait {
 	AN_NAK_RNR, /* an RNR NAK: retry after its timer */
 };
 
-/* RP reaction to the latest CNP under way (an_flow.rp_phase, analyze/reaction.c). */
+/* RP reaction to the latest CNP under way (an_flow.rp_phase, analyze/rp.c). */
 enum an_rp_phase {
 	AN_RP_IDLE = 0,
 	AN_RP_AFTER,   /* windows after the CNP: the slowest rate */
 	AN_RP_RECOVER, /* the rate fell: waiting for it to come back */
+	AN_RP_PROBE,   /* too few packets in the window: how long a window would hold them */
 };
 
 /* an_flow.flags */
 enum an_flow_flag {
-	AN_FLOW_HAS_REQ = 1u << 0,      /* a request was seen: the PSN state holds */
-	AN_FLOW_IN_RETRANS = 1u << 1,   /* a resend run is under way */
-	AN_FLOW_TAGGED = 1u << 2,       /* the latest packet had a VLAN tag (pcp holds) */
-	AN_FLOW_TL_DIRTY = 1u << 3,     /* in the current bucket's list (analyze/buckets.c) */
-	AN_FLOW_SELECTED = 1u << 4,     /* the flow selector names it */
-	AN_FLOW_CONVERSATION = 1u << 5, /* --conversation names it: its peer is selected too */
+	AN_FLOW_HAS_REQ = 1u << 0,    /* a request was seen: the PSN state holds */
+	AN_FLOW_IN_RETRANS = 1u << 1, /* a resend run is under way */
+	AN_FLOW_TAGGED = 1u << 2,     /* the latest packet had a VLAN tag (pcp holds) */
+	AN_FLOW_TL_DIRTY = 1u << 3,   /* in the current bucket's list (analyze/buckets.c) */
+	AN_FLOW_SELECTED = 1u << 4,   /* the flow selector names it */
+	AN_FLOW_DISORDER = 1u << 5,   /* a packet came before its previous one (time order) */
+	AN_FLOW_SPORT = 1u << 6,      /* udp_sport holds the first packet's (CNPs aside) */
+	AN_FLOW_SPORTS = 1u << 7, /* a later one (CNPs aside) came from another UDP source port */
+	AN_FLOW_CONVERSATION = 1u << 8, /* --conversation names it: its peer is selected too */
+	AN_FLOW_KIND = 1u << 9,         /* --kind given: it carried a packet of one of the kinds */
 };
 
 /* RP reaction: the sending rate over this many packet gaps before and after a CNP */
@@ -73,13 +78,20 @@ struct an_xport {
 	 * resend run under way (0 = none) */
 	uint64_t nak_frame, run_nak_frame;
 	struct an_hist *rtt, *gbn_delay, *timeout_gap; /* allocated at their first sample */
+	struct an_hist *rnr_wait;                      /* RNR NAK -> the retry it asked for */
 	uint32_t *nak_codes;                           /* [32] by code, at the first NAK */
+	uint8_t rnr_timer; /* the latest RNR NAK's timer field (rnr_naks_received > 0) */
 	uint64_t naks_received, rnr_naks_received, retransmitted, duplicates;
+	uint64_t retransmitted_bytes; /* wire lengths of the resent requests */
 	uint64_t gaps, gap_psns, psn_jumps, timeouts, go_back_n, rnr_retries;
+	uint64_t gap_ts, resend_ts; /* the latest PSN gap, the latest resend (RP windows) */
+	uint64_t home_ts; /* several vantage points: its latest frame at its home point ... */
+	uint64_t home_n;  /* ... and how many it followed there ... */
+	uint64_t home_ce; /* ... of them CE-marked */
 };
 
 struct an_np;  /* NP side of a flow (analyze/reaction.h) */
-struct an_rp;  /* RP reaction of a flow (analyze/reaction.h) */
+struct an_rp;  /* RP reaction of a flow (analyze/rp.h) */
 struct an_src; /* the traffic source log joined to a flow (analyze/side.h) */
 
 /*
@@ -93,16 +105,18 @@ struct an_flow {
 	uint32_t hash;
 	uint32_t
 	    id; /* first-seen order; AN_NONE before the first packet (CM- or side-file-created) */
-	uint32_t reverse;    /* paired flow the other way, or AN_NONE */
-	uint8_t transport;   /* enum rt_transport of the first request, AN_TRANSPORT_NONE before */
-	uint8_t flags;       /* enum an_flow_flag */
-	uint8_t nak_pending; /* enum an_nak_wait */
+	uint32_t reverse;  /* paired flow the other way, or AN_NONE */
+	uint8_t transport; /* enum rt_transport of the first request, AN_TRANSPORT_NONE before */
+	uint8_t nak_pending : 4; /* enum an_nak_wait */
+	uint8_t pairing : 4;     /* enum an_pair_how */
+	uint16_t flags;          /* enum an_flow_flag */
 	uint8_t dscp, pcp;
-	uint8_t rp_phase;     /* enum an_rp_phase */
-	uint8_t rp_head;      /* next slot of rp_dt/rp_len */
-	uint8_t pairing;      /* enum an_pair_how */
+	uint8_t rp_phase : 4; /* enum an_rp_phase */
+	uint8_t rp_head : 4;  /* next slot of rp_dt/rp_len */
+	uint8_t
+	    home; /* vantage point + 1 whose frames drive its order-sensitive figures (0: none) */
 	uint16_t rp_last_len; /* the latest packet's length (at most 65535) */
-	uint16_t kinds;       /* --kind given: the packet kinds seen (bits of enum rt_pkt_kind) */
+	uint16_t udp_sport;   /* of its first packet, CNPs aside (AN_FLOW_SPORT) */
 	struct an_xport *x;
 	uint64_t packets, bytes, requests;
 	uint64_t last_ts, last_req_ts;
@@ -110,7 +124,8 @@ struct an_flow {
 	uint32_t psn_lo, psn_hi; /* oldest PSN kept for pairing; highest PSN the requests can use */
 	uint32_t next_psn, next_psn_max; /* range the next new request may start at */
 	uint32_t last_psn;               /* PSN of the latest request */
-	uint32_t pmtu;
+	uint16_t pmtu;    /* RoCE path MTU from full first/middle packets, 0: unknown */
+	uint16_t max_len; /* its largest frame on the wire (at most 65535) */
 	uint64_t ecn[4];
 	/* the latest AN_RP_GAPS gaps between packets (ns, at most 2^32 - 1) and the length of the
 	 * packet before each: the sending rate around a CNP */
@@ -128,6 +143,30 @@ struct an_flow {
 _Static_assert(offsetof(struct an_flow, first_ts) <= 3 * 64,
                "the fields every packet touches fit in the first three cache lines of a flow");
 _Static_assert(sizeof(struct an_flow) == 4 * 64, "a flow is four cache lines");
+
+/*
+ * How a frame feeds a flow's figures. Counted: the first frame of its packet
+ * (packets, bytes, ECN, CNPs, NAKs...). Followed: with several vantage
+ * points, only the frames at the flow's home point (an_flow.home) drive what
+ * depends on their order and times (PSN gaps and resends, round trips, the
+ * RP windows), so that a packet one point saw late is no resend; a copy at
+ * the home point of a packet counted at another is followed, not counted.
+ */
+enum an_feed {
+	AN_FEED_COUNT = 1u << 0,
+	AN_FEED_FOLLOW = 1u << 1, /* may be followed: at the flow's home point, it is */
+};
+
+/* Whether frames at vantage point `point` (-1: none known) are the ones flow f follows. */
+struct an_follow {
+	bool (*fn)(void *ctx, struct an_flow *f, int point);
+	void *ctx;
+};
+
+static inline bool an_follows(const struct an_follow *fw, struct an_flow *f, int point)
+{
+	return !fw->fn || fw->fn(fw->ctx, f, point);
+}
 
 /* The key of a flow (inline, with fixed-size copies: it is made for every packet). */
 static inline void an_key_from(struct rt_an_flow_key *k, uint8_t ipver, const uint8_t *src,

@@ -11,11 +11,14 @@
 #include "analyze/dedup.h"
 #include "analyze/ecn.h"
 #include "analyze/episodes.h"
+#include "analyze/facts.h"
 #include "analyze/flows.h"
 #include "analyze/tallies.h"
 #include "analyze/flowsel.h"
+#include "analyze/macs.h"
 #include "analyze/pairing.h"
 #include "analyze/pfc.h"
+#include "analyze/rp.h"
 #include "analyze/side.h"
 #include "analyze/select.h"
 #include "analyze/totals.h"
@@ -49,6 +52,7 @@ struct rt_analyzer {
 	    note; /* rt_analyzer_feed_note's note for the record being fed, NULL in the other feeds */
 	struct an_transport tr;
 	struct an_ecn ecn;
+	struct an_rp_ctx rpx; /* the RP reaction: its windows, pauses, the links toward receivers */
 	struct an_pfc pfc;
 	struct an_episodes ep;
 	struct an_cm cm;
@@ -57,10 +61,17 @@ struct rt_analyzer {
 	struct an_dups dups;
 	struct an_tallies tally;
 	struct an_vantage vp;
+	struct an_macs macs;   /* the MACs of RoCE and PFC frames, their points and IPs */
+	struct an_facts facts; /* rare per-flow facts: CNP priorities, stalls during pauses */
+	uint64_t
+	    stall_min_ns; /* silences during a pause kept from this long: half --storm-threshold */
 	struct an_results *res; /* the results view, once built (rt_analyzer_results()) */
 	struct an_sinks sinks;
 	volatile sig_atomic_t stop;       /* rt_analyzer_interrupt() */
 	char input_error[RT_ERRBUF_SIZE]; /* rt_analyzer_input_error(), "" when none */
 };
+
+/* Sink i failed with rc and msg: it takes nothing more; the first failure is the analyzer's (analyze/outputs.c). */
+void an_sink_failed(struct rt_analyzer *an, unsigned i, int rc, const char *msg);
 
 #endif

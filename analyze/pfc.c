@@ -1,4 +1,4 @@
-/* PFC (802.1Qbb) and PAUSE (802.3x): XOFF/XON counts, paused time from quanta and link speed, storms. */
+/* PFC (802.1Qbb) and PAUSE (802.3x): XOFF/XON counts, paused time from quanta and link speed, storms, incidents. */
 #include "analyze/pfc.h"
 
 #include <stdlib.h>
@@ -24,10 +24,16 @@ void an_pfc_free(struct an_pfc *p)
 	free(p->runs);
 	free(p->ended);
 	free(p->storms);
+	free(p->inc);
+	for (unsigned c = 0; c < RT_AN_PFC_CLASSES; c++) {
+		free(p->run[c].members);
+		p->run[c].members = NULL;
+	}
 	p->macs = NULL;
 	p->mac_slots = NULL;
 	p->runs = p->ended = NULL;
 	p->storms = NULL;
+	p->inc = NULL;
 }
 
 /* ---- sending MACs: an array in the order they came, found through a hash table ---- */
@@ -162,15 +168,156 @@ static void run_remove(struct an_pfc *p, uint32_t run)
 		p->running_classes &= (uint16_t) ~(1u << c);
 }
 
+/* ---- pause incidents of a class: their MACs listed as they join ---- */
+
+/* MAC index mi pauses class c: it joins the class's incident, which starts when none paused it. */
+static void incident_join(struct an_pfc *p, uint32_t mi, unsigned c, uint64_t ts)
+{
+	struct an_pfc_run *run = &p->run[c];
+	struct an_pfc_class *cl = &p->macs[mi].cls[c];
+	if (!run->active++) {
+		run->seq++;
+		run->start = run->end = ts;
+		run->storm = false;
+		run->nmembers = run->joined = 0;
+	}
+	if (cl->inc_seq == run->seq)
+		return;
+	cl->inc_seq = run->seq;
+	cl->inc_first = ts;
+	cl->inc_paused = cl->inc_longest = 0;
+	run->joined++;
+	if (run->nmembers == run->cap_members) {
+		uint32_t ncap = run->cap_members ? run->cap_members * 2 : 8;
+		uint32_t *nm = realloc(run->members, ncap * sizeof(*nm));
+		if (!nm)
+			return; /* counted in joined, not named */
+		run->members = nm;
+		run->cap_members = ncap;
+	}
+	run->members[run->nmembers++] = mi;
+}
+
+/* e into the named MACs, kept in order of their first XOFF, the earliest AN_INC_MACS. */
+static void incident_name(struct an_incident *out, const struct an_inc_mac *e)
+{
+	uint32_t k = out->nmacs < AN_INC_MACS ? out->nmacs++ : AN_INC_MACS;
+	while (k && out->macs[k - 1].first > e->first) {
+		if (k < AN_INC_MACS)
+			out->macs[k] = out->macs[k - 1];
+		k--;
+	}
+	if (k < AN_INC_MACS)
+		out->macs[k] = *e;
+}
+
+/*
+ * Class c's incident as it stands at `at` (its pauses still running counted
+ * up to then) into *out: its MACs by their first XOFF, the first
+ * AN_INC_MACS of them and the one that paused longest.
+ */
+static void incident(const struct an_pfc *p, unsigned c, uint64_t at, struct an_incident *out)
+{
+	const struct an_pfc_run *run = &p->run[c];
+	memset(out, 0, sizeof(*out));
+	out->cls = (uint8_t)c;
+	out->start = run->start;
+	out->end = at;
+	out->macs_total = run->joined;
+	struct an_inc_mac longest = {0};
+	for (uint32_t i = 0; i < run->nmembers; i++) {
+		const struct an_pfc_mac *m = &p->macs[run->members[i]];
+		const struct an_pfc_class *cl = &m->cls[c];
+		struct an_inc_mac e = {
+		    .first = cl->inc_first, .paused = cl->inc_paused, .longest = cl->inc_longest};
+		memcpy(e.mac, m->mac, 6);
+		if (cl->paused) {
+			uint64_t upto = at < cl->until ? at : cl->until;
+			uint64_t len = upto > cl->run_start ? upto - cl->run_start : 0;
+			e.paused += len;
+			if (len > e.longest)
+				e.longest = len;
+		}
+		if (e.longest > longest.longest)
+			longest = e;
+		incident_name(out, &e);
+	}
+	bool named = false;
+	for (uint32_t k = 0; k < out->nmacs; k++)
+		named |= !memcmp(out->macs[k].mac, longest.mac, 6);
+	if (!named && out->nmacs)
+		out->macs[out->nmacs - 1] = longest;
+}
+
+/* A pause of class c ended at `end`: when it was the incident's last, the incident is kept if it held a storm. */
+static void incident_leave(struct an_pfc *p, unsigned c, uint64_t end)
+{
+	struct an_pfc_run *run = &p->run[c];
+	if (end > run->end)
+		run->end = end;
+	if (--run->active || !run->storm)
+		return;
+	if (p->ninc == AN_INCIDENTS_MAX) {
+		p->inc_beyond++;
+		return;
+	}
+	if (p->ninc == p->cap_inc) {
+		uint32_t ncap = p->cap_inc ? p->cap_inc * 2 : 4;
+		struct an_incident *ni = realloc(p->inc, ncap * sizeof(*ni));
+		if (!ni) {
+			p->inc_beyond++;
+			return;
+		}
+		p->inc = ni;
+		p->cap_inc = ncap;
+	}
+	incident(p, c, run->end, &p->inc[p->ninc++]);
+}
+
+unsigned an_pfc_ongoing(const struct an_pfc *p, uint64_t at, struct an_incident *out, unsigned max)
+{
+	unsigned n = 0;
+	for (unsigned c = 0; c < RT_AN_PFC_CLASSES && n < max; c++) {
+		const struct an_pfc_run *run = &p->run[c];
+		if (!run->active)
+			continue;
+		bool storm = run->storm;
+		for (uint32_t i = 0; i < run->nmembers && !storm; i++) {
+			const struct an_pfc_class *cl = &p->macs[run->members[i]].cls[c];
+			uint64_t upto = at < cl->until ? at : cl->until;
+			storm = cl->paused && upto > cl->run_start &&
+			        upto - cl->run_start >= p->storm_ns;
+		}
+		if (!storm)
+			continue;
+		incident(p, c, at, &out[n]);
+		out[n++].ongoing = true;
+	}
+	return n;
+}
+
 /* A run, out of the heap, ended at `end`; `paused`: other pauses still run. */
 static void end_run(struct an_pfc *p, uint32_t run, uint64_t end, bool paused)
 {
 	struct an_pfc_mac *m = &p->macs[run / RT_AN_PFC_CLASSES];
 	unsigned c = run % RT_AN_PFC_CLASSES;
 	struct an_pfc_class *cl = &m->cls[c];
+	uint64_t len = end - cl->run_start;
 	cl->paused = false;
-	cl->paused_ns += end - cl->run_start; /* counted continuously from its start */
-	if (end - cl->run_start >= p->storm_ns) {
+	cl->paused_ns += len; /* counted continuously from its start */
+	cl->inc_paused += len;
+	if (len > cl->longest_ns) {
+		cl->longest_ns = len;
+		cl->longest_start = cl->run_start;
+	}
+	if (len > cl->inc_longest)
+		cl->inc_longest = len;
+	if (end > p->last_run_end)
+		p->last_run_end = end;
+	if (len >= p->storm_ns)
+		p->run[c].storm = true;
+	incident_leave(p, c, end);
+	if (len >= p->storm_ns) {
 		cl->storms++;
 		if (p->nstorms == p->cap_storms) {
 			uint32_t ncap = p->cap_storms ? p->cap_storms * 2 : 8;
@@ -254,13 +401,15 @@ static void class_frame(struct an_pfc *p, struct an_pfc_mac *m, unsigned c, uint
 		cl->note_ns = asked;
 	}
 	if (quanta) {
-		cl->xoff++;
+		if (!cl->xoff++)
+			cl->first_xoff = ts;
 		p->xoff[c]++;
 		cl->until = ts + asked;
 		if (cl->paused) {
 			run_sift(p, cl->run_at); /* its end moved */
 			return;
 		}
+		incident_join(p, run / RT_AN_PFC_CLASSES, c, ts);
 		cl->paused = true;
 		cl->run_start = ts;
 		if (!p->active)
@@ -278,7 +427,7 @@ static void class_frame(struct an_pfc *p, struct an_pfc_mac *m, unsigned c, uint
 	}
 }
 
-void an_pfc_frame(struct an_pfc *p, const struct rt_record *rec, uint64_t now,
+void an_pfc_frame(struct an_pfc *p, const struct rt_record *rec, uint64_t now, int point,
                   struct rt_an_note *note)
 {
 	bool pfc = rec->kind == RT_KIND_PFC;
@@ -292,6 +441,8 @@ void an_pfc_frame(struct an_pfc *p, const struct rt_record *rec, uint64_t now,
 	struct an_pfc_mac *m = mac_get(p, rec->src_mac);
 	if (!m)
 		return;
+	if (point >= 0 && point < 8)
+		m->points |= (uint8_t)(1u << point);
 	if (pfc) {
 		for (unsigned c = 0; c < 8; c++)
 			if (rec->pfc_enable & (1u << c))

@@ -13,19 +13,57 @@ struct an_pfc_class {
 	bool paused;
 	uint64_t run_start, until; /* continuous pause start; ends at */
 	uint64_t xoff, xon, storms;
-	uint64_t paused_ns; /* of the pauses that ended (a running one counts when it ends) */
+	uint64_t paused_ns;  /* of the pauses that ended (a running one counts when it ends) */
+	uint64_t first_xoff; /* its first XOFF (xoff > 0) */
+	uint64_t longest_start, longest_ns; /* its longest continuous pause that ended */
+	/* its part in the class's pause incident inc_seq: first XOFF, paused time and longest
+	 * pause of the pauses that ended (a running one counts when it ends) */
+	uint32_t inc_seq;
+	uint64_t inc_first, inc_paused, inc_longest;
 	/* the latest frame for the class (rt_an_note): its number, time and pause asked for */
 	uint64_t note_frame, note_ts, note_ns;
 	uint32_t run_at; /* while paused: its place in struct an_pfc's runs */
 };
 struct an_pfc_mac {
 	uint8_t mac[6];
+	uint8_t points; /* bit p: its frames were seen at vantage point p */
 	struct an_pfc_class cls[RT_AN_PFC_CLASSES];
 };
 struct an_storm {
 	uint8_t mac[6];
 	uint8_t cls;
 	uint64_t start, end;
+};
+
+/*
+ * A pause incident of one class: from the moment one MAC pauses it while
+ * no other does to the moment none does. Those holding a storm are kept:
+ * which MACs paused in it, when each began, how long.
+ */
+#define AN_INC_MACS      16 /* MACs an incident names (the first to pause; the longest too) */
+#define AN_INCIDENTS_MAX 64 /* storm incidents kept */
+struct an_inc_mac {
+	uint8_t mac[6];
+	uint64_t first, paused,
+	    longest; /* its first XOFF in the incident; paused time; longest pause */
+};
+struct an_incident {
+	uint8_t cls;
+	bool ongoing; /* still running at the time it was taken (a live view) */
+	uint64_t start, end;
+	uint32_t nmacs, macs_total; /* named; all that paused in it */
+	struct an_inc_mac macs[AN_INC_MACS];
+};
+/*
+ * The incident of a class under way: its MACs are listed as they join, so
+ * that taking it passes over them only, never over every sender.
+ */
+struct an_pfc_run {
+	uint32_t active, seq; /* its pauses not yet ended; the incident's number */
+	uint64_t start, end;  /* its first XOFF; the latest end of its pauses that ended */
+	bool storm;           /* a pause of it lasted the storm threshold */
+	uint32_t *members;    /* its MACs (indices into macs) in the order they joined */
+	uint32_t nmembers, cap_members, joined; /* joined: all, listed or not (out of memory) */
 };
 
 /*
@@ -54,13 +92,21 @@ struct an_pfc {
 	/* per class, summed over sending MACs: XOFF and XON entries, paused time so far */
 	uint64_t xoff[RT_AN_PFC_CLASSES], xon[RT_AN_PFC_CLASSES], paused_ns[RT_AN_PFC_CLASSES];
 	struct an_episodes *ep; /* told when pauses start, run and end */
+	uint64_t last_run_end;  /* the latest end of a pause */
+	struct an_pfc_run run[RT_AN_PFC_CLASSES];
+	struct an_incident *inc; /* the storm incidents that ended */
+	uint32_t ninc, cap_inc;
+	uint64_t inc_beyond; /* storm incidents past AN_INCIDENTS_MAX */
 };
 
 void an_pfc_init(struct an_pfc *p, uint64_t link_speed_bps, uint64_t storm_ns,
                  struct an_episodes *ep);
 void an_pfc_free(struct an_pfc *p);
-/* A PFC or PAUSE frame at `now` (note: filled for per-frame displays, may be NULL). */
-void an_pfc_frame(struct an_pfc *p, const struct rt_record *rec, uint64_t now,
+/*
+ * A PFC or PAUSE frame at `now`, seen at vantage point `point` (-1: unknown;
+ * note: filled for per-frame displays, may be NULL).
+ */
+void an_pfc_frame(struct an_pfc *p, const struct rt_record *rec, uint64_t now, int point,
                   struct rt_an_note *note);
 /* Account running pauses up to `now`; pauses that expired by then end. */
 void an_pfc_advance(struct an_pfc *p, uint64_t now);
@@ -71,6 +117,17 @@ void an_pfc_advance(struct an_pfc *p, uint64_t now);
 void an_pfc_paused_at(const struct an_pfc *p, uint64_t at, uint64_t out[RT_AN_PFC_CLASSES]);
 /* When the last running pause ends (0 when none runs); a pass over the running pauses. */
 uint64_t an_pfc_last_expiry(const struct an_pfc *p);
+/* Whether a pause ran at some time after `since` (up to now). */
+static inline bool an_pfc_paused_since(const struct an_pfc *p, uint64_t since)
+{
+	return p->active > 0 || p->last_run_end > since;
+}
+/*
+ * The storm incidents still under way at `at` (a live view: pauses running
+ * up to then), up to `max` into out; returns how many. A pass over the
+ * MACs of the incidents under way.
+ */
+unsigned an_pfc_ongoing(const struct an_pfc *p, uint64_t at, struct an_incident *out, unsigned max);
 /* Storms of class c over sending MACs. */
 uint64_t an_pfc_class_storms(const struct an_pfc *p, unsigned c);
 

@@ -1,4 +1,4 @@
-/* DCQCN reactions seen on the wire: NP (CE mark -> CNP under CNP rate limiting) and RP (sending rate around a CNP). */
+/* DCQCN reactions seen on the wire: the NP (CE mark -> CNP under CNP rate limiting); the RP is analyze/rp.c. */
 #include "analyze/reaction.h"
 
 #include <stdlib.h>
@@ -220,6 +220,8 @@ uint64_t an_np_cnp(struct an_np *np, uint64_t ts, uint64_t *lag_ns)
 	uint64_t prev = np->last_cnp_ts;
 	if (!np->first_cnp_ts)
 		np->first_cnp_ts = ts;
+	if (prev && ts > prev && (!np->min_cnp_gap || ts - prev < np->min_cnp_gap))
+		np->min_cnp_gap = ts - prev;
 	if (ts > np->last_cnp_ts)
 		np->last_cnp_ts = ts;
 	struct an_np_hist *h = np->h;
@@ -361,151 +363,29 @@ void an_np_finish(struct an_np *np)
 {
 	struct an_np_hist *h = np->h;
 	uint64_t iv;
-	if (!h || !h->trig || !an_np_interval(np, &iv))
+	if (!h || !h->trig)
 		return;
-	/* marks after the last answered one, within the interval of it: the limiter held them back */
-	uint64_t ce_n = h->ce_ts.next, lo = an_sring_oldest(&h->ce_ts), until = h->trig_ts + iv;
+	/*
+	 * Marks after the last answered one, within the interval of it: the limiter held them
+	 * back. Not learned: within the span a limiter could have, the capture cannot tell.
+	 */
+	bool learned = an_np_interval(np, &iv);
+	if (!learned)
+		iv = np->min_cnp_gap ? np->min_cnp_gap : UINT64_MAX;
+	uint64_t *into = learned ? &np->rate_limited : &np->unsure;
+	uint64_t ce_n = h->ce_ts.next, lo = an_sring_oldest(&h->ce_ts);
+	uint64_t until = h->trig_ts + iv < h->trig_ts ? UINT64_MAX : h->trig_ts + iv;
 	if (lo < h->trig)
 		lo = h->trig;
 	else if (lo > h->trig && *an_sring_at(&h->ce_ts, lo) < until)
-		np->rate_limited += lo - h->trig; /* gone from the ring, all earlier still */
+		*into += lo - h->trig; /* gone from the ring, all earlier still */
 	for (uint64_t n = lo; n < ce_n; n++)
 		if (*an_sring_at(&h->ce_ts, n) < until)
-			np->rate_limited++;
+			(*into)++;
 }
 
 uint64_t an_np_unanswered(const struct an_np *np)
 {
-	uint64_t done = np->answered + np->rate_limited;
+	uint64_t done = np->answered + np->rate_limited + np->unsure;
 	return np->ce_data > done ? np->ce_data - done : 0;
-}
-
-/* ---- RP: the sending rate before a CNP against the slowest rate after it ----
- *
- * A rate is measured over AN_RP_GAPS gaps between the flow's packets (each
- * packet's length, at most 65535, over the gap after it), so the windows adapt to
- * the flow's packet spacing, and a window lasts at most --rate-window: one
- * emptier than that says nothing about the sender. Before
- * the CNP: the last AN_RP_GAPS gaps. After it: every window of AN_RP_GAPS gaps
- * whose packets all came after the CNP and within --rate-window of it; the
- * slowest one is the sender's reaction, wherever the path and its queues
- * delayed it. No window reaches across another CNP: a CNP without a window
- * on both sides goes unmeasured, and says why.
- */
-
-void an_rp_free(struct an_rp *rp)
-{
-	if (rp)
-		free(rp->recover);
-	free(rp);
-}
-
-const char *an_rp_null_reason(const struct an_rp *rp)
-{
-	return rp->cnp_in_window > rp->few ? "another CNP within the window"
-	                                   : "too few packets around the CNP";
-}
-
-/*
- * The sending rate (bit/s) over the flow's last AN_RP_GAPS gaps, the newest packet at
- * `newest`, if they all came after `after` and span at most w; else -1.
- */
-static double ring_rate(const struct an_flow *f, uint64_t newest, uint64_t after, uint64_t w)
-{
-	uint64_t span = 0, bytes = 0;
-	for (unsigned i = 0; i < AN_RP_GAPS; i++) {
-		span += f->rp_dt[i];
-		bytes += f->rp_len[i];
-	}
-	if (!span || span > w || span >= newest || newest - span <= after || !bytes)
-		return -1;
-	return (double)bytes * 8e9 / (double)span;
-}
-
-/* The after windows are over: a drop measured from the slowest, or why none was. */
-static void rp_end_after(struct an_rp *rp, bool next_cnp)
-{
-	if (!rp->windows) {
-		if (next_cnp)
-			rp->cnp_in_window++;
-		else
-			rp->few++;
-		return;
-	}
-	double drop = 100.0 * (1.0 - rp->min_bps / rp->before_bps);
-	if (!rp->measured++ || drop > rp->drop_max)
-		rp->drop_max = drop;
-	rp->drop_sum += drop;
-}
-
-void an_rp_cnp(struct an_flow *f, uint64_t ts, uint64_t window_ns)
-{
-	if (!f->rp && !(f->rp = calloc(1, sizeof(*f->rp))))
-		return;
-	struct an_rp *rp = f->rp;
-	uint64_t prev = rp->cnp_ts;
-	rp->cnps++;
-	if (f->rp_phase == AN_RP_AFTER)
-		rp_end_after(rp, true);
-	if (f->rp_phase && rp->dipped && !rp->back)
-		rp->interrupted++;
-	f->rp_phase = AN_RP_IDLE;
-	rp->cnp_ts = ts;
-	/* the rate before: the last AN_RP_GAPS gaps, all within the window before the CNP */
-	double before = f->packets > AN_RP_GAPS && ts >= f->last_ts
-	                    ? ring_rate(f, f->last_ts, 0, UINT64_MAX)
-	                    : -1;
-	uint64_t span = 0;
-	for (unsigned i = 0; i < AN_RP_GAPS; i++)
-		span += f->rp_dt[i];
-	if (before < 0 || ts - f->last_ts + span > window_ns) {
-		rp->few++;
-		return;
-	}
-	if (prev && f->last_ts - span <= prev) {
-		rp->cnp_in_window++;
-		return;
-	}
-	rp->before_bps = before;
-	rp->windows = 0;
-	rp->dipped = rp->back = false;
-	f->rp_phase = AN_RP_AFTER;
-}
-
-void an_rp_tick(struct an_flow *f, uint64_t ts, uint64_t window_ns)
-{
-	struct an_rp *rp = f->rp;
-	uint64_t cnp = rp->cnp_ts, w = window_ns;
-	if (ts < cnp)
-		return;
-	if (f->rp_phase == AN_RP_AFTER && ts - cnp > w) {
-		rp_end_after(rp, false);
-		f->rp_phase = rp->windows && rp->dipped && !rp->back ? AN_RP_RECOVER : AN_RP_IDLE;
-	}
-	if (!f->rp_phase || ts - cnp > 100 * w) {
-		f->rp_phase = AN_RP_IDLE;
-		return;
-	}
-	double rate = f->packets >= AN_RP_GAPS ? ring_rate(f, ts, cnp, w) : -1;
-	if (rate < 0)
-		return;
-	if (f->rp_phase == AN_RP_AFTER && (!rp->windows++ || rate < rp->min_bps))
-		rp->min_bps = rate;
-	/* recovery: back to 90% of the rate before, after having been below it */
-	if (rate * 10.0 < rp->before_bps * 9.0) {
-		rp->dipped = true;
-	} else if (rp->dipped && !rp->back) {
-		rp->back = true;
-		rp->recovered++;
-		an_hist_addp(&rp->recover, ts - cnp);
-		if (f->rp_phase == AN_RP_RECOVER)
-			f->rp_phase = AN_RP_IDLE;
-	}
-}
-
-void an_rp_finish(struct an_flow *f)
-{
-	if (f->rp_phase == AN_RP_AFTER)
-		rp_end_after(f->rp, false);
-	f->rp_phase = AN_RP_IDLE;
 }

@@ -1,4 +1,4 @@
-/* DCQCN reactions seen on the wire: the NP's delay from CE mark to CNP, the RP's rate around a CNP. */
+/* DCQCN reactions seen on the wire: the NP's delay from CE mark to CNP (here), the RP's rate around a CNP (analyze/rp.h). */
 #ifndef RT_ANALYZE_REACTION_H
 #define RT_ANALYZE_REACTION_H
 
@@ -8,6 +8,7 @@
 #include "analyze/flow.h"
 #include "analyze/hist.h"
 #include "analyze/ring.h"
+#include "analyze/rp.h"
 
 /*
  * NP reaction (analyze/reaction.c): the newest CE-marked data packets of a
@@ -49,7 +50,12 @@ struct an_np {
 	uint64_t ce_data;        /* CE-marked data packets (CNPs aside) */
 	uint64_t cnp_without_ce; /* CNPs with no mark of the flow within reach */
 	uint64_t first_cnp_ts, last_cnp_ts;
-	uint64_t answered, rate_limited; /* marks a CNP answered; marks the limiter held back */
+	uint64_t first_ce_ts, last_ce_ts; /* the first and the latest CE-marked data packet */
+	uint64_t answered, rate_limited;  /* marks a CNP answered; marks the limiter held back */
+	/* marks after the last answered one within the span a limiter could have: held back or
+	 * unanswered, the capture cannot tell (the limiter's interval was not learned) */
+	uint64_t unsure;
+	uint64_t min_cnp_gap; /* the shortest time between two CNPs (0: fewer than two) */
 	uint32_t cnp_pending; /* carrier: CNPs it took, waiting for the pairing to say whose */
 	/* until paired: the data flow's marks, the carrier's CNPs (an_np_settle replays them) */
 	struct an_tlog ce_log, cnp_log;
@@ -77,47 +83,16 @@ uint64_t an_np_cnp(struct an_np *np, uint64_t ts, uint64_t *lag_ns);
  * the logs are freed.
  */
 void an_np_settle(struct an_np *data, struct an_np *carrier);
-/* End of input: CE marks after the last answered one that the limiter still held back. */
+/*
+ * End of input: CE marks after the last answered one. With the limiter's interval
+ * learned, those within it of that mark were held back; without, those within the
+ * shortest spacing of two CNPs (a limiter cannot be longer; after a single CNP, any
+ * time) may have been held back or left unanswered: `unsure`.
+ */
 void an_np_finish(struct an_np *np);
 /* The learned CNP interval; false when the CNPs show no rate limiting. */
 bool an_np_interval(const struct an_np *np, uint64_t *ns);
-/* CE marks (CNPs aside) no CNP answered and no limiter held back. */
+/* CE marks (CNPs aside) no CNP answered and no limiter held back (nor may have: unsure aside). */
 uint64_t an_np_unanswered(const struct an_np *np);
-
-/* The RP reaction of a flow to the CNPs that throttle it: allocated at the first one. */
-struct an_rp {
-	uint64_t cnp_ts;   /* the latest CNP (f->rp_phase says which part is under way) */
-	uint32_t windows;  /* windows after it so far */
-	bool dipped, back; /* the rate fell below 90% of the rate before; came back */
-	double before_bps, min_bps;
-	uint64_t cnps, measured, few, cnp_in_window, recovered, interrupted;
-	double drop_sum, drop_max;
-	struct an_hist *recover; /* CNP -> back to the rate before */
-};
-
-void an_rp_free(struct an_rp *rp);
-/* A CNP throttling f at ts: measure the sending rate before it and start the after windows. */
-void an_rp_cnp(struct an_flow *f, uint64_t ts, uint64_t window_ns);
-void an_rp_tick(struct an_flow *f, uint64_t ts, uint64_t window_ns);
-/* End of input: a window still open is one with too few packets. */
-void an_rp_finish(struct an_flow *f);
-/* Why no CNP of the flow gave a rate drop. */
-const char *an_rp_null_reason(const struct an_rp *rp);
-
-/*
- * A packet of f at ts, `len` bytes on the wire, before f->last_ts and f->packets count it:
- * the gap since the flow's previous packet, and the reaction under way.
- */
-static inline void an_rp_packet(struct an_flow *f, uint64_t ts, uint32_t len, uint64_t window_ns)
-{
-	unsigned h = f->rp_head;
-	uint64_t dt = f->packets && ts > f->last_ts ? ts - f->last_ts : 0;
-	f->rp_dt[h] = dt > UINT32_MAX ? UINT32_MAX : (uint32_t)dt;
-	f->rp_len[h] = f->rp_last_len;
-	f->rp_last_len = (uint16_t)(len > UINT16_MAX ? UINT16_MAX : len);
-	f->rp_head = (uint8_t)((h + 1) % AN_RP_GAPS);
-	if (f->rp_phase)
-		an_rp_tick(f, ts, window_ns);
-}
 
 #endif

@@ -9,6 +9,7 @@
 
 #include "analyze/analyze.h"
 #include "analyze/figures.h"
+#include "analyze/findings.h"
 #include "analyze/incast.h"
 #include "analyze/internal.h"
 #include "analyze/results_build.h"
@@ -73,6 +74,7 @@ static void totals(struct rt_results *r, const struct rt_analyzer *an)
 	r->link_speed_bps = an->o.link_speed_bps;
 	r->episode_gap_ns = an->o.episode_gap_ns;
 	r->rate_window_ns = an->o.rate_window_ns;
+	r->storm_ns = an->o.storm_ns;
 	r->rate_window_gaps = AN_RP_GAPS;
 	r->flow_selector = an->sel.given ? an->sel.text : NULL;
 	r->input_error = an->input_error[0] ? an->input_error : NULL;
@@ -90,6 +92,7 @@ static void totals(struct rt_results *r, const struct rt_analyzer *an)
 	r->gaps = x.gaps;
 	r->gap_psns = x.gap_psns;
 	r->psn_jumps = x.psn_jumps;
+	r->ecn_off = an_ecn_off(an, &r->ecn_not_ect, &r->ecn_data_packets);
 }
 
 /* Drops, duplicates, the flow limit, the warnings: what the capture says about itself. */
@@ -107,8 +110,72 @@ static void capture_facts(struct rt_results *r, const struct rt_analyzer *an)
 	r->max_flows_reached = ft->full;
 	r->packets_beyond = ft->beyond_packets;
 	r->bytes_beyond = ft->beyond_bytes;
+	const struct an_tallies *t = &an->tally;
+	r->icrc_unchecked = t->icrc_cut;
+	r->headers_cut = t->headers_cut;
+	r->time_backwards = t->ts_back;
+	r->time_backwards_max_ns = t->ts_back_max;
+	r->time_backwards_across = t->ts_back_across;
 	unsigned n = rt_analyzer_warnings(an, r->warnings, RT_AN_WARNINGS_MAX);
 	r->nwarnings = n < RT_AN_WARNINGS_MAX ? n : RT_AN_WARNINGS_MAX;
+}
+
+/*
+ * The storm incidents: those that ended, then (a live view, at > 0) those
+ * still under way at `at`. 0 or -ENOMEM.
+ */
+static int incidents(struct an_results *res, const struct rt_analyzer *an, uint64_t at)
+{
+	struct rt_results *r = &res->r;
+	const struct an_pfc *p = &an->pfc;
+	struct an_incident live[RT_AN_PFC_CLASSES];
+	unsigned nlive = at ? an_pfc_ongoing(p, at, live, RT_AN_PFC_CLASSES) : 0;
+	uint32_t n = p->ninc + nlive;
+	struct rt_res_incident *o = an_res_alloc(res, (n ? n : 1) * sizeof(*o));
+	if (!o)
+		return -ENOMEM;
+	r->incidents = o;
+	r->nincidents = n;
+	r->incidents_beyond = p->inc_beyond;
+	for (uint32_t i = 0; i < n; i++) {
+		const struct an_incident *in = i < p->ninc ? &p->inc[i] : &live[i - p->ninc];
+		o[i] = (struct rt_res_incident){.cls = in->cls,
+		                                .ongoing = in->ongoing,
+		                                .start_ns = in->start,
+		                                .end_ns = in->end,
+		                                .nmacs = in->nmacs,
+		                                .macs_total = in->macs_total};
+		for (uint32_t k = 0; k < in->nmacs; k++) {
+			memcpy(o[i].macs[k].mac, in->macs[k].mac, 6);
+			o[i].macs[k].first_ns = in->macs[k].first;
+			o[i].macs[k].paused_ns = in->macs[k].paused;
+			o[i].macs[k].longest_ns = in->macs[k].longest;
+		}
+	}
+	return 0;
+}
+
+/* The MAC table. 0 or -ENOMEM. */
+static int macs(struct an_results *res, const struct rt_analyzer *an)
+{
+	struct rt_results *r = &res->r;
+	const struct an_macs *m = &an->macs;
+	struct rt_res_mac *o = an_res_alloc(res, (m->n ? m->n : 1) * sizeof(*o));
+	if (!o)
+		return -ENOMEM;
+	r->macs = o;
+	r->nmacs = m->n;
+	for (uint32_t i = 0; i < m->n; i++) {
+		const struct an_mac *e = &m->e[i];
+		memcpy(o[i].mac, e->mac, 6);
+		memcpy(o[i].ip, e->ip, sizeof(o[i].ip));
+		o[i].points = e->points;
+		o[i].src_points = e->src_points;
+		o[i].ipver = e->ipver;
+		o[i].several = e->several;
+		o[i].frames = e->frames;
+	}
+	return 0;
 }
 
 static int pfc(struct an_results *res, const struct rt_analyzer *an)
@@ -139,9 +206,13 @@ static int pfc(struct an_results *res, const struct rt_analyzer *an)
 				continue;
 			memcpy(src->mac, p->macs[i].mac, 6);
 			src->cls = (uint8_t)c;
+			src->points = p->macs[i].points;
 			src->xoff = cl->xoff;
 			src->xon = cl->xon;
 			src->paused_ns = cl->paused_ns;
+			src->first_xoff_ns = cl->first_xoff;
+			src->longest_start_ns = cl->longest_start;
+			src->longest_ns = cl->longest_ns;
 			src++;
 		}
 	r->storms = st;
@@ -188,12 +259,23 @@ static int episodes(struct an_results *res, const struct rt_analyzer *an)
 	return 0;
 }
 
+/* The hot receiver with evidence of congestion; without, why none, and the fan-in it would have been. */
 static void incast(struct rt_results *r, const struct rt_analyzer *an)
 {
-	struct an_incast ic;
-	r->incast = an_incast_find(&an->ft, &ic);
+	struct an_incast best, quiet;
+	r->incast = an_incast_find(&an->ft, an_paused_any(an->pfc.paused_ns), an->o.link_speed_bps,
+	                           &best, &quiet);
+	const struct an_incast ic = r->incast ? best : quiet;
+	r->fan_in = ic.any != NULL;
 	if (!r->incast)
+		r->incast_null_reason = r->fan_in
+		                            ? "receivers with two senders or more show no "
+		                              "congestion: no CE mark, pause, loss, nor a full "
+		                              "link"
+		                            : "no receiver has two senders";
+	if (!r->fan_in)
 		return;
+	r->incast_evidence = ic.evidence;
 	r->incast_ipver = ic.any->key.ipver;
 	memcpy(r->incast_receiver, ic.any->key.dst, sizeof(r->incast_receiver));
 	r->incast_senders = ic.senders;
@@ -223,6 +305,10 @@ static int paths(struct an_results *res, const struct rt_analyzer *an,
 		                            .matched = q->matched,
 		                            .lost = q->lost,
 		                            .ce_marked = q->ce_marked,
+		                            .judged = q->judged,
+		                            .not_judged = q->not_judged,
+		                            .not_judged_reason =
+		                                q->not_judged ? AN_VP_NOT_JUDGED : NULL,
 		                            .offset_known = q->offset_known,
 		                            .offset_ns = q->offset_ns,
 		                            .offset_null_reason = q->offset_null_reason,
@@ -291,8 +377,11 @@ static int side_files(struct an_results *res, const struct rt_analyzer *an)
 	return 0;
 }
 
-/* The whole view, or -ENOMEM. */
-static int build(struct an_results *res, const struct rt_analyzer *an)
+/*
+ * The whole view, or -ENOMEM. `at`: 0 after the end; else the time a live
+ * view is taken at (pauses still running count up to it).
+ */
+static int build(struct an_results *res, const struct rt_analyzer *an, uint64_t at)
 {
 	struct rt_results *r = &res->r;
 	totals(r, an);
@@ -305,10 +394,11 @@ static int build(struct an_results *res, const struct rt_analyzer *an)
 	}
 	int rc = paths(res, an, vr);
 	if (rc == 0)
-		rc = an_res_flows(res, &r->flows, an, vr);
+		rc = an_res_flows(res, &r->flows, an, vr, at);
 	an_vp_result_free(vr);
 	free(vr);
-	if (rc < 0 || (rc = pfc(res, an)) < 0 || (rc = episodes(res, an)) < 0 ||
+	if (rc < 0 || (rc = pfc(res, an)) < 0 || (rc = incidents(res, an, at)) < 0 ||
+	    (rc = macs(res, an)) < 0 || (rc = episodes(res, an)) < 0 ||
 	    (rc = side_files(res, an)) < 0)
 		return rc;
 	r->nflows = an->ft.next_id;
@@ -316,6 +406,14 @@ static int build(struct an_results *res, const struct rt_analyzer *an)
 		r->nselected += r->flows[id].selected;
 		r->npaired += r->flows[id].peer_qp != RT_AN_NONE;
 	}
+	struct rt_finding *f = an_res_alloc(res, RT_FINDINGS_MAX * sizeof(*f));
+	if (!f)
+		return -ENOMEM;
+	int n = an_findings_build(r, f, RT_FINDINGS_MAX);
+	if (n < 0)
+		return n;
+	r->findings = f;
+	r->nfindings = (unsigned)n;
 	return rt_verdict_build(r, &r->verdict);
 }
 
@@ -326,7 +424,7 @@ const struct rt_results *rt_analyzer_results(struct rt_analyzer *an)
 	an_results_free(an->res);
 	an->res = NULL;
 	struct an_results *res = calloc(1, sizeof(*res));
-	if (!res || build(res, an) < 0) {
+	if (!res || build(res, an, 0) < 0) {
 		an_results_free(res);
 		errno = ENOMEM;
 		return NULL;
@@ -334,4 +432,18 @@ const struct rt_results *rt_analyzer_results(struct rt_analyzer *an)
 	res->frames = an->tot.c.packets;
 	an->res = res;
 	return &res->r;
+}
+
+int rt_analyzer_live_findings(const struct rt_analyzer *an, uint64_t idle_ns,
+                              struct rt_finding_tag *out, unsigned max)
+{
+	uint64_t at = an->now + idle_ns < an->now ? UINT64_MAX : an->now + idle_ns;
+	struct an_results *res = calloc(1, sizeof(*res));
+	int rc = res ? build(res, an, at ? at : 1) : -ENOMEM;
+	unsigned n = 0;
+	for (; rc == 0 && n < res->r.nfindings && n < max; n++)
+		out[n] = (struct rt_finding_tag){.code = res->r.findings[n].code,
+		                                 .severity = res->r.findings[n].severity};
+	an_results_free(res);
+	return rc < 0 ? rc : (int)n;
 }

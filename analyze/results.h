@@ -72,11 +72,11 @@ struct rt_an_vantage {
 };
 
 /* One warning about the capture itself: drops, duplicates, hints (analyze/README.md lists the codes). */
-#define RT_AN_WARNING_VALUES 4
+#define RT_AN_WARNING_VALUES 6
 #define RT_AN_WARNINGS_MAX   16
 struct rt_an_warning {
 	const char *code;  /* stable identifier, e.g. "capture_drops" */
-	char message[400]; /* one line for people */
+	char message[512]; /* one line for people */
 	unsigned nvalues;  /* the numbers the message names */
 	struct {
 		const char *name;
@@ -177,6 +177,8 @@ struct rt_res_transport {
 	uint64_t naks_received, rnr_naks_received; /* to this flow's sender */
 	uint64_t retransmitted, go_back_n, rnr_retries, timeouts;
 	uint64_t gaps, gap_psns, psn_jumps, duplicates;
+	uint64_t retransmitted_bytes; /* wire lengths of the resent requests */
+	uint8_t rnr_timer;            /* the latest RNR NAK's timer field (rnr_naks_received > 0) */
 	/* NAKs by code, in code order, codes without a name (5..31) summed last as "reserved" */
 	unsigned nnak_codes;
 	struct {
@@ -184,8 +186,9 @@ struct rt_res_transport {
 		uint64_t count;
 	} nak_codes[RT_RES_NAK_NAMES];
 	struct rt_res_quantiles go_back_n_delay; /* NAK -> first resend */
-	struct rt_res_quantiles timeout_idle;    /* idle time before a resend with no NAK */
-	struct rt_res_quantiles rtt;             /* request with AckReq -> its ACK */
+	struct rt_res_quantiles timeout_idle; /* idle time before a resend with no NAK (and mean) */
+	struct rt_res_quantiles rnr_wait;     /* RNR NAK -> the retry it asked for */
+	struct rt_res_quantiles rtt;          /* request with AckReq -> its ACK */
 };
 
 /* The NP side of a flow: how the notification point answered its CE marks ("NP reaction"). */
@@ -194,20 +197,38 @@ struct rt_res_np {
 	uint64_t cnp_without_ce;          /* CNPs with no CE mark of the flow within reach */
 	uint64_t answered, rate_limited;  /* CE marks a CNP answered; held back by the limiter */
 	uint64_t unanswered;              /* the other CE marks */
+	/* marks after the last answered one within the span a limiter could have, the limiter's
+	 * interval not learned: held back or unanswered, the capture cannot tell */
+	uint64_t held_or_unanswered;
+	uint64_t first_ce_ns, last_ce_ns; /* its first and latest CE-marked data packet (0: none) */
 	bool interval_known;              /* rate limiting seen: */
 	uint64_t interval_ns;             /* the learned CNP interval */
 };
 
 /* The RP reaction of a flow: its sender's rate around the CNPs ("RP reaction"). */
 struct rt_res_rp {
-	uint64_t cnps;     /* measured + too_few_packets + cnp_in_window */
+	uint64_t cnps;     /* measured + every count of CNPs not measured below */
 	uint64_t measured; /* CNPs with a rate drop */
-	double mean_drop_pct,
-	    max_drop_pct; /* 100 x (1 - slowest after / before) over the measured ones (NaN: none) */
+	/* 100 x (1 - slowest after / before) over the measured ones (NaN: none): their mean,
+	 * largest, median, quartiles and smallest */
+	double mean_drop_pct, max_drop_pct, median_drop_pct, drop_p25_pct, drop_p75_pct,
+	    min_drop_pct;
 	double drop_sum_pct;          /* their sum: mean_drop_pct x measured, unrounded */
-	const char *drop_null_reason; /* measured 0: why, else NULL */
-	uint64_t too_few_packets, cnp_in_window, recovered, interrupted;
+	const char *drop_null_reason; /* measured 0: why (the reason of most CNPs), else NULL */
+	/* CNPs not measured, by why */
+	uint64_t too_few_packets, cnp_in_window, psn_gap_in_window, resend_in_window,
+	    pause_in_window, idle_before, full_link;
+	uint64_t recovered, interrupted;
 	struct rt_res_quantiles recover; /* CNP -> back to the rate before */
+	/* CNP -> the first packet of the first window below 90% of the rate before (the cut), over
+	 * the measured CNPs */
+	struct rt_res_quantiles cut_delay;
+	/* the --rate-window that would measure rate_window_would_measure of the CNPs with too
+	 * few packets (known: some would be) */
+	bool rate_window_needed_known;
+	uint64_t rate_window_needed_ns, rate_window_would_measure;
+	const char *capture_side;     /* "sender", "receiver", NULL: cannot tell */
+	const char *capture_side_how; /* how that was decided, in words */
 };
 
 /* The traffic source's own log joined to a flow (--source-log). */
@@ -245,8 +266,23 @@ struct rt_res_flow {
 	const struct rt_res_np *np;           /* NULL: no CE mark, no CNP */
 	const struct rt_res_rp *rp;           /* NULL: no CNP while paired */
 	const struct rt_res_source *source;   /* NULL: no source-log event names it */
+	/* for the findings: its UDP source port (CNPs aside), its frames, the CNPs it carried */
+	bool udp_sport_known;       /* a packet other than a CNP was seen: */
+	bool udp_sport_varied;      /* ... and a later one came from another port than udp_sport */
+	uint16_t udp_sport;         /* its first packet's */
+	uint16_t pmtu;              /* RoCE path MTU from full first/middle packets, 0: unknown */
+	uint16_t max_frame;         /* its largest frame on the wire (at most 65535) */
+	bool cnp_carried;           /* it carried CNPs: the latest one's */
+	bool cnp_tagged, cnp_mixed; /* VLAN-tagged (cnp_pcp holds); CNPs of other DSCP/PCP too */
+	uint8_t cnp_dscp, cnp_pcp;
+	/* its longest silence that a PFC/PAUSE pause overlapped, when at least half
+	 * the storm threshold (stall_ns 0: none); a silence to the end counts */
+	uint64_t stall_from_ns, stall_ns;
 	unsigned npaths;       /* the vantage paths its host pair's packets were seen on: */
 	const unsigned *paths; /* indexes into rt_results.paths, upstream point first */
+	/* several vantage points: the one whose frames its PSN order, round trips and RP windows
+	 * come from (NULL: one point) */
+	const char *followed_at;
 };
 
 /* Per PFC priority (0..7) and 802.3x PAUSE, summed over sending MACs. */
@@ -257,11 +293,108 @@ struct rt_res_pfc_class {
 /* One sending MAC's frames of one class. */
 struct rt_res_pfc_source {
 	uint8_t mac[6];
-	uint8_t cls; /* 0..7, RT_AN_PAUSE_CLASS */
+	uint8_t cls;    /* 0..7, RT_AN_PAUSE_CLASS */
+	uint8_t points; /* bit p: its PFC/PAUSE frames were seen at vantage point p */
 	uint64_t xoff, xon, paused_ns;
+	uint64_t first_xoff_ns; /* its first XOFF (xoff > 0) */
+	uint64_t longest_start_ns,
+	    longest_ns; /* its longest continuous pause (longest_ns 0: none) */
 };
 
-/* A class paused continuously for --storm-ms or longer. */
+/*
+ * A pause incident that held a storm: from the moment a MAC paused the
+ * class while no other did to the moment none did; the MACs that paused it
+ * in that time, by their first XOFF in it (the first RT_RES_INCIDENT_MACS,
+ * and the one that paused longest).
+ */
+#define RT_RES_INCIDENT_MACS 16
+struct rt_res_incident_mac {
+	uint8_t mac[6];
+	uint64_t first_ns, paused_ns, longest_ns; /* its first XOFF in it; paused; longest pause */
+};
+struct rt_res_incident {
+	uint8_t cls;
+	bool ongoing; /* still under way when the view was taken (a live view) */
+	uint64_t start_ns, end_ns;
+	unsigned nmacs;
+	uint32_t macs_total; /* all that paused in it */
+	struct rt_res_incident_mac macs[RT_RES_INCIDENT_MACS];
+};
+
+/* A MAC that sent or received RoCE frames, or sent PFC/PAUSE: where, and the IP behind it. */
+struct rt_res_mac {
+	uint8_t mac[6];
+	uint8_t points;     /* bit p: seen at vantage point p */
+	uint8_t src_points; /* ... sending a frame there */
+	uint8_t ipver;      /* 0: no RoCE frame with an IP header named it */
+	bool several;       /* RoCE frames of several IPs: a router or switch, not one host */
+	uint8_t ip[16];     /* the IP its RoCE frames carried (the first) */
+	uint64_t frames;
+};
+
+/*
+ * A finding: a conclusion drawn from the view, with what it rests on
+ * (docs/FINDINGS.md lists the codes). Most severe first in the view.
+ */
+enum rt_severity { RT_SEV_INFO, RT_SEV_WARNING, RT_SEV_ERROR };
+/* "info", "warning", "error" */
+const char *rt_severity_name(enum rt_severity s);
+enum rt_evidence_kind { RT_EV_U64, RT_EV_REAL, RT_EV_TEXT, RT_EV_BOOL, RT_EV_NULL };
+struct rt_evidence {
+	const char *name;
+	enum rt_evidence_kind kind;
+	uint64_t u;       /* U64, BOOL */
+	double d;         /* REAL */
+	const char *text; /* TEXT: in the finding's pool */
+};
+#define RT_FINDING_NAMES    8   /* hosts, MACs, flows a finding names at most (each list) */
+#define RT_FINDING_EVIDENCE 24  /* figures a finding holds at most */
+#define RT_FINDING_TEXT     600 /* its summary and its fix */
+#define RT_FINDING_POOL     640 /* its evidence's text */
+struct rt_finding_names {
+	unsigned n;
+	bool more; /* others were not named */
+	char v[RT_FINDING_NAMES][RT_FLOWSEL_TEXT_MAX];
+};
+struct rt_finding {
+	const char *code; /* stable, e.g. "pfc_storm" */
+	enum rt_severity severity;
+	const char *confidence; /* "high", "medium", "low" for an inference; NULL: what was seen */
+	char summary[RT_FINDING_TEXT]; /* one sentence */
+	char fix[RT_FINDING_TEXT];     /* what to change, and the doctor check that confirms it */
+	/* subjects: as they apply (IPs, MACs, flows as --flow selectors, priorities 0..7 and
+	 * RT_AN_PAUSE_CLASS) */
+	struct rt_finding_names hosts, macs, flows;
+	unsigned npriorities;
+	uint8_t priorities[RT_AN_PFC_CLASSES];
+	unsigned nevidence;
+	struct rt_evidence evidence[RT_FINDING_EVIDENCE];
+	size_t pool_used;
+	char pool[RT_FINDING_POOL];
+};
+#define RT_FINDINGS_MAX 64 /* findings a view holds at most (the most severe kept) */
+
+/* Every finding code (docs/FINDINGS.md), NULL at the end; whether `code` is one of them. */
+extern const char *const rt_finding_codes[];
+bool rt_finding_code_known(const char *code);
+
+/* A finding's code and severity: what live metrics export (rt_analyzer_live_findings). */
+struct rt_finding_tag {
+	const char *code;
+	enum rt_severity severity;
+};
+
+/*
+ * The findings of the analysis as it stands, `idle_ns` of capture time
+ * after its latest record (pauses still running counted up to then): a
+ * view of it is built, judged and freed (O(flows) time and memory: for a
+ * live display now and then, not per frame). Up to `max` into out, most
+ * severe first; returns how many, or -ENOMEM.
+ */
+int rt_analyzer_live_findings(const struct rt_analyzer *an, uint64_t idle_ns,
+                              struct rt_finding_tag *out, unsigned max);
+
+/* A class paused continuously for --storm-threshold or longer. */
 struct rt_res_storm {
 	uint8_t mac[6];
 	uint8_t cls;
@@ -285,6 +418,10 @@ struct rt_res_episode {
 struct rt_res_path {
 	const char *from, *to; /* the points' names */
 	uint64_t matched, lost, ce_marked;
+	/* packets seen at from whose passing `to` was judged (matched + lost), and those that
+	 * could not be, with why (NULL: none) */
+	uint64_t judged, not_judged;
+	const char *not_judged_reason;
 	bool offset_known;
 	int64_t offset_ns;              /* to's clock less from's */
 	const char *offset_null_reason; /* when not known */
@@ -310,16 +447,29 @@ struct rt_res_counter_dev {
 	const double *deltas;     /* their growth, < 0: the counter went back (reset): unknown */
 };
 
+/* What shows congestion at the incast's receiver (rt_results.incast_evidence). */
+enum rt_incast_evidence {
+	RT_INCAST_CE = 1u << 0,        /* CE marks on its flows */
+	RT_INCAST_PAUSE = 1u << 1,     /* PFC/PAUSE pauses in the capture */
+	RT_INCAST_LOSS = 1u << 2,      /* PSN gaps, resends or NAKs on its flows */
+	RT_INCAST_LINK_FULL = 1u << 3, /* its flows together at 95% of the link speed or more */
+};
+#define RT_INCAST_EVIDENCE_KINDS 4
+/* The name of evidence bit k (0 .. RT_INCAST_EVIDENCE_KINDS - 1): "ce", "pause", "loss", "link_full". */
+const char *rt_incast_evidence_name(unsigned k);
+
 /* The verdict: was there congestion, where, when, who, did the NPs answer, did the senders slow. */
 enum rt_verdict_state {
 	RT_VERDICT_EMPTY,     /* no frame */
 	RT_VERDICT_NO_ROCE,   /* frames, none RoCE */
 	RT_VERDICT_CALM,      /* RoCE, no CE mark, CNP, pause or episode */
 	RT_VERDICT_CONGESTED, /* some of them */
+	RT_VERDICT_ECN_OFF,   /* none of them, but ECN is off: no CE mark says nothing */
 };
 /* The verdict's parts, in the order they are said (each a sentence, or nothing to say). */
 enum rt_verdict_part {
 	RT_VERDICT_HEADLINE, /* congestion or not, in figures */
+	RT_VERDICT_FINDINGS, /* what is wrong: the findings, most severe first */
 	RT_VERDICT_WHERE,    /* the incast's hot receiver */
 	RT_VERDICT_PFC,      /* the priorities PFC paused, storms */
 	RT_VERDICT_PAUSE,    /* 802.3x PAUSE */
@@ -338,7 +488,7 @@ struct rt_verdict {
 	enum rt_verdict_state state;
 	char part[RT_VERDICT_PARTS][RT_VERDICT_TEXT]; /* "" when the part has nothing to say */
 };
-/* "empty", "no_roce", "calm", "congested" */
+/* "empty", "no_roce", "calm", "congested", "ecn_off" */
 const char *rt_verdict_state_name(enum rt_verdict_state s);
 /* The part's key in the JSON report ("headline", "where", ...). */
 const char *rt_verdict_part_name(enum rt_verdict_part p);
@@ -355,7 +505,7 @@ struct rt_results {
 	bool any_frame; /* c.packets > 0: start_ns and end_ns hold */
 	uint64_t start_ns, end_ns;
 	/* the settings the figures depend on */
-	uint64_t link_speed_bps, episode_gap_ns, rate_window_ns;
+	uint64_t link_speed_bps, episode_gap_ns, rate_window_ns, storm_ns;
 	unsigned rate_window_gaps; /* RP reaction: packet gaps per rate window */
 	const char *flow_selector; /* the selection as given ("--flow 'A' --kind nak"), or NULL */
 	const char *input_error;   /* what stopped the reading (rt_analyzer_input_error), or NULL */
@@ -364,6 +514,10 @@ struct rt_results {
 	uint64_t ecn[4]; /* RoCE packets with an IP header, by codepoint */
 	uint64_t cnp_unattributed, nak_unattributed, malformed, truncated, other, cm_pairs;
 	uint64_t go_back_n, timeouts, gaps, gap_psns, psn_jumps;
+	/* ECN off: more than half the RoCE data packets with an IP header (CNPs aside,
+	 * ecn_data_packets) are Not-ECT (ecn_not_ect): no CE mark says nothing of congestion */
+	bool ecn_off;
+	uint64_t ecn_not_ect, ecn_data_packets;
 
 	/* the flows */
 	uint32_t nflows;                 /* every flow (flow_count) */
@@ -378,6 +532,12 @@ struct rt_results {
 	uint32_t max_flows; /* --max-flows, 0: no limit: */
 	bool max_flows_reached;
 	uint64_t packets_beyond, bytes_beyond;
+	/* the snap length: RoCE frames cut after their headers (their ICRC unchecked), frames
+	 * whose headers it cut */
+	uint64_t icrc_unchecked, headers_cut;
+	/* time going backwards within a capture point (times, the biggest step), and across
+	 * points only (merged points interleave) */
+	uint64_t time_backwards, time_backwards_max_ns, time_backwards_across;
 	unsigned nwarnings;
 	struct rt_an_warning warnings[RT_AN_WARNINGS_MAX];
 
@@ -388,13 +548,26 @@ struct rt_results {
 	const struct rt_res_pfc_source *pfc_sources; /* by MAC as seen, then class */
 	uint32_t nstorms;
 	const struct rt_res_storm *storms;
+	uint32_t nincidents; /* the pause incidents that held a storm */
+	const struct rt_res_incident *incidents;
+	uint64_t incidents_beyond; /* more than the view keeps */
+
+	/* the MACs of RoCE and PFC/PAUSE frames */
+	uint32_t nmacs;
+	const struct rt_res_mac *macs;
 
 	/* congestion episodes */
 	uint32_t nepisodes;
 	const struct rt_res_episode *episodes;
 
-	/* incast: the hot receiver ("Incast") */
-	bool incast;
+	/*
+	 * incast: the hot receiver ("Incast"), named only with evidence of congestion there
+	 * (incast_evidence); without, incast_null_reason says why, and fan_in whether a receiver
+	 * has two senders or more (the fields below then hold the one it would have been)
+	 */
+	bool incast, fan_in;
+	const char *incast_null_reason;
+	unsigned incast_evidence; /* enum rt_incast_evidence bits */
 	uint8_t incast_ipver;
 	uint8_t incast_receiver[16];
 	uint32_t incast_senders, incast_flows;
@@ -417,6 +590,10 @@ struct rt_results {
 	struct rt_res_counter_sum counter_pause[8][4];
 	bool source_log_loaded;
 	uint64_t source_log_lines, source_log_bad_lines, source_log_unmatched;
+
+	/* the findings, most severe first (docs/FINDINGS.md) */
+	unsigned nfindings;
+	const struct rt_finding *findings;
 
 	struct rt_verdict verdict;
 };

@@ -11,8 +11,11 @@ struct an_vp_result;
 
 /* `size` zeroed bytes that live as long as the view; NULL when out of memory. */
 void *an_res_alloc(struct an_results *res, size_t size);
-/* The view's flows, by id, into *flows (the paths between vantage points in vr). 0 or -ENOMEM. */
+/*
+ * The view's flows, by id, into *flows (the paths between vantage points in
+ * vr; `at`: a live view's time, 0 after the end). 0 or -ENOMEM.
+ */
 int an_res_flows(struct an_results *res, const struct rt_res_flow **flows,
-                 const struct rt_analyzer *an, const struct an_vp_result *vr);
+                 const struct rt_analyzer *an, const struct an_vp_result *vr, uint64_t at);
 
 #endif

@@ -41,6 +41,8 @@ static const struct rt_res_transport *transport(struct an_results *res, const st
 	t->gap_psns = x->gap_psns;
 	t->psn_jumps = x->psn_jumps;
 	t->duplicates = x->duplicates;
+	t->retransmitted_bytes = x->retransmitted_bytes;
+	t->rnr_timer = x->rnr_timer;
 	if (x->nak_codes) {
 		/* codes 5..31 share the name "reserved": one entry with their sum */
 		uint64_t reserved = 0;
@@ -61,7 +63,8 @@ static const struct rt_res_transport *transport(struct an_results *res, const st
 		}
 	}
 	quantiles(&t->go_back_n_delay, x->gbn_delay, false);
-	quantiles(&t->timeout_idle, x->timeout_gap, false);
+	quantiles(&t->timeout_idle, x->timeout_gap, true);
+	quantiles(&t->rnr_wait, x->rnr_wait, true);
 	quantiles(&t->rtt, x->rtt, true);
 	return t;
 }
@@ -76,26 +79,49 @@ static const struct rt_res_np *np_side(struct an_results *res, const struct an_n
 	n->answered = np->answered;
 	n->rate_limited = np->rate_limited;
 	n->unanswered = an_np_unanswered(np);
+	n->held_or_unanswered = np->unsure;
 	n->interval_known = an_np_interval(np, &n->interval_ns);
+	n->first_ce_ns = np->first_ce_ts;
+	n->last_ce_ns = np->last_ce_ts;
 	return n;
 }
 
-static const struct rt_res_rp *rp_side(struct an_results *res, const struct an_rp *rp)
+/* The RP reaction of flow f: the drops measured, the CNPs set apart, the capture point's side. */
+static const struct rt_res_rp *rp_side(struct an_results *res, const struct rt_analyzer *an,
+                                       const struct an_flow *f)
 {
+	const struct an_rp *rp = f->rp;
 	struct rt_res_rp *p = an_res_alloc(res, sizeof(*p));
 	if (!p)
 		return NULL;
+	bool m = rp->measured > 0;
 	p->cnps = rp->cnps;
 	p->measured = rp->measured;
-	p->mean_drop_pct = rp->measured ? rp->drop_sum / (double)rp->measured : NAN;
-	p->max_drop_pct = rp->measured ? rp->drop_max : NAN;
+	p->mean_drop_pct = m ? rp->drop_sum / (double)rp->measured : NAN;
+	p->max_drop_pct = m ? rp->drop_max : NAN;
+	p->median_drop_pct = m ? an_rp_drop_quantile(rp, 0.5) : NAN;
+	p->drop_p25_pct = m ? an_rp_drop_quantile(rp, 0.25) : NAN;
+	p->drop_p75_pct = m ? an_rp_drop_quantile(rp, 0.75) : NAN;
+	p->min_drop_pct = m ? rp->drop_min : NAN;
 	p->drop_sum_pct = rp->drop_sum;
-	p->drop_null_reason = rp->measured ? NULL : an_rp_null_reason(rp);
+	p->drop_null_reason = m ? NULL : an_rp_null_reason(rp);
 	p->too_few_packets = rp->few;
 	p->cnp_in_window = rp->cnp_in_window;
+	p->psn_gap_in_window = rp->gap_in_window;
+	p->resend_in_window = rp->resend_in_window;
+	p->pause_in_window = rp->pause_in_window;
+	p->idle_before = rp->idle_before;
+	p->full_link = rp->full_link;
 	p->recovered = rp->recovered;
 	p->interrupted = rp->interrupted;
 	quantiles(&p->recover, rp->recover, false);
+	quantiles(&p->cut_delay, rp->cut_delay, false);
+	p->rate_window_needed_known = rp->need_n > 0;
+	p->rate_window_needed_ns = an_rp_nice_window(rp->need_ns);
+	p->rate_window_would_measure = rp->need_n;
+	enum an_rp_side side = an_rp_side(&an->rpx, f);
+	p->capture_side = an_rp_side_name(side);
+	p->capture_side_how = an_rp_side_how(side);
 	return p;
 }
 
@@ -124,10 +150,43 @@ static const struct rt_res_source *source(struct an_results *res, const struct a
 	return s;
 }
 
+/*
+ * What the findings read of a flow: its UDP source port, frames, CNPs, and
+ * its longest stall during a pause (a silence from its last packet to `end`
+ * counts when a pause ran in it).
+ */
+static void findings_facts(struct rt_res_flow *o, const struct an_flow *f, uint32_t fi,
+                           const struct rt_analyzer *an, uint64_t end)
+{
+	o->udp_sport_known = (f->flags & AN_FLOW_SPORT) != 0;
+	o->udp_sport_varied = (f->flags & AN_FLOW_SPORTS) != 0;
+	o->udp_sport = f->udp_sport;
+	o->pmtu = f->pmtu;
+	o->max_frame = f->max_len;
+	const struct an_fact *fa = an_facts_find(&an->facts, fi);
+	if (fa && fa->cnp_seen) {
+		o->cnp_carried = true;
+		o->cnp_tagged = fa->cnp_tagged;
+		o->cnp_mixed = fa->cnp_mixed;
+		o->cnp_dscp = fa->cnp_dscp;
+		o->cnp_pcp = fa->cnp_pcp;
+	}
+	if (fa) {
+		o->stall_from_ns = fa->stall_from;
+		o->stall_ns = fa->stall_ns;
+	}
+	if (f->packets && end > f->last_ts && end - f->last_ts >= an->stall_min_ns &&
+	    end - f->last_ts > o->stall_ns && an_pfc_paused_since(&an->pfc, f->last_ts)) {
+		o->stall_from_ns = f->last_ts;
+		o->stall_ns = end - f->last_ts;
+	}
+}
+
 /* The figures of one flow, its rare parts where it has them. 0 or -ENOMEM. */
 static int flow(struct an_results *res, struct rt_res_flow *o, const struct an_flow *f,
-                const struct an_vantage *v, const struct an_vp_result *vr)
+                const struct rt_analyzer *an, const struct an_vp_result *vr)
 {
+	const struct an_vantage *v = &an->vp;
 	const struct an_np *np = f->np;
 	o->key = f->key;
 	o->id = f->id;
@@ -159,7 +218,7 @@ static int flow(struct an_results *res, struct rt_res_flow *o, const struct an_f
 	        ? (double)(f->cnp_received - 1) * 1e9 / (double)(np->last_cnp_ts - np->first_cnp_ts)
 	        : NAN;
 	if ((f->x && !(o->xport = transport(res, f->x))) || (np && !(o->np = np_side(res, np))) ||
-	    (f->rp && f->rp->cnps && !(o->rp = rp_side(res, f->rp))) ||
+	    (f->rp && f->rp->cnps && !(o->rp = rp_side(res, an, f))) ||
 	    (f->src && !(o->source = source(res, f->src))))
 		return -ENOMEM;
 	unsigned on[AN_VP_PAIRS];
@@ -171,20 +230,25 @@ static int flow(struct an_results *res, struct rt_res_flow *o, const struct an_f
 		memcpy(paths, on, o->npaths * sizeof(*paths));
 		o->paths = paths;
 	}
+	if (v->matching && f->home && f->home <= v->nvp)
+		o->followed_at = v->vp[f->home - 1].name;
 	return 0;
 }
 
 int an_res_flows(struct an_results *res, const struct rt_res_flow **flows,
-                 const struct rt_analyzer *an, const struct an_vp_result *vr)
+                 const struct rt_analyzer *an, const struct an_vp_result *vr, uint64_t at)
 {
+	uint64_t end = at ? at : an->last_ts; /* a silence to the end lasts up to it */
 	uint32_t n = an->ft.next_id;
 	struct rt_res_flow *out = an_res_alloc(res, (n ? n : 1) * sizeof(*out));
 	if (!out)
 		return -ENOMEM;
 	for (uint32_t id = 0; id < n; id++) {
-		int rc = flow(res, &out[id], an_flow_by_id(&an->ft, id), &an->vp, vr);
+		uint32_t fi = an->ft.order[id];
+		int rc = flow(res, &out[id], &an->ft.flows[fi], an, vr);
 		if (rc < 0)
 			return rc;
+		findings_facts(&out[id], &an->ft.flows[fi], fi, an, end);
 	}
 	*flows = out;
 	return 0;

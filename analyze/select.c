@@ -77,6 +77,6 @@ void an_select_finish(const struct an_select *s, struct an_flowtab *ft)
 	if (!s->kinds)
 		return;
 	for (uint32_t i = 0; i < ft->n; i++)
-		if (!(ft->flows[i].kinds & s->kinds))
-			ft->flows[i].flags &= (uint8_t)~AN_FLOW_SELECTED;
+		if (!(ft->flows[i].flags & AN_FLOW_KIND))
+			ft->flows[i].flags &= (uint16_t)~AN_FLOW_SELECTED;
 }

@@ -351,7 +351,7 @@ static void srclog_line(struct an_side *s, const struct rt_jval *obj, bool *bad)
 	double sent = 0;
 	if (num_or_bool(obj, "sent", &sent) && sent != 0)
 		return; /* the server's own view: the flows are named from the sender side */
-	uint32_t fi = srclog_flow(s, obj, s->bk->srclog);
+	uint32_t fi = srclog_flow(s, obj, s->bk->srclog || s->before_capture);
 	if (fi == AN_NONE) {
 		s->srclog_unmatched++;
 		return;

@@ -41,6 +41,8 @@ struct an_side {
 	bool counters_loaded;
 	uint64_t srclog_lines, srclog_bad, srclog_unmatched;
 	bool srclog_loaded;
+	bool
+	    before_capture; /* files loaded before the first frame: the source log makes its flows */
 	char counters_path[160], srclog_path[160];
 	/* the capture line of the counters file: frames the capture dropped */
 	bool drops_known;
@@ -61,8 +63,8 @@ double an_side_delta(const struct an_counter_dev *d, size_t i);
 double an_side_sum_delta(const struct an_side *s, const char *name, bool *found);
 /*
  * Source-log events that name no flow of the capture: those that name no
- * flow at all, and (a log loaded before the capture, for buckets) those of
- * flows the capture never held. *matched: whether an event joined a flow of
+ * flow at all, and (a log loaded before the capture) those of flows the
+ * capture never held. *matched: whether an event joined a flow of
  * the capture.
  */
 uint64_t an_side_srclog_unmatched(const struct an_side *s, bool *matched);

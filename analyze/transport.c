@@ -47,59 +47,62 @@ static void ackreq_ack(struct an_flow *f, uint32_t psn, uint64_t ts, struct rt_a
 }
 
 void an_tr_response(struct an_transport *t, uint32_t ri, const struct rt_record *rec, uint16_t opf,
-                    uint64_t frame, struct rt_an_note *note)
+                    uint64_t frame, struct rt_an_note *note, int point, unsigned feed)
 {
 	uint64_t ts = rec->ts_ns;
 	struct an_flow *r = &t->ft->flows[ri];
-	r->responses++;
+	bool count = feed & AN_FEED_COUNT;
+	if (count)
+		r->responses++;
 	bool has_aeth = (rec->hdrs & RT_H_AETH) != 0;
 	uint8_t type = has_aeth ? (uint8_t)rt_aeth_type(rec->aeth_syndrome) : RT_AETH_ACK;
-	if (r->reverse == AN_NONE && (has_aeth || (opf & RT_OPF_MIDDLE)))
+	if (count && r->reverse == AN_NONE && (has_aeth || (opf & RT_OPF_MIDDLE)))
 		an_pair_response(t->pair, ri, rec->psn, ts,
 		                 (opf & RT_OPF_READ) ? AN_PAIR_RESPONSE : AN_PAIR_ACK);
 	uint32_t fi = t->ft->flows[ri].reverse;
 	struct an_flow *f = fi != AN_NONE ? &t->ft->flows[fi] : NULL;
-	if (note && f)
+	/* the requester's round trips and the NAKs it acts on: from the point it is followed at */
+	bool follow = f && (feed & AN_FEED_FOLLOW) && an_follows(&t->fw, f, point);
+	if (count && note && f)
 		note->peer_flow_id = f->id;
 	if (!has_aeth)
 		return;
 	uint8_t code = rec->aeth_syndrome & 0x1f;
-	if (note && (type == RT_AETH_NAK || type == RT_AETH_RNR_NAK)) {
+	if (count && note && (type == RT_AETH_NAK || type == RT_AETH_RNR_NAK)) {
 		note->flags |= type == RT_AETH_NAK ? RT_AN_NOTE_NAK : RT_AN_NOTE_RNR_NAK;
 		note->nak_code = code;
 	}
 	if (type == RT_AETH_ACK) {
-		if (f)
-			ackreq_ack(f, rec->psn, ts, note);
+		if (follow)
+			ackreq_ack(f, rec->psn, ts, count ? note : NULL);
 		return;
 	}
-	if (type == RT_AETH_NAK) {
-		t->tot->c.nak++;
-	} else if (type == RT_AETH_RNR_NAK) {
-		t->tot->c.rnr_nak++;
-	} else {
+	if (type != RT_AETH_NAK && type != RT_AETH_RNR_NAK)
 		return;
-	}
+	if (count)
+		t->tot->c.nak += type == RT_AETH_NAK;
+	if (count)
+		t->tot->c.rnr_nak += type == RT_AETH_RNR_NAK;
 	struct an_xport *x = f ? an_xport(f) : NULL;
 	if (!x) {
-		t->tot->nak_unattributed++;
+		t->tot->nak_unattributed += count;
 		return;
 	}
-	if (type == RT_AETH_NAK) {
+	if (count && type == RT_AETH_NAK) {
 		x->naks_received++;
 		an_bk_mark(t->bk, f, fi);
 		if (!x->nak_codes)
 			x->nak_codes = calloc(32, sizeof(*x->nak_codes));
 		if (x->nak_codes)
 			x->nak_codes[code]++;
-		/* only a PSN sequence error makes the requester go back; the other codes are fatal */
-		if (code != 0)
-			return;
-		f->nak_pending = AN_NAK_SEQ;
-	} else {
+	} else if (count) {
 		x->rnr_naks_received++;
-		f->nak_pending = AN_NAK_RNR;
+		x->rnr_timer = code;
 	}
+	/* only a PSN sequence error makes the requester go back; the other codes are fatal */
+	if (!follow || (type == RT_AETH_NAK && code != 0))
+		return;
+	f->nak_pending = type == RT_AETH_NAK ? AN_NAK_SEQ : AN_NAK_RNR;
 	x->nak_psn = rec->psn;
 	x->nak_ts = ts;
 	x->nak_frame = frame;
@@ -107,26 +110,38 @@ void an_tr_response(struct an_transport *t, uint32_t ri, const struct rt_record 
 
 /* A resent request: counted, and the start of a resend run tells what caused it. */
 static void resend(struct an_transport *t, struct an_flow *f, uint32_t prev, uint32_t p,
-                   uint64_t ts, struct rt_an_note *note)
+                   const struct rt_record *rec, struct rt_an_note *note)
 {
 	struct an_xport *x = an_xport(f);
+	uint64_t ts = rec->ts_ns;
 	t->tot->c.retransmitted++;
-	if (x)
+	if (x) {
 		x->retransmitted++;
+		x->resend_ts = ts;
+		x->retransmitted_bytes += rec->wirelen;
+	}
 	/* a resend run starts at the first backward PSN, or when a run goes back again */
 	if (!(f->flags & AN_FLOW_IN_RETRANS) || rt_psn_diff(p, prev) <= 0) {
 		f->flags |= AN_FLOW_IN_RETRANS;
 		if (x) {
-			uint64_t wait = f->nak_pending ? ts - x->nak_ts : ts - f->last_req_ts;
+			uint64_t since = f->nak_pending ? x->nak_ts : f->last_req_ts;
+			/* a wait from a later frame (the capture's time went backwards) is unknown:
+			 * no sample, and no wait in the note */
+			bool known = ts >= since;
+			uint64_t wait = known ? ts - since : 0;
 			x->run_nak_frame = f->nak_pending ? x->nak_frame : 0;
 			if (f->nak_pending == AN_NAK_RNR) {
 				x->rnr_retries++;
+				if (known)
+					an_hist_addp(&x->rnr_wait, wait);
 			} else if (f->nak_pending) {
 				x->go_back_n++;
-				an_hist_addp(&x->gbn_delay, wait);
+				if (known)
+					an_hist_addp(&x->gbn_delay, wait);
 			} else {
 				x->timeouts++;
-				an_hist_addp(&x->timeout_gap, wait);
+				if (known)
+					an_hist_addp(&x->timeout_gap, wait);
 			}
 			x->ar_count = 0; /* Karn: no RTT from resent requests */
 			if (note)
@@ -142,17 +157,26 @@ static void resend(struct an_transport *t, struct an_flow *f, uint32_t prev, uin
 }
 
 void an_tr_request(struct an_transport *t, uint32_t fi, const struct rt_record *rec, uint8_t tr,
-                   uint16_t opf, struct rt_an_note *note)
+                   uint16_t opf, struct rt_an_note *note, int point, unsigned feed)
 {
 	struct an_flow *f = &t->ft->flows[fi];
 	uint64_t ts = rec->ts_ns;
 	uint32_t p = rec->psn & AN_PSN_MASK;
-	f->requests++;
+	if (feed & AN_FEED_COUNT)
+		f->requests++;
+	/* the PSN order, resends, round trips: from the point the flow is followed at */
+	if (!(feed & AN_FEED_FOLLOW) || !an_follows(&t->fw, f, point)) {
+		if (f->reverse == AN_NONE)
+			an_pair_request(t->pair, fi);
+		return;
+	}
+	if (!(feed & AN_FEED_COUNT))
+		note = NULL; /* a copy: its note says so, nothing more */
 	/* path MTU from full-size first/middle packets */
 	if ((opf & (RT_OPF_SEND | RT_OPF_WRITE)) && (opf & (RT_OPF_FIRST | RT_OPF_MIDDLE)) &&
 	    rec->payload_len >= 256 && rec->payload_len <= 4096 &&
 	    !(rec->payload_len & (rec->payload_len - 1)))
-		f->pmtu = rec->payload_len;
+		f->pmtu = (uint16_t)rec->payload_len;
 	uint32_t span_min = 1, span_max = 1;
 	if ((opf & RT_OPF_READ) && (rec->hdrs & RT_H_RETH)) {
 		uint32_t len = rec->reth_len;
@@ -186,6 +210,7 @@ void an_tr_request(struct an_transport *t, uint32_t fi, const struct rt_record *
 			if (x) {
 				x->gaps++;
 				x->gap_psns += gap;
+				x->gap_ts = rec->ts_ns;
 			}
 			if (note)
 				note->psn_gap = gap;
@@ -206,12 +231,12 @@ void an_tr_request(struct an_transport *t, uint32_t fi, const struct rt_record *
 			note->flags |= RT_AN_NOTE_DUPLICATE;
 		return;
 	} else {
-		resend(t, f, prev, p, ts, note);
+		resend(t, f, prev, p, rec, note);
 		if (f->reverse == AN_NONE)
 			an_pair_request(t->pair, fi);
 		return;
 	}
-	f->flags &= (uint8_t)~AN_FLOW_IN_RETRANS;
+	f->flags &= (uint16_t)~AN_FLOW_IN_RETRANS;
 	f->next_psn = (p + span_min) & AN_PSN_MASK;
 	f->next_psn_max = (p + span_max) & AN_PSN_MASK;
 	uint32_t hi = (p + span_max - 1) & AN_PSN_MASK;

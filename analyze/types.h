@@ -13,7 +13,7 @@ struct rt_analyzer;
 
 struct rt_analyzer_opts {
 	uint64_t link_speed_bps; /* for PFC/PAUSE quanta → time; default 100e9 */
-	uint64_t storm_ns; /* a class paused continuously this long is a storm; default 100 ms */
+	uint64_t storm_ns; /* a class paused continuously this long is a storm; default 10 ms */
 	uint64_t episode_gap_ns; /* events closer than this belong to one episode; default 1 ms */
 	uint64_t
 	    rate_window_ns; /* RP reaction: longest window before/after a CNP; default 100 us */
@@ -107,7 +107,8 @@ struct rt_an_note {
 	 * and that request's frame; 0 = no sample */
 	uint64_t rtt_ns, rtt_frame;
 	/* RETRANS, the first request of a resend run: how long after the NAK or RNR NAK that
-	 * started it (nak_frame), or after the flow's previous request (a timeout) it came */
+	 * started it (nak_frame), or after the flow's previous request (a timeout) it came;
+	 * 0 when it came in an older frame (the capture's time went backwards) */
 	uint64_t resend_wait_ns;
 	uint64_t copy_of_frame; /* RT_AN_NOTE_COPY: the frame that was counted */
 	/* PFC/PAUSE: bit c = this frame sets class c (RT_AN_PAUSE_CLASS for PAUSE) and pauses it

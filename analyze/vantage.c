@@ -12,9 +12,12 @@
  * at the vantage points are gathered in one entry for `window_ns` after
  * the first; then the window closes and the entry is settled: each pair
  * of points that both saw it gets a time difference d (in their own
- * clocks) and a CE mark picked up between them; a point that did not is
- * judged to have missed it, when that point was capturing all along
- * (its first frame before the packet's, a frame of it after the window).
+ * clocks) and a CE mark picked up between them; a point that did not see
+ * it logs it as a miss, by the time the other saw it. At the end, the
+ * delays between the points (d, the clock offset in it) tell when a missed
+ * packet would have passed the point that missed it: lost when that point
+ * was capturing from before to after then, else not judged
+ * (vantage_paths.c).
  *
  * Identical packets (CNPs to one QP, a resend) in flight at once are
  * separate entries: a frame joins the oldest one its point has not seen
@@ -56,13 +59,13 @@ void an_vp_free(struct an_vantage *v)
 			if (l) {
 				free(l->pos);
 				free(l->neg);
+				free(l->miss[0].t);
+				free(l->miss[1].t);
 				free(l);
 			}
 		}
 	free(v->cls);
 	free(v->cidx);
-	for (unsigned i = 0; i < AN_VP_POINTS; i++)
-		free(v->pt[i].pend);
 	for (unsigned i = 0; i < v->nvp; i++) {
 		free((char *)v->vp[i].name);
 		for (unsigned k = 0; k < v->vp[i].nfiles; k++)
@@ -216,23 +219,28 @@ static struct an_vp_link *link_of(struct an_vantage *v, uint32_t c, unsigned pai
 
 /* ---- settling a packet whose window closed ---- */
 
-static void add_pending(struct an_vantage *v, unsigned q, struct an_vp_link *l, unsigned side)
+/* A packet the other point did not see, by the time `t` the point that saw it saw it. */
+static void add_miss(struct an_vantage *v, struct an_vp_misses *m, uint64_t t)
 {
-	struct an_vp_point *pt = &v->pt[q];
-	if (!l->pending[side]) {
-		if (pt->npend == pt->cappend) {
-			uint32_t nc = pt->cappend ? pt->cappend * 2 : 16;
-			struct an_vp_pending *np = realloc(pt->pend, (size_t)nc * sizeof(*np));
-			if (!np) {
-				v->nomem = true;
-				return;
-			}
-			pt->pend = np;
-			pt->cappend = nc;
+	if (m->n == m->cap && m->cap < AN_VP_MISS_LOG) {
+		uint32_t nc = m->cap ? m->cap * 2 : 64;
+		uint64_t *nt = realloc(m->t, (size_t)nc * sizeof(*nt));
+		if (!nt) {
+			v->nomem = true;
+			return;
 		}
-		pt->pend[pt->npend++] = (struct an_vp_pending){l, side};
+		m->t = nt;
+		m->cap = nc;
 	}
-	l->pending[side]++;
+	if (m->n < m->cap) {
+		m->t[m->n++] = t;
+		return;
+	}
+	if (!m->over || t < m->over_min)
+		m->over_min = t;
+	if (t > m->over_max)
+		m->over_max = t;
+	m->over++;
 }
 
 static bool ect(uint8_t ecn)
@@ -283,15 +291,8 @@ static void settle(struct an_vantage *v, const struct an_vp_entry *x, bool judge
 				matched(v, l, pair, x, i, j);
 				continue;
 			}
-			/* judged only when the point that missed it was capturing from before it to after the window */
-			unsigned q = si ? j : i, side = si ? 0 : 1;
-			const struct an_vp_point *pq = &v->pt[q];
-			if (pq->first > x->t0)
-				continue;
-			if (pq->last >= x->t0 + v->window_ns)
-				l->miss[side]++;
-			else
-				add_pending(v, q, l, side);
+			/* judged at the end, when the delays show whether the other point was capturing */
+			add_miss(v, &l->miss[si ? 0 : 1], x->t[si ? i : j]);
 		}
 	}
 }
@@ -328,18 +329,6 @@ static int grow(struct an_vantage *v)
 	for (uint64_t s = v->head; s < v->tail; s++)
 		hset(v, entry(v, s)->fp, s);
 	return 0;
-}
-
-/* The judgements pending on point q's next frame: it came, so q was capturing. */
-static void settle_pending(struct an_vp_point *pt)
-{
-	for (uint32_t k = 0; k < pt->npend; k++) {
-		struct an_vp_link *l = pt->pend[k].l;
-		unsigned side = pt->pend[k].side;
-		l->miss[side] += l->pending[side];
-		l->pending[side] = 0;
-	}
-	pt->npend = 0;
 }
 
 /*
@@ -502,8 +491,6 @@ static void point_frame(struct an_vantage *v, int p, const struct rt_record *rec
 	if (ts > pt->last)
 		pt->last = ts;
 	pt->frames++;
-	if (pt->npend)
-		settle_pending(pt);
 	if (!v->matching) {
 		if (v->only < 0)
 			v->only = p;
@@ -566,13 +553,7 @@ void an_vp_finish(struct an_vantage *v)
 	if (!v->on)
 		return;
 	while (v->head < v->tail)
-		pop(v, false);
-	for (unsigned i = 0; i < AN_VP_POINTS;
-	     i++) /* their points never showed they were still capturing */
-		for (uint32_t k = 0; k < v->pt[i].npend; k++)
-			v->pt[i].pend[k].l->pending[v->pt[i].pend[k].side] = 0;
-	for (unsigned i = 0; i < AN_VP_POINTS; i++)
-		v->pt[i].npend = 0;
+		pop(v, true);
 }
 
 static char *dup_str(const char *s)

@@ -19,13 +19,23 @@
  * own point's clock: for packets from i to j it is the delay plus the
  * offset of j's clock, from j to i the offset less the delay.
  */
+/*
+ * The packets one point saw and the other did not, by the time the first saw
+ * them: judged at the end, when the delays (and so the clock offset) are
+ * known. The first AN_VP_MISS_LOG exactly, the rest as a count and a span.
+ */
+#define AN_VP_MISS_LOG 65536u
+struct an_vp_misses {
+	uint64_t *t;
+	uint32_t n, cap;
+	uint64_t over, over_min, over_max;
+};
+
 struct an_vp_link {
-	uint64_t matched;   /* packets seen at both */
-	int64_t dmin, dmax; /* of d */
-	uint64_t miss
-	    [2]; /* seen at i only ([0]) or at j only ([1]), judged: the other point was capturing */
-	uint64_t pending[2]; /* ... judged once the other point has a frame after the window */
-	uint64_t ce[2];      /* ECT at i and CE at j ([0]); ECT at j and CE at i ([1]) */
+	uint64_t matched;            /* packets seen at both */
+	int64_t dmin, dmax;          /* of d */
+	struct an_vp_misses miss[2]; /* seen at i only ([0]) or at j only ([1]) */
+	uint64_t ce[2];              /* ECT at i and CE at j ([0]); ECT at j and CE at i ([1]) */
 	uint64_t
 	    ttl_lower[2]; /* a lower TTL at j ([0]) or at i ([1]): that one is after a router */
 	struct an_hist *pos, *neg; /* d - ref (ref: the pair's first d), >= 0 and < 0 (negated) */
@@ -49,18 +59,9 @@ struct an_vp_entry {
 	uint64_t t[AN_VP_POINTS];
 };
 
-/* A pending loss judgement of a link side, settled by the point's next frame. */
-struct an_vp_pending {
-	struct an_vp_link *l;
-	unsigned side;
-};
-
 struct an_vp_point {
 	bool seen;
-	uint64_t first, last, frames;
-	struct an_vp_pending
-	    *pend; /* links with pending judgements of this point missing a packet */
-	uint32_t npend, cappend;
+	uint64_t first, last, frames; /* its frames' times, in its own clock */
 };
 
 /*
@@ -116,10 +117,18 @@ struct an_vantage {
 	unsigned nvp;
 };
 
+/* Why packets seen upstream were not judged lost or not (an_vp_path.not_judged). */
+#define AN_VP_NOT_JUDGED                                                                           \
+	"the downstream point was not capturing when they would have passed it (its first or "     \
+	"last frame, by the delays and clock offset between the points)"
+
 /* One path between two vantage points (from upstream to downstream), as the report gives it. */
 struct an_vp_path {
 	unsigned from, to;
 	uint64_t matched, lost, ce_marked;
+	/* packets seen upstream whose passing downstream was judged (matched + lost), and those
+	 * that could not be: the downstream point was not capturing when they would have passed */
+	uint64_t judged, not_judged;
 	bool offset_known;
 	int64_t offset_ns;              /* to's clock less from's */
 	const char *offset_null_reason; /* when not known */
@@ -154,7 +163,7 @@ void an_vp_free(struct an_vantage *v);
  */
 void an_vp_frame(struct an_vantage *v, const struct rt_record *rec, uint64_t fp, bool copy,
                  uint64_t now);
-/* End of input: every packet still waiting is settled (no loss is judged for them). */
+/* End of input: every packet still waiting is settled (its misses judged with the others). */
 void an_vp_finish(struct an_vantage *v);
 /* The vantage points' descriptions (copied). 0 or -ENOMEM. */
 int an_vp_describe(struct an_vantage *v, const struct rt_an_vantage *vp, unsigned n);

@@ -14,7 +14,7 @@ int64_t an_vp_offset(int64_t fwd_dmin, int64_t rev_dmax)
 
 /* What one pair of points says, both ways. */
 struct pair_sum {
-	uint64_t matched[2], lost[2], ce[2];
+	uint64_t matched[2], lost[2], ce[2], not_judged[2];
 	int64_t dmin[2], dmax[2]; /* of d over the classes each way ([0]: i -> j) */
 	struct an_hist pos[2], neg[2];
 	bool any[2];
@@ -62,10 +62,37 @@ static int64_t class_median(const struct an_vp_link *l, int64_t ref)
 	return ref + signed_rank(pos, neg, rank_of(pos->n + neg->n, 0.5));
 }
 
-static void add_way(struct pair_sum *ps, const struct an_vp_link *l, int w)
+/*
+ * The misses of one side of a link judged: a packet seen at one point at t
+ * would have passed the other at t + d (side 0: seen at i, d from the
+ * link's matched packets, dmin..dmax, the clock offset in it) or t - d
+ * (side 1). Lost when the other point was capturing from before the
+ * earliest of those times to after the latest; else not judged.
+ */
+static void judge(const struct an_vp_point *q, const struct an_vp_link *l, int side, uint64_t *lost,
+                  uint64_t *not_judged)
 {
-	/* way 0 (i -> j): lost = seen at i only; CE at j. Way 1: the mirror. */
-	ps->lost[w] += l->miss[w];
+	int64_t lo = side ? -l->dmax : l->dmin, hi = side ? -l->dmin : l->dmax;
+	const struct an_vp_misses *m = &l->miss[side];
+	for (uint32_t k = 0; k < m->n; k++) {
+		int64_t t = (int64_t)m->t[k];
+		bool in = (int64_t)q->first <= t + lo && (int64_t)q->last >= t + hi;
+		*lost += in;
+		*not_judged += !in;
+	}
+	if (m->over) { /* beyond the log: judged together, by their first and last times */
+		bool in = (int64_t)q->first <= (int64_t)m->over_min + lo &&
+		          (int64_t)q->last >= (int64_t)m->over_max + hi;
+		*(in ? lost : not_judged) += m->over;
+	}
+}
+
+/* A link of a class on way w between points i < j (the points' capture spans in pt). */
+static void add_way(const struct an_vp_point *pt, struct pair_sum *ps, const struct an_vp_link *l,
+                    int w)
+{
+	/* way 0 (i -> j): lost = seen at i only, judged by j's span; CE at j. Way 1: the mirror. */
+	judge(&pt[w ? 0 : 1], l, w, &ps->lost[w], &ps->not_judged[w]);
 	ps->ce[w] += l->ce[w];
 	if (!l->matched)
 		return;
@@ -84,6 +111,8 @@ static void fill_path(struct an_vp_path *o, const struct pair_sum *ps, int w, bo
 {
 	o->matched = ps->matched[w];
 	o->lost = ps->lost[w];
+	o->judged = ps->matched[w] + ps->lost[w];
+	o->not_judged = ps->not_judged[w];
 	o->ce_marked = ps->ce[w];
 	o->offset_known = theta_known;
 	o->offset_ns = w == 0 ? theta : -theta;
@@ -162,12 +191,13 @@ static int pair_paths(const struct an_vantage *v, unsigned i, unsigned j, struct
 		else
 			way[c] = med >= 0 ? 0 : 1;
 	}
+	const struct an_vp_point pt[2] = {v->pt[i], v->pt[j]};
 	for (uint32_t c = 0; c < v->ncls; c++)
 		if (way[c] >= 0)
-			add_way(ps, v->cls[c].link[pair], way[c]);
+			add_way(pt, ps, v->cls[c].link[pair], way[c]);
 	unsigned n0 = r->npaths;
 	for (int w = 0; w < 2; w++) {
-		if (!ps->matched[w] && !ps->lost[w])
+		if (!ps->matched[w] && !ps->lost[w] && !ps->not_judged[w])
 			continue;
 		struct an_vp_path *o = &r->path[r->npaths];
 		*o = (struct an_vp_path){.from = w ? j : i, .to = w ? i : j};

@@ -4,108 +4,26 @@
 
 #include <errno.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "analyze/wording.h"
 #include "common/outbuf.h"
 
 const char *rt_verdict_state_name(enum rt_verdict_state s)
 {
-	static const char *const names[] = {"empty", "no_roce", "calm", "congested"};
+	static const char *const names[] = {"empty", "no_roce", "calm", "congested", "ecn_off"};
 	return (unsigned)s < sizeof(names) / sizeof(names[0]) ? names[s] : "?";
 }
 
 const char *rt_verdict_part_name(enum rt_verdict_part p)
 {
 	static const char *const names[RT_VERDICT_PARTS] = {
-	    "headline", "where",      "pfc",
-	    "pause",    "when",       "who",
-	    "victims",  "losses",     "notification_points",
+	    "headline", "findings",   "where",   "pfc",    "pause",
+	    "when",     "who",        "victims", "losses", "notification_points",
 	    "senders",  "source_log", "capture"};
 	return (unsigned)p < RT_VERDICT_PARTS ? names[p] : "?";
-}
-
-/* ---- numbers as people read them: 1,234,567; 1.23; durations in ns, us, ms, s ---- */
-
-/* Thousands separated by commas in the integer part of a number written out in full ("-1234.5"). */
-static void group(char *out, size_t size, const char *plain)
-{
-	const char *digits = plain + (plain[0] == '-'), *dot = strchr(digits, '.');
-	size_t nint = dot ? (size_t)(dot - digits) : strlen(digits), k = 0;
-	if (plain[0] == '-' && k + 1 < size)
-		out[k++] = '-';
-	for (size_t i = 0; i < nint && k + 2 < size; i++) {
-		if (i && (nint - i) % 3 == 0)
-			out[k++] = ',';
-		out[k++] = digits[i];
-	}
-	snprintf(out + k, size - k, "%s", dot ? dot : "");
-}
-
-static const char *fmt_int(char out[32], uint64_t v)
-{
-	char plain[24];
-	snprintf(plain, sizeof(plain), "%llu", (unsigned long long)v);
-	group(out, 32, plain);
-	return out;
-}
-
-/* Two significant digits of a number below 0.01 ("0.0012", "1.5e-7"). */
-static void two_digits(char out[48], double v)
-{
-	char e[32];
-	snprintf(e, sizeof(e), "%.1e",
-	         fabs(v)); /* "1.2e-03": the digits and the exponent, rounded */
-	int exp = atoi(strchr(e, 'e') + 1);
-	const char *sign = v < 0 ? "-" : "";
-	if (exp < -6) {
-		snprintf(out, 48, "%s%c.%ce%d", sign, e[0], e[2], exp);
-		return;
-	}
-	char zeros[8] = "";
-	for (int i = 0; i < -exp - 1 && i < 6; i++)
-		zeros[i] = '0';
-	snprintf(out, 48, "%s0.%s%c%c", sign, zeros, e[0], e[2]);
-}
-
-/* At most `digits` decimals, trailing zeros dropped, thousands grouped; two significant digits below 0.01. */
-static const char *fmt_num(char out[48], double v, int digits)
-{
-	double a = fabs(v);
-	if (a != 0 && a < 0.01) {
-		two_digits(out, v);
-		return out;
-	}
-	char plain[48];
-	snprintf(plain, sizeof(plain), "%.*f", digits, v);
-	char *dot = strchr(plain, '.');
-	if (dot) {
-		char *end = plain + strlen(plain);
-		while (end > dot + 1 && end[-1] == '0')
-			*--end = 0;
-		if (end == dot + 1)
-			*dot = 0;
-	}
-	group(out, 48, plain);
-	return out;
-}
-
-/* "850 ns", "12.5 us", "3.25 ms", "1.5 s" */
-static const char *fmt_dur(char out[48], uint64_t ns)
-{
-	char n[48];
-	double v = (double)ns;
-	if (v < 1e3)
-		snprintf(out, 48, "%s ns", fmt_num(n, v, 0));
-	else if (v < 1e6)
-		snprintf(out, 48, "%s us", fmt_num(n, v / 1e3, 2));
-	else if (v < 1e9)
-		snprintf(out, 48, "%s ms", fmt_num(n, v / 1e6, 3));
-	else
-		snprintf(out, 48, "%s s", fmt_num(n, v / 1e9, 3));
-	return out;
 }
 
 /* ms from the capture's start (the difference taken in integers: times since the epoch lose ns as doubles) */
@@ -117,27 +35,14 @@ static double rel_ms(const struct rt_results *r, uint64_t ns)
 
 /* ---- the sentences ---- */
 
-/* Append to a sentence (cut at its end when it would not fit). */
-__attribute__((format(printf, 2, 3))) static void append(char buf[RT_VERDICT_TEXT], const char *fmt,
-                                                         ...)
-{
-	size_t len = strlen(buf);
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(buf + len, RT_VERDICT_TEXT - len, fmt, ap);
-	va_end(ap);
-}
-#define say(v, p, ...) append((v)->part[p], __VA_ARGS__)
-
-static const char *plural(uint64_t n, const char *one, const char *more)
-{
-	return n == 1 ? one : more;
-}
+#define append(buf, ...) an_w_append(buf, RT_VERDICT_TEXT, __VA_ARGS__)
+#define say(v, p, ...)   append((v)->part[p], __VA_ARGS__)
+#define plural           an_w_plural
 
 /* Congestion or not, in figures; false when there is nothing more to say (no frame). */
 static bool headline(const struct rt_results *r, struct rt_verdict *v)
 {
-	char a[32], b[32], c[32], d[32], t[48];
+	char a[32], b[32], c[32], d[32], e[32], t[48];
 	uint64_t xoff = 0;
 	for (unsigned k = 0; k < RT_AN_PFC_CLASSES; k++)
 		xoff += r->pfc[k].xoff;
@@ -155,20 +60,36 @@ static bool headline(const struct rt_results *r, struct rt_verdict *v)
 		v->state = RT_VERDICT_NO_ROCE;
 		say(v, RT_VERDICT_HEADLINE,
 		    "The capture holds %s frames and none of them is RoCE%s",
-		    fmt_int(a, r->c.packets),
+		    an_w_int(a, r->c.packets),
 		    xoff ? " (but PFC/PAUSE frames paused the link)." : ".");
+	} else if (!congested && r->ecn_off) {
+		/* Not-ECT traffic: no switch could mark it, so no CE mark says nothing of congestion */
+		v->state = RT_VERDICT_ECN_OFF;
+		say(v, RT_VERDICT_HEADLINE,
+		    "Congestion cannot be told from CE marks: ECN is off (%s of %s RoCE data "
+		    "packets "
+		    "are Not-ECT, so no switch could mark them). What the capture shows: no "
+		    "PFC/PAUSE pause, %s resent packets, %s PSN gaps in %s RoCE packets over %s.",
+		    an_w_int(a, r->ecn_not_ect), an_w_int(b, r->ecn_data_packets),
+		    an_w_int(c, r->c.retransmitted), an_w_int(d, r->gaps),
+		    an_w_int(e, r->c.roce_packets), an_w_dur(t, r->end_ns - r->start_ns));
 	} else if (!congested) {
 		v->state = RT_VERDICT_CALM;
 		say(v, RT_VERDICT_HEADLINE,
 		    "No congestion seen: no CE mark, no CNP, no PFC/PAUSE pause in %s RoCE packets "
 		    "over %s.",
-		    fmt_int(a, r->c.roce_packets), fmt_dur(t, r->end_ns - r->start_ns));
+		    an_w_int(a, r->c.roce_packets), an_w_dur(t, r->end_ns - r->start_ns));
 	} else {
 		v->state = RT_VERDICT_CONGESTED;
 		say(v, RT_VERDICT_HEADLINE,
 		    "Congestion: %s episode%s, %s CE marks, %s CNPs, %s PFC/PAUSE XOFF frames.",
-		    fmt_int(a, r->nepisodes), plural(r->nepisodes, "", "s"), fmt_int(b, r->c.ce),
-		    fmt_int(c, r->c.cnp), fmt_int(d, xoff));
+		    an_w_int(a, r->nepisodes), plural(r->nepisodes, "", "s"), an_w_int(b, r->c.ce),
+		    an_w_int(c, r->c.cnp), an_w_int(d, xoff));
+		if (r->ecn_off)
+			say(v, RT_VERDICT_HEADLINE,
+			    " ECN is off: most RoCE data packets are Not-ECT, so CE marks cannot "
+			    "show "
+			    "where the congestion is; the pauses and losses do.");
 	}
 	return true;
 }
@@ -181,8 +102,8 @@ static void where(const struct rt_results *r, struct rt_verdict *v)
 		say(v, RT_VERDICT_WHERE,
 		    "Where: hot receiver %s, fed by %s senders over %s flows (%s CE marks",
 		    rt_ip_to_str(r->incast_ipver, r->incast_receiver, ip, sizeof(ip)),
-		    fmt_int(a, r->incast_senders), fmt_int(b, r->incast_flows),
-		    fmt_int(c, r->incast_ce));
+		    an_w_int(a, r->incast_senders), an_w_int(b, r->incast_flows),
+		    an_w_int(c, r->incast_ce));
 		if (isfinite(r->incast_gbps))
 			say(v, RT_VERDICT_WHERE, ", %s",
 			    rt_fmt_rate(t, sizeof(t), r->incast_gbps * 1e9));
@@ -197,16 +118,16 @@ static void where(const struct rt_results *r, struct rt_verdict *v)
 		if (!n++)
 			say(v, RT_VERDICT_PFC, "PFC paused priorit%s", plural(prios, "y ", "ies "));
 		say(v, RT_VERDICT_PFC, "%s%u (%s)", n > 1 ? ", " : "", k,
-		    fmt_dur(t, r->pfc[k].paused_ns));
+		    an_w_dur(t, r->pfc[k].paused_ns));
 	}
 	if (prios && r->nstorms)
-		say(v, RT_VERDICT_PFC, "; %s PFC storm(s).", fmt_int(a, r->nstorms));
+		say(v, RT_VERDICT_PFC, "; %s PFC storm(s).", an_w_int(a, r->nstorms));
 	else if (prios)
 		say(v, RT_VERDICT_PFC, ".");
 	if (r->pause_frames)
 		say(v, RT_VERDICT_PAUSE, "802.3x PAUSE: %s XOFF, paused %s.",
-		    fmt_int(a, r->pfc[RT_AN_PAUSE_CLASS].xoff),
-		    fmt_dur(t, r->pfc[RT_AN_PAUSE_CLASS].paused_ns));
+		    an_w_int(a, r->pfc[RT_AN_PAUSE_CLASS].xoff),
+		    an_w_dur(t, r->pfc[RT_AN_PAUSE_CLASS].paused_ns));
 }
 
 /* When: the first episode to the last, the longest, the highest marking rate. */
@@ -224,13 +145,13 @@ static void when(const struct rt_results *r, struct rt_verdict *v)
 	char a[48], b[48], c[48], d[48];
 	say(v, RT_VERDICT_WHEN,
 	    "When: from %s ms to %s ms of the capture; the longest episode lasted %s (at %s ms)",
-	    fmt_num(a, rel_ms(r, eps[0].start_ns), 3),
-	    fmt_num(b, rel_ms(r, eps[r->nepisodes - 1].end_ns), 3),
-	    fmt_dur(c, longest->end_ns - longest->start_ns),
-	    fmt_num(d, rel_ms(r, longest->start_ns), 3));
+	    an_w_num(a, rel_ms(r, eps[0].start_ns), 3),
+	    an_w_num(b, rel_ms(r, eps[r->nepisodes - 1].end_ns), 3),
+	    an_w_dur(c, longest->end_ns - longest->start_ns),
+	    an_w_num(d, rel_ms(r, longest->start_ns), 3));
 	if (peak->peak_ce_per_s > 0)
 		say(v, RT_VERDICT_WHEN, ", the highest marking rate was %s CE/s (at %s ms)",
-		    fmt_num(a, peak->peak_ce_per_s, 0), fmt_num(b, rel_ms(r, peak->start_ns), 3));
+		    an_w_num(a, peak->peak_ce_per_s, 0), an_w_num(b, rel_ms(r, peak->start_ns), 3));
 	say(v, RT_VERDICT_WHEN, ".");
 }
 
@@ -271,23 +192,23 @@ static void who(const struct rt_results *r, struct rt_verdict *v)
 		say(v, RT_VERDICT_VICTIMS,
 		    "Victims: %s flow%s with no CE mark of their own sent during the episodes: "
 		    "%s%s.",
-		    fmt_int(a, victims), plural(victims, "", "s"), names,
+		    an_w_int(a, victims), plural(victims, "", "s"), names,
 		    victims > VERDICT_NAMED ? ", ..." : "");
 	if (marked) {
-		say(v, RT_VERDICT_WHO, "Who: %s flow%s CE-marked; most: ", fmt_int(a, marked),
+		say(v, RT_VERDICT_WHO, "Who: %s flow%s CE-marked; most: ", an_w_int(a, marked),
 		    plural(marked, " was", "s were"));
 		for (unsigned k = 0; k < ntop; k++)
 			say(v, RT_VERDICT_WHO, "%s%s (%s)", k ? ", " : "",
 			    rt_flowsel_format(sel, top[k]->key.ipver, top[k]->key.src,
 			                      top[k]->key.dst, top[k]->key.dest_qp),
-			    fmt_int(b, top[k]->ecn[3]));
+			    an_w_int(b, top[k]->ecn[3]));
 		say(v, RT_VERDICT_WHO, ".");
 	}
 	if (resent)
 		say(v, RT_VERDICT_LOSSES,
 		    "Losses: %s packets resent by %s flow(s), %s NAKs, %s implied timeouts.",
-		    fmt_int(a, r->c.retransmitted), fmt_int(b, resent), fmt_int(c, r->c.nak),
-		    fmt_int(d, r->timeouts));
+		    an_w_int(a, r->c.retransmitted), an_w_int(b, resent), an_w_int(c, r->c.nak),
+		    an_w_int(d, r->timeouts));
 }
 
 static int by_value(const void *a, const void *b)
@@ -307,7 +228,7 @@ static int nps(const struct rt_results *r, struct rt_verdict *v)
 		    "Notification points: no CNP answered the %s CE marks: the receivers' NP (ECN "
 		    "on "
 		    "the RoCE priority) may be off, or the CNPs were not captured.",
-		    fmt_int(a, r->c.ce));
+		    an_w_int(a, r->c.ce));
 		return 0;
 	}
 	uint64_t *med = malloc((r->nselected ? r->nselected : 1) * sizeof(*med)), limited = 0;
@@ -324,58 +245,131 @@ static int nps(const struct rt_results *r, struct rt_verdict *v)
 	}
 	qsort(med, n, sizeof(*med), by_value);
 	say(v, RT_VERDICT_NPS, "Notification points answered: %s CNPs for %s CE marks",
-	    fmt_int(a, r->c.cnp), fmt_int(b, r->c.ce));
+	    an_w_int(a, r->c.cnp), an_w_int(b, r->c.ce));
 	if (n)
-		say(v, RT_VERDICT_NPS, "; NP delay (median of %s flows' medians) %s", fmt_int(a, n),
-		    fmt_dur(t, med[(n - 1) / 2]));
+		say(v, RT_VERDICT_NPS, "; NP delay (median of %s flows' medians) %s",
+		    an_w_int(a, n), an_w_dur(t, med[(n - 1) / 2]));
 	free(med);
 	if (limited)
-		say(v, RT_VERDICT_NPS, "; the CNP limiter held back %s marks", fmt_int(a, limited));
+		say(v, RT_VERDICT_NPS, "; the CNP limiter held back %s marks",
+		    an_w_int(a, limited));
 	if (r->cnp_unattributed)
 		say(v, RT_VERDICT_NPS, "; %s CNPs matched no flow",
-		    fmt_int(a, r->cnp_unattributed));
+		    an_w_int(a, r->cnp_unattributed));
 	say(v, RT_VERDICT_NPS, ".");
 	return 0;
 }
 
-/* Did the senders slow down: on the wire, and by their own log. */
-static void senders(const struct rt_results *r, struct rt_verdict *v)
+static int by_double(const void *a, const void *b)
 {
-	uint64_t cnps = 0, measured = 0, few = 0, in_window = 0, cuts = 0;
-	double drop_sum = 0, cut_sum = 0;
-	char a[32], b[32], t[48];
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+#define VERDICT_REASONS 8 /* distinct reasons the RP drop was not measured (analyze/rp.c has 7) */
+
+/* Why the most CNPs of flows without a measured drop went unmeasured (as the first to reach the most). */
+struct why_tally {
+	unsigned n;
+	const char *reason[VERDICT_REASONS];
+	uint64_t cnps[VERDICT_REASONS];
+	int top; /* -1: none yet */
+};
+
+static void why_add(struct why_tally *w, const char *reason, uint64_t cnps)
+{
+	unsigned k = 0;
+	while (k < w->n && strcmp(w->reason[k], reason))
+		k++;
+	if (k == w->n) {
+		if (w->n == VERDICT_REASONS)
+			return;
+		w->reason[w->n++] = reason;
+	}
+	w->cnps[k] += cnps;
+	if (w->top < 0 || w->cnps[k] > w->cnps[w->top])
+		w->top = (int)k;
+}
+
+/*
+ * Did the senders slow down: on the wire (the median of the flows' median
+ * drops; none measured: the reason of most CNPs), and by their own log.
+ * 0 or -ENOMEM.
+ */
+static int senders(const struct rt_results *r, struct rt_verdict *v)
+{
+	uint64_t cnps = 0, measured = 0, cuts = 0;
+	double cut_sum = 0, *med = malloc((r->nselected ? r->nselected : 1) * sizeof(*med));
+	size_t n = 0;
+	struct why_tally why = {.top = -1};
+	char a[32], b[32], c[32], t[48];
+	if (!med)
+		return -ENOMEM;
 	for (uint32_t id = 0; id < r->nflows; id++) {
 		const struct rt_res_flow *f = &r->flows[id];
 		if (!f->selected)
 			continue;
 		if (f->rp) {
 			cnps += f->rp->cnps;
-			few += f->rp->too_few_packets;
-			in_window += f->rp->cnp_in_window;
-			measured += f->rp->measured;
-			drop_sum += f->rp->measured ? f->rp->drop_sum_pct : 0;
+			if (f->rp->measured && isfinite(f->rp->median_drop_pct)) {
+				measured += f->rp->measured;
+				med[n++] = f->rp->median_drop_pct;
+			} else if (f->rp->drop_null_reason) {
+				why_add(&why, f->rp->drop_null_reason, f->rp->cnps);
+			}
 		}
 		if (f->source && f->source->cuts) {
 			cuts += f->source->cuts;
 			cut_sum += f->source->cut_sum_pct;
 		}
 	}
+	qsort(med, n, sizeof(*med), by_double);
 	if (measured)
 		say(v, RT_VERDICT_SENDERS,
-		    "Senders: after %s of %s CNPs the sender's rate fell by %s %% on average (wire "
-		    "view, %u packet gaps before and after each CNP).",
-		    fmt_int(a, measured), fmt_int(b, cnps),
-		    fmt_num(t, drop_sum / (double)measured, 1), r->rate_window_gaps);
-	else if (cnps)
+		    "Senders: after %s of %s CNPs the sender's rate fell by %s %% (median of %s "
+		    "flows' median drops; wire view, %u packet gaps before and after each CNP).",
+		    an_w_int(a, measured), an_w_int(b, cnps), an_w_num(t, med[(n - 1) / 2], 1),
+		    an_w_int(c, n), r->rate_window_gaps);
+	else if (cnps && why.top >= 0)
 		say(v, RT_VERDICT_SENDERS,
 		    "Senders: the rate drop after the %s CNPs could not be measured (%s).",
-		    fmt_int(a, cnps),
-		    few >= in_window ? "too few packets around the CNPs"
-		                     : "another CNP within the window");
+		    an_w_int(a, cnps), why.reason[why.top]);
+	free(med);
 	if (r->source_log_loaded && cuts)
 		say(v, RT_VERDICT_SOURCE,
 		    "The traffic source logged %s rate cuts for CNPs, %s %% on average.",
-		    fmt_int(a, cuts), fmt_num(t, cut_sum / (double)cuts, 1));
+		    an_w_int(a, cuts), an_w_num(t, cut_sum / (double)cuts, 1));
+	return 0;
+}
+
+#define VERDICT_FINDINGS 3 /* findings the verdict says in words at most */
+
+/* What is wrong: how many findings of each severity, and the most severe ones' sentences. */
+static void findings(const struct rt_results *r, struct rt_verdict *v)
+{
+	uint64_t n[3] = {0};
+	for (unsigned i = 0; i < r->nfindings; i++)
+		n[r->findings[i].severity]++;
+	if (!r->nfindings)
+		return;
+	static const char *const names[3][2] = {
+	    {"note", "notes"}, {"warning", "warnings"}, {"error", "errors"}};
+	say(v, RT_VERDICT_FINDINGS, "Findings:");
+	for (int s = RT_SEV_ERROR, k = 0; s >= RT_SEV_INFO; s--)
+		if (n[s])
+			say(v, RT_VERDICT_FINDINGS, "%s %llu %s", k++ ? "," : "",
+			    (unsigned long long)n[s], names[s][n[s] != 1]);
+	/* the findings are most severe first: their first sentences, notes left to the list */
+	for (unsigned i = 0; i < r->nfindings && i < VERDICT_FINDINGS; i++) {
+		const struct rt_finding *f = &r->findings[i];
+		if (f->severity == RT_SEV_INFO)
+			break;
+		say(v, RT_VERDICT_FINDINGS, "%s %s", i ? ";" : ":", f->summary);
+		size_t len = strlen(v->part[RT_VERDICT_FINDINGS]);
+		if (len && v->part[RT_VERDICT_FINDINGS][len - 1] == '.')
+			v->part[RT_VERDICT_FINDINGS][len - 1] = 0; /* the sentence goes on */
+	}
+	say(v, RT_VERDICT_FINDINGS, ".");
 }
 
 int rt_verdict_build(const struct rt_results *r, struct rt_verdict *v)
@@ -384,15 +378,15 @@ int rt_verdict_build(const struct rt_results *r, struct rt_verdict *v)
 	memset(v, 0, sizeof(*v));
 	if (!headline(r, v))
 		return 0;
+	findings(r, v);
 	where(r, v);
 	when(r, v);
 	who(r, v);
 	int rc = nps(r, v);
-	if (rc < 0)
+	if (rc < 0 || (rc = senders(r, v)) < 0)
 		return rc;
-	senders(r, v);
 	if (r->nwarnings)
 		say(v, RT_VERDICT_CAPTURE, "The capture itself: %s warning(s), listed below.",
-		    fmt_int(a, r->nwarnings));
+		    an_w_int(a, r->nwarnings));
 	return 0;
 }

@@ -8,6 +8,7 @@
 #include "analyze/analyze.h"
 #include "analyze/internal.h"
 #include "common/satmath.h"
+#include "analyze/reaction.h"
 
 /* ---- capture drops ---- */
 
@@ -164,10 +165,19 @@ static bool warn_ports(const struct rt_analyzer *an, struct wlist *l)
 	return any;
 }
 
+bool an_ecn_off(const struct rt_analyzer *an, uint64_t *not_ect, uint64_t *packets)
+{
+	const struct an_tallies *fd = &an->tally;
+	*not_ect = fd->data_not_ect;
+	*packets = fd->data_ip;
+	return fd->data_ip && fd->data_not_ect * 2 > fd->data_ip;
+}
+
 static void warn_ecn(const struct rt_analyzer *an, struct wlist *l)
 {
 	const struct an_tallies *fd = &an->tally;
-	if (!fd->data_ip || fd->data_not_ect * 2 <= fd->data_ip)
+	uint64_t not_ect, packets;
+	if (!an_ecn_off(an, &not_ect, &packets))
 		return;
 	struct rt_an_warning *w = add(
 	    l, "not_ecn_capable",
@@ -179,38 +189,95 @@ static void warn_ecn(const struct rt_analyzer *an, struct wlist *l)
 	val(w, "packets", fd->data_ip);
 }
 
+/*
+ * A snap length that cut only payload (a header-only capture, -s 128) is a
+ * fact of the capture (capture.icrc_unchecked), not a warning: only frames
+ * whose headers were cut are.
+ */
 static void warn_snaplen(const struct rt_analyzer *an, struct wlist *l)
 {
 	const struct an_tallies *fd = &an->tally;
-	if (!fd->cut)
+	if (!fd->headers_cut)
 		return;
-	char tail[128] = "";
-	if (fd->headers_cut)
-		snprintf(tail, sizeof(tail),
-		         "; %llu lost headers the analysis reads (their RoCE fields are missing)",
-		         ull(fd->headers_cut));
 	struct rt_an_warning *w =
 	    add(l, "snaplen_cut",
-	        "%llu frames were cut by the snap length: their ICRC is not checked%s",
-	        ull(fd->cut), tail);
+	        "%llu frames lost headers the analysis reads to the snap length: their RoCE "
+	        "fields are missing (%llu frames were cut in all)",
+	        ull(fd->headers_cut), ull(fd->cut));
 	val(w, "frames", fd->cut);
 	val(w, "headers_cut", fd->headers_cut);
 }
 
+/* The smallest of the flows' median NP delays (0: none measured). */
+static uint64_t np_delay_min(const struct rt_analyzer *an)
+{
+	uint64_t best = 0;
+	for (uint32_t i = 0; i < an->ft.n; i++) {
+		const struct an_np *np = an->ft.flows[i].np;
+		if (np && np->reaction && np->reaction->n) {
+			uint64_t m = an_hist_quantile(np->reaction, 0.5);
+			if (!best || m < best)
+				best = m;
+		}
+	}
+	return best;
+}
+
+/*
+ * Time going backwards within a vantage point, said only when it can hurt a
+ * figure, and which: the flows' own packets out of order (their rate
+ * windows, round trips, resends), steps as long as half the NP delays, PFC
+ * or PAUSE frames out of order (paused time), frames counted in a later
+ * timeline bucket, steps a tenth of --episode-gap. Merged points
+ * interleave by design, and disorder between unrelated frames a few us
+ * apart (a kernel's) harms none of these: no warning (the capture facts
+ * say it).
+ */
 static void warn_time(const struct rt_analyzer *an, struct wlist *l)
 {
 	const struct an_tallies *fd = &an->tally;
-	if (!fd->ts_back)
+	if (!fd->ts_back && !fd->flow_back)
 		return;
-	char step[32];
+	char step[32], more[320] = "", *m = more;
+	size_t room = sizeof(more);
+	uint64_t np = np_delay_min(an);
+#define HURTS(...)                                                                                 \
+	do {                                                                                       \
+		int k = snprintf(m, room, "%s", m == more ? "" : "; ");                            \
+		k += snprintf(m + k, room - (size_t)k, __VA_ARGS__);                               \
+		if (k > 0 && (size_t)k < room) {                                                   \
+			m += k;                                                                    \
+			room -= (size_t)k;                                                         \
+		}                                                                                  \
+	} while (0)
+	if (fd->flow_back)
+		HURTS("the rate windows, round trips and resends of %llu flows whose own packets "
+		      "came out of order %llu times (by up to %s)",
+		      ull(fd->flows_back), ull(fd->flow_back),
+		      span(fd->flow_back_max, step, sizeof(step)));
+	if (np && fd->ts_back_max * 2 >= np)
+		HURTS("the NP delays (the shortest median %s)", span(np, step, sizeof(step)));
+	if (fd->pfc_back)
+		HURTS("the paused times (%llu PFC/PAUSE frames out of order)", ull(fd->pfc_back));
+	if (fd->late_bucket)
+		HURTS("%llu frames counted in a later timeline bucket than their own",
+		      ull(fd->late_bucket));
+	if (fd->ts_back_max * 10 >= an->o.episode_gap_ns)
+		HURTS("the episodes' bounds");
+#undef HURTS
+	if (m == more)
+		return;
 	struct rt_an_warning *w = add(
 	    l, "time_backwards",
-	    "timestamps go backwards %llu times (by up to %s): the capture is not in time order "
-	    "(merged files? several interfaces?), so rates and delays around those frames are "
-	    "unreliable",
-	    ull(fd->ts_back), span(fd->ts_back_max, step, sizeof(step)));
+	    "timestamps go backwards %llu times within a capture point (by up to %s), which makes "
+	    "unreliable: %s",
+	    ull(fd->ts_back), span(fd->ts_back_max, step, sizeof(step)), more);
 	val(w, "count", fd->ts_back);
 	val(w, "max_step_ns", fd->ts_back_max);
+	val(w, "flows", fd->flows_back);
+	val(w, "flow_steps", fd->flow_back);
+	val(w, "pfc_frames", fd->pfc_back);
+	val(w, "late_bucket", fd->late_bucket);
 }
 
 static void warn_empty(const struct rt_analyzer *an, struct wlist *l, bool port_hint)

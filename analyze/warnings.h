@@ -14,4 +14,11 @@ struct rt_analyzer;
 const char *an_capture_drops(const struct rt_analyzer *an, uint64_t *if_dropped,
                              uint64_t *os_dropped);
 
+/*
+ * ECN is off: more than half the RoCE data packets with an IP header (CNPs
+ * aside) are Not-ECT. No switch can mark them: "no CE mark" says nothing
+ * about congestion. *not_ect, *packets: those counts.
+ */
+bool an_ecn_off(const struct rt_analyzer *an, uint64_t *not_ect, uint64_t *packets);
+
 #endif

@@ -1,6 +1,7 @@
 /* Capture on many hosts at once through a launcher: start together (each ready), stop together,
  * bring the files home. */
 #include "capture/hosts.h"
+#include "capture/hosts_internal.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -20,20 +21,8 @@
 #define READY_MARK      "rocetrace capture: ready: pid "
 #define MAX_WORDS       64 /* words of the remote command */
 
-struct rt_hostcap {
-	struct rt_hostcap_config cfg;
-	struct rt_hostcap_host *hosts;
-	size_t n;
-	const char **names;
-	struct rt_launch_session *s;
-	struct rt_launch_result *res;
-	char ***argv; /* per host */
-	char *words;  /* the remote command, split */
-	char **last;  /* per host: its last line that was not the ready line */
-};
-
 /* A host name as part of a file name: what is not a letter, digit, '.', '_' or '-' becomes '_'. */
-static void file_part(const char *name, char *out, size_t size)
+void hc_file_part(const char *name, char *out, size_t size)
 {
 	size_t k = 0;
 	for (; name[k] && k + 1 < size; k++) {
@@ -46,7 +35,7 @@ static void file_part(const char *name, char *out, size_t size)
 }
 
 /* Host h failed: `what` and `detail` (cut to fit), unless it failed before. */
-static void host_fail(struct rt_hostcap_host *h, const char *what, const char *detail)
+void hc_host_fail(struct rt_hostcap_host *h, const char *what, const char *detail)
 {
 	if (h->failed)
 		return;
@@ -104,6 +93,7 @@ static void on_line(void *ctx, size_t i, int stream, const char *line)
 		free(hc->last[i]);
 		hc->last[i] = copy;
 	}
+	hc_events_line(hc, i, line);
 	if (hc->cfg.on_line)
 		hc->cfg.on_line(hc->cfg.ctx, h, line);
 }
@@ -139,15 +129,17 @@ static int build(struct rt_hostcap *hc, char *errbuf)
 	hc->res = calloc(hc->n, sizeof(*hc->res));
 	hc->argv = calloc(hc->n, sizeof(*hc->argv));
 	hc->last = calloc(hc->n, sizeof(*hc->last));
+	if (hc->cfg.events && !(hc->ev = calloc(hc->n, sizeof(*hc->ev))))
+		return rt_errorf(errbuf, ENOMEM, "starting the captures");
 	if (!hc->names || !hc->res || !hc->argv || !hc->last)
 		return rt_errorf(errbuf, ENOMEM, "starting the captures");
 	const char *rdir = hc->cfg.remote_dir ? hc->cfg.remote_dir : "/tmp";
 	for (size_t i = 0; i < hc->n; i++) {
 		struct rt_hostcap_host *h = &hc->hosts[i];
 		char part[256];
-		file_part(h->name, part, sizeof(part));
+		hc_file_part(h->name, part, sizeof(part));
 		snprintf(h->remote, sizeof(h->remote), "%s/rocetrace-%s-%s%s", rdir, hc->cfg.tag,
-		         part, hc->cfg.ext);
+		         part, hc->cfg.events ? ".events" : hc->cfg.ext);
 		for (size_t k = 0; k < i; k++)
 			if (!strcmp(hc->hosts[k].remote, h->remote))
 				return rt_errmsg(errbuf, EINVAL,
@@ -184,8 +176,8 @@ static int build(struct rt_hostcap *hc, char *errbuf)
 
 /* Run one short command on some hosts (kill, rm, cat); per host argv; stdout into fds when given.
  */
-static int run_on(struct rt_hostcap *hc, const size_t *which, size_t m, char *const *const *argv,
-                  const int *fds, uint64_t timeout_ns, struct rt_launch_result *res, char *errbuf)
+int hc_run_on(struct rt_hostcap *hc, const size_t *which, size_t m, char *const *const *argv,
+              const int *fds, uint64_t timeout_ns, struct rt_launch_result *res, char *errbuf)
 {
 	const char **names = calloc(m ? m : 1, sizeof(*names));
 	if (!names)
@@ -220,8 +212,8 @@ static void remove_remote(struct rt_hostcap *hc, const size_t *which, size_t m)
 		argv[k][3] = hc->cfg.counters ? counters[k] : NULL;
 	}
 	if (argv && counters && res &&
-	    run_on(hc, which, m, (char *const *const *)argv, NULL, KILL_TIMEOUT_NS, res, errbuf) ==
-	        0)
+	    hc_run_on(hc, which, m, (char *const *const *)argv, NULL, KILL_TIMEOUT_NS, res,
+	              errbuf) == 0)
 		for (size_t k = 0; k < m; k++)
 			rt_launch_result_free(&res[k]);
 out:
@@ -258,8 +250,8 @@ static void kill_remaining(struct rt_hostcap *hc)
 		argv[m][2] = pids[m];
 		which[m++] = i;
 	}
-	if (m && run_on(hc, which, m, (char *const *const *)argv, NULL, KILL_TIMEOUT_NS, res,
-	                errbuf) == 0)
+	if (m && hc_run_on(hc, which, m, (char *const *const *)argv, NULL, KILL_TIMEOUT_NS, res,
+	                   errbuf) == 0)
 		for (size_t k = 0; k < m; k++)
 			rt_launch_result_free(&res[k]);
 	for (size_t k = 0; argv && k < m; k++)
@@ -285,12 +277,12 @@ static int end_session(struct rt_hostcap *hc, char *errbuf)
 		char said[80];
 		const char *last = last_words(hc, i, said, sizeof(said));
 		if (r->stopped)
-			host_fail(h,
-			          "its capture did not stop and was killed; its last line: ", last);
+			hc_host_fail(
+			    h, "its capture did not stop and was killed; its last line: ", last);
 		else if (r->status != 0 && !h->ready)
-			host_fail(h, "could not start the capture: ", last);
+			hc_host_fail(h, "could not start the capture: ", last);
 		else if (r->status != 0)
-			host_fail(h, "its capture failed: ", last);
+			hc_host_fail(h, "its capture failed: ", last);
 	}
 	return rc;
 }
@@ -314,7 +306,7 @@ size_t rt_hostcap_poll(struct rt_hostcap *hc, int timeout_ms)
 		char said[80];
 		const char *last = last_words(hc, i, said, sizeof(said));
 		if (h->status != 0)
-			host_fail(
+			hc_host_fail(
 			    h, h->ready ? "its capture failed: " : "could not start the capture: ",
 			    last);
 	}
@@ -403,8 +395,8 @@ int rt_hostcap_start(struct rt_hostcap **out, const struct rt_hostcap_config *cf
 		for (size_t i = 0; i < n; i++) {
 			char said[80];
 			if (hosts[i].ended && !hosts[i].ready)
-				host_fail(&hosts[i], "could not start the capture: ",
-				          last_words(hc, i, said, sizeof(said)));
+				hc_host_fail(&hosts[i], "could not start the capture: ",
+				             last_words(hc, i, said, sizeof(said)));
 			ready += hosts[i].ready;
 			failed += hosts[i].failed && !hosts[i].ready;
 		}
@@ -418,7 +410,7 @@ int rt_hostcap_start(struct rt_hostcap **out, const struct rt_hostcap_config *cf
 		         (unsigned long long)(cfg->ready_timeout_ns / 1000000000u));
 		for (size_t i = 0; i < n; i++)
 			if (!hosts[i].ready && !hosts[i].failed) {
-				host_fail(&hosts[i], "not capturing after ", secs);
+				hc_host_fail(&hosts[i], "not capturing after ", secs);
 				rt_launch_signal(hc->s, i, SIGTERM);
 			}
 		return ready ? 0 : abort_start(hc, -EIO, errbuf);
@@ -426,7 +418,7 @@ int rt_hostcap_start(struct rt_hostcap **out, const struct rt_hostcap_config *cf
 }
 
 /* Read the file brought home to its end: its frames, or why it is not a complete capture. */
-static int count_frames(const char *path, uint64_t *frames, char *errbuf)
+int hc_count_frames(const char *path, uint64_t *frames, char *errbuf)
 {
 	struct rt_source_file_spec spec = {.path = path};
 	struct rt_source *src;
@@ -455,7 +447,8 @@ static void fetch_files(struct rt_hostcap *hc, const size_t *which, size_t m, co
 	bool is_capture = !*suffix;
 	if (!argv || !remote || !part || !fds || !res) {
 		for (size_t k = 0; k < m; k++)
-			host_fail(&hc->hosts[which[k]], "", "out of memory bringing its file home");
+			hc_host_fail(&hc->hosts[which[k]], "",
+			             "out of memory bringing its file home");
 		goto out;
 	}
 	for (size_t k = 0; k < m; k++)
@@ -463,23 +456,23 @@ static void fetch_files(struct rt_hostcap *hc, const size_t *which, size_t m, co
 	for (size_t k = 0; k < m; k++) {
 		struct rt_hostcap_host *h = &hc->hosts[which[k]];
 		char name[256];
-		file_part(h->name, name, sizeof(name));
+		hc_file_part(h->name, name, sizeof(name));
 		snprintf(remote[k], sizeof(remote[k]), "%s%s", h->remote, suffix);
 		snprintf(part[k], sizeof(part[k]), "%s%s%s%s.part", hc->cfg.prefix, name,
 		         hc->cfg.ext, suffix);
 		fds[k] = open(part[k], O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
 		argv[k] = calloc(3, sizeof(**argv));
 		if (fds[k] < 0 || !argv[k]) {
-			host_fail(h, "cannot write here: ", strerror(errno));
+			hc_host_fail(h, "cannot write here: ", strerror(errno));
 			goto out;
 		}
 		argv[k][0] = "cat";
 		argv[k][1] = remote[k];
 	}
-	if (run_on(hc, which, m, (char *const *const *)argv, fds, hc->cfg.fetch_timeout_ns, res,
-	           errbuf) < 0) {
+	if (hc_run_on(hc, which, m, (char *const *const *)argv, fds, hc->cfg.fetch_timeout_ns, res,
+	              errbuf) < 0) {
 		for (size_t k = 0; k < m; k++)
-			host_fail(&hc->hosts[which[k]], "cannot bring its file home: ", errbuf);
+			hc_host_fail(&hc->hosts[which[k]], "cannot bring its file home: ", errbuf);
 		goto out;
 	}
 	for (size_t k = 0; k < m; k++) {
@@ -487,7 +480,7 @@ static void fetch_files(struct rt_hostcap *hc, const size_t *which, size_t m, co
 		char final[sizeof(h->file)], name[256];
 		close(fds[k]);
 		fds[k] = -1;
-		file_part(h->name, name, sizeof(name));
+		hc_file_part(h->name, name, sizeof(name));
 		snprintf(final, sizeof(final), "%s%s%s%s", hc->cfg.prefix, name, hc->cfg.ext,
 		         suffix);
 		if (res[k].status != 0) {
@@ -498,13 +491,13 @@ static void fetch_files(struct rt_hostcap *hc, const size_t *which, size_t m, co
 			                                    : "cat failed";
 			snprintf(why, sizeof(why), "%.*s (it stays on the host as %s)",
 			         (int)strcspn(msg, "\n"), msg, remote[k]);
-			host_fail(h, "cannot bring its file home: ", why);
+			hc_host_fail(h, "cannot bring its file home: ", why);
 			unlink(part[k]);
 			continue;
 		}
 		if (is_capture) {
 			uint64_t frames;
-			int rc = count_frames(part[k], &frames, errbuf);
+			int rc = hc_count_frames(part[k], &frames, errbuf);
 			h->frames = frames;
 			if (rc < 0 || (h->written != UINT64_MAX && frames != h->written)) {
 				char why[RT_ERRBUF_SIZE + 128];
@@ -515,12 +508,12 @@ static void fetch_files(struct rt_hostcap *hc, const size_t *which, size_t m, co
 					         "%llu frames, its capture wrote %llu",
 					         (unsigned long long)frames,
 					         (unsigned long long)h->written);
-				host_fail(h, "its file came home incomplete: ", why);
+				hc_host_fail(h, "its file came home incomplete: ", why);
 				continue; /* kept as .part, and on the host */
 			}
 		}
 		if (rename(part[k], final) < 0) {
-			host_fail(h, "cannot name its file: ", strerror(errno));
+			hc_host_fail(h, "cannot name its file: ", strerror(errno));
 			continue;
 		}
 		if (is_capture) {
@@ -552,6 +545,10 @@ int rt_hostcap_fetch(struct rt_hostcap *hc, char *errbuf)
 	for (size_t i = 0; i < hc->n; i++)
 		if (hc->hosts[i].ready)
 			which[m++] = i;
+	if (hc->cfg.events) { /* no capture file: the event files, and each folder removed */
+		hc_events_fetch(hc);
+		m = 0;
+	}
 	if (m)
 		fetch_files(hc, which, m, "");
 	if (m && hc->cfg.counters)
@@ -591,5 +588,6 @@ void rt_hostcap_free(struct rt_hostcap *hc)
 	free(hc->last);
 	free(hc->names);
 	free(hc->words);
+	hc_events_free(hc);
 	free(hc);
 }

@@ -26,9 +26,10 @@ struct rt_hostcap_host {
 	int status;   /* its capture's exit status through the launcher (-1: none) */
 	uint64_t
 	    written; /* frames its capture wrote, from its closing line (UINT64_MAX: unknown) */
-	uint64_t dropped;           /* frames its capture dropped, likewise */
-	uint64_t frames;            /* frames read back from the file brought home */
-	char error[RT_ERRBUF_SIZE]; /* why it failed */
+	uint64_t dropped;             /* frames its capture dropped, likewise */
+	uint64_t frames;              /* frames read back from the file(s) brought home */
+	unsigned events, events_home; /* cfg.events: event files it wrote, and those here now */
+	char error[RT_ERRBUF_SIZE];   /* why it failed */
 };
 
 struct rt_hostcap_config {
@@ -43,7 +44,14 @@ struct rt_hostcap_config {
 	/* capture options for every host, put after "capture -i DEV -w FILE --stop-at-eof
 	 * --notify-ready" */
 	char *const *args;
-	bool counters;             /* bring FILE.counters.jsonl home too (capture --counters) */
+	bool counters; /* bring FILE.counters.jsonl home too (capture --counters) */
+	/*
+	 * capture --ring: each host writes event files into a folder
+	 * (REMOTE_DIR/rocetrace-TAG-NAME.events) instead of one capture; an
+	 * event on one host is told to the others, which write the same window;
+	 * the event files come home as PREFIX NAME-FILE
+	 */
+	bool events;
 	uint64_t ready_timeout_ns; /* a host that is not capturing by then has failed */
 	uint64_t
 	    stop_timeout_ns; /* how long a stopped capture may take to end before it is killed */

@@ -197,13 +197,18 @@ static int status(const struct rt_writer *w, char *errbuf)
 static void write_shb(struct rt_writer *w)
 {
 	const char *app = w->cfg.application ? w->cfg.application : "rocetrace";
+	const char *comment = w->cfg.comment && *w->cfg.comment ? w->cfg.comment : NULL;
 	uint32_t total = 28 + (uint32_t)opt_size(strlen(app)) + 4;
+	if (comment)
+		total += (uint32_t)opt_size(strlen(comment));
 	put_u32(w, PCAPNG_SHB);
 	put_u32(w, total);
 	put_u32(w, PCAPNG_BOM);
 	put_u16(w, 1);
 	put_u16(w, 0);
 	put_u64(w, UINT64_MAX); /* section length unknown */
+	if (comment)
+		put_opt_str(w, OPT_COMMENT, comment);
 	put_opt_str(w, SHB_USERAPPL, app);
 	put_opt_end(w);
 	put_u32(w, total);

@@ -26,6 +26,8 @@ struct rt_writer_config {
 	uint64_t rotate_seconds; /* -G: start a new file after this long (0 = never) */
 	uint64_t rotate_bytes;   /* -C: start a new file before this size is passed (0 = never) */
 	const char *application; /* written in the SHB (shb_userappl) */
+	/* pcapng: the section's comment (opt_comment of the SHB; at most 65000 bytes), or NULL */
+	const char *comment;
 };
 
 /* Interface statistics written in the ISB of each file (cumulative since the capture began). */

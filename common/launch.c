@@ -499,6 +499,23 @@ void rt_launch_close_stdin(struct rt_launch_session *s, size_t i)
 	}
 }
 
+int rt_launch_write_stdin(struct rt_launch_session *s, size_t i, const char *line)
+{
+	struct proc *p = &s->procs[i];
+	size_t len = strlen(line);
+	if (p->in_fd < 0 || !p->started || p->exited)
+		return -EPIPE;
+	int fl = fcntl(p->in_fd, F_GETFL);
+	if (fl < 0 || (!(fl & O_NONBLOCK) && fcntl(p->in_fd, F_SETFL, fl | O_NONBLOCK) < 0))
+		return -errno;
+	ssize_t n;
+	while ((n = write(p->in_fd, line, len)) < 0 && errno == EINTR)
+		;
+	if (n < 0)
+		return -errno;
+	return (size_t)n == len ? 0 : -EAGAIN;
+}
+
 void rt_launch_signal(struct rt_launch_session *s, size_t i, int sig)
 {
 	struct proc *p = &s->procs[i];

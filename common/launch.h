@@ -93,6 +93,12 @@ int rt_launch_start(struct rt_launch_session **out, const struct rt_launch_opts 
 size_t rt_launch_poll(struct rt_launch_session *s, int timeout_ms);
 /* Close host i's standard input (stdin_pipe): the command reads its end. */
 void rt_launch_close_stdin(struct rt_launch_session *s, size_t i);
+/*
+ * Write `line` to host i's standard input (stdin_pipe) without waiting: a
+ * line shorter than PIPE_BUF goes whole or not at all. 0, -EAGAIN when
+ * its pipe is full, -EPIPE when its input is closed or it ended.
+ */
+int rt_launch_write_stdin(struct rt_launch_session *s, size_t i, const char *line);
 /* Send sig to host i's command and everything it started (its process group), while it runs. */
 void rt_launch_signal(struct rt_launch_session *s, size_t i, int sig);
 /* Host i's command has finished (or could not start): its result is complete. */

@@ -79,7 +79,8 @@ struct rt_totals {
 	uint64_t frames, bytes, caplen_bytes;
 	uint64_t kinds[RT_KIND_MALFORMED + 1];
 	uint64_t icrc[RT_ICRC_BAD + 1];
-	uint64_t truncated;
+	uint64_t truncated;      /* a header cut by the snap length */
+	uint64_t icrc_unchecked; /* headers whole, payload or ICRC cut: the ICRC is not checked */
 	uint64_t ecn_ce;
 	uint64_t events[64]; /* per event bit */
 };

@@ -23,8 +23,12 @@ void rt_totals_add(struct rt_totals *t, const struct rt_record *r)
 		t->kinds[r->kind]++;
 	if (rt_record_has_bth(r) && r->icrc <= RT_ICRC_BAD)
 		t->icrc[r->icrc]++;
-	if (r->truncated)
+	/* a header cut by the snap length; the payload and ICRC alone (a header-only capture) are a
+	 * fact of the capture, not damage: their ICRC is unchecked */
+	if (r->events & RT_EV_TRUNCATION_MASK & ~RT_EV_ICRC_TRUNCATED)
 		t->truncated++;
+	else if (r->events & RT_EV_ICRC_TRUNCATED)
+		t->icrc_unchecked++;
 	if (r->ip_version && r->ecn == 3)
 		t->ecn_ce++;
 	for (uint64_t ev = r->events; ev; ev &= ev - 1)
@@ -57,6 +61,7 @@ static void totals_json(struct rt_outbuf *o, const struct rt_totals *t,
 	}
 	rt_json_obj_end(&j);
 	RT_JSON_U64(&j, "truncated", t->truncated);
+	RT_JSON_U64(&j, "icrc_unchecked", t->icrc_unchecked);
 	RT_JSON_U64(&j, "ce", t->ecn_ce);
 	RT_JSON_KEY(&j, "events");
 	rt_json_obj(&j);
@@ -121,6 +126,8 @@ void rt_print_totals(struct rt_outbuf *o, const struct rt_totals *t,
 	}
 	OUT_LIT(o, "\ntruncated: ");
 	rt_out_u64(o, t->truncated);
+	OUT_LIT(o, "\nicrc_unchecked: ");
+	rt_out_u64(o, t->icrc_unchecked);
 	OUT_LIT(o, "\nce: ");
 	rt_out_u64(o, t->ecn_ce);
 	OUT_LIT(o, "\nevents:");

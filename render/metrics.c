@@ -70,6 +70,18 @@ static const struct family F_FLOW_NAK = {
     "NAKs sent to the sender of one of the busiest flows (RNR NAKs aside)."};
 static const struct family F_FLOW_RETRANS = {"rocetrace_flow_retransmitted_packets", COUNTER, NULL,
                                              "Requests of one of the busiest flows sent again."};
+static const struct family F_FINDING = {
+    "rocetrace_finding", GAUGE, NULL,
+    "Findings of the running analysis (docs/FINDINGS.md) by code and severity: how many there "
+    "are now."};
+static const struct family F_EVENTS = {
+    "rocetrace_recorder_events", COUNTER, NULL,
+    "Flight recorder (capture --ring): events whose file was started, one per trigger that "
+    "fired outside --hold-off and within --max-events."};
+static const struct family F_HELD = {
+    "rocetrace_recorder_triggers_held", COUNTER, NULL,
+    "Flight recorder: triggers that fired but started no event (--hold-off, an event's file "
+    "still written, --max-events reached)."};
 static const struct family F_NIC = {"rocetrace_nic_counter", UNKNOWN, NULL,
                                     "The latest --counters sample: RDMA port counters (sysfs) and "
                                     "the netdev's ethtool statistics."};
@@ -189,6 +201,34 @@ static void flows(struct rt_outbuf *o, enum rt_metrics_format f,
 	}
 }
 
+/* rocetrace_finding{code,severity}: the findings counted by code and severity (none: the family alone). */
+static void findings(struct rt_outbuf *o, enum rt_metrics_format f,
+                     const struct rt_metrics_snapshot *s)
+{
+	meta(o, f, &F_FINDING);
+	for (unsigned i = 0; i < s->nfindings; i++) {
+		const struct rt_finding_tag *t = &s->findings[i];
+		bool said = false;
+		for (unsigned k = 0; k < i && !said; k++)
+			said = !strcmp(s->findings[k].code, t->code) &&
+			       s->findings[k].severity == t->severity;
+		if (said)
+			continue;
+		uint64_t n = 0;
+		for (unsigned k = i; k < s->nfindings; k++)
+			n += !strcmp(s->findings[k].code, t->code) &&
+			     s->findings[k].severity == t->severity;
+		sample_name(o, &F_FINDING);
+		rt_out_str(o, "{code=");
+		label_value(o, t->code);
+		rt_out_str(o, ",severity=");
+		label_value(o, rt_severity_name(t->severity));
+		rt_out_str(o, "} ");
+		rt_out_u64(o, n);
+		rt_out_char(o, '\n');
+	}
+}
+
 static void nic_counters(struct rt_outbuf *o, enum rt_metrics_format f,
                          const struct rt_metrics_nic *nic, unsigned nnic)
 {
@@ -228,6 +268,11 @@ void rt_metrics_format(struct rt_outbuf *o, enum rt_metrics_format f,
 	pfc(o, f, t);
 	plain(o, f, &F_DROPPED, s->dropped);
 	plain(o, f, &F_FLOWS, s->flows);
+	findings(o, f, s);
+	if (s->recorder) {
+		plain(o, f, &F_EVENTS, s->events);
+		plain(o, f, &F_HELD, s->held);
+	}
 	flows(o, f, s);
 	nic_counters(o, f, nic, nnic);
 	if (f == RT_METRICS_OPENMETRICS)
@@ -256,12 +301,18 @@ enum rt_metrics_format rt_metrics_negotiate(const char *accept)
  * second; ten thousand, 0.1 ms: at each publication).
  */
 #define TOP_DUTY 50
+/*
+ * The findings judge a view of every flow (rt_analyzer_live_findings): at
+ * most once a second, and only once 50 times its last duration passed.
+ */
+#define FINDINGS_EVERY_NS 1000000000ull
 
 struct rt_metrics {
 	unsigned top_k;
 	uint64_t top_at,
 	    top_cost_ns; /* when the busiest flows were last found (CLOCK_MONOTONIC), how long it took */
-	pthread_mutex_t lock; /* pub */
+	uint64_t findings_at, findings_cost_ns; /* the same for the findings */
+	pthread_mutex_t lock;                   /* pub */
 	struct rt_metrics_snapshot pub;
 	struct rt_metrics_snapshot stage; /* the capture thread's own, filled without the lock */
 	pthread_mutex_t nic_lock;         /* nic, nnic */
@@ -331,6 +382,15 @@ bool rt_metrics_publish(struct rt_metrics *m, const struct rt_analyzer *an, uint
 		m->top_at = rt_mono_ns();
 		m->top_cost_ns = m->top_at - now;
 	}
+	if (wait || (now - m->findings_at >= FINDINGS_EVERY_NS &&
+	             now - m->findings_at >= TOP_DUTY * m->findings_cost_ns)) {
+		uint64_t t0 = rt_mono_ns();
+		int n = rt_analyzer_live_findings(an, idle_ns, s->findings, RT_FINDINGS_MAX);
+		if (n >= 0) /* out of memory: the findings of the view before stay */
+			s->nfindings = (unsigned)n;
+		m->findings_at = rt_mono_ns();
+		m->findings_cost_ns = m->findings_at - t0;
+	}
 	if (wait)
 		pthread_mutex_lock(&m->lock);
 	else if (pthread_mutex_trylock(&m->lock) != 0)
@@ -338,6 +398,13 @@ bool rt_metrics_publish(struct rt_metrics *m, const struct rt_analyzer *an, uint
 	copy_snapshot(&m->pub, s);
 	pthread_mutex_unlock(&m->lock);
 	return true;
+}
+
+void rt_metrics_set_recorder(struct rt_metrics *m, uint64_t events, uint64_t held)
+{
+	m->stage.recorder = true;
+	m->stage.events = events;
+	m->stage.held = held;
 }
 
 void rt_metrics_set_nic(struct rt_metrics *m, const struct rt_metrics_nic *v, unsigned n)

@@ -35,9 +35,13 @@ struct rt_metrics_snapshot {
 	uint64_t frames;  /* frames the capture handed over */
 	uint64_t dropped; /* frames the capture lost (kernel, ring, interface) */
 	uint64_t flows;   /* flows seen */
+	bool recorder;    /* capture --ring: its events and the triggers it held are exported */
+	uint64_t events, held;
 	struct rt_an_counts t;
 	unsigned ntop;                  /* flows in top, busiest first */
 	struct rt_an_flow_figures *top; /* room for the store's top_k */
+	unsigned nfindings; /* the findings of the latest live view (rocetrace_finding) */
+	struct rt_finding_tag findings[RT_FINDINGS_MAX];
 };
 
 /*
@@ -75,13 +79,18 @@ void rt_metrics_free(struct rt_metrics *m);
  * running count up to then (0: up to the latest record).
  * The busiest flows are found again only once 50 times the time the last
  * search took has passed (at most 2% of the thread: with a million flows
- * about once a second), and always with `wait`.
+ * about once a second), and always with `wait`; the findings likewise, and
+ * at most once a second (rt_analyzer_live_findings builds a view of every
+ * flow: docs/METRICS.md says what it costs).
  * With `wait` false the publication is skipped when a scrape is copying
  * the previous one at this instant (returns false: publish again later);
  * the capture never waits. With `wait` true (the final figures) it waits.
  */
 bool rt_metrics_publish(struct rt_metrics *m, const struct rt_analyzer *an, uint64_t idle_ns,
                         uint64_t frames, uint64_t dropped, bool running, bool wait);
+
+/* From the capture thread, before rt_metrics_publish(): the flight recorder's counts. */
+void rt_metrics_set_recorder(struct rt_metrics *m, uint64_t events, uint64_t held);
 
 /* From the counter sampler: the latest sample's counters (the first RT_METRICS_NIC_MAX). */
 void rt_metrics_set_nic(struct rt_metrics *m, const struct rt_metrics_nic *v, unsigned n);

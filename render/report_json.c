@@ -160,8 +160,21 @@ static void episodes_json(const struct rt_results *r, struct rt_json *j)
 	rt_json_arr_end(j);
 }
 
+/* A string, or null. */
+static void str_or_null(struct rt_json *j, const char *s)
+{
+	if (s)
+		rt_json_str(j, s);
+	else
+		rt_json_null(j);
+}
+
+/* "ecn_off", "incast_null_reason", "incast" (with its "evidence"). */
 static void incast_json(const struct rt_results *r, struct rt_json *j)
 {
+	RT_JSON_BOOL(j, "ecn_off", r->ecn_off);
+	RT_JSON_KEY(j, "incast_null_reason");
+	str_or_null(j, r->incast ? NULL : r->incast_null_reason);
 	RT_JSON_KEY(j, "incast");
 	if (!r->incast) {
 		rt_json_null(j);
@@ -175,6 +188,14 @@ static void incast_json(const struct rt_results *r, struct rt_json *j)
 	RT_JSON_U64(j, "bytes", r->incast_bytes);
 	NUM(j, "gbps", r->incast_gbps, 6, true);
 	RT_JSON_U64(j, "ce", r->incast_ce);
+	RT_JSON_KEY(j, "evidence");
+	rt_json_arr(j);
+	for (unsigned k = 0; k < RT_INCAST_EVIDENCE_KINDS; k++)
+		if (r->incast_evidence & (1u << k)) {
+			rt_json_next(j);
+			rt_json_name(j, rt_incast_evidence_name(k));
+		}
+	rt_json_arr_end(j);
 	rt_json_obj_end(j);
 }
 
@@ -253,6 +274,13 @@ static void capture_json(const struct rt_results *r, struct rt_json *j)
 		rt_json_name(j, r->drops_source);
 	else
 		rt_json_null(j);
+	/* the snap length: frames cut after their headers (a fact), frames whose headers it cut */
+	RT_JSON_U64(j, "icrc_unchecked", r->icrc_unchecked);
+	RT_JSON_U64(j, "headers_cut", r->headers_cut);
+	/* the time order: within a point (the time_backwards warning says when it hurts), across */
+	RT_JSON_U64(j, "time_backwards", r->time_backwards);
+	RT_JSON_U64(j, "time_backwards_max_ns", r->time_backwards_max_ns);
+	RT_JSON_U64(j, "time_backwards_across_points", r->time_backwards_across);
 	rt_json_obj_end(j);
 
 	RT_JSON_KEY(j, "duplicates");
@@ -366,15 +394,6 @@ int an_report_flows_listed(const struct rt_results *r, uint64_t max, bool **list
 	return 0;
 }
 
-/* A string, or null. */
-static void str_or_null(struct rt_json *j, const char *s)
-{
-	if (s)
-		rt_json_str(j, s);
-	else
-		rt_json_null(j);
-}
-
 /* vantage_points and paths (analyze/README.md, "Vantage points"). */
 static void vantage_json(const struct rt_results *r, struct rt_json *j)
 {
@@ -429,6 +448,10 @@ static void vantage_json(const struct rt_results *r, struct rt_json *j)
 		str_or_null(j, p->delay_known ? NULL : p->delay_null_reason);
 		RT_JSON_BOOL(j, "delay_includes_offset", p->delay_includes_offset);
 		RT_JSON_U64(j, "lost", p->lost);
+		RT_JSON_U64(j, "judged", p->judged);
+		RT_JSON_U64(j, "not_judged", p->not_judged);
+		RT_JSON_KEY(j, "not_judged_reason");
+		str_or_null(j, p->not_judged_reason);
 		RT_JSON_U64(j, "ce_marked", p->ce_marked);
 		rt_json_obj_end(j);
 	}
@@ -472,6 +495,7 @@ void an_report_json(const struct rt_results *r, struct rt_json *j, const bool *l
 	}
 	RT_JSON_U64(j, "bytes", r->c.bytes);
 	RT_JSON_U64(j, "link_speed_bps", r->link_speed_bps);
+	RT_JSON_U64(j, "storm_threshold_ns", r->storm_ns);
 	RT_JSON_U64(j, "flow_count", r->nflows);
 	totals_json(r, j);
 	pfc_json(r, j);
@@ -489,6 +513,7 @@ void an_report_json(const struct rt_results *r, struct rt_json *j, const bool *l
 		RT_JSON_U64(j, "unmatched_events", r->source_log_unmatched);
 		rt_json_obj_end(j);
 	}
+	an_report_json_findings(r, j);
 	verdict_json(r, j);
 	RT_JSON_KEY(j, "flows");
 	rt_json_arr(j);

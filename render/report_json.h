@@ -48,6 +48,8 @@ void an_json_u64_or_null(struct rt_json *j, uint64_t v, bool known);
 	} while (0)
 /* {"not_ect":N,"ect0":N,"ect1":N,"ce":N} from counts indexed by the ECN codepoint */
 void an_report_json_ecn(struct rt_json *j, const uint64_t ecn[4]);
+/* "findings": the view's findings, most severe first (render/report_json_findings.c). */
+void an_report_json_findings(const struct rt_results *r, struct rt_json *j);
 /* One flow's object in "flows". */
 void an_report_json_flow(const struct rt_results *r, struct rt_json *j,
                          const struct rt_res_flow *f);

@@ -59,6 +59,25 @@ static void rp_json(const struct rt_results *r, struct rt_json *j, const struct 
 	RT_JSON_U64(j, "interrupted", rp->interrupted);
 	RT_JSON_KEY(j, "recover_ns");
 	quantiles_json(j, &rp->recover, false);
+	/* the robust figure: the median drop and its spread; windows set apart; the capture's side */
+	NUM(j, "median_drop_pct", rp->median_drop_pct, 1, true);
+	NUM(j, "drop_p25_pct", rp->drop_p25_pct, 1, true);
+	NUM(j, "drop_p75_pct", rp->drop_p75_pct, 1, true);
+	NUM(j, "min_drop_pct", rp->min_drop_pct, 1, true);
+	RT_JSON_U64(j, "psn_gap_in_window", rp->psn_gap_in_window);
+	RT_JSON_U64(j, "resend_in_window", rp->resend_in_window);
+	RT_JSON_U64(j, "pause_in_window", rp->pause_in_window);
+	RT_JSON_U64(j, "idle_before", rp->idle_before);
+	RT_JSON_U64(j, "full_link", rp->full_link);
+	U64_OR_NULL(j, "rate_window_needed_ns", rp->rate_window_needed_ns,
+	            rp->rate_window_needed_known);
+	RT_JSON_U64(j, "rate_window_would_measure", rp->rate_window_would_measure);
+	RT_JSON_KEY(j, "capture_side");
+	if (rp->capture_side)
+		rt_json_name(j, rp->capture_side);
+	else
+		rt_json_null(j);
+	RT_JSON_STR(j, "capture_side_how", rp->capture_side_how);
 	rt_json_obj_end(j);
 }
 
@@ -145,6 +164,10 @@ void an_report_json_flow(const struct rt_results *r, struct rt_json *j, const st
 	RT_JSON_U64(j, "responses", f->responses);
 	RT_JSON_U64(j, "dscp", f->dscp);
 	U64_OR_NULL(j, "pcp", f->pcp, f->tagged);
+	U64_OR_NULL(j, "udp_sport", f->udp_sport, f->udp_sport_known);
+	RT_JSON_BOOL(j, "udp_sport_varied", f->udp_sport_varied);
+	U64_OR_NULL(j, "pmtu", f->pmtu, f->pmtu != 0);
+	RT_JSON_U64(j, "max_frame_bytes", f->max_frame);
 	RT_JSON_KEY(j, "ecn");
 	an_report_json_ecn(j, f->ecn);
 	NUM(j, "ce_fraction", f->ce_fraction, 6, true);
@@ -158,6 +181,7 @@ void an_report_json_flow(const struct rt_results *r, struct rt_json *j, const st
 	RT_JSON_KEY(j, "nak_codes");
 	nak_codes_json(j, x);
 	RT_JSON_U64(j, "rnr_naks_received", x ? x->rnr_naks_received : 0);
+	U64_OR_NULL(j, "rnr_timer", x ? x->rnr_timer : 0, x && x->rnr_naks_received);
 	RT_JSON_U64(j, "retransmitted", x ? x->retransmitted : 0);
 	RT_JSON_U64(j, "go_back_n", x ? x->go_back_n : 0);
 	RT_JSON_U64(j, "rnr_retries", x ? x->rnr_retries : 0);
@@ -172,6 +196,7 @@ void an_report_json_flow(const struct rt_results *r, struct rt_json *j, const st
 	U64_OR_NULL(j, "cnp_interval_ns", np ? np->interval_ns : 0, np && np->interval_known);
 	RT_JSON_U64(j, "ce_rate_limited", np ? np->rate_limited : 0);
 	RT_JSON_U64(j, "ce_unanswered", np ? np->unanswered : 0);
+	RT_JSON_U64(j, "ce_held_or_unanswered", np ? np->held_or_unanswered : 0);
 	RT_JSON_KEY(j, "go_back_n_delay_ns");
 	quantiles_json(j, x ? &x->go_back_n_delay : NULL, false);
 	RT_JSON_KEY(j, "timeout_idle_ns");
@@ -191,6 +216,12 @@ void an_report_json_flow(const struct rt_results *r, struct rt_json *j, const st
 		rt_json_obj_end(j);
 	}
 	rt_json_arr_end(j);
+	/* several points: the one whose frames its PSN order, round trips and RP windows come from */
+	RT_JSON_KEY(j, "followed_at");
+	if (f->followed_at)
+		rt_json_str(j, f->followed_at);
+	else
+		rt_json_null(j);
 	if (r->source_log_loaded) {
 		RT_JSON_KEY(j, "source");
 		source_json(f, j);

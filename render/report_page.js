@@ -2,7 +2,7 @@
 
   /* What the page found about itself, for people and for tests: errors, charts and their points, totals shown. */
   const check = { errors: [], charts: [], totals: {}, flows_total: 0, flows_rows: 0, flows_not_listed: 0, episodes_total: 0,
-    paths_total: 0, paths_rows: 0, verdict: [], done: false };
+    paths_total: 0, paths_rows: 0, verdict: [], findings: [], done: false };
   function caught(text) {
     check.errors.push(text);
     if (check.done) selfCheck();
@@ -104,19 +104,41 @@
     return s;
   }
 
-  /* ---- verdict: the sentences rocetrace wrote (analyze --json's "verdict", analyze/verdict.c), in order ---- */
+  /* ---- verdict: the sentences rocetrace wrote (analyze --json's "verdict", analyze/verdict.c), in order,
+     then the findings it is built from (analyze --json's "findings", most severe first) ---- */
 
   function verdict(A) {
     const s = section("rt-verdict", "Verdict");
     const V = A.verdict;
-    const look = { empty: " rt-congested", no_roce: "", calm: " rt-calm", congested: " rt-congested" };
-    const box = el("div", { cls: "rt-verdict" + (look[V.state] || "") });
+    const worst = A.findings.length ? A.findings[0].severity : "";
+    const look = { empty: " rt-congested", no_roce: "", calm: " rt-calm", congested: " rt-congested", ecn_off: "" };
+    const box = el("div", { cls: "rt-verdict" + (worst === "error" ? " rt-congested" : look[V.state] || "") });
     s.appendChild(box);
     for (const part in V) {
       if (part === "state" || V[part] === null) continue;
       box.appendChild(el("p", { cls: part === "headline" ? "rt-headline" : "", text: V[part] }));
       check.verdict.push(V[part]);
     }
+    findings(s, A.findings);
+  }
+
+  /* each finding: its severity and code, its sentence, whom it names, its fix */
+  function findings(s, F) {
+    if (!F.length) return;
+    const ol = el("ol", { cls: "rt-findings", id: "rt-findings" });
+    for (const f of F) {
+      const li = el("li", { cls: "rt-finding rt-sev-" + f.severity },
+        el("span", { cls: "rt-sev", text: f.severity }), " ", el("code", { text: f.code }), " ",
+        el("span", { cls: "rt-summary", text: f.summary }));
+      const who = [];
+      for (const k of ["hosts", "macs", "flows"]) if (f.subjects[k]) who.push(k + ": " + f.subjects[k].join(", "));
+      if (f.subjects.priorities) who.push("priorities: " + f.subjects.priorities.join(", "));
+      if (who.length) li.appendChild(el("div", { cls: "rt-hint", text: who.join("; ") }));
+      li.appendChild(el("div", { cls: "rt-fix", text: "Fix: " + f.fix }));
+      ol.appendChild(li);
+      check.findings.push([f.severity, f.code, f.summary]);
+    }
+    s.appendChild(ol);
   }
 
   function warnings(A, M) {

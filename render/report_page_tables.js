@@ -117,8 +117,8 @@
       { title: "resent", key: function (f) { return f.retransmitted; }, cell: function (f) { return int(f.retransmitted); } },
       { title: "NP reaction", help: "median NIC delay from the CE mark to the CNP answering it", key: function (f) { return f.np_reaction_ns ? f.np_reaction_ns.median : null; },
         cell: function (f) { return f.np_reaction_ns ? dur(f.np_reaction_ns.median) : dash(npr); } },
-      { title: "RP drop %", help: "mean drop of the sender's rate after a CNP", key: function (f) { return f.rp_reaction ? f.rp_reaction.mean_drop_pct : null; },
-        cell: function (f) { return f.rp_reaction && f.rp_reaction.mean_drop_pct !== null ? num(f.rp_reaction.mean_drop_pct, 1) : dash(rpNull(f)); } },
+      { title: "RP drop %", help: "median drop of the sender's rate after a CNP (the CNPs measured)", key: function (f) { return f.rp_reaction ? f.rp_reaction.median_drop_pct : null; },
+        cell: function (f) { return f.rp_reaction && f.rp_reaction.median_drop_pct !== null ? num(f.rp_reaction.median_drop_pct, 1) : dash(rpNull(f)); } },
       { title: "RTT p50", key: function (f) { return f.rtt_ns ? f.rtt_ns.median : null; }, cell: function (f) { return f.rtt_ns ? dur(f.rtt_ns.median) : dash(rtt); } },
       { title: "RTT p99", key: function (f) { return f.rtt_ns ? f.rtt_ns.p99 : null; }, cell: function (f) { return f.rtt_ns ? dur(f.rtt_ns.p99) : dash(rtt); } },
     ];
@@ -150,7 +150,8 @@
       { title: "delay min", key: function (p) { return delay(p, "min"); }, cell: dcell("min") },
       { title: "median", key: function (p) { return delay(p, "median"); }, cell: dcell("median") },
       { title: "p99", key: function (p) { return delay(p, "p99"); }, cell: dcell("p99") },
-      { title: "lost", help: "seen at 'from', never at 'to'", key: function (p) { return p.lost; }, cell: function (p) { return int(p.lost); } },
+      { title: "lost", help: "seen at 'from', never at 'to' (of the packets judged; those not judged: 'to' was not capturing when they would have passed it)", key: function (p) { return p.lost; },
+        cell: function (p) { return int(p.lost) + " of " + int(p.judged) + (p.not_judged ? " (" + int(p.not_judged) + " not judged)" : ""); } },
       { title: "CE marked", help: "became CE between the two points", key: function (p) { return p.ce_marked; }, cell: function (p) { return int(p.ce_marked); } },
     ], P, { id: "rt-path-table", pageSize: 50, onDraw: function (n) { check.paths_rows = n; } });
     if (P.some(function (p) { return p.delay_ns && p.delay_includes_offset; }))

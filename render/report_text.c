@@ -7,6 +7,7 @@
 #include "analyze/results.h"
 #include "common/outbuf.h"
 #include "common/textfmt.h"
+#include "render/report_text.h"
 #include "render/sinks.h"
 
 static uint64_t naks_of(const struct rt_res_flow *f)
@@ -56,7 +57,7 @@ static char *duration_text(char *buf, size_t size, uint64_t ns)
 	return buf;
 }
 
-static void fmt_ns(struct rt_outbuf *o, uint64_t ns)
+void an_text_ns(struct rt_outbuf *o, uint64_t ns)
 {
 	char buf[32];
 	rt_out_str(o, duration_text(buf, sizeof(buf), ns));
@@ -155,13 +156,13 @@ static void text_top(const struct rt_results *r, struct rt_outbuf *o, unsigned t
 			    o, "\nRound trips of these flows (request with AckReq -> its ACK):\n");
 		head = true;
 		rt_out_printf(o, "  flow %u: min ", f->id);
-		fmt_ns(o, h->min);
+		an_text_ns(o, h->min);
 		rt_out_str(o, ", median ");
-		fmt_ns(o, h->median);
+		an_text_ns(o, h->median);
 		rt_out_str(o, ", p99 ");
-		fmt_ns(o, h->p99);
+		an_text_ns(o, h->p99);
 		rt_out_str(o, ", jitter (std dev) ");
-		fmt_ns(o, h->stddev);
+		an_text_ns(o, h->stddev);
 		rt_out_printf(o, "; %llu samples\n", (unsigned long long)h->samples);
 	}
 	free(idx);
@@ -184,82 +185,29 @@ static void text_np(const struct rt_results *r, struct rt_outbuf *o)
 		              (unsigned long long)f->cnp_received);
 		if (np->reaction.samples) {
 			rt_out_str(o, ", delay min ");
-			fmt_ns(o, np->reaction.min);
+			an_text_ns(o, np->reaction.min);
 			rt_out_str(o, ", median ");
-			fmt_ns(o, np->reaction.median);
+			an_text_ns(o, np->reaction.median);
 			rt_out_str(o, ", max ");
-			fmt_ns(o, np->reaction.max);
+			an_text_ns(o, np->reaction.max);
 		}
 		if (np->interval_known) {
 			rt_out_str(o, "; at most one CNP per ");
-			fmt_ns(o, np->interval_ns);
+			an_text_ns(o, np->interval_ns);
 		}
-		rt_out_printf(
-		    o,
-		    "; CE marks: %llu answered, %llu held back by the CNP limiter, %llu unanswered",
-		    (unsigned long long)np->answered, (unsigned long long)np->rate_limited,
-		    (unsigned long long)np->unanswered);
+		rt_out_printf(o, "; CE marks: %llu answered, %llu held back by the CNP limiter",
+		              (unsigned long long)np->answered,
+		              (unsigned long long)np->rate_limited);
+		if (np->held_or_unanswered)
+			rt_out_printf(o,
+			              ", %llu held back or unanswered: cannot tell (the limiter's "
+			              "interval was not learned from %llu CNPs)",
+			              (unsigned long long)np->held_or_unanswered,
+			              (unsigned long long)f->cnp_received);
+		rt_out_printf(o, ", %llu unanswered", (unsigned long long)np->unanswered);
 		if (np->cnp_without_ce)
 			rt_out_printf(o, "; %llu CNPs with no CE mark before them",
 			              (unsigned long long)np->cnp_without_ce);
-		rt_out_char(o, '\n');
-	}
-}
-
-/* How the throttled senders reacted, on the wire and (with --source-log) in their own log. */
-static void text_rp(const struct rt_results *r, struct rt_outbuf *o)
-{
-	bool head = false;
-	for (uint32_t id = 0; id < r->nflows; id++) {
-		const struct rt_res_flow *f = &r->flows[id];
-		const struct rt_res_rp *rp = f->rp;
-		const struct rt_res_source *src = f->source;
-		uint64_t cnps = rp ? rp->cnps : 0, cuts = src ? src->cuts : 0;
-		if ((!cnps && !cuts) || !f->selected)
-			continue;
-		if (!head) {
-			rt_out_printf(o,
-			              "\nSender reaction to CNPs (rate over %u packet gaps before "
-			              "each CNP vs after it,"
-			              " each window at most ",
-			              r->rate_window_gaps);
-			fmt_ns(o, r->rate_window_ns);
-			rt_out_str(o, "):\n");
-			head = true;
-		}
-		rt_out_printf(o, "  flow %u: ", f->id);
-		if (cnps && rp->measured) {
-			rt_out_printf(o,
-			              "wire: %llu CNPs, rate down %.0f%% on average (at most "
-			              "%.0f%%) over %llu measured",
-			              (unsigned long long)cnps, rp->mean_drop_pct, rp->max_drop_pct,
-			              (unsigned long long)rp->measured);
-			if (rp->too_few_packets || rp->cnp_in_window)
-				rt_out_printf(
-				    o,
-				    " (%llu not: %llu with too few packets, %llu with "
-				    "another CNP within the window)",
-				    (unsigned long long)(rp->too_few_packets + rp->cnp_in_window),
-				    (unsigned long long)rp->too_few_packets,
-				    (unsigned long long)rp->cnp_in_window);
-			if (rp->recover.samples) {
-				rt_out_str(o, ", back to 90% in ");
-				fmt_ns(o, rp->recover.median);
-				rt_out_printf(o, " (median of %llu)",
-				              (unsigned long long)rp->recovered);
-			}
-		} else if (cnps) {
-			rt_out_printf(o, "wire: %llu CNPs, rate drop unknown: %s",
-			              (unsigned long long)cnps, rp->drop_null_reason);
-		} else {
-			rt_out_str(o, "wire: no CNP seen");
-		}
-		if (cuts)
-			rt_out_printf(
-			    o, "; sender's log: %llu cuts, %.0f%% on average (at most %.0f%%)",
-			    (unsigned long long)cuts, src->cut_mean_pct, src->cut_max_pct);
-		else if (src)
-			rt_out_str(o, "; sender's log: no cut");
 		rt_out_char(o, '\n');
 	}
 }
@@ -284,7 +232,7 @@ static void text_pfc(const struct rt_results *r, struct rt_outbuf *o)
 			snprintf(label, sizeof(label), "priority %s", rt_res_class_name(c, nb));
 		rt_out_printf(o, "  %-13s %llu XOFF, %llu XON, paused ", label,
 		              (unsigned long long)p->xoff, (unsigned long long)p->xon);
-		fmt_ns(o, p->paused_ns);
+		an_text_ns(o, p->paused_ns);
 		rt_out_char(o, '\n');
 	}
 	/* per sending MAC: its classes on one line */
@@ -300,7 +248,7 @@ static void text_pfc(const struct rt_results *r, struct rt_outbuf *o)
 		              s->cls == RT_AN_PAUSE_CLASS ? "" : "priority ",
 		              s->cls == RT_AN_PAUSE_CLASS ? "PAUSE" : rt_res_class_name(s->cls, nb),
 		              (unsigned long long)s->xoff, (unsigned long long)s->xon);
-		fmt_ns(o, s->paused_ns);
+		an_text_ns(o, s->paused_ns);
 		if (i + 1 == r->npfc_sources || memcmp(s->mac, r->pfc_sources[i + 1].mac, 6) != 0)
 			rt_out_char(o, '\n');
 	}
@@ -311,20 +259,20 @@ static void text_episodes(const struct rt_results *r, struct rt_outbuf *o)
 	if (!r->nepisodes)
 		return;
 	rt_out_printf(o, "\nCongestion episodes (events less than ");
-	fmt_ns(o, r->episode_gap_ns);
+	an_text_ns(o, r->episode_gap_ns);
 	rt_out_printf(o, " apart): %u\n", r->nepisodes);
 	for (uint32_t i = 0; i < r->nepisodes && i < 20; i++) {
 		const struct rt_res_episode *ep = &r->episodes[i];
 		rt_out_str(o, "  ");
 		fmt_at(r, o, ep->start_ns);
 		rt_out_str(o, " lasting ");
-		fmt_ns(o, ep->end_ns - ep->start_ns);
+		an_text_ns(o, ep->end_ns - ep->start_ns);
 		rt_out_printf(o, ": %llu flows, %llu CE, %llu CNP",
 		              (unsigned long long)ep->flow_count, (unsigned long long)ep->ce,
 		              (unsigned long long)ep->cnp);
 		if (ep->paused_ns) {
 			rt_out_str(o, ", paused ");
-			fmt_ns(o, ep->paused_ns);
+			an_text_ns(o, ep->paused_ns);
 		}
 		double g[3] = {ep->gbps_before, ep->gbps_during, ep->gbps_after}, top = 0;
 		for (int k = 0; k < 3; k++)
@@ -378,7 +326,7 @@ static void text_anomalies(const struct rt_results *r, struct rt_outbuf *o)
 		if (x->go_back_n && x->go_back_n_delay.samples) {
 			rt_out_printf(o, " %llu go-back-N (resend after ",
 			              (unsigned long long)x->go_back_n);
-			fmt_ns(o, x->go_back_n_delay.median);
+			an_text_ns(o, x->go_back_n_delay.median);
 			rt_out_str(o, " median)");
 		}
 		if (x->timeouts)
@@ -406,7 +354,7 @@ static void text_anomalies(const struct rt_results *r, struct rt_outbuf *o)
 		rt_out_printf(o, " kept %s%s paused for ",
 		              s->cls == RT_AN_PAUSE_CLASS ? "" : "priority ",
 		              rt_res_class_name(s->cls, nb));
-		fmt_ns(o, s->end_ns - s->start_ns);
+		an_text_ns(o, s->end_ns - s->start_ns);
 		rt_out_str(o, " from ");
 		fmt_at(r, o, s->start_ns);
 		rt_out_char(o, '\n');
@@ -479,6 +427,37 @@ static void text_counters(const struct rt_results *r, struct rt_outbuf *o)
 	}
 }
 
+/* The names a finding lists, on a line of their own ("    flows: a, b"). */
+static void finding_names(struct rt_outbuf *o, const char *what, const struct rt_finding_names *n)
+{
+	if (!n->n)
+		return;
+	rt_out_printf(o, "      %s: ", what);
+	for (unsigned i = 0; i < n->n; i++)
+		rt_out_printf(o, "%s%s", i ? ", " : "", n->v[i]);
+	rt_out_str(o, n->more ? ", ...\n" : "\n");
+}
+
+/* The "Findings:" block that opens the report: each finding, most severe first, with its fix. */
+static void text_findings(const struct rt_results *r, struct rt_outbuf *o)
+{
+	if (!r->nfindings) {
+		rt_out_str(o, "Findings: none (docs/FINDINGS.md lists what is looked for)\n\n");
+		return;
+	}
+	rt_out_printf(o, "Findings (%u, most severe first):\n", r->nfindings);
+	for (unsigned i = 0; i < r->nfindings; i++) {
+		const struct rt_finding *f = &r->findings[i];
+		rt_out_printf(o, "  %-7s %s: %s\n", rt_severity_name(f->severity), f->code,
+		              f->summary);
+		finding_names(o, "hosts", &f->hosts);
+		finding_names(o, "MACs", &f->macs);
+		finding_names(o, "flows", &f->flows);
+		rt_out_printf(o, "      fix: %s\n", f->fix);
+	}
+	rt_out_char(o, '\n');
+}
+
 /* The "Verdict:" block (analyze/README.md, "Verdict"): its sentences, as the JSON and the page say them. */
 static void text_verdict(const struct rt_results *r, struct rt_outbuf *o)
 {
@@ -504,12 +483,12 @@ static void text_warnings(const struct rt_results *r, struct rt_outbuf *o)
 	}
 }
 
-/* A signed time difference, as fmt_ns writes magnitudes ("-1.5 us"). */
+/* A signed time difference, as an_text_ns writes magnitudes ("-1.5 us"). */
 static void fmt_sns(struct rt_outbuf *o, int64_t ns)
 {
 	if (ns < 0)
 		rt_out_char(o, '-');
-	fmt_ns(o, ns < 0 ? (uint64_t)(-(ns + 1)) + 1 : (uint64_t)ns);
+	an_text_ns(o, ns < 0 ? (uint64_t)(-(ns + 1)) + 1 : (uint64_t)ns);
 }
 
 /* The vantage points and what happened between them, in words (analyze/README.md, "Vantage points"). */
@@ -540,9 +519,17 @@ static void text_vantage(const struct rt_results *r, struct rt_outbuf *o)
 		else
 			rt_out_str(o, "; none became CE between them");
 		if (p->lost)
-			rt_out_printf(o, "; %llu lost between them", (unsigned long long)p->lost);
-		else
-			rt_out_str(o, "; none lost between them");
+			rt_out_printf(o, "; %llu lost between them (of %llu judged)",
+			              (unsigned long long)p->lost, (unsigned long long)p->judged);
+		else if (p->judged)
+			rt_out_printf(o, "; none lost between them (%llu judged)",
+			              (unsigned long long)p->judged);
+		if (p->not_judged)
+			rt_out_printf(
+			    o,
+			    "; %llu seen at %s only not judged (%s was not capturing when "
+			    "they would have passed it)",
+			    (unsigned long long)p->not_judged, p->from, p->to);
 		if (p->offset_known) {
 			rt_out_printf(o, "; %s's clock ", p->to);
 			if (p->offset_ns == 0)
@@ -567,15 +554,43 @@ static void text_vantage(const struct rt_results *r, struct rt_outbuf *o)
 	}
 }
 
+/* The hot receiver, named only with evidence of congestion there; a fan-in without it, said so. */
+static void text_incast(const struct rt_results *r, struct rt_outbuf *o)
+{
+	static const char *const words[RT_INCAST_EVIDENCE_KINDS] = {"CE marks", "pauses", "losses",
+	                                                            "a full link"};
+	if (!r->fan_in)
+		return;
+	rt_out_str(o, r->incast ? "Incast: " : "Fan-in: ");
+	rt_out_ip(o, r->incast_ipver, r->incast_receiver);
+	rt_out_printf(o, " receives from %u senders (%u flows)", r->incast_senders,
+	              r->incast_flows);
+	char rate[RT_RATE_TEXT_MAX];
+	if (isfinite(r->incast_gbps))
+		rt_out_printf(o, ", %s together",
+		              rt_fmt_rate(rate, sizeof(rate), r->incast_gbps * 1e9));
+	if (!r->incast) {
+		rt_out_str(o, "; no sign of congestion there (no CE mark, pause, loss, nor a full "
+		              "link): not an incast\n");
+		return;
+	}
+	rt_out_printf(o, ", %llu CE marks; congestion shown by", (unsigned long long)r->incast_ce);
+	for (unsigned k = 0, n = 0; k < RT_INCAST_EVIDENCE_KINDS; k++)
+		if (r->incast_evidence & (1u << k))
+			rt_out_printf(o, "%s %s", n++ ? "," : "", words[k]);
+	rt_out_char(o, '\n');
+}
+
 static void report(const struct rt_results *r, struct rt_outbuf *o, unsigned top)
 {
 	uint64_t dur = r->end_ns > r->start_ns ? r->end_ns - r->start_ns : 0;
+	text_findings(r, o);
 	rt_out_printf(o, "%llu frames, %llu RoCE packets, %llu bytes",
 	              (unsigned long long)r->c.packets, (unsigned long long)r->c.roce_packets,
 	              (unsigned long long)r->c.bytes);
 	if (r->any_frame) {
 		rt_out_str(o, " over ");
-		fmt_ns(o, dur);
+		an_text_ns(o, dur);
 		rt_out_str(o, " (");
 		rt_out_ts(o, r->start_ns);
 		rt_out_str(o, " .. ");
@@ -597,6 +612,12 @@ static void report(const struct rt_results *r, struct rt_outbuf *o, unsigned top
 		                  (double)ecn_all);
 	rt_out_printf(o, "; CNPs: %llu (%llu not matched to a flow)\n",
 	              (unsigned long long)r->c.cnp, (unsigned long long)r->cnp_unattributed);
+	if (r->ecn_off)
+		rt_out_printf(
+		    o,
+		    "ECN is off: %llu of %llu RoCE packets (CNPs aside) are Not-ECT, so no CE mark "
+		    "can show congestion; look at the pauses and losses below\n",
+		    (unsigned long long)r->ecn_not_ect, (unsigned long long)r->ecn_data_packets);
 	rt_out_printf(
 	    o,
 	    "Transport: %llu NAKs, %llu RNR NAKs, %llu retransmitted packets "
@@ -605,17 +626,13 @@ static void report(const struct rt_results *r, struct rt_outbuf *o, unsigned top
 	    (unsigned long long)r->c.retransmitted, (unsigned long long)r->go_back_n,
 	    (unsigned long long)r->timeouts, (unsigned long long)r->gaps,
 	    (unsigned long long)r->gap_psns);
-	if (r->incast) {
-		rt_out_str(o, "Incast: ");
-		rt_out_ip(o, r->incast_ipver, r->incast_receiver);
-		rt_out_printf(o, " receives from %u senders (%u flows)", r->incast_senders,
-		              r->incast_flows);
-		char rate[RT_RATE_TEXT_MAX];
-		if (isfinite(r->incast_gbps))
-			rt_out_printf(o, ", %s together",
-			              rt_fmt_rate(rate, sizeof(rate), r->incast_gbps * 1e9));
-		rt_out_printf(o, ", %llu CE marks\n", (unsigned long long)r->incast_ce);
-	}
+	text_incast(r, o);
+	if (r->icrc_unchecked)
+		rt_out_printf(o,
+		              "Capture: the snap length cut %llu RoCE frames after their headers "
+		              "(ICRC unchecked: %llu)\n",
+		              (unsigned long long)r->icrc_unchecked,
+		              (unsigned long long)r->icrc_unchecked);
 	if (r->c.icrc_bad || r->malformed)
 		rt_out_printf(o, "Damaged: %llu bad ICRC, %llu malformed frames\n",
 		              (unsigned long long)r->c.icrc_bad, (unsigned long long)r->malformed);
@@ -625,7 +642,7 @@ static void report(const struct rt_results *r, struct rt_outbuf *o, unsigned top
 	text_pfc(r, o);
 	text_top(r, o, top);
 	text_np(r, o);
-	text_rp(r, o);
+	an_text_rp(r, o);
 	text_episodes(r, o);
 	text_anomalies(r, o);
 	if (r->counters_loaded)

@@ -29,6 +29,9 @@ struct rt_analyze_args {
 	bool by_vantage;         /* timeline --by-vantage: rows per vantage point */
 	struct rt_selection sel; /* --flow, --conversation, --kind (into ao); freed by common() */
 	uint32_t *selected_ids;  /* timeline: the flows they select, found by a first run */
+	/* analyze --fail-on warning|error: exit 3 when a finding this severe or worse is there */
+	bool fail_on_given;
+	unsigned fail_on; /* 0: warning, 1: error */
 };
 
 /*

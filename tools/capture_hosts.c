@@ -199,9 +199,15 @@ static bool report(const struct rt_hostcap_host *h)
 	char dropped[32] = "unknown";
 	if (h->dropped != UINT64_MAX)
 		snprintf(dropped, sizeof(dropped), "%llu", (unsigned long long)h->dropped);
-	if (h->fetched && !h->failed)
+	if (h->fetched && !h->failed && h->events)
+		fprintf(stderr, "    %s: %u event%s, %llu frames, %s dropped: %s\n", h->name,
+		        h->events, h->events == 1 ? "" : "s", (unsigned long long)h->frames,
+		        dropped, h->file);
+	else if (h->fetched && !h->failed && h->file[0])
 		fprintf(stderr, "    %s: %llu frames, %s dropped: %s\n", h->name,
 		        (unsigned long long)h->frames, dropped, h->file);
+	else if (h->fetched && !h->failed)
+		fprintf(stderr, "    %s: no event, %s dropped\n", h->name, dropped);
 	else if (h->fetched)
 		fprintf(stderr, "    %s: %llu frames, %s dropped: %s; failed: %s\n", h->name,
 		        (unsigned long long)h->frames, dropped, h->file, h->error);
@@ -272,6 +278,7 @@ int rt_capture_hosts(const struct rt_capture_hosts_args *a)
 	    .tag = tag,
 	    .args = args,
 	    .counters = a->counters,
+	    .events = a->ring,
 	    .ready_timeout_ns = a->timeout_ns,
 	    .stop_timeout_ns = STOP_TIMEOUT_NS,
 	    .on_line = host_line,
@@ -320,7 +327,8 @@ int rt_capture_hosts(const struct rt_capture_hosts_args *a)
 	for (size_t i = 0; i < n; i++)
 		fetched += report(&hosts[i]);
 	rt_pump_release_signals();
-	int an_status = a->analyze && fetched ? analyze(hosts, n) : RT_EXIT_OK;
+	/* event files are windows of their own: analyze each as needed */
+	int an_status = a->analyze && fetched && !a->ring ? analyze(hosts, n) : RT_EXIT_OK;
 	status = failed ? RT_EXIT_ERROR : cmd_status >= 0 ? cmd_status : an_status;
 out:
 	rt_pump_release_signals();

@@ -22,7 +22,8 @@ struct rt_capture_hosts_args {
 	bool pcap;              /* --format pcap */
 	bool counters;          /* --counters: bring the counters files home too */
 	bool analyze;           /* run the analysis over the files at the end */
-	char **cmd;             /* the workload, run here, or NULL */
+	bool ring;  /* --ring: the hosts write event files, told of each other's events */
+	char **cmd; /* the workload, run here, or NULL */
 };
 
 /* Run it; returns the exit status (one line on stderr per failure). */

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "analyze/results.h"
 #include "render/metrics.h"
 #include "common/outfile.h"
 #include "tools/capture_metrics.h"
@@ -31,6 +32,10 @@ static void help(void)
 	    "        [--metrics-top-flows N] [--metrics-linger D]] [-Z USER] [--notify-ready]\n"
 	    "        [--stop-at-eof] [-n] [-v] [-e] [-x | -X] [-t...] [-#]\n"
 	    "        [-f BPF | EXPRESSION] [-- CMD ARGS...]\n"
+	    "    rocetrace capture -i DEV --ring D --trigger EXPR [--trigger EXPR]...\n"
+	    "        [--ring-size SIZE] [--post D] [--hold-off D] [--max-events N]\n"
+	    "        [--json-events FILE] [--storm-threshold D] -w DIR [the capture options]\n"
+	    "        [-- CMD ARGS...]\n"
 	    "    rocetrace capture -r FILE -w OUT [-s SNAPLEN] [-c N] [EXPRESSION]\n"
 	    "    rocetrace capture -D [--sysfs-root DIR]\n"
 	    "    rocetrace capture --hosts H1[=DEV],H2[=DEV],... [--launcher TEMPLATE]\n"
@@ -168,6 +173,40 @@ static void help(void)
 	    "        After the capture ends, keep serving its final figures for D (with\n"
 	    "        rocetrace_capture_running 0) so a last scrape sees them; a signal\n"
 	    "        ends the wait early. Default: 0, exit at once.\n"
+	    "    --ring D\n"
+	    "        Flight recorder: keep the frames of the last D (at most 1 h) in\n"
+	    "        memory, analysed as --stats does, and when a --trigger fires write\n"
+	    "        DIR/eventN-TIME-CODE.pcapng (-w DIR, a folder) holding the D before\n"
+	    "        the trigger and the --post after it, with a comment naming the\n"
+	    "        trigger, its figures and its time; print one line saying what fired,\n"
+	    "        and go on capturing. -s defaults to 128 (headers only). Not with -G,\n"
+	    "        -C, --counters or -w -. docs/CAPTURE.md, \"Flight recorder\".\n"
+	    "    --ring-size SIZE\n"
+	    "        The ring's memory (K, M, G: 2^10 steps), allocated at the start and\n"
+	    "        never more (default 256M, at least 1M); the oldest frames go when it\n"
+	    "        is full before D is.\n"
+	    "    --trigger EXPR\n"
+	    "        When to write an event (repeated: any of them). EXPR is one of: cnp,\n"
+	    "        cnp_rate>N/s, ce_share>P%, pfc_paused>P% or pfc_paused:C>P% (of the\n"
+	    "        last second; C a priority 0-7 or pause), pfc_storm or pfc_storm:C\n"
+	    "        (paused without a break for --storm-threshold), nak, rnr, timeout (a\n"
+	    "        resend no NAK asked for), drop (the capture's own), finding:CODE (a\n"
+	    "        code of docs/FINDINGS.md: the analysis so far is judged at the first\n"
+	    "        frame of each second). '.gt.' may stand for '>' and 'pct' for '%'. A\n"
+	    "        malformed one is refused with where it went wrong, before capturing.\n"
+	    "    --storm-threshold D\n"
+	    "        A class paused without a break for D is a PFC storm, for pfc_storm,\n"
+	    "        finding:pfc_storm and --metrics' findings (default 10ms, as analyze).\n"
+	    "    --post D\n"
+	    "        An event also holds the D after its trigger (default 1s).\n"
+	    "    --hold-off D\n"
+	    "        No event starts within D of the last one's trigger, nor while its\n"
+	    "        file is written (default: --post).\n"
+	    "    --max-events N\n"
+	    "        Write N events at most (default: no limit).\n"
+	    "    --json-events FILE\n"
+	    "        One JSON line per event once its file is complete (its trigger,\n"
+	    "        time, figures, file and frames). Not with --hosts.\n"
 	    "    -Z, --user USER\n"
 	    "        Once the device is open, give up root and run as USER (its groups,\n"
 	    "        group and user ids): OUT, rotated files and the --counters file are\n"
@@ -193,7 +232,10 @@ static void help(void)
 	    "        is node01 to node16 and node20 (=DEV after it goes with each of\n"
 	    "        them). May be repeated. -s, -c, -B, -Z,\n"
 	    "        --format, --counters (its file comes home too), --sysfs-root,\n"
-	    "        --stats and the filter are passed on; they, DEV and the folder\n"
+	    "        --stats, --ring and its options and the filter are passed on (with\n"
+	    "        --ring a trigger on one host makes every host write the same\n"
+	    "        window; their event files come home as DIR/HOST-eventN-...);\n"
+	    "        they, DEV and the folder\n"
 	    "        must be plain words (letters, digits and _./:=,@+-), as a launcher\n"
 	    "        such as ssh hands them to a shell: write the filter with and, or,\n"
 	    "        not. -w names a folder when it is one or ends with '/' (created\n"
@@ -259,6 +301,8 @@ static void help(void)
 	    "    rocetrace capture -i mlx5_1:1 -w ring.pcapng -C 1000 -B 16384\n"
 	    "    rocetrace capture -i eth0 -c 20 -# udp port 4791\n"
 	    "    rocetrace capture -i eth0 -Z nobody -w /tmp/run.pcapng --duration 60\n"
+	    "    rocetrace capture -i mlx5_0 --ring 5s --post 2s --trigger 'cnp_rate>1000/s' "
+	    "--trigger pfc_storm -w events/\n"
 	    "    rocetrace capture -D\n"
 	    "    rocetrace capture -i 2 -w run.pcapng\n"
 	    "    rocetrace capture --hosts node01,node02 -i mlx5_0 -s 128 -w run1/ -- "
@@ -295,6 +339,10 @@ static int check_hosts_args(struct rt_capture_args *a)
 	if (a->metrics)
 		return rt_cli_usage_error(CMD, "--hosts: --metrics serves one capture's figures: "
 		                               "give it to a capture on one host");
+	if (a->ring.json_events)
+		return rt_cli_usage_error(CMD,
+		                          "--hosts: --json-events writes one capture's events: "
+		                          "give it to a capture on one host");
 	if (a->dev && !rt_cli_plain_word(a->dev))
 		return rt_cli_usage_error(CMD, "-i '%s' cannot be passed to the hosts safely",
 		                          a->dev);
@@ -363,6 +411,48 @@ static int remember_forwarded(void *args, const char *name, const char *value)
 	return 0;
 }
 
+/* --trigger EXPR: parsed now, so a bad one is refused before capturing, saying where it went wrong. */
+static int trigger_option(struct rt_opt_use *u)
+{
+	struct rt_capture_args *a = u->args;
+	struct rt_ring_args *r = &a->ring;
+	char errbuf[RT_ERRBUF_SIZE], line[600];
+	size_t at;
+	if (r->ntriggers == sizeof(r->triggers) / sizeof(r->triggers[0]))
+		return rt_cli_usage_error(CMD, "--trigger: at most %zu",
+		                          sizeof(r->triggers) / sizeof(r->triggers[0]));
+	struct rt_trigger *t = &r->triggers[r->ntriggers];
+	if (rt_trigger_parse(u->arg, t, &at, errbuf) < 0) {
+		rt_trigger_error_line(u->arg, at, errbuf, line, sizeof(line));
+		return rt_cli_usage_error(CMD, "%s", line);
+	}
+	if (t->kind == RT_TRIG_FINDING && !rt_finding_code_known(t->finding)) {
+		char known[1024];
+		size_t n = 0;
+		for (const char *const *c = rt_finding_codes; *c && n < sizeof(known); c++)
+			n += (size_t)snprintf(known + n, sizeof(known) - n, "%s%s", n ? ", " : "",
+			                      *c);
+		return rt_cli_usage_error(
+		    CMD, "--trigger '%s': no finding has the code '%s' (codes: %s)", u->arg,
+		    t->finding, known);
+	}
+	r->ntriggers++;
+	/* the hosts get it in words: '>' and '%' would not pass their shell */
+	return remember_forwarded(a, "trigger", t->word);
+}
+
+/* -s: remembered as given, so --ring's default (headers only) applies otherwise. */
+static int snaplen_option(struct rt_opt_use *u)
+{
+	struct rt_capture_args *a = u->args;
+	uint64_t v;
+	if (rt_opt_uint(CMD, u->opt, u->arg, 1, 262144, &v))
+		return RT_EXIT_USAGE;
+	a->snaplen = (uint32_t)v;
+	a->snaplen_given = true;
+	return remember_forwarded(a, "snaplen", u->arg);
+}
+
 #define AT(member) RT_AT(struct rt_capture_args, member)
 _Static_assert(sizeof(enum rt_write_format) == sizeof(unsigned), "--format's field");
 
@@ -372,12 +462,9 @@ static const struct rt_opt rows[] = {
     {.name = "write", .letter = 'w', .kind = RT_OPT_STRING, .at = AT(out)},
     {.name = "snaplen",
      .letter = 's',
-     .kind = RT_OPT_UINT,
-     .at = AT(snaplen),
-     .store = RT_STORE_U32,
-     .min = 1,
-     .max = 262144,
-     .forward = true},
+     .kind = RT_OPT_CALL,
+     .has_arg = required_argument,
+     .call = snaplen_option},
     {.name = "filter", .letter = 'f', .kind = RT_OPT_STRING, .at = AT(bpf)},
     {.name = "count",
      .letter = 'c',
@@ -436,6 +523,45 @@ static const struct rt_opt rows[] = {
      .at = AT(metrics_linger_ns),
      .max = 3600ull * 1000000000,
      .given = AT(metrics_linger_given)},
+    {.name = "ring",
+     .kind = RT_OPT_DURATION,
+     .at = AT(ring.span_ns),
+     .min = 1000000,
+     .max = 3600ull * 1000000000,
+     .forward = true},
+    {.name = "ring-size",
+     .kind = RT_OPT_SIZE,
+     .at = AT(ring.bytes),
+     .min = RT_RECORDER_MIN_BYTES,
+     .max = 1ull << 40,
+     .given = AT(ring.bytes_given),
+     .forward = true},
+    {.name = "storm-threshold",
+     .kind = RT_OPT_DURATION,
+     .at = AT(storm_ns),
+     .min = 1000,
+     .max = 86400000000000ull,
+     .forward = true},
+    {.name = "trigger", .kind = RT_OPT_CALL, .has_arg = required_argument, .call = trigger_option},
+    {.name = "post",
+     .kind = RT_OPT_DURATION,
+     .at = AT(ring.post_ns),
+     .max = 3600ull * 1000000000,
+     .given = AT(ring.post_given),
+     .forward = true},
+    {.name = "hold-off",
+     .kind = RT_OPT_DURATION,
+     .at = AT(ring.hold_off_ns),
+     .max = 86400ull * 1000000000,
+     .given = AT(ring.hold_off_given),
+     .forward = true},
+    {.name = "max-events",
+     .kind = RT_OPT_UINT,
+     .at = AT(ring.max_events),
+     .min = 1,
+     .max = 1000000,
+     .forward = true},
+    {.name = "json-events", .kind = RT_OPT_STRING, .at = AT(ring.json_events)},
     {.name = "stop-at-eof", .kind = RT_OPT_FLAG, .at = AT(stop_at_eof)},
     {.name = "notify-ready", .kind = RT_OPT_FLAG, .at = AT(notify_ready)},
     RT_CLI_HOSTS_ROWS(struct rt_capture_args, hosts, 1000000000u, MAX_SECONDS * 1000000000),
@@ -482,6 +608,36 @@ static int operands(int argc, char **argv, struct rt_capture_args *a)
 	return 0;
 }
 
+/* --ring and what goes with it (here or on the hosts); 0 or the usage exit status. */
+static int check_ring(struct rt_capture_args *a)
+{
+	const struct rt_ring_args *r = &a->ring;
+	if (!r->span_ns) {
+		if (r->ntriggers || r->bytes_given || r->post_given || r->hold_off_given ||
+		    r->max_events || r->json_events)
+			return rt_cli_usage_error(
+			    CMD, "--trigger, --ring-size, --post, --hold-off, "
+			         "--max-events and --json-events go with --ring D");
+		return 0;
+	}
+	if (!r->ntriggers)
+		return rt_cli_usage_error(CMD, "--ring: give at least one --trigger EXPR");
+	if (!a->out || !strcmp(a->out, "-") || !*a->out)
+		return rt_cli_usage_error(CMD,
+		                          "--ring: give -w DIR, the folder events are written to");
+	if (a->rotate_bytes || a->rotate_seconds || a->counters_ns)
+		return rt_cli_usage_error(CMD, "--ring writes event files: -G, -C and --counters "
+		                               "have no place with it");
+	if (!a->snaplen_given)
+		a->snaplen = RT_RING_DEFAULT_SNAPLEN;
+	if (r->bytes < RT_RECORDER_FRAME_BYTES(a->snaplen) * 16)
+		return rt_cli_usage_error(CMD,
+		                          "--ring-size: %llu bytes hold fewer than 16 frames of "
+		                          "-s %u",
+		                          (unsigned long long)r->bytes, a->snaplen);
+	return 0;
+}
+
 /* What the options mean together, for one capture here; 0 or the usage exit status. */
 static int check_args(struct rt_capture_args *a)
 {
@@ -523,6 +679,8 @@ int rt_capture_parse_args(int argc, char **argv, struct rt_capture_args *a)
 	                                          .stop_at_operand = true,
 	                                          .forward = remember_forwarded};
 	a->metrics_top = RT_CAPTURE_METRICS_TOP_DEFAULT;
+	a->ring.bytes = RT_RING_DEFAULT_BYTES;
+	a->ring.post_ns = RT_RING_DEFAULT_POST_NS;
 	int rc = rt_opt_parse(&table, a, argc, argv);
 	if (rc)
 		return rc;
@@ -535,5 +693,7 @@ int rt_capture_parse_args(int argc, char **argv, struct rt_capture_args *a)
 	if (!a->metrics && (a->metrics_top_given || a->metrics_linger_given))
 		return rt_cli_usage_error(
 		    CMD, "--metrics-top-flows and --metrics-linger go with --metrics");
+	if ((rc = check_ring(a)))
+		return rc;
 	return a->hosts.names.n || a->hosts.slurm ? check_hosts_args(a) : check_args(a);
 }

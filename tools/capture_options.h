@@ -8,6 +8,7 @@
 
 #include "capture/writer.h"
 #include "dissect/print.h"
+#include "tools/capture_ring.h"
 #include "tools/cli.h"
 
 /* What capture's command line asks for. */
@@ -36,9 +37,12 @@ struct rt_capture_args {
 	enum rt_write_format format;
 	bool stats;
 	bool list;
+	uint64_t storm_ns; /* --storm-threshold, 0: the analyzer's default */
 	bool stop_at_eof;  /* stop when standard input ends */
 	bool notify_ready; /* say when capturing, on standard error */
 	char **cmd;        /* after --, or NULL */
+	bool snaplen_given;
+	struct rt_ring_args ring; /* --ring and what goes with it */
 	/* --hosts, --slurm: capture on every host through a launcher */
 	struct rt_cli_hosts hosts;
 	const char *remote_dir;

@@ -288,6 +288,13 @@ static const char *input_at(const struct rt_analyze_args *a, const char *out)
 	return NULL;
 }
 
+/* Whether the analysis holds a finding of severity `sev` or worse (analyze --fail-on): they come most severe first. */
+static bool finding_at_least(struct rt_analyzer *an, enum rt_severity sev)
+{
+	const struct rt_results *r = rt_analyzer_results(an);
+	return r && r->nfindings && r->findings[0].severity >= sev;
+}
+
 /* After the options: open the output, analyze the files, report. Returns the exit status. */
 static int run_command(struct rt_analyze_args *a)
 {
@@ -342,9 +349,12 @@ static int run_command(struct rt_analyze_args *a)
 		rt_outfile_abort(&of);
 		return status;
 	}
-	/* a timeline and the page join the side files bucket by bucket, so they read them first */
-	bool buckets = a->mode != RT_MODE_ANALYZE;
-	if (buckets && load_side_files(an, a->counters, a->srclog, cmd, errbuf) < 0) {
+	/*
+	 * Side files are read before the first frame, in every mode: a missing or unreadable one
+	 * fails at once, not after the whole capture (a timeline and the page join them bucket by
+	 * bucket; the report joins the source log to the flows as they come)
+	 */
+	if (load_side_files(an, a->counters, a->srclog, cmd, errbuf) < 0) {
 		rt_an_feed_free(feed);
 		rt_analyzer_free(an);
 		rt_outfile_abort(&of);
@@ -378,8 +388,6 @@ static int run_command(struct rt_analyze_args *a)
 	}
 	bool page_failed = false;
 	if (a->mode != RT_MODE_TIMELINE) {
-		if (!buckets && load_side_files(an, a->counters, a->srclog, cmd, errbuf) < 0)
-			status = RT_EXIT_ERROR;
 		if (html)
 			page_note(html, read_err, res.end == RT_PUMP_INTERRUPTED ? res.signal : 0);
 		rt_analyzer_input_error(an, read_err);
@@ -430,6 +438,9 @@ static int run_command(struct rt_analyze_args *a)
 		status = rt_cli_interrupted(cmd, res.signal,
 		                            "; the report covers the frames read so far");
 	rt_an_feed_free(feed);
+	if (a->fail_on_given && status == RT_EXIT_OK &&
+	    finding_at_least(an, a->fail_on == 0 ? RT_SEV_WARNING : RT_SEV_ERROR))
+		status = RT_EXIT_FINDINGS;
 	rt_analyzer_free(an);
 	return status;
 }

@@ -17,7 +17,6 @@
 #include "capture/sinks.h"
 #include "common/textfmt.h"
 #include "common/clock.h"
-#include "common/sysfs.h"
 #include "capture/rewrite.h"
 #include "capture/writer.h"
 #include "common/outbuf.h"
@@ -25,9 +24,11 @@
 #include "dissect/dissect.h"
 #include "dissect/print.h"
 #include "rt_config.h"
+#include "tools/capture_devices.h"
 #include "tools/capture_hosts.h"
 #include "tools/capture_metrics.h"
 #include "tools/capture_options.h"
+#include "tools/capture_ring.h"
 #include "tools/cli.h"
 #include "tools/commands.h"
 #include "tools/options.h"
@@ -67,6 +68,7 @@ struct capture {
 	struct rt_pump_sink out;           /* where frames go: the writer, or the decoded lines */
 	uint64_t frames;                   /* handed over by the pump */
 	struct rt_capture_metrics metrics; /* --metrics, else zeroed */
+	struct rt_capture_ring ring;       /* --ring, else zeroed (ring.rec NULL) */
 	int rc;                            /* 0 or the first error (negative errno) */
 	char errbuf[RT_ERRBUF_SIZE];
 	/*
@@ -82,68 +84,15 @@ struct capture {
 	bool started; /* the capture thread is in its loop (never reset) */
 };
 
+/*
+ * --ring: the recorder the thread reading standard input passes remote
+ * triggers to, NULL once it is gone (that thread may outlive the capture).
+ */
+static pthread_mutex_t g_ring_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct rt_capture_ring *g_ring;
+
 /* The command run with -- CMD, for the signal hook to pass SIGTERM on (set while signals are blocked). */
 static volatile sig_atomic_t g_child_pid;
-
-/* The `index`-th device (1-based) capture -D lists: RDMA ports, then network interfaces. */
-struct nth_device {
-	unsigned want, seen;
-	char *name;
-	size_t len;
-};
-
-static void find_nth(void *ctx, const struct rt_source_device *dev)
-{
-	struct nth_device *n = ctx;
-	if (++n->seen == n->want)
-		snprintf(n->name, n->len, "%s", dev->name);
-}
-
-/* -i N: the device name; 0 or the exit status. */
-static int device_by_index(struct rt_capture_args *a)
-{
-	uint64_t v;
-	if (!a->dev || rt_opt_parse_uint(a->dev, 1, 65535, &v) != 0 || a->dev[0] == '0')
-		return 0;
-	struct rt_source_config cfg = {.sysfs_root = a->sysfs_root};
-	struct nth_device n = {
-	    .want = (unsigned)v, .name = a->dev_by_index, .len = sizeof(a->dev_by_index)};
-	char errbuf[RT_ERRBUF_SIZE];
-	static const char *const kinds[] = {"verbs", "pcap"};
-	for (size_t k = 0; k < 2 && n.seen < n.want; k++)
-		rt_source_list(kinds[k], &cfg, find_nth, &n, errbuf);
-	if (n.seen < n.want)
-		return rt_cli_usage_error(CMD, "-i %s: 'capture -D' lists %u devices", a->dev,
-		                          n.seen);
-	a->dev = a->dev_by_index;
-	return 0;
-}
-
-/* One line of -D, numbered for -i N across both lists. */
-static void print_device(void *ctx, const struct rt_source_device *dev)
-{
-	unsigned *n = ctx;
-	printf("  %u. %-16s %s\n", ++*n, dev->name, dev->desc);
-}
-
-/* -D: what the verbs and the libpcap sources can capture from. */
-static int list_devices(const char *sysfs_root)
-{
-	struct rt_source_config cfg = {.sysfs_root = sysfs_root};
-	char errbuf[RT_ERRBUF_SIZE];
-	unsigned n = 0;
-
-	printf("RDMA devices (verbs sniffer%s):\n",
-	       rt_source_kind_built("verbs") ? "" : ", not built in: no libibverbs");
-	if (rt_source_list("verbs", &cfg, print_device, &n, errbuf) <= 0)
-		printf("  (none in %s/class/infiniband)\n", rt_sysfs_root(sysfs_root));
-	printf("Network interfaces (libpcap):\n");
-	if (rt_source_list("pcap", &cfg, print_device, &n, errbuf) < 0) {
-		fflush(stdout);
-		return rt_cli_fail(CMD, "cannot list network interfaces: %s", errbuf);
-	}
-	return fflush(stdout) == 0 ? RT_EXIT_OK : RT_EXIT_ERROR;
-}
 
 /*
  * After the pump stopped for a signal: SIGTERM or SIGHUP (a closed
@@ -225,6 +174,11 @@ static void metrics_publish(struct capture *cap, uint64_t now, bool final)
 		idle = 0;
 	else
 		idle -= hold;
+	if (cap->ring.rec) {
+		uint64_t events, held;
+		rt_capture_ring_counts(&cap->ring, &events, &held);
+		rt_metrics_set_recorder(cap->metrics.store, events, held);
+	}
 	rt_capture_metrics_publish(&cap->metrics, cap->tick.an, idle, cap->frames,
 	                           rt_sat_add_u64(st.dropped, st.if_dropped), now, final);
 }
@@ -237,7 +191,11 @@ static int figures_frame(void *ctx, const struct rt_frame *frame, const struct r
 
 	(void)errbuf;
 	cap->frames++;
-	if (rec && cap->tick.an && rt_linktype_supported(frame->linktype))
+	if (!rec || !cap->tick.an || !rt_linktype_supported(frame->linktype))
+		return 0;
+	if (cap->ring.rec) /* the triggers look at each record as the analyzer notes it */
+		rt_capture_ring_record(&cap->ring, cap->tick.an, rec);
+	else
 		rt_analyzer_feed(cap->tick.an, rec);
 	return 0;
 }
@@ -267,6 +225,12 @@ static int on_tick(void *ctx, uint64_t now, bool idle, char *errbuf)
 	if (cap->print) { /* lines are for a person: shown as they come */
 		rt_out_flush(cap->print);
 		return cap->print->error ? 1 : 0;
+	}
+	if (cap->ring.rec) {
+		struct rt_source_stats st;
+		writer_stats(cap, cap->if_id, &st);
+		return rt_capture_ring_tick(&cap->ring, rt_sat_add_u64(st.dropped, st.if_dropped),
+		                            errbuf);
 	}
 	if (now - cap->clock.last_flush >= (idle ? 100000000u : 1000000000u)) {
 		if ((rc = rt_writer_flush(cap->writer, errbuf)) < 0)
@@ -385,15 +349,36 @@ static int run_with_command(struct capture *cap, int *cmd_status)
 	return 0;
 }
 
-/* --stop-at-eof: read standard input to its end, then stop the capture. */
+/*
+ * --stop-at-eof: read standard input to its end, then stop the capture.
+ * With --ring its lines may ask for an event another host had (g_ring).
+ */
 static void *watch_stdin(void *arg)
 {
 	char buf[512];
+	size_t len = 0;
 	ssize_t n;
 	(void)arg;
-	do
-		n = read(STDIN_FILENO, buf, sizeof(buf));
-	while (n > 0 || (n < 0 && errno == EINTR));
+	for (;;) {
+		n = read(STDIN_FILENO, buf + len, sizeof(buf) - 1 - len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		len += (size_t)n;
+		buf[len] = '\0';
+		char *line = buf, *nl;
+		while ((nl = strchr(line, '\n'))) {
+			*nl = '\0';
+			pthread_mutex_lock(&g_ring_lock);
+			if (g_ring)
+				rt_capture_ring_remote_line(g_ring, line);
+			pthread_mutex_unlock(&g_ring_lock);
+			line = nl + 1;
+		}
+		len = line == buf && len == sizeof(buf) - 1 ? 0 : len - (size_t)(line - buf);
+		memmove(buf, line, len);
+	}
 	rt_pump_stop();
 	return NULL;
 }
@@ -453,6 +438,40 @@ static void open_output(struct capture *cap, struct rt_counters **counters, char
 		set_error(cap, rc, errbuf);
 }
 
+/* --ring: the flight recorder where the writer would be (-w is its folder). 0 or the exit status. */
+static int start_ring(struct capture *cap)
+{
+	const struct rt_capture_args *a = cap->args;
+	struct rt_analyzer_opts aopts;
+	char errbuf[RT_ERRBUF_SIZE];
+	uint32_t snaplen = cap->src->snaplen;
+	if (a->snaplen && (!snaplen || a->snaplen < snaplen))
+		snaplen = a->snaplen;
+	rt_analyzer_opts_init(&aopts);
+	if (a->storm_ns)
+		aopts.storm_ns = a->storm_ns;
+	int rc = rt_capture_ring_start(&cap->ring, &a->ring, a->out, cap->src, snaplen, !a->file,
+	                               "rocetrace " RT_VERSION, aopts.storm_ns);
+	if (rc == 0 && rt_capture_ring_sink(&cap->ring, &cap->out, errbuf) < 0)
+		rc = rt_cli_fail(CMD, "%s", errbuf);
+	if (rc) {
+		rt_capture_ring_free(&cap->ring);
+		return rc;
+	}
+	pthread_mutex_lock(&g_ring_lock);
+	g_ring = &cap->ring;
+	pthread_mutex_unlock(&g_ring_lock);
+	return 0;
+}
+
+/* Before the capture started: what was opened closed; returns the exit status rc. */
+static int give_up(struct capture *cap, int rc)
+{
+	rt_capture_metrics_stop(&cap->metrics);
+	rt_source_close(cap->src);
+	return rc;
+}
+
 /* One line on stderr: the error, or the final counts. */
 static void summary(const struct capture *cap, const struct rt_source_stats *st, uint64_t written)
 {
@@ -462,7 +481,10 @@ static void summary(const struct capture *cap, const struct rt_source_stats *st,
 		fputs("rocetrace capture: ", stderr);
 	fprintf(stderr, "%llu received, %llu dropped, %llu %s", (unsigned long long)st->received,
 	        (unsigned long long)rt_sat_add_u64(st->dropped, st->if_dropped),
-	        (unsigned long long)written, cap->writer ? "written" : "printed");
+	        (unsigned long long)written,
+	        cap->writer               ? "written"
+	        : cap->args->ring.span_ns ? "events written"
+	                                  : "printed");
 	if (st->if_dropped)
 		fprintf(stderr, " (%llu by the interface)", (unsigned long long)st->if_dropped);
 	if (st->ring_empty)
@@ -502,18 +524,12 @@ static int run_capture(const struct rt_capture_args *a)
 		return rc;
 	}
 	/* the device is open: the files are created by USER, and CMD runs as USER */
-	if (a->user && rt_drop_privileges(&user, errbuf) < 0) {
-		rt_capture_metrics_stop(&cap.metrics);
-		rt_source_close(cap.src);
-		return rt_cli_fail(CMD, "-Z: %s", errbuf);
-	}
-	if (!a->out && !rt_linktype_supported(cap.src->linktype)) {
-		rc = rt_cli_fail(CMD, "%s: link type %d cannot be decoded: give -w OUT",
-		                 cap.src->name, cap.src->linktype);
-		rt_capture_metrics_stop(&cap.metrics);
-		rt_source_close(cap.src);
-		return rc;
-	}
+	if (a->user && rt_drop_privileges(&user, errbuf) < 0)
+		return give_up(&cap, rt_cli_fail(CMD, "-Z: %s", errbuf));
+	if (!a->out && !rt_linktype_supported(cap.src->linktype))
+		return give_up(&cap,
+		               rt_cli_fail(CMD, "%s: link type %d cannot be decoded: give -w OUT",
+		                           cap.src->name, cap.src->linktype));
 	struct rt_writer_config wcfg = {
 	    .format = a->format,
 	    .path = a->out,
@@ -521,11 +537,10 @@ static int run_capture(const struct rt_capture_args *a)
 	    .rotate_bytes = a->rotate_bytes,
 	    .application = "rocetrace " RT_VERSION,
 	};
-	if (a->out && rt_writer_open(&cap.writer, &wcfg, errbuf) < 0) {
-		rt_capture_metrics_stop(&cap.metrics);
-		rt_source_close(cap.src);
-		return rt_cli_fail(CMD, "%s", errbuf);
-	}
+	if (a->out && !a->ring.span_ns && rt_writer_open(&cap.writer, &wcfg, errbuf) < 0)
+		return give_up(&cap, rt_cli_fail(CMD, "%s", errbuf));
+	if (a->ring.span_ns && (rc = start_ring(&cap)) != 0)
+		return give_up(&cap, rc);
 	pthread_mutex_init(&cap.lock, NULL);
 	pthread_cond_init(&cap.cond, NULL);
 	struct rt_counters *counters = NULL;
@@ -535,16 +550,18 @@ static int run_capture(const struct rt_capture_args *a)
 		if (!cap.rc && (rc = rt_writer_sink(&cap.out, cap.writer, cap.if_id,
 		                                    a->file ? &cap.rewrite : NULL, errbuf)) < 0)
 			set_error(&cap, rc, errbuf);
-	} else {
+	} else if (!a->ring.span_ns) {
 		rt_out_init(&print, stdout);
 		cap.print = &print;
 		if ((rc = rt_text_sink(&cap.out, &print, &a->text, false, errbuf)) < 0)
 			set_error(&cap, rc, errbuf);
 	}
 
-	if ((a->stats || a->metrics) && !cap.rc) {
+	if ((a->stats || a->metrics || a->ring.span_ns) && !cap.rc) {
 		struct rt_analyzer_opts aopts;
 		rt_analyzer_opts_init(&aopts);
+		if (a->storm_ns)
+			aopts.storm_ns = a->storm_ns;
 		if (!(cap.tick.an = rt_analyzer_new(&aopts, errbuf)))
 			set_error(&cap, -ENOMEM, errbuf);
 	}
@@ -590,7 +607,11 @@ static int run_capture(const struct rt_capture_args *a)
 		set_error(&cap, rc, errbuf);
 	if (cap.writer && (rc = rt_writer_finish(cap.writer, errbuf)) < 0)
 		set_error(&cap, rc, errbuf);
-	uint64_t written = cap.writer ? rt_writer_count(cap.writer) : cap.frames;
+	if (cap.ring.rec && (rc = rt_capture_ring_finish(&cap.ring, errbuf)) < 0)
+		set_error(&cap, rc, errbuf);
+	uint64_t written = cap.writer ? rt_writer_count(cap.writer) : cap.frames, held = 0;
+	if (cap.ring.rec)
+		rt_capture_ring_counts(&cap.ring, &written, &held);
 	if (cap.writer)
 		rt_writer_close(cap.writer, errbuf);
 	if (cap.print && (rc = rt_out_flush(cap.print)) != 0 && rc != EPIPE)
@@ -599,6 +620,12 @@ static int run_capture(const struct rt_capture_args *a)
 	rt_analyzer_free(cap.tick.an);
 	rt_rewrite_free(&cap.rewrite);
 	rt_pump_sink_free(&cap.out);
+	if (cap.ring.rec) {
+		pthread_mutex_lock(&g_ring_lock);
+		g_ring = NULL;
+		pthread_mutex_unlock(&g_ring_lock);
+		rt_capture_ring_free(&cap.ring);
+	}
 	if (to_stdout && cap.rc == -EPIPE)
 		cap.rc = 0; /* the reader of standard output went away: a normal stop */
 	pthread_cond_destroy(&cap.cond);
@@ -620,7 +647,7 @@ int rt_cmd_capture(int argc, char **argv)
 	if (rc < 0)
 		return RT_EXIT_OK; /* --help */
 	if (rc == 0 && a.list)
-		return list_devices(a.sysfs_root);
+		return rt_capture_list_devices(a.sysfs_root);
 	/* what is open now was handed down by the caller: CMD inherits that, nothing of ours */
 	if (rc == 0 && a.cmd && (rc = rt_spawn_note_inherited()) < 0)
 		rc = rt_cli_fail(CMD, "cannot list open descriptors: %s", strerror(-rc));
@@ -640,6 +667,7 @@ int rt_cmd_capture(int argc, char **argv)
 		    .pcap = a.format == RT_FORMAT_PCAP_NS,
 		    .counters = a.counters_ns != 0,
 		    .analyze = !a.no_analyze,
+		    .ring = a.ring.span_ns != 0,
 		    .cmd = a.cmd,
 		};
 		rc = rt_capture_hosts(&h);
@@ -647,7 +675,7 @@ int rt_cmd_capture(int argc, char **argv)
 		return rc;
 	}
 	if (rc == 0)
-		rc = device_by_index(&a);
+		rc = rt_capture_device_by_index(&a);
 	if (rc == 0)
 		rc = run_capture(&a);
 	free(a.bpf_joined);

@@ -185,7 +185,9 @@ static const char help_head[] =
 static const char help_tail[] =
     "    --count\n"
     "        Decode every frame but print only totals: frames, bytes, frames per\n"
-    "        kind, ICRC results, truncated frames, CE marks and events; with\n"
+    "        kind, ICRC results, truncated frames (a header cut by the snap\n"
+    "        length; frames cut after their headers, as -s 128 cuts every data\n"
+    "        packet, count apart: ICRC unchecked), CE marks and events; with\n"
     "        several files, a line per vantage point (its frames and files).\n"
     "        With --json the totals are one JSON object (several files: its\n"
     "        \"vantage_points\": [{name, files, frames}]).\n"

@@ -4,6 +4,8 @@
 
 /* Exit statuses shared by every subcommand. */
 enum { RT_EXIT_OK = 0, RT_EXIT_ERROR = 1, RT_EXIT_USAGE = 2 };
+/* analyze --fail-on: a finding of that severity or worse is there. */
+enum { RT_EXIT_FINDINGS = 3 };
 
 int rt_cmd_dissect(int argc, char **argv);
 int rt_cmd_analyze(int argc, char **argv);

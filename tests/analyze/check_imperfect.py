@@ -20,6 +20,8 @@ truth file, which the generator wrote (never the analyzer's own output):
   - RoCEv2 on UDP port 4792: a hint naming --udp-port 4792; with it, the truth;
   - gzip'd (file and standard input): the same report byte for byte;
   - classic pcap with seconds past 2^31 (after 2038): the right times;
+  - a header-only capture (-s 128): ICRC unchecked as a capture fact, no
+    warning, no truncated frame for dissect --count;
   - Not-ECT traffic, frames cut by the snap length, timestamps going
     backwards, an empty capture, a timeline --flow matching nothing, an empty
     counters file, and drops recorded only by the counters file's capture line.
@@ -126,6 +128,12 @@ def analyze(exe, path, *args, code=0, stdin=None, text=False):
     return p.stdout.decode() if text else json.loads(p.stdout)
 
 
+def capture_drops(rep):
+    """The report's capture drops (its other keys, the snap length's, aside)."""
+    return {k: v for k, v in (rep.get("capture") or {}).items()
+            if k in ("dropped", "if_dropped", "os_dropped", "source")}
+
+
 def nonzero(counts):
     return {k: v for k, v in counts.items() if v}
 
@@ -165,7 +173,7 @@ def main():
         f.write(pcapng_section([1], [(0, t, b) for t, _, b in incast[half:]], [(0, 0, 5067)]))
     rep = analyze(exe, p)
     want = {"dropped": 45274, "if_dropped": 7, "os_dropped": 45267, "source": "pcapng"}
-    if rep.get("capture") != want:
+    if capture_drops(rep) != want:
         fail("ISB drops: capture %r, want %r" % (rep.get("capture"), want))
     w = warning(rep, "capture_drops")
     if not w or w.get("dropped") != 45274 or "45274" not in w["message"]:
@@ -175,7 +183,7 @@ def main():
     if not any(line.startswith("  - ") and "dropped 45274 frames" in line for line in txt.splitlines()):
         fail("ISB drops: no warning line naming 45274 in the text report")
     rep = analyze(exe, os.path.join(scen, "incast.pcap"))
-    if rep.get("capture") != {"dropped": None, "if_dropped": None, "os_dropped": None, "source": None}:
+    if capture_drops(rep) != {"dropped": None, "if_dropped": None, "os_dropped": None, "source": None}:
         fail("classic pcap: drops should be unknown, got %r" % rep.get("capture"))
     if rep.get("warnings") != [] or rep.get("duplicates", {}).get("packets") != 0:
         fail("a clean capture has no warnings: %r" % rep.get("warnings"))
@@ -310,6 +318,23 @@ def main():
     cnps = sum(1 for _, _, b in incast if opcode(b) == 0x81)  # 60 bytes cut a CNP's 16 reserved bytes
     if not w or w.get("frames") != len(incast) or w.get("headers_cut") != cnps:
         fail("snap length 60: warning %r, want %d frames, %d with a header cut" % (w, len(incast), cnps))
+    # a header-only capture (-s 128): every data packet cut after its headers is a fact of the
+    # capture (ICRC unchecked), no warning, and no "truncated" frame for dissect --count
+    p = os.path.join(tmp, "snap128.pcap")
+    write_pcap(p, [(t, wl, b[:128]) for t, wl, b in incast])
+    rep = analyze(exe, p)
+    cut = sum(1 for _, wl, _ in incast if wl > 128)  # the scenario's headers all fit in 128 bytes
+    if warning(rep, "snaplen_cut") or (rep.get("capture") or {}).get("icrc_unchecked") != cut or \
+            rep.get("totals", {}).get("truncated") != 0:
+        fail("snap length 128: warnings %r, capture %r, truncated %r (want no warning, %d ICRC unchecked)"
+             % (rep.get("warnings"), rep.get("capture"), rep.get("totals", {}).get("truncated"), cut))
+    if "ICRC unchecked: %d" % cut not in analyze(exe, p, text=True):
+        fail("snap length 128: the text report does not say 'ICRC unchecked: %d'" % cut)
+    c = subprocess.run([exe, "dissect", "--count", "--json", p], stdout=subprocess.PIPE, timeout=60)
+    cnt = json.loads(c.stdout or b"{}")
+    if (cnt.get("truncated"), cnt.get("icrc_unchecked")) != (0, cut):
+        fail("snap length 128: dissect --count truncated %r, icrc_unchecked %r (want 0, %d)" %
+             (cnt.get("truncated"), cnt.get("icrc_unchecked"), cut))
     p = os.path.join(tmp, "backwards.pcap")
     back = [(t, b) for t, _, b in incast]
     back[100], back[101] = back[101], back[100]
@@ -343,7 +368,7 @@ def main():
         f.write('{"ts":"1700000001.000000001","capture":{"device":"eth0","received":1732,'
                 '"os_dropped":12,"if_dropped":3}}\n')
     rep = analyze(exe, plain, "--counters", side)
-    if rep.get("capture") != {"dropped": 15, "if_dropped": 3, "os_dropped": 12, "source": "counters_file"}:
+    if capture_drops(rep) != {"dropped": 15, "if_dropped": 3, "os_dropped": 12, "source": "counters_file"}:
         fail("counters file capture line: capture %r" % rep.get("capture"))
     if warning(rep, "counters_file_unusable"):
         fail("a usable counters file was called unusable")

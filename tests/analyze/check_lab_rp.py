@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """The RP reaction in a live congestion loop (root): 4 senders at 12 Mb/s into tools/lab's
 ECN-marking bottleneck, DCQCN on, packets ~700 us apart. On the wire a sender's cut is over
-long before its next packet, so every flow's rp_reaction.mean_drop_pct must be null (with a
+long before its next packet, so every flow's rp_reaction.median_drop_pct must be null (with a
 reason) or within 20 points of the cuts the sender logged for CNPs.
 
 usage: check_lab_rp.py ROCETRACE LAB
@@ -89,14 +89,16 @@ def main():
         if rp is None:
             errors.append("flow %s: CNPs on the wire but no rp_reaction" % (key,))
             continue
-        if rp["measured"] + rp["too_few_packets"] + rp["cnp_in_window"] != rp["cnps"]:
+        apart = ("too_few_packets", "cnp_in_window", "psn_gap_in_window", "resend_in_window",
+                 "pause_in_window", "idle_before", "full_link")
+        if rp["measured"] + sum(rp[k] for k in apart) != rp["cnps"]:
             errors.append("flow %s: rp_reaction counts do not add up" % (key,))
-        if rp["mean_drop_pct"] is None:
+        if rp["median_drop_pct"] is None:
             if not rp["drop_null_reason"]:
-                errors.append("flow %s: mean_drop_pct is null with no reason" % (key,))
-        elif abs(rp["mean_drop_pct"] - logged) > 20:
+                errors.append("flow %s: median_drop_pct is null with no reason" % (key,))
+        elif abs(rp["median_drop_pct"] - logged) > 20:
             errors.append("flow %s: the wire says the rate fell %.1f%%, the sender logged %.1f%%"
-                          % (key, rp["mean_drop_pct"], logged))
+                          % (key, rp["median_drop_pct"], logged))
     for e in errors:
         print("FAIL:", e)
     return 1 if errors else 0

@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """`rocetrace report` pages in a real browser (headless Chromium): no script error, the charts exist
-and hold points, the totals, the verdict and the paths between vantage points shown equal
+and hold points, the totals, the verdict with its findings and the paths between vantage points shown equal
 `analyze --json`, and a screenshot is taken.
 
 usage: check_report_browser.py ROCETRACE SAMPLE_PCAP SCENARIO_DIR RXE_CAPTURE_DIR OUT_DIR
@@ -19,6 +19,9 @@ import struct
 import subprocess
 import sys
 import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import make_estimates  # noqa: E402
 
 errors = []
 MAX_FLOWS = 20000  # RT_AN_HTML_MAX_FLOWS: the flows a page lists at most
@@ -127,10 +130,13 @@ def shown(exe, profile, name, cap, out):
             len(want["flows"]) - listed) in said.group(1)):
         errors.append("%s: the flow table does not say how many flows it leaves out (%r)" % (
             name, said and said.group(1)))
-    # the verdict shown is analyze's, sentence by sentence, in its order
+    # the verdict shown is analyze's, sentence by sentence, in its order, and so are its findings
     said = [v for k, v in want["verdict"].items() if k != "state" and v is not None]
     if check["verdict"] != said:
         errors.append("%s: the page's verdict %r is not analyze's %r" % (name, check["verdict"], said))
+    found = [[f["severity"], f["code"], f["summary"]] for f in want["findings"]]
+    if check["findings"] != found:
+        errors.append("%s: the page's findings %r are not analyze's %r" % (name, check["findings"], found))
     # its victims: every flow an episode counted (in_episodes), with no CE mark, sending requests
     victims = [f for f in want["flows"] if f["in_episodes"] and f["ecn"]["ce"] == 0 and f["requests"] > 0]
     if victim_count(want) != len(victims):
@@ -178,24 +184,37 @@ def main():
         many_flows(many, MAX_FLOWS + 10)
         late = os.path.join(tmp, "victims.pcap")
         victims_late(late)
+        # the verdict's words against the models' truth: no hot receiver without congestion, and
+        # no "no congestion" when ECN is off
+        quiet = make_estimates.build(tmp, "incast_quiet")[0][0]
+        ecn_off = make_estimates.build(tmp, "not_ect")[0][0]
         cases = [("incast", sample, ["gbps", "ecn", "rtt"]),
                  ("many flows", many, ["gbps"]),
                  ("victims after an episode's first 16 flows", late, ["gbps", "ecn"]),
                  ("pfc", os.path.join(scen, "pfc.pcap"), ["gbps", "ecn", "pfc"]),
+                 ("nak_gbn", os.path.join(scen, "nak_gbn.pcap"), ["gbps", "ecn"]),
                  ("dcqcn", os.path.join(scen, "dcqcn.pcap"), ["gbps", "ecn"]),
                  ("rxe_nccl", os.path.join(rxe, "rxe_nccl_node0.pcap"), ["gbps", "rtt"]),
                  ("two vantage points", ["--vantage", "a=" + sample, "--vantage",
                                          "b=" + os.path.join(scen, "incast.pcap")], ["gbps", "ecn"]),
                  ("every flow alike", os.path.join(scen, "np_limited.pcap"), ["gbps", "ecn", "np", "rttdist"]),
+                 ("fan-in without congestion", quiet, ["gbps"]),
+                 ("ECN off", ecn_off, ["gbps", "pfc"]),
                  ("truncated", cut, ["gbps"]),
                  ("empty", empty, [])]
         for name, cap, charts in cases:
             check = shown(exe, profile, name, cap, os.path.join(tmp, name + ".html"))
             if not check:
                 continue
-            said = [v for v in check["verdict"] if v.startswith("Victims: ")]
-            if cap == late and not (said and said[0].startswith("Victims: %d flows " % VICTIMS)):
-                errors.append("%s: the verdict names %r as victims, the capture has %d" % (name, said, VICTIMS))
+            said = check["verdict"]
+            text = " ".join(said)
+            if cap == quiet and ("hot receiver" in text or "No congestion seen" not in text):
+                errors.append("%s: the verdict says %r" % (name, said))
+            if cap == ecn_off and ("No congestion seen" in text or "ECN is off" not in text):
+                errors.append("%s: the verdict says %r" % (name, said))
+            victims = [v for v in said if v.startswith("Victims: ")]
+            if cap == late and not (victims and victims[0].startswith("Victims: %d flows " % VICTIMS)):
+                errors.append("%s: the verdict names %r as victims, the capture has %d" % (name, victims, VICTIMS))
             points = {c["id"]: c["points"] for c in check["charts"]}
             for want in charts:
                 if not points.get(want):

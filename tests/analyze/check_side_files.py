@@ -1,6 +1,7 @@
 #!/usr/bin/python3
 """Side files joined by `rocetrace analyze`: NIC counter samples (auto-picked FILE.counters.jsonl and
---counters) and the traffic source log (--source-log); bad lines are skipped and counted.
+--counters) and the traffic source log (--source-log); bad lines are skipped and counted; a side file that cannot be read fails before the
+first frame (analyze, timeline and report).
 
 usage: check_side_files.py ROCETRACE SCENARIO_DIR
 """
@@ -132,6 +133,26 @@ def main():
     p = subprocess.run([exe, "analyze", cap, "--source-log", os.path.join(tmp, "none.jsonl")],
                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=60)
     check("missing source log exit", p.returncode, 1)
+
+    # a side file that cannot be read fails before the first frame, in every command: the capture
+    # comes on a pipe that never ends, so a command that reads it first would hang
+    for cmd in ("analyze", "timeline", "report"):
+        for opt in ("--counters", "--source-log"):
+            rd, wr = os.pipe()
+            args = [exe, cmd, "-", opt, os.path.join(tmp, "missing.jsonl")]
+            if cmd == "report":
+                args += ["-o", os.path.join(tmp, "page.html")]
+            try:
+                p = subprocess.run(args, stdin=rd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                   timeout=10)
+                check("%s %s missing: exit" % (cmd, opt), p.returncode, 1)
+                if b"missing.jsonl" not in p.stderr:
+                    errors.append("%s %s missing: stderr %r" % (cmd, opt, p.stderr))
+            except subprocess.TimeoutExpired:
+                errors.append("%s %s missing: still reading the capture after 10 s" % (cmd, opt))
+            finally:
+                os.close(rd)
+                os.close(wr)
 
     # standard input
     with open(cap, "rb") as f:

@@ -282,8 +282,8 @@ def main():
         # the text report says it in words
         t = subprocess.run([rt, "analyze", b, a], stdout=subprocess.PIPE, timeout=300).stdout.decode()
         t = re.sub(r"\n +", " ", t)  # a long line goes on below, indented: read it as one
-        want = "%d packets became CE between before and after; %d lost between them; after's clock" % (
-            truth["ce"], truth["lost"])
+        want = "%d packets became CE between before and after; %d lost between them (of %d judged); " \
+            "after's clock" % (truth["ce"], truth["lost"], truth["fwd_matched"] + truth["lost"])
         if want not in t or "ahead of before's" not in t:
             errors.append("text report lacks %r:\n%s" % (want, t))
     finally:

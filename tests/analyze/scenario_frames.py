@@ -80,8 +80,10 @@ def pause(smac, quanta):
     return f + b"\0" * (60 - len(f))
 
 
-def write_pcap(path, frames, snaplen=65535):
-    frames = sorted(frames, key=lambda x: x[0])  # stable: equal times keep their order
+def write_pcap(path, frames, snaplen=65535, in_order=True):
+    """A pcap (ns timestamps) of (ts, bytes) frames, in time order unless `in_order` is false."""
+    if in_order:
+        frames = sorted(frames, key=lambda x: x[0])  # stable: equal times keep their order
     with open(path, "wb") as f:
         f.write(struct.pack("<IHHiIII", 0xA1B23C4D, 2, 4, 0, 0, snaplen, 1))
         for ts, b in frames:

@@ -1,4 +1,4 @@
-/* The metrics exposition (text 0.0.4 and OpenMetrics), label escaping, the busiest flows, the store's top-K bound, pauses while idle. */
+/* The metrics exposition (text 0.0.4 and OpenMetrics), label escaping, the busiest flows, the store's top-K bound, pauses while idle, findings. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -359,13 +359,87 @@ static void idle_pause(void **state)
 	rt_analyzer_free(an);
 }
 
+/* rocetrace_finding: a sample per code and severity, counting them; the family alone without one. */
+static void findings_format(void **state)
+{
+	(void)state;
+	struct rt_an_flow_figures top[1];
+	struct rt_metrics_snapshot s = sample_snapshot(top);
+	for (int f = RT_METRICS_TEXT; f <= RT_METRICS_OPENMETRICS; f++) {
+		char *t = format((enum rt_metrics_format)f, &s, NULL, 0);
+		assert_true(has_line(t, "# TYPE rocetrace_finding gauge"));
+		assert_int_equal(count_prefix(t, "rocetrace_finding{"), 0);
+		free(t);
+	}
+	s.nfindings = 4;
+	s.findings[0] = (struct rt_finding_tag){"pfc_storm", RT_SEV_ERROR};
+	s.findings[1] = (struct rt_finding_tag){"ecn_off", RT_SEV_WARNING};
+	s.findings[2] = (struct rt_finding_tag){"pfc_deadlock_suspect", RT_SEV_INFO};
+	s.findings[3] = (struct rt_finding_tag){"ecn_off", RT_SEV_WARNING};
+	char *t = format(RT_METRICS_OPENMETRICS, &s, NULL, 0);
+	assert_true(has_line(t, "rocetrace_finding{code=\"pfc_storm\",severity=\"error\"} 1"));
+	assert_true(has_line(t, "rocetrace_finding{code=\"ecn_off\",severity=\"warning\"} 2"));
+	assert_true(
+	    has_line(t, "rocetrace_finding{code=\"pfc_deadlock_suspect\",severity=\"info\"} 1"));
+	assert_int_equal(count_prefix(t, "rocetrace_finding{"), 3);
+	free(t);
+}
+
+/*
+ * A storm under way: a live view judges pauses still running up to the
+ * capture clock, so it is a storm before it ends (and not before the
+ * threshold); the end of input keeps it.
+ */
+static void live_storm(void **state)
+{
+	(void)state;
+	struct rt_analyzer_opts o;
+	char errbuf[RT_ERRBUF_SIZE];
+	rt_analyzer_opts_init(&o);
+	struct rt_analyzer *an = rt_analyzer_new(&o, errbuf);
+	struct rt_metrics *m = rt_metrics_new(0, errbuf);
+	assert_non_null(an);
+	assert_non_null(m);
+	const uint64_t t0 = 5000000000u, us = 1000u;
+	const uint16_t xoff[8] = {[3] = 0xffff}; /* 335.5 us at 100 Gb/s: refreshed every 200 us */
+	struct rt_finding_tag tags[RT_FINDINGS_MAX];
+	uint64_t t = t0;
+	for (; t < t0 + 6000 * us; t += 200 * us) {
+		struct rt_record r = pfc_rec(t, 1 << 3, xoff);
+		rt_analyzer_feed(an, &r);
+	}
+	assert_int_equal(rt_analyzer_live_findings(an, 0, tags, RT_FINDINGS_MAX), 0);
+	for (; t < t0 + 12000 * us; t += 200 * us) {
+		struct rt_record r = pfc_rec(t, 1 << 3, xoff);
+		rt_analyzer_feed(an, &r);
+	}
+	int n = rt_analyzer_live_findings(an, 0, tags, RT_FINDINGS_MAX);
+	assert_true(n >= 1);
+	assert_string_equal(tags[0].code, "pfc_storm");
+	assert_int_equal(tags[0].severity, RT_SEV_ERROR);
+	assert_true(rt_metrics_publish(m, an, 0, 60, 0, true, true));
+	char *text;
+	size_t len;
+	assert_int_equal(rt_metrics_render(m, RT_METRICS_TEXT, &text, &len), 0);
+	assert_true(has_line(text, "rocetrace_finding{code=\"pfc_storm\",severity=\"error\"} 1"));
+	free(text);
+	assert_int_equal(finish(an), 0);
+	const struct rt_results *r = rt_analyzer_results(an);
+	assert_non_null(r);
+	assert_true(r->nfindings >= 1);
+	assert_string_equal(r->findings[0].code, "pfc_storm");
+	rt_metrics_free(m);
+	rt_analyzer_free(an);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(text_format),    cmocka_unit_test(openmetrics_format),
 	    cmocka_unit_test(label_escaping), cmocka_unit_test(negotiation),
 	    cmocka_unit_test(top_flows),      cmocka_unit_test(store_bound),
-	    cmocka_unit_test(idle_pause),
+	    cmocka_unit_test(idle_pause),     cmocka_unit_test(findings_format),
+	    cmocka_unit_test(live_storm),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -9,6 +9,7 @@
 #include <cmocka.h>
 
 #include "analyze/analyze.h"
+#include "analyze/results.h"
 #include "dissect/dissect.h"
 
 #define QP_A     0x22 /* requester's QP on host A */
@@ -151,6 +152,14 @@ static void test_uc_duplicate(void **state)
 	rt_analyzer_free(an);
 }
 
+/* A resend run's first request: the NAK that started it (0: a timeout) and its wait. */
+static void assert_resend(const struct rt_an_note *n, uint64_t nak_frame, uint64_t wait_ns)
+{
+	assert_int_equal(n->flags, RT_AN_NOTE_RETRANS);
+	assert_int_equal(n->nak_frame, nak_frame);
+	assert_int_equal(n->resend_wait_ns, wait_ns);
+}
+
 /* A NAK from B pairs with A's flow by PSN; the resends that follow point at it. */
 static void test_nak_go_back_n(void **state)
 {
@@ -170,12 +179,8 @@ static void test_nak_go_back_n(void **state)
 	feed(an, &r, &r1);
 	r = pkt(1, 2, 0x04, QP_B, 12, 7000);
 	feed(an, &r, &r2);
-	assert_int_equal(r1.flags, RT_AN_NOTE_RETRANS);
-	assert_int_equal(r1.nak_frame, 5);
-	assert_int_equal(r1.resend_wait_ns, 1000); /* the NAK at 5000, the resend at 6000 */
-	assert_int_equal(r2.flags, RT_AN_NOTE_RETRANS);
-	assert_int_equal(r2.nak_frame, 5);
-	assert_int_equal(r2.resend_wait_ns, 0); /* the run's second packet */
+	assert_resend(&r1, 5, 1000); /* the NAK at 5000, the resend at 6000 */
+	assert_resend(&r2, 5, 0);    /* the run's second packet */
 	r = pkt(1, 2, 0x04, QP_B, 14, 8000);
 	feed(an, &r, &fresh);
 	assert_int_equal(fresh.flags, 0);
@@ -188,18 +193,65 @@ static void test_nak_go_back_n(void **state)
 	assert_int_equal(rnr.peer_flow_id, 0);
 	r = pkt(1, 2, 0x04, QP_B, 14, 9000 + 1280000); /* after its timer (code 14: 1.28 ms) */
 	feed(an, &r, &r3);
-	assert_int_equal(r3.flags, RT_AN_NOTE_RETRANS);
-	assert_int_equal(r3.nak_frame, rnr.frame);
-	assert_int_equal(r3.resend_wait_ns, 1280000);
+	assert_resend(&r3, rnr.frame, 1280000);
 	/* a later resend run with no NAK before it is a timeout (long after: no copy) */
 	r = pkt(1, 2, 0x04, QP_B, 15, 1300000);
 	feed(an, &r, &fresh);
 	r = pkt(1, 2, 0x04, QP_B, 15, 1800000);
 	feed(an, &r, &again);
-	assert_int_equal(again.flags, RT_AN_NOTE_RETRANS);
-	assert_int_equal(again.nak_frame, 0);
-	assert_int_equal(again.resend_wait_ns, 500000); /* after the flow's previous request */
+	assert_resend(&again, 0, 500000); /* after the flow's previous request */
 	assert_int_equal(rt_analyzer_flow_count(an), 2);
+	rt_analyzer_free(an);
+}
+
+/* Flow `id`'s transport figures in the results view (finished first). */
+static const struct rt_res_transport *xport_of(struct rt_analyzer *an, uint32_t id)
+{
+	char errbuf[RT_ERRBUF_SIZE];
+	assert_int_equal(rt_analyzer_finish(an, errbuf), 0);
+	const struct rt_results *res = rt_analyzer_results(an);
+	assert_non_null(res);
+	assert_true(id < res->nflows);
+	assert_non_null(res->flows[id].xport);
+	return res->flows[id].xport;
+}
+
+/*
+ * A resend in a frame older than the NAK, RNR NAK or request it is timed from
+ * (the capture's time went backwards): the wait is unknown, so no sample and
+ * no wait in the note (not one of 2^64 ns less the gap).
+ */
+static void test_resend_time_backwards(void **state)
+{
+	(void)state;
+	struct rt_analyzer *an = analyzer(0);
+	const uint32_t psns[] = {10, 11, 12, 13};
+	struct rt_an_note n[4], nak, r1, fresh, rnr, r2, again;
+	sends(an, psns, 4, n);
+	struct rt_record r = ack(2, 1, QP_A, 11, 0x60, 50000);
+	feed(an, &r, &nak);
+	r = pkt(1, 2, 0x04, QP_B, 11, 40000); /* before the NAK */
+	feed(an, &r, &r1);
+	assert_resend(&r1, nak.frame, 0);
+	r = pkt(1, 2, 0x04, QP_B, 14, 60000);
+	feed(an, &r, &fresh);
+	r = ack(2, 1, QP_A, 14, 0x2e, 200000);
+	feed(an, &r, &rnr);
+	r = pkt(1, 2, 0x04, QP_B, 14, 150000); /* before the RNR NAK */
+	feed(an, &r, &r2);
+	assert_resend(&r2, rnr.frame, 0);
+	r = pkt(1, 2, 0x04, QP_B, 15, 1300000);
+	feed(an, &r, &fresh);
+	r = pkt(1, 2, 0x04, QP_B, 15, 1200000); /* a timeout resend before the previous request */
+	feed(an, &r, &again);
+	assert_resend(&again, 0, 0);
+	const struct rt_res_transport *x = xport_of(an, 0);
+	assert_int_equal(x->go_back_n, 1);
+	assert_int_equal(x->go_back_n_delay.samples, 0);
+	assert_int_equal(x->rnr_retries, 1);
+	assert_int_equal(x->rnr_wait.samples, 0);
+	assert_int_equal(x->timeouts, 1);
+	assert_int_equal(x->timeout_idle.samples, 0);
 	rt_analyzer_free(an);
 }
 
@@ -460,6 +512,7 @@ int main(void)
 	    cmocka_unit_test(test_psn_wrap_and_jump),
 	    cmocka_unit_test(test_uc_duplicate),
 	    cmocka_unit_test(test_nak_go_back_n),
+	    cmocka_unit_test(test_resend_time_backwards),
 	    cmocka_unit_test(test_ack_rtt),
 	    cmocka_unit_test(test_read_span),
 	    cmocka_unit_test(test_ce_to_cnp),

@@ -130,6 +130,35 @@ static void test_np_rate_limited(void **state)
 	free(t);
 }
 
+/*
+ * A 50 us limiter that answered 3 windows of marks 0.5-1 us apart (two CNP gaps: too few to
+ * learn it), the last mark 35 us after the last answered one: every mark not answered was held
+ * back. Those between answered marks are said held back; those after the last one, within the
+ * shortest CNP spacing, cannot be told from unanswered: never "unanswered".
+ */
+static void test_np_few_cnps(void **state)
+{
+	(void)state;
+	struct np_truth *t = malloc(sizeof(*t));
+	assert_non_null(t);
+	struct rt_analyzer *an = np_model(500, 1000, 145 * US, 50 * US, 1 * US, 0, t);
+	struct an_flow *f = flow_of(an, 1, 2, 0x10);
+	assert_int_equal(t->cnps, 3);
+	uint64_t iv;
+	assert_false(an_np_interval(f->np, &iv));
+	assert_true(f->np->unsure > 0);
+	assert_int_equal(f->np->rate_limited + f->np->unsure, t->held_back);
+	assert_int_equal(an_np_unanswered(f->np), 0);
+	char *js = report_json(an);
+	char want[64];
+	snprintf(want, sizeof(want), "\"ce_held_or_unanswered\":%llu",
+	         (unsigned long long)f->np->unsure);
+	assert_non_null(strstr(js, want));
+	free(js);
+	rt_analyzer_free(an);
+	free(t);
+}
+
 /* Every mark answered 2 us later, marks 0.5-1 us apart: CNPs interleave with the marks. */
 static void test_np_not_rate_limited(void **state)
 {
@@ -306,6 +335,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_np_rate_limited),
+	    cmocka_unit_test(test_np_few_cnps),
 	    cmocka_unit_test(test_np_not_rate_limited),
 	    cmocka_unit_test(test_np_jittery),
 	    cmocka_unit_test(test_np_sparse),

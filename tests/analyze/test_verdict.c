@@ -131,6 +131,36 @@ static void test_calm(void **state)
 	only(d, RT_VERDICT_HEADLINE);
 }
 
+/* ECN off: no CE mark says nothing; with congestion, the marks cannot say where. */
+static void test_ecn_off(void **state)
+{
+	(void)state;
+	struct view v;
+	init(&v);
+	v.r.ecn_off = true;
+	v.r.ecn_not_ect = 90;
+	v.r.ecn_data_packets = 95;
+	v.r.c.retransmitted = 3;
+	v.r.gaps = 2;
+	const struct rt_verdict *d = verdict(&v);
+	assert_int_equal(d->state, RT_VERDICT_ECN_OFF);
+	assert_string_equal(rt_verdict_state_name(d->state), "ecn_off");
+	assert_string_equal(
+	    d->part[RT_VERDICT_HEADLINE],
+	    "Congestion cannot be told from CE marks: ECN is off (90 of 95 RoCE data packets are "
+	    "Not-ECT, so no switch could mark them). What the capture shows: no PFC/PAUSE pause, 3 "
+	    "resent packets, 2 PSN gaps in 100 RoCE packets over 1.5 ms.");
+	only(d, RT_VERDICT_HEADLINE);
+	v.r.pfc[3].xoff = 4;
+	d = verdict(&v);
+	assert_int_equal(d->state, RT_VERDICT_CONGESTED);
+	assert_string_equal(
+	    d->part[RT_VERDICT_HEADLINE],
+	    "Congestion: 0 episodes, 0 CE marks, 0 CNPs, 4 PFC/PAUSE XOFF frames. ECN "
+	    "is off: most RoCE data packets are Not-ECT, so CE marks cannot show "
+	    "where the congestion is; the pauses and losses do.");
+}
+
 /* Congestion: any CE mark, CNP, XOFF (PFC or PAUSE) or episode. */
 static void test_congested(void **state)
 {
@@ -338,37 +368,56 @@ static void test_nps(void **state)
 	assert_string_equal(d->part[RT_VERDICT_NPS], "");
 }
 
-/* Did the senders slow: measured (weighted by CNPs); why not; the source's own log. */
+/*
+ * Did the senders slow: the lower median of the flows' median drops (one odd
+ * flow does not move it, a mean would); why not (the reason of most CNPs);
+ * the source's own log.
+ */
 static void test_senders(void **state)
 {
 	(void)state;
 	struct view v;
 	init(&v);
-	struct rt_res_flow *a = flow(&v, 1, 100, 0x100, 0), *b = flow(&v, 2, 100, 0x101, 0);
+	struct rt_res_flow *a = flow(&v, 1, 100, 0x100, 0), *b = flow(&v, 2, 100, 0x101, 0),
+	                   *c = flow(&v, 3, 100, 0x102, 0);
 	a->rp = &v.rp[0];
 	b->rp = &v.rp[1];
-	v.rp[0] =
-	    (struct rt_res_rp){.cnps = 4, .measured = 3, .drop_sum_pct = 90, .too_few_packets = 1};
-	v.rp[1] =
-	    (struct rt_res_rp){.cnps = 2, .measured = 1, .drop_sum_pct = 50, .cnp_in_window = 1};
+	c->rp = &v.rp[2];
+	v.rp[0] = (struct rt_res_rp){
+	    .cnps = 4, .measured = 3, .median_drop_pct = 30, .too_few_packets = 1};
+	v.rp[1] = (struct rt_res_rp){
+	    .cnps = 2, .measured = 1, .median_drop_pct = -966, .cnp_in_window = 1};
+	v.rp[2] = (struct rt_res_rp){.cnps = 3, .measured = 3, .median_drop_pct = 52.25};
 	const struct rt_verdict *d = verdict(&v);
-	assert_string_equal(d->part[RT_VERDICT_SENDERS],
-	                    "Senders: after 4 of 6 CNPs the sender's rate fell by 35 % on average "
-	                    "(wire view, 4 packet gaps before and after each CNP).");
-	v.rp[0] = (struct rt_res_rp){.cnps = 4, .too_few_packets = 3, .cnp_in_window = 1};
-	v.rp[1] = (struct rt_res_rp){0};
+	assert_string_equal(
+	    d->part[RT_VERDICT_SENDERS],
+	    "Senders: after 7 of 9 CNPs the sender's rate fell by 30 % (median of 3 "
+	    "flows' median drops; wire view, 4 packet gaps before and after each "
+	    "CNP).");
+	c->rp = NULL;
+	d = verdict(&v); /* two flows: the lower median */
+	assert_string_equal(
+	    d->part[RT_VERDICT_SENDERS],
+	    "Senders: after 4 of 6 CNPs the sender's rate fell by -966 % (median of "
+	    "2 flows' median drops; wire view, 4 packet gaps before and after each "
+	    "CNP).");
+	static const char few[] = "too few packets around the CNP",
+	                  gap[] = "a PSN gap in the window (a loss is not a cut)";
+	v.rp[0] = (struct rt_res_rp){.cnps = 4, .too_few_packets = 4, .drop_null_reason = few};
+	v.rp[1] = (struct rt_res_rp){.cnps = 3, .psn_gap_in_window = 3, .drop_null_reason = gap};
 	d = verdict(&v);
 	assert_string_equal(
 	    d->part[RT_VERDICT_SENDERS],
-	    "Senders: the rate drop after the 4 CNPs could not be measured (too few "
-	    "packets around the CNPs).");
-	v.rp[0] = (struct rt_res_rp){.cnps = 4, .too_few_packets = 1, .cnp_in_window = 3};
+	    "Senders: the rate drop after the 7 CNPs could not be measured (too few "
+	    "packets around the CNP).");
+	c->rp = &v.rp[2]; /* its CNPs tip the balance */
+	v.rp[2] = (struct rt_res_rp){.cnps = 2, .psn_gap_in_window = 2, .drop_null_reason = gap};
 	d = verdict(&v);
 	assert_string_equal(
 	    d->part[RT_VERDICT_SENDERS],
-	    "Senders: the rate drop after the 4 CNPs could not be measured (another "
-	    "CNP within the window).");
-	a->rp = b->rp = NULL;
+	    "Senders: the rate drop after the 9 CNPs could not be measured (a PSN gap "
+	    "in the window (a loss is not a cut)).");
+	a->rp = b->rp = c->rp = NULL;
 	d = verdict(&v);
 	assert_string_equal(d->part[RT_VERDICT_SENDERS], "");
 
@@ -416,13 +465,39 @@ static void test_durations(void **state)
 	}
 }
 
+/* The findings part: how many of each severity, then the sentences of the most severe (notes not said). */
+static void test_findings(void **state)
+{
+	(void)state;
+	struct view v;
+	init(&v);
+	static struct rt_finding f[5];
+	const char *said[] = {"A storm.", "A silent NP.", "Data Not-ECT.", "Ports collapse.",
+	                      "A note."};
+	enum rt_severity sev[] = {RT_SEV_ERROR, RT_SEV_ERROR, RT_SEV_WARNING, RT_SEV_WARNING,
+	                          RT_SEV_INFO};
+	for (unsigned i = 0; i < 5; i++) {
+		memset(&f[i], 0, sizeof(f[i]));
+		f[i].severity = sev[i];
+		snprintf(f[i].summary, sizeof(f[i].summary), "%s", said[i]);
+	}
+	v.r.findings = f;
+	assert_string_equal(verdict(&v)->part[RT_VERDICT_FINDINGS], "");
+	v.r.nfindings = 5;
+	assert_string_equal(verdict(&v)->part[RT_VERDICT_FINDINGS],
+	                    "Findings: 2 errors, 2 warnings, 1 note: A storm; A silent NP; Data "
+	                    "Not-ECT.");
+	v.r.findings = &f[4];
+	v.r.nfindings = 1;
+	assert_string_equal(verdict(&v)->part[RT_VERDICT_FINDINGS], "Findings: 1 note.");
+}
+
 static void test_names(void **state)
 {
 	(void)state;
 	static const char *const want[RT_VERDICT_PARTS] = {
-	    "headline", "where",      "pfc",
-	    "pause",    "when",       "who",
-	    "victims",  "losses",     "notification_points",
+	    "headline", "findings",   "where",   "pfc",    "pause",
+	    "when",     "who",        "victims", "losses", "notification_points",
 	    "senders",  "source_log", "capture"};
 	for (unsigned p = 0; p < RT_VERDICT_PARTS; p++)
 		assert_string_equal(rt_verdict_part_name(p), want[p]);
@@ -432,12 +507,13 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_empty),     cmocka_unit_test(test_no_roce),
-	    cmocka_unit_test(test_calm),      cmocka_unit_test(test_congested),
-	    cmocka_unit_test(test_where),     cmocka_unit_test(test_when),
-	    cmocka_unit_test(test_who),       cmocka_unit_test(test_victims),
-	    cmocka_unit_test(test_losses),    cmocka_unit_test(test_nps),
-	    cmocka_unit_test(test_senders),   cmocka_unit_test(test_capture),
-	    cmocka_unit_test(test_durations), cmocka_unit_test(test_names),
+	    cmocka_unit_test(test_calm),      cmocka_unit_test(test_ecn_off),
+	    cmocka_unit_test(test_congested), cmocka_unit_test(test_where),
+	    cmocka_unit_test(test_when),      cmocka_unit_test(test_who),
+	    cmocka_unit_test(test_victims),   cmocka_unit_test(test_losses),
+	    cmocka_unit_test(test_nps),       cmocka_unit_test(test_senders),
+	    cmocka_unit_test(test_capture),   cmocka_unit_test(test_durations),
+	    cmocka_unit_test(test_names),     cmocka_unit_test(test_findings),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -11,6 +11,7 @@
 #include <cmocka.h>
 
 #include "analyze/analyze.h"
+#include "analyze/internal.h"
 #include "render/sinks.h"
 #include "dissect/dissect.h"
 #include "tests/dissect/test_pkt.h"
@@ -194,6 +195,24 @@ static void test_snaplen_and_time(void **state)
 	rt_analyzer_free(an);
 }
 
+/* A snap length that cut only payload (a header-only capture) is a fact of the capture, no warning. */
+static void test_snaplen_payload_only(void **state)
+{
+	(void)state;
+	struct rt_analyzer *an = analyzer(NULL, NULL);
+	struct pkt p;
+	for (uint32_t i = 0; i < 6; i++) {
+		roce_frame(&p, 4791, 2, i);
+		feed(an, &p, 60, T0 + i * US); /* the BTH whole, the payload and ICRC cut */
+	}
+	unsigned n = warnings(an);
+	assert_null(find(ws, n, "snaplen_cut"));
+	assert_int_equal(an->tally.icrc_cut, 6);
+	assert_int_equal(an->tally.headers_cut, 0);
+	assert_int_equal(an->tot.truncated, 0);
+	rt_analyzer_free(an);
+}
+
 /* Drops from the capture file win over the counters file's; PSN gaps are named with them. */
 static void test_capture_drops(void **state)
 {
@@ -321,8 +340,9 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_clean_capture),    cmocka_unit_test(test_empty),
 	    cmocka_unit_test(test_other_port),       cmocka_unit_test(test_not_ect),
-	    cmocka_unit_test(test_snaplen_and_time), cmocka_unit_test(test_capture_drops),
-	    cmocka_unit_test(test_side_files),       cmocka_unit_test(test_flow_selector),
+	    cmocka_unit_test(test_snaplen_and_time), cmocka_unit_test(test_snaplen_payload_only),
+	    cmocka_unit_test(test_capture_drops),    cmocka_unit_test(test_side_files),
+	    cmocka_unit_test(test_flow_selector),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -131,7 +131,7 @@ def direct_runs(tmp):
         check(m is not None and int(m.group(1)) == 20, f"-- CMD: {h} brought home every datagram as lo-{h}")
     check(f"rocetrace analyze --vantage one={tmp}/lo-one.pcapng --vantage two={tmp}/lo-two.pcapng"
           in p.stderr, "-- CMD: the analysis command printed")
-    check(re.match(r"40 frames, 0 RoCE packets", p.stdout) is not None,
+    check(re.search(r"^40 frames, 0 RoCE packets", p.stdout, re.M) is not None,
           "-- CMD: the analysis ran over both files (20 frames each, at two points)")
     check(not [f for f in os.listdir(tmp) if f.startswith("rocetrace-")], "-- CMD: the hosts' files removed")
 

@@ -3,12 +3,15 @@
 
 Usage: metrics_dashboard.py ROCETRACE REPO
 The exported names come from a real exposition: `capture -r` of the incast
-scenario with --metrics, scraped once it served its final figures. Every
+scenario with --metrics, scraped once it served its final figures: its
+samples' names and its families' (a family without a sample at that moment,
+such as rocetrace_finding on a capture with no finding, is exported too). Every
 PromQL expression of the dashboard (panel targets and query variables) is
 read for the metric names it selects (strings, label matchers, ranges,
 grouping labels, functions, keywords, numbers and Grafana variables set
 aside); each must be one of those. The dashboard must also show throughput,
-CE and CNP rates, PFC pause per priority, capture drops and the top flows.
+CE and CNP rates, PFC pause per priority, capture drops, the top flows and
+the findings.
 The name reader is checked first on expressions with known answers.
 """
 import json
@@ -91,7 +94,8 @@ def exported(rt, repo):
             p.send_signal(signal.SIGTERM)
             p.wait(timeout=20)
             p.stderr.close()
-    return {m.group(1) for m in re.finditer(r"^([A-Za-z_:][A-Za-z0-9_:]*)[{ ]", text, re.M)}
+    return {m.group(1) for m in re.finditer(r"^([A-Za-z_:][A-Za-z0-9_:]*)[{ ]", text, re.M)} | \
+        {m.group(1) for m in re.finditer(r"^# TYPE ([A-Za-z_:][A-Za-z0-9_:]*) ", text, re.M)}
 
 
 def main():
@@ -112,7 +116,8 @@ def main():
             bad += 1
         used |= n
     for m in ("rocetrace_roce_bytes_total", "rocetrace_ce_marked_packets_total", "rocetrace_cnp_total",
-              "rocetrace_pfc_paused_seconds_total", "rocetrace_capture_dropped_total", "rocetrace_flow_bytes_total"):
+              "rocetrace_pfc_paused_seconds_total", "rocetrace_capture_dropped_total", "rocetrace_flow_bytes_total",
+              "rocetrace_finding"):
         if m not in used:
             print("the dashboard does not show %s" % m)
             bad += 1

@@ -13,7 +13,11 @@ there) scrapes it. After the run Prometheus's HTTP API (/api/v1/query) is
 asked for the last stored CE, CNP, RoCE byte and frame totals, and whether
 that last scrape saw the capture ended (rocetrace_capture_running 0): the
 final figures, served during the linger, so the comparison with `rocetrace
-analyze --json` of the written file is exact. Needs root, ip, tc, nft and
+analyze --json` of the written file is exact. The receiver sends its CNPs
+on the data's DSCP (26): Prometheus must have stored the cnp_priority
+warning (rocetrace_finding) from a scrape while the capture still ran, and
+the findings of the last scrape must be those of `analyze --json` of the
+file, by code and severity. Needs root, ip, tc, nft and
 prometheus (else skipped); traffic is bounded (2 s, 64 MiB per QP);
 namespaces are removed on every exit.
 """
@@ -104,6 +108,15 @@ def prom_query(sw, expr):
     if not res or res.get("status") != "success" or len(res["data"]["result"]) != 1:
         return None
     return float(res["data"]["result"][0]["value"][1])
+
+
+def prom_findings(sw, at):
+    """rocetrace_finding as Prometheus stored it at time `at`: {(code, severity): count}, or None."""
+    res = prom_api(sw, "rocetrace_finding", at) if at is not None else None
+    if not res or res.get("status") != "success":
+        return None
+    return {(r["metric"]["code"], r["metric"]["severity"]): float(r["value"][1])
+            for r in res["data"]["result"]}
 
 
 def check_dashboard(sw, at, check):
@@ -199,7 +212,7 @@ def main():
                 time.sleep(0.2)
             check(prom_query(sw, 'up{job="rocetrace"}') == 1, "Prometheus scrapes the capture")
             serve = subprocess.Popen(["ip", "netns", "exec", rx, rt, "gen", "serve", "-B", "10.78.250.2",
-                                      "--clients", str(SENDERS), "-D", "40"],
+                                      "--clients", str(SENDERS), "-D", "40", "--cnp-dscp", "26"],
                                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
             procs.append(serve)
             time.sleep(0.3)
@@ -228,10 +241,18 @@ def main():
                    ("rocetrace_capture_running", "rocetrace_ce_marked_packets_total", "rocetrace_cnp_total",
                     "rocetrace_roce_bytes_total", "rocetrace_frames_total")}
             scrapes = prom_query(sw, "count_over_time(rocetrace_frames_total[5m])")
+            live_finding = prom_query(sw, 'max_over_time((rocetrace_finding{code="cnp_priority",'
+                                      'severity="warning"} and on() rocetrace_capture_running == 1)'
+                                      '[5m:200ms])')
+            # the time of the last scrape (timestamp() of a selector is its sample's own time)
+            last_at = prom_query(sw, "max_over_time(timestamp(rocetrace_capture_running)[5m:100ms])")
+            findings = prom_findings(sw, last_at)
             print("Prometheus: %s over %s scrapes" % (got, scrapes))
             check(got["rocetrace_capture_running"] == 0,
                   "the last scrape saw the capture ended: its final figures")
             check((scrapes or 0) >= 5, "Prometheus scraped the capture many times (%s)" % scrapes)
+            check(live_finding == 1, "Prometheus stored rocetrace_finding{code=\"cnp_priority\","
+                  "severity=\"warning\"} 1 while the capture ran (%s)" % live_finding)
             check_dashboard(sw, during, check)
         finally:
             for p in reversed(procs):
@@ -250,6 +271,13 @@ def main():
                                                               want["rocetrace_cnp_total"]))
         for m, v in want.items():
             check(got[m] == v, "%s: Prometheus stored %s, analyze of the file says %d" % (m, got[m], v))
+        counted = {}
+        for f in a["findings"]:
+            counted[(f["code"], f["severity"])] = counted.get((f["code"], f["severity"]), 0) + 1
+        check(counted.get(("cnp_priority", "warning")) == 1,
+              "analyze of the file finds the CNPs on the data's DSCP: %s" % counted)
+        check(findings == counted, "the last scrape's findings %s are analyze's of the file %s" %
+              (findings, counted))
     print("%d problems" % len(errors))
     return 1 if errors else 0
 

@@ -6,8 +6,9 @@ Each capture is copied with `capture -r FILE -w OUT --metrics 127.0.0.1:0
 --metrics-linger 60 --metrics-top-flows 3`; once it serves its final figures
 (rocetrace_capture_running 0) both expositions are scraped and read with
 prometheus_client's parsers: frames, RoCE packets and bytes, CE, CNP, NAK,
-resends, PFC XOFF/XON and paused time per priority, flows and the three
-busiest flows equal the analyzer's report of the file; every family is
+resends, PFC XOFF/XON and paused time per priority, flows, the three
+busiest flows and the findings (rocetrace_finding, by code and severity)
+equal the analyzer's report of the file; every family is
 documented in docs/METRICS.md; SIGTERM ends the linger. With --promtool,
 `promtool check metrics` (Debian's prometheus package) must accept each text
 exposition instead (skipped without promtool).
@@ -82,6 +83,9 @@ def expected(rt, path):
                         ("cnp_received", f["cnp_received"]), ("nak_received", f["naks_received"]),
                         ("retransmitted_packets", f["retransmitted"])):
             want[("rocetrace_flow_%s_total" % name, lab)] = v
+    for f in a["findings"]:
+        key = ("rocetrace_finding", (("code", f["code"]), ("severity", f["severity"])))
+        want[key] = want.get(key, 0) + 1
     return want
 
 
@@ -99,6 +103,10 @@ def check_values(rt, path, text, om):
         elif abs(got_text[key] - v) > 1e-12:
             print("%s: %s = %r, analyze says %r" % (path, key, got_text[key], v))
             bad += 1
+    found = sorted(k for k in got_text if k[0] == "rocetrace_finding")
+    if found != sorted(k for k in want if k[0] == "rocetrace_finding"):
+        print("%s: findings %s, analyze has %s" % (path, found, sorted(k for k in want if k[0] == "rocetrace_finding")))
+        bad += 1
     per_flow = [k for k in got_text if k[0].startswith("rocetrace_flow_")]
     if len(per_flow) != len([k for k in want if k[0].startswith("rocetrace_flow_")]):
         print("%s: %d per-flow samples, more than the %d busiest flows'" % (path, len(per_flow), TOP))

@@ -1,5 +1,5 @@
 /* Unit tests of capturing on many hosts: a launcher script plays the hosts (ready, unreachable,
- * refused, hanging, deaf to the stop, short file). */
+ * refused, hanging, deaf to the stop, short file, an event told to the others). */
 #include <errno.h>
 #include <setjmp.h>
 #include <signal.h>
@@ -47,7 +47,7 @@ static int setup(void **state)
 	snprintf(remote, sizeof(remote), "%s/capture-here", dir);
 	snprintf(remote_dir, sizeof(remote_dir), "%s/remote", dir);
 	snprintf(prefix, sizeof(prefix), "%s/home/", dir);
-	char path[160], text[2048];
+	char path[160], text[4096];
 	snprintf(path, sizeof(path), "%s/launch", dir);
 	write_file(path,
 	           "#!/bin/sh\n"
@@ -80,6 +80,23 @@ static int setup(void **state)
 	    "nodev) echo \"rocetrace capture: nodev: No such device exists\" >&2; exit 1 ;;\n"
 	    "hang) exec sleep 60 ;;\n"
 	    "short) written=5 ;;\n"
+	    "event|listen) mkdir -p \"$file\" || exit 1\n"
+	    "  echo \"rocetrace capture: ready: pid $$, capturing from $dev into $file\" >&2\n"
+	    "  ev=\"$file/event1-20231114T221320.000000000Z-cnp.pcapng\"\n"
+	    "  if [ $dev = event ]; then\n"
+	    "    sleep 1; cp %s \"$ev\"\n"
+	    "    echo \"rocetrace capture: event 1: cnp at 20231114T221320.000000000Z (a CNP): "
+	    "writing $ev\" >&2\n"
+	    "    cat >/dev/null\n"
+	    "  else\n"
+	    "    while read -r w ts code host trig; do\n"
+	    "      echo \"$w $ts $code $host $trig\" >\"$file.heard\"; cp %s \"$ev\"\n"
+	    "      echo \"rocetrace capture: event 1: $trig at 20231114T221320.000000000Z (the "
+	    "same "
+	    "window as the event on host $host): writing $ev\" >&2\n"
+	    "    done\n"
+	    "  fi\n"
+	    "  echo \"rocetrace capture: 0 received, 0 dropped, 1 events written\" >&2; exit 0 ;;\n"
 	    "esac\n"
 	    "cp %s \"$file\" || exit 1\n"
 	    "echo \"rocetrace capture: ready: pid $$, capturing from $dev into $file\" >&2\n"
@@ -93,7 +110,7 @@ static int setup(void **state)
 	    "*) cat >/dev/null ;;\n"
 	    "esac\n"
 	    "echo \"rocetrace capture: $written received, 1 dropped, $written written\" >&2\n",
-	    FRAMES, path);
+	    FRAMES, path, path, path);
 	write_file(remote, text, 0755);
 	return mkdir(remote_dir, 0755);
 }
@@ -299,6 +316,45 @@ static void test_incomplete(void **state)
 	rt_hostcap_free(hc);
 }
 
+/*
+ * --ring: host alpha's event is told to beta on its standard input; both
+ * event files come home as PREFIX HOST-FILE, and the hosts' folders go.
+ */
+static void test_events(void **state)
+{
+	(void)state;
+	struct rt_hostcap_host hosts[] = {{.name = "alpha", .dev = "event"},
+	                                  {.name = "beta", .dev = "listen"}};
+	struct rt_hostcap_config cfg = config("events");
+	struct rt_hostcap *hc = NULL;
+	char errbuf[RT_ERRBUF_SIZE], heard[4400], line[128] = "";
+	cfg.events = true;
+	mkdir(prefix, 0755);
+	assert_int_equal(rt_hostcap_start(&hc, &cfg, hosts, 2, errbuf), 0);
+	snprintf(heard, sizeof(heard), "%s.heard", hosts[1].remote);
+	for (int k = 0; k < 200 && (hosts[1].events == 0 || !exists(heard)); k++)
+		rt_hostcap_poll(hc, 50);
+	FILE *f = fopen(heard, "r");
+	assert_non_null(f);
+	assert_non_null(fgets(line, sizeof(line), f));
+	fclose(f);
+	assert_string_equal(line, "event 1700000000000000000 cnp alpha cnp\n");
+	assert_int_equal(rt_hostcap_stop(hc, errbuf), 0);
+	assert_int_equal(rt_hostcap_fetch(hc, errbuf), 0);
+	for (int i = 0; i < 2; i++) {
+		char want[256];
+		snprintf(want, sizeof(want), "%s%s-event1-20231114T221320.000000000Z-cnp.pcapng",
+		         prefix, hosts[i].name);
+		assert_true(exists(want));
+		assert_true(hosts[i].fetched);
+		assert_int_equal(hosts[i].events, 1);
+		assert_int_equal(hosts[i].events_home, 1);
+		assert_int_equal(hosts[i].frames, FRAMES);
+		assert_false(exists(hosts[i].remote)); /* the folder is removed */
+	}
+	rt_hostcap_free(hc);
+}
+
 /* Bringing the files home stopped (a second Ctrl-C): they stay on their hosts, named. */
 static void test_fetch_stopped(void **state)
 {
@@ -345,11 +401,11 @@ static void test_interrupted(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_all_capture),   cmocka_unit_test(test_ends_by_itself),
-	    cmocka_unit_test(test_some_fail),     cmocka_unit_test(test_none_capture),
-	    cmocka_unit_test(test_mute_launcher), cmocka_unit_test(test_deaf),
-	    cmocka_unit_test(test_incomplete),    cmocka_unit_test(test_fetch_stopped),
-	    cmocka_unit_test(test_interrupted),
+	    cmocka_unit_test(test_all_capture),    cmocka_unit_test(test_events),
+	    cmocka_unit_test(test_ends_by_itself), cmocka_unit_test(test_some_fail),
+	    cmocka_unit_test(test_none_capture),   cmocka_unit_test(test_mute_launcher),
+	    cmocka_unit_test(test_deaf),           cmocka_unit_test(test_incomplete),
+	    cmocka_unit_test(test_fetch_stopped),  cmocka_unit_test(test_interrupted),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

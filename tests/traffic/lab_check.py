@@ -17,6 +17,7 @@ import tempfile
 import threading
 
 SENDERS = 4
+LINE_RATE = 50e6  # each sender's --line-rate, b/s
 
 
 def skip(reason):
@@ -76,7 +77,7 @@ def main():
         env = dict(os.environ, ROCETRACE=rocetrace)
         # senders below what one loaded core sends, so their pacing (not the CPU) sets the rate;
         # mlx5-like recovery (300 us timer, 5 Mb/s additive steps) makes the cuts last
-        proc = subprocess.Popen([lab, "-n", str(SENDERS), "-D", "3", "--line-rate", "50M", "-m", "60M",
+        proc = subprocess.Popen([lab, "-n", str(SENDERS), "-D", "3", "--line-rate", "%d" % LINE_RATE, "-m", "60M",
                                  "--metrics", "127.0.0.1:0", "-o", out,
                                  "--", "--dcqcn-timer", "300us", "--dcqcn-rai", "5M"],
                                 env=env,
@@ -172,10 +173,14 @@ def main():
             t_cnp = first_cnp[key]
             before = [p for p in pk if p[0] < t_cnp]
             after = [p for p in pk if p[0] >= t_cnp]
-            # before: the flow's first packets at line rate (at least 8 of them)
-            head = before if len(before) >= 8 else pk[:8]
-            span_b = head[-1][0] - head[0][0]
-            rate_b = sum(p[1] for p in head[:-1]) * 8e9 / span_b if span_b else float("inf")
+            # before: the flow's packets before its first CNP (at least 8 of them); the lab marks from
+            # the start of a run, so a CNP may come within a sender's first packets, and the sender
+            # cuts at once: then the line rate it was given (LINE_RATE) is the rate before
+            if len(before) >= 8:
+                span_b = before[-1][0] - before[0][0]
+                rate_b = sum(p[1] for p in before[:-1]) * 8e9 / span_b if span_b else float("inf")
+            else:
+                rate_b = LINE_RATE
             span_a = after[-1][0] - after[0][0] if len(after) > 1 else 0
             rate_a = sum(p[1] for p in after[:-1]) * 8e9 / span_a if span_a else 0
             # the source log: time-weighted rate after the first CNP vs the start rate

@@ -1,0 +1,15 @@
+/* The text report's pieces shared by report_text.c and report_text_rp.c: durations as it writes them, the sender reaction block. */
+#ifndef RT_RENDER_REPORT_TEXT_H
+#define RT_RENDER_REPORT_TEXT_H
+
+#include <stdint.h>
+
+#include "analyze/results.h"
+#include "common/outbuf.h"
+
+/* A duration: "1.250 s", "3.500 ms", "8.7 us", "850 ns". */
+void an_text_ns(struct rt_outbuf *o, uint64_t ns);
+/* "Sender reaction to CNPs": each selected flow's RP reaction on the wire and in its source log. */
+void an_text_rp(const struct rt_results *r, struct rt_outbuf *o);
+
+#endif
