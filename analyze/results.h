@@ -365,6 +365,8 @@ struct rt_finding {
 	/* subjects: as they apply (IPs, MACs, flows as --flow selectors, priorities 0..7 and
 	 * RT_AN_PAUSE_CLASS) */
 	struct rt_finding_names hosts, macs, flows;
+	unsigned
+	    flows_unselected; /* flows it concerns that --flow, --conversation, --kind left out */
 	unsigned npriorities;
 	uint8_t priorities[RT_AN_PFC_CLASSES];
 	unsigned nevidence;

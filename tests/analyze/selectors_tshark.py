@@ -14,6 +14,10 @@ Usage: selectors_tshark.py ROCETRACE SCENARIO_DIR CAPTURES_DIR FIXTURES_DIR
   packets add up to the truth's.
 - --flow A --flow B: dissect prints exactly the frames of tshark's display filter "A || B",
   analyze lists the flows that filter's frames belong to.
+- findings under a selector: over the scenarios whose findings name flows, for each flow of the
+  truth, `analyze --flow F` (and --conversation F) keeps exactly the findings of the whole capture
+  that name a selected flow or name none, each naming only selected flows, and --fail-on warning
+  exits 3 exactly when one kept is a warning or an error.
 Exits 77 when tshark is missing.
 """
 import csv
@@ -200,6 +204,45 @@ def check_flow_union(exe, path, errors):
         errors.append(f"{path}: analyze --flow {sel_a} --flow {sel_b} lists {flows}")
 
 
+def named(k):
+    """A flow as findings name it: the QP in six hex digits."""
+    src, dst, qp = k
+    return f"[{src}]>[{dst}]:0x{qp:06x}" if ":" in src else f"{src}>{dst}:0x{qp:06x}"
+
+
+def findings(exe, path, *opts):
+    doc = json.loads(run([exe, "analyze", path, "--json", *opts]))
+    return [(f["code"], f["severity"], f["subjects"].get("flows", [])) for f in doc["findings"]]
+
+
+def check_findings_selection(exe, scenario_dir, errors):
+    naming = 0
+    for name in ("nak_gbn", "rnr", "psn_wrap"):
+        path = os.path.join(scenario_dir, name + ".pcap")
+        truth = json.load(open(os.path.join(scenario_dir, name + ".truth.json")))
+        whole = findings(exe, path)
+        naming += sum(1 for f in whole if f[2])
+        for t in truth["flows"]:
+            k = (t["src"], t["dst"], t["dest_qp"])
+            mine = selector(k)
+            both = {named(k)}
+            if t.get("peer_qp") is not None:
+                both.add(named((t["dst"], t["src"], t["peer_qp"])))
+            for opt, sel in (("--flow", {named(k)}), ("--conversation", both)):
+                want = [(c, s, [x for x in fl if x in sel]) for c, s, fl in whole
+                        if not fl or set(fl) & sel]
+                got = findings(exe, path, opt, mine)
+                if got != want:
+                    errors.append(f"{path}: {opt} {mine}: findings {got}, want {want}")
+                bad = any(s != "info" for _, s, _ in want)
+                rc = subprocess.run([exe, "analyze", path, opt, mine, "--fail-on", "warning"],
+                                    capture_output=True).returncode
+                if rc != (3 if bad else 0):
+                    errors.append(f"{path}: {opt} {mine} --fail-on warning: exit {rc}")
+    if not naming:
+        errors.append("no finding names a flow in the scenarios: the check proves nothing")
+
+
 def main():
     exe, scenario_dir, captures_dir, fixtures_dir = sys.argv[1:5]
     if not shutil.which("tshark"):
@@ -220,6 +263,7 @@ def main():
     check_conversations(exe, scenario_dir, errors)
     check_flow_union(exe, os.path.join(scenario_dir, "incast.pcap"), errors)
     check_flow_union(exe, os.path.join(captures_dir, "rxe_nccl_node0.pcap"), errors)
+    check_findings_selection(exe, scenario_dir, errors)
     for e in errors:
         print(e)
     print(f"{len(paths)} captures; frames per kind: {counts}; {len(errors)} problems")
