@@ -60,8 +60,9 @@ char *rt_fmt_qp(char buf[RT_QP_TEXT_MAX], uint32_t qp)
 /* May the line break at the space s[i]? Not between a number and its unit ("2 us", "17.7 %"). */
 static bool breakable(const char *s, size_t i, size_t n)
 {
-	static const char *const units[] = {"ns", "us",  "ms",   "s",    "min",  "h",
-	                                    "%",  "b/s", "kb/s", "Mb/s", "Gb/s", "Tb/s"};
+	static const char *const units[] = {"ns",  "us",  "ms",   "s",    "min",  "h",
+	                                    "%",   "b/s", "kb/s", "Mb/s", "Gb/s", "Tb/s",
+	                                    "KiB", "MiB", "GiB",  "bytes"};
 	if (i == 0 || s[i - 1] < '0' || s[i - 1] > '9')
 		return true;
 	size_t w = strcspn(s + i + 1, " ,;:)\n");

@@ -38,7 +38,7 @@ char *rt_fmt_qp(char buf[RT_QP_TEXT_MAX], uint32_t qp);
 /*
  * Write s[0..n) (one line, no newline) to fp, starting at column `col`,
  * broken at spaces so that no line passes `width` columns (never between a
- * number and its unit: "2 us"); the lines after the first start at column
+ * number and its unit: "2 us", "16.0 MiB"); the lines after the first start at column
  * `cont` (at most width / 2). A word longer than the room is left whole.
  * Ends with a newline. 0 or an errno.
  */

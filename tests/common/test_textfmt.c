@@ -68,6 +68,10 @@ static void test_wrap(void **state)
 	assert_string_equal(s, "a delay of\n    12 us\n    here and\n    "
 	                       "a-word-much-longer-than-the-width\n    end\n");
 	free(s);
+	/* sizes too ("cut to 256 bytes in 16.0 MiB") */
+	s = wrapped("cut to 256 bytes in 16.0 MiB", 10);
+	assert_string_equal(s, "cut to\n    256 bytes\n    in\n    16.0 MiB\n");
+	free(s);
 	/* a shell command broken so that a shell reads it back whole */
 	char *out = NULL;
 	size_t len = 0;
