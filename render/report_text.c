@@ -427,37 +427,6 @@ static void text_counters(const struct rt_results *r, struct rt_outbuf *o)
 	}
 }
 
-/* The names a finding lists, on a line of their own ("    flows: a, b"). */
-static void finding_names(struct rt_outbuf *o, const char *what, const struct rt_finding_names *n)
-{
-	if (!n->n)
-		return;
-	rt_out_printf(o, "      %s: ", what);
-	for (unsigned i = 0; i < n->n; i++)
-		rt_out_printf(o, "%s%s", i ? ", " : "", n->v[i]);
-	rt_out_str(o, n->more ? ", ...\n" : "\n");
-}
-
-/* The "Findings:" block that opens the report: each finding, most severe first, with its fix. */
-static void text_findings(const struct rt_results *r, struct rt_outbuf *o)
-{
-	if (!r->nfindings) {
-		rt_out_str(o, "Findings: none (docs/FINDINGS.md lists what is looked for)\n\n");
-		return;
-	}
-	rt_out_printf(o, "Findings (%u, most severe first):\n", r->nfindings);
-	for (unsigned i = 0; i < r->nfindings; i++) {
-		const struct rt_finding *f = &r->findings[i];
-		rt_out_printf(o, "  %-7s %s: %s\n", rt_severity_name(f->severity), f->code,
-		              f->summary);
-		finding_names(o, "hosts", &f->hosts);
-		finding_names(o, "MACs", &f->macs);
-		finding_names(o, "flows", &f->flows);
-		rt_out_printf(o, "      fix: %s\n", f->fix);
-	}
-	rt_out_char(o, '\n');
-}
-
 /* The "Verdict:" block (analyze/README.md, "Verdict"): its sentences, as the JSON and the page say them. */
 static void text_verdict(const struct rt_results *r, struct rt_outbuf *o)
 {
@@ -584,7 +553,7 @@ static void text_incast(const struct rt_results *r, struct rt_outbuf *o)
 static void report(const struct rt_results *r, struct rt_outbuf *o, unsigned top)
 {
 	uint64_t dur = r->end_ns > r->start_ns ? r->end_ns - r->start_ns : 0;
-	text_findings(r, o);
+	an_text_findings(r, o);
 	rt_out_printf(o, "%llu frames, %llu RoCE packets, %llu bytes",
 	              (unsigned long long)r->c.packets, (unsigned long long)r->c.roce_packets,
 	              (unsigned long long)r->c.bytes);
