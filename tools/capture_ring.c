@@ -151,8 +151,11 @@ static void fire(struct rt_capture_ring *cr, const struct rt_recorder_fire *f)
 	if (held != RT_RECORDER_STARTED)
 		return;
 	rt_recorder_time(f->ts_ns, when, sizeof(when));
-	say("rocetrace capture: event %u: %s at %s (%s%s%s): writing %s", ev.number, f->trigger,
-	    when, f->figures, f->host ? " on host " : "", f->host ? f->host : "", ev.path);
+	/* one line, unwrapped: capture --hosts reads each host's (capture/hosts_events.c) */
+	fprintf(stderr, "rocetrace capture: event %u: %s at %s (%s%s%s): writing %s\n", ev.number,
+	        f->trigger, when, f->figures, f->host ? " on host " : "", f->host ? f->host : "",
+	        ev.path);
+	fflush(stderr);
 }
 
 static void fire_hit(struct rt_capture_ring *cr, const struct rt_trigger_hit *hit)
