@@ -1,4 +1,5 @@
 /* The verdict on the results view: congestion or not; where, when, who; did the NPs answer, did the senders slow. */
+#include "common/textfmt.h"
 #include "analyze/verdict.h"
 
 #include <errno.h>
@@ -104,7 +105,8 @@ static void where(const struct rt_results *r, struct rt_verdict *v)
 		    an_w_int(a, r->incast_senders), an_w_int(b, r->incast_flows),
 		    an_w_int(c, r->incast_ce));
 		if (isfinite(r->incast_gbps))
-			say(v, RT_VERDICT_WHERE, ", %s Gb/s", an_w_num(t, r->incast_gbps, 2));
+			say(v, RT_VERDICT_WHERE, ", %s",
+			    rt_fmt_rate(t, sizeof(t), r->incast_gbps * 1e9));
 		say(v, RT_VERDICT_WHERE, ").");
 	}
 	unsigned prios = 0;

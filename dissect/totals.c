@@ -3,6 +3,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "common/textfmt.h"
 #include "common/json.h"
 #include "dissect/print.h"
 
@@ -130,13 +131,19 @@ void rt_print_totals(struct rt_outbuf *o, const struct rt_totals *t,
 	OUT_LIT(o, "\nce: ");
 	rt_out_u64(o, t->ecn_ce);
 	OUT_LIT(o, "\nevents:");
+	size_t col = sizeof("events:") - 1;
 	for (unsigned i = 0; i < RT_EV_COUNT; i++) {
 		if (!t->events[i])
 			continue;
-		rt_out_char(o, ' ');
-		rt_out_str(o, rt_events[i].name);
-		rt_out_char(o, '=');
-		rt_out_u64(o, t->events[i]);
+		char one[96];
+		int n = snprintf(one, sizeof(one), " %s=%llu", rt_events[i].name,
+		                 (unsigned long long)t->events[i]);
+		if (col + (size_t)n > RT_TEXT_WIDTH) { /* the line is full: go on below, indented */
+			OUT_LIT(o, "\n       ");
+			col = sizeof("events:") - 1;
+		}
+		rt_out_str(o, one);
+		col += (size_t)n;
 		any = true;
 	}
 	rt_out_str(o, any ? "\n" : " none\n");

@@ -1,5 +1,6 @@
 /* The JSON report's per-flow object: counts, ECN, round trips, transport, NP/RP reaction, the source log. */
 #include "analyze/results.h"
+#include "common/textfmt.h"
 #include "common/json.h"
 #include "render/report_json.h"
 
@@ -133,10 +134,17 @@ void an_report_json_flow(const struct rt_results *r, struct rt_json *j, const st
 	RT_JSON_KEY(j, "dst");
 	rt_json_ip(j, f->key.ipver, f->key.dst);
 	RT_JSON_U64(j, "dest_qp", f->key.dest_qp);
+	char qp[RT_QP_TEXT_MAX];
+	RT_JSON_STR(j, "dest_qp_hex", rt_fmt_qp(qp, f->key.dest_qp));
 	char sel[RT_FLOWSEL_TEXT_MAX];
 	RT_JSON_STR(j, "selector",
 	            rt_flowsel_format(sel, f->key.ipver, f->key.src, f->key.dst, f->key.dest_qp));
 	U64_OR_NULL(j, "peer_qp", f->peer_qp, f->peer_qp != RT_AN_NONE);
+	RT_JSON_KEY(j, "peer_qp_hex");
+	if (f->peer_qp != RT_AN_NONE)
+		rt_json_str(j, rt_fmt_qp(qp, f->peer_qp));
+	else
+		rt_json_null(j);
 	RT_JSON_KEY(j, "pairing");
 	if (f->pairing)
 		rt_json_name(j, f->pairing);
