@@ -2,6 +2,8 @@
  * events. */
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <string.h>
 
 #include "common/textfmt.h"
 #include "common/json.h"
@@ -153,9 +155,19 @@ void rt_print_totals(struct rt_outbuf *o, const struct rt_totals *t,
 		OUT_LIT(o, ": ");
 		rt_out_u64(o, points[i].frames);
 		OUT_LIT(o, " frames, files");
+		/* a path that would pass the width goes on below, indented (a longer one stays whole) */
+		size_t pcol =
+		    sizeof("vantage point :  frames, files") - 1 + strlen(points[i].name) +
+		    (size_t)snprintf(NULL, 0, "%llu", (unsigned long long)points[i].frames);
 		for (size_t k = 0; k < points[i].nfiles; k++) {
+			size_t len = strlen(points[i].files[k]);
+			if (pcol + 1 + len > RT_TEXT_WIDTH && pcol > 4) {
+				OUT_LIT(o, "\n   ");
+				pcol = 3;
+			}
 			rt_out_char(o, ' ');
 			rt_out_str(o, points[i].files[k]);
+			pcol += 1 + len;
 		}
 		rt_out_char(o, '\n');
 	}
