@@ -12,6 +12,7 @@
 #include "analyze/wording.h"
 #include "common/hash.h"
 #include "common/outbuf.h"
+#include "common/textfmt.h"
 
 const char *rt_severity_name(enum rt_severity s)
 {
@@ -83,10 +84,12 @@ void an_fd_fix(struct rt_finding *f, const char *check, const char *fmt, ...)
 	vsnprintf(f->fix, sizeof(f->fix), fmt, ap);
 	va_end(ap);
 	if (check)
-		an_w_append(f->fix, sizeof(f->fix), " Confirm with `rocetrace doctor`: %s.", check);
+		rt_text_appendf(f->fix, sizeof(f->fix), " Confirm with `rocetrace doctor`: %s.",
+		                check);
 	else
-		an_w_append(f->fix, sizeof(f->fix),
-		            " No `rocetrace doctor` check covers it: confirm with a new capture.");
+		rt_text_appendf(
+		    f->fix, sizeof(f->fix),
+		    " No `rocetrace doctor` check covers it: confirm with a new capture.");
 }
 
 static void name(struct rt_finding_names *l, const char *v)

@@ -35,7 +35,7 @@ static double rel_ms(const struct rt_results *r, uint64_t ns)
 
 /* ---- the sentences ---- */
 
-#define append(buf, ...) an_w_append(buf, RT_VERDICT_TEXT, __VA_ARGS__)
+#define append(buf, ...) rt_text_appendf(buf, RT_VERDICT_TEXT, __VA_ARGS__)
 #define say(v, p, ...)   append((v)->part[p], __VA_ARGS__)
 #define plural           an_w_plural
 

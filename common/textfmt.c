@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <string.h>
 
@@ -140,4 +141,15 @@ int rt_text_wrap(FILE *fp, const char *text, size_t len, unsigned width, unsigne
 		s += n + (nl ? 1 : 0);
 	}
 	return ferror(fp) ? (errno ? errno : EIO) : 0;
+}
+
+void rt_text_appendf(char *dst, size_t size, const char *fmt, ...)
+{
+	size_t len = strnlen(dst, size);
+	if (len + 1 >= size)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(dst + len, size - len, fmt, ap);
+	va_end(ap);
 }

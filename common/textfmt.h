@@ -6,6 +6,10 @@
 #include <stdint.h>
 #include <stdio.h>
 
+/* Append to the text in dst[size] (NUL-terminated), cut to fit and always NUL-terminated. */
+__attribute__((format(printf, 3, 4))) void rt_text_appendf(char *dst, size_t size, const char *fmt,
+                                                           ...);
+
 /* The widest line a text output writes. */
 #define RT_TEXT_WIDTH 100
 
