@@ -8,6 +8,7 @@
 #include "analyze/internal.h"
 #include "analyze/reaction.h"
 #include "dissect/opcodes.h"
+#include "dissect/pktkind.h"
 
 /*
  * A pause fills the buckets it spans with rows; rows of pause alone stay
@@ -84,9 +85,7 @@ struct rt_analyzer *rt_analyzer_new(const struct rt_analyzer_opts *opts, char *e
 	                          .pfc = &an->pfc,
 	                          .rpx = &an->rpx};
 	an_rp_ctx_init(&an->rpx, an->o.rate_window_ns);
-	if (rt_flowsel_parse(&an->sel, an->o.flow) < 0) {
-		rt_errmsg(errbuf, EINVAL, "bad flow selector '%s' (want " RT_FLOWSEL_FORMS ")",
-		          an->o.flow);
+	if (an_select_init(&an->sel, &an->o, errbuf) < 0) {
 		rt_analyzer_free(an);
 		errno = EINVAL;
 		return NULL;
@@ -300,9 +299,8 @@ static uint32_t record_flow(struct rt_analyzer *an, const struct rt_record *rec,
 	if (f->id == AN_NONE) {
 		an_flow_assign_id(&an->ft, fi, an->frame);
 		an_ep_log_flow(&an->ep, f->id, k);
-		if (f->id != AN_NONE &&
-		    rt_flowsel_match(&an->sel, f->id, k->ipver, k->src, k->dst, k->dest_qp))
-			f->flags |= AN_FLOW_SELECTED;
+		if (f->id != AN_NONE)
+			an_select_flow(&an->sel, f);
 	}
 	return fi;
 }
@@ -385,6 +383,8 @@ static void handle_roce(struct rt_analyzer *an, const struct rt_record *rec, boo
 	struct an_flow *f = &an->ft.flows[fi];
 	if (an->note)
 		an->note->flow_id = f->id;
+	if (an->sel.kinds & (1u << rt_pkt_kind(rec)))
+		f->flags |= AN_FLOW_KIND;
 	bool first = !f->packets;
 	if (first)
 		f->first_ts = ts;
@@ -576,6 +576,7 @@ int rt_analyzer_finish(struct rt_analyzer *an, char *errbuf)
 	an_ep_finish(&an->ep);
 	an_vp_finish(&an->vp);
 	whole = an_pair_finish(&an->pair, &an->stop) && whole;
+	an_select_finish(&an->sel, &an->ft);
 	for (uint32_t fi = 0; fi < an->ft.n; fi++) {
 		struct an_flow *f = &an->ft.flows[fi];
 		if (f->rp)

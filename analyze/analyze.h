@@ -83,6 +83,11 @@ void rt_analyzer_totals_idle(const struct rt_analyzer *an, uint64_t idle_ns,
                              struct rt_an_counts *out);
 /* Totals since the last reset; `reset` starts a new interval. */
 void rt_analyzer_interval(struct rt_analyzer *an, struct rt_an_counts *out, bool reset);
+/*
+ * After rt_analyzer_finish(): the ids of the selected flows (ascending) into a
+ * new array *ids (free() it), their count into *n. 0 or -ENOMEM.
+ */
+int rt_analyzer_selected_ids(const struct rt_analyzer *an, uint32_t **ids, uint32_t *n);
 /* Flows seen so far. */
 uint64_t rt_analyzer_flow_count(const struct rt_analyzer *an);
 

@@ -152,7 +152,7 @@ static uint32_t flow_rows(struct an_buckets *bk)
 	if (!room(
 	        bk)) { /* out of memory: the list empties, the counts wait for the flows' next rows */
 		for (uint32_t i = 0; i < n; i++)
-			bk->ft->flows[bk->dirty[i]].flags &= (uint8_t)~AN_FLOW_TL_DIRTY;
+			bk->ft->flows[bk->dirty[i]].flags &= (uint16_t)~AN_FLOW_TL_DIRTY;
 		bk->ndirty = 0;
 		return 0;
 	}
@@ -178,7 +178,7 @@ static uint32_t flow_rows(struct an_buckets *bk)
 		struct an_flow *f = &bk->ft->flows[fi];
 		if (f->id == AN_NONE)
 			flow_row(bk, fi, &row);
-		f->flags &= (uint8_t)~AN_FLOW_TL_DIRTY;
+		f->flags &= (uint16_t)~AN_FLOW_TL_DIRTY;
 	}
 	bk->ndirty = 0;
 	return k;

@@ -12,6 +12,7 @@
 #include "analyze/wording.h"
 #include "common/hash.h"
 #include "common/outbuf.h"
+#include "common/textfmt.h"
 
 const char *rt_severity_name(enum rt_severity s)
 {
@@ -83,10 +84,12 @@ void an_fd_fix(struct rt_finding *f, const char *check, const char *fmt, ...)
 	vsnprintf(f->fix, sizeof(f->fix), fmt, ap);
 	va_end(ap);
 	if (check)
-		an_w_append(f->fix, sizeof(f->fix), " Confirm with `rocetrace doctor`: %s.", check);
+		rt_text_appendf(f->fix, sizeof(f->fix), " Confirm with `rocetrace doctor`: %s.",
+		                check);
 	else
-		an_w_append(f->fix, sizeof(f->fix),
-		            " No `rocetrace doctor` check covers it: confirm with a new capture.");
+		rt_text_appendf(
+		    f->fix, sizeof(f->fix),
+		    " No `rocetrace doctor` check covers it: confirm with a new capture.");
 }
 
 static void name(struct rt_finding_names *l, const char *v)
@@ -114,6 +117,10 @@ void an_fd_mac(struct rt_finding *f, const uint8_t mac[6])
 
 void an_fd_flow(struct rt_finding *f, const struct rt_res_flow *fl)
 {
+	if (!fl->selected) { /* a finding's flows are those of the selection */
+		f->flows_unselected++;
+		return;
+	}
 	char b[RT_FLOWSEL_TEXT_MAX];
 	name(&f->flows,
 	     rt_flowsel_format(b, fl->key.ipver, fl->key.src, fl->key.dst, fl->key.dest_qp));
@@ -418,6 +425,12 @@ int an_findings_build(const struct rt_results *r, struct rt_finding *out, unsign
 	free(ends);
 	if (l.err)
 		return l.err;
+	unsigned kept = 0; /* about flows, and none of them selected: left out */
+	for (unsigned i = 0; i < l.n; i++)
+		if (out[i].flows.n || !out[i].flows_unselected)
+			if (kept++ != i)
+				move(&out[kept - 1], &out[i]);
+	l.n = kept;
 	if (l.n < 2)
 		return (int)l.n;
 	unsigned *order = malloc(l.n * sizeof(*order));

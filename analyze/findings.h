@@ -42,6 +42,8 @@ __attribute__((format(printf, 3, 4))) void an_fd_fix(struct rt_finding *f, const
 /* Subjects (a name given twice is named once; beyond RT_FINDING_NAMES, not named). */
 void an_fd_host(struct rt_finding *f, uint8_t ipver, const uint8_t ip[16]);
 void an_fd_mac(struct rt_finding *f, const uint8_t mac[6]);
+/* A flow the selectors left out is not named, only counted: a finding about flows, none of them
+ * selected, is left out of the findings. */
 void an_fd_flow(struct rt_finding *f, const struct rt_res_flow *fl);
 void an_fd_priority(struct rt_finding *f, unsigned cls);
 /* Evidence: a figure each (a NaN real is written null). */

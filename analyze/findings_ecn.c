@@ -7,6 +7,7 @@
 #include "analyze/findings.h"
 #include "analyze/wording.h"
 #include "common/outbuf.h"
+#include "common/textfmt.h"
 
 #define NP_SILENT_MARKS    8          /* CE marks into a receiver before its silence counts */
 #define NP_SILENT_SPAN_NS  1000000ull /* ... or spread over this long: longer than any CNP limiter */
@@ -405,13 +406,15 @@ static void ecn_off(struct an_fd *l, const struct host *h)
 	              "losses",
 	              an_fd_hosts_words(f, hosts, who), an_w_int(a, not_ect), an_w_int(b, all));
 	if (xoff || r->c.retransmitted || r->c.nak || r->gaps)
-		an_w_append(f->summary, sizeof(f->summary),
-		            ", and here it does: %s XOFF frames (paused %s), %s packets resent, %s "
-		            "NAKs, %s PSN gaps.",
-		            an_w_int(c, xoff), an_w_dur(d, paused), an_w_int(e, r->c.retransmitted),
-		            an_w_int(g, r->c.nak), an_w_int(k, r->gaps));
+		rt_text_appendf(
+		    f->summary, sizeof(f->summary),
+		    ", and here it does: %s XOFF frames (paused %s), %s packets resent, %s "
+		    "NAKs, %s PSN gaps.",
+		    an_w_int(c, xoff), an_w_dur(d, paused), an_w_int(e, r->c.retransmitted),
+		    an_w_int(g, r->c.nak), an_w_int(k, r->gaps));
 	else
-		an_w_append(f->summary, sizeof(f->summary), ", and this capture holds neither.");
+		rt_text_appendf(f->summary, sizeof(f->summary),
+		                ", and this capture holds neither.");
 	an_fd_u64(f, "hosts", hosts);
 	an_fd_u64(f, "not_ect", not_ect);
 	an_fd_u64(f, "packets", all);

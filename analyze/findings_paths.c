@@ -8,6 +8,7 @@
 #include "analyze/findings.h"
 #include "analyze/wording.h"
 #include "common/outbuf.h"
+#include "common/textfmt.h"
 
 #define ECMP_QPS      4 /* QPs of a host pair before their ports are judged */
 #define ECMP_PER_PORT 4 /* collapsed: on average this many QPs or more per source port */
@@ -108,9 +109,9 @@ static void ecmp(struct an_fd *l, const struct rec *v, uint32_t n)
 	    w->udp_sport_varied ? "varying" : port, worst_ports == 1 ? "one path" : "few paths",
 	    an_w_num(now, used(4, worst_ports), 2), an_w_num(each, used(4, worst_qps), 2));
 	if (pairs > 1)
-		an_w_append(f->summary, sizeof(f->summary), "; %llu more host pairs alike",
-		            (unsigned long long)pairs - 1);
-	an_w_append(f->summary, sizeof(f->summary), ".");
+		rt_text_appendf(f->summary, sizeof(f->summary), "; %llu more host pairs alike",
+		                (unsigned long long)pairs - 1);
+	rt_text_appendf(f->summary, sizeof(f->summary), ".");
 	an_fd_u64(f, "host_pairs", pairs);
 	an_fd_u64(f, "qps", qps_all);
 	an_fd_u64(f, "worst_pair_qps", worst_qps);
@@ -150,9 +151,9 @@ static void mtu_pairs(struct an_fd *l, const struct rec *v, uint32_t n)
 			for (uint32_t k = i, c; k < j; k = c) {
 				for (c = k; c < j && v[c].value == v[k].value; c++)
 					;
-				an_w_append(mtus, sizeof(mtus), "%s%u (%u QP%s)",
-				            mtus[0] ? ", " : "", v[k].value, c - k,
-				            c - k == 1 ? "" : "s");
+				rt_text_appendf(mtus, sizeof(mtus), "%s%u (%u QP%s)",
+				                mtus[0] ? ", " : "", v[k].value, c - k,
+				                c - k == 1 ? "" : "s");
 			}
 			const struct rt_res_flow *fl = &r->flows[v[i].id];
 			an_fd_summary(
@@ -175,9 +176,9 @@ static void mtu_pairs(struct an_fd *l, const struct rec *v, uint32_t n)
 	if (!f)
 		return;
 	if (pairs > 1)
-		an_w_append(f->summary, sizeof(f->summary), "; %llu more host pairs alike",
-		            (unsigned long long)pairs - 1);
-	an_w_append(f->summary, sizeof(f->summary), ".");
+		rt_text_appendf(f->summary, sizeof(f->summary), "; %llu more host pairs alike",
+		                (unsigned long long)pairs - 1);
+	rt_text_appendf(f->summary, sizeof(f->summary), ".");
 	an_fd_u64(f, "host_pairs", pairs);
 	an_fd_fix(f, "check mtu on each host (doctor --hosts compares their MTUs)",
 	          "Set one MTU end to end: a netdev MTU of 4200 or more for RoCE MTU 4096 on every "

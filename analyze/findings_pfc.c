@@ -5,6 +5,7 @@
 #include "analyze/findings.h"
 #include "analyze/wording.h"
 #include "common/outbuf.h"
+#include "common/textfmt.h"
 
 /* A class's name in sentences: "priority 3", "802.3x PAUSE". */
 static const char *class_words(unsigned cls, char buf[16])
@@ -109,17 +110,20 @@ static void storm(struct an_fd *l, const struct rt_res_incident *in)
 	              an_w_mac(m1, first->mac), mac_host(r, first->mac, h1),
 	              an_w_dur(d, longest->longest_ns));
 	if (!same)
-		an_w_append(f->summary, sizeof(f->summary), " (%s%s first, then %s%s the longest)",
-		            m1, h1, an_w_mac(m2, longest->mac), mac_host(r, longest->mac, h2));
-	an_w_append(f->summary, sizeof(f->summary), "%s; ", in->ongoing ? ", and still does" : "");
+		rt_text_appendf(f->summary, sizeof(f->summary),
+		                " (%s%s first, then %s%s the longest)", m1, h1,
+		                an_w_mac(m2, longest->mac), mac_host(r, longest->mac, h2));
+	rt_text_appendf(f->summary, sizeof(f->summary), "%s; ",
+	                in->ongoing ? ", and still does" : "");
 	if (in->macs_total > 1)
-		an_w_append(f->summary, sizeof(f->summary), "it spread to %u more MAC%s, ",
-		            in->macs_total - 1, in->macs_total == 2 ? "" : "s");
+		rt_text_appendf(f->summary, sizeof(f->summary), "it spread to %u more MAC%s, ",
+		                in->macs_total - 1, in->macs_total == 2 ? "" : "s");
 	else
-		an_w_append(f->summary, sizeof(f->summary), "no other MAC paused it, ");
-	an_w_append(f->summary, sizeof(f->summary),
-	            "%llu flow%s whose receiver is not the origin stalled (%s of pausing in all).",
-	            (unsigned long long)nvict, nvict == 1 ? "" : "s", an_w_dur(all, dur));
+		rt_text_appendf(f->summary, sizeof(f->summary), "no other MAC paused it, ");
+	rt_text_appendf(
+	    f->summary, sizeof(f->summary),
+	    "%llu flow%s whose receiver is not the origin stalled (%s of pausing in all).",
+	    (unsigned long long)nvict, nvict == 1 ? "" : "s", an_w_dur(all, dur));
 	if (host)
 		an_fd_host(f, om->ipver, om->ip);
 	for (unsigned k = 0; k < in->nmacs; k++)
@@ -230,12 +234,12 @@ static void deadlocks(struct an_fd *l)
 		uint64_t lo = e[path[0]].start, hi = e[path[0]].end;
 		for (unsigned k = 0; k < len; k++) {
 			const struct edge *x = &e[path[k]];
-			an_w_append(ring, sizeof(ring), "%s -> ", an_w_mac(m, x->from));
+			rt_text_appendf(ring, sizeof(ring), "%s -> ", an_w_mac(m, x->from));
 			an_fd_mac(f, x->from);
 			lo = lo > x->start ? lo : x->start;
 			hi = hi < x->end ? hi : x->end;
 		}
-		an_w_append(ring, sizeof(ring), "%s", an_w_mac(m, e[i].from));
+		rt_text_appendf(ring, sizeof(ring), "%s", an_w_mac(m, e[i].from));
 		an_fd_summary(f,
 		              "PFC deadlock suspected on %s: %u MACs pause each other in a cycle "
 		              "(%s), all paused together for %s.",

@@ -5,6 +5,7 @@
 #include "analyze/findings.h"
 #include "analyze/wording.h"
 #include "common/outbuf.h"
+#include "common/textfmt.h"
 
 /* The priorities PFC paused (bit c: XOFF frames on priority c): PFC is on there. */
 static unsigned pfc_on(const struct rt_results *r)
@@ -22,7 +23,7 @@ static const char *list(unsigned mask, char buf[32])
 	buf[0] = 0;
 	for (unsigned c = 0; c < 8; c++)
 		if ((mask >> c) & 1)
-			an_w_append(buf, 32, "%s%u", buf[0] ? ", " : "", c);
+			rt_text_appendf(buf, 32, "%s%u", buf[0] ? ", " : "", c);
 	return buf;
 }
 
@@ -49,11 +50,11 @@ static void lossy(struct an_fd *l, unsigned p, const struct on_prio *d, unsigned
 		return;
 	char pl[32], how[96] = "", a[32], b[32], c[32];
 	if (d->by_dscp) {
-		an_w_append(how, sizeof(how), "DSCP");
+		rt_text_appendf(how, sizeof(how), "DSCP");
 		for (unsigned k = 0; k < 64; k++)
 			if ((d->dscps >> k) & 1)
-				an_w_append(how, sizeof(how), " %u", k);
-		an_w_append(how, sizeof(how), ", its priority taken as DSCP / 8");
+				rt_text_appendf(how, sizeof(how), " %u", k);
+		rt_text_appendf(how, sizeof(how), ", its priority taken as DSCP / 8");
 	} else {
 		snprintf(how, sizeof(how), "PCP %u", p);
 	}
@@ -62,15 +63,15 @@ static void lossy(struct an_fd *l, unsigned p, const struct on_prio *d, unsigned
 	              "priority %s",
 	              p, how, list(on, pl));
 	if (lost)
-		an_w_append(f->summary, sizeof(f->summary),
-		            ", and %s of its %s flows lost packets (%s resent, %s NAKs, %llu "
-		            "timeouts): priority %u is lossy.",
-		            an_w_int(a, d->lossy_flows), an_w_int(b, d->flows),
-		            an_w_int(c, d->resent), an_w_int(pl, d->naks),
-		            (unsigned long long)d->timeouts, p);
+		rt_text_appendf(f->summary, sizeof(f->summary),
+		                ", and %s of its %s flows lost packets (%s resent, %s NAKs, %llu "
+		                "timeouts): priority %u is lossy.",
+		                an_w_int(a, d->lossy_flows), an_w_int(b, d->flows),
+		                an_w_int(c, d->resent), an_w_int(pl, d->naks),
+		                (unsigned long long)d->timeouts, p);
 	else
-		an_w_append(f->summary, sizeof(f->summary),
-		            ": priority %u may be lossy (no loss seen yet).", p);
+		rt_text_appendf(f->summary, sizeof(f->summary),
+		                ": priority %u may be lossy (no loss seen yet).", p);
 	an_fd_priority(f, p);
 	an_fd_u64(f, "priority", p);
 	an_fd_text(f, "priority_from", d->by_dscp ? "dscp" : "pcp");
@@ -242,7 +243,8 @@ static void cnps_disagree(struct an_fd *l)
 		odd += fl->cnp_sent;
 		an_fd_host(f, fl->key.ipver, fl->key.src);
 		if (!((listed >> fl->cnp_dscp) & 1))
-			an_w_append(dscps, sizeof(dscps), "%s%u", listed ? ", " : "", fl->cnp_dscp);
+			rt_text_appendf(dscps, sizeof(dscps), "%s%u", listed ? ", " : "",
+			                fl->cnp_dscp);
 		listed |= 1ull << fl->cnp_dscp;
 	}
 	char who[256];

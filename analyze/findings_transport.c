@@ -7,6 +7,7 @@
 #include "analyze/findings.h"
 #include "analyze/wording.h"
 #include "common/outbuf.h"
+#include "common/textfmt.h"
 
 #define ACK_TIMEOUT_UNIT_NS 4096.0 /* the local ACK timeout is 4.096 us x 2^t */
 /* a resend sooner after the flow went quiet (t < 4) is no ACK timer a NIC runs: a NAK not seen */
@@ -63,9 +64,9 @@ static void where_lost(struct rt_finding *f, const struct rt_results *r,
 			if (p->not_judged && !why)
 				why = p->not_judged_reason;
 			if (p->lost)
-				an_w_append(text, 200, "%sbetween %s and %s (%llu lost)",
-				            text[0] ? "; " : "", p->from, p->to,
-				            (unsigned long long)p->lost);
+				rt_text_appendf(text, 200, "%sbetween %s and %s (%llu lost)",
+				                text[0] ? "; " : "", p->from, p->to,
+				                (unsigned long long)p->lost);
 		}
 	}
 	if (text[0])
@@ -88,9 +89,9 @@ static void where_lost(struct rt_finding *f, const struct rt_results *r,
 static void summary_end(struct rt_finding *f, const char *where)
 {
 	if (where[0])
-		an_w_append(f->summary, sizeof(f->summary),
-		            "; the vantage points place the loss %s", where);
-	an_w_append(f->summary, sizeof(f->summary), ".");
+		rt_text_appendf(f->summary, sizeof(f->summary),
+		                "; the vantage points place the loss %s", where);
+	rt_text_appendf(f->summary, sizeof(f->summary), ".");
 }
 
 /* Resends after an idle wait as long as an ACK timer's. */
@@ -302,9 +303,9 @@ static void losses(struct an_fd *l, bool storm)
 	                            "may be frames it put out of order)"
 	                          : "");
 	if (isfinite(amp))
-		an_w_append(f->summary, sizeof(f->summary),
-		            ": go-back-N resent %s packets (as many bytes) per one lost",
-		            an_w_num(d, amp, 1));
+		rt_text_appendf(f->summary, sizeof(f->summary),
+		                ": go-back-N resent %s packets (as many bytes) per one lost",
+		                an_w_num(d, amp, 1));
 	an_fd_u64(f, "flows", flows);
 	an_fd_u64(f, "naks", naks);
 	an_fd_u64(f, "go_back_n", gbn);

@@ -54,6 +54,8 @@ enum an_flow_flag {
 	AN_FLOW_DISORDER = 1u << 5,   /* a packet came before its previous one (time order) */
 	AN_FLOW_SPORT = 1u << 6,      /* udp_sport holds the first packet's (CNPs aside) */
 	AN_FLOW_SPORTS = 1u << 7, /* a later one (CNPs aside) came from another UDP source port */
+	AN_FLOW_CONVERSATION = 1u << 8, /* --conversation names it: its peer is selected too */
+	AN_FLOW_KIND = 1u << 9,         /* --kind given: it carried a packet of one of the kinds */
 };
 
 /* RP reaction: the sending rate over this many packet gaps before and after a CNP */
@@ -104,14 +106,14 @@ struct an_flow {
 	uint32_t hash;
 	uint32_t
 	    id; /* first-seen order; AN_NONE before the first packet (CM- or side-file-created) */
-	uint32_t reverse;    /* paired flow the other way, or AN_NONE */
-	uint8_t transport;   /* enum rt_transport of the first request, AN_TRANSPORT_NONE before */
-	uint8_t flags;       /* enum an_flow_flag */
-	uint8_t nak_pending; /* enum an_nak_wait */
+	uint32_t reverse;  /* paired flow the other way, or AN_NONE */
+	uint8_t transport; /* enum rt_transport of the first request, AN_TRANSPORT_NONE before */
+	uint8_t nak_pending : 4; /* enum an_nak_wait */
+	uint8_t pairing : 4;     /* enum an_pair_how */
+	uint16_t flags;          /* enum an_flow_flag */
 	uint8_t dscp, pcp;
 	uint8_t rp_phase : 4; /* enum an_rp_phase */
 	uint8_t rp_head : 4;  /* next slot of rp_dt/rp_len */
-	uint8_t pairing;      /* enum an_pair_how */
 	uint8_t
 	    home; /* vantage point + 1 whose frames drive its order-sensitive figures (0: none) */
 	uint16_t rp_last_len; /* the latest packet's length (at most 65535) */

@@ -1,5 +1,6 @@
 /* Flow selectors (--flow): parse one, match a flow against it, and print a flow so one can be written. */
 #include "analyze/flowsel.h"
+#include "common/textfmt.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -185,6 +186,58 @@ bool rt_flowsel_match(const struct rt_flowsel *sel, uint32_t id, uint8_t ipver, 
 	return false;
 }
 
+int rt_flowsel_set_parse(struct rt_flowsel_set *set, const char *text)
+{
+	set->n = 0;
+	if (!text)
+		return 0;
+	for (const char *w = text;; w++) {
+		char one[256];
+		size_t len = strcspn(w, ",");
+		if (set->n == RT_FLOWSEL_SET_MAX || len >= sizeof(one) || (!len && *text))
+			return -EINVAL; /* "A,,B": a missing one ("" alone is every flow) */
+		memcpy(one, w, len);
+		one[len] = '\0';
+		if (rt_flowsel_parse(&set->v[set->n++], one) < 0)
+			return -EINVAL;
+		w += len;
+		if (!*w)
+			return 0;
+	}
+}
+
+bool rt_flowsel_set_match(const struct rt_flowsel_set *set, uint32_t id, uint8_t ipver,
+                          const uint8_t *src, const uint8_t *dst, uint32_t dest_qp)
+{
+	for (unsigned i = 0; i < set->n; i++)
+		if (rt_flowsel_match(&set->v[i], id, ipver, src, dst, dest_qp))
+			return true;
+	return false;
+}
+
+bool rt_flowsel_set_has_id(const struct rt_flowsel_set *set)
+{
+	for (unsigned i = 0; i < set->n; i++)
+		if (set->v[i].kind == RT_FLOWSEL_ID)
+			return true;
+	return false;
+}
+
+bool rt_flow_ids_has(const uint32_t *ids, uint32_t n, uint32_t id)
+{
+	uint32_t lo = 0, hi = n;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (ids[mid] == id)
+			return true;
+		if (ids[mid] < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return false;
+}
+
 char *rt_flowsel_format(char buf[RT_FLOWSEL_TEXT_MAX], uint8_t ipver, const uint8_t *src,
                         const uint8_t *dst, uint32_t dest_qp)
 {
@@ -194,9 +247,11 @@ char *rt_flowsel_format(char buf[RT_FLOWSEL_TEXT_MAX], uint8_t ipver, const uint
 		snprintf(a, sizeof(a), "?");
 	if (!inet_ntop(af, dst, b, sizeof(b)))
 		snprintf(b, sizeof(b), "?");
+	char qp[RT_QP_TEXT_MAX];
+	rt_fmt_qp(qp, dest_qp);
 	if (ipver == 6)
-		snprintf(buf, RT_FLOWSEL_TEXT_MAX, "[%s]>[%s]:0x%06x", a, b, dest_qp);
+		snprintf(buf, RT_FLOWSEL_TEXT_MAX, "[%s]>[%s]:%s", a, b, qp);
 	else
-		snprintf(buf, RT_FLOWSEL_TEXT_MAX, "%s>%s:0x%06x", a, b, dest_qp);
+		snprintf(buf, RT_FLOWSEL_TEXT_MAX, "%s>%s:%s", a, b, qp);
 	return buf;
 }

@@ -49,6 +49,29 @@ int rt_flowsel_parse(struct rt_flowsel *sel, const char *text);
 bool rt_flowsel_match(const struct rt_flowsel *sel, uint32_t id, uint8_t ipver, const uint8_t *src,
                       const uint8_t *dst, uint32_t dest_qp);
 
+/*
+ * Several selectors: a flow is in the set when one of them picks it (--flow
+ * given several times, or "SEL,SEL,...": no selector holds a comma).
+ */
+#define RT_FLOWSEL_SET_MAX 64
+struct rt_flowsel_set {
+	unsigned n; /* 0: none given */
+	struct rt_flowsel v[RT_FLOWSEL_SET_MAX];
+};
+
+/* "SEL[,SEL...]" (NULL: none) into *set. Returns 0, or -EINVAL for a bad one or too many. */
+int rt_flowsel_set_parse(struct rt_flowsel_set *set, const char *text);
+
+/* Does one selector of the set pick the flow? (false for an empty set) */
+bool rt_flowsel_set_match(const struct rt_flowsel_set *set, uint32_t id, uint8_t ipver,
+                          const uint8_t *src, const uint8_t *dst, uint32_t dest_qp);
+
+/* Is one selector of the set a flow id (which only the analyzer's numbering resolves)? */
+bool rt_flowsel_set_has_id(const struct rt_flowsel_set *set);
+
+/* Is `id` among the n flow ids (ascending) of ids? */
+bool rt_flow_ids_has(const uint32_t *ids, uint32_t n, uint32_t id);
+
 /* Longest text rt_flowsel_format() writes, with its NUL. */
 #define RT_FLOWSEL_TEXT_MAX 112
 

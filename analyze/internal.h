@@ -20,6 +20,7 @@
 #include "analyze/pfc.h"
 #include "analyze/rp.h"
 #include "analyze/side.h"
+#include "analyze/select.h"
 #include "analyze/totals.h"
 #include "analyze/transport.h"
 #include "analyze/types.h"
@@ -40,7 +41,7 @@ void an_results_free(struct an_results *res);
 
 struct rt_analyzer {
 	struct rt_analyzer_opts o;
-	struct rt_flowsel sel; /* o.flow parsed */
+	struct an_select sel; /* o.flow, o.conversation, o.kinds */
 	struct an_flowtab ft;
 	struct an_pairing pair;
 	struct an_totals tot;

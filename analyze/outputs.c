@@ -1,6 +1,7 @@
 /* What leaves the analyzer: the sinks that take its buckets and its report, and the figures read while it runs. */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "analyze/analyze.h"
@@ -82,6 +83,17 @@ int rt_analyzer_report(struct rt_analyzer *an, char *errbuf)
 }
 
 /* ---- reading ---- */
+
+int rt_analyzer_selected_ids(const struct rt_analyzer *an, uint32_t **ids, uint32_t *n)
+{
+	*n = 0;
+	if (!(*ids = malloc((an->ft.next_id ? an->ft.next_id : 1) * sizeof(**ids))))
+		return -ENOMEM;
+	for (uint32_t id = 0; id < an->ft.next_id; id++)
+		if (an_flow_by_id(&an->ft, id)->flags & AN_FLOW_SELECTED)
+			(*ids)[(*n)++] = id;
+	return 0;
+}
 
 uint64_t rt_analyzer_flow_count(const struct rt_analyzer *an)
 {

@@ -76,7 +76,7 @@ static void totals(struct rt_results *r, const struct rt_analyzer *an)
 	r->rate_window_ns = an->o.rate_window_ns;
 	r->storm_ns = an->o.storm_ns;
 	r->rate_window_gaps = AN_RP_GAPS;
-	r->flow_selector = an->o.flow;
+	r->flow_selector = an->sel.given ? an->sel.text : NULL;
 	r->input_error = an->input_error[0] ? an->input_error : NULL;
 	memcpy(r->ecn, t->ecn, sizeof(r->ecn));
 	r->cnp_unattributed = t->cnp_unattributed;

@@ -365,6 +365,8 @@ struct rt_finding {
 	/* subjects: as they apply (IPs, MACs, flows as --flow selectors, priorities 0..7 and
 	 * RT_AN_PAUSE_CLASS) */
 	struct rt_finding_names hosts, macs, flows;
+	unsigned
+	    flows_unselected; /* flows it concerns that --flow, --conversation, --kind left out */
 	unsigned npriorities;
 	uint8_t priorities[RT_AN_PFC_CLASSES];
 	unsigned nevidence;
@@ -507,7 +509,7 @@ struct rt_results {
 	/* the settings the figures depend on */
 	uint64_t link_speed_bps, episode_gap_ns, rate_window_ns, storm_ns;
 	unsigned rate_window_gaps; /* RP reaction: packet gaps per rate window */
-	const char *flow_selector; /* --flow, or NULL */
+	const char *flow_selector; /* the selection as given ("--flow 'A' --kind nak"), or NULL */
 	const char *input_error;   /* what stopped the reading (rt_analyzer_input_error), or NULL */
 
 	/* totals beyond c (sums over flows where the flows count them) */

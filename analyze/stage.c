@@ -71,6 +71,7 @@ struct rt_an_stage {
 	uint32_t
 	    *mark; /* by flow id (the stage's): the last episode that counted it (number + 1) */
 	struct rt_an_flow_key *keys; /* by flow id (the stage's) */
+	uint8_t *selected;           /* by flow id (the stage's): selected when numbered */
 	uint32_t nflows, capmark;
 	/* the buckets the parts closed that the analyzer's buckets take now: a batch's, or the end's */
 	struct bucket_log *bks, *end_bks;
@@ -166,10 +167,13 @@ static bool mark_room(struct rt_an_stage *st, uint32_t n)
 	if (nm)
 		st->mark = nm;
 	struct rt_an_flow_key *nk = nm ? realloc(st->keys, (size_t)ncap * sizeof(*nk)) : NULL;
-	if (!nk)
+	if (nk)
+		st->keys = nk;
+	uint8_t *ns = nk ? realloc(st->selected, ncap) : NULL;
+	if (!ns)
 		return false;
 	memset(nm + st->capmark, 0, (size_t)(ncap - st->capmark) * sizeof(*nm));
-	st->keys = nk;
+	st->selected = ns;
 	st->capmark = ncap;
 	st->an->stage_keys = nk;
 	return true;
@@ -197,7 +201,10 @@ static void number_flow(struct rt_an_stage *st, struct part *p, uint32_t id,
 		st->nomem = true;
 		return;
 	}
+	struct an_flow f = {.key = *key, .id = st->nflows};
+	an_select_flow(&st->an->sel, &f); /* as one analyzer selects it when it numbers it */
 	st->keys[st->nflows] = *key;
+	st->selected[st->nflows] = (f.flags & AN_FLOW_SELECTED) != 0;
 	p->gid[p->ngid++] = st->nflows++;
 	st->an->nstage_keys = st->nflows;
 }
@@ -320,7 +327,6 @@ static uint32_t stage_rows(void *ctx, uint64_t t, const struct rt_an_flow_row **
 		st->rows = nr;
 		st->caprows = n;
 	}
-	bool by_id = an->sel.kind == RT_FLOWSEL_ID;
 	for (uint32_t r = 0; r < n; r++) { /* each part's rows are in id order: the least first */
 		unsigned best = 0;
 		uint32_t best_id = AN_NONE;
@@ -337,8 +343,7 @@ static uint32_t stage_rows(void *ctx, uint64_t t, const struct rt_an_flow_row **
 		struct rt_an_flow_row *o = &st->rows[r];
 		*o = st->bks[best].rows[e[best]->row0 + at[best]++];
 		o->id = best_id;
-		if (by_id)
-			o->selected = best_id == an->sel.id;
+		o->selected = best_id < st->nflows && st->selected[best_id];
 	}
 	*rows = st->rows;
 	return n;
@@ -509,6 +514,7 @@ void rt_an_stage_free(struct rt_an_stage *st)
 	free(st->end_bks);
 	free(st->rows);
 	free(st->keys);
+	free(st->selected);
 	st->an->stage_keys = NULL;
 	st->an->nstage_keys = 0;
 	st->an->bk.take_rows = NULL;
@@ -578,12 +584,10 @@ static void settle_flows(struct rt_an_stage *st)
 	for (uint32_t id = 0; id < an->ft.next_id; id++) {
 		struct an_flow *f = an_flow_by_id(&an->ft, id);
 		f->ep_mark = id < st->nflows ? st->mark[id] : 0;
-		const struct rt_an_flow_key *k = &f->key;
-		if (rt_flowsel_match(&an->sel, id, k->ipver, k->src, k->dst, k->dest_qp))
-			f->flags |= AN_FLOW_SELECTED;
-		else
-			f->flags &= (uint8_t)~AN_FLOW_SELECTED;
+		f->flags &= (uint16_t)~(AN_FLOW_SELECTED | AN_FLOW_CONVERSATION);
+		an_select_flow(&an->sel, f);
 	}
+	an_select_finish(&an->sel, &an->ft);
 }
 
 int rt_an_stage_finish(struct rt_an_stage *st, char *errbuf)

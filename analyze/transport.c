@@ -236,7 +236,7 @@ void an_tr_request(struct an_transport *t, uint32_t fi, const struct rt_record *
 			an_pair_request(t->pair, fi);
 		return;
 	}
-	f->flags &= (uint8_t)~AN_FLOW_IN_RETRANS;
+	f->flags &= (uint16_t)~AN_FLOW_IN_RETRANS;
 	f->next_psn = (p + span_min) & AN_PSN_MASK;
 	f->next_psn_max = (p + span_max) & AN_PSN_MASK;
 	uint32_t hi = (p + span_max - 1) & AN_PSN_MASK;

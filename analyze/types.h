@@ -32,10 +32,23 @@ struct rt_analyzer_opts {
 	 */
 	uint32_t max_flows;
 	/*
-	 * --flow (analyze/flowsel.h): the flows the report lists and the timeline
-	 * writes rows of (rt_an_flow_row.selected); NULL for every flow
+	 * The flows the report lists and the timeline writes rows of
+	 * (rt_an_flow_row.selected; analyze/select.h): --flow "SEL[,SEL...]"
+	 * (analyze/flowsel.h), the flows one of them picks; --conversation
+	 * "SEL[,SEL...]", the flows one of them picks and their peers; NULL and
+	 * NULL: every flow. --kind: of those, the flows that carried a packet of
+	 * these kinds (bits of enum rt_pkt_kind, dissect/pktkind.h); 0: any.
 	 */
-	const char *flow;
+	const char *flow, *conversation;
+	unsigned kinds;
+	/*
+	 * The flow ids (ascending) an earlier run over the same capture with the
+	 * same options selected (rt_analyzer_selected_ids()): selected from their
+	 * first packet on, as a timeline needs. flow, conversation and kinds then
+	 * only name the selection in messages. NULL: none.
+	 */
+	const uint32_t *selected_ids;
+	uint32_t nselected_ids;
 	/*
 	 * Vantage points (analyze/README.md, "Vantage points"): the records'
 	 * capture points (rt_record.point, which the frame pump sets: the point

@@ -1,4 +1,5 @@
 /* The verdict on the results view: congestion or not; where, when, who; did the NPs answer, did the senders slow. */
+#include "common/textfmt.h"
 #include "analyze/verdict.h"
 
 #include <errno.h>
@@ -34,7 +35,7 @@ static double rel_ms(const struct rt_results *r, uint64_t ns)
 
 /* ---- the sentences ---- */
 
-#define append(buf, ...) an_w_append(buf, RT_VERDICT_TEXT, __VA_ARGS__)
+#define append(buf, ...) rt_text_appendf(buf, RT_VERDICT_TEXT, __VA_ARGS__)
 #define say(v, p, ...)   append((v)->part[p], __VA_ARGS__)
 #define plural           an_w_plural
 
@@ -104,7 +105,8 @@ static void where(const struct rt_results *r, struct rt_verdict *v)
 		    an_w_int(a, r->incast_senders), an_w_int(b, r->incast_flows),
 		    an_w_int(c, r->incast_ce));
 		if (isfinite(r->incast_gbps))
-			say(v, RT_VERDICT_WHERE, ", %s Gb/s", an_w_num(t, r->incast_gbps, 2));
+			say(v, RT_VERDICT_WHERE, ", %s",
+			    rt_fmt_rate(t, sizeof(t), r->incast_gbps * 1e9));
 		say(v, RT_VERDICT_WHERE, ").");
 	}
 	unsigned prios = 0;

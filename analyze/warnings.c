@@ -299,13 +299,13 @@ static void warn_empty(const struct rt_analyzer *an, struct wlist *l, bool port_
 
 static void warn_selector(const struct rt_analyzer *an, struct wlist *l)
 {
-	if (!an->o.flow)
+	if (!an->sel.given)
 		return;
 	for (uint32_t i = 0; i < an->ft.n; i++)
 		if ((an->ft.flows[i].flags & AN_FLOW_SELECTED) && an->ft.flows[i].packets)
 			return;
 	struct rt_an_warning *w =
-	    add(l, "flow_selector_empty", "--flow '%s' matches none of the %u flows%s", an->o.flow,
+	    add(l, "flow_selector_empty", "%s matches none of the %u flows%s", an->sel.text,
 	        an->ft.next_id, an->bk.len ? ": only the 'all' rows are written" : "");
 	val(w, "flows", an->ft.next_id);
 }

@@ -94,14 +94,3 @@ const char *an_w_plural(uint64_t n, const char *one, const char *more)
 {
 	return n == 1 ? one : more;
 }
-
-void an_w_append(char *buf, size_t size, const char *fmt, ...)
-{
-	size_t len = strlen(buf);
-	if (len + 1 >= size)
-		return;
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(buf + len, size - len, fmt, ap);
-	va_end(ap);
-}

@@ -16,8 +16,5 @@ const char *an_w_dur(char out[48], uint64_t ns);
 const char *an_w_mac(char out[18], const uint8_t mac[6]);
 /* `one` when n is 1, else `more`. */
 const char *an_w_plural(uint64_t n, const char *one, const char *more);
-/* Append to a text of `size` bytes (cut at its end when it would not fit). */
-__attribute__((format(printf, 3, 4))) void an_w_append(char *buf, size_t size, const char *fmt,
-                                                       ...);
 
 #endif

@@ -90,7 +90,7 @@ static void keep(struct rt_recorder *r, const struct rt_frame *f)
 		r->st.too_big++;
 		return;
 	}
-	while (r->count && at(r, r->tail)->ts_ns + r->cfg.span_ns < f->ts_ns)
+	while (r->count && at(r, r->tail)->ts_ns + r->cfg.span_ns + r->cfg.late_ns < f->ts_ns)
 		pop(r);
 	size_t off = place(r, (size_t)need);
 	struct entry *e = at(r, off);

@@ -17,7 +17,9 @@
 struct rt_recorder_event;
 
 struct rt_recorder_config {
-	uint64_t span_ns;     /* --ring D: the frames of the last D are kept ... */
+	uint64_t span_ns; /* --ring D: the frames of the last D are kept ... */
+	uint64_t
+	    late_ns; /* ... and this much longer: an event told late (another host's) finds its D */
 	size_t bytes;         /* ... in this much memory at most (allocated at once) */
 	uint64_t post_ns;     /* --post: an event file also holds this long after its trigger */
 	uint64_t hold_off_ns; /* a trigger within this long of the last event's starts none */

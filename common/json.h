@@ -151,6 +151,14 @@ static inline void rt_json_str(struct rt_json *j, const char *s)
 {
 	rt_out_json_str(j->o, s);
 }
+/* A string escaped, or null when s is NULL (a figure's reason, a name that may be missing). */
+static inline void rt_json_str_or_null(struct rt_json *j, const char *s)
+{
+	if (s)
+		rt_out_json_str(j->o, s);
+	else
+		rt_json_null(j);
+}
 /* A name from a table of the program (nothing to escape): quoted as it is. */
 static inline void rt_json_name(struct rt_json *j, const char *s)
 {

@@ -3,6 +3,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "common/textfmt.h"
 #include "common/json.h"
 #include "dissect/opcodes.h"
 #include "dissect/print.h"
@@ -42,6 +43,7 @@
 	X(opcode, "BTH opcode (number)")                                                           \
 	X(opcode_name, "its name, e.g. RC_SEND_ONLY, CNP")                                         \
 	X(dest_qp, "destination QP")                                                               \
+	X(dest_qp_hex, "the same as the text prints it: 0x000011")                                 \
 	X(psn, "packet sequence number")                                                           \
 	X(ackreq, "BTH AckReq")                                                                    \
 	X(fecn, "BTH FECN")                                                                        \
@@ -191,6 +193,8 @@ static void json_bth(struct rt_json *j, const struct rt_record *r)
 	if (info)
 		KEY_NAME(j, opcode_name, info->name);
 	KEY_U64(j, dest_qp, r->dest_qp);
+	char qp[RT_QP_TEXT_MAX];
+	KEY_NAME(j, dest_qp_hex, rt_fmt_qp(qp, r->dest_qp));
 	KEY_U64(j, psn, r->psn);
 	KEY_BOOL(j, ackreq, r->ackreq);
 	KEY_BOOL(j, fecn, r->fecn);

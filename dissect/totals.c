@@ -2,7 +2,10 @@
  * events. */
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <string.h>
 
+#include "common/textfmt.h"
 #include "common/json.h"
 #include "dissect/print.h"
 
@@ -130,13 +133,19 @@ void rt_print_totals(struct rt_outbuf *o, const struct rt_totals *t,
 	OUT_LIT(o, "\nce: ");
 	rt_out_u64(o, t->ecn_ce);
 	OUT_LIT(o, "\nevents:");
+	size_t col = sizeof("events:") - 1;
 	for (unsigned i = 0; i < RT_EV_COUNT; i++) {
 		if (!t->events[i])
 			continue;
-		rt_out_char(o, ' ');
-		rt_out_str(o, rt_events[i].name);
-		rt_out_char(o, '=');
-		rt_out_u64(o, t->events[i]);
+		char one[96];
+		int n = snprintf(one, sizeof(one), " %s=%llu", rt_events[i].name,
+		                 (unsigned long long)t->events[i]);
+		if (col + (size_t)n > RT_TEXT_WIDTH) { /* the line is full: go on below, indented */
+			OUT_LIT(o, "\n       ");
+			col = sizeof("events:") - 1;
+		}
+		rt_out_str(o, one);
+		col += (size_t)n;
 		any = true;
 	}
 	rt_out_str(o, any ? "\n" : " none\n");
@@ -146,9 +155,19 @@ void rt_print_totals(struct rt_outbuf *o, const struct rt_totals *t,
 		OUT_LIT(o, ": ");
 		rt_out_u64(o, points[i].frames);
 		OUT_LIT(o, " frames, files");
+		/* a path that would pass the width goes on below, indented (a longer one stays whole) */
+		size_t pcol =
+		    sizeof("vantage point :  frames, files") - 1 + strlen(points[i].name) +
+		    (size_t)snprintf(NULL, 0, "%llu", (unsigned long long)points[i].frames);
 		for (size_t k = 0; k < points[i].nfiles; k++) {
+			size_t len = strlen(points[i].files[k]);
+			if (pcol + 1 + len > RT_TEXT_WIDTH && pcol > 4) {
+				OUT_LIT(o, "\n   ");
+				pcol = 3;
+			}
 			rt_out_char(o, ' ');
 			rt_out_str(o, points[i].files[k]);
+			pcol += 1 + len;
 		}
 		rt_out_char(o, '\n');
 	}

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "doctor/internal.h"
+#include "common/textfmt.h"
 
 /* ---- counters ---- */
 
@@ -292,19 +293,19 @@ static void check_traffic(const struct rt_doc_facts *f, const struct rt_doctor_c
 		c->value[0] = '\0';
 		for (int d = 0; d < 64; d++)
 			if (tr->dscp[d])
-				rt_doc_appendf(c->value, sizeof(c->value), "%sDSCP %d: %llu",
-				               c->value[0] ? ", " : "", d,
-				               (unsigned long long)tr->dscp[d]);
+				rt_text_appendf(c->value, sizeof(c->value), "%sDSCP %d: %llu",
+				                c->value[0] ? ", " : "", d,
+				                (unsigned long long)tr->dscp[d]);
 		if (!tr->tagged)
-			rt_doc_appendf(c->value, sizeof(c->value), " (untagged)");
+			rt_text_appendf(c->value, sizeof(c->value), " (untagged)");
 		for (int q = 0; q < 8; q++)
 			if (tr->pcp[q])
-				rt_doc_appendf(c->value, sizeof(c->value), "; PCP %d: %llu", q,
-				               (unsigned long long)tr->pcp[q]);
+				rt_text_appendf(c->value, sizeof(c->value), "; PCP %d: %llu", q,
+				                (unsigned long long)tr->pcp[q]);
 		EXPECTED(c, "DSCP %u%s", cfg->dscp, tr->tagged ? "" : " on every RoCE data packet");
 		if (tr->tagged)
-			rt_doc_appendf(c->expected, sizeof(c->expected),
-			               ", PCP %u where VLAN-tagged", cfg->priority);
+			rt_text_appendf(c->expected, sizeof(c->expected),
+			                ", PCP %u where VLAN-tagged", cfg->priority);
 		if (off || off_pcp) {
 			FIX(c,
 			    "set the sender's (%s) traffic class: rdma_cm.tos for rdma_cm "

@@ -5,6 +5,7 @@
 #include <sys/socket.h>
 
 #include "doctor/internal.h"
+#include "common/textfmt.h"
 
 unsigned rt_doc_roce_mtu(int64_t netdev_mtu)
 {
@@ -260,15 +261,15 @@ static void check_gids(const struct rt_doc_facts *f, struct rt_doc_target *t)
 			}
 			addr_text(x, a, sizeof(a));
 			if (hit) {
-				rt_doc_appendf(have, sizeof(have), "%s%s at %u",
-				               have[0] ? ", " : "", a, hit->index);
+				rt_text_appendf(have, sizeof(have), "%s%s at %u",
+				                have[0] ? ", " : "", a, hit->index);
 			} else {
 				nmissing++;
 				if (!first_missing)
 					first_missing = x;
-				rt_doc_appendf(missing, sizeof(missing), "%s%s%s",
-				               missing[0] ? ", " : "", a,
-				               v1_only ? " (RoCE v1 only)" : "");
+				rt_text_appendf(missing, sizeof(missing), "%s%s%s",
+				                missing[0] ? ", " : "", a,
+				                v1_only ? " (RoCE v1 only)" : "");
 			}
 		}
 		if (!routable) {

@@ -8,6 +8,7 @@
 
 #include "common/json.h"
 #include "common/outbuf.h"
+#include "common/textfmt.h"
 #include "doctor/facts.h"
 
 #define VALUE_MAX 512
@@ -47,15 +48,15 @@ static bool priorities(const struct rt_jval *v, bool switches, char *buf, size_t
 		known += e->type != RT_JNULL;
 		unknown += e->type == RT_JNULL;
 		if (switches ? e->type == RT_JTRUE : e->type == RT_JNUMBER)
-			rt_doc_appendf(buf, size, "%s%d", buf[0] ? "," : "",
-			               switches ? p : (int)num_of(e));
+			rt_text_appendf(buf, size, "%s%d", buf[0] ? "," : "",
+			                switches ? p : (int)num_of(e));
 	}
 	if (switches && !known)
 		return false;
 	if (!buf[0])
 		snprintf(buf, size, "none");
 	if (switches && unknown)
-		rt_doc_appendf(buf, size, " (%d unknown)", unknown);
+		rt_text_appendf(buf, size, " (%d unknown)", unknown);
 	return true;
 }
 
@@ -73,9 +74,9 @@ static bool dscp_map(const struct rt_jval *v, char *buf, size_t size)
 		while (end + 1 < 64 && map[end + 1] == map[d])
 			end++;
 		if (map[d] >= 0 && end > d)
-			rt_doc_appendf(buf, size, "%s%d-%d:%d", buf[0] ? " " : "", d, end, map[d]);
+			rt_text_appendf(buf, size, "%s%d-%d:%d", buf[0] ? " " : "", d, end, map[d]);
 		else if (map[d] >= 0)
-			rt_doc_appendf(buf, size, "%s%d:%d", buf[0] ? " " : "", d, map[d]);
+			rt_text_appendf(buf, size, "%s%d:%d", buf[0] ? " " : "", d, map[d]);
 		d = end + 1;
 	}
 	if (!buf[0])
@@ -256,20 +257,14 @@ void rt_doc_consistency_json(const struct rt_doc_consistency *c, struct rt_json 
 		rt_json_obj(j);
 		RT_JSON_NAME(j, "setting", r->name);
 		RT_JSON_KEY(j, "value");
-		if (r->common)
-			rt_json_str(j, r->common);
-		else
-			rt_json_null(j);
+		rt_json_str_or_null(j, r->common);
 		RT_JSON_KEY(j, "hosts");
 		rt_json_obj(j);
 		for (size_t h = 0; h < c->n; h++) {
 			if (!c->docs[h])
 				continue;
 			rt_json_key(j, c->hosts[h]);
-			if (r->value[h])
-				rt_json_str(j, r->value[h]);
-			else
-				rt_json_null(j);
+			rt_json_str_or_null(j, r->value[h]);
 		}
 		rt_json_obj_end(j);
 		RT_JSON_KEY(j, "differ");

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "common/sysfs.h"
+#include "common/textfmt.h"
 #include "doctor/facts.h"
 
 #define ARPHRD_ETHER_TYPE 1 /* class/net/X/type of an Ethernet netdev */
@@ -141,8 +142,8 @@ static int add_ethernet_netdevs(const char *root, struct targets *ts, struct rt_
 			continue;
 		snprintf(path, sizeof(path), "%s/class/net/%s/flags", root, names[i]->d_name);
 		if (rt_sysfs_read_i64(path, &flags) == 0 && !(flags & IFF_UP)) {
-			rt_doc_appendf(down, sizeof(down), "%s%s", down[0] ? ", " : "",
-			               names[i]->d_name);
+			rt_text_appendf(down, sizeof(down), "%s%s", down[0] ? ", " : "",
+			                names[i]->d_name);
 			continue;
 		}
 		rc = add_netdev(root, names[i]->d_name, ts, errbuf);

@@ -142,9 +142,6 @@ struct rt_doc_facts {
 
 /* Copy src into dst[size], cut to fit, always NUL-terminated. */
 void rt_doc_copy(char *dst, size_t size, const char *src);
-/* Append to the string in dst[size], likewise. */
-__attribute__((format(printf, 3, 4))) void rt_doc_appendf(char *dst, size_t size, const char *fmt,
-                                                          ...);
 
 /* Clear f and mark every fact unknown with `why` (tests start from here). */
 void rt_doc_facts_init(struct rt_doc_facts *f, const char *why);

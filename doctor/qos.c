@@ -10,6 +10,7 @@
 #include "common/sysfs.h"
 #include "doctor/facts.h"
 #include "common/launch.h"
+#include "common/textfmt.h"
 
 #define TOOL_OUTPUT_MAX (1u << 20)
 
@@ -17,8 +18,8 @@
 #define add_why(why, size, ...)                                                                    \
 	do {                                                                                       \
 		if ((why)[0])                                                                      \
-			rt_doc_appendf(why, size, "; ");                                           \
-		rt_doc_appendf(why, size, __VA_ARGS__);                                            \
+			rt_text_appendf(why, size, "; ");                                          \
+		rt_text_appendf(why, size, __VA_ARGS__);                                           \
 	} while (0)
 
 /* The tool's path: in tools_dir when given, else in $PATH and the sbin folders. */

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "common/textfmt.h"
 #include "common/json.h"
 #include "common/outbuf.h"
 #include "doctor/doctor.h"
@@ -47,6 +48,49 @@ static void target_title(const struct rt_doc_target *t, FILE *fp)
 		fprintf(fp, "netdev %s (no RDMA port)\n", t->netdev);
 }
 
+/* The column a check's value starts at, and its lines after the first. */
+#define DETAIL_COL 33
+
+/*
+ * A check's value (after its label and name: `below` false) or one of its
+ * lines below it, at its column, wrapped at 100 columns.
+ */
+static void detail(FILE *fp, bool below, const char *head, const char *text)
+{
+	char line[2048];
+	int n = snprintf(line, sizeof(line), "%s%s", head, text);
+	size_t len = n < 0 ? 0 : (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1;
+	if (below)
+		fprintf(fp, "%*s", DETAIL_COL, "");
+	rt_text_fill(fp, line, len, DETAIL_COL, RT_TEXT_WIDTH, DETAIL_COL);
+}
+
+/*
+ * A check's fix: its command (up to a " (" that explains it), broken as a
+ * shell reads it back, then what the parenthesis says.
+ */
+static void fix(FILE *fp, const char *text)
+{
+	char cmd[2048];
+	const char *paren = strstr(text, " (");
+	size_t n = paren ? (size_t)(paren - text) : strlen(text);
+	int len = snprintf(cmd, sizeof(cmd), "fix: %.*s", (int)n, text);
+	fprintf(fp, "%*s", DETAIL_COL, "");
+	if (!paren) {
+		rt_text_fill_command(fp, cmd, len < 0 ? 0 : (size_t)len, DETAIL_COL, RT_TEXT_WIDTH,
+		                     DETAIL_COL + 5);
+		return;
+	}
+	/* the command on its lines, the explanation after it as prose */
+	size_t clen = len < 0 ? 0 : (size_t)len;
+	if (DETAIL_COL + clen + strlen(paren) <= RT_TEXT_WIDTH) {
+		fprintf(fp, "%s%s\n", cmd, paren);
+		return;
+	}
+	rt_text_fill_command(fp, cmd, clen, DETAIL_COL, RT_TEXT_WIDTH, DETAIL_COL + 5);
+	detail(fp, true, "", paren + 1);
+}
+
 int rt_doctor_print_text(const struct rt_doc_report *r, FILE *fp, bool color, bool verbose)
 {
 	fprintf(fp, "rocetrace doctor on %s: RoCE priority %u, DSCP %u\n", r->host, r->priority,
@@ -59,15 +103,16 @@ int rt_doctor_print_text(const struct rt_doc_report *r, FILE *fp, bool color, bo
 		target_title(t, fp);
 		for (unsigned k = 0; k < t->nchecks; k++) {
 			const struct rt_doc_check *c = &t->checks[k];
-			fprintf(fp, "  %s  %-24s %s\n", label(c->status, color), c->name, c->value);
+			fprintf(fp, "  %s  %-24s ", label(c->status, color), c->name);
+			detail(fp, false, "", c->value);
 			bool problem = c->status == RT_DOC_WARN || c->status == RT_DOC_FAIL;
 			if (problem && c->expected[0])
-				fprintf(fp, "        %-24s expected: %s\n", "", c->expected);
+				detail(fp, true, "expected: ", c->expected);
 			if (problem && c->fix[0])
-				fprintf(fp, "        %-24s fix: %s\n", "", c->fix);
+				fix(fp, c->fix);
 			/* what it means: for problems, and for the GID index, which is advice */
 			if (c->note[0] && (problem || verbose || !strcmp(c->name, "gid.index")))
-				fprintf(fp, "        %-24s %s\n", "", c->note);
+				detail(fp, true, "", c->note);
 		}
 	}
 	enum rt_doc_status v = rt_doctor_verdict(r);

@@ -54,10 +54,7 @@ void rt_doc_settings_json(struct rt_json *j, const struct rt_doc_settings *s)
 	RT_JSON_KEY(j, "mtu");
 	int_or_null(j, s->mtu);
 	RT_JSON_KEY(j, "trust");
-	if (s->trust)
-		rt_json_name(j, s->trust);
-	else
-		rt_json_null(j);
+	rt_json_str_or_null(j, s->trust);
 	RT_JSON_KEY(j, "pfc");
 	if (s->pfc < 0) {
 		rt_json_null(j);

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "doctor/internal.h"
+#include "common/textfmt.h"
 
 void rt_doc_put(char *dst, size_t size, const char *fmt, ...)
 {
@@ -38,7 +39,7 @@ const char *rt_doc_prio_list(uint8_t mask, char *buf, size_t size)
 	buf[0] = '\0';
 	for (int p = 0; p < 8; p++)
 		if (mask & (1u << p))
-			rt_doc_appendf(buf, size, "%s%d", buf[0] ? "," : "", p);
+			rt_text_appendf(buf, size, "%s%d", buf[0] ? "," : "", p);
 	if (!buf[0])
 		snprintf(buf, size, "none");
 	return buf;

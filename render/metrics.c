@@ -9,6 +9,7 @@
 #include <strings.h>
 
 #include "analyze/results.h"
+#include "common/textfmt.h"
 #include "common/clock.h"
 
 /* ---- the exposition ---- */
@@ -174,7 +175,8 @@ static void flow_labels(struct rt_outbuf *o, const struct rt_an_flow_key *k)
 	label_value(o, rt_ip_to_str(k->ipver, k->src, a, sizeof(a)));
 	rt_out_str(o, ",dst=");
 	label_value(o, rt_ip_to_str(k->ipver, k->dst, a, sizeof(a)));
-	rt_out_printf(o, ",dest_qp=\"0x%06x\"} ", (unsigned)k->dest_qp);
+	char qp[RT_QP_TEXT_MAX];
+	rt_out_printf(o, ",dest_qp=\"%s\"} ", rt_fmt_qp(qp, k->dest_qp));
 }
 
 static void flows(struct rt_outbuf *o, enum rt_metrics_format f,

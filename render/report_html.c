@@ -411,20 +411,11 @@ static void meta_doc(const struct rt_an_html *h, struct rt_json *j)
 	}
 	rt_json_arr_end(j);
 	RT_JSON_KEY(j, "counters");
-	if (h->counters)
-		rt_json_str(j, h->counters);
-	else
-		rt_json_null(j);
+	rt_json_str_or_null(j, h->counters);
 	RT_JSON_KEY(j, "source_log");
-	if (h->source_log)
-		rt_json_str(j, h->source_log);
-	else
-		rt_json_null(j);
+	rt_json_str_or_null(j, h->source_log);
 	RT_JSON_KEY(j, "bucket_note");
-	if (h->bucket_note)
-		rt_json_str(j, h->bucket_note);
-	else
-		rt_json_null(j);
+	rt_json_str_or_null(j, h->bucket_note);
 	RT_JSON_KEY(j, "input_error");
 	if (h->input_error[0])
 		rt_json_str(j, h->input_error);

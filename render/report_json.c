@@ -159,21 +159,12 @@ static void episodes_json(const struct rt_results *r, struct rt_json *j)
 	rt_json_arr_end(j);
 }
 
-/* A string, or null. */
-static void str_or_null(struct rt_json *j, const char *s)
-{
-	if (s)
-		rt_json_str(j, s);
-	else
-		rt_json_null(j);
-}
-
 /* "ecn_off", "incast_null_reason", "incast" (with its "evidence"). */
 static void incast_json(const struct rt_results *r, struct rt_json *j)
 {
 	RT_JSON_BOOL(j, "ecn_off", r->ecn_off);
 	RT_JSON_KEY(j, "incast_null_reason");
-	str_or_null(j, r->incast ? NULL : r->incast_null_reason);
+	rt_json_str_or_null(j, r->incast ? NULL : r->incast_null_reason);
 	RT_JSON_KEY(j, "incast");
 	if (!r->incast) {
 		rt_json_null(j);
@@ -429,7 +420,7 @@ static void vantage_json(const struct rt_results *r, struct rt_json *j)
 		else
 			rt_json_null(j);
 		RT_JSON_KEY(j, "offset_null_reason");
-		str_or_null(j, p->offset_known ? NULL : p->offset_null_reason);
+		rt_json_str_or_null(j, p->offset_known ? NULL : p->offset_null_reason);
 		RT_JSON_KEY(j, "delay_ns");
 		if (p->delay_known) {
 			rt_json_obj(j);
@@ -444,13 +435,13 @@ static void vantage_json(const struct rt_results *r, struct rt_json *j)
 			rt_json_null(j);
 		}
 		RT_JSON_KEY(j, "delay_null_reason");
-		str_or_null(j, p->delay_known ? NULL : p->delay_null_reason);
+		rt_json_str_or_null(j, p->delay_known ? NULL : p->delay_null_reason);
 		RT_JSON_BOOL(j, "delay_includes_offset", p->delay_includes_offset);
 		RT_JSON_U64(j, "lost", p->lost);
 		RT_JSON_U64(j, "judged", p->judged);
 		RT_JSON_U64(j, "not_judged", p->not_judged);
 		RT_JSON_KEY(j, "not_judged_reason");
-		str_or_null(j, p->not_judged_reason);
+		rt_json_str_or_null(j, p->not_judged_reason);
 		RT_JSON_U64(j, "ce_marked", p->ce_marked);
 		rt_json_obj_end(j);
 	}
@@ -467,7 +458,7 @@ static void verdict_json(const struct rt_results *r, struct rt_json *j)
 	rt_json_name(j, rt_verdict_state_name(v->state));
 	for (unsigned p = 0; p < RT_VERDICT_PARTS; p++) {
 		rt_json_key(j, rt_verdict_part_name(p));
-		str_or_null(j, v->part[p][0] ? v->part[p] : NULL);
+		rt_json_str_or_null(j, v->part[p][0] ? v->part[p] : NULL);
 	}
 	rt_json_obj_end(j);
 }

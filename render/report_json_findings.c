@@ -87,10 +87,7 @@ void an_report_json_findings(const struct rt_results *r, struct rt_json *j)
 		evidence(j, f);
 		RT_JSON_STR(j, "fix", f->fix);
 		RT_JSON_KEY(j, "confidence");
-		if (f->confidence)
-			rt_json_name(j, f->confidence);
-		else
-			rt_json_null(j);
+		rt_json_str_or_null(j, f->confidence);
 		rt_json_obj_end(j);
 	}
 	rt_json_arr_end(j);

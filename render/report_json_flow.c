@@ -1,5 +1,6 @@
 /* The JSON report's per-flow object: counts, ECN, round trips, transport, NP/RP reaction, the source log. */
 #include "analyze/results.h"
+#include "common/textfmt.h"
 #include "common/json.h"
 #include "render/report_json.h"
 
@@ -46,10 +47,7 @@ static void rp_json(const struct rt_results *r, struct rt_json *j, const struct 
 	NUM(j, "mean_drop_pct", rp->mean_drop_pct, 1, true);
 	NUM(j, "max_drop_pct", rp->max_drop_pct, 1, true);
 	RT_JSON_KEY(j, "drop_null_reason");
-	if (rp->drop_null_reason)
-		rt_json_str(j, rp->drop_null_reason);
-	else
-		rt_json_null(j);
+	rt_json_str_or_null(j, rp->drop_null_reason);
 	RT_JSON_U64(j, "too_few_packets", rp->too_few_packets);
 	RT_JSON_U64(j, "cnp_in_window", rp->cnp_in_window);
 	RT_JSON_U64(j, "window_gaps", r->rate_window_gaps);
@@ -72,10 +70,7 @@ static void rp_json(const struct rt_results *r, struct rt_json *j, const struct 
 	            rp->rate_window_needed_known);
 	RT_JSON_U64(j, "rate_window_would_measure", rp->rate_window_would_measure);
 	RT_JSON_KEY(j, "capture_side");
-	if (rp->capture_side)
-		rt_json_name(j, rp->capture_side);
-	else
-		rt_json_null(j);
+	rt_json_str_or_null(j, rp->capture_side);
 	RT_JSON_STR(j, "capture_side_how", rp->capture_side_how);
 	rt_json_obj_end(j);
 }
@@ -133,20 +128,21 @@ void an_report_json_flow(const struct rt_results *r, struct rt_json *j, const st
 	RT_JSON_KEY(j, "dst");
 	rt_json_ip(j, f->key.ipver, f->key.dst);
 	RT_JSON_U64(j, "dest_qp", f->key.dest_qp);
+	char qp[RT_QP_TEXT_MAX];
+	RT_JSON_STR(j, "dest_qp_hex", rt_fmt_qp(qp, f->key.dest_qp));
 	char sel[RT_FLOWSEL_TEXT_MAX];
 	RT_JSON_STR(j, "selector",
 	            rt_flowsel_format(sel, f->key.ipver, f->key.src, f->key.dst, f->key.dest_qp));
 	U64_OR_NULL(j, "peer_qp", f->peer_qp, f->peer_qp != RT_AN_NONE);
+	RT_JSON_KEY(j, "peer_qp_hex");
+	if (f->peer_qp != RT_AN_NONE)
+		rt_json_str(j, rt_fmt_qp(qp, f->peer_qp));
+	else
+		rt_json_null(j);
 	RT_JSON_KEY(j, "pairing");
-	if (f->pairing)
-		rt_json_name(j, f->pairing);
-	else
-		rt_json_null(j);
+	rt_json_str_or_null(j, f->pairing);
 	RT_JSON_KEY(j, "transport");
-	if (f->transport)
-		rt_json_str(j, f->transport);
-	else
-		rt_json_null(j);
+	rt_json_str_or_null(j, f->transport);
 	TS_NS(j, "first", f->first_ns);
 	TS_NS(j, "last", f->last_ns);
 	RT_JSON_U64(j, "packets", f->packets);
@@ -210,10 +206,7 @@ void an_report_json_flow(const struct rt_results *r, struct rt_json *j, const st
 	rt_json_arr_end(j);
 	/* several points: the one whose frames its PSN order, round trips and RP windows come from */
 	RT_JSON_KEY(j, "followed_at");
-	if (f->followed_at)
-		rt_json_str(j, f->followed_at);
-	else
-		rt_json_null(j);
+	rt_json_str_or_null(j, f->followed_at);
 	if (r->source_log_loaded) {
 		RT_JSON_KEY(j, "source");
 		source_json(f, j);

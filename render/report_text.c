@@ -6,6 +6,7 @@
 
 #include "analyze/results.h"
 #include "common/outbuf.h"
+#include "common/textfmt.h"
 #include "render/report_text.h"
 #include "render/sinks.h"
 
@@ -24,8 +25,9 @@ static void flow_name(struct rt_outbuf *o, const struct rt_res_flow *f)
 {
 	char sel[RT_FLOWSEL_TEXT_MAX];
 	rt_out_str(o, rt_flowsel_format(sel, f->key.ipver, f->key.src, f->key.dst, f->key.dest_qp));
+	char qp[RT_QP_TEXT_MAX];
 	if (f->peer_qp != RT_AN_NONE)
-		rt_out_printf(o, " (peer 0x%06x)", f->peer_qp);
+		rt_out_printf(o, " (peer %s)", rt_fmt_qp(qp, f->peer_qp));
 }
 
 static int by_ce(const void *a, const void *b, void *ctx)
@@ -41,16 +43,24 @@ static int by_ce(const void *a, const void *b, void *ctx)
 	return x->id < y->id ? -1 : 1;
 }
 
-void an_text_ns(struct rt_outbuf *o, uint64_t ns)
+/* A duration: "2.0 us", "1.250 ms". */
+static char *duration_text(char *buf, size_t size, uint64_t ns)
 {
 	if (ns >= 1000000000ull)
-		rt_out_printf(o, "%.3f s", (double)ns / 1e9);
+		snprintf(buf, size, "%.3f s", (double)ns / 1e9);
 	else if (ns >= 1000000ull)
-		rt_out_printf(o, "%.3f ms", (double)ns / 1e6);
+		snprintf(buf, size, "%.3f ms", (double)ns / 1e6);
 	else if (ns >= 1000ull)
-		rt_out_printf(o, "%.1f us", (double)ns / 1e3);
+		snprintf(buf, size, "%.1f us", (double)ns / 1e3);
 	else
-		rt_out_printf(o, "%llu ns", (unsigned long long)ns);
+		snprintf(buf, size, "%llu ns", (unsigned long long)ns);
+	return buf;
+}
+
+void an_text_ns(struct rt_outbuf *o, uint64_t ns)
+{
+	char buf[32];
+	rt_out_str(o, duration_text(buf, sizeof(buf), ns));
 }
 
 /* "+12.345 ms (1700000000.012345000)": a time relative to the capture start, then absolute. */
@@ -82,6 +92,44 @@ static uint32_t top_flows(const struct rt_results *r, uint32_t **idx)
 	return n;
 }
 
+/* The flow column of the top flows: an IPv4 flow's selector fits; a longer one has a line of its own. */
+#define FLOW_COL 28
+
+/* A number, or "-" when it is not finite, in `decimals`. */
+static void fmt_real(char *buf, size_t size, double v, int decimals)
+{
+	if (isfinite(v))
+		snprintf(buf, size, "%.*f", decimals, v);
+	else
+		snprintf(buf, size, "-");
+}
+
+/* One flow of the table (100 columns): id, selector, packets, rate, classes, CE, CNP, NAK, NP. */
+static void top_row(struct rt_outbuf *o, const struct rt_res_flow *f)
+{
+	char name[RT_FLOWSEL_TEXT_MAX], cls[16], rate[RT_RATE_TEXT_MAX], cep[16], np[32] = "-";
+	rt_flowsel_format(name, f->key.ipver, f->key.src, f->key.dst, f->key.dest_qp);
+	if (f->tagged)
+		snprintf(cls, sizeof(cls), "%u/%u", f->dscp, f->pcp);
+	else
+		snprintf(cls, sizeof(cls), "%u/-", f->dscp);
+	rt_fmt_rate(rate, sizeof(rate), f->gbps * 1e9);
+	fmt_real(cep, sizeof(cep), 100.0 * f->ce_fraction, f->ce_fraction < 0.9995 ? 1 : 0);
+	if (f->np && f->np->reaction.samples)
+		duration_text(np, sizeof(np), f->np->reaction.median);
+	if (strlen(name) > FLOW_COL) { /* the selector whole, to copy; the figures below it */
+		rt_out_printf(o, "  %-3u %s\n", f->id, name);
+		name[0] = '\0';
+		rt_out_printf(o, "  %-3s %-*s", "", FLOW_COL, "");
+	} else {
+		rt_out_printf(o, "  %-3u %-*s", f->id, FLOW_COL, name);
+	}
+	rt_out_printf(o, " %8llu %9s %8s %6llu %5s %5llu %4llu %4llu %8s\n",
+	              (unsigned long long)f->packets, rate, cls, (unsigned long long)f->ecn[3], cep,
+	              (unsigned long long)f->cnp_received, (unsigned long long)naks_of(f),
+	              (unsigned long long)retx_of(f), np);
+}
+
 /* The top flows: traffic, marking classes, ECN, CNPs, transport, NP reaction; then their round trips. */
 static void text_top(const struct rt_results *r, struct rt_outbuf *o, unsigned top)
 {
@@ -92,39 +140,11 @@ static void text_top(const struct rt_results *r, struct rt_outbuf *o, unsigned t
 	}
 	uint32_t shown = n < top ? n : top;
 	rt_out_printf(o, "\nTop flows by CE marks + CNPs (%u of %u):\n", shown, n);
-	rt_out_str(o, "  id  flow                                          packets       bytes     "
-	              "Gb/s DSCP PCP  ECT%"
-	              "     CE    CE%   CNP   NAK  retx  NP reaction\n");
-	for (uint32_t i = 0; i < shown; i++) {
-		const struct rt_res_flow *f = &r->flows[idx[i]];
-		char name[RT_FLOWSEL_TEXT_MAX], pcp[8];
-		rt_flowsel_format(name, f->key.ipver, f->key.src, f->key.dst, f->key.dest_qp);
-		snprintf(pcp, sizeof(pcp), f->tagged ? "%u" : "-", f->pcp);
-		rt_out_printf(o, "  %-3u %-44s %9llu %11llu ", f->id, name,
-		              (unsigned long long)f->packets, (unsigned long long)f->bytes);
-		double g = f->gbps, ect = f->ect_fraction, ce = f->ce_fraction;
-		if (isfinite(g))
-			rt_out_printf(o, "%8.3f", g);
-		else
-			rt_out_printf(o, "%8s", "-");
-		rt_out_printf(o, " %4u %3s ", f->dscp, pcp);
-		if (isfinite(ect))
-			rt_out_printf(o, "%5.1f", 100.0 * ect);
-		else
-			rt_out_printf(o, "%5s", "-");
-		rt_out_printf(o, " %6llu ", (unsigned long long)f->ecn[3]);
-		if (isfinite(ce))
-			rt_out_printf(o, "%6.2f", 100.0 * ce);
-		else
-			rt_out_printf(o, "%6s", "-");
-		rt_out_printf(o, " %5llu %5llu %5llu  ", (unsigned long long)f->cnp_received,
-		              (unsigned long long)naks_of(f), (unsigned long long)retx_of(f));
-		if (f->np && f->np->reaction.samples)
-			an_text_ns(o, f->np->reaction.median);
-		else
-			rt_out_str(o, "-");
-		rt_out_char(o, '\n');
-	}
+	rt_out_printf(o, "  %-3s %-*s %8s %9s %8s %6s %5s %5s %4s %4s %8s\n", "id", FLOW_COL,
+	              "flow", "packets", "rate", "DSCP/PCP", "CE", "CE%", "CNP", "NAK", "retx",
+	              "NP react");
+	for (uint32_t i = 0; i < shown; i++)
+		top_row(o, &r->flows[idx[i]]);
 	bool head = false;
 	for (uint32_t i = 0; i < shown; i++) {
 		const struct rt_res_flow *f = &r->flows[idx[i]];
@@ -196,9 +216,10 @@ static void text_pfc(const struct rt_results *r, struct rt_outbuf *o)
 {
 	if (!r->pfc_frames && !r->pause_frames)
 		return;
-	rt_out_printf(o, "PFC: %llu frames, PAUSE: %llu frames (link speed %.0f Gb/s)\n",
+	char speed[RT_RATE_TEXT_MAX];
+	rt_out_printf(o, "PFC: %llu frames, PAUSE: %llu frames (link speed %s)\n",
 	              (unsigned long long)r->pfc_frames, (unsigned long long)r->pause_frames,
-	              (double)r->link_speed_bps / 1e9);
+	              rt_fmt_rate(speed, sizeof(speed), (double)r->link_speed_bps));
 	char nb[2];
 	for (unsigned c = 0; c < RT_AN_PFC_CLASSES; c++) {
 		const struct rt_res_pfc_class *p = &r->pfc[c];
@@ -253,14 +274,23 @@ static void text_episodes(const struct rt_results *r, struct rt_outbuf *o)
 			rt_out_str(o, ", paused ");
 			an_text_ns(o, ep->paused_ns);
 		}
-		double g[3] = {ep->gbps_before, ep->gbps_during, ep->gbps_after};
+		double g[3] = {ep->gbps_before, ep->gbps_during, ep->gbps_after}, top = 0;
+		for (int k = 0; k < 3; k++)
+			if (isfinite(g[k]) && g[k] > top)
+				top = g[k];
+		struct rt_rate_unit u = rt_rate_unit_for(top * 1e9); /* one unit for the three */
 		rt_out_str(o, "; throughput");
 		for (int k = 0; k < 3; k++) {
+			char num[RT_RATE_TEXT_MAX];
 			if (isfinite(g[k]))
-				rt_out_printf(o, " %.2f", g[k]);
+				rt_out_printf(o, " %s",
+				              rt_fmt_rate_in(num, sizeof(num), g[k] * 1e9, u));
 			else
 				rt_out_str(o, " ?");
-			rt_out_str(o, k < 2 ? " ->" : " Gb/s (before, during, after)\n");
+			if (k < 2)
+				rt_out_str(o, " ->");
+			else
+				rt_out_printf(o, " %s (before, during, after)\n", u.name);
 		}
 	}
 	if (r->nepisodes > 20)
@@ -346,13 +376,22 @@ static void text_source_log(const struct rt_results *r, struct rt_outbuf *o)
 		if (!e || !f->selected)
 			continue;
 		rt_out_printf(o, "  flow %u: ", f->id);
-		if (e->rates)
-			rt_out_printf(o, "source rate %.0f -> min %.0f -> %.0f Mb/s",
-			              e->rate_mbps_first, e->rate_mbps_min, e->rate_mbps_last);
-		else
+		char a[RT_RATE_TEXT_MAX], b[RT_RATE_TEXT_MAX], c[RT_RATE_TEXT_MAX];
+		if (e->rates) {
+			double most =
+			    fmax(e->rate_mbps_first, fmax(e->rate_mbps_min, e->rate_mbps_last));
+			struct rt_rate_unit u =
+			    rt_rate_unit_for(most * 1e6); /* one unit for the three */
+			rt_out_printf(o, "source rate %s -> min %s -> %s %s",
+			              rt_fmt_rate_in(a, sizeof(a), e->rate_mbps_first * 1e6, u),
+			              rt_fmt_rate_in(b, sizeof(b), e->rate_mbps_min * 1e6, u),
+			              rt_fmt_rate_in(c, sizeof(c), e->rate_mbps_last * 1e6, u),
+			              u.name);
+		} else {
 			rt_out_str(o, "source rate not logged");
+		}
 		if (isfinite(f->gbps))
-			rt_out_printf(o, ", measured %.3f Gb/s", f->gbps);
+			rt_out_printf(o, ", measured %s", rt_fmt_rate(a, sizeof(a), f->gbps * 1e9));
 		rt_out_printf(
 		    o, "; CNPs handled %llu, seen %llu; resends reported %llu, seen %llu\n",
 		    (unsigned long long)e->cnp_handled, (unsigned long long)f->cnp_received,
@@ -388,37 +427,6 @@ static void text_counters(const struct rt_results *r, struct rt_outbuf *o)
 	}
 }
 
-/* The names a finding lists, on a line of their own ("    flows: a, b"). */
-static void finding_names(struct rt_outbuf *o, const char *what, const struct rt_finding_names *n)
-{
-	if (!n->n)
-		return;
-	rt_out_printf(o, "      %s: ", what);
-	for (unsigned i = 0; i < n->n; i++)
-		rt_out_printf(o, "%s%s", i ? ", " : "", n->v[i]);
-	rt_out_str(o, n->more ? ", ...\n" : "\n");
-}
-
-/* The "Findings:" block that opens the report: each finding, most severe first, with its fix. */
-static void text_findings(const struct rt_results *r, struct rt_outbuf *o)
-{
-	if (!r->nfindings) {
-		rt_out_str(o, "Findings: none (docs/FINDINGS.md lists what is looked for)\n\n");
-		return;
-	}
-	rt_out_printf(o, "Findings (%u, most severe first):\n", r->nfindings);
-	for (unsigned i = 0; i < r->nfindings; i++) {
-		const struct rt_finding *f = &r->findings[i];
-		rt_out_printf(o, "  %-7s %s: %s\n", rt_severity_name(f->severity), f->code,
-		              f->summary);
-		finding_names(o, "hosts", &f->hosts);
-		finding_names(o, "MACs", &f->macs);
-		finding_names(o, "flows", &f->flows);
-		rt_out_printf(o, "      fix: %s\n", f->fix);
-	}
-	rt_out_char(o, '\n');
-}
-
 /* The "Verdict:" block (analyze/README.md, "Verdict"): its sentences, as the JSON and the page say them. */
 static void text_verdict(const struct rt_results *r, struct rt_outbuf *o)
 {
@@ -444,7 +452,7 @@ static void text_warnings(const struct rt_results *r, struct rt_outbuf *o)
 	}
 }
 
-/* A signed time difference, as fmt_ns writes magnitudes ("-1.5 us"). */
+/* A signed time difference, as an_text_ns writes magnitudes ("-1.5 us"). */
 static void fmt_sns(struct rt_outbuf *o, int64_t ns)
 {
 	if (ns < 0)
@@ -526,8 +534,10 @@ static void text_incast(const struct rt_results *r, struct rt_outbuf *o)
 	rt_out_ip(o, r->incast_ipver, r->incast_receiver);
 	rt_out_printf(o, " receives from %u senders (%u flows)", r->incast_senders,
 	              r->incast_flows);
+	char rate[RT_RATE_TEXT_MAX];
 	if (isfinite(r->incast_gbps))
-		rt_out_printf(o, ", %.3f Gb/s together", r->incast_gbps);
+		rt_out_printf(o, ", %s together",
+		              rt_fmt_rate(rate, sizeof(rate), r->incast_gbps * 1e9));
 	if (!r->incast) {
 		rt_out_str(o, "; no sign of congestion there (no CE mark, pause, loss, nor a full "
 		              "link): not an incast\n");
@@ -543,7 +553,7 @@ static void text_incast(const struct rt_results *r, struct rt_outbuf *o)
 static void report(const struct rt_results *r, struct rt_outbuf *o, unsigned top)
 {
 	uint64_t dur = r->end_ns > r->start_ns ? r->end_ns - r->start_ns : 0;
-	text_findings(r, o);
+	an_text_findings(r, o);
 	rt_out_printf(o, "%llu frames, %llu RoCE packets, %llu bytes",
 	              (unsigned long long)r->c.packets, (unsigned long long)r->c.roce_packets,
 	              (unsigned long long)r->c.bytes);
@@ -560,7 +570,7 @@ static void report(const struct rt_results *r, struct rt_outbuf *o, unsigned top
 	rt_out_printf(o, "%u flows (one direction of one QP), %u with their peer QP known",
 	              r->nflows, r->npaired);
 	if (r->flow_selector)
-		rt_out_printf(o, "; --flow '%s' lists %u of them", r->flow_selector, r->nselected);
+		rt_out_printf(o, "; %s lists %u of them", r->flow_selector, r->nselected);
 	rt_out_char(o, '\n');
 	uint64_t ecn_all = r->ecn[0] + r->ecn[1] + r->ecn[2] + r->ecn[3];
 	rt_out_printf(o, "ECN: %llu CE-marked", (unsigned long long)r->c.ce);
@@ -615,16 +625,31 @@ struct text_sink {
 	unsigned top;
 };
 
+/* The report is written in memory, then to the output with its long lines wrapped at 100 columns. */
 static int text_report(void *ctx, const struct rt_results *r, char *errbuf)
 {
 	struct text_sink *s = ctx;
-	struct rt_outbuf *o = malloc(sizeof(*o));
-	if (!o)
+	char *text = NULL;
+	size_t len = 0;
+	FILE *mem = open_memstream(&text, &len);
+	struct rt_outbuf *o = mem ? malloc(sizeof(*o)) : NULL;
+	if (!o) {
+		if (mem)
+			fclose(mem);
+		free(text);
 		return rt_errorf(errbuf, ENOMEM, "writing the report");
-	rt_out_init(o, s->fp);
+	}
+	rt_out_init(o, mem);
 	report(r, o, s->top);
 	int err = rt_out_flush(o);
 	free(o);
+	if (fclose(mem) != 0 && !err)
+		err = ENOMEM;
+	if (!err)
+		err = rt_text_wrap(s->fp, text, len, RT_TEXT_WIDTH, 4, 0);
+	if (!err && fflush(s->fp) != 0)
+		err = errno ? errno : EIO;
+	free(text);
 	return err ? rt_errorf(errbuf, err, "writing the report") : 0;
 }
 

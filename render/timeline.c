@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "analyze/results.h"
+#include "common/textfmt.h"
 #include "common/json.h"
 #include "common/outbuf.h"
 #include "render/sinks.h"
@@ -234,6 +235,8 @@ static void json_row(struct timeline *tl, uint64_t t, uint64_t len_ns, const str
 		RT_JSON_KEY(&j, "dst");
 		rt_json_ip(&j, x->key->ipver, x->key->dst);
 		RT_JSON_U64(&j, "dest_qp", x->key->dest_qp);
+		char qp[RT_QP_TEXT_MAX];
+		RT_JSON_STR(&j, "dest_qp_hex", rt_fmt_qp(qp, x->key->dest_qp));
 	}
 	rt_json_obj_end(&j);
 	rt_out_char(j.o, '\n');
@@ -286,9 +289,11 @@ static void row(struct timeline *tl, uint64_t t, uint64_t len_ns, const char *pr
 		p = put_ip(PUT(p, ","), k->ipver, k->dst);
 		p = put_u64(PUT(p, ","), k->dest_qp);
 		p = put_u64(PUT(p, ","), x->id);
+		char qp[RT_QP_TEXT_MAX];
+		p = put_lit(PUT(p, ","), rt_fmt_qp(qp, k->dest_qp), 8);
 		*p++ = '\n';
 	} else {
-		p = PUT(p, ",,,,-1\n");
+		p = PUT(p, ",,,,-1,\n");
 	}
 	o->len = (size_t)(p - o->buf);
 }
@@ -301,7 +306,7 @@ static void header_line(struct rt_outbuf *o, bool vantage, bool source_log, bool
 		rt_out_str(o, ",source_rate_mbps,source_cnp");
 	if (counters)
 		rt_out_str(o, ",nic_cnp_sent,nic_cnp_handled,nic_pause_frames");
-	rt_out_str(o, ",src,dst,dest_qp,flow_id\n");
+	rt_out_str(o, ",src,dst,dest_qp,flow_id,dest_qp_hex\n");
 }
 
 static void header(struct timeline *tl, bool source_log, bool counters)

@@ -1,12 +1,35 @@
 /* The --help texts of analyze, timeline and report, man-page style (NAME ... EXAMPLES). */
 #include "tools/analyze_options.h"
 
+/* What SEL is, after each command's first words on --flow. */
+#define FLOW_SEL                                                                                   \
+	"        SEL is ID (the flow's id), IP (either end), SRC>DST, SRC>DST:QP or\n"             \
+	"        qp:QP (QPs decimal or 0x hex; IPv6 with a QP as [SRC]>[DST]:QP), as\n"            \
+	"        'rocetrace analyze' prints each flow ('10.0.0.1>10.0.0.2:0x000011');\n"           \
+	"        quote it, the shell reads '>' as a redirection. Given several times,\n"           \
+	"        or as SEL,SEL,..., the flows any of them selects (at most 64).\n"
+
+/* --conversation and --kind, the same for the three commands. */
+#define CONVERSATION_KIND                                                                          \
+	"    --conversation SEL\n"                                                                 \
+	"        The flows SEL selects and their peers: the other direction of each\n"             \
+	"        one's QP pair (paired as WHAT IS MEASURED says in 'rocetrace analyze\n"           \
+	"        --help'), which carries its ACKs, NAKs, RNR NAKs, read responses and\n"           \
+	"        the CNPs that throttle it. May be repeated; with --flow, the flows\n"             \
+	"        either selects.\n"                                                                \
+	"    --kind K[,K...]\n"                                                                    \
+	"        Of those, only the flows that carried a packet of one of these\n"                 \
+	"        kinds: data, ack, nak, rnr, cnp, read, atomic or cm ('rocetrace\n"                \
+	"        dissect --help' says which packet is which; a NAK or a CNP is in the\n"           \
+	"        flow it travels in, the requester's peer). May be repeated.\n"
+
 static const char analyze_help[] =
     "NAME\n"
     "    rocetrace analyze - the flows and the congestion of a RoCE capture\n"
     "\n"
     "SYNOPSIS\n"
-    "    rocetrace analyze [-r] FILE... [--json] [--flow SEL] [--link-speed RATE]\n"
+    "    rocetrace analyze [-r] FILE... [--json] [--flow SEL]...\n"
+    "        [--conversation SEL]... [--kind K[,K...]] [--link-speed RATE]\n"
     "        [--counters F] [--source-log F] [--udp-port P] [--dup-window D]\n"
     "        [--vantage NAME=FILE[,FILE...]] [--vantage-window D]\n"
     "        [--storm-threshold D] [--episode-gap D] [--rate-window D] [--top N]\n"
@@ -80,9 +103,7 @@ static const char analyze_help[] =
     "        text.\n"
     "    --flow SEL\n"
     "        List only the flows SEL selects (the totals stay those of the whole\n"
-    "        capture): ID, IP (either end), SRC>DST, SRC>DST:QP or qp:QP, as the\n"
-    "        report prints flows ('10.0.0.1>10.0.0.2:0x000011'); quote it, the\n"
-    "        shell reads '>' as a redirection.\n"
+    "        capture; the verdict speaks of these flows).\n" FLOW_SEL CONVERSATION_KIND
     "    --link-speed RATE\n"
     "        Link speed for PFC/PAUSE quanta, e.g. 25G, 100G, 400G (default\n"
     "        100G).\n"
@@ -117,7 +138,9 @@ static const char analyze_help[] =
     "        memory is then bounded (default: no limit).\n"
     "    --fail-on warning|error\n"
     "        Exit with status 3 after the report when a finding of that severity\n"
-    "        or worse is there (for CI and Slurm epilogs).\n"
+    "        or worse is there (for CI and Slurm epilogs). With --flow,\n"
+    "        --conversation or --kind, a finding names only selected flows; one\n"
+    "        about flows none of them selected is left out.\n"
     "    --threads N\n"
     "        Threads (default: the CPUs this process may run on; 1: one thread,\n"
     "        no other). With 2 or more the analysis runs on one thread beside\n"
@@ -161,7 +184,12 @@ static const char analyze_help[] =
     "\n"
     "    The text summary shows per-flow rate, DSCP/PCP, ECN shares, round trips\n"
     "    with their jitter, PFC senders by MAC, and times relative to the capture\n"
-    "    start. In --json a value that cannot be known is null, never 0.\n"
+    "    start, in lines of at most 100 columns: a longer sentence goes on below,\n"
+    "    indented; a flow whose selector passes the table's column (IPv6) has\n"
+    "    its figures on the line below it. Rates take the unit that fits them\n"
+    "    (kb/s, Mb/s, Gb/s), one unit per line; QPs are hex (0x000011). In\n"
+    "    --json a value that cannot be known is null, never 0; QPs are numbers,\n"
+    "    with dest_qp_hex and peer_qp_hex beside them.\n"
     "\n"
     "DUPLICATES\n"
     "    A packet with the same addresses, QP, PSN, opcode, length, UDP source\n"
@@ -229,7 +257,8 @@ static const char timeline_help[] =
     "    rocetrace timeline - per-bucket congestion timeline as CSV or JSON Lines\n"
     "\n"
     "SYNOPSIS\n"
-    "    rocetrace timeline [-r] FILE... [--bucket D] [--flow SEL] [--no-idle]\n"
+    "    rocetrace timeline [-r] FILE... [--bucket D] [--flow SEL]...\n"
+    "        [--conversation SEL]... [--kind K[,K...]] [--no-idle]\n"
     "        [--format csv|json] [-o OUT] [--link-speed RATE] [--counters F]\n"
     "        [--source-log F] [--udp-port P] [--dup-window D] [--max-flows N]\n"
     "        [--vantage NAME=FILE[,FILE...]] [--by-vantage] [--threads N]\n"
@@ -284,10 +313,10 @@ static const char timeline_help[] =
     "        100us for standard input or a pipe, which cannot be read twice.\n"
     "        Standard error says which was taken.\n"
     "    --flow SEL\n"
-    "        Only rows of flows matching SEL (the 'all' rows stay): ID (e.g. 3),\n"
-    "        IP (either end), SRC>DST, SRC>DST:QP, or qp:QP; QPs in decimal or 0x\n"
-    "        hex; IPv6 with a QP as [SRC]>[DST]:QP; 'rocetrace analyze' prints\n"
-    "        each flow so; quote it, the shell reads '>' as a redirection.\n"
+    "        Only rows of the flows SEL selects (the 'all' rows stay).\n" FLOW_SEL CONVERSATION_KIND
+    "        With --conversation or --kind the capture is read twice, so that a\n"
+    "        flow's rows start at its first bucket (a peer or a NAK is known only\n"
+    "        at the end): FILE cannot be standard input.\n"
     "    --format csv|json\n"
     "        CSV with a header line (default) or JSON Lines.\n"
     "    --no-idle\n"
@@ -359,8 +388,11 @@ static const char timeline_help[] =
     "    src, dst, dest_qp\n"
     "        The flow (empty on 'all' rows).\n"
     "    flow_id\n"
-    "        The flow id as a number, -1 on 'all' rows (the last CSV column:\n"
-    "        'flow' mixes numbers and 'all', so a CSV reader takes it as text).\n"
+    "        The flow id as a number, -1 on 'all' rows ('flow' mixes numbers and\n"
+    "        'all', so a CSV reader takes it as text).\n"
+    "    dest_qp_hex\n"
+    "        dest_qp as every text output prints a QP (0x000011), to read and to\n"
+    "        search for (empty on 'all' rows).\n"
     "\n"
     "    With --source-log, two more columns before src: source_rate_mbps (the\n"
     "    traffic source's rate for the flow at the end of the bucket, empty/null\n"
@@ -390,8 +422,9 @@ static const char report_help[] =
     "\n"
     "SYNOPSIS\n"
     "    rocetrace report [-r] FILE... [-o OUT.html] [--title TEXT] [--bucket D]\n"
-    "        [--flow SEL] [--link-speed RATE] [--counters F] [--source-log F]\n"
-    "        [--udp-port P] [--dup-window D] [--vantage NAME=FILE[,FILE...]]\n"
+    "        [--flow SEL]... [--conversation SEL]... [--kind K[,K...]]\n"
+    "        [--link-speed RATE] [--counters F] [--source-log F] [--udp-port P]\n"
+    "        [--dup-window D] [--vantage NAME=FILE[,FILE...]]\n"
     "        [--vantage-window D] [--storm-threshold D] [--episode-gap D]\n"
     "        [--rate-window D] [--max-flows N] [--threads N] [-f BPF | EXPRESSION]\n"
     "\n"
@@ -444,8 +477,7 @@ static const char report_help[] =
     "        pipe. The page's facts say which was taken and why.\n"
     "    --flow SEL\n"
     "        List only these flows in the flow table (totals and charts stay\n"
-    "        those of the whole capture).\n"
-    "    --link-speed RATE\n"
+    "        those of the whole capture).\n" FLOW_SEL CONVERSATION_KIND "    --link-speed RATE\n"
     "        Link speed for PFC/PAUSE quanta (default 100G).\n"
     "    --counters F\n"
     "        NIC counter samples (default: FILE.counters.jsonl when it exists;\n"

@@ -4,11 +4,12 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "analyze/flowsel.h"
+#include "dissect/pktkind.h"
 #include "tools/analyze_options.h"
 #include "tools/cli.h"
 #include "tools/commands.h"
 #include "tools/optable.h"
+#include "tools/selection.h"
 
 #define MAX_DURATION_NS      1000000000000000ull /* 1e6 s: --bucket, --episode-gap */
 #define AN_MAX_DUP_WINDOW_NS 100000000ull /* --dup-window: 100 ms, the span copies are kept */
@@ -22,17 +23,6 @@
 #define AT(member)         RT_AT(struct rt_analyze_args, member)
 #define ONLY_ANALYZE(opt)  opt " is an option of 'rocetrace analyze'"
 #define ONLY_TIMELINE(opt) opt " is an option of 'rocetrace timeline'"
-
-int rt_flow_option(struct rt_opt_use *u)
-{
-	struct rt_flowsel sel;
-	/* checked here, before anything is opened or read */
-	if (rt_flowsel_parse(&sel, u->arg) < 0)
-		return rt_cli_usage_error(u->cmd, "--flow: bad selector '%s' (want %s)", u->arg,
-		                          RT_FLOWSEL_FORMS);
-	*(const char **)rt_opt_field(u) = u->arg;
-	return 0;
-}
 
 static int show_help(struct rt_opt_use *u)
 {
@@ -105,11 +95,7 @@ static const struct rt_opt rows[] = {
      .max = MAX_DURATION_NS,
      .cmds = TL | RP,
      .refused = ONLY_TIMELINE("--bucket")},
-    {.name = "flow",
-     .kind = RT_OPT_CALL,
-     .has_arg = required_argument,
-     .call = rt_flow_option,
-     .at = AT(ao.flow)},
+    RT_SELECTION_ROWS(struct rt_analyze_args, sel),
     {.name = "format",
      .kind = RT_OPT_CHOICE,
      .choices = "csv|json",
@@ -175,9 +161,19 @@ int rt_analyze_parse_args(int argc, char **argv, struct rt_analyze_args *a)
 	                                   .cmd_bit = 1u << a->mode};
 	rt_analyzer_opts_init(&a->ao);
 	a->threads = rt_cli_cpus();
+	a->sel.allowed = RT_PK_FLOW_KINDS;
 	int rc = rt_opt_parse(&table, a, argc, argv);
 	if (rc)
 		return rc;
-	return rt_cli_files_operands(a->cmd, argc, argv, optind, &a->files, &a->bpf,
-	                             &a->bpf_joined);
+	a->ao.flow = a->sel.flow;
+	a->ao.conversation = a->sel.conversation;
+	a->ao.kinds = a->sel.kinds;
+	rc = rt_cli_files_operands(a->cmd, argc, argv, optind, &a->files, &a->bpf, &a->bpf_joined);
+	if (rc == 0 && a->mode == RT_MODE_TIMELINE && (a->ao.conversation || a->ao.kinds) &&
+	    rt_cli_files_stdin(&a->files))
+		return rt_cli_usage_error(a->cmd,
+		                          "--conversation and --kind read the capture twice "
+		                          "(which flows they select is known at its end): "
+		                          "give a file, not standard input");
+	return rc;
 }

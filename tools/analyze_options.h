@@ -9,6 +9,7 @@
 #include "render/sinks.h"
 #include "tools/cli.h"
 #include "tools/optable.h"
+#include "tools/selection.h"
 
 /* Which command the shared options serve. */
 enum rt_analyze_mode { RT_MODE_ANALYZE, RT_MODE_TIMELINE, RT_MODE_REPORT };
@@ -25,7 +26,9 @@ struct rt_analyze_args {
 	uint64_t top;
 	struct rt_analyzer_opts ao;
 	struct rt_an_timeline_opts tlo;
-	bool by_vantage; /* timeline --by-vantage: rows per vantage point */
+	bool by_vantage;         /* timeline --by-vantage: rows per vantage point */
+	struct rt_selection sel; /* --flow, --conversation, --kind (into ao); freed by common() */
+	uint32_t *selected_ids;  /* timeline: the flows they select, found by a first run */
 	/* analyze --fail-on warning|error: exit 3 when a finding this severe or worse is there */
 	bool fail_on_given;
 	unsigned fail_on; /* 0: warning, 1: error */
@@ -37,9 +40,6 @@ struct rt_analyze_args {
  * check it. Returns 0, -1 after printing --help, or the exit status after printing its line.
  */
 int rt_analyze_parse_args(int argc, char **argv, struct rt_analyze_args *a);
-
-/* The row function of --flow SEL: the selector checked (analyze/flowsel.h) into the row's const char *. */
-int rt_flow_option(struct rt_opt_use *u);
 
 /* The --help text of the command that mode names (analyze_help.c). */
 const char *rt_analyze_help(enum rt_analyze_mode mode);

@@ -2,6 +2,8 @@
 #include "tools/capture_ring.h"
 
 #include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -11,9 +13,23 @@
 #include "common/json.h"
 #include "common/outbuf.h"
 #include "common/outfile.h"
+#include "common/textfmt.h"
 #include "tools/cli.h"
 
 #define CMD "capture"
+
+/* A line on stderr, wrapped at 100 columns (the rest indented), flushed. */
+__attribute__((format(printf, 1, 2))) static void say(const char *fmt, ...)
+{
+	char line[2048];
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	size_t len = n < 0 ? 0 : (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1;
+	rt_text_fill(stderr, line, len, 0, RT_TEXT_WIDTH, 4);
+	fflush(stderr);
+}
 
 /* One JSON line per event, once its file is complete (--json-events). */
 static void json_event(void *ctx, const struct rt_recorder_event *ev)
@@ -75,6 +91,8 @@ int rt_capture_ring_start(struct rt_capture_ring *cr, const struct rt_ring_args 
 	pthread_mutex_init(&cr->lock, NULL);
 	struct rt_recorder_config rc = {
 	    .span_ns = a->span_ns,
+	    /* with --hosts an event reaches the other hosts a moment later: up to 1 s is kept for it */
+	    .late_ns = a->span_ns < 1000000000u ? a->span_ns : 1000000000u,
 	    .bytes = (size_t)a->bytes,
 	    .post_ns = a->post_ns,
 	    .hold_off_ns = a->hold_off_given ? a->hold_off_ns : a->post_ns,
@@ -106,11 +124,10 @@ int rt_capture_ring_start(struct rt_capture_ring *cr, const struct rt_ring_args 
 	}
 	struct rt_recorder_stats st;
 	rt_recorder_stats(cr->rec, &st);
-	fprintf(stderr,
-	        "rocetrace capture: flight recorder: the last %.3f s of frames (cut to %u bytes) "
-	        "in %.1f MiB allocated now; %u trigger%s; events into %s\n",
-	        (double)a->span_ns / 1e9, snaplen, (double)st.bytes / 1048576.0, a->ntriggers,
-	        a->ntriggers == 1 ? "" : "s", dir);
+	say("rocetrace capture: flight recorder: the last %.3f s of frames (cut to %u bytes) in "
+	    "%.1f MiB allocated now; %u trigger%s; events into %s",
+	    (double)a->span_ns / 1e9, snaplen, (double)st.bytes / 1048576.0, a->ntriggers,
+	    a->ntriggers == 1 ? "" : "s", dir);
 	return 0;
 }
 
@@ -136,6 +153,7 @@ static void fire(struct rt_capture_ring *cr, const struct rt_recorder_fire *f)
 	if (held != RT_RECORDER_STARTED)
 		return;
 	rt_recorder_time(f->ts_ns, when, sizeof(when));
+	/* one line, unwrapped: capture --hosts reads each host's (capture/hosts_events.c) */
 	fprintf(stderr, "rocetrace capture: event %u: %s at %s (%s%s%s): writing %s\n", ev.number,
 	        f->trigger, when, f->figures, f->host ? " on host " : "", f->host ? f->host : "",
 	        ev.path);

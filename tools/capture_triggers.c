@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/textfmt.h"
+
 /* One slot's counts (RT_TRIGGERS_SLOT_NS of capture time). */
 struct slot {
 	uint64_t cnp, roce, ce;
@@ -219,13 +221,13 @@ static bool per_record(struct rt_triggers *tr, const struct rt_record *rec,
 	bool timeout =
 	    (note->flags & RT_AN_NOTE_RETRANS) && !note->nak_frame && note->resend_wait_ns;
 	uint64_t ts = rec->ts_ns;
+	char qp[RT_QP_TEXT_MAX];
 	for (unsigned i = 0; i < tr->n; i++) {
 		const struct rt_trigger *t = &tr->t[i];
 		uint64_t last_second;
 		if (t->kind == RT_TRIG_CNP && cnp && hit_it(t, ts, hit, &fired))
-			snprintf(hit->figures, sizeof(hit->figures),
-			         "a CNP to QP 0x%06x (frame %llu)", rec->dest_qp,
-			         (unsigned long long)note->frame);
+			snprintf(hit->figures, sizeof(hit->figures), "a CNP to QP %s (frame %llu)",
+			         rt_fmt_qp(qp, rec->dest_qp), (unsigned long long)note->frame);
 		if (t->kind == RT_TRIG_CNP_RATE && cnp &&
 		    rises(tr, t, (double)(last_second = sums(tr, true).cnp) > t->threshold) &&
 		    hit_it(t, ts, hit, &fired))
@@ -234,17 +236,17 @@ static bool per_record(struct rt_triggers *tr, const struct rt_record *rec,
 		if (t->kind == RT_TRIG_NAK && (note->flags & RT_AN_NOTE_NAK) &&
 		    hit_it(t, ts, hit, &fired))
 			snprintf(hit->figures, sizeof(hit->figures),
-			         "a NAK (code %u) to QP 0x%06x (frame %llu)", note->nak_code,
-			         rec->dest_qp, (unsigned long long)note->frame);
+			         "a NAK (code %u) to QP %s (frame %llu)", note->nak_code,
+			         rt_fmt_qp(qp, rec->dest_qp), (unsigned long long)note->frame);
 		if (t->kind == RT_TRIG_RNR && (note->flags & RT_AN_NOTE_RNR_NAK) &&
 		    hit_it(t, ts, hit, &fired))
 			snprintf(hit->figures, sizeof(hit->figures),
-			         "an RNR NAK (timer %u) to QP 0x%06x (frame %llu)", note->nak_code,
-			         rec->dest_qp, (unsigned long long)note->frame);
+			         "an RNR NAK (timer %u) to QP %s (frame %llu)", note->nak_code,
+			         rt_fmt_qp(qp, rec->dest_qp), (unsigned long long)note->frame);
 		if (t->kind == RT_TRIG_TIMEOUT && timeout && hit_it(t, ts, hit, &fired))
 			snprintf(hit->figures, sizeof(hit->figures),
-			         "a resend to QP 0x%06x after %.3f ms without a NAK (frame %llu)",
-			         rec->dest_qp, (double)note->resend_wait_ns / 1e6,
+			         "a resend to QP %s after %.3f ms without a NAK (frame %llu)",
+			         rt_fmt_qp(qp, rec->dest_qp), (double)note->resend_wait_ns / 1e6,
 			         (unsigned long long)note->frame);
 	}
 	return fired;

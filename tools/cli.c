@@ -215,6 +215,14 @@ int rt_cli_vantage_option(struct rt_opt_use *u)
 	return rt_cli_files_vantage(u->cmd, rt_opt_field(u), u->arg);
 }
 
+bool rt_cli_files_stdin(const struct rt_cli_files *fs)
+{
+	for (size_t i = 0; i < fs->n; i++)
+		if (!strcmp(fs->files[i].path, "-"))
+			return true;
+	return false;
+}
+
 void rt_cli_files_free(struct rt_cli_files *fs)
 {
 	for (size_t i = 0; i < fs->nowned; i++)

@@ -74,6 +74,8 @@ int rt_cli_files_vantage(const char *cmd, struct rt_cli_files *fs, const char *a
 int rt_cli_files_operands(const char *cmd, int argc, char **argv, int first,
                           struct rt_cli_files *fs, const char **bpf, char **joined);
 void rt_cli_files_free(struct rt_cli_files *fs);
+/* Is one of the files standard input ('-')? */
+bool rt_cli_files_stdin(const struct rt_cli_files *fs);
 
 /* The rows of -r FILE (repeatable) and --vantage NAME=FILE[,FILE...], into the struct rt_cli_files `files` of `type`. */
 #define RT_CLI_FILES_ROWS(type, files)                                                             \

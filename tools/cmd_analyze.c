@@ -15,6 +15,7 @@
 #include "render/sinks.h"
 #include "capture/pump.h"
 #include "common/outfile.h"
+#include "common/textfmt.h"
 #include "dissect/dissect.h"
 #include "tools/analyze_options.h"
 #include "tools/bucket_default.h"
@@ -120,6 +121,8 @@ static int common(int argc, char **argv, enum rt_analyze_mode mode)
 	    .cmd = names[mode], .mode = mode, .top = 10}; /* bucket_ns 0: --bucket not given */
 	int status = parse_and_run(argc, argv, &a);
 	rt_cli_files_free(&a.files);
+	rt_selection_free(&a.sel);
+	free(a.selected_ids);
 	free(a.paths);
 	free(a.bpf_joined);
 	return status;
@@ -320,6 +323,16 @@ static int run_command(struct rt_analyze_args *a)
 		if (a->mode == RT_MODE_TIMELINE)
 			fprintf(stderr, "rocetrace %s: %s\n", cmd, bucket_note);
 	}
+	/* a timeline writes rows as it reads: the flows its rows are of are found by a run before */
+	if (a->mode == RT_MODE_TIMELINE && (a->ao.conversation || a->ao.kinds)) {
+		status = rt_selection_resolve(cmd, &a->files, a->bpf, &a->ao, &a->selected_ids,
+		                              &a->ao.nselected_ids);
+		if (status) {
+			rt_outfile_abort(&of);
+			return status;
+		}
+		a->ao.selected_ids = a->selected_ids;
+	}
 	struct rt_an_html *html = NULL;
 	struct rt_analyzer *an;
 	struct rt_an_feed *feed;
@@ -389,8 +402,16 @@ static int run_command(struct rt_analyze_args *a)
 		/* no report to hold them: what analyze would warn about goes to stderr */
 		struct rt_an_warning w[RT_AN_WARNINGS_MAX];
 		unsigned nw = rt_analyzer_warnings(an, w, RT_AN_WARNINGS_MAX);
-		for (unsigned i = 0; i < nw && i < RT_AN_WARNINGS_MAX; i++)
-			fprintf(stderr, "rocetrace %s: warning: %s\n", cmd, w[i].message);
+		for (unsigned i = 0; i < nw && i < RT_AN_WARNINGS_MAX; i++) {
+			char line[RT_ERRBUF_SIZE + 64];
+			int n = snprintf(line, sizeof(line), "rocetrace %s: warning: %s", cmd,
+			                 w[i].message);
+			size_t len = n < 0                      ? 0
+			             : (size_t)n < sizeof(line) ? (size_t)n
+			                                        : sizeof(line) - 1;
+			rt_text_fill(stderr, line, len, 0, RT_TEXT_WIDTH,
+			             4); /* long: on, indented */
+		}
 	}
 	if (html && !kept)
 		printf("%s\n", a->out_path);

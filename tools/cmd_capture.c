@@ -15,6 +15,7 @@
 #include "analyze/analyze.h"
 #include "capture/pump.h"
 #include "capture/sinks.h"
+#include "common/textfmt.h"
 #include "common/clock.h"
 #include "capture/rewrite.h"
 #include "capture/writer.h"
@@ -139,10 +140,12 @@ static void tick_print(struct capture *cap, uint64_t now)
 		if (c.pfc_xoff[p] && len < sizeof(pfc))
 			len += (size_t)snprintf(pfc + len, sizeof(pfc) - len, " p%d:%llu", p,
 			                        (unsigned long long)c.pfc_xoff[p]);
-	fprintf(stderr, "%llu pkts  %.3f Gb/s  CE %llu  CNP %llu  NAK %llu  PFC%s  drops %llu\n",
-	        (unsigned long long)c.packets, secs > 0 ? (double)c.bytes * 8 / secs / 1e9 : 0.0,
-	        (unsigned long long)c.ce, (unsigned long long)c.cnp, (unsigned long long)c.nak,
-	        len ? pfc : " 0", (unsigned long long)rt_sat_add_u64(st.dropped, st.if_dropped));
+	char rate[RT_RATE_TEXT_MAX];
+	rt_fmt_rate(rate, sizeof(rate), secs > 0 ? (double)c.bytes * 8 / secs : 0.0);
+	fprintf(stderr, "%llu pkts  %s  CE %llu  CNP %llu  NAK %llu  PFC%s  drops %llu\n",
+	        (unsigned long long)c.packets, rate, (unsigned long long)c.ce,
+	        (unsigned long long)c.cnp, (unsigned long long)c.nak, len ? pfc : " 0",
+	        (unsigned long long)rt_sat_add_u64(st.dropped, st.if_dropped));
 	t->last_ns = now;
 }
 

@@ -13,11 +13,13 @@
 #include "capture/sinks.h"
 #include "common/outbuf.h"
 #include "dissect/dissect.h"
+#include "dissect/pktkind.h"
 #include "dissect/print.h"
 #include "tools/analyze_options.h"
 #include "tools/cli.h"
 #include "tools/commands.h"
 #include "tools/optable.h"
+#include "tools/selection.h"
 #include "tools/textopts.h"
 
 #define CMD "dissect"
@@ -34,10 +36,11 @@ struct dissect_args {
 	bool count_json;
 	struct rt_dissect_opts opts;
 	struct rt_print_text_opts text;
-	unsigned tflags;  /* the -t letters counted */
-	const char *flow; /* --flow, or NULL */
-	struct rt_flowsel sel;
-	unsigned threads; /* --threads */
+	unsigned tflags;             /* the -t letters counted */
+	struct rt_selection sel;     /* --flow, --conversation, --kind */
+	struct rt_flowsel_set flows; /* sel.flow parsed */
+	uint32_t *conv_ids, nconv;   /* the flows of sel.conversation, by id (ascending) */
+	unsigned threads;            /* --threads */
 };
 
 /* The manual up to the --json option; the JSON keys follow from their list, then the rest. */
@@ -47,8 +50,9 @@ static const char help_head[] =
     "\n"
     "SYNOPSIS\n"
     "    rocetrace dissect [-r] FILE... [-c N] [-n] [-v] [-e] [-x | -X] [-t...] [-#]\n"
-    "        [--json | --count] [--flow SEL] [--vantage NAME=FILE[,FILE...]]\n"
-    "        [--udp-port P] [--no-icrc] [--threads N] [-f BPF | EXPRESSION]\n"
+    "        [--json | --count] [--flow SEL]... [--conversation SEL]...\n"
+    "        [--kind K[,K...]] [--vantage NAME=FILE[,FILE...]] [--udp-port P]\n"
+    "        [--no-icrc] [--threads N] [-f BPF | EXPRESSION]\n"
     "\n"
     "DESCRIPTION\n"
     "    Reads FILE (pcap or pcapng, micro- or nanosecond timestamps, plain or\n"
@@ -123,7 +127,32 @@ static const char help_head[] =
     "        SRC>DST, SRC>DST:QP or qp:QP (QPs decimal or 0x hex; IPv6 with a QP\n"
     "        as [SRC]>[DST]:QP). A frame's flow is its source, destination and\n"
     "        destination QP: ACKs and responses are frames of the other way's\n"
-    "        flow. Quote it: the shell reads '>' as a redirection.\n"
+    "        flow. Quote it: the shell reads '>' as a redirection. Given several\n"
+    "        times, or as SEL,SEL,..., the frames of the flows any of them\n"
+    "        selects (at most 64).\n"
+    "    --conversation SEL\n"
+    "        Only frames of the flows SEL selects and of their peers, the other\n"
+    "        direction of each one's QP pair as 'rocetrace analyze' pairs them:\n"
+    "        the requests with the ACKs, NAKs, RNR NAKs, read responses and CNPs\n"
+    "        that answer them, so a go-back-N or a CNP's answer reads in one run.\n"
+    "        The capture is read twice (a pair is known at its end), so FILE\n"
+    "        cannot be standard input. May be repeated; with --flow, the frames\n"
+    "        of either.\n"
+    "    --kind K[,K...]\n"
+    "        Only frames of these kinds (with --flow or --conversation, of their\n"
+    "        flows); may be repeated. Each frame is of one kind:\n"
+    "          cm      an RDMA CM message (a MAD on QP 1)\n"
+    "          cnp     a congestion notification (opcode 0x81)\n"
+    "          rnr     a packet whose AETH is an RNR NAK\n"
+    "          nak     a packet whose AETH is a NAK (PSN sequence error, ...)\n"
+    "          read    an RDMA READ request or response\n"
+    "          atomic  compare-and-swap, fetch-and-add, their ACK, ATOMIC WRITE\n"
+    "          ack     an ACK\n"
+    "          data    every other packet with a BTH: SEND, WRITE, FLUSH, ...\n"
+    "          pfc     802.1Qbb priority flow control\n"
+    "          pause   802.3x PAUSE\n"
+    "          other   the rest: not RoCE, or RoCE whose BTH cannot be read\n"
+    "                  (cut by the snap length, a fragment, a bad length)\n"
     "    -n, -nn\n"
     "        Accepted for tcpdump's sake: names are never looked up.\n"
     "    -v\n"
@@ -172,7 +201,8 @@ static const char help_tail[] =
     "        run on): the reading thread hands chunks of 2048 frames to N threads\n"
     "        that decode and format them apart, and writes their lines in frame\n"
     "        order, the same bytes as --threads 1 (one thread, no other). --count,\n"
-    "        --flow and -c decode on the reading thread alone.\n"
+    "        --flow, --conversation, --kind and -c decode on the reading thread\n"
+    "        alone.\n"
     "    -h, --help\n"
     "        Print this help and exit.\n"
     "\n"
@@ -187,7 +217,9 @@ static const char help_tail[] =
     "    rocetrace dissect run.pcap\n"
     "    rocetrace dissect -r run.pcap -# -ttt udp port 4791\n"
     "    rocetrace dissect run.pcap --flow '10.0.0.1>10.0.0.2:0x11' -X\n"
-    "    rocetrace dissect run.pcapng --json | jq 'select(.kind == \"cnp\")'\n"
+    "    rocetrace dissect run.pcapng --kind cnp,nak\n"
+    "    rocetrace dissect run.pcapng --conversation '10.0.0.1>10.0.0.2:0x11' -#\n"
+    "    rocetrace dissect run.pcap --flow 10.0.0.1 --flow 10.0.0.7 --kind data\n"
     "    rocetrace dissect run.pcap --json | jq 'select(.cm.message == \"REJ\")'\n"
     "    rocetrace dissect run.pcap -f 'vlan and udp port 4791' -c 100\n"
     "    tcpdump -i eth0 -w - udp port 4791 | rocetrace dissect -\n"
@@ -249,11 +281,7 @@ static const struct rt_opt rows[] = {
      .max = 65535},
     {.name = "no-icrc", .kind = RT_OPT_CLEAR, .at = AT(opts.verify_icrc)},
     RT_CLI_THREADS_ROW(struct dissect_args, threads),
-    {.name = "flow",
-     .kind = RT_OPT_CALL,
-     .has_arg = required_argument,
-     .call = rt_flow_option,
-     .at = AT(flow)},
+    RT_SELECTION_ROWS(struct dissect_args, sel),
     RT_TEXT_ROWS(struct dissect_args, text, tflags),
     {.name = "help", .letter = 'h', .kind = RT_OPT_CALL, .call = show_help},
 };
@@ -275,8 +303,11 @@ static int parse_args(int argc, char **argv, struct dissect_args *a)
 	rc = rt_cli_files_operands(CMD, argc, argv, optind, &a->files, &a->bpf, &a->bpf_joined);
 	if (rc)
 		return rc;
-	if (a->flow)
-		rt_flowsel_parse(&a->sel, a->flow); /* checked by its row */
+	rt_flowsel_set_parse(&a->flows, a->sel.flow); /* checked by its row */
+	if (a->sel.conversation && rt_cli_files_stdin(&a->files))
+		return rt_cli_usage_error(CMD,
+		                          "--conversation reads the capture twice (a flow's peer "
+		                          "is known at its end): give a file, not standard input");
 	a->mode = a->count ? OUT_COUNT : a->json ? OUT_JSON : OUT_TEXT;
 	a->count_json = a->count && a->json;
 	return -1;
@@ -293,20 +324,25 @@ struct select {
 	struct rt_pump_sink out;
 };
 
-/* Is the record's flow one --flow selects? */
+/* Is the record of a kind --kind names, in a flow --flow or --conversation selects? */
 static bool selected(struct select *s, const struct rt_record *rec)
 {
-	const struct rt_flowsel *sel = &s->args->sel;
-	if (!s->args->flow)
+	const struct dissect_args *a = s->args;
+	if (a->sel.kinds && !(a->sel.kinds & (1u << rt_pkt_kind(rec))))
+		return false;
+	if (!a->sel.flow && !a->sel.conversation)
 		return true;
-	if (sel->kind == RT_FLOWSEL_ID) {
+	uint32_t id = RT_AN_NONE;
+	if (s->an) {
 		struct rt_an_note note;
 		rt_analyzer_feed_note(s->an, rec, &note);
-		return note.flow_id == sel->id;
+		id = note.flow_id;
 	}
+	if (id != RT_AN_NONE && rt_flow_ids_has(a->conv_ids, a->nconv, id))
+		return true;
 	return rt_record_has_bth(rec) && rec->ip_version &&
-	       rt_flowsel_match(sel, RT_AN_NONE, rec->ip_version, rec->src_ip, rec->dst_ip,
-	                        rec->dest_qp);
+	       rt_flowsel_set_match(&a->flows, id, rec->ip_version, rec->src_ip, rec->dst_ip,
+	                            rec->dest_qp);
 }
 
 static int select_frame(void *ctx, const struct rt_frame *frame, const struct rt_record *rec,
@@ -333,12 +369,20 @@ static int select_end(void *ctx, const struct rt_pump_result *res, char *errbuf)
 	return s->out.end ? s->out.end(s->out.ctx, res, errbuf) : 0;
 }
 
+/* The analyzer that numbers the flows (--flow ID, --conversation): as analyze does, without vantage points. */
+static void note_opts(const struct dissect_args *a, struct rt_analyzer_opts *ao)
+{
+	rt_analyzer_opts_init(ao);
+	ao->udp_port = a->opts.udp_port;
+}
+
 /* The output the options ask for, behind --flow and -c when given, into *sink. 0 or a negative errno. */
 static int output(struct select *s, struct rt_outbuf *out, struct rt_pump_sink *sink, char *errbuf)
 {
 	const struct dissect_args *a = s->args;
 	bool several = a->files.n > 1; /* frames name their file, --count its vantage points */
-	if (a->threads > 1 && a->mode != OUT_COUNT && !a->flow && !a->max_frames) {
+	if (a->threads > 1 && a->mode != OUT_COUNT && !a->sel.flow && !a->sel.conversation &&
+	    !a->sel.kinds && !a->max_frames) {
 		/* every frame: chunks of them decoded and printed by the threads */
 		int rc = rt_lines_sink_parallel(&s->out, out, a->mode == OUT_TEXT ? &a->text : NULL,
 		                                several, &a->opts, a->threads, errbuf);
@@ -351,19 +395,29 @@ static int output(struct select *s, struct rt_outbuf *out, struct rt_pump_sink *
 	             : rt_totals_sink(&s->out, out, a->count_json, several, errbuf);
 	if (rc < 0)
 		return rc;
-	if (a->flow && a->sel.kind == RT_FLOWSEL_ID) {
+	if (rt_flowsel_set_has_id(&a->flows) || a->sel.conversation) {
 		struct rt_analyzer_opts ao;
-		rt_analyzer_opts_init(&ao);
-		ao.udp_port = a->opts.udp_port;
+		note_opts(a, &ao);
 		if (!(s->an = rt_analyzer_new(&ao, errbuf)))
 			return -ENOMEM;
 	}
-	if (a->flow || a->max_frames)
+	if (a->sel.flow || a->sel.conversation || a->sel.kinds || a->max_frames)
 		*sink = (struct rt_pump_sink){
 		    .point = select_point, .frame = select_frame, .end = select_end, .ctx = s};
 	else /* every frame: straight to the output */
 		*sink = s->out;
 	return 0;
+}
+
+/* What parse_args() and the run took. */
+static void args_free(struct dissect_args *a)
+{
+	rt_cli_files_free(&a->files);
+	rt_selection_free(&a->sel);
+	free(a->conv_ids);
+	free(a->bpf_joined);
+	a->conv_ids = NULL;
+	a->bpf_joined = NULL;
 }
 
 int rt_cmd_dissect(int argc, char **argv)
@@ -378,23 +432,28 @@ int rt_cmd_dissect(int argc, char **argv)
 	char errbuf[RT_ERRBUF_SIZE] = "";
 	int rc = parse_args(argc, argv, &a);
 
+	if (rc < 0 && a.sel.conversation) { /* its flows and their peers, by id, read first */
+		struct rt_analyzer_opts ao;
+		note_opts(&a, &ao);
+		ao.conversation = a.sel.conversation;
+		rc = rt_selection_resolve(CMD, &a.files, a.bpf, &ao, &a.conv_ids, &a.nconv);
+		rc = rc ? rc : -1;
+	}
 	if (rc >= 0) {
-		rt_cli_files_free(&a.files);
-		free(a.bpf_joined);
+		args_free(&a);
 		return rc;
 	}
 	rc = rt_pump_open_files(&src, a.files.files, a.files.n, a.bpf, errbuf);
-	free(a.bpf_joined);
 	a.bpf = NULL;
 	if (rc < 0) {
-		rt_cli_files_free(&a.files);
+		args_free(&a);
 		return rt_cli_fail(CMD, "%s", errbuf);
 	}
 	rt_out_init(&out, stdout);
 	if (output(&sel, &out, &sink, errbuf) < 0) {
 		rt_pump_sink_free(&sel.out);
 		rt_source_close(src);
-		rt_cli_files_free(&a.files);
+		args_free(&a);
 		return rt_cli_fail(CMD, "%s", errbuf);
 	}
 	rt_pump_catch_signals(NULL);
@@ -404,7 +463,7 @@ int rt_cmd_dissect(int argc, char **argv)
 	rt_source_close(src);
 	rt_analyzer_free(sel.an);
 	rt_pump_sink_free(&sel.out);
-	rt_cli_files_free(&a.files);
+	args_free(&a);
 	int werr = rt_out_flush(&out);
 	rt_pump_release_signals();
 	if (res.end == RT_PUMP_FAILED)

@@ -10,6 +10,7 @@
 #include "tools/cli.h"
 #include "tools/commands.h"
 #include "tools/optable.h"
+#include "tools/options.h"
 
 static volatile sig_atomic_t stop_flag;
 
@@ -108,12 +109,12 @@ static const char help_text[] =
     "    --log FILE\n"
     "        JSON Lines event log with ns timestamps (docs/FORMATS.md).\n"
     "    --pfc\n"
-    "        udp: serve sends 802.1Qbb PFC XOFF (quanta 65535, refreshed) for the\n"
-    "        data priority on the interface the data arrives on while its receive\n"
-    "        backlog is above --pfc-xoff, and XON once it falls to half of that;\n"
-    "        send listens on its own interface and pauses all QPs for the quanta\n"
-    "        (at --line-rate) or until XON. Needs CAP_NET_RAW; only a sender on the\n"
-    "        server's link hears the frames.\n"
+    "        udp: serve sends 802.1Qbb PFC XOFF (quanta 65535, sent again every\n"
+    "        quarter of its pause time) for the data priority on the interface the\n"
+    "        data arrives on while its receive backlog is above --pfc-xoff, and XON\n"
+    "        once it falls to half of that; send listens on its own interface and\n"
+    "        pauses all QPs for the quanta (at --line-rate) or until XON. Needs\n"
+    "        CAP_NET_RAW; only a sender on the server's link hears the frames.\n"
     "    --pfc-priority N\n"
     "        Priority the PFC frames name (default 3).\n"
     "    -D, --duration D\n"
@@ -191,6 +192,17 @@ static const char help_text[] =
     "    --pfc-xoff BYTES\n"
     "        Receive backlog (socket memory) that sends XOFF (default: half the\n"
     "        receive buffer).\n"
+    "    --stall AT:D\n"
+    "        udp: AT after serving starts, read no data for D (at most 5s), then\n"
+    "        drain again: a receiver that stops draining, the usual root cause of a\n"
+    "        PFC storm. With --pfc, the backlog climbs above --pfc-xoff and stays\n"
+    "        there, and XOFFs sent again every quarter of their pause time (at\n"
+    "        --line-rate) keep the priority paused without a break until D is over\n"
+    "        and the drain brings the XON. A wake-up later than 3/4 of a pause\n"
+    "        still breaks it: on a busy host, run serve as a real-time task\n"
+    "        (chrt -f 10). Without --pfc, the receive buffer overflows and the\n"
+    "        sender retransmits. The setup exchange goes on meanwhile; two lines\n"
+    "        of the report say when the stall begins and ends.\n"
     "\n"
     "TABLES\n"
     "    send and lat print their table as perftest prints it:\n"
@@ -216,6 +228,7 @@ static const char help_text[] =
     "    rocetrace gen serve & rocetrace gen send 127.0.0.1 -B 127.0.0.2 -D 1\n"
     "    rocetrace gen send 10.0.0.2 -d mlx5_0 -x 3 -a -n 200 --report_gbits\n"
     "    rocetrace gen lat 10.0.0.2 -s 64 -n 10000\n"
+    "    rocetrace gen serve -B 10.0.0.2 --pfc --pfc-xoff 64K --stall 2s:500ms\n"
     "    rocetrace gen send 192.168.1.2 --backend verbs --op read -s 1M -q 2 -t 64\n";
 
 #define CMD          "gen"
@@ -223,6 +236,7 @@ static const char help_text[] =
 #define MAX_RATE_BPS 100000000000000ull /* 100T */
 #define MIN_RATE_BPS 1000ull            /* under 1 kbit/s is surely a mistake */
 #define LAT_ITERS    1000               /* perftest's default for latency tests */
+#define STALL_MAX_NS (5 * SEC_NS)       /* longer, a receiver is down rather than slow */
 
 enum role { ROLE_SERVE, ROLE_SEND, ROLE_LAT };
 
@@ -271,6 +285,32 @@ static int op_option(struct rt_opt_use *u)
 	if (rt_gen_op_parse(u->arg, rt_opt_field(u)))
 		return rt_cli_usage_error(CMD, "--op: '%s' is not write, send or read", u->arg);
 	return 0;
+}
+
+/* --stall AT:D into cfg.stall_at_ns and cfg.stall_ns */
+static int stall_option(struct rt_opt_use *u)
+{
+	struct rt_gen_config *cfg = rt_opt_field(u);
+	const char *colon = strchr(u->arg, ':');
+	char at[32];
+	size_t n = colon ? (size_t)(colon - u->arg) : 0;
+	if (!n || n >= sizeof(at) || !colon[1])
+		return rt_cli_usage_error(CMD,
+		                          "--stall: '%s' is not AT:D (e.g. 2s:500ms: after 2 s of "
+		                          "serving, read no data for 500 ms)",
+		                          u->arg);
+	memcpy(at, u->arg, n);
+	at[n] = '\0';
+	uint64_t d;
+	if (!rt_opt_parse_duration(colon + 1, 0, UINT64_MAX, &d) && d > STALL_MAX_NS)
+		return rt_cli_usage_error(CMD,
+		                          "--stall: a stall of %s is longer than 5s: a receiver "
+		                          "that reads nothing for longer is down, not congested",
+		                          colon + 1);
+	int rc = rt_opt_duration(CMD, "--stall AT", at, 0, 86400 * SEC_NS, &cfg->stall_at_ns);
+	return rc ? rc
+	          : rt_opt_duration(CMD, "--stall D", colon + 1, SEC_NS / 1000, STALL_MAX_NS,
+	                            &cfg->stall_ns);
 }
 
 #define AT(member) RT_AT(struct gen_args, member)
@@ -476,6 +516,11 @@ static const struct rt_opt rows[] = {
      .at = AT(cfg.pfc_xoff_bytes),
      .min = 1,
      .max = UINT64_MAX},
+    {.name = "stall",
+     .kind = RT_OPT_CALL,
+     .has_arg = required_argument,
+     .call = stall_option,
+     .at = AT(cfg)},
     {.name = "hello-timeout",
      .kind = RT_OPT_DURATION,
      .at = AT(cfg.hello_timeout_ns),
@@ -506,6 +551,9 @@ static int settle(struct gen_args *a)
 	}
 	if (a->role == ROLE_SERVE)
 		return 0;
+	if (cfg->stall_ns)
+		return rt_cli_usage_error(CMD,
+		                          "--stall belongs to serve (the receiver stops reading)");
 	if (cfg->sweep && a->size_given)
 		return rt_cli_usage_error(CMD, "-a runs every size from 2 to 8M: drop -s");
 	if (cfg->sweep)
@@ -589,9 +637,11 @@ int rt_cmd_gen(int argc, char **argv)
 	if (cfg->backend == RT_GEN_BACKEND_UDP) {
 		rc = serve ? rt_gen_udp_serve(cfg, stdout, errbuf)
 		           : rt_gen_udp_send(cfg, stdout, errbuf);
-	} else if (cfg->pfc) {
-		rc = rt_errmsg(errbuf, EINVAL,
-		               "--pfc belongs to the udp backend (a NIC does PFC itself)");
+	} else if (cfg->pfc || cfg->stall_ns) {
+		rc = rt_errmsg(errbuf, EINVAL, "%s",
+		               cfg->pfc
+		                   ? "--pfc belongs to the udp backend (a NIC does PFC itself)"
+		                   : "--stall belongs to the udp backend (a NIC drains itself)");
 	} else {
 #if RT_HAVE_RDMACM
 		rc = serve ? rt_gen_verbs_serve(cfg, stdout, errbuf)

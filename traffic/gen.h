@@ -62,6 +62,8 @@ struct rt_gen_config {
 	bool pfc;              /* udp: serve sends PFC XOFF/XON on its backlog; send honours them */
 	unsigned pfc_priority; /* priority of the data traffic (3) */
 	uint64_t pfc_xoff_bytes; /* serve: receive backlog that sends XOFF (0: half the buffer) */
+	uint64_t stall_at_ns;    /* udp serve: when the stall begins, from the start of serving */
+	uint64_t stall_ns;       /* udp serve: how long it then reads no data (0: no stall) */
 	volatile sig_atomic_t *stop; /* set asynchronously to end the run early; may be NULL */
 };
 

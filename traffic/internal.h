@@ -239,6 +239,7 @@ struct rt_gen_srv {
 	int rx_ifindex; /* interface the data arrives on */
 	bool xoff;
 	uint64_t last_xoff_ns, xoffs, xons;
+	bool stalling, stall_over; /* --stall: reading no data now; that time has passed */
 	uint64_t iv_msgs;
 	/* receive and reply batches */
 	uint8_t rx[RT_GEN_SRV_RX_BATCH][RT_GEN_SRV_RX_SLOT];
@@ -259,8 +260,11 @@ void rt_gen_srv_flush_replies(struct rt_gen_srv *s);
 unsigned rt_gen_srv_slots_used(const struct rt_gen_srv *s);
 /* Take the data packets waiting (a bounded number of batches) and answer them. */
 void rt_gen_srv_receive(struct rt_gen_srv *s);
-/* After a drain: XOFF (refreshed at half its pause time) above the threshold, XON at half of it. */
+/* After a drain: XOFF (sent again each quarter pause) above the threshold, XON at half of it. */
 int rt_gen_srv_pfc_check(struct rt_gen_srv *s, char *errbuf);
+/* How often an XOFF is sent again while the backlog stays above the threshold: a quarter of its
+ * pause, so that a wake-up late by up to 3/4 of it breaks no pause. */
+uint64_t rt_gen_srv_pfc_refresh_ns(const struct rt_gen_srv *s);
 
 /* The setup connections and their sessions' QPs (udp_serve_setup.c). */
 /* The gone QPs plus the live ones. */

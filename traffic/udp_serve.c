@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "common/clock.h"
@@ -59,6 +60,41 @@ static int open_sockets(struct rt_gen_srv *s, char *errbuf)
 	return 0;
 }
 
+/* --stall: whether the data socket goes unread at `now`; the report says when that begins and ends. */
+static bool stalled(struct rt_gen_srv *s, uint64_t t0, uint64_t now)
+{
+	const struct rt_gen_config *cfg = s->cfg;
+	uint64_t from = t0 + cfg->stall_at_ns;
+	if (!cfg->stall_ns || s->stall_over || now < from)
+		return false;
+	if (!s->stalling) {
+		s->stalling = true;
+		fprintf(s->report, "stall: reading no data for %.3f s from %.3f s (--stall)\n",
+		        (double)cfg->stall_ns / 1e9, (double)(now - t0) / 1e9);
+		fflush(s->report);
+	} else if (now >= from + cfg->stall_ns) {
+		s->stalling = false;
+		s->stall_over = true;
+		fprintf(s->report, "stall: reading data again at %.3f s\n",
+		        (double)(now - t0) / 1e9);
+		fflush(s->report);
+	}
+	return s->stalling;
+}
+
+/* When the loop must wake for --stall: its start and end, and each XOFF refresh while it lasts. */
+static uint64_t stall_due(const struct rt_gen_srv *s, uint64_t t0, uint64_t now, bool stall)
+{
+	const struct rt_gen_config *cfg = s->cfg;
+	if (!cfg->stall_ns || s->stall_over)
+		return UINT64_MAX;
+	if (!stall)
+		return t0 + cfg->stall_at_ns;
+	uint64_t due = t0 + cfg->stall_at_ns + cfg->stall_ns;
+	uint64_t refresh = (s->xoff ? s->last_xoff_ns : now) + rt_gen_srv_pfc_refresh_ns(s);
+	return cfg->pfc && refresh < due ? refresh : due;
+}
+
 static int serve(struct rt_gen_srv *s, char *errbuf)
 {
 	const struct rt_gen_config *cfg = s->cfg;
@@ -91,14 +127,18 @@ static int serve(struct rt_gen_srv *s, char *errbuf)
 			s->last_iv_ns = now;
 			next_iv = now + iv_ns;
 		}
-		uint64_t due = rt_gen_srv_sweep(s, now);
+		/* stalled, the data socket is not polled; XOFFs are refreshed on a timer instead */
+		bool stall = stalled(s, t0, now);
+		uint64_t due = rt_gen_srv_sweep(s, now), stall_at = stall_due(s, t0, now, stall);
+		if (stall_at < due)
+			due = stall_at;
 		if (next_iv < due)
 			due = next_iv;
 		if (give_up < due)
 			due = give_up;
 		struct pollfd pfd[2 + RT_GEN_SRV_MAX_CONNS];
 		unsigned slot[RT_GEN_SRV_MAX_CONNS], nc = 0;
-		pfd[0] = (struct pollfd){.fd = s->ufd, .events = POLLIN};
+		pfd[0] = (struct pollfd){.fd = stall ? -1 : s->ufd, .events = POLLIN};
 		pfd[1] = (struct pollfd){.fd = s->lfd, .events = POLLIN};
 		for (unsigned i = 0; i < RT_GEN_SRV_MAX_CONNS; i++)
 			if (s->conns[i].fd >= 0) {
@@ -106,11 +146,18 @@ static int serve(struct rt_gen_srv *s, char *errbuf)
 				    (struct pollfd){.fd = s->conns[i].fd, .events = POLLIN};
 				slot[nc++] = i;
 			}
-		int timeout_ms = due > now ? (int)((due - now) / 1000000u) + 1 : 0;
-		int n = poll(pfd, 2 + nc, timeout_ms);
+		uint64_t wait = due > now ? due - now : 0;
+		struct timespec ts = {.tv_sec = (time_t)(wait / 1000000000u),
+		                      .tv_nsec = (long)(wait % 1000000000u)};
+		int n = ppoll(pfd, 2 + nc, &ts, NULL);
 		if (n < 0 && errno != EINTR) {
 			int e = errno;
 			return rt_errorf(errbuf, e, "poll");
+		}
+		if (stall && cfg->pfc) {
+			int rc = rt_gen_srv_pfc_check(s, errbuf);
+			if (rc)
+				return rc;
 		}
 		if (n <= 0)
 			continue;

@@ -220,7 +220,12 @@ static void log_pfc(struct rt_gen_srv *s, uint16_t quanta)
 	rt_evlog_end(&s->log);
 }
 
-/* After a drain: XOFF (refreshed at half its pause time) above the threshold, XON at half of it. */
+uint64_t rt_gen_srv_pfc_refresh_ns(const struct rt_gen_srv *s)
+{
+	return rt_pause_ns(0xffff, (uint64_t)(s->cfg->line_gbps * 1e9)) / 4;
+}
+
+/* After a drain: XOFF (sent again each quarter pause) above the threshold, XON at half of it. */
 int rt_gen_srv_pfc_check(struct rt_gen_srv *s, char *errbuf)
 {
 	uint32_t mem[SK_MEMINFO_VARS];
@@ -232,7 +237,7 @@ int rt_gen_srv_pfc_check(struct rt_gen_srv *s, char *errbuf)
 	uint64_t xoff =
 	    s->cfg->pfc_xoff_bytes ? s->cfg->pfc_xoff_bytes : mem[SK_MEMINFO_RCVBUF] / 2;
 	uint64_t backlog = mem[SK_MEMINFO_RMEM_ALLOC], now = rt_mono_ns();
-	uint64_t refresh = rt_pause_ns(0xffff, (uint64_t)(s->cfg->line_gbps * 1e9)) / 2;
+	uint64_t refresh = rt_gen_srv_pfc_refresh_ns(s);
 	uint16_t quanta;
 	if (backlog >= xoff && (!s->xoff || now - s->last_xoff_ns >= refresh))
 		quanta = 0xffff;

@@ -59,7 +59,21 @@ def analyze(exe, *args, text=False):
     if p.returncode:
         fail("analyze %s: exit %d: %s" % (" ".join(args), p.returncode, p.stderr.decode()))
         return "" if text else {}
-    return p.stdout.decode() if text else json.loads(p.stdout)
+    return unwrap(p.stdout.decode()) if text else json.loads(p.stdout)
+
+
+def unwrap(text):
+    """The text report's lines as written before wrapping: a line indented 4 or more columns
+    past the line it goes on from is the rest of that line."""
+    out, base = [], 0
+    for line in text.split("\n"):
+        indent = len(line) - len(line.lstrip(" "))
+        if out and line.strip() and out[-1].strip() and indent >= base + 4:
+            out[-1] += " " + line.strip()
+        else:
+            out.append(line)
+            base = indent
+    return "\n".join(out)
 
 
 def flow_of(rep, t):

@@ -61,6 +61,14 @@ def main():
         if p.returncode:
             print("FAIL: tools/lab exit %d: %s" % (p.returncode, (p.stderr or p.stdout).strip()))
             return 1
+        # what the lab prints and writes for people (its own lines, the analysis) fits 100 columns
+        with open(os.path.join(out, "analyze.txt")) as f:
+            text = p.stdout + p.stderr + f.read()
+        with open(os.path.join(out, "lab.txt")) as f:
+            text += "".join(f.readlines()[:6])  # the lab's own lines, before nft's and tc's
+        for line in text.splitlines():
+            if len(line) > 100:
+                errors.append("tools/lab prints a line of %d columns: %s" % (len(line), line))
         cuts = {}
         for k in range(1, SENDERS + 1):
             cuts.update(logged_cuts(os.path.join(out, "send-%d.jsonl" % k)))

@@ -23,6 +23,7 @@ import gzip
 import io
 import heapq
 import json
+import re
 import os
 import shutil
 import subprocess
@@ -280,6 +281,7 @@ def main():
                               (p["delay_ns"], min(s0) + SKEW))
         # the text report says it in words
         t = subprocess.run([rt, "analyze", b, a], stdout=subprocess.PIPE, timeout=300).stdout.decode()
+        t = re.sub(r"\n +", " ", t)  # a long line goes on below, indented: read it as one
         want = "%d packets became CE between before and after; %d lost between them (of %d judged); " \
             "after's clock" % (truth["ce"], truth["lost"], truth["fwd_matched"] + truth["lost"])
         if want not in t or "ahead of before's" not in t:

@@ -412,8 +412,9 @@ static void test_flow_selector_numbers(void **state)
 	o.flow = "qp:010";
 	struct rt_analyzer *an = rt_analyzer_new(&o, errbuf);
 	assert_non_null(an);
-	assert_int_equal(an->sel.kind, RT_FLOWSEL_QP);
-	assert_int_equal(an->sel.qp, 10);
+	assert_int_equal(an->sel.flow.n, 1);
+	assert_int_equal(an->sel.flow.v[0].kind, RT_FLOWSEL_QP);
+	assert_int_equal(an->sel.flow.v[0].qp, 10);
 	rt_analyzer_free(an);
 	o.flow = "qp:-1";
 	assert_null(rt_analyzer_new(&o, errbuf));

@@ -66,6 +66,7 @@ static struct rt_res_flow *flow(struct view *v, uint8_t src, uint8_t dst, uint32
 	f->dscp = 26;
 	f->udp_sport_known = true;
 	f->udp_sport = (uint16_t)(49152 + qp);
+	f->selected = true;
 	return f;
 }
 
@@ -109,6 +110,29 @@ static const struct rt_evidence *evidence(const struct rt_finding *f, const char
 			return &f->evidence[i];
 	fail_msg("%s has no evidence %s", f->code, name);
 	return NULL;
+}
+
+/* A finding names only the flows the selectors select; one about none of them is left out. */
+static void test_selected_flows(void **state)
+{
+	(void)state;
+	struct view v;
+	init(&v);
+	struct rt_res_flow *a = flow(&v, 1, 2, 0x11), *b = flow(&v, 1, 3, 0x12);
+	for (struct rt_res_flow *f = a; f <= b; f++) {
+		struct rt_res_transport *x = xport(&v, f);
+		x->timeouts = x->retransmitted = 2;
+		x->timeout_idle = (struct rt_res_quantiles){
+		    .samples = 2, .min = 67112000, .median = 67112000, .max = 67112000};
+	}
+	b->selected = false;
+	const struct rt_finding *f = judge(&v, "ack_timeout");
+	assert_non_null(f);
+	assert_int_equal(f->flows.n, 1);
+	assert_string_equal(f->flows.v[0], "10.0.0.1>10.0.0.2:0x000011");
+	assert_int_equal(f->flows_unselected, 1);
+	a->selected = false;
+	assert_null(judge(&v, "ack_timeout"));
 }
 
 /* The local ACK timeout: t from the waits (67.1 ms is t = 14); a wait no timer runs is left out. */
@@ -659,6 +683,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_ack_timeout),
+	    cmocka_unit_test(test_selected_flows),
 	    cmocka_unit_test(test_ecmp),
 	    cmocka_unit_test(test_np_silent),
 	    cmocka_unit_test(test_rp_deaf),

@@ -165,13 +165,65 @@ static void test_format_round_trip(void **state)
 	}
 }
 
+static bool set_match(const struct rt_flowsel_set *set, const struct key *k)
+{
+	return rt_flowsel_set_match(set, k->id, k->ipver, k->src, k->dst, k->qp);
+}
+
+/* "A,B" (--flow A --flow B): a flow either one picks; a missing or bad one refuses the whole. */
+static void test_set(void **state)
+{
+	(void)state;
+	struct rt_flowsel_set set;
+	struct key ab = key4(0, "10.0.0.1", "10.0.0.2", 0x11);
+	struct key ba = key4(1, "10.0.0.2", "10.0.0.1", 0x22);
+	struct key cd = key6(2, "fe80::3", "fe80::4", 0x11);
+	assert_int_equal(rt_flowsel_set_parse(&set, NULL), 0);
+	assert_int_equal(set.n, 0);
+	assert_false(set_match(&set, &ab));
+	assert_int_equal(
+	    rt_flowsel_set_parse(&set, "10.0.0.1>10.0.0.2:0x11,[fe80::3]>[fe80::4]:17"), 0);
+	assert_int_equal(set.n, 2);
+	assert_true(set_match(&set, &ab));
+	assert_false(set_match(&set, &ba));
+	assert_true(set_match(&set, &cd));
+	assert_false(rt_flowsel_set_has_id(&set));
+	assert_int_equal(rt_flowsel_set_parse(&set, "qp:0x22, 2"), 0);
+	assert_true(rt_flowsel_set_has_id(&set));
+	assert_false(set_match(&set, &ab));
+	assert_true(set_match(&set, &ba));
+	assert_true(set_match(&set, &cd));
+	assert_int_equal(rt_flowsel_set_parse(&set, ""), 0); /* --flow '': every flow, as before */
+	assert_true(set_match(&set, &cd));
+	assert_int_equal(rt_flowsel_set_parse(&set, "10.0.0.1,,10.0.0.2"), -EINVAL);
+	assert_int_equal(rt_flowsel_set_parse(&set, "10.0.0.1,"), -EINVAL);
+	assert_int_equal(rt_flowsel_set_parse(&set, "10.0.0.1,10.0.0.300"), -EINVAL);
+	char many[RT_FLOWSEL_SET_MAX * 3 + 8] = "";
+	for (int i = 0; i <= RT_FLOWSEL_SET_MAX; i++)
+		strcat(many, i ? ",1" : "1");
+	assert_int_equal(rt_flowsel_set_parse(&set, many), -EINVAL);
+	many[strlen(many) - 2] = '\0';
+	assert_int_equal(rt_flowsel_set_parse(&set, many), 0);
+	assert_int_equal(set.n, RT_FLOWSEL_SET_MAX);
+}
+
+/* The flow ids of a --conversation, found by a first run, looked up. */
+static void test_ids(void **state)
+{
+	(void)state;
+	const uint32_t ids[] = {0, 3, 4, 9, 100};
+	for (uint32_t id = 0; id < 120; id++)
+		assert_int_equal(rt_flow_ids_has(ids, 5, id),
+		                 id == 0 || id == 3 || id == 4 || id == 9 || id == 100);
+	assert_false(rt_flow_ids_has(ids, 0, 0));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_kinds),
-	    cmocka_unit_test(test_bad),
-	    cmocka_unit_test(test_match),
-	    cmocka_unit_test(test_format_round_trip),
+	    cmocka_unit_test(test_kinds), cmocka_unit_test(test_bad),
+	    cmocka_unit_test(test_match), cmocka_unit_test(test_format_round_trip),
+	    cmocka_unit_test(test_set),   cmocka_unit_test(test_ids),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

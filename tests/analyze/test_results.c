@@ -73,14 +73,17 @@ static void flow_as_json(const char *js, const struct rt_res_flow *f)
 	assert_non_null(line);
 	assert_non_null(end);
 	holds(line, end,
-	      "{\"id\":%u,\"src\":\"%s\",\"dst\":\"%s\",\"dest_qp\":%u,\"selector\":\"%s\"", f->id,
-	      rt_ip_to_str(f->key.ipver, f->key.src, src, sizeof(src)),
+	      "{\"id\":%u,\"src\":\"%s\",\"dst\":\"%s\",\"dest_qp\":%u,\"dest_qp_hex\":\"0x%06x\","
+	      "\"selector\":\"%s\"",
+	      f->id, rt_ip_to_str(f->key.ipver, f->key.src, src, sizeof(src)),
 	      rt_ip_to_str(f->key.ipver, f->key.dst, dst, sizeof(dst)), f->key.dest_qp,
+	      f->key.dest_qp,
 	      rt_flowsel_format(sel, f->key.ipver, f->key.src, f->key.dst, f->key.dest_qp));
 	if (f->peer_qp != RT_AN_NONE)
-		holds(line, end, "\"peer_qp\":%u,\"pairing\":\"%s\"", f->peer_qp, f->pairing);
+		holds(line, end, "\"peer_qp\":%u,\"peer_qp_hex\":\"0x%06x\",\"pairing\":\"%s\"",
+		      f->peer_qp, f->peer_qp, f->pairing);
 	else
-		holds(line, end, "\"peer_qp\":null,\"pairing\":null");
+		holds(line, end, "\"peer_qp\":null,\"peer_qp_hex\":null,\"pairing\":null");
 	holds(line, end, "\"packets\":%llu,\"bytes\":%llu,", ull(f->packets), ull(f->bytes));
 	holds(line, end, "\"requests\":%llu,\"responses\":%llu,\"dscp\":%u,", ull(f->requests),
 	      ull(f->responses), f->dscp);

@@ -201,21 +201,21 @@ static void test_where(void **state)
 	const struct rt_verdict *d = verdict(&v);
 	assert_string_equal(d->part[RT_VERDICT_WHERE],
 	                    "Where: hot receiver 10.0.0.100, fed by 3 senders over 4 flows (12 CE "
-	                    "marks, 12,345.68 Gb/s).");
+	                    "marks, 12.3 Tb/s).");
 	v.r.incast_gbps = NAN; /* its flows span no time */
 	d = verdict(&v);
 	assert_string_equal(d->part[RT_VERDICT_WHERE],
 	                    "Where: hot receiver 10.0.0.100, fed by 3 senders over 4 flows (12 CE "
 	                    "marks).");
-	v.r.incast_gbps = 0.00123; /* two significant digits below 0.01 */
+	v.r.incast_gbps = 0.00123; /* a slow one in its own unit, not 0.001 Gb/s */
 	d = verdict(&v);
-	assert_non_null(strstr(d->part[RT_VERDICT_WHERE], "(12 CE marks, 0.0012 Gb/s)."));
+	assert_non_null(strstr(d->part[RT_VERDICT_WHERE], "(12 CE marks, 1.23 Mb/s)."));
 	v.r.incast_gbps = 0.00999;
 	d = verdict(&v);
-	assert_non_null(strstr(d->part[RT_VERDICT_WHERE], "(12 CE marks, 0.010 Gb/s)."));
+	assert_non_null(strstr(d->part[RT_VERDICT_WHERE], "(12 CE marks, 9.99 Mb/s)."));
 	v.r.incast_gbps = 1.5e-7;
 	d = verdict(&v);
-	assert_non_null(strstr(d->part[RT_VERDICT_WHERE], "(12 CE marks, 1.5e-7 Gb/s)."));
+	assert_non_null(strstr(d->part[RT_VERDICT_WHERE], "(12 CE marks, 150 b/s)."));
 
 	init(&v);
 	v.r.pfc[3] = (struct rt_res_pfc_class){.xoff = 2, .paused_ns = 1250000};

@@ -72,11 +72,11 @@ def families(text):
     return set(re.findall(r"^# TYPE (\S+) ", text, re.M))
 
 
-def wait_final(port, timeout=60):
+def wait_final(port, timeout=60, host="127.0.0.1"):
     """Scrape until the capture says it ended (rocetrace_capture_running 0); the text exposition."""
     end = time.monotonic() + timeout
     while time.monotonic() < end:
-        _, _, body = scrape(port)
+        _, _, body = scrape(port, host=host)
         if re.search(r"^rocetrace_capture_running 0$", body, re.M):
             return body
         time.sleep(0.05)

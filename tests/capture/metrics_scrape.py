@@ -157,6 +157,9 @@ def check_ipv6(rt, repo, tmp):
         if status != 200 or "rocetrace_frames_total" not in body:
             print("--metrics [::1]: answered %s" % status)
             bad = 1
+        # the signal ends the linger only once it began: one during the capture stops the capture
+        # (Ctrl-C ends a live one), and the linger's 60 s would follow
+        ml.wait_final(int(m.group(1)), host="[::1]")
     finally:
         p.send_signal(signal.SIGTERM)
         p.wait(timeout=20)

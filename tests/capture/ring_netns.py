@@ -15,10 +15,14 @@ Usage: ring_netns.py ROCETRACE
    from within 100 ms of that start) and the 1 s after; the capture is
    still running after the file is complete, and ends normally on SIGINT.
 2. PFC storm. Two namespaces joined by a veth; in one, `capture -i eth0
-   --ring 1s --post 500ms --trigger pfc_storm --storm-threshold 100ms` while RoCE traffic flows,
-   and a raw socket sends XOFF for priority 3 (65535 quanta) every 150 us for
-   400 ms: the event names pfc_storm:3, its time is 100 ms after the first
-   XOFF (tshark's times of the XOFF frames in the file).
+   --ring 1s --post 500ms --trigger pfc_storm --storm-threshold 100ms
+   --hold-off 1h` while `gen send --pfc` sends to `gen serve --pfc --stall
+   1.5s:1s` in the other: the receiver stops draining for 1 s, and its XOFFs
+   for priority 3 (65535 quanta, sent again every quarter pause) hold the
+   sender paused (a late wake-up on a loaded machine may break a pause; the
+   storm is the first unbroken 100 ms). The event names pfc_storm, its time
+   is the XOFF 100 ms into a run of XOFFs each within the one before's
+   pause, no XON between (tshark's times of the PFC frames in the file).
 3. --hosts. Two namespaces as hosts through 'ip netns exec {host}': A
    captures the veth where the storm comes, B its loopback, where only its
    own datagrams go; the storm fires on A, and B writes the same window
@@ -228,21 +232,24 @@ def storm(rt, tmp, prefix):
         out, js = os.path.join(tmp, "storm"), os.path.join(tmp, "storm.jsonl")
         log = open(os.path.join(tmp, "storm.log"), "w")
         cap = start_capture(a, rt, ["-i", "eth0", "--ring", "1s", "--post", "500ms", "--trigger",
-                                    "pfc_storm", "--storm-threshold", "100ms", "--ring-size", "8M", "-w", out, "--json-events", js], log)
+                                    "pfc_storm", "--storm-threshold", "100ms", "--hold-off", "1h", "--ring-size", "8M",
+                                    "-w", out, "--json-events", js], log)
         procs.append(cap)
-        serve = subprocess.Popen(["ip", "netns", "exec", b, rt, "gen", "serve", "-B", "10.77.1.2", "-D", "20"],
-                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        # as a real-time task: a wake-up later than the pause between two XOFFs breaks the storm
+        rt_prio = ["chrt", "-f", "10"] if shutil.which("chrt") else []
+        serve = subprocess.Popen(["ip", "netns", "exec", b] + rt_prio + [
+            rt, "gen", "serve", "-B", "10.77.1.2", "-D", "20", "--pfc", "--pfc-xoff", "64K", "--stall",
+            "1.5s:1s"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         procs.append(serve)
         time.sleep(0.3)
-        send = subprocess.Popen(["ip", "netns", "exec", a, rt, "gen", "send", "10.77.1.2", "-s", "1K",
-                                 "-D", "3", "--rate", "5M", "--timeout", "200ms"],
+        send = subprocess.Popen(["ip", "netns", "exec", a, rt, "gen", "send", "10.77.1.2", "-s", "64K",
+                                 "-D", "3", "--rate", "10M", "--pfc", "--timeout", "200ms"],
                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         procs.append(send)
-        # as a real-time task: a pause between two XOFFs longer than their quanta breaks the storm
-        rt_prio = ["chrt", "-f", "10"] if shutil.which("chrt") else []
-        inj = subprocess.run(["ip", "netns", "exec", b] + rt_prio + [sys.executable, "-c", INJECT],
-                             timeout=30)
-        check(inj.returncode == 0, "the XOFF frames were sent")
+        said, _ = serve.communicate(timeout=30)
+        print(said)
+        check(serve.returncode == 0 and "stall: reading data again" in said,
+              "gen serve stalled and drained again (exit %s)" % serve.returncode)
         events = wait_events(js, 1, 10)
         send.wait(timeout=30)
         check(cap.poll() is None, "the capture still runs after the storm's event")
@@ -254,14 +261,19 @@ def storm(rt, tmp, prefix):
         ev = events[0]
         check(ev["trigger"] == "pfc_storm" and ev["code"] == "pfc_storm", "the event names pfc_storm")
         check("priority 3 paused without a break" in ev["figures"], "its figures: " + ev["figures"])
-        xoffs = frames(ev["file"], [], "macc.cbfc.pause_time.c3 > 0")
+        pfc = frames(ev["file"], ["macc.cbfc.pause_time.c3"], "macc.cbfc.enbv.c3 == 1")
+        xoffs = [p for p in pfc if int(p[1]) > 0]
         check(len(xoffs) > 100, "the storm's XOFF frames are in the file (%d)" % len(xoffs))
         # the truth from tshark's times: the first XOFF 100 ms into a run of XOFFs each within
-        # the last one's pause (65535 quanta at the analysis's 100 Gb/s: 335.54 us)
-        start, want = None, None
-        for i, (t,) in enumerate(xoffs):
-            if i == 0 or t - xoffs[i - 1][0] > 335_544:
+        # the last one's pause (65535 quanta at the analysis's 100 Gb/s: 335.54 us); an XON ends a run
+        start, last, want = None, None, None
+        for t, quanta in pfc:
+            if int(quanta) == 0:
+                start = None
+                continue
+            if start is None or t - last > 335_544:
                 start = t
+            last = t
             if t - start >= 100_000_000:
                 want = t
                 break

@@ -13,7 +13,7 @@ import subprocess
 import sys
 import tempfile
 
-LINE = re.compile(r"^(\d+) pkts  [\d.]+ Gb/s  CE (\d+)  CNP (\d+)  NAK (\d+)  PFC((?: p\d:\d+)+| 0)  drops (\d+)$")
+LINE = re.compile(r"^(\d+) pkts  [\d.]+ [kMGT]?b/s  CE (\d+)  CNP (\d+)  NAK (\d+)  PFC((?: p\d:\d+)+| 0)  drops (\d+)$")
 
 
 def from_truth(path, mirrored=False):

@@ -57,12 +57,15 @@ static void on_closed(void *ctx, const struct rt_recorder_event *ev)
 	closed[nclosed++] = *ev;
 }
 
+static uint64_t late; /* the next recorder's late_ns */
+
 static struct rt_recorder *recorder(uint64_t span, size_t size, uint64_t post, uint64_t hold_off,
                                     unsigned max, const char *sub)
 {
 	static char path[512];
 	snprintf(path, sizeof(path), "%s/%s/", dir, sub);
 	struct rt_recorder_config cfg = {.span_ns = span,
+	                                 .late_ns = late,
 	                                 .bytes = size,
 	                                 .post_ns = post,
 	                                 .hold_off_ns = hold_off,
@@ -209,6 +212,38 @@ static void test_time_window(void **state)
 	rt_recorder_free(r);
 }
 
+/*
+ * An event told late (another host's, relayed): frames up to 400 ms past
+ * its time came before it; the ring kept late_ns more than its span, so the
+ * file still starts a whole span before the event.
+ */
+static void test_late_event(void **state)
+{
+	(void)state;
+	late = 500 * MS;
+	struct rt_recorder *r = recorder(1 * SEC, 8u << 20, 500 * MS, 0, 0, "late");
+	late = 0;
+	struct rt_pump_sink s;
+	char errbuf[RT_ERRBUF_SIZE];
+	enum rt_recorder_held held;
+	struct rt_recorder_event ev;
+	rt_recorder_sink(&s, r, errbuf);
+	for (uint64_t k = 0; k <= 500; k++) { /* 5 s, a frame every 10 ms */
+		if (k == 341) {               /* the event of 3 s, told at 3.4 s */
+			fire(r, T0 + 3 * SEC, &held, &ev);
+			assert_int_equal(held, RT_RECORDER_STARTED);
+		}
+		push(&s, k, 100, T0 + k * 10 * MS);
+	}
+	assert_int_equal(nclosed, 1);
+	assert_int_equal(closed[0].from_ns, T0 + 2 * SEC);
+	static uint64_t nums[600], ts[600];
+	size_t n = read_back(ev.path, nums, ts, 600);
+	assert_int_equal(n, 151); /* 2.00 .. 3.50 s */
+	assert_int_equal(nums[0], 200);
+	rt_recorder_free(r);
+}
+
 /* A trigger while a file is written, within --hold-off, or past --max-events starts none. */
 static void test_hold_off_and_max(void **state)
 {
@@ -288,9 +323,8 @@ static void test_limits(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_wrap_and_bound),
-	    cmocka_unit_test(test_time_window),
-	    cmocka_unit_test(test_hold_off_and_max),
+	    cmocka_unit_test(test_wrap_and_bound), cmocka_unit_test(test_time_window),
+	    cmocka_unit_test(test_late_event),     cmocka_unit_test(test_hold_off_and_max),
 	    cmocka_unit_test(test_limits),
 	};
 	return cmocka_run_group_tests(tests, make_dir, remove_dir);

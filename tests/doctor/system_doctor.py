@@ -11,6 +11,7 @@ GID check sees real addresses; without root the GID check has no addresses and
 must say it could not check.
 """
 import json
+import re
 import os
 import shutil
 import subprocess
@@ -113,8 +114,11 @@ def doctor(args, tools, tree, expect_exit, statuses, texts=(), absent=()):
         word = {"pass": "pass", "warn": "warn", "fail": "FAIL", "unchecked": "----"}[want]
         check(any(line.split()[:2] == [word, name] for line in t.stdout.splitlines() if line.strip()),
               f"{label}: text line '{word}  {name}'")
+    # lines wrapped at 100 columns read as one: a command's " \\" breaks, then the others
+    whole = re.sub(r"\n +", " ", re.sub(r" \\\n +", " ", t.stdout))
+    check(all(len(line) <= 100 for line in t.stdout.splitlines()), f"{label}: lines of 100 columns")
     for s in texts:
-        check(s in t.stdout, f"{label}: text holds {s!r}")
+        check(s in whole, f"{label}: text holds {s!r}")
     for name in absent:
         check(name not in checks, f"{label}: no {name} check")
     counts = {s: 0 for s in ("pass", "warn", "fail", "unchecked")}

@@ -39,6 +39,14 @@ INVOCATIONS = [
     ["dissect", F, "--zzz=1"], ["dissect", F, "--js"], ["dissect", F, "--c"], ["dissect", F, "--co", "--json"],
     ["dissect", F, "-f", "udp", "udp"], ["dissect", F, "-f", "udp port 4791", "--count"],
     ["dissect", F, "udp", "port", "4791", "--count"], ["dissect", "missing.pcap"],
+    # selectors: --flow repeated is the union, --conversation, --kind and their refusals
+    ["dissect", F, "--flow", "qp:17", "--flow", "qp:51", "--count"], ["dissect", F, "--flow", "qp:17,,qp:51"],
+    ["dissect", F, "--kind", "cnp,nak", "--count"], ["dissect", F, "--kind", "acks"], ["dissect", F, "--kind", ""],
+    ["dissect", F, "--conversation", "0", "--count"], ["dissect", "-", "--conversation", "0"],
+    ["dissect", F, "--conversation", "1.2.3.4>"], ["dissect", F] + ["--flow=1"] * 65,
+    ["analyze", F, "--kind", "pfc"], ["analyze", F, "--kind", "nope"], ["analyze", F, "--conversation", "0", "--kind", "ack"],
+    ["timeline", "-", "--kind", "data"], ["timeline", F, "--conversation", "0", "--bucket", "1ms"],
+    ["report", F, "--kind", "other"],
     # analyze, timeline, report
     ["analyze", F], ["analyze", F, "--json"], ["analyze", F, "--top", "0"], ["analyze", F, "--top", "x"],
     ["analyze", F, "--top", "1000001"], ["analyze", F, "--link-speed", "2"], ["analyze", F, "--link-speed", "1k"],
@@ -115,6 +123,9 @@ INVOCATIONS = [
     ["gen", "lat", "h", "-q", "2"], ["gen", "lat", "h", "-t", "2"], ["gen", "serve", "--report", "-c", "0"], ["gen", "serve", "--report_gbits=1"],
     ["gen", "serve", "--zz"], ["gen", "serve", "-Q"], ["gen", "serve", "--no-dcqcn", "-x", "0"], ["gen", "serve", "--d"],
     ["gen", "serve", "-B"], ["gen", "serve", "--sysfs-root"],
+    ["gen", "serve", "--stall", "2s"], ["gen", "serve", "--stall", ":1s"], ["gen", "serve", "--stall", "1s:"],
+    ["gen", "serve", "--stall", "x:1s"], ["gen", "serve", "--stall", "1s:1us"], ["gen", "serve", "--stall", "1s:10s"],
+    ["gen", "send", "h", "--stall", "1s:1s"], ["gen", "serve", "--backend", "verbs", "--stall", "1s:1s"],
     # doctor
     ["doctor", "--priority", "8"], ["doctor", "--dscp", "64"], ["doctor", "--mtu", "1000"], ["doctor", "--mtu", "100"],
     ["doctor", "--mtu", "x"], ["doctor", "--speed", "1"], ["doctor", "--interval", "2h"], ["doctor", "--traffic", "1us"],

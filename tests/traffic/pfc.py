@@ -1,7 +1,9 @@
 #!/usr/bin/python3
-"""System test of PFC: serve --pfc sends XOFF/XON the sender hears; injected XOFF pauses a sender until XON."""
+"""System test of PFC: serve --pfc sends XOFF/XON the sender hears; injected XOFF pauses a sender until XON;
+serve --stall keeps a priority paused with XOFFs and no XON for the stall (tshark reads the wire)."""
 import json
 import os
+import shutil
 import socket
 import subprocess
 import sys
@@ -126,6 +128,71 @@ def run(rocetrace, tmp):
         errors.append(f"run 2: the largest gap in the sender's data, {biggest * 1000:.1f} ms "
                       f"from XOFF{start - t_xoff:+.3f} s, is not a pause ended by the XON "
                       f"{held * 1000:.1f} ms after the XOFF")
+    return errors + stall(rocetrace, tmp)
+
+
+# 65535 quanta at 100 Gb/s (both sides' --line-rate): how long one XOFF pauses
+PAUSE_NS = 65535 * 512 * 10 // 1000
+
+
+def stall(rocetrace, tmp):
+    """3. serve --stall 1s:500ms: XOFFs without a break and without an XON for the stall, then an XON."""
+    pcap = os.path.join(tmp, "stall.pcap")
+    dump = subprocess.Popen(["ip", "netns", "exec", NS_A, "tcpdump", "-i", "eth0", "-n", "-w", pcap,
+                             "-U", "ether proto 0x8808"], stderr=subprocess.DEVNULL)
+    # as a real-time task: a wake-up later than the pause between two XOFFs would break the run
+    prio = ["chrt", "-f", "10"] if shutil.which("chrt") else []
+    srv = subprocess.Popen(["ip", "netns", "exec", NS_B] + prio + [rocetrace, "gen", "serve", "-B",
+                           "10.79.1.2", "-D", "20", "--pfc", "--pfc-xoff", "64K", "--stall", "1s:500ms"],
+                           stdout=subprocess.PIPE, text=True)
+    time.sleep(0.3)
+    snd = subprocess.run(["ip", "netns", "exec", NS_A, rocetrace, "gen", "send", "10.79.1.2", "-s", "64K",
+                          "-D", "2.5", "--rate", "10M", "--pfc", "--timeout", "200ms"],
+                         capture_output=True, text=True, timeout=30)
+    sout, _ = srv.communicate(timeout=30)
+    time.sleep(0.3)
+    dump.terminate()
+    dump.wait()
+    print(sout)
+    if snd.returncode or srv.returncode:
+        return [f"run 3: send exit {snd.returncode}, serve exit {srv.returncode}: {snd.stderr}"]
+    errors = []
+    if "stall: reading no data for 0.500 s" not in sout or "stall: reading data again" not in sout:
+        errors.append("run 3: the report does not say when the stall began and ended")
+    out = subprocess.run(["tshark", "-r", pcap, "-T", "fields", "-e", "frame.time_epoch", "-e",
+                          "macc.cbfc.pause_time.c3", "-Y", "macc.cbfc.enbv.c3 == 1"],
+                         capture_output=True, text=True, check=True).stdout
+    rows = []
+    for line in out.splitlines():
+        t, q = line.split("\t")
+        sec, frac = t.split(".")
+        rows.append((int(sec) * 1_000_000_000 + int(frac.ljust(9, "0")[:9]), int(q)))
+    # the longest run of XOFFs without an XON between them, and the frame that ended it
+    best, start = (0, 0, 0), None
+    for i, (t, q) in enumerate(rows):
+        if q == 0:
+            start = None
+        elif start is None:
+            start = i
+        elif t - rows[start][0] > best[0]:
+            best = (t - rows[start][0], start, i)
+    span, first, last = best
+    end_by = rows[last + 1][1] if last + 1 < len(rows) else None
+    gaps = sorted(b[0] - a[0] for a, b in zip(rows[first:last], rows[first + 1:last + 1]))
+    broke = sum(g > PAUSE_NS for g in gaps)
+    print(f"run 3: {len(rows)} PFC frames; the longest XON-free XOFF run {span / 1e6:.1f} ms, "
+          f"{last - first + 1} XOFFs, median gap {gaps[len(gaps) // 2] / 1e3 if gaps else 0:.0f} us, "
+          f"{broke} longer than a pause ({PAUSE_NS / 1e3:.0f} us), then quanta {end_by}")
+    # the backlog needs a moment to climb above 64K once reading stops: most of the 500 ms
+    if not 400_000_000 <= span <= 600_000_000:
+        errors.append(f"run 3: XOFFs came without an XON for {span / 1e6:.1f} ms, not the 500 ms stall")
+    # sent every quarter pause (84 us); a wake-up late by 3/4 of a pause (a loaded machine, a
+    # VM's stolen time) breaks one pause, which must stay rare
+    if not gaps or gaps[len(gaps) // 2] > PAUSE_NS // 2 or broke > len(gaps) // 100:
+        errors.append(f"run 3: the XOFFs did not keep the pause: median gap "
+                      f"{gaps[len(gaps) // 2] / 1e3 if gaps else 0:.0f} us, {broke} of {len(gaps)} breaks")
+    if end_by != 0:
+        errors.append(f"run 3: the stall's XOFFs were not ended by an XON (next quanta {end_by})")
     return errors
 
 
@@ -134,6 +201,10 @@ def main():
     if os.geteuid() != 0:
         print("SKIP: needs root (network namespaces, raw sockets)")
         return 77
+    for tool in ("tcpdump", "tshark"):
+        if not shutil.which(tool):
+            print(f"SKIP: {tool} is not installed (tools/setup-debian installs it)")
+            return 77
     try:
         setup()
     except subprocess.CalledProcessError as e:
