@@ -240,7 +240,7 @@ static inline void packet_facts(struct rt_analyzer *an, struct an_flow *f, uint3
 	if (rec->wirelen > f->max_len)
 		f->max_len = (uint16_t)(rec->wirelen > UINT16_MAX ? UINT16_MAX : rec->wirelen);
 	if (f->packets && ts > f->last_ts && ts - f->last_ts >= an->stall_min_ns &&
-	    an_pfc_paused_since(&an->pfc, f->last_ts))
+	    an_paused_since(an, f->last_ts))
 		an_facts_stall(&an->facts, fi, f->last_ts, ts - f->last_ts);
 }
 
@@ -475,7 +475,7 @@ void rt_analyzer_feed_frame(struct rt_analyzer *an, const struct rt_record *rec,
 	an->tot.c.bytes += rec->wirelen;
 	if (an->pfc.active && an->now >= an->pfc.next_expiry)
 		an_pfc_advance(&an->pfc, an->now);
-	if (an->pfc.active) /* a pause runs: the RP windows around now are not measured */
+	if (an_paused(an)) /* a pause runs: the RP windows around now are not measured */
 		an->rpx.paused_ts = an->now;
 	int point = an->vp.on && rec->point < AN_VP_POINTS ? (int)rec->point : -1;
 	if (!an->part) {
@@ -516,7 +516,7 @@ void rt_analyzer_feed_frame(struct rt_analyzer *an, const struct rt_record *rec,
 	case RT_KIND_PAUSE:
 		if (!an->part) /* a part's stage handles them in their order */
 			an_pfc_frame(&an->pfc, rec, an->now, point, an->note);
-		if (an->pfc.active)
+		if (an_paused(an))
 			an->rpx.paused_ts = an->now;
 		break;
 	case RT_KIND_MALFORMED:

@@ -13,7 +13,7 @@ void an_ecn_ce(struct an_ecn *e, uint32_t fi, const struct rt_record *rec, uint6
 		an_pair_first_ce(e->pair, fi);
 	e->tot->ecn[3]++;
 	e->tot->c.ce++;
-	e->rpx->links_on = true; /* CNPs follow marks: the links toward receivers matter now */
+	an_rp_links_on(e->rpx); /* CNPs follow marks: the links toward receivers matter now */
 	an_bk_mark(e->bk, f,
 	           fi); /* a copy's CE mark: its flow may have nothing else in this bucket */
 	/* an NP answers CE-marked data, never a CE-marked CNP: only data enters the NP history */

@@ -51,13 +51,17 @@ struct rt_analyzer {
 	/* the record being fed: its frame number (rt_analyzer_feed_frame; else frames fed so far + 1) */
 	uint64_t frame;
 	/*
-	 * A part of a staged analysis (analyze/stage.c): its time, time order
-	 * and episodes come from the stage (it sets `now` and pair.disordered
-	 * before each record, and reads `copied` after), which also tallies the
-	 * frames, handles PFC/PAUSE and makes the episodes from ep.log.
+	 * A part of a staged analysis (analyze/stage.c): its time, time order,
+	 * pauses and episodes come from the stage (it sets `now`,
+	 * pair.disordered, part_paused and part_run_end before each record, and
+	 * reads `copied` after), which also tallies the frames, handles
+	 * PFC/PAUSE, makes the episodes from ep.log and follows the links toward
+	 * the receivers (rpx.share).
 	 */
 	bool part;
-	bool copied; /* the record fed last was a copy of a packet counted before */
+	bool part_paused;      /* a part's: a PFC/PAUSE pause ran at the record (an_paused) */
+	uint64_t part_run_end; /* a part's: the latest end of a pause then (an_paused_since) */
+	bool copied;           /* the record fed last was a copy of a packet counted before */
 	/* a staged analysis' flow keys by id while its parts hold the flows (rt_analyzer_flow_key) */
 	const struct rt_an_flow_key *stage_keys;
 	uint32_t nstage_keys;
@@ -66,7 +70,7 @@ struct rt_analyzer {
 	struct an_transport tr;
 	struct an_ecn ecn;
 	struct an_rp_ctx rpx; /* the RP reaction: its windows, pauses, the links toward receivers */
-	struct an_pfc pfc;
+	struct an_pfc pfc;    /* a part's holds none: part_paused, part_run_end */
 	struct an_episodes ep;
 	struct an_cm cm;
 	struct an_buckets bk;
@@ -89,5 +93,18 @@ void an_sink_failed(struct rt_analyzer *an, unsigned i, int rc, const char *msg)
 
 /* End the buckets before `ts` (a frame's time, or a live source's idle clock); pauses fill theirs. */
 void an_advance(struct rt_analyzer *an, uint64_t ts);
+
+/* A PFC/PAUSE pause runs at the record being fed (a part: as the stage saw it). */
+static inline bool an_paused(const struct rt_analyzer *an)
+{
+	return an->part ? an->part_paused : an->pfc.active > 0;
+}
+
+/* A pause ran after `since`, up to the record being fed. */
+static inline bool an_paused_since(const struct rt_analyzer *an, uint64_t since)
+{
+	return an->part ? an->part_paused || an->part_run_end > since
+	                : an_pfc_paused_since(&an->pfc, since);
+}
 
 #endif

@@ -335,7 +335,8 @@ static void end_run(struct an_pfc *p, uint32_t run, uint64_t end, bool paused)
 		s->end = end;
 	}
 out:
-	an_ep_event(p->ep, end, NULL, AN_EP_PAUSE_END, paused);
+	if (p->ep)
+		an_ep_event(p->ep, end, NULL, AN_EP_PAUSE_END, paused);
 }
 
 static int by_run(const void *a, const void *b)
@@ -363,7 +364,8 @@ void an_pfc_advance(struct an_pfc *p, uint64_t now)
 		if (cl->until > p->accounted) {
 			uint64_t d = cl->until - p->accounted;
 			p->paused_ns[p->ended[k] % RT_AN_PFC_CLASSES] += d;
-			an_ep_paused(p->ep, cl->until, d);
+			if (p->ep)
+				an_ep_paused(p->ep, cl->until, d);
 		}
 		end_run(p, p->ended[k], cl->until, p->active + (n - k - 1) > 0);
 	}
@@ -375,7 +377,7 @@ void an_pfc_advance(struct an_pfc *p, uint64_t now)
 			p->paused_ns[c] += d * p->running[c];
 			all += d * p->running[c];
 		}
-		if (all)
+		if (all && p->ep)
 			an_ep_paused(p->ep, now, all);
 		p->accounted = now;
 	}
@@ -417,7 +419,8 @@ static void class_frame(struct an_pfc *p, struct an_pfc_mac *m, unsigned c, uint
 			p->accounted =
 			    ts; /* (while pauses run, an_pfc_frame counted them up to ts) */
 		run_add(p, run);
-		an_ep_event(p->ep, ts, NULL, AN_EP_XOFF, true);
+		if (p->ep)
+			an_ep_event(p->ep, ts, NULL, AN_EP_XOFF, true);
 	} else {
 		cl->xon++;
 		p->xon[c]++;

@@ -99,6 +99,7 @@ struct an_pfc {
 	uint64_t inc_beyond; /* storm incidents past AN_INCIDENTS_MAX */
 };
 
+/* ep: the episodes its pauses count in (NULL: none, a staged analysis' reading thread's) */
 void an_pfc_init(struct an_pfc *p, uint64_t link_speed_bps, uint64_t storm_ns,
                  struct an_episodes *ep);
 void an_pfc_free(struct an_pfc *p);

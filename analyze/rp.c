@@ -45,13 +45,34 @@ void an_rp_ctx_init(struct an_rp_ctx *c, uint64_t window_ns)
 {
 	memset(c, 0, sizeof(*c));
 	c->window_ns = window_ns;
+	c->lk = &c->own;
+}
+
+void an_rp_links_free(struct an_rp_links *l)
+{
+	free(l->e);
+	free(l->idx);
+	memset(l, 0, sizeof(*l));
 }
 
 void an_rp_ctx_free(struct an_rp_ctx *c)
 {
-	free(c->links);
-	free(c->lidx);
+	an_rp_links_free(&c->own);
 	memset(c, 0, sizeof(*c));
+}
+
+/* The links brought up to the frame being fed, for reading (a part's: locked until links_done). */
+static struct an_rp_links *links_read(struct an_rp_ctx *c)
+{
+	if (c->share)
+		c->share->lock(c->share->ctx);
+	return c->lk;
+}
+
+static void links_done(struct an_rp_ctx *c)
+{
+	if (c->share)
+		c->share->unlock(c->share->ctx);
 }
 
 static uint32_t link_hash(uint8_t ipver, const uint8_t *dst, unsigned point)
@@ -68,58 +89,72 @@ static bool link_is(const struct an_rp_link *l, uint8_t ipver, const uint8_t *ds
 	       !memcmp(l->dst, dst, ipver == 4 ? 4u : 16u);
 }
 
-static int link_grow(struct an_rp_ctx *c)
+static int link_grow(struct an_rp_links *c)
 {
-	uint32_t ncap = c->lcap ? c->lcap * 2 : 64;
+	uint32_t ncap = c->icap ? c->icap * 2 : 64;
 	uint32_t *idx = calloc(ncap, sizeof(*idx));
-	struct an_rp_link *l = realloc(c->links, (size_t)(ncap / 2) * sizeof(*l));
+	struct an_rp_link *l = realloc(c->e, (size_t)(ncap / 2) * sizeof(*l));
 	if (!idx || !l) {
 		free(idx);
 		if (l)
-			c->links = l;
+			c->e = l;
 		return -ENOMEM;
 	}
-	c->links = l;
-	c->caplinks = ncap / 2;
-	for (uint32_t k = 0; k < c->nlinks; k++) {
+	c->e = l;
+	c->cap = ncap / 2;
+	for (uint32_t k = 0; k < c->n; k++) {
 		uint32_t i = link_hash(l[k].ipver, l[k].dst, l[k].point) & (ncap - 1);
 		while (idx[i])
 			i = (i + 1) & (ncap - 1);
 		idx[i] = k + 1;
 	}
-	free(c->lidx);
-	c->lidx = idx;
-	c->lcap = ncap;
+	free(c->idx);
+	c->idx = idx;
+	c->icap = ncap;
 	return 0;
 }
 
 /* The link toward dst at point, made at its first packet: its index + 1, or 0 (none kept). */
-static uint32_t link_of(struct an_rp_ctx *c, uint8_t ipver, const uint8_t *dst, unsigned point)
+static uint32_t link_of(struct an_rp_links *c, uint8_t ipver, const uint8_t *dst, unsigned point)
 {
-	if (c->last && link_is(&c->links[c->last - 1], ipver, dst, point))
+	if (c->last && link_is(&c->e[c->last - 1], ipver, dst, point))
 		return c->last;
-	if (c->nlinks == c->caplinks && (c->nlinks >= AN_RP_LINKS_MAX || link_grow(c) < 0))
+	if (c->n == c->cap && (c->n >= AN_RP_LINKS_MAX || link_grow(c) < 0))
 		return 0;
-	uint32_t i = link_hash(ipver, dst, point) & (c->lcap - 1);
-	for (; c->lidx[i]; i = (i + 1) & (c->lcap - 1))
-		if (link_is(&c->links[c->lidx[i] - 1], ipver, dst, point))
-			return c->last = c->lidx[i];
-	struct an_rp_link *l = &c->links[c->nlinks];
+	uint32_t i = link_hash(ipver, dst, point) & (c->icap - 1);
+	for (; c->idx[i]; i = (i + 1) & (c->icap - 1))
+		if (link_is(&c->e[c->idx[i] - 1], ipver, dst, point))
+			return c->last = c->idx[i];
+	struct an_rp_link *l = &c->e[c->n];
 	memset(l, 0, sizeof(*l));
 	l->ipver = ipver;
 	l->point = (uint8_t)point;
 	memcpy(l->dst, dst, ipver == 4 ? 4u : 16u);
-	c->lidx[i] = ++c->nlinks;
-	return c->last = c->nlinks;
+	c->idx[i] = ++c->n;
+	return c->last = c->n;
 }
 
 void an_rp_link_packet(struct an_rp_ctx *c, const struct an_flow *f, uint64_t ts, uint32_t len,
                        unsigned point)
 {
-	uint32_t k = link_of(c, f->key.ipver, f->key.dst, point);
+	struct an_rp_share *s = c->share;
+	if (!s) {
+		an_rp_links_packet(c->lk, f->key.ipver, f->key.dst, point, ts, len);
+		return;
+	}
+	s->pending = true; /* the stage takes it in its turn */
+	s->ipver = f->key.ipver;
+	s->point = (uint8_t)point;
+	memcpy(s->dst, f->key.dst, sizeof(s->dst));
+}
+
+void an_rp_links_packet(struct an_rp_links *c, uint8_t ipver, const uint8_t *dst, unsigned point,
+                        uint64_t ts, uint32_t len)
+{
+	uint32_t k = link_of(c, ipver, dst, point);
 	if (!k)
 		return;
-	struct an_rp_link *l = &c->links[k - 1];
+	struct an_rp_link *l = &c->e[k - 1];
 	l->packets++;
 	if (l->prev_ts && ts >= l->prev_ts && len) {
 		uint64_t g = ts - l->prev_ts;
@@ -152,9 +187,9 @@ static bool marked_here(const struct an_rp_ctx *c, const struct an_flow *f)
 }
 
 /* Link k (index + 1; 0: none) had no idle gap since `since` (its back-to-back time known). */
-static bool link_busy(const struct an_rp_ctx *c, uint32_t k, uint64_t since)
+static bool link_busy(const struct an_rp_links *c, uint32_t k, uint64_t since)
 {
-	return k && c->links[k - 1].ns_per_byte > 0 && c->links[k - 1].last_idle <= since;
+	return k && c->e[k - 1].ns_per_byte > 0 && c->e[k - 1].last_idle <= since;
 }
 
 /*
@@ -164,14 +199,17 @@ static bool link_busy(const struct an_rp_ctx *c, uint32_t k, uint64_t since)
  * point, at the senders' side, sees the senders' own pacing: several
  * senders' links merged into one capture can look like one full link).
  */
-static bool link_full(const struct an_rp_ctx *c, const struct an_flow *f)
+static bool link_full(struct an_rp_ctx *c, const struct an_flow *f)
 {
 	const struct an_rp *rp = f->rp;
-	if (!rp->link || !marked_here(c, f) ||
-	    c->links[rp->link - 1].packets - rp->link_packets <=
-	        followed(c, f, &(uint64_t){0}) - rp->own_packets + 1)
+	if (!rp->link || !marked_here(c, f))
 		return false;
-	return rp->full_before || link_busy(c, rp->link, rp->cnp_ts);
+	const struct an_rp_links *l = links_read(c);
+	bool full = l->e[rp->link - 1].packets - rp->link_packets >
+	                followed(c, f, &(uint64_t){0}) - rp->own_packets + 1 &&
+	            (rp->full_before || link_busy(l, rp->link, rp->cnp_ts));
+	links_done(c);
+	return full;
 }
 
 /* ---- the drops measured ---- */
@@ -343,7 +381,7 @@ void an_rp_cnp(struct an_rp_ctx *c, struct an_flow *f, uint64_t ts, unsigned poi
 	struct an_rp *rp = f->rp;
 	uint64_t prev = rp->cnp_ts;
 	rp->cnps++;
-	c->links_on = true;
+	an_rp_links_on(c);
 	if (f->rp_phase == AN_RP_AFTER)
 		end_after(c, f, true);
 	if (f->rp_phase == AN_RP_RECOVER && rp->dipped && !rp->back)
@@ -375,11 +413,13 @@ void an_rp_cnp(struct an_rp_ctx *c, struct an_flow *f, uint64_t ts, unsigned poi
 	}
 	rp->before_bps = before;
 	rp->before_start = start;
-	rp->link = link_of(c, f->key.ipver, f->key.dst, point);
-	rp->link_packets = rp->link ? c->links[rp->link - 1].packets : 0;
+	struct an_rp_links *l = links_read(c);
+	rp->link = link_of(l, f->key.ipver, f->key.dst, point);
+	rp->link_packets = rp->link ? l->e[rp->link - 1].packets : 0;
 	rp->own_packets = n;
 	/* its link full through the window before: the rate before is a share of the link's */
-	rp->full_before = link_busy(c, rp->link, start);
+	rp->full_before = link_busy(l, rp->link, start);
+	links_done(c);
 	f->rp_phase = AN_RP_AFTER;
 }
 

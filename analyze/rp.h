@@ -23,16 +23,39 @@ struct an_rp_link {
 	double ns_per_byte; /* between back-to-back packets of one length (0: not seen yet) */
 };
 
+/* The links toward the receivers: an analyzer's own, or a staged analysis' that its parts share. */
+struct an_rp_links {
+	struct an_rp_link *e;
+	uint32_t n, cap;
+	uint32_t *idx, icap; /* open addressing: (dst, point) -> index + 1 */
+	uint32_t last;       /* the link of the latest packet + 1 (a one-entry cache) */
+};
+
+/*
+ * A part of a staged analysis (analyze/stage.c) reads the stage's links,
+ * which take every part's packets in frame order: lock() returns with the
+ * links locked and brought up to the frame being fed, its own packet on a
+ * link (`pending`, at `ipver`/`dst`/`point`) counted; unlock() lets them
+ * go. The frame's packet on a link, and whether it turned the links on,
+ * are left here for the stage.
+ */
+struct an_rp_share {
+	void (*lock)(void *ctx);
+	void (*unlock)(void *ctx);
+	void *ctx;
+	bool pending, turned_on;
+	uint8_t ipver, point;
+	uint8_t dst[16];
+};
+
 /* What the RP reaction needs of the whole analysis. */
 struct an_rp_ctx {
 	uint64_t window_ns; /* --rate-window */
 	uint64_t paused_ts; /* the latest frame time while a PFC/PAUSE pause ran (0: none) */
-	bool links_on;      /* a CE mark or a CNP came: the links are followed */
+	bool links_on;      /* a CE mark or a CNP came: the links are followed (a part: always) */
 	bool apart; /* several vantage points: flows follow their home's frames (an_xport) */
-	struct an_rp_link *links;
-	uint32_t nlinks, caplinks;
-	uint32_t *lidx, lcap; /* open addressing: (dst, point) -> index + 1 */
-	uint32_t last;        /* the link of the latest packet + 1 (a one-entry cache) */
+	struct an_rp_links own, *lk; /* lk: &own, or the stage's (share) */
+	struct an_rp_share *share;   /* a part's; NULL otherwise */
 };
 
 /* The drops measured, in percent: the first AN_RP_EXACT exactly, then 1-point bins. */
@@ -84,6 +107,18 @@ void an_rp_tick(struct an_rp_ctx *c, struct an_flow *f, uint64_t ts);
 /* A packet on a link (c->links_on), at the flow's vantage point. */
 void an_rp_link_packet(struct an_rp_ctx *c, const struct an_flow *f, uint64_t ts, uint32_t len,
                        unsigned point);
+/* A packet of `len` bytes toward dst at point at ts on links l (a staged analysis' links take them in frame order). */
+void an_rp_links_packet(struct an_rp_links *l, uint8_t ipver, const uint8_t *dst, unsigned point,
+                        uint64_t ts, uint32_t len);
+void an_rp_links_free(struct an_rp_links *l);
+
+/* A CE mark or a CNP came: the links toward the receivers are followed from the next packet on. */
+static inline void an_rp_links_on(struct an_rp_ctx *c)
+{
+	c->links_on = true;
+	if (c->share)
+		c->share->turned_on = true;
+}
 /* End of input: a window still open ends (with too few packets, or measured). */
 void an_rp_finish(struct an_rp_ctx *c, struct an_flow *f);
 /* Why no CNP of the flow gave a rate drop (its largest share of CNPs not measured). */

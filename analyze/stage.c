@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,9 +13,12 @@
 
 #define STAGE_BATCH     4096u /* frames a batch holds */
 #define STAGE_PARTS_MAX 64u
-#define FLAG_DISORDERED 1u /* a frame so far was older than the one before it */
-#define FLAG_COPY       2u /* the part found it a copy of a packet counted before */
-#define FLAG_PFC        4u /* PFC or PAUSE: the stage handles it (decoded again) */
+#define FLAG_DISORDERED 1u  /* a frame so far was older than the one before it */
+#define FLAG_COPY       2u  /* the part found it a copy of a packet counted before */
+#define FLAG_PFC        4u  /* PFC or PAUSE: the stage handles it (decoded again) */
+#define FLAG_PAUSED     8u  /* a pause ran at it (before or after it, for a PFC/PAUSE frame) */
+#define FLAG_LINK       16u /* the part found it a packet on a link toward a receiver */
+#define FLAG_LINKS_ON   32u /* the part found it turned the links on (a CE mark, a CNP) */
 
 _Static_assert(RT_PUMP_BATCH <= STAGE_BATCH, "a batch of the pump fits in a stage's batch");
 
@@ -37,10 +41,18 @@ struct batch {
 	    f[STAGE_BATCH]; /* data: an offset into `bytes` until the batch is handed over */
 	uint8_t *bytes;     /* the frames' bytes, copied */
 	size_t nbytes, capbytes;
-	uint64_t now[STAGE_BATCH]; /* the clock at each frame: the highest time so far */
+	uint64_t now[STAGE_BATCH];     /* the clock at each frame: the highest time so far */
+	uint64_t run_end[STAGE_BATCH]; /* the latest end of a pause at each frame */
+	uint64_t
+	    paused_ts[STAGE_BATCH]; /* the latest frame time a pause ran at, up to each frame */
 	uint8_t part[STAGE_BATCH];
 	uint8_t flags[STAGE_BATCH];
-	uint64_t frame0; /* the frame number of f[0] */
+	struct {
+		uint8_t ipver, point;
+		uint8_t dst[16];
+	} link[STAGE_BATCH];  /* FLAG_LINK's link, set by its part */
+	atomic_uint *through; /* [parts]: the slots each part went through (release) */
+	uint64_t frame0;      /* the frame number of f[0] */
 	unsigned n;
 	struct an_ep_log *logs; /* [parts]: what each part's episodes are made of, by slot */
 	struct bucket_log *bks; /* [parts]: the buckets each part closed */
@@ -56,6 +68,10 @@ struct part {
 	uint32_t ngid, capgid;
 	struct bucket_log *bk_out; /* where its buckets go now */
 	struct rt_record rec;      /* the frame being fed, decoded */
+	uint64_t cur;              /* its number (0: none, the end) */
+	uint64_t ts;               /* its time */
+	uint32_t len;              /* its length on the wire */
+	struct an_rp_share share;  /* the stage's links, for its RP reaction */
 };
 
 struct rt_an_stage {
@@ -82,6 +98,12 @@ struct rt_an_stage {
 	struct rt_dissect_opts decode,
 	    light;                /* the parts' decoding; the reading thread's (addresses) */
 	struct rt_record scratch; /* the reading thread's record */
+	struct an_pfc pfc;        /* the reading thread's PFC/PAUSE state, for each frame's part */
+	uint64_t paused_ts;       /* the latest frame time a pause ran at (an_rp_ctx's) */
+	/* the links toward the receivers (an->rpx's): every part's packets on them in frame order */
+	pthread_mutex_t links_mu;
+	uint64_t links_at;  /* frames they took in */
+	uint64_t links_fed; /* a frame whose own packet they took ahead of its turn (0: none) */
 	pthread_mutex_t mu;
 	pthread_cond_t work, done;
 	bool quit;
@@ -89,24 +111,72 @@ struct rt_an_stage {
 
 bool rt_an_stage_fits(const struct rt_analyzer *an)
 {
-	/*
-	 * Not while parts would give another answer (analyze/README.md,
-	 * Threads): the RP reaction follows the link toward each receiver over
-	 * every host pair that sends to it (an_rp_ctx.links, links_on), a part
-	 * holds no PFC state for the RP windows (rpx.paused_ts) and the stall
-	 * facts (an_pfc_paused_since), and the MAC table's order and a router's
-	 * first IP are one pass's only. Every input takes one analysis thread
-	 * until these are made in frame order; then the split fits one capture
-	 * point (an->vp.alone) without side files and --max-flows, before the
-	 * first record.
-	 */
-	(void)an;
-	return false;
+	return an->vp.alone && !an->side.counters_loaded && !an->side.srclog_loaded &&
+	       !an->o.max_flows && !an->tot.c.packets;
 }
 
 static struct batch *batch_at(const struct rt_an_stage *st, uint64_t seq)
 {
 	return &st->b[seq % st->nb];
+}
+
+/*
+ * The links toward the receivers take the frames up to number `upto` in
+ * their order (every batch but the last holds STAGE_BATCH frames), as far
+ * as their parts went through them: false when one has not yet. Under
+ * links_mu.
+ */
+static bool links_take(struct rt_an_stage *st, uint64_t upto)
+{
+	struct an_rp_ctx *c = &st->an->rpx;
+	while (st->links_at < upto) {
+		uint64_t n = st->links_at; /* frame n + 1 */
+		struct batch *b = batch_at(st, n / STAGE_BATCH);
+		unsigned i = (unsigned)(n % STAGE_BATCH);
+		if (atomic_load_explicit(&b->through[b->part[i]], memory_order_acquire) <= i)
+			return false;
+		uint8_t fl = b->flags[i];
+		if (c->links_on && (fl & FLAG_LINK) && st->links_fed != n + 1)
+			an_rp_links_packet(c->lk, b->link[i].ipver, b->link[i].dst,
+			                   b->link[i].point, b->f[i].ts_ns, b->f[i].wirelen);
+		if (fl & FLAG_LINKS_ON)
+			c->links_on = true;
+		st->links_at++;
+	}
+	return true;
+}
+
+/*
+ * A part's RP reaction reads the links: they take every frame before the
+ * one it feeds (waiting for the parts behind it, the lock let go while it
+ * waits: a part further back may need them first), then that frame's own
+ * packet on a link. Returns with links_mu held.
+ */
+static void part_links_lock(void *ctx)
+{
+	struct part *p = ctx;
+	struct rt_an_stage *st = p->st;
+	uint64_t upto = p->cur ? p->cur - 1 : st->frames;
+	for (;;) {
+		pthread_mutex_lock(&st->links_mu);
+		if (links_take(st, upto))
+			break;
+		pthread_mutex_unlock(&st->links_mu);
+		sched_yield();
+	}
+	const struct an_rp_share *s = &p->share;
+	if (p->cur && s->pending && st->links_fed != p->cur) {
+		st->links_fed = p->cur;
+		if (st->an->rpx.links_on)
+			an_rp_links_packet(st->an->rpx.lk, s->ipver, s->dst, s->point, p->ts,
+			                   p->len);
+	}
+}
+
+static void part_links_unlock(void *ctx)
+{
+	struct part *p = ctx;
+	pthread_mutex_unlock(&p->st->links_mu);
 }
 
 /* One part's records of a batch, fed to its analyzer. */
@@ -121,13 +191,30 @@ static void part_batch(struct part *p, struct batch *b)
 			continue;
 		an->now = b->now[i];
 		an->pair.disordered |= (b->flags[i] & FLAG_DISORDERED) != 0;
+		an->part_paused = (b->flags[i] & FLAG_PAUSED) != 0;
+		an->part_run_end = b->run_end[i];
+		an->rpx.paused_ts = b->paused_ts[i];
 		log->slot = i;
+		p->cur = b->frame0 + i;
+		p->ts = b->f[i].ts_ns;
+		p->len = b->f[i].wirelen;
+		p->share.pending = p->share.turned_on = false;
 		rt_dissect(&p->st->decode, &b->f[i], &p->rec);
 		p->rec.point = 0; /* one capture point */
-		rt_analyzer_feed_frame(an, &p->rec, b->frame0 + i);
-		if (an->copied)
-			b->flags[i] |= FLAG_COPY;
+		rt_analyzer_feed_frame(an, &p->rec, p->cur);
+		uint8_t fl = an->copied ? FLAG_COPY : 0;
+		if (p->share.pending) {
+			fl |= FLAG_LINK;
+			b->link[i].ipver = p->share.ipver;
+			b->link[i].point = p->share.point;
+			memcpy(b->link[i].dst, p->share.dst, sizeof(b->link[i].dst));
+		}
+		if (p->share.turned_on)
+			fl |= FLAG_LINKS_ON;
+		b->flags[i] |= fl;
+		atomic_store_explicit(&b->through[p->idx], i + 1, memory_order_release);
 	}
+	atomic_store_explicit(&b->through[p->idx], b->n, memory_order_release);
 	/* the buckets the batch's last frame ends: the stage closes them with this batch */
 	if (b->n && an->bk.len) {
 		an->now = b->now[b->n - 1];
@@ -356,6 +443,9 @@ static void global_batch(struct rt_an_stage *st, struct batch *b)
 	uint32_t at[STAGE_PARTS_MAX] = {0};
 	for (unsigned k = 0; k < st->nparts; k++)
 		st->nomem |= b->logs[k].nomem || b->bks[k].nomem;
+	pthread_mutex_lock(&st->links_mu); /* every part went through it: no wait */
+	links_take(st, b->frame0 - 1 + b->n);
+	pthread_mutex_unlock(&st->links_mu);
 	take_buckets_of(st, b->bks);
 	for (unsigned i = 0; i < b->n; i++) {
 		const struct rt_frame *fr = &b->f[i];
@@ -413,6 +503,8 @@ static void publish(struct rt_an_stage *st)
 	struct batch *b = batch_at(st, st->filled);
 	for (unsigned i = 0; i < b->n; i++)
 		b->f[i].data = b->bytes + (size_t)(uintptr_t)b->f[i].data;
+	for (unsigned k = 0; k < st->nparts; k++)
+		atomic_store_explicit(&b->through[k], 0, memory_order_relaxed);
 	atomic_store(&b->pending, st->nparts);
 	pthread_mutex_lock(&st->mu);
 	st->filled++;
@@ -463,9 +555,22 @@ int rt_an_stage_frame(struct rt_an_stage *st, const struct rt_frame *frame)
 	rt_dissect(&st->light, frame, &st->scratch);
 	b->now[i] = st->now;
 	b->part[i] = (uint8_t)(an_pair_shard(&st->scratch) % st->nparts);
-	b->flags[i] =
-	    (st->disordered ? FLAG_DISORDERED : 0) |
-	    (st->scratch.kind == RT_KIND_PFC || st->scratch.kind == RT_KIND_PAUSE ? FLAG_PFC : 0);
+	bool pfc = st->scratch.kind == RT_KIND_PFC || st->scratch.kind == RT_KIND_PAUSE;
+	/* the pauses as one analyzer has them at this frame: for the RP windows and the stalls */
+	if (st->pfc.active && st->now >= st->pfc.next_expiry)
+		an_pfc_advance(&st->pfc, st->now);
+	bool paused = st->pfc.active > 0;
+	if (pfc) {
+		rt_dissect(&st->decode, frame, &st->scratch);
+		an_pfc_frame(&st->pfc, &st->scratch, st->now, st->an->vp.on ? 0 : -1, NULL);
+		paused |= st->pfc.active > 0;
+	}
+	b->run_end[i] = st->pfc.last_run_end;
+	if (paused)
+		st->paused_ts = st->now;
+	b->paused_ts[i] = st->paused_ts;
+	b->flags[i] = (st->disordered ? FLAG_DISORDERED : 0) | (pfc ? FLAG_PFC : 0) |
+	              (paused ? FLAG_PAUSED : 0);
 	st->frames++;
 	if (++b->n == STAGE_BATCH)
 		publish(st);
@@ -499,6 +604,7 @@ void rt_an_stage_free(struct rt_an_stage *st)
 		free(st->p[k].gid);
 	}
 	for (unsigned i = 0; st->b && i < st->nb; i++) {
+		free(st->b[i].through);
 		for (unsigned k = 0; st->b[i].logs && k < st->nparts; k++) {
 			free(st->b[i].logs[k].e);
 			free(st->b[i].logs[k].keys);
@@ -521,9 +627,11 @@ void rt_an_stage_free(struct rt_an_stage *st)
 	free(st->b);
 	free(st->p);
 	free(st->mark);
+	an_pfc_free(&st->pfc);
 	pthread_cond_destroy(&st->work);
 	pthread_cond_destroy(&st->done);
 	pthread_mutex_destroy(&st->mu);
+	pthread_mutex_destroy(&st->links_mu);
 	free(st);
 }
 
@@ -541,7 +649,9 @@ int rt_an_stage_start(struct rt_an_stage **out, struct rt_analyzer *an, unsigned
 	st->light.addresses_only = true;
 	/* room to run ahead while a thread waits for a CPU: 64 Ki frames at least */
 	st->nb = 2 * st->nparts + 2 < 16 ? 16 : 2 * st->nparts + 2;
+	an_pfc_init(&st->pfc, an->o.link_speed_bps, an->o.storm_ns, NULL);
 	pthread_mutex_init(&st->mu, NULL);
+	pthread_mutex_init(&st->links_mu, NULL);
 	pthread_cond_init(&st->work, NULL);
 	pthread_cond_init(&st->done, NULL);
 	st->b = calloc(st->nb, sizeof(*st->b));
@@ -549,7 +659,8 @@ int rt_an_stage_start(struct rt_an_stage **out, struct rt_analyzer *an, unsigned
 	bool ok = st->b && st->p;
 	for (unsigned i = 0; ok && i < st->nb; i++)
 		ok = (st->b[i].logs = calloc(st->nparts, sizeof(*st->b[i].logs))) &&
-		     (st->b[i].bks = calloc(st->nparts, sizeof(*st->b[i].bks)));
+		     (st->b[i].bks = calloc(st->nparts, sizeof(*st->b[i].bks))) &&
+		     (st->b[i].through = calloc(st->nparts, sizeof(*st->b[i].through)));
 	ok = ok && (st->end_bks = calloc(st->nparts, sizeof(*st->end_bks)));
 	for (unsigned k = 0; ok && k < st->nparts; k++) {
 		struct part *p = &st->p[k];
@@ -558,6 +669,11 @@ int rt_an_stage_start(struct rt_an_stage **out, struct rt_analyzer *an, unsigned
 		if (ok) {
 			p->an->part = true;
 			p->an->vp.alone = an->vp.alone;
+			p->share = (struct an_rp_share){
+			    .lock = part_links_lock, .unlock = part_links_unlock, .ctx = p};
+			p->an->rpx.share = &p->share;
+			p->an->rpx.lk = &an->rpx.own; /* the stage's, in frame order */
+			p->an->rpx.links_on = true;   /* every packet on a link goes to the stage */
 			if (an->bk.len)
 				an_bk_start(&p->an->bk, an->bk.len, part_bucket, p);
 		}
@@ -584,7 +700,7 @@ static void settle_flows(struct rt_an_stage *st)
 	for (uint32_t id = 0; id < an->ft.next_id; id++) {
 		struct an_flow *f = an_flow_by_id(&an->ft, id);
 		f->ep_mark = id < st->nflows ? st->mark[id] : 0;
-		f->flags &= (uint16_t)~(AN_FLOW_SELECTED | AN_FLOW_CONVERSATION);
+		f->flags &= (uint16_t) ~(AN_FLOW_SELECTED | AN_FLOW_CONVERSATION);
 		an_select_flow(&an->sel, f);
 	}
 	an_select_finish(&an->sel, &an->ft);
@@ -605,6 +721,7 @@ int rt_an_stage_finish(struct rt_an_stage *st, char *errbuf)
 			rt_analyzer_interrupt(st->p[k].an);
 		st->p[k].an->ep.log = NULL;
 		st->p[k].bk_out = &st->end_bks[k]; /* their last buckets */
+		st->p[k].cur = 0;                  /* the links: every frame */
 		if (rt_analyzer_finish(st->p[k].an, eb) == -EINTR)
 			rc = -EINTR;
 		st->nomem |= st->end_bks[k].nomem;
