@@ -1,0 +1,209 @@
+/* Unit tests of the staged analysis (--threads): each scenario's frames split among 2, 3 and 4 parts report what one analyzer fed every frame reports. */
+#include <dirent.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "analyze/analyze.h"
+#include "analyze/stage.h"
+#include "dissect/build.h"
+#include "dissect/opcodes.h"
+#include "tests/analyze/analyzer.h"
+
+static const char *scenario_dir;
+
+/* A classic pcap's frames (little-endian, micro- or nanosecond; Ethernet), read whole. */
+struct frames {
+	struct rt_frame *f;
+	uint8_t *bytes;
+	unsigned n;
+};
+
+static void read_frames(const char *path, struct frames *out)
+{
+	FILE *fp = fopen(path, "rb");
+	assert_non_null(fp);
+	assert_int_equal(fseek(fp, 0, SEEK_END), 0);
+	long size = ftell(fp);
+	assert_true(size >= 24);
+	rewind(fp);
+	out->bytes = malloc((size_t)size);
+	assert_non_null(out->bytes);
+	assert_int_equal(fread(out->bytes, 1, (size_t)size, fp), (size_t)size);
+	fclose(fp);
+	const uint8_t *p = out->bytes;
+	uint32_t magic = (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+	                 (uint32_t)p[3] << 24;
+	assert_true(magic == 0xa1b2c3d4u || magic == 0xa1b23c4du);
+	uint64_t frac = magic == 0xa1b23c4du ? 1 : 1000;
+	out->f = calloc((size_t)size / 16, sizeof(*out->f));
+	assert_non_null(out->f);
+	out->n = 0;
+	for (long at = 24; at + 16 <= size;) {
+		uint32_t h[4];
+		for (int i = 0; i < 4; i++)
+			h[i] = (uint32_t)p[at + 4 * i] | (uint32_t)p[at + 4 * i + 1] << 8 |
+			       (uint32_t)p[at + 4 * i + 2] << 16 | (uint32_t)p[at + 4 * i + 3] << 24;
+		at += 16;
+		assert_true(at + (long)h[2] <= size);
+		out->f[out->n++] = (struct rt_frame){.data = p + at,
+		                                     .caplen = h[2],
+		                                     .wirelen = h[3],
+		                                     .ts_ns = (uint64_t)h[0] * 1000000000u + h[1] * frac,
+		                                     .seq = out->n + 1,
+		                                     .linktype = 1};
+		at += h[2];
+	}
+}
+
+/* The frames through one analyzer (decoded here), or through a stage of `parts`: its JSON report. */
+static char *analyze(const struct frames *fr, unsigned parts)
+{
+	char errbuf[RT_ERRBUF_SIZE];
+	struct rt_analyzer *an = new_an(0);
+	rt_analyzer_one_point(an);
+	struct rt_an_stage *st = NULL;
+	if (parts > 1) {
+		assert_true(rt_an_stage_fits(an));
+		assert_int_equal(rt_an_stage_start(&st, an, parts, errbuf), 0);
+	}
+	struct rt_dissect_opts dopts;
+	rt_dissect_opts_init(&dopts);
+	for (unsigned i = 0; i < fr->n; i++) {
+		if (st) {
+			assert_int_equal(rt_an_stage_frame(st, &fr->f[i]), 0);
+			continue;
+		}
+		struct rt_record rec;
+		rt_dissect(&dopts, &fr->f[i], &rec);
+		rt_analyzer_feed_frame(an, &rec, i + 1);
+	}
+	assert_int_equal(st ? rt_an_stage_finish(st, errbuf) : rt_analyzer_finish(an, errbuf), 0);
+	char *json = report_json(an);
+	rt_analyzer_free(an);
+	return json;
+}
+
+/*
+ * Every scenario at 2, 3 and 4 parts: the incast's senders share the link
+ * toward one receiver across host pairs (the RP reaction's full-link test
+ * reads every part's packets on it), the pause scenarios' windows and stalls
+ * read the pauses of frames in no part's host pairs.
+ */
+static void test_scenarios_alike(void **state)
+{
+	(void)state;
+	DIR *d = opendir(scenario_dir);
+	assert_non_null(d);
+	unsigned checked = 0;
+	for (struct dirent *e; (e = readdir(d));) {
+		size_t len = strlen(e->d_name);
+		if (len < 6 || strcmp(e->d_name + len - 5, ".pcap"))
+			continue;
+		char path[1024];
+		snprintf(path, sizeof(path), "%s/%s", scenario_dir, e->d_name);
+		struct frames fr;
+		read_frames(path, &fr);
+		char *one = analyze(&fr, 1);
+		for (unsigned parts = 2; parts <= 4; parts++) {
+			char *split = analyze(&fr, parts);
+			if (strcmp(one, split))
+				fail_msg("%s: %u parts report otherwise than one analyzer", e->d_name, parts);
+			free(split);
+		}
+		free(one);
+		free(fr.f);
+		free(fr.bytes);
+		checked++;
+	}
+	closedir(d);
+	assert_true(checked >= 10);
+}
+
+/* A PFC frame pausing priority 3 for `quanta` at ts, built into `bytes`, inserted at fr->f[at] (room for it). */
+static void insert_pfc(struct frames *fr, unsigned at, uint64_t ts, uint16_t quanta, uint8_t *bytes)
+{
+	static const uint8_t mac[6] = {0x02, 0, 0, 0, 0, 0x99};
+	uint16_t q[8] = {0};
+	q[3] = quanta;
+	assert_int_equal(rt_build_pfc(bytes, RT_MACC_FRAME_LEN, mac, 1u << 3, q), RT_MACC_FRAME_LEN);
+	memmove(&fr->f[at + 1], &fr->f[at], (fr->n - at) * sizeof(*fr->f));
+	fr->f[at] = (struct rt_frame){.data = bytes,
+	                              .caplen = RT_MACC_FRAME_LEN,
+	                              .wirelen = RT_MACC_FRAME_LEN,
+	                              .ts_ns = ts,
+	                              .linktype = 1};
+	fr->n++;
+}
+
+/*
+ * Pauses in frames of no host pair, read by the flows of every part: a
+ * pause of a few ns right after each CNP (over before the sender's next
+ * packet: only the frame time a pause ran at tells the RP window), and a
+ * 20 ms silence of every flow with XOFFs refreshed through it (a storm the
+ * flows stalled in).
+ */
+static void test_pauses_handed(void **state)
+{
+	(void)state;
+	char path[1024];
+	snprintf(path, sizeof(path), "%s/dcqcn.pcap", scenario_dir);
+	struct frames fr;
+	read_frames(path, &fr);
+	unsigned gap_at = fr.n / 2, cnps = 0, storm = 100, room = fr.n + storm + 4096;
+	struct rt_frame *nf = realloc(fr.f, room * sizeof(*nf));
+	assert_non_null(nf);
+	fr.f = nf;
+	uint8_t *pfc = calloc(storm + 4096, RT_MACC_FRAME_LEN);
+	assert_non_null(pfc);
+	uint64_t gap = 20 * MS, t_gap = fr.f[gap_at].ts_ns;
+	for (unsigned i = gap_at; i < fr.n; i++)
+		fr.f[i].ts_ns += gap;
+	for (unsigned k = 0; k < storm; k++)
+		insert_pfc(&fr, gap_at + k, t_gap + 1000 + k * 200 * US, 65535,
+		           pfc + (size_t)k * RT_MACC_FRAME_LEN);
+	struct rt_dissect_opts dopts;
+	rt_dissect_opts_init(&dopts);
+	for (unsigned i = 0; i < fr.n && cnps < 4096 && fr.n < room; i++) {
+		struct rt_record rec;
+		rt_dissect(&dopts, &fr.f[i], &rec);
+		if (rec.kind == RT_KIND_CNP && i + 1 < fr.n)
+			insert_pfc(&fr, i + 1, rec.ts_ns + 1, 1,
+			           pfc + (size_t)(storm + cnps++) * RT_MACC_FRAME_LEN);
+	}
+	assert_true(cnps > 10);
+	char *one = analyze(&fr, 1);
+	/* the one analyzer set CNP windows apart for the pauses */
+	assert_true(count_str(one, "\"pause_in_window\":0,") < count_str(one, "\"pause_in_window\":"));
+	assert_non_null(strstr(one, "\"pfc_storm\""));
+	for (unsigned parts = 2; parts <= 4; parts++) {
+		char *split = analyze(&fr, parts);
+		if (strcmp(one, split))
+			fail_msg("%u parts report otherwise than one analyzer", parts);
+		free(split);
+	}
+	free(one);
+	free(pfc);
+	free(fr.f);
+	free(fr.bytes);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		fprintf(stderr, "usage: %s SCENARIO_DIR\n", argv[0]);
+		return 2;
+	}
+	scenario_dir = argv[1];
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_scenarios_alike),
+	    cmocka_unit_test(test_pauses_handed),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
