@@ -215,6 +215,11 @@ static void part_batch(struct part *p, struct batch *b)
 		atomic_store_explicit(&b->through[p->idx], i + 1, memory_order_release);
 	}
 	atomic_store_explicit(&b->through[p->idx], b->n, memory_order_release);
+	/* the links take what every part went through, here when free (else the next part, the stage) */
+	if (pthread_mutex_trylock(&p->st->links_mu) == 0) {
+		links_take(p->st, b->frame0 - 1 + b->n);
+		pthread_mutex_unlock(&p->st->links_mu);
+	}
 	/* the buckets the batch's last frame ends: the stage closes them with this batch */
 	if (b->n && an->bk.len) {
 		an->now = b->now[b->n - 1];
