@@ -426,10 +426,10 @@ static inline void macs_frame(struct rt_analyzer *an, const struct rt_record *re
 	if ((rec->kind == RT_KIND_ROCE || rec->kind == RT_KIND_CNP) &&
 	    (rec->layers & (RT_L_IPV4 | RT_L_IPV6))) {
 		uint8_t v = rec->ip_version == 4 ? 4 : 6;
-		an_macs_see(&an->macs, 0, rec->src_mac, point, v, rec->src_ip);
-		an_macs_see(&an->macs, 1, rec->dst_mac, point, v, rec->dst_ip);
+		an_macs_see(&an->macs, 0, rec->src_mac, point, v, rec->src_ip, an->frame, an->part);
+		an_macs_see(&an->macs, 1, rec->dst_mac, point, v, rec->dst_ip, an->frame, an->part);
 	} else if (rec->kind == RT_KIND_PFC || rec->kind == RT_KIND_PAUSE) {
-		an_macs_see(&an->macs, 0, rec->src_mac, point, 0, NULL);
+		an_macs_see(&an->macs, 0, rec->src_mac, point, 0, NULL, an->frame, an->part);
 	}
 }
 

@@ -258,37 +258,134 @@ static void test_pfc_rule(void **state)
 	rt_analyzer_free(p[1]);
 }
 
-/* A MAC of both parts: frames summed, its IP dst's, a router's where the IPs differ; new MACs after dst's. */
-static void test_macs_rule(void **state)
+/* Each frame to one analyzer and to parts p[k] (frame i+1 to p[part[i]]); all finished. */
+static void feed_macs(struct rt_analyzer *one, struct rt_analyzer **p, unsigned nparts,
+                      const struct rt_record *r, const unsigned *part, unsigned n)
 {
-	(void)state;
-	struct rt_analyzer *one = new_an(0), *p[2] = {new_an(0), new_an(0)};
-	/* frames 1..3: MAC 1 (host 1) to MAC 2; MAC 1 routing host 3 to MAC 3 (part 1); again */
-	struct rt_record r[3] = {roce(T0, 0x0a000001, 0x0a000002, 4, 0x11, 1),
-	                         roce(T0 + 1, 0x0a000003, 0x0a000004, 4, 0x11, 1),
-	                         roce(T0 + 2, 0x0a000001, 0x0a000002, 4, 0x11, 2)};
-	static const uint8_t dmac[3] = {2, 3, 2};
-	for (unsigned i = 0; i < 3; i++) {
-		r[i].src_mac[5] = 1;
-		r[i].dst_mac[5] = dmac[i];
+	for (unsigned i = 0; i < n; i++) {
 		rt_analyzer_feed(one, &r[i]);
-		rt_analyzer_feed_frame(p[i % 2], &r[i], i + 1);
+		rt_analyzer_feed_frame(p[part[i]], &r[i], i + 1);
 	}
 	assert_int_equal(finish(one), 0);
-	assert_int_equal(finish(p[0]), 0);
-	assert_int_equal(finish(p[1]), 0);
+	for (unsigned k = 0; k < nparts; k++)
+		assert_int_equal(finish(p[k]), 0);
+}
+
+/* The MAC table of `got` is one pass's (`want`): the same MACs in the same order, each the same. */
+static void same_macs(const struct an_macs *got, const struct an_macs *want)
+{
+	assert_int_equal(got->n, want->n);
+	assert_int_equal(got->beyond, want->beyond);
+	for (uint32_t i = 0; i < want->n; i++)
+		assert_memory_equal(&got->e[i], &want->e[i], sizeof(got->e[i]));
+}
+
+/*
+ * Frames 1..3 of hosts 1 to 2 (part 0), 3 to 4 (part 1), 1 to 2 (part 0),
+ * with the MACs mac[i] (their last byte: source, destination) and frame 1
+ * PFC when `pfc`, split and merged against one pass: one pass's first MAC.
+ */
+static struct an_mac merge_macs(bool pfc, const uint8_t mac[3][2], unsigned want_n)
+{
+	struct rt_analyzer *one = new_an(0), *p[2] = {new_an(0), new_an(0)};
+	const uint16_t q[8] = {0};
+	struct rt_record r[3] = {pfc ? pfc_rec(T0, 0, q)
+	                             : roce(T0, 0x0a000001, 0x0a000002, 4, 0x11, 1),
+	                         roce(T0 + 1, 0x0a000003, 0x0a000004, 4, 0x11, 1),
+	                         roce(T0 + 2, 0x0a000001, 0x0a000002, 4, 0x11, 2)};
+	static const unsigned part[3] = {0, 1, 0};
+	for (unsigned i = 0; i < 3; i++) {
+		r[i].src_mac[5] = mac[i][0];
+		r[i].dst_mac[5] = mac[i][1];
+	}
+	feed_macs(one, p, 2, r, part, 3);
 	char errbuf[RT_ERRBUF_SIZE];
 	assert_int_equal(rt_analyzer_merge(p[0], p[1], errbuf), 0);
-	const struct an_macs *m = &p[0]->macs, *want = &one->macs;
-	assert_int_equal(m->n, 3);
-	assert_int_equal(want->n, 3);
-	for (uint32_t i = 0; i < 3; i++)
-		assert_memory_equal(&m->e[i], &want->e[i], sizeof(m->e[i]));
-	assert_true(m->e[0].several);
-	assert_int_equal(m->e[0].frames, 3);
+	assert_int_equal(one->macs.n, want_n);
+	same_macs(&p[0]->macs, &one->macs);
+	struct an_mac first = one->macs.e[0];
 	rt_analyzer_free(one);
 	rt_analyzer_free(p[0]);
 	rt_analyzer_free(p[1]);
+	return first;
+}
+
+/* A MAC of both parts: frames summed, a router's where the IPs differ. */
+static void test_macs_rule(void **state)
+{
+	(void)state;
+	/* MAC 1 (host 1) to MAC 2; MAC 1 routing host 3 to MAC 3 (part 1); again */
+	static const uint8_t mac[3][2] = {{1, 2}, {1, 3}, {1, 2}};
+	struct an_mac e = merge_macs(false, mac, 3);
+	assert_true(e.several);
+	assert_int_equal(e.frames, 3);
+}
+
+/* MACs in the order one pass first saw them (a frame's source first), whichever part saw them. */
+static void test_macs_order(void **state)
+{
+	(void)state;
+	/* MAC 1 to 2 (part 0), MAC 3 to 4 (part 1), MAC 5 to 6 (part 0) */
+	static const uint8_t mac[3][2] = {{1, 2}, {3, 4}, {5, 6}};
+	merge_macs(false, mac, 6);
+}
+
+/* A router's IP is the first one seen with it, though the other part saw the MAC (without IP) before. */
+static void test_macs_first_ip(void **state)
+{
+	(void)state;
+	/* PFC from MAC 1 (part 0); MAC 1 routing host 3 to MAC 3 (part 1); host 1 (part 0) */
+	static const uint8_t mac[3][2] = {{1, 0}, {1, 3}, {1, 3}};
+	struct an_mac e = merge_macs(true, mac, 2);
+	assert_true(e.several);
+	assert_int_equal(e.ip[3], 3);
+}
+
+#define CAP_CROWD (AN_MACS_MAX + 904) /* MACs part 1 sees before MAC 1 */
+
+/*
+ * The cap: MAC 1, first seen in part 0, comes to part 1 after 5000 others
+ * there; the merge keeps the MACs one pass keeps (the first AN_MACS_MAX),
+ * MAC 1 with its frames of both parts, and counts the later MACs' frames
+ * in `beyond`, merged into the first part or, part by part, into a third
+ * analyzer as the stage does.
+ */
+static void test_macs_cap(void **state)
+{
+	(void)state;
+	unsigned n = CAP_CROWD + 2, *part = malloc(n * sizeof(*part));
+	struct rt_record *r = malloc(n * sizeof(*r));
+	assert_true(part && r);
+	/* frame 1: MAC 1 to MAC 2 (part 0); then MACs 3.. to MAC 2 (part 1); then MAC 1 to MAC 2 (part 1) */
+	for (unsigned i = 0; i < n; i++) {
+		bool first = !i, late = i == n - 1;
+		part[i] = !first;
+		r[i] = roce(T0 + i, first ? 0x0a000001 : 0x0a000003,
+		            first ? 0x0a000002 : 0x0a000004, 4, 0x11, i);
+		uint32_t src = first || late ? 1 : i + 2;
+		r[i].src_mac[3] = (uint8_t)(src >> 16);
+		r[i].src_mac[4] = (uint8_t)(src >> 8);
+		r[i].src_mac[5] = (uint8_t)src;
+		r[i].dst_mac[5] = 2;
+	}
+	for (unsigned way = 0; way < 2; way++) {
+		struct rt_analyzer *one = new_an(0), *p[3] = {new_an(0), new_an(0), new_an(0)};
+		p[0]->part = p[1]->part = true;
+		feed_macs(one, p, 3, r, part, n);
+		char errbuf[RT_ERRBUF_SIZE];
+		struct rt_analyzer *dst = way ? p[2] : p[0];
+		if (way) /* into the third, the part that saw MAC 1 late first */
+			assert_int_equal(rt_analyzer_merge(dst, p[1], errbuf), 0);
+		assert_int_equal(rt_analyzer_merge(dst, p[way ? 0 : 1], errbuf), 0);
+		assert_int_equal(one->macs.n, AN_MACS_MAX);
+		assert_int_equal(one->macs.e[0].frames, 2);
+		same_macs(&dst->macs, &one->macs);
+		for (unsigned k = 0; k < 3; k++)
+			rt_analyzer_free(p[k]);
+		rt_analyzer_free(one);
+	}
+	free(part);
+	free(r);
 }
 
 /* A flow's facts (the priority of its CNPs) move with it into dst's table. */
@@ -360,6 +457,9 @@ int main(int argc, char **argv)
 	    cmocka_unit_test(test_episode_chain_rule),
 	    cmocka_unit_test(test_pfc_rule),
 	    cmocka_unit_test(test_macs_rule),
+	    cmocka_unit_test(test_macs_order),
+	    cmocka_unit_test(test_macs_first_ip),
+	    cmocka_unit_test(test_macs_cap),
 	    cmocka_unit_test(test_facts_rule),
 	    cmocka_unit_test(test_flow_ids_by_first_frame),
 	};
