@@ -38,8 +38,8 @@ static void read_frames(const char *path, struct frames *out)
 	assert_int_equal(fread(out->bytes, 1, (size_t)size, fp), (size_t)size);
 	fclose(fp);
 	const uint8_t *p = out->bytes;
-	uint32_t magic = (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
-	                 (uint32_t)p[3] << 24;
+	uint32_t magic =
+	    (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 	assert_true(magic == 0xa1b2c3d4u || magic == 0xa1b23c4du);
 	uint64_t frac = magic == 0xa1b23c4du ? 1 : 1000;
 	out->f = calloc((size_t)size / 16, sizeof(*out->f));
@@ -49,15 +49,17 @@ static void read_frames(const char *path, struct frames *out)
 		uint32_t h[4];
 		for (int i = 0; i < 4; i++)
 			h[i] = (uint32_t)p[at + 4 * i] | (uint32_t)p[at + 4 * i + 1] << 8 |
-			       (uint32_t)p[at + 4 * i + 2] << 16 | (uint32_t)p[at + 4 * i + 3] << 24;
+			       (uint32_t)p[at + 4 * i + 2] << 16 |
+			       (uint32_t)p[at + 4 * i + 3] << 24;
 		at += 16;
 		assert_true(at + (long)h[2] <= size);
-		out->f[out->n++] = (struct rt_frame){.data = p + at,
-		                                     .caplen = h[2],
-		                                     .wirelen = h[3],
-		                                     .ts_ns = (uint64_t)h[0] * 1000000000u + h[1] * frac,
-		                                     .seq = out->n + 1,
-		                                     .linktype = 1};
+		out->f[out->n++] =
+		    (struct rt_frame){.data = p + at,
+		                      .caplen = h[2],
+		                      .wirelen = h[3],
+		                      .ts_ns = (uint64_t)h[0] * 1000000000u + h[1] * frac,
+		                      .seq = out->n + 1,
+		                      .linktype = 1};
 		at += h[2];
 	}
 }
@@ -114,7 +116,8 @@ static void test_scenarios_alike(void **state)
 		for (unsigned parts = 2; parts <= 4; parts++) {
 			char *split = analyze(&fr, parts);
 			if (strcmp(one, split))
-				fail_msg("%s: %u parts report otherwise than one analyzer", e->d_name, parts);
+				fail_msg("%s: %u parts report otherwise than one analyzer",
+				         e->d_name, parts);
 			free(split);
 		}
 		free(one);
@@ -132,7 +135,8 @@ static void insert_pfc(struct frames *fr, unsigned at, uint64_t ts, uint16_t qua
 	static const uint8_t mac[6] = {0x02, 0, 0, 0, 0, 0x99};
 	uint16_t q[8] = {0};
 	q[3] = quanta;
-	assert_int_equal(rt_build_pfc(bytes, RT_MACC_FRAME_LEN, mac, 1u << 3, q), RT_MACC_FRAME_LEN);
+	assert_int_equal(rt_build_pfc(bytes, RT_MACC_FRAME_LEN, mac, 1u << 3, q),
+	                 RT_MACC_FRAME_LEN);
 	memmove(&fr->f[at + 1], &fr->f[at], (fr->n - at) * sizeof(*fr->f));
 	fr->f[at] = (struct rt_frame){.data = bytes,
 	                              .caplen = RT_MACC_FRAME_LEN,
@@ -180,7 +184,8 @@ static void test_pauses_handed(void **state)
 	assert_true(cnps > 10);
 	char *one = analyze(&fr, 1);
 	/* the one analyzer set CNP windows apart for the pauses */
-	assert_true(count_str(one, "\"pause_in_window\":0,") < count_str(one, "\"pause_in_window\":"));
+	assert_true(count_str(one, "\"pause_in_window\":0,") <
+	            count_str(one, "\"pause_in_window\":"));
 	assert_non_null(strstr(one, "\"pfc_storm\""));
 	for (unsigned parts = 2; parts <= 4; parts++) {
 		char *split = analyze(&fr, parts);
