@@ -13,6 +13,8 @@
 
 #define STAGE_BATCH     4096u /* frames a batch holds */
 #define STAGE_PARTS_MAX 64u
+#define LINK_CHUNK      256u /* a part's links of a batch are kept in chunks of this many */
+#define STAGE_AHEAD     8u  /* a part's frames asked for ahead of the one it feeds */
 #define FLAG_DISORDERED 1u  /* a frame so far was older than the one before it */
 #define FLAG_COPY       2u  /* the part found it a copy of a packet counted before */
 #define FLAG_PFC        4u  /* PFC or PAUSE: the stage handles it (decoded again) */
@@ -36,31 +38,50 @@ struct bucket_log {
 	bool nomem;
 };
 
-struct batch {
-	struct rt_frame
-	    f[STAGE_BATCH]; /* data: an offset into `bytes` until the batch is handed over */
-	uint8_t *bytes;     /* the frames' bytes, copied */
-	size_t nbytes, capbytes;
-	uint64_t now[STAGE_BATCH];     /* the clock at each frame: the highest time so far */
-	uint64_t run_end[STAGE_BATCH]; /* the latest end of a pause at each frame */
-	uint64_t
-	    paused_ts[STAGE_BATCH]; /* the latest frame time a pause ran at, up to each frame */
-	uint8_t part[STAGE_BATCH];
-	uint8_t flags[STAGE_BATCH];
-	struct {
-		uint8_t ipver, point;
-		uint8_t dst[16];
-	} link[STAGE_BATCH];  /* FLAG_LINK's link, set by its part */
-	atomic_uint *through; /* [parts]: the slots each part went through (release) */
-	uint64_t frame0;      /* the frame number of f[0] */
-	unsigned n;
-	struct an_ep_log *logs; /* [parts]: what each part's episodes are made of, by slot */
-	struct bucket_log *bks; /* [parts]: the buckets each part closed */
-	atomic_uint pending;    /* parts still to go through it */
+/* A part's packet on a link toward a receiver (FLAG_LINK), in its log of a batch. */
+struct link_entry {
+	uint8_t ipver, point;
+	uint8_t dst[16];
 };
 
-struct part {
-	struct rt_an_stage *st;
+/*
+ * What one part writes while going through a batch, a cache line apart
+ * from the other parts' (each frame it feeds writes here: sharing a line
+ * with another part would hand the line back and forth at every frame).
+ */
+struct part_out {
+	_Alignas(64) atomic_uint through; /* the slots it went through (release) */
+	uint8_t flags[STAGE_BATCH];       /* FLAG_COPY, FLAG_LINK, FLAG_LINKS_ON of its frames */
+	/* its FLAG_LINK frames' links, in slot order, in chunks that never move (the links read them) */
+	struct link_entry *links[STAGE_BATCH / LINK_CHUNK];
+	uint32_t nlinks;
+	bool links_nomem;
+	struct an_ep_log log; /* what its episodes are made of, by slot */
+	struct bucket_log bk; /* the buckets it closed */
+};
+
+/* A frame in a batch and what the reading thread hands its part with it: one place, few cache lines. */
+struct slot {
+	struct rt_frame f;  /* data: an offset into `bytes` until the batch is handed over */
+	uint64_t now;       /* the clock: the highest time so far */
+	uint64_t run_end;   /* the latest end of a pause */
+	uint64_t paused_ts; /* the latest frame time a pause ran at, up to it */
+	uint8_t flags;      /* the reading thread's: FLAG_DISORDERED, FLAG_PFC, FLAG_PAUSED */
+};
+
+struct batch {
+	struct slot s[STAGE_BATCH];
+	uint8_t *bytes; /* the frames' bytes, copied */
+	size_t nbytes, capbytes;
+	uint8_t part[STAGE_BATCH];
+	uint64_t frame0; /* the frame number of f[0] */
+	unsigned n;
+	struct part_out *out; /* [parts] */
+	atomic_uint pending;  /* parts still to go through it */
+};
+
+struct part { /* each on cache lines of its own: a part writes its own at every frame */
+	_Alignas(64) struct rt_an_stage *st;
 	unsigned idx;
 	struct rt_analyzer *an;
 	pthread_t th;
@@ -90,7 +111,7 @@ struct rt_an_stage {
 	uint8_t *selected;           /* by flow id (the stage's): selected when numbered */
 	uint32_t nflows, capmark;
 	/* the buckets the parts closed that the analyzer's buckets take now: a batch's, or the end's */
-	struct bucket_log *bks, *end_bks;
+	struct part_out *bks, *end; /* bks: a batch's parts' or end's; end: their last buckets */
 	uint32_t bk_at[STAGE_PARTS_MAX]; /* the next entry of each */
 	struct rt_an_flow_row *rows;     /* a bucket's rows, the parts' merged */
 	uint32_t caprows;
@@ -104,6 +125,7 @@ struct rt_an_stage {
 	pthread_mutex_t links_mu;
 	uint64_t links_at;  /* frames they took in */
 	uint64_t links_fed; /* a frame whose own packet they took ahead of its turn (0: none) */
+	uint32_t link_at[STAGE_PARTS_MAX]; /* in the batch they take: each part's next link entry */
 	pthread_mutex_t mu;
 	pthread_cond_t work, done;
 	bool quit;
@@ -133,12 +155,19 @@ static bool links_take(struct rt_an_stage *st, uint64_t upto)
 		uint64_t n = st->links_at; /* frame n + 1 */
 		struct batch *b = batch_at(st, n / STAGE_BATCH);
 		unsigned i = (unsigned)(n % STAGE_BATCH);
-		if (atomic_load_explicit(&b->through[b->part[i]], memory_order_acquire) <= i)
+		struct part_out *o = &b->out[b->part[i]];
+		if (atomic_load_explicit(&o->through, memory_order_acquire) <= i)
 			return false;
-		uint8_t fl = b->flags[i];
-		if (c->links_on && (fl & FLAG_LINK) && st->links_fed != n + 1)
-			an_rp_links_packet(c->lk, b->link[i].ipver, b->link[i].dst,
-			                   b->link[i].point, b->f[i].ts_ns, b->f[i].wirelen);
+		if (!i)
+			memset(st->link_at, 0, sizeof(st->link_at));
+		uint8_t fl = o->flags[i];
+		if (fl & FLAG_LINK) {
+			uint32_t j = st->link_at[b->part[i]]++;
+			const struct link_entry *l = &o->links[j / LINK_CHUNK][j % LINK_CHUNK];
+			if (c->links_on && st->links_fed != n + 1)
+				an_rp_links_packet(c->lk, l->ipver, l->dst, l->point,
+				                   b->s[i].f.ts_ns, b->s[i].f.wirelen);
+		}
 		if (fl & FLAG_LINKS_ON)
 			c->links_on = true;
 		st->links_at++;
@@ -179,42 +208,66 @@ static void part_links_unlock(void *ctx)
 	pthread_mutex_unlock(&p->st->links_mu);
 }
 
+/* A part's packet on a link, logged for the links (false when out of memory: the stage fails). */
+static bool link_add(struct part_out *o, const struct an_rp_share *s)
+{
+	struct link_entry **c = &o->links[o->nlinks / LINK_CHUNK];
+	if (!*c && !(*c = malloc(LINK_CHUNK * sizeof(**c)))) {
+		o->links_nomem = true;
+		return false;
+	}
+	struct link_entry *l = &(*c)[o->nlinks++ % LINK_CHUNK];
+	l->ipver = s->ipver;
+	l->point = s->point;
+	memcpy(l->dst, s->dst, sizeof(l->dst));
+	return true;
+}
+
 /* One part's records of a batch, fed to its analyzer. */
 static void part_batch(struct part *p, struct batch *b)
 {
 	struct rt_analyzer *an = p->an;
-	struct an_ep_log *log = &b->logs[p->idx];
+	struct part_out *out = &b->out[p->idx];
+	struct an_ep_log *log = &out->log;
 	an->ep.log = log;
-	p->bk_out = &b->bks[p->idx];
+	p->bk_out = &out->bk;
+	/* the frames come from the reading thread's core: their bytes are asked for a few frames ahead */
+	unsigned ahead = 0, seen = 0;
 	for (unsigned i = 0; i < b->n; i++) {
 		if (b->part[i] != p->idx)
 			continue;
-		an->now = b->now[i];
-		an->pair.disordered |= (b->flags[i] & FLAG_DISORDERED) != 0;
-		an->part_paused = (b->flags[i] & FLAG_PAUSED) != 0;
-		an->part_run_end = b->run_end[i];
-		an->rpx.paused_ts = b->paused_ts[i];
+		for (; ahead < b->n && seen < STAGE_AHEAD; ahead++)
+			if (ahead > i && b->part[ahead] == p->idx) {
+				const uint8_t *d = b->s[ahead].f.data;
+				__builtin_prefetch(d);
+				__builtin_prefetch(d + 64);
+				__builtin_prefetch(&b->s[ahead]);
+				__builtin_prefetch((const char *)&b->s[ahead] + 64);
+				seen++;
+			}
+		seen -= seen > 0;
+		an->now = b->s[i].now;
+		an->pair.disordered |= (b->s[i].flags & FLAG_DISORDERED) != 0;
+		an->part_paused = (b->s[i].flags & FLAG_PAUSED) != 0;
+		an->part_run_end = b->s[i].run_end;
+		an->rpx.paused_ts = b->s[i].paused_ts;
 		log->slot = i;
 		p->cur = b->frame0 + i;
-		p->ts = b->f[i].ts_ns;
-		p->len = b->f[i].wirelen;
+		p->ts = b->s[i].f.ts_ns;
+		p->len = b->s[i].f.wirelen;
 		p->share.pending = p->share.turned_on = false;
-		rt_dissect(&p->st->decode, &b->f[i], &p->rec);
+		rt_dissect(&p->st->decode, &b->s[i].f, &p->rec);
 		p->rec.point = 0; /* one capture point */
 		rt_analyzer_feed_frame(an, &p->rec, p->cur);
 		uint8_t fl = an->copied ? FLAG_COPY : 0;
-		if (p->share.pending) {
+		if (p->share.pending && link_add(out, &p->share))
 			fl |= FLAG_LINK;
-			b->link[i].ipver = p->share.ipver;
-			b->link[i].point = p->share.point;
-			memcpy(b->link[i].dst, p->share.dst, sizeof(b->link[i].dst));
-		}
 		if (p->share.turned_on)
 			fl |= FLAG_LINKS_ON;
-		b->flags[i] |= fl;
-		atomic_store_explicit(&b->through[p->idx], i + 1, memory_order_release);
+		out->flags[i] = fl;
+		atomic_store_explicit(&out->through, i + 1, memory_order_release);
 	}
-	atomic_store_explicit(&b->through[p->idx], b->n, memory_order_release);
+	atomic_store_explicit(&out->through, b->n, memory_order_release);
 	/* the links take what every part went through, here when free (else the next part, the stage) */
 	if (pthread_mutex_trylock(&p->st->links_mu) == 0) {
 		links_take(p->st, b->frame0 - 1 + b->n);
@@ -222,7 +275,7 @@ static void part_batch(struct part *p, struct batch *b)
 	}
 	/* the buckets the batch's last frame ends: the stage closes them with this batch */
 	if (b->n && an->bk.len) {
-		an->now = b->now[b->n - 1];
+		an->now = b->s[b->n - 1].now;
 		an_advance(an, an->now);
 	}
 }
@@ -377,7 +430,7 @@ nomem:
 }
 
 /* The analyzer's buckets take the parts' from these logs ([parts]) from now on. */
-static void take_buckets_of(struct rt_an_stage *st, struct bucket_log *logs)
+static void take_buckets_of(struct rt_an_stage *st, struct part_out *logs)
 {
 	st->bks = logs;
 	memset(st->bk_at, 0, sizeof(st->bk_at));
@@ -395,7 +448,7 @@ static uint32_t stage_rows(void *ctx, uint64_t t, const struct rt_an_flow_row **
 	const struct bucket_entry *e[STAGE_PARTS_MAX];
 	uint32_t at[STAGE_PARTS_MAX], n = 0;
 	for (unsigned k = 0; k < st->nparts; k++) {
-		struct bucket_log *l = &st->bks[k];
+		struct bucket_log *l = &st->bks[k].bk;
 		while (st->bk_at[k] < l->n && l->e[st->bk_at[k]].t < t)
 			st->bk_at
 			    [k]++; /* none is left behind: a part closes no bucket the stage does not */
@@ -425,7 +478,7 @@ static uint32_t stage_rows(void *ctx, uint64_t t, const struct rt_an_flow_row **
 		for (unsigned k = 0; k < st->nparts; k++) {
 			if (!e[k] || at[k] == e[k]->nrows)
 				continue;
-			const struct rt_an_flow_row *row = &st->bks[k].rows[e[k]->row0 + at[k]];
+			const struct rt_an_flow_row *row = &st->bks[k].bk.rows[e[k]->row0 + at[k]];
 			uint32_t id = row->id < st->p[k].ngid ? st->p[k].gid[row->id] : AN_NONE;
 			if (best_id == AN_NONE || id < best_id) {
 				best = k;
@@ -433,7 +486,7 @@ static uint32_t stage_rows(void *ctx, uint64_t t, const struct rt_an_flow_row **
 			}
 		}
 		struct rt_an_flow_row *o = &st->rows[r];
-		*o = st->bks[best].rows[e[best]->row0 + at[best]++];
+		*o = st->bks[best].bk.rows[e[best]->row0 + at[best]++];
 		o->id = best_id;
 		o->selected = best_id < st->nflows && st->selected[best_id];
 	}
@@ -447,16 +500,16 @@ static void global_batch(struct rt_an_stage *st, struct batch *b)
 	struct rt_analyzer *an = st->an;
 	uint32_t at[STAGE_PARTS_MAX] = {0};
 	for (unsigned k = 0; k < st->nparts; k++)
-		st->nomem |= b->logs[k].nomem || b->bks[k].nomem;
+		st->nomem |= b->out[k].log.nomem || b->out[k].bk.nomem || b->out[k].links_nomem;
 	pthread_mutex_lock(&st->links_mu); /* every part went through it: no wait */
 	links_take(st, b->frame0 - 1 + b->n);
 	pthread_mutex_unlock(&st->links_mu);
-	take_buckets_of(st, b->bks);
+	take_buckets_of(st, b->out);
 	for (unsigned i = 0; i < b->n; i++) {
-		const struct rt_frame *fr = &b->f[i];
-		uint64_t now = b->now[i];
+		const struct rt_frame *fr = &b->s[i].f;
+		uint64_t now = b->s[i].now;
 		unsigned k = b->part[i];
-		bool copy = b->flags[i] & FLAG_COPY;
+		bool copy = b->out[k].flags[i] & FLAG_COPY;
 		an->now = now;
 		an_advance(an, now); /* the buckets before this frame end before it counts */
 		if (an->bk.len && fr->ts_ns < an->bk.cur && an->bk.cur != UINT64_MAX)
@@ -470,19 +523,22 @@ static void global_batch(struct rt_an_stage *st, struct batch *b)
 		if (an->pfc.active && now >= an->pfc.next_expiry)
 			an_pfc_advance(&an->pfc, now);
 		an_tally_order(&an->tally, fr->ts_ns, b->frame0 + i == 1, an->vp.on ? 0 : -1,
-		               (b->flags[i] & FLAG_PFC) != 0);
+		               (b->s[i].flags & FLAG_PFC) != 0);
 		if (!copy)
 			an_ep_packet(&an->ep, now, fr->wirelen, an->pfc.active > 0);
-		slot_events(st, &st->p[k], &b->logs[k], &at[k], i);
-		if (b->flags[i] & FLAG_PFC) {
+		slot_events(st, &st->p[k], &b->out[k].log, &at[k], i);
+		if (b->s[i].flags & FLAG_PFC) {
 			rt_dissect(&st->decode, fr, &st->scratch);
 			an_pfc_frame(&an->pfc, &st->scratch, now, an->vp.on ? 0 : -1, NULL);
 		}
 	}
 	for (unsigned k = 0; k < st->nparts; k++) {
-		b->logs[k].n = b->logs[k].nkeys = 0;
-		b->logs[k].nomem = false;
-		bucket_log_clear(&b->bks[k]);
+		struct part_out *o = &b->out[k];
+		o->log.n = o->log.nkeys = 0;
+		o->log.nomem = false;
+		o->nlinks = 0;
+		o->links_nomem = false;
+		bucket_log_clear(&o->bk);
 	}
 	b->n = 0;
 	b->nbytes = 0;
@@ -507,9 +563,9 @@ static void publish(struct rt_an_stage *st)
 {
 	struct batch *b = batch_at(st, st->filled);
 	for (unsigned i = 0; i < b->n; i++)
-		b->f[i].data = b->bytes + (size_t)(uintptr_t)b->f[i].data;
+		b->s[i].f.data = b->bytes + (size_t)(uintptr_t)b->s[i].f.data;
 	for (unsigned k = 0; k < st->nparts; k++)
-		atomic_store_explicit(&b->through[k], 0, memory_order_relaxed);
+		atomic_store_explicit(&b->out[k].through, 0, memory_order_relaxed);
 	atomic_store(&b->pending, st->nparts);
 	pthread_mutex_lock(&st->mu);
 	st->filled++;
@@ -551,14 +607,14 @@ int rt_an_stage_frame(struct rt_an_stage *st, const struct rt_frame *frame)
 		st->now = ts;
 	if (!i)
 		b->frame0 = st->frames + 1;
-	b->f[i] = *frame;
-	b->f[i].data = (const uint8_t *)(uintptr_t)b->nbytes; /* an offset until handed over */
+	b->s[i].f = *frame;
+	b->s[i].f.data = (const uint8_t *)(uintptr_t)b->nbytes; /* an offset until handed over */
 	if (frame->caplen)
 		memcpy(b->bytes + b->nbytes, frame->data, frame->caplen);
 	b->nbytes += frame->caplen;
 	/* the host pair: the addresses only (frames without IP come whole, PFC/PAUSE among them) */
 	rt_dissect(&st->light, frame, &st->scratch);
-	b->now[i] = st->now;
+	b->s[i].now = st->now;
 	b->part[i] = (uint8_t)(an_pair_shard(&st->scratch) % st->nparts);
 	bool pfc = st->scratch.kind == RT_KIND_PFC || st->scratch.kind == RT_KIND_PAUSE;
 	/* the pauses as one analyzer has them at this frame: for the RP windows and the stalls */
@@ -570,12 +626,12 @@ int rt_an_stage_frame(struct rt_an_stage *st, const struct rt_frame *frame)
 		an_pfc_frame(&st->pfc, &st->scratch, st->now, st->an->vp.on ? 0 : -1, NULL);
 		paused |= st->pfc.active > 0;
 	}
-	b->run_end[i] = st->pfc.last_run_end;
+	b->s[i].run_end = st->pfc.last_run_end;
 	if (paused)
 		st->paused_ts = st->now;
-	b->paused_ts[i] = st->paused_ts;
-	b->flags[i] = (st->disordered ? FLAG_DISORDERED : 0) | (pfc ? FLAG_PFC : 0) |
-	              (paused ? FLAG_PAUSED : 0);
+	b->s[i].paused_ts = st->paused_ts;
+	b->s[i].flags = (st->disordered ? FLAG_DISORDERED : 0) | (pfc ? FLAG_PFC : 0) |
+	                (paused ? FLAG_PAUSED : 0);
 	st->frames++;
 	if (++b->n == STAGE_BATCH)
 		publish(st);
@@ -585,6 +641,27 @@ int rt_an_stage_frame(struct rt_an_stage *st, const struct rt_frame *frame)
 uint64_t rt_an_stage_flows(const struct rt_an_stage *st)
 {
 	return st->nflows;
+}
+
+/* The parts' outputs of a batch, each on cache lines of its own; NULL when out of memory. */
+static struct part_out *part_outs_new(unsigned n)
+{
+	struct part_out *o = aligned_alloc(_Alignof(struct part_out), n * sizeof(*o));
+	if (o)
+		memset(o, 0, n * sizeof(*o));
+	return o;
+}
+
+static void part_outs_free(struct part_out *o, unsigned n)
+{
+	for (unsigned k = 0; o && k < n; k++) {
+		free(o[k].log.e);
+		free(o[k].log.keys);
+		for (unsigned c = 0; c < STAGE_BATCH / LINK_CHUNK; c++)
+			free(o[k].links[c]);
+		bucket_log_free(&o[k].bk);
+	}
+	free(o);
 }
 
 /* End the threads (after the batches in flight). */
@@ -609,20 +686,10 @@ void rt_an_stage_free(struct rt_an_stage *st)
 		free(st->p[k].gid);
 	}
 	for (unsigned i = 0; st->b && i < st->nb; i++) {
-		free(st->b[i].through);
-		for (unsigned k = 0; st->b[i].logs && k < st->nparts; k++) {
-			free(st->b[i].logs[k].e);
-			free(st->b[i].logs[k].keys);
-		}
+		part_outs_free(st->b[i].out, st->nparts);
 		free(st->b[i].bytes);
-		for (unsigned k = 0; st->b[i].bks && k < st->nparts; k++)
-			bucket_log_free(&st->b[i].bks[k]);
-		free(st->b[i].logs);
-		free(st->b[i].bks);
 	}
-	for (unsigned k = 0; st->end_bks && k < st->nparts; k++)
-		bucket_log_free(&st->end_bks[k]);
-	free(st->end_bks);
+	part_outs_free(st->end, st->nparts);
 	free(st->rows);
 	free(st->keys);
 	free(st->selected);
@@ -660,13 +727,12 @@ int rt_an_stage_start(struct rt_an_stage **out, struct rt_analyzer *an, unsigned
 	pthread_cond_init(&st->work, NULL);
 	pthread_cond_init(&st->done, NULL);
 	st->b = calloc(st->nb, sizeof(*st->b));
-	st->p = calloc(st->nparts, sizeof(*st->p));
+	if ((st->p = aligned_alloc(_Alignof(struct part), st->nparts * sizeof(*st->p))))
+		memset(st->p, 0, st->nparts * sizeof(*st->p));
 	bool ok = st->b && st->p;
 	for (unsigned i = 0; ok && i < st->nb; i++)
-		ok = (st->b[i].logs = calloc(st->nparts, sizeof(*st->b[i].logs))) &&
-		     (st->b[i].bks = calloc(st->nparts, sizeof(*st->b[i].bks))) &&
-		     (st->b[i].through = calloc(st->nparts, sizeof(*st->b[i].through)));
-	ok = ok && (st->end_bks = calloc(st->nparts, sizeof(*st->end_bks)));
+		ok = (st->b[i].out = part_outs_new(st->nparts)) != NULL;
+	ok = ok && (st->end = part_outs_new(st->nparts));
 	for (unsigned k = 0; ok && k < st->nparts; k++) {
 		struct part *p = &st->p[k];
 		*p = (struct part){.st = st, .idx = k};
@@ -725,13 +791,13 @@ int rt_an_stage_finish(struct rt_an_stage *st, char *errbuf)
 		if (an->stop)
 			rt_analyzer_interrupt(st->p[k].an);
 		st->p[k].an->ep.log = NULL;
-		st->p[k].bk_out = &st->end_bks[k]; /* their last buckets */
-		st->p[k].cur = 0;                  /* the links: every frame */
+		st->p[k].bk_out = &st->end[k].bk; /* their last buckets */
+		st->p[k].cur = 0;                 /* the links: every frame */
 		if (rt_analyzer_finish(st->p[k].an, eb) == -EINTR)
 			rc = -EINTR;
-		st->nomem |= st->end_bks[k].nomem;
+		st->nomem |= st->end[k].bk.nomem;
 	}
-	take_buckets_of(st, st->end_bks);
+	take_buckets_of(st, st->end);
 	int frc = rt_analyzer_finish(an, errbuf);
 	/* the parts count every frame: the totals kept for the buckets go */
 	memset(&an->tot, 0, sizeof(an->tot));
