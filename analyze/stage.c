@@ -14,13 +14,13 @@
 #define STAGE_BATCH     4096u /* frames a batch holds */
 #define STAGE_PARTS_MAX 64u
 #define LINK_CHUNK      256u /* a part's links of a batch are kept in chunks of this many */
-#define STAGE_AHEAD     8u  /* a part's frames asked for ahead of the one it feeds */
-#define FLAG_DISORDERED 1u  /* a frame so far was older than the one before it */
-#define FLAG_COPY       2u  /* the part found it a copy of a packet counted before */
-#define FLAG_PFC        4u  /* PFC or PAUSE: the stage handles it (decoded again) */
-#define FLAG_PAUSED     8u  /* a pause ran at it (before or after it, for a PFC/PAUSE frame) */
-#define FLAG_LINK       16u /* the part found it a packet on a link toward a receiver */
-#define FLAG_LINKS_ON   32u /* the part found it turned the links on (a CE mark, a CNP) */
+#define STAGE_AHEAD     8u   /* a part's frames asked for ahead of the one it feeds */
+#define FLAG_DISORDERED 1u   /* a frame so far was older than the one before it */
+#define FLAG_COPY       2u   /* the part found it a copy of a packet counted before */
+#define FLAG_PFC        4u   /* PFC or PAUSE: the stage handles it (decoded again) */
+#define FLAG_PAUSED     8u   /* a pause ran at it (before or after it, for a PFC/PAUSE frame) */
+#define FLAG_LINK       16u  /* the part found it a packet on a link toward a receiver */
+#define FLAG_LINKS_ON   32u  /* the part found it turned the links on (a CE mark, a CNP) */
 
 _Static_assert(RT_PUMP_BATCH <= STAGE_BATCH, "a batch of the pump fits in a stage's batch");
 

@@ -3,7 +3,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
-#include <threads.h>
+#include <pthread.h>
 #include <zlib.h>
 
 #include "dissect/dissect.h"
@@ -27,7 +27,7 @@
  */
 #define SHORT_RUN 256
 static uint32_t crc_table[8][256];
-static once_flag crc_once = ONCE_FLAG_INIT;
+static pthread_once_t crc_once = PTHREAD_ONCE_INIT; /* (ThreadSanitizer knows pthread_once) */
 
 static void crc_tables(void)
 {
@@ -47,7 +47,7 @@ static void crc_tables(void)
 /* zlib's crc32(crc, p, n), for short runs. */
 static uint32_t crc32_short(uint32_t crc, const uint8_t *p, size_t n)
 {
-	call_once(&crc_once, crc_tables);
+	pthread_once(&crc_once, crc_tables);
 	crc = ~crc;
 	for (; n >= 8; p += 8, n -= 8) {
 		uint32_t lo = crc ^ ((uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
