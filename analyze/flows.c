@@ -231,7 +231,7 @@ int an_flows_merge(struct an_flowtab *dst, struct an_flowtab *src, uint32_t *map
 	for (uint32_t si = 0; si < src->n; si++) {
 		struct an_flow *f = &dst->flows[at[si]];
 		*f = src->flows[si];
-		f->flags &= (uint8_t)~AN_FLOW_TL_DIRTY;
+		f->flags &= (uint16_t)~AN_FLOW_TL_DIRTY;
 		if (f->reverse != AN_NONE)
 			f->reverse = at[f->reverse];
 	}

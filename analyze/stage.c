@@ -5,16 +5,18 @@
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "analyze/internal.h"
 #include "capture/pump.h"
+#include "common/clock.h"
 
 #define STAGE_BATCH     4096u /* frames a batch holds */
 #define STAGE_PARTS_MAX 64u
 #define LINK_CHUNK      256u /* a part's links of a batch are kept in chunks of this many */
-#define STAGE_AHEAD     8u   /* a part's frames asked for ahead of the one it feeds */
+#define STAGE_AHEAD     4u   /* a part's frames asked for ahead of the one it feeds */
 #define FLAG_DISORDERED 1u   /* a frame so far was older than the one before it */
 #define FLAG_COPY       2u   /* the part found it a copy of a packet counted before */
 #define FLAG_PFC        4u   /* PFC or PAUSE: the stage handles it (decoded again) */
@@ -74,7 +76,9 @@ struct batch {
 	uint8_t *bytes; /* the frames' bytes, copied */
 	size_t nbytes, capbytes;
 	uint8_t part[STAGE_BATCH];
-	uint64_t frame0; /* the frame number of f[0] */
+	uint16_t order[STAGE_BATCH];         /* the slots by part, each part's in slot order */
+	uint16_t start[STAGE_PARTS_MAX + 1]; /* part k's slots: order[start[k] .. start[k + 1]) */
+	uint64_t frame0;                     /* the frame number of f[0] */
 	unsigned n;
 	struct part_out *out; /* [parts] */
 	atomic_uint pending;  /* parts still to go through it */
@@ -93,6 +97,7 @@ struct part { /* each on cache lines of its own: a part writes its own at every 
 	uint64_t ts;               /* its time */
 	uint32_t len;              /* its length on the wire */
 	struct an_rp_share share;  /* the stage's links, for its RP reaction */
+	uint64_t cpu_ns;           /* its thread's CPU time, when it ended */
 };
 
 struct rt_an_stage {
@@ -126,6 +131,7 @@ struct rt_an_stage {
 	uint64_t links_at;  /* frames they took in */
 	uint64_t links_fed; /* a frame whose own packet they took ahead of its turn (0: none) */
 	uint32_t link_at[STAGE_PARTS_MAX]; /* in the batch they take: each part's next link entry */
+	uint64_t reader_cpu0;              /* the reading thread's CPU time at the start */
 	pthread_mutex_t mu;
 	pthread_cond_t work, done;
 	bool quit;
@@ -231,21 +237,17 @@ static void part_batch(struct part *p, struct batch *b)
 	struct an_ep_log *log = &out->log;
 	an->ep.log = log;
 	p->bk_out = &out->bk;
-	/* the frames come from the reading thread's core: their bytes are asked for a few frames ahead */
-	unsigned ahead = 0, seen = 0;
-	for (unsigned i = 0; i < b->n; i++) {
-		if (b->part[i] != p->idx)
-			continue;
-		for (; ahead < b->n && seen < STAGE_AHEAD; ahead++)
-			if (ahead > i && b->part[ahead] == p->idx) {
-				const uint8_t *d = b->s[ahead].f.data;
-				__builtin_prefetch(d);
-				__builtin_prefetch(d + 64);
-				__builtin_prefetch(&b->s[ahead]);
-				__builtin_prefetch((const char *)&b->s[ahead] + 64);
-				seen++;
-			}
-		seen -= seen > 0;
+	unsigned end = b->start[p->idx + 1];
+	for (unsigned j = b->start[p->idx]; j < end; j++) {
+		unsigned i = b->order[j];
+		if (j + STAGE_AHEAD < end) {
+			/* the frames come from the reading thread's core: asked for a few frames ahead */
+			const struct slot *a = &b->s[b->order[j + STAGE_AHEAD]];
+			__builtin_prefetch(a);
+			__builtin_prefetch((const char *)a + 64);
+			__builtin_prefetch(a->f.data);
+			__builtin_prefetch(a->f.data + 64);
+		}
 		an->now = b->s[i].now;
 		an->pair.disordered |= (b->s[i].flags & FLAG_DISORDERED) != 0;
 		an->part_paused = (b->s[i].flags & FLAG_PAUSED) != 0;
@@ -290,8 +292,10 @@ static void *part_thread(void *arg)
 			pthread_cond_wait(&st->work, &st->mu);
 		bool end = next == st->filled;
 		pthread_mutex_unlock(&st->mu);
-		if (end)
+		if (end) {
+			p->cpu_ns = rt_clock_ns(CLOCK_THREAD_CPUTIME_ID);
 			return NULL;
+		}
 		struct batch *b = batch_at(st, next);
 		part_batch(p, b);
 		if (atomic_fetch_sub(&b->pending, 1) == 1) {
@@ -562,8 +566,16 @@ static void merge_oldest(struct rt_an_stage *st)
 static void publish(struct rt_an_stage *st)
 {
 	struct batch *b = batch_at(st, st->filled);
-	for (unsigned i = 0; i < b->n; i++)
+	uint16_t at[STAGE_PARTS_MAX + 1] = {0};
+	for (unsigned i = 0; i < b->n; i++) {
 		b->s[i].f.data = b->bytes + (size_t)(uintptr_t)b->s[i].f.data;
+		at[b->part[i] + 1]++;
+	}
+	for (unsigned k = 0; k < st->nparts; k++)
+		at[k + 1] = (uint16_t)(at[k + 1] + at[k]);
+	memcpy(b->start, at, sizeof(at));
+	for (unsigned i = 0; i < b->n; i++)
+		b->order[at[b->part[i]]++] = (uint16_t)i;
 	for (unsigned k = 0; k < st->nparts; k++)
 		atomic_store_explicit(&b->out[k].through, 0, memory_order_relaxed);
 	atomic_store(&b->pending, st->nparts);
@@ -714,6 +726,7 @@ int rt_an_stage_start(struct rt_an_stage **out, struct rt_analyzer *an, unsigned
 	if (!st)
 		return rt_errorf(errbuf, ENOMEM, "analysis threads");
 	st->an = an;
+	st->reader_cpu0 = rt_clock_ns(CLOCK_THREAD_CPUTIME_ID);
 	st->nparts = parts < STAGE_PARTS_MAX ? parts : STAGE_PARTS_MAX;
 	rt_dissect_opts_init(&st->decode);
 	st->decode.udp_port = an->o.udp_port;
@@ -777,6 +790,23 @@ static void settle_flows(struct rt_an_stage *st)
 	an_select_finish(&an->sel, &an->ft);
 }
 
+/*
+ * ROCETRACE_THREAD_TIMES set (docs/PERFORMANCE.md): each thread's CPU time
+ * on stderr, the reading thread's as the frames it can hand out a second.
+ */
+static void print_thread_times(const struct rt_an_stage *st)
+{
+	double reader = (double)(rt_clock_ns(CLOCK_THREAD_CPUTIME_ID) - st->reader_cpu0) / 1e9;
+	fprintf(stderr,
+	        "rocetrace: thread times: reading %.3f s CPU for %llu frames (%.2f M frames/s "
+	        "handed out); parts",
+	        reader, (unsigned long long)st->frames,
+	        reader > 0 ? (double)st->frames / reader / 1e6 : 0.0);
+	for (unsigned k = 0; k < st->nparts; k++)
+		fprintf(stderr, " %.3f", (double)st->p[k].cpu_ns / 1e9);
+	fprintf(stderr, " s\n");
+}
+
 int rt_an_stage_finish(struct rt_an_stage *st, char *errbuf)
 {
 	struct rt_analyzer *an = st->an;
@@ -785,6 +815,8 @@ int rt_an_stage_finish(struct rt_an_stage *st, char *errbuf)
 	while (st->merged < st->filled)
 		merge_oldest(st);
 	stop_threads(st);
+	if (getenv("ROCETRACE_THREAD_TIMES"))
+		print_thread_times(st);
 	int rc = 0;
 	for (unsigned k = 0; k < st->nparts; k++) {
 		char eb[RT_ERRBUF_SIZE];

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""--threads 1, 2 and 4 give the same output: analyze --json, timeline (CSV), report, dissect text
+"""--threads 1, 2 and 4 give the same output: analyze --json and with --kind, timeline (CSV), report, dissect text
 and --json, on every capture of the repository (tests/**/*.pcap*), and dissect of several files at
 once (file names, frames merged by time).
 
@@ -51,6 +51,8 @@ def main():
             rel = os.path.relpath(cap, root)
             jobs += [
                 ('analyze --json ' + rel, lambda o, c=cap: (['analyze', c, '--json'], None)),
+                ('analyze --kind data,nak ' + rel,
+                 lambda o, c=cap: (['analyze', c, '--kind', 'data,nak'], None)),
                 ('timeline ' + rel, lambda o, c=cap: (['timeline', c, '-o', o], o)),
                 ('report ' + rel, lambda o, c=cap: (['report', c, '-o', o], o)),
                 ('dissect ' + rel, lambda o, c=cap: (['dissect', c, '-v', '-#', '-ttt'], None)),
