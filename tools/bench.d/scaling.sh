@@ -36,8 +36,8 @@ scaling_reader=$(ROCETRACE_THREAD_TIMES=1 "$ROCETRACE" analyze --json --threads 
 	sed -n 's/^rocetrace: thread times: reading \([0-9.]*\) s CPU.*/\1/p')
 if [ -n "$scaling_reader" ]; then
 	awk -v n="$scaling_frames" -v s="$scaling_reader" -v out="$BENCH_RESULTS" 'BEGIN {
-		printf "%s\t%d\t%.2f\t%.0f\t%.1f\n", "reader alone: analyze'"'"'s reading thread (CPU)", n, s,
-			s > 0 ? n / s : 0, 0 >> out
+		printf "%s\t%d\t%.2f\t%.0f\t%.1f\n", "reader alone (analyze'"'"'s, CPU time)", n, s,
+			(s > 0 ? n / s : 0), 0 >> out
 	}'
 fi
 for t in $scaling_threads; do
