@@ -825,6 +825,9 @@ int rt_an_stage_finish(struct rt_an_stage *st, char *errbuf)
 		st->p[k].an->ep.log = NULL;
 		st->p[k].bk_out = &st->end[k].bk; /* their last buckets */
 		st->p[k].cur = 0;                 /* the links: every frame */
+		/* what its RP windows still open and its pairing read at the end: the whole stream's */
+		st->p[k].an->rpx.paused_ts = st->paused_ts;
+		st->p[k].an->pair.disordered |= st->disordered;
 		if (rt_analyzer_finish(st->p[k].an, eb) == -EINTR)
 			rc = -EINTR;
 		st->nomem |= st->end[k].bk.nomem;

@@ -199,6 +199,51 @@ static void test_pauses_handed(void **state)
 	free(fr.bytes);
 }
 
+/*
+ * The capture cut a few packets after a CNP, a pause at its very end: the
+ * RP window still open at the end reads the pause though no frame of its
+ * part came after it (every part count up to 8 puts the flow in another
+ * part than the pause's).
+ */
+static void test_pause_after_last_frame(void **state)
+{
+	(void)state;
+	char path[1024];
+	snprintf(path, sizeof(path), "%s/dcqcn.pcap", scenario_dir);
+	struct frames fr;
+	read_frames(path, &fr);
+	struct rt_frame *all = fr.f;
+	unsigned n = fr.n, cuts = 0;
+	uint8_t pfc[RT_MACC_FRAME_LEN];
+	struct rt_frame *cut = calloc(n + 1, sizeof(*cut));
+	assert_non_null(cut);
+	struct rt_dissect_opts dopts;
+	rt_dissect_opts_init(&dopts);
+	for (unsigned i = 0; i < n && cuts < 6; i++) {
+		struct rt_record rec;
+		rt_dissect(&dopts, &all[i], &rec);
+		if (rec.kind != RT_KIND_CNP || i + 11 >= n)
+			continue;
+		cuts++;
+		memcpy(cut, all, (i + 11) * sizeof(*cut));
+		fr.f = cut;
+		fr.n = i + 11;
+		insert_pfc(&fr, fr.n, all[i + 10].ts_ns + 1, 65535, pfc);
+		char *one = analyze(&fr, 1);
+		for (unsigned parts = 2; parts <= 8; parts++) {
+			char *split = analyze(&fr, parts);
+			if (strcmp(one, split))
+				fail_msg("cut %u frames after a CNP: %u parts report otherwise", i + 11, parts);
+			free(split);
+		}
+		free(one);
+	}
+	assert_int_equal(cuts, 6);
+	free(cut);
+	free(all);
+	free(fr.bytes);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
@@ -209,6 +254,7 @@ int main(int argc, char **argv)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_scenarios_alike),
 	    cmocka_unit_test(test_pauses_handed),
+	    cmocka_unit_test(test_pause_after_last_frame),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
