@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>
+#include <time.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -192,12 +193,16 @@ static void part_links_lock(void *ctx)
 	struct part *p = ctx;
 	struct rt_an_stage *st = p->st;
 	uint64_t upto = p->cur ? p->cur - 1 : st->frames;
-	for (;;) {
+	for (unsigned tries = 0;; tries++) {
 		pthread_mutex_lock(&st->links_mu);
 		if (links_take(st, upto))
 			break;
 		pthread_mutex_unlock(&st->links_mu);
-		sched_yield();
+		/* a few turns given up, then short sleeps: a part behind may be waiting for a CPU */
+		if (tries < 64)
+			sched_yield();
+		else
+			nanosleep(&(struct timespec){.tv_nsec = 20000}, NULL);
 	}
 	const struct an_rp_share *s = &p->share;
 	if (p->cur && s->pending && st->links_fed != p->cur) {

@@ -64,12 +64,20 @@ static void read_frames(const char *path, struct frames *out)
 	}
 }
 
-/* The frames through one analyzer (decoded here), or through a stage of `parts`: its JSON report. */
+/* The frames through one analyzer (decoded here), or through a stage of `parts`: its JSON report and its timeline of 100 us buckets. */
 static char *analyze(const struct frames *fr, unsigned parts)
 {
 	char errbuf[RT_ERRBUF_SIZE];
 	struct rt_analyzer *an = new_an(0);
 	rt_analyzer_one_point(an);
+	char *rows = NULL;
+	size_t nrows = 0;
+	FILE *tl = open_memstream(&rows, &nrows);
+	assert_non_null(tl);
+	struct rt_an_sink sink;
+	struct rt_an_timeline_opts to = {.bucket_ns = 100 * US};
+	assert_int_equal(rt_an_timeline_sink(tl, &to, &sink, errbuf), 0);
+	assert_int_equal(rt_analyzer_add_sink(an, &sink, errbuf), 0);
 	struct rt_an_stage *st = NULL;
 	if (parts > 1) {
 		assert_true(rt_an_stage_fits(an));
@@ -89,7 +97,14 @@ static char *analyze(const struct frames *fr, unsigned parts)
 	assert_int_equal(st ? rt_an_stage_finish(st, errbuf) : rt_analyzer_finish(an, errbuf), 0);
 	char *json = report_json(an);
 	rt_analyzer_free(an);
-	return json;
+	assert_int_equal(fclose(tl), 0);
+	assert_true(nrows > 0);
+	char *both = malloc(strlen(json) + nrows + 2);
+	assert_non_null(both);
+	sprintf(both, "%s\n%s", json, rows);
+	free(json);
+	free(rows);
+	return both;
 }
 
 /*
@@ -233,7 +248,8 @@ static void test_pause_after_last_frame(void **state)
 		for (unsigned parts = 2; parts <= 8; parts++) {
 			char *split = analyze(&fr, parts);
 			if (strcmp(one, split))
-				fail_msg("cut %u frames after a CNP: %u parts report otherwise", i + 11, parts);
+				fail_msg("cut %u frames after a CNP: %u parts report otherwise",
+				         i + 11, parts);
 			free(split);
 		}
 		free(one);
@@ -242,6 +258,46 @@ static void test_pause_after_last_frame(void **state)
 	free(cut);
 	free(all);
 	free(fr.bytes);
+}
+
+/*
+ * Batches after batches: a scenario with pauses tiled six times over
+ * (18,000 frames and more, the ring's batches used again, the links taken
+ * across batches, a part's buckets closed in one batch and merged in
+ * another), at 2 to 8 parts.
+ */
+static void test_many_batches(void **state)
+{
+	(void)state;
+	char path[1024];
+	snprintf(path, sizeof(path), "%s/dcqcn.pcap", scenario_dir);
+	struct frames one_fr;
+	read_frames(path, &one_fr);
+	unsigned n = one_fr.n, tiles = 6;
+	uint64_t span = one_fr.f[n - 1].ts_ns - one_fr.f[0].ts_ns + MS;
+	struct frames fr = {.f = calloc((size_t)n * tiles + tiles, sizeof(*fr.f)), .n = 0};
+	assert_non_null(fr.f);
+	uint8_t pfc[6][RT_MACC_FRAME_LEN];
+	for (unsigned t = 0; t < tiles; t++) {
+		for (unsigned i = 0; i < n; i++) {
+			fr.f[fr.n] = one_fr.f[i];
+			fr.f[fr.n++].ts_ns += t * span;
+		}
+		/* a pause at each tile's middle */
+		insert_pfc(&fr, fr.n - n / 2, fr.f[fr.n - n / 2].ts_ns, 1000, pfc[t]);
+	}
+	assert_true(fr.n > 4 * 4096);
+	char *one = analyze(&fr, 1);
+	for (unsigned parts = 2; parts <= 8; parts++) {
+		char *split = analyze(&fr, parts);
+		if (strcmp(one, split))
+			fail_msg("%u parts report otherwise than one analyzer", parts);
+		free(split);
+	}
+	free(one);
+	free(fr.f);
+	free(one_fr.f);
+	free(one_fr.bytes);
 }
 
 int main(int argc, char **argv)
@@ -255,6 +311,7 @@ int main(int argc, char **argv)
 	    cmocka_unit_test(test_scenarios_alike),
 	    cmocka_unit_test(test_pauses_handed),
 	    cmocka_unit_test(test_pause_after_last_frame),
+	    cmocka_unit_test(test_many_batches),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
