@@ -14,16 +14,18 @@
 #include "capture/pump.h"
 #include "common/clock.h"
 
-#define STAGE_BATCH     4096u /* frames a batch holds */
-#define STAGE_PARTS_MAX 64u
-#define LINK_CHUNK      256u /* a part's links of a batch are kept in chunks of this many */
-#define STAGE_AHEAD     4u   /* a part's frames asked for ahead of the one it feeds */
-#define FLAG_DISORDERED 1u   /* a frame so far was older than the one before it */
-#define FLAG_COPY       2u   /* the part found it a copy of a packet counted before */
-#define FLAG_PFC        4u   /* PFC or PAUSE: the stage handles it (decoded again) */
-#define FLAG_PAUSED     8u   /* a pause ran at it (before or after it, for a PFC/PAUSE frame) */
-#define FLAG_LINK       16u  /* the part found it a packet on a link toward a receiver */
-#define FLAG_LINKS_ON   32u  /* the part found it turned the links on (a CE mark, a CNP) */
+#define STAGE_BATCH           4096u /* frames a batch holds */
+#define STAGE_PARTS_MAX       64u
+#define STAGE_RING_BYTES      (32u << 20) /* the frames' bytes in the ring, about */
+#define STAGE_BATCH_BYTES_MIN (256u << 10)
+#define LINK_CHUNK            256u /* a part's links of a batch are kept in chunks of this many */
+#define STAGE_AHEAD           4u   /* a part's frames asked for ahead of the one it feeds */
+#define FLAG_DISORDERED       1u   /* a frame so far was older than the one before it */
+#define FLAG_COPY             2u   /* the part found it a copy of a packet counted before */
+#define FLAG_PFC              4u   /* PFC or PAUSE: the stage handles it (decoded again) */
+#define FLAG_PAUSED           8u /* a pause ran at it (before or after it, for a PFC/PAUSE frame) */
+#define FLAG_LINK             16u /* the part found it a packet on a link toward a receiver */
+#define FLAG_LINKS_ON         32u /* the part found it turned the links on (a CE mark, a CNP) */
 
 _Static_assert(RT_PUMP_BATCH <= STAGE_BATCH, "a batch of the pump fits in a stage's batch");
 
@@ -130,9 +132,12 @@ struct rt_an_stage {
 	/* the links toward the receivers (an->rpx's): every part's packets on them in frame order */
 	pthread_mutex_t links_mu;
 	uint64_t links_at;  /* frames they took in */
+	uint64_t links_seq; /* the batch of the next frame they take, and its slot */
+	unsigned links_slot;
 	uint64_t links_fed; /* a frame whose own packet they took ahead of its turn (0: none) */
 	uint32_t link_at[STAGE_PARTS_MAX]; /* in the batch they take: each part's next link entry */
 	uint64_t reader_cpu0;              /* the reading thread's CPU time at the start */
+	size_t batch_bytes; /* a batch is handed over once its frames' bytes reach this */
 	pthread_mutex_t mu;
 	pthread_cond_t work, done;
 	bool quit;
@@ -151,22 +156,20 @@ static struct batch *batch_at(const struct rt_an_stage *st, uint64_t seq)
 
 /*
  * The links toward the receivers take the frames up to number `upto` in
- * their order (every batch but the last holds STAGE_BATCH frames), as far
- * as their parts went through them: false when one has not yet. Under
- * links_mu.
+ * their order, as far as their parts went through them: false when one has
+ * not yet. The next frame is slot links_slot of batch links_seq, a batch
+ * handed over (every frame up to `upto` is). Under links_mu.
  */
 static bool links_take(struct rt_an_stage *st, uint64_t upto)
 {
 	struct an_rp_ctx *c = &st->an->rpx;
 	while (st->links_at < upto) {
 		uint64_t n = st->links_at; /* frame n + 1 */
-		struct batch *b = batch_at(st, n / STAGE_BATCH);
-		unsigned i = (unsigned)(n % STAGE_BATCH);
+		struct batch *b = batch_at(st, st->links_seq);
+		unsigned i = st->links_slot;
 		struct part_out *o = &b->out[b->part[i]];
 		if (atomic_load_explicit(&o->through, memory_order_acquire) <= i)
 			return false;
-		if (!i)
-			memset(st->link_at, 0, sizeof(st->link_at));
 		uint8_t fl = o->flags[i];
 		if (fl & FLAG_LINK) {
 			uint32_t j = st->link_at[b->part[i]]++;
@@ -178,6 +181,12 @@ static bool links_take(struct rt_an_stage *st, uint64_t upto)
 		if (fl & FLAG_LINKS_ON)
 			c->links_on = true;
 		st->links_at++;
+		if (++st->links_slot ==
+		    b->n) { /* on to the next batch before this one is used again */
+			st->links_seq++;
+			st->links_slot = 0;
+			memset(st->link_at, 0, sizeof(st->link_at));
+		}
 	}
 	return true;
 }
@@ -650,7 +659,7 @@ int rt_an_stage_frame(struct rt_an_stage *st, const struct rt_frame *frame)
 	b->s[i].flags = (st->disordered ? FLAG_DISORDERED : 0) | (pfc ? FLAG_PFC : 0) |
 	                (paused ? FLAG_PAUSED : 0);
 	st->frames++;
-	if (++b->n == STAGE_BATCH)
+	if (++b->n == STAGE_BATCH || b->nbytes >= st->batch_bytes)
 		publish(st);
 	return 0;
 }
@@ -739,6 +748,10 @@ int rt_an_stage_start(struct rt_an_stage **out, struct rt_analyzer *an, unsigned
 	st->light.addresses_only = true;
 	/* room to run ahead while a thread waits for a CPU: 64 Ki frames at least */
 	st->nb = 2 * st->nparts + 2 < 16 ? 16 : 2 * st->nparts + 2;
+	/* the ring's frames in STAGE_RING_BYTES (a batch of big frames holds fewer than STAGE_BATCH) */
+	st->batch_bytes = STAGE_RING_BYTES / st->nb < STAGE_BATCH_BYTES_MIN
+	                      ? STAGE_BATCH_BYTES_MIN
+	                      : STAGE_RING_BYTES / st->nb;
 	an_pfc_init(&st->pfc, an->o.link_speed_bps, an->o.storm_ns, NULL);
 	pthread_mutex_init(&st->mu, NULL);
 	pthread_mutex_init(&st->links_mu, NULL);
