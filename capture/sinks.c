@@ -120,7 +120,9 @@ int rt_json_sink(struct rt_pump_sink *out, struct rt_outbuf *o, bool name_files,
 
 /* ---- text and JSON lines by several threads: chunks decoded and formatted apart, written in order ---- */
 
-#define CHUNK_FRAMES 2048 /* frames a thread decodes and formats at once */
+#define CHUNK_FRAMES    2048        /* frames a thread decodes and formats at once, at most */
+#define RING_BYTES      (32u << 20) /* the frames' bytes in flight, about (big frames: fewer a chunk) */
+#define CHUNK_BYTES_MIN (256u << 10)
 
 enum chunk_state { CHUNK_FILLING, CHUNK_QUEUED, CHUNK_DONE };
 
@@ -147,6 +149,7 @@ struct par {
 	struct paths files;               /* file names by rt_frame.file, from the points */
 	struct chunk *ring;
 	unsigned nring;
+	size_t chunk_bytes;              /* a chunk is queued once its frames' bytes reach this */
 	uint64_t written, filled, taken; /* chunks written out; queued; taken by a thread */
 	pthread_mutex_t mu;
 	pthread_cond_t work, done;
@@ -276,7 +279,7 @@ static int par_frame(void *ctx, const struct rt_frame *frame, const struct rt_re
 	c->f[c->n].data = (const uint8_t *)(uintptr_t)c->len; /* an offset until queued */
 	c->file[c->n] = p->name_files ? paths_of(&p->files, frame->file) : NULL;
 	c->len += frame->caplen;
-	if (++c->n == CHUNK_FRAMES)
+	if (++c->n == CHUNK_FRAMES || c->len >= p->chunk_bytes)
 		queue_chunk(p);
 	return p->o->error ? 1 : 0;
 }
@@ -332,6 +335,8 @@ int rt_lines_sink_parallel(struct rt_pump_sink *out, struct rt_outbuf *o,
 	p->name_files = name_files;
 	p->decode = *decode;
 	p->nring = 3 * threads + 3;
+	p->chunk_bytes =
+	    RING_BYTES / p->nring < CHUNK_BYTES_MIN ? CHUNK_BYTES_MIN : RING_BYTES / p->nring;
 	pthread_mutex_init(&p->mu, NULL);
 	pthread_cond_init(&p->work, NULL);
 	pthread_cond_init(&p->done, NULL);
