@@ -593,6 +593,10 @@ int rt_analyzer_finish(struct rt_analyzer *an, char *errbuf)
 	}
 	if (an->sinks.err)
 		return rt_analyzer_status(an, errbuf);
+	if (an->dups.nomem)
+		return rt_errmsg(
+		    errbuf, ENOMEM,
+		    "out of memory for the duplicates' tables: copies would count as packets");
 	return whole ? 0 : rt_errmsg(errbuf, EINTR, "interrupted at the end of the capture");
 }
 

@@ -4,15 +4,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define CM_MAX_PENDING 1024
+#define CM_MAX_PENDING 1024 /* REQs waiting for their REP, per shard of host pairs */
 
 void an_cm_free(struct an_cm *cm)
 {
-	free(cm->reqs);
-	cm->reqs = NULL;
+	for (unsigned i = 0; cm->shard && i < AN_SHARDS; i++)
+		free(cm->shard[i].reqs);
+	free(cm->shard);
+	cm->shard = NULL;
 }
 
-static void remember_req(struct an_cm *cm, const struct rt_record *rec, uint32_t comm_id,
+static void remember_req(struct an_cm_pending *cm, const struct rt_record *rec, uint32_t comm_id,
                          uint32_t qpn)
 {
 	if (cm->n == cm->cap) {
@@ -38,16 +40,19 @@ static void remember_req(struct an_cm *cm, const struct rt_record *rec, uint32_t
 	r->qpn = qpn;
 }
 
-void an_cm_mad(struct an_cm *cm, struct an_pairing *p, const struct rt_record *rec)
+void an_cm_mad(struct an_cm *an_cm, struct an_pairing *p, const struct rt_record *rec)
 {
 	uint8_t ipver = rec->ip_version == 4 ? 4 : 6;
 	size_t n = ipver == 4 ? 4 : 16;
+	if (rec->cm.attr != RT_CM_ATTR_REQ && rec->cm.attr != RT_CM_ATTR_REP)
+		return;
+	if (!an_cm->shard && !(an_cm->shard = calloc(AN_SHARDS, sizeof(*an_cm->shard))))
+		return;
+	struct an_cm_pending *cm = &an_cm->shard[an_pair_shard(rec)];
 	if (rec->cm.attr == RT_CM_ATTR_REQ) {
 		remember_req(cm, rec, rec->cm.local_comm_id, rec->cm.local_qpn);
 		return;
 	}
-	if (rec->cm.attr != RT_CM_ATTR_REP)
-		return;
 	uint32_t remote_comm = rec->cm.remote_comm_id, qpn = rec->cm.local_qpn;
 	for (uint32_t i = cm->n; i-- > 0;) {
 		struct an_cm_req *r = &cm->reqs[i];
@@ -62,7 +67,7 @@ void an_cm_mad(struct an_cm *cm, struct an_pairing *p, const struct rt_record *r
 		an_key_from(&ka, req.ipver, req.src, req.dst, qpn);
 		an_key_from(&kb, req.ipver, req.dst, req.src, req.qpn);
 		if (an_pair_cm(p, &ka, &kb))
-			cm->pairs++;
+			an_cm->pairs++;
 		return;
 	}
 }

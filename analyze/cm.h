@@ -12,10 +12,20 @@ struct an_cm_req {
 	uint32_t comm_id, qpn;
 };
 
-struct an_cm {
-	struct an_cm_req *reqs; /* REQs waiting for their REP, oldest first */
+/* The REQs of one shard of host pairs (an_pair_shard) waiting for their REP, oldest first. */
+struct an_cm_pending {
+	struct an_cm_req *reqs;
 	uint32_t n, cap;
-	uint64_t pairs; /* REQ/REP matched */
+};
+
+/*
+ * Pending REQs are kept per shard of host pairs, each shard's oldest
+ * forgotten past CM_MAX_PENDING, so what one shard keeps depends on its
+ * own REQs only: an analysis split by host pair keeps the same.
+ */
+struct an_cm {
+	struct an_cm_pending *shard; /* AN_SHARDS of them, made at the first REQ */
+	uint64_t pairs;              /* REQ/REP matched */
 };
 
 void an_cm_free(struct an_cm *cm);

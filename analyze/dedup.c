@@ -241,8 +241,10 @@ bool an_dup_check(struct an_dups *dups, unsigned shard, const struct an_dup_flow
 {
 	uint64_t ts = rec->ts_ns;
 	struct an_dup_shard *d = &dups->s[shard];
-	if (!d->e && dup_resize(dups, d, AN_DUP_MIN / 2, now) < 0)
-		return false; /* out of memory: every frame counts */
+	if (!d->e && dup_resize(dups, d, AN_DUP_MIN / 2, now) < 0) {
+		dups->nomem = true; /* every frame counts: the analysis fails at its end */
+		return false;
+	}
 	struct an_dup_entry *set = &d->e[(fp & (d->nsets - 1)) * 2], *in;
 	uint16_t hop = hop_of(rec);
 	in = entry_of(d, fp, now);

@@ -49,6 +49,8 @@ struct an_dups {
 	bool
 	    several; /* several files are read: the table is sized for copies 100 ms late from the start */
 	uint64_t window_ns;
+	bool
+	    nomem; /* a shard's table could not be made: its copies counted as packets (an error) */
 };
 /* The shards' counts summed. */
 struct an_dup_totals {

@@ -846,9 +846,11 @@ int rt_an_stage_finish(struct rt_an_stage *st, char *errbuf)
 		/* what its RP windows still open and its pairing read at the end: the whole stream's */
 		st->p[k].an->rpx.paused_ts = st->paused_ts;
 		st->p[k].an->pair.disordered |= st->disordered;
-		if (rt_analyzer_finish(st->p[k].an, eb) == -EINTR)
+		int prc = rt_analyzer_finish(st->p[k].an, eb);
+		if (prc == -EINTR)
 			rc = -EINTR;
-		st->nomem |= st->end[k].bk.nomem;
+		/* a part out of memory (its duplicates' tables, its buckets): the analysis fails */
+		st->nomem |= (prc < 0 && prc != -EINTR) || st->end[k].bk.nomem;
 	}
 	take_buckets_of(st, st->end);
 	int frc = rt_analyzer_finish(an, errbuf);
