@@ -254,13 +254,20 @@ static void part_batch(struct part *p, struct batch *b)
 	unsigned end = b->start[p->idx + 1];
 	for (unsigned j = b->start[p->idx]; j < end; j++) {
 		unsigned i = b->order[j];
-		if (j + STAGE_AHEAD < end) {
-			/* the frames come from the reading thread's core: asked for a few frames ahead */
-			const struct slot *a = &b->s[b->order[j + STAGE_AHEAD]];
+		/*
+		 * The frames come from the reading thread's core: each slot asked
+		 * for 2 * STAGE_AHEAD frames ahead, its bytes (their address in the
+		 * slot, by then at hand) STAGE_AHEAD ahead.
+		 */
+		if (j + 2 * STAGE_AHEAD < end) {
+			const struct slot *a = &b->s[b->order[j + 2 * STAGE_AHEAD]];
 			__builtin_prefetch(a);
 			__builtin_prefetch((const char *)a + 64);
-			__builtin_prefetch(a->f.data);
-			__builtin_prefetch(a->f.data + 64);
+		}
+		if (j + STAGE_AHEAD < end) {
+			const uint8_t *d = b->s[b->order[j + STAGE_AHEAD]].f.data;
+			__builtin_prefetch(d);
+			__builtin_prefetch(d + 64);
 		}
 		an->now = b->s[i].now;
 		an->pair.disordered |= (b->s[i].flags & FLAG_DISORDERED) != 0;
