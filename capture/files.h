@@ -158,7 +158,8 @@ int rt_source_point(const struct rt_source *src, unsigned i, struct rt_vantage_p
 int rt_source_point_of(const struct rt_source *src, uint32_t interface_id, uint32_t sll_ifindex);
 /*
  * True when the frames can only ever come from one capture point: one
- * classic pcap file (one interface) of a link type without interface
+ * classic pcap file (one interface), or several that --vantage names as one
+ * point (a rotated set named so), of one link type without interface
  * indexes. Known from the open on; safe on another thread than the one reading.
  */
 bool rt_source_one_point(const struct rt_source *src);

@@ -397,7 +397,17 @@ int rt_source_point(const struct rt_source *src, unsigned i, struct rt_vantage_p
 bool rt_source_one_point(const struct rt_source *src)
 {
 	const struct files_priv *p = priv_of(src);
-	return p && p->n == 1 && !p->f[0].pcapng && p->f[0].linktype != RT_LINK_LINUX_SLL2;
+	if (!p || !p->n)
+		return false;
+	/* one classic pcap file, or several that --vantage names as one point, of one link type */
+	const struct in_file *f0 = &p->f[0];
+	for (size_t i = 0; i < p->n; i++) {
+		const struct in_file *f = &p->f[i];
+		if (f->pcapng || f->linktype != f0->linktype || f->linktype == RT_LINK_LINUX_SLL2 ||
+		    (p->n > 1 && (!f->vantage || strcmp(f->vantage, f0->vantage) != 0)))
+			return false;
+	}
+	return true;
 }
 
 int rt_source_point_of(const struct rt_source *src, uint32_t interface_id, uint32_t sll_ifindex)

@@ -62,8 +62,21 @@ def main():
         jobs.append(('dissect of several files', lambda o: (['dissect', '-v', '-#'] + rxe, None)))
         jobs.append(('dissect --json of several files',
                      lambda o: (['dissect', '--json'] + rxe, None)))
+        # several files named as one point: the split takes them as one capture point
+        one = 'one=' + ','.join(rxe)
+        jobs.append(('analyze --json of several files as one point',
+                     lambda o: (['analyze', '--json', '--vantage', one], None)))
+        jobs.append(('timeline of several files as one point',
+                     lambda o: (['timeline', '--bucket', '100us', '--vantage', one, '-o', o], o)))
         with concurrent.futures.ThreadPoolExecutor(max_workers=2) as pool:
             failures = [f for f in pool.map(lambda j: check(exe, tmp, j[0], j[1]), jobs) if f]
+    # the analysis was split (a stage's threads print their times), not run beside the reading thread
+    env = dict(os.environ, ROCETRACE_THREAD_TIMES='1')
+    for what, args in (('one file', [rxe[0]]), ('files named as one point', ['--vantage', one])):
+        p = subprocess.run([exe, 'analyze', '--json', '--threads', '2'] + args, env=env,
+                           capture_output=True, timeout=120)
+        if b'rocetrace: thread times: reading' not in p.stderr:
+            failures.append('analyze of %s at --threads 2 was not split: %r' % (what, p.stderr[-200:]))
     for f in failures:
         print(f)
     print('%d commands on %d captures at --threads %s: %d differ' % (
