@@ -383,7 +383,7 @@ static void handle_roce(struct rt_analyzer *an, const struct rt_record *rec, boo
 	struct an_flow *f = &an->ft.flows[fi];
 	if (an->note)
 		an->note->flow_id = f->id;
-	if (an->sel.kinds & (1u << rt_pkt_kind(rec)))
+	if (an->sel.kinds && (an->sel.kinds >> rt_pkt_kind(rec) & 1u))
 		f->flags |= AN_FLOW_KIND;
 	bool first = !f->packets;
 	if (first)

@@ -75,7 +75,7 @@ void an_dup_free(struct an_dups *d);
 /*
  * Merge another part's tables (analyze/README.md, "Split and merge"): a
  * shard only src used is taken over, one both used keeps dst's table with
- * the counts summed. 0 (nothing to do when either is off).
+ * the counts summed (nothing to do when either is off).
  */
 void an_dup_merge(struct an_dups *dst, struct an_dups *src);
 /* What identifies `rec` (RoCE with a BTH) as a packet; never 0. */

@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/hash.h"
+
 void an_facts_free(struct an_facts *s)
 {
 	free(s->e);
@@ -14,7 +16,7 @@ void an_facts_free(struct an_facts *s)
 
 static uint32_t slot(const struct an_facts *s, uint32_t fi)
 {
-	uint32_t k = (fi * 2654435761u) & s->mask;
+	uint32_t k = (uint32_t)rt_hash_mix(0, fi) & s->mask;
 	while (s->tab[k] != UINT32_MAX && s->e[s->tab[k]].fi != fi)
 		k = (k + 1) & s->mask;
 	return k;

@@ -64,7 +64,7 @@ void an_fd_time(struct rt_finding *f, const struct rt_results *r, const char *na
 const char *an_fd_hosts_words(const struct rt_finding *f, uint64_t total, char buf[256]);
 /* The IP of a MAC's RoCE frames when it is one host's (ipver 0: none or several); NULL when unseen. */
 const struct rt_res_mac *an_fd_mac_entry(const struct rt_results *r, const uint8_t mac[6]);
-/* Whether two flows' endpoints are the same IP (a's src/dst and b's, by `a_dst`/`b_dst`). */
+/* Whether IP a (version va) and IP b (version vb) are the same. */
 bool an_fd_same_ip(uint8_t va, const uint8_t *a, uint8_t vb, const uint8_t *b);
 /* The view's warning of `code` (analyze/README.md, "Warnings"), or NULL. */
 const struct rt_an_warning *an_fd_warning(const struct rt_results *r, const char *code);

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "analyze/findings.h"
+#include "analyze/hist.h"
 #include "analyze/wording.h"
 #include "common/outbuf.h"
 #include "common/textfmt.h"
@@ -221,12 +222,6 @@ static void np_silent(struct an_fd *l, const struct an_fd_ip *ip, const struct h
 		          host);
 }
 
-static int by_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
-}
-
 /*
  * The figures of the flows of a sender `pick` chooses: their CNPs, those
  * measured and set apart, the median of their median drops (returned, NaN:
@@ -257,8 +252,7 @@ static double rp_figures(struct an_fd *l, struct rt_finding *f, const struct an_
 		if (!isfinite(worst) || fl->rp->max_drop_pct > worst)
 			worst = fl->rp->max_drop_pct;
 	}
-	qsort(med, n, sizeof(*med), by_double);
-	double median = n ? med[(n - 1) / 2] : NAN;
+	double median = an_median_double(med, n);
 	free(med);
 	an_fd_u64(f, "cnps", cnps);
 	an_fd_u64(f, "cnps_measured", measured);

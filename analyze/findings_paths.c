@@ -66,6 +66,16 @@ static double used(double uplinks, double ports)
 	return uplinks * (1.0 - pow(1.0 - 1.0 / uplinks, ports));
 }
 
+/* The summary's end: how many more host pairs are alike, and their count. */
+static void pairs_end(struct rt_finding *f, uint64_t pairs)
+{
+	if (pairs > 1)
+		rt_text_appendf(f->summary, sizeof(f->summary), "; %llu more host pairs alike",
+		                (unsigned long long)pairs - 1);
+	rt_text_appendf(f->summary, sizeof(f->summary), ".");
+	an_fd_u64(f, "host_pairs", pairs);
+}
+
 static void ecmp(struct an_fd *l, const struct rec *v, uint32_t n)
 {
 	const struct rt_results *r = l->r;
@@ -108,11 +118,7 @@ static void ecmp(struct an_fd *l, const struct rec *v, uint32_t n)
 	    worst_qps, s, d, worst_ports, worst_ports == 1 ? "" : "s",
 	    w->udp_sport_varied ? "varying" : port, worst_ports == 1 ? "one path" : "few paths",
 	    an_w_num(now, used(4, worst_ports), 2), an_w_num(each, used(4, worst_qps), 2));
-	if (pairs > 1)
-		rt_text_appendf(f->summary, sizeof(f->summary), "; %llu more host pairs alike",
-		                (unsigned long long)pairs - 1);
-	rt_text_appendf(f->summary, sizeof(f->summary), ".");
-	an_fd_u64(f, "host_pairs", pairs);
+	pairs_end(f, pairs);
 	an_fd_u64(f, "qps", qps_all);
 	an_fd_u64(f, "worst_pair_qps", worst_qps);
 	an_fd_u64(f, "worst_pair_ports", worst_ports);
@@ -175,11 +181,7 @@ static void mtu_pairs(struct an_fd *l, const struct rec *v, uint32_t n)
 	}
 	if (!f)
 		return;
-	if (pairs > 1)
-		rt_text_appendf(f->summary, sizeof(f->summary), "; %llu more host pairs alike",
-		                (unsigned long long)pairs - 1);
-	rt_text_appendf(f->summary, sizeof(f->summary), ".");
-	an_fd_u64(f, "host_pairs", pairs);
+	pairs_end(f, pairs);
 	an_fd_fix(f, "check mtu on each host (doctor --hosts compares their MTUs)",
 	          "Set one MTU end to end: a netdev MTU of 4200 or more for RoCE MTU 4096 on every "
 	          "NIC, and at least as large on every switch port (a QP takes the smaller MTU of "

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "analyze/findings.h"
+#include "analyze/hist.h"
 #include "analyze/wording.h"
 #include "common/outbuf.h"
 #include "common/textfmt.h"
@@ -106,12 +107,6 @@ static bool timed_out_from(const struct rt_res_flow *f, const void *ip)
 	return timed_out(f) && from(f, ip);
 }
 
-static int by_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-	return x < y ? -1 : x > y;
-}
-
 static void ack_timeout(struct an_fd *l, const struct an_fd_ip *ip)
 {
 	const struct rt_results *r = l->r;
@@ -137,8 +132,7 @@ static void ack_timeout(struct an_fd *l, const struct an_fd_ip *ip)
 		an_fd_flow(f, fl);
 	}
 	if (f) {
-		qsort(med, k, sizeof(*med), by_u64);
-		uint64_t m = med[(k - 1) / 2];
+		uint64_t m = an_median_u64(med, k);
 		int t = (int)lround(log2((double)m / ACK_TIMEOUT_UNIT_NS));
 		t = t < 0 ? 0 : t > 31 ? 31 : t;
 		uint64_t nominal = (uint64_t)(ACK_TIMEOUT_UNIT_NS * ldexp(1.0, t));

@@ -121,3 +121,25 @@ void an_hist_merge(struct an_hist *dst, const struct an_hist *src)
 	for (unsigned b = 0; b < AN_HIST_BUCKETS; b++)
 		dst->bucket[b] += src->bucket[b];
 }
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+uint64_t an_median_u64(uint64_t *v, size_t n)
+{
+	if (!n)
+		return 0;
+	qsort(v, n, sizeof(*v), cmp_u64);
+	return v[(n - 1) / 2];
+}
+
+double an_median_double(double *v, size_t n)
+{
+	if (!n)
+		return NAN;
+	qsort(v, n, sizeof(*v), cmp_double);
+	return v[(n - 1) / 2];
+}

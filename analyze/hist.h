@@ -2,6 +2,7 @@
 #ifndef RT_ANALYZE_HIST_H
 #define RT_ANALYZE_HIST_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #define AN_HIST_EXACT   32
@@ -25,5 +26,10 @@ uint64_t an_hist_rank(const struct an_hist *h, uint64_t rank);
 void an_hist_merge(struct an_hist *dst, const struct an_hist *src);
 /* Population standard deviation of the values; 0 when empty. */
 double an_hist_stddev(const struct an_hist *h);
+
+/* The lower median of v[0 .. n), v sorted in place: 0 when n is 0. */
+uint64_t an_median_u64(uint64_t *v, size_t n);
+/* The same of doubles: NaN when n is 0. */
+double an_median_double(double *v, size_t n);
 
 #endif

@@ -48,7 +48,7 @@ void an_rp_ctx_init(struct an_rp_ctx *c, uint64_t window_ns)
 	c->lk = &c->own;
 }
 
-void an_rp_links_free(struct an_rp_links *l)
+static void links_free(struct an_rp_links *l)
 {
 	free(l->e);
 	free(l->idx);
@@ -57,7 +57,7 @@ void an_rp_links_free(struct an_rp_links *l)
 
 void an_rp_ctx_free(struct an_rp_ctx *c)
 {
-	an_rp_links_free(&c->own);
+	links_free(&c->own);
 	memset(c, 0, sizeof(*c));
 }
 

@@ -110,7 +110,6 @@ void an_rp_link_packet(struct an_rp_ctx *c, const struct an_flow *f, uint64_t ts
 /* A packet of `len` bytes toward dst at point at ts on links l (a staged analysis' links take them in frame order). */
 void an_rp_links_packet(struct an_rp_links *l, uint8_t ipver, const uint8_t *dst, unsigned point,
                         uint64_t ts, uint32_t len);
-void an_rp_links_free(struct an_rp_links *l);
 
 /* A CE mark or a CNP came: the links toward the receivers are followed from the next packet on. */
 static inline void an_rp_links_on(struct an_rp_ctx *c)

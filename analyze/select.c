@@ -8,23 +8,24 @@
 
 #include "analyze/flow.h"
 #include "common/errbuf.h"
+#include "common/textfmt.h"
 #include "dissect/pktkind.h"
 
 /* The options as given, for messages: "--flow 'A' --conversation 'B' --kind nak,cnp". */
 static void describe(struct an_select *s, const struct rt_analyzer_opts *o)
 {
-	size_t n = 0, size = sizeof(s->text);
-	s->text[0] = '\0';
+	char *t = s->text;
+	t[0] = '\0';
 	if (o->flow)
-		n += (size_t)snprintf(s->text + n, size - n, "--flow '%s'", o->flow);
-	if (o->conversation && n < size)
-		n += (size_t)snprintf(s->text + n, size - n, "%s--conversation '%s'", n ? " " : "",
-		                      o->conversation);
-	for (unsigned k = 0, first = 1; k < RT_PK_COUNT && n < size; k++)
+		rt_text_appendf(t, sizeof(s->text), "--flow '%s'", o->flow);
+	if (o->conversation)
+		rt_text_appendf(t, sizeof(s->text), "%s--conversation '%s'", t[0] ? " " : "",
+		                o->conversation);
+	for (unsigned k = 0, first = 1; k < RT_PK_COUNT; k++)
 		if (o->kinds & (1u << k)) {
-			n += (size_t)snprintf(s->text + n, size - n, "%s%s",
-			                      first ? (n ? " --kind " : "--kind ") : ",",
-			                      rt_pkt_kind_name((enum rt_pkt_kind)k));
+			rt_text_appendf(t, sizeof(s->text), "%s%s",
+			                first ? (t[0] ? " --kind " : "--kind ") : ",",
+			                rt_pkt_kind_name((enum rt_pkt_kind)k));
 			first = 0;
 		}
 }

@@ -338,14 +338,13 @@ static bool mark_room(struct rt_an_stage *st, uint32_t n)
 		st->mark = nm;
 	struct rt_an_flow_key *nk = nm ? realloc(st->keys, (size_t)ncap * sizeof(*nk)) : NULL;
 	if (nk)
-		st->keys = nk;
+		st->an->stage_keys = st->keys = nk; /* the analyzer never sees the old array */
 	uint8_t *ns = nk ? realloc(st->selected, ncap) : NULL;
 	if (!ns)
 		return false;
 	memset(nm + st->capmark, 0, (size_t)(ncap - st->capmark) * sizeof(*nm));
 	st->selected = ns;
 	st->capmark = ncap;
-	st->an->stage_keys = nk;
 	return true;
 }
 
@@ -654,8 +653,7 @@ int rt_an_stage_frame(struct rt_an_stage *st, const struct rt_frame *frame)
 	if (st->pfc.active && st->now >= st->pfc.next_expiry)
 		an_pfc_advance(&st->pfc, st->now);
 	bool paused = st->pfc.active > 0;
-	if (pfc) {
-		rt_dissect(&st->decode, frame, &st->scratch);
+	if (pfc) { /* the addresses-only decode gave a frame without IP whole */
 		an_pfc_frame(&st->pfc, &st->scratch, st->now, st->an->vp.on ? 0 : -1, NULL);
 		paused |= st->pfc.active > 0;
 	}

@@ -26,8 +26,8 @@ struct rt_an_stage;
 
 /*
  * Whether `an` (before its first record) can be split and give the same
- * answer: at present never (the RP reaction's links toward a receiver and
- * the MAC table cross host pairs; stage.c says more).
+ * answer: one capture point (rt_analyzer_one_point), no side files, no
+ * --max-flows (analyze/README.md, "Threads").
  */
 bool rt_an_stage_fits(const struct rt_analyzer *an);
 /* Start `parts` (2 or more) threads for `an`. 0 or a negative errno with errbuf filled. */

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analyze/hist.h"
 #include "analyze/wording.h"
 #include "common/outbuf.h"
 
@@ -211,12 +212,6 @@ static void who(const struct rt_results *r, struct rt_verdict *v)
 		    an_w_int(d, r->timeouts));
 }
 
-static int by_value(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-	return x < y ? -1 : x > y;
-}
-
 /* Did the notification points answer the CE marks? 0 or -ENOMEM. */
 static int nps(const struct rt_results *r, struct rt_verdict *v)
 {
@@ -243,12 +238,12 @@ static int nps(const struct rt_results *r, struct rt_verdict *v)
 		if (f->np->reaction.samples)
 			med[n++] = f->np->reaction.median;
 	}
-	qsort(med, n, sizeof(*med), by_value);
+	uint64_t median = an_median_u64(med, n);
 	say(v, RT_VERDICT_NPS, "Notification points answered: %s CNPs for %s CE marks",
 	    an_w_int(a, r->c.cnp), an_w_int(b, r->c.ce));
 	if (n)
 		say(v, RT_VERDICT_NPS, "; NP delay (median of %s flows' medians) %s",
-		    an_w_int(a, n), an_w_dur(t, med[(n - 1) / 2]));
+		    an_w_int(a, n), an_w_dur(t, median));
 	free(med);
 	if (limited)
 		say(v, RT_VERDICT_NPS, "; the CNP limiter held back %s marks",
@@ -258,12 +253,6 @@ static int nps(const struct rt_results *r, struct rt_verdict *v)
 		    an_w_int(a, r->cnp_unattributed));
 	say(v, RT_VERDICT_NPS, ".");
 	return 0;
-}
-
-static int by_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
 }
 
 #define VERDICT_REASONS 8 /* distinct reasons the RP drop was not measured (analyze/rp.c has 7) */
@@ -323,12 +312,12 @@ static int senders(const struct rt_results *r, struct rt_verdict *v)
 			cut_sum += f->source->cut_sum_pct;
 		}
 	}
-	qsort(med, n, sizeof(*med), by_double);
+	double median = an_median_double(med, n);
 	if (measured)
 		say(v, RT_VERDICT_SENDERS,
 		    "Senders: after %s of %s CNPs the sender's rate fell by %s %% (median of %s "
 		    "flows' median drops; wire view, %u packet gaps before and after each CNP).",
-		    an_w_int(a, measured), an_w_int(b, cnps), an_w_num(t, med[(n - 1) / 2], 1),
+		    an_w_int(a, measured), an_w_int(b, cnps), an_w_num(t, median, 1),
 		    an_w_int(c, n), r->rate_window_gaps);
 	else if (cnps && why.top >= 0)
 		say(v, RT_VERDICT_SENDERS,

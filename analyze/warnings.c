@@ -7,6 +7,7 @@
 
 #include "analyze/analyze.h"
 #include "analyze/internal.h"
+#include "common/textfmt.h"
 #include "common/satmath.h"
 #include "analyze/reaction.h"
 
@@ -240,17 +241,12 @@ static void warn_time(const struct rt_analyzer *an, struct wlist *l)
 	const struct an_tallies *fd = &an->tally;
 	if (!fd->ts_back && !fd->flow_back)
 		return;
-	char step[32], more[320] = "", *m = more;
-	size_t room = sizeof(more);
+	char step[32], more[320] = "";
 	uint64_t np = np_delay_min(an);
 #define HURTS(...)                                                                                 \
 	do {                                                                                       \
-		int k = snprintf(m, room, "%s", m == more ? "" : "; ");                            \
-		k += snprintf(m + k, room - (size_t)k, __VA_ARGS__);                               \
-		if (k > 0 && (size_t)k < room) {                                                   \
-			m += k;                                                                    \
-			room -= (size_t)k;                                                         \
-		}                                                                                  \
+		rt_text_appendf(more, sizeof(more), "%s", more[0] ? "; " : "");                    \
+		rt_text_appendf(more, sizeof(more), __VA_ARGS__);                                  \
 	} while (0)
 	if (fd->flow_back)
 		HURTS("the rate windows, round trips and resends of %llu flows whose own packets "
@@ -267,7 +263,7 @@ static void warn_time(const struct rt_analyzer *an, struct wlist *l)
 	if (fd->ts_back_max * 10 >= an->o.episode_gap_ns)
 		HURTS("the episodes' bounds");
 #undef HURTS
-	if (m == more)
+	if (!more[0])
 		return;
 	struct rt_an_warning *w = add(
 	    l, "time_backwards",

@@ -417,10 +417,7 @@ static void meta_doc(const struct rt_an_html *h, struct rt_json *j)
 	RT_JSON_KEY(j, "bucket_note");
 	rt_json_str_or_null(j, h->bucket_note);
 	RT_JSON_KEY(j, "input_error");
-	if (h->input_error[0])
-		rt_json_str(j, h->input_error);
-	else
-		rt_json_null(j);
+	rt_json_str_or_null(j, h->input_error[0] ? h->input_error : NULL);
 	RT_JSON_U64(j, "exit_status", (uint64_t)h->exit_status);
 	RT_JSON_U64(j, "top_flows", AN_HTML_TOP);
 	RT_JSON_U64(j, "flows_listed_max", RT_AN_HTML_MAX_FLOWS);

@@ -164,7 +164,7 @@ static void incast_json(const struct rt_results *r, struct rt_json *j)
 {
 	RT_JSON_BOOL(j, "ecn_off", r->ecn_off);
 	RT_JSON_KEY(j, "incast_null_reason");
-	rt_json_str_or_null(j, r->incast ? NULL : r->incast_null_reason);
+	rt_json_str_or_null(j, r->incast_null_reason); /* set only when there is no incast */
 	RT_JSON_KEY(j, "incast");
 	if (!r->incast) {
 		rt_json_null(j);

@@ -135,10 +135,7 @@ void an_report_json_flow(const struct rt_results *r, struct rt_json *j, const st
 	            rt_flowsel_format(sel, f->key.ipver, f->key.src, f->key.dst, f->key.dest_qp));
 	U64_OR_NULL(j, "peer_qp", f->peer_qp, f->peer_qp != RT_AN_NONE);
 	RT_JSON_KEY(j, "peer_qp_hex");
-	if (f->peer_qp != RT_AN_NONE)
-		rt_json_str(j, rt_fmt_qp(qp, f->peer_qp));
-	else
-		rt_json_null(j);
+	rt_json_str_or_null(j, f->peer_qp != RT_AN_NONE ? rt_fmt_qp(qp, f->peer_qp) : NULL);
 	RT_JSON_KEY(j, "pairing");
 	rt_json_str_or_null(j, f->pairing);
 	RT_JSON_KEY(j, "transport");

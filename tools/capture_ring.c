@@ -169,6 +169,15 @@ static void fire_hit(struct rt_capture_ring *cr, const struct rt_trigger_hit *hi
 	fire(cr, &f);
 }
 
+/* The codes of the findings the live analysis reports now, at capture time ts_ns (finding:CODE triggers). */
+static void ring_findings(struct rt_capture_ring *cr, const char *const *codes, unsigned n,
+                          uint64_t ts_ns)
+{
+	struct rt_trigger_hit hit;
+	if (rt_triggers_findings(cr->tr, codes, n, ts_ns, &hit))
+		fire_hit(cr, &hit);
+}
+
 void rt_capture_ring_record(struct rt_capture_ring *cr, struct rt_analyzer *an,
                             const struct rt_record *rec)
 {
@@ -177,7 +186,8 @@ void rt_capture_ring_record(struct rt_capture_ring *cr, struct rt_analyzer *an,
 	rt_analyzer_feed_note(an, rec, &note);
 	if (rt_triggers_record(cr->tr, rec, &note, an, &hit))
 		fire_hit(cr, &hit);
-	if (cr->findings && rec->ts_ns - cr->judged_ns >= 1000000000u) {
+	/* once a second of capture time (a time going backwards waits for it to come back) */
+	if (cr->findings && rec->ts_ns >= cr->judged_ns + 1000000000u) {
 		struct rt_finding_tag tags[RT_FINDINGS_MAX];
 		const char *codes[RT_FINDINGS_MAX];
 		int n = rt_analyzer_live_findings(an, 0, tags, RT_FINDINGS_MAX);
@@ -185,17 +195,9 @@ void rt_capture_ring_record(struct rt_capture_ring *cr, struct rt_analyzer *an,
 			codes[i] = tags[i].code;
 		if (n >= 0) { /* out of memory: judged again at the next record */
 			cr->judged_ns = rec->ts_ns;
-			rt_capture_ring_findings(cr, codes, (unsigned)n, rec->ts_ns);
+			ring_findings(cr, codes, (unsigned)n, rec->ts_ns);
 		}
 	}
-}
-
-void rt_capture_ring_findings(struct rt_capture_ring *cr, const char *const *codes, unsigned n,
-                              uint64_t ts_ns)
-{
-	struct rt_trigger_hit hit;
-	if (rt_triggers_findings(cr->tr, codes, n, ts_ns, &hit))
-		fire_hit(cr, &hit);
 }
 
 void rt_capture_ring_remote_line(struct rt_capture_ring *cr, const char *line)

@@ -73,12 +73,6 @@ int rt_capture_ring_sink(struct rt_capture_ring *cr, struct rt_pump_sink *out, c
 void rt_capture_ring_record(struct rt_capture_ring *cr, struct rt_analyzer *an,
                             const struct rt_record *rec);
 /*
- * The codes of the findings the live analysis reports now, at capture
- * time ts_ns (finding:CODE triggers).
- */
-void rt_capture_ring_findings(struct rt_capture_ring *cr, const char *const *codes, unsigned n,
-                              uint64_t ts_ns);
-/*
  * Before each read: the capture's drops so far (drop), remote triggers,
  * the --post of an idle link. 0 or a negative errno with errbuf filled.
  */

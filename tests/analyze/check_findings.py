@@ -110,6 +110,8 @@ def main():
     with tempfile.TemporaryDirectory(prefix="rt-findings-") as tmp:
         subprocess.run([sys.executable, os.path.join(HERE, "make_findings.py"), tmp], check=True,
                        timeout=300)
+        if not os.listdir(tmp):
+            errors.append("make_findings.py wrote no scenario")
         for name in sorted(os.listdir(tmp)):
             if not only or name in only:
                 check_one(exe, os.path.join(tmp, name), errors)

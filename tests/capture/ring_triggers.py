@@ -230,10 +230,6 @@ def main():
         # began that sees it last the storm threshold (10 ms): the frame at 3 s
         truth, out, js, r, src = run_case(rt, tmp, "finding", fr, "storm", "finding:pfc_storm")
         check_events("finding", [T0 + 3 * SEC], out, js, r, src, "finding:pfc_storm")
-        cases = []
-        for name, kind, expr in cases:
-            truth, out, js, r, src = run_case(rt, tmp, name, fr, kind, expr)
-            check_events(name, truth, out, js, r, src, expr)
         # three CNPs: 3.005 s starts one, 3.5 s is within --hold-off 1 s, 4.805 s starts another
         truth, out, js, r, src = run_case(rt, tmp, "hold_off", fr, "hold", "cnp", ["--hold-off", "1s"])
         check_events("hold_off", [truth[0], truth[2]], out, js, r, src, "cnp")

@@ -38,6 +38,8 @@ def check(cmd, errors, counts, stdout=True):
     res = subprocess.run(cmd, capture_output=True, text=True, errors="replace", timeout=300)
     text = (res.stdout if stdout else "") + res.stderr
     counts[0] += 1
+    if res.returncode == 2 or res.returncode < 0:  # refused or killed: its text is not the one checked
+        errors.append(f"{' '.join(os.path.basename(c) for c in cmd)}: exit {res.returncode}")
     for line in text.splitlines():
         counts[1] += 1
         n = len(ANSI.sub("", line))
