@@ -2,245 +2,17 @@
 #include "analyze/stage.h"
 
 #include <errno.h>
-#include <pthread.h>
-#include <sched.h>
-#include <time.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyze/internal.h"
-#include "capture/pump.h"
+#include "analyze/stage_internal.h"
 #include "common/clock.h"
-
-#define STAGE_BATCH           4096u /* frames a batch holds */
-#define STAGE_PARTS_MAX       64u
-#define STAGE_RING_BYTES      (32u << 20) /* the frames' bytes in the ring, about */
-#define STAGE_BATCH_BYTES_MIN (256u << 10)
-#define LINK_CHUNK            256u /* a part's links of a batch are kept in chunks of this many */
-#define STAGE_AHEAD           4u   /* a part's frames asked for ahead of the one it feeds */
-#define FLAG_DISORDERED       1u   /* a frame so far was older than the one before it */
-#define FLAG_COPY             2u   /* the part found it a copy of a packet counted before */
-#define FLAG_PFC              4u   /* PFC or PAUSE: the stage handles it (decoded again) */
-#define FLAG_PAUSED           8u /* a pause ran at it (before or after it, for a PFC/PAUSE frame) */
-#define FLAG_LINK             16u /* the part found it a packet on a link toward a receiver */
-#define FLAG_LINKS_ON         32u /* the part found it turned the links on (a CE mark, a CNP) */
-
-_Static_assert(RT_PUMP_BATCH <= STAGE_BATCH, "a batch of the pump fits in a stage's batch");
-
-/* The buckets a part closed (while going through a batch, or at its end): counts and rows of its flows. */
-struct bucket_entry {
-	uint64_t t;
-	uint64_t ce, cnp, nak, retransmitted; /* its `all` counts the stage's totals do not keep */
-	uint32_t row0, nrows;                 /* its rows in the log's rows */
-};
-struct bucket_log {
-	struct bucket_entry *e;
-	uint32_t n, cap;
-	struct rt_an_flow_row *rows; /* flow ids the part's */
-	uint32_t nrows, caprows;
-	bool nomem;
-};
-
-/* A part's packet on a link toward a receiver (FLAG_LINK), in its log of a batch. */
-struct link_entry {
-	uint8_t ipver, point;
-	uint8_t dst[16];
-};
-
-/*
- * What one part writes while going through a batch, a cache line apart
- * from the other parts' (each frame it feeds writes here: sharing a line
- * with another part would hand the line back and forth at every frame).
- */
-struct part_out {
-	_Alignas(64) atomic_uint through; /* the slots it went through (release) */
-	uint8_t flags[STAGE_BATCH];       /* FLAG_COPY, FLAG_LINK, FLAG_LINKS_ON of its frames */
-	/* its FLAG_LINK frames' links, in slot order, in chunks that never move (the links read them) */
-	struct link_entry *links[STAGE_BATCH / LINK_CHUNK];
-	uint32_t nlinks;
-	bool links_nomem;
-	struct an_ep_log log; /* what its episodes are made of, by slot */
-	struct bucket_log bk; /* the buckets it closed */
-};
-
-/* A frame in a batch and what the reading thread hands its part with it: one place, few cache lines. */
-struct slot {
-	struct rt_frame f;  /* data: an offset into `bytes` until the batch is handed over */
-	uint64_t now;       /* the clock: the highest time so far */
-	uint64_t run_end;   /* the latest end of a pause */
-	uint64_t paused_ts; /* the latest frame time a pause ran at, up to it */
-	uint8_t flags;      /* the reading thread's: FLAG_DISORDERED, FLAG_PFC, FLAG_PAUSED */
-};
-
-struct batch {
-	struct slot s[STAGE_BATCH];
-	uint8_t *bytes; /* the frames' bytes, copied */
-	size_t nbytes, capbytes;
-	uint8_t part[STAGE_BATCH];
-	uint16_t order[STAGE_BATCH];         /* the slots by part, each part's in slot order */
-	uint16_t start[STAGE_PARTS_MAX + 1]; /* part k's slots: order[start[k] .. start[k + 1]) */
-	uint64_t frame0;                     /* the frame number of f[0] */
-	unsigned n;
-	struct part_out *out; /* [parts] */
-	atomic_uint pending;  /* parts still to go through it */
-};
-
-struct part { /* each on cache lines of its own: a part writes its own at every frame */
-	_Alignas(64) struct rt_an_stage *st;
-	unsigned idx;
-	struct rt_analyzer *an;
-	pthread_t th;
-	uint32_t *gid; /* its flow ids -> the stage's (one analyzer's numbering) */
-	uint32_t ngid, capgid;
-	struct bucket_log *bk_out; /* where its buckets go now */
-	struct rt_record rec;      /* the frame being fed, decoded */
-	uint64_t cur;              /* its number (0: none, the end) */
-	uint64_t ts;               /* its time */
-	uint32_t len;              /* its length on the wire */
-	struct an_rp_share share;  /* the stage's links, for its RP reaction */
-	uint64_t cpu_ns;           /* its thread's CPU time, when it ended */
-};
-
-struct rt_an_stage {
-	struct rt_analyzer *an;
-	unsigned nparts, nb;
-	struct batch *b;
-	struct part *p;
-	unsigned started; /* threads running */
-	/* batches: [merged, filled) in flight, `filled` the one being filled (numbers; mod nb the slot) */
-	uint64_t filled, merged;
-	uint64_t frames, now, prev_ts;
-	bool disordered;
-	uint32_t
-	    *mark; /* by flow id (the stage's): the last episode that counted it (number + 1) */
-	struct rt_an_flow_key *keys; /* by flow id (the stage's) */
-	uint8_t *selected;           /* by flow id (the stage's): selected when numbered */
-	uint32_t nflows, capmark;
-	/* the buckets the parts closed that the analyzer's buckets take now: a batch's, or the end's */
-	struct part_out *bks, *end; /* bks: a batch's parts' or end's; end: their last buckets */
-	uint32_t bk_at[STAGE_PARTS_MAX]; /* the next entry of each */
-	struct rt_an_flow_row *rows;     /* a bucket's rows, the parts' merged */
-	uint32_t caprows;
-	bool nomem;
-	struct rt_dissect_opts decode,
-	    light;                /* the parts' decoding; the reading thread's (addresses) */
-	struct rt_record scratch; /* the reading thread's record */
-	struct an_pfc pfc;        /* the reading thread's PFC/PAUSE state, for each frame's part */
-	uint64_t paused_ts;       /* the latest frame time a pause ran at (an_rp_ctx's) */
-	/* the links toward the receivers (an->rpx's): every part's packets on them in frame order */
-	pthread_mutex_t links_mu;
-	uint64_t links_at;  /* frames they took in */
-	uint64_t links_seq; /* the batch of the next frame they take, and its slot */
-	unsigned links_slot;
-	uint64_t links_fed; /* a frame whose own packet they took ahead of its turn (0: none) */
-	uint32_t link_at[STAGE_PARTS_MAX]; /* in the batch they take: each part's next link entry */
-	uint64_t reader_cpu0;              /* the reading thread's CPU time at the start */
-	size_t batch_bytes; /* a batch is handed over once its frames' bytes reach this */
-	pthread_mutex_t mu;
-	pthread_cond_t work, done;
-	bool quit;
-};
 
 bool rt_an_stage_fits(const struct rt_analyzer *an)
 {
 	return an->vp.alone && !an->side.counters_loaded && !an->side.srclog_loaded &&
 	       !an->o.max_flows && !an->tot.c.packets;
-}
-
-static struct batch *batch_at(const struct rt_an_stage *st, uint64_t seq)
-{
-	return &st->b[seq % st->nb];
-}
-
-/*
- * The links toward the receivers take the frames up to number `upto` in
- * their order, as far as their parts went through them: false when one has
- * not yet. The next frame is slot links_slot of batch links_seq, a batch
- * handed over (every frame up to `upto` is). Under links_mu.
- */
-static bool links_take(struct rt_an_stage *st, uint64_t upto)
-{
-	struct an_rp_ctx *c = &st->an->rpx;
-	while (st->links_at < upto) {
-		uint64_t n = st->links_at; /* frame n + 1 */
-		struct batch *b = batch_at(st, st->links_seq);
-		unsigned i = st->links_slot;
-		struct part_out *o = &b->out[b->part[i]];
-		if (atomic_load_explicit(&o->through, memory_order_acquire) <= i)
-			return false;
-		uint8_t fl = o->flags[i];
-		if (fl & FLAG_LINK) {
-			uint32_t j = st->link_at[b->part[i]]++;
-			const struct link_entry *l = &o->links[j / LINK_CHUNK][j % LINK_CHUNK];
-			if (c->links_on && st->links_fed != n + 1)
-				an_rp_links_packet(c->lk, l->ipver, l->dst, l->point,
-				                   b->s[i].f.ts_ns, b->s[i].f.wirelen);
-		}
-		if (fl & FLAG_LINKS_ON)
-			c->links_on = true;
-		st->links_at++;
-		if (++st->links_slot ==
-		    b->n) { /* on to the next batch before this one is used again */
-			st->links_seq++;
-			st->links_slot = 0;
-			memset(st->link_at, 0, sizeof(st->link_at));
-		}
-	}
-	return true;
-}
-
-/*
- * A part's RP reaction reads the links: they take every frame before the
- * one it feeds (waiting for the parts behind it, the lock let go while it
- * waits: a part further back may need them first), then that frame's own
- * packet on a link. Returns with links_mu held.
- */
-static void part_links_lock(void *ctx)
-{
-	struct part *p = ctx;
-	struct rt_an_stage *st = p->st;
-	uint64_t upto = p->cur ? p->cur - 1 : st->frames;
-	for (unsigned tries = 0;; tries++) {
-		pthread_mutex_lock(&st->links_mu);
-		if (links_take(st, upto))
-			break;
-		pthread_mutex_unlock(&st->links_mu);
-		/* a few turns given up, then short sleeps: a part behind may be waiting for a CPU */
-		if (tries < 64)
-			sched_yield();
-		else
-			nanosleep(&(struct timespec){.tv_nsec = 20000}, NULL);
-	}
-	const struct an_rp_share *s = &p->share;
-	if (p->cur && s->pending && st->links_fed != p->cur) {
-		st->links_fed = p->cur;
-		if (st->an->rpx.links_on)
-			an_rp_links_packet(st->an->rpx.lk, s->ipver, s->dst, s->point, p->ts,
-			                   p->len);
-	}
-}
-
-static void part_links_unlock(void *ctx)
-{
-	struct part *p = ctx;
-	pthread_mutex_unlock(&p->st->links_mu);
-}
-
-/* A part's packet on a link, logged for the links (false when out of memory: the stage fails). */
-static bool link_add(struct part_out *o, const struct an_rp_share *s)
-{
-	struct link_entry **c = &o->links[o->nlinks / LINK_CHUNK];
-	if (!*c && !(*c = malloc(LINK_CHUNK * sizeof(**c)))) {
-		o->links_nomem = true;
-		return false;
-	}
-	struct link_entry *l = &(*c)[o->nlinks++ % LINK_CHUNK];
-	l->ipver = s->ipver;
-	l->point = s->point;
-	memcpy(l->dst, s->dst, sizeof(l->dst));
-	return true;
 }
 
 /* One part's records of a batch, fed to its analyzer. */
@@ -283,7 +55,7 @@ static void part_batch(struct part *p, struct batch *b)
 		p->rec.point = 0; /* one capture point */
 		rt_analyzer_feed_frame(an, &p->rec, p->cur);
 		uint8_t fl = an->copied ? FLAG_COPY : 0;
-		if (p->share.pending && link_add(out, &p->share))
+		if (p->share.pending && an_stage_link_add(out, &p->share))
 			fl |= FLAG_LINK;
 		if (p->share.turned_on)
 			fl |= FLAG_LINKS_ON;
@@ -293,7 +65,7 @@ static void part_batch(struct part *p, struct batch *b)
 	atomic_store_explicit(&out->through, b->n, memory_order_release);
 	/* the links take what every part went through, here when free (else the next part, the stage) */
 	if (pthread_mutex_trylock(&p->st->links_mu) == 0) {
-		links_take(p->st, b->frame0 - 1 + b->n);
+		an_stage_links_take(p->st, b->frame0 - 1 + b->n);
 		pthread_mutex_unlock(&p->st->links_mu);
 	}
 	/* the buckets the batch's last frame ends: the stage closes them with this batch */
@@ -526,7 +298,7 @@ static void global_batch(struct rt_an_stage *st, struct batch *b)
 	for (unsigned k = 0; k < st->nparts; k++)
 		st->nomem |= b->out[k].log.nomem || b->out[k].bk.nomem || b->out[k].links_nomem;
 	pthread_mutex_lock(&st->links_mu); /* every part went through it: no wait */
-	links_take(st, b->frame0 - 1 + b->n);
+	an_stage_links_take(st, b->frame0 - 1 + b->n);
 	pthread_mutex_unlock(&st->links_mu);
 	take_buckets_of(st, b->out);
 	for (unsigned i = 0; i < b->n; i++) {
@@ -777,7 +549,7 @@ int rt_an_stage_start(struct rt_an_stage **out, struct rt_analyzer *an, unsigned
 			p->an->part = true;
 			p->an->vp.alone = an->vp.alone;
 			p->share = (struct an_rp_share){
-			    .lock = part_links_lock, .unlock = part_links_unlock, .ctx = p};
+			    .lock = an_stage_links_lock, .unlock = an_stage_links_unlock, .ctx = p};
 			p->an->rpx.share = &p->share;
 			p->an->rpx.lk = &an->rpx.own; /* the stage's, in frame order */
 			p->an->rpx.links_on = true;   /* every packet on a link goes to the stage */

@@ -1,0 +1,161 @@
+/* What the staged analysis' files share (analyze/stage.c, stage_links.c): its batches, parts and state. */
+#ifndef RT_ANALYZE_STAGE_INTERNAL_H
+#define RT_ANALYZE_STAGE_INTERNAL_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "analyze/internal.h"
+#include "analyze/stage.h"
+#include "capture/pump.h"
+
+#define STAGE_BATCH           4096u /* frames a batch holds */
+#define STAGE_PARTS_MAX       64u
+#define STAGE_RING_BYTES      (32u << 20) /* the frames' bytes in the ring, about */
+#define STAGE_BATCH_BYTES_MIN (256u << 10)
+#define LINK_CHUNK            256u /* a part's links of a batch are kept in chunks of this many */
+#define STAGE_AHEAD           4u   /* a part's frames asked for ahead of the one it feeds */
+#define FLAG_DISORDERED       1u   /* a frame so far was older than the one before it */
+#define FLAG_COPY             2u   /* the part found it a copy of a packet counted before */
+#define FLAG_PFC              4u   /* PFC or PAUSE: the stage handles it (decoded again) */
+#define FLAG_PAUSED           8u /* a pause ran at it (before or after it, for a PFC/PAUSE frame) */
+#define FLAG_LINK             16u /* the part found it a packet on a link toward a receiver */
+#define FLAG_LINKS_ON         32u /* the part found it turned the links on (a CE mark, a CNP) */
+
+_Static_assert(RT_PUMP_BATCH <= STAGE_BATCH, "a batch of the pump fits in a stage's batch");
+
+/* The buckets a part closed (while going through a batch, or at its end): counts and rows of its flows. */
+struct bucket_entry {
+	uint64_t t;
+	uint64_t ce, cnp, nak, retransmitted; /* its `all` counts the stage's totals do not keep */
+	uint32_t row0, nrows;                 /* its rows in the log's rows */
+};
+struct bucket_log {
+	struct bucket_entry *e;
+	uint32_t n, cap;
+	struct rt_an_flow_row *rows; /* flow ids the part's */
+	uint32_t nrows, caprows;
+	bool nomem;
+};
+
+/* A part's packet on a link toward a receiver (FLAG_LINK), in its log of a batch. */
+struct link_entry {
+	uint8_t ipver, point;
+	uint8_t dst[16];
+};
+
+/*
+ * What one part writes while going through a batch, a cache line apart
+ * from the other parts' (each frame it feeds writes here: sharing a line
+ * with another part would hand the line back and forth at every frame).
+ */
+struct part_out {
+	_Alignas(64) atomic_uint through; /* the slots it went through (release) */
+	uint8_t flags[STAGE_BATCH];       /* FLAG_COPY, FLAG_LINK, FLAG_LINKS_ON of its frames */
+	/* its FLAG_LINK frames' links, in slot order, in chunks that never move (the links read them) */
+	struct link_entry *links[STAGE_BATCH / LINK_CHUNK];
+	uint32_t nlinks;
+	bool links_nomem;
+	struct an_ep_log log; /* what its episodes are made of, by slot */
+	struct bucket_log bk; /* the buckets it closed */
+};
+
+/* A frame in a batch and what the reading thread hands its part with it: one place, few cache lines. */
+struct slot {
+	struct rt_frame f;  /* data: an offset into `bytes` until the batch is handed over */
+	uint64_t now;       /* the clock: the highest time so far */
+	uint64_t run_end;   /* the latest end of a pause */
+	uint64_t paused_ts; /* the latest frame time a pause ran at, up to it */
+	uint8_t flags;      /* the reading thread's: FLAG_DISORDERED, FLAG_PFC, FLAG_PAUSED */
+};
+
+struct batch {
+	struct slot s[STAGE_BATCH];
+	uint8_t *bytes; /* the frames' bytes, copied */
+	size_t nbytes, capbytes;
+	uint8_t part[STAGE_BATCH];
+	uint16_t order[STAGE_BATCH];         /* the slots by part, each part's in slot order */
+	uint16_t start[STAGE_PARTS_MAX + 1]; /* part k's slots: order[start[k] .. start[k + 1]) */
+	uint64_t frame0;                     /* the frame number of f[0] */
+	unsigned n;
+	struct part_out *out; /* [parts] */
+	atomic_uint pending;  /* parts still to go through it */
+};
+
+struct part { /* each on cache lines of its own: a part writes its own at every frame */
+	_Alignas(64) struct rt_an_stage *st;
+	unsigned idx;
+	struct rt_analyzer *an;
+	pthread_t th;
+	uint32_t *gid; /* its flow ids -> the stage's (one analyzer's numbering) */
+	uint32_t ngid, capgid;
+	struct bucket_log *bk_out; /* where its buckets go now */
+	struct rt_record rec;      /* the frame being fed, decoded */
+	uint64_t cur;              /* its number (0: none, the end) */
+	uint64_t ts;               /* its time */
+	uint32_t len;              /* its length on the wire */
+	struct an_rp_share share;  /* the stage's links, for its RP reaction */
+	uint64_t cpu_ns;           /* its thread's CPU time, when it ended */
+};
+
+struct rt_an_stage {
+	struct rt_analyzer *an;
+	unsigned nparts, nb;
+	struct batch *b;
+	struct part *p;
+	unsigned started; /* threads running */
+	/* batches: [merged, filled) in flight, `filled` the one being filled (numbers; mod nb the slot) */
+	uint64_t filled, merged;
+	uint64_t frames, now, prev_ts;
+	bool disordered;
+	uint32_t
+	    *mark; /* by flow id (the stage's): the last episode that counted it (number + 1) */
+	struct rt_an_flow_key *keys; /* by flow id (the stage's) */
+	uint8_t *selected;           /* by flow id (the stage's): selected when numbered */
+	uint32_t nflows, capmark;
+	/* the buckets the parts closed that the analyzer's buckets take now: a batch's, or the end's */
+	struct part_out *bks, *end; /* bks: a batch's parts' or end's; end: their last buckets */
+	uint32_t bk_at[STAGE_PARTS_MAX]; /* the next entry of each */
+	struct rt_an_flow_row *rows;     /* a bucket's rows, the parts' merged */
+	uint32_t caprows;
+	bool nomem;
+	struct rt_dissect_opts decode,
+	    light;                /* the parts' decoding; the reading thread's (addresses) */
+	struct rt_record scratch; /* the reading thread's record */
+	struct an_pfc pfc;        /* the reading thread's PFC/PAUSE state, for each frame's part */
+	uint64_t paused_ts;       /* the latest frame time a pause ran at (an_rp_ctx's) */
+	/* the links toward the receivers (an->rpx's): every part's packets on them in frame order */
+	pthread_mutex_t links_mu;
+	uint64_t links_at;  /* frames they took in */
+	uint64_t links_seq; /* the batch of the next frame they take, and its slot */
+	unsigned links_slot;
+	uint64_t links_fed; /* a frame whose own packet they took ahead of its turn (0: none) */
+	uint32_t link_at[STAGE_PARTS_MAX]; /* in the batch they take: each part's next link entry */
+	uint64_t reader_cpu0;              /* the reading thread's CPU time at the start */
+	size_t batch_bytes; /* a batch is handed over once its frames' bytes reach this */
+	pthread_mutex_t mu;
+	pthread_cond_t work, done;
+	bool quit;
+};
+
+static inline struct batch *batch_at(const struct rt_an_stage *st, uint64_t seq)
+{
+	return &st->b[seq % st->nb];
+}
+
+/* ---- the links toward the receivers, shared by the parts (analyze/stage_links.c) ---- */
+
+/*
+ * Take the frames up to number `upto` in their order, as far as their
+ * parts went through them: false when one has not yet. Under links_mu.
+ */
+bool an_stage_links_take(struct rt_an_stage *st, uint64_t upto);
+/* A part's an_rp_share lock and unlock (ctx: its struct part). */
+void an_stage_links_lock(void *ctx);
+void an_stage_links_unlock(void *ctx);
+/* A part's packet on a link, logged for the links (false when out of memory: the stage fails). */
+bool an_stage_link_add(struct part_out *o, const struct an_rp_share *s);
+
+#endif
