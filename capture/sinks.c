@@ -137,6 +137,7 @@ struct chunk {
 	FILE *mem;                        /* its lines (open_memstream) */
 	char *out;
 	size_t outlen;
+	int error; /* its lines could not all be made (errno; a memory stream that could not grow) */
 	enum chunk_state state;
 };
 
@@ -155,6 +156,7 @@ struct par {
 	pthread_cond_t work, done;
 	bool quit;
 	pthread_t *th;
+	struct rt_outbuf *ob; /* [threads]: each thread's buffer before its chunk's stream */
 	unsigned nth;
 };
 
@@ -163,11 +165,11 @@ static struct chunk *chunk_at(struct par *p, uint64_t i)
 	return &p->ring[i % p->nring];
 }
 
-/* Decode and format one chunk into its memory stream. */
-static void format_chunk(struct par *p, struct chunk *c, struct rt_outbuf *ob)
+/* Decode and format one chunk into its memory stream; 0 or the errno of a stream that failed. */
+static int format_chunk(struct par *p, struct chunk *c, struct rt_outbuf *ob)
 {
 	struct rt_print_text_times times = c->times;
-	ob->fp = c->mem;
+	rt_out_init(ob, c->mem);
 	rewind(c->mem);
 	for (unsigned i = 0; i < c->n; i++) {
 		struct rt_record rec;
@@ -178,14 +180,20 @@ static void format_chunk(struct par *p, struct chunk *c, struct rt_outbuf *ob)
 		else
 			rt_print_json(ob, f->seq, c->file[i], &rec);
 	}
-	rt_out_flush(ob);
-	fflush(c->mem);
+	return rt_out_flush(ob);
 }
+
+/* A formatting thread and its buffer. */
+struct worker_arg {
+	struct par *p;
+	struct rt_outbuf *ob;
+};
 
 static void *worker(void *arg)
 {
-	struct par *p = arg;
-	struct rt_outbuf *ob = malloc(sizeof(*ob));
+	struct par *p = ((struct worker_arg *)arg)->p;
+	struct rt_outbuf *ob = ((struct worker_arg *)arg)->ob;
+	free(arg);
 	pthread_mutex_lock(&p->mu);
 	for (;;) {
 		while (!p->quit && p->taken == p->filled)
@@ -194,16 +202,13 @@ static void *worker(void *arg)
 			break; /* quit, nothing left */
 		struct chunk *c = chunk_at(p, p->taken++);
 		pthread_mutex_unlock(&p->mu);
-		if (ob) {
-			rt_out_init(ob, c->mem);
-			format_chunk(p, c, ob);
-		}
+		int err = format_chunk(p, c, ob);
 		pthread_mutex_lock(&p->mu);
+		c->error = err;
 		c->state = CHUNK_DONE;
 		pthread_cond_broadcast(&p->done);
 	}
 	pthread_mutex_unlock(&p->mu);
-	free(ob);
 	return NULL;
 }
 
@@ -220,7 +225,12 @@ static bool write_oldest(struct par *p, bool wait)
 	pthread_mutex_unlock(&p->mu);
 	if (!done)
 		return false;
-	rt_out_write(p->o, c->out, (size_t)ftello(c->mem));
+	if (c->error && !p->o->error)
+		p->o->error =
+		    c->error; /* the output fails there: no line after the last one made */
+	else if (!p->o->error)
+		rt_out_write(p->o, c->out, (size_t)ftello(c->mem));
+	c->error = 0;
 	c->state = CHUNK_FILLING;
 	c->n = 0;
 	c->len = 0;
@@ -315,6 +325,7 @@ static void par_free(void *ctx)
 	paths_free(&p->files);
 	free(p->ring);
 	free(p->th);
+	free(p->ob);
 	pthread_cond_destroy(&p->work);
 	pthread_cond_destroy(&p->done);
 	pthread_mutex_destroy(&p->mu);
@@ -342,11 +353,17 @@ int rt_lines_sink_parallel(struct rt_pump_sink *out, struct rt_outbuf *o,
 	pthread_cond_init(&p->done, NULL);
 	p->ring = calloc(p->nring, sizeof(*p->ring));
 	p->th = calloc(threads, sizeof(*p->th));
-	bool ok = p->ring && p->th;
+	p->ob = calloc(threads, sizeof(*p->ob));
+	bool ok = p->ring && p->th && p->ob;
 	for (unsigned i = 0; ok && i < p->nring; i++)
 		ok = (p->ring[i].mem = open_memstream(&p->ring[i].out, &p->ring[i].outlen)) != NULL;
 	while (ok && p->nth < threads) {
-		ok = pthread_create(&p->th[p->nth], NULL, worker, p) == 0;
+		struct worker_arg *a = malloc(sizeof(*a));
+		if (a)
+			*a = (struct worker_arg){.p = p, .ob = &p->ob[p->nth]};
+		ok = a && pthread_create(&p->th[p->nth], NULL, worker, a) == 0;
+		if (!ok)
+			free(a);
 		p->nth += ok;
 	}
 	if (!ok) {
