@@ -197,19 +197,25 @@ static inline void an_key_of(struct rt_an_flow_key *k, const struct rt_record *r
  * splits by (analyze/stage.c), and duplicate detection's tables.
  */
 #define AN_SHARDS 64u
-/* The shard of a record's unordered host pair (its IP addresses); 0 without IP. */
-static inline unsigned an_pair_shard(const struct rt_record *r)
+/* The shard of an unordered host pair (IP addresses of 16 bytes, IPv4 in the first 4); 0 without IP. */
+static inline unsigned an_pair_shard_of(uint8_t ip_version, const uint8_t *src_ip,
+                                        const uint8_t *dst_ip)
 {
-	if (!r->ip_version)
+	if (!ip_version)
 		return 0;
 	uint64_t a[2], b[2];
-	memcpy(a, r->src_ip, 16);
-	memcpy(b, r->dst_ip, 16);
+	memcpy(a, src_ip, 16);
+	memcpy(b, dst_ip, 16);
 	/* symmetric in the two addresses: a sum and a product of each word */
 	uint64_t s0 = a[0] + b[0], s1 = a[1] + b[1];
 	uint64_t p0 = (a[0] | 1) * (b[0] | 1), p1 = (a[1] | 1) * (b[1] | 1);
 	uint64_t h = rt_hash_mix(rt_hash_mix(0x6a09e667f3bcc909ull, s0 ^ (p1 << 1)), s1 ^ p0);
 	return (unsigned)(h >> 58);
+}
+/* The shard of a record's unordered host pair. */
+static inline unsigned an_pair_shard(const struct rt_record *r)
+{
+	return an_pair_shard_of(r->ip_version, r->src_ip, r->dst_ip);
 }
 
 #endif

@@ -416,11 +416,21 @@ int rt_an_stage_frame(struct rt_an_stage *st, const struct rt_frame *frame)
 	if (frame->caplen)
 		memcpy(b->bytes + b->nbytes, frame->data, frame->caplen);
 	b->nbytes += frame->caplen;
-	/* the host pair: the addresses only (frames without IP come whole, PFC/PAUSE among them) */
-	rt_dissect(&st->light, frame, &st->scratch);
+	/*
+	 * the host pair: the addresses at their place in a common frame, else
+	 * decoded, the addresses only (frames without IP come whole, PFC/PAUSE
+	 * among them)
+	 */
 	b->s[i].now = st->now;
-	b->part[i] = (uint8_t)(an_pair_shard(&st->scratch) % st->nparts);
-	bool pfc = st->scratch.kind == RT_KIND_PFC || st->scratch.kind == RT_KIND_PAUSE;
+	uint8_t ipver, src[16], dst[16];
+	bool pfc = false;
+	if (rt_dissect_addresses(frame, &ipver, src, dst)) {
+		b->part[i] = (uint8_t)(an_pair_shard_of(ipver, src, dst) % st->nparts);
+	} else {
+		rt_dissect(&st->light, frame, &st->scratch);
+		b->part[i] = (uint8_t)(an_pair_shard(&st->scratch) % st->nparts);
+		pfc = st->scratch.kind == RT_KIND_PFC || st->scratch.kind == RT_KIND_PAUSE;
+	}
 	/* the pauses as one analyzer has them at this frame: for the RP windows and the stalls */
 	if (st->pfc.active && st->now >= st->pfc.next_expiry)
 		an_pfc_advance(&st->pfc, st->now);

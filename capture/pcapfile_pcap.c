@@ -62,8 +62,8 @@ int rt_pcapfile_pcap_record(struct rt_pcapfile *f, struct rt_frame *fr, size_t a
 		return RT_PCAPFILE_REC_NEED;
 	}
 	/* the seconds are unsigned: 2038 and after read right */
-	uint32_t frac = rt_pcapfile_rd32(f, p + 4), units = 1000000000u / f->ts_mult;
-	if (frac >= units)
+	uint32_t frac = rt_pcapfile_rd32(f, p + 4);
+	if ((uint64_t)frac * f->ts_mult >= 1000000000u) /* no division for every frame */
 		return rt_errorf(errbuf, 0,
 		                 "%s: frame %llu: a fraction of a second of %u %s is not less than "
 		                 "one second",

@@ -201,7 +201,7 @@ static int take(struct files_priv *p, unsigned fi, struct rt_frame *out, char *e
 	out->seq = p->seq;
 	out->file = fi;
 	f->last_ns = out->ts_ns;
-	if (rt_files_global_id(p, f->vp, out->interface_id, &out->interface_id) < 0)
+	if (rt_files_global_id_of(p, f->vp, out->interface_id, &out->interface_id) < 0)
 		return rt_errorf(errbuf, ENOMEM, "%s", f->shown);
 	return 0;
 }
@@ -233,10 +233,19 @@ static int merge(struct files_priv *p, struct rt_frame *out, int max, char *errb
 		}
 		if (!p->nheap)
 			break;
+		struct in_file *f = &p->f[top];
+		if (p->nheap == 1 && p->next_pending == p->n) { /* one file left: a run of it */
+			while (n < max && f->pos < f->nb - 1) {
+				if ((rc = take(p, top, &out[n], errbuf)) < 0)
+					return n ? n : rc;
+				n++;
+			}
+			if (n == max)
+				break;
+		}
 		if ((rc = take(p, top, &out[n], errbuf)) < 0)
 			return n ? n : rc;
 		n++;
-		struct in_file *f = &p->f[top];
 		if (f->pos == f->nb) {
 			/* its next frames can only be read once these have been used */
 			heap_pop(p);
@@ -272,12 +281,13 @@ static int files_next(struct rt_source *src, struct rt_frame *frames, int max, c
 				if (!pcap_offline_filter(prog, &h, frames[i].data))
 					continue; /* the others keep their numbers (seq) */
 			}
-			struct in_file *f = &p->f[frames[i].file];
-			f->frames++;
-			int c = rt_files_point_of_frame(p, &frames[i]);
+			p->f[frames[i].file].frames++;
+			int c = rt_files_point_of(p, &frames[i]);
 			if (c >= 0)
 				p->cp[c].frames++;
-			frames[kept++] = frames[i];
+			if (kept != i)
+				frames[kept] = frames[i];
+			kept++;
 		}
 		if (kept) {
 			p->received += (uint64_t)kept;

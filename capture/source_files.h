@@ -116,8 +116,29 @@ struct vpoint *rt_files_vp_add(struct files_priv *p, const char *name, bool name
 int rt_files_assign_vantage(struct files_priv *p, unsigned fi, char *errbuf);
 /* The stream's interface_id for interface `local` of a file of point v (0, or -ENOMEM). */
 int rt_files_global_id(struct files_priv *p, int v, uint32_t local, uint32_t *out);
+/* The same, inline where the number is known already (every frame but the first of an interface). */
+static inline int rt_files_global_id_of(struct files_priv *p, int v, uint32_t local, uint32_t *out)
+{
+	const struct vpoint *vp = &p->vp[v];
+	if (local < vp->nmap && vp->map[local] != NO_ID) {
+		*out = vp->map[local];
+		return 0;
+	}
+	return rt_files_global_id(p, v, local, out);
+}
 /* The capture point of a frame handed out (made at its first frame), or -1 past MAX_POINTS / out of memory. */
 int rt_files_point_of_frame(struct files_priv *p, const struct rt_frame *fr);
+/* The same, inline where the frame is of the latest frame's point on a link without an interface index. */
+static inline int rt_files_point_of(struct files_priv *p, const struct rt_frame *fr)
+{
+	const struct cpoint *last = &p->cp[p->last_cp];
+	if (fr->linktype != RT_LINK_LINUX_SLL2 &&
+	    p->last_cp < atomic_load_explicit(&p->ncp, memory_order_relaxed) &&
+	    atomic_load_explicit(&last->bound, memory_order_relaxed) &&
+	    last->id == fr->interface_id && last->ifindex == 0)
+		return (int)p->last_cp;
+	return rt_files_point_of_frame(p, fr);
+}
 int rt_files_stats(struct rt_source *src, struct rt_source_stats *st, char *errbuf);
 
 #endif

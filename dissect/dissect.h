@@ -426,6 +426,16 @@ int rt_dissect(const struct rt_dissect_opts *opts, const struct rt_frame *frame,
                struct rt_record *rec);
 
 /*
+ * The IP addresses of a common frame without decoding it: an Ethernet frame
+ * (one VLAN tag at most) holding IPv4 or IPv6 that is not GRE. True and
+ * *ip_version, src_ip, dst_ip (16 bytes each, IPv4 in the first 4) as
+ * rt_dissect() with addresses_only gives them; false for any other frame
+ * (decode it).
+ */
+bool rt_dissect_addresses(const struct rt_frame *frame, uint8_t *ip_version, uint8_t src_ip[16],
+                          uint8_t dst_ip[16]);
+
+/*
  * The same for bytes without a frame around them (unit tests, fuzzers): a
  * frame of link type `linktype`, `caplen` bytes of `buf` captured of
  * `wirelen`. Leaves rec->ts_ns as it was and rec->interface_id 0.

@@ -33,11 +33,11 @@ size_t __wrap_fwrite(const void *ptr, size_t size, size_t n, FILE *fp)
 static void roce_frame(uint8_t *f, unsigned i)
 {
 	static const uint8_t head[] = {
-	    2, 0, 0, 0, 0, 2, 2, 0, 0, 0, 0, 1, 0x08, 0x00,             /* Ethernet */
-	    0x45, 0x02, 0, 60, 0, 0, 0x40, 0, 64, 17, 0, 0, 10, 0, 0, 1, /* IPv4 ... */
-	    10, 0, 0, 2,                                                 /* ... to 10.0.0.2 */
-	    0xc0, 0x00, 0x12, 0xb7, 0, 40, 0, 0,                         /* UDP to 4791 */
-	    0x04, 0x40, 0xff, 0xff, 0, 0, 0, 0x11};                      /* BTH: SEND only, QP 0x11 */
+	    2,    0,    0,    0,    0, 2,  2,    0,   0,  0,  0, 1, 0x08, 0x00,       /* Ethernet */
+	    0x45, 0x02, 0,    60,   0, 0,  0x40, 0,   64, 17, 0, 0, 10,   0,    0, 1, /* IPv4 ... */
+	    10,   0,    0,    2,                        /* ... to 10.0.0.2 */
+	    0xc0, 0x00, 0x12, 0xb7, 0, 40, 0,    0,     /* UDP to 4791 */
+	    0x04, 0x40, 0xff, 0xff, 0, 0,  0,    0x11}; /* BTH: SEND only, QP 0x11 */
 	memset(f, 0, 74);
 	memcpy(f, head, sizeof(head));
 	f[sizeof(head) + 1] = (uint8_t)(i >> 16); /* PSN */

@@ -1,7 +1,8 @@
-/* libFuzzer target for rt_dissect_buf(): byte 0 picks the link type and capture shape, the rest is the frame (ICRC on). */
+/* libFuzzer target for rt_dissect_buf(): byte 0 picks the link type and capture shape, the rest is the frame (ICRC on); rt_dissect_addresses() agrees with the addresses-only decode. */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "dissect/dissect.h"
 #include "dissect/opcodes.h"
@@ -54,5 +55,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (rt_dissect_buf(&opts, links[data[0] & 3], data + 1, caplen, wirelen, &rec) != 0)
 		abort();
 	check_record(&rec, caplen, wirelen);
+	/* the addresses read in place, where they are, are the addresses-only decode's */
+	struct rt_frame fr = {
+	    .data = data + 1, .caplen = caplen, .wirelen = wirelen, .linktype = links[data[0] & 3]};
+	uint8_t ver, src[16], dst[16];
+	if (rt_dissect_addresses(&fr, &ver, src, dst)) {
+		struct rt_record light = {0};
+		opts.addresses_only = true;
+		rt_dissect(&opts, &fr, &light);
+		if (ver != light.ip_version || memcmp(src, light.src_ip, 16) ||
+		    memcmp(dst, light.dst_ip, 16))
+			abort();
+	}
 	return 0;
 }
