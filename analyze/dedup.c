@@ -37,8 +37,9 @@
  * depends on its own packets only), a two-way set-associative table, one
  * cache line per set, of the packets seen lately: a lookup and an insert
  * touch one line. It starts at the shard's first packet with room for
- * AN_DUP_MIN packets (128 KiB) and doubles, up to AN_DUP_MAX (2 MiB),
- * while the packets a copy of could still come (the packet rate times the
+ * AN_DUP_MIN packets (128 KiB) and doubles, up to AN_DUP_MAX (8 MiB, so
+ * that a capture of one busy host pair remembers 262,144 packets), while
+ * the packets a copy of could still come (the packet rate times the
  * window; once copies came from two hops, times 100 ms) would fill more
  * than a quarter of it. Such packets pushed out all the same are counted
  * (forgotten early).

@@ -10,7 +10,7 @@
 #define AN_DUP_HOPS    2            /* capture points remembered per packet */
 #define AN_DUP_SPAN_NS 100000000ull /* copies at another capture point: within 100 ms */
 #define AN_DUP_MIN     (1u << 12)   /* packets a shard remembers at first... */
-#define AN_DUP_MAX     (1u << 16)   /* ... and at most */
+#define AN_DUP_MAX     (1u << 18) /* ... and at most (8 MiB: 512 MiB if all 64 shards were that busy) */
 /*
  * One packet seen lately, with the frames of it each capture point saw
  * (identical packets, CNPs for one, share an entry). 32 bytes: two share a
