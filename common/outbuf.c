@@ -16,16 +16,21 @@ void rt_out_init(struct rt_outbuf *o, FILE *fp)
 	o->error = 0;
 }
 
+/* len bytes to the stream, unless a write failed before: the first failure is kept. */
+static void put(struct rt_outbuf *o, const void *data, size_t len)
+{
+	if (!len || o->error)
+		return;
+	/* glibc's fwrite() to an unbuffered stream reports a failed write as written:
+	 * the stream's error flag is what tells */
+	errno = 0;
+	if (fwrite(data, 1, len, o->fp) != len || fflush(o->fp) != 0 || ferror(o->fp))
+		o->error = errno ? errno : EIO;
+}
+
 int rt_out_flush(struct rt_outbuf *o)
 {
-	if (o->len && !o->error) {
-		/* glibc's fwrite() to an unbuffered stream reports a failed write as written:
-		 * the stream's error flag is what tells */
-		errno = 0;
-		if (fwrite(o->buf, 1, o->len, o->fp) != o->len || fflush(o->fp) != 0 ||
-		    ferror(o->fp))
-			o->error = errno ? errno : EIO;
-	}
+	put(o, o->buf, o->len);
 	o->len = 0;
 	return o->error;
 }
@@ -38,6 +43,11 @@ static inline void reserve(struct rt_outbuf *o, size_t n)
 
 void rt_out_write_slow(struct rt_outbuf *o, const void *data, size_t len)
 {
+	if (len >= sizeof(o->buf)) { /* a block as big as the buffer goes out as it is, uncopied */
+		rt_out_flush(o);
+		put(o, data, len);
+		return;
+	}
 	const char *p = data;
 	while (len) {
 		reserve(o, 1);
