@@ -141,7 +141,7 @@ static struct rt_record *feed_room(void *ctx, unsigned n)
 /* The first failure of the analysis (0 or a negative errno), as it stands on the feeding thread. */
 static int status(const struct rt_an_feed *f)
 {
-	int rc = rt_analyzer_status(f->an, NULL);
+	int rc = f->stage ? rt_an_stage_status(f->stage) : rt_analyzer_status(f->an, NULL);
 	if (!rc && f->fanout)
 		rc = rt_an_fanout_status(f->fanout, NULL);
 	return rc;

@@ -81,9 +81,9 @@ static void *part_thread(void *arg)
 	struct rt_an_stage *st = p->st;
 	for (uint64_t next = 0;; next++) {
 		pthread_mutex_lock(&st->mu);
-		while (next == st->filled && !st->quit)
+		while (next == st->staged && !st->quit)
 			pthread_cond_wait(&st->work, &st->mu);
-		bool end = next == st->filled;
+		bool end = next == st->staged;
 		pthread_mutex_unlock(&st->mu);
 		if (end) {
 			p->cpu_ns = rt_clock_ns(CLOCK_THREAD_CPUTIME_ID);
@@ -174,122 +174,6 @@ static void slot_events(struct rt_an_stage *st, struct part *p, const struct an_
 	}
 }
 
-static void bucket_log_clear(struct bucket_log *l)
-{
-	l->n = l->nrows = 0;
-	l->nomem = false;
-}
-
-static void bucket_log_free(struct bucket_log *l)
-{
-	free(l->e);
-	free(l->rows);
-}
-
-/* A part's sink of buckets: its counts and rows, kept for the stage (on the part's thread). */
-static int part_bucket(void *ctx, const struct rt_an_bucket *b)
-{
-	struct part *p = ctx;
-	struct bucket_log *l = p->bk_out;
-	if (l->n == l->cap) {
-		uint32_t ncap = l->cap ? l->cap * 2 : 16;
-		struct bucket_entry *ne = realloc(l->e, (size_t)ncap * sizeof(*ne));
-		if (!ne)
-			goto nomem;
-		l->e = ne;
-		l->cap = ncap;
-	}
-	if (l->nrows + b->nrows > l->caprows) {
-		uint32_t ncap = l->caprows ? l->caprows : 256;
-		while (ncap < l->nrows + b->nrows)
-			ncap *= 2;
-		struct rt_an_flow_row *nr = realloc(l->rows, (size_t)ncap * sizeof(*nr));
-		if (!nr)
-			goto nomem;
-		l->rows = nr;
-		l->caprows = ncap;
-	}
-	l->e[l->n++] = (struct bucket_entry){.t = b->t_ns,
-	                                     .ce = b->all.ce,
-	                                     .cnp = b->all.cnp,
-	                                     .nak = b->all.nak,
-	                                     .retransmitted = b->all.retransmitted,
-	                                     .row0 = l->nrows,
-	                                     .nrows = b->nrows};
-	if (b->nrows)
-		memcpy(l->rows + l->nrows, b->rows, (size_t)b->nrows * sizeof(*b->rows));
-	l->nrows += b->nrows;
-	return 0;
-nomem:
-	l->nomem = true;
-	return 0;
-}
-
-/* The analyzer's buckets take the parts' from these logs ([parts]) from now on. */
-static void take_buckets_of(struct rt_an_stage *st, struct part_out *logs)
-{
-	st->bks = logs;
-	memset(st->bk_at, 0, sizeof(st->bk_at));
-}
-
-/*
- * Bucket t of the analyzer: the parts' counts of it added to the totals,
- * their rows merged in id order (ids the stage's) into *rows. Returns how
- * many rows.
- */
-static uint32_t stage_rows(void *ctx, uint64_t t, const struct rt_an_flow_row **rows)
-{
-	struct rt_an_stage *st = ctx;
-	struct rt_analyzer *an = st->an;
-	const struct bucket_entry *e[STAGE_PARTS_MAX];
-	uint32_t at[STAGE_PARTS_MAX], n = 0;
-	for (unsigned k = 0; k < st->nparts; k++) {
-		struct bucket_log *l = &st->bks[k].bk;
-		while (st->bk_at[k] < l->n && l->e[st->bk_at[k]].t < t)
-			st->bk_at
-			    [k]++; /* none is left behind: a part closes no bucket the stage does not */
-		e[k] =
-		    st->bk_at[k] < l->n && l->e[st->bk_at[k]].t == t ? &l->e[st->bk_at[k]++] : NULL;
-		at[k] = 0;
-		if (!e[k])
-			continue;
-		an->tot.c.ce += e[k]->ce;
-		an->tot.c.cnp += e[k]->cnp;
-		an->tot.c.nak += e[k]->nak;
-		an->tot.c.retransmitted += e[k]->retransmitted;
-		n += e[k]->nrows;
-	}
-	if (n > st->caprows) {
-		struct rt_an_flow_row *nr = realloc(st->rows, (size_t)n * sizeof(*nr));
-		if (!nr) {
-			st->nomem = true;
-			return 0;
-		}
-		st->rows = nr;
-		st->caprows = n;
-	}
-	for (uint32_t r = 0; r < n; r++) { /* each part's rows are in id order: the least first */
-		unsigned best = 0;
-		uint32_t best_id = AN_NONE;
-		for (unsigned k = 0; k < st->nparts; k++) {
-			if (!e[k] || at[k] == e[k]->nrows)
-				continue;
-			const struct rt_an_flow_row *row = &st->bks[k].bk.rows[e[k]->row0 + at[k]];
-			uint32_t id = row->id < st->p[k].ngid ? st->p[k].gid[row->id] : AN_NONE;
-			if (best_id == AN_NONE || id < best_id) {
-				best = k;
-				best_id = id;
-			}
-		}
-		struct rt_an_flow_row *o = &st->rows[r];
-		*o = st->bks[best].bk.rows[e[best]->row0 + at[best]++];
-		o->id = best_id;
-		o->selected = best_id < st->nflows && st->selected[best_id];
-	}
-	*rows = st->rows;
-	return n;
-}
-
 /* The global parts of a batch every part went through, in frame order (as rt_analyzer_feed does them). */
 static void global_batch(struct rt_an_stage *st, struct batch *b)
 {
@@ -300,7 +184,7 @@ static void global_batch(struct rt_an_stage *st, struct batch *b)
 	pthread_mutex_lock(&st->links_mu); /* every part went through it: no wait */
 	an_stage_links_take(st, b->frame0 - 1 + b->n);
 	pthread_mutex_unlock(&st->links_mu);
-	take_buckets_of(st, b->out);
+	an_stage_take_buckets(st, b->out);
 	for (unsigned i = 0; i < b->n; i++) {
 		const struct rt_frame *fr = &b->s[i].f;
 		uint64_t now = b->s[i].now;
@@ -334,13 +218,13 @@ static void global_batch(struct rt_an_stage *st, struct batch *b)
 		o->log.nomem = false;
 		o->nlinks = 0;
 		o->links_nomem = false;
-		bucket_log_clear(&o->bk);
+		an_stage_bucket_log_clear(&o->bk);
 	}
 	b->n = 0;
 	b->nbytes = 0;
 }
 
-/* The oldest batch in flight, once every part went through it, made global. */
+/* The oldest batch in flight, once every part went through it, made global; its place made free. */
 static void merge_oldest(struct rt_an_stage *st)
 {
 	struct batch *b = batch_at(st, st->merged);
@@ -351,18 +235,73 @@ static void merge_oldest(struct rt_an_stage *st)
 		pthread_mutex_unlock(&st->mu);
 	}
 	global_batch(st, b);
+	atomic_store_explicit(&st->status, rt_analyzer_status(st->an, NULL), memory_order_relaxed);
+	atomic_store_explicit(&st->nflows_seen, st->nflows, memory_order_relaxed);
+	pthread_mutex_lock(&st->mu);
 	st->merged++;
+	pthread_cond_signal(&st->freed);
+	pthread_mutex_unlock(&st->mu);
 }
 
-/* The batch being filled goes to the parts; the next is made free. */
+/* Batches every part went through, made global. */
+static void merge_done(struct rt_an_stage *st)
+{
+	while (st->merged < st->staged && !atomic_load(&batch_at(st, st->merged)->pending))
+		merge_oldest(st);
+}
+
+/*
+ * What a batch's frames carry to their parts, in frame order: the clock and
+ * the time order, the part (the shard of the host pair: the addresses at
+ * their place in a common frame, else decoded, the addresses only; frames
+ * without IP come whole, PFC/PAUSE among them), the pauses as one analyzer
+ * has them at each frame (for the RP windows and the stalls).
+ */
+static void stage_slots(struct rt_an_stage *st, struct batch *b)
+{
+	for (unsigned i = 0; i < b->n; i++) {
+		struct slot *sl = &b->s[i];
+		sl->f.data = b->bytes + (size_t)(uintptr_t)sl->f.data;
+		uint64_t ts = sl->f.ts_ns;
+		if (b->frame0 + i > 1 && ts < st->prev_ts)
+			st->disordered = true;
+		st->prev_ts = ts;
+		if (ts > st->now)
+			st->now = ts;
+		sl->now = st->now;
+		uint8_t ipver, src[16], dst[16];
+		bool pfc = false;
+		if (rt_dissect_addresses(&sl->f, &ipver, src, dst)) {
+			b->part[i] = (uint8_t)(an_pair_shard_of(ipver, src, dst) % st->nparts);
+		} else {
+			rt_dissect(&st->light, &sl->f, &st->scratch);
+			b->part[i] = (uint8_t)(an_pair_shard(&st->scratch) % st->nparts);
+			pfc = st->scratch.kind == RT_KIND_PFC || st->scratch.kind == RT_KIND_PAUSE;
+		}
+		if (st->pfc.active && st->now >= st->pfc.next_expiry)
+			an_pfc_advance(&st->pfc, st->now);
+		bool paused = st->pfc.active > 0;
+		if (pfc) {
+			an_pfc_frame(&st->pfc, &st->scratch, st->now, st->an->vp.on ? 0 : -1, NULL);
+			paused |= st->pfc.active > 0;
+		}
+		sl->run_end = st->pfc.last_run_end;
+		if (paused)
+			st->paused_ts = st->now;
+		sl->paused_ts = st->paused_ts;
+		sl->flags = (st->disordered ? FLAG_DISORDERED : 0) | (pfc ? FLAG_PFC : 0) |
+		            (paused ? FLAG_PAUSED : 0);
+	}
+}
+
+/* The next batch handed over by the reading thread, staged and given to the parts. */
 static void publish(struct rt_an_stage *st)
 {
-	struct batch *b = batch_at(st, st->filled);
+	struct batch *b = batch_at(st, st->staged);
+	stage_slots(st, b);
 	uint16_t at[STAGE_PARTS_MAX + 1] = {0};
-	for (unsigned i = 0; i < b->n; i++) {
-		b->s[i].f.data = b->bytes + (size_t)(uintptr_t)b->s[i].f.data;
+	for (unsigned i = 0; i < b->n; i++)
 		at[b->part[i] + 1]++;
-	}
 	for (unsigned k = 0; k < st->nparts; k++)
 		at[k + 1] = (uint16_t)(at[k + 1] + at[k]);
 	memcpy(b->start, at, sizeof(at));
@@ -372,11 +311,55 @@ static void publish(struct rt_an_stage *st)
 		atomic_store_explicit(&b->out[k].through, 0, memory_order_relaxed);
 	atomic_store(&b->pending, st->nparts);
 	pthread_mutex_lock(&st->mu);
-	st->filled++;
+	st->staged++;
 	pthread_cond_broadcast(&st->work);
 	pthread_mutex_unlock(&st->mu);
-	while (st->merged < st->filled && !atomic_load(&batch_at(st, st->merged)->pending))
-		merge_oldest(st);
+}
+
+/*
+ * The staging thread (with STAGE_STAGER_PARTS parts or more): it stages the
+ * batches the reading thread hands over and makes them global once the
+ * parts went through them, so that the reading thread only reads.
+ */
+static void *stager_thread(void *arg)
+{
+	struct rt_an_stage *st = arg;
+	pthread_mutex_lock(&st->mu);
+	for (;;) {
+		if (st->merged < st->staged && !atomic_load(&batch_at(st, st->merged)->pending)) {
+			pthread_mutex_unlock(&st->mu);
+			merge_done(st);
+		} else if (st->staged < st->filled) {
+			pthread_mutex_unlock(&st->mu);
+			publish(st);
+		} else if (st->quit || (st->ended && st->merged == st->staged)) {
+			break;
+		} else {
+			pthread_cond_wait(&st->done, &st->mu);
+			continue;
+		}
+		pthread_mutex_lock(&st->mu);
+	}
+	pthread_mutex_unlock(&st->mu);
+	st->stager_cpu_ns = rt_clock_ns(CLOCK_THREAD_CPUTIME_ID);
+	return NULL;
+}
+
+/* The batch being filled is handed over; the next is made free. */
+static void hand_over(struct rt_an_stage *st)
+{
+	pthread_mutex_lock(&st->mu);
+	st->filled++;
+	if (st->stager_on) {
+		pthread_cond_signal(&st->done);
+		while (st->filled - st->merged == st->nb)
+			pthread_cond_wait(&st->freed, &st->mu);
+		pthread_mutex_unlock(&st->mu);
+		return;
+	}
+	pthread_mutex_unlock(&st->mu);
+	publish(st);
+	merge_done(st);
 	if (st->filled - st->merged == st->nb)
 		merge_oldest(st);
 }
@@ -403,57 +386,27 @@ int rt_an_stage_frame(struct rt_an_stage *st, const struct rt_frame *frame)
 	if (!bytes_room(b, frame->caplen))
 		return -ENOMEM;
 	unsigned i = b->n;
-	uint64_t ts = frame->ts_ns;
-	if (st->frames && ts < st->prev_ts)
-		st->disordered = true;
-	st->prev_ts = ts;
-	if (ts > st->now)
-		st->now = ts;
 	if (!i)
 		b->frame0 = st->frames + 1;
 	b->s[i].f = *frame;
-	b->s[i].f.data = (const uint8_t *)(uintptr_t)b->nbytes; /* an offset until handed over */
+	b->s[i].f.data = (const uint8_t *)(uintptr_t)b->nbytes; /* an offset until staged */
 	if (frame->caplen)
 		memcpy(b->bytes + b->nbytes, frame->data, frame->caplen);
 	b->nbytes += frame->caplen;
-	/*
-	 * the host pair: the addresses at their place in a common frame, else
-	 * decoded, the addresses only (frames without IP come whole, PFC/PAUSE
-	 * among them)
-	 */
-	b->s[i].now = st->now;
-	uint8_t ipver, src[16], dst[16];
-	bool pfc = false;
-	if (rt_dissect_addresses(frame, &ipver, src, dst)) {
-		b->part[i] = (uint8_t)(an_pair_shard_of(ipver, src, dst) % st->nparts);
-	} else {
-		rt_dissect(&st->light, frame, &st->scratch);
-		b->part[i] = (uint8_t)(an_pair_shard(&st->scratch) % st->nparts);
-		pfc = st->scratch.kind == RT_KIND_PFC || st->scratch.kind == RT_KIND_PAUSE;
-	}
-	/* the pauses as one analyzer has them at this frame: for the RP windows and the stalls */
-	if (st->pfc.active && st->now >= st->pfc.next_expiry)
-		an_pfc_advance(&st->pfc, st->now);
-	bool paused = st->pfc.active > 0;
-	if (pfc) { /* the addresses-only decode gave a frame without IP whole */
-		an_pfc_frame(&st->pfc, &st->scratch, st->now, st->an->vp.on ? 0 : -1, NULL);
-		paused |= st->pfc.active > 0;
-	}
-	b->s[i].run_end = st->pfc.last_run_end;
-	if (paused)
-		st->paused_ts = st->now;
-	b->s[i].paused_ts = st->paused_ts;
-	b->s[i].flags = (st->disordered ? FLAG_DISORDERED : 0) | (pfc ? FLAG_PFC : 0) |
-	                (paused ? FLAG_PAUSED : 0);
 	st->frames++;
 	if (++b->n == STAGE_BATCH || b->nbytes >= st->batch_bytes)
-		publish(st);
+		hand_over(st);
 	return 0;
+}
+
+int rt_an_stage_status(const struct rt_an_stage *st)
+{
+	return atomic_load_explicit(&st->status, memory_order_relaxed);
 }
 
 uint64_t rt_an_stage_flows(const struct rt_an_stage *st)
 {
-	return st->nflows;
+	return atomic_load_explicit(&st->nflows_seen, memory_order_relaxed);
 }
 
 /* The parts' outputs of a batch, each on cache lines of its own; NULL when out of memory. */
@@ -472,7 +425,7 @@ static void part_outs_free(struct part_out *o, unsigned n)
 		free(o[k].log.keys);
 		for (unsigned c = 0; c < STAGE_BATCH / LINK_CHUNK; c++)
 			free(o[k].links[c]);
-		bucket_log_free(&o[k].bk);
+		an_stage_bucket_log_free(&o[k].bk);
 	}
 	free(o);
 }
@@ -483,7 +436,11 @@ static void stop_threads(struct rt_an_stage *st)
 	pthread_mutex_lock(&st->mu);
 	st->quit = true;
 	pthread_cond_broadcast(&st->work);
+	pthread_cond_broadcast(&st->done);
 	pthread_mutex_unlock(&st->mu);
+	if (st->stager_on)
+		pthread_join(st->stager, NULL);
+	st->stager_on = false;
 	for (unsigned k = 0; k < st->started; k++)
 		pthread_join(st->p[k].th, NULL);
 	st->started = 0;
@@ -515,6 +472,7 @@ void rt_an_stage_free(struct rt_an_stage *st)
 	an_pfc_free(&st->pfc);
 	pthread_cond_destroy(&st->work);
 	pthread_cond_destroy(&st->done);
+	pthread_cond_destroy(&st->freed);
 	pthread_mutex_destroy(&st->mu);
 	pthread_mutex_destroy(&st->links_mu);
 	free(st);
@@ -544,6 +502,7 @@ int rt_an_stage_start(struct rt_an_stage **out, struct rt_analyzer *an, unsigned
 	pthread_mutex_init(&st->links_mu, NULL);
 	pthread_cond_init(&st->work, NULL);
 	pthread_cond_init(&st->done, NULL);
+	pthread_cond_init(&st->freed, NULL);
 	st->b = calloc(st->nb, sizeof(*st->b));
 	if ((st->p = aligned_alloc(_Alignof(struct part), st->nparts * sizeof(*st->p))))
 		memset(st->p, 0, st->nparts * sizeof(*st->p));
@@ -564,7 +523,7 @@ int rt_an_stage_start(struct rt_an_stage **out, struct rt_analyzer *an, unsigned
 			p->an->rpx.lk = &an->rpx.own; /* the stage's, in frame order */
 			p->an->rpx.links_on = true;   /* every packet on a link goes to the stage */
 			if (an->bk.len)
-				an_bk_start(&p->an->bk, an->bk.len, part_bucket, p);
+				an_bk_start(&p->an->bk, an->bk.len, an_stage_part_bucket, p);
 		}
 	}
 	while (ok && st->started < st->nparts) {
@@ -572,11 +531,13 @@ int rt_an_stage_start(struct rt_an_stage **out, struct rt_analyzer *an, unsigned
 		                    &st->p[st->started]) == 0;
 		st->started += ok;
 	}
+	if (ok && st->nparts >= STAGE_STAGER_PARTS)
+		ok = st->stager_on = pthread_create(&st->stager, NULL, stager_thread, st) == 0;
 	if (!ok) {
 		rt_an_stage_free(st);
 		return rt_errorf(errbuf, ENOMEM, "analysis threads");
 	}
-	an->bk.take_rows = stage_rows;
+	an->bk.take_rows = an_stage_rows;
 	an->bk.take_ctx = st;
 	*out = st;
 	return 0;
@@ -609,16 +570,34 @@ static void print_thread_times(const struct rt_an_stage *st)
 	        reader > 0 ? (double)st->frames / reader / 1e6 : 0.0);
 	for (unsigned k = 0; k < st->nparts; k++)
 		fprintf(stderr, " %.3f", (double)st->p[k].cpu_ns / 1e9);
-	fprintf(stderr, " s\n");
+	fprintf(stderr, " s");
+	if (st->stager_cpu_ns) {
+		double stager = (double)st->stager_cpu_ns / 1e9;
+		fprintf(stderr, "; staging %.3f s (%.2f M frames/s)", stager,
+		        stager > 0 ? (double)st->frames / stager / 1e6 : 0.0);
+	}
+	fprintf(stderr, "\n");
 }
 
 int rt_an_stage_finish(struct rt_an_stage *st, char *errbuf)
 {
 	struct rt_analyzer *an = st->an;
-	if (batch_at(st, st->filled)->n)
-		publish(st);
-	while (st->merged < st->filled)
-		merge_oldest(st);
+	bool last = batch_at(st, st->filled)->n > 0;
+	if (st->stager_on) {
+		pthread_mutex_lock(&st->mu);
+		st->filled += last;
+		st->ended = true;
+		pthread_cond_broadcast(&st->done);
+		pthread_mutex_unlock(&st->mu);
+		pthread_join(st->stager, NULL);
+		st->stager_on = false;
+	} else {
+		st->filled += last;
+		if (last)
+			publish(st);
+		while (st->merged < st->staged)
+			merge_oldest(st);
+	}
 	stop_threads(st);
 	if (getenv("ROCETRACE_THREAD_TIMES"))
 		print_thread_times(st);
@@ -639,7 +618,7 @@ int rt_an_stage_finish(struct rt_an_stage *st, char *errbuf)
 		/* a part out of memory (its duplicates' tables, its buckets): the analysis fails */
 		st->nomem |= (prc < 0 && prc != -EINTR) || st->end[k].bk.nomem;
 	}
-	take_buckets_of(st, st->end);
+	an_stage_take_buckets(st, st->end);
 	int frc = rt_analyzer_finish(an, errbuf);
 	/* the parts count every frame: the totals kept for the buckets go */
 	memset(&an->tot, 0, sizeof(an->tot));

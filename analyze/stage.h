@@ -9,18 +9,20 @@
 
 /*
  * analyze/README.md, "Threads". The reading thread copies frames into
- * batches and gives each its part (the shard of its unordered host pair,
- * read by an addresses-only decode; frames without IP: part 0), its frame
- * number, the clock (the highest time so far) and the time order; each of
- * `parts` threads decodes the frames of its part and feeds them to an
- * analyzer of its own (a part: analyze/internal.h); once
- * every part is through a batch, the reading thread makes the global parts
- * of `an` from it in frame order: the tallies, PFC/PAUSE, the episodes (the
- * parts' events, their flows numbered as one analyzer numbers them), the
- * buckets (the parts' rows of each merged by flow id).
- * rt_an_stage_finish() finishes the parts and `an`, and merges the parts
- * into `an` (rt_analyzer_merge): `an` then reports what one analyzer fed
- * every record reports.
+ * batches. Each batch is staged: each frame given its part (the shard of its
+ * unordered host pair, from its addresses; frames without IP: part 0), its
+ * frame number, the clock (the highest time so far), the time order and the
+ * pauses running at it; each of `parts` threads decodes the frames of its
+ * part and feeds them to an analyzer of its own (a part:
+ * analyze/internal.h); once every part is through a batch, it is made
+ * global: the global parts of `an` in frame order, the tallies, PFC/PAUSE,
+ * the episodes (the parts' events, their flows numbered as one analyzer
+ * numbers them), the buckets (the parts' rows of each merged by flow id).
+ * With fewer than 4 parts the reading thread stages and makes global; with
+ * 4 or more a staging thread does, so that reading is all the reading
+ * thread does. rt_an_stage_finish() finishes the parts and `an`, and merges
+ * the parts into `an` (rt_analyzer_merge): `an` then reports what one
+ * analyzer fed every record reports.
  */
 struct rt_an_stage;
 
@@ -39,7 +41,9 @@ int rt_an_stage_start(struct rt_an_stage **out, struct rt_analyzer *an, unsigned
  * takes_records). 0 or -ENOMEM.
  */
 int rt_an_stage_frame(struct rt_an_stage *st, const struct rt_frame *frame);
-/* Flows numbered so far (in frame order, as one analyzer numbers them). */
+/* The analysis' first failure as of the last batch made global (rt_analyzer_status), for the reading thread. */
+int rt_an_stage_status(const struct rt_an_stage *st);
+/* Flows numbered as of the last batch made global (in frame order, as one analyzer numbers them). */
 uint64_t rt_an_stage_flows(const struct rt_an_stage *st);
 /*
  * Hand over what is left, wait for the parts, end the threads, finish the

@@ -11,8 +11,10 @@
 #include "analyze/stage.h"
 #include "capture/pump.h"
 
-#define STAGE_BATCH           4096u /* frames a batch holds */
-#define STAGE_PARTS_MAX       64u
+#define STAGE_BATCH     4096u /* frames a batch holds */
+#define STAGE_PARTS_MAX 64u
+#define STAGE_STAGER_PARTS                                                                         \
+	4u /* parts from which a thread of its own stages and merges the batches */
 #define STAGE_RING_BYTES      (32u << 20) /* the frames' bytes in the ring, about */
 #define STAGE_BATCH_BYTES_MIN (256u << 10)
 #define LINK_CHUNK            256u /* a part's links of a batch are kept in chunks of this many */
@@ -106,8 +108,18 @@ struct rt_an_stage {
 	struct batch *b;
 	struct part *p;
 	unsigned started; /* threads running */
-	/* batches: [merged, filled) in flight, `filled` the one being filled (numbers; mod nb the slot) */
-	uint64_t filled, merged;
+	/*
+	 * batches (numbers; mod nb the place): [merged, staged) with the parts,
+	 * [staged, filled) handed over by the reading thread, `filled` the one
+	 * being filled
+	 */
+	uint64_t filled, staged, merged;
+	/* the staging thread (stager_on), when the batches are not staged on the reading thread */
+	pthread_t stager;
+	bool stager_on, ended;        /* ended: the reading thread handed its last batch over */
+	uint64_t stager_cpu_ns;       /* its CPU time, when it ended */
+	_Atomic int status;           /* the analyzer's status as of the last batch made global */
+	_Atomic uint64_t nflows_seen; /* flows numbered as of the last batch made global */
 	uint64_t frames, now, prev_ts;
 	bool disordered;
 	uint32_t
@@ -136,7 +148,9 @@ struct rt_an_stage {
 	uint64_t reader_cpu0;              /* the reading thread's CPU time at the start */
 	size_t batch_bytes; /* a batch is handed over once its frames' bytes reach this */
 	pthread_mutex_t mu;
-	pthread_cond_t work, done;
+	/* work: a batch for the parts; done: a batch for the stager (handed over, or every part
+	 * went through it); freed: a batch made global, its place free for the reading thread */
+	pthread_cond_t work, done, freed;
 	bool quit;
 };
 
@@ -157,5 +171,20 @@ void an_stage_links_lock(void *ctx);
 void an_stage_links_unlock(void *ctx);
 /* A part's packet on a link, logged for the links (false when out of memory: the stage fails). */
 bool an_stage_link_add(struct part_out *o, const struct an_rp_share *s);
+
+/* ---- the buckets the parts close (analyze/stage_buckets.c) ---- */
+
+void an_stage_bucket_log_clear(struct bucket_log *l);
+void an_stage_bucket_log_free(struct bucket_log *l);
+/* A part's sink of buckets: its counts and rows, kept for the stage (on the part's thread; ctx: its struct part). */
+int an_stage_part_bucket(void *ctx, const struct rt_an_bucket *b);
+/* The analyzer's buckets take the parts' from these logs ([parts]) from now on. */
+void an_stage_take_buckets(struct rt_an_stage *st, struct part_out *logs);
+/*
+ * Bucket t of the analyzer (its take_rows; ctx: the stage): the parts'
+ * counts of it added to the totals, their rows merged in id order (ids the
+ * stage's) into *rows. Returns how many rows.
+ */
+uint32_t an_stage_rows(void *ctx, uint64_t t, const struct rt_an_flow_row **rows);
 
 #endif

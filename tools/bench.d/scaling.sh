@@ -1,7 +1,7 @@
 # Benchmark (sourced by tools/bench): --threads 1, 2, 4, ... up to the CPUs for analyze, timeline, report and
 # dissect --json on one capture, beside `cat FILE` and `tcpdump -r FILE -w /dev/null`, the whole decode on one
-# thread (dissect --count --threads 1) and analyze's reading thread alone (its CPU time: the frames it hands out a
-# second); then a table of frames/s and peak RSS per thread count.
+# thread (dissect --count --threads 1) and analyze's reading and staging threads alone (their CPU time: the frames
+# they hand out a second); then a table of frames/s and peak RSS per thread count.
 #   BENCH_FILE  the capture (default: the 10 M-frame capture of tools/bench analyze when cached, else the tiled one)
 # One command on another machine, from a release build: ROCETRACE=BUILD/tools/rocetrace BENCH_FILE=F tools/bench scaling
 if [ -n "${BENCH_FILE:-}" ]; then
@@ -30,16 +30,19 @@ if command -v tcpdump >/dev/null; then
 fi
 bench_time "reader: read and decode (dissect --count)" "$scaling_frames" \
 	"$ROCETRACE" dissect --count --threads 1 "$scaling_file"
-# the reading thread alone: its CPU time in analyze --threads 2 (ROCETRACE_THREAD_TIMES), the frames it
-# can hand out a second when it never waits for a part
-scaling_reader=$(ROCETRACE_THREAD_TIMES=1 "$ROCETRACE" analyze --json --threads 2 "$scaling_file" 2>&1 >/dev/null |
-	sed -n 's/^rocetrace: thread times: reading \([0-9.]*\) s CPU.*/\1/p')
-if [ -n "$scaling_reader" ]; then
-	awk -v n="$scaling_frames" -v s="$scaling_reader" -v out="$BENCH_RESULTS" 'BEGIN {
-		printf "%s\t%d\t%.2f\t%.0f\t%.1f\n", "reader alone (analyze'"'"'s, CPU time)", n, s,
-			(s > 0 ? n / s : 0), 0 >> out
+# the reading side alone, from its CPU time (ROCETRACE_THREAD_TIMES): the frames it can hand out a second when
+# it never waits for a part. With 2 or 3 parts the reading thread also stages each batch and makes it global;
+# from 4 parts (analyze/README.md, "Threads") it only reads and copies, a staging thread doing the rest.
+scaling_reader_row() { # LABEL THREADS FIELD: FIELD "reading" or "staging"
+	scaling_s=$(ROCETRACE_THREAD_TIMES=1 "$ROCETRACE" analyze --json --threads "$2" "$scaling_file" 2>&1 >/dev/null |
+		sed -n "s/^rocetrace: thread times: .*$3 \([0-9.]*\) s.*/\1/p")
+	[ -n "$scaling_s" ] && awk -v l="$1" -v n="$scaling_frames" -v s="$scaling_s" -v out="$BENCH_RESULTS" 'BEGIN {
+		printf "%s\t%d\t%.2f\t%.0f\t%.1f\n", l, n, s, (s > 0 ? n / s : 0), 0 >> out
 	}'
-fi
+}
+scaling_reader_row "reader alone, 2 parts (reads, stages, merges)" 2 reading
+scaling_reader_row "reader alone, 4+ parts (reads, copies)" 4 reading
+scaling_reader_row "stager alone, 4+ parts (stages, merges)" 4 staging
 for t in $scaling_threads; do
 	bench_time "analyze --json --threads $t" "$scaling_frames" \
 		"$ROCETRACE" analyze --json --threads "$t" "$scaling_file"
