@@ -47,6 +47,7 @@ static int merge_totals(struct rt_analyzer *dst, struct rt_analyzer *src,
 	return 0;
 }
 
+/* PFC/PAUSE: sending MACs, storms, storm incidents (analyze/pfc_merge.c). */
 static int merge_pfc(struct rt_analyzer *dst, struct rt_analyzer *src, const struct merge_maps *m)
 {
 	(void)m;

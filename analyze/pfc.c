@@ -5,9 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Sending MACs tracked one by one; beyond this the last entry collects the rest. */
-#define AN_MAX_MACS 4096
-
 void an_pfc_init(struct an_pfc *p, uint64_t link_speed_bps, uint64_t storm_ns,
                  struct an_episodes *ep)
 {
@@ -89,20 +86,21 @@ static bool mac_room(struct an_pfc *p)
 	return true;
 }
 
-static struct an_pfc_mac *mac_get(struct an_pfc *p, const uint8_t mac[6])
+struct an_pfc_mac *an_pfc_mac_get(struct an_pfc *p, const uint8_t mac[6], uint64_t ts)
 {
 	if (p->nslots) {
 		uint32_t *s = mac_slot(p, mac);
 		if (*s)
 			return &p->macs[*s - 1];
 	}
-	if (p->nmacs == AN_MAX_MACS)
+	if (p->nmacs == AN_PFC_MACS)
 		return &p->macs[p->nmacs - 1];
 	if (!mac_room(p))
 		return p->nmacs ? &p->macs[p->nmacs - 1] : NULL;
 	struct an_pfc_mac *m = &p->macs[p->nmacs++];
 	memset(m, 0, sizeof(*m));
 	memcpy(m->mac, mac, 6);
+	m->first_ts = ts;
 	*mac_slot(p, mac) = p->nmacs;
 	return m;
 }
@@ -199,8 +197,7 @@ static void incident_join(struct an_pfc *p, uint32_t mi, unsigned c, uint64_t ts
 	run->members[run->nmembers++] = mi;
 }
 
-/* e into the named MACs, kept in order of their first XOFF, the earliest AN_INC_MACS. */
-static void incident_name(struct an_incident *out, const struct an_inc_mac *e)
+void an_pfc_inc_name(struct an_incident *out, const struct an_inc_mac *e)
 {
 	uint32_t k = out->nmacs < AN_INC_MACS ? out->nmacs++ : AN_INC_MACS;
 	while (k && out->macs[k - 1].first > e->first) {
@@ -210,6 +207,15 @@ static void incident_name(struct an_incident *out, const struct an_inc_mac *e)
 	}
 	if (k < AN_INC_MACS)
 		out->macs[k] = *e;
+}
+
+void an_pfc_inc_name_longest(struct an_incident *out, const struct an_inc_mac *longest)
+{
+	bool named = false;
+	for (uint32_t k = 0; k < out->nmacs; k++)
+		named |= !memcmp(out->macs[k].mac, longest->mac, 6);
+	if (!named && out->nmacs)
+		out->macs[out->nmacs - 1] = *longest;
 }
 
 /*
@@ -241,13 +247,9 @@ static void incident(const struct an_pfc *p, unsigned c, uint64_t at, struct an_
 		}
 		if (e.longest > longest.longest)
 			longest = e;
-		incident_name(out, &e);
+		an_pfc_inc_name(out, &e);
 	}
-	bool named = false;
-	for (uint32_t k = 0; k < out->nmacs; k++)
-		named |= !memcmp(out->macs[k].mac, longest.mac, 6);
-	if (!named && out->nmacs)
-		out->macs[out->nmacs - 1] = longest;
+	an_pfc_inc_name_longest(out, &longest);
 }
 
 /* A pause of class c ended at `end`: when it was the incident's last, the incident is kept if it held a storm. */
@@ -442,7 +444,7 @@ void an_pfc_frame(struct an_pfc *p, const struct rt_record *rec, uint64_t now, i
 	if (rec->events & RT_EV_MACC_TRUNCATED)
 		return;
 	an_pfc_advance(p, now);
-	struct an_pfc_mac *m = mac_get(p, rec->src_mac);
+	struct an_pfc_mac *m = an_pfc_mac_get(p, rec->src_mac, now);
 	if (!m)
 		return;
 	if (point >= 0 && point < 8)
@@ -483,44 +485,4 @@ uint64_t an_pfc_last_expiry(const struct an_pfc *p)
 		if (run_end(p, i) > last)
 			last = run_end(p, i);
 	return last;
-}
-
-int an_pfc_merge(struct an_pfc *dst, const struct an_pfc *src)
-{
-	uint32_t n = dst->nstorms + src->nstorms;
-	struct an_storm *st = malloc((size_t)(n ? n : 1) * sizeof(*st));
-	if (!st)
-		return -ENOMEM;
-	for (uint32_t i = 0; i < src->nmacs; i++) {
-		const struct an_pfc_mac *sm = &src->macs[i];
-		struct an_pfc_mac *m = mac_get(dst, sm->mac);
-		if (!m) {
-			free(st);
-			return -ENOMEM;
-		}
-		for (unsigned c = 0; c < RT_AN_PFC_CLASSES; c++) {
-			m->cls[c].xoff += sm->cls[c].xoff;
-			m->cls[c].xon += sm->cls[c].xon;
-			m->cls[c].storms += sm->cls[c].storms;
-			m->cls[c].paused_ns += sm->cls[c].paused_ns;
-		}
-	}
-	for (unsigned c = 0; c < RT_AN_PFC_CLASSES; c++) {
-		dst->xoff[c] += src->xoff[c];
-		dst->xon[c] += src->xon[c];
-		dst->paused_ns[c] += src->paused_ns[c];
-	}
-	dst->pfc_frames += src->pfc_frames;
-	dst->pause_frames += src->pause_frames;
-	uint32_t i = 0, j = 0, k = 0;
-	while (i < dst->nstorms || j < src->nstorms)
-		st[k++] = j == src->nstorms ||
-		                  (i < dst->nstorms && dst->storms[i].end <= src->storms[j].end)
-		              ? dst->storms[i++]
-		              : src->storms[j++];
-	free(dst->storms);
-	dst->storms = st;
-	dst->cap_storms = n ? n : 1;
-	dst->nstorms = n;
-	return 0;
 }

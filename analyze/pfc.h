@@ -24,9 +24,12 @@ struct an_pfc_class {
 	uint64_t note_frame, note_ts, note_ns;
 	uint32_t run_at; /* while paused: its place in struct an_pfc's runs */
 };
+/* Sending MACs told apart; beyond this the last entry collects the rest. */
+#define AN_PFC_MACS 4096
 struct an_pfc_mac {
 	uint8_t mac[6];
-	uint8_t points; /* bit p: its frames were seen at vantage point p */
+	uint8_t points;    /* bit p: its frames were seen at vantage point p */
+	uint64_t first_ts; /* the time of its first frame (the order a merge lists MACs in) */
 	struct an_pfc_class cls[RT_AN_PFC_CLASSES];
 };
 struct an_storm {
@@ -131,13 +134,39 @@ static inline bool an_pfc_paused_since(const struct an_pfc *p, uint64_t since)
 unsigned an_pfc_ongoing(const struct an_pfc *p, uint64_t at, struct an_incident *out, unsigned max);
 
 /*
- * Merge a finished PFC part into another (analyze/README.md, "Split and
- * merge"): per sending MAC and class the counts and paused time summed
- * (MACs new to dst follow its own), the per-class sums and frame counts
- * summed, the storms of both in the order of their ends (dst's first on a
- * tie). 0 or -ENOMEM (dst unchanged).
+ * Merge a finished PFC part (src) into another (analyze/README.md, "Split
+ * and merge" has the rules and where they equal one pass):
+ * - sending MACs: those of both, each part's in its own order, the two
+ *   interleaved by the time of their first frames (dst's first on a tie);
+ * - per MAC and class: XOFF, XON, storms and paused time summed, the first
+ *   XOFF the earlier, the longest pause the longer (the earlier start on a
+ *   tie), the vantage points united, the note (rt_an_note) the later
+ *   frame's; per class the sums, and the frame counts, summed; the latest
+ *   end of a pause the later;
+ * - storms: both lists, interleaved by their ends (dst's first on a tie);
+ * - storm incidents: one of dst and one of src, of one class, that overlap
+ *   in time (one starts before the other ends) are one, joined as
+ *   an incident joins its MACs (earlier start, later end, a MAC both name
+ *   with the earlier first XOFF, its paused time summed, the longer of its
+ *   longest pauses; the first AN_INC_MACS by their first XOFF named and the
+ *   longest pauser among them; macs_total the MACs of both less those both
+ *   name); each part's in its own order, the two interleaved by their ends
+ *   (dst's first on a tie), the first AN_INCIDENTS_MAX kept, the others
+ *   counted with both parts' inc_beyond.
+ * 0, -EINVAL (a pause of either still runs: not finished) or -ENOMEM (dst
+ * unchanged).
  */
 int an_pfc_merge(struct an_pfc *dst, const struct an_pfc *src);
+/*
+ * (pfc.c and pfc_merge.c) The entry of sending MAC `mac`, added when new
+ * (first seen at ts); with AN_PFC_MACS MACs, or out of memory, the last
+ * entry (later MACs count with it); NULL when there is none.
+ */
+struct an_pfc_mac *an_pfc_mac_get(struct an_pfc *p, const uint8_t mac[6], uint64_t ts);
+/* (pfc.c and pfc_merge.c) e into an incident's named MACs, kept in order of their first XOFF, the earliest AN_INC_MACS. */
+void an_pfc_inc_name(struct an_incident *out, const struct an_inc_mac *e);
+/* (pfc.c and pfc_merge.c) The MAC that paused longest named: in place of the last named when it is not among them. */
+void an_pfc_inc_name_longest(struct an_incident *out, const struct an_inc_mac *longest);
 /* Storms of class c over sending MACs. */
 uint64_t an_pfc_class_storms(const struct an_pfc *p, unsigned c);
 

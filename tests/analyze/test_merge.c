@@ -1,4 +1,4 @@
-/* Unit tests of split and merge: each scenario split by host pair into two analyzers, merged, reports what one pass does; the merge rules of the global parts. */
+/* Unit tests of split and merge: each scenario split by host pair into two analyzers, merged, reports what one pass does; the merge rules of the global parts (PFC: test_merge_pfc.c). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -12,148 +12,15 @@
 #include "analyze/analyze.h"
 #include "analyze/internal.h"
 #include "tests/analyze/analyzer.h"
+#include "tests/analyze/merge_split.h"
 #include "tests/analyze/records.h"
 
 static const char *scenario_dir;
 
-#define MAX_PAIRS 256
-/* The host pairs seen so far, unordered: the i-th goes to analyzer i % 2. */
-struct split {
-	uint8_t a[MAX_PAIRS][16], b[MAX_PAIRS][16];
-	unsigned n;
-};
-
-/* Which of the two analyzers takes `rec`: its host pair's, frames without IP the first. */
-static unsigned part_of(struct split *s, const struct rt_record *rec)
-{
-	if (!rec->ip_version)
-		return 0;
-	const uint8_t *lo = rec->src_ip, *hi = rec->dst_ip;
-	if (memcmp(lo, hi, 16) > 0) {
-		lo = rec->dst_ip;
-		hi = rec->src_ip;
-	}
-	for (unsigned i = 0; i < s->n; i++)
-		if (!memcmp(s->a[i], lo, 16) && !memcmp(s->b[i], hi, 16))
-			return i % 2;
-	assert_true(s->n < MAX_PAIRS);
-	memcpy(s->a[s->n], lo, 16);
-	memcpy(s->b[s->n], hi, 16);
-	return s->n++ % 2;
-}
-
-/* Where each frame goes: one pass, and the two parts split by host pair. */
-struct feeding {
-	struct rt_analyzer *one, **two;
-	struct split split;
-	uint64_t frame; /* in the one stream */
-};
-
-static void feed_both(struct feeding *fd, const struct rt_record *rec)
-{
-	rt_analyzer_feed(fd->one, rec);
-	rt_analyzer_feed_frame(fd->two[part_of(&fd->split, rec)], rec, ++fd->frame);
-}
-
-static void feed_twinned(void *ctx, struct rt_record *rec)
-{
-	feed_both(ctx, rec);
-	if (!rec->ip_version)
-		return;
-	/* its twin between two other hosts, at the same time: a second host pair at least */
-	rec->src_ip[rec->ip_version == 4 ? 3 : 15] ^= 0x80;
-	rec->dst_ip[rec->ip_version == 4 ? 3 : 15] ^= 0x80;
-	feed_both(ctx, rec);
-}
-
-/*
- * A scenario's classic pcap, each IP frame followed by its twin between
- * two other hosts, fed to `one` whole and to two[] split by host pair
- * (frames numbered in the one stream); all finished. Returns how many host
- * pairs it has.
- */
-static unsigned feed_scenario(const char *name, struct rt_analyzer *one, struct rt_analyzer *two[2])
-{
-	char path[512];
-	snprintf(path, sizeof(path), "%s/%s", scenario_dir, name);
-	struct feeding *fd = calloc(1, sizeof(*fd));
-	assert_non_null(fd);
-	fd->one = one;
-	fd->two = two;
-	each_pcap_record(path, feed_twinned, fd);
-	assert_int_equal(finish(one), 0);
-	assert_int_equal(finish(two[0]), 0);
-	assert_int_equal(finish(two[1]), 0);
-	unsigned pairs = fd->split.n;
-	free(fd);
-	return pairs;
-}
-
-/* The JSON text with the value of every `"key":` made null (numbers, null, strings); frees json. */
-static char *null_key(char *json, const char *key)
-{
-	char pat[64];
-	snprintf(pat, sizeof(pat), "\"%s\":", key);
-	char *out = malloc(4 * strlen(json) + 1), *o = out; /* a value is at least 1 byte */
-	assert_non_null(out);
-	const char *p = json, *at;
-	while ((at = strstr(p, pat))) {
-		const char *v = at + strlen(pat), *end;
-		v += *v == ' ';
-		end = v;
-		if (*end == '"') {
-			for (end++; *end && *end != '"'; end++)
-				if (*end == '\\' && end[1])
-					end++;
-			end += *end == '"';
-		} else {
-			end += strcspn(end, ",}]\n");
-		}
-		memcpy(o, p, (size_t)(v - p));
-		o += v - p;
-		memcpy(o, "null", 4);
-		o += 4;
-		p = end;
-	}
-	strcpy(o, p);
-	free(json);
-	return out;
-}
-
-/*
- * The scenario split in two and merged reports what one pass does, but for
- * what a merge cannot know (analyze/README.md, "Split and merge"): the
- * bytes around episodes and their CE peak, and the verdict's sentence
- * naming that peak.
- */
+/* The scenario split by host pair (frames without IP in the first part), merged, reports what one pass does. */
 static void split_merge_equals_one_pass(const char *name, unsigned min_pairs)
 {
-	struct rt_analyzer *one = new_an(0), *two[2] = {new_an(0), new_an(0)};
-	unsigned pairs = feed_scenario(name, one, two);
-	assert_true(pairs >= min_pairs); /* with 2, both parts have flows */
-	char errbuf[RT_ERRBUF_SIZE];
-	assert_int_equal(rt_analyzer_merge(two[0], two[1], errbuf), 0);
-	char *want = report_json(one), *got = report_json(two[0]);
-	static const char *const unknown[] = {"gbps_before", "gbps_during", "gbps_after",
-	                                      "peak_ce_per_s", "when"};
-	for (size_t i = 0; i < sizeof(unknown) / sizeof(unknown[0]); i++) {
-		want = null_key(want, unknown[i]);
-		got = null_key(got, unknown[i]);
-	}
-	if (strcmp(want, got)) {
-		size_t at = 0;
-		while (want[at] == got[at])
-			at++;
-		fail_msg("%s: the merge differs from one pass at byte %zu:\n one pass: %.200s\n "
-		         "merged:   %.200s",
-		         name, at, want + (at > 100 ? at - 100 : 0),
-		         got + (at > 100 ? at - 100 : 0));
-	}
-	free(want);
-	free(got);
-	rt_analyzer_free(one);
-	rt_analyzer_free(two[0]);
-	rt_analyzer_free(two[1]);
+	split_merge(scenario_dir, name, min_pairs, 0);
 }
 
 /* Flows, pairing (ACK, NAK) and transport: go-back-N after NAKs, RNR retries, PSN wrap. */
@@ -189,14 +56,6 @@ static void test_cm(void **state)
 	split_merge_equals_one_pass("cm.pcap", 2);
 }
 
-/* PFC and PAUSE (frames without IP: all in the first part), storms, and the episodes pauses make. */
-static void test_pfc_pause(void **state)
-{
-	(void)state;
-	split_merge_equals_one_pass("pfc.pcap", 0);
-	split_merge_equals_one_pass("pause.pcap", 0);
-}
-
 /* An episode of one part bridged by the other's: one episode, as one pass makes it; a flow of two parts counted once. */
 static void test_episode_chain_rule(void **state)
 {
@@ -226,49 +85,6 @@ static void test_episode_chain_rule(void **state)
 	assert_true(e->merged);
 	an_ep_free(&a);
 	an_ep_free(&b);
-}
-
-/* One sending MAC and class in both parts: counts and paused time summed, storms in the order of their ends. */
-static void test_pfc_rule(void **state)
-{
-	(void)state;
-	struct rt_analyzer *p[2] = {new_an(1000000000), new_an(1000000000)};
-	const uint16_t q[8] = {[3] = 65535};
-	for (unsigned i = 0; i < 2; i++) {
-		uint64_t t = T0 + i * 500 * MS;
-		for (unsigned k = 0; k < 40; k++) { /* 160 ms of continuous pause: a storm */
-			struct rt_record r = pfc_rec(t + k * 4 * MS, 1u << 3, q);
-			rt_analyzer_feed_frame(p[i], &r, 1 + i * 40 + k);
-		}
-		assert_int_equal(finish(p[i]), 0);
-	}
-	uint64_t paused = p[0]->pfc.paused_ns[3] + p[1]->pfc.paused_ns[3];
-	char errbuf[RT_ERRBUF_SIZE];
-	assert_int_equal(rt_analyzer_merge(p[0], p[1], errbuf), 0);
-	const struct an_pfc *m = &p[0]->pfc;
-	assert_int_equal(m->nmacs, 1);
-	assert_int_equal(m->macs[0].cls[3].xoff, 80);
-	assert_int_equal(m->macs[0].cls[3].storms, 2);
-	assert_int_equal(m->paused_ns[3], paused);
-	assert_int_equal(m->pfc_frames, 80);
-	assert_int_equal(m->nstorms, 2);
-	assert_true(m->storms[0].end < m->storms[1].end);
-	assert_int_equal(p[0]->tot.c.packets, 80);
-	rt_analyzer_free(p[0]);
-	rt_analyzer_free(p[1]);
-}
-
-/* Each frame to one analyzer and to parts p[k] (frame i+1 to p[part[i]]); all finished. */
-static void feed_macs(struct rt_analyzer *one, struct rt_analyzer **p, unsigned nparts,
-                      const struct rt_record *r, const unsigned *part, unsigned n)
-{
-	for (unsigned i = 0; i < n; i++) {
-		rt_analyzer_feed(one, &r[i]);
-		rt_analyzer_feed_frame(p[part[i]], &r[i], i + 1);
-	}
-	assert_int_equal(finish(one), 0);
-	for (unsigned k = 0; k < nparts; k++)
-		assert_int_equal(finish(p[k]), 0);
 }
 
 /* The MAC table of `got` is one pass's (`want`): the same MACs in the same order, each the same. */
@@ -453,9 +269,7 @@ int main(int argc, char **argv)
 	    cmocka_unit_test(test_pairing_read_atomic),
 	    cmocka_unit_test(test_ecn_reaction_episodes),
 	    cmocka_unit_test(test_cm),
-	    cmocka_unit_test(test_pfc_pause),
 	    cmocka_unit_test(test_episode_chain_rule),
-	    cmocka_unit_test(test_pfc_rule),
 	    cmocka_unit_test(test_macs_rule),
 	    cmocka_unit_test(test_macs_order),
 	    cmocka_unit_test(test_macs_first_ip),
