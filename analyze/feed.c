@@ -167,6 +167,20 @@ static int feed_frame(void *ctx, const struct rt_frame *frame, const struct rt_r
 	return (f->feeder ? rt_an_feeder_status(f->feeder) : status(f)) ? 1 : 0;
 }
 
+/* A batch of undecoded frames: the analysis is split (feed_takes_records), its threads decode them. */
+static int feed_frames(void *ctx, const struct rt_frame *frames, unsigned n, char *errbuf)
+{
+	struct rt_an_feed *f = ctx;
+	if (!f->stage)
+		return rt_errorf(errbuf, EINVAL,
+		                 "frames without records for an analysis on one thread");
+	for (unsigned i = 0; i < n; i++)
+		if (rt_an_stage_frame(f->stage, &frames[i]) < 0)
+			return rt_errorf(errbuf, ENOMEM, "the analysis' threads");
+	f->records += n;
+	return rt_an_stage_status(f->stage) ? 1 : 0;
+}
+
 static void stop_feeder(struct rt_an_feed *f)
 {
 	if (f->feeder)
@@ -201,6 +215,7 @@ void rt_an_feed_sink(struct rt_an_feed *f, struct rt_pump_sink *out)
 {
 	*out = (struct rt_pump_sink){.point = feed_point,
 	                             .frame = feed_frame,
+	                             .frames = feed_frames,
 	                             .end = feed_end,
 	                             .record_room = feed_room,
 	                             .takes_records = feed_takes_records,

@@ -366,6 +366,12 @@ static int hand_over(struct run *r, struct rt_frame *frames, int n, struct rt_pu
 	                                    r->room->takes_records(r->room->ctx));
 	if (!e && records && r->room)
 		room = r->room->record_room(r->room->ctx, (unsigned)n);
+	if (!e && !records && nto == 1 && to[0]->frames && n > 0) { /* the batch in one call */
+		int rc = to[0]->frames(to[0]->ctx, frames, (unsigned)n, eb);
+		res->frames = done + (uint64_t)n;
+		*err = rc < 0 ? rc : 0;
+		return rc < 0 ? RT_PUMP_FAILED : rc || res->frames >= limit ? RT_PUMP_STOPPED : end;
+	}
 	for (int i = 0; i < n && !e; i++) {
 		bool stop = false;
 		if (records &&

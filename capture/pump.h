@@ -56,6 +56,13 @@ struct rt_pump_sink {
 	int (*point)(void *ctx, const struct rt_pump_point *pt, char *errbuf);
 	int (*frame)(void *ctx, const struct rt_frame *frame, const struct rt_record *rec,
 	             char *errbuf);
+	/*
+	 * Optional: a batch's n frames at once, in their order, instead of
+	 * frame() for each, when this sink is the only one with a frame() and
+	 * the batch's frames come without records (takes_records false, or
+	 * frames_only); returns as frame() does, for the whole batch.
+	 */
+	int (*frames)(void *ctx, const struct rt_frame *frames, unsigned n, char *errbuf);
 	int (*end)(void *ctx, const struct rt_pump_result *res, char *errbuf);
 	/*
 	 * Non-NULL (one sink of a pump at most): room for the next n records

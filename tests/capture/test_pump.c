@@ -202,6 +202,56 @@ static void test_undissected(void **state)
 	assert_false(seen.all_pause); /* rec was NULL */
 }
 
+/* A sink's frames(): each batch in one call, in order, when it is the only sink and takes no records. */
+static unsigned batches;
+static int take_frames(void *ctx, const struct rt_frame *f, unsigned n, char *errbuf)
+{
+	batches++;
+	for (unsigned i = 0; i < n; i++) {
+		int rc = take_frame(ctx, &f[i], NULL, errbuf);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+static void test_batches(void **state)
+{
+	struct rt_pump_config c = config();
+	struct rt_pump_result res;
+	char errbuf[RT_ERRBUF_SIZE];
+	(void)state;
+
+	fake.total = 23;
+	sink.frames_only = true;
+	sink.frames = take_frames;
+	batches = 0;
+	assert_int_equal(rt_pump_run(&src, &c, &res, errbuf), 0);
+	assert_int_equal(res.end, RT_PUMP_EOF);
+	assert_int_equal(res.frames, 23);
+	assert_int_equal(seen.frames, 23);
+	assert_true(batches > 0 && batches < 23); /* the fake source hands out up to 3 a read */
+	/* -c: the batch holds what is left of it */
+	reset();
+	fake.total = 100;
+	c.max_frames = 7;
+	batches = 0;
+	assert_int_equal(rt_pump_run(&src, &c, &res, errbuf), 0);
+	assert_int_equal(res.end, RT_PUMP_STOPPED);
+	assert_int_equal(res.frames, 7);
+	assert_int_equal(seen.frames, 7);
+	/* a sink that takes records: frame() for each */
+	reset();
+	c.max_frames = 0;
+	sink.frames_only = false;
+	batches = 0;
+	fake.total = 6;
+	assert_int_equal(rt_pump_run(&src, &c, &res, errbuf), 0);
+	assert_int_equal(seen.frames, 6);
+	assert_int_equal(batches, 0);
+	sink.frames = NULL;
+}
+
 static void test_stops(void **state)
 {
 	struct rt_pump_config c = config();
@@ -481,6 +531,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test_setup_teardown(test_every_frame_once, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_undissected, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_batches, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_stops, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_failures, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_signal, setup, teardown),
