@@ -262,10 +262,14 @@ static int par_frame(void *ctx, const struct rt_frame *frame, const struct rt_re
 {
 	struct par *p = ctx;
 	(void)rec;
-	if (p->filled - p->written == p->nring) /* every chunk in flight: the oldest goes out */
-		write_oldest(p, true);
-	while (write_oldest(p, false))
-		;
+	/* a chunk begins (or every chunk is in flight): the chunks done go out, the oldest at least
+	 * when every chunk is in flight */
+	if (p->filled - p->written == p->nring || !chunk_at(p, p->filled)->n) {
+		if (p->filled - p->written == p->nring)
+			write_oldest(p, true);
+		while (write_oldest(p, false))
+			;
+	}
 	struct chunk *c = chunk_at(p, p->filled);
 	if (c->len + frame->caplen > c->cap) {
 		size_t ncap = c->cap ? c->cap : 1u << 20;

@@ -1,7 +1,8 @@
 # Benchmark (sourced by tools/bench): --threads 1, 2, 4, ... up to the CPUs for analyze, timeline, report and
 # dissect --json on one capture, beside `cat FILE` and `tcpdump -r FILE -w /dev/null`, the whole decode on one
 # thread (dissect --count --threads 1) and analyze's reading and staging threads alone (their CPU time: the frames
-# they hand out a second); then a table of frames/s and peak RSS per thread count.
+# they hand out a second); then a table of frames/s, peak RSS and speed-up over --threads 1 per thread count (the
+# fastest of BENCH_REPEAT rounds; in each round a command runs at every thread count in turn).
 #   BENCH_FILE  the capture (default: the 10 M-frame capture of tools/bench analyze when cached, else the tiled one)
 # One command on another machine, from a release build: ROCETRACE=BUILD/tools/rocetrace BENCH_FILE=F tools/bench scaling
 if [ -n "${BENCH_FILE:-}" ]; then
@@ -43,16 +44,29 @@ scaling_reader_row() { # LABEL THREADS FIELD: FIELD "reading" or "staging"
 scaling_reader_row "reader alone, 2 parts (reads, stages, merges)" 2 reading
 scaling_reader_row "reader alone, 4+ parts (reads, copies)" 4 reading
 scaling_reader_row "stager alone, 4+ parts (stages, merges)" 4 staging
-for t in $scaling_threads; do
-	bench_time "analyze --json --threads $t" "$scaling_frames" \
-		"$ROCETRACE" analyze --json --threads "$t" "$scaling_file"
-	bench_time "timeline --bucket 1ms --threads $t" "$scaling_frames" \
-		"$ROCETRACE" timeline --bucket 1ms --threads "$t" "$scaling_file"
-	bench_time "report --threads $t" "$scaling_frames" \
-		"$ROCETRACE" report --threads "$t" -o "$scaling_tmp/page.html" "$scaling_file"
-	bench_time "dissect --json --threads $t" "$scaling_frames" \
-		"$ROCETRACE" dissect --json --threads "$t" "$scaling_file"
+# each command at every thread count in turn, BENCH_REPEAT rounds: the machine's speed drifts over minutes, and
+# runs side by side keep that drift out of the speed-ups (the table takes each one's fastest round)
+scaling_rounds=$BENCH_REPEAT
+BENCH_REPEAT=1
+for round in $(seq "$scaling_rounds"); do
+	for t in $scaling_threads; do
+		bench_time "analyze --json --threads $t" "$scaling_frames" \
+			"$ROCETRACE" analyze --json --threads "$t" "$scaling_file"
+	done
+	for t in $scaling_threads; do
+		bench_time "timeline --bucket 1ms --threads $t" "$scaling_frames" \
+			"$ROCETRACE" timeline --bucket 1ms --threads "$t" "$scaling_file"
+	done
+	for t in $scaling_threads; do
+		bench_time "report --threads $t" "$scaling_frames" \
+			"$ROCETRACE" report --threads "$t" -o "$scaling_tmp/page.html" "$scaling_file"
+	done
+	for t in $scaling_threads; do
+		bench_time "dissect --json --threads $t" "$scaling_frames" \
+			"$ROCETRACE" dissect --json --threads "$t" "$scaling_file"
+	done
 done
+BENCH_REPEAT=$scaling_rounds
 rm -rf "$scaling_tmp"
 # the scaling table: a row per command, frames/s (millions) and peak MB per thread count
 echo
@@ -62,17 +76,27 @@ awk -F'\t' -v threads="$scaling_threads" '
 	$1 ~ /--threads [0-9]+$/ {
 		cmd = $1; sub(/ --threads [0-9]+$/, "", cmd); t = $1; sub(/.* --threads /, "", t)
 		if (!(cmd in seen)) { seen[cmd] = 1; order[++nc] = cmd }
-		cell[cmd, t] = $3 == "failed" ? "failed" : sprintf("%.2f M/s %.0f MB", $4 / 1e6, $5)
+		if ($3 == "failed") { cell[cmd, t] = "failed"; best[cmd, t] = -1 }
+		else if (best[cmd, t] >= 0 && $4 > best[cmd, t]) {
+			best[cmd, t] = $4
+			cell[cmd, t] = sprintf("%.2f M/s %.0f MB", $4 / 1e6, $5)
+		}
+		if (t == 1) one[cmd] = best[cmd, t]
 		next
 	}
 	{ other[++no] = sprintf("%-42s | %.2f M/s %.0f MB (%s s)", $1, $4 / 1e6, $5, $3) }
 	END {
 		printf "%-42s", "command \\ --threads"
-		for (i = 1; i <= nt; i++) printf " | %-17s", th[i]
+		for (i = 1; i <= nt; i++) printf " | %-23s", th[i]
 		printf "\n"
 		for (c = 1; c <= nc; c++) {
 			printf "%-42s", order[c]
-			for (i = 1; i <= nt; i++) printf " | %-17s", cell[order[c], th[i]]
+			for (i = 1; i <= nt; i++) {
+				x = cell[order[c], th[i]]
+				if (th[i] != 1 && one[order[c]] > 0 && best[order[c], th[i]] > 0)
+					x = x sprintf(" %.2fx", best[order[c], th[i]] / one[order[c]])
+				printf " | %-23s", x
+			}
 			printf "\n"
 		}
 		for (i = 1; i <= no; i++) print other[i]
