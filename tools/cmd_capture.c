@@ -438,6 +438,14 @@ static void open_output(struct capture *cap, struct rt_counters **counters, char
 		set_error(cap, rc, errbuf);
 }
 
+/* The options of the capture's own analysis (--stats, --metrics, --ring): --storm-threshold, else the default. */
+static void analyzer_opts(const struct rt_capture_args *a, struct rt_analyzer_opts *aopts)
+{
+	rt_analyzer_opts_init(aopts);
+	if (a->storm_ns)
+		aopts->storm_ns = a->storm_ns;
+}
+
 /* --ring: the flight recorder where the writer would be (-w is its folder). 0 or the exit status. */
 static int start_ring(struct capture *cap)
 {
@@ -447,9 +455,7 @@ static int start_ring(struct capture *cap)
 	uint32_t snaplen = cap->src->snaplen;
 	if (a->snaplen && (!snaplen || a->snaplen < snaplen))
 		snaplen = a->snaplen;
-	rt_analyzer_opts_init(&aopts);
-	if (a->storm_ns)
-		aopts.storm_ns = a->storm_ns;
+	analyzer_opts(a, &aopts);
 	int rc = rt_capture_ring_start(&cap->ring, &a->ring, a->out, cap->src, snaplen, !a->file,
 	                               "rocetrace " RT_VERSION, aopts.storm_ns);
 	if (rc == 0 && rt_capture_ring_sink(&cap->ring, &cap->out, errbuf) < 0)
@@ -559,9 +565,7 @@ static int run_capture(const struct rt_capture_args *a)
 
 	if ((a->stats || a->metrics || a->ring.span_ns) && !cap.rc) {
 		struct rt_analyzer_opts aopts;
-		rt_analyzer_opts_init(&aopts);
-		if (a->storm_ns)
-			aopts.storm_ns = a->storm_ns;
+		analyzer_opts(a, &aopts);
 		if (!(cap.tick.an = rt_analyzer_new(&aopts, errbuf)))
 			set_error(&cap, -ENOMEM, errbuf);
 	}
