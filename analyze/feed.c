@@ -205,6 +205,8 @@ static int feed_end(void *ctx, const struct rt_pump_result *res, char *errbuf)
 {
 	struct rt_an_feed *f = ctx;
 	stop_feeder(f);
+	if (f->stage) /* its threads touch `an` no more */
+		rt_an_stage_drain(f->stage);
 	/* frames the capture itself lost, as the file recorded them (pcapng ISBs) */
 	if (res->stats.drops_known)
 		rt_analyzer_capture_drops(f->an, res->stats.if_dropped, res->stats.dropped);

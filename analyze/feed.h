@@ -22,7 +22,8 @@
  * points at the end (rt_analyzer_vantage_points()), with the drops the
  * capture recorded (rt_analyzer_capture_drops()); a source with one point
  * only tells the analyzer so (rt_analyzer_one_point()). Every 4096 records
- * a failure of the analysis (a sink's) stops the pump.
+ * (split: every batch, as the analysis stood at its last batch made
+ * global) a failure of the analysis (a sink's) stops the pump.
  */
 struct rt_an_feed;
 
@@ -32,7 +33,7 @@ int rt_an_feed_new(struct rt_an_feed **out, struct rt_analyzer *an, unsigned thr
 void rt_an_feed_fanout(struct rt_an_feed *f, struct rt_an_fanout *fanout);
 /* The sink to add to the pump (no free: rt_an_feed_free() frees what it holds). */
 void rt_an_feed_sink(struct rt_an_feed *f, struct rt_pump_sink *out);
-/* Flows the analyzer found so far (on the pump's thread, while it runs: a progress line). */
+/* Flows the analyzer found so far (split: as of its last batch made global; on the pump's thread, while it runs: a progress line). */
 uint64_t rt_an_feed_flows(const struct rt_an_feed *f);
 /*
  * The name of capture point `point` as last announced into name (cut to

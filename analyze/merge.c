@@ -119,6 +119,10 @@ int rt_analyzer_merge(struct rt_analyzer *dst, struct rt_analyzer *src, char *er
 		return rt_errmsg(errbuf, ENOTSUP,
 		                 "analyzers that both matched packets across vantage points do not "
 		                 "merge");
+	if (dst->pfc.active || src->pfc.active)
+		return rt_errmsg(errbuf, EINVAL,
+		                 "an analyzer with a pause still running is not finished: it does "
+		                 "not merge");
 	if (src->side.counters_loaded || src->side.srclog_loaded)
 		return rt_errmsg(
 		    errbuf, ENOTSUP,

@@ -27,7 +27,7 @@ static void part_batch(struct part *p, struct batch *b)
 	for (unsigned j = b->start[p->idx]; j < end; j++) {
 		unsigned i = b->order[j];
 		/*
-		 * The frames come from the reading thread's core: each slot asked
+		 * The frames come from another core (reading, staging): each slot asked
 		 * for 2 * STAGE_AHEAD frames ahead, its bytes (their address in the
 		 * slot, by then at hand) STAGE_AHEAD ahead.
 		 */
@@ -311,8 +311,11 @@ static void publish(struct rt_an_stage *st)
 		atomic_store_explicit(&b->out[k].through, 0, memory_order_relaxed);
 	atomic_store(&b->pending, st->nparts);
 	pthread_mutex_lock(&st->mu);
-	st->staged++;
-	pthread_cond_broadcast(&st->work);
+	/* once the stage ends (quit), the parts are through with the batches they have: no more */
+	if (!st->quit) {
+		st->staged++;
+		pthread_cond_broadcast(&st->work);
+	}
 	pthread_mutex_unlock(&st->mu);
 }
 
@@ -326,14 +329,16 @@ static void *stager_thread(void *arg)
 	struct rt_an_stage *st = arg;
 	pthread_mutex_lock(&st->mu);
 	for (;;) {
-		if (st->merged < st->staged && !atomic_load(&batch_at(st, st->merged)->pending)) {
+		if (st->quit ||
+		    (st->ended && st->merged == st->staged && st->staged == st->filled)) {
+			break; /* (quit: a batch staged after it stays with this thread, never twice) */
+		} else if (st->merged < st->staged &&
+		           !atomic_load(&batch_at(st, st->merged)->pending)) {
 			pthread_mutex_unlock(&st->mu);
 			merge_done(st);
 		} else if (st->staged < st->filled) {
 			pthread_mutex_unlock(&st->mu);
 			publish(st);
-		} else if (st->quit || (st->ended && st->merged == st->staged)) {
-			break;
 		} else {
 			pthread_cond_wait(&st->done, &st->mu);
 			continue;
@@ -579,9 +584,8 @@ static void print_thread_times(const struct rt_an_stage *st)
 	fprintf(stderr, "\n");
 }
 
-int rt_an_stage_finish(struct rt_an_stage *st, char *errbuf)
+void rt_an_stage_drain(struct rt_an_stage *st)
 {
-	struct rt_analyzer *an = st->an;
 	bool last = batch_at(st, st->filled)->n > 0;
 	if (st->stager_on) {
 		pthread_mutex_lock(&st->mu);
@@ -598,6 +602,12 @@ int rt_an_stage_finish(struct rt_an_stage *st, char *errbuf)
 		while (st->merged < st->staged)
 			merge_oldest(st);
 	}
+}
+
+int rt_an_stage_finish(struct rt_an_stage *st, char *errbuf)
+{
+	struct rt_analyzer *an = st->an;
+	rt_an_stage_drain(st);
 	stop_threads(st);
 	if (getenv("ROCETRACE_THREAD_TIMES"))
 		print_thread_times(st);

@@ -46,6 +46,12 @@ int rt_an_stage_status(const struct rt_an_stage *st);
 /* Flows numbered as of the last batch made global (in frame order, as one analyzer numbers them). */
 uint64_t rt_an_stage_flows(const struct rt_an_stage *st);
 /*
+ * Hand over what is left and wait until every batch is made global: from
+ * then on `an` is the caller's thread's alone until rt_an_stage_finish()
+ * (the drops the capture recorded, the points' descriptions go in).
+ */
+void rt_an_stage_drain(struct rt_an_stage *st);
+/*
  * Hand over what is left, wait for the parts, end the threads, finish the
  * parts and `an` (rt_analyzer_finish) and merge the parts into `an`; frees
  * the stage. Returns rt_analyzer_finish()'s result, or -ENOMEM with errbuf

@@ -1,4 +1,4 @@
-/* What the staged analysis' files share (analyze/stage.c, stage_links.c): its batches, parts and state. */
+/* What the staged analysis' files share (analyze/stage.c, stage_buckets.c, stage_links.c): its batches, parts and state. */
 #ifndef RT_ANALYZE_STAGE_INTERNAL_H
 #define RT_ANALYZE_STAGE_INTERNAL_H
 
@@ -64,13 +64,13 @@ struct part_out {
 	struct bucket_log bk; /* the buckets it closed */
 };
 
-/* A frame in a batch and what the reading thread hands its part with it: one place, few cache lines. */
+/* A frame in a batch and what staging hands its part with it: one place, few cache lines. */
 struct slot {
-	struct rt_frame f;  /* data: an offset into `bytes` until the batch is handed over */
+	struct rt_frame f;  /* data: an offset into `bytes` until the batch is staged */
 	uint64_t now;       /* the clock: the highest time so far */
 	uint64_t run_end;   /* the latest end of a pause */
 	uint64_t paused_ts; /* the latest frame time a pause ran at, up to it */
-	uint8_t flags;      /* the reading thread's: FLAG_DISORDERED, FLAG_PFC, FLAG_PAUSED */
+	uint8_t flags;      /* staging's: FLAG_DISORDERED, FLAG_PFC, FLAG_PAUSED */
 };
 
 struct batch {
@@ -120,7 +120,14 @@ struct rt_an_stage {
 	uint64_t stager_cpu_ns;       /* its CPU time, when it ended */
 	_Atomic int status;           /* the analyzer's status as of the last batch made global */
 	_Atomic uint64_t nflows_seen; /* flows numbered as of the last batch made global */
-	uint64_t frames, now, prev_ts;
+	/* the reading thread's, written at every frame: a cache line of its own */
+	_Alignas(64) uint64_t frames; /* frames handed over */
+	/*
+	 * staging's, written at every frame (the staging thread's, or with fewer
+	 * than STAGE_STAGER_PARTS parts the reading thread's)
+	 */
+	_Alignas(64) uint64_t now,
+	    prev_ts; /* the clock (the highest time so far), the time before */
 	bool disordered;
 	uint32_t
 	    *mark; /* by flow id (the stage's): the last episode that counted it (number + 1) */
@@ -133,11 +140,10 @@ struct rt_an_stage {
 	struct rt_an_flow_row *rows;     /* a bucket's rows, the parts' merged */
 	uint32_t caprows;
 	bool nomem;
-	struct rt_dissect_opts decode,
-	    light;                /* the parts' decoding; the reading thread's (addresses) */
-	struct rt_record scratch; /* the reading thread's record */
-	struct an_pfc pfc;        /* the reading thread's PFC/PAUSE state, for each frame's part */
-	uint64_t paused_ts;       /* the latest frame time a pause ran at (an_rp_ctx's) */
+	struct rt_dissect_opts decode, light; /* the parts' decoding; staging's (addresses) */
+	struct rt_record scratch;             /* staging's record */
+	struct an_pfc pfc;                    /* staging's PFC/PAUSE state, for each frame's part */
+	uint64_t paused_ts; /* the latest frame time a pause ran at (an_rp_ctx's) */
 	/* the links toward the receivers (an->rpx's): every part's packets on them in frame order */
 	pthread_mutex_t links_mu;
 	uint64_t links_at;  /* frames they took in */

@@ -49,6 +49,8 @@ struct rt_pump_result;
  *            capture point set (rt_record.point; RT_POINT_NONE when the
  *            source tells none apart). Every sink gets each frame, then
  *            the pump stops if one asked to or failed;
+ *   frames() instead of frame(), where a sink has it and the batch comes
+ *            without records: the batch's frames at once (see below);
  *   end()    once, after the last frame and point: how the reading ended
  *            (its result, rt_source_stats included).
  */
@@ -60,7 +62,9 @@ struct rt_pump_sink {
 	 * Optional: a batch's n frames at once, in their order, instead of
 	 * frame() for each, when this sink is the only one with a frame() and
 	 * the batch's frames come without records (takes_records false, or
-	 * frames_only); returns as frame() does, for the whole batch.
+	 * frames_only); returns as frame() does, for the whole batch: the
+	 * frames the pump counts (rt_pump_result.frames) are the whole batch's,
+	 * even when it stops or fails part way.
 	 */
 	int (*frames)(void *ctx, const struct rt_frame *frames, unsigned n, char *errbuf);
 	int (*end)(void *ctx, const struct rt_pump_result *res, char *errbuf);

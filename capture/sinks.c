@@ -225,11 +225,14 @@ static bool write_oldest(struct par *p, bool wait)
 	pthread_mutex_unlock(&p->mu);
 	if (!done)
 		return false;
-	if (c->error && !p->o->error)
-		p->o->error =
-		    c->error; /* the output fails there: no line after the last one made */
-	else if (!p->o->error)
+	if (c->error &&
+	    !p->o->error) { /* the output fails there: no line after the last one made */
+		rt_out_flush(p->o);
+		if (!p->o->error)
+			p->o->error = c->error;
+	} else if (!p->o->error) {
 		rt_out_write(p->o, c->out, (size_t)ftello(c->mem));
+	}
 	c->error = 0;
 	c->state = CHUNK_FILLING;
 	c->n = 0;

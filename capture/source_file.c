@@ -201,7 +201,7 @@ static int take(struct files_priv *p, unsigned fi, struct rt_frame *out, char *e
 	out->seq = p->seq;
 	out->file = fi;
 	f->last_ns = out->ts_ns;
-	if (rt_files_global_id_of(p, f->vp, out->interface_id, &out->interface_id) < 0)
+	if (rt_files_global_id(p, f->vp, out->interface_id, &out->interface_id) < 0)
 		return rt_errorf(errbuf, ENOMEM, "%s", f->shown);
 	return 0;
 }
@@ -282,7 +282,7 @@ static int files_next(struct rt_source *src, struct rt_frame *frames, int max, c
 					continue; /* the others keep their numbers (seq) */
 			}
 			p->f[frames[i].file].frames++;
-			int c = rt_files_point_of(p, &frames[i]);
+			int c = rt_files_point_of_frame(p, &frames[i]);
 			if (c >= 0)
 				p->cp[c].frames++;
 			if (kept != i)

@@ -114,30 +114,39 @@ struct files_priv {
 struct vpoint *rt_files_vp_add(struct files_priv *p, const char *name, bool named, int group);
 /* The vantage point of file fi, as the stream reaches its first frame. 0 or -ENOMEM (errbuf set). */
 int rt_files_assign_vantage(struct files_priv *p, unsigned fi, char *errbuf);
+/* rt_files_global_id() for an interface not numbered yet. */
+int rt_files_new_global_id(struct files_priv *p, int v, uint32_t local, uint32_t *out);
 /* The stream's interface_id for interface `local` of a file of point v (0, or -ENOMEM). */
-int rt_files_global_id(struct files_priv *p, int v, uint32_t local, uint32_t *out);
-/* The same, inline where the number is known already (every frame but the first of an interface). */
-static inline int rt_files_global_id_of(struct files_priv *p, int v, uint32_t local, uint32_t *out)
+static inline int rt_files_global_id(struct files_priv *p, int v, uint32_t local, uint32_t *out)
 {
 	const struct vpoint *vp = &p->vp[v];
 	if (local < vp->nmap && vp->map[local] != NO_ID) {
 		*out = vp->map[local];
 		return 0;
 	}
-	return rt_files_global_id(p, v, local, out);
+	return rt_files_new_global_id(p, v, local, out);
 }
-/* The capture point of a frame handed out (made at its first frame), or -1 past MAX_POINTS / out of memory. */
-int rt_files_point_of_frame(struct files_priv *p, const struct rt_frame *fr);
-/* The same, inline where the frame is of the latest frame's point on a link without an interface index. */
-static inline int rt_files_point_of(struct files_priv *p, const struct rt_frame *fr)
+/* The interface index of an SLL2 frame (protocol (2) | reserved (2) | interface index (4) | ...), 0 for others. */
+static inline uint32_t rt_files_sll2_ifindex(const struct rt_frame *fr)
 {
+	if (fr->linktype != RT_LINK_LINUX_SLL2 || fr->caplen < 8)
+		return 0;
+	const uint8_t *d = fr->data + 4;
+	return (uint32_t)d[0] << 24 | (uint32_t)d[1] << 16 | (uint32_t)d[2] << 8 | d[3];
+}
+/* rt_files_point_of_frame() for a frame not of the latest frame's point: found, or made. */
+int rt_files_find_point(struct files_priv *p, const struct rt_frame *fr, uint32_t ifindex);
+/* The capture point of a frame handed out (made at its first frame), or -1 past MAX_POINTS / out of memory. */
+static inline int rt_files_point_of_frame(struct files_priv *p, const struct rt_frame *fr)
+{
+	uint32_t ifindex = rt_files_sll2_ifindex(fr);
 	const struct cpoint *last = &p->cp[p->last_cp];
-	if (fr->linktype != RT_LINK_LINUX_SLL2 &&
-	    p->last_cp < atomic_load_explicit(&p->ncp, memory_order_relaxed) &&
+	/* (a named vantage point's first capture point waits unbound for its first frame) */
+	if (p->last_cp < atomic_load_explicit(&p->ncp, memory_order_relaxed) &&
 	    atomic_load_explicit(&last->bound, memory_order_relaxed) &&
-	    last->id == fr->interface_id && last->ifindex == 0)
+	    last->id == fr->interface_id && last->ifindex == ifindex)
 		return (int)p->last_cp;
-	return rt_files_point_of_frame(p, fr);
+	return rt_files_find_point(p, fr, ifindex);
 }
 int rt_files_stats(struct rt_source *src, struct rt_source_stats *st, char *errbuf);
 

@@ -102,13 +102,9 @@ int rt_files_assign_vantage(struct files_priv *p, unsigned fi, char *errbuf)
 	return 0;
 }
 
-int rt_files_global_id(struct files_priv *p, int v, uint32_t local, uint32_t *out)
+int rt_files_new_global_id(struct files_priv *p, int v, uint32_t local, uint32_t *out)
 {
 	struct vpoint *vp = &p->vp[v];
-	if (local < vp->nmap && vp->map[local] != NO_ID) {
-		*out = vp->map[local];
-		return 0;
-	}
 	if (local >= vp->nmap) {
 		uint32_t *nm = realloc(vp->map, ((size_t)local + 1) * sizeof(*nm));
 		if (!nm)
@@ -246,15 +242,6 @@ int rt_source_vantage_point(const struct rt_source *src, unsigned i, struct rt_v
 
 /* ---- capture points: the places the analysis tells apart ---- */
 
-/* The interface index of an SLL2 frame (protocol (2) | reserved (2) | interface index (4) | ...), 0 for others. */
-static uint32_t sll2_ifindex(const struct rt_frame *fr)
-{
-	if (fr->linktype != RT_LINK_LINUX_SLL2 || fr->caplen < 8)
-		return 0;
-	const uint8_t *d = fr->data + 4;
-	return (uint32_t)d[0] << 24 | (uint32_t)d[1] << 16 | (uint32_t)d[2] << 8 | d[3];
-}
-
 static int find_point(const struct files_priv *p, unsigned n, uint32_t id, uint32_t ifindex)
 {
 	for (unsigned i = 0; i < n; i++)
@@ -298,15 +285,9 @@ static void name_point(const struct files_priv *p, unsigned n, const struct cpoi
 		snprintf(name, size, "%s/%s", c->vp_name, sub);
 }
 
-int rt_files_point_of_frame(struct files_priv *p, const struct rt_frame *fr)
+int rt_files_find_point(struct files_priv *p, const struct rt_frame *fr, uint32_t ifindex)
 {
-	uint32_t ifindex = sll2_ifindex(fr);
 	unsigned n = atomic_load_explicit(&p->ncp, memory_order_relaxed);
-	const struct cpoint *last = &p->cp[p->last_cp];
-	/* (a named vantage point's first capture point waits unbound for its first frame) */
-	if (p->last_cp < n && atomic_load_explicit(&last->bound, memory_order_relaxed) &&
-	    last->id == fr->interface_id && last->ifindex == ifindex)
-		return (int)p->last_cp;
 	int c = find_point(p, n, fr->interface_id, ifindex);
 	if (c < 0) {
 		const struct in_file *f = &p->f[fr->file];

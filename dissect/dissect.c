@@ -672,21 +672,16 @@ bool rt_dissect_addresses(const struct rt_frame *frame, uint8_t *ip_version, uin
 		off += VLAN_TAG_LEN;
 	}
 	/* the checks dissect_ipv4/dissect_ipv6 make before they hold the addresses, and no GRE */
-	if (type == ETHERTYPE_IPV4 && p[off] >> 4 == 4 && p[off + 9] != IPPROTO_GRE_NUM) {
-		*ip_version = 4;
-		memcpy(src_ip, p + off + 12, 4);
-		memcpy(dst_ip, p + off + 16, 4);
-		memset(src_ip + 4, 0, 12);
-		memset(dst_ip + 4, 0, 12);
-		return true;
-	}
-	if (type == ETHERTYPE_IPV6 && p[off] >> 4 == 6 && p[off + 6] != IPPROTO_GRE_NUM) {
-		*ip_version = 6;
-		memcpy(src_ip, p + off + 8, 16);
-		memcpy(dst_ip, p + off + 24, 16);
-		return true;
-	}
-	return false;
+	unsigned ver = p[off] >> 4, len = ver == 4 ? 4 : 16, at = ver == 4 ? 12 : 8;
+	if (!((type == ETHERTYPE_IPV4 && ver == 4) || (type == ETHERTYPE_IPV6 && ver == 6)) ||
+	    p[off + (ver == 4 ? 9 : 6)] == IPPROTO_GRE_NUM)
+		return false;
+	*ip_version = (uint8_t)ver;
+	memset(src_ip, 0, 16);
+	memset(dst_ip, 0, 16);
+	memcpy(src_ip, p + off + at, len);
+	memcpy(dst_ip, p + off + at + len, len);
+	return true;
 }
 
 int rt_dissect_buf(const struct rt_dissect_opts *opts, int linktype, const uint8_t *buf,

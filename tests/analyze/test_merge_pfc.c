@@ -246,6 +246,25 @@ static void test_pfc_unknown_to_merge(void **state)
 	rt_analyzer_free(p[1]);
 }
 
+/* An analyzer with a pause still running is refused whole, before anything of it moves into dst. */
+static void test_pfc_running_refused(void **state)
+{
+	(void)state;
+	struct rt_analyzer *p[2] = {new_an(GBPS), new_an(GBPS)};
+	const uint16_t q[8] = {[3] = 65535};
+	struct rt_record a = pfc_rec(T0, 1u << 3, q), b = pfc_rec(T0 + MS, 1u << 3, q);
+	rt_analyzer_feed_frame(p[0], &a, 1);
+	assert_int_equal(finish(p[0]), 0);
+	rt_analyzer_feed_frame(p[1], &b, 1); /* not finished: its pause runs */
+	char errbuf[RT_ERRBUF_SIZE];
+	assert_int_equal(rt_analyzer_merge(p[0], p[1], errbuf), -EINVAL);
+	assert_non_null(strstr(errbuf, "pause still running"));
+	assert_int_equal(p[0]->tot.c.packets, 1);
+	assert_int_equal(p[0]->pfc.pfc_frames, 1);
+	rt_analyzer_free(p[0]);
+	rt_analyzer_free(p[1]);
+}
+
 /* One sending MAC and class in both parts: counts and paused time summed, storms in the order of their ends. */
 static void test_pfc_rule(void **state)
 {
@@ -326,10 +345,15 @@ int main(int argc, char **argv)
 	}
 	scenario_dir = argv[1];
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_pfc_pause),          cmocka_unit_test(test_pfc_src_only),
-	    cmocka_unit_test(test_pfc_points_overlap), cmocka_unit_test(test_pfc_time_split),
-	    cmocka_unit_test(test_pfc_incidents_cap),  cmocka_unit_test(test_pfc_rule),
-	    cmocka_unit_test(test_pfc_mac_rule),       cmocka_unit_test(test_pfc_unknown_to_merge),
+	    cmocka_unit_test(test_pfc_pause),
+	    cmocka_unit_test(test_pfc_src_only),
+	    cmocka_unit_test(test_pfc_points_overlap),
+	    cmocka_unit_test(test_pfc_time_split),
+	    cmocka_unit_test(test_pfc_incidents_cap),
+	    cmocka_unit_test(test_pfc_rule),
+	    cmocka_unit_test(test_pfc_running_refused),
+	    cmocka_unit_test(test_pfc_mac_rule),
+	    cmocka_unit_test(test_pfc_unknown_to_merge),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -261,11 +261,13 @@ static void test_pause_after_last_frame(void **state)
 }
 
 /*
- * Batches after batches: a scenario with pauses tiled six times over
- * (18,000 frames and more, the ring's batches used again, the links taken
- * across batches, a part's buckets closed in one batch and merged in
- * another), at 2 to 8 parts.
+ * Batches after batches: a scenario with pauses tiled 40 times over (more
+ * batches than the ring holds: the reading thread waits for a place made
+ * free, the ring's batches are used again, the links taken across batches,
+ * a part's buckets closed in one batch and merged in another), at 2 to 8
+ * parts (a staging thread from 4).
  */
+#define TILES 40
 static void test_many_batches(void **state)
 {
 	(void)state;
@@ -273,11 +275,11 @@ static void test_many_batches(void **state)
 	snprintf(path, sizeof(path), "%s/dcqcn.pcap", scenario_dir);
 	struct frames one_fr;
 	read_frames(path, &one_fr);
-	unsigned n = one_fr.n, tiles = 6;
+	unsigned n = one_fr.n, tiles = TILES;
 	uint64_t span = one_fr.f[n - 1].ts_ns - one_fr.f[0].ts_ns + MS;
 	struct frames fr = {.f = calloc((size_t)n * tiles + tiles, sizeof(*fr.f)), .n = 0};
 	assert_non_null(fr.f);
-	uint8_t pfc[6][RT_MACC_FRAME_LEN];
+	uint8_t pfc[TILES][RT_MACC_FRAME_LEN];
 	for (unsigned t = 0; t < tiles; t++) {
 		for (unsigned i = 0; i < n; i++) {
 			fr.f[fr.n] = one_fr.f[i];
@@ -286,7 +288,7 @@ static void test_many_batches(void **state)
 		/* a pause at each tile's middle */
 		insert_pfc(&fr, fr.n - n / 2, fr.f[fr.n - n / 2].ts_ns, 1000, pfc[t]);
 	}
-	assert_true(fr.n > 4 * 4096);
+	assert_true(fr.n > 20 * 4096);
 	char *one = analyze(&fr, 1);
 	for (unsigned parts = 2; parts <= 8; parts++) {
 		char *split = analyze(&fr, parts);
@@ -300,6 +302,29 @@ static void test_many_batches(void **state)
 	free(one_fr.bytes);
 }
 
+/* A stage freed in the middle of a capture (a failure, Ctrl-C): its threads end, nothing is left behind. */
+static void test_freed_mid_run(void **state)
+{
+	(void)state;
+	char path[1024], errbuf[RT_ERRBUF_SIZE];
+	snprintf(path, sizeof(path), "%s/dcqcn.pcap", scenario_dir);
+	struct frames fr;
+	read_frames(path, &fr);
+	for (unsigned parts = 2; parts <= 8; parts++) {
+		struct rt_analyzer *an = new_an(0);
+		rt_analyzer_one_point(an);
+		struct rt_an_stage *st = NULL;
+		assert_int_equal(rt_an_stage_start(&st, an, parts, errbuf), 0);
+		for (unsigned rep = 0; rep < 4; rep++) /* past a batch or more */
+			for (unsigned i = 0; i < fr.n; i++)
+				assert_int_equal(rt_an_stage_frame(st, &fr.f[i]), 0);
+		rt_an_stage_free(st);
+		rt_analyzer_free(an);
+	}
+	free(fr.f);
+	free(fr.bytes);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
@@ -308,10 +333,9 @@ int main(int argc, char **argv)
 	}
 	scenario_dir = argv[1];
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_scenarios_alike),
-	    cmocka_unit_test(test_pauses_handed),
-	    cmocka_unit_test(test_pause_after_last_frame),
-	    cmocka_unit_test(test_many_batches),
+	    cmocka_unit_test(test_scenarios_alike),        cmocka_unit_test(test_pauses_handed),
+	    cmocka_unit_test(test_pause_after_last_frame), cmocka_unit_test(test_many_batches),
+	    cmocka_unit_test(test_freed_mid_run),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -240,6 +240,22 @@ static void test_batches(void **state)
 	assert_int_equal(res.end, RT_PUMP_STOPPED);
 	assert_int_equal(res.frames, 7);
 	assert_int_equal(seen.frames, 7);
+	/* a stop or a failure part way through a batch: the whole batch counted */
+	reset();
+	fake.total = 100;
+	c.max_frames = 0;
+	seen.stop_after = 5;
+	assert_int_equal(rt_pump_run(&src, &c, &res, errbuf), 0);
+	assert_int_equal(res.end, RT_PUMP_STOPPED);
+	assert_int_equal(seen.frames, 5);
+	assert_int_equal(res.frames, 6); /* batches of 3 */
+	reset();
+	fake.total = 100;
+	seen.fail_after = 4;
+	assert_true(rt_pump_run(&src, &c, &res, errbuf) < 0);
+	assert_int_equal(res.end, RT_PUMP_FAILED);
+	assert_non_null(strstr(errbuf, "broken pipe"));
+	assert_int_equal(res.frames, 6);
 	/* a sink that takes records: frame() for each */
 	reset();
 	c.max_frames = 0;

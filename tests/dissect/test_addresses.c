@@ -1,8 +1,9 @@
-/* Unit test of the addresses-only decode (what splits an analysis by host pair): every frame of the bundled captures gets the addresses the whole decode gives it. */
+/* Unit test of the addresses-only decode and of the addresses read in place (what splits an analysis by host pair): every frame of the bundled captures and frames at each edge get the addresses the whole decode gives them. */
 #include <dirent.h>
 #include <pcap/pcap.h>
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -41,6 +42,10 @@ static unsigned check_capture(const char *path)
 		if (a.ip_version != b.ip_version || memcmp(a.src_ip, b.src_ip, 16) ||
 		    memcmp(a.dst_ip, b.dst_ip, 16))
 			fail_msg("%s frame %u: the addresses-only decode differs", path, n + 1);
+		uint8_t ver, src[16], dst[16];
+		if (rt_dissect_addresses(&f, &ver, src, dst) &&
+		    (ver != a.ip_version || memcmp(src, a.src_ip, 16) || memcmp(dst, a.dst_ip, 16)))
+			fail_msg("%s frame %u: the addresses read in place differ", path, n + 1);
 		n++;
 	}
 	pcap_close(pc);
@@ -68,10 +73,93 @@ static void test_addresses_agree(void **state)
 	assert_true(frames > 1000); /* the captures were there */
 }
 
+/* An Ethernet frame of `len` bytes: `tags` VLAN tags of type tag_type, then ethertype `type` and an IP header. */
+static uint32_t edge_frame(uint8_t *f, uint32_t len, unsigned tags, uint16_t tag_type,
+                           uint16_t type, uint8_t ver_ihl, uint8_t proto)
+{
+	memset(f, 0, 128);
+	memset(f, 0x02, 12);
+	uint32_t off = 12;
+	for (unsigned t = 0; t < tags; t++, off += 4) {
+		f[off] = (uint8_t)(tag_type >> 8);
+		f[off + 1] = (uint8_t)tag_type;
+		f[off + 3] = 7; /* VLAN 7 */
+	}
+	f[off] = (uint8_t)(type >> 8);
+	f[off + 1] = (uint8_t)type;
+	uint8_t *ip = f + off + 2;
+	ip[0] = ver_ihl;
+	if (ver_ihl >> 4 == 6) {
+		ip[4] = 0;
+		ip[5] = 40;
+		ip[6] = proto;
+		for (unsigned i = 0; i < 32; i++)
+			ip[8 + i] = (uint8_t)(0x20 + i); /* source, destination */
+	} else {
+		ip[2] = 0;
+		ip[3] = 60;
+		ip[6] = proto == 0xff ? 0x20 : 0; /* 0xff: a first fragment, UDP */
+		ip[9] = proto == 0xff ? 17 : proto;
+		for (unsigned i = 0; i < 8; i++)
+			ip[12 + i] = (uint8_t)(10 + i); /* source, destination */
+	}
+	return len;
+}
+
+/* Frames at each edge of the addresses read in place: answered or not, and when answered, as decoded. */
+static void test_addresses_in_place(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *what;
+		uint32_t len;
+		unsigned tags;
+		uint16_t tag_type, type;
+		uint8_t ver_ihl, proto;
+		int link;
+		bool answered;
+	} c[] = {
+	    {"IPv4 UDP", 80, 0, 0, 0x0800, 0x45, 17, RT_LINK_ETHERNET, true},
+	    {"IPv4, 58 bytes", 58, 0, 0, 0x0800, 0x45, 17, RT_LINK_ETHERNET, true},
+	    {"IPv4, 57 bytes", 57, 0, 0, 0x0800, 0x45, 17, RT_LINK_ETHERNET, false},
+	    {"IPv4 with options", 80, 0, 0, 0x0800, 0x46, 17, RT_LINK_ETHERNET, true},
+	    {"IPv4, IHL 3", 80, 0, 0, 0x0800, 0x43, 17, RT_LINK_ETHERNET, true},
+	    {"IPv4 fragment", 80, 0, 0, 0x0800, 0x45, 0xff, RT_LINK_ETHERNET, true},
+	    {"IPv4 GRE", 80, 0, 0, 0x0800, 0x45, 47, RT_LINK_ETHERNET, false},
+	    {"IPv4 version 6", 80, 0, 0, 0x0800, 0x65, 17, RT_LINK_ETHERNET, false},
+	    {"VLAN IPv6 UDP", 80, 1, 0x8100, 0x86dd, 0x60, 17, RT_LINK_ETHERNET, true},
+	    {"VLAN IPv6 GRE", 80, 1, 0x8100, 0x86dd, 0x60, 47, RT_LINK_ETHERNET, false},
+	    {"two 802.1Q tags", 90, 2, 0x8100, 0x0800, 0x45, 17, RT_LINK_ETHERNET, false},
+	    {"QinQ", 90, 1, 0x88a8, 0x0800, 0x45, 17, RT_LINK_ETHERNET, false},
+	    {"Linux cooked", 80, 0, 0, 0x0800, 0x45, 17, RT_LINK_LINUX_SLL, false},
+	};
+	struct rt_dissect_opts light;
+	rt_dissect_opts_init(&light);
+	light.addresses_only = true;
+	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		uint8_t buf[128];
+		struct rt_frame f = {.data = buf, .linktype = c[i].link};
+		f.caplen = f.wirelen = edge_frame(buf, c[i].len, c[i].tags, c[i].tag_type,
+		                                  c[i].type, c[i].ver_ihl, c[i].proto);
+		uint8_t ver, src[16], dst[16];
+		bool got = rt_dissect_addresses(&f, &ver, src, dst);
+		if (got != c[i].answered)
+			fail_msg("%s: %s", c[i].what, got ? "answered" : "not answered");
+		struct rt_record r;
+		rt_dissect(&light, &f, &r);
+		if (got &&
+		    (ver != r.ip_version || memcmp(src, r.src_ip, 16) || memcmp(dst, r.dst_ip, 16)))
+			fail_msg("%s: the addresses differ from the decode's", c[i].what);
+		if (got && !ver)
+			fail_msg("%s: no IP version", c[i].what);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	dirs = (const char *const *)argv + 1;
 	ndirs = argc - 1;
-	const struct CMUnitTest tests[] = {cmocka_unit_test(test_addresses_agree)};
+	const struct CMUnitTest tests[] = {cmocka_unit_test(test_addresses_agree),
+	                                   cmocka_unit_test(test_addresses_in_place)};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

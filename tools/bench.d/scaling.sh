@@ -37,9 +37,11 @@ bench_time "reader: read and decode (dissect --count)" "$scaling_frames" \
 scaling_reader_row() { # LABEL THREADS FIELD: FIELD "reading" or "staging"
 	scaling_s=$(ROCETRACE_THREAD_TIMES=1 "$ROCETRACE" analyze --json --threads "$2" "$scaling_file" 2>&1 >/dev/null |
 		sed -n "s/^rocetrace: thread times: .*$3 \([0-9.]*\) s.*/\1/p")
-	[ -n "$scaling_s" ] && awk -v l="$1" -v n="$scaling_frames" -v s="$scaling_s" -v out="$BENCH_RESULTS" 'BEGIN {
-		printf "%s\t%d\t%.2f\t%.0f\t%.1f\n", l, n, s, (s > 0 ? n / s : 0), 0 >> out
-	}'
+	if [ -n "$scaling_s" ]; then # (not split, or no staging thread: no row)
+		awk -v l="$1" -v n="$scaling_frames" -v s="$scaling_s" -v out="$BENCH_RESULTS" 'BEGIN {
+			printf "%s\t%d\t%.2f\t%.0f\t%.1f\n", l, n, s, (s > 0 ? n / s : 0), 0 >> out
+		}'
+	fi
 }
 scaling_reader_row "reader alone, 2 parts (reads, stages, merges)" 2 reading
 scaling_reader_row "reader alone, 4+ parts (reads, copies)" 4 reading
