@@ -221,7 +221,7 @@ static void global_batch(struct rt_an_stage *st, struct batch *b)
 		an_stage_bucket_log_clear(&o->bk);
 	}
 	b->n = 0;
-	b->nbytes = 0;
+	b->bytes.len = 0;
 }
 
 /* The oldest batch in flight, once every part went through it, made global; its place made free. */
@@ -261,7 +261,7 @@ static void stage_slots(struct rt_an_stage *st, struct batch *b)
 {
 	for (unsigned i = 0; i < b->n; i++) {
 		struct slot *sl = &b->s[i];
-		sl->f.data = b->bytes + (size_t)(uintptr_t)sl->f.data;
+		sl->f.data = rt_frame_bytes_at(&b->bytes, &sl->f);
 		uint64_t ts = sl->f.ts_ns;
 		if (b->frame0 + i > 1 && ts < st->prev_ts)
 			st->disordered = true;
@@ -369,37 +369,15 @@ static void hand_over(struct rt_an_stage *st)
 		merge_oldest(st);
 }
 
-/* Room for `len` more bytes in the batch being filled; false when out of memory. */
-static bool bytes_room(struct batch *b, size_t len)
-{
-	if (b->nbytes + len <= b->capbytes)
-		return true;
-	size_t ncap = b->capbytes ? b->capbytes : 1u << 16;
-	while (ncap < b->nbytes + len)
-		ncap *= 2;
-	uint8_t *nb = realloc(b->bytes, ncap);
-	if (!nb)
-		return false;
-	b->bytes = nb;
-	b->capbytes = ncap;
-	return true;
-}
-
 int rt_an_stage_frame(struct rt_an_stage *st, const struct rt_frame *frame)
 {
 	struct batch *b = batch_at(st, st->filled);
-	if (!bytes_room(b, frame->caplen))
+	if (rt_frame_bytes_add(&b->bytes, frame, &b->s[b->n].f) < 0)
 		return -ENOMEM;
-	unsigned i = b->n;
-	if (!i)
+	if (!b->n)
 		b->frame0 = st->frames + 1;
-	b->s[i].f = *frame;
-	b->s[i].f.data = (const uint8_t *)(uintptr_t)b->nbytes; /* an offset until staged */
-	if (frame->caplen)
-		memcpy(b->bytes + b->nbytes, frame->data, frame->caplen);
-	b->nbytes += frame->caplen;
 	st->frames++;
-	if (++b->n == STAGE_BATCH || b->nbytes >= st->batch_bytes)
+	if (++b->n == STAGE_BATCH || b->bytes.len >= st->batch_bytes)
 		hand_over(st);
 	return 0;
 }
@@ -462,7 +440,7 @@ void rt_an_stage_free(struct rt_an_stage *st)
 	}
 	for (unsigned i = 0; st->b && i < st->nb; i++) {
 		part_outs_free(st->b[i].out, st->nparts);
-		free(st->b[i].bytes);
+		free(st->b[i].bytes.data);
 	}
 	part_outs_free(st->end, st->nparts);
 	free(st->rows);

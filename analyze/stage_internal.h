@@ -9,6 +9,7 @@
 
 #include "analyze/internal.h"
 #include "analyze/stage.h"
+#include "capture/frame_bytes.h"
 #include "capture/pump.h"
 
 #define STAGE_BATCH     4096u /* frames a batch holds */
@@ -75,8 +76,7 @@ struct slot {
 
 struct batch {
 	struct slot s[STAGE_BATCH];
-	uint8_t *bytes; /* the frames' bytes, copied */
-	size_t nbytes, capbytes;
+	struct rt_frame_bytes bytes; /* the frames' bytes, copied */
 	uint8_t part[STAGE_BATCH];
 	uint16_t order[STAGE_BATCH];         /* the slots by part, each part's in slot order */
 	uint16_t start[STAGE_PARTS_MAX + 1]; /* part k's slots: order[start[k] .. start[k + 1]) */

@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "capture/frame_bytes.h"
+
 /* ---- the files of a capture read from several, as the points announced them ---- */
 
 /* Paths by file number (rt_frame.file), copied from the announcements. */
@@ -128,11 +130,10 @@ enum chunk_state { CHUNK_FILLING, CHUNK_QUEUED, CHUNK_DONE };
 
 /* A run of frames copied from the pump, then their lines. */
 struct chunk {
-	struct rt_frame f[CHUNK_FRAMES]; /* data: an offset into `data` until queued */
+	struct rt_frame f[CHUNK_FRAMES]; /* data: an offset into `bytes` until queued */
 	const char *file[CHUNK_FRAMES];  /* each frame's file name (name_files), else NULL */
 	unsigned n;
-	uint8_t *data; /* the frames' bytes */
-	size_t len, cap;
+	struct rt_frame_bytes bytes;      /* the frames' bytes */
 	struct rt_print_text_times times; /* -ttt/-ttttt as they stood before its first line */
 	FILE *mem;                        /* its lines (open_memstream) */
 	char *out;
@@ -236,7 +237,7 @@ static bool write_oldest(struct par *p, bool wait)
 	c->error = 0;
 	c->state = CHUNK_FILLING;
 	c->n = 0;
-	c->len = 0;
+	c->bytes.len = 0;
 	p->written++;
 	return true;
 }
@@ -246,7 +247,7 @@ static void queue_chunk(struct par *p)
 {
 	struct chunk *c = chunk_at(p, p->filled);
 	for (unsigned i = 0; i < c->n; i++)
-		c->f[i].data = c->data + (size_t)(uintptr_t)c->f[i].data;
+		c->f[i].data = rt_frame_bytes_at(&c->bytes, &c->f[i]);
 	pthread_mutex_lock(&p->mu);
 	c->state = CHUNK_QUEUED;
 	p->filled++;
@@ -274,16 +275,8 @@ static int par_frame(void *ctx, const struct rt_frame *frame, const struct rt_re
 			;
 	}
 	struct chunk *c = chunk_at(p, p->filled);
-	if (c->len + frame->caplen > c->cap) {
-		size_t ncap = c->cap ? c->cap : 1u << 20;
-		while (ncap < c->len + frame->caplen)
-			ncap *= 2;
-		uint8_t *nd = realloc(c->data, ncap);
-		if (!nd)
-			return rt_errorf(errbuf, ENOMEM, "frames in flight");
-		c->data = nd;
-		c->cap = ncap;
-	}
+	if (rt_frame_bytes_add(&c->bytes, frame, &c->f[c->n]) < 0)
+		return rt_errorf(errbuf, ENOMEM, "frames in flight");
 	if (!c->n)
 		c->times = p->times;
 	if (!p->times.have_ts) {
@@ -291,12 +284,8 @@ static int par_frame(void *ctx, const struct rt_frame *frame, const struct rt_re
 		p->times.first_ts = frame->ts_ns;
 	}
 	p->times.prev_ts = frame->ts_ns;
-	memcpy(c->data + c->len, frame->data, frame->caplen);
-	c->f[c->n] = *frame;
-	c->f[c->n].data = (const uint8_t *)(uintptr_t)c->len; /* an offset until queued */
 	c->file[c->n] = p->name_files ? paths_of(&p->files, frame->file) : NULL;
-	c->len += frame->caplen;
-	if (++c->n == CHUNK_FRAMES || c->len >= p->chunk_bytes)
+	if (++c->n == CHUNK_FRAMES || c->bytes.len >= p->chunk_bytes)
 		queue_chunk(p);
 	return p->o->error ? 1 : 0;
 }
@@ -327,7 +316,7 @@ static void par_free(void *ctx)
 		if (p->ring[i].mem)
 			fclose(p->ring[i].mem);
 		free(p->ring[i].out);
-		free(p->ring[i].data);
+		free(p->ring[i].bytes.data);
 	}
 	paths_free(&p->files);
 	free(p->ring);
