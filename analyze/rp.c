@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/hash.h"
+
 /*
  * A rate is measured over AN_RP_GAPS gaps between the flow's packets (each
  * packet's length, at most 65535, over the gap after it), so the windows adapt to
@@ -77,9 +79,9 @@ static void links_done(struct an_rp_ctx *c)
 
 static uint32_t link_hash(uint8_t ipver, const uint8_t *dst, unsigned point)
 {
-	uint64_t h = 0xcbf29ce484222325ull ^ ((uint64_t)ipver << 8 | point);
-	for (unsigned i = 0; i < (ipver == 4 ? 4u : 16u); i++)
-		h = (h ^ dst[i]) * 0x100000001b3ull;
+	uint64_t a[2] = {0, 0}; /* the address, an IPv4 one in the first 4 bytes */
+	memcpy(a, dst, ipver == 4 ? 4u : 16u);
+	uint64_t h = rt_hash_mix(rt_hash_mix((uint64_t)ipver << 8 | point, a[0]), a[1]);
 	return (uint32_t)(h ^ (h >> 32));
 }
 
