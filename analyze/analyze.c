@@ -470,19 +470,13 @@ void rt_analyzer_feed_frame(struct rt_analyzer *an, const struct rt_record *rec,
 		an->last_ts = ts;
 	if (ts > an->now)
 		an->now = ts;
-	an_advance(an, an->now); /* the buckets before this frame end before it counts */
-	an->tot.c.packets++;
-	an->tot.c.bytes += rec->wirelen;
-	if (an->pfc.active && an->now >= an->pfc.next_expiry)
-		an_pfc_advance(&an->pfc, an->now);
+	an_frame_clock(an, ts, rec->wirelen);
 	if (an_paused(an)) /* a pause runs: the RP windows around now are not measured */
 		an->rpx.paused_ts = an->now;
 	int point = an->vp.on && rec->point < AN_VP_POINTS ? (int)rec->point : -1;
 	if (!an->part) {
 		an_tally_frame(&an->tally, rec, first, point);
 		an->pair.disordered |= an->tally.ts_back + an->tally.ts_back_across != 0;
-		if (an->bk.len && ts < an->bk.cur && an->bk.cur != UINT64_MAX)
-			an->tally.late_bucket++;       /* counted in the bucket after its own */
 	} else if (an_tally_counts(&an->tally, rec)) { /* the stage keeps the order */
 		an_ep_log_port(&an->ep, rec->udp_dport, rec->other_port_rocev2);
 	}

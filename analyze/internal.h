@@ -94,6 +94,24 @@ void an_sink_failed(struct rt_analyzer *an, unsigned i, int rc, const char *msg)
 /* End the buckets before `ts` (a frame's time, or a live source's idle clock); pauses fill theirs. */
 void an_advance(struct rt_analyzer *an, uint64_t ts);
 
+/*
+ * A frame of time `ts` and `wirelen` bytes counted at the clock an->now
+ * (the highest time so far), as one analyzer and a staged analysis'
+ * global parts count it: the buckets before it end, a frame older than the
+ * current bucket is counted late in it (not in a part: its stage counts
+ * those), its totals, the pauses that expired by then.
+ */
+static inline void an_frame_clock(struct rt_analyzer *an, uint64_t ts, uint32_t wirelen)
+{
+	an_advance(an, an->now);
+	if (!an->part && an->bk.len && ts < an->bk.cur && an->bk.cur != UINT64_MAX)
+		an->tally.late_bucket++; /* counted in the bucket after its own */
+	an->tot.c.packets++;
+	an->tot.c.bytes += wirelen;
+	if (an->pfc.active && an->now >= an->pfc.next_expiry)
+		an_pfc_advance(&an->pfc, an->now);
+}
+
 /* A PFC/PAUSE pause runs at the record being fed (a part: as the stage saw it). */
 static inline bool an_paused(const struct rt_analyzer *an)
 {

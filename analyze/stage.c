@@ -191,17 +191,11 @@ static void global_batch(struct rt_an_stage *st, struct batch *b)
 		unsigned k = b->part[i];
 		bool copy = b->out[k].flags[i] & FLAG_COPY;
 		an->now = now;
-		an_advance(an, now); /* the buckets before this frame end before it counts */
-		if (an->bk.len && fr->ts_ns < an->bk.cur && an->bk.cur != UINT64_MAX)
-			an->tally.late_bucket++; /* counted in the bucket after its own */
-		an->tot.c.packets++;
-		an->tot.c.bytes += fr->wirelen;
+		an_frame_clock(an, fr->ts_ns, fr->wirelen);
 		if (copy) {
 			an->tot.copies++;
 			an->tot.copy_bytes += fr->wirelen;
 		}
-		if (an->pfc.active && now >= an->pfc.next_expiry)
-			an_pfc_advance(&an->pfc, now);
 		an_tally_order(&an->tally, fr->ts_ns, b->frame0 + i == 1, an->vp.on ? 0 : -1,
 		               (b->s[i].flags & FLAG_PFC) != 0);
 		if (!copy)
