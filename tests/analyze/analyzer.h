@@ -15,6 +15,16 @@
 #define US 1000ull
 #define MS 1000000ull
 
+/* The scenario folder a test is given (its one argument), or NULL with the usage said (main returns 2). */
+static inline const char *scenario_dir_arg(int argc, char **argv)
+{
+	if (argc < 2) {
+		fprintf(stderr, "usage: %s SCENARIO_DIR\n", argv[0]);
+		return NULL;
+	}
+	return argv[1];
+}
+
 static inline struct rt_analyzer *new_an(uint64_t link_bps)
 {
 	struct rt_analyzer_opts o;

@@ -259,11 +259,8 @@ static void test_flow_ids_by_first_frame(void **state)
 
 int main(int argc, char **argv)
 {
-	if (argc < 2) {
-		fprintf(stderr, "usage: %s SCENARIO_DIR\n", argv[0]);
+	if (!(scenario_dir = scenario_dir_arg(argc, argv)))
 		return 2;
-	}
-	scenario_dir = argv[1];
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_flows_transport),
 	    cmocka_unit_test(test_pairing_read_atomic),

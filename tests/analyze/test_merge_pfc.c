@@ -339,11 +339,8 @@ static void test_pfc_mac_rule(void **state)
 
 int main(int argc, char **argv)
 {
-	if (argc < 2) {
-		fprintf(stderr, "usage: %s SCENARIO_DIR\n", argv[0]);
+	if (!(scenario_dir = scenario_dir_arg(argc, argv)))
 		return 2;
-	}
-	scenario_dir = argv[1];
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_pfc_pause),
 	    cmocka_unit_test(test_pfc_src_only),

@@ -64,6 +64,14 @@ static void read_frames(const char *path, struct frames *out)
 	}
 }
 
+/* The dcqcn scenario's frames: the capture the tests below build theirs on. */
+static void read_dcqcn(struct frames *out)
+{
+	char path[1024];
+	snprintf(path, sizeof(path), "%s/dcqcn.pcap", scenario_dir);
+	read_frames(path, out);
+}
+
 /* The frames through one analyzer (decoded here), or through a stage of `parts`: its JSON report and its timeline of 100 us buckets. */
 static char *analyze(const struct frames *fr, unsigned parts)
 {
@@ -171,10 +179,8 @@ static void insert_pfc(struct frames *fr, unsigned at, uint64_t ts, uint16_t qua
 static void test_pauses_handed(void **state)
 {
 	(void)state;
-	char path[1024];
-	snprintf(path, sizeof(path), "%s/dcqcn.pcap", scenario_dir);
 	struct frames fr;
-	read_frames(path, &fr);
+	read_dcqcn(&fr);
 	unsigned gap_at = fr.n / 2, cnps = 0, storm = 100, room = fr.n + storm + 4096;
 	struct rt_frame *nf = realloc(fr.f, room * sizeof(*nf));
 	assert_non_null(nf);
@@ -223,10 +229,8 @@ static void test_pauses_handed(void **state)
 static void test_pause_after_last_frame(void **state)
 {
 	(void)state;
-	char path[1024];
-	snprintf(path, sizeof(path), "%s/dcqcn.pcap", scenario_dir);
 	struct frames fr;
-	read_frames(path, &fr);
+	read_dcqcn(&fr);
 	struct rt_frame *all = fr.f;
 	unsigned n = fr.n, cuts = 0;
 	uint8_t pfc[RT_MACC_FRAME_LEN];
@@ -271,10 +275,8 @@ static void test_pause_after_last_frame(void **state)
 static void test_many_batches(void **state)
 {
 	(void)state;
-	char path[1024];
-	snprintf(path, sizeof(path), "%s/dcqcn.pcap", scenario_dir);
 	struct frames one_fr;
-	read_frames(path, &one_fr);
+	read_dcqcn(&one_fr);
 	unsigned n = one_fr.n, tiles = TILES;
 	uint64_t span = one_fr.f[n - 1].ts_ns - one_fr.f[0].ts_ns + MS;
 	struct frames fr = {.f = calloc((size_t)n * tiles + tiles, sizeof(*fr.f)), .n = 0};
@@ -306,10 +308,9 @@ static void test_many_batches(void **state)
 static void test_freed_mid_run(void **state)
 {
 	(void)state;
-	char path[1024], errbuf[RT_ERRBUF_SIZE];
-	snprintf(path, sizeof(path), "%s/dcqcn.pcap", scenario_dir);
+	char errbuf[RT_ERRBUF_SIZE];
 	struct frames fr;
-	read_frames(path, &fr);
+	read_dcqcn(&fr);
 	for (unsigned parts = 2; parts <= 8; parts++) {
 		struct rt_analyzer *an = new_an(0);
 		rt_analyzer_one_point(an);
@@ -327,11 +328,8 @@ static void test_freed_mid_run(void **state)
 
 int main(int argc, char **argv)
 {
-	if (argc < 2) {
-		fprintf(stderr, "usage: %s SCENARIO_DIR\n", argv[0]);
+	if (!(scenario_dir = scenario_dir_arg(argc, argv)))
 		return 2;
-	}
-	scenario_dir = argv[1];
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_scenarios_alike),        cmocka_unit_test(test_pauses_handed),
 	    cmocka_unit_test(test_pause_after_last_frame), cmocka_unit_test(test_many_batches),
