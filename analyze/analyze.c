@@ -100,6 +100,7 @@ struct rt_analyzer *rt_analyzer_new(const struct rt_analyzer_opts *opts, char *e
 		return NULL;
 	}
 	an_vp_init(&an->vp, an->o.vantage, an->o.vantage_window_ns);
+	an_vp_sample(&an->vp, an->o.vantage_sample_k, an->o.vantage_sample_m);
 	if (an->vp.on) { /* several points may come: each flow follows one */
 		an->tr.fw = an->ecn.fw = (struct an_follow){follows, an};
 	}

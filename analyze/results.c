@@ -308,6 +308,8 @@ static int paths(struct an_results *res, const struct rt_analyzer *an,
 		const struct an_vp_path *q = &vr->path[i];
 		p[i] = (struct rt_res_path){.from = v->vp[q->from].name,
 		                            .to = v->vp[q->to].name,
+		                            .sample_k = q->sample_k,
+		                            .sample_m = q->sample_m,
 		                            .matched = q->matched,
 		                            .lost = q->lost,
 		                            .ce_marked = q->ce_marked,

@@ -419,6 +419,8 @@ struct rt_res_episode {
 /* A path between two vantage points, from upstream to downstream ("Vantage points"). */
 struct rt_res_path {
 	const char *from, *to; /* the points' names */
+	/* the packets its figures rest on: those trajectory sampling kept, k in m (1 in 1: all) */
+	uint32_t sample_k, sample_m;
 	uint64_t matched, lost, ce_marked;
 	/* packets seen at from whose passing `to` was judged (matched + lost), and those that
 	 * could not be, with why (NULL: none) */

@@ -64,6 +64,12 @@ struct rt_analyzer_opts {
 	bool vantage_clocks;
 	/* a packet's frames at the vantage points are matched within this long of its first; default 10 ms */
 	uint64_t vantage_window_ns;
+	/*
+	 * Trajectory sampling: only the packets whose fingerprint hashes below
+	 * vantage_sample_k in vantage_sample_m are matched across the points
+	 * (every point keeps the same ones, whatever its clock); 0 or k == m: all.
+	 */
+	uint32_t vantage_sample_k, vantage_sample_m;
 };
 
 /* Vantage points the analysis follows at most. */

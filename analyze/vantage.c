@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/hash.h"
+
 /*
  * A packet is known by the fingerprint duplicate detection gives it (what
  * no hop changes: addresses, destination QP, PSN, opcode, lengths, UDP
@@ -44,7 +46,25 @@ void an_vp_init(struct an_vantage *v, bool on, uint64_t window_ns)
 	memset(v, 0, sizeof(*v));
 	v->on = on;
 	v->window_ns = window_ns;
+	v->sample_k = v->sample_m = 1;
 	v->only = -1;
+}
+
+void an_vp_sample(struct an_vantage *v, uint32_t k, uint32_t m)
+{
+	v->sample_k = k && k < m ? k : 1;
+	v->sample_m = k && k < m ? m : 1;
+}
+
+/*
+ * Whether trajectory sampling keeps the packet of fingerprint fp: a hash of
+ * what every point sees alike, so that every point keeps the same packets.
+ * Mixed again: the tables below index by the fingerprint's low bits.
+ */
+static bool sampled(const struct an_vantage *v, uint64_t fp)
+{
+	return v->sample_m == 1 ||
+	       rt_hash_mix(0x6a09e667f3bcc909ull, fp) % v->sample_m < v->sample_k;
 }
 
 void an_vp_free(struct an_vantage *v)
@@ -545,7 +565,7 @@ void an_vp_frame(struct an_vantage *v, const struct rt_record *rec, uint64_t fp,
 	if (rec->point >= AN_VP_POINTS)
 		v->frames_unknown++;
 	else
-		point_frame(v, rec->point, rec, fp, copy, now);
+		point_frame(v, rec->point, rec, fp && sampled(v, fp) ? fp : 0, copy, now);
 }
 
 void an_vp_finish(struct an_vantage *v)

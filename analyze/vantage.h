@@ -92,6 +92,7 @@ struct an_vantage {
 	uint64_t phead, ptail;
 	uint32_t pcap; /* ring size, power of 2 (0: none yet) */
 	uint64_t window_ns;
+	uint32_t sample_k, sample_m; /* trajectory sampling (an_vp_sample): m 1, all packets */
 	struct an_vp_point pt[AN_VP_POINTS];
 	int64_t ref[AN_VP_PAIRS];
 	bool ref_set[AN_VP_PAIRS];
@@ -125,6 +126,7 @@ struct an_vantage {
 /* One path between two vantage points (from upstream to downstream), as the report gives it. */
 struct an_vp_path {
 	unsigned from, to;
+	uint32_t sample_k, sample_m; /* the packets matched: those trajectory sampling kept */
 	uint64_t matched, lost, ce_marked;
 	/* packets seen upstream whose passing downstream was judged (matched + lost), and those
 	 * that could not be: the downstream point was not capturing when they would have passed */
@@ -155,6 +157,11 @@ struct an_vp_result {
 /* The part, on (records carry their capture point: rt_record.point) or off. */
 void an_vp_init(struct an_vantage *v, bool on, uint64_t window_ns);
 void an_vp_free(struct an_vantage *v);
+/*
+ * Trajectory sampling: match only the packets whose fingerprint hashes below
+ * k in m (1 <= k <= m; m 1: all), before the first frame.
+ */
+void an_vp_sample(struct an_vantage *v, uint32_t k, uint32_t m);
 /*
  * One frame at stream time `now`: fp is its fingerprint when it is RoCE
  * with a BTH (else 0); copy: the duplicate detection found it a copy of a

@@ -227,6 +227,10 @@ int an_vp_compute(const struct an_vantage *v, struct an_vp_result *r)
 				an_vp_result_free(r);
 				return -ENOMEM;
 			}
+	for (unsigned k = 0; k < r->npaths; k++) {
+		r->path[k].sample_k = v->sample_k;
+		r->path[k].sample_m = v->sample_m;
+	}
 	return 0;
 }
 

@@ -443,6 +443,11 @@ static void vantage_json(const struct rt_results *r, struct rt_json *j)
 		RT_JSON_KEY(j, "not_judged_reason");
 		rt_json_str_or_null(j, p->not_judged_reason);
 		RT_JSON_U64(j, "ce_marked", p->ce_marked);
+		RT_JSON_KEY(j, "sample");
+		rt_json_obj(j);
+		RT_JSON_U64(j, "k", p->sample_k);
+		RT_JSON_U64(j, "m", p->sample_m);
+		rt_json_obj_end(j);
 		rt_json_obj_end(j);
 	}
 	rt_json_arr_end(j);

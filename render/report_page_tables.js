@@ -154,6 +154,10 @@
         cell: function (p) { return int(p.lost) + " of " + int(p.judged) + (p.not_judged ? " (" + int(p.not_judged) + " not judged)" : ""); } },
       { title: "CE marked", help: "became CE between the two points", key: function (p) { return p.ce_marked; }, cell: function (p) { return int(p.ce_marked); } },
     ], P, { id: "rt-path-table", pageSize: 50, onDraw: function (n) { check.paths_rows = n; } });
+    const sampled = P.filter(function (p) { return p.sample && p.sample.m > 1; });
+    if (sampled.length)
+      s.appendChild(el("p", { cls: "rt-hint", text: "The figures rest on the packets sampled, " + sampled[0].sample.k + " in " +
+        sampled[0].sample.m + " (the same packets at every point): matched, lost and CE marked count those." }));
     if (P.some(function (p) { return p.delay_ns && p.delay_includes_offset; }))
       s.appendChild(el("p", { cls: "rt-hint", text: "*: the clock offset is not known, so the delay includes it." }));
   }

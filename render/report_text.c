@@ -474,8 +474,11 @@ static void text_vantage(const struct rt_results *r, struct rt_outbuf *o)
 	rt_out_char(o, '\n');
 	for (unsigned i = 0; i < r->npaths; i++) {
 		const struct rt_res_path *p = &r->paths[i];
-		rt_out_printf(o, "  %s -> %s: %llu packets seen at both", p->from, p->to,
-		              (unsigned long long)p->matched);
+		rt_out_printf(o, "  %s -> %s", p->from, p->to);
+		if (p->sample_m > 1)
+			rt_out_printf(o, " (of the packets sampled, %u in %u)", p->sample_k,
+			              p->sample_m);
+		rt_out_printf(o, ": %llu packets seen at both", (unsigned long long)p->matched);
 		if (!p->matched) {
 			rt_out_str(o, "\n");
 			continue;

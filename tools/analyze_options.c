@@ -9,6 +9,7 @@
 #include "tools/cli.h"
 #include "tools/commands.h"
 #include "tools/optable.h"
+#include "tools/options.h"
 #include "tools/selection.h"
 
 #define MAX_DURATION_NS      1000000000000000ull /* 1e6 s: --bucket, --episode-gap */
@@ -23,6 +24,29 @@
 #define AT(member)         RT_AT(struct rt_analyze_args, member)
 #define ONLY_ANALYZE(opt)  opt " is an option of 'rocetrace analyze'"
 #define ONLY_TIMELINE(opt) opt " is an option of 'rocetrace timeline'"
+
+/* --vantage-sample: M at most this (a finer sample matches too few packets to say anything) */
+#define MAX_SAMPLE_M 1048576u
+
+/* --vantage-sample K/M: K in M of the packets matched across the points. */
+static int vantage_sample_option(struct rt_opt_use *u)
+{
+	struct rt_analyze_args *a = u->args;
+	const char *slash = strchr(u->arg, '/');
+	char k_text[24];
+	uint64_t k, m;
+	if (!slash || (size_t)(slash - u->arg) >= sizeof(k_text))
+		return rt_cli_usage_error(u->cmd, "%s takes K/M, K packets in M (1/16), not '%s'",
+		                          u->opt, u->arg);
+	memcpy(k_text, u->arg, (size_t)(slash - u->arg));
+	k_text[slash - u->arg] = '\0';
+	if (rt_opt_uint(u->cmd, "--vantage-sample M", slash + 1, 1, MAX_SAMPLE_M, &m) ||
+	    rt_opt_uint(u->cmd, "--vantage-sample K", k_text, 1, m, &k))
+		return RT_EXIT_USAGE;
+	a->ao.vantage_sample_k = (uint32_t)k;
+	a->ao.vantage_sample_m = (uint32_t)m;
+	return 0;
+}
 
 static int show_help(struct rt_opt_use *u)
 {
@@ -149,6 +173,12 @@ static const struct rt_opt rows[] = {
      .max = 10000000000ull,
      .cmds = AN | RP,
      .refused = ONLY_ANALYZE("--vantage-window")},
+    {.name = "vantage-sample",
+     .kind = RT_OPT_CALL,
+     .has_arg = required_argument,
+     .call = vantage_sample_option,
+     .cmds = AN | RP,
+     .refused = ONLY_ANALYZE("--vantage-sample")},
     {.letter = 'o', .kind = RT_OPT_STRING, .at = AT(out_path), .cmds = TL | RP},
     RT_CLI_THREADS_ROW(struct rt_analyze_args, threads),
 };

@@ -14,7 +14,8 @@ The analysis must give the clock offset within 5 us, `lost` and `ce_marked`
 exactly, the delay minimum near the model's, CE/CNP/retransmission totals as
 the model's (not doubled); the same files gzip'd, rotated and given out of
 order, or named with --vantage, the same paths; one direction alone an
-unknown offset with its reason; `timeline --by-vantage` rows of each point
+unknown offset with its reason; --vantage-sample K/M the same packets at both
+taps (none falsely lost), nested samples, about K/M of the matches; `timeline --by-vantage` rows of each point
 adding up, per flow and column, to that point's file read alone.
 Exits 0 when all holds, 1 with one line per mismatch.
 """
@@ -164,6 +165,53 @@ def write_rotated(frames, names):
         write_pcap(name, frames[k * n // len(names):(k + 1) * n // len(names)])
 
 
+def check_sampling(rt, b, a, doc, truth):
+    """--vantage-sample K/M: every point keeps the same packets, so the sampled packets match as the whole do.
+
+    Sampling at one point but not the other (a hash of something a hop changes) would call most
+    sampled packets lost; the samples of one M nest (K/M holds (K-1)/M's); about K/M of the
+    packets match; the clock offset still comes out; the flows and totals count every packet.
+    """
+    full = {(p["from"], p["to"]): p for p in doc["paths"]}
+    for k in (1, 4):
+        got = run(rt, "--vantage-sample", "%d/%d" % (k, k), b, a)
+        check("--vantage-sample %d/%d: paths" % (k, k), paths_only(got), paths_only(doc))
+    check("no sampling: sample", [p["sample"] for p in doc["paths"]], [{"k": 1, "m": 1}] * len(doc["paths"]))
+    prev = {}
+    for k in (1, 2, 3):
+        opt = "%d/4" % k
+        s = run(rt, "--vantage-sample", opt, b, a)
+        check(opt + ": flows", s["flows"], doc["flows"])
+        check(opt + ": totals", s["totals"], doc["totals"])
+        check(opt + ": path names", sorted(full), sorted((p["from"], p["to"]) for p in s["paths"]))
+        for p in s["paths"]:
+            key = (p["from"], p["to"])
+            whole = full.get(key)
+            if not whole:
+                continue
+            check(opt + " %s->%s sample" % key, p["sample"], {"k": k, "m": 4})
+            n = whole["matched"]
+            want, sd = n * k / 4, (n * k / 4 * (1 - k / 4)) ** 0.5
+            if abs(p["matched"] - want) > 5 * sd + 1:
+                errors.append("%s %s->%s matched %d, want about %.0f (of %d)" % (opt, *key, p["matched"], want, n))
+            for f in ("lost", "ce_marked"):
+                if p[f] > whole[f]:
+                    errors.append("%s %s->%s %s %d, more than the %d of every packet" % (opt, *key, f, p[f], whole[f]))
+            if key in prev and any(p[f] < prev[key][f] for f in ("matched", "judged", "ce_marked")):
+                errors.append("%s %s->%s: fewer than %d/4 kept: %r < %r" % (opt, *key, k - 1, p, prev[key]))
+            sign = 1 if key == ("before", "after") else -1
+            if p["offset_ns"] is None or abs(p["offset_ns"] - sign * SKEW) > 5000:
+                errors.append("%s %s->%s offset_ns %r, want %d +- 5000" % (opt, *key, p["offset_ns"], sign * SKEW))
+            prev[key] = p
+    ce = path(run(rt, "--vantage-sample", "1/2", b, a), "before", "after")
+    if ce and not truth["ce"] // 4 <= ce["ce_marked"] <= truth["ce"]:
+        errors.append("--vantage-sample 1/2: ce_marked %d of the %d CE marks" % (ce["ce_marked"], truth["ce"]))
+    t = subprocess.run([rt, "analyze", "--vantage-sample", "1/4", b, a], stdout=subprocess.PIPE,
+                       timeout=300).stdout.decode()
+    if "before -> after (of the packets sampled, 1 in 4): " not in re.sub(r"\n +", " ", t):
+        errors.append("--vantage-sample 1/4: the text report does not say the sample:\n" + t)
+
+
 def main():
     rt = sys.argv[1]
     before, after, truth = model()
@@ -259,6 +307,7 @@ def main():
         if sum(p["matched"] for p in short["paths"]) > truth["cnp"]:
             errors.append("--vantage-window 100us: %r matched, want at most the %d CNPs" %
                           ([p["matched"] for p in short["paths"]], truth["cnp"]))
+        check_sampling(rt, b, a, doc, truth)
         # named with --vantage
         nm = run(rt, "--vantage", "sender_side=" + b, "--vantage", "receiver_side=" + a)
         got = paths_only(nm).__str__().replace("sender_side", "before").replace("receiver_side", "after")

@@ -333,6 +333,69 @@ static int reset(void **state)
 	return 0;
 }
 
+/*
+ * 4000 packets from host 1 to host 2 through a then b, each a different PSN;
+ * at b every packet is CE and its TTL one less, every 100th dropped; with
+ * --vantage-sample k/m its paths.
+ */
+static void sampled_run(uint32_t k, uint32_t m, struct an_vp_path *ab)
+{
+	struct an_vantage v;
+	struct an_vp_path ba;
+	an_vp_init(&v, true, W);
+	an_vp_sample(&v, k, m);
+	now = 0;
+	uint64_t t = T0;
+	for (uint32_t n = 0; n < 4000; n++, t += 2000) {
+		struct rt_record d = pkt(0, 1, 2, 0x04, n, t, 2);
+		feed(&v, &d, false);
+		if (n % 100 == 99)
+			continue;
+		struct rt_record e = pkt(1, 1, 2, 0x04, n, t + 1000, 3);
+		e.ttl = 63;
+		feed(&v, &e, true);
+	}
+	struct rt_record end =
+	    pkt(1, 2, 1, 0x11, 0, t + 20 * W, 2); /* b captures past every window */
+	feed(&v, &end, false);
+	an_vp_finish(&v);
+	paths(&v, ab, &ba);
+	an_vp_free(&v);
+}
+
+/*
+ * Trajectory sampling: both points keep the same packets though a hop
+ * changed their ECN and TTL (no packet sampled at a only, called lost);
+ * about k/m of them, a sample of one m holding the smaller k's; 0 or k >= m
+ * is every packet.
+ */
+static void test_sampling(void **state)
+{
+	(void)state;
+	struct an_vp_path all, one, two, same;
+	sampled_run(1, 1, &all);
+	assert_int_equal(all.matched, 3960);
+	assert_int_equal(all.lost, 40);
+	assert_int_equal(all.sample_m, 1);
+	sampled_run(0, 8, &same);
+	assert_int_equal(same.matched, all.matched);
+	assert_int_equal(same.sample_k, 1);
+	assert_int_equal(same.sample_m, 1);
+	sampled_run(1, 8, &one);
+	sampled_run(2, 8, &two);
+	assert_int_equal(one.sample_k, 1);
+	assert_int_equal(one.sample_m, 8);
+	/* 3960 / 8 = 495, sd 20.8: within 5 sd */
+	assert_in_range(one.matched, 495 - 104, 495 + 104);
+	assert_in_range(two.matched, 990 - 136, 990 + 136);
+	assert_true(one.matched <= two.matched && one.lost <= two.lost);
+	assert_true(two.lost <= all.lost);
+	assert_int_equal(one.ce_marked, one.matched); /* every matched packet became CE at b */
+	assert_int_equal(one.judged, one.matched + one.lost);
+	assert_int_equal(one.offset_ns, all.offset_ns);
+	assert_int_equal(one.delay_min, all.delay_min);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -342,6 +405,7 @@ int main(void)
 	    cmocka_unit_test_setup(test_identical_and_pending, reset),
 	    cmocka_unit_test_setup(test_nothing_in_common, reset),
 	    cmocka_unit_test_setup(test_second_point_late, reset),
+	    cmocka_unit_test_setup(test_sampling, reset),
 	    cmocka_unit_test(test_warning),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -44,4 +44,6 @@ bench_time "rocetrace analyze --json (tap 1 alone)" "$VANTAGE_FRAMES" "$ROCETRAC
 bench_time "rocetrace analyze --json (tap 2 alone)" "$VANTAGE_FRAMES" "$ROCETRACE" analyze --json "$vout"
 bench_time "rocetrace analyze --json (both taps: 2 vantage points)" "$((2 * VANTAGE_FRAMES))" \
 	"$ROCETRACE" analyze --json "$vin" "$vout"
-bench_note "vantage: both taps together against the sum of each alone is what following packets between vantage points costs; peak RSS grows with the match window (10 ms of packets), not the files' frames."
+bench_time "rocetrace analyze --json --vantage-sample 1/64 (both taps)" "$((2 * VANTAGE_FRAMES))" \
+	"$ROCETRACE" analyze --json --vantage-sample 1/64 "$vin" "$vout"
+bench_note "vantage: both taps together against the sum of each alone is what following packets between vantage points costs; peak RSS grows with the match window (10 ms of packets), not the files' frames; --vantage-sample 1/64 matches one packet in 64 (trajectory sampling)."
