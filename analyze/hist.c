@@ -100,6 +100,26 @@ uint64_t an_hist_rank(const struct an_hist *h, uint64_t rank)
 	return h->max;
 }
 
+unsigned an_hist_values(const struct an_hist *h, uint64_t *val, uint64_t *cnt)
+{
+	unsigned k = 0;
+	if (h->n <= AN_HIST_EXACT) {
+		for (; k < h->n; k++) {
+			val[k] = h->exact[k];
+			cnt[k] = 1;
+		}
+		return k;
+	}
+	for (unsigned i = 0; i < AN_HIST_BUCKETS; i++) {
+		if (!h->bucket[i])
+			continue;
+		uint64_t v = hist_value(i);
+		val[k] = v < h->min ? h->min : v > h->max ? h->max : v;
+		cnt[k++] = h->bucket[i];
+	}
+	return k;
+}
+
 void an_hist_merge(struct an_hist *dst, const struct an_hist *src)
 {
 	if (!src)

@@ -22,6 +22,13 @@ void an_hist_addp(struct an_hist **h, uint64_t v);
 uint64_t an_hist_quantile(const struct an_hist *h, double q);
 /* The value of nearest rank `rank` (1 .. n, clamped); 0 when empty. */
 uint64_t an_hist_rank(const struct an_hist *h, uint64_t rank);
+/*
+ * The values h's ranks give, each with how many values it stands for: the
+ * values themselves while there are AN_HIST_EXACT or fewer, else one per
+ * bucket that holds any (its middle, within min..max), in bucket order.
+ * Into val[] and cnt[] (room for AN_HIST_BUCKETS each); returns how many.
+ */
+unsigned an_hist_values(const struct an_hist *h, uint64_t *val, uint64_t *cnt);
 /* Add the values of src (NULL: none) to dst. */
 void an_hist_merge(struct an_hist *dst, const struct an_hist *src);
 /* Population standard deviation of the values; 0 when empty. */

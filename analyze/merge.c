@@ -67,40 +67,18 @@ static int merge_facts(struct rt_analyzer *dst, struct rt_analyzer *src, const s
 	return an_facts_merge(&dst->facts, &src->facts, m->at_src);
 }
 
-/* The capture points' frames summed; the packets matched across points are one side's only. */
+/* Vantage points: each side's host pairs with their matches (analyze/vantage.c), the points joined. */
 static int merge_vantage(struct rt_analyzer *dst, struct rt_analyzer *src,
                          const struct merge_maps *m)
 {
 	(void)m;
-	if (src->vp.ncls) { /* src's matches, dst's description of the points */
-		struct an_vantage t = dst->vp;
-		dst->vp = src->vp;
-		src->vp = t;
-		struct rt_an_vantage *vp = dst->vp.vp;
-		unsigned nvp = dst->vp.nvp;
+	if (!dst->vp.nvp && src->vp.nvp) { /* the points' description: dst's, else src's */
 		dst->vp.vp = src->vp.vp;
 		dst->vp.nvp = src->vp.nvp;
-		src->vp.vp = vp;
-		src->vp.nvp = nvp;
+		src->vp.vp = NULL;
+		src->vp.nvp = 0;
 	}
-	struct an_vantage *d = &dst->vp;
-	const struct an_vantage *s = &src->vp;
-	for (unsigned i = 0; i < AN_VP_POINTS; i++) {
-		const struct an_vp_point *sp = &s->pt[i];
-		struct an_vp_point *dp = &d->pt[i];
-		if (!sp->seen)
-			continue;
-		if (!dp->seen || sp->first < dp->first)
-			dp->first = sp->first;
-		if (!dp->seen || sp->last > dp->last)
-			dp->last = sp->last;
-		dp->seen = true;
-		dp->frames += sp->frames;
-	}
-	d->frames_unknown += s->frames_unknown;
-	d->forgotten_early += s->forgotten_early;
-	d->nomem |= s->nomem;
-	return 0;
+	return an_vp_merge(&dst->vp, &src->vp);
 }
 
 /*
@@ -115,10 +93,9 @@ static const struct {
 
 int rt_analyzer_merge(struct rt_analyzer *dst, struct rt_analyzer *src, char *errbuf)
 {
-	if (dst->vp.ncls && src->vp.ncls)
-		return rt_errmsg(errbuf, ENOTSUP,
-		                 "analyzers that both matched packets across vantage points do not "
-		                 "merge");
+	const char *why = an_vp_merge_refused(&dst->vp, &src->vp);
+	if (why)
+		return rt_errmsg(errbuf, ENOTSUP, "%s", why);
 	if (dst->pfc.active || src->pfc.active)
 		return rt_errmsg(errbuf, EINVAL,
 		                 "an analyzer with a pause still running is not finished: it does "

@@ -268,21 +268,16 @@ static bool ect(uint8_t ecn)
 	return ecn == 1 || ecn == 2;
 }
 
-static void matched(struct an_vantage *v, struct an_vp_link *l, unsigned pair,
-                    const struct an_vp_entry *x, unsigned i, unsigned j)
+static void matched(struct an_vp_link *l, const struct an_vp_entry *x, unsigned i, unsigned j)
 {
 	int64_t d = (int64_t)(x->t[j] - x->t[i]);
 	if (!l->matched++)
-		l->dmin = l->dmax = d;
+		l->dmin = l->dmax = l->ref = d;
 	else if (d < l->dmin)
 		l->dmin = d;
 	else if (d > l->dmax)
 		l->dmax = d;
-	if (!v->ref_set[pair]) {
-		v->ref_set[pair] = true;
-		v->ref[pair] = d;
-	}
-	int64_t r = d - v->ref[pair];
+	int64_t r = d - l->ref;
 	if (r >= 0)
 		an_hist_addp(&l->pos, (uint64_t)r);
 	else
@@ -308,7 +303,7 @@ static void settle(struct an_vantage *v, const struct an_vp_entry *x, bool judge
 			if (!l)
 				continue;
 			if (si && sj) {
-				matched(v, l, pair, x, i, j);
+				matched(l, x, i, j);
 				continue;
 			}
 			/* judged at the end, when the delays show whether the other point was capturing */
@@ -574,6 +569,52 @@ void an_vp_finish(struct an_vantage *v)
 		return;
 	while (v->head < v->tail)
 		pop(v, true);
+}
+
+const char *an_vp_merge_refused(const struct an_vantage *dst, const struct an_vantage *src)
+{
+	if (dst->head != dst->tail || src->head != src->tail)
+		return "an analyzer with packets still in their vantage window is not finished: it "
+		       "does not merge";
+	if (dst->sample_k != src->sample_k || dst->sample_m != src->sample_m)
+		return "analyzers that sampled other packets across vantage points do not merge";
+	for (uint32_t c = 0; c < src->ncls; c++) {
+		const struct an_vp_class *k = &src->cls[c];
+		if (an_vp_find_class(dst, k->ipver, k->src, k->dst) != AN_VP_CLS_NONE)
+			return "analyzers that both matched packets of one host pair across "
+			       "vantage "
+			       "points do not merge (split by host pair)";
+	}
+	return NULL;
+}
+
+int an_vp_merge(struct an_vantage *dst, struct an_vantage *src)
+{
+	for (uint32_t c = 0; c < src->ncls; c++) {
+		struct an_vp_class *k = &src->cls[c];
+		uint32_t d = class_of(dst, k->ipver, k->src, k->dst);
+		if (d == AN_VP_CLS_NONE)
+			return -ENOMEM;
+		memcpy(dst->cls[d].link, k->link, sizeof(k->link));
+		memset(k->link, 0, sizeof(k->link));
+	}
+	for (unsigned i = 0; i < AN_VP_POINTS; i++) {
+		const struct an_vp_point *sp = &src->pt[i];
+		struct an_vp_point *dp = &dst->pt[i];
+		if (!sp->seen)
+			continue;
+		if (!dp->seen || sp->first < dp->first)
+			dp->first = sp->first;
+		if (!dp->seen || sp->last > dp->last)
+			dp->last = sp->last;
+		dp->seen = true;
+		dp->frames += sp->frames;
+	}
+	dst->matching |= src->matching;
+	dst->frames_unknown += src->frames_unknown;
+	dst->forgotten_early += src->forgotten_early;
+	dst->nomem |= src->nomem;
+	return 0;
 }
 
 static char *dup_str(const char *s)

@@ -38,7 +38,8 @@ struct an_vp_link {
 	uint64_t ce[2];              /* ECT at i and CE at j ([0]); ECT at j and CE at i ([1]) */
 	uint64_t
 	    ttl_lower[2]; /* a lower TTL at j ([0]) or at i ([1]): that one is after a router */
-	struct an_hist *pos, *neg; /* d - ref (ref: the pair's first d), >= 0 and < 0 (negated) */
+	int64_t ref;      /* its first d: the sketches hold d - ref */
+	struct an_hist *pos, *neg; /* d - ref, >= 0 and < 0 (negated) */
 };
 
 /* One class: packets from one host to another, with its links per pair of points. */
@@ -94,8 +95,6 @@ struct an_vantage {
 	uint64_t window_ns;
 	uint32_t sample_k, sample_m; /* trajectory sampling (an_vp_sample): m 1, all packets */
 	struct an_vp_point pt[AN_VP_POINTS];
-	int64_t ref[AN_VP_PAIRS];
-	bool ref_set[AN_VP_PAIRS];
 	/* packets in their window: a ring by seq, and a hash from fingerprint to the newest instance's seq */
 	struct an_vp_entry *e;
 	uint64_t head, tail; /* live seqs are [head, tail) */
@@ -172,6 +171,18 @@ void an_vp_frame(struct an_vantage *v, const struct rt_record *rec, uint64_t fp,
                  uint64_t now);
 /* End of input: every packet still waiting is settled (its misses judged with the others). */
 void an_vp_finish(struct an_vantage *v);
+/*
+ * Whether src's matches merge into dst's (both finished: no packet in its
+ * window): NULL, or why not. They merge when no host pair's packets were
+ * matched by both (an analysis split by host pair) and both sampled alike.
+ */
+const char *an_vp_merge_refused(const struct an_vantage *dst, const struct an_vantage *src);
+/*
+ * src's classes (host pairs one way, with their links) moved into dst, the
+ * points' frames and spans joined: the state one analyzer of both inputs
+ * reaches (an_vp_merge_refused() said yes). 0, or -ENOMEM.
+ */
+int an_vp_merge(struct an_vantage *dst, struct an_vantage *src);
 /* The vantage points' descriptions (copied). 0 or -ENOMEM. */
 int an_vp_describe(struct an_vantage *v, const struct rt_an_vantage *vp, unsigned n);
 /* The paths between the described points into *r (an_vp_result_free() frees it). 0, or -ENOMEM. */

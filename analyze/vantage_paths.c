@@ -12,26 +12,87 @@ int64_t an_vp_offset(int64_t fwd_dmin, int64_t rev_dmax)
 	return s >= 0 ? (s + 1) / 2 : -((-s + 1) / 2);
 }
 
+/* The matched links of one way of a pair of points. */
+struct way_links {
+	const struct an_vp_link **l;
+	uint32_t n, cap;
+};
+
 /* What one pair of points says, both ways. */
 struct pair_sum {
 	uint64_t matched[2], lost[2], ce[2], not_judged[2];
 	int64_t dmin[2], dmax[2]; /* of d over the classes each way ([0]: i -> j) */
-	struct an_hist pos[2], neg[2];
+	struct way_links links[2];
 	bool any[2];
 };
 
-/* The signed value of nearest rank `rank` (1-based): the negated ones (largest magnitude first), then pos. */
-static int64_t signed_rank(const struct an_hist *pos, const struct an_hist *neg, uint64_t rank)
+/* One value of d a link's sketches give, and the packets it stands for. */
+struct atom {
+	int64_t d;
+	uint64_t n;
+};
+
+static int cmp_atom(const void *a, const void *b)
 {
-	if (rank <= neg->n)
-		return -(int64_t)an_hist_rank(neg, neg->n - rank + 1);
-	return (int64_t)an_hist_rank(pos, rank - neg->n);
+	int64_t x = ((const struct atom *)a)->d, y = ((const struct atom *)b)->d;
+	return x < y ? -1 : x > y;
 }
 
 static uint64_t rank_of(uint64_t n, double q)
 {
 	uint64_t r = (uint64_t)(q * (double)n + 0.999999999);
 	return r < 1 ? 1 : r > n ? n : r;
+}
+
+/* A link's sketch (sign +1: d - ref >= 0, -1: negated) as values of d, appended at a. */
+static struct atom *link_atoms(struct atom *a, const struct an_hist *h, int64_t ref, int sign)
+{
+	uint64_t val[AN_HIST_BUCKETS], cnt[AN_HIST_BUCKETS];
+	unsigned k = h ? an_hist_values(h, val, cnt) : 0;
+	for (unsigned i = 0; i < k; i++)
+		*a++ = (struct atom){.d = ref + sign * (int64_t)val[i], .n = cnt[i]};
+	return a;
+}
+
+/*
+ * The values of d of the given nearest ranks (1-based, ascending) over the
+ * links' packets together, each link's sketch relative to its own first d:
+ * what one analyzer gives however its host pairs were split among parts.
+ * 0, or -ENOMEM.
+ */
+static int ranks_of(const struct way_links *w, const uint64_t *rank, int64_t *out, unsigned nr)
+{
+	size_t na = 0;
+	for (uint32_t k = 0; k < w->n; k++)
+		na += (w->l[k]->pos ? AN_HIST_BUCKETS : 0) + (w->l[k]->neg ? AN_HIST_BUCKETS : 0);
+	struct atom *a = malloc((na ? na : 1) * sizeof(*a)), *end = a;
+	if (!a)
+		return -ENOMEM;
+	for (uint32_t k = 0; k < w->n; k++) {
+		end = link_atoms(end, w->l[k]->pos, w->l[k]->ref, 1);
+		end = link_atoms(end, w->l[k]->neg, w->l[k]->ref, -1);
+	}
+	qsort(a, (size_t)(end - a), sizeof(*a), cmp_atom);
+	uint64_t seen = 0;
+	unsigned r = 0;
+	for (const struct atom *x = a; x < end && r < nr; x++) {
+		seen += x->n;
+		while (r < nr && seen >= rank[r])
+			out[r++] = x->d;
+	}
+	while (r < nr) /* (a sketch that lost values to memory) */
+		out[r++] = end > a ? end[-1].d : 0;
+	free(a);
+	return 0;
+}
+
+/* The class's median d (from its own sketches). */
+static int64_t class_median(const struct an_vp_link *l)
+{
+	const struct way_links one = {.l = &l, .n = 1};
+	uint64_t n = (l->pos ? l->pos->n : 0) + (l->neg ? l->neg->n : 0), rank = rank_of(n, 0.5);
+	int64_t med = l->ref;
+	return n && ranks_of(&one, &rank, &med, 1) == 0 ? med : l->ref;
 }
 
 /*
@@ -52,14 +113,6 @@ static uint32_t reverse_of(const struct an_vantage *v, uint32_t c)
 {
 	const struct an_vp_class *k = &v->cls[c];
 	return an_vp_find_class(v, k->ipver, k->dst, k->src);
-}
-
-/* The class's median d (from its own sketches, relative to the pair's ref). */
-static int64_t class_median(const struct an_vp_link *l, int64_t ref)
-{
-	static const struct an_hist empty;
-	const struct an_hist *pos = l->pos ? l->pos : &empty, *neg = l->neg ? l->neg : &empty;
-	return ref + signed_rank(pos, neg, rank_of(pos->n + neg->n, 0.5));
 }
 
 /*
@@ -87,27 +140,37 @@ static void judge(const struct an_vp_point *q, const struct an_vp_link *l, int s
 	}
 }
 
-/* A link of a class on way w between points i < j (the points' capture spans in pt). */
-static void add_way(const struct an_vp_point *pt, struct pair_sum *ps, const struct an_vp_link *l,
-                    int w)
+/* A link of a class on way w between points i < j (the points' capture spans in pt); 0 or -ENOMEM. */
+static int add_way(const struct an_vp_point *pt, struct pair_sum *ps, const struct an_vp_link *l,
+                   int w)
 {
 	/* way 0 (i -> j): lost = seen at i only, judged by j's span; CE at j. Way 1: the mirror. */
 	judge(&pt[w ? 0 : 1], l, w, &ps->lost[w], &ps->not_judged[w]);
 	ps->ce[w] += l->ce[w];
 	if (!l->matched)
-		return;
+		return 0;
 	if (!ps->any[w] || l->dmin < ps->dmin[w])
 		ps->dmin[w] = l->dmin;
 	if (!ps->any[w] || l->dmax > ps->dmax[w])
 		ps->dmax[w] = l->dmax;
 	ps->any[w] = true;
 	ps->matched[w] += l->matched;
-	an_hist_merge(&ps->pos[w], l->pos);
-	an_hist_merge(&ps->neg[w], l->neg);
+	struct way_links *wl = &ps->links[w];
+	if (wl->n == wl->cap) {
+		uint32_t nc = wl->cap ? wl->cap * 2 : 16;
+		const struct an_vp_link **nl = realloc(wl->l, (size_t)nc * sizeof(*nl));
+		if (!nl)
+			return -ENOMEM;
+		wl->l = nl;
+		wl->cap = nc;
+	}
+	wl->l[wl->n++] = l;
+	return 0;
 }
 
-static void fill_path(struct an_vp_path *o, const struct pair_sum *ps, int w, bool theta_known,
-                      int64_t theta, int64_t ref)
+/* Path o: way w of the pair's sums, the offset theta when known. 0, or -ENOMEM. */
+static int fill_path(struct an_vp_path *o, const struct pair_sum *ps, int w, bool theta_known,
+                     int64_t theta)
 {
 	o->matched = ps->matched[w];
 	o->lost = ps->lost[w];
@@ -122,23 +185,31 @@ static void fill_path(struct an_vp_path *o, const struct pair_sum *ps, int w, bo
 		    "delay, and the delays include it";
 	if (!ps->matched[w]) {
 		o->delay_null_reason = "no packet was seen at both";
-		return;
+		return 0;
 	}
 	o->delay_known = true;
 	o->delay_includes_offset = !theta_known;
-	int64_t th = theta_known ? theta : 0;
-	uint64_t n = ps->pos[w].n + ps->neg[w].n;
-	if (w == 0) { /* delay = d - offset */
-		o->delay_min = ps->dmin[w] - th;
-		o->delay_median = ref + signed_rank(&ps->pos[w], &ps->neg[w], rank_of(n, 0.5)) - th;
-		o->delay_p99 = ref + signed_rank(&ps->pos[w], &ps->neg[w], rank_of(n, 0.99)) - th;
-	} else { /* delay = offset - d: its quantile q is the offset less d's quantile 1 - q */
-		o->delay_min = th - ps->dmax[w];
-		o->delay_median =
-		    th - ref - signed_rank(&ps->pos[w], &ps->neg[w], n + 1 - rank_of(n, 0.5));
-		o->delay_p99 =
-		    th - ref - signed_rank(&ps->pos[w], &ps->neg[w], n + 1 - rank_of(n, 0.99));
+	int64_t th = theta_known ? theta : 0, d[2];
+	uint64_t n = ps->matched[w];
+	/* way 0: delay = d - offset; way 1: delay = offset - d, its quantile q d's quantile 1 - q */
+	uint64_t rank[2] = {rank_of(n, 0.5), rank_of(n, 0.99)};
+	if (w == 1) {
+		uint64_t r0 = n + 1 - rank[1]; /* ascending */
+		rank[1] = n + 1 - rank[0];
+		rank[0] = r0;
 	}
+	if (ranks_of(&ps->links[w], rank, d, 2) < 0)
+		return -ENOMEM;
+	if (w == 0) {
+		o->delay_min = ps->dmin[w] - th;
+		o->delay_median = d[0] - th;
+		o->delay_p99 = d[1] - th;
+	} else {
+		o->delay_min = th - ps->dmax[w];
+		o->delay_median = th - d[1];
+		o->delay_p99 = th - d[0];
+	}
+	return 0;
 }
 
 /*
@@ -181,7 +252,7 @@ static int pair_paths(const struct an_vantage *v, unsigned i, unsigned j, struct
 		if (!l || way[c] >= 0 ||
 		    !l->matched) /* never seen at both: it need not pass both points */
 			continue;
-		int64_t med = class_median(l, v->ref[pair]);
+		int64_t med = class_median(l);
 		if (theta_known)
 			way[c] = med >= theta ? 0 : 1;
 		else if (l->ttl_lower[0] != l->ttl_lower[1])
@@ -192,28 +263,32 @@ static int pair_paths(const struct an_vantage *v, unsigned i, unsigned j, struct
 			way[c] = med >= 0 ? 0 : 1;
 	}
 	const struct an_vp_point pt[2] = {v->pt[i], v->pt[j]};
-	for (uint32_t c = 0; c < v->ncls; c++)
+	int rc = 0;
+	for (uint32_t c = 0; c < v->ncls && !rc; c++)
 		if (way[c] >= 0)
-			add_way(pt, ps, v->cls[c].link[pair], way[c]);
+			rc = add_way(pt, ps, v->cls[c].link[pair], way[c]);
 	unsigned n0 = r->npaths;
-	for (int w = 0; w < 2; w++) {
+	for (int w = 0; w < 2 && !rc; w++) {
 		if (!ps->matched[w] && !ps->lost[w] && !ps->not_judged[w])
 			continue;
 		struct an_vp_path *o = &r->path[r->npaths];
 		*o = (struct an_vp_path){.from = w ? j : i, .to = w ? i : j};
-		fill_path(o, ps, w, theta_known, theta, v->ref[pair]);
+		rc = fill_path(o, ps, w, theta_known, theta);
 		r->path_of[pair][w] = (int)r->npaths++;
 	}
-	if (r->npaths ==
-	    n0) { /* both captured, nothing in common: said as a path with nothing on it */
+	if (!rc &&
+	    r->npaths ==
+	        n0) { /* both captured, nothing in common: said as a path with nothing on it */
 		struct an_vp_path *o = &r->path[r->npaths++];
 		*o = (struct an_vp_path){.from = i, .to = j};
-		fill_path(o, ps, 0, false, 0, 0);
+		fill_path(o, ps, 0, false, 0);
 		o->offset_null_reason = "no packet was seen at both";
 	}
 	r->way[pair] = way;
+	free(ps->links[0].l);
+	free(ps->links[1].l);
 	free(ps);
-	return 0;
+	return rc;
 }
 
 int an_vp_compute(const struct an_vantage *v, struct an_vp_result *r)

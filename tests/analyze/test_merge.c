@@ -1,4 +1,5 @@
 /* Unit tests of split and merge: each scenario split by host pair into two analyzers, merged, reports what one pass does; the merge rules of the global parts (PFC: test_merge_pfc.c). */
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -257,6 +258,109 @@ static void test_flow_ids_by_first_frame(void **state)
 	rt_analyzer_free(p[1]);
 }
 
+/* Records by time, then by PSN (none of the same time and PSN come in this test). */
+static int by_time(const void *a, const void *b)
+{
+	const struct rt_record *x = a, *y = b;
+	if (x->ts_ns != y->ts_ns)
+		return x->ts_ns < y->ts_ns ? -1 : 1;
+	return x->psn < y->psn ? -1 : x->psn > y->psn;
+}
+
+/* An analyzer that follows vantage points, as analyze makes it for several files (their own clocks). */
+static struct rt_analyzer *vantage_an(void)
+{
+	struct rt_analyzer_opts o;
+	char errbuf[RT_ERRBUF_SIZE];
+	rt_analyzer_opts_init(&o);
+	o.vantage = o.vantage_clocks = true;
+	struct rt_analyzer *an = rt_analyzer_new(&o, errbuf);
+	assert_non_null(an);
+	return an;
+}
+
+/*
+ * Vantage points, split by host pair: four host pairs, each sending through
+ * a tap `a` then a tap `b` (b's clock 250 us ahead) and ACKing back, each
+ * with its own delay and queueing (so each link's first delay is another),
+ * 80 packets each way or so (past the sketches' exact values), a few lost
+ * between the taps and some marked CE; host pairs 0 and 2 in one part, 1
+ * and 3 in the other. The merged paths (offset, delays, lost, judged, CE
+ * marked) and every other figure are one pass's.
+ */
+static void test_vantage_rule(void **state)
+{
+	(void)state;
+	static const struct rt_an_vantage pts[2] = {{.name = "a"}, {.name = "b"}};
+	struct rt_analyzer *one = vantage_an(), *two[2] = {vantage_an(), vantage_an()};
+	const uint64_t t0 = 1700000000000000000ull, off = 250000;
+	enum { N = 4 * 90 * 4 };
+	struct rt_record *rec = calloc(N, sizeof(*rec));
+	assert_non_null(rec);
+	unsigned nrec = 0;
+	for (unsigned k = 0; k < 4 * 90; k++) {
+		unsigned hp = k % 4, n = k / 4;
+		uint32_t src = 0x0a000001 + hp, dst = 0x0a000101 + hp;
+		uint64_t t = t0 + (uint64_t)k * 3000, wire = 2000 + hp * 700 + (n * 37 % 11) * 900;
+		rec[nrec] = roce(t, src, dst, RT_OPCODE_RC_SEND_ONLY, 0x100 + hp, n);
+		rec[nrec++].point = 0;
+		if (n % 29 == 28)
+			continue; /* lost between the taps */
+		rec[nrec] = roce(t + wire + off, src, dst, RT_OPCODE_RC_SEND_ONLY, 0x100 + hp, n);
+		rec[nrec].ecn = n % 5 == 0 ? 3 : 2;
+		rec[nrec++].point = 1;
+		rec[nrec] = ack(t + wire + off + 500, dst, src, 0x200 + hp, n, 0);
+		rec[nrec++].point = 1;
+		rec[nrec] = ack(t + wire + 1800 + hp * 100, dst, src, 0x200 + hp, n, 0);
+		rec[nrec++].point = 0;
+	}
+	qsort(rec, nrec, sizeof(*rec), by_time); /* one stream in time order: b's clock is ahead */
+	for (unsigned i = 0; i < nrec; i++) {
+		unsigned hp = (rec[i].src_ip[3] - 1) % 4; /* 10.0.0.1-4 and 10.0.1.1-4 */
+		rt_analyzer_feed(one, &rec[i]);
+		rt_analyzer_feed_frame(two[hp % 2], &rec[i], i + 1);
+	}
+	free(rec);
+	for (unsigned i = 0; i < 3; i++) {
+		struct rt_analyzer *an = i ? two[i - 1] : one;
+		assert_int_equal(finish(an), 0);
+		assert_int_equal(rt_analyzer_vantage_points(an, pts, 2, NULL), 0);
+	}
+	char errbuf[RT_ERRBUF_SIZE];
+	assert_int_equal(rt_analyzer_merge(two[0], two[1], errbuf), 0);
+	const struct rt_results *r = rt_analyzer_results(one);
+	assert_int_equal(r->npaths, 2);
+	assert_true(r->paths[0].matched > 2 * 64 && r->paths[0].lost > 0 &&
+	            r->paths[0].ce_marked > 0);
+	same_report("vantage", one, two[0]);
+	rt_analyzer_free(one);
+	rt_analyzer_free(two[0]);
+	rt_analyzer_free(two[1]);
+}
+
+/* Matches of one host pair in both analyzers (not a split by host pair) are refused, before anything merges. */
+static void test_vantage_same_pair_refused(void **state)
+{
+	(void)state;
+	struct rt_analyzer *p[2] = {vantage_an(), vantage_an()};
+	const uint64_t t0 = 1700000000000000000ull;
+	for (unsigned k = 0; k < 2; k++)
+		for (unsigned pt = 0; pt < 2; pt++) {
+			struct rt_record rec =
+			    roce(t0 + k * 100000 + pt * 2000, 0x0a000001, 0x0a000002, 4, 7, k);
+			rec.point = (uint16_t)pt;
+			rt_analyzer_feed(p[k], &rec);
+		}
+	assert_int_equal(finish(p[0]), 0);
+	assert_int_equal(finish(p[1]), 0);
+	char errbuf[RT_ERRBUF_SIZE];
+	assert_int_equal(rt_analyzer_merge(p[0], p[1], errbuf), -ENOTSUP);
+	assert_non_null(strstr(errbuf, "split by host pair"));
+	assert_int_equal(rt_analyzer_results(p[0])->c.packets, 2);
+	rt_analyzer_free(p[0]);
+	rt_analyzer_free(p[1]);
+}
+
 int main(int argc, char **argv)
 {
 	if (!(scenario_dir = scenario_dir_arg(argc, argv)))
@@ -273,6 +377,8 @@ int main(int argc, char **argv)
 	    cmocka_unit_test(test_macs_cap),
 	    cmocka_unit_test(test_facts_rule),
 	    cmocka_unit_test(test_flow_ids_by_first_frame),
+	    cmocka_unit_test(test_vantage_rule),
+	    cmocka_unit_test(test_vantage_same_pair_refused),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
