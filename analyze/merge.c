@@ -42,6 +42,8 @@ static int merge_totals(struct rt_analyzer *dst, struct rt_analyzer *src,
 	an_tally_merge(&dst->tally, &src->tally);
 	an_dup_merge(&dst->dups, &src->dups);
 	an_macs_merge(&dst->macs, &src->macs);
+	/* the RP reaction follows flows at their home point once a part matched across points */
+	dst->rpx.apart |= src->rpx.apart;
 	if (!dst->input_error[0])
 		memcpy(dst->input_error, src->input_error, sizeof(dst->input_error));
 	return 0;
