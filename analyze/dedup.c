@@ -34,9 +34,12 @@
  * A packet is forgotten 100 ms after its latest frame (AN_DUP_SPAN_NS).
  *
  * Memory: per shard of host pairs (an_pair_shard(): what a shard does
- * depends on its own packets only), a two-way set-associative table, one
- * cache line per set, of the packets seen lately: a lookup and an insert
- * touch one line. It starts at the shard's first packet with room for
+ * depends on its own packets only), an eight-way set-associative table,
+ * four cache lines per set (asked for together), of the packets seen
+ * lately: a lookup and an insert touch one set (with two ways, a few of
+ * many packets awaiting their copy from a point 2 ms behind shared a set
+ * and pushed one another out: counted twice). A new packet takes a free way, else
+ * one whose copy can no longer come (both points saw it), else the oldest. It starts at the shard's first packet with room for
  * AN_DUP_MIN packets (128 KiB) and doubles, up to AN_DUP_MAX (8 MiB, so
  * that a capture of one busy host pair remembers 262,144 packets), while
  * the packets a copy of could still come (the packet rate times the
@@ -106,37 +109,59 @@ static inline bool live(const struct an_dup_entry *x, uint64_t now)
 	return x->fp && now - x->ts <= AN_DUP_SPAN_NS;
 }
 
-/* The way of a set a new packet takes: an empty or expired one, else the older one. */
-static struct an_dup_entry *victim(struct an_dup_entry *set, uint64_t now)
-{
-	if (!live(&set[0], now))
-		return &set[0];
-	if (!live(&set[1], now))
-		return &set[1];
-	return set[0].ts <= set[1].ts ? &set[0] : &set[1];
-}
-
-/* Could a copy of entry x still come? (Then pushing it out loses a duplicate.) */
+/*
+ * Could a copy of entry x still come? (Then pushing it out loses a
+ * duplicate.) One at the same point within the window; from another point
+ * within AN_DUP_SPAN_NS, unless both points saw it as often already (its
+ * copy came: a frame of it again is a new packet, a resend or the next
+ * CNP, whether the entry is there or not).
+ */
 static bool still_wanted(const struct an_dups *d, const struct an_dup_shard *s,
                          const struct an_dup_entry *x, uint64_t now)
 {
-	return live(x, now) && now - x->ts <= (s->points ? AN_DUP_SPAN_NS : d->window_ns);
+	if (!live(x, now))
+		return false;
+	if (now - x->ts <= d->window_ns)
+		return true;
+	return (s->points || d->several) && !(x->nhops == 2 && x->seen[0] == x->seen[1]);
+}
+
+/*
+ * The way of a set a new packet takes: an empty or expired one, else one
+ * whose copy can no longer come, else the older one.
+ */
+static struct an_dup_entry *victim(const struct an_dups *d, const struct an_dup_shard *s,
+                                   struct an_dup_entry *set, uint64_t now)
+{
+	struct an_dup_entry *best = NULL;
+	bool best_wanted = true;
+	for (unsigned k = 0; k < AN_DUP_WAYS; k++) {
+		if (!live(&set[k], now))
+			return &set[k];
+		bool w = still_wanted(d, s, &set[k], now);
+		if (!best || (best_wanted && !w) || (w == best_wanted && set[k].ts < best->ts)) {
+			best = &set[k];
+			best_wanted = w;
+		}
+	}
+	return best;
 }
 
 static int dup_resize(const struct an_dups *d, struct an_dup_shard *s, uint32_t nsets, uint64_t now)
 {
-	struct an_dup_entry *e = aligned_alloc(64, (size_t)nsets * 2 * sizeof(*e));
+	struct an_dup_entry *e =
+	    aligned_alloc(sizeof(*e) * AN_DUP_WAYS, (size_t)nsets * AN_DUP_WAYS * sizeof(*e));
 	if (!e)
 		return -1;
-	memset(e, 0, (size_t)nsets * 2 * sizeof(*e));
+	memset(e, 0, (size_t)nsets * AN_DUP_WAYS * sizeof(*e));
 	struct an_dup_entry *old = s->e;
 	uint32_t oldn = s->nsets;
 	s->e = e;
 	s->nsets = nsets;
-	for (uint64_t i = 0; old && i < (uint64_t)oldn * 2; i++) {
+	for (uint64_t i = 0; old && i < (uint64_t)oldn * AN_DUP_WAYS; i++) {
 		if (!live(&old[i], now))
 			continue;
-		struct an_dup_entry *v = victim(&e[(old[i].fp & (nsets - 1)) * 2], now);
+		struct an_dup_entry *v = victim(d, s, &e[an_dup_set(old[i].fp, nsets)], now);
 		if (still_wanted(d, s, v, now))
 			s->evicted++;
 		*v = old[i];
@@ -217,7 +242,7 @@ static void dup_size(const struct an_dups *d, struct an_dup_shard *s, uint64_t n
 	uint64_t horizon = s->points || d->several ? AN_DUP_SPAN_NS : d->window_ns;
 	double wanted = (double)(s->inserts - s->rate_inserts) * (double)horizon / (double)dt;
 	uint32_t n = s->nsets;
-	while (wanted * 4 > (double)n * 2 && n < AN_DUP_MAX / 2)
+	while (wanted * 4 > (double)n * AN_DUP_WAYS && n < AN_DUP_MAX / AN_DUP_WAYS)
 		n *= 2;
 	if (n != s->nsets)
 		(void)dup_resize(d, s, n, now); /* out of memory: the table stays as it is */
@@ -228,11 +253,10 @@ static void dup_size(const struct an_dups *d, struct an_dup_shard *s, uint64_t n
 /* The live entry of fingerprint fp, or NULL. */
 static struct an_dup_entry *entry_of(struct an_dup_shard *d, uint64_t fp, uint64_t now)
 {
-	struct an_dup_entry *set = &d->e[(fp & (d->nsets - 1)) * 2];
-	if (set[0].fp == fp && live(&set[0], now))
-		return &set[0];
-	if (set[1].fp == fp && live(&set[1], now))
-		return &set[1];
+	struct an_dup_entry *set = &d->e[an_dup_set(fp, d->nsets)];
+	for (unsigned k = 0; k < AN_DUP_WAYS; k++)
+		if (set[k].fp == fp && live(&set[k], now))
+			return &set[k];
 	return NULL;
 }
 
@@ -242,11 +266,11 @@ bool an_dup_check(struct an_dups *dups, unsigned shard, const struct an_dup_flow
 {
 	uint64_t ts = rec->ts_ns;
 	struct an_dup_shard *d = &dups->s[shard];
-	if (!d->e && dup_resize(dups, d, AN_DUP_MIN / 2, now) < 0) {
+	if (!d->e && dup_resize(dups, d, AN_DUP_MIN / AN_DUP_WAYS, now) < 0) {
 		dups->nomem = true; /* every frame counts: the analysis fails at its end */
 		return false;
 	}
-	struct an_dup_entry *set = &d->e[(fp & (d->nsets - 1)) * 2], *in;
+	struct an_dup_entry *set = &d->e[an_dup_set(fp, d->nsets)], *in;
 	uint16_t hop = hop_of(rec);
 	in = entry_of(d, fp, now);
 	if (in) {
@@ -318,9 +342,9 @@ bool an_dup_check(struct an_dups *dups, unsigned shard, const struct an_dup_flow
 	if (d->inserts % AN_DUP_CHECK == 0 ||
 	    (d->inserts < AN_DUP_CHECK && !(d->inserts & (d->inserts - 1)))) {
 		dup_size(dups, d, now);
-		set = &d->e[(fp & (d->nsets - 1)) * 2];
+		set = &d->e[an_dup_set(fp, d->nsets)];
 	}
-	in = victim(set, now);
+	in = victim(dups, d, set, now);
 	if (still_wanted(dups, d, in, now))
 		d->evicted++;
 	in->fp = fp;

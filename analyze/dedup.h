@@ -11,6 +11,7 @@
 #define AN_DUP_SPAN_NS 100000000ull /* copies at another capture point: within 100 ms */
 #define AN_DUP_MIN     (1u << 12)   /* packets a shard remembers at first... */
 #define AN_DUP_MAX     (1u << 18) /* ... and at most (8 MiB: 512 MiB if all 64 shards were that busy) */
+#define AN_DUP_WAYS    8u         /* packets a set holds: four cache lines */
 /*
  * One packet seen lately, with the frames of it each capture point saw
  * (identical packets, CNPs for one, share an entry). 32 bytes: two share a
@@ -27,15 +28,16 @@ struct an_dup_entry {
 	    ecn; /* the codepoint counted for the frame counted last (3 once a copy was CE-marked) */
 	int8_t point; /* the vantage point of the frame counted last (-1: none known) */
 };
+_Static_assert(sizeof(struct an_dup_entry) == 32, "two entries a cache line");
 /*
- * A two-way set-associative table of the packets seen lately, per shard of
+ * An eight-way set-associative table of the packets seen lately, per shard of
  * host pairs (an_pair_shard()): what happens in one shard depends on its
  * host pairs' packets only, so an analysis split by host pair
  * (analyze/stage.c) keeps the same tables.
  */
 struct an_dup_shard {
 	struct an_dup_entry
-	    *e;         /* 2 * nsets entries, 64-byte aligned; NULL until its first packet */
+	    *e; /* AN_DUP_WAYS * nsets entries, 256-byte aligned; NULL until its first packet */
 	uint32_t nsets; /* power of 2 */
 	bool points;    /* a copy at another capture point was found: copies may come 100 ms late */
 	bool same_point_seen; /* a packet other than a CNP was copied at the same point */
@@ -80,12 +82,26 @@ void an_dup_free(struct an_dups *d);
 void an_dup_merge(struct an_dups *dst, struct an_dups *src);
 /* What identifies `rec` (RoCE with a BTH) as a packet; never 0. */
 uint64_t an_dup_fingerprint(const struct rt_record *rec);
+/*
+ * The first entry of the set of fingerprint fp in a table of nsets sets:
+ * the fingerprint's bits folded again by a multiply of another constant
+ * (its low bits alone, or a multiply by the constant that made it, put
+ * packets that differ in their PSN only into too few sets).
+ */
+static inline uint64_t an_dup_set(uint64_t fp, uint32_t nsets)
+{
+	uint64_t h = (fp ^ fp >> 33) * 0xff51afd7ed558ccdull;
+	return ((h ^ h >> 33) & (nsets - 1)) * AN_DUP_WAYS;
+}
 /* Ask for the set the packet of fingerprint fp lives in, so that its load overlaps other work. */
 static inline void an_dup_prefetch(const struct an_dups *d, unsigned shard, uint64_t fp)
 {
 	const struct an_dup_shard *s = &d->s[shard];
-	if (s->e)
-		__builtin_prefetch(&s->e[(fp & (s->nsets - 1)) * 2], 1);
+	if (s->e) {
+		const struct an_dup_entry *set = &s->e[an_dup_set(fp, s->nsets)];
+		for (unsigned k = 0; k < AN_DUP_WAYS; k += 2) /* two entries a cache line */
+			__builtin_prefetch(set + k, 1);
+	}
 }
 /* The flows, and the key and hash of a record's flow (computed once per record). */
 struct an_dup_flow {

@@ -64,7 +64,7 @@ struct rt_analyzer {
 	uint64_t part_run_end; /* a part's: the latest end of a pause then (an_paused_since) */
 	/* a part's: the capture points with no frame for a vantage window by the record (follows) */
 	uint8_t part_silent;
-	bool copied;           /* the record fed last was a copy of a packet counted before */
+	bool copied; /* the record fed last was a copy of a packet counted before */
 	/* a staged analysis' flow keys by id while its parts hold the flows (rt_analyzer_flow_key) */
 	const struct rt_an_flow_key *stage_keys;
 	uint32_t nstage_keys;

@@ -17,8 +17,8 @@ static inline int frame_point(const struct rt_analyzer *an, const struct rt_fram
 
 bool rt_an_stage_fits(const struct rt_analyzer *an)
 {
-	return !an->side.counters_loaded && !an->side.srclog_loaded &&
-	       !an->o.max_flows && !an->tot.c.packets;
+	return !an->side.counters_loaded && !an->side.srclog_loaded && !an->o.max_flows &&
+	       !an->tot.c.packets;
 }
 
 /* One part's records of a batch, fed to its analyzer. */

@@ -527,7 +527,8 @@ static void point_frame(struct an_vantage *v, int p, const struct rt_record *rec
 	if (!v->matching) {
 		if (v->only < 0)
 			v->only = p;
-		bool second = v->staged ? v->st_second && v->st_frame >= v->st_second : v->only != p;
+		bool second =
+		    v->staged ? v->st_second && v->st_frame >= v->st_second : v->only != p;
 		if (!second) {
 			if (!v->alone)
 				pre_frame(v, rec, fp, copy, now);

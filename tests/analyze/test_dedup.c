@@ -26,15 +26,22 @@ static struct an_dup_totals dup_totals(const struct rt_analyzer *an)
 	return t;
 }
 
-static struct rt_analyzer *analyzer(uint64_t window)
+static struct rt_analyzer *analyzer_of(uint64_t window, bool clocks)
 {
 	struct rt_analyzer_opts o;
 	char errbuf[RT_ERRBUF_SIZE];
 	rt_analyzer_opts_init(&o);
 	o.dup_window_ns = window;
+	o.vantage = o.vantage_clocks = clocks;
 	struct rt_analyzer *an = rt_analyzer_new(&o, errbuf);
 	assert_non_null(an);
 	return an;
+}
+
+/* The analyzer of one capture (its points share one clock). */
+static struct rt_analyzer *analyzer(uint64_t window)
+{
+	return analyzer_of(window, false);
 }
 
 /* An RC SEND only (or another opcode) from host 10.0.0.a to 10.0.0.b, ECT(0), TTL 64, on interface 0. */
@@ -282,7 +289,7 @@ static void test_bounded(void **state)
 		feed(an, &r);
 	}
 	const struct an_dup_shard *sh = &an->dups.s[an_pair_shard(&r)];
-	assert_int_equal(sh->nsets * 2, AN_DUP_MIN);
+	assert_int_equal(sh->nsets * AN_DUP_WAYS, AN_DUP_MIN);
 	assert_true(sh->evicted < 1000); /* chance collisions in a set: under 0.5 % */
 	/* the window is covered: a copy of a packet 5 us old */
 	struct rt_record c = r;
@@ -298,7 +305,7 @@ static void test_bounded(void **state)
 		r.ts_ns = t += 10; /* 100 M packets/s: 100 ms hold 10 M of them */
 		feed(an, &r);
 	}
-	assert_int_equal(sh->nsets * 2, AN_DUP_MAX);
+	assert_int_equal(sh->nsets * AN_DUP_WAYS, AN_DUP_MAX);
 	assert_true(sh->evicted > 0);
 	/* recent packets are still found */
 	c.psn = (i - 1000) & 0xffffff;
@@ -328,20 +335,58 @@ static void test_one_pair_remembers(void **state)
 		feed(an, &r);
 	}
 	const struct an_dup_shard *sh = &an->dups.s[an_pair_shard(&r)];
-	assert_int_equal(sh->nsets * 2, 262144);
+	assert_int_equal(sh->nsets * AN_DUP_WAYS, 262144);
 	c.psn = i - 80000;
 	c.ts_ns = r.ts_ns + 10;
 	assert_int_equal(feed(an, &c).flags, RT_AN_NOTE_COPY);
 	rt_analyzer_free(an);
 }
 
+/*
+ * Two taps of one busy flow, the second's clock 2 ms ahead: at 5 M packets
+ * a second every packet's copy comes 10,000 packets later. Each copy is
+ * found (none counted twice): the packets whose copy came make room first,
+ * and 10,000 awaiting theirs fit the sets (with two ways a set, 240 were
+ * counted twice; with four, 10).
+ */
+static void test_late_copies_found(void **state)
+{
+	(void)state;
+	struct rt_analyzer *an = analyzer_of(10 * US, true); /* two files: clocks of their own */
+	struct rt_record r = pkt(1, 2, 0x04, QP_B, 0, T0);
+	const uint32_t n = 25000, gap = 200, late = 2000000;
+	uint32_t copies = 0;
+	for (uint32_t i = 0, j = 0; i < n || j < n;) { /* both taps' frames in time order */
+		uint64_t ti = T0 + (uint64_t)i * gap, tj = T0 + (uint64_t)j * gap + late;
+		struct rt_record f = r;
+		if (i < n && (j == n || ti <= tj)) {
+			f.psn = i++;
+			f.ts_ns = ti;
+		} else {
+			f.psn = j++;
+			f.ts_ns = tj;
+			f.interface_id = 1;
+			f.ttl = 63;
+		}
+		copies += (feed(an, &f).flags & RT_AN_NOTE_COPY) != 0;
+	}
+	assert_int_equal(copies, n);
+	assert_int_equal(an->dups.s[an_pair_shard(&r)].evicted, 0);
+	rt_analyzer_free(an);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_same_point),    cmocka_unit_test(test_other_point),
-	    cmocka_unit_test(test_ce_on_the_way), cmocka_unit_test(test_resend_after_nak),
-	    cmocka_unit_test(test_cnps),          cmocka_unit_test(test_off),
-	    cmocka_unit_test(test_bounded),       cmocka_unit_test(test_one_pair_remembers),
+	    cmocka_unit_test(test_same_point),
+	    cmocka_unit_test(test_other_point),
+	    cmocka_unit_test(test_ce_on_the_way),
+	    cmocka_unit_test(test_resend_after_nak),
+	    cmocka_unit_test(test_cnps),
+	    cmocka_unit_test(test_off),
+	    cmocka_unit_test(test_bounded),
+	    cmocka_unit_test(test_one_pair_remembers),
+	    cmocka_unit_test(test_late_copies_found),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
