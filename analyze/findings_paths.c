@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyze/findings.h"
+#include "analyze/finding.h"
 #include "analyze/wording.h"
 #include "common/outbuf.h"
 #include "common/textfmt.h"

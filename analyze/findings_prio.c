@@ -2,7 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "analyze/findings.h"
+#include "analyze/finding.h"
 #include "analyze/wording.h"
 #include "common/outbuf.h"
 #include "common/textfmt.h"

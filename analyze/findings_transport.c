@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyze/findings.h"
+#include "analyze/finding.h"
 #include "analyze/hist.h"
 #include "analyze/wording.h"
 #include "common/outbuf.h"

@@ -36,7 +36,7 @@ struct an_sinks {
 };
 
 struct an_results;
-/* Free a results view (analyze/results.c); NULL: nothing. */
+/* Free a results view (analyze/results_arena.c); NULL: nothing. */
 void an_results_free(struct an_results *res);
 
 struct rt_analyzer {

@@ -16,52 +16,6 @@
 #include "analyze/verdict.h"
 #include "analyze/warnings.h"
 
-/* ---- memory: one arena, freed with the view ---- */
-
-#define BLOCK_SIZE (1u << 20)
-
-struct an_res_block {
-	struct an_res_block *next;
-	size_t used, cap;
-	_Alignas(max_align_t) unsigned char data[];
-};
-
-struct an_results {
-	struct rt_results r;
-	uint64_t frames; /* the records fed when it was built: later ones make it stale */
-	struct an_res_block *blocks;
-};
-
-void *an_res_alloc(struct an_results *res, size_t size)
-{
-	size = (size + _Alignof(max_align_t) - 1) & ~(size_t)(_Alignof(max_align_t) - 1);
-	struct an_res_block *b = res->blocks;
-	if (!b || b->cap - b->used < size) {
-		size_t cap = size > BLOCK_SIZE ? size : BLOCK_SIZE;
-		if (!(b = malloc(sizeof(*b) + cap)))
-			return NULL;
-		b->used = 0;
-		b->cap = cap;
-		b->next = res->blocks;
-		res->blocks = b;
-	}
-	void *p = b->data + b->used;
-	b->used += size;
-	memset(p, 0, size);
-	return p;
-}
-
-void an_results_free(struct an_results *res)
-{
-	if (!res)
-		return;
-	for (struct an_res_block *b = res->blocks, *next; b; b = next) {
-		next = b->next;
-		free(b);
-	}
-	free(res);
-}
-
 /* ---- the parts of the view ---- */
 
 static void totals(struct rt_results *r, const struct rt_analyzer *an)

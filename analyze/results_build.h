@@ -1,12 +1,19 @@
-/* Building the results view (analyze/results.c, results_flows.c): its arena and its flows. */
+/* Building the results view (analyze/results.c, results_flows.c, results_arena.c): its arena and its flows. */
 #ifndef RT_ANALYZE_RESULTS_BUILD_H
 #define RT_ANALYZE_RESULTS_BUILD_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "analyze/results.h"
 
-struct an_results; /* the view and the memory it lives in */
+/* The view and the memory it lives in (analyze/results_arena.c). */
+struct an_res_block;
+struct an_results {
+	struct rt_results r;
+	uint64_t frames; /* the records fed when it was built: later ones make it stale */
+	struct an_res_block *blocks;
+};
 struct an_vp_result;
 
 /* `size` zeroed bytes that live as long as the view; NULL when out of memory. */

@@ -1,4 +1,4 @@
-/* Inside capture on many hosts (capture/hosts.c, capture/hosts_events.c): the session and its helpers. */
+/* Inside capture on many hosts (capture/hosts.c, hosts_events.c, hosts_remote.c): the session and its helpers. */
 #ifndef RT_HOSTS_INTERNAL_H
 #define RT_HOSTS_INTERNAL_H
 

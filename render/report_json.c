@@ -7,23 +7,8 @@
 #include "common/satmath.h"
 #include "common/json.h"
 #include "render/report_json.h"
+#include "render/report_json_values.h"
 #include "render/sinks.h"
-
-void an_json_num_or_null(struct rt_json *j, double v, int dec, bool known)
-{
-	if (known && isfinite(v))
-		rt_json_double(j, v, dec);
-	else
-		rt_json_null(j);
-}
-
-void an_json_u64_or_null(struct rt_json *j, uint64_t v, bool known)
-{
-	if (known)
-		rt_json_u64(j, v);
-	else
-		rt_json_null(j);
-}
 
 static void totals_json(const struct rt_results *r, struct rt_json *j)
 {

@@ -24,28 +24,8 @@ void an_report_json(const struct rt_results *r, struct rt_json *j, const bool *l
 int an_report_flows_listed(const struct rt_results *r, uint64_t max, bool **listed,
                            uint64_t *selected);
 
-/* The pieces report_json.c and report_json_flow.c build the document from. */
+/* The pieces report_json.c builds the document from (their values: render/report_json_values.h). */
 
-/* A number with `dec` decimals, or null when it is not known (`known` false, or not finite). */
-void an_json_num_or_null(struct rt_json *j, double v, int dec, bool known);
-/* An integer, or null when it is not known. */
-void an_json_u64_or_null(struct rt_json *j, uint64_t v, bool known);
-#define NUM(j, key, v, dec, known)                                                                 \
-	do {                                                                                       \
-		RT_JSON_KEY((j), key);                                                             \
-		an_json_num_or_null((j), (v), (dec), (known));                                     \
-	} while (0)
-/* "KEY": "SECONDS.NANOSECONDS" and "KEY_ns": the same time in integer nanoseconds */
-#define TS_NS(j, key, ts)                                                                          \
-	do {                                                                                       \
-		RT_JSON_TS((j), key, (ts));                                                        \
-		RT_JSON_U64((j), key "_ns", (ts));                                                 \
-	} while (0)
-#define U64_OR_NULL(j, key, v, known)                                                              \
-	do {                                                                                       \
-		RT_JSON_KEY((j), key);                                                             \
-		an_json_u64_or_null((j), (v), (known));                                            \
-	} while (0)
 /* {"not_ect":N,"ect0":N,"ect1":N,"ce":N} from counts indexed by the ECN codepoint */
 void an_report_json_ecn(struct rt_json *j, const uint64_t ecn[4]);
 /* "findings": the view's findings, most severe first (render/report_json_findings.c). */

@@ -4,6 +4,7 @@
 #include "analyze/results.h"
 #include "common/json.h"
 #include "render/report_json.h"
+#include "render/report_json_values.h"
 
 static void names(struct rt_json *j, const char *key, const struct rt_finding_names *n)
 {

@@ -3,6 +3,7 @@
 #include "common/textfmt.h"
 #include "common/json.h"
 #include "render/report_json.h"
+#include "render/report_json_values.h"
 
 /* {"not_ect":N,"ect0":N,"ect1":N,"ce":N} from counts indexed by the ECN codepoint */
 void an_report_json_ecn(struct rt_json *j, const uint64_t ecn[4])

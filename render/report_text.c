@@ -43,26 +43,6 @@ static int by_ce(const void *a, const void *b, void *ctx)
 	return x->id < y->id ? -1 : 1;
 }
 
-/* A duration: "2.0 us", "1.250 ms". */
-static char *duration_text(char *buf, size_t size, uint64_t ns)
-{
-	if (ns >= 1000000000ull)
-		snprintf(buf, size, "%.3f s", (double)ns / 1e9);
-	else if (ns >= 1000000ull)
-		snprintf(buf, size, "%.3f ms", (double)ns / 1e6);
-	else if (ns >= 1000ull)
-		snprintf(buf, size, "%.1f us", (double)ns / 1e3);
-	else
-		snprintf(buf, size, "%llu ns", (unsigned long long)ns);
-	return buf;
-}
-
-void an_text_ns(struct rt_outbuf *o, uint64_t ns)
-{
-	char buf[32];
-	rt_out_str(o, duration_text(buf, sizeof(buf), ns));
-}
-
 /* "+12.345 ms (1700000000.012345000)": a time relative to the capture start, then absolute. */
 static void fmt_at(const struct rt_results *r, struct rt_outbuf *o, uint64_t ts)
 {
@@ -116,7 +96,7 @@ static void top_row(struct rt_outbuf *o, const struct rt_res_flow *f)
 	rt_fmt_rate(rate, sizeof(rate), f->gbps * 1e9);
 	fmt_real(cep, sizeof(cep), 100.0 * f->ce_fraction, f->ce_fraction < 0.9995 ? 1 : 0);
 	if (f->np && f->np->reaction.samples)
-		duration_text(np, sizeof(np), f->np->reaction.median);
+		an_text_duration(np, sizeof(np), f->np->reaction.median);
 	if (strlen(name) > FLOW_COL) { /* the selector whole, to copy; the figures below it */
 		rt_out_printf(o, "  %-3u %s\n", f->id, name);
 		name[0] = '\0';

@@ -1,8 +1,5 @@
-/* One-line messages of the subcommands: usage errors, failures, getopt complaints. */
-#include <getopt.h>
+/* What the subcommands take alike: tcpdump's operands, capture files, --hosts, options passed on to hosts, the CPUs. */
 #include <sched.h>
-#include <signal.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,66 +7,6 @@
 #include <sys/stat.h>
 
 #include "tools/cli.h"
-#include "tools/commands.h"
-
-/* "rocetrace CMD: " + HEAD + the formatted message + TAIL on stderr. */
-__attribute__((format(printf, 4, 0))) static void say(const char *cmd, const char *head,
-                                                      const char *tail, const char *fmt, va_list ap)
-{
-	fprintf(stderr, "rocetrace %s: %s", cmd, head);
-	vfprintf(stderr, fmt, ap);
-	fputs(tail, stderr);
-}
-
-int rt_cli_usage_error(const char *cmd, const char *fmt, ...)
-{
-	char tail[96];
-	va_list ap;
-	snprintf(tail, sizeof(tail), " (see 'rocetrace %s --help')\n", cmd);
-	va_start(ap, fmt);
-	say(cmd, "", tail, fmt, ap);
-	va_end(ap);
-	return RT_EXIT_USAGE;
-}
-
-int rt_cli_fail(const char *cmd, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	say(cmd, "", "\n", fmt, ap);
-	va_end(ap);
-	return RT_EXIT_ERROR;
-}
-
-int rt_cli_interrupted(const char *cmd, int sig, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	say(cmd, "interrupted", "\n", fmt, ap);
-	va_end(ap);
-	return 128 + (sig > 0 ? sig : SIGINT);
-}
-
-int rt_cli_getopt_error(const char *cmd, int c, char *const argv[])
-{
-	const char *arg = optind > 0 ? argv[optind - 1] : "";
-	/* a long option is named up to its '=' */
-	int len = (int)strcspn(arg, "=");
-	bool is_long = !strncmp(arg, "--", 2);
-	/* an unknown letter inside a group ("-zq") leaves optind on it: argv[optind - 1] is the one
-	 * before */
-	if (c == '?' && optopt > 0 && optopt < 128 && arg[len] != '=')
-		is_long = false;
-	if (!is_long && c == ':')
-		return rt_cli_usage_error(cmd, "option '-%c' needs a value", optopt);
-	if (!is_long)
-		return rt_cli_usage_error(cmd, "unknown option '-%c'", optopt);
-	if (c == ':')
-		return rt_cli_usage_error(cmd, "option '%.*s' needs a value", len, arg);
-	if (optopt)
-		return rt_cli_usage_error(cmd, "option '%.*s' takes no value", len, arg);
-	return rt_cli_usage_error(cmd, "unknown option '%.*s'", len, arg);
-}
 
 /* The words argv[first..argc) joined with spaces into *bpf (and *joined, to free); refused after -f. */
 static int join_expression(const char *cmd, int argc, char **argv, int first, const char **bpf,

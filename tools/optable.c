@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "tools/cli.h"
+#include "tools/cli_messages.h"
 #include "tools/commands.h"
 #include "tools/optable.h"
 #include "tools/options.h"

@@ -1,4 +1,4 @@
-/* Unit tests of tools/options.c and tools/cli.c: units, bounds, overflow, garbage, messages. */
+/* Unit tests of tools/options.c, tools/cli.c and tools/cli_messages.c: units, bounds, overflow, garbage, messages. */
 #include <errno.h>
 #include <getopt.h>
 #include <setjmp.h>
