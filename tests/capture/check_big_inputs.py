@@ -204,8 +204,10 @@ def rotated_set(rt, d):
     single = os.path.join(d, "burst.pcap")
     pcap(single, frames)
     want = analyze(rt, [single])
-    if not want.get("duplicates", {}).get("forgotten_early"):
-        errors.append("the burst capture forgets no packet early: the set check tests nothing")
+    # bursts of 4000 packets 1 ns apart: duplicate detection's table grows within the first burst and
+    # holds every packet of the window (forgotten_early 0; with two ways a set it forgot some)
+    if want.get("duplicates", {}).get("forgotten_early") != 0:
+        errors.append("the burst capture forgets packets early: %r" % want.get("duplicates"))
     want_tl, _ = run([rt, "timeline", "--bucket", "10us", single])
     want_count = count(rt, [single])
     os.makedirs(os.path.join(d, "set"))
