@@ -256,6 +256,9 @@ static void capture_json(const struct rt_results *r, struct rt_json *j)
 	RT_JSON_U64(j, "time_backwards", r->time_backwards);
 	RT_JSON_U64(j, "time_backwards_max_ns", r->time_backwards_max_ns);
 	RT_JSON_U64(j, "time_backwards_across_points", r->time_backwards_across);
+	/* what stopped the reading (a file cut short, Ctrl-C): the figures cover the frames before it */
+	RT_JSON_KEY(j, "input_error");
+	rt_json_str_or_null(j, r->input_error);
 	rt_json_obj_end(j);
 
 	RT_JSON_KEY(j, "duplicates");

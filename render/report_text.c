@@ -550,6 +550,9 @@ static void report(const struct rt_results *r, struct rt_outbuf *o, unsigned top
 		rt_out_char(o, ')');
 	}
 	rt_out_char(o, '\n');
+	if (r->input_error)
+		rt_out_printf(o, "Reading stopped early: %s; this covers the frames before it\n",
+		              r->input_error);
 	rt_out_printf(o, "%u flows (one direction of one QP), %u with their peer QP known",
 	              r->nflows, r->npaired);
 	if (r->flow_selector)

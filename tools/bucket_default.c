@@ -62,7 +62,8 @@ static void span_text(uint64_t ns, char *buf, size_t size)
 	static const char *const units[] = {"ns", "us", "ms", "s"};
 	double v = (double)ns;
 	unsigned u = 0;
-	while (u + 1 < sizeof(units) / sizeof(units[0]) && v >= 1000) {
+	/* from 999.5 up %.3g would say 1e+03: that is the next unit's 1 */
+	while (u + 1 < sizeof(units) / sizeof(units[0]) && v >= 999.5) {
 		v /= 1000;
 		u++;
 	}

@@ -107,7 +107,8 @@ static void help(void)
 	    "        each frame is printed as one decoded line as it arrives (frames are\n"
 	    "        handed over one by one, not in blocks).\n"
 	    "    -s, --snaplen SNAPLEN\n"
-	    "        Keep at most SNAPLEN bytes of each frame. Default: whole frames.\n"
+	    "        Keep at most SNAPLEN bytes of each frame (1 to 262144). Default, and\n"
+	    "        -s 0 as tcpdump takes it: whole frames (262144 bytes at most).\n"
 	    "        -s 128 keeps every RoCE header (Ethernet, VLAN, IPv6, UDP, BTH and\n"
 	    "        extended headers) for header-only capture at high rates.\n"
 	    "    EXPRESSION, -f, --filter BPF\n"
@@ -446,9 +447,9 @@ static int snaplen_option(struct rt_opt_use *u)
 {
 	struct rt_capture_args *a = u->args;
 	uint64_t v;
-	if (rt_opt_uint(CMD, u->opt, u->arg, 1, 262144, &v))
+	if (rt_opt_uint(CMD, u->opt, u->arg, 0, 262144, &v))
 		return RT_EXIT_USAGE;
-	a->snaplen = (uint32_t)v;
+	a->snaplen = v ? (uint32_t)v : 262144; /* 0: whole frames, as tcpdump takes it */
 	a->snaplen_given = true;
 	return remember_forwarded(a, "snaplen", u->arg);
 }

@@ -299,6 +299,9 @@ static int run_command(struct rt_analyze_args *a)
 		fprintf(stderr, "rocetrace %s: out of memory\n", cmd);
 		return RT_EXIT_ERROR;
 	}
+	/* -o -: standard output, as without -o (a page too) */
+	if (a->out_path && !strcmp(a->out_path, "-"))
+		a->out_path = NULL;
 	/* -o OUT: rows go to a file next to OUT that replaces it at the end; on an error OUT stays */
 	struct rt_outfile of = {0};
 	const char *in = a->out_path ? input_at(a, a->out_path) : NULL;
@@ -382,7 +385,14 @@ static int run_command(struct rt_analyze_args *a)
 	if (a->mode != RT_MODE_TIMELINE) {
 		if (html)
 			page_note(html, read_err, res.end == RT_PUMP_INTERRUPTED ? res.signal : 0);
-		rt_analyzer_input_error(an, read_err);
+		char stopped[64] = "";
+		if (!read_err[0] && res.end == RT_PUMP_INTERRUPTED)
+			snprintf(stopped, sizeof(stopped), "interrupted by signal %d", res.signal);
+		else if (!read_err[0] && frc == -EINTR)
+			snprintf(stopped, sizeof(stopped),
+			         "interrupted by signal %d while the figures were worked out",
+			         finish_signal);
+		rt_analyzer_input_error(an, read_err[0] ? read_err : stopped);
 		int wrc = rt_analyzer_report(an, errbuf);
 		if (wrc < 0 && wrc != -EPIPE) {
 			fprintf(stderr, "rocetrace %s: %s\n", cmd, errbuf);
@@ -413,10 +423,10 @@ static int run_command(struct rt_analyze_args *a)
 			             4); /* long: on, indented */
 		}
 	}
-	if (html && !kept)
+	if (html && !kept && a->out_path)
 		printf("%s\n", a->out_path);
 	rt_pump_release_signals();
-	if (read_err[0] && kept)
+	if (read_err[0] && kept && a->out_path)
 		fprintf(stderr, "rocetrace %s: %s (%s is left as it was)\n", cmd, read_err,
 		        a->out_path);
 	else if (read_err[0])

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "doctor/doctor.h"
@@ -334,6 +335,12 @@ int rt_cmd_doctor(int argc, char **argv)
 	if (a.hosts.names.n)
 		return run_hosts(&a, argc, argv);
 
+	/* a sysfs tree that is not there would check nothing and pass */
+	struct stat st;
+	if (a.cfg.sysfs_root && stat(a.cfg.sysfs_root, &st) < 0)
+		return rt_cli_fail(CMD, "--sysfs-root %s: %s", a.cfg.sysfs_root, strerror(errno));
+	if (a.cfg.sysfs_root && !S_ISDIR(st.st_mode))
+		return rt_cli_fail(CMD, "--sysfs-root %s: not a directory", a.cfg.sysfs_root);
 	struct rt_doc_report report;
 	char errbuf[RT_ERRBUF_SIZE];
 	if (a.prolog)
