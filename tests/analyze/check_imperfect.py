@@ -373,6 +373,32 @@ def main():
     if warning(rep, "counters_file_unusable"):
         fail("a usable counters file was called unusable")
 
+    # 9. a file cut in the middle of a frame (the capturing process was killed): the report, text and
+    #    JSON, says reading stopped there and covers the frames before it; timeline -o - is stdout
+    cut = os.path.join(tmp, "cut.pcap")
+    with open(plain, "rb") as f, open(cut, "wb") as g:
+        data = f.read()
+        g.write(data[:len(data) * 2 // 3])
+    rep = analyze(exe, cut, code=1)
+    why = (rep.get("capture") or {}).get("input_error") or ""
+    if "ends in the middle of frame" not in why:
+        fail("a cut file: capture.input_error %r" % why)
+    whole = analyze(exe, plain)
+    if not 0 < rep.get("packets", 0) < whole.get("packets", 0):
+        fail("a cut file: %r packets, want some of the whole capture's %r" % (
+            rep.get("packets"), whole.get("packets")))
+    txt = analyze(exe, cut, code=1, text=True)
+    if "Reading stopped early: " not in txt:
+        fail("a cut file: the text report does not say reading stopped:\n" + txt[:400])
+    if whole.get("capture", {}).get("input_error", "absent") is not None:
+        fail("a whole file: capture.input_error is not null")
+    res = subprocess.run([os.path.abspath(exe), "timeline", os.path.abspath(plain), "-o", "-"],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         cwd=tmp, timeout=60)
+    if res.returncode != 0 or not res.stdout.startswith(b"t_ns,") or os.path.exists(os.path.join(tmp, "-")):
+        fail("timeline -o -: exit %d, stdout %r, a file named '-' %s" % (
+            res.returncode, res.stdout[:40], os.path.exists(os.path.join(tmp, "-"))))
+
     for e in errors:
         print("FAIL " + e)
     if errors:

@@ -76,7 +76,8 @@ INVOCATIONS = [
     ["report", F, "--json"], ["report", F, "--top", "1"], ["report", F, "--format", "csv"], ["report", F, "--no-idle"],
     ["report", F, "--by-vantage"], ["report", F, "--storm-ms", "x"], ["report", F, "--bucket", "1"], ["report", "-o"],
     # capture
-    ["capture"], ["capture", "-i"], ["capture", "-s", "0", "-i", "x"],
+    ["capture"], ["capture", "-i"], ["capture", "-s", "0", "-i", "x"], ["doctor", "--sysfs-root", "/nonexistent/sysfs"],
+    ["doctor", "--sysfs-root", F],
     ["capture", "-s", "262145", "-i", "x"], ["capture", "-c", "0", "-i", "x"], ["capture", "-i", "x", "--duration", "0"],
     ["capture", "-i", "x", "--duration", "367d"], ["capture", "-i", "x", "--duration", "400days"], ["capture", "-i", "x", "-B", "0"],
     ["capture", "-i", "x", "--format", "pcapx"], ["capture", "-i", "x", "-G", "0"], ["capture", "-i", "x", "-C", "x"],
