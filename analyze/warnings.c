@@ -61,20 +61,6 @@ static void val(struct rt_an_warning *w, const char *name, uint64_t v)
 	}
 }
 
-/* "12.3 us" and the like */
-static const char *span(uint64_t ns, char *buf, size_t len)
-{
-	if (ns >= 1000000000ull)
-		snprintf(buf, len, "%.3f s", (double)ns / 1e9);
-	else if (ns >= 1000000ull)
-		snprintf(buf, len, "%.3f ms", (double)ns / 1e6);
-	else if (ns >= 1000ull)
-		snprintf(buf, len, "%.1f us", (double)ns / 1e3);
-	else
-		snprintf(buf, len, "%llu ns", (unsigned long long)ns);
-	return buf;
-}
-
 static unsigned long long ull(uint64_t v)
 {
 	return (unsigned long long)v;
@@ -128,7 +114,7 @@ static void warn_duplicates(const struct rt_analyzer *an, struct wlist *l)
 	        "point, "
 	        "%llu again at the same one within %s): each packet counts once",
 	        ull(n), ull(t.other_interface), ull(t.same_interface),
-	        span(d->window_ns, win, sizeof(win)));
+	        rt_fmt_duration(win, sizeof(win), d->window_ns));
 	val(w, "packets", n);
 	val(w, "other_capture_point", t.other_interface);
 	val(w, "same_capture_point", t.same_interface);
@@ -252,9 +238,10 @@ static void warn_time(const struct rt_analyzer *an, struct wlist *l)
 		HURTS("the rate windows, round trips and resends of %llu flows whose own packets "
 		      "came out of order %llu times (by up to %s)",
 		      ull(fd->flows_back), ull(fd->flow_back),
-		      span(fd->flow_back_max, step, sizeof(step)));
+		      rt_fmt_duration(step, sizeof(step), fd->flow_back_max));
 	if (np && fd->ts_back_max * 2 >= np)
-		HURTS("the NP delays (the shortest median %s)", span(np, step, sizeof(step)));
+		HURTS("the NP delays (the shortest median %s)",
+		      rt_fmt_duration(step, sizeof(step), np));
 	if (fd->pfc_back)
 		HURTS("the paused times (%llu PFC/PAUSE frames out of order)", ull(fd->pfc_back));
 	if (fd->late_bucket)
@@ -269,7 +256,7 @@ static void warn_time(const struct rt_analyzer *an, struct wlist *l)
 	    l, "time_backwards",
 	    "timestamps go backwards %llu times within a capture point (by up to %s), which makes "
 	    "unreliable: %s",
-	    ull(fd->ts_back), span(fd->ts_back_max, step, sizeof(step)), more);
+	    ull(fd->ts_back), rt_fmt_duration(step, sizeof(step), fd->ts_back_max), more);
 	val(w, "count", fd->ts_back);
 	val(w, "max_step_ns", fd->ts_back_max);
 	val(w, "flows", fd->flows_back);

@@ -153,3 +153,16 @@ void rt_text_appendf(char *dst, size_t size, const char *fmt, ...)
 	vsnprintf(dst + len, size - len, fmt, ap);
 	va_end(ap);
 }
+
+char *rt_fmt_duration(char *buf, size_t size, uint64_t ns)
+{
+	if (ns >= 1000000000ull)
+		snprintf(buf, size, "%.3f s", (double)ns / 1e9);
+	else if (ns >= 1000000ull)
+		snprintf(buf, size, "%.3f ms", (double)ns / 1e6);
+	else if (ns >= 1000ull)
+		snprintf(buf, size, "%.1f us", (double)ns / 1e3);
+	else
+		snprintf(buf, size, "%llu ns", (unsigned long long)ns);
+	return buf;
+}

@@ -32,6 +32,8 @@ char *rt_fmt_rate_in(char *buf, size_t size, double bps, struct rt_rate_unit uni
 
 /* `bps` with the unit that fits it: "2.58 Gb/s", "178 Mb/s", "0 b/s"; "-" when not finite. */
 char *rt_fmt_rate(char *buf, size_t size, double bps);
+/* A duration as reports and warnings write it: "1.250 s", "3.500 ms", "8.7 us", "850 ns". */
+char *rt_fmt_duration(char *buf, size_t size, uint64_t ns);
 
 /* The longest text rt_fmt_qp() writes, with its NUL. */
 #define RT_QP_TEXT_MAX 11

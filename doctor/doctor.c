@@ -114,7 +114,9 @@ static int add_netdev(const char *root, const char *name, struct targets *ts, ch
 		snprintf(errbuf, RT_ERRBUF_SIZE, "out of memory");
 		return -ENOMEM;
 	}
-	snprintf(f->netdev, sizeof(f->netdev), "%s", name);
+	size_t n = strnlen(name, sizeof(f->netdev) - 1); /* a netdev name is 15 bytes at most */
+	memcpy(f->netdev, name, n);
+	f->netdev[n] = '\0';
 	if (rt_rdma_find_by_netdev(root, name, f->dev, &f->port) == 0)
 		f->rdma = true;
 	return 0;
