@@ -127,24 +127,22 @@ static bool still_wanted(const struct an_dups *d, const struct an_dup_shard *s,
 }
 
 /*
- * The way of a set a new packet takes: an empty or expired one, else one
- * whose copy can no longer come, else the older one.
+ * The way of a set a new packet takes: one no copy can come for any more
+ * (empty, expired, past the window at one point, or seen at both points as
+ * often: a frame of it again is a new packet whether it is there or not),
+ * else the oldest.
  */
 static struct an_dup_entry *victim(const struct an_dups *d, const struct an_dup_shard *s,
                                    struct an_dup_entry *set, uint64_t now)
 {
-	struct an_dup_entry *best = NULL;
-	bool best_wanted = true;
+	struct an_dup_entry *oldest = &set[0];
 	for (unsigned k = 0; k < AN_DUP_WAYS; k++) {
-		if (!live(&set[k], now))
+		if (!still_wanted(d, s, &set[k], now))
 			return &set[k];
-		bool w = still_wanted(d, s, &set[k], now);
-		if (!best || (best_wanted && !w) || (w == best_wanted && set[k].ts < best->ts)) {
-			best = &set[k];
-			best_wanted = w;
-		}
+		if (set[k].ts < oldest->ts)
+			oldest = &set[k];
 	}
-	return best;
+	return oldest;
 }
 
 static int dup_resize(const struct an_dups *d, struct an_dup_shard *s, uint32_t nsets, uint64_t now)
