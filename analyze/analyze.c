@@ -42,9 +42,8 @@ static bool follows(void *ctx, struct an_flow *f, int point)
 	if (point < 0)
 		return true;
 	unsigned h = f->home;
-	bool silent = h && (an->part ? (an->part_silent >> (h - 1)) & 1u
-	                             : an->vp.pt[h - 1].last + an->vp.window_ns < an->now);
-	if (!h || (h != (unsigned)point + 1 && silent)) {
+	if (!h ||
+	    (h != (unsigned)point + 1 && an->vp.pt[h - 1].last + an->vp.window_ns < an->now)) {
 		f->home = (uint8_t)(point + 1);
 		if (f->x)
 			f->x->home_ts = 0;

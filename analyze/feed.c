@@ -151,11 +151,8 @@ static int feed_frame(void *ctx, const struct rt_frame *frame, const struct rt_r
                       char *errbuf)
 {
 	struct rt_an_feed *f = ctx;
-	if (f->stage) { /* an undecoded frame (its point in it, or in the record another sink took) */
-		struct rt_frame fr = *frame;
-		if (rec)
-			fr.point = rec->point;
-		if (rt_an_stage_frame(f->stage, &fr) < 0)
+	if (f->stage) { /* an undecoded frame */
+		if (rt_an_stage_frame(f->stage, frame) < 0)
 			return rt_errorf(errbuf, ENOMEM, "the analysis' threads");
 	} else if (f->feeder) {
 		rt_an_feeder_commit(f->feeder); /* rec is the next of its room */

@@ -53,8 +53,7 @@ struct rt_analyzer {
 	/*
 	 * A part of a staged analysis (analyze/stage.c): its time, time order,
 	 * pauses and episodes come from the stage (it sets `now`,
-	 * pair.disordered, part_paused, part_run_end, part_silent and what
-	 * the vantage points need (an_vantage.st_*) before each record, and
+	 * pair.disordered, part_paused and part_run_end before each record, and
 	 * reads `copied` after), which also tallies the frames, handles
 	 * PFC/PAUSE, makes the episodes from ep.log and follows the links toward
 	 * the receivers (rpx.share).
@@ -62,9 +61,7 @@ struct rt_analyzer {
 	bool part;
 	bool part_paused;      /* a part's: a PFC/PAUSE pause ran at the record (an_paused) */
 	uint64_t part_run_end; /* a part's: the latest end of a pause then (an_paused_since) */
-	/* a part's: the capture points with no frame for a vantage window by the record (follows) */
-	uint8_t part_silent;
-	bool copied; /* the record fed last was a copy of a packet counted before */
+	bool copied;           /* the record fed last was a copy of a packet counted before */
 	/* a staged analysis' flow keys by id while its parts hold the flows (rt_analyzer_flow_key) */
 	const struct rt_an_flow_key *stage_keys;
 	uint32_t nstage_keys;

@@ -9,16 +9,10 @@
 #include "analyze/stage_internal.h"
 #include "common/clock.h"
 
-/* A frame's capture point as the analyzer takes it (rt_analyzer_feed_frame): -1 when none is followed. */
-static inline int frame_point(const struct rt_analyzer *an, const struct rt_frame *f)
-{
-	return an->vp.on && f->point < AN_VP_POINTS ? (int)f->point : -1;
-}
-
 bool rt_an_stage_fits(const struct rt_analyzer *an)
 {
-	return !an->side.counters_loaded && !an->side.srclog_loaded && !an->o.max_flows &&
-	       !an->tot.c.packets;
+	return an->vp.alone && !an->side.counters_loaded && !an->side.srclog_loaded &&
+	       !an->o.max_flows && !an->tot.c.packets;
 }
 
 /* One part's records of a batch, fed to its analyzer. */
@@ -30,10 +24,6 @@ static void part_batch(struct part *p, struct batch *b)
 	an->ep.log = log;
 	p->bk_out = &out->bk;
 	unsigned end = b->start[p->idx + 1];
-	an->vp.st_seen = b->pts.seen;
-	memcpy(an->vp.st_before, b->pts.before, sizeof(an->vp.st_before));
-	an->vp.st_second = b->pts.second;
-	an->vp.st_second_before = b->pts.second_before;
 	for (unsigned j = b->start[p->idx]; j < end; j++) {
 		unsigned i = b->order[j];
 		/*
@@ -56,15 +46,13 @@ static void part_batch(struct part *p, struct batch *b)
 		an->part_paused = (b->s[i].flags & FLAG_PAUSED) != 0;
 		an->part_run_end = b->s[i].run_end;
 		an->rpx.paused_ts = b->s[i].paused_ts;
-		an->part_silent = b->s[i].silent;
 		log->slot = i;
 		p->cur = b->frame0 + i;
 		p->ts = b->s[i].f.ts_ns;
 		p->len = b->s[i].f.wirelen;
 		p->share.pending = p->share.turned_on = false;
 		rt_dissect(&p->st->decode, &b->s[i].f, &p->rec);
-		p->rec.point = b->s[i].f.point; /* as the pump sets it */
-		an->vp.st_frame = p->cur;
+		p->rec.point = 0; /* one capture point */
 		rt_analyzer_feed_frame(an, &p->rec, p->cur);
 		uint8_t fl = an->copied ? FLAG_COPY : 0;
 		if (p->share.pending && an_stage_link_add(out, &p->share))
@@ -208,14 +196,14 @@ static void global_batch(struct rt_an_stage *st, struct batch *b)
 			an->tot.copies++;
 			an->tot.copy_bytes += fr->wirelen;
 		}
-		an_tally_order(&an->tally, fr->ts_ns, b->frame0 + i == 1, frame_point(an, fr),
+		an_tally_order(&an->tally, fr->ts_ns, b->frame0 + i == 1, an->vp.on ? 0 : -1,
 		               (b->s[i].flags & FLAG_PFC) != 0);
 		if (!copy)
 			an_ep_packet(&an->ep, now, fr->wirelen, an->pfc.active > 0);
 		slot_events(st, &st->p[k], &b->out[k].log, &at[k], i);
 		if (b->s[i].flags & FLAG_PFC) {
 			rt_dissect(&st->decode, fr, &st->scratch);
-			an_pfc_frame(&an->pfc, &st->scratch, now, frame_point(an, fr), NULL);
+			an_pfc_frame(&an->pfc, &st->scratch, now, an->vp.on ? 0 : -1, NULL);
 		}
 	}
 	for (unsigned k = 0; k < st->nparts; k++) {
@@ -257,36 +245,6 @@ static void merge_done(struct rt_an_stage *st)
 }
 
 /*
- * Frame number `frame`, of time ts, at capture point p (-1: none) in the points as one
- * analyzer follows them (analyze/vantage.c: the clock before each point's
- * first frame, the frame a second point came, each point's latest frame
- * time); returns the points silent for a vantage window at it.
- */
-static uint8_t points_frame(struct rt_an_stage *st, int p, uint64_t ts, uint64_t frame)
-{
-	struct points_seen *ps = &st->pts;
-	if (p >= 0) {
-		uint8_t bit = (uint8_t)(1u << p);
-		if (!(ps->seen & bit)) {
-			if (ps->seen && !ps->second) {
-				ps->second = frame;
-				ps->second_before = st->pointed_now;
-			}
-			ps->before[p] = st->pointed_now;
-			ps->seen |= bit;
-		}
-		if (ts > st->pt_last[p])
-			st->pt_last[p] = ts;
-		st->pointed_now = st->now;
-	}
-	uint8_t silent = 0;
-	for (unsigned j = 0; ps->seen >> j; j++)
-		if ((ps->seen >> j & 1u) && st->pt_last[j] + st->an->vp.window_ns < st->now)
-			silent |= (uint8_t)(1u << j);
-	return silent;
-}
-
-/*
  * What a batch's frames carry to their parts, in frame order: the clock and
  * the time order, the part (the shard of the host pair: the addresses at
  * their place in a common frame, else decoded, the addresses only; frames
@@ -317,10 +275,8 @@ static void stage_slots(struct rt_an_stage *st, struct batch *b)
 		if (st->pfc.active && st->now >= st->pfc.next_expiry)
 			an_pfc_advance(&st->pfc, st->now);
 		bool paused = st->pfc.active > 0;
-		int point = frame_point(st->an, &sl->f);
-		sl->silent = points_frame(st, point, ts, b->frame0 + i);
 		if (pfc) {
-			an_pfc_frame(&st->pfc, &st->scratch, st->now, point, NULL);
+			an_pfc_frame(&st->pfc, &st->scratch, st->now, st->an->vp.on ? 0 : -1, NULL);
 			paused |= st->pfc.active > 0;
 		}
 		sl->run_end = st->pfc.last_run_end;
@@ -330,7 +286,6 @@ static void stage_slots(struct rt_an_stage *st, struct batch *b)
 		sl->flags = (st->disordered ? FLAG_DISORDERED : 0) | (pfc ? FLAG_PFC : 0) |
 		            (paused ? FLAG_PAUSED : 0);
 	}
-	b->pts = st->pts;
 }
 
 /* The next batch handed over by the reading thread, staged and given to the parts. */
@@ -539,7 +494,6 @@ int rt_an_stage_start(struct rt_an_stage **out, struct rt_analyzer *an, unsigned
 		if (ok) {
 			p->an->part = true;
 			p->an->vp.alone = an->vp.alone;
-			p->an->vp.staged = an->vp.on;
 			p->share = (struct an_rp_share){
 			    .lock = an_stage_links_lock, .unlock = an_stage_links_unlock, .ctx = p};
 			p->an->rpx.share = &p->share;

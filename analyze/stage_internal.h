@@ -72,14 +72,6 @@ struct slot {
 	uint64_t run_end;   /* the latest end of a pause */
 	uint64_t paused_ts; /* the latest frame time a pause ran at, up to it */
 	uint8_t flags;      /* staging's: FLAG_DISORDERED, FLAG_PFC, FLAG_PAUSED */
-	uint8_t silent;     /* the capture points with no frame for a vantage window by it */
-};
-
-/* The capture points as staging saw them, up to a batch's last frame (an_vantage.st_*). */
-struct points_seen {
-	uint8_t seen;
-	uint64_t before[AN_VP_POINTS];
-	uint64_t second, second_before;
 };
 
 struct batch {
@@ -89,7 +81,6 @@ struct batch {
 	uint16_t order[STAGE_BATCH];         /* the slots by part, each part's in slot order */
 	uint16_t start[STAGE_PARTS_MAX + 1]; /* part k's slots: order[start[k] .. start[k + 1]) */
 	uint64_t frame0;                     /* the frame number of f[0] */
-	struct points_seen pts;              /* the points as of its last frame */
 	unsigned n;
 	struct part_out *out; /* [parts] */
 	atomic_uint pending;  /* parts still to go through it */
@@ -138,10 +129,6 @@ struct rt_an_stage {
 	_Alignas(64) uint64_t now,
 	    prev_ts; /* the clock (the highest time so far), the time before */
 	bool disordered;
-	/* the capture points: seen so far, the clock at the last frame of a known point, each
-	 * point's latest frame time */
-	struct points_seen pts;
-	uint64_t pointed_now, pt_last[AN_VP_POINTS];
 	uint32_t
 	    *mark; /* by flow id (the stage's): the last episode that counted it (number + 1) */
 	struct rt_an_flow_key *keys; /* by flow id (the stage's) */

@@ -288,27 +288,15 @@ static void matched(struct an_vp_link *l, const struct an_vp_entry *x, unsigned 
 	l->ttl_lower[1] += x->ttl[i] < x->ttl[j];
 }
 
-/*
- * Whether point i was seen when entry x's window closed (one analyzer: by
- * now; a staged part: as one analyzer saw it at the first frame past the
- * window, from the stage's clocks).
- */
-static bool seen_at_close(const struct an_vantage *v, unsigned i, const struct an_vp_entry *x)
-{
-	if (!v->staged)
-		return v->pt[i].seen;
-	return (v->st_seen >> i & 1u) && v->st_before[i] <= x->t0 + v->window_ns;
-}
-
 /* Entry x's window closed (judge: a point that missed it may be judged to have lost it). */
 static void settle(struct an_vantage *v, const struct an_vp_entry *x, bool judge)
 {
 	for (unsigned i = 0; i < AN_VP_POINTS; i++) {
-		if (!seen_at_close(v, i, x))
+		if (!v->pt[i].seen)
 			continue;
 		for (unsigned j = i + 1; j < AN_VP_POINTS; j++) {
 			bool si = x->seen & (1u << i), sj = x->seen & (1u << j);
-			if (!seen_at_close(v, j, x) || (!si && !sj) || (!(si && sj) && !judge))
+			if (!v->pt[j].seen || (!si && !sj) || (!(si && sj) && !judge))
 				continue;
 			unsigned pair = an_vp_pair_of(i, j);
 			struct an_vp_link *l = link_of(v, x->cls, pair);
@@ -431,17 +419,11 @@ static bool pre_holds(const struct an_vantage *v, uint64_t fp)
  * window closes on the oldest packets; a copy of a packet in the window
  * is left out; a packet starts an entry), kept in the ring instead.
  */
-/* The waiting packets whose window closed by `now` forgotten. */
-static void pre_trim(struct an_vantage *v, uint64_t now)
-{
-	while (v->phead < v->ptail && v->pre[v->phead & (v->pcap - 1)].ts + v->window_ns < now)
-		v->phead++;
-}
-
 static void pre_frame(struct an_vantage *v, const struct rt_record *rec, uint64_t fp, bool copy,
                       uint64_t now)
 {
-	pre_trim(v, now);
+	while (v->phead < v->ptail && v->pre[v->phead & (v->pcap - 1)].ts + v->window_ns < now)
+		v->phead++;
 	if (!fp || (copy && pre_holds(v, fp)))
 		return;
 	if (v->ptail - v->phead == v->pcap && (v->pcap >= AN_VP_MAX_ENTRIES || pre_grow(v) < 0)) {
@@ -527,15 +509,11 @@ static void point_frame(struct an_vantage *v, int p, const struct rt_record *rec
 	if (!v->matching) {
 		if (v->only < 0)
 			v->only = p;
-		bool second =
-		    v->staged ? v->st_second && v->st_frame >= v->st_second : v->only != p;
-		if (!second) {
+		if (v->only == p) {
 			if (!v->alone)
 				pre_frame(v, rec, fp, copy, now);
 			return;
 		}
-		if (v->staged) /* as one analyzer had them at the frame before the second point's */
-			pre_trim(v, v->st_second_before);
 		start_matching(v);
 	}
 	if (!v->cap) { /* memory ran out when matching began */

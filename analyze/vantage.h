@@ -112,21 +112,6 @@ struct an_vantage {
 	uint64_t
 	    forgotten_early; /* packets pushed out before their window closed (AN_VP_MAX_ENTRIES) */
 	bool nomem;          /* something could not be allocated: the figures miss what it held */
-	/*
-	 * A part of a staged analysis (analyze/stage.c, `staged`): what one
-	 * analyzer knows of every point at the frame being fed, from the stage,
-	 * where the part sees its own host pairs' frames only. The points seen
-	 * so far, the clock at the last frame of a known point before each one's
-	 * first frame (a packet's window closes at the first such frame past it:
-	 * point j counts as seen then when that clock is within the window), the
-	 * frame a second point came (0: none yet; matching starts there) with
-	 * the clock before it (the waiting packets are trimmed to it first), and
-	 * the frame being fed.
-	 */
-	bool staged;
-	uint8_t st_seen;
-	uint64_t st_before[AN_VP_POINTS];
-	uint64_t st_second, st_second_before, st_frame;
 	/* the vantage points as the caller described them (rt_analyzer_vantage_points) */
 	struct rt_an_vantage *vp;
 	unsigned nvp;

@@ -187,14 +187,14 @@ static void points_free(struct points *pt)
  * keeps its interface and index: the answer holds for good). *first: the
  * first frame of that point, when points are announced.
  */
-static uint16_t look_up_point(struct points *pt, struct rt_source *src, uint32_t interface_id,
-                              uint32_t sll_ifindex, bool *first)
+static uint16_t look_up_point(struct points *pt, struct rt_source *src, const struct rt_record *rec,
+                              bool *first)
 {
-	int p = rt_source_point_of(src, interface_id, sll_ifindex);
+	int p = rt_source_point_of(src, rec->interface_id, rec->sll_ifindex);
 	if (p < 0 || p >= RT_POINT_NONE)
 		return RT_POINT_NONE;
-	if (!sll_ifindex && interface_id < BY_IF)
-		pt->by_if[interface_id] = (uint16_t)p;
+	if (!rec->sll_ifindex && rec->interface_id < BY_IF)
+		pt->by_if[rec->interface_id] = (uint16_t)p;
 	if (pt->announce && (unsigned)p >= pt->ncame) {
 		uint8_t *c = realloc(pt->came, (size_t)p + 1);
 		if (!c) /* told again at the next frame of it */
@@ -209,26 +209,17 @@ static uint16_t look_up_point(struct points *pt, struct rt_source *src, uint32_t
 	return (uint16_t)p;
 }
 
-/* The capture point of a frame of interface `interface_id` (an SLL2 frame: and `sll_ifindex`). */
-static inline uint16_t point_of(struct points *pt, struct rt_source *src, uint32_t interface_id,
-                                uint32_t sll_ifindex, bool *first)
+static inline uint16_t point_of(struct points *pt, struct rt_source *src,
+                                const struct rt_record *rec, bool *first)
 {
 	if (!pt->on)
 		return RT_POINT_NONE;
 	if (pt->alone) /* its frames are all of point 0, numbered at the first of them */
 		return 0;
-	if (!sll_ifindex && interface_id < BY_IF && pt->by_if[interface_id] != RT_POINT_NONE)
-		return pt->by_if[interface_id];
-	return look_up_point(pt, src, interface_id, sll_ifindex, first);
-}
-
-/* The SLL2 interface index of an undecoded frame, as the dissector reads it (0: none). */
-static inline uint32_t frame_sll_ifindex(const struct rt_frame *f)
-{
-	if (f->linktype != RT_LINK_LINUX_SLL2 || f->caplen < 8)
-		return 0;
-	const uint8_t *d = f->data + 4;
-	return (uint32_t)d[0] << 24 | (uint32_t)d[1] << 16 | (uint32_t)d[2] << 8 | d[3];
+	if (!rec->sll_ifindex && rec->interface_id < BY_IF &&
+	    pt->by_if[rec->interface_id] != RT_POINT_NONE)
+		return pt->by_if[rec->interface_id];
+	return look_up_point(pt, src, rec, first);
 }
 
 /* Point i to every sink that takes points (final: the end's, told whether it changed or not). */
@@ -348,7 +339,7 @@ static inline int decode(struct run *r, const struct rt_frame *frame, struct rt_
 {
 	bool first = false;
 	rt_dissect(&r->decode, frame, rec);
-	rec->point = point_of(&r->pt, r->src, rec->interface_id, rec->sll_ifindex, &first);
+	rec->point = point_of(&r->pt, r->src, rec, &first);
 	return first ? tell_new_points(&r->pt, r->src, r->cfg, NULL, 0, true, errbuf) : 0;
 }
 
@@ -375,14 +366,6 @@ static int hand_over(struct run *r, struct rt_frame *frames, int n, struct rt_pu
 	                                    r->room->takes_records(r->room->ctx));
 	if (!e && records && r->room)
 		room = r->room->record_room(r->room->ctx, (unsigned)n);
-	if (!e && !records) { /* the frames' points, as decode() sets the records' */
-		bool first = false;
-		for (int i = 0; i < n; i++)
-			frames[i].point = point_of(&r->pt, r->src, frames[i].interface_id,
-			                           frame_sll_ifindex(&frames[i]), &first);
-		if (first)
-			e = tell_new_points(&r->pt, r->src, r->cfg, NULL, 0, true, errbuf);
-	}
 	if (!e && !records && nto == 1 && to[0]->frames && n > 0) { /* the batch in one call */
 		int rc = to[0]->frames(to[0]->ctx, frames, (unsigned)n, eb);
 		res->frames = done + (uint64_t)n;

@@ -64,9 +64,7 @@ struct rt_pump_sink {
 	 * the batch's frames come without records (takes_records false, or
 	 * frames_only); returns as frame() does, for the whole batch: the
 	 * frames the pump counts (rt_pump_result.frames) are the whole batch's,
-	 * even when it stops or fails part way. Each frame's capture point is in
-	 * rt_frame.point (as rt_record.point would be), the points new in the
-	 * batch told before it.
+	 * even when it stops or fails part way.
 	 */
 	int (*frames)(void *ctx, const struct rt_frame *frames, unsigned n, char *errbuf);
 	int (*end)(void *ctx, const struct rt_pump_result *res, char *errbuf);

@@ -291,8 +291,6 @@ struct rt_frame {
 	uint32_t interface_id;
 	uint32_t
 	    file; /* a source reading several files: which one (0-based, in the order given); else 0 */
-	/* its capture point, where the frame pump hands frames over without records (rt_pump_sink.frames) */
-	uint16_t point;
 };
 
 /* rt_record.point: no capture point known. */

@@ -15,8 +15,7 @@ exactly, the delay minimum near the model's, CE/CNP/retransmission totals as
 the model's (not doubled); the same files gzip'd, rotated and given out of
 order, or named with --vantage, the same paths; one direction alone an
 unknown offset with its reason; --vantage-sample K/M the same packets at both
-taps (none falsely lost), nested samples, about K/M of the matches; --threads 2, 3 and 5 the same
-bytes as --threads 1 (the host pairs split among threads, their matches merged); `timeline --by-vantage` rows of each point
+taps (none falsely lost), nested samples, about K/M of the matches; `timeline --by-vantage` rows of each point
 adding up, per flow and column, to that point's file read alone.
 Exits 0 when all holds, 1 with one line per mismatch.
 """
@@ -166,25 +165,6 @@ def write_rotated(frames, names):
         write_pcap(name, frames[k * n // len(names):(k + 1) * n // len(names)])
 
 
-def check_threads(rt, d, b, a):
-    """--threads 2, 3 and 5 split the two taps' host pairs among threads: the same bytes as --threads 1."""
-    page = os.path.join(d, "page.html")
-    cmds = (["analyze", "--json"], ["analyze"], ["analyze", "--vantage-sample", "1/2", "--json"],
-            ["timeline", "--bucket", "100us"], ["report", "-o", page])
-    for cmd in cmds:
-        outs = []
-        for n in (1, 2, 3, 5):
-            p = subprocess.run([rt] + cmd + [b, a, "--threads", str(n)], capture_output=True, timeout=300)
-            body = p.stdout
-            if "-o" in cmd:
-                with open(page, "rb") as f:
-                    body += f.read()
-            outs.append((p.returncode, body, p.stderr))
-        for n, o in zip((2, 3, 5), outs[1:]):
-            if o != outs[0]:
-                errors.append("%s --threads %d differs from --threads 1" % (" ".join(cmd), n))
-
-
 def check_sampling(rt, b, a, doc, truth):
     """--vantage-sample K/M: every point keeps the same packets, so the sampled packets match as the whole do.
 
@@ -328,7 +308,6 @@ def main():
             errors.append("--vantage-window 100us: %r matched, want at most the %d CNPs" %
                           ([p["matched"] for p in short["paths"]], truth["cnp"]))
         check_sampling(rt, b, a, doc, truth)
-        check_threads(rt, d, b, a)
         # named with --vantage
         nm = run(rt, "--vantage", "sender_side=" + b, "--vantage", "receiver_side=" + a)
         got = paths_only(nm).__str__().replace("sender_side", "before").replace("receiver_side", "after")
