@@ -38,8 +38,9 @@
  * four cache lines per set (asked for together), of the packets seen
  * lately: a lookup and an insert touch one set (with two ways, a few of
  * many packets awaiting their copy from a point 2 ms behind shared a set
- * and pushed one another out: counted twice). A new packet takes a free way, else
- * one whose copy can no longer come (both points saw it), else the oldest. It starts at the shard's first packet with room for
+ * and pushed one another out: counted twice). A new packet takes the first
+ * way no copy can come for any more, else the oldest. It starts at the
+ * shard's first packet with room for
  * AN_DUP_MIN packets (128 KiB) and doubles, up to AN_DUP_MAX (8 MiB, so
  * that a capture of one busy host pair remembers 262,144 packets), while
  * the packets a copy of could still come (the packet rate times the
@@ -112,26 +113,15 @@ static inline bool live(const struct an_dup_entry *x, uint64_t now)
 /*
  * Could a copy of entry x still come? (Then pushing it out loses a
  * duplicate.) One at the same point within the window; from another point
- * within AN_DUP_SPAN_NS, unless both points saw it as often already (its
- * copy came: a frame of it again is a new packet, a resend or the next
- * CNP, whether the entry is there or not).
+ * within AN_DUP_SPAN_NS (a third point may still bring one when two saw it).
  */
 static bool still_wanted(const struct an_dups *d, const struct an_dup_shard *s,
                          const struct an_dup_entry *x, uint64_t now)
 {
-	if (!live(x, now))
-		return false;
-	if (now - x->ts <= d->window_ns)
-		return true;
-	return (s->points || d->several) && !(x->nhops == 2 && x->seen[0] == x->seen[1]);
+	return live(x, now) && (s->points || d->several || now - x->ts <= d->window_ns);
 }
 
-/*
- * The way of a set a new packet takes: one no copy can come for any more
- * (empty, expired, past the window at one point, or seen at both points as
- * often: a frame of it again is a new packet whether it is there or not),
- * else the oldest.
- */
+/* The way of a set a new packet takes: one no copy can come for any more (empty, expired, past the window at one point), else the oldest. */
 static struct an_dup_entry *victim(const struct an_dups *d, const struct an_dup_shard *s,
                                    struct an_dup_entry *set, uint64_t now)
 {

@@ -44,6 +44,19 @@ static uint64_t rank_of(uint64_t n, double q)
 	return r < 1 ? 1 : r > n ? n : r;
 }
 
+/* How many values an_hist_values() gives of h (NULL: none). */
+static size_t hist_values(const struct an_hist *h)
+{
+	if (!h)
+		return 0;
+	if (h->n <= AN_HIST_EXACT)
+		return h->n;
+	size_t n = 0;
+	for (unsigned i = 0; i < AN_HIST_BUCKETS; i++)
+		n += h->bucket[i] != 0;
+	return n;
+}
+
 /* A link's sketch (sign +1: d - ref >= 0, -1: negated) as values of d, appended at a. */
 static struct atom *link_atoms(struct atom *a, const struct an_hist *h, int64_t ref, int sign)
 {
@@ -64,7 +77,7 @@ static int ranks_of(const struct way_links *w, const uint64_t *rank, int64_t *ou
 {
 	size_t na = 0;
 	for (uint32_t k = 0; k < w->n; k++)
-		na += (w->l[k]->pos ? AN_HIST_BUCKETS : 0) + (w->l[k]->neg ? AN_HIST_BUCKETS : 0);
+		na += hist_values(w->l[k]->pos) + hist_values(w->l[k]->neg);
 	struct atom *a = malloc((na ? na : 1) * sizeof(*a)), *end = a;
 	if (!a)
 		return -ENOMEM;
