@@ -68,6 +68,36 @@ static int run(struct rt_an_feed *feed, const struct rt_cli_files *files, const 
 	return rc;
 }
 
+/* What analyze would warn about, on stderr (a timeline has no report to hold it). */
+static void warn_on_stderr(struct rt_analyzer *an, const char *cmd)
+{
+	struct rt_an_warning w[RT_AN_WARNINGS_MAX];
+	unsigned nw = rt_analyzer_warnings(an, w, RT_AN_WARNINGS_MAX);
+	for (unsigned i = 0; i < nw && i < RT_AN_WARNINGS_MAX; i++) {
+		char line[RT_ERRBUF_SIZE + 64];
+		int n =
+		    snprintf(line, sizeof(line), "rocetrace %s: warning: %s", cmd, w[i].message);
+		size_t len = n < 0 ? 0 : (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1;
+		rt_text_fill(stderr, line, len, 0, RT_TEXT_WIDTH, 4); /* long: on, indented */
+	}
+}
+
+/* What stopped the reading, for the report: the read error, else the signal that cut reading or the end short ("": none). */
+static const char *stop_reason(char *buf, size_t size, const char *read_err,
+                               const struct rt_pump_result *res, int frc, int finish_sig)
+{
+	if (read_err[0])
+		snprintf(buf, size, "%s", read_err);
+	else if (res->end == RT_PUMP_INTERRUPTED)
+		snprintf(buf, size, "interrupted by signal %d", res->signal);
+	else if (frc == -EINTR)
+		snprintf(buf, size, "interrupted by signal %d while the figures were worked out",
+		         finish_sig);
+	else
+		buf[0] = '\0';
+	return buf;
+}
+
 /* The analyzer whose end phase a signal cuts short (set while rt_an_feed_finish runs), and that signal. */
 static struct rt_analyzer *volatile finishing;
 static volatile sig_atomic_t finish_signal;
@@ -382,17 +412,12 @@ static int run_command(struct rt_analyze_args *a)
 		status = RT_EXIT_ERROR;
 	}
 	bool page_failed = false;
+	char stopped[RT_ERRBUF_SIZE + 64];
 	if (a->mode != RT_MODE_TIMELINE) {
 		if (html)
 			page_note(html, read_err, res.end == RT_PUMP_INTERRUPTED ? res.signal : 0);
-		char stopped[64] = "";
-		if (!read_err[0] && res.end == RT_PUMP_INTERRUPTED)
-			snprintf(stopped, sizeof(stopped), "interrupted by signal %d", res.signal);
-		else if (!read_err[0] && frc == -EINTR)
-			snprintf(stopped, sizeof(stopped),
-			         "interrupted by signal %d while the figures were worked out",
-			         finish_signal);
-		rt_analyzer_input_error(an, read_err[0] ? read_err : stopped);
+		rt_analyzer_input_error(
+		    an, stop_reason(stopped, sizeof(stopped), read_err, &res, frc, finish_signal));
 		int wrc = rt_analyzer_report(an, errbuf);
 		if (wrc < 0 && wrc != -EPIPE) {
 			fprintf(stderr, "rocetrace %s: %s\n", cmd, errbuf);
@@ -408,21 +433,8 @@ static int run_command(struct rt_analyze_args *a)
 		fprintf(stderr, "rocetrace %s: %s\n", cmd, errbuf);
 		status = RT_EXIT_ERROR;
 	}
-	if (a->mode == RT_MODE_TIMELINE) {
-		/* no report to hold them: what analyze would warn about goes to stderr */
-		struct rt_an_warning w[RT_AN_WARNINGS_MAX];
-		unsigned nw = rt_analyzer_warnings(an, w, RT_AN_WARNINGS_MAX);
-		for (unsigned i = 0; i < nw && i < RT_AN_WARNINGS_MAX; i++) {
-			char line[RT_ERRBUF_SIZE + 64];
-			int n = snprintf(line, sizeof(line), "rocetrace %s: warning: %s", cmd,
-			                 w[i].message);
-			size_t len = n < 0                      ? 0
-			             : (size_t)n < sizeof(line) ? (size_t)n
-			                                        : sizeof(line) - 1;
-			rt_text_fill(stderr, line, len, 0, RT_TEXT_WIDTH,
-			             4); /* long: on, indented */
-		}
-	}
+	if (a->mode == RT_MODE_TIMELINE)
+		warn_on_stderr(an, cmd);
 	if (html && !kept && a->out_path)
 		printf("%s\n", a->out_path);
 	rt_pump_release_signals();
