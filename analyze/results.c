@@ -13,6 +13,7 @@
 #include "analyze/incast.h"
 #include "analyze/internal.h"
 #include "analyze/results_build.h"
+#include "common/textfmt.h"
 #include "analyze/verdict.h"
 #include "analyze/warnings.h"
 
@@ -258,6 +259,9 @@ static int paths(struct an_results *res, const struct rt_analyzer *an,
 		return -ENOMEM;
 	r->paths = p;
 	r->npaths = vr->npaths;
+	bool any_matched = false;
+	for (unsigned i = 0; i < vr->npaths; i++)
+		any_matched |= vr->path[i].matched > 0;
 	for (unsigned i = 0; i < vr->npaths; i++) {
 		const struct an_vp_path *q = &vr->path[i];
 		p[i] = (struct rt_res_path){.from = v->vp[q->from].name,
@@ -280,6 +284,20 @@ static int paths(struct an_results *res, const struct rt_analyzer *an,
 		                            .delay_median = q->delay_median,
 		                            .delay_p99 = q->delay_p99,
 		                            .delay_null_reason = q->delay_null_reason};
+		if (any_matched || !r->dup_other_point)
+			continue;
+		/* no path matched any, yet copies of packets came from another point: the window is too short */
+		char win[48], *why = an_res_alloc(res, 320);
+		if (!why)
+			return -ENOMEM;
+		snprintf(
+		    why, 320,
+		    "no packet was matched within the vantage window (%s), yet %llu frames were "
+		    "copies of packets seen at another point: the clocks are likely further apart "
+		    "than the window; give a longer --vantage-window",
+		    rt_fmt_duration(win, sizeof(win), v->window_ns),
+		    (unsigned long long)r->dup_other_point);
+		p[i].offset_null_reason = p[i].delay_null_reason = why;
 	}
 	return 0;
 }

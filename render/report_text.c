@@ -460,6 +460,8 @@ static void text_vantage(const struct rt_results *r, struct rt_outbuf *o)
 			              p->sample_m);
 		rt_out_printf(o, ": %llu packets seen at both", (unsigned long long)p->matched);
 		if (!p->matched) {
+			if (p->offset_null_reason)
+				rt_out_printf(o, "; %s", p->offset_null_reason);
 			rt_out_str(o, "\n");
 			continue;
 		}

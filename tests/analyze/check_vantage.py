@@ -308,6 +308,16 @@ def main():
             errors.append("--vantage-window 100us: %r matched, want at most the %d CNPs" %
                           ([p["matched"] for p in short["paths"]], truth["cnp"]))
         check_sampling(rt, b, a, doc, truth)
+        # a window shorter than the clocks' offset and every delay: nothing matched, and the reason says
+        # that copies came from the other point all the same (the window is too short)
+        tiny = run(rt, "--vantage-window", "1us", b, a)
+        for p in tiny["paths"]:
+            if p["matched"] or "--vantage-window" not in (p["offset_null_reason"] or ""):
+                errors.append("--vantage-window 1us: path %s->%s matched %d, reason %r" %
+                              (p["from"], p["to"], p["matched"], p["offset_null_reason"]))
+        for p in doc["paths"]:
+            if "--vantage-window" in (p["offset_null_reason"] or ""):
+                errors.append("the window hint on a path that matched: %r" % p)
         # named with --vantage
         nm = run(rt, "--vantage", "sender_side=" + b, "--vantage", "receiver_side=" + a)
         got = paths_only(nm).__str__().replace("sender_side", "before").replace("receiver_side", "after")
