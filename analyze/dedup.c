@@ -238,10 +238,9 @@ static void dup_size(const struct an_dups *d, struct an_dup_shard *s, uint64_t n
 	s->rate_inserts = s->inserts;
 }
 
-/* The live entry of fingerprint fp, or NULL. */
-static struct an_dup_entry *entry_of(struct an_dup_shard *d, uint64_t fp, uint64_t now)
+/* The live entry of fingerprint fp in its set, or NULL. */
+static struct an_dup_entry *entry_of(struct an_dup_entry *set, uint64_t fp, uint64_t now)
 {
-	struct an_dup_entry *set = &d->e[an_dup_set(fp, d->nsets)];
 	for (unsigned k = 0; k < AN_DUP_WAYS; k++)
 		if (set[k].fp == fp && live(&set[k], now))
 			return &set[k];
@@ -260,7 +259,7 @@ bool an_dup_check(struct an_dups *dups, unsigned shard, const struct an_dup_flow
 	}
 	struct an_dup_entry *set = &d->e[an_dup_set(fp, d->nsets)], *in;
 	uint16_t hop = hop_of(rec);
-	in = entry_of(d, fp, now);
+	in = entry_of(set, fp, now);
 	if (in) {
 		/*
 		 * At a point that saw fewer frames of it than the other: a copy
@@ -284,7 +283,8 @@ bool an_dup_check(struct an_dups *dups, unsigned shard, const struct an_dup_flow
 			if (!d->points) {
 				d->points = true;
 				dup_size(dups, d, now);
-				in = entry_of(d, fp, now); /* where the table put it */
+				/* where the table put it */
+				in = entry_of(&d->e[an_dup_set(fp, d->nsets)], fp, now);
 			}
 		} else if (in->nhops == 2 && (in->seen[k] < in->seen[1 - k] || cnp ||
 		                              dt > dups->window_ns || may_be_resend(fl, rec))) {

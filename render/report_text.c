@@ -96,7 +96,7 @@ static void top_row(struct rt_outbuf *o, const struct rt_res_flow *f)
 	rt_fmt_rate(rate, sizeof(rate), f->gbps * 1e9);
 	fmt_real(cep, sizeof(cep), 100.0 * f->ce_fraction, f->ce_fraction < 0.9995 ? 1 : 0);
 	if (f->np && f->np->reaction.samples)
-		an_text_duration(np, sizeof(np), f->np->reaction.median);
+		rt_fmt_duration(np, sizeof(np), f->np->reaction.median);
 	if (strlen(name) > FLOW_COL) { /* the selector whole, to copy; the figures below it */
 		rt_out_printf(o, "  %-3u %s\n", f->id, name);
 		name[0] = '\0';

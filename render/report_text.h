@@ -8,10 +8,8 @@
 #include "analyze/results.h"
 #include "common/outbuf.h"
 
-/* A duration: "1.250 s", "3.500 ms", "8.7 us", "850 ns" (render/report_text_duration.c). */
+/* A duration: "1.250 s", "3.500 ms", "8.7 us", "850 ns" (render/report_text_duration.c, rt_fmt_duration). */
 void an_text_ns(struct rt_outbuf *o, uint64_t ns);
-/* The same into buf[size]; returns buf. */
-char *an_text_duration(char *buf, size_t size, uint64_t ns);
 /* "Findings:", the block that opens the report (render/report_text_findings.c). */
 void an_text_findings(const struct rt_results *r, struct rt_outbuf *o);
 /* "Sender reaction to CNPs": each selected flow's RP reaction on the wire and in its source log. */

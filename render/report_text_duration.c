@@ -3,13 +3,8 @@
 #include "common/textfmt.h"
 #include "render/report_text.h"
 
-char *an_text_duration(char *buf, size_t size, uint64_t ns)
-{
-	return rt_fmt_duration(buf, size, ns);
-}
-
 void an_text_ns(struct rt_outbuf *o, uint64_t ns)
 {
 	char buf[32];
-	rt_out_str(o, an_text_duration(buf, sizeof(buf), ns));
+	rt_out_str(o, rt_fmt_duration(buf, sizeof(buf), ns));
 }

@@ -25,16 +25,22 @@ static inline const char *scenario_dir_arg(int argc, char **argv)
 	return argv[1];
 }
 
+/* An analyzer of options o (it must start). */
+static inline struct rt_analyzer *new_an_opts(const struct rt_analyzer_opts *o)
+{
+	char errbuf[RT_ERRBUF_SIZE];
+	struct rt_analyzer *an = rt_analyzer_new(o, errbuf);
+	assert_non_null(an);
+	return an;
+}
+
 static inline struct rt_analyzer *new_an(uint64_t link_bps)
 {
 	struct rt_analyzer_opts o;
-	char errbuf[RT_ERRBUF_SIZE];
 	rt_analyzer_opts_init(&o);
 	if (link_bps)
 		o.link_speed_bps = link_bps;
-	struct rt_analyzer *an = rt_analyzer_new(&o, errbuf);
-	assert_non_null(an);
-	return an;
+	return new_an_opts(&o);
 }
 
 /* The JSON report of `an` as a string (caller frees). */

@@ -271,12 +271,9 @@ static int by_time(const void *a, const void *b)
 static struct rt_analyzer *vantage_an(void)
 {
 	struct rt_analyzer_opts o;
-	char errbuf[RT_ERRBUF_SIZE];
 	rt_analyzer_opts_init(&o);
 	o.vantage = o.vantage_clocks = true;
-	struct rt_analyzer *an = rt_analyzer_new(&o, errbuf);
-	assert_non_null(an);
-	return an;
+	return new_an_opts(&o);
 }
 
 /*
