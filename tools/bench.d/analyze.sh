@@ -175,11 +175,11 @@ bench_time "rocetrace report (10k flows, the HTML page)" "$aframes" \
 	"$ROCETRACE" report "$acap" -o "$BENCH_OUT/report-10k.html"
 bench_note "analyze: rocetrace report's page of the 10k-flow capture is $(stat -c %s "$BENCH_OUT/report-10k.html") bytes (analyze --json: $("$ROCETRACE" analyze --json "$acap" | wc -c) bytes)."
 bench_time "rocetrace dissect --count (same capture)" "$aframes" "$ROCETRACE" dissect --count "$acap"
-bench_time "tcpdump -r FILE -w /dev/null (same capture)" "$aframes" tcpdump -r "$acap" -w /dev/null
+bench_time "tcpdump -r FILE -w /dev/null (same capture)" "$aframes" tcpdump -Z "$bench_me" -r "$acap" -w /dev/null
 if command -v tshark >/dev/null; then
 	tprefix=$BENCH_OUT/analyze-prefix-200000.pcap
 	if [ ! -s "$tprefix" ]; then
-		tcpdump -r "$acap" -c 200000 -w "$tprefix.tmp" 2>/dev/null
+		tcpdump -Z "$bench_me" -r "$acap" -c 200000 -w "$tprefix.tmp" 2>/dev/null
 		mv "$tprefix.tmp" "$tprefix"
 	fi
 	bench_time "tshark -T fields (RoCE fields, 200k prefix)" 200000 \

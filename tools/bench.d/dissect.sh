@@ -5,7 +5,7 @@ bench_time "rocetrace dissect --count" "$frames" "$ROCETRACE" dissect --count "$
 bench_time "rocetrace dissect --count --no-icrc" "$frames" "$ROCETRACE" dissect --count --no-icrc "$big"
 bench_time "rocetrace dissect --json >/dev/null" "$frames" "$ROCETRACE" dissect --json "$big"
 bench_time "rocetrace dissect (text) >/dev/null" "$frames" "$ROCETRACE" dissect "$big"
-bench_time "tcpdump -r FILE -w /dev/null" "$frames" tcpdump -r "$big" -w /dev/null
+bench_time "tcpdump -r FILE -w /dev/null" "$frames" tcpdump -Z "$bench_me" -r "$big" -w /dev/null
 if command -v tshark >/dev/null; then
 	tshark_frames=200000
 	prefix=$(bench_prefix "$tshark_frames")

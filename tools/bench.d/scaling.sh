@@ -27,7 +27,7 @@ done
 scaling_tmp=$(mktemp -d)
 bench_time "cat FILE >/dev/null" "$scaling_frames" cat "$scaling_file"
 if command -v tcpdump >/dev/null; then
-	bench_time "tcpdump -r FILE -w /dev/null" "$scaling_frames" tcpdump -r "$scaling_file" -w /dev/null
+	bench_time "tcpdump -r FILE -w /dev/null" "$scaling_frames" tcpdump -Z "$bench_me" -r "$scaling_file" -w /dev/null
 fi
 bench_time "reader: read and decode (dissect --count)" "$scaling_frames" \
 	"$ROCETRACE" dissect --count --threads 1 "$scaling_file"
