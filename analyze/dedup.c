@@ -49,7 +49,10 @@
  * (forgotten early).
  */
 
-#define AN_DUP_CHECK        1024u  /* packets between two checks of the table's size */
+#define AN_DUP_CHECK 1024u /* packets between two checks of the table's size */
+/* the least time a rate is told from (or the window, when shorter): packets with one timestamp
+ * (a microsecond capture's burst) are no rate of one per nanosecond */
+#define AN_DUP_RATE_SPAN_NS 1000000u
 #define AN_RNR_TIMER_MIN_NS 10000u /* the shortest RNR NAK timer (AETH timer code 1: 0.01 ms) */
 
 uint64_t an_dup_fingerprint(const struct rt_record *rec)
@@ -222,12 +225,15 @@ static bool may_be_resend(const struct an_dup_flow *fl, const struct rt_record *
  * AN_DUP_CHECK, and when copies first come from two points: the packets a
  * copy of could still come (the packet rate times the window, or times 100 ms
  * once copies come from two points) should fill at most a quarter of it;
- * double it until they do, up to AN_DUP_MAX.
+ * double it until they do, up to AN_DUP_MAX. The rate is the packets since
+ * the last check over the time since, that time taken as at least
+ * AN_DUP_RATE_SPAN_NS (or the window when shorter).
  */
 static void dup_size(const struct an_dups *d, struct an_dup_shard *s, uint64_t now)
 {
-	uint64_t dt = now > s->rate_ts ? now - s->rate_ts : 1;
 	uint64_t horizon = s->points || d->several ? AN_DUP_SPAN_NS : d->window_ns;
+	uint64_t least = horizon < AN_DUP_RATE_SPAN_NS ? horizon : AN_DUP_RATE_SPAN_NS;
+	uint64_t dt = now > s->rate_ts + least ? now - s->rate_ts : least;
 	double wanted = (double)(s->inserts - s->rate_inserts) * (double)horizon / (double)dt;
 	uint32_t n = s->nsets;
 	while (wanted * 4 > (double)n * AN_DUP_WAYS && n < AN_DUP_MAX / AN_DUP_WAYS)

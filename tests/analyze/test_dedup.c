@@ -315,6 +315,28 @@ static void test_bounded(void **state)
 }
 
 /*
+ * Packets that share a timestamp (a microsecond capture's bursts: ten in
+ * each microsecond, 10 M packets/s) are no rate of one a nanosecond: the
+ * table stays at its first size (before, it grew to its limit from the
+ * second packet on).
+ */
+static void test_bursts_one_timestamp(void **state)
+{
+	(void)state;
+	struct rt_analyzer *an = analyzer(10 * US);
+	struct rt_record r = pkt(1, 2, 0x04, QP_B, 0, T0);
+	for (uint32_t i = 0; i < 20000; i++) {
+		r.psn = i;
+		r.ts_ns = T0 + (uint64_t)(i / 10) * US;
+		feed(an, &r);
+	}
+	const struct an_dup_shard *sh = &an->dups.s[an_pair_shard(&r)];
+	assert_int_equal(sh->nsets * AN_DUP_WAYS, AN_DUP_MIN);
+	assert_int_equal(sh->evicted, 0);
+	rt_analyzer_free(an);
+}
+
+/*
  * One busy host pair seen at two points (all its packets in one shard):
  * at 1 M packets/s a copy 80 ms late is still found, 262,144 packets
  * remembered (80,000 are in flight).
@@ -385,6 +407,7 @@ int main(void)
 	    cmocka_unit_test(test_cnps),
 	    cmocka_unit_test(test_off),
 	    cmocka_unit_test(test_bounded),
+	    cmocka_unit_test(test_bursts_one_timestamp),
 	    cmocka_unit_test(test_one_pair_remembers),
 	    cmocka_unit_test(test_late_copies_found),
 	};
