@@ -156,6 +156,31 @@ static void resend(struct an_transport *t, struct an_flow *f, uint32_t prev, uin
 	f->last_req_ts = ts;
 }
 
+/*
+ * A request from before the flow's previous one (the capture's time went
+ * backwards) whose PSN the latest gap is missing: a frame the capture put
+ * out of time order (frames of several queues or interfaces written late),
+ * not a resend. It fills the gap: one PSN less missing, the gap gone once
+ * all came.
+ */
+static bool late_in_gap(struct an_flow *f, uint32_t p, uint64_t ts)
+{
+	struct an_xport *x = f->x;
+	if (!x || !x->gap_open || ts >= f->last_req_ts ||
+	    (uint32_t)rt_psn_diff(p, x->gap_lo) >= x->gap_open)
+		return false;
+	x->gap_psns--;
+	if (p == x->gap_lo || p == ((x->gap_lo + x->gap_open - 1) & AN_PSN_MASK)) {
+		if (p == x->gap_lo)
+			x->gap_lo = (x->gap_lo + 1) & AN_PSN_MASK;
+		if (!--x->gap_open)
+			x->gaps--; /* all of it came */
+	} else {
+		x->gap_open = 0; /* came in its middle: what is left of it is no longer followed */
+	}
+	return true;
+}
+
 void an_tr_request(struct an_transport *t, uint32_t fi, const struct rt_record *rec, uint8_t tr,
                    uint16_t opf, struct rt_an_note *note, int point, unsigned feed)
 {
@@ -211,6 +236,8 @@ void an_tr_request(struct an_transport *t, uint32_t fi, const struct rt_record *
 				x->gaps++;
 				x->gap_psns += gap;
 				x->gap_ts = rec->ts_ns;
+				x->gap_lo = f->next_psn_max;
+				x->gap_open = gap;
 			}
 			if (note)
 				note->psn_gap = gap;
@@ -229,6 +256,9 @@ void an_tr_request(struct an_transport *t, uint32_t fi, const struct rt_record *
 			x->duplicates++;
 		if (note)
 			note->flags |= RT_AN_NOTE_DUPLICATE;
+		return;
+	} else if (late_in_gap(f, p, ts)) {
+		f->last_psn = prev; /* the capture's order, not the sender's: no resend */
 		return;
 	} else {
 		resend(t, f, prev, p, rec, note);

@@ -111,6 +111,47 @@ static void test_psn_wraparound(void **state)
 	rt_analyzer_free(an);
 }
 
+/*
+ * A request the capture wrote late (its time before the flow's previous
+ * request's) fills the gap it left: no gap, no resend, no timeout. Sent
+ * again later, it is a resend.
+ */
+static void test_late_frame_fills_gap(void **state)
+{
+	(void)state;
+	struct rt_analyzer *an = new_an(0);
+	/* PSNs 1..10, 1 us apart; 5 and 6 written after 8, with their own times */
+	const uint32_t order[] = {1, 2, 3, 4, 7, 8, 5, 6, 9, 10};
+	for (unsigned i = 0; i < 10; i++) {
+		struct rt_record r = roce(T0 + order[i] * US, 1, 2, 0x04, 7, order[i]);
+		rt_analyzer_feed(an, &r);
+	}
+	struct an_flow *f = flow_of(an, 1, 2, 7);
+	assert_int_equal(xp(f)->gaps, 0);
+	assert_int_equal(xp(f)->gap_psns, 0);
+	assert_int_equal(xp(f)->retransmitted, 0);
+	assert_int_equal(xp(f)->timeouts, 0);
+	/* 12 and 13 missing, 12 comes late: one PSN still missing */
+	struct rt_record r = roce(T0 + 11 * US, 1, 2, 0x04, 7, 11);
+	rt_analyzer_feed(an, &r);
+	r = roce(T0 + 14 * US, 1, 2, 0x04, 7, 14);
+	rt_analyzer_feed(an, &r);
+	r = roce(T0 + 12 * US, 1, 2, 0x04, 7, 12);
+	rt_analyzer_feed(an, &r);
+	f = flow_of(an, 1, 2, 7);
+	assert_int_equal(xp(f)->gaps, 1);
+	assert_int_equal(xp(f)->gap_psns, 1);
+	assert_int_equal(xp(f)->retransmitted, 0);
+	/* 13 sent again after 14 (a later time): a resend after a timeout */
+	r = roce(T0 + 900 * US, 1, 2, 0x04, 7, 13);
+	rt_analyzer_feed(an, &r);
+	f = flow_of(an, 1, 2, 7);
+	assert_int_equal(xp(f)->retransmitted, 1);
+	assert_int_equal(xp(f)->timeouts, 1);
+	assert_int_equal(xp(f)->gap_psns, 1);
+	rt_analyzer_free(an);
+}
+
 static void test_nak_go_back_n(void **state)
 {
 	(void)state;
@@ -427,6 +468,7 @@ int main(void)
 	    cmocka_unit_test(test_flow_table_growth),
 	    cmocka_unit_test(test_flow_ids_first_seen),
 	    cmocka_unit_test(test_psn_wraparound),
+	    cmocka_unit_test(test_late_frame_fills_gap),
 	    cmocka_unit_test(test_nak_go_back_n),
 	    cmocka_unit_test(test_nak_twice_and_fatal),
 	    cmocka_unit_test(test_pairing_by_psn),
