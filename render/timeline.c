@@ -33,6 +33,11 @@ struct timeline {
 	uint32_t *zeros, nzeros, cap_zeros; /* flows that get a zero row (scratch) */
 	uint64_t *last; /* by flow id: 1 + number of the bucket of its latest row, 0 none */
 	uint32_t cap_last;
+	/* by flow id (cap_last of them): where the end of its rows lies in `tails` (its length, then
+	 * ",src,dst,dest_qp,flow_id,dest_qp_hex\n"), 0 not made yet; made at its first row */
+	uint32_t *tail;
+	char *tails;
+	size_t ntails, cap_tails;
 	/* the 'all' row held back: its bucket's counts and columns */
 	bool all_held;
 	struct rt_an_bucket all;
@@ -242,6 +247,45 @@ static void json_row(struct timeline *tl, uint64_t t, uint64_t len_ns, const str
 	rt_out_char(j.o, '\n');
 }
 
+/*
+ * The end of a flow's rows, ",src,dst,dest_qp,flow_id,dest_qp_hex\n": made
+ * at its first row and kept (about 50 bytes a flow), copied at the next
+ * ones (a third of a row's formatting). Out of memory, it is made anew.
+ */
+static char *put_flow_tail(struct timeline *tl, char *p, const struct rt_an_flow_key *k,
+                           uint64_t id)
+{
+	if (id < tl->cap_last && tl->tail[id]) {
+		const char *t = tl->tails + tl->tail[id];
+		return put_lit(p, t + 1, (unsigned char)t[0]);
+	}
+	char *start = p, qp[RT_QP_TEXT_MAX];
+	p = put_ip(PUT(p, ","), k->ipver, k->src);
+	p = put_ip(PUT(p, ","), k->ipver, k->dst);
+	p = put_u64(PUT(p, ","), k->dest_qp);
+	p = put_u64(PUT(p, ","), id);
+	p = put_lit(PUT(p, ","), rt_fmt_qp(qp, k->dest_qp), 8);
+	*p++ = '\n';
+	size_t n = (size_t)(p - start);
+	if (id >= tl->cap_last || n > UINT8_MAX || tl->ntails + 1 + n > UINT32_MAX)
+		return p;
+	if (tl->ntails + 1 + n > tl->cap_tails) {
+		size_t cap = tl->cap_tails ? 2 * tl->cap_tails : 1u << 16;
+		char *nt = realloc(tl->tails, cap);
+		if (!nt)
+			return p;
+		tl->tails = nt;
+		tl->cap_tails = cap;
+	}
+	if (!tl->ntails)
+		tl->ntails = 1; /* offset 0: not made */
+	tl->tail[id] = (uint32_t)tl->ntails;
+	tl->tails[tl->ntails] = (char)n;
+	memcpy(tl->tails + tl->ntails + 1, start, n);
+	tl->ntails += 1 + n;
+	return p;
+}
+
 /* A row of bucket t (prefix: its CSV start, row_prefix()). */
 static void row(struct timeline *tl, uint64_t t, uint64_t len_ns, const char *prefix,
                 size_t prefix_len, const struct rt_an_delta *d, const struct row_extra *x)
@@ -283,18 +327,7 @@ static void row(struct timeline *tl, uint64_t t, uint64_t len_ns, const char *pr
 		}
 		p = row_room(o);
 	}
-	const struct rt_an_flow_key *k = x->key;
-	if (k) {
-		p = put_ip(PUT(p, ","), k->ipver, k->src);
-		p = put_ip(PUT(p, ","), k->ipver, k->dst);
-		p = put_u64(PUT(p, ","), k->dest_qp);
-		p = put_u64(PUT(p, ","), x->id);
-		char qp[RT_QP_TEXT_MAX];
-		p = put_lit(PUT(p, ","), rt_fmt_qp(qp, k->dest_qp), 8);
-		*p++ = '\n';
-	} else {
-		p = PUT(p, ",,,,-1,\n");
-	}
+	p = x->key ? put_flow_tail(tl, p, x->key, x->id) : PUT(p, ",,,,-1,\n");
 	o->len = (size_t)(p - o->buf);
 }
 
@@ -391,6 +424,11 @@ static bool room(struct timeline *tl, uint32_t n, uint32_t id)
 			return false;
 		memset(l + tl->cap_last, 0, (size_t)(cap - tl->cap_last) * sizeof(*l));
 		tl->last = l;
+		uint32_t *t = realloc(tl->tail, (size_t)cap * sizeof(*t));
+		if (!t)
+			return false;
+		memset(t + tl->cap_last, 0, (size_t)(cap - tl->cap_last) * sizeof(*t));
+		tl->tail = t;
 		tl->cap_last = cap;
 	}
 	return true;
@@ -538,6 +576,8 @@ static void tl_free(void *ctx)
 	free(tl->ids);
 	free(tl->zeros);
 	free(tl->last);
+	free(tl->tail);
+	free(tl->tails);
 	free(tl);
 }
 
