@@ -243,7 +243,12 @@ void rt_out_double(struct rt_outbuf *o, double v, int decimals)
 		if (tmp[n - 1] == '.')
 			n--;
 	}
+	bool zero = n == 1 && tmp[0] == '0';
 	if (n == 2 && tmp[0] == '-' && tmp[1] == '0')
+		zero = true;
+	if (zero && v != 0.0) /* too small for the decimals, yet not 0: its significant digits */
+		n = snprintf(tmp, sizeof(tmp), "%.*g", decimals > 0 ? decimals : 1, v);
+	if (zero && v == 0.0)
 		rt_out_char(o, '0');
 	else
 		rt_out_write(o, tmp, (size_t)n);

@@ -60,7 +60,11 @@ static void test_double_fixed(void **state)
 	assert_double(2.0, 3, "2");
 	assert_double(100.0, 0, "100");
 	assert_double(0.1234567, 6, "0.123457");
-	assert_double(-0.0000001, 3, "0");
+	assert_double(-0.0, 3, "0");
+	/* too small for the decimals, yet not 0: significant digits, never "0" or "-0" */
+	assert_double(-0.0000001, 3, "-1e-07");
+	assert_double(4.96e-10, 6, "4.96e-10");
+	assert_double(0.0000004, 6, "4e-07");
 	assert_double(-2.25, 1, "-2.2");
 	assert_double(0.0 / 0.0, 3, "0");
 	assert_double(1.0 / 0.0, 3, "0");
