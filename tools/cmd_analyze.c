@@ -7,7 +7,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "analyze/analyze.h"
 #include "analyze/fanout.h"
@@ -25,18 +24,16 @@
 /* The progress line of a big file on a terminal: frames read, flows found. */
 struct progress {
 	const struct rt_an_feed *feed;
-	const char *cmd;
-	bool shown;
+	struct rt_cli_progress line;
 };
 
 static void on_progress(void *ctx, uint64_t frames, uint64_t elapsed_ns)
 {
 	struct progress *p = ctx;
+	char flows[32];
 
-	fprintf(stderr, "\r%s: %llu frames, %llu flows, %.0f s", p->cmd, (unsigned long long)frames,
-	        (unsigned long long)rt_an_feed_flows(p->feed), (double)elapsed_ns / 1e9);
-	fflush(stderr);
-	p->shown = true;
+	snprintf(flows, sizeof(flows), "%llu flows", (unsigned long long)rt_an_feed_flows(p->feed));
+	rt_cli_progress_line(&p->line, frames, flows, elapsed_ns);
 }
 
 /*
@@ -47,7 +44,7 @@ static int run(struct rt_an_feed *feed, const struct rt_cli_files *files, const 
                uint16_t udp_port, const char *cmd, struct rt_pump_result *res, char *errbuf)
 {
 	struct rt_dissect_opts dopts;
-	struct progress pr = {.feed = feed, .cmd = cmd};
+	struct progress pr = {.feed = feed, .line = {.cmd = cmd}};
 	struct rt_pump_sink sink;
 	struct rt_pump_config pc = {.decode = &dopts, .sinks = &sink, .nsinks = 1, .ctx = &pr};
 	struct rt_source *src;
@@ -59,11 +56,10 @@ static int run(struct rt_an_feed *feed, const struct rt_cli_files *files, const 
 	rt_dissect_opts_init(&dopts);
 	dopts.udp_port = udp_port;
 	rt_an_feed_sink(feed, &sink);
-	if (isatty(STDERR_FILENO))
+	if (rt_cli_progress_wanted(false))
 		pc.on_progress = on_progress;
 	rc = rt_pump_run(src, &pc, res, errbuf);
-	if (pr.shown)
-		fprintf(stderr, "\r\033[K");
+	rt_cli_progress_end(&pr.line);
 	rt_source_close(src);
 	return rc;
 }
