@@ -78,6 +78,27 @@ static void warn_on_stderr(struct rt_analyzer *an, const char *cmd)
 	}
 }
 
+/*
+ * The read error, on stderr, and what the output holds: -o OUT left as it was (`kept`: the output
+ * failed), or the rows of the frames before it; the report or the page (`page`) covers them.
+ */
+static void say_read_error(const char *cmd, const char *read_err, const char *out_path, bool kept,
+                           bool page, uint64_t frames)
+{
+	if (kept && out_path)
+		fprintf(stderr, "rocetrace %s: %s (%s is left as it was)\n", cmd, read_err,
+		        out_path);
+	else if (out_path && !page)
+		fprintf(stderr,
+		        "rocetrace %s: %s (reading stopped early: %s holds the rows of the frames "
+		        "before it)\n",
+		        cmd, read_err, out_path);
+	else
+		fprintf(stderr, "rocetrace %s: %s (%s)\n", cmd, read_err,
+		        frames ? "the report covers the frames before it"
+		               : "no frame read: the page says only this");
+}
+
 /* What stopped the reading, for the report: the read error, else the signal that cut reading or the end short ("": none). */
 static const char *stop_reason(char *buf, size_t size, const char *read_err,
                                const struct rt_pump_result *res, int frc, int finish_sig)
@@ -402,7 +423,10 @@ static int run_command(struct rt_analyze_args *a)
 	finishing = an; /* Ctrl-C now cuts the end phase short: the report covers what was done */
 	int frc = rt_an_feed_finish(feed, errbuf);
 	finishing = NULL;
-	if (frc < 0 && frc != -EPIPE && frc != -EINTR) {
+	/* what failed making the output (not reading the input: the rows before it are kept) */
+	bool end_failed = frc < 0 && frc != -EPIPE && frc != -EINTR;
+	bool output_failed = end_failed || (rc < 0 && !res.read_failed);
+	if (end_failed) {
 		fprintf(stderr, "rocetrace %s: %s%s\n", cmd, errbuf,
 		        a->out_path ? " (the file is left as it was)" : "");
 		status = RT_EXIT_ERROR;
@@ -421,8 +445,11 @@ static int run_command(struct rt_analyze_args *a)
 			page_failed = true;
 		}
 	}
-	/* a run that failed leaves -o OUT as it was (its error line says so); a page says what failed reading */
-	bool kept = of.fp && (html ? page_failed : status != RT_EXIT_OK);
+	/*
+	 * a run whose output failed leaves -o OUT as it was (its error line says so); a read that
+	 * stopped early keeps what the frames before it gave (a page says what failed reading)
+	 */
+	bool kept = of.fp && (html ? page_failed : output_failed);
 	if (kept) {
 		rt_outfile_abort(&of);
 	} else if (of.fp && rt_outfile_commit(&of, errbuf) < 0) {
@@ -434,13 +461,8 @@ static int run_command(struct rt_analyze_args *a)
 	if (html && !kept && a->out_path)
 		printf("%s\n", a->out_path);
 	rt_pump_release_signals();
-	if (read_err[0] && kept && a->out_path)
-		fprintf(stderr, "rocetrace %s: %s (%s is left as it was)\n", cmd, read_err,
-		        a->out_path);
-	else if (read_err[0])
-		fprintf(stderr, "rocetrace %s: %s (%s)\n", cmd, read_err,
-		        res.frames ? "the report covers the frames before it"
-		                   : "no frame read: the page says only this");
+	if (read_err[0])
+		say_read_error(cmd, read_err, a->out_path, kept, html != NULL, res.frames);
 	else if (frc == -EINTR && status == RT_EXIT_OK)
 		status = rt_cli_interrupted(cmd, finish_signal,
 		                            "; the report covers what was worked out before it");
