@@ -36,7 +36,7 @@ enum an_nak_wait {
 	AN_NAK_RNR, /* an RNR NAK: retry after its timer */
 };
 
-/* RP reaction to the latest CNP under way (an_flow.rp_phase, analyze/rp.c). */
+/* RP reaction to the latest CNP under way (an_flow.rp_phase, 2 bits; analyze/rp.c). */
 enum an_rp_phase {
 	AN_RP_IDLE = 0,
 	AN_RP_AFTER,   /* windows after the CNP: the slowest rate */
@@ -61,6 +61,7 @@ enum an_flow_flag {
 /* RP reaction: the sending rate over this many packet gaps before and after a CNP */
 #define AN_RP_GAPS 4
 _Static_assert((AN_RP_GAPS & (AN_RP_GAPS - 1)) == 0, "a power of two: the ring index is a mask");
+_Static_assert(AN_RP_GAPS <= 4, "rp_head holds the ring index in 2 bits");
 
 #define AN_ACKRING 8
 
@@ -115,8 +116,11 @@ struct an_flow {
 	uint8_t pairing : 4;     /* enum an_pair_how */
 	uint16_t flags;          /* enum an_flow_flag */
 	uint8_t dscp, pcp;
-	uint8_t rp_phase : 4; /* enum an_rp_phase */
-	uint8_t rp_head : 4;  /* next slot of rp_dt/rp_len */
+	uint8_t rp_phase : 2; /* enum an_rp_phase */
+	uint8_t rp_head : 2;  /* next slot of rp_dt/rp_len */
+	/* before its first CNP, its shortest idle gap (analyze/rp.c, an_rp_own_idle): at least
+	 * 1 us << (rp_idle - 1); 0: none seen */
+	uint8_t rp_idle : 4;
 	uint8_t
 	    home; /* vantage point + 1 whose frames drive its order-sensitive figures (0: none) */
 	uint16_t rp_last_len; /* the latest packet's length (at most 65535) */

@@ -217,7 +217,7 @@ struct rt_res_rp {
 	const char *drop_null_reason; /* measured 0: why (the reason of most CNPs), else NULL */
 	/* CNPs not measured, by why */
 	uint64_t too_few_packets, cnp_in_window, psn_gap_in_window, resend_in_window,
-	    pause_in_window, idle_before, full_link;
+	    pause_in_window, idle_before, idle_after, full_link;
 	uint64_t recovered, interrupted;
 	struct rt_res_quantiles recover; /* CNP -> back to the rate before */
 	/* CNP -> the first packet of the first window below 90% of the rate before (the cut), over

@@ -111,6 +111,7 @@ static const struct rt_res_rp *rp_side(struct an_results *res, const struct rt_a
 	p->resend_in_window = rp->resend_in_window;
 	p->pause_in_window = rp->pause_in_window;
 	p->idle_before = rp->idle_before;
+	p->idle_after = rp->idle_after;
 	p->full_link = rp->full_link;
 	p->recovered = rp->recovered;
 	p->interrupted = rp->interrupted;

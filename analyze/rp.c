@@ -1,4 +1,4 @@
-/* The RP reaction seen on the wire: the sending rate before a CNP against the slowest after it; windows disturbed by a loss, a resend, a pause or an idle sender set apart; the links toward each receiver, to tell when a queue hides the sender's pacing. */
+/* The RP reaction seen on the wire: the sending rate before a CNP against the slowest after it; windows disturbed by a loss, a resend, a pause or an idle sender (before the CNP, or after it as before any CNP) set apart; the links toward each receiver, to tell when a queue hides the sender's pacing. */
 #include "analyze/rp.h"
 
 #include <errno.h>
@@ -21,8 +21,9 @@
  * sender's rate: too few packets (then a probe finds the window that would
  * hold them), another CNP in it, a PSN gap or a resend of the flow in it (a
  * loss is not a cut), a PFC/PAUSE pause in it, the sender idle before the
- * CNP (a gap in the window before it 4 times the shortest, per byte), or its
- * link full: from the first CE mark or CNP on, the link toward each receiver is
+ * CNP (a gap in the window before it 4 times the shortest, per byte), the
+ * sender idle after it as it was before any CNP (see below), or its link
+ * full: from the first CE mark or CNP on, the link toward each receiver is
  * followed, and a link whose packets left back to back (each gap at most 1.5
  * times the shortest per byte between packets of one length) with other
  * flows' packets among them, through the window before the CNP or the
@@ -30,6 +31,17 @@
  * one a queue before the capture point keeps full: what this sender gives
  * up, the others fill, and its own packets do not show its cut (a capture
  * point after the bottleneck).
+ *
+ * A sender that idles (a bursty one: it had nothing to send) takes gaps that
+ * no CNP caused: before the flow's first CNP, a gap 16 times the one before
+ * it (per byte) is one of its own idle gaps, and the shortest is kept, rounded
+ * down to 1 us times a power of two (in 4 bits of the flow: 1 us to 16 ms).
+ * After a CNP, a gap at least that long is the sender idle as before: no
+ * window reaches across it. It ends the windows after the CNP (measured over
+ * those before it; none: the CNP is set apart, "idle after"), a probe (the
+ * CNP is "idle after", not "too few packets": no window would measure it),
+ * and the following of a recovery (no time of recovery: the rate may have
+ * come back anywhere in the idle time).
  *
  * The drops measured are kept as a distribution (exactly for the first 32,
  * then in 1-point bins): the median is the central figure, the quartiles
@@ -40,6 +52,9 @@
 #define AN_RP_FULL_GAP   1.5 /* a link gap at most this many back-to-back times: the link is full */
 #define AN_RP_PROBE_MAX  4000000000ull /* the longest --rate-window */
 #define AN_RP_LINKS_MAX  65536u        /* links followed, at most */
+/* an_flow.rp_idle: the sender's shortest own idle gap is at least AN_RP_IDLE_UNIT << (rp_idle - 1) ns */
+#define AN_RP_IDLE_UNIT 1000u
+#define AN_RP_IDLE_MAX  15u /* rp_idle's largest value (16.384 ms) */
 
 /* ---- the links toward each receiver ---- */
 
@@ -317,6 +332,24 @@ static bool idle_before(const struct an_flow *f)
 	return lo > 0 && hi > AN_RP_IDLE_RATIO * lo;
 }
 
+void an_rp_own_idle(struct an_flow *f, uint32_t gap_ns)
+{
+	if (f->rp || gap_ns < AN_RP_IDLE_UNIT) /* learned before the first CNP only */
+		return;
+	unsigned v = 1;
+	while (v < AN_RP_IDLE_MAX && (uint64_t)AN_RP_IDLE_UNIT << v <= gap_ns)
+		v++;
+	if (!f->rp_idle || v < f->rp_idle)
+		f->rp_idle = (uint8_t)v;
+}
+
+/* The gap that brought the newest packet is as long as the sender's own idle gaps before any CNP. */
+static bool idle_as_before(const struct an_flow *f)
+{
+	unsigned newest = (f->rp_head + AN_RP_GAPS - 1) % AN_RP_GAPS;
+	return f->rp_idle && f->rp_dt[newest] >= (uint64_t)AN_RP_IDLE_UNIT << (f->rp_idle - 1);
+}
+
 /* A CNP with too few packets: a longer window would measure it once 4 gaps follow it. */
 static void probe(struct an_flow *f, uint64_t need_before)
 {
@@ -425,12 +458,31 @@ void an_rp_cnp(struct an_rp_ctx *c, struct an_flow *f, uint64_t ts, unsigned poi
 	f->rp_phase = AN_RP_AFTER;
 }
 
+/* The sender went idle after the CNP as it did before any CNP: no window reaches across that gap. */
+static void idle_after(struct an_rp_ctx *c, struct an_flow *f)
+{
+	struct an_rp *rp = f->rp;
+	if (f->rp_phase == AN_RP_AFTER && rp->windows)
+		end_after(c, f, false); /* measured over the windows before the gap */
+	else if (f->rp_phase == AN_RP_AFTER)
+		rp->idle_after++;
+	else if (f->rp_phase == AN_RP_PROBE) { /* counted with too few packets: none would do */
+		rp->few--;
+		rp->idle_after++;
+	}
+	f->rp_phase = AN_RP_IDLE;
+}
+
 void an_rp_tick(struct an_rp_ctx *c, struct an_flow *f, uint64_t ts)
 {
 	struct an_rp *rp = f->rp;
 	uint64_t cnp = rp->cnp_ts, w = c->window_ns;
 	if (ts < cnp)
 		return;
+	if (idle_as_before(f)) {
+		idle_after(c, f);
+		return;
+	}
 	if (ts > cnp && ++rp->after_n == AN_RP_GAPS + 1)
 		rp->fifth_ts = ts;
 	if (f->rp_phase == AN_RP_PROBE) {
@@ -500,6 +552,8 @@ const char *an_rp_null_reason(const struct an_rp *rp)
 	    {rp->resend_in_window, "a resend in the window"},
 	    {rp->pause_in_window, "a PFC/PAUSE pause in the window"},
 	    {rp->idle_before, "the sender was idle before the CNP"},
+	    {rp->idle_after, "the sender went idle after the CNP, as it did before any CNP (its "
+	                     "own idle time is no reaction)"},
 	};
 	unsigned best = 0;
 	for (unsigned i = 1; i < sizeof(r) / sizeof(r[0]); i++)

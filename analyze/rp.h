@@ -82,7 +82,7 @@ struct an_rp {
 	uint32_t link;                      /* its link + 1 (0: none) */
 	/* CNPs by what became of them: cnps is their sum */
 	uint64_t cnps, measured, few, cnp_in_window, gap_in_window, resend_in_window,
-	    pause_in_window, idle_before, full_link;
+	    pause_in_window, idle_before, idle_after, full_link;
 	uint64_t recovered,
 	    interrupted;          /* back to 90% of the rate before; the next CNP came first */
 	uint64_t need_ns, need_n; /* the longest window the rescuable CNPs need, and how many */
@@ -141,6 +141,15 @@ const char *an_rp_side_name(enum an_rp_side s);
 /* How the side was decided, in words. */
 const char *an_rp_side_how(enum an_rp_side s);
 
+/* A gap this many times the one before it (per byte): the sender had nothing to send. */
+#define AN_RP_OWN_IDLE_RATIO 16u
+
+/*
+ * A gap of gap_ns, AN_RP_OWN_IDLE_RATIO times the one before it: before the
+ * flow's first CNP, an idle gap of its own (f->rp_idle keeps the shortest).
+ */
+void an_rp_own_idle(struct an_flow *f, uint32_t gap_ns);
+
 /*
  * A packet of f at ts, `len` bytes on the wire, the flow's previous one
  * followed at `prev` (0: none), before f->packets counts it: the gap, its
@@ -149,12 +158,16 @@ const char *an_rp_side_how(enum an_rp_side s);
 static inline void an_rp_packet(struct an_rp_ctx *c, struct an_flow *f, uint64_t ts, uint32_t len,
                                 unsigned point, uint64_t prev)
 {
-	unsigned h = f->rp_head;
+	unsigned h = f->rp_head, p = (h + AN_RP_GAPS - 1) % AN_RP_GAPS;
 	uint64_t dt = prev && ts > prev ? ts - prev : 0;
 	f->rp_dt[h] = dt > UINT32_MAX ? UINT32_MAX : (uint32_t)dt;
 	f->rp_len[h] = f->rp_last_len;
 	f->rp_last_len = (uint16_t)(len > UINT16_MAX ? UINT16_MAX : len);
 	f->rp_head = (uint8_t)((h + 1) % AN_RP_GAPS);
+	/* per byte, this gap against the one before it (both over the packet before each) */
+	if (f->rp_dt[p] && (uint64_t)f->rp_dt[h] * f->rp_len[p] >
+	                       AN_RP_OWN_IDLE_RATIO * (uint64_t)f->rp_dt[p] * f->rp_len[h])
+		an_rp_own_idle(f, f->rp_dt[h]);
 	if (c->links_on)
 		an_rp_link_packet(c, f, ts, len, point);
 	if (f->rp_phase)

@@ -255,7 +255,7 @@ static int nps(const struct rt_results *r, struct rt_verdict *v)
 	return 0;
 }
 
-#define VERDICT_REASONS 8 /* distinct reasons the RP drop was not measured (analyze/rp.c has 7) */
+#define VERDICT_REASONS 8 /* distinct reasons the RP drop was not measured (analyze/rp.c has 8) */
 
 /* Why the most CNPs of flows without a measured drop went unmeasured (as the first to reach the most). */
 struct why_tally {

@@ -66,6 +66,7 @@ static void rp_json(const struct rt_results *r, struct rt_json *j, const struct 
 	RT_JSON_U64(j, "resend_in_window", rp->resend_in_window);
 	RT_JSON_U64(j, "pause_in_window", rp->pause_in_window);
 	RT_JSON_U64(j, "idle_before", rp->idle_before);
+	RT_JSON_U64(j, "idle_after", rp->idle_after);
 	RT_JSON_U64(j, "full_link", rp->full_link);
 	U64_OR_NULL(j, "rate_window_needed_ns", rp->rate_window_needed_ns,
 	            rp->rate_window_needed_known);

@@ -28,6 +28,7 @@ static void apart(struct rt_outbuf *o, const struct rt_res_rp *rp)
 	    {rp->resend_in_window, "with a resend in the window"},
 	    {rp->pause_in_window, "with a pause in the window"},
 	    {rp->idle_before, "with the sender idle before it"},
+	    {rp->idle_after, "with the sender idle after it, as before any CNP"},
 	};
 	uint64_t all = rp->cnps - rp->measured;
 	if (!all)

@@ -1,10 +1,11 @@
-/* One-line messages of the subcommands: usage errors, failures, interruptions, getopt complaints. */
+/* One-line messages of the subcommands: usage errors, failures, interruptions, getopt complaints, the progress line of a long read. */
 #include <getopt.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "tools/cli_messages.h"
 #include "tools/commands.h"
@@ -66,4 +67,30 @@ int rt_cli_getopt_error(const char *cmd, int c, char *const argv[])
 	if (optopt)
 		return rt_cli_usage_error(cmd, "option '%.*s' takes no value", len, arg);
 	return rt_cli_usage_error(cmd, "unknown option '%.*s'", len, arg);
+}
+
+bool rt_cli_progress_wanted(bool output_on_stdout)
+{
+	return isatty(STDERR_FILENO) && !(output_on_stdout && isatty(STDOUT_FILENO));
+}
+
+void rt_cli_progress_line(struct rt_cli_progress *p, uint64_t frames, const char *more,
+                          uint64_t elapsed_ns)
+{
+	fprintf(stderr, "\r%s: %llu frames%s%s, %.0f s", p->cmd, (unsigned long long)frames,
+	        more ? ", " : "", more ? more : "", (double)elapsed_ns / 1e9);
+	fflush(stderr);
+	p->shown = true;
+}
+
+void rt_cli_progress_pump(void *ctx, uint64_t frames, uint64_t elapsed_ns)
+{
+	rt_cli_progress_line(ctx, frames, NULL, elapsed_ns);
+}
+
+void rt_cli_progress_end(struct rt_cli_progress *p)
+{
+	if (p->shown)
+		fputs("\r\033[K", stderr);
+	p->shown = false;
 }

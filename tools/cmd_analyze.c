@@ -7,7 +7,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "analyze/analyze.h"
 #include "analyze/fanout.h"
@@ -25,18 +24,16 @@
 /* The progress line of a big file on a terminal: frames read, flows found. */
 struct progress {
 	const struct rt_an_feed *feed;
-	const char *cmd;
-	bool shown;
+	struct rt_cli_progress line;
 };
 
 static void on_progress(void *ctx, uint64_t frames, uint64_t elapsed_ns)
 {
 	struct progress *p = ctx;
+	char flows[32];
 
-	fprintf(stderr, "\r%s: %llu frames, %llu flows, %.0f s", p->cmd, (unsigned long long)frames,
-	        (unsigned long long)rt_an_feed_flows(p->feed), (double)elapsed_ns / 1e9);
-	fflush(stderr);
-	p->shown = true;
+	snprintf(flows, sizeof(flows), "%llu flows", (unsigned long long)rt_an_feed_flows(p->feed));
+	rt_cli_progress_line(&p->line, frames, flows, elapsed_ns);
 }
 
 /*
@@ -47,7 +44,7 @@ static int run(struct rt_an_feed *feed, const struct rt_cli_files *files, const 
                uint16_t udp_port, const char *cmd, struct rt_pump_result *res, char *errbuf)
 {
 	struct rt_dissect_opts dopts;
-	struct progress pr = {.feed = feed, .cmd = cmd};
+	struct progress pr = {.feed = feed, .line = {.cmd = cmd}};
 	struct rt_pump_sink sink;
 	struct rt_pump_config pc = {.decode = &dopts, .sinks = &sink, .nsinks = 1, .ctx = &pr};
 	struct rt_source *src;
@@ -59,11 +56,10 @@ static int run(struct rt_an_feed *feed, const struct rt_cli_files *files, const 
 	rt_dissect_opts_init(&dopts);
 	dopts.udp_port = udp_port;
 	rt_an_feed_sink(feed, &sink);
-	if (isatty(STDERR_FILENO))
+	if (rt_cli_progress_wanted(false))
 		pc.on_progress = on_progress;
 	rc = rt_pump_run(src, &pc, res, errbuf);
-	if (pr.shown)
-		fprintf(stderr, "\r\033[K");
+	rt_cli_progress_end(&pr.line);
 	rt_source_close(src);
 	return rc;
 }
@@ -80,6 +76,27 @@ static void warn_on_stderr(struct rt_analyzer *an, const char *cmd)
 		size_t len = n < 0 ? 0 : (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1;
 		rt_text_fill(stderr, line, len, 0, RT_TEXT_WIDTH, 4); /* long: on, indented */
 	}
+}
+
+/*
+ * The read error, on stderr, and what the output holds: -o OUT left as it was (`kept`: the output
+ * failed), or the rows of the frames before it; the report or the page (`page`) covers them.
+ */
+static void say_read_error(const char *cmd, const char *read_err, const char *out_path, bool kept,
+                           bool page, uint64_t frames)
+{
+	if (kept && out_path)
+		fprintf(stderr, "rocetrace %s: %s (%s is left as it was)\n", cmd, read_err,
+		        out_path);
+	else if (out_path && !page)
+		fprintf(stderr,
+		        "rocetrace %s: %s (reading stopped early: %s holds the rows of the frames "
+		        "before it)\n",
+		        cmd, read_err, out_path);
+	else
+		fprintf(stderr, "rocetrace %s: %s (%s)\n", cmd, read_err,
+		        frames ? "the report covers the frames before it"
+		               : "no frame read: the page says only this");
 }
 
 /* What stopped the reading, for the report: the read error, else the signal that cut reading or the end short ("": none). */
@@ -406,7 +423,10 @@ static int run_command(struct rt_analyze_args *a)
 	finishing = an; /* Ctrl-C now cuts the end phase short: the report covers what was done */
 	int frc = rt_an_feed_finish(feed, errbuf);
 	finishing = NULL;
-	if (frc < 0 && frc != -EPIPE && frc != -EINTR) {
+	/* what failed making the output (not reading the input: the rows before it are kept) */
+	bool end_failed = frc < 0 && frc != -EPIPE && frc != -EINTR;
+	bool output_failed = end_failed || (rc < 0 && !res.read_failed);
+	if (end_failed) {
 		fprintf(stderr, "rocetrace %s: %s%s\n", cmd, errbuf,
 		        a->out_path ? " (the file is left as it was)" : "");
 		status = RT_EXIT_ERROR;
@@ -425,8 +445,11 @@ static int run_command(struct rt_analyze_args *a)
 			page_failed = true;
 		}
 	}
-	/* a run that failed leaves -o OUT as it was (its error line says so); a page says what failed reading */
-	bool kept = of.fp && (html ? page_failed : status != RT_EXIT_OK);
+	/*
+	 * a run whose output failed leaves -o OUT as it was (its error line says so); a read that
+	 * stopped early keeps what the frames before it gave (a page says what failed reading)
+	 */
+	bool kept = of.fp && (html ? page_failed : output_failed);
 	if (kept) {
 		rt_outfile_abort(&of);
 	} else if (of.fp && rt_outfile_commit(&of, errbuf) < 0) {
@@ -438,13 +461,8 @@ static int run_command(struct rt_analyze_args *a)
 	if (html && !kept && a->out_path)
 		printf("%s\n", a->out_path);
 	rt_pump_release_signals();
-	if (read_err[0] && kept && a->out_path)
-		fprintf(stderr, "rocetrace %s: %s (%s is left as it was)\n", cmd, read_err,
-		        a->out_path);
-	else if (read_err[0])
-		fprintf(stderr, "rocetrace %s: %s (%s)\n", cmd, read_err,
-		        res.frames ? "the report covers the frames before it"
-		                   : "no frame read: the page says only this");
+	if (read_err[0])
+		say_read_error(cmd, read_err, a->out_path, kept, html != NULL, res.frames);
 	else if (frc == -EINTR && status == RT_EXIT_OK)
 		status = rt_cli_interrupted(cmd, finish_signal,
 		                            "; the report covers what was worked out before it");

@@ -69,6 +69,7 @@ struct capture {
 	uint64_t frames;                   /* handed over by the pump */
 	struct rt_capture_metrics metrics; /* --metrics, else zeroed */
 	struct rt_capture_ring ring;       /* --ring, else zeroed (ring.rec NULL) */
+	struct rt_cli_progress progress;   /* -r FILE -w OUT on a terminal: the progress line */
 	int rc;                            /* 0 or the first error (negative errno) */
 	char errbuf[RT_ERRBUF_SIZE];
 	/*
@@ -240,6 +241,24 @@ static int on_tick(void *ctx, uint64_t now, bool idle, char *errbuf)
 	return 0;
 }
 
+static void on_progress(void *ctx, uint64_t frames, uint64_t elapsed_ns)
+{
+	struct capture *cap = ctx;
+	rt_cli_progress_line(&cap->progress, frames, NULL, elapsed_ns);
+}
+
+/*
+ * A file read into files (-r FILE -w OUT, or --ring) shows its progress
+ * where stderr is a terminal: nothing else is printed meanwhile (no decoded
+ * lines, no --stats, no command's output).
+ */
+static bool shows_progress(const struct capture *cap)
+{
+	const struct rt_capture_args *a = cap->args;
+	return a->file && !cap->print && !a->stats && !a->cmd &&
+	       rt_cli_progress_wanted(a->out && !strcmp(a->out, "-"));
+}
+
 /* The capture loop: frames into the writer until a stop condition. */
 static void run_loop(struct capture *cap)
 {
@@ -254,6 +273,7 @@ static void run_loop(struct capture *cap)
 	    .sinks = sinks,
 	    .nsinks = 2,
 	    .on_tick = on_tick,
+	    .on_progress = shows_progress(cap) ? on_progress : NULL,
 	    .ctx = cap,
 	};
 	struct rt_pump_result res;
@@ -264,6 +284,7 @@ static void run_loop(struct capture *cap)
 	    rt_mono_ns();
 	if ((rc = rt_pump_run(cap->src, &pc, &res, errbuf)) < 0)
 		set_error(cap, rc, errbuf);
+	rt_cli_progress_end(&cap->progress);
 	cap->final = res.stats;
 	cap->stopped = true;
 }
@@ -508,7 +529,7 @@ static int run_capture(const struct rt_capture_args *a)
 	struct rt_user user;
 	if (a->user && rt_user_lookup(a->user, &user, errbuf) < 0)
 		return rt_cli_usage_error(CMD, "-Z: %s", errbuf);
-	struct capture cap = {.args = a};
+	struct capture cap = {.args = a, .progress = {.cmd = CMD}};
 	rt_dissect_opts_init(&cap.dopts);
 	/* the ticker needs no ICRC; printed lines show it, as dissect's do */
 	cap.dopts.verify_icrc = !a->out;

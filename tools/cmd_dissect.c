@@ -102,6 +102,10 @@ static const char help_head[] =
     "    The options a tcpdump user types work alike: -r FILE, a filter expression\n"
     "    after the options, -n, -v, -e, -x/-X, the -t letters and -#.\n"
     "\n"
+    "    When the output goes to a file or a pipe and standard error is a\n"
+    "    terminal, a progress line (frames read, seconds) is shown there every\n"
+    "    second for big files, and cleared at the end.\n"
+    "\n"
     "OPTIONS\n"
     "    -r FILE\n"
     "        Read FILE (the same as naming it first); may be repeated.\n"
@@ -426,7 +430,9 @@ int rt_cmd_dissect(int argc, char **argv)
 	struct dissect_args a;
 	struct select sel = {.args = &a};
 	struct rt_pump_sink sink;
-	struct rt_pump_config pc = {.decode = &a.opts, .sinks = &sink, .nsinks = 1};
+	struct rt_cli_progress progress = {.cmd = CMD};
+	struct rt_pump_config pc = {
+	    .decode = &a.opts, .sinks = &sink, .nsinks = 1, .ctx = &progress};
 	struct rt_pump_result res;
 	struct rt_source *src;
 	char errbuf[RT_ERRBUF_SIZE] = "";
@@ -459,7 +465,10 @@ int rt_cmd_dissect(int argc, char **argv)
 	rt_pump_catch_signals(NULL);
 	/* a read error (a file cut short) or a signal keeps what was decoded: the frames, or the
 	 * totals (written by the sink's end) */
+	if (rt_cli_progress_wanted(true))
+		pc.on_progress = rt_cli_progress_pump;
 	rt_pump_run(src, &pc, &res, errbuf);
+	rt_cli_progress_end(&progress);
 	rt_source_close(src);
 	rt_analyzer_free(sel.an);
 	rt_pump_sink_free(&sel.out);

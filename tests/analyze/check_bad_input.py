@@ -133,14 +133,20 @@ def main():
     run([exe, "timeline", cut, "--flow", "qp:", "-o", keep], 2)
     if open(keep).read() != "rows of an earlier run\n":
         errors.append("a usage error emptied the existing -o file")
-    # an input that does not open, is not a capture or is cut leaves yesterday's -o file as it was
+    # an input that does not open or is not a capture leaves yesterday's -o file as it was
     run([exe, "timeline", os.path.join(tmp, "typo.pcap"), "-o", keep], 1)
     run([exe, "timeline", junk, "-o", keep], 1)
-    p = run([exe, "timeline", cut, "--bucket", "1ms", "-o", keep], 1)
-    if len(p.stderr.splitlines()) != 1 or b"left as it was" not in p.stderr:
-        errors.append("timeline of a cut file with -o: %r" % p.stderr)
     if open(keep).read() != "rows of an earlier run\n":
         errors.append("a bad input changed the existing -o file")
+    # one cut mid-frame: -o OUT holds the rows of the frames before the cut, as standard output
+    # does, and stderr says the reading stopped early
+    rows = run([exe, "timeline", cut, "--bucket", "1ms"], 1).stdout
+    p = run([exe, "timeline", cut, "--bucket", "1ms", "-o", keep], 1)
+    if len(p.stderr.splitlines()) != 1 or b"reading stopped early" not in p.stderr:
+        errors.append("timeline of a cut file with -o: %r" % p.stderr)
+    if not rows.startswith(b"t_ns,") or open(keep, "rb").read() != rows:
+        errors.append("timeline -o of a cut file: not the rows standard output gets: %r"
+                      % open(keep, "rb").read()[:80])
     leftovers = [n for n in os.listdir(tmp) if n.startswith(".keep.csv.")]
     if leftovers:
         errors.append("temporary files left next to -o: %r" % leftovers)

@@ -16,6 +16,11 @@ Sender reaction (RP), each case captured at the senders' side and after the bott
     every figure within what the windows show (-100% to 100%);
   - rp_sparse: packets 700 us apart: the --rate-window the report names measures them (the
     median within 5 points of the true cut);
+  - rp_bursty_deaf, rp_bursty_reacts, rp_bursty_late: a sender sending in bursts with 495 us
+    idle between them, which never slows or halves for 200 us per CNP, with --rate-window
+    100us and 1ms (a window that spans its idle time): where 4 packet gaps follow a CNP in its
+    burst, the median within 5 points of the true cut; where its idle time follows each CNP
+    within 4 gaps (the model's "hidden"), nothing measured and the reason is that idle time;
 NP: np_few_cnps: marks after the last CNP are never "unanswered" when the limiter held them.
 Vantage points: vantage_a_ahead (tap A's clock 250 us ahead, 7 lost in the switch),
 vantage_b_ahead (the receiver's tap 100 us ahead, 1 lost), vantage_a_behind (A 250 us behind,
@@ -46,7 +51,7 @@ import make_estimates  # noqa: E402
 
 errors = []
 RP_APART = ("too_few_packets", "cnp_in_window", "psn_gap_in_window", "resend_in_window",
-            "pause_in_window", "idle_before", "full_link")
+            "pause_in_window", "idle_before", "idle_after", "full_link")
 
 
 def fail(msg):
@@ -138,6 +143,21 @@ def check_rp(exe, name, paths, truth):
                 fail("%s: nothing measured: %r" % (what, rp))
             if name == "rp_sparse":
                 check_sparse(exe, what, path, rp, t, text)
+            if name.startswith("rp_bursty"):
+                check_bursty(exe, what, path, t, rp_truth["hidden"][side])
+
+
+def check_bursty(exe, what, path, t, hidden):
+    """A bursty sender: its own idle time is no reaction, with a window short or long."""
+    for window in ("100us", "1ms"):
+        f = flow_of(analyze(exe, path, "--rate-window", window), t)
+        rp = f and f["rp_reaction"]
+        w = "%s with --rate-window %s" % (what, window)
+        measured = check_rp_flow(w, rp, t, 5)
+        if hidden and (measured or "went idle after the CNP" not in rp["drop_null_reason"]):
+            fail("%s: its idle time after each CNP not set apart: %r" % (w, rp))
+        if not hidden and not measured:
+            fail("%s: nothing measured: %r" % (w, rp))
 
 
 def check_sparse(exe, what, path, rp, t, text):

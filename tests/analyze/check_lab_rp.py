@@ -90,7 +90,7 @@ def main():
             errors.append("flow %s: CNPs on the wire but no rp_reaction" % (key,))
             continue
         apart = ("too_few_packets", "cnp_in_window", "psn_gap_in_window", "resend_in_window",
-                 "pause_in_window", "idle_before", "full_link")
+                 "pause_in_window", "idle_before", "idle_after", "full_link")
         if rp["measured"] + sum(rp[k] for k in apart) != rp["cnps"]:
             errors.append("flow %s: rp_reaction counts do not add up" % (key,))
         if rp["median_drop_pct"] is None:

@@ -75,7 +75,7 @@ def check_np(name, f, t):
 
 # the CNPs an RP reaction leaves unmeasured, by why: with `measured` they add up to `cnps`
 RP_APART = ("too_few_packets", "cnp_in_window", "psn_gap_in_window", "resend_in_window",
-            "pause_in_window", "idle_before", "full_link")
+            "pause_in_window", "idle_before", "idle_after", "full_link")
 
 
 def check_rp(name, f, t, on_wire):

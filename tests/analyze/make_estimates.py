@@ -174,7 +174,7 @@ def rp_incast(variant):
 
 # ------------------------------------------------------------ 2, 3. one sender, two sides
 
-def paced_sender(rate, cnps, payload=1024, idle=(), lose_after=()):
+def paced_sender(rate, cnps, payload=1024, idle=(), lose_after=(), tail=300 * US):
     """One sender paced at rate(t, k) b/s, k the CNPs it acted on so far (1.5 us after its tap saw
     each); the receiver's NP sends the CNPs at the times `cnps` less 1 us, each for the packet
     the switch CE-marked 3 us before it. `idle`: (start, end) spans the application sent
@@ -185,7 +185,7 @@ def paced_sender(rate, cnps, payload=1024, idle=(), lose_after=()):
     tx, rx = [], []
     t, psn, k = T0, 1000, 0
     losses = sorted(lose_after)
-    end = cnps[-1] + 300 * US
+    end = cnps[-1] + tail
     while t < end:
         while k < len(cnps) and cnps[k] + 1500 <= t:
             k += 1
@@ -255,6 +255,36 @@ def rp_sparse():
                                else line, cnps)
     flow["cuts"] = [30.0] * len(cnps)
     return [("sender_side.pcap", tx)], dict(rp=dict(flows=[flow]))
+
+
+def rp_bursty(cut, ce_at):
+    """A bursty sender: its application sends for 45 us at 10 Gb/s, then nothing for 495 us
+    (about 51 packets a burst). From the 6th burst on the switch marks the packet it sends
+    `ce_at` us into each burst; the sender gives up `cut` % of its rate for 200 us after each
+    CNP (0: never), and by the next burst it is back. ce_at 10: the CNP comes 30 us before the
+    burst ends (its reaction shows); ce_at 36: 4 packets before (cong.py's bursty case: the
+    sender's own idle time follows every CNP, whatever it does: truth "hidden")."""
+    line, period, busy, payload_min = 10e9, 540 * US, 45 * US, 1024
+    starts = [T0 + k * period for k in range(18)]
+    # the marked packet reaches the receiver's tap 3 to 5 us before the CNP comes back
+    cnps = [s + ce_at * US + 5 * US for s in starts[5:]]
+
+    def rate(t, k):
+        return line * (1 - cut / 100.0) if k and t < cnps[k - 1] + 200 * US else line
+    tx, rx, flow = paced_sender(rate, cnps, idle=[(s + busy, s + period) for s in starts],
+                                tail=period)
+    flow["cuts"] = [float(cut)] * len(cnps)
+    # hidden, per capture: no CNP has the 5 packets of a 4-gap window after it (as that capture
+    # saw them) before its burst ends; the receiver's side sees the packets 2 us later and each
+    # CNP 1 us earlier than the sender's side
+    hidden = {}
+    for side, frames, late, early in (("sender_side.pcap", tx, 0, 0),
+                                      ("receiver_side.pcap", rx, 2 * US, 1 * US)):
+        data = [t for t, f in frames if len(f) > payload_min]
+        hidden[side] = all(sum(1 for t in data if c - early < t < s + busy + late) < 5
+                           for c, s in zip(cnps, starts[5:]))
+    return [("sender_side.pcap", tx), ("receiver_side.pcap", rx)], dict(
+        rp=dict(flows=[flow], hidden=hidden))
 
 
 # ------------------------------------------------------------ 5. an NP whose limiter answered 3 windows
@@ -478,6 +508,8 @@ SCENARIOS = dict(
     rp_incast4=rp_incast((4, 2.5e9, 2.5e9, 400, 256, 8 * 1024)),
     rp_incast8=rp_incast((8, 5e9, 10e9, 300, 1024, 32 * 1024)),
     rp_never_slows=rp_never_slows, rp_idle_once=rp_idle_once, rp_sparse=rp_sparse,
+    rp_bursty_deaf=lambda: rp_bursty(0, 10), rp_bursty_reacts=lambda: rp_bursty(50, 10),
+    rp_bursty_late=lambda: rp_bursty(0, 36),
     np_few_cnps=np_few_cnps, incast_quiet=incast_quiet, not_ect=not_ect,
     not_ect_quiet=lambda: not_ect(quiet=True),
     # the issue's cases: tap A's clock 250 us ahead, 7 lost; the receiver's 100 us ahead, 1 lost

@@ -1,4 +1,4 @@
-/* Unit tests of the analyzer's reaction measurements: model NPs with and without a CNP rate limiter, CNPs before pairing, RP windows. */
+/* Unit tests of the analyzer's reaction measurements: model NPs with and without a CNP rate limiter, CNPs before pairing, RP windows, a bursty sender's idle time. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -305,6 +305,39 @@ static void test_rp_window_rule(void **state)
 	rt_analyzer_free(an);
 }
 
+/*
+ * A bursty sender (10 packets 30 us apart, then 2 ms with nothing to send): a CNP that its idle
+ * time follows within 4 gaps is set apart as "idle after", not "too few packets", and no
+ * --rate-window is named for it (one spanning the idle time would read it as a cut).
+ */
+static void test_rp_idle_after(void **state)
+{
+	(void)state;
+	struct rt_analyzer *an = new_an(0);
+	uint32_t psn = 1;
+	uint64_t t = T0;
+	for (int burst = 0; burst < 4; burst++, t += 2300 * US)
+		send_paced(an, t, t + 300 * US, 30 * US, 1000, &psn);
+	struct rt_record r = ack(t - 10 * US, 2, 1, 0x20, psn - 1, 0x1f);
+	rt_analyzer_feed(an, &r);
+	send_paced(an, t, t + 240 * US, 30 * US, 1000, &psn);
+	r = roce(t + 215 * US, 2, 1, RT_OPCODE_CNP, 0x20, 0);
+	rt_analyzer_feed(an, &r);
+	send_paced(an, t + 240 * US, t + 300 * US, 30 * US, 1000, &psn);
+	send_paced(an, t + 2300 * US, t + 2600 * US, 30 * US, 1000, &psn);
+	assert_int_equal(finish(an), 0);
+	struct an_flow *f = flow_of(an, 1, 2, 0x10);
+	assert_int_equal(f->rp->cnps, 1);
+	assert_int_equal(f->rp->measured, 0);
+	assert_int_equal(f->rp->idle_after, 1);
+	assert_int_equal(f->rp->few, 0);
+	assert_int_equal(f->rp->need_n, 0);
+	char *js = report_json(an);
+	assert_non_null(strstr(js, "\"drop_null_reason\":\"the sender went idle after the CNP"));
+	free(js);
+	rt_analyzer_free(an);
+}
+
 /* A CE-marked CNP is not data an NP reacts to: it starts no NP reaction measurement. */
 static void test_ce_marked_cnp_no_np_reaction(void **state)
 {
@@ -341,6 +374,7 @@ int main(void)
 	    cmocka_unit_test(test_np_sparse),
 	    cmocka_unit_test(test_np_cnp_before_pairing),
 	    cmocka_unit_test(test_rp_window_rule),
+	    cmocka_unit_test(test_rp_idle_after),
 	    cmocka_unit_test(test_ce_marked_cnp_no_np_reaction),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
