@@ -603,15 +603,12 @@ static int operands(int argc, char **argv, struct rt_capture_args *a)
 			return rt_cli_usage_error(CMD, "no command after '--'");
 		a->cmd = &argv[end + 1];
 	}
-	int rc = rt_cli_operands(CMD, end, argv, optind, false, &a->file, &a->bpf, &a->bpf_joined);
-	if (rc)
-		return rc;
-	for (int i = optind; i < end; i++)
+	for (int i = optind; i < end; i++) /* before the expression is compiled */
 		if (argv[i][0] == '-')
 			return rt_cli_usage_error(
-			    CMD, "'%s' after the filter expression '%s': options come first",
-			    argv[i], a->bpf);
-	return 0;
+			    CMD, "'%s' after the filter expression (from '%s'): options come first",
+			    argv[i], argv[optind]);
+	return rt_cli_operands(CMD, end, argv, optind, false, &a->file, &a->bpf, &a->bpf_joined);
 }
 
 /* What the options mean together, for one capture here; 0 or the usage exit status. */
