@@ -120,6 +120,16 @@ static ssize_t map_refill(struct rt_pcapfile *f, size_t need, char *errbuf)
 	return rt_pcapfile_refill(f, need, errbuf);
 }
 
+/*
+ * A signal cut a read of the header short: only the stop signals (SIGINT,
+ * SIGTERM, SIGHUP) are caught without SA_RESTART while files are read, so the
+ * opening ends: -EINTR.
+ */
+static int interrupted(const struct rt_pcapfile *f, char *errbuf)
+{
+	return rt_errmsg(errbuf, EINTR, "%s: interrupted before its header came", f->name);
+}
+
 int rt_pcapfile_start(struct rt_pcapfile *f, char *errbuf)
 {
 	_Static_assert(RT_READ_GZIP_IN_SIZE <= RT_READ_BUF_SIZE,
@@ -133,8 +143,8 @@ int rt_pcapfile_start(struct rt_pcapfile *f, char *errbuf)
 	size_t have = 0;
 	while (have < 2) {
 		ssize_t n = raw_read(f, f->zin + have, RT_READ_GZIP_IN_SIZE - have);
-		if (n == -EINTR)
-			continue; /* opening: nothing to hand back yet */
+		if (n == -EINTR) /* a stop (Ctrl-C) while a pipe holds back its first bytes */
+			return interrupted(f, errbuf);
 		if (n < 0)
 			return rt_errorf(errbuf, (int)-n, "%s: read", f->name);
 		if (n == 0)
@@ -406,13 +416,13 @@ ssize_t rt_pcapfile_refill(struct rt_pcapfile *f, size_t need, char *errbuf)
 }
 
 /* Make `need` bytes available at pos (blocking); 0, or 1 at a clean end before any of them, or
- * -errno. */
+ * -errno (-EINTR: a signal came). */
 int rt_pcapfile_want(struct rt_pcapfile *f, size_t need, char *errbuf)
 {
 	while (f->end - f->pos < need) {
 		ssize_t n = rt_pcapfile_refill(f, need, errbuf);
-		if (n == -EINTR)
-			continue; /* opening: nothing to hand back yet */
+		if (n == -EINTR) /* a stop while a pipe holds back the header */
+			return interrupted(f, errbuf);
 		if (n < 0)
 			return (int)n;
 		if (n == 0)

@@ -85,6 +85,12 @@ bool rt_pump_stopping(void)
 	return atomic_load(&stop_signal) != 0;
 }
 
+int rt_pump_stop_signal(void)
+{
+	int sig = atomic_load(&stop_signal);
+	return sig > 0 ? sig : 0;
+}
+
 unsigned rt_pump_stop_requests(void)
 {
 	return atomic_load(&stop_requests);
@@ -546,7 +552,7 @@ int rt_pump_run(struct rt_source *src, const struct rt_pump_config *cfg, struct 
 	}
 	res->end = (enum rt_pump_end)end;
 	if (end == RT_PUMP_INTERRUPTED)
-		res->signal = atomic_load(&stop_signal) > 0 ? atomic_load(&stop_signal) : 0;
+		res->signal = rt_pump_stop_signal();
 	if (rt_source_stats(src, &res->stats, serr) < 0)
 		memset(&res->stats, 0, sizeof(res->stats));
 	/* what the sinks were told stays told: a failure now is the run's unless it failed before */

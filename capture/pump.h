@@ -145,7 +145,8 @@ int rt_pump_run(struct rt_source *src, const struct rt_pump_config *cfg, struct 
  * merged by time into one stream: rt_source_open_files()) with filter
  * `bpf` (NULL: none) as a pump source; a file whose link type the
  * dissector does not know is refused. Returns 0 or a negative errno with
- * errbuf filled.
+ * errbuf filled: -EINTR when a stop signal (rt_pump_catch_signals()) came
+ * while a pipe or FIFO held back its header or first frames.
  */
 int rt_pump_open_files(struct rt_source **out, const struct rt_source_file_spec *files, size_t n,
                        const char *bpf, char *errbuf);
@@ -164,6 +165,8 @@ void rt_pump_release_signals(void);
 void rt_pump_stop(void);
 /* True once a signal or rt_pump_stop() asked the pump to end. */
 bool rt_pump_stopping(void);
+/* The signal that asked the pump to end (0: none, or rt_pump_stop()). */
+int rt_pump_stop_signal(void);
 /* How many stop requests (signals, rt_pump_stop()) came so far: a later one shows as a new count. */
 unsigned rt_pump_stop_requests(void);
 

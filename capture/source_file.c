@@ -354,9 +354,10 @@ static int prime(struct in_file *f, bool keep_open, char *errbuf)
 	f->snaplen = info->snaplen;
 	f->gzip = info->gzip;
 	f->pcapng = info->format == RT_PCAPFILE_PCAPNG;
-	do
-		rc = rt_pcapfile_next(f->pf, f->batch, RT_READ_FILE_BATCH, errbuf);
-	while (rc == -EINTR);
+	rc = rt_pcapfile_next(f->pf, f->batch, RT_READ_FILE_BATCH, errbuf);
+	if (rc == -EINTR) /* a stop signal while a pipe holds back the first frames */
+		return rt_errmsg(errbuf, EINTR, "%s: interrupted before its first frame came",
+		                 f->shown);
 	if (rc < 0)
 		return rc;
 	f->fingerprint = rt_pcapfile_fingerprint(f->pf);

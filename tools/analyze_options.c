@@ -183,16 +183,21 @@ static const struct rt_opt rows[] = {
     RT_CLI_THREADS_ROW(struct rt_analyze_args, threads),
 };
 
+#define TABLE(name, mode)                                                                          \
+	{                                                                                          \
+		.cmd = name, .rows = rows, .nrows = sizeof(rows) / sizeof(rows[0]),                \
+		.cmd_bit = 1u << (mode)                                                            \
+	}
+const struct rt_opt_table rt_analyze_options[3] = {TABLE("analyze", RT_MODE_ANALYZE),
+                                                   TABLE("timeline", RT_MODE_TIMELINE),
+                                                   TABLE("report", RT_MODE_REPORT)};
+
 int rt_analyze_parse_args(int argc, char **argv, struct rt_analyze_args *a)
 {
-	const struct rt_opt_table table = {.cmd = a->cmd,
-	                                   .rows = rows,
-	                                   .nrows = sizeof(rows) / sizeof(rows[0]),
-	                                   .cmd_bit = 1u << a->mode};
 	rt_analyzer_opts_init(&a->ao);
 	a->threads = rt_cli_cpus();
 	a->sel.allowed = RT_PK_FLOW_KINDS;
-	int rc = rt_opt_parse(&table, a, argc, argv);
+	int rc = rt_opt_parse(&rt_analyze_options[a->mode], a, argc, argv);
 	if (rc)
 		return rc;
 	a->ao.flow = a->sel.flow;

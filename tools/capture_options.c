@@ -104,11 +104,13 @@ static void help(void)
 	    "        command prints there), a progress line (frames read, seconds)\n"
 	    "        is shown there every second for big files, cleared at the end.\n"
 	    "    -w, --write OUT\n"
-	    "        Output file; '-' writes to standard output. An OUT that is a\n"
-	    "        symbolic link is refused (so is the --counters file), so a link\n"
-	    "        planted in a shared folder cannot redirect the capture. Without -w\n"
-	    "        each frame is printed as one decoded line as it arrives (frames are\n"
-	    "        handed over one by one, not in blocks).\n"
+	    "        Output file; '-' writes to standard output. Its name chooses the\n"
+	    "        format: OUT.pcap classic pcap, OUT.pcapng (or any other name)\n"
+	    "        pcapng, unless --format says. An OUT that is a symbolic link is\n"
+	    "        refused (so is the --counters file), so a link planted in a shared\n"
+	    "        folder cannot redirect the capture. Without -w each frame is\n"
+	    "        printed as one decoded line as it arrives (frames are handed over\n"
+	    "        one by one, not in blocks).\n"
 	    "    -s, --snaplen SNAPLEN\n"
 	    "        Keep at most SNAPLEN bytes of each frame (1 to 262144). Default, and\n"
 	    "        -s 0 as tcpdump takes it: whole frames (262144 bytes at most).\n"
@@ -132,7 +134,9 @@ static void help(void)
 	    "    --format pcapng|pcap\n"
 	    "        pcapng (default) with an interface block per source (name, link\n"
 	    "        type, snap length, 1 ns resolution, timestamp source) and final\n"
-	    "        statistics; or classic pcap with nanosecond timestamps.\n"
+	    "        statistics; or classic pcap with nanosecond timestamps. Default:\n"
+	    "        as -w OUT's name ends (.pcap or .pcapng; a name ending otherwise\n"
+	    "        gets pcapng); a --format the name contradicts is refused.\n"
 	    "    -G, --rotate-seconds SECONDS\n"
 	    "        Start a new file every SECONDS (checked when a frame arrives).\n"
 	    "    -C, --rotate-size MB\n"
@@ -225,7 +229,7 @@ static void help(void)
 	    "        Also stop when standard input ends (its writer closes it, or goes\n"
 	    "        away): how 'capture --hosts' stops the captures it starts, and\n"
 	    "        why they stop when it dies. Not with -- CMD.\n"
-	    "    -n, -v, -e, -x, -X, -t, -tt, -ttt, -tttt, -ttttt, -#\n"
+	    "    -n, -v, -e, -x, -X, -t, -tt, -ttt, -tttt, -ttttt, -#, --number\n"
 	    "        Without -w, as 'rocetrace dissect' takes them (-n: names are never\n"
 	    "        looked up; -v more fields; -e the link level; -x/-X the bytes; the\n"
 	    "        -t letters the timestamp; -# frame numbers).\n"
@@ -494,6 +498,7 @@ static const struct rt_opt rows[] = {
      .kind = RT_OPT_CHOICE,
      .choices = "pcapng|pcap", /* enum rt_write_format's order */
      .at = AT(format),
+     .given = AT(format_given),
      .store = RT_STORE_UINT,
      .forward = true},
     {.name = "rotate-seconds",
@@ -601,45 +606,12 @@ static int operands(int argc, char **argv, struct rt_capture_args *a)
 			return rt_cli_usage_error(CMD, "no command after '--'");
 		a->cmd = &argv[end + 1];
 	}
-	int rc = rt_cli_operands(CMD, end, argv, optind, false, &a->file, &a->bpf, &a->bpf_joined);
-	if (rc)
-		return rc;
-	for (int i = optind; i < end; i++)
+	for (int i = optind; i < end; i++) /* before the expression is compiled */
 		if (argv[i][0] == '-')
 			return rt_cli_usage_error(
-			    CMD, "'%s' after the filter expression '%s': options come first",
-			    argv[i], a->bpf);
-	return 0;
-}
-
-/* --ring and what goes with it (here or on the hosts); 0 or the usage exit status. */
-static int check_ring(struct rt_capture_args *a)
-{
-	const struct rt_ring_args *r = &a->ring;
-	if (!r->span_ns) {
-		if (r->ntriggers || r->bytes_given || r->post_given || r->hold_off_given ||
-		    r->max_events || r->json_events)
-			return rt_cli_usage_error(
-			    CMD, "--trigger, --ring-size, --post, --hold-off, "
-			         "--max-events and --json-events go with --ring D");
-		return 0;
-	}
-	if (!r->ntriggers)
-		return rt_cli_usage_error(CMD, "--ring: give at least one --trigger EXPR");
-	if (!a->out || !strcmp(a->out, "-") || !*a->out)
-		return rt_cli_usage_error(CMD,
-		                          "--ring: give -w DIR, the folder events are written to");
-	if (a->rotate_bytes || a->rotate_seconds || a->counters_ns)
-		return rt_cli_usage_error(CMD, "--ring writes event files: -G, -C and --counters "
-		                               "have no place with it");
-	if (!a->snaplen_given)
-		a->snaplen = RT_RING_DEFAULT_SNAPLEN;
-	if (r->bytes < RT_RECORDER_FRAME_BYTES(a->snaplen) * 16)
-		return rt_cli_usage_error(CMD,
-		                          "--ring-size: %llu bytes hold fewer than 16 frames of "
-		                          "-s %u",
-		                          (unsigned long long)r->bytes, a->snaplen);
-	return 0;
+			    CMD, "'%s' after the filter expression (from '%s'): options come first",
+			    argv[i], argv[optind]);
+	return rt_cli_operands(CMD, end, argv, optind, false, &a->file, &a->bpf, &a->bpf_joined);
 }
 
 /* What the options mean together, for one capture here; 0 or the usage exit status. */
@@ -660,6 +632,8 @@ static int check_args(struct rt_capture_args *a)
 		return rt_cli_usage_error(CMD, "no capture device given (-i DEV; -D lists them)");
 	if (a->out && !*a->out)
 		return rt_cli_usage_error(CMD, "-w: empty file name");
+	if ((rc = rt_capture_check_format(a)))
+		return rc;
 	if (a->file && !a->out)
 		return rt_cli_usage_error(CMD, "-r FILE copies frames: give -w OUT (or 'rocetrace "
 		                               "dissect FILE' to print them)");
@@ -675,17 +649,18 @@ static int check_args(struct rt_capture_args *a)
 	return 0;
 }
 
+const struct rt_opt_table rt_capture_options = {.cmd = CMD,
+                                                .rows = rows,
+                                                .nrows = sizeof(rows) / sizeof(rows[0]),
+                                                .stop_at_operand = true,
+                                                .forward = remember_forwarded};
+
 int rt_capture_parse_args(int argc, char **argv, struct rt_capture_args *a)
 {
-	static const struct rt_opt_table table = {.cmd = CMD,
-	                                          .rows = rows,
-	                                          .nrows = sizeof(rows) / sizeof(rows[0]),
-	                                          .stop_at_operand = true,
-	                                          .forward = remember_forwarded};
 	a->metrics_top = RT_CAPTURE_METRICS_TOP_DEFAULT;
 	a->ring.bytes = RT_RING_DEFAULT_BYTES;
 	a->ring.post_ns = RT_RING_DEFAULT_POST_NS;
-	int rc = rt_opt_parse(&table, a, argc, argv);
+	int rc = rt_opt_parse(&rt_capture_options, a, argc, argv);
 	if (rc)
 		return rc;
 	if (rt_text_ts(CMD, a->tflags, &a->text))
@@ -697,7 +672,7 @@ int rt_capture_parse_args(int argc, char **argv, struct rt_capture_args *a)
 	if (!a->metrics && (a->metrics_top_given || a->metrics_linger_given))
 		return rt_cli_usage_error(
 		    CMD, "--metrics-top-flows and --metrics-linger go with --metrics");
-	if ((rc = check_ring(a)))
+	if ((rc = rt_capture_check_ring(a)))
 		return rc;
 	return a->hosts.names.n || a->hosts.slurm ? check_hosts_args(a) : check_args(a);
 }

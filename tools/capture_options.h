@@ -35,6 +35,7 @@ struct rt_capture_args {
 	uint64_t metrics_linger_ns; /* --metrics-linger */
 	bool metrics_top_given, metrics_linger_given;
 	enum rt_write_format format;
+	bool format_given; /* --format: else -w OUT's name (.pcap, .pcapng) chooses */
 	bool stats;
 	bool list;
 	uint64_t storm_ns; /* --storm-threshold, 0: the analyzer's default */
@@ -61,5 +62,14 @@ struct rt_capture_args {
  * printing its line.
  */
 int rt_capture_parse_args(int argc, char **argv, struct rt_capture_args *a);
+
+/* capture_checks.c: --trigger, --ring-size, -w DIR... with --ring; 0 or the usage exit status. */
+int rt_capture_check_ring(struct rt_capture_args *a);
+/*
+ * The format of -w OUT (one capture here, no --ring): .pcap classic pcap,
+ * .pcapng pcapng, else --format's (pcapng by default); a --format the name
+ * contradicts is refused. 0 or the usage exit status.
+ */
+int rt_capture_check_format(struct rt_capture_args *a);
 
 #endif

@@ -1,4 +1,5 @@
 /* What the subcommands take alike: tcpdump's operands, capture files, --hosts, options passed on to hosts, the CPUs. */
+#include <pcap/pcap.h>
 #include <sched.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -8,12 +9,41 @@
 
 #include "tools/cli.h"
 
-/* The words argv[first..argc) joined with spaces into *bpf (and *joined, to free); refused after -f. */
+/*
+ * Does the filter compile for a link type the files or devices may have?
+ * It is compiled for each as the frames meet it; a filter none takes is
+ * refused before anything is read, with libpcap's complaint for Ethernet.
+ */
+static int check_filter(const char *cmd, const char *bpf)
+{
+	static const int linktypes[] = {DLT_EN10MB, DLT_LINUX_SLL, DLT_LINUX_SLL2, DLT_RAW};
+	char why[PCAP_ERRBUF_SIZE + 8] = "";
+	for (size_t i = 0; bpf && i < sizeof(linktypes) / sizeof(linktypes[0]); i++) {
+		pcap_t *dead = pcap_open_dead(linktypes[i], 262144);
+		struct bpf_program prog;
+		if (!dead)
+			return rt_cli_fail(cmd, "out of memory");
+		int rc = pcap_compile(dead, &prog, bpf, 1, PCAP_NETMASK_UNKNOWN);
+		if (rc == 0)
+			pcap_freecode(&prog);
+		else if (!i)
+			snprintf(why, sizeof(why), "%s", pcap_geterr(dead));
+		pcap_close(dead);
+		if (rc == 0)
+			return 0;
+	}
+	return bpf ? rt_cli_usage_error(cmd, "bad filter '%s': %s", bpf, why) : 0;
+}
+
+/*
+ * The words argv[first..argc) joined with spaces into *bpf (and *joined, to
+ * free); refused after -f. The filter, either way, is checked.
+ */
 static int join_expression(const char *cmd, int argc, char **argv, int first, const char **bpf,
                            char **joined)
 {
 	if (first >= argc)
-		return 0;
+		return check_filter(cmd, *bpf);
 	if (*bpf)
 		return rt_cli_usage_error(
 		    cmd,
@@ -34,7 +64,7 @@ static int join_expression(const char *cmd, int argc, char **argv, int first, co
 	}
 	*joined = s;
 	*bpf = s;
-	return 0;
+	return check_filter(cmd, s);
 }
 
 int rt_cli_operands(const char *cmd, int argc, char **argv, int first, bool need_file,

@@ -51,6 +51,11 @@ static int run(struct rt_an_feed *feed, const struct rt_cli_files *files, const 
 	int rc = rt_pump_open_files(&src, files->files, files->n, bpf, errbuf);
 
 	memset(res, 0, sizeof(*res));
+	if (rc == -EINTR && rt_pump_stopping()) { /* Ctrl-C before a pipe gave its header */
+		res->end = RT_PUMP_INTERRUPTED;
+		res->signal = rt_pump_stop_signal();
+		return 0;
+	}
 	if (rc < 0)
 		return rc;
 	rt_dissect_opts_init(&dopts);

@@ -290,17 +290,18 @@ static const struct rt_opt rows[] = {
     {.name = "help", .letter = 'h', .kind = RT_OPT_CALL, .call = show_help},
 };
 
+const struct rt_opt_table rt_dissect_options = {
+    .cmd = CMD, .rows = rows, .nrows = sizeof(rows) / sizeof(rows[0])};
+
 /* Returns -1 to go on, or the exit status to return now. */
 static int parse_args(int argc, char **argv, struct dissect_args *a)
 {
-	static const struct rt_opt_table table = {
-	    .cmd = CMD, .rows = rows, .nrows = sizeof(rows) / sizeof(rows[0])};
 	int rc;
 
 	memset(a, 0, sizeof(*a));
 	rt_dissect_opts_init(&a->opts);
 	a->threads = rt_cli_cpus();
-	if ((rc = rt_opt_parse(&table, a, argc, argv)))
+	if ((rc = rt_opt_parse(&rt_dissect_options, a, argc, argv)))
 		return rc < 0 ? RT_EXIT_OK : rc;
 	if (rt_text_ts(CMD, a->tflags, &a->text))
 		return RT_EXIT_USAGE;
@@ -449,20 +450,25 @@ int rt_cmd_dissect(int argc, char **argv)
 		args_free(&a);
 		return rc;
 	}
+	rt_pump_catch_signals(NULL); /* Ctrl-C ends a pipe's wait for its header too */
 	rc = rt_pump_open_files(&src, a.files.files, a.files.n, a.bpf, errbuf);
 	a.bpf = NULL;
 	if (rc < 0) {
+		rt_pump_release_signals();
 		args_free(&a);
-		return rt_cli_fail(CMD, "%s", errbuf);
+		return rc == -EINTR && rt_pump_stopping()
+		           ? rt_cli_interrupted(CMD, rt_pump_stop_signal(),
+		                                " before the first frame")
+		           : rt_cli_fail(CMD, "%s", errbuf);
 	}
 	rt_out_init(&out, stdout);
 	if (output(&sel, &out, &sink, errbuf) < 0) {
 		rt_pump_sink_free(&sel.out);
+		rt_pump_release_signals();
 		rt_source_close(src);
 		args_free(&a);
 		return rt_cli_fail(CMD, "%s", errbuf);
 	}
-	rt_pump_catch_signals(NULL);
 	/* a read error (a file cut short) or a signal keeps what was decoded: the frames, or the
 	 * totals (written by the sink's end) */
 	if (rt_cli_progress_wanted(true))

@@ -278,11 +278,12 @@ static int check_args(struct doctor_args *a)
 	return 0;
 }
 
+const struct rt_opt_table rt_doctor_options = {
+    .cmd = CMD, .rows = rows, .nrows = sizeof(rows) / sizeof(rows[0]), .forward = forward};
+
 static int parse_args(int argc, char **argv, struct doctor_args *a)
 {
-	static const struct rt_opt_table table = {
-	    .cmd = CMD, .rows = rows, .nrows = sizeof(rows) / sizeof(rows[0]), .forward = forward};
-	int rc = rt_opt_parse(&table, a, argc, argv);
+	int rc = rt_opt_parse(&rt_doctor_options, a, argc, argv);
 	if (rc)
 		return rc;
 	return check_args(a);

@@ -137,7 +137,7 @@ static const char help_text[] =
     "    -n, --iters N\n"
     "        Messages per QP (each size with -a), then stop; with -D too,\n"
     "        whichever comes first (lat default 1000).\n"
-    "    --report_gbits\n"
+    "    --report_gbits, --report-gbits\n"
     "        The send table in Gb/sec instead of MB/sec.\n"
     "    -m, --mtu N\n"
     "        RoCE path MTU, payload bytes per packet, 256..4096 (default 1024).\n"
@@ -145,6 +145,8 @@ static const char help_text[] =
     "        QPs, each with its own UDP source port (default 1; lat: 1).\n"
     "    -t, --tx-depth N\n"
     "        Messages outstanding per QP (default 16; lat: 1).\n"
+    "    --qdepth N\n"
+    "        The older name of --tx-depth.\n"
     "    -b, --bytes BYTES\n"
     "        Stop each QP after this many message bytes (default: no cap).\n"
     "    -r, --rate RATE\n"
@@ -579,11 +581,12 @@ static int settle(struct gen_args *a)
 	return 0;
 }
 
+const struct rt_opt_table rt_gen_options = {
+    .cmd = CMD, .rows = rows, .nrows = sizeof(rows) / sizeof(rows[0])};
+
 /* The role (argv[1]), the options and the SERVER operand into *a. 0, -1 after --help, or the exit status. */
 static int parse_args(int argc, char **argv, struct gen_args *a)
 {
-	static const struct rt_opt_table table = {
-	    .cmd = CMD, .rows = rows, .nrows = sizeof(rows) / sizeof(rows[0])};
 	if (argc < 2)
 		return rt_cli_usage_error(CMD, "which role: serve, send or lat?");
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
@@ -604,7 +607,7 @@ static int parse_args(int argc, char **argv, struct gen_args *a)
 		a->cfg.duration_s = 0;
 	argc--;
 	argv++;
-	int rc = rt_opt_parse(&table, a, argc, argv);
+	int rc = rt_opt_parse(&rt_gen_options, a, argc, argv);
 	if (rc)
 		return rc;
 	if (a->role != ROLE_SERVE) {

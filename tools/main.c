@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "rt_config.h"
+#include "tools/cli_messages.h"
 #include "tools/commands.h"
 
 struct subcommand {
@@ -21,16 +22,21 @@ static const struct subcommand subcommands[] = {
     {"doctor", rt_cmd_doctor, "is this host (or every host of a job) ready for lossless RoCE?"},
 };
 
+/* The words 'rocetrace help' passes on before --help ("gen send"). */
+#define HELP_WORDS_MAX 4
+#define NCOMMANDS      (sizeof(subcommands) / sizeof(subcommands[0]))
+
 static void usage(FILE *fp)
 {
 	fprintf(fp, "usage: rocetrace COMMAND [OPTIONS] ...\n\n"
 	            "Capture, dissect and analyze RoCEv2 traffic.\n\ncommands:\n");
-	for (size_t i = 0; i < sizeof(subcommands) / sizeof(subcommands[0]); i++)
+	for (size_t i = 0; i < NCOMMANDS; i++)
 		fprintf(fp, "  %-9s %s\n", subcommands[i].name, subcommands[i].summary);
 	fprintf(fp,
-	        "\n'rocetrace COMMAND --help' describes one command. Units are the same in\n"
-	        "every command: a bare duration is seconds, a bare rate bits/s, a bare size\n"
-	        "bytes. 'rocetrace --version' prints the version.\n"
+	        "\n'rocetrace COMMAND --help' (or 'rocetrace help COMMAND') describes one\n"
+	        "command. Units are the same in every command: a bare duration is seconds,\n"
+	        "a bare rate bits/s, a bare size bytes. 'rocetrace --version' prints the\n"
+	        "version.\n"
 	        "\nexamples:\n"
 	        "  rocetrace capture -i eth0 -w run.pcapng udp port 4791\n"
 	        "  rocetrace dissect -r run.pcapng -c 20\n"
@@ -41,13 +47,32 @@ static void usage(FILE *fp)
 	        "  rocetrace doctor\n");
 }
 
+/* The command argv[1] names, or NULL after its usage error (*status set). */
+static const struct subcommand *command_named(const char *name, int *status)
+{
+	const char *names[NCOMMANDS];
+	char hint[256];
+	for (size_t i = 0; i < NCOMMANDS; i++)
+		if (!strcmp(name, (names[i] = subcommands[i].name)))
+			return &subcommands[i];
+	rt_cli_suggest(name, strlen(name), names, NCOMMANDS, "", hint, sizeof(hint));
+	fprintf(stderr, "rocetrace: unknown command '%s'%s (the commands:", name, hint);
+	for (size_t i = 0; i < NCOMMANDS; i++)
+		fprintf(stderr, "%s %s", i ? "," : "", names[i]);
+	fprintf(stderr, "; see 'rocetrace --help')\n");
+	*status = RT_EXIT_USAGE;
+	return NULL;
+}
+
 int main(int argc, char **argv)
 {
+	int status = RT_EXIT_OK;
 	if (argc < 2) {
 		usage(stderr);
 		return RT_EXIT_USAGE;
 	}
-	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
+	    (!strcmp(argv[1], "help") && argc == 2)) {
 		usage(stdout);
 		return RT_EXIT_OK;
 	}
@@ -55,10 +80,17 @@ int main(int argc, char **argv)
 		printf("rocetrace %s\n", RT_VERSION);
 		return RT_EXIT_OK;
 	}
-	for (size_t i = 0; i < sizeof(subcommands) / sizeof(subcommands[0]); i++)
-		if (!strcmp(argv[1], subcommands[i].name))
-			return subcommands[i].run(argc - 1, argv + 1);
-	fprintf(stderr, "rocetrace: unknown command '%s'\n", argv[1]);
-	usage(stderr);
-	return RT_EXIT_USAGE;
+	if (!strcmp(argv[1], "help")) { /* help CMD [ROLE]: CMD [ROLE] --help, as git takes it */
+		const struct subcommand *c = command_named(argv[2], &status);
+		if (!c)
+			return status;
+		char help[] = "--help", *args[HELP_WORDS_MAX + 2] = {NULL};
+		int n = 0;
+		for (; n < HELP_WORDS_MAX && 2 + n < argc; n++)
+			args[n] = argv[2 + n];
+		args[n++] = help;
+		return c->run(n, args);
+	}
+	const struct subcommand *c = command_named(argv[1], &status);
+	return c ? c->run(argc - 1, argv + 1) : status;
 }

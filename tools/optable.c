@@ -24,6 +24,11 @@ static bool serves(const struct rt_opt_table *t, const struct rt_opt *r)
 	return !r->cmds || (r->cmds & t->cmd_bit);
 }
 
+bool rt_opt_takes(const struct rt_opt_table *t, const struct rt_opt *r)
+{
+	return serves(t, r) && r->kind != RT_OPT_REFUSED;
+}
+
 /* Does the command know r: it takes it, or refuses it with a message of its own? */
 static bool known(const struct rt_opt_table *t, const struct rt_opt *r)
 {
@@ -238,6 +243,23 @@ static int given(const struct rt_opt_table *t, const struct rt_opt *r, void *arg
 	return r->forward && t->forward ? t->forward(args, r->name, u.arg) : 0;
 }
 
+/*
+ * The word of the long option getopt_long just took: the last word it read,
+ * or the one before when that was the option's value.
+ */
+static const char *long_word(char **argv)
+{
+	const char *w = argv[optind - 1];
+	return optarg && optarg == w && optind >= 2 ? argv[optind - 2] : w;
+}
+
+/* Is word ("--name" or "--name=value") the long option `name` spelled out, not shortened? */
+static bool same_name(const char *word, const char *name)
+{
+	size_t len = strcspn(word + 2, "=");
+	return strlen(name) == len && !strncmp(word + 2, name, len);
+}
+
 int rt_opt_parse(const struct rt_opt_table *t, void *args, int argc, char **argv)
 {
 	char letters[3 * RT_OPT_ROWS_MAX + 3];
@@ -247,9 +269,13 @@ int rt_opt_parse(const struct rt_opt_table *t, void *args, int argc, char **argv
 	spellings(t, letters, longopts);
 	optind = 0; /* 0, not 1: getopt_long starts over, rereading the '+' of this option string */
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, letters, longopts, NULL)) != -1) {
+	for (int li = -1; (c = getopt_long(argc, argv, letters, longopts, &li)) != -1; li = -1) {
 		const struct rt_opt *r = row_of(t, c);
-		int rc = r ? given(t, r, args, argc, argv) : rt_cli_getopt_error(t->cmd, c, argv);
+		const char *word = li >= 0 ? long_word(argv) : NULL;
+		int rc = !r ? rt_cli_getopt_error(t->cmd, c, argv, longopts)
+		         : word && !same_name(word, longopts[li].name)
+		             ? rt_cli_unknown_option(t->cmd, word, longopts)
+		             : given(t, r, args, argc, argv);
 		if (rc)
 			return rc;
 	}

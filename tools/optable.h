@@ -111,13 +111,22 @@ struct rt_opt_table {
 	int (*forward)(void *args, const char *name, const char *value);
 };
 
+/* Each subcommand's table, as its parser reads it (a test holds every --help to them). */
+extern const struct rt_opt_table rt_dissect_options, rt_capture_options, rt_gen_options,
+    rt_doctor_options;
+extern const struct rt_opt_table rt_analyze_options[3]; /* by enum rt_analyze_mode */
+
+/* Does the command of table t take option r (not refuse it)? */
+bool rt_opt_takes(const struct rt_opt_table *t, const struct rt_opt *r);
+
 /* The most rows a table has (aliases counted), for the parser's own arrays. */
 #define RT_OPT_ROWS_MAX 80
 
 /*
  * Parse the options of argv[1..argc) into args by the table, as getopt_long
- * takes them (long names may be shortened while that is unambiguous; "--"
- * ends them); optind is left at the first operand. Returns 0, -1 when a
+ * takes them, except that a long name must be given in full (a shortened one
+ * is an unknown option, with the names it may have meant: "--count" is not
+ * "--counters"); "--" ends them; optind is left at the first operand. Returns 0, -1 when a
  * row's function asked to stop (--help printed), or the exit status after
  * one line on stderr (2 for a usage error).
  */

@@ -60,7 +60,8 @@ def main():
            "a missing file exits 1 with one line")
 
     res = run(exe, mixed, "-f", "this is not bpf")
-    expect(res.returncode == 1 and one_line(res), "a bad filter exits 1 with one line")
+    expect(res.returncode == 2 and one_line(res) and b"bad filter 'this is not bpf'" in res.stderr,
+           "a bad filter is a usage error: exit 2 with one line naming it")
 
     with tempfile.TemporaryDirectory(prefix="rt-cli-") as tmp:
         p = os.path.join(tmp, "user0.pcap")

@@ -300,14 +300,34 @@ static void test_spellings(void **state)
 {
 	(void)state;
 	struct args a;
-	/* a name shortened while it is unambiguous; an alias shares its row (not ambiguous) */
-	char *a1[] = {"t", "--fl", "--por=1", "--udp", "2", NULL};
-	assert_int_equal(parse(&a, a1), 0);
+	/* names in full; a shortened one is unknown, even where getopt_long would take it */
+	char *a0[] = {"t", "--flag", "--udp-port", "2", NULL};
+	assert_int_equal(parse(&a, a0), 0);
 	assert_true(a.flag);
 	assert_int_equal(a.u16, 2);
+	char *a1[] = {"t", "--fl", NULL};
+	assert_int_equal(parse(&a, a1), RT_EXIT_USAGE);
+	assert_string_equal(err, "rocetrace t: unknown option '--fl'; did you mean '--flag'? (see "
+	                         "'rocetrace t --help')\n");
+	char *a1v[] = {"t", "--por=1", NULL}; /* shortened, with its value */
+	assert_int_equal(parse(&a, a1v), RT_EXIT_USAGE);
+	assert_non_null(strstr(err, "unknown option '--por'; did you mean '--port'?"));
+	char *a1s[] = {"t", "--str", "--flag", "--udp", "3", NULL}; /* a value word is no option */
+	assert_int_equal(parse(&a, a1s), RT_EXIT_USAGE);
+	assert_non_null(strstr(err, "unknown option '--udp'; did you mean '--udp-port'?"));
+	char *a1t[] = {"t", "--str", "--fl", NULL}; /* a value that looks like a shortened name */
+	assert_int_equal(parse(&a, a1t), 0);
+	assert_string_equal(a.str, "--fl");
 	char *a2[] = {"t", "--m", "1", NULL}; /* --ms, --mode, --maybe */
 	assert_int_equal(parse(&a, a2), RT_EXIT_USAGE);
-	assert_string_equal(err, "rocetrace t: unknown option '--m' (see 'rocetrace t --help')\n");
+	assert_string_equal(err, "rocetrace t: unknown option '--m'; did you mean '--ms', '--mode' "
+	                         "or '--maybe'? (see 'rocetrace t --help')\n");
+	char *a2t[] = {"t", "--flga", NULL}; /* a typo: the name two letters away */
+	assert_int_equal(parse(&a, a2t), RT_EXIT_USAGE);
+	assert_non_null(strstr(err, "unknown option '--flga'; did you mean '--flag'?"));
+	char *a2f[] = {"t", "--fla=1", NULL}; /* shortened and given a value it does not take */
+	assert_int_equal(parse(&a, a2f), RT_EXIT_USAGE);
+	assert_non_null(strstr(err, "unknown option '--fla'; did you mean '--flag'?"));
 	char *a3[] = {"t", "--u64", NULL};
 	assert_int_equal(parse(&a, a3), RT_EXIT_USAGE);
 	assert_string_equal(

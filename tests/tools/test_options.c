@@ -437,7 +437,7 @@ static const char *getopt_message(int argc, char **argv)
 	capture_begin();
 	while ((c = getopt_long(argc, argv, ":hjo:", longopts, NULL)) != -1)
 		if (c == ':' || c == '?') {
-			rc = rt_cli_getopt_error("timeline", c, argv);
+			rc = rt_cli_getopt_error("timeline", c, argv, longopts);
 			break;
 		}
 	const char *msg = capture_end();
@@ -490,10 +490,31 @@ static void test_operands(void **state)
 	/* -r gave the file: every word is the expression */
 	path = "g.pcap";
 	bpf = NULL;
-	assert_int_equal(rt_cli_operands("dissect", 5, a1, 1, true, &path, &bpf, &joined), 0);
+	assert_int_equal(rt_cli_operands("dissect", 5, a1, 2, true, &path, &bpf, &joined), 0);
 	assert_string_equal(path, "g.pcap");
-	assert_string_equal(bpf, "f.pcap udp port 4791");
+	assert_string_equal(bpf, "udp port 4791");
 	free(joined);
+	/* an expression libpcap cannot compile is a usage error, before any file is read */
+	char *bad[] = {"dissect", "f.pcap", "udp", "port", "(", NULL};
+	capture_begin();
+	path = bpf = NULL;
+	assert_int_equal(rt_cli_operands("dissect", 5, bad, 1, true, &path, &bpf, &joined),
+	                 RT_EXIT_USAGE);
+	assert_string_equal(capture_end(),
+	                    "rocetrace dissect: bad filter 'udp port (': can't parse "
+	                    "filter expression: syntax error (see 'rocetrace "
+	                    "dissect --help')\n");
+	free(joined);
+	/* -f alike; an expression only some link types take (Linux cooked's inbound) is kept */
+	capture_begin();
+	path = NULL;
+	bpf = "tcp port 99999";
+	assert_int_equal(rt_cli_operands("dissect", 2, a1, 1, true, &path, &bpf, &joined),
+	                 RT_EXIT_USAGE);
+	assert_non_null(strstr(capture_end(), "bad filter 'tcp port 99999': illegal port number"));
+	path = NULL;
+	bpf = "inbound";
+	assert_int_equal(rt_cli_operands("dissect", 2, a1, 1, true, &path, &bpf, &joined), 0);
 	/* no expression: -f stays */
 	path = NULL;
 	bpf = "vlan";
