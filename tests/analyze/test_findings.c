@@ -569,6 +569,66 @@ static void test_lost_where(void **state)
 	assert_non_null(strstr(f->summary, "place the loss between tor and rx (3 lost)."));
 }
 
+/*
+ * Packets the paths place between two points make a loss, whichever point the
+ * flow is followed at: upstream (no gap there), their count on top of its
+ * gaps (lost before it); downstream (its gaps hold them), not twice. With the
+ * capture's own drops, they may be those: confidence low, and said.
+ */
+static void test_lost_between_points(void **state)
+{
+	(void)state;
+	struct view v;
+	init(&v);
+	struct rt_res_flow *fl = flow(&v, 1, 2, 0x11), *f2 = flow(&v, 1, 2, 0x12);
+	static const uint64_t lost[1] = {20};
+	v.r.nvantage = 2;
+	v.r.npaths = 1;
+	v.paths[0] = (struct rt_res_path){
+	    .from = "t1", .to = "t2", .matched = 1980, .judged = 2000, .lost = 20};
+	fl->npaths = f2->npaths = 1;
+	fl->paths = f2->paths = v.path_ix;
+	fl->path_lost = f2->path_lost = lost;
+	fl->followed_at = f2->followed_at = "t1";
+	const struct rt_finding *f = judge(&v, "loss");
+	assert_non_null(f);
+	/* two QPs of one host pair: its 20 lost once */
+	assert_int_equal(evidence(f, "flows")->u, 2);
+	assert_int_equal(evidence(f, "lost_packets")->u, 20);
+	assert_int_equal(evidence(f, "lost_between_points")->u, 20);
+	assert_string_equal(evidence(f, "lost_from")->text, "paths");
+	assert_non_null(strstr(f->summary, "lost 20 packets (seen at one vantage point, never at "
+	                                   "the next)"));
+	assert_null(f->confidence);
+	/* followed downstream: its gaps are the same packets */
+	fl->followed_at = f2->followed_at = "t2";
+	xport(&v, fl)->gap_psns = 12;
+	xport(&v, f2)->gap_psns = 8;
+	f = judge(&v, "loss");
+	assert_int_equal(evidence(f, "lost_packets")->u, 20);
+	assert_string_equal(evidence(f, "lost_from")->text, "paths");
+	/* upstream with 5 gaps of its own: lost before the first point, 25 in all */
+	fl->followed_at = f2->followed_at = "t1";
+	v.x[fl->id].gap_psns = 5;
+	v.x[f2->id].gap_psns = 0;
+	f = judge(&v, "loss");
+	assert_int_equal(evidence(f, "lost_packets")->u, 25);
+	assert_string_equal(evidence(f, "lost_from")->text, "gaps and paths");
+	/* the capture dropped frames: the paths' losses may be those */
+	v.r.drops_source = "pcapng";
+	v.r.if_dropped = 20;
+	f = judge(&v, "loss");
+	assert_string_equal(f->confidence, "low");
+	assert_non_null(strstr(f->summary, "not lost in the network"));
+	/* no path lost any, no gap: no loss */
+	v.r.drops_source = NULL;
+	v.r.if_dropped = 0;
+	v.x[fl->id].gap_psns = 0;
+	static const uint64_t none[1] = {0};
+	fl->path_lost = f2->path_lost = none;
+	assert_null(judge(&v, "loss"));
+}
+
 /* ECN off: more than half a sender's data Not-ECT, once 4 data packets are in the capture. */
 static void test_ecn_off(void **state)
 {
@@ -696,6 +756,7 @@ int main(void)
 	    cmocka_unit_test(test_cnp_priority),
 	    cmocka_unit_test(test_losses),
 	    cmocka_unit_test(test_lost_where),
+	    cmocka_unit_test(test_lost_between_points),
 	    cmocka_unit_test(test_ecn_off),
 	    cmocka_unit_test(test_rnr),
 	    cmocka_unit_test(test_slow_rp),
