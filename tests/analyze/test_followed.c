@@ -12,7 +12,7 @@
 
 #include "analyzer.h"
 
-#define N     100 /* packets the sender sends, one a microsecond */
+#define N     100      /* packets the sender sends, one a microsecond */
 #define DELAY (5 * US) /* from point 0 to point 1 */
 
 /* An RC SEND only from 10.0.0.1 to 10.0.0.2's QP 0x11, PSN psn, seen at `point` (its MACs). */
@@ -53,8 +53,8 @@ static int by_time(const void *a, const void *b)
  * packets of PSN in `lost` (or from `lost_from` on) never reaching point 1, in
  * the stream's time order; its results view.
  */
-static const struct rt_res_flow *two_points(struct rt_analyzer *an, int64_t offset,
-                                            uint32_t lost, uint32_t lost_from)
+static const struct rt_res_flow *two_points(struct rt_analyzer *an, int64_t offset, uint32_t lost,
+                                            uint32_t lost_from)
 {
 	struct rt_record *v = calloc(2 * N, sizeof(*v));
 	assert_non_null(v);
