@@ -283,8 +283,10 @@ static void handle_copy(struct rt_analyzer *an, const struct rt_record *rec,
 	}
 	if (point < 0 || hit->point == point)
 		return;
-	/* later than the window at another point: the clocks are too far apart to follow it there */
-	if (hit->point >= 0 && rec->ts_ns > hit->ts && rec->ts_ns - hit->ts > an->vp.window_ns)
+	/* later than the window at another point: the clocks are too far apart to follow it there
+	 * (not said by a CNP: identical CNPs in flight together pair up by their counts alone) */
+	if (hit->point >= 0 && rec->opcode != RT_OPCODE_CNP && rec->ts_ns > hit->ts &&
+	    rec->ts_ns - hit->ts > an->vp.window_ns)
 		f->flags |= AN_FLOW_ONE_POINT;
 	/* a packet counted at another point: where this one is the flow's home, it is followed */
 	follow_frame(an, rec, fi, point, AN_FEED_FOLLOW);
