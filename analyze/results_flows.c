@@ -182,7 +182,6 @@ static void findings_facts(struct rt_res_flow *o, const struct an_flow *f, uint3
 	}
 }
 
-/* The figures of one flow, its rare parts where it has them. 0 or -ENOMEM. */
 /*
  * A flow's first and last frame. With several vantage points matched, both at
  * its home point, in its clock: the last put in the first one's clock by the
@@ -205,6 +204,7 @@ static void flow_span(struct rt_res_flow *o, const struct an_flow *f, const stru
 		o->last_ns = o->first_ns;
 }
 
+/* The figures of one flow, its rare parts where it has them. 0 or -ENOMEM. */
 static int flow(struct an_results *res, struct rt_res_flow *o, const struct an_flow *f,
                 const struct rt_analyzer *an, const struct an_vp_result *vr)
 {

@@ -75,8 +75,8 @@ static inline struct rt_res_transport *xport(struct view *v, struct rt_res_flow 
 }
 
 /* Its RP reaction, seen from the senders' side: `measured` CNPs, their median drop and upper quartile. */
-static inline struct rt_res_rp *rp(struct view *v, struct rt_res_flow *f, uint64_t measured, double median,
-                            double p75)
+static inline struct rt_res_rp *rp(struct view *v, struct rt_res_flow *f, uint64_t measured,
+                                   double median, double p75)
 {
 	struct rt_res_rp *p = &v->rp[f->id];
 	*p = (struct rt_res_rp){.cnps = measured,

@@ -192,10 +192,8 @@ static void test_rnr(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_ack_timeout),
-	    cmocka_unit_test(test_losses),
-	    cmocka_unit_test(test_lost_where),
-	    cmocka_unit_test(test_lost_between_points),
+	    cmocka_unit_test(test_ack_timeout), cmocka_unit_test(test_losses),
+	    cmocka_unit_test(test_lost_where),  cmocka_unit_test(test_lost_between_points),
 	    cmocka_unit_test(test_rnr),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
