@@ -33,8 +33,10 @@ void rt_analyzer_opts_init(struct rt_analyzer_opts *opts)
 /*
  * Frames at vantage point `point` drive flow f's order-sensitive figures
  * (an_feed) when it is the flow's home: the point of its first frame so
- * asked, or the point of this frame when its home's capture stopped (no
- * frame for a vantage window).
+ * asked, or the point of a packet no other point saw (not a copy) when its
+ * home's capture stopped (no frame for a vantage window), unless copies of
+ * its packets came from another point later than the window (the clocks
+ * are further apart than it: a point's copies would read as resends).
  */
 static bool follows(void *ctx, struct an_flow *f, int point)
 {
@@ -42,8 +44,8 @@ static bool follows(void *ctx, struct an_flow *f, int point)
 	if (point < 0)
 		return true;
 	unsigned h = f->home;
-	if (!h ||
-	    (h != (unsigned)point + 1 && an->vp.pt[h - 1].last + an->vp.window_ns < an->now)) {
+	if (!h || (h != (unsigned)point + 1 && !an->copied && !(f->flags & AN_FLOW_ONE_POINT) &&
+	           an->vp.pt[h - 1].last + an->vp.window_ns < an->now)) {
 		f->home = (uint8_t)(point + 1);
 		if (f->x)
 			f->x->home_ts = 0;
@@ -279,9 +281,15 @@ static void handle_copy(struct rt_analyzer *an, const struct rt_record *rec,
 		an_ecn_ce(&an->ecn, fi, rec, an->frame, an->note);
 		ce_time(f, rec);
 	}
+	if (point < 0 || hit->point == point)
+		return;
+	/* later than the window at another point: the clocks are too far apart to follow it there
+	 * (not said by a CNP: identical CNPs in flight together pair up by their counts alone) */
+	if (hit->point >= 0 && rec->opcode != RT_OPCODE_CNP && rec->ts_ns > hit->ts &&
+	    rec->ts_ns - hit->ts > an->vp.window_ns)
+		f->flags |= AN_FLOW_ONE_POINT;
 	/* a packet counted at another point: where this one is the flow's home, it is followed */
-	if (point >= 0 && hit->point != point)
-		follow_frame(an, rec, fi, point, AN_FEED_FOLLOW);
+	follow_frame(an, rec, fi, point, AN_FEED_FOLLOW);
 }
 
 /* The flow of a RoCE record with a BTH (created at its first packet), AN_NONE when none is kept. */
@@ -307,6 +315,26 @@ static uint32_t record_flow(struct rt_analyzer *an, const struct rt_record *rec,
 }
 
 /*
+ * A flow's first and latest frame at its home point (several points are
+ * matched): its duration and rate come from one clock. Until its first frame
+ * since the matching began, every frame it had was at one point, its home:
+ * its counted first and latest.
+ */
+static void home_span(const struct an_flow *f, struct an_xport *x, uint64_t ts, bool followed)
+{
+	if (!x->span_from) {
+		x->span_from = x->span_to = f->home;
+		x->span_first = f->packets ? f->first_ts : ts;
+		x->span_last = f->packets ? f->last_ts : ts;
+	}
+	if (!followed)
+		return;
+	if (x->span_to != f->home || ts > x->span_last)
+		x->span_last = ts;
+	x->span_to = f->home;
+}
+
+/*
  * The RP windows' packet gaps, from the frames the flow follows: with one
  * point, every counted frame (its previous one is f->last_ts); with several,
  * those at its home point.
@@ -314,10 +342,11 @@ static uint32_t record_flow(struct rt_analyzer *an, const struct rt_record *rec,
 static void rp_packet(struct rt_analyzer *an, struct an_flow *f, const struct rt_record *rec,
                       int point, unsigned feed)
 {
-	if (!(feed & AN_FEED_FOLLOW) || !an_follows(&an->tr.fw, f, point))
-		return;
+	bool followed = (feed & AN_FEED_FOLLOW) && an_follows(&an->tr.fw, f, point);
 	struct an_xport *x = an->vp.matching ? an_xport(f) : NULL;
-	if (an->vp.matching && !x)
+	if (x)
+		home_span(f, x, rec->ts_ns, followed);
+	if (!followed || (an->vp.matching && !x))
 		return;
 	/* one point: the counted frames are the followed ones; several: its home point's */
 	uint64_t prev = x ? x->home_ts : f->packets ? f->last_ts : 0;

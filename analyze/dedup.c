@@ -316,9 +316,11 @@ bool an_dup_check(struct an_dups *dups, unsigned shard, const struct an_dup_flow
 			in->seen[0] -= m;
 			in->seen[1] -= m;
 		}
+		uint64_t before = in->ts;
 		in->ts = ts;
 		if (copy) {
 			hit->frame = frame - (uint32_t)((uint32_t)frame - in->frame);
+			hit->ts = before;
 			hit->ecn = in->ecn;
 			hit->point = in->point;
 			if ((rec->layers & (RT_L_IPV4 | RT_L_IPV6)) && rec->ecn == 3)

@@ -62,6 +62,7 @@ void an_dup_totals(const struct an_dups *d, struct an_dup_totals *t);
 /* What a copy is a copy of. */
 struct an_dup_hit {
 	uint64_t frame; /* the first copy's frame number */
+	uint64_t ts;    /* the time of the packet's frame before this one (at any point) */
 	uint8_t ecn;    /* the codepoint it was counted with */
 	int point;      /* the vantage point it was counted at (-1: none known) */
 };

@@ -226,44 +226,165 @@ static uint64_t lost_of(const struct rt_res_transport *x, bool *by_gaps)
 	return x->gap_psns ? x->gap_psns : x->go_back_n ? x->go_back_n : x->naks_received;
 }
 
-static bool lossy_flow(const struct rt_res_flow *f)
+/*
+ * The most packets of a flow's host pair (this way) one of its vantage paths
+ * lost; *home_after: its home point is upstream of such a path (the packets
+ * lost were seen at its home: no gap there says them), else downstream.
+ */
+static uint64_t path_lost(const struct rt_results *r, const struct rt_res_flow *f, bool *home_after)
 {
-	const struct rt_res_transport *x = f->xport;
-	return an_fd_data_flow(f) && x && (x->go_back_n || x->gap_psns || x->naks_received);
+	uint64_t most = 0;
+	*home_after = false;
+	for (unsigned k = 0; k < f->npaths && f->path_lost; k++) {
+		const struct rt_res_path *p = &r->paths[f->paths[k]];
+		if (f->path_lost[k] > most)
+			most = f->path_lost[k];
+		if (f->path_lost[k] && f->followed_at && !strcmp(f->followed_at, p->from))
+			*home_after = true;
+	}
+	return most;
 }
 
-static bool storm_flow(const struct rt_res_flow *f)
+static bool lossy_flow(const struct rt_results *r, const struct rt_res_flow *f)
 {
 	const struct rt_res_transport *x = f->xport;
-	return lossy_flow(f) && x->go_back_n >= NAK_STORM_NAKS &&
+	bool after;
+	return an_fd_data_flow(f) && ((x && (x->go_back_n || x->gap_psns || x->naks_received)) ||
+	                              path_lost(r, f, &after));
+}
+
+static bool storm_flow(const struct rt_results *r, const struct rt_res_flow *f)
+{
+	const struct rt_res_transport *x = f->xport;
+	return lossy_flow(r, f) && x && x->go_back_n >= NAK_STORM_NAKS &&
 	       (double)x->retransmitted >= NAK_STORM_SHARE * (double)f->requests;
 }
 
-static bool pick_storm(const struct rt_res_flow *f, const void *want)
+struct storm_pick {
+	const struct rt_results *r;
+	bool storm;
+};
+
+static bool pick_storm(const struct rt_res_flow *f, const void *ctx)
 {
-	return lossy_flow(f) && storm_flow(f) == *(const bool *)want;
+	const struct storm_pick *p = ctx;
+	return lossy_flow(p->r, f) && storm_flow(p->r, f) == p->storm;
+}
+
+/* How a loss was measured (loss_sum.from) */
+enum { LOST_GAPS = 1, LOST_NAKS = 2, LOST_PATHS = 4 };
+
+/* The losses of the flows a rule picks, summed. */
+struct loss_sum {
+	uint64_t flows, naks, gbn, resent, resent_bytes, lost, between;
+	unsigned from; /* LOST_* */
+};
+
+/* A picked flow's id by its host pair, one way (host indexes). */
+struct pair_flow {
+	uint64_t pair;
+	uint32_t id;
+};
+
+static int by_host_pair(const void *a, const void *b)
+{
+	const struct pair_flow *x = a, *y = b;
+	if (x->pair != y->pair)
+		return x->pair < y->pair ? -1 : 1;
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+/*
+ * The packets the flows of one host pair (one way: v[0..n)) lost. Their PSN
+ * gaps (or NAKs) are counted at each flow's home point; the vantage paths
+ * place the host pair's losses between two points whichever is home, once
+ * for all its QPs. With every home upstream of the paths that lost packets,
+ * their gaps are losses before it and the paths' come on top; else the gaps
+ * hold the paths' losses too: the larger of the two.
+ */
+static void pair_losses(const struct rt_results *r, const struct pair_flow *v, uint32_t n,
+                        struct loss_sum *s)
+{
+	uint64_t gaps = 0, naks = 0, between = 0;
+	bool upstream = true;
+	for (uint32_t i = 0; i < n; i++) {
+		const struct rt_res_flow *fl = &r->flows[v[i].id];
+		const struct rt_res_transport *x = fl->xport;
+		bool by_gaps, after;
+		uint64_t p = path_lost(r, fl, &after);
+		if (p) {
+			between = p > between ? p : between;
+			upstream &= after;
+		}
+		s->flows++;
+		if (!x)
+			continue;
+		uint64_t lp = lost_of(x, &by_gaps);
+		*(by_gaps ? &gaps : &naks) += lp;
+		s->naks += x->naks_received;
+		s->gbn += x->go_back_n;
+		s->resent += x->retransmitted;
+		s->resent_bytes += x->retransmitted_bytes;
+	}
+	uint64_t seen = gaps + naks;
+	s->between += between;
+	if (!between || upstream) {
+		s->lost += seen + between;
+		s->from |=
+		    (gaps ? LOST_GAPS : 0) | (naks ? LOST_NAKS : 0) | (between ? LOST_PATHS : 0);
+		return;
+	}
+	s->lost += seen > between ? seen : between;
+	s->from |= LOST_PATHS | (gaps > between ? LOST_GAPS : 0) |
+	           (naks && seen > between ? LOST_NAKS : 0);
+}
+
+/* The losses of the flows `pick` chooses, host pair by host pair. 0, or -ENOMEM. */
+static int loss_sums(const struct an_fd *l, const struct storm_pick *pick, struct loss_sum *s)
+{
+	const struct rt_results *r = l->r;
+	memset(s, 0, sizeof(*s));
+	struct pair_flow *v = malloc((r->nflows ? r->nflows : 1) * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	uint32_t n = 0;
+	for (uint32_t id = 0; id < r->nflows; id++)
+		if (pick_storm(&r->flows[id], pick))
+			v[n++] = (struct pair_flow){(uint64_t)l->src[id] << 32 | l->dst[id], id};
+	qsort(v, n, sizeof(*v), by_host_pair);
+	for (uint32_t i = 0, j; i < n; i = j) {
+		for (j = i + 1; j < n && v[j].pair == v[i].pair;)
+			j++;
+		pair_losses(r, v + i, j - i, s);
+	}
+	free(v);
+	return 0;
+}
+
+/* What the losses rest on, in words: for the summary, and as lost_from. */
+static void loss_words(unsigned from, char *how, size_t how_size, char *key, size_t key_size)
+{
+	static const char *const phrase[] = {"PSN gaps seen here", "at least one per NAK",
+	                                     "seen at one vantage point, never at the next"};
+	static const char *const name[] = {"gaps", "naks", "paths"};
+	how[0] = key[0] = 0;
+	for (unsigned k = 0; k < 3; k++)
+		if (from & 1u << k) {
+			rt_text_appendf(how, how_size, "%s%s", how[0] ? "; " : "", phrase[k]);
+			rt_text_appendf(key, key_size, "%s%s", key[0] ? " and " : "", name[k]);
+		}
 }
 
 static void losses(struct an_fd *l, bool storm)
 {
 	const struct rt_results *r = l->r;
-	uint64_t flows = 0, naks = 0, gbn = 0, resent = 0, resent_bytes = 0, lost = 0, gaps = 0;
-	for (uint32_t id = 0; id < r->nflows; id++) {
-		const struct rt_res_flow *fl = &r->flows[id];
-		if (!pick_storm(fl, &storm))
-			continue;
-		const struct rt_res_transport *x = fl->xport;
-		bool by_gaps;
-		uint64_t lp = lost_of(x, &by_gaps);
-		flows++;
-		naks += x->naks_received;
-		gbn += x->go_back_n;
-		resent += x->retransmitted;
-		resent_bytes += x->retransmitted_bytes;
-		lost += lp;
-		gaps += by_gaps;
+	struct storm_pick pick = {r, storm};
+	struct loss_sum s;
+	if (loss_sums(l, &pick, &s) < 0) {
+		l->err = -ENOMEM;
+		return;
 	}
-	if (!flows)
+	if (!s.flows)
 		return;
 	/* gaps the capture itself may have made: frames it dropped, or a flow's own packets it put
 	 * out of time order (the warning's flows; other disorder makes no gap) */
@@ -278,39 +399,44 @@ static void losses(struct an_fd *l, bool storm)
 	for (int pass = 0; pass < 2; pass++)
 		for (uint32_t id = 0; id < r->nflows; id++) {
 			const struct rt_res_flow *fl = &r->flows[id];
-			if (pick_storm(fl, &storm) && (fl->xport->retransmitted > 0) == !pass) {
+			const struct rt_res_transport *x = fl->xport;
+			if (pick_storm(fl, &pick) && (x && x->retransmitted > 0) == !pass) {
 				an_fd_flow(f, fl);
 				an_fd_host(f, fl->key.ipver, fl->key.src);
 			}
 		}
 	/* a resend copies a packet sent before: packets resent per packet lost is bytes per byte */
-	double amp = lost ? (double)resent / (double)lost : NAN;
+	double amp = s.lost ? (double)s.resent / (double)s.lost : NAN;
 	double secs = r->end_ns > r->start_ns ? (double)(r->end_ns - r->start_ns) / 1e9 : NAN;
-	char a[32], b[32], c[32], d[48], e[32];
+	char a[32], b[32], c[32], d[48], e[32], how[160], key[32];
+	loss_words(s.from, how, sizeof(how), key, sizeof(key));
 	an_fd_summary(f, "%s %s flow%s lost %s packet%s (%s) and resent %s after %s NAK%s%s",
-	              storm ? "NAK storm:" : "Loss:", an_w_int(a, flows), flows == 1 ? "" : "s",
-	              an_w_int(b, lost), lost == 1 ? "" : "s",
-	              gaps == flows ? "PSN gaps seen here" : "at least one per NAK",
-	              an_w_int(c, resent), an_w_int(e, naks), naks == 1 ? "" : "s",
-	              drops       ? " (the capture dropped frames too: some gaps may be those)"
+	              storm ? "NAK storm:" : "Loss:", an_w_int(a, s.flows), s.flows == 1 ? "" : "s",
+	              an_w_int(b, s.lost), s.lost == 1 ? "" : "s", how, an_w_int(c, s.resent),
+	              an_w_int(e, s.naks), s.naks == 1 ? "" : "s",
+	              drops && (s.from & LOST_PATHS)
+	                  ? " (the capture dropped frames too: some packets missing downstream may "
+	                    "be those, not lost in the network)"
+	              : drops     ? " (the capture dropped frames too: some gaps may be those)"
 	              : backwards ? " (the capture's time goes backwards: some gaps and resends "
 	                            "may be frames it put out of order)"
 	                          : "");
-	if (isfinite(amp))
+	if (isfinite(amp) && s.resent)
 		rt_text_appendf(f->summary, sizeof(f->summary),
 		                ": go-back-N resent %s packets (as many bytes) per one lost",
 		                an_w_num(d, amp, 1));
-	an_fd_u64(f, "flows", flows);
-	an_fd_u64(f, "naks", naks);
-	an_fd_u64(f, "go_back_n", gbn);
-	an_fd_u64(f, "lost_packets", lost);
-	an_fd_text(f, "lost_from", gaps == flows ? "gaps" : gaps ? "gaps and naks" : "naks");
-	an_fd_u64(f, "resent_packets", resent);
-	an_fd_u64(f, "resent_bytes", resent_bytes);
+	an_fd_u64(f, "flows", s.flows);
+	an_fd_u64(f, "naks", s.naks);
+	an_fd_u64(f, "go_back_n", s.gbn);
+	an_fd_u64(f, "lost_packets", s.lost);
+	an_fd_text(f, "lost_from", "%s", key);
+	an_fd_u64(f, "lost_between_points", s.between);
+	an_fd_u64(f, "resent_packets", s.resent);
+	an_fd_u64(f, "resent_bytes", s.resent_bytes);
 	an_fd_real(f, "amplification", amp);
-	an_fd_real(f, "naks_per_s", isfinite(secs) && secs > 0 ? (double)naks / secs : NAN);
+	an_fd_real(f, "naks_per_s", isfinite(secs) && secs > 0 ? (double)s.naks / secs : NAN);
 	char where[200];
-	where_lost(f, r, pick_storm, &storm, where);
+	where_lost(f, r, pick_storm, &pick, where);
 	summary_end(f, where);
 	an_fd_fix(f, "checks counters.seq_err, counters.discards and pfc.enabled",
 	          "A lossless fabric loses nothing: find where these packets drop (a priority PFC "

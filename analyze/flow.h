@@ -56,6 +56,10 @@ enum an_flow_flag {
 	AN_FLOW_SPORTS = 1u << 7, /* a later one (CNPs aside) came from another UDP source port */
 	AN_FLOW_CONVERSATION = 1u << 8, /* --conversation names it: its peer is selected too */
 	AN_FLOW_KIND = 1u << 9,         /* --kind given: it carried a packet of one of the kinds */
+	/* several vantage points: a copy of its packets came from another point more than
+	 * --vantage-window after the packet (clocks too far apart to match): followed at its home
+	 * only, which never changes */
+	AN_FLOW_ONE_POINT = 1u << 10,
 };
 
 /* RP reaction: the sending rate over this many packet gaps before and after a CNP */
@@ -93,6 +97,10 @@ struct an_xport {
 	uint64_t home_ts; /* several vantage points: its latest frame at its home point ... */
 	uint64_t home_n;  /* ... and how many it followed there ... */
 	uint64_t home_ce; /* ... of them CE-marked */
+	/* several vantage points: its first and latest frame at its home point, each in the clock
+	 * of the home it was at then (span_from, span_to: that point + 1; 0: not kept yet) */
+	uint64_t span_first, span_last;
+	uint8_t span_from, span_to;
 };
 
 struct an_np;  /* NP side of a flow (analyze/reaction.h) */

@@ -287,14 +287,15 @@ static int paths(struct an_results *res, const struct rt_analyzer *an,
 		if (any_matched || !r->dup_other_point)
 			continue;
 		/* no path matched any, yet copies of packets came from another point: the window is too short */
-		char win[48], *why = an_res_alloc(res, 320);
+		char win[48], *why = an_res_alloc(res, 400);
 		if (!why)
 			return -ENOMEM;
 		snprintf(
-		    why, 320,
+		    why, 400,
 		    "no packet was matched within the vantage window (%s), yet %llu frames were "
 		    "copies of packets seen at another point: the clocks are likely further apart "
-		    "than the window; give a longer --vantage-window",
+		    "than the window; give a longer --vantage-window (meanwhile each flow is "
+		    "followed at one point, its followed_at, and the copies count once)",
 		    rt_fmt_duration(win, sizeof(win), v->window_ns),
 		    (unsigned long long)r->dup_other_point);
 		p[i].offset_null_reason = p[i].delay_null_reason = why;

@@ -254,6 +254,8 @@ struct rt_res_flow {
 	bool tagged;           /* its latest packet had a VLAN tag: pcp holds */
 	bool in_episodes;      /* a congestion episode counted it */
 	uint8_t dscp, pcp;     /* of its latest packet */
+	/* its first and last frame; with several vantage points, both at its home point, in that
+	 * point's clock (followed_at) */
 	uint64_t first_ns, last_ns, packets, bytes;
 	uint64_t requests, responses;
 	uint64_t ecn[4]; /* packets by ECN codepoint (ecn[3]: CE) */
@@ -279,7 +281,10 @@ struct rt_res_flow {
 	 * the storm threshold (stall_ns 0: none); a silence to the end counts */
 	uint64_t stall_from_ns, stall_ns;
 	unsigned npaths;       /* the vantage paths its host pair's packets were seen on: */
-	const unsigned *paths; /* indexes into rt_results.paths, upstream point first */
+	const unsigned *paths; /* indexes into rt_results.paths, upstream point first, */
+	/* and of its host pair's packets this way, those each path lost (seen at its from point,
+	 * judged, never at its to point): the host pair's, every QP's between them */
+	const uint64_t *path_lost;
 	/* several vantage points: the one whose frames its PSN order, round trips and RP windows
 	 * come from (NULL: one point) */
 	const char *followed_at;

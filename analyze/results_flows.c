@@ -183,6 +183,28 @@ static void findings_facts(struct rt_res_flow *o, const struct an_flow *f, uint3
 	}
 }
 
+/*
+ * A flow's first and last frame. With several vantage points matched, both at
+ * its home point, in its clock: the last put in the first one's clock by the
+ * offset the paths measured when the home changed (its capture stopped); the
+ * first and last counted (maybe at two points) when none measured it.
+ */
+static void flow_span(struct rt_res_flow *o, const struct an_flow *f, const struct an_vp_result *vr)
+{
+	const struct an_xport *x = f->x;
+	int64_t off = 0;
+	o->first_ns = f->first_ts;
+	o->last_ns = f->last_ts;
+	if (!x || !x->span_from ||
+	    (x->span_to != x->span_from &&
+	     !an_vp_clock_offset(vr, x->span_from - 1u, x->span_to - 1u, &off)))
+		return;
+	o->first_ns = x->span_first;
+	o->last_ns = (uint64_t)((int64_t)x->span_last - off);
+	if (o->last_ns < o->first_ns)
+		o->last_ns = o->first_ns;
+}
+
 /* The figures of one flow, its rare parts where it has them. 0 or -ENOMEM. */
 static int flow(struct an_results *res, struct rt_res_flow *o, const struct an_flow *f,
                 const struct rt_analyzer *an, const struct an_vp_result *vr)
@@ -202,8 +224,7 @@ static int flow(struct an_results *res, struct rt_res_flow *o, const struct an_f
 	o->in_episodes = f->ep_mark != 0;
 	o->dscp = f->dscp;
 	o->pcp = f->pcp;
-	o->first_ns = f->first_ts;
-	o->last_ns = f->last_ts;
+	flow_span(o, f, vr);
 	o->packets = f->packets;
 	o->bytes = f->bytes;
 	o->requests = f->requests;
@@ -211,7 +232,7 @@ static int flow(struct an_results *res, struct rt_res_flow *o, const struct an_f
 	memcpy(o->ecn, f->ecn, sizeof(o->ecn));
 	o->cnp_received = f->cnp_received;
 	o->cnp_sent = f->cnp_sent;
-	o->gbps = an_rate_gbps(f->bytes, f->first_ts, f->last_ts);
+	o->gbps = an_rate_gbps(f->bytes, o->first_ns, o->last_ns);
 	o->ce_fraction = an_ce_share(f->ecn);
 	o->ect_fraction = an_ect_share(f->ecn);
 	o->cnp_rate_per_s =
@@ -223,13 +244,17 @@ static int flow(struct an_results *res, struct rt_res_flow *o, const struct an_f
 	    (f->src && !(o->source = source(res, f->src))))
 		return -ENOMEM;
 	unsigned on[AN_VP_PAIRS];
-	o->npaths = an_vp_flow_paths(v, vr, f->key.ipver, f->key.src, f->key.dst, on);
+	uint64_t lost[AN_VP_PAIRS];
+	o->npaths = an_vp_flow_paths(v, vr, f->key.ipver, f->key.src, f->key.dst, on, lost);
 	if (o->npaths) {
 		unsigned *paths = an_res_alloc(res, o->npaths * sizeof(*paths));
-		if (!paths)
+		uint64_t *path_lost = an_res_alloc(res, o->npaths * sizeof(*path_lost));
+		if (!paths || !path_lost)
 			return -ENOMEM;
 		memcpy(paths, on, o->npaths * sizeof(*paths));
+		memcpy(path_lost, lost, o->npaths * sizeof(*path_lost));
 		o->paths = paths;
+		o->path_lost = path_lost;
 	}
 	if (v->matching && f->home && f->home <= v->nvp)
 		o->followed_at = v->vp[f->home - 1].name;

@@ -151,6 +151,7 @@ struct an_vp_result {
 	           [2]; /* pair of points i < j, from i ([0]) or from j ([1]) -> path, or -1 */
 	int8_t *way
 	    [AN_VP_PAIRS]; /* per pair: each class's way (0: from i, 1: from j, -1: on neither), or NULL */
+	uint64_t *lost[AN_VP_PAIRS]; /* per pair: each class's packets lost on its way, or NULL */
 };
 
 /* The part, on (records carry their capture point: rt_record.point) or off. */
@@ -191,10 +192,13 @@ void an_vp_result_free(struct an_vp_result *r);
 /*
  * The paths (indexes into r->path, up to AN_VP_PAIRS into out) the packets
  * from host src to host dst were seen on, from their upstream point to the
- * downstream one; returns how many.
+ * downstream one, and in lost (when not NULL) how many of those packets each
+ * path lost; returns how many paths.
  */
 unsigned an_vp_flow_paths(const struct an_vantage *v, const struct an_vp_result *r, uint8_t ipver,
-                          const uint8_t *src, const uint8_t *dst, unsigned *out);
+                          const uint8_t *src, const uint8_t *dst, unsigned *out, uint64_t *lost);
+/* Point j's clock less point i's, as a path between them measured it: false when none did. */
+bool an_vp_clock_offset(const struct an_vp_result *r, unsigned i, unsigned j, int64_t *offset);
 
 /* Offset of j's clock over i's, NTP's way, from the smallest delay each way (exposed for tests). */
 int64_t an_vp_offset(int64_t fwd_dmin, int64_t rev_dmax);

@@ -234,9 +234,11 @@ static int pair_paths(const struct an_vantage *v, unsigned i, unsigned j, struct
 	unsigned pair = an_vp_pair_of(i, j);
 	struct pair_sum *ps = calloc(1, sizeof(*ps));
 	int8_t *way = malloc(v->ncls ? v->ncls : 1);
-	if (!ps || !way) {
+	uint64_t *lost = calloc(v->ncls ? v->ncls : 1, sizeof(*lost));
+	if (!ps || !way || !lost) {
 		free(ps);
 		free(way);
+		free(lost);
 		return -ENOMEM;
 	}
 	/* classes with their reverse matched too: the way is known; the offset from the smallest delays */
@@ -278,8 +280,11 @@ static int pair_paths(const struct an_vantage *v, unsigned i, unsigned j, struct
 	const struct an_vp_point pt[2] = {v->pt[i], v->pt[j]};
 	int rc = 0;
 	for (uint32_t c = 0; c < v->ncls && !rc; c++)
-		if (way[c] >= 0)
+		if (way[c] >= 0) {
+			uint64_t before = ps->lost[way[c]];
 			rc = add_way(pt, ps, v->cls[c].link[pair], way[c]);
+			lost[c] = ps->lost[way[c]] - before;
+		}
 	unsigned n0 = r->npaths;
 	for (int w = 0; w < 2 && !rc; w++) {
 		if (!ps->matched[w] && !ps->lost[w] && !ps->not_judged[w])
@@ -298,6 +303,7 @@ static int pair_paths(const struct an_vantage *v, unsigned i, unsigned j, struct
 		o->offset_null_reason = "no packet was seen at both";
 	}
 	r->way[pair] = way;
+	r->lost[pair] = lost;
 	free(ps->links[0].l);
 	free(ps->links[1].l);
 	free(ps);
@@ -324,20 +330,41 @@ int an_vp_compute(const struct an_vantage *v, struct an_vp_result *r)
 
 void an_vp_result_free(struct an_vp_result *r)
 {
-	for (unsigned p = 0; p < AN_VP_PAIRS; p++)
+	for (unsigned p = 0; p < AN_VP_PAIRS; p++) {
 		free(r->way[p]);
+		free(r->lost[p]);
+	}
 	memset(r, 0, sizeof(*r));
 }
 
 unsigned an_vp_flow_paths(const struct an_vantage *v, const struct an_vp_result *r, uint8_t ipver,
-                          const uint8_t *src, const uint8_t *dst, unsigned *out)
+                          const uint8_t *src, const uint8_t *dst, unsigned *out, uint64_t *lost)
 {
 	uint32_t c = an_vp_find_class(v, ipver, src, dst);
 	unsigned n = 0;
 	if (c == AN_VP_CLS_NONE)
 		return 0;
 	for (unsigned p = 0; p < AN_VP_PAIRS; p++)
-		if (r->way[p] && r->way[p][c] >= 0 && r->path_of[p][r->way[p][c]] >= 0)
+		if (r->way[p] && r->way[p][c] >= 0 && r->path_of[p][r->way[p][c]] >= 0) {
+			if (lost)
+				lost[n] = r->lost[p] ? r->lost[p][c] : 0;
 			out[n++] = (unsigned)r->path_of[p][r->way[p][c]];
+		}
 	return n;
+}
+
+bool an_vp_clock_offset(const struct an_vp_result *r, unsigned i, unsigned j, int64_t *offset)
+{
+	for (unsigned k = 0; k < r->npaths; k++) {
+		const struct an_vp_path *p = &r->path[k];
+		if (p->offset_known && p->from == i && p->to == j) {
+			*offset = p->offset_ns;
+			return true;
+		}
+		if (p->offset_known && p->from == j && p->to == i) {
+			*offset = -p->offset_ns;
+			return true;
+		}
+	}
+	return false;
 }

@@ -473,8 +473,16 @@ static void text_vantage(const struct rt_results *r, struct rt_outbuf *o)
 		else
 			rt_out_str(o, "; none became CE between them");
 		if (p->lost)
-			rt_out_printf(o, "; %llu lost between them (of %llu judged)",
+			rt_out_printf(o, "; %llu lost between them (of %llu judged",
 			              (unsigned long long)p->lost, (unsigned long long)p->judged);
+		if (p->lost && r->if_dropped + r->os_dropped)
+			rt_out_printf(
+			    o,
+			    "; the captures dropped %llu frames: some may be those, missing at "
+			    "%s, not lost in the network",
+			    (unsigned long long)(r->if_dropped + r->os_dropped), p->to);
+		if (p->lost)
+			rt_out_char(o, ')');
 		else if (p->judged)
 			rt_out_printf(o, "; none lost between them (%llu judged)",
 			              (unsigned long long)p->judged);

@@ -9,7 +9,7 @@ each planted finding is there with its severity, its subjects hold the planted h
 and priorities, its evidence the planted figures (a figure planted null must be null) and its
 confidence where one is planted; every other finding, info included, is a false one unless the
 truth lists its code as following from the fault (`also`). `healthy` plants nothing: no finding at all. The text report opens
-with the same findings, and `--fail-on` exits 3 exactly when one of that severity or worse is there.
+with the same findings and says what the truth's `text` holds (unwrapped), and `--fail-on` exits 3 exactly when one of that severity or worse is there.
 """
 import json
 import os
@@ -90,6 +90,10 @@ def check_one(exe, d, errors):
              and line.split(":", 1)[0].split()[:1] in (["info"], ["warning"], ["error"])]
     if [tuple(s) for s in shown] != [(f["severity"], f["code"]) for f in found]:
         errors.append("%s: the text report shows %s, the JSON %s" % (name, shown, codes))
+    words = " ".join(" ".join(text).split())  # the report unwrapped
+    for want in truth.get("text", []):
+        if want not in words:
+            errors.append("%s: the text report does not say %r" % (name, want))
     if found and not text[0].startswith("Findings (%d, most severe first):" % len(found)):
         errors.append("%s: the text report does not open with the findings: %r" % (name, text[0]))
     # --fail-on: 3 when a finding of that severity or worse is there

@@ -26,6 +26,24 @@ def capture_drops():
                      also=[], pcapng_drops=1000)
 
 
+def capture_drops_between():
+    """Two taps 500 ns apart whose pcapng statistics each say 5 frames were dropped by the
+    capture; 5 packets the upstream tap saw never reached the downstream one: the loss the paths
+    place between them may be those drops (confidence low)."""
+    net = Net()
+    s, r = host(163), host(164)
+    st = Stream(net, s, r, 0xB12, 0xB13, sport=53250, point="up")
+    st.steady(T0, 200, 2 * US)
+    gone = {k for k, (t, f) in enumerate(net.frames("up")) if is_request(f)}
+    two_taps(net, "up", "down", {s.ip}, 500, set(sorted(gone)[50:200:30]))
+    return net, dict(expect=[expect("capture_drops", "warning", evidence=dict(dropped=10)),
+                             expect("loss", "warning", flows=[st.name], confidence="low",
+                                    evidence=dict(lost_packets=5, lost_from="paths"))],
+                     also=[], pcapng_drops=5,
+                     text=["5 lost between them (of 200 judged; the captures dropped 10 frames: "
+                           "some may be those, missing at down, not lost in the network)"])
+
+
 def capture_duplicates():
     """A port mirror that sends every frame twice, the copy 1 us after the original."""
     net = Net()
@@ -94,7 +112,7 @@ def capture_vantage_incomplete():
                                     evidence=dict(frames_beyond=len(net.frames("p9"))))], also=[])
 
 
-CASES = [capture_snaplen, capture_drops, capture_duplicates, capture_time_order,
+CASES = [capture_snaplen, capture_drops, capture_drops_between, capture_duplicates, capture_time_order,
          capture_flow_limit, capture_other_port, capture_vantage_incomplete]
 
 

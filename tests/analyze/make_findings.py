@@ -8,7 +8,8 @@ is the point. `also` lists the codes that follow from the fault (the losses a lo
 causes); any other finding is a false one. `healthy` plants nothing; the "cannot tell" scenarios
 plant what the capture cannot decide (an info finding that says so, or none at all). The
 capture's own faults are in findings_capture_cases.py. A truth's `args` are options to analyze
-with; `snaplen`, `pcapng_drops` and `in_order` say how its files are written.
+with; `snaplen`, `pcapng_drops` and `in_order` say how its files are written; `text`, what the
+text report must say.
 
 usage: make_findings.py OUTDIR   (OUTDIR/NAME/*.pcap[ng] and OUTDIR/NAME/truth.json)
 """
@@ -408,14 +409,19 @@ def ack_timeout():
 
 def ack_timeout_between():
     """As ack_timeout, seen by two taps: "tor" on the sender's uplink and "rx" on the receiver's
-    port, 500 ns apart; the three packets are lost between them (tor sees them, rx does not)."""
+    port, 500 ns apart; the three packets are lost between them (tor sees them, rx does not): a
+    loss the paths place there, though the flow, followed at tor, shows no PSN gap."""
     net = Net()
     s, r = host(103), host(104)
     st, lost = timed_out(net, s, r, 0x772, 52601, point="tor")
     two_taps(net, "tor", "rx", {s.ip}, 500, lost)
     return net, dict(expect=[expect("ack_timeout", "error", hosts=[s.ip], flows=[st.name],
                                     evidence=dict(timeout_t=14, timeouts=3,
-                                                  lost_where="between tor and rx (3 lost)"))],
+                                                  lost_where="between tor and rx (3 lost)")),
+                             expect("loss", "warning", hosts=[s.ip], flows=[st.name],
+                                    confidence=None,
+                                    evidence=dict(lost_packets=3, lost_from="paths",
+                                                  lost_between_points=3))],
                      also=[])
 
 

@@ -9,108 +9,7 @@
 
 #include <cmocka.h>
 
-#include "analyze/findings.h"
-
-#define T0   1700000000000000000ull
-#define US   1000ull
-#define MS   1000000ull
-#define MAXF 16
-
-/* A view and the arrays it points into. */
-struct view {
-	struct rt_results r;
-	struct rt_res_flow flows[MAXF];
-	struct rt_res_transport x[MAXF];
-	struct rt_res_np np[MAXF];
-	struct rt_res_rp rp[MAXF];
-	struct rt_res_incident inc[2];
-	struct rt_res_mac macs[4];
-	struct rt_res_pfc_source src[4];
-	struct rt_res_path paths[2];
-	unsigned path_ix[MAXF];
-	struct rt_finding out[RT_FINDINGS_MAX];
-	int n;
-};
-
-/* One second of RoCE, nothing else. */
-static void init(struct view *v)
-{
-	memset(v, 0, sizeof(*v));
-	v->r.c.packets = v->r.c.roce_packets = 1000;
-	v->r.any_frame = true;
-	v->r.start_ns = T0;
-	v->r.end_ns = T0 + 1000 * MS;
-	v->r.storm_ns = 10 * MS;
-	v->r.flows = v->flows;
-	v->r.incidents = v->inc;
-	v->r.macs = v->macs;
-	v->r.pfc_sources = v->src;
-	v->r.paths = v->paths;
-}
-
-/* A data flow 10.0.0.src > 10.0.0.dst, QP qp: 100 ECT(0) requests over the second. */
-static struct rt_res_flow *flow(struct view *v, uint8_t src, uint8_t dst, uint32_t qp)
-{
-	assert_true(v->r.nflows < MAXF);
-	struct rt_res_flow *f = &v->flows[v->r.nflows];
-	f->id = v->r.nflows++;
-	f->key.ipver = 4;
-	f->key.src[0] = f->key.dst[0] = 10;
-	f->key.src[3] = src;
-	f->key.dst[3] = dst;
-	f->key.dest_qp = qp;
-	f->peer_qp = RT_AN_NONE;
-	f->requests = f->packets = f->ecn[2] = 100;
-	f->first_ns = T0;
-	f->last_ns = T0 + 999 * MS;
-	f->dscp = 26;
-	f->udp_sport_known = true;
-	f->udp_sport = (uint16_t)(49152 + qp);
-	f->selected = true;
-	return f;
-}
-
-/* Its transport, NP and RP parts. */
-static struct rt_res_transport *xport(struct view *v, struct rt_res_flow *f)
-{
-	f->xport = &v->x[f->id];
-	return &v->x[f->id];
-}
-
-/* Its RP reaction, seen from the senders' side: `measured` CNPs, their median drop and upper quartile. */
-static struct rt_res_rp *rp(struct view *v, struct rt_res_flow *f, uint64_t measured, double median,
-                            double p75)
-{
-	struct rt_res_rp *p = &v->rp[f->id];
-	*p = (struct rt_res_rp){.cnps = measured,
-	                        .measured = measured,
-	                        .median_drop_pct = median,
-	                        .drop_p75_pct = p75,
-	                        .max_drop_pct = p75,
-	                        .capture_side = "sender"};
-	f->rp = p;
-	return p;
-}
-
-/* The findings of the view; the one of `code` (NULL: none). */
-static const struct rt_finding *judge(struct view *v, const char *code)
-{
-	v->n = an_findings_build(&v->r, v->out, RT_FINDINGS_MAX);
-	assert_true(v->n >= 0);
-	for (int i = 0; i < v->n; i++)
-		if (!strcmp(v->out[i].code, code))
-			return &v->out[i];
-	return NULL;
-}
-
-static const struct rt_evidence *evidence(const struct rt_finding *f, const char *name)
-{
-	for (unsigned i = 0; i < f->nevidence; i++)
-		if (!strcmp(f->evidence[i].name, name))
-			return &f->evidence[i];
-	fail_msg("%s has no evidence %s", f->code, name);
-	return NULL;
-}
+#include "findings_view.h"
 
 /* A finding names only the flows the selectors select; one about none of them is left out. */
 static void test_selected_flows(void **state)
@@ -132,28 +31,6 @@ static void test_selected_flows(void **state)
 	assert_string_equal(f->flows.v[0], "10.0.0.1>10.0.0.2:0x000011");
 	assert_int_equal(f->flows_unselected, 1);
 	a->selected = false;
-	assert_null(judge(&v, "ack_timeout"));
-}
-
-/* The local ACK timeout: t from the waits (67.1 ms is t = 14); a wait no timer runs is left out. */
-static void test_ack_timeout(void **state)
-{
-	(void)state;
-	struct view v;
-	init(&v);
-	struct rt_res_transport *x = xport(&v, flow(&v, 1, 2, 0x11));
-	x->timeouts = x->retransmitted = 2;
-	x->timeout_idle = (struct rt_res_quantiles){
-	    .samples = 2, .min = 67112000, .median = 67112000, .max = 67200000, .mean = 67156000};
-	const struct rt_finding *f = judge(&v, "ack_timeout");
-	assert_non_null(f);
-	assert_int_equal(f->severity, RT_SEV_ERROR);
-	assert_int_equal(evidence(f, "timeout_t")->u, 14);
-	assert_int_equal(evidence(f, "timeout_ns")->u, 67108864);
-	assert_int_equal(evidence(f, "stall_ns")->u, 134312000);
-	assert_string_equal(f->hosts.v[0], "10.0.0.1");
-	assert_string_equal(f->flows.v[0], "10.0.0.1>10.0.0.2:0x000011");
-	x->timeout_idle.median = x->timeout_idle.min = 40 * US; /* below t = 4 */
 	assert_null(judge(&v, "ack_timeout"));
 }
 
@@ -496,79 +373,6 @@ static void test_cnp_priority(void **state)
 	assert_string_equal(evidence(f, "other_cnp_dscps")->text, "46");
 }
 
-/* NAK storm from 10 go-back-N runs resending 1 % of the requests, else a loss; its amplification. */
-static void test_losses(void **state)
-{
-	(void)state;
-	struct view v;
-	init(&v);
-	struct rt_res_flow *fl = flow(&v, 1, 2, 0x11);
-	fl->requests = 1000;
-	struct rt_res_transport *x = xport(&v, fl);
-	x->go_back_n = x->naks_received = 10;
-	x->gap_psns = 10;
-	x->retransmitted = 160;
-	x->retransmitted_bytes = 160 * 1086;
-	const struct rt_finding *f = judge(&v, "nak_storm");
-	assert_non_null(f);
-	assert_int_equal(f->severity, RT_SEV_ERROR);
-	assert_null(f->confidence);
-	assert_true(fabs(evidence(f, "amplification")->d - 16.0) < 1e-9);
-	assert_string_equal(evidence(f, "lost_from")->text, "gaps");
-	assert_null(judge(&v, "loss"));
-	x->retransmitted = 9; /* under 1 % of the requests */
-	assert_null(judge(&v, "nak_storm"));
-	x->retransmitted = 160;
-	x->go_back_n = 9;
-	f = judge(&v, "loss");
-	assert_non_null(f);
-	assert_int_equal(f->severity, RT_SEV_WARNING);
-	/* the capture put frames out of time order: the gaps may be its own */
-	v.r.nwarnings = 1;
-	v.r.warnings[0] = (struct rt_an_warning){
-	    .code = "time_backwards", .message = "back", .nvalues = 1, .values = {{"flows", 0}}};
-	assert_null(judge(&v, "loss")->confidence); /* no flow's own packets: no gap made */
-	v.r.warnings[0].values[0].value = 1;
-	f = judge(&v, "loss");
-	assert_string_equal(f->confidence, "low");
-	assert_non_null(strstr(f->summary, "out of order"));
-}
-
-/* Where the loss was, from the vantage paths its flows were seen on. */
-static void test_lost_where(void **state)
-{
-	(void)state;
-	struct view v;
-	init(&v);
-	struct rt_res_flow *fl = flow(&v, 1, 2, 0x11);
-	struct rt_res_transport *x = xport(&v, fl);
-	x->naks_received = x->go_back_n = 1;
-	x->retransmitted = 4;
-	assert_int_equal(evidence(judge(&v, "loss"), "lost_where")->kind, RT_EV_NULL);
-	v.r.nvantage = 2;
-	v.r.npaths = 1;
-	v.paths[0] = (struct rt_res_path){.from = "tor", .to = "rx", .matched = 90, .judged = 90};
-	v.path_ix[0] = 0;
-	fl->npaths = 1;
-	fl->paths = v.path_ix;
-	assert_string_equal(evidence(judge(&v, "loss"), "lost_where")->text,
-	                    "not between the vantage points: before the first or after the last");
-	/* none lost of those judged, but some nobody could judge: it cannot tell */
-	v.paths[0].not_judged = 5;
-	v.paths[0].not_judged_reason = "the other point was not capturing";
-	assert_string_equal(
-	    evidence(judge(&v, "loss"), "lost_where")->text,
-	    "cannot tell: none lost between the vantage points of the 90 packets "
-	    "judged, but 5 could not be judged (the other point was not capturing)");
-	v.paths[0].judged = v.paths[0].not_judged = 0; /* none judged: nothing to say */
-	assert_int_equal(evidence(judge(&v, "loss"), "lost_where")->kind, RT_EV_NULL);
-	v.paths[0].judged = 93;
-	v.paths[0].lost = 3;
-	const struct rt_finding *f = judge(&v, "loss");
-	assert_string_equal(evidence(f, "lost_where")->text, "between tor and rx (3 lost)");
-	assert_non_null(strstr(f->summary, "place the loss between tor and rx (3 lost)."));
-}
-
 /* ECN off: more than half a sender's data Not-ECT, once 4 data packets are in the capture. */
 static void test_ecn_off(void **state)
 {
@@ -587,29 +391,6 @@ static void test_ecn_off(void **state)
 	fl->ecn[2] = 0;
 	fl->ecn[0] = 3; /* too few packets to tell */
 	assert_null(judge(&v, "ecn_off"));
-}
-
-/* RNR NAKs: the receiver is named, the timer field read as InfiniBand's table. */
-static void test_rnr(void **state)
-{
-	(void)state;
-	struct view v;
-	init(&v);
-	struct rt_res_transport *x = xport(&v, flow(&v, 1, 2, 0x11));
-	x->rnr_naks_received = x->rnr_retries = 5;
-	x->rnr_timer = 14;
-	x->rnr_wait = (struct rt_res_quantiles){.samples = 5,
-	                                        .min = 1290 * US,
-	                                        .median = 1300 * US,
-	                                        .max = 1310 * US,
-	                                        .mean = 1300 * US};
-	const struct rt_finding *f = judge(&v, "rnr");
-	assert_non_null(f);
-	assert_string_equal(f->hosts.v[0], "10.0.0.2");
-	assert_int_equal(evidence(f, "rnr_timer_ns")->u, 1280 * US);
-	assert_int_equal(evidence(f, "stall_ns")->u, 6500 * US);
-	x->rnr_timer = 0; /* 655.36 ms */
-	assert_int_equal(evidence(judge(&v, "rnr"), "rnr_timer_ns")->u, 655360 * US);
 }
 
 /* A slow cut: slow every time (its minimum too), and slower than 4 of the flow's packet gaps. */
@@ -682,7 +463,6 @@ static void test_duplicates_vantage(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_ack_timeout),
 	    cmocka_unit_test(test_selected_flows),
 	    cmocka_unit_test(test_ecmp),
 	    cmocka_unit_test(test_np_silent),
@@ -694,10 +474,7 @@ int main(void)
 	    cmocka_unit_test(test_slow_np),
 	    cmocka_unit_test(test_deadlock),
 	    cmocka_unit_test(test_cnp_priority),
-	    cmocka_unit_test(test_losses),
-	    cmocka_unit_test(test_lost_where),
 	    cmocka_unit_test(test_ecn_off),
-	    cmocka_unit_test(test_rnr),
 	    cmocka_unit_test(test_slow_rp),
 	    cmocka_unit_test(test_mtu),
 	    cmocka_unit_test(test_duplicates_vantage),

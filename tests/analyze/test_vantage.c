@@ -140,12 +140,12 @@ static void test_two_ways(void **state)
 	assert_int_equal(an_vp_compute(&v, &r), 0);
 	const uint8_t h1[16] = {10, 0, 0, 1}, h2[16] = {10, 0, 0, 2}, h3[16] = {10, 0, 0, 3};
 	unsigned on[AN_VP_PAIRS];
-	assert_int_equal(an_vp_flow_paths(&v, &r, 4, h1, h2, on), 1);
+	assert_int_equal(an_vp_flow_paths(&v, &r, 4, h1, h2, on, NULL), 1);
 	assert_int_equal(r.path[on[0]].from, 0);
 	assert_int_equal(r.path[on[0]].to, 1);
-	assert_int_equal(an_vp_flow_paths(&v, &r, 4, h2, h1, on), 1);
+	assert_int_equal(an_vp_flow_paths(&v, &r, 4, h2, h1, on, NULL), 1);
 	assert_int_equal(r.path[on[0]].from, 1);
-	assert_int_equal(an_vp_flow_paths(&v, &r, 4, h1, h3, on), 0);
+	assert_int_equal(an_vp_flow_paths(&v, &r, 4, h1, h3, on, NULL), 0);
 	an_vp_result_free(&r);
 	an_vp_free(&v);
 }
