@@ -7,6 +7,9 @@
 #include "dissect/opcodes.h"
 #include "dissect/wire.h"
 
+#define IPV6_HLEN 40
+#define UDP_HLEN  8
+
 /*
  * BTH (12 bytes)
  *  +---------------+-+-+---+-------+-------------------------------+
@@ -146,6 +149,20 @@ static bool decode_ext(struct rt_record *rec, const uint8_t *buf, uint32_t caple
 	return ok;
 }
 
+/*
+ * True when the UDP header follows the IP header at `ip_off` (the BTH at
+ * `bth_off`), the layout the ICRC is defined over: the IBTA spec masks the
+ * variant fields of the IP header, not those of IPv6 extension headers
+ * (hop-by-hop options and routing headers change on the way), so an ICRC
+ * behind them is left unchecked.
+ */
+static bool udp_follows_ip(const uint8_t *buf, uint32_t caplen, uint32_t ip_off, uint32_t bth_off)
+{
+	bool ok = true;
+	return rt_get_u8(buf, caplen, ip_off, &ok) >> 4 != 6 ||
+	       bth_off - ip_off == IPV6_HLEN + UDP_HLEN;
+}
+
 void rt_dissect_transport(struct rt_record *rec, const uint8_t *buf, uint32_t caplen,
                           uint32_t bth_off, uint32_t end, uint32_t ip_off,
                           const struct rt_dissect_opts *opts)
@@ -179,13 +196,17 @@ void rt_dissect_transport(struct rt_record *rec, const uint8_t *buf, uint32_t ca
 		ext_len = info->ext_len;
 	else
 		rec->events |= RT_EV_UNKNOWN_OPCODE;
-	if (end - hdr_off < ext_len + rec->padcnt + RT_ICRC_LEN) {
+	if (end - hdr_off < ext_len + RT_ICRC_LEN) {
 		rt_rec_malformed(rec, RT_EV_TOO_SHORT_FOR_ICRC);
 		return;
 	}
 	icrc_off = end - RT_ICRC_LEN;
 	rec->payload_off = hdr_off + ext_len;
-	rec->payload_len = icrc_off - rec->padcnt - rec->payload_off;
+	/* the pad (PadCnt bytes) lies before the ICRC; a receiver drops a packet without room for it */
+	if (icrc_off - rec->payload_off < rec->padcnt)
+		rt_rec_malformed(rec, RT_EV_BTH_BAD_PAD);
+	else
+		rec->payload_len = icrc_off - rec->padcnt - rec->payload_off;
 	if (info && !decode_ext(rec, buf, caplen, hdr_off, info)) {
 		rt_rec_truncated(rec, RT_EV_EXT_TRUNCATED);
 		return;
@@ -194,12 +215,16 @@ void rt_dissect_transport(struct rt_record *rec, const uint8_t *buf, uint32_t ca
 		rt_dissect_cm(rec, buf, caplen);
 	rec->icrc_stored = rt_get_le32(buf, caplen, icrc_off, &ok);
 	if (!ok) {
-		rt_rec_truncated(rec, RT_EV_ICRC_TRUNCATED);
+		rec->events |= RT_EV_ICRC_TRUNCATED; /* every header whole: not `truncated` */
 		return;
 	}
 	/* RoCEv1 ICRC masking is not verified against real traffic: left unchecked. */
 	if (!opts->verify_icrc || rec->rocev1)
 		return;
+	if (!udp_follows_ip(buf, caplen, ip_off, bth_off)) {
+		rec->events |= RT_EV_ICRC_IPV6_EXT;
+		return;
+	}
 	if (rt_icrc_compute(buf + ip_off, icrc_off - ip_off, &rec->icrc_computed) != 0)
 		return;
 	if (rec->icrc_computed == rec->icrc_stored) {
@@ -226,6 +251,7 @@ bool rt_dissect_is_rocev2(const uint8_t *buf, uint32_t caplen, uint32_t bth_off,
 	    end - bth_off - RT_BTH_LEN < info->ext_len + ((b1 >> 4) & 3u) + RT_ICRC_LEN)
 		return false;
 	icrc_off = end - RT_ICRC_LEN;
-	return rt_icrc_compute(buf + ip_off, icrc_off - ip_off, &crc) == 0 &&
+	return udp_follows_ip(buf, caplen, ip_off, bth_off) &&
+	       rt_icrc_compute(buf + ip_off, icrc_off - ip_off, &crc) == 0 &&
 	       crc == rt_get_le32(buf, caplen, icrc_off, &ok) && ok;
 }

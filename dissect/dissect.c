@@ -202,7 +202,7 @@ static uint16_t read_ipv6_fields(const struct frame *f, uint32_t off, uint8_t *n
 }
 
 /*
- * IPv6 (40 bytes; extension headers are not followed)
+ * IPv6 (40 bytes, then extension headers: rt_ipv6_ext_walk())
  *  +-------+---------------+---------------------------------------+
  *  |Version| Traffic Class |              Flow Label               |
  *  +-------+---------------+-------+---------------+---------------+
@@ -214,35 +214,36 @@ static uint16_t read_ipv6_fields(const struct frame *f, uint32_t off, uint8_t *n
 static void dissect_ipv6(const struct frame *f, uint32_t off)
 {
 	struct rt_record *rec = f->rec;
-	const uint8_t *p = f->p;
 	bool ok = true;
-	uint16_t vtc, plen;
+	uint32_t at = off + IPV6_HLEN, end;
 	uint8_t next;
 
 	if (!rt_wire_has(f->cap, off, IPV6_HLEN)) {
 		rt_rec_truncated(rec, RT_EV_IP_TRUNCATED);
 		return;
 	}
-	vtc = rt_get_be16(p, f->cap, off, &ok);
-	if (vtc >> 12 != 6) {
+	if (rt_get_be16(f->p, f->cap, off, &ok) >> 12 != 6) {
 		rt_rec_malformed(rec, RT_EV_IP_BAD_VERSION);
 		return;
 	}
-	plen = read_ipv6_fields(f, off, &next);
+	end = at + read_ipv6_fields(f, off, &next);
 	rec->layers |= RT_L_IPV6;
 	rec->ip_proto = next;
-	if (!rt_wire_has(f->wire, off + IPV6_HLEN, plen)) {
+	if (!rt_wire_has(f->wire, at, end - at)) {
 		rt_rec_malformed(rec, RT_EV_IP_BAD_LENGTH);
 		return;
 	}
+	if (!rt_ipv6_ext_walk(rec, f->p, f->cap, end, &at))
+		return;
+	next = rec->ip_proto;
 	if (f->opts->addresses_only && (next != IPPROTO_GRE_NUM || f->inner))
 		return;
 	if (next == IPPROTO_UDP_NUM)
-		dissect_udp(f, off + IPV6_HLEN, off, off + IPV6_HLEN + plen);
+		dissect_udp(f, at, off, end);
 	else if (next == IPPROTO_GRE_NUM && !f->inner)
-		dissect_gre(f, off + IPV6_HLEN, off + IPV6_HLEN + plen);
+		dissect_gre(f, at, end);
 	else
-		rt_dissect_ip_other(rec, f->p, f->cap, off + IPV6_HLEN, off + IPV6_HLEN + plen);
+		rt_dissect_ip_other(rec, f->p, f->cap, at, end);
 }
 
 /*
@@ -287,7 +288,7 @@ static void dissect_grh(const struct frame *f, uint32_t off)
 /*
  * What follows an Ethertype (or SLL protocol) at `off`: VLAN tags first,
  * each 4 bytes (TCI: PCP(3) DEI(1) VID(12), then the next Ethertype); the
- * first two are recorded, outer first.
+ * first two are recorded, outer first, more are walked and noted.
  */
 static void dissect_ethertype(const struct frame *f, uint32_t off, uint16_t type)
 {
@@ -308,6 +309,8 @@ static void dissect_ethertype(const struct frame *f, uint32_t off, uint16_t type
 			rec->pcp[rec->nvlan] = (uint8_t)(tci >> 13);
 			rec->nvlan++;
 			rec->layers |= rec->nvlan == 1 ? RT_L_VLAN : RT_L_QINQ;
+		} else {
+			rec->events |= RT_EV_VLAN_EXTRA;
 		}
 		off += VLAN_TAG_LEN;
 	}
@@ -485,7 +488,7 @@ static void decapsulate(const struct frame *f, uint32_t off, uint32_t ip_end, ui
 		dissect_raw(&in, off);
 	else
 		dissect_ethernet(&in, off);
-	if (rec->truncated && f->cap >= ip_end) {
+	if ((rec->events & RT_EV_TRUNCATION_MASK) && f->cap >= ip_end) {
 		/* the whole tunnel packet was captured: its payload is too short, not cut */
 		rec->events &= ~RT_EV_TRUNCATION_MASK;
 		rec->truncated = false;

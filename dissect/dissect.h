@@ -71,9 +71,10 @@ enum rt_ext_header {
  * Named events (rt_record.events, a bit each; rt_events() lists them with
  * their name, class and layer). Truncation (the capture stopped before a
  * header ended: snaplen) and invalid input (the bytes break the spec) are
- * kept apart. A truncated record carries exactly one truncation event, for
+ * kept apart. A cut record carries exactly one truncation event, for
  * the header the capture ended in (ICRC_TRUNCATED when every header is
- * whole but the payload, pad or ICRC is cut). Invalid input at a layer the
+ * whole but the payload, pad or ICRC is cut: the record is not `truncated`,
+ * which says a needed header was cut). Invalid input at a layer the
  * dissector needs makes the kind RT_KIND_MALFORMED; the other events
  * (fragment, unknown opcode, bad ICRC, CNP without BECN, unknown MAC
  * control opcode) leave the kind alone. Bits are never renumbered: output
@@ -105,8 +106,14 @@ enum rt_ext_header {
 #define RT_EV_GRE_BAD (UINT64_C(1) << 20)
 #define RT_EV_ERSPAN_BAD_VERSION                                                                   \
 	(UINT64_C(1) << 21) /* ERSPAN version not 1 (0x88BE) or 2 (0x22EB) */
-#define RT_EV_COUNT 22      /* bits in use: 0 .. RT_EV_COUNT-1; room up to 64 */
-/* The truncation events (the rest are invalid input but for the notice RT_EV_IP_FRAGMENT). */
+/* a RoCEv2 packet behind IPv6 extension headers: the spec does not say how the ICRC covers them */
+#define RT_EV_ICRC_IPV6_EXT (UINT64_C(1) << 22)
+#define RT_EV_VLAN_EXTRA    (UINT64_C(1) << 23) /* more than two VLAN tags: the third on not kept */
+#define RT_EV_BTH_BAD_PAD                                                                          \
+	(UINT64_C(1) << 24) /* the pad count is more than the bytes between headers and ICRC */
+#define RT_EV_COUNT 25      /* bits in use: 0 .. RT_EV_COUNT-1; room up to 64 */
+/* The truncation events (the rest are invalid input but for the notices: fragment, ICRC behind IPv6
+ * extension headers, extra VLAN tags). */
 #define RT_EV_TRUNCATION_MASK                                                                      \
 	(RT_EV_LINK_TRUNCATED | RT_EV_IP_TRUNCATED | RT_EV_UDP_TRUNCATED | RT_EV_BTH_TRUNCATED |   \
 	 RT_EV_EXT_TRUNCATED | RT_EV_MACC_TRUNCATED | RT_EV_ICRC_TRUNCATED | RT_EV_GRE_TRUNCATED)
@@ -128,7 +135,7 @@ struct rt_event_info {
 };
 
 enum rt_icrc_status {
-	RT_ICRC_UNCHECKED = 0, /* truncated, RoCEv1, or verification off */
+	RT_ICRC_UNCHECKED = 0, /* cut, RoCEv1, behind IPv6 extension headers, or verification off */
 	RT_ICRC_OK,
 	RT_ICRC_BAD,
 };

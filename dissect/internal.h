@@ -33,7 +33,7 @@ void rt_dissect_cm(struct rt_record *rec, const uint8_t *buf, uint32_t caplen);
  * What an IP packet that is not RoCE carries at `off` (its IP packet ends at
  * `end` on the wire): TCP (ports, sequence numbers, flags, window, payload
  * length), ICMP or ICMPv6 (type, code, echo id and sequence), by
- * rec->ip_proto, which becomes the protocol after IPv6 extension headers.
+ * rec->ip_proto (IPv6: the header after the extension headers, at `off`).
  * Decodes nothing of a header the capture cut.
  */
 void rt_dissect_ip_other(struct rt_record *rec, const uint8_t *buf, uint32_t caplen, uint32_t off,
@@ -43,10 +43,23 @@ void rt_dissect_arp(struct rt_record *rec, const uint8_t *buf, uint32_t caplen, 
 /* The LLC header of an 802.3 frame at `off` (RT_L_LLC). */
 void rt_dissect_llc(struct rt_record *rec, const uint8_t *buf, uint32_t caplen, uint32_t off);
 
+/*
+ * Walk the IPv6 extension headers (hop-by-hop 0, routing 43, fragment 44,
+ * destination options 60) from `*off`, rec->ip_proto being the type of the
+ * first, bounded by the IPv6 payload's end `end` (on the wire) and the
+ * capture. True at the upper-layer header (or AH, ESP, no next header,
+ * which are not walked): *off is its offset, rec->ip_proto its type. False,
+ * with the event set, for a header cut (ip_truncated), one past the payload
+ * (ip_bad_length) or a fragment of a packet in pieces (ip_fragment,
+ * rec->ip_proto the type the fragment header names).
+ */
+bool rt_ipv6_ext_walk(struct rt_record *rec, const uint8_t *buf, uint32_t caplen, uint32_t end,
+                      uint32_t *off);
+
 /* Decode a MAC control frame body (opcode first) at `off`. Sets the kind. */
 void rt_dissect_macc(struct rt_record *rec, const uint8_t *buf, uint32_t caplen, uint32_t off);
 
-/* Record a truncation event: sets it and the `truncated` flag. */
+/* Record the truncation of a header the dissector needed: sets the event and the `truncated` flag. */
 static inline void rt_rec_truncated(struct rt_record *rec, uint64_t event)
 {
 	rec->events |= event;

@@ -53,6 +53,9 @@ const struct rt_event_info rt_events[RT_EV_COUNT] = {
     INVAL(RT_EV_CNP_NOT_BECN, "cnp_not_becn", "bth"),
     INVAL(RT_EV_GRE_BAD, "gre_bad", "gre"),
     INVAL(RT_EV_ERSPAN_BAD_VERSION, "erspan_bad_version", "gre"),
+    NOTICE(RT_EV_ICRC_IPV6_EXT, "icrc_ipv6_ext_headers", "icrc"),
+    NOTICE(RT_EV_VLAN_EXTRA, "link_extra_vlan_tags", "link"),
+    INVAL(RT_EV_BTH_BAD_PAD, "bth_bad_pad", "bth"),
 };
 
 const struct rt_event_info *rt_event_info(uint64_t event_bit)

@@ -12,9 +12,6 @@
 #define IPPROTO_TCP    6
 #define IPPROTO_ICMP   1
 #define IPPROTO_ICMPV6 58
-#define IPV6_HOPOPTS   0
-#define IPV6_ROUTING   43
-#define IPV6_DSTOPTS   60
 
 /*
  * TCP (20 bytes + options)
@@ -76,22 +73,6 @@ static void dissect_icmp(struct rt_record *rec, const uint8_t *buf, uint32_t cap
 void rt_dissect_ip_other(struct rt_record *rec, const uint8_t *buf, uint32_t caplen, uint32_t off,
                          uint32_t end)
 {
-	/*
-	 * IPv6 extension headers before the upper-layer one (hop-by-hop,
-	 * routing, destination options: next header (1), length in 8-byte
-	 * units beyond the first (1), ...) are walked as far as captured
-	 */
-	bool ok = true;
-	while (rec->ip_version == 6 &&
-	       (rec->ip_proto == IPV6_HOPOPTS || rec->ip_proto == IPV6_ROUTING ||
-	        rec->ip_proto == IPV6_DSTOPTS) &&
-	       end - off >= 8 && rt_wire_has(caplen, off, 8)) {
-		uint32_t len = ((uint32_t)rt_get_u8(buf, caplen, off + 1, &ok) + 1) * 8;
-		if (len > end - off)
-			return;
-		rec->ip_proto = rt_get_u8(buf, caplen, off, &ok);
-		off += len;
-	}
 	if (rec->ip_proto == IPPROTO_TCP)
 		dissect_tcp(rec, buf, caplen, off, end);
 	else if (rec->ip_proto == (rec->ip_version == 6 ? IPPROTO_ICMPV6 : IPPROTO_ICMP))

@@ -35,7 +35,7 @@
 	X(ethertype, "the Ethertype (or Linux cooked protocol) of a frame without IP")             \
 	X(vlan, "VLAN id of the outer 802.1Q/802.1ad tag")                                         \
 	X(pcp, "its priority")                                                                     \
-	X(inner_vlan, "VLAN id of a second tag")                                                   \
+	X(inner_vlan, "VLAN id of a second tag (more tags: event link_extra_vlan_tags)")           \
 	X(inner_pcp, "its priority")                                                               \
 	X(udp_sport, "UDP source port")                                                            \
 	X(udp_dport, "UDP destination port")                                                       \
@@ -69,7 +69,8 @@
 	      "start_psn, qkey, service_id (and port_space, port of an RDMA CM service), "         \
 	      "REJ: rejected, reason, reason_name; MRA: delayed, service_timeout; status}, the "   \
 	      "keys its message carries")                                                          \
-	X(ip_proto, "IPv4 protocol or IPv6 next header, for frames that are not RoCE")             \
+	X(ip_proto, "IPv4 protocol or IPv6 next header (the one after the extension headers, or "  \
+	            "where their walk stopped), for frames that are not RoCE")                     \
 	X(proto, "what a frame that is not RoCE carries, named: tcp, udp, icmp, icmp6, arp, "      \
 	         "lldp, stp, another IP protocol or Ethertype by name; absent when it has none")   \
 	X(tcp, "TCP: {sport, dport, seq, ack, flags (tcpdump's letters: S, S., P., F., R, ...), "  \
@@ -80,12 +81,15 @@
 	X(llc, "an 802.3 frame's LLC header: {dsap, ssap}")                                        \
 	X(payload, "payload bytes on the wire: after the BTH and its extended headers (without "   \
 	           "pad and ICRC), or after the TCP or UDP header of a frame that is not RoCE")    \
-	X(icrc, "ok, bad or unchecked (cut by the snap length, RoCEv1, --no-icrc)")                \
+	X(icrc, "ok, bad or unchecked (cut by the snap length, RoCEv1, behind IPv6 extension "     \
+	        "headers: event icrc_ipv6_ext_headers, --no-icrc)")                                \
 	X(pfc, "PFC: {enable (class-enable vector), quanta: [8 numbers]}")                         \
 	X(pause, "802.3x PAUSE: {quanta}")                                                         \
 	X(macc_opcode, "the opcode of another MAC control frame")                                  \
-	X(truncated, "true when the snap length cut a header the dissector needed")                \
-	X(events, "names of what the dissector noticed (truncation, invalid input)")
+	X(truncated, "true when the snap length cut a header the dissector needed (not when it "   \
+	             "cut only the payload, pad or ICRC: event icrc_truncated)")                   \
+	X(events, "names of what the dissector noticed (truncation, invalid input, and the "       \
+	          "notices ip_fragment, icrc_ipv6_ext_headers, link_extra_vlan_tags)")
 
 enum json_key {
 #define X(key, help) JK_##key,

@@ -314,9 +314,10 @@ static void text_other(struct rt_outbuf *o, const struct rt_record *r, bool link
 /*
  * What the decode-event table says of the record's events: a notice by its
  * name without its layer (" fragment"), the invalid ones in a list
- * (" (invalid: a,b)"), and the layer the capture was cut in (" [|bth]").
+ * (" (invalid: a,b)"), and the layer the capture was cut in (" [|bth]",
+ * " [|grh]" for a RoCEv1 GRH).
  */
-static void text_events(struct rt_outbuf *o, uint64_t events)
+static void text_events(struct rt_outbuf *o, uint64_t events, bool rocev1)
 {
 	const char *cut = NULL;
 	bool first = true;
@@ -332,7 +333,8 @@ static void text_events(struct rt_outbuf *o, uint64_t events)
 			rt_out_char(o, ' ');
 			rt_out_str(o, e->name + n + (e->name[n] == '_'));
 		} else if (e->cls == RT_EVC_TRUNCATION && !cut) {
-			cut = e->layer;
+			/* RoCEv1's network header is its GRH */
+			cut = rocev1 && e->bit == RT_EV_IP_TRUNCATED ? "grh" : e->layer;
 		}
 	}
 	for (unsigned i = 0; i < RT_EV_COUNT; i++) {
@@ -492,11 +494,11 @@ void rt_print_text(struct rt_outbuf *o, const struct rt_print_text_opts *opts,
 		text_bth(o, r, opts->verbose);
 	} else if ((r->layers & RT_L_MACC) && !(r->events & RT_EV_MACC_TRUNCATED)) {
 		text_macc(o, r);
-	} else if (!(r->layers & RT_L_MACC)) {
-		text_other(o, r, opts->link);
+	} else if (!(r->layers & RT_L_MACC) || (r->events & RT_EV_MACC_TRUNCATED)) {
+		text_other(o, r, opts->link); /* a MAC control frame cut: its Ethertype */
 	}
 	KV_U64(o, "len=", r->wirelen);
-	text_events(o, r->events);
+	text_events(o, r->events, r->rocev1);
 	if (strip && o->len > start && o->buf[start] == ' ') {
 		memmove(o->buf + start, o->buf + start + 1, o->len - start - 1);
 		o->len--;

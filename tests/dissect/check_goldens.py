@@ -168,6 +168,11 @@ def other_text(r):
     return [re.escape(x) for x in w]
 
 
+# the notices (legal, but worth a word) and how the text line says them, after len=
+NOTICES = {"ip_fragment": "fragment", "icrc_ipv6_ext_headers": "ipv6_ext_headers",
+           "link_extra_vlan_tags": "extra_vlan_tags"}
+
+
 def line_pattern(r):
     """A regular expression the text line of JSON record `r` must match in full."""
     events = r.get("events", [])
@@ -204,16 +209,17 @@ def line_pattern(r):
             p.append("pause quanta=%d" % r["pause"]["quanta"])
         elif "macc_opcode" in r:
             p.append("mac-control opcode=" + hexw(r["macc_opcode"], 4))
-        elif not r.get("rocev1") and r["kind"] != "pfc" and r["kind"] != "pause":
-            p += other_text(r)
+        elif not r.get("rocev1") and (r["kind"] not in ("pfc", "pause")
+                                      or "macc_truncated" in events):
+            p += other_text(r)  # a MAC control frame cut shows its Ethertype
     p.append("len=%d" % r["len"])
-    if "ip_fragment" in events:
-        p.append("fragment")
-    invalid = [e for e in events if e not in cut and e != "ip_fragment"]
+    p += [NOTICES[e] for e in events if e in NOTICES]
+    invalid = [e for e in events if e not in cut and e not in NOTICES]
     if invalid:
         p.append(re.escape("(invalid: %s)" % ",".join(invalid)))
     if cut:
-        p.append(re.escape("[|%s]" % cut[0][:-len("_truncated")]))
+        layer = cut[0][:-len("_truncated")]
+        p.append(re.escape("[|%s]" % ("grh" if layer == "ip" and r.get("rocev1") else layer)))
     return " ".join(p)
 
 

@@ -205,10 +205,10 @@ static void test_left_alone(void **state)
 	assert_false(r.layers & RT_L_CM);
 	dissect(1, 24 + 46, -1, &r); /* one byte short on the wire */
 	assert_false(r.layers & RT_L_CM);
-	/* cut by the snap length inside the REQ's starting PSN: not decoded, the frame truncated */
+	/* cut by the snap length inside the REQ's starting PSN: not decoded, the ICRC cut */
 	dissect(1, MAD_LEN, 14 + 20 + 8 + 12 + 8 + 24 + 46, &r);
 	assert_false(r.layers & RT_L_CM);
-	assert_true(r.truncated);
+	assert_int_equal(r.events, RT_EV_ICRC_TRUNCATED);
 	/* cut after it: decoded, though the ICRC cannot be checked */
 	dissect(1, MAD_LEN, 14 + 20 + 8 + 12 + 8 + 24 + 47, &r);
 	assert_true(r.layers & RT_L_CM);

@@ -369,6 +369,53 @@ static void test_record_reuse_and_link_types(void **state)
 	assert_int_equal(r.events, RT_EV_IP_TRUNCATED);
 }
 
+/*
+ * IPv6 extension headers as the walk meets them: a hop-by-hop header
+ * (16 bytes) before UDP, cut by the snap length inside it (ip_truncated),
+ * claiming more than the payload (ip_bad_length), and a fragment header of
+ * a non-first fragment (ip_fragment, no UDP decoded).
+ */
+static void test_ipv6_ext_walk(void **state)
+{
+	struct rt_dissect_opts o;
+	struct pkt p = {.len = 0};
+	struct rt_record r;
+	(void)state;
+
+	rt_dissect_opts_init(&o);
+	pk_eth(&p, 0x86DD);
+	uint32_t ip_off = pk_ipv6(&p, 0, 64, 0);
+	pk_u8(&p, 17); /* hop-by-hop: next UDP, 16 bytes */
+	pk_u8(&p, 1);
+	pk_fill(&p, 0, 14);
+	uint32_t udp_off = pk_udp(&p, 1000, 53);
+	pk_fill(&p, 0, 4);
+	pk_udp_done(&p, udp_off);
+	pk_ipv6_done(&p, ip_off);
+	dissect_full(&p, RT_LINK_ETHERNET, &r);
+	assert_true(r.layers & RT_L_UDP);
+	assert_int_equal(r.udp_dport, 53);
+	assert_int_equal(r.ip_proto, 17);
+	assert_int_equal(r.events, 0);
+
+	dissect_n(&o, RT_LINK_ETHERNET, &p, udp_off - 1, p.len, &r);
+	assert_int_equal(r.events, RT_EV_IP_TRUNCATED);
+	assert_true(r.truncated);
+
+	p.b[ip_off + 41] = 9; /* 80 bytes: past the payload */
+	dissect_full(&p, RT_LINK_ETHERNET, &r);
+	assert_int_equal(r.kind, RT_KIND_MALFORMED);
+	assert_int_equal(r.events, RT_EV_IP_BAD_LENGTH);
+
+	p.b[ip_off + 6] = 44; /* a fragment header at offset 8 bytes: a later piece */
+	p.b[ip_off + 41] = 0;
+	pk_set_be16(&p, ip_off + 42, 8);
+	dissect_full(&p, RT_LINK_ETHERNET, &r);
+	assert_int_equal(r.events, RT_EV_IP_FRAGMENT);
+	assert_int_equal(r.ip_proto, 17);
+	assert_false(r.layers & RT_L_UDP);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -382,6 +429,7 @@ int main(void)
 	    cmocka_unit_test(test_pfc_pause),
 	    cmocka_unit_test(test_ethernet_padding),
 	    cmocka_unit_test(test_record_reuse_and_link_types),
+	    cmocka_unit_test(test_ipv6_ext_walk),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
