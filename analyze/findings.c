@@ -89,6 +89,10 @@ void an_fd_capture(struct an_fd *l)
 	    {"snaplen_cut", "capture_snaplen", RT_SEV_WARNING,
 	     "Capture with a snap length that keeps every header (-s 128 or more; 256 with "
 	     "ERSPAN or VLANs)."},
+	    {"wire_length_short", "capture_wire_length", RT_SEV_WARNING,
+	     "Mend the tool that wrote the file: a record's original length is at least the bytes "
+	     "it holds. Byte counts and rates of those frames rest on their captured bytes and "
+	     "may be low."},
 	    {"time_backwards", "capture_time_order", RT_SEV_INFO,
 	     "Capture on one interface, or merge files by time (mergecap) before analyzing."},
 	    {"max_flows", "capture_flow_limit", RT_SEV_WARNING,

@@ -55,6 +55,7 @@ void an_tally_merge(struct an_tallies *dst, const struct an_tallies *src)
 	dst->late_bucket += src->late_bucket;
 	dst->cut += src->cut;
 	dst->headers_cut += src->headers_cut;
+	dst->wire_short += src->wire_short;
 	dst->icrc_cut += src->icrc_cut;
 	dst->data_ip += src->data_ip;
 	dst->data_not_ect += src->data_not_ect;

@@ -35,6 +35,7 @@ struct an_tallies {
 	uint64_t cut;         /* frames cut by the snap length (caplen < wire length) */
 	uint64_t headers_cut; /* ... in a header, not only in the payload or ICRC */
 	uint64_t icrc_cut;    /* RoCE frames cut after their headers: the ICRC is not checked */
+	uint64_t wire_short;  /* records whose wire length was below their captured bytes */
 	uint64_t data_ip,
 	    data_not_ect; /* RoCE packets with an IP header but CNPs; Not-ECT among them */
 	struct an_port_hint ports[AN_HINT_PORTS];
@@ -77,6 +78,7 @@ static inline void an_tally_order(struct an_tallies *fd, uint64_t ts, bool first
 /* What a frame's tally needs of it alone (snap length, ECN); true: a datagram to another port to sample. */
 static inline bool an_tally_counts(struct an_tallies *fd, const struct rt_record *rec)
 {
+	fd->wire_short += (rec->events & RT_EV_WIRE_SHORT) != 0;
 	if (rec->caplen < rec->wirelen) {
 		fd->cut++;
 		uint64_t cut = rec->events & RT_EV_TRUNCATION_MASK;

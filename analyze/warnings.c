@@ -197,6 +197,19 @@ static void warn_snaplen(const struct rt_analyzer *an, struct wlist *l)
 	val(w, "headers_cut", fd->headers_cut);
 }
 
+/* Records whose wire length was below the bytes they hold: the capture tool's fault, not the frames'. */
+static void warn_wire_short(const struct an_tallies *fd, struct wlist *l)
+{
+	if (!fd->wire_short)
+		return;
+	struct rt_an_warning *w =
+	    add(l, "wire_length_short",
+	        "%llu frames' records give a wire length below the bytes they hold (the capture "
+	        "tool wrote them wrong): their captured length is taken as their wire length",
+	        ull(fd->wire_short));
+	val(w, "frames", fd->wire_short);
+}
+
 /* The smallest of the flows' median NP delays (0: none measured). */
 static uint64_t np_delay_min(const struct rt_analyzer *an)
 {
@@ -375,6 +388,7 @@ unsigned rt_analyzer_warnings(const struct rt_analyzer *an, struct rt_an_warning
 	bool port_hint = warn_ports(an, &l);
 	warn_ecn(an, &l);
 	warn_snaplen(an, &l);
+	warn_wire_short(&an->tally, &l);
 	warn_time(an, &l);
 	warn_empty(an, &l, port_hint);
 	warn_selector(an, &l);

@@ -604,18 +604,16 @@ static inline void clear_record(struct rt_record *rec, uint32_t caplen, uint32_t
 {
 	uint64_t ts_ns = rec->ts_ns;
 
-	/*
-	 * a copy of a zero record compiles to vector stores, a memset of this
-	 * size to rep stos; beyond about 256 bytes the copy becomes rep movs too,
-	 * so the encapsulation, CM and other-protocol parts are cleared on their own
-	 */
+	/* a copy of a zero record compiles to vector stores (a memset: rep stos); beyond about 256 bytes
+	 * it becomes rep movs too, so the encapsulation, CM and other-protocol parts are cleared apart */
 	memcpy(rec, &zero_record, offsetof(struct rt_record, encap));
 	rec->encap = zero_record.encap;
 	rec->cm = zero_record.cm;
 	rec->other = zero_record.other;
 	rec->ts_ns = ts_ns;
 	rec->caplen = caplen;
-	rec->wirelen = wirelen;
+	rec->wirelen = wirelen < caplen ? caplen : wirelen; /* a record short of its own bytes */
+	rec->events = wirelen < caplen ? RT_EV_WIRE_SHORT : 0;
 	rec->point = RT_POINT_NONE;
 }
 

@@ -111,9 +111,11 @@ enum rt_ext_header {
 #define RT_EV_VLAN_EXTRA    (UINT64_C(1) << 23) /* more than two VLAN tags: the third on not kept */
 #define RT_EV_BTH_BAD_PAD                                                                          \
 	(UINT64_C(1) << 24) /* the pad count is more than the bytes between headers and ICRC */
-#define RT_EV_COUNT 25      /* bits in use: 0 .. RT_EV_COUNT-1; room up to 64 */
+/* the record's original (wire) length is below the bytes it holds: a capture tool's fault; the bytes count */
+#define RT_EV_WIRE_SHORT (UINT64_C(1) << 25)
+#define RT_EV_COUNT      26 /* bits in use: 0 .. RT_EV_COUNT-1; room up to 64 */
 /* The truncation events (the rest are invalid input but for the notices: fragment, ICRC behind IPv6
- * extension headers, extra VLAN tags). */
+ * extension headers, extra VLAN tags, a wire length below the captured one). */
 #define RT_EV_TRUNCATION_MASK                                                                      \
 	(RT_EV_LINK_TRUNCATED | RT_EV_IP_TRUNCATED | RT_EV_UDP_TRUNCATED | RT_EV_BTH_TRUNCATED |   \
 	 RT_EV_EXT_TRUNCATED | RT_EV_MACC_TRUNCATED | RT_EV_ICRC_TRUNCATED | RT_EV_GRE_TRUNCATED)

@@ -56,6 +56,7 @@ const struct rt_event_info rt_events[RT_EV_COUNT] = {
     NOTICE(RT_EV_ICRC_IPV6_EXT, "icrc_ipv6_ext_headers", "icrc"),
     NOTICE(RT_EV_VLAN_EXTRA, "link_extra_vlan_tags", "link"),
     INVAL(RT_EV_BTH_BAD_PAD, "bth_bad_pad", "bth"),
+    NOTICE(RT_EV_WIRE_SHORT, "link_wire_length_short", "link"),
 };
 
 const struct rt_event_info *rt_event_info(uint64_t event_bit)

@@ -89,7 +89,9 @@
 	X(truncated, "true when the snap length cut a header the dissector needed (not when it "   \
 	             "cut only the payload, pad or ICRC: event icrc_truncated)")                   \
 	X(events, "names of what the dissector noticed (truncation, invalid input, and the "       \
-	          "notices ip_fragment, icrc_ipv6_ext_headers, link_extra_vlan_tags)")
+	          "notices ip_fragment, icrc_ipv6_ext_headers, link_extra_vlan_tags, "             \
+	          "link_wire_length_short: the record's wire length below its captured bytes, "    \
+	          "taken as their number)")
 
 enum json_key {
 #define X(key, help) JK_##key,

@@ -22,6 +22,8 @@ truth file, which the generator wrote (never the analyzer's own output):
   - classic pcap with seconds past 2^31 (after 2038): the right times;
   - a header-only capture (-s 128): ICRC unchecked as a capture fact, no
     warning, no truncated frame for dissect --count;
+  - records whose wire length (0) is below their captured bytes: the bytes count, a warning,
+    a finding and dissect's notice say so;
   - Not-ECT traffic, frames cut by the snap length, timestamps going
     backwards, an empty capture, a timeline --flow matching nothing, an empty
     counters file, and drops recorded only by the counters file's capture line.
@@ -398,6 +400,29 @@ def main():
     if res.returncode != 0 or not res.stdout.startswith(b"t_ns,") or os.path.exists(os.path.join(tmp, "-")):
         fail("timeline -o -: exit %d, stdout %r, a file named '-' %s" % (
             res.returncode, res.stdout[:40], os.path.exists(os.path.join(tmp, "-"))))
+
+    # records whose wire length (0) is below the bytes they hold: their bytes count (the scenario's
+    # frames are whole: caplen is the true wire length), a warning and a finding say so, and dissect
+    # marks each such frame
+    linktype, frames = read_pcap(plain)
+    short = [i for i, (_, wl, b) in enumerate(frames) if is_roce(b) and wl == len(b)][:3]
+    wire0 = os.path.join(tmp, "wire0.pcap")
+    write_pcap(wire0, [(ts, 0 if i in short else wl, b) for i, (ts, wl, b) in enumerate(frames)],
+               linktype)
+    rep = analyze(exe, wire0)
+    w = warning(rep, "wire_length_short")
+    if len(short) != 3 or rep.get("bytes") != whole.get("bytes") or not w or \
+            w.get("frames") != 3:
+        fail("wire length 0: bytes %r (whole file %r), warning %r" % (
+            rep.get("bytes"), whole.get("bytes"), w))
+    if "capture_wire_length" not in [f["code"] for f in rep.get("findings", [])]:
+        fail("wire length 0: no capture_wire_length finding")
+    res = subprocess.run([exe, "dissect", "--json", wire0], stdout=subprocess.PIPE, timeout=60)
+    marked = [(d["frame"] - 1, d["len"]) for d in map(json.loads, res.stdout.splitlines())
+              if "link_wire_length_short" in d.get("events", [])]
+    if marked != [(i, len(frames[i][2])) for i in short]:
+        fail("wire length 0: dissect marks %r, want frames %r at their captured length" % (
+            marked, short))
 
     for e in errors:
         print("FAIL " + e)

@@ -170,7 +170,7 @@ def other_text(r):
 
 # the notices (legal, but worth a word) and how the text line says them, after len=
 NOTICES = {"ip_fragment": "fragment", "icrc_ipv6_ext_headers": "ipv6_ext_headers",
-           "link_extra_vlan_tags": "extra_vlan_tags"}
+           "link_extra_vlan_tags": "extra_vlan_tags", "link_wire_length_short": "wire_length_short"}
 
 
 def line_pattern(r):
