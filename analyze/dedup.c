@@ -225,23 +225,28 @@ static bool may_be_resend(const struct an_dup_flow *fl, const struct rt_record *
  * AN_DUP_CHECK, and when copies first come from two points: the packets a
  * copy of could still come (the packet rate times the window, or times 100 ms
  * once copies come from two points) should fill at most a quarter of it;
- * double it until they do, up to AN_DUP_MAX. The rate is the packets since
- * the last check over the time since, that time taken as at least
- * AN_DUP_RATE_SPAN_NS (or the window when shorter).
+ * double it until they do, up to AN_DUP_MAX. The rate is the packets
+ * since the check that began the measure over the time since, that time
+ * taken as AN_DUP_RATE_SPAN_NS at least (or the window when shorter): no
+ * rate is made of packets sharing a timestamp, and the measure goes on
+ * over the checks until that time has passed.
  */
 static void dup_size(const struct an_dups *d, struct an_dup_shard *s, uint64_t now)
 {
 	uint64_t horizon = s->points || d->several ? AN_DUP_SPAN_NS : d->window_ns;
 	uint64_t least = horizon < AN_DUP_RATE_SPAN_NS ? horizon : AN_DUP_RATE_SPAN_NS;
-	uint64_t dt = now > s->rate_ts + least ? now - s->rate_ts : least;
-	double wanted = (double)(s->inserts - s->rate_inserts) * (double)horizon / (double)dt;
+	uint64_t dt = now > s->rate_ts ? now - s->rate_ts : 0;
+	double since = (double)(s->inserts - s->rate_inserts);
+	double wanted = since * (double)horizon / (double)(dt > least ? dt : least);
 	uint32_t n = s->nsets;
 	while (wanted * 4 > (double)n * AN_DUP_WAYS && n < AN_DUP_MAX / AN_DUP_WAYS)
 		n *= 2;
 	if (n != s->nsets)
 		(void)dup_resize(d, s, n, now); /* out of memory: the table stays as it is */
-	s->rate_ts = now;
-	s->rate_inserts = s->inserts;
+	if (dt >= least) {
+		s->rate_ts = now;
+		s->rate_inserts = s->inserts;
+	}
 }
 
 /* The live entry of fingerprint fp in its set, or NULL. */
