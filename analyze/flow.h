@@ -91,9 +91,10 @@ struct an_xport {
 	uint64_t retransmitted_bytes; /* wire lengths of the resent requests */
 	uint64_t gaps, gap_psns, psn_jumps, timeouts, go_back_n, rnr_retries;
 	uint64_t gap_ts, resend_ts; /* the latest PSN gap, the latest resend (RP windows) */
-	/* the latest gap's first PSN and its PSNs not come yet: a frame the capture put out of
-	 * time order fills it (an_tr_request) */
+	/* the latest gap's first PSN and its PSNs not come yet, and the gap before its time: a frame
+	 * the capture put out of time order fills it (an_tr_request) */
 	uint32_t gap_lo, gap_open;
+	uint64_t gap_ts_before;
 	uint64_t home_ts; /* several vantage points: its latest frame at its home point ... */
 	uint64_t home_n;  /* ... and how many it followed there ... */
 	uint64_t home_ce; /* ... of them CE-marked */

@@ -163,18 +163,23 @@ static void resend(struct an_transport *t, struct an_flow *f, uint32_t prev, uin
  * not a resend. It fills the gap: one PSN less missing, the gap gone once
  * all came.
  */
-static bool late_in_gap(struct an_flow *f, uint32_t p, uint64_t ts)
+static bool late_in_gap(struct an_flow *f, uint32_t p, uint32_t span, uint64_t ts)
 {
 	struct an_xport *x = f->x;
-	if (!x || !x->gap_open || ts >= f->last_req_ts ||
-	    (uint32_t)rt_psn_diff(p, x->gap_lo) >= x->gap_open)
+	uint32_t at = x ? (uint32_t)rt_psn_diff(p, x->gap_lo) : 0;
+	if (!x || !x->gap_open || ts >= f->last_req_ts || at >= x->gap_open)
 		return false;
-	x->gap_psns--;
-	if (p == x->gap_lo || p == ((x->gap_lo + x->gap_open - 1) & AN_PSN_MASK)) {
-		if (p == x->gap_lo)
-			x->gap_lo = (x->gap_lo + 1) & AN_PSN_MASK;
-		if (!--x->gap_open)
-			x->gaps--; /* all of it came */
+	if (span > x->gap_open - at)
+		span = x->gap_open - at; /* a READ's PSNs: those in the gap */
+	x->gap_psns -= span;
+	if (at == 0 || at + span == x->gap_open) {
+		if (at == 0)
+			x->gap_lo = (x->gap_lo + span) & AN_PSN_MASK;
+		x->gap_open -= span;
+		if (!x->gap_open) { /* all of it came: no gap, and the RP windows' latest is the one before */
+			x->gaps--;
+			x->gap_ts = x->gap_ts_before;
+		}
 	} else {
 		x->gap_open = 0; /* came in its middle: what is left of it is no longer followed */
 	}
@@ -235,6 +240,7 @@ void an_tr_request(struct an_transport *t, uint32_t fi, const struct rt_record *
 			if (x) {
 				x->gaps++;
 				x->gap_psns += gap;
+				x->gap_ts_before = x->gap_ts;
 				x->gap_ts = rec->ts_ns;
 				x->gap_lo = f->next_psn_max;
 				x->gap_open = gap;
@@ -257,7 +263,7 @@ void an_tr_request(struct an_transport *t, uint32_t fi, const struct rt_record *
 		if (note)
 			note->flags |= RT_AN_NOTE_DUPLICATE;
 		return;
-	} else if (late_in_gap(f, p, ts)) {
+	} else if (late_in_gap(f, p, span_min, ts)) {
 		f->last_psn = prev; /* the capture's order, not the sender's: no resend */
 		return;
 	} else {

@@ -152,6 +152,30 @@ static void test_late_frame_fills_gap(void **state)
 	rt_analyzer_free(an);
 }
 
+/* A late READ request fills as many PSNs of the gap as it reserves (4 at a 1024-byte MTU). */
+static void test_late_read_fills_gap(void **state)
+{
+	(void)state;
+	struct rt_analyzer *an = new_an(0);
+	struct rt_record w = roce(T0, 1, 2, 0x06, 7, 0); /* RDMA WRITE FIRST: the path MTU */
+	w.payload_len = 1024;
+	rt_analyzer_feed(an, &w);
+	/* READs of 4096 bytes at PSN 1, 5, 9, 13; the one at 9 written after 13 */
+	const uint32_t order[] = {1, 5, 13, 9};
+	for (unsigned i = 0; i < 4; i++) {
+		struct rt_record r = roce(T0 + order[i] * US, 1, 2, 0x0C, 7, order[i]);
+		r.hdrs = RT_H_RETH;
+		r.reth_len = 4096;
+		rt_analyzer_feed(an, &r);
+	}
+	struct an_flow *f = flow_of(an, 1, 2, 7);
+	assert_int_equal(xp(f)->gaps, 0);
+	assert_int_equal(xp(f)->gap_psns, 0);
+	assert_int_equal(xp(f)->gap_ts, 0);
+	assert_int_equal(xp(f)->retransmitted, 0);
+	rt_analyzer_free(an);
+}
+
 static void test_nak_go_back_n(void **state)
 {
 	(void)state;
@@ -469,6 +493,7 @@ int main(void)
 	    cmocka_unit_test(test_flow_ids_first_seen),
 	    cmocka_unit_test(test_psn_wraparound),
 	    cmocka_unit_test(test_late_frame_fills_gap),
+	    cmocka_unit_test(test_late_read_fills_gap),
 	    cmocka_unit_test(test_nak_go_back_n),
 	    cmocka_unit_test(test_nak_twice_and_fatal),
 	    cmocka_unit_test(test_pairing_by_psn),
