@@ -343,11 +343,27 @@ void an_rp_own_idle(struct an_flow *f, uint32_t gap_ns)
 		f->rp_idle = (uint8_t)v;
 }
 
-/* The gap that brought the newest packet is as long as the sender's own idle gaps before any CNP. */
+/*
+ * The gap that brought the newest packet is as long as the sender's own idle
+ * gaps before any CNP (their length rounded down to a power of two), and, per
+ * byte, AN_RP_IDLE_RATIO times the shortest gap before it: a cut of the rate,
+ * however deep, leaves the gaps per byte within that ratio of the rate before.
+ */
 static bool idle_as_before(const struct an_flow *f)
 {
 	unsigned newest = (f->rp_head + AN_RP_GAPS - 1) % AN_RP_GAPS;
-	return f->rp_idle && f->rp_dt[newest] >= (uint64_t)AN_RP_IDLE_UNIT << (f->rp_idle - 1);
+	if (!f->rp_idle || f->rp_dt[newest] < (uint64_t)AN_RP_IDLE_UNIT << (f->rp_idle - 1) ||
+	    !f->rp_len[newest])
+		return false;
+	double lo = 0;
+	for (unsigned i = 0; i < AN_RP_GAPS; i++) {
+		if (i == newest || !f->rp_dt[i] || !f->rp_len[i])
+			continue;
+		double q = (double)f->rp_dt[i] / f->rp_len[i];
+		if (!lo || q < lo)
+			lo = q;
+	}
+	return !lo || (double)f->rp_dt[newest] / f->rp_len[newest] > AN_RP_IDLE_RATIO * lo;
 }
 
 /* A CNP with too few packets: a longer window would measure it once 4 gaps follow it. */

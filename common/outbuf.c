@@ -246,7 +246,7 @@ void rt_out_double(struct rt_outbuf *o, double v, int decimals)
 	bool zero = n == 1 && tmp[0] == '0';
 	if (n == 2 && tmp[0] == '-' && tmp[1] == '0')
 		zero = true;
-	if (zero && v != 0.0) /* too small for the decimals, yet not 0: its significant digits */
+	if (zero && v != 0.0 && decimals > 0) /* too small for the decimals, not 0: its digits */
 		n = snprintf(tmp, sizeof(tmp), "%.*g", decimals > 0 ? decimals : 1, v);
 	if (zero && v == 0.0)
 		rt_out_char(o, '0');

@@ -68,8 +68,8 @@ void rt_out_printf(struct rt_outbuf *o, const char *fmt, ...) __attribute__((for
 void rt_out_json_str(struct rt_outbuf *o, const char *s);
 /* "SECONDS.NANOSECONDS" (9 digits) without quotes. */
 void rt_out_ts(struct rt_outbuf *o, uint64_t ts_ns);
-/* A finite double with up to `decimals` digits after the point (JSON-safe: NaN/inf print 0); one too
- * small for them that is not 0 with `decimals` significant digits (4.96e-10), never as 0. */
+/* A finite double with up to `decimals` digits after the point (JSON-safe: NaN/inf print 0); with
+ * decimals, one too small for them that is not 0 with as many significant digits (4.96e-10). */
 void rt_out_double(struct rt_outbuf *o, double v, int decimals);
 /* An IPv4 (version 4) or IPv6 address in its usual text form. */
 void rt_out_ip(struct rt_outbuf *o, int version, const uint8_t addr[16]);
