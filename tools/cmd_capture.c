@@ -7,7 +7,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -19,6 +18,7 @@
 #include "common/clock.h"
 #include "capture/rewrite.h"
 #include "capture/writer.h"
+#include "tools/capture_command.h"
 #include "common/outbuf.h"
 #include "common/satmath.h"
 #include "dissect/dissect.h"
@@ -300,29 +300,6 @@ static void *capture_thread(void *arg)
 	return NULL;
 }
 
-static int exit_status_of(int status)
-{
-	if (WIFEXITED(status))
-		return WEXITSTATUS(status);
-	if (WIFSIGNALED(status))
-		return 128 + WTERMSIG(status);
-	return RT_EXIT_ERROR;
-}
-
-/* Wait for CMD; g_child_pid is cleared before it is reaped, so no signal reaches a reused pid. */
-static int wait_command(pid_t pid)
-{
-	siginfo_t info;
-	int status = 0;
-
-	while (waitid(P_PID, (id_t)pid, &info, WEXITED | WNOWAIT) < 0 && errno == EINTR)
-		;
-	g_child_pid = 0;
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-		;
-	return exit_status_of(status);
-}
-
 /* Start the loop in a thread, run CMD once it runs, stop a drain period after CMD exits. */
 static int run_with_command(struct capture *cap, int *cmd_status)
 {
@@ -355,7 +332,7 @@ static int run_with_command(struct capture *cap, int *cmd_status)
 	bool exec_failed;
 	int rc = rt_spawn(&sp, &exec_failed, errbuf);
 	if (rc == 0) {
-		*cmd_status = wait_command((pid_t)g_child_pid);
+		*cmd_status = rt_capture_wait_command((pid_t)g_child_pid, &g_child_pid);
 		struct timespec drain = {0, DRAIN_NS};
 		while (!rt_pump_stopping() && nanosleep(&drain, &drain) < 0 && errno == EINTR)
 			;
@@ -541,9 +518,15 @@ static int run_capture(const struct rt_capture_args *a)
 	    .sysfs_root = a->sysfs_root,
 	    .immediate = !a->out, /* printed lines are read as they come */
 	};
-	if ((a->file ? rt_source_open_file(&cap.src, a->file, &scfg, errbuf)
-	             : rt_source_open(&cap.src, a->dev, &scfg, errbuf)) < 0)
-		return rt_cli_fail(CMD, "%s", errbuf);
+	/* Ctrl-C, SIGTERM and SIGHUP stop the loop, and a file's wait for its header (a FIFO) */
+	if (a->file)
+		rt_pump_catch_signals(on_signal);
+	if ((rc = a->file ? rt_source_open_file(&cap.src, a->file, &scfg, errbuf)
+	                  : rt_source_open(&cap.src, a->dev, &scfg, errbuf)) < 0)
+		return rc == -EINTR && rt_pump_stopping()
+		           ? rt_cli_interrupted(CMD, rt_pump_stop_signal(),
+		                                " before the first frame")
+		           : rt_cli_fail(CMD, "%s", errbuf);
 	/* the server binds its port as the caller (a port below 1024 needs root) */
 	if (a->metrics && (rc = rt_capture_metrics_start(&cap.metrics, a->metrics,
 	                                                 (unsigned)a->metrics_top)) != 0) {
@@ -591,11 +574,9 @@ static int run_capture(const struct rt_capture_args *a)
 			set_error(&cap, -ENOMEM, errbuf);
 	}
 
-	/*
-	 * Ctrl-C, SIGTERM and SIGHUP stop the loop; a reader of -w - (or of the
-	 * printed lines) that goes away (| head) shows up as EPIPE.
-	 */
-	rt_pump_catch_signals(on_signal);
+	/* a reader of -w - (or of the printed lines) that goes away (| head) shows up as EPIPE */
+	if (!a->file)
+		rt_pump_catch_signals(on_signal);
 	bool to_stdout = !a->out || !strcmp(a->out, "-");
 
 	int cmd_status = -1;

@@ -100,11 +100,14 @@ def commands(exe):
 
 def fifo_stop(exe, cap, tmp, cmd, sig, head):
     """The command reads a FIFO whose writer sends `head` bytes of cap and waits; sig ends it."""
-    fifo = os.path.join(tmp, f"p-{cmd}-{head}")
+    fifo = os.path.join(tmp, f"p-{cmd}-{head}-{int(sig)}")
     os.mkfifo(fifo)
     with open(cap, "rb") as f:
         data = f.read(head)
-    proc = subprocess.Popen([exe, cmd, fifo], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    argv = [exe, cmd, fifo]
+    if cmd == "capture":  # -r FIFO into a file: a signal before its first frame ends it
+        argv = [exe, cmd, "-r", fifo, "-w", os.path.join(tmp, f"o-{head}-{int(sig)}.pcap")]
+    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     writer = open(fifo, "wb")  # opens once the reader has it open
     try:
         writer.write(data)
@@ -142,7 +145,8 @@ def main():
         commands(exe)
         for cmd, sig, head in (("analyze", signal.SIGINT, 10), ("analyze", signal.SIGINT, 3000),
                                ("analyze", signal.SIGTERM, 30), ("dissect", signal.SIGINT, 10),
-                               ("dissect", signal.SIGINT, 3000)):
+                               ("dissect", signal.SIGINT, 3000), ("capture", signal.SIGTERM, 10),
+                               ("capture", signal.SIGINT, 10)):
             fifo_stop(exe, cap, tmp, cmd, sig, head)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
