@@ -1,4 +1,5 @@
 /* rocetrace: one binary, subcommands for capturing, dissecting and analyzing RoCEv2 traffic. */
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -22,9 +23,7 @@ static const struct subcommand subcommands[] = {
     {"doctor", rt_cmd_doctor, "is this host (or every host of a job) ready for lossless RoCE?"},
 };
 
-/* The words 'rocetrace help' passes on before --help ("gen send"). */
-#define HELP_WORDS_MAX 4
-#define NCOMMANDS      (sizeof(subcommands) / sizeof(subcommands[0]))
+#define NCOMMANDS (sizeof(subcommands) / sizeof(subcommands[0]))
 
 static void usage(FILE *fp)
 {
@@ -80,16 +79,26 @@ int main(int argc, char **argv)
 		printf("rocetrace %s\n", RT_VERSION);
 		return RT_EXIT_OK;
 	}
-	if (!strcmp(argv[1], "help")) { /* help CMD [ROLE]: CMD [ROLE] --help, as git takes it */
+	if (!strcmp(argv[1],
+	            "help")) { /* help CMD (gen: and its role): CMD --help, as git takes it */
+		if (!strcmp(argv[2], "--help") || !strcmp(argv[2], "-h")) {
+			usage(stdout);
+			return RT_EXIT_OK;
+		}
 		const struct subcommand *c = command_named(argv[2], &status);
 		if (!c)
 			return status;
-		char help[] = "--help", *args[HELP_WORDS_MAX + 2] = {NULL};
-		int n = 0;
-		for (; n < HELP_WORDS_MAX && 2 + n < argc; n++)
-			args[n] = argv[2 + n];
-		args[n++] = help;
-		return c->run(n, args);
+		bool role = argc == 4 && !strcmp(argv[2], "gen");
+		if (argc > 3 && !role) {
+			fprintf(stderr,
+			        "rocetrace: help takes a command's name (gen's role beside it): "
+			        "'rocetrace help %s'\n",
+			        argv[2]);
+			return RT_EXIT_USAGE;
+		}
+		char help[] = "--help",
+		     *args[] = {argv[2], role ? argv[3] : help, role ? help : NULL, NULL};
+		return c->run(role ? 3 : 2, args);
 	}
 	const struct subcommand *c = command_named(argv[1], &status);
 	return c ? c->run(argc - 1, argv + 1) : status;

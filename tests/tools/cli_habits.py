@@ -81,8 +81,16 @@ def commands(exe):
         h, d = run(exe, "help", cmd), run(exe, cmd, "--help")
         check(h.returncode == 0 and h.stdout == d.stdout and h.stdout.startswith("NAME"),
               f"help {cmd} is {cmd} --help")
-    r = run(exe, "help")
-    check(r.returncode == 0 and r.stdout.startswith("usage:"), "help alone: the usage")
+    for args in (["help"], ["help", "--help"], ["help", "-h"]):
+        r = run(exe, *args)
+        check(r.returncode == 0 and r.stdout.startswith("usage:"), f"{' '.join(args)}: the usage")
+    r, g = run(exe, "help", "gen", "send"), run(exe, "gen", "send", "--help")
+    check(r.returncode == 0 and r.stdout == g.stdout, "help gen send is gen send --help")
+    # no word beyond the command's name reaches it (help capture -i read --help as a device)
+    for args in (["help", "capture", "-i"], ["help", "dissect", "-r"], ["help", "analyze", "x"]):
+        r = run(exe, *args)
+        check(r.returncode == 2 and "help takes a command's name" in r.stderr and not r.stdout,
+              f"{' '.join(args)}: exit {r.returncode}, {r.stderr.strip()!r}")
     for args in (["bogus"], ["help", "bogus"]):
         r = run(exe, *args)
         check(r.returncode == 2 and len(r.stderr.splitlines()) == 1 and "unknown command 'bogus'" in r.stderr
