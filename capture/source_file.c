@@ -20,6 +20,23 @@ static bool file_is_ours(const char *name, const struct rt_source_config *cfg)
 
 /* ---- filter ---- */
 
+/*
+ * A program that loads what only the kernel's packet socket knows (the
+ * ancillary offsets from -4096: packet type, interface), which libpcap
+ * compiles for link types whose frames do not hold it: run on a file's
+ * frames, such a load fails and the filter matches nothing.
+ */
+static bool asks_kernel(const struct bpf_program *prog)
+{
+	for (unsigned i = 0; i < prog->bf_len; i++) {
+		const struct bpf_insn *in = &prog->bf_insns[i];
+		if (BPF_CLASS(in->code) == BPF_LD && BPF_MODE(in->code) == BPF_ABS &&
+		    in->k >= (uint32_t)-4096)
+			return true;
+	}
+	return false;
+}
+
 /* The filter for `linktype`, compiled at its first use; NULL with errbuf set when it does not compile. */
 static const struct bpf_program *filter_for(struct files_priv *p, int linktype, char *errbuf)
 {
@@ -45,6 +62,15 @@ static const struct bpf_program *filter_for(struct files_priv *p, int linktype, 
 		return NULL;
 	}
 	pcap_close(dead);
+	if (asks_kernel(&fl->prog)) {
+		rt_errorf(errbuf, 0,
+		          "filter '%s': link type %d records no packet direction or interface "
+		          "(inbound, outbound, ifindex ask the kernel, a file cannot answer): it "
+		          "would match nothing",
+		          p->bpf, linktype);
+		pcap_freecode(&fl->prog);
+		return NULL;
+	}
 	fl->linktype = linktype;
 	p->nfilters++;
 	return &fl->prog;

@@ -44,6 +44,14 @@ def filters(exe, cap, tmp):
               f"{' '.join(cmd[:1])} {cmd[-1] if not bad else 'bad filter'}: exit {r.returncode}, "
               f"{r.stderr.strip()!r}")
     check(not os.path.exists(os.path.join(tmp, "r.html")), "a bad filter writes no page")
+    # inbound/outbound: a Linux cooked capture records the direction (tcpdump reads it there);
+    # an Ethernet file does not, and the filter would match nothing (tcpdump refuses it)
+    root = os.path.dirname(os.path.dirname(cap))
+    r = run(exe, "dissect", "--count", os.path.join(root, "fixtures", "mixed.pcap"), "inbound")
+    check(r.returncode == 1 and "would match nothing" in r.stderr and not r.stdout,
+          f"inbound on an Ethernet file: exit {r.returncode}, {r.stderr.strip()!r}")
+    r = run(exe, "dissect", "--count", os.path.join(root, "fixtures", "linux_sll.pcap"), "inbound")
+    check(r.returncode == 0 and "frames: 2" in r.stdout, f"inbound on a cooked file: {r.stdout[:40]!r}")
 
 
 def prefixes(exe, cap):
