@@ -1,6 +1,5 @@
 /* The capture file reader's input: a descriptor or memory, gzip through zlib, one buffer. */
 #include "capture/internal.h"
-#include "capture/pump.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -143,9 +142,7 @@ int rt_pcapfile_start(struct rt_pcapfile *f, char *errbuf)
 	/* read into the gzip input buffer, never more than it holds */
 	size_t have = 0;
 	while (have < 2) {
-		ssize_t n = rt_pump_stopping()
-		                ? -EINTR /* a stop before the read would block */
-		                : raw_read(f, f->zin + have, RT_READ_GZIP_IN_SIZE - have);
+		ssize_t n = raw_read(f, f->zin + have, RT_READ_GZIP_IN_SIZE - have);
 		if (n == -EINTR) /* a stop (Ctrl-C) while a pipe holds back its first bytes */
 			return interrupted(f, errbuf);
 		if (n < 0)
@@ -423,9 +420,7 @@ ssize_t rt_pcapfile_refill(struct rt_pcapfile *f, size_t need, char *errbuf)
 int rt_pcapfile_want(struct rt_pcapfile *f, size_t need, char *errbuf)
 {
 	while (f->end - f->pos < need) {
-		/* before the first frame, a stop that came before the read would block would be lost */
-		ssize_t n =
-		    !f->seq && rt_pump_stopping() ? -EINTR : rt_pcapfile_refill(f, need, errbuf);
+		ssize_t n = rt_pcapfile_refill(f, need, errbuf);
 		if (n == -EINTR) /* a stop while a pipe holds back the header */
 			return interrupted(f, errbuf);
 		if (n < 0)

@@ -1,6 +1,5 @@
 /* Saved-capture source: one or several pcap/pcapng files (plain or gzip'd, "-" for stdin) merged by time (a k-way merge), BPF through libpcap. */
 #include "capture/source_files.h"
-#include "capture/pump.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -82,9 +81,6 @@ static const struct bpf_program *filter_for(struct files_priv *p, int linktype, 
 static int open_reader(struct in_file *f, char *errbuf)
 {
 	bool is_stdin = strcmp(f->path, "-") == 0;
-	/* a stop that came before a FIFO's open would find it blocked for a writer */
-	if (rt_pump_stopping())
-		return rt_errmsg(errbuf, EINTR, "%s: interrupted before it opened", f->shown);
 	int fd = is_stdin ? STDIN_FILENO : open(f->path, O_RDONLY | O_CLOEXEC);
 	struct stat st;
 	if (fd < 0 || fstat(fd, &st) < 0) {
