@@ -14,13 +14,16 @@ static void check_record(const struct rt_record *r, uint32_t caplen, uint32_t wi
 {
 	uint32_t wire = wirelen > caplen ? wirelen : caplen;
 
-	if (r->truncated != ((r->events & RT_EV_TRUNCATION_MASK) != 0))
+	/* truncated: a header the dissector needed was cut (a cut ICRC alone is its own event) */
+	if (r->truncated != ((r->events & RT_EV_TRUNCATION_MASK & ~RT_EV_ICRC_TRUNCATED) != 0))
 		abort();
 	if (r->kind == RT_KIND_MALFORMED && !(r->events & ~RT_EV_TRUNCATION_MASK))
 		abort();
-	if (r->icrc != RT_ICRC_UNCHECKED && (!(r->layers & RT_L_BTH) || r->truncated))
+	if (r->icrc != RT_ICRC_UNCHECKED &&
+	    (!(r->layers & RT_L_BTH) || r->truncated || (r->events & RT_EV_ICRC_TRUNCATED)))
 		abort();
-	if (r->nvlan > 2 || r->caplen != caplen || r->wirelen != wirelen)
+	if (r->nvlan > 2 || r->caplen != caplen || r->wirelen != wire ||
+	    ((r->events & RT_EV_WIRE_SHORT) != 0) != (wirelen < caplen))
 		abort();
 	if ((r->layers & RT_L_BTH) && r->payload_off &&
 	    (r->payload_off > wire || r->payload_len > wire - r->payload_off))
@@ -37,7 +40,8 @@ static void check_record(const struct rt_record *r, uint32_t caplen, uint32_t wi
 
 /*
  * Byte 0: bits 0-1 link type (Ethernet, SLL, SLL2, raw IP); bit 2 set
- * makes the wire length 100 bytes more than captured (a snapped capture).
+ * makes the wire length 100 bytes more than captured (a snapped capture),
+ * bit 3 half of it (a record short of its own bytes).
  */
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -50,7 +54,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (size < 1 || size - 1 > UINT32_MAX - 100)
 		return 0;
 	caplen = (uint32_t)(size - 1);
-	wirelen = caplen + ((data[0] & 4) ? 100 : 0);
+	wirelen = (data[0] & 8) ? caplen / 2 : caplen + ((data[0] & 4) ? 100 : 0);
 	rt_dissect_opts_init(&opts);
 	if (rt_dissect_buf(&opts, links[data[0] & 3], data + 1, caplen, wirelen, &rec) != 0)
 		abort();
