@@ -316,19 +316,26 @@ static uint64_t ring_span(const struct an_flow *f)
 	return span;
 }
 
+/* The shortest and longest gap per byte of the ring, slot `skip` aside (AN_RP_GAPS: none); 0: no gap. */
+static void gaps_per_byte(const struct an_flow *f, unsigned skip, double *lo, double *hi)
+{
+	*lo = *hi = 0;
+	for (unsigned i = 0; i < AN_RP_GAPS; i++) {
+		if (i == skip || !f->rp_dt[i] || !f->rp_len[i])
+			continue;
+		double q = (double)f->rp_dt[i] / f->rp_len[i];
+		if (!*lo || q < *lo)
+			*lo = q;
+		if (q > *hi)
+			*hi = q;
+	}
+}
+
 /* The sender was idle within the window before the CNP: a gap 4 times the shortest, per byte. */
 static bool idle_before(const struct an_flow *f)
 {
-	double lo = 0, hi = 0;
-	for (unsigned i = 0; i < AN_RP_GAPS; i++) {
-		if (!f->rp_dt[i] || !f->rp_len[i])
-			continue;
-		double q = (double)f->rp_dt[i] / f->rp_len[i];
-		if (!lo || q < lo)
-			lo = q;
-		if (q > hi)
-			hi = q;
-	}
+	double lo, hi;
+	gaps_per_byte(f, AN_RP_GAPS, &lo, &hi);
 	return lo > 0 && hi > AN_RP_IDLE_RATIO * lo;
 }
 
@@ -355,14 +362,8 @@ static bool idle_as_before(const struct an_flow *f)
 	if (!f->rp_idle || f->rp_dt[newest] < (uint64_t)AN_RP_IDLE_UNIT << (f->rp_idle - 1) ||
 	    !f->rp_len[newest])
 		return false;
-	double lo = 0;
-	for (unsigned i = 0; i < AN_RP_GAPS; i++) {
-		if (i == newest || !f->rp_dt[i] || !f->rp_len[i])
-			continue;
-		double q = (double)f->rp_dt[i] / f->rp_len[i];
-		if (!lo || q < lo)
-			lo = q;
-	}
+	double lo, hi;
+	gaps_per_byte(f, newest, &lo, &hi);
 	return !lo || (double)f->rp_dt[newest] / f->rp_len[newest] > AN_RP_IDLE_RATIO * lo;
 }
 
