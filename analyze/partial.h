@@ -1,0 +1,96 @@
+/* Partial results: one vantage point's analysis, written where its capture is and merged with the other points' elsewhere (docs/PARTIAL.md). */
+#ifndef RT_ANALYZE_PARTIAL_H
+#define RT_ANALYZE_PARTIAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "analyze/results.h"
+
+/*
+ * A partial is what `analyze --partial OUT.rtpart FILE...` writes on a
+ * host: the results view of that host's capture analyzed alone (one vantage
+ * point), plus the packets a merge across points needs to know by their
+ * identity: every CE-marked RoCE packet, and a trajectory sample of all
+ * RoCE packets (fingerprint hash mod m < k, the same packets at every
+ * point). `analyze A.rtpart B.rtpart ...` merges them into one view with
+ * each partial a vantage point (analyze/README.md, "Across vantage points").
+ *
+ * The file format (docs/PARTIAL.md) is versioned: RT_PARTIAL_VERSION is
+ * the major version this build writes and reads.
+ */
+#define RT_PARTIAL_VERSION 1
+#define RT_PARTIAL_MAGIC   "RTPART\r\n" /* 8 bytes at offset 0 */
+
+/* What a packet of a partial is there for (rt_partial_packet.flags). */
+enum rt_partial_packet_flag {
+	RT_PP_CE = 1u << 0,      /* CE-marked at this point */
+	RT_PP_SAMPLED = 1u << 1, /* in the trajectory sample (hash of fp mod m < k) */
+};
+
+/* One RoCE packet (with a BTH) as this point saw it. */
+struct rt_partial_packet {
+	uint64_t fp;    /* its fingerprint: the same at every point (an_dup_fingerprint) */
+	uint64_t ts_ns; /* its time, in this point's clock */
+	uint32_t flow;  /* its flow's id in the view (r->flows), RT_AN_NONE: none kept */
+	uint8_t flags;  /* enum rt_partial_packet_flag */
+	uint8_t ecn, ttl; /* IP ECN codepoint (0..3) and TTL / hop limit here */
+	uint8_t ipver;    /* 4 or 6 */
+	uint8_t src[16], dst[16]; /* IP addresses (IPv4 in the first 4 bytes, zero padded) */
+};
+
+struct an_results;
+
+/* One vantage point's partial results. */
+struct rt_partial {
+	char *point;    /* the vantage point's name (the host's, by default) */
+	unsigned nfiles;
+	char **files;   /* the capture files it covers, as named where it was made */
+	uint32_t sample_k, sample_m; /* the trajectory sample kept: k in m (m 1: every packet) */
+	uint64_t npackets;
+	struct rt_partial_packet *packets; /* in time order (this point's clock) */
+	const struct rt_results *r;        /* the point analyzed alone */
+	struct an_results *res;            /* owns r and what it points to */
+};
+
+/* Frees a partial and all it holds; NULL: nothing. */
+void rt_partial_free(struct rt_partial *p);
+
+/*
+ * Write p to `path` ("-": standard output) in the format of docs/PARTIAL.md.
+ * 0, or a negative errno with errbuf filled.
+ */
+int rt_partial_write(const struct rt_partial *p, const char *path, char *errbuf);
+/*
+ * Read a partial from `path`, or from len bytes at buf: *out, owned by the
+ * caller. A file of another major version, a truncated or inconsistent one
+ * is refused (-EPROTO, -EINVAL; errbuf says what). 0 or a negative errno.
+ */
+int rt_partial_read(const char *path, struct rt_partial **out, char *errbuf);
+int rt_partial_read_mem(const void *buf, size_t len, struct rt_partial **out, char *errbuf);
+/* Whether the file at `path` starts with RT_PARTIAL_MAGIC (it is a partial, not a capture). */
+bool rt_partial_is(const char *path);
+
+struct rt_analyzer;
+/*
+ * The partial of a finished analyzer that collected its packets
+ * (rt_analyzer_opts.partial): its results view (taken from it: the
+ * analyzer builds another if asked) and its CE-marked and sampled packets,
+ * named `point`, covering files[0..nfiles-1]. 0 or a negative errno.
+ */
+int rt_partial_take(struct rt_analyzer *an, const char *point, const char *const *files,
+                    unsigned nfiles, struct rt_partial **out, char *errbuf);
+
+/*
+ * The partials p[0..n-1] (2 <= n <= RT_AN_VANTAGE_MAX), each a vantage
+ * point, merged into one view (analyze/README.md, "Across vantage points"):
+ * *out->r is what one analysis of all their captures reports, by the rules
+ * and with the limits that section gives; out->point is NULL. The partials
+ * are left as they were. 0 or a negative errno with errbuf filled (-EINVAL:
+ * they cannot be merged, such as two of one point or other settings).
+ */
+int rt_partials_merge(struct rt_partial *const *p, unsigned n, struct rt_partial **out,
+                      char *errbuf);
+
+#endif

@@ -1,0 +1,51 @@
+/* Merging partials across vantage points: the state of a merge, and the parts of the merged view each file builds. */
+#ifndef RT_ANALYZE_PARTIAL_MERGE_H
+#define RT_ANALYZE_PARTIAL_MERGE_H
+
+#include <stdint.h>
+
+#include "analyze/partial.h"
+#include "analyze/results_build.h"
+
+/*
+ * A merge under way (analyze/partial_merge.c makes it and calls the parts in
+ * order: flows and totals first, then the parts below, then the incast, the
+ * findings and the verdict of the merged view).
+ */
+struct an_pm {
+	struct rt_partial *const *p; /* the points: point i is p[i] */
+	unsigned n;
+	struct an_results *out; /* the merged view being built: out->r, memory from an_res_alloc(out, ...) */
+	/* the merged flows by id (out->r.flows, writable here), and how many */
+	struct rt_res_flow *flows;
+	uint32_t nflows;
+	/* flow_id[i][id]: the merged id of p[i]'s flow `id` (every flow of every point has one) */
+	uint32_t **flow_id;
+	/* home[merged id]: the point the flow's figures come from (its first frame, raw clocks) */
+	unsigned *home;
+};
+
+/* analyze/partial_merge.c: out->r.flows (with each flow's CE marks seen at other points) and nflows. */
+int an_pm_flows(struct an_pm *m, char *errbuf);
+/* analyze/partial_merge.c: out->r.c and the totals beyond it, from the flows and each point's own. */
+int an_pm_totals(struct an_pm *m, char *errbuf);
+/*
+ * analyze/partial_paths.c: out->r.vantage (each partial a point) and
+ * out->r.paths from the points' sampled packets replayed in time order
+ * through the matcher; each merged flow's npaths, paths and path_lost.
+ */
+int an_pm_paths(struct an_pm *m, char *errbuf);
+/* analyze/partial_pfc.c: PFC and PAUSE (frames, classes, sending MACs, storms, incidents) and the MACs. */
+int an_pm_pfc(struct an_pm *m, char *errbuf);
+/* analyze/partial_pfc.c: the MAC table (out->r.macs), each MAC's points renumbered. */
+int an_pm_macs(struct an_pm *m, char *errbuf);
+/* analyze/partial_episodes.c: the episodes of all points chained, their flows renumbered. */
+int an_pm_episodes(struct an_pm *m, char *errbuf);
+/*
+ * analyze/partial_episodes.c: what the captures said about themselves
+ * (drops, duplicates, cut frames, time order, warnings), per point where a
+ * point's own.
+ */
+int an_pm_capture(struct an_pm *m, char *errbuf);
+
+#endif
