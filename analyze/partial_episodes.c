@@ -5,8 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analyze/dedup.h"
 #include "analyze/episodes.h"
 #include "analyze/partial_merge.h"
+#include "analyze/vantage.h"
 #include "common/errbuf.h"
 
 /*
@@ -55,6 +57,100 @@ static int rebuild(struct an_episodes *ep, const struct rt_results *r)
 	return 0;
 }
 
+/* A CE mark or a CNP (what: 0, 1) as a point's episodes counted it. */
+struct sighting {
+	uint64_t fp, ts;
+	unsigned point;
+	uint8_t what;
+};
+
+static int by_packet(const void *a, const void *b)
+{
+	const struct sighting *x = a, *y = b;
+	if (x->what != y->what)
+		return x->what < y->what ? -1 : 1;
+	if (x->fp != y->fp)
+		return x->fp < y->fp ? -1 : 1;
+	if (x->ts != y->ts)
+		return x->ts < y->ts ? -1 : 1;
+	return x->point < y->point ? -1 : x->point > y->point;
+}
+
+/* The merged episode holding time ts (they are in order, apart), or NULL. */
+static struct an_episode *episode_at(struct an_episodes *ep, uint64_t ts)
+{
+	uint32_t lo = 0, hi = ep->n;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (ep->list[mid].end < ts)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < ep->n && ep->list[lo].start <= ts ? &ep->list[lo] : NULL;
+}
+
+/*
+ * The points' CE marks (every CE-marked packet a partial keeps) and CNPs
+ * (those it flags RT_PP_CNP) that are copies of one packet: one pass counts
+ * a packet's CE mark once, at its first CE-marked frame, and a CNP once, at
+ * its first frame: frames of one fingerprint each within AN_DUP_SPAN_NS of
+ * the one before are one run, where a frame at a point that saw fewer of
+ * them than another point is a copy (identical packets in flight, CNPs to
+ * one QP, pair up by their counts, as duplicate detection pairs them) and
+ * else another packet (a resend). The copies' counts come off
+ * the merged episodes holding them; an episode left with nothing is none.
+ * 0 or -ENOMEM.
+ */
+static int uncount_copies(const struct an_pm *m, struct an_episodes *ep)
+{
+	size_t n = 0, k = 0;
+	unsigned np = m->n < AN_VP_POINTS ? m->n : AN_VP_POINTS;
+	for (unsigned i = 0; i < np; i++)
+		for (uint64_t j = 0; j < m->p[i]->npackets; j++)
+			n += ((m->p[i]->packets[j].flags & RT_PP_CE) != 0) +
+			     ((m->p[i]->packets[j].flags & RT_PP_CNP) != 0);
+	struct sighting *s = malloc((n ? n : 1) * sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	for (unsigned i = 0; i < np; i++)
+		for (uint64_t j = 0; j < m->p[i]->npackets; j++) {
+			const struct rt_partial_packet *q = &m->p[i]->packets[j];
+			for (uint8_t w = 0; w < 2; w++)
+				if (q->flags & (w ? RT_PP_CNP : RT_PP_CE))
+					s[k++] = (struct sighting){
+					    .fp = q->fp, .ts = q->ts_ns, .point = i, .what = w};
+		}
+	qsort(s, n, sizeof(*s), by_packet);
+	/* identical packets (CNPs to one QP) share a run: a frame is a copy while its point saw fewer */
+	uint64_t seen[AN_VP_POINTS] = {0}, most = 0;
+	for (const struct sighting *x = s; x < s + n; x++) {
+		if (x == s || x->what != x[-1].what || x->fp != x[-1].fp ||
+		    x->ts - x[-1].ts > AN_DUP_SPAN_NS) {
+			memset(seen, 0, sizeof(seen));
+			most = 0;
+		}
+		bool copy = seen[x->point] < most;
+		if (++seen[x->point] > most)
+			most = seen[x->point];
+		if (!copy)
+			continue;
+		struct an_episode *e = episode_at(ep, x->ts);
+		uint64_t *count = e ? (x->what ? &e->cnp : &e->ce) : NULL;
+		if (count && *count)
+			--*count;
+	}
+	free(s);
+	uint32_t kept = 0;
+	for (uint32_t i = 0; i < ep->n; i++) {
+		const struct an_episode *e = &ep->list[i];
+		if (e->ce || e->cnp || e->pfc_xoff || e->paused_ns)
+			ep->list[kept++] = *e;
+	}
+	ep->n = kept;
+	return 0;
+}
+
 int an_pm_episodes(struct an_pm *m, char *errbuf)
 {
 	struct an_episodes all, one;
@@ -70,6 +166,8 @@ int an_pm_episodes(struct an_pm *m, char *errbuf)
 		for (uint32_t k = 0; k < all.n; k++)
 			for (unsigned f = 0; f < all.list[k].flows && f < AN_EP_FLOWS; f++)
 				all.list[k].flow_ids[f] = m->flow_id[0][all.list[k].flow_ids[f]];
+	if (rc == 0)
+		rc = uncount_copies(m, &all);
 	if (rc == 0) /* (merged episodes: no throughput around them, no CE peak) */
 		rc = an_res_episodes(m->out, &all, 0, 0);
 	free(all.list);
@@ -148,7 +246,8 @@ int an_pm_capture(struct an_pm *m, char *errbuf)
 		r->time_backwards_across += p->time_backwards_across;
 		for (unsigned k = 0; k < p->nwarnings; k++)
 			if (point_warning(m, i, &p->warnings[k]) < 0)
-				return rt_errorf(errbuf, ENOMEM, "the warnings of the vantage points");
+				return rt_errorf(errbuf, ENOMEM,
+				                 "the warnings of the vantage points");
 	}
 	return 0;
 }

@@ -127,7 +127,8 @@ static int describe(struct an_pm *m, struct rt_an_vantage **out)
 		return -ENOMEM;
 	for (unsigned i = 0; i < m->n; i++) {
 		const struct rt_partial *p = m->p[i];
-		const char **files = an_res_alloc(m->out, (p->nfiles ? p->nfiles : 1) * sizeof(*files));
+		const char **files =
+		    an_res_alloc(m->out, (p->nfiles ? p->nfiles : 1) * sizeof(*files));
 		const char *name = an_pm_keep(m, p->point ? p->point : "");
 		if (!files || !name)
 			return -ENOMEM;
@@ -163,8 +164,8 @@ int an_pm_paths(struct an_pm *m, char *errbuf)
 	struct rt_results *r = &m->out->r;
 	struct rt_an_vantage *vp;
 	if (m->n > AN_VP_POINTS)
-		return rt_errmsg(errbuf, EINVAL, "%u partials: at most %u vantage points merge", m->n,
-		                 AN_VP_POINTS);
+		return rt_errmsg(errbuf, EINVAL, "%u partials: at most %u vantage points merge",
+		                 m->n, AN_VP_POINTS);
 	if (describe(m, &vp) < 0)
 		return rt_errorf(errbuf, ENOMEM, "vantage points");
 	r->vantage = vp;
@@ -178,7 +179,8 @@ int an_pm_paths(struct an_pm *m, char *errbuf)
 	an_vp_sample(&v, m->p[0]->sample_k, m->p[0]->sample_m);
 	replay(&v, cur, m->n);
 	an_vp_finish(&v);
-	for (unsigned i = 0; i < m->n; i++) /* every frame of the point, not only the packets kept */
+	for (unsigned i = 0; i < m->n;
+	     i++) /* every frame of the point, not only the packets kept */
 		v.pt[i].frames = m->p[i]->r->c.packets;
 	int rc = an_vp_describe(&v, vp, m->n);
 	if (rc == 0 && v.nomem)

@@ -163,8 +163,8 @@ static void unite(struct rt_res_mac *o, const struct mac_at *a, uint32_t n)
 		if (e->ipver && !o->ipver) {
 			o->ipver = e->ipver;
 			memcpy(o->ip, e->ip, sizeof(o->ip));
-		} else if (e->ipver && (e->ipver != o->ipver ||
-		                        memcmp(e->ip, o->ip, e->ipver == 4 ? 4 : 16))) {
+		} else if (e->ipver &&
+		           (e->ipver != o->ipver || memcmp(e->ip, o->ip, e->ipver == 4 ? 4 : 16))) {
 			o->several = true;
 		}
 	}
@@ -206,7 +206,8 @@ int an_pm_macs(struct an_pm *m, char *errbuf)
 	for (size_t s = 0, e; s < total; s = e) {
 		for (e = s + 1; e < total && !memcmp(a[e].e->mac, a[s].e->mac, 6); e++)
 			;
-		u[nu++] = (struct mac_run){.s = s, .len = e - s, .rank = a[s].rank, .point = a[s].point};
+		u[nu++] =
+		    (struct mac_run){.s = s, .len = e - s, .rank = a[s].rank, .point = a[s].point};
 	}
 	qsort(u, nu, sizeof(*u), run_by_place);
 	uint32_t n = nu < AN_MACS_MAX ? (uint32_t)nu : AN_MACS_MAX;

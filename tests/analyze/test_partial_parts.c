@@ -43,6 +43,7 @@ static int by_time(const void *a, const void *b)
 
 static const struct rt_an_vantage points[2] = {{.name = "a"}, {.name = "b"}};
 static uint64_t b_if_dropped; /* the drops b's capture file records */
+static bool keep_cnps;        /* the partials keep every CNP (RT_PP_CNP) */
 
 /*
  * An analyzer fed the scenario's records of point `only` (as its point 0),
@@ -74,9 +75,9 @@ static struct rt_analyzer *analyze(struct scen *s, int only, uint32_t k, uint32_
 	assert_int_equal(finish(an), 0);
 	if (only == 1 && b_if_dropped)
 		rt_analyzer_capture_drops(an, b_if_dropped, 2);
-	assert_int_equal(rt_analyzer_vantage_points(an, only < 0 ? points : &points[only],
-	                                            only < 0 ? 2 : 1, eb),
-	                 0);
+	assert_int_equal(
+	    rt_analyzer_vantage_points(an, only < 0 ? points : &points[only], only < 0 ? 2 : 1, eb),
+	    0);
 	return an;
 }
 
@@ -100,7 +101,8 @@ static struct rt_partial *partial_of(struct rt_analyzer *an, const struct scen *
 		q->fp = an_dup_fingerprint(r);
 		q->ts_ns = r->ts_ns;
 		q->flow = RT_AN_NONE;
-		q->flags = RT_PP_SAMPLED | ((r->ecn & 3) == 3 ? RT_PP_CE : 0);
+		q->flags = RT_PP_SAMPLED | ((r->ecn & 3) == 3 ? RT_PP_CE : 0) |
+		           (keep_cnps && r->kind == RT_KIND_CNP ? RT_PP_CNP : 0);
 		q->ecn = r->ecn & 3;
 		q->ttl = r->ttl;
 		q->ipver = r->ip_version;
@@ -193,7 +195,8 @@ static void paths_scenario(struct scen *s, bool cnps)
 	uint64_t t = T0;
 	for (uint32_t k = 0; k < 600; k++, t += 20000) {
 		uint64_t q = (k % 10) * 1000, tb = t + 2000 + q + OFF;
-		struct rt_record d = roce(t, 0x0a000001, 0x0a000002, RT_OPCODE_RC_SEND_ONLY, 0x12, k);
+		struct rt_record d =
+		    roce(t, 0x0a000001, 0x0a000002, RT_OPCODE_RC_SEND_ONLY, 0x12, k);
 		add(s, d, 0);
 		bool b_on = k >= 20 && k < 580;
 		if (b_on && k % 97 != 50) {
@@ -308,7 +311,8 @@ static void test_paths_edges(void **state)
 	(void)state;
 	sc.n = 0;
 	for (uint32_t k = 0; k < 50; k++)
-		add(&sc, roce(T0 + k * 20000, 0x0a000001, 0x0a000002, RT_OPCODE_RC_SEND_ONLY, 0x12, k),
+		add(&sc,
+		    roce(T0 + k * 20000, 0x0a000001, 0x0a000002, RT_OPCODE_RC_SEND_ONLY, 0x12, k),
 		    0);
 	for (uint64_t t = T0 + 1000000; t <= T0 + 40000000; t += 1000000)
 		other_at(&sc, t, 0);
@@ -324,7 +328,8 @@ static void test_paths_edges(void **state)
 			add(&sc, d, 1);
 		}
 		if (k % 8 == 7) {
-			struct rt_record a2 = ack(t + 5000 + OFF, 0x0a000002, 0x0a000001, 0x34, k, 0);
+			struct rt_record a2 =
+			    ack(t + 5000 + OFF, 0x0a000002, 0x0a000001, 0x34, k, 0);
 			add(&sc, a2, 1);
 			a2.ts_ns = t + 7000;
 			add(&sc, a2, 0);
@@ -364,19 +369,57 @@ static void test_episodes(void **state)
 	fixture_free(&fx);
 }
 
-/* A CNP seen at both points counts at each: the merged episodes' CNPs are one pass's twice. */
-static void test_episodes_cnp_twice(void **state)
+/* The CNPs the merged episodes count, and one pass's. */
+static void episode_cnps(uint64_t *got, uint64_t *want)
+{
+	*got = *want = 0;
+	for (uint32_t i = 0; i < fx.m.out->r.nepisodes; i++)
+		*got += fx.m.out->r.episodes[i].cnp;
+	for (uint32_t i = 0; i < fx.want->nepisodes; i++)
+		*want += fx.want->episodes[i].cnp;
+}
+
+/*
+ * A CNP seen at both points: counted at each when the partials do not keep
+ * the CNPs (one pass's twice), once when they do.
+ */
+static void test_episodes_cnp(void **state)
 {
 	(void)state;
+	uint64_t got, want;
 	paths_scenario(&sc, true);
 	merged(1, 1, an_pm_episodes);
-	uint64_t got = 0, want = 0;
-	for (uint32_t i = 0; i < fx.m.out->r.nepisodes; i++)
-		got += fx.m.out->r.episodes[i].cnp;
-	for (uint32_t i = 0; i < fx.want->nepisodes; i++)
-		want += fx.want->episodes[i].cnp;
+	episode_cnps(&got, &want);
 	assert_true(want > 0);
 	assert_int_equal(got, 2 * want);
+	fixture_free(&fx);
+	keep_cnps = true;
+	merged(1, 1, an_pm_episodes);
+	keep_cnps = false;
+	episode_cnps(&got, &want);
+	assert_int_equal(got, want);
+	assert_int_equal(fx.m.out->r.nepisodes, fx.want->nepisodes);
+	assert_int_equal(fx.m.out->r.episodes[0].start_ns, fx.want->episodes[0].start_ns);
+	fixture_free(&fx);
+}
+
+/* CE marks made before a, seen at both points: each counted once, where first seen. */
+static void test_episodes_ce_twice(void **state)
+{
+	(void)state;
+	paths_scenario(&sc, false);
+	for (unsigned i = 0; i < sc.n; i++)
+		if (sc.r[i].opcode == RT_OPCODE_RC_SEND_ONLY && sc.r[i].psn % 4 == 0)
+			sc.r[i].ecn = 3;
+	merged(1, 1, an_pm_episodes);
+	const struct rt_results *got = &fx.m.out->r, *want = fx.want;
+	assert_true(want->nepisodes > 0);
+	assert_int_equal(got->nepisodes, want->nepisodes);
+	for (uint32_t i = 0; i < want->nepisodes; i++) {
+		assert_int_equal(got->episodes[i].start_ns, want->episodes[i].start_ns);
+		assert_true(got->episodes[i].end_ns >= want->episodes[i].end_ns);
+		assert_int_equal(got->episodes[i].ce, want->episodes[i].ce);
+	}
 	fixture_free(&fx);
 }
 
@@ -428,7 +471,8 @@ static void test_pfc_one_point_each(void **state)
 	assert_int_equal(want->npfc_sources, 2);
 	assert_int_equal(got->npfc_sources, want->npfc_sources);
 	for (uint32_t i = 0; i < want->npfc_sources; i++) {
-		const struct rt_res_pfc_source *g = &got->pfc_sources[i], *w = &want->pfc_sources[i];
+		const struct rt_res_pfc_source *g = &got->pfc_sources[i],
+		                               *w = &want->pfc_sources[i];
 		assert_memory_equal(g->mac, w->mac, 6);
 		assert_int_equal(g->cls, w->cls);
 		assert_int_equal(g->points, w->points);
@@ -536,11 +580,16 @@ static void test_capture(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_paths_every_packet), cmocka_unit_test(test_paths_sampled),
+	    cmocka_unit_test(test_paths_every_packet),
+	    cmocka_unit_test(test_paths_sampled),
 	    cmocka_unit_test(test_paths_edges),
-	    cmocka_unit_test(test_episodes),           cmocka_unit_test(test_episodes_cnp_twice),
-	    cmocka_unit_test(test_pfc_one_point_each), cmocka_unit_test(test_pfc_both_points),
-	    cmocka_unit_test(test_macs),               cmocka_unit_test(test_capture),
+	    cmocka_unit_test(test_episodes),
+	    cmocka_unit_test(test_episodes_cnp),
+	    cmocka_unit_test(test_episodes_ce_twice),
+	    cmocka_unit_test(test_pfc_one_point_each),
+	    cmocka_unit_test(test_pfc_both_points),
+	    cmocka_unit_test(test_macs),
+	    cmocka_unit_test(test_capture),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
