@@ -3,6 +3,7 @@
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,11 +13,12 @@
 #include "analyze/analyze.h"
 #include "analyze/dedup.h"
 #include "analyze/partial_merge.h"
+#include "tests/analyze/analyzer.h"
 #include "tests/analyze/records.h"
 
 #define T0   1700000000000000000ull
 #define OFF  300000ull /* b's clock ahead of a's */
-#define MAXR 4096
+#define MAXR 8192
 
 /* The records of a scenario, each with its point (0: a, 1: b). */
 struct scen {
@@ -454,12 +456,9 @@ static void pfc_scenario(struct scen *s)
 	pfc_at(s, T0 + 11000000 + OFF, 0x0b, 100, 1);
 }
 
-static void test_pfc_one_point_each(void **state)
+/* PFC and PAUSE of the merge (got) are one pass's (want): classes, sending MACs, storms, incidents. */
+static void same_pfc(const struct rt_results *got, const struct rt_results *want)
 {
-	(void)state;
-	pfc_scenario(&sc);
-	merged(1, 1, an_pm_pfc);
-	const struct rt_results *got = &fx.m.out->r, *want = fx.want;
 	assert_int_equal(got->pfc_frames, want->pfc_frames);
 	assert_int_equal(got->pause_frames, want->pause_frames);
 	for (unsigned c = 0; c < RT_AN_PFC_CLASSES; c++) {
@@ -468,7 +467,6 @@ static void test_pfc_one_point_each(void **state)
 		assert_int_equal(got->pfc[c].paused_ns, want->pfc[c].paused_ns);
 		assert_int_equal(got->pfc[c].storms, want->pfc[c].storms);
 	}
-	assert_int_equal(want->npfc_sources, 2);
 	assert_int_equal(got->npfc_sources, want->npfc_sources);
 	for (uint32_t i = 0; i < want->npfc_sources; i++) {
 		const struct rt_res_pfc_source *g = &got->pfc_sources[i],
@@ -483,7 +481,6 @@ static void test_pfc_one_point_each(void **state)
 		assert_int_equal(g->longest_start_ns, w->longest_start_ns);
 		assert_int_equal(g->longest_ns, w->longest_ns);
 	}
-	assert_int_equal(want->nstorms, 2);
 	assert_int_equal(got->nstorms, want->nstorms);
 	for (uint32_t i = 0; i < want->nstorms; i++) {
 		assert_memory_equal(got->storms[i].mac, want->storms[i].mac, 6);
@@ -496,6 +493,16 @@ static void test_pfc_one_point_each(void **state)
 		assert_int_equal(got->incidents[i].end_ns, want->incidents[i].end_ns);
 		assert_int_equal(got->incidents[i].macs_total, want->incidents[i].macs_total);
 	}
+}
+
+static void test_pfc_one_point_each(void **state)
+{
+	(void)state;
+	pfc_scenario(&sc);
+	merged(1, 1, an_pm_pfc);
+	assert_int_equal(fx.want->npfc_sources, 2);
+	assert_int_equal(fx.want->nstorms, 2);
+	same_pfc(&fx.m.out->r, fx.want);
 	fixture_free(&fx);
 }
 
@@ -521,14 +528,9 @@ static void test_pfc_both_points(void **state)
 	fixture_free(&fx);
 }
 
-/* The MAC table: each MAC's points, sources, frames and IP are one pass's. */
-static void test_macs(void **state)
+/* The MAC table of the merge (got) is one pass's (want), MAC by MAC. */
+static void same_macs(const struct rt_results *got, const struct rt_results *want)
 {
-	(void)state;
-	pfc_scenario(&sc);
-	merged(1, 1, an_pm_macs);
-	const struct rt_results *got = &fx.m.out->r, *want = fx.want;
-	assert_int_equal(want->nmacs, 4);
 	assert_int_equal(got->nmacs, want->nmacs);
 	for (uint32_t i = 0; i < want->nmacs; i++) {
 		const struct rt_res_mac *w = &want->macs[i], *g = NULL;
@@ -543,6 +545,16 @@ static void test_macs(void **state)
 		assert_memory_equal(g->ip, w->ip, 16);
 		assert_int_equal(g->several, w->several);
 	}
+}
+
+/* The MAC table: each MAC's points, sources, frames and IP are one pass's. */
+static void test_macs(void **state)
+{
+	(void)state;
+	pfc_scenario(&sc);
+	merged(1, 1, an_pm_macs);
+	assert_int_equal(fx.want->nmacs, 4);
+	same_macs(&fx.m.out->r, fx.want);
 	fixture_free(&fx);
 }
 
@@ -577,8 +589,89 @@ static void test_capture(void **state)
 	fixture_free(&fx);
 }
 
-int main(void)
+static const char *scenario_dir;
+
+/*
+ * A frame of a scenario capture at two points: all at a, the RoCE ones at b
+ * too (b's clock OFF ahead): from the lower IP to the higher through a
+ * then b, the other way through b then a; every 53rd lost between them,
+ * every 7th ECN-capable one CE-marked between them.
+ */
+static void two_points(void *ctx, struct rt_record *rec)
 {
+	(void)ctx;
+	bool roce = rec->kind == RT_KIND_ROCE || rec->kind == RT_KIND_CNP;
+	bool up = memcmp(rec->src_ip, rec->dst_ip, 16) < 0;
+	struct rt_record second = *rec;
+	add(&sc, *rec, roce && !up ? 1 : 0);
+	if (!roce || sc.n % 53 == 0)
+		return;
+	second.ts_ns += 2000 + (up ? OFF : 0);
+	if (!up)
+		sc.r[sc.n - 1].ts_ns += OFF;
+	if ((second.ecn & 3) && (second.ecn & 3) != 3 && sc.n % 7 == 0)
+		second.ecn = 3;
+	add(&sc, second, up ? 1 : 0);
+	sc.r[sc.n - 1].ttl = 63;
+}
+
+/* Every scenario capture at two points: paths, episodes, PFC and MACs against one pass. */
+static void test_scenarios(void **state)
+{
+	(void)state;
+	static const char *const names[] = {"cm",       "dcqcn",       "incast", "incast_one_host",
+	                                    "nak_gbn",  "np_limited",  "pause",  "pfc",
+	                                    "psn_wrap", "read_atomic", "rnr"};
+	char eb[RT_ERRBUF_SIZE], path[512];
+	uint64_t matched = 0, lost = 0, ce = 0, cnp = 0, episodes = 0, sources = 0;
+	keep_cnps = true;
+	for (unsigned k = 0; k < sizeof(names) / sizeof(names[0]); k++) {
+		sc.n = 0;
+		snprintf(path, sizeof(path), "%s/%s.pcap", scenario_dir, names[k]);
+		each_pcap_record(path, two_points, NULL);
+		fixture_make(&fx, &sc, 1, 4); /* paths of a sample, 1 in 4 */
+		assert_int_equal(an_pm_paths(&fx.m, eb), 0);
+		same_paths(&fx.m.out->r, fx.want);
+		fixture_free(&fx);
+		fixture_make(&fx, &sc, 1, 1);
+		assert_int_equal(an_pm_paths(&fx.m, eb), 0);
+		assert_int_equal(an_pm_pfc(&fx.m, eb), 0);
+		assert_int_equal(an_pm_macs(&fx.m, eb), 0);
+		assert_int_equal(an_pm_episodes(&fx.m, eb), 0);
+		const struct rt_results *got = &fx.m.out->r, *want = fx.want;
+		same_paths(got, want);
+		for (unsigned i = 0; i < want->npaths; i++) {
+			matched += want->paths[i].matched;
+			lost += want->paths[i].lost;
+			ce += want->paths[i].ce_marked;
+		}
+		for (uint32_t i = 0; i < want->nepisodes; i++)
+			cnp += want->episodes[i].cnp;
+		episodes += want->nepisodes;
+		sources += want->npfc_sources;
+		same_pfc(got, want);
+		same_macs(got, want);
+		assert_int_equal(got->nepisodes, want->nepisodes);
+		for (uint32_t i = 0; i < want->nepisodes; i++) {
+			assert_int_equal(got->episodes[i].start_ns, want->episodes[i].start_ns);
+			assert_true(got->episodes[i].end_ns >= want->episodes[i].end_ns);
+			assert_int_equal(got->episodes[i].ce, want->episodes[i].ce);
+			assert_int_equal(got->episodes[i].cnp, want->episodes[i].cnp);
+			assert_int_equal(got->episodes[i].pfc_xoff, want->episodes[i].pfc_xoff);
+		}
+		fixture_free(&fx);
+	}
+	keep_cnps = false;
+	/* what they hold: matches, losses and CE marks between the points, episodes with CNPs, pauses */
+	assert_true(matched > 1000 && lost > 10 && ce > 10);
+	assert_true(episodes > 5 && cnp > 10 && sources > 0);
+}
+
+int main(int argc, char **argv)
+{
+	scenario_dir = scenario_dir_arg(argc, argv);
+	if (!scenario_dir)
+		return 2;
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_paths_every_packet),
 	    cmocka_unit_test(test_paths_sampled),
@@ -589,6 +682,7 @@ int main(void)
 	    cmocka_unit_test(test_pfc_one_point_each),
 	    cmocka_unit_test(test_pfc_both_points),
 	    cmocka_unit_test(test_macs),
+	    cmocka_unit_test(test_scenarios),
 	    cmocka_unit_test(test_capture),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
