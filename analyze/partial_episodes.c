@@ -16,12 +16,12 @@
  * parts merge (an_ep_merge): in order of start (raw clocks, as one pass
  * reads the points), chained where one starts within the episode gap of
  * the end of the one before, counts summed, the flows renumbered to the
- * merged ids and listed once. The CE marks' and CNPs' counts are each
- * point's: a packet seen at two points (a CNP at its sender and its
- * receiver) counts at both, where one pass counts it once, where first
- * seen. A point's listed flows are in their order; when they are joined
- * with another point's, the earlier episode's come first (a view does not
- * say when each flow was first counted).
+ * merged ids and listed once. A CE mark or a CNP seen at two points (a CNP
+ * at its sender and its receiver) counts at both, where one pass counts it
+ * once, where first seen: the copies the partials' packets show come off
+ * (uncount_copies). A point's listed flows are in their order; when they
+ * are joined with another point's, the earlier episode's come first (a
+ * view does not say when each flow was first counted).
  */
 
 /* Point i's episodes as an_ep_merge takes them (flow ids the point's own). 0 or -ENOMEM. */

@@ -179,9 +179,6 @@ int an_pm_paths(struct an_pm *m, char *errbuf)
 	an_vp_sample(&v, m->p[0]->sample_k, m->p[0]->sample_m);
 	replay(&v, cur, m->n);
 	an_vp_finish(&v);
-	for (unsigned i = 0; i < m->n;
-	     i++) /* every frame of the point, not only the packets kept */
-		v.pt[i].frames = m->p[i]->r->c.packets;
 	int rc = an_vp_describe(&v, vp, m->n);
 	if (rc == 0 && v.nomem)
 		rc = -ENOMEM;

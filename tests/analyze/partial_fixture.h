@@ -84,8 +84,8 @@ static inline struct rt_analyzer *analyze(struct scen *s, int only, unsigned n, 
 }
 
 /* The partial of point `pt` (its view taken from an) with every RoCE packet it saw, sampled. */
-static inline struct rt_partial *partial_of(struct rt_analyzer *an, const struct scen *s, unsigned pt,
-                                     uint32_t k, uint32_t m)
+static inline struct rt_partial *partial_of(struct rt_analyzer *an, const struct scen *s,
+                                            unsigned pt, uint32_t k, uint32_t m)
 {
 	struct rt_partial *p = calloc(1, sizeof(*p));
 	assert_non_null(p);
@@ -188,7 +188,6 @@ static inline void fixture_free(struct fixture *f)
 	rt_analyzer_free(f->one);
 }
 
-
 /* The merged paths and each flow's are one pass's, figure by figure. */
 static inline void same_paths(const struct rt_results *got, const struct rt_results *want)
 {
@@ -223,7 +222,6 @@ static inline void same_paths(const struct rt_results *got, const struct rt_resu
 		}
 	}
 }
-
 
 /* PFC and PAUSE of the merge (got) are one pass's (want): classes, sending MACs, storms, incidents. */
 static inline void same_pfc(const struct rt_results *got, const struct rt_results *want)
@@ -264,7 +262,6 @@ static inline void same_pfc(const struct rt_results *got, const struct rt_result
 	}
 }
 
-
 /* The MAC table of the merge (got) is one pass's (want), MAC by MAC. */
 static inline void same_macs(const struct rt_results *got, const struct rt_results *want)
 {
@@ -283,6 +280,5 @@ static inline void same_macs(const struct rt_results *got, const struct rt_resul
 		assert_int_equal(g->several, w->several);
 	}
 }
-
 
 #endif

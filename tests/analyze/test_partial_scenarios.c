@@ -101,12 +101,14 @@ static void three_points(void)
 	const uint64_t c_off = 150000;
 	for (uint32_t k = 0; k < 500; k++) {
 		uint64_t t = T0 + k * 20000, q = (k % 7) * 1000;
-		struct rt_record d = roce(t, 0x0a000001, 0x0a000002, RT_OPCODE_RC_SEND_ONLY, 0x12, k);
+		struct rt_record d =
+		    roce(t, 0x0a000001, 0x0a000002, RT_OPCODE_RC_SEND_ONLY, 0x12, k);
 		add(&sc, d, 0);
-		if (k < 50) /* host 3 to host 2, through c only: the first flow there and in one pass */
+		if (k <
+		    50) /* host 3 to host 2, through c only: the first flow there and in one pass */
 			add(&sc,
-			    roce(t + 1000 - c_off, 0x0a000003, 0x0a000002, RT_OPCODE_RC_SEND_ONLY, 0x56,
-			         k),
+			    roce(t + 1000 - c_off, 0x0a000003, 0x0a000002, RT_OPCODE_RC_SEND_ONLY,
+			         0x56, k),
 			    2);
 		if (k % 97 != 40) {
 			d.ts_ns = t + 2000 + q + OFF;
