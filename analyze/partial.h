@@ -27,6 +27,9 @@
 enum rt_partial_packet_flag {
 	RT_PP_CE = 1u << 0,      /* CE-marked at this point */
 	RT_PP_SAMPLED = 1u << 1, /* in the trajectory sample (hash of fp mod m < k) */
+	/* a CNP: a partial that keeps every CNP flags them, and the merged episodes then count
+	 * a CNP seen at two points once (analyze/README.md, "Merging partials") */
+	RT_PP_CNP = 1u << 2,
 };
 
 /* One RoCE packet (with a BTH) as this point saw it. */

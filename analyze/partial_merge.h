@@ -24,7 +24,14 @@ struct an_pm {
 	uint32_t **flow_id;
 	/* home[merged id]: the point the flow's figures come from (its first frame, raw clocks) */
 	unsigned *home;
+	/*
+	 * the vantage window the paths' matching uses (--vantage-window of the
+	 * merge: a setting of the one pass it stands for, not of the points;
+	 * 0: AN_PM_VANTAGE_WINDOW_NS)
+	 */
+	uint64_t vantage_window_ns;
 };
+#define AN_PM_VANTAGE_WINDOW_NS 10000000ull /* 10 ms, as analyze's --vantage-window */
 
 /* analyze/partial_merge.c: out->r.flows (with each flow's CE marks seen at other points) and nflows. */
 int an_pm_flows(struct an_pm *m, char *errbuf);
@@ -36,6 +43,11 @@ int an_pm_totals(struct an_pm *m, char *errbuf);
  * through the matcher; each merged flow's npaths, paths and path_lost.
  */
 int an_pm_paths(struct an_pm *m, char *errbuf);
+/*
+ * analyze/partial_paths.c: s copied into the merged view's memory (for what
+ * it names that lives in a partial); NULL for NULL, or when out of memory.
+ */
+const char *an_pm_keep(struct an_pm *m, const char *s);
 /* analyze/partial_pfc.c: PFC and PAUSE (frames, classes, sending MACs, storms, incidents) and the MACs. */
 int an_pm_pfc(struct an_pm *m, char *errbuf);
 /* analyze/partial_pfc.c: the MAC table (out->r.macs), each MAC's points renumbered. */

@@ -77,14 +77,9 @@ static void capture_facts(struct rt_results *r, const struct rt_analyzer *an)
 	r->nwarnings = n < RT_AN_WARNINGS_MAX ? n : RT_AN_WARNINGS_MAX;
 }
 
-/*
- * The storm incidents: those that ended, then (a live view, at > 0) those
- * still under way at `at`. 0 or -ENOMEM.
- */
-static int incidents(struct an_results *res, const struct rt_analyzer *an, uint64_t at)
+int an_res_incidents(struct an_results *res, const struct an_pfc *p, uint64_t at)
 {
 	struct rt_results *r = &res->r;
-	const struct an_pfc *p = &an->pfc;
 	struct an_incident live[RT_AN_PFC_CLASSES];
 	unsigned nlive = at ? an_pfc_ongoing(p, at, live, RT_AN_PFC_CLASSES) : 0;
 	uint32_t n = p->ninc + nlive;
@@ -135,10 +130,9 @@ static int macs(struct an_results *res, const struct rt_analyzer *an)
 	return 0;
 }
 
-static int pfc(struct an_results *res, const struct rt_analyzer *an)
+int an_res_pfc(struct an_results *res, const struct an_pfc *p)
 {
 	struct rt_results *r = &res->r;
-	const struct an_pfc *p = &an->pfc;
 	r->pfc_frames = p->pfc_frames;
 	r->pause_frames = p->pause_frames;
 	uint32_t n = 0;
@@ -183,10 +177,10 @@ static int pfc(struct an_results *res, const struct rt_analyzer *an)
 	return 0;
 }
 
-static int episodes(struct an_results *res, const struct rt_analyzer *an)
+int an_res_episodes(struct an_results *res, const struct an_episodes *eps, uint64_t first_ts,
+                    uint64_t last_ts)
 {
 	struct rt_results *r = &res->r;
-	const struct an_episodes *eps = &an->ep;
 	uint64_t gap = eps->gap_ns, slot = an_ep_slot_ns(eps);
 	struct rt_res_episode *e = an_res_alloc(res, (eps->n ? eps->n : 1) * sizeof(*e));
 	if (!e)
@@ -210,10 +204,9 @@ static int episodes(struct an_results *res, const struct rt_analyzer *an)
 			continue;
 		}
 		/* the gaps before and after lie inside the capture, or are unknown */
-		e->gbps_before =
-		    ep->start - an->first_ts >= gap ? an_gbps(ep->bytes_before, gap) : NAN;
+		e->gbps_before = ep->start - first_ts >= gap ? an_gbps(ep->bytes_before, gap) : NAN;
 		e->gbps_during = an_gbps(ep->bytes_during, ep->end - ep->start);
-		e->gbps_after = an->last_ts >= ep->end && an->last_ts - ep->end >= gap
+		e->gbps_after = last_ts >= ep->end && last_ts - ep->end >= gap
 		                    ? an_gbps(ep->bytes_after, gap)
 		                    : NAN;
 	}
@@ -246,6 +239,29 @@ static void incast(struct rt_results *r, const struct rt_analyzer *an)
 	r->incast_gbps = an_rate_gbps(ic.bytes, ic.first, ic.last);
 }
 
+void an_res_path(struct rt_res_path *o, const struct an_vp_path *q, const struct rt_an_vantage *vp)
+{
+	*o = (struct rt_res_path){.from = vp[q->from].name,
+	                          .to = vp[q->to].name,
+	                          .sample_k = q->sample_k,
+	                          .sample_m = q->sample_m,
+	                          .matched = q->matched,
+	                          .lost = q->lost,
+	                          .ce_marked = q->ce_marked,
+	                          .judged = q->judged,
+	                          .not_judged = q->not_judged,
+	                          .not_judged_reason = q->not_judged ? AN_VP_NOT_JUDGED : NULL,
+	                          .offset_known = q->offset_known,
+	                          .offset_ns = q->offset_ns,
+	                          .offset_null_reason = q->offset_null_reason,
+	                          .delay_known = q->delay_known,
+	                          .delay_includes_offset = q->delay_includes_offset,
+	                          .delay_min = q->delay_min,
+	                          .delay_median = q->delay_median,
+	                          .delay_p99 = q->delay_p99,
+	                          .delay_null_reason = q->delay_null_reason};
+}
+
 /* The paths between the vantage points (into the view), vr kept for the flows' own. */
 static int paths(struct an_results *res, const struct rt_analyzer *an,
                  const struct an_vp_result *vr)
@@ -263,27 +279,7 @@ static int paths(struct an_results *res, const struct rt_analyzer *an,
 	for (unsigned i = 0; i < vr->npaths; i++)
 		any_matched |= vr->path[i].matched > 0;
 	for (unsigned i = 0; i < vr->npaths; i++) {
-		const struct an_vp_path *q = &vr->path[i];
-		p[i] = (struct rt_res_path){.from = v->vp[q->from].name,
-		                            .to = v->vp[q->to].name,
-		                            .sample_k = q->sample_k,
-		                            .sample_m = q->sample_m,
-		                            .matched = q->matched,
-		                            .lost = q->lost,
-		                            .ce_marked = q->ce_marked,
-		                            .judged = q->judged,
-		                            .not_judged = q->not_judged,
-		                            .not_judged_reason =
-		                                q->not_judged ? AN_VP_NOT_JUDGED : NULL,
-		                            .offset_known = q->offset_known,
-		                            .offset_ns = q->offset_ns,
-		                            .offset_null_reason = q->offset_null_reason,
-		                            .delay_known = q->delay_known,
-		                            .delay_includes_offset = q->delay_includes_offset,
-		                            .delay_min = q->delay_min,
-		                            .delay_median = q->delay_median,
-		                            .delay_p99 = q->delay_p99,
-		                            .delay_null_reason = q->delay_null_reason};
+		an_res_path(&p[i], &vr->path[i], v->vp);
 		if (any_matched || !r->dup_other_point)
 			continue;
 		/* no path matched any, yet copies of packets came from another point: the window is too short */
@@ -378,8 +374,9 @@ static int build(struct an_results *res, const struct rt_analyzer *an, uint64_t 
 		rc = an_res_flows(res, &r->flows, an, vr, at);
 	an_vp_result_free(vr);
 	free(vr);
-	if (rc < 0 || (rc = pfc(res, an)) < 0 || (rc = incidents(res, an, at)) < 0 ||
-	    (rc = macs(res, an)) < 0 || (rc = episodes(res, an)) < 0 ||
+	if (rc < 0 || (rc = an_res_pfc(res, &an->pfc)) < 0 ||
+	    (rc = an_res_incidents(res, &an->pfc, at)) < 0 || (rc = macs(res, an)) < 0 ||
+	    (rc = an_res_episodes(res, &an->ep, an->first_ts, an->last_ts)) < 0 ||
 	    (rc = side_files(res, an)) < 0)
 		return rc;
 	r->nflows = an->ft.next_id;

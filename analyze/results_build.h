@@ -15,6 +15,10 @@ struct an_results {
 	struct an_res_block *blocks;
 };
 struct an_vp_result;
+struct an_vp_path;
+struct an_vantage;
+struct an_pfc;
+struct an_episodes;
 
 /* `size` zeroed bytes that live as long as the view; NULL when out of memory. */
 void *an_res_alloc(struct an_results *res, size_t size);
@@ -24,5 +28,24 @@ void *an_res_alloc(struct an_results *res, size_t size);
  */
 int an_res_flows(struct an_results *res, const struct rt_res_flow **flows,
                  const struct rt_analyzer *an, const struct an_vp_result *vr, uint64_t at);
+
+/* (results_flows.c) Flow o's paths between vantage points (by its key) and what each lost. 0 or -ENOMEM. */
+int an_res_flow_paths(struct an_results *res, struct rt_res_flow *o, const struct an_vantage *v,
+                      const struct an_vp_result *vr);
+/* (results.c) Path q as the view says it, named by the points vp. */
+void an_res_path(struct rt_res_path *o, const struct an_vp_path *q, const struct rt_an_vantage *vp);
+/* (results.c) PFC and PAUSE of p: frames, classes, sending MACs, storms. 0 or -ENOMEM. */
+int an_res_pfc(struct an_results *res, const struct an_pfc *p);
+/*
+ * (results.c) The storm incidents of p: those that ended, then (a live
+ * view, at > 0) those still under way at `at`. 0 or -ENOMEM.
+ */
+int an_res_incidents(struct an_results *res, const struct an_pfc *p, uint64_t at);
+/*
+ * (results.c) The episodes of eps, the capture's first and last frame
+ * saying whether the gaps around each lie inside it. 0 or -ENOMEM.
+ */
+int an_res_episodes(struct an_results *res, const struct an_episodes *eps, uint64_t first_ts,
+                    uint64_t last_ts);
 
 #endif

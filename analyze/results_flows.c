@@ -205,6 +205,27 @@ static void flow_span(struct rt_res_flow *o, const struct an_flow *f, const stru
 		o->last_ns = o->first_ns;
 }
 
+int an_res_flow_paths(struct an_results *res, struct rt_res_flow *o, const struct an_vantage *v,
+                      const struct an_vp_result *vr)
+{
+	unsigned on[AN_VP_PAIRS];
+	uint64_t lost[AN_VP_PAIRS];
+	o->npaths = an_vp_flow_paths(v, vr, o->key.ipver, o->key.src, o->key.dst, on, lost);
+	o->paths = NULL;
+	o->path_lost = NULL;
+	if (!o->npaths)
+		return 0;
+	unsigned *paths = an_res_alloc(res, o->npaths * sizeof(*paths));
+	uint64_t *path_lost = an_res_alloc(res, o->npaths * sizeof(*path_lost));
+	if (!paths || !path_lost)
+		return -ENOMEM;
+	memcpy(paths, on, o->npaths * sizeof(*paths));
+	memcpy(path_lost, lost, o->npaths * sizeof(*path_lost));
+	o->paths = paths;
+	o->path_lost = path_lost;
+	return 0;
+}
+
 /* The figures of one flow, its rare parts where it has them. 0 or -ENOMEM. */
 static int flow(struct an_results *res, struct rt_res_flow *o, const struct an_flow *f,
                 const struct rt_analyzer *an, const struct an_vp_result *vr)
@@ -243,19 +264,8 @@ static int flow(struct an_results *res, struct rt_res_flow *o, const struct an_f
 	    (f->rp && f->rp->cnps && !(o->rp = rp_side(res, an, f))) ||
 	    (f->src && !(o->source = source(res, f->src))))
 		return -ENOMEM;
-	unsigned on[AN_VP_PAIRS];
-	uint64_t lost[AN_VP_PAIRS];
-	o->npaths = an_vp_flow_paths(v, vr, f->key.ipver, f->key.src, f->key.dst, on, lost);
-	if (o->npaths) {
-		unsigned *paths = an_res_alloc(res, o->npaths * sizeof(*paths));
-		uint64_t *path_lost = an_res_alloc(res, o->npaths * sizeof(*path_lost));
-		if (!paths || !path_lost)
-			return -ENOMEM;
-		memcpy(paths, on, o->npaths * sizeof(*paths));
-		memcpy(path_lost, lost, o->npaths * sizeof(*path_lost));
-		o->paths = paths;
-		o->path_lost = path_lost;
-	}
+	if (an_res_flow_paths(res, o, v, vr) < 0)
+		return -ENOMEM;
 	if (v->matching && f->home && f->home <= v->nvp)
 		o->followed_at = v->vp[f->home - 1].name;
 	return 0;
