@@ -31,10 +31,10 @@ enum rt_partial_packet_flag {
 
 /* One RoCE packet (with a BTH) as this point saw it. */
 struct rt_partial_packet {
-	uint64_t fp;    /* its fingerprint: the same at every point (an_dup_fingerprint) */
-	uint64_t ts_ns; /* its time, in this point's clock */
-	uint32_t flow;  /* its flow's id in the view (r->flows), RT_AN_NONE: none kept */
-	uint8_t flags;  /* enum rt_partial_packet_flag */
+	uint64_t fp;      /* its fingerprint: the same at every point (an_dup_fingerprint) */
+	uint64_t ts_ns;   /* its time, in this point's clock */
+	uint32_t flow;    /* its flow's id in the view (r->flows), RT_AN_NONE: none kept */
+	uint8_t flags;    /* enum rt_partial_packet_flag */
 	uint8_t ecn, ttl; /* IP ECN codepoint (0..3) and TTL / hop limit here */
 	uint8_t ipver;    /* 4 or 6 */
 	uint8_t src[16], dst[16]; /* IP addresses (IPv4 in the first 4 bytes, zero padded) */
@@ -44,9 +44,9 @@ struct an_results;
 
 /* One vantage point's partial results. */
 struct rt_partial {
-	char *point;    /* the vantage point's name (the host's, by default) */
+	char *point; /* the vantage point's name (the host's, by default) */
 	unsigned nfiles;
-	char **files;   /* the capture files it covers, as named where it was made */
+	char **files;                /* the capture files it covers, as named where it was made */
 	uint32_t sample_k, sample_m; /* the trajectory sample kept: k in m (m 1: every packet) */
 	uint64_t npackets;
 	struct rt_partial_packet *packets; /* in time order (this point's clock) */
@@ -54,7 +54,11 @@ struct rt_partial {
 	struct an_results *res;            /* owns r and what it points to */
 };
 
-/* Frees a partial and all it holds; NULL: nothing. */
+/*
+ * Frees a partial and all it holds: point, each of files and the array,
+ * packets (each malloc'd), and res (an_results_free(): r and what it points
+ * to; NULL: r is not the partial's). NULL: nothing.
+ */
 void rt_partial_free(struct rt_partial *p);
 
 /*
