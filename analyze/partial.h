@@ -57,7 +57,11 @@ struct rt_partial {
 	struct an_results *res;            /* owns r and what it points to */
 };
 
-/* Frees a partial and all it holds; NULL: nothing. */
+/*
+ * Frees a partial and all it holds: point, each of files and the array,
+ * packets (each malloc'd), and res (an_results_free(): r and what it points
+ * to; NULL: r is not the partial's). NULL: nothing.
+ */
 void rt_partial_free(struct rt_partial *p);
 
 /*

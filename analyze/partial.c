@@ -1,0 +1,33 @@
+/* Partials as objects: freeing one, and telling a partial's file from a capture by its magic. */
+#include "analyze/partial.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyze/internal.h"
+
+void rt_partial_free(struct rt_partial *p)
+{
+	if (!p)
+		return;
+	free(p->point);
+	for (unsigned i = 0; p->files && i < p->nfiles; i++)
+		free(p->files[i]);
+	free(p->files);
+	free(p->packets);
+	an_results_free(p->res);
+	free(p);
+}
+
+bool rt_partial_is(const char *path)
+{
+	char magic[sizeof(RT_PARTIAL_MAGIC) - 1];
+	FILE *fp = fopen(path, "rb");
+	if (!fp)
+		return false;
+	bool is = fread(magic, 1, sizeof(magic), fp) == sizeof(magic) &&
+	          !memcmp(magic, RT_PARTIAL_MAGIC, sizeof(magic));
+	fclose(fp);
+	return is;
+}

@@ -1,0 +1,43 @@
+/* libFuzzer target for the partial reader: any bytes read as a partial, and what it accepts rendered and written again. */
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "analyze/partial.h"
+#include "render/sinks.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/* A sink's report of r, to /dev/null: what a renderer reads of a view must hold. */
+static void report(const struct rt_partial *p, FILE *out, bool json)
+{
+	struct rt_an_sink sink;
+	char errbuf[RT_ERRBUF_SIZE];
+	if ((json ? rt_an_report_json_sink(out, &sink, errbuf)
+	          : rt_an_report_text_sink(out, 20, &sink, errbuf)) < 0)
+		abort();
+	sink.report(sink.ctx, p->r, errbuf);
+	sink.free(sink.ctx);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static FILE *out;
+	struct rt_partial *p;
+	char errbuf[RT_ERRBUF_SIZE];
+	if (!out && !(out = fopen("/dev/null", "w")))
+		abort();
+	if (rt_partial_read_mem(data, size, &p, errbuf) < 0) {
+		if (p || !errbuf[0])
+			abort(); /* a refusal says why, and leaves nothing */
+		return 0;
+	}
+	report(p, out, true);
+	report(p, out, false);
+	/* what was read is a partial the writer takes */
+	if (rt_partial_write(p, "/dev/null", errbuf) < 0)
+		abort();
+	rt_partial_free(p);
+	return 0;
+}
