@@ -22,6 +22,12 @@
  */
 #define RT_PARTIAL_VERSION 1
 #define RT_PARTIAL_MAGIC   "RTPART\r\n" /* 8 bytes at offset 0 */
+/*
+ * The trajectory sample a partial keeps without --vantage-sample: 1 in 64
+ * (1e8 packets give about 1.6e6 sampled ones: tens of MB; docs/PARTIAL.md).
+ */
+#define RT_PARTIAL_SAMPLE_K 1
+#define RT_PARTIAL_SAMPLE_M 64
 
 /* What a packet of a partial is there for (rt_partial_packet.flags). */
 enum rt_partial_packet_flag {
@@ -31,10 +37,10 @@ enum rt_partial_packet_flag {
 
 /* One RoCE packet (with a BTH) as this point saw it. */
 struct rt_partial_packet {
-	uint64_t fp;    /* its fingerprint: the same at every point (an_dup_fingerprint) */
-	uint64_t ts_ns; /* its time, in this point's clock */
-	uint32_t flow;  /* its flow's id in the view (r->flows), RT_AN_NONE: none kept */
-	uint8_t flags;  /* enum rt_partial_packet_flag */
+	uint64_t fp;      /* its fingerprint: the same at every point (an_dup_fingerprint) */
+	uint64_t ts_ns;   /* its time, in this point's clock */
+	uint32_t flow;    /* its flow's id in the view (r->flows), RT_AN_NONE: none kept */
+	uint8_t flags;    /* enum rt_partial_packet_flag */
 	uint8_t ecn, ttl; /* IP ECN codepoint (0..3) and TTL / hop limit here */
 	uint8_t ipver;    /* 4 or 6 */
 	uint8_t src[16], dst[16]; /* IP addresses (IPv4 in the first 4 bytes, zero padded) */
@@ -44,9 +50,9 @@ struct an_results;
 
 /* One vantage point's partial results. */
 struct rt_partial {
-	char *point;    /* the vantage point's name (the host's, by default) */
+	char *point; /* the vantage point's name (the host's, by default) */
 	unsigned nfiles;
-	char **files;   /* the capture files it covers, as named where it was made */
+	char **files;                /* the capture files it covers, as named where it was made */
 	uint32_t sample_k, sample_m; /* the trajectory sample kept: k in m (m 1: every packet) */
 	uint64_t npackets;
 	struct rt_partial_packet *packets; /* in time order (this point's clock) */

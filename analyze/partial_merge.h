@@ -15,7 +15,8 @@
 struct an_pm {
 	struct rt_partial *const *p; /* the points: point i is p[i] */
 	unsigned n;
-	struct an_results *out; /* the merged view being built: out->r, memory from an_res_alloc(out, ...) */
+	struct an_results
+	    *out; /* the merged view being built: out->r, memory from an_res_alloc(out, ...) */
 	/* the merged flows by id (out->r.flows, writable here), and how many */
 	struct rt_res_flow *flows;
 	uint32_t nflows;
