@@ -24,7 +24,22 @@ struct an_pm {
 	uint32_t **flow_id;
 	/* home[merged id]: the point the flow's figures come from (its first frame, raw clocks) */
 	unsigned *home;
+	/* the strings copied into the merged view lately (an_pm_str) */
+	unsigned nstr;
+	const char *str[32];
 };
+
+/*
+ * analyze/partial_merge.c: a merge of p[0..n-1] begun (*m and its merged
+ * view allocated), or refused (-EINVAL, errbuf names why: fewer than 2 or
+ * more than RT_AN_VANTAGE_MAX points, two of one name, settings that
+ * differ); an_pm_end frees what it holds but the view (m->out, the
+ * caller's once taken: set it NULL).
+ */
+int an_pm_start(struct an_pm *m, struct rt_partial *const *p, unsigned n, char *errbuf);
+void an_pm_end(struct an_pm *m);
+/* A string in the merged view's memory (the same text copied once); NULL stays NULL, and when out of memory. */
+const char *an_pm_str(struct an_pm *m, const char *s);
 
 /* analyze/partial_merge.c: out->r.flows (with each flow's CE marks seen at other points) and nflows. */
 int an_pm_flows(struct an_pm *m, char *errbuf);
