@@ -36,7 +36,8 @@ static const char *setting_differs(const struct rt_partial *a, const struct rt_p
 static int refused(struct rt_partial *const *p, unsigned n, char *errbuf)
 {
 	if (n < 2)
-		return rt_errmsg(errbuf, EINVAL, "merging partial results needs two of them at least");
+		return rt_errmsg(errbuf, EINVAL,
+		                 "merging partial results needs two of them at least");
 	if (n > RT_AN_VANTAGE_MAX)
 		return rt_errmsg(errbuf, EINVAL,
 		                 "%u partial results: at most %u vantage points are merged", n,
@@ -44,11 +45,12 @@ static int refused(struct rt_partial *const *p, unsigned n, char *errbuf)
 	for (unsigned i = 0; i < n; i++)
 		for (unsigned j = 0; j < i; j++) {
 			if (!strcmp(p[i]->point, p[j]->point))
-				return rt_errmsg(errbuf, EINVAL,
-				                 "two partial results of one vantage point, %s: give "
-				                 "each host's once (or name the points apart: "
-				                 "--point)",
-				                 p[i]->point);
+				return rt_errmsg(
+				    errbuf, EINVAL,
+				    "two partial results of one vantage point, %s: give "
+				    "each host's once (or name the points apart: "
+				    "--point)",
+				    p[i]->point);
 			const char *what = setting_differs(p[j], p[i]);
 			if (what)
 				return rt_errmsg(errbuf, EINVAL,
@@ -150,9 +152,11 @@ static int64_t group_flows(struct an_pm *m, struct group *group)
 			}
 			if (slot[s] == UINT32_MAX) {
 				slot[s] = (uint32_t)ng;
-				group[ng++] = (struct group){.home = i, .id = id, .first = f->first_ns};
+				group[ng++] =
+				    (struct group){.home = i, .id = id, .first = f->first_ns};
 			} else if (f->first_ns < group[slot[s]].first) { /* ties: the lower point */
-				group[slot[s]] = (struct group){.home = i, .id = id, .first = f->first_ns};
+				group[slot[s]] =
+				    (struct group){.home = i, .id = id, .first = f->first_ns};
 			}
 			m->flow_id[i][id] = slot[s];
 		}
@@ -281,8 +285,8 @@ static int ce_elsewhere(const struct an_pm *m, uint64_t *added)
  * of its CE marks (ties: the home, then the lower point); the packets they
  * saw beyond the home's. False: out of memory.
  */
-static bool other_points(struct an_pm *m, struct rt_res_flow *o, uint32_t id,
-                         uint32_t *const *at, uint64_t added)
+static bool other_points(struct an_pm *m, struct rt_res_flow *o, uint32_t id, uint32_t *const *at,
+                         uint64_t added)
 {
 	unsigned home = m->home[id];
 	const struct rt_res_np *np = o->np;
@@ -407,8 +411,8 @@ enum count { C_PACKETS, C_BYTES, C_CE, C_CNP, C_NAK, C_RNR_NAK, C_RESENT, C_COUN
 
 static uint64_t total_of(const struct rt_an_counts *c, enum count k)
 {
-	const uint64_t v[C_COUNTS] = {c->roce_packets, c->roce_bytes, c->ce, c->cnp,
-	                              c->nak, c->rnr_nak, c->retransmitted};
+	const uint64_t v[C_COUNTS] = {c->roce_packets, c->roce_bytes, c->ce,           c->cnp,
+	                              c->nak,          c->rnr_nak,    c->retransmitted};
 	return v[k];
 }
 
@@ -450,7 +454,8 @@ static void roce_counts(const struct an_pm *m, uint64_t count[C_COUNTS], uint64_
 			count[k] += r ? (all > in[k] ? all - in[k] : 0) : in[k];
 		}
 		for (unsigned c = 0; c < 4; c++)
-			ecn[c] += r ? (r->ecn[c] > ecn_in[c] ? r->ecn[c] - ecn_in[c] : 0) : ecn_in[c];
+			ecn[c] +=
+			    r ? (r->ecn[c] > ecn_in[c] ? r->ecn[c] - ecn_in[c] : 0) : ecn_in[c];
 	}
 }
 
@@ -483,8 +488,8 @@ int an_pm_totals(struct an_pm *m, char *errbuf)
 		o->ecn_not_ect += r->ecn_not_ect;
 		o->ecn_data_packets += r->ecn_data_packets;
 		if (r->any_frame) {
-			o->start_ns = !o->any_frame || r->start_ns < o->start_ns ? r->start_ns
-			                                                          : o->start_ns;
+			o->start_ns =
+			    !o->any_frame || r->start_ns < o->start_ns ? r->start_ns : o->start_ns;
 			o->end_ns = MAX_OF(o->end_ns, r->end_ns);
 			o->any_frame = true;
 		}

@@ -49,7 +49,7 @@ static int conclude(struct an_pm *m, char *errbuf)
 int rt_partials_merge(struct rt_partial *const *p, unsigned n, struct rt_partial **out,
                       char *errbuf)
 {
-	static int (*const parts[])(struct an_pm *m, char *errbuf) = {
+	static int (*const parts[])(struct an_pm * m, char *errbuf) = {
 	    an_pm_flows, an_pm_totals,   an_pm_paths,  an_pm_pfc,
 	    an_pm_macs,  an_pm_episodes, an_pm_capture};
 	*out = NULL;
