@@ -12,11 +12,14 @@
 #include <cmocka.h>
 
 #include "analyze/analyze.h"
+#include "analyze/findings.h"
+#include "analyze/incast.h"
 #include "analyze/internal.h"
 #include "analyze/partial.h"
 #include "analyze/partial_merge.h"
 #include "analyze/results_build.h"
 #include "analyze/stage.h"
+#include "analyze/verdict.h"
 #include "tests/analyze/analyzer.h"
 #include "tests/analyze/pcap_frames.h"
 #include "tests/analyze/records.h"
@@ -374,6 +377,29 @@ static void view_equal(const struct rt_results *one, const struct rt_results *m)
 }
 
 /*
+ * The findings and the verdict of the merged view (flows and totals: the
+ * scenarios hold no PFC and their episodes' findings read the flows)
+ * against one pass's: the codes in order, the state.
+ */
+static void findings_equal(const struct rt_results *one, struct rt_results *m)
+{
+	an_incast_view(m);
+	struct rt_finding *f = calloc(RT_FINDINGS_MAX, sizeof(*f));
+	assert_non_null(f);
+	int n = an_findings_build(m, f, RT_FINDINGS_MAX);
+	assert_int_equal(n, one->nfindings);
+	for (int i = 0; i < n; i++) {
+		assert_string_equal(f[i].code, one->findings[i].code);
+	}
+	m->findings = f;
+	m->nfindings = (unsigned)n;
+	assert_int_equal(rt_verdict_build(m, &m->verdict), 0);
+	assert_int_equal(m->verdict.state, one->verdict.state);
+	m->findings = NULL;
+	free(f);
+}
+
+/*
  * A sender h1 (10.0.0.1, QP 0x22) sends 100 RC SENDs to h2 (10.0.0.2, QP
  * 0x11), each seen at h1, then `delay` later at each further point (sw,
  * h2); every 10th from PSN 3 is CE-marked from point ce_from on (npoints:
@@ -443,6 +469,7 @@ static uint64_t check_scenario(struct scenario *sc, uint64_t *missed)
 	struct an_pm m;
 	merge_flows(&m, p, sc->npoints);
 	view_equal(one, &m.out->r);
+	findings_equal(one, &m.out->r);
 	uint64_t ce = m.out->r.c.ce;
 	*missed = m.out->r.packets_home_missed;
 	merge_free(&m);
