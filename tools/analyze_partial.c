@@ -82,17 +82,20 @@ int rt_analyze_partial_inputs(struct rt_analyze_args *a)
 {
 	size_t partials = 0;
 	for (size_t i = 0; i < a->files.n; i++)
-		partials += strcmp(a->files.files[i].path, "-") && rt_partial_is(a->files.files[i].path);
+		partials +=
+		    strcmp(a->files.files[i].path, "-") && rt_partial_is(a->files.files[i].path);
 	if (!partials)
 		return -1;
 	if (partials < a->files.n)
-		return rt_cli_usage_error(a->cmd, "partial results (.rtpart) and captures do not mix: "
-		                                  "give the one or the other");
-	if (a->mode != RT_MODE_ANALYZE)
 		return rt_cli_usage_error(a->cmd,
-		                          "%s needs the captures: partial results hold no buckets of "
-		                          "time (merge them with 'rocetrace analyze')",
-		                          a->cmd);
+		                          "partial results (.rtpart) and captures do not mix: "
+		                          "give the one or the other");
+	if (a->mode != RT_MODE_ANALYZE)
+		return rt_cli_usage_error(
+		    a->cmd,
+		    "%s needs the captures: partial results hold no buckets of "
+		    "time (merge them with 'rocetrace analyze')",
+		    a->cmd);
 	if (a->partial_out)
 		return rt_cli_usage_error(a->cmd, "--partial makes a partial result from captures, "
 		                                  "not from partial results");
@@ -109,9 +112,9 @@ int rt_analyze_partial_check(const struct rt_analyze_args *a)
 {
 	for (size_t i = 0; i < a->files.n; i++)
 		if (a->files.files[i].vantage)
-			return rt_cli_usage_error(a->cmd,
-			                          "--vantage with --partial: a partial result is one "
-			                          "vantage point (--point NAME names it)");
+			return rt_cli_usage_error(
+			    a->cmd, "--vantage with --partial: a partial result is one "
+			            "vantage point (--point NAME names it)");
 	if (rt_cli_files_stdin(&a->files))
 		return rt_cli_usage_error(a->cmd, "--partial: give the capture files, not "
 		                                  "standard input (the partial names them)");
@@ -142,12 +145,13 @@ int rt_analyze_partial_write(const struct rt_analyze_args *a, struct rt_analyzer
 		rc = rt_partial_write(p, a->partial_out, errbuf);
 	struct stat st;
 	if (rc == 0)
-		fprintf(stderr,
-		        "rocetrace %s: %s: point %s, %llu frames, %u flows, %llu packets kept (every "
-		        "CE mark and %u in %u sampled), %lld bytes written\n",
-		        a->cmd, a->partial_out, point, (unsigned long long)frames, p->r->nflows,
-		        (unsigned long long)p->npackets, p->sample_k, p->sample_m,
-		        stat(a->partial_out, &st) == 0 ? (long long)st.st_size : -1ll);
+		fprintf(
+		    stderr,
+		    "rocetrace %s: %s: point %s, %llu frames, %u flows, %llu packets kept (every "
+		    "CE mark and %u in %u sampled), %lld bytes written\n",
+		    a->cmd, a->partial_out, point, (unsigned long long)frames, p->r->nflows,
+		    (unsigned long long)p->npackets, p->sample_k, p->sample_m,
+		    stat(a->partial_out, &st) == 0 ? (long long)st.st_size : -1ll);
 	else
 		fprintf(stderr, "rocetrace %s: %s\n", a->cmd, errbuf);
 	rt_partial_free(p);

@@ -459,7 +459,8 @@ static int run_command(struct rt_analyze_args *a)
 		    an, stop_reason(stopped, sizeof(stopped), read_err, &res, frc, finish_signal));
 		if (a->partial_out && !end_failed && !read_err[0])
 			status = rt_analyze_partial_write(a, an);
-		int wrc = rt_analyzer_report(an, errbuf);
+		/* a partial has no report (its view was taken) */
+		int wrc = a->partial_out ? 0 : rt_analyzer_report(an, errbuf);
 		if (wrc < 0 && wrc != -EPIPE) {
 			fprintf(stderr, "rocetrace %s: %s\n", cmd, errbuf);
 			status = RT_EXIT_ERROR;
