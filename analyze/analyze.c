@@ -103,6 +103,7 @@ struct rt_analyzer *rt_analyzer_new(const struct rt_analyzer_opts *opts, char *e
 	}
 	an_vp_init(&an->vp, an->o.vantage, an->o.vantage_window_ns);
 	an_vp_sample(&an->vp, an->o.vantage_sample_k, an->o.vantage_sample_m);
+	an_pp_init(&an->pk, &an->o);
 	if (an->vp.on) { /* several points may come: each flow follows one */
 		an->tr.fw = an->ecn.fw = (struct an_follow){follows, an};
 	}
@@ -128,6 +129,7 @@ void rt_analyzer_free(struct rt_analyzer *an)
 	an_rp_ctx_free(&an->rpx);
 	an_macs_free(&an->macs);
 	an_facts_free(&an->facts);
+	an_pp_free(&an->pk);
 	an_results_free(an->res);
 	free(an);
 }
@@ -487,7 +489,7 @@ void rt_analyzer_feed_frame(struct rt_analyzer *an, const struct rt_record *rec,
 		an_key_of(&k, rec);
 		h = an_flow_hash(&k);
 		an_flow_prefetch_slot(&an->ft, h);
-		if (an->dups.s || an->vp.on)
+		if (an->dups.s || an->vp.on || an->pk.on)
 			fp = an_dup_fingerprint(rec);
 		if (an->dups.s) {
 			shard = an_pair_shard(rec);
@@ -521,6 +523,8 @@ void rt_analyzer_feed_frame(struct rt_analyzer *an, const struct rt_record *rec,
 	macs_frame(an, rec, point);
 	an->copied = copy;
 	if (copy) {
+		if (an->pk.on) /* a copy that makes its packet CE: a partial keeps it */
+			an_pp_frame(an, rec, &k, h, fp, true, hit.ecn);
 		handle_copy(an, rec, &k, h, &hit,
 		            point); /* counted once: the frame counts, the packet does not */
 		return;
@@ -533,6 +537,8 @@ void rt_analyzer_feed_frame(struct rt_analyzer *an, const struct rt_record *rec,
 	case RT_KIND_ROCE:
 	case RT_KIND_CNP:
 		handle_roce(an, rec, bth, &k, h, point);
+		if (an->pk.on && bth) /* a partial's packets: CE-marked, sampled */
+			an_pp_frame(an, rec, &k, h, fp, false, 0);
 		if (rec->layers & RT_L_CM)
 			an_cm_mad(&an->cm, &an->pair, rec);
 		break;

@@ -2,26 +2,16 @@
 #ifndef RT_ANALYZE_INCAST_H
 #define RT_ANALYZE_INCAST_H
 
-#include <stdbool.h>
-#include <stdint.h>
-
-#include "analyze/flows.h"
-
-struct an_incast {
-	const struct an_flow *any; /* a flow into the receiver (its dst, ipver) */
-	uint32_t senders, flows;
-	uint64_t bytes, ce, first, last;
-	unsigned evidence; /* enum rt_incast_evidence bits (analyze/results.h) */
-};
+#include "analyze/results.h"
 
 /*
- * The hot receiver among those two or more senders feed, with evidence of
- * congestion (CE marks, pauses, losses, a full link at link_bps): most CE
- * marks, then most senders, then most bytes. False when there is none; then
- * *quiet is the receiver such a one would have been without the evidence
- * (its `any` NULL when no receiver has two senders).
+ * The view's incast (rt_results.incast and the fields after it), from its
+ * flows (r->flows, r->nflows), its pauses (r->pfc) and its link speed: the
+ * hot receiver among those two or more senders feed, with evidence of
+ * congestion (CE marks, pauses, losses, a full link): most CE marks, then
+ * most senders, then most bytes; without, why none, and the fan-in it would
+ * have been. The analyzer's view and a merge of partials both make it here.
  */
-bool an_incast_find(const struct an_flowtab *ft, bool paused, uint64_t link_bps,
-                    struct an_incast *best, struct an_incast *quiet);
+void an_incast_view(struct rt_results *r);
 
 #endif

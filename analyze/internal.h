@@ -17,6 +17,7 @@
 #include "analyze/flowsel.h"
 #include "analyze/macs.h"
 #include "analyze/pairing.h"
+#include "analyze/partial_collect.h"
 #include "analyze/pfc.h"
 #include "analyze/rp.h"
 #include "analyze/side.h"
@@ -80,6 +81,7 @@ struct rt_analyzer {
 	struct an_vantage vp;
 	struct an_macs macs;   /* the MACs of RoCE and PFC frames, their points and IPs */
 	struct an_facts facts; /* rare per-flow facts: CNP priorities, stalls during pauses */
+	struct an_pp pk;       /* a partial's packets (o.partial) */
 	uint64_t
 	    stall_min_ns; /* silences during a pause kept from this long: half --storm-threshold */
 	struct an_results *res; /* the results view, once built (rt_analyzer_results()) */

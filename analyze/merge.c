@@ -83,6 +83,13 @@ static int merge_vantage(struct rt_analyzer *dst, struct rt_analyzer *src,
 	return an_vp_merge(&dst->vp, &src->vp);
 }
 
+/* A partial's packets (analyze/partial_collect.c), their flows' ids given anew. */
+static int merge_partial(struct rt_analyzer *dst, struct rt_analyzer *src,
+                         const struct merge_maps *m)
+{
+	return an_pp_merge(&dst->pk, &src->pk, m->dst, m->src);
+}
+
 /*
  * The parts that merge, in this order after the flows (which give the maps).
  * A part whose state hangs off the flows (transport, NP and RP reactions,
@@ -90,8 +97,8 @@ static int merge_vantage(struct rt_analyzer *dst, struct rt_analyzer *src,
  */
 static const struct {
 	int (*merge)(struct rt_analyzer *dst, struct rt_analyzer *src, const struct merge_maps *m);
-} parts[] = {{merge_time},     {merge_totals}, {merge_pfc},
-             {merge_episodes}, {merge_facts},  {merge_vantage}};
+} parts[] = {{merge_time},  {merge_totals},  {merge_pfc},    {merge_episodes},
+             {merge_facts}, {merge_vantage}, {merge_partial}};
 
 int rt_analyzer_merge(struct rt_analyzer *dst, struct rt_analyzer *src, char *errbuf)
 {

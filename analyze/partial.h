@@ -22,6 +22,12 @@
  */
 #define RT_PARTIAL_VERSION 1
 #define RT_PARTIAL_MAGIC   "RTPART\r\n" /* 8 bytes at offset 0 */
+/*
+ * The trajectory sample a partial keeps without --vantage-sample: 1 in 64
+ * (1e8 packets give about 1.6e6 sampled ones: tens of MB; docs/PARTIAL.md).
+ */
+#define RT_PARTIAL_SAMPLE_K 1
+#define RT_PARTIAL_SAMPLE_M 64
 
 /* What a packet of a partial is there for (rt_partial_packet.flags). */
 enum rt_partial_packet_flag {

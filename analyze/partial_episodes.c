@@ -194,10 +194,10 @@ static int point_warning(struct an_pm *m, unsigned i, const struct rt_an_warning
 	struct rt_an_warning *o = &r->warnings[r->nwarnings++];
 	*o = *w;
 	snprintf(o->message, sizeof(o->message), "at %s: %s", m->p[i]->point, w->message);
-	if (!(o->code = an_pm_keep(m, w->code)))
+	if (!(o->code = an_pm_str(m, w->code)))
 		return -ENOMEM;
 	for (unsigned k = 0; k < o->nvalues; k++)
-		if (!(o->values[k].name = an_pm_keep(m, w->values[k].name)))
+		if (!(o->values[k].name = an_pm_str(m, w->values[k].name)))
 			return -ENOMEM;
 	if (o->nvalues < RT_AN_WARNING_VALUES) {
 		o->values[o->nvalues].name = "point";

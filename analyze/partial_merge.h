@@ -30,8 +30,23 @@ struct an_pm {
 	 * 0: AN_PM_VANTAGE_WINDOW_NS)
 	 */
 	uint64_t vantage_window_ns;
+	/* the strings copied into the merged view lately (an_pm_str) */
+	unsigned nstr;
+	const char *str[32];
 };
 #define AN_PM_VANTAGE_WINDOW_NS 10000000ull /* 10 ms, as analyze's --vantage-window */
+
+/*
+ * analyze/partial_merge.c: a merge of p[0..n-1] begun (*m and its merged
+ * view allocated), or refused (-EINVAL, errbuf names why: fewer than 2 or
+ * more than RT_AN_VANTAGE_MAX points, two of one name, settings that
+ * differ); an_pm_end frees what it holds but the view (m->out, the
+ * caller's once taken: set it NULL).
+ */
+int an_pm_start(struct an_pm *m, struct rt_partial *const *p, unsigned n, char *errbuf);
+void an_pm_end(struct an_pm *m);
+/* A string in the merged view's memory (the same text copied once); NULL stays NULL, and when out of memory. */
+const char *an_pm_str(struct an_pm *m, const char *s);
 
 /* analyze/partial_merge.c: out->r.flows (with each flow's CE marks seen at other points) and nflows. */
 int an_pm_flows(struct an_pm *m, char *errbuf);
@@ -43,11 +58,6 @@ int an_pm_totals(struct an_pm *m, char *errbuf);
  * through the matcher; each merged flow's npaths, paths and path_lost.
  */
 int an_pm_paths(struct an_pm *m, char *errbuf);
-/*
- * analyze/partial_paths.c: s copied into the merged view's memory (for what
- * it names that lives in a partial); NULL for NULL, or when out of memory.
- */
-const char *an_pm_keep(struct an_pm *m, const char *s);
 /* analyze/partial_pfc.c: PFC and PAUSE (frames, classes, sending MACs, storms, incidents) and the MACs. */
 int an_pm_pfc(struct an_pm *m, char *errbuf);
 /* analyze/partial_pfc.c: the MAC table (out->r.macs), each MAC's points renumbered. */

@@ -108,17 +108,6 @@ static void replay(struct an_vantage *v, struct cursor *cur, unsigned n)
 	}
 }
 
-const char *an_pm_keep(struct an_pm *m, const char *s)
-{
-	if (!s)
-		return NULL;
-	size_t len = strlen(s) + 1;
-	char *d = an_res_alloc(m->out, len);
-	if (d)
-		memcpy(d, s, len);
-	return d;
-}
-
 /* The points as the merged view names them (strings in its arena). 0 or -ENOMEM. */
 static int describe(struct an_pm *m, struct rt_an_vantage **out)
 {
@@ -129,11 +118,11 @@ static int describe(struct an_pm *m, struct rt_an_vantage **out)
 		const struct rt_partial *p = m->p[i];
 		const char **files =
 		    an_res_alloc(m->out, (p->nfiles ? p->nfiles : 1) * sizeof(*files));
-		const char *name = an_pm_keep(m, p->point ? p->point : "");
+		const char *name = an_pm_str(m, p->point ? p->point : "");
 		if (!files || !name)
 			return -ENOMEM;
 		for (unsigned k = 0; k < p->nfiles; k++)
-			if (!(files[k] = an_pm_keep(m, p->files[k] ? p->files[k] : "")))
+			if (!(files[k] = an_pm_str(m, p->files[k] ? p->files[k] : "")))
 				return -ENOMEM;
 		vp[i] = (struct rt_an_vantage){
 		    .name = name, .nfiles = p->nfiles, .files = files, .frames = p->r->c.packets};

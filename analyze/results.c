@@ -213,32 +213,6 @@ int an_res_episodes(struct an_results *res, const struct an_episodes *eps, uint6
 	return 0;
 }
 
-/* The hot receiver with evidence of congestion; without, why none, and the fan-in it would have been. */
-static void incast(struct rt_results *r, const struct rt_analyzer *an)
-{
-	struct an_incast best, quiet;
-	r->incast = an_incast_find(&an->ft, an_paused_any(an->pfc.paused_ns), an->o.link_speed_bps,
-	                           &best, &quiet);
-	const struct an_incast ic = r->incast ? best : quiet;
-	r->fan_in = ic.any != NULL;
-	if (!r->incast)
-		r->incast_null_reason = r->fan_in
-		                            ? "receivers with two senders or more show no "
-		                              "congestion: no CE mark, pause, loss, nor a full "
-		                              "link"
-		                            : "no receiver has two senders";
-	if (!r->fan_in)
-		return;
-	r->incast_evidence = ic.evidence;
-	r->incast_ipver = ic.any->key.ipver;
-	memcpy(r->incast_receiver, ic.any->key.dst, sizeof(r->incast_receiver));
-	r->incast_senders = ic.senders;
-	r->incast_flows = ic.flows;
-	r->incast_bytes = ic.bytes;
-	r->incast_ce = ic.ce;
-	r->incast_gbps = an_rate_gbps(ic.bytes, ic.first, ic.last);
-}
-
 void an_res_path(struct rt_res_path *o, const struct an_vp_path *q, const struct rt_an_vantage *vp)
 {
 	*o = (struct rt_res_path){.from = vp[q->from].name,
@@ -363,7 +337,6 @@ static int build(struct an_results *res, const struct rt_analyzer *an, uint64_t 
 	struct rt_results *r = &res->r;
 	totals(r, an);
 	capture_facts(r, an);
-	incast(r, an);
 	struct an_vp_result *vr = malloc(sizeof(*vr));
 	if (!vr || an_vp_compute(&an->vp, vr) < 0) {
 		free(vr);
@@ -384,6 +357,7 @@ static int build(struct an_results *res, const struct rt_analyzer *an, uint64_t 
 		r->nselected += r->flows[id].selected;
 		r->npaired += r->flows[id].peer_qp != RT_AN_NONE;
 	}
+	an_incast_view(r);
 	struct rt_finding *f = an_res_alloc(res, RT_FINDINGS_MAX * sizeof(*f));
 	if (!f)
 		return -ENOMEM;

@@ -288,6 +288,9 @@ struct rt_res_flow {
 	/* several vantage points: the one whose frames its PSN order, round trips and RP windows
 	 * come from (NULL: one point) */
 	const char *followed_at;
+	/* partial results merged: the packets of it another point saw beyond those its home point
+	 * saw (the home's capture missed them; not in packets and bytes) */
+	uint64_t packets_home_missed;
 };
 
 /* Per PFC priority (0..7) and 802.3x PAUSE, summed over sending MACs. */
@@ -527,6 +530,11 @@ struct rt_results {
 	 * ecn_data_packets) are Not-ECT (ecn_not_ect): no CE mark says nothing of congestion */
 	bool ecn_off;
 	uint64_t ecn_not_ect, ecn_data_packets;
+
+	/* partial results merged: packets of flows another point saw beyond their home point's,
+	 * counted apart (rt_res_flow.packets_home_missed), and the flows that had such */
+	uint64_t packets_home_missed;
+	uint32_t flows_home_missed;
 
 	/* the flows */
 	uint32_t nflows;                 /* every flow (flow_count) */

@@ -70,6 +70,13 @@ struct rt_analyzer_opts {
 	 * (every point keeps the same ones, whatever its clock); 0 or k == m: all.
 	 */
 	uint32_t vantage_sample_k, vantage_sample_m;
+	/*
+	 * Keep what a partial needs (analyze/partial.h, rt_partial_take): every
+	 * CE-marked RoCE packet with a BTH and the trajectory sample
+	 * (vantage_sample_k in vantage_sample_m; none given: RT_PARTIAL_SAMPLE_K
+	 * in RT_PARTIAL_SAMPLE_M). false: nothing kept, no work.
+	 */
+	bool partial;
 };
 
 /* Vantage points the analysis follows at most. */

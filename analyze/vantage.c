@@ -61,10 +61,14 @@ void an_vp_sample(struct an_vantage *v, uint32_t k, uint32_t m)
  * what every point sees alike, so that every point keeps the same packets.
  * Mixed again: the tables below index by the fingerprint's low bits.
  */
+bool an_vp_fp_sampled(uint32_t k, uint32_t m, uint64_t fp)
+{
+	return m <= 1 || rt_hash_mix(0x6a09e667f3bcc909ull, fp) % m < k;
+}
+
 static bool sampled(const struct an_vantage *v, uint64_t fp)
 {
-	return v->sample_m == 1 ||
-	       rt_hash_mix(0x6a09e667f3bcc909ull, fp) % v->sample_m < v->sample_k;
+	return an_vp_fp_sampled(v->sample_k, v->sample_m, fp);
 }
 
 void an_vp_free(struct an_vantage *v)

@@ -163,6 +163,12 @@ void an_vp_free(struct an_vantage *v);
  */
 void an_vp_sample(struct an_vantage *v, uint32_t k, uint32_t m);
 /*
+ * Whether trajectory sampling at k in m (m 0 or 1: every packet) keeps the
+ * packet of fingerprint fp: a hash of what every point sees alike, so that
+ * every point keeps the same packets.
+ */
+bool an_vp_fp_sampled(uint32_t k, uint32_t m, uint64_t fp);
+/*
  * One frame at stream time `now`: fp is its fingerprint when it is RoCE
  * with a BTH (else 0); copy: the duplicate detection found it a copy of a
  * packet counted already. Its point is rec->point (one from AN_VP_POINTS

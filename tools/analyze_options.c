@@ -180,6 +180,16 @@ static const struct rt_opt rows[] = {
      .cmds = AN | RP,
      .refused = ONLY_ANALYZE("--vantage-sample")},
     {.letter = 'o', .kind = RT_OPT_STRING, .at = AT(out_path), .cmds = TL | RP},
+    {.name = "partial",
+     .kind = RT_OPT_STRING,
+     .at = AT(partial_out),
+     .cmds = AN,
+     .refused = ONLY_ANALYZE("--partial")},
+    {.name = "point",
+     .kind = RT_OPT_STRING,
+     .at = AT(point),
+     .cmds = AN,
+     .refused = ONLY_ANALYZE("--point")},
     RT_CLI_THREADS_ROW(struct rt_analyze_args, threads),
 };
 
@@ -203,6 +213,9 @@ int rt_analyze_parse_args(int argc, char **argv, struct rt_analyze_args *a)
 	a->ao.flow = a->sel.flow;
 	a->ao.conversation = a->sel.conversation;
 	a->ao.kinds = a->sel.kinds;
+	if (a->point && !a->partial_out)
+		return rt_cli_usage_error(a->cmd,
+		                          "--point names the vantage point of --partial OUT");
 	rc = rt_cli_files_operands(a->cmd, argc, argv, optind, &a->files, &a->bpf, &a->bpf_joined);
 	if (rc == 0 && a->mode == RT_MODE_TIMELINE && (a->ao.conversation || a->ao.kinds) &&
 	    rt_cli_files_stdin(&a->files))

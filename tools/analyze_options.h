@@ -33,6 +33,8 @@ struct rt_analyze_args {
 	bool fail_on_given;
 	unsigned fail_on; /* 0: warning, 1: error */
 	unsigned threads; /* --threads */
+	/* analyze --partial OUT: one vantage point's partial result to OUT (--point NAME names it) */
+	const char *partial_out, *point;
 };
 
 /*

@@ -17,6 +17,7 @@
 #include "common/textfmt.h"
 #include "dissect/dissect.h"
 #include "tools/analyze_options.h"
+#include "tools/analyze_partial.h"
 #include "tools/bucket_default.h"
 #include "tools/cli.h"
 #include "tools/commands.h"
@@ -154,7 +155,16 @@ static int parse_and_run(int argc, char **argv, struct rt_analyze_args *a)
 {
 	int rc = rt_analyze_parse_args(argc, argv, a);
 	if (rc)
-		return rc < 0 ? RT_EXIT_OK : rc; /* -1: --help */
+		return rc < 0 ? RT_EXIT_OK : rc;      /* -1: --help */
+	if ((rc = rt_analyze_partial_inputs(a)) >= 0) /* partial results in: merged */
+		return rc;
+	if (a->partial_out) {
+		/* a partial is one vantage point (every interface of its files): the host's */
+		if ((rc = rt_analyze_partial_check(a)) != 0)
+			return rc;
+		a->ao.partial = true;
+		return run_command(a);
+	}
 	/*
 	 * Several files, or the interfaces of one, may be several vantage points: the report follows
 	 * packets between them (the timeline too, though it shows no paths: its copies are then the
@@ -229,11 +239,15 @@ static int analysis(struct rt_analyze_args *a, FILE *out, const char *bucket_not
 	                             .source_log = a->srclog,
 	                             .bucket_note = bucket_note};
 	bool by_point = a->mode == RT_MODE_TIMELINE && a->by_vantage;
+	if (a->partial_out) /* one point: its frames split among threads by host pair */
+		rt_analyzer_one_point(*an);
 	int rc = rt_an_feed_new(feed, *an, a->threads, errbuf);
 	if (rc == 0 && by_point) { /* the points' names as the pump announces them */
 		a->tlo.vantage_name = rt_an_feed_point_name;
 		a->tlo.vantage_ctx = *feed;
 	}
+	if (rc == 0 && a->partial_out) /* no report: the partial is written at the end */
+		return 0;
 	if (rc == 0)
 		rc = a->mode == RT_MODE_REPORT
 		         ? rt_an_report_html_sink(out, &ho, &sink, html, errbuf)
@@ -443,7 +457,10 @@ static int run_command(struct rt_analyze_args *a)
 			page_note(html, read_err, res.end == RT_PUMP_INTERRUPTED ? res.signal : 0);
 		rt_analyzer_input_error(
 		    an, stop_reason(stopped, sizeof(stopped), read_err, &res, frc, finish_signal));
-		int wrc = rt_analyzer_report(an, errbuf);
+		if (a->partial_out && !end_failed && !read_err[0])
+			status = rt_analyze_partial_write(a, an);
+		/* a partial has no report (its view was taken) */
+		int wrc = a->partial_out ? 0 : rt_analyzer_report(an, errbuf);
 		if (wrc < 0 && wrc != -EPIPE) {
 			fprintf(stderr, "rocetrace %s: %s\n", cmd, errbuf);
 			status = RT_EXIT_ERROR;

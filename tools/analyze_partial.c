@@ -1,0 +1,159 @@
+/* analyze's partial results: `--partial OUT` writes one vantage point's, and partials given as inputs are merged and reported. */
+#include "tools/analyze_partial.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "analyze/partial.h"
+#include "tools/cli_messages.h"
+#include "tools/commands.h"
+
+/* The option given that a partial result fixes where it is made, or NULL. */
+static const char *fixed_option(const struct rt_analyze_args *a)
+{
+	struct rt_analyzer_opts d;
+	rt_analyzer_opts_init(&d);
+	const struct rt_analyzer_opts *o = &a->ao;
+	if (o->link_speed_bps != d.link_speed_bps)
+		return "--link-speed";
+	if (o->storm_ns != d.storm_ns)
+		return "--storm-threshold";
+	if (o->episode_gap_ns != d.episode_gap_ns)
+		return "--episode-gap";
+	if (o->rate_window_ns != d.rate_window_ns)
+		return "--rate-window";
+	if (o->dup_window_ns != d.dup_window_ns)
+		return "--dup-window";
+	if (o->udp_port != d.udp_port)
+		return "--udp-port";
+	if (o->max_flows)
+		return "--max-flows";
+	if (o->vantage_window_ns != d.vantage_window_ns)
+		return "--vantage-window";
+	if (o->vantage_sample_k)
+		return "--vantage-sample";
+	if (o->flow || o->conversation || o->kinds)
+		return "--flow, --conversation, --kind";
+	if (a->bpf)
+		return "a filter";
+	if (a->counters || a->srclog)
+		return "--counters, --source-log";
+	return NULL;
+}
+
+/* The partials named by the inputs, read, merged and reported. Returns the exit status. */
+static int merge_and_report(struct rt_analyze_args *a)
+{
+	char errbuf[RT_ERRBUF_SIZE] = "";
+	size_t n = a->files.n;
+	struct rt_partial **p = calloc(n, sizeof(*p)), *merged = NULL;
+	int status = p ? RT_EXIT_OK : RT_EXIT_ERROR;
+	for (size_t i = 0; p && i < n && status == RT_EXIT_OK; i++)
+		if (rt_partial_read(a->files.files[i].path, &p[i], errbuf) < 0)
+			status = RT_EXIT_ERROR;
+	int rc = status == RT_EXIT_OK ? rt_partials_merge(p, (unsigned)n, &merged, errbuf) : 0;
+	if (rc < 0) /* they cannot be merged (other settings, one point twice): a usage error */
+		status = rc == -EINVAL ? RT_EXIT_USAGE : RT_EXIT_ERROR;
+	struct rt_an_sink sink = {0};
+	if (status == RT_EXIT_OK &&
+	    ((a->json ? rt_an_report_json_sink(stdout, &sink, errbuf)
+	              : rt_an_report_text_sink(stdout, (unsigned)a->top, &sink, errbuf)) < 0 ||
+	     sink.report(sink.ctx, merged->r, errbuf) < 0))
+		status = RT_EXIT_ERROR;
+	if (sink.free)
+		sink.free(sink.ctx);
+	if (status != RT_EXIT_OK)
+		fprintf(stderr, "rocetrace %s: %s\n", a->cmd, p ? errbuf : "out of memory");
+	if (status == RT_EXIT_OK && a->fail_on_given && merged->r->nfindings &&
+	    merged->r->findings[0].severity >= (a->fail_on == 0 ? RT_SEV_WARNING : RT_SEV_ERROR))
+		status = RT_EXIT_FINDINGS;
+	rt_partial_free(merged);
+	for (size_t i = 0; p && i < n; i++)
+		rt_partial_free(p[i]);
+	free(p);
+	return status;
+}
+
+int rt_analyze_partial_inputs(struct rt_analyze_args *a)
+{
+	size_t partials = 0;
+	for (size_t i = 0; i < a->files.n; i++)
+		partials +=
+		    strcmp(a->files.files[i].path, "-") && rt_partial_is(a->files.files[i].path);
+	if (!partials)
+		return -1;
+	if (partials < a->files.n)
+		return rt_cli_usage_error(a->cmd,
+		                          "partial results (.rtpart) and captures do not mix: "
+		                          "give the one or the other");
+	if (a->mode != RT_MODE_ANALYZE)
+		return rt_cli_usage_error(
+		    a->cmd,
+		    "%s needs the captures: partial results hold no buckets of "
+		    "time (merge them with 'rocetrace analyze')",
+		    a->cmd);
+	if (a->partial_out)
+		return rt_cli_usage_error(a->cmd, "--partial makes a partial result from captures, "
+		                                  "not from partial results");
+	const char *fixed = fixed_option(a);
+	if (fixed)
+		return rt_cli_usage_error(a->cmd,
+		                          "%s: fixed where each partial result was made (analyze "
+		                          "--partial): not with partial results",
+		                          fixed);
+	return merge_and_report(a);
+}
+
+int rt_analyze_partial_check(const struct rt_analyze_args *a)
+{
+	for (size_t i = 0; i < a->files.n; i++)
+		if (a->files.files[i].vantage)
+			return rt_cli_usage_error(
+			    a->cmd, "--vantage with --partial: a partial result is one "
+			            "vantage point (--point NAME names it)");
+	if (rt_cli_files_stdin(&a->files))
+		return rt_cli_usage_error(a->cmd, "--partial: give the capture files, not "
+		                                  "standard input (the partial names them)");
+	return 0;
+}
+
+int rt_analyze_partial_write(const struct rt_analyze_args *a, struct rt_analyzer *an)
+{
+	char errbuf[RT_ERRBUF_SIZE] = "", host[256] = "";
+	const char *point = a->point;
+	if (!point) {
+		if (gethostname(host, sizeof(host) - 1) < 0 || !host[0])
+			snprintf(host, sizeof(host), "localhost");
+		point = host;
+	}
+	const char **files = calloc(a->files.n + 1, sizeof(*files));
+	for (size_t i = 0; files && i < a->files.n; i++)
+		files[i] = a->files.files[i].path;
+	struct rt_partial *p = NULL;
+	uint64_t frames = 0;
+	const struct rt_results *r = rt_analyzer_results(an);
+	if (r)
+		frames = r->c.packets;
+	int rc = !files ? rt_errorf(errbuf, ENOMEM, "the partial")
+	                : rt_partial_take(an, point, files, (unsigned)a->files.n, &p, errbuf);
+	free(files);
+	if (rc == 0)
+		rc = rt_partial_write(p, a->partial_out, errbuf);
+	struct stat st;
+	if (rc == 0)
+		fprintf(
+		    stderr,
+		    "rocetrace %s: %s: point %s, %llu frames, %u flows, %llu packets kept (every "
+		    "CE mark and %u in %u sampled), %lld bytes written\n",
+		    a->cmd, a->partial_out, point, (unsigned long long)frames, p->r->nflows,
+		    (unsigned long long)p->npackets, p->sample_k, p->sample_m,
+		    stat(a->partial_out, &st) == 0 ? (long long)st.st_size : -1ll);
+	else
+		fprintf(stderr, "rocetrace %s: %s\n", a->cmd, errbuf);
+	rt_partial_free(p);
+	return rc < 0 ? RT_EXIT_ERROR : RT_EXIT_OK;
+}
