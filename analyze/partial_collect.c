@@ -8,6 +8,7 @@
 #include "analyze/analyze.h"
 #include "analyze/internal.h"
 #include "analyze/results_build.h"
+#include "dissect/opcodes.h"
 
 void an_pp_init(struct an_pp *pp, const struct rt_analyzer_opts *o)
 {
@@ -56,7 +57,9 @@ void an_pp_frame(struct rt_analyzer *an, const struct rt_record *rec,
 	bool ce = (rec->layers & (RT_L_IPV4 | RT_L_IPV6)) && (rec->ecn & 3) == 3;
 	/* a copy matters only when it made the packet CE (analyze.c handle_copy) */
 	bool sampled = !copy && an_vp_fp_sampled(pp->k, pp->m, fp);
-	if (copy ? !ce || counted_ecn == 3 : !ce && !sampled)
+	/* every CNP counted: a merge counts a CNP seen at two points once in its episodes */
+	bool cnp = !copy && rec->opcode == RT_OPCODE_CNP;
+	if (copy ? !ce || counted_ecn == 3 : !ce && !sampled && !cnp)
 		return;
 	if (!pp_room(pp, 1)) {
 		pp->nomem = true;
@@ -68,7 +71,8 @@ void an_pp_frame(struct rt_analyzer *an, const struct rt_record *rec,
 	    .fp = fp,
 	    .ts_ns = rec->ts_ns,
 	    .flow = fi == AN_NONE ? RT_AN_NONE : an->ft.flows[fi].id,
-	    .flags = (uint8_t)((ce ? RT_PP_CE : 0) | (sampled ? RT_PP_SAMPLED : 0)),
+	    .flags = (uint8_t)((ce ? RT_PP_CE : 0) | (sampled ? RT_PP_SAMPLED : 0) |
+	                       (cnp ? RT_PP_CNP : 0)),
 	    .ecn = (rec->layers & (RT_L_IPV4 | RT_L_IPV6)) ? (uint8_t)(rec->ecn & 3) : 0,
 	    .ttl = rec->ttl,
 	    .ipver = k->ipver};
@@ -235,20 +239,6 @@ static bool detach(struct an_results *res)
 	return ok;
 }
 
-/* A partial being made, freed (on a failure). */
-static void drop(struct rt_partial *p)
-{
-	if (!p)
-		return;
-	free(p->point);
-	for (unsigned i = 0; p->files && i < p->nfiles; i++)
-		free(p->files[i]);
-	free(p->files);
-	free(p->packets);
-	an_results_free(p->res);
-	free(p);
-}
-
 int rt_partial_take(struct rt_analyzer *an, const char *point, const char *const *files,
                     unsigned nfiles, struct rt_partial **out, char *errbuf)
 {
@@ -267,7 +257,7 @@ int rt_partial_take(struct rt_analyzer *an, const char *point, const char *const
 		ok = (p->files[i] = strdup(files[i])) != NULL;
 	ok = ok && rt_analyzer_results(an) && detach(an->res) && time_order(pp) == 0;
 	if (!ok) {
-		drop(p);
+		rt_partial_free(p);
 		return rt_errorf(errbuf, ENOMEM, "the partial");
 	}
 	p->res = an->res;

@@ -148,7 +148,7 @@ int rt_analyze_partial_write(const struct rt_analyze_args *a, struct rt_analyzer
 		fprintf(
 		    stderr,
 		    "rocetrace %s: %s: point %s, %llu frames, %u flows, %llu packets kept (every "
-		    "CE mark and %u in %u sampled), %lld bytes written\n",
+		    "CE mark and CNP, %u in %u sampled), %lld bytes written\n",
 		    a->cmd, a->partial_out, point, (unsigned long long)frames, p->r->nflows,
 		    (unsigned long long)p->npackets, p->sample_k, p->sample_m,
 		    stat(a->partial_out, &st) == 0 ? (long long)st.st_size : -1ll);

@@ -26,20 +26,6 @@
 
 static const char *scenario_dir;
 
-/* A partial of this test, freed (what rt_partial_free does, analyze/partial.c). */
-static void partial_free(struct rt_partial *p)
-{
-	if (!p)
-		return;
-	free(p->point);
-	for (unsigned i = 0; i < p->nfiles; i++)
-		free(p->files[i]);
-	free(p->files);
-	free(p->packets);
-	an_results_free(p->res);
-	free(p);
-}
-
 /* Options of an analyzer that keeps a partial's packets, sampling k in m (0: the default). */
 static struct rt_analyzer_opts partial_opts(uint32_t k, uint32_t m)
 {
@@ -127,7 +113,7 @@ static void test_collect(void **state)
 	assert_int_equal(n_ce, ce + 1);
 	assert_int_equal(n_sampled, sampled);
 	assert_true(n_sampled > 25 && n_sampled < 80);
-	partial_free(p);
+	rt_partial_free(p);
 }
 
 /* Without o.partial nothing is kept, and there is no partial to take. */
@@ -190,10 +176,10 @@ static void test_threads(void **state)
 				assert_memory_equal(a->dst, b->dst, 16);
 			}
 			assert_int_equal(more->r->nflows, one->r->nflows);
-			partial_free(more);
+			rt_partial_free(more);
 		}
 		kept += one->npackets;
-		partial_free(one);
+		rt_partial_free(one);
 		free(fr.f);
 		free(fr.bytes);
 		scenarios++;
@@ -474,7 +460,7 @@ static uint64_t check_scenario(struct scenario *sc, uint64_t *missed)
 	*missed = m.out->r.packets_home_missed;
 	merge_free(&m);
 	for (unsigned i = 0; i < sc->npoints; i++)
-		partial_free(p[i]);
+		rt_partial_free(p[i]);
 	rt_analyzer_free(an);
 	return ce;
 }
@@ -536,8 +522,8 @@ static void test_refused(void **state)
 	assert_int_equal(an_pm_start(&m, p, 9, errbuf), -EINVAL);
 	assert_non_null(strstr(errbuf, "at most 8"));
 	assert_int_equal(an_pm_start(&m, p, 1, errbuf), -EINVAL);
-	partial_free(a);
-	partial_free(b);
+	rt_partial_free(a);
+	rt_partial_free(b);
 	scenario_free(&sc);
 }
 
