@@ -53,8 +53,8 @@ void hc_remove_remote(struct rt_hostcap *hc, const size_t *which, size_t m, enum
 		argv[k][3] = what == HC_CAPTURE && hc->cfg.counters ? paths[k][1] : NULL;
 	}
 	if (argv && paths && res &&
-	    hc_run_on(hc, which, m, (char *const *const *)argv, NULL, RM_TIMEOUT_NS, res,
-	              errbuf) == 0)
+	    hc_run_on(hc, which, m, (char *const *const *)argv, NULL, RM_TIMEOUT_NS, res, errbuf) ==
+	        0)
 		for (size_t k = 0; k < m; k++)
 			rt_launch_result_free(&res[k]);
 out:
@@ -68,10 +68,7 @@ out:
 /* The first line of what a command said, or why it did not run or end. */
 static const char *why_failed(const struct rt_launch_result *r, const char *otherwise)
 {
-	return r->stopped    ? "stopped"
-	       : r->err[0]   ? r->err
-	       : r->error[0] ? r->error
-	                     : otherwise;
+	return r->stopped ? "stopped" : r->err[0] ? r->err : r->error[0] ? r->error : otherwise;
 }
 
 /* A file of host h arrived whole in `part`: check it (a capture holds the frames its capture
@@ -219,6 +216,24 @@ int rt_hostcap_fetch(struct rt_hostcap *hc, char *errbuf)
 	return 0;
 }
 
+/*
+ * The line of said[0..len-1] that says why a command failed: the last that
+ * rocetrace wrote ("rocetrace analyze: ..."; a launcher such as srun adds
+ * lines of its own after it), else the last.
+ */
+static const char *last_line(const char *said, size_t len)
+{
+	const char *last = NULL, *ours = NULL;
+	for (const char *line = said; line < said + len;) {
+		last = line;
+		if (!strncmp(line, "rocetrace ", 10))
+			ours = line;
+		const char *nl = memchr(line, '\n', (size_t)(said + len - line));
+		line = nl ? nl + 1 : said + len;
+	}
+	return ours ? ours : last ? last : said;
+}
+
 /* Run `REMOTE analyze --partial RPART --point NAME FILE` on the hosts in which[]; those whose
  * analysis failed are marked so and dropped from which[]. How many remain. */
 static size_t analyze_there(struct rt_hostcap *hc, size_t *which, size_t m)
@@ -239,8 +254,8 @@ static size_t analyze_there(struct rt_hostcap *hc, size_t *which, size_t m)
 		size_t w = 0;
 		for (; w < hc->nwords; w++)
 			argv[k][w] = hc->argv[which[k]][w];
-		char *const tail[] = {"analyze", "--partial", rpart[k], "--point", (char *)h->name,
-		                      h->remote};
+		char *const tail[] = {"analyze", "--partial",     rpart[k],
+		                      "--point", (char *)h->name, h->remote};
 		memcpy(&argv[k][w], tail, sizeof(tail));
 	}
 	if (!rc)
@@ -260,11 +275,11 @@ static size_t analyze_there(struct rt_hostcap *hc, size_t *which, size_t m)
 			size_t len = strlen(said);
 			while (len && said[len - 1] == '\n')
 				len--;
-			const char *from = said + len;
-			while (from > said && from[-1] != '\n')
-				from--;
-			int cut = snprintf(msg, sizeof(msg), "%.*s", (int)(said + len - from), from);
-			if (!res[k].stopped && res[k].status > 0 && cut > 0 && (size_t)cut < sizeof(msg))
+			const char *from = last_line(said, len);
+			int cut =
+			    snprintf(msg, sizeof(msg), "%.*s", (int)strcspn(from, "\n"), from);
+			if (!res[k].stopped && res[k].status > 0 && cut > 0 &&
+			    (size_t)cut < sizeof(msg))
 				snprintf(msg + cut, sizeof(msg) - (size_t)cut, " (exit %d)",
 				         res[k].status);
 			hc_host_fail(h, "its analysis there failed: ", msg);

@@ -74,11 +74,13 @@ static int setup(void **state)
 	snprintf(
 	    text, sizeof(text),
 	    "#!/bin/sh\n"
-	    "# analyze --partial OUT --point NAME FILE: point broken fails, leaving a file\n"
+	    "# analyze --partial OUT --point NAME FILE: point broken fails, leaving a file, and\n"
+	    "# its launcher adds a line of its own after analyze's, as srun does\n"
 	    "if [ \"$1\" = analyze ]; then\n"
-	    "  if [ \"$5\" = broken ]; then : >\"$3\"; echo \"rocetrace analyze: $6: not a "
-	    "capture\" "
-	    ">&2; exit 1; fi\n"
+	    "  if [ \"$5\" = broken ]; then\n"
+	    "    : >\"$3\"; echo \"rocetrace analyze: $6: not a capture\" >&2\n"
+	    "    echo 'srun: error: broken: task 0: Exited with exit code 1' >&2; exit 1\n"
+	    "  fi\n"
 	    "  { printf 'RTPART\\r\\n'; echo \"$5 $6\"; } >\"$3\"; exit 0\n"
 	    "fi\n"
 	    "# capture -i DEV -w FILE --stop-at-eof --notify-ready [OPTIONS]\n"
@@ -419,7 +421,7 @@ static void test_analyze_there(void **state)
 	fclose(f);
 	snprintf(want, sizeof(want), "RTPART\r\nalpha %s\n", hosts[0].remote);
 	assert_string_equal(text, want);
-	/* broken says why, in analyze's words */
+	/* broken says why, in analyze's words (not its launcher's after them) */
 	assert_false(hosts[1].partial_home);
 	assert_true(hosts[1].failed);
 	snprintf(want, sizeof(want),
