@@ -390,6 +390,8 @@ int rt_capture_hosts(const struct rt_capture_hosts_args *a)
 	/* event files are windows of their own: analyze each as needed */
 	int an_status =
 	    a->analyze && home && !a->ring ? analyze(hosts, n, a->analyze_there) : RT_EXIT_OK;
+	if (a->analyze_there && !home)
+		fprintf(stderr, "rocetrace capture: no partial came home: nothing to analyze\n");
 	status = failed ? RT_EXIT_ERROR : cmd_status >= 0 ? cmd_status : an_status;
 out:
 	rt_pump_release_signals();
