@@ -290,7 +290,7 @@ static void help(void)
 	    "    --analyze-there\n"
 	    "        Analyze each capture on its host and bring home only its partial\n"
 	    "        result (the host's analysis, its CE-marked packets and a sample\n"
-	    "        of the others: tens of MB for 1e8 packets, docs/CAPTURE.md), to\n"
+	    "        of the others: about 90 MB for 1e8 packets, docs/CAPTURE.md), to\n"
 	    "        be merged here (see above): for captures too big to move, and\n"
 	    "        every host's cores at work on its own capture. The hosts need a\n"
 	    "        rocetrace that writes partials of the format this one reads. Not\n"
