@@ -5,7 +5,6 @@
 
 #include <ctype.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -89,6 +88,7 @@ static int build(struct rt_hostcap *hc, char *errbuf)
 	char *words[MAX_WORDS];
 	size_t nw, nargs = 0;
 	int rc = split_remote(hc, words, &nw);
+	hc->nwords = nw;
 	if (rc == -EINVAL)
 		return rt_errmsg(errbuf, EINVAL, "--remote: no command given");
 	if (rc < 0)
@@ -117,7 +117,9 @@ static int build(struct rt_hostcap *hc, char *errbuf)
 				                 hc->hosts[k].name, h->name);
 		h->file[0] = '\0';
 		h->pid = 0;
-		h->ready = h->ended = h->failed = h->fetched = false;
+		h->ready = h->ended = h->failed = h->fetched = h->partial_home = false;
+		h->partial[0] = '\0';
+		h->partial_bytes = 0;
 		h->status = -1;
 		h->written = h->dropped = UINT64_MAX;
 		h->frames = 0;
@@ -142,36 +144,6 @@ static int build(struct rt_hostcap *hc, char *errbuf)
 		av[k] = NULL;
 	}
 	return 0;
-}
-
-/* Remove the hosts' files (`LAUNCHER rm -f FILE [FILE.counters.jsonl]`) of the hosts in which[]. */
-static void remove_remote(struct rt_hostcap *hc, const size_t *which, size_t m)
-{
-	char ***argv = calloc(m ? m : 1, sizeof(*argv));
-	char(*counters)[4300] = calloc(m ? m : 1, sizeof(*counters));
-	struct rt_launch_result *res = calloc(m ? m : 1, sizeof(*res));
-	char errbuf[RT_ERRBUF_SIZE];
-	for (size_t k = 0; argv && counters && res && k < m; k++) {
-		struct rt_hostcap_host *h = &hc->hosts[which[k]];
-		snprintf(counters[k], sizeof(counters[k]), "%s.counters.jsonl", h->remote);
-		if (!(argv[k] = calloc(5, sizeof(**argv))))
-			goto out;
-		argv[k][0] = "rm";
-		argv[k][1] = "-f";
-		argv[k][2] = h->remote;
-		argv[k][3] = hc->cfg.counters ? counters[k] : NULL;
-	}
-	if (argv && counters && res &&
-	    hc_run_on(hc, which, m, (char *const *const *)argv, NULL, KILL_TIMEOUT_NS, res,
-	              errbuf) == 0)
-		for (size_t k = 0; k < m; k++)
-			rt_launch_result_free(&res[k]);
-out:
-	for (size_t k = 0; argv && k < m; k++)
-		free(argv[k]);
-	free(argv);
-	free(counters);
-	free(res);
 }
 
 /* Wait until every capture has ended or `until` (monotonic ns) passes. */
@@ -307,7 +279,7 @@ static int abort_start(struct rt_hostcap *hc, int err, char *errbuf)
 			which[m++] = i;
 	stop_all(hc, ebuf);
 	if (m)
-		remove_remote(hc, which, m);
+		hc_remove_remote(hc, which, m, HC_CAPTURE);
 	free(which);
 	for (size_t i = 0; i < hc->n; i++)
 		if (hc->hosts[i].failed && err != -EINTR)
@@ -365,140 +337,6 @@ int rt_hostcap_start(struct rt_hostcap **out, const struct rt_hostcap_config *cf
 			}
 		return ready ? 0 : abort_start(hc, -EIO, errbuf);
 	}
-}
-
-/* Bring home FILE (or FILE.counters.jsonl: `suffix`) of the hosts in which[] into
- * DIR/NAME.EXT(suffix); check captures. */
-static void fetch_files(struct rt_hostcap *hc, const size_t *which, size_t m, const char *suffix)
-{
-	char ***argv = calloc(m, sizeof(*argv));
-	char(*remote)[4300] = calloc(m, sizeof(*remote));
-	char(*part)[4400] = calloc(m, sizeof(*part));
-	int *fds = calloc(m, sizeof(*fds));
-	struct rt_launch_result *res = calloc(m, sizeof(*res));
-	char errbuf[RT_ERRBUF_SIZE];
-	bool is_capture = !*suffix;
-	if (!argv || !remote || !part || !fds || !res) {
-		for (size_t k = 0; k < m; k++)
-			hc_host_fail(&hc->hosts[which[k]], "",
-			             "out of memory bringing its file home");
-		goto out;
-	}
-	for (size_t k = 0; k < m; k++)
-		fds[k] = -1;
-	for (size_t k = 0; k < m; k++) {
-		struct rt_hostcap_host *h = &hc->hosts[which[k]];
-		char name[256];
-		hc_file_part(h->name, name, sizeof(name));
-		snprintf(remote[k], sizeof(remote[k]), "%s%s", h->remote, suffix);
-		snprintf(part[k], sizeof(part[k]), "%s%s%s%s.part", hc->cfg.prefix, name,
-		         hc->cfg.ext, suffix);
-		fds[k] = open(part[k], O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
-		argv[k] = calloc(3, sizeof(**argv));
-		if (fds[k] < 0 || !argv[k]) {
-			hc_host_fail(h, "cannot write here: ", strerror(errno));
-			goto out;
-		}
-		argv[k][0] = "cat";
-		argv[k][1] = remote[k];
-	}
-	if (hc_run_on(hc, which, m, (char *const *const *)argv, fds, hc->cfg.fetch_timeout_ns, res,
-	              errbuf) < 0) {
-		for (size_t k = 0; k < m; k++)
-			hc_host_fail(&hc->hosts[which[k]], "cannot bring its file home: ", errbuf);
-		goto out;
-	}
-	for (size_t k = 0; k < m; k++) {
-		struct rt_hostcap_host *h = &hc->hosts[which[k]];
-		char final[sizeof(h->file)], name[256];
-		close(fds[k]);
-		fds[k] = -1;
-		hc_file_part(h->name, name, sizeof(name));
-		snprintf(final, sizeof(final), "%s%s%s%s", hc->cfg.prefix, name, hc->cfg.ext,
-		         suffix);
-		if (res[k].status != 0) {
-			char why[RT_ERRBUF_SIZE + 4400];
-			const char *msg = res[k].stopped    ? "stopped"
-			                  : res[k].err[0]   ? res[k].err
-			                  : res[k].error[0] ? res[k].error
-			                                    : "cat failed";
-			snprintf(why, sizeof(why), "%.*s (it stays on the host as %s)",
-			         (int)strcspn(msg, "\n"), msg, remote[k]);
-			hc_host_fail(h, "cannot bring its file home: ", why);
-			unlink(part[k]);
-			continue;
-		}
-		if (is_capture) {
-			uint64_t frames;
-			int rc = hc_count_frames(part[k], &frames, errbuf);
-			h->frames = frames;
-			if (rc < 0 || (h->written != UINT64_MAX && frames != h->written)) {
-				char why[RT_ERRBUF_SIZE + 128];
-				if (rc < 0)
-					snprintf(why, sizeof(why), "%s", errbuf);
-				else
-					snprintf(why, sizeof(why),
-					         "%llu frames, its capture wrote %llu",
-					         (unsigned long long)frames,
-					         (unsigned long long)h->written);
-				hc_host_fail(h, "its file came home incomplete: ", why);
-				continue; /* kept as .part, and on the host */
-			}
-		}
-		if (rename(part[k], final) < 0) {
-			hc_host_fail(h, "cannot name its file: ", strerror(errno));
-			continue;
-		}
-		if (is_capture) {
-			snprintf(h->file, sizeof(h->file), "%s", final);
-			h->fetched = true;
-		}
-	}
-out:
-	for (size_t k = 0; k < m; k++) {
-		if (fds && fds[k] >= 0)
-			close(fds[k]);
-		if (argv)
-			free(argv[k]);
-		if (res)
-			rt_launch_result_free(&res[k]);
-	}
-	free(argv);
-	free(remote);
-	free(part);
-	free(fds);
-	free(res);
-}
-
-int rt_hostcap_fetch(struct rt_hostcap *hc, char *errbuf)
-{
-	size_t *which = calloc(hc->n ? hc->n : 1, sizeof(*which)), m = 0;
-	if (!which)
-		return rt_errorf(errbuf, ENOMEM, "bringing the files home");
-	for (size_t i = 0; i < hc->n; i++)
-		if (hc->hosts[i].ready)
-			which[m++] = i;
-	if (hc->cfg.events) { /* no capture file: the event files, and each folder removed */
-		hc_events_fetch(hc);
-		m = 0;
-	}
-	if (m)
-		fetch_files(hc, which, m, "");
-	if (m && hc->cfg.counters)
-		fetch_files(hc, which, m, ".counters.jsonl");
-	/* what came home complete leaves its host */
-	size_t done = 0;
-	for (size_t k = 0; k < m; k++)
-		if (hc->hosts[which[k]].fetched)
-			which[done++] = which[k];
-	if (done)
-		remove_remote(hc, which, done);
-	free(which);
-	for (size_t i = 0; i < hc->n; i++)
-		if (hc->hosts[i].ready && !hc->hosts[i].fetched)
-			return rt_errmsg(errbuf, EIO, "%s: %s", hc->hosts[i].name,
-			                 hc->hosts[i].error);
-	return 0;
 }
 
 void rt_hostcap_free(struct rt_hostcap *hc)

@@ -26,8 +26,12 @@ struct rt_hostcap_host {
 	int status;   /* its capture's exit status through the launcher (-1: none) */
 	uint64_t
 	    written; /* frames its capture wrote, from its closing line (UINT64_MAX: unknown) */
-	uint64_t dropped;             /* frames its capture dropped, likewise */
-	uint64_t frames;              /* frames read back from the file(s) brought home */
+	uint64_t dropped; /* frames its capture dropped, likewise */
+	uint64_t frames;  /* frames read back from the file(s) brought home */
+	/* rt_hostcap_analyze: its partial here once home (PREFIX NAME .rtpart), and its size */
+	char partial[4400];
+	uint64_t partial_bytes;
+	bool partial_home;
 	unsigned events, events_home; /* cfg.events: event files it wrote, and those here now */
 	char error[RT_ERRBUF_SIZE];   /* why it failed */
 };
@@ -99,6 +103,17 @@ int rt_hostcap_stop(struct rt_hostcap *hc, char *errbuf);
  * brought home (it is left on its host, named in the error).
  */
 int rt_hostcap_fetch(struct rt_hostcap *hc, char *errbuf);
+/*
+ * Analyze every capture where it is (not with cfg.events): each host that
+ * captured runs `REMOTE analyze --partial REMOTE_DIR/rocetrace-TAG-NAME.rtpart
+ * --point NAME ITS_FILE` through the launcher, all at once; each partial
+ * comes home into PREFIX NAME .rtpart (through .part) and is removed from
+ * its host. The captures stay on the hosts (rt_hostcap_fetch brings them
+ * home). A host whose analysis failed, or whose partial could not come home,
+ * is marked failed with why; the others' partials are home (partial_home).
+ * 0, or -EIO when some host failed so.
+ */
+int rt_hostcap_analyze(struct rt_hostcap *hc, char *errbuf);
 void rt_hostcap_free(struct rt_hostcap *hc);
 
 #endif

@@ -20,6 +20,7 @@ struct rt_hostcap {
 	struct rt_launch_result *res;
 	char ***argv;         /* per host */
 	char *words;          /* the remote command, split */
+	size_t nwords;        /* its words: the first of each argv[i] */
 	char **last;          /* per host: its last line that was not the ready line */
 	struct hc_events *ev; /* per host, with cfg.events */
 };
@@ -31,6 +32,14 @@ void hc_host_fail(struct rt_hostcap_host *h, const char *what, const char *detai
 /* Run one short command on some hosts (kill, rm, cat); per host argv; stdout into fds when given. */
 int hc_run_on(struct rt_hostcap *hc, const size_t *which, size_t m, char *const *const *argv,
               const int *fds, uint64_t timeout_ns, struct rt_launch_result *res, char *errbuf);
+/* What a host has to bring home or remove. */
+enum hc_file {
+	HC_CAPTURE,  /* its capture file (with --counters, its counters file too when removed) */
+	HC_COUNTERS, /* its capture's counters file (FILE.counters.jsonl) */
+	HC_PARTIAL,  /* the partial its analysis there wrote (rt_hostcap_analyze) */
+};
+/* Remove those files of the hosts in which[] from their hosts (`LAUNCHER rm -f FILE...`). */
+void hc_remove_remote(struct rt_hostcap *hc, const size_t *which, size_t m, enum hc_file what);
 /* Read a capture file to its end: its frames, or why it is not a complete capture. */
 int hc_count_frames(const char *path, uint64_t *frames, char *errbuf);
 

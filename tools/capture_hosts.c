@@ -193,12 +193,46 @@ static void capture_while(const struct rt_capture_hosts_args *a, struct rt_hostc
 		rt_hostcap_poll(hc, TICK_MS);
 }
 
-/* One line on what became of a host; whether its file came home. */
-static bool report(const struct rt_hostcap_host *h)
+/* A count of frames, or "unknown". */
+static const char *count(uint64_t v, char *buf, size_t size)
 {
-	char dropped[32] = "unknown";
-	if (h->dropped != UINT64_MAX)
-		snprintf(dropped, sizeof(dropped), "%llu", (unsigned long long)h->dropped);
+	if (v == UINT64_MAX)
+		return "unknown";
+	snprintf(buf, size, "%llu", (unsigned long long)v);
+	return buf;
+}
+
+/*
+ * One line on what became of a host analyzed where it captured: its frames
+ * and drops, where its capture is (here, or HOST:PATH on its host), its
+ * partial here and its size, or why it failed; whether its partial came home.
+ */
+static bool report_there(const struct rt_hostcap_host *h)
+{
+	char frames[32], dropped[32];
+	fprintf(stderr, "    %s: %s frames, %s dropped: ", h->name,
+	        count(h->fetched ? h->frames : h->written, frames, sizeof(frames)),
+	        count(h->dropped, dropped, sizeof(dropped)));
+	if (h->fetched)
+		fputs(h->file, stderr);
+	else
+		fprintf(stderr, "%s:%s", h->name, h->remote);
+	if (h->partial_home)
+		fprintf(stderr, "; partial %s (%llu bytes)", h->partial,
+		        (unsigned long long)h->partial_bytes);
+	if (h->failed)
+		fprintf(stderr, "; failed: %s", h->error);
+	fputc('\n', stderr);
+	return h->partial_home;
+}
+
+/* One line on what became of a host; whether its file (its partial, when `there`) came home. */
+static bool report(const struct rt_hostcap_host *h, bool there)
+{
+	char buf[32];
+	const char *dropped = count(h->dropped, buf, sizeof(buf));
+	if (there && h->ready)
+		return report_there(h);
 	if (h->fetched && !h->failed && h->events)
 		fprintf(stderr, "    %s: %u event%s, %llu frames, %s dropped: %s\n", h->name,
 		        h->events, h->events == 1 ? "" : "s", (unsigned long long)h->frames,
@@ -213,11 +247,15 @@ static bool report(const struct rt_hostcap_host *h)
 		        (unsigned long long)h->frames, dropped, h->file, h->error);
 	else
 		fprintf(stderr, "    %s: failed: %s\n", h->name, h->error);
-	return h->fetched;
+	return there ? false : h->fetched;
 }
 
-/* `rocetrace analyze` over the files brought home, each host a vantage point; its exit status. */
-static int analyze(const struct rt_hostcap_host *hosts, size_t n)
+/*
+ * `rocetrace analyze` over what came home, its exit status: the files, each
+ * host a vantage point, or (`there`) the hosts' partials merged, the hosts
+ * whose partial did not come home named as missing.
+ */
+static int analyze(const struct rt_hostcap_host *hosts, size_t n, bool there)
 {
 	char **argv = calloc(2 * n + 2, sizeof(*argv));
 	char(*vantage)[4700] = calloc(n, sizeof(*vantage));
@@ -226,10 +264,24 @@ static int analyze(const struct rt_hostcap_host *hosts, size_t n)
 		rt_cli_fail(CMD, "out of memory");
 		goto out;
 	}
+	size_t missing = 0;
+	for (size_t i = 0; there && i < n; i++)
+		if (!hosts[i].partial_home)
+			fprintf(stderr, "%s %s",
+			        missing++
+			            ? ","
+			            : "rocetrace capture: missing from the analysis (no partial):",
+			        hosts[i].name);
+	if (missing)
+		fputc('\n', stderr);
 	argv[argc++] = "analyze";
 	fprintf(stderr, "rocetrace capture: the analysis: rocetrace analyze");
 	for (size_t i = 0; i < n; i++) {
-		if (!hosts[i].fetched)
+		if (there && hosts[i].partial_home) {
+			argv[argc++] = (char *)hosts[i].partial;
+			fprintf(stderr, " %s", hosts[i].partial);
+		}
+		if (there || !hosts[i].fetched)
 			continue;
 		snprintf(vantage[i], sizeof(vantage[i]), "%s=%s", hosts[i].name, hosts[i].file);
 		argv[argc++] = "--vantage";
@@ -321,14 +373,25 @@ int rt_capture_hosts(const struct rt_capture_hosts_args *a)
 		    "rocetrace capture: the captures stopped after --duration; waiting for CMD\n");
 		child_ended((pid_t)g_child_pid, true, &cmd_status);
 	}
-	failed |= rt_hostcap_fetch(hc, errbuf) < 0;
-	size_t fetched = 0;
+	/* the analysis where the captures are, before they leave (--fetch) */
+	if (a->analyze_there)
+		failed |= rt_hostcap_analyze(hc, errbuf) < 0;
+	if (!a->analyze_there || a->fetch)
+		failed |= rt_hostcap_fetch(hc, errbuf) < 0;
+	size_t home = 0;
 	fprintf(stderr, "rocetrace capture: %zu host%s:\n", n, n == 1 ? "" : "s");
 	for (size_t i = 0; i < n; i++)
-		fetched += report(&hosts[i]);
+		home += report(&hosts[i], a->analyze_there);
+	if (a->analyze_there && !a->fetch)
+		fprintf(stderr,
+		        "rocetrace capture: the captures stay on the hosts (HOST:PATH above; "
+		        "--fetch brings them home)\n");
 	rt_pump_release_signals();
 	/* event files are windows of their own: analyze each as needed */
-	int an_status = a->analyze && fetched && !a->ring ? analyze(hosts, n) : RT_EXIT_OK;
+	int an_status =
+	    a->analyze && home && !a->ring ? analyze(hosts, n, a->analyze_there) : RT_EXIT_OK;
+	if (a->analyze_there && !home)
+		fprintf(stderr, "rocetrace capture: no partial came home: nothing to analyze\n");
 	status = failed ? RT_EXIT_ERROR : cmd_status >= 0 ? cmd_status : an_status;
 out:
 	rt_pump_release_signals();

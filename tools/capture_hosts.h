@@ -22,6 +22,9 @@ struct rt_capture_hosts_args {
 	bool pcap;              /* --format pcap */
 	bool counters;          /* --counters: bring the counters files home too */
 	bool analyze;           /* run the analysis over the files at the end */
+	/* each host analyzes its own capture (analyze --partial) and only the partials come home
+	 * to be merged; the captures stay on the hosts unless `fetch` */
+	bool analyze_there, fetch;
 	bool ring;  /* --ring: the hosts write event files, told of each other's events */
 	char **cmd; /* the workload, run here, or NULL */
 };

@@ -40,7 +40,8 @@ static void help(void)
 	    "    rocetrace capture -D [--sysfs-root DIR]\n"
 	    "    rocetrace capture --hosts H1[=DEV],H2[=DEV],... [--launcher TEMPLATE]\n"
 	    "        [-i DEV] -w DIR/|PREFIX [--duration D] [--timeout D] [--remote CMD]\n"
-	    "        [--remote-dir DIR] [--no-analyze] [-s SNAPLEN] [-c N] [-B N]\n"
+	    "        [--remote-dir DIR] [--no-analyze | --analyze-there [--fetch]]\n"
+	    "        [-s SNAPLEN] [-c N] [-B N]\n"
 	    "        [--format pcapng|pcap] [--counters [D]] [--stats] [-Z USER]\n"
 	    "        [EXPRESSION] [-- CMD ARGS...]\n"
 	    "    rocetrace capture --slurm [-i DEV] -w DIR/|PREFIX [the --hosts options]\n"
@@ -92,6 +93,17 @@ static void help(void)
 	    "    hosts counts once; the command is printed first, to run again with\n"
 	    "    other options. Should rocetrace itself die, the captures see their\n"
 	    "    input end and stop.\n"
+	    "\n"
+	    "    With --analyze-there the captures are analyzed where they are: once\n"
+	    "    they stopped, every host runs 'rocetrace analyze --partial\n"
+	    "    REMOTE_DIR/rocetrace-HERE-PID-HOST.rtpart --point HOST FILE' through\n"
+	    "    the launcher (all at once, each with all its cores), and only that\n"
+	    "    partial result comes home (DIR/HOST.rtpart, removed from the host);\n"
+	    "    then 'rocetrace analyze DIR/HOST.rtpart ...' merges them, each host a\n"
+	    "    vantage point, and prints the analysis. The captures stay on the\n"
+	    "    hosts, named HOST:PATH in the closing list, unless --fetch. A host\n"
+	    "    whose analysis fails says why; the others are merged without it,\n"
+	    "    and the hosts missing are named.\n"
 	    "\n"
 	    "OPTIONS\n"
 	    "    -i, --interface DEV[:PORT]\n"
@@ -275,6 +287,20 @@ static void help(void)
 	    "        bare number is seconds). Bringing a file home has no limit.\n"
 	    "    --no-analyze\n"
 	    "        Bring the files home, but do not run the analysis.\n"
+	    "    --analyze-there\n"
+	    "        Analyze each capture on its host and bring home only its partial\n"
+	    "        result (the host's analysis, its CE-marked packets and a sample\n"
+	    "        of the others: about 90 MB for 1e8 packets, docs/CAPTURE.md), to\n"
+	    "        be merged here (see above): for captures too big to move, and\n"
+	    "        every host's cores at work on its own capture. The hosts need a\n"
+	    "        rocetrace that writes partials of the format this one reads. Not\n"
+	    "        with --no-analyze or --ring (its event files come home to be\n"
+	    "        analyzed).\n"
+	    "    --fetch\n"
+	    "        With --analyze-there: bring the captures home as well, after\n"
+	    "        their analysis there (DIR/HOST.pcapng, checked and removed from\n"
+	    "        the hosts as without it). Without --analyze-there the captures\n"
+	    "        always come home.\n"
 
 	    "    -D, --list-devices\n"
 	    "        List RDMA devices (ports, link layer, state, netdev) and network\n"
@@ -298,7 +324,8 @@ static void help(void)
 	    "    without -w when the reader of standard output goes away), CMD's status\n"
 	    "    with -- CMD, 1 on errors (what was captured before stays in OUT), 2 for\n"
 	    "    usage errors. With --hosts: 1 when a host failed (the files of the\n"
-	    "    others still come home and are analysed) or no host could capture,\n"
+	    "    others still come home and are analysed; with --analyze-there, a\n"
+	    "    host whose analysis or partial failed) or no host could capture,\n"
 	    "    else CMD's status with -- CMD, else the analysis's status.\n"
 	    "\n"
 	    "EXAMPLES\n"
@@ -321,7 +348,9 @@ static void help(void)
 	    "    rocetrace capture --hosts ns-a=eth0,ns-b=eth0 --launcher 'ip netns exec {host}' "
 	    "-w lab/ -c 1000\n"
 	    "    rocetrace capture --hosts 'node[01-16]' -i mlx5_0 -w run/ --duration 60\n"
-	    "    rocetrace capture --slurm -i mlx5_0 -s 128 -w run/ -- srun ./train.sh\n",
+	    "    rocetrace capture --slurm -i mlx5_0 -s 128 -w run/ -- srun ./train.sh\n"
+	    "    rocetrace capture --slurm -i mlx5_0 -s 128 -w run/ --analyze-there -- srun "
+	    "./train.sh\n",
 	    stdout);
 }
 
@@ -351,6 +380,12 @@ static int check_hosts_args(struct rt_capture_args *a)
 		return rt_cli_usage_error(CMD,
 		                          "--hosts: --json-events writes one capture's events: "
 		                          "give it to a capture on one host");
+	if (a->analyze_there && a->no_analyze)
+		return rt_cli_usage_error(CMD, "--analyze-there and --no-analyze: give one");
+	if (a->analyze_there && a->ring.span_ns)
+		return rt_cli_usage_error(CMD,
+		                          "--analyze-there: --ring's event files are windows of "
+		                          "their own: they come home to be analyzed");
 	if (a->dev && !rt_cli_plain_word(a->dev))
 		return rt_cli_usage_error(CMD, "-i '%s' cannot be passed to the hosts safely",
 		                          a->dev);
@@ -580,6 +615,8 @@ static const struct rt_opt rows[] = {
      .call = remote_dir_option,
      .at = AT(remote_dir)},
     {.name = "no-analyze", .kind = RT_OPT_FLAG, .at = AT(no_analyze)},
+    {.name = "analyze-there", .kind = RT_OPT_FLAG, .at = AT(analyze_there)},
+    {.name = "fetch", .kind = RT_OPT_FLAG, .at = AT(fetch)},
     {.name = "list-devices", .letter = 'D', .kind = RT_OPT_FLAG, .at = AT(list)},
     {.name = "user", .letter = 'Z', .kind = RT_OPT_STRING, .at = AT(user), .forward = true},
     RT_TEXT_ROWS(struct rt_capture_args, text, tflags),
@@ -622,6 +659,10 @@ static int check_args(struct rt_capture_args *a)
 	    a->no_analyze)
 		return rt_cli_usage_error(CMD, "--launcher, --remote, --remote-dir, --timeout and "
 		                               "--no-analyze need --hosts or --slurm");
+	if (a->analyze_there || a->fetch)
+		return rt_cli_usage_error(CMD,
+		                          "--analyze-there and --fetch need --hosts or --slurm "
+		                          "(they say where the analysis runs)");
 	if (a->metrics && (rc = rt_capture_metrics_check(a->metrics)) != 0)
 		return rc;
 	if (a->dev && a->file)

@@ -48,6 +48,9 @@ struct rt_capture_args {
 	struct rt_cli_hosts hosts;
 	const char *remote_dir;
 	bool no_analyze;
+	bool
+	    analyze_there; /* --analyze-there: each host analyzes its capture, partials come home */
+	bool fetch;        /* --fetch: the captures come home too (with --analyze-there) */
 	struct rt_cli_forward forward; /* the options for the hosts' captures, checked */
 	/* the capture options as given, for the hosts' captures */
 	struct {

@@ -673,6 +673,8 @@ int rt_cmd_capture(int argc, char **argv)
 		    .pcap = a.format == RT_FORMAT_PCAP_NS,
 		    .counters = a.counters_ns != 0,
 		    .analyze = !a.no_analyze,
+		    .analyze_there = a.analyze_there,
+		    .fetch = a.fetch,
 		    .ring = a.ring.span_ns != 0,
 		    .cmd = a.cmd,
 		};

@@ -74,6 +74,15 @@ static int setup(void **state)
 	snprintf(
 	    text, sizeof(text),
 	    "#!/bin/sh\n"
+	    "# analyze --partial OUT --point NAME FILE: point broken fails, leaving a file, and\n"
+	    "# its launcher adds a line of its own after analyze's, as srun does\n"
+	    "if [ \"$1\" = analyze ]; then\n"
+	    "  if [ \"$5\" = broken ]; then\n"
+	    "    : >\"$3\"; echo \"rocetrace analyze: $6: not a capture\" >&2\n"
+	    "    echo 'srun: error: broken: task 0: Exited with exit code 1' >&2; exit 1\n"
+	    "  fi\n"
+	    "  { printf 'RTPART\\r\\n'; echo \"$5 $6\"; } >\"$3\"; exit 0\n"
+	    "fi\n"
 	    "# capture -i DEV -w FILE --stop-at-eof --notify-ready [OPTIONS]\n"
 	    "dev=$3 file=$5 written=%d\n"
 	    "case $dev in\n"
@@ -377,6 +386,85 @@ static void test_fetch_stopped(void **state)
 	rt_hostcap_free(hc);
 }
 
+/* A partial's name where host h made it: its capture's, .rtpart for .pcap. */
+static void remote_partial(const struct rt_hostcap_host *h, char *out, size_t size)
+{
+	snprintf(out, size, "%.*s.rtpart", (int)(strlen(h->remote) - strlen(".pcap")), h->remote);
+}
+
+/*
+ * --analyze-there --fetch: each host analyzes its capture; the partial comes
+ * home and leaves the host, the capture stays there until fetched. A host
+ * whose analysis fails says why; its capture still comes home.
+ */
+static void test_analyze_there(void **state)
+{
+	(void)state;
+	struct rt_hostcap_host hosts[] = {{.name = "alpha", .dev = "lo"},
+	                                  {.name = "broken", .dev = "lo"}};
+	struct rt_hostcap_config cfg = config("there");
+	struct rt_hostcap *hc = NULL;
+	char errbuf[RT_ERRBUF_SIZE], want[4600], text[4600] = "", rpart[4300];
+	mkdir(prefix, 0755);
+	assert_int_equal(rt_hostcap_start(&hc, &cfg, hosts, 2, errbuf), 0);
+	assert_int_equal(rt_hostcap_stop(hc, errbuf), 0);
+	assert_int_equal(rt_hostcap_analyze(hc, errbuf), -EIO);
+	assert_non_null(strstr(errbuf, "broken: its analysis there failed"));
+	/* alpha's partial is home: what its analysis wrote, byte for byte */
+	snprintf(want, sizeof(want), "%salpha.rtpart", prefix);
+	assert_true(hosts[0].partial_home);
+	assert_false(hosts[0].failed);
+	assert_string_equal(hosts[0].partial, want);
+	FILE *f = fopen(want, "rb");
+	assert_non_null(f);
+	assert_int_equal(fread(text, 1, sizeof(text) - 1, f), hosts[0].partial_bytes);
+	fclose(f);
+	snprintf(want, sizeof(want), "RTPART\r\nalpha %s\n", hosts[0].remote);
+	assert_string_equal(text, want);
+	/* broken says why, in analyze's words (not its launcher's after them) */
+	assert_false(hosts[1].partial_home);
+	assert_true(hosts[1].failed);
+	snprintf(want, sizeof(want),
+	         "its analysis there failed: rocetrace analyze: %s: not a capture (exit 1)",
+	         hosts[1].remote);
+	assert_string_equal(hosts[1].error, want);
+	snprintf(want, sizeof(want), "%sbroken.rtpart", prefix);
+	assert_false(exists(want));
+	for (int i = 0; i < 2; i++) {
+		remote_partial(&hosts[i], rpart, sizeof(rpart));
+		assert_false(exists(rpart)); /* partials leave the hosts, even a failed one's */
+		assert_true(exists(hosts[i].remote)); /* the captures stay */
+		assert_false(hosts[i].fetched);
+	}
+	/* --fetch: both captures come home after all */
+	assert_int_equal(rt_hostcap_fetch(hc, errbuf), 0);
+	for (int i = 0; i < 2; i++) {
+		assert_true(hosts[i].fetched);
+		assert_int_equal(hosts[i].frames, FRAMES);
+		assert_false(exists(hosts[i].remote));
+	}
+	rt_hostcap_free(hc);
+}
+
+/* A second Ctrl-C before the analysis there: nothing comes home, the captures stay. */
+static void test_analyze_stopped(void **state)
+{
+	(void)state;
+	static volatile sig_atomic_t abort_now = 1;
+	struct rt_hostcap_host hosts[] = {{.name = "kept", .dev = "lo"}};
+	struct rt_hostcap_config cfg = config("kept-there");
+	cfg.abort = &abort_now;
+	struct rt_hostcap *hc = NULL;
+	char errbuf[RT_ERRBUF_SIZE];
+	assert_int_equal(rt_hostcap_start(&hc, &cfg, hosts, 1, errbuf), 0);
+	assert_int_equal(rt_hostcap_stop(hc, errbuf), 0);
+	assert_int_equal(rt_hostcap_analyze(hc, errbuf), -EIO);
+	assert_false(hosts[0].partial_home);
+	assert_string_equal(hosts[0].error, "its analysis there failed: stopped");
+	assert_true(exists(hosts[0].remote));
+	rt_hostcap_free(hc);
+}
+
 static bool stop_now(void)
 {
 	return true;
@@ -406,6 +494,7 @@ int main(void)
 	    cmocka_unit_test(test_none_capture),   cmocka_unit_test(test_mute_launcher),
 	    cmocka_unit_test(test_deaf),           cmocka_unit_test(test_incomplete),
 	    cmocka_unit_test(test_fetch_stopped),  cmocka_unit_test(test_interrupted),
+	    cmocka_unit_test(test_analyze_there),  cmocka_unit_test(test_analyze_stopped),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -1,6 +1,7 @@
 #!/usr/bin/python3
 """System test of rocetrace under a real Slurm: capture --hosts through srun, capture --slurm and
-doctor --slurm inside an allocation, doctor --prolog, and tools/slurm-prolog draining a node.
+doctor --slurm inside an allocation, capture --analyze-there (the analysis on the nodes, partials
+merged at home), doctor --prolog, and tools/slurm-prolog draining a node.
 
 Usage: system_slurm.py ROCETRACE SYSFS_FIXTURES RECORDINGS SLURM_PROLOG
 
@@ -11,6 +12,10 @@ tools/slurm-prolog as its Prolog. Each node's jobs reach a network namespace of 
 workload is a Slurm job step on the three nodes: h3 runs 'rocetrace gen serve', h1 and h2 'gen
 send' to it for a second. The captures must come home, one per node, their packets matched between
 the nodes as vantage points, and their RoCE packets be what gen says it sent (its summaries).
+With --analyze-there --fetch each node's partial comes home too, and their merge must answer as one
+analysis of the fetched captures (flows, totals, findings; the paths with the partials' sample);
+with --analyze-there alone only the partials come home, the captures stay on the nodes, named, and
+a node whose analysis fails is named and left out of the merge.
 doctor --prolog sees the fixture trees of tests/doctor (--sysfs-root), its wrapper's settings file
 beside slurm.conf; pointing h3's tree at a broken one makes its next job's Prolog drain it with
 doctor's line as the reason. Needs root, slurm-wlm, munge and ip netns; skipped (77) without them.
@@ -95,7 +100,7 @@ def capture_checks(label, p, out, gen):
     files = {n: os.path.join(out, n + ".pcapng") for n in NODES}
     drops = 0
     for n, path in files.items():
-        m = re.search(rf"^    {n}: (\d+) frames, (\d+) dropped: {re.escape(path)}$", p.stderr, re.M)
+        m = re.search(rf"^    {n}: (\d+) frames, (\d+) dropped: {re.escape(path)}(; partial .*)?$", p.stderr, re.M)
         check(m is not None and int(m.group(1)) > 0 and os.path.exists(path), f"{label}: {n}'s file came home")
         drops += int(m.group(2)) if m else 0
     check("Vantage points: " in p.stdout, f"{label}: the analysis over the nodes as vantage points ran")
@@ -119,6 +124,60 @@ def capture_checks(label, p, out, gen):
               f"{single} at h3, gen sent {sent} and answered {answers}")
     else:
         check(single <= total <= sent + answers, f"{label}: {drops} frames dropped: {total} RoCE packets")
+
+
+def flows_by_key(d):
+    """Each flow by its key: its packets, bytes and CE-marked packets."""
+    return {(f["src"], f["dst"], f["dest_qp"]): (f["packets"], f["bytes"], f["ecn"]["ce"])
+            for f in d.get("flows", [])}
+
+
+def paths_of(d):
+    """Each path between two points: what was matched, lost and CE-marked between them, and the sample."""
+    return {(x["from"], x["to"]): (x.get("matched"), x.get("lost"), x.get("ce_marked"),
+                                   (x.get("sample") or {}).get("k"), (x.get("sample") or {}).get("m"))
+            for x in d.get("paths", [])}
+
+
+def there_line(p, n, where, partial):
+    """A node's closing line with --analyze-there: its capture (where) and its partial's size, or None."""
+    m = re.search(rf"^    {n}: (\d+|unknown) frames, (\d+|unknown) dropped: {re.escape(where)}"
+                  rf"; partial {re.escape(partial)} \((\d+) bytes\)$", p.stderr, re.M)
+    return int(m.group(3)) if m else None
+
+
+def partial_checks(label, p, out):
+    """--analyze-there --fetch: the partials and the captures came home; the partials merged here answer
+    as one analysis of the captures with each node a vantage point, where analyze/README.md says exact."""
+    files = {n: os.path.join(out, n + ".pcapng") for n in NODES}
+    partials = {n: os.path.join(out, n + ".rtpart") for n in NODES}
+    for n in NODES:
+        size = there_line(p, n, files[n], partials[n])
+        capture = os.path.getsize(files[n]) if os.path.exists(files[n]) else 0
+        print(f"{label}: {n}: partial {size} bytes, capture {capture} bytes")
+        check(size is not None and size == os.path.getsize(partials[n]) and size < capture / 4,
+              f"{label}: {n}'s partial came home, smaller than a quarter of its capture")
+    check("rocetrace capture: the analysis: rocetrace analyze " + " ".join(partials[n] for n in NODES)
+          in p.stderr, f"{label}: the partials merged here")
+    merged = analyze(*[partials[n] for n in NODES])
+    one = analyze(*[a for n in NODES for a in ("--vantage", f"{n}={files[n]}")])
+    check([v.get("name") for v in merged.get("vantage_points", [])] == NODES,
+          f"{label}: the merged partials: one vantage point per node")
+    for key in ("packets", "bytes", "roce_packets", "roce_bytes", "flow_count", "totals"):
+        check(merged.get(key) == one.get(key) is not None,
+              f"{label}: {key} as one analysis of the captures: {merged.get(key)} vs {one.get(key)}")
+    check(flows_by_key(merged) == flows_by_key(one) != {},
+          f"{label}: the flows (key, packets, bytes, CE) as one analysis: {len(flows_by_key(merged))} flows")
+    codes = sorted(f.get("code") for f in merged.get("findings", []))
+    check(codes == sorted(f.get("code") for f in one.get("findings", [])), f"{label}: the findings: {codes}")
+    # the paths rest on the partials' trajectory sample: one analysis with the same sample matches the same
+    sample = {(k, m) for *_, k, m in paths_of(merged).values()}
+    check(len(sample) == 1, f"{label}: the paths say their sample: {sample}")
+    if len(sample) == 1:
+        k, m = sample.pop()
+        same = analyze("--vantage-sample", f"{k}/{m}", *[a for n in NODES for a in ("--vantage", f"{n}={files[n]}")])
+        check(paths_of(merged) == paths_of(same) != {},
+              f"{label}: the paths (matched, lost, CE between) as one analysis sampling {k}/{m}: {paths_of(merged)}")
 
 
 def main():
@@ -200,17 +259,51 @@ def runs(cluster, tmp, task, remote, doctor_remote, tools):
     capture_checks("--hosts 'h[1-3]'", p, out, gen_files(tmp, before))
     check(not [f for f in os.listdir(tmp) if f.startswith("rocetrace-")], "--hosts: the nodes' files removed")
 
-    # 2. --slurm inside an allocation: its nodes, srun --overlap, the remote command entering the namespace
+    # 2. --slurm inside an allocation: its nodes, srun --overlap, the remote command entering the namespace;
+    # each node analyzes its capture there, and the partials and the captures come home
     out = os.path.join(tmp, "slurm")
     before = set(os.listdir(tmp))
     t = time.monotonic()
     p = cluster.run(["salloc", "-N3", RT, "capture", "--slurm", "--remote", remote, "--remote-dir", tmp,
-                     "-i", "eth0", "-w", out + "/", "--", "srun", "-N3", "-n3", task], timeout=120)
-    print(f"capture --slurm: {time.monotonic() - t:.1f} s")
+                     "--analyze-there", "--fetch", "-i", "eth0", "-w", out + "/", "--", "srun", "-N3", "-n3", task],
+                    timeout=120)
+    print(f"capture --slurm --analyze-there --fetch: {time.monotonic() - t:.1f} s")
     capture_checks("--slurm", p, out, gen_files(tmp, before))
     check(re.search(r"salloc: Granted job allocation \d+", p.stderr) is not None, "--slurm: inside salloc")
+    partial_checks("--slurm --analyze-there --fetch", p, out)
+    check(not [f for f in os.listdir(tmp) if f.startswith("rocetrace-")], "--slurm: the nodes' files removed")
 
-    # 3. doctor --slurm: a table over the job's nodes; h2's tree has MTU 1500
+    # 3. --analyze-there alone: only the partials come home, the captures stay on the nodes; h2's analysis
+    # fails (its remote command refuses it), and the other two are merged without it
+    out = os.path.join(tmp, "there")
+    flaky = script(os.path.join(tmp, "node-rocetrace-flaky"),
+                   f'[ "$1" = analyze ] && [ "$SLURMD_NODENAME" = h2 ] && '
+                   f'{{ echo "rocetrace analyze: refused on h2 by the test" >&2; exit 1; }}\nexec {RT} "$@"\n')
+    t = time.monotonic()
+    p = cluster.run([RT, "capture", "--hosts", "h[1-3]", "--launcher",
+                     f"srun --overlap -N1 -n1 -w {{host}} ip netns exec {PREFIX}-{{host}}", "--remote", flaky,
+                     "--remote-dir", tmp, "--analyze-there", "-i", "eth0", "-w", out + "/",
+                     "--", "srun", "-N3", "-n3", task], timeout=120)
+    print(f"capture --hosts --analyze-there: {time.monotonic() - t:.1f} s")
+    print(p.stderr)
+    check(p.returncode == 1, f"--analyze-there: exit {p.returncode} (h2 failed)")
+    left = {n: re.search(rf"^    {n}: \S+ frames, \S+ dropped: {n}:(\S+?)[;\n]", p.stderr + "\n", re.M) for n in NODES}
+    for n in NODES:
+        where = left[n].group(1) if left[n] else "(not named)"
+        check(os.path.exists(where) and os.path.getsize(where) > 0, f"--analyze-there: {n}'s capture stays on it: {where}")
+    home = sorted(os.listdir(out)) if os.path.isdir(out) else []
+    check(home == ["h1.rtpart", "h3.rtpart"], f"--analyze-there: only the partials came home: {home}")
+    for n in ("h1", "h3"):
+        size = there_line(p, n, f"{n}:{left[n].group(1) if left[n] else ''}", os.path.join(out, n + ".rtpart"))
+        print(f"--analyze-there: {n}'s partial: {size} bytes")
+        check(size is not None, f"--analyze-there: {n}'s closing line names its capture there and its partial")
+    check(re.search(r"^    h2: .*; failed: its analysis there failed: rocetrace analyze: refused on h2 by the test "
+                    r"\(exit 1\)$", p.stderr, re.M) is not None, "--analyze-there: h2's failure said")
+    check("rocetrace capture: missing from the analysis (no partial): h2\n" in p.stderr,
+          "--analyze-there: the missing point named")
+    check("Vantage points: " in p.stdout, "--analyze-there: h1 and h3 merged")
+
+    # 4. doctor --slurm: a table over the job's nodes; h2's tree has MTU 1500
     p = cluster.run(["salloc", "-N3", RT, "doctor", "--slurm", "--remote", doctor_remote, "--interval", "0.05",
                      "--tools-dir", tools], timeout=120)
     print(p.stdout, p.stderr)
@@ -219,7 +312,7 @@ def runs(cluster, tmp, task, remote, doctor_remote, tools):
     check("  mtu          4200 on 2 of 3 hosts\n             * h2: 1500\n" in p.stdout,
           "doctor --slurm: h2's MTU differs from the other nodes'")
 
-    # 4. doctor --prolog as a job step: silent and 0 on a good node, one line and 1 on a bad one
+    # 5. doctor --prolog as a job step: silent and 0 on a good node, one line and 1 on a bad one
     for node, tree, status, line in (("h1", "good", 0, ""),
                                      ("h2", "mtu1500", 1, "rocetrace doctor: not ready: mlx5_0:1 mtu\n")):
         t = time.monotonic()
@@ -229,7 +322,7 @@ def runs(cluster, tmp, task, remote, doctor_remote, tools):
               f"doctor --prolog on {node} ({tree}): exit {p.returncode}, {p.stdout!r} {p.stderr.strip()!r} "
               f"in {time.monotonic() - t:.1f} s with the job's start")
 
-    # 5. Prolog=tools/slurm-prolog: h3 goes bad, its next job fails and h3 is drained with the reason
+    # 6. Prolog=tools/slurm-prolog: h3 goes bad, its next job fails and h3 is drained with the reason
     link = os.path.join(tmp, "sysfs", "h3")
     os.unlink(link)
     os.symlink(os.path.join(SYSFS, "mtu1500"), link)
