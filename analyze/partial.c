@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "analyze/internal.h"
 
@@ -22,6 +23,10 @@ void rt_partial_free(struct rt_partial *p)
 
 bool rt_partial_is(const char *path)
 {
+	/* a pipe or FIFO is read once: peeking would eat a capture's first bytes (or wait for a writer) */
+	struct stat st;
+	if (stat(path, &st) < 0 || !S_ISREG(st.st_mode))
+		return false;
 	char magic[sizeof(RT_PARTIAL_MAGIC) - 1];
 	FILE *fp = fopen(path, "rb");
 	if (!fp)

@@ -82,7 +82,7 @@ int rt_partial_write(const struct rt_partial *p, const char *path, char *errbuf)
  */
 int rt_partial_read(const char *path, struct rt_partial **out, char *errbuf);
 int rt_partial_read_mem(const void *buf, size_t len, struct rt_partial **out, char *errbuf);
-/* Whether the file at `path` starts with RT_PARTIAL_MAGIC (it is a partial, not a capture). */
+/* Whether `path` is a regular file that starts with RT_PARTIAL_MAGIC (a partial, not a capture); a pipe is never asked. */
 bool rt_partial_is(const char *path);
 
 struct rt_analyzer;

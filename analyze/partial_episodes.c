@@ -162,10 +162,6 @@ int an_pm_episodes(struct an_pm *m, char *errbuf)
 			rc = an_ep_merge(&all, &one, i == 1 ? m->flow_id[0] : NULL, m->flow_id[i]);
 		free(one.list);
 	}
-	if (rc == 0 && m->n == 1)
-		for (uint32_t k = 0; k < all.n; k++)
-			for (unsigned f = 0; f < all.list[k].flows && f < AN_EP_FLOWS; f++)
-				all.list[k].flow_ids[f] = m->flow_id[0][all.list[k].flow_ids[f]];
 	if (rc == 0)
 		rc = uncount_copies(m, &all);
 	if (rc == 0) /* (merged episodes: no throughput around them, no CE peak) */

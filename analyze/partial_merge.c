@@ -29,6 +29,11 @@ static const char *setting_differs(const struct rt_partial *a, const struct rt_p
 		return "the duplicates' window (--dup-window)";
 	if (a->sample_k != b->sample_k || a->sample_m != b->sample_m)
 		return "the trajectory sample (--vantage-sample)";
+	if (x->max_flows != y->max_flows)
+		return "the flows kept (--max-flows)";
+	if (strcmp(x->flow_selector ? x->flow_selector : "",
+	           y->flow_selector ? y->flow_selector : ""))
+		return "the flows selected (--flow, --conversation, --kind)";
 	return NULL;
 }
 

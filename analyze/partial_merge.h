@@ -24,17 +24,12 @@ struct an_pm {
 	uint32_t **flow_id;
 	/* home[merged id]: the point the flow's figures come from (its first frame, raw clocks) */
 	unsigned *home;
-	/*
-	 * the vantage window the paths' matching uses (--vantage-window of the
-	 * merge: a setting of the one pass it stands for, not of the points;
-	 * 0: AN_PM_VANTAGE_WINDOW_NS)
-	 */
-	uint64_t vantage_window_ns;
 	/* the strings copied into the merged view lately (an_pm_str) */
 	unsigned nstr;
 	const char *str[32];
 };
-#define AN_PM_VANTAGE_WINDOW_NS 10000000ull /* 10 ms, as analyze's --vantage-window */
+/* The window the merge matches the points' sampled packets in: analyze's --vantage-window default (10 ms). */
+#define AN_PM_VANTAGE_WINDOW_NS 10000000ull
 
 /*
  * analyze/partial_merge.c: a merge of p[0..n-1] begun (*m and its merged

@@ -10,11 +10,13 @@
 #include "analyze/partial_merge.h"
 #include "analyze/verdict.h"
 
-/* The packets the flows' home points missed, said (analyze/README.md, Warnings). */
-static void warn_home_missed(struct rt_results *r)
+/* The packets the flows' home points missed, said before the points' own warnings (analyze/README.md, Warnings). */
+static int warn_home_missed(struct an_pm *m, char *errbuf)
 {
+	(void)errbuf;
+	struct rt_results *r = &m->out->r;
 	if (!r->packets_home_missed || r->nwarnings >= RT_AN_WARNINGS_MAX)
-		return;
+		return 0;
 	struct rt_an_warning *w = &r->warnings[r->nwarnings++];
 	memset(w, 0, sizeof(*w));
 	w->code = "packets_home_missed";
@@ -28,13 +30,13 @@ static void warn_home_missed(struct rt_results *r)
 	w->values[0].value = r->packets_home_missed;
 	w->values[1].name = "flows";
 	w->values[1].value = r->flows_home_missed;
+	return 0;
 }
 
 /* What the merged view concludes: the incast, the findings, the verdict. 0 or a negative errno. */
 static int conclude(struct an_pm *m, char *errbuf)
 {
 	struct rt_results *r = &m->out->r;
-	warn_home_missed(r);
 	an_incast_view(r);
 	struct rt_finding *f = an_res_alloc(m->out, RT_FINDINGS_MAX * sizeof(*f));
 	int n = f ? an_findings_build(r, f, RT_FINDINGS_MAX) : -ENOMEM;
@@ -50,8 +52,8 @@ int rt_partials_merge(struct rt_partial *const *p, unsigned n, struct rt_partial
                       char *errbuf)
 {
 	static int (*const parts[])(struct an_pm * m, char *errbuf) = {
-	    an_pm_flows, an_pm_totals,   an_pm_paths,  an_pm_pfc,
-	    an_pm_macs,  an_pm_episodes, an_pm_capture};
+	    an_pm_flows, an_pm_totals, warn_home_missed, an_pm_paths,
+	    an_pm_pfc,   an_pm_macs,   an_pm_episodes,   an_pm_capture};
 	*out = NULL;
 	struct an_pm m;
 	int rc = an_pm_start(&m, p, n, errbuf);

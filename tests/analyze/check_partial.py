@@ -117,7 +117,12 @@ def main():
         check("truth retransmitted", merged["totals"]["retransmitted"], truth["retransmitted"])
         # refusals
         run(rt, pb, a, status=2)
-        run(rt, pb, pb, status=2)
+        run(rt, pb, pb, status=2)  # one file given twice
+        same = os.path.join(d, "same.rtpart")  # another capture named as the same point
+        run(rt, "--partial", same, "--point", "before", a)
+        p = run(rt, pb, same, status=2)
+        if b"one vantage point, before" not in p.stderr:
+            errors.append("two partials of one point: %r" % p.stderr.decode())
         p = subprocess.run([rt, "timeline", pb, pa], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                            timeout=60)
         check("timeline of partials: exit", p.returncode, 2)

@@ -160,7 +160,6 @@ static inline void fixture_make(struct fixture *f, struct scen *s, unsigned n, u
 	}
 	f->m.out->r.flows = f->m.flows;
 	f->m.out->r.nflows = f->m.nflows;
-	f->m.vantage_window_ns = 10000000ull;
 }
 
 /* The scenario, built by the test; the fixture of its merge. */
