@@ -55,21 +55,24 @@ static int merge_and_report(struct rt_analyze_args *a)
 	for (size_t i = 0; p && i < n && status == RT_EXIT_OK; i++)
 		if (rt_partial_read(a->files.files[i].path, &p[i], errbuf) < 0)
 			status = RT_EXIT_ERROR;
-	int rc = status == RT_EXIT_OK ? rt_partials_merge(p, (unsigned)n, &merged, errbuf) : 0;
+	/* one partial (one host, or the only one that came home) is reported as it is */
+	int rc =
+	    status == RT_EXIT_OK && n > 1 ? rt_partials_merge(p, (unsigned)n, &merged, errbuf) : 0;
 	if (rc < 0) /* they cannot be merged (other settings, one point twice): a usage error */
 		status = rc == -EINVAL ? RT_EXIT_USAGE : RT_EXIT_ERROR;
+	const struct rt_results *r = n > 1 ? (merged ? merged->r : NULL) : p ? p[0]->r : NULL;
 	struct rt_an_sink sink = {0};
 	if (status == RT_EXIT_OK &&
 	    ((a->json ? rt_an_report_json_sink(stdout, &sink, errbuf)
 	              : rt_an_report_text_sink(stdout, (unsigned)a->top, &sink, errbuf)) < 0 ||
-	     sink.report(sink.ctx, merged->r, errbuf) < 0))
+	     sink.report(sink.ctx, r, errbuf) < 0))
 		status = RT_EXIT_ERROR;
 	if (sink.free)
 		sink.free(sink.ctx);
 	if (status != RT_EXIT_OK)
 		fprintf(stderr, "rocetrace %s: %s\n", a->cmd, p ? errbuf : "out of memory");
-	if (status == RT_EXIT_OK && a->fail_on_given && merged->r->nfindings &&
-	    merged->r->findings[0].severity >= (a->fail_on == 0 ? RT_SEV_WARNING : RT_SEV_ERROR))
+	if (status == RT_EXIT_OK && a->fail_on_given && r->nfindings &&
+	    r->findings[0].severity >= (a->fail_on == 0 ? RT_SEV_WARNING : RT_SEV_ERROR))
 		status = RT_EXIT_FINDINGS;
 	rt_partial_free(merged);
 	for (size_t i = 0; p && i < n; i++)
@@ -99,6 +102,12 @@ int rt_analyze_partial_inputs(struct rt_analyze_args *a)
 	if (a->partial_out)
 		return rt_cli_usage_error(a->cmd, "--partial makes a partial result from captures, "
 		                                  "not from partial results");
+	for (size_t i = 0; i < a->files.n; i++)
+		if (a->files.files[i].vantage)
+			return rt_cli_usage_error(a->cmd,
+			                          "--vantage with partial results: each names its "
+			                          "vantage point (made with analyze --partial "
+			                          "--point NAME)");
 	const char *fixed = fixed_option(a);
 	if (fixed)
 		return rt_cli_usage_error(a->cmd,
@@ -118,6 +127,10 @@ int rt_analyze_partial_check(const struct rt_analyze_args *a)
 	if (rt_cli_files_stdin(&a->files))
 		return rt_cli_usage_error(a->cmd, "--partial: give the capture files, not "
 		                                  "standard input (the partial names them)");
+	if (a->json)
+		return rt_cli_usage_error(a->cmd, "--json with --partial: a partial result is "
+		                                  "written, not a report (merge partials with "
+		                                  "'rocetrace analyze A.rtpart B.rtpart --json')");
 	return 0;
 }
 

@@ -115,7 +115,16 @@ def main():
         check("truth ce", merged["totals"]["ce"], truth["ce"])
         check("truth cnp", merged["totals"]["cnp"], truth["cnp"])
         check("truth retransmitted", merged["totals"]["retransmitted"], truth["retransmitted"])
+        # one partial (one host, or the only one that came home): its own view, as analyzing its capture
+        alone = json.loads(run(rt, pb, "--json").stdout or b"{}")
+        solo = json.loads(run(rt, b, "--json").stdout)
+        for key in ("flow_count", "packets", "totals"):
+            check("one partial: " + key, alone.get(key), solo[key])
+        check("one partial: findings", sorted(f["code"] for f in alone.get("findings", [])),
+              sorted(f["code"] for f in solo["findings"]))
         # refusals
+        run(rt, "--vantage", "x=" + pb, "--vantage", "y=" + pa, status=2)
+        run(rt, "--partial", os.path.join(d, "j.rtpart"), "--json", b, status=2)
         run(rt, pb, a, status=2)
         run(rt, pb, pb, status=2)  # one file given twice
         same = os.path.join(d, "same.rtpart")  # another capture named as the same point
