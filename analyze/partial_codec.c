@@ -299,10 +299,32 @@ void pc_close(struct pc *c, struct pc_mark *m)
 	c->end = m->end;
 }
 
+/*
+ * The fewest bytes an item of a list takes in a file: its record's length
+ * and the fields of a zeroed item, written (each field fixed-size, each
+ * string NULL, each list inside it empty, each optional part absent: the
+ * shortest record there is). So a count is refused before its items are
+ * allocated when what is left could not hold them.
+ */
+static size_t item_min_bytes(pc_item_fn walk, size_t size, const struct rt_results *r)
+{
+	size_t min = 4;
+	void *zero = calloc(1, size);
+	struct pc w = {.reading = false};
+	if (zero) {
+		walk(&w, r, zero, 0);
+		if (!w.err)
+			min += w.len;
+	}
+	free(w.buf);
+	free(zero);
+	return min;
+}
+
 void *pc_list(struct pc *c, const void *items, uint64_t *n, size_t size, uint64_t max,
               const char *what, pc_item_fn walk, const struct rt_results *r)
 {
-	pc_count(c, n, max, 4, what);
+	pc_count(c, n, max, c->reading ? item_min_bytes(walk, size, r) : 4, what);
 	uint8_t *p = pc_items(c, items, *n, size);
 	for (uint64_t i = 0; p && i < *n; i++) {
 		struct pc_mark m;

@@ -15,6 +15,8 @@
 
 #include "analyze/feed.h"
 #include "analyze/partial.h"
+#include "analyze/internal.h"
+#include "analyze/partial_codec.h"
 #include "analyzer.h"
 #include "capture/pump.h"
 
@@ -205,6 +207,52 @@ static unsigned round_trip_folder(const char *folder, const char *ext)
 }
 
 /* Every capture in the tree: the samples, the rxe captures, the scenarios, the dissector's fixtures. */
+/* An item of test_count_bounded's list: one field. */
+static void wide_item(struct pc *c, const struct rt_results *r, void *item, uint64_t i)
+{
+	(void)r;
+	(void)i;
+	pc_u64(c, item);
+}
+
+/*
+ * A list's count is refused when what is left cannot hold that many of its
+ * shortest records (a 4-byte length and the item's fields), before room for
+ * the items is taken: 1e6 empty records in 4 MB would have asked for room
+ * for 1e6 items where no item can be read.
+ */
+static void test_count_bounded(void **state)
+{
+	(void)state;
+	uint64_t n = 1000000;
+	size_t len = 8 + 4 * (size_t)n;
+	uint8_t *buf = calloc(1, len);
+	assert_non_null(buf);
+	for (unsigned i = 0; i < 8; i++)
+		buf[i] = (uint8_t)(n >> (8 * i));
+	struct an_results *res = calloc(1, sizeof(*res));
+	assert_non_null(res);
+	struct pc c = {.reading = true, .at = buf, .end = buf + len, .res = res, .section = "test"};
+	uint64_t got = 0;
+	void *items = pc_list(&c, NULL, &got, 4096, UINT32_MAX, "items", wide_item, &res->r);
+	assert_null(items);
+	assert_int_equal(c.err, -EPROTO);
+	assert_non_null(strstr(c.why, "bad count of items"));
+	assert_null(res->blocks); /* nothing allocated */
+	/* as many records as there are, each with its field: read */
+	uint8_t ok[8 + 2 * 12] = {2};
+	ok[8] = ok[20] = 8; /* each record's length: its u64 */
+	ok[12] = 7;
+	struct pc d = {
+	    .reading = true, .at = ok, .end = ok + sizeof(ok), .res = res, .section = "t"};
+	uint64_t *v = pc_list(&d, NULL, &got, sizeof(uint64_t), 2, "items", wide_item, &res->r);
+	assert_int_equal(d.err, 0);
+	assert_int_equal(got, 2);
+	assert_int_equal(v[0], 7);
+	an_results_free(res);
+	free(buf);
+}
+
 static void test_every_capture(void **state)
 {
 	(void)state;
@@ -531,6 +579,7 @@ int main(int argc, char **argv)
 	    cmocka_unit_test(test_truncated_everywhere),
 	    cmocka_unit_test(test_versions),
 	    cmocka_unit_test(test_inconsistent),
+	    cmocka_unit_test(test_count_bounded),
 	};
 	int rc = argc > 2 ? cmocka_run_group_tests(seeds, NULL, NULL)
 	                  : cmocka_run_group_tests(tests, NULL, NULL);
