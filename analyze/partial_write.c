@@ -3,9 +3,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "analyze/partial_codec.h"
+#include "common/outfile.h"
 
 /* Packets encoded before the bytes go to the file (about 1 MB). */
 #define PACKETS_PER_FLUSH 16384
@@ -93,20 +93,22 @@ int rt_partial_write(const struct rt_partial *p, const char *path, char *errbuf)
 	if (!p->r || !p->point)
 		return rt_errmsg(errbuf, EINVAL,
 		                 "%s: a partial needs its view and its point's name", path);
+	/* a file is written under a temporary name and put in place whole (common/outfile.h) */
+	struct rt_outfile of = {0};
 	bool out = !strcmp(path, "-");
-	FILE *fp = out ? stdout : fopen(path, "wb");
-	if (!fp)
-		return rt_errorf(errbuf, errno, "%s", path);
+	int rc = out ? 0 : rt_outfile_open(&of, path, errbuf);
+	if (rc < 0)
+		return rc;
+	FILE *fp = out ? stdout : of.fp;
 	struct pc c = {.reading = false};
-	int rc = encode(&c, p, fp);
+	rc = encode(&c, p, fp);
 	free(c.buf);
 	if (!rc && fflush(fp) != 0)
 		rc = write_failed(&c);
-	if (!out && fclose(fp) != 0 && !rc)
-		rc = write_failed(&c);
-	if (!rc)
-		return 0;
-	if (!out)
-		unlink(path); /* no partial file that a reader would refuse */
-	return rt_errmsg(errbuf, -rc, "%s: %s", path, c.why);
+	if (rc) {
+		if (!out)
+			rt_outfile_abort(&of); /* what the path named stays as it was */
+		return rt_errmsg(errbuf, -rc, "%s: %s", path, c.why);
+	}
+	return out ? 0 : rt_outfile_commit(&of, errbuf);
 }

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "analyze/partial.h"
+#include "common/outfile.h"
 #include "tools/cli_messages.h"
 #include "tools/commands.h"
 
@@ -131,6 +132,15 @@ int rt_analyze_partial_check(const struct rt_analyze_args *a)
 		return rt_cli_usage_error(a->cmd, "--json with --partial: a partial result is "
 		                                  "written, not a report (merge partials with "
 		                                  "'rocetrace analyze A.rtpart B.rtpart --json')");
+	if (strcmp(a->partial_out, "-")) { /* where it goes is checked before the analysis */
+		char errbuf[RT_ERRBUF_SIZE];
+		struct rt_outfile of;
+		if (rt_outfile_open(&of, a->partial_out, errbuf) < 0) {
+			fprintf(stderr, "rocetrace %s: %s\n", a->cmd, errbuf);
+			return RT_EXIT_ERROR;
+		}
+		rt_outfile_abort(&of);
+	}
 	return 0;
 }
 

@@ -12,7 +12,7 @@
  * errors (2). -1: the inputs are captures.
  */
 int rt_analyze_partial_inputs(struct rt_analyze_args *a);
-/* --partial's own checks (no --vantage, no standard input): 0, or the exit status after its line. */
+/* --partial's own checks (no --vantage, no standard input, no --json; OUT can be written): 0, or the exit status after its line. */
 int rt_analyze_partial_check(const struct rt_analyze_args *a);
 /*
  * The finished analyzer's partial (--partial OUT, --point NAME, the

@@ -450,15 +450,21 @@ static int run_command(struct rt_analyze_args *a)
 		        a->out_path ? " (the file is left as it was)" : "");
 		status = RT_EXIT_ERROR;
 	}
-	bool page_failed = false;
+	bool page_failed = false, partial_failed = false;
 	char stopped[RT_ERRBUF_SIZE + 64];
 	if (a->mode != RT_MODE_TIMELINE) {
 		if (html)
 			page_note(html, read_err, res.end == RT_PUMP_INTERRUPTED ? res.signal : 0);
 		rt_analyzer_input_error(
 		    an, stop_reason(stopped, sizeof(stopped), read_err, &res, frc, finish_signal));
-		if (a->partial_out && !end_failed && !read_err[0])
-			status = rt_analyze_partial_write(a, an);
+		/* a read cut short still gives the partial of the frames before it (its view says
+		 * what stopped the reading) */
+		if (a->partial_out && !end_failed) {
+			int ws = rt_analyze_partial_write(a, an);
+			partial_failed = ws != RT_EXIT_OK;
+			if (partial_failed || status == RT_EXIT_OK)
+				status = ws;
+		}
 		/* a partial has no report (its view was taken) */
 		int wrc = a->partial_out ? 0 : rt_analyzer_report(an, errbuf);
 		if (wrc < 0 && wrc != -EPIPE) {
@@ -483,7 +489,11 @@ static int run_command(struct rt_analyze_args *a)
 	if (html && !kept && a->out_path)
 		printf("%s\n", a->out_path);
 	rt_pump_release_signals();
-	if (read_err[0])
+	if (read_err[0] && a->partial_out)
+		fprintf(stderr, "rocetrace %s: %s (%s)\n", cmd, read_err,
+		        partial_failed ? "no partial written"
+		                       : "the partial covers the frames before it");
+	else if (read_err[0])
 		say_read_error(cmd, read_err, a->out_path, kept, html != NULL, res.frames);
 	else if (frc == -EINTR && status == RT_EXIT_OK)
 		status = rt_cli_interrupted(cmd, finish_signal,

@@ -122,6 +122,28 @@ def main():
             check("one partial: " + key, alone.get(key), solo[key])
         check("one partial: findings", sorted(f["code"] for f in alone.get("findings", [])),
               sorted(f["code"] for f in solo["findings"]))
+        # where the partial goes: checked before the analysis, never through a symbolic link,
+        # written whole or not at all
+        p = run(rt, "--partial", os.path.join(d, "no", "such", "x.rtpart"), b, status=1)
+        if b"frames" in p.stderr:
+            errors.append("a partial into a missing folder: analyzed first: %r" % p.stderr.decode())
+        link = os.path.join(d, "link.rtpart")
+        os.symlink("/dev/full", link)
+        run(rt, "--partial", link, b, status=1)
+        check("the symbolic link stays", os.path.islink(link), True)
+        # a capture cut short: the partial of the frames before the cut, exit 1
+        cut, pc = os.path.join(d, "cut.pcap"), os.path.join(d, "cut.rtpart")
+        with open(b, "rb") as f:
+            data = f.read()
+        with open(cut, "wb") as f:
+            f.write(data[:len(data) // 2 + 7])
+        p = run(rt, "--partial", pc, "--point", "cut", cut, status=1)
+        if b"the partial covers the frames before it" not in p.stderr:
+            errors.append("a partial of a cut capture: %r" % p.stderr.decode())
+        cut_view = json.loads(run(rt, pc, "--json").stdout or b"{}")
+        if not cut_view.get("capture", {}).get("input_error") or not 0 < cut_view.get("packets", 0) < len(before):
+            errors.append("the partial of a cut capture: input_error %r, packets %r of %d" %
+                          (cut_view.get("capture", {}).get("input_error"), cut_view.get("packets"), len(before)))
         # refusals
         run(rt, "--vantage", "x=" + pb, "--vantage", "y=" + pa, status=2)
         run(rt, "--partial", os.path.join(d, "j.rtpart"), "--json", b, status=2)
