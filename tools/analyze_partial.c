@@ -90,10 +90,20 @@ int rt_analyze_partial_inputs(struct rt_analyze_args *a)
 		    strcmp(a->files.files[i].path, "-") && rt_partial_is(a->files.files[i].path);
 	if (!partials)
 		return -1;
-	if (partials < a->files.n)
+	for (size_t i = 0; partials < a->files.n && i < a->files.n; i++) {
+		const char *f = a->files.files[i].path;
+		if (!strcmp(f, "-") || rt_partial_is(f))
+			continue;
+		if (access(f, R_OK) < 0) { /* a partial that did not come: said as it is */
+			fprintf(stderr, "rocetrace %s: %s: %s\n", a->cmd, f, strerror(errno));
+			return RT_EXIT_ERROR;
+		}
 		return rt_cli_usage_error(a->cmd,
-		                          "partial results (.rtpart) and captures do not mix: "
-		                          "give the one or the other");
+		                          "%s is not a partial result (no RTPART magic: a "
+		                          "capture, or a partial gzip'd or cut): partial "
+		                          "results and captures do not mix",
+		                          f);
+	}
 	if (a->mode != RT_MODE_ANALYZE)
 		return rt_cli_usage_error(
 		    a->cmd,
@@ -132,6 +142,14 @@ int rt_analyze_partial_check(const struct rt_analyze_args *a)
 		return rt_cli_usage_error(a->cmd, "--json with --partial: a partial result is "
 		                                  "written, not a report (merge partials with "
 		                                  "'rocetrace analyze A.rtpart B.rtpart --json')");
+	for (size_t i = 0; i < a->files.n; i++)
+		if (rt_output_replaces(a->partial_out, a->files.files[i].path))
+			return rt_cli_usage_error(a->cmd,
+			                          "--partial %s: that is one of the captures to "
+			                          "read; name the partial apart (HOST.rtpart)",
+			                          a->partial_out);
+	if (a->point && (!a->point[0] || strpbrk(a->point, "\t\n\r")))
+		return rt_cli_usage_error(a->cmd, "--point: a name, not empty, on one line");
 	if (strcmp(a->partial_out, "-")) { /* where it goes is checked before the analysis */
 		char errbuf[RT_ERRBUF_SIZE];
 		struct rt_outfile of;
@@ -142,6 +160,18 @@ int rt_analyze_partial_check(const struct rt_analyze_args *a)
 		rt_outfile_abort(&of);
 	}
 	return 0;
+}
+
+/* "N bytes" of the partial written to `path`, or where it went when that is no file's size. */
+static const char *written_size(const char *path, char *buf, size_t size)
+{
+	struct stat st;
+	if (strcmp(path, "-") && stat(path, &st) == 0 && S_ISREG(st.st_mode))
+		snprintf(buf, size, "%lld bytes", (long long)st.st_size);
+	else
+		snprintf(buf, size, "%s",
+		         strcmp(path, "-") ? "the partial" : "the partial (standard output)");
+	return buf;
 }
 
 int rt_analyze_partial_write(const struct rt_analyze_args *a, struct rt_analyzer *an)
@@ -166,15 +196,15 @@ int rt_analyze_partial_write(const struct rt_analyze_args *a, struct rt_analyzer
 	free(files);
 	if (rc == 0)
 		rc = rt_partial_write(p, a->partial_out, errbuf);
-	struct stat st;
+	char size[64];
 	if (rc == 0)
 		fprintf(
 		    stderr,
 		    "rocetrace %s: %s: point %s, %llu frames, %u flows, %llu packets kept (every "
-		    "CE mark and CNP, %u in %u sampled), %lld bytes written\n",
+		    "CE mark and CNP, %u in %u sampled), %s written\n",
 		    a->cmd, a->partial_out, point, (unsigned long long)frames, p->r->nflows,
 		    (unsigned long long)p->npackets, p->sample_k, p->sample_m,
-		    stat(a->partial_out, &st) == 0 ? (long long)st.st_size : -1ll);
+		    written_size(a->partial_out, size, sizeof(size)));
 	else
 		fprintf(stderr, "rocetrace %s: %s\n", a->cmd, errbuf);
 	rt_partial_free(p);

@@ -145,6 +145,16 @@ def main():
             errors.append("the partial of a cut capture: input_error %r, packets %r of %d" %
                           (cut_view.get("capture", {}).get("input_error"), cut_view.get("packets"), len(before)))
         # refusals
+        size = os.path.getsize(b)
+        run(rt, "--partial", b, b, status=2)  # OUT one of the captures: refused, the capture kept
+        check("--partial over its capture: the capture", os.path.getsize(b), size)
+        run(rt, "--partial", os.path.join(d, "e.rtpart"), "--point", "", b, status=2)
+        p = run(rt, os.path.join(d, "absent.rtpart"), pb, status=1)
+        if b"No such file" not in p.stderr:
+            errors.append("a partial that is not there: %r" % p.stderr.decode())
+        p = run(rt, b, pb, status=2)
+        if b"is not a partial result" not in p.stderr:
+            errors.append("a capture among partials: %r" % p.stderr.decode())
         run(rt, "--vantage", "x=" + pb, "--vantage", "y=" + pa, status=2)
         run(rt, "--partial", os.path.join(d, "j.rtpart"), "--json", b, status=2)
         run(rt, pb, a, status=2)
