@@ -65,7 +65,7 @@ struct rt_partial {
 
 /*
  * Frees a partial and all it holds: point, each of files and the array,
- * packets (each malloc'd), and res (an_results_free(): r and what it points
+ * the packets' array, and res (an_results_free(): r and what it points
  * to; NULL: r is not the partial's). NULL: nothing.
  */
 void rt_partial_free(struct rt_partial *p);

@@ -46,6 +46,10 @@ struct pc_mark {
 #define PC_TAG(a, b, c, d)                                                                         \
 	((uint32_t)(uint8_t)(a) | (uint32_t)(uint8_t)(b) << 8 | (uint32_t)(uint8_t)(c) << 16 |     \
 	 (uint32_t)(uint8_t)(d) << 24)
+/* The sections around the view's: the point's header, its packets, the end. */
+#define PC_TAG_PART PC_TAG('P', 'A', 'R', 'T')
+#define PC_TAG_PKTS PC_TAG('P', 'K', 'T', 'S')
+#define PC_TAG_END  PC_TAG('E', 'N', 'D', ' ')
 /* A string's length that says it is NULL (no string). */
 #define PC_NULL_STRING UINT32_MAX
 /* The bytes of the file's header: the magic and the major version. */

@@ -16,24 +16,20 @@
 #define SECTION_PACKETS (1 + pc_nview_sections)
 #define SECTION_END     (2 + pc_nview_sections)
 
-static const uint32_t tag_part = PC_TAG('P', 'A', 'R', 'T');
-static const uint32_t tag_packets = PC_TAG('P', 'K', 'T', 'S');
-static const uint32_t tag_end = PC_TAG('E', 'N', 'D', ' ');
-
 /* Known section `k`'s tag and name. */
 static uint32_t section_tag(unsigned k, const char **name)
 {
 	if (k == SECTION_PART) {
 		*name = "partial";
-		return tag_part;
+		return PC_TAG_PART;
 	}
 	if (k == SECTION_PACKETS) {
 		*name = "packets";
-		return tag_packets;
+		return PC_TAG_PKTS;
 	}
 	if (k == SECTION_END) {
 		*name = "end";
-		return tag_end;
+		return PC_TAG_END;
 	}
 	*name = pc_view_sections[k - 1].name;
 	return pc_view_sections[k - 1].tag;

@@ -49,7 +49,7 @@ static void section_end(struct pc *c, size_t at, FILE *fp)
 /* The packets: their record size and count, then each record, to fp a batch at a time. */
 static void packets(struct pc *c, const struct rt_partial *p, FILE *fp)
 {
-	uint32_t tag = PC_TAG('P', 'K', 'T', 'S'), size = PC_PACKET_SIZE;
+	uint32_t tag = PC_TAG_PKTS, size = PC_PACKET_SIZE;
 	uint64_t n = p->npackets, len = 4 + 8 + n * PC_PACKET_SIZE;
 	c->section = "packets";
 	pc_u32(c, &tag);
@@ -74,7 +74,7 @@ static int encode(struct pc *c, const struct rt_partial *p, FILE *fp)
 	uint32_t version = RT_PARTIAL_VERSION;
 	pc_bytes(c, RT_PARTIAL_MAGIC, sizeof(RT_PARTIAL_MAGIC) - 1);
 	pc_u32(c, &version);
-	size_t at = section_begin(c, PC_TAG('P', 'A', 'R', 'T'), "partial");
+	size_t at = section_begin(c, PC_TAG_PART, "partial");
 	pc_part(c, part);
 	section_end(c, at, fp);
 	for (unsigned k = 0; k < pc_nview_sections; k++) {
@@ -83,7 +83,7 @@ static int encode(struct pc *c, const struct rt_partial *p, FILE *fp)
 		section_end(c, at, fp);
 	}
 	packets(c, p, fp);
-	at = section_begin(c, PC_TAG('E', 'N', 'D', ' '), "end");
+	at = section_begin(c, PC_TAG_END, "end");
 	section_end(c, at, fp);
 	return c->err;
 }
