@@ -258,6 +258,11 @@ static void text_episodes(const struct rt_results *r, struct rt_outbuf *o)
 		for (int k = 0; k < 3; k++)
 			if (isfinite(g[k]) && g[k] > top)
 				top = g[k];
+		if (!isfinite(g[0]) && !isfinite(g[1]) && !isfinite(g[2])) {
+			/* a merge of analyses: no part saw every frame around the episode */
+			rt_out_str(o, "; throughput not known\n");
+			continue;
+		}
 		struct rt_rate_unit u = rt_rate_unit_for(top * 1e9); /* one unit for the three */
 		rt_out_str(o, "; throughput");
 		for (int k = 0; k < 3; k++) {
