@@ -100,10 +100,11 @@ int rt_partial_take(struct rt_analyzer *an, const char *point, const char *const
  * point, merged into one view (analyze/README.md, "Across vantage points"):
  * *out->r is what one analysis of all their captures reports, by the rules
  * and with the limits that section gives; out->point is NULL. The partials
- * are left as they were. 0 or a negative errno with errbuf filled (-EINVAL:
+ * are left as they were. vantage_window_ns: the window their sampled
+ * packets are matched in (--vantage-window; 0: 10 ms). 0 or a negative errno with errbuf filled (-EINVAL:
  * they cannot be merged, such as two of one point or other settings).
  */
-int rt_partials_merge(struct rt_partial *const *p, unsigned n, struct rt_partial **out,
-                      char *errbuf);
+int rt_partials_merge(struct rt_partial *const *p, unsigned n, uint64_t vantage_window_ns,
+                      struct rt_partial **out, char *errbuf);
 
 #endif

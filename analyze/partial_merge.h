@@ -24,11 +24,12 @@ struct an_pm {
 	uint32_t **flow_id;
 	/* home[merged id]: the point the flow's figures come from (its first frame, raw clocks) */
 	unsigned *home;
+	uint64_t window_ns; /* the sampled packets are matched within it (--vantage-window) */
 	/* the strings copied into the merged view lately (an_pm_str) */
 	unsigned nstr;
 	const char *str[32];
 };
-/* The window the merge matches the points' sampled packets in: analyze's --vantage-window default (10 ms). */
+/* The window the merge matches the points' sampled packets in unless given: analyze's --vantage-window default (10 ms). */
 #define AN_PM_VANTAGE_WINDOW_NS 10000000ull
 
 /*

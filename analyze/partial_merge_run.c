@@ -48,8 +48,8 @@ static int conclude(struct an_pm *m, char *errbuf)
 	return rc < 0 ? rt_errorf(errbuf, -rc, "the verdict of the merged partial results") : 0;
 }
 
-int rt_partials_merge(struct rt_partial *const *p, unsigned n, struct rt_partial **out,
-                      char *errbuf)
+int rt_partials_merge(struct rt_partial *const *p, unsigned n, uint64_t vantage_window_ns,
+                      struct rt_partial **out, char *errbuf)
 {
 	static int (*const parts[])(struct an_pm * m, char *errbuf) = {
 	    an_pm_flows, an_pm_totals, warn_home_missed, an_pm_paths,
@@ -59,6 +59,7 @@ int rt_partials_merge(struct rt_partial *const *p, unsigned n, struct rt_partial
 	int rc = an_pm_start(&m, p, n, errbuf);
 	if (rc < 0)
 		return rc;
+	m.window_ns = vantage_window_ns ? vantage_window_ns : AN_PM_VANTAGE_WINDOW_NS;
 	for (size_t i = 0; rc == 0 && i < sizeof(parts) / sizeof(parts[0]); i++)
 		rc = parts[i](&m, errbuf);
 	if (rc == 0)

@@ -164,7 +164,7 @@ int an_pm_paths(struct an_pm *m, char *errbuf)
 		cur[i] = (struct cursor){.p = m->p[i], .done = !m->p[i]->r->any_frame};
 	struct an_vantage v;
 	struct an_vp_result vr;
-	an_vp_init(&v, true, AN_PM_VANTAGE_WINDOW_NS);
+	an_vp_init(&v, true, m->window_ns ? m->window_ns : AN_PM_VANTAGE_WINDOW_NS);
 	an_vp_sample(&v, m->p[0]->sample_k, m->p[0]->sample_m);
 	replay(&v, cur, m->n);
 	an_vp_finish(&v);

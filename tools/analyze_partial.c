@@ -33,8 +33,6 @@ static const char *fixed_option(const struct rt_analyze_args *a)
 		return "--udp-port";
 	if (o->max_flows)
 		return "--max-flows";
-	if (o->vantage_window_ns != d.vantage_window_ns)
-		return "--vantage-window";
 	if (o->vantage_sample_k)
 		return "--vantage-sample";
 	if (o->flow || o->conversation || o->kinds)
@@ -57,8 +55,9 @@ static int merge_and_report(struct rt_analyze_args *a)
 		if (rt_partial_read(a->files.files[i].path, &p[i], errbuf) < 0)
 			status = RT_EXIT_ERROR;
 	/* one partial (one host, or the only one that came home) is reported as it is */
-	int rc =
-	    status == RT_EXIT_OK && n > 1 ? rt_partials_merge(p, (unsigned)n, &merged, errbuf) : 0;
+	int rc = status == RT_EXIT_OK && n > 1
+	             ? rt_partials_merge(p, (unsigned)n, a->ao.vantage_window_ns, &merged, errbuf)
+	             : 0;
 	if (rc < 0) /* they cannot be merged (other settings, one point twice): a usage error */
 		status = rc == -EINVAL ? RT_EXIT_USAGE : RT_EXIT_ERROR;
 	const struct rt_results *r = n > 1 ? (merged ? merged->r : NULL) : p ? p[0]->r : NULL;
@@ -138,6 +137,12 @@ int rt_analyze_partial_check(const struct rt_analyze_args *a)
 	if (rt_cli_files_stdin(&a->files))
 		return rt_cli_usage_error(a->cmd, "--partial: give the capture files, not "
 		                                  "standard input (the partial names them)");
+	struct rt_analyzer_opts d;
+	rt_analyzer_opts_init(&d);
+	if (a->ao.vantage_window_ns != d.vantage_window_ns)
+		return rt_cli_usage_error(a->cmd, "--vantage-window with --partial: the window is "
+		                                  "the merge's (give it where the partials are "
+		                                  "merged)");
 	if (a->json)
 		return rt_cli_usage_error(a->cmd, "--json with --partial: a partial result is "
 		                                  "written, not a report (merge partials with "

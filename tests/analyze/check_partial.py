@@ -107,6 +107,12 @@ def main():
               [c for c in codes if c not in SAMPLE_MISSES])
         check("findings at 1/1", sorted(f["code"] for f in merged1["findings"]), codes)
         check("verdict", merged["verdict"]["state"], one["verdict"]["state"])
+        # the merge's window, as one pass's: the same paths at 1/1
+        w1 = json.loads(run(rt, pb1, pa1, "--json", "--vantage-window", "2ms").stdout or b"{}")
+        w0 = json.loads(run(rt, "--json", "--vantage-window", "2ms", "--vantage", "before=" + b,
+                            "--vantage", "after=" + a).stdout)
+        check("paths at --vantage-window 2ms", w1.get("paths"), w0["paths"])
+        run(rt, "--partial", os.path.join(d, "w.rtpart"), "--vantage-window", "2ms", b, status=2)
         # the episodes: each CNP seen at both taps counts once (the partials keep every CNP)
         ep = [(e["start_ns"], e["end_ns"], e["ce"], e["cnp"], e["flow_count"]) for e in merged["episodes"]]
         check("episodes", ep, [(e["start_ns"], e["end_ns"], e["ce"], e["cnp"], e["flow_count"])
