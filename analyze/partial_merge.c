@@ -502,8 +502,11 @@ int an_pm_totals(struct an_pm *m, char *errbuf)
 		o->cnp_unattributed = MAX_OF(o->cnp_unattributed, r->cnp_unattributed);
 		o->nak_unattributed = MAX_OF(o->nak_unattributed, r->nak_unattributed);
 		o->cm_pairs = MAX_OF(o->cm_pairs, r->cm_pairs);
-		if (!o->input_error && r->input_error)
-			o->input_error = an_pm_str(m, r->input_error);
+		if (!o->input_error && r->input_error) { /* the first point's, named */
+			char said[RT_ERRBUF_SIZE + 128];
+			snprintf(said, sizeof(said), "at %s: %s", m->p[i]->point, r->input_error);
+			o->input_error = an_pm_str(m, said);
+		}
 	}
 	o->ecn_off = o->ecn_data_packets && o->ecn_not_ect * 2 > o->ecn_data_packets;
 	uint64_t count[C_COUNTS];

@@ -496,11 +496,16 @@ static int run_command(struct rt_analyze_args *a)
 	else if (read_err[0])
 		say_read_error(cmd, read_err, a->out_path, kept, html != NULL, res.frames);
 	else if (frc == -EINTR && status == RT_EXIT_OK)
-		status = rt_cli_interrupted(cmd, finish_signal,
-		                            "; the report covers what was worked out before it");
+		status = rt_cli_interrupted(
+		    cmd, finish_signal,
+		    a->partial_out ? "; the partial covers what was worked out before it"
+		                   : "; the report covers what was worked out before it");
 	else if (res.end == RT_PUMP_INTERRUPTED && status == RT_EXIT_OK)
 		status = rt_cli_interrupted(cmd, res.signal,
-		                            "; the report covers the frames read so far");
+		                            a->partial_out
+		                                ? "; the partial covers the frames read so far (it "
+		                                  "says so: input_error)"
+		                                : "; the report covers the frames read so far");
 	rt_an_feed_free(feed);
 	if (a->fail_on_given && status == RT_EXIT_OK &&
 	    finding_at_least(an, a->fail_on == 0 ? RT_SEV_WARNING : RT_SEV_ERROR))
