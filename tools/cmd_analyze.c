@@ -86,23 +86,28 @@ static void warn_on_stderr(struct rt_analyzer *an, const char *cmd)
 
 /*
  * The read error, on stderr, and what the output holds: -o OUT left as it was (`kept`: the output
- * failed), or the rows of the frames before it; the report or the page (`page`) covers them.
+ * failed), or the rows of the frames before it; the report, the page (`page`) or the partial
+ * (`what`, "no partial written" when `kept`) covers them.
  */
-static void say_read_error(const char *cmd, const char *read_err, const char *out_path, bool kept,
-                           bool page, uint64_t frames)
+static void say_read_error(const char *cmd, const char *what, const char *read_err,
+                           const char *out_path, bool kept, bool page, uint64_t frames)
 {
 	if (kept && out_path)
 		fprintf(stderr, "rocetrace %s: %s (%s is left as it was)\n", cmd, read_err,
 		        out_path);
+	else if (kept)
+		fprintf(stderr, "rocetrace %s: %s (no %s written)\n", cmd, read_err, what);
 	else if (out_path && !page)
 		fprintf(stderr,
 		        "rocetrace %s: %s (reading stopped early: %s holds the rows of the frames "
 		        "before it)\n",
 		        cmd, read_err, out_path);
+	else if (frames || !page)
+		fprintf(stderr, "rocetrace %s: %s (the %s covers the frames before it)\n", cmd,
+		        read_err, what);
 	else
-		fprintf(stderr, "rocetrace %s: %s (%s)\n", cmd, read_err,
-		        frames ? "the report covers the frames before it"
-		               : "no frame read: the page says only this");
+		fprintf(stderr, "rocetrace %s: %s (no frame read: the page says only this)\n", cmd,
+		        read_err);
 }
 
 /* What stopped the reading, for the report: the read error, else the signal that cut reading or the end short ("": none). */
@@ -457,14 +462,11 @@ static int run_command(struct rt_analyze_args *a)
 			page_note(html, read_err, res.end == RT_PUMP_INTERRUPTED ? res.signal : 0);
 		rt_analyzer_input_error(
 		    an, stop_reason(stopped, sizeof(stopped), read_err, &res, frc, finish_signal));
-		/* a read cut short still gives the partial of the frames before it (its view says
-		 * what stopped the reading) */
-		if (a->partial_out && !end_failed) {
-			int ws = rt_analyze_partial_write(a, an);
-			partial_failed = ws != RT_EXIT_OK;
-			if (partial_failed || status == RT_EXIT_OK)
-				status = ws;
-		}
+		/* a read cut short still gives the partial of the frames before it (its view says so) */
+		int ws =
+		    a->partial_out && !end_failed ? rt_analyze_partial_write(a, an) : RT_EXIT_OK;
+		if ((partial_failed = ws != RT_EXIT_OK))
+			status = ws;
 		/* a partial has no report (its view was taken) */
 		int wrc = a->partial_out ? 0 : rt_analyzer_report(an, errbuf);
 		if (wrc < 0 && wrc != -EPIPE) {
@@ -489,23 +491,16 @@ static int run_command(struct rt_analyze_args *a)
 	if (html && !kept && a->out_path)
 		printf("%s\n", a->out_path);
 	rt_pump_release_signals();
-	if (read_err[0] && a->partial_out)
-		fprintf(stderr, "rocetrace %s: %s (%s)\n", cmd, read_err,
-		        partial_failed ? "no partial written"
-		                       : "the partial covers the frames before it");
-	else if (read_err[0])
-		say_read_error(cmd, read_err, a->out_path, kept, html != NULL, res.frames);
-	else if (frc == -EINTR && status == RT_EXIT_OK)
-		status = rt_cli_interrupted(
-		    cmd, finish_signal,
-		    a->partial_out ? "; the partial covers what was worked out before it"
-		                   : "; the report covers what was worked out before it");
-	else if (res.end == RT_PUMP_INTERRUPTED && status == RT_EXIT_OK)
-		status = rt_cli_interrupted(cmd, res.signal,
-		                            a->partial_out
-		                                ? "; the partial covers the frames read so far (it "
-		                                  "says so: input_error)"
-		                                : "; the report covers the frames read so far");
+	const char *what = a->partial_out ? "partial" : "report";
+	char tail[96];
+	snprintf(tail, sizeof(tail), "; the %s covers %s", what,
+	         frc == -EINTR ? "what was worked out before it" : "the frames read so far");
+	if (read_err[0])
+		say_read_error(cmd, what, read_err, a->out_path, kept || partial_failed,
+		               html != NULL, res.frames);
+	else if ((frc == -EINTR || res.end == RT_PUMP_INTERRUPTED) && status == RT_EXIT_OK)
+		status =
+		    rt_cli_interrupted(cmd, frc == -EINTR ? finish_signal : res.signal, "%s", tail);
 	rt_an_feed_free(feed);
 	if (a->fail_on_given && status == RT_EXIT_OK &&
 	    finding_at_least(an, a->fail_on == 0 ? RT_SEV_WARNING : RT_SEV_ERROR))
