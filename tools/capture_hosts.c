@@ -12,6 +12,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "analyze/types.h"
 #include "capture/hosts.h"
 #include "capture/pump.h"
 #include "tools/cli.h"
@@ -306,6 +307,16 @@ int rt_capture_hosts(const struct rt_capture_hosts_args *a)
 	char **args = NULL;
 	size_t n = 0;
 	int status = parse_hosts(a, &hl, &hosts, &n);
+	/* refused before anything runs: the merge would refuse the partials after it all */
+	if (!status && a->analyze_there && n > RT_AN_VANTAGE_MAX)
+		status =
+		    rt_cli_usage_error(CMD,
+		                       "--analyze-there: %zu hosts, and at most %d partials merge "
+		                       "(a vantage point each): "
+		                       "give --hosts at most %d hosts a run, or leave out "
+		                       "--analyze-there (the captures "
+		                       "come home) and analyze them in groups of %d",
+		                       n, RT_AN_VANTAGE_MAX, RT_AN_VANTAGE_MAX, RT_AN_VANTAGE_MAX);
 	if (!status)
 		status = out_prefix(a->out, prefix, sizeof(prefix));
 	if (status)

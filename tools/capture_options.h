@@ -75,4 +75,7 @@ int rt_capture_check_ring(struct rt_capture_args *a);
  */
 int rt_capture_check_format(struct rt_capture_args *a);
 
+/* Print capture's --help text on standard output (capture_help.c). */
+void rt_capture_help(void);
+
 #endif
