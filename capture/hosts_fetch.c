@@ -134,6 +134,11 @@ static void fetch_files(struct rt_hostcap *hc, const size_t *which, size_t m, en
 		argv[k] = calloc(3, sizeof(**argv));
 		if (fds[k] < 0 || !argv[k]) {
 			hc_host_fail(h, "cannot write here: ", strerror(errno));
+			for (size_t j = 0; j < m; j++) /* none is brought: each says so */
+				hc_host_fail(
+				    &hc->hosts[which[j]], "cannot bring its file home: ",
+				    "another host's file cannot be written here (it stays on "
+				    "the host)");
 			goto out;
 		}
 		argv[k][0] = "cat";
@@ -162,8 +167,10 @@ static void fetch_files(struct rt_hostcap *hc, const size_t *which, size_t m, en
 	}
 out:
 	for (size_t k = 0; k < m; k++) {
-		if (fds && fds[k] >= 0)
+		if (fds && fds[k] >= 0) { /* a file not brought: no half of it is left here */
 			close(fds[k]);
+			unlink(part[k]);
+		}
 		if (argv)
 			free(argv[k]);
 		if (res)
@@ -310,9 +317,20 @@ int rt_hostcap_analyze(struct rt_hostcap *hc, char *errbuf)
 	size_t ok = m ? analyze_there(hc, which, m) : 0;
 	if (ok)
 		fetch_files(hc, which, ok, HC_PARTIAL);
-	/* a failed analysis may have left its partial behind: every host that ran one is cleaned */
-	if (m)
-		hc_remove_remote(hc, ran, m, HC_PARTIAL);
+	/*
+	 * a failed analysis may have left its partial behind: cleaned; a partial that did not come
+	 * home stays where it is (its host's line says so), the others are home
+	 */
+	size_t clean = 0;
+	for (size_t k = 0; k < m; k++) {
+		bool analyzed = false;
+		for (size_t j = 0; j < ok && !analyzed; j++)
+			analyzed = which[j] == ran[k];
+		if (!analyzed || hc->hosts[ran[k]].partial_home)
+			ran[clean++] = ran[k];
+	}
+	if (clean)
+		hc_remove_remote(hc, ran, clean, HC_PARTIAL);
 	free(which);
 	free(ran);
 	for (size_t i = 0; i < hc->n; i++)

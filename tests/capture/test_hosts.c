@@ -446,6 +446,39 @@ static void test_analyze_there(void **state)
 	rt_hostcap_free(hc);
 }
 
+/*
+ * A partial that cannot come home (its place here is taken by a folder)
+ * stays on its host, as its line says, and so do the others' that were not
+ * brought: nothing half-written is left here.
+ */
+static void test_partial_kept_there(void **state)
+{
+	(void)state;
+	struct rt_hostcap_host hosts[] = {{.name = "alpha", .dev = "lo"},
+	                                  {.name = "gamma", .dev = "lo"}};
+	struct rt_hostcap_config cfg = config("kept_there");
+	struct rt_hostcap *hc = NULL;
+	char errbuf[RT_ERRBUF_SIZE], blocked[4400], rpart[4300];
+	mkdir(prefix, 0755);
+	snprintf(blocked, sizeof(blocked), "%sgamma.rtpart.part", prefix);
+	assert_int_equal(mkdir(blocked, 0755), 0);
+	assert_int_equal(rt_hostcap_start(&hc, &cfg, hosts, 2, errbuf), 0);
+	assert_int_equal(rt_hostcap_stop(hc, errbuf), 0);
+	assert_int_equal(rt_hostcap_analyze(hc, errbuf), -EIO);
+	for (int i = 0; i < 2; i++) {
+		assert_false(hosts[i].partial_home);
+		assert_true(hosts[i].failed);
+		remote_partial(&hosts[i], rpart, sizeof(rpart));
+		assert_true(exists(rpart)); /* it stays on the host, as said */
+	}
+	assert_non_null(strstr(hosts[1].error, "cannot write here"));
+	assert_non_null(strstr(hosts[0].error, "it stays on the host"));
+	snprintf(rpart, sizeof(rpart), "%salpha.rtpart.part", prefix);
+	assert_false(exists(rpart));
+	rmdir(blocked);
+	rt_hostcap_free(hc);
+}
+
 /* A second Ctrl-C before the analysis there: nothing comes home, the captures stay. */
 static void test_analyze_stopped(void **state)
 {
@@ -489,12 +522,19 @@ static void test_interrupted(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_all_capture),    cmocka_unit_test(test_events),
-	    cmocka_unit_test(test_ends_by_itself), cmocka_unit_test(test_some_fail),
-	    cmocka_unit_test(test_none_capture),   cmocka_unit_test(test_mute_launcher),
-	    cmocka_unit_test(test_deaf),           cmocka_unit_test(test_incomplete),
-	    cmocka_unit_test(test_fetch_stopped),  cmocka_unit_test(test_interrupted),
-	    cmocka_unit_test(test_analyze_there),  cmocka_unit_test(test_analyze_stopped),
+	    cmocka_unit_test(test_all_capture),
+	    cmocka_unit_test(test_events),
+	    cmocka_unit_test(test_ends_by_itself),
+	    cmocka_unit_test(test_some_fail),
+	    cmocka_unit_test(test_none_capture),
+	    cmocka_unit_test(test_mute_launcher),
+	    cmocka_unit_test(test_deaf),
+	    cmocka_unit_test(test_incomplete),
+	    cmocka_unit_test(test_fetch_stopped),
+	    cmocka_unit_test(test_interrupted),
+	    cmocka_unit_test(test_analyze_there),
+	    cmocka_unit_test(test_analyze_stopped),
+	    cmocka_unit_test(test_partial_kept_there),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
