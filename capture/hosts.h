@@ -67,6 +67,13 @@ struct rt_hostcap_config {
 	/* when it becomes non-zero (a second signal), what runs on the hosts after the stop
 	 * (bringing the files home) is stopped */
 	const volatile sig_atomic_t *abort;
+	/*
+	 * rt_hostcap_analyze: a partial that came home is read with it before
+	 * it is named PREFIX NAME .rtpart (NULL: taken as it came). It returns
+	 * 0, or a negative errno with errbuf saying why; a partial it refuses
+	 * fails its host, and stays as .part here and on the host.
+	 */
+	int (*check_partial)(const char *path, char *errbuf);
 };
 
 struct rt_hostcap;
@@ -110,7 +117,8 @@ int rt_hostcap_fetch(struct rt_hostcap *hc, char *errbuf);
  * comes home into PREFIX NAME .rtpart (through .part) and is removed from
  * its host. The captures stay on the hosts (rt_hostcap_fetch brings them
  * home). A host whose analysis failed, or whose partial could not come home,
- * is marked failed with why; the others' partials are home (partial_home).
+ * is marked failed with why (so is one that cfg.check_partial refuses); the
+ * others' partials are home (partial_home).
  * 0, or -EIO when some host failed so.
  */
 int rt_hostcap_analyze(struct rt_hostcap *hc, char *errbuf);

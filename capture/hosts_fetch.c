@@ -72,11 +72,17 @@ static const char *why_failed(const struct rt_launch_result *r, const char *othe
 }
 
 /* A file of host h arrived whole in `part`: check it (a capture holds the frames its capture
- * wrote), then name it `home`. */
-static void arrived(struct rt_hostcap_host *h, enum hc_file what, const char *part,
-                    const char *home)
+ * wrote, a partial reads as one), then name it `home`. */
+static void arrived(const struct rt_hostcap_config *cfg, struct rt_hostcap_host *h,
+                    enum hc_file what, const char *part, const char *home)
 {
 	char errbuf[RT_ERRBUF_SIZE];
+	if (what == HC_PARTIAL && cfg->check_partial && cfg->check_partial(part, errbuf) < 0) {
+		char why[2 * RT_ERRBUF_SIZE + 4500];
+		snprintf(why, sizeof(why), "%s (kept as %s, and on the host)", errbuf, part);
+		hc_host_fail(h, "its partial came home unreadable: ", why);
+		return;
+	}
 	if (what == HC_CAPTURE) {
 		uint64_t frames;
 		int rc = hc_count_frames(part, &frames, errbuf);
@@ -163,7 +169,7 @@ static void fetch_files(struct rt_hostcap *hc, const size_t *which, size_t m, en
 			unlink(part[k]);
 			continue;
 		}
-		arrived(h, what, part[k], home[k]);
+		arrived(&hc->cfg, h, what, part[k], home[k]);
 	}
 out:
 	for (size_t k = 0; k < m; k++) {

@@ -12,6 +12,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "analyze/partial.h"
 #include "analyze/types.h"
 #include "capture/hosts.h"
 #include "capture/pump.h"
@@ -227,6 +228,15 @@ static bool report_there(const struct rt_hostcap_host *h)
 	return h->partial_home;
 }
 
+/* A partial that came home reads whole, as the merge will read it: 0, or why not. */
+static int check_partial(const char *path, char *errbuf)
+{
+	struct rt_partial *p = NULL;
+	int rc = rt_partial_read(path, &p, errbuf);
+	rt_partial_free(p);
+	return rc;
+}
+
 /* One line on what became of a host; whether its file (its partial, when `there`) came home. */
 static bool report(const struct rt_hostcap_host *h, bool there)
 {
@@ -347,6 +357,7 @@ int rt_capture_hosts(const struct rt_capture_hosts_args *a)
 	    .on_line = host_line,
 	    .stopping = rt_pump_stopping,
 	    .abort = &g_abort,
+	    .check_partial = check_partial,
 	};
 	char errbuf[RT_ERRBUF_SIZE];
 	rt_pump_catch_signals(on_signal);

@@ -165,6 +165,15 @@ def main():
         run(rt, "--partial", os.path.join(d, "j.rtpart"), "--json", b, status=2)
         run(rt, pb, a, status=2)
         run(rt, pb, pb, status=2)  # one file given twice
+        cutp = os.path.join(d, "cutp.rtpart")  # a partial cut short, alone or among others
+        with open(pb, "rb") as f:
+            head = f.read(200)
+        with open(cutp, "wb") as f:
+            f.write(head)
+        for given in ((cutp,), (pa, cutp)):
+            p = run(rt, *given, status=1)
+            if b"cutp.rtpart: truncated" not in p.stderr:
+                errors.append("a partial cut short %r: %r" % (given, p.stderr.decode()))
         same = os.path.join(d, "same.rtpart")  # another capture named as the same point
         run(rt, "--partial", same, "--point", "before", a)
         p = run(rt, pb, same, status=2)

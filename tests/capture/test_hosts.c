@@ -479,6 +479,58 @@ static void test_partial_kept_there(void **state)
 	rt_hostcap_free(hc);
 }
 
+/* The partial check of capture --analyze-there, standing in: a partial naming host "mangled" is refused. */
+static int refuse_mangled(const char *path, char *errbuf)
+{
+	char text[4600] = "";
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return rt_errorf(errbuf, errno, "%s", path);
+	size_t got = fread(text, 1, sizeof(text) - 1, f);
+	fclose(f);
+	text[got] = '\0';
+	return strstr(text, "mangled") ? rt_errmsg(errbuf, EPROTO, "%s: bad section", path) : 0;
+}
+
+/*
+ * A partial the check refuses fails its host: kept as .part here and on
+ * its host, the line saying so; the others come home.
+ */
+static void test_partial_refused(void **state)
+{
+	(void)state;
+	struct rt_hostcap_host hosts[] = {{.name = "alpha", .dev = "lo"},
+	                                  {.name = "mangled", .dev = "lo"}};
+	struct rt_hostcap_config cfg = config("refused");
+	cfg.check_partial = refuse_mangled;
+	struct rt_hostcap *hc = NULL;
+	char errbuf[RT_ERRBUF_SIZE], want[4600], rpart[4300];
+	mkdir(prefix, 0755);
+	assert_int_equal(rt_hostcap_start(&hc, &cfg, hosts, 2, errbuf), 0);
+	assert_int_equal(rt_hostcap_stop(hc, errbuf), 0);
+	assert_int_equal(rt_hostcap_analyze(hc, errbuf), -EIO);
+	assert_true(hosts[0].partial_home);
+	assert_false(hosts[0].failed);
+	assert_false(hosts[1].partial_home);
+	assert_true(hosts[1].failed);
+	snprintf(want, sizeof(want),
+	         "its partial came home unreadable: %smangled.rtpart.part: bad section (kept as "
+	         "%smangled.rtpart.part, and on the host)",
+	         prefix, prefix);
+	assert_string_equal(hosts[1].error, want);
+	snprintf(want, sizeof(want), "%smangled.rtpart.part", prefix);
+	assert_true(exists(want));
+	unlink(want);
+	snprintf(want, sizeof(want), "%smangled.rtpart", prefix);
+	assert_false(exists(want));
+	remote_partial(&hosts[1], rpart, sizeof(rpart));
+	assert_true(exists(rpart));
+	unlink(rpart);
+	remote_partial(&hosts[0], rpart, sizeof(rpart));
+	assert_false(exists(rpart));
+	rt_hostcap_free(hc);
+}
+
 /* A second Ctrl-C before the analysis there: nothing comes home, the captures stay. */
 static void test_analyze_stopped(void **state)
 {
@@ -535,6 +587,7 @@ int main(void)
 	    cmocka_unit_test(test_analyze_there),
 	    cmocka_unit_test(test_analyze_stopped),
 	    cmocka_unit_test(test_partial_kept_there),
+	    cmocka_unit_test(test_partial_refused),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -274,11 +274,14 @@ def runs(cluster, tmp, task, remote, doctor_remote, tools):
     check(not [f for f in os.listdir(tmp) if f.startswith("rocetrace-")], "--slurm: the nodes' files removed")
 
     # 3. --analyze-there alone: only the partials come home, the captures stay on the nodes; h2's analysis
-    # fails (its remote command refuses it), and the other two are merged without it
+    # fails (its remote command refuses it), h3's partial comes home cut (its remote command truncates it
+    # after the analysis: the check at home refuses it), and h1's is analyzed without them
     out = os.path.join(tmp, "there")
     flaky = script(os.path.join(tmp, "node-rocetrace-flaky"),
                    f'[ "$1" = analyze ] && [ "$SLURMD_NODENAME" = h2 ] && '
-                   f'{{ echo "rocetrace analyze: refused on h2 by the test" >&2; exit 1; }}\nexec {RT} "$@"\n')
+                   f'{{ echo "rocetrace analyze: refused on h2 by the test" >&2; exit 1; }}\n'
+                   f'[ "$1" = analyze ] && [ "$SLURMD_NODENAME" = h3 ] && '
+                   f'{{ {RT} "$@" || exit; exec truncate -s 200 "$3"; }}\nexec {RT} "$@"\n')
     t = time.monotonic()
     p = cluster.run([RT, "capture", "--hosts", "h[1-3]", "--launcher",
                      f"srun --overlap -N1 -n1 -w {{host}} ip netns exec {PREFIX}-{{host}}", "--remote", flaky,
@@ -292,16 +295,23 @@ def runs(cluster, tmp, task, remote, doctor_remote, tools):
         where = left[n].group(1) if left[n] else "(not named)"
         check(os.path.exists(where) and os.path.getsize(where) > 0, f"--analyze-there: {n}'s capture stays on it: {where}")
     home = sorted(os.listdir(out)) if os.path.isdir(out) else []
-    check(home == ["h1.rtpart", "h3.rtpart"], f"--analyze-there: only the partials came home: {home}")
-    for n in ("h1", "h3"):
+    check(home == ["h1.rtpart", "h3.rtpart.part"],
+          f"--analyze-there: only the partials came home, h3's cut one as .part: {home}")
+    for n in ("h1",):
         size = there_line(p, n, f"{n}:{left[n].group(1) if left[n] else ''}", os.path.join(out, n + ".rtpart"))
         print(f"--analyze-there: {n}'s partial: {size} bytes")
         check(size is not None, f"--analyze-there: {n}'s closing line names its capture there and its partial")
     check(re.search(r"^    h2: .*; failed: its analysis there failed: rocetrace analyze: refused on h2 by the test "
                     r"\(exit 1\)$", p.stderr, re.M) is not None, "--analyze-there: h2's failure said")
-    check("rocetrace capture: missing from the analysis (no partial): h2\n" in p.stderr,
-          "--analyze-there: the missing point named")
-    check("Vantage points: " in p.stdout, "--analyze-there: h1 and h3 merged")
+    check(re.search(r"^    h3: .*; failed: its partial came home unreadable: \S*h3\.rtpart\.part: truncated "
+                    r".*\(kept as \S*h3\.rtpart\.part, and on the host\)$", p.stderr, re.M) is not None,
+          "--analyze-there: h3's cut partial refused at home, said")
+    check(re.search(rf"^    h3: .*; partial ", p.stderr, re.M) is None, "--analyze-there: h3's partial not home")
+    check("rocetrace capture: missing from the analysis (no partial): h2, h3\n" in p.stderr,
+          "--analyze-there: the missing points named")
+    check(re.search(r"^rocetrace capture: the analysis: rocetrace analyze \S*h1\.rtpart$", p.stderr, re.M)
+          is not None, "--analyze-there: h1's partial alone analyzed")
+    check("Flows" in p.stdout or "flows" in p.stdout, "--analyze-there: h1's report printed")
 
     # 4. doctor --slurm: a table over the job's nodes; h2's tree has MTU 1500
     p = cluster.run(["salloc", "-N3", RT, "doctor", "--slurm", "--remote", doctor_remote, "--interval", "0.05",
