@@ -107,6 +107,12 @@ static bool timed_out_from(const struct rt_res_flow *f, const void *ip)
 	return timed_out(f) && from(f, ip);
 }
 
+/* A stall summed from the flows' means, in ns: saturated, as a partial's figures may be anything. */
+static uint64_t stall_ns(double v)
+{
+	return v < 0x1p64 ? (uint64_t)v : UINT64_MAX;
+}
+
 static void ack_timeout(struct an_fd *l, const struct an_fd_ip *ip)
 {
 	const struct rt_results *r = l->r;
@@ -144,7 +150,8 @@ static void ack_timeout(struct an_fd *l, const struct an_fd_ip *ip)
 		    "after an idle wait of %s (median; t = %d: 4.096 us x 2^%d = %s), %s of "
 		    "stall in all",
 		    f->hosts.v[0], an_w_int(a, timeouts), timeouts == 1 ? "" : "s", an_w_dur(d, m),
-		    t, t, an_w_dur(e, nominal), an_w_dur(g, (uint64_t)stall));
+		    t, t, an_w_dur(e, nominal),
+		    an_w_dur(g, stall_ns(stall)));
 		an_fd_u64(f, "timeouts", timeouts);
 		an_fd_u64(f, "flows", k);
 		an_fd_u64(f, "wait_min_ns", lo);
@@ -152,7 +159,7 @@ static void ack_timeout(struct an_fd *l, const struct an_fd_ip *ip)
 		an_fd_u64(f, "wait_max_ns", hi);
 		an_fd_u64(f, "timeout_t", (uint64_t)t);
 		an_fd_u64(f, "timeout_ns", nominal);
-		an_fd_u64(f, "stall_ns", (uint64_t)stall);
+		an_fd_u64(f, "stall_ns", stall_ns(stall));
 		where_lost(f, r, timed_out_from, ip, where);
 		summary_end(f, where);
 		an_fd_fix(
@@ -202,13 +209,13 @@ static void rnr(struct an_fd *l, const struct an_fd_ip *ip)
 	              "(receiver not ready; RNR timer %u = %s), and the senders waited %s in all "
 	              "before retrying.",
 	              f->hosts.v[0], an_w_int(a, naks), naks == 1 ? "" : "s", timer,
-	              an_w_dur(d, rnr_timer_ns(timer)), an_w_dur(e, (uint64_t)stall));
+	              an_w_dur(d, rnr_timer_ns(timer)), an_w_dur(e, stall_ns(stall)));
 	an_fd_u64(f, "rnr_naks", naks);
 	an_fd_u64(f, "retries", retries);
 	an_fd_u64(f, "flows", flows);
 	an_fd_u64(f, "rnr_timer", timer);
 	an_fd_u64(f, "rnr_timer_ns", rnr_timer_ns(timer));
-	an_fd_u64(f, "stall_ns", (uint64_t)stall);
+	an_fd_u64(f, "stall_ns", stall_ns(stall));
 	an_fd_u64(f, "wait_max_ns", wait_max);
 	an_fd_fix(f, "check counters.out_of_buffer on that host",
 	          "Post receive buffers ahead of the messages on %s (a deeper receive queue, a "

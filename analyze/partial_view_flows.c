@@ -134,12 +134,16 @@ static void findings_facts(struct pc *c, struct rt_res_flow *f)
 	pc_bool(c, &f->udp_sport_varied);
 	pc_u16(c, &f->udp_sport);
 	pc_u16(c, &f->pmtu);
+	/* a path MTU is a RoCE MTU (256 to 4096, a power of two) or unknown (0) */
+	pc_check(c, !f->pmtu || (f->pmtu >= 256 && f->pmtu <= 4096 && !(f->pmtu & (f->pmtu - 1))),
+	         "path MTU");
 	pc_u16(c, &f->max_frame);
 	pc_bool(c, &f->cnp_carried);
 	pc_bool(c, &f->cnp_tagged);
 	pc_bool(c, &f->cnp_mixed);
 	pc_u8(c, &f->cnp_dscp);
 	pc_u8(c, &f->cnp_pcp);
+	pc_check(c, f->cnp_dscp < 64 && f->cnp_pcp < 8, "CNP DSCP or PCP");
 	pc_u64(c, &f->stall_from_ns);
 	pc_u64(c, &f->stall_ns);
 }
@@ -179,6 +183,7 @@ static void flow(struct pc *c, const struct rt_results *r, void *item, uint64_t 
 	pc_bool(c, &f->in_episodes);
 	pc_u8(c, &f->dscp);
 	pc_u8(c, &f->pcp);
+	pc_check(c, f->dscp < 64 && f->pcp < 8, "flow DSCP or PCP");
 	pc_u64(c, &f->first_ns);
 	pc_u64(c, &f->last_ns);
 	pc_u64(c, &f->packets);

@@ -1,8 +1,10 @@
-/* libFuzzer target for the partial reader: any bytes read as a partial, and what it accepts rendered and written again. */
+/* libFuzzer target for the partial reader: any bytes read as a partial; what it accepts rendered, written again, and merged with a second point like it. */
+#include <errno.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "analyze/partial.h"
 #include "render/sinks.h"
@@ -38,6 +40,25 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	/* what was read is a partial the writer takes */
 	if (rt_partial_write(p, "/dev/null", errbuf) < 0)
 		abort();
+	/* and one the merge takes: beside the same view seen at a second point, merged and rendered */
+	struct rt_partial *q, *merged = NULL;
+	if (rt_partial_read_mem(data, size, &q, errbuf) < 0)
+		abort();
+	char *other = strdup(strcmp(p->point, "other") ? "other" : "another");
+	if (!other)
+		abort();
+	free(q->point);
+	q->point = other;
+	struct rt_partial *both[2] = {p, q};
+	int rc = rt_partials_merge(both, 2, 0, &merged, errbuf);
+	if (rc == 0) {
+		report(merged, out, true);
+		report(merged, out, false);
+	} else if (rc != -ENOMEM && !errbuf[0]) {
+		abort(); /* a refusal says why */
+	}
+	rt_partial_free(merged);
+	rt_partial_free(q);
 	rt_partial_free(p);
 	return 0;
 }
