@@ -150,8 +150,7 @@ static void ack_timeout(struct an_fd *l, const struct an_fd_ip *ip)
 		    "after an idle wait of %s (median; t = %d: 4.096 us x 2^%d = %s), %s of "
 		    "stall in all",
 		    f->hosts.v[0], an_w_int(a, timeouts), timeouts == 1 ? "" : "s", an_w_dur(d, m),
-		    t, t, an_w_dur(e, nominal),
-		    an_w_dur(g, stall_ns(stall)));
+		    t, t, an_w_dur(e, nominal), an_w_dur(g, stall_ns(stall)));
 		an_fd_u64(f, "timeouts", timeouts);
 		an_fd_u64(f, "flows", k);
 		an_fd_u64(f, "wait_min_ns", lo);

@@ -60,7 +60,9 @@ static int merge_and_report(struct rt_analyze_args *a)
 	             : 0;
 	if (rc < 0) /* they cannot be merged (other settings, one point twice): a usage error */
 		status = rc == -EINVAL ? RT_EXIT_USAGE : RT_EXIT_ERROR;
-	const struct rt_results *r = n > 1 ? (merged ? merged->r : NULL) : p && p[0] ? p[0]->r : NULL;
+	const struct rt_results *r = n > 1       ? (merged ? merged->r : NULL)
+	                             : p && p[0] ? p[0]->r
+	                                         : NULL;
 	struct rt_an_sink sink = {0};
 	if (status == RT_EXIT_OK &&
 	    ((a->json ? rt_an_report_json_sink(stdout, &sink, errbuf)
