@@ -87,7 +87,8 @@ static void build(struct many *s)
 	const uint16_t on[8] = {0, 0, 0, 0xffff, 0, 0, 0, 0}, off[8] = {0};
 	for (unsigned k = 0; k < 2; k++) {
 		unsigned pt = k ? 50 : 10;
-		struct rt_record x = pfc_rec(T0 + 20 * US, 1u << 3, on), y = pfc_rec(T0 + 60 * US, 1u << 3, off);
+		struct rt_record x = pfc_rec(T0 + 20 * US, 1u << 3, on),
+		                 y = pfc_rec(T0 + 60 * US, 1u << 3, off);
 		x.src_mac[5] = y.src_mac[5] = 0xee;
 		at(s, pt, x);
 		at(s, pt, y);
