@@ -169,13 +169,13 @@ static unsigned edges(const struct rt_results *r, struct edge *e)
 		const struct rt_res_pfc_source *s = &r->pfc_sources[i];
 		if (s->longest_ns < r->storm_ns)
 			continue;
-		for (unsigned p = 0; p < 8 && n < EDGES_MAX; p++) {
-			if (!((s->points >> p) & 1))
+		for (unsigned p = 0; p < 64 * s->points.nwords && n < EDGES_MAX; p++) {
+			if (!rt_res_points_has(&s->points, p))
 				continue;
 			const uint8_t *partner = NULL;
 			unsigned others = 0;
 			for (uint32_t k = 0; k < r->nmacs; k++)
-				if (((r->macs[k].src_points >> p) & 1) &&
+				if (rt_res_points_has(&r->macs[k].src_points, p) &&
 				    memcmp(r->macs[k].mac, s->mac, 6)) {
 					others++;
 					partner = r->macs[k].mac;

@@ -96,7 +96,15 @@ int rt_partial_take(struct rt_analyzer *an, const char *point, const char *const
                     unsigned nfiles, struct rt_partial **out, char *errbuf);
 
 /*
- * The partials p[0..n-1] (2 <= n <= RT_AN_VANTAGE_MAX), each a vantage
+ * Partials a merge takes at most, each a vantage point: paths are found
+ * between the pairs of points that share flows, each pair's packets replayed
+ * apart beyond RT_AN_VANTAGE_MAX points (analyze/README.md, "Merging
+ * partials"); the bound keeps a merge's per-pair tables (n * n entries) small.
+ */
+#define RT_PARTIAL_MERGE_MAX 1024
+
+/*
+ * The partials p[0..n-1] (2 <= n <= RT_PARTIAL_MERGE_MAX), each a vantage
  * point, merged into one view (analyze/README.md, "Across vantage points"):
  * *out->r is what one analysis of all their captures reports, by the rules
  * and with the limits that section gives; out->point is NULL. The partials

@@ -8,7 +8,6 @@
 #include "analyze/dedup.h"
 #include "analyze/episodes.h"
 #include "analyze/partial_merge.h"
-#include "analyze/vantage.h"
 #include "common/errbuf.h"
 
 /*
@@ -105,14 +104,18 @@ static struct an_episode *episode_at(struct an_episodes *ep, uint64_t ts)
 static int uncount_copies(const struct an_pm *m, struct an_episodes *ep)
 {
 	size_t n = 0, k = 0;
-	unsigned np = m->n < AN_VP_POINTS ? m->n : AN_VP_POINTS;
+	unsigned np = m->n;
 	for (unsigned i = 0; i < np; i++)
 		for (uint64_t j = 0; j < m->p[i]->npackets; j++)
 			n += ((m->p[i]->packets[j].flags & RT_PP_CE) != 0) +
 			     ((m->p[i]->packets[j].flags & RT_PP_CNP) != 0);
 	struct sighting *s = malloc((n ? n : 1) * sizeof(*s));
-	if (!s)
+	uint64_t *seen = calloc(np, sizeof(*seen)), most = 0;
+	if (!s || !seen) {
+		free(s);
+		free(seen);
 		return -ENOMEM;
+	}
 	for (unsigned i = 0; i < np; i++)
 		for (uint64_t j = 0; j < m->p[i]->npackets; j++) {
 			const struct rt_partial_packet *q = &m->p[i]->packets[j];
@@ -123,11 +126,12 @@ static int uncount_copies(const struct an_pm *m, struct an_episodes *ep)
 		}
 	qsort(s, n, sizeof(*s), by_packet);
 	/* identical packets (CNPs to one QP) share a run: a frame is a copy while its point saw fewer */
-	uint64_t seen[AN_VP_POINTS] = {0}, most = 0;
+	const struct sighting *run = s;
 	for (const struct sighting *x = s; x < s + n; x++) {
 		if (x == s || x->what != x[-1].what || x->fp != x[-1].fp ||
 		    x->ts - x[-1].ts > AN_DUP_SPAN_NS) {
-			memset(seen, 0, sizeof(seen));
+			for (; run < x; run++) /* the points of the run before: none seen */
+				seen[run->point] = 0;
 			most = 0;
 		}
 		bool copy = seen[x->point] < most;
@@ -141,6 +145,7 @@ static int uncount_copies(const struct an_pm *m, struct an_episodes *ep)
 			--*count;
 	}
 	free(s);
+	free(seen);
 	uint32_t kept = 0;
 	for (uint32_t i = 0; i < ep->n; i++) {
 		const struct an_episode *e = &ep->list[i];

@@ -43,10 +43,10 @@ static int refused(struct rt_partial *const *p, unsigned n, char *errbuf)
 	if (n < 2)
 		return rt_errmsg(errbuf, EINVAL,
 		                 "merging partial results needs two of them at least");
-	if (n > RT_AN_VANTAGE_MAX)
+	if (n > RT_PARTIAL_MERGE_MAX)
 		return rt_errmsg(errbuf, EINVAL,
 		                 "%u partial results: at most %u vantage points are merged", n,
-		                 RT_AN_VANTAGE_MAX);
+		                 RT_PARTIAL_MERGE_MAX);
 	for (unsigned i = 0; i < n; i++)
 		for (unsigned j = 0; j < i; j++) {
 			if (!strcmp(p[i]->point, p[j]->point))

@@ -35,7 +35,7 @@ struct an_pm {
 /*
  * analyze/partial_merge.c: a merge of p[0..n-1] begun (*m and its merged
  * view allocated), or refused (-EINVAL, errbuf names why: fewer than 2 or
- * more than RT_AN_VANTAGE_MAX points, two of one name, settings that
+ * more than RT_PARTIAL_MERGE_MAX points, two of one name, settings that
  * differ); an_pm_end frees what it holds but the view (m->out, the
  * caller's once taken: set it NULL).
  */

@@ -29,8 +29,8 @@ static uint64_t mac_time(const struct rt_res_pfc_source *s, uint32_t n, uint64_t
 	return t == UINT64_MAX ? before : t;
 }
 
-/* The sending MACs of a view into t, seen at point `point`. 0 or -ENOMEM. */
-static int rebuild_macs(struct an_pfc *t, const struct rt_results *r, unsigned point)
+/* The sending MACs of a view into t (their points: an_pm_pfc gives them). 0 or -ENOMEM. */
+static int rebuild_macs(struct an_pfc *t, const struct rt_results *r)
 {
 	uint64_t at = r->start_ns;
 	for (uint32_t i = 0; i < r->npfc_sources; i++) {
@@ -40,7 +40,6 @@ static int rebuild_macs(struct an_pfc *t, const struct rt_results *r, unsigned p
 		struct an_pfc_mac *m = an_pfc_mac_get(t, s->mac, at);
 		if (!m)
 			return -ENOMEM;
-		m->points = (uint8_t)(1u << point);
 		struct an_pfc_class *c = &m->cls[s->cls % RT_AN_PFC_CLASSES];
 		/* (past AN_PFC_MACS MACs, the last entry collects the others) */
 		if (s->xoff && (!c->xoff || s->first_xoff_ns < c->first_xoff))
@@ -94,8 +93,8 @@ static int rebuild_storms(struct an_pfc *t, const struct rt_results *r)
 	return 0;
 }
 
-/* Point `point`'s PFC state as its view gives it (finished: no pause runs). 0 or -ENOMEM. */
-static int rebuild(struct an_pfc *t, const struct rt_results *r, unsigned point)
+/* A point's PFC state as its view gives it (finished: no pause runs). 0 or -ENOMEM. */
+static int rebuild(struct an_pfc *t, const struct rt_results *r)
 {
 	an_pfc_init(t, r->link_speed_bps, r->storm_ns, NULL);
 	t->pfc_frames = r->pfc_frames;
@@ -105,22 +104,100 @@ static int rebuild(struct an_pfc *t, const struct rt_results *r, unsigned point)
 		t->xon[c] = r->pfc[c].xon;
 		t->paused_ns[c] = r->pfc[c].paused_ns;
 	}
-	int rc = rebuild_macs(t, r, point);
+	int rc = rebuild_macs(t, r);
 	return rc < 0 ? rc : rebuild_storms(t, r);
+}
+
+/* An empty set of the merge's points in the merged view's memory (NULL: out of memory). */
+static uint64_t *point_set(struct an_pm *m)
+{
+	return an_res_alloc(m->out, (m->n + 63) / 64 * sizeof(uint64_t));
+}
+
+static void set_add(uint64_t *words, unsigned p)
+{
+	words[p / 64] |= 1ull << (p % 64);
+}
+
+/* A merged sending MAC's row in the view: its MAC, then its place. */
+struct source_at {
+	uint8_t mac[6];
+	uint32_t row;
+};
+
+static int by_source_mac(const void *a, const void *b)
+{
+	const struct source_at *x = a, *y = b;
+	int c = memcmp(x->mac, y->mac, 6);
+	return c ? c : x->row < y->row ? -1 : x->row > y->row;
+}
+
+/* The first of at[0..n) (sorted) with `mac`, or NULL. */
+static const struct source_at *first_of(const struct source_at *at, uint32_t n, const uint8_t *mac)
+{
+	uint32_t lo = 0, hi = n;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (memcmp(at[mid].mac, mac, 6) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < n && !memcmp(at[lo].mac, mac, 6) ? &at[lo] : NULL;
+}
+
+/*
+ * Each merged sending MAC's points: those whose own view names it as a
+ * sender (every class of it shares the set, as one pass keeps it per MAC).
+ * 0 or -ENOMEM.
+ */
+static int source_points(struct an_pm *m)
+{
+	struct rt_results *r = &m->out->r;
+	struct rt_res_pfc_source *rows = (struct rt_res_pfc_source *)r->pfc_sources;
+	uint32_t n = r->npfc_sources;
+	struct source_at *at = malloc((n ? n : 1) * sizeof(*at));
+	if (!at)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < n; i++) {
+		at[i].row = i;
+		memcpy(at[i].mac, rows[i].mac, 6);
+	}
+	qsort(at, n, sizeof(*at), by_source_mac);
+	int rc = 0;
+	for (uint32_t i = 0; i < n && rc == 0; i++) {
+		bool first = !i || memcmp(at[i].mac, at[i - 1].mac, 6);
+		uint64_t *words =
+		    first ? point_set(m) : (uint64_t *)rows[at[i - 1].row].points.words;
+		rc = words ? 0 : -ENOMEM;
+		rows[at[i].row].points = (struct rt_res_points){(m->n + 63) / 64, words};
+	}
+	for (unsigned p = 0; p < m->n && rc == 0; p++) {
+		const struct rt_results *pr = m->p[p]->r;
+		for (uint32_t k = 0; k < pr->npfc_sources; k++) {
+			const struct source_at *hit = first_of(at, n, pr->pfc_sources[k].mac);
+			if (hit)
+				set_add((uint64_t *)rows[hit->row].points.words, p);
+		}
+	}
+	free(at);
+	return rc;
 }
 
 int an_pm_pfc(struct an_pm *m, char *errbuf)
 {
 	struct an_pfc all, one;
-	int rc = rebuild(&all, m->p[0]->r, 0);
+	int rc = rebuild(&all, m->p[0]->r);
 	for (unsigned i = 1; i < m->n && rc == 0; i++) {
-		rc = rebuild(&one, m->p[i]->r, i);
+		rc = rebuild(&one, m->p[i]->r);
 		if (rc == 0)
 			rc = an_pfc_merge(&all, &one);
 		an_pfc_free(&one);
 	}
 	if (rc == 0)
 		rc = an_res_pfc(m->out, &all);
+	if (rc == 0)
+		rc = source_points(m);
 	if (rc == 0)
 		rc = an_res_incidents(m->out, &all, 0);
 	an_pfc_free(&all);
@@ -147,18 +224,25 @@ static int by_mac(const void *a, const void *b)
 	return x->point < y->point ? -1 : x->point > y->point;
 }
 
-/* The entries of one MAC (sorted, from the first place) united into o. */
-static void unite(struct rt_res_mac *o, const struct mac_at *a, uint32_t n)
+/* The entries of one MAC (sorted, from the first place) united into o. False: out of memory. */
+static bool unite(struct an_pm *m, struct rt_res_mac *o, const struct mac_at *a, uint32_t n)
 {
 	*o = *a[0].e;
-	o->points = o->src_points = 0;
+	uint64_t *seen = point_set(m), *sent = point_set(m);
+	if (!seen || !sent)
+		return false;
+	o->points = (struct rt_res_points){(m->n + 63) / 64, seen};
+	o->src_points = (struct rt_res_points){(m->n + 63) / 64, sent};
 	o->frames = 0;
 	for (uint32_t k = 0; k < n; k++) {
 		const struct rt_res_mac *e = a[k].e;
 		o->frames += e->frames;
-		o->points |= (uint8_t)(1u << a[k].point);
-		if (e->src_points)
-			o->src_points |= (uint8_t)(1u << a[k].point);
+		set_add(seen, a[k].point);
+		for (unsigned w = 0; w < e->src_points.nwords; w++)
+			if (e->src_points.words[w]) {
+				set_add(sent, a[k].point);
+				break;
+			}
 		o->several |= e->several;
 		if (e->ipver && !o->ipver) {
 			o->ipver = e->ipver;
@@ -168,6 +252,7 @@ static void unite(struct rt_res_mac *o, const struct mac_at *a, uint32_t n)
 			o->several = true;
 		}
 	}
+	return true;
 }
 
 /* One MAC of the merged table: its points' entries a[s .. s + len) (sorted by place), where it stands. */
@@ -213,7 +298,8 @@ int an_pm_macs(struct an_pm *m, char *errbuf)
 	uint32_t n = nu < AN_MACS_MAX ? (uint32_t)nu : AN_MACS_MAX;
 	struct rt_res_mac *o = an_res_alloc(m->out, (n ? n : 1) * sizeof(*o));
 	for (uint32_t x = 0; o && x < n; x++)
-		unite(&o[x], &a[u[x].s], (uint32_t)u[x].len);
+		if (!unite(m, &o[x], &a[u[x].s], (uint32_t)u[x].len))
+			o = NULL;
 	free(u);
 	free(a);
 	if (!o)

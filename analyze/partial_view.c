@@ -1,4 +1,5 @@
 /* The partial format's sections of the view but the flows: totals, warnings, vantage points, PFC, MACs, episodes, counters, findings. */
+#include <errno.h>
 #include <string.h>
 
 #include "analyze/partial_codec.h"
@@ -218,12 +219,25 @@ void pc_vantage(struct pc *c, struct rt_results *r)
 	r->npaths = (unsigned)n;
 }
 
-/* A set of vantage points (bit p: point p) fits the points the view has. */
-static void points(struct pc *c, const struct rt_results *r, uint8_t *bits)
+/*
+ * A set of vantage points as a u8 (bit p: point p) that fits the points the
+ * view has: a partial's view has at most RT_AN_VANTAGE_MAX points, and
+ * mostly one (a merged view of more is never written).
+ */
+static void points(struct pc *c, const struct rt_results *r, struct rt_res_points *set)
 {
-	pc_u8(c, bits);
+	uint8_t bits = 0;
+	bool fits = true;
+	for (unsigned w = 0; !c->reading && w < set->nwords; w++)
+		fits &= set->words[w] >> (w ? 0 : 8) == 0;
+	if (!c->reading && set->nwords)
+		bits = (uint8_t)set->words[0];
+	pc_check(c, fits, "vantage point set");
+	pc_u8(c, &bits);
 	unsigned n = r->nvantage ? r->nvantage : 1;
-	pc_check(c, n >= 8 || (*bits >> n) == 0, "vantage point set");
+	pc_check(c, n >= 8 || (bits >> n) == 0, "vantage point set");
+	if (c->reading && an_res_points(c->res, set, bits) < 0)
+		pc_fail(c, ENOMEM, "out of memory");
 }
 
 static void pfc_source(struct pc *c, const struct rt_results *r, void *item, uint64_t i)

@@ -121,8 +121,9 @@ static int macs(struct an_results *res, const struct rt_analyzer *an)
 		const struct an_mac *e = &m->e[i];
 		memcpy(o[i].mac, e->mac, 6);
 		memcpy(o[i].ip, e->ip, sizeof(o[i].ip));
-		o[i].points = e->points;
-		o[i].src_points = e->src_points;
+		if (an_res_points(res, &o[i].points, e->points) < 0 ||
+		    an_res_points(res, &o[i].src_points, e->src_points) < 0)
+			return -ENOMEM;
 		o[i].ipver = e->ipver;
 		o[i].several = e->several;
 		o[i].frames = e->frames;
@@ -157,7 +158,8 @@ int an_res_pfc(struct an_results *res, const struct an_pfc *p)
 				continue;
 			memcpy(src->mac, p->macs[i].mac, 6);
 			src->cls = (uint8_t)c;
-			src->points = p->macs[i].points;
+			if (an_res_points(res, &src->points, p->macs[i].points) < 0)
+				return -ENOMEM;
 			src->xoff = cl->xoff;
 			src->xon = cl->xon;
 			src->paused_ns = cl->paused_ns;

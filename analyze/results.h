@@ -298,11 +298,25 @@ struct rt_res_pfc_class {
 	uint64_t xoff, xon, paused_ns, storms;
 };
 
+/*
+ * A set of vantage points, by their index in rt_results.vantage (0 with one
+ * point): point p is bit p % 64 of words[p / 64]; words past nwords are 0.
+ */
+struct rt_res_points {
+	unsigned nwords;
+	const uint64_t *words; /* NULL when nwords is 0 (no point) */
+};
+/* Whether point p is in set s. */
+static inline bool rt_res_points_has(const struct rt_res_points *s, unsigned p)
+{
+	return p / 64 < s->nwords && ((s->words[p / 64] >> (p % 64)) & 1);
+}
+
 /* One sending MAC's frames of one class. */
 struct rt_res_pfc_source {
 	uint8_t mac[6];
-	uint8_t cls;    /* 0..7, RT_AN_PAUSE_CLASS */
-	uint8_t points; /* bit p: its PFC/PAUSE frames were seen at vantage point p */
+	uint8_t cls;                 /* 0..7, RT_AN_PAUSE_CLASS */
+	struct rt_res_points points; /* its PFC/PAUSE frames were seen at these vantage points */
 	uint64_t xoff, xon, paused_ns;
 	uint64_t first_xoff_ns; /* its first XOFF (xoff > 0) */
 	uint64_t longest_start_ns,
@@ -332,11 +346,11 @@ struct rt_res_incident {
 /* A MAC that sent or received RoCE frames, or sent PFC/PAUSE: where, and the IP behind it. */
 struct rt_res_mac {
 	uint8_t mac[6];
-	uint8_t points;     /* bit p: seen at vantage point p */
-	uint8_t src_points; /* ... sending a frame there */
-	uint8_t ipver;      /* 0: no RoCE frame with an IP header named it */
-	bool several;       /* RoCE frames of several IPs: a router or switch, not one host */
-	uint8_t ip[16];     /* the IP its RoCE frames carried (the first) */
+	struct rt_res_points points;     /* the vantage points it was seen at */
+	struct rt_res_points src_points; /* ... sending a frame there */
+	uint8_t ipver;                   /* 0: no RoCE frame with an IP header named it */
+	bool several;   /* RoCE frames of several IPs: a router or switch, not one host */
+	uint8_t ip[16]; /* the IP its RoCE frames carried (the first) */
 	uint64_t frames;
 };
 

@@ -1,4 +1,5 @@
 /* The results view's memory: one arena of blocks, freed with the view. */
+#include <errno.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,4 +43,17 @@ void an_results_free(struct an_results *res)
 		free(b);
 	}
 	free(res);
+}
+
+int an_res_points(struct an_results *res, struct rt_res_points *out, uint64_t bits)
+{
+	*out = (struct rt_res_points){0};
+	if (!bits)
+		return 0;
+	uint64_t *w = an_res_alloc(res, sizeof(*w));
+	if (!w)
+		return -ENOMEM;
+	*w = bits;
+	*out = (struct rt_res_points){.nwords = 1, .words = w};
+	return 0;
 }

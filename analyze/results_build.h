@@ -23,6 +23,11 @@ struct an_episodes;
 /* `size` zeroed bytes that live as long as the view; NULL when out of memory. */
 void *an_res_alloc(struct an_results *res, size_t size);
 /*
+ * (results_arena.c) A set of vantage points in the view's memory: the
+ * points 0..63 of `bits` (bit p: point p). 0 or -ENOMEM.
+ */
+int an_res_points(struct an_results *res, struct rt_res_points *out, uint64_t bits);
+/*
  * The view's flows, by id, into *flows (the paths between vantage points in
  * vr; `at`: a live view's time, 0 after the end). 0 or -ENOMEM.
  */

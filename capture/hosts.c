@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "common/clock.h"
@@ -290,9 +291,20 @@ static int abort_start(struct rt_hostcap *hc, int err, char *errbuf)
 	                               : "the captures could not start");
 }
 
+/* The soft limit on open files raised to the hard one: every capture holds three pipes here. */
+static void open_files_limit(void)
+{
+	struct rlimit rl;
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+}
+
 int rt_hostcap_start(struct rt_hostcap **out, const struct rt_hostcap_config *cfg,
                      struct rt_hostcap_host *hosts, size_t n, char *errbuf)
 {
+	open_files_limit();
 	struct rt_hostcap *hc = calloc(1, sizeof(*hc));
 	if (!hc)
 		return rt_errorf(errbuf, ENOMEM, "starting the captures");

@@ -79,6 +79,14 @@ struct rt_hostcap_config {
 struct rt_hostcap;
 
 /*
+ * The hosts' commands after the captures (the analyses there, the files
+ * brought home, removed, a capture killed) run this many at once at most:
+ * the launchers here stay bounded whatever the hosts. The captures start
+ * all at once (they must run together).
+ */
+#define RT_HOSTCAP_AT_ONCE 256
+
+/*
  * Start `rocetrace capture` on every host through the launcher, each
  * writing REMOTE_DIR/rocetrace-TAG-NAME.EXT, and wait until each one
  * reports capturing or fails (unreachable, capture refused, its launcher
@@ -86,7 +94,9 @@ struct rt_hostcap;
  * hosts that failed say why in their struct; the others go on capturing.
  * Returns 0 when at least one host captures; -EIO when none does, and
  * -EINTR when `stopping` said so first (what started is then stopped and
- * its files removed). The hosts stay the caller's.
+ * its files removed). The hosts stay the caller's. Each capture holds
+ * three descriptors here while it runs: the soft limit on open files is
+ * raised to the hard one first.
  */
 int rt_hostcap_start(struct rt_hostcap **out, const struct rt_hostcap_config *cfg,
                      struct rt_hostcap_host *hosts, size_t n, char *errbuf);

@@ -52,6 +52,7 @@ int hc_run_on(struct rt_hostcap *hc, const size_t *which, size_t m, char *const 
 	                           .host_argv = argv,
 	                           .stop = hc->cfg.abort,
 	                           .timeout_ns = timeout_ns,
+	                           .max_parallel = RT_HOSTCAP_AT_ONCE,
 	                           .stdout_fds = fds};
 	int rc = rt_launch_hosts(&o, names, m, res, errbuf);
 	free(names);

@@ -318,15 +318,19 @@ int rt_capture_hosts(const struct rt_capture_hosts_args *a)
 	size_t n = 0;
 	int status = parse_hosts(a, &hl, &hosts, &n);
 	/* refused before anything runs: the merge would refuse the partials after it all */
-	if (!status && a->analyze_there && n > RT_AN_VANTAGE_MAX)
+	if (!status && a->analyze_there && n > RT_PARTIAL_MERGE_MAX)
 		status =
 		    rt_cli_usage_error(CMD,
 		                       "--analyze-there: %zu hosts, and at most %d partials merge "
-		                       "(a vantage point each): "
-		                       "give --hosts at most %d hosts a run, or leave out "
-		                       "--analyze-there (the captures "
-		                       "come home) and analyze them in groups of %d",
-		                       n, RT_AN_VANTAGE_MAX, RT_AN_VANTAGE_MAX, RT_AN_VANTAGE_MAX);
+		                       "(a vantage point each): give --hosts at most %d hosts a "
+		                       "run",
+		                       n, RT_PARTIAL_MERGE_MAX, RT_PARTIAL_MERGE_MAX);
+	/* the files that come home are analyzed in one pass, which follows 8 points */
+	if (!status && !a->analyze_there && a->analyze && !a->ring && n > RT_AN_VANTAGE_MAX)
+		fprintf(stderr,
+		        "rocetrace capture: %zu hosts: the analysis here follows %d vantage points "
+		        "(paths leave out the hosts after the %dth); --analyze-there merges all\n",
+		        n, RT_AN_VANTAGE_MAX, RT_AN_VANTAGE_MAX);
 	if (!status)
 		status = out_prefix(a->out, prefix, sizeof(prefix));
 	if (status)

@@ -23,11 +23,19 @@ struct view {
 	struct rt_res_incident inc[2];
 	struct rt_res_mac macs[4];
 	struct rt_res_pfc_source src[4];
+	uint64_t mac_bits[4], src_bits[4]; /* the words of the MACs' and sources' point sets */
 	struct rt_res_path paths[2];
 	unsigned path_ix[MAXF];
 	struct rt_finding out[RT_FINDINGS_MAX];
 	int n;
 };
+
+/* A point set of one word, `bits` (bit p: point p), held in *w. */
+static inline struct rt_res_points point_set(uint64_t *w, uint64_t bits)
+{
+	*w = bits;
+	return (struct rt_res_points){.nwords = 1, .words = w};
+}
 
 /* One second of RoCE, nothing else. */
 static inline void init(struct view *v)

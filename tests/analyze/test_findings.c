@@ -308,10 +308,10 @@ static void test_deadlock(void **state)
 	for (unsigned k = 0; k < 3; k++) {
 		set_mac(v.macs[k].mac, (uint8_t)(0xa0 + k));
 		/* the link k (A-B, B-C, C-A) sees its two ends send */
-		v.macs[k].src_points = (uint8_t)(1u << k | 1u << ((k + 2) % 3));
+		v.macs[k].src_points = point_set(&v.mac_bits[k], 1u << k | 1u << ((k + 2) % 3));
 		set_mac(v.src[k].mac, (uint8_t)(0xa0 + k));
 		v.src[k].cls = 3;
-		v.src[k].points = (uint8_t)(1u << k);
+		v.src[k].points = point_set(&v.src_bits[k], 1u << k);
 		v.src[k].longest_start_ns = T0 + 100 * MS + k * MS;
 		v.src[k].longest_ns = 20 * MS;
 	}
@@ -329,7 +329,7 @@ static void test_deadlock(void **state)
 	v.src[2].longest_start_ns = T0 + 102 * MS;
 	v.r.nmacs = 4; /* a fourth MAC sends on the link C-A: C's partner there is unknown */
 	set_mac(v.macs[3].mac, 0xa9);
-	v.macs[3].src_points = 1u << 2;
+	v.macs[3].src_points = point_set(&v.mac_bits[3], 1u << 2);
 	assert_null(judge(&v, "pfc_deadlock_suspect"));
 }
 

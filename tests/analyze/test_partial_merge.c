@@ -501,14 +501,16 @@ static void test_home_missed(void **state)
 	scenario_free(&sc);
 }
 
-/* Partials that cannot merge: other settings, two of one point, more than 8, one alone. */
+/* Partials that cannot merge: other settings, two of one point, more than RT_PARTIAL_MERGE_MAX, one alone. */
 static void test_refused(void **state)
 {
 	(void)state;
 	struct scenario sc;
 	sender_to_receiver(&sc, 2, 0, 1, UINT32_MAX);
 	struct rt_partial *a = alone(&sc, 0, 0), *b = alone(&sc, 1, 25000000000ull);
-	struct rt_partial *p[9] = {a, b};
+	static struct rt_partial *p[RT_PARTIAL_MERGE_MAX + 1];
+	p[0] = a;
+	p[1] = b;
 	struct an_pm m;
 	char errbuf[RT_ERRBUF_SIZE];
 	assert_int_equal(an_pm_start(&m, p, 2, errbuf), -EINVAL);
@@ -517,10 +519,10 @@ static void test_refused(void **state)
 	p[1] = a;
 	assert_int_equal(an_pm_start(&m, p, 2, errbuf), -EINVAL);
 	assert_non_null(strstr(errbuf, "two partial results of one vantage point, h1"));
-	for (unsigned i = 0; i < 9; i++)
+	for (unsigned i = 0; i <= RT_PARTIAL_MERGE_MAX; i++)
 		p[i] = a;
-	assert_int_equal(an_pm_start(&m, p, 9, errbuf), -EINVAL);
-	assert_non_null(strstr(errbuf, "at most 8"));
+	assert_int_equal(an_pm_start(&m, p, RT_PARTIAL_MERGE_MAX + 1, errbuf), -EINVAL);
+	assert_non_null(strstr(errbuf, "1025 partial results: at most 1024"));
 	assert_int_equal(an_pm_start(&m, p, 1, errbuf), -EINVAL);
 	rt_partial_free(a);
 	rt_partial_free(b);

@@ -273,8 +273,9 @@ static void test_pfc_both_points(void **state)
 	assert_int_equal(got->pfc[3].xoff, want->pfc[3].xoff);
 	assert_int_equal(got->pfc[3].xon, want->pfc[3].xon);
 	assert_int_equal(got->npfc_sources, 1);
-	assert_int_equal(got->pfc_sources[0].points, 3);
-	assert_int_equal(got->pfc_sources[0].points, want->pfc_sources[0].points);
+	assert_int_equal(got->pfc_sources[0].points.nwords, 1);
+	assert_int_equal(got->pfc_sources[0].points.words[0], 3);
+	same_points(&got->pfc_sources[0].points, &want->pfc_sources[0].points);
 	assert_int_equal(got->pfc_sources[0].first_xoff_ns, want->pfc_sources[0].first_xoff_ns);
 	assert_true(got->pfc[3].paused_ns >= want->pfc[3].paused_ns);
 	assert_int_equal(got->pfc[3].paused_ns, 2 * (2000000 - 100000));

@@ -158,9 +158,12 @@ INVOCATIONS = [
     ["capture", "--hosts", "n[1-2]=a;b", "-w", "d/"], ["capture", "--hosts", "n[3-1]", "-i", "x", "-w", "d/"],
     ["capture", "--hosts", "n[1-2", "-i", "x", "-w", "d/"], ["capture", "--hosts", "n[1-2]x", "-i", "x", "-w", "d/"],
     ["capture", "--hosts", "=eth0", "-w", "d/"], ["capture", "--hosts", "n[1-4097]", "-i", "x", "-w", "d/"],
-    # --analyze-there: at most 8 hosts (their partials merge), refused before anything runs
-    ["capture", "--hosts", "n[1-9]", "-i", "x", "-w", "d/", "--analyze-there", "--launcher", "false {host}"],
-    ({"SLURM_JOB_NODELIST": "n[1-64]"}, ["capture", "--slurm", "-i", "x", "-w", "d/", "--analyze-there"]),
+    # --analyze-there: at most 1024 hosts (their partials merge), refused before anything runs; more
+    # than 8 hosts without it: the analysis here follows 8 points, said before the captures
+    ["capture", "--hosts", "n[1-1025]", "-i", "x", "-w", "d/", "--analyze-there", "--launcher", "false {host}"],
+    ({"SLURM_JOB_NODELIST": "n[1-1025]"}, ["capture", "--slurm", "-i", "x", "-w", "d/", "--analyze-there"]),
+    ["capture", "--hosts", "n[1-9]", "-i", "x", "-w", "d/", "--analyze-there", "--launcher", "false {host}", "--timeout", "1"],
+    ["capture", "--hosts", "n[1-9]", "-i", "x", "-w", "d/", "--launcher", "false {host}", "--timeout", "1"],
     ["capture", "--hosts", "n[1-8]", "-i", "x", "-w", "d/", "--analyze-there", "--launcher", "false {host}", "--timeout", "1"],
     ["capture", "--slurm", "-i", "x", "-w", "d/"], ({"SLURM_JOB_NODELIST": ""}, ["capture", "--slurm", "-w", "d/"]),
     (S, ["capture", "--slurm", "--hosts", "a", "-w", "d/"]), (S, ["capture", "--slurm", "-w", "d/"]),
