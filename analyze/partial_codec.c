@@ -154,6 +154,36 @@ void pc_u64s(struct pc *c, uint64_t *v, size_t n)
 		pc_u64(c, &v[i]);
 }
 
+void pc_varint(struct pc *c, uint64_t *v)
+{
+	if (!c->reading) {
+		uint64_t x = *v;
+		if (!pc_room(c, 10))
+			return;
+		do {
+			c->buf[c->len++] = (uint8_t)((x & 0x7f) | (x > 0x7f ? 0x80 : 0));
+			x >>= 7;
+		} while (x);
+		return;
+	}
+	uint64_t x = 0;
+	*v = 0;
+	for (unsigned i = 0;; i++) {
+		const uint8_t *p = take(c, 1);
+		if (!p)
+			return;
+		/* the 10th byte holds bit 63 only; a last byte 0 after others is not the fewest bytes */
+		if ((i == 9 && *p > 1) || (i && *p == 0)) {
+			pc_check(c, false, "number");
+			return;
+		}
+		x |= (uint64_t)(*p & 0x7f) << (7 * i);
+		if (!(*p & 0x80))
+			break;
+	}
+	*v = x;
+}
+
 /* Reading: a string's bytes (NULL: no string, or the walk failed) and length, its NUL refused. */
 static const uint8_t *string_in(struct pc *c, uint32_t *len, bool required, const char *what)
 {
