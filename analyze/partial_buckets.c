@@ -127,7 +127,8 @@ static void walk_bucket(struct pc *c, struct an_pbk_walk *w, struct rt_an_bucket
 		if (c->err || !rows_room(c, w, n))
 			return;
 		rows = w->rows;
-		memset(rows, 0, (size_t)n * sizeof(*rows));
+		if (n)
+			memset(rows, 0, (size_t)n * sizeof(*rows));
 		b->rows = rows;
 		b->nrows = (uint32_t)n;
 	}
@@ -246,8 +247,10 @@ static int collect(void *ctx, const struct rt_analyzer *an, const struct rt_an_b
 	pc_open(&k->c, &m);
 	walk_bucket(&k->c, &k->w, &copy);
 	pc_close(&k->c, &m);
-	if (k->c.err)
+	if (k->c.err) {
+		k->c.len = m.off; /* the records before it stay whole */
 		return rt_errmsg(errbuf, -k->c.err, "the partial's buckets: %s", k->c.why);
+	}
 	k->n++;
 	return 0;
 }
