@@ -75,7 +75,8 @@ struct rt_partial {
 	struct rt_partial_packet *packets; /* in time order (this point's clock) */
 	const struct rt_results *r;        /* the point analyzed alone */
 	struct an_results *res;            /* owns r and what it points to */
-	struct rt_partial_buckets *buckets; /* its time buckets, NULL: none kept (an older writer) */
+	struct rt_partial_buckets
+	    *buckets; /* its time buckets, NULL: none kept (an older writer) */
 };
 
 /*

@@ -13,7 +13,7 @@
 /* The fewest bytes of a row: its id, flags and eight counts. */
 #define ROW_MIN_BYTES 10
 /* rt_an_flow_row flags as the format writes them */
-#define ROW_SELECTED  1u
+#define ROW_SELECTED   1u
 #define ROW_RATE_KNOWN 2u
 
 /* Reading: room for n rows. False when out of memory (the walk failed). */
@@ -144,8 +144,10 @@ void an_pbk_iter_init(struct an_pbk_iter *it, const struct rt_partial_buckets *b
 	memset(it, 0, sizeof(*it));
 	const uint8_t *d = b->data ? b->data : (const uint8_t *)"";
 	it->c = (struct pc){.reading = true, .at = d, .end = d + b->size, .section = "buckets"};
-	it->w = (struct an_pbk_walk){
-	    .len = b->len_ns, .source_log = b->source_log, .counters = b->counters, .nflows = nflows};
+	it->w = (struct an_pbk_walk){.len = b->len_ns,
+	                             .source_log = b->source_log,
+	                             .counters = b->counters,
+	                             .nflows = nflows};
 	it->left = b->n;
 }
 
@@ -265,8 +267,9 @@ static void collector_free(void *ctx)
 int rt_partial_bucket_sink(struct rt_analyzer *an, uint64_t bucket_ns, char *errbuf)
 {
 	if (!an->pk.on || !bucket_ns)
-		return rt_errmsg(errbuf, EINVAL,
-		                 "a partial's buckets: the analysis keeps no partial, or no length");
+		return rt_errmsg(
+		    errbuf, EINVAL,
+		    "a partial's buckets: the analysis keeps no partial, or no length");
 	struct an_pbk *k = calloc(1, sizeof(*k));
 	if (!k)
 		return rt_errorf(errbuf, ENOMEM, "the partial's buckets");

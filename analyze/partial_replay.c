@@ -70,7 +70,8 @@ static int flow_maps(struct replay *R)
 		for (uint32_t id = 0; id < v->nflows; id++) {
 			const struct rt_an_flow_key *k = &v->flows[id].key;
 			uint64_t s = an_flow_hash(k) & (size - 1);
-			while (slot[s] != RT_AN_NONE && memcmp(&r->flows[slot[s]].key, k, sizeof(*k)))
+			while (slot[s] != RT_AN_NONE &&
+			       memcmp(&r->flows[slot[s]].key, k, sizeof(*k)))
 				s = (s + 1) & (size - 1);
 			R->map[i][id] = slot[s];
 		}
@@ -166,7 +167,8 @@ static int cnp_elsewhere(struct replay *R)
 	for (unsigned i = 0; i < R->n; i++)
 		for (uint64_t k = 0; k < R->p[i]->npackets; k++) {
 			const struct rt_partial_packet *pk = &R->p[i]->packets[k];
-			uint32_t id = pk->flow < R->p[i]->r->nflows ? R->map[i][pk->flow] : RT_AN_NONE;
+			uint32_t id =
+			    pk->flow < R->p[i]->r->nflows ? R->map[i][pk->flow] : RT_AN_NONE;
 			if ((pk->flags & RT_PP_CNP) && id != RT_AN_NONE && R->home[id] != i)
 				R->cnp[R->ncnp++] = pk->ts_ns / R->len;
 		}
@@ -178,7 +180,8 @@ static int cnp_elsewhere(struct replay *R)
 static struct rt_an_flow_row *touch(struct replay *R, uint32_t id)
 {
 	struct rt_an_flow_row *a = &R->acc[id];
-	if (a->id != id) { /* not touched yet: ids are set when touched, cleared (RT_AN_NONE) after */
+	if (a->id !=
+	    id) { /* not touched yet: ids are set when touched, cleared (RT_AN_NONE) after */
 		memset(a, 0, sizeof(*a));
 		a->id = id;
 		R->touched[R->ntouched++] = id;
@@ -302,8 +305,8 @@ static void merged_bucket(struct replay *R, uint64_t idx, struct rt_an_bucket *o
 }
 
 /* The merged buckets in time order to deliver(ctx, b). 0, a point's decoding failure, or deliver's. */
-static int run(struct replay *R, int (*deliver)(void *ctx, const struct rt_an_bucket *b),
-               void *ctx, char *errbuf)
+static int run(struct replay *R, int (*deliver)(void *ctx, const struct rt_an_bucket *b), void *ctx,
+               char *errbuf)
 {
 	for (unsigned i = 0; i < R->n; i++) {
 		an_pbk_iter_init(&R->it[i], R->p[i]->buckets, R->p[i]->r->nflows);
@@ -313,8 +316,9 @@ static int run(struct replay *R, int (*deliver)(void *ctx, const struct rt_an_bu
 		uint64_t idx = UINT64_MAX;
 		for (unsigned i = 0; i < R->n; i++) {
 			if (R->state[i] < 0)
-				return rt_errmsg(errbuf, -R->state[i], "the buckets of point %s: %s",
-				                 R->p[i]->point, R->it[i].c.why);
+				return rt_errmsg(errbuf, -R->state[i],
+				                 "the buckets of point %s: %s", R->p[i]->point,
+				                 R->it[i].c.why);
 			if (R->state[i] == 1 && R->next[i].t_ns / R->len < idx)
 				idx = R->next[i].t_ns / R->len;
 		}
@@ -357,18 +361,18 @@ int rt_partials_buckets(struct rt_partial *const *p, unsigned n, const struct rt
 {
 	for (unsigned i = 0; i < n; i++)
 		if (!p[i]->buckets || !len_ns || len_ns % p[i]->buckets->len_ns)
-			return rt_errmsg(errbuf, EINVAL,
-			                 "the partial of point %s holds no buckets that make %llu ns ones",
-			                 p[i]->point, (unsigned long long)len_ns);
+			return rt_errmsg(
+			    errbuf, EINVAL,
+			    "the partial of point %s holds no buckets that make %llu ns ones",
+			    p[i]->point, (unsigned long long)len_ns);
 	struct replay R = {.p = p, .n = n, .r = r, .len = len_ns, .flow = flow};
 	size_t nf = r->nflows ? r->nflows : 1;
 	int rc = flow_maps(&R);
-	if (rc == 0 && (!(R.it = calloc(n, sizeof(*R.it))) ||
-	                !(R.next = calloc(n, sizeof(*R.next))) ||
-	                !(R.state = calloc(n, sizeof(*R.state))) ||
-	                !(R.acc = malloc(nf * sizeof(*R.acc))) ||
-	                !(R.touched = malloc(nf * sizeof(*R.touched))) ||
-	                !(R.rows = malloc(nf * sizeof(*R.rows)))))
+	if (rc == 0 &&
+	    (!(R.it = calloc(n, sizeof(*R.it))) || !(R.next = calloc(n, sizeof(*R.next))) ||
+	     !(R.state = calloc(n, sizeof(*R.state))) || !(R.acc = malloc(nf * sizeof(*R.acc))) ||
+	     !(R.touched = malloc(nf * sizeof(*R.touched))) ||
+	     !(R.rows = malloc(nf * sizeof(*R.rows)))))
 		rc = -ENOMEM;
 	if (rc == 0 && (rc = ce_elsewhere(&R)) == 0)
 		rc = cnp_elsewhere(&R);
@@ -409,11 +413,11 @@ int rt_analyzer_replay(struct rt_analyzer *an, struct rt_partial *const *p, unsi
 			an->bk.srclog |= p[i]->buckets->source_log;
 			an->bk.counters |= p[i]->buckets->counters;
 		}
-	int rc = an->bk.len && an->bk.deliver
-	             ? rt_partials_buckets(p, n, r, an->bk.len,
-	                                   an->sel.flow.n ? &an->sel.flow : NULL, replay_deliver,
-	                                   an, errbuf)
-	             : 0;
+	int rc =
+	    an->bk.len && an->bk.deliver
+	        ? rt_partials_buckets(p, n, r, an->bk.len, an->sel.flow.n ? &an->sel.flow : NULL,
+	                              replay_deliver, an, errbuf)
+	        : 0;
 	if (rc < 0 && an->sinks.err)
 		return rt_analyzer_status(an, errbuf);
 	return rc < 0 ? rc : rt_analyzer_finish(an, errbuf);
@@ -461,17 +465,18 @@ int rt_partials_bucket_len(struct rt_partial *const *p, unsigned n, uint64_t ask
 	if (asked) {
 		for (unsigned i = 0; i < n; i++)
 			if (asked % p[i]->buckets->len_ns)
-				return rt_errmsg(errbuf, EINVAL,
-				                 "--bucket %s is not a multiple of the partials' buckets "
-				                 "(%s): give a multiple of each",
-				                 rt_fmt_duration(d, sizeof(d), asked), lens);
+				return rt_errmsg(
+				    errbuf, EINVAL,
+				    "--bucket %s is not a multiple of the partials' buckets "
+				    "(%s): give a multiple of each",
+				    rt_fmt_duration(d, sizeof(d), asked), lens);
 		*len = asked;
 		return 0;
 	}
 	if (!lcm)
-		return rt_errmsg(errbuf, EINVAL,
-		                 "the partials' buckets (%s) have no common multiple to merge them in",
-		                 lens);
+		return rt_errmsg(
+		    errbuf, EINVAL,
+		    "the partials' buckets (%s) have no common multiple to merge them in", lens);
 	/* 1, 2 or 5 times a power of ten, the first that is a multiple of each */
 	for (uint64_t decade = 1; decade <= UINT64_MAX / 10; decade *= 10)
 		for (uint64_t s = 1; s <= 5; s += s == 1 ? 1 : 3)

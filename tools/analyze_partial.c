@@ -51,8 +51,9 @@ static int report(struct rt_analyze_args *a, const struct rt_results *r, char *e
 {
 	struct rt_an_sink sink = {0};
 	int status = RT_EXIT_OK;
-	if (!r || (a->json ? rt_an_report_json_sink(stdout, &sink, errbuf)
-	                   : rt_an_report_text_sink(stdout, (unsigned)a->top, &sink, errbuf)) < 0 ||
+	if (!r ||
+	    (a->json ? rt_an_report_json_sink(stdout, &sink, errbuf)
+	             : rt_an_report_text_sink(stdout, (unsigned)a->top, &sink, errbuf)) < 0 ||
 	    sink.report(sink.ctx, r, errbuf) < 0)
 		status = RT_EXIT_ERROR;
 	if (sink.free)
@@ -122,9 +123,10 @@ int rt_analyze_partial_inputs(struct rt_analyze_args *a)
 		                                  "results, each partial's own timeline is "
 		                                  "'rocetrace timeline HOST.rtpart'");
 	if (a->mode == RT_MODE_TIMELINE && (a->ao.conversation || a->ao.kinds))
-		return rt_cli_usage_error(a->cmd, "--conversation and --kind need the captures (the "
-		                                  "flows they pick are known reading them): with "
-		                                  "partial results, pick the rows with --flow");
+		return rt_cli_usage_error(a->cmd,
+		                          "--conversation and --kind need the captures (the "
+		                          "flows they pick are known reading them): with "
+		                          "partial results, pick the rows with --flow");
 	if (a->partial_out)
 		return rt_cli_usage_error(a->cmd, "--partial makes a partial result from captures, "
 		                                  "not from partial results");
@@ -220,14 +222,15 @@ int rt_analyze_partial_write(const struct rt_analyze_args *a, struct rt_analyzer
 	char size[64];
 	char len[32];
 	if (rc == 0)
-		fprintf(stderr,
-		        "rocetrace %s: %s: point %s, %llu frames, %u flows, %llu packets kept (every "
-		        "CE mark and CNP, %u in %u sampled), %llu time buckets of %s, %s written\n",
-		        a->cmd, a->partial_out, point, (unsigned long long)frames, p->r->nflows,
-		        (unsigned long long)p->npackets, p->sample_k, p->sample_m,
-		        (unsigned long long)(p->buckets ? p->buckets->n : 0),
-		        rt_fmt_duration(len, sizeof(len), p->buckets ? p->buckets->len_ns : 0),
-		        written_size(a->partial_out, size, sizeof(size)));
+		fprintf(
+		    stderr,
+		    "rocetrace %s: %s: point %s, %llu frames, %u flows, %llu packets kept (every "
+		    "CE mark and CNP, %u in %u sampled), %llu time buckets of %s, %s written\n",
+		    a->cmd, a->partial_out, point, (unsigned long long)frames, p->r->nflows,
+		    (unsigned long long)p->npackets, p->sample_k, p->sample_m,
+		    (unsigned long long)(p->buckets ? p->buckets->n : 0),
+		    rt_fmt_duration(len, sizeof(len), p->buckets ? p->buckets->len_ns : 0),
+		    written_size(a->partial_out, size, sizeof(size)));
 	else
 		fprintf(stderr, "rocetrace %s: %s\n", a->cmd, errbuf);
 	rt_partial_free(p);

@@ -17,8 +17,11 @@ void rt_analyze_warn_lines(const char *cmd, const struct rt_an_warning *w, unsig
 {
 	for (unsigned i = 0; i < n; i++) {
 		char line[RT_ERRBUF_SIZE + 64];
-		int len = snprintf(line, sizeof(line), "rocetrace %s: warning: %s", cmd, w[i].message);
-		size_t shown = len < 0 ? 0 : (size_t)len < sizeof(line) ? (size_t)len : sizeof(line) - 1;
+		int len =
+		    snprintf(line, sizeof(line), "rocetrace %s: warning: %s", cmd, w[i].message);
+		size_t shown = len < 0                      ? 0
+		               : (size_t)len < sizeof(line) ? (size_t)len
+		                                            : sizeof(line) - 1;
 		rt_text_fill(stderr, line, shown, 0, RT_TEXT_WIDTH, 4); /* long: on, indented */
 	}
 }
@@ -56,7 +59,8 @@ static int open_output(const struct rt_analyze_args *a, struct rt_outfile *of)
 		return 0;
 	for (size_t i = 0; i < a->files.n; i++)
 		if (rt_output_replaces(a->out_path, a->files.files[i].path)) {
-			fprintf(stderr, "rocetrace %s: %s: the output would replace the input file %s\n",
+			fprintf(stderr,
+			        "rocetrace %s: %s: the output would replace the input file %s\n",
 			        a->cmd, a->out_path, a->files.files[i].path);
 			return RT_EXIT_USAGE;
 		}

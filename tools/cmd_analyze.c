@@ -159,8 +159,9 @@ static int parse_and_run(int argc, char **argv, struct rt_analyze_args *a)
 	int rc = rt_analyze_parse_args(argc, argv, a);
 	if (rc)
 		return rc < 0 ? RT_EXIT_OK : rc; /* -1: --help */
-	if (a->mode == RT_MODE_REPORT && report_defaults(a, default_out, sizeof(default_out),
-	                                                 default_title, sizeof(default_title)) < 0) {
+	if (a->mode == RT_MODE_REPORT &&
+	    report_defaults(a, default_out, sizeof(default_out), default_title,
+	                    sizeof(default_title)) < 0) {
 		fprintf(stderr, "rocetrace %s: out of memory\n", a->cmd);
 		return RT_EXIT_ERROR;
 	}

@@ -30,7 +30,8 @@ static int varint_in(const uint8_t *bytes, size_t n, uint64_t *got)
 static void test_varint_bounds(void **state)
 {
 	(void)state;
-	const uint64_t values[] = {0, 1, 127, 128, 16383, 16384, UINT32_MAX, UINT64_MAX / 2, UINT64_MAX};
+	const uint64_t values[] = {0,         1, 127, 128, 16383, 16384, UINT32_MAX, UINT64_MAX / 2,
+	                           UINT64_MAX};
 	const size_t sizes[] = {1, 1, 1, 2, 2, 3, 5, 9, 10};
 	for (unsigned i = 0; i < sizeof(values) / sizeof(values[0]); i++) {
 		struct pc w = {.reading = false};
@@ -42,7 +43,8 @@ static void test_varint_bounds(void **state)
 		free(w.buf);
 	}
 	uint64_t got;
-	const uint8_t eleven[11] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x81, 0x01};
+	const uint8_t eleven[11] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+	                            0xff, 0xff, 0xff, 0x81, 0x01};
 	assert_int_equal(varint_in(eleven, 11, &got), -EPROTO);
 	const uint8_t past64[10] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x02};
 	assert_int_equal(varint_in(past64, 10, &got), -EPROTO);
@@ -129,8 +131,10 @@ static void test_section_checks(void **state)
 
 /* ---- the merge ---- */
 
-static const struct rt_an_flow_key K0 = {.src = {10, 0, 0, 1}, .dst = {10, 0, 0, 2}, .dest_qp = 0x11, .ipver = 4};
-static const struct rt_an_flow_key K1 = {.src = {10, 0, 0, 3}, .dst = {10, 0, 0, 2}, .dest_qp = 0x22, .ipver = 4};
+static const struct rt_an_flow_key K0 = {
+    .src = {10, 0, 0, 1}, .dst = {10, 0, 0, 2}, .dest_qp = 0x11, .ipver = 4};
+static const struct rt_an_flow_key K1 = {
+    .src = {10, 0, 0, 3}, .dst = {10, 0, 0, 2}, .dest_qp = 0x22, .ipver = 4};
 
 /* Buckets of len ns encoded as a partial keeps them. */
 static struct rt_partial_buckets *encoded(uint64_t len, const struct rt_an_bucket *b, unsigned n)
@@ -170,7 +174,8 @@ static int take(void *ctx, const struct rt_an_bucket *b)
 static void test_merge_home_rule(void **state)
 {
 	(void)state;
-	struct rt_res_flow fa[2] = {{.key = K1, .id = 0}, {.key = K0, .id = 1}}, fb[1] = {{.key = K1}};
+	struct rt_res_flow fa[2] = {{.key = K1, .id = 0}, {.key = K0, .id = 1}},
+	                   fb[1] = {{.key = K1}};
 	struct rt_res_flow fm[2] = {{.key = K0, .id = 0, .selected = true, .followed_at = "a"},
 	                            {.key = K1, .id = 1, .selected = true, .followed_at = "b"}};
 	struct rt_results ra = {.nflows = 2, .flows = fa}, rb = {.nflows = 1, .flows = fb};
@@ -178,17 +183,23 @@ static void test_merge_home_rule(void **state)
 	struct rt_an_flow_row a0[2] = {{.id = 0, .d = {.packets = 2, .bytes = 200, .ce = 1}},
 	                               {.id = 1, .d = {.packets = 3, .bytes = 300, .nak = 1}}};
 	struct rt_an_flow_row a1[1] = {{.id = 1, .d = {.packets = 1, .bytes = 100}}};
-	struct rt_an_bucket ba[2] = {{.t_ns = 1000 * US, .len_ns = 10 * US, .nrows = 2, .rows = a0},
-	                             {.t_ns = 1010 * US, .len_ns = 10 * US, .nrows = 1, .rows = a1}};
+	struct rt_an_bucket ba[2] = {
+	    {.t_ns = 1000 * US, .len_ns = 10 * US, .nrows = 2, .rows = a0},
+	    {.t_ns = 1010 * US, .len_ns = 10 * US, .nrows = 1, .rows = a1}};
 	ba[0].all = (struct rt_an_delta){.packets = 6, .bytes = 650, .ce = 1, .cnp = 1, .nak = 1};
 	ba[1].all = (struct rt_an_delta){.packets = 1, .bytes = 100};
 	ba[1].pfc_xoff[3] = 2;
 	struct rt_an_flow_row b0[1] = {{.id = 0, .d = {.packets = 2, .bytes = 200}}};
-	struct rt_an_bucket bb[1] = {{.t_ns = 1000 * US, .len_ns = 20 * US, .nrows = 1, .rows = b0}};
+	struct rt_an_bucket bb[1] = {
+	    {.t_ns = 1000 * US, .len_ns = 20 * US, .nrows = 1, .rows = b0}};
 	bb[0].all = (struct rt_an_delta){.packets = 3, .bytes = 250, .cnp = 1};
-	struct rt_partial_packet pk[2] = {{.fp = 77, .ts_ns = 1004 * US, .flow = 0, .flags = RT_PP_CE},
-	                                  {.fp = 78, .ts_ns = 1006 * US, .flow = 0, .flags = RT_PP_CNP}};
-	struct rt_partial pa = {.point = "a", .r = &ra, .npackets = 2, .packets = pk,
+	struct rt_partial_packet pk[2] = {
+	    {.fp = 77, .ts_ns = 1004 * US, .flow = 0, .flags = RT_PP_CE},
+	    {.fp = 78, .ts_ns = 1006 * US, .flow = 0, .flags = RT_PP_CNP}};
+	struct rt_partial pa = {.point = "a",
+	                        .r = &ra,
+	                        .npackets = 2,
+	                        .packets = pk,
 	                        .buckets = encoded(10 * US, ba, 2)};
 	struct rt_partial pb = {.point = "b", .r = &rb, .buckets = encoded(20 * US, bb, 1)};
 	struct rt_partial *p[2] = {&pa, &pb};
@@ -201,7 +212,7 @@ static void test_merge_home_rule(void **state)
 	/* every frame at its point; the RoCE counts of the home rows, the rest outside them */
 	assert_int_equal(m->all.packets, 6 + 1 + 3);
 	assert_int_equal(m->all.bytes, 650 + 100 + 250);
-	assert_int_equal(m->all.ce, 1); /* a's mark, on K1 whose home (b) saw it not marked */
+	assert_int_equal(m->all.ce, 1);  /* a's mark, on K1 whose home (b) saw it not marked */
 	assert_int_equal(m->all.cnp, 1); /* the CNP once: at its flow's home */
 	assert_int_equal(m->all.nak, 1);
 	assert_int_equal(m->pfc_xoff[3], 2);
@@ -224,8 +235,9 @@ static void test_merge_home_rule(void **state)
 	/* lengths: a multiple of each, else refused naming theirs; the default a 1-2-5 multiple */
 	uint64_t len;
 	assert_int_equal(rt_partials_bucket_len(p, 2, 30 * US, 0, &len, eb), -EINVAL);
-	assert_string_equal(eb, "--bucket 30.0 us is not a multiple of the partials' buckets (10.0 us "
-	                        "at a, 20.0 us at b): give a multiple of each");
+	assert_string_equal(eb,
+	                    "--bucket 30.0 us is not a multiple of the partials' buckets (10.0 us "
+	                    "at a, 20.0 us at b): give a multiple of each");
 	assert_int_equal(rt_partials_bucket_len(p, 2, 60 * US, 0, &len, eb), 0);
 	assert_int_equal(len, 60 * US);
 	assert_int_equal(rt_partials_bucket_len(p, 2, 0, 15 * US, &len, eb), 0);

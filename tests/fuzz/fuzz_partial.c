@@ -46,8 +46,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	report(p, out, false);
 	/* its buckets, as timeline and report of it read them */
 	uint64_t sum = 0;
-	if (p->buckets && rt_partials_buckets(&p, 1, p->r, p->buckets->len_ns, NULL, bucket, &sum,
-	                                      errbuf) < 0)
+	if (p->buckets &&
+	    rt_partials_buckets(&p, 1, p->r, p->buckets->len_ns, NULL, bucket, &sum, errbuf) < 0)
 		abort(); /* checked when read: they decode */
 	/* what was read is a partial the writer takes */
 	if (rt_partial_write(p, "/dev/null", errbuf) < 0)
