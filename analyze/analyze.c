@@ -130,6 +130,7 @@ void rt_analyzer_free(struct rt_analyzer *an)
 	an_macs_free(&an->macs);
 	an_facts_free(&an->facts);
 	an_pp_free(&an->pk);
+	free(an->replay_keys);
 	an_results_free(an->res);
 	free(an);
 }

@@ -66,6 +66,9 @@ struct rt_analyzer {
 	/* a staged analysis' flow keys by id while its parts hold the flows (rt_analyzer_flow_key) */
 	const struct rt_an_flow_key *stage_keys;
 	uint32_t nstage_keys;
+	/* a replay of partial results (rt_analyzer_replay): the view reported, the flows' keys (stage_keys) */
+	const struct rt_results *replay_view;
+	struct rt_an_flow_key *replay_keys;
 	struct rt_an_note *
 	    note; /* rt_analyzer_feed_note's note for the record being fed, NULL in the other feeds */
 	struct an_transport tr;

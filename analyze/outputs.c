@@ -62,7 +62,7 @@ int rt_analyzer_status(const struct rt_analyzer *an, char *errbuf)
 int rt_analyzer_report(struct rt_analyzer *an, char *errbuf)
 {
 	int first = 0;
-	const struct rt_results *r = rt_analyzer_results(an);
+	const struct rt_results *r = an->replay_view ? an->replay_view : rt_analyzer_results(an);
 	if (!r)
 		return rt_errorf(errbuf, ENOMEM, "the results of the analysis");
 	for (unsigned i = 0; i < an->sinks.n; i++) {

@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 
 #include "analyze/internal.h"
+#include "analyze/partial_buckets.h"
 
 void rt_partial_free(struct rt_partial *p)
 {
@@ -17,6 +18,7 @@ void rt_partial_free(struct rt_partial *p)
 		free(p->files[i]);
 	free(p->files);
 	free(p->packets);
+	rt_partial_buckets_free(p->buckets);
 	an_results_free(p->res);
 	free(p);
 }

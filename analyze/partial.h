@@ -51,6 +51,20 @@ struct rt_partial_packet {
 
 struct an_results;
 
+/*
+ * The point's time buckets (section BUCK, docs/PARTIAL.md): what its
+ * analyzer handed a sink taking buckets of len_ns, kept encoded (the
+ * bucket records of the section: about 12 bytes a flow's row) and decoded
+ * one at a time (analyze/partial_buckets.h).
+ */
+struct rt_partial_buckets {
+	uint64_t len_ns;           /* bucket length */
+	bool source_log, counters; /* the side-file columns the buckets carry */
+	uint64_t n;                /* buckets */
+	uint8_t *data;             /* their records, in time order */
+	size_t size;
+};
+
 /* One vantage point's partial results. */
 struct rt_partial {
 	char *point; /* the vantage point's name (the host's, by default) */
@@ -61,12 +75,14 @@ struct rt_partial {
 	struct rt_partial_packet *packets; /* in time order (this point's clock) */
 	const struct rt_results *r;        /* the point analyzed alone */
 	struct an_results *res;            /* owns r and what it points to */
+	struct rt_partial_buckets
+	    *buckets; /* its time buckets, NULL: none kept (an older writer) */
 };
 
 /*
  * Frees a partial and all it holds: point, each of files and the array,
- * the packets' array, and res (an_results_free(): r and what it points
- * to; NULL: r is not the partial's). NULL: nothing.
+ * the packets' array, the buckets, and res (an_results_free(): r and
+ * what it points to; NULL: r is not the partial's). NULL: nothing.
  */
 void rt_partial_free(struct rt_partial *p);
 
@@ -87,10 +103,17 @@ bool rt_partial_is(const char *path);
 
 struct rt_analyzer;
 /*
+ * Keep the time buckets of `an` (made with rt_analyzer_opts.partial) for
+ * its partial: a sink taking buckets of bucket_ns is added to it (before
+ * the first record), and rt_partial_take keeps what it was handed. 0 or a
+ * negative errno with errbuf filled.
+ */
+int rt_partial_bucket_sink(struct rt_analyzer *an, uint64_t bucket_ns, char *errbuf);
+/*
  * The partial of a finished analyzer that collected its packets
  * (rt_analyzer_opts.partial): its results view (taken from it: the
- * analyzer builds another if asked) and its CE-marked and sampled packets,
- * named `point`, covering files[0..nfiles-1]. 0 or a negative errno.
+ * analyzer builds another if asked), its CE-marked and sampled packets and
+ * its buckets when it kept them (rt_partial_bucket_sink), named `point`, covering files[0..nfiles-1]. 0 or a negative errno.
  */
 int rt_partial_take(struct rt_analyzer *an, const char *point, const char *const *files,
                     unsigned nfiles, struct rt_partial **out, char *errbuf);
@@ -114,5 +137,39 @@ int rt_partial_take(struct rt_analyzer *an, const char *point, const char *const
  */
 int rt_partials_merge(struct rt_partial *const *p, unsigned n, uint64_t vantage_window_ns,
                       struct rt_partial **out, char *errbuf);
+
+/*
+ * The merged buckets' length: `asked` (--bucket; 0: none) when a multiple
+ * of every partial's, else refused naming them (-EINVAL); without it, the
+ * first 1-2-5 length at least `want` that is a multiple of each (else the
+ * least such multiple at least `want`). A partial without buckets is
+ * refused. 0 or -EINVAL with errbuf filled.
+ */
+int rt_partials_bucket_len(struct rt_partial *const *p, unsigned n, uint64_t asked, uint64_t want,
+                           uint64_t *len, char *errbuf);
+
+struct rt_flowsel_set;
+/*
+ * The buckets of p[0..n-1] (each with its buckets, len_ns a multiple of
+ * their lengths) merged by the rules of analyze/README.md ("Merging
+ * partials") into buckets of len_ns, in time order, each handed to
+ * deliver(ctx, b) (its failure, negative, stops them). r: their merged view
+ * (rt_partials_merge; one partial: its own), whose flows the rows name;
+ * a row is selected as `flow` picks it (NULL or empty: as its flow in r).
+ * 0 or a negative errno with errbuf filled.
+ */
+int rt_partials_buckets(struct rt_partial *const *p, unsigned n, const struct rt_results *r,
+                        uint64_t len_ns, const struct rt_flowsel_set *flow,
+                        int (*deliver)(void *ctx, const struct rt_an_bucket *b), void *ctx,
+                        char *errbuf);
+/*
+ * Partial results through an analyzer made with no capture (its sinks
+ * added, rt_analyzer_opts.flow picking the rows when given): the merged
+ * buckets of p[0..n-1] to its sinks (rt_partials_buckets, at the sinks'
+ * length), then their end(); rt_analyzer_report() then hands them r.
+ * Flow keys are r's (rt_analyzer_flow_key). 0 or a sink's failure.
+ */
+int rt_analyzer_replay(struct rt_analyzer *an, struct rt_partial *const *p, unsigned n,
+                       const struct rt_results *r, char *errbuf);
 
 #endif

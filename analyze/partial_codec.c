@@ -154,6 +154,36 @@ void pc_u64s(struct pc *c, uint64_t *v, size_t n)
 		pc_u64(c, &v[i]);
 }
 
+void pc_varint(struct pc *c, uint64_t *v)
+{
+	if (!c->reading) {
+		uint64_t x = *v;
+		if (!pc_room(c, 10))
+			return;
+		do {
+			c->buf[c->len++] = (uint8_t)((x & 0x7f) | (x > 0x7f ? 0x80 : 0));
+			x >>= 7;
+		} while (x);
+		return;
+	}
+	uint64_t x = 0;
+	*v = 0;
+	for (unsigned i = 0;; i++) {
+		const uint8_t *p = take(c, 1);
+		if (!p)
+			return;
+		/* the 10th byte holds bit 63 only; a last byte 0 after others is not the fewest bytes */
+		if ((i == 9 && *p > 1) || (i && *p == 0)) {
+			pc_check(c, false, "number");
+			return;
+		}
+		x |= (uint64_t)(*p & 0x7f) << (7 * i);
+		if (!(*p & 0x80))
+			break;
+	}
+	*v = x;
+}
+
 /* Reading: a string's bytes (NULL: no string, or the walk failed) and length, its NUL refused. */
 static const uint8_t *string_in(struct pc *c, uint32_t *len, bool required, const char *what)
 {
@@ -188,7 +218,7 @@ void pc_str(struct pc *c, const char **s, bool required, const char *what)
 		string_out(c, *s);
 		return;
 	}
-	uint32_t len;
+	uint32_t len = 0; /* read by pc_u32 before it is set */
 	const uint8_t *p = string_in(c, &len, required, what);
 	*s = NULL;
 	if (!p)
@@ -208,7 +238,7 @@ void pc_text(struct pc *c, char *buf, size_t size, const char *what)
 		string_out(c, buf);
 		return;
 	}
-	uint32_t len;
+	uint32_t len = 0; /* read by pc_u32 before it is set */
 	const uint8_t *p = string_in(c, &len, true, what);
 	buf[0] = 0;
 	if (!p)
@@ -227,7 +257,7 @@ void pc_pooled(struct pc *c, const char **s, char *pool, size_t *used, size_t ca
 		string_out(c, *s);
 		return;
 	}
-	uint32_t len;
+	uint32_t len = 0; /* read by pc_u32 before it is set */
 	const uint8_t *p = string_in(c, &len, false, "evidence text");
 	*s = NULL;
 	if (!p)
@@ -327,7 +357,7 @@ void *pc_list(struct pc *c, const void *items, uint64_t *n, size_t size, uint64_
 	pc_count(c, n, max, c->reading ? item_min_bytes(walk, size, r) : 4, what);
 	uint8_t *p = pc_items(c, items, *n, size);
 	for (uint64_t i = 0; p && i < *n; i++) {
-		struct pc_mark m;
+		struct pc_mark m = {0};
 		pc_open(c, &m);
 		walk(c, r, p + i * size, i);
 		pc_close(c, &m);

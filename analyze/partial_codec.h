@@ -48,6 +48,7 @@ struct pc_mark {
 	 (uint32_t)(uint8_t)(d) << 24)
 /* The sections around the view's: the point's header, its packets, the end. */
 #define PC_TAG_PART PC_TAG('P', 'A', 'R', 'T')
+#define PC_TAG_BUCK PC_TAG('B', 'U', 'C', 'K')
 #define PC_TAG_PKTS PC_TAG('P', 'K', 'T', 'S')
 #define PC_TAG_END  PC_TAG('E', 'N', 'D', ' ')
 /* A string's length that says it is NULL (no string). */
@@ -74,6 +75,12 @@ void pc_bool(struct pc *c, bool *v);     /* a u8: 0 or 1 */
 void pc_uint(struct pc *c, unsigned *v); /* an unsigned as a u32 */
 void pc_bytes(struct pc *c, void *v, size_t n);
 void pc_u64s(struct pc *c, uint64_t *v, size_t n);
+/*
+ * An unsigned LEB128 number (7 bits a byte, low first, the high bit says
+ * more follow: 1 to 10 bytes). Reading, one longer than 10 bytes, beyond
+ * 64 bits or not in its fewest bytes is refused.
+ */
+void pc_varint(struct pc *c, uint64_t *v);
 /*
  * A string: u32 length (PC_NULL_STRING: NULL) and its bytes, no NUL.
  * Reading, it is copied into the view's arena with a NUL after it; a NUL
@@ -129,6 +136,12 @@ void pc_macs(struct pc *c, struct rt_results *r);         /* "MACS" */
 void pc_episodes(struct pc *c, struct rt_results *r);     /* "EPIS" */
 void pc_counter_devs(struct pc *c, struct rt_results *r); /* "CDEV" */
 void pc_findings(struct pc *c, struct rt_results *r);     /* "FIND": findings and verdict */
+/*
+ * The time buckets ("BUCK", analyze/partial_buckets.c): writing, those of
+ * p->buckets; reading, checked bucket by bucket against a view of nflows
+ * flows, and kept in a new p->buckets.
+ */
+void pc_buckets(struct pc *c, struct rt_partial *p, uint32_t nflows);
 /* One packet's record (PC_PACKET_SIZE bytes) in the packets section ("PKTS"). */
 void pc_packet(struct pc *c, struct rt_partial_packet *pk, uint32_t nflows);
 

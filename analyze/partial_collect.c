@@ -7,6 +7,7 @@
 
 #include "analyze/analyze.h"
 #include "analyze/internal.h"
+#include "analyze/partial_buckets.h"
 #include "analyze/results_build.h"
 #include "dissect/opcodes.h"
 
@@ -255,7 +256,8 @@ int rt_partial_take(struct rt_analyzer *an, const char *point, const char *const
 	    p && (p->point = strdup(point)) && (p->files = calloc(nfiles + 1, sizeof(char *)));
 	for (unsigned i = 0; ok && i < nfiles; i++, p->nfiles++)
 		ok = (p->files[i] = strdup(files[i])) != NULL;
-	ok = ok && rt_analyzer_results(an) && detach(an->res) && time_order(pp) == 0;
+	ok = ok && rt_analyzer_results(an) && detach(an->res) && time_order(pp) == 0 &&
+	     (!pp->bk || (p->buckets = an_pbk_take(pp->bk)));
 	if (!ok) {
 		rt_partial_free(p);
 		return rt_errorf(errbuf, ENOMEM, "the partial");

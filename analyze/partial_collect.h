@@ -8,6 +8,8 @@
 #include "analyze/partial.h"
 #include "analyze/types.h"
 
+struct an_pbk;
+
 /* The packets kept so far (rt_analyzer_opts.partial), in the order fed. */
 struct an_pp {
 	bool on;
@@ -16,6 +18,8 @@ struct an_pp {
 	uint64_t n, cap;
 	struct rt_partial_packet *v;
 	uint64_t *frame; /* each one's frame number (a staged analysis' parts merge by it) */
+	/* the sink collecting the time buckets (rt_partial_bucket_sink; the analyzer's sinks own it), or NULL */
+	struct an_pbk *bk;
 };
 
 /* Collecting as the options ask (off without opts->partial: no memory, no work). */

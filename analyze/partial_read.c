@@ -11,10 +11,11 @@
 #include "analyze/internal.h"
 #include "analyze/partial_codec.h"
 
-/* The sections this version knows, in the order of the file: the partial's, the view's, the packets, the end. */
+/* The sections this version knows, in the order of the file: the partial's, the view's, the buckets (there or not), the packets, the end. */
 #define SECTION_PART    0
-#define SECTION_PACKETS (1 + pc_nview_sections)
-#define SECTION_END     (2 + pc_nview_sections)
+#define SECTION_BUCKETS (1 + pc_nview_sections)
+#define SECTION_PACKETS (2 + pc_nview_sections)
+#define SECTION_END     (3 + pc_nview_sections)
 
 /* Known section `k`'s tag and name. */
 static uint32_t section_tag(unsigned k, const char **name)
@@ -22,6 +23,10 @@ static uint32_t section_tag(unsigned k, const char **name)
 	if (k == SECTION_PART) {
 		*name = "partial";
 		return PC_TAG_PART;
+	}
+	if (k == SECTION_BUCKETS) {
+		*name = "buckets";
+		return PC_TAG_BUCK;
 	}
 	if (k == SECTION_PACKETS) {
 		*name = "packets";
@@ -98,9 +103,11 @@ static void section(struct pc *c, unsigned k, struct rt_partial *p, struct an_re
 	if (k == SECTION_PART) {
 		pc_part(c, p);
 		own_names(c, p);
+	} else if (k == SECTION_BUCKETS) {
+		pc_buckets(c, p, p->r->nflows);
 	} else if (k == SECTION_PACKETS) {
 		packets(c, p);
-	} else if (k < SECTION_PACKETS) {
+	} else if (k < SECTION_BUCKETS) {
 		pc_view_sections[k - 1].walk(c, &res->r);
 	}
 }
@@ -125,6 +132,8 @@ static void sections(struct pc *c, struct rt_partial *p, struct an_results *res)
 			pc_fail(c, EPROTO, "truncated in section %s", k >= 0 ? c->section : name);
 			return;
 		}
+		if (k >= 0 && (unsigned)k == SECTION_PACKETS && next == SECTION_BUCKETS)
+			next = SECTION_PACKETS; /* no buckets: a partial of an older writer */
 		if (k >= 0 && (unsigned)k != next) {
 			pc_fail(c, EPROTO, "section %s where section %s belongs", c->section, name);
 			return;

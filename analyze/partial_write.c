@@ -82,6 +82,11 @@ static int encode(struct pc *c, const struct rt_partial *p, FILE *fp)
 		pc_view_sections[k].walk(c, r);
 		section_end(c, at, fp);
 	}
+	if (p->buckets) { /* before the packets (an older reader skips it) */
+		at = section_begin(c, PC_TAG_BUCK, "buckets");
+		pc_buckets(c, part, p->r->nflows);
+		section_end(c, at, fp);
+	}
 	packets(c, p, fp);
 	at = section_begin(c, PC_TAG_END, "end");
 	section_end(c, at, fp);

@@ -116,9 +116,7 @@ static const struct rt_opt rows[] = {
      .kind = RT_OPT_DURATION_WAS_NS,
      .at = AT(tlo.bucket_ns),
      .min = MIN_BUCKET_NS,
-     .max = MAX_DURATION_NS,
-     .cmds = TL | RP,
-     .refused = ONLY_TIMELINE("--bucket")},
+     .max = MAX_DURATION_NS},
     RT_SELECTION_ROWS(struct rt_analyze_args, sel),
     {.name = "format",
      .kind = RT_OPT_CHOICE,
@@ -216,6 +214,10 @@ int rt_analyze_parse_args(int argc, char **argv, struct rt_analyze_args *a)
 	if (a->point && !a->partial_out)
 		return rt_cli_usage_error(a->cmd,
 		                          "--point names the vantage point of --partial OUT");
+	if (a->mode == RT_MODE_ANALYZE && a->tlo.bucket_ns && !a->partial_out)
+		return rt_cli_usage_error(a->cmd, "--bucket with analyze is the length of the time "
+		                                  "buckets a partial keeps (--partial OUT); the "
+		                                  "timeline is 'rocetrace timeline'");
 	rc = rt_cli_files_operands(a->cmd, argc, argv, optind, &a->files, &a->bpf, &a->bpf_joined);
 	if (rc == 0 && a->mode == RT_MODE_TIMELINE && (a->ao.conversation || a->ao.kinds) &&
 	    rt_cli_files_stdin(&a->files))

@@ -10,6 +10,7 @@
 
 #include "analyze/partial.h"
 #include "common/outfile.h"
+#include "common/textfmt.h"
 #include "tools/cli_messages.h"
 #include "tools/commands.h"
 
@@ -35,7 +36,8 @@ static const char *fixed_option(const struct rt_analyze_args *a)
 		return "--max-flows";
 	if (o->vantage_sample_k)
 		return "--vantage-sample";
-	if (o->flow || o->conversation || o->kinds)
+	/* a timeline's --flow picks the rows of the merged flows */
+	if ((o->flow && a->mode != RT_MODE_TIMELINE) || o->conversation || o->kinds)
 		return "--flow, --conversation, --kind";
 	if (a->bpf)
 		return "a filter";
@@ -44,7 +46,27 @@ static const char *fixed_option(const struct rt_analyze_args *a)
 	return NULL;
 }
 
-/* The partials named by the inputs, read, merged and reported. Returns the exit status. */
+/* The merged view (or the one partial's) reported as analyze does; r NULL: out of memory. Returns the exit status. */
+static int report(struct rt_analyze_args *a, const struct rt_results *r, char *errbuf)
+{
+	struct rt_an_sink sink = {0};
+	int status = RT_EXIT_OK;
+	if (!r ||
+	    (a->json ? rt_an_report_json_sink(stdout, &sink, errbuf)
+	             : rt_an_report_text_sink(stdout, (unsigned)a->top, &sink, errbuf)) < 0 ||
+	    sink.report(sink.ctx, r, errbuf) < 0)
+		status = RT_EXIT_ERROR;
+	if (sink.free)
+		sink.free(sink.ctx);
+	if (status != RT_EXIT_OK)
+		fprintf(stderr, "rocetrace %s: %s\n", a->cmd, r ? errbuf : "out of memory");
+	if (status == RT_EXIT_OK && a->fail_on_given && r->nfindings &&
+	    r->findings[0].severity >= (a->fail_on == 0 ? RT_SEV_WARNING : RT_SEV_ERROR))
+		status = RT_EXIT_FINDINGS;
+	return status;
+}
+
+/* The partials named by the inputs, read, merged and reported (timeline, report: replayed). Returns the exit status. */
 static int merge_and_report(struct rt_analyze_args *a)
 {
 	char errbuf[RT_ERRBUF_SIZE] = "";
@@ -63,19 +85,12 @@ static int merge_and_report(struct rt_analyze_args *a)
 	const struct rt_results *r = n > 1       ? (merged ? merged->r : NULL)
 	                             : p && p[0] ? p[0]->r
 	                                         : NULL;
-	struct rt_an_sink sink = {0};
-	if (status == RT_EXIT_OK &&
-	    ((a->json ? rt_an_report_json_sink(stdout, &sink, errbuf)
-	              : rt_an_report_text_sink(stdout, (unsigned)a->top, &sink, errbuf)) < 0 ||
-	     sink.report(sink.ctx, r, errbuf) < 0))
-		status = RT_EXIT_ERROR;
-	if (sink.free)
-		sink.free(sink.ctx);
 	if (status != RT_EXIT_OK)
 		fprintf(stderr, "rocetrace %s: %s\n", a->cmd, p ? errbuf : "out of memory");
-	if (status == RT_EXIT_OK && a->fail_on_given && r->nfindings &&
-	    r->findings[0].severity >= (a->fail_on == 0 ? RT_SEV_WARNING : RT_SEV_ERROR))
-		status = RT_EXIT_FINDINGS;
+	else if (a->mode == RT_MODE_ANALYZE)
+		status = report(a, r, errbuf);
+	else
+		status = rt_analyze_partial_replay(a, p, n, r);
 	rt_partial_free(merged);
 	for (size_t i = 0; p && i < n; i++)
 		rt_partial_free(p[i]);
@@ -105,12 +120,15 @@ int rt_analyze_partial_inputs(struct rt_analyze_args *a)
 		                          "results and captures do not mix",
 		                          f);
 	}
-	if (a->mode != RT_MODE_ANALYZE)
-		return rt_cli_usage_error(
-		    a->cmd,
-		    "%s needs the captures: partial results hold no buckets of "
-		    "time (merge them with 'rocetrace analyze')",
-		    a->cmd);
+	if (a->by_vantage)
+		return rt_cli_usage_error(a->cmd, "--by-vantage needs the captures: with partial "
+		                                  "results, each partial's own timeline is "
+		                                  "'rocetrace timeline HOST.rtpart'");
+	if (a->mode == RT_MODE_TIMELINE && (a->ao.conversation || a->ao.kinds))
+		return rt_cli_usage_error(a->cmd,
+		                          "--conversation and --kind need the captures (the "
+		                          "flows they pick are known reading them): with "
+		                          "partial results, pick the rows with --flow");
 	if (a->partial_out)
 		return rt_cli_usage_error(a->cmd, "--partial makes a partial result from captures, "
 		                                  "not from partial results");
@@ -204,13 +222,16 @@ int rt_analyze_partial_write(const struct rt_analyze_args *a, struct rt_analyzer
 	if (rc == 0)
 		rc = rt_partial_write(p, a->partial_out, errbuf);
 	char size[64];
+	char len[32];
 	if (rc == 0)
 		fprintf(
 		    stderr,
 		    "rocetrace %s: %s: point %s, %llu frames, %u flows, %llu packets kept (every "
-		    "CE mark and CNP, %u in %u sampled), %s written\n",
+		    "CE mark and CNP, %u in %u sampled), %llu time buckets of %s, %s written\n",
 		    a->cmd, a->partial_out, point, (unsigned long long)frames, p->r->nflows,
 		    (unsigned long long)p->npackets, p->sample_k, p->sample_m,
+		    (unsigned long long)(p->buckets ? p->buckets->n : 0),
+		    rt_fmt_duration(len, sizeof(len), p->buckets ? p->buckets->len_ns : 0),
 		    written_size(a->partial_out, size, sizeof(size)));
 	else
 		fprintf(stderr, "rocetrace %s: %s\n", a->cmd, errbuf);

@@ -11,6 +11,7 @@
 #include "analyze/analyze.h"
 #include "analyze/fanout.h"
 #include "analyze/feed.h"
+#include "analyze/partial.h"
 #include "render/sinks.h"
 #include "capture/pump.h"
 #include "common/outfile.h"
@@ -75,13 +76,7 @@ static void warn_on_stderr(struct rt_analyzer *an, const char *cmd)
 {
 	struct rt_an_warning w[RT_AN_WARNINGS_MAX];
 	unsigned nw = rt_analyzer_warnings(an, w, RT_AN_WARNINGS_MAX);
-	for (unsigned i = 0; i < nw && i < RT_AN_WARNINGS_MAX; i++) {
-		char line[RT_ERRBUF_SIZE + 64];
-		int n =
-		    snprintf(line, sizeof(line), "rocetrace %s: warning: %s", cmd, w[i].message);
-		size_t len = n < 0 ? 0 : (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1;
-		rt_text_fill(stderr, line, len, 0, RT_TEXT_WIDTH, 4); /* long: on, indented */
-	}
+	rt_analyze_warn_lines(cmd, w, nw < RT_AN_WARNINGS_MAX ? nw : RT_AN_WARNINGS_MAX);
 }
 
 /*
@@ -154,13 +149,22 @@ static int load_side_files(struct rt_analyzer *an, const char *counters, const c
 }
 
 static int run_command(struct rt_analyze_args *a);
+static int report_defaults(struct rt_analyze_args *a, char *out, size_t outsize, char *title,
+                           size_t titlesize);
 
 /* The options into *a (its cmd and mode set), then the run; returns the exit status. */
 static int parse_and_run(int argc, char **argv, struct rt_analyze_args *a)
 {
+	char default_out[4096], default_title[4200];
 	int rc = rt_analyze_parse_args(argc, argv, a);
 	if (rc)
-		return rc < 0 ? RT_EXIT_OK : rc;      /* -1: --help */
+		return rc < 0 ? RT_EXIT_OK : rc; /* -1: --help */
+	if (a->mode == RT_MODE_REPORT &&
+	    report_defaults(a, default_out, sizeof(default_out), default_title,
+	                    sizeof(default_title)) < 0) {
+		fprintf(stderr, "rocetrace %s: out of memory\n", a->cmd);
+		return RT_EXIT_ERROR;
+	}
 	if ((rc = rt_analyze_partial_inputs(a)) >= 0) /* partial results in: merged */
 		return rc;
 	if (a->partial_out) {
@@ -251,16 +255,16 @@ static int analysis(struct rt_analyze_args *a, FILE *out, const char *bucket_not
 		a->tlo.vantage_name = rt_an_feed_point_name;
 		a->tlo.vantage_ctx = *feed;
 	}
-	if (rc == 0 && a->partial_out) /* no report: the partial is written at the end */
-		return 0;
-	if (rc == 0)
+	if (rc == 0 && a->partial_out) /* no report: the partial (its buckets kept) at the end */
+		rc = rt_partial_bucket_sink(*an, a->tlo.bucket_ns, errbuf);
+	if (rc == 0 && !a->partial_out)
 		rc = a->mode == RT_MODE_REPORT
 		         ? rt_an_report_html_sink(out, &ho, &sink, html, errbuf)
 		     : a->mode == RT_MODE_TIMELINE
 		         ? rt_an_timeline_sink(out, &a->tlo, &sink, errbuf)
 		     : a->json ? rt_an_report_json_sink(stdout, &sink, errbuf)
 		               : rt_an_report_text_sink(stdout, (unsigned)a->top, &sink, errbuf);
-	if (rc == 0)
+	if (rc == 0 && !a->partial_out)
 		rc = rt_analyzer_add_sink(*an, &sink, errbuf);
 	if (rc == 0 && by_point &&
 	    (rc = rt_an_fanout_new(&fo, &a->ao, rt_an_timeline_point_sink, sink.ctx, errbuf)) == 0)
@@ -290,7 +294,7 @@ static void page_note(struct rt_an_html *html, const char *read_err, int signal)
 
 /*
  * The page's files (a->paths) and its default path and title, from the first FILE: its name without its
- * folder and its .gz, .pcap, .pcapng (or .cap) ending, plus .html, in the current folder; "report.html" for
+ * folder and its .gz, .pcap, .pcapng (or .cap) ending or a partial's .rtpart, plus .html, in the current folder; "report.html" for
  * standard input. 0, or -ENOMEM.
  */
 static int report_defaults(struct rt_analyze_args *a, char *out, size_t outsize, char *title,
@@ -315,7 +319,7 @@ static int report_defaults(struct rt_analyze_args *a, char *out, size_t outsize,
 	char base[4096];
 	snprintf(base, sizeof(base), "%s", first);
 	char *name = basename(base);
-	static const char *const endings[] = {".gz", ".pcapng", ".pcap", ".cap"};
+	static const char *const endings[] = {".gz", ".pcapng", ".pcap", ".cap", ".rtpart"};
 	for (unsigned i = 0; i < sizeof(endings) / sizeof(endings[0]); i++) {
 		size_t n = strlen(name), e = strlen(endings[i]);
 		if (n > e && !strcmp(name + n - e, endings[i]))
@@ -363,13 +367,6 @@ static int run_command(struct rt_analyze_args *a)
 {
 	const char *cmd = a->cmd;
 	char errbuf[RT_ERRBUF_SIZE] = "";
-	char default_out[4096], default_title[4200];
-	if (a->mode == RT_MODE_REPORT &&
-	    report_defaults(a, default_out, sizeof(default_out), default_title,
-	                    sizeof(default_title)) < 0) {
-		fprintf(stderr, "rocetrace %s: out of memory\n", cmd);
-		return RT_EXIT_ERROR;
-	}
 	/* -o -: standard output, as without -o (a page too) */
 	if (a->out_path && !strcmp(a->out_path, "-"))
 		a->out_path = NULL;
@@ -389,9 +386,10 @@ static int run_command(struct rt_analyze_args *a)
 	char counters_buf[4096];
 	if (!a->counters)
 		a->counters = auto_counters(&a->files, counters_buf, sizeof(counters_buf));
-	/* no --bucket: one from the capture's length, said on stderr (timeline) or on the page */
+	/* no --bucket: one from the capture's length, said on stderr (timeline) or on the page (or
+	 * the partial's, as the timeline would take) */
 	char bucket_note[256] = "";
-	if (a->mode != RT_MODE_ANALYZE && !a->tlo.bucket_ns) {
+	if ((a->mode != RT_MODE_ANALYZE || a->partial_out) && !a->tlo.bucket_ns) {
 		a->tlo.bucket_ns = rt_bucket_default(&a->files, a->mode == RT_MODE_REPORT,
 		                                     bucket_note, sizeof(bucket_note));
 		if (a->mode == RT_MODE_TIMELINE)

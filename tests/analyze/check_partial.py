@@ -179,14 +179,90 @@ def main():
         p = run(rt, pb, same, status=2)
         if b"one vantage point, before" not in p.stderr:
             errors.append("two partials of one point: %r" % p.stderr.decode())
-        p = subprocess.run([rt, "timeline", pb, pa], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                           timeout=60)
-        check("timeline of partials: exit", p.returncode, 2)
-        if b"needs the captures" not in p.stderr:
-            errors.append("timeline of partials: %r" % p.stderr.decode())
+        timeline(rt, d, b, a, pb, pa, before, after, merged)
     finally:
         shutil.rmtree(d)
     return report()
+
+
+def tool(rt, cmd, *args, status=0):
+    p = subprocess.run([rt, cmd, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=120)
+    if p.returncode != status:
+        errors.append("%s %s: exit %d, want %d: %s" % (cmd, " ".join(args), p.returncode, status,
+                                                      p.stderr.decode().strip()))
+    return p
+
+
+def rows_of(out):
+    """A JSON Lines timeline by (t_ns, flow): flow ids, or "all"."""
+    rows = [json.loads(line) for line in out.decode().splitlines() if line.strip()]
+    return {(r["t_ns"], r["flow"]): r for r in rows}
+
+
+def flow_key(frame):
+    """A RoCE frame's flow (src, dst, dest QP), from its bytes (IPv4, UDP, BTH)."""
+    ip = frame[14:]
+    udp = ip[(ip[0] & 15) * 4:]
+    return ("%d.%d.%d.%d" % tuple(ip[12:16]), "%d.%d.%d.%d" % tuple(ip[16:20]),
+            int.from_bytes(udp[8 + 5:8 + 8], "big"))
+
+
+def per_bucket(frames, bucket, keyed):
+    out = {}
+    for t, f in frames:
+        k = (t - t % bucket, flow_key(f) if keyed else "all")
+        out[k] = out.get(k, 0) + 1
+    return out
+
+
+def timeline(rt, d, b, a, pb, pa, before, after, merged):
+    """timeline and report of the merged partials: one pass's timeline with the same --bucket, the model."""
+    bucket = 100000  # 100 us: a multiple of the partials' own (their default: 50 us)
+    m = tool(rt, "timeline", pb, pa, "--bucket", "100us", "--format", "json")
+    one = tool(rt, "timeline", "--bucket", "100us", "--format", "json",
+               "--vantage", "before=" + b, "--vantage", "after=" + a)
+    mr, orows = rows_of(m.stdout), rows_of(one.stdout)
+    # flow rows with counts: equal, field for field (the flows' home is the before tap, which sees
+    # every packet first; a CE mark made after it counts where its marked copy came, as one pass
+    # counts it). Zero rows mark idle stretches: they follow the buckets each timeline has.
+    counted = lambda rows: {k: r for k, r in rows.items() if k[1] != "all" and r["packets"] + r["ce"] + r["cnp"]}
+    check("timeline: flow rows", counted(mr), counted(orows))
+    # the all rows: every frame counted at its point (the merge cannot tell copies apart), so
+    # packets and bytes are both taps' frames where one pass counts each packet once; the RoCE
+    # counts and PFC equal
+    for k, r in mr.items():
+        if k[1] == "all":
+            o = orows.get(k, {})
+            for f in ("ce", "cnp", "nak", "retransmitted", "pfc_xoff", "pfc_paused_ns"):
+                check("timeline: all %s at %d" % (f, k[0]), r[f], o.get(f, 0))
+    # the model's truth: the all rows, both taps' frames; each flow's packets, those at its home
+    truth_all = per_bucket(before + after, bucket, False)
+    check("timeline: all packets (model)",
+          {k: r["packets"] for k, r in mr.items() if k[1] == "all" and r["packets"]}, truth_all)
+    keys = {r["flow"]: (r["src"], r["dst"], r["dest_qp"]) for k, r in mr.items() if k[1] != "all"}
+    got = {(k[0], keys[k[1]]): r["packets"] for k, r in mr.items() if k[1] != "all" and r["packets"]}
+    check("timeline: flows' packets (model, home: the before tap)", got, per_bucket(before, bucket, True))
+    # the buckets add up to the merged totals
+    for f in ("ce", "cnp", "nak", "retransmitted"):
+        check("timeline: the buckets' %s" % f, sum(r[f] for k, r in mr.items() if k[1] == "all"),
+              merged["totals"][f])
+    # refused: a bucket that is no multiple of theirs, options that need the captures
+    p = tool(rt, "timeline", pb, pa, "--bucket", "30us", status=2)
+    if b"not a multiple" not in p.stderr:
+        errors.append("timeline of partials at 30us: %r" % p.stderr.decode())
+    tool(rt, "timeline", pb, pa, "--by-vantage", status=2)
+    tool(rt, "timeline", pb, pa, "--kind", "cnp", status=2)
+    # one partial: its own timeline, as its capture's
+    check("timeline of one partial", rows_of(tool(rt, "timeline", pb, "--bucket", "100us", "--format", "json").stdout),
+          rows_of(tool(rt, "timeline", b, "--bucket", "100us", "--format", "json").stdout))
+    # report: a page whose analysis is the merged view
+    page = os.path.join(d, "page.html")
+    tool(rt, "report", pb, pa, "-o", page)
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from check_report import embedded  # noqa: E402
+    with open(page, encoding="utf-8") as f:
+        text = f.read()
+    check("report of partials: the page's analysis", embedded(text, "rt-analysis"), merged)
 
 
 def report():

@@ -16,6 +16,7 @@
 #include "analyze/feed.h"
 #include "analyze/partial.h"
 #include "analyze/internal.h"
+#include "analyze/partial_buckets.h"
 #include "analyze/partial_codec.h"
 #include "analyzer.h"
 #include "capture/pump.h"
@@ -34,7 +35,9 @@ static struct rt_analyzer *analyze_files(const struct rt_source_file_spec *files
 	o.link_speed_bps = 100000000000ull;
 	o.vantage = true; /* as analyze follows the points of its files */
 	o.vantage_clocks = !rt_fileset_one_capture(files, n);
+	o.partial = true; /* its time buckets kept, as analyze --partial keeps them */
 	struct rt_analyzer *an = new_an_opts(&o);
+	assert_int_equal(rt_partial_bucket_sink(an, 100 * US, errbuf), 0);
 	struct rt_an_feed *feed;
 	assert_int_equal(rt_an_feed_new(&feed, an, 1, errbuf), 0);
 	struct rt_source *src;
@@ -103,8 +106,9 @@ struct hand {
 	struct rt_partial_packet pk[4];
 };
 
-static void hand_made(struct hand *h, const struct rt_results *r, const char *file)
+static void hand_made(struct hand *h, struct rt_analyzer *an, const char *file)
 {
+	const struct rt_results *r = rt_analyzer_results(an);
 	memset(h, 0, sizeof(*h));
 	h->files[0] = (char *)file;
 	h->files[1] = "second file, named as given";
@@ -115,7 +119,9 @@ static void hand_made(struct hand *h, const struct rt_results *r, const char *fi
 	                           .sample_m = 64,
 	                           .npackets = 4,
 	                           .packets = h->pk,
-	                           .r = r};
+	                           .r = r,
+	                           .buckets = an_pbk_take(an->pk.bk)};
+	assert_non_null(h->p.buckets);
 	for (unsigned i = 0; i < 4; i++) {
 		struct rt_partial_packet *pk = &h->pk[i];
 		pk->fp = 0x0123456789abcdefull * (i + 1);
@@ -142,6 +148,14 @@ static void assert_same(const struct rt_partial *p, const struct rt_partial *q, 
 	assert_int_equal(p->sample_m, q->sample_m);
 	assert_int_equal(p->npackets, q->npackets);
 	assert_memory_equal(p->packets, q->packets, p->npackets * sizeof(*p->packets));
+	const struct rt_partial_buckets *x = p->buckets, *y = q->buckets;
+	assert_true(!x == !y);
+	if (x) {
+		assert_true(x->len_ns == y->len_ns && x->n == y->n && x->size == y->size);
+		assert_true(x->source_log == y->source_log && x->counters == y->counters);
+		if (x->size)
+			assert_memory_equal(x->data, y->data, x->size);
+	}
 	char *a = json_of(p->r), *b = json_of(q->r);
 	if (strcmp(a, b))
 		fail_msg("%s: the JSON report of the partial read back differs", what);
@@ -196,9 +210,10 @@ static unsigned round_trip_folder(const char *folder, const char *ext)
 		struct rt_source_file_spec f = {.path = path};
 		struct rt_analyzer *an = analyze_files(&f, 1);
 		struct hand h;
-		hand_made(&h, rt_analyzer_results(an), path);
+		hand_made(&h, an, path);
 		size_t bytes;
 		free(round_trip(&h.p, path, &bytes));
+		rt_partial_buckets_free(h.p.buckets);
 		rt_analyzer_free(an);
 		n++;
 	}
@@ -342,8 +357,10 @@ static void test_vantage_and_side_files(void **state)
 	assert_true(r->npaths > 0 && r->ncounter_devs == 1 && r->flows[0].source);
 	assert_non_null(r->flows[0].followed_at);
 	struct hand h;
-	hand_made(&h, r, sample);
+	hand_made(&h, an, sample);
+	assert_true(h.p.buckets->n > 0);
 	free(round_trip(&h.p, "two vantage points", &len));
+	rt_partial_buckets_free(h.p.buckets);
 	rt_analyzer_free(an);
 	unlink(tor);
 	unlink(spine);
@@ -358,7 +375,8 @@ static uint8_t *small_partial(struct rt_analyzer **an, struct hand *h, size_t *l
 	snprintf(path, sizeof(path), "%s/tests/analyze/scenarios/rnr.pcap", source_root);
 	struct rt_source_file_spec f = {.path = path};
 	*an = analyze_files(&f, 1);
-	hand_made(h, rt_analyzer_results(*an), path);
+	hand_made(h, *an, path);
+	assert_true(h->p.buckets->n > 0);
 	return round_trip(&h->p, path, len);
 }
 
@@ -383,6 +401,7 @@ static void test_truncated_everywhere(void **state)
 	assert_int_equal(rt_partial_read_mem(buf, len, &q, errbuf), 0);
 	rt_partial_free(q);
 	free(buf);
+	rt_partial_buckets_free(h.p.buckets);
 	rt_analyzer_free(an);
 }
 
@@ -486,6 +505,7 @@ static void test_versions(void **state)
 	free(a);
 	free(b);
 	free(buf);
+	rt_partial_buckets_free(h.p.buckets);
 	rt_analyzer_free(an);
 }
 
@@ -537,6 +557,7 @@ static void test_inconsistent(void **state)
 	assert_int_equal(rt_partial_read("/nonexistent/h1.rtpart", &q, errbuf), -ENOENT);
 	assert_non_null(strstr(errbuf, "/nonexistent/h1.rtpart"));
 	free(buf);
+	rt_partial_buckets_free(h.p.buckets);
 	rt_analyzer_free(an);
 }
 
@@ -553,9 +574,10 @@ static void write_seeds(void **state)
 		struct rt_source_file_spec f = {.path = path};
 		struct rt_analyzer *an = analyze_files(&f, 1);
 		struct hand h;
-		hand_made(&h, rt_analyzer_results(an), captures[i]);
+		hand_made(&h, an, captures[i]);
 		if (rt_partial_write(&h.p, out, errbuf) < 0)
 			fail_msg("%s", errbuf);
+		rt_partial_buckets_free(h.p.buckets);
 		rt_analyzer_free(an);
 	}
 }

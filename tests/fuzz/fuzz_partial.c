@@ -23,6 +23,15 @@ static void report(const struct rt_partial *p, FILE *out, bool json)
 	sink.free(sink.ctx);
 }
 
+/* A merged bucket: what a sink reads of it must hold. */
+static int bucket(void *ctx, const struct rt_an_bucket *b)
+{
+	uint64_t *sum = ctx;
+	for (uint32_t i = 0; i < b->nrows; i++)
+		*sum += b->rows[i].d.packets + b->rows[i].id;
+	return 0;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static FILE *out;
@@ -37,6 +46,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	report(p, out, true);
 	report(p, out, false);
+	/* its buckets, as timeline and report of it read them */
+	uint64_t sum = 0;
+	if (p->buckets &&
+	    rt_partials_buckets(&p, 1, p->r, p->buckets->len_ns, NULL, bucket, &sum, errbuf) < 0)
+		abort(); /* checked when read: they decode */
 	/* what was read is a partial the writer takes */
 	if (rt_partial_write(p, "/dev/null", errbuf) < 0)
 		abort();
