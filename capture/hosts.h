@@ -74,6 +74,8 @@ struct rt_hostcap_config {
 	 * fails its host, and stays as .part here and on the host.
 	 */
 	int (*check_partial)(const char *path, char *errbuf);
+	/* rt_hostcap_analyze: the time buckets of the partials (analyze --bucket), 0: their default */
+	uint64_t partial_bucket_ns;
 };
 
 struct rt_hostcap;

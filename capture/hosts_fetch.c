@@ -247,28 +247,33 @@ static const char *last_line(const char *said, size_t len)
 	return ours ? ours : last ? last : said;
 }
 
-/* Run `REMOTE analyze --partial RPART --point NAME FILE` on the hosts in which[]; those whose
- * analysis failed are marked so and dropped from which[]. How many remain. */
+/* Run `REMOTE analyze [--bucket Dns] --partial RPART --point NAME FILE` on the hosts in which[];
+ * those whose analysis failed are marked so and dropped from which[]. How many remain. */
 static size_t analyze_there(struct rt_hostcap *hc, size_t *which, size_t m)
 {
 	char ***argv = calloc(m ? m : 1, sizeof(*argv));
 	char(*rpart)[4300] = calloc(m ? m : 1, sizeof(*rpart));
 	struct rt_launch_result *res = calloc(m ? m : 1, sizeof(*res));
-	char errbuf[RT_ERRBUF_SIZE];
+	char errbuf[RT_ERRBUF_SIZE], bucket[32];
 	size_t ok = 0;
 	int rc = argv && rpart && res ? 0 : rt_errorf(errbuf, ENOMEM, "analyzing on the hosts");
+	snprintf(bucket, sizeof(bucket), "%lluns", (unsigned long long)hc->cfg.partial_bucket_ns);
 	for (size_t k = 0; !rc && k < m; k++) {
 		struct rt_hostcap_host *h = &hc->hosts[which[k]];
 		file_names(hc, h, HC_PARTIAL, rpart[k], sizeof(rpart[k]), NULL, 0);
-		if (!(argv[k] = calloc(hc->nwords + 7, sizeof(**argv)))) {
+		if (!(argv[k] = calloc(hc->nwords + 9, sizeof(**argv)))) {
 			rc = rt_errorf(errbuf, ENOMEM, "analyzing on the hosts");
 			break;
 		}
 		size_t w = 0;
 		for (; w < hc->nwords; w++)
 			argv[k][w] = hc->argv[which[k]][w];
-		char *const tail[] = {"analyze", "--partial",     rpart[k],
-		                      "--point", (char *)h->name, h->remote};
+		argv[k][w++] = "analyze";
+		if (hc->cfg.partial_bucket_ns) {
+			argv[k][w++] = "--bucket";
+			argv[k][w++] = bucket;
+		}
+		char *const tail[] = {"--partial", rpart[k], "--point", (char *)h->name, h->remote};
 		memcpy(&argv[k][w], tail, sizeof(tail));
 	}
 	if (!rc)

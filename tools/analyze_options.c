@@ -7,6 +7,7 @@
 #include "dissect/pktkind.h"
 #include "tools/analyze_options.h"
 #include "tools/cli.h"
+#include "tools/bucket_default.h"
 #include "tools/commands.h"
 #include "tools/optable.h"
 #include "tools/options.h"
@@ -14,8 +15,6 @@
 
 #define MAX_DURATION_NS      1000000000000000ull /* 1e6 s: --bucket, --episode-gap */
 #define AN_MAX_DUP_WINDOW_NS 100000000ull /* --dup-window: 100 ms, the span copies are kept */
-/* --bucket: shorter ones are surely a mistake (a 64-byte frame lasts 5 ns at 100G; rows explode) */
-#define MIN_BUCKET_NS 100ull
 
 /* The commands of the table, as rows name them. */
 #define AN                 (1u << RT_MODE_ANALYZE)
@@ -115,8 +114,8 @@ static const struct rt_opt rows[] = {
     {.name = "bucket",
      .kind = RT_OPT_DURATION_WAS_NS,
      .at = AT(tlo.bucket_ns),
-     .min = MIN_BUCKET_NS,
-     .max = MAX_DURATION_NS},
+     .min = RT_BUCKET_MIN_NS,
+     .max = RT_BUCKET_MAX_NS},
     RT_SELECTION_ROWS(struct rt_analyze_args, sel),
     {.name = "format",
      .kind = RT_OPT_CHOICE,

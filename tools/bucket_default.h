@@ -10,8 +10,10 @@
 
 /* About this many buckets over the capture. */
 #define RT_BUCKET_POINTS 1000
-/* The shortest bucket chosen (the shortest --bucket takes). */
+/* The shortest bucket chosen (the shortest --bucket takes: shorter is surely a mistake, rows explode). */
 #define RT_BUCKET_MIN_NS 100
+/* The longest --bucket takes (1e6 s). */
+#define RT_BUCKET_MAX_NS 1000000000000000ull
 /* The bucket of a capture whose length cannot be known before it is read (standard input, a pipe). */
 #define RT_BUCKET_STREAM_NS 100000
 /* report: the longest bucket chosen; a longer capture folds these into its points, peaks kept. */

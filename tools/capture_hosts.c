@@ -362,6 +362,7 @@ int rt_capture_hosts(const struct rt_capture_hosts_args *a)
 	    .stopping = rt_pump_stopping,
 	    .abort = &g_abort,
 	    .check_partial = check_partial,
+	    .partial_bucket_ns = a->bucket_ns,
 	};
 	char errbuf[RT_ERRBUF_SIZE];
 	rt_pump_catch_signals(on_signal);

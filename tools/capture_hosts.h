@@ -25,8 +25,9 @@ struct rt_capture_hosts_args {
 	/* each host analyzes its own capture (analyze --partial) and only the partials come home
 	 * to be merged; the captures stay on the hosts unless `fetch` */
 	bool analyze_there, fetch;
-	bool ring;  /* --ring: the hosts write event files, told of each other's events */
-	char **cmd; /* the workload, run here, or NULL */
+	uint64_t bucket_ns; /* with analyze_there: the partials' time buckets (0: their default) */
+	bool ring;          /* --ring: the hosts write event files, told of each other's events */
+	char **cmd;         /* the workload, run here, or NULL */
 };
 
 /* Run it; returns the exit status (one line on stderr per failure). */

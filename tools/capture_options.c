@@ -7,6 +7,7 @@
 #include "analyze/results.h"
 #include "render/metrics.h"
 #include "common/outfile.h"
+#include "tools/bucket_default.h"
 #include "tools/capture_metrics.h"
 #include "tools/capture_options.h"
 #include "tools/cli.h"
@@ -47,6 +48,11 @@ static int check_hosts_args(struct rt_capture_args *a)
 		                          "give it to a capture on one host");
 	if (a->analyze_there && a->no_analyze)
 		return rt_cli_usage_error(CMD, "--analyze-there and --no-analyze: give one");
+	if (a->bucket_ns && !a->analyze_there)
+		return rt_cli_usage_error(CMD,
+		                          "--bucket is the time buckets of the hosts' partials: "
+		                          "it needs --analyze-there (a timeline of fetched files "
+		                          "takes its own)");
 	if (a->analyze_there && a->ring.span_ns)
 		return rt_cli_usage_error(CMD,
 		                          "--analyze-there: --ring's event files are windows of "
@@ -282,6 +288,11 @@ static const struct rt_opt rows[] = {
     {.name = "no-analyze", .kind = RT_OPT_FLAG, .at = AT(no_analyze)},
     {.name = "analyze-there", .kind = RT_OPT_FLAG, .at = AT(analyze_there)},
     {.name = "fetch", .kind = RT_OPT_FLAG, .at = AT(fetch)},
+    {.name = "bucket",
+     .kind = RT_OPT_DURATION,
+     .at = AT(bucket_ns),
+     .min = RT_BUCKET_MIN_NS,
+     .max = RT_BUCKET_MAX_NS},
     {.name = "list-devices", .letter = 'D', .kind = RT_OPT_FLAG, .at = AT(list)},
     {.name = "user", .letter = 'Z', .kind = RT_OPT_STRING, .at = AT(user), .forward = true},
     RT_TEXT_ROWS(struct rt_capture_args, text, tflags),
@@ -324,10 +335,10 @@ static int check_args(struct rt_capture_args *a)
 	    a->no_analyze)
 		return rt_cli_usage_error(CMD, "--launcher, --remote, --remote-dir, --timeout and "
 		                               "--no-analyze need --hosts or --slurm");
-	if (a->analyze_there || a->fetch)
-		return rt_cli_usage_error(CMD,
-		                          "--analyze-there and --fetch need --hosts or --slurm "
-		                          "(they say where the analysis runs)");
+	if (a->analyze_there || a->fetch || a->bucket_ns)
+		return rt_cli_usage_error(
+		    CMD, "--analyze-there, --bucket and --fetch need --hosts or --slurm "
+		         "(they say where the analysis runs)");
 	if (a->metrics && (rc = rt_capture_metrics_check(a->metrics)) != 0)
 		return rc;
 	if (a->dev && a->file)

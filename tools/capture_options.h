@@ -51,6 +51,8 @@ struct rt_capture_args {
 	bool
 	    analyze_there; /* --analyze-there: each host analyzes its capture, partials come home */
 	bool fetch;        /* --fetch: the captures come home too (with --analyze-there) */
+	uint64_t
+	    bucket_ns; /* --bucket: the time buckets the hosts' partials keep (0: timeline's default) */
 	struct rt_cli_forward forward; /* the options for the hosts' captures, checked */
 	/* the capture options as given, for the hosts' captures */
 	struct {

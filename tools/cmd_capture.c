@@ -675,6 +675,7 @@ int rt_cmd_capture(int argc, char **argv)
 		    .analyze = !a.no_analyze,
 		    .analyze_there = a.analyze_there,
 		    .fetch = a.fetch,
+		    .bucket_ns = a.bucket_ns,
 		    .ring = a.ring.span_ns != 0,
 		    .cmd = a.cmd,
 		};

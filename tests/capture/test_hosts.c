@@ -74,14 +74,16 @@ static int setup(void **state)
 	snprintf(
 	    text, sizeof(text),
 	    "#!/bin/sh\n"
-	    "# analyze --partial OUT --point NAME FILE: point broken fails, leaving a file, and\n"
-	    "# its launcher adds a line of its own after analyze's, as srun does\n"
+	    "# analyze [--bucket D] --partial OUT --point NAME FILE: point broken fails, leaving\n"
+	    "# a file, and its launcher adds a line of its own after analyze's, as srun does\n"
 	    "if [ \"$1\" = analyze ]; then\n"
-	    "  if [ \"$5\" = broken ]; then\n"
-	    "    : >\"$3\"; echo \"rocetrace analyze: $6: not a capture\" >&2\n"
+	    "  shift; bucket=\n"
+	    "  if [ \"$1\" = --bucket ]; then bucket=\" --bucket $2\"; shift 2; fi\n"
+	    "  if [ \"$4\" = broken ]; then\n"
+	    "    : >\"$2\"; echo \"rocetrace analyze: $5: not a capture\" >&2\n"
 	    "    echo 'srun: error: broken: task 0: Exited with exit code 1' >&2; exit 1\n"
 	    "  fi\n"
-	    "  { printf 'RTPART\\r\\n'; echo \"$5 $6\"; } >\"$3\"; exit 0\n"
+	    "  { printf 'RTPART\\r\\n'; echo \"$4 $5$bucket\"; } >\"$2\"; exit 0\n"
 	    "fi\n"
 	    "# capture -i DEV -w FILE --stop-at-eof --notify-ready [OPTIONS]\n"
 	    "dev=$3 file=$5 written=%d\n"
@@ -393,9 +395,10 @@ static void remote_partial(const struct rt_hostcap_host *h, char *out, size_t si
 }
 
 /*
- * --analyze-there --fetch: each host analyzes its capture; the partial comes
- * home and leaves the host, the capture stays there until fetched. A host
- * whose analysis fails says why; its capture still comes home.
+ * --analyze-there --bucket 10ms --fetch: each host analyzes its capture
+ * (its partial keeping 10 ms buckets); the partial comes home and leaves the
+ * host, the capture stays there until fetched. A host whose analysis fails
+ * says why; its capture still comes home.
  */
 static void test_analyze_there(void **state)
 {
@@ -403,6 +406,7 @@ static void test_analyze_there(void **state)
 	struct rt_hostcap_host hosts[] = {{.name = "alpha", .dev = "lo"},
 	                                  {.name = "broken", .dev = "lo"}};
 	struct rt_hostcap_config cfg = config("there");
+	cfg.partial_bucket_ns = 10000000;
 	struct rt_hostcap *hc = NULL;
 	char errbuf[RT_ERRBUF_SIZE], want[4600], text[4600] = "", rpart[4300];
 	mkdir(prefix, 0755);
@@ -419,7 +423,7 @@ static void test_analyze_there(void **state)
 	assert_non_null(f);
 	assert_int_equal(fread(text, 1, sizeof(text) - 1, f), hosts[0].partial_bytes);
 	fclose(f);
-	snprintf(want, sizeof(want), "RTPART\r\nalpha %s\n", hosts[0].remote);
+	snprintf(want, sizeof(want), "RTPART\r\nalpha %s --bucket 10000000ns\n", hosts[0].remote);
 	assert_string_equal(text, want);
 	/* broken says why, in analyze's words (not its launcher's after them) */
 	assert_false(hosts[1].partial_home);

@@ -13,8 +13,8 @@ workload is a Slurm job step on the three nodes: h3 runs 'rocetrace gen serve', 
 send' to it for a second. The captures must come home, one per node, their packets matched between
 the nodes as vantage points, and their RoCE packets be what gen says it sent (its summaries).
 With --analyze-there --fetch each node's partial comes home too, and their merge must answer as one
-analysis of the fetched captures (flows, totals, findings; the paths with the partials' sample);
-with --analyze-there alone only the partials come home, the captures stay on the nodes, named, and
+analysis of the fetched captures (flows, totals, findings; the paths with the partials' sample),
+and their timeline comes in the buckets --bucket gave the nodes (10 ms); with --analyze-there alone only the partials come home, the captures stay on the nodes, named, and
 a node whose analysis fails is named and left out of the merge.
 doctor --prolog sees the fixture trees of tests/doctor (--sysfs-root), its wrapper's settings file
 beside slurm.conf; pointing h3's tree at a broken one makes its next job's Prolog drain it with
@@ -246,6 +246,21 @@ def gen_files(tmp, before):
             for n in NODES}
 
 
+def bucket_checks(label, out):
+    """--bucket 10ms: the partials keep 10 ms buckets; their timeline takes them when not told, and refuses a
+    bucket that is not a multiple of them."""
+    partials = [os.path.join(out, n + ".rtpart") for n in NODES]
+    p = subprocess.run([RT, "timeline", *partials], capture_output=True, text=True, timeout=120)
+    check(p.returncode == 0 and "no --bucket: 10.000 ms buckets" in p.stderr,
+          f"{label}: the partials' timeline in their 10 ms buckets: exit {p.returncode}, {p.stderr.strip()}")
+    times = sorted({int(line.split(",", 1)[0]) for line in p.stdout.splitlines()[1:] if line})
+    check(len(times) > 1 and all((b - a) % 10000000 == 0 for a, b in zip(times, times[1:])),
+          f"{label}: the timeline's rows 10 ms apart: {len(times)} buckets")
+    p = subprocess.run([RT, "timeline", "--bucket", "5ms", *partials], capture_output=True, text=True, timeout=120)
+    check(p.returncode == 2 and "not a multiple of the partials' buckets" in p.stderr,
+          f"{label}: --bucket 5ms refused over 10 ms buckets: exit {p.returncode}")
+
+
 def runs(cluster, tmp, task, remote, doctor_remote, tools):
     # 1. --hosts as a hostlist, the launcher entering each node's namespace: every srun a job of its own
     out = os.path.join(tmp, "hosts")
@@ -265,12 +280,14 @@ def runs(cluster, tmp, task, remote, doctor_remote, tools):
     before = set(os.listdir(tmp))
     t = time.monotonic()
     p = cluster.run(["salloc", "-N3", RT, "capture", "--slurm", "--remote", remote, "--remote-dir", tmp,
-                     "--analyze-there", "--fetch", "-i", "eth0", "-w", out + "/", "--", "srun", "-N3", "-n3", task],
+                     "--analyze-there", "--bucket", "10ms", "--fetch", "-i", "eth0", "-w", out + "/", "--",
+                     "srun", "-N3", "-n3", task],
                     timeout=120)
     print(f"capture --slurm --analyze-there --fetch: {time.monotonic() - t:.1f} s")
     capture_checks("--slurm", p, out, gen_files(tmp, before))
     check(re.search(r"salloc: Granted job allocation \d+", p.stderr) is not None, "--slurm: inside salloc")
     partial_checks("--slurm --analyze-there --fetch", p, out)
+    bucket_checks("--slurm --analyze-there --bucket 10ms", out)
     check(not [f for f in os.listdir(tmp) if f.startswith("rocetrace-")], "--slurm: the nodes' files removed")
 
     # 3. --analyze-there alone: only the partials come home, the captures stay on the nodes; h2's analysis
