@@ -15,8 +15,8 @@
  * each record goes to the analyzer, then to the fan-out by capture point
  * when there is one (timeline --by-vantage). With `threads` 2 or more, at
  * the first record: split among that many threads by host pair when the
- * analysis allows it (analyze/stage.h: one capture point, no buckets, no
- * flow limit, no fan-out), else on one thread of its own (analyze/feeder.h:
+ * analysis allows it (analyze/stage.h, rt_an_stage_fits(): one capture
+ * point, no side files, no flow limit; and no fan-out), else on one thread of its own (analyze/feeder.h:
  * the pump's thread reads and decodes beside the analysis); each record is
  * decoded straight into their batch. With 1, on the pump's thread. The capture points announced become the report's vantage
  * points at the end (rt_analyzer_vantage_points()), with the drops the

@@ -99,8 +99,9 @@ void an_fd_capture(struct an_fd *l)
 	     "Raise --max-flows (each flow costs about 256 bytes), or narrow the capture with a "
 	     "filter."},
 	    {"vantage_incomplete", "capture_vantage_incomplete", RT_SEV_WARNING,
-	     "Give at most 8 vantage points, and --vantage-window no longer than the clocks' "
-	     "offset and the delay between the points need."},
+	     "Give at most 8 vantage points (for more, write a partial of each, analyze "
+	     "--partial, and merge the partials: up to 1024), and --vantage-window no longer "
+	     "than the clocks' offset and the delay between the points need."},
 	    {"roce_other_port", "capture_other_port", RT_SEV_WARNING,
 	     "Analyze with --udp-port P (the port the warning names): RoCEv2 on another UDP port "
 	     "is not read as RoCE."},
