@@ -16,7 +16,7 @@
 void rt_analyze_warn_lines(const char *cmd, const struct rt_an_warning *w, unsigned n)
 {
 	for (unsigned i = 0; i < n; i++) {
-		char line[RT_ERRBUF_SIZE + 64];
+		char line[sizeof(w[i].message) + 64]; /* a message whole, after its prefix */
 		int len =
 		    snprintf(line, sizeof(line), "rocetrace %s: warning: %s", cmd, w[i].message);
 		size_t shown = len < 0                      ? 0

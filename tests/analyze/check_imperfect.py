@@ -346,6 +346,13 @@ def main():
     step = max(incast[101][0] - incast[100][0], incast[499][0] - (incast[500][0] - 7 * US))
     if not w or w.get("count") != 2 or w.get("max_step_ns") != step:
         fail("time going backwards: warning %r, want 2 steps, the biggest %d ns" % (w, step))
+    # the timeline's warning on stderr says it whole: its text (frames in a later bucket, last
+    # here) is longer than analyze's
+    res = subprocess.run([exe, "timeline", p, "--bucket", "1us"], stdout=subprocess.DEVNULL,
+                         stderr=subprocess.PIPE, timeout=60)
+    said = " ".join(res.stderr.decode().split())
+    if res.returncode != 0 or not said.endswith("in a later timeline bucket than their own"):
+        fail("time going backwards: timeline's warning %r, cut short" % said)
     p = os.path.join(tmp, "empty.pcap")
     write_pcap(p, [])
     rep = analyze(exe, p)
