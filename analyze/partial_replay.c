@@ -448,13 +448,14 @@ static void lengths_text(struct rt_partial *const *p, unsigned n, char *buf, siz
 int rt_partials_bucket_len(struct rt_partial *const *p, unsigned n, uint64_t asked, uint64_t want,
                            uint64_t *len, char *errbuf)
 {
-	uint64_t lcm = 1;
-	for (unsigned i = 0; i < n; i++) {
+	for (unsigned i = 0; i < n; i++) /* each, before their multiple stops at an overflow */
 		if (!p[i]->buckets)
 			return rt_errmsg(errbuf, EINVAL,
 			                 "the partial of point %s holds no time buckets (an older "
 			                 "rocetrace made it): make it again with analyze --partial",
 			                 p[i]->point);
+	uint64_t lcm = 1;
+	for (unsigned i = 0; i < n; i++) {
 		uint64_t l = p[i]->buckets->len_ns, g = gcd(lcm, l);
 		lcm = lcm / g > UINT64_MAX / l ? 0 : lcm / g * l;
 		if (!lcm)

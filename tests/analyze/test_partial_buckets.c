@@ -252,12 +252,40 @@ static void test_merge_home_rule(void **state)
 	rt_partial_buckets_free(pa.buckets);
 }
 
+/*
+ * Lengths with no common multiple in 64 bits (two near 10^15 ns, coprime),
+ * then a partial of an older writer (no buckets): each partial is asked for
+ * its buckets before their multiple is sought, so the third is named, not
+ * dereferenced.
+ */
+static void test_len_without_buckets(void **state)
+{
+	(void)state;
+	struct rt_results r = {0};
+	struct rt_partial_buckets b1 = {.len_ns = 999999999999989ull},
+	                          b2 = {.len_ns = 999999999999947ull};
+	struct rt_partial pa = {.point = "a", .r = &r, .buckets = &b1},
+	                  pb = {.point = "b", .r = &r, .buckets = &b2},
+	                  pc = {.point = "c", .r = &r};
+	struct rt_partial *p[3] = {&pa, &pb, &pc};
+	char eb[RT_ERRBUF_SIZE];
+	uint64_t len = 0;
+	assert_int_equal(rt_partials_bucket_len(p, 3, 0, 1000, &len, eb), -EINVAL);
+	assert_non_null(strstr(eb, "point c holds no time buckets"));
+	assert_int_equal(rt_partials_bucket_len(p, 3, 1000000000000000ull, 0, &len, eb), -EINVAL);
+	assert_non_null(strstr(eb, "point c holds no time buckets"));
+	pc.buckets = &b1; /* all three have buckets: no multiple, said */
+	assert_int_equal(rt_partials_bucket_len(p, 3, 0, 1000, &len, eb), -EINVAL);
+	assert_non_null(strstr(eb, "have no common multiple"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_varint_bounds),
 	    cmocka_unit_test(test_section_checks),
 	    cmocka_unit_test(test_merge_home_rule),
+	    cmocka_unit_test(test_len_without_buckets),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
