@@ -349,6 +349,41 @@ static uint32_t **ids_at(const struct an_pm *m)
 	return at;
 }
 
+/*
+ * The CNPs other points saw beyond the flows' homes (an_pm_cnps): on the
+ * carrier's cnp_sent and the throttled flow's cnp_received, whose rate then
+ * comes from the point that saw the most of them. 0 or -ENOMEM.
+ */
+static int cnps_elsewhere(struct an_pm *m, uint32_t *const *at)
+{
+	struct an_pm_cnp *v;
+	uint64_t n;
+	int rc = an_pm_cnps(m->p, m->n, &m->out->r, m->flow_id, m->home, &v, &n);
+	if (rc < 0)
+		return rc;
+	for (uint64_t k = 0; k < n; k++) {
+		m->flows[v[k].carrier].cnp_sent += (v[k].flags & AN_PM_CNP_CARRIER) != 0;
+		if (v[k].flags & AN_PM_CNP_DATA)
+			m->flows[v[k].data].cnp_received++;
+	}
+	free(v);
+	for (uint32_t id = 0; id < m->nflows; id++) {
+		struct rt_res_flow *o = &m->flows[id];
+		uint64_t most = m->p[m->home[id]]->r->flows[at[m->home[id]][id]].cnp_received;
+		if (o->cnp_received == most) /* its home saw them all */
+			continue;
+		for (unsigned i = 0; i < m->n; i++) {
+			const struct rt_res_flow *f =
+			    at[i][id] == RT_AN_NONE ? NULL : &m->p[i]->r->flows[at[i][id]];
+			if (f && f->cnp_received > most) {
+				most = f->cnp_received;
+				o->cnp_rate_per_s = f->cnp_rate_per_s;
+			}
+		}
+	}
+	return 0;
+}
+
 /* The merged flows' figures, once their ids and homes are given. 0 or -ENOMEM. */
 static int flow_figures(struct an_pm *m)
 {
@@ -367,6 +402,8 @@ static int flow_figures(struct an_pm *m)
 		r->packets_home_missed += o->packets_home_missed;
 		r->flows_home_missed += o->packets_home_missed > 0;
 	}
+	if (rc == 0)
+		rc = cnps_elsewhere(m, at);
 	for (unsigned i = 0; at && i < m->n; i++)
 		free(at[i]);
 	free(at);

@@ -67,4 +67,40 @@ int an_pm_episodes(struct an_pm *m, char *errbuf);
  */
 int an_pm_capture(struct an_pm *m, char *errbuf);
 
+/*
+ * analyze/partial_cnp.c: an index of the flows of view r by key (slot ->
+ * id, RT_AN_NONE: empty; *size a power of 2), and a key's id in it
+ * (RT_AN_NONE: none). NULL: out of memory.
+ */
+uint32_t *an_pm_key_index(const struct rt_results *r, uint64_t *size);
+uint32_t an_pm_key_find(const struct rt_results *r, const uint32_t *slot, uint64_t size,
+                        const struct rt_an_flow_key *k);
+
+/* What a CNP sighting adds beyond a home's (an_pm_cnp.flags). */
+enum {
+	AN_PM_CNP_CARRIER = 1, /* a CNP its carrier's home missed: counted here */
+	AN_PM_CNP_DATA = 2,    /* a CNP the throttled flow's home missed: counted here */
+};
+/* A CNP (a packet a partial flags RT_PP_CNP) as one point saw it. */
+struct an_pm_cnp {
+	uint64_t fp, ts;  /* its fingerprint; its time in the point's clock */
+	uint32_t carrier; /* the merged flow that carried it */
+	uint32_t
+	    data; /* the merged flow it throttles (the carrier's reverse), RT_AN_NONE: unknown */
+	unsigned point;
+	uint8_t flags;
+};
+/*
+ * analyze/partial_cnp.c: the CNPs the partials p[0..n-1] flag, of merged
+ * flows (map[i][id]: the merged id of point i's flow id; home[id] its home
+ * point; r the merged view), sorted by carrier, fingerprint, point and
+ * time into *out (n of them: *nout; the caller frees it). A merged flow
+ * counts the CNPs its home saw; of each fingerprint (identical CNPs share
+ * one) the point that saw the most (ties: the lower point) adds its latest
+ * beyond the home's count, flagged AN_PM_CNP_CARRIER for the carrier's
+ * home and AN_PM_CNP_DATA for the throttled flow's. 0 or -ENOMEM.
+ */
+int an_pm_cnps(struct rt_partial *const *p, unsigned n, const struct rt_results *r,
+               uint32_t *const *map, const unsigned *home, struct an_pm_cnp **out, uint64_t *nout);
+
 #endif

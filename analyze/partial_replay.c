@@ -8,6 +8,7 @@
 #include "analyze/internal.h"
 #include "analyze/partial.h"
 #include "analyze/partial_buckets.h"
+#include "analyze/partial_merge.h"
 #include "common/textfmt.h"
 
 /* A merge of the points' buckets under way. */
@@ -20,9 +21,9 @@ struct replay {
 	uint32_t **map; /* map[i][id]: the merged id of point i's flow id */
 	unsigned *home; /* by merged id: the point its rows come from */
 	/* by merged bucket number: CE marks other points saw on packets their flow's home saw not CE
-	 * (ce[k]: the flow), and CNPs counted at another point than their flow's home */
+	 * (ce[k]: the flow), and CNPs: copies off the all row, those a home missed onto rows (cnp_elsewhere) */
 	uint64_t (*ce)[2], nce, ce_at;
-	uint64_t *cnp, ncnp, cnp_at;
+	uint64_t (*cnp)[2], ncnp, cnp_at;
 	struct an_pbk_iter *it;     /* by point: its buckets ... */
 	struct rt_an_bucket *next;  /* ... the next one ... */
 	int *state;                 /* ... there (1), none left (0), or a negative errno */
@@ -31,31 +32,12 @@ struct replay {
 	struct rt_an_flow_row *rows; /* the rows handed over, by id */
 };
 
-/* An index of the merged flows by key: slot -> merged id (RT_AN_NONE: empty); its size (a power of 2). */
-static uint32_t *key_index(const struct rt_results *r, uint64_t *size)
-{
-	*size = 16;
-	while (*size < 2 * (uint64_t)r->nflows)
-		*size *= 2;
-	uint32_t *slot = malloc(*size * sizeof(*slot));
-	if (!slot)
-		return NULL;
-	memset(slot, 0xff, *size * sizeof(*slot));
-	for (uint32_t id = 0; id < r->nflows; id++) {
-		uint64_t s = an_flow_hash(&r->flows[id].key) & (*size - 1);
-		while (slot[s] != RT_AN_NONE)
-			s = (s + 1) & (*size - 1);
-		slot[s] = id;
-	}
-	return slot;
-}
-
 /* map[i][id] from the flows' keys, and each merged flow's home: the point the view says followed it. */
 static int flow_maps(struct replay *R)
 {
 	const struct rt_results *r = R->r;
 	uint64_t size;
-	uint32_t *slot = key_index(r, &size);
+	uint32_t *slot = an_pm_key_index(r, &size);
 	if (!slot || !(R->map = calloc(R->n, sizeof(*R->map))) ||
 	    !(R->home = calloc(r->nflows ? r->nflows : 1, sizeof(*R->home)))) {
 		free(slot);
@@ -67,14 +49,8 @@ static int flow_maps(struct replay *R)
 			free(slot);
 			return -ENOMEM;
 		}
-		for (uint32_t id = 0; id < v->nflows; id++) {
-			const struct rt_an_flow_key *k = &v->flows[id].key;
-			uint64_t s = an_flow_hash(k) & (size - 1);
-			while (slot[s] != RT_AN_NONE &&
-			       memcmp(&r->flows[slot[s]].key, k, sizeof(*k)))
-				s = (s + 1) & (size - 1);
-			R->map[i][id] = slot[s];
-		}
+		for (uint32_t id = 0; id < v->nflows; id++)
+			R->map[i][id] = an_pm_key_find(r, slot, size, &v->flows[id].key);
 	}
 	free(slot);
 	for (uint32_t id = 0; id < r->nflows; id++) {
@@ -101,12 +77,6 @@ static int by_u64x2(const void *a, const void *b)
 	if (x[0] != y[0])
 		return x[0] < y[0] ? -1 : 1;
 	return x[1] < y[1] ? -1 : x[1] > y[1];
-}
-
-static int by_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-	return x < y ? -1 : x > y;
 }
 
 /*
@@ -156,23 +126,36 @@ static int ce_elsewhere(struct replay *R)
 	return 0;
 }
 
-/* The CNPs a point saw of a flow whose home is another point: the home's copy counts. 0 or -ENOMEM. */
+/*
+ * The CNPs as the merged flows count them (an_pm_cnps), by merged bucket
+ * number: {bucket, RT_AN_NONE} for a copy a point counted of a CNP its
+ * carrier's home saw (off the all row), {bucket, flow} for one the throttled
+ * flow's home missed (onto its row). 0 or -ENOMEM.
+ */
 static int cnp_elsewhere(struct replay *R)
 {
-	uint64_t n = 0;
-	for (unsigned i = 0; i < R->n; i++)
-		n += R->p[i]->npackets;
-	if (!(R->cnp = malloc((n ? n : 1) * sizeof(*R->cnp))))
+	struct an_pm_cnp *v;
+	uint64_t n;
+	int rc = an_pm_cnps(R->p, R->n, R->r, R->map, R->home, &v, &n);
+	if (rc < 0)
+		return rc;
+	if (!(R->cnp = malloc((n ? 2 * n : 1) * sizeof(*R->cnp)))) {
+		free(v);
 		return -ENOMEM;
-	for (unsigned i = 0; i < R->n; i++)
-		for (uint64_t k = 0; k < R->p[i]->npackets; k++) {
-			const struct rt_partial_packet *pk = &R->p[i]->packets[k];
-			uint32_t id =
-			    pk->flow < R->p[i]->r->nflows ? R->map[i][pk->flow] : RT_AN_NONE;
-			if ((pk->flags & RT_PP_CNP) && id != RT_AN_NONE && R->home[id] != i)
-				R->cnp[R->ncnp++] = pk->ts_ns / R->len;
+	}
+	for (uint64_t k = 0; k < n; k++) {
+		uint64_t at = v[k].ts / R->len;
+		if (v[k].point != R->home[v[k].carrier] && !(v[k].flags & AN_PM_CNP_CARRIER)) {
+			R->cnp[R->ncnp][0] = at;
+			R->cnp[R->ncnp++][1] = RT_AN_NONE;
 		}
-	qsort(R->cnp, R->ncnp, sizeof(*R->cnp), by_u64);
+		if (v[k].flags & AN_PM_CNP_DATA) {
+			R->cnp[R->ncnp][0] = at;
+			R->cnp[R->ncnp++][1] = v[k].data;
+		}
+	}
+	free(v);
+	qsort(R->cnp, R->ncnp, sizeof(*R->cnp), by_u64x2);
 	return 0;
 }
 
@@ -297,10 +280,14 @@ static void merged_bucket(struct replay *R, uint64_t idx, struct rt_an_bucket *o
 	}
 	for (; R->ce_at < R->nce && R->ce[R->ce_at][0] == idx; R->ce_at++)
 		touch(R, (uint32_t)R->ce[R->ce_at][1])->d.ce++;
-	uint64_t cnps = 0;
-	for (; R->cnp_at < R->ncnp && R->cnp[R->cnp_at] == idx; R->cnp_at++)
-		cnps++;
-	o->all.cnp = less(o->all.cnp, cnps);
+	uint64_t copies = 0;
+	for (; R->cnp_at < R->ncnp && R->cnp[R->cnp_at][0] == idx; R->cnp_at++) {
+		if (R->cnp[R->cnp_at][1] == RT_AN_NONE)
+			copies++;
+		else
+			touch(R, (uint32_t)R->cnp[R->cnp_at][1])->d.cnp++;
+	}
+	o->all.cnp = less(o->all.cnp, copies);
 	rows_out(R, o, outside);
 }
 
@@ -324,8 +311,8 @@ static int run(struct replay *R, int (*deliver)(void *ctx, const struct rt_an_bu
 		}
 		if (R->ce_at < R->nce && R->ce[R->ce_at][0] < idx)
 			idx = R->ce[R->ce_at][0];
-		if (R->cnp_at < R->ncnp && R->cnp[R->cnp_at] < idx)
-			idx = R->cnp[R->cnp_at];
+		if (R->cnp_at < R->ncnp && R->cnp[R->cnp_at][0] < idx)
+			idx = R->cnp[R->cnp_at][0];
 		if (idx == UINT64_MAX)
 			return 0;
 		struct rt_an_bucket o;

@@ -26,7 +26,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from check_vantage import model  # noqa: E402
+from check_vantage import SKEW, model  # noqa: E402
 from make_scenarios import write_pcap  # noqa: E402
 
 # flow fields that differ by rule (analyze/README.md, "Across vantage points: partial results")
@@ -180,6 +180,7 @@ def main():
         if b"one vantage point, before" not in p.stderr:
             errors.append("two partials of one point: %r" % p.stderr.decode())
         timeline(rt, d, b, a, pb, pa, before, after, merged)
+        home_cut_short(rt, d, before, after, truth)
     finally:
         shutil.rmtree(d)
     return report()
@@ -263,6 +264,42 @@ def timeline(rt, d, b, a, pb, pa, before, after, merged):
     with open(page, encoding="utf-8") as f:
         text = f.read()
     check("report of partials: the page's analysis", embedded(text, "rt-analysis"), merged)
+
+
+def home_cut_short(rt, d, before, after, truth):
+    """A tap's capture ended early (half its frames, whole), both taps in turn, with the before
+    tap's clock behind (the model's) and ahead: the CNPs the home of their flows missed count from
+    the other tap, once each, in the totals, the flows and the timeline, as one pass counts them."""
+    b, a = os.path.join(d, "hb.pcap"), os.path.join(d, "ha.pcap")
+    pb, pa = os.path.join(d, "hb.rtpart"), os.path.join(d, "ha.rtpart")
+    for sign in (1, -1):
+        frames = {"before": sorted((t + (2 * SKEW if sign < 0 else 0), f) for t, f in before),
+                  "after": sorted(after)}
+        for cut in ("before", "after"):
+            what = "%s tap cut short, its clock %s" % (cut, "behind" if sign > 0 else "ahead")
+            taps = dict(frames)
+            taps[cut] = taps[cut][:len(taps[cut]) // 2]
+            write_pcap(b, taps["before"])
+            write_pcap(a, taps["after"])
+            run(rt, "--partial", pb, "--point", "before", b)
+            run(rt, "--partial", pa, "--point", "after", a)
+            merged = json.loads(run(rt, pb, pa, "--json").stdout or b"{}")
+            one = json.loads(run(rt, "--json", "--vantage", "before=" + b, "--vantage", "after=" + a).stdout)
+            if not merged:
+                continue
+            check("%s: totals cnp (model: each CNP passes both taps)" % what, merged["totals"]["cnp"],
+                  truth["cnp"])
+            for key in ("ce", "cnp"):
+                check("%s: totals %s" % (what, key), merged["totals"][key], one["totals"][key])
+            cnps = lambda view: [(f["selector"], f["cnp_sent"], f["cnp_received"]) for f in view["flows"]]
+            check("%s: flows' CNPs" % what, cnps(merged), cnps(one))
+            check("%s: episodes' CNPs" % what, [e["cnp"] for e in merged["episodes"]],
+                  [e["cnp"] for e in one["episodes"]])
+            rows = rows_of(tool(rt, "timeline", pb, pa, "--bucket", "100us", "--format", "json").stdout)
+            for kind in ("all", "flow"):
+                check("%s: timeline %s rows' CNPs" % (what, kind),
+                      sum(r["cnp"] for k, r in rows.items() if (k[1] == "all") == (kind == "all")),
+                      merged["totals"]["cnp"])
 
 
 def report():

@@ -169,7 +169,7 @@ static int take(void *ctx, const struct rt_an_bucket *b)
  * Two points: a (10 us buckets) sees flows K1 (its id 0) and K0 (id 1), b
  * (20 us buckets) sees K1. The merged view: K0 (id 0) at home a, K1 (id 1)
  * at home b. Point a saw a packet of K1 CE-marked that b saw not marked, and
- * a CNP of K1 that b counted too.
+ * a CNP of K1 that b counted too; then b's capture without that CNP.
  */
 static void test_merge_home_rule(void **state)
 {
@@ -201,7 +201,13 @@ static void test_merge_home_rule(void **state)
 	                        .npackets = 2,
 	                        .packets = pk,
 	                        .buckets = encoded(10 * US, ba, 2)};
-	struct rt_partial pb = {.point = "b", .r = &rb, .buckets = encoded(20 * US, bb, 1)};
+	struct rt_partial_packet pkb = {
+	    .fp = 78, .ts_ns = 1001 * US, .flow = 0, .flags = RT_PP_CNP};
+	struct rt_partial pb = {.point = "b",
+	                        .r = &rb,
+	                        .npackets = 1,
+	                        .packets = &pkb,
+	                        .buckets = encoded(20 * US, bb, 1)};
 	struct rt_partial *p[2] = {&pa, &pb};
 	char eb[RT_ERRBUF_SIZE];
 	struct got g = {0};
@@ -232,6 +238,15 @@ static void test_merge_home_rule(void **state)
 	assert_int_equal(g.n, 1);
 	assert_false(g.rows[0][0].selected);
 	assert_true(g.rows[0][1].selected);
+	/* b missed the CNP: a's copy counts, once */
+	rt_partial_buckets_free(pb.buckets);
+	bb[0].all.cnp = 0;
+	pb.buckets = encoded(20 * US, bb, 1);
+	pb.npackets = 0;
+	memset(&g, 0, sizeof(g));
+	assert_int_equal(rt_partials_buckets(p, 2, &rm, 20 * US, NULL, take, &g, eb), 0);
+	assert_int_equal(g.n, 1);
+	assert_int_equal(g.b[0].all.cnp, 1);
 	/* lengths: a multiple of each, else refused naming theirs; the default a 1-2-5 multiple */
 	uint64_t len;
 	assert_int_equal(rt_partials_bucket_len(p, 2, 30 * US, 0, &len, eb), -EINVAL);

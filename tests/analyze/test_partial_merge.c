@@ -501,6 +501,51 @@ static void test_home_missed(void **state)
 	scenario_free(&sc);
 }
 
+/* Point i's last `drop` CNPs left out (its capture ended before them, its other frames kept). */
+static void drop_last_cnps(struct scenario *sc, unsigned i, unsigned drop)
+{
+	for (unsigned k = sc->n[i]; k-- > 0 && drop;)
+		if (sc->v[i][k].opcode == RT_OPCODE_CNP) {
+			memmove(&sc->v[i][k], &sc->v[i][k + 1],
+			        (sc->n[i] - k - 1) * sizeof(sc->v[i][k]));
+			sc->n[i]--;
+			drop--;
+		}
+}
+
+/*
+ * A home point that missed CNPs (identical ones: one fingerprint) the other
+ * saw: the carrier's home (h2's side, sw) and the throttled flow's (h1): the
+ * merged flows and totals count each CNP once, as one pass does.
+ */
+static void test_home_missed_cnps(void **state)
+{
+	(void)state;
+	for (unsigned point = 0; point < 2; point++) {
+		struct scenario sc;
+		sender_to_receiver(&sc, 2, 0, 1, UINT32_MAX); /* 20 CE marks, 20 CNPs */
+		drop_last_cnps(&sc, point, 4);
+		struct rt_analyzer *an = one_pass(&sc);
+		const struct rt_results *one = rt_analyzer_results(an);
+		struct rt_partial *p[2] = {alone(&sc, 0, 0), alone(&sc, 1, 0)};
+		struct an_pm m;
+		merge_flows(&m, p, 2);
+		const struct rt_results *r = &m.out->r;
+		assert_int_equal(one->c.cnp, 20);
+		assert_int_equal(r->c.cnp, 20);
+		assert_int_equal(r->nflows, one->nflows);
+		for (uint32_t id = 0; id < r->nflows; id++) {
+			assert_int_equal(r->flows[id].cnp_sent, one->flows[id].cnp_sent);
+			assert_int_equal(r->flows[id].cnp_received, one->flows[id].cnp_received);
+		}
+		merge_free(&m);
+		rt_partial_free(p[0]);
+		rt_partial_free(p[1]);
+		rt_analyzer_free(an);
+		scenario_free(&sc);
+	}
+}
+
 /* Partials that cannot merge: other settings, two of one point, more than RT_PARTIAL_MERGE_MAX, one alone. */
 static void test_refused(void **state)
 {
@@ -534,10 +579,10 @@ int main(int argc, char **argv)
 	if (!(scenario_dir = scenario_dir_arg(argc, argv)))
 		return 2;
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_collect),      cmocka_unit_test(test_collect_off),
-	    cmocka_unit_test(test_threads),      cmocka_unit_test(test_two_points),
-	    cmocka_unit_test(test_three_points), cmocka_unit_test(test_home_missed),
-	    cmocka_unit_test(test_refused),
+	    cmocka_unit_test(test_collect),          cmocka_unit_test(test_collect_off),
+	    cmocka_unit_test(test_threads),          cmocka_unit_test(test_two_points),
+	    cmocka_unit_test(test_three_points),     cmocka_unit_test(test_home_missed),
+	    cmocka_unit_test(test_home_missed_cnps), cmocka_unit_test(test_refused),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
