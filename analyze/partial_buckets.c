@@ -184,7 +184,8 @@ void pc_buckets(struct pc *c, struct rt_partial *p, uint32_t nflows)
 	if (c->reading)
 		p->buckets = b;
 	pc_u64(c, &b->len_ns);
-	pc_check(c, b->len_ns >= 1, "bucket length");
+	pc_check(c, b->len_ns >= RT_PARTIAL_BUCKET_MIN_NS && b->len_ns <= RT_PARTIAL_BUCKET_MAX_NS,
+	         "bucket length");
 	pc_bool(c, &b->source_log);
 	pc_bool(c, &b->counters);
 	pc_count(c, &b->n, UINT64_MAX, BUCKET_MIN_BYTES, "buckets");

@@ -33,6 +33,10 @@ struct rt_analyze_args {
 	bool fail_on_given;
 	unsigned fail_on; /* 0: warning, 1: error */
 	unsigned threads; /* --threads */
+	/* the settings a partial result fixes where it is made, given (refused for partials: analyze_partial.c) */
+	struct {
+		bool link_speed, storm, storm_ms, episode_gap, rate_window, dup_window, udp_port;
+	} fixed;
 	/* analyze --partial OUT: one vantage point's partial result to OUT (--point NAME names it) */
 	const char *partial_out, *point;
 };

@@ -17,20 +17,18 @@
 /* The option given that a partial result fixes where it is made, or NULL. */
 static const char *fixed_option(const struct rt_analyze_args *a)
 {
-	struct rt_analyzer_opts d;
-	rt_analyzer_opts_init(&d);
 	const struct rt_analyzer_opts *o = &a->ao;
-	if (o->link_speed_bps != d.link_speed_bps)
+	if (a->fixed.link_speed)
 		return "--link-speed";
-	if (o->storm_ns != d.storm_ns)
-		return "--storm-threshold";
-	if (o->episode_gap_ns != d.episode_gap_ns)
+	if (a->fixed.storm || a->fixed.storm_ms)
+		return a->fixed.storm ? "--storm-threshold" : "--storm-ms";
+	if (a->fixed.episode_gap)
 		return "--episode-gap";
-	if (o->rate_window_ns != d.rate_window_ns)
+	if (a->fixed.rate_window)
 		return "--rate-window";
-	if (o->dup_window_ns != d.dup_window_ns)
+	if (a->fixed.dup_window)
 		return "--dup-window";
-	if (o->udp_port != d.udp_port)
+	if (a->fixed.udp_port)
 		return "--udp-port";
 	if (o->max_flows)
 		return "--max-flows";

@@ -164,6 +164,8 @@ def main():
         run(rt, "--vantage", "x=" + pb, "--vantage", "y=" + pa, status=2)
         run(rt, "--partial", os.path.join(d, "j.rtpart"), "--json", b, status=2)
         run(rt, pb, a, status=2)
+        for fixed in (("--link-speed", "100G"), ("--udp-port", "4791"), ("--dup-window", "1ms")):
+            run(rt, pb, pa, *fixed, status=2)  # refused even at its default: the partials fixed it
         run(rt, pb, pb, status=2)  # one file given twice
         cutp = os.path.join(d, "cutp.rtpart")  # a partial cut short, alone or among others
         with open(pb, "rb") as f:

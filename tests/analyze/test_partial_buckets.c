@@ -93,7 +93,7 @@ static int section_in(const struct rt_partial_buckets *b, uint32_t nflows, char 
 	return c.err;
 }
 
-/* What the section refuses: a row naming no flow of the view, buckets out of time order, rows out of id order. */
+/* What the section refuses: a row naming no flow of the view, buckets out of time order, a length out of bounds, rows out of id order. */
 static void test_section_checks(void **state)
 {
 	(void)state;
@@ -115,13 +115,24 @@ static void test_section_checks(void **state)
 	/* a second bucket whose step is 0: not after the first */
 	uint8_t data[] = {9, 0, 0, 0, 5, 0, 0, 0, 0, 0, 0, 0, 0, /* index 5, nothing, no rows */
 	                  9, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
-	struct rt_partial_buckets bad = {.len_ns = 10, .n = 2, .data = data, .size = sizeof(data)};
+	struct rt_partial_buckets bad = {.len_ns = 100, .n = 2, .data = data, .size = sizeof(data)};
 	assert_int_equal(section_in(&bad, 1, why), -EPROTO);
 	assert_string_equal(why, "bad bucket's time in section buckets");
 	data[17] = 1; /* index 6: read */
 	assert_int_equal(section_in(&bad, 1, why), 0);
 	data[24] = 1; /* a row where none can be */
 	assert_int_equal(section_in(&bad, 1, why), -EPROTO);
+	/* a length beyond 100 ns .. 1e6 s: refused (written too: the writer checks as the reader) */
+	data[24] = 0;
+	for (unsigned i = 0; i < 2; i++) {
+		bad.len_ns = i ? RT_PARTIAL_BUCKET_MAX_NS + 1 : RT_PARTIAL_BUCKET_MIN_NS - 1;
+		struct pc w = {.reading = false, .section = "buckets"};
+		struct rt_partial p = {.buckets = &bad};
+		pc_buckets(&w, &p, 1);
+		assert_int_equal(w.err, -EPROTO);
+		assert_string_equal(w.why, "bad bucket length in section buckets");
+		free(w.buf);
+	}
 	/* rows out of id order: refused writing */
 	an = collector(10 * US);
 	rows[1].id = 0;
