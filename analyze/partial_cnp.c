@@ -84,8 +84,7 @@ static void beyond(struct an_pm_cnp *v, uint64_t a, uint64_t b, unsigned home, u
 }
 
 int an_pm_cnps(struct rt_partial *const *p, unsigned n, const struct rt_results *r,
-               uint32_t *const *map, const unsigned *home, struct an_pm_cnp **out,
-               uint64_t *nout)
+               uint32_t *const *map, const unsigned *home, struct an_pm_cnp **out, uint64_t *nout)
 {
 	uint64_t cnps = 0, size = 0;
 	for (unsigned i = 0; i < n; i++)
