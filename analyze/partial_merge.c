@@ -286,7 +286,7 @@ static int ce_elsewhere(const struct an_pm *m, uint64_t *added)
  * i's id of each merged flow, RT_AN_NONE: none): the CE marks they saw on
  * packets its home saw not CE (`added`), moved from the ECT codepoint home
  * counted them with (the one it counted most; none left: the home missed
- * the packet, counted apart); the NP side from the point that saw the most
+ * the packet, its mark added); the NP side from the point that saw the most
  * of its CE marks (ties: the home, then the lower point); the packets they
  * saw beyond the home's. False: out of memory.
  */
@@ -317,6 +317,7 @@ static bool other_points(struct an_pm *m, struct rt_res_flow *o, uint32_t id, ui
 		o->ecn[3] += moved;
 		added -= moved;
 	}
+	o->ecn[3] += added; /* marks on packets the home missed: counted, as one pass counts them */
 	o->ce_fraction = an_ce_share(o->ecn);
 	o->ect_fraction = an_ect_share(o->ecn);
 	bool ok = true;

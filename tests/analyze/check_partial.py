@@ -269,9 +269,10 @@ def timeline(rt, d, b, a, pb, pa, before, after, merged):
 
 
 def home_cut_short(rt, d, before, after, truth):
-    """A tap's capture ended early (half its frames, whole), both taps in turn, with the before
-    tap's clock behind (the model's) and ahead: the CNPs the home of their flows missed count from
-    the other tap, once each, in the totals, the flows and the timeline, as one pass counts them."""
+    """A tap's capture ended early (a fifth of its frames, whole), both taps in turn, with the before
+    tap's clock behind (the model's) and ahead: the CE marks and CNPs the home of their flows
+    missed count from the other tap, once each, in the totals, the flows and the timeline, as one
+    pass counts them."""
     b, a = os.path.join(d, "hb.pcap"), os.path.join(d, "ha.pcap")
     pb, pa = os.path.join(d, "hb.rtpart"), os.path.join(d, "ha.rtpart")
     for sign in (1, -1):
@@ -280,7 +281,7 @@ def home_cut_short(rt, d, before, after, truth):
         for cut in ("before", "after"):
             what = "%s tap cut short, its clock %s" % (cut, "behind" if sign > 0 else "ahead")
             taps = dict(frames)
-            taps[cut] = taps[cut][:len(taps[cut]) // 2]
+            taps[cut] = taps[cut][:len(taps[cut]) // 5]
             write_pcap(b, taps["before"])
             write_pcap(a, taps["after"])
             run(rt, "--partial", pb, "--point", "before", b)
@@ -297,11 +298,14 @@ def home_cut_short(rt, d, before, after, truth):
             check("%s: flows' CNPs" % what, cnps(merged), cnps(one))
             check("%s: episodes' CNPs" % what, [e["cnp"] for e in merged["episodes"]],
                   [e["cnp"] for e in one["episodes"]])
+            check("%s: flows' CE marks" % what, [f["ecn"]["ce"] for f in merged["flows"]],
+                  [f["ecn"]["ce"] for f in one["flows"]])
             rows = rows_of(tool(rt, "timeline", pb, pa, "--bucket", "100us", "--format", "json").stdout)
             for kind in ("all", "flow"):
-                check("%s: timeline %s rows' CNPs" % (what, kind),
-                      sum(r["cnp"] for k, r in rows.items() if (k[1] == "all") == (kind == "all")),
-                      merged["totals"]["cnp"])
+                for key in ("ce", "cnp"):
+                    check("%s: timeline %s rows' %s" % (what, kind, key),
+                          sum(r[key] for k, r in rows.items() if (k[1] == "all") == (kind == "all")),
+                          merged["totals"][key])
 
 
 def report():
