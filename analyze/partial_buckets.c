@@ -267,10 +267,11 @@ static void collector_free(void *ctx)
 
 int rt_partial_bucket_sink(struct rt_analyzer *an, uint64_t bucket_ns, char *errbuf)
 {
-	if (!an->pk.on || !bucket_ns)
-		return rt_errmsg(
-		    errbuf, EINVAL,
-		    "a partial's buckets: the analysis keeps no partial, or no length");
+	if (!an->pk.on || bucket_ns < RT_PARTIAL_BUCKET_MIN_NS ||
+	    bucket_ns > RT_PARTIAL_BUCKET_MAX_NS)
+		return rt_errmsg(errbuf, EINVAL,
+		                 "a partial's buckets: the analysis keeps no partial, or a length "
+		                 "beyond 100 ns to 1e6 s");
 	struct an_pbk *k = calloc(1, sizeof(*k));
 	if (!k)
 		return rt_errorf(errbuf, ENOMEM, "the partial's buckets");

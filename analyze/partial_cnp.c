@@ -1,5 +1,7 @@
 /* Merging partials: each CNP counted once, at its flows' home points, and those a home missed from the point that saw the most (analyze/README.md, "Across vantage points"). */
 #include <errno.h>
+#include <limits.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -33,18 +35,34 @@ uint32_t an_pm_key_find(const struct rt_results *r, const uint32_t *slot, uint64
 	return slot[s];
 }
 
-/* The flow whose sender the CNPs carried by flow c throttle: its reverse (c's peer QP), RT_AN_NONE: not learned. */
+/*
+ * The flow whose sender the CNPs v[a..b) carried by one flow throttle: its
+ * reverse, by the carrier's peer QP as the merged view has it, else as a
+ * point that saw them learned it (RT_AN_NONE: none did).
+ */
 static uint32_t throttled(const struct rt_results *r, const uint32_t *slot, uint64_t size,
-                          uint32_t c)
+                          const struct an_pm_cnp *v, uint64_t a, uint64_t b)
 {
-	const struct rt_res_flow *f = &r->flows[c];
-	if (f->peer_qp == RT_AN_NONE)
+	const struct rt_res_flow *f = &r->flows[v[a].carrier];
+	uint32_t peer = f->peer_qp;
+	for (uint64_t k = a; peer == RT_AN_NONE && k < b; k++)
+		peer = v[k].peer;
+	if (peer == RT_AN_NONE)
 		return RT_AN_NONE;
 	struct rt_an_flow_key k = f->key;
 	memcpy(k.src, f->key.dst, sizeof(k.src));
 	memcpy(k.dst, f->key.src, sizeof(k.dst));
-	k.dest_qp = f->peer_qp;
+	k.dest_qp = peer;
 	return an_pm_key_find(r, slot, size, &k);
+}
+
+/* Whether point i, among the sightings v[a..b), learned their carrier's peer: it credited them to the throttled flow. */
+static bool paired_at(const struct an_pm_cnp *v, uint64_t a, uint64_t b, unsigned i)
+{
+	for (uint64_t k = a; k < b; k++)
+		if (v[k].point == i && v[k].peer != RT_AN_NONE)
+			return true;
+	return false;
 }
 
 static int by_cnp(const void *a, const void *b)
@@ -102,19 +120,25 @@ int an_pm_cnps(struct rt_partial *const *p, unsigned n, const struct rt_results 
 			const struct rt_partial_packet *pk = &p[i]->packets[k];
 			uint32_t id = pk->flow < p[i]->r->nflows ? map[i][pk->flow] : RT_AN_NONE;
 			if ((pk->flags & RT_PP_CNP) && id != RT_AN_NONE)
-				v[nv++] = (struct an_pm_cnp){
-				    .fp = pk->fp, .ts = pk->ts_ns, .carrier = id, .point = i};
+				v[nv++] =
+				    (struct an_pm_cnp){.fp = pk->fp,
+				                       .ts = pk->ts_ns,
+				                       .carrier = id,
+				                       .peer = p[i]->r->flows[pk->flow].peer_qp,
+				                       .point = i};
 		}
 	qsort(v, nv, sizeof(*v), by_cnp);
 	for (uint64_t a = 0, b; a < nv; a = b) {
 		for (b = a; b < nv && v[b].carrier == v[a].carrier && v[b].fp == v[a].fp; b++)
 			;
-		uint32_t d = throttled(r, slot, size, v[a].carrier);
+		uint32_t d = throttled(r, slot, size, v, a, b);
 		for (uint64_t k = a; k < b; k++)
 			v[k].data = d;
 		beyond(v, a, b, home[v[a].carrier], AN_PM_CNP_CARRIER);
+		/* a home that never paired the carrier credited the flow none of them */
 		if (d != RT_AN_NONE)
-			beyond(v, a, b, home[d], AN_PM_CNP_DATA);
+			beyond(v, a, b, paired_at(v, a, b, home[d]) ? home[d] : UINT_MAX,
+			       AN_PM_CNP_DATA);
 	}
 	free(slot);
 	*out = v;

@@ -285,8 +285,8 @@ static int ce_elsewhere(const struct an_pm *m, uint64_t *added)
  * What the other points add to merged flow o (home's figures; at[i]: point
  * i's id of each merged flow, RT_AN_NONE: none): the CE marks they saw on
  * packets its home saw not CE (`added`), moved from the ECT codepoint home
- * counted them with (the one it counted most; none left: the home missed
- * the packet, its mark added); the NP side from the point that saw the most
+ * counted them with (the one it counted most, where the packets the home
+ * missed are counted first; none left: the mark added); the NP side from the point that saw the most
  * of its CE marks (ties: the home, then the lower point); the packets they
  * saw beyond the home's. False: out of memory.
  */
@@ -310,6 +310,11 @@ static bool other_points(struct an_pm *m, struct rt_res_flow *o, uint32_t id, ui
 			np = f->np;
 		}
 	}
+	/* the packets the home missed, at the codepoint it counted most (CE aside: marked below) */
+	if (o->packets_home_missed && o->ecn[0] + o->ecn[1] + o->ecn[2] + o->ecn[3]) {
+		unsigned most = o->ecn[2] >= o->ecn[1] ? 2 : 1;
+		o->ecn[o->ecn[0] > o->ecn[most] ? 0 : most] += o->packets_home_missed;
+	}
 	for (unsigned pass = 0; pass < 2 && added; pass++) {
 		unsigned ect = (o->ecn[2] >= o->ecn[1]) == (pass == 0) ? 2 : 1;
 		uint64_t moved = added < o->ecn[ect] ? added : o->ecn[ect];
@@ -317,7 +322,7 @@ static bool other_points(struct an_pm *m, struct rt_res_flow *o, uint32_t id, ui
 		o->ecn[3] += moved;
 		added -= moved;
 	}
-	o->ecn[3] += added; /* marks on packets the home missed: counted, as one pass counts them */
+	o->ecn[3] += added; /* marks no ECT count is left for: counted, as one pass counts them */
 	o->ce_fraction = an_ce_share(o->ecn);
 	o->ect_fraction = an_ect_share(o->ecn);
 	bool ok = true;

@@ -85,8 +85,9 @@ enum {
 struct an_pm_cnp {
 	uint64_t fp, ts;  /* its fingerprint; its time in the point's clock */
 	uint32_t carrier; /* the merged flow that carried it */
-	uint32_t
-	    data; /* the merged flow it throttles (the carrier's reverse), RT_AN_NONE: unknown */
+	/* the merged flow it throttles (the carrier's reverse), RT_AN_NONE: unknown */
+	uint32_t data;
+	uint32_t peer; /* the carrier's peer QP as this point learned it, RT_AN_NONE: not */
 	unsigned point;
 	uint8_t flags;
 };
@@ -98,7 +99,9 @@ struct an_pm_cnp {
  * counts the CNPs its home saw; of each fingerprint (identical CNPs share
  * one) the point that saw the most (ties: the lower point) adds its latest
  * beyond the home's count, flagged AN_PM_CNP_CARRIER for the carrier's
- * home and AN_PM_CNP_DATA for the throttled flow's. 0 or -ENOMEM.
+ * home and AN_PM_CNP_DATA for the throttled flow's (a home that never
+ * paired the carrier counts none). The throttled flow: the carrier's
+ * reverse by its peer QP, the merged view's else a point's. 0 or -ENOMEM.
  */
 int an_pm_cnps(struct rt_partial *const *p, unsigned n, const struct rt_results *r,
                uint32_t *const *map, const unsigned *home, struct an_pm_cnp **out, uint64_t *nout);

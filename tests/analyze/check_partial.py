@@ -298,8 +298,8 @@ def home_cut_short(rt, d, before, after, truth):
             check("%s: flows' CNPs" % what, cnps(merged), cnps(one))
             check("%s: episodes' CNPs" % what, [e["cnp"] for e in merged["episodes"]],
                   [e["cnp"] for e in one["episodes"]])
-            check("%s: flows' CE marks" % what, [f["ecn"]["ce"] for f in merged["flows"]],
-                  [f["ecn"]["ce"] for f in one["flows"]])
+            ecn = lambda view: [(f["ecn"], f["ce_fraction"], f["ect_fraction"]) for f in view["flows"]]
+            check("%s: flows' ECN codepoints and shares" % what, ecn(merged), ecn(one))
             rows = rows_of(tool(rt, "timeline", pb, pa, "--bucket", "100us", "--format", "json").stdout)
             for kind in ("all", "flow"):
                 for key in ("ce", "cnp"):

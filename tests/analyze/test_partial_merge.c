@@ -521,10 +521,18 @@ static void drop_last_cnps(struct scenario *sc, unsigned i, unsigned drop)
 static void test_home_missed_cnps(void **state)
 {
 	(void)state;
-	for (unsigned point = 0; point < 2; point++) {
+	/* 2: sw saw no data (it never paired the CNPs' flow: the merged view has no peer for it)
+	 * and h1 missed the last CNPs: h1's pairing finds the flow they throttle */
+	for (unsigned point = 0; point < 3; point++) {
 		struct scenario sc;
 		sender_to_receiver(&sc, 2, 0, 1, UINT32_MAX); /* 20 CE marks, 20 CNPs */
-		drop_last_cnps(&sc, point, 4);
+		drop_last_cnps(&sc, point % 2, 4);
+		for (unsigned k = sc.n[1]; point == 2 && k-- > 0;)
+			if (sc.v[1][k].opcode == RT_OPCODE_RC_SEND_ONLY) {
+				memmove(&sc.v[1][k], &sc.v[1][k + 1],
+				        (sc.n[1] - k - 1) * sizeof(sc.v[1][k]));
+				sc.n[1]--;
+			}
 		struct rt_analyzer *an = one_pass(&sc);
 		const struct rt_results *one = rt_analyzer_results(an);
 		struct rt_partial *p[2] = {alone(&sc, 0, 0), alone(&sc, 1, 0)};
