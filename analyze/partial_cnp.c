@@ -5,35 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyze/flows.h"
 #include "analyze/partial_merge.h"
-
-uint32_t *an_pm_key_index(const struct rt_results *r, uint64_t *size)
-{
-	*size = 16;
-	while (*size < 2 * (uint64_t)r->nflows)
-		*size *= 2;
-	uint32_t *slot = malloc(*size * sizeof(*slot));
-	if (!slot)
-		return NULL;
-	memset(slot, 0xff, *size * sizeof(*slot));
-	for (uint32_t id = 0; id < r->nflows; id++) {
-		uint64_t s = an_flow_hash(&r->flows[id].key) & (*size - 1);
-		while (slot[s] != RT_AN_NONE)
-			s = (s + 1) & (*size - 1);
-		slot[s] = id;
-	}
-	return slot;
-}
-
-uint32_t an_pm_key_find(const struct rt_results *r, const uint32_t *slot, uint64_t size,
-                        const struct rt_an_flow_key *k)
-{
-	uint64_t s = an_flow_hash(k) & (size - 1);
-	while (slot[s] != RT_AN_NONE && memcmp(&r->flows[slot[s]].key, k, sizeof(*k)))
-		s = (s + 1) & (size - 1);
-	return slot[s];
-}
 
 /*
  * The flow whose sender the CNPs v[a..b) carried by one flow throttle: its

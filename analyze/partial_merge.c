@@ -119,6 +119,33 @@ const char *an_pm_str(struct an_pm *m, const char *s)
 
 /* ---- the flows ---- */
 
+uint32_t *an_pm_key_index(const struct rt_results *r, uint64_t *size)
+{
+	*size = 16;
+	while (*size < 2 * (uint64_t)r->nflows)
+		*size *= 2;
+	uint32_t *slot = malloc(*size * sizeof(*slot));
+	if (!slot)
+		return NULL;
+	memset(slot, 0xff, *size * sizeof(*slot));
+	for (uint32_t id = 0; id < r->nflows; id++) {
+		uint64_t s = an_flow_hash(&r->flows[id].key) & (*size - 1);
+		while (slot[s] != RT_AN_NONE)
+			s = (s + 1) & (*size - 1);
+		slot[s] = id;
+	}
+	return slot;
+}
+
+uint32_t an_pm_key_find(const struct rt_results *r, const uint32_t *slot, uint64_t size,
+                        const struct rt_an_flow_key *k)
+{
+	uint64_t s = an_flow_hash(k) & (size - 1);
+	while (slot[s] != RT_AN_NONE && memcmp(&r->flows[slot[s]].key, k, sizeof(*k)))
+		s = (s + 1) & (size - 1);
+	return slot[s];
+}
+
 /* A merged flow while the ids are given: its home point and the home's id of it. */
 struct group {
 	unsigned home;
@@ -286,9 +313,10 @@ static int ce_elsewhere(const struct an_pm *m, uint64_t *added)
  * i's id of each merged flow, RT_AN_NONE: none): the CE marks they saw on
  * packets its home saw not CE (`added`), moved from the ECT codepoint home
  * counted them with (the one it counted most, where the packets the home
- * missed are counted first; none left: the mark added); the NP side from the point that saw the most
- * of its CE marks (ties: the home, then the lower point); the packets they
- * saw beyond the home's. False: out of memory.
+ * missed are counted first; none left: the mark added); the NP side from
+ * the point that saw the most of its CE marks (ties: the home, then the
+ * lower point); the packets they saw beyond the home's. False: out of
+ * memory.
  */
 static bool other_points(struct an_pm *m, struct rt_res_flow *o, uint32_t id, uint32_t *const *at,
                          uint64_t added)

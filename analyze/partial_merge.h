@@ -68,7 +68,7 @@ int an_pm_episodes(struct an_pm *m, char *errbuf);
 int an_pm_capture(struct an_pm *m, char *errbuf);
 
 /*
- * analyze/partial_cnp.c: an index of the flows of view r by key (slot ->
+ * analyze/partial_merge.c: an index of the flows of view r by key (slot ->
  * id, RT_AN_NONE: empty; *size a power of 2), and a key's id in it
  * (RT_AN_NONE: none). NULL: out of memory.
  */

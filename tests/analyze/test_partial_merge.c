@@ -1,6 +1,7 @@
 /* Unit tests of partial results: the packets an analyzer keeps for a partial (one thread or several), the view taken, and the flows and totals merged across points against one pass. */
 #include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -501,11 +502,11 @@ static void test_home_missed(void **state)
 	scenario_free(&sc);
 }
 
-/* Point i's last `drop` CNPs left out (its capture ended before them, its other frames kept). */
-static void drop_last_cnps(struct scenario *sc, unsigned i, unsigned drop)
+/* Point i's last `drop` frames of `opcode` left out (UINT_MAX: all; its other frames kept). */
+static void drop_last(struct scenario *sc, unsigned i, uint8_t opcode, unsigned drop)
 {
 	for (unsigned k = sc->n[i]; k-- > 0 && drop;)
-		if (sc->v[i][k].opcode == RT_OPCODE_CNP) {
+		if (sc->v[i][k].opcode == opcode) {
 			memmove(&sc->v[i][k], &sc->v[i][k + 1],
 			        (sc->n[i] - k - 1) * sizeof(sc->v[i][k]));
 			sc->n[i]--;
@@ -526,13 +527,9 @@ static void test_home_missed_cnps(void **state)
 	for (unsigned point = 0; point < 3; point++) {
 		struct scenario sc;
 		sender_to_receiver(&sc, 2, 0, 1, UINT32_MAX); /* 20 CE marks, 20 CNPs */
-		drop_last_cnps(&sc, point % 2, 4);
-		for (unsigned k = sc.n[1]; point == 2 && k-- > 0;)
-			if (sc.v[1][k].opcode == RT_OPCODE_RC_SEND_ONLY) {
-				memmove(&sc.v[1][k], &sc.v[1][k + 1],
-				        (sc.n[1] - k - 1) * sizeof(sc.v[1][k]));
-				sc.n[1]--;
-			}
+		drop_last(&sc, point % 2, RT_OPCODE_CNP, 4);
+		if (point == 2)
+			drop_last(&sc, 1, RT_OPCODE_RC_SEND_ONLY, UINT_MAX);
 		struct rt_analyzer *an = one_pass(&sc);
 		const struct rt_results *one = rt_analyzer_results(an);
 		struct rt_partial *p[2] = {alone(&sc, 0, 0), alone(&sc, 1, 0)};
