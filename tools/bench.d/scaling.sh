@@ -2,7 +2,8 @@
 # dissect --json on one capture, beside `cat FILE` and `tcpdump -r FILE -w /dev/null`, the whole decode on one
 # thread (dissect --count --threads 1) and analyze's reading and staging threads alone (their CPU time: the frames
 # they hand out a second); then a table of frames/s, peak RSS and speed-up over --threads 1 per thread count (the
-# fastest of BENCH_REPEAT rounds; in each round a command runs at every thread count in turn).
+# fastest of BENCH_REPEAT rounds; in each round a command runs at every thread count in turn; the speed-up is the
+# median over the rounds, each round's printed too, with the CPU time each thread count spends).
 #   BENCH_FILE  the capture (default: the 10 M-frame capture of tools/bench analyze when cached, else the tiled one)
 # One command on another machine, from a release build: ROCETRACE=BUILD/tools/rocetrace BENCH_FILE=F tools/bench scaling
 if [ -n "${BENCH_FILE:-}" ]; then
@@ -47,7 +48,7 @@ scaling_reader_row "reader alone, 2 parts (reads, stages, merges)" 2 reading
 scaling_reader_row "reader alone, 4+ parts (reads, copies)" 4 reading
 scaling_reader_row "stager alone, 4+ parts (stages, merges)" 4 staging
 # each command at every thread count in turn, BENCH_REPEAT rounds: the machine's speed drifts over minutes, and
-# runs side by side keep that drift out of the speed-ups (the table takes each one's fastest round)
+# runs side by side keep that drift out of the speed-ups (each round's speed-up is of its own runs)
 scaling_rounds=$BENCH_REPEAT
 BENCH_REPEAT=1
 for round in $(seq "$scaling_rounds"); do
@@ -70,23 +71,45 @@ for round in $(seq "$scaling_rounds"); do
 done
 BENCH_REPEAT=$scaling_rounds
 rm -rf "$scaling_tmp"
-# the scaling table: a row per command, frames/s (millions) and peak MB per thread count
+# the scaling table: a row per command, frames/s (millions) and peak MB per thread count (the fastest round), and
+# the speed-up: the median over the rounds of the round's --threads 1 seconds over its --threads N seconds (runs
+# side by side); then each round's speed-ups and the CPU time (user + system) at N over that at 1 thread
 echo
 echo "scaling on $(basename "$scaling_file") ($scaling_frames frames), $scaling_cpus CPU(s), load $(cut -d' ' -f1-3 /proc/loadavg):"
 awk -F'\t' -v threads="$scaling_threads" '
+	function median(a, n,   i, j, x) { # sorts a[1..n]
+		for (i = 2; i <= n; i++) {
+			x = a[i]
+			for (j = i - 1; j > 0 && a[j] > x; j--) a[j + 1] = a[j]
+			a[j + 1] = x
+		}
+		return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+	}
 	BEGIN { nt = split(threads, th, " ") }
 	$1 ~ /--threads [0-9]+$/ {
 		cmd = $1; sub(/ --threads [0-9]+$/, "", cmd); t = $1; sub(/.* --threads /, "", t)
 		if (!(cmd in seen)) { seen[cmd] = 1; order[++nc] = cmd }
-		if ($3 == "failed") { cell[cmd, t] = "failed"; best[cmd, t] = -1 }
-		else if (best[cmd, t] >= 0 && $4 > best[cmd, t]) {
+		k = ++runs[cmd, t]
+		if ($3 == "failed") { cell[cmd, t] = "failed"; best[cmd, t] = -1; next }
+		secs[cmd, t, k] = $3; cpu[cmd, t, k] = $6
+		if (best[cmd, t] >= 0 && $4 > best[cmd, t]) {
 			best[cmd, t] = $4
 			cell[cmd, t] = sprintf("%.2f M/s %.0f MB", $4 / 1e6, $5)
 		}
-		if (t == 1) one[cmd] = best[cmd, t]
 		next
 	}
 	{ other[++no] = sprintf("%-42s | %.2f M/s %.0f MB (%s s)", $1, $4 / 1e6, $5, $3) }
+	# the rounds where both ran: speed-ups into up[], CPU ratios into cr[]; returns how many
+	function rounds(c, t,   k, n, m) {
+		n = m = 0
+		for (k = 1; k <= runs[c, t] && k <= runs[c, 1]; k++) {
+			if (!((c, 1, k) in secs) || !((c, t, k) in secs) || secs[c, t, k] <= 0) continue
+			up[++n] = secs[c, 1, k] / secs[c, t, k]
+			if (cpu[c, 1, k] > 0 && cpu[c, t, k] != "-") cr[++m] = cpu[c, t, k] / cpu[c, 1, k]
+		}
+		ncr = m
+		return n
+	}
 	END {
 		printf "%-42s", "command \\ --threads"
 		for (i = 1; i <= nt; i++) printf " | %-23s", th[i]
@@ -95,11 +118,23 @@ awk -F'\t' -v threads="$scaling_threads" '
 			printf "%-42s", order[c]
 			for (i = 1; i <= nt; i++) {
 				x = cell[order[c], th[i]]
-				if (th[i] != 1 && one[order[c]] > 0 && best[order[c], th[i]] > 0)
-					x = x sprintf(" %.2fx", best[order[c], th[i]] / one[order[c]])
+				if (th[i] != 1 && (n = rounds(order[c], th[i])) > 0)
+					x = x sprintf(" %.2fx", median(up, n))
 				printf " | %-23s", x
 			}
 			printf "\n"
 		}
 		for (i = 1; i <= no; i++) print other[i]
+		printf "\nspeed-up in each round (its --threads 1 seconds over its --threads N), CPU time over --threads 1 (median):\n"
+		for (c = 1; c <= nc; c++) {
+			printf "%-42s", order[c]
+			for (i = 2; i <= nt; i++) {
+				x = ""
+				n = rounds(order[c], th[i])
+				for (k = 1; k <= n; k++) x = x sprintf("%s%.2f", (k > 1 ? " " : ""), up[k])
+				if (ncr) x = x sprintf(", cpu %.2fx", median(cr, ncr))
+				printf " | %-23s", x
+			}
+			printf "\n"
+		}
 	}' "$BENCH_RESULTS"
