@@ -131,6 +131,7 @@ void rt_analyzer_free(struct rt_analyzer *an)
 	an_facts_free(&an->facts);
 	an_pp_free(&an->pk);
 	free(an->replay_keys);
+	free(an->replay_key_chunks);
 	an_results_free(an->res);
 	free(an);
 }

@@ -3,6 +3,7 @@
 #define RT_ANALYZE_INTERNAL_H
 
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -40,6 +41,8 @@ struct an_results;
 /* Free a results view (analyze/results_arena.c); NULL: nothing. */
 void an_results_free(struct an_results *res);
 
+#define AN_KEY_CHUNK 4096u /* flow keys a chunk of rt_analyzer.stage_keys holds */
+
 struct rt_analyzer {
 	struct rt_analyzer_opts o;
 	struct an_select sel; /* o.flow, o.conversation, o.kinds */
@@ -63,12 +66,17 @@ struct rt_analyzer {
 	bool part_paused;      /* a part's: a PFC/PAUSE pause ran at the record (an_paused) */
 	uint64_t part_run_end; /* a part's: the latest end of a pause then (an_paused_since) */
 	bool copied;           /* the record fed last was a copy of a packet counted before */
-	/* a staged analysis' flow keys by id while its parts hold the flows (rt_analyzer_flow_key) */
-	const struct rt_an_flow_key *stage_keys;
-	uint32_t nstage_keys;
+	/*
+	 * a staged analysis' flow keys by id while its parts hold the flows
+	 * (rt_analyzer_flow_key): stage_keys[id / AN_KEY_CHUNK][id %
+	 * AN_KEY_CHUNK], in chunks that never move, the count published last
+	 * (release): the stage's output thread reads them while more come
+	 */
+	struct rt_an_flow_key *const *stage_keys;
+	_Atomic uint32_t nstage_keys;
 	/* a replay of partial results (rt_analyzer_replay): the view reported, the flows' keys (stage_keys) */
 	const struct rt_results *replay_view;
-	struct rt_an_flow_key *replay_keys;
+	struct rt_an_flow_key *replay_keys, **replay_key_chunks;
 	struct rt_an_note *
 	    note; /* rt_analyzer_feed_note's note for the record being fed, NULL in the other feeds */
 	struct an_transport tr;
@@ -95,6 +103,11 @@ struct rt_analyzer {
 
 /* Sink i failed with rc and msg: it takes nothing more; the first failure is the analyzer's (analyze/outputs.c). */
 void an_sink_failed(struct rt_analyzer *an, unsigned i, int rc, const char *msg);
+/* Bucket b to sink i, failed or not: its failure (negative errno, errbuf filled) or 0. */
+int an_sink_bucket(const struct rt_analyzer *an, unsigned i, const struct rt_an_bucket *b,
+                   char *errbuf);
+/* The buckets' way out (an->bk.deliver; ctx: the analyzer): every sink that takes them and has not failed. */
+int an_sinks_deliver(void *ctx, const struct rt_an_bucket *b);
 
 /* End the buckets before `ts` (a frame's time, or a live source's idle clock); pauses fill theirs. */
 void an_advance(struct rt_analyzer *an, uint64_t ts);

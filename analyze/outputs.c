@@ -16,16 +16,21 @@ void an_sink_failed(struct rt_analyzer *an, unsigned i, int rc, const char *msg)
 	}
 }
 
-/* The buckets' way out: every sink that takes them. */
-static int deliver(void *ctx, const struct rt_an_bucket *b)
+int an_sink_bucket(const struct rt_analyzer *an, unsigned i, const struct rt_an_bucket *b,
+                   char *errbuf)
+{
+	const struct rt_an_sink *s = &an->sinks.s[i];
+	*errbuf = '\0';
+	return s->bucket ? s->bucket(s->ctx, an, b, errbuf) : 0;
+}
+
+int an_sinks_deliver(void *ctx, const struct rt_an_bucket *b)
 {
 	struct rt_analyzer *an = ctx;
 	for (unsigned i = 0; i < an->sinks.n; i++) {
-		const struct rt_an_sink *s = &an->sinks.s[i];
-		char errbuf[RT_ERRBUF_SIZE] = "";
+		char errbuf[RT_ERRBUF_SIZE];
 		int rc;
-		if (s->bucket && !an->sinks.failed[i] &&
-		    (rc = s->bucket(s->ctx, an, b, errbuf)) < 0)
+		if (!an->sinks.failed[i] && (rc = an_sink_bucket(an, i, b, errbuf)) < 0)
 			an_sink_failed(an, i, rc, errbuf);
 	}
 	return 0;
@@ -48,7 +53,7 @@ int rt_analyzer_add_sink(struct rt_analyzer *an, const struct rt_an_sink *sink, 
 	}
 	an->sinks.s[an->sinks.n++] = *sink;
 	if (buckets)
-		an_bk_start(&an->bk, sink->bucket_ns, deliver, an);
+		an_bk_start(&an->bk, sink->bucket_ns, an_sinks_deliver, an);
 	return 0;
 }
 

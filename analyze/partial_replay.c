@@ -385,14 +385,24 @@ static int replay_deliver(void *ctx, const struct rt_an_bucket *b)
 int rt_analyzer_replay(struct rt_analyzer *an, struct rt_partial *const *p, unsigned n,
                        const struct rt_results *r, char *errbuf)
 {
+	/* the keys, and their chunks as rt_analyzer_flow_key() reads them */
+	size_t nchunks = r->nflows / AN_KEY_CHUNK + 1;
 	struct rt_an_flow_key *keys = malloc((r->nflows ? r->nflows : 1) * sizeof(*keys));
-	if (!keys)
+	struct rt_an_flow_key **chunks = malloc(nchunks * sizeof(*chunks));
+	if (!keys || !chunks) {
+		free(keys);
+		free(chunks);
 		return rt_errorf(errbuf, ENOMEM, "the flows of the partial results");
+	}
 	for (uint32_t id = 0; id < r->nflows; id++)
 		keys[id] = r->flows[id].key;
+	for (size_t c = 0; c < nchunks; c++)
+		chunks[c] = keys + c * AN_KEY_CHUNK;
 	free(an->replay_keys);
+	free(an->replay_key_chunks);
 	an->replay_keys = keys;
-	an->stage_keys = keys; /* rt_analyzer_flow_key() answers from them */
+	an->replay_key_chunks = chunks;
+	an->stage_keys = chunks;
 	an->nstage_keys = r->nflows;
 	an->replay_view = r;
 	for (unsigned i = 0; i < n; i++)

@@ -32,7 +32,9 @@ const struct rt_an_flow_key *rt_analyzer_flow_key(const struct rt_analyzer *an, 
 {
 	if (id < an->ft.next_id)
 		return &an_flow_by_id(&an->ft, id)->key;
-	return id < an->nstage_keys ? &an->stage_keys[id] : NULL;
+	if (id >= atomic_load_explicit(&an->nstage_keys, memory_order_acquire))
+		return NULL;
+	return &an->stage_keys[id / AN_KEY_CHUNK][id % AN_KEY_CHUNK];
 }
 
 void rt_analyzer_totals(const struct rt_analyzer *an, struct rt_an_counts *out)

@@ -641,9 +641,13 @@ const struct rt_results *rt_analyzer_results(struct rt_analyzer *an);
 
 /*
  * A sink: callbacks the analyzer calls, in this order, on the thread that
- * feeds it. Each returns 0 or a negative errno with errbuf filled; the
- * first failure stops that sink (rt_analyzer_status(), rt_analyzer_finish()
- * return it). A NULL callback is skipped.
+ * feeds it (bucket(): an analysis split among 4 threads or more calls it on
+ * an output thread of its own, one bucket after the other, while the
+ * analysis goes on: it may read the flows' keys of `an`, nothing else of
+ * it; analyze/README.md, "Threads"). Each returns 0 or a negative errno
+ * with errbuf filled; the first failure stops that sink
+ * (rt_analyzer_status(), rt_analyzer_finish() return it). A NULL callback
+ * is skipped.
  *
  *   bucket()  each bucket in time order once it has ended, buckets where
  *             nothing happened left out (t_ns says which ones those are);

@@ -99,19 +99,20 @@ static void *part_thread(void *arg)
 	}
 }
 
-/* Room for the stage's flow ids up to n. */
+/* Room for the stage's flow ids up to n (a key's chunk made when its first flow comes). */
 static bool mark_room(struct rt_an_stage *st, uint32_t n)
 {
+	uint32_t last = n - 1;
+	if (!st->keys[last / AN_KEY_CHUNK] &&
+	    !(st->keys[last / AN_KEY_CHUNK] = malloc(AN_KEY_CHUNK * sizeof(**st->keys))))
+		return false;
 	if (n <= st->capmark)
 		return true;
 	uint32_t ncap = st->capmark ? st->capmark * 2 : 1024;
 	uint32_t *nm = realloc(st->mark, (size_t)ncap * sizeof(*nm));
 	if (nm)
 		st->mark = nm;
-	struct rt_an_flow_key *nk = nm ? realloc(st->keys, (size_t)ncap * sizeof(*nk)) : NULL;
-	if (nk)
-		st->an->stage_keys = st->keys = nk; /* the analyzer never sees the old array */
-	uint8_t *ns = nk ? realloc(st->selected, ncap) : NULL;
+	uint8_t *ns = nm ? realloc(st->selected, ncap) : NULL;
 	if (!ns)
 		return false;
 	memset(nm + st->capmark, 0, (size_t)(ncap - st->capmark) * sizeof(*nm));
@@ -144,10 +145,11 @@ static void number_flow(struct rt_an_stage *st, struct part *p, uint32_t id,
 	}
 	struct an_flow f = {.key = *key, .id = st->nflows};
 	an_select_flow(&st->an->sel, &f); /* as one analyzer selects it when it numbers it */
-	st->keys[st->nflows] = *key;
+	st->keys[st->nflows / AN_KEY_CHUNK][st->nflows % AN_KEY_CHUNK] = *key;
 	st->selected[st->nflows] = (f.flags & AN_FLOW_SELECTED) != 0;
 	p->gid[p->ngid++] = st->nflows++;
-	st->an->nstage_keys = st->nflows;
+	/* the key first, then its count: the output thread may read them now */
+	atomic_store_explicit(&st->an->nstage_keys, st->nflows, memory_order_release);
 }
 
 /* The events a part logged for slot i (from *at on), made into the episodes. */
@@ -418,6 +420,7 @@ static void stop_threads(struct rt_an_stage *st)
 	if (st->stager_on)
 		pthread_join(st->stager, NULL);
 	st->stager_on = false;
+	an_stage_out_stop(st);
 	for (unsigned k = 0; k < st->started; k++)
 		pthread_join(st->p[k].th, NULL);
 	st->started = 0;
@@ -438,6 +441,8 @@ void rt_an_stage_free(struct rt_an_stage *st)
 	}
 	part_outs_free(st->end, st->nparts);
 	free(st->rows);
+	for (size_t c = 0; st->keys && c < STAGE_KEY_CHUNKS && st->keys[c]; c++)
+		free(st->keys[c]);
 	free(st->keys);
 	free(st->selected);
 	st->an->stage_keys = NULL;
@@ -481,9 +486,11 @@ int rt_an_stage_start(struct rt_an_stage **out, struct rt_analyzer *an, unsigned
 	pthread_cond_init(&st->done, NULL);
 	pthread_cond_init(&st->freed, NULL);
 	st->b = calloc(st->nb, sizeof(*st->b));
+	if ((st->keys = calloc(STAGE_KEY_CHUNKS, sizeof(*st->keys))))
+		an->stage_keys = st->keys;
 	if ((st->p = aligned_alloc(_Alignof(struct part), st->nparts * sizeof(*st->p))))
 		memset(st->p, 0, st->nparts * sizeof(*st->p));
-	bool ok = st->b && st->p;
+	bool ok = st->b && st->p && st->keys;
 	for (unsigned i = 0; ok && i < st->nb; i++)
 		ok = (st->b[i].out = part_outs_new(st->nparts)) != NULL;
 	ok = ok && (st->end = part_outs_new(st->nparts));
@@ -508,8 +515,10 @@ int rt_an_stage_start(struct rt_an_stage **out, struct rt_analyzer *an, unsigned
 		                    &st->p[st->started]) == 0;
 		st->started += ok;
 	}
-	if (ok && st->nparts >= STAGE_STAGER_PARTS)
+	if (ok && st->nparts >= STAGE_STAGER_PARTS) {
+		an_stage_out_start(st);
 		ok = st->stager_on = pthread_create(&st->stager, NULL, stager_thread, st) == 0;
+	}
 	if (!ok) {
 		rt_an_stage_free(st);
 		return rt_errorf(errbuf, ENOMEM, "analysis threads");
@@ -553,6 +562,8 @@ static void print_thread_times(const struct rt_an_stage *st)
 		fprintf(stderr, "; staging %.3f s (%.2f M frames/s)", stager,
 		        stager > 0 ? (double)st->frames / stager / 1e6 : 0.0);
 	}
+	if (st->out_cpu_ns)
+		fprintf(stderr, "; output %.3f s", (double)st->out_cpu_ns / 1e9);
 	fprintf(stderr, "\n");
 }
 
@@ -567,6 +578,7 @@ void rt_an_stage_drain(struct rt_an_stage *st)
 		pthread_mutex_unlock(&st->mu);
 		pthread_join(st->stager, NULL);
 		st->stager_on = false;
+		an_stage_out_stop(st);
 	} else {
 		st->filled += last;
 		if (last)

@@ -20,12 +20,14 @@
 #define STAGE_BATCH_BYTES_MIN (256u << 10)
 #define LINK_CHUNK            256u /* a part's links of a batch are kept in chunks of this many */
 #define STAGE_AHEAD           4u   /* a part's frames asked for ahead of the one it feeds */
-#define FLAG_DISORDERED       1u   /* a frame so far was older than the one before it */
-#define FLAG_COPY             2u   /* the part found it a copy of a packet counted before */
-#define FLAG_PFC              4u   /* PFC or PAUSE: the stage handles it (decoded again) */
-#define FLAG_PAUSED           8u /* a pause ran at it (before or after it, for a PFC/PAUSE frame) */
-#define FLAG_LINK             16u /* the part found it a packet on a link toward a receiver */
-#define FLAG_LINKS_ON         32u /* the part found it turned the links on (a CE mark, a CNP) */
+/* the flow keys' chunks: every id of 32 bits (the table of chunks made at once: they never move) */
+#define STAGE_KEY_CHUNKS ((size_t)UINT32_MAX / AN_KEY_CHUNK + 1)
+#define FLAG_DISORDERED  1u  /* a frame so far was older than the one before it */
+#define FLAG_COPY        2u  /* the part found it a copy of a packet counted before */
+#define FLAG_PFC         4u  /* PFC or PAUSE: the stage handles it (decoded again) */
+#define FLAG_PAUSED      8u  /* a pause ran at it (before or after it, for a PFC/PAUSE frame) */
+#define FLAG_LINK        16u /* the part found it a packet on a link toward a receiver */
+#define FLAG_LINKS_ON    32u /* the part found it turned the links on (a CE mark, a CNP) */
 
 _Static_assert(RT_PUMP_BATCH <= STAGE_BATCH, "a batch of the pump fits in a stage's batch");
 
@@ -118,6 +120,8 @@ struct rt_an_stage {
 	pthread_t stager;
 	bool stager_on, ended;        /* ended: the reading thread handed its last batch over */
 	uint64_t stager_cpu_ns;       /* its CPU time, when it ended */
+	struct stage_out *out;        /* with the staging thread: the output thread, or NULL */
+	uint64_t out_cpu_ns;          /* its CPU time, when it ended */
 	_Atomic int status;           /* the analyzer's status as of the last batch made global */
 	_Atomic uint64_t nflows_seen; /* flows numbered as of the last batch made global */
 	/* the reading thread's, written at every frame: a cache line of its own */
@@ -131,8 +135,9 @@ struct rt_an_stage {
 	bool disordered;
 	uint32_t
 	    *mark; /* by flow id (the stage's): the last episode that counted it (number + 1) */
-	struct rt_an_flow_key *keys; /* by flow id (the stage's) */
-	uint8_t *selected;           /* by flow id (the stage's): selected when numbered */
+	/* by flow id (the stage's): keys[id / AN_KEY_CHUNK][id % AN_KEY_CHUNK] (STAGE_KEY_CHUNKS) */
+	struct rt_an_flow_key **keys;
+	uint8_t *selected; /* by flow id (the stage's): selected when numbered */
 	uint32_t nflows, capmark;
 	/* the buckets the parts closed that the analyzer's buckets take now: a batch's, or the end's */
 	struct part_out *bks, *end; /* bks: a batch's parts' or end's; end: their last buckets */
@@ -177,6 +182,22 @@ void an_stage_links_lock(void *ctx);
 void an_stage_links_unlock(void *ctx);
 /* A part's packet on a link, logged for the links (false when out of memory: the stage fails). */
 bool an_stage_link_add(struct part_out *o, const struct an_rp_share *s);
+
+/* ---- the output thread (analyze/stage_out.c) ---- */
+
+/*
+ * With a staging thread: the analyzer's buckets go to its sinks on a thread
+ * of their own from now on, in order, the staging thread only making them
+ * (the sinks read nothing of the analyzer but the flows' keys, which never
+ * move). Buckets off, or the thread not started: they go as before.
+ */
+void an_stage_out_start(struct rt_an_stage *st);
+/*
+ * Every bucket handed over delivered, the thread ended, the sinks'
+ * failures the analyzer's; the buckets go straight to the sinks again.
+ * Nothing to do without the thread.
+ */
+void an_stage_out_stop(struct rt_an_stage *st);
 
 /* ---- the buckets the parts close (analyze/stage_buckets.c) ---- */
 

@@ -1,5 +1,6 @@
 /* Unit tests of the staged analysis (--threads): each scenario's frames split among 2, 3 and 4 parts report what one analyzer fed every frame reports. */
 #include <dirent.h>
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -243,6 +244,84 @@ static void test_many_batches(void **state)
 	free(one_fr.bytes);
 }
 
+/* A sink of buckets that fails at its fail_at-th (0: never); what it was given. */
+struct counting_sink {
+	unsigned buckets, fail_at;
+	uint64_t rows, t_last;
+	bool disordered;
+};
+
+static int count_bucket(void *ctx, const struct rt_analyzer *an, const struct rt_an_bucket *b,
+                        char *errbuf)
+{
+	struct counting_sink *c = ctx;
+	(void)an;
+	c->disordered |= c->buckets && b->t_ns <= c->t_last;
+	c->t_last = b->t_ns;
+	c->rows += b->nrows;
+	if (++c->buckets == c->fail_at) {
+		snprintf(errbuf, RT_ERRBUF_SIZE, "sink %u full", c->fail_at);
+		return -ENOSPC;
+	}
+	return 0;
+}
+
+static void add_counting_sink(struct rt_analyzer *an, struct counting_sink *c)
+{
+	char errbuf[RT_ERRBUF_SIZE];
+	struct rt_an_sink s = {.bucket_ns = 10 * US, .bucket = count_bucket, .ctx = c};
+	assert_int_equal(rt_analyzer_add_sink(an, &s, errbuf), 0);
+}
+
+/*
+ * A sink that fails part-way, beside one that does not: from 4 parts the
+ * buckets reach them on the output thread; the failing one is given no
+ * bucket after its failure, the other every bucket in order, and the
+ * analysis ends with the failure, as with one analyzer.
+ */
+static void test_sink_fails_midway(void **state)
+{
+	(void)state;
+	char errbuf[RT_ERRBUF_SIZE];
+	struct frames fr;
+	read_dcqcn(&fr);
+	struct counting_sink one = {0};
+	for (unsigned parts = 1; parts <= 8; parts++) {
+		struct rt_analyzer *an = new_an(0);
+		rt_analyzer_one_point(an);
+		struct counting_sink bad = {.fail_at = 3}, good = {0};
+		add_counting_sink(an, &bad);
+		add_counting_sink(an, &good);
+		struct rt_an_stage *st = NULL;
+		if (parts > 1)
+			assert_int_equal(rt_an_stage_start(&st, an, parts, errbuf), 0);
+		struct rt_dissect_opts dopts;
+		rt_dissect_opts_init(&dopts);
+		for (unsigned i = 0; i < fr.n; i++) {
+			struct rt_record rec;
+			if (st) {
+				assert_int_equal(rt_an_stage_frame(st, &fr.f[i]), 0);
+				continue;
+			}
+			rt_dissect(&dopts, &fr.f[i], &rec);
+			rt_analyzer_feed_frame(an, &rec, i + 1);
+		}
+		int rc = st ? rt_an_stage_finish(st, errbuf) : rt_analyzer_finish(an, errbuf);
+		assert_int_equal(rc, -ENOSPC);
+		assert_string_equal(errbuf, "sink 3 full");
+		assert_int_equal(bad.buckets, 3);
+		assert_false(good.disordered);
+		if (parts == 1)
+			one = good;
+		assert_true(good.buckets > 10);
+		assert_int_equal(good.buckets, one.buckets);
+		assert_int_equal(good.rows, one.rows);
+		rt_analyzer_free(an);
+	}
+	free(fr.f);
+	free(fr.bytes);
+}
+
 /* A stage freed in the middle of a capture (a failure, Ctrl-C): its threads end, nothing is left behind. */
 static void test_freed_mid_run(void **state)
 {
@@ -253,6 +332,8 @@ static void test_freed_mid_run(void **state)
 	for (unsigned parts = 2; parts <= 8; parts++) {
 		struct rt_analyzer *an = new_an(0);
 		rt_analyzer_one_point(an);
+		struct counting_sink sink = {0}; /* from 4 parts: an output thread too */
+		add_counting_sink(an, &sink);
 		struct rt_an_stage *st = NULL;
 		assert_int_equal(rt_an_stage_start(&st, an, parts, errbuf), 0);
 		for (unsigned rep = 0; rep < 4; rep++) /* past a batch or more */
@@ -272,7 +353,7 @@ int main(int argc, char **argv)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_scenarios_alike),        cmocka_unit_test(test_pauses_handed),
 	    cmocka_unit_test(test_pause_after_last_frame), cmocka_unit_test(test_many_batches),
-	    cmocka_unit_test(test_freed_mid_run),
+	    cmocka_unit_test(test_freed_mid_run),          cmocka_unit_test(test_sink_fails_midway),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

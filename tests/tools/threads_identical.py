@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """--threads 1, 2, 3, 5 and 8 give the same output: analyze --json and with --kind, timeline (CSV), report, dissect text
 and --json, on every capture of the repository (tests/**/*.pcap*), and dissect of several files at
-once (file names, frames merged by time).
+once (file names, frames merged by time); a timeline whose writes fail part-way ends with the same
+message and exit at every count.
 
 usage: threads_identical.py ROCETRACE SOURCE_ROOT
 The oracle is --threads 1: one thread reads, decodes and analyzes, no other starts.
@@ -70,6 +71,10 @@ def main():
                      lambda o: (['analyze', '--json', '--vantage', one], None)))
         jobs.append(('timeline of several files as one point',
                      lambda o: (['timeline', '--bucket', '100us', '--vantage', one, '-o', o], o)))
+        # a write that fails part-way (from 4 parts on, on the output thread): the same message and exit
+        busy = os.path.join(root, 'tests', 'analyze', 'scenarios', 'incast.pcap')
+        jobs.append(('timeline to a full device',
+                     lambda o: (['timeline', busy, '--bucket', '1us', '-o', '/dev/full'], None)))
         with concurrent.futures.ThreadPoolExecutor(max_workers=2) as pool:
             failures = [f for f in pool.map(lambda j: check(exe, tmp, j[0], j[1]), jobs) if f]
     # the analysis was split (a stage's threads print their times), not run beside the reading thread
@@ -79,6 +84,11 @@ def main():
                            capture_output=True, timeout=120)
         if b'rocetrace: thread times: reading' not in p.stderr:
             failures.append('analyze of %s at --threads 2 was not split: %r' % (what, p.stderr[-200:]))
+    # from 4 parts a staging thread makes the buckets and an output thread hands them to the timeline
+    p = subprocess.run([exe, 'timeline', '--threads', '5', '--bucket', '1us', rxe[0]], env=env,
+                       capture_output=True, timeout=120)
+    if b'; output ' not in p.stderr:
+        failures.append('timeline at --threads 5 had no output thread: %r' % p.stderr[-200:])
     for f in failures:
         print(f)
     print('%d commands on %d captures at --threads %s: %d differ' % (
