@@ -60,12 +60,50 @@ void an_stage_take_buckets(struct rt_an_stage *st, struct part_out *logs)
 	memset(st->bk_at, 0, sizeof(st->bk_at));
 }
 
+/* A part's next row of the bucket being merged: the stage's id of its flow (AN_NONE: lost), the part. */
+struct row_head {
+	uint32_t id;
+	unsigned k;
+};
+
+static inline bool head_before(struct row_head a, struct row_head b)
+{
+	return a.id < b.id || (a.id == b.id && a.k < b.k);
+}
+
+/* Heap h[0..n) with h[i] maybe too late for its place: sifted down. */
+static void head_down(struct row_head *h, unsigned n, unsigned i)
+{
+	for (;;) {
+		unsigned l = 2 * i + 1, m = i;
+		if (l < n && head_before(h[l], h[m]))
+			m = l;
+		if (l + 1 < n && head_before(h[l + 1], h[m]))
+			m = l + 1;
+		if (m == i)
+			return;
+		struct row_head x = h[i];
+		h[i] = h[m];
+		h[m] = x;
+		i = m;
+	}
+}
+
+/* The stage's id of part k's row r (AN_NONE: a flow it could not number). */
+static inline uint32_t row_id(const struct rt_an_stage *st, unsigned k, uint32_t r)
+{
+	uint32_t id = st->bks[k].bk.rows[r].id;
+	return id < st->p[k].ngid ? st->p[k].gid[id] : AN_NONE;
+}
+
 uint32_t an_stage_rows(void *ctx, uint64_t t, const struct rt_an_flow_row **rows)
 {
 	struct rt_an_stage *st = ctx;
 	struct rt_analyzer *an = st->an;
 	const struct bucket_entry *e[STAGE_PARTS_MAX];
+	struct row_head h[STAGE_PARTS_MAX];
 	uint32_t at[STAGE_PARTS_MAX], n = 0;
+	unsigned nh = 0;
 	for (unsigned k = 0; k < st->nparts; k++) {
 		struct bucket_log *l = &st->bks[k].bk;
 		while (st->bk_at[k] < l->n && l->e[st->bk_at[k]].t < t)
@@ -81,6 +119,8 @@ uint32_t an_stage_rows(void *ctx, uint64_t t, const struct rt_an_flow_row **rows
 		an->tot.c.nak += e[k]->nak;
 		an->tot.c.retransmitted += e[k]->retransmitted;
 		n += e[k]->nrows;
+		if (e[k]->nrows)
+			h[nh++] = (struct row_head){.id = row_id(st, k, e[k]->row0), .k = k};
 	}
 	if (n > st->caprows) {
 		struct rt_an_flow_row *nr = realloc(st->rows, (size_t)n * sizeof(*nr));
@@ -91,23 +131,22 @@ uint32_t an_stage_rows(void *ctx, uint64_t t, const struct rt_an_flow_row **rows
 		st->rows = nr;
 		st->caprows = n;
 	}
-	for (uint32_t r = 0; r < n; r++) { /* each part's rows are in id order: the least first */
-		unsigned best = 0;
-		uint32_t best_id = AN_NONE;
-		for (unsigned k = 0; k < st->nparts; k++) {
-			if (!e[k] || at[k] == e[k]->nrows)
-				continue;
-			const struct rt_an_flow_row *row = &st->bks[k].bk.rows[e[k]->row0 + at[k]];
-			uint32_t id = row->id < st->p[k].ngid ? st->p[k].gid[row->id] : AN_NONE;
-			if (best_id == AN_NONE || id < best_id) {
-				best = k;
-				best_id = id;
-			}
-		}
+	/* each part's rows are in id order (a part numbers its flows in frame order, as the stage):
+	 * the least of their heads first */
+	for (unsigned i = nh / 2; i-- > 0;)
+		head_down(h, nh, i);
+	for (uint32_t r = 0; r < n; r++) {
+		unsigned k = h[0].k;
+		uint32_t id = h[0].id;
 		struct rt_an_flow_row *o = &st->rows[r];
-		*o = st->bks[best].bk.rows[e[best]->row0 + at[best]++];
-		o->id = best_id;
-		o->selected = best_id < st->nflows && st->selected[best_id];
+		*o = st->bks[k].bk.rows[e[k]->row0 + at[k]++];
+		o->id = id;
+		o->selected = id < st->nflows && st->selected[id];
+		if (at[k] < e[k]->nrows)
+			h[0].id = row_id(st, k, e[k]->row0 + at[k]);
+		else
+			h[0] = h[--nh];
+		head_down(h, nh, 0);
 	}
 	*rows = st->rows;
 	return n;

@@ -25,6 +25,7 @@ struct out_failure {
 };
 
 struct stage_out {
+	struct rt_an_stage *st;
 	struct rt_analyzer *an;
 	pthread_t th;
 	pthread_mutex_t mu;
@@ -33,8 +34,8 @@ struct stage_out {
 	uint64_t put, taken; /* buckets handed over, delivered */
 	bool end;            /* no more come */
 	bool broken; /* a copy could not be made: the sinks failed, nothing more is delivered */
-	bool failed[RT_AN_SINKS_MAX];              /* the output thread's: sinks that take no more */
-	struct out_failure fail[RT_AN_SINKS_MAX];  /* under mu */
+	bool failed[RT_AN_SINKS_MAX];             /* the output thread's: sinks that take no more */
+	struct out_failure fail[RT_AN_SINKS_MAX]; /* under mu */
 	int (*deliver)(void *ctx, const struct rt_an_bucket *b); /* the buckets' way before */
 	void *ctx;
 	uint64_t cpu_ns; /* the thread's CPU time, when it ended */
@@ -91,7 +92,37 @@ static void tell_failures(struct stage_out *o)
 	}
 }
 
-/* The analyzer's bucket b, copied and handed to the output thread (its an->bk.deliver; on the staging thread). */
+/*
+ * Slot s holds bucket b's rows: the rows the stage merged taken (the stage
+ * gets the slot's room for the next bucket's), others copied. False when out
+ * of memory.
+ */
+static bool slot_rows(struct stage_out *o, struct out_slot *s, const struct rt_an_bucket *b)
+{
+	struct rt_an_stage *st = o->st;
+	if (!b->nrows)
+		return true;
+	if (b->rows == st->rows) {
+		struct rt_an_flow_row *rows = s->rows;
+		uint32_t cap = s->cap;
+		s->rows = st->rows;
+		s->cap = st->caprows;
+		st->rows = rows;
+		st->caprows = cap;
+		return true;
+	}
+	if (b->nrows > s->cap) {
+		struct rt_an_flow_row *nr = realloc(s->rows, (size_t)b->nrows * sizeof(*nr));
+		if (!nr)
+			return false;
+		s->rows = nr;
+		s->cap = b->nrows;
+	}
+	memcpy(s->rows, b->rows, (size_t)b->nrows * sizeof(*b->rows));
+	return true;
+}
+
+/* The analyzer's bucket b handed to the output thread (its an->bk.deliver; on the staging thread). */
 static int out_put(void *ctx, const struct rt_an_bucket *b)
 {
 	struct stage_out *o = ctx;
@@ -101,24 +132,17 @@ static int out_put(void *ctx, const struct rt_an_bucket *b)
 		pthread_cond_wait(&o->room, &o->mu);
 	pthread_mutex_unlock(&o->mu);
 	struct out_slot *s = &o->s[o->put % OUT_SLOTS]; /* delivered: the thread is done with it */
-	if (b->nrows > s->cap) {
-		struct rt_an_flow_row *nr = realloc(s->rows, (size_t)b->nrows * sizeof(*nr));
-		if (!nr) {
-			pthread_mutex_lock(&o->mu);
-			o->broken = true;
-			pthread_mutex_unlock(&o->mu);
-			for (unsigned i = 0; i < o->an->sinks.n; i++)
-				if (!o->an->sinks.failed[i])
-					an_sink_failed(o->an, i, -ENOMEM,
-					               "out of memory: the buckets' rows");
-			return 0;
-		}
-		s->rows = nr;
-		s->cap = b->nrows;
+	if (!slot_rows(o, s, b)) {
+		pthread_mutex_lock(&o->mu);
+		o->broken = true;
+		pthread_mutex_unlock(&o->mu);
+		for (unsigned i = 0; i < o->an->sinks.n; i++)
+			if (!o->an->sinks.failed[i])
+				an_sink_failed(o->an, i, -ENOMEM,
+				               "out of memory: the buckets' rows");
+		return 0;
 	}
 	s->b = *b;
-	if (b->nrows)
-		memcpy(s->rows, b->rows, (size_t)b->nrows * sizeof(*b->rows));
 	s->b.rows = s->rows;
 	pthread_mutex_lock(&o->mu);
 	o->put++;
@@ -135,6 +159,7 @@ void an_stage_out_start(struct rt_an_stage *st)
 	struct stage_out *o = calloc(1, sizeof(*o));
 	if (!o)
 		return; /* the buckets go to the sinks on the staging thread */
+	o->st = st;
 	o->an = an;
 	o->deliver = an->bk.deliver;
 	o->ctx = an->bk.ctx;
