@@ -641,10 +641,11 @@ const struct rt_results *rt_analyzer_results(struct rt_analyzer *an);
 
 /*
  * A sink: callbacks the analyzer calls, in this order, on the thread that
- * feeds it (bucket(): an analysis split among 4 threads or more calls it on
- * an output thread of its own, one bucket after the other, while the
- * analysis goes on: it may read the flows' keys of `an`, nothing else of
- * it; analyze/README.md, "Threads"). Each returns 0 or a negative errno
+ * feeds it (bucket() of a sink that sets bucket_apart: an analysis split
+ * among 4 threads or more calls it on an output thread of its own, one
+ * bucket after the other, while the analysis goes on: it may read the
+ * flows' keys of `an`, nothing else of it; analyze/README.md, "Threads").
+ * Each returns 0 or a negative errno
  * with errbuf filled; the first failure stops that sink
  * (rt_analyzer_status(), rt_analyzer_finish() return it). A NULL callback
  * is skipped.
@@ -664,6 +665,12 @@ struct rt_an_sink {
 	    bucket_ns; /* bucket length this sink takes (0: no buckets); every sink takes the same */
 	int (*bucket)(void *ctx, const struct rt_analyzer *an, const struct rt_an_bucket *b,
 	              char *errbuf);
+	/*
+	 * bucket() costs about what making the bucket costs (it formats and
+	 * writes every row): worth a thread of its own; false: the thread that
+	 * makes the buckets calls it (a hand-over would cost more)
+	 */
+	bool bucket_apart;
 	int (*end)(void *ctx, const struct rt_analyzer *an, char *errbuf);
 	int (*report)(void *ctx, const struct rt_results *r, char *errbuf);
 	void (*free)(

@@ -60,35 +60,6 @@ void an_stage_take_buckets(struct rt_an_stage *st, struct part_out *logs)
 	memset(st->bk_at, 0, sizeof(st->bk_at));
 }
 
-/* A part's next row of the bucket being merged: the stage's id of its flow (AN_NONE: lost), the part. */
-struct row_head {
-	uint32_t id;
-	unsigned k;
-};
-
-static inline bool head_before(struct row_head a, struct row_head b)
-{
-	return a.id < b.id || (a.id == b.id && a.k < b.k);
-}
-
-/* Heap h[0..n) with h[i] maybe too late for its place: sifted down. */
-static void head_down(struct row_head *h, unsigned n, unsigned i)
-{
-	for (;;) {
-		unsigned l = 2 * i + 1, m = i;
-		if (l < n && head_before(h[l], h[m]))
-			m = l;
-		if (l + 1 < n && head_before(h[l + 1], h[m]))
-			m = l + 1;
-		if (m == i)
-			return;
-		struct row_head x = h[i];
-		h[i] = h[m];
-		h[m] = x;
-		i = m;
-	}
-}
-
 /* The stage's id of part k's row r (AN_NONE: a flow it could not number). */
 static inline uint32_t row_id(const struct rt_an_stage *st, unsigned k, uint32_t r)
 {
@@ -96,14 +67,20 @@ static inline uint32_t row_id(const struct rt_an_stage *st, unsigned k, uint32_t
 	return id < st->p[k].ngid ? st->p[k].gid[id] : AN_NONE;
 }
 
+/* Part k's next row as a key that orders by id, then part: id << 8 | k; UINT64_MAX when it has none left. */
+static inline uint64_t head_key(const struct rt_an_stage *st, const struct bucket_entry *e,
+                                uint32_t at, unsigned k)
+{
+	return at < e->nrows ? (uint64_t)row_id(st, k, e->row0 + at) << 8 | k : UINT64_MAX;
+}
+
 uint32_t an_stage_rows(void *ctx, uint64_t t, const struct rt_an_flow_row **rows)
 {
 	struct rt_an_stage *st = ctx;
 	struct rt_analyzer *an = st->an;
 	const struct bucket_entry *e[STAGE_PARTS_MAX];
-	struct row_head h[STAGE_PARTS_MAX];
+	uint64_t head[STAGE_PARTS_MAX];
 	uint32_t at[STAGE_PARTS_MAX], n = 0;
-	unsigned nh = 0;
 	for (unsigned k = 0; k < st->nparts; k++) {
 		struct bucket_log *l = &st->bks[k].bk;
 		while (st->bk_at[k] < l->n && l->e[st->bk_at[k]].t < t)
@@ -119,8 +96,6 @@ uint32_t an_stage_rows(void *ctx, uint64_t t, const struct rt_an_flow_row **rows
 		an->tot.c.nak += e[k]->nak;
 		an->tot.c.retransmitted += e[k]->retransmitted;
 		n += e[k]->nrows;
-		if (e[k]->nrows)
-			h[nh++] = (struct row_head){.id = row_id(st, k, e[k]->row0), .k = k};
 	}
 	if (n > st->caprows) {
 		struct rt_an_flow_row *nr = realloc(st->rows, (size_t)n * sizeof(*nr));
@@ -131,22 +106,24 @@ uint32_t an_stage_rows(void *ctx, uint64_t t, const struct rt_an_flow_row **rows
 		st->rows = nr;
 		st->caprows = n;
 	}
-	/* each part's rows are in id order (a part numbers its flows in frame order, as the stage):
-	 * the least of their heads first */
-	for (unsigned i = nh / 2; i-- > 0;)
-		head_down(h, nh, i);
+	/*
+	 * each part's rows are in id order (a part numbers its flows in frame
+	 * order, as the stage does): the least of the parts' next rows first, a
+	 * minimum over a few words kept at hand (a heap's branches cost more)
+	 */
+	for (unsigned k = 0; k < st->nparts; k++)
+		head[k] = e[k] ? head_key(st, e[k], 0, k) : UINT64_MAX;
 	for (uint32_t r = 0; r < n; r++) {
-		unsigned k = h[0].k;
-		uint32_t id = h[0].id;
+		uint64_t m = head[0];
+		for (unsigned k = 1; k < st->nparts; k++)
+			m = head[k] < m ? head[k] : m;
+		unsigned k = (unsigned)(m & 0xff);
+		uint32_t id = (uint32_t)(m >> 8);
 		struct rt_an_flow_row *o = &st->rows[r];
 		*o = st->bks[k].bk.rows[e[k]->row0 + at[k]++];
 		o->id = id;
 		o->selected = id < st->nflows && st->selected[id];
-		if (at[k] < e[k]->nrows)
-			h[0].id = row_id(st, k, e[k]->row0 + at[k]);
-		else
-			h[0] = h[--nh];
-		head_down(h, nh, 0);
+		head[k] = head_key(st, e[k], at[k], k);
 	}
 	*rows = st->rows;
 	return n;

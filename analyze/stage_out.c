@@ -154,7 +154,10 @@ static int out_put(void *ctx, const struct rt_an_bucket *b)
 void an_stage_out_start(struct rt_an_stage *st)
 {
 	struct rt_analyzer *an = st->an;
-	if (!an->bk.len || an->bk.deliver != an_sinks_deliver)
+	bool apart = false;
+	for (unsigned i = 0; i < an->sinks.n; i++)
+		apart |= an->sinks.s[i].bucket && an->sinks.s[i].bucket_apart;
+	if (!apart || !an->bk.len || an->bk.deliver != an_sinks_deliver)
 		return;
 	struct stage_out *o = calloc(1, sizeof(*o));
 	if (!o)

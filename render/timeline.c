@@ -597,6 +597,7 @@ int rt_an_timeline_point_sink(void *ctx, unsigned point, struct rt_an_sink *out,
 	snprintf(tl->vname, sizeof(tl->vname), "%u", point);
 	*out = (struct rt_an_sink){.bucket_ns = vs->opt.bucket_ns,
 	                           .bucket = tl_bucket,
+	                           .bucket_apart = true,
 	                           .end = tl_end,
 	                           .free = tl_free,
 	                           .ctx = tl};
@@ -640,6 +641,7 @@ int rt_an_timeline_sink(FILE *fp, const struct rt_an_timeline_opts *opts, struct
 	tl->opt = *opts;
 	*out = (struct rt_an_sink){.bucket_ns = opts->bucket_ns,
 	                           .bucket = tl_bucket,
+	                           .bucket_apart = true,
 	                           .end = tl_end,
 	                           .free = tl_free,
 	                           .ctx = tl};

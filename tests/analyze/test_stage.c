@@ -269,7 +269,8 @@ static int count_bucket(void *ctx, const struct rt_analyzer *an, const struct rt
 static void add_counting_sink(struct rt_analyzer *an, struct counting_sink *c)
 {
 	char errbuf[RT_ERRBUF_SIZE];
-	struct rt_an_sink s = {.bucket_ns = 10 * US, .bucket = count_bucket, .ctx = c};
+	struct rt_an_sink s = {
+	    .bucket_ns = 10 * US, .bucket = count_bucket, .bucket_apart = true, .ctx = c};
 	assert_int_equal(rt_analyzer_add_sink(an, &s, errbuf), 0);
 }
 
