@@ -178,11 +178,46 @@ static void heap_pop(struct files_priv *p)
 	heap_down(p, 0);
 }
 
+/*
+ * File f, one of several, can be read no further (its data cut short or
+ * damaged, its read failing): it ends at its last whole frame and the others
+ * are read on; its failure is the stream's once they end (files_end()).
+ */
+static int cut_short(struct files_priv *p, struct in_file *f, int rc, char *errbuf)
+{
+	if (!p->late_err) {
+		p->late_err = rc;
+		snprintf(p->late_msg, sizeof(p->late_msg), "%s", errbuf);
+	} else {
+		p->late_more++;
+	}
+	return file_done(p, f, errbuf);
+}
+
+/* The end of the merged stream: 0, or the failure of a file that ended early (cut_short()). */
+static int files_end(const struct files_priv *p, char *errbuf)
+{
+	if (!p->late_err)
+		return 0;
+	/* (the message cut to leave room for what follows) */
+	if (p->late_more)
+		snprintf(errbuf, RT_ERRBUF_SIZE,
+		         "%.160s; %u more file(s) could not be read to their end either, the "
+		         "others were",
+		         p->late_msg, p->late_more);
+	else
+		snprintf(errbuf, RT_ERRBUF_SIZE, "%.200s; the other files were read to their end",
+		         p->late_msg);
+	return p->late_err;
+}
+
 /* Next batch of a file being read: into the heap, or the file ends. 0, -EINTR (call again) or -errno. */
 static int refill(struct files_priv *p, unsigned fi, char *errbuf)
 {
 	struct in_file *f = &p->f[fi];
 	int n = rt_pcapfile_next(f->pf, f->batch, RT_READ_FILE_BATCH, errbuf);
+	if (n < 0 && n != -EINTR && n != -ENOMEM && p->n > 1)
+		return cut_short(p, f, n, errbuf);
 	if (n < 0)
 		return n;
 	f->nb = n;
@@ -292,7 +327,7 @@ static int files_next(struct rt_source *src, struct rt_frame *frames, int max, c
 		if (n < 0)
 			return n;
 		if (n == 0 && !p->reading && p->next_pending == p->n)
-			return 0;
+			return files_end(p, errbuf);
 		if (n == 0)
 			continue; /* files that ended, or hold no frame: read on */
 		int kept = 0;

@@ -108,6 +108,14 @@ struct files_priv {
 	struct cpoint cp[MAX_POINTS];
 	_Atomic unsigned ncp;
 	unsigned last_cp; /* the point of the latest frame: the next one's likely */
+	/*
+	 * of several files, the first that could be read no further (cut short,
+	 * damaged): it ended there, the others were read on; the stream's
+	 * failure once they end (0: none), and how many more did so
+	 */
+	int late_err;
+	char late_msg[RT_ERRBUF_SIZE];
+	unsigned late_more;
 };
 
 /* A new vantage point of files (named: given with --vantage); NULL when out of memory. */

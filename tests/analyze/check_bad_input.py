@@ -1,5 +1,6 @@
 #!/usr/bin/python3
-"""Bad input gives sane output: a capture cut in the middle of a frame, snap-length-cut frames,
+"""Bad input gives sane output: a capture cut in the middle of a frame (alone, and beside another
+capture that is then read to its end), snap-length-cut frames,
 absurd PSN jumps, CNPs and NAKs for QPs nobody uses, and a capture that is not one.
 
 usage: check_bad_input.py ROCETRACE SCENARIO_DIR
@@ -92,6 +93,19 @@ def main():
     if len(p.stderr.decode().strip().splitlines()) != 1:
         errors.append("cut capture: want one error line, got %r" % p.stderr.decode())
     run([exe, "timeline", cut], 1)
+    # ... beside another capture: the cut file ends at its cut, the other is read to its end (the
+    # sum of the two read alone), and the error line names the cut file at the end
+    other = os.path.join(scen, "dcqcn.pcap")
+    alone = json.loads(run([exe, "analyze", other, "--json"], 0).stdout)["packets"]
+    for order in ([cut, other], [other, cut]):
+        p = run([exe, "analyze", "--json"] + order, 1)
+        both = json.loads(p.stdout or b"{}").get("packets")
+        err = p.stderr.decode()
+        if both != rep.get("packets", 0) + alone:
+            errors.append("a cut file beside another: packets %r, want %d + %d"
+                          % (both, rep.get("packets", 0), alone))
+        if "cut.pcap" not in err or "the other files were read to their end" not in err:
+            errors.append("a cut file beside another: %r" % err)
 
     # 2. every frame cut by the snap length at 20..70 bytes: flows still counted, nothing invented
     short = os.path.join(tmp, "short.pcap")

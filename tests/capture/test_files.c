@@ -313,7 +313,11 @@ static void test_two_rotated_sets(void **state)
 	rt_source_close(s);
 }
 
-/* Timestamps going backwards stay in file order; a file cut short is reported with its name after the frames before. */
+/*
+ * Timestamps going backwards stay in file order; a file cut short ends at
+ * its last whole frame, the other files are read to their end, and the cut
+ * is reported with its file's name at the end of the stream.
+ */
 static void test_backwards_and_cut(void **state)
 {
 	(void)state;
@@ -331,8 +335,26 @@ static void test_backwards_and_cut(void **state)
 	assert_true(rc < 0);
 	assert_non_null(strstr(errbuf, "cut.pcap"));
 	assert_non_null(strstr(errbuf, "ends in the middle of frame 2"));
-	assert_int_equal(g.n, 1);
-	assert_int_equal(g.tag[0], 0x20);
+	assert_non_null(strstr(errbuf, "the other files were read to their end"));
+	static const uint8_t read_on[] = {0x20, 0x10, 0x11, 0x12};
+	assert_int_equal(g.n, 4);
+	for (unsigned i = 0; i < 4; i++)
+		assert_int_equal(g.tag[i], read_on[i]);
+	rt_source_close(s);
+
+	/* two files cut short: the first named, the other counted */
+	uint64_t tc[] = {200, 700};
+	struct rt_source_file_spec three[] = {
+	    specs[0],
+	    specs[1],
+	    {.path = write_pcap("cut2.pcap", tc, 2, 0x30)},
+	};
+	assert_int_equal(truncate(three[2].path, 24 + 76 + 40), 0);
+	s = open_specs(three, 3);
+	rc = read_all(s, &g, errbuf);
+	assert_true(rc < 0);
+	assert_non_null(strstr(errbuf, "1 more file(s) could not be read to their end"));
+	assert_int_equal(g.n, 5); /* 0x30 (200), 0x20 (300), back.pcap's three */
 	rt_source_close(s);
 
 	specs[1].path = write_pcap("ok.pcap", tb, 2, 0x20);
