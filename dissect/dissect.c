@@ -660,31 +660,6 @@ int rt_dissect(const struct rt_dissect_opts *opts, const struct rt_frame *frame,
 	return 0;
 }
 
-bool rt_dissect_addresses(const struct rt_frame *frame, uint8_t *ip_version, uint8_t src_ip[16],
-                          uint8_t dst_ip[16])
-{
-	const uint8_t *p = frame->data;
-	uint32_t cap = frame->caplen, off = ETH_HLEN;
-	if (frame->linktype != RT_LINK_ETHERNET || cap < ETH_HLEN + VLAN_TAG_LEN + IPV6_HLEN)
-		return false;
-	uint16_t type = (uint16_t)(p[12] << 8 | p[13]);
-	if (type == ETHERTYPE_VLAN) {
-		type = (uint16_t)(p[16] << 8 | p[17]);
-		off += VLAN_TAG_LEN;
-	}
-	/* the checks dissect_ipv4/dissect_ipv6 make before they hold the addresses, and no GRE */
-	unsigned ver = p[off] >> 4, len = ver == 4 ? 4 : 16, at = ver == 4 ? 12 : 8;
-	if (!((type == ETHERTYPE_IPV4 && ver == 4) || (type == ETHERTYPE_IPV6 && ver == 6)) ||
-	    p[off + (ver == 4 ? 9 : 6)] == IPPROTO_GRE_NUM)
-		return false;
-	*ip_version = (uint8_t)ver;
-	memset(src_ip, 0, 16);
-	memset(dst_ip, 0, 16);
-	memcpy(src_ip, p + off + at, len);
-	memcpy(dst_ip, p + off + at + len, len);
-	return true;
-}
-
 int rt_dissect_buf(const struct rt_dissect_opts *opts, int linktype, const uint8_t *buf,
                    uint32_t caplen, uint32_t wirelen, struct rt_record *rec)
 {
