@@ -135,10 +135,8 @@ struct chunk {
 	unsigned n;
 	struct rt_frame_bytes bytes;      /* the frames' bytes */
 	struct rt_print_text_times times; /* -ttt/-ttttt as they stood before its first line */
-	FILE *mem;                        /* its lines (open_memstream) */
-	char *out;
-	size_t outlen;
-	int error; /* its lines could not all be made (errno; a memory stream that could not grow) */
+	struct rt_outkept out;            /* its lines */
+	int error;                        /* its lines could not all be made (ENOMEM) */
 	enum chunk_state state;
 };
 
@@ -157,7 +155,7 @@ struct par {
 	pthread_cond_t work, done;
 	bool quit;
 	pthread_t *th;
-	struct rt_outbuf *ob; /* [threads]: each thread's buffer before its chunk's stream */
+	struct rt_outbuf *ob; /* [threads]: each thread's output, into the blocks of its chunk */
 	unsigned nth;
 };
 
@@ -166,12 +164,11 @@ static struct chunk *chunk_at(struct par *p, uint64_t i)
 	return &p->ring[i % p->nring];
 }
 
-/* Decode and format one chunk into its memory stream; 0 or the errno of a stream that failed. */
+/* Decode and format one chunk into its blocks; 0 or ENOMEM. */
 static int format_chunk(struct par *p, struct chunk *c, struct rt_outbuf *ob)
 {
 	struct rt_print_text_times times = c->times;
-	rt_out_init(ob, c->mem);
-	rewind(c->mem);
+	rt_out_keep(ob, &c->out);
 	for (unsigned i = 0; i < c->n; i++) {
 		struct rt_record rec;
 		const struct rt_frame *f = &c->f[i];
@@ -232,7 +229,7 @@ static bool write_oldest(struct par *p, bool wait)
 		if (!p->o->error)
 			p->o->error = c->error;
 	} else if (!p->o->error) {
-		rt_out_write(p->o, c->out, (size_t)ftello(c->mem));
+		rt_out_write_kept(p->o, &c->out);
 	}
 	c->error = 0;
 	c->state = CHUNK_FILLING;
@@ -312,10 +309,8 @@ static void par_free(void *ctx)
 	pthread_mutex_unlock(&p->mu);
 	for (unsigned i = 0; i < p->nth; i++)
 		pthread_join(p->th[i], NULL);
-	for (unsigned i = 0; i < p->nring; i++) {
-		if (p->ring[i].mem)
-			fclose(p->ring[i].mem);
-		free(p->ring[i].out);
+	for (unsigned i = 0; p->ring && i < p->nring; i++) {
+		rt_out_kept_free(&p->ring[i].out);
 		free(p->ring[i].bytes.data);
 	}
 	paths_free(&p->files);
@@ -351,8 +346,6 @@ int rt_lines_sink_parallel(struct rt_pump_sink *out, struct rt_outbuf *o,
 	p->th = calloc(threads, sizeof(*p->th));
 	p->ob = calloc(threads, sizeof(*p->ob));
 	bool ok = p->ring && p->th && p->ob;
-	for (unsigned i = 0; ok && i < p->nring; i++)
-		ok = (p->ring[i].mem = open_memstream(&p->ring[i].out, &p->ring[i].outlen)) != NULL;
 	while (ok && p->nth < threads) {
 		struct worker_arg *a = malloc(sizeof(*a));
 		if (a)

@@ -103,7 +103,7 @@ static inline void rt_json_key_lit(struct rt_json *j, const char *lit, size_t le
 {
 	bool more = rt_json_member(j);
 	struct rt_outbuf *o = j->o;
-	if (len <= sizeof(o->buf) - o->len) {
+	if (len <= RT_OUTBUF_SIZE - o->len) {
 		char *dst = o->buf + o->len;
 		dst[0] = ',';
 		memcpy(dst + more, lit + 1, len - 1);

@@ -8,12 +8,16 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/uio.h>
+#include <unistd.h>
 
 void rt_out_init(struct rt_outbuf *o, FILE *fp)
 {
 	o->fp = fp;
+	o->kept = NULL;
 	o->len = 0;
 	o->error = 0;
+	o->buf = o->own;
 }
 
 /* len bytes to the stream, unless a write failed before: the first failure is kept. */
@@ -28,22 +32,109 @@ static void put(struct rt_outbuf *o, const void *data, size_t len)
 		o->error = errno ? errno : EIO;
 }
 
+/* The kept block to fill next, k->block[k->n] (made when new); false without memory. */
+static bool kept_block(struct rt_outbuf *o, struct rt_outkept *k)
+{
+	if (k->n == k->nblock) {
+		char **block = realloc(k->block, (k->nblock + 1) * sizeof(*block));
+		if (block)
+			k->block = block;
+		size_t *len = block ? realloc(k->len, (k->nblock + 1) * sizeof(*len)) : NULL;
+		if (len)
+			k->len = len;
+		char *b = len ? malloc(RT_OUTBUF_SIZE) : NULL;
+		if (!b)
+			return false;
+		k->block[k->nblock++] = b;
+	}
+	o->buf = k->block[k->n];
+	return true;
+}
+
 int rt_out_flush(struct rt_outbuf *o)
 {
-	put(o, o->buf, o->len);
+	if (!o->kept) {
+		put(o, o->buf, o->len);
+	} else if (o->len && !o->error) { /* the block stays as it is, the next one is filled */
+		o->kept->len[o->kept->n++] = o->len;
+		if (!kept_block(o, o->kept)) {
+			o->error = ENOMEM;
+			o->buf = o->own;
+		}
+	}
 	o->len = 0;
 	return o->error;
 }
 
+void rt_out_keep(struct rt_outbuf *o, struct rt_outkept *k)
+{
+	o->fp = NULL;
+	o->kept = k;
+	o->len = 0;
+	o->error = 0;
+	k->n = 0;
+	if (!kept_block(o, k)) {
+		o->error = ENOMEM;
+		o->buf = o->own;
+	}
+}
+
+/* The blocks to o's file descriptor in as few writes as it takes (one where it takes them all). */
+static void put_blocks(struct rt_outbuf *o, int fd, const struct rt_outkept *k)
+{
+	struct iovec iov[64];
+	size_t i = 0, off = 0; /* the next byte: block i, offset off */
+	while (i < k->n && !o->error) {
+		int n = 0;
+		for (size_t j = i; j < k->n && n < 64; j++, n++)
+			iov[n] = (struct iovec){.iov_base = k->block[j] + (j == i ? off : 0),
+			                        .iov_len = k->len[j] - (j == i ? off : 0)};
+		ssize_t w = writev(fd, iov, n);
+		if (w < 0 && errno != EINTR)
+			o->error = errno;
+		for (size_t left = w > 0 ? (size_t)w : 0; left && i < k->n;) {
+			size_t step = k->len[i] - off < left ? k->len[i] - off : left;
+			left -= step;
+			off += step;
+			if (off == k->len[i]) {
+				i++;
+				off = 0;
+			}
+		}
+	}
+}
+
+void rt_out_write_kept(struct rt_outbuf *o, const struct rt_outkept *k)
+{
+	rt_out_flush(o);
+	int fd = o->fp && !o->error ? fileno(o->fp) : -1;
+	if (fd >= 0) {
+		put_blocks(o, fd, k);
+		return;
+	}
+	for (size_t i = 0; i < k->n; i++) /* a stream without a descriptor (a memory stream) */
+		put(o, k->block[i], k->len[i]);
+}
+
+void rt_out_kept_free(struct rt_outkept *k)
+{
+	for (size_t i = 0; i < k->nblock; i++)
+		free(k->block[i]);
+	free(k->block);
+	free(k->len);
+	*k = (struct rt_outkept){0};
+}
+
 static inline void reserve(struct rt_outbuf *o, size_t n)
 {
-	if (o->len + n > sizeof(o->buf))
+	if (o->len + n > RT_OUTBUF_SIZE)
 		rt_out_flush(o);
 }
 
 void rt_out_write_slow(struct rt_outbuf *o, const void *data, size_t len)
 {
-	if (len >= sizeof(o->buf)) { /* a block as big as the buffer goes out as it is, uncopied */
+	if (len >= RT_OUTBUF_SIZE &&
+	    !o->kept) { /* a block as big as the buffer goes out as it is */
 		rt_out_flush(o);
 		put(o, data, len);
 		return;
@@ -51,7 +142,7 @@ void rt_out_write_slow(struct rt_outbuf *o, const void *data, size_t len)
 	const char *p = data;
 	while (len) {
 		reserve(o, 1);
-		size_t room = sizeof(o->buf) - o->len;
+		size_t room = RT_OUTBUF_SIZE - o->len;
 		size_t n = len < room ? len : room;
 		memcpy(o->buf + o->len, p, n);
 		o->len += n;
@@ -97,7 +188,7 @@ static size_t ndigits(uint64_t v)
 void rt_out_u64_slow(struct rt_outbuf *o, uint64_t v)
 {
 	size_t n = ndigits(v);
-	if (n > sizeof(o->buf) - o->len)
+	if (n > RT_OUTBUF_SIZE - o->len)
 		rt_out_flush(o);
 	digits(o->buf + o->len + n, v);
 	o->len += n;

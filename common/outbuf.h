@@ -7,16 +7,38 @@
 #include <stdio.h>
 #include <string.h>
 
+#define RT_OUTBUF_SIZE (1u << 16)
+
+/*
+ * Output held in memory as the full buffers themselves (rt_out_keep), to be
+ * written out later without another copy: lines made on one thread and
+ * written in order by another.
+ */
+struct rt_outkept {
+	char **block;  /* RT_OUTBUF_SIZE bytes each, kept for the next use */
+	size_t *len;   /* the bytes of each of the first n */
+	size_t n;      /* full (or last) blocks so far */
+	size_t nblock; /* allocated */
+};
+
 struct rt_outbuf {
-	FILE *fp;   /* where flushes go */
-	size_t len; /* bytes waiting in buf */
-	int error;  /* first write error (errno), sticky */
-	char buf[1 << 16];
+	FILE *fp;                /* where flushes go, unless kept */
+	struct rt_outkept *kept; /* else where they go (rt_out_keep) */
+	size_t len;              /* bytes waiting in buf */
+	int error;               /* first write error (errno), sticky */
+	char *buf; /* RT_OUTBUF_SIZE bytes: `own`, or the block of `kept` being filled */
+	char own[RT_OUTBUF_SIZE];
 };
 
 void rt_out_init(struct rt_outbuf *o, FILE *fp);
-/* Write what is buffered; returns 0 or the sticky errno. */
+/* Write what is buffered (kept: close the block being filled); returns 0 or the sticky errno. */
 int rt_out_flush(struct rt_outbuf *o);
+
+/* From now on o's output is kept in k (emptied first; its blocks are reused); an error is ENOMEM. */
+void rt_out_keep(struct rt_outbuf *o, struct rt_outkept *k);
+/* Write k's blocks to o (after what o holds), each as it is. */
+void rt_out_write_kept(struct rt_outbuf *o, const struct rt_outkept *k);
+void rt_out_kept_free(struct rt_outkept *k);
 
 /* What the inline writers below call when the buffer is full or the value long. */
 void rt_out_write_slow(struct rt_outbuf *o, const void *data, size_t len);
@@ -30,7 +52,7 @@ void rt_out_u64_slow(struct rt_outbuf *o, uint64_t v);
 static inline void rt_out_write(struct rt_outbuf *o, const void *data, size_t len)
 {
 	/* (the first test folds away where len is known) */
-	if (len <= sizeof(o->buf) && o->len <= sizeof(o->buf) - len) {
+	if (len <= RT_OUTBUF_SIZE && o->len <= RT_OUTBUF_SIZE - len) {
 		memcpy(o->buf + o->len, data, len);
 		o->len += len;
 	} else {
@@ -45,7 +67,7 @@ static inline void rt_out_str(struct rt_outbuf *o, const char *s)
 
 static inline void rt_out_char(struct rt_outbuf *o, char c)
 {
-	if (o->len == sizeof(o->buf))
+	if (o->len == RT_OUTBUF_SIZE)
 		rt_out_flush(o);
 	o->buf[o->len++] = c;
 }
@@ -53,7 +75,7 @@ static inline void rt_out_char(struct rt_outbuf *o, char c)
 /* Decimal, no sign. */
 static inline void rt_out_u64(struct rt_outbuf *o, uint64_t v)
 {
-	if (v < 10 && o->len < sizeof(o->buf))
+	if (v < 10 && o->len < RT_OUTBUF_SIZE)
 		o->buf[o->len++] = (char)('0' + v);
 	else
 		rt_out_u64_slow(o, v);

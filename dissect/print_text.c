@@ -436,7 +436,7 @@ void rt_print_text(struct rt_outbuf *o, const struct rt_print_text_opts *opts,
 	 * (room is made first), then moved left by one.
 	 */
 	bool strip = opts->ts == RT_PRINT_TS_NONE && !opts->number;
-	if (strip && sizeof(o->buf) - o->len < 4096)
+	if (strip && RT_OUTBUF_SIZE - o->len < 4096)
 		rt_out_flush(o);
 	size_t start = o->len;
 	if (opts->number)

@@ -150,7 +150,7 @@ static size_t row_prefix(uint64_t t, char *buf)
 /* Where the row text goes: straight into the output buffer, flushed first when short of room. */
 static char *row_room(struct rt_outbuf *o)
 {
-	if (o->len + ROW_MAX > sizeof(o->buf))
+	if (o->len + ROW_MAX > RT_OUTBUF_SIZE)
 		rt_out_flush(o);
 	return o->buf + o->len;
 }

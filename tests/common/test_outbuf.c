@@ -1,4 +1,4 @@
-/* Unit tests of common/outbuf.c: numbers, hex, JSON strings, addresses, 64 KiB buffering, errors. */
+/* Unit tests of common/outbuf.c: numbers, hex, JSON strings, addresses, 64 KiB buffering, kept blocks, errors. */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <setjmp.h>
@@ -369,7 +369,7 @@ static void test_ipv4_text(void **state)
 
 /* ------------------------------------------------------------ the 64 KiB buffer */
 
-#define BUF_SIZE sizeof(((struct rt_outbuf *)0)->buf)
+#define BUF_SIZE ((size_t)RT_OUTBUF_SIZE)
 
 /* A FILE whose writes land here, one call each (unbuffered), or fail with `fail_errno`. */
 struct sink {
@@ -570,6 +570,108 @@ static void test_error_at_the_boundary(void **state)
 	free(s.data);
 }
 
+/* Some of everything kept in k: a fill of `before` bytes, the mixture, a write larger than a block. */
+static void emit_kept(struct rt_outkept *k, size_t before, const char *big, size_t nbig)
+{
+	static struct rt_outbuf kept;
+
+	rt_out_keep(&kept, k);
+	fill(&kept, before, '.');
+	emit_mixture(&kept, NULL);
+	rt_out_write(&kept, big, nbig);
+	emit_mixture(&kept, NULL);
+	assert_int_equal(rt_out_flush(&kept), 0);
+	for (size_t i = 0; i < k->n; i++)
+		assert_true(k->len[i] > 0 && k->len[i] <= BUF_SIZE);
+}
+
+/* The bytes of `fp` (a file) from its start, and how many. */
+static char *file_bytes(FILE *fp, size_t *len)
+{
+	long end = ftell(fp);
+	char *data = malloc((size_t)end + 1);
+
+	assert_true(end >= 0);
+	assert_non_null(data);
+	rewind(fp);
+	assert_int_equal(fread(data, 1, (size_t)end, fp), (size_t)end);
+	*len = (size_t)end;
+	return data;
+}
+
+/*
+ * Output kept in blocks and written later is the bytes written straight,
+ * to a stream without a descriptor (a block a write) and to a file (the
+ * blocks gathered); the same blocks serve again, for a shorter output.
+ */
+static void test_kept_same_bytes(void **state)
+{
+	struct rt_outkept k = {0};
+	size_t nbig = 2 * BUF_SIZE + 77;
+	char *big = malloc(nbig);
+
+	(void)state;
+	assert_non_null(big);
+	for (size_t i = 0; i < nbig; i++)
+		big[i] = (char)('A' + i % 26);
+	size_t rounds[] = {BUF_SIZE - 3, 10, 3 * BUF_SIZE + 1, 0};
+	for (size_t r = 0; r < sizeof(rounds) / sizeof(rounds[0]); r++) {
+		struct sink want, got;
+		FILE *wfp = sink_open(&want), *gfp = sink_open(&got), *file = tmpfile();
+
+		assert_non_null(file);
+		rt_out_init(&out, wfp);
+		fill(&out, rounds[r], '.');
+		emit_mixture(&out, NULL);
+		rt_out_write(&out, big, nbig);
+		emit_mixture(&out, NULL);
+		assert_int_equal(rt_out_flush(&out), 0);
+
+		emit_kept(&k, rounds[r], big, nbig);
+		rt_out_init(&out, gfp);
+		rt_out_str(&out, "<"); /* what the output holds goes first */
+		rt_out_write_kept(&out, &k);
+		assert_int_equal(rt_out_flush(&out), 0);
+		assert_int_equal(got.len, want.len + 1);
+		assert_memory_equal(got.data + 1, want.data, want.len);
+		assert_int_equal(got.calls, k.n + 1);
+
+		rt_out_init(&out, file);
+		rt_out_write_kept(&out, &k);
+		assert_int_equal(rt_out_flush(&out), 0);
+		size_t flen;
+		char *fdata = file_bytes(file, &flen);
+		assert_int_equal(flen, want.len);
+		assert_memory_equal(fdata, want.data, want.len);
+		free(fdata);
+		fclose(file);
+		fclose(wfp);
+		fclose(gfp);
+		free(want.data);
+		free(got.data);
+	}
+	rt_out_kept_free(&k);
+	free(big);
+}
+
+/* A descriptor that takes no more: the error is kept, as for any write. */
+static void test_kept_write_error(void **state)
+{
+	struct rt_outkept k = {0};
+	FILE *full = fopen("/dev/full", "w");
+
+	(void)state;
+	if (!full)
+		skip();
+	emit_kept(&k, BUF_SIZE, "x", 1);
+	rt_out_init(&out, full);
+	rt_out_write_kept(&out, &k);
+	assert_int_equal(out.error, ENOSPC);
+	assert_int_equal(rt_out_flush(&out), ENOSPC);
+	fclose(full);
+	rt_out_kept_free(&k);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -590,6 +692,8 @@ int main(void)
 	    cmocka_unit_test(test_larger_than_buffer),
 	    cmocka_unit_test(test_sticky_error),
 	    cmocka_unit_test(test_error_at_the_boundary),
+	    cmocka_unit_test(test_kept_same_bytes),
+	    cmocka_unit_test(test_kept_write_error),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
