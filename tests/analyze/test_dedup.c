@@ -341,7 +341,7 @@ static void test_bursts_one_timestamp(void **state)
  * 500 us later at the same point (--dup-window 1ms: 5,000 packets wait for
  * their copy). The table grows with the packets seen until a rate can be
  * told over 1 ms, then with the rate: all but the first few copies are
- * found (39,973 of 40,000; with the rate told over each 1024 packets
+ * found (39,984 of 40,000; with the rate told over each 1024 packets
  * alone, 350 were; before the rate's least time, 33,813).
  */
 static void test_window_grows_table(void **state)
