@@ -41,20 +41,26 @@
  * and pushed one another out: counted twice). A new packet takes the first
  * way no copy can come for any more, else the oldest. It starts at the
  * shard's first packet with room for
- * AN_DUP_MIN packets (32 KiB) and doubles, up to AN_DUP_MAX (8 MiB, so
+ * AN_DUP_MIN packets (8 KiB) and doubles, up to AN_DUP_MAX (8 MiB, so
  * that a capture of one busy host pair remembers 262,144 packets), while
  * the packets a copy of could still come (the packet rate times the
  * window; once copies came from two hops, times 100 ms) would fill more
- * than a quarter of it. Such packets pushed out all the same are counted
+ * than an eighth of it. Such packets pushed out all the same are counted
  * (forgotten early). The first size is small so that the tables of every
- * shard stay in a core's cache at the usual rates and window (4096
- * packets a shard, 8 MiB for 64 shards, made a lookup wait for memory:
- * 44% of analyze's time on a capture of 10,000 flows at 10 M packets/s);
- * the size is checked every AN_DUP_CHECK packets, a quarter of the first
- * size, so that packets coming faster fit until the next check.
+ * shard stay in a core's cache at the usual rates and window: 4096
+ * packets a shard (8 MiB for 64 shards) made a lookup wait for memory,
+ * 44% of analyze's time on a capture of 10,000 flows at 10 M packets/s
+ * (16% at 1024 packets, 9% at 256). The size is checked every
+ * AN_DUP_CHECK packets, an eighth of the first size, so that packets
+ * coming faster fit until the next check (a burst of 4000 packets 1 ns
+ * apart, tests/capture/check_big_inputs.py, pushed one out early when
+ * checked every 64); at an eighth full, a set of
+ * eight ways is seldom full of packets still wanted (a table of 512 for
+ * the 100 packets of the window of tests/analyze/test_dedup.c
+ * test_bursts_one_timestamp pushed 9 of its 20,000 out early).
  */
 
-#define AN_DUP_CHECK 256u /* packets between two checks of the table's size (AN_DUP_MIN / 4) */
+#define AN_DUP_CHECK 32u /* packets between two checks of the table's size (AN_DUP_MIN / 8) */
 /* the least time a rate is told from (or the window, when shorter): packets with one timestamp
  * (a microsecond capture's burst) are no rate of one per nanosecond */
 #define AN_DUP_RATE_SPAN_NS 1000000u
@@ -229,7 +235,7 @@ static bool may_be_resend(const struct an_dup_flow *fl, const struct rt_record *
  * The table's size, checked after 2, 4, 8, ... packets, then every
  * AN_DUP_CHECK, and when copies first come from two points: the packets a
  * copy of could still come (the packet rate times the window, or times 100 ms
- * once copies come from two points) should fill at most a quarter of it;
+ * once copies come from two points) should fill at most an eighth of it;
  * double it until they do, up to AN_DUP_MAX. The rate is the packets
  * since the check that began the measure over the time since, that time
  * taken as AN_DUP_RATE_SPAN_NS at least (or the window when shorter): no
@@ -244,7 +250,7 @@ static void dup_size(const struct an_dups *d, struct an_dup_shard *s, uint64_t n
 	double since = (double)(s->inserts - s->rate_inserts);
 	double wanted = since * (double)horizon / (double)(dt > least ? dt : least);
 	uint32_t n = s->nsets;
-	while (wanted * 4 > (double)n * AN_DUP_WAYS && n < AN_DUP_MAX / AN_DUP_WAYS)
+	while (wanted * 8 > (double)n * AN_DUP_WAYS && n < AN_DUP_MAX / AN_DUP_WAYS)
 		n *= 2;
 	if (n != s->nsets)
 		(void)dup_resize(d, s, n, now); /* out of memory: the table stays as it is */

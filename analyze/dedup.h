@@ -9,7 +9,7 @@
 
 #define AN_DUP_HOPS    2            /* capture points remembered per packet */
 #define AN_DUP_SPAN_NS 100000000ull /* copies at another capture point: within 100 ms */
-#define AN_DUP_MIN     (1u << 10)   /* packets a shard remembers at first (32 KiB)... */
+#define AN_DUP_MIN     (1u << 8)    /* packets a shard remembers at first (8 KiB)... */
 #define AN_DUP_MAX     (1u << 18) /* ... and at most (8 MiB: 512 MiB if all 64 shards were that busy) */
 #define AN_DUP_WAYS    8u         /* packets a set holds: four cache lines */
 /*

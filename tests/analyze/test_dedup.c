@@ -272,8 +272,8 @@ static void test_off(void **state)
 }
 
 /*
- * Memory stays bounded: with one capture point the table keeps its first
- * size (at 100 M packets/s it still spans the window); once copies come from
+ * Memory stays bounded: with one capture point the table holds eight times
+ * the packets of the window (100 at 10 M packets/s: 1024); once copies come from
  * two points it grows to AN_DUP_MAX packets at most, those pushed out early
  * counted.
  */
@@ -289,7 +289,7 @@ static void test_bounded(void **state)
 		feed(an, &r);
 	}
 	const struct an_dup_shard *sh = &an->dups.s[an_pair_shard(&r)];
-	assert_int_equal(sh->nsets * AN_DUP_WAYS, AN_DUP_MIN);
+	assert_int_equal(sh->nsets * AN_DUP_WAYS, 1024);
 	assert_true(sh->evicted < 1000); /* chance collisions in a set: under 0.5 % */
 	/* the window is covered: a copy of a packet 5 us old */
 	struct rt_record c = r;
@@ -317,8 +317,8 @@ static void test_bounded(void **state)
 /*
  * Packets that share a timestamp (a microsecond capture's bursts: ten in
  * each microsecond, 10 M packets/s) are no rate of one a nanosecond: the
- * table stays at its first size (before, it grew to its limit from the
- * second packet on).
+ * table holds eight times the window's 100 packets (1024; before, it grew
+ * to its limit from the second packet on).
  */
 static void test_bursts_one_timestamp(void **state)
 {
@@ -331,7 +331,7 @@ static void test_bursts_one_timestamp(void **state)
 		feed(an, &r);
 	}
 	const struct an_dup_shard *sh = &an->dups.s[an_pair_shard(&r)];
-	assert_int_equal(sh->nsets * AN_DUP_WAYS, AN_DUP_MIN);
+	assert_int_equal(sh->nsets * AN_DUP_WAYS, 1024);
 	assert_int_equal(sh->evicted, 0);
 	rt_analyzer_free(an);
 }
@@ -341,7 +341,7 @@ static void test_bursts_one_timestamp(void **state)
  * 500 us later at the same point (--dup-window 1ms: 5,000 packets wait for
  * their copy). The table grows with the packets seen until a rate can be
  * told over 1 ms, then with the rate: all but the first few copies are
- * found (39,984 of 40,000; with the rate told over each 1024 packets
+ * found (all 40,000; with the rate told over each 1024 packets
  * alone, 350 were; before the rate's least time, 33,813).
  */
 static void test_window_grows_table(void **state)
