@@ -90,8 +90,8 @@ static void put_blocks(struct rt_outbuf *o, int fd, const struct rt_outkept *k)
 			iov[n] = (struct iovec){.iov_base = k->block[j] + (j == i ? off : 0),
 			                        .iov_len = k->len[j] - (j == i ? off : 0)};
 		ssize_t w = writev(fd, iov, n);
-		if (w < 0 && errno != EINTR)
-			o->error = errno;
+		if ((w < 0 && errno != EINTR) || w == 0) /* (0: nothing taken, never again) */
+			o->error = w ? errno : EIO;
 		for (size_t left = w > 0 ? (size_t)w : 0; left && i < k->n;) {
 			size_t step = k->len[i] - off < left ? k->len[i] - off : left;
 			left -= step;
