@@ -642,7 +642,7 @@ const struct rt_results *rt_analyzer_results(struct rt_analyzer *an);
 /*
  * A sink: callbacks the analyzer calls, in this order, on the thread that
  * feeds it (bucket() of a sink that sets bucket_apart: an analysis split
- * among 4 threads or more calls it on an output thread of its own, one
+ * among threads calls it on an output thread of its own, one
  * bucket after the other, while the analysis goes on: it may read the
  * flows' keys of `an`, nothing else of it; analyze/README.md, "Threads").
  * Each returns 0 or a negative errno

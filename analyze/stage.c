@@ -515,10 +515,10 @@ int rt_an_stage_start(struct rt_an_stage **out, struct rt_analyzer *an, unsigned
 		                    &st->p[st->started]) == 0;
 		st->started += ok;
 	}
-	if (ok && st->nparts >= STAGE_STAGER_PARTS) {
+	if (ok)
 		an_stage_out_start(st);
+	if (ok && st->nparts >= STAGE_STAGER_PARTS)
 		ok = st->stager_on = pthread_create(&st->stager, NULL, stager_thread, st) == 0;
-	}
 	if (!ok) {
 		rt_an_stage_free(st);
 		return rt_errorf(errbuf, ENOMEM, "analysis threads");
@@ -585,6 +585,7 @@ void rt_an_stage_drain(struct rt_an_stage *st)
 			publish(st);
 		while (st->merged < st->staged)
 			merge_oldest(st);
+		an_stage_out_stop(st);
 	}
 }
 

@@ -20,7 +20,8 @@
  * numbers them), the buckets (the parts' rows of each merged by flow id).
  * With fewer than 4 parts the reading thread stages and makes global; with
  * 4 or more a staging thread does, so that reading is all the reading
- * thread does. rt_an_stage_finish() finishes the parts and `an`, and merges
+ * thread does. A sink whose buckets cost (rt_an_sink.bucket_apart) gets
+ * them on an output thread. rt_an_stage_finish() finishes the parts and `an`, and merges
  * the parts into `an` (rt_analyzer_merge): `an` then reports what one
  * analyzer fed every record reports.
  */

@@ -120,7 +120,7 @@ struct rt_an_stage {
 	pthread_t stager;
 	bool stager_on, ended;        /* ended: the reading thread handed its last batch over */
 	uint64_t stager_cpu_ns;       /* its CPU time, when it ended */
-	struct stage_out *out;        /* with the staging thread: the output thread, or NULL */
+	struct stage_out *out;        /* the output thread, or NULL */
 	uint64_t out_cpu_ns;          /* its CPU time, when it ended */
 	_Atomic int status;           /* the analyzer's status as of the last batch made global */
 	_Atomic uint64_t nflows_seen; /* flows numbered as of the last batch made global */
@@ -186,8 +186,8 @@ bool an_stage_link_add(struct part_out *o, const struct an_rp_share *s);
 /* ---- the output thread (analyze/stage_out.c) ---- */
 
 /*
- * With a staging thread: the analyzer's buckets go to its sinks on a thread
- * of their own from now on, in order, the staging thread only making them
+ * The analyzer's buckets go to its sinks on a thread of their own from now
+ * on, in order, staging (its thread or the reading one) only making them
  * (the sinks read nothing of the analyzer but the flows' keys, which never
  * move). Buckets off, or the thread not started: they go as before.
  */

@@ -1,4 +1,4 @@
-/* The staged analysis' output thread: the analyzer's buckets go to the sinks in order on a thread of their own, so that the staging thread only makes them. */
+/* The staged analysis' output thread: the analyzer's buckets go to the sinks in order on a thread of their own, so that staging only makes them. */
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -17,7 +17,7 @@ struct out_slot {
 	uint32_t cap;
 };
 
-/* A sink's failure on the output thread, told to the analyzer on the staging thread. */
+/* A sink's failure on the output thread, told to the analyzer on the thread that stages. */
 struct out_failure {
 	int rc; /* 0: none */
 	char msg[RT_ERRBUF_SIZE];
@@ -122,7 +122,7 @@ static bool slot_rows(struct stage_out *o, struct out_slot *s, const struct rt_a
 	return true;
 }
 
-/* The analyzer's bucket b handed to the output thread (its an->bk.deliver; on the staging thread). */
+/* The analyzer's bucket b handed to the output thread (its an->bk.deliver; on the thread that stages). */
 static int out_put(void *ctx, const struct rt_an_bucket *b)
 {
 	struct stage_out *o = ctx;
@@ -161,7 +161,7 @@ void an_stage_out_start(struct rt_an_stage *st)
 		return;
 	struct stage_out *o = calloc(1, sizeof(*o));
 	if (!o)
-		return; /* the buckets go to the sinks on the staging thread */
+		return; /* the buckets go to the sinks on the thread that stages */
 	o->st = st;
 	o->an = an;
 	o->deliver = an->bk.deliver;
