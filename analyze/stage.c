@@ -578,15 +578,14 @@ void rt_an_stage_drain(struct rt_an_stage *st)
 		pthread_mutex_unlock(&st->mu);
 		pthread_join(st->stager, NULL);
 		st->stager_on = false;
-		an_stage_out_stop(st);
 	} else {
 		st->filled += last;
 		if (last)
 			publish(st);
 		while (st->merged < st->staged)
 			merge_oldest(st);
-		an_stage_out_stop(st);
 	}
+	an_stage_out_stop(st); /* every bucket made is delivered */
 }
 
 int rt_an_stage_finish(struct rt_an_stage *st, char *errbuf)

@@ -32,23 +32,22 @@ static void put(struct rt_outbuf *o, const void *data, size_t len)
 		o->error = errno ? errno : EIO;
 }
 
-/* The kept block to fill next, k->block[k->n] (made when new); false without memory. */
-static bool kept_block(struct rt_outbuf *o, struct rt_outkept *k)
+/* o fills the kept block k->block[k->n] next (made when new); without memory, o fails (ENOMEM). */
+static void kept_block(struct rt_outbuf *o, struct rt_outkept *k)
 {
 	if (k->n == k->nblock) {
-		char **block = realloc(k->block, (k->nblock + 1) * sizeof(*block));
+		struct rt_outblock *block = realloc(k->block, (k->nblock + 1) * sizeof(*block));
 		if (block)
 			k->block = block;
-		size_t *len = block ? realloc(k->len, (k->nblock + 1) * sizeof(*len)) : NULL;
-		if (len)
-			k->len = len;
-		char *b = len ? malloc(RT_OUTBUF_SIZE) : NULL;
-		if (!b)
-			return false;
-		k->block[k->nblock++] = b;
+		char *data = block ? malloc(RT_OUTBUF_SIZE) : NULL;
+		if (!data) {
+			o->error = ENOMEM;
+			o->buf = o->own; /* written on, never out */
+			return;
+		}
+		k->block[k->nblock++].data = data;
 	}
-	o->buf = k->block[k->n];
-	return true;
+	o->buf = k->block[k->n].data;
 }
 
 int rt_out_flush(struct rt_outbuf *o)
@@ -56,11 +55,8 @@ int rt_out_flush(struct rt_outbuf *o)
 	if (!o->kept) {
 		put(o, o->buf, o->len);
 	} else if (o->len && !o->error) { /* the block stays as it is, the next one is filled */
-		o->kept->len[o->kept->n++] = o->len;
-		if (!kept_block(o, o->kept)) {
-			o->error = ENOMEM;
-			o->buf = o->own;
-		}
+		o->kept->block[o->kept->n++].len = o->len;
+		kept_block(o, o->kept);
 	}
 	o->len = 0;
 	return o->error;
@@ -73,10 +69,7 @@ void rt_out_keep(struct rt_outbuf *o, struct rt_outkept *k)
 	o->len = 0;
 	o->error = 0;
 	k->n = 0;
-	if (!kept_block(o, k)) {
-		o->error = ENOMEM;
-		o->buf = o->own;
-	}
+	kept_block(o, k);
 }
 
 /* The blocks to o's file descriptor in as few writes as it takes (one where it takes them all). */
@@ -87,16 +80,16 @@ static void put_blocks(struct rt_outbuf *o, int fd, const struct rt_outkept *k)
 	while (i < k->n && !o->error) {
 		int n = 0;
 		for (size_t j = i; j < k->n && n < 64; j++, n++)
-			iov[n] = (struct iovec){.iov_base = k->block[j] + (j == i ? off : 0),
-			                        .iov_len = k->len[j] - (j == i ? off : 0)};
+			iov[n] = (struct iovec){.iov_base = k->block[j].data + (j == i ? off : 0),
+			                        .iov_len = k->block[j].len - (j == i ? off : 0)};
 		ssize_t w = writev(fd, iov, n);
 		if ((w < 0 && errno != EINTR) || w == 0) /* (0: nothing taken, never again) */
 			o->error = w ? errno : EIO;
 		for (size_t left = w > 0 ? (size_t)w : 0; left && i < k->n;) {
-			size_t step = k->len[i] - off < left ? k->len[i] - off : left;
+			size_t step = k->block[i].len - off < left ? k->block[i].len - off : left;
 			left -= step;
 			off += step;
-			if (off == k->len[i]) {
+			if (off == k->block[i].len) {
 				i++;
 				off = 0;
 			}
@@ -113,15 +106,14 @@ void rt_out_write_kept(struct rt_outbuf *o, const struct rt_outkept *k)
 		return;
 	}
 	for (size_t i = 0; i < k->n; i++) /* a stream without a descriptor (a memory stream) */
-		put(o, k->block[i], k->len[i]);
+		put(o, k->block[i].data, k->block[i].len);
 }
 
 void rt_out_kept_free(struct rt_outkept *k)
 {
 	for (size_t i = 0; i < k->nblock; i++)
-		free(k->block[i]);
+		free(k->block[i].data);
 	free(k->block);
-	free(k->len);
 	*k = (struct rt_outkept){0};
 }
 

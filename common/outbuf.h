@@ -15,8 +15,10 @@
  * written in order by another.
  */
 struct rt_outkept {
-	char **block;  /* RT_OUTBUF_SIZE bytes each, kept for the next use */
-	size_t *len;   /* the bytes of each of the first n */
+	struct rt_outblock {
+		char *data; /* RT_OUTBUF_SIZE bytes, kept for the next use */
+		size_t len; /* the bytes it holds (the first n blocks) */
+	} * block;
 	size_t n;      /* full (or last) blocks so far */
 	size_t nblock; /* allocated */
 };

@@ -582,7 +582,7 @@ static void emit_kept(struct rt_outkept *k, size_t before, const char *big, size
 	emit_mixture(&kept, NULL);
 	assert_int_equal(rt_out_flush(&kept), 0);
 	for (size_t i = 0; i < k->n; i++)
-		assert_true(k->len[i] > 0 && k->len[i] <= BUF_SIZE);
+		assert_true(k->block[i].len > 0 && k->block[i].len <= BUF_SIZE);
 }
 
 /* The bytes of `fp` (a file) from its start, and how many. */
