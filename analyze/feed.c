@@ -113,7 +113,7 @@ static void start_threads(struct rt_an_feed *f)
 		return;
 	/* threads that cannot start: fewer of them, or fed on this one */
 	if (!f->fanout && rt_an_stage_fits(f->an) &&
-	    rt_an_stage_start(&f->stage, f->an, f->threads, eb) == 0)
+	    rt_an_stage_start(&f->stage, f->an, f->threads, 0, eb) == 0)
 		return;
 	f->stage = NULL;
 	if (rt_an_feeder_start(&f->feeder, f->an, f->fanout, eb) < 0)

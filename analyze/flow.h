@@ -213,15 +213,24 @@ static inline void an_key_of(struct rt_an_flow_key *k, const struct rt_record *r
  * splits by (analyze/stage.c), and duplicate detection's tables.
  */
 #define AN_SHARDS 64u
-/* The shard of an unordered host pair (IP addresses of 16 bytes, IPv4 in the first 4); 0 without IP. */
+/*
+ * The shard of an unordered host pair: IP addresses of 4 bytes (IPv4) or 16
+ * (a record's 16, IPv4 in the first 4 and zeros after, hash as its 4); 0
+ * without IP.
+ */
 static inline unsigned an_pair_shard_of(uint8_t ip_version, const uint8_t *src_ip,
                                         const uint8_t *dst_ip)
 {
 	if (!ip_version)
 		return 0;
-	uint64_t a[2], b[2];
-	memcpy(a, src_ip, 16);
-	memcpy(b, dst_ip, 16);
+	uint64_t a[2] = {0, 0}, b[2] = {0, 0};
+	if (ip_version == 4) { /* read where they lie: no copy through memory first */
+		memcpy(a, src_ip, 4);
+		memcpy(b, dst_ip, 4);
+	} else {
+		memcpy(a, src_ip, 16);
+		memcpy(b, dst_ip, 16);
+	}
 	/* symmetric in the two addresses: a sum and a product of each word */
 	uint64_t s0 = a[0] + b[0], s1 = a[1] + b[1];
 	uint64_t p0 = (a[0] | 1) * (b[0] | 1), p1 = (a[1] | 1) * (b[1] | 1);

@@ -2,6 +2,7 @@
 #include "analyze/stage.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,16 +16,20 @@ bool rt_an_stage_fits(const struct rt_analyzer *an)
 	       !an->o.max_flows && !an->tot.c.packets;
 }
 
-/* One part's records of a batch, fed to its analyzer. */
-static void part_batch(struct part *p, struct batch *b)
+/*
+ * Part p's frames of its next batch b, from where it stopped, those
+ * numbered up to `upto`, fed to its analyzer; true once it went through
+ * the batch.
+ */
+static bool part_run(struct part *p, struct batch *b, uint64_t upto)
 {
 	struct rt_analyzer *an = p->an;
 	struct part_out *out = &b->out[p->idx];
 	struct an_ep_log *log = &out->log;
 	an->ep.log = log;
 	p->bk_out = &out->bk;
-	unsigned end = b->start[p->idx + 1];
-	for (unsigned j = b->start[p->idx]; j < end; j++) {
+	unsigned end = b->start[p->idx + 1], j = b->start[p->idx] + p->j;
+	for (; j < end && b->frame0 + b->order[j] <= upto; j++) {
 		unsigned i = b->order[j];
 		/*
 		 * The frames come from another core (reading, staging): each slot asked
@@ -62,6 +67,9 @@ static void part_batch(struct part *p, struct batch *b)
 		out->flags[i] = fl;
 		atomic_store_explicit(&out->through, i + 1, memory_order_release);
 	}
+	p->j = j - b->start[p->idx];
+	if (j < end)
+		return false;
 	atomic_store_explicit(&out->through, b->n, memory_order_release);
 	/* the links take what every part went through, here when free (else the next part, the stage) */
 	if (pthread_mutex_trylock(&p->st->links_mu) == 0) {
@@ -73,30 +81,136 @@ static void part_batch(struct part *p, struct batch *b)
 		an->now = b->s[b->n - 1].now;
 		an_advance(an, an->now);
 	}
+	return true;
 }
 
-static void *part_thread(void *arg)
+/* The number of part p's next frame to feed (in batch p->next, handed over); UINT64_MAX when it has none left there. */
+static uint64_t part_next_frame(const struct rt_an_stage *st, const struct part *p)
 {
-	struct part *p = arg;
-	struct rt_an_stage *st = p->st;
-	for (uint64_t next = 0;; next++) {
+	const struct batch *b = batch_at(st, p->next);
+	unsigned j = b->start[p->idx] + p->j;
+	return j < b->start[p->idx + 1] ? b->frame0 + b->order[j] : UINT64_MAX;
+}
+
+/*
+ * A part no thread holds with a batch handed over to go through, taken
+ * (held), the one furthest behind: one of the thread's own (`home`), else
+ * one that has not moved for STAGE_MOVE_AFTER batches, made the thread's
+ * own (a part that moves to another core takes its flows' cache lines
+ * along: dear, so the parts move only to even the threads' work out).
+ * With `upto` set (home UINT_MAX), any part whose next frame is numbered
+ * up to it, for now. NULL when none. Under mu.
+ */
+static struct part *claim(struct rt_an_stage *st, uint64_t upto, unsigned home)
+{
+	struct part *own = NULL, *other = NULL;
+	for (unsigned k = 0; k < st->nparts; k++) {
+		struct part *p = &st->p[k];
+		if (p->held || p->next >= st->staged ||
+		    (upto != UINT64_MAX && part_next_frame(st, p) > upto))
+			continue;
+		struct part **best = p->home == home || home == UINT_MAX ? &own : &other;
+		if (!*best || p->next < (*best)->next)
+			*best = p;
+	}
+	if (!own && other && other->next >= other->moved + STAGE_MOVE_AFTER) {
+		own = other;
+		own->home = home;
+		own->moved = own->next;
+	}
+	if (own)
+		own->held = true;
+	return own;
+}
+
+/*
+ * A part has a batch to go through (handed over, or let go with one):
+ * every thread that waits is woken, its own thread (the reading one
+ * waits for `done` or `freed`, a worker for `work`) among them, for
+ * the others may not take it yet. Under mu.
+ */
+static void wake_all(struct rt_an_stage *st)
+{
+	pthread_cond_broadcast(&st->work);
+	pthread_cond_broadcast(&st->done);
+	pthread_cond_broadcast(&st->freed);
+}
+
+/*
+ * Part p (held) fed its next batch as far as `upto`, then let go: once
+ * through the batch, on to the next one, and the batch one part fewer to
+ * wait for.
+ */
+static void run_part(struct rt_an_stage *st, struct part *p, uint64_t upto)
+{
+	struct batch *b = batch_at(st, p->next);
+	bool through = part_run(p, b, upto);
+	pthread_mutex_lock(&st->mu);
+	p->held = false;
+	if (through) {
+		p->next++;
+		p->j = 0;
+	}
+	if (p->next < st->staged)
+		wake_all(st);
+	pthread_mutex_unlock(&st->mu);
+	if (through && atomic_fetch_sub(&b->pending, 1) == 1) {
 		pthread_mutex_lock(&st->mu);
-		while (next == st->staged && !st->quit)
-			pthread_cond_wait(&st->work, &st->mu);
-		bool end = next == st->staged;
+		pthread_cond_broadcast(&st->done);
 		pthread_mutex_unlock(&st->mu);
-		if (end) {
-			p->cpu_ns = rt_clock_ns(CLOCK_THREAD_CPUTIME_ID);
-			return NULL;
-		}
-		struct batch *b = batch_at(st, next);
-		part_batch(p, b);
-		if (atomic_fetch_sub(&b->pending, 1) == 1) {
-			pthread_mutex_lock(&st->mu);
-			pthread_cond_broadcast(&st->done);
+	}
+}
+
+/*
+ * A thread that would wait (for a batch to be made global, for room in
+ * the ring) goes through a part's batch instead when one is there to take;
+ * else it waits on `cond`. Under mu; true when it went through one (mu let
+ * go meanwhile).
+ */
+static bool help_or_wait(struct rt_an_stage *st, pthread_cond_t *cond, unsigned home)
+{
+	struct part *p = claim(st, UINT64_MAX, home);
+	if (!p) {
+		pthread_cond_wait(cond, &st->mu);
+		return false;
+	}
+	pthread_mutex_unlock(&st->mu);
+	run_part(st, p, UINT64_MAX);
+	pthread_mutex_lock(&st->mu);
+	return true;
+}
+
+bool an_stage_help(struct rt_an_stage *st, uint64_t upto)
+{
+	pthread_mutex_lock(&st->mu);
+	struct part *p = claim(st, upto, UINT_MAX);
+	pthread_mutex_unlock(&st->mu);
+	if (p)
+		run_part(st, p, upto);
+	return p != NULL;
+}
+
+/* A worker: the parts' batches, the one furthest behind first, until the stage ends. */
+static void *worker_thread(void *arg)
+{
+	struct worker *w = arg;
+	struct rt_an_stage *st = w->st;
+	pthread_mutex_lock(&st->mu);
+	for (;;) {
+		struct part *p = claim(st, UINT64_MAX, w->home);
+		if (p) {
 			pthread_mutex_unlock(&st->mu);
+			run_part(st, p, UINT64_MAX);
+			pthread_mutex_lock(&st->mu);
+		} else if (st->quit) {
+			break; /* (the batches handed over before it are gone through by the parts held) */
+		} else {
+			pthread_cond_wait(&st->work, &st->mu);
 		}
 	}
+	pthread_mutex_unlock(&st->mu);
+	w->cpu_ns = rt_clock_ns(CLOCK_THREAD_CPUTIME_ID);
+	return NULL;
 }
 
 /* Room for the stage's flow ids up to n (a key's chunk made when its first flow comes). */
@@ -227,7 +341,7 @@ static void merge_oldest(struct rt_an_stage *st)
 	if (atomic_load(&b->pending)) {
 		pthread_mutex_lock(&st->mu);
 		while (atomic_load(&b->pending))
-			pthread_cond_wait(&st->done, &st->mu);
+			help_or_wait(st, &st->done, 0);
 		pthread_mutex_unlock(&st->mu);
 	}
 	global_batch(st, b);
@@ -265,13 +379,15 @@ static void stage_slots(struct rt_an_stage *st, struct batch *b)
 		if (ts > st->now)
 			st->now = ts;
 		sl->now = st->now;
-		uint8_t ipver, src[16], dst[16];
+		uint8_t ipver;
 		bool pfc = false;
-		if (rt_dissect_addresses(&sl->f, &ipver, src, dst)) {
-			b->part[i] = (uint8_t)(an_pair_shard_of(ipver, src, dst) % st->nparts);
+		const uint8_t *src = rt_dissect_addresses(&sl->f, &ipver);
+		if (src) {
+			b->part[i] =
+			    st->part_of[an_pair_shard_of(ipver, src, src + (ipver == 4 ? 4 : 16))];
 		} else {
 			rt_dissect(&st->light, &sl->f, &st->scratch);
-			b->part[i] = (uint8_t)(an_pair_shard(&st->scratch) % st->nparts);
+			b->part[i] = st->part_of[an_pair_shard(&st->scratch)];
 			pfc = st->scratch.kind == RT_KIND_PFC || st->scratch.kind == RT_KIND_PAUSE;
 		}
 		if (st->pfc.active && st->now >= st->pfc.next_expiry)
@@ -310,13 +426,13 @@ static void publish(struct rt_an_stage *st)
 	/* once the stage ends (quit), the parts are through with the batches they have: no more */
 	if (!st->quit) {
 		st->staged++;
-		pthread_cond_broadcast(&st->work);
+		wake_all(st);
 	}
 	pthread_mutex_unlock(&st->mu);
 }
 
 /*
- * The staging thread (with STAGE_STAGER_PARTS parts or more): it stages the
+ * The staging thread (with STAGE_STAGER_THREADS threads or more): it stages the
  * batches the reading thread hands over and makes them global once the
  * parts went through them, so that the reading thread only reads.
  */
@@ -336,7 +452,7 @@ static void *stager_thread(void *arg)
 			pthread_mutex_unlock(&st->mu);
 			publish(st);
 		} else {
-			pthread_cond_wait(&st->done, &st->mu);
+			help_or_wait(st, &st->done, UINT_MAX);
 			continue;
 		}
 		pthread_mutex_lock(&st->mu);
@@ -350,11 +466,11 @@ static void *stager_thread(void *arg)
 static void hand_over(struct rt_an_stage *st)
 {
 	pthread_mutex_lock(&st->mu);
-	st->filled++;
+	st->fill = batch_at(st, ++st->filled);
 	if (st->stager_on) {
 		pthread_cond_signal(&st->done);
 		while (st->filled - st->merged == st->nb)
-			pthread_cond_wait(&st->freed, &st->mu);
+			help_or_wait(st, &st->freed, 0);
 		pthread_mutex_unlock(&st->mu);
 		return;
 	}
@@ -367,7 +483,7 @@ static void hand_over(struct rt_an_stage *st)
 
 int rt_an_stage_frame(struct rt_an_stage *st, const struct rt_frame *frame)
 {
-	struct batch *b = batch_at(st, st->filled);
+	struct batch *b = st->fill;
 	if (rt_frame_bytes_add(&b->bytes, frame, &b->s[b->n].f) < 0)
 		return -ENOMEM;
 	if (!b->n)
@@ -422,7 +538,7 @@ static void stop_threads(struct rt_an_stage *st)
 	st->stager_on = false;
 	an_stage_out_stop(st);
 	for (unsigned k = 0; k < st->started; k++)
-		pthread_join(st->p[k].th, NULL);
+		pthread_join(st->w[k].th, NULL);
 	st->started = 0;
 }
 
@@ -450,6 +566,7 @@ void rt_an_stage_free(struct rt_an_stage *st)
 	st->an->bk.take_rows = NULL;
 	free(st->b);
 	free(st->p);
+	free(st->w);
 	free(st->mark);
 	an_pfc_free(&st->pfc);
 	pthread_cond_destroy(&st->work);
@@ -460,21 +577,27 @@ void rt_an_stage_free(struct rt_an_stage *st)
 	free(st);
 }
 
-int rt_an_stage_start(struct rt_an_stage **out, struct rt_analyzer *an, unsigned parts,
-                      char *errbuf)
+int rt_an_stage_start(struct rt_an_stage **out, struct rt_analyzer *an, unsigned threads,
+                      unsigned parts, char *errbuf)
 {
 	struct rt_an_stage *st = calloc(1, sizeof(*st));
 	if (!st)
 		return rt_errorf(errbuf, ENOMEM, "analysis threads");
 	st->an = an;
 	st->reader_cpu0 = rt_clock_ns(CLOCK_THREAD_CPUTIME_ID);
+	if (!parts)
+		parts = STAGE_PARTS_PER_THREAD * threads;
 	st->nparts = parts < STAGE_PARTS_MAX ? parts : STAGE_PARTS_MAX;
+	st->nworkers = threads > 1 ? threads - 1 : 1;
+	st->nthreads = st->nworkers + 1;
+	for (unsigned k = 0; k < AN_SHARDS; k++)
+		st->part_of[k] = (uint8_t)(k % st->nparts);
 	rt_dissect_opts_init(&st->decode);
 	st->decode.udp_port = an->o.udp_port;
 	st->light = st->decode;
 	st->light.addresses_only = true;
 	/* room to run ahead while a thread waits for a CPU: 64 Ki frames at least */
-	st->nb = 2 * st->nparts + 2 < 16 ? 16 : 2 * st->nparts + 2;
+	st->nb = 2 * threads + 2 < 16 ? 16 : 2 * threads + 2;
 	/* the ring's frames in STAGE_RING_BYTES (a batch of big frames holds fewer than STAGE_BATCH) */
 	st->batch_bytes = STAGE_RING_BYTES / st->nb < STAGE_BATCH_BYTES_MIN
 	                      ? STAGE_BATCH_BYTES_MIN
@@ -490,13 +613,15 @@ int rt_an_stage_start(struct rt_an_stage **out, struct rt_analyzer *an, unsigned
 		an->stage_keys = st->keys;
 	if ((st->p = aligned_alloc(_Alignof(struct part), st->nparts * sizeof(*st->p))))
 		memset(st->p, 0, st->nparts * sizeof(*st->p));
-	bool ok = st->b && st->p && st->keys;
+	st->w = calloc(st->nworkers, sizeof(*st->w));
+	st->fill = st->b;
+	bool ok = st->b && st->p && st->w && st->keys;
 	for (unsigned i = 0; ok && i < st->nb; i++)
 		ok = (st->b[i].out = part_outs_new(st->nparts)) != NULL;
 	ok = ok && (st->end = part_outs_new(st->nparts));
 	for (unsigned k = 0; ok && k < st->nparts; k++) {
 		struct part *p = &st->p[k];
-		*p = (struct part){.st = st, .idx = k};
+		*p = (struct part){.st = st, .idx = k, .home = k % st->nthreads};
 		ok = (p->an = rt_analyzer_new(&an->o, errbuf)) != NULL;
 		if (ok) {
 			p->an->part = true;
@@ -510,14 +635,16 @@ int rt_an_stage_start(struct rt_an_stage **out, struct rt_analyzer *an, unsigned
 				an_bk_start(&p->an->bk, an->bk.len, an_stage_part_bucket, p);
 		}
 	}
-	while (ok && st->started < st->nparts) {
-		ok = pthread_create(&st->p[st->started].th, NULL, part_thread,
-		                    &st->p[st->started]) == 0;
+	while (ok && st->started < st->nworkers) {
+		st->w[st->started].st = st;
+		st->w[st->started].home = st->started + 1; /* (the reading thread's: 0) */
+		ok = pthread_create(&st->w[st->started].th, NULL, worker_thread,
+		                    &st->w[st->started]) == 0;
 		st->started += ok;
 	}
 	if (ok)
 		an_stage_out_start(st);
-	if (ok && st->nparts >= STAGE_STAGER_PARTS)
+	if (ok && threads >= STAGE_STAGER_THREADS)
 		ok = st->stager_on = pthread_create(&st->stager, NULL, stager_thread, st) == 0;
 	if (!ok) {
 		rt_an_stage_free(st);
@@ -551,11 +678,11 @@ static void print_thread_times(const struct rt_an_stage *st)
 	double reader = (double)(rt_clock_ns(CLOCK_THREAD_CPUTIME_ID) - st->reader_cpu0) / 1e9;
 	fprintf(stderr,
 	        "rocetrace: thread times: reading %.3f s CPU for %llu frames (%.2f M frames/s "
-	        "handed out); parts",
+	        "handed out); workers",
 	        reader, (unsigned long long)st->frames,
 	        reader > 0 ? (double)st->frames / reader / 1e6 : 0.0);
-	for (unsigned k = 0; k < st->nparts; k++)
-		fprintf(stderr, " %.3f", (double)st->p[k].cpu_ns / 1e9);
+	for (unsigned k = 0; k < st->nworkers; k++)
+		fprintf(stderr, " %.3f", (double)st->w[k].cpu_ns / 1e9);
 	fprintf(stderr, " s");
 	if (st->stager_cpu_ns) {
 		double stager = (double)st->stager_cpu_ns / 1e9;

@@ -33,9 +33,13 @@ struct rt_an_stage;
  * --max-flows (analyze/README.md, "Threads").
  */
 bool rt_an_stage_fits(const struct rt_analyzer *an);
-/* Start `parts` (2 or more) threads for `an`. 0 or a negative errno with errbuf filled. */
-int rt_an_stage_start(struct rt_an_stage **out, struct rt_analyzer *an, unsigned parts,
-                      char *errbuf);
+/*
+ * Split `an` into `parts` (0: STAGE_PARTS_PER_THREAD for each thread) that
+ * `threads` (2 or more: the reading thread and threads - 1 started here)
+ * go through. 0 or a negative errno with errbuf filled.
+ */
+int rt_an_stage_start(struct rt_an_stage **out, struct rt_analyzer *an, unsigned threads,
+                      unsigned parts, char *errbuf);
 /*
  * The next frame (its data copied): to its part. The analysis' own
  * decoding: the pump hands the frames over undecoded (rt_pump_sink's

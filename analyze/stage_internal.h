@@ -14,12 +14,14 @@
 
 #define STAGE_BATCH     4096u /* frames a batch holds */
 #define STAGE_PARTS_MAX 64u
-#define STAGE_STAGER_PARTS                                                                         \
-	4u /* parts from which a thread of its own stages and merges the batches */
-#define STAGE_RING_BYTES      (32u << 20) /* the frames' bytes in the ring, about */
-#define STAGE_BATCH_BYTES_MIN (256u << 10)
-#define LINK_CHUNK            256u /* a part's links of a batch are kept in chunks of this many */
-#define STAGE_AHEAD           4u   /* a part's frames asked for ahead of the one it feeds */
+#define STAGE_STAGER_THREADS                                                                       \
+	4u /* threads from which one of its own stages and merges the batches */
+#define STAGE_PARTS_PER_THREAD 4u  /* parts, for the threads to share the work out evenly */
+#define STAGE_MOVE_AFTER       64u /* batches a part stays with a thread before it may move again */
+#define STAGE_RING_BYTES       (32u << 20) /* the frames' bytes in the ring, about */
+#define STAGE_BATCH_BYTES_MIN  (256u << 10)
+#define LINK_CHUNK             256u /* a part's links of a batch are kept in chunks of this many */
+#define STAGE_AHEAD            4u   /* a part's frames asked for ahead of the one it feeds */
 /* the flow keys' chunks: every id of 32 bits (the table of chunks made at once: they never move) */
 #define STAGE_KEY_CHUNKS ((size_t)UINT32_MAX / AN_KEY_CHUNK + 1)
 #define FLAG_DISORDERED  1u  /* a frame so far was older than the one before it */
@@ -92,8 +94,14 @@ struct part { /* each on cache lines of its own: a part writes its own at every 
 	_Alignas(64) struct rt_an_stage *st;
 	unsigned idx;
 	struct rt_analyzer *an;
-	pthread_t th;
-	uint32_t *gid; /* its flow ids -> the stage's (one analyzer's numbering) */
+	/* under the stage's mu: the batch it goes through next, the frames of its there it went through */
+	uint64_t next;
+	unsigned j;
+	bool held; /* a thread goes through its batch now */
+	unsigned
+	    home; /* the thread that goes through its batches (the reading thread 0, worker w w + 1) */
+	uint64_t moved; /* its batch when it last moved to another thread */
+	uint32_t *gid;  /* its flow ids -> the stage's (one analyzer's numbering) */
 	uint32_t ngid, capgid;
 	struct bucket_log *bk_out; /* where its buckets go now */
 	struct rt_record rec;      /* the frame being fed, decoded */
@@ -101,7 +109,14 @@ struct part { /* each on cache lines of its own: a part writes its own at every 
 	uint64_t ts;               /* its time */
 	uint32_t len;              /* its length on the wire */
 	struct an_rp_share share;  /* the stage's links, for its RP reaction */
-	uint64_t cpu_ns;           /* its thread's CPU time, when it ended */
+};
+
+/* A thread that goes through the parts' batches. */
+struct worker {
+	struct rt_an_stage *st;
+	pthread_t th;
+	unsigned home;   /* its parts: those whose home it is */
+	uint64_t cpu_ns; /* its CPU time, when it ended */
 };
 
 struct rt_an_stage {
@@ -109,13 +124,16 @@ struct rt_an_stage {
 	unsigned nparts, nb;
 	struct batch *b;
 	struct part *p;
-	unsigned started; /* threads running */
+	struct worker *w;
+	unsigned nworkers, started; /* workers: to start, running */
+	unsigned nthreads;          /* the workers and the reading thread */
 	/*
 	 * batches (numbers; mod nb the place): [merged, staged) with the parts,
 	 * [staged, filled) handed over by the reading thread, `filled` the one
 	 * being filled
 	 */
 	uint64_t filled, staged, merged;
+	struct batch *fill; /* the one being filled (batch_at(filled)) */
 	/* the staging thread (stager_on), when the batches are not staged on the reading thread */
 	pthread_t stager;
 	bool stager_on, ended;        /* ended: the reading thread handed its last batch over */
@@ -128,7 +146,7 @@ struct rt_an_stage {
 	_Alignas(64) uint64_t frames; /* frames handed over */
 	/*
 	 * staging's, written at every frame (the staging thread's, or with fewer
-	 * than STAGE_STAGER_PARTS parts the reading thread's)
+	 * than STAGE_STAGER_THREADS threads the reading thread's)
 	 */
 	_Alignas(64) uint64_t now,
 	    prev_ts; /* the clock (the highest time so far), the time before */
@@ -145,6 +163,7 @@ struct rt_an_stage {
 	struct rt_an_flow_row *rows;     /* a bucket's rows, the parts' merged */
 	uint32_t caprows;
 	bool nomem;
+	uint8_t part_of[AN_SHARDS];           /* the part of each shard of host pairs */
 	struct rt_dissect_opts decode, light; /* the parts' decoding; staging's (addresses) */
 	struct rt_record scratch;             /* staging's record */
 	struct an_pfc pfc;                    /* staging's PFC/PAUSE state, for each frame's part */
@@ -182,6 +201,14 @@ void an_stage_links_lock(void *ctx);
 void an_stage_links_unlock(void *ctx);
 /* A part's packet on a link, logged for the links (false when out of memory: the stage fails). */
 bool an_stage_link_add(struct part_out *o, const struct an_rp_share *s);
+
+/*
+ * A part no thread holds whose next frame is numbered up to `upto`, fed
+ * its frames as far as that: what a part waiting for the frames before its
+ * own does meanwhile (the part it waits for may have no thread). False when
+ * there was none.
+ */
+bool an_stage_help(struct rt_an_stage *st, uint64_t upto);
 
 /* ---- the output thread (analyze/stage_out.c) ---- */
 

@@ -15,12 +15,19 @@
 bool an_stage_links_take(struct rt_an_stage *st, uint64_t upto)
 {
 	struct an_rp_ctx *c = &st->an->rpx;
+	struct batch *b = batch_at(st, st->links_seq);
+	/*
+	 * how far each part went, read again only when a frame lies beyond it: a
+	 * part writes its own at every frame, and reading it at every frame here
+	 * would take the cache line from its core each time
+	 */
+	unsigned through[STAGE_PARTS_MAX] = {0};
 	while (st->links_at < upto) {
 		uint64_t n = st->links_at; /* frame n + 1 */
-		struct batch *b = batch_at(st, st->links_seq);
-		unsigned i = st->links_slot;
-		struct part_out *o = &b->out[b->part[i]];
-		if (atomic_load_explicit(&o->through, memory_order_acquire) <= i)
+		unsigned i = st->links_slot, k = b->part[i];
+		struct part_out *o = &b->out[k];
+		if (through[k] <= i &&
+		    (through[k] = atomic_load_explicit(&o->through, memory_order_acquire)) <= i)
 			return false;
 		uint8_t fl = o->flags[i];
 		if (fl & FLAG_LINK) {
@@ -35,9 +42,10 @@ bool an_stage_links_take(struct rt_an_stage *st, uint64_t upto)
 		st->links_at++;
 		if (++st->links_slot ==
 		    b->n) { /* on to the next batch before this one is used again */
-			st->links_seq++;
+			b = batch_at(st, ++st->links_seq);
 			st->links_slot = 0;
 			memset(st->link_at, 0, sizeof(st->link_at));
+			memset(through, 0, sizeof(through));
 		}
 	}
 	return true;
@@ -59,8 +67,11 @@ void an_stage_links_lock(void *ctx)
 		if (an_stage_links_take(st, upto))
 			break;
 		pthread_mutex_unlock(&st->links_mu);
-		/* a few turns given up, then short sleeps: a part behind may be waiting for a CPU */
-		if (tries < 64)
+		/* a part behind that no thread holds: this one feeds it; else a few turns given up,
+		 * then short sleeps (a part behind may be waiting for a CPU) */
+		if (an_stage_help(st, upto))
+			tries = 0;
+		else if (tries < 64)
 			sched_yield();
 		else
 			nanosleep(&(struct timespec){.tv_nsec = 20000}, NULL);

@@ -437,36 +437,32 @@ int rt_dissect(const struct rt_dissect_opts *opts, const struct rt_frame *frame,
 
 /*
  * The IP addresses of a common frame without decoding it: an Ethernet frame
- * (one VLAN tag at most) holding IPv4 or IPv6 that is not GRE. True and
- * *ip_version, src_ip, dst_ip (16 bytes each, IPv4 in the first 4) as
- * rt_dissect() with addresses_only gives them; false for any other frame
- * (decode it). Inline: a caller that hashes the addresses at once (the
- * staged analysis, for every frame) gets them in registers.
+ * (one VLAN tag at most) holding IPv4 or IPv6 that is not GRE. The source
+ * address where it lies in the frame, the destination right after it (4
+ * bytes each for IPv4, 16 for IPv6), and *ip_version, as rt_dissect() with
+ * addresses_only gives them; NULL for any other frame (decode it). Inline,
+ * the addresses read in place: the staged analysis hashes them for every
+ * frame.
  */
-static inline bool rt_dissect_addresses(const struct rt_frame *frame, uint8_t *ip_version,
-                                        uint8_t src_ip[16], uint8_t dst_ip[16])
+static inline const uint8_t *rt_dissect_addresses(const struct rt_frame *frame, uint8_t *ip_version)
 {
 	const uint8_t *p = frame->data;
 	uint32_t cap = frame->caplen, off = 14; /* Ethernet header */
 	/* room for a VLAN tag and an IPv6 header, as the decode wants */
 	if (frame->linktype != RT_LINK_ETHERNET || cap < 14 + 4 + 40)
-		return false;
+		return NULL;
 	uint16_t type = (uint16_t)(p[12] << 8 | p[13]);
 	if (type == 0x8100) { /* one VLAN tag */
 		type = (uint16_t)(p[16] << 8 | p[17]);
 		off += 4;
 	}
 	/* the checks the IPv4/IPv6 decode makes before it holds the addresses, and no GRE (47) */
-	unsigned ver = p[off] >> 4, len = ver == 4 ? 4 : 16, at = ver == 4 ? 12 : 8;
+	unsigned ver = p[off] >> 4;
 	if (!((type == 0x0800 && ver == 4) || (type == 0x86DD && ver == 6)) ||
 	    p[off + (ver == 4 ? 9 : 6)] == 47)
-		return false;
+		return NULL;
 	*ip_version = (uint8_t)ver;
-	memset(src_ip, 0, 16);
-	memset(dst_ip, 0, 16);
-	memcpy(src_ip, p + off + at, len);
-	memcpy(dst_ip, p + off + at + len, len);
-	return true;
+	return p + off + (ver == 4 ? 12 : 8);
 }
 
 /*

@@ -59,15 +59,17 @@ static inline void read_frames(const char *path, struct frames *out)
 
 /*
  * The frames through `an` (decoded here, numbered from 1), or through a
- * stage of `parts` threads over it (parts > 1); finished.
+ * stage of `threads` threads over it (threads > 1) split into `parts` (0:
+ * the stage's default); finished.
  */
-static inline void feed_frames(struct rt_analyzer *an, const struct frames *fr, unsigned parts)
+static inline void feed_frames(struct rt_analyzer *an, const struct frames *fr, unsigned threads,
+                               unsigned parts)
 {
 	char errbuf[RT_ERRBUF_SIZE];
 	struct rt_an_stage *st = NULL;
-	if (parts > 1) {
+	if (threads > 1) {
 		assert_true(rt_an_stage_fits(an));
-		assert_int_equal(rt_an_stage_start(&st, an, parts, errbuf), 0);
+		assert_int_equal(rt_an_stage_start(&st, an, threads, parts, errbuf), 0);
 	}
 	struct rt_dissect_opts dopts;
 	rt_dissect_opts_init(&dopts);

@@ -141,7 +141,7 @@ static struct rt_partial *partial_of(const struct frames *fr, unsigned parts)
 	struct rt_analyzer_opts o = partial_opts(1, 3);
 	struct rt_analyzer *an = new_an_opts(&o);
 	rt_analyzer_one_point(an);
-	feed_frames(an, fr, parts);
+	feed_frames(an, fr, parts, 0);
 	return take(an, "h");
 }
 

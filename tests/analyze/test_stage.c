@@ -28,8 +28,8 @@ static void read_dcqcn(struct frames *out)
 	read_frames(path, out);
 }
 
-/* The frames through one analyzer (decoded here), or through a stage of `parts`: its JSON report and its timeline of 100 us buckets. */
-static char *analyze(const struct frames *fr, unsigned parts)
+/* The frames through one analyzer (decoded here), or through a stage of `threads` split into `parts` (0: its default): its JSON report and its timeline of 100 us buckets. */
+static char *analyze(const struct frames *fr, unsigned threads, unsigned parts)
 {
 	char errbuf[RT_ERRBUF_SIZE];
 	struct rt_analyzer *an = new_an(0);
@@ -42,7 +42,7 @@ static char *analyze(const struct frames *fr, unsigned parts)
 	struct rt_an_timeline_opts to = {.bucket_ns = 100 * US};
 	assert_int_equal(rt_an_timeline_sink(tl, &to, &sink, errbuf), 0);
 	assert_int_equal(rt_analyzer_add_sink(an, &sink, errbuf), 0);
-	feed_frames(an, fr, parts);
+	feed_frames(an, fr, threads, parts);
 	char *json = report_json(an);
 	rt_analyzer_free(an);
 	assert_int_equal(fclose(tl), 0);
@@ -56,10 +56,13 @@ static char *analyze(const struct frames *fr, unsigned parts)
 }
 
 /*
- * Every scenario at 2, 3 and 4 parts: the incast's senders share the link
- * toward one receiver across host pairs (the RP reaction's full-link test
- * reads every part's packets on it), the pause scenarios' windows and stalls
- * read the pauses of frames in no part's host pairs.
+ * Every scenario at 2, 3 and 4 threads (each with its default parts), and
+ * with 2 threads over 2 to 64 parts (one thread started: the parts it
+ * waits for in the links have no thread of their own, and are fed by the
+ * one that waits): the incast's senders share the link toward one receiver
+ * across host pairs (the RP reaction's full-link test reads every part's
+ * packets on it), the pause scenarios' windows and stalls read the pauses of
+ * frames in no part's host pairs.
  */
 static void test_scenarios_alike(void **state)
 {
@@ -75,12 +78,14 @@ static void test_scenarios_alike(void **state)
 		snprintf(path, sizeof(path), "%s/%s", scenario_dir, e->d_name);
 		struct frames fr;
 		read_frames(path, &fr);
-		char *one = analyze(&fr, 1);
-		for (unsigned parts = 2; parts <= 4; parts++) {
-			char *split = analyze(&fr, parts);
+		char *one = analyze(&fr, 1, 0);
+		static const unsigned runs[][2] = {{2, 0}, {3, 0}, {4, 0}, {2, 2}, {2, 5}, {2, 64}};
+		for (unsigned r = 0; r < sizeof(runs) / sizeof(runs[0]); r++) {
+			char *split = analyze(&fr, runs[r][0], runs[r][1]);
 			if (strcmp(one, split))
-				fail_msg("%s: %u parts report otherwise than one analyzer",
-				         e->d_name, parts);
+				fail_msg("%s: %u threads, %u parts report otherwise than one "
+				         "analyzer",
+				         e->d_name, runs[r][0], runs[r][1]);
 			free(split);
 		}
 		free(one);
@@ -143,13 +148,13 @@ static void test_pauses_handed(void **state)
 			           pfc + (size_t)(storm + cnps++) * RT_MACC_FRAME_LEN);
 	}
 	assert_true(cnps > 10);
-	char *one = analyze(&fr, 1);
+	char *one = analyze(&fr, 1, 0);
 	/* the one analyzer set CNP windows apart for the pauses */
 	assert_true(count_str(one, "\"pause_in_window\":0,") <
 	            count_str(one, "\"pause_in_window\":"));
 	assert_non_null(strstr(one, "\"pfc_storm\""));
 	for (unsigned parts = 2; parts <= 4; parts++) {
-		char *split = analyze(&fr, parts);
+		char *split = analyze(&fr, parts, 0);
 		if (strcmp(one, split))
 			fail_msg("%u parts report otherwise than one analyzer", parts);
 		free(split);
@@ -188,9 +193,9 @@ static void test_pause_after_last_frame(void **state)
 		fr.f = cut;
 		fr.n = i + 11;
 		insert_pfc(&fr, fr.n, all[i + 10].ts_ns + 1, 65535, pfc);
-		char *one = analyze(&fr, 1);
+		char *one = analyze(&fr, 1, 0);
 		for (unsigned parts = 2; parts <= 8; parts++) {
-			char *split = analyze(&fr, parts);
+			char *split = analyze(&fr, parts, 0);
 			if (strcmp(one, split))
 				fail_msg("cut %u frames after a CNP: %u parts report otherwise",
 				         i + 11, parts);
@@ -231,9 +236,9 @@ static void test_many_batches(void **state)
 		insert_pfc(&fr, fr.n - n / 2, fr.f[fr.n - n / 2].ts_ns, 1000, pfc[t]);
 	}
 	assert_true(fr.n > 20 * 4096);
-	char *one = analyze(&fr, 1);
+	char *one = analyze(&fr, 1, 0);
 	for (unsigned parts = 2; parts <= 8; parts++) {
-		char *split = analyze(&fr, parts);
+		char *split = analyze(&fr, parts, 0);
 		if (strcmp(one, split))
 			fail_msg("%u parts report otherwise than one analyzer", parts);
 		free(split);
@@ -295,7 +300,7 @@ static void test_sink_fails_midway(void **state)
 		add_counting_sink(an, &good);
 		struct rt_an_stage *st = NULL;
 		if (parts > 1)
-			assert_int_equal(rt_an_stage_start(&st, an, parts, errbuf), 0);
+			assert_int_equal(rt_an_stage_start(&st, an, parts, 0, errbuf), 0);
 		struct rt_dissect_opts dopts;
 		rt_dissect_opts_init(&dopts);
 		for (unsigned i = 0; i < fr.n; i++) {
@@ -336,7 +341,7 @@ static void test_freed_mid_run(void **state)
 		struct counting_sink sink = {0}; /* from 4 parts: an output thread too */
 		add_counting_sink(an, &sink);
 		struct rt_an_stage *st = NULL;
-		assert_int_equal(rt_an_stage_start(&st, an, parts, errbuf), 0);
+		assert_int_equal(rt_an_stage_start(&st, an, parts, 0, errbuf), 0);
 		for (unsigned rep = 0; rep < 4; rep++) /* past a batch or more */
 			for (unsigned i = 0; i < fr.n; i++)
 				assert_int_equal(rt_an_stage_frame(st, &fr.f[i]), 0);
