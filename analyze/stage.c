@@ -557,6 +557,8 @@ void rt_an_stage_free(struct rt_an_stage *st)
 	}
 	part_outs_free(st->end, st->nparts);
 	free(st->rows);
+	free(st->idbits);
+	free(st->idrank);
 	for (size_t c = 0; st->keys && c < STAGE_KEY_CHUNKS && st->keys[c]; c++)
 		free(st->keys[c]);
 	free(st->keys);
@@ -642,10 +644,10 @@ int rt_an_stage_start(struct rt_an_stage **out, struct rt_analyzer *an, unsigned
 		                    &st->w[st->started]) == 0;
 		st->started += ok;
 	}
-	if (ok)
+	if (ok && threads >= STAGE_STAGER_THREADS) {
 		an_stage_out_start(st);
-	if (ok && threads >= STAGE_STAGER_THREADS)
 		ok = st->stager_on = pthread_create(&st->stager, NULL, stager_thread, st) == 0;
+	}
 	if (!ok) {
 		rt_an_stage_free(st);
 		return rt_errorf(errbuf, ENOMEM, "analysis threads");

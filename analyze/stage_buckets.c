@@ -74,6 +74,57 @@ static inline uint64_t head_key(const struct rt_an_stage *st, const struct bucke
 	return at < e->nrows ? (uint64_t)row_id(st, k, e->row0 + at) << 8 | k : UINT64_MAX;
 }
 
+/*
+ * The rows of the parts' entries e[] (stage ids lo..hi, each once) put in
+ * st->rows by id, each straight to its rank: the ids marked in a bitmap,
+ * each word given the count of the ids before it. For ids dense enough
+ * that the bitmap is short beside the rows: a row costs a copy and two
+ * reads of its id, where the merge compares every part's next row for
+ * each. False when out of memory (the merge does it).
+ */
+static bool rank_rows(struct rt_an_stage *st, const struct bucket_entry *const *e, uint32_t lo,
+                      uint32_t hi)
+{
+	uint32_t nwords = (hi - lo) / 64 + 1;
+	if (nwords > st->capbits) {
+		uint64_t *nb = calloc(nwords, sizeof(*nb));
+		uint32_t *nr = malloc((size_t)nwords * sizeof(*nr));
+		if (!nb || !nr) {
+			free(nb);
+			free(nr);
+			return false;
+		}
+		free(st->idbits);
+		free(st->idrank);
+		st->idbits = nb;
+		st->idrank = nr;
+		st->capbits = nwords;
+	}
+	uint64_t *bits = st->idbits;
+	for (unsigned k = 0; k < st->nparts; k++)
+		for (uint32_t r = 0; e[k] && r < e[k]->nrows; r++) {
+			uint32_t d = row_id(st, k, e[k]->row0 + r) - lo;
+			bits[d / 64] |= 1ull << (d % 64);
+		}
+	for (uint32_t w = 0, sum = 0; w < nwords; w++) {
+		st->idrank[w] = sum;
+		sum += (uint32_t)__builtin_popcountll(bits[w]);
+	}
+	for (unsigned k = 0; k < st->nparts; k++)
+		for (uint32_t r = 0; e[k] && r < e[k]->nrows; r++) {
+			uint32_t id = row_id(st, k, e[k]->row0 + r), d = id - lo;
+			uint32_t at =
+			    st->idrank[d / 64] +
+			    (uint32_t)__builtin_popcountll(bits[d / 64] & ((1ull << (d % 64)) - 1));
+			struct rt_an_flow_row *o = &st->rows[at];
+			*o = st->bks[k].bk.rows[e[k]->row0 + r];
+			o->id = id;
+			o->selected = id < st->nflows && st->selected[id];
+		}
+	memset(bits, 0, (size_t)nwords * sizeof(*bits));
+	return true;
+}
+
 uint32_t an_stage_rows(void *ctx, uint64_t t, const struct rt_an_flow_row **rows)
 {
 	struct rt_an_stage *st = ctx;
@@ -109,10 +160,23 @@ uint32_t an_stage_rows(void *ctx, uint64_t t, const struct rt_an_flow_row **rows
 	/*
 	 * each part's rows are in id order (a part numbers its flows in frame
 	 * order, as the stage does): the least of the parts' next rows first, a
-	 * minimum over a few words kept at hand (a heap's branches cost more)
+	 * minimum over a few words kept at hand (a heap's branches cost more);
+	 * or, when the ids are dense, each row straight to its rank
 	 */
-	for (unsigned k = 0; k < st->nparts; k++)
+	uint32_t lo = UINT32_MAX, hi = 0;
+	for (unsigned k = 0; k < st->nparts; k++) {
 		head[k] = e[k] ? head_key(st, e[k], 0, k) : UINT64_MAX;
+		if (!e[k] || !e[k]->nrows)
+			continue;
+		uint32_t first = (uint32_t)(head[k] >> 8),
+		         last = row_id(st, k, e[k]->row0 + e[k]->nrows - 1);
+		lo = first < lo ? first : lo;
+		hi = last > hi ? last : hi;
+	}
+	if (n && hi != AN_NONE && (hi - lo) / 64 < n && rank_rows(st, e, lo, hi)) {
+		*rows = st->rows;
+		return n;
+	}
 	for (uint32_t r = 0; r < n; r++) {
 		uint64_t m = head[0];
 		for (unsigned k = 1; k < st->nparts; k++)

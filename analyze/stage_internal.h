@@ -162,6 +162,9 @@ struct rt_an_stage {
 	uint32_t bk_at[STAGE_PARTS_MAX]; /* the next entry of each */
 	struct rt_an_flow_row *rows;     /* a bucket's rows, the parts' merged */
 	uint32_t caprows;
+	uint64_t *idbits; /* the ids of a bucket's rows (rank_rows: all 0 between buckets) */
+	uint32_t *idrank; /* by word of idbits: the ids before it */
+	uint32_t capbits; /* words of both */
 	bool nomem;
 	uint8_t part_of[AN_SHARDS];           /* the part of each shard of host pairs */
 	struct rt_dissect_opts decode, light; /* the parts' decoding; staging's (addresses) */

@@ -1,4 +1,4 @@
-/* Unit tests of the staged analysis (--threads): each scenario's frames split among 2, 3 and 4 parts report what one analyzer fed every frame reports. */
+/* Unit tests of the staged analysis (--threads): each scenario's frames split among 2, 3 and 4 threads, and 2 threads over 2 to 64 parts, report what one analyzer fed every frame reports. */
 #include <dirent.h>
 #include <errno.h>
 #include <setjmp.h>
@@ -153,10 +153,10 @@ static void test_pauses_handed(void **state)
 	assert_true(count_str(one, "\"pause_in_window\":0,") <
 	            count_str(one, "\"pause_in_window\":"));
 	assert_non_null(strstr(one, "\"pfc_storm\""));
-	for (unsigned parts = 2; parts <= 4; parts++) {
-		char *split = analyze(&fr, parts, 0);
+	for (unsigned threads = 2; threads <= 4; threads++) {
+		char *split = analyze(&fr, threads, 0);
 		if (strcmp(one, split))
-			fail_msg("%u parts report otherwise than one analyzer", parts);
+			fail_msg("%u threads report otherwise than one analyzer", threads);
 		free(split);
 	}
 	free(one);
@@ -194,11 +194,11 @@ static void test_pause_after_last_frame(void **state)
 		fr.n = i + 11;
 		insert_pfc(&fr, fr.n, all[i + 10].ts_ns + 1, 65535, pfc);
 		char *one = analyze(&fr, 1, 0);
-		for (unsigned parts = 2; parts <= 8; parts++) {
-			char *split = analyze(&fr, parts, 0);
+		for (unsigned threads = 2; threads <= 8; threads++) {
+			char *split = analyze(&fr, threads, 0);
 			if (strcmp(one, split))
-				fail_msg("cut %u frames after a CNP: %u parts report otherwise",
-				         i + 11, parts);
+				fail_msg("cut %u frames after a CNP: %u threads report otherwise",
+				         i + 11, threads);
 			free(split);
 		}
 		free(one);
@@ -214,7 +214,7 @@ static void test_pause_after_last_frame(void **state)
  * batches than the ring holds: the reading thread waits for a place made
  * free, the ring's batches are used again, the links taken across batches,
  * a part's buckets closed in one batch and merged in another), at 2 to 8
- * parts (a staging thread from 4).
+ * threads (a staging thread from 4).
  */
 #define TILES 40
 static void test_many_batches(void **state)
@@ -237,10 +237,10 @@ static void test_many_batches(void **state)
 	}
 	assert_true(fr.n > 20 * 4096);
 	char *one = analyze(&fr, 1, 0);
-	for (unsigned parts = 2; parts <= 8; parts++) {
-		char *split = analyze(&fr, parts, 0);
+	for (unsigned threads = 2; threads <= 8; threads++) {
+		char *split = analyze(&fr, threads, 0);
 		if (strcmp(one, split))
-			fail_msg("%u parts report otherwise than one analyzer", parts);
+			fail_msg("%u threads report otherwise than one analyzer", threads);
 		free(split);
 	}
 	free(one);
@@ -280,7 +280,7 @@ static void add_counting_sink(struct rt_analyzer *an, struct counting_sink *c)
 }
 
 /*
- * A sink that fails part-way, beside one that does not: from 4 parts the
+ * A sink that fails part-way, beside one that does not: from 4 threads the
  * buckets reach them on the output thread; the failing one is given no
  * bucket after its failure, the other every bucket in order, and the
  * analysis ends with the failure, as with one analyzer.
@@ -292,15 +292,15 @@ static void test_sink_fails_midway(void **state)
 	struct frames fr;
 	read_dcqcn(&fr);
 	struct counting_sink one = {0};
-	for (unsigned parts = 1; parts <= 8; parts++) {
+	for (unsigned threads = 1; threads <= 8; threads++) {
 		struct rt_analyzer *an = new_an(0);
 		rt_analyzer_one_point(an);
 		struct counting_sink bad = {.fail_at = 3}, good = {0};
 		add_counting_sink(an, &bad);
 		add_counting_sink(an, &good);
 		struct rt_an_stage *st = NULL;
-		if (parts > 1)
-			assert_int_equal(rt_an_stage_start(&st, an, parts, 0, errbuf), 0);
+		if (threads > 1)
+			assert_int_equal(rt_an_stage_start(&st, an, threads, 0, errbuf), 0);
 		struct rt_dissect_opts dopts;
 		rt_dissect_opts_init(&dopts);
 		for (unsigned i = 0; i < fr.n; i++) {
@@ -317,7 +317,7 @@ static void test_sink_fails_midway(void **state)
 		assert_string_equal(errbuf, "sink 3 full");
 		assert_int_equal(bad.buckets, 3);
 		assert_false(good.disordered);
-		if (parts == 1)
+		if (threads == 1)
 			one = good;
 		assert_true(good.buckets > 10);
 		assert_int_equal(good.buckets, one.buckets);
@@ -335,13 +335,13 @@ static void test_freed_mid_run(void **state)
 	char errbuf[RT_ERRBUF_SIZE];
 	struct frames fr;
 	read_dcqcn(&fr);
-	for (unsigned parts = 2; parts <= 8; parts++) {
+	for (unsigned threads = 2; threads <= 8; threads++) {
 		struct rt_analyzer *an = new_an(0);
 		rt_analyzer_one_point(an);
-		struct counting_sink sink = {0}; /* from 4 parts: an output thread too */
+		struct counting_sink sink = {0}; /* from 4 threads: an output thread too */
 		add_counting_sink(an, &sink);
 		struct rt_an_stage *st = NULL;
-		assert_int_equal(rt_an_stage_start(&st, an, parts, 0, errbuf), 0);
+		assert_int_equal(rt_an_stage_start(&st, an, threads, 0, errbuf), 0);
 		for (unsigned rep = 0; rep < 4; rep++) /* past a batch or more */
 			for (unsigned i = 0; i < fr.n; i++)
 				assert_int_equal(rt_an_stage_frame(st, &fr.f[i]), 0);
