@@ -59,12 +59,15 @@ static bool part_run(struct part *p, struct batch *b, uint64_t upto)
 		rt_dissect(&p->st->decode, &b->s[i].f, &p->rec);
 		p->rec.point = 0; /* one capture point */
 		rt_analyzer_feed_frame(an, &p->rec, p->cur);
-		uint8_t fl = an->copied ? FLAG_COPY : 0;
-		if (p->share.pending && an_stage_link_add(out, &p->share))
-			fl |= FLAG_LINK;
-		if (p->share.turned_on)
-			fl |= FLAG_LINKS_ON;
-		out->flags[i] = fl;
+		if (an->copied) {
+			out->copies[i / 64] |= 1ull << (i % 64);
+			out->any_copy = true;
+		}
+		if (p->share.pending)
+			an_stage_link_add(out, &p->share, i);
+		if (p->share.turned_on &&
+		    !atomic_load_explicit(&out->links_on, memory_order_relaxed))
+			atomic_store_explicit(&out->links_on, i + 1, memory_order_relaxed);
 		atomic_store_explicit(&out->through, i + 1, memory_order_release);
 	}
 	p->j = j - b->start[p->idx];
@@ -305,7 +308,8 @@ static void global_batch(struct rt_an_stage *st, struct batch *b)
 		const struct rt_frame *fr = &b->s[i].f;
 		uint64_t now = b->s[i].now;
 		unsigned k = b->part[i];
-		bool copy = b->out[k].flags[i] & FLAG_COPY;
+		const struct part_out *o = &b->out[k];
+		bool copy = o->any_copy && (o->copies[i / 64] >> (i % 64) & 1);
 		an->now = now;
 		an_frame_clock(an, fr->ts_ns, fr->wirelen);
 		if (copy) {
@@ -326,8 +330,12 @@ static void global_batch(struct rt_an_stage *st, struct batch *b)
 		struct part_out *o = &b->out[k];
 		o->log.n = o->log.nkeys = 0;
 		o->log.nomem = false;
-		o->nlinks = 0;
+		atomic_store_explicit(&o->nlinks, 0, memory_order_relaxed);
+		atomic_store_explicit(&o->links_on, 0, memory_order_relaxed);
 		o->links_nomem = false;
+		if (o->any_copy)
+			memset(o->copies, 0, sizeof(o->copies));
+		o->any_copy = false;
 		an_stage_bucket_log_clear(&o->bk);
 	}
 	b->n = 0;

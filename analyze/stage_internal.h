@@ -24,12 +24,9 @@
 #define STAGE_AHEAD            4u   /* a part's frames asked for ahead of the one it feeds */
 /* the flow keys' chunks: every id of 32 bits (the table of chunks made at once: they never move) */
 #define STAGE_KEY_CHUNKS ((size_t)UINT32_MAX / AN_KEY_CHUNK + 1)
-#define FLAG_DISORDERED  1u  /* a frame so far was older than the one before it */
-#define FLAG_COPY        2u  /* the part found it a copy of a packet counted before */
-#define FLAG_PFC         4u  /* PFC or PAUSE: the stage handles it (decoded again) */
-#define FLAG_PAUSED      8u  /* a pause ran at it (before or after it, for a PFC/PAUSE frame) */
-#define FLAG_LINK        16u /* the part found it a packet on a link toward a receiver */
-#define FLAG_LINKS_ON    32u /* the part found it turned the links on (a CE mark, a CNP) */
+#define FLAG_DISORDERED  1u /* a frame so far was older than the one before it */
+#define FLAG_PFC         4u /* PFC or PAUSE: the stage handles it (decoded again) */
+#define FLAG_PAUSED      8u /* a pause ran at it (before or after it, for a PFC/PAUSE frame) */
 
 _Static_assert(RT_PUMP_BATCH <= STAGE_BATCH, "a batch of the pump fits in a stage's batch");
 
@@ -47,8 +44,9 @@ struct bucket_log {
 	bool nomem;
 };
 
-/* A part's packet on a link toward a receiver (FLAG_LINK), in its log of a batch. */
+/* A part's packet on a link toward a receiver, in its log of a batch. */
 struct link_entry {
+	uint16_t slot; /* its frame's */
 	uint8_t ipver, point;
 	uint8_t dst[16];
 };
@@ -60,13 +58,19 @@ struct link_entry {
  */
 struct part_out {
 	_Alignas(64) atomic_uint through; /* the slots it went through (release) */
-	uint8_t flags[STAGE_BATCH];       /* FLAG_COPY, FLAG_LINK, FLAG_LINKS_ON of its frames */
-	/* its FLAG_LINK frames' links, in slot order, in chunks that never move (the links read them) */
+	/*
+	 * its frames' packets on a link, in slot order, in chunks that never
+	 * move; how many (release: the links read them as it goes); the first
+	 * slot that turned the links on (a CE mark, a CNP) + 1, 0 for none
+	 */
 	struct link_entry *links[STAGE_BATCH / LINK_CHUNK];
-	uint32_t nlinks;
+	atomic_uint nlinks, links_on;
 	bool links_nomem;
-	struct an_ep_log log; /* what its episodes are made of, by slot */
-	struct bucket_log bk; /* the buckets it closed */
+	bool any_copy; /* a frame of it was a copy of a packet counted before */
+	uint64_t
+	    copies[STAGE_BATCH / 64]; /* which (by slot; read once it went through the batch) */
+	struct an_ep_log log;         /* what its episodes are made of, by slot */
+	struct bucket_log bk;         /* the buckets it closed */
 };
 
 /* A frame in a batch and what staging hands its part with it: one place, few cache lines. */
@@ -178,8 +182,11 @@ struct rt_an_stage {
 	unsigned links_slot;
 	uint64_t links_fed; /* a frame whose own packet they took ahead of its turn (0: none) */
 	uint32_t link_at[STAGE_PARTS_MAX]; /* in the batch they take: each part's next link entry */
-	uint64_t reader_cpu0;              /* the reading thread's CPU time at the start */
-	size_t batch_bytes; /* a batch is handed over once its frames' bytes reach this */
+	/* and as each part was when last read: its slots gone through, links, links_on (0: read it) */
+	uint32_t took_through[STAGE_PARTS_MAX], took_links[STAGE_PARTS_MAX],
+	    took_on[STAGE_PARTS_MAX];
+	uint64_t reader_cpu0; /* the reading thread's CPU time at the start */
+	size_t batch_bytes;   /* a batch is handed over once its frames' bytes reach this */
 	pthread_mutex_t mu;
 	/* work: a batch for the parts; done: a batch for the stager (handed over, or every part
 	 * went through it); freed: a batch made global, its place free for the reading thread */
@@ -202,8 +209,8 @@ bool an_stage_links_take(struct rt_an_stage *st, uint64_t upto);
 /* A part's an_rp_share lock and unlock (ctx: its struct part). */
 void an_stage_links_lock(void *ctx);
 void an_stage_links_unlock(void *ctx);
-/* A part's packet on a link, logged for the links (false when out of memory: the stage fails). */
-bool an_stage_link_add(struct part_out *o, const struct an_rp_share *s);
+/* A part's packet on a link, that of slot `slot`, logged for the links (false when out of memory: the stage fails). */
+bool an_stage_link_add(struct part_out *o, const struct an_rp_share *s, unsigned slot);
 
 /*
  * A part no thread holds whose next frame is numbered up to `upto`, fed

@@ -16,28 +16,33 @@ bool an_stage_links_take(struct rt_an_stage *st, uint64_t upto)
 {
 	struct an_rp_ctx *c = &st->an->rpx;
 	struct batch *b = batch_at(st, st->links_seq);
-	/*
-	 * how far each part went, read again only when a frame lies beyond it: a
-	 * part writes its own at every frame, and reading it at every frame here
-	 * would take the cache line from its core each time
-	 */
-	unsigned through[STAGE_PARTS_MAX] = {0};
 	while (st->links_at < upto) {
 		uint64_t n = st->links_at; /* frame n + 1 */
 		unsigned i = st->links_slot, k = b->part[i];
 		struct part_out *o = &b->out[k];
-		if (through[k] <= i &&
-		    (through[k] = atomic_load_explicit(&o->through, memory_order_acquire)) <= i)
-			return false;
-		uint8_t fl = o->flags[i];
-		if (fl & FLAG_LINK) {
-			uint32_t j = st->link_at[b->part[i]]++;
-			const struct link_entry *l = &o->links[j / LINK_CHUNK][j % LINK_CHUNK];
+		/*
+		 * how far the part went, read again only when a frame lies beyond it:
+		 * a part writes its own at every frame, and reading it at every frame
+		 * here would take the cache line from its core each time
+		 */
+		if (st->took_through[k] <= i) {
+			st->took_through[k] =
+			    atomic_load_explicit(&o->through, memory_order_acquire);
+			if (st->took_through[k] <= i)
+				return false;
+			st->took_links[k] = atomic_load_explicit(&o->nlinks, memory_order_acquire);
+			st->took_on[k] = atomic_load_explicit(&o->links_on, memory_order_relaxed);
+		}
+		uint32_t j = st->link_at[k];
+		const struct link_entry *l =
+		    j < st->took_links[k] ? &o->links[j / LINK_CHUNK][j % LINK_CHUNK] : NULL;
+		if (l && l->slot == i) {
+			st->link_at[k]++;
 			if (c->links_on && st->links_fed != n + 1)
 				an_rp_links_packet(c->lk, l->ipver, l->dst, l->point,
 				                   b->s[i].f.ts_ns, b->s[i].f.wirelen);
 		}
-		if (fl & FLAG_LINKS_ON)
+		if (st->took_on[k] == i + 1)
 			c->links_on = true;
 		st->links_at++;
 		if (++st->links_slot ==
@@ -45,7 +50,7 @@ bool an_stage_links_take(struct rt_an_stage *st, uint64_t upto)
 			b = batch_at(st, ++st->links_seq);
 			st->links_slot = 0;
 			memset(st->link_at, 0, sizeof(st->link_at));
-			memset(through, 0, sizeof(through));
+			memset(st->took_through, 0, sizeof(st->took_through));
 		}
 	}
 	return true;
@@ -92,16 +97,19 @@ void an_stage_links_unlock(void *ctx)
 }
 
 /* A part's packet on a link, logged for the links (false when out of memory: the stage fails). */
-bool an_stage_link_add(struct part_out *o, const struct an_rp_share *s)
+bool an_stage_link_add(struct part_out *o, const struct an_rp_share *s, unsigned slot)
 {
-	struct link_entry **c = &o->links[o->nlinks / LINK_CHUNK];
+	unsigned n = atomic_load_explicit(&o->nlinks, memory_order_relaxed);
+	struct link_entry **c = &o->links[n / LINK_CHUNK];
 	if (!*c && !(*c = malloc(LINK_CHUNK * sizeof(**c)))) {
 		o->links_nomem = true;
 		return false;
 	}
-	struct link_entry *l = &(*c)[o->nlinks++ % LINK_CHUNK];
+	struct link_entry *l = &(*c)[n % LINK_CHUNK];
+	l->slot = (uint16_t)slot;
 	l->ipver = s->ipver;
 	l->point = s->point;
 	memcpy(l->dst, s->dst, sizeof(l->dst));
+	atomic_store_explicit(&o->nlinks, n + 1, memory_order_release);
 	return true;
 }
