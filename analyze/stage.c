@@ -170,7 +170,8 @@ static void run_part(struct rt_an_stage *st, struct part *p, uint64_t upto)
  * else it waits on `cond`. Under mu; true when it went through one (mu let
  * go meanwhile).
  */
-static bool help_or_wait(struct rt_an_stage *st, pthread_cond_t *cond, unsigned home)
+static bool help_or_wait(struct rt_an_stage *st, pthread_cond_t *cond, unsigned home,
+                         uint64_t *spent)
 {
 	struct part *p = claim(st, UINT64_MAX, home);
 	if (!p) {
@@ -178,7 +179,11 @@ static bool help_or_wait(struct rt_an_stage *st, pthread_cond_t *cond, unsigned 
 		return false;
 	}
 	pthread_mutex_unlock(&st->mu);
+	/* with ROCETRACE_THREAD_TIMES, the CPU time it spends there (its own work is the rest) */
+	uint64_t t0 = st->times ? rt_clock_ns(CLOCK_THREAD_CPUTIME_ID) : 0;
 	run_part(st, p, UINT64_MAX);
+	if (st->times)
+		*spent += rt_clock_ns(CLOCK_THREAD_CPUTIME_ID) - t0;
 	pthread_mutex_lock(&st->mu);
 	return true;
 }
@@ -349,7 +354,7 @@ static void merge_oldest(struct rt_an_stage *st)
 	if (atomic_load(&b->pending)) {
 		pthread_mutex_lock(&st->mu);
 		while (atomic_load(&b->pending))
-			help_or_wait(st, &st->done, 0);
+			help_or_wait(st, &st->done, 0, &st->reader_help_ns);
 		pthread_mutex_unlock(&st->mu);
 	}
 	global_batch(st, b);
@@ -460,7 +465,7 @@ static void *stager_thread(void *arg)
 			pthread_mutex_unlock(&st->mu);
 			publish(st);
 		} else {
-			help_or_wait(st, &st->done, UINT_MAX);
+			help_or_wait(st, &st->done, UINT_MAX, &st->stager_help_ns);
 			continue;
 		}
 		pthread_mutex_lock(&st->mu);
@@ -478,7 +483,7 @@ static void hand_over(struct rt_an_stage *st)
 	if (st->stager_on) {
 		pthread_cond_signal(&st->done);
 		while (st->filled - st->merged == st->nb)
-			help_or_wait(st, &st->freed, 0);
+			help_or_wait(st, &st->freed, 0, &st->reader_help_ns);
 		pthread_mutex_unlock(&st->mu);
 		return;
 	}
@@ -595,6 +600,9 @@ int rt_an_stage_start(struct rt_an_stage **out, struct rt_analyzer *an, unsigned
 		return rt_errorf(errbuf, ENOMEM, "analysis threads");
 	st->an = an;
 	st->reader_cpu0 = rt_clock_ns(CLOCK_THREAD_CPUTIME_ID);
+	st->times = getenv("ROCETRACE_THREAD_TIMES") != NULL;
+	threads =
+	    threads < STAGE_PARTS_MAX ? threads : STAGE_PARTS_MAX; /* (a part each, at most) */
 	if (!parts)
 		parts = STAGE_PARTS_PER_THREAD * threads;
 	st->nparts = parts < STAGE_PARTS_MAX ? parts : STAGE_PARTS_MAX;
@@ -681,23 +689,26 @@ static void settle_flows(struct rt_an_stage *st)
 
 /*
  * ROCETRACE_THREAD_TIMES set (docs/PERFORMANCE.md): each thread's CPU time
- * on stderr, the reading thread's as the frames it can hand out a second.
+ * on stderr, the reading and staging threads' own (the parts' batches they
+ * went through apart) as the frames they can hand out a second.
  */
 static void print_thread_times(const struct rt_an_stage *st)
 {
-	double reader = (double)(rt_clock_ns(CLOCK_THREAD_CPUTIME_ID) - st->reader_cpu0) / 1e9;
+	double all = (double)(rt_clock_ns(CLOCK_THREAD_CPUTIME_ID) - st->reader_cpu0) / 1e9;
+	double help = (double)st->reader_help_ns / 1e9, reader = all - help;
 	fprintf(stderr,
-	        "rocetrace: thread times: reading %.3f s CPU for %llu frames (%.2f M frames/s "
-	        "handed out); workers",
+	        "rocetrace: thread times: reading %.3f s CPU of its own for %llu frames (%.2f M "
+	        "frames/s handed out), %.3f s on the parts' batches; workers",
 	        reader, (unsigned long long)st->frames,
-	        reader > 0 ? (double)st->frames / reader / 1e6 : 0.0);
+	        reader > 0 ? (double)st->frames / reader / 1e6 : 0.0, help);
 	for (unsigned k = 0; k < st->nworkers; k++)
 		fprintf(stderr, " %.3f", (double)st->w[k].cpu_ns / 1e9);
 	fprintf(stderr, " s");
 	if (st->stager_cpu_ns) {
-		double stager = (double)st->stager_cpu_ns / 1e9;
-		fprintf(stderr, "; staging %.3f s (%.2f M frames/s)", stager,
-		        stager > 0 ? (double)st->frames / stager / 1e6 : 0.0);
+		double shelp = (double)st->stager_help_ns / 1e9;
+		double stager = (double)st->stager_cpu_ns / 1e9 - shelp;
+		fprintf(stderr, "; staging %.3f s (%.2f M frames/s), %.3f s on the parts' batches",
+		        stager, stager > 0 ? (double)st->frames / stager / 1e6 : 0.0, shelp);
 	}
 	if (st->out_cpu_ns)
 		fprintf(stderr, "; output %.3f s", (double)st->out_cpu_ns / 1e9);
@@ -730,7 +741,7 @@ int rt_an_stage_finish(struct rt_an_stage *st, char *errbuf)
 	struct rt_analyzer *an = st->an;
 	rt_an_stage_drain(st);
 	stop_threads(st);
-	if (getenv("ROCETRACE_THREAD_TIMES"))
+	if (st->times)
 		print_thread_times(st);
 	int rc = 0;
 	for (unsigned k = 0; k < st->nparts; k++) {

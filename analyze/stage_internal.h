@@ -186,7 +186,10 @@ struct rt_an_stage {
 	uint32_t took_through[STAGE_PARTS_MAX], took_links[STAGE_PARTS_MAX],
 	    took_on[STAGE_PARTS_MAX];
 	uint64_t reader_cpu0; /* the reading thread's CPU time at the start */
-	size_t batch_bytes;   /* a batch is handed over once its frames' bytes reach this */
+	bool times;           /* ROCETRACE_THREAD_TIMES: the threads' CPU times kept */
+	/* the CPU time the reading and staging threads spent on parts' batches (with `times`) */
+	uint64_t reader_help_ns, stager_help_ns;
+	size_t batch_bytes; /* a batch is handed over once its frames' bytes reach this */
 	pthread_mutex_t mu;
 	/* work: a batch for the parts; done: a batch for the stager (handed over, or every part
 	 * went through it); freed: a batch made global, its place free for the reading thread */

@@ -32,9 +32,10 @@ if command -v tcpdump >/dev/null; then
 fi
 bench_time "reader: read and decode (dissect --count)" "$scaling_frames" \
 	"$ROCETRACE" dissect --count --threads 1 "$scaling_file"
-# the reading side alone, from its CPU time (ROCETRACE_THREAD_TIMES): the frames it can hand out a second when
-# it never waits for a part. With 2 or 3 parts the reading thread also stages each batch and makes it global;
-# from 4 parts (analyze/README.md, "Threads") it only reads and copies, a staging thread doing the rest.
+# the reading side alone, from its own CPU time (ROCETRACE_THREAD_TIMES; the parts' batches it goes through
+# when it would wait apart): the frames it can hand out a second when it never waits for a part. With 2 or 3
+# threads the reading thread also stages each batch and makes it global; from 4 (analyze/README.md,
+# "Threads") it only reads and copies, a staging thread doing the rest.
 scaling_reader_row() { # LABEL THREADS FIELD: FIELD "reading" or "staging"
 	scaling_s=$(ROCETRACE_THREAD_TIMES=1 "$ROCETRACE" analyze --json --threads "$2" "$scaling_file" 2>&1 >/dev/null |
 		sed -n "s/^rocetrace: thread times: .*$3 \([0-9.]*\) s.*/\1/p")
@@ -44,9 +45,9 @@ scaling_reader_row() { # LABEL THREADS FIELD: FIELD "reading" or "staging"
 		}'
 	fi
 }
-scaling_reader_row "reader alone, 2 parts (reads, stages, merges)" 2 reading
-scaling_reader_row "reader alone, 4+ parts (reads, copies)" 4 reading
-scaling_reader_row "stager alone, 4+ parts (stages, merges)" 4 staging
+scaling_reader_row "reader alone, 2 threads (reads, stages, merges)" 2 reading
+scaling_reader_row "reader alone, 4+ threads (reads, copies)" 4 reading
+scaling_reader_row "stager alone, 4+ threads (stages, merges)" 4 staging
 # each command at every thread count in turn, BENCH_REPEAT rounds: the machine's speed drifts over minutes, and
 # runs side by side keep that drift out of the speed-ups (each round's speed-up is of its own runs)
 scaling_rounds=$BENCH_REPEAT
