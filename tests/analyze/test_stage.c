@@ -213,8 +213,9 @@ static void test_pause_after_last_frame(void **state)
  * Batches after batches: a scenario with pauses tiled 40 times over (more
  * batches than the ring holds: the reading thread waits for a place made
  * free, the ring's batches are used again, the links taken across batches,
- * a part's buckets closed in one batch and merged in another), at 2 to 8
- * threads (a staging thread from 4).
+ * a part's buckets closed in one batch and merged in another, more batches
+ * than a part stays with its thread: parts move to even the threads' work
+ * out), at 2 to 8 threads (a staging thread from 4).
  */
 #define TILES 40
 static void test_many_batches(void **state)
