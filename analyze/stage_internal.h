@@ -1,4 +1,4 @@
-/* What the staged analysis' files share (analyze/stage.c, stage_buckets.c, stage_links.c): its batches, parts and state. */
+/* What the staged analysis' files share (analyze/stage.c, stage_parts.c, stage_buckets.c, stage_links.c, stage_out.c): its batches, parts and state. */
 #ifndef RT_ANALYZE_STAGE_INTERNAL_H
 #define RT_ANALYZE_STAGE_INTERNAL_H
 
@@ -215,6 +215,26 @@ void an_stage_links_unlock(void *ctx);
 /* A part's packet on a link, that of slot `slot`, logged for the links (false when out of memory: the stage fails). */
 bool an_stage_link_add(struct part_out *o, const struct an_rp_share *s, unsigned slot);
 
+/* ---- the parts and the threads that go through them (analyze/stage_parts.c) ---- */
+
+/*
+ * A part has a batch to go through (handed over, or let go with one):
+ * every thread that waits is woken, its own thread (the reading one
+ * waits for `done` or `freed`, a worker for `work`) among them, for
+ * the others may not take it yet. Under mu.
+ */
+void an_stage_wake_all(struct rt_an_stage *st);
+/*
+ * A thread that would wait (for a batch to be made global, for room in
+ * the ring) goes through a part's batch instead when one is there to take
+ * (its own, `home`: the reading thread's 0; UINT_MAX: any); else it waits
+ * on `cond`. Under mu; true when it went through one (mu let go
+ * meanwhile), the CPU time spent there added to *spent with st->times.
+ */
+bool an_stage_help_or_wait(struct rt_an_stage *st, pthread_cond_t *cond, unsigned home,
+                           uint64_t *spent);
+/* A worker's thread (arg: its struct worker): the parts' batches, its own first, until the stage ends. */
+void *an_stage_worker(void *arg);
 /*
  * A part no thread holds whose next frame is numbered up to `upto`, fed
  * its frames as far as that: what a part waiting for the frames before its
