@@ -136,15 +136,13 @@ static void run_part(struct rt_an_stage *st, struct part *p, uint64_t upto)
 	if (through) {
 		p->next++;
 		p->j = 0;
+		if (atomic_fetch_sub(&b->pending, 1) ==
+		    1) /* (read without mu, waited for with it) */
+			pthread_cond_broadcast(&st->done);
 	}
 	if (p->next < st->staged)
 		an_stage_wake_all(st);
 	pthread_mutex_unlock(&st->mu);
-	if (through && atomic_fetch_sub(&b->pending, 1) == 1) {
-		pthread_mutex_lock(&st->mu);
-		pthread_cond_broadcast(&st->done);
-		pthread_mutex_unlock(&st->mu);
-	}
 }
 
 bool an_stage_help_or_wait(struct rt_an_stage *st, pthread_cond_t *cond, unsigned home,
@@ -187,7 +185,7 @@ void *an_stage_worker(void *arg)
 			run_part(st, p, UINT64_MAX);
 			pthread_mutex_lock(&st->mu);
 		} else if (st->quit) {
-			break; /* (the batches handed over before it are gone through by the parts held) */
+			break; /* the stage ends: drained, or freed without its results */
 		} else {
 			pthread_cond_wait(&st->work, &st->mu);
 		}
