@@ -12,18 +12,19 @@
  * batches. Each batch is staged: each frame given its part (the shard of its
  * unordered host pair, from its addresses; frames without IP: part 0), its
  * frame number, the clock (the highest time so far), the time order and the
- * pauses running at it; each of `parts` threads decodes the frames of its
- * part and feeds them to an analyzer of its own (a part:
- * analyze/internal.h); once every part is through a batch, it is made
- * global: the global parts of `an` in frame order, the tallies, PFC/PAUSE,
- * the episodes (the parts' events, their flows numbered as one analyzer
- * numbers them), the buckets (the parts' rows of each merged by flow id).
- * With fewer than 4 parts the reading thread stages and makes global; with
- * 4 or more a staging thread does, so that reading is all the reading
- * thread does. A sink whose buckets cost (rt_an_sink.bucket_apart) gets
- * them on an output thread. rt_an_stage_finish() finishes the parts and `an`, and merges
- * the parts into `an` (rt_analyzer_merge): `an` then reports what one
- * analyzer fed every record reports.
+ * pauses running at it; each part decodes its frames and feeds them to an
+ * analyzer of its own (a part: analyze/internal.h), the threads going
+ * through the parts' batches (the reading thread too, when it would wait);
+ * once every part is through a batch, it is made global: the global parts
+ * of `an` in frame order, the tallies, PFC/PAUSE, the episodes (the parts'
+ * events, their flows numbered as one analyzer numbers them), the buckets
+ * (the parts' rows of each in id order). With fewer than 4 threads the
+ * reading thread stages and makes global; from 4 a staging thread does, so
+ * that the reading thread only reads (and helps), and a sink whose buckets
+ * cost (rt_an_sink.bucket_apart) gets them on an output thread.
+ * rt_an_stage_finish() finishes the parts and `an`, and merges the parts
+ * into `an` (rt_analyzer_merge): `an` then reports what one analyzer fed
+ * every record reports.
  */
 struct rt_an_stage;
 
