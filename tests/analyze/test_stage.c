@@ -353,6 +353,63 @@ static void test_freed_mid_run(void **state)
 	free(fr.bytes);
 }
 
+/*
+ * A bucket's rows in id order both ways: 300 host pairs each send a packet
+ * (300 flows), then buckets of two flows far apart in id (0 and 299: the
+ * parts' rows merged) and of two neighbours (3 and 4: each row put at its
+ * rank), at 2 threads over their default parts and over 64.
+ */
+#define SPARSE_PAIRS 300u
+static void test_sparse_buckets(void **state)
+{
+	(void)state;
+	enum { LATE = 40 };
+	static uint8_t bytes[SPARSE_PAIRS + LATE][128];
+	struct frames fr = {.f = calloc(SPARSE_PAIRS + LATE, sizeof(*fr.f))};
+	assert_non_null(fr.f);
+	uint64_t t0 = 1700000000ull * 1000000000ull;
+	for (unsigned i = 0; i < SPARSE_PAIRS + LATE; i++) {
+		/* the late packets: flows 0 and 299 in even 100 us buckets, 3 and 4 in odd ones */
+		unsigned late = i - SPARSE_PAIRS, bucket = late / 4;
+		unsigned host = i < SPARSE_PAIRS ? i
+		                : bucket % 2     ? 3 + late % 2
+		                                 : (late % 2 ? SPARSE_PAIRS - 1 : 0);
+		struct rt_build_net net = {.ip_version = 4,
+		                           .src_ip = {10, 1, (uint8_t)(host >> 8), (uint8_t)host},
+		                           .dst_ip = {10, 2, 0, 1},
+		                           .udp_sport = 49152,
+		                           .udp_dport = RT_ROCEV2_PORT};
+		struct rt_record t = {.opcode = 0x04, /* RC SEND_ONLY */
+		                      .pkey = 0xffff,
+		                      .dest_qp = 0x100 + host,
+		                      .psn = i < SPARSE_PAIRS ? 0 : 1 + late,
+		                      .payload_len = 16};
+		static const uint8_t payload[16];
+		int n = rt_build_frame(&net, &t, payload, bytes[i], sizeof(bytes[i]));
+		assert_true(n > 0);
+		uint64_t ts = i < SPARSE_PAIRS ? t0 + i * 100ull
+		                               : t0 + MS + bucket * 100 * US + late % 4 * US;
+		fr.f[fr.n++] = (struct rt_frame){.data = bytes[i],
+		                                 .caplen = (uint32_t)n,
+		                                 .wirelen = (uint32_t)n,
+		                                 .ts_ns = ts,
+		                                 .seq = i + 1,
+		                                 .linktype = 1};
+	}
+	char *one = analyze(&fr, 1, 0);
+	assert_non_null(strstr(one, "\"flow_count\":300,"));
+	static const unsigned runs[][2] = {{2, 0}, {2, 64}, {3, 0}};
+	for (unsigned r = 0; r < sizeof(runs) / sizeof(runs[0]); r++) {
+		char *split = analyze(&fr, runs[r][0], runs[r][1]);
+		if (strcmp(one, split))
+			fail_msg("%u threads, %u parts report otherwise than one analyzer",
+			         runs[r][0], runs[r][1]);
+		free(split);
+	}
+	free(one);
+	free(fr.f);
+}
+
 int main(int argc, char **argv)
 {
 	if (!(scenario_dir = scenario_dir_arg(argc, argv)))
@@ -361,6 +418,7 @@ int main(int argc, char **argv)
 	    cmocka_unit_test(test_scenarios_alike),        cmocka_unit_test(test_pauses_handed),
 	    cmocka_unit_test(test_pause_after_last_frame), cmocka_unit_test(test_many_batches),
 	    cmocka_unit_test(test_freed_mid_run),          cmocka_unit_test(test_sink_fails_midway),
+	    cmocka_unit_test(test_sparse_buckets),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
