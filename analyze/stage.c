@@ -402,7 +402,6 @@ int rt_an_stage_start(struct rt_an_stage **out, struct rt_analyzer *an, unsigned
 		parts = STAGE_PARTS_PER_THREAD * threads;
 	st->nparts = parts < STAGE_PARTS_MAX ? parts : STAGE_PARTS_MAX;
 	st->nworkers = threads > 1 ? threads - 1 : 1;
-	st->nthreads = st->nworkers + 1;
 	for (unsigned k = 0; k < AN_SHARDS; k++)
 		st->part_of[k] = (uint8_t)(k % st->nparts);
 	rt_dissect_opts_init(&st->decode);
@@ -434,7 +433,7 @@ int rt_an_stage_start(struct rt_an_stage **out, struct rt_analyzer *an, unsigned
 	ok = ok && (st->end = part_outs_new(st->nparts));
 	for (unsigned k = 0; ok && k < st->nparts; k++) {
 		struct part *p = &st->p[k];
-		*p = (struct part){.st = st, .idx = k, .home = k % st->nthreads};
+		*p = (struct part){.st = st, .idx = k, .home = k % (st->nworkers + 1)};
 		ok = (p->an = rt_analyzer_new(&an->o, errbuf)) != NULL;
 		if (ok) {
 			p->an->part = true;

@@ -25,8 +25,8 @@
 /* the flow keys' chunks: every id of 32 bits (the table of chunks made at once: they never move) */
 #define STAGE_KEY_CHUNKS ((size_t)UINT32_MAX / AN_KEY_CHUNK + 1)
 #define FLAG_DISORDERED  1u /* a frame so far was older than the one before it */
-#define FLAG_PFC         4u /* PFC or PAUSE: the stage handles it (decoded again) */
-#define FLAG_PAUSED      8u /* a pause ran at it (before or after it, for a PFC/PAUSE frame) */
+#define FLAG_PFC         2u /* PFC or PAUSE: the stage handles it (decoded again) */
+#define FLAG_PAUSED      4u /* a pause ran at it (before or after it, for a PFC/PAUSE frame) */
 
 _Static_assert(RT_PUMP_BATCH <= STAGE_BATCH, "a batch of the pump fits in a stage's batch");
 
@@ -130,7 +130,6 @@ struct rt_an_stage {
 	struct part *p;
 	struct worker *w;
 	unsigned nworkers, started; /* workers: to start, running */
-	unsigned nthreads;          /* the workers and the reading thread */
 	/*
 	 * batches (numbers; mod nb the place): [merged, staged) with the parts,
 	 * [staged, filled) handed over by the reading thread, `filled` the one
@@ -228,10 +227,11 @@ void an_stage_wake_all(struct rt_an_stage *st);
  * A thread that would wait (for a batch to be made global, for room in
  * the ring) goes through a part's batch instead when one is there to take
  * (its own, `home`: the reading thread's 0; UINT_MAX: any); else it waits
- * on `cond`. Under mu; true when it went through one (mu let go
- * meanwhile), the CPU time spent there added to *spent with st->times.
+ * on `cond`. Under mu (let go while it goes through one, the CPU time spent
+ * there added to *spent with st->times); the caller checks again what it
+ * waits for.
  */
-bool an_stage_help_or_wait(struct rt_an_stage *st, pthread_cond_t *cond, unsigned home,
+void an_stage_help_or_wait(struct rt_an_stage *st, pthread_cond_t *cond, unsigned home,
                            uint64_t *spent);
 /* A worker's thread (arg: its struct worker): the parts' batches, its own first, until the stage ends. */
 void *an_stage_worker(void *arg);

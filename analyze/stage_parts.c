@@ -90,8 +90,9 @@ static uint64_t part_next_frame(const struct rt_an_stage *st, const struct part 
  * one that has not moved for STAGE_MOVE_AFTER batches, made the thread's
  * own (a part that moves to another core takes its flows' cache lines
  * along: dear, so the parts move only to even the threads' work out).
- * With `upto` set (home UINT_MAX), any part whose next frame is numbered
- * up to it, for now. NULL when none. Under mu.
+ * With home UINT_MAX (the staging thread, a part waiting in the links),
+ * any part, for now, and with `upto` set only one whose next frame is
+ * numbered up to it. NULL when none. Under mu.
  */
 static struct part *claim(struct rt_an_stage *st, uint64_t upto, unsigned home)
 {
@@ -145,13 +146,13 @@ static void run_part(struct rt_an_stage *st, struct part *p, uint64_t upto)
 	pthread_mutex_unlock(&st->mu);
 }
 
-bool an_stage_help_or_wait(struct rt_an_stage *st, pthread_cond_t *cond, unsigned home,
+void an_stage_help_or_wait(struct rt_an_stage *st, pthread_cond_t *cond, unsigned home,
                            uint64_t *spent)
 {
 	struct part *p = claim(st, UINT64_MAX, home);
 	if (!p) {
 		pthread_cond_wait(cond, &st->mu);
-		return false;
+		return;
 	}
 	pthread_mutex_unlock(&st->mu);
 	/* with ROCETRACE_THREAD_TIMES, the CPU time it spends there (its own work is the rest) */
@@ -160,7 +161,6 @@ bool an_stage_help_or_wait(struct rt_an_stage *st, pthread_cond_t *cond, unsigne
 	if (st->times)
 		*spent += rt_clock_ns(CLOCK_THREAD_CPUTIME_ID) - t0;
 	pthread_mutex_lock(&st->mu);
-	return true;
 }
 
 bool an_stage_help(struct rt_an_stage *st, uint64_t upto)
