@@ -447,6 +447,7 @@ int rt_an_stage_start(struct rt_an_stage **out, struct rt_analyzer *an, unsigned
 				an_bk_start(&p->an->bk, an->bk.len, an_stage_part_bucket, p);
 		}
 	}
+	st->parts_take_links = threads >= STAGE_STAGER_THREADS;
 	while (ok && st->started < st->nworkers) {
 		st->w[st->started].st = st;
 		st->w[st->started].home = st->started + 1; /* (the reading thread's: 0) */
