@@ -139,8 +139,9 @@ struct rt_an_stage {
 	struct batch *fill; /* the one being filled (batch_at(filled)) */
 	/* the staging thread (stager_on), when the batches are not staged on the reading thread */
 	pthread_t stager;
-	bool stager_on, ended;        /* ended: the reading thread handed its last batch over */
-	bool parts_take_links; /* a part through a batch takes the links as far as it can (a staging thread) */
+	bool stager_on, ended; /* ended: the reading thread handed its last batch over */
+	/* a part through a batch takes the links as far as it can (with a staging thread) */
+	bool parts_take_links;
 	uint64_t stager_cpu_ns;       /* its CPU time, when it ended */
 	struct stage_out *out;        /* the output thread, or NULL */
 	uint64_t out_cpu_ns;          /* its CPU time, when it ended */
