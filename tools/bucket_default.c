@@ -22,28 +22,33 @@ uint64_t rt_bucket_for_span(uint64_t span_ns)
 	return want;
 }
 
+/* A path that cannot be read twice: standard input, a pipe, a device (not a regular file). */
+static bool is_stream(const char *path)
+{
+	struct stat st;
+	return !strcmp(path, "-") ||
+	       (stat(path, &st) == 0 && !S_ISDIR(st.st_mode) && !S_ISREG(st.st_mode));
+}
+
 /*
- * The earliest and latest timestamps of one file (opened read-only), as far
- * as it can be read: 0, or -ESPIPE for a stream (not a regular file).
+ * The earliest and latest timestamps of one regular file (opened
+ * read-only), as far as it can be read, or until they lie `enough` apart
+ * (the span is then at least that: a span only grows). True when it
+ * stopped there.
  */
-static int file_span(const char *path, uint64_t *first, uint64_t *last, bool *any)
+static bool file_span(const char *path, uint64_t enough, uint64_t *first, uint64_t *last, bool *any)
 {
 	char errbuf[RT_ERRBUF_SIZE];
-	struct stat st;
-	/* a pipe is not opened: that would take what its writer sends, or wait for one */
-	if (stat(path, &st) < 0 || S_ISDIR(st.st_mode))
-		return 0;
-	if (!S_ISREG(st.st_mode))
-		return -ESPIPE;
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return 0;
+		return false;
 	struct rt_pcapfile *pf;
 	if (rt_pcapfile_open_fd(&pf, fd, true, path, errbuf) < 0)
-		return 0;
+		return false;
 	struct rt_frame frames[256];
 	int n;
-	while ((n = rt_pcapfile_next(pf, frames, 256, errbuf)) > 0 || n == -EINTR)
+	bool stopped = false;
+	while (!stopped && ((n = rt_pcapfile_next(pf, frames, 256, errbuf)) > 0 || n == -EINTR)) {
 		for (int i = 0; i < n; i++) {
 			uint64_t t = frames[i].ts_ns;
 			if (!*any || t < *first)
@@ -52,8 +57,10 @@ static int file_span(const char *path, uint64_t *first, uint64_t *last, bool *an
 				*last = t;
 			*any = true;
 		}
+		stopped = *any && *last - *first >= enough;
+	}
 	rt_pcapfile_close(pf);
-	return 0;
+	return stopped;
 }
 
 /* "41.3 s", "850 us": a span for people, three digits. */
@@ -85,11 +92,11 @@ static void bucket_text(uint64_t ns, char *buf, size_t size)
 uint64_t rt_bucket_default(const struct rt_cli_files *files, bool report, char *why, size_t whysize)
 {
 	uint64_t first = 0, last = 0, bucket;
-	bool any = false;
+	bool any = false, stopped = false;
 	char b[32], s[32];
 	for (size_t i = 0; i < files->n; i++) {
 		const char *path = files->files[i].path;
-		if (!strcmp(path, "-") || file_span(path, &first, &last, &any) == -ESPIPE) {
+		if (is_stream(path)) {
 			bucket_text(RT_BUCKET_STREAM_NS, b, sizeof(b));
 			snprintf(why, whysize,
 			         "no --bucket, and %s%s cannot be measured before it is read: %s "
@@ -99,15 +106,25 @@ uint64_t rt_bucket_default(const struct rt_cli_files *files, bool report, char *
 			return RT_BUCKET_STREAM_NS;
 		}
 	}
+	/* report: a span longer than its longest bucket's points gets that bucket, however long */
+	uint64_t enough = report ? RT_BUCKET_REPORT_MAX_NS * RT_BUCKET_POINTS + 1 : UINT64_MAX;
+	for (size_t i = 0; i < files->n && !stopped; i++)
+		stopped = file_span(files->files[i].path, enough, &first, &last, &any);
 	uint64_t span = any ? last - first : 0;
 	bucket = rt_bucket_for_span(span);
-	bool capped = report && bucket > RT_BUCKET_REPORT_MAX_NS;
-	if (capped)
-		bucket = RT_BUCKET_REPORT_MAX_NS;
+	if (report && bucket > RT_BUCKET_REPORT_MAX_NS) {
+		bucket_text(RT_BUCKET_REPORT_MAX_NS, b, sizeof(b));
+		span_text(RT_BUCKET_REPORT_MAX_NS * RT_BUCKET_POINTS, s, sizeof(s));
+		snprintf(
+		    why, whysize,
+		    "no --bucket: %s buckets, the longest report chooses, for a capture over %s "
+		    "(folded into at most 1024 points, each keeping its peak)",
+		    b, s);
+		return RT_BUCKET_REPORT_MAX_NS;
+	}
 	bucket_text(bucket, b, sizeof(b));
 	span_text(span, s, sizeof(s));
-	snprintf(why, whysize, "no --bucket: %s buckets, %" PRIu64 " over the capture's %s%s", b,
-	         span / bucket + 1, s,
-	         capped ? " (folded into at most 1024 points, each keeping its peak)" : "");
+	snprintf(why, whysize, "no --bucket: %s buckets, %" PRIu64 " over the capture's %s", b,
+	         span / bucket + 1, s);
 	return bucket;
 }

@@ -67,10 +67,12 @@ static void test_from_files(void **state)
 	struct rt_cli_files files = {.files = specs, .n = 2};
 	assert_int_equal(rt_bucket_default(&files, false, why, sizeof(why)), 5 * MS);
 	assert_string_equal(why, "no --bucket: 5ms buckets, 801 over the capture's 4 s");
-	/* report: at most 100us, the page folds them */
+	/* report: at most 100us, the page folds them (the files read only until they span 100 ms) */
 	assert_int_equal(rt_bucket_default(&files, true, why, sizeof(why)), 100 * US);
-	assert_string_equal(why, "no --bucket: 100us buckets, 40001 over the capture's 4 s (folded "
-	                         "into at most 1024 points, each keeping its peak)");
+	assert_string_equal(why,
+	                    "no --bucket: 100us buckets, the longest report chooses, for a "
+	                    "capture over 100 ms (folded into at most 1024 points, each keeping "
+	                    "its peak)");
 	/* standard input and a pipe cannot be read twice */
 	specs[1].path = "-";
 	assert_int_equal(rt_bucket_default(&files, false, why, sizeof(why)), RT_BUCKET_STREAM_NS);
