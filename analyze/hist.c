@@ -120,28 +120,6 @@ unsigned an_hist_values(const struct an_hist *h, uint64_t *val, uint64_t *cnt)
 	return k;
 }
 
-void an_hist_merge(struct an_hist *dst, const struct an_hist *src)
-{
-	if (!src)
-		return;
-	if (src->n <=
-	    AN_HIST_EXACT) { /* its values are all there: added one by one, dst stays exact while it can */
-		for (uint64_t k = 0; k < src->n; k++)
-			an_hist_add(dst, src->exact[k]);
-		return;
-	}
-	if (!dst->n || src->min < dst->min)
-		dst->min = src->min;
-	if (src->max > dst->max)
-		dst->max = src->max;
-	dst->n +=
-	    src->n; /* beyond AN_HIST_EXACT values: only the buckets count, and dst's are there too */
-	dst->sum += src->sum;
-	dst->sumsq += src->sumsq;
-	for (unsigned b = 0; b < AN_HIST_BUCKETS; b++)
-		dst->bucket[b] += src->bucket[b];
-}
-
 static int cmp_double(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;

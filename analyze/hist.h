@@ -29,8 +29,6 @@ uint64_t an_hist_rank(const struct an_hist *h, uint64_t rank);
  * Into val[] and cnt[] (room for AN_HIST_BUCKETS each); returns how many.
  */
 unsigned an_hist_values(const struct an_hist *h, uint64_t *val, uint64_t *cnt);
-/* Add the values of src (NULL: none) to dst. */
-void an_hist_merge(struct an_hist *dst, const struct an_hist *src);
 /* Population standard deviation of the values; 0 when empty. */
 double an_hist_stddev(const struct an_hist *h);
 
