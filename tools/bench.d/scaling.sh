@@ -3,7 +3,8 @@
 # thread (dissect --count --threads 1) and analyze's reading and staging threads alone (their CPU time: the frames
 # they hand out a second); then a table of frames/s, peak RSS and speed-up over --threads 1 per thread count (the
 # fastest of BENCH_REPEAT rounds; in each round a command runs at every thread count in turn; the speed-up is the
-# median over the rounds, each round's printed too, with the CPU time each thread count spends).
+# median over the rounds, each round's printed too, with the CPU time each thread count spends), and the
+# machine's own ceiling: as many analyze --threads 1 side by side as there are CPUs, over one alone.
 #   BENCH_FILE  the capture (default: the 10 M-frame capture of tools/bench analyze when cached, else the tiled one)
 # One command on another machine, from a release build: ROCETRACE=BUILD/tools/rocetrace BENCH_FILE=F tools/bench scaling
 if [ -n "${BENCH_FILE:-}" ]; then
@@ -52,11 +53,20 @@ scaling_reader_row "stager alone, 4+ threads (stages, merges)" 4 staging
 # runs side by side keep that drift out of the speed-ups (each round's speed-up is of its own runs)
 scaling_rounds=$BENCH_REPEAT
 BENCH_REPEAT=1
+# the machine's own ceiling, in each round beside the runs it bounds: as many analyze --threads 1 at once as there
+# are CPUs (a shared machine's CPUs may not all be there: its speed-up over one of them is what threads can reach)
+# (a script for /usr/bin/time: ROCETRACE FILE COUNT; it fails when one of them fails)
+scaling_at_once='rc=0 pids=""
+for _ in $(seq "$3"); do "$1" analyze --json --threads 1 "$2" >/dev/null & pids="$pids $!"; done
+for p in $pids; do wait "$p" || rc=1; done
+exit $rc'
 for round in $(seq "$scaling_rounds"); do
 	for t in $scaling_threads; do
 		bench_time "analyze --json --threads $t" "$scaling_frames" \
 			"$ROCETRACE" analyze --json --threads "$t" "$scaling_file"
 	done
+	[ "$scaling_cpus" -gt 1 ] && bench_time "analyze --json --threads 1, $scaling_cpus at once" \
+		"$((scaling_frames * scaling_cpus))" sh -c "$scaling_at_once" sh "$ROCETRACE" "$scaling_file" "$scaling_cpus"
 	for t in $scaling_threads; do
 		bench_time "timeline --bucket 1ms --threads $t" "$scaling_frames" \
 			"$ROCETRACE" timeline --bucket 1ms --threads "$t" "$scaling_file"
@@ -99,6 +109,11 @@ awk -F'\t' -v threads="$scaling_threads" '
 		}
 		next
 	}
+	$1 ~ /--threads 1, [0-9]+ at once$/ { # the ceiling: one round each
+		ncpu = $1; sub(/.*--threads 1, /, "", ncpu); sub(/ at once$/, "", ncpu)
+		once[++nonce] = $3; oncecpu = ncpu + 0
+		next
+	}
 	{ other[++no] = sprintf("%-42s | %.2f M/s %.0f MB (%s s)", $1, $4 / 1e6, $5, $3) }
 	# the rounds where both ran: speed-ups into up[], CPU ratios into cr[]; returns how many
 	function rounds(c, t,   k, n, m) {
@@ -126,6 +141,16 @@ awk -F'\t' -v threads="$scaling_threads" '
 			printf "\n"
 		}
 		for (i = 1; i <= no; i++) print other[i]
+		if (nonce) { # its round'"'"'s analyze --threads 1 seconds, times the copies, over their seconds side by side
+			c = "analyze --json"; n = 0; x = ""
+			for (k = 1; k <= nonce && k <= runs[c, 1]; k++)
+				if (once[k] > 0 && (c, 1, k) in secs) {
+					up[++n] = oncecpu * secs[c, 1, k] / once[k]
+					x = x sprintf("%s%.2f", (n > 1 ? " " : ""), up[n])
+				}
+			if (n)
+				printf "%-42s | %.2fx (rounds: %s)\n", "ceiling: " oncecpu " analyze --threads 1 at once", median(up, n), x
+		}
 		printf "\nspeed-up in each round (its --threads 1 seconds over its --threads N), CPU time over --threads 1 (median):\n"
 		for (c = 1; c <= nc; c++) {
 			printf "%-42s", order[c]
