@@ -181,6 +181,14 @@ static int feed_frames(void *ctx, const struct rt_frame *frames, unsigned n, cha
 	return rt_an_stage_status(f->stage) ? 1 : 0;
 }
 
+/* The source holds its mapping (the batches' path: the analysis is split): the frames go in place. */
+static void feed_in_place(void *ctx, const uint8_t *base, size_t len)
+{
+	struct rt_an_feed *f = ctx;
+	if (f->stage)
+		rt_an_stage_in_place(f->stage, base, len);
+}
+
 static void stop_feeder(struct rt_an_feed *f)
 {
 	if (f->feeder)
@@ -218,6 +226,8 @@ void rt_an_feed_sink(struct rt_an_feed *f, struct rt_pump_sink *out)
 	*out = (struct rt_pump_sink){.point = feed_point,
 	                             .frame = feed_frame,
 	                             .frames = feed_frames,
+	                             .in_place =
+	                                 rt_an_stage_in_place_at(f->threads) ? feed_in_place : NULL,
 	                             .end = feed_end,
 	                             .record_room = feed_room,
 	                             .takes_records = feed_takes_records,

@@ -6,9 +6,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "analyze/stage_internal.h"
 #include "common/clock.h"
+
+/* Whether `len` bytes at `data` lie in the held mapping (a copied frame's data is an offset: never). */
+static inline bool in_map(const struct rt_an_stage *st, const uint8_t *data, uint32_t len)
+{
+	uintptr_t off = (uintptr_t)data - (uintptr_t)st->map;
+	return off < st->map_len && len <= st->map_len - off;
+}
 
 bool rt_an_stage_fits(const struct rt_analyzer *an)
 {
@@ -142,6 +150,18 @@ static void global_batch(struct rt_an_stage *st, struct batch *b)
 	b->bytes.len = 0;
 }
 
+/*
+ * Batch b made global: the held mapping is done with up to where its last
+ * frame there ends (its pages released by a worker: an_stage_release).
+ */
+static void mapped_done(struct rt_an_stage *st, struct batch *b)
+{
+	if (b->mapped_end)
+		atomic_store_explicit(&st->map_done, b->mapped_end, memory_order_release);
+	b->mapped = 0;
+	b->mapped_end = 0;
+}
+
 /* The oldest batch in flight, once every part went through it, made global; its place made free. */
 static void merge_oldest(struct rt_an_stage *st)
 {
@@ -153,6 +173,7 @@ static void merge_oldest(struct rt_an_stage *st)
 		pthread_mutex_unlock(&st->mu);
 	}
 	global_batch(st, b);
+	mapped_done(st, b);
 	atomic_store_explicit(&st->status, rt_analyzer_status(st->an, NULL), memory_order_relaxed);
 	atomic_store_explicit(&st->nflows_seen, st->nflows, memory_order_relaxed);
 	pthread_mutex_lock(&st->mu);
@@ -179,7 +200,8 @@ static void stage_slots(struct rt_an_stage *st, struct batch *b)
 {
 	for (unsigned i = 0; i < b->n; i++) {
 		struct slot *sl = &b->s[i];
-		sl->f.data = rt_frame_bytes_at(&b->bytes, &sl->f);
+		if (!in_map(st, sl->f.data, sl->f.caplen)) /* (else where it lies) */
+			sl->f.data = rt_frame_bytes_at(&b->bytes, &sl->f);
 		uint64_t ts = sl->f.ts_ns;
 		if (b->frame0 + i > 1 && ts < st->prev_ts)
 			st->disordered = true;
@@ -292,14 +314,32 @@ static void hand_over(struct rt_an_stage *st)
 int rt_an_stage_frame(struct rt_an_stage *st, const struct rt_frame *frame)
 {
 	struct batch *b = st->fill;
-	if (rt_frame_bytes_add(&b->bytes, frame, &b->s[b->n].f) < 0)
+	struct rt_frame *f = &b->s[b->n].f;
+	if (in_map(st, frame->data, frame->caplen)) {
+		*f = *frame;
+		b->mapped += frame->caplen;
+		b->mapped_end = (uintptr_t)frame->data + frame->caplen;
+	} else if (rt_frame_bytes_add(&b->bytes, frame, f) < 0) {
 		return -ENOMEM;
+	}
 	if (!b->n)
 		b->frame0 = st->frames + 1;
 	st->frames++;
-	if (++b->n == STAGE_BATCH || b->bytes.len >= st->batch_bytes)
+	if (++b->n == STAGE_BATCH || b->bytes.len + b->mapped >= st->batch_bytes)
 		hand_over(st);
 	return 0;
+}
+
+bool rt_an_stage_in_place_at(unsigned threads)
+{
+	return threads >= STAGE_STAGER_THREADS;
+}
+
+void rt_an_stage_in_place(struct rt_an_stage *st, const uint8_t *base, size_t len)
+{
+	st->page = (size_t)sysconf(_SC_PAGESIZE);
+	st->map_len = len;
+	st->map = base;
 }
 
 int rt_an_stage_status(const struct rt_an_stage *st)
@@ -384,6 +424,7 @@ void rt_an_stage_free(struct rt_an_stage *st)
 	pthread_cond_destroy(&st->freed);
 	pthread_mutex_destroy(&st->mu);
 	pthread_mutex_destroy(&st->links_mu);
+	pthread_mutex_destroy(&st->release_mu);
 	free(st);
 }
 
@@ -422,6 +463,7 @@ int rt_an_stage_start(struct rt_an_stage **out, struct rt_analyzer *an, unsigned
 	an_pfc_init(&st->pfc, an->o.link_speed_bps, an->o.storm_ns, NULL);
 	pthread_mutex_init(&st->mu, NULL);
 	pthread_mutex_init(&st->links_mu, NULL);
+	pthread_mutex_init(&st->release_mu, NULL);
 	pthread_cond_init(&st->work, NULL);
 	pthread_cond_init(&st->done, NULL);
 	pthread_cond_init(&st->freed, NULL);

@@ -42,11 +42,24 @@ bool rt_an_stage_fits(const struct rt_analyzer *an);
 int rt_an_stage_start(struct rt_an_stage **out, struct rt_analyzer *an, unsigned threads,
                       unsigned parts, char *errbuf);
 /*
- * The next frame (its data copied): to its part. The analysis' own
- * decoding: the pump hands the frames over undecoded (rt_pump_sink's
- * takes_records). 0 or -ENOMEM.
+ * The next frame: to its part, its bytes copied unless they lie in the
+ * held mapping (rt_an_stage_in_place). The analysis' own decoding: the
+ * pump hands the frames over undecoded (rt_pump_sink's takes_records). 0
+ * or -ENOMEM.
  */
 int rt_an_stage_frame(struct rt_an_stage *st, const struct rt_frame *frame);
+/*
+ * Whether a stage of `threads` takes the frames in place: with a staging
+ * thread, where the reading thread only reads (docs/PERFORMANCE.md).
+ */
+bool rt_an_stage_in_place_at(unsigned threads);
+/*
+ * The frames whose bytes lie in [base, base + len), a file's private
+ * mapping held until the stage is drained (rt_source_hold), go to the
+ * parts where they lie, uncopied; the workers release its pages behind the
+ * batches made global (MADV_DONTNEED). Before the first frame.
+ */
+void rt_an_stage_in_place(struct rt_an_stage *st, const uint8_t *base, size_t len);
 /* The analysis' first failure as of the last batch made global (rt_analyzer_status), for the reading thread. */
 int rt_an_stage_status(const struct rt_an_stage *st);
 /* Flows numbered as of the last batch made global (in frame order, as one analyzer numbers them). */

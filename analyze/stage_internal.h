@@ -20,6 +20,7 @@
 #define STAGE_MOVE_AFTER       16u /* batches a part stays with a thread before it may move again */
 #define STAGE_RING_BYTES       (32u << 20) /* the frames' bytes in the ring, about */
 #define STAGE_BATCH_BYTES_MIN  (256u << 10)
+#define STAGE_RELEASE_BYTES    (2u << 20) /* a held mapping's pages released this many at a time */
 #define LINK_CHUNK             256u /* a part's links of a batch are kept in chunks of this many */
 #define STAGE_AHEAD            4u   /* a part's frames asked for ahead of the one it feeds */
 /* the flow keys' chunks: every id of 32 bits (the table of chunks made at once: they never move) */
@@ -84,7 +85,9 @@ struct slot {
 
 struct batch {
 	struct slot s[STAGE_BATCH];
-	struct rt_frame_bytes bytes; /* the frames' bytes, copied */
+	struct rt_frame_bytes bytes; /* the frames' bytes, copied (those not in the held mapping) */
+	size_t mapped;               /* the bytes of its frames in the held mapping */
+	uintptr_t mapped_end;        /* where its last frame there ends (0: none there) */
 	uint8_t part[STAGE_BATCH];
 	uint16_t order[STAGE_BATCH];         /* the slots by part, each part's in slot order */
 	uint16_t start[STAGE_PARTS_MAX + 1]; /* part k's slots: order[start[k] .. start[k + 1]) */
@@ -191,6 +194,16 @@ struct rt_an_stage {
 	/* the CPU time the reading and staging threads spent on parts' batches (with `times`) */
 	uint64_t reader_help_ns, stager_help_ns;
 	size_t batch_bytes; /* a batch is handed over once its frames' bytes reach this */
+	/*
+	 * the held mapping (rt_an_stage_in_place; NULL: none); where the
+	 * batches made global end in it (release: staging); its pages released
+	 * from its start (under release_mu, a worker's)
+	 */
+	const uint8_t *map;
+	size_t map_len, page;
+	_Atomic uintptr_t map_done;
+	_Atomic size_t map_released;
+	pthread_mutex_t release_mu;
 	pthread_mutex_t mu;
 	/* work: a batch for the parts; done: a batch for the stager (handed over, or every part
 	 * went through it); freed: a batch made global, its place free for the reading thread */
@@ -237,6 +250,13 @@ void an_stage_help_or_wait(struct rt_an_stage *st, pthread_cond_t *cond, unsigne
                            uint64_t *spent);
 /* A worker's thread (arg: its struct worker): the parts' batches, its own first, until the stage ends. */
 void *an_stage_worker(void *arg);
+/*
+ * The held mapping's pages before the batches made global (but the page
+ * the last one ends in), released once STAGE_RELEASE_BYTES of them are:
+ * by a worker between batches, where the reading and staging threads,
+ * the busiest, do not pay for it. Nothing when another thread does it now.
+ */
+void an_stage_release(struct rt_an_stage *st);
 /*
  * A part no thread holds whose next frame is numbered up to `upto`, fed
  * its frames as far as that: what a part waiting for the frames before its

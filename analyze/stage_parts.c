@@ -1,6 +1,7 @@
 /* The staged analysis' parts and the threads that go through them: a part's batch fed, a part taken by a thread (its own first, moved only to even the work out), the workers, the help of a thread that would wait. */
 #include <limits.h>
 #include <pthread.h>
+#include <sys/mman.h>
 
 #include "analyze/stage_internal.h"
 #include "common/clock.h"
@@ -180,6 +181,21 @@ bool an_stage_help(struct rt_an_stage *st, uint64_t upto)
 	return p != NULL;
 }
 
+void an_stage_release(struct rt_an_stage *st)
+{
+	uintptr_t done = atomic_load_explicit(&st->map_done, memory_order_acquire);
+	size_t upto = done ? (done - (uintptr_t)st->map) / st->page * st->page : 0;
+	size_t from = atomic_load_explicit(&st->map_released, memory_order_relaxed);
+	if (upto < from + STAGE_RELEASE_BYTES || pthread_mutex_trylock(&st->release_mu) != 0)
+		return;
+	from = atomic_load_explicit(&st->map_released, memory_order_relaxed);
+	if (upto >= from + STAGE_RELEASE_BYTES) {
+		(void)madvise((void *)(uintptr_t)(st->map + from), upto - from, MADV_DONTNEED);
+		atomic_store_explicit(&st->map_released, upto, memory_order_relaxed);
+	}
+	pthread_mutex_unlock(&st->release_mu);
+}
+
 void *an_stage_worker(void *arg)
 {
 	struct worker *w = arg;
@@ -190,6 +206,7 @@ void *an_stage_worker(void *arg)
 		if (p) {
 			pthread_mutex_unlock(&st->mu);
 			run_part(st, p, UINT64_MAX);
+			an_stage_release(st);
 			pthread_mutex_lock(&st->mu);
 		} else if (st->quit) {
 			break; /* the stage ends: drained, or freed without its results */

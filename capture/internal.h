@@ -94,10 +94,13 @@ struct rt_pcapfile {
 	/*
 	 * A plain regular file is mapped (map, its map_len bytes) and buf
 	 * points into it: frames are handed out where they lie, the pages
-	 * behind the reading released (released: bytes from map's start).
+	 * behind the reading released (released: bytes from map's start),
+	 * unless the mapping was handed to the caller (rt_pcapfile_hold:
+	 * held, then never released nor unmapped here).
 	 */
 	uint8_t *map;
 	size_t map_len, released;
+	bool held;
 	bool swapped;     /* the file (or section) is in the other byte order */
 	uint32_t ts_mult; /* classic pcap: ns per fraction unit (1000 or 1) */
 	uint32_t snaplen; /* classic pcap: frames are cut to this */

@@ -73,11 +73,21 @@ static void map_file(struct rt_pcapfile *f, size_t have)
 
 void rt_pcapfile_unmap(struct rt_pcapfile *f)
 {
-	if (f->map)
-		munmap(f->map, f->map_len);
-	else
+	if (!f->map)
 		free(f->buf);
+	else if (!f->held)
+		munmap(f->map, f->map_len);
 	f->map = f->buf = NULL;
+}
+
+int rt_pcapfile_hold(struct rt_pcapfile *f, const uint8_t **base, size_t *len)
+{
+	if (!f->map || f->held)
+		return -ENOTSUP;
+	f->held = true;
+	*base = f->map;
+	*len = f->map_len;
+	return 0;
 }
 
 /*
@@ -109,7 +119,7 @@ static ssize_t map_refill(struct rt_pcapfile *f, size_t need, char *errbuf)
 {
 	size_t at = (size_t)(f->buf + f->pos - f->map), page = (size_t)sysconf(_SC_PAGESIZE);
 	size_t behind = at / page * page;
-	if (behind >= f->released + MAP_WINDOW) {
+	if (!f->held && behind >= f->released + MAP_WINDOW) {
 		(void)madvise(f->map + f->released, behind - f->released, MADV_DONTNEED);
 		f->released = behind;
 	}
@@ -132,7 +142,8 @@ static ssize_t map_refill(struct rt_pcapfile *f, size_t need, char *errbuf)
 	if (!b)
 		return rt_errorf(errbuf, ENOMEM, "%s", f->name);
 	memcpy(b, f->buf, f->end);
-	munmap(f->map, f->map_len);
+	if (!f->held) /* (held: its holder unmaps it) */
+		munmap(f->map, f->map_len);
 	f->map = NULL;
 	f->buf = b;
 	f->cap = cap;

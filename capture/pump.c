@@ -337,6 +337,7 @@ struct run {
 	const struct rt_pump_sink **to; /* the sinks with a frame(), the room's last */
 	unsigned nto;
 	struct points pt;
+	bool asked_hold; /* the one sink of batches was offered the source's mapping (in_place) */
 };
 
 /* A frame decoded into *rec, its capture point set (a first frame of a point told); 0 or a negative errno. */
@@ -373,6 +374,13 @@ static int hand_over(struct run *r, struct rt_frame *frames, int n, struct rt_pu
 	if (!e && records && r->room)
 		room = r->room->record_room(r->room->ctx, (unsigned)n);
 	if (!e && !records && nto == 1 && to[0]->frames && n > 0) { /* the batch in one call */
+		if (to[0]->in_place && !r->asked_hold) {
+			const uint8_t *base;
+			size_t len;
+			r->asked_hold = true;
+			if (rt_source_hold(r->src, &base, &len) == 0)
+				to[0]->in_place(to[0]->ctx, base, len);
+		}
 		int rc = to[0]->frames(to[0]->ctx, frames, (unsigned)n, eb);
 		res->frames = done + (uint64_t)n;
 		*err = rc < 0 ? rc : 0;

@@ -67,6 +67,14 @@ struct rt_pump_sink {
 	 * even when it stops or fails part way.
 	 */
 	int (*frames)(void *ctx, const struct rt_frame *frames, unsigned n, char *errbuf);
+	/*
+	 * Optional, with frames(): before the first batch handed over in one
+	 * call, when the source holds its frames' bytes that lie in [base,
+	 * base + len) until it is closed, after end() (rt_source_hold: a
+	 * file's private mapping; the sink may release the pages it is done
+	 * with, MADV_DONTNEED, and the source then releases none itself).
+	 */
+	void (*in_place)(void *ctx, const uint8_t *base, size_t len);
 	int (*end)(void *ctx, const struct rt_pump_result *res, char *errbuf);
 	/*
 	 * Non-NULL (one sink of a pump at most): room for the next n records

@@ -140,6 +140,11 @@ int rt_source_next(struct rt_source *src, struct rt_frame *frames, int max, char
 	return n;
 }
 
+int rt_source_hold(struct rt_source *src, const uint8_t **base, size_t *len)
+{
+	return src->ops->hold ? src->ops->hold(src, base, len) : -ENOTSUP;
+}
+
 int rt_source_stats(struct rt_source *src, struct rt_source_stats *st, char *errbuf)
 {
 	memset(st, 0, sizeof(*st));

@@ -71,6 +71,8 @@ struct rt_source_ops {
 	/* The devices this source can open (NULL: it lists none); the count, or -errno with errbuf set. */
 	int (*list)(const struct rt_source_config *cfg, rt_source_list_fn fn, void *ctx,
 	            char *errbuf);
+	/* Optional: rt_source_hold(). */
+	int (*hold)(struct rt_source *src, const uint8_t **base, size_t *len);
 };
 
 struct rt_source {
@@ -116,6 +118,17 @@ int rt_source_open_file(struct rt_source **out, const char *path,
 
 /* Up to `max` frames (struct rt_frame, dissect/dissect.h); returns as ops->next does. */
 int rt_source_next(struct rt_source *src, struct rt_frame *frames, int max, char *errbuf);
+/*
+ * The bytes of the frames handed out from now on, where they lie in
+ * [*base, *base + *len) (a private, read-only mapping of the one file
+ * read), kept readable and unchanged until rt_source_close(), none of its
+ * pages released by the source: the caller may release those it is done
+ * with (madvise MADV_DONTNEED: they are read again from the file if
+ * touched). Frames outside it (a file that grew while read) are as ever:
+ * good until the next rt_source_next(). 0, or -ENOTSUP (several files, a
+ * stream, gzip, a live source).
+ */
+int rt_source_hold(struct rt_source *src, const uint8_t **base, size_t *len);
 int rt_source_stats(struct rt_source *src, struct rt_source_stats *st, char *errbuf);
 void rt_source_break(struct rt_source *src);
 void rt_source_close(struct rt_source *src);

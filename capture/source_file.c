@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -383,6 +384,8 @@ static void files_close(struct rt_source *src)
 		return;
 	for (int i = 0; i < p->nfilters; i++)
 		pcap_freecode(&p->filters[i].prog);
+	if (p->held)
+		munmap((void *)(uintptr_t)p->held, p->held_len);
 	for (size_t i = 0; i < p->n; i++) {
 		rt_pcapfile_close(p->f[i].pf);
 		free(p->f[i].path);
@@ -592,6 +595,17 @@ static int file_open(struct rt_source *src, const char *name, const struct rt_so
 	return rc;
 }
 
+/* One file being read from its mapping: the mapping held until the close (rt_source_hold). */
+static int files_hold(struct rt_source *src, const uint8_t **base, size_t *len)
+{
+	struct files_priv *p = src->priv;
+	if (p->n != 1 || !p->f[0].pf || p->held || rt_pcapfile_hold(p->f[0].pf, base, len) < 0)
+		return -ENOTSUP;
+	p->held = *base;
+	p->held_len = *len;
+	return 0;
+}
+
 const struct rt_source_ops rt_source_file_ops = {
     .kind = "file",
     .is_ours = file_is_ours,
@@ -599,6 +613,7 @@ const struct rt_source_ops rt_source_file_ops = {
     .next = files_next,
     .stats = rt_files_stats,
     .close = files_close,
+    .hold = files_hold,
 };
 
 int rt_source_open_files(struct rt_source **out, const struct rt_source_file_spec *files, size_t n,

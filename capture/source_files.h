@@ -116,6 +116,9 @@ struct files_priv {
 	int late_err;
 	char late_msg[RT_ERRBUF_SIZE];
 	unsigned late_more;
+	/* the one file's mapping, held for the caller (files_hold): unmapped at the close */
+	const uint8_t *held;
+	size_t held_len;
 };
 
 /* A new vantage point of files (named: given with --vantage); NULL when out of memory. */

@@ -16,6 +16,9 @@ struct frames {
 	struct rt_frame *f;
 	uint8_t *bytes;
 	unsigned n;
+	/* a file's mapping the frames' bytes lie in (or some: the others copied), for the stage; or NULL */
+	const uint8_t *map;
+	size_t map_len;
 };
 
 static inline void read_frames(const char *path, struct frames *out)
@@ -60,7 +63,7 @@ static inline void read_frames(const char *path, struct frames *out)
 /*
  * The frames through `an` (decoded here, numbered from 1), or through a
  * stage of `threads` threads over it (threads > 1) split into `parts` (0:
- * the stage's default); finished.
+ * the stage's default), those in fr->map taken in place; finished.
  */
 static inline void feed_frames(struct rt_analyzer *an, const struct frames *fr, unsigned threads,
                                unsigned parts)
@@ -70,6 +73,8 @@ static inline void feed_frames(struct rt_analyzer *an, const struct frames *fr, 
 	if (threads > 1) {
 		assert_true(rt_an_stage_fits(an));
 		assert_int_equal(rt_an_stage_start(&st, an, threads, parts, errbuf), 0);
+		if (fr->map)
+			rt_an_stage_in_place(st, fr->map, fr->map_len);
 	}
 	struct rt_dissect_opts dopts;
 	rt_dissect_opts_init(&dopts);

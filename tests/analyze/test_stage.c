@@ -1,6 +1,7 @@
 /* Unit tests of the staged analysis (--threads): each scenario's frames split among 2, 3 and 4 threads, and 2 threads over 2 to 64 parts, report what one analyzer fed every frame reports. */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -8,6 +9,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -218,25 +221,31 @@ static void test_pause_after_last_frame(void **state)
  * out), at 2 to 8 threads (a staging thread from 4).
  */
 #define TILES 40
+/* TILES copies of the dcqcn scenario one after the other in time, a pause in each one's middle (its bytes in pfc[]). */
+static void tile_dcqcn(const struct frames *one_fr, struct frames *fr,
+                       uint8_t pfc[TILES][RT_MACC_FRAME_LEN])
+{
+	unsigned n = one_fr->n;
+	uint64_t span = one_fr->f[n - 1].ts_ns - one_fr->f[0].ts_ns + MS;
+	*fr = (struct frames){.f = calloc((size_t)n * TILES + TILES, sizeof(*fr->f))};
+	assert_non_null(fr->f);
+	for (unsigned t = 0; t < TILES; t++) {
+		for (unsigned i = 0; i < n; i++) {
+			fr->f[fr->n] = one_fr->f[i];
+			fr->f[fr->n++].ts_ns += t * span;
+		}
+		insert_pfc(fr, fr->n - n / 2, fr->f[fr->n - n / 2].ts_ns, 1000, pfc[t]);
+	}
+	assert_true(fr->n > 20 * 4096);
+}
+
 static void test_many_batches(void **state)
 {
 	(void)state;
-	struct frames one_fr;
-	read_dcqcn(&one_fr);
-	unsigned n = one_fr.n, tiles = TILES;
-	uint64_t span = one_fr.f[n - 1].ts_ns - one_fr.f[0].ts_ns + MS;
-	struct frames fr = {.f = calloc((size_t)n * tiles + tiles, sizeof(*fr.f)), .n = 0};
-	assert_non_null(fr.f);
+	struct frames one_fr, fr;
 	uint8_t pfc[TILES][RT_MACC_FRAME_LEN];
-	for (unsigned t = 0; t < tiles; t++) {
-		for (unsigned i = 0; i < n; i++) {
-			fr.f[fr.n] = one_fr.f[i];
-			fr.f[fr.n++].ts_ns += t * span;
-		}
-		/* a pause at each tile's middle */
-		insert_pfc(&fr, fr.n - n / 2, fr.f[fr.n - n / 2].ts_ns, 1000, pfc[t]);
-	}
-	assert_true(fr.n > 20 * 4096);
+	read_dcqcn(&one_fr);
+	tile_dcqcn(&one_fr, &fr, pfc);
 	char *one = analyze(&fr, 1, 0);
 	for (unsigned threads = 2; threads <= 8; threads++) {
 		char *split = analyze(&fr, threads, 0);
@@ -244,6 +253,63 @@ static void test_many_batches(void **state)
 			fail_msg("%u threads report otherwise than one analyzer", threads);
 		free(split);
 	}
+	free(one);
+	free(fr.f);
+	free(one_fr.f);
+	free(one_fr.bytes);
+}
+
+/*
+ * The frames taken in place from a file's mapping (rt_an_stage_in_place),
+ * the pauses' frames not in it (copied), megabytes of it: its pages are
+ * released behind the batches made global while the parts read on, and
+ * the reports are one analyzer's.
+ */
+static void test_in_place(void **state)
+{
+	(void)state;
+	struct frames one_fr, fr;
+	uint8_t pfc[TILES][RT_MACC_FRAME_LEN];
+	read_dcqcn(&one_fr);
+	tile_dcqcn(&one_fr, &fr, pfc);
+	char *one = analyze(&fr, 1, 0);
+	char path[] = "/tmp/rt-stage-XXXXXX";
+	int fd = mkstemp(path);
+	assert_true(fd >= 0);
+	FILE *fp = fdopen(fd, "wb");
+	assert_non_null(fp);
+	size_t len = 0;
+	for (unsigned i = 0; i < fr.n; i++) {
+		if (fr.f[i].seq) { /* the capture's (the pauses' bytes stay where they are) */
+			assert_int_equal(fwrite(fr.f[i].data, 1, fr.f[i].caplen, fp),
+			                 fr.f[i].caplen);
+			len += fr.f[i].caplen;
+		}
+	}
+	assert_int_equal(fclose(fp), 0);
+	assert_true(len > (8u << 20)); /* the stage releases 2 MiB at a time */
+	fd = open(path, O_RDONLY);
+	assert_true(fd >= 0);
+	uint8_t *map = mmap(NULL, len, PROT_READ, MAP_PRIVATE, fd, 0);
+	assert_true(map != MAP_FAILED);
+	close(fd);
+	unlink(path);
+	for (unsigned i = 0, at = 0; i < fr.n; i++) {
+		if (fr.f[i].seq) {
+			fr.f[i].data = map + at;
+			at += fr.f[i].caplen;
+		}
+	}
+	fr.map = map;
+	fr.map_len = len;
+	for (unsigned threads = 2; threads <= 5; threads += 3) {
+		char *split = analyze(&fr, threads, 0);
+		if (strcmp(one, split))
+			fail_msg("%u threads, frames in place, report otherwise than one analyzer",
+			         threads);
+		free(split);
+	}
+	munmap(map, len);
 	free(one);
 	free(fr.f);
 	free(one_fr.f);
@@ -418,7 +484,7 @@ int main(int argc, char **argv)
 	    cmocka_unit_test(test_scenarios_alike),        cmocka_unit_test(test_pauses_handed),
 	    cmocka_unit_test(test_pause_after_last_frame), cmocka_unit_test(test_many_batches),
 	    cmocka_unit_test(test_freed_mid_run),          cmocka_unit_test(test_sink_fails_midway),
-	    cmocka_unit_test(test_sparse_buckets),
+	    cmocka_unit_test(test_sparse_buckets),         cmocka_unit_test(test_in_place),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -27,6 +27,8 @@ static struct {
 	int fail_at;   /* the read that would start at frame fail_at (1-based) fails; 0: never */
 	bool breaks;   /* breakloop() was called */
 	bool idle_now; /* the next read finds nothing */
+	bool holdable; /* hold() holds (the frames' bytes: pause_frame) */
+	int holds;     /* hold() calls */
 } fake;
 
 static int fake_next(struct rt_source *src, struct rt_frame *frames, int max, char *errbuf)
@@ -68,11 +70,23 @@ static void fake_break(struct rt_source *src)
 	fake.breaks = true;
 }
 
+static int fake_hold(struct rt_source *src, const uint8_t **base, size_t *len)
+{
+	(void)src;
+	fake.holds++;
+	if (!fake.holdable)
+		return -ENOTSUP;
+	*base = pause_frame;
+	*len = sizeof(pause_frame);
+	return 0;
+}
+
 static const struct rt_source_ops fake_ops = {
     .kind = "fake",
     .next = fake_next,
     .stats = fake_stats,
     .breakloop = fake_break,
+    .hold = fake_hold,
 };
 
 /* What the callbacks saw, and what they do. */
@@ -203,7 +217,17 @@ static void test_undissected(void **state)
 }
 
 /* A sink's frames(): each batch in one call, in order, when it is the only sink and takes no records. */
-static unsigned batches;
+static unsigned batches, in_place_calls, batches_at_in_place;
+static const uint8_t *in_place_base;
+static void take_in_place(void *ctx, const uint8_t *base, size_t len)
+{
+	(void)ctx;
+	assert_int_equal(len, sizeof(pause_frame));
+	in_place_calls++;
+	batches_at_in_place = batches;
+	in_place_base = base;
+}
+
 static int take_frames(void *ctx, const struct rt_frame *f, unsigned n, char *errbuf)
 {
 	batches++;
@@ -265,6 +289,47 @@ static void test_batches(void **state)
 	assert_int_equal(rt_pump_run(&src, &c, &res, errbuf), 0);
 	assert_int_equal(seen.frames, 6);
 	assert_int_equal(batches, 0);
+	sink.frames = NULL;
+}
+
+/*
+ * A sink of batches that takes frames in place is offered the source's
+ * held bytes once, before its first batch; a source that cannot hold is
+ * asked once and the sink told nothing; a sink that does not take them in
+ * place has the source hold nothing.
+ */
+static void test_in_place(void **state)
+{
+	struct rt_pump_config c = config();
+	struct rt_pump_result res;
+	char errbuf[RT_ERRBUF_SIZE];
+	(void)state;
+
+	sink.frames_only = true;
+	sink.frames = take_frames;
+	sink.in_place = take_in_place;
+	fake.total = 10;
+	fake.holdable = true;
+	batches = in_place_calls = 0;
+	assert_int_equal(rt_pump_run(&src, &c, &res, errbuf), 0);
+	assert_int_equal(seen.frames, 10);
+	assert_int_equal(fake.holds, 1);
+	assert_int_equal(in_place_calls, 1);
+	assert_int_equal(batches_at_in_place, 0);
+	assert_ptr_equal(in_place_base, pause_frame);
+	reset();
+	fake.total = 10;
+	batches = in_place_calls = 0;
+	assert_int_equal(rt_pump_run(&src, &c, &res, errbuf), 0);
+	assert_int_equal(seen.frames, 10);
+	assert_int_equal(fake.holds, 1);
+	assert_int_equal(in_place_calls, 0);
+	reset();
+	sink.in_place = NULL;
+	fake.total = 10;
+	fake.holdable = true;
+	assert_int_equal(rt_pump_run(&src, &c, &res, errbuf), 0);
+	assert_int_equal(fake.holds, 0);
 	sink.frames = NULL;
 }
 
@@ -548,6 +613,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_every_frame_once, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_undissected, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_batches, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_in_place, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_stops, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_failures, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_signal, setup, teardown),
