@@ -152,7 +152,7 @@ static void global_batch(struct rt_an_stage *st, struct batch *b)
 
 /*
  * Batch b made global: the held mapping is done with up to where its last
- * frame there ends (its pages released by a worker: an_stage_release).
+ * frame there ends (its pages released by a worker: an_stage_tend_map).
  */
 static void mapped_done(struct rt_an_stage *st, struct batch *b)
 {
@@ -295,6 +295,8 @@ static void *stager_thread(void *arg)
 /* The batch being filled is handed over; the next is made free. */
 static void hand_over(struct rt_an_stage *st)
 {
+	if (st->fill->mapped_end) /* (the workers map the held mapping ahead of it) */
+		atomic_store_explicit(&st->map_read, st->fill->mapped_end, memory_order_relaxed);
 	pthread_mutex_lock(&st->mu);
 	st->fill = batch_at(st, ++st->filled);
 	if (st->stager_on) {
@@ -424,7 +426,7 @@ void rt_an_stage_free(struct rt_an_stage *st)
 	pthread_cond_destroy(&st->freed);
 	pthread_mutex_destroy(&st->mu);
 	pthread_mutex_destroy(&st->links_mu);
-	pthread_mutex_destroy(&st->release_mu);
+	pthread_mutex_destroy(&st->map_mu);
 	free(st);
 }
 
@@ -463,7 +465,7 @@ int rt_an_stage_start(struct rt_an_stage **out, struct rt_analyzer *an, unsigned
 	an_pfc_init(&st->pfc, an->o.link_speed_bps, an->o.storm_ns, NULL);
 	pthread_mutex_init(&st->mu, NULL);
 	pthread_mutex_init(&st->links_mu, NULL);
-	pthread_mutex_init(&st->release_mu, NULL);
+	pthread_mutex_init(&st->map_mu, NULL);
 	pthread_cond_init(&st->work, NULL);
 	pthread_cond_init(&st->done, NULL);
 	pthread_cond_init(&st->freed, NULL);

@@ -21,6 +21,7 @@
 #define STAGE_RING_BYTES       (32u << 20) /* the frames' bytes in the ring, about */
 #define STAGE_BATCH_BYTES_MIN  (256u << 10)
 #define STAGE_RELEASE_BYTES    (2u << 20) /* a held mapping's pages released this many at a time */
+#define STAGE_MAP_AHEAD        (4u << 20) /* and mapped this far ahead of the reading */
 #define LINK_CHUNK             256u /* a part's links of a batch are kept in chunks of this many */
 #define STAGE_AHEAD            4u   /* a part's frames asked for ahead of the one it feeds */
 /* the flow keys' chunks: every id of 32 bits (the table of chunks made at once: they never move) */
@@ -196,14 +197,16 @@ struct rt_an_stage {
 	size_t batch_bytes; /* a batch is handed over once its frames' bytes reach this */
 	/*
 	 * the held mapping (rt_an_stage_in_place; NULL: none); where the
-	 * batches made global end in it (release: staging); its pages released
-	 * from its start (under release_mu, a worker's)
+	 * batches made global end in it (release: staging), and the last batch
+	 * handed over (the reading thread); its pages released from its start,
+	 * and mapped up to map_ahead (under map_mu, a worker's)
 	 */
 	const uint8_t *map;
 	size_t map_len, page;
-	_Atomic uintptr_t map_done;
+	_Atomic uintptr_t map_done, map_read;
 	_Atomic size_t map_released;
-	pthread_mutex_t release_mu;
+	size_t map_ahead;
+	pthread_mutex_t map_mu;
 	pthread_mutex_t mu;
 	/* work: a batch for the parts; done: a batch for the stager (handed over, or every part
 	 * went through it); freed: a batch made global, its place free for the reading thread */
@@ -251,12 +254,14 @@ void an_stage_help_or_wait(struct rt_an_stage *st, pthread_cond_t *cond, unsigne
 /* A worker's thread (arg: its struct worker): the parts' batches, its own first, until the stage ends. */
 void *an_stage_worker(void *arg);
 /*
- * The held mapping's pages before the batches made global (but the page
- * the last one ends in), released once STAGE_RELEASE_BYTES of them are:
- * by a worker between batches, where the reading and staging threads,
- * the busiest, do not pay for it. Nothing when another thread does it now.
+ * The held mapping tended by a worker between batches, where the reading
+ * and staging threads, the busiest, do not pay for it: its pages before
+ * the batches made global (but the page the last one ends in) released
+ * once STAGE_RELEASE_BYTES of them are, and those up to STAGE_MAP_AHEAD
+ * past the last batch handed over mapped (the reading thread then finds
+ * them there). Nothing when another thread does it now.
  */
-void an_stage_release(struct rt_an_stage *st);
+void an_stage_tend_map(struct rt_an_stage *st);
 /*
  * A part no thread holds whose next frame is numbered up to `upto`, fed
  * its frames as far as that: what a part waiting for the frames before its

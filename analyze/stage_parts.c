@@ -181,19 +181,36 @@ bool an_stage_help(struct rt_an_stage *st, uint64_t upto)
 	return p != NULL;
 }
 
-void an_stage_release(struct rt_an_stage *st)
+/* The held mapping's bytes [from, to) mapped (where the kernel can: else the reading maps them). */
+static void map_ahead(struct rt_an_stage *st, size_t from, size_t to)
+{
+#ifdef MADV_POPULATE_READ
+	(void)madvise((void *)(uintptr_t)(st->map + from), to - from, MADV_POPULATE_READ);
+#else
+	(void)st, (void)from, (void)to;
+#endif
+}
+
+void an_stage_tend_map(struct rt_an_stage *st)
 {
 	uintptr_t done = atomic_load_explicit(&st->map_done, memory_order_acquire);
+	uintptr_t read = atomic_load_explicit(&st->map_read, memory_order_relaxed);
 	size_t upto = done ? (done - (uintptr_t)st->map) / st->page * st->page : 0;
 	size_t from = atomic_load_explicit(&st->map_released, memory_order_relaxed);
-	if (upto < from + STAGE_RELEASE_BYTES || pthread_mutex_trylock(&st->release_mu) != 0)
+	size_t at = read ? (read - (uintptr_t)st->map) / st->page * st->page : 0;
+	size_t ahead = at + STAGE_MAP_AHEAD < st->map_len ? at + STAGE_MAP_AHEAD : st->map_len;
+	if (!read || pthread_mutex_trylock(&st->map_mu) != 0)
 		return;
-	from = atomic_load_explicit(&st->map_released, memory_order_relaxed);
 	if (upto >= from + STAGE_RELEASE_BYTES) {
 		(void)madvise((void *)(uintptr_t)(st->map + from), upto - from, MADV_DONTNEED);
 		atomic_store_explicit(&st->map_released, upto, memory_order_relaxed);
 	}
-	pthread_mutex_unlock(&st->release_mu);
+	if (ahead >= st->map_ahead + STAGE_RELEASE_BYTES || ahead == st->map_len) {
+		if (st->map_ahead < ahead)
+			map_ahead(st, st->map_ahead > at ? st->map_ahead : at, ahead);
+		st->map_ahead = ahead;
+	}
+	pthread_mutex_unlock(&st->map_mu);
 }
 
 void *an_stage_worker(void *arg)
@@ -206,7 +223,7 @@ void *an_stage_worker(void *arg)
 		if (p) {
 			pthread_mutex_unlock(&st->mu);
 			run_part(st, p, UINT64_MAX);
-			an_stage_release(st);
+			an_stage_tend_map(st);
 			pthread_mutex_lock(&st->mu);
 		} else if (st->quit) {
 			break; /* the stage ends: drained, or freed without its results */

@@ -132,7 +132,8 @@ static ssize_t map_refill(struct rt_pcapfile *f, size_t need, char *errbuf)
 	if (add > left)
 		add = left;
 	if (add || f->end >= need || lseek(f->fd, (off_t)f->map_len, SEEK_SET) < 0) {
-		populate(f, at + f->end, add, page);
+		if (!f->held) /* (held: its holder maps the pages ahead, rt_pcapfile_hold) */
+			populate(f, at + f->end, add, page);
 		f->end += add;
 		return (ssize_t)add;
 	}

@@ -72,7 +72,8 @@ struct rt_pump_sink {
 	 * call, when the source holds its frames' bytes that lie in [base,
 	 * base + len) until it is closed, after end() (rt_source_hold: a
 	 * file's private mapping; the sink may release the pages it is done
-	 * with, MADV_DONTNEED, and the source then releases none itself).
+	 * with, MADV_DONTNEED, and map those ahead, MADV_POPULATE_READ: the
+	 * source then does neither).
 	 */
 	void (*in_place)(void *ctx, const uint8_t *base, size_t len);
 	int (*end)(void *ctx, const struct rt_pump_result *res, char *errbuf);

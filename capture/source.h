@@ -122,9 +122,10 @@ int rt_source_next(struct rt_source *src, struct rt_frame *frames, int max, char
  * The bytes of the frames handed out from now on, where they lie in
  * [*base, *base + *len) (a private, read-only mapping of the one file
  * read), kept readable and unchanged until rt_source_close(), none of its
- * pages released by the source: the caller may release those it is done
- * with (madvise MADV_DONTNEED: they are read again from the file if
- * touched). Frames outside it (a file that grew while read) are as ever:
+ * pages released or mapped ahead by the source: the caller may release
+ * those it is done with (madvise MADV_DONTNEED: they are read again from
+ * the file if touched) and map those ahead of the reading
+ * (MADV_POPULATE_READ). Frames outside it (a file that grew while read) are as ever:
  * good until the next rt_source_next(). 0, or -ENOTSUP (several files, a
  * stream, gzip, a live source).
  */
