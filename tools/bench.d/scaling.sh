@@ -47,7 +47,7 @@ scaling_reader_row() { # LABEL THREADS FIELD: FIELD "reading" or "staging"
 	fi
 }
 scaling_reader_row "reader alone, 2 threads (reads, stages, merges)" 2 reading
-scaling_reader_row "reader alone, 4+ threads (reads, copies)" 4 reading
+scaling_reader_row "reader alone, 4+ threads (reads; frames in place)" 4 reading
 scaling_reader_row "stager alone, 4+ threads (stages, merges)" 4 staging
 # each command at every thread count in turn, BENCH_REPEAT rounds: the machine's speed drifts over minutes, and
 # runs side by side keep that drift out of the speed-ups (each round's speed-up is of its own runs)
