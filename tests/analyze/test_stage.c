@@ -221,42 +221,62 @@ static void test_pause_after_last_frame(void **state)
  * out), at 2 to 8 threads (a staging thread from 4).
  */
 #define TILES 40
-/* TILES copies of the dcqcn scenario one after the other in time, a pause in each one's middle (its bytes in pfc[]). */
-static void tile_dcqcn(const struct frames *one_fr, struct frames *fr,
-                       uint8_t pfc[TILES][RT_MACC_FRAME_LEN])
+/* TILES copies of the dcqcn scenario one after the other in time, a pause in each one's middle, and one analyzer's report of them. */
+struct tiled {
+	struct frames one_fr, fr;
+	uint8_t pfc[TILES][RT_MACC_FRAME_LEN];
+	char *one;
+};
+
+static struct tiled *tiled_new(void)
 {
-	unsigned n = one_fr->n;
-	uint64_t span = one_fr->f[n - 1].ts_ns - one_fr->f[0].ts_ns + MS;
-	*fr = (struct frames){.f = calloc((size_t)n * TILES + TILES, sizeof(*fr->f))};
-	assert_non_null(fr->f);
-	for (unsigned t = 0; t < TILES; t++) {
+	struct tiled *t = calloc(1, sizeof(*t));
+	assert_non_null(t);
+	read_dcqcn(&t->one_fr);
+	unsigned n = t->one_fr.n;
+	uint64_t span = t->one_fr.f[n - 1].ts_ns - t->one_fr.f[0].ts_ns + MS;
+	t->fr.f = calloc((size_t)n * TILES + TILES, sizeof(*t->fr.f));
+	assert_non_null(t->fr.f);
+	for (unsigned k = 0; k < TILES; k++) {
 		for (unsigned i = 0; i < n; i++) {
-			fr->f[fr->n] = one_fr->f[i];
-			fr->f[fr->n++].ts_ns += t * span;
+			t->fr.f[t->fr.n] = t->one_fr.f[i];
+			t->fr.f[t->fr.n++].ts_ns += k * span;
 		}
-		insert_pfc(fr, fr->n - n / 2, fr->f[fr->n - n / 2].ts_ns, 1000, pfc[t]);
+		insert_pfc(&t->fr, t->fr.n - n / 2, t->fr.f[t->fr.n - n / 2].ts_ns, 1000,
+		           t->pfc[k]);
 	}
-	assert_true(fr->n > 20 * 4096);
+	assert_true(t->fr.n > 20 * 4096);
+	t->one = analyze(&t->fr, 1, 0);
+	return t;
+}
+
+/* The tiles through threads lo, lo + step, ... up to hi: each reports what one analyzer does. */
+static void tiled_alike(const struct tiled *t, unsigned lo, unsigned hi, unsigned step,
+                        const char *how)
+{
+	for (unsigned threads = lo; threads <= hi; threads += step) {
+		char *split = analyze(&t->fr, threads, 0);
+		if (strcmp(t->one, split))
+			fail_msg("%u threads%s report otherwise than one analyzer", threads, how);
+		free(split);
+	}
+}
+
+static void tiled_free(struct tiled *t)
+{
+	free(t->one);
+	free(t->fr.f);
+	free(t->one_fr.f);
+	free(t->one_fr.bytes);
+	free(t);
 }
 
 static void test_many_batches(void **state)
 {
 	(void)state;
-	struct frames one_fr, fr;
-	uint8_t pfc[TILES][RT_MACC_FRAME_LEN];
-	read_dcqcn(&one_fr);
-	tile_dcqcn(&one_fr, &fr, pfc);
-	char *one = analyze(&fr, 1, 0);
-	for (unsigned threads = 2; threads <= 8; threads++) {
-		char *split = analyze(&fr, threads, 0);
-		if (strcmp(one, split))
-			fail_msg("%u threads report otherwise than one analyzer", threads);
-		free(split);
-	}
-	free(one);
-	free(fr.f);
-	free(one_fr.f);
-	free(one_fr.bytes);
+	struct tiled *t = tiled_new();
+	tiled_alike(t, 2, 8, 1, "");
+	tiled_free(t);
 }
 
 /*
@@ -268,22 +288,19 @@ static void test_many_batches(void **state)
 static void test_in_place(void **state)
 {
 	(void)state;
-	struct frames one_fr, fr;
-	uint8_t pfc[TILES][RT_MACC_FRAME_LEN];
-	read_dcqcn(&one_fr);
-	tile_dcqcn(&one_fr, &fr, pfc);
-	char *one = analyze(&fr, 1, 0);
+	struct tiled *t = tiled_new();
+	struct frames *fr = &t->fr;
 	char path[] = "/tmp/rt-stage-XXXXXX";
 	int fd = mkstemp(path);
 	assert_true(fd >= 0);
 	FILE *fp = fdopen(fd, "wb");
 	assert_non_null(fp);
 	size_t len = 0;
-	for (unsigned i = 0; i < fr.n; i++) {
-		if (fr.f[i].seq) { /* the capture's (the pauses' bytes stay where they are) */
-			assert_int_equal(fwrite(fr.f[i].data, 1, fr.f[i].caplen, fp),
-			                 fr.f[i].caplen);
-			len += fr.f[i].caplen;
+	for (unsigned i = 0; i < fr->n; i++) {
+		if (fr->f[i].seq) { /* the capture's (the pauses' bytes stay where they are) */
+			assert_int_equal(fwrite(fr->f[i].data, 1, fr->f[i].caplen, fp),
+			                 fr->f[i].caplen);
+			len += fr->f[i].caplen;
 		}
 	}
 	assert_int_equal(fclose(fp), 0);
@@ -294,26 +311,17 @@ static void test_in_place(void **state)
 	assert_true(map != MAP_FAILED);
 	close(fd);
 	unlink(path);
-	for (unsigned i = 0, at = 0; i < fr.n; i++) {
-		if (fr.f[i].seq) {
-			fr.f[i].data = map + at;
-			at += fr.f[i].caplen;
+	for (unsigned i = 0, at = 0; i < fr->n; i++) {
+		if (fr->f[i].seq) {
+			fr->f[i].data = map + at;
+			at += fr->f[i].caplen;
 		}
 	}
-	fr.map = map;
-	fr.map_len = len;
-	for (unsigned threads = 2; threads <= 5; threads += 3) {
-		char *split = analyze(&fr, threads, 0);
-		if (strcmp(one, split))
-			fail_msg("%u threads, frames in place, report otherwise than one analyzer",
-			         threads);
-		free(split);
-	}
+	fr->map = map;
+	fr->map_len = len;
+	tiled_alike(t, 2, 5, 3, ", frames in place,");
 	munmap(map, len);
-	free(one);
-	free(fr.f);
-	free(one_fr.f);
-	free(one_fr.bytes);
+	tiled_free(t);
 }
 
 /* A sink of buckets that fails at its fail_at-th (0: never); what it was given. */
