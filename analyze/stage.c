@@ -296,7 +296,7 @@ static void *stager_thread(void *arg)
 static void hand_over(struct rt_an_stage *st)
 {
 	if (st->fill->mapped_end) /* (the workers map the held mapping ahead of it) */
-		atomic_store_explicit(&st->map_read, st->fill->mapped_end, memory_order_relaxed);
+		atomic_store_explicit(&st->map_read, st->fill->mapped_end, memory_order_release);
 	pthread_mutex_lock(&st->mu);
 	st->fill = batch_at(st, ++st->filled);
 	if (st->stager_on) {

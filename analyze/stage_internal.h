@@ -204,8 +204,8 @@ struct rt_an_stage {
 	const uint8_t *map;
 	size_t map_len, page;
 	_Atomic uintptr_t map_done, map_read;
-	_Atomic size_t map_released;
-	size_t map_ahead;
+	_Atomic size_t map_released,
+	    map_ahead; /* (read without the lock to see if there is work) */
 	pthread_mutex_t map_mu;
 	pthread_mutex_t mu;
 	/* work: a batch for the parts; done: a batch for the stager (handed over, or every part

@@ -193,22 +193,30 @@ static void map_ahead(struct rt_an_stage *st, size_t from, size_t to)
 
 void an_stage_tend_map(struct rt_an_stage *st)
 {
+	uintptr_t read = atomic_load_explicit(&st->map_read, memory_order_acquire);
+	if (!read)
+		return; /* (no held mapping, or nothing handed over yet) */
 	uintptr_t done = atomic_load_explicit(&st->map_done, memory_order_acquire);
-	uintptr_t read = atomic_load_explicit(&st->map_read, memory_order_relaxed);
 	size_t upto = done ? (done - (uintptr_t)st->map) / st->page * st->page : 0;
-	size_t from = atomic_load_explicit(&st->map_released, memory_order_relaxed);
-	size_t at = read ? (read - (uintptr_t)st->map) / st->page * st->page : 0;
+	size_t at = (read - (uintptr_t)st->map) / st->page * st->page;
 	size_t ahead = at + STAGE_MAP_AHEAD < st->map_len ? at + STAGE_MAP_AHEAD : st->map_len;
-	if (!read || pthread_mutex_trylock(&st->map_mu) != 0)
+	size_t released = atomic_load_explicit(&st->map_released, memory_order_relaxed);
+	size_t mapped = atomic_load_explicit(&st->map_ahead, memory_order_relaxed);
+	/* (read again under the lock: another worker may have done it meanwhile) */
+	if ((upto < released + STAGE_RELEASE_BYTES &&
+	     (ahead <= mapped || (ahead < mapped + STAGE_RELEASE_BYTES && ahead < st->map_len))) ||
+	    pthread_mutex_trylock(&st->map_mu) != 0)
 		return;
-	if (upto >= from + STAGE_RELEASE_BYTES) {
-		(void)madvise((void *)(uintptr_t)(st->map + from), upto - from, MADV_DONTNEED);
+	released = atomic_load_explicit(&st->map_released, memory_order_relaxed);
+	mapped = atomic_load_explicit(&st->map_ahead, memory_order_relaxed);
+	if (upto >= released + STAGE_RELEASE_BYTES) {
+		(void)madvise((void *)(uintptr_t)(st->map + released), upto - released,
+		              MADV_DONTNEED);
 		atomic_store_explicit(&st->map_released, upto, memory_order_relaxed);
 	}
-	if (ahead >= st->map_ahead + STAGE_RELEASE_BYTES || ahead == st->map_len) {
-		if (st->map_ahead < ahead)
-			map_ahead(st, st->map_ahead > at ? st->map_ahead : at, ahead);
-		st->map_ahead = ahead;
+	if (ahead > mapped && (ahead >= mapped + STAGE_RELEASE_BYTES || ahead == st->map_len)) {
+		map_ahead(st, mapped > at ? mapped : at, ahead);
+		atomic_store_explicit(&st->map_ahead, ahead, memory_order_relaxed);
 	}
 	pthread_mutex_unlock(&st->map_mu);
 }
