@@ -125,9 +125,9 @@ int rt_source_next(struct rt_source *src, struct rt_frame *frames, int max, char
  * pages released or mapped ahead by the source: the caller may release
  * those it is done with (madvise MADV_DONTNEED: they are read again from
  * the file if touched) and map those ahead of the reading
- * (MADV_POPULATE_READ). Frames outside it (a file that grew while read) are as ever:
- * good until the next rt_source_next(). 0, or -ENOTSUP (several files, a
- * stream, gzip, a live source).
+ * (MADV_POPULATE_READ). Frames outside it (a file that grew while read)
+ * are as ever: good until the next rt_source_next(). 0, or -ENOTSUP
+ * (several files, a stream, gzip, a live source).
  */
 int rt_source_hold(struct rt_source *src, const uint8_t **base, size_t *len);
 int rt_source_stats(struct rt_source *src, struct rt_source_stats *st, char *errbuf);
