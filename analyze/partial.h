@@ -29,10 +29,6 @@
 #define RT_PARTIAL_SAMPLE_K 1
 #define RT_PARTIAL_SAMPLE_M 64
 
-/* A partial's bucket length (section BUCK): at least 100 ns, at most 1e6 s (timeline's --bucket). */
-#define RT_PARTIAL_BUCKET_MIN_NS 100ull
-#define RT_PARTIAL_BUCKET_MAX_NS 1000000000000000ull
-
 /* What a packet of a partial is there for (rt_partial_packet.flags). */
 enum rt_partial_packet_flag {
 	RT_PP_CE = 1u << 0,      /* CE-marked at this point */

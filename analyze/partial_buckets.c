@@ -184,7 +184,7 @@ void pc_buckets(struct pc *c, struct rt_partial *p, uint32_t nflows)
 	if (c->reading)
 		p->buckets = b;
 	pc_u64(c, &b->len_ns);
-	pc_check(c, b->len_ns >= RT_PARTIAL_BUCKET_MIN_NS && b->len_ns <= RT_PARTIAL_BUCKET_MAX_NS,
+	pc_check(c, b->len_ns >= RT_AN_BUCKET_MIN_NS && b->len_ns <= RT_AN_BUCKET_MAX_NS,
 	         "bucket length");
 	pc_bool(c, &b->source_log);
 	pc_bool(c, &b->counters);
@@ -267,8 +267,7 @@ static void collector_free(void *ctx)
 
 int rt_partial_bucket_sink(struct rt_analyzer *an, uint64_t bucket_ns, char *errbuf)
 {
-	if (!an->pk.on || bucket_ns < RT_PARTIAL_BUCKET_MIN_NS ||
-	    bucket_ns > RT_PARTIAL_BUCKET_MAX_NS)
+	if (!an->pk.on || bucket_ns < RT_AN_BUCKET_MIN_NS || bucket_ns > RT_AN_BUCKET_MAX_NS)
 		return rt_errmsg(errbuf, EINVAL,
 		                 "a partial's buckets: the analysis keeps no partial, or a length "
 		                 "beyond 100 ns to 1e6 s");

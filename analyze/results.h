@@ -660,6 +660,12 @@ const struct rt_results *rt_analyzer_results(struct rt_analyzer *an);
  * columns); the bucket and its rows live until the callback returns.
  */
 #define RT_AN_SINKS_MAX 8 /* sinks per analyzer */
+/*
+ * The bucket lengths taken (--bucket, a partial's): at least 100 ns
+ * (shorter is surely a mistake, rows explode), at most 1e6 s.
+ */
+#define RT_AN_BUCKET_MIN_NS 100ull
+#define RT_AN_BUCKET_MAX_NS 1000000000000000ull
 struct rt_an_sink {
 	uint64_t
 	    bucket_ns; /* bucket length this sink takes (0: no buckets); every sink takes the same */

@@ -17,7 +17,7 @@ uint64_t rt_bucket_for_span(uint64_t span_ns)
 	uint64_t want = span_ns / RT_BUCKET_POINTS + (span_ns % RT_BUCKET_POINTS != 0);
 	for (uint64_t decade = 1; decade <= UINT64_MAX / 10; decade *= 10)
 		for (unsigned i = 0; i < sizeof(steps) / sizeof(steps[0]); i++)
-			if (steps[i] * decade >= want && steps[i] * decade >= RT_BUCKET_MIN_NS)
+			if (steps[i] * decade >= want && steps[i] * decade >= RT_AN_BUCKET_MIN_NS)
 				return steps[i] * decade;
 	return want;
 }

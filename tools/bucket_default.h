@@ -6,14 +6,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "analyze/results.h"
 #include "tools/cli.h"
 
 /* About this many buckets over the capture. */
 #define RT_BUCKET_POINTS 1000
-/* The shortest bucket chosen (the shortest --bucket takes: shorter is surely a mistake, rows explode). */
-#define RT_BUCKET_MIN_NS 100
-/* The longest --bucket takes (1e6 s). */
-#define RT_BUCKET_MAX_NS 1000000000000000ull
 /* The bucket of a capture whose length cannot be known before it is read (standard input, a pipe). */
 #define RT_BUCKET_STREAM_NS 100000
 /* report: the longest bucket chosen; a longer capture folds these into its points, peaks kept. */
@@ -21,7 +18,7 @@
 
 /*
  * The shortest of 1, 2 or 5 times a power of ten nanoseconds that cuts
- * span_ns into at most RT_BUCKET_POINTS buckets, at least RT_BUCKET_MIN_NS.
+ * span_ns into at most RT_BUCKET_POINTS buckets, at least RT_AN_BUCKET_MIN_NS.
  */
 uint64_t rt_bucket_for_span(uint64_t span_ns);
 

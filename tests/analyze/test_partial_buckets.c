@@ -125,7 +125,7 @@ static void test_section_checks(void **state)
 	/* a length beyond 100 ns .. 1e6 s: refused (written too: the writer checks as the reader) */
 	data[24] = 0;
 	for (unsigned i = 0; i < 2; i++) {
-		bad.len_ns = i ? RT_PARTIAL_BUCKET_MAX_NS + 1 : RT_PARTIAL_BUCKET_MIN_NS - 1;
+		bad.len_ns = i ? RT_AN_BUCKET_MAX_NS + 1 : RT_AN_BUCKET_MIN_NS - 1;
 		struct pc w = {.reading = false, .section = "buckets"};
 		struct rt_partial p = {.buckets = &bad};
 		pc_buckets(&w, &p, 1);
