@@ -71,10 +71,13 @@ static bool room(struct an_buckets *bk)
 		uint32_t ncap = bk->cap_rows ? bk->cap_rows : 256;
 		while (ncap < bk->ndirty)
 			ncap *= 2;
-		struct rt_an_flow_row *nr = realloc(bk->rows, (size_t)ncap * sizeof(*nr));
-		uint32_t *ni = nr ? realloc(bk->ids, (size_t)ncap * sizeof(*ni)) : NULL;
-		if (nr)
+		if (!bk->row_room) { /* (else the rows are written where row_room says) */
+			struct rt_an_flow_row *nr = realloc(bk->rows, (size_t)ncap * sizeof(*nr));
+			if (!nr)
+				return false;
 			bk->rows = nr;
+		}
+		uint32_t *ni = realloc(bk->ids, (size_t)ncap * sizeof(*ni));
 		if (!ni)
 			return false;
 		bk->ids = ni;
@@ -144,13 +147,18 @@ static int cmp_u32(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* The rows of the flows on the list, in id order; the list is emptied. Returns how many. */
-static uint32_t flow_rows(struct an_buckets *bk)
+/*
+ * The rows of the flows on the list, in id order, into *rows (`rows` here,
+ * or the row_room's); the list is emptied. Returns how many.
+ */
+static uint32_t flow_rows(struct an_buckets *bk, struct rt_an_flow_row **rows)
 {
 	uint32_t n = bk->ndirty, k = 0;
-	struct rt_an_flow_row row;
-	if (!room(
-	        bk)) { /* out of memory: the list empties, the counts wait for the flows' next rows */
+	struct rt_an_flow_row row, *out = NULL;
+	if (room(bk))
+		out = bk->row_room ? bk->row_room(bk->ctx, n) : bk->rows;
+	*rows = out;
+	if (!out) { /* out of memory: the list empties, the counts wait for the flows' next rows */
 		for (uint32_t i = 0; i < n; i++)
 			bk->ft->flows[bk->dirty[i]].flags &= (uint16_t)~AN_FLOW_TL_DIRTY;
 		bk->ndirty = 0;
@@ -161,7 +169,7 @@ static uint32_t flow_rows(struct an_buckets *bk)
 		for (uint32_t id = 0; id < bk->ft->next_id; id++) {
 			uint32_t fi = bk->ft->order[id];
 			if (bk->ft->flows[fi].flags & AN_FLOW_TL_DIRTY)
-				flow_row(bk, fi, &bk->rows[k++]);
+				flow_row(bk, fi, &out[k++]);
 		}
 	} else {
 		uint32_t m = 0;
@@ -170,7 +178,7 @@ static uint32_t flow_rows(struct an_buckets *bk)
 				bk->ids[m++] = bk->ft->flows[bk->dirty[i]].id;
 		qsort(bk->ids, m, sizeof(*bk->ids), cmp_u32);
 		for (uint32_t i = 0; i < m; i++)
-			flow_row(bk, bk->ft->order[bk->ids[i]], &bk->rows[k++]);
+			flow_row(bk, bk->ft->order[bk->ids[i]], &out[k++]);
 	}
 	/* flows without an id (no packet yet) have no row: their snapshot moves on */
 	for (uint32_t i = 0; i < n; i++) {
@@ -209,8 +217,9 @@ static int emit(struct an_buckets *bk, uint64_t t)
 	}
 	if (!any)
 		return 0;
-	b.nrows = bk->take_rows ? ntaken : flow_rows(bk);
-	b.rows = bk->take_rows ? taken : bk->rows;
+	struct rt_an_flow_row *own = NULL;
+	b.nrows = bk->take_rows ? ntaken : flow_rows(bk, &own);
+	b.rows = bk->take_rows ? taken : own;
 	b.source_log = bk->srclog;
 	b.counters = bk->counters;
 	b.source_cnp = bk->src_cnp_all;

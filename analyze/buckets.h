@@ -75,6 +75,12 @@ struct an_buckets {
 	 */
 	uint32_t (*take_rows)(void *ctx, uint64_t t, const struct rt_an_flow_row **rows);
 	void *take_ctx;
+	/*
+	 * A staged analysis' part: where the rows of the bucket being closed
+	 * are written (room for n; NULL: out of memory), so that deliver()
+	 * finds them where they are kept, uncopied; NULL: in `rows` here.
+	 */
+	struct rt_an_flow_row *(*row_room)(void *ctx, uint32_t n);
 };
 
 void an_bk_init(struct an_buckets *bk, const struct an_flowtab *ft, const struct an_totals *tot,

@@ -492,8 +492,10 @@ int rt_an_stage_start(struct rt_an_stage **out, struct rt_analyzer *an, unsigned
 			p->an->rpx.share = &p->share;
 			p->an->rpx.lk = &an->rpx.own; /* the stage's, in frame order */
 			p->an->rpx.links_on = true;   /* every packet on a link goes to the stage */
-			if (an->bk.len)
+			if (an->bk.len) {
 				an_bk_start(&p->an->bk, an->bk.len, an_stage_part_bucket, p);
+				p->an->bk.row_room = an_stage_part_rows; /* (no copy of them) */
+			}
 		}
 	}
 	st->parts_take_links = threads >= STAGE_STAGER_THREADS;

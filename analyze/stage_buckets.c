@@ -16,6 +16,25 @@ void an_stage_bucket_log_free(struct bucket_log *l)
 	free(l->rows);
 }
 
+struct rt_an_flow_row *an_stage_part_rows(void *ctx, uint32_t n)
+{
+	struct part *p = ctx;
+	struct bucket_log *l = p->bk_out;
+	if (l->nrows + n > l->caprows) {
+		uint32_t ncap = l->caprows ? l->caprows : 256;
+		while (ncap < l->nrows + n)
+			ncap *= 2;
+		struct rt_an_flow_row *nr = realloc(l->rows, (size_t)ncap * sizeof(*nr));
+		if (!nr) {
+			l->nomem = true;
+			return NULL;
+		}
+		l->rows = nr;
+		l->caprows = ncap;
+	}
+	return l->rows + l->nrows;
+}
+
 int an_stage_part_bucket(void *ctx, const struct rt_an_bucket *b)
 {
 	struct part *p = ctx;
@@ -23,21 +42,14 @@ int an_stage_part_bucket(void *ctx, const struct rt_an_bucket *b)
 	if (l->n == l->cap) {
 		uint32_t ncap = l->cap ? l->cap * 2 : 16;
 		struct bucket_entry *ne = realloc(l->e, (size_t)ncap * sizeof(*ne));
-		if (!ne)
-			goto nomem;
+		if (!ne) {
+			l->nomem = true;
+			return 0;
+		}
 		l->e = ne;
 		l->cap = ncap;
 	}
-	if (l->nrows + b->nrows > l->caprows) {
-		uint32_t ncap = l->caprows ? l->caprows : 256;
-		while (ncap < l->nrows + b->nrows)
-			ncap *= 2;
-		struct rt_an_flow_row *nr = realloc(l->rows, (size_t)ncap * sizeof(*nr));
-		if (!nr)
-			goto nomem;
-		l->rows = nr;
-		l->caprows = ncap;
-	}
+	/* its rows are where an_stage_part_rows put them, after the log's last */
 	l->e[l->n++] = (struct bucket_entry){.t = b->t_ns,
 	                                     .ce = b->all.ce,
 	                                     .cnp = b->all.cnp,
@@ -45,12 +57,7 @@ int an_stage_part_bucket(void *ctx, const struct rt_an_bucket *b)
 	                                     .retransmitted = b->all.retransmitted,
 	                                     .row0 = l->nrows,
 	                                     .nrows = b->nrows};
-	if (b->nrows)
-		memcpy(l->rows + l->nrows, b->rows, (size_t)b->nrows * sizeof(*b->rows));
 	l->nrows += b->nrows;
-	return 0;
-nomem:
-	l->nomem = true;
 	return 0;
 }
 

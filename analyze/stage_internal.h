@@ -292,6 +292,8 @@ void an_stage_bucket_log_clear(struct bucket_log *l);
 void an_stage_bucket_log_free(struct bucket_log *l);
 /* A part's sink of buckets: its counts and rows, kept for the stage (on the part's thread; ctx: its struct part). */
 int an_stage_part_bucket(void *ctx, const struct rt_an_bucket *b);
+/* A part's room for the n rows of the bucket it closes, after its log's last (its buckets' row_room). */
+struct rt_an_flow_row *an_stage_part_rows(void *ctx, uint32_t n);
 /* The analyzer's buckets take the parts' from these logs ([parts]) from now on. */
 void an_stage_take_buckets(struct rt_an_stage *st, struct part_out *logs);
 /*
