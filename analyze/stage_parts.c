@@ -1,9 +1,9 @@
 /* The staged analysis' parts and the threads that go through them: a part's batch fed, a part taken by a thread (its own first, moved only to even the work out), the workers, the help of a thread that would wait. */
 #include <limits.h>
 #include <pthread.h>
-#include <sys/mman.h>
 
 #include "analyze/stage_internal.h"
+#include "common/filemap.h"
 #include "common/clock.h"
 
 /*
@@ -181,16 +181,6 @@ bool an_stage_help(struct rt_an_stage *st, uint64_t upto)
 	return p != NULL;
 }
 
-/* The held mapping's bytes [from, to) mapped (where the kernel can: else the reading maps them). */
-static void map_ahead(struct rt_an_stage *st, size_t from, size_t to)
-{
-#ifdef MADV_POPULATE_READ
-	(void)madvise((void *)(uintptr_t)(st->map + from), to - from, MADV_POPULATE_READ);
-#else
-	(void)st, (void)from, (void)to;
-#endif
-}
-
 void an_stage_tend_map(struct rt_an_stage *st)
 {
 	uintptr_t read = atomic_load_explicit(&st->map_read, memory_order_acquire);
@@ -210,12 +200,12 @@ void an_stage_tend_map(struct rt_an_stage *st)
 	released = atomic_load_explicit(&st->map_released, memory_order_relaxed);
 	mapped = atomic_load_explicit(&st->map_ahead, memory_order_relaxed);
 	if (upto >= released + STAGE_RELEASE_BYTES) {
-		(void)madvise((void *)(uintptr_t)(st->map + released), upto - released,
-		              MADV_DONTNEED);
+		rt_map_release(st->map, released, upto);
 		atomic_store_explicit(&st->map_released, upto, memory_order_relaxed);
 	}
 	if (ahead > mapped && (ahead >= mapped + STAGE_RELEASE_BYTES || ahead == st->map_len)) {
-		map_ahead(st, mapped > at ? mapped : at, ahead);
+		size_t from = mapped > at ? mapped : at;
+		rt_map_range(st->map, from, ahead - from);
 		atomic_store_explicit(&st->map_ahead, ahead, memory_order_relaxed);
 	}
 	pthread_mutex_unlock(&st->map_mu);

@@ -90,9 +90,9 @@ uint64_t rt_pcapfile_fingerprint(const struct rt_pcapfile *f);
  * caller's (*base, *len: the whole file, private and read-only), so that
  * the frames handed out from it stay readable after they are used and
  * after the close. The reader releases none of its pages from now on (the
- * caller may: MADV_DONTNEED, the bytes read again from the file), no
+ * caller may: rt_map_release, the bytes read again from the file), no
  * longer maps them ahead of its reading (the caller may,
- * MADV_POPULATE_READ: else each page is mapped as the reading touches it)
+ * rt_map_range: else each page is mapped as the reading touches it)
  * and leaves the munmap() to the caller. 0, or -ENOTSUP when the file is
  * not mapped (gzip, a pipe, standard input, memory).
  */

@@ -1,5 +1,6 @@
 /* The capture file reader's input: a descriptor or memory, gzip through zlib, one buffer. */
 #include "capture/internal.h"
+#include "common/filemap.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -91,24 +92,6 @@ int rt_pcapfile_hold(struct rt_pcapfile *f, const uint8_t **base, size_t *len)
 }
 
 /*
- * The mapping's bytes [from, from + len) mapped in one call (where the
- * kernel can): the reading touches every page of a window, and each touch
- * of a page not yet mapped was a fault (16 pages at a time): dissect
- * --count of the 10 M-frame bench file spent 0.12-0.19 s in the kernel,
- * 0.05-0.07 s with this.
- */
-static void populate(struct rt_pcapfile *f, size_t from, size_t len, size_t page)
-{
-#ifdef MADV_POPULATE_READ
-	size_t start = from / page * page;
-	if (len)
-		(void)madvise(f->map + start, from + len - start, MADV_POPULATE_READ);
-#else
-	(void)f, (void)from, (void)len, (void)page;
-#endif
-}
-
-/*
  * The mapping's next window after buf[pos, end) (at least `need` bytes
  * from pos when the file has them), the pages before pos released. Past
  * the mapping (a file that grew since it was opened), the rest is read into
@@ -120,7 +103,7 @@ static ssize_t map_refill(struct rt_pcapfile *f, size_t need, char *errbuf)
 	size_t at = (size_t)(f->buf + f->pos - f->map), page = (size_t)sysconf(_SC_PAGESIZE);
 	size_t behind = at / page * page;
 	if (!f->held && behind >= f->released + MAP_WINDOW) {
-		(void)madvise(f->map + f->released, behind - f->released, MADV_DONTNEED);
+		rt_map_release(f->map, f->released, behind);
 		f->released = behind;
 	}
 	f->buf += f->pos;
@@ -133,7 +116,7 @@ static ssize_t map_refill(struct rt_pcapfile *f, size_t need, char *errbuf)
 		add = left;
 	if (add || f->end >= need || lseek(f->fd, (off_t)f->map_len, SEEK_SET) < 0) {
 		if (!f->held) /* (held: its holder maps the pages ahead, rt_pcapfile_hold) */
-			populate(f, at + f->end, add, page);
+			rt_map_range(f->map, at + f->end, add);
 		f->end += add;
 		return (ssize_t)add;
 	}
