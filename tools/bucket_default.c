@@ -30,25 +30,29 @@ static bool is_stream(const char *path)
 	       (stat(path, &st) == 0 && !S_ISDIR(st.st_mode) && !S_ISREG(st.st_mode));
 }
 
+/* Whether the timestamps so far lie `enough` apart (the span is then at least that: a span only grows). */
+static bool spans(bool any, uint64_t first, uint64_t last, uint64_t enough)
+{
+	return any && last - first >= enough;
+}
+
 /*
  * The earliest and latest timestamps of one regular file (opened
- * read-only), as far as it can be read, or until they lie `enough` apart
- * (the span is then at least that: a span only grows). True when it
- * stopped there.
+ * read-only), as far as it can be read, or until they lie `enough` apart.
  */
-static bool file_span(const char *path, uint64_t enough, uint64_t *first, uint64_t *last, bool *any)
+static void file_span(const char *path, uint64_t enough, uint64_t *first, uint64_t *last, bool *any)
 {
 	char errbuf[RT_ERRBUF_SIZE];
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return false;
+		return;
 	struct rt_pcapfile *pf;
 	if (rt_pcapfile_open_fd(&pf, fd, true, path, errbuf) < 0)
-		return false;
+		return;
 	struct rt_frame frames[256];
 	int n;
-	bool stopped = false;
-	while (!stopped && ((n = rt_pcapfile_next(pf, frames, 256, errbuf)) > 0 || n == -EINTR)) {
+	while (!spans(*any, *first, *last, enough) &&
+	       ((n = rt_pcapfile_next(pf, frames, 256, errbuf)) > 0 || n == -EINTR)) {
 		for (int i = 0; i < n; i++) {
 			uint64_t t = frames[i].ts_ns;
 			if (!*any || t < *first)
@@ -57,10 +61,8 @@ static bool file_span(const char *path, uint64_t enough, uint64_t *first, uint64
 				*last = t;
 			*any = true;
 		}
-		stopped = *any && *last - *first >= enough;
 	}
 	rt_pcapfile_close(pf);
-	return stopped;
 }
 
 /* "41.3 s", "850 us": a span for people, three digits. */
@@ -92,7 +94,7 @@ static void bucket_text(uint64_t ns, char *buf, size_t size)
 uint64_t rt_bucket_default(const struct rt_cli_files *files, bool report, char *why, size_t whysize)
 {
 	uint64_t first = 0, last = 0, bucket;
-	bool any = false, stopped = false;
+	bool any = false;
 	char b[32], s[32];
 	for (size_t i = 0; i < files->n; i++) {
 		const char *path = files->files[i].path;
@@ -108,8 +110,8 @@ uint64_t rt_bucket_default(const struct rt_cli_files *files, bool report, char *
 	}
 	/* report: a span longer than its longest bucket's points gets that bucket, however long */
 	uint64_t enough = report ? RT_BUCKET_REPORT_MAX_NS * RT_BUCKET_POINTS + 1 : UINT64_MAX;
-	for (size_t i = 0; i < files->n && !stopped; i++)
-		stopped = file_span(files->files[i].path, enough, &first, &last, &any);
+	for (size_t i = 0; i < files->n && !spans(any, first, last, enough); i++)
+		file_span(files->files[i].path, enough, &first, &last, &any);
 	uint64_t span = any ? last - first : 0;
 	bucket = rt_bucket_for_span(span);
 	if (report && bucket > RT_BUCKET_REPORT_MAX_NS) {
