@@ -20,7 +20,7 @@ struct rt_an_flow_row *an_stage_part_rows(void *ctx, uint32_t n)
 {
 	struct part *p = ctx;
 	struct bucket_log *l = p->bk_out;
-	if (l->nrows + n > l->caprows) {
+	if (l->nrows + n > l->caprows || !l->rows) { /* (room even for none: never a null row) */
 		uint32_t ncap = l->caprows ? l->caprows : 256;
 		while (ncap < l->nrows + n)
 			ncap *= 2;
