@@ -3,9 +3,9 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <zlib.h>
 
 #include "analyze/results.h"
+#include "render/gzip_pieces.h"
 #include "render/report_assets.h"
 #include "render/report_json.h"
 #include "render/series.h"
@@ -44,6 +44,7 @@ struct rt_an_html {
 	const char *const *files;
 	unsigned nfiles;
 	const char *counters, *source_log, *bucket_note;
+	unsigned threads; /* that may compress the page's data */
 	char input_error[RT_ERRBUF_SIZE];
 	int exit_status;
 	/* while the page is written: the flows it lists (NULL: every one), of how many --flow selects */
@@ -436,23 +437,15 @@ struct memdoc {
 
 enum doc_kind { DOC_META, DOC_ANALYSIS, DOC_SERIES };
 
-static int write_doc(const struct rt_an_html *h, const struct rt_results *r, enum doc_kind kind,
-                     struct memdoc *d, char *errbuf)
+/* The document of `kind` written to fp through an outbuf: 0 or the write's errno. */
+static int write_doc_to(const struct rt_an_html *h, const struct rt_results *r, enum doc_kind kind,
+                        FILE *fp)
 {
-	d->data = NULL;
-	d->len = 0;
-	FILE *mf = open_memstream(&d->data, &d->len);
 	struct rt_outbuf *o = malloc(sizeof(*o));
-	if (!mf || !o) {
-		if (mf)
-			fclose(mf);
-		free(o);
-		free(d->data);
-		d->data = NULL;
-		return rt_errorf(errbuf, ENOMEM, "report: the page's data");
-	}
+	if (!o)
+		return ENOMEM;
 	struct rt_json j;
-	rt_out_init(o, mf);
+	rt_out_init(o, fp);
 	rt_json_init(&j, o);
 	if (kind == DOC_META)
 		meta_doc(h, &j);
@@ -462,7 +455,17 @@ static int write_doc(const struct rt_an_html *h, const struct rt_results *r, enu
 		series_doc(h, r, &j);
 	int err = rt_out_flush(o);
 	free(o);
-	if (fclose(mf) != 0 && !err)
+	return err;
+}
+
+static int write_doc(const struct rt_an_html *h, const struct rt_results *r, enum doc_kind kind,
+                     struct memdoc *d, char *errbuf)
+{
+	d->data = NULL;
+	d->len = 0;
+	FILE *mf = open_memstream(&d->data, &d->len);
+	int err = mf ? write_doc_to(h, r, kind, mf) : ENOMEM;
+	if (mf && fclose(mf) != 0 && !err)
 		err = ENOMEM;
 	if (err) {
 		free(d->data);
@@ -472,48 +475,20 @@ static int write_doc(const struct rt_an_html *h, const struct rt_results *r, enu
 	return 0;
 }
 
-/* The document gzip-compressed (RFC 1952) into *out (malloc'd), *outlen bytes. */
-static int gzip_doc(const struct memdoc *d, unsigned char **out, size_t *outlen, char *errbuf)
-{
-	z_stream z;
-	memset(&z, 0, sizeof(z));
-	if (deflateInit2(&z, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
-		return rt_errorf(errbuf, ENOMEM, "report: compressing the page's data");
-	uLong cap = deflateBound(&z, (uLong)d->len);
-	*out = malloc(cap ? cap : 1);
-	if (!*out) {
-		deflateEnd(&z);
-		return rt_errorf(errbuf, ENOMEM, "report: compressing the page's data");
-	}
-	z.next_in = (Bytef *)d->data;
-	z.avail_in = (uInt)d->len;
-	z.next_out = *out;
-	z.avail_out = (uInt)cap;
-	int zr = deflate(&z, Z_FINISH);
-	*outlen = z.total_out;
-	deflateEnd(&z);
-	if (zr != Z_STREAM_END) {
-		free(*out);
-		*out = NULL;
-		return rt_errmsg(errbuf, EIO, "report: compressing the page's data failed");
-	}
-	return 0;
-}
-
 /* <script type="application/gzip+base64" id="ID">: a document the page's script inflates and parses. */
 static int embed_gzip(struct rt_outbuf *o, const struct rt_an_html *h, const struct rt_results *r,
                       enum doc_kind kind, const char *id, char *errbuf)
 {
-	struct memdoc d;
-	unsigned char *gz;
+	/* deflated in pieces as it is written, on the analysis' threads (the same bytes at any number) */
+	struct rt_gzp *g = rt_gzp_new(6, h->threads);
+	FILE *fp = g ? rt_gzp_file(g) : NULL;
+	int err = fp ? write_doc_to(h, r, kind, fp) : ENOMEM;
+	unsigned char *gz = NULL;
 	size_t gzlen = 0;
-	int rc = write_doc(h, r, kind, &d, errbuf);
+	int rc = err ? -err : rt_gzp_finish(g, &gz, &gzlen);
+	rt_gzp_free(g);
 	if (rc < 0)
-		return rc;
-	rc = gzip_doc(&d, &gz, &gzlen, errbuf);
-	free(d.data);
-	if (rc < 0)
-		return rc;
+		return rt_errorf(errbuf, -rc, "report: compressing the page's data");
 	rt_out_printf(o, "<script type=\"application/gzip+base64\" id=\"%s\">\n", id);
 	rt_out_base64(o, gz, gzlen);
 	rt_out_str(o, "\n</script>\n");
@@ -627,6 +602,7 @@ int rt_an_report_html_sink(FILE *fp, const struct rt_an_html_opts *opts, struct 
 	h->counters = opts->counters;
 	h->source_log = opts->source_log;
 	h->bucket_note = opts->bucket_note;
+	h->threads = opts->threads;
 	an_grid_init(&h->g, opts->bucket_ns);
 	*out = (struct rt_an_sink){.bucket_ns = opts->bucket_ns,
 	                           .bucket = html_bucket,

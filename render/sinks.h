@@ -61,6 +61,7 @@ struct rt_an_html_opts {
 	const char *source_log;
 	const char
 	    *bucket_note; /* how bucket_ns was chosen when --bucket did not give it, or NULL */
+	unsigned threads; /* that may compress the page's data (0 or 1: the caller alone) */
 };
 /*
  * The strings of `opts` stay the caller's until the analyzer is freed.

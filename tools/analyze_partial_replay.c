@@ -81,6 +81,7 @@ static int add_sink(struct rt_analyze_args *a, struct rt_analyzer *an, FILE *fp,
 	                             .title = a->title,
 	                             .files = a->paths,
 	                             .nfiles = (unsigned)a->files.n,
+	                             .threads = a->threads,
 	                             .bucket_note = note[0] ? note : NULL};
 	int rc = a->mode == RT_MODE_REPORT ? rt_an_report_html_sink(fp, &ho, &sink, &html, errbuf)
 	                                   : rt_an_timeline_sink(fp, &a->tlo, &sink, errbuf);

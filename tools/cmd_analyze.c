@@ -244,6 +244,7 @@ static int analysis(struct rt_analyze_args *a, FILE *out, const char *bucket_not
 	                             .title = a->title,
 	                             .files = a->paths,
 	                             .nfiles = (unsigned)a->files.n,
+	                             .threads = a->threads,
 	                             .counters = a->counters,
 	                             .source_log = a->srclog,
 	                             .bucket_note = bucket_note};
