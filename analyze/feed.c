@@ -226,8 +226,7 @@ void rt_an_feed_sink(struct rt_an_feed *f, struct rt_pump_sink *out)
 	*out = (struct rt_pump_sink){.point = feed_point,
 	                             .frame = feed_frame,
 	                             .frames = feed_frames,
-	                             .in_place =
-	                                 rt_an_stage_in_place_at(f->threads) ? feed_in_place : NULL,
+	                             .in_place = f->threads > 1 ? feed_in_place : NULL,
 	                             .end = feed_end,
 	                             .record_room = feed_room,
 	                             .takes_records = feed_takes_records,

@@ -332,11 +332,6 @@ int rt_an_stage_frame(struct rt_an_stage *st, const struct rt_frame *frame)
 	return 0;
 }
 
-bool rt_an_stage_in_place_at(unsigned threads)
-{
-	return threads >= STAGE_STAGER_THREADS;
-}
-
 void rt_an_stage_in_place(struct rt_an_stage *st, const uint8_t *base, size_t len)
 {
 	st->page = (size_t)sysconf(_SC_PAGESIZE);

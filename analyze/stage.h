@@ -49,11 +49,6 @@ int rt_an_stage_start(struct rt_an_stage **out, struct rt_analyzer *an, unsigned
  */
 int rt_an_stage_frame(struct rt_an_stage *st, const struct rt_frame *frame);
 /*
- * Whether a stage of `threads` takes the frames in place: with a staging
- * thread, where the reading thread only reads (docs/PERFORMANCE.md).
- */
-bool rt_an_stage_in_place_at(unsigned threads);
-/*
  * The frames whose bytes lie in [base, base + len), a file's private
  * mapping held until the stage is drained (rt_source_hold), go to the
  * parts where they lie, uncopied; the workers release its pages behind the
