@@ -82,6 +82,18 @@ static inline uint64_t head_key(const struct rt_an_stage *st, const struct bucke
 }
 
 /*
+ * The bits set in x, in a few instructions (without -mpopcnt, as the
+ * release build is, __builtin_popcountll is a call into libgcc's table).
+ */
+static inline uint32_t ones(uint64_t x)
+{
+	x -= (x >> 1) & 0x5555555555555555ull;
+	x = (x & 0x3333333333333333ull) + ((x >> 2) & 0x3333333333333333ull);
+	x = (x + (x >> 4)) & 0x0f0f0f0f0f0f0f0full;
+	return (uint32_t)((x * 0x0101010101010101ull) >> 56);
+}
+
+/*
  * The rows of the parts' entries e[] (stage ids lo..hi, each once) put in
  * st->rows by id, each straight to its rank: the ids marked in a bitmap,
  * each word given the count of the ids before it. For ids dense enough
@@ -115,14 +127,12 @@ static bool rank_rows(struct rt_an_stage *st, const struct bucket_entry *const *
 		}
 	for (uint32_t w = 0, sum = 0; w < nwords; w++) {
 		st->idrank[w] = sum;
-		sum += (uint32_t)__builtin_popcountll(bits[w]);
+		sum += ones(bits[w]);
 	}
 	for (unsigned k = 0; k < st->nparts; k++)
 		for (uint32_t r = 0; e[k] && r < e[k]->nrows; r++) {
 			uint32_t id = row_id(st, k, e[k]->row0 + r), d = id - lo;
-			uint32_t at =
-			    st->idrank[d / 64] +
-			    (uint32_t)__builtin_popcountll(bits[d / 64] & ((1ull << (d % 64)) - 1));
+			uint32_t at = st->idrank[d / 64] + ones(bits[d / 64] & ((1ull << (d % 64)) - 1));
 			struct rt_an_flow_row *o = &st->rows[at];
 			*o = st->bks[k].bk.rows[e[k]->row0 + r];
 			o->id = id;
