@@ -132,7 +132,8 @@ static bool rank_rows(struct rt_an_stage *st, const struct bucket_entry *const *
 	for (unsigned k = 0; k < st->nparts; k++)
 		for (uint32_t r = 0; e[k] && r < e[k]->nrows; r++) {
 			uint32_t id = row_id(st, k, e[k]->row0 + r), d = id - lo;
-			uint32_t at = st->idrank[d / 64] + ones(bits[d / 64] & ((1ull << (d % 64)) - 1));
+			uint32_t at =
+			    st->idrank[d / 64] + ones(bits[d / 64] & ((1ull << (d % 64)) - 1));
 			struct rt_an_flow_row *o = &st->rows[at];
 			*o = st->bks[k].bk.rows[e[k]->row0 + r];
 			o->id = id;

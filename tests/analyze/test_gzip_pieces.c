@@ -28,9 +28,10 @@ static unsigned char *document(size_t n)
 	for (size_t i = 0; i < n;) {
 		char line[128];
 		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
-		int k = snprintf(line, sizeof(line), "{\"flow\":%llu,\"packets\":%llu,\"ce\":%u},\n",
-		                 (unsigned long long)(x % 20000), (unsigned long long)(x >> 40),
-		                 (unsigned)(x >> 60));
+		int k =
+		    snprintf(line, sizeof(line), "{\"flow\":%llu,\"packets\":%llu,\"ce\":%u},\n",
+		             (unsigned long long)(x % 20000), (unsigned long long)(x >> 40),
+		             (unsigned)(x >> 60));
 		size_t take = (size_t)k < n - i ? (size_t)k : n - i;
 		memcpy(d + i, line, take);
 		i += take;
