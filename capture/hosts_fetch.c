@@ -71,23 +71,29 @@ static const char *why_failed(const struct rt_launch_result *r, const char *othe
 	return r->stopped ? "stopped" : r->err[0] ? r->err : r->error[0] ? r->error : otherwise;
 }
 
-/* A file of host h arrived whole in `part`: check it (a capture holds the frames its capture
- * wrote, a partial reads as one), then name it `home`. */
-static void arrived(const struct rt_hostcap_config *cfg, struct rt_hostcap_host *h,
-                    enum hc_file what, const char *part, const char *home)
+/*
+ * A file of host h arrived whole in `part`: check it (a capture holds the
+ * frames its capture wrote, a partial reads as one), then name it `home`.
+ * False for a capture that came home with fewer frames than it wrote, on a
+ * first try (`again`: the host fails).
+ */
+static bool arrived(const struct rt_hostcap_config *cfg, struct rt_hostcap_host *h,
+                    enum hc_file what, const char *part, const char *home, bool again)
 {
 	char errbuf[RT_ERRBUF_SIZE];
 	if (what == HC_PARTIAL && cfg->check_partial && cfg->check_partial(part, errbuf) < 0) {
 		char why[2 * RT_ERRBUF_SIZE + 4500];
 		snprintf(why, sizeof(why), "%s (kept as %s, and on the host)", errbuf, part);
 		hc_host_fail(h, "its partial came home unreadable: ", why);
-		return;
+		return true;
 	}
 	if (what == HC_CAPTURE) {
 		uint64_t frames;
 		int rc = hc_count_frames(part, &frames, errbuf);
 		h->frames = frames;
 		if (rc < 0 || (h->written != UINT64_MAX && frames != h->written)) {
+			if (!again)
+				return false;
 			char why[RT_ERRBUF_SIZE + 128];
 			if (rc < 0)
 				snprintf(why, sizeof(why), "%s", errbuf);
@@ -95,13 +101,13 @@ static void arrived(const struct rt_hostcap_config *cfg, struct rt_hostcap_host 
 				snprintf(why, sizeof(why), "%llu frames, its capture wrote %llu",
 				         (unsigned long long)frames,
 				         (unsigned long long)h->written);
-			hc_host_fail(h, "its file came home incomplete: ", why);
-			return; /* kept as .part, and on the host */
+			hc_host_fail(h, "its file came home incomplete, twice: ", why);
+			return true; /* kept as .part, and on the host */
 		}
 	}
 	if (rename(part, home) < 0) {
 		hc_host_fail(h, "cannot name its file: ", strerror(errno));
-		return;
+		return true;
 	}
 	struct stat st;
 	if (what == HC_CAPTURE) {
@@ -112,10 +118,18 @@ static void arrived(const struct rt_hostcap_config *cfg, struct rt_hostcap_host 
 		h->partial_bytes = stat(home, &st) == 0 ? (uint64_t)st.st_size : 0;
 		h->partial_home = true;
 	}
+	return true;
 }
 
-/* Bring file `what` of the hosts in which[] home (`LAUNCHER cat FILE` into HOME.part), checked. */
-static void fetch_files(struct rt_hostcap *hc, const size_t *which, size_t m, enum hc_file what)
+/*
+ * Bring file `what` of the hosts in which[] home (`LAUNCHER cat FILE` into
+ * HOME.part), checked; a capture that came home with fewer frames than it
+ * wrote is brought once more (`again` set: the second time), for the copy
+ * may have been cut on its way (a launcher's forwarding under load, seen
+ * once in some thirty runs through srun) while the file on its host is whole.
+ */
+static void fetch_files(struct rt_hostcap *hc, const size_t *which, size_t m, enum hc_file what,
+                        bool again)
 {
 	char ***argv = calloc(m, sizeof(*argv));
 	char(*remote)[4300] = calloc(m, sizeof(*remote));
@@ -123,8 +137,9 @@ static void fetch_files(struct rt_hostcap *hc, const size_t *which, size_t m, en
 	char(*part)[4410] = calloc(m, sizeof(*part));
 	int *fds = calloc(m, sizeof(*fds));
 	struct rt_launch_result *res = calloc(m, sizeof(*res));
+	size_t *cut = calloc(m, sizeof(*cut)), ncut = 0; /* those brought again */
 	char errbuf[RT_ERRBUF_SIZE];
-	if (!argv || !remote || !home || !part || !fds || !res) {
+	if (!argv || !remote || !home || !part || !fds || !res || !cut) {
 		for (size_t k = 0; k < m; k++)
 			hc_host_fail(&hc->hosts[which[k]], "",
 			             "out of memory bringing its file home");
@@ -169,7 +184,8 @@ static void fetch_files(struct rt_hostcap *hc, const size_t *which, size_t m, en
 			unlink(part[k]);
 			continue;
 		}
-		arrived(&hc->cfg, h, what, part[k], home[k]);
+		if (!arrived(&hc->cfg, h, what, part[k], home[k], again))
+			cut[ncut++] = which[k];
 	}
 out:
 	for (size_t k = 0; k < m; k++) {
@@ -188,6 +204,9 @@ out:
 	free(part);
 	free(fds);
 	free(res);
+	if (ncut)
+		fetch_files(hc, cut, ncut, what, true);
+	free(cut);
 }
 
 /* The hosts that captured (their file is on the host) into which[]; how many. */
@@ -211,9 +230,9 @@ int rt_hostcap_fetch(struct rt_hostcap *hc, char *errbuf)
 		m = 0;
 	}
 	if (m)
-		fetch_files(hc, which, m, HC_CAPTURE);
+		fetch_files(hc, which, m, HC_CAPTURE, false);
 	if (m && hc->cfg.counters)
-		fetch_files(hc, which, m, HC_COUNTERS);
+		fetch_files(hc, which, m, HC_COUNTERS, false);
 	/* what came home complete leaves its host */
 	size_t done = 0;
 	for (size_t k = 0; k < m; k++)
@@ -327,7 +346,7 @@ int rt_hostcap_analyze(struct rt_hostcap *hc, char *errbuf)
 	memcpy(ran, which, m * sizeof(*which));
 	size_t ok = m ? analyze_there(hc, which, m) : 0;
 	if (ok)
-		fetch_files(hc, which, ok, HC_PARTIAL);
+		fetch_files(hc, which, ok, HC_PARTIAL, false);
 	/*
 	 * a failed analysis may have left its partial behind: cleaned; a partial that did not come
 	 * home stays where it is (its host's line says so), the others are home

@@ -32,7 +32,8 @@ static void write_file(const char *path, const char *text, mode_t mode)
 }
 
 /*
- * The launcher: host "down" is unreachable as ssh says it; the others run the
+ * The launcher: host "down" is unreachable as ssh says it; host "flaky"
+ * hands the first file brought home cut (100 bytes); the others run the
  * command here. The capture on a host plays what its device (-i) says:
  * lo captures until its input ends; nodev is refused; hang never gets ready;
  * deaf ignores the end of its input (stopped by its pid); short claims more
@@ -55,7 +56,9 @@ static int setup(void **state)
 	           "shift\n"
 	           "case $host in down) echo \"ssh: connect to host down port 22: Connection "
 	           "refused\" >&2; "
-	           "exit 255 ;; mute) exit 3 ;; esac\n"
+	           "exit 255 ;; mute) exit 3 ;;\n"
+	           "flaky) if [ \"$1\" = cat ] && [ ! -e \"$2.cut\" ]; then\n"
+	           "  : >\"$2.cut\"; exec head -c 100 \"$2\"; fi ;; esac\n"
 	           "exec \"$@\"\n",
 	           0755);
 	/* a nanosecond pcap of FRAMES 60-byte Ethernet frames */
@@ -320,10 +323,34 @@ static void test_incomplete(void **state)
 	assert_false(hosts[0].fetched);
 	assert_true(hosts[0].failed);
 	assert_string_equal(hosts[0].error,
-	                    "its file came home incomplete: 3 frames, its capture wrote 5");
+	                    "its file came home incomplete, twice: 3 frames, its capture wrote 5");
 	assert_true(exists(hosts[0].remote));
 	snprintf(home, sizeof(home), "%sshort.pcap", prefix);
 	assert_false(exists(home));
+	rt_hostcap_free(hc);
+}
+
+/* A file cut on its way home (the launcher's copy, not the file on the host) is brought again. */
+static void test_cut_on_its_way(void **state)
+{
+	(void)state;
+	struct rt_hostcap_host hosts[] = {{.name = "flaky", .dev = "lo"},
+	                                  {.name = "alpha", .dev = "lo"}};
+	struct rt_hostcap_config cfg = config("flaky");
+	struct rt_hostcap *hc = NULL;
+	char errbuf[RT_ERRBUF_SIZE], cut[4300];
+	assert_int_equal(rt_hostcap_start(&hc, &cfg, hosts, 2, errbuf), 0);
+	assert_int_equal(rt_hostcap_stop(hc, errbuf), 0);
+	assert_int_equal(rt_hostcap_fetch(hc, errbuf), 0);
+	for (unsigned k = 0; k < 2; k++) {
+		assert_true(hosts[k].fetched);
+		assert_false(hosts[k].failed);
+		assert_int_equal(hosts[k].frames, FRAMES);
+		assert_true(exists(hosts[k].file));
+		assert_false(exists(hosts[k].remote)); /* home whole: it left its host */
+	}
+	snprintf(cut, sizeof(cut), "%s.cut", hosts[0].remote);
+	assert_true(exists(cut)); /* (the first copy was cut) */
 	rt_hostcap_free(hc);
 }
 
@@ -586,6 +613,7 @@ int main(void)
 	    cmocka_unit_test(test_mute_launcher),
 	    cmocka_unit_test(test_deaf),
 	    cmocka_unit_test(test_incomplete),
+	    cmocka_unit_test(test_cut_on_its_way),
 	    cmocka_unit_test(test_fetch_stopped),
 	    cmocka_unit_test(test_interrupted),
 	    cmocka_unit_test(test_analyze_there),
