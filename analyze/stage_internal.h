@@ -17,7 +17,7 @@
 #define STAGE_STAGER_THREADS                                                                       \
 	4u /* threads from which one of its own stages and merges the batches */
 #define STAGE_PARTS_PER_THREAD 4u  /* parts, for the threads to share the work out evenly */
-#define STAGE_MOVE_AFTER       16u /* batches a part stays with a thread before it may move again */
+#define STAGE_MOVE_AFTER       32u /* batches a part stays with a thread before it may move again */
 #define STAGE_RING_BYTES       (32u << 20) /* the frames' bytes in the ring, about */
 #define STAGE_BATCH_BYTES_MIN  (256u << 10)
 #define STAGE_RELEASE_BYTES    (2u << 20) /* a held mapping's pages released this many at a time */

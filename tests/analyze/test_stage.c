@@ -220,7 +220,7 @@ static void test_pause_after_last_frame(void **state)
  * than a part stays with its thread: parts move to even the threads' work
  * out), at 2 to 8 threads (a staging thread from 4).
  */
-#define TILES 40
+#define TILES 100
 /* TILES copies of the dcqcn scenario one after the other in time, a pause in each one's middle, and one analyzer's report of them. */
 struct tiled {
 	struct frames one_fr, fr;
@@ -245,7 +245,7 @@ static struct tiled *tiled_new(void)
 		insert_pfc(&t->fr, t->fr.n - n / 2, t->fr.f[t->fr.n - n / 2].ts_ns, 1000,
 		           t->pfc[k]);
 	}
-	assert_true(t->fr.n > 20 * 4096);
+	assert_true(t->fr.n > 64 * 4096); /* twice the batches a part stays with its thread (32) */
 	t->one = analyze(&t->fr, 1, 0);
 	return t;
 }
