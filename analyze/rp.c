@@ -92,18 +92,34 @@ static void links_done(struct an_rp_ctx *c)
 		c->share->unlock(c->share->ctx);
 }
 
+/*
+ * An address as two words, an IPv4 one in the first 4 bytes and the rest 0:
+ * hashed and compared in place (a length known only at run time made a
+ * call of memcmp at every packet on a link).
+ */
+static inline void address_words(uint8_t ipver, const uint8_t *dst, uint64_t w[2])
+{
+	w[0] = w[1] = 0;
+	if (ipver == 4)
+		memcpy(w, dst, 4);
+	else
+		memcpy(w, dst, 16);
+}
+
 static uint32_t link_hash(uint8_t ipver, const uint8_t *dst, unsigned point)
 {
-	uint64_t a[2] = {0, 0}; /* the address, an IPv4 one in the first 4 bytes */
-	memcpy(a, dst, ipver == 4 ? 4u : 16u);
+	uint64_t a[2];
+	address_words(ipver, dst, a);
 	uint64_t h = rt_hash_mix(rt_hash_mix((uint64_t)ipver << 8 | point, a[0]), a[1]);
 	return (uint32_t)(h ^ (h >> 32));
 }
 
 static bool link_is(const struct an_rp_link *l, uint8_t ipver, const uint8_t *dst, unsigned point)
 {
-	return l->ipver == ipver && l->point == point &&
-	       !memcmp(l->dst, dst, ipver == 4 ? 4u : 16u);
+	uint64_t a[2], b[2];
+	address_words(ipver, dst, a);
+	address_words(ipver, l->dst, b);
+	return l->ipver == ipver && l->point == point && a[0] == b[0] && a[1] == b[1];
 }
 
 static int link_grow(struct an_rp_links *c)
