@@ -4,7 +4,8 @@
 # they hand out a second); then a table of frames/s, peak RSS and speed-up over --threads 1 per thread count (the
 # fastest of BENCH_REPEAT rounds; in each round a command runs at every thread count in turn; the speed-up is the
 # median over the rounds, each round's printed too, with the CPU time each thread count spends), and the
-# machine's own ceiling: as many analyze --threads 1 side by side as there are CPUs, over one alone.
+# machine's own ceiling: as many analyze --threads 1 side by side as there are CPUs, over one alone, and at each
+# round how far apart two of its CPUs are (a cache line's round trip between them).
 #   BENCH_FILE  the capture (default: the 10 M-frame capture of tools/bench analyze when cached, else the tiled one)
 # One command on another machine, from a release build: ROCETRACE=BUILD/tools/rocetrace BENCH_FILE=F tools/bench scaling
 if [ -n "${BENCH_FILE:-}" ]; then
@@ -60,7 +61,18 @@ scaling_at_once='rc=0 pids=""
 for _ in $(seq "$3"); do "$1" analyze --json --threads 1 "$2" >/dev/null & pids="$pids $!"; done
 for p in $pids; do wait "$p" || rc=1; done
 exit $rc'
+# how far apart two CPUs are at each round (tools/bench.d/line_trip.c: a cache line's round trip between CPUs 0
+# and 1): the threads pay about that for each line of frames or results that crosses, and a shared VM's CPUs can be
+# near at one minute and far the next (docs/PERFORMANCE.md)
+scaling_trip=""
+if [ "$scaling_cpus" -gt 1 ] && cc -O2 -std=c11 -D_GNU_SOURCE -pthread -o "$scaling_tmp/line_trip" \
+	"$here/bench.d/line_trip.c" 2>"$scaling_tmp/cc.err"; then
+	scaling_trip=$scaling_tmp/line_trip
+fi
 for round in $(seq "$scaling_rounds"); do
+	if [ -n "$scaling_trip" ] && scaling_ns=$("$scaling_trip" 0 1); then
+		printf 'cache line round trip, CPUs 0 and 1 (ns, not s)\t-\t%s\t-\t-\t-\n' "$scaling_ns" >>"$BENCH_RESULTS"
+	fi
 	for t in $scaling_threads; do
 		bench_time "analyze --json --threads $t" "$scaling_frames" \
 			"$ROCETRACE" analyze --json --threads "$t" "$scaling_file"
@@ -109,6 +121,7 @@ awk -F'\t' -v threads="$scaling_threads" '
 		}
 		next
 	}
+	$1 ~ /^cache line round trip/ { trip = trip sprintf("%s%s", (trip != "" ? " " : ""), $3); next }
 	$1 ~ /--threads 1, [0-9]+ at once$/ { # the ceiling: one round each
 		ncpu = $1; sub(/.*--threads 1, /, "", ncpu); sub(/ at once$/, "", ncpu)
 		once[++nonce] = $3; oncecpu = ncpu + 0
@@ -151,6 +164,8 @@ awk -F'\t' -v threads="$scaling_threads" '
 			if (n)
 				printf "%-42s | %.2fx (rounds: %s)\n", "ceiling: " oncecpu " analyze --threads 1 at once", median(up, n), x
 		}
+		if (trip != "")
+			printf "%-42s | %s\n", "cache line round trip, CPUs 0-1 (ns)", trip
 		printf "\nspeed-up in each round (its --threads 1 seconds over its --threads N), CPU time over --threads 1 (median):\n"
 		for (c = 1; c <= nc; c++) {
 			printf "%-42s", order[c]
