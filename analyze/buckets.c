@@ -23,8 +23,10 @@ void an_bk_free(struct an_buckets *bk)
 	free(bk->at);
 	free(bk->rows);
 	free(bk->ids);
+	free(bk->idbits);
 	free(bk->series);
 	bk->dirty = bk->ids = NULL;
+	bk->idbits = NULL;
 	bk->at = NULL;
 	bk->rows = NULL;
 	bk->series = NULL;
@@ -82,6 +84,18 @@ static bool room(struct an_buckets *bk)
 			return false;
 		bk->ids = ni;
 		bk->cap_rows = ncap;
+	}
+	uint32_t words = (bk->ft->next_id + 63) / 64;
+	if (words > bk->cap_bits) {
+		uint32_t ncap = bk->cap_bits ? bk->cap_bits : 64;
+		while (ncap < words)
+			ncap *= 2;
+		uint64_t *nb = realloc(bk->idbits, (size_t)ncap * sizeof(*nb));
+		if (!nb)
+			return false;
+		memset(nb + bk->cap_bits, 0, (size_t)(ncap - bk->cap_bits) * sizeof(*nb));
+		bk->idbits = nb;
+		bk->cap_bits = ncap;
 	}
 	return true;
 }
@@ -164,14 +178,26 @@ static uint32_t flow_rows(struct an_buckets *bk, struct rt_an_flow_row **rows)
 		bk->ndirty = 0;
 		return 0;
 	}
-	if ((uint64_t)n * 8 >= bk->ft->next_id) {
-		/* most flows have something: a walk over the ids */
-		for (uint32_t id = 0; id < bk->ft->next_id; id++) {
-			uint32_t fi = bk->ft->order[id];
-			if (bk->ft->flows[fi].flags & AN_FLOW_TL_DIRTY)
-				flow_row(bk, fi, &out[k++]);
+	uint32_t words = (bk->ft->next_id + 63) / 64;
+	if (words <= (uint64_t)n * 16) {
+		/*
+		 * their ids marked in a bitmap and read back in order: a sort of
+		 * the ids (qsort) took a tenth of report's time, 100 us buckets
+		 * of 10,000 flows; a walk over every id took longer where most
+		 * are idle
+		 */
+		for (uint32_t i = 0; i < n; i++) {
+			uint32_t id = bk->ft->flows[bk->dirty[i]].id;
+			if (id != AN_NONE)
+				bk->idbits[id / 64] |= 1ull << (id % 64);
 		}
-	} else {
+		for (uint32_t w = 0; w < words; w++) {
+			for (uint64_t x = bk->idbits[w]; x; x &= x - 1)
+				flow_row(bk, bk->ft->order[w * 64 + (uint32_t)__builtin_ctzll(x)],
+				         &out[k++]);
+			bk->idbits[w] = 0;
+		}
+	} else { /* a few flows among very many: their ids sorted */
 		uint32_t m = 0;
 		for (uint32_t i = 0; i < n; i++)
 			if (bk->ft->flows[bk->dirty[i]].id != AN_NONE)

@@ -57,7 +57,9 @@ struct an_buckets {
 	uint64_t frames_at; /* frames read by the current bucket's start */
 	struct rt_an_flow_row *rows;
 	uint32_t cap_rows;
-	uint32_t *ids; /* scratch: dirty flows' ids */
+	uint32_t *ids;    /* scratch: dirty flows' ids, sorted when few among many */
+	uint64_t *idbits; /* scratch: dirty flows' ids marked, a bit each (all 0 between buckets) */
+	uint32_t cap_bits; /* its words */
 	/* side-file events, sorted by time, and where the next one is */
 	struct an_series *series;
 	size_t nseries, cap_series, series_next;

@@ -117,7 +117,11 @@ static void test_hist(void **state)
 	free(h);
 }
 
-/* Timeline rows of a bucket come in flow id order whether most flows or few are in it. */
+/*
+ * Timeline rows of a bucket come in flow id order whether most flows or
+ * few are in it (their ids marked in a bitmap), or very few among very
+ * many (sorted).
+ */
 static void test_timeline_row_order(void **state)
 {
 	(void)state;
@@ -135,40 +139,47 @@ static void test_timeline_row_order(void **state)
 	struct rt_an_sink sink;
 	assert_int_equal(rt_an_timeline_sink(fp, &tlo, &sink, errbuf), 0);
 	assert_int_equal(rt_analyzer_add_sink(an, &sink, errbuf), 0);
-	enum { N = 100 };
+	/* more than 16 words of 64 ids for each of 2 flows: a bucket of 2 sorts them */
+	enum { N = 2100, BUCKETS = 4 };
 	/* bucket 0: flows 0..N-1 (ids in first-seen order) */
 	for (uint32_t i = 0; i < N; i++) {
 		struct rt_record r = roce(T0 + i, 0x0a000001, 0x0a000002, 0x04, 0x100 + i, 0);
 		rt_analyzer_feed(an, &r);
 	}
-	/* bucket 1: a few flows, out of order (their ids are sorted) */
-	const uint32_t few[] = {57, 3, 88};
+	/* bucket 1: a few flows, out of order (their ids marked) */
+	const uint32_t few[] = {1857, 3, 88};
 	for (unsigned i = 0; i < 3; i++) {
 		struct rt_record r =
 		    roce(T0 + MS + i, 0x0a000001, 0x0a000002, 0x04, 0x100 + few[i], 1);
 		rt_analyzer_feed(an, &r);
 	}
-	/* bucket 2: most flows, backwards (all ids walked) */
+	/* bucket 2: most flows, backwards */
 	for (uint32_t i = N; i-- > 10;) {
 		struct rt_record r =
 		    roce(T0 + 2 * MS + (N - i), 0x0a000001, 0x0a000002, 0x04, 0x100 + i, 2);
+		rt_analyzer_feed(an, &r);
+	}
+	/* bucket 3: two flows among N, out of order (their ids sorted) */
+	const uint32_t two[] = {2050, 7};
+	for (unsigned i = 0; i < 2; i++) {
+		struct rt_record r =
+		    roce(T0 + 3 * MS + i, 0x0a000001, 0x0a000002, 0x04, 0x100 + two[i], 3);
 		rt_analyzer_feed(an, &r);
 	}
 	assert_int_equal(finish(an), 0);
 	rt_analyzer_free(an);
 	assert_int_equal(fclose(fp), 0);
 	/* the flow column of each row, per bucket */
-	uint64_t bucket[3] = {T0 - T0 % MS, T0 - T0 % MS + MS, T0 - T0 % MS + 2 * MS};
-	int64_t last[3] = {-1, -1, -1};
-	unsigned rows[3] = {0}, all[3] = {0};
+	int64_t last[BUCKETS] = {-1, -1, -1, -1};
+	unsigned rows[BUCKETS] = {0}, all[BUCKETS] = {0};
 	char *save = NULL;
 	for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		if (!strncmp(line, "t_ns,", 5))
 			continue;
 		char *comma = strchr(line, ',');
 		assert_non_null(comma);
-		uint64_t t = strtoull(line, NULL, 10);
-		int b = t == bucket[0] ? 0 : t == bucket[1] ? 1 : t == bucket[2] ? 2 : -1;
+		uint64_t t = strtoull(line, NULL, 10) - (T0 - T0 % MS);
+		int b = t % MS == 0 && t / MS < BUCKETS ? (int)(t / MS) : -1;
 		assert_true(b >= 0);
 		if (!strncmp(comma + 1, "all,", 4)) {
 			all[b]++;
@@ -182,9 +193,11 @@ static void test_timeline_row_order(void **state)
 	}
 	assert_int_equal(rows[0], N);
 	assert_int_equal(rows[1], 3);
-	assert_int_equal(last[1], 88);
+	assert_int_equal(last[1], 1857);
 	assert_int_equal(rows[2], N - 10);
-	for (int b = 0; b < 3; b++)
+	assert_int_equal(rows[3], 2);
+	assert_int_equal(last[3], 2050);
+	for (int b = 0; b < BUCKETS; b++)
 		assert_int_equal(all[b], 1);
 	free(text);
 }
