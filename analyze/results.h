@@ -130,13 +130,13 @@ struct rt_an_delta {
 
 /* One flow's part of a bucket. */
 struct rt_an_flow_row {
-	uint32_t id;   /* the flow's id, as in the report (rt_analyzer_flow_key) */
-	bool selected; /* the flow selector (rt_analyzer_opts.flow) names it */
-	/* with a source log: the source's rate for the flow at the end of the bucket, its CNPs in it */
-	bool source_rate_known; /* (beside the flag above: 88 bytes a row, not 96) */
+	uint32_t id;            /* the flow's id, as in the report (rt_analyzer_flow_key) */
+	bool selected;          /* the flow selector (rt_analyzer_opts.flow) names it */
+	bool source_rate_known; /* source_rate_mbps is known (beside `selected`: 88-byte rows) */
 	struct rt_an_delta d;
 	/* round trips (request with AckReq → ACK) that ended since the flow's previous row */
 	uint64_t rtt_samples, rtt_sum_ns;
+	/* with a source log: the source's rate for the flow at the end of the bucket, its CNPs in it */
 	double source_rate_mbps;
 	uint64_t source_cnp;
 };
