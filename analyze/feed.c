@@ -181,7 +181,11 @@ static int feed_frames(void *ctx, const struct rt_frame *frames, unsigned n, cha
 	return rt_an_stage_status(f->stage) ? 1 : 0;
 }
 
-/* The source holds its mapping (the batches' path: the analysis is split): the frames go in place. */
+/*
+ * The source holds its mapping: the frames go in place. The pump offers it
+ * only on the batches' path, which feed_takes_records takes when the
+ * analysis is split.
+ */
 static void feed_in_place(void *ctx, const uint8_t *base, size_t len)
 {
 	struct rt_an_feed *f = ctx;
@@ -226,7 +230,7 @@ void rt_an_feed_sink(struct rt_an_feed *f, struct rt_pump_sink *out)
 	*out = (struct rt_pump_sink){.point = feed_point,
 	                             .frame = feed_frame,
 	                             .frames = feed_frames,
-	                             .in_place = f->threads > 1 ? feed_in_place : NULL,
+	                             .in_place = feed_in_place,
 	                             .end = feed_end,
 	                             .record_room = feed_room,
 	                             .takes_records = feed_takes_records,

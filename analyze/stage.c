@@ -449,8 +449,8 @@ int rt_an_stage_start(struct rt_an_stage **out, struct rt_analyzer *an, unsigned
 	/*
 	 * two batches a thread and two more: room to run ahead while a thread
 	 * waits for a CPU, few enough that a batch is still in the caches when
-	 * it is made global (16 at least, as before: 5% to 8% more CPU at
-	 * --threads 2 to 4, docs/PERFORMANCE.md)
+	 * it is made global (a ring of 16 at least, as it was, took 5% to 8%
+	 * more CPU at --threads 2 to 4, docs/PERFORMANCE.md)
 	 */
 	st->nb = 2 * threads + 2;
 	/* the ring's frames in STAGE_RING_BYTES (a batch of big frames holds fewer than STAGE_BATCH) */

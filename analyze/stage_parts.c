@@ -181,6 +181,20 @@ bool an_stage_help(struct rt_an_stage *st, uint64_t upto)
 	return p != NULL;
 }
 
+/*
+ * What is due of the held mapping, by the counters as they are: pages to
+ * release (those up to `upto`, STAGE_RELEASE_BYTES of them at least),
+ * pages to map (up to `ahead`, as many or the file's end).
+ */
+static void map_due(const struct rt_an_stage *st, size_t upto, size_t ahead, bool *release,
+                    bool *map)
+{
+	size_t released = atomic_load_explicit(&st->map_released, memory_order_relaxed);
+	size_t mapped = atomic_load_explicit(&st->map_ahead, memory_order_relaxed);
+	*release = upto >= released + STAGE_RELEASE_BYTES;
+	*map = ahead > mapped && (ahead >= mapped + STAGE_RELEASE_BYTES || ahead == st->map_len);
+}
+
 void an_stage_tend_map(struct rt_an_stage *st)
 {
 	uintptr_t read = atomic_load_explicit(&st->map_read, memory_order_acquire);
@@ -190,20 +204,18 @@ void an_stage_tend_map(struct rt_an_stage *st)
 	size_t upto = done ? (done - (uintptr_t)st->map) / st->page * st->page : 0;
 	size_t at = (read - (uintptr_t)st->map) / st->page * st->page;
 	size_t ahead = at + STAGE_MAP_AHEAD < st->map_len ? at + STAGE_MAP_AHEAD : st->map_len;
-	size_t released = atomic_load_explicit(&st->map_released, memory_order_relaxed);
-	size_t mapped = atomic_load_explicit(&st->map_ahead, memory_order_relaxed);
-	/* (read again under the lock: another worker may have done it meanwhile) */
-	if ((upto < released + STAGE_RELEASE_BYTES &&
-	     (ahead <= mapped || (ahead < mapped + STAGE_RELEASE_BYTES && ahead < st->map_len))) ||
-	    pthread_mutex_trylock(&st->map_mu) != 0)
+	bool release, map;
+	map_due(st, upto, ahead, &release, &map);
+	if ((!release && !map) || pthread_mutex_trylock(&st->map_mu) != 0)
 		return;
-	released = atomic_load_explicit(&st->map_released, memory_order_relaxed);
-	mapped = atomic_load_explicit(&st->map_ahead, memory_order_relaxed);
-	if (upto >= released + STAGE_RELEASE_BYTES) {
-		rt_map_release(st->map, released, upto);
+	map_due(st, upto, ahead, &release, &map); /* (again: another worker may have done it) */
+	if (release) {
+		rt_map_release(st->map,
+		               atomic_load_explicit(&st->map_released, memory_order_relaxed), upto);
 		atomic_store_explicit(&st->map_released, upto, memory_order_relaxed);
 	}
-	if (ahead > mapped && (ahead >= mapped + STAGE_RELEASE_BYTES || ahead == st->map_len)) {
+	if (map) {
+		size_t mapped = atomic_load_explicit(&st->map_ahead, memory_order_relaxed);
 		size_t from = mapped > at ? mapped : at;
 		rt_map_range(st->map, from, ahead - from);
 		atomic_store_explicit(&st->map_ahead, ahead, memory_order_relaxed);
